@@ -1,0 +1,66 @@
+# vlastab: the one build file. `make` builds the library, the references, the programs and the
+# tests; `make test` runs the tests; `make deps` installs the Debian packages (as root).
+# CUDA=auto|0|1 (auto: kernels when nvcc is found). SAN=1 builds everything under
+# -fsanitize=address,undefined into build-san/.
+
+CC       ?= cc
+SAN      ?= 0
+CUDA     ?= auto
+BUILD    := $(if $(filter 1,$(SAN)),build-san,build)
+# strict arithmetic: no contraction into fma, binary16 expressions rounded per operation
+FPFLAGS  := -ffp-contract=off -fexcess-precision=standard
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
+OPT      ?= -O2
+CFLAGS   ?= $(OPT) -g
+ALLCFLAGS = -std=gnu11 $(WARN) $(FPFLAGS) -fPIC -Ilib -Ireference $(CFLAGS)
+ifeq ($(SAN),1)
+ALLCFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDSAN     = -fsanitize=address,undefined
+endif
+OPENMP   := $(shell echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo -fopenmp)
+LIBS_REF := -lmpfr -lgmp -llapacke -llapack -lblas
+LIBS     := -lm
+
+LIB_SRC  := $(wildcard lib/*.c)
+REF_SRC  := $(wildcard reference/*.c)
+TEST_SRC := $(wildcard tests/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+REF_OBJ  := $(REF_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+HDRS     := $(wildcard lib/*.h reference/*.h tests/*.h)
+
+.PHONY: all test test-san deps clean
+all: $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(BUILD)/tests/run
+	@echo "built: libvlastab, libvlaref, tests$(if $(OPENMP), (OpenMP),)"
+
+$(BUILD)/%.o: %.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -c $< -o $@
+
+# fast mode: the same model template, compiled with fma contraction allowed
+$(BUILD)/lib/model_fast.o: lib/model_fast.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) -ffp-contract=fast -c $< -o $@
+
+$(BUILD)/libvlastab.a: $(LIB_OBJ)
+	ar rcs $@ $^
+$(BUILD)/libvlaref.a: $(REF_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/tests/run: $(TEST_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
+	$(CC) $(LDSAN) $(OPENMP) -o $@ $(TEST_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
+
+test: $(BUILD)/tests/run
+	VLA_SHARED=$(abspath ../shared) $(BUILD)/tests/run
+
+test-san:
+	$(MAKE) SAN=1 test
+
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+	    build-essential libmpfr-dev libgmp-dev liblapacke-dev liblapack-dev libblas-dev \
+	    libgsl-dev gnuplot-nox
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,53 @@
+/* arith_native.h: the arithmetic macros of recur.h for the native policies. The includer defines
+ * NUM (double or float), SQRTN (sqrt or sqrtf), RO(x) (rounding of every operation's result to
+ * the compute format), RS(x) (rounding to the storage format when a state value is stored), and
+ * FMT_C, FMT_S (the vla_fmt of each).
+ *
+ * The vocabulary, shared with reference/arith_mpfr.h:
+ *   E(a, i)      element i of array a, usable as operand and destination
+ *   NREF, P(x), R(p)   a reference to a number, taking one and using one
+ *   SCALAR(x)    a scalar temporary; FRAME_BEGIN/FRAME_END bracket a function's temporaries
+ *   ADD SUB MUL DIV (r, a, b), SQRT(r, a): r = round(a op b); COPY(r, a): exact
+ *   SETD(r, c)   the binary64 constant c rounded to the compute format; SETI(r, i) an integer
+ *   STORE(r)     round r to the storage format (state written back)
+ *   LOAD_IN(r, x), LOAD_PHI(r, x): an input x (binary64) rounded to the storage format, and
+ *                phi(x) computed in binary64 then rounded to the storage format
+ *   ISFIN(a), LESS(a, b), ABSLESS(a, b) (|a| < b), CMPD(a, c) (sign of a - c, c a double),
+ *   TINY (the compute format's smallest normal), TOD(a) (to binary64)
+ *   NUM_ALLOC(n), NUM_FREE(p, n), ARITH_ENTER/ARITH_LEAVE (around a public entry)
+ *   CXP, CX      the context parameter and argument (native: unused) */
+#include "fmt.h"
+#include "model_impl.h"
+#include <math.h>
+#include <stdlib.h>
+
+#define CXP void *cx_
+#define CX cx_
+#define NREF NUM *
+#define E(a, i) (a)[i]
+#define R(p) (*(p))
+#define P(x) (&(x))
+#define SCALAR(x) NUM x
+#define FRAME_BEGIN
+#define FRAME_END
+#define ADD(r, a, b) ((r) = RO((a) + (b)))
+#define SUB(r, a, b) ((r) = RO((a) - (b)))
+#define MUL(r, a, b) ((r) = RO((a) * (b)))
+#define DIV(r, a, b) ((r) = RO((a) / (b)))
+#define SQRT(r, a) ((r) = RO(SQRTN(a)))
+#define COPY(r, a) ((r) = (a))
+#define SETD(r, c) ((r) = (NUM)vla_round_fmt(FMT_C, (c)))
+#define SETI(r, i) ((r) = (NUM)vla_round_fmt(FMT_C, (double)(i)))
+#define STORE(r) ((r) = RS(r))
+#define LOAD_IN(r, x) ((r) = (NUM)vla_round_fmt(FMT_S, (x)))
+#define LOAD_PHI(r, x) ((r) = (NUM)vla_round_fmt(FMT_S, vla_phi_d(vla_round_fmt(FMT_S, (x)))))
+#define ISFIN(a) isfinite(a)
+#define LESS(a, b) ((a) < (b))
+#define ABSLESS(a, b) (fabs((double)(a)) < (double)(b))
+#define CMPD(a, c) (((double)(a) > (c)) - ((double)(a) < (c)))
+#define TINY vla_fmt_min_normal(FMT_C)
+#define TOD(a) ((double)(a))
+#define NUM_ALLOC(n) ((NUM *)calloc((n), sizeof(NUM)))
+#define NUM_FREE(p, n) ((void)(n), free(p))
+#define ARITH_ENTER
+#define ARITH_LEAVE

@@ -1,0 +1,54 @@
+/* fmt.h: rounding into the four formats, inline for the per-operation hot path. The binary16
+ * and bfloat16 roundings take a float holding the exact (or binary32-rounded) result of an
+ * operation on values of that format; binary32 has at least 2p+2 bits for both (24 >= 2*11+2,
+ * 24 >= 2*8+2), so rounding the binary32 result again is the correctly rounded result for
+ * +, -, *, / and sqrt (Figueroa 1995): no double-rounding error. The tests check it against MPFR. */
+#ifndef VLA_FMT_H
+#define VLA_FMT_H
+#include <stdint.h>
+#include <string.h>
+
+static inline uint32_t vla_f2u(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    return u;
+}
+static inline float vla_u2f(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+/* bfloat16 is the top half of binary32 on the same exponent grid, subnormals included, so round
+ * to nearest even on the low 16 bits is exact for every finite input; a carry out of the
+ * significand steps the exponent and reaches Inf exactly when the result overflows. */
+static inline float vla_rnd_bf16(float x)
+{
+    uint32_t u = vla_f2u(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN: keep it quiet, never round it to Inf */
+        return vla_u2f(u | 0x00400000u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return vla_u2f(u & 0xffff0000u);
+}
+
+/* binary16: 11-bit significand, normals from 2^-14, subnormals on the grid 2^-24, max 65504. */
+static inline float vla_rnd_f16(float x)
+{
+    uint32_t u = vla_f2u(x), s = u & 0x80000000u, a = u & 0x7fffffffu;
+    if (a > 0x7f800000u)
+        return vla_u2f(u | 0x00400000u);
+    if (a < 0x38800000u) { /* |x| < 2^-14: the subnormal grid. In [0.5, 1) binary32 spacing is
+                              2^-24, so adding 0.5 rounds |x| to that grid, ties to even. */
+        volatile float h = 0.5f; /* volatile: the sum must be rounded, not folded away */
+        float r = (vla_u2f(a) + h) - h;
+        return vla_u2f(vla_f2u(r) | s);
+    }
+    a += 0x0fffu + ((a >> 13) & 1u);
+    a &= 0xffffe000u;
+    if (a >= 0x47800000u) /* rounded to 2^16 or beyond: overflow */
+        a = 0x7f800000u;
+    return vla_u2f(a | s);
+}
+#endif

@@ -1,0 +1,96 @@
+/* model.c: the strict native instantiations of recur.h (and so the public primitives), and the
+ * vla_model front door every backend goes through: argument checks, input checks, dispatch. */
+#include "model_impl.h"
+#include <stdlib.h>
+
+#define TAG(x) x
+#define PRIMS 1
+#define NATIVE_CREATE vla_native_create_strict
+#include "native_all.h"
+
+int vla_model_wrap(vla_model **out, const vla_config *cfg, const vla_model_ops *ops, void *self,
+                   const vla_counts *counts)
+{
+    vla_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        ops->destroy(self);
+        return VLA_ENOMEM;
+    }
+    m->ops = ops;
+    m->self = self;
+    m->cfg = *cfg;
+    m->counts = counts;
+    *out = m;
+    return VLA_OK;
+}
+
+int vla_model_new(vla_model **out, const vla_config *cfg)
+{
+    if (!out || !cfg)
+        return VLA_EINVAL;
+    *out = NULL;
+    int r = vla_config_check(cfg);
+    if (r)
+        return r;
+    if (cfg->track != VLA_TRACK_SM && cfg->track != VLA_TRACK_SMSYM)
+        return VLA_ENOTSUP;
+    return cfg->mode == VLA_FAST ? vla_native_create_fast(cfg, out)
+                                 : vla_native_create_strict(cfg, out);
+}
+
+void vla_model_free(vla_model *m)
+{
+    if (m) {
+        m->ops->destroy(m->self);
+        free(m);
+    }
+}
+
+static int finite_all(const double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+int vla_input_check(const vla_config *cfg, const vla_input *in)
+{
+    if (!in || !in->q || !in->k || !in->v)
+        return VLA_EINVAL;
+    if (!finite_all(in->q, cfg->d) || !finite_all(in->k, cfg->d) || !finite_all(in->v, cfg->dv) ||
+        (in->u && !finite_all(in->u, cfg->d)) || (in->g && !finite_all(in->g, cfg->dv)) ||
+        isinf(in->beta) || isinf(in->decay))
+        return VLA_ENONFINITE;
+    return VLA_OK;
+}
+
+int vla_model_step(vla_model *m, const vla_input *in)
+{
+    if (!m)
+        return VLA_EINVAL;
+    int r = vla_input_check(&m->cfg, in);
+    return r ? r : m->ops->step(m->self, in);
+}
+
+int vla_model_read(vla_model *m, const double *q)
+{
+    if (!m || !q)
+        return VLA_EINVAL;
+    if (!finite_all(q, m->cfg.d))
+        return VLA_ENONFINITE;
+    return m->ops->read(m->self, q);
+}
+
+int vla_model_get(const vla_model *m, vla_quantity q, double *dst)
+{
+    if (!m || !dst)
+        return VLA_EINVAL;
+    if ((q == VLA_Q_A) && !vla_model_has_A(m->cfg.model))
+        return VLA_EINVAL;
+    return m->ops->get(m->self, q, dst);
+}
+
+const vla_config *vla_model_config(const vla_model *m) { return &m->cfg; }
+const vla_counts *vla_model_counts(const vla_model *m) { return m->counts; }
+long vla_model_t(const vla_model *m) { return m->counts->steps; }

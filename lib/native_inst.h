@@ -1,0 +1,109 @@
+/* native_inst.h: one native instantiation of recur.h: the model operations table, its
+ * constructor create_SFX, and (when PRIMS is 1) the public primitives vla_*_SFX of section 3.
+ * Included by native_all.h once per policy, with NUM, SQRTN, RO, RS, FMT_C, FMT_S, SFX set. */
+#include "recur.h"
+
+static int FN(op_step)(void *self, const vla_input *in) { return FN(vstate_step)(NULL, self, in); }
+static int FN(op_read)(void *self, const double *q) { return FN(vstate_read)(NULL, self, q); }
+static int FN(op_get)(const void *self, vla_quantity q, double *dst)
+{
+    return FN(vstate_get)(self, q, dst);
+}
+static void FN(op_destroy)(void *self) { FN(vstate_free)(NULL, self); }
+static const vla_model_ops FN(ops) = {FN(op_step), FN(op_read), FN(op_get), FN(op_destroy)};
+
+static int FN(create)(const vla_config *cfg, vla_model **out)
+{
+    ST *s;
+    int r = FN(vstate_new)(NULL, cfg, &s);
+    return r ? r : vla_model_wrap(out, cfg, &FN(ops), s, &s->cnt);
+}
+
+#if PRIMS
+static int FN(prim_check)(const NUM *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return VLA_ENONFINITE;
+    return VLA_OK;
+}
+#define PRIM_ARGS(d)                                                                               \
+    if ((d) < VLA_D_MIN || (d) > VLA_D_MAX)                                                        \
+        return VLA_ERANGE
+
+int FN(vla_score)(NUM *score, const NUM *k, const NUM *q, int d)
+{
+    NUM r, sd;
+    if (!score || !k || !q)
+        return VLA_EINVAL;
+    PRIM_ARGS(d);
+    if (FN(prim_check)(k, d) || FN(prim_check)(q, d))
+        return VLA_ENONFINITE;
+    FN(dot)(NULL, &r, k, q, d);
+    SETI(sd, d);
+    SQRT(sd, sd);
+    DIV(*score, r, sd);
+    return VLA_OK;
+}
+
+static int FN(sm_common)(NUM *A, const NUM *u, int d, NUM eps_g, long *fallbacks, int sym)
+{
+    NUM z[VLA_D_MAX];
+    long none = 0;
+    if (!A || !u)
+        return VLA_EINVAL;
+    PRIM_ARGS(d);
+    if (FN(prim_check)(u, d))
+        return VLA_ENONFINITE;
+    FN(sm_update)(NULL, A, u, d, z, eps_g > 0 ? GUARD_SKIP : GUARD_NONE, &eps_g, sym,
+                  fallbacks ? fallbacks : &none);
+    return VLA_OK;
+}
+int FN(vla_sm_update)(NUM *A, const NUM *u, int d, NUM eps_g, long *fallbacks)
+{
+    return FN(sm_common)(A, u, d, eps_g, fallbacks, 0);
+}
+int FN(vla_sm_sym_update)(NUM *A, const NUM *u, int d, NUM eps_g, long *fallbacks)
+{
+    return FN(sm_common)(A, u, d, eps_g, fallbacks, 1);
+}
+
+/* U holds r update vectors as rows (r x d): A <- (A^-1 + U^T U)^-1 by r rank-1 steps in place */
+int FN(vla_woodbury)(NUM *A, const NUM *U, int r, int d, NUM eps_g, long *fallbacks)
+{
+    if (!U || r < 0)
+        return VLA_EINVAL;
+    PRIM_ARGS(d);
+    if (FN(prim_check)(U, r * d))
+        return VLA_ENONFINITE;
+    for (int i = 0; i < r; i++) {
+        int e = FN(sm_common)(A, U + (size_t)i * d, d, eps_g, fallbacks, 0);
+        if (e)
+            return e;
+    }
+    return VLA_OK;
+}
+
+void FN(vla_alpha)(NUM *alpha, const NUM *A, const NUM *s, int d)
+{
+    FN(matvec)(NULL, alpha, A, s, d, d);
+}
+void FN(vla_modulate)(NUM *S, const NUM *v, const NUM *alpha, int dv, int d)
+{
+    FN(modulate)(NULL, S, v, alpha, dv, d);
+}
+int FN(vla_renorm)(NUM *S, int dv, int d, NUM threshold)
+{
+    return FN(renorm)(NULL, S, dv, d, &threshold);
+}
+void FN(vla_nudge)(NUM *A, int d, NUM eps) { FN(add_diag)(NULL, A, d, &eps); }
+#undef PRIM_ARGS
+#endif
+
+#undef NUM
+#undef SQRTN
+#undef RO
+#undef RS
+#undef FMT_C
+#undef FMT_S
+#undef SFX

@@ -1,0 +1,259 @@
+/* vlastab.h: the public face of libvlastab, the numerical-stability harness for Variational
+ * Linear Attention. Everything a program needs to run a model in a precision on a stream and
+ * measure it. The math is ../shared/SPEC.md; section numbers below refer to it. */
+#ifndef VLASTAB_H
+#define VLASTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VLA_VERSION "0.1.0"
+
+/* ---- errors: functions that can fail return 0 or one of these (negative) ---- */
+enum vla_err {
+    VLA_OK = 0,
+    VLA_EINVAL = -1,     /* bad argument: unknown name, malformed value */
+    VLA_ERANGE = -2,     /* a size or constant out of its allowed range */
+    VLA_ENONFINITE = -3, /* NaN or Inf in an input */
+    VLA_ENOTSUP = -4,    /* a valid combination that is not implemented (or not defined) */
+    VLA_ENOMEM = -5,
+    VLA_EIO = -6,        /* a file could not be read or written */
+    VLA_EFORMAT = -7,    /* a file is malformed or truncated */
+};
+const char *vla_strerror(int err);
+
+/* ---- formats and precision policies (section 5) ---- */
+typedef enum { VLA_FMT_F64, VLA_FMT_F32, VLA_FMT_F16, VLA_FMT_BF16, VLA_NFMT } vla_fmt;
+
+typedef enum {
+    VLA_F64, VLA_F32, VLA_F16, VLA_BF16, /* storage and arithmetic in one format */
+    VLA_F16_F32, VLA_BF16_F32,           /* 16-bit storage, binary32 arithmetic */
+    VLA_NPREC
+} vla_prec;
+
+typedef enum { VLA_STRICT, VLA_FAST } vla_mode;
+
+const char *vla_prec_name(vla_prec p);
+int vla_prec_parse(const char *name, vla_prec *out);
+vla_fmt vla_prec_storage(vla_prec p);
+vla_fmt vla_prec_compute(vla_prec p);
+const char *vla_fmt_name(vla_fmt f);
+double vla_fmt_unit_roundoff(vla_fmt f); /* u = 2^-p: 2^-53, 2^-24, 2^-11, 2^-8 */
+double vla_fmt_min_normal(vla_fmt f);
+
+/* Round to nearest even into a format; NaN stays NaN, overflow goes to +-Inf, subnormals kept.
+ * The float versions return a float holding exactly the rounded value. */
+float vla_round_f16(float x);
+float vla_round_bf16(float x);
+uint16_t vla_f16_bits(float x);      /* rounds, then the binary16 bit pattern */
+float vla_f16_value(uint16_t bits);  /* exact */
+uint16_t vla_bf16_bits(float x);
+float vla_bf16_value(uint16_t bits);
+double vla_round_fmt(vla_fmt f, double x); /* one correctly rounded conversion from binary64 */
+
+/* ---- models (section 2) and ways of tracking A (section 4) ---- */
+typedef enum { VLA_LA, VLA_DELTA, VLA_RLS, VLA_VLA1, VLA_VLA3, VLA_NMODEL } vla_model_kind;
+typedef enum {
+    VLA_TRACK_SM, VLA_TRACK_SMSYM, VLA_TRACK_JOSEPH, VLA_TRACK_CHOL, VLA_TRACK_COMP, VLA_TRACK_SR,
+    VLA_NTRACK
+} vla_track;
+typedef enum { VLA_FEAT_OWN, VLA_FEAT_ID } vla_features;
+typedef enum { VLA_DELTA_GATED, VLA_DELTA_DECAY } vla_delta_form;
+
+const char *vla_model_name(vla_model_kind m);
+int vla_model_parse(const char *name, vla_model_kind *out);
+const char *vla_track_name(vla_track t);
+int vla_track_parse(const char *name, vla_track *out);
+int vla_model_has_A(vla_model_kind m); /* rls, vla1, vla3 */
+
+#define VLA_D_MIN 1
+#define VLA_D_MAX 256
+
+/* Every constant of section 2, with a switch for the nudge, the guard and the clamp.
+ * vla_config_default fills in the SPEC defaults for a model. */
+typedef struct {
+    vla_model_kind model;
+    vla_track track;
+    vla_prec prec;
+    vla_mode mode;
+    int d, dv;
+    vla_features features; /* own feature map, or the identity in place of phi */
+    double lambda0;        /* A_0 = I / lambda0 */
+    double eps_g;          /* guard: vla1/rls skip-and-fallback threshold on |delta| */
+    double stab_eps;       /* vla3: delta floor, and the read-out denominator floor */
+    double per_eps;        /* periodic nudge A += per_eps I */
+    int period;            /* ... every `period` steps */
+    double eps_o;          /* la read-out denominator floor */
+    double clip;           /* vla1: ||e|| <= clip */
+    double clamp;          /* vla1: if ||S||_F or ||A||_F > clamp, A += clamp_eps I */
+    double clamp_eps;
+    double renorm;         /* S /= ||S||_F when ||S||_F > renorm; 0 = off */
+    double beta;           /* delta: default beta_t when the input carries none */
+    vla_delta_form delta_form;
+    int nudge, guard, clamp_on, normalize; /* switches; normalize: la/vla3 read-out ratio */
+} vla_config;
+
+void vla_config_default(vla_config *cfg, vla_model_kind model, int d);
+/* NAME=VALUE of a model constant or switch (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip,
+ * clamp, clamp_eps, renorm, beta, delta_form=gated|decay, nudge, guard, clamp_on, normalize, features):
+ * the switches take on/off/1/0. */
+int vla_config_set(vla_config *cfg, const char *name, const char *value);
+int vla_config_check(const vla_config *cfg);
+/* one line "model=vla3 track=sm prec=f32 mode=strict d=32 dv=32 lambda0=..." for provenance */
+void vla_config_describe(const vla_config *cfg, char *buf, size_t len);
+
+/* One step's raw inputs in binary64, before any rounding or feature map. q, k, v (dv), u; g (dv row
+ * gates) may be NULL for no gate. beta and decay: delta's rate and scalar decay (NaN: the default). */
+typedef struct {
+    const double *q, *k, *v, *u, *g;
+    double beta, decay;
+} vla_input;
+
+/* Event counters of one run. */
+typedef struct {
+    long guard;     /* vla3: delta floored at stab_eps; vla1/rls: update skipped, A += eps_g I */
+    long clamp;     /* vla1: the norm clamp fired */
+    long clip;      /* vla1: the error was clipped */
+    long nudge;     /* periodic nudges applied */
+    long zero_norm; /* unit() met a norm below the smallest normal: vector left as it is */
+    long renorm;    /* S renormalized */
+    long steps, reads;
+} vla_counts;
+
+typedef enum {
+    VLA_Q_S,      /* dv x d, row-major */
+    VLA_Q_A,      /* d x d */
+    VLA_Q_N,      /* d: the normalizer sum of phi(k) (la, vla3) */
+    VLA_Q_O,      /* dv: last read-out */
+    VLA_Q_KP,     /* d: last write direction k' (unit for delta/vla3; raw k for rls/vla1) */
+    VLA_Q_ALPHA,  /* d: last alpha (vla3: unit; rls: gain; vla1: A k; delta: k'; la: phi(k)) */
+} vla_quantity;
+
+typedef struct vla_model vla_model;
+
+/* A model of cfg, from S_0 = 0, n_0 = 0, A_0 = I / lambda0, at step t = 0. */
+int vla_model_new(vla_model **out, const vla_config *cfg);
+void vla_model_free(vla_model *m);
+/* One step t -> t+1: write, then the read-out o_t with q_t. VLA_ENONFINITE when an input holds NaN
+ * or Inf (the state is left unchanged). */
+int vla_model_step(vla_model *m, const vla_input *in);
+/* A read: the read-out with query q against the current state, no write. */
+int vla_model_read(vla_model *m, const double *q);
+/* Copy a quantity out as binary64 (exact: every format converts exactly). */
+int vla_model_get(const vla_model *m, vla_quantity q, double *dst);
+const vla_config *vla_model_config(const vla_model *m);
+const vla_counts *vla_model_counts(const vla_model *m);
+long vla_model_t(const vla_model *m);
+
+/* ---- primitives (section 3), one per policy. Arrays row-major; A is d x d, S is dv x d.
+ * Values live in the policy's container (double for f64, float for the others) and are exactly
+ * representable in the storage format; every operation rounds as the policy says. ---- */
+#define VLA_DECLARE_PRIMS(sfx, T)                                                                  \
+    int vla_score_##sfx(T *s, const T *k, const T *q, int d);                                      \
+    int vla_sm_update_##sfx(T *A, const T *u, int d, T eps_g, long *fallbacks);                   \
+    int vla_sm_sym_update_##sfx(T *A, const T *u, int d, T eps_g, long *fallbacks);               \
+    int vla_woodbury_##sfx(T *A, const T *U, int r, int d, T eps_g, long *fallbacks);             \
+    void vla_alpha_##sfx(T *alpha, const T *A, const T *s, int d);                                 \
+    void vla_modulate_##sfx(T *S, const T *v, const T *alpha, int dv, int d);                      \
+    int vla_renorm_##sfx(T *S, int dv, int d, T threshold);                                        \
+    void vla_nudge_##sfx(T *A, int d, T eps);
+VLA_DECLARE_PRIMS(f64, double)
+VLA_DECLARE_PRIMS(f32, float)
+VLA_DECLARE_PRIMS(f16, float)
+VLA_DECLARE_PRIMS(bf16, float)
+VLA_DECLARE_PRIMS(f16f32, float)
+VLA_DECLARE_PRIMS(bf16f32, float)
+#undef VLA_DECLARE_PRIMS
+
+/* ---- counter-based random numbers and input streams (section 8) ---- */
+void vla_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+typedef enum { VLA_VAR_Q, VLA_VAR_K, VLA_VAR_V, VLA_VAR_U, VLA_VAR_G, VLA_VAR_BETA, VLA_VAR_AUX } vla_var;
+/* A standard normal at (seed, var, head, t, lane): a pure function of those numbers. */
+double vla_gauss(uint64_t seed, vla_var var, uint32_t head, uint64_t t, uint32_t lane);
+/* A uniform in (0, 1) at the same coordinates (53 random bits). */
+double vla_uniform(uint64_t seed, vla_var var, uint32_t head, uint64_t t, uint32_t lane);
+/* dst[i] = scale * vla_gauss(seed, var, head, t, i) for lanes 0..n-1, bit for bit, at half the
+ * cost (both normals of each Box-Muller pair are used). */
+void vla_gauss_fill(double *dst, int n, uint64_t seed, vla_var var, uint32_t head, uint64_t t,
+                    double scale);
+
+typedef enum {
+    VLA_STREAM_GAUSS, VLA_STREAM_LMLIKE, VLA_STREAM_SUBSPACE, VLA_STREAM_REPEAT, VLA_STREAM_MQAR,
+    VLA_STREAM_TRACE
+} vla_stream_kind;
+
+typedef struct vla_stream vla_stream;
+/* spec: gauss[:SIGMA], lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR. */
+int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
+                    char *err, size_t errlen);
+void vla_stream_close(vla_stream *s);
+vla_stream_kind vla_stream_kind_of(const vla_stream *s);
+/* Steps the stream defines (trace: T of the files; mqar: n + G + n; others: -1, unbounded). */
+long vla_stream_length(const vla_stream *s);
+long vla_stream_heads(const vla_stream *s); /* trace: heads in the files; others: unbounded (-1) */
+/* Inputs of step t (1-based) of head h. q, k, u have d entries, v and g dv. *is_read is 1 on the
+ * steps that are reads only (mqar queries). has_g says whether g was filled. */
+typedef struct {
+    double *q, *k, *v, *u, *g;
+    double beta, decay;
+    int has_g, is_read;
+} vla_step_buf;
+int vla_step_buf_alloc(vla_step_buf *b, int d, int dv);
+void vla_step_buf_free(vla_step_buf *b);
+int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b);
+/* mqar: the index (0..n-1) of the pair step t writes or reads, -1 on a distractor. */
+long vla_stream_pair(const vla_stream *s, long t);
+const char *vla_stream_spec(const vla_stream *s);
+
+/* ---- .npy arrays (numpy's format, C order, float16/32/64) ---- */
+typedef struct {
+    int ndim;
+    long shape[8];
+    double *data; /* converted to binary64 */
+} vla_npy;
+/* Reads a whole file. On failure returns an error and writes a one-line reason to err. */
+int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen);
+int vla_npy_write(const char *path, const double *data, int ndim, const long *shape);
+void vla_npy_free(vla_npy *a);
+
+/* ---- measures (section 7) that need no reference ---- */
+double vla_fro(const double *x, long n);
+double vla_fro_diff(const double *x, const double *y, long n);
+double vla_sym_defect(const double *A, int d); /* ||A - A^T||_F / ||A||_F */
+/* ||I - k a^T||_2 for unit k, a with c = a.k: sqrt((3 - 2c + sqrt(5 - 4c)) / 2). */
+double vla_jac_norm_unit(double c);
+/* ||I - a b^T||_2 for any a, b (the 2 x 2 reduction of section 7). */
+double vla_jac_norm(const double *a, const double *b, int d);
+/* Finite-time largest Lyapunov exponent of the products J_t ... J_1 with J = I - k a^T acting on
+ * S from the right (S J): renormalized power iteration on one row vector. */
+typedef struct {
+    int d;
+    double *x;
+    double log_sum;
+    long t;
+} vla_lyap;
+int vla_lyap_init(vla_lyap *l, int d, uint64_t seed);
+void vla_lyap_step(vla_lyap *l, const double *kp, const double *alpha); /* x <- x (I - kp alpha^T) */
+double vla_lyap_exponent(const vla_lyap *l); /* (1/t) log ||x_t|| / ||x_0|| */
+void vla_lyap_free(vla_lyap *l);
+/* log-spaced checkpoints: about per_decade per decade in 1..T, always including T; returns the count,
+ * writes at most max of them ascending. */
+long vla_checkpoints(long T, int per_decade, long *out, long max);
+/* least-squares slope of log y against log x */
+double vla_loglog_slope(const double *x, const double *y, long n);
+
+/* ---- results (section 9) ---- */
+typedef struct vla_dat vla_dat;
+/* Opens FILE ("-" for stdout) and writes the provenance header: program, version, argv, then the
+ * caller's "key: value" lines, then "# columns: ...". */
+int vla_dat_open(vla_dat **out, const char *path, int argc, char **argv);
+int vla_dat_meta(vla_dat *f, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int vla_dat_columns(vla_dat *f, const char *names); /* space-separated */
+int vla_dat_row(vla_dat *f, const double *vals, int n);
+int vla_dat_block(vla_dat *f); /* two blank lines */
+int vla_dat_close(vla_dat *f);  /* flushes; VLA_EIO if anything failed to write */
+
+#endif

@@ -1,0 +1,158 @@
+/* arith_mpfr.h: the arithmetic macros of lib/recur.h (the vocabulary is documented in
+ * lib/arith_native.h) for GNU MPFR. A context carries the precision and exponent range of the
+ * compute and storage formats; in emulation every operation is followed by mpfr_subnormalize under
+ * the compute format's emin/emax, which makes it the correctly rounded IEEE result of that format;
+ * STORE rounds into the storage format the same way. Scalar temporaries come from a preallocated
+ * stack (no mpfr_init in the loop). */
+#ifndef VLA_ARITH_MPFR_H
+#define VLA_ARITH_MPFR_H
+#include "model_impl.h"
+#include <mpfr.h>
+#include <stdlib.h>
+
+#define VREF_POOL 32
+
+typedef struct {
+    int exact;                /* 1: no subnormalize, prec_c bits, default exponent range */
+    mpfr_prec_t prec_c, prec_s;
+    mpfr_exp_t emin_c, emax_c, emin_s, emax_s;
+    mpfr_exp_t saved_emin, saved_emax;
+    int store_rounds;         /* storage format narrower than the compute format */
+    double tiny;              /* smallest normal of the compute format (zero-norm events) */
+    mpfr_t tmp_s;             /* a number in the storage format */
+    mpfr_t pool[VREF_POOL];
+    int top;
+} vref_ctx;
+
+static inline mpfr_ptr vref_scalar(vref_ctx *cx)
+{
+    if (cx->top == VREF_POOL)
+        abort(); /* a programming error: recur.h nests deeper than the pool */
+    return cx->pool[cx->top++];
+}
+
+static inline void vref_fin(vref_ctx *cx, mpfr_ptr r, int ternary)
+{
+    if (!cx->exact)
+        mpfr_subnormalize(r, ternary, MPFR_RNDN);
+}
+
+/* r <- r rounded into the storage format (r's own precision is kept: the value is exact in it) */
+static inline void vref_store(vref_ctx *cx, mpfr_ptr r)
+{
+    if (!cx->store_rounds)
+        return;
+    int i = mpfr_set(cx->tmp_s, r, MPFR_RNDN);
+    mpfr_set_emin(cx->emin_s);
+    mpfr_set_emax(cx->emax_s);
+    i = mpfr_check_range(cx->tmp_s, i, MPFR_RNDN);
+    mpfr_subnormalize(cx->tmp_s, i, MPFR_RNDN);
+    mpfr_set_emin(cx->emin_c);
+    mpfr_set_emax(cx->emax_c);
+    mpfr_set(r, cx->tmp_s, MPFR_RNDN);
+}
+
+/* tmp_s <- x (binary64) rounded into the storage format, in every kind of reference: rounded to
+ * the storage precision in the current (wider) range, then into the storage format's range with
+ * its subnormals; the ternary value carried along prevents a double rounding */
+static inline void vref_round_input(vref_ctx *cx, double x)
+{
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    int i = mpfr_set_d(cx->tmp_s, x, MPFR_RNDN);
+    mpfr_set_emin(cx->emin_s);
+    mpfr_set_emax(cx->emax_s);
+    i = mpfr_check_range(cx->tmp_s, i, MPFR_RNDN);
+    mpfr_subnormalize(cx->tmp_s, i, MPFR_RNDN);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+}
+
+static inline void vref_load(vref_ctx *cx, mpfr_ptr r, double x)
+{
+    vref_round_input(cx, x);
+    mpfr_set(r, cx->tmp_s, MPFR_RNDN); /* exact: the compute format contains the storage one */
+}
+
+/* phi of an input: the emulation evaluates it as lib/ does (binary64, the C library's exp, then
+ * one rounding into the storage format); the exact reference takes phi of the rounded input at
+ * full precision with MPFR's exp */
+static inline void vref_load_phi(vref_ctx *cx, mpfr_ptr r, double x)
+{
+    vref_round_input(cx, x);
+    if (cx->exact) {
+        if (mpfr_sgn(cx->tmp_s) > 0)
+            mpfr_add_ui(r, cx->tmp_s, 1, MPFR_RNDN);
+        else
+            mpfr_exp(r, cx->tmp_s, MPFR_RNDN);
+        return;
+    }
+    vref_load(cx, r, vla_phi_d(mpfr_get_d(cx->tmp_s, MPFR_RNDN)));
+}
+
+static inline void vref_enter(vref_ctx *cx)
+{
+    cx->saved_emin = mpfr_get_emin();
+    cx->saved_emax = mpfr_get_emax();
+    mpfr_set_emin(cx->emin_c);
+    mpfr_set_emax(cx->emax_c);
+    cx->top = 0;
+}
+
+static inline void vref_leave(vref_ctx *cx)
+{
+    mpfr_set_emin(cx->saved_emin);
+    mpfr_set_emax(cx->saved_emax);
+}
+
+static inline __mpfr_struct *vref_alloc(vref_ctx *cx, size_t n)
+{
+    __mpfr_struct *p = malloc(n * sizeof *p);
+    if (p)
+        for (size_t i = 0; i < n; i++) {
+            mpfr_init2(&p[i], cx->prec_c);
+            mpfr_set_zero(&p[i], 1);
+        }
+    return p;
+}
+
+static inline void vref_free(__mpfr_struct *p, size_t n)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < n; i++)
+        mpfr_clear(&p[i]);
+    free(p);
+}
+
+#define CXP vref_ctx *cx_
+#define CX cx_
+#define NUM __mpfr_struct
+#define NREF mpfr_ptr
+#define E(a, i) (&(a)[i])
+#define R(p) (p)
+#define P(x) (x)
+#define SCALAR(x) mpfr_ptr x = vref_scalar(cx_)
+#define FRAME_BEGIN int frame_ = cx_->top
+#define FRAME_END (cx_->top = frame_)
+#define ADD(r, a, b) vref_fin(cx_, (r), mpfr_add((r), (a), (b), MPFR_RNDN))
+#define SUB(r, a, b) vref_fin(cx_, (r), mpfr_sub((r), (a), (b), MPFR_RNDN))
+#define MUL(r, a, b) vref_fin(cx_, (r), mpfr_mul((r), (a), (b), MPFR_RNDN))
+#define DIV(r, a, b) vref_fin(cx_, (r), mpfr_div((r), (a), (b), MPFR_RNDN))
+#define SQRT(r, a) vref_fin(cx_, (r), mpfr_sqrt((r), (a), MPFR_RNDN))
+#define COPY(r, a) mpfr_set((r), (a), MPFR_RNDN)
+#define SETD(r, c) vref_fin(cx_, (r), mpfr_set_d((r), (c), MPFR_RNDN))
+#define SETI(r, i) vref_fin(cx_, (r), mpfr_set_si((r), (i), MPFR_RNDN))
+#define STORE(r) vref_store(cx_, (r))
+#define LOAD_IN(r, x) vref_load(cx_, (r), (x))
+#define LOAD_PHI(r, x) vref_load_phi(cx_, (r), (x))
+#define ISFIN(a) mpfr_number_p(a)
+#define LESS(a, b) mpfr_less_p((a), (b))
+#define ABSLESS(a, b) (mpfr_cmpabs((a), (b)) < 0)
+#define CMPD(a, c) mpfr_cmp_d((a), (c))
+#define TINY (cx_->tiny)
+#define TOD(a) mpfr_get_d((a), MPFR_RNDN)
+#define NUM_ALLOC(n) vref_alloc(cx_, (n))
+#define NUM_FREE(p, n) vref_free((p), (n))
+#define ARITH_ENTER vref_enter(cx_)
+#define ARITH_LEAVE vref_leave(cx_)
+#endif

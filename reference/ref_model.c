@@ -1,0 +1,136 @@
+/* ref_model.c: lib/recur.h instantiated over GNU MPFR: the exact reference (P bits) and the
+ * format emulation of every precision policy, as vla_models. The recurrence text is lib/'s own,
+ * so the emulation performs the operations in exactly lib/'s strict order. */
+#include "arith_mpfr.h"
+#include "vlaref.h"
+
+#define SFX mpfr
+#include "recur.h"
+
+typedef struct {
+    vref_ctx cx;
+    ST *st;
+} vref_model;
+
+void vref_fmt_params(vla_fmt f, long *prec, long *emin, long *emax)
+{
+    static const long p[VLA_NFMT] = {53, 24, 11, 8}, lo[VLA_NFMT] = {-1073, -148, -23, -132},
+                      hi[VLA_NFMT] = {1024, 128, 16, 128};
+    *prec = p[f];
+    *emin = lo[f];
+    *emax = hi[f];
+}
+
+static void ctx_clear(vref_ctx *cx)
+{
+    mpfr_clear(cx->tmp_s);
+    for (int i = 0; i < VREF_POOL; i++)
+        mpfr_clear(cx->pool[i]);
+}
+
+static void ctx_init(vref_ctx *cx, const vla_config *cfg, vref_kind kind, long bits)
+{
+    long p, lo, hi;
+    vla_fmt fs = vla_prec_storage(cfg->prec), fc = vla_prec_compute(cfg->prec);
+    cx->exact = kind == VREF_EXACT;
+    vref_fmt_params(fs, &p, &lo, &hi);
+    cx->prec_s = p;
+    cx->emin_s = lo;
+    cx->emax_s = hi;
+    if (cx->exact) {
+        cx->prec_c = bits;
+        cx->emin_c = mpfr_get_emin();
+        cx->emax_c = mpfr_get_emax();
+        cx->store_rounds = 0;
+    } else {
+        vref_fmt_params(fc, &p, &lo, &hi);
+        cx->prec_c = p;
+        cx->emin_c = lo;
+        cx->emax_c = hi;
+        cx->store_rounds = fs != fc;
+    }
+    cx->tiny = vla_fmt_min_normal(fc);
+    mpfr_init2(cx->tmp_s, cx->prec_s);
+    for (int i = 0; i < VREF_POOL; i++)
+        mpfr_init2(cx->pool[i], cx->prec_c);
+    cx->top = 0;
+}
+
+static int op_step(void *self, const vla_input *in)
+{
+    vref_model *m = self;
+    return FN(vstate_step)(&m->cx, m->st, in);
+}
+static int op_read(void *self, const double *q)
+{
+    vref_model *m = self;
+    return FN(vstate_read)(&m->cx, m->st, q);
+}
+static int op_get(const void *self, vla_quantity q, double *dst)
+{
+    const vref_model *m = self;
+    return FN(vstate_get)(m->st, q, dst);
+}
+static void op_destroy(void *self)
+{
+    vref_model *m = self;
+    FN(vstate_free)(&m->cx, m->st);
+    ctx_clear(&m->cx);
+    free(m);
+}
+static const vla_model_ops ref_ops = {op_step, op_read, op_get, op_destroy};
+
+int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long prec_bits)
+{
+    if (!out || !cfg || (kind != VREF_EXACT && kind != VREF_EMULATE))
+        return VLA_EINVAL;
+    *out = NULL;
+    int r = vla_config_check(cfg);
+    if (r)
+        return r;
+    if (kind == VREF_EXACT && (prec_bits < MPFR_PREC_MIN || prec_bits > (1L << 20)))
+        return VLA_ERANGE;
+    if (cfg->track != VLA_TRACK_SM && cfg->track != VLA_TRACK_SMSYM)
+        return VLA_ENOTSUP;
+    vref_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return VLA_ENOMEM;
+    ctx_init(&m->cx, cfg, kind, prec_bits);
+    r = FN(vstate_new)(&m->cx, cfg, &m->st);
+    if (r) {
+        ctx_clear(&m->cx);
+        free(m);
+        return r;
+    }
+    return vla_model_wrap(out, cfg, &ref_ops, m, &m->st->cnt);
+}
+
+double vref_round_op(vla_fmt f, char op, double a, double b)
+{
+    long p, lo, hi;
+    vref_fmt_params(f, &p, &lo, &hi);
+    mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    mpfr_t x, y, r;
+    mpfr_inits2(64, x, y, (mpfr_ptr)0); /* binary64 operands are exact in 64 bits */
+    mpfr_init2(r, p);
+    mpfr_set_d(x, a, MPFR_RNDN);
+    mpfr_set_d(y, b, MPFR_RNDN);
+    int i; /* rounded to p bits in the wide range, then into the format's range and subnormals */
+    switch (op) {
+    case '+': i = mpfr_add(r, x, y, MPFR_RNDN); break;
+    case '-': i = mpfr_sub(r, x, y, MPFR_RNDN); break;
+    case '*': i = mpfr_mul(r, x, y, MPFR_RNDN); break;
+    case '/': i = mpfr_div(r, x, y, MPFR_RNDN); break;
+    case 's': i = mpfr_sqrt(r, x, MPFR_RNDN); break;
+    default: i = mpfr_set(r, x, MPFR_RNDN); break;
+    }
+    mpfr_set_emin(lo);
+    mpfr_set_emax(hi);
+    i = mpfr_check_range(r, i, MPFR_RNDN);
+    mpfr_subnormalize(r, i, MPFR_RNDN);
+    double out = mpfr_get_d(r, MPFR_RNDN);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    mpfr_clears(x, y, r, (mpfr_ptr)0);
+    return out;
+}

@@ -1,0 +1,49 @@
+/* check.h: the project's small test harness. TEST(name) registers a test at load time; CHECK*
+ * macros count a failure and print where it happened, then the test goes on. tests/main.c runs
+ * every registered test (or those whose name contains argv[1]) and closes with the line CI reads:
+ * "N passed, N failed". A test passes when it made at least one check and none failed. */
+#ifndef VLA_CHECK_H
+#define VLA_CHECK_H
+#include <math.h>
+#include <stdio.h>
+
+typedef void (*vla_test_fn)(void);
+void vla_test_register(const char *name, vla_test_fn fn, const char *file);
+void vla_check_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void vla_check_pass(void);
+void vla_test_skip(const char *why); /* the test is counted as skipped, with its reason */
+
+#define TEST(name)                                                                                 \
+    static void test_##name(void);                                                                 \
+    __attribute__((constructor)) static void reg_##name(void)                                      \
+    {                                                                                              \
+        vla_test_register(#name, test_##name, __FILE__);                                           \
+    }                                                                                              \
+    static void test_##name(void)
+
+#define CHECK(cond)                                                                                \
+    ((cond) ? vla_check_pass() : vla_check_fail(__FILE__, __LINE__, "%s", #cond))
+#define CHECK_MSG(cond, ...)                                                                       \
+    ((cond) ? vla_check_pass() : vla_check_fail(__FILE__, __LINE__, __VA_ARGS__))
+#define CHECK_EQ_INT(a, b)                                                                         \
+    do {                                                                                           \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                       \
+        CHECK_MSG(a_ == b_, "%s == %s: %lld != %lld", #a, #b, a_, b_);                             \
+    } while (0)
+/* |a - b| <= tol, printing both values in decimal and hex */
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    do {                                                                                           \
+        double a_ = (double)(a), b_ = (double)(b), t_ = (double)(tol);                             \
+        CHECK_MSG(fabs(a_ - b_) <= t_, "%s ~ %s: %.17g (%a) vs %.17g (%a), |diff| %.3g > tol %.3g", \
+                  #a, #b, a_, a_, b_, b_, fabs(a_ - b_), t_);                                      \
+    } while (0)
+/* relative: |a - b| <= tol * |b| */
+#define CHECK_REL(a, b, tol)                                                                       \
+    do {                                                                                           \
+        double a_ = (double)(a), b_ = (double)(b), t_ = (double)(tol);                             \
+        CHECK_MSG(fabs(a_ - b_) <= t_ * fabs(b_),                                                  \
+                  "%s ~ %s: %.17g vs %.17g, rel %.3g > tol %.3g", #a, #b, a_, b_,                  \
+                  fabs(a_ - b_) / fabs(b_), t_);                                                   \
+    } while (0)
+#endif
