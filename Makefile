@@ -12,11 +12,14 @@ FPFLAGS  := -ffp-contract=off -fexcess-precision=standard
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
-ALLCFLAGS = -std=gnu11 $(WARN) $(FPFLAGS) -fPIC -Ilib -Ireference $(CFLAGS)
+ALLCFLAGS = -std=gnu11 $(WARN) $(FPFLAGS) -fPIC -Ilib -Ireference -DVLA_GIT='"$(GIT)"' $(CFLAGS)
 ifeq ($(SAN),1)
 ALLCFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDSAN     = -fsanitize=address,undefined
 endif
+# fast mode may contract into fma: on x86-64 that needs the instruction set said (checked at run time)
+FASTFLAGS := -ffp-contract=fast $(shell $(CC) -mfma -E -x c /dev/null >/dev/null 2>&1 && echo -mfma)
+GIT      := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 OPENMP   := $(shell echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo -fopenmp)
 LIBS_REF := -lmpfr -lgmp -llapacke -llapack -lblas
 LIBS     := -lm
@@ -40,7 +43,7 @@ $(BUILD)/%.o: %.c $(HDRS)
 # fast mode: the same model template, compiled with fma contraction allowed
 $(BUILD)/lib/model_fast.o: lib/model_fast.c $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -ffp-contract=fast -c $< -o $@
+	$(CC) $(ALLCFLAGS) $(FASTFLAGS) -c $< -o $@
 
 $(BUILD)/libvlastab.a: $(LIB_OBJ)
 	ar rcs $@ $^

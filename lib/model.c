@@ -34,8 +34,14 @@ int vla_model_new(vla_model **out, const vla_config *cfg)
         return r;
     if (cfg->track != VLA_TRACK_SM && cfg->track != VLA_TRACK_SMSYM)
         return VLA_ENOTSUP;
-    return cfg->mode == VLA_FAST ? vla_native_create_fast(cfg, out)
-                                 : vla_native_create_strict(cfg, out);
+    if (cfg->mode == VLA_FAST) {
+#if defined(__x86_64__) || defined(__i386__)
+        if (!__builtin_cpu_supports("fma")) /* model_fast.c is built with -mfma */
+            return VLA_ENOTSUP;
+#endif
+        return vla_native_create_fast(cfg, out);
+    }
+    return vla_native_create_strict(cfg, out);
 }
 
 void vla_model_free(vla_model *m)

@@ -1,4 +1,4 @@
-/* main.c: runs the tests that tests/*.c registered and prints "N passed, N failed[, N skipped]".
+/* main.c: runs the tests that the test files registered and prints "N passed, N failed[, N skipped]".
  * With an argument, only the tests whose name contains it. Exit status 1 when any failed. */
 #include "check.h"
 #include <stdarg.h>

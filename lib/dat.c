@@ -1,0 +1,278 @@
+/* dat.c: the .dat result tables of SPEC section 9: '#' provenance lines, "# columns: ..." last,
+ * then rows of numbers that round-trip binary64. A file is written under PATH.tmp.PID and renamed
+ * onto PATH only when closed cleanly, so a crash never leaves a complete-looking table behind. */
+#include "vlastab.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef VLA_GIT
+#define VLA_GIT "unknown"
+#endif
+
+struct vla_dat {
+    FILE *fp;
+    char *path; /* where the table goes on close; NULL when fp is written in place */
+    char *tmp;  /* the file being written; NULL for stdout or in-place writing */
+    int own;    /* fp is ours to close (not stdout) */
+    int ncols;  /* -1 until the columns line */
+    int err;    /* the first failure, reported by close */
+};
+
+static void put(vla_dat *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(vla_dat *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (vfprintf(f->fp, fmt, ap) < 0 && !f->err)
+        f->err = VLA_EIO;
+    va_end(ap);
+}
+
+/* Header text must stay on its line: a control character would start a line that is not a
+ * comment, and gnuplot would read it as data. */
+static void put_text(vla_dat *f, const char *s)
+{
+    for (; *s; s++)
+        if (fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f->fp) == EOF && !f->err)
+            f->err = VLA_EIO;
+}
+
+/* One argument as a POSIX shell reads it back: bare when harmless, else in single quotes. */
+static void put_arg(vla_dat *f, const char *a)
+{
+    int bare = *a != 0;
+    for (const char *p = a; *p && bare; p++)
+        bare = isalnum((unsigned char)*p) || strchr("@%+=:,./-_", *p);
+    if (bare) {
+        put_text(f, a);
+        return;
+    }
+    put(f, "'");
+    for (const char *p = a; *p; p++) {
+        char one[2] = {*p, 0};
+        if (*p == '\'')
+            put(f, "'\\''");
+        else
+            put_text(f, one);
+    }
+    put(f, "'");
+}
+
+static void put_header(vla_dat *f, int argc, char **argv)
+{
+    const char *prog = argc > 0 && argv && argv[0] ? argv[0] : "unknown";
+    const char *slash = strrchr(prog, '/');
+    if (slash && slash[1])
+        prog = slash + 1;
+    put(f, "# vlastab %s\n# program: ", VLA_VERSION);
+    put_text(f, prog);
+    put(f, "\n# command:");
+    for (int i = 0; i < argc && argv && argv[i]; i++) {
+        put(f, " ");
+        put_arg(f, argv[i]);
+    }
+    char date[32] = "unknown";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char host[256];
+    if (gethostname(host, sizeof host) != 0)
+        strcpy(host, "unknown");
+    host[sizeof host - 1] = 0;
+    put(f, "\n# date: %s\n# host: ", date);
+    put_text(f, host);
+    put(f, "\n# git: ");
+    put_text(f, VLA_GIT);
+    put(f, "\n");
+}
+
+static void dat_free(vla_dat *f)
+{
+    free(f->path);
+    free(f->tmp);
+    free(f);
+}
+
+int vla_dat_open(vla_dat **out, const char *path, int argc, char **argv)
+{
+    if (!out)
+        return VLA_EINVAL;
+    *out = NULL;
+    if (!path || !*path)
+        return VLA_EINVAL;
+    vla_dat *f = calloc(1, sizeof *f);
+    if (!f)
+        return VLA_ENOMEM;
+    f->ncols = -1;
+    if (strcmp(path, "-") == 0) {
+        f->fp = stdout;
+    } else {
+        /* The rename goes onto the file a symlink names, not over the link; a device or a
+         * FIFO (/dev/null, a pipe) is written in place, since renaming over it would replace
+         * the node. */
+        char *target = NULL;
+        struct stat st;
+        int special = 0;
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            target = realpath(path, NULL);
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            special = 1;
+        if (!target)
+            target = strdup(path);
+        if (!target) {
+            dat_free(f);
+            return VLA_ENOMEM;
+        }
+        if (special) {
+            f->fp = fopen(target, "w");
+            free(target);
+        } else {
+            size_t n = strlen(target) + 32;
+            f->path = target;
+            f->tmp = malloc(n);
+            if (!f->tmp) {
+                dat_free(f);
+                return VLA_ENOMEM;
+            }
+            snprintf(f->tmp, n, "%s.tmp.%ld", target, (long)getpid());
+            f->fp = fopen(f->tmp, "w");
+        }
+        if (!f->fp) {
+            dat_free(f);
+            return VLA_EIO;
+        }
+        f->own = 1;
+    }
+    put_header(f, argc, argv);
+    *out = f;
+    return VLA_OK;
+}
+
+int vla_dat_meta(vla_dat *f, const char *key, const char *fmt, ...)
+{
+    if (!f || !key || !*key || !fmt || f->ncols >= 0 || strcmp(key, "columns") == 0)
+        return VLA_EINVAL;
+    for (const char *p = key; *p; p++)
+        if (!isgraph((unsigned char)*p) || *p == ':')
+            return VLA_EINVAL;
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *val = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (val)
+        vsnprintf(val, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    va_end(ap);
+    if (!val)
+        return n < 0 ? VLA_EINVAL : VLA_ENOMEM;
+    put(f, "# %s: ", key);
+    put_text(f, val);
+    put(f, "\n");
+    free(val);
+    return f->err;
+}
+
+/* The next whitespace-separated word at or after *p: its start, and *p moved past it. */
+static const char *next_word(const char **p, int *len)
+{
+    const char *w = *p;
+    while (*w && isspace((unsigned char)*w))
+        w++;
+    const char *e = w;
+    while (*e && !isspace((unsigned char)*e))
+        e++;
+    *p = e;
+    *len = (int)(e - w);
+    return w;
+}
+
+int vla_dat_columns(vla_dat *f, const char *names)
+{
+    if (!f || !names || f->ncols >= 0)
+        return VLA_EINVAL;
+    int n = 0, len;
+    for (const char *p = names; next_word(&p, &len), len > 0;)
+        n++;
+    if (n == 0)
+        return VLA_EINVAL;
+    put(f, "# columns:");
+    for (const char *p = names, *w; w = next_word(&p, &len), len > 0;)
+        put(f, " %.*s", len, w);
+    put(f, "\n");
+    f->ncols = n;
+    return f->err;
+}
+
+/* The shortest of %.15g, %.16g, %.17g that reads back as the same double: %.17g always does,
+ * the shorter forms keep 0.1 from printing as 0.10000000000000001. NaN and Inf as gnuplot reads
+ * them. */
+static void fmt_num(char *buf, size_t len, double v)
+{
+    if (isnan(v)) {
+        snprintf(buf, len, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, len, v > 0 ? "inf" : "-inf");
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+int vla_dat_row(vla_dat *f, const double *vals, int n)
+{
+    if (!f || f->ncols < 0 || n != f->ncols || (n > 0 && !vals))
+        return VLA_EINVAL;
+    char buf[40];
+    for (int i = 0; i < n; i++) {
+        fmt_num(buf, sizeof buf, vals[i]);
+        put(f, i ? " %s" : "%s", buf);
+    }
+    put(f, "\n");
+    return f->err;
+}
+
+int vla_dat_block(vla_dat *f)
+{
+    if (!f)
+        return VLA_EINVAL;
+    put(f, "\n\n");
+    return f->err;
+}
+
+/* A table closed before its columns line is not a table: it is discarded like a failed one. */
+int vla_dat_close(vla_dat *f)
+{
+    if (!f)
+        return VLA_EINVAL;
+    int err = f->err;
+    if (!err && f->ncols < 0)
+        err = VLA_EINVAL;
+    if (fflush(f->fp) != 0 && !err)
+        err = VLA_EIO;
+    if (f->tmp && !err && fsync(fileno(f->fp)) != 0)
+        err = VLA_EIO;
+    if (f->own && fclose(f->fp) != 0 && !err)
+        err = VLA_EIO;
+    if (f->tmp) {
+        if (!err && rename(f->tmp, f->path) != 0)
+            err = VLA_EIO;
+        if (err)
+            unlink(f->tmp);
+    }
+    dat_free(f);
+    return err;
+}
