@@ -15,6 +15,8 @@
  *   ISFIN(a), LESS(a, b), ABSLESS(a, b) (|a| < b), CMPD(a, c) (sign of a - c, c a double),
  *   TINY (the compute format's smallest normal), TOD(a) (to binary64)
  *   NUM_ALLOC(n), NUM_FREE(p, n), ARITH_ENTER/ARITH_LEAVE (around a public entry)
+ *   SAVE_ARRAY(f, p, n), LOAD_ARRAY(f, p, n): n numbers to or from a FILE, bit for bit
+ *                (0 on success)
  *   CXP, CX      the context parameter and argument (native: unused) */
 #include "fmt.h"
 #include "model_impl.h"
@@ -49,5 +51,7 @@
 #define TOD(a) ((double)(a))
 #define NUM_ALLOC(n) ((NUM *)calloc((n), sizeof(NUM)))
 #define NUM_FREE(p, n) ((void)(n), free(p))
+#define SAVE_ARRAY(f, p, n) (fwrite((p), sizeof(NUM), (n), (f)) != (n))
+#define LOAD_ARRAY(f, p, n) (fread((p), sizeof(NUM), (n), (f)) != (n))
 #define ARITH_ENTER
 #define ARITH_LEAVE

@@ -2,6 +2,7 @@
  * vla_model front door every backend goes through: argument checks, input checks, dispatch. */
 #include "model_impl.h"
 #include <stdlib.h>
+#include <string.h>
 
 #define TAG(x) x
 #define PRIMS 1
@@ -95,6 +96,39 @@ int vla_model_get(const vla_model *m, vla_quantity q, double *dst)
     if ((q == VLA_Q_A) && !vla_model_has_A(m->cfg.model))
         return VLA_EINVAL;
     return m->ops->get(m->self, q, dst);
+}
+
+/* a checkpoint opens with a magic and the configuration's description, so that a state is never
+ * loaded into a model of another configuration */
+static const char save_magic[8] = "VLAMOD1";
+
+int vla_model_save(const vla_model *m, FILE *f)
+{
+    char desc[1024];
+    if (!m || !f)
+        return VLA_EINVAL;
+    vla_config_describe(&m->cfg, desc, sizeof desc);
+    uint32_t len = (uint32_t)strlen(desc);
+    if (fwrite(save_magic, 8, 1, f) != 1 || fwrite(&len, 4, 1, f) != 1 ||
+        fwrite(desc, 1, len, f) != len)
+        return VLA_EIO;
+    return m->ops->save(m->self, f);
+}
+
+int vla_model_load(vla_model *m, FILE *f)
+{
+    char desc[1024], got[1024], magic[8];
+    uint32_t len;
+    if (!m || !f)
+        return VLA_EINVAL;
+    vla_config_describe(&m->cfg, desc, sizeof desc);
+    if (fread(magic, 8, 1, f) != 1 || memcmp(magic, save_magic, 8) || fread(&len, 4, 1, f) != 1 ||
+        len >= sizeof got || fread(got, 1, len, f) != len)
+        return VLA_EFORMAT;
+    got[len] = 0;
+    if (strcmp(got, desc))
+        return VLA_EFORMAT;
+    return m->ops->load(m->self, f);
 }
 
 const vla_config *vla_model_config(const vla_model *m) { return &m->cfg; }

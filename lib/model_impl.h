@@ -10,6 +10,8 @@ typedef struct {
     int (*read)(void *self, const double *q);
     int (*get)(const void *self, vla_quantity q, double *dst);
     void (*destroy)(void *self);
+    int (*save)(const void *self, FILE *f);
+    int (*load)(void *self, FILE *f);
 } vla_model_ops;
 
 struct vla_model {

@@ -538,3 +538,27 @@ static int FN(vstate_get)(const ST *s, vla_quantity q, double *dst)
         dst[i] = TOD(E(src, i));
     return VLA_OK;
 }
+
+/* The whole state in its own format, bit for bit (native: the raw numbers; MPFR: its portable
+ * binary export), so that a run resumed from it ends with the same bits as one never stopped. */
+static int FN(vstate_save)(const ST *s, FILE *f)
+{
+    size_t d = s->d, dv = s->dv;
+    if (fwrite(&s->t, sizeof s->t, 1, f) != 1 || fwrite(&s->cnt, sizeof s->cnt, 1, f) != 1)
+        return VLA_EIO;
+    if (SAVE_ARRAY(f, s->S, dv * d) || SAVE_ARRAY(f, s->A, d * d) || SAVE_ARRAY(f, s->n, d) ||
+        SAVE_ARRAY(f, s->o, dv) || SAVE_ARRAY(f, s->kp, d) || SAVE_ARRAY(f, s->al, d))
+        return VLA_EIO;
+    return VLA_OK;
+}
+
+static int FN(vstate_load)(ST *s, FILE *f)
+{
+    size_t d = s->d, dv = s->dv;
+    if (fread(&s->t, sizeof s->t, 1, f) != 1 || fread(&s->cnt, sizeof s->cnt, 1, f) != 1)
+        return VLA_EFORMAT;
+    if (LOAD_ARRAY(f, s->S, dv * d) || LOAD_ARRAY(f, s->A, d * d) || LOAD_ARRAY(f, s->n, d) ||
+        LOAD_ARRAY(f, s->o, dv) || LOAD_ARRAY(f, s->kp, d) || LOAD_ARRAY(f, s->al, d))
+        return VLA_EFORMAT;
+    return VLA_OK;
+}

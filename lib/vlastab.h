@@ -142,6 +142,10 @@ int vla_model_step(vla_model *m, const vla_input *in);
 int vla_model_read(vla_model *m, const double *q);
 /* Copy a quantity out as binary64 (exact: every format converts exactly). */
 int vla_model_get(const vla_model *m, vla_quantity q, double *dst);
+/* The state, bit for bit, to a binary stream and back (checkpoints): load requires a model made
+ * with the same configuration (VLA_EFORMAT otherwise). */
+int vla_model_save(const vla_model *m, FILE *f);
+int vla_model_load(vla_model *m, FILE *f);
 const vla_config *vla_model_config(const vla_model *m);
 const vla_counts *vla_model_counts(const vla_model *m);
 long vla_model_t(const vla_model *m);

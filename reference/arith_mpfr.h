@@ -7,6 +7,7 @@
 #ifndef VLA_ARITH_MPFR_H
 #define VLA_ARITH_MPFR_H
 #include "model_impl.h"
+#include <stdio.h>
 #include <mpfr.h>
 #include <stdlib.h>
 
@@ -124,6 +125,22 @@ static inline void vref_free(__mpfr_struct *p, size_t n)
     free(p);
 }
 
+static inline int vref_save_array(FILE *f, __mpfr_struct *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (mpfr_fpif_export(f, &p[i]))
+            return 1;
+    return 0;
+}
+
+static inline int vref_load_array(FILE *f, __mpfr_struct *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (mpfr_fpif_import(&p[i], f))
+            return 1;
+    return 0;
+}
+
 #define CXP vref_ctx *cx_
 #define CX cx_
 #define NUM __mpfr_struct
@@ -153,6 +170,8 @@ static inline void vref_free(__mpfr_struct *p, size_t n)
 #define TOD(a) mpfr_get_d((a), MPFR_RNDN)
 #define NUM_ALLOC(n) vref_alloc(cx_, (n))
 #define NUM_FREE(p, n) vref_free((p), (n))
+#define SAVE_ARRAY(f, p, n) vref_save_array((f), (__mpfr_struct *)(p), (n))
+#define LOAD_ARRAY(f, p, n) vref_load_array((f), (p), (n))
 #define ARITH_ENTER vref_enter(cx_)
 #define ARITH_LEAVE vref_leave(cx_)
 #endif

@@ -78,7 +78,17 @@ static void op_destroy(void *self)
     ctx_clear(&m->cx);
     free(m);
 }
-static const vla_model_ops ref_ops = {op_step, op_read, op_get, op_destroy};
+static int op_save(const void *self, FILE *f)
+{
+    const vref_model *m = self;
+    return FN(vstate_save)(m->st, f);
+}
+static int op_load(void *self, FILE *f)
+{
+    vref_model *m = self;
+    return FN(vstate_load)(m->st, f);
+}
+static const vla_model_ops ref_ops = {op_step, op_read, op_get, op_destroy, op_save, op_load};
 
 int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long prec_bits)
 {

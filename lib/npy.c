@@ -1,0 +1,409 @@
+/* npy.c: numpy's .npy format, so that a user can replay a real model's projections (trace
+ * streams) and so that results can be handed to numpy. Reads float16/32/64, little-endian, C
+ * order, header versions 1.0-3.0, into binary64; writes binary64 as version 1.0. Bytes are decoded
+ * explicitly as little-endian, so the code does not depend on the host's byte order. */
+#include "vlastab.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(int code, char *err, size_t errlen, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int fail(int code, char *err, size_t errlen, const char *path, const char *fmt, ...)
+{
+    if (err && errlen) {
+        int n = snprintf(err, errlen, "%s: ", path);
+        if (n >= 0 && (size_t)n < errlen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(err + n, errlen - n, fmt, ap);
+            va_end(ap);
+        }
+        for (char *c = err; *c; c++) /* a path with a newline must not break the line */
+            if (*c == '\n')
+                *c = ' ';
+    }
+    return code;
+}
+
+/* ---- a parser for the one Python literal numpy writes: {'descr': S, 'fortran_order': B,
+ * 'shape': (N, ...), } with any spacing, either quote, keys in any order ---- */
+typedef struct {
+    const char *p, *end;
+} cursor;
+
+static void skip_ws(cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+        c->p++;
+}
+
+static int eat(cursor *c, char ch)
+{
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return 1;
+    }
+    return 0;
+}
+
+/* a quoted string without escapes (numpy's keys and dtype strings have none) */
+static int read_str(cursor *c, char *buf, size_t len)
+{
+    skip_ws(c);
+    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
+        return 0;
+    char q = *c->p++;
+    size_t n = 0;
+    while (c->p < c->end && *c->p != q) {
+        if (*c->p == '\\' || n + 1 >= len)
+            return 0;
+        buf[n++] = *c->p++;
+    }
+    if (c->p >= c->end)
+        return 0;
+    c->p++;
+    buf[n] = 0;
+    return 1;
+}
+
+static int read_word(cursor *c, const char *w)
+{
+    skip_ws(c);
+    size_t n = strlen(w);
+    if ((size_t)(c->end - c->p) >= n && !memcmp(c->p, w, n)) {
+        c->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+/* (a, b, c) or (a,) or (): 1 ok, 0 malformed, -1 too many dimensions, -2 a size too large */
+static int read_shape(cursor *c, int *ndim, long *shape)
+{
+    if (!eat(c, '('))
+        return 0;
+    *ndim = 0;
+    for (;;) {
+        if (eat(c, ')'))
+            return 1;
+        skip_ws(c);
+        if (c->p >= c->end || *c->p < '0' || *c->p > '9')
+            return 0;
+        long v = 0;
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+            int digit = *c->p++ - '0';
+            if (v > (LONG_MAX - digit) / 10)
+                return -2;
+            v = 10 * v + digit;
+        }
+        if (c->p < c->end && *c->p == 'L') /* Python 2 longs */
+            c->p++;
+        if (*ndim == 8)
+            return -1;
+        shape[(*ndim)++] = v;
+        if (eat(c, ')'))
+            return *ndim == 1 ? 0 : 1; /* "(5)" is an int, not a tuple */
+        if (!eat(c, ','))
+            return 0;
+    }
+}
+
+static uint16_t le16(const unsigned char *b) { return (uint16_t)(b[0] | b[1] << 8); }
+static uint32_t le32(const unsigned char *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static double f16_to_double(uint16_t h)
+{
+    int e = (h >> 10) & 31, m = h & 1023;
+    double x;
+    if (e == 0)
+        x = ldexp(m, -24); /* zero and subnormals */
+    else if (e == 31)
+        x = m ? NAN : INFINITY;
+    else
+        x = ldexp(1024 + m, e - 25);
+    return h & 0x8000 ? -x : x;
+}
+
+static double f32_to_double(const unsigned char *b)
+{
+    uint32_t w = le32(b);
+    float f;
+    memcpy(&f, &w, 4);
+    return f;
+}
+
+static double f64_to_double(const unsigned char *b)
+{
+    uint64_t w = (uint64_t)le32(b) | (uint64_t)le32(b + 4) << 32;
+    double x;
+    memcpy(&x, &w, 8);
+    return x;
+}
+
+static int host_little_endian(void)
+{
+    uint16_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+/* Parses the header dict into itemsize, ndim and shape; on failure writes the reason and returns
+ * VLA_EFORMAT. */
+static int parse_header(const char *h, size_t len, const char *path, int *itemsize, vla_npy *out,
+                        char *err, size_t errlen)
+{
+    cursor c = {h, h + len};
+    char key[32], descr[64];
+    int have_descr = 0, have_order = 0, have_shape = 0;
+    if (!eat(&c, '{'))
+        return fail(VLA_EFORMAT, err, errlen, path, "header is not a dict");
+    while (!eat(&c, '}')) {
+        if (!read_str(&c, key, sizeof key) || !eat(&c, ':'))
+            return fail(VLA_EFORMAT, err, errlen, path, "malformed header dict");
+        if (!strcmp(key, "descr")) {
+            if (!read_str(&c, descr, sizeof descr))
+                return fail(VLA_EFORMAT, err, errlen, path,
+                            "unsupported dtype (not a simple type string)");
+            have_descr = 1;
+        } else if (!strcmp(key, "fortran_order")) {
+            if (read_word(&c, "True"))
+                return fail(VLA_EFORMAT, err, errlen, path,
+                            "fortran_order True is not supported (C order only)");
+            if (!read_word(&c, "False"))
+                return fail(VLA_EFORMAT, err, errlen, path, "fortran_order is not True or False");
+            have_order = 1;
+        } else if (!strcmp(key, "shape")) {
+            int r = read_shape(&c, &out->ndim, out->shape);
+            if (r == -1)
+                return fail(VLA_EFORMAT, err, errlen, path, "more than 8 dimensions");
+            if (r == -2)
+                return fail(VLA_EFORMAT, err, errlen, path, "a dimension is too large");
+            if (r == 0)
+                return fail(VLA_EFORMAT, err, errlen, path, "shape is not a tuple of sizes");
+            have_shape = 1;
+        } else {
+            return fail(VLA_EFORMAT, err, errlen, path, "unexpected header key '%s'", key);
+        }
+        if (!eat(&c, ',')) {
+            if (!eat(&c, '}'))
+                return fail(VLA_EFORMAT, err, errlen, path, "malformed header dict");
+            break;
+        }
+    }
+    if (!have_descr || !have_order || !have_shape)
+        return fail(VLA_EFORMAT, err, errlen, path, "header lacks '%s'",
+                    !have_descr ? "descr" : !have_order ? "fortran_order" : "shape");
+
+    char order = descr[0];
+    const char *type = descr + 1;
+    if (order == '>')
+        return fail(VLA_EFORMAT, err, errlen, path,
+                    "big-endian data ('%s') is not supported", descr);
+    if (order != '<' && order != '=' && order != '|')
+        return fail(VLA_EFORMAT, err, errlen, path, "unsupported dtype '%s'", descr);
+    if (order != '<' && !host_little_endian()) /* native order means big-endian here */
+        return fail(VLA_EFORMAT, err, errlen, path,
+                    "native-order data ('%s') on a big-endian host", descr);
+    if (!strcmp(type, "f2"))
+        *itemsize = 2;
+    else if (!strcmp(type, "f4"))
+        *itemsize = 4;
+    else if (!strcmp(type, "f8"))
+        *itemsize = 8;
+    else
+        return fail(VLA_EFORMAT, err, errlen, path,
+                    "unsupported dtype '%s' (float16, float32, float64 only)", descr);
+    return 0;
+}
+
+int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    if (!path || !out)
+        return fail(VLA_EINVAL, err, errlen, path ? path : "(null)", "no path or no output");
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fail(VLA_EIO, err, errlen, path, "cannot open: %s", strerror(errno));
+
+    int rc = 0;
+    char *hdr = NULL;
+    unsigned char *chunk = NULL;
+    unsigned char pre[12];
+    if (fread(pre, 1, 8, f) != 8 || memcmp(pre, "\x93NUMPY", 6)) {
+        rc = fail(VLA_EFORMAT, err, errlen, path, "not a .npy file (bad magic)");
+        goto done;
+    }
+    int major = pre[6];
+    size_t hlen, hoff;
+    if (major == 1) {
+        if (fread(pre + 8, 1, 2, f) != 2) {
+            rc = fail(VLA_EFORMAT, err, errlen, path, "truncated header");
+            goto done;
+        }
+        hlen = le16(pre + 8);
+        hoff = 10;
+    } else if (major == 2 || major == 3) {
+        if (fread(pre + 8, 1, 4, f) != 4) {
+            rc = fail(VLA_EFORMAT, err, errlen, path, "truncated header");
+            goto done;
+        }
+        hlen = le32(pre + 8);
+        hoff = 12;
+    } else {
+        rc = fail(VLA_EFORMAT, err, errlen, path, "unsupported format version %d.%d", major,
+                  pre[7]);
+        goto done;
+    }
+    if (hlen > (1u << 24)) { /* numpy itself refuses headers this long */
+        rc = fail(VLA_EFORMAT, err, errlen, path, "header of %zu bytes is implausibly long", hlen);
+        goto done;
+    }
+    hdr = malloc(hlen + 1);
+    if (!hdr) {
+        rc = fail(VLA_ENOMEM, err, errlen, path, "out of memory");
+        goto done;
+    }
+    if (fread(hdr, 1, hlen, f) != hlen) {
+        rc = fail(VLA_EFORMAT, err, errlen, path, "truncated header");
+        goto done;
+    }
+    hdr[hlen] = 0;
+    int itemsize = 8;
+    rc = parse_header(hdr, hlen, path, &itemsize, out, err, errlen);
+    if (rc)
+        goto done;
+
+    /* the element count, refusing any product that overflows what can be allocated */
+    size_t n = 1;
+    for (int i = 0; i < out->ndim; i++) {
+        size_t s = (size_t)out->shape[i];
+        if (s && n > (SIZE_MAX / sizeof(double)) / s) {
+            rc = fail(VLA_EFORMAT, err, errlen, path, "shape too large (its size overflows)");
+            goto done;
+        }
+        n *= s;
+    }
+    if (n > (size_t)LONG_MAX) {
+        rc = fail(VLA_EFORMAT, err, errlen, path, "shape too large (its size overflows)");
+        goto done;
+    }
+    size_t need = n * itemsize;
+    /* compare with the file's size before allocating, so that a tiny file claiming a huge
+     * shape is a format error and not an allocation failure */
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        size_t have = size > (long)(hoff + hlen) ? (size_t)size - hoff - hlen : 0;
+        if (size >= 0 && have < need) {
+            rc = fail(VLA_EFORMAT, err, errlen, path,
+                      "truncated data: %zu bytes expected, %zu present", need, have);
+            goto done;
+        }
+        if (fseek(f, (long)(hoff + hlen), SEEK_SET) != 0) {
+            rc = fail(VLA_EIO, err, errlen, path, "cannot seek: %s", strerror(errno));
+            goto done;
+        }
+    }
+    out->data = malloc(n ? n * sizeof(double) : 1);
+    chunk = malloc(1 << 16);
+    if (!out->data || !chunk) {
+        rc = fail(VLA_ENOMEM, err, errlen, path, "out of memory for %zu values", n);
+        goto done;
+    }
+    size_t per = (1 << 16) / itemsize;
+    for (size_t i = 0; i < n; i += per) {
+        size_t m = n - i < per ? n - i : per;
+        if (fread(chunk, itemsize, m, f) != m) {
+            rc = fail(VLA_EFORMAT, err, errlen, path, "truncated data: %zu bytes expected",
+                      need);
+            goto done;
+        }
+        for (size_t j = 0; j < m; j++) {
+            const unsigned char *b = chunk + j * itemsize;
+            out->data[i + j] = itemsize == 2   ? f16_to_double(le16(b))
+                               : itemsize == 4 ? f32_to_double(b)
+                                               : f64_to_double(b);
+        }
+    }
+done:
+    fclose(f);
+    free(hdr);
+    free(chunk);
+    if (rc)
+        vla_npy_free(out);
+    return rc;
+}
+
+int vla_npy_write(const char *path, const double *data, int ndim, const long *shape)
+{
+    if (!path || ndim < 0 || ndim > 8 || (ndim && !shape))
+        return VLA_EINVAL;
+    size_t n = 1;
+    char dims[8 * 22 + 4];
+    int len = 0;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0)
+            return VLA_EINVAL;
+        if (shape[i] && n > (SIZE_MAX / 8) / (size_t)shape[i])
+            return VLA_ERANGE;
+        n *= (size_t)shape[i];
+        len += snprintf(dims + len, sizeof dims - len, i ? " %ld," : "%ld,", shape[i]);
+    }
+    if (ndim > 1)
+        len--; /* numpy writes "(5,)" but "(4, 3)" */
+    dims[len] = 0;
+    if (n && !data)
+        return VLA_EINVAL;
+
+    char hdr[512];
+    int h = snprintf(hdr, sizeof hdr, "{'descr': '<f8', 'fortran_order': False, 'shape': (%s), }",
+                     dims);
+    int total = (10 + h + 1 + 63) / 64 * 64; /* magic, header, newline: a multiple of 64 */
+    int pad = total - 10 - h - 1;
+    memset(hdr + h, ' ', pad);
+    hdr[h + pad] = '\n';
+    int hlen = h + pad + 1;
+
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return VLA_EIO;
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, hlen & 255, hlen >> 8};
+    int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == (size_t)hlen;
+    unsigned char buf[8 * 512];
+    for (size_t i = 0; ok && i < n; i += 512) {
+        size_t m = n - i < 512 ? n - i : 512;
+        for (size_t j = 0; j < m; j++) {
+            uint64_t w;
+            memcpy(&w, data + i + j, 8);
+            for (int b = 0; b < 8; b++)
+                buf[8 * j + b] = (unsigned char)(w >> 8 * b);
+        }
+        ok = fwrite(buf, 8, m, f) == m;
+    }
+    if (fclose(f) != 0)
+        ok = 0;
+    if (!ok) {
+        remove(path);
+        return VLA_EIO;
+    }
+    return 0;
+}
+
+void vla_npy_free(vla_npy *a)
+{
+    if (!a)
+        return;
+    free(a->data);
+    memset(a, 0, sizeof *a);
+}

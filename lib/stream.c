@@ -1,0 +1,534 @@
+/* stream.c: the input streams of SPEC section 8. Every synthetic input is a pure function of
+ * (seed, var, head, t, lane) through vla_gauss, so a step can be regenerated alone and a CUDA
+ * kernel can produce the same bits; a trace replays .npy files loaded whole at open.
+ *
+ * Where each number comes from (G(var, t, lane) = vla_gauss(seed, var, head, t, lane)):
+ *   gauss:SIGMA       q, k, v, u = SIGMA * G(Q|K|V|U, t, i)
+ *   lmlike:S          q, k, v = S * G(Q|K|V, t, i);  u = unit(W k),
+ *                     W[i][j] = G(AUX, 0, i d + j) / sqrt(d)
+ *   subspace:R,NOISE  B = Gram-Schmidt (twice) of the columns of X[i][j] = G(AUX, 0, j d + i),
+ *                     d x R;  c_j = G(K, t, j) / sqrt(R),  xi_i = (NOISE / sqrt(d)) G(U, t, i);
+ *                     k = u = B c + xi;  q, v = G(Q|V, t, i)
+ *   repeat:M          k = u = G(K, (t-1) mod M + 1, i) (for t <= M the keys of gauss); q, v at t
+ *   mqar:N,G          writes (t <= N + G): k = u = q = G(K, t, i) / sqrt(d), v = G(V, t, i);
+ *                     reads (t > N + G) of pair p = t - N - G - 1: k = u = q = the key of step
+ *                     p + 1 and v = its value (the target, not to be written).
+ * Sums run left to right in binary64. A stream caches the fixed per-head matrices (W, B), so one
+ * stream must not be shared between threads. */
+#include "vlastab.h"
+
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define NCACHE 16 /* heads whose fixed matrix is kept; slot = head mod NCACHE */
+
+struct vla_stream {
+    vla_stream_kind kind;
+    int d, dv;
+    uint64_t seed;
+    char *spec; /* canonical: every parameter written out */
+    double scale, noise;
+    long r, m, n, g;
+    struct {
+        long head; /* -1: empty */
+        double *mat;
+    } cache[NCACHE];
+    double *tmp; /* subspace: c (R) */
+    long heads, T;
+    vla_npy q, k, v, u, gate, beta; /* trace; u, gate, beta may hold no data */
+};
+
+static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+        for (char *c = err; *c; c++) /* a newline in a spec or path must not break the line */
+            if (*c == '\n')
+                *c = ' ';
+    }
+    return code;
+}
+
+/* the shortest %g that reads back as the same double, for a spec that round-trips */
+static void fmt_num(char *buf, size_t len, double x)
+{
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, len, "%.*g", p, x);
+        if (strtod(buf, NULL) == x)
+            return;
+    }
+}
+
+static int parse_num(const char *s, double *x)
+{
+    char *end;
+    if (!*s || *s == ' ')
+        return 0;
+    errno = 0;
+    *x = strtod(s, &end);
+    return *end == 0 && errno == 0 && isfinite(*x);
+}
+
+static int parse_int(const char *s, long *x)
+{
+    char *end;
+    const char *digits = *s == '-' ? s + 1 : s;
+    if (*digits < '0' || *digits > '9')
+        return 0;
+    errno = 0;
+    *x = strtol(s, &end, 10);
+    return *end == 0 && errno == 0;
+}
+
+static void unit(double *x, int d)
+{
+    double s = 0;
+    for (int i = 0; i < d; i++)
+        s += x[i] * x[i];
+    double nrm = sqrt(s);
+    if (nrm < DBL_MIN) /* a zero-norm event: left as it is, as SPEC section 1 says */
+        return;
+    for (int i = 0; i < d; i++)
+        x[i] /= nrm;
+}
+
+/* ---- the trace: six .npy files checked against each other at open ---- */
+
+static void shape_str(char *buf, size_t len, const vla_npy *a)
+{
+    int n = snprintf(buf, len, "(");
+    for (int i = 0; i < a->ndim && n < (int)len; i++)
+        n += snprintf(buf + n, len - n, i ? ", %ld" : "%ld", a->shape[i]);
+    if (n < (int)len)
+        snprintf(buf + n, len - n, a->ndim == 1 ? ",)" : ")");
+}
+
+/* Loads DIR/NAME; an optional file that does not exist leaves a->data NULL. dim: the last size
+ * required (0 for beta, which may be (heads, T) or (heads, T, 1)); heads, T: 0 when this file
+ * defines them. */
+static int load(vla_stream *s, const char *dir, const char *name, int required, vla_npy *a,
+                int dim, char *err, size_t errlen)
+{
+    size_t plen = strlen(dir) + strlen(name) + 2;
+    char *path = malloc(plen);
+    if (!path)
+        return fail(VLA_ENOMEM, err, errlen, "out of memory");
+    snprintf(path, plen, "%s/%s", dir, name);
+    struct stat st;
+    int rc = 0;
+    if (!required && stat(path, &st) != 0 && errno == ENOENT)
+        goto done;
+    rc = vla_npy_read(path, a, err, errlen);
+    if (rc)
+        goto done;
+    char sh[200];
+    shape_str(sh, sizeof sh, a);
+    int ok3 = a->ndim == 3, is_beta = dim == 0;
+    if (!(ok3 || (is_beta && a->ndim == 2))) {
+        if (is_beta)
+            rc = fail(VLA_EFORMAT, err, errlen,
+                      "%s: shape %s, expected (heads, T) or (heads, T, 1)", path, sh);
+        else
+            rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected (heads, T, %d)", path, sh,
+                      dim);
+        goto done;
+    }
+    if (!s->heads) {
+        s->heads = a->shape[0];
+        s->T = a->shape[1];
+        if (s->heads < 1 || s->T < 1 || s->heads > UINT32_MAX) {
+            rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s has no steps or heads", path, sh);
+            goto done;
+        }
+    }
+    if (a->shape[0] != s->heads) {
+        rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected %ld heads (as q.npy)", path, sh,
+                  s->heads);
+    } else if (a->shape[1] != s->T) {
+        rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected %ld steps (as q.npy)", path, sh,
+                  s->T);
+    } else if (ok3 && a->shape[2] != (is_beta ? 1 : dim)) {
+        rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected dim %d", path, sh,
+                  is_beta ? 1 : dim);
+    }
+    if (rc)
+        goto done;
+    long n = a->shape[0] * a->shape[1] * (ok3 ? a->shape[2] : 1);
+    for (long i = 0; i < n; i++) {
+        if (!isfinite(a->data[i])) {
+            long inner = ok3 ? a->shape[2] : 1, t = i / inner % a->shape[1];
+            long h = i / inner / a->shape[1];
+            if (ok3)
+                rc = fail(VLA_ENONFINITE, err, errlen, "%s: %s at [%ld, %ld, %ld]", path,
+                          isnan(a->data[i]) ? "NaN" : "Inf", h, t, i % inner);
+            else
+                rc = fail(VLA_ENONFINITE, err, errlen, "%s: %s at [%ld, %ld]", path,
+                          isnan(a->data[i]) ? "NaN" : "Inf", h, t);
+            break;
+        }
+    }
+done:
+    if (rc)
+        vla_npy_free(a);
+    free(path);
+    return rc;
+}
+
+static int open_trace(vla_stream *s, const char *dir, char *err, size_t errlen)
+{
+    int rc = load(s, dir, "q.npy", 1, &s->q, s->d, err, errlen);
+    if (!rc)
+        rc = load(s, dir, "k.npy", 1, &s->k, s->d, err, errlen);
+    if (!rc)
+        rc = load(s, dir, "v.npy", 1, &s->v, s->dv, err, errlen);
+    if (!rc)
+        rc = load(s, dir, "u.npy", 0, &s->u, s->d, err, errlen);
+    if (!rc)
+        rc = load(s, dir, "g.npy", 0, &s->gate, s->dv, err, errlen);
+    if (!rc)
+        rc = load(s, dir, "beta.npy", 0, &s->beta, 0, err, errlen);
+    return rc;
+}
+
+/* ---- opening: parse the spec, check every parameter, write the canonical spec ---- */
+
+int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed, char *err,
+                    size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    if (!out)
+        return fail(VLA_EINVAL, err, errlen, "no place for the stream");
+    *out = NULL;
+    if (!spec)
+        return fail(VLA_EINVAL, err, errlen, "no stream spec");
+    if (d < VLA_D_MIN || d > VLA_D_MAX || dv < VLA_D_MIN || dv > VLA_D_MAX)
+        return fail(VLA_ERANGE, err, errlen, "stream '%s': d = %d, dv = %d: each must be in %d..%d",
+                    spec, d, dv, VLA_D_MIN, VLA_D_MAX);
+
+    const char *colon = strchr(spec, ':');
+    size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
+    const char *args = colon ? colon + 1 : NULL;
+    static const char *names[] = {"gauss", "lmlike", "subspace", "repeat", "mqar", "trace"};
+    static const int nmin[] = {0, 0, 2, 1, 2, 1}, nmax[] = {1, 1, 2, 1, 2, 1};
+    static const char *usage[] = {"gauss[:SIGMA]", "lmlike[:S]", "subspace:R,NOISE", "repeat:M",
+                                  "mqar:N,G", "trace:DIR"};
+    int kind = -1;
+    for (int i = 0; i < 6; i++)
+        if (strlen(names[i]) == nlen && !strncmp(spec, names[i], nlen))
+            kind = i;
+    if (kind < 0)
+        return fail(VLA_EINVAL, err, errlen,
+                    "unknown stream '%.*s' (gauss, lmlike, subspace, repeat, mqar, trace)",
+                    (int)nlen, spec);
+
+    /* split the parameters at commas; a trace's DIR is taken whole, commas and all */
+    char buf[256];
+    char *tok[3];
+    int ntok = 0;
+    if (args && kind == VLA_STREAM_TRACE) {
+        ntok = *args ? 1 : 0;
+    } else if (args) {
+        if (strlen(args) >= sizeof buf)
+            return fail(VLA_EINVAL, err, errlen, "stream '%s': parameters too long", spec);
+        strcpy(buf, args);
+        for (char *p = buf; p; ntok++) {
+            if (ntok == 3) /* more than any stream takes */
+                break;
+            tok[ntok] = p;
+            if ((p = strchr(p, ',')))
+                *p++ = 0;
+        }
+    }
+    if (ntok < nmin[kind] || ntok > nmax[kind] || (args && ntok == 0))
+        return fail(VLA_EINVAL, err, errlen, "stream '%s': expected %s", spec, usage[kind]);
+
+    vla_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return fail(VLA_ENOMEM, err, errlen, "out of memory");
+    s->kind = (vla_stream_kind)kind;
+    s->d = d;
+    s->dv = dv;
+    s->seed = seed;
+    for (int i = 0; i < NCACHE; i++)
+        s->cache[i].head = -1;
+
+    int rc = 0;
+    char canon[96];
+    char a[32];
+    switch (s->kind) {
+    case VLA_STREAM_GAUSS:
+    case VLA_STREAM_LMLIKE:
+        s->scale = s->kind == VLA_STREAM_GAUSS ? 1.0 : 0.23;
+        if (ntok && !parse_num(tok[0], &s->scale))
+            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': '%s' is not a number", spec, tok[0]);
+        else if (!(s->scale > 0))
+            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': the scale must be positive", spec);
+        fmt_num(a, sizeof a, s->scale);
+        snprintf(canon, sizeof canon, "%s:%s", names[kind], a);
+        break;
+    case VLA_STREAM_SUBSPACE:
+        if (!parse_int(tok[0], &s->r) || !parse_num(tok[1], &s->noise))
+            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': expected subspace:R,NOISE with an "
+                      "integer R and a number NOISE", spec);
+        else if (s->r < 1 || s->r > d)
+            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': R = %ld must be in 1..d = %d", spec,
+                      s->r, d);
+        else if (!(s->noise >= 0))
+            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': NOISE must be >= 0", spec);
+        else if (!(s->tmp = malloc(s->r * sizeof(double))))
+            rc = fail(VLA_ENOMEM, err, errlen, "out of memory");
+        fmt_num(a, sizeof a, s->noise);
+        snprintf(canon, sizeof canon, "subspace:%ld,%s", s->r, a);
+        break;
+    case VLA_STREAM_REPEAT:
+        if (!parse_int(tok[0], &s->m))
+            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': M must be an integer", spec);
+        else if (s->m < 1)
+            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': M must be >= 1", spec);
+        snprintf(canon, sizeof canon, "repeat:%ld", s->m);
+        break;
+    case VLA_STREAM_MQAR:
+        if (!parse_int(tok[0], &s->n) || !parse_int(tok[1], &s->g))
+            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': N and G must be integers", spec);
+        else if (s->n < 1 || s->g < 0 || s->n > LONG_MAX / 4 || s->g > LONG_MAX / 4)
+            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': N must be >= 1, G >= 0 (and not huge)",
+                      spec);
+        snprintf(canon, sizeof canon, "mqar:%ld,%ld", s->n, s->g);
+        break;
+    case VLA_STREAM_TRACE:
+        rc = open_trace(s, args, err, errlen);
+        canon[0] = 0;
+        break;
+    }
+    if (!rc) {
+        s->spec = s->kind == VLA_STREAM_TRACE ? strdup(spec) : strdup(canon);
+        if (!s->spec)
+            rc = fail(VLA_ENOMEM, err, errlen, "out of memory");
+    }
+    if (rc) {
+        vla_stream_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void vla_stream_close(vla_stream *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < NCACHE; i++)
+        free(s->cache[i].mat);
+    free(s->tmp);
+    free(s->spec);
+    vla_npy_free(&s->q);
+    vla_npy_free(&s->k);
+    vla_npy_free(&s->v);
+    vla_npy_free(&s->u);
+    vla_npy_free(&s->gate);
+    vla_npy_free(&s->beta);
+    free(s);
+}
+
+vla_stream_kind vla_stream_kind_of(const vla_stream *s) { return s->kind; }
+const char *vla_stream_spec(const vla_stream *s) { return s->spec; }
+
+long vla_stream_length(const vla_stream *s)
+{
+    if (s->kind == VLA_STREAM_TRACE)
+        return s->T;
+    if (s->kind == VLA_STREAM_MQAR)
+        return 2 * s->n + s->g;
+    return -1;
+}
+
+long vla_stream_heads(const vla_stream *s) { return s->kind == VLA_STREAM_TRACE ? s->heads : -1; }
+
+long vla_stream_pair(const vla_stream *s, long t)
+{
+    if (s->kind != VLA_STREAM_MQAR || t < 1 || t > 2 * s->n + s->g)
+        return -1;
+    if (t <= s->n)
+        return t - 1;
+    if (t <= s->n + s->g)
+        return -1;
+    return t - s->n - s->g - 1;
+}
+
+int vla_step_buf_alloc(vla_step_buf *b, int d, int dv)
+{
+    if (!b)
+        return VLA_EINVAL;
+    memset(b, 0, sizeof *b);
+    if (d < VLA_D_MIN || d > VLA_D_MAX || dv < VLA_D_MIN || dv > VLA_D_MAX)
+        return VLA_ERANGE;
+    b->q = malloc(d * sizeof(double));
+    b->k = malloc(d * sizeof(double));
+    b->u = malloc(d * sizeof(double));
+    b->v = malloc(dv * sizeof(double));
+    b->g = malloc(dv * sizeof(double));
+    b->beta = b->decay = NAN;
+    if (!b->q || !b->k || !b->u || !b->v || !b->g) {
+        vla_step_buf_free(b);
+        return VLA_ENOMEM;
+    }
+    return 0;
+}
+
+void vla_step_buf_free(vla_step_buf *b)
+{
+    if (!b)
+        return;
+    free(b->q);
+    free(b->k);
+    free(b->u);
+    free(b->v);
+    free(b->g);
+    memset(b, 0, sizeof *b);
+}
+
+/* The fixed matrix of a head: lmlike's W (d x d, row-major), subspace's B (d x R, row-major,
+ * orthonormal columns). */
+static const double *head_matrix(vla_stream *s, uint32_t head)
+{
+    int d = s->d;
+    long r = s->r;
+    int slot = head % NCACHE;
+    if (s->cache[slot].head == (long)head)
+        return s->cache[slot].mat;
+    long cols = s->kind == VLA_STREAM_LMLIKE ? d : r;
+    if (!s->cache[slot].mat && !(s->cache[slot].mat = malloc(d * cols * sizeof(double))))
+        return NULL;
+    double *M = s->cache[slot].mat;
+    s->cache[slot].head = head;
+    if (s->kind == VLA_STREAM_LMLIKE) {
+        vla_gauss_fill(M, d * d, s->seed, VLA_VAR_AUX, head, 0, 1 / sqrt(d));
+        return M;
+    }
+    /* X drawn column by column (lane j d + i), then modified Gram-Schmidt run twice, which
+     * leaves the columns orthonormal to working precision */
+    double *col = malloc(d * sizeof(double));
+    if (!col) {
+        s->cache[slot].head = -1;
+        return NULL;
+    }
+    for (long j = 0; j < r; j++) {
+        for (int i = 0; i < d; i++)
+            col[i] = vla_gauss(s->seed, VLA_VAR_AUX, head, 0, (uint32_t)(j * d + i));
+        for (int pass = 0; pass < 2; pass++) {
+            for (long l = 0; l < j; l++) {
+                double dot = 0;
+                for (int i = 0; i < d; i++)
+                    dot += M[i * r + l] * col[i];
+                for (int i = 0; i < d; i++)
+                    col[i] -= dot * M[i * r + l];
+            }
+        }
+        unit(col, d); /* a dependent column has probability zero */
+        for (int i = 0; i < d; i++)
+            M[i * r + j] = col[i];
+    }
+    free(col);
+    return M;
+}
+
+int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
+{
+    if (!s || !b)
+        return VLA_EINVAL;
+    long len = vla_stream_length(s);
+    if (t < 1 || (len >= 0 && t > len) || (s->kind == VLA_STREAM_TRACE && head >= s->heads))
+        return VLA_ERANGE;
+    int d = s->d, dv = s->dv;
+    uint64_t seed = s->seed, tt = (uint64_t)t;
+    b->beta = b->decay = NAN;
+    b->has_g = b->is_read = 0;
+
+    switch (s->kind) {
+    case VLA_STREAM_GAUSS:
+        vla_gauss_fill(b->q, d, seed, VLA_VAR_Q, head, tt, s->scale);
+        vla_gauss_fill(b->k, d, seed, VLA_VAR_K, head, tt, s->scale);
+        vla_gauss_fill(b->v, dv, seed, VLA_VAR_V, head, tt, s->scale);
+        vla_gauss_fill(b->u, d, seed, VLA_VAR_U, head, tt, s->scale);
+        break;
+    case VLA_STREAM_LMLIKE: {
+        const double *W = head_matrix(s, head);
+        if (!W)
+            return VLA_ENOMEM;
+        vla_gauss_fill(b->q, d, seed, VLA_VAR_Q, head, tt, s->scale);
+        vla_gauss_fill(b->k, d, seed, VLA_VAR_K, head, tt, s->scale);
+        vla_gauss_fill(b->v, dv, seed, VLA_VAR_V, head, tt, s->scale);
+        for (int i = 0; i < d; i++) {
+            double acc = 0;
+            for (int j = 0; j < d; j++)
+                acc += W[i * d + j] * b->k[j];
+            b->u[i] = acc;
+        }
+        unit(b->u, d);
+        break;
+    }
+    case VLA_STREAM_SUBSPACE: {
+        const double *B = head_matrix(s, head);
+        if (!B)
+            return VLA_ENOMEM;
+        long r = s->r;
+        vla_gauss_fill(s->tmp, (int)r, seed, VLA_VAR_K, head, tt, 1 / sqrt((double)r));
+        vla_gauss_fill(b->u, d, seed, VLA_VAR_U, head, tt, s->noise / sqrt(d));
+        for (int i = 0; i < d; i++) {
+            double acc = 0;
+            for (long j = 0; j < r; j++)
+                acc += B[i * r + j] * s->tmp[j];
+            b->u[i] = acc + b->u[i];
+        }
+        memcpy(b->k, b->u, d * sizeof(double));
+        vla_gauss_fill(b->q, d, seed, VLA_VAR_Q, head, tt, 1);
+        vla_gauss_fill(b->v, dv, seed, VLA_VAR_V, head, tt, 1);
+        break;
+    }
+    case VLA_STREAM_REPEAT:
+        vla_gauss_fill(b->k, d, seed, VLA_VAR_K, head, (uint64_t)((t - 1) % s->m) + 1, 1);
+        memcpy(b->u, b->k, d * sizeof(double));
+        vla_gauss_fill(b->q, d, seed, VLA_VAR_Q, head, tt, 1);
+        vla_gauss_fill(b->v, dv, seed, VLA_VAR_V, head, tt, 1);
+        break;
+    case VLA_STREAM_MQAR: {
+        uint64_t w = tt;
+        if (t > s->n + s->g) {
+            b->is_read = 1;
+            w = (uint64_t)(t - s->n - s->g);
+        }
+        vla_gauss_fill(b->k, d, seed, VLA_VAR_K, head, w, 1 / sqrt(d));
+        vla_gauss_fill(b->v, dv, seed, VLA_VAR_V, head, w, 1);
+        memcpy(b->u, b->k, d * sizeof(double));
+        memcpy(b->q, b->k, d * sizeof(double));
+        break;
+    }
+    case VLA_STREAM_TRACE: {
+        size_t row = (size_t)head * s->T + (t - 1);
+        memcpy(b->q, s->q.data + row * d, d * sizeof(double));
+        memcpy(b->k, s->k.data + row * d, d * sizeof(double));
+        memcpy(b->v, s->v.data + row * dv, dv * sizeof(double));
+        memcpy(b->u, (s->u.data ? s->u.data : s->k.data) + row * d, d * sizeof(double));
+        if (s->gate.data) {
+            memcpy(b->g, s->gate.data + row * dv, dv * sizeof(double));
+            b->has_g = 1;
+        }
+        if (s->beta.data)
+            b->beta = s->beta.data[row];
+        break;
+    }
+    }
+    return 0;
+}
