@@ -12,7 +12,7 @@ FPFLAGS  := -ffp-contract=off -fexcess-precision=standard
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
-ALLCFLAGS = -std=gnu11 $(WARN) $(FPFLAGS) -fPIC -Ilib -Ireference -DVLA_GIT='"$(GIT)"' $(CFLAGS)
+ALLCFLAGS = -std=gnu11 $(WARN) $(FPFLAGS) -fPIC -Ilib -Ireference -Iexperiments -DVLA_GIT='"$(GIT)"' $(CFLAGS)
 ifeq ($(SAN),1)
 ALLCFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDSAN     = -fsanitize=address,undefined
@@ -27,14 +27,18 @@ LIBS     := -lm
 LIB_SRC  := $(wildcard lib/*.c)
 REF_SRC  := $(wildcard reference/*.c)
 TEST_SRC := $(wildcard tests/*.c)
+CLI_SRC  := experiments/cli.c
+PROG_SRC := $(wildcard experiments/vla-*.c)
+PROGS    := $(PROG_SRC:experiments/%.c=bin/%)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 REF_OBJ  := $(REF_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
-HDRS     := $(wildcard lib/*.h reference/*.h tests/*.h)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+HDRS     := $(wildcard lib/*.h reference/*.h tests/*.h experiments/*.h)
 
 .PHONY: all test test-san deps clean
-all: $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(BUILD)/tests/run
-	@echo "built: libvlastab, libvlaref, tests$(if $(OPENMP), (OpenMP),)"
+all: $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(BUILD)/tests/run $(PROGS)
+	@echo "built: libvlastab, libvlaref, tests, $(words $(PROGS)) programs in bin/$(if $(OPENMP), (OpenMP),)"
 
 $(BUILD)/%.o: %.c $(HDRS)
 	@mkdir -p $(@D)
@@ -49,6 +53,14 @@ $(BUILD)/libvlastab.a: $(LIB_OBJ)
 	ar rcs $@ $^
 $(BUILD)/libvlaref.a: $(REF_OBJ)
 	ar rcs $@ $^
+
+bin/%: $(BUILD)/experiments/%.o $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
+	@mkdir -p bin
+	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
+
+$(BUILD)/experiments/%.o: experiments/%.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) $(OPENMP) -c $< -o $@
 
 $(BUILD)/tests/run: $(TEST_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(TEST_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
@@ -66,4 +78,4 @@ deps:
 	    libgsl-dev gnuplot-nox
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san bin

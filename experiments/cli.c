@@ -1,0 +1,556 @@
+/* cli.c: the option parser, the run of one head, and the driver shared by the experiment
+ * programs. A program states its question (a vla_cli_spec and a vla_driver); this file owns the
+ * loop over heads and steps, the threads, the checkpoints and the signals. */
+#include "cli.h"
+#include "vlaref.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+void vla_cli_die(const vla_cli_spec *spec, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", spec->prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (try --help)\n");
+    va_end(ap);
+    exit(2);
+}
+
+static const struct {
+    const char *name, *arg, *help;
+} common[] = {
+    {"model", "NAME", "la, delta, rls, vla1 or vla3"},
+    {"track", "WAY", "how A is tracked: sm (textbook Sherman-Morrison) or sm-sym (symmetric)"},
+    {"precision", "P", "f64, f32, f16, bf16, f16-f32 or bf16-f32 (16-bit storage, f32 arithmetic)"},
+    {"mode", "M", "strict (fixed order, no fma; the default) or fast (fma contraction allowed)"},
+    {"d", "N", "key dimension, 1..256 (default 32)"},
+    {"dv", "N", "value dimension (default d)"},
+    {"steps", "T", "tokens per run"},
+    {"runs", "R", "independent heads, run in parallel (default 1)"},
+    {"seed", "S", "seed of the input streams (default 1)"},
+    {"stream", "SPEC", "gauss[:SIGMA], lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR"},
+    {"set", "NAME=VALUE", "a model constant: lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, "
+                          "clamp, clamp_eps, renorm, beta, delta_form=gated|decay, features=own|id, "
+                          "nudge|guard|clamp_on|normalize=on|off (repeatable)"},
+    {"ref", "KIND", "reference: exact (MPFR), f64 (lib in binary64, for horizons beyond exact) or none"},
+    {"ref-bits", "P", "precision of the exact reference in bits (default 256)"},
+    {"backend", "B", "cpu (cuda: not built in this version)"},
+    {"checkpoints", "N", "checkpoints per decade of t (default 10)"},
+    {"out", "FILE", "output table (default: standard output)"},
+    {"resume", NULL, "continue an interrupted run from its checkpoint files (FILE.ckpt.HEAD)"},
+    {"help", NULL, "this text"},
+    {"version", NULL, "the version"},
+};
+#define NCOMMON (sizeof common / sizeof common[0])
+
+static void help(const vla_cli_spec *spec)
+{
+    printf("Usage: %s [OPTION]...\n\n%s\n\nOptions:\n", spec->prog, spec->summary);
+    for (const vla_cli_opt *o = spec->opts; o && o->name; o++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        printf("  %-24s %s\n", left, o->help);
+    }
+    for (size_t i = 0; i < NCOMMON; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", common[i].name, common[i].arg ? " " : "",
+                 common[i].arg ? common[i].arg : "");
+        printf("  %-24s %s\n", left, common[i].help);
+    }
+    printf("\nDefaults here: --model %s --stream %s --steps %ld --ref %s\n",
+           vla_model_name(spec->default_model), spec->default_stream, spec->default_steps,
+           spec->default_ref == REF_EXACT ? "exact" : spec->default_ref == REF_F64 ? "f64" : "none");
+    printf("\nOutput: a gnuplot-ready table (SPEC section 9): '#' provenance lines, then\n"
+           "'# columns: ...', one block per run. Columns:\n%s\n", spec->columns);
+    printf("\nExample:\n  %s\n", spec->example);
+    exit(0);
+}
+
+static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end); /* 1e7 is a natural way to write a horizon */
+    if (end == v || *end || errno || x != (double)(long)x || x < lo || x > hi)
+        vla_cli_die(spec, "--%s: '%s' is not an integer in %ld..%ld", opt, v, lo, hi);
+    return (long)x;
+}
+
+void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
+{
+    memset(c, 0, sizeof *c);
+    c->argc = argc;
+    c->argv = argv;
+    /* the model and d set the defaults that the other options then change */
+    vla_model_kind mk = spec->default_model;
+    int d = 32;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help"))
+            help(spec);
+        if (!strcmp(argv[i], "--version")) {
+            printf("%s (vlastab) %s\n", spec->prog, VLA_VERSION);
+            exit(0);
+        }
+        if (i + 1 < argc && !strcmp(argv[i], "--model") && vla_model_parse(argv[i + 1], &mk))
+            vla_cli_die(spec, "--model: unknown model '%s' (la, delta, rls, vla1, vla3)", argv[i + 1]);
+        if (i + 1 < argc && !strcmp(argv[i], "--d"))
+            d = (int)parse_long(spec, "d", argv[i + 1], VLA_D_MIN, VLA_D_MAX);
+    }
+    vla_config_default(&c->cfg, mk, d);
+    c->stream = spec->default_stream;
+    c->steps = spec->default_steps;
+    c->runs = 1;
+    c->seed = 1;
+    c->out = "-";
+    c->per_decade = 10;
+    c->backend = "cpu";
+    c->ref = spec->default_ref;
+    c->ref_bits = VREF_DEFAULT_BITS;
+    int dv_set = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2))
+            vla_cli_die(spec, "unexpected argument '%s'", a);
+        const char *name = a + 2;
+        /* the program's own options first */
+        const vla_cli_opt *own = NULL;
+        for (const vla_cli_opt *o = spec->opts; o && o->name; o++)
+            if (!strcmp(o->name, name))
+                own = o;
+        int known = own != NULL, takes = own ? own->arg != NULL : 0;
+        for (size_t k = 0; !known && k < NCOMMON; k++)
+            if (!strcmp(common[k].name, name)) {
+                known = 1;
+                takes = common[k].arg != NULL;
+            }
+        if (!known)
+            vla_cli_die(spec, "unknown option '%s'", a);
+        const char *v = NULL;
+        if (takes) {
+            if (i + 1 >= argc)
+                vla_cli_die(spec, "%s needs a value", a);
+            v = argv[++i];
+        }
+        if (own) {
+            if (spec->on_opt(spec->ctx, name, v))
+                exit(2);
+        } else if (!strcmp(name, "model")) {
+            /* handled above */
+        } else if (!strcmp(name, "track")) {
+            if (vla_track_parse(v, &c->cfg.track))
+                vla_cli_die(spec, "--track: unknown way '%s' (sm, sm-sym, joseph, chol, comp, sr)", v);
+        } else if (!strcmp(name, "precision")) {
+            if (vla_prec_parse(v, &c->cfg.prec))
+                vla_cli_die(spec, "--precision: unknown '%s' (f64, f32, f16, bf16, f16-f32, bf16-f32)", v);
+        } else if (!strcmp(name, "mode")) {
+            if (!strcmp(v, "strict"))
+                c->cfg.mode = VLA_STRICT;
+            else if (!strcmp(v, "fast"))
+                c->cfg.mode = VLA_FAST;
+            else
+                vla_cli_die(spec, "--mode: '%s' is neither strict nor fast", v);
+        } else if (!strcmp(name, "d")) {
+            /* handled above */
+        } else if (!strcmp(name, "dv")) {
+            c->cfg.dv = (int)parse_long(spec, "dv", v, VLA_D_MIN, VLA_D_MAX);
+            dv_set = 1;
+        } else if (!strcmp(name, "steps")) {
+            c->steps = parse_long(spec, "steps", v, 1, 1000000000L);
+        } else if (!strcmp(name, "runs")) {
+            c->runs = (int)parse_long(spec, "runs", v, 1, 100000);
+        } else if (!strcmp(name, "seed")) {
+            c->seed = (uint64_t)parse_long(spec, "seed", v, 0, 1L << 53);
+        } else if (!strcmp(name, "stream")) {
+            c->stream = v;
+        } else if (!strcmp(name, "set")) {
+            char key[64];
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || (size_t)(eq - v) >= sizeof key)
+                vla_cli_die(spec, "--set: '%s' is not NAME=VALUE", v);
+            memcpy(key, v, eq - v);
+            key[eq - v] = 0;
+            if (vla_config_set(&c->cfg, key, eq + 1))
+                vla_cli_die(spec, "--set: unknown constant or bad value in '%s'", v);
+        } else if (!strcmp(name, "ref")) {
+            if (!strcmp(v, "exact"))
+                c->ref = REF_EXACT;
+            else if (!strcmp(v, "f64"))
+                c->ref = REF_F64;
+            else if (!strcmp(v, "none"))
+                c->ref = REF_NONE;
+            else
+                vla_cli_die(spec, "--ref: '%s' is not exact, f64 or none", v);
+        } else if (!strcmp(name, "ref-bits")) {
+            c->ref_bits = parse_long(spec, "ref-bits", v, 64, 1 << 16);
+        } else if (!strcmp(name, "backend")) {
+            if (strcmp(v, "cpu") && strcmp(v, "cuda"))
+                vla_cli_die(spec, "--backend: '%s' is neither cpu nor cuda", v);
+            if (!strcmp(v, "cuda"))
+                vla_cli_die(spec, "--backend cuda: this build has no CUDA backend");
+            c->backend = v;
+        } else if (!strcmp(name, "checkpoints")) {
+            c->per_decade = (int)parse_long(spec, "checkpoints", v, 1, 1000);
+        } else if (!strcmp(name, "out")) {
+            c->out = v;
+        } else if (!strcmp(name, "resume")) {
+            c->resume = 1;
+        }
+    }
+    if (!dv_set)
+        c->cfg.dv = c->cfg.d;
+    int r = vla_config_check(&c->cfg);
+    if (r)
+        vla_cli_die(spec, "the model configuration is not valid: %s", vla_strerror(r));
+    if (c->resume && !strcmp(c->out, "-"))
+        vla_cli_die(spec, "--resume needs --out FILE (the checkpoints live beside it)");
+    /* the stream must parse: fail now, not in a worker thread */
+    vla_stream *s;
+    char err[256];
+    if (vla_stream_open(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, err, sizeof err))
+        vla_cli_die(spec, "--stream: %s", err);
+    long heads = vla_stream_heads(s), len = vla_stream_length(s);
+    vla_stream_close(s);
+    if (heads > 0 && c->runs > heads)
+        vla_cli_die(spec, "--runs %d: the trace has only %ld heads", c->runs, heads);
+    if (len > 0 && c->steps > len) /* a finite stream bounds the horizon */
+        c->steps = len;
+}
+
+int vla_cli_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+const char *vla_ref_name(const vla_cli *c)
+{
+    static char buf[64];
+    if (c->ref == REF_EXACT) {
+        snprintf(buf, sizeof buf, "exact (MPFR, %ld bits)", c->ref_bits);
+        return buf;
+    }
+    return c->ref == REF_F64 ? "f64 (lib in binary64, strict)" : "none";
+}
+
+void vla_cli_provenance(vla_dat *f, const vla_cli *c)
+{
+    char desc[1024];
+    vla_config_describe(&c->cfg, desc, sizeof desc);
+    vla_dat_meta(f, "config", "%s", desc);
+    vla_dat_meta(f, "stream", "%s", c->stream);
+    vla_dat_meta(f, "steps", "%ld", c->steps);
+    vla_dat_meta(f, "runs", "%d", c->runs);
+    vla_dat_meta(f, "seed", "%llu", (unsigned long long)c->seed);
+    vla_dat_meta(f, "backend", "%s", c->backend);
+    vla_dat_meta(f, "reference", "%s", vla_ref_name(c));
+    vla_dat_meta(f, "threads", "%d (the results do not depend on it)", vla_cli_threads());
+}
+
+/* ---- one run ---- */
+
+int vla_run_open(vla_run *r, const vla_cli *c, const vla_config *cfg, int head, char *err,
+                 size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->head = head;
+    int e = vla_stream_open(&r->s, c->stream, cfg->d, cfg->dv, c->seed, err, errlen);
+    if (!e)
+        e = vla_step_buf_alloc(&r->buf, cfg->d, cfg->dv);
+    if (!e && (e = vla_model_new(&r->m, cfg)))
+        snprintf(err, errlen, "model %s in %s: %s", vla_model_name(cfg->model),
+                 vla_prec_name(cfg->prec), vla_strerror(e));
+    if (!e && c->ref != REF_NONE) {
+        vla_config rc = *cfg;
+        if (c->ref == REF_F64) {
+            rc.prec = VLA_F64;
+            rc.mode = VLA_STRICT;
+            e = vla_model_new(&r->ref, &rc);
+        } else {
+            e = vref_model_new(&r->ref, &rc, VREF_EXACT, c->ref_bits);
+        }
+        if (e)
+            snprintf(err, errlen, "reference: %s", vla_strerror(e));
+    }
+    if (e)
+        vla_run_close(r);
+    return e;
+}
+
+int vla_run_step(vla_run *r)
+{
+    int e = vla_stream_get(r->s, (uint32_t)r->head, r->t + 1, &r->buf);
+    if (e)
+        return e;
+    r->t++;
+    r->is_read = r->buf.is_read;
+    if (r->buf.is_read) {
+        e = vla_model_read(r->m, r->buf.q);
+        if (!e && r->ref)
+            e = vla_model_read(r->ref, r->buf.q);
+        return e;
+    }
+    vla_input in = {r->buf.q, r->buf.k, r->buf.v, r->buf.u, r->buf.has_g ? r->buf.g : NULL,
+                    r->buf.beta, r->buf.decay};
+    e = vla_model_step(r->m, &in);
+    if (!e && r->ref)
+        e = vla_model_step(r->ref, &in);
+    return e;
+}
+
+void vla_run_close(vla_run *r)
+{
+    vla_model_free(r->m);
+    vla_model_free(r->ref);
+    vla_stream_close(r->s);
+    vla_step_buf_free(&r->buf);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- progress ---- */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+void vla_progress_start(vla_progress *p, long total)
+{
+    p->t0 = p->last = now();
+    p->total = isatty(2) ? total : 0;
+}
+
+void vla_progress_update(vla_progress *p, long done)
+{
+    if (!p->total)
+        return;
+    double t = now();
+    if (t - p->last < 1)
+        return;
+    p->last = t;
+    double rate = done / (t - p->t0);
+    fprintf(stderr, "\r%ld/%ld steps, %.3g steps/s, ETA %.0f s   ", done, p->total, rate,
+            rate > 0 ? (p->total - done) / rate : 0);
+}
+
+void vla_progress_end(vla_progress *p)
+{
+    if (p->total)
+        fprintf(stderr, "\r%60s\r", "");
+}
+
+/* ---- rows, checkpoints, the driver ---- */
+
+int vla_rows_add(vla_rows *r, const double *row)
+{
+    if (r->n == r->cap) {
+        long cap = r->cap ? 2 * r->cap : 64;
+        double *v = realloc(r->v, (size_t)cap * r->ncol * sizeof *v);
+        if (!v)
+            return VLA_ENOMEM;
+        r->v = v;
+        r->cap = cap;
+    }
+    memcpy(r->v + (size_t)r->n * r->ncol, row, r->ncol * sizeof *row);
+    r->n++;
+    return VLA_OK;
+}
+
+static volatile sig_atomic_t stop_requested;
+static void on_signal(int sig) { stop_requested = sig; }
+
+static void ckpt_path(char *buf, size_t len, const vla_cli *c, int head)
+{
+    snprintf(buf, len, "%s.ckpt.%d", c->out, head);
+}
+
+/* a run's checkpoint: t, the models, the accumulator, the rows so far; written to a temporary
+ * file, synced and renamed, so a kill at any moment leaves the previous checkpoint intact */
+static int ckpt_save(const vla_cli *c, const vla_run *r, const void *acc, size_t acc_size,
+                     const vla_rows *rows)
+{
+    char path[4096], tmp[4200];
+    ckpt_path(path, sizeof path, c, r->head);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return VLA_EIO;
+    int ok = fwrite(&r->t, sizeof r->t, 1, f) == 1 && vla_model_save(r->m, f) == 0 &&
+             (!r->ref || vla_model_save(r->ref, f) == 0) &&
+             (acc_size == 0 || fwrite(acc, acc_size, 1, f) == 1) &&
+             fwrite(&rows->n, sizeof rows->n, 1, f) == 1 &&
+             fwrite(rows->v, sizeof(double) * rows->ncol, rows->n, f) == (size_t)rows->n;
+    ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path)) {
+        unlink(tmp);
+        return VLA_EIO;
+    }
+    return VLA_OK;
+}
+
+static int ckpt_load(const vla_cli *c, vla_run *r, void *acc, size_t acc_size, vla_rows *rows)
+{
+    char path[4096];
+    ckpt_path(path, sizeof path, c, r->head);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return VLA_EIO;
+    long n = 0;
+    int ok = fread(&r->t, sizeof r->t, 1, f) == 1 && vla_model_load(r->m, f) == 0 &&
+             (!r->ref || vla_model_load(r->ref, f) == 0) &&
+             (acc_size == 0 || fread(acc, acc_size, 1, f) == 1) && fread(&n, sizeof n, 1, f) == 1 &&
+             n >= 0 && n < (1L << 30);
+    for (long i = 0; ok && i < n; i++) {
+        double row[64];
+        ok = rows->ncol <= 64 && fread(row, sizeof(double), rows->ncol, f) == (size_t)rows->ncol &&
+             vla_rows_add(rows, row) == 0;
+    }
+    fclose(f);
+    return ok ? VLA_OK : VLA_EFORMAT;
+}
+
+static int count_columns(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; *p;) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        n++;
+        while (*p && *p != ' ')
+            p++;
+    }
+    return n;
+}
+
+int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out)
+{
+    int ncol = count_columns(drv->columns), nr = c->runs, failed = 0, interrupted = 0;
+    long nck = vla_checkpoints(c->steps, c->per_decade, NULL, 0);
+    long *cks = malloc((size_t)(nck > 0 ? nck : 1) * sizeof *cks);
+    vla_rows *rows = calloc(nr, sizeof *rows);
+    char (*errs)[256] = calloc(nr, sizeof *errs);
+    if (!cks || !rows || !errs) {
+        fprintf(stderr, "%s: out of memory\n", spec->prog);
+        return 1;
+    }
+    vla_checkpoints(c->steps, c->per_decade, cks, nck);
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    vla_progress prog;
+    vla_progress_start(&prog, c->steps * nr);
+    long done = 0;
+
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : failed, interrupted)
+    for (int h = 0; h < nr; h++) {
+        vla_run r;
+        void *acc = calloc(1, drv->acc_size ? drv->acc_size : 1);
+        rows[h].ncol = ncol;
+        int e = acc ? vla_run_open(&r, c, &c->cfg, h, errs[h], sizeof errs[h]) : VLA_ENOMEM;
+        if (!e) {
+            if (c->resume && ckpt_load(c, &r, acc, drv->acc_size, &rows[h]) == 0) {
+                /* continue from r.t */
+            } else {
+                if (c->resume) { /* no usable checkpoint: start over, keep nothing partial */
+                    rows[h].n = 0;
+                    vla_run_close(&r);
+                    e = vla_run_open(&r, c, &c->cfg, h, errs[h], sizeof errs[h]);
+                }
+                if (!e && drv->init)
+                    e = drv->init(&r, acc, drv->ctx);
+            }
+        }
+        long ci = 0;
+        while (ci < nck && cks[ci] <= r.t)
+            ci++;
+        double last_save = now();
+        while (!e && r.t < c->steps) {
+            if ((e = vla_run_step(&r))) {
+                snprintf(errs[h], sizeof errs[h], "head %d, step %ld: %s", h, r.t + 1,
+                         vla_strerror(e));
+                break;
+            }
+            if (drv->on_step && (e = drv->on_step(&r, acc, drv->ctx)))
+                break;
+            if (ci < nck && r.t == cks[ci]) {
+                ci++;
+                if ((e = drv->on_checkpoint(&r, acc, &rows[h], drv->ctx)))
+                    break;
+            }
+            if ((r.t & 1023) == 0) {
+#pragma omp atomic
+                done += 1024;
+                if (h == 0 || nr == 1)
+                    vla_progress_update(&prog, done);
+                int stop = stop_requested != 0;
+                if (strcmp(c->out, "-") && (stop || now() - last_save > 60)) {
+                    if (ckpt_save(c, &r, acc, drv->acc_size, &rows[h]))
+                        fprintf(stderr, "%s: cannot write checkpoint %s.ckpt.%d\n", spec->prog,
+                                c->out, h);
+                    last_save = now();
+                }
+                if (stop) {
+                    interrupted++;
+                    break;
+                }
+            }
+        }
+        if (e && !errs[h][0])
+            snprintf(errs[h], sizeof errs[h], "head %d: %s", h, vla_strerror(e));
+        failed += e != 0;
+        vla_run_close(&r);
+        free(acc);
+    }
+    vla_progress_end(&prog);
+    free(cks);
+    int status = 0;
+    if (interrupted) {
+        fprintf(stderr, "%s: interrupted (signal %d); checkpoints written beside %s. Resume with the "
+                        "same command and --resume.\n", spec->prog, (int)stop_requested, c->out);
+        status = 3;
+    } else if (failed) {
+        for (int h = 0; h < nr; h++)
+            if (errs[h][0]) {
+                fprintf(stderr, "%s: %s\n", spec->prog, errs[h]);
+                break;
+            }
+        status = 1;
+    } else {
+        vla_dat_columns(out, drv->columns);
+        for (int h = 0; h < nr && !status; h++) {
+            if (h)
+                vla_dat_block(out);
+            for (long i = 0; i < rows[h].n; i++)
+                vla_dat_row(out, rows[h].v + (size_t)i * ncol, ncol);
+        }
+        if (strcmp(c->out, "-"))
+            for (int h = 0; h < nr; h++) {
+                char path[4096];
+                ckpt_path(path, sizeof path, c, h);
+                unlink(path);
+            }
+    }
+    for (int h = 0; h < nr; h++)
+        free(rows[h].v);
+    free(rows);
+    free(errs);
+    return status;
+}
