@@ -10,6 +10,12 @@
  *   CXP   the context parameter declaration, CX the context argument.
  * Shapes: A is d x d, S is dv x d, row-major; vectors of keys have d entries, of values dv. */
 
+/* VLA_FN qualifies every function made here: static for C; a CUDA includer may define it as
+ * `static __device__` to run the same text on the GPU (the host-only parts, allocation and
+ * checkpoints, are then left out with VLA_RECUR_DEVICE). */
+#ifndef VLA_FN
+#define VLA_FN static
+#endif
 #define VLA_CAT_(a, b) a##_##b
 #define VLA_CAT(a, b) VLA_CAT_(a, b)
 #define FN(name) VLA_CAT(name, SFX)
@@ -25,7 +31,7 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
 /* ---- vector kernels: every reduction left to right, starting from the first term ---- */
 
 /* r = x . y */
-static void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
+VLA_FN void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
 {
     FRAME_BEGIN;
     SCALAR(t);
@@ -38,7 +44,7 @@ static void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
 }
 
 /* y = M x, M m x n (y must not alias x) */
-static void FN(matvec)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
+VLA_FN void FN(matvec)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
 {
     for (int i = 0; i < m; i++)
         FN(dot)(CX, P(E(y, i)), M + (size_t)i * n, x, n);
@@ -46,7 +52,7 @@ static void FN(matvec)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
 
 /* r = ||x||_2, the plain sqrt of the sum of squares (a 16-bit format under- or overflows here;
  * that is part of what we measure) */
-static void FN(norm2)(CXP, NREF r, const NUM *x, int n)
+VLA_FN void FN(norm2)(CXP, NREF r, const NUM *x, int n)
 {
     FN(dot)(CX, r, x, x, n);
     SQRT(R(r), R(r));
@@ -54,7 +60,7 @@ static void FN(norm2)(CXP, NREF r, const NUM *x, int n)
 
 /* x <- x / ||x||_2. A norm below the smallest normal of the compute format, or not finite, is a
  * zero-norm event: x is left as it is and the event counted (never a NaN). */
-static void FN(unit)(CXP, NUM *x, int n, long *zero_norm)
+VLA_FN void FN(unit)(CXP, NUM *x, int n, long *zero_norm)
 {
     FRAME_BEGIN;
     SCALAR(nrm);
@@ -69,7 +75,7 @@ static void FN(unit)(CXP, NUM *x, int n, long *zero_norm)
 }
 
 /* A += eps I, stored */
-static void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
+VLA_FN void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
 {
     for (int i = 0; i < d; i++) {
         ADD(E(A, (size_t)i * d + i), E(A, (size_t)i * d + i), R(eps));
@@ -83,7 +89,7 @@ static void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
  * The guard: GUARD_SKIP (vla1, section 3): |delta| < eps or delta not finite skips the update and
  * adds eps I; GUARD_FLOOR (vla3): delta = max(delta, eps). Either counts into *guards.
  * z (d entries) is workspace and holds A_{t-1} u (sym: scaled) on return. */
-static void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, NREF eps, int sym,
+VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, NREF eps, int sym,
                           long *guards)
 {
     FRAME_BEGIN;
@@ -128,7 +134,7 @@ static void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
 }
 
 /* S += e a^T (S dv x d), stored */
-static void FN(modulate)(CXP, NUM *S, const NUM *e, const NUM *a, int dv, int d)
+VLA_FN void FN(modulate)(CXP, NUM *S, const NUM *e, const NUM *a, int dv, int d)
 {
     FRAME_BEGIN;
     SCALAR(t);
@@ -142,7 +148,7 @@ static void FN(modulate)(CXP, NUM *S, const NUM *e, const NUM *a, int dv, int d)
 }
 
 /* S /= ||S||_F when ||S||_F > threshold; returns 1 when it did */
-static int FN(renorm)(CXP, NUM *S, int dv, int d, NREF threshold)
+VLA_FN int FN(renorm)(CXP, NUM *S, int dv, int d, NREF threshold)
 {
     FRAME_BEGIN;
     SCALAR(f);
@@ -160,7 +166,7 @@ static int FN(renorm)(CXP, NUM *S, int dv, int d, NREF threshold)
 }
 
 /* e = v - S x: the residual of the value against the memory's prediction for key x */
-static void FN(residual)(CXP, NUM *e, const NUM *v, const NUM *S, const NUM *x, int dv, int d)
+VLA_FN void FN(residual)(CXP, NUM *e, const NUM *v, const NUM *S, const NUM *x, int dv, int d)
 {
     FN(matvec)(CX, e, S, x, dv, d);
     for (int i = 0; i < dv; i++)
@@ -182,7 +188,8 @@ typedef struct {
     vla_counts cnt;
 } ST;
 
-static void FN(vstate_free)(CXP, ST *s)
+#ifndef VLA_RECUR_DEVICE
+VLA_FN void FN(vstate_free)(CXP, ST *s)
 {
     if (!s)
         return;
@@ -210,7 +217,7 @@ static void FN(vstate_free)(CXP, ST *s)
 
 /* cfg has been checked. Arrays start at +0; A_0 = I / lambda0 is computed in the compute format
  * and stored, like every later value of A. */
-static int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
+VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
 {
     ST *s = calloc(1, sizeof *s);
     if (!s)
@@ -268,9 +275,11 @@ static int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
     return VLA_OK;
 }
 
+#endif
+
 /* Rounds this step's inputs into the storage format; phi is applied in binary64 before that
  * rounding (SPEC section 5), the identity map when cfg.features says so. */
-static void FN(load)(CXP, ST *s, const vla_input *in)
+VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
 {
     int d = s->d, dv = s->dv, phi = s->cfg.features == VLA_FEAT_OWN;
     for (int i = 0; i < d; i++) {
@@ -301,7 +310,7 @@ static void FN(load)(CXP, ST *s, const vla_input *in)
 }
 
 /* o = S x / max(n . x, floor) when the model normalizes, else S x */
-static void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
+VLA_FN void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
 {
     FRAME_BEGIN;
     SCALAR(den);
@@ -317,7 +326,7 @@ static void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
 }
 
 /* the read-out of query q (raw q already loaded into s->q, s->pq) */
-static void FN(read_loaded)(CXP, ST *s)
+VLA_FN void FN(read_loaded)(CXP, ST *s)
 {
     NUM *c = s->c;
     switch (s->cfg.model) {
@@ -343,7 +352,7 @@ static void FN(read_loaded)(CXP, ST *s)
 }
 
 /* n += x, stored */
-static void FN(accumulate)(CXP, NUM *n, const NUM *x, int d)
+VLA_FN void FN(accumulate)(CXP, NUM *n, const NUM *x, int d)
 {
     for (int i = 0; i < d; i++) {
         ADD(E(n, i), E(n, i), E(x, i));
@@ -351,7 +360,7 @@ static void FN(accumulate)(CXP, NUM *n, const NUM *x, int d)
     }
 }
 
-static void FN(step_la)(CXP, ST *s)
+VLA_FN void FN(step_la)(CXP, ST *s)
 {
     FN(modulate)(CX, s->S, s->v, s->pk, s->dv, s->d);
     FN(accumulate)(CX, s->n, s->pk, s->d);
@@ -363,7 +372,7 @@ static void FN(step_la)(CXP, ST *s)
 
 /* gated: S = diag(g) S + beta (v - S k') k'^T, the error from the ungated S_{t-1};
  * decay (fla): S' = a S, then S = S' + beta (v - S' k') k'^T */
-static void FN(step_delta)(CXP, ST *s, int has_g)
+VLA_FN void FN(step_delta)(CXP, ST *s, int has_g)
 {
     FRAME_BEGIN;
     SCALAR(b);
@@ -398,7 +407,7 @@ static void FN(step_delta)(CXP, ST *s, int has_g)
 
 /* exact online regularized least squares: w = A k, A -= w w^T / (1 + k.w), gain = A_t k,
  * S += (v - S k) gain^T */
-static void FN(step_rls)(CXP, ST *s)
+VLA_FN void FN(step_rls)(CXP, ST *s)
 {
     int d = s->d;
     FN(sm_update)(CX, s->A, s->k, d, s->z, s->cfg.guard ? GUARD_SKIP : GUARD_NONE,
@@ -410,7 +419,7 @@ static void FN(step_rls)(CXP, ST *s)
         COPY(E(s->kp, j), E(s->k, j));
 }
 
-static void FN(nudge)(CXP, ST *s)
+VLA_FN void FN(nudge)(CXP, ST *s)
 {
     if (s->cfg.nudge && s->t % s->cfg.period == 0) {
         FN(add_diag)(CX, s->A, s->d, P(E(s->c, C_PER)));
@@ -420,7 +429,7 @@ static void FN(nudge)(CXP, ST *s)
 
 /* v1: u' = u / sqrt(d); guarded SM; nudge; alpha = A k; e = v - S k clipped to ||e|| <= clip;
  * S += e alpha^T; clamp: ||S||_F or ||A||_F > clamp adds clamp_eps I to A */
-static void FN(step_vla1)(CXP, ST *s)
+VLA_FN void FN(step_vla1)(CXP, ST *s)
 {
     FRAME_BEGIN;
     SCALAR(nrm);
@@ -461,7 +470,7 @@ static void FN(step_vla1)(CXP, ST *s)
 
 /* v3: u' = unit(u) / sqrt(d); SM with delta floored at stab_eps; nudge; k' = unit(phi(k));
  * alpha = unit(A k'); S += (v - S k') alpha^T; n += phi(k) */
-static void FN(step_vla3)(CXP, ST *s)
+VLA_FN void FN(step_vla3)(CXP, ST *s)
 {
     int d = s->d, dv = s->dv;
     NUM *c = s->c;
@@ -483,7 +492,7 @@ static void FN(step_vla3)(CXP, ST *s)
     FN(accumulate)(CX, s->n, s->pk, d);
 }
 
-static int FN(vstate_step)(CXP, ST *s, const vla_input *in)
+VLA_FN int FN(vstate_step)(CXP, ST *s, const vla_input *in)
 {
     ARITH_ENTER;
     FN(load)(CX, s, in);
@@ -504,7 +513,7 @@ static int FN(vstate_step)(CXP, ST *s, const vla_input *in)
     return VLA_OK;
 }
 
-static int FN(vstate_read)(CXP, ST *s, const double *q)
+VLA_FN int FN(vstate_read)(CXP, ST *s, const double *q)
 {
     ARITH_ENTER;
     int phi = s->cfg.features == VLA_FEAT_OWN;
@@ -521,7 +530,8 @@ static int FN(vstate_read)(CXP, ST *s, const double *q)
     return VLA_OK;
 }
 
-static int FN(vstate_get)(const ST *s, vla_quantity q, double *dst)
+#ifndef VLA_RECUR_DEVICE
+VLA_FN int FN(vstate_get)(const ST *s, vla_quantity q, double *dst)
 {
     const NUM *src;
     size_t n;
@@ -541,7 +551,7 @@ static int FN(vstate_get)(const ST *s, vla_quantity q, double *dst)
 
 /* The whole state in its own format, bit for bit (native: the raw numbers; MPFR: its portable
  * binary export), so that a run resumed from it ends with the same bits as one never stopped. */
-static int FN(vstate_save)(const ST *s, FILE *f)
+VLA_FN int FN(vstate_save)(const ST *s, FILE *f)
 {
     size_t d = s->d, dv = s->dv;
     if (fwrite(&s->t, sizeof s->t, 1, f) != 1 || fwrite(&s->cnt, sizeof s->cnt, 1, f) != 1)
@@ -552,7 +562,7 @@ static int FN(vstate_save)(const ST *s, FILE *f)
     return VLA_OK;
 }
 
-static int FN(vstate_load)(ST *s, FILE *f)
+VLA_FN int FN(vstate_load)(ST *s, FILE *f)
 {
     size_t d = s->d, dv = s->dv;
     if (fread(&s->t, sizeof s->t, 1, f) != 1 || fread(&s->cnt, sizeof s->cnt, 1, f) != 1)
@@ -562,3 +572,4 @@ static int FN(vstate_load)(ST *s, FILE *f)
         return VLA_EFORMAT;
     return VLA_OK;
 }
+#endif
