@@ -211,6 +211,9 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     int r = vla_config_check(&c->cfg);
     if (r)
         vla_cli_die(spec, "the model configuration is not valid: %s", vla_strerror(r));
+    const char *why;
+    if (vla_track_check(&c->cfg, &why))
+        vla_cli_die(spec, "--track %s: %s", vla_track_name(c->cfg.track), why);
     if (c->resume && !strcmp(c->out, "-"))
         vla_cli_die(spec, "--resume needs --out FILE (the checkpoints live beside it)");
     /* the stream must parse: fail now, not in a worker thread */

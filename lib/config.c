@@ -178,6 +178,34 @@ int vla_config_check(const vla_config *c)
     return VLA_OK;
 }
 
+int vla_track_check(const vla_config *c, const char **why)
+{
+    const char *w = NULL;
+    switch (c->track) {
+    case VLA_TRACK_SM:
+    case VLA_TRACK_SMSYM:
+    case VLA_TRACK_JOSEPH:
+        break;
+    case VLA_TRACK_CHOL:
+        if (vla_model_has_A(c->model) && c->nudge)
+            w = "chol keeps the factor of M = A^-1 and a nudge of A is no low-rank change of M: "
+                "set nudge=off";
+        else if (c->model == VLA_VLA1 && c->clamp_on)
+            w = "chol cannot apply vla1's clamp (A += eps I): set clamp_on=off";
+        break;
+    case VLA_TRACK_SR:
+        if (c->prec != VLA_F16_F32 && c->prec != VLA_BF16_F32)
+            w = "sr rounds stored 16-bit results of binary32 arithmetic: use f16-f32 or bf16-f32";
+        break;
+    default:
+        w = "this way of tracking A is not implemented yet";
+        break;
+    }
+    if (why)
+        *why = w;
+    return w ? VLA_ENOTSUP : VLA_OK;
+}
+
 void vla_config_describe(const vla_config *c, char *buf, size_t len)
 {
     snprintf(buf, len,

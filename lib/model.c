@@ -33,8 +33,8 @@ int vla_model_new(vla_model **out, const vla_config *cfg)
     int r = vla_config_check(cfg);
     if (r)
         return r;
-    if (cfg->track != VLA_TRACK_SM && cfg->track != VLA_TRACK_SMSYM)
-        return VLA_ENOTSUP;
+    if ((r = vla_track_check(cfg, NULL)))
+        return r;
     if (cfg->mode == VLA_FAST) {
 #if defined(__x86_64__) || defined(__i386__)
         if (!__builtin_cpu_supports("fma")) /* model_fast.c is built with -mfma */

@@ -7,7 +7,7 @@ static int FN(op_step)(void *self, const vla_input *in) { return FN(vstate_step)
 static int FN(op_read)(void *self, const double *q) { return FN(vstate_read)(NULL, self, q); }
 static int FN(op_get)(const void *self, vla_quantity q, double *dst)
 {
-    return FN(vstate_get)(self, q, dst);
+    return FN(vstate_get)(NULL, (ST *)self, q, dst);
 }
 static void FN(op_destroy)(void *self) { FN(vstate_free)(NULL, self); }
 static int FN(op_save)(const void *self, FILE *f) { return FN(vstate_save)(self, f); }

@@ -21,6 +21,19 @@
 #define FN(name) VLA_CAT(name, SFX)
 #define ST FN(vstate)
 
+/* VLA_PFOR(i, lo, hi) marks a loop whose iterations are independent: each writes only its own
+ * elements and reads none that another iteration writes. A CUDA includer splits it across the
+ * threads of a block, with a barrier before and after, while every thread runs the rest (the
+ * scalar work) redundantly on identical data; so a PFOR never nests in another, and no return
+ * leaves one. Elsewhere it is a plain loop. VLA_ROWP(M, off) is the row of M that starts at flat
+ * index off, a multiple of the row length (a device layout may pad rows). */
+#ifndef VLA_PFOR
+#define VLA_PFOR(i, lo, hi) for (int i = (lo); i < (hi); i++)
+#endif
+#ifndef VLA_ROWP
+#define VLA_ROWP(M, off) ((M) + (off))
+#endif
+
 #ifndef VLA_RECUR_ONCE
 #define VLA_RECUR_ONCE
 enum { GUARD_NONE, GUARD_SKIP, GUARD_FLOOR };
@@ -43,11 +56,37 @@ VLA_FN void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
     FRAME_END;
 }
 
-/* y = M x, M m x n (y must not alias x) */
+/* y = M x, M m x n (y must not alias x). VLA_MATVEC_HOOK: a native policy's vectorized twin that
+ * computes the same row sums in the same order, several rows at a time (1: done; 0: not taken). */
 VLA_FN void FN(matvec)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
 {
-    for (int i = 0; i < m; i++)
-        FN(dot)(CX, P(E(y, i)), M + (size_t)i * n, x, n);
+#ifdef VLA_MATVEC_HOOK
+    if (VLA_MATVEC_HOOK(y, M, x, m, n))
+        return;
+#endif
+    VLA_PFOR(i, 0, m)
+        FN(dot)(CX, P(E(y, i)), VLA_ROWP(M, (size_t)i * n), x, n);
+}
+
+/* y = M^T x, M n x m: y_i = sum_j M_ji x_j, j ascending. For an exactly symmetric M (A under sm
+ * and sm-sym) these are matvec's numbers, read down the columns, which vectorizes across i (and
+ * on a GPU reads consecutive addresses across threads). VLA_MATVEC_T_HOOK as above. */
+VLA_FN void FN(matvec_t)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
+{
+#ifdef VLA_MATVEC_T_HOOK
+    if (VLA_MATVEC_T_HOOK(y, M, x, m, n))
+        return;
+#endif
+    FRAME_BEGIN;
+    SCALAR(t);
+    VLA_PFOR(i, 0, m) {
+        MUL(E(y, i), E(M, i), E(x, 0));
+        for (int j = 1; j < n; j++) {
+            MUL(t, E(M, (size_t)j * m + i), E(x, j));
+            ADD(E(y, i), E(y, i), t);
+        }
+    }
+    FRAME_END;
 }
 
 /* r = ||x||_2, the plain sqrt of the sum of squares (a 16-bit format under- or overflows here;
@@ -68,7 +107,7 @@ VLA_FN void FN(unit)(CXP, NUM *x, int n, long *zero_norm)
     if (!ISFIN(nrm) || CMPD(nrm, TINY) < 0) {
         (*zero_norm)++;
     } else {
-        for (int i = 0; i < n; i++)
+        VLA_PFOR(i, 0, n)
             DIV(E(x, i), E(x, i), nrm);
     }
     FRAME_END;
@@ -77,7 +116,7 @@ VLA_FN void FN(unit)(CXP, NUM *x, int n, long *zero_norm)
 /* A += eps I, stored */
 VLA_FN void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
 {
-    for (int i = 0; i < d; i++) {
+    VLA_PFOR(i, 0, d) {
         ADD(E(A, (size_t)i * d + i), E(A, (size_t)i * d + i), R(eps));
         STORE(E(A, (size_t)i * d + i));
     }
@@ -88,7 +127,8 @@ VLA_FN void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
  * y = z / sqrt(delta), A_ij -= y_i y_j on the upper triangle, mirrored, half the divisions).
  * The guard: GUARD_SKIP (vla1, section 3): |delta| < eps or delta not finite skips the update and
  * adds eps I; GUARD_FLOOR (vla3): delta = max(delta, eps). Either counts into *guards.
- * z (d entries) is workspace and holds A_{t-1} u (sym: scaled) on return. */
+ * z (d entries) is workspace and holds A_{t-1} u (sym: scaled) on return, computed as A^T u
+ * (matvec_t): the same numbers, since every A this update makes is exactly symmetric. */
 VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, NREF eps, int sym,
                           long *guards)
 {
@@ -96,7 +136,7 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
     SCALAR(delta);
     SCALAR(t);
     SCALAR(one);
-    FN(matvec)(CX, z, A, u, d, d);
+    FN(matvec_t)(CX, z, A, u, d, d);
     FN(dot)(CX, P(delta), u, z, d);
     SETI(one, 1);
     ADD(delta, one, delta);
@@ -111,7 +151,7 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
         (*guards)++;
     }
     if (!sym) {
-        for (int i = 0; i < d; i++)
+        VLA_PFOR(i, 0, d)
             for (int j = 0; j < d; j++) {
                 MUL(t, E(z, i), E(z, j));
                 DIV(t, t, delta);
@@ -120,9 +160,9 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
             }
     } else {
         SQRT(delta, delta);
-        for (int i = 0; i < d; i++)
+        VLA_PFOR(i, 0, d)
             DIV(E(z, i), E(z, i), delta);
-        for (int i = 0; i < d; i++)
+        VLA_PFOR(i, 0, d)
             for (int j = i; j < d; j++) {
                 MUL(t, E(z, i), E(z, j));
                 SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
@@ -133,12 +173,123 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
     FRAME_END;
 }
 
+/* Joseph form: A <- (I - g u^T) A (I - g u^T)^T + g g^T with g = z / delta, expanded to O(d^2):
+ * A - g w^T - z g^T + delta g g^T where z = A u and w = A^T u are computed separately (they are
+ * equal only while A is exactly symmetric). Symmetric and positive semidefinite in exact
+ * arithmetic whatever A is; the same delta guard as sm. z, w: workspace. */
+VLA_FN void FN(joseph_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, NUM *w, int guard,
+                               NREF eps, long *guards)
+{
+    FRAME_BEGIN;
+    SCALAR(delta);
+    SCALAR(t);
+    SCALAR(g);
+    SCALAR(gi);
+    SCALAR(one);
+    FN(matvec)(CX, z, A, u, d, d);
+    for (int j = 0; j < d; j++) { /* w_j = sum_i u_i A_ij, i ascending */
+        MUL(E(w, j), E(u, 0), E(A, j));
+        for (int i = 1; i < d; i++) {
+            MUL(t, E(u, i), E(A, (size_t)i * d + j));
+            ADD(E(w, j), E(w, j), t);
+        }
+    }
+    FN(dot)(CX, P(delta), u, z, d);
+    SETI(one, 1);
+    ADD(delta, one, delta);
+    if (guard == GUARD_SKIP && (!ISFIN(delta) || ABSLESS(delta, R(eps)))) {
+        FN(add_diag)(CX, A, d, eps);
+        (*guards)++;
+        FRAME_END;
+        return;
+    }
+    if (guard == GUARD_FLOOR && LESS(delta, R(eps))) {
+        COPY(delta, R(eps));
+        (*guards)++;
+    }
+    for (int i = 0; i < d; i++) {
+        DIV(gi, E(z, i), delta);
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            DIV(g, E(z, j), delta);
+            MUL(t, gi, E(w, j));
+            SUB(E(A, ij), E(A, ij), t);
+            MUL(t, E(z, i), g);
+            SUB(E(A, ij), E(A, ij), t);
+            MUL(t, gi, g);
+            MUL(t, t, delta);
+            ADD(E(A, ij), E(A, ij), t);
+            STORE(E(A, ij));
+        }
+    }
+    FRAME_END;
+}
+
+/* chol: L (lower triangle of the d x d array, row-major) with M = L L^T; M += u u^T as the
+ * classical rank-1 Cholesky update (a sequence of rotations, O(d^2)): L stays a Cholesky factor,
+ * so M stays positive definite by construction. x (d entries) is workspace. */
+VLA_FN void FN(chol_update)(CXP, NUM *L, const NUM *u, int d, NUM *x)
+{
+    FRAME_BEGIN;
+    SCALAR(r);
+    SCALAR(c);
+    SCALAR(sn);
+    SCALAR(t);
+    for (int i = 0; i < d; i++)
+        COPY(E(x, i), E(u, i));
+    for (int k = 0; k < d; k++) {
+        MUL(r, E(L, (size_t)k * d + k), E(L, (size_t)k * d + k));
+        MUL(t, E(x, k), E(x, k));
+        ADD(r, r, t);
+        SQRT(r, r);
+        DIV(c, r, E(L, (size_t)k * d + k));
+        DIV(sn, E(x, k), E(L, (size_t)k * d + k));
+        COPY(E(L, (size_t)k * d + k), r);
+        STORE(E(L, (size_t)k * d + k));
+        for (int i = k + 1; i < d; i++) {
+            size_t ik = (size_t)i * d + k;
+            MUL(t, sn, E(x, i));
+            ADD(E(L, ik), E(L, ik), t);
+            DIV(E(L, ik), E(L, ik), c);
+            STORE(E(L, ik));
+            MUL(E(x, i), c, E(x, i));
+            MUL(t, sn, E(L, ik));
+            SUB(E(x, i), E(x, i), t);
+        }
+    }
+    FRAME_END;
+}
+
+/* y = M^-1 x = L^-T L^-1 x: forward then backward substitution, each sum in ascending j;
+ * y must not alias x */
+VLA_FN void FN(chol_solve)(CXP, const NUM *L, NUM *y, const NUM *x, int d)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    for (int i = 0; i < d; i++) {
+        COPY(E(y, i), E(x, i));
+        for (int j = 0; j < i; j++) {
+            MUL(t, E(L, (size_t)i * d + j), E(y, j));
+            SUB(E(y, i), E(y, i), t);
+        }
+        DIV(E(y, i), E(y, i), E(L, (size_t)i * d + i));
+    }
+    for (int i = d - 1; i >= 0; i--) {
+        for (int j = i + 1; j < d; j++) {
+            MUL(t, E(L, (size_t)j * d + i), E(y, j));
+            SUB(E(y, i), E(y, i), t);
+        }
+        DIV(E(y, i), E(y, i), E(L, (size_t)i * d + i));
+    }
+    FRAME_END;
+}
+
 /* S += e a^T (S dv x d), stored */
 VLA_FN void FN(modulate)(CXP, NUM *S, const NUM *e, const NUM *a, int dv, int d)
 {
     FRAME_BEGIN;
     SCALAR(t);
-    for (int i = 0; i < dv; i++)
+    VLA_PFOR(i, 0, dv)
         for (int j = 0; j < d; j++) {
             MUL(t, E(e, i), E(a, j));
             ADD(E(S, (size_t)i * d + j), E(S, (size_t)i * d + j), t);
@@ -155,7 +306,7 @@ VLA_FN int FN(renorm)(CXP, NUM *S, int dv, int d, NREF threshold)
     int did = 0;
     FN(norm2)(CX, P(f), S, dv * d);
     if (LESS(R(threshold), f)) {
-        for (int i = 0; i < dv * d; i++) {
+        VLA_PFOR(i, 0, dv * d) {
             DIV(E(S, i), E(S, i), f);
             STORE(E(S, i));
         }
@@ -169,7 +320,7 @@ VLA_FN int FN(renorm)(CXP, NUM *S, int dv, int d, NREF threshold)
 VLA_FN void FN(residual)(CXP, NUM *e, const NUM *v, const NUM *S, const NUM *x, int dv, int d)
 {
     FN(matvec)(CX, e, S, x, dv, d);
-    for (int i = 0; i < dv; i++)
+    VLA_PFOR(i, 0, dv)
         SUB(E(e, i), E(v, i), E(e, i));
 }
 
@@ -183,6 +334,7 @@ typedef struct {
     NUM *q, *k, *v, *u, *g;       /* this step's inputs, rounded to the storage format */
     NUM *pk, *pq;                 /* feature-mapped k and q (stored) */
     NUM *kp, *al, *z, *e, *o, *w; /* workspace: k', alpha, z, residual, read-out, scratch */
+    NUM *e2;                      /* workspace (d): joseph's A^T u */
     NUM *c;                       /* the constants of the config, in the compute format */
     NUM *beta_decay;              /* this step's beta and decay */
     vla_counts cnt;
@@ -210,6 +362,7 @@ VLA_FN void FN(vstate_free)(CXP, ST *s)
     NUM_FREE(s->e, dv);
     NUM_FREE(s->o, dv);
     NUM_FREE(s->w, d > dv ? d : dv);
+    NUM_FREE(s->e2, d);
     NUM_FREE(s->c, C_NCONST);
     NUM_FREE(s->beta_decay, 2);
     free(s);
@@ -242,10 +395,11 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
     s->e = NUM_ALLOC(dv);
     s->o = NUM_ALLOC(dv);
     s->w = NUM_ALLOC(m);
+    s->e2 = NUM_ALLOC(d);
     s->c = NUM_ALLOC(C_NCONST);
     s->beta_decay = NUM_ALLOC(2);
     if (!s->S || !s->A || !s->n || !s->q || !s->k || !s->v || !s->u || !s->g || !s->pk ||
-        !s->pq || !s->kp || !s->al || !s->z || !s->e || !s->o || !s->w || !s->c ||
+        !s->pq || !s->kp || !s->al || !s->z || !s->e || !s->o || !s->w || !s->e2 || !s->c ||
         !s->beta_decay) {
         FN(vstate_free)(CX, s);
         return VLA_ENOMEM;
@@ -266,9 +420,17 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
     SETD(E(c, C_BETA), cfg->beta);
     SETI(E(c, C_SQRTD), d);
     SQRT(E(c, C_SQRTD), E(c, C_SQRTD));
-    for (int i = 0; i < d; i++) {
-        COPY(E(s->A, (size_t)i * d + i), E(c, C_LAMBDA_INV));
-        STORE(E(s->A, (size_t)i * d + i));
+    if (cfg->track == VLA_TRACK_CHOL) { /* L_0 = sqrt(lambda0) I, the factor of M_0 */
+        for (int i = 0; i < d; i++) {
+            SETD(E(s->A, (size_t)i * d + i), cfg->lambda0);
+            SQRT(E(s->A, (size_t)i * d + i), E(s->A, (size_t)i * d + i));
+            STORE(E(s->A, (size_t)i * d + i));
+        }
+    } else {
+        for (int i = 0; i < d; i++) {
+            COPY(E(s->A, (size_t)i * d + i), E(c, C_LAMBDA_INV));
+            STORE(E(s->A, (size_t)i * d + i));
+        }
     }
     ARITH_LEAVE;
     *out = s;
@@ -277,8 +439,41 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
 
 #endif
 
+/* The rank-1 change of the penalty, M += u u^T, in the configured way of tracking A (the array
+ * s->A holds A, or for chol the Cholesky factor L of M). The guard applies where there is a
+ * delta (sm, sm-sym, joseph). */
+VLA_FN void FN(penalty_update)(CXP, ST *s, const NUM *u, int guard, NREF eps)
+{
+    switch (s->cfg.track) {
+    case VLA_TRACK_CHOL:
+        FN(chol_update)(CX, s->A, u, s->d, s->z);
+        break;
+    case VLA_TRACK_JOSEPH:
+        FN(joseph_update)(CX, s->A, u, s->d, s->z, s->e2, guard, eps, &s->cnt.guard);
+        break;
+    default:
+        FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, s->cfg.track == VLA_TRACK_SMSYM,
+                      &s->cnt.guard);
+        break;
+    }
+}
+
+/* y = A x, from the tracked representation (chol: two triangular solves; sm, sm-sym: A is
+ * exactly symmetric, so down the columns) */
+VLA_FN void FN(apply_A)(CXP, ST *s, NUM *y, const NUM *x)
+{
+    if (s->cfg.track == VLA_TRACK_CHOL)
+        FN(chol_solve)(CX, s->A, y, x, s->d);
+    else if (s->cfg.track == VLA_TRACK_SM || s->cfg.track == VLA_TRACK_SMSYM)
+        FN(matvec_t)(CX, y, s->A, x, s->d, s->d);
+    else
+        FN(matvec)(CX, y, s->A, x, s->d, s->d);
+}
+
+#ifndef VLA_RECUR_DEVICE
 /* Rounds this step's inputs into the storage format; phi is applied in binary64 before that
- * rounding (SPEC section 5), the identity map when cfg.features says so. */
+ * rounding (SPEC section 5), the identity map when cfg.features says so. Host only: a device
+ * takes inputs that the host prepared with this function. */
 VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
 {
     int d = s->d, dv = s->dv, phi = s->cfg.features == VLA_FEAT_OWN;
@@ -308,6 +503,7 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
     else
         LOAD_IN(E(s->beta_decay, 1), in->decay);
 }
+#endif
 
 /* o = S x / max(n . x, floor) when the model normalizes, else S x */
 VLA_FN void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
@@ -319,7 +515,7 @@ VLA_FN void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
         FN(dot)(CX, P(den), s->n, x, s->d);
         if (LESS(den, R(floor)))
             COPY(den, R(floor));
-        for (int i = 0; i < s->dv; i++)
+        VLA_PFOR(i, 0, s->dv)
             DIV(E(s->o, i), E(s->o, i), den);
     }
     FRAME_END;
@@ -340,7 +536,7 @@ VLA_FN void FN(read_loaded)(CXP, ST *s)
         FN(readout)(CX, s, s->q, P(E(c, C_STAB)));
         break;
     case VLA_VLA1: /* o = S (A q) */
-        FN(matvec)(CX, s->w, s->A, s->q, s->d, s->d);
+        FN(apply_A)(CX, s, s->w, s->q);
         FN(readout)(CX, s, s->w, P(E(c, C_STAB)));
         break;
     case VLA_VLA3:
@@ -354,7 +550,7 @@ VLA_FN void FN(read_loaded)(CXP, ST *s)
 /* n += x, stored */
 VLA_FN void FN(accumulate)(CXP, NUM *n, const NUM *x, int d)
 {
-    for (int i = 0; i < d; i++) {
+    VLA_PFOR(i, 0, d) {
         ADD(E(n, i), E(n, i), E(x, i));
         STORE(E(n, i));
     }
@@ -364,7 +560,7 @@ VLA_FN void FN(step_la)(CXP, ST *s)
 {
     FN(modulate)(CX, s->S, s->v, s->pk, s->dv, s->d);
     FN(accumulate)(CX, s->n, s->pk, s->d);
-    for (int j = 0; j < s->d; j++) { /* S_t = S_{t-1} + v phi(k)^T: the Jacobian is I */
+    VLA_PFOR(j, 0, s->d) { /* S_t = S_{t-1} + v phi(k)^T: the Jacobian is I */
         COPY(E(s->kp, j), E(s->pk, j));
         SETI(E(s->al, j), 0);
     }
@@ -379,17 +575,17 @@ VLA_FN void FN(step_delta)(CXP, ST *s, int has_g)
     SCALAR(t);
     int d = s->d, dv = s->dv;
     NUM *S = s->S;
-    for (int j = 0; j < d; j++)
+    VLA_PFOR(j, 0, d)
         COPY(E(s->kp, j), E(s->k, j));
     FN(unit)(CX, s->kp, d, &s->cnt.zero_norm);
     if (s->cfg.delta_form == VLA_DELTA_DECAY) {
-        for (size_t i = 0; i < (size_t)dv * d; i++) {
+        VLA_PFOR(i, 0, dv * d) {
             MUL(E(S, i), E(s->beta_decay, 1), E(S, i));
             STORE(E(S, i));
         }
     }
     FN(residual)(CX, s->e, s->v, S, s->kp, dv, d);
-    for (int i = 0; i < dv; i++) {
+    VLA_PFOR(i, 0, dv) {
         MUL(b, E(s->beta_decay, 0), E(s->e, i));
         for (int j = 0; j < d; j++) {
             size_t ij = (size_t)i * d + j;
@@ -400,7 +596,7 @@ VLA_FN void FN(step_delta)(CXP, ST *s, int has_g)
             STORE(E(S, ij));
         }
     }
-    for (int j = 0; j < d; j++) /* the Jacobian (gate aside) is I - k' (beta k')^T */
+    VLA_PFOR(j, 0, d) /* the Jacobian (gate aside) is I - k' (beta k')^T */
         MUL(E(s->al, j), E(s->beta_decay, 0), E(s->kp, j));
     FRAME_END;
 }
@@ -410,12 +606,11 @@ VLA_FN void FN(step_delta)(CXP, ST *s, int has_g)
 VLA_FN void FN(step_rls)(CXP, ST *s)
 {
     int d = s->d;
-    FN(sm_update)(CX, s->A, s->k, d, s->z, s->cfg.guard ? GUARD_SKIP : GUARD_NONE,
-                  P(E(s->c, C_EPS_G)), s->cfg.track == VLA_TRACK_SMSYM, &s->cnt.guard);
-    FN(matvec)(CX, s->al, s->A, s->k, d, d);
+    FN(penalty_update)(CX, s, s->k, s->cfg.guard ? GUARD_SKIP : GUARD_NONE, P(E(s->c, C_EPS_G)));
+    FN(apply_A)(CX, s, s->al, s->k);
     FN(residual)(CX, s->e, s->v, s->S, s->k, s->dv, d);
     FN(modulate)(CX, s->S, s->e, s->al, s->dv, d);
-    for (int j = 0; j < d; j++)
+    VLA_PFOR(j, 0, d)
         COPY(E(s->kp, j), E(s->k, j));
 }
 
@@ -435,17 +630,16 @@ VLA_FN void FN(step_vla1)(CXP, ST *s)
     SCALAR(nrm);
     int d = s->d, dv = s->dv;
     NUM *c = s->c;
-    for (int j = 0; j < d; j++)
+    VLA_PFOR(j, 0, d)
         DIV(E(s->w, j), E(s->u, j), E(c, C_SQRTD));
-    FN(sm_update)(CX, s->A, s->w, d, s->z, s->cfg.guard ? GUARD_SKIP : GUARD_NONE,
-                  P(E(c, C_EPS_G)), s->cfg.track == VLA_TRACK_SMSYM, &s->cnt.guard);
+    FN(penalty_update)(CX, s, s->w, s->cfg.guard ? GUARD_SKIP : GUARD_NONE, P(E(c, C_EPS_G)));
     FN(nudge)(CX, s);
-    FN(matvec)(CX, s->al, s->A, s->k, d, d);
+    FN(apply_A)(CX, s, s->al, s->k);
     FN(residual)(CX, s->e, s->v, s->S, s->k, dv, d);
     FN(norm2)(CX, P(nrm), s->e, dv);
     if (LESS(E(c, C_CLIP), nrm)) {
         DIV(nrm, E(c, C_CLIP), nrm);
-        for (int i = 0; i < dv; i++)
+        VLA_PFOR(i, 0, dv)
             MUL(E(s->e, i), E(s->e, i), nrm);
         s->cnt.clip++;
     }
@@ -463,7 +657,7 @@ VLA_FN void FN(step_vla1)(CXP, ST *s)
             s->cnt.clamp++;
         }
     }
-    for (int j = 0; j < d; j++)
+    VLA_PFOR(j, 0, d)
         COPY(E(s->kp, j), E(s->k, j));
     FRAME_END;
 }
@@ -474,33 +668,31 @@ VLA_FN void FN(step_vla3)(CXP, ST *s)
 {
     int d = s->d, dv = s->dv;
     NUM *c = s->c;
-    for (int j = 0; j < d; j++)
+    VLA_PFOR(j, 0, d)
         COPY(E(s->w, j), E(s->u, j));
     FN(unit)(CX, s->w, d, &s->cnt.zero_norm);
-    for (int j = 0; j < d; j++)
+    VLA_PFOR(j, 0, d)
         DIV(E(s->w, j), E(s->w, j), E(c, C_SQRTD));
-    FN(sm_update)(CX, s->A, s->w, d, s->z, s->cfg.guard ? GUARD_FLOOR : GUARD_NONE,
-                  P(E(c, C_STAB)), s->cfg.track == VLA_TRACK_SMSYM, &s->cnt.guard);
+    FN(penalty_update)(CX, s, s->w, s->cfg.guard ? GUARD_FLOOR : GUARD_NONE, P(E(c, C_STAB)));
     FN(nudge)(CX, s);
-    for (int j = 0; j < d; j++)
+    VLA_PFOR(j, 0, d)
         COPY(E(s->kp, j), E(s->pk, j));
     FN(unit)(CX, s->kp, d, &s->cnt.zero_norm);
-    FN(matvec)(CX, s->al, s->A, s->kp, d, d);
+    FN(apply_A)(CX, s, s->al, s->kp);
     FN(unit)(CX, s->al, d, &s->cnt.zero_norm);
     FN(residual)(CX, s->e, s->v, s->S, s->kp, dv, d);
     FN(modulate)(CX, s->S, s->e, s->al, dv, d);
     FN(accumulate)(CX, s->n, s->pk, d);
 }
 
-VLA_FN int FN(vstate_step)(CXP, ST *s, const vla_input *in)
+/* a step once its inputs are loaded (has_g: the input carried a gate) */
+VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
 {
-    ARITH_ENTER;
-    FN(load)(CX, s, in);
     s->t++;
     s->cnt.steps++;
     switch (s->cfg.model) {
     case VLA_LA: FN(step_la)(CX, s); break;
-    case VLA_DELTA: FN(step_delta)(CX, s, in->g != NULL); break;
+    case VLA_DELTA: FN(step_delta)(CX, s, has_g); break;
     case VLA_RLS: FN(step_rls)(CX, s); break;
     case VLA_VLA1: FN(step_vla1)(CX, s); break;
     case VLA_VLA3: FN(step_vla3)(CX, s); break;
@@ -509,6 +701,14 @@ VLA_FN int FN(vstate_step)(CXP, ST *s, const vla_input *in)
     if (s->cfg.renorm > 0 && FN(renorm)(CX, s->S, s->dv, s->d, P(E(s->c, C_RENORM))))
         s->cnt.renorm++;
     FN(read_loaded)(CX, s);
+}
+
+#ifndef VLA_RECUR_DEVICE
+VLA_FN int FN(vstate_step)(CXP, ST *s, const vla_input *in)
+{
+    ARITH_ENTER;
+    FN(load)(CX, s, in);
+    FN(vstate_advance)(CX, s, in->g != NULL);
     ARITH_LEAVE;
     return VLA_OK;
 }
@@ -529,9 +729,7 @@ VLA_FN int FN(vstate_read)(CXP, ST *s, const double *q)
     ARITH_LEAVE;
     return VLA_OK;
 }
-
-#ifndef VLA_RECUR_DEVICE
-VLA_FN int FN(vstate_get)(const ST *s, vla_quantity q, double *dst)
+VLA_FN int FN(vstate_get)(CXP, ST *s, vla_quantity q, double *dst)
 {
     const NUM *src;
     size_t n;
@@ -543,6 +741,21 @@ VLA_FN int FN(vstate_get)(const ST *s, vla_quantity q, double *dst)
     case VLA_Q_KP: src = s->kp; n = s->d; break;
     case VLA_Q_ALPHA: src = s->al; n = s->d; break;
     default: return VLA_EINVAL;
+    }
+    if (q == VLA_Q_A && s->cfg.track == VLA_TRACK_CHOL) {
+        /* chol never forms A: a measure that asks for it gets M^-1 column by column, computed
+         * in the working arithmetic from L (O(d^3), at checkpoints only) */
+        int d = s->d;
+        ARITH_ENTER;
+        for (int j = 0; j < d; j++) {
+            for (int i = 0; i < d; i++)
+                SETI(E(s->w, i), i == j);
+            FN(chol_solve)(CX, s->A, s->e2, s->w, d);
+            for (int i = 0; i < d; i++)
+                dst[(size_t)i * d + j] = TOD(E(s->e2, i));
+        }
+        ARITH_LEAVE;
+        return VLA_OK;
     }
     for (size_t i = 0; i < n; i++)
         dst[i] = TOD(E(src, i));

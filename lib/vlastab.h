@@ -100,6 +100,10 @@ void vla_config_default(vla_config *cfg, vla_model_kind model, int d);
  * the switches take on/off/1/0. */
 int vla_config_set(vla_config *cfg, const char *name, const char *value);
 int vla_config_check(const vla_config *cfg);
+/* Whether cfg's way of tracking A is defined for its model, switches and precision (chol: no
+ * nudge and no clamp, which change A and not M; sr: a 16-bit storage policy with binary32
+ * arithmetic). VLA_ENOTSUP with a one-line reason in *why (may be NULL). */
+int vla_track_check(const vla_config *cfg, const char **why);
 /* one line "model=vla3 track=sm prec=f32 mode=strict d=32 dv=32 lambda0=..." for provenance */
 void vla_config_describe(const vla_config *cfg, char *buf, size_t len);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* ---- error-free transformations. They rely on every operation being rounded as written: the
- * Makefile's -ffp-contract=off keeps the compiler from fusing a + b - c into something else. ---- */
+ * Makefile's -ffp-contract=off keeps the compiler from fusing a * b + c into one fma. ---- */
 
 static inline void two_sum(double a, double b, double *s, double *e)
 {

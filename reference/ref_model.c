@@ -68,8 +68,8 @@ static int op_read(void *self, const double *q)
 }
 static int op_get(const void *self, vla_quantity q, double *dst)
 {
-    const vref_model *m = self;
-    return FN(vstate_get)(m->st, q, dst);
+    vref_model *m = (vref_model *)self; /* forming chol's A uses the context's scratch */
+    return FN(vstate_get)(&m->cx, m->st, q, dst);
 }
 static void op_destroy(void *self)
 {
@@ -100,8 +100,8 @@ int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long 
         return r;
     if (kind == VREF_EXACT && (prec_bits < MPFR_PREC_MIN || prec_bits > (1L << 20)))
         return VLA_ERANGE;
-    if (cfg->track != VLA_TRACK_SM && cfg->track != VLA_TRACK_SMSYM)
-        return VLA_ENOTSUP;
+    if ((r = vla_track_check(cfg, NULL)))
+        return r;
     vref_model *m = calloc(1, sizeof *m);
     if (!m)
         return VLA_ENOMEM;

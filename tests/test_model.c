@@ -292,7 +292,9 @@ TEST(bad_input_is_an_error)
     c.d = 257;
     CHECK(vla_model_new(&m, &c) == VLA_ERANGE);
     c.d = 4;
-    c.track = VLA_TRACK_JOSEPH;
+    c.track = VLA_TRACK_CHOL; /* with the nudge on: not defined */
+    CHECK(vla_model_new(&m, &c) == VLA_ENOTSUP);
+    c.track = VLA_TRACK_SR; /* needs 16-bit storage with binary32 arithmetic */
     CHECK(vla_model_new(&m, &c) == VLA_ENOTSUP);
     c.track = VLA_TRACK_SM;
     c.prec = (vla_prec)99;
