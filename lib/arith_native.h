@@ -17,7 +17,8 @@
  *   NUM_ALLOC(n), NUM_FREE(p, n), ARITH_ENTER/ARITH_LEAVE (around a public entry)
  *   SAVE_ARRAY(f, p, n), LOAD_ARRAY(f, p, n): n numbers to or from a FILE, bit for bit
  *                (0 on success)
- *   CXP, CX      the context parameter and argument (native: unused) */
+ *   SR_RESET(t)  start step t's stream of stochastic-rounding words
+ *   CXP, CX      the context parameter and argument (native: the model's vla_sr_state) */
 #include "fmt.h"
 #include "model_impl.h"
 #include <math.h>
@@ -53,5 +54,6 @@
 #define NUM_FREE(p, n) ((void)(n), free(p))
 #define SAVE_ARRAY(f, p, n) (fwrite((p), sizeof(NUM), (n), (f)) != (n))
 #define LOAD_ARRAY(f, p, n) (fread((p), sizeof(NUM), (n), (f)) != (n))
+#define SR_RESET(t) vla_sr_reset((vla_sr_state *)cx_, (t))
 #define ARITH_ENTER
 #define ARITH_LEAVE

@@ -73,6 +73,7 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
     c->renorm = 0.0;
     c->beta = 1.0;
     c->delta_form = VLA_DELTA_GATED;
+    c->sr_seed = 1;
     c->normalize = (model == VLA_LA || model == VLA_VLA3);
     switch (model) {
     case VLA_VLA1: /* the v1 layer: guarded Sherman-Morrison, nudge every 50, norm clamp */
@@ -139,6 +140,13 @@ int vla_config_set(vla_config *c, const char *name, const char *value)
         if (parse_double(value, &p) || p != floor(p) || p < 1 || p > 1e9)
             return VLA_EINVAL;
         c->period = (int)p;
+        return VLA_OK;
+    }
+    if (!strcmp(name, "sr_seed")) {
+        double p;
+        if (parse_double(value, &p) || p != floor(p) || p < 0 || p > 0x1p53)
+            return VLA_EINVAL;
+        c->sr_seed = (uint64_t)p;
         return VLA_OK;
     }
     if (!strcmp(name, "features")) {
@@ -211,11 +219,12 @@ void vla_config_describe(const vla_config *c, char *buf, size_t len)
     snprintf(buf, len,
              "model=%s track=%s prec=%s mode=%s d=%d dv=%d features=%s lambda0=%g eps_g=%g "
              "stab_eps=%g per_eps=%g period=%d eps_o=%g clip=%g clamp=%g clamp_eps=%g renorm=%g "
-             "beta=%g delta_form=%s nudge=%s guard=%s clamp_on=%s normalize=%s",
+             "beta=%g delta_form=%s nudge=%s guard=%s clamp_on=%s normalize=%s sr_seed=%llu",
              vla_model_name(c->model), vla_track_name(c->track), vla_prec_name(c->prec),
              c->mode == VLA_STRICT ? "strict" : "fast", c->d, c->dv,
              c->features == VLA_FEAT_ID ? "id" : "own", c->lambda0, c->eps_g, c->stab_eps,
              c->per_eps, c->period, c->eps_o, c->clip, c->clamp, c->clamp_eps, c->renorm, c->beta,
              c->delta_form == VLA_DELTA_GATED ? "gated" : "decay", c->nudge ? "on" : "off",
-             c->guard ? "on" : "off", c->clamp_on ? "on" : "off", c->normalize ? "on" : "off");
+             c->guard ? "on" : "off", c->clamp_on ? "on" : "off", c->normalize ? "on" : "off",
+             (unsigned long long)c->sr_seed);
 }

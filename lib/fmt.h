@@ -6,6 +6,7 @@
 #ifndef VLA_FMT_H
 #define VLA_FMT_H
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 static inline uint32_t vla_f2u(float x)
@@ -48,6 +49,43 @@ static inline float vla_rnd_f16(float x)
     a += 0x0fffu + ((a >> 13) & 1u);
     a &= 0xffffe000u;
     if (a >= 0x47800000u) /* rounded to 2^16 or beyond: overflow */
+        a = 0x7f800000u;
+    return vla_u2f(a | s);
+}
+
+/* Stochastic rounding of a binary32 value into bfloat16 or binary16 (the sr way of tracking A):
+ * with frac the position of |x| between its two neighbours on the format's grid, the magnitude
+ * rounds up when floor(frac * 2^K) + r >= 2^K, r uniform in [0, 2^K): up with probability
+ * frac to K bits (K = 16 for bfloat16, 13 for binary16: exactly the bits binary32 holds below the
+ * 16-bit significand in the normal range). Adding r below the kept bits and truncating does that. */
+static inline float vla_sr_bf16(float x, uint32_t r)
+{
+    uint32_t u = vla_f2u(x);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return vla_u2f(u | 0x00400000u);
+    uint32_t s = u & 0x80000000u, a = u & 0x7fffffffu;
+    if (a < 0x7f800000u)
+        a = (a + (r & 0xffffu)) & 0xffff0000u; /* a carry into the exponent is the next binade or Inf */
+    return vla_u2f(s | a);
+}
+
+static inline float vla_sr_f16(float x, uint32_t r)
+{
+    uint32_t u = vla_f2u(x), s = u & 0x80000000u, a = u & 0x7fffffffu;
+    r &= 0x1fffu;
+    if (a > 0x7f800000u)
+        return vla_u2f(u | 0x00400000u);
+    if (a == 0x7f800000u)
+        return x;
+    if (a < 0x38800000u) { /* the subnormal grid 2^-24: binary32 holds more than 13 bits here */
+        float m = vla_u2f(a) * 16777216.0f, n = floorf(m); /* exact */
+        uint32_t f = (uint32_t)((m - n) * 8192.0f);          /* frac to 13 bits, truncated */
+        if (f + r >= 0x2000u)
+            n += 1.0f;
+        return vla_u2f(vla_f2u(n * 0x1p-24f) | s);
+    }
+    a = (a + r) & 0xffffe000u;
+    if (a >= 0x47800000u) /* 2^16 and beyond: overflow */
         a = 0x7f800000u;
     return vla_u2f(a | s);
 }

@@ -25,6 +25,32 @@ struct vla_model {
 int vla_model_wrap(vla_model **out, const vla_config *cfg, const vla_model_ops *ops, void *self,
                    const vla_counts *counts);
 
+/* The random words of stochastic rounding: a pure function of (seed, t, the count of stores
+ * within step t), so a run is reproducible and the emulation can draw the same words. Step 0 is
+ * the model's construction. */
+typedef struct {
+    uint64_t seed;
+    long t;
+    uint32_t ctr, buf[4];
+} vla_sr_state;
+
+static inline void vla_sr_reset(vla_sr_state *s, long t)
+{
+    s->t = t;
+    s->ctr = 0;
+}
+
+static inline uint32_t vla_sr_next(vla_sr_state *s)
+{
+    if ((s->ctr & 3u) == 0) { /* one Philox call gives four words */
+        const uint32_t ctr[4] = {s->ctr >> 2, (uint32_t)s->t, (uint32_t)((uint64_t)s->t >> 32),
+                                 0x53520000u /* "SR": apart from the input streams */};
+        const uint32_t key[2] = {(uint32_t)s->seed, (uint32_t)(s->seed >> 32) ^ 0xA5A5A5A5u};
+        vla_philox4x32_10(ctr, key, s->buf);
+    }
+    return s->buf[s->ctr++ & 3u];
+}
+
 /* the native policies, strict (model.c) and fast (model_fast.c) */
 int vla_native_create_strict(const vla_config *cfg, vla_model **out);
 int vla_native_create_fast(const vla_config *cfg, vla_model **out);

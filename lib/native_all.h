@@ -61,8 +61,30 @@
 #define SFX TAG(bf16f32)
 #include "native_inst.h"
 
+/* sr: binary32 arithmetic, every stored 16-bit result rounded stochastically */
+#define NUM float
+#define SQRTN sqrtf
+#define RO(x) (x)
+#define RS(x) vla_sr_f16((x), vla_sr_next((vla_sr_state *)cx_))
+#define FMT_C VLA_FMT_F32
+#define FMT_S VLA_FMT_F16
+#define SFX TAG(f16f32sr)
+#include "native_inst.h"
+
+#define NUM float
+#define SQRTN sqrtf
+#define RO(x) (x)
+#define RS(x) vla_sr_bf16((x), vla_sr_next((vla_sr_state *)cx_))
+#define FMT_C VLA_FMT_F32
+#define FMT_S VLA_FMT_BF16
+#define SFX TAG(bf16f32sr)
+#include "native_inst.h"
+
 int NATIVE_CREATE(const vla_config *cfg, vla_model **out)
 {
+    if (cfg->track == VLA_TRACK_SR)
+        return cfg->prec == VLA_F16_F32 ? VLA_CAT(create, TAG(f16f32sr))(cfg, out)
+                                        : VLA_CAT(create, TAG(bf16f32sr))(cfg, out);
     switch (cfg->prec) {
     case VLA_F64: return VLA_CAT(create, TAG(f64))(cfg, out);
     case VLA_F32: return VLA_CAT(create, TAG(f32))(cfg, out);

@@ -3,11 +3,18 @@
  * Included by native_all.h once per policy, with NUM, SQRTN, RO, RS, FMT_C, FMT_S, SFX set. */
 #include "recur.h"
 
-static int FN(op_step)(void *self, const vla_input *in) { return FN(vstate_step)(NULL, self, in); }
-static int FN(op_read)(void *self, const double *q) { return FN(vstate_read)(NULL, self, q); }
+/* the context of a native instantiation is the model's stochastic-rounding state */
+static int FN(op_step)(void *self, const vla_input *in)
+{
+    return FN(vstate_step)(&((ST *)self)->sr, self, in);
+}
+static int FN(op_read)(void *self, const double *q)
+{
+    return FN(vstate_read)(&((ST *)self)->sr, self, q);
+}
 static int FN(op_get)(const void *self, vla_quantity q, double *dst)
 {
-    return FN(vstate_get)(NULL, (ST *)self, q, dst);
+    return FN(vstate_get)(&((ST *)self)->sr, (ST *)self, q, dst);
 }
 static void FN(op_destroy)(void *self) { FN(vstate_free)(NULL, self); }
 static int FN(op_save)(const void *self, FILE *f) { return FN(vstate_save)(self, f); }
@@ -18,7 +25,8 @@ static const vla_model_ops FN(ops) = {FN(op_step), FN(op_read),    FN(op_get),
 static int FN(create)(const vla_config *cfg, vla_model **out)
 {
     ST *s;
-    int r = FN(vstate_new)(NULL, cfg, &s);
+    vla_sr_state init = {.seed = cfg->sr_seed}; /* step 0: the construction's stores */
+    int r = FN(vstate_new)(&init, cfg, &s);
     return r ? r : vla_model_wrap(out, cfg, &FN(ops), s, &s->cnt);
 }
 

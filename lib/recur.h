@@ -16,6 +16,10 @@
 #ifndef VLA_FN
 #define VLA_FN static
 #endif
+/* an arithmetic without stochastic rounding needs no per-step reset of its random words */
+#ifndef SR_RESET
+#define SR_RESET(t) ((void)0)
+#endif
 #define VLA_CAT_(a, b) a##_##b
 #define VLA_CAT(a, b) VLA_CAT_(a, b)
 #define FN(name) VLA_CAT(name, SFX)
@@ -338,6 +342,7 @@ typedef struct {
     NUM *c;                       /* the constants of the config, in the compute format */
     NUM *beta_decay;              /* this step's beta and decay */
     vla_counts cnt;
+    vla_sr_state sr; /* sr: the random words (the native context points here) */
 } ST;
 
 #ifndef VLA_RECUR_DEVICE
@@ -377,6 +382,7 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
         return VLA_ENOMEM;
     int d = cfg->d, dv = cfg->dv, m = d > dv ? d : dv;
     s->cfg = *cfg;
+    s->sr.seed = cfg->sr_seed;
     s->d = d;
     s->dv = dv;
     s->S = NUM_ALLOC((size_t)dv * d);
@@ -689,6 +695,7 @@ VLA_FN void FN(step_vla3)(CXP, ST *s)
 VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
 {
     s->t++;
+    SR_RESET(s->t);
     s->cnt.steps++;
     switch (s->cfg.model) {
     case VLA_LA: FN(step_la)(CX, s); break;

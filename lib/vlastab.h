@@ -92,11 +92,13 @@ typedef struct {
     double beta;           /* delta: default beta_t when the input carries none */
     vla_delta_form delta_form;
     int nudge, guard, clamp_on, normalize; /* switches; normalize: la/vla3 read-out ratio */
+    uint64_t sr_seed;      /* sr: the seed of the stochastic rounding's random words */
 } vla_config;
 
 void vla_config_default(vla_config *cfg, vla_model_kind model, int d);
 /* NAME=VALUE of a model constant or switch (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip,
- * clamp, clamp_eps, renorm, beta, delta_form=gated|decay, nudge, guard, clamp_on, normalize, features):
+ * clamp, clamp_eps, renorm, beta, sr_seed, delta_form=gated|decay, nudge, guard, clamp_on,
+ * normalize, features):
  * the switches take on/off/1/0. */
 int vla_config_set(vla_config *cfg, const char *name, const char *value);
 int vla_config_check(const vla_config *cfg);

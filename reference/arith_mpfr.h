@@ -9,6 +9,7 @@
 #include "model_impl.h"
 #include <stdio.h>
 #include <mpfr.h>
+#include <math.h>
 #include <stdlib.h>
 
 #define VREF_POOL 32
@@ -19,6 +20,10 @@ typedef struct {
     mpfr_exp_t emin_c, emax_c, emin_s, emax_s;
     mpfr_exp_t saved_emin, saved_emax;
     int store_rounds;         /* storage format narrower than the compute format */
+    int sr_bits;              /* sr: stores round stochastically with this many random bits */
+    long sr_pmin, sr_emin;    /* sr: the storage format's precision and smallest normal exponent */
+    double sr_max;            /* sr: its largest finite value */
+    vla_sr_state sr;
     double tiny;              /* smallest normal of the compute format (zero-norm events) */
     mpfr_t tmp_s;             /* a number in the storage format */
     mpfr_t pool[VREF_POOL];
@@ -38,11 +43,38 @@ static inline void vref_fin(vref_ctx *cx, mpfr_ptr r, int ternary)
         mpfr_subnormalize(r, ternary, MPFR_RNDN);
 }
 
+/* Stochastic rounding of the binary32 value in r into the storage format, by arithmetic rather
+ * than lib/'s bit manipulation: q is the grid spacing at |r| (the storage format's ulp, or its
+ * subnormal spacing), m = |r| / q, and the magnitude rounds up from floor(m) when
+ * floor(frac(m) 2^K) + word >= 2^K. Every step is exact in binary64 (r has 24 bits). */
+static inline void vref_store_sr(vref_ctx *cx, mpfr_ptr r)
+{
+    uint32_t word = vla_sr_next(&cx->sr) & ((1u << cx->sr_bits) - 1);
+    double x = mpfr_get_d(r, MPFR_RNDN), a = fabs(x);
+    if (!isfinite(x) || a == 0)
+        return;
+    int e;
+    frexp(a, &e); /* a in [2^(e-1), 2^e) */
+    long lead = e - 1 < cx->sr_emin ? cx->sr_emin : e - 1;
+    double q = ldexp(1.0, (int)(lead - (cx->sr_pmin - 1))), m = a / q, n = floor(m);
+    double f = floor(ldexp(m - n, cx->sr_bits));
+    if (f + word >= ldexp(1.0, cx->sr_bits))
+        n += 1;
+    double y = n * q;
+    if (y > cx->sr_max)
+        y = INFINITY;
+    mpfr_set_d(r, copysign(y, x), MPFR_RNDN);
+}
+
 /* r <- r rounded into the storage format (r's own precision is kept: the value is exact in it) */
 static inline void vref_store(vref_ctx *cx, mpfr_ptr r)
 {
     if (!cx->store_rounds)
         return;
+    if (cx->sr_bits) {
+        vref_store_sr(cx, r);
+        return;
+    }
     int i = mpfr_set(cx->tmp_s, r, MPFR_RNDN);
     mpfr_set_emin(cx->emin_s);
     mpfr_set_emax(cx->emax_s);
@@ -172,6 +204,7 @@ static inline int vref_load_array(FILE *f, __mpfr_struct *p, size_t n)
 #define NUM_FREE(p, n) vref_free((p), (n))
 #define SAVE_ARRAY(f, p, n) vref_save_array((f), (__mpfr_struct *)(p), (n))
 #define LOAD_ARRAY(f, p, n) vref_load_array((f), (p), (n))
+#define SR_RESET(t) vla_sr_reset(&cx_->sr, (t))
 #define ARITH_ENTER vref_enter(cx_)
 #define ARITH_LEAVE vref_leave(cx_)
 #endif

@@ -50,6 +50,13 @@ static void ctx_init(vref_ctx *cx, const vla_config *cfg, vref_kind kind, long b
         cx->store_rounds = fs != fc;
     }
     cx->tiny = vla_fmt_min_normal(fc);
+    cx->sr.seed = cfg->sr_seed;
+    if (!cx->exact && cfg->track == VLA_TRACK_SR) { /* 13 or 16 bits: what binary32 holds below */
+        cx->sr_bits = fs == VLA_FMT_F16 ? 13 : 16;
+        cx->sr_pmin = cx->prec_s;
+        cx->sr_emin = fs == VLA_FMT_F16 ? -14 : -126;
+        cx->sr_max = fs == VLA_FMT_F16 ? 65504.0 : 0x1.fep127;
+    }
     mpfr_init2(cx->tmp_s, cx->prec_s);
     for (int i = 0; i < VREF_POOL; i++)
         mpfr_init2(cx->pool[i], cx->prec_c);

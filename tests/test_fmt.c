@@ -194,3 +194,47 @@ TEST(policy_names_and_formats)
     CHECK(vla_fmt_unit_roundoff(VLA_FMT_BF16) == 0x1p-8);
     CHECK(vla_fmt_min_normal(VLA_FMT_F16) == 0x1p-14);
 }
+
+/* stochastic rounding: the result is one of the two neighbours, and averaged over every random
+ * word it is exactly frac to K bits of the way between them (unbiased to 2^-K ulp) */
+TEST(stochastic_rounding_is_unbiased)
+{
+    uint64_t s = 4242;
+    long bad = 0;
+    for (int fi = 0; fi < 2; fi++) {
+        int K = fi ? 16 : 13;
+        for (int i = 0; i < 300; i++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            /* binary32 values across the range, subnormals of both formats included */
+            float x = ldexpf((float)(s >> 40) * 0x1p-24f, (int)((s >> 8) % 45) - (fi ? 140 : 30));
+            if (s & 1)
+                x = -x;
+            float dn = fi ? vla_round_bf16(x) : vla_round_f16(x);
+            /* the neighbours: round to nearest gives one; the other is one grid step away */
+            float a = fabsf(x), b = fabsf(dn);
+            float lo = b <= a ? b : 0, hi = b >= a ? b : 0;
+            double sum = 0;
+            for (uint32_t r = 0; r < (1u << K); r++) {
+                float y = fi ? vla_sr_bf16(x, r) : vla_sr_f16(x, r);
+                float ay = fabsf(y);
+                if (b <= a ? ay < lo : ay > hi)
+                    bad++;
+                sum += ay;
+            }
+            double mean = sum / (1u << K);
+            /* |mean - |x|| is below 2^-K of the grid step: the truncation of frac */
+            double step = fi ? ldexp(1.0, ilogb(a < 0x1p-126f ? 0x1p-126f : a) - 7)
+                             : ldexp(1.0, ilogb(a < 0x1p-14f ? 0x1p-14f : a) - 10);
+            if (!(fabs(mean - a) <= step * ldexp(1.0, -K) * 1.0000001) && bad++ < 3)
+                CHECK_MSG(0, "sr mean %a vs x %a (step %a)", mean, a, step);
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(vla_sr_f16(1.0f + 0x1p-11f, 0) == 1.0f);           /* word 0: down */
+    CHECK(vla_sr_f16(1.0f + 0x1p-11f, 0x1000) == 1.0f + 0x1p-10f); /* frac 1/2: up from word 2^12 */
+    CHECK(vla_sr_f16(1.0f + 0x1p-11f, 0x0fff) == 1.0f);
+    CHECK(isinf(vla_sr_f16(65519.0f, 0x1fff)) && vla_sr_f16(65519.0f, 0) == 65504.0f);
+    CHECK(vla_sr_bf16(1.0f + 0x1p-9f, 0xbfff) == 1.0f);            /* frac 1/4 */
+    CHECK(vla_sr_bf16(1.0f + 0x1p-9f, 0xc000) == 1.0f + 0x1p-7f);
+    CHECK(isnan(vla_sr_bf16(NAN, 5)) && isnan(vla_sr_f16(NAN, 5)));
+}
