@@ -201,6 +201,10 @@ int vla_track_check(const vla_config *c, const char **why)
         else if (c->model == VLA_VLA1 && c->clamp_on)
             w = "chol cannot apply vla1's clamp (A += eps I): set clamp_on=off";
         break;
+    case VLA_TRACK_COMP:
+        if (c->prec == VLA_F16_F32 || c->prec == VLA_BF16_F32)
+            w = "comp is double-word arithmetic of one format: use f64, f32, f16 or bf16";
+        break;
     case VLA_TRACK_SR:
         if (c->prec != VLA_F16_F32 && c->prec != VLA_BF16_F32)
             w = "sr rounds stored 16-bit results of binary32 arithmetic: use f16-f32 or bf16-f32";

@@ -35,6 +35,8 @@ int vla_model_new(vla_model **out, const vla_config *cfg)
         return r;
     if ((r = vla_track_check(cfg, NULL)))
         return r;
+    if (cfg->track == VLA_TRACK_COMP) /* strict whatever the mode: see model_comp.c */
+        return vla_native_create_comp(cfg, out);
     if (cfg->mode == VLA_FAST) {
 #if defined(__x86_64__) || defined(__i386__)
         if (!__builtin_cpu_supports("fma")) /* model_fast.c is built with -mfma */

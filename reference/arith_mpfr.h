@@ -30,6 +30,12 @@ typedef struct {
     int top;
 } vref_ctx;
 
+/* ref_model.c: a context for cfg (its formats, stochastic rounding, the pool) and its end */
+void vref_ctx_init(vref_ctx *cx, const vla_config *cfg, int kind, long bits);
+void vref_ctx_clear(vref_ctx *cx);
+/* ref_model_dw.c: the emulation of the comp way (double-word arithmetic) */
+int vref_dw_model_new(vla_model **out, const vla_config *cfg);
+
 static inline mpfr_ptr vref_scalar(vref_ctx *cx)
 {
     if (cx->top == VREF_POOL)

@@ -21,14 +21,14 @@ void vref_fmt_params(vla_fmt f, long *prec, long *emin, long *emax)
     *emax = hi[f];
 }
 
-static void ctx_clear(vref_ctx *cx)
+void vref_ctx_clear(vref_ctx *cx)
 {
     mpfr_clear(cx->tmp_s);
     for (int i = 0; i < VREF_POOL; i++)
         mpfr_clear(cx->pool[i]);
 }
 
-static void ctx_init(vref_ctx *cx, const vla_config *cfg, vref_kind kind, long bits)
+void vref_ctx_init(vref_ctx *cx, const vla_config *cfg, int kind, long bits)
 {
     long p, lo, hi;
     vla_fmt fs = vla_prec_storage(cfg->prec), fc = vla_prec_compute(cfg->prec);
@@ -82,7 +82,7 @@ static void op_destroy(void *self)
 {
     vref_model *m = self;
     FN(vstate_free)(&m->cx, m->st);
-    ctx_clear(&m->cx);
+    vref_ctx_clear(&m->cx);
     free(m);
 }
 static int op_save(const void *self, FILE *f)
@@ -109,13 +109,15 @@ int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long 
         return VLA_ERANGE;
     if ((r = vla_track_check(cfg, NULL)))
         return r;
+    if (cfg->track == VLA_TRACK_COMP && kind == VREF_EMULATE) /* double-word arithmetic */
+        return vref_dw_model_new(out, cfg);
     vref_model *m = calloc(1, sizeof *m);
     if (!m)
         return VLA_ENOMEM;
-    ctx_init(&m->cx, cfg, kind, prec_bits);
+    vref_ctx_init(&m->cx, cfg, kind, prec_bits);
     r = FN(vstate_new)(&m->cx, cfg, &m->st);
     if (r) {
-        ctx_clear(&m->cx);
+        vref_ctx_clear(&m->cx);
         free(m);
         return r;
     }
