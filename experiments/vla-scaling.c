@@ -1,0 +1,858 @@
+/* vla-scaling: the cost of one recurrent step against d and T for each model and precision, on
+ * one CPU core, beside causal softmax attention computed directly (O(T^2 d) in total), and the
+ * context length where softmax's total time passes the model's (SPEC section 10, claim 5). */
+#define _GNU_SOURCE
+#include "cli.h"
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define COLUMNS "model prec d T ns_per_step steps_per_s ns_total measured cpu_ns_per_step"
+#define NCOL 9
+#define MAXL 32
+#define SOFTMAX (-1)
+
+static const vla_cli_spec *g_spec; /* for the option callback's one-line errors */
+
+typedef struct {
+    int nm, np, nd, nT;
+    vla_model_kind models[MAXL];
+    vla_prec precs[MAXL];
+    long ds[MAXL], Ts[MAXL];
+    int set_m, set_p, set_d, set_T;
+    int repeat;
+    double budget; /* seconds one softmax timing may take before we extrapolate */
+    long pool;
+    int clock_cpu; /* ns_per_step from thread CPU time rather than the wall clock */
+} opts;
+
+/* a comma-separated list of integers in lo..hi, each one checked; any flaw is a usage error */
+static int parse_ints(const char *opt, const char *v, long lo, long hi, long *out, int *n)
+{
+    char buf[1024];
+    if (strlen(v) >= sizeof buf)
+        vla_cli_die(g_spec, "--%s: list too long", opt);
+    strcpy(buf, v);
+    *n = 0;
+    char *save = NULL, *p = buf;
+    if (!*v || v[strlen(v) - 1] == ',' || *v == ',' || strstr(v, ",,"))
+        vla_cli_die(g_spec, "--%s: '%s' is not a list like 16,32,64", opt, v);
+    for (char *tok = strtok_r(p, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *end;
+        double x = strtod(tok, &end); /* 1e5 is a natural way to write a length */
+        if (end == tok || *end || x != floor(x) || x < lo || x > hi)
+            vla_cli_die(g_spec, "--%s: '%s' is not an integer in %ld..%ld", opt, tok, lo, hi);
+        if (*n == MAXL)
+            vla_cli_die(g_spec, "--%s: more than %d values", opt, MAXL);
+        out[(*n)++] = (long)x;
+    }
+    return 0;
+}
+
+static int on_opt(void *ctx, const char *name, const char *v)
+{
+    opts *o = ctx;
+    if (!strcmp(name, "models")) {
+        char buf[256], *save = NULL;
+        if (strlen(v) >= sizeof buf || !*v || v[strlen(v) - 1] == ',' || strstr(v, ",,"))
+            vla_cli_die(g_spec, "--models: '%s' is not a list like la,vla3", v);
+        strcpy(buf, v);
+        o->nm = 0;
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (o->nm == MAXL)
+                vla_cli_die(g_spec, "--models: more than %d values", MAXL);
+            if (vla_model_parse(tok, &o->models[o->nm++]))
+                vla_cli_die(g_spec, "--models: unknown model '%s' (la, delta, rls, vla1, vla3)", tok);
+        }
+        o->set_m = 1;
+    } else if (!strcmp(name, "precisions")) {
+        char buf[256], *save = NULL;
+        if (strlen(v) >= sizeof buf || !*v || v[strlen(v) - 1] == ',' || strstr(v, ",,"))
+            vla_cli_die(g_spec, "--precisions: '%s' is not a list like f32,f64", v);
+        strcpy(buf, v);
+        o->np = 0;
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            if (o->np == MAXL)
+                vla_cli_die(g_spec, "--precisions: more than %d values", MAXL);
+            if (vla_prec_parse(tok, &o->precs[o->np++]))
+                vla_cli_die(g_spec, "--precisions: unknown precision '%s' (f64, f32, f16, bf16, "
+                                    "f16-f32, bf16-f32)", tok);
+        }
+        o->set_p = 1;
+    } else if (!strcmp(name, "ds")) {
+        parse_ints("ds", v, VLA_D_MIN, VLA_D_MAX, o->ds, &o->nd);
+        o->set_d = 1;
+    } else if (!strcmp(name, "Ts")) {
+        parse_ints("Ts", v, 1, 1000000000L, o->Ts, &o->nT);
+        o->set_T = 1;
+    } else if (!strcmp(name, "repeat")) {
+        long r;
+        int n;
+        parse_ints("repeat", v, 1, 1000, &r, &n);
+        if (n != 1)
+            vla_cli_die(g_spec, "--repeat: '%s' is not one integer", v);
+        o->repeat = (int)r;
+    } else if (!strcmp(name, "softmax-budget")) {
+        char *end;
+        double x = strtod(v, &end);
+        if (end == v || *end || !(x > 0 && x <= 3600))
+            vla_cli_die(g_spec, "--softmax-budget: '%s' is not a number of seconds in (0, 3600]", v);
+        o->budget = x;
+    } else if (!strcmp(name, "clock")) {
+        if (strcmp(v, "wall") && strcmp(v, "cpu"))
+            vla_cli_die(g_spec, "--clock: '%s' is neither wall nor cpu", v);
+        o->clock_cpu = !strcmp(v, "cpu");
+    } else if (!strcmp(name, "pool")) {
+        long r;
+        int n;
+        parse_ints("pool", v, 1, 1L << 20, &r, &n);
+        if (n != 1)
+            vla_cli_die(g_spec, "--pool: '%s' is not one integer", v);
+        o->pool = r;
+    }
+    return 0;
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* this thread's CPU time: on a shared machine the wall clock also counts the time other
+ * processes held our core, and the two together say how much of it we had */
+static double cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *x, int n)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* ---- the inputs: P steps of the stream made before any clock starts, then cycled, so that we
+ * time the recurrence and not the generator (a step's cost does not depend on the values, apart
+ * from the rare guard and zero-norm branches) ---- */
+typedef struct {
+    int d;
+    long P;
+    double *buf; /* P x (4 d + 2 d) doubles: q k u | v g (dv = d) */
+    double *beta, *decay;
+    char *has_g, *is_read;
+} pool_t;
+
+static void pool_free(pool_t *p)
+{
+    free(p->buf);
+    free(p->beta);
+    free(p->decay);
+    free(p->has_g);
+    free(p->is_read);
+    memset(p, 0, sizeof *p);
+}
+
+static int pool_make(pool_t *p, const vla_cli *c, int d, long P, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    vla_stream *s;
+    int e = vla_stream_open(&s, c->stream, d, d, c->seed, err, errlen);
+    if (e)
+        return e;
+    long len = vla_stream_length(s);
+    if (len > 0 && P > len)
+        P = len;
+    p->d = d;
+    p->P = P;
+    p->buf = malloc((size_t)P * 6 * d * sizeof(double));
+    p->beta = malloc(P * sizeof(double));
+    p->decay = malloc(P * sizeof(double));
+    p->has_g = malloc(P);
+    p->is_read = malloc(P);
+    vla_step_buf b;
+    if (!p->buf || !p->beta || !p->decay || !p->has_g || !p->is_read || vla_step_buf_alloc(&b, d, d)) {
+        vla_stream_close(s);
+        pool_free(p);
+        snprintf(err, errlen, "out of memory for %ld steps of inputs", P);
+        return VLA_ENOMEM;
+    }
+    for (long t = 0; t < P && !e; t++) {
+        if ((e = vla_stream_get(s, 0, t + 1, &b))) {
+            snprintf(err, errlen, "%s, step %ld: %s", c->stream, t + 1, vla_strerror(e));
+            break;
+        }
+        double *r = p->buf + (size_t)t * 6 * d;
+        memcpy(r, b.q, d * sizeof *r);
+        memcpy(r + d, b.k, d * sizeof *r);
+        memcpy(r + 2 * d, b.u, d * sizeof *r);
+        memcpy(r + 3 * d, b.v, d * sizeof *r);
+        memcpy(r + 4 * d, b.g, d * sizeof *r);
+        p->beta[t] = b.beta;
+        p->decay[t] = b.decay;
+        p->has_g[t] = (char)b.has_g;
+        p->is_read[t] = (char)b.is_read;
+    }
+    vla_step_buf_free(&b);
+    vla_stream_close(s);
+    if (e)
+        pool_free(p);
+    return e;
+}
+
+/* One timing of T steps of a fresh model (made before the clock starts): ns per step by the wall
+ * clock and by this thread's CPU time. vla_model_step includes the rounding of the inputs and
+ * phi, as every caller pays. */
+static int time_model(const vla_config *cfg, const pool_t *p, const vla_input *in, long T,
+                      double *ns, double *cpu)
+{
+    vla_model *m;
+    int e = vla_model_new(&m, cfg);
+    if (e)
+        return e;
+    long P = p->P, j = 0;
+    double t0 = now_ns(), c0 = cpu_ns();
+    for (long t = 0; t < T && !e; t++) {
+        e = p->is_read[j] ? vla_model_read(m, in[j].q) : vla_model_step(m, &in[j]);
+        if (++j == P)
+            j = 0;
+    }
+    *ns = (now_ns() - t0) / T;
+    *cpu = (cpu_ns() - c0) / T;
+    vla_model_free(m);
+    return e;
+}
+
+/* the pool's steps as model inputs */
+static vla_input *pool_inputs(const pool_t *p)
+{
+    vla_input *in = malloc(p->P * sizeof *in);
+    int d = p->d;
+    for (long t = 0; in && t < p->P; t++) {
+        const double *r = p->buf + (size_t)t * 6 * d;
+        in[t] = (vla_input){r, r + d, r + 3 * d, r + 2 * d, p->has_g[t] ? r + 4 * d : NULL,
+                            p->beta[t], p->decay[t]};
+    }
+    return in;
+}
+
+/* ---- causal softmax attention, the direct way: for each t, scores of q_t against k_1..k_t,
+ * their softmax, the weighted sum of v_1..v_t. Keys are stored transposed (d x T) so that the
+ * scores of all keys are one left-to-right sum per key, computed side by side across keys, which
+ * the compiler may vectorize without reassociating anything: the same strict arithmetic as the
+ * models (no fma contraction, fixed order). ---- */
+#define SOFTMAX_BODY(T_, EXP)                                                                      \
+    {                                                                                              \
+        T_ scale = (T_)1 / (T_)sqrt((double)d), acc = 0;                                          \
+        for (long t = 0; t < T; t++) {                                                             \
+            const T_ *q = Q + (size_t)t * d;                                                       \
+            for (long j = 0; j <= t; j++)                                                          \
+                s[j] = q[0] * Kt[j];                                                               \
+            for (int i = 1; i < d; i++) {                                                          \
+                const T_ *ki = Kt + (size_t)i * T;                                                 \
+                for (long j = 0; j <= t; j++)                                                      \
+                    s[j] += q[i] * ki[j];                                                          \
+            }                                                                                      \
+            T_ mx = s[0] * scale;                                                                  \
+            for (long j = 0; j <= t; j++) {                                                        \
+                s[j] *= scale;                                                                     \
+                mx = s[j] > mx ? s[j] : mx;                                                        \
+            }                                                                                      \
+            T_ sum = 0;                                                                            \
+            for (long j = 0; j <= t; j++) {                                                        \
+                s[j] = EXP(s[j] - mx);                                                             \
+                sum += s[j];                                                                       \
+            }                                                                                      \
+            for (int i = 0; i < d; i++)                                                            \
+                o[i] = 0;                                                                          \
+            for (long j = 0; j <= t; j++) {                                                        \
+                const T_ *vj = V + (size_t)j * d;                                                  \
+                for (int i = 0; i < d; i++)                                                        \
+                    o[i] += s[j] * vj[i];                                                          \
+            }                                                                                      \
+            for (int i = 0; i < d; i++)                                                            \
+                acc += o[i] / sum;                                                                 \
+        }                                                                                          \
+        return (double)acc;                                                                        \
+    }
+/* Q, V: T x d; Kt: d x T; s: T scores; o: d. Returns a sum of the outputs, so that none of the
+ * work can be optimized away. */
+static double softmax_f64(long T, int d, const double *Q, const double *Kt, const double *V,
+                          double *s, double *o) SOFTMAX_BODY(double, exp)
+static double softmax_f32(long T, int d, const float *Q, const float *Kt, const float *V,
+                          float *s, float *o) SOFTMAX_BODY(float, expf)
+
+static volatile double sink;
+
+/* One softmax timing of length T at d from the pool's raw q, k, v (cycled), in binary64 when
+ * dbl, else binary32; returns ns for the whole sequence, or a negative number when out of memory. */
+static double time_softmax(const pool_t *p, long T, int dbl, double *cpu)
+{
+    int d = p->d;
+    size_t n = (size_t)T * d, es = dbl ? sizeof(double) : sizeof(float);
+    char *Q = malloc(n * es), *K = malloc(n * es), *V = malloc(n * es), *s = malloc(T * es),
+         *o = malloc(d * es);
+    double ns = -1;
+    if (Q && K && V && s && o) {
+        for (long t = 0; t < T; t++) {
+            const double *r = p->buf + (size_t)(t % p->P) * 6 * d;
+            for (int i = 0; i < d; i++) {
+                size_t a = (size_t)t * d + i, b = (size_t)i * T + t;
+                if (dbl) {
+                    ((double *)Q)[a] = r[i];
+                    ((double *)K)[b] = r[d + i];
+                    ((double *)V)[a] = r[3 * d + i];
+                } else {
+                    ((float *)Q)[a] = (float)r[i];
+                    ((float *)K)[b] = (float)r[d + i];
+                    ((float *)V)[a] = (float)r[3 * d + i];
+                }
+            }
+        }
+        double t0 = now_ns(), c0 = cpu_ns();
+        sink = dbl ? softmax_f64(T, d, (double *)Q, (double *)K, (double *)V, (double *)s, (double *)o)
+                   : softmax_f32(T, d, (float *)Q, (float *)K, (float *)V, (float *)s, (float *)o);
+        ns = now_ns() - t0;
+        *cpu = cpu_ns() - c0;
+    }
+    free(Q);
+    free(K);
+    free(V);
+    free(s);
+    free(o);
+    return ns;
+}
+
+/* ---- results held until the end, so that the header can carry the fits and crossovers ---- */
+typedef struct {
+    double v[NCOL];
+} row_t;
+typedef struct {
+    row_t *r;
+    long n, cap;
+} rows_t;
+static void add(rows_t *R, double m, double p, double d, double T, double ns_step, double ns_total,
+                double measured, double cpu_step)
+{
+    if (R->n == R->cap) {
+        R->cap = R->cap ? 2 * R->cap : 64;
+        R->r = realloc(R->r, R->cap * sizeof *R->r);
+        if (!R->r) {
+            fprintf(stderr, "vla-scaling: out of memory\n");
+            exit(1);
+        }
+    }
+    row_t x = {{m, p, d, T, ns_step, 1e9 / ns_step, ns_total, measured, cpu_step}};
+    R->r[R->n++] = x;
+}
+
+/* the softmax curve of one (precision, d): measured points and the fit ns_total = a T^2 */
+typedef struct {
+    int n;
+    double T[64], ns[64], cpu[64];
+    double a, resid, a_cpu;
+    long fit_from;
+} smcurve;
+
+/* a by least squares on relative residuals over the measured points with T >= 1000 (the two
+ * largest if fewer qualify), where the quadratic term dominates the per-token overhead */
+static double fit_a(const smcurve *c, const double *y, int first, double *resid)
+{
+    double sxy = 0, sxx = 0;
+    for (int i = first; i < c->n; i++) {
+        double x = c->T[i] * c->T[i] / y[i];
+        sxy += x;
+        sxx += x * x;
+    }
+    double a = sxx > 0 ? sxy / sxx : NAN;
+    *resid = 0;
+    for (int i = first; i < c->n; i++) {
+        double r = fabs(a * c->T[i] * c->T[i] / y[i] - 1);
+        *resid = r > *resid ? r : *resid;
+    }
+    return a;
+}
+
+static void fit_quadratic(smcurve *c)
+{
+    int first = 0;
+    double r;
+    while (first < c->n && c->T[first] < 1000)
+        first++;
+    if (c->n - first < 2)
+        first = c->n >= 2 ? c->n - 2 : 0;
+    c->a = fit_a(c, c->ns, first, &c->resid);
+    c->a_cpu = fit_a(c, c->cpu, first, &r);
+    c->fit_from = c->n ? (long)c->T[first] : 0;
+}
+
+/* Where softmax's total time passes a model's T * ns: between the two measured points that bracket
+ * it (log-log interpolation of the ratio, *measured = 1), else from the fit, T = ns / a. */
+static double crossover(const smcurve *c, int use_cpu, double ns, int *measured)
+{
+    const double *y = use_cpu ? c->cpu : c->ns;
+    double prev_T = 0, prev_r = 0;
+    for (int i = 0; i < c->n; i++) {
+        double r = y[i] / (c->T[i] * ns);
+        if (r > 1 && i > 0 && prev_r <= 1) {
+            *measured = 1;
+            double f = (0 - log(prev_r)) / (log(r) - log(prev_r));
+            return exp(log(prev_T) + f * (log(c->T[i]) - log(prev_T)));
+        }
+        if (r > 1 && i == 0)
+            break; /* below the smallest measured length: the fit says where */
+        prev_T = c->T[i];
+        prev_r = r;
+    }
+    *measured = 0;
+    return ns / (use_cpu ? c->a_cpu : c->a);
+}
+
+static int in_list(const long *x, int n, long v)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i] == v)
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static opts o = {.nm = 5,
+                     .models = {VLA_LA, VLA_DELTA, VLA_RLS, VLA_VLA1, VLA_VLA3},
+                     .np = 1,
+                     .precs = {VLA_F32},
+                     .nd = 4,
+                     .ds = {16, 32, 64, 128},
+                     .nT = 3,
+                     .Ts = {1000, 10000, 100000},
+                     .repeat = 5,
+                     .budget = 3,
+                     .pool = 4096};
+    static const vla_cli_opt own[] = {
+        {"models", "LIST", "models to time, comma-separated (default la,delta,rls,vla1,vla3)"},
+        {"precisions", "LIST", "precisions, comma-separated (default f32)"},
+        {"ds", "LIST", "key dimensions d (= dv), comma-separated (default 16,32,64,128)"},
+        {"Ts", "LIST", "sequence lengths T (default 1000,10000,100000)"},
+        {"repeat", "R", "timings per point; the median is reported (default 5)"},
+        {"softmax-budget", "SEC", "longest single softmax timing; longer T is extrapolated as "
+                                  "a*T^2 (default 3)"},
+        {"pool", "P", "distinct input steps made before timing and cycled (default 4096)"},
+        {"clock", "C", "what ns_per_step and the crossovers are measured by: wall "
+                       "(CLOCK_MONOTONIC, the default) or cpu (this thread's CPU time, steadier on "
+                       "a shared machine)"},
+        {NULL, NULL, NULL}};
+    static const vla_cli_spec spec = {
+        .prog = "vla-scaling",
+        .summary =
+            "Times one recurrent step of each model on the CPU backend, one thread pinned to one\n"
+            "core, for every d in --ds, T in --Ts and precision in --precisions: ns_per_step is the\n"
+            "median over --repeat runs of T steps (wall time / T by clock_gettime(CLOCK_MONOTONIC),\n"
+            "or this thread's CPU time with --clock cpu); the inputs are made before the clock\n"
+            "starts. Beside it, causal softmax attention\n"
+            "computed directly (for each t: scores against k_1..k_t, softmax, weighted values;\n"
+            "O(T^2 d) in total) in binary64 for f64 and binary32 otherwise, measured while one\n"
+            "run takes at most --softmax-budget seconds and extrapolated beyond as a*T^2. The\n"
+            "crossover is the T where softmax's total time passes the model's T * ns_per_step.\n"
+            "Claim 5 of the source documents: O(T) cost, and a fused GPU kernel beating softmax\n"
+            "beyond about 43,000 tokens; this program measures the CPU. --d, --steps, --model and\n"
+            "--precision, when given, stand for one-element --ds, --Ts, --models, --precisions.",
+        .columns = "  model        0 la, 1 delta, 2 rls, 3 vla1, 4 vla3, -1 causal softmax\n"
+                   "  prec         0 f64, 1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32\n"
+                   "  d            key dimension (= value dimension)\n"
+                   "  T            sequence length\n"
+                   "  ns_per_step  median ns per step (softmax: ns_total / T, which grows with T)\n"
+                   "  steps_per_s  1e9 / ns_per_step\n"
+                   "  ns_total     the whole sequence: T * ns_per_step for a model\n"
+                   "  measured     1 measured, 0 extrapolated (softmax a*T^2; crossover from the fit)\n"
+                   "  cpu_ns_per_step  the same from this thread's CPU time (CLOCK_THREAD_CPUTIME_ID):\n"
+                   "               below ns_per_step when other processes shared the core\n"
+                   "One block per (precision, model), then one per precision for softmax, then a\n"
+                   "last block of crossovers (T = the crossover length, ns_total = the time there).",
+        .example = "vla-scaling --models la,vla3 --ds 32,64 --Ts 1000,10000 --repeat 3",
+        .default_steps = 1000,
+        .default_stream = "lmlike",
+        .default_model = VLA_VLA3,
+        .default_ref = REF_NONE,
+        .opts = own,
+        .on_opt = on_opt,
+        .ctx = &o,
+    };
+    g_spec = &spec;
+    vla_cli c;
+    vla_cli_parse(&c, &spec, argc, argv);
+    /* the one-value common options stand for the lists when the lists are not given */
+    for (int i = 1; i + 1 < argc; i++) {
+        if (!strcmp(argv[i], "--model") && !o.set_m) {
+            o.nm = 1;
+            o.models[0] = c.cfg.model;
+        } else if (!strcmp(argv[i], "--precision") && !o.set_p) {
+            o.np = 1;
+            o.precs[0] = c.cfg.prec;
+        } else if (!strcmp(argv[i], "--d") && !o.set_d) {
+            o.nd = 1;
+            o.ds[0] = c.cfg.d;
+        } else if (!strcmp(argv[i], "--steps") && !o.set_T) {
+            o.nT = 1;
+            o.Ts[0] = c.steps;
+        }
+    }
+    if (c.runs != 1)
+        vla_cli_die(&spec, "--runs: the timing is of one run on one core");
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--dv") || !strcmp(argv[i], "--resume") || !strcmp(argv[i], "--ref"))
+            vla_cli_die(&spec, "%s: not an option of a timing (dv = d; no reference; nothing to "
+                               "resume)", argv[i]);
+    if (strcmp(c.backend, "cpu"))
+        vla_cli_die(&spec, "--backend %s: this program times the CPU backend only", c.backend);
+
+    /* every configuration is checked before any timing starts */
+    static vla_config cfgs[MAXL][MAXL][MAXL]; /* [prec][model][d] */
+    for (int pi = 0; pi < o.np; pi++)
+        for (int mi = 0; mi < o.nm; mi++)
+            for (int di = 0; di < o.nd; di++) {
+                vla_config *cf = &cfgs[pi][mi][di];
+                vla_config_default(cf, o.models[mi], (int)o.ds[di]);
+                cf->prec = o.precs[pi];
+                cf->mode = c.cfg.mode;
+                if (vla_model_has_A(cf->model))
+                    cf->track = c.cfg.track;
+                for (int i = 1; i + 1 < argc; i++)
+                    if (!strcmp(argv[i], "--set")) {
+                        char key[64];
+                        const char *eq = strchr(argv[i + 1], '=');
+                        size_t kl = (size_t)(eq - argv[i + 1]);
+                        memcpy(key, argv[i + 1], kl);
+                        key[kl] = 0;
+                        vla_config_set(cf, key, eq + 1); /* the parser has checked it */
+                    }
+                const char *why = "";
+                if (vla_config_check(cf) || vla_track_check(cf, &why))
+                    vla_cli_die(&spec, "model %s at d = %ld in %s: the configuration is not valid%s%s",
+                                vla_model_name(cf->model), o.ds[di], vla_prec_name(cf->prec),
+                                *why ? ": " : "", why);
+            }
+    pool_t pools[MAXL];
+    long maxT = 0;
+    for (int ti = 0; ti < o.nT; ti++)
+        maxT = o.Ts[ti] > maxT ? o.Ts[ti] : maxT;
+    long pool_len = o.pool < maxT ? o.pool : maxT;
+    for (int di = 0; di < o.nd; di++) {
+        char err[256];
+        if (pool_make(&pools[di], &c, (int)o.ds[di], pool_len, err, sizeof err))
+            vla_cli_die(&spec, "--stream at d = %ld: %s", o.ds[di], err);
+    }
+
+    /* one core: the question is the latency of a step, and a migration mid-run is noise */
+    int cpu = sched_getcpu();
+    if (cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set))
+            cpu = -1;
+    }
+
+    rows_t R = {0};
+    int tty = isatty(2);
+    double t_start = now_ns();
+    /* The repeats go round every configuration in turn rather than back to back, so that a burst
+     * of load from other processes spreads over all points instead of spoiling one point's
+     * every timing; the median per point is then taken. */
+    long npts = (long)o.np * o.nm * o.nd * o.nT;
+    double *tw = malloc(npts * o.repeat * sizeof *tw), *tc = malloc(npts * o.repeat * sizeof *tc);
+    vla_input *ins[MAXL];
+    for (int di = 0; di < o.nd; di++)
+        if (!(ins[di] = pool_inputs(&pools[di])))
+            tw = NULL;
+    if (!tw || !tc) {
+        fprintf(stderr, "vla-scaling: out of memory\n");
+        return 1;
+    }
+    for (int rep = 0; rep < o.repeat; rep++) {
+        long k = 0;
+        for (int pi = 0; pi < o.np; pi++)
+            for (int mi = 0; mi < o.nm; mi++)
+                for (int di = 0; di < o.nd; di++)
+                    for (int ti = 0; ti < o.nT; ti++, k++) {
+                        if (tty)
+                            fprintf(stderr, "\rround %d of %d: %s %s d=%ld T=%ld ...          ",
+                                    rep + 1, o.repeat, vla_model_name(o.models[mi]),
+                                    vla_prec_name(o.precs[pi]), o.ds[di], o.Ts[ti]);
+                        int e = time_model(&cfgs[pi][mi][di], &pools[di], ins[di], o.Ts[ti],
+                                           &tw[k * o.repeat + rep], &tc[k * o.repeat + rep]);
+                        if (e) {
+                            fprintf(stderr, "%svla-scaling: %s in %s at d = %ld: %s\n",
+                                    tty ? "\n" : "", vla_model_name(o.models[mi]),
+                                    vla_prec_name(o.precs[pi]), o.ds[di], vla_strerror(e));
+                            return 1;
+                        }
+                    }
+    }
+    double load = 1; /* the median share of the core a timing had (thread CPU / wall) */
+    {
+        double *share = malloc(npts * o.repeat * sizeof *share);
+        if (share) {
+            for (long i = 0; i < npts * o.repeat; i++)
+                share[i] = tc[i] / tw[i];
+            load = median(share, (int)(npts * o.repeat));
+            free(share);
+        }
+        long k = 0;
+        for (int pi = 0; pi < o.np; pi++)
+            for (int mi = 0; mi < o.nm; mi++)
+                for (int di = 0; di < o.nd; di++)
+                    for (int ti = 0; ti < o.nT; ti++, k++) {
+                        double cpu = median(tc + k * o.repeat, o.repeat);
+                        double wall = median(tw + k * o.repeat, o.repeat);
+                        double ns = o.clock_cpu ? cpu : wall;
+                        add(&R, o.models[mi], o.precs[pi], o.ds[di], o.Ts[ti], ns, ns * o.Ts[ti],
+                            1, cpu);
+                    }
+    }
+    free(tw);
+    free(tc);
+    for (int di = 0; di < o.nd; di++)
+        free(ins[di]);
+
+    /* softmax: lengths doubling from 16, and the requested ones, while a run fits the budget */
+    static smcurve sm[MAXL][MAXL]; /* [prec][d] */
+    int sm_dbl[MAXL];
+    for (int pi = 0; pi < o.np; pi++)
+        sm_dbl[pi] = vla_prec_compute(o.precs[pi]) == VLA_FMT_F64;
+    for (int pi = 0; pi < o.np; pi++) {
+        int done_before = 0;
+        for (int pj = 0; pj < pi; pj++)
+            done_before |= sm_dbl[pj] == sm_dbl[pi];
+        for (int di = 0; !done_before && di < o.nd; di++) {
+            smcurve *cv = &sm[pi][di];
+            long grid[128];
+            int ng = 0;
+            for (long T = 16; T <= 1000000000L && ng < 64; T *= 2)
+                grid[ng++] = T;
+            for (int ti = 0; ti < o.nT; ti++)
+                if (!in_list(grid, ng, o.Ts[ti]))
+                    grid[ng++] = o.Ts[ti];
+            for (int i = 1; i < ng; i++)
+                for (int j = i; j > 0 && grid[j - 1] > grid[j]; j--) {
+                    long tmp = grid[j];
+                    grid[j] = grid[j - 1];
+                    grid[j - 1] = tmp;
+                }
+            double last_T = 0, last_ns = 0, warm;
+            time_softmax(&pools[di], 256, sm_dbl[pi], &warm); /* code and pages, untimed */
+            for (int gi = 0; gi < ng && cv->n < 64; gi++) {
+                long T = grid[gi];
+                if (last_T > 0 && last_ns * (T / last_T) * (T / last_T) > o.budget * 1e9)
+                    break;
+                if (tty)
+                    fprintf(stderr, "\rsoftmax %s d=%ld T=%ld ...          ",
+                            sm_dbl[pi] ? "f64" : "f32", o.ds[di], T);
+                double x[64], y[64];
+                int reps = 0;
+                for (; reps < o.repeat && reps < 64; reps++) {
+                    x[reps] = time_softmax(&pools[di], T, sm_dbl[pi], &y[reps]);
+                    if (x[reps] < 0) {
+                        fprintf(stderr, "%svla-scaling: softmax at T = %ld, d = %ld: out of memory\n",
+                                tty ? "\n" : "", T, o.ds[di]);
+                        return 1;
+                    }
+                    if (x[reps] * (o.repeat - 1) > o.budget * 1e9) { /* one long run is enough */
+                        reps++;
+                        break;
+                    }
+                }
+                cv->T[cv->n] = T;
+                cv->cpu[cv->n] = median(y, reps);
+                cv->ns[cv->n] = o.clock_cpu ? cv->cpu[cv->n] : median(x, reps);
+                last_T = T;
+                last_ns = cv->ns[cv->n];
+                cv->n++;
+            }
+            fit_quadratic(cv);
+        }
+        for (int pj = 0; pj < pi; pj++) /* the same softmax arithmetic: measured once */
+            if (sm_dbl[pj] == sm_dbl[pi]) {
+                memcpy(sm[pi], sm[pj], sizeof sm[pi]);
+                break;
+            }
+    }
+    if (tty)
+        fprintf(stderr, "\r%60s\r", "");
+    double elapsed = (now_ns() - t_start) * 1e-9;
+
+    /* ---- the table ---- */
+    vla_dat *out;
+    int e = vla_dat_open(&out, c.out, argc, argv);
+    if (e) {
+        fprintf(stderr, "vla-scaling: cannot write %s: %s\n", c.out, vla_strerror(e));
+        return 1;
+    }
+    char list[512];
+    int n = 0;
+    for (int i = 0; i < o.nm; i++)
+        n += snprintf(list + n, sizeof list - n, "%s%s", i ? "," : "", vla_model_name(o.models[i]));
+    vla_dat_meta(out, "models", "%s", list);
+    n = 0;
+    for (int i = 0; i < o.np; i++)
+        n += snprintf(list + n, sizeof list - n, "%s%s", i ? "," : "", vla_prec_name(o.precs[i]));
+    vla_dat_meta(out, "precisions", "%s (mode %s)", list, c.cfg.mode == VLA_FAST ? "fast" : "strict");
+    n = 0;
+    for (int i = 0; i < o.nd; i++)
+        n += snprintf(list + n, sizeof list - n, "%s%ld", i ? "," : "", o.ds[i]);
+    vla_dat_meta(out, "ds", "%s (dv = d)", list);
+    n = 0;
+    for (int i = 0; i < o.nT; i++)
+        n += snprintf(list + n, sizeof list - n, "%s%ld", i ? "," : "", o.Ts[i]);
+    vla_dat_meta(out, "Ts", "%s", list);
+    vla_dat_meta(out, "stream", "%s, seed %llu, head 0: the first %ld steps made before timing and "
+                                "cycled", c.stream, (unsigned long long)c.seed, pools[0].P);
+    vla_dat_meta(out, "backend", "cpu, one thread%s", cpu >= 0 ? ", pinned to one core" : "");
+    if (cpu >= 0)
+        vla_dat_meta(out, "cpu", "%d of %ld online", cpu, sysconf(_SC_NPROCESSORS_ONLN));
+    vla_dat_meta(out, "timer", "%s; ns_per_step = median of %d timings of T steps of a fresh model "
+                               "(time / T), the repeats taken round all points in turn",
+                 o.clock_cpu ? "clock_gettime(CLOCK_THREAD_CPUTIME_ID), thread CPU time"
+                             : "clock_gettime(CLOCK_MONOTONIC), wall clock", o.repeat);
+    vla_dat_meta(out, "softmax", "causal, direct O(T^2 d): scores q_t . k_j / sqrt(d) for j <= t, "
+                                 "max-shifted exp, weighted sum of v_j; strict C like the models");
+    vla_dat_meta(out, "codes", "model: 0 la, 1 delta, 2 rls, 3 vla1, 4 vla3, -1 softmax; prec: 0 f64, "
+                               "1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32");
+    for (int pi = 0; pi < o.np; pi++)
+        for (int di = 0; di < o.nd; di++) {
+            const smcurve *cv = &sm[pi][di];
+            vla_dat_meta(out, "softmax-fit",
+                         "prec=%s d=%ld measured T=%.0f..%.0f (budget %g s per run), beyond that "
+                         "extrapolated as ns_total = a*T^2 with a = %.6g ns (fit over T >= %ld, "
+                         "worst relative residual %.2g)",
+                         sm_dbl[pi] ? "f64" : "f32", o.ds[di], cv->n ? cv->T[0] : 0,
+                         cv->n ? cv->T[cv->n - 1] : 0, o.budget, cv->a, cv->fit_from, cv->resid);
+        }
+    /* crossovers against ns_per_step at the largest T (the steady state, most steps timed) */
+    rows_t X = {0};
+    for (int pi = 0; pi < o.np; pi++)
+        for (int mi = 0; mi < o.nm; mi++)
+            for (int di = 0; di < o.nd; di++) {
+                double ns = 0, cpu = 0, bestT = 0;
+                for (long i = 0; i < R.n; i++) {
+                    const double *v = R.r[i].v;
+                    if (v[0] == o.models[mi] && v[1] == o.precs[pi] && v[2] == o.ds[di] &&
+                        v[3] > bestT) {
+                        bestT = v[3];
+                        ns = v[4];
+                        cpu = v[8];
+                    }
+                }
+                int meas, meas_cpu;
+                double Tx = crossover(&sm[pi][di], 0, ns, &meas);
+                double Tc = crossover(&sm[pi][di], 1, cpu, &meas_cpu);
+                vla_dat_meta(out, "crossover", "model=%s prec=%s d=%ld T=%.0f (%s; model %.4g ns "
+                                               "per step at T=%.0f; by thread CPU time: T=%.0f)",
+                             vla_model_name(o.models[mi]), vla_prec_name(o.precs[pi]), o.ds[di], Tx,
+                             meas ? "between measured softmax lengths" : "from the a*T^2 fit", ns,
+                             bestT, Tc);
+                add(&X, o.models[mi], o.precs[pi], o.ds[di], Tx, ns, Tx * ns, meas, cpu);
+            }
+    /* how a step's cost grows with d and with T, from thread CPU time: a summary that other
+     * processes on the core must not bend */
+    if (o.nd >= 2)
+        for (int pi = 0; pi < o.np; pi++)
+            for (int mi = 0; mi < o.nm; mi++) {
+                double xs[MAXL], ys[MAXL], tlo = 0, thi = 0;
+                for (int di = 0; di < o.nd; di++) {
+                    double best = 0, lo = 0, loT = 1e300;
+                    for (long i = 0; i < R.n; i++) {
+                        const double *v = R.r[i].v;
+                        if (v[0] != o.models[mi] || v[1] != o.precs[pi] || v[2] != o.ds[di])
+                            continue;
+                        if (v[3] > best) {
+                            best = v[3];
+                            ys[di] = v[8];
+                        }
+                        if (v[3] < loT) {
+                            loT = v[3];
+                            lo = v[8];
+                        }
+                    }
+                    xs[di] = (double)o.ds[di];
+                    tlo += lo;
+                    thi += ys[di];
+                }
+                vla_dat_meta(out, "d-exponent", "model=%s prec=%s slope=%.2f (log cpu_ns_per_step against "
+                                                "log d at the largest T); T-constancy %.3f (ns per step "
+                                                "at the largest T over that at the smallest, summed "
+                                                "over d; 1: the cost of a step does not grow with T)",
+                             vla_model_name(o.models[mi]), vla_prec_name(o.precs[pi]),
+                             vla_loglog_slope(xs, ys, o.nd), thi / tlo);
+            }
+    vla_dat_meta(out, "load", "thread CPU time / wall time over the model timings: median %.2f (1: "
+                              "the core was ours; lower: others shared it and wall-clock numbers are "
+                              "inflated)", load);
+    vla_dat_meta(out, "elapsed", "%.1f s for all timings", elapsed);
+    vla_dat_columns(out, COLUMNS);
+    for (long i = 0; i < R.n; i++) {
+        if (i && (R.r[i].v[0] != R.r[i - 1].v[0] || R.r[i].v[1] != R.r[i - 1].v[1]))
+            vla_dat_block(out);
+        vla_dat_row(out, R.r[i].v, NCOL);
+    }
+    for (int pi = 0; pi < o.np; pi++) { /* one block per precision, so a plot can pick by code */
+        vla_dat_block(out);
+        for (int di = 0; di < o.nd; di++) {
+            const smcurve *cv = &sm[pi][di];
+            long Ts[128];
+            int nt = 0;
+            for (int i = 0; i < cv->n; i++)
+                Ts[nt++] = (long)cv->T[i];
+            for (int ti = 0; ti < o.nT; ti++)
+                if (!in_list(Ts, nt, o.Ts[ti]))
+                    Ts[nt++] = o.Ts[ti];
+            for (int i = 1; i < nt; i++)
+                for (int j = i; j > 0 && Ts[j - 1] > Ts[j]; j--) {
+                    long tmp = Ts[j];
+                    Ts[j] = Ts[j - 1];
+                    Ts[j - 1] = tmp;
+                }
+            for (int i = 0; i < nt; i++) {
+                double tot = NAN, ctot = NAN;
+                int meas = 0;
+                for (int k = 0; k < cv->n; k++)
+                    if ((long)cv->T[k] == Ts[i]) {
+                        tot = cv->ns[k];
+                        ctot = cv->cpu[k];
+                        meas = 1;
+                    }
+                if (!meas) {
+                    tot = cv->a * (double)Ts[i] * (double)Ts[i];
+                    ctot = cv->a_cpu * (double)Ts[i] * (double)Ts[i];
+                }
+                add(&R, SOFTMAX, o.precs[pi], o.ds[di], Ts[i], tot / Ts[i], tot, meas, ctot / Ts[i]);
+                vla_dat_row(out, R.r[R.n - 1].v, NCOL);
+            }
+        }
+    }
+    vla_dat_block(out);
+    for (long i = 0; i < X.n; i++)
+        vla_dat_row(out, X.r[i].v, NCOL);
+    e = vla_dat_close(out);
+    for (int di = 0; di < o.nd; di++)
+        pool_free(&pools[di]);
+    free(R.r);
+    free(X.r);
+    if (e) {
+        fprintf(stderr, "vla-scaling: writing %s failed: %s\n", c.out, vla_strerror(e));
+        return 1;
+    }
+    return 0;
+}
