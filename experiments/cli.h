@@ -59,6 +59,8 @@ typedef struct {
     vla_model *m, *ref;
     vla_stream *s;
     vla_step_buf buf;
+    vla_step_buf rbuf; /* --ref f64: the inputs rounded to the run's storage format first */
+    int round_ref;     /* ... when that format is narrower than binary64 */
     int head;
     long t;
     int is_read; /* the last step was a read (mqar query) */

@@ -42,13 +42,27 @@
 #define SETD(r, c) ((r) = (NUM)vla_round_fmt(FMT_C, (c)))
 #define SETI(r, i) ((r) = (NUM)vla_round_fmt(FMT_C, (double)(i)))
 #define STORE(r) ((r) = RS(r))
-#define LOAD_IN(r, x) ((r) = (NUM)vla_round_fmt(FMT_S, (x)))
-#define LOAD_PHI(r, x) ((r) = (NUM)vla_round_fmt(FMT_S, vla_phi_d(vla_round_fmt(FMT_S, (x)))))
+/* vla_round_fmt with its binary64 and binary32 cases inline: FMT_S is a constant, so input
+ * preparation costs a conversion, not a call, in those policies */
+#ifndef VLA_ROUND_IN_ONCE
+#define VLA_ROUND_IN_ONCE
+static inline double vla_round_in(vla_fmt f, double x)
+{
+    return f == VLA_FMT_F64 ? x : f == VLA_FMT_F32 ? (double)(float)x : vla_round_fmt(f, x);
+}
+/* vla_fmt_min_normal as a constant (unit() asks for it on every call) */
+static inline double vla_min_normal_in(vla_fmt f)
+{
+    return f == VLA_FMT_F64 ? 0x1p-1022 : f == VLA_FMT_F16 ? 0x1p-14 : 0x1p-126;
+}
+#endif
+#define LOAD_IN(r, x) ((r) = (NUM)vla_round_in(FMT_S, (x)))
+#define LOAD_PHI(r, x) ((r) = (NUM)vla_round_in(FMT_S, vla_phi_d(vla_round_in(FMT_S, (x)))))
 #define ISFIN(a) isfinite(a)
 #define LESS(a, b) ((a) < (b))
 #define ABSLESS(a, b) (fabs((double)(a)) < (double)(b))
 #define CMPD(a, c) (((double)(a) > (c)) - ((double)(a) < (c)))
-#define TINY vla_fmt_min_normal(FMT_C)
+#define TINY vla_min_normal_in(FMT_C)
 #define TOD(a) ((double)(a))
 #define NUM_ALLOC(n) ((NUM *)calloc((n), sizeof(NUM)))
 #define NUM_FREE(p, n) ((void)(n), free(p))

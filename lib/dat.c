@@ -4,6 +4,7 @@
 #include "vlastab.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ struct vla_dat {
     int own;    /* fp is ours to close (not stdout) */
     int ncols;  /* -1 until the columns line */
     int err;    /* the first failure, reported by close */
+    int errnum; /* errno at that failure: close leaves it in errno, so a program can say why */
 };
 
 static void put(vla_dat *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -31,7 +33,7 @@ static void put(vla_dat *f, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     if (vfprintf(f->fp, fmt, ap) < 0 && !f->err)
-        f->err = VLA_EIO;
+        f->err = VLA_EIO, f->errnum = errno;
     va_end(ap);
 }
 
@@ -41,7 +43,7 @@ static void put_text(vla_dat *f, const char *s)
 {
     for (; *s; s++)
         if (fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f->fp) == EOF && !f->err)
-            f->err = VLA_EIO;
+            f->err = VLA_EIO, f->errnum = errno;
 }
 
 /* One argument as a POSIX shell reads it back: bare when harmless, else in single quotes. */
@@ -146,7 +148,9 @@ int vla_dat_open(vla_dat **out, const char *path, int argc, char **argv)
             f->fp = fopen(f->tmp, "w");
         }
         if (!f->fp) {
+            int errnum = errno;
             dat_free(f);
+            errno = errnum; /* why fopen failed, for the caller's message */
             return VLA_EIO;
         }
         f->own = 1;
@@ -258,21 +262,23 @@ int vla_dat_close(vla_dat *f)
 {
     if (!f)
         return VLA_EINVAL;
-    int err = f->err;
+    int err = f->err, errnum = f->errnum;
     if (!err && f->ncols < 0)
-        err = VLA_EINVAL;
+        err = VLA_EINVAL, errnum = EINVAL;
     if (fflush(f->fp) != 0 && !err)
-        err = VLA_EIO;
+        err = VLA_EIO, errnum = errno;
     if (f->tmp && !err && fsync(fileno(f->fp)) != 0)
-        err = VLA_EIO;
+        err = VLA_EIO, errnum = errno;
     if (f->own && fclose(f->fp) != 0 && !err)
-        err = VLA_EIO;
+        err = VLA_EIO, errnum = errno;
     if (f->tmp) {
         if (!err && rename(f->tmp, f->path) != 0)
-            err = VLA_EIO;
+            err = VLA_EIO, errnum = errno;
         if (err)
             unlink(f->tmp);
     }
     dat_free(f);
+    if (err)
+        errno = errnum;
     return err;
 }

@@ -44,6 +44,8 @@ int vla_model_new(vla_model **out, const vla_config *cfg)
 #endif
         return vla_native_create_fast(cfg, out);
     }
+    if ((r = vla_native_create_simd(cfg, out)) != VLA_ENOTSUP) /* the same bits, vectorized */
+        return r;
     return vla_native_create_strict(cfg, out);
 }
 

@@ -55,6 +55,8 @@ static inline uint32_t vla_sr_next(vla_sr_state *s)
 int vla_native_create_strict(const vla_config *cfg, vla_model **out);
 int vla_native_create_fast(const vla_config *cfg, vla_model **out);
 int vla_native_create_comp(const vla_config *cfg, vla_model **out); /* model_comp.c */
+/* strict, vectorized (model_simd.c): VLA_ENOTSUP where the processor or compiler cannot */
+int vla_native_create_simd(const vla_config *cfg, vla_model **out);
 
 /* phi(x) = elu(x) + 1 in binary64 with the C library's exp (section 5: input preparation). */
 #include <math.h>

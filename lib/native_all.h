@@ -61,7 +61,11 @@
 #define SFX TAG(bf16f32)
 #include "native_inst.h"
 
-/* sr: binary32 arithmetic, every stored 16-bit result rounded stochastically */
+/* sr: binary32 arithmetic, every stored 16-bit result rounded stochastically (models only: the
+ * public primitives are the six round-to-nearest policies) */
+#pragma push_macro("PRIMS")
+#undef PRIMS
+#define PRIMS 0
 #define NUM float
 #define SQRTN sqrtf
 #define RO(x) (x)
@@ -79,6 +83,7 @@
 #define FMT_S VLA_FMT_BF16
 #define SFX TAG(bf16f32sr)
 #include "native_inst.h"
+#pragma pop_macro("PRIMS")
 
 int NATIVE_CREATE(const vla_config *cfg, vla_model **out)
 {

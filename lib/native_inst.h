@@ -30,6 +30,10 @@ static int FN(create)(const vla_config *cfg, vla_model **out)
     return r ? r : vla_model_wrap(out, cfg, &FN(ops), s, &s->cnt);
 }
 
+#ifdef NATIVE_EXTRA /* an includer's own functions on this policy (kernels/: inputs for the GPU) */
+#include NATIVE_EXTRA
+#endif
+
 #if PRIMS
 static int FN(prim_check)(const NUM *x, int n)
 {

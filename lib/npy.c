@@ -170,6 +170,10 @@ static int parse_header(const char *h, size_t len, const char *path, int *itemsi
     while (!eat(&c, '}')) {
         if (!read_str(&c, key, sizeof key) || !eat(&c, ':'))
             return fail(VLA_EFORMAT, err, errlen, path, "malformed header dict");
+        /* a repeated key would leave sizes of the first shape beyond the second's ndim */
+        if ((!strcmp(key, "descr") && have_descr) || (!strcmp(key, "fortran_order") && have_order) ||
+            (!strcmp(key, "shape") && have_shape))
+            return fail(VLA_EFORMAT, err, errlen, path, "header repeats key '%s'", key);
         if (!strcmp(key, "descr")) {
             if (!read_str(&c, descr, sizeof descr))
                 return fail(VLA_EFORMAT, err, errlen, path,

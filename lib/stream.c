@@ -164,19 +164,33 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
     }
     if (rc)
         goto done;
+    /* A gate outside [0, 1] or a negative beta_t makes the delta rule expand instead of contract
+     * (SPEC section 1: g in (0,1), beta in (0,2)), so a run drifts into Inf with nothing said.
+     * The ends are allowed: a saturated sigmoid rounds to them. */
+    double lo = -INFINITY, hi = INFINITY;
+    if (!strcmp(name, "beta.npy"))
+        lo = 0;
+    else if (!strcmp(name, "g.npy"))
+        lo = 0, hi = 1;
     long n = a->shape[0] * a->shape[1] * (ok3 ? a->shape[2] : 1);
     for (long i = 0; i < n; i++) {
-        if (!isfinite(a->data[i])) {
-            long inner = ok3 ? a->shape[2] : 1, t = i / inner % a->shape[1];
-            long h = i / inner / a->shape[1];
-            if (ok3)
-                rc = fail(VLA_ENONFINITE, err, errlen, "%s: %s at [%ld, %ld, %ld]", path,
-                          isnan(a->data[i]) ? "NaN" : "Inf", h, t, i % inner);
-            else
-                rc = fail(VLA_ENONFINITE, err, errlen, "%s: %s at [%ld, %ld]", path,
-                          isnan(a->data[i]) ? "NaN" : "Inf", h, t);
-            break;
-        }
+        double x = a->data[i];
+        if (isfinite(x) && x >= lo && x <= hi)
+            continue;
+        long inner = ok3 ? a->shape[2] : 1, t = i / inner % a->shape[1];
+        long h = i / inner / a->shape[1];
+        char at[80];
+        if (ok3)
+            snprintf(at, sizeof at, "[%ld, %ld, %ld]", h, t, i % inner);
+        else
+            snprintf(at, sizeof at, "[%ld, %ld]", h, t);
+        if (!isfinite(x))
+            rc = fail(VLA_ENONFINITE, err, errlen, "%s: %s at %s", path, isnan(x) ? "NaN" : "Inf",
+                      at);
+        else
+            rc = fail(VLA_ERANGE, err, errlen, "%s: %.17g at %s is outside [%g, %g]", path, x, at,
+                      lo, hi);
+        break;
     }
 done:
     if (rc)

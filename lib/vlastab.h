@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define VLA_VERSION "0.1.0"
 
 /* ---- errors: functions that can fail return 0 or one of these (negative) ---- */
@@ -266,4 +270,7 @@ int vla_dat_row(vla_dat *f, const double *vals, int n);
 int vla_dat_block(vla_dat *f); /* two blank lines */
 int vla_dat_close(vla_dat *f);  /* flushes; VLA_EIO if anything failed to write */
 
+#ifdef __cplusplus
+}
+#endif
 #endif

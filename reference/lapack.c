@@ -8,6 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* OpenBLAS (which Debian's libblas/liblapack may resolve to) splits work over threads in ways that
+ * change the last bits of dsyevr and dpotri: one thread keeps a reference the same whatever the
+ * machine's thread count. A weak symbol: other BLAS builds have no such function. */
+extern void openblas_set_num_threads(int) __attribute__((weak));
+static void one_blas_thread(void)
+{
+    static int done;
+    if (!done && openblas_set_num_threads) {
+        openblas_set_num_threads(1);
+        done = 1;
+    }
+}
+
 /* ---- error-free transformations. They rely on every operation being rounded as written: the
  * Makefile's -ffp-contract=off keeps the compiler from fusing a * b + c into one fma. ---- */
 
@@ -136,6 +149,7 @@ void vref_gram_free(vref_gram *g)
 
 int vref_spd_inverse(const double *M, int d, double *Ainv)
 {
+    one_blas_thread();
     if (!M || !Ainv)
         return VLA_EINVAL;
     if (!D_OK(d))
@@ -164,6 +178,7 @@ int vref_spd_inverse(const double *M, int d, double *Ainv)
 
 int vref_sym_eig(const double *A, int d, double *lambda)
 {
+    one_blas_thread();
     if (!A || !lambda)
         return VLA_EINVAL;
     if (!D_OK(d))
@@ -201,6 +216,7 @@ int vref_sym_eig(const double *A, int d, double *lambda)
 /* m, n >= 1 and m n <= 2^24: any matrix of the project (d x d, dv x d, t x d for modest t) */
 int vref_svd(const double *X, int m, int n, double *s)
 {
+    one_blas_thread();
     if (!X || !s)
         return VLA_EINVAL;
     if (m < 1 || n < 1 || (long long)m * n > (1LL << 24))
@@ -231,6 +247,7 @@ int vref_svd(const double *X, int m, int n, double *s)
 int vref_rls_closed(const double *K, const double *V, int t, int d, int dv, double lambda0,
                     double *S)
 {
+    one_blas_thread();
     if (!S || (t > 0 && (!K || !V)))
         return VLA_EINVAL;
     if (t < 0 || !D_OK(d) || !D_OK(dv))

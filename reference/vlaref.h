@@ -6,6 +6,10 @@
 #define VLAREF_H
 #include "vlastab.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     VREF_EXACT,   /* every operation at prec_bits, round to nearest; inputs rounded to the storage
                      format first, then taken exactly; phi by MPFR's exp */
@@ -53,4 +57,7 @@ int vref_svd(const double *X, int m, int n, double *s);
  * Gram matrix accumulated as in vref_gram. */
 int vref_rls_closed(const double *K, const double *V, int t, int d, int dv, double lambda0,
                     double *S);
+#ifdef __cplusplus
+}
+#endif
 #endif

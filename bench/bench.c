@@ -1,0 +1,579 @@
+/* bench.c: `make bench`: ns per step and steps per second of every model, precision and d, on
+ * the CPU (one core; all cores over independent runs) and on the GPU when there is one (one run:
+ * the latency of a step; many runs: aggregate throughput), each beside its roofline: flops per
+ * step over the peak fma rate that this program measures on the machine itself. Not a test:
+ * numbers vary with the machine and its load; comparisons are ratios within one run. */
+#include "model_impl.h"
+#include "vlacuda.h"
+#include "vlastab.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+static double median(double *x, int n)
+{
+    qsort(x, n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* ---- the roofline: flops of one strict step (one per +, -, *, /, sqrt; sm-sym's rank-1 update
+ * costs half of sm's and no division per entry), and the measured fma peak ---- */
+static double step_flops(vla_model_kind m, vla_track tr, int d, int dv)
+{
+    double dd = (double)d * d, vd = (double)dv * d;
+    double sm = tr == VLA_TRACK_SMSYM ? 2 * dd + d * (d + 1.0) + 4 * d : 2 * dd + 3 * dd + 3 * d;
+    switch (m) {
+    case VLA_LA: return 2 * vd + d + 2 * vd + 2 * d + dv;
+    case VLA_DELTA: return 3 * d + 2 * vd + dv + 2 * vd + d + 2 * vd + dv;
+    case VLA_RLS: return sm + 2 * dd + 2 * vd + dv + 2 * vd + 2 * vd;
+    case VLA_VLA1: /* the clamp's two norms, the read-out's A q */
+        return d + sm + 2 * dd + 2 * vd + 3 * dv + 2 * vd + 2 * vd + 2 * dd + 2 * dd + 2 * vd;
+    case VLA_VLA3: return 3 * d + d + sm + 3 * d + 2 * dd + 3 * d + 2 * vd + dv + 2 * vd + d +
+                          2 * vd + 2 * d + dv;
+    default: return 0;
+    }
+}
+
+/* 12 independent chains, written out so that they live in registers: enough to cover the fma
+ * latency (4) times the fma pipes (2) of current cores */
+#define PEAK_CHAINS 12
+#define CHAINS(OP)                                                                                 \
+    OP(0) OP(1) OP(2) OP(3) OP(4) OP(5) OP(6) OP(7) OP(8) OP(9) OP(10) OP(11)
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx512f"))) static double fma_loop_avx512(long iters)
+{
+    __m512 a = _mm512_set1_ps(0.999f), b = _mm512_set1_ps(1e-3f);
+#define DECL(c) __m512 x##c = _mm512_set1_ps((float)c);
+#define STEP(c) x##c = _mm512_fmadd_ps(x##c, a, b);
+#define SUM(c) s = _mm512_add_ps(s, x##c);
+    CHAINS(DECL)
+    for (long i = 0; i < iters; i++) {
+        CHAINS(STEP)
+    }
+    __m512 s = _mm512_setzero_ps();
+    CHAINS(SUM)
+    return _mm512_reduce_add_ps(s);
+#undef DECL
+#undef STEP
+#undef SUM
+}
+__attribute__((target("avx2,fma"))) static double fma_loop_avx2(long iters)
+{
+    __m256 a = _mm256_set1_ps(0.999f), b = _mm256_set1_ps(1e-3f);
+#define DECL(c) __m256 x##c = _mm256_set1_ps((float)c);
+#define STEP(c) x##c = _mm256_fmadd_ps(x##c, a, b);
+#define SUM(c) s = _mm256_add_ps(s, x##c);
+    CHAINS(DECL)
+    for (long i = 0; i < iters; i++) {
+        CHAINS(STEP)
+    }
+    __m256 s = _mm256_setzero_ps();
+    CHAINS(SUM)
+    float f[8];
+    _mm256_storeu_ps(f, s);
+    return f[0] + f[7];
+#undef DECL
+#undef STEP
+#undef SUM
+}
+#endif
+static double fma_loop_scalar(long iters)
+{
+#define DECL(c) float x##c = (float)c;
+#define STEP(c) x##c = fmaf(x##c, 0.999f, 1e-3f);
+#define SUM(c) s += x##c;
+    CHAINS(DECL)
+    for (long i = 0; i < iters; i++) {
+        CHAINS(STEP)
+    }
+    float s = 0;
+    CHAINS(SUM)
+    return s;
+#undef DECL
+#undef STEP
+#undef SUM
+}
+
+typedef struct {
+    const char *isa;
+    int lanes;
+    double (*loop)(long);
+} fma_kind;
+
+static fma_kind best_fma(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        return (fma_kind){"avx512", 16, fma_loop_avx512};
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return (fma_kind){"avx2", 8, fma_loop_avx2};
+#endif
+    return (fma_kind){"scalar", 1, fma_loop_scalar};
+}
+
+static volatile double sink;
+
+/* binary32 fma flop/s of one thread; with threads > 1 the sum over that many threads */
+static double cpu_fma_peak(fma_kind k, int threads)
+{
+    long iters = 2000000;
+    double best = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        double t0 = now();
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+        {
+            double s = k.loop(iters);
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+            sink += s;
+        }
+        double f = 2.0 * k.lanes * PEAK_CHAINS * (double)iters * threads / (now() - t0);
+        if (f > best)
+            best = f;
+    }
+    return best;
+}
+
+static int max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* ---- CPU timing ---- */
+#define NIN 64 /* distinct steps of input, cycled */
+
+typedef struct {
+    vla_step_buf b[NIN];
+    vla_input in[NIN];
+} inputs;
+
+static int inputs_make(inputs *x, int d, int dv, int head)
+{
+    char err[200];
+    vla_stream *s;
+    if (vla_stream_open(&s, "lmlike", d, dv, 7, err, sizeof err))
+        return fprintf(stderr, "vla-bench: %s\n", err), -1;
+    for (int i = 0; i < NIN; i++) {
+        vla_step_buf_alloc(&x->b[i], d, dv);
+        vla_stream_get(s, head, i + 1, &x->b[i]);
+        x->in[i] = (vla_input){x->b[i].q, x->b[i].k, x->b[i].v, x->b[i].u, NULL, NAN, NAN};
+    }
+    vla_stream_close(s);
+    return 0;
+}
+static void inputs_free(inputs *x)
+{
+    for (int i = 0; i < NIN; i++)
+        vla_step_buf_free(&x->b[i]);
+}
+
+typedef int (*creator)(const vla_config *, vla_model **);
+
+/* seconds for `steps` steps of a fresh model made by mk (public entry: vla_model_new) */
+static double time_steps(creator mk, const vla_config *c, const inputs *x, long steps)
+{
+    vla_model *m = NULL;
+    if (mk(c, &m))
+        return NAN;
+    for (int i = 0; i < NIN; i++) /* warm: caches, and the first steps' special values */
+        vla_model_step(m, &x->in[i]);
+    double t0 = now();
+    for (long t = 0; t < steps; t++)
+        vla_model_step(m, &x->in[t % NIN]);
+    double dt = now() - t0;
+    vla_model_free(m);
+    return dt;
+}
+
+static int public_new(const vla_config *c, vla_model **m) { return vla_model_new(m, c); }
+static int baseline_new(const vla_config *c, vla_model **m)
+{
+    return vla_native_create_strict(c, m);
+}
+
+/* steps that take about target seconds */
+static long calibrate(creator mk, const vla_config *c, const inputs *x, double target)
+{
+    long steps = 16;
+    for (;;) {
+        double dt = time_steps(mk, c, x, steps);
+        if (!(dt == dt))
+            return -1;
+        if (dt > target / 4 || steps > (1L << 30))
+            return (long)(steps * target / (dt > 1e-9 ? dt : 1e-9)) + 1;
+        steps *= 4;
+    }
+}
+
+/* median ns per step over reps repeats */
+static double ns_per_step(creator mk, const vla_config *c, const inputs *x, long steps, int reps)
+{
+    double v[16];
+    for (int r = 0; r < reps; r++)
+        v[r] = time_steps(mk, c, x, steps) / steps * 1e9;
+    return median(v, reps);
+}
+
+/* all threads, each its own run: aggregate steps per second (median over reps) */
+static double all_cores_rate(const vla_config *c, const inputs *x, long steps, int reps,
+                             int threads)
+{
+    double v[16];
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+        time_steps(public_new, c, x, steps);
+        v[r] = threads * (double)steps / (now() - t0);
+    }
+    return median(v, reps);
+}
+
+/* ---- options ---- */
+typedef struct {
+    int quick, cpu, gpu, ab, peak;
+    long lat_steps, max_runs;
+    int nd, ds[8];
+    int nm, ms[VLA_NMODEL];
+    int np, ps[VLA_NPREC];
+    vla_track track;
+} opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: vla-bench [--quick] [--cpu-only | --gpu-only] [--no-ab] [--d 16,32,64,128]\n"
+            "                 [--models la,delta,rls,vla1,vla3] [--precs f64,f32,...] "
+            "[--track sm|sm-sym]\n"
+            "                 [--lat-steps N] [--max-runs N] [--no-peak]   (GPU: steps per "
+            "launch, a cap on the runs of the aggregate, no peak measurement)\n"
+            "Times strict steps of every model, precision and d on the CPU (one core, all cores\n"
+            "over runs) and on the GPU when there is one, beside the roofline: flops per step\n"
+            "over the fma peak measured here. --no-ab skips the vectorized-vs-scalar comparison.\n");
+}
+
+static int parse_list(const char *s, int *out, int max, int (*one)(const char *, int *))
+{
+    char buf[256], *save = NULL;
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        if (n == max || one(w, &out[n]))
+            return -1;
+        n++;
+    }
+    return n;
+}
+static int one_d(const char *w, int *v)
+{
+    char *e;
+    long x = strtol(w, &e, 10);
+    *v = (int)x;
+    return *e || x < 1 || x > VLA_D_MAX;
+}
+static int one_model(const char *w, int *v)
+{
+    vla_model_kind m;
+    int r = vla_model_parse(w, &m);
+    *v = m;
+    return r;
+}
+static int one_prec(const char *w, int *v)
+{
+    vla_prec p;
+    int r = vla_prec_parse(w, &p);
+    *v = p;
+    return r;
+}
+
+static void parse(opts *o, int argc, char **argv)
+{
+    static const int ds[] = {16, 32, 64, 128};
+    *o = (opts){0, 1, 1, 1, 1, 0, 0, 4, {0}, VLA_NMODEL, {0}, VLA_NPREC, {0}, VLA_TRACK_SM};
+    memcpy(o->ds, ds, sizeof ds);
+    for (int i = 0; i < VLA_NMODEL; i++)
+        o->ms[i] = i;
+    for (int i = 0; i < VLA_NPREC; i++)
+        o->ps[i] = i;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--quick"))
+            o->quick = 1;
+        else if (!strcmp(a, "--cpu-only"))
+            o->gpu = 0;
+        else if (!strcmp(a, "--gpu-only"))
+            o->cpu = 0;
+        else if (!strcmp(a, "--no-ab"))
+            o->ab = 0;
+        else if (!strcmp(a, "--no-peak"))
+            o->peak = 0;
+        else if (v && !strcmp(a, "--lat-steps") && (o->lat_steps = atol(v)) > 0)
+            i++;
+        else if (v && !strcmp(a, "--max-runs") && (o->max_runs = atol(v)) > 0)
+            i++;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            usage(stdout), exit(0);
+        else if (v && !strcmp(a, "--d") && (o->nd = parse_list(v, o->ds, 8, one_d)) > 0)
+            i++;
+        else if (v && !strcmp(a, "--models") &&
+                 (o->nm = parse_list(v, o->ms, VLA_NMODEL, one_model)) > 0)
+            i++;
+        else if (v && !strcmp(a, "--precs") &&
+                 (o->np = parse_list(v, o->ps, VLA_NPREC, one_prec)) > 0)
+            i++;
+        else if (v && !strcmp(a, "--track") && !vla_track_parse(v, &o->track) &&
+                 (o->track == VLA_TRACK_SM || o->track == VLA_TRACK_SMSYM))
+            i++;
+        else {
+            fprintf(stderr, "vla-bench: bad option or value: %s%s%s\n", a, v ? " " : "",
+                    v ? v : "");
+            usage(stderr);
+            exit(2);
+        }
+    }
+}
+
+static void config(vla_config *c, int m, int p, int d, vla_track tr)
+{
+    vla_config_default(c, (vla_model_kind)m, d);
+    c->prec = (vla_prec)p;
+    c->track = vla_model_has_A((vla_model_kind)m) ? tr : VLA_TRACK_SM;
+}
+
+static void cpu_name(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    snprintf(buf, len, "unknown");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10)) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c += 2;
+                c[strcspn(c, "\n")] = 0;
+                snprintf(buf, len, "%s", c);
+            }
+            break;
+        }
+    fclose(f);
+}
+
+/* ---- the vectorized path against the scalar one, strict f32 vla3, within this run ---- */
+static void ab_section(const opts *o, double peak1)
+{
+    vla_config c;
+    vla_model *m;
+    config(&c, VLA_VLA3, VLA_F32, 32, o->track);
+    if (vla_native_create_simd(&c, &m)) {
+        printf("# vectorized CPU path: not available on this processor/compiler\n\n");
+        return;
+    }
+    vla_model_free(m);
+    printf("# strict f32 vla3 (%s), one core: lib's scalar loops (before) against the vectorized "
+           "path (after), interleaved repeats, medians; the same bits (tests/test_conform.c)\n",
+           vla_track_name(o->track));
+    printf("# %4s %12s %12s %8s %8s %8s\n", "d", "before_ns", "after_ns", "speedup", "pct_bef",
+           "pct_aft");
+    for (int di = 0; di < o->nd; di++) {
+        int d = o->ds[di];
+        inputs x;
+        config(&c, VLA_VLA3, VLA_F32, d, o->track);
+        if (inputs_make(&x, d, d, 0))
+            continue;
+        double target = o->quick ? 0.01 : 0.05;
+        long sb = calibrate(baseline_new, &c, &x, target), sa = calibrate(public_new, &c, &x, target);
+        int reps = o->quick ? 3 : 7;
+        double b[16], a[16];
+        for (int r = 0; r < reps; r++) {
+            b[r] = time_steps(baseline_new, &c, &x, sb) / sb * 1e9;
+            a[r] = time_steps(public_new, &c, &x, sa) / sa * 1e9;
+        }
+        double mb = median(b, reps), ma = median(a, reps), fl = step_flops(VLA_VLA3, o->track, d, d);
+        printf("  %4d %12.1f %12.1f %8.2f %7.1f%% %7.1f%%\n", d, mb, ma, mb / ma,
+               100 * fl / (mb * 1e-9) / peak1, 100 * fl / (ma * 1e-9) / peak1);
+        inputs_free(&x);
+    }
+    printf("\n");
+}
+
+static void cpu_section(const opts *o, double peak1, double peakall, int threads)
+{
+    printf("# CPU, strict, track %s (la and delta: no A). one core: ns per step of vla_model_step "
+           "(inputs rounded and phi taken in it, as in an experiment; id_ns: features=id, no exp "
+           "in the inputs); all: %d threads, one run each\n",
+           vla_track_name(o->track), threads);
+    printf("# columns: model prec d flops_per_step ns_per_step steps_per_s pct_peak_1core "
+           "id_ns_per_step id_pct_peak all_steps_per_s pct_peak_all\n");
+    for (int mi = 0; mi < o->nm; mi++)
+        for (int pi = 0; pi < o->np; pi++)
+            for (int di = 0; di < o->nd; di++) {
+                int m = o->ms[mi], p = o->ps[pi], d = o->ds[di];
+                vla_config c, ci;
+                inputs x;
+                config(&c, m, p, d, o->track);
+                ci = c;
+                ci.features = VLA_FEAT_ID;
+                if (inputs_make(&x, d, d, 0))
+                    continue;
+                double target = o->quick ? 0.005 : 0.03;
+                int reps = o->quick ? 3 : 5;
+                long steps = calibrate(public_new, &c, &x, target);
+                double ns = ns_per_step(public_new, &c, &x, steps, reps);
+                double nsi = ns_per_step(public_new, &ci, &x, steps, reps);
+                double all = all_cores_rate(&c, &x, steps, reps, threads);
+                double fl = step_flops(m, c.track, d, d);
+                printf("%-5s %-8s %4d %10.0f %10.1f %11.0f %6.2f%% %10.1f %6.2f%% %11.0f %6.2f%%\n",
+                       vla_model_name(m), vla_prec_name(p), d, fl, ns, 1e9 / ns,
+                       100 * fl / (ns * 1e-9) / peak1, nsi, 100 * fl / (nsi * 1e-9) / peak1, all,
+                       100 * fl * all / peakall);
+                fflush(stdout);
+                inputs_free(&x);
+            }
+    printf("\n");
+}
+
+/* ---- GPU ---- */
+static void gpu_section(const opts *o)
+{
+    char why[400];
+    if (vla_cuda_probe(why, sizeof why) <= 0) {
+        printf("# GPU: skipped: %s\n", why);
+        return;
+    }
+    vla_config c;
+    vla_cuda *g;
+    char err[400], desc[300];
+    config(&c, VLA_VLA3, VLA_F32, 32, o->track);
+    if (vla_cuda_new(&g, &c, 1, NULL, err, sizeof err)) {
+        printf("# GPU: %s\n", err);
+        return;
+    }
+    double peak = NAN;
+    vla_cuda_describe(g, desc, sizeof desc);
+    if (o->peak && vla_cuda_fma_peak(g, &peak))
+        printf("# GPU fma peak: %s\n", vla_cuda_error(g));
+    vla_cuda_free(g);
+    printf("# GPU: %s\n# GPU measured binary32 fma peak: %.1f Tflop/s\n", desc, peak / 1e12);
+    printf("# GPU, strict, track %s: one run (latency: ns per step, %s steps per launch) and "
+           "many runs (aggregate: every block resident x 2, inputs shared, staged once)\n",
+           vla_track_name(o->track), o->lat_steps ? "--lat-steps" : o->quick ? "256" : "1024");
+    printf("# columns: model prec d flops_per_step lat_ns_per_step runs agg_steps_per_s "
+           "pct_fp32_peak\n");
+    long lsteps = o->lat_steps ? o->lat_steps : o->quick ? 256 : 1024;
+    long tsteps = o->quick || o->lat_steps ? (lsteps < 32 ? lsteps : 32) : 128;
+    for (int mi = 0; mi < o->nm; mi++)
+        for (int pi = 0; pi < o->np; pi++)
+            for (int di = 0; di < o->nd; di++) {
+                int m = o->ms[mi], p = o->ps[pi], d = o->ds[di];
+                config(&c, m, p, d, o->track);
+                if (d > vla_cuda_max_d(p)) {
+                    printf("%-5s %-8s %4d  n/a: d > %d in %s\n", vla_model_name(m),
+                           vla_prec_name(p), d, vla_cuda_max_d(p), vla_prec_name(p));
+                    continue;
+                }
+                inputs x;
+                if (inputs_make(&x, d, d, 0))
+                    continue;
+                vla_input *in = malloc(lsteps * sizeof *in);
+                for (long t = 0; t < lsteps; t++)
+                    in[t] = x.in[t % NIN];
+                double lat = NAN, agg = NAN;
+                int runs = 0;
+                if (!vla_cuda_new(&g, &c, 1, NULL, err, sizeof err)) {
+                    if (!vla_cuda_stage(g, lsteps, in, NULL, 1) && !vla_cuda_launch(g, NULL)) {
+                        double v[5];
+                        for (int r = 0; r < 3; r++) {
+                            double t0 = now();
+                            vla_cuda_launch(g, NULL);
+                            v[r] = (now() - t0) / lsteps * 1e9;
+                        }
+                        lat = median(v, 3);
+                    }
+                    runs = 2 * vla_cuda_resident_runs(g);
+                    if (o->max_runs && runs > o->max_runs)
+                        runs = (int)o->max_runs;
+                    vla_cuda_free(g);
+                } else {
+                    printf("# %s %s d=%d: %s\n", vla_model_name(m), vla_prec_name(p), d, err);
+                }
+                if (runs > 0 && !vla_cuda_new(&g, &c, runs, NULL, err, sizeof err)) {
+                    if (!vla_cuda_stage(g, tsteps, in, NULL, 1) && !vla_cuda_launch(g, NULL)) {
+                        double v[5];
+                        for (int r = 0; r < 3; r++) {
+                            double t0 = now();
+                            vla_cuda_launch(g, NULL);
+                            v[r] = runs * (double)tsteps / (now() - t0);
+                        }
+                        agg = median(v, 3);
+                    } else {
+                        printf("# %s\n", vla_cuda_error(g));
+                    }
+                    vla_cuda_free(g);
+                }
+                double fl = step_flops(m, c.track, d, d);
+                printf("%-5s %-8s %4d %10.0f %12.1f %7d %13.0f %6.2f%%\n", vla_model_name(m),
+                       vla_prec_name(p), d, fl, lat, runs, agg, 100 * fl * agg / peak);
+                fflush(stdout);
+                free(in);
+                inputs_free(&x);
+            }
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    parse(&o, argc, argv);
+    char cpu[200], host[100] = "?";
+    cpu_name(cpu, sizeof cpu);
+    gethostname(host, sizeof host);
+    int threads = max_threads();
+    printf("# vla-bench %s (%s), host %s\n", VLA_VERSION, VLA_GIT, host);
+    printf("# %s\n", vla_cuda_build());
+    if (o.cpu) {
+        fma_kind k = best_fma();
+        double p1 = cpu_fma_peak(k, 1), pall = cpu_fma_peak(k, threads);
+        printf("# CPU: %s, %d threads; measured binary32 fma peak (%s, %d lanes): one core %.1f "
+               "Gflop/s, all %.1f Gflop/s\n",
+               cpu, threads, k.isa, k.lanes, p1 / 1e9, pall / 1e9);
+        printf("# flops per step: one per +, -, *, /, sqrt of the strict recurrence (sm: "
+               "~13 d^2 for vla3); pct_peak = flops/step x steps/s over that peak\n\n");
+        if (o.ab)
+            ab_section(&o, p1);
+        cpu_section(&o, p1, pall, threads);
+    }
+    if (o.gpu)
+        gpu_section(&o);
+    return 0;
+}

@@ -1,0 +1,231 @@
+/* vla-heatmap: snapshots of the penalty inverse A_t and of M_t at chosen steps, as gnuplot-ready
+ * matrices (the A_t / M_t heatmap figure), with their diagonals. One head, no reference: the run
+ * is short and the question is the picture, so it steps the run itself instead of the driver. */
+#define VLA_DRIFT_NO_MAIN
+#include "vla-drift.c" /* the u' of each model and the Gram of M_t, shared with vla-drift */
+
+#include <errno.h>
+
+#define COLUMNS "t i j a m m_src"
+#define MAX_AT 64
+
+typedef struct {
+    long at[MAX_AT];
+    int n;
+    int steps_given;
+} heat_opts;
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+static int on_opt(void *ctx, const char *name, const char *val)
+{
+    heat_opts *o = ctx;
+    if (strcmp(name, "at"))
+        return 1;
+    o->n = 0;
+    for (const char *p = val; *p;) {
+        char *end;
+        errno = 0;
+        double x = strtod(p, &end); /* 1e4 is a natural way to write a step */
+        if (end == p || errno || x != floor(x) || x < 1 || x > 1e9 || (*end && *end != ',')) {
+            fprintf(stderr, "vla-heatmap: --at: '%s' is not a list of steps 1..1e9 like 1,10,100 "
+                            "(try --help)\n", val);
+            return 1;
+        }
+        if (o->n == MAX_AT) {
+            fprintf(stderr, "vla-heatmap: --at: more than %d steps (try --help)\n", MAX_AT);
+            return 1;
+        }
+        o->at[o->n++] = (long)x;
+        p = *end ? end + 1 : end;
+    }
+    if (o->n == 0) {
+        fprintf(stderr, "vla-heatmap: --at: no steps given (try --help)\n");
+        return 1;
+    }
+    qsort(o->at, o->n, sizeof o->at[0], cmp_long);
+    int k = 1; /* a step named twice is one snapshot */
+    for (int i = 1; i < o->n; i++)
+        if (o->at[i] != o->at[k - 1])
+            o->at[k++] = o->at[i];
+    o->n = k;
+    return 0;
+}
+
+/* One snapshot: A_t, and M_t = inv(A_t) when A_t is symmetric positive definite (dpotrf accepts
+ * its symmetric part), else the Gram; m_src says which (1: inv, 0: Gram). */
+typedef struct {
+    long t;
+    int m_src;
+    double *A, *M;
+} snapshot;
+
+static int take(snapshot *s, const vla_model *m, const drift_acc *acc, long t)
+{
+    int d = vla_model_config(m)->d;
+    size_t dd = (size_t)d * d;
+    s->t = t;
+    s->A = malloc(dd * sizeof *s->A);
+    s->M = malloc(dd * sizeof *s->M);
+    if (!s->A || !s->M)
+        return VLA_ENOMEM;
+    vla_model_get(m, VLA_Q_A, s->A);
+    /* the symmetric part: sm and sm-sym keep A exactly symmetric, joseph only nearly */
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++)
+            s->M[(size_t)i * d + j] = 0.5 * s->A[(size_t)i * d + j] + 0.5 * s->A[(size_t)j * d + i];
+    s->m_src = vref_spd_inverse(s->M, d, s->M) == VLA_OK;
+    if (!s->m_src) {
+        vref_gram g = drift_gram(acc);
+        vref_gram_get(&g, s->M);
+    }
+    return VLA_OK;
+}
+
+int main(int argc, char **argv)
+{
+    static heat_opts opts = {{1, 10, 100, 1000}, 4, 0};
+    static const vla_cli_opt own[] = {
+        {"at", "T1,T2,...", "the steps to snapshot, ascending or not (default 1,10,100,1000); the "
+                            "run goes to the last one"},
+        {NULL, NULL, NULL},
+    };
+    static const vla_cli_spec spec = {
+        .prog = "vla-heatmap",
+        .summary =
+            "Runs one head of a model with an A (rls, vla1, vla3) over a stream and writes, at\n"
+            "each step of --at, the matrices A_t and M_t for a heatmap: M_t is inv(A_t) (of its\n"
+            "symmetric part) by dpotrf + dpotri while A_t is positive definite, else the Gram\n"
+            "lambda0 I + sum u' u'^T accumulated in double-double from the u' the recurrence used\n"
+            "(rls u' = k, vla1 u / sqrt(d), vla3 unit(u) / sqrt(d)); the column m_src says which.\n"
+            "With the nudge on, inv(A_t) includes the nudges and the Gram does not.\n"
+            "Layout: blocks (gnuplot's index) 0..N-1 are the N snapshots, d x d rows each, i outer,\n"
+            "j inner; blocks N..2N-1 are their diagonals (i = j, d rows each). Every row is\n"
+            "\"t i j a m m_src\", which `plot FILE index K using 3:2:4 with image` draws (j across,\n"
+            "i down with `set yrange [] reverse`). --steps defaults to the last --at step;\n"
+            "no reference, checkpoint or second run is used (--ref, --resume, --runs: errors).",
+        .columns = "  t      step of the snapshot\n"
+                   "  i, j   row and column, 0-based\n"
+                   "  a      (A_t)_ij\n"
+                   "  m      (M_t)_ij\n"
+                   "  m_src  1: M_t = inv(A_t) (LAPACK); 0: M_t = the accumulated Gram (A_t not SPD)",
+        .example = "vla-heatmap --model vla3 --precision f16 --stream lmlike --at 1,10,100,1000,10000 "
+                   "--out data/heatmap-f16.dat",
+        .default_steps = 1000,
+        .default_stream = "lmlike",
+        .default_model = VLA_VLA3,
+        .default_ref = REF_NONE,
+        .opts = own,
+        .on_opt = on_opt,
+        .ctx = &opts,
+    };
+    vla_cli c;
+    vla_cli_parse(&c, &spec, argc, argv);
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--steps"))
+            opts.steps_given = 1;
+    if (!vla_model_has_A(c.cfg.model))
+        vla_cli_die(&spec, "--model %s has no A to draw (rls, vla1 or vla3)",
+                    vla_model_name(c.cfg.model));
+    if (c.ref != REF_NONE)
+        vla_cli_die(&spec, "--ref: the heatmap has no reference (--ref none)");
+    if (c.resume)
+        vla_cli_die(&spec, "--resume: the heatmap writes no checkpoints");
+    if (c.runs != 1)
+        vla_cli_die(&spec, "--runs %d: the heatmap draws one head (use --seed for another)", c.runs);
+    long last = opts.at[opts.n - 1];
+    if (opts.steps_given && last > c.steps)
+        vla_cli_die(&spec, "--at %ld is beyond --steps %ld", last, c.steps);
+    if (!opts.steps_given) {
+        vla_stream *s;
+        char err[256];
+        long len = vla_stream_open(&s, c.stream, c.cfg.d, c.cfg.dv, c.seed, err, sizeof err)
+                       ? -1
+                       : vla_stream_length(s);
+        if (len >= 0)
+            vla_stream_close(s);
+        if (len > 0 && last > len)
+            vla_cli_die(&spec, "--at %ld is beyond the stream's %ld steps", last, len);
+        c.steps = last;
+    }
+
+    int d = c.cfg.d, e;
+    drift_acc *acc = calloc(1, drift_acc_size(d));
+    snapshot *snap = calloc(opts.n, sizeof *snap);
+    vla_run r;
+    char err[256] = "";
+    if (!acc || !snap) {
+        fprintf(stderr, "vla-heatmap: out of memory\n");
+        return 1;
+    }
+    if ((e = vla_run_open(&r, &c, &c.cfg, 0, err, sizeof err))) {
+        /* the configuration parsed, so this is a combination lib/ does not build */
+        vla_cli_die(&spec, "%s", err);
+    }
+    /* open the table before the run, so that an unwritable path fails at once; a table closed
+     * without its columns line (a failed run) is discarded by vla_dat_close */
+    vla_dat *out;
+    if ((e = vla_dat_open(&out, c.out, argc, argv))) {
+        fprintf(stderr, "vla-heatmap: cannot write %s: %s\n", c.out, vla_strerror(e));
+        vla_run_close(&r);
+        return 1;
+    }
+    e = drift_acc_init(acc, &c.cfg);
+    vla_progress prog;
+    vla_progress_start(&prog, c.steps);
+    int k = 0;
+    while (!e && r.t < c.steps && k < opts.n) {
+        if ((e = vla_run_step(&r))) {
+            snprintf(err, sizeof err, "step %ld: %s", r.t + 1, vla_strerror(e));
+            break;
+        }
+        if (!r.is_read)
+            drift_acc_add(acc, &c.cfg, r.buf.k, r.buf.u);
+        if (r.t == opts.at[k] && (e = take(&snap[k++], r.m, acc, r.t)))
+            break;
+        if ((r.t & 1023) == 0)
+            vla_progress_update(&prog, r.t);
+    }
+    vla_progress_end(&prog);
+    vla_run_close(&r);
+    if (e) {
+        fprintf(stderr, "vla-heatmap: %s\n", err[0] ? err : vla_strerror(e));
+        vla_dat_close(out);
+        return 1;
+    }
+
+    vla_cli_provenance(out, &c);
+    vla_dat_meta(out, "snapshots", "%d", k);
+    vla_dat_meta(out, "blocks", "index 0..%d: the snapshots (d x d rows, i outer, j inner); index "
+                                "%d..%d: their diagonals", k - 1, k, 2 * k - 1);
+    vla_dat_meta(out, "m", "inv(A_t) by dpotrf + dpotri where A_t is SPD (m_src 1), else lambda0 "
+                           "I + sum u' u'^T in double-double (m_src 0)");
+    vla_dat_columns(out, COLUMNS);
+    for (int s = 0; s < 2 * k; s++) {
+        const snapshot *p = &snap[s % k];
+        if (s)
+            vla_dat_block(out);
+        for (int i = 0; i < d; i++)
+            for (int j = s < k ? 0 : i; j < (s < k ? d : i + 1); j++) {
+                double row[6] = {(double)p->t, i, j, p->A[(size_t)i * d + j],
+                                 p->M[(size_t)i * d + j], p->m_src};
+                vla_dat_row(out, row, 6);
+            }
+    }
+    e = vla_dat_close(out);
+    for (int s = 0; s < k; s++) {
+        free(snap[s].A);
+        free(snap[s].M);
+    }
+    free(snap);
+    free(acc);
+    if (e) {
+        fprintf(stderr, "vla-heatmap: writing %s failed: %s\n", c.out, vla_strerror(e));
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,1217 @@
+/* vla-regress: has any precision got worse? A fixed suite of cases (model, way of tracking A,
+ * precision, stream; on every backend built) run against the exact MPFR reference, the error of
+ * A, S and o in bits lost, compared with the reviewed baseline tests/regress/baseline.tsv.
+ * The suite and its measures sit above main so that tests/test_regress.c can include this file. */
+#include "vlastab.h"
+#include "vlaref.h"
+#include <errno.h>
+#include <float.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef VLA_HAVE_KERNELS
+#include "vlacuda.h"
+#endif
+
+#define RG_FN static __attribute__((unused))
+#ifdef _OPENMP
+#define RG_PARALLEL_FOR _Pragma("omp parallel for schedule(dynamic, 1)")
+#else
+#define RG_PARALLEL_FOR
+#endif
+
+/* ---- the suite: fixed, so that its numbers mean the same from one commit to the next ---- */
+
+/* d = 16 and 300 steps keep the 256-bit reference cheap (the whole suite in under a minute of
+ * CPU time) while leaving each case a few hundred roundings to accumulate; the trace has the
+ * real model's head size and its four heads. Four heads per case, and the mean over the last
+ * decade's checkpoints, make a case's number a property of its arithmetic rather than of one
+ * run's particular rounding errors (see RG_MARGIN). */
+#define RG_D 16
+#define RG_D_TRACE 32
+#define RG_T 300
+#define RG_HEADS 4
+#define RG_PER_DECADE 10
+#define RG_REF_BITS 256
+#define RG_MAX_CK 64
+/* An error below u / 2^10 is reported as 2^-10 u: such a case lost nothing worth a number, and
+ * log2(0) is no number. */
+#define RG_FLOOR (-10.0)
+/* Strict mode is deterministic: the same code gives the same bits, so the run-to-run spread is
+ * zero and any margin would do for a rerun. The margin is there for changes that move the
+ * rounding errors without making them worse: a reduction summed in another order, a libm whose
+ * exp or log differs in the last bit (and so the inputs). Summing every dot product from its
+ * last term (VLA_PLANT 3) moved the 408 cases by -0.28..+0.27 bit (mean |change| 0.02); with
+ * one head and the worst checkpoint instead of the mean, by up to 1.5 bits, which is why the
+ * number is a mean. Half a bit is above that spread and below what the faults cost that this
+ * check exists for (binary16 accumulation in f16-f32: up to +1.8 bits). */
+#define RG_MARGIN 0.5
+
+typedef struct {
+    const char *name; /* in the case name */
+    const char *spec; /* vla_stream_open's spec; NULL: the located trace */
+    int d;
+} rg_stream_def;
+
+static const rg_stream_def rg_streams[] = {
+    {"gauss", "gauss", RG_D},
+    {"lmlike", "lmlike", RG_D},
+    {"subspace:4,0.001", "subspace:4,0.001", RG_D}, /* cond(M_t) grows like t / noise^2 */
+    {"trace", NULL, RG_D_TRACE},                    /* the real model's inputs (lmtrace-seed7) */
+};
+#define RG_NSTREAM ((int)(sizeof rg_streams / sizeof rg_streams[0]))
+
+/* the backends a case can run on. cuda: the GPU; cuda-emu: the same kernel text on host
+ * threads (slow; it checks the block decomposition, never chosen by default) */
+enum { RG_CPU, RG_CUDA, RG_CUDA_EMU, RG_NBACKEND };
+static const char *const rg_backend_names[RG_NBACKEND] = {"cpu", "cuda", "cuda-emu"};
+
+typedef struct {
+    int backend, stream;
+    vla_config cfg;
+    char name[96]; /* model/track/precision/stream: the same on every backend */
+    int group;     /* its reference */
+} rg_case;
+
+/* A reference: the exact recurrence of one model configuration on one stream, with the inputs
+ * rounded to one storage format. Every case whose numbers it stands for shares it. */
+typedef struct {
+    int stream;
+    vla_config cfg;
+    long nck;
+    double *ref; /* [head][checkpoint]: A (d x d; models with A), S (dv x d), o (dv) */
+    char err[200];
+} rg_group;
+
+/* one case's measured numbers */
+typedef struct {
+    double bits[3]; /* A, S, o; NAN: the model has no A; INFINITY: non-finite */
+    uint64_t fp;    /* the bits of every checkpointed state and the event counts */
+    int ran;
+    char err[200];
+} rg_result;
+
+/* the configuration of a case: chol never forms A, so the changes of A that are no rank-one
+ * change of M (the nudge, vla1's clamp) are off, in it and in its reference */
+RG_FN void rg_config(vla_config *cfg, vla_model_kind m, vla_track tr, vla_prec p, int d)
+{
+    vla_config_default(cfg, m, d);
+    cfg->track = vla_model_has_A(m) ? tr : VLA_TRACK_SM;
+    cfg->prec = p;
+    if (tr == VLA_TRACK_CHOL && vla_model_has_A(m)) {
+        cfg->nudge = 0;
+        cfg->clamp_on = 0;
+    }
+}
+
+RG_FN void rg_case_name(char *buf, size_t len, const vla_config *cfg, int stream)
+{
+    snprintf(buf, len, "%s/%s/%s/%s", vla_model_name(cfg->model),
+             vla_model_has_A(cfg->model) ? vla_track_name(cfg->track) : "-",
+             vla_prec_name(cfg->prec), rg_streams[stream].name);
+}
+
+/* whether a backend runs cfg at all (its availability on this machine is another matter) */
+RG_FN int rg_backend_supports(int b, const vla_config *cfg)
+{
+    if (b == RG_CPU)
+        return 1;
+#ifdef VLA_HAVE_KERNELS
+    /* the kernels track A by sm or sm-sym, with A and S in a block's shared memory */
+    return (cfg->track == VLA_TRACK_SM || cfg->track == VLA_TRACK_SMSYM) &&
+           cfg->d <= vla_cuda_max_d(cfg->prec) && cfg->dv <= vla_cuda_max_d(cfg->prec);
+#else
+    return 0;
+#endif
+}
+
+/* 1 when backend b can run here; else 0 with the reason */
+RG_FN int rg_backend_available(int b, char *why, size_t len)
+{
+    if (b == RG_CPU)
+        return 1;
+#ifdef VLA_HAVE_KERNELS
+    if (b == RG_CUDA_EMU)
+        return 1;
+    return vla_cuda_probe(why, len) > 0;
+#else
+    snprintf(why, len, "this build has no kernels (kernels/ not linked into the programs)");
+    return 0;
+#endif
+}
+
+/* Every case of the suite on the backends in `backends` (a bit per backend), in a fixed order:
+ * backend, stream, model, track, precision. The precisions and ways of tracking are those
+ * vla_track_check admits, so a new way of tracking joins the suite by itself (and then needs
+ * its baseline rows). */
+RG_FN int rg_suite(rg_case **out, unsigned backends)
+{
+    int n = 0, cap = 0;
+    rg_case *cs = NULL;
+    for (int b = 0; b < RG_NBACKEND; b++) {
+        if (!(backends >> b & 1))
+            continue;
+        for (int s = 0; s < RG_NSTREAM; s++)
+            for (int m = 0; m < VLA_NMODEL; m++)
+                for (int tr = 0; tr < VLA_NTRACK; tr++) {
+                    if (!vla_model_has_A(m) && tr != VLA_TRACK_SM)
+                        continue;
+                    for (int p = 0; p < VLA_NPREC; p++) {
+                        rg_case c = {.backend = b, .stream = s, .group = -1};
+                        rg_config(&c.cfg, m, tr, p, rg_streams[s].d);
+                        if (vla_config_check(&c.cfg) || vla_track_check(&c.cfg, NULL) ||
+                            !rg_backend_supports(b, &c.cfg))
+                            continue;
+                        rg_case_name(c.name, sizeof c.name, &c.cfg, s);
+                        if (n == cap) {
+                            cap = cap ? 2 * cap : 256;
+                            rg_case *p2 = realloc(cs, cap * sizeof *cs);
+                            if (!p2) {
+                                free(cs);
+                                return VLA_ENOMEM;
+                            }
+                            cs = p2;
+                        }
+                        cs[n++] = c;
+                    }
+                }
+    }
+    *out = cs;
+    return n;
+}
+
+/* ---- locating the trace ---- */
+
+static int rg_is_trace_dir(const char *dir)
+{
+    char p[4200];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/q.npy", dir);
+    return stat(p, &st) == 0;
+}
+
+/* The real trace: $VLA_SHARED/data/lmtrace-seed7/vla3, else shared/data/... beside the
+ * executable's folder or one of its parents (bin/ and build/tests/ both sit below the repository,
+ * which sits beside shared/), else ../shared relative to the working directory. 1 when found. */
+RG_FN int rg_find_trace(char *buf, size_t len)
+{
+    static const char rel[] = "data/lmtrace-seed7/vla3";
+    const char *env = getenv("VLA_SHARED");
+    if (env && *env) {
+        snprintf(buf, len, "%s/%s", env, rel);
+        if (rg_is_trace_dir(buf))
+            return 1;
+    }
+    char exe[2048];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        for (int up = 0; up < 5; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash || slash == exe)
+                break;
+            *slash = 0;
+            snprintf(buf, len, "%s/shared/%s", exe, rel);
+            if (rg_is_trace_dir(buf))
+                return 1;
+        }
+    }
+    static const char *const tries[] = {"../shared", "shared", "../../shared"};
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        snprintf(buf, len, "%s/%s", tries[i], rel);
+        if (rg_is_trace_dir(buf))
+            return 1;
+    }
+    buf[0] = 0;
+    return 0;
+}
+
+/* ---- inputs: each stream's steps drawn once, replayed to every case ---- */
+
+typedef struct {
+    int ok, d, dv, heads;
+    long T;
+    vla_input *in;          /* [head * T + t - 1] */
+    unsigned char *is_read; /* likewise */
+    double *store;
+    char err[300];
+} rg_inputs;
+
+static int rg_inputs_load(rg_inputs *x, const char *spec, int d, int heads, long T)
+{
+    vla_stream *s;
+    vla_step_buf b;
+    memset(x, 0, sizeof *x);
+    int e = vla_stream_open(&s, spec, d, d, 1, x->err, sizeof x->err);
+    if (e)
+        return e;
+    long len = vla_stream_length(s), nh = vla_stream_heads(s);
+    if ((len > 0 && len < T) || (nh > 0 && nh < heads)) {
+        snprintf(x->err, sizeof x->err, "stream %.150s: %ld steps of %ld heads, the suite needs %ld of %d",
+                 spec, len, nh, T, heads);
+        vla_stream_close(s);
+        return VLA_ERANGE;
+    }
+    size_t per = 4 * (size_t)d + 2 * (size_t)d; /* q k u, v g */
+    x->d = x->dv = d;
+    x->heads = heads;
+    x->T = T;
+    x->in = calloc((size_t)heads * T, sizeof *x->in);
+    x->is_read = calloc((size_t)heads * T, 1);
+    x->store = malloc((size_t)heads * T * per * sizeof(double));
+    if (!x->in || !x->is_read || !x->store || vla_step_buf_alloc(&b, d, d)) {
+        vla_stream_close(s);
+        snprintf(x->err, sizeof x->err, "out of memory");
+        return VLA_ENOMEM;
+    }
+    for (int h = 0; h < heads && !e; h++)
+        for (long t = 1; t <= T && !e; t++) {
+            size_t i = (size_t)h * T + (t - 1);
+            double *p = x->store + i * per;
+            if ((e = vla_stream_get(s, (uint32_t)h, t, &b))) {
+                snprintf(x->err, sizeof x->err, "stream %.200s, head %d, step %ld: %s", spec, h, t,
+                         vla_strerror(e));
+                break;
+            }
+            memcpy(p, b.q, d * sizeof(double));
+            memcpy(p + d, b.k, d * sizeof(double));
+            memcpy(p + 2 * d, b.u, d * sizeof(double));
+            memcpy(p + 3 * d, b.v, d * sizeof(double));
+            memcpy(p + 4 * d, b.g, d * sizeof(double));
+            vla_input in = {p, p + d, p + 3 * d, p + 2 * d, b.has_g ? p + 4 * d : NULL, b.beta,
+                            b.decay};
+            x->in[i] = in;
+            x->is_read[i] = (unsigned char)b.is_read;
+        }
+    vla_step_buf_free(&b);
+    vla_stream_close(s);
+    x->ok = !e;
+    return e;
+}
+
+static void rg_inputs_free(rg_inputs *x)
+{
+    free(x->in);
+    free(x->is_read);
+    free(x->store);
+    memset(x, 0, sizeof *x);
+}
+
+/* ---- the runs: a backend steps the heads of a case and hands over each checkpoint ---- */
+
+typedef struct {
+    const rg_case *c;
+    const rg_group *g;
+    const long *cks;
+    double u;                     /* the unit roundoff of the storage format */
+    double sum[RG_HEADS][3];      /* bits lost summed over the last decade's checkpoints */
+    int n[RG_HEADS], bad[RG_HEADS][3];
+    uint64_t fp[RG_HEADS];
+    double *scratch; /* d x d */
+} rg_meas;
+
+static uint64_t rg_fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static size_t rg_ref_stride(const rg_group *g, int *nA, int *nS, int *no)
+{
+    int d = g->cfg.d, dv = g->cfg.dv;
+    *nA = vla_model_has_A(g->cfg.model) ? d * d : 0;
+    *nS = dv * d;
+    *no = dv;
+    return (size_t)*nA + *nS + *no;
+}
+
+static double rg_relerr(const double *x, const double *ref, long n)
+{
+    double num = vla_fro_diff(x, ref, n), den = vla_fro(ref, n);
+    double e = den > 0 ? num / den : num;
+    return e <= DBL_MAX ? e : INFINITY; /* NaN and Inf alike: the case turned non-finite */
+}
+
+/* Head h at checkpoint ck: A (NULL for a model without A), S, o as binary64. */
+static void rg_visit(rg_meas *m, int h, int ck, const double *A, const double *S, const double *o)
+{
+    int nA, nS, no;
+    size_t stride = rg_ref_stride(m->g, &nA, &nS, &no);
+    const double *r = m->g->ref + ((size_t)h * m->g->nck + ck) * stride;
+    double e[3] = {NAN, rg_relerr(S, r + nA, nS), rg_relerr(o, r + nA + nS, no)};
+    if (nA)
+        e[0] = rg_relerr(A, r, nA);
+    int last_decade = 10 * m->cks[ck] >= RG_T;
+    for (int q = nA ? 0 : 1; q < 3; q++) {
+        if (!(e[q] <= DBL_MAX))
+            m->bad[h][q] = 1; /* at any checkpoint */
+        else if (last_decade)
+            m->sum[h][q] += e[q] > 0 ? fmax(log2(e[q] / m->u), RG_FLOOR) : RG_FLOOR;
+    }
+    m->n[h] += last_decade;
+    if (nA)
+        m->fp[h] = rg_fnv(m->fp[h], A, nA * sizeof *A);
+    m->fp[h] = rg_fnv(m->fp[h], S, nS * sizeof *S);
+    m->fp[h] = rg_fnv(m->fp[h], o, no * sizeof *o);
+}
+
+static void rg_visit_counts(rg_meas *m, int h, const vla_counts *c)
+{
+    long v[6] = {c->guard, c->clamp, c->clip, c->nudge, c->zero_norm, c->renorm};
+    m->fp[h] = rg_fnv(m->fp[h], v, sizeof v);
+}
+
+/* the CPU library, one head after another */
+static int rg_run_cpu(rg_meas *m, const rg_inputs *x, char *err, size_t len)
+{
+    const vla_config *cfg = &m->c->cfg;
+    int d = cfg->d, dv = cfg->dv, has_A = vla_model_has_A(cfg->model);
+    double *A = m->scratch, *S = A + (size_t)d * d, *o = S + (size_t)dv * d;
+    for (int h = 0; h < RG_HEADS; h++) {
+        vla_model *md;
+        int e = vla_model_new(&md, cfg);
+        if (e) {
+            snprintf(err, len, "vla_model_new: %s", vla_strerror(e));
+            return e;
+        }
+        for (long t = 1, ck = 0; ck < m->g->nck; t++) {
+            size_t i = (size_t)h * x->T + (t - 1);
+            e = x->is_read[i] ? vla_model_read(md, x->in[i].q) : vla_model_step(md, &x->in[i]);
+            if (e) {
+                snprintf(err, len, "head %d, step %ld: %s", h, t, vla_strerror(e));
+                vla_model_free(md);
+                return e;
+            }
+            if (t == m->cks[ck]) {
+                if (has_A)
+                    vla_model_get(md, VLA_Q_A, A);
+                vla_model_get(md, VLA_Q_S, S);
+                vla_model_get(md, VLA_Q_O, o);
+                rg_visit(m, h, (int)ck, has_A ? A : NULL, S, o);
+                ck++;
+            }
+        }
+        rg_visit_counts(m, h, vla_model_counts(md));
+        vla_model_free(md);
+    }
+    return VLA_OK;
+}
+
+#ifdef VLA_HAVE_KERNELS
+/* the CUDA backend (or its emulation): every head a run of one batch, launched from one
+ * checkpoint to the next */
+static int rg_run_cuda(rg_meas *m, const rg_inputs *x, int emulate, char *err, size_t len)
+{
+    const vla_config *cfg = &m->c->cfg;
+    int d = cfg->d, dv = cfg->dv, has_A = vla_model_has_A(cfg->model);
+    double *A = m->scratch, *S = A + (size_t)d * d, *o = S + (size_t)dv * d;
+    vla_cuda_opts opts = {.target = emulate ? VLA_CUDA_EMULATE : VLA_CUDA_GPU};
+    vla_cuda *g;
+    int e = vla_cuda_new(&g, cfg, RG_HEADS, &opts, err, len);
+    if (e)
+        return e;
+    vla_input *in = malloc((size_t)RG_HEADS * x->T * sizeof *in);
+    unsigned char *rd = malloc((size_t)RG_HEADS * x->T);
+    if (!in || !rd) {
+        snprintf(err, len, "out of memory");
+        e = VLA_ENOMEM;
+    }
+    for (long ck = 0, t0 = 0; !e && ck < m->g->nck; ck++) {
+        long steps = m->cks[ck] - t0;
+        for (int h = 0; h < RG_HEADS; h++)
+            for (long t = 0; t < steps; t++) {
+                in[(size_t)h * steps + t] = x->in[(size_t)h * x->T + t0 + t];
+                rd[(size_t)h * steps + t] = x->is_read[(size_t)h * x->T + t0 + t];
+            }
+        if ((e = vla_cuda_run(g, steps, in, rd, NULL))) {
+            snprintf(err, len, "vla_cuda_run: %s", vla_cuda_error(g));
+            break;
+        }
+        for (int h = 0; h < RG_HEADS && !e; h++) {
+            if ((has_A && (e = vla_cuda_get(g, h, VLA_Q_A, A))) ||
+                (e = vla_cuda_get(g, h, VLA_Q_S, S)) || (e = vla_cuda_get(g, h, VLA_Q_O, o))) {
+                snprintf(err, len, "vla_cuda_get: %s", vla_cuda_error(g));
+                break;
+            }
+            rg_visit(m, h, (int)ck, has_A ? A : NULL, S, o);
+        }
+        t0 = m->cks[ck];
+    }
+    for (int h = 0; h < RG_HEADS && !e; h++) {
+        vla_counts c;
+        if ((e = vla_cuda_counts(g, h, &c)))
+            snprintf(err, len, "vla_cuda_counts: %s", vla_cuda_error(g));
+        else
+            rg_visit_counts(m, h, &c);
+    }
+    free(in);
+    free(rd);
+    vla_cuda_free(g);
+    return e;
+}
+#endif
+
+/* The exact reference of group g, every head, its states at the checkpoints. */
+static int rg_group_run(rg_group *g, const rg_inputs *x, const long *cks)
+{
+    int nA, nS, no;
+    size_t stride = rg_ref_stride(g, &nA, &nS, &no);
+    g->ref = malloc((size_t)RG_HEADS * g->nck * stride * sizeof(double));
+    if (!g->ref) {
+        snprintf(g->err, sizeof g->err, "out of memory");
+        return VLA_ENOMEM;
+    }
+    int e = 0;
+    for (int h = 0; h < RG_HEADS && !e; h++) {
+        vla_model *r;
+        if ((e = vref_model_new(&r, &g->cfg, VREF_EXACT, RG_REF_BITS))) {
+            snprintf(g->err, sizeof g->err, "exact reference: %s", vla_strerror(e));
+            break;
+        }
+        for (long t = 1, ck = 0; !e && ck < g->nck; t++) {
+            size_t i = (size_t)h * x->T + (t - 1);
+            e = x->is_read[i] ? vla_model_read(r, x->in[i].q) : vla_model_step(r, &x->in[i]);
+            if (e)
+                snprintf(g->err, sizeof g->err, "exact reference, head %d, step %ld: %s", h, t,
+                         vla_strerror(e));
+            else if (t == cks[ck]) {
+                double *p = g->ref + ((size_t)h * g->nck + ck) * stride;
+                if (nA)
+                    vla_model_get(r, VLA_Q_A, p);
+                vla_model_get(r, VLA_Q_S, p + nA);
+                vla_model_get(r, VLA_Q_O, p + nA + nS);
+                ck++;
+            }
+        }
+        vla_model_free(r);
+    }
+    return e;
+}
+
+/* The reference a case compares with: same model, switches and stream, inputs rounded to the
+ * same storage format (the exact recurrence takes them exactly from there). The way of tracking
+ * does not matter in exact arithmetic: sm stands for all. */
+static int rg_group_key_eq(const vla_config *a, const vla_config *b)
+{
+    return a->model == b->model && a->nudge == b->nudge && a->clamp_on == b->clamp_on &&
+           a->guard == b->guard && a->d == b->d &&
+           vla_prec_storage(a->prec) == vla_prec_storage(b->prec);
+}
+
+static vla_prec rg_storage_prec(vla_prec p)
+{
+    static const vla_prec of[VLA_NFMT] = {VLA_F64, VLA_F32, VLA_F16, VLA_BF16};
+    return of[vla_prec_storage(p)];
+}
+
+/* one case on its backend, measured against its reference */
+static void rg_case_run(const rg_case *c, const rg_group *g, const rg_inputs *x, const long *cks,
+                        rg_result *r)
+{
+    if (g->err[0]) {
+        snprintf(r->err, sizeof r->err, "%s", g->err);
+        return;
+    }
+    rg_meas m = {.c = c, .g = g, .cks = cks};
+    int d = c->cfg.d;
+    m.u = vla_fmt_unit_roundoff(vla_prec_storage(c->cfg.prec));
+    m.scratch = malloc(3 * (size_t)d * d * sizeof(double));
+    for (int h = 0; h < RG_HEADS; h++)
+        m.fp[h] = 0xcbf29ce484222325ull;
+    int e = VLA_ENOMEM;
+    if (!m.scratch)
+        snprintf(r->err, sizeof r->err, "out of memory");
+    else if (c->backend == RG_CPU)
+        e = rg_run_cpu(&m, x, r->err, sizeof r->err);
+#ifdef VLA_HAVE_KERNELS
+    else
+        e = rg_run_cuda(&m, x, c->backend == RG_CUDA_EMU, r->err, sizeof r->err);
+#endif
+    free(m.scratch);
+    if (e)
+        return;
+    /* the mean over heads and over the last decade's checkpoints: a single checkpoint's (or the
+     * worst one's) error swings with the particular rounding errors by a bit or more, the mean
+     * by a few tenths (see RG_MARGIN) */
+    for (int q = 0; q < 3; q++) {
+        double sum = 0;
+        int bad = 0;
+        for (int h = 0; h < RG_HEADS; h++) {
+            sum += m.sum[h][q] / m.n[h];
+            bad |= m.bad[h][q];
+        }
+        r->bits[q] = q == 0 && !vla_model_has_A(c->cfg.model) ? NAN : bad ? INFINITY
+                                                                          : sum / RG_HEADS;
+    }
+    r->fp = 0xcbf29ce484222325ull;
+    for (int h = 0; h < RG_HEADS; h++)
+        r->fp = rg_fnv(r->fp, &m.fp[h], sizeof m.fp[h]);
+    r->ran = 1;
+}
+
+/* ---- the run of the whole selection ---- */
+
+typedef struct {
+    unsigned backends;      /* bits of the backends to run; 0: every available one */
+    const char *only;       /* comma-separated fnmatch patterns on the case name; NULL: all */
+    const char *trace;      /* the trace folder; NULL: find it */
+    const char *baseline;   /* the baseline file */
+    double margin;
+    int update, bits, list, changed_only;
+} rg_opts;
+
+typedef struct {
+    int n;
+    rg_case *cases;
+    rg_result *res;
+    char notes[4][300]; /* what was skipped, and why */
+    int nnotes;
+    char trace_dir[4096];
+    double seconds;
+} rg_run;
+
+static int rg_match(const char *only, const char *name)
+{
+    if (!only || !*only)
+        return 1;
+    char buf[1024], *save;
+    snprintf(buf, sizeof buf, "%s", only);
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (!fnmatch(tok, name, 0))
+            return 1;
+    return 0;
+}
+
+static void rg_note(rg_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rg_note(rg_run *r, const char *fmt, ...)
+{
+    if (r->nnotes == 4)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->notes[r->nnotes++], sizeof r->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+static double rg_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+RG_FN void rg_run_free(rg_run *r)
+{
+    free(r->cases);
+    free(r->res);
+    memset(r, 0, sizeof *r);
+}
+
+/* Runs the selected cases; 0, or a vla_err with the reason printed to stderr (the suite could
+ * not be set up: an unknown backend, no memory). A case that fails on its own is a result. */
+RG_FN int rg_execute(const rg_opts *o, rg_run *run)
+{
+    memset(run, 0, sizeof *run);
+    double t0 = rg_now();
+    unsigned want = o->backends;
+    char why[300];
+    if (!want) { /* every backend available here (never the slow emulation) */
+        want = 1u << RG_CPU;
+        if (rg_backend_available(RG_CUDA, why, sizeof why))
+            want |= 1u << RG_CUDA;
+        else
+            rg_note(run, "backend cuda not run: %s", why);
+    }
+    for (int b = 0; b < RG_NBACKEND; b++)
+        if ((want >> b & 1) && !rg_backend_available(b, why, sizeof why)) {
+            fprintf(stderr, "vla-regress: backend %s: %s\n", rg_backend_names[b], why);
+            return VLA_ENOTSUP;
+        }
+    rg_case *all;
+    int n = rg_suite(&all, want);
+    if (n < 0)
+        return n;
+    int have_trace = 0;
+    if (o->trace) {
+        snprintf(run->trace_dir, sizeof run->trace_dir, "%s", o->trace);
+        if (!rg_is_trace_dir(o->trace)) {
+            fprintf(stderr, "vla-regress: --trace %s: no q.npy there\n", o->trace);
+            free(all);
+            return VLA_EIO;
+        }
+        have_trace = 1;
+    } else {
+        have_trace = rg_find_trace(run->trace_dir, sizeof run->trace_dir);
+    }
+    int k = 0, skipped_trace = 0;
+    for (int i = 0; i < n; i++) {
+        if (!rg_match(o->only, all[i].name))
+            continue;
+        if (rg_streams[all[i].stream].spec == NULL && !have_trace) {
+            skipped_trace++;
+            continue;
+        }
+        all[k++] = all[i];
+    }
+    if (skipped_trace)
+        rg_note(run, "%d trace case%s not run: lmtrace-seed7/vla3 not found (set VLA_SHARED or "
+                     "--trace DIR)", skipped_trace, skipped_trace == 1 ? "" : "s");
+    run->n = k;
+    run->cases = all;
+    run->res = calloc(k ? k : 1, sizeof *run->res);
+    if (!run->res)
+        return VLA_ENOMEM;
+    if (o->list)
+        return VLA_OK;
+
+    /* the references the selection needs */
+    rg_group *gs = calloc(k ? k : 1, sizeof *gs);
+    int ng = 0;
+    if (!gs)
+        return VLA_ENOMEM;
+    for (int i = 0; i < k; i++) {
+        const vla_config *c = &all[i].cfg;
+        int g = 0;
+        while (g < ng && !(gs[g].stream == all[i].stream && rg_group_key_eq(&gs[g].cfg, c)))
+            g++;
+        if (g == ng) {
+            gs[ng].stream = all[i].stream;
+            gs[ng].cfg = *c;
+            gs[ng].cfg.track = VLA_TRACK_SM;
+            gs[ng].cfg.prec = rg_storage_prec(c->prec);
+            ng++;
+        }
+        all[i].group = g;
+    }
+
+    /* the inputs of each stream in use */
+    rg_inputs in[RG_NSTREAM];
+    long cks[RG_MAX_CK];
+    long nck = vla_checkpoints(RG_T, RG_PER_DECADE, cks, RG_MAX_CK);
+    memset(in, 0, sizeof in);
+    for (int s = 0; s < RG_NSTREAM; s++) {
+        int used = 0;
+        for (int g = 0; g < ng; g++)
+            used |= gs[g].stream == s;
+        if (!used)
+            continue;
+        char spec[4200];
+        if (rg_streams[s].spec)
+            snprintf(spec, sizeof spec, "%s", rg_streams[s].spec);
+        else
+            snprintf(spec, sizeof spec, "trace:%s", run->trace_dir);
+        if (rg_inputs_load(&in[s], spec, rg_streams[s].d, RG_HEADS, RG_T))
+            fprintf(stderr, "vla-regress: %s\n", in[s].err);
+    }
+    for (int g = 0; g < ng; g++)
+        gs[g].nck = nck;
+
+    /* the references (the costly part: 256-bit MPFR), the biggest first */
+    int *order = malloc((size_t)(ng > 0 ? ng : 1) * sizeof *order);
+    if (!order)
+        return VLA_ENOMEM;
+    for (int g = 0; g < ng; g++)
+        order[g] = g;
+    for (int a = 1; a < ng; a++) /* insertion sort by d, descending, stable */
+        for (int b = a; b > 0 && gs[order[b]].cfg.d > gs[order[b - 1]].cfg.d; b--) {
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    RG_PARALLEL_FOR
+    for (int j = 0; j < ng; j++) {
+        rg_group *g = &gs[order[j]];
+        if (!in[g->stream].ok)
+            snprintf(g->err, sizeof g->err, "inputs: %s", in[g->stream].err);
+        else
+            rg_group_run(g, &in[g->stream], cks);
+    }
+    free(order);
+
+    /* the cases: the CPU's in parallel, a device's one at a time (it has its own parallelism) */
+    RG_PARALLEL_FOR
+    for (int i = 0; i < k; i++)
+        if (all[i].backend == RG_CPU)
+            rg_case_run(&all[i], &gs[all[i].group], &in[all[i].stream], cks, &run->res[i]);
+    for (int i = 0; i < k; i++)
+        if (all[i].backend != RG_CPU)
+            rg_case_run(&all[i], &gs[all[i].group], &in[all[i].stream], cks, &run->res[i]);
+    for (int g = 0; g < ng; g++)
+        free(gs[g].ref);
+    free(gs);
+    for (int s = 0; s < RG_NSTREAM; s++)
+        rg_inputs_free(&in[s]);
+    run->seconds = rg_now() - t0;
+    return VLA_OK;
+}
+
+/* ---- the baseline ---- */
+
+/* what a baseline must agree on with the program that reads it */
+RG_FN void rg_suite_line(char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "# suite: d=%d (trace %d) T=%d heads=%d checkpoints=%d/decade, mean over t>=T/10; "
+             "ref=MPFR %d bits mode=strict seed=1",
+             RG_D, RG_D_TRACE, RG_T, RG_HEADS, RG_PER_DECADE, RG_REF_BITS);
+}
+
+typedef struct {
+    char name[96];
+    double bits[3];
+    uint64_t fp;
+    int used;
+} rg_row;
+
+typedef struct {
+    int n;
+    rg_row *rows;
+    char suite[300];
+} rg_baseline;
+
+static int rg_parse_bits(const char *s, double *out)
+{
+    char *end;
+    if (!strcmp(s, "-")) {
+        *out = NAN;
+        return 1;
+    }
+    if (!strcmp(s, "inf")) {
+        *out = INFINITY;
+        return 1;
+    }
+    errno = 0;
+    *out = strtod(s, &end);
+    return end != s && !*end && !errno && isfinite(*out);
+}
+
+/* 0; VLA_EIO when the file does not exist; VLA_EFORMAT with the line written to err */
+RG_FN int rg_baseline_read(rg_baseline *b, const char *path, char *err, size_t len)
+{
+    memset(b, 0, sizeof *b);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, len, "%s: %s", path, strerror(errno));
+        return VLA_EIO;
+    }
+    char line[1024];
+    int cap = 0, lineno = 0, e = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (!strncmp(line, "# suite:", 8))
+            snprintf(b->suite, sizeof b->suite, "%.299s", line);
+        if (line[0] == '#' || !line[0])
+            continue;
+        char *f0 = strtok(line, "\t"), *f1 = strtok(NULL, "\t"), *f2 = strtok(NULL, "\t"),
+             *f3 = strtok(NULL, "\t"), *f4 = strtok(NULL, "\t"), *extra = strtok(NULL, "\t");
+        rg_row r;
+        memset(&r, 0, sizeof r);
+        char *endp;
+        if (!f4 || extra || strlen(f0) >= sizeof r.name || !rg_parse_bits(f1, &r.bits[0]) ||
+            !rg_parse_bits(f2, &r.bits[1]) || !rg_parse_bits(f3, &r.bits[2]) ||
+            (r.fp = strtoull(f4, &endp, 16), *endp || strlen(f4) != 16)) {
+            snprintf(err, len, "%s:%d: expected case, three bits-lost numbers (or - or inf) and "
+                               "a 16-digit fingerprint, tab-separated", path, lineno);
+            e = VLA_EFORMAT;
+            break;
+        }
+        snprintf(r.name, sizeof r.name, "%s", f0);
+        if (b->n == cap) {
+            cap = cap ? 2 * cap : 512;
+            rg_row *p = realloc(b->rows, cap * sizeof *p);
+            if (!p) {
+                e = VLA_ENOMEM;
+                break;
+            }
+            b->rows = p;
+        }
+        b->rows[b->n++] = r;
+    }
+    fclose(f);
+    return e;
+}
+
+static rg_row *rg_baseline_find(rg_baseline *b, const char *name)
+{
+    for (int i = 0; i < b->n; i++)
+        if (!strcmp(b->rows[i].name, name))
+            return &b->rows[i];
+    return NULL;
+}
+
+static void rg_fmt_bits(char *buf, size_t len, double x)
+{
+    if (isnan(x))
+        snprintf(buf, len, "-");
+    else if (isinf(x))
+        snprintf(buf, len, "inf");
+    else
+        snprintf(buf, len, "%.3f", x);
+}
+
+/* Writes the baseline: this run's CPU rows, and the rows of the old one for cases of the suite
+ * that this run did not run (not selected, or the trace absent), in the suite's order. */
+RG_FN int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *old)
+{
+    rg_case *suite;
+    int n = rg_suite(&suite, 1u << RG_CPU);
+    if (n < 0)
+        return n;
+    char tmp[4200], line[300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(suite);
+        return VLA_EIO;
+    }
+    rg_suite_line(line, sizeof line);
+    fprintf(f, "# tests/regress/baseline.tsv: the precision bin/vla-regress measured when it was last\n"
+               "# reviewed. Written by `make regress-update`; review its diff in the commit.\n"
+               "%s\n"
+               "# bits lost = log2(||X - X_exact||_F / ||X_exact||_F / u), u the unit roundoff of the\n"
+               "# precision's storage format, averaged over the heads and the checkpoints t >= T/10;\n"
+               "# '-': the model has no A; 'inf': non-finite. fingerprint: the bits of every\n"
+               "# checkpointed state and the event counts (strict mode: a change means the\n"
+               "# arithmetic changed, for better or worse).\n"
+               "# columns: case a_bits s_bits o_bits fingerprint\n",
+            line);
+    for (int i = 0; i < n; i++) {
+        const rg_result *r = NULL;
+        for (int j = 0; j < run->n; j++)
+            if (run->cases[j].backend == RG_CPU && !strcmp(run->cases[j].name, suite[i].name)) {
+                r = run->res[j].ran ? &run->res[j] : NULL;
+                break;
+            }
+        const rg_row *kept = r ? NULL : rg_baseline_find(old, suite[i].name);
+        const double *bits = r ? r->bits : kept ? kept->bits : NULL;
+        if (!bits)
+            continue;
+        char a[32], s[32], o[32];
+        rg_fmt_bits(a, sizeof a, bits[0]);
+        rg_fmt_bits(s, sizeof s, bits[1]);
+        rg_fmt_bits(o, sizeof o, bits[2]);
+        fprintf(f, "%s\t%s\t%s\t%s\t%016llx\n", suite[i].name, a, s, o,
+                (unsigned long long)(r ? r->fp : kept->fp));
+    }
+    free(suite);
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path)) {
+        unlink(tmp);
+        return VLA_EIO;
+    }
+    return VLA_OK;
+}
+
+/* ---- the verdicts ---- */
+
+enum { V_SAME, V_CHANGED, V_BETTER, V_NEW, V_WORSE, V_NONFINITE, V_ERROR, V_NV };
+static const char *const rg_vname[V_NV] = {"same",  "changed",   "better", "NEW",
+                                           "WORSE", "NONFINITE", "ERROR"};
+
+/* One case against its row: same (the bits too), changed (other bits, no quantity more than
+ * the margin worse), better, WORSE, NONFINITE (finite in the baseline, not now), NEW (no row),
+ * ERROR (the case could not run). *worst gets the largest increase in bits lost. */
+RG_FN int rg_verdict(const rg_result *r, const rg_row *b, double margin, double *worst)
+{
+    *worst = 0;
+    if (!r->ran)
+        return V_ERROR;
+    if (!b)
+        return V_NEW;
+    int nonfinite = 0, worse = 0, better = 0;
+    for (int q = 0; q < 3; q++) {
+        double x = r->bits[q], y = b->bits[q];
+        if (isnan(x) || isnan(y))
+            continue;
+        if (isinf(x) && !isinf(y))
+            nonfinite = 1;
+        else if (!isinf(x) && isinf(y))
+            better = 1;
+        else if (!isinf(x)) {
+            double c = x - y;
+            *worst = fmax(*worst, c);
+            worse |= c > margin;
+            better |= c < -margin;
+        }
+    }
+    return nonfinite ? V_NONFINITE : worse ? V_WORSE : better ? V_BETTER : r->fp == b->fp ? V_SAME
+                                                                                         : V_CHANGED;
+}
+
+/* exit status of a comparison: regressions, and rows that cannot be judged */
+RG_FN int rg_is_failure(int v, int bits)
+{
+    return v == V_WORSE || v == V_NONFINITE || v == V_ERROR || v == V_NEW ||
+           (bits && (v == V_CHANGED || v == V_BETTER));
+}
+
+/* Prints the table and the summary; returns the number of failing cases. */
+RG_FN int rg_report(FILE *out, const rg_opts *o, const rg_run *run, rg_baseline *base)
+{
+    int count[V_NV] = {0}, fails = 0;
+    fprintf(out, "# vla-regress: bits lost against the exact reference (MPFR, %d bits), strict mode\n",
+            RG_REF_BITS);
+    fprintf(out, "# bits lost = log2(||X - X_exact||_F / ||X_exact||_F / u), the mean over %d heads and the "
+                 "checkpoints t >= T/10;\n# u = unit roundoff of the STORAGE format: f64 2^-53, f32 "
+                 "2^-24, f16 and f16-f32 2^-11, bf16 and bf16-f32 2^-8\n",
+            RG_HEADS);
+    fprintf(out, "# d=%d (trace %d), T=%d; chol with nudge and clamp off; baseline %s; margin %.2f "
+                 "bit%s\n",
+            RG_D, RG_D_TRACE, RG_T, o->baseline, o->margin,
+            o->bits ? "; --bits: any change of bits fails" : "");
+    for (int i = 0; i < run->nnotes; i++)
+        fprintf(out, "# note: %s\n", run->notes[i]);
+    fprintf(out, "%-46s %-22s %-22s %-22s %s\n", "", "  ------- A -------", "  ------- S -------",
+            "  ------- o -------", "");
+    fprintf(out, "%-46s %6s %6s %7s  %6s %6s %7s  %6s %6s %7s  %s\n", "case", "base", "now", "change",
+            "base", "now", "change", "base", "now", "change", "verdict");
+    for (int i = 0; i < run->n; i++) {
+        const rg_case *c = &run->cases[i];
+        const rg_result *r = &run->res[i];
+        rg_row *b = rg_baseline_find(base, c->name);
+        if (b)
+            b->used = 1;
+        double worst;
+        int v = rg_verdict(r, b, o->margin, &worst);
+        count[v]++;
+        int fail = rg_is_failure(v, o->bits);
+        fails += fail;
+        if (o->changed_only && v == V_SAME)
+            continue;
+        char label[128];
+        snprintf(label, sizeof label, "%s:%s", rg_backend_names[c->backend], c->name);
+        fprintf(out, "%-46s", label);
+        for (int q = 0; q < 3; q++) {
+            char sb[32], sn[32], sc[32];
+            double y = b ? b->bits[q] : NAN, x = r->ran ? r->bits[q] : NAN;
+            rg_fmt_bits(sb, sizeof sb, b ? y : NAN);
+            if (!b)
+                snprintf(sb, sizeof sb, "?");
+            rg_fmt_bits(sn, sizeof sn, x);
+            if (!r->ran)
+                snprintf(sn, sizeof sn, "?");
+            if (isfinite(x) && isfinite(y))
+                snprintf(sc, sizeof sc, "%+.2f", fabs(x - y) < 0.005 ? 0.0 : x - y);
+            else /* '!': finite on one side only */
+                snprintf(sc, sizeof sc, "%s", isinf(x) != isinf(y) && !isnan(x) && !isnan(y) ? "!" : "-");
+            fprintf(out, " %6s %6s %7s ", sb, sn, sc);
+        }
+        fprintf(out, " %s%s", rg_vname[v], fail && v != V_WORSE && v != V_NONFINITE && v != V_ERROR &&
+                                                   v != V_NEW ? " (--bits)" : "");
+        if (v == V_ERROR)
+            fprintf(out, ": %s", r->err);
+        fputc('\n', out);
+    }
+    int missing = 0;
+    for (int i = 0; i < base->n; i++)
+        missing += !base->rows[i].used;
+    fprintf(out, "# %d cases in %.1f s: %d same, %d changed bits within the margin, %d better, %d "
+                 "WORSE, %d NONFINITE, %d NEW, %d ERROR; %d baseline rows not run\n",
+            run->n, run->seconds, count[V_SAME], count[V_CHANGED], count[V_BETTER], count[V_WORSE],
+            count[V_NONFINITE], count[V_NEW], count[V_ERROR], missing);
+    if (o->update) {
+        fprintf(out, "# --update: the baseline takes these numbers (%d cases above would have failed)\n",
+                fails);
+    } else if (fails) {
+        fprintf(out, "# FAIL: %d case%s:", fails, fails == 1 ? "" : "s");
+        int shown = 0;
+        for (int i = 0; i < run->n && shown < 12; i++) {
+            rg_row *b = rg_baseline_find(base, run->cases[i].name);
+            double worst;
+            int v = rg_verdict(&run->res[i], b, o->margin, &worst);
+            if (!rg_is_failure(v, o->bits))
+                continue;
+            if (v == V_WORSE)
+                fprintf(out, " %s:%s (%+.2f bits)", rg_backend_names[run->cases[i].backend],
+                        run->cases[i].name, worst);
+            else
+                fprintf(out, " %s:%s (%s)", rg_backend_names[run->cases[i].backend],
+                        run->cases[i].name, rg_vname[v]);
+            shown++;
+        }
+        fprintf(out, "%s\n", shown < fails ? " ..." : "");
+        if (count[V_NEW])
+            fprintf(out, "# NEW cases have no baseline row: review them and run `make regress-update`\n");
+    } else {
+        fprintf(out, "# PASS: no case lost more than %.2f bit%s\n", o->margin,
+                count[V_CHANGED] ? " (some bits changed: see 'changed')" : "");
+    }
+    return fails;
+}
+
+#ifndef VLA_REGRESS_NO_MAIN
+
+static void usage_exit(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_exit(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "vla-regress: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (try --help)\n");
+    va_end(ap);
+    exit(2);
+}
+
+static void help(void)
+{
+    char suite[300];
+    rg_suite_line(suite, sizeof suite);
+    printf("Usage: vla-regress [OPTION]...\n\n"
+           "Has any precision got worse? Runs a fixed suite -- every model, way of tracking A and\n"
+           "precision that the library admits, on the streams gauss, lmlike, subspace:4,0.001 and\n"
+           "the real trace lmtrace-seed7/vla3 -- on every backend available (cpu; cuda when built\n"
+           "and a GPU is present), measures the relative error of A, S and o against the exact\n"
+           "reference (MPFR, %d bits) at log-spaced checkpoints, in bits lost: log2(error / u)\n"
+           "with u the unit roundoff of the precision's storage format, averaged over %d heads\n"
+           "and the checkpoints t >= T/10, and compares each case with its row of the baseline.\n"
+           "Exit status 1 when a case lost more than the margin in A, S or o, turned non-finite,\n"
+           "failed to run or has no baseline row; 2 on a usage error.\n"
+           "CUDA cases compare with the CPU's rows (strict mode promises the CPU's bits).\n\n"
+           "Options:\n"
+           "  --only PATTERNS      run the cases whose name matches one of these comma-separated\n"
+           "                       shell patterns (name: model/track/precision/stream, e.g.\n"
+           "                       'vla3/*/f16-f32/*,rls/sm/f32/gauss')\n"
+           "  --backend LIST       cpu, cuda, cuda-emu (the kernel on host threads), comma-\n"
+           "                       separated (default: every available one but cuda-emu)\n"
+           "  --baseline FILE      default tests/regress/baseline.tsv\n"
+           "  --margin BITS        the loss that fails a case (default %.2f)\n"
+           "  --bits               any change of a case's bits fails, better or worse (a\n"
+           "                       refactoring that claims to change no number)\n"
+           "  --update             write this run's CPU numbers into the baseline (keeping the rows\n"
+           "                       of cases not run), then exit 0: `make regress-update`\n"
+           "  --trace DIR          the trace (default: $VLA_SHARED/data/lmtrace-seed7/vla3, else\n"
+           "                       found beside the repository; its cases are skipped if absent)\n"
+           "  --changed            print only the rows that are not 'same'\n"
+           "  --list               list the selected cases and exit\n"
+           "  --help, --version\n\n%s\n",
+           RG_REF_BITS, RG_HEADS, RG_MARGIN, suite);
+    exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    rg_opts o = {.baseline = "tests/regress/baseline.tsv", .margin = RG_MARGIN};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (!strcmp(a, "--help"))
+            help();
+        else if (!strcmp(a, "--version")) {
+            printf("vla-regress (vlastab) %s\n", VLA_VERSION);
+            return 0;
+        } else if (!strcmp(a, "--only") && has)
+            o.only = argv[++i];
+        else if (!strcmp(a, "--baseline") && has)
+            o.baseline = argv[++i];
+        else if (!strcmp(a, "--trace") && has)
+            o.trace = argv[++i];
+        else if (!strcmp(a, "--margin") && has) {
+            char *end;
+            o.margin = strtod(argv[++i], &end);
+            if (*end || !(o.margin >= 0) || o.margin > 64)
+                usage_exit("--margin: '%s' is not a number of bits in 0..64", argv[i]);
+        } else if (!strcmp(a, "--backend") && has) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", argv[++i]);
+            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+                int b = 0;
+                while (b < RG_NBACKEND && strcmp(t, rg_backend_names[b]))
+                    b++;
+                if (b == RG_NBACKEND)
+                    usage_exit("--backend: unknown '%s' (cpu, cuda, cuda-emu)", t);
+                o.backends |= 1u << b;
+            }
+        } else if (!strcmp(a, "--update"))
+            o.update = 1;
+        else if (!strcmp(a, "--bits"))
+            o.bits = 1;
+        else if (!strcmp(a, "--changed"))
+            o.changed_only = 1;
+        else if (!strcmp(a, "--list"))
+            o.list = 1;
+        else if (!strncmp(a, "--", 2) && !has &&
+                 (!strcmp(a, "--only") || !strcmp(a, "--baseline") || !strcmp(a, "--trace") ||
+                  !strcmp(a, "--margin") || !strcmp(a, "--backend")))
+            usage_exit("%s needs a value", a);
+        else
+            usage_exit("unknown argument '%s'", a);
+    }
+    if (o.update && o.backends && !(o.backends >> RG_CPU & 1))
+        usage_exit("--update writes the CPU's numbers: include --backend cpu");
+
+    rg_run run;
+    int e = rg_execute(&o, &run);
+    if (e)
+        return e == VLA_ENOTSUP || e == VLA_EIO ? 2 : 1;
+    if (o.list) {
+        for (int i = 0; i < run.n; i++)
+            printf("%s:%s\n", rg_backend_names[run.cases[i].backend], run.cases[i].name);
+        rg_run_free(&run);
+        return 0;
+    }
+    if (run.n == 0) {
+        fprintf(stderr, "vla-regress: no case matches --only '%s'\n", o.only ? o.only : "");
+        rg_run_free(&run);
+        return 2;
+    }
+
+    rg_baseline base;
+    char err[600], suite[300];
+    rg_suite_line(suite, sizeof suite);
+    e = rg_baseline_read(&base, o.baseline, err, sizeof err);
+    if (e == VLA_EFORMAT || (e && !o.update)) {
+        fprintf(stderr, "vla-regress: %s%s\n", err,
+                e == VLA_EIO ? " (no baseline yet? `make regress-update` writes one)" : "");
+        rg_run_free(&run);
+        return e == VLA_EFORMAT ? 2 : 1;
+    }
+    if (!e && strcmp(base.suite, suite) && !o.update) {
+        fprintf(stderr, "vla-regress: %s was made by another suite:\n  it says   %s\n  this is   %s\n"
+                        "run `make regress-update` and review the diff\n",
+                o.baseline, base.suite[0] ? base.suite : "(no suite line)", suite);
+        rg_run_free(&run);
+        free(base.rows);
+        return 1;
+    }
+    if (!e && strcmp(base.suite, suite)) { /* another suite's rows mean nothing here */
+        free(base.rows);
+        memset(&base, 0, sizeof base);
+    }
+    int fails = rg_report(stdout, &o, &run, &base);
+    int status = fails ? 1 : 0;
+    if (o.update) {
+        int errors = 0;
+        for (int i = 0; i < run.n; i++)
+            errors += !run.res[i].ran;
+        if (errors) {
+            fprintf(stderr, "vla-regress: %d cases failed to run: the baseline is left as it was\n",
+                    errors);
+            status = 1;
+        } else if ((e = rg_baseline_write(o.baseline, &run, &base))) {
+            fprintf(stderr, "vla-regress: cannot write %s: %s\n", o.baseline, vla_strerror(e));
+            status = 1;
+        } else {
+            printf("# wrote %s\n", o.baseline);
+            status = 0;
+        }
+    }
+    free(base.rows);
+    rg_run_free(&run);
+    return status;
+}
+#endif

@@ -1,0 +1,202 @@
+/* emu.c: the CUDA kernel's blocks run on host threads: the same kpolicy.h text, each block's
+ * threads as real threads meeting at real barriers, the arena as one shared buffer. It checks
+ * the block decomposition (which loops split, where the barriers are, the padded layout) on a
+ * machine without a GPU; the arithmetic is the host's, which lib/ already shares. Blocks run one
+ * after another, so one launch at a time (a mutex serializes launches). */
+#include "kdev.h"
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static _Thread_local int k_emu_tid, k_emu_sense;
+static int k_emu_nt;
+static atomic_int k_emu_count, k_emu_flag;
+
+/* A sense-reversing barrier that spins a little, then yields: more threads than cores is the
+ * normal case here. Threads of a block that stop meeting at the same barriers have diverged on
+ * data that should have been identical, a race in the decomposition (on a GPU: undefined
+ * behaviour, often a hang); here that is reported and the program stops, rather than hanging. */
+static void k_emu_sync(void)
+{
+    k_emu_sense = !k_emu_sense;
+    if (atomic_fetch_add(&k_emu_count, 1) == k_emu_nt - 1) {
+        atomic_store(&k_emu_count, 0);
+        atomic_store(&k_emu_flag, k_emu_sense);
+        return;
+    }
+    time_t t0 = 0;
+    for (long spin = 0; atomic_load(&k_emu_flag) != k_emu_sense; spin++) {
+        if (spin < 64)
+            continue;
+        sched_yield();
+        if ((spin & 1023) == 0) {
+            if (!t0)
+                t0 = time(NULL);
+            else if (time(NULL) - t0 > 20) {
+                fprintf(stderr, "emu: thread %d of %d waited 20 s at a barrier the others never "
+                                "reached: the block's threads diverged (a race in the kernel's "
+                                "decomposition)\n",
+                        k_emu_tid, k_emu_nt);
+                abort();
+            }
+        }
+    }
+}
+
+#define KSYNC() k_emu_sync()
+#define KTID k_emu_tid
+#define KNT k_emu_nt
+#include "kpolicy.h"
+
+typedef void (*emu_block_fn)(const kparams *p, int run, void *arena);
+static const emu_block_fn emu_blocks[VLA_NPREC] = {
+    [VLA_F64] = emu_block_f64,       [VLA_F32] = emu_block_f32,
+    [VLA_F16] = emu_block_f16,       [VLA_BF16] = emu_block_bf16,
+    [VLA_F16_F32] = emu_block_f16f32, [VLA_BF16_F32] = emu_block_bf16f32};
+
+typedef struct {
+    int threads;
+} emu_ctx;
+
+static pthread_mutex_t emu_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int emu_probe(char *why, size_t len)
+{
+    (void)why;
+    (void)len;
+    return 1;
+}
+
+static int emu_open(void **ctx, int threads, char *err, size_t len)
+{
+    emu_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, len, "out of host memory");
+        return VLA_ENOMEM;
+    }
+    c->threads = threads > 0 ? threads : 3;
+    *ctx = c;
+    return VLA_OK;
+}
+
+static void emu_close(void *ctx) { free(ctx); }
+
+static int emu_alloc(void *ctx, void **p, size_t bytes, const char *what, char *err, size_t len)
+{
+    (void)ctx;
+    *p = calloc(1, bytes ? bytes : 1);
+    if (!*p) {
+        snprintf(err, len, "out of host memory for %s (%.1f MB)", what, bytes / 1e6);
+        return VLA_ENOMEM;
+    }
+    return VLA_OK;
+}
+
+static void emu_release(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+static int emu_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t len)
+{
+    (void)ctx;
+    (void)err;
+    (void)len;
+    memcpy(dst, src, bytes);
+    return VLA_OK;
+}
+
+static int emu_plan(void *ctx, kparams *p, char *err, size_t len)
+{
+    (void)err;
+    (void)len;
+    p->threads = ((emu_ctx *)ctx)->threads;
+    return VLA_OK;
+}
+
+typedef struct {
+    const kparams *p;
+    void *arena;
+    int tid;
+} emu_arg;
+
+static void *emu_thread(void *arg)
+{
+    emu_arg *a = arg;
+    k_emu_tid = a->tid;
+    k_emu_sense = 0;
+    for (int run = 0; run < a->p->runs; run++)
+        emu_blocks[a->p->cfg.prec](a->p, run, a->arena);
+    return NULL;
+}
+
+static int emu_launch(void *ctx, const kparams *p, char *err, size_t len)
+{
+    int nt = ((emu_ctx *)ctx)->threads, r = VLA_OK;
+    size_t es = p->cfg.prec == VLA_F64 ? sizeof(double) : sizeof(float);
+    void *arena = malloc((size_t)p->arena_len * es);
+    pthread_t *th = calloc(nt, sizeof *th);
+    emu_arg *args = calloc(nt, sizeof *args);
+    if (!arena || !th || !args) {
+        snprintf(err, len, "out of host memory");
+        r = VLA_ENOMEM;
+        goto out;
+    }
+    /* NaN everywhere, so that reading what nothing wrote shows up as a difference */
+    memset(arena, 0xff, (size_t)p->arena_len * es);
+    pthread_mutex_lock(&emu_lock);
+    k_emu_nt = nt;
+    atomic_store(&k_emu_count, 0);
+    atomic_store(&k_emu_flag, 0);
+    int started = 0;
+    for (int i = 0; i < nt; i++) {
+        args[i] = (emu_arg){p, arena, i};
+        if (pthread_create(&th[i], NULL, emu_thread, &args[i]))
+            break;
+        started++;
+    }
+    if (started < nt) { /* the others wait at a barrier that will never fill: give up loudly */
+        fprintf(stderr, "emu: pthread_create failed with %d of %d threads started\n", started, nt);
+        abort();
+    }
+    for (int i = 0; i < nt; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_unlock(&emu_lock);
+out:
+    free(arena);
+    free(th);
+    free(args);
+    return r;
+}
+
+static int emu_resident(void *ctx, const kparams *p)
+{
+    (void)ctx;
+    (void)p;
+    return 1;
+}
+
+static void emu_describe(void *ctx, char *buf, size_t len)
+{
+    snprintf(buf, len, "emulated: %d host threads per block", ((emu_ctx *)ctx)->threads);
+}
+
+static int emu_fma_peak(void *ctx, double *flops, char *err, size_t len)
+{
+    (void)ctx;
+    (void)flops;
+    snprintf(err, len, "the emulation has no peak of its own");
+    return VLA_ENOTSUP;
+}
+
+static const kdev_ops emu_ops = {"emulated", emu_probe,  emu_open,   emu_close,
+                                 emu_alloc,  emu_release, emu_copy,  emu_copy,
+                                 emu_plan,   emu_launch, emu_resident, emu_describe,
+                                 emu_fma_peak};
+
+const kdev_ops *vla_kdev_emu(void) { return &emu_ops; }

@@ -1,0 +1,409 @@
+/* host.c: the CUDA backend's API (vlacuda.h) over a device that runs the kernel (kdev.h): the
+ * checks, the inputs prepared by lib's own native instantiation of recur.h (khost_inst.h), the
+ * staging, and the copies of the state. The same code drives the GPU and its emulation. */
+#include "vlacuda.h"
+#include "kdev.h"
+#include "model_impl.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* lib's six native policies once more, each with khost_inst.h's functions added */
+#define TAG(x) VLA_CAT(x, kh)
+#define PRIMS 0
+#define NATIVE_CREATE vla_kernels_native_create
+#define NATIVE_EXTRA "../kernels/khost_inst.h"
+int vla_kernels_native_create(const vla_config *cfg, vla_model **out);
+#include "native_all.h"
+
+typedef struct {
+    int (*init)(const vla_config *cfg, void *consts, void *state);
+    int (*scratch)(const vla_config *cfg, void **out);
+    void (*scratch_free)(void *s);
+    void (*prepare)(void *scratch, const vla_input *in, int is_read, void *rec);
+    size_t es; /* bytes per number */
+} kh_policy;
+#define KH(p, T)                                                                                   \
+    {VLA_CAT(kh_init, VLA_CAT(p, kh)), VLA_CAT(kh_scratch, VLA_CAT(p, kh)),                        \
+     VLA_CAT(kh_scratch_free, VLA_CAT(p, kh)), VLA_CAT(kh_prepare, VLA_CAT(p, kh)), sizeof(T)}
+static const kh_policy kh_pol[VLA_NPREC] = {
+    [VLA_F64] = KH(f64, double),      [VLA_F32] = KH(f32, float),
+    [VLA_F16] = KH(f16, float),       [VLA_BF16] = KH(bf16, float),
+    [VLA_F16_F32] = KH(f16f32, float), [VLA_BF16_F32] = KH(bf16f32, float)};
+
+#define MAX_PREP_THREADS 256
+
+struct vla_cuda {
+    vla_config cfg;
+    const kdev_ops *ops;
+    void *dev;
+    const kh_policy *pol;
+    void *scratch[MAX_PREP_THREADS]; /* one per preparing thread, made when first needed */
+    kparams p;
+    size_t es;
+    void *h_in;               /* staged records, host side */
+    unsigned char *h_flags;
+    size_t h_in_cap, h_flags_cap, d_in_cap, d_flags_cap, d_out_cap; /* bytes */
+    void *d_in, *d_flags, *d_out;
+    void *h_buf;              /* one run's state, or the read-outs of a launch */
+    size_t h_buf_cap;
+    int staged;
+    char err[400];
+};
+
+static int fail(vla_cuda *g, char *err, size_t len, int code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int fail(vla_cuda *g, char *err, size_t len, int code, const char *fmt, ...)
+{
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (g)
+        snprintf(g->err, sizeof g->err, "%s", buf);
+    if (err && len)
+        snprintf(err, len, "%s", buf);
+    return code;
+}
+
+int vla_cuda_max_d(vla_prec p) { return p == VLA_F64 ? 64 : 128; }
+
+int vla_cuda_probe(char *why, size_t len) { return vla_kdev_cuda()->probe(why, len); }
+const char *vla_cuda_build(void) { return vla_kdev_cuda_build(); }
+const char *vla_cuda_error(const vla_cuda *g) { return g ? g->err : "no handle"; }
+
+/* grows a buffer on the device (contents not kept) */
+static int dev_reserve(vla_cuda *g, void **p, size_t *cap, size_t bytes, const char *what)
+{
+    if (bytes <= *cap)
+        return VLA_OK;
+    if (*p)
+        g->ops->release(g->dev, *p);
+    *p = NULL;
+    *cap = 0;
+    int r = g->ops->alloc(g->dev, p, bytes, what, g->err, sizeof g->err);
+    if (!r)
+        *cap = bytes;
+    return r;
+}
+
+static int host_reserve(vla_cuda *g, void **p, size_t *cap, size_t bytes)
+{
+    if (bytes <= *cap)
+        return VLA_OK;
+    void *q = realloc(*p, bytes);
+    if (!q)
+        return fail(g, NULL, 0, VLA_ENOMEM, "out of host memory staging %.1f MB", bytes / 1e6);
+    *p = q;
+    *cap = bytes;
+    return VLA_OK;
+}
+
+void vla_cuda_free(vla_cuda *g)
+{
+    if (!g)
+        return;
+    if (g->dev) {
+        void *bufs[] = {g->p.state, (void *)g->p.consts, g->p.counts, g->d_in, g->d_flags,
+                        g->d_out};
+        for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+            if (bufs[i])
+                g->ops->release(g->dev, bufs[i]);
+        g->ops->close(g->dev);
+    }
+    for (int i = 0; i < MAX_PREP_THREADS; i++)
+        if (g->scratch[i])
+            g->pol->scratch_free(g->scratch[i]);
+    free(g->h_in);
+    free(g->h_flags);
+    free(g->h_buf);
+    free(g);
+}
+
+int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda_opts *opts,
+                 char *err, size_t errlen)
+{
+    static const vla_cuda_opts gpu0 = {VLA_CUDA_GPU, 0, 0};
+    const char *why = NULL;
+    int r;
+    if (!out || !cfg)
+        return fail(NULL, err, errlen, VLA_EINVAL, "vla_cuda_new: NULL argument");
+    *out = NULL;
+    if (!opts)
+        opts = &gpu0;
+    if (runs < 1)
+        return fail(NULL, err, errlen, VLA_EINVAL, "runs = %d: at least one run", runs);
+    if ((r = vla_config_check(cfg)))
+        return fail(NULL, err, errlen, r, "invalid configuration: %s", vla_strerror(r));
+    if ((r = vla_track_check(cfg, &why)))
+        return fail(NULL, err, errlen, r, "%s", why ? why : vla_strerror(r));
+    if (cfg->track != VLA_TRACK_SM && cfg->track != VLA_TRACK_SMSYM)
+        return fail(NULL, err, errlen, VLA_ENOTSUP,
+                    "track=%s: the CUDA kernels track A by sm or sm-sym only",
+                    vla_track_name(cfg->track));
+    if (cfg->mode != VLA_STRICT)
+        return fail(NULL, err, errlen, VLA_ENOTSUP,
+                    "mode=fast: the CUDA kernels are strict only (use the CPU for fast mode)");
+    int maxd = vla_cuda_max_d(cfg->prec);
+    if (cfg->d > maxd || cfg->dv > maxd)
+        return fail(NULL, err, errlen, VLA_ERANGE,
+                    "d = %d, dv = %d: the CUDA kernels keep A and S in shared memory up to "
+                    "d = %d in %s",
+                    cfg->d, cfg->dv, maxd, vla_prec_name(cfg->prec));
+    const kdev_ops *ops = opts->target == VLA_CUDA_EMULATE ? vla_kdev_emu() : vla_kdev_cuda();
+    char pwhy[300];
+    if (ops->probe(pwhy, sizeof pwhy) <= 0)
+        return fail(NULL, err, errlen, VLA_ENOTSUP, "%s", pwhy);
+
+    vla_cuda *g = calloc(1, sizeof *g);
+    if (!g)
+        return fail(NULL, err, errlen, VLA_ENOMEM, "out of host memory");
+    g->cfg = *cfg;
+    g->ops = ops;
+    g->pol = &kh_pol[cfg->prec];
+    g->es = g->pol->es;
+    int d = cfg->d, dv = cfg->dv;
+    kparams *p = &g->p;
+    p->cfg = *cfg;
+    p->d = d;
+    p->dv = dv;
+    p->runs = runs;
+    p->shift = kshift(d);
+    p->rec_len = krec_len(d, dv);
+    p->state_len = kstate_len(d, dv);
+    p->arena_len = (int)karena_off(KA_N_ARRAYS, d, dv, p->shift);
+    r = ops->open(&g->dev, opts->target == VLA_CUDA_EMULATE ? opts->emu_threads : opts->device,
+                  g->err, sizeof g->err);
+    if (!r)
+        r = ops->plan(g->dev, p, g->err, sizeof g->err);
+    size_t sbytes = (size_t)runs * p->state_len * g->es;
+    if (!r)
+        r = ops->alloc(g->dev, &p->state, sbytes, "the runs' states", g->err, sizeof g->err);
+    void *consts = NULL;
+    if (!r)
+        r = ops->alloc(g->dev, &consts, C_NCONST * g->es, "constants", g->err, sizeof g->err);
+    p->consts = consts;
+    if (!r)
+        r = ops->alloc(g->dev, (void **)&p->counts, (size_t)runs * sizeof(kcounts), "counters",
+                       g->err, sizeof g->err);
+    /* the initial state of every run is the CPU model's, replicated */
+    unsigned char *hs = NULL, *hc = NULL;
+    kcounts *hk = NULL;
+    if (!r) {
+        hs = malloc(sbytes);
+        hc = malloc(C_NCONST * g->es);
+        hk = calloc(runs, sizeof *hk);
+        if (!hs || !hc || !hk)
+            r = fail(g, NULL, 0, VLA_ENOMEM, "out of host memory for %d initial states", runs);
+    }
+    if (!r && (r = g->pol->init(cfg, hc, hs)))
+        fail(g, NULL, 0, r, "initial state: %s", vla_strerror(r));
+    if (!r) {
+        size_t one = (size_t)p->state_len * g->es;
+        for (int i = 1; i < runs; i++)
+            memcpy(hs + i * one, hs, one);
+        r = ops->put(g->dev, p->state, hs, sbytes, g->err, sizeof g->err);
+    }
+    if (!r)
+        r = ops->put(g->dev, consts, hc, C_NCONST * g->es, g->err, sizeof g->err);
+    if (!r)
+        r = ops->put(g->dev, p->counts, hk, (size_t)runs * sizeof *hk, g->err, sizeof g->err);
+    free(hs);
+    free(hc);
+    free(hk);
+    if (r) {
+        fail(NULL, err, errlen, r, "%s", g->err);
+        vla_cuda_free(g);
+        return r;
+    }
+    *out = g;
+    return VLA_OK;
+}
+
+static int finite_n(const double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+static void *scratch_of(vla_cuda *g, int i)
+{
+    if (!g->scratch[i] && g->pol->scratch(&g->cfg, &g->scratch[i]))
+        g->scratch[i] = NULL;
+    return g->scratch[i];
+}
+
+int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned char *is_read,
+                   int shared)
+{
+    if (!g || !in || steps < 1)
+        return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_stage: no inputs");
+    kparams *p = &g->p;
+    size_t n = shared ? (size_t)steps : (size_t)p->runs * steps;
+    for (size_t i = 0; i < n; i++) {
+        int rd = is_read && is_read[i];
+        long run = shared ? -1 : (long)(i / steps), t = (long)(i % steps);
+        int e = rd ? (in[i].q ? (finite_n(in[i].q, p->d) ? 0 : VLA_ENONFINITE) : VLA_EINVAL)
+                   : vla_input_check(&g->cfg, &in[i]);
+        if (e)
+            return fail(g, NULL, 0, e, "run %ld, step %ld of the chunk: %s", run, t,
+                        e == VLA_ENONFINITE ? "NaN or Inf in the input" : "missing input vector");
+    }
+    size_t rec = (size_t)p->rec_len * g->es;
+    g->staged = 0;
+    if (host_reserve(g, &g->h_in, &g->h_in_cap, n * rec) ||
+        host_reserve(g, (void **)&g->h_flags, &g->h_flags_cap, n))
+        return VLA_ENOMEM;
+    int nt = 1;
+#ifdef _OPENMP
+    nt = omp_get_max_threads();
+    if (nt > MAX_PREP_THREADS)
+        nt = MAX_PREP_THREADS;
+    if ((size_t)nt > n / 64 + 1) /* a few records are not worth waking threads for */
+        nt = (int)(n / 64 + 1);
+#endif
+    for (int i = 0; i < nt; i++)
+        if (!scratch_of(g, i))
+            return fail(g, NULL, 0, VLA_ENOMEM, "out of host memory");
+    unsigned char *hin = g->h_in;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static)
+#endif
+    for (size_t i = 0; i < n; i++) {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        int rd = is_read && is_read[i];
+        g->pol->prepare(g->scratch[tid], &in[i], rd, hin + i * rec);
+        g->h_flags[i] = (unsigned char)((rd ? KF_READ : 0) | (!rd && in[i].g ? KF_GATE : 0));
+    }
+    int r = dev_reserve(g, &g->d_in, &g->d_in_cap, n * rec, "staged inputs");
+    if (!r)
+        r = dev_reserve(g, &g->d_flags, &g->d_flags_cap, n, "step flags");
+    if (!r)
+        r = g->ops->put(g->dev, g->d_in, g->h_in, n * rec, g->err, sizeof g->err);
+    if (!r)
+        r = g->ops->put(g->dev, g->d_flags, g->h_flags, n, g->err, sizeof g->err);
+    if (r)
+        return r;
+    p->inputs = g->d_in;
+    p->flags = g->d_flags;
+    p->steps = steps;
+    p->shared_in = shared != 0;
+    g->staged = 1;
+    return VLA_OK;
+}
+
+/* numbers of the policy's container to binary64 (exact) */
+static void to_double(const vla_cuda *g, const void *src, double *dst, size_t n)
+{
+    if (g->es == sizeof(double)) {
+        memcpy(dst, src, n * sizeof(double));
+    } else {
+        const float *f = src;
+        for (size_t i = 0; i < n; i++)
+            dst[i] = f[i];
+    }
+}
+
+int vla_cuda_launch(vla_cuda *g, double *o)
+{
+    if (!g)
+        return VLA_EINVAL;
+    if (!g->staged)
+        return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_launch: no inputs staged");
+    kparams *p = &g->p;
+    size_t no = (size_t)p->runs * p->steps * p->dv, ob = no * g->es;
+    p->out_o = NULL;
+    if (o) {
+        int r = dev_reserve(g, &g->d_out, &g->d_out_cap, ob, "read-outs");
+        if (r)
+            return r;
+        p->out_o = g->d_out;
+    }
+    int r = g->ops->launch(g->dev, p, g->err, sizeof g->err);
+    if (r || !o)
+        return r;
+    if ((r = host_reserve(g, &g->h_buf, &g->h_buf_cap, ob)) ||
+        (r = g->ops->get(g->dev, g->h_buf, g->d_out, ob, g->err, sizeof g->err)))
+        return r;
+    to_double(g, g->h_buf, o, no);
+    return VLA_OK;
+}
+
+int vla_cuda_run(vla_cuda *g, long steps, const vla_input *in, const unsigned char *is_read,
+                 double *o)
+{
+    int r = vla_cuda_stage(g, steps, in, is_read, 0);
+    return r ? r : vla_cuda_launch(g, o);
+}
+
+int vla_cuda_get(vla_cuda *g, int run, vla_quantity q, double *dst)
+{
+    if (!g || !dst || run < 0 || run >= g->p.runs)
+        return VLA_EINVAL;
+    size_t d = g->p.d, dv = g->p.dv, off, n;
+    switch (q) {
+    case VLA_Q_S: off = 0; n = dv * d; break;
+    case VLA_Q_A: off = dv * d; n = d * d; break;
+    case VLA_Q_N: off = dv * d + d * d; n = d; break;
+    case VLA_Q_O: off = dv * d + d * d + d; n = dv; break;
+    case VLA_Q_KP: off = dv * d + d * d + d + dv; n = d; break;
+    case VLA_Q_ALPHA: off = dv * d + d * d + 2 * d + dv; n = d; break;
+    default: return VLA_EINVAL;
+    }
+    if (q == VLA_Q_A && !vla_model_has_A(g->cfg.model))
+        return VLA_EINVAL;
+    size_t bytes = n * g->es;
+    int r = host_reserve(g, &g->h_buf, &g->h_buf_cap, bytes);
+    if (!r)
+        r = g->ops->get(g->dev, g->h_buf,
+                        (char *)g->p.state + ((size_t)run * g->p.state_len + off) * g->es, bytes,
+                        g->err, sizeof g->err);
+    if (!r)
+        to_double(g, g->h_buf, dst, n);
+    return r;
+}
+
+int vla_cuda_counts(vla_cuda *g, int run, vla_counts *out)
+{
+    if (!g || !out || run < 0 || run >= g->p.runs)
+        return VLA_EINVAL;
+    kcounts k;
+    int r = g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, g->err, sizeof g->err);
+    if (!r)
+        *out = k.cnt;
+    return r;
+}
+
+long vla_cuda_t(vla_cuda *g, int run)
+{
+    if (!g || run < 0 || run >= g->p.runs)
+        return -1;
+    kcounts k;
+    return g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, g->err, sizeof g->err) ? -1 : k.t;
+}
+
+void vla_cuda_describe(vla_cuda *g, char *buf, size_t len)
+{
+    if (g)
+        g->ops->describe(g->dev, buf, len);
+    else if (len)
+        snprintf(buf, len, "none");
+}
+
+int vla_cuda_resident_runs(vla_cuda *g) { return g ? g->ops->resident(g->dev, &g->p) : 0; }
+
+int vla_cuda_fma_peak(vla_cuda *g, double *flops)
+{
+    return g && flops ? g->ops->fma_peak(g->dev, flops, g->err, sizeof g->err) : VLA_EINVAL;
+}

@@ -1,0 +1,43 @@
+/* kdev.h: the few operations host.c needs from a device that runs the kernel: a GPU through the
+ * CUDA runtime (vlacuda.cu; nocuda.c when the build has no CUDA), or the emulation of the
+ * kernel's blocks on host threads (emu.c). Each returns 0 or a vla_err code and, on failure,
+ * writes a one-line reason to err. */
+#ifndef VLA_KDEV_H
+#define VLA_KDEV_H
+#include "kabi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    const char *name; /* "cuda", "emulated" */
+    /* usable devices (> 0), or 0 with the reason */
+    int (*probe)(char *why, size_t len);
+    /* ordinal: the GPU to use; emulation: host threads per block (0: default) */
+    int (*open)(void **ctx, int ordinal, char *err, size_t len);
+    void (*close)(void *ctx);
+    int (*alloc)(void *ctx, void **p, size_t bytes, const char *what, char *err, size_t len);
+    void (*release)(void *ctx, void *p);
+    int (*put)(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t len);
+    int (*get)(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t len);
+    /* sets p->threads; fails when the arena does not fit a block's on-chip memory */
+    int (*plan)(void *ctx, kparams *p, char *err, size_t len);
+    /* runs p->runs blocks of p->steps steps and waits for them */
+    int (*launch)(void *ctx, const kparams *p, char *err, size_t len);
+    /* blocks of this shape resident at once on the whole device (0 if unknown) */
+    int (*resident)(void *ctx, const kparams *p);
+    void (*describe)(void *ctx, char *buf, size_t len);
+    /* measured peak rate of binary32 fma, in flop/s (2 per fma), over the whole device */
+    int (*fma_peak)(void *ctx, double *flops, char *err, size_t len);
+} kdev_ops;
+
+const kdev_ops *vla_kdev_cuda(void); /* vlacuda.cu, or the stub of nocuda.c */
+const kdev_ops *vla_kdev_emu(void);  /* emu.c */
+/* how the CUDA part was built: "nvcc 13.0: sm_90 + compute_80 PTX, strict" or the stub's line */
+const char *vla_kdev_cuda_build(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

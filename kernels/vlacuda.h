@@ -1,0 +1,73 @@
+/* vlacuda.h: the CUDA backend's C API. A vla_cuda is a batch of independent runs (heads) of one
+ * configuration, each advanced on the GPU by one thread block that keeps A and S in shared
+ * memory for the whole of a launch; the recurrences are lib/recur.h's, so a strict run gives the
+ * CPU's bits. Inputs are prepared on the host with lib's own rounding and feature map (SPEC
+ * section 5), staged in chunks, and copied. Without a GPU every call fails with a reason; the
+ * same kernel text can also run emulated on host threads (VLA_CUDA_EMULATE), which is how the
+ * tests check the block decomposition on machines without one. */
+#ifndef VLACUDA_H
+#define VLACUDA_H
+#include "vlastab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { VLA_CUDA_GPU, VLA_CUDA_EMULATE } vla_cuda_target;
+
+typedef struct {
+    vla_cuda_target target;
+    int device;      /* GPU ordinal (VLA_CUDA_GPU) */
+    int emu_threads; /* host threads per emulated block (0: 3) */
+} vla_cuda_opts;
+
+/* The largest d (and dv) whose A and S fit a block's shared memory: 128 in the 32-bit and
+ * 16-bit policies, 64 in f64. */
+int vla_cuda_max_d(vla_prec p);
+
+/* The number of usable GPUs; 0 with the reason in why ("no CUDA backend in this build",
+ * "cudaGetDeviceCount: no CUDA-capable device is detected", ...). */
+int vla_cuda_probe(char *why, size_t len);
+/* one line: how the CUDA part of this build was made */
+const char *vla_cuda_build(void);
+
+typedef struct vla_cuda vla_cuda;
+
+/* runs independent runs of cfg from the initial state (t = 0). cfg must be strict, with A
+ * tracked by sm or sm-sym (VLA_ENOTSUP otherwise) and d, dv <= vla_cuda_max_d (VLA_ERANGE).
+ * opts may be NULL (GPU 0). On failure *out is NULL and err holds the reason. */
+int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda_opts *opts,
+                 char *err, size_t errlen);
+void vla_cuda_free(vla_cuda *g);
+
+/* Prepares and copies the inputs of the next `steps` steps. in[r * steps + t] is run r's input at
+ * its step t (raw binary64, as vla_model_step takes it); when is_read (may be NULL) marks it, that
+ * step is a read of query in.q (vla_model_read) and nothing else of it is used. shared = 1: in and
+ * is_read hold `steps` entries that every run consumes (benchmarks, one stream for many
+ * configurations). A NaN or Inf fails with VLA_ENONFINITE before anything is staged. */
+int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned char *is_read,
+                   int shared);
+/* Runs the staged steps on every run (again, if called again: a replay, for benchmarks). o, when
+ * not NULL, receives the read-out after every step: runs x steps x dv. */
+int vla_cuda_launch(vla_cuda *g, double *o);
+/* stage + launch */
+int vla_cuda_run(vla_cuda *g, long steps, const vla_input *in, const unsigned char *is_read,
+                 double *o);
+
+/* A quantity of run r, as vla_model_get gives it (copied back from the device). */
+int vla_cuda_get(vla_cuda *g, int r, vla_quantity q, double *dst);
+int vla_cuda_counts(vla_cuda *g, int r, vla_counts *out);
+long vla_cuda_t(vla_cuda *g, int r);
+/* the reason of the last failure */
+const char *vla_cuda_error(const vla_cuda *g);
+/* the device, in words ("NVIDIA H200, 132 SMs, ..."; emulated: "host threads, 3 per block") */
+void vla_cuda_describe(vla_cuda *g, char *buf, size_t len);
+/* blocks of this configuration resident at once on the device: the runs that fill it */
+int vla_cuda_resident_runs(vla_cuda *g);
+/* measured binary32 fma peak of the device, flop/s */
+int vla_cuda_fma_peak(vla_cuda *g, double *flops);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

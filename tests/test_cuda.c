@@ -1,0 +1,270 @@
+/* test_cuda.c: the CUDA backend (kernels/) against lib's strict CPU model, bit for bit: every
+ * model, way of tracking A (sm, sm-sym) and precision at d = 4, 32, 33 and 64, the read-out after
+ * every step and the whole state at the end of every launch. On the GPU when there is one (else
+ * the test skips, saying why); and always the same kernel text emulated on host threads, which
+ * checks the block decomposition (the split loops, the barriers, the padded layout) here too.
+ * Both sides run recur.h's text with every reduction in the same order, so nothing differs
+ * but NaN payloads (x86 and CUDA make different default NaNs): NaNs compare equal. */
+#include "check.h"
+#include "vlacuda.h"
+#include "vlastab.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    vla_model_kind mk;
+    vla_track tr;
+    vla_prec p;
+    int d, dv;
+    const char *stream;
+    const char *set; /* "name=value,..." applied with vla_config_set, or NULL */
+    int inputs;      /* 1: delta's own gate and beta; 2: its scalar decay */
+} ccase;
+
+static int same(double a, double b) { return (isnan(a) && isnan(b)) || !memcmp(&a, &b, sizeof a); }
+
+static void describe(const ccase *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s %s d=%d dv=%d %s%s%s", vla_model_name(c->mk), vla_track_name(c->tr),
+             vla_prec_name(c->p), c->d, c->dv, c->stream, c->set ? " " : "", c->set ? c->set : "");
+}
+
+/* the gate, rate and decay a delta run gets on top of its stream: uniform, reproducible */
+static void add_delta_inputs(const ccase *c, vla_step_buf *b, int head, long t)
+{
+    if (c->inputs == 1) {
+        for (int i = 0; i < c->dv; i++)
+            b->g[i] = 0.5 + 0.5 * vla_uniform(99, VLA_VAR_G, head, t, i);
+        b->has_g = 1;
+        b->beta = 1.9 * vla_uniform(99, VLA_VAR_BETA, head, t, 0) + 0.05;
+    } else if (c->inputs == 2) {
+        b->decay = 0.8 + 0.2 * vla_uniform(99, VLA_VAR_AUX, head, t, 0);
+    }
+}
+
+/* Runs `runs` heads of the case for `steps` steps, `chunk` steps per launch, on the backend and on
+ * the CPU; returns the number of differing comparisons and describes the first one. */
+static long cuda_case(const ccase *c, const vla_cuda_opts *opts, int runs, long steps, long chunk)
+{
+    char what[160], err[400];
+    describe(c, what, sizeof what);
+    vla_config cfg;
+    vla_config_default(&cfg, c->mk, c->d);
+    cfg.dv = c->dv;
+    cfg.prec = c->p;
+    cfg.track = c->tr;
+    if (c->set) {
+        char buf[200], *save = NULL;
+        snprintf(buf, sizeof buf, "%s", c->set);
+        for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+            char *eq = strchr(kv, '=');
+            *eq = 0;
+            CHECK_MSG(vla_config_set(&cfg, kv, eq + 1) == 0, "%s: set %s", what, kv);
+        }
+    }
+    if (c->inputs == 2)
+        CHECK(vla_config_set(&cfg, "delta_form", "decay") == 0);
+    vla_cuda *g;
+    if (vla_cuda_new(&g, &cfg, runs, opts, err, sizeof err)) {
+        CHECK_MSG(0, "%s: vla_cuda_new: %s", what, err);
+        return 1;
+    }
+    vla_model **cpu = calloc(runs, sizeof *cpu);
+    vla_stream **st = calloc(runs, sizeof *st);
+    vla_step_buf *buf = calloc((size_t)runs * chunk, sizeof *buf);
+    vla_input *in = calloc((size_t)runs * chunk, sizeof *in);
+    unsigned char *rd = calloc((size_t)runs * chunk, 1);
+    size_t nn = (size_t)(c->d > c->dv ? c->d : c->dv) * c->d;
+    double *o = malloc((size_t)runs * chunk * c->dv * sizeof *o), *x = malloc(nn * sizeof *x),
+           *y = malloc(nn * sizeof *y);
+    for (int r = 0; r < runs; r++) {
+        CHECK(vla_model_new(&cpu[r], &cfg) == 0);
+        CHECK_MSG(vla_stream_open(&st[r], c->stream, c->d, c->dv, 4321, err, sizeof err) == 0,
+                  "%s", err);
+    }
+    for (long i = 0; i < (long)runs * chunk; i++)
+        vla_step_buf_alloc(&buf[i], c->d, c->dv);
+    long len = vla_stream_length(st[0]);
+    if (len > 0 && steps > len)
+        steps = len;
+
+    long bad = 0;
+    static const vla_quantity qs[] = {VLA_Q_S, VLA_Q_A, VLA_Q_N, VLA_Q_O, VLA_Q_KP, VLA_Q_ALPHA};
+    static const char *const qn[] = {"S", "A", "n", "o", "kp", "alpha"};
+    for (long t0 = 0; t0 < steps && !bad; t0 += chunk) {
+        long n = steps - t0 < chunk ? steps - t0 : chunk;
+        for (int r = 0; r < runs; r++)
+            for (long t = 0; t < n; t++) {
+                vla_step_buf *b = &buf[r * n + t];
+                vla_stream_get(st[r], r, t0 + t + 1, b);
+                add_delta_inputs(c, b, r, t0 + t + 1);
+                in[r * n + t] = (vla_input){b->q, b->k, b->v, b->u, b->has_g ? b->g : NULL,
+                                            b->beta, b->decay};
+                rd[r * n + t] = (unsigned char)b->is_read;
+            }
+        int e = vla_cuda_run(g, n, in, rd, o);
+        CHECK_MSG(e == 0, "%s: vla_cuda_run: %s", what, vla_cuda_error(g));
+        if (e) {
+            bad++;
+            break;
+        }
+        for (int r = 0; r < runs && !bad; r++) {
+            for (long t = 0; t < n && !bad; t++) {
+                long i = r * n + t;
+                CHECK(rd[i] ? vla_model_read(cpu[r], buf[i].q) == 0
+                            : vla_model_step(cpu[r], &in[i]) == 0);
+                vla_model_get(cpu[r], VLA_Q_O, x);
+                for (int j = 0; j < c->dv && !bad; j++)
+                    if (!same(o[i * c->dv + j], x[j])) {
+                        CHECK_MSG(0, "%s: run %d step %ld: o[%d] %a, cpu %a", what, r, t0 + t + 1,
+                                  j, o[i * c->dv + j], x[j]);
+                        bad++;
+                    }
+            }
+            for (int q = 0; q < 6 && !bad; q++) {
+                if (qs[q] == VLA_Q_A && !vla_model_has_A(c->mk))
+                    continue;
+                size_t m = qs[q] == VLA_Q_S ? (size_t)c->dv * c->d
+                         : qs[q] == VLA_Q_A ? (size_t)c->d * c->d
+                         : qs[q] == VLA_Q_O ? (size_t)c->dv
+                                            : (size_t)c->d;
+                CHECK(vla_cuda_get(g, r, qs[q], y) == 0 && vla_model_get(cpu[r], qs[q], x) == 0);
+                for (size_t j = 0; j < m && !bad; j++)
+                    if (!same(y[j], x[j])) {
+                        CHECK_MSG(0, "%s: run %d after step %ld: %s[%zu] %a, cpu %a", what, r,
+                                  t0 + n, qn[q], j, y[j], x[j]);
+                        bad++;
+                    }
+            }
+            vla_counts kc;
+            const vla_counts *cc = vla_model_counts(cpu[r]);
+            CHECK(vla_cuda_counts(g, r, &kc) == 0);
+            if (!bad && memcmp(&kc, cc, sizeof kc)) {
+                CHECK_MSG(0, "%s: run %d: counters differ (guard %ld/%ld, zero_norm %ld/%ld, "
+                          "nudge %ld/%ld, clip %ld/%ld, clamp %ld/%ld, steps %ld/%ld)",
+                          what, r, kc.guard, cc->guard, kc.zero_norm, cc->zero_norm, kc.nudge,
+                          cc->nudge, kc.clip, cc->clip, kc.clamp, cc->clamp, kc.steps, cc->steps);
+                bad++;
+            }
+            if (!bad)
+                CHECK_EQ_INT(vla_cuda_t(g, r), vla_model_t(cpu[r]));
+        }
+    }
+    for (long i = 0; i < (long)runs * chunk; i++)
+        vla_step_buf_free(&buf[i]);
+    for (int r = 0; r < runs; r++) {
+        vla_model_free(cpu[r]);
+        vla_stream_close(st[r]);
+    }
+    free(cpu);
+    free(st);
+    free(buf);
+    free(in);
+    free(rd);
+    free(o);
+    free(x);
+    free(y);
+    vla_cuda_free(g);
+    return bad;
+}
+
+static const char *const streams[] = {"lmlike", "gauss", "subspace:2,0.01"};
+
+/* the cases beyond the grid: reads, gates, decay, switches, dv != d, the guard */
+static const ccase extras[] = {
+    {VLA_VLA3, VLA_TRACK_SM, VLA_F32, 32, 32, "mqar:24,8", NULL, 0},
+    {VLA_LA, VLA_TRACK_SM, VLA_F16, 32, 32, "mqar:24,8", "features=id", 0},
+    {VLA_RLS, VLA_TRACK_SMSYM, VLA_BF16_F32, 33, 33, "mqar:12,0", NULL, 0},
+    {VLA_VLA1, VLA_TRACK_SM, VLA_F64, 32, 32, "mqar:16,4", NULL, 0},
+    {VLA_DELTA, VLA_TRACK_SM, VLA_F32, 33, 33, "gauss", NULL, 1},
+    {VLA_DELTA, VLA_TRACK_SM, VLA_BF16, 32, 32, "lmlike", NULL, 2},
+    {VLA_DELTA, VLA_TRACK_SM, VLA_F16_F32, 4, 4, "gauss", NULL, 1},
+    {VLA_VLA3, VLA_TRACK_SMSYM, VLA_F16, 32, 20, "gauss", "nudge=off", 0},
+    {VLA_VLA3, VLA_TRACK_SM, VLA_F32, 24, 40, "lmlike", "renorm=2", 0},
+    {VLA_VLA1, VLA_TRACK_SMSYM, VLA_F16_F32, 32, 32, "gauss:30", "clamp=5,clip=0.5", 0},
+    {VLA_VLA3, VLA_TRACK_SM, VLA_BF16, 33, 33, "repeat:3", "stab_eps=0.5", 0},
+    {VLA_RLS, VLA_TRACK_SM, VLA_F16, 64, 64, "subspace:2,0.001", "features=id", 0},
+    {VLA_VLA3, VLA_TRACK_SM, VLA_F32, 128, 128, "lmlike", NULL, 0},
+    {VLA_RLS, VLA_TRACK_SMSYM, VLA_F16_F32, 128, 128, "gauss", NULL, 0},
+};
+
+/* the grid: every model, tracking and precision at each d; runs, steps, launches of chunk steps */
+static void grid(const vla_cuda_opts *o, const int *ds, int nd, int runs, long steps, long chunk)
+{
+    int k = 0;
+    for (int mk = 0; mk < VLA_NMODEL; mk++)
+        for (int tr = 0; tr < (vla_model_has_A(mk) ? 2 : 1); tr++)
+            for (int p = 0; p < VLA_NPREC; p++)
+                for (int di = 0; di < nd; di++, k++) {
+                    ccase c = {mk, tr ? VLA_TRACK_SMSYM : VLA_TRACK_SM, p, ds[di], ds[di],
+                               streams[k % 3], NULL, 0};
+                    cuda_case(&c, o, runs, steps, chunk);
+                }
+    for (size_t i = 0; i < sizeof extras / sizeof extras[0]; i++)
+        cuda_case(&extras[i], o, runs, steps, chunk);
+}
+
+/* the GPU, when there is one: d = 4, 32, 33, 64, 300 steps in launches of 100 */
+TEST(cuda_strict_bits_equal_cpu)
+{
+    static char why[400], reason[460];
+    if (vla_cuda_probe(why, sizeof why) <= 0) {
+        snprintf(reason, sizeof reason, "no CUDA device: %s", why);
+        vla_test_skip(reason);
+        return;
+    }
+    static const int ds[] = {4, 32, 33, 64};
+    vla_cuda_opts o = {VLA_CUDA_GPU, 0, 0};
+    grid(&o, ds, 4, 3, 300, 100);
+}
+
+/* The same kernel text on host threads, 3 per block (so that no d splits evenly): d = 4 and 33
+ * for every case, 64 once per model; fewer steps, the decomposition is what is under test. */
+TEST(cuda_emulated_bits_equal_cpu)
+{
+    static const int ds[] = {4, 33};
+    vla_cuda_opts o = {VLA_CUDA_EMULATE, 0, 3};
+    grid(&o, ds, 2, 2, 40, 25);
+    for (int mk = 0; mk < VLA_NMODEL; mk++) {
+        ccase c = {mk, VLA_TRACK_SM, mk % 2 ? VLA_F32 : VLA_BF16_F32, 64, 64, "lmlike", NULL, 0};
+        cuda_case(&c, &o, 1, 12, 12);
+    }
+}
+
+/* what the backend refuses, and how it says so */
+TEST(cuda_refusals)
+{
+    char err[400];
+    vla_config c;
+    vla_cuda *g;
+    vla_cuda_opts o = {VLA_CUDA_EMULATE, 0, 2};
+    vla_config_default(&c, VLA_VLA3, 32);
+    c.track = VLA_TRACK_JOSEPH;
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, err, sizeof err), VLA_ENOTSUP);
+    CHECK(g == NULL && strstr(err, "sm or sm-sym"));
+    vla_config_default(&c, VLA_VLA3, 128);
+    c.prec = VLA_F64;
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, err, sizeof err), VLA_ERANGE);
+    CHECK_MSG(strstr(err, "up to d = 64 in f64") != NULL, "%s", err);
+    vla_config_default(&c, VLA_VLA3, 32);
+    c.mode = VLA_FAST;
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, err, sizeof err), VLA_ENOTSUP);
+    vla_config_default(&c, VLA_VLA3, 8);
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 0, &o, err, sizeof err), VLA_EINVAL);
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 2, &o, err, sizeof err), 0);
+    double q[8] = {0}, k[8] = {0}, v[8] = {0};
+    k[3] = NAN;
+    vla_input in[2] = {{q, q, v, NULL, NULL, NAN, NAN}, {q, k, v, NULL, NULL, NAN, NAN}};
+    CHECK_EQ_INT(vla_cuda_run(g, 1, in, NULL, NULL), VLA_ENONFINITE);
+    CHECK_MSG(strstr(vla_cuda_error(g), "run 1, step 0") != NULL, "%s", vla_cuda_error(g));
+    CHECK_EQ_INT(vla_cuda_t(g, 1), 0); /* nothing ran */
+    CHECK_EQ_INT(vla_cuda_launch(g, NULL), VLA_EINVAL); /* nothing staged */
+    vla_cuda_free(g);
+    /* without a GPU, a GPU handle is refused with the probe's reason */
+    char why[400];
+    if (vla_cuda_probe(why, sizeof why) <= 0) {
+        CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, NULL, err, sizeof err), VLA_ENOTSUP);
+        CHECK_MSG(!strcmp(err, why), "'%s' vs '%s'", err, why);
+    }
+    CHECK(strlen(vla_cuda_build()) > 10);
+}

@@ -1,0 +1,327 @@
+/* test_drift.c: the measures of bin/vla-drift (included from experiments/vla-drift.c, so the code
+ * under test is the program's own) against bounds derived from the unit roundoff, and the programs
+ * vla-drift and vla-heatmap from the outside: usage errors exit 2 with one line, a heatmap's
+ * layout reads back. The outside checks skip when bin/ has not been built. */
+#define VLA_DRIFT_NO_MAIN
+#include "vla-drift.c"
+
+#include "check.h"
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const double u64 = 0x1p-53;
+
+typedef struct {
+    long t;
+    double v[DRIFT_NCOL];
+} mrow;
+
+/* Runs head `head` of `stream` for T steps beside a reference (exact MPFR at 256 bits, or lib in
+ * binary64) and measures at the steps of `at` (ascending, n of them) into rows. 0 on success. */
+static int run_measured(const vla_config *cfg, const char *stream, int head, int exact,
+                        const long *at, int n, mrow *rows)
+{
+    vla_model *m = NULL, *ref = NULL;
+    vla_stream *s = NULL;
+    vla_step_buf b = {0};
+    char err[256];
+    drift_acc *acc = calloc(1, drift_acc_size(cfg->d));
+    vla_config rc = *cfg;
+    rc.prec = VLA_F64;
+    rc.mode = VLA_STRICT;
+    int e = acc ? vla_model_new(&m, cfg) : VLA_ENOMEM;
+    if (!e)
+        e = exact ? vref_model_new(&ref, cfg, VREF_EXACT, 256) : vla_model_new(&ref, &rc);
+    if (!e)
+        e = vla_stream_open(&s, stream, cfg->d, cfg->dv, 1, err, sizeof err);
+    if (!e)
+        e = vla_step_buf_alloc(&b, cfg->d, cfg->dv);
+    if (!e)
+        e = drift_acc_init(acc, cfg);
+    for (long t = 1, k = 0; !e && k < n; t++) {
+        if (!(e = vla_stream_get(s, (uint32_t)head, t, &b))) {
+            vla_input in = {b.q, b.k, b.v, b.u, NULL, b.beta, b.decay};
+            e = vla_model_step(m, &in);
+            if (!e)
+                e = vla_model_step(ref, &in);
+            drift_acc_add(acc, cfg, b.k, b.u);
+        }
+        if (!e && t == at[k]) {
+            rows[k].t = t;
+            e = drift_measure(m, ref, acc, t, rows[k].v);
+            k++;
+        }
+    }
+    CHECK_MSG(e == 0, "run_measured(%s, %s): %s", vla_model_name(cfg->model), stream,
+              vla_strerror(e));
+    vla_step_buf_free(&b);
+    vla_stream_close(s);
+    vla_model_free(m);
+    vla_model_free(ref);
+    free(acc);
+    return e;
+}
+
+static void config(vla_config *c, vla_model_kind k, vla_prec p, int d)
+{
+    vla_config_default(c, k, d);
+    c->prec = p;
+    c->nudge = c->clamp_on = 0; /* so that M_t is the Gram and every column is defined */
+}
+
+/* In f64, with nothing but Sherman-Morrison steps, the three distances to the exact inverse are
+ * backward-stable sized: a rank-one step commits an error of a few d u ||A|| per entry and the
+ * recurrence carries the earlier ones forward, amplified at most by cond(A) over t steps, so
+ * a_drift, a_lapack <= d t cond u64 (c = 1). a_resid = ||(A - A*) M||_F <= a_drift sqrt(d) cond
+ * (A* = inv(M)), hence its bound carries one more sqrt(d) cond. */
+TEST(drift_f64_below_derived_bound)
+{
+    static const long at[] = {1, 10, 100, 300};
+    const struct {
+        vla_model_kind k;
+        const char *stream;
+    } cases[] = {{VLA_VLA3, "lmlike"}, {VLA_RLS, "subspace:4,0.001"}, {VLA_VLA1, "gauss"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        vla_config cfg;
+        mrow rows[4];
+        int d = 16;
+        config(&cfg, cases[c].k, VLA_F64, d);
+        if (run_measured(&cfg, cases[c].stream, 0, 1, at, 4, rows))
+            continue;
+        for (int i = 0; i < 4; i++) {
+            const double *r = rows[i].v;
+            double cond = r[6], bound = d * rows[i].t * cond * u64;
+            CHECK_MSG(cond >= 1 && isfinite(cond), "%s t=%ld: cond %g", vla_model_name(cfg.model),
+                      rows[i].t, cond);
+            CHECK_MSG(r[1] <= bound, "%s t=%ld: a_drift %.3g > %.3g", vla_model_name(cfg.model),
+                      rows[i].t, r[1], bound);
+            CHECK_MSG(r[3] <= bound, "%s t=%ld: a_lapack %.3g > %.3g", vla_model_name(cfg.model),
+                      rows[i].t, r[3], bound);
+            CHECK_MSG(r[2] <= bound * sqrt(d) * cond, "%s t=%ld: a_resid %.3g > %.3g",
+                      vla_model_name(cfg.model), rows[i].t, r[2], bound * sqrt(d) * cond);
+            CHECK_MSG(r[4] == 0, "sm keeps A exactly symmetric: sym_defect %g", r[4]);
+            CHECK(r[5] > 0 && r[7] == 0 && r[8] == 0 && r[9] == 0);
+            CHECK(r[10] <= bound * 100 && r[11] <= bound * 100); /* S and o: alive, small */
+        }
+    }
+}
+
+/* The Gram must be built from the very u' the recurrence used: then the exact reference (A* of
+ * the same inputs) and the LAPACK inverse of the Gram are one matrix up to d t cond u64, and in
+ * f32 a_lapack equals a_drift to that absolute accuracy, while a_drift itself is ~1e-7. A wrong
+ * u' (another scale, unrounded inputs, k for u) breaks the equality by orders of magnitude. */
+TEST(drift_gram_uses_the_recurrences_u)
+{
+    static const long at[] = {5, 50, 200};
+    const struct {
+        vla_model_kind k;
+        const char *stream;
+    } cases[] = {{VLA_VLA3, "lmlike"}, {VLA_RLS, "gauss"}, {VLA_VLA1, "lmlike"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (int sym = 0; sym < 2; sym++) {
+            vla_config cfg;
+            mrow rows[3];
+            int d = 12;
+            config(&cfg, cases[c].k, VLA_F32, d);
+            cfg.track = sym ? VLA_TRACK_SMSYM : VLA_TRACK_SM;
+            if (run_measured(&cfg, cases[c].stream, 1, 1, at, 3, rows))
+                continue;
+            for (int i = 0; i < 3; i++) {
+                const double *r = rows[i].v;
+                double tol = d * rows[i].t * r[6] * u64;
+                CHECK_MSG(fabs(r[3] - r[1]) <= tol && r[1] > 1e-9,
+                          "%s %s t=%ld: a_lapack %.6g vs a_drift %.6g (tol %.3g)",
+                          vla_model_name(cfg.model), vla_track_name(cfg.track), rows[i].t, r[3],
+                          r[1], tol);
+                CHECK_MSG(r[4] == 0, "%s: sym_defect %g", vla_track_name(cfg.track), r[4]);
+            }
+        }
+    }
+}
+
+/* The first-order error of the recurrence is u times a sum of many propagated local errors,
+ * the same linear map of the same inputs in either format: the drift scales with the storage
+ * format's unit roundoff. With the 16-bit drift still small (t <= 100, drift ~1e-3), the
+ * geometric mean of the f16 / f32 ratio over 6 heads lies within a factor 4 of
+ * u16 / u32 = 2^13 (a factor below 8 = u_bf16 / u_f16, so that a format mixed up with its
+ * neighbour fails). */
+TEST(drift_scales_with_unit_roundoff)
+{
+    static const long at[] = {10, 30, 100};
+    double logsum = 0;
+    int n = 0;
+    for (int head = 0; head < 6; head++) {
+        mrow r16[3], r32[3];
+        vla_config c16, c32;
+        config(&c16, VLA_VLA3, VLA_F16, 16);
+        config(&c32, VLA_VLA3, VLA_F32, 16);
+        if (run_measured(&c16, "lmlike", head, 0, at, 3, r16) ||
+            run_measured(&c32, "lmlike", head, 0, at, 3, r32))
+            return;
+        for (int i = 0; i < 3; i++) {
+            CHECK(r16[i].v[1] > 0 && r32[i].v[1] > 0);
+            logsum += log(r16[i].v[1] / r32[i].v[1]);
+            n++;
+        }
+    }
+    double ratio = exp(logsum / n), expect = vla_fmt_unit_roundoff(VLA_FMT_F16) /
+                                             vla_fmt_unit_roundoff(VLA_FMT_F32);
+    CHECK_MSG(ratio > expect / 4 && ratio < expect * 4,
+              "a_drift f16 / f32: geometric mean %.4g, expected %.4g within a factor 4", ratio,
+              expect);
+}
+
+/* With the nudge on, M_t stops being the Gram at the first nudge: the two columns that need it
+ * are defined before t = period and nan from then on. */
+TEST(drift_nudge_makes_resid_nan)
+{
+    static const long at[] = {19, 20, 40};
+    vla_config cfg;
+    mrow rows[3];
+    vla_config_default(&cfg, VLA_VLA3, 8);
+    cfg.prec = VLA_F32;
+    if (run_measured(&cfg, "lmlike", 0, 0, at, 3, rows))
+        return;
+    CHECK(isfinite(rows[0].v[2]) && isfinite(rows[0].v[3]) && rows[0].v[9] == 0);
+    for (int i = 1; i < 3; i++)
+        CHECK(isnan(rows[i].v[2]) && isnan(rows[i].v[3]) && rows[i].v[9] == i &&
+              isfinite(rows[i].v[1]));
+}
+
+/* ---- the programs from the outside ---- */
+
+/* runs cmd (stderr into the captured text); returns the exit status, or -1 */
+static int run_cmd(const char *cmd, char *out, size_t len)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, len - 1, p);
+    out[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* a trace directory of d = 4, T = 3, one head, with a NaN in k at step 2 */
+static int nan_trace(char *dir)
+{
+    strcpy(dir, "/tmp/vla-test-drift-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    double x[12];
+    long shape[3] = {1, 3, 4};
+    const char *names[] = {"q.npy", "k.npy", "v.npy", "u.npy"};
+    for (int f = 0; f < 4; f++) {
+        char path[128];
+        for (int i = 0; i < 12; i++)
+            x[i] = 0.1 * (i + f);
+        if (f == 1)
+            x[5] = NAN;
+        snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+        if (vla_npy_write(path, x, 3, shape))
+            return -1;
+    }
+    return 0;
+}
+
+static void rm_trace(const char *dir)
+{
+    const char *names[] = {"q.npy", "k.npy", "v.npy", "u.npy"};
+    for (int f = 0; f < 4; f++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+TEST(drift_heatmap_usage_errors)
+{
+    const char *progs[] = {"bin/vla-drift", "bin/vla-heatmap"};
+    if (access(progs[0], X_OK) || access(progs[1], X_OK)) {
+        vla_test_skip("bin/vla-drift or bin/vla-heatmap not built (run make first)");
+        return;
+    }
+    char dir[64], trace[128];
+    if (nan_trace(dir)) {
+        CHECK_MSG(0, "cannot write a trace under /tmp");
+        return;
+    }
+    snprintf(trace, sizeof trace, "--stream trace:%s --d 4", dir);
+    const char *bad[] = {"--model la", "--model delta", "--precision f8", "--steps 0", "--d 300",
+                         "--stream nosuch", "--set nudge=maybe", trace};
+    for (int p = 0; p < 2; p++)
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            char cmd[512], out[4096];
+            snprintf(cmd, sizeof cmd, "%s %s --out /dev/null 2>&1", progs[p], bad[i]);
+            int st = run_cmd(cmd, out, sizeof out);
+            CHECK_MSG(st == 2 && lines(out) == 1, "%s: exit %d, %d lines: %s", cmd, st,
+                      lines(out), out);
+        }
+    rm_trace(dir);
+}
+
+/* the heatmap's layout as --help states it: N snapshot blocks of d x d rows, then N diagonal
+ * blocks of d rows; in f64, A_t M_t = I where M_t = inv(A_t) (m_src 1) */
+TEST(heatmap_layout)
+{
+    if (access("bin/vla-heatmap", X_OK)) {
+        vla_test_skip("bin/vla-heatmap not built (run make first)");
+        return;
+    }
+    FILE *p = popen("bin/vla-heatmap --model vla3 --d 3 --at 7,2 --out - 2>/dev/null", "r");
+    if (!p) {
+        CHECK_MSG(0, "popen failed");
+        return;
+    }
+    char line[512];
+    int block = 0, blank = 0, nrow[4] = {0}, cols = 0;
+    double A[2][9], M[2][9];
+    while (fgets(line, sizeof line, p)) {
+        if (line[0] == '#') {
+            cols += !strncmp(line, "# columns: t i j a m m_src", 26);
+            continue;
+        }
+        if (line[0] == '\n') {
+            if (++blank == 2) {
+                block++;
+                blank = 0;
+            }
+            continue;
+        }
+        blank = 0;
+        double t, i, j, a, m, src;
+        if (sscanf(line, "%lf %lf %lf %lf %lf %lf", &t, &i, &j, &a, &m, &src) != 6 || block > 3) {
+            CHECK_MSG(0, "unexpected line in block %d: %s", block, line);
+            continue;
+        }
+        CHECK(t == (block % 2 ? 7 : 2) && src == 1);
+        if (block < 2) {
+            A[block][(int)i * 3 + (int)j] = a;
+            M[block][(int)i * 3 + (int)j] = m;
+        } else {
+            CHECK(i == j && A[block - 2][(int)i * 4] == a);
+        }
+        nrow[block]++;
+    }
+    CHECK_EQ_INT(pclose(p), 0);
+    CHECK_EQ_INT(cols, 1);
+    CHECK(nrow[0] == 9 && nrow[1] == 9 && nrow[2] == 3 && nrow[3] == 3);
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                double s = 0;
+                for (int k = 0; k < 3; k++)
+                    s += A[b][i * 3 + k] * M[b][k * 3 + j];
+                CHECK_NEAR(s, i == j, 1e-12);
+            }
+}

@@ -1,0 +1,1117 @@
+/* test_hardening.c: what a user or the machine can do to a run. Malformed inputs (the fuzzers'
+ * seeds and findings, and the bad-input table of the README) get one line and a status, never a
+ * crash, a hang or a silent NaN; kill -9 then --resume gives the same bits; SIGINT and SIGTERM
+ * checkpoint and exit 3; a full disk or an unwritable directory is an error naming the path, with
+ * no complete-looking table left. Program tests run bin/ programs and skip when they are absent. */
+#define _GNU_SOURCE
+#include "check.h"
+#include "vlastab.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- helpers: temporary trees, files, running a program ---- */
+
+static char *make_tmpdir(char *buf, size_t len)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(buf, len, "%s/vla-hardening-XXXXXX", base ? base : "/tmp");
+    return mkdtemp(buf);
+}
+
+/* removes a directory and what is in it (traces live in subdirectories) */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[1024];
+        struct stat st;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                remove_tree(path);
+            else
+                unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* the program bin/NAME (or $VLA_BIN_DIR/NAME), NULL when it is not built */
+static const char *program(const char *name)
+{
+    static char path[4][512];
+    static int slot;
+    const char *dir = getenv("VLA_BIN_DIR");
+    char *p = path[slot++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", dir ? dir : "bin", name);
+    if (access(p, X_OK) != 0)
+        return NULL;
+    /* the children run in temporary directories: the path must not depend on the cwd */
+    char *abs = realpath(p, NULL);
+    if (abs) {
+        snprintf(p, sizeof path[0], "%s", abs);
+        free(abs);
+    }
+    return p;
+}
+
+static void write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(data, 1, n, f) == n;
+    ok = f && fclose(f) == 0 && ok;
+    CHECK_MSG(ok, "cannot write %s", path);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *b = realloc(buf, 2 * cap + 1);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    if (len)
+        *len = n;
+    return buf;
+}
+
+/* a .npy file with the header dict given as text (numpy's padding to 64 bytes, version 1.0) */
+static void write_npy_header(const char *path, const char *dict, const void *data, size_t n)
+{
+    char hdr[512];
+    int h = snprintf(hdr, sizeof hdr, "%s", dict);
+    int total = (10 + h + 1 + 63) / 64 * 64;
+    memset(hdr + h, ' ', total - 10 - h - 1);
+    hdr[total - 11] = '\n';
+    int hlen = total - 10;
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, hlen & 255, hlen >> 8};
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == (size_t)hlen &&
+             (n == 0 || fwrite(data, 1, n, f) == n);
+    ok = f && fclose(f) == 0 && ok;
+    CHECK_MSG(ok, "cannot write %s", path);
+}
+
+typedef struct {
+    pid_t pid;
+    char err[600]; /* the child's stderr goes to this file */
+} child;
+
+/* Starts argv[0] with argv in directory cwd (NULL: here), env entries "K=V" added, stdout to
+ * /dev/null and stderr to a file. */
+static int spawn(child *ch, const char *cwd, char *const argv[], char *const env[])
+{
+    static int serial;
+    const char *base = getenv("TMPDIR");
+    snprintf(ch->err, sizeof ch->err, "%s/vla-hardening-err.%ld.%d", base ? base : "/tmp",
+             (long)getpid(), serial++);
+    fflush(NULL);
+    ch->pid = fork();
+    if (ch->pid < 0)
+        return -1;
+    if (ch->pid == 0) {
+        int null = open("/dev/null", O_WRONLY), e = open(ch->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (null < 0 || e < 0 || dup2(null, 1) < 0 || dup2(e, 2) < 0 || (cwd && chdir(cwd)))
+            _exit(126);
+        for (int i = 0; env && env[i]; i++)
+            putenv(env[i]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return 0;
+}
+
+/* The child's status: its exit code, 128 + the signal that ended it, or -1 when it ran past
+ * timeout seconds (then it is killed: a hang). */
+static int finish(child *ch, double timeout)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int st;
+        pid_t r = waitpid(ch->pid, &st, WNOHANG);
+        if (r == ch->pid)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (r < 0)
+            return -2;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec + 1e-9 * (t.tv_nsec - t0.tv_nsec) > timeout) {
+            kill(ch->pid, SIGKILL);
+            waitpid(ch->pid, &st, 0);
+            return -1;
+        }
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+}
+
+/* runs to the end; the child's stderr into msg (NUL-terminated), the status returned */
+static int run(const char *cwd, char *const argv[], char *const env[], char *msg, size_t len,
+               double timeout)
+{
+    child ch;
+    if (spawn(&ch, cwd, argv, env))
+        return -2;
+    int st = finish(&ch, timeout);
+    char *text = read_all(ch.err, NULL);
+    snprintf(msg, len, "%s", text ? text : "");
+    free(text);
+    unlink(ch.err);
+    return st;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec - t0->tv_sec + 1e-9 * (t.tv_nsec - t0->tv_nsec);
+}
+
+/* A table without its "# command:" and "# date:" lines, which differ between runs of one
+ * command (the command by --resume). */
+static char *table_body(const char *path)
+{
+    char *text = read_all(path, NULL);
+    if (!text)
+        return NULL;
+    char *out = malloc(strlen(text) + 1), *o = out;
+    for (char *line = text; out && *line;) {
+        char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line + 1) : strlen(line);
+        if (strncmp(line, "# command:", 10) && strncmp(line, "# date:", 7)) {
+            memcpy(o, line, n);
+            o += n;
+        }
+        line += n;
+    }
+    if (out)
+        *o = 0;
+    free(text);
+    return out;
+}
+
+/* ---- the fuzzers' seeds and findings, through the library ---- */
+
+static const char *seed_dir(const char *target, char *buf, size_t len)
+{
+    snprintf(buf, len, "tests/fuzz/seeds/%s", target);
+    return exists(buf) ? buf : NULL;
+}
+
+TEST(hardening_npy_seeds)
+{
+    char dir[256];
+    if (!seed_dir("npy", dir, sizeof dir)) {
+        vla_test_skip("tests/fuzz/seeds/npy not found (run from the repository root)");
+        return;
+    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0, good = 0;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[600], err[300];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        vla_npy a;
+        int rc = vla_npy_read(path, &a, err, sizeof err);
+        files++;
+        if (rc == 0) {
+            good++;
+            CHECK_MSG(a.data && a.ndim >= 0 && a.ndim <= 8, "%s: read but empty", path);
+        } else {
+            /* a failure is one line that names the file, and keeps nothing */
+            CHECK_MSG(rc < 0 && !strncmp(err, path, strlen(path)) && !strchr(err, '\n') && !a.data,
+                      "%s: rc %d, reason '%s'", path, rc, err);
+        }
+        vla_npy_free(&a);
+    }
+    if (d)
+        closedir(d);
+    CHECK_MSG(files >= 20 && good >= 10, "%d seed files, %d readable", files, good);
+}
+
+/* Found by fuzz_npy: a header naming 'shape' twice was read with the sizes of the first shape
+ * left beyond the second's ndim. Now a repeated key is a format error. */
+TEST(hardening_npy_repeated_key)
+{
+    char dir[256], path[300], err[300];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    snprintf(path, sizeof path, "%s/a.npy", dir);
+    float x[6] = {1, 2, 3, 4, 5, 6};
+    write_npy_header(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), "
+                           "'shape': (5,), }", x, sizeof x);
+    vla_npy a;
+    int rc = vla_npy_read(path, &a, err, sizeof err);
+    CHECK_MSG(rc == VLA_EFORMAT && strstr(err, "repeats key 'shape'"), "rc %d: %s", rc, err);
+    write_npy_header(path, "{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, "
+                           "'shape': (6,), }", x, sizeof x);
+    rc = vla_npy_read(path, &a, err, sizeof err);
+    CHECK_MSG(rc == VLA_EFORMAT && strstr(err, "repeats key 'descr'"), "rc %d: %s", rc, err);
+    /* the same file with each key once is fine */
+    write_npy_header(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", x,
+                     sizeof x);
+    rc = vla_npy_read(path, &a, err, sizeof err);
+    CHECK_MSG(rc == 0 && a.ndim == 2 && a.shape[1] == 3 && a.data[5] == 6, "rc %d: %s", rc, err);
+    vla_npy_free(&a);
+    remove_tree(dir);
+}
+
+TEST(hardening_stream_seeds)
+{
+    char dir[256];
+    if (!seed_dir("stream", dir, sizeof dir)) {
+        vla_test_skip("tests/fuzz/seeds/stream not found (run from the repository root)");
+        return;
+    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[600], err[300];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t n;
+        char *in = read_all(path, &n);
+        if (!in || n < 3) {
+            free(in);
+            continue;
+        }
+        files++;
+        /* the fuzzer's layout: d, dv, seed, then the spec */
+        int dd = (unsigned char)in[0] % 260, dv = (unsigned char)in[1] % 260;
+        vla_stream *s = NULL;
+        int rc = vla_stream_open(&s, in + 3, dd, dv, (unsigned char)in[2], err, sizeof err);
+        CHECK_MSG(rc == 0 ? s != NULL : (rc < 0 && !s && err[0] && !strchr(err, '\n')),
+                  "%s: rc %d, '%s'", path, rc, err);
+        vla_stream_close(s);
+        free(in);
+    }
+    if (d)
+        closedir(d);
+    CHECK_MSG(files >= 10, "%d stream seeds", files);
+}
+
+/* fuzz_trace's seeds: d, dv, a byte of optional files, then the files from magic to magic */
+TEST(hardening_trace_seeds)
+{
+    char sd[256], dir[256];
+    if (!seed_dir("trace", sd, sizeof sd)) {
+        vla_test_skip("tests/fuzz/seeds/trace not found (run from the repository root)");
+        return;
+    }
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    static const char *names[6] = {"q.npy", "k.npy", "v.npy", "u.npy", "g.npy", "beta.npy"};
+    DIR *d = opendir(sd);
+    struct dirent *e;
+    int files = 0, opened = 0;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[600], err[600];
+        snprintf(path, sizeof path, "%s/%s", sd, e->d_name);
+        size_t n;
+        unsigned char *in = (unsigned char *)read_all(path, &n);
+        if (!in || n < 3) {
+            free(in);
+            continue;
+        }
+        files++;
+        int dd = in[0] % 8 + 1, dv = in[1] % 8 + 1, opt = in[2];
+        const unsigned char *p = in + 3, *end = in + n;
+        for (int i = 0; i < 6; i++) {
+            char f[600];
+            snprintf(f, sizeof f, "%s/%s", dir, names[i]);
+            unlink(f);
+            if (i >= 3 && !(opt >> (i - 3) & 1))
+                continue;
+            const unsigned char *next = p + 1 < end ? memmem(p + 1, end - p - 1, "\x93NUMPY", 6)
+                                                    : NULL;
+            if (!next)
+                next = end;
+            write_bytes(f, p, next - p);
+            p = next;
+        }
+        char spec[300];
+        snprintf(spec, sizeof spec, "trace:%s", dir);
+        vla_stream *s = NULL;
+        int rc = vla_stream_open(&s, spec, dd, dv, 1, err, sizeof err);
+        CHECK_MSG(rc == 0 ? s != NULL : (rc < 0 && !s && err[0] && !strchr(err, '\n')),
+                  "%s: rc %d, '%s'", path, rc, err);
+        opened += rc == 0;
+        vla_stream_close(s);
+        free(in);
+    }
+    if (d)
+        closedir(d);
+    CHECK_MSG(files >= 5 && opened >= 3, "%d trace seeds, %d opened", files, opened);
+    remove_tree(dir);
+}
+
+/* Found while building the bad-input table: gates outside [0, 1] and a negative beta were
+ * accepted, and the delta rule then overflowed into a table of nan with exit status 0. */
+TEST(hardening_trace_rates)
+{
+    char dir[256], path[300], spec[300], err[512];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    double x[2 * 3 * 2];
+    long sh[3] = {2, 3, 2};
+    for (int i = 0; i < 12; i++)
+        x[i] = 0.25 + i / 32.0;
+    static const char *names[3] = {"q.npy", "k.npy", "v.npy"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        CHECK_EQ_INT(vla_npy_write(path, x, 3, sh), 0);
+    }
+    snprintf(spec, sizeof spec, "trace:%s", dir);
+    static const struct {
+        const char *file;
+        double bad;
+        const char *want;
+    } cases[] = {
+        {"g.npy", 1.5, "outside [0, 1]"},
+        {"g.npy", -0.25, "outside [0, 1]"},
+        {"beta.npy", -1, "outside [0, inf]"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        double y[12];
+        long ysh[3] = {2, 3, strcmp(cases[c].file, "g.npy") ? 1 : 2}; /* beta: (heads, T, 1) */
+        for (int i = 0; i < 12; i++)
+            y[i] = i == 4 ? cases[c].bad : 0.5;
+        snprintf(path, sizeof path, "%s/%s", dir, cases[c].file);
+        CHECK_EQ_INT(vla_npy_write(path, y, 3, ysh), 0);
+        vla_stream *s = NULL;
+        int rc = vla_stream_open(&s, spec, 2, 2, 1, err, sizeof err);
+        CHECK_MSG(rc == VLA_ERANGE && strstr(err, cases[c].file) && strstr(err, cases[c].want),
+                  "%s = %g: rc %d '%s'", cases[c].file, cases[c].bad, rc, err);
+        vla_stream_close(s);
+        /* the ends of the ranges are a saturated sigmoid, not an error */
+        for (int i = 0; i < 12; i++)
+            y[i] = i % 2 ? 0 : 1;
+        CHECK_EQ_INT(vla_npy_write(path, y, 3, ysh), 0);
+        rc = vla_stream_open(&s, spec, 2, 2, 1, err, sizeof err);
+        CHECK_MSG(rc == 0, "%s at the ends of its range: rc %d '%s'", cases[c].file, rc, err);
+        vla_stream_close(s);
+        unlink(path);
+    }
+    remove_tree(dir);
+}
+
+TEST(hardening_config_seeds)
+{
+    char dir[256];
+    if (!seed_dir("config", dir, sizeof dir)) {
+        vla_test_skip("tests/fuzz/seeds/config not found (run from the repository root)");
+        return;
+    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int files = 0;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t n;
+        char *in = read_all(path, &n);
+        if (!in || n < 3) {
+            free(in);
+            continue;
+        }
+        files++;
+        vla_config cfg;
+        vla_config_default(&cfg, (vla_model_kind)((unsigned char)in[0] % VLA_NMODEL), 4);
+        for (char *p = in + 3; p < in + n; p += strlen(p) + 1) {
+            char *eq = strchr(p, '=');
+            if (!eq)
+                continue;
+            *eq = 0;
+            vla_config before = cfg;
+            if (vla_config_set(&cfg, p, eq + 1))
+                CHECK_MSG(!memcmp(&before, &cfg, sizeof cfg), "%s: refused %s changed the config",
+                          path, p);
+        }
+        char desc[1024];
+        vla_config_describe(&cfg, desc, sizeof desc);
+        CHECK(!strchr(desc, '\n'));
+        free(in);
+    }
+    if (d)
+        closedir(d);
+    CHECK_MSG(files >= 10, "%d config seeds", files);
+}
+
+/* ---- the programs: options ---- */
+
+/* Found by fuzz_cli: --steps nan (or 1e30) cast a double outside long's range to long, undefined
+ * behaviour; the range is now checked first. */
+TEST(hardening_cli_numbers)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    static const char *bad[] = {"nan", "inf", "-inf", "1e30", "-1e30", "9.3e18", "1e9x", "", "0x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char msg[600], want[100];
+        char *argv[] = {(char *)p, "--steps", (char *)bad[i], "--d", "4", NULL};
+        int st = run(NULL, argv, NULL, msg, sizeof msg, 10);
+        snprintf(want, sizeof want, "--steps: '%s' is not an integer in 1..1000000000", bad[i]);
+        CHECK_MSG(st == 2 && strstr(msg, want), "--steps '%s': status %d, '%s'", bad[i], st, msg);
+    }
+}
+
+/* ---- the programs: the bad-input table ---- */
+
+typedef struct {
+    const char *what;    /* the kind of bad input */
+    const char *trace;   /* a trace made by make_bad_trace, or NULL */
+    const char *args;    /* further arguments, space-separated; %D is the trace directory */
+    const char *env;     /* one "K=V" or NULL */
+    int status;          /* the exit status expected */
+    const char *want;    /* a part of the message, or NULL: no message at all */
+} bad_case;
+
+/* Writes DIR/NAME/{q,k,v}.npy, heads 2, T 20, d 4, broken as NAME says. */
+static void make_bad_trace(const char *dir, const char *name)
+{
+    char sub[400], path[600];
+    snprintf(sub, sizeof sub, "%s/%s", dir, name);
+    mkdir(sub, 0755);
+    enum { H = 2, T = 20, D = 4, N = H * T * D };
+    double good[N], x[2 * N]; /* room for a larger wrong shape */
+    for (int i = 0; i < N; i++)
+        good[i] = vla_gauss(3, VLA_VAR_AUX, 0, 1, i);
+    long sh[3] = {H, T, D};
+    static const char *f[3] = {"q", "k", "v"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s.npy", sub, f[i]);
+        CHECK_EQ_INT(vla_npy_write(path, good, 3, sh), 0);
+    }
+    snprintf(path, sizeof path, "%s/k.npy", sub);
+    memcpy(x, good, sizeof good);
+    if (!strcmp(name, "nan")) {
+        x[13] = NAN;
+        vla_npy_write(path, x, 3, sh);
+    } else if (!strcmp(name, "inf")) {
+        x[13] = -INFINITY;
+        vla_npy_write(path, x, 3, sh);
+    } else if (!strcmp(name, "subnormal")) {
+        for (int i = 0; i < N; i++)
+            x[i] = (i % 3 - 1) * 0x1p-1070;
+        static const char *g[3] = {"q", "k", "v"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "%s/%s.npy", sub, g[i]);
+            vla_npy_write(path, x, 3, sh);
+        }
+    } else if (!strcmp(name, "huge")) {
+        for (int i = 0; i < N; i++)
+            x[i] = 1e300 * good[i];
+        vla_npy_write(path, x, 3, sh);
+    } else if (!strcmp(name, "empty")) {
+        write_bytes(path, "", 0);
+    } else if (!strcmp(name, "no-steps")) {
+        snprintf(path, sizeof path, "%s/q.npy", sub);
+        vla_npy_write(path, x, 3, (long[]){H, 0, D});
+    } else if (!strcmp(name, "truncated")) {
+        size_t n;
+        char *all = read_all(path, &n);
+        if (all)
+            write_bytes(path, all, n - 13);
+        free(all);
+    } else if (!strcmp(name, "int64")) {
+        int64_t y[N] = {0};
+        write_npy_header(path, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 20, 4), }",
+                         y, sizeof y);
+    } else if (!strcmp(name, "big-endian")) {
+        write_npy_header(path, "{'descr': '>f8', 'fortran_order': False, 'shape': (2, 20, 4), }",
+                         good, sizeof good);
+    } else if (!strcmp(name, "float16")) {
+        uint16_t y[N];
+        for (int i = 0; i < N; i++)
+            y[i] = vla_f16_bits((float)good[i]);
+        write_npy_header(path, "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 20, 4), }",
+                         y, sizeof y);
+    } else if (!strcmp(name, "2d")) {
+        vla_npy_write(path, x, 2, (long[]){H * T, D});
+    } else if (!strcmp(name, "wrong-d")) {
+        for (int i = N; i < 2 * N; i++)
+            x[i] = 0.5;
+        vla_npy_write(path, x, 3, (long[]){H, T, D + 1});
+    } else if (!strcmp(name, "heads")) {
+        vla_npy_write(path, x, 3, (long[]){1, 2 * T, D});
+    } else if (!strcmp(name, "steps")) {
+        vla_npy_write(path, x, 3, (long[]){H, T - 1, D});
+    } else if (!strcmp(name, "huge-shape")) {
+        write_npy_header(path, "{'descr': '<f8', 'fortran_order': False, "
+                               "'shape': (2, 20000000000, 4), }", x, 64);
+    } else if (!strcmp(name, "overflow-shape")) {
+        write_npy_header(path, "{'descr': '<f8', 'fortran_order': False, "
+                               "'shape': (4611686018427387904, 20, 4), }", x, 64);
+    } else if (!strcmp(name, "gate")) {
+        for (int i = 0; i < N; i++)
+            x[i] = 0.5;
+        x[21] = 3;
+        snprintf(path, sizeof path, "%s/g.npy", sub);
+        vla_npy_write(path, x, 3, sh);
+    }
+}
+
+static const bad_case bad_cases[] = {
+    {"NaN in a trace", "nan", "--stream trace:%D", NULL, 2, "k.npy: NaN at [0, 3, 1]"},
+    {"Inf in a trace", "inf", "--stream trace:%D", NULL, 2, "k.npy: Inf at [0, 3, 1]"},
+    {"subnormal-only trace", "subnormal", "--stream trace:%D", NULL, 0, NULL},
+    {"huge finite values (1e300)", "huge", "--stream trace:%D", NULL, 0,
+     "warning: the state of the model is not finite"},
+    {"empty file", "empty", "--stream trace:%D", NULL, 2, "k.npy: not a .npy file (bad magic)"},
+    {"no steps (T = 0)", "no-steps", "--stream trace:%D", NULL, 2,
+     "q.npy: shape (2, 0, 4) has no steps or heads"},
+    {"truncated data", "truncated", "--stream trace:%D", NULL, 2,
+     "k.npy: truncated data: 1280 bytes expected, 1267 present"},
+    {"wrong dtype (int64)", "int64", "--stream trace:%D", NULL, 2, "unsupported dtype '<i8'"},
+    {"big-endian", "big-endian", "--stream trace:%D", NULL, 2, "big-endian data ('>f8')"},
+    {"float16 trace", "float16", "--stream trace:%D", NULL, 0, NULL},
+    {"wrong shape (2-d)", "2d", "--stream trace:%D", NULL, 2, "shape (40, 4), expected (heads, T, 4)"},
+    {"wrong last dimension", "wrong-d", "--stream trace:%D", NULL, 2, "expected dim 4"},
+    {"mismatched heads", "heads", "--stream trace:%D", NULL, 2, "expected 2 heads (as q.npy)"},
+    {"mismatched T", "steps", "--stream trace:%D", NULL, 2, "expected 20 steps (as q.npy)"},
+    {"huge dimensions", "huge-shape", "--stream trace:%D", NULL, 2,
+     "truncated data: 1280000000000 bytes expected"},
+    {"overflowing dimensions", "overflow-shape", "--stream trace:%D", NULL, 2,
+     "shape too large (its size overflows)"},
+    {"gate outside [0, 1]", "gate", "--stream trace:%D --model delta", NULL, 2,
+     "g.npy: 3 at [0, 5, 1] is outside [0, 1]"},
+    {"more runs than heads", NULL, "--stream trace:%D/float16 --runs 3", NULL, 2,
+     "--runs 3: the trace has only 2 heads"},
+    {"missing trace", NULL, "--stream trace:%D/none", NULL, 2,
+     "none/q.npy: cannot open: No such file or directory"},
+    {"unknown model", NULL, "--model vla2", NULL, 2, "--model: unknown model 'vla2'"},
+    {"unknown stream", NULL, "--stream gaussian", NULL, 2, "unknown stream 'gaussian'"},
+    {"unknown precision", NULL, "--precision f8", NULL, 2, "--precision: unknown 'f8'"},
+    {"unknown tracking", NULL, "--track lu", NULL, 2, "--track: unknown way 'lu'"},
+    {"unknown constant", NULL, "--set lambda=1", NULL, 2, "--set: unknown constant or bad value"},
+    {"unknown option", NULL, "--step 10", NULL, 2, "unknown option '--step'"},
+    {"d out of range", NULL, "--d 257", NULL, 2, "--d: '257' is not an integer in 1..256"},
+    {"d zero", NULL, "--d 0", NULL, 2, "--d: '0' is not an integer in 1..256"},
+    {"steps out of range", NULL, "--steps 1e10", NULL, 2, "--steps: '1e10' is not an integer"},
+    {"runs out of range", NULL, "--runs 0", NULL, 2, "--runs: '0' is not an integer in 1..100000"},
+    {"checkpoints out of range", NULL, "--checkpoints 0", NULL, 2, "--checkpoints: '0'"},
+    {"negative seed", NULL, "--seed -1", NULL, 2, "--seed: '-1' is not an integer"},
+    {"constant out of range", NULL, "--set beta=2", NULL, 2, "configuration is not valid"},
+    {"NaN constant", NULL, "--set lambda0=nan", NULL, 2, "--set: unknown constant or bad value"},
+    {"negative stream scale", NULL, "--stream gauss:-1", NULL, 2, "the scale must be positive"},
+    {"stream rank above d", NULL, "--stream subspace:9,0.1", NULL, 2, "R = 9 must be in 1..d = 4"},
+    {"huge stream scale", NULL, "--stream gauss:1e300", NULL, 0,
+     "warning: the state of the model is not finite"},
+    {"chol with a nudge", NULL, "--track chol", NULL, 2, "set nudge=off"},
+    {"--resume to stdout", NULL, "--resume", NULL, 2, "--resume needs --out FILE"},
+    {"bad VLA_CHECKPOINT_SECONDS", NULL, "--out %D/x.dat", "VLA_CHECKPOINT_SECONDS=soon", 2,
+     "VLA_CHECKPOINT_SECONDS='soon' is not a number of seconds"},
+    {"unwritable directory", NULL, "--out /proc/vla-x.dat", NULL, 1, "cannot write /proc/vla-x.dat"},
+    {"missing directory", NULL, "--out %D/none/x.dat", NULL, 1, "none/x.dat"},
+    {"full device", NULL, "--out /dev/full", NULL, 1, "writing /dev/full failed"},
+};
+
+TEST(hardening_bad_inputs)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    char dir[256];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    for (size_t c = 0; c < sizeof bad_cases / sizeof bad_cases[0]; c++) {
+        const bad_case *b = &bad_cases[c];
+        char tdir[400];
+        snprintf(tdir, sizeof tdir, "%s/%s", dir, b->trace ? b->trace : "");
+        if (b->trace)
+            make_bad_trace(dir, b->trace);
+        else
+            make_bad_trace(dir, "float16"); /* a good trace for the cases that name one */
+        /* the arguments, %D replaced, after the common small run */
+        char args[800], *argv[40];
+        int argc = 0;
+        argv[argc++] = (char *)p;
+        static char *common[] = {"--d", "4", "--steps", "20", "--checkpoints", "2"};
+        for (int i = 0; i < 6; i++)
+            argv[argc++] = common[i];
+        const char *src = b->args;
+        char *o = args;
+        while (*src && o < args + sizeof args - 300) {
+            if (src[0] == '%' && src[1] == 'D') {
+                o += sprintf(o, "%s", b->trace ? tdir : dir);
+                src += 2;
+            } else {
+                *o++ = *src++;
+            }
+        }
+        *o = 0;
+        for (char *tok = strtok(args, " "); tok && argc < 38; tok = strtok(NULL, " "))
+            argv[argc++] = tok;
+        argv[argc] = NULL;
+        char *env[] = {(char *)b->env, NULL};
+        char msg[1000];
+        int st = run(NULL, argv, b->env ? env : NULL, msg, sizeof msg, 20);
+        int lines = 0;
+        for (char *q = msg; *q; q++)
+            lines += *q == '\n';
+        CHECK_MSG(st == b->status, "%s: status %d, expected %d ('%s')", b->what, st, b->status, msg);
+        if (b->want)
+            CHECK_MSG(strstr(msg, b->want) && lines == 1, "%s: '%s' lacks '%s' or is not one line",
+                      b->what, msg, b->want);
+        else
+            CHECK_MSG(!msg[0], "%s: unexpected message '%s'", b->what, msg);
+        if (getenv("VLA_TEST_VERBOSE")) /* the README's table is made from this */
+            printf("    | %s | `%s` | %d | %.*s |\n", b->what, b->args, st,
+                   (int)strcspn(msg, "\n"), msg);
+    }
+    remove_tree(dir);
+}
+
+/* ---- the programs: kill -9, SIGINT, SIGTERM, --resume ---- */
+
+/* a run of a few tenths of a second that checkpoints every 1024 steps; the second case tracks A
+ * with stochastic rounding, whose random words must resume where they stopped */
+static const char *const resume_runs[][20] = {
+    {"--model", "vla1", "--stream", "gauss", "--d", "12", "--steps", "20000", "--runs", "3",
+     "--checkpoints", "20", "--precision", "f32", "--ref", "f64", NULL},
+    {"--model", "vla3", "--stream", "lmlike", "--d", "16", "--steps", "16000", "--runs", "2",
+     "--checkpoints", "20", "--precision", "f16-f32", "--track", "sr", NULL},
+};
+
+static int resume_argv(char **argv, const char *p, int which, const char *out, int resume)
+{
+    int n = 0;
+    argv[n++] = (char *)p;
+    for (int i = 0; resume_runs[which][i]; i++)
+        argv[n++] = (char *)resume_runs[which][i];
+    argv[n++] = "--out";
+    argv[n++] = (char *)out;
+    if (resume)
+        argv[n++] = "--resume";
+    argv[n] = NULL;
+    return n;
+}
+
+static uint64_t rng_state;
+static double uniform01(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (rng_state >> 11) * 0x1p-53;
+}
+
+/* files in dir whose name contains ".ckpt": checkpoints and their temporaries */
+static int count_ckpts(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        n += strstr(e->d_name, ".ckpt") != NULL;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+TEST(hardening_kill_resume)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    char dir[256], ref[400], out[400], msg[1000];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    rng_state = (uint64_t)time(NULL);
+    uint64_t seed = rng_state;
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    int landed = 0, from_ckpt = 0; /* kills before the end; resumes that found a checkpoint */
+    for (int which = 0; which < 2; which++) {
+        char *argv[40];
+        snprintf(ref, sizeof ref, "%s/ref%d.dat", dir, which);
+        resume_argv(argv, p, which, ref, 0);
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+        double wall = seconds_since(&t0);
+        CHECK_MSG(st == 0, "reference run %d: status %d '%s'", which, st, msg);
+        char *want = table_body(ref);
+        if (st || !want) {
+            free(want);
+            continue;
+        }
+        for (int round = 0; round < 3; round++) {
+            snprintf(out, sizeof out, "%s/run%d-%d.dat", dir, which, round);
+            int kills = 0;
+            /* one or two kills at random moments, the first without --resume, then --resume
+             * until the run completes */
+            int nkill = 1 + round % 2;
+            for (int attempt = 0; attempt < 20; attempt++) {
+                resume_argv(argv, p, which, out, attempt > 0);
+                char ck[450];
+                snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+                from_ckpt += attempt > 0 && exists(ck);
+                child ch;
+                if (spawn(&ch, NULL, argv, env)) {
+                    CHECK_MSG(0, "fork: %s", strerror(errno));
+                    break;
+                }
+                if (kills < nkill) {
+                    double delay = (0.05 + 0.9 * uniform01()) * wall;
+                    nanosleep(&(struct timespec){(time_t)delay, (long)(1e9 * (delay - (long)delay))},
+                              NULL);
+                    kill(ch.pid, SIGKILL);
+                    kills++;
+                }
+                st = finish(&ch, 60);
+                unlink(ch.err);
+                if (st == 128 + SIGKILL) {
+                    landed++;
+                    /* killed before the end: no table may stand at the final path, unless the
+                     * kill came after its rename, when it is the whole table */
+                    char *part = exists(out) ? table_body(out) : NULL;
+                    CHECK_MSG(!exists(out) || (part && !strcmp(part, want)),
+                              "seed %llu: an incomplete %s stands after kill -9",
+                              (unsigned long long)seed, out);
+                    free(part);
+                    continue;
+                }
+                CHECK_MSG(st == 0, "seed %llu, run %d round %d: status %d",
+                          (unsigned long long)seed, which, round, st);
+                break;
+            }
+            char *got = table_body(out);
+            CHECK_MSG(got && !strcmp(got, want),
+                      "seed %llu, run %d round %d: the resumed table differs from an "
+                      "uninterrupted run (%s vs %s)",
+                      (unsigned long long)seed, which, round, out, ref);
+            free(got);
+        }
+        free(want);
+    }
+    /* a test whose kills all came too late tested nothing */
+    CHECK_MSG(landed >= 3 && from_ckpt >= 2, "seed %llu: %d kills landed, %d resumes from a checkpoint",
+              (unsigned long long)seed, landed, from_ckpt);
+    if (getenv("VLA_TEST_VERBOSE"))
+        printf("    kill -9: %d kills landed, %d resumes from a checkpoint, 6 tables identical\n",
+               landed, from_ckpt);
+    CHECK_MSG(count_ckpts(dir) == 0, "checkpoint files left after complete runs");
+    remove_tree(dir);
+}
+
+TEST(hardening_signals)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    char dir[256], ref[400], out[400], ck[450], msg[1000];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    char *argv[40];
+    snprintf(ref, sizeof ref, "%s/ref.dat", dir);
+    resume_argv(argv, p, 0, ref, 0);
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    CHECK_MSG(st == 0, "reference run: status %d '%s'", st, msg);
+    char *want = table_body(ref);
+    static const int sigs[2] = {SIGINT, SIGTERM};
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    for (int i = 0; want && i < 2; i++) {
+        snprintf(out, sizeof out, "%s/sig%d.dat", dir, sigs[i]);
+        snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+        resume_argv(argv, p, 0, out, 0);
+        child ch;
+        if (spawn(&ch, NULL, argv, env))
+            break;
+        /* signal once the run is under way: its first checkpoint exists */
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (!exists(ck) && seconds_since(&t0) < 20)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        kill(ch.pid, sigs[i]);
+        st = finish(&ch, 30);
+        char *text = read_all(ch.err, NULL);
+        unlink(ch.err);
+        char want_msg[100];
+        snprintf(want_msg, sizeof want_msg, "interrupted (signal %d); checkpoints written beside",
+                 sigs[i]);
+        CHECK_MSG(st == 3 && text && strstr(text, want_msg) && strstr(text, "--resume"),
+                  "signal %d: status %d, '%s'", sigs[i], st, text ? text : "");
+        free(text);
+        CHECK_MSG(!exists(out), "signal %d: a table stands at %s", sigs[i], out);
+        resume_argv(argv, p, 0, out, 1);
+        st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+        char *got = table_body(out);
+        CHECK_MSG(st == 0 && got && !strcmp(got, want),
+                  "signal %d: resumed run status %d, table %s", sigs[i], st,
+                  got && want && !strcmp(got, want) ? "equal" : "differs");
+        free(got);
+    }
+    free(want);
+    CHECK_MSG(count_ckpts(dir) == 0, "checkpoint files left after complete runs");
+    remove_tree(dir);
+}
+
+/* ---- the programs: a full disk and an unwritable directory ---- */
+
+/* no file in dir at all: neither a table nor its temporary */
+static int empty_dir(const char *dir, char *first, size_t len)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && n++ == 0)
+            snprintf(first, len, "%s", e->d_name);
+    if (d)
+        closedir(d);
+    return n == 0;
+}
+
+TEST(hardening_full_disk)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    char dir[256], out[400], msg[1000], first[256] = "";
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    if (mount("tmpfs", dir, "tmpfs", 0, "size=64k") != 0) {
+        rmdir(dir);
+        vla_test_skip("cannot mount a small tmpfs (needs root); /dev/full is tested in "
+                      "hardening_bad_inputs");
+        return;
+    }
+    /* a table of some 5000 rows, about 500 kB, onto 64 kB */
+    snprintf(out, sizeof out, "%s/big.dat", dir);
+    char *argv[] = {(char *)p, "--d", "4", "--steps", "100000", "--checkpoints", "1000",
+                    "--out", out, NULL};
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    char want[500];
+    snprintf(want, sizeof want, "writing %s failed", out);
+    CHECK_MSG(st == 1 && strstr(msg, want), "full disk: status %d, '%s'", st, msg);
+    CHECK_MSG(empty_dir(dir, first, sizeof first), "full disk: %s left behind", first);
+    /* a read-only file system: the directory cannot take the table */
+    umount2(dir, MNT_DETACH);
+    if (mount("tmpfs", dir, "tmpfs", MS_RDONLY, "size=64k") == 0) {
+        st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+        snprintf(want, sizeof want, "cannot write %s", out);
+        CHECK_MSG(st == 1 && strstr(msg, want), "read-only: status %d, '%s'", st, msg);
+        CHECK_MSG(empty_dir(dir, first, sizeof first), "read-only: %s left behind", first);
+        umount2(dir, MNT_DETACH);
+    }
+    rmdir(dir);
+}
+
+/* Interrupts run 0 of resume_runs (with `extra` arguments) by SIGINT once its first checkpoint
+ * is written; returns the exit status. */
+static int interrupted_run(const char *p, const char *out, const char *extra1, const char *extra2)
+{
+    char *argv[40], ck[450];
+    int n = resume_argv(argv, p, 0, out, 0);
+    if (extra1) {
+        argv[n++] = (char *)extra1;
+        argv[n++] = (char *)extra2;
+        argv[n] = NULL;
+    }
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+    child ch;
+    if (spawn(&ch, NULL, argv, env))
+        return -2;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!exists(ck) && seconds_since(&t0) < 20)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    kill(ch.pid, SIGINT);
+    int st = finish(&ch, 30);
+    unlink(ch.err);
+    return st;
+}
+
+/* A checkpoint that does not belong to the command is not resumed from: one written with another
+ * seed (it used to be spliced into the new seed's table), and a truncated or garbled one (the
+ * run starts over, from a clean accumulator). Each gives the uninterrupted run's table. */
+TEST(hardening_resume_mismatch)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    char dir[256], ref[400], out[400], ck[450], msg[1000];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    char *argv[40];
+    snprintf(ref, sizeof ref, "%s/ref.dat", dir);
+    int n = resume_argv(argv, p, 0, ref, 0);
+    argv[n++] = "--seed";
+    argv[n++] = "2";
+    argv[n] = NULL;
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && want, "reference run: status %d '%s'", st, msg);
+    for (int kind = 0; want && kind < 3; kind++) {
+        snprintf(out, sizeof out, "%s/m%d.dat", dir, kind);
+        snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+        /* kind 0: the checkpoints are of seed 1; kinds 1, 2: of seed 2, then damaged */
+        st = interrupted_run(p, out, "--seed", kind == 0 ? "1" : "2");
+        CHECK_MSG(st == 3 && exists(ck), "kind %d: interrupted run status %d", kind, st);
+        size_t len;
+        char *bytes = read_all(ck, &len);
+        if (kind == 1 && bytes) /* cut inside the accumulator or the rows */
+            write_bytes(ck, bytes, len - 100);
+        if (kind == 2 && bytes) {
+            for (size_t i = 16; i < len; i += 7)
+                bytes[i] ^= 0x5a;
+            write_bytes(ck, bytes, len);
+        }
+        free(bytes);
+        n = resume_argv(argv, p, 0, out, 1);
+        argv[n++] = "--seed";
+        argv[n++] = "2";
+        argv[n] = NULL;
+        st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+        char *got = table_body(out);
+        CHECK_MSG(st == 0 && got && !strcmp(got, want), "kind %d: status %d '%s', table %s", kind,
+                  st, msg, got && !strcmp(got, want) ? "equal" : "differs");
+        free(got);
+    }
+    free(want);
+    remove_tree(dir);
+}
+
+/* vla_dat_open and vla_dat_close leave the reason of a failure in errno, so that a program can
+ * say "No space left on device" rather than only "input/output error". */
+TEST(hardening_dat_errno)
+{
+    vla_dat *f = NULL;
+    char *argv[] = {"test", NULL};
+    errno = 0;
+    int rc = vla_dat_open(&f, "/nonexistent-dir/x.dat", 1, argv);
+    CHECK_MSG(rc == VLA_EIO && errno == ENOENT, "open: rc %d, errno %d", rc, errno);
+    if (access("/dev/full", W_OK) == 0 && vla_dat_open(&f, "/dev/full", 1, argv) == 0) {
+        vla_dat_columns(f, "t x");
+        for (int i = 0; i < 2000; i++) /* past stdio's buffer */
+            vla_dat_row(f, (double[]){i, 0.1 * i}, 2);
+        errno = 0;
+        rc = vla_dat_close(f);
+        CHECK_MSG(rc == VLA_EIO && errno == ENOSPC, "/dev/full: rc %d, errno %d", rc, errno);
+    }
+}
+
+/* A table that cannot be written at the end (here a directory appears at its path during the
+ * run, so the rename fails) must not take the checkpoints with it: hours of work would be lost.
+ * The run says so and exits 1; --resume then writes the table from the checkpoints. */
+TEST(hardening_table_failure_keeps_checkpoints)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    char dir[256], ref[400], out[400], ck[450], msg[1000];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    char *argv[40];
+    snprintf(ref, sizeof ref, "%s/ref.dat", dir);
+    resume_argv(argv, p, 0, ref, 0);
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && want, "reference run: status %d '%s'", st, msg);
+    snprintf(out, sizeof out, "%s/t.dat", dir);
+    snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+    resume_argv(argv, p, 0, out, 0);
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    child ch;
+    if (want && spawn(&ch, NULL, argv, env) == 0) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (!exists(ck) && seconds_since(&t0) < 20)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        CHECK_MSG(mkdir(out, 0755) == 0, "mkdir %s: %s", out, strerror(errno));
+        st = finish(&ch, 60);
+        char *text = read_all(ch.err, NULL);
+        unlink(ch.err);
+        char w[500];
+        snprintf(w, sizeof w, "writing %s failed", out);
+        CHECK_MSG(st == 1 && text && strstr(text, w), "status %d, '%s'", st, text ? text : "");
+        free(text);
+        CHECK_MSG(exists(ck), "the checkpoints went with the failed table");
+        rmdir(out);
+        resume_argv(argv, p, 0, out, 1);
+        st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+        char *got = table_body(out);
+        CHECK_MSG(st == 0 && got && !strcmp(got, want), "resume: status %d '%s', table %s", st,
+                  msg, got && !strcmp(got, want) ? "equal" : "differs");
+        CHECK_MSG(!exists(ck), "checkpoints left after the table was written");
+        free(got);
+    }
+    free(want);
+    remove_tree(dir);
+}

@@ -1,0 +1,638 @@
+/* test_sweep.c: bin/vla-sweep from the outside, on small grids of bin/vla-statenorm: a local run
+ * and one under mpirun -np 3 give the same tables and manifests; a sweep killed mid-way resumes
+ * without rerunning its finished cases, to the same bits; a failing case is reported with its
+ * command and its error while the others complete; the Slurm script's array range and commands,
+ * and the script itself run task by task. Skips when bin/ has not been built (or, for MPI, when
+ * mpirun or an MPI build is missing). */
+#define _GNU_SOURCE
+#include "check.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int have_bins(void)
+{
+    if (access("bin/vla-sweep", X_OK) || access("bin/vla-statenorm", X_OK)) {
+        vla_test_skip("bin/vla-sweep or bin/vla-statenorm not built (run make first)");
+        return 0;
+    }
+    return 1;
+}
+
+/* a scratch folder, removed by done() */
+static char *scratch(void)
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "%s/vlasweep.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return NULL;
+    }
+    return dir;
+}
+
+static void done(const char *dir)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "test_sweep: could not remove %s\n", dir);
+}
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK_MSG(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *s = malloc(cap);
+    size_t r;
+    while ((r = fread(s + n, 1, cap - n - 1, f)) > 0)
+        if ((n += r) + 1 >= cap)
+            s = realloc(s, cap *= 2);
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+/* runs a shell command line; its exit status (-1 when it did not exit) */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* a table without the lines that name the run rather than its numbers: the date, the host, the
+ * command (it holds the output path) and the thread count (the results do not depend on it) */
+static char *numbers(const char *path)
+{
+    char *s = slurp(path);
+    if (!s)
+        return NULL;
+    char *o = s;
+    for (char *l = s, *nl; *l; l = nl) {
+        nl = strchr(l, '\n');
+        nl = nl ? nl + 1 : l + strlen(l);
+        if (strncmp(l, "# date:", 7) && strncmp(l, "# host:", 7) && strncmp(l, "# command:", 10) &&
+            strncmp(l, "# threads:", 10)) {
+            memmove(o, l, nl - l);
+            o += nl - l;
+        }
+    }
+    *o = 0;
+    return s;
+}
+
+/* a manifest with its seconds column blanked and `from` (a tree's name) replaced by `to` */
+static char *manifest(const char *path, const char *from, const char *to)
+{
+    char *s = slurp(path);
+    if (!s)
+        return NULL;
+    size_t cap = strlen(s) * 2 + 64, n = 0;
+    char *o = malloc(cap);
+    int col = 0, comment = s[0] == '#';
+    for (char *p = s; *p;) {
+        if (from && !strncmp(p, from, strlen(from))) {
+            n += sprintf(o + n, "%s", to);
+            p += strlen(from);
+            continue;
+        }
+        if (*p == '\n') {
+            col = 0;
+            comment = p[1] == '#';
+        } else if (*p == '\t') {
+            col++;
+        }
+        if (col == 3 && *p != '\t' && !comment) {
+            p++;
+            continue;
+        }
+        o[n++] = *p++;
+    }
+    o[n] = 0;
+    free(s);
+    return o;
+}
+
+static int count_lines(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; p && (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+static const char *cases4[] = {"statenorm-la-f32", "statenorm-la-f16", "statenorm-vla3-f32",
+                               "statenorm-vla3-f16"};
+
+static void grid(const char *dir)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/grid.sweep", dir);
+    put(p, "# a 2x2 grid: two models, two precisions\n"
+           "program vla-statenorm\n"
+           "fixed --steps 200 --stream lmlike --d 8\n"
+           "axis --model la vla3\n"
+           "axis --precision f32 f16   # f16: the low-precision case\n");
+}
+
+/* the tables of two trees, the same numbers; and the two manifests, the same but the timings */
+static void same_trees(const char *dir, const char *a, const char *b)
+{
+    for (int i = 0; i < 4; i++) {
+        char pa[512], pb[512];
+        snprintf(pa, sizeof pa, "%s/%s/%s.dat", dir, a, cases4[i]);
+        snprintf(pb, sizeof pb, "%s/%s/%s.dat", dir, b, cases4[i]);
+        char *x = numbers(pa), *y = numbers(pb);
+        CHECK_MSG(x && y && strstr(x, "# columns:") && !strcmp(x, y), "%s and %s differ", pa, pb);
+        free(x);
+        free(y);
+    }
+    char ma[512], mb[512];
+    snprintf(ma, sizeof ma, "%s/%s/grid.manifest.tsv", dir, a);
+    snprintf(mb, sizeof mb, "%s/%s/grid.manifest.tsv", dir, b);
+    char from[64], to[64]; /* "/a/": a tree's name as a path part, not inside another word */
+    snprintf(from, sizeof from, "/%s/", a);
+    snprintf(to, sizeof to, "/%s/", b);
+    char *x = manifest(ma, from, to), *y = manifest(mb, NULL, NULL);
+    CHECK_MSG(x && y && !strcmp(x, y), "manifests differ:\n%s\n---\n%s", x ? x : "(none)",
+              y ? y : "(none)");
+    CHECK_EQ_INT(count_lines(y, "\tok\t"), 4);
+    free(x);
+    free(y);
+}
+
+/* A stand-in program that counts the cases running beside it (while it sleeps) and says what
+ * it saw in its table: the sections marked alone must see only themselves. */
+static void alone_sweep(const char *dir)
+{
+    char p[512], text[1024];
+    snprintf(p, sizeof p, "%s/count.sh", dir);
+    put(p, "#!/bin/sh\n"
+           "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+           "d=${out%/*}/running\n"
+           "mkdir -p \"$d\" && touch \"$d/$$\" && sleep 0.3\n"
+           "n=$(ls \"$d\" | wc -l)\n"
+           "sleep 0.1 && rm -f \"$d/$$\"\n"
+           "echo \"n=$n omp=$OMP_NUM_THREADS\" >\"$out\"\n");
+    chmod(p, 0755);
+    snprintf(p, sizeof p, "%s/alone.sweep", dir);
+    snprintf(text, sizeof text,
+             "program %s/count.sh\naxis --i 1 2 3 4\nname par{i}\n"
+             "program %s/count.sh\nalone\naxis --i 1 2\nname alone{i}\n", dir, dir);
+    put(p, text);
+}
+
+/* the tables of alone_sweep's cases: the alone ones ran by themselves, with every core */
+static void alone_checks(const char *tree, int parallel)
+{
+    int most = 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    for (int i = 0; i < 6; i++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/%s%d.dat", tree, i < 4 ? "par" : "alone", i < 4 ? i + 1 : i - 3);
+        char *e = slurp(p);
+        int n = -1, omp = -1;
+        CHECK_MSG(e && sscanf(e, "n=%d omp=%d", &n, &omp) == 2, "%s: %s", p, e ? e : "(none)");
+        if (i < 4)
+            most = n > most ? n : most;
+        else
+            CHECK_MSG(n == 1 && omp == cores, "%s: %d cases running, OMP_NUM_THREADS %d", p, n, omp);
+        free(e);
+    }
+    if (parallel) /* and the others did run side by side */
+        CHECK_MSG(most > 1, "%s: the cases not alone never ran side by side", tree);
+}
+
+TEST(sweep_local)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    grid(dir);
+    /* the cases, named by their axis values, listed before anything runs */
+    CHECK_EQ_INT(sh("bin/vla-sweep --dry-run --out %s/t %s/grid.sweep >%s/dry", dir, dir, dir), 0);
+    char p[512];
+    snprintf(p, sizeof p, "%s/dry", dir);
+    char *dry = slurp(p);
+    for (int i = 0; dry && i < 4; i++)
+        CHECK_MSG(strstr(dry, cases4[i]), "--dry-run lacks %s:\n%s", cases4[i], dry);
+    CHECK_MSG(dry && strstr(dry, "statenorm-vla3-f16\trun\tbin/vla-statenorm --steps 200 --stream "
+                                 "lmlike --d 8 --model vla3 --precision f16 --out "),
+              "--dry-run: %s", dry ? dry : "(none)");
+    free(dry);
+    CHECK_EQ_INT(sh("bin/vla-sweep -j 2 --out %s/t %s/grid.sweep 2>%s/err", dir, dir, dir), 0);
+    struct stat st[4];
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/t/%s.dat", dir, cases4[i]);
+        CHECK_MSG(stat(p, &st[i]) == 0, "no table %s", p);
+    }
+    snprintf(p, sizeof p, "%s/t/grid.manifest.tsv", dir);
+    char *m = slurp(p);
+    CHECK_MSG(m && count_lines(m, "\tok\t") == 4 && strstr(m, "# case\tcommand\tstatus\tseconds"),
+              "manifest: %s", m ? m : "(none)");
+    free(m);
+    /* run again: everything is complete, nothing is rewritten */
+    CHECK_EQ_INT(sh("bin/vla-sweep --out %s/t %s/grid.sweep 2>%s/err", dir, dir, dir), 0);
+    snprintf(p, sizeof p, "%s/err", dir);
+    char *err = slurp(p);
+    CHECK_MSG(err && strstr(err, "0 ran ok, 4 complete before"), "second run: %s", err ? err : "");
+    free(err);
+    for (int i = 0; i < 4; i++) {
+        struct stat s2;
+        snprintf(p, sizeof p, "%s/t/%s.dat", dir, cases4[i]);
+        CHECK(stat(p, &s2) == 0 && s2.st_ino == st[i].st_ino &&
+              s2.st_mtim.tv_nsec == st[i].st_mtim.tv_nsec && s2.st_mtime == st[i].st_mtime);
+    }
+    /* sections marked alone run after the others, by themselves */
+    alone_sweep(dir);
+    CHECK_EQ_INT(sh("env -u OMP_NUM_THREADS bin/vla-sweep -j 4 --quiet --out %s/al %s/alone.sweep 2>/dev/null",
+                    dir, dir), 0);
+    snprintf(p, sizeof p, "%s/al", dir);
+    alone_checks(p, 1);
+    /* one worker gives the same tables as two */
+    CHECK_EQ_INT(sh("bin/vla-sweep -j 1 --quiet --out %s/one %s/grid.sweep 2>/dev/null", dir, dir), 0);
+    same_trees(dir, "t", "one");
+    done(dir);
+}
+
+TEST(sweep_mpi)
+{
+    if (!have_bins())
+        return;
+    if (sh("command -v mpirun >/dev/null 2>&1")) {
+        vla_test_skip("mpirun not found (make deps installs openmpi-bin)");
+        return;
+    }
+    if (sh("bin/vla-sweep --mpi /dev/null 2>&1 | grep -q 'no MPI'") == 0) {
+        vla_test_skip("bin/vla-sweep was built without MPI (mpicc not found)");
+        return;
+    }
+    char *dir = scratch();
+    if (!dir)
+        return;
+    grid(dir);
+    CHECK_EQ_INT(sh("bin/vla-sweep -j 2 --quiet --out %s/local %s/grid.sweep 2>%s/err", dir, dir,
+                    dir), 0);
+    /* as root Open MPI needs --allow-run-as-root; 3 ranks on fewer cores need --oversubscribe */
+    const char *mpirun = "mpirun --allow-run-as-root --oversubscribe -np 3";
+    int rc = sh("%s bin/vla-sweep --mpi --out %s/mpi %s/grid.sweep >%s/mpiout 2>&1", mpirun, dir,
+                dir, dir);
+    char p[512];
+    snprintf(p, sizeof p, "%s/mpiout", dir);
+    char *out = slurp(p);
+    CHECK_MSG(rc == 0, "mpirun: status %d:\n%s", rc, out ? out : "");
+    CHECK_MSG(out && strstr(out, "3 ranks"), "%s", out ? out : "");
+    free(out);
+    same_trees(dir, "local", "mpi");
+
+    /* the GPUs: a rank's cases see CUDA_VISIBLE_DEVICES = its node-local rank modulo the GPUs
+     * (here 2, said by VLA_SWEEP_GPUS), and OMP_NUM_THREADS is set */
+    snprintf(p, sizeof p, "%s/env.sh", dir);
+    put(p, "#!/bin/sh\n"
+           "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+           "echo \"gpu=$CUDA_VISIBLE_DEVICES rank=$OMPI_COMM_WORLD_LOCAL_RANK omp=$OMP_NUM_THREADS\" "
+           ">\"$out\"\n");
+    chmod(p, 0755);
+    snprintf(p, sizeof p, "%s/env.sweep", dir);
+    char text[512];
+    snprintf(text, sizeof text, "program %s/env.sh\naxis --i 1 2 3 4 5 6 7 8 9\n", dir);
+    put(p, text);
+    rc = sh("env -u OMP_NUM_THREADS -u CUDA_VISIBLE_DEVICES VLA_SWEEP_GPUS=2 %s bin/vla-sweep --mpi "
+            "--quiet --out %s/env %s/env.sweep >/dev/null 2>&1", mpirun, dir, dir);
+    CHECK_EQ_INT(rc, 0);
+    int ranks_seen = 0;
+    for (int i = 1; i <= 9; i++) {
+        snprintf(p, sizeof p, "%s/env/env.sh-%d.dat", dir, i);
+        char *e = slurp(p);
+        int gpu = -1, rank = -1, omp = -1;
+        CHECK_MSG(e && sscanf(e, "gpu=%d rank=%d omp=%d", &gpu, &rank, &omp) == 3, "%s: %s", p,
+                  e ? e : "(none)");
+        CHECK_MSG(rank >= 0 && rank < 3 && gpu == rank % 2 && omp >= 1,
+                  "case %d: gpu %d, rank %d, omp %d", i, gpu, rank, omp);
+        ranks_seen |= rank >= 0 && rank < 3 ? 1 << rank : 0;
+        free(e);
+    }
+    CHECK_MSG(ranks_seen != 0, "no rank ran a case");
+    alone_sweep(dir);
+    CHECK_EQ_INT(sh("env -u OMP_NUM_THREADS %s bin/vla-sweep --mpi --quiet --out %s/al "
+                    "%s/alone.sweep >/dev/null 2>&1", mpirun, dir, dir), 0);
+    snprintf(p, sizeof p, "%s/al", dir);
+    alone_checks(p, 0);
+    done(dir);
+}
+
+/* A sweep killed with SIGKILL in the middle: its running case stops with it (it gets SIGTERM and
+ * checkpoints), and a second run completes the rest without rewriting the finished tables; with
+ * `resume`, the interrupted case continues from its checkpoint, to the bits of a fresh sweep. */
+TEST(sweep_resume)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    char p[512];
+    snprintf(p, sizeof p, "%s/slow.sweep", dir);
+    put(p, "program vla-statenorm\nfixed --steps 10000 --d 32\nresume\n"
+           "axis --seed 1 2 3 4 5 6\nname s{seed}\n");
+    pid_t pid = fork();
+    if (pid == 0) {
+        char out[300];
+        snprintf(out, sizeof out, "%s/k", dir);
+        int fd = open("/dev/null", O_WRONLY);
+        dup2(fd, 2);
+        execl("bin/vla-sweep", "bin/vla-sweep", "-j", "1", "--out", out, p, (char *)NULL);
+        _exit(127);
+    }
+    int have = 0;
+    for (int tries = 0; tries < 2000 && have < 2; tries++) {
+        usleep(10000);
+        have = 0;
+        for (int i = 1; i <= 6; i++) {
+            char t[512];
+            snprintf(t, sizeof t, "%s/k/s%d.dat", dir, i);
+            have += access(t, F_OK) == 0;
+        }
+    }
+    usleep(100000); /* into the third case, past its start */
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    CHECK_MSG(have >= 2 && have < 6, "%d tables when the sweep was killed", have);
+    /* no orphan runs on: the set of tables stays what it is at the kill */
+    usleep(300000);
+    struct stat before[7];
+    int complete = 0;
+    for (int i = 1; i <= 6; i++) {
+        char t[512];
+        snprintf(t, sizeof t, "%s/k/s%d.dat", dir, i);
+        before[i].st_ino = 0;
+        if (stat(t, &before[i]) == 0)
+            complete++;
+    }
+    usleep(1000000);
+    int later = 0;
+    for (int i = 1; i <= 6; i++) {
+        char t[512];
+        snprintf(t, sizeof t, "%s/k/s%d.dat", dir, i);
+        later += access(t, F_OK) == 0;
+    }
+    CHECK_MSG(later == complete, "a case ran on after the sweep was killed (%d -> %d tables)",
+              complete, later);
+    int ckpt = 0; /* the case the kill interrupted, when it got as far as a checkpoint */
+    for (int i = 1; i <= 6; i++) {
+        char t[512];
+        snprintf(t, sizeof t, "%s/k/s%d.dat.ckpt.0", dir, i);
+        if (access(t, F_OK) == 0)
+            ckpt = i;
+    }
+    CHECK_EQ_INT(sh("bin/vla-sweep -j 1 --out %s/k %s 2>%s/err", dir, p, dir), 0);
+    char e[512];
+    snprintf(e, sizeof e, "%s/err", dir);
+    char *err = slurp(e);
+    char want[64];
+    snprintf(want, sizeof want, "%d ran ok, %d complete before (skipped)", 6 - complete, complete);
+    CHECK_MSG(err && strstr(err, want), "want '%s' in:\n%s", want, err ? err : "");
+    free(err);
+    for (int i = 1; i <= 6; i++) {
+        char t[512];
+        struct stat s2;
+        snprintf(t, sizeof t, "%s/k/s%d.dat", dir, i);
+        CHECK_MSG(stat(t, &s2) == 0, "no %s", t);
+        if (before[i].st_ino)
+            CHECK_MSG(s2.st_ino == before[i].st_ino && s2.st_mtim.tv_nsec == before[i].st_mtim.tv_nsec,
+                      "s%d.dat was rewritten", i);
+    }
+    /* the same numbers as a sweep that was never interrupted */
+    CHECK_EQ_INT(sh("bin/vla-sweep --quiet -j 2 --out %s/fresh %s 2>/dev/null", dir, p), 0);
+    for (int i = 1; i <= 6; i++) {
+        char a[512], b[512];
+        snprintf(a, sizeof a, "%s/k/s%d.dat", dir, i);
+        snprintf(b, sizeof b, "%s/fresh/s%d.dat", dir, i);
+        char *x = numbers(a), *y = numbers(b);
+        CHECK_MSG(x && y && !strcmp(x, y), "s%d: the resumed sweep's table differs", i);
+        free(x);
+        free(y);
+    }
+    snprintf(e, sizeof e, "%s/k/slow.manifest.tsv", dir);
+    char *m = slurp(e);
+    CHECK_MSG(m && count_lines(m, "\tok\t") == 6, "manifest after the resume:\n%s", m ? m : "");
+    if (ckpt) {
+        snprintf(want, sizeof want, "s%d\tbin/vla-statenorm", ckpt);
+        const char *row = m ? strstr(m, want) : NULL;
+        CHECK_MSG(row && strstr(row, "\tok\t") && strstr(row, "\tresumed from its checkpoints\n"),
+                  "s%d had a checkpoint, its row: %s", ckpt, row ? row : "(none)");
+    }
+    if (getenv("VLA_TEST_VERBOSE"))
+        printf("     sweep_resume: killed with %d tables, case %d checkpointed\n", complete, ckpt);
+    free(m);
+    done(dir);
+}
+
+TEST(sweep_failure)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    char p[512], e[512];
+    snprintf(p, sizeof p, "%s/bad.sweep", dir);
+    put(p, "program vla-statenorm\nfixed --steps 200 --d 8\naxis --precision f32 f99 f16@half\n"
+           "name sn/{precision}\n");
+    snprintf(e, sizeof e, "%s/err", dir);
+    CHECK_EQ_INT(sh("bin/vla-sweep -j 2 --out %s/t %s 2>%s", dir, p, e), 1);
+    char *err = slurp(e);
+    CHECK_MSG(err && strstr(err, "FAILED sn/f99: exit 2: vla-statenorm: --precision: unknown 'f99'") &&
+                  strstr(err, "command: bin/vla-statenorm --steps 200 --d 8 --precision f99 --out"),
+              "the failure report: %s", err ? err : "");
+    CHECK_MSG(err && strstr(err, "2 ran ok, 0 complete before (skipped), 1 failed"), "%s", err);
+    free(err);
+    snprintf(e, sizeof e, "%s/t/sn/f32.dat", dir);
+    CHECK(access(e, F_OK) == 0);
+    snprintf(e, sizeof e, "%s/t/sn/half.dat", dir); /* the label names the table */
+    CHECK(access(e, F_OK) == 0);
+    snprintf(e, sizeof e, "%s/t/bad.manifest.tsv", dir);
+    char *m = slurp(e);
+    CHECK_MSG(m && strstr(m, "sn/f99\tbin/vla-statenorm --steps 200 --d 8 --precision f99 --out ") &&
+                  strstr(m, "\tfailed\t") && strstr(m, "\texit 2: vla-statenorm: --precision: "
+                                                       "unknown 'f99'"),
+              "manifest: %s", m ? m : "");
+    CHECK_EQ_INT(count_lines(m, "\tok\t"), 2);
+    free(m);
+
+    /* a program that cannot be executed, and one that dies of a signal: said in words */
+    char text[1024];
+    snprintf(e, sizeof e, "%s/noexec", dir);
+    put(e, "#!/nonexistent/sh\n");
+    chmod(e, 0755);
+    snprintf(e, sizeof e, "%s/segv", dir);
+    put(e, "#!/bin/sh\necho about to fail >&2\nkill -SEGV $$\n");
+    chmod(e, 0755);
+    snprintf(text, sizeof text, "program %s/noexec\nname noexec\nprogram %s/segv\nname segv\n", dir,
+             dir);
+    put(p, text);
+    CHECK_EQ_INT(sh("bin/vla-sweep --out %s/t3 %s 2>/dev/null", dir, p), 1);
+    snprintf(e, sizeof e, "%s/t3/bad.manifest.tsv", dir);
+    m = slurp(e);
+    CHECK_MSG(m && strstr(m, "\tfailed\t") && strstr(m, "\texit 127: vla-sweep: cannot run ") &&
+                  strstr(m, "/noexec: No such file or directory\n") &&
+                  strstr(m, "\tsignal 11 (Segmentation fault): about to fail\n"),
+              "manifest: %s", m ? m : "(none)");
+    free(m);
+
+    /* sweep files that are wrong: status 2 and FILE:LINE */
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"program vla-statenorm\nbogus 1\n", ":2: unknown directive 'bogus'"},
+        {"fixed --steps 1\n", ":1: 'fixed' before the first program line"},
+        {"program vla-statenorm\naxis --stream gauss:1 gauss_1\n", "two cases are named"},
+        {"program vla-statenorm\naxis --d 8\nname x/{model}\n", "{model}: no axis --model"},
+        {"program vla-statenorm\naxis --seed 1 2\nname ../{seed}\n", "has an empty, . or .. part"},
+        {"program vla-statenorm\nfixed --out x\n", "--out is vla-sweep's to give"},
+        {"program vla-nothing\n", "program vla-nothing: not found"},
+        {"program vla-statenorm\naxis --d '8\n", "a quote is not closed"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        put(p, bad[i].text);
+        snprintf(e, sizeof e, "%s/err", dir);
+        CHECK_MSG(sh("bin/vla-sweep --out %s/t2 %s 2>%s", dir, p, e) == 2, "%s", bad[i].text);
+        err = slurp(e);
+        CHECK_MSG(err && strstr(err, bad[i].want), "want '%s', got: %s", bad[i].want, err ? err : "");
+        free(err);
+    }
+    done(dir);
+}
+
+TEST(sweep_slurm)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    grid(dir);
+    char p[512];
+    CHECK_EQ_INT(sh("bin/vla-sweep --slurm --chunk 3 --out %s/s %s/grid.sweep >%s/out 2>/dev/null",
+                    dir, dir, dir), 0);
+    snprintf(p, sizeof p, "%s/s/grid.sbatch", dir);
+    char *s = slurp(p);
+    CHECK_MSG(s && !strncmp(s, "#!/bin/bash\n", 12) && strstr(s, "\n#SBATCH --array=0-1\n"),
+              "the script: %s", s ? s : "(none)");
+    /* each command once, in its task's branch (cases 0-2 in task 0, case 3 in task 1) */
+    const char *t1 = s ? strstr(s, "\n1)\n") : NULL;
+    for (int i = 0; s && i < 4; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "'bin/vla-statenorm --steps 200 --stream lmlike --d 8 --model %s "
+                                  "--precision %s --out %s/s/%s.dat'",
+                 i < 2 ? "la" : "vla3", i % 2 ? "f16" : "f32", dir, cases4[i]);
+        const char *at = strstr(s, cmd);
+        CHECK_MSG(at && count_lines(s, cmd) == 1 && t1 && (i < 3 ? at < t1 : at > t1),
+                  "case %d (%s) in the script", i, cmd);
+    }
+    free(s);
+    /* cases that run alone get an array task each, after the others */
+    alone_sweep(dir);
+    CHECK_EQ_INT(sh("bin/vla-sweep --slurm --chunk 3 --out %s/sa %s/alone.sweep >/dev/null "
+                    "2>/dev/null", dir, dir), 0);
+    snprintf(p, sizeof p, "%s/sa/alone.sbatch", dir);
+    s = slurp(p);
+    const char *t2 = s ? strstr(s, "\n2)\n    case_ alone1 ") : NULL;
+    CHECK_MSG(s && strstr(s, "\n#SBATCH --array=0-3\n") && strstr(s, "\n1)\n    case_ par4 ") && t2 &&
+                  strstr(t2, "\n3)\n    case_ alone2 ") && !strstr(t2 + 1, "\n    case_ par"),
+              "alone cases in the script: %s", s ? s : "(none)");
+    free(s);
+    /* the script as Slurm would run it, task by task, sbatch aside */
+    for (int t = 0; t < 2; t++)
+        CHECK_EQ_INT(sh("SLURM_ARRAY_TASK_ID=%d bash %s/s/grid.sbatch 2>%s/err", t, dir, dir), 0);
+    CHECK_EQ_INT(sh("SLURM_ARRAY_TASK_ID=2 bash %s/s/grid.sbatch 2>/dev/null", dir), 2);
+    CHECK_EQ_INT(sh("bin/vla-sweep --quiet -j 2 --out %s/local %s/grid.sweep 2>/dev/null", dir, dir), 0);
+    for (int i = 0; i < 4; i++) {
+        char a[512], b[512];
+        snprintf(a, sizeof a, "%s/s/%s.dat", dir, cases4[i]);
+        snprintf(b, sizeof b, "%s/local/%s.dat", dir, cases4[i]);
+        char *x = numbers(a), *y = numbers(b);
+        CHECK_MSG(x && y && !strcmp(x, y), "%s: the array task's table differs from the local one", a);
+        free(x);
+        free(y);
+    }
+    /* then vla-sweep collects the manifest, with the array tasks' timings */
+    CHECK_EQ_INT(sh("bin/vla-sweep --out %s/s %s/grid.sweep 2>%s/err", dir, dir, dir), 0);
+    snprintf(p, sizeof p, "%s/err", dir);
+    char *err = slurp(p);
+    CHECK_MSG(err && strstr(err, "0 ran ok, 4 complete before"), "%s", err ? err : "");
+    free(err);
+    snprintf(p, sizeof p, "%s/s/grid.manifest.tsv", dir);
+    char *m = slurp(p);
+    CHECK_MSG(m && count_lines(m, "\tok\t") == 4 && !strstr(m, "\tok\t-\t"),
+              "the collected manifest: %s", m ? m : "");
+    free(m);
+    done(dir);
+}
+
+/* sweeps/paper.sweep makes every table the plot scripts read, under the names they read */
+TEST(sweep_paper)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    CHECK_EQ_INT(sh("bin/vla-sweep --dry-run --out %s/p sweeps/paper.sweep >%s/dry", dir, dir), 0);
+    char p[512];
+    snprintf(p, sizeof p, "%s/dry", dir);
+    char *dry = slurp(p);
+    static const char *models[] = {"la", "delta", "rls", "vla1", "vla3"};
+    static const char *precs[] = {"f32", "f16", "bf16", "f16-f32", "bf16-f32"};
+    char names[64][64];
+    int n = 0;
+    for (int i = 0; i < 5; i++) {
+        snprintf(names[n++], 64, "statenorm-lmlike-%s", models[i]);
+        snprintf(names[n++], 64, "statenorm-trace-%s", models[i]);
+        snprintf(names[n++], 64, "drift-vla3-%s-nudgeon", precs[i]);
+        snprintf(names[n++], 64, "drift-vla3-%s-nudgeoff", precs[i]);
+        snprintf(names[n++], 64, "guards-vla1-%s", precs[i]);
+        snprintf(names[n++], 64, "guards-rls-%s", precs[i]);
+    }
+    static const char *more[] = {"drift-rls-f64-l1", "drift-rls-f64-l1e-6", "drift-rls-f32-l1",
+                                 "drift-rls-f32-l1e-6", "heatmap-vla3-f32", "heatmap-vla3-f16",
+                                 "jacobian-la-lmlike-f64", "jacobian-vla1-lmlike-f64",
+                                 "jacobian-vla3-lmlike-f64", "jacobian-rls-gauss-f64",
+                                 "jacobian-vla1-gauss-f64", "jacobian-vla3-gauss-f64",
+                                 "jacobian-vla3-lmlike-f32", "recall-capacity", "recall-retention",
+                                 "scaling", "scaling-wall"};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        snprintf(names[n++], 64, "%s", more[i]);
+    CHECK_MSG(dry && !strncmp(dry, "# 47 cases of sweeps/paper.sweep", 32), "%.200s", dry ? dry : "");
+    for (int i = 0; dry && i < n; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "\n%.63s\trun\t", names[i]);
+        CHECK_MSG(strstr(dry, want), "paper.sweep has no case %s", names[i]);
+    }
+    free(dry);
+    done(dir);
+}
