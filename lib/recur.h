@@ -132,6 +132,31 @@ VLA_FN void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
     }
 }
 
+/* delta = 1 + u . z, guarded: GUARD_SKIP (vla1, section 3): |delta| < eps or delta not finite
+ * skips the update and adds eps I to A (returns 1); GUARD_FLOOR (vla3): delta = max(delta, eps).
+ * Either counts into *guards. */
+VLA_FN int FN(sm_delta)(CXP, NREF delta, NUM *A, const NUM *u, const NUM *z, int d, int guard,
+                        NREF eps, long *guards)
+{
+    FRAME_BEGIN;
+    SCALAR(one);
+    FN(dot)(CX, delta, u, z, d);
+    SETI(one, 1);
+    ADD(R(delta), one, R(delta));
+    if (guard == GUARD_SKIP && (!ISFIN(R(delta)) || ABSLESS(R(delta), R(eps)))) {
+        FN(add_diag)(CX, A, d, eps);
+        (*guards)++;
+        FRAME_END;
+        return 1;
+    }
+    if (guard == GUARD_FLOOR && LESS(R(delta), R(eps))) {
+        COPY(R(delta), R(eps));
+        (*guards)++;
+    }
+    FRAME_END;
+    return 0;
+}
+
 /* Sherman-Morrison: z = A u, delta = 1 + u . z, A <- A - z z^T / delta (sym = 0: every entry as
  * (z_i z_j) / delta, which is itself exactly symmetric since fl(z_i z_j) = fl(z_j z_i); sym = 1:
  * y = z / sqrt(delta), A_ij -= y_i y_j on the upper triangle, mirrored, half the divisions).
@@ -145,20 +170,10 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
     FRAME_BEGIN;
     SCALAR(delta);
     SCALAR(t);
-    SCALAR(one);
     FN(matvec_t)(CX, z, A, u, d, d);
-    FN(dot)(CX, P(delta), u, z, d);
-    SETI(one, 1);
-    ADD(delta, one, delta);
-    if (guard == GUARD_SKIP && (!ISFIN(delta) || ABSLESS(delta, R(eps)))) {
-        FN(add_diag)(CX, A, d, eps);
-        (*guards)++;
+    if (FN(sm_delta)(CX, P(delta), A, u, z, d, guard, eps, guards)) {
         FRAME_END;
         return;
-    }
-    if (guard == GUARD_FLOOR && LESS(delta, R(eps))) {
-        COPY(delta, R(eps));
-        (*guards)++;
     }
     if (!sym) {
         VLA_PFOR(i, 0, d)
@@ -197,27 +212,11 @@ VLA_FN void FN(joseph_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, NUM *w, 
     SCALAR(t);
     SCALAR(g);
     SCALAR(gi);
-    SCALAR(one);
     FN(matvec)(CX, z, A, u, d, d);
-    for (int j = 0; j < d; j++) { /* w_j = sum_i u_i A_ij, i ascending */
-        MUL(E(w, j), E(u, 0), E(A, j));
-        for (int i = 1; i < d; i++) {
-            MUL(t, E(u, i), E(A, (size_t)i * d + j));
-            ADD(E(w, j), E(w, j), t);
-        }
-    }
-    FN(dot)(CX, P(delta), u, z, d);
-    SETI(one, 1);
-    ADD(delta, one, delta);
-    if (guard == GUARD_SKIP && (!ISFIN(delta) || ABSLESS(delta, R(eps)))) {
-        FN(add_diag)(CX, A, d, eps);
-        (*guards)++;
+    FN(matvec_t)(CX, w, A, u, d, d); /* w = A^T u */
+    if (FN(sm_delta)(CX, P(delta), A, u, z, d, guard, eps, guards)) {
         FRAME_END;
         return;
-    }
-    if (guard == GUARD_FLOOR && LESS(delta, R(eps))) {
-        COPY(delta, R(eps));
-        (*guards)++;
     }
     for (int i = 0; i < d; i++) {
         DIV(gi, E(z, i), delta);
