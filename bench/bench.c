@@ -279,7 +279,8 @@ static void usage(FILE *f)
             "launch, a cap on the runs of the aggregate, no peak measurement)\n"
             "Times strict steps of every model, precision and d on the CPU (one core, all cores\n"
             "over runs) and on the GPU when there is one, beside the roofline: flops per step\n"
-            "over the fma peak measured here. --no-ab skips the vectorized-vs-scalar comparison.\n");
+            "over the fma peak measured here. --no-ab skips the vectorized-vs-scalar "
+            "comparison.\n");
 }
 
 static int parse_list(const char *s, int *out, int max, int (*one)(const char *, int *))
@@ -413,14 +414,16 @@ static void ab_section(const opts *o, double peak1)
         if (inputs_make(&x, d, d, 0))
             continue;
         double target = o->quick ? 0.01 : 0.05;
-        long sb = calibrate(baseline_new, &c, &x, target), sa = calibrate(public_new, &c, &x, target);
+        long sb = calibrate(baseline_new, &c, &x, target);
+        long sa = calibrate(public_new, &c, &x, target);
         int reps = o->quick ? 3 : 7;
         double b[16], a[16];
         for (int r = 0; r < reps; r++) {
             b[r] = time_steps(baseline_new, &c, &x, sb) / sb * 1e9;
             a[r] = time_steps(public_new, &c, &x, sa) / sa * 1e9;
         }
-        double mb = median(b, reps), ma = median(a, reps), fl = step_flops(VLA_VLA3, o->track, d, d);
+        double mb = median(b, reps), ma = median(a, reps);
+        double fl = step_flops(VLA_VLA3, o->track, d, d);
         printf("  %4d %12.1f %12.1f %8.2f %7.1f%% %7.1f%%\n", d, mb, ma, mb / ma,
                100 * fl / (mb * 1e-9) / peak1, 100 * fl / (ma * 1e-9) / peak1);
         inputs_free(&x);

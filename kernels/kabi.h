@@ -66,7 +66,10 @@ static inline KHD int kshift(int d)
         s++;
     return s;
 }
-static inline KHD long kswz_len(long n, int shift) { return n ? (n - 1) + ((n - 1) >> shift) + 1 : 0; }
+static inline KHD long kswz_len(long n, int shift)
+{
+    return n ? (n - 1) + ((n - 1) >> shift) + 1 : 0;
+}
 
 /* the arrays of the arena in order, with their lengths */
 enum { KA_S, KA_A, KA_N, KA_Q, KA_K, KA_V, KA_U, KA_G, KA_PK, KA_PQ, KA_KP, KA_AL, KA_Z, KA_E,

@@ -36,7 +36,8 @@ __attribute__((unused)) static void FN(kh_scratch_free)(void *s) { FN(vstate_fre
 
 /* One record (kabi.h) of input in, checked by the caller. A read takes only q: load() then runs
  * on a stand-in input with k = q and v = 0, whose other fields the kernel ignores. */
-__attribute__((unused)) static void FN(kh_prepare)(void *scratch, const vla_input *in, int is_read, void *rec)
+__attribute__((unused)) static void FN(kh_prepare)(void *scratch, const vla_input *in, int is_read,
+                                                  void *rec)
 {
     static const double zeros[VLA_D_MAX];
     ST *s = scratch;

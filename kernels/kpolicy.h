@@ -35,7 +35,10 @@ static __device__ __forceinline__ double ksqrt(double a) { return __dsqrt_rn(a);
 /* The hardware conversions round to nearest even with subnormals and overflow to Inf: the
  * same function as lib/fmt.h's vla_rnd_f16 / vla_rnd_bf16 on every non-NaN float (a NaN
  * keeps NaN, though not necessarily its payload). */
-static __device__ __forceinline__ float krnd_f16(float x) { return __half2float(__float2half_rn(x)); }
+static __device__ __forceinline__ float krnd_f16(float x)
+{
+    return __half2float(__float2half_rn(x));
+}
 static __device__ __forceinline__ float krnd_bf16(float x)
 {
     return __bfloat162float(__float2bfloat16_rn(x));

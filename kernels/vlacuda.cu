@@ -119,7 +119,8 @@ static int cu_plan(void *ctx, kparams *p, char *err, size_t len)
     size_t need = smem_bytes(p);
     if (need > c->prop.sharedMemPerBlockOptin) {
         snprintf(err, len,
-                 "d = %d, dv = %d in %s needs %.1f KB of shared memory per block; %s allows %.1f KB",
+                 "d = %d, dv = %d in %s needs %.1f KB of shared memory per block; %s allows "
+                 "%.1f KB",
                  p->d, p->dv, vla_prec_name(p->cfg.prec), need / 1024.0, c->prop.name,
                  c->prop.sharedMemPerBlockOptin / 1024.0);
         return VLA_ERANGE;
