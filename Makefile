@@ -399,9 +399,13 @@ data/drift-vla3-%-nudgeon.dat: bin/vla-drift
 data/drift-vla3-%-nudgeoff.dat: bin/vla-drift
 	@mkdir -p data
 	bin/vla-drift --model vla3 --stream lmlike --d 32 --precision $* --set nudge=off --steps 3e5 --ref f64 --out $@
-data/drift-rls-f64-l%.dat data/drift-rls-f32-l%.dat: bin/vla-drift
+# (two rules: a pattern rule with two targets would be one recipe making both)
+data/drift-rls-f64-l%.dat: bin/vla-drift
 	@mkdir -p data
-	bin/vla-drift --model rls --stream subspace:4,0.001 --d 32 --precision $(word 3,$(subst -, ,$(@F))) --set lambda0=$* --steps 1e4 --ref exact --out $@
+	bin/vla-drift --model rls --stream subspace:4,0.001 --d 32 --precision f64 --set lambda0=$* --steps 1e4 --ref exact --out $@
+data/drift-rls-f32-l%.dat: bin/vla-drift
+	@mkdir -p data
+	bin/vla-drift --model rls --stream subspace:4,0.001 --d 32 --precision f32 --set lambda0=$* --steps 1e4 --ref exact --out $@
 data/guards-vla1-%.dat: bin/vla-drift
 	@mkdir -p data
 	bin/vla-drift --model vla1 --stream gauss:10 --precision $* --steps 1e5 --ref none --out $@
