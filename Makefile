@@ -374,7 +374,7 @@ SHARED  ?= ../shared
 TRACE   := $(SHARED)/data/lmtrace-seed7
 PREC16  := f32 f16 bf16 f16-f32 bf16-f32
 MODELS  := la delta rls vla1 vla3
-FIGS    := drift guards heatmap jacobian recall statenorm scaling tracks
+FIGS    := drift guards heatmap jacobian recall statenorm scaling tracks stagnation
 TRACKS  := sm smsym joseph chol comp sr # file-name tokens: smsym is --track sm-sym
 # the ways of tracking A each precision has (comp: uniform formats; sr: 16-bit storage, f32 arithmetic)
 tracks_of = $(filter-out $(if $(filter f16-f32 bf16-f32,$(1)),comp,sr),$(TRACKS))
@@ -429,6 +429,10 @@ data/tracks-cost.dat: $(TRACK_DAT) bin/vla-scaling
 	    dr=$$(awk '!/^#/ && NF && $$1 == 10000 {print $$2}' $$f); \
 	    echo "$$pi $$ti $$ns $$dr" >> $@.tmp; done; done
 	mv $@.tmp $@
+STAG_DAT := $(foreach p,f16 bf16,$(foreach s,lmlike gauss,$(foreach d,8 16 32 64,data/stagnation-$(p)-$(s)-d$(d).dat)))
+data/stagnation-%.dat: bin/vla-drift
+	@mkdir -p data
+	bin/vla-drift --model vla3 --precision $(word 1,$(subst -, ,$*)) --stream $(word 2,$(subst -, ,$*)) --d $(patsubst d%,%,$(word 3,$(subst -, ,$*))) --set nudge=off --steps 1e5 --ref none --checkpoints 5 --out $@
 data/heatmap-vla3-f32.dat: bin/vla-heatmap
 	@mkdir -p data
 	bin/vla-heatmap --model vla3 --stream lmlike --d 32 --precision f32 --at 10,1000,100000 --out $@
@@ -475,6 +479,9 @@ figures/statenorm.png: plots/statenorm.gp $(STATE_DAT)
 figures/tracks.png: plots/tracks.gp $(TRACK_DAT) data/tracks-cost.dat
 	@mkdir -p figures
 	gnuplot -e "dir='data'; out='figures/tracks'" plots/tracks.gp
+figures/stagnation.png: plots/stagnation.gp $(STAG_DAT)
+	@mkdir -p figures
+	gnuplot -e "dir='data'; out='figures/stagnation'" plots/stagnation.gp
 figures/scaling.png: plots/scaling.gp data/scaling.dat
 	@mkdir -p figures
 	gnuplot -e "dir='data'; out='figures/scaling'" plots/scaling.gp

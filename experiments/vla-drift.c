@@ -10,8 +10,9 @@
 #include <string.h>
 
 #define DRIFT_COLUMNS                                                                              \
-    "t a_drift a_resid a_lapack sym_defect lambda_min cond guard clamp nudge s_relerr o_relerr"
-#define DRIFT_NCOL 12
+    "t a_drift a_resid a_lapack sym_defect lambda_min cond guard clamp nudge s_relerr o_relerr "     \
+    "a_moved"
+#define DRIFT_NCOL 13
 #define DRIFT_FN static __attribute__((unused))
 
 /* A run's M_t = lambda0 I + sum u' u'^T in double-double. The driver saves the accumulator in its
@@ -21,10 +22,12 @@ typedef struct {
     int d;
     int pad_;
     long writes;    /* u' u'^T terms added */
-    double hilo[];  /* hi[d * d], then lo[d * d] */
+    long moved;     /* entries of A that changed, summed over the steps of this window */
+    long steps;     /* ... and those steps */
+    double hilo[];  /* hi[d * d], then lo[d * d], then A at the previous step */
 } drift_acc;
 
-DRIFT_FN size_t drift_acc_size(int d) { return sizeof(drift_acc) + 2 * (size_t)d * d * sizeof(double); }
+DRIFT_FN size_t drift_acc_size(int d) { return sizeof(drift_acc) + 3 * (size_t)d * d * sizeof(double); }
 
 /* a vref_gram that works on the accumulator's arrays in place */
 static vref_gram drift_gram(const drift_acc *a)
@@ -172,9 +175,30 @@ DRIFT_FN int drift_measure(const vla_model *m, const vla_model *ref, const drift
 
 #ifndef VLA_DRIFT_NO_MAIN
 
+/* a_moved: how many of A's entries a step still changes. Once an update is below half an ulp of
+ * an entry, round to nearest leaves the entry as it was (stagnation). chol keeps no A (forming it
+ * costs O(d^3) a step): nan there. */
+static int tracks_A(const vla_run *r) { return vla_model_config(r->m)->track != VLA_TRACK_CHOL; }
+
+static void moved_count(vla_run *r, drift_acc *a)
+{
+    static _Thread_local double A[VLA_D_MAX * VLA_D_MAX];
+    size_t n = (size_t)a->d * a->d;
+    double *prev = a->hilo + 2 * n;
+    vla_model_get(r->m, VLA_Q_A, A);
+    for (size_t i = 0; i < n; i++)
+        a->moved += memcmp(&A[i], &prev[i], sizeof *A) != 0;
+    memcpy(prev, A, n * sizeof *A);
+    a->steps++;
+}
+
 static int on_init(vla_run *r, void *acc, void *ctx)
 {
-    return drift_acc_init(acc, vla_model_config(r->m));
+    drift_acc *a = acc;
+    int e = drift_acc_init(a, vla_model_config(r->m));
+    if (!e && tracks_A(r))
+        vla_model_get(r->m, VLA_Q_A, a->hilo + 2 * (size_t)a->d * a->d);
+    return e;
 }
 
 static int on_step(vla_run *r, void *acc, void *ctx)
@@ -184,13 +208,19 @@ static int on_step(vla_run *r, void *acc, void *ctx)
     const vla_counts *cn = vla_model_counts(r->m);
     if (!r->is_read && cn->nudge == 0 && cn->clamp == 0)
         drift_acc_add(acc, vla_model_config(r->m), r->buf.k, r->buf.u);
+    if (!r->is_read && tracks_A(r))
+        moved_count(r, acc);
     return VLA_OK;
 }
 
 static int on_checkpoint(vla_run *r, void *acc, vla_rows *rows, void *ctx)
 {
+    drift_acc *a = acc;
     double row[DRIFT_NCOL];
     int e = drift_measure(r->m, r->ref, acc, r->t, row);
+    if (a->steps) /* the fraction of entries changed per step, over the window */
+        row[12] = (double)a->moved / ((double)a->steps * a->d * a->d);
+    a->moved = a->steps = 0;
     return e ? e : vla_rows_add(rows, row);
 }
 
@@ -227,7 +257,9 @@ int main(int argc, char **argv)
                    "  clamp       vla1's norm clamp events so far\n"
                    "  nudge       periodic nudges so far\n"
                    "  s_relerr    ||S_t - S_t^ref||_F / ||S_t^ref||_F\n"
-                   "  o_relerr    ||o_t - o_t^ref|| / ||o_t^ref||",
+                   "  o_relerr    ||o_t - o_t^ref|| / ||o_t^ref||\n"
+                   "  a_moved     the fraction of A's entries a step changed, over the steps since the\n"
+                   "              previous checkpoint (0: A stagnates; nan for chol, which keeps no A)",
         .example = "vla-drift --model vla3 --precision f16 --set nudge=off --stream lmlike --steps "
                    "1e4 --out data/drift-f16.dat",
         .default_steps = 10000,
