@@ -97,7 +97,7 @@ int vla_model_get(const vla_model *m, vla_quantity q, double *dst)
 {
     if (!m || !dst)
         return VLA_EINVAL;
-    if ((q == VLA_Q_A) && !vla_model_has_A(m->cfg.model))
+    if ((q == VLA_Q_A || q == VLA_Q_L) && !vla_model_has_A(m->cfg.model))
         return VLA_EINVAL;
     return m->ops->get(m->self, q, dst);
 }

@@ -757,6 +757,12 @@ VLA_FN int FN(vstate_get)(CXP, ST *s, vla_quantity q, double *dst)
     case VLA_Q_O: src = s->o; n = s->dv; break;
     case VLA_Q_KP: src = s->kp; n = s->d; break;
     case VLA_Q_ALPHA: src = s->al; n = s->d; break;
+    case VLA_Q_L: /* chol keeps L where the other ways keep A */
+        if (s->cfg.track != VLA_TRACK_CHOL)
+            return VLA_EINVAL;
+        src = s->A;
+        n = (size_t)s->d * s->d;
+        break;
     default: return VLA_EINVAL;
     }
     if (q == VLA_Q_A && s->cfg.track == VLA_TRACK_CHOL) {

@@ -138,6 +138,7 @@ typedef enum {
     VLA_Q_O,      /* dv: last read-out */
     VLA_Q_KP,     /* d: last write direction k' (unit for delta/vla3; raw k for rls/vla1) */
     VLA_Q_ALPHA,  /* d: last alpha (vla3: unit; rls: gain; vla1: A k; delta: k'; la: phi(k)) */
+    VLA_Q_L,      /* d x d: chol's Cholesky factor of M (lower triangle); other ways: VLA_EINVAL */
 } vla_quantity;
 
 typedef struct vla_model vla_model;
