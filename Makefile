@@ -355,7 +355,9 @@ PAPER_GEN   := paper/generated/numbers.tex paper/generated/claims.tex paper/gene
 paper: paper/vla-stability.pdf
 $(PAPER_GEN) &: paper/gen-numbers.sh $(PAPER_DATA) $(PAPER_TRACE)
 	sh paper/gen-numbers.sh data ../shared paper/generated
-paper/vla-stability.pdf: paper/vla-stability.tex $(PAPER_GEN) $(PAPER_FIGS:%=figures/%.pdf)
+# the figure rules make figures/NAME.png and .pdf together: depend on the .png so that make redraws
+# them when their tables change, and check the .pdf beside it
+paper/vla-stability.pdf: paper/vla-stability.tex $(PAPER_GEN) $(PAPER_FIGS:%=figures/%.png)
 	@stale=''; $(foreach f,$(PAPER_FIGS),for d in $(PAPER_DATA_$(f)); do \
 	    [ ! $$d -nt figures/$(f).pdf ] || stale="$$stale figures/$(f).pdf (older than $$d)"; done;) \
 	if [ -n "$$stale" ]; then echo "paper: stale figures:$$stale; run make figures" >&2; exit 1; fi
