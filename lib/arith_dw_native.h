@@ -16,6 +16,7 @@
 #define BH(p) ((p)->h)
 #define BL(p) ((p)->l)
 #define BSCALAR(x) BASE x
+#define BSRC BASE
 #define B_ADD(r, a, b) ((r) = RO((a) + (b)))
 #define B_SUB(r, a, b) ((r) = RO((a) - (b)))
 #define B_MUL(r, a, b) ((r) = RO((a) * (b)))

@@ -7,7 +7,8 @@
  * correctly rounded operation), DWTimesFP1 (Alg. 7), DWDivDW2 (Alg. 17, <= 15u^2 + 56u^3).
  *
  * Written once over base operations; the includer defines:
- *   DW     the pair type {BASE h, l}; DWP a pointer to one, DWCP a const one
+ *   DW     the pair type {BASE h, l}; DWP a pointer to one, DWCP a const one; BSRC a base
+ *          operand passed by value (native) or by reference (MPFR)
  *   BH(p), BL(p)    the parts of a pair p, usable as base operands and destinations
  *   BSCALAR(x)      a base temporary; B_ADD B_SUB B_MUL B_DIV (r, a, b), B_SQRT(r, a),
  *                   B_FMA(r, a, b, c) (a*b + c rounded once; used only where it is exact),
@@ -52,8 +53,8 @@
             B_ZERO(BL(z));                                                                         \
     } while (0)
 
-/* z = x + y */
-VLA_FN void FN(dw_add)(CXP, DWP z, DWCP x, DWCP y)
+/* z = (xh + xl) + (yh + yl): AccurateDWPlusDW on the four parts (dw_add and dw_sub) */
+VLA_FN void FN(dw_add_parts)(CXP, DWP z, BSRC xh, BSRC xl, BSRC yh, BSRC yl)
 {
     FRAME_BEGIN;
     BSCALAR(sh);
@@ -63,8 +64,8 @@ VLA_FN void FN(dw_add)(CXP, DWP z, DWCP x, DWCP y)
     BSCALAR(t1);
     BSCALAR(t2);
     BSCALAR(vh);
-    DW_TWO_SUM(sh, sl, BH(x), BH(y), t1, t2);
-    DW_TWO_SUM(th, tl, BL(x), BL(y), t1, t2);
+    DW_TWO_SUM(sh, sl, xh, yh, t1, t2);
+    DW_TWO_SUM(th, tl, xl, yl, t1, t2);
     B_ADD(sl, sl, th);
     DW_FAST_TWO_SUM(vh, th, sh, sl, t1); /* th: vl */
     B_ADD(tl, tl, th);                   /* w */
@@ -73,28 +74,21 @@ VLA_FN void FN(dw_add)(CXP, DWP z, DWCP x, DWCP y)
     FRAME_END;
 }
 
-/* z = x - y */
+/* z = x + y */
+VLA_FN void FN(dw_add)(CXP, DWP z, DWCP x, DWCP y)
+{
+    FN(dw_add_parts)(CX, z, BH(x), BL(x), BH(y), BL(y));
+}
+
+/* z = x - y: the sum with y's parts negated (exact) */
 VLA_FN void FN(dw_sub)(CXP, DWP z, DWCP x, DWCP y)
 {
     FRAME_BEGIN;
-    BSCALAR(sh);
-    BSCALAR(sl);
-    BSCALAR(th);
-    BSCALAR(tl);
-    BSCALAR(t1);
-    BSCALAR(t2);
-    BSCALAR(vh);
     BSCALAR(nh);
     BSCALAR(nl);
     B_NEG(nh, BH(y));
     B_NEG(nl, BL(y));
-    DW_TWO_SUM(sh, sl, BH(x), nh, t1, t2);
-    DW_TWO_SUM(th, tl, BL(x), nl, t1, t2);
-    B_ADD(sl, sl, th);
-    DW_FAST_TWO_SUM(vh, th, sh, sl, t1);
-    B_ADD(tl, tl, th);
-    DW_FAST_TWO_SUM(BH(z), BL(z), vh, tl, t1);
-    DW_FINITE(z);
+    FN(dw_add_parts)(CX, z, BH(x), BL(x), nh, nl);
     FRAME_END;
 }
 

@@ -115,6 +115,7 @@ static int vdw_load(FILE *f, vdw *p, size_t n)
 #define BH(p) (&(p)->h)
 #define BL(p) (&(p)->l)
 #define BSCALAR(x) mpfr_ptr x = vref_scalar(&cx_->base)
+#define BSRC mpfr_srcptr
 #define B_ADD(r, a, b) vref_fin(&cx_->base, (r), mpfr_add((r), (a), (b), MPFR_RNDN))
 #define B_SUB(r, a, b) vref_fin(&cx_->base, (r), mpfr_sub((r), (a), (b), MPFR_RNDN))
 #define B_MUL(r, a, b) vref_fin(&cx_->base, (r), mpfr_mul((r), (a), (b), MPFR_RNDN))
