@@ -635,9 +635,7 @@ static int count_columns(const char *s)
     return n;
 }
 
-/* Whether the state of m (S, A where the model has one, the last read-out) holds only finite
- * numbers; buf holds d * max(d, dv). */
-static int model_finite(const vla_model *m, double *buf)
+int vla_cli_model_finite(const vla_model *m, double *buf)
 {
     const vla_config *cfg = vla_model_config(m);
     long d = cfg->d, dv = cfg->dv;
@@ -651,6 +649,14 @@ static int model_finite(const vla_model *m, double *buf)
                 if (!isfinite(buf[i]))
                     return 0;
     return 1;
+}
+
+void vla_cli_warn_nonfinite(const char *prog, int in_ref, int nbad, int nruns, int head, long step,
+                            const char *rows)
+{
+    fprintf(stderr, "%s: warning: the state of %s is not finite (Inf or NaN) in %d of %d runs, "
+                    "first in head %d at step %ld (checked at the table's steps); %s\n",
+            prog, in_ref ? "the reference" : "the model", nbad, nruns, head, step, rows);
 }
 
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out)
@@ -733,9 +739,9 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                 if ((e = drv->on_checkpoint(&r, acc, &rows[h], drv->ctx)))
                     break;
                 /* an overflow is a result, but it must not pass unsaid (the warning below) */
-                if (!inf_at[h] && qbuf && !model_finite(r.m, qbuf))
+                if (!inf_at[h] && qbuf && !vla_cli_model_finite(r.m, qbuf))
                     inf_at[h] = r.t;
-                else if (!inf_at[h] && qbuf && r.ref && !model_finite(r.ref, qbuf))
+                else if (!inf_at[h] && qbuf && r.ref && !vla_cli_model_finite(r.ref, qbuf))
                     inf_at[h] = r.t, inf_ref[h] = 1;
             }
             if ((r.t & 1023) == 0) {
@@ -772,11 +778,8 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         if (inf_at[h] && ninf++ == 0)
             first = h;
     if (ninf)
-        fprintf(stderr, "%s: warning: the state of %s is not finite (Inf or NaN) in %d of %d runs, "
-                        "first in head %d at step %ld (checked at the table's steps); its rows "
-                        "carry inf or nan from there on\n",
-                spec->prog, inf_ref[first] ? "the reference" : "the model", ninf, nr, first,
-                inf_at[first]);
+        vla_cli_warn_nonfinite(spec->prog, inf_ref[first], ninf, nr, first, inf_at[first],
+                               "its rows carry inf or nan from there on");
     free(inf_at);
     free(inf_ref);
     int status = 0;

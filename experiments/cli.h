@@ -103,6 +103,15 @@ typedef struct {
  * prints the failing run's reason and returns 1. */
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out);
 
+/* Whether the state of m (S, A where the model has one, the last read-out) holds only finite
+ * numbers; buf holds d * max(d, dv) doubles. The driver checks it at every checkpoint step. */
+int vla_cli_model_finite(const vla_model *m, double *buf);
+/* The one warning of a state that turned non-finite, on stderr: "PROG: warning: the state of the
+ * model (in_ref: the reference) is not finite (Inf or NaN) in NBAD of NRUNS runs, first in head
+ * HEAD at step STEP (checked at the table's steps); ROWS", rows saying what the table shows. */
+void vla_cli_warn_nonfinite(const char *prog, int in_ref, int nbad, int nruns, int head, long step,
+                            const char *rows);
+
 /* progress on stderr when it is a terminal: at most a line a second */
 typedef struct {
     double t0, last;

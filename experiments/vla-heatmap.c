@@ -156,9 +156,12 @@ int main(int argc, char **argv)
     int d = c.cfg.d, e;
     drift_acc *acc = calloc(1, drift_acc_size(d));
     snapshot *snap = calloc(opts.n, sizeof *snap);
+    /* the state's check at each snapshot, the driver's (vla_cli_model_finite) */
+    double *fbuf = malloc((size_t)d * (d > c.cfg.dv ? d : c.cfg.dv) * sizeof *fbuf);
+    long inf_at = 0; /* the first snapshot step whose state was not finite */
     vla_run r;
     char err[256] = "";
-    if (!acc || !snap) {
+    if (!acc || !snap || !fbuf) {
         fprintf(stderr, "vla-heatmap: out of memory\n");
         return 1;
     }
@@ -185,8 +188,13 @@ int main(int argc, char **argv)
         }
         if (!r.is_read)
             drift_acc_add(acc, &c.cfg, r.buf.k, r.buf.u);
-        if (r.t == opts.at[k] && (e = take(&snap[k++], r.m, acc, r.t)))
-            break;
+        if (r.t == opts.at[k]) {
+            if ((e = take(&snap[k++], r.m, acc, r.t)))
+                break;
+            /* an overflow is a result, but it must not pass unsaid (the warning below) */
+            if (!inf_at && !vla_cli_model_finite(r.m, fbuf))
+                inf_at = r.t;
+        }
         if ((r.t & 1023) == 0)
             vla_progress_update(&prog, r.t);
     }
@@ -204,6 +212,19 @@ int main(int argc, char **argv)
                                 "%d..%d: their diagonals", k - 1, k, 2 * k - 1);
     vla_dat_meta(out, "m", "inv(A_t) by dpotrf + dpotri where A_t is SPD (m_src 1), else lambda0 "
                            "I + sum u' u'^T in double-double (m_src 0)");
+    if (inf_at) { /* said on stderr in the driver's words, and in the table's header */
+        long a_inf = 0; /* the first snapshot whose A_t the rows show as inf or nan */
+        for (int s = 0; s < k && !a_inf; s++)
+            for (size_t i = 0; i < (size_t)d * d && !a_inf; i++)
+                if (!isfinite(snap[s].A[i]))
+                    a_inf = snap[s].t;
+        vla_cli_warn_nonfinite(spec.prog, 0, 1, 1, 0, inf_at,
+                               a_inf ? "its rows carry inf or nan from there on"
+                                     : "A_t stays finite in the snapshots (S or o overflowed)");
+        vla_dat_meta(out, "nonfinite", "the state (S, A or o) is not finite (Inf or NaN) from the "
+                                       "snapshot at t = %ld on; A_t %s", inf_at,
+                     a_inf ? "not finite from there on" : "finite in every snapshot");
+    }
     vla_dat_columns(out, COLUMNS);
     for (int s = 0; s < 2 * k; s++) {
         const snapshot *p = &snap[s % k];
@@ -223,6 +244,7 @@ int main(int argc, char **argv)
     }
     free(snap);
     free(acc);
+    free(fbuf);
     if (e) {
         fprintf(stderr, "vla-heatmap: writing %s failed: %s\n", c.out, vla_strerror(e));
         return 1;

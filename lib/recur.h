@@ -38,6 +38,28 @@
 #define VLA_ROWP(M, off) ((M) + (off))
 #endif
 
+/* Branches on computed values. An arithmetic whose NUM holds several runs in the lanes of a
+ * vector (kernels/klanes.h) takes a branch in the lanes whose condition holds and the other
+ * branch in the rest, writing through a mask; elsewhere these are plain C:
+ *   LANE_IF(c) { ... } [LANE_ELSE { ... }] LANE_END
+ * LPRED is the type of a condition (LESS, ABSLESS, ISFIN, LESSD), combined with PNOT and POR;
+ * PFALSE is the condition that holds nowhere. COUNT(x) counts an event into counter x (lanes:
+ * in each lane where the branch is taken). A branch on the configuration or on t (the same in
+ * every lane) stays a plain if. */
+#ifndef LANE_IF
+#define LANE_IF(c) if (c)
+#define LANE_ELSE else
+#define LANE_END
+#define LPRED int
+#define PNOT(a) (!(a))
+#define POR(a, b) ((a) || (b))
+#define PFALSE 0
+#define COUNT(x) ((x)++)
+#endif
+#ifndef LESSD
+#define LESSD(a, c) (CMPD((a), (c)) < 0) /* a < c, c a binary64 constant */
+#endif
+
 #ifndef VLA_RECUR_ONCE
 #define VLA_RECUR_ONCE
 enum { GUARD_NONE, GUARD_SKIP, GUARD_FLOOR };
@@ -114,12 +136,12 @@ VLA_FN void FN(unit)(CXP, NUM *x, int n, long *zero_norm)
     FRAME_BEGIN;
     SCALAR(nrm);
     FN(norm2)(CX, P(nrm), x, n);
-    if (!ISFIN(nrm) || CMPD(nrm, TINY) < 0) {
-        (*zero_norm)++;
-    } else {
+    LANE_IF(POR(PNOT(ISFIN(nrm)), LESSD(nrm, TINY))) {
+        COUNT(*zero_norm);
+    } LANE_ELSE {
         VLA_PFOR(i, 0, n)
             DIV(E(x, i), E(x, i), nrm);
-    }
+    } LANE_END
     FRAME_END;
 }
 
@@ -133,28 +155,32 @@ VLA_FN void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
 }
 
 /* delta = 1 + u . z, guarded: GUARD_SKIP (vla1, section 3): |delta| < eps or delta not finite
- * skips the update and adds eps I to A (returns 1); GUARD_FLOOR (vla3): delta = max(delta, eps).
- * Either counts into *guards. */
-VLA_FN int FN(sm_delta)(CXP, NREF delta, NUM *A, const NUM *u, const NUM *z, int d, int guard,
-                        NREF eps, long *guards)
+ * skips the update and adds eps I to A (returns where it did); GUARD_FLOOR (vla3): delta =
+ * max(delta, eps). Either counts into *guards. */
+VLA_FN LPRED FN(sm_delta)(CXP, NREF delta, NUM *A, const NUM *u, const NUM *z, int d, int guard,
+                          NREF eps, long *guards)
 {
     FRAME_BEGIN;
     SCALAR(one);
+    LPRED skip = PFALSE;
     FN(dot)(CX, delta, u, z, d);
     SETI(one, 1);
     ADD(R(delta), one, R(delta));
-    if (guard == GUARD_SKIP && (!ISFIN(R(delta)) || ABSLESS(R(delta), R(eps)))) {
-        FN(add_diag)(CX, A, d, eps);
-        (*guards)++;
-        FRAME_END;
-        return 1;
+    if (guard == GUARD_SKIP) {
+        skip = POR(PNOT(ISFIN(R(delta))), ABSLESS(R(delta), R(eps)));
+        LANE_IF(skip) {
+            FN(add_diag)(CX, A, d, eps);
+            COUNT(*guards);
+        } LANE_END
     }
-    if (guard == GUARD_FLOOR && LESS(R(delta), R(eps))) {
-        COPY(R(delta), R(eps));
-        (*guards)++;
+    if (guard == GUARD_FLOOR) {
+        LANE_IF(LESS(R(delta), R(eps))) {
+            COPY(R(delta), R(eps));
+            COUNT(*guards);
+        } LANE_END
     }
     FRAME_END;
-    return 0;
+    return skip;
 }
 
 /* Sherman-Morrison: z = A u, delta = 1 + u . z, A <- A - z z^T / delta (sym = 0: every entry as
@@ -171,32 +197,30 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
     SCALAR(delta);
     SCALAR(t);
     FN(matvec_t)(CX, z, A, u, d, d);
-    if (FN(sm_delta)(CX, P(delta), A, u, z, d, guard, eps, guards)) {
-        FRAME_END;
-        return;
-    }
-    if (!sym) {
-        VLA_PFOR(i, 0, d)
-            for (int j = 0; j < d; j++) {
-                MUL(t, E(z, i), E(z, j));
-                DIV(t, t, delta);
-                SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
-                STORE(E(A, (size_t)i * d + j));
-            }
-    } else {
-        SQRT(delta, delta);
-        VLA_PFOR(i, 0, d)
-            DIV(E(z, i), E(z, i), delta);
-        VLA_PFOR(i, 0, d)
-            for (int j = i; j < d; j++) {
-                MUL(t, E(z, i), E(z, j));
-                SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
-                STORE(E(A, (size_t)i * d + j));
+    LANE_IF(PNOT(FN(sm_delta)(CX, P(delta), A, u, z, d, guard, eps, guards))) {
+        if (!sym) {
+            VLA_PFOR(i, 0, d)
+                for (int j = 0; j < d; j++) {
+                    MUL(t, E(z, i), E(z, j));
+                    DIV(t, t, delta);
+                    SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
+                    STORE(E(A, (size_t)i * d + j));
+                }
+        } else {
+            SQRT(delta, delta);
+            VLA_PFOR(i, 0, d)
+                DIV(E(z, i), E(z, i), delta);
+            VLA_PFOR(i, 0, d)
+                for (int j = i; j < d; j++) {
+                    MUL(t, E(z, i), E(z, j));
+                    SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
+                    STORE(E(A, (size_t)i * d + j));
 #if VLA_PLANT != 2 /* VLA_PLANT 2, a planted fault for tests/test_regress.c: no mirror */
-                COPY(E(A, (size_t)j * d + i), E(A, (size_t)i * d + j));
+                    COPY(E(A, (size_t)j * d + i), E(A, (size_t)i * d + j));
 #endif
-            }
-    }
+                }
+        }
+    } LANE_END
     FRAME_END;
 }
 
@@ -214,25 +238,23 @@ VLA_FN void FN(joseph_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, NUM *w, 
     SCALAR(gi);
     FN(matvec)(CX, z, A, u, d, d);
     FN(matvec_t)(CX, w, A, u, d, d); /* w = A^T u */
-    if (FN(sm_delta)(CX, P(delta), A, u, z, d, guard, eps, guards)) {
-        FRAME_END;
-        return;
-    }
-    for (int i = 0; i < d; i++) {
-        DIV(gi, E(z, i), delta);
-        for (int j = 0; j < d; j++) {
-            size_t ij = (size_t)i * d + j;
-            DIV(g, E(z, j), delta);
-            MUL(t, gi, E(w, j));
-            SUB(E(A, ij), E(A, ij), t);
-            MUL(t, E(z, i), g);
-            SUB(E(A, ij), E(A, ij), t);
-            MUL(t, gi, g);
-            MUL(t, t, delta);
-            ADD(E(A, ij), E(A, ij), t);
-            STORE(E(A, ij));
+    LANE_IF(PNOT(FN(sm_delta)(CX, P(delta), A, u, z, d, guard, eps, guards))) {
+        for (int i = 0; i < d; i++) {
+            DIV(gi, E(z, i), delta);
+            for (int j = 0; j < d; j++) {
+                size_t ij = (size_t)i * d + j;
+                DIV(g, E(z, j), delta);
+                MUL(t, gi, E(w, j));
+                SUB(E(A, ij), E(A, ij), t);
+                MUL(t, E(z, i), g);
+                SUB(E(A, ij), E(A, ij), t);
+                MUL(t, gi, g);
+                MUL(t, t, delta);
+                ADD(E(A, ij), E(A, ij), t);
+                STORE(E(A, ij));
+            }
         }
-    }
+    } LANE_END
     FRAME_END;
 }
 
@@ -309,20 +331,19 @@ VLA_FN void FN(modulate)(CXP, NUM *S, const NUM *e, const NUM *a, int dv, int d)
     FRAME_END;
 }
 
-/* S /= ||S||_F when ||S||_F > threshold; returns 1 when it did */
-VLA_FN int FN(renorm)(CXP, NUM *S, int dv, int d, NREF threshold)
+/* S /= ||S||_F when ||S||_F > threshold; returns where it did */
+VLA_FN LPRED FN(renorm)(CXP, NUM *S, int dv, int d, NREF threshold)
 {
     FRAME_BEGIN;
     SCALAR(f);
-    int did = 0;
     FN(norm2)(CX, P(f), S, dv * d);
-    if (LESS(R(threshold), f)) {
+    LPRED did = LESS(R(threshold), f);
+    LANE_IF(did) {
         VLA_PFOR(i, 0, dv * d) {
             DIV(E(S, i), E(S, i), f);
             STORE(E(S, i));
         }
-        did = 1;
-    }
+    } LANE_END
     FRAME_END;
     return did;
 }
@@ -526,8 +547,9 @@ VLA_FN void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
     FN(matvec)(CX, s->o, s->S, x, s->dv, s->d);
     if (s->cfg.normalize) {
         FN(dot)(CX, P(den), s->n, x, s->d);
-        if (LESS(den, R(floor)))
+        LANE_IF(LESS(den, R(floor))) {
             COPY(den, R(floor));
+        } LANE_END
         VLA_PFOR(i, 0, s->dv)
             DIV(E(s->o, i), E(s->o, i), den);
     }
@@ -653,25 +675,25 @@ VLA_FN void FN(step_vla1)(CXP, ST *s)
     FN(apply_A)(CX, s, s->al, s->k);
     FN(residual)(CX, s->e, s->v, s->S, s->k, dv, d);
     FN(norm2)(CX, P(nrm), s->e, dv);
-    if (LESS(E(c, C_CLIP), nrm)) {
+    LANE_IF(LESS(E(c, C_CLIP), nrm)) {
         DIV(nrm, E(c, C_CLIP), nrm);
         VLA_PFOR(i, 0, dv)
             MUL(E(s->e, i), E(s->e, i), nrm);
-        s->cnt.clip++;
-    }
+        COUNT(s->cnt.clip);
+    } LANE_END
     FN(modulate)(CX, s->S, s->e, s->al, dv, d);
     if (s->cfg.clamp_on) {
-        int fire;
+        LPRED fire;
         FN(norm2)(CX, P(nrm), s->S, dv * d);
         fire = LESS(E(c, C_CLAMP), nrm);
-        if (!fire) {
+        LANE_IF(PNOT(fire)) {
             FN(norm2)(CX, P(nrm), s->A, d * d);
-            fire = LESS(E(c, C_CLAMP), nrm);
-        }
-        if (fire) {
+            fire = POR(fire, LESS(E(c, C_CLAMP), nrm));
+        } LANE_END
+        LANE_IF(fire) {
             FN(add_diag)(CX, s->A, d, P(E(c, C_CLAMP_EPS)));
-            s->cnt.clamp++;
-        }
+            COUNT(s->cnt.clamp);
+        } LANE_END
     }
     VLA_PFOR(j, 0, d)
         COPY(E(s->kp, j), E(s->k, j));
@@ -715,8 +737,11 @@ VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
     case VLA_VLA3: FN(step_vla3)(CX, s); break;
     default: break;
     }
-    if (s->cfg.renorm > 0 && FN(renorm)(CX, s->S, s->dv, s->d, P(E(s->c, C_RENORM))))
-        s->cnt.renorm++;
+    if (s->cfg.renorm > 0) {
+        LANE_IF(FN(renorm)(CX, s->S, s->dv, s->d, P(E(s->c, C_RENORM)))) {
+            COUNT(s->cnt.renorm);
+        } LANE_END
+    }
     FN(read_loaded)(CX, s);
 }
 
