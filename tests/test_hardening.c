@@ -1115,3 +1115,62 @@ TEST(hardening_table_failure_keeps_checkpoints)
     free(want);
     remove_tree(dir);
 }
+
+/* vla-heatmap steps its run itself, not through the driver, and once wrote inf and nan into its
+ * matrices without a word. Now it checks the state at each snapshot with the driver's check and
+ * says so in the driver's words (vla_cli_warn_nonfinite), with the run and the first snapshot
+ * step, and marks the table's header with a '# nonfinite:' line; a finite run says nothing. */
+TEST(hardening_heatmap_nonfinite)
+{
+    const char *p = program("vla-heatmap");
+    if (!p) {
+        vla_test_skip("bin/vla-heatmap not built");
+        return;
+    }
+    char dir[256], out[400], msg[1000];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    snprintf(out, sizeof out, "%s/h.dat", dir);
+    static const struct {
+        const char *stream, *at;
+        long step; /* the first non-finite snapshot; 0: the run stays finite */
+    } cases[] = {
+        {"gauss:1e300", "1,2", 1},  /* overflows at the first step */
+        {"gauss:1e300", "3,5", 3},  /* ... said at the first snapshot, where it was checked */
+        {"lmlike", "1,10", 0},      /* finite: no warning, no mark */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[] = {(char *)p, "--d", "4", "--stream", (char *)cases[i].stream, "--at",
+                        (char *)cases[i].at, "--out", out, NULL};
+        int st = run(NULL, argv, NULL, msg, sizeof msg, 20);
+        char *table = read_all(out, NULL);
+        const char *what = cases[i].stream;
+        CHECK_MSG(st == 0 && table, "%s --at %s: status %d ('%s')", what, cases[i].at, st, msg);
+        if (cases[i].step) {
+            char want[300], mark[120];
+            snprintf(want, sizeof want, "vla-heatmap: warning: the state of the model is not "
+                     "finite (Inf or NaN) in 1 of 1 runs, first in head 0 at step %ld (checked at "
+                     "the table's steps); its rows carry inf or nan from there on\n", cases[i].step);
+            snprintf(mark, sizeof mark, "\n# nonfinite: the state (S, A or o) is not finite (Inf or "
+                     "NaN) from the snapshot at t = %ld on\n", cases[i].step);
+            CHECK_MSG(!strcmp(msg, want), "%s --at %s: stderr '%s', expected '%s'", what,
+                      cases[i].at, msg, want);
+            CHECK_MSG(table && strstr(table, mark), "%s --at %s: the table's header lacks '%s'",
+                      what, cases[i].at, mark + 1);
+            /* the mark sits in the header, before the columns line and the rows */
+            CHECK_MSG(table && strstr(table, mark) && strstr(table, "# columns:") &&
+                          strstr(table, mark) < strstr(table, "# columns:"),
+                      "%s: '# nonfinite:' is not in the header", what);
+            CHECK_MSG(table && (strstr(table, " nan ") || strstr(table, " inf ")),
+                      "%s: no inf or nan in the rows", what);
+        } else {
+            CHECK_MSG(!msg[0], "%s: unexpected message '%s'", what, msg);
+            CHECK_MSG(table && !strstr(table, "# nonfinite:"), "%s: a finite run is marked", what);
+        }
+        free(table);
+        unlink(out);
+    }
+    remove_tree(dir);
+}
