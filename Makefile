@@ -138,7 +138,7 @@ CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 NVFLAGS    := -O3 --fmad=false -prec-div=true -prec-sqrt=true -ftz=false -std=c++17 \
               -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80 \
               -Xcompiler -fPIC -Ilib -Ikernels
-KERN_OBJ   := $(BUILD)/kernels/host.o $(BUILD)/kernels/emu.o \
+KERN_OBJ   := $(BUILD)/kernels/host.o $(BUILD)/kernels/emu.o $(BUILD)/kernels/lanes.o \
               $(if $(KERN_GPU),$(BUILD)/kernels/vlacuda.o,$(BUILD)/kernels/nocuda.o)
 KERN_STAMP := $(BUILD)/kernels/config.$(if $(KERN_GPU),cuda,nocuda)
 KERN_LIBS  := $(BUILD)/libvlacuda.a $(BUILD)/libvlastab.a \
@@ -151,7 +151,7 @@ all: $(BUILD)/libvlacuda.a bin/vla-bench
 $(BUILD)/tests/run $(PROGS) bin/vla-bench: $(BUILD)/libvlacuda.a
 $(BUILD)/tests/run $(PROGS): LIBS := $(KERN_LIBS) $(LIBS)
 $(KERN_OBJ): $(wildcard kernels/*.h)
-$(BUILD)/kernels/host.o $(BUILD)/bench/bench.o: ALLCFLAGS += $(OPENMP)
+$(BUILD)/kernels/host.o $(BUILD)/kernels/lanes.o $(BUILD)/bench/bench.o: ALLCFLAGS += $(OPENMP)
 $(BUILD)/tests/test_cuda.o $(BUILD)/bench/bench.o: ALLCFLAGS += -Ikernels
 $(BUILD)/kernels/vlacuda.o: kernels/vlacuda.cu $(HDRS)
 	@mkdir -p $(@D)

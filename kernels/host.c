@@ -26,11 +26,13 @@ typedef struct {
     int (*scratch)(const vla_config *cfg, void **out);
     void (*scratch_free)(void *s);
     void (*prepare)(void *scratch, const vla_input *in, int is_read, void *rec);
+    int (*chol_A)(void *scratch, const void *L, double *dst);
     size_t es; /* bytes per number */
 } kh_policy;
 #define KH(p, T)                                                                                   \
     {VLA_CAT(kh_init, VLA_CAT(p, kh)), VLA_CAT(kh_scratch, VLA_CAT(p, kh)),                        \
-     VLA_CAT(kh_scratch_free, VLA_CAT(p, kh)), VLA_CAT(kh_prepare, VLA_CAT(p, kh)), sizeof(T)}
+     VLA_CAT(kh_scratch_free, VLA_CAT(p, kh)), VLA_CAT(kh_prepare, VLA_CAT(p, kh)),             \
+     VLA_CAT(kh_chol_A, VLA_CAT(p, kh)), sizeof(T)}
 static const kh_policy kh_pol[VLA_NPREC] = {
     [VLA_F64] = KH(f64, double),      [VLA_F32] = KH(f32, float),
     [VLA_F16] = KH(f16, float),       [VLA_BF16] = KH(bf16, float),
@@ -76,6 +78,13 @@ int vla_cuda_max_d(vla_prec p) { return p == VLA_F64 ? 64 : 128; }
 
 int vla_cuda_probe(char *why, size_t len) { return vla_kdev_cuda()->probe(why, len); }
 const char *vla_cuda_build(void) { return vla_kdev_cuda_build(); }
+int vla_cuda_probe_target(vla_cuda_target t, char *why, size_t len)
+{
+    const kdev_ops *o = t == VLA_CUDA_EMULATE ? vla_kdev_emu()
+                        : t == VLA_CUDA_LANES ? vla_kdev_lanes()
+                                              : vla_kdev_cuda();
+    return o->probe(why, len) > 0;
+}
 const char *vla_cuda_error(const vla_cuda *g) { return g ? g->err : "no handle"; }
 
 /* grows a buffer on the device (contents not kept) */
@@ -143,20 +152,26 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
         return fail(NULL, err, errlen, r, "invalid configuration: %s", vla_strerror(r));
     if ((r = vla_track_check(cfg, &why)))
         return fail(NULL, err, errlen, r, "%s", why ? why : vla_strerror(r));
-    if (cfg->track != VLA_TRACK_SM && cfg->track != VLA_TRACK_SMSYM)
+    const int lanes = opts->target == VLA_CUDA_LANES;
+    if (lanes ? cfg->track == VLA_TRACK_COMP || cfg->track == VLA_TRACK_SR
+              : cfg->track != VLA_TRACK_SM && cfg->track != VLA_TRACK_SMSYM)
         return fail(NULL, err, errlen, VLA_ENOTSUP,
-                    "track=%s: the CUDA kernels track A by sm or sm-sym only",
+                    lanes ? "track=%s: the lanes run sm, sm-sym, joseph and chol (comp and sr "
+                            "have an arithmetic of their own)"
+                          : "track=%s: the CUDA kernels track A by sm or sm-sym only",
                     vla_track_name(cfg->track));
     if (cfg->mode != VLA_STRICT)
         return fail(NULL, err, errlen, VLA_ENOTSUP,
-                    "mode=fast: the CUDA kernels are strict only (use the CPU for fast mode)");
-    int maxd = vla_cuda_max_d(cfg->prec);
+                    "mode=fast: the kernels are strict only (use the CPU for fast mode)");
+    int maxd = lanes ? VLA_D_MAX : vla_cuda_max_d(cfg->prec);
     if (cfg->d > maxd || cfg->dv > maxd)
         return fail(NULL, err, errlen, VLA_ERANGE,
                     "d = %d, dv = %d: the CUDA kernels keep A and S in shared memory up to "
                     "d = %d in %s",
                     cfg->d, cfg->dv, maxd, vla_prec_name(cfg->prec));
-    const kdev_ops *ops = opts->target == VLA_CUDA_EMULATE ? vla_kdev_emu() : vla_kdev_cuda();
+    const kdev_ops *ops = opts->target == VLA_CUDA_EMULATE ? vla_kdev_emu()
+                          : lanes                          ? vla_kdev_lanes()
+                                                           : vla_kdev_cuda();
     char pwhy[300];
     if (ops->probe(pwhy, sizeof pwhy) <= 0)
         return fail(NULL, err, errlen, VLA_ENOTSUP, "%s", pwhy);
@@ -178,7 +193,7 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
     p->rec_len = krec_len(d, dv);
     p->state_len = kstate_len(d, dv);
     p->arena_len = (int)karena_off(KA_N_ARRAYS, d, dv, p->shift);
-    r = ops->open(&g->dev, opts->target == VLA_CUDA_EMULATE ? opts->emu_threads : opts->device,
+    r = ops->open(&g->dev, opts->target != VLA_CUDA_GPU ? opts->emu_threads : opts->device,
                   g->err, sizeof g->err);
     if (!r)
         r = ops->plan(g->dev, p, g->err, sizeof g->err);
@@ -359,9 +374,11 @@ int vla_cuda_get(vla_cuda *g, int run, vla_quantity q, double *dst)
     case VLA_Q_O: off = dv * d + d * d + d; n = dv; break;
     case VLA_Q_KP: off = dv * d + d * d + d + dv; n = d; break;
     case VLA_Q_ALPHA: off = dv * d + d * d + 2 * d + dv; n = d; break;
+    case VLA_Q_L: off = dv * d; n = d * d; break;
     default: return VLA_EINVAL;
     }
-    if (q == VLA_Q_A && !vla_model_has_A(g->cfg.model))
+    const int chol = g->cfg.track == VLA_TRACK_CHOL;
+    if ((q == VLA_Q_A && !vla_model_has_A(g->cfg.model)) || (q == VLA_Q_L && !chol))
         return VLA_EINVAL;
     size_t bytes = n * g->es;
     int r = host_reserve(g, &g->h_buf, &g->h_buf_cap, bytes);
@@ -369,6 +386,10 @@ int vla_cuda_get(vla_cuda *g, int run, vla_quantity q, double *dst)
         r = g->ops->get(g->dev, g->h_buf,
                         (char *)g->p.state + ((size_t)run * g->p.state_len + off) * g->es, bytes,
                         g->err, sizeof g->err);
+    if (!r && q == VLA_Q_A && chol) { /* the array holds L */
+        void *s = scratch_of(g, 0);
+        return s ? g->pol->chol_A(s, g->h_buf, dst) : VLA_ENOMEM;
+    }
     if (!r)
         to_double(g, g->h_buf, dst, n);
     return r;

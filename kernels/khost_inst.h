@@ -60,3 +60,12 @@ __attribute__((unused)) static void FN(kh_prepare)(void *scratch, const vla_inpu
         memset(r, 0, dv * sizeof(NUM));
     memcpy(r + dv, s->beta_decay, 2 * sizeof(NUM));
 }
+
+/* chol keeps the factor L where the other ways keep A: A = M^-1 from a run's L (raw numbers of
+ * the policy), computed as lib's vstate_get computes it, in the same arithmetic */
+__attribute__((unused)) static int FN(kh_chol_A)(void *scratch, const void *L, double *dst)
+{
+    ST *s = scratch;
+    memcpy(s->A, L, (size_t)s->d * s->d * sizeof(NUM));
+    return FN(vstate_get)(NULL, s, VLA_Q_A, dst);
+}

@@ -13,12 +13,16 @@
 extern "C" {
 #endif
 
-typedef enum { VLA_CUDA_GPU, VLA_CUDA_EMULATE } vla_cuda_target;
+/* GPU: the CUDA kernels; EMULATE: their blocks on host threads (a check of the decomposition);
+ * LANES: the same recurrences on the CPU's vector lanes, 16 runs per AVX-512 register (8 in
+ * binary64), the fast CPU path for many runs (kernels/lanes.c), which also runs joseph and chol
+ * and any d up to VLA_D_MAX */
+typedef enum { VLA_CUDA_GPU, VLA_CUDA_EMULATE, VLA_CUDA_LANES } vla_cuda_target;
 
 typedef struct {
     vla_cuda_target target;
     int device;      /* GPU ordinal (VLA_CUDA_GPU) */
-    int emu_threads; /* host threads per emulated block (0: 3) */
+    int emu_threads; /* host threads: per emulated block (0: 3); LANES: in all (0: OpenMP's) */
 } vla_cuda_opts;
 
 /* The largest d (and dv) whose A and S fit a block's shared memory: 128 in the 32-bit and
@@ -28,6 +32,8 @@ int vla_cuda_max_d(vla_prec p);
 /* The number of usable GPUs; 0 with the reason in why ("no CUDA backend in this build",
  * "cudaGetDeviceCount: no CUDA-capable device is detected", ...). */
 int vla_cuda_probe(char *why, size_t len);
+/* 1 when target can run here, else 0 with the reason (GPU: vla_cuda_probe) */
+int vla_cuda_probe_target(vla_cuda_target t, char *why, size_t len);
 /* one line: how the CUDA part of this build was made */
 const char *vla_cuda_build(void);
 

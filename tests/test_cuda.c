@@ -8,6 +8,8 @@
 #include "check.h"
 #include "vlacuda.h"
 #include "vlastab.h"
+#include "fmt.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,16 +190,20 @@ static const ccase extras[] = {
     {VLA_RLS, VLA_TRACK_SMSYM, VLA_F16_F32, 128, 128, "gauss", NULL, 0},
 };
 
-/* the grid: every model, tracking and precision at each d; runs, steps, launches of chunk steps */
-static void grid(const vla_cuda_opts *o, const int *ds, int nd, int runs, long steps, long chunk)
+/* the grid: every model, tracking (the first ntr of sm, sm-sym, joseph, chol) and precision at
+ * each d; runs, steps, launches of chunk steps */
+static void grid(const vla_cuda_opts *o, const int *ds, int nd, int ntr, int runs, long steps,
+                 long chunk)
 {
+    static const vla_track trs[] = {VLA_TRACK_SM, VLA_TRACK_SMSYM, VLA_TRACK_JOSEPH,
+                                    VLA_TRACK_CHOL};
     int k = 0;
     for (int mk = 0; mk < VLA_NMODEL; mk++)
-        for (int tr = 0; tr < (vla_model_has_A(mk) ? 2 : 1); tr++)
+        for (int tr = 0; tr < (vla_model_has_A(mk) ? ntr : 1); tr++)
             for (int p = 0; p < VLA_NPREC; p++)
                 for (int di = 0; di < nd; di++, k++) {
-                    ccase c = {mk, tr ? VLA_TRACK_SMSYM : VLA_TRACK_SM, p, ds[di], ds[di],
-                               streams[k % 3], NULL, 0};
+                    ccase c = {mk, trs[tr], p, ds[di], ds[di], streams[k % 3],
+                               trs[tr] == VLA_TRACK_CHOL ? "nudge=off,clamp_on=off" : NULL, 0};
                     cuda_case(&c, o, runs, steps, chunk);
                 }
     for (size_t i = 0; i < sizeof extras / sizeof extras[0]; i++)
@@ -215,7 +221,7 @@ TEST(cuda_strict_bits_equal_cpu)
     }
     static const int ds[] = {4, 32, 33, 64};
     vla_cuda_opts o = {VLA_CUDA_GPU, 0, 0};
-    grid(&o, ds, 4, 3, 300, 100);
+    grid(&o, ds, 4, 2, 3, 300, 100);
 }
 
 /* The same kernel text on host threads, 3 per block (so that no d splits evenly): d = 4 and 33
@@ -224,11 +230,66 @@ TEST(cuda_emulated_bits_equal_cpu)
 {
     static const int ds[] = {4, 33};
     vla_cuda_opts o = {VLA_CUDA_EMULATE, 0, 3};
-    grid(&o, ds, 2, 2, 40, 25);
+    grid(&o, ds, 2, 2, 2, 40, 25);
     for (int mk = 0; mk < VLA_NMODEL; mk++) {
         ccase c = {mk, VLA_TRACK_SM, mk % 2 ? VLA_F32 : VLA_BF16_F32, 64, 64, "lmlike", NULL, 0};
         cuda_case(&c, &o, 1, 12, 12);
     }
+}
+
+/* The CPU's vector lanes (16 runs per AVX-512 register, 8 in f64), every tracking they run:
+ * 19 runs, so a full group of lanes and a partial one. The runs are distinct heads of their
+ * streams, so within a group some lanes take a branch (a guard, a clip, a zero norm) and others
+ * do not: the masked writes are under test, and the per-lane counters with them. */
+TEST(lanes_bits_equal_cpu)
+{
+    static char why[400], reason[460];
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
+        snprintf(reason, sizeof reason, "no lanes: %s", why);
+        vla_test_skip(reason);
+        return;
+    }
+    static const int ds[] = {4, 33};
+    vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2};
+    grid(&o, ds, 2, 4, 19, 40, 25);
+    for (int mk = 0; mk < VLA_NMODEL; mk++) {
+        ccase c = {mk, VLA_TRACK_SM, mk % 2 ? VLA_F64 : VLA_F32, 64, 48, "lmlike", NULL, 0};
+        cuda_case(&c, &o, 17, 30, 30);
+    }
+}
+
+/* the lanes' 16-bit rounding against lib's (fmt.h), over every binary32 pattern in steps of an
+ * odd stride, and the edges (subnormals of binary16, overflow, NaN, ties) */
+void vla_lanes_round16(int bf, const float *x, float *y, size_t n);
+TEST(lanes_round16_equals_lib)
+{
+    char why[400];
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
+        vla_test_skip("no lanes");
+        return;
+    }
+    enum { N = 1 << 16 };
+    static float x[N], y[N];
+    long bad = 0;
+    for (uint64_t base = 0; base < (1ull << 32); base += (uint64_t)N * 4099) {
+        for (int i = 0; i < N; i++) {
+            uint32_t u = (uint32_t)(base + (uint64_t)i * 4099);
+            if (i < 64) /* near the binary16 subnormal grid, its largest value and a bf16 tie */
+                u = i < 16 ? 0x33000000u + i : i < 32 ? 0x477fe000u + (i - 16) * 0x100u
+                                                      : 0x3f808000u + (i - 32);
+            memcpy(&x[i], &u, 4);
+        }
+        for (int bf = 0; bf < 2; bf++) {
+            vla_lanes_round16(bf, x, y, N - 3); /* and a tail */
+            for (int i = 0; i < N - 3; i++) {
+                float want = bf ? vla_rnd_bf16(x[i]) : vla_rnd_f16(x[i]);
+                if (!(isnan(want) && isnan(y[i])) && memcmp(&want, &y[i], 4) && bad++ < 3)
+                    CHECK_MSG(0, "%s(%a): lanes %a, lib %a", bf ? "bf16" : "f16", x[i], y[i],
+                              want);
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
 }
 
 /* what the backend refuses, and how it says so */

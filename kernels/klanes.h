@@ -1,0 +1,151 @@
+/* klanes.h: one policy's kernel for the CPU's vector lanes: recur.h's recurrences with every
+ * number a vector that holds LW runs, one per lane, so that each operation of the strict
+ * recurrence is one vector instruction doing that operation for LW runs at once. Every lane
+ * performs exactly the scalar sequence of operations of its run, in its order (no reduction is
+ * reordered: a dot product is still a chain of additions, now LW chains side by side), hence a
+ * lane's bits are the CPU model's. Branches on computed values go through recur.h's LANE_IF,
+ * which masks the writes of the lanes that do not take them (lanes.c). Included by lanes.c once
+ * per policy, with NUM, LT (the scalar container), LW, RO, RS, KTINY and SFX set. */
+#include "recur.h"
+
+/* A group of nl <= LW runs (run indices in runs[]) for p->steps steps, in the lanes; the runs
+ * agree on t and on the step flags (lanes.c groups them so). Padding lanes repeat runs[0]. */
+VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lctx *cx_)
+{
+    const int d = p->d, dv = p->dv;
+    int lr[LW];
+    for (int l = 0; l < LW; l++)
+        lr[l] = runs[l < nl ? l : 0];
+    NUM *a_[KA_N_ARRAYS];
+    for (int a = 0; a < KA_N_ARRAYS; a++)
+        a_[a] = arena + karena_off(a, d, dv, 31);
+    ST st;
+    ST *s = &st;
+    memset(s, 0, sizeof st);
+    s->cfg = p->cfg;
+    s->d = d;
+    s->dv = dv;
+    s->S = a_[KA_S];
+    s->A = a_[KA_A];
+    s->n = a_[KA_N];
+    s->q = a_[KA_Q];
+    s->k = a_[KA_K];
+    s->v = a_[KA_V];
+    s->u = a_[KA_U];
+    s->g = a_[KA_G];
+    s->pk = a_[KA_PK];
+    s->pq = a_[KA_PQ];
+    s->kp = a_[KA_KP];
+    s->al = a_[KA_AL];
+    s->z = a_[KA_Z];
+    s->e = a_[KA_E];
+    s->o = a_[KA_O];
+    s->w = a_[KA_W];
+    s->e2 = a_[KA_E2];
+    s->c = a_[KA_C];
+    s->beta_decay = a_[KA_BD];
+    s->t = p->counts[runs[0]].t;
+    /* counts of this launch: the ones every lane shares in s->cnt, the others per lane */
+    memset(cx_->cnt, 0, sizeof cx_->cnt);
+    cx_->base = (long *)&s->cnt;
+    cx_->m = nl == LW ? LALL : (1u << nl) - 1;
+    const unsigned live = cx_->m;
+
+    /* state in: S, A, n, o, kp, al (kabi.h's layout), and the constants */
+    const int sl = p->state_len;
+    for (int l = 0; l < LW; l++) {
+        const LT *gs = (const LT *)p->state + (size_t)lr[l] * sl;
+        for (int i = 0; i < dv * d; i++)
+            E(s->S, i)[l] = gs[i];
+        gs += (size_t)dv * d;
+        for (int i = 0; i < d * d; i++)
+            E(s->A, i)[l] = gs[i];
+        gs += (size_t)d * d;
+        for (int i = 0; i < d; i++) {
+            E(s->n, i)[l] = gs[i];
+            E(s->kp, i)[l] = gs[d + dv + i];
+            E(s->al, i)[l] = gs[2 * d + dv + i];
+        }
+        for (int i = 0; i < dv; i++)
+            E(s->o, i)[l] = gs[d + i];
+    }
+    for (int i = 0; i < C_NCONST; i++)
+        E(s->c, i) = LSET(((const LT *)p->consts)[i]);
+
+    const int rl = p->rec_len;
+    for (long t = 0; t < p->steps; t++) {
+        size_t ii = p->shared_in ? (size_t)t : (size_t)runs[0] * p->steps + t;
+        int f = p->flags[ii];
+        /* the input records, each number into its lane (one record for all: a broadcast) */
+        NUM *dst[] = {s->q, s->k, s->u, s->pk, s->pq, s->v, s->g, s->beta_decay};
+        const int len[] = {d, d, d, d, d, dv, dv, 2};
+        if (p->shared_in) {
+            const LT *rec = (const LT *)p->inputs + ii * rl;
+            for (int a = 0; a < 8; rec += len[a], a++)
+                for (int i = 0; i < len[a]; i++)
+                    dst[a][i] = LSET(rec[i]);
+        } else {
+            for (int l = 0; l < LW; l++) {
+                const LT *rec = (const LT *)p->inputs + ((size_t)lr[l] * p->steps + t) * rl;
+                for (int a = 0; a < 8; rec += len[a], a++)
+                    for (int i = 0; i < len[a]; i++)
+                        dst[a][i][l] = rec[i];
+            }
+        }
+        if (f & KF_READ) { /* lib's vstate_read after its load */
+            s->cnt.reads++;
+            FN(read_loaded)(cx_, s);
+        } else {
+            FN(vstate_advance)(cx_, s, f & KF_GATE);
+        }
+        if (p->out_o)
+            for (int l = 0; l < nl; l++) {
+                LT *oo = (LT *)p->out_o + ((size_t)runs[l] * p->steps + t) * dv;
+                for (int i = 0; i < dv; i++)
+                    oo[i] = E(s->o, i)[l];
+            }
+        cx_->m = live; /* (every LANE_IF restores it; this keeps a fault from spreading) */
+    }
+
+    /* state out, and the counts: the run's own before this launch + shared + its lane's */
+    for (int l = 0; l < nl; l++) {
+        LT *ws = (LT *)p->state + (size_t)runs[l] * sl;
+        for (int i = 0; i < dv * d; i++)
+            ws[i] = E(s->S, i)[l];
+        ws += (size_t)dv * d;
+        for (int i = 0; i < d * d; i++)
+            ws[i] = E(s->A, i)[l];
+        ws += (size_t)d * d;
+        for (int i = 0; i < d; i++) {
+            ws[i] = E(s->n, i)[l];
+            ws[d + dv + i] = E(s->kp, i)[l];
+            ws[2 * d + dv + i] = E(s->al, i)[l];
+        }
+        for (int i = 0; i < dv; i++)
+            ws[d + i] = E(s->o, i)[l];
+        kcounts *kc = &p->counts[runs[l]];
+        long *c = (long *)&kc->cnt;
+        for (int j = 0; j < LCOUNTS; j++)
+            c[j] += cx_->base[j] + cx_->cnt[j][l];
+        kc->t = s->t;
+    }
+}
+
+static void FN(lanes_block)(const kparams *p, const int *runs, int nl, void *arena, lctx *cx)
+{
+    FN(lblock)(p, runs, nl, (NUM *)arena, cx);
+}
+
+#undef NUM
+#undef LT
+#undef LW
+#undef LALL
+#undef RO
+#undef RS
+#undef KTINY
+#undef SFX
+#undef KBL
+#undef LCMP
+#undef LSET
+#undef LSQRT
+#undef LABS

@@ -1,0 +1,385 @@
+/* lanes.c: the kernel on the CPU's vector lanes (target VLA_CUDA_LANES of vlacuda.h): 16 runs
+ * (binary64: 8) advance together in the lanes of AVX-512 registers, each lane doing its own run's
+ * strict operations in its own order, so a lane ends with the very bits the CPU model computes
+ * for that run (tests/test_cuda.c checks it bit for bit, as for the GPU). This is the fast CPU
+ * path for many runs: a strict dot product is a chain of dependent additions that no
+ * reordering may shorten, and one run's recurrence is mostly such chains, but LW independent
+ * runs fill a vector unit's lanes and its pipelines. Groups of runs are spread over threads
+ * (OpenMP). Built with GCC on x86-64; elsewhere the probe says why not.
+ *
+ * The arithmetic macros of recur.h (lib/arith_native.h lists them) are vector operations here,
+ * written through the mask of the lanes that are active: recur.h's LANE_IF narrows the mask to
+ * the lanes whose condition holds, so a branch taken by some runs and not others is executed
+ * with the writes of the others masked off, as a GPU does with divergent threads. */
+#include "kdev.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(VLA_NO_SIMD)
+#pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw")
+#include "model_impl.h" /* types recur.h's state holds */
+#include <immintrin.h>
+
+enum { LCOUNTS = sizeof(vla_counts) / sizeof(long) };
+typedef char lanes_counts_are_longs[sizeof(vla_counts) % sizeof(long) == 0 ? 1 : -1];
+
+/* the context of every recur.h function: the active lanes and the per-lane event counts */
+typedef struct {
+    unsigned m;                 /* lanes active now */
+    long *base;                 /* the state's vla_counts, as longs: what COUNT's pointer is in */
+    long cnt[LCOUNTS][16];      /* events per counter and lane, this launch */
+} lctx;
+
+/* Vector types without __m512's may_alias, so that the compiler may keep the mask in a register
+ * across the stores of the numbers. */
+typedef float lv16 __attribute__((vector_size(64)));
+typedef double lv8 __attribute__((vector_size(64)));
+
+static inline void lanes_count(lctx *c, const long *x)
+{
+    long i = x - c->base;
+    for (unsigned m = c->m; m; m &= m - 1)
+        c->cnt[i][__builtin_ctz(m)]++;
+}
+
+/* the rounding of lib/fmt.h's vla_rnd_f16 / vla_rnd_bf16, 16 lanes at once: the conversion
+ * instruction rounds to nearest even with subnormals and overflow to Inf; bf16 by lib's integer
+ * rule, NaN kept quiet (tests/test_cuda.c compares both with fmt.h's over many patterns) */
+static inline lv16 lrnd_f16(lv16 x)
+{
+    return (lv16)_mm512_cvtph_ps(_mm512_cvtps_ph((__m512)x, _MM_FROUND_TO_NEAREST_INT |
+                                                                _MM_FROUND_NO_EXC));
+}
+static inline lv16 lrnd_bf16(lv16 x)
+{
+    __m512i u = _mm512_castps_si512((__m512)x), one = _mm512_set1_epi32(1);
+    __mmask16 nan = _mm512_cmp_ps_mask((__m512)x, (__m512)x, _CMP_UNORD_Q);
+    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff),
+                                                     _mm512_and_si512(_mm512_srli_epi32(u, 16), one)));
+    r = _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u));
+    r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x00400000)));
+    return (lv16)_mm512_castsi512_ps(r);
+}
+/* for tests/test_cuda.c */
+void vla_lanes_round16(int bf, const float *x, float *y, size_t n);
+void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        lv16 v = (lv16)_mm512_loadu_ps(x + i);
+        _mm512_storeu_ps(y + i, (__m512)(bf ? lrnd_bf16(v) : lrnd_f16(v)));
+    }
+    for (; i < n; i++) { /* the tail through a padded vector */
+        float buf[16] = {0};
+        buf[0] = x[i];
+        lv16 v = (lv16)_mm512_loadu_ps(buf);
+        _mm512_storeu_ps(buf, (__m512)(bf ? lrnd_bf16(v) : lrnd_f16(v)));
+        y[i] = buf[0];
+    }
+}
+
+#define VLA_RECUR_DEVICE
+#define CXP lctx *cx_
+#define CX cx_
+#define E(a, i) (a)[i]
+#define NREF NUM *
+#define R(p) (*(p))
+#define P(x) (&(x))
+#define SCALAR(x) NUM x = {0}
+#define FRAME_BEGIN
+#define FRAME_END
+/* every write goes through KBL(old, new): new in the active lanes, old in the others */
+#define ADD(r, a, b) ((r) = KBL((r), RO((a) + (b))))
+#define SUB(r, a, b) ((r) = KBL((r), RO((a) - (b))))
+#define MUL(r, a, b) ((r) = KBL((r), RO((a) * (b))))
+#define DIV(r, a, b) ((r) = KBL((r), RO((a) / (b))))
+#define SQRT(r, a) ((r) = KBL((r), RO(LSQRT(a))))
+#define COPY(r, a) ((r) = KBL((r), (a)))
+#define SETI(r, i) ((r) = KBL((r), LSET(i))) /* small integers: exact in every format */
+#define STORE(r) ((r) = KBL((r), RS(r)))
+#define ISFIN(a) LCMP(LABS(a), LSET(INFINITY), _CMP_LT_OQ)
+#define LESS(a, b) LCMP((a), (b), _CMP_LT_OQ)
+#define ABSLESS(a, b) LCMP(LABS(a), (b), _CMP_LT_OQ)
+#define LESSD(a, c) LCMP((a), LSET(c), _CMP_LT_OQ)
+#define TINY KTINY
+#define ARITH_ENTER
+#define ARITH_LEAVE
+#define LPRED unsigned
+#define PNOT(a) (~(a))
+#define POR(a, b) ((a) | (b))
+#define PFALSE 0u
+#define COUNT(x) lanes_count(cx_, &(x))
+#define LANE_IF(c)                                                                                 \
+    {                                                                                              \
+        const unsigned lsv_ = cx_->m, lc_ = (c);                                                   \
+        cx_->m = lsv_ & lc_;                                                                       \
+        if (cx_->m)
+#define LANE_ELSE                                                                                  \
+    cx_->m = lsv_ & ~lc_;                                                                          \
+    if (cx_->m)
+#define LANE_END                                                                                   \
+    cx_->m = lsv_;                                                                                 \
+    }
+
+/* binary32 containers: 16 lanes */
+#define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
+#define LCMP(a, b, op) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), (op)))
+#define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
+#define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
+#define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
+#define NUM lv16
+#define LT float
+#define LW 16
+#define LALL 0xffffu
+#define RO(x) (x)
+#define RS(x) (x)
+#define KTINY 0x1p-126
+#define SFX f32
+#include "klanes.h"
+
+#define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
+#define LCMP(a, b, op) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), (op)))
+#define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
+#define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
+#define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
+#define NUM lv16
+#define LT float
+#define LW 16
+#define LALL 0xffffu
+#define RO(x) lrnd_f16(x)
+#define RS(x) (x)
+#define KTINY 0x1p-14
+#define SFX f16
+#include "klanes.h"
+
+#define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
+#define LCMP(a, b, op) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), (op)))
+#define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
+#define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
+#define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
+#define NUM lv16
+#define LT float
+#define LW 16
+#define LALL 0xffffu
+#define RO(x) lrnd_bf16(x)
+#define RS(x) (x)
+#define KTINY 0x1p-126
+#define SFX bf16
+#include "klanes.h"
+
+#define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
+#define LCMP(a, b, op) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), (op)))
+#define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
+#define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
+#define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
+#define NUM lv16
+#define LT float
+#define LW 16
+#define LALL 0xffffu
+#define RO(x) (x)
+#define RS(x) lrnd_f16(x)
+#define KTINY 0x1p-126
+#define SFX f16f32
+#include "klanes.h"
+
+#define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
+#define LCMP(a, b, op) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), (op)))
+#define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
+#define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
+#define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
+#define NUM lv16
+#define LT float
+#define LW 16
+#define LALL 0xffffu
+#define RO(x) (x)
+#define RS(x) lrnd_bf16(x)
+#define KTINY 0x1p-126
+#define SFX bf16f32
+#include "klanes.h"
+
+/* binary64: 8 lanes */
+#define KBL(o, n) ((lv8)_mm512_mask_mov_pd((__m512d)(o), (__mmask8)cx_->m, (__m512d)(n)))
+#define LCMP(a, b, op) ((unsigned)_mm512_cmp_pd_mask((__m512d)(a), (__m512d)(b), (op)))
+#define LSET(x) ((lv8)_mm512_set1_pd((double)(x)))
+#define LSQRT(a) ((lv8)_mm512_sqrt_pd((__m512d)(a)))
+#define LABS(a) ((lv8)_mm512_abs_pd((__m512d)(a)))
+#define NUM lv8
+#define LT double
+#define LW 8
+#define LALL 0xffu
+#define RO(x) (x)
+#define RS(x) (x)
+#define KTINY 0x1p-1022
+#define SFX f64
+#include "klanes.h"
+
+typedef void (*lblock_fn)(const kparams *p, const int *runs, int nl, void *arena, lctx *cx);
+static const lblock_fn lblocks[VLA_NPREC] = {
+    [VLA_F64] = lanes_block_f64,         [VLA_F32] = lanes_block_f32,
+    [VLA_F16] = lanes_block_f16,         [VLA_BF16] = lanes_block_bf16,
+    [VLA_F16_F32] = lanes_block_f16f32, [VLA_BF16_F32] = lanes_block_bf16f32};
+
+static int lanes_of(vla_prec p) { return p == VLA_F64 ? 8 : 16; }
+
+static int lanes_probe(char *why, size_t len)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
+        return 1;
+    snprintf(why, len, "this processor has no AVX-512 (F, VL, DQ, BW), which the lanes need");
+    return 0;
+}
+
+typedef struct {
+    int threads;
+} lanes_ctx;
+
+static int lanes_open(void **ctx, int threads, char *err, size_t len)
+{
+    lanes_ctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, len, "out of host memory");
+        return VLA_ENOMEM;
+    }
+#ifdef _OPENMP
+    c->threads = threads > 0 ? threads : omp_get_max_threads();
+#else
+    c->threads = 1;
+#endif
+    *ctx = c;
+    return VLA_OK;
+}
+
+static void lanes_close(void *ctx) { free(ctx); }
+
+static int lanes_alloc(void *ctx, void **p, size_t bytes, const char *what, char *err, size_t len)
+{
+    (void)ctx;
+    *p = calloc(1, bytes ? bytes : 1);
+    if (!*p) {
+        snprintf(err, len, "out of host memory for %s (%.1f MB)", what, bytes / 1e6);
+        return VLA_ENOMEM;
+    }
+    return VLA_OK;
+}
+
+static void lanes_release(void *ctx, void *p)
+{
+    (void)ctx;
+    free(p);
+}
+
+static int lanes_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t len)
+{
+    (void)ctx;
+    (void)err;
+    (void)len;
+    memcpy(dst, src, bytes);
+    return VLA_OK;
+}
+
+static int lanes_plan(void *ctx, kparams *p, char *err, size_t len)
+{
+    (void)ctx;
+    (void)err;
+    (void)len;
+    p->threads = 1;
+    return VLA_OK;
+}
+
+/* Two runs share a group when they are at the same t and take the same kind of step (write,
+ * read, gated) at every step of the launch. */
+static int same_course(const kparams *p, int a, int b)
+{
+    return p->counts[a].t == p->counts[b].t &&
+           (p->shared_in ||
+            !memcmp(p->flags + (size_t)a * p->steps, p->flags + (size_t)b * p->steps, p->steps));
+}
+
+static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
+{
+    const int lw = lanes_of(p->cfg.prec), nt = ((lanes_ctx *)ctx)->threads;
+    int *runs = malloc(sizeof(int) * p->runs), *gstart = malloc(sizeof(int) * (p->runs + 1));
+    int ng = 0, r = VLA_OK;
+    if (!runs || !gstart) {
+        free(runs);
+        free(gstart);
+        snprintf(err, len, "out of host memory");
+        return VLA_ENOMEM;
+    }
+    /* groups of consecutive runs on the same course, at most lw each */
+    for (int i = 0; i < p->runs; i++) {
+        runs[i] = i;
+        if (i == 0 || i - gstart[ng - 1] == lw || !same_course(p, gstart[ng - 1], i))
+            gstart[ng++] = i;
+    }
+    gstart[ng] = p->runs;
+    size_t arena_bytes = (size_t)karena_off(KA_N_ARRAYS, p->d, p->dv, 31) * 64;
+#pragma omp parallel num_threads(nt) if (nt > 1 && ng > 1)
+    {
+        void *arena = aligned_alloc(64, arena_bytes);
+        lctx *cx = aligned_alloc(64, (sizeof(lctx) + 63) / 64 * 64);
+        if (!arena || !cx) {
+#pragma omp atomic write
+            r = VLA_ENOMEM;
+        } else {
+#pragma omp for schedule(dynamic)
+            for (int g = 0; g < ng; g++)
+                lblocks[p->cfg.prec](p, runs + gstart[g], gstart[g + 1] - gstart[g], arena, cx);
+        }
+        free(arena);
+        free(cx);
+    }
+    if (r)
+        snprintf(err, len, "out of host memory for the lanes' state (%.1f MB per thread)",
+                 arena_bytes / 1e6);
+    free(runs);
+    free(gstart);
+    return r;
+}
+
+static int lanes_resident(void *ctx, const kparams *p)
+{
+    return lanes_of(p->cfg.prec) * ((lanes_ctx *)ctx)->threads;
+}
+
+static void lanes_describe(void *ctx, char *buf, size_t len)
+{
+    snprintf(buf, len, "CPU vector lanes: AVX-512, 16 runs per register (8 in binary64), %d thread%s",
+             ((lanes_ctx *)ctx)->threads, ((lanes_ctx *)ctx)->threads == 1 ? "" : "s");
+}
+
+static int lanes_fma_peak(void *ctx, double *flops, char *err, size_t len)
+{
+    (void)ctx;
+    (void)flops;
+    snprintf(err, len, "the lanes' peak is the CPU's: make bench measures it");
+    return VLA_ENOTSUP;
+}
+
+static const kdev_ops lanes_ops = {"lanes",        lanes_probe,    lanes_open,    lanes_close,
+                                   lanes_alloc,    lanes_release,  lanes_copy,    lanes_copy,
+                                   lanes_plan,     lanes_launch,   lanes_resident, lanes_describe,
+                                   lanes_fma_peak};
+const kdev_ops *vla_kdev_lanes(void) { return &lanes_ops; }
+
+#else /* not GCC on x86-64 */
+static int lanes_probe(char *why, size_t len)
+{
+    snprintf(why, len, "the lanes are built with GCC for x86-64 only");
+    return 0;
+}
+static const kdev_ops lanes_ops = {"lanes", lanes_probe};
+const kdev_ops *vla_kdev_lanes(void) { return &lanes_ops; }
+void vla_lanes_round16(int bf, const float *x, float *y, size_t n);
+void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
+{
+    (void)bf, (void)x, (void)y, (void)n;
+}
+#endif
