@@ -1067,39 +1067,204 @@ static void usage_exit(const char *fmt, ...)
     exit(2);
 }
 
+/* ---- the help text, also the man page: one source, so that the two agree word for word (as
+ * cli.c does for the programs it parses for, and vla-sweep for itself). This program does not use
+ * cli.c: the Makefile links it with planted faults and without cli.o (see test_regress.c). ---- */
+
+#define RG_STR_(x) #x
+#define RG_STR(x) RG_STR_(x)
+
+static const char rg_help_summary[] =
+    "Has any precision got worse? Runs a fixed suite -- every model, way of tracking A and\n"
+    "precision that the library admits, on the streams gauss, lmlike, subspace:4,0.001 and\n"
+    "the real trace lmtrace-seed7/vla3 -- on every backend available (cpu; cuda when built\n"
+    "and a GPU is present), measures the relative error of A, S and o against the exact\n"
+    "reference (MPFR, " RG_STR(RG_REF_BITS) " bits) at log-spaced checkpoints, in bits lost: "
+    "log2(error / u)\n"
+    "with u the unit roundoff of the precision's storage format, averaged over " RG_STR(RG_HEADS)
+    " heads\n"
+    "and the checkpoints t >= T/10, and compares each case with its row of the baseline.\n"
+    "A case fails when it lost more than the margin in A, S or o, turned non-finite,\n"
+    "failed to run or has no baseline row (with --bits, also when any of its bits changed).\n"
+    "CUDA cases compare with the CPU's rows (strict mode promises the CPU's bits).";
+
+/* a term and what it means: the options, the columns, the exit codes, the files */
+typedef struct {
+    const char *name, *arg, *help;
+} rg_doc_item;
+
+static const rg_doc_item rg_help_opts[] = {
+    {"only", "PATTERNS", "run the cases whose name (model/track/precision/stream) matches one of "
+                         "these comma-separated shell patterns, e.g. 'vla3/*/f16-f32/*,rls/sm/f32/gauss'"},
+    {"backend", "LIST", "cpu, cuda, cuda-emu (the CUDA kernel on host threads; slow), "
+                        "comma-separated (default: every available one but cuda-emu)"},
+    {"baseline", "FILE", "the baseline to compare with, and that --update writes (default "
+                         "tests/regress/baseline.tsv, relative to the working directory)"},
+    {"margin", "BITS", "the loss in bits, 0..64, that fails a case (default " RG_STR(RG_MARGIN) ")"},
+    {"bits", NULL, "any change of a case's bits fails, better or worse (a refactoring that claims "
+                   "to change no number)"},
+    {"update", NULL, "write this run's CPU numbers into the baseline (keeping the rows of cases not "
+                     "run) and exit 0, or 1 when a case failed to run (the baseline is then left as "
+                     "it was): `make regress-update`"},
+    {"trace", "DIR", "the trace (default: $VLA_SHARED/data/lmtrace-seed7/vla3, else found beside "
+                     "the repository; its cases are skipped, with a note, if absent)"},
+    {"changed", NULL, "print only the rows whose verdict is not 'same'"},
+    {"list", NULL, "list the selected cases (backend:name, one a line) and exit"},
+    {"help", NULL, "this text"},
+    {"version", NULL, "the version"},
+    {NULL, NULL, NULL},
+};
+
+static const char rg_help_output[] =
+    "Output: the report, on standard output: '#' lines (the reference, the measure, the\n"
+    "suite, the baseline and the margin, notes on what was not run), then a row per case,\n"
+    "with base, now and change once each for A, S and o. Columns:";
+static const rg_doc_item rg_help_cols[] = {
+    {"case", NULL, "backend:model/track/precision/stream"},
+    {"base", NULL, "the baseline's bits lost (?: no row; -: the model has no A; inf: non-finite)"},
+    {"now", NULL, "this run's bits lost (?: the case did not run)"},
+    {"change", NULL, "now - base (!: finite on one side only)"},
+    {"verdict", NULL, "same; changed (other bits, within the margin); better; NEW (no baseline "
+                      "row); WORSE (lost more than the margin); NONFINITE (finite in the baseline, "
+                      "not now); ERROR (the case could not run: the reason follows). The upper-case "
+                      "ones fail; with --bits, changed and better fail too, marked (--bits)"},
+    {NULL, NULL, NULL},
+};
+static const char rg_help_output_end[] =
+    "A last '#' line counts the verdicts; '# PASS: ...' or '# FAIL: N cases: ...' closes it.";
+
+static const char rg_help_exit_head[] = "It exits with one of three statuses:";
+static const rg_doc_item rg_help_exit[] = {
+    {"0", NULL, "every case passed; --update wrote the baseline; --list, --help, --version"},
+    {"1", NULL, "a case failed; the baseline is missing or was made by another suite; --update "
+                "found a case that failed to run or could not write the file (left as it was)"},
+    {"2", NULL, "a usage error; a backend unknown or not available here; --trace DIR without "
+                "q.npy; no case matching --only; a malformed baseline"},
+    {NULL, NULL, NULL},
+};
+
+static const char rg_help_files_head[] = "It reads, and with --update writes, these files:";
+static const rg_doc_item rg_help_files[] = {
+    {"tests/regress/baseline.tsv", NULL,
+     "the baseline (--baseline), read; written only by --update, to FILE.tmp then renamed over "
+     "FILE. '#' lines, then a row per case, tab-separated: case a_bits s_bits o_bits fingerprint "
+     "(16 hex digits: the bits of every checkpointed state). Its suite line must be this "
+     "program's, printed below"},
+    {"$VLA_SHARED/data/lmtrace-seed7/vla3/", NULL,
+     "the trace (--trace DIR): q.npy, k.npy, v.npy, and u.npy, g.npy, beta.npy when there; read. "
+     "Without VLA_SHARED: shared/ beside the repository, else ../shared"},
+    {NULL, NULL, NULL},
+};
+static const char rg_help_files_end[] =
+    "Nothing else is written. OMP_NUM_THREADS sets the threads the cases are spread over;\n"
+    "the numbers do not depend on it. The suite:";
+
+static const char rg_help_example[] =
+    "bin/vla-regress\n"
+    "bin/vla-regress --only 'vla3/*/f16-f32/*' --changed\n"
+    "bin/vla-regress --update     (make regress-update: then review the baseline's diff)";
+
+static void help_items(const rg_doc_item *it, int width, const char *dashes)
+{
+    for (; it->name; it++) {
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s%s", dashes, it->name, it->arg ? " " : "",
+                 it->arg ? it->arg : "");
+        printf("  %-*s %s\n", width, left, it->help);
+    }
+}
+
 static void help(void)
 {
     char suite[300];
     rg_suite_line(suite, sizeof suite);
-    printf("Usage: vla-regress [OPTION]...\n\n"
-           "Has any precision got worse? Runs a fixed suite -- every model, way of tracking A and\n"
-           "precision that the library admits, on the streams gauss, lmlike, subspace:4,0.001 and\n"
-           "the real trace lmtrace-seed7/vla3 -- on every backend available (cpu; cuda when built\n"
-           "and a GPU is present), measures the relative error of A, S and o against the exact\n"
-           "reference (MPFR, %d bits) at log-spaced checkpoints, in bits lost: log2(error / u)\n"
-           "with u the unit roundoff of the precision's storage format, averaged over %d heads\n"
-           "and the checkpoints t >= T/10, and compares each case with its row of the baseline.\n"
-           "Exit status 1 when a case lost more than the margin in A, S or o, turned non-finite,\n"
-           "failed to run or has no baseline row; 2 on a usage error.\n"
-           "CUDA cases compare with the CPU's rows (strict mode promises the CPU's bits).\n\n"
-           "Options:\n"
-           "  --only PATTERNS      run the cases whose name matches one of these comma-separated\n"
-           "                       shell patterns (name: model/track/precision/stream, e.g.\n"
-           "                       'vla3/*/f16-f32/*,rls/sm/f32/gauss')\n"
-           "  --backend LIST       cpu, cuda, cuda-emu (the kernel on host threads), comma-\n"
-           "                       separated (default: every available one but cuda-emu)\n"
-           "  --baseline FILE      default tests/regress/baseline.tsv\n"
-           "  --margin BITS        the loss that fails a case (default %.2f)\n"
-           "  --bits               any change of a case's bits fails, better or worse (a\n"
-           "                       refactoring that claims to change no number)\n"
-           "  --update             write this run's CPU numbers into the baseline (keeping the rows\n"
-           "                       of cases not run), then exit 0: `make regress-update`\n"
-           "  --trace DIR          the trace (default: $VLA_SHARED/data/lmtrace-seed7/vla3, else\n"
-           "                       found beside the repository; its cases are skipped if absent)\n"
-           "  --changed            print only the rows that are not 'same'\n"
-           "  --list               list the selected cases and exit\n"
-           "  --help, --version\n\n%s\n",
-           RG_REF_BITS, RG_HEADS, RG_MARGIN, suite);
+    printf("Usage: vla-regress [OPTION]...\n\n%s\n\nOptions:\n", rg_help_summary);
+    help_items(rg_help_opts, 24, "--");
+    printf("\n%s\n", rg_help_output);
+    help_items(rg_help_cols, 8, "");
+    printf("%s\n\n%s\n", rg_help_output_end, rg_help_exit_head);
+    help_items(rg_help_exit, 2, "");
+    printf("\n%s\n", rg_help_files_head);
+    help_items(rg_help_files, 36, "");
+    printf("%s\n%s\n\nExample:\n", rg_help_files_end, suite);
+    for (const char *l = rg_help_example, *nl; *l; l = *nl ? nl + 1 : nl) {
+        nl = l + strcspn(l, "\n");
+        printf("  %.*s\n", (int)(nl - l), l);
+    }
+    exit(0);
+}
+
+/* roff as cli.c writes it, so that the page reads back as the --help text does */
+static void roff(const char *s)
+{
+    for (int bol = 1; *s; s++) {
+        if (bol && *s == '.') /* a request at the start of a line: make it text */
+            fputs("\\&", stdout);
+        bol = *s == '\n';
+        if (*s == '\\')
+            fputs("\\e", stdout);
+        else if (*s == '-') /* a plain '-' may print as a hyphen: options must copy as typed */
+            fputs("\\-", stdout);
+        else if (*s == '\'')
+            fputs("\\(aq", stdout);
+        else
+            putchar(*s);
+    }
+}
+
+/* the items as tagged paragraphs: the tag in bold, its argument in italics */
+static void man_items(const rg_doc_item *it, const char *dashes)
+{
+    for (; it->name; it++) {
+        printf(".TP\n\\fB");
+        roff(dashes);
+        roff(it->name);
+        if (it->arg) {
+            printf("\\fR \\fI");
+            roff(it->arg);
+        }
+        printf("\\fR\n");
+        roff(it->help);
+        printf("\n");
+    }
+}
+
+/* --man (not listed, as in cli.c: a build aid): the man page, from the texts of --help */
+static void man(void)
+{
+    char suite[300];
+    rg_suite_line(suite, sizeof suite);
+    printf(".\\\" generated by vla-regress --man from its --help text: edit the program, not this "
+           "page\n.TH VLA\\-REGRESS 1 \"\" \"vlastab %s\" \"vlastab manual\"\n.nh\n.ad l\n", VLA_VERSION);
+    /* NAME: the phrase man/mkman.sh takes from this file's first line, else the same words */
+    const char *phrase = getenv("VLA_MAN_NAME");
+    printf(".SH NAME\nvla\\-regress \\- ");
+    roff(phrase && *phrase ? phrase : "has any precision got worse");
+    printf("\n.SH SYNOPSIS\n\\fBvla\\-regress\\fR [\\fIOPTION\\fR]...\n.SH DESCRIPTION\n");
+    roff(rg_help_summary);
+    printf("\n.SH OPTIONS\n");
+    man_items(rg_help_opts, "--");
+    printf(".SH COLUMNS\n");
+    roff(rg_help_output);
+    printf("\n");
+    man_items(rg_help_cols, "");
+    printf(".PP\n");
+    roff(rg_help_output_end);
+    printf("\n.SH \"EXIT STATUS\"\n");
+    roff(rg_help_exit_head);
+    printf("\n");
+    man_items(rg_help_exit, "");
+    printf(".SH FILES\n");
+    roff(rg_help_files_head);
+    printf("\n");
+    man_items(rg_help_files, "");
+    printf(".PP\n");
+    roff(rg_help_files_end);
+    printf("\n.PP\n");
+    roff(suite);
+    printf("\n.SH EXAMPLE\n.RS 4\n.nf\n");
+    roff(rg_help_example);
+    printf("\n.fi\n.RE\n.SH SEE ALSO\n\\fBvlastab\\fR(7)\n");
     exit(0);
 }
 
@@ -1111,6 +1276,8 @@ int main(int argc, char **argv)
         int has = i + 1 < argc;
         if (!strcmp(a, "--help"))
             help();
+        else if (!strcmp(a, "--man"))
+            man();
         else if (!strcmp(a, "--version")) {
             printf("vla-regress (vlastab) %s\n", VLA_VERSION);
             return 0;

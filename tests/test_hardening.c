@@ -1174,3 +1174,105 @@ TEST(hardening_heatmap_nonfinite)
     }
     remove_tree(dir);
 }
+
+/* argv's standard output into *out (NUL-terminated, malloc'd), its stderr into msg; the status */
+static int run_capture(char *const argv[], char **out, char *msg, size_t len, double timeout)
+{
+    char path[300];
+    const char *base = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/vla-hardening-out.%ld", base ? base : "/tmp", (long)getpid());
+    child ch;
+    snprintf(ch.err, sizeof ch.err, "%s.err", path);
+    fflush(NULL);
+    ch.pid = fork();
+    if (ch.pid < 0)
+        return -2;
+    if (ch.pid == 0) {
+        int o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            e = open(ch.err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st = finish(&ch, timeout);
+    char *text = read_all(ch.err, NULL);
+    snprintf(msg, len, "%s", text ? text : "");
+    free(text);
+    *out = read_all(path, NULL);
+    unlink(ch.err);
+    unlink(path);
+    return st;
+}
+
+/* vla-regress parses its own options (it is linked without cli.c), and had no --man: make man
+ * then fell back to its --help verbatim. Its --man is a page like the others': every option of
+ * its --help as a tagged paragraph, the report's columns, the exit codes, the files it reads and
+ * writes, an example; and it prints the page at once, without running the suite. */
+TEST(hardening_regress_man)
+{
+    const char *p = program("vla-regress");
+    if (!p) {
+        vla_test_skip("bin/vla-regress not built");
+        return;
+    }
+    char msg[1000], *help = NULL, *page = NULL;
+    char *hargv[] = {(char *)p, "--help", NULL}, *margv[] = {(char *)p, "--man", NULL};
+    int st = run_capture(hargv, &help, msg, sizeof msg, 10);
+    CHECK_MSG(st == 0 && help && strstr(help, "Usage: vla-regress"), "--help: status %d '%s'", st, msg);
+    st = run_capture(margv, &page, msg, sizeof msg, 10);
+    CHECK_MSG(st == 0 && page && !msg[0], "--man: status %d, stderr '%s'", st, msg);
+    if (!help || !page) {
+        free(help);
+        free(page);
+        return;
+    }
+    CHECK_MSG(strstr(page, "\n.TH VLA\\-REGRESS 1 ") && strstr(page, "\nvla\\-regress \\- "),
+              "--man: no .TH line or NAME line");
+    static const char *const sections[] = {"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "COLUMNS",
+                                           "\"EXIT STATUS\"", "FILES", "EXAMPLE", "SEE ALSO"};
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "\n.SH %s\n", sections[i]);
+        CHECK_MSG(strstr(page, want), "--man: no section %s", sections[i]);
+    }
+    /* every option --help lists is a tagged paragraph of the page, and each one this test knows
+     * of is listed (so that neither text loses one unseen) */
+    static const char *const known[] = {"only", "backend", "baseline", "margin", "bits", "update",
+                                        "trace", "changed", "list", "help", "version"};
+    int nhelp = 0;
+    for (const char *l = help; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+        if (strncmp(l, "  --", 4))
+            continue;
+        char name[64], want[160], *w = want;
+        size_t n = strspn(l + 4, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        snprintf(name, sizeof name, "%.*s", (int)n, l + 4);
+        w += sprintf(w, ".TP\n\\fB\\-\\-");
+        for (const char *c = name; *c; c++)
+            w += *c == '-' ? sprintf(w, "\\-") : sprintf(w, "%c", *c);
+        CHECK_MSG(strstr(page, want), "--man does not describe --%s ('%s')", name, want);
+        nhelp++;
+    }
+    CHECK_MSG(nhelp == (int)(sizeof known / sizeof known[0]), "--help lists %d options, expected %d",
+              nhelp, (int)(sizeof known / sizeof known[0]));
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        char h[64], m[64];
+        snprintf(h, sizeof h, "\n  --%s", known[i]);
+        snprintf(m, sizeof m, ".TP\n\\fB\\-\\-%s\\fR", known[i]);
+        CHECK_MSG(strstr(help, h) && strstr(page, m), "--%s: in --help %d, in --man %d", known[i],
+                  strstr(help, h) != NULL, strstr(page, m) != NULL);
+    }
+    /* the exit codes, the files, the example */
+    for (int code = 0; code <= 2; code++) {
+        char want[32];
+        snprintf(want, sizeof want, ".TP\n\\fB%d\\fR\n", code);
+        CHECK_MSG(strstr(page, want), "--man: exit status %d not described", code);
+    }
+    CHECK_MSG(strstr(page, "\\fBtests/regress/baseline.tsv\\fR") && strstr(page, "lmtrace\\-seed7") &&
+                  strstr(page, "FILE.tmp"),
+              "--man: the baseline and the trace are not among the files");
+    CHECK_MSG(strstr(page, "# suite: d="), "--man: the suite line the baseline must carry is missing");
+    CHECK_MSG(strstr(page, "\n.SH EXAMPLE\n.RS 4\n.nf\nbin/vla\\-regress"), "--man: no example");
+    free(help);
+    free(page);
+}
