@@ -467,6 +467,91 @@ static void cpu_section(const opts *o, double peak1, double peakall, int threads
     printf("\n");
 }
 
+/* ---- CPU vector lanes (kernels/lanes.c) ---- */
+
+/* aggregate steps per second of `runs` runs of c on target o, inputs in[0..steps) shared by every
+ * run and staged once, so that only the recurrence is timed (as on the GPU); the median of reps
+ * launches of about target seconds each. NAN with the reason in err on failure. */
+static double launch_rate(const vla_config *c, const vla_cuda_opts *o, int runs, const inputs *x,
+                          double target, int reps, char *err, size_t len)
+{
+    vla_cuda *g;
+    if (vla_cuda_new(&g, c, runs, o, err, len))
+        return NAN;
+    long steps = 8;
+    double rate = NAN, v[16];
+    vla_input in[1024];
+    for (;;) { /* a launch of about target seconds */
+        for (long t = 0; t < steps; t++)
+            in[t] = x->in[t % NIN];
+        if (vla_cuda_stage(g, steps, in, NULL, 1) || vla_cuda_launch(g, NULL))
+            goto out;
+        double t0 = now();
+        vla_cuda_launch(g, NULL);
+        double dt = now() - t0;
+        if (dt > target / 2 || steps == 1024)
+            break;
+        steps = steps * 4 > 1024 ? 1024 : steps * 4;
+    }
+    int launches = 1;
+    for (double t0 = now(); now() - t0 < target / 2 && launches < 64;) /* launches per rep */
+        vla_cuda_launch(g, NULL), launches++;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        for (int i = 0; i < launches; i++)
+            vla_cuda_launch(g, NULL);
+        v[r] = (double)runs * steps * launches / (now() - t0);
+    }
+    rate = median(v, reps);
+out:
+    if (rate != rate)
+        snprintf(err, len, "%s", vla_cuda_error(g));
+    vla_cuda_free(g);
+    return rate;
+}
+
+static void lanes_section(const opts *o, double peak1, double peakall, int threads)
+{
+    char why[400], err[400];
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
+        printf("# CPU vector lanes: skipped: %s\n\n", why);
+        return;
+    }
+    printf("# CPU vector lanes (kernels/lanes.c), strict, track %s: runs advance together in the "
+           "lanes of AVX-512 registers (16 per register, f64 8), each lane with lib's bits "
+           "(tests/test_cuda.c); inputs shared by the runs and prepared once, as on the GPU. "
+           "1core: one thread, `lanes` runs; all: %d threads, a group of runs each\n",
+           vla_track_name(o->track), threads);
+    printf("# columns: model prec d flops_per_step lanes ns_per_run_step_1core "
+           "agg_steps_per_s_1core pct_peak_1core agg_steps_per_s_all pct_peak_all\n");
+    for (int mi = 0; mi < o->nm; mi++)
+        for (int pi = 0; pi < o->np; pi++)
+            for (int di = 0; di < o->nd; di++) {
+                int m = o->ms[mi], p = o->ps[pi], d = o->ds[di], lw = p == VLA_F64 ? 8 : 16;
+                vla_config c;
+                inputs x;
+                config(&c, m, p, d, o->track);
+                if (inputs_make(&x, d, d, 0))
+                    continue;
+                double target = o->quick ? 0.01 : 0.05;
+                int reps = o->quick ? 3 : 5;
+                vla_cuda_opts o1 = {VLA_CUDA_LANES, 0, 1}, on = {VLA_CUDA_LANES, 0, threads};
+                double r1 = launch_rate(&c, &o1, lw, &x, target, reps, err, sizeof err);
+                double rn = r1 == r1 ? launch_rate(&c, &on, lw * threads, &x, target, reps, err,
+                                                   sizeof err)
+                                     : NAN;
+                if (rn != rn)
+                    printf("# %s %s d=%d: %s\n", vla_model_name(m), vla_prec_name(p), d, err);
+                double fl = step_flops(m, c.track, d, d);
+                printf("%-5s %-8s %4d %10.0f %5d %10.1f %12.0f %6.2f%% %12.0f %6.2f%%\n",
+                       vla_model_name(m), vla_prec_name(p), d, fl, lw, 1e9 / r1, r1,
+                       100 * fl * r1 / peak1, rn, 100 * fl * rn / peakall);
+                fflush(stdout);
+                inputs_free(&x);
+            }
+    printf("\n");
+}
+
 /* ---- GPU ---- */
 static void gpu_section(const opts *o)
 {
@@ -575,6 +660,7 @@ int main(int argc, char **argv)
         if (o.ab)
             ab_section(&o, p1);
         cpu_section(&o, p1, pall, threads);
+        lanes_section(&o, p1, pall, threads);
     }
     if (o.gpu)
         gpu_section(&o);

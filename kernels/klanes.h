@@ -6,7 +6,50 @@
  * lane's bits are the CPU model's. Branches on computed values go through recur.h's LANE_IF,
  * which masks the writes of the lanes that do not take them (lanes.c). Included by lanes.c once
  * per policy, with NUM, LT (the scalar container), LW, RO, RS, KTINY and SFX set. */
+
+/* recur.h's two matrix-vector products, y_i = sum_j M[i rs + j cs] x_j (matvec: rs = n, cs = 1;
+ * matvec_t: rs = 1, cs = m), with eight rows' sums in flight at once: each row's sum is still
+ * the chain of recur.h's dot, first product then left to right, but eight independent chains
+ * keep the adder's pipeline full where one would wait out each addition's latency. */
+static inline int LCAT(lmv, SFX)(lctx *cx_, NUM *y, const NUM *M, const NUM *x, int m, int n,
+                                    size_t rs, size_t cs)
+{
+    int i = 0;
+    for (; i + 8 <= m; i += 8) {
+        const NUM *r = M + (size_t)i * rs;
+        NUM a[8], t[8];
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++) {
+            a[k] = t[k] = LSET(0);
+            MUL(a[k], r[k * rs], x[0]);
+        }
+        for (int j = 1; j < n; j++)
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; k++) {
+                MUL(t[k], r[k * rs + j * cs], x[j]);
+                ADD(a[k], a[k], t[k]);
+            }
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++)
+            COPY(y[i + k], a[k]);
+    }
+    for (; i < m; i++) {
+        const NUM *r = M + (size_t)i * rs;
+        NUM a = LSET(0), t = LSET(0);
+        MUL(a, r[0], x[0]);
+        for (int j = 1; j < n; j++) {
+            MUL(t, r[j * cs], x[j]);
+            ADD(a, a, t);
+        }
+        COPY(y[i], a);
+    }
+    return 1;
+}
+#define VLA_MATVEC_HOOK(y, M, x, m, n) LCAT(lmv, SFX)(cx_, (y), (M), (x), (m), (n), (n), 1)
+#define VLA_MATVEC_T_HOOK(y, M, x, m, n) LCAT(lmv, SFX)(cx_, (y), (M), (x), (m), (n), 1, (m))
 #include "recur.h"
+#undef VLA_MATVEC_HOOK
+#undef VLA_MATVEC_T_HOOK
 
 /* A group of nl <= LW runs (run indices in runs[]) for p->steps steps, in the lanes; the runs
  * agree on t and on the step flags (lanes.c groups them so). Padding lanes repeat runs[0]. */

@@ -84,6 +84,8 @@ void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
 }
 
 #define VLA_RECUR_DEVICE
+#define LCAT_(a, b) a##_##b
+#define LCAT(a, b) LCAT_(a, b)
 #define CXP lctx *cx_
 #define CX cx_
 #define E(a, i) (a)[i]
