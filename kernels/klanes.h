@@ -26,6 +26,7 @@ static inline int LCAT(lmv, SFX)(lctx *cx_, NUM *y, const NUM *M, const NUM *x, 
         for (int j = 1; j < n; j++)
 #pragma GCC unroll 8
             for (int k = 0; k < 8; k++) {
+                TEMP(t[k]);
                 MUL(t[k], r[k * rs + j * cs], x[j]);
                 ADD(a[k], a[k], t[k]);
             }
@@ -38,6 +39,7 @@ static inline int LCAT(lmv, SFX)(lctx *cx_, NUM *y, const NUM *M, const NUM *x, 
         NUM a = LSET(0), t = LSET(0);
         MUL(a, r[0], x[0]);
         for (int j = 1; j < n; j++) {
+            TEMP(t);
             MUL(t, r[j * cs], x[j]);
             ADD(a, a, t);
         }

@@ -116,6 +116,7 @@ void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
 #define POR(a, b) ((a) | (b))
 #define PFALSE 0u
 #define COUNT(x) lanes_count(cx_, &(x))
+#define TEMP(t) ((t) = LSET(0))
 #define LANE_IF(c)                                                                                 \
     {                                                                                              \
         const unsigned lsv_ = cx_->m, lc_ = (c);                                                   \

@@ -59,6 +59,12 @@
 #ifndef LESSD
 #define LESSD(a, c) (CMPD((a), (c)) < 0) /* a < c, c a binary64 constant */
 #endif
+/* TEMP(t): the value t holds is dead here (a loop body's temporary). Lanes write through a mask,
+ * which makes every write depend on the value it overwrites; TEMP cuts that false chain from one
+ * iteration to the next. Elsewhere nothing. */
+#ifndef TEMP
+#define TEMP(t) ((void)0)
+#endif
 
 #ifndef VLA_RECUR_ONCE
 #define VLA_RECUR_ONCE
@@ -79,6 +85,7 @@ VLA_FN void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
 #endif
     MUL(R(r), E(x, 0), E(y, 0));
     for (int j = 1; j < n; j++) {
+        TEMP(t);
         MUL(t, E(x, j), E(y, j));
         ADD(R(r), R(r), t);
 #if VLA_PLANT == 1 /* a planted fault for tests/test_regress.c: the sum kept in 16-bit storage */
@@ -114,6 +121,7 @@ VLA_FN void FN(matvec_t)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
     VLA_PFOR(i, 0, m) {
         MUL(E(y, i), E(M, i), E(x, 0));
         for (int j = 1; j < n; j++) {
+            TEMP(t);
             MUL(t, E(M, (size_t)j * m + i), E(x, j));
             ADD(E(y, i), E(y, i), t);
         }
@@ -201,6 +209,7 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
         if (!sym) {
             VLA_PFOR(i, 0, d)
                 for (int j = 0; j < d; j++) {
+                    TEMP(t);
                     MUL(t, E(z, i), E(z, j));
                     DIV(t, t, delta);
                     SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
@@ -212,6 +221,7 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
                 DIV(E(z, i), E(z, i), delta);
             VLA_PFOR(i, 0, d)
                 for (int j = i; j < d; j++) {
+                    TEMP(t);
                     MUL(t, E(z, i), E(z, j));
                     SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
                     STORE(E(A, (size_t)i * d + j));
@@ -243,6 +253,8 @@ VLA_FN void FN(joseph_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, NUM *w, 
             DIV(gi, E(z, i), delta);
             for (int j = 0; j < d; j++) {
                 size_t ij = (size_t)i * d + j;
+                TEMP(t);
+                TEMP(g);
                 DIV(g, E(z, j), delta);
                 MUL(t, gi, E(w, j));
                 SUB(E(A, ij), E(A, ij), t);
@@ -281,6 +293,7 @@ VLA_FN void FN(chol_update)(CXP, NUM *L, const NUM *u, int d, NUM *x)
         STORE(E(L, (size_t)k * d + k));
         for (int i = k + 1; i < d; i++) {
             size_t ik = (size_t)i * d + k;
+            TEMP(t);
             MUL(t, sn, E(x, i));
             ADD(E(L, ik), E(L, ik), t);
             DIV(E(L, ik), E(L, ik), c);
@@ -302,6 +315,7 @@ VLA_FN void FN(chol_solve)(CXP, const NUM *L, NUM *y, const NUM *x, int d)
     for (int i = 0; i < d; i++) {
         COPY(E(y, i), E(x, i));
         for (int j = 0; j < i; j++) {
+            TEMP(t);
             MUL(t, E(L, (size_t)i * d + j), E(y, j));
             SUB(E(y, i), E(y, i), t);
         }
@@ -309,6 +323,7 @@ VLA_FN void FN(chol_solve)(CXP, const NUM *L, NUM *y, const NUM *x, int d)
     }
     for (int i = d - 1; i >= 0; i--) {
         for (int j = i + 1; j < d; j++) {
+            TEMP(t);
             MUL(t, E(L, (size_t)j * d + i), E(y, j));
             SUB(E(y, i), E(y, i), t);
         }
@@ -324,6 +339,7 @@ VLA_FN void FN(modulate)(CXP, NUM *S, const NUM *e, const NUM *a, int dv, int d)
     SCALAR(t);
     VLA_PFOR(i, 0, dv)
         for (int j = 0; j < d; j++) {
+            TEMP(t);
             MUL(t, E(e, i), E(a, j));
             ADD(E(S, (size_t)i * d + j), E(S, (size_t)i * d + j), t);
             STORE(E(S, (size_t)i * d + j));
@@ -624,6 +640,7 @@ VLA_FN void FN(step_delta)(CXP, ST *s, int has_g)
         MUL(b, E(s->beta_decay, 0), E(s->e, i));
         for (int j = 0; j < d; j++) {
             size_t ij = (size_t)i * d + j;
+            TEMP(t);
             if (has_g && s->cfg.delta_form == VLA_DELTA_GATED)
                 MUL(E(S, ij), E(s->g, i), E(S, ij));
             MUL(t, b, E(s->kp, j));
