@@ -70,9 +70,10 @@ static const rg_stream_def rg_streams[] = {
 #define RG_NSTREAM ((int)(sizeof rg_streams / sizeof rg_streams[0]))
 
 /* the backends a case can run on. cuda: the GPU; cuda-emu: the same kernel text on host
- * threads (slow; it checks the block decomposition, never chosen by default) */
-enum { RG_CPU, RG_CUDA, RG_CUDA_EMU, RG_NBACKEND };
-static const char *const rg_backend_names[RG_NBACKEND] = {"cpu", "cuda", "cuda-emu"};
+ * threads (slow; it checks the block decomposition, never chosen by default); lanes: the
+ * recurrences on the CPU's vector lanes, the heads of a case side by side (kernels/lanes.c) */
+enum { RG_CPU, RG_CUDA, RG_CUDA_EMU, RG_LANES, RG_NBACKEND };
+static const char *const rg_backend_names[RG_NBACKEND] = {"cpu", "cuda", "cuda-emu", "lanes"};
 
 typedef struct {
     int backend, stream;
@@ -125,6 +126,8 @@ RG_FN int rg_backend_supports(int b, const vla_config *cfg)
     if (b == RG_CPU)
         return 1;
 #ifdef VLA_HAVE_KERNELS
+    if (b == RG_LANES) /* every way of tracking with the policies' own arithmetic */
+        return cfg->track != VLA_TRACK_COMP && cfg->track != VLA_TRACK_SR;
     /* the kernels track A by sm or sm-sym, with A and S in a block's shared memory */
     return (cfg->track == VLA_TRACK_SM || cfg->track == VLA_TRACK_SMSYM) &&
            cfg->d <= vla_cuda_max_d(cfg->prec) && cfg->dv <= vla_cuda_max_d(cfg->prec);
@@ -141,6 +144,8 @@ RG_FN int rg_backend_available(int b, char *why, size_t len)
 #ifdef VLA_HAVE_KERNELS
     if (b == RG_CUDA_EMU)
         return 1;
+    if (b == RG_LANES)
+        return vla_cuda_probe_target(VLA_CUDA_LANES, why, len);
     return vla_cuda_probe(why, len) > 0;
 #else
     snprintf(why, len, "this build has no kernels (kernels/ not linked into the programs)");
@@ -410,14 +415,15 @@ static int rg_run_cpu(rg_meas *m, const rg_inputs *x, char *err, size_t len)
 }
 
 #ifdef VLA_HAVE_KERNELS
-/* the CUDA backend (or its emulation): every head a run of one batch, launched from one
- * checkpoint to the next */
-static int rg_run_cuda(rg_meas *m, const rg_inputs *x, int emulate, char *err, size_t len)
+/* the kernel backends (the GPU, its emulation, the CPU's lanes): every head a run of one batch,
+ * launched from one checkpoint to the next */
+static int rg_run_cuda(rg_meas *m, const rg_inputs *x, vla_cuda_target target, char *err,
+                       size_t len)
 {
     const vla_config *cfg = &m->c->cfg;
     int d = cfg->d, dv = cfg->dv, has_A = vla_model_has_A(cfg->model);
     double *A = m->scratch, *S = A + (size_t)d * d, *o = S + (size_t)dv * d;
-    vla_cuda_opts opts = {.target = emulate ? VLA_CUDA_EMULATE : VLA_CUDA_GPU};
+    vla_cuda_opts opts = {.target = target};
     vla_cuda *g;
     int e = vla_cuda_new(&g, cfg, RG_HEADS, &opts, err, len);
     if (e)
@@ -537,7 +543,11 @@ static void rg_case_run(const rg_case *c, const rg_group *g, const rg_inputs *x,
         e = rg_run_cpu(&m, x, r->err, sizeof r->err);
 #ifdef VLA_HAVE_KERNELS
     else
-        e = rg_run_cuda(&m, x, c->backend == RG_CUDA_EMU, r->err, sizeof r->err);
+        e = rg_run_cuda(&m, x,
+                        c->backend == RG_CUDA_EMU ? VLA_CUDA_EMULATE
+                        : c->backend == RG_LANES  ? VLA_CUDA_LANES
+                                                  : VLA_CUDA_GPU,
+                        r->err, sizeof r->err);
 #endif
     free(m.scratch);
     if (e)
@@ -633,6 +643,10 @@ RG_FN int rg_execute(const rg_opts *o, rg_run *run)
             want |= 1u << RG_CUDA;
         else
             rg_note(run, "backend cuda not run: %s", why);
+        if (rg_backend_available(RG_LANES, why, sizeof why))
+            want |= 1u << RG_LANES;
+        else
+            rg_note(run, "backend lanes not run: %s", why);
     }
     for (int b = 0; b < RG_NBACKEND; b++)
         if ((want >> b & 1) && !rg_backend_available(b, why, sizeof why)) {
@@ -1086,7 +1100,8 @@ static const char rg_help_summary[] =
     "and the checkpoints t >= T/10, and compares each case with its row of the baseline.\n"
     "A case fails when it lost more than the margin in A, S or o, turned non-finite,\n"
     "failed to run or has no baseline row (with --bits, also when any of its bits changed).\n"
-    "CUDA cases compare with the CPU's rows (strict mode promises the CPU's bits).";
+    "Kernel cases (cuda, cuda-emu, lanes) compare with the CPU's rows (strict mode promises\n"
+    "the CPU's bits).";
 
 /* a term and what it means: the options, the columns, the exit codes, the files */
 typedef struct {
@@ -1096,8 +1111,9 @@ typedef struct {
 static const rg_doc_item rg_help_opts[] = {
     {"only", "PATTERNS", "run the cases whose name (model/track/precision/stream) matches one of "
                          "these comma-separated shell patterns, e.g. 'vla3/*/f16-f32/*,rls/sm/f32/gauss'"},
-    {"backend", "LIST", "cpu, cuda, cuda-emu (the CUDA kernel on host threads; slow), "
-                        "comma-separated (default: every available one but cuda-emu)"},
+    {"backend", "LIST", "cpu, cuda, cuda-emu (the CUDA kernel on host threads; slow), lanes "
+                        "(the CPU's vector lanes, the heads side by side), comma-separated "
+                        "(default: every available one but cuda-emu)"},
     {"baseline", "FILE", "the baseline to compare with, and that --update writes (default "
                          "tests/regress/baseline.tsv, relative to the working directory)"},
     {"margin", "BITS", "the loss in bits, 0..64, that fails a case (default " RG_STR(RG_MARGIN) ")"},
@@ -1300,7 +1316,7 @@ int main(int argc, char **argv)
                 while (b < RG_NBACKEND && strcmp(t, rg_backend_names[b]))
                     b++;
                 if (b == RG_NBACKEND)
-                    usage_exit("--backend: unknown '%s' (cpu, cuda, cuda-emu)", t);
+                    usage_exit("--backend: unknown '%s' (cpu, cuda, cuda-emu, lanes)", t);
                 o.backends |= 1u << b;
             }
         } else if (!strcmp(a, "--update"))
