@@ -182,7 +182,7 @@ REGRESS_PLANTS := $(foreach n,1 2 3 4,$(BUILD)/plant/vla-regress-plant$(n))
 REGRESS_FLAGS  := $(if $(KERN_LIBS),-Ikernels -DVLA_HAVE_KERNELS)
 .PHONY: regress regress-update
 .SECONDARY: $(foreach n,1 2 3 4,$(BUILD)/plant/$(n)/model.o $(BUILD)/plant/$(n)/model_simd.o)
-$(BUILD)/experiments/vla-regress.o $(BUILD)/tests/test_regress.o: ALLCFLAGS += $(REGRESS_FLAGS)
+$(BUILD)/experiments/vla-regress.o $(BUILD)/tests/test_regress.o $(BUILD)/experiments/cli.o: ALLCFLAGS += $(REGRESS_FLAGS)
 $(BUILD)/plant/%/model.o: lib/model.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -DVLA_PLANT=$* -c $< -o $@

@@ -3,6 +3,9 @@
  * loop over heads and steps, the threads, the checkpoints and the signals. */
 #include "cli.h"
 #include "vlaref.h"
+#ifdef VLA_HAVE_KERNELS
+#include "vlacuda.h"
+#endif
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -47,8 +50,10 @@ static const struct {
                           "nudge|guard|clamp_on|normalize=on|off (repeatable)"},
     {"ref", "KIND", "reference: exact (MPFR), f64 (lib in binary64, for horizons beyond exact) or none"},
     {"ref-bits", "P", "precision of the exact reference in bits (default 256)"},
-    {"backend", "B", "cpu (the experiment programs run on the CPU; the CUDA kernels are driven by "
-                     "vla-regress, vla-bench and the tests)"},
+    {"backend", "B", "cpu, or lanes: the runs side by side in the CPU's vector lanes (16 per "
+                     "AVX-512 register, f64 8), the same bits many times faster; vla-statenorm "
+                     "without --ref or --resume, strict mode, every way of tracking but comp and "
+                     "sr (the CUDA kernels are driven by vla-regress, vla-bench and the tests)"},
     {"checkpoints", "N", "checkpoints per decade of t (default 10)"},
     {"out", "FILE", "output table (default: standard output)"},
     {"resume", NULL, "continue an interrupted run from its checkpoint files (FILE.ckpt.HEAD, written "
@@ -303,8 +308,8 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         } else if (!strcmp(name, "ref-bits")) {
             c->ref_bits = parse_long(spec, "ref-bits", v, 64, 1 << 16);
         } else if (!strcmp(name, "backend")) {
-            if (strcmp(v, "cpu") && strcmp(v, "cuda"))
-                vla_cli_die(spec, "--backend: '%s' is neither cpu nor cuda", v);
+            if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "lanes"))
+                vla_cli_die(spec, "--backend: '%s' is not cpu, lanes or cuda", v);
             if (!strcmp(v, "cuda"))
                 vla_cli_die(spec, "--backend cuda: the experiment programs run on the CPU; the CUDA "
                                   "kernels are checked by vla-regress --backend cuda and make bench");
@@ -327,6 +332,25 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         vla_cli_die(spec, "--track %s: %s", vla_track_name(c->cfg.track), why);
     if (c->resume && !strcmp(c->out, "-"))
         vla_cli_die(spec, "--resume needs --out FILE (the checkpoints live beside it)");
+    if (!strcmp(c->backend, "lanes")) {
+        if (c->ref != REF_NONE)
+            vla_cli_die(spec, "--backend lanes: no reference (--ref none): a reference steps on "
+                              "the CPU one run at a time and would set the pace");
+        if (c->resume)
+            vla_cli_die(spec, "--backend lanes writes no checkpoint files: run again without "
+                              "--resume");
+        if (c->cfg.mode != VLA_STRICT || c->cfg.track == VLA_TRACK_COMP ||
+            c->cfg.track == VLA_TRACK_SR)
+            vla_cli_die(spec, "--backend lanes: strict mode and the policies' own arithmetic "
+                              "only (not --mode fast, --track comp or sr)");
+#ifdef VLA_HAVE_KERNELS
+        char why[300];
+        if (!vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why))
+            vla_cli_die(spec, "--backend lanes: %s", why);
+#else
+        vla_cli_die(spec, "--backend lanes: this build has no kernels");
+#endif
+    }
     /* the stream must parse: fail now, not in a worker thread */
     vla_stream *s;
     char err[256];
@@ -659,6 +683,111 @@ void vla_cli_warn_nonfinite(const char *prog, int in_ref, int nbad, int nruns, i
             prog, in_ref ? "the reference" : "the model", nbad, nruns, head, step, rows);
 }
 
+#ifdef VLA_HAVE_KERNELS
+/* --backend lanes: every head one run of a batch on the CPU's vector lanes (kernels/lanes.c),
+ * launched in chunks from one checkpoint step to the next; at a checkpoint each run's state is
+ * copied into its CPU model, bit for bit, where the program's measures read it. The parser has
+ * refused a reference and --resume; no checkpoint files are written (SIGINT/TERM stop the runs,
+ * exit 3). A failure fails every run (they share the batch). */
+static void drive_lanes(const vla_cli *c, const vla_driver *drv, const long *cks, long nck,
+                        vla_rows *rows, char (*errs)[256], long *inf_at, vla_progress *prog,
+                        int *failed, int *interrupted)
+{
+    const int nr = c->runs, d = c->cfg.d, dv = c->cfg.dv, dmax = d > dv ? d : dv;
+    /* inputs of a chunk: at most about 32 MB of them */
+    long chunk = (32L << 20) / ((long)nr * (3 * d + 2 * dv + 8) * (long)sizeof(double));
+    chunk = chunk < 1 ? 1 : chunk > 4096 ? 4096 : chunk;
+    vla_run *r = calloc(nr, sizeof *r);
+    void **acc = calloc(nr, sizeof *acc);
+    vla_step_buf *b = calloc((size_t)nr * chunk, sizeof *b);
+    vla_input *in = calloc((size_t)nr * chunk, sizeof *in);
+    unsigned char *rd = calloc((size_t)nr * chunk, 1);
+    double *qbuf = malloc((size_t)d * dmax * sizeof *qbuf);
+    vla_cuda *g = NULL;
+    char err[400] = "out of memory";
+    int e = r && acc && b && in && rd && qbuf ? 0 : VLA_ENOMEM;
+    for (long i = 0; !e && i < (long)nr * chunk; i++)
+        e = vla_step_buf_alloc(&b[i], d, dv);
+    vla_cuda_opts o = {VLA_CUDA_LANES, 0, 0};
+    if (!e && (e = vla_cuda_new(&g, &c->cfg, nr, &o, err, sizeof err)))
+        g = NULL;
+    for (int h = 0; !e && h < nr; h++) {
+        rows[h].ncol = count_columns(drv->columns);
+        if (!(acc[h] = calloc(1, drv->acc_size ? drv->acc_size : 1)))
+            e = VLA_ENOMEM;
+        else if ((e = vla_run_open(&r[h], c, &c->cfg, h, err, sizeof err)))
+            ;
+        else if (drv->init && (e = drv->init(&r[h], acc[h], drv->ctx)))
+            snprintf(err, sizeof err, "head %d: %s", h, vla_strerror(e));
+    }
+    long t = 0, ci = 0, done = 0;
+    while (!e && t < c->steps) {
+        long next = ci < nck ? cks[ci] : c->steps, n = next - t < chunk ? next - t : chunk;
+        /* the streams, head by head in parallel (generating them costs more than the lanes) */
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int h = 0; h < nr; h++)
+            for (long k = 0; k < n; k++) {
+                vla_step_buf *x = &b[h * n + k];
+                int eh = vla_stream_get(r[h].s, (uint32_t)h, t + k + 1, x);
+                if (eh) {
+#pragma omp critical(drive_lanes_err)
+                    if (!e) {
+                        e = eh;
+                        snprintf(err, sizeof err, "head %d, step %ld: %s", h, t + k + 1,
+                                 vla_strerror(eh));
+                    }
+                    break;
+                }
+                in[h * n + k] = (vla_input){x->q, x->k, x->v, x->u, x->has_g ? x->g : NULL,
+                                            x->beta, x->decay};
+                rd[h * n + k] = (unsigned char)x->is_read;
+            }
+        if (!e && (e = vla_cuda_run(g, n, in, rd, NULL)))
+            snprintf(err, sizeof err, "steps %ld..%ld: %s", t + 1, t + n, vla_cuda_error(g));
+        if (e)
+            break;
+        t += n;
+        vla_progress_update(prog, done += n * nr);
+        if (ci < nck && t == cks[ci]) {
+            ci++;
+            for (int h = 0; !e && h < nr; h++) {
+                if ((e = vla_cuda_to_model(g, h, r[h].m))) {
+                    snprintf(err, sizeof err, "head %d, step %ld: %s", h, t, vla_cuda_error(g));
+                    break;
+                }
+                r[h].t = t;
+                r[h].is_read = b[h * n + n - 1].is_read;
+                if ((e = drv->on_checkpoint(&r[h], acc[h], &rows[h], drv->ctx)))
+                    snprintf(err, sizeof err, "head %d, step %ld: %s", h, t, vla_strerror(e));
+                else if (!inf_at[h] && !vla_cli_model_finite(r[h].m, qbuf))
+                    inf_at[h] = t;
+            }
+        }
+        if (stop_requested) {
+            *interrupted = nr;
+            break;
+        }
+    }
+    if (e) {
+        snprintf(errs[0], sizeof errs[0], "--backend lanes: %s", err);
+        *failed = nr;
+    }
+    for (int h = 0; h < nr && r && acc; h++) {
+        vla_run_close(&r[h]);
+        free(acc[h]);
+    }
+    for (long i = 0; b && i < (long)nr * chunk; i++)
+        vla_step_buf_free(&b[i]);
+    vla_cuda_free(g);
+    free(r);
+    free(acc);
+    free(b);
+    free(in);
+    free(rd);
+    free(qbuf);
+}
+#endif
+
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out)
 {
     /* tests make checkpoints frequent; a value that is not a number of seconds is a usage error */
@@ -696,6 +825,16 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     long done = 0;
     int unsaved = 0;
 
+    if (!strcmp(c->backend, "lanes")) {
+#ifdef VLA_HAVE_KERNELS
+        if (drv->on_step) {
+            fprintf(stderr, "%s: --backend lanes: this program measures every step, which the "
+                            "lanes do not stop for; use --backend cpu\n", spec->prog);
+            return 2;
+        }
+        drive_lanes(c, drv, cks, nck, rows, errs, inf_at, &prog, &failed, &interrupted);
+#endif
+    } else
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : failed, interrupted, unsaved)
     for (int h = 0; h < nr; h++) {
         if (stop_requested) { /* not started: nothing to save, --resume starts it afresh */

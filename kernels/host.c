@@ -428,3 +428,44 @@ int vla_cuda_fma_peak(vla_cuda *g, double *flops)
 {
     return g && flops ? g->ops->fma_peak(g->dev, flops, g->err, sizeof g->err) : VLA_EINVAL;
 }
+
+/* run's state into m, bit for bit, through lib's own checkpoint format: m saved (its header and
+ * state), the state part replaced by the run's (vstate_save: t, the counters, then S, A, n, o,
+ * kp, al in the policy's numbers, which is the kernels' state layout), and loaded back */
+int vla_cuda_to_model(vla_cuda *g, int run, vla_model *m)
+{
+    if (!g || !m || run < 0 || run >= g->p.runs)
+        return VLA_EINVAL;
+    const vla_config *mc = vla_model_config(m);
+    if (mc->model != g->cfg.model || mc->prec != g->cfg.prec || mc->track != g->cfg.track ||
+        mc->d != g->cfg.d || mc->dv != g->cfg.dv)
+        return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_to_model: the model has another configuration");
+    size_t sb = (size_t)g->p.state_len * g->es, tail = sizeof(long) + sizeof(vla_counts) + sb;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int r = f ? vla_model_save(m, f) : VLA_ENOMEM;
+    if (f && fclose(f) && !r)
+        r = VLA_EIO;
+    if (!r && len < tail)
+        r = VLA_EFORMAT;
+    kcounts k;
+    char *st = r ? NULL : buf + len - tail;
+    if (!r)
+        r = g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, g->err, sizeof g->err);
+    if (!r)
+        r = g->ops->get(g->dev, st + sizeof(long) + sizeof(vla_counts),
+                        (char *)g->p.state + (size_t)run * sb, sb, g->err, sizeof g->err);
+    if (!r) {
+        memcpy(st, &k.t, sizeof(long));
+        memcpy(st + sizeof(long), &k.cnt, sizeof(vla_counts));
+        f = fmemopen(buf, len, "rb");
+        r = f ? vla_model_load(m, f) : VLA_ENOMEM;
+        if (f)
+            fclose(f);
+    }
+    if (r && !g->err[0])
+        fail(g, NULL, 0, r, "vla_cuda_to_model: %s", vla_strerror(r));
+    free(buf);
+    return r;
+}

@@ -63,6 +63,9 @@ int vla_cuda_run(vla_cuda *g, long steps, const vla_input *in, const unsigned ch
 /* A quantity of run r, as vla_model_get gives it (copied back from the device). */
 int vla_cuda_get(vla_cuda *g, int r, vla_quantity q, double *dst);
 int vla_cuda_counts(vla_cuda *g, int r, vla_counts *out);
+/* Run r's whole state (t, counters, S, A, n, o, kp, alpha) into m, a CPU model of the same
+ * configuration, bit for bit: measures that take a vla_model then see the run as it is. */
+int vla_cuda_to_model(vla_cuda *g, int r, vla_model *m);
 long vla_cuda_t(vla_cuda *g, int r);
 /* the reason of the last failure */
 const char *vla_cuda_error(const vla_cuda *g);

@@ -1276,3 +1276,76 @@ TEST(hardening_regress_man)
     free(help);
     free(page);
 }
+
+/* vla-statenorm --backend lanes: the runs side by side in the CPU's vector lanes give the table
+ * of --backend cpu, byte for byte but the header lines that name the command, date and backend
+ * (19 heads: a full group of 16 lanes and a partial one; vla3 in f16, rls with chol); and the
+ * lanes refuse what they cannot do, as usage errors */
+/* t without its lines "# command", "# date" and "# backend" (in place) */
+static char *strip_run_lines(char *t)
+{
+    if (!t)
+        return NULL;
+    char *w = t;
+    for (const char *r = t; *r;) {
+        const char *nl = strchr(r, '\n');
+        size_t n = nl ? (size_t)(nl - r + 1) : strlen(r);
+        if (strncmp(r, "# command", 9) && strncmp(r, "# date", 6) && strncmp(r, "# backend", 9)) {
+            memmove(w, r, n);
+            w += n;
+        }
+        r += n;
+    }
+    *w = 0;
+    return t;
+}
+TEST(hardening_statenorm_lanes_equal_cpu)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    char msg[1000], *a = NULL, *b = NULL;
+    char *probe[] = {(char *)p, "--d", "4", "--steps", "2", "--backend", "lanes", NULL};
+    if (run_capture(probe, &a, msg, sizeof msg, 30) != 0 && strstr(msg, "AVX-512")) {
+        free(a);
+        vla_test_skip("no AVX-512: no lanes");
+        return;
+    }
+    free(a);
+    static const char *const cases[][4] = {{"vla3", "f16", "sm", "lmlike"},
+                                           {"rls", "f32", "chol", "gauss"}};
+    for (int i = 0; i < 2; i++) {
+        char *cpu[] = {(char *)p, "--model", (char *)cases[i][0], "--precision",
+                       (char *)cases[i][1], "--track", (char *)cases[i][2], "--stream",
+                       (char *)cases[i][3], "--d", "12", "--steps", "1500", "--runs", "19",
+                       "--set", "nudge=off", NULL, NULL, NULL};
+        int st = run_capture(cpu, &a, msg, sizeof msg, 120);
+        CHECK_MSG(st == 0 && a, "%s cpu: status %d '%s'", cases[i][0], st, msg);
+        cpu[17] = "--backend";
+        cpu[18] = "lanes";
+        st = run_capture(cpu, &b, msg, sizeof msg, 120);
+        CHECK_MSG(st == 0 && b, "%s lanes: status %d '%s'", cases[i][0], st, msg);
+        CHECK_MSG(b && strstr(b, "# backend: lanes"), "%s: no backend line", cases[i][0]);
+        strip_run_lines(a);
+        strip_run_lines(b);
+        CHECK_MSG(a && b && strlen(a) > 1000 && !strcmp(a, b), "%s %s %s: the tables differ",
+                  cases[i][0], cases[i][1], cases[i][2]);
+        free(a);
+        free(b);
+        a = b = NULL;
+    }
+    static const char *const bad[][3] = {{"--ref", "f64", "no reference"},
+                                         {"--track", "comp", "strict mode and"},
+                                         {"--mode", "fast", "strict mode and"}};
+    for (int i = 0; i < 3; i++) {
+        char *argv[] = {(char *)p, "--d", "4", "--backend", "lanes", (char *)bad[i][0],
+                        (char *)bad[i][1], NULL};
+        int st = run_capture(argv, &a, msg, sizeof msg, 30);
+        CHECK_MSG(st == 2 && strstr(msg, bad[i][2]), "%s %s: status %d '%s'", bad[i][0],
+                  bad[i][1], st, msg);
+        free(a);
+        a = NULL;
+    }
+}
