@@ -5,7 +5,8 @@
  * reordered: a dot product is still a chain of additions, now LW chains side by side), hence a
  * lane's bits are the CPU model's. Branches on computed values go through recur.h's LANE_IF,
  * which masks the writes of the lanes that do not take them (lanes.c). Included by lanes.c once
- * per policy, with NUM, LT (the scalar container), LW, RO, RS, KTINY and SFX set. */
+ * per policy, with NUM, LT (the scalar container), LW, LALL, RO, RS, KTINY and SFX set, and the
+ * vector operations KBL, LCMP, LSET, LSQRT, LABS of NUM's width. */
 
 /* recur.h's two matrix-vector products, y_i = sum_j M[i rs + j cs] x_j (matvec: rs = n, cs = 1;
  * matvec_t: rs = 1, cs = m), with eight rows' sums in flight at once: each row's sum is still
@@ -181,16 +182,7 @@ static void FN(lanes_block)(const kparams *p, const int *runs, int nl, void *are
     FN(lblock)(p, runs, nl, (NUM *)arena, cx);
 }
 
-#undef NUM
-#undef LT
-#undef LW
-#undef LALL
 #undef RO
 #undef RS
 #undef KTINY
 #undef SFX
-#undef KBL
-#undef LCMP
-#undef LSET
-#undef LSQRT
-#undef LABS

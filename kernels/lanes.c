@@ -129,7 +129,7 @@ void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
     cx_->m = lsv_;                                                                                 \
     }
 
-/* binary32 containers: 16 lanes */
+/* binary32 containers (the 32- and 16-bit policies): 16 lanes */
 #define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
 #define LCMP(a, b, op) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), (op)))
 #define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
@@ -145,60 +145,24 @@ void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
 #define SFX f32
 #include "klanes.h"
 
-#define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
-#define LCMP(a, b, op) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), (op)))
-#define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
-#define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
-#define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
-#define NUM lv16
-#define LT float
-#define LW 16
-#define LALL 0xffffu
 #define RO(x) lrnd_f16(x)
 #define RS(x) (x)
 #define KTINY 0x1p-14
 #define SFX f16
 #include "klanes.h"
 
-#define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
-#define LCMP(a, b, op) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), (op)))
-#define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
-#define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
-#define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
-#define NUM lv16
-#define LT float
-#define LW 16
-#define LALL 0xffffu
 #define RO(x) lrnd_bf16(x)
 #define RS(x) (x)
 #define KTINY 0x1p-126
 #define SFX bf16
 #include "klanes.h"
 
-#define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
-#define LCMP(a, b, op) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), (op)))
-#define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
-#define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
-#define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
-#define NUM lv16
-#define LT float
-#define LW 16
-#define LALL 0xffffu
 #define RO(x) (x)
 #define RS(x) lrnd_f16(x)
 #define KTINY 0x1p-126
 #define SFX f16f32
 #include "klanes.h"
 
-#define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
-#define LCMP(a, b, op) ((unsigned)_mm512_cmp_ps_mask((__m512)(a), (__m512)(b), (op)))
-#define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
-#define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
-#define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
-#define NUM lv16
-#define LT float
-#define LW 16
-#define LALL 0xffffu
 #define RO(x) (x)
 #define RS(x) lrnd_bf16(x)
 #define KTINY 0x1p-126
@@ -206,6 +170,15 @@ void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
 #include "klanes.h"
 
 /* binary64: 8 lanes */
+#undef NUM
+#undef LT
+#undef LW
+#undef LALL
+#undef KBL
+#undef LCMP
+#undef LSET
+#undef LSQRT
+#undef LABS
 #define KBL(o, n) ((lv8)_mm512_mask_mov_pd((__m512d)(o), (__mmask8)cx_->m, (__m512d)(n)))
 #define LCMP(a, b, op) ((unsigned)_mm512_cmp_pd_mask((__m512d)(a), (__m512d)(b), (op)))
 #define LSET(x) ((lv8)_mm512_set1_pd((double)(x)))
@@ -326,15 +299,17 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
     size_t arena_bytes = (size_t)karena_off(KA_N_ARRAYS, p->d, p->dv, 31) * 64;
 #pragma omp parallel num_threads(nt) if (nt > 1 && ng > 1)
     {
-        void *arena = aligned_alloc(64, arena_bytes);
+        void *arena = aligned_alloc(64, (arena_bytes + 63) / 64 * 64);
         lctx *cx = aligned_alloc(64, (sizeof(lctx) + 63) / 64 * 64);
-        if (!arena || !cx) {
-#pragma omp atomic write
-            r = VLA_ENOMEM;
-        } else {
+        /* every thread meets the loop (a worksharing construct), with or without its memory */
 #pragma omp for schedule(dynamic)
-            for (int g = 0; g < ng; g++)
-                lblocks[p->cfg.prec](p, runs + gstart[g], gstart[g + 1] - gstart[g], arena, cx);
+        for (int g = 0; g < ng; g++) {
+            if (!arena || !cx) {
+#pragma omp atomic write
+                r = VLA_ENOMEM;
+                continue;
+            }
+            lblocks[p->cfg.prec](p, runs + gstart[g], gstart[g + 1] - gstart[g], arena, cx);
         }
         free(arena);
         free(cx);
