@@ -689,7 +689,8 @@ void vla_cli_warn_nonfinite(const char *prog, int in_ref, int nbad, int nruns, i
  * copied into its CPU model, bit for bit, where the program's measures read it. The parser has
  * refused a reference and --resume; no checkpoint files are written (SIGINT/TERM stop the runs,
  * exit 3). A failure fails every run (they share the batch). */
-static void drive_lanes(const vla_cli *c, const vla_driver *drv, const long *cks, long nck,
+static void drive_lanes(const vla_cli *c, const char *spec_prog, const vla_driver *drv,
+                        const long *cks, long nck,
                         vla_rows *rows, char (*errs)[256], long *inf_at, vla_progress *prog,
                         int *failed, int *interrupted)
 {
@@ -711,6 +712,11 @@ static void drive_lanes(const vla_cli *c, const vla_driver *drv, const long *cks
     vla_cuda_opts o = {VLA_CUDA_LANES, 0, 0};
     if (!e && (e = vla_cuda_new(&g, &c->cfg, nr, &o, err, sizeof err)))
         g = NULL;
+    int lw = c->cfg.prec == VLA_F64 ? 8 : 16;
+    if (!e && nr % lw)
+        fprintf(stderr, "%s: note: --backend lanes computes %d runs per register; %d runs leave "
+                        "%d lanes idle (--runs %d costs the same)\n",
+                spec_prog, lw, nr, (nr + lw - 1) / lw * lw - nr, (nr + lw - 1) / lw * lw);
     for (int h = 0; !e && h < nr; h++) {
         rows[h].ncol = count_columns(drv->columns);
         if (!(acc[h] = calloc(1, drv->acc_size ? drv->acc_size : 1)))
@@ -832,7 +838,8 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                             "lanes do not stop for; use --backend cpu\n", spec->prog);
             return 2;
         }
-        drive_lanes(c, drv, cks, nck, rows, errs, inf_at, &prog, &failed, &interrupted);
+        drive_lanes(c, spec->prog, drv, cks, nck, rows, errs, inf_at, &prog, &failed,
+                    &interrupted);
 #endif
     } else
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : failed, interrupted, unsaved)

@@ -3,6 +3,7 @@
 #include "fmt.h"
 #include "vlastab.h"
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 static const char *const prec_names[VLA_NPREC] = {"f64", "f32", "f16", "bf16", "f16-f32", "bf16-f32"};
@@ -81,12 +82,18 @@ float vla_bf16_value(uint16_t b) { return vla_u2f((uint32_t)b << 16); }
  * which makes the later binary32 step exact. */
 static double round_sig(double x, int p, int emin_normal)
 {
-    if (!isfinite(x) || x == 0)
-        return x;
-    int e;
-    frexp(x, &e); /* |x| in [2^(e-1), 2^e) */
-    int q = (e - 1 < emin_normal ? emin_normal : e - 1) - (p - 1); /* exponent of the last bit */
-    return ldexp(nearbyint(ldexp(x, -q)), q);                      /* exact scaling, RNE */
+    uint64_t u, c;
+    memcpy(&u, &x, sizeof u);
+    int be = (int)(u >> 52 & 0x7ff), e = be ? be - 1023 : -1022; /* |x| in [2^e, 2^(e+1)) */
+    if (be == 0x7ff || (u << 1) == 0 || e > 512) /* NaN, Inf, +-0; far beyond both formats: */
+        return x;                                  /* the caller makes it Inf */
+    int q = (e < emin_normal ? emin_normal : e) - (p - 1); /* exponent of the last bit */
+    /* C = 2^(q + 52): in [C, 2C) the doubles are the multiples of 2^q, so fl(|x| + C) is |x|
+     * rounded to a multiple of 2^q, ties to even (C/2^q is even), and subtracting C is exact */
+    c = (uint64_t)(q + 52 + 1023) << 52;
+    double C;
+    memcpy(&C, &c, sizeof C);
+    return copysign((fabs(x) + C) - C, x);
 }
 
 double vla_round_fmt(vla_fmt f, double x)

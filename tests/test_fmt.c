@@ -139,6 +139,10 @@ TEST(round_fmt_from_double_matches_mpfr)
     for (int i = 0; i < 200000; i++) {
         s = s * 6364136223846793005ULL + 1442695040888963407ULL;
         double x = ldexp((double)(s >> 11) * 0x1p-53, (int)((s >> 3) % 300) - 150);
+        if (i % 4 == 1) /* a midpoint of binary16's grid (normal or subnormal), or beyond */
+            x = ldexp((double)(2 * (s >> 53) + 1), (int)((s >> 3) % 48) - 36);
+        else if (i % 4 == 2) /* a midpoint of bfloat16's grid */
+            x = ldexp((double)(2 * (s >> 56) + 1), (int)((s >> 3) % 280) - 142);
         if (s & 1)
             x = -x;
         for (int f = 0; f < VLA_NFMT; f++) {
