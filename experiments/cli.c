@@ -715,7 +715,7 @@ static void drive_lanes(const vla_cli *c, const char *spec_prog, const vla_drive
     int lw = c->cfg.prec == VLA_F64 ? 8 : 16;
     if (!e && nr % lw)
         fprintf(stderr, "%s: note: --backend lanes computes %d runs per register; %d runs leave "
-                        "%d lanes idle (--runs %d costs the same)\n",
+                        "%d lanes idle (--runs %d would fill them)\n",
                 spec_prog, lw, nr, (nr + lw - 1) / lw * lw - nr, (nr + lw - 1) / lw * lw);
     for (int h = 0; !e && h < nr; h++) {
         rows[h].ncol = count_columns(drv->columns);
