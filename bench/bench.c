@@ -517,17 +517,18 @@ static void lanes_section(const opts *o, double peak1, double peakall, int threa
         printf("# CPU vector lanes: skipped: %s\n\n", why);
         return;
     }
-    printf("# CPU vector lanes (kernels/lanes.c), strict, track %s: runs advance together in the "
-           "lanes of AVX-512 registers (16 per register, f64 8), each lane with lib's bits "
+    printf("# CPU vector lanes (kernels/lanes.c, %s), strict, track %s: runs advance together in "
+           "the lanes of vector registers (%d per register, f64 %d), each lane with lib's bits "
            "(tests/test_cuda.c); inputs shared by the runs and prepared once, as on the GPU. "
            "1core: one thread, `lanes` runs; all: %d threads, a group of runs each\n",
-           vla_track_name(o->track), threads);
+           vla_cuda_lanes_width(VLA_F32) == 16 ? "AVX-512" : "AVX2", vla_track_name(o->track),
+           vla_cuda_lanes_width(VLA_F32), vla_cuda_lanes_width(VLA_F64), threads);
     printf("# columns: model prec d flops_per_step lanes ns_per_run_step_1core "
            "agg_steps_per_s_1core pct_peak_1core agg_steps_per_s_all pct_peak_all\n");
     for (int mi = 0; mi < o->nm; mi++)
         for (int pi = 0; pi < o->np; pi++)
             for (int di = 0; di < o->nd; di++) {
-                int m = o->ms[mi], p = o->ps[pi], d = o->ds[di], lw = p == VLA_F64 ? 8 : 16;
+                int m = o->ms[mi], p = o->ps[pi], d = o->ds[di], lw = vla_cuda_lanes_width(p);
                 vla_config c;
                 inputs x;
                 config(&c, m, p, d, o->track);

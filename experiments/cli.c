@@ -712,8 +712,8 @@ static void drive_lanes(const vla_cli *c, const char *spec_prog, const vla_drive
     vla_cuda_opts o = {VLA_CUDA_LANES, 0, 0};
     if (!e && (e = vla_cuda_new(&g, &c->cfg, nr, &o, err, sizeof err)))
         g = NULL;
-    int lw = c->cfg.prec == VLA_F64 ? 8 : 16;
-    if (!e && nr % lw)
+    int lw = vla_cuda_lanes_width(c->cfg.prec);
+    if (!e && lw > 0 && nr % lw)
         fprintf(stderr, "%s: note: --backend lanes computes %d runs per register; %d runs leave "
                         "%d lanes idle (--runs %d would fill them)\n",
                 spec_prog, lw, nr, (nr + lw - 1) / lw * lw - nr, (nr + lw - 1) / lw * lw);

@@ -6,7 +6,7 @@
  * lane's bits are the CPU model's. Branches on computed values go through recur.h's LANE_IF,
  * which masks the writes of the lanes that do not take them (lanes.c). Included by lanes.c once
  * per policy, with NUM, LT (the scalar container), LW, LALL, RO, RS, KTINY and SFX set, and the
- * vector operations KBL, LCMP, LSET, LSQRT, LABS of NUM's width. */
+ * vector operations KBL, LCMP, LSET, LSQRT, LABS and the mask setter LSETM of NUM's width. */
 
 /* recur.h's two matrix-vector products, y_i = sum_j M[i rs + j cs] x_j (matvec: rs = n, cs = 1;
  * matvec_t: rs = 1, cs = m), with eight rows' sums in flight at once: each row's sum is still
@@ -94,8 +94,8 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
     /* counts of this launch: the ones every lane shares in s->cnt, the others per lane */
     memset(cx_->cnt, 0, sizeof cx_->cnt);
     cx_->base = (long *)&s->cnt;
-    cx_->m = nl == LW ? LALL : (1u << nl) - 1;
-    const unsigned live = cx_->m;
+    const unsigned live = nl == LW ? LALL : (1u << nl) - 1;
+    LSETM(cx_, live);
 
     /* state in: S, A, n, o, kp, al (kabi.h's layout), and the constants */
     const int sl = p->state_len;
@@ -150,7 +150,7 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
                 for (int i = 0; i < dv; i++)
                     oo[i] = E(s->o, i)[l];
             }
-        cx_->m = live; /* (every LANE_IF restores it; this keeps a fault from spreading) */
+        LSETM(cx_, live); /* (every LANE_IF restores it; this keeps a fault from spreading) */
     }
 
     /* state out, and the counts: the run's own before this launch + shared + its lane's */

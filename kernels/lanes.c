@@ -1,5 +1,6 @@
 /* lanes.c: the kernel on the CPU's vector lanes (target VLA_CUDA_LANES of vlacuda.h): 16 runs
- * (binary64: 8) advance together in the lanes of AVX-512 registers, each lane doing its own run's
+ * (binary64: 8) advance together in the lanes of AVX-512 registers (AVX2 where there is no
+ * AVX-512: 8 runs, binary64 4), each lane doing its own run's
  * strict operations in its own order, so a lane ends with the very bits the CPU model computes
  * for that run (tests/test_cuda.c checks it bit for bit, as for the GPU). This is the fast CPU
  * path for many runs: a strict dot product is a chain of dependent additions that no
@@ -21,7 +22,6 @@
 #endif
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(VLA_NO_SIMD)
-#pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw")
 #include "model_impl.h" /* types recur.h's state holds */
 #include <immintrin.h>
 
@@ -29,16 +29,20 @@ enum { LCOUNTS = sizeof(vla_counts) / sizeof(long) };
 typedef char lanes_counts_are_longs[sizeof(vla_counts) % sizeof(long) == 0 ? 1 : -1];
 
 /* the context of every recur.h function: the active lanes and the per-lane event counts */
+typedef long long lmv __attribute__((vector_size(32)));
 typedef struct {
-    unsigned m;                 /* lanes active now */
-    long *base;                 /* the state's vla_counts, as longs: what COUNT's pointer is in */
-    long cnt[LCOUNTS][16];      /* events per counter and lane, this launch */
+    unsigned m;            /* lanes active now */
+    lmv mv32, mv64;        /* AVX2: m as a vector mask of 32-bit and of 64-bit lanes */
+    long *base;            /* the state's vla_counts, as longs: what COUNT's pointer is in */
+    long cnt[LCOUNTS][16]; /* events per counter and lane, this launch */
 } lctx;
 
 /* Vector types without __m512's may_alias, so that the compiler may keep the mask in a register
  * across the stores of the numbers. */
 typedef float lv16 __attribute__((vector_size(64)));
 typedef double lv8 __attribute__((vector_size(64)));
+typedef float lv8f __attribute__((vector_size(32)));
+typedef double lv4d __attribute__((vector_size(32)));
 
 static inline void lanes_count(lctx *c, const long *x)
 {
@@ -47,6 +51,8 @@ static inline void lanes_count(lctx *c, const long *x)
         c->cnt[i][__builtin_ctz(m)]++;
 }
 
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw")
 /* the rounding of lib/fmt.h's vla_rnd_f16 / vla_rnd_bf16, 16 lanes at once: the conversion
  * instruction rounds to nearest even with subnormals and overflow to Inf; bf16 by lib's integer
  * rule, NaN kept quiet (tests/test_cuda.c compares both with fmt.h's over many patterns) */
@@ -65,9 +71,8 @@ static inline lv16 lrnd_bf16(lv16 x)
     r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x00400000)));
     return (lv16)_mm512_castsi512_ps(r);
 }
-/* for tests/test_cuda.c */
-void vla_lanes_round16(int bf, const float *x, float *y, size_t n);
-void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
+/* for tests/test_cuda.c: x rounded to binary16 (bf: bfloat16) by the AVX-512 lanes' rounding */
+static void round16_512(int bf, const float *x, float *y, size_t n)
 {
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -82,6 +87,7 @@ void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
         y[i] = buf[0];
     }
 }
+#pragma GCC pop_options
 
 #define VLA_RECUR_DEVICE
 #define LCAT_(a, b) a##_##b
@@ -120,14 +126,19 @@ void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
 #define LANE_IF(c)                                                                                 \
     {                                                                                              \
         const unsigned lsv_ = cx_->m, lc_ = (c);                                                   \
-        cx_->m = lsv_ & lc_;                                                                       \
+        LSETM(cx_, lsv_ & lc_);                                                                    \
         if (cx_->m)
 #define LANE_ELSE                                                                                  \
-    cx_->m = lsv_ & ~lc_;                                                                          \
+    LSETM(cx_, lsv_ & ~lc_);                                                                       \
     if (cx_->m)
 #define LANE_END                                                                                   \
-    cx_->m = lsv_;                                                                                 \
+    LSETM(cx_, lsv_);                                                                              \
     }
+
+/* ---- AVX-512: every write a merge-masked (or zero-masked) operation under a k register ---- */
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw")
+#define LSETM(c, v) ((c)->m = (v))
 
 /* binary32 containers (the 32- and 16-bit policies): 16 lanes */
 #define KBL(o, n) ((lv16)_mm512_mask_mov_ps((__m512)(o), (__mmask16)cx_->m, (__m512)(n)))
@@ -193,27 +204,178 @@ void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
 #define KTINY 0x1p-1022
 #define SFX f64
 #include "klanes.h"
+#pragma GCC pop_options
+
+/* ---- AVX2: 8 binary32 lanes (4 binary64), every write a blend under a vector mask ---- */
+#pragma GCC push_options
+#pragma GCC target("avx2,f16c")
+#undef NUM
+#undef LT
+#undef LW
+#undef LALL
+#undef KBL
+#undef LCMP
+#undef LSET
+#undef LSQRT
+#undef LABS
+#undef LSETM
+static inline void lsetm2(lctx *c, unsigned m)
+{
+    const __m256i b32 = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i b64 = _mm256_setr_epi64x(1, 2, 4, 8);
+    c->m = m;
+    c->mv32 = (lmv)_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)m), b32), b32);
+    c->mv64 = (lmv)_mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(m), b64), b64);
+}
+#define LSETM(c, v) lsetm2((c), (v))
+static inline lv8f lrnd2_f16(lv8f x)
+{
+    return (lv8f)_mm256_cvtph_ps(_mm256_cvtps_ph((__m256)x, _MM_FROUND_TO_NEAREST_INT |
+                                                                _MM_FROUND_NO_EXC));
+}
+static inline lv8f lrnd2_bf16(lv8f x)
+{
+    __m256i u = _mm256_castps_si256((__m256)x), one = _mm256_set1_epi32(1);
+    __m256 nan = _mm256_cmp_ps((__m256)x, (__m256)x, _CMP_UNORD_Q);
+    __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
+                                                     _mm256_and_si256(_mm256_srli_epi32(u, 16), one)));
+    r = _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u));
+    r = _mm256_blendv_epi8(r, _mm256_or_si256(u, _mm256_set1_epi32(0x00400000)),
+                           _mm256_castps_si256(nan));
+    return (lv8f)_mm256_castsi256_ps(r);
+}
+static void round16_avx2(int bf, const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        float buf[8] = {0};
+        memcpy(buf, x + i, (n - i < 8 ? n - i : 8) * sizeof *buf);
+        lv8f v = (lv8f)_mm256_loadu_ps(buf);
+        _mm256_storeu_ps(buf, (__m256)(bf ? lrnd2_bf16(v) : lrnd2_f16(v)));
+        memcpy(y + i, buf, (n - i < 8 ? n - i : 8) * sizeof *buf);
+    }
+}
+
+#define KBL(o, n) ((lv8f)_mm256_blendv_ps((__m256)(o), (__m256)(n), (__m256)cx_->mv32))
+#define LCMP(a, b, op) ((unsigned)_mm256_movemask_ps(_mm256_cmp_ps((__m256)(a), (__m256)(b), (op))))
+#define LSET(x) ((lv8f)_mm256_set1_ps((float)(x)))
+#define LSQRT(a) ((lv8f)_mm256_sqrt_ps((__m256)(a)))
+#define LABS(a) ((lv8f)_mm256_andnot_ps(_mm256_set1_ps(-0.0f), (__m256)(a)))
+#define NUM lv8f
+#define LT float
+#define LW 8
+#define LALL 0xffu
+#define RO(x) (x)
+#define RS(x) (x)
+#define KTINY 0x1p-126
+#define SFX a2_f32
+#include "klanes.h"
+
+#define RO(x) lrnd2_f16(x)
+#define RS(x) (x)
+#define KTINY 0x1p-14
+#define SFX a2_f16
+#include "klanes.h"
+
+#define RO(x) lrnd2_bf16(x)
+#define RS(x) (x)
+#define KTINY 0x1p-126
+#define SFX a2_bf16
+#include "klanes.h"
+
+#define RO(x) (x)
+#define RS(x) lrnd2_f16(x)
+#define KTINY 0x1p-126
+#define SFX a2_f16f32
+#include "klanes.h"
+
+#define RO(x) (x)
+#define RS(x) lrnd2_bf16(x)
+#define KTINY 0x1p-126
+#define SFX a2_bf16f32
+#include "klanes.h"
+
+#undef NUM
+#undef LT
+#undef LW
+#undef LALL
+#undef KBL
+#undef LCMP
+#undef LSET
+#undef LSQRT
+#undef LABS
+#define KBL(o, n) ((lv4d)_mm256_blendv_pd((__m256d)(o), (__m256d)(n), (__m256d)cx_->mv64))
+#define LCMP(a, b, op) ((unsigned)_mm256_movemask_pd(_mm256_cmp_pd((__m256d)(a), (__m256d)(b), (op))))
+#define LSET(x) ((lv4d)_mm256_set1_pd((double)(x)))
+#define LSQRT(a) ((lv4d)_mm256_sqrt_pd((__m256d)(a)))
+#define LABS(a) ((lv4d)_mm256_andnot_pd(_mm256_set1_pd(-0.0), (__m256d)(a)))
+#define NUM lv4d
+#define LT double
+#define LW 4
+#define LALL 0xfu
+#define RO(x) (x)
+#define RS(x) (x)
+#define KTINY 0x1p-1022
+#define SFX a2_f64
+#include "klanes.h"
+#pragma GCC pop_options
+
+/* the instruction set the lanes use: AVX-512 where the processor has it, else AVX2 (with F16C);
+ * VLA_LANES=avx2 in the environment asks for AVX2 even on an AVX-512 processor (tests, and
+ * comparisons) */
+enum { ISA_NONE, ISA_AVX2, ISA_AVX512 };
+static int lanes_isa(void)
+{
+    __builtin_cpu_init();
+    int has2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    int has512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                 __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+    const char *want = getenv("VLA_LANES");
+    if (want && !strcmp(want, "avx2"))
+        return has2 ? ISA_AVX2 : ISA_NONE;
+    return has512 ? ISA_AVX512 : has2 ? ISA_AVX2 : ISA_NONE;
+}
+
+void vla_lanes_round16(int bf, const float *x, float *y, size_t n);
+void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
+{
+    if (lanes_isa() == ISA_AVX512)
+        round16_512(bf, x, y, n);
+    else
+        round16_avx2(bf, x, y, n);
+}
 
 typedef void (*lblock_fn)(const kparams *p, const int *runs, int nl, void *arena, lctx *cx);
-static const lblock_fn lblocks[VLA_NPREC] = {
-    [VLA_F64] = lanes_block_f64,         [VLA_F32] = lanes_block_f32,
-    [VLA_F16] = lanes_block_f16,         [VLA_BF16] = lanes_block_bf16,
-    [VLA_F16_F32] = lanes_block_f16f32, [VLA_BF16_F32] = lanes_block_bf16f32};
+static const lblock_fn lblocks[2][VLA_NPREC] = {
+    {[VLA_F64] = lanes_block_a2_f64, [VLA_F32] = lanes_block_a2_f32,
+     [VLA_F16] = lanes_block_a2_f16, [VLA_BF16] = lanes_block_a2_bf16,
+     [VLA_F16_F32] = lanes_block_a2_f16f32, [VLA_BF16_F32] = lanes_block_a2_bf16f32},
+    {[VLA_F64] = lanes_block_f64, [VLA_F32] = lanes_block_f32, [VLA_F16] = lanes_block_f16,
+     [VLA_BF16] = lanes_block_bf16, [VLA_F16_F32] = lanes_block_f16f32,
+     [VLA_BF16_F32] = lanes_block_bf16f32}};
 
-static int lanes_of(vla_prec p) { return p == VLA_F64 ? 8 : 16; }
+/* runs per register */
+static int lanes_of(vla_prec p, int isa)
+{
+    return (p == VLA_F64 ? 8 : 16) / (isa == ISA_AVX512 ? 1 : 2);
+}
+
+int vla_cuda_lanes_width(vla_prec p)
+{
+    int isa = lanes_isa();
+    return isa == ISA_NONE ? 0 : lanes_of(p, isa);
+}
 
 static int lanes_probe(char *why, size_t len)
 {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw"))
+    if (lanes_isa() != ISA_NONE)
         return 1;
-    snprintf(why, len, "this processor has no AVX-512 (F, VL, DQ, BW), which the lanes need");
+    snprintf(why, len, "this processor has neither AVX-512 (F, VL, DQ, BW) nor AVX2 with F16C, "
+                       "which the lanes need");
     return 0;
 }
 
 typedef struct {
-    int threads;
+    int threads, isa;
 } lanes_ctx;
 
 static int lanes_open(void **ctx, int threads, char *err, size_t len)
@@ -228,6 +390,7 @@ static int lanes_open(void **ctx, int threads, char *err, size_t len)
 #else
     c->threads = 1;
 #endif
+    c->isa = lanes_isa();
     *ctx = c;
     return VLA_OK;
 }
@@ -280,7 +443,8 @@ static int same_course(const kparams *p, int a, int b)
 
 static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
 {
-    const int lw = lanes_of(p->cfg.prec), nt = ((lanes_ctx *)ctx)->threads;
+    const lanes_ctx *lc = ctx;
+    const int lw = lanes_of(p->cfg.prec, lc->isa), nt = lc->threads;
     int *runs = malloc(sizeof(int) * p->runs), *gstart = malloc(sizeof(int) * (p->runs + 1));
     int ng = 0, r = VLA_OK;
     if (!runs || !gstart) {
@@ -309,7 +473,8 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
                 r = VLA_ENOMEM;
                 continue;
             }
-            lblocks[p->cfg.prec](p, runs + gstart[g], gstart[g + 1] - gstart[g], arena, cx);
+            lblocks[lc->isa == ISA_AVX512][p->cfg.prec](p, runs + gstart[g],
+                                                        gstart[g + 1] - gstart[g], arena, cx);
         }
         free(arena);
         free(cx);
@@ -324,13 +489,16 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
 
 static int lanes_resident(void *ctx, const kparams *p)
 {
-    return lanes_of(p->cfg.prec) * ((lanes_ctx *)ctx)->threads;
+    const lanes_ctx *lc = ctx;
+    return lanes_of(p->cfg.prec, lc->isa) * lc->threads;
 }
 
 static void lanes_describe(void *ctx, char *buf, size_t len)
 {
-    snprintf(buf, len, "CPU vector lanes: AVX-512, 16 runs per register (8 in binary64), %d thread%s",
-             ((lanes_ctx *)ctx)->threads, ((lanes_ctx *)ctx)->threads == 1 ? "" : "s");
+    const lanes_ctx *lc = ctx;
+    snprintf(buf, len, "CPU vector lanes: %s, %d runs per register (%d in binary64), %d thread%s",
+             lc->isa == ISA_AVX512 ? "AVX-512" : "AVX2", lanes_of(VLA_F32, lc->isa),
+             lanes_of(VLA_F64, lc->isa), lc->threads, lc->threads == 1 ? "" : "s");
 }
 
 static int lanes_fma_peak(void *ctx, double *flops, char *err, size_t len)
@@ -359,5 +527,10 @@ void vla_lanes_round16(int bf, const float *x, float *y, size_t n);
 void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
 {
     (void)bf, (void)x, (void)y, (void)n;
+}
+int vla_cuda_lanes_width(vla_prec p)
+{
+    (void)p;
+    return 0;
 }
 #endif

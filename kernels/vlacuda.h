@@ -32,6 +32,9 @@ int vla_cuda_max_d(vla_prec p);
 /* The number of usable GPUs; 0 with the reason in why ("no CUDA backend in this build",
  * "cudaGetDeviceCount: no CUDA-capable device is detected", ...). */
 int vla_cuda_probe(char *why, size_t len);
+/* VLA_CUDA_LANES: the runs per vector register in precision p on this processor (16, f64 8 with
+ * AVX-512; 8 and 4 with AVX2; 0: no lanes). A multiple of it fills the lanes. */
+int vla_cuda_lanes_width(vla_prec p);
 /* 1 when target can run here, else 0 with the reason (GPU: vla_cuda_probe) */
 int vla_cuda_probe_target(vla_cuda_target t, char *why, size_t len);
 /* one line: how the CUDA part of this build was made */

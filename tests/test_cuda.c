@@ -258,6 +258,28 @@ TEST(lanes_bits_equal_cpu)
     }
 }
 
+/* The AVX2 lanes (8 runs per register, f64 4; blends under vector masks) where the processor
+ * also has AVX-512: VLA_LANES=avx2 chooses them. 11 runs: a full group and a partial one. */
+TEST(lanes_avx2_bits_equal_cpu)
+{
+    char why[400];
+    const char *old = getenv("VLA_LANES");
+    setenv("VLA_LANES", "avx2", 1);
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
+        vla_test_skip("no AVX2 lanes");
+    } else {
+        CHECK_EQ_INT(vla_cuda_lanes_width(VLA_F32), 8);
+        CHECK_EQ_INT(vla_cuda_lanes_width(VLA_F64), 4);
+        static const int ds[] = {5, 32};
+        vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2};
+        grid(&o, ds, 2, 4, 11, 30, 30);
+    }
+    if (old)
+        setenv("VLA_LANES", old, 1);
+    else
+        unsetenv("VLA_LANES");
+}
+
 /* the lanes' 16-bit rounding against lib's (fmt.h), over every binary32 pattern in steps of an
  * odd stride, and the edges (subnormals of binary16, overflow, NaN, ties) */
 void vla_lanes_round16(int bf, const float *x, float *y, size_t n);
@@ -271,6 +293,10 @@ TEST(lanes_round16_equals_lib)
     enum { N = 1 << 16 };
     static float x[N], y[N];
     long bad = 0;
+    const char *old = getenv("VLA_LANES");
+    for (int isa = 0; isa < 2; isa++) { /* the best lanes here, then AVX2's */
+    if (isa)
+        setenv("VLA_LANES", "avx2", 1);
     for (uint64_t base = 0; base < (1ull << 32); base += (uint64_t)N * 4099) {
         for (int i = 0; i < N; i++) {
             uint32_t u = (uint32_t)(base + (uint64_t)i * 4099);
@@ -289,6 +315,11 @@ TEST(lanes_round16_equals_lib)
             }
         }
     }
+    }
+    if (old)
+        setenv("VLA_LANES", old, 1);
+    else
+        unsetenv("VLA_LANES");
     CHECK_EQ_INT(bad, 0);
 }
 
