@@ -1,0 +1,70 @@
+# statenorm-long.gp: vla3 over 10^7 tokens (SPEC section 10, claims 1 and 6) in four precisions:
+# left ||S_t||_F, right ||A_t||_F, each the mean over the runs (thin: each run), against t.
+# Usage: gnuplot -e "dir='data'; out='figures/statenorm-long'" plots/statenorm-long.gp
+#   dir: holds statenorm-long-vla3-PREC.dat (vla-statenorm tables) for PREC in f32 f16-f32 f16
+#        bf16; out: the figure's path without extension (writes OUT.png and OUT.pdf)
+
+if (!exists("dir")) dir = "data"
+if (!exists("out")) out = "figures/statenorm-long"
+precs = "f32 f16-f32 f16 bf16"
+colors = "#1f77b4 #2ca02c #ff7f0e #d62728"
+lite = "#801f77b4 #802ca02c #80ff7f0e #80d62728"
+tab(p) = dir . "/statenorm-long-vla3-" . p . ".dat"
+have(f) = system("[ -r '" . f . "' ] && echo 1 || echo 0") + 0
+do for [i = 1:4] {
+    if (!have(tab(word(precs, i)))) {
+        print sprintf("statenorm-long.gp: missing %s", tab(word(precs, i)))
+        exit status 1
+    }
+}
+# the mean over the runs at each checkpoint (column c)
+mean(f, c) = sprintf("< awk '!/^#/ && NF { s[$1] += $%d; n[$1]++ } END { for (t in s) print t, s[t] / n[t] }' '%s' | sort -g", c, f)
+runs(f) = system("awk '/^# runs:/ { print $3 }' '" . f . "'")
+steps(f) = system("awk '/^# steps:/ { print $3 }' '" . f . "'")
+backend(f) = system("awk '/^# backend:/ { print $3 }' '" . f . "'")
+# each precision's values at its last checkpoint, for the legend
+array sl[4]
+array al[4]
+do for [i = 1:4] {
+    stats tab(word(precs, i)) using 1 nooutput
+    T = STATS_max
+    stats tab(word(precs, i)) using ($1 == T ? $2 : 1/0) nooutput
+    sl[i] = STATS_mean
+    stats tab(word(precs, i)) using ($1 == T ? $3 : 1/0) nooutput
+    al[i] = STATS_mean
+}
+R = runs(tab("f32"))
+
+do for [fmt in "png pdf"] {
+    if (fmt eq "png") {
+        set terminal pngcairo size 1500, 620 font "sans,11" enhanced
+        set output out . ".png"
+    } else {
+        set terminal pdfcairo size 12.5in, 5.2in font "sans,10" enhanced
+        set output out . ".pdf"
+    }
+    set multiplot layout 1, 2 margins 0.06, 0.985, 0.11, 0.85 spacing 0.07 \
+        title sprintf("vla3 over %.0e tokens (lmlike, d = 32, nudge on, strict; thick: mean over %s runs, thin: each run; backend %s)", T, R, backend(tab("f32")))
+    set logscale xy
+    set format x "10^{%L}"
+    set grid xtics ytics mxtics mytics lc rgb "#e6e6e6" lw 1, lc rgb "#f2f2f2" lw 1
+    set xlabel "t (tokens)"
+    set xrange [1:T * 1.5]
+    set key bottom right Left reverse samplen 2 spacing 1.1 box opaque
+    set border lw 1
+
+    set title "||S_t||_F: the state's norm"
+    set ylabel "||S_t||_F"
+    set format y "%g"
+    plot for [i = 1:4] tab(word(precs, i)) using 1:2 with lines lw 0.6 lc rgb word(lite, i) notitle, \
+         for [i = 1:4] mean(tab(word(precs, i)), 2) using 1:2 with lines lw 2.5 \
+             lc rgb word(colors, i) title sprintf("%s  (%.3g at t = %.0e)", word(precs, i), sl[i], T)
+
+    set title "||A_t||_F: the tracked inverse of M_t"
+    set ylabel "||A_t||_F"
+    plot for [i = 1:4] tab(word(precs, i)) using 1:3 with lines lw 0.6 lc rgb word(lite, i) notitle, \
+         for [i = 1:4] mean(tab(word(precs, i)), 3) using 1:2 with lines lw 2.5 \
+             lc rgb word(colors, i) title sprintf("%s  (%.3g at t = %.0e)", word(precs, i), al[i], T)
+    unset multiplot
+    unset output
+}
