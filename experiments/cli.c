@@ -930,7 +930,10 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     free(inf_ref);
     int status = 0;
     if (interrupted) {
-        if (!strcmp(c->out, "-"))
+        if (!strcmp(c->backend, "lanes"))
+            fprintf(stderr, "%s: interrupted (signal %d); nothing saved: --backend lanes writes no "
+                            "checkpoints.\n", spec->prog, (int)stop_requested);
+        else if (!strcmp(c->out, "-"))
             fprintf(stderr, "%s: interrupted (signal %d); nothing saved: checkpoints need --out "
                             "FILE.\n", spec->prog, (int)stop_requested);
         else if (unsaved)

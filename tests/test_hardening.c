@@ -1336,6 +1336,27 @@ TEST(hardening_statenorm_lanes_equal_cpu)
         free(b);
         a = b = NULL;
     }
+    /* SIGINT: exit 3, saying that nothing was saved, and no table */
+    char dir[] = "/tmp/vla-lanes-sig.XXXXXX", out[300];
+    if (mkdtemp(dir)) {
+        snprintf(out, sizeof out, "%s/t.dat", dir);
+        char *argv[] = {(char *)p, "--precision", "f16", "--d", "32", "--steps", "1e8", "--runs",
+                        "16", "--backend", "lanes", "--out", out, NULL};
+        child ch;
+        if (!spawn(&ch, NULL, argv, NULL)) {
+            nanosleep(&(struct timespec){0, 400000000}, NULL);
+            kill(ch.pid, SIGINT);
+            int st = finish(&ch, 30);
+            char *text = read_all(ch.err, NULL);
+            unlink(ch.err);
+            CHECK_MSG(st == 3 && text && strstr(text, "interrupted (signal 2); nothing saved: "
+                                                      "--backend lanes writes no checkpoints"),
+                      "SIGINT: status %d, '%s'", st, text ? text : "");
+            CHECK_MSG(!exists(out), "SIGINT: a table stands at %s", out);
+            free(text);
+        }
+        remove_tree(dir);
+    }
     static const char *const bad[][3] = {{"--ref", "f64", "no reference"},
                                          {"--track", "comp", "strict mode and"},
                                          {"--mode", "fast", "strict mode and"}};
