@@ -1,31 +1,39 @@
-# statenorm-long.gp: vla3 over 10^7 tokens (SPEC section 10, claims 1 and 6) in four precisions:
-# left ||S_t||_F, right ||A_t||_F, each the mean over the runs (thin: each run), against t.
+# statenorm-long.gp: vla3 over 10^7 tokens (SPEC section 10, claims 1 and 6) in five precisions:
+# left ||S_t||_F, right ||A_t||_F, each the mean over the runs still finite (thin: each run),
+# against t; binary64 (dashed) is the same recurrence with the least rounding.
 # Usage: gnuplot -e "dir='data'; out='figures/statenorm-long'" plots/statenorm-long.gp
-#   dir: holds statenorm-long-vla3-PREC.dat (vla-statenorm tables) for PREC in f32 f16-f32 f16
-#        bf16; out: the figure's path without extension (writes OUT.png and OUT.pdf)
+#   dir: holds statenorm-long-vla3-PREC.dat (vla-statenorm tables) for PREC in f64 f32 f16-f32
+#        f16 bf16; out: the figure's path without extension (writes OUT.png and OUT.pdf)
 
 if (!exists("dir")) dir = "data"
 if (!exists("out")) out = "figures/statenorm-long"
-precs = "f32 f16-f32 f16 bf16"
-colors = "#1f77b4 #2ca02c #ff7f0e #d62728"
-lite = "#801f77b4 #802ca02c #80ff7f0e #80d62728"
+precs = "f32 f16-f32 f16 bf16 f64" # f64 last: drawn on top, dashed
+colors = "#1f77b4 #2ca02c #ff7f0e #d62728 #000000"
+lite = "#801f77b4 #802ca02c #80ff7f0e #80d62728 #80000000"
+dash = "1 1 1 1 2"
+lw = "2.5 2.5 2.5 2.5 1.5"
+NP = 5
 tab(p) = dir . "/statenorm-long-vla3-" . p . ".dat"
 have(f) = system("[ -r '" . f . "' ] && echo 1 || echo 0") + 0
-do for [i = 1:4] {
+do for [i = 1:NP] {
     if (!have(tab(word(precs, i)))) {
         print sprintf("statenorm-long.gp: missing %s", tab(word(precs, i)))
         exit status 1
     }
 }
-# the mean over the runs at each checkpoint (column c)
-mean(f, c) = sprintf("< awk '!/^#/ && NF { s[$1] += $%d; n[$1]++ } END { for (t in s) print t, s[t] / n[t] }' '%s' | sort -g", c, f)
+# the mean over the runs whose value is finite at each checkpoint (column c)
+mean(f, c) = sprintf("< awk '!/^#/ && NF && $%d ~ /^-?[0-9]/ { s[$1] += $%d; n[$1]++ } END { for (t in s) print t, s[t] / n[t] }' '%s' | sort -g", c, c, f)
+# how many runs end non-finite, and the first checkpoint where one is
+nbad(f) = system("awk '!/^#/ && NF { last[b] = $2 } !NF { b++ } END { for (i in last) n += last[i] !~ /^-?[0-9]/; print n + 0 }' '" . f . "'") + 0
+tbad(f) = system("awk '!/^#/ && NF && $2 !~ /^-?[0-9]/ && (!t || $1 < t) { t = $1 } END { print t + 0 }' '" . f . "'") + 0
+bad(f) = nbad(f) ? sprintf(", %d of %s runs NaN from t = %.2g", nbad(f), runs(f), tbad(f)) : ""
 runs(f) = system("awk '/^# runs:/ { print $3 }' '" . f . "'")
 steps(f) = system("awk '/^# steps:/ { print $3 }' '" . f . "'")
 backend(f) = system("awk '/^# backend:/ { print $3 }' '" . f . "'")
 # each precision's values at its last checkpoint, for the legend
-array sl[4]
-array al[4]
-do for [i = 1:4] {
+array sl[NP]
+array al[NP]
+do for [i = 1:NP] {
     stats tab(word(precs, i)) using 1 nooutput
     T = STATS_max
     stats tab(word(precs, i)) using ($1 == T ? $2 : 1/0) nooutput
@@ -34,6 +42,8 @@ do for [i = 1:4] {
     al[i] = STATS_mean
 }
 R = runs(tab("f32"))
+# thin lines: every run but binary64's (drawn under f32's, which they follow)
+NT = NP - 1
 
 do for [fmt in "png pdf"] {
     if (fmt eq "png") {
@@ -56,15 +66,17 @@ do for [fmt in "png pdf"] {
     set title "||S_t||_F: the state's norm"
     set ylabel "||S_t||_F"
     set format y "%g"
-    plot for [i = 1:4] tab(word(precs, i)) using 1:2 with lines lw 0.6 lc rgb word(lite, i) notitle, \
-         for [i = 1:4] mean(tab(word(precs, i)), 2) using 1:2 with lines lw 2.5 \
-             lc rgb word(colors, i) title sprintf("%s  (%.3g at t = %.0e)", word(precs, i), sl[i], T)
+    plot for [i = 1:NT] tab(word(precs, i)) using 1:2 with lines lw 0.6 lc rgb word(lite, i) notitle, \
+         for [i = 1:NP] mean(tab(word(precs, i)), 2) using 1:2 with lines lw word(lw, i) + 0 \
+             dt int(word(dash, i)) lc rgb word(colors, i) \
+             title sprintf("%s  (%.3g at t = %.0e%s)", word(precs, i), sl[i], T, bad(tab(word(precs, i))))
 
-    set title "||A_t||_F: the tracked inverse of M_t"
+    set title "||A_t||_F: the tracked inverse of M_t (the nudge adds 10^{-3} I every 20 steps)"
     set ylabel "||A_t||_F"
-    plot for [i = 1:4] tab(word(precs, i)) using 1:3 with lines lw 0.6 lc rgb word(lite, i) notitle, \
-         for [i = 1:4] mean(tab(word(precs, i)), 3) using 1:2 with lines lw 2.5 \
-             lc rgb word(colors, i) title sprintf("%s  (%.3g at t = %.0e)", word(precs, i), al[i], T)
+    plot for [i = 1:NT] tab(word(precs, i)) using 1:3 with lines lw 0.6 lc rgb word(lite, i) notitle, \
+         for [i = 1:NP] mean(tab(word(precs, i)), 3) using 1:2 with lines lw word(lw, i) + 0 \
+             dt int(word(dash, i)) lc rgb word(colors, i) \
+             title sprintf("%s  (%.3g at t = %.0e)", word(precs, i), al[i], T)
     unset multiplot
     unset output
 }
