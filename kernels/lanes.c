@@ -1,8 +1,8 @@
 /* lanes.c: the kernel on the CPU's vector lanes (target VLA_CUDA_LANES of vlacuda.h): 16 runs
- * (binary64: 8) advance together in the lanes of AVX-512 registers (AVX2 where there is no
- * AVX-512: 8 runs, binary64 4), each lane doing its own run's
- * strict operations in its own order, so a lane ends with the very bits the CPU model computes
- * for that run (tests/test_cuda.c checks it bit for bit, as for the GPU). This is the fast CPU
+ * (binary64: 8) advance together in the lanes of AVX-512 registers (without AVX-512, AVX2: 8
+ * runs, binary64 4), each lane doing its own run's strict operations in its own order, so a lane
+ * ends with the very bits the CPU model computes for that run (tests/test_cuda.c checks it bit
+ * for bit, as for the GPU). This is the fast CPU
  * path for many runs: a strict dot product is a chain of dependent additions that no
  * reordering may shorten, and one run's recurrence is mostly such chains, but LW independent
  * runs fill a vector unit's lanes and its pipelines. Groups of runs are spread over threads
