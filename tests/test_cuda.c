@@ -256,6 +256,14 @@ TEST(lanes_bits_equal_cpu)
         ccase c = {mk, VLA_TRACK_SM, mk % 2 ? VLA_F64 : VLA_F32, 64, 48, "lmlike", NULL, 0};
         cuda_case(&c, &o, 17, 30, 30);
     }
+    /* inputs large enough that binary16 overflows in some runs and not in others: lanes turning
+     * Inf and NaN beside finite ones (NaNs compare equal, whatever their payload) */
+    static const ccase big[] = { /* non-finite (vla-statenorm, 60 steps): 1, 3, 4 of 19 runs */
+        {VLA_VLA3, VLA_TRACK_SM, VLA_F16, 8, 8, "gauss:40", "nudge=off", 0},
+        {VLA_LA, VLA_TRACK_SM, VLA_F16, 8, 8, "gauss:10", NULL, 0},
+        {VLA_VLA1, VLA_TRACK_SM, VLA_F16_F32, 8, 8, "gauss:3000", NULL, 0}};
+    for (int i = 0; i < 3; i++)
+        cuda_case(&big[i], &o, 19, 60, 30);
 }
 
 /* The AVX2 lanes (8 runs per register, f64 4; blends under vector masks) where the processor
