@@ -1344,7 +1344,7 @@ TEST(hardening_statenorm_lanes_equal_cpu)
                         "16", "--backend", "lanes", "--out", out, NULL};
         child ch;
         if (!spawn(&ch, NULL, argv, NULL)) {
-            nanosleep(&(struct timespec){0, 400000000}, NULL);
+            nanosleep(&(struct timespec){1, 0}, NULL); /* under way: its handler is set */
             kill(ch.pid, SIGINT);
             int st = finish(&ch, 30);
             char *text = read_all(ch.err, NULL);
