@@ -4,6 +4,7 @@
  * The suite and its measures sit above main so that tests/test_regress.c can include this file. */
 #include "vlastab.h"
 #include "vlaref.h"
+#include "roff.h"
 #include <errno.h>
 #include <float.h>
 #include <fnmatch.h>
@@ -1210,37 +1211,20 @@ static void help(void)
     exit(0);
 }
 
-/* roff as cli.c writes it, so that the page reads back as the --help text does */
-static void roff(const char *s)
-{
-    for (int bol = 1; *s; s++) {
-        if (bol && *s == '.') /* a request at the start of a line: make it text */
-            fputs("\\&", stdout);
-        bol = *s == '\n';
-        if (*s == '\\')
-            fputs("\\e", stdout);
-        else if (*s == '-') /* a plain '-' may print as a hyphen: options must copy as typed */
-            fputs("\\-", stdout);
-        else if (*s == '\'')
-            fputs("\\(aq", stdout);
-        else
-            putchar(*s);
-    }
-}
 
 /* the items as tagged paragraphs: the tag in bold, its argument in italics */
 static void man_items(const rg_doc_item *it, const char *dashes)
 {
     for (; it->name; it++) {
         printf(".TP\n\\fB");
-        roff(dashes);
-        roff(it->name);
+        vla_roff(dashes, NULL, 0);
+        vla_roff(it->name, NULL, 0);
         if (it->arg) {
             printf("\\fR \\fI");
-            roff(it->arg);
+            vla_roff(it->arg, NULL, 0);
         }
         printf("\\fR\n");
-        roff(it->help);
+        vla_roff(it->help, NULL, 0);
         printf("\n");
     }
 }
@@ -1255,31 +1239,31 @@ static void man(void)
     /* NAME: the phrase man/mkman.sh takes from this file's first line, else the same words */
     const char *phrase = getenv("VLA_MAN_NAME");
     printf(".SH NAME\nvla\\-regress \\- ");
-    roff(phrase && *phrase ? phrase : "has any precision got worse");
+    vla_roff(phrase && *phrase ? phrase : "has any precision got worse", NULL, 0);
     printf("\n.SH SYNOPSIS\n\\fBvla\\-regress\\fR [\\fIOPTION\\fR]...\n.SH DESCRIPTION\n");
-    roff(rg_help_summary);
+    vla_roff(rg_help_summary, NULL, 0);
     printf("\n.SH OPTIONS\n");
     man_items(rg_help_opts, "--");
     printf(".SH COLUMNS\n");
-    roff(rg_help_output);
+    vla_roff(rg_help_output, NULL, 0);
     printf("\n");
     man_items(rg_help_cols, "");
     printf(".PP\n");
-    roff(rg_help_output_end);
+    vla_roff(rg_help_output_end, NULL, 0);
     printf("\n.SH \"EXIT STATUS\"\n");
-    roff(rg_help_exit_head);
+    vla_roff(rg_help_exit_head, NULL, 0);
     printf("\n");
     man_items(rg_help_exit, "");
     printf(".SH FILES\n");
-    roff(rg_help_files_head);
+    vla_roff(rg_help_files_head, NULL, 0);
     printf("\n");
     man_items(rg_help_files, "");
     printf(".PP\n");
-    roff(rg_help_files_end);
+    vla_roff(rg_help_files_end, NULL, 0);
     printf("\n.PP\n");
-    roff(suite);
+    vla_roff(suite, NULL, 0);
     printf("\n.SH EXAMPLE\n.RS 4\n.nf\n");
-    roff(rg_help_example);
+    vla_roff(rg_help_example, NULL, 0);
     printf("\n.fi\n.RE\n.SH SEE ALSO\n\\fBvlastab\\fR(7)\n");
     exit(0);
 }

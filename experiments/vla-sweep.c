@@ -4,6 +4,7 @@
  * it never parses the experiments' options, only appends --out to each command (help_format). */
 #define _GNU_SOURCE
 #include "vlastab.h"
+#include "roff.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -118,29 +119,12 @@ static void help(void)
     exit(0);
 }
 
-/* roff as cli.c writes it, so that the page reads back as the --help text does */
-static void roff(const char *s, const char *end)
-{
-    for (int bol = 1; *s && s != end; s++) {
-        if (bol && *s == '.')
-            fputs("\\&", stdout);
-        bol = *s == '\n';
-        if (*s == '\\')
-            fputs("\\e", stdout);
-        else if (*s == '-')
-            fputs("\\-", stdout);
-        else if (*s == '\'')
-            fputs("\\(aq", stdout);
-        else
-            putchar(*s);
-    }
-}
 
 /* a block of --help kept in its lines (the format and the columns are laid out by hand) */
 static void roff_lines(const char *s)
 {
     printf(".PP\n.nf\n");
-    roff(s, NULL);
+    vla_roff(s, NULL, 0);
     printf("\n.fi\n");
 }
 
@@ -151,20 +135,20 @@ static void man(void)
     /* NAME: the phrase man/mkman.sh takes from this file's first line, else the same words */
     const char *phrase = getenv("VLA_MAN_NAME");
     printf(".SH NAME\nvla\\-sweep \\- ");
-    roff(phrase && *phrase ? phrase : "parameter sweeps of the experiment programs", NULL);
+    vla_roff(phrase && *phrase ? phrase : "parameter sweeps of the experiment programs", NULL, 0);
     printf("\n");
     printf(".SH SYNOPSIS\n\\fBvla\\-sweep\\fR [\\fIOPTION\\fR]... \\fIFILE\\fR\n.SH DESCRIPTION\n");
-    roff(help_summary, NULL);
+    vla_roff(help_summary, NULL, 0);
     printf("\n.SH OPTIONS\n");
     for (size_t i = 0; i < NOPTS; i++) {
         printf(".TP\n\\fB\\-\\-");
-        roff(opts[i].name, NULL);
+        vla_roff(opts[i].name, NULL, 0);
         if (opts[i].arg) {
             printf("\\fR \\fI");
-            roff(opts[i].arg, NULL);
+            vla_roff(opts[i].arg, NULL, 0);
         }
         printf("\\fR\n");
-        roff(opts[i].help, NULL);
+        vla_roff(opts[i].help, NULL, 0);
         printf("\n");
     }
     printf(".SH \"SWEEP FILE\"\n");
@@ -172,7 +156,7 @@ static void man(void)
     printf(".SH COLUMNS\n");
     roff_lines(help_columns);
     printf(".SH EXAMPLE\n.RS 4\n.nf\n");
-    roff(help_example, NULL);
+    vla_roff(help_example, NULL, 0);
     printf("\n.fi\n.RE\n.SH SEE ALSO\n\\fBvlastab\\fR(7)\n");
     exit(0);
 }
