@@ -99,6 +99,14 @@ static inline KHD long karena_off(int a, int d, int dv, int shift)
     return off;
 }
 
+/* points the arrays of recur.h's state s at the arena's arrays a[KA_...] (kdriver.h, klanes.h) */
+#define KBIND_STATE(s, a)                                                                          \
+    ((s)->S = (a)[KA_S], (s)->A = (a)[KA_A], (s)->n = (a)[KA_N], (s)->q = (a)[KA_Q],               \
+     (s)->k = (a)[KA_K], (s)->v = (a)[KA_V], (s)->u = (a)[KA_U], (s)->g = (a)[KA_G],               \
+     (s)->pk = (a)[KA_PK], (s)->pq = (a)[KA_PQ], (s)->kp = (a)[KA_KP], (s)->al = (a)[KA_AL],       \
+     (s)->z = (a)[KA_Z], (s)->e = (a)[KA_E], (s)->o = (a)[KA_O], (s)->w = (a)[KA_W],               \
+     (s)->e2 = (a)[KA_E2], (s)->c = (a)[KA_C], (s)->beta_decay = (a)[KA_BD])
+
 static inline KHD int krec_len(int d, int dv) { return 5 * d + 2 * dv + 2; }
 static inline KHD int kstate_len(int d, int dv) { return dv * d + d * d + 3 * d + dv; }
 #endif

@@ -33,25 +33,7 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
     s->cfg = p->cfg;
     s->d = d;
     s->dv = dv;
-    s->S = a_[KA_S];
-    s->A = a_[KA_A];
-    s->n = a_[KA_N];
-    s->q = a_[KA_Q];
-    s->k = a_[KA_K];
-    s->v = a_[KA_V];
-    s->u = a_[KA_U];
-    s->g = a_[KA_G];
-    s->pk = a_[KA_PK];
-    s->pq = a_[KA_PQ];
-    s->kp = a_[KA_KP];
-    s->al = a_[KA_AL];
-    s->z = a_[KA_Z];
-    s->e = a_[KA_E];
-    s->o = a_[KA_O];
-    s->w = a_[KA_W];
-    s->e2 = a_[KA_E2];
-    s->c = a_[KA_C];
-    s->beta_decay = a_[KA_BD];
+    KBIND_STATE(s, a_);
     s->t = p->counts[run].t;
     s->cnt = p->counts[run].cnt;
 

@@ -71,25 +71,7 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
     s->cfg = p->cfg;
     s->d = d;
     s->dv = dv;
-    s->S = a_[KA_S];
-    s->A = a_[KA_A];
-    s->n = a_[KA_N];
-    s->q = a_[KA_Q];
-    s->k = a_[KA_K];
-    s->v = a_[KA_V];
-    s->u = a_[KA_U];
-    s->g = a_[KA_G];
-    s->pk = a_[KA_PK];
-    s->pq = a_[KA_PQ];
-    s->kp = a_[KA_KP];
-    s->al = a_[KA_AL];
-    s->z = a_[KA_Z];
-    s->e = a_[KA_E];
-    s->o = a_[KA_O];
-    s->w = a_[KA_W];
-    s->e2 = a_[KA_E2];
-    s->c = a_[KA_C];
-    s->beta_decay = a_[KA_BD];
+    KBIND_STATE(s, a_);
     s->t = p->counts[runs[0]].t;
     /* counts of this launch: the ones every lane shares in s->cnt, the others per lane */
     memset(cx_->cnt, 0, sizeof cx_->cnt);
