@@ -266,6 +266,65 @@ TEST(lanes_bits_equal_cpu)
         cuda_case(&big[i], &o, 19, 60, 30);
 }
 
+/* Inputs shared by every run (vla_cuda_stage's shared = 1, what the benchmark times): each lane
+ * broadcasts one record, and every run must end with the bits of one CPU model on that stream,
+ * with a read step among the writes */
+TEST(lanes_shared_inputs_equal_cpu)
+{
+    char why[400], err[400];
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
+        vla_test_skip("no lanes");
+        return;
+    }
+    enum { T = 50, RUNS = 21, D = 12 };
+    static const vla_prec ps[] = {VLA_F32, VLA_F64, VLA_BF16};
+    for (int pi = 0; pi < 3; pi++) {
+        vla_config cfg;
+        vla_config_default(&cfg, VLA_VLA3, D);
+        cfg.prec = ps[pi];
+        vla_cuda *g;
+        vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2};
+        if (vla_cuda_new(&g, &cfg, RUNS, &o, err, sizeof err)) {
+            CHECK_MSG(0, "vla_cuda_new: %s", err);
+            return;
+        }
+        vla_model *cpu;
+        vla_stream *st;
+        CHECK(vla_model_new(&cpu, &cfg) == 0);
+        CHECK(vla_stream_open(&st, "gauss", D, D, 5, err, sizeof err) == 0);
+        static vla_step_buf b[T];
+        vla_input in[T];
+        unsigned char rd[T] = {0};
+        for (int t = 0; t < T; t++) {
+            vla_step_buf_alloc(&b[t], D, D);
+            vla_stream_get(st, 0, t + 1, &b[t]);
+            in[t] = (vla_input){b[t].q, b[t].k, b[t].v, b[t].u, NULL, NAN, NAN};
+            rd[t] = t == 17;
+            CHECK(rd[t] ? vla_model_read(cpu, b[t].q) == 0 : vla_model_step(cpu, &in[t]) == 0);
+        }
+        CHECK(vla_cuda_stage(g, T, in, rd, 1) == 0 && vla_cuda_launch(g, NULL) == 0);
+        double x[D * D], y[D * D];
+        long bad = 0;
+        static const vla_quantity qs[] = {VLA_Q_S, VLA_Q_A, VLA_Q_N, VLA_Q_O};
+        static const int len[] = {D * D, D * D, D, D};
+        for (int r = 0; r < RUNS; r++)
+            for (int q = 0; q < 4; q++) {
+                CHECK(vla_cuda_get(g, r, qs[q], y) == 0 && vla_model_get(cpu, qs[q], x) == 0);
+                for (int j = 0; j < len[q]; j++)
+                    bad += !same(x[j], y[j]);
+            }
+        vla_counts kc;
+        CHECK(vla_cuda_counts(g, RUNS - 1, &kc) == 0);
+        CHECK_MSG(bad == 0 && !memcmp(&kc, vla_model_counts(cpu), sizeof kc),
+                  "%s: %ld numbers differ from the CPU's", vla_prec_name(ps[pi]), bad);
+        for (int t = 0; t < T; t++)
+            vla_step_buf_free(&b[t]);
+        vla_stream_close(st);
+        vla_model_free(cpu);
+        vla_cuda_free(g);
+    }
+}
+
 /* The AVX2 lanes (8 runs per register, f64 4; blends under vector masks) where the processor
  * also has AVX-512: VLA_LANES=avx2 chooses them. 11 runs: a full group and a partial one. */
 TEST(lanes_avx2_bits_equal_cpu)
