@@ -9,9 +9,16 @@
 #include "model_impl.h"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(VLA_NO_SIMD)
+/* the helpers both instantiations share (input rounding, fmt.h), compiled for any x86-64: a
+ * helper compiled for AVX-512 and called from the AVX2 code would fault where there is none */
+#include "arith_native.h"
+#include <immintrin.h>
+#include <stdlib.h>
+#include <string.h>
+
+#pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw")
 #pragma GCC optimize("tree-vectorize")
-#include <immintrin.h>
 
 /* in-register transpose of a 16 x 16 tile of floats: r[i] holds row i on entry, column i on exit */
 static inline __attribute__((always_inline)) void tr16(__m512 r[16])
@@ -228,14 +235,150 @@ static int mvt_f64(double *y, const double *M, const double *x, int m, int n)
 #define NATIVE_CREATE native_create_simd
 static int native_create_simd(const vla_config *cfg, vla_model **out);
 #include "native_all.h"
+#pragma GCC pop_options
 
+/* ---- AVX2 (no AVX-512): 8 binary32 rows per register (4 binary64), 8 x 8 (4 x 4) tiles; the
+ * rows of a last partial block, and the columns of a last partial tile, are finished one row at
+ * a time in the same order (recur.h's dot: the first product, then left to right) ---- */
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#pragma GCC optimize("tree-vectorize")
+static inline __attribute__((always_inline)) void tr8f(__m256 r[8])
+{
+    __m256 t[8], u[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+        r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+    }
+}
+static inline __attribute__((always_inline)) void tr4d(__m256d r[4])
+{
+    __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+    __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+    r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+/* y = M x (M m x n): W rows at a time over W x W tiles, then each row's remaining columns, and
+ * the rows of a partial block alone, all in recur.h's order. One text for both widths. */
+#define MV2(name, T, V, W, LOAD, SET1, MUL, ADD, STORE, TR)                                        \
+    static int name(T *y, const T *M, const T *x, int m, int n)                                    \
+    {                                                                                              \
+        int i0 = 0;                                                                                \
+        for (; i0 + W <= m; i0 += W) {                                                             \
+            V acc = SET1(0);                                                                       \
+            int j0 = 0;                                                                            \
+            for (; j0 + W <= n; j0 += W) {                                                         \
+                V r[W];                                                                            \
+                _Pragma("GCC unroll 8") for (int i = 0; i < W; i++) r[i] =                         \
+                    LOAD(M + (size_t)(i0 + i) * n + j0);                                           \
+                TR(r);                                                                             \
+                _Pragma("GCC unroll 8") for (int c = 0; c < W; c++) {                              \
+                    V p = MUL(r[c], SET1(x[j0 + c]));                                              \
+                    acc = j0 + c ? ADD(acc, p) : p;                                                \
+                }                                                                                  \
+            }                                                                                      \
+            T a[W];                                                                                \
+            STORE(a, acc);                                                                         \
+            for (int i = 0; i < W; i++) {                                                          \
+                const T *row = M + (size_t)(i0 + i) * n;                                           \
+                T s = j0 ? a[i] : row[0] * x[0], t;                                                \
+                for (int j = j0 ? j0 : 1; j < n; j++) {                                            \
+                    t = row[j] * x[j];                                                             \
+                    s = s + t;                                                                     \
+                }                                                                                  \
+                y[i0 + i] = s;                                                                     \
+            }                                                                                      \
+        }                                                                                          \
+        for (; i0 < m; i0++) {                                                                     \
+            const T *row = M + (size_t)i0 * n;                                                     \
+            T s = row[0] * x[0], t;                                                                \
+            for (int j = 1; j < n; j++) {                                                          \
+                t = row[j] * x[j];                                                                 \
+                s = s + t;                                                                         \
+            }                                                                                      \
+            y[i0] = s;                                                                             \
+        }                                                                                          \
+        return 1;                                                                                  \
+    }
+/* y = M^T x (M n x m): W consecutive i in the lanes, each column a contiguous load, two blocks
+ * at a time; the last i alone */
+#define MVT2(name, T, V, W, LOAD, SET1, MUL, ADD, STOREU)                                          \
+    static int name(T *y, const T *M, const T *x, int m, int n)                                    \
+    {                                                                                              \
+        int i0 = 0;                                                                                \
+        for (; i0 + 2 * W <= m; i0 += 2 * W) {                                                     \
+            V a = MUL(LOAD(M + i0), SET1(x[0])), b = MUL(LOAD(M + i0 + W), SET1(x[0]));            \
+            for (int j = 1; j < n; j++) {                                                          \
+                const T *row = M + (size_t)j * m + i0;                                             \
+                a = ADD(a, MUL(LOAD(row), SET1(x[j])));                                            \
+                b = ADD(b, MUL(LOAD(row + W), SET1(x[j])));                                        \
+            }                                                                                      \
+            STOREU(y + i0, a);                                                                     \
+            STOREU(y + i0 + W, b);                                                                 \
+        }                                                                                          \
+        for (; i0 < m; i0++) {                                                                     \
+            T s = M[i0] * x[0], t;                                                                 \
+            for (int j = 1; j < n; j++) {                                                          \
+                t = M[(size_t)j * m + i0] * x[j];                                                  \
+                s = s + t;                                                                         \
+            }                                                                                      \
+            y[i0] = s;                                                                             \
+        }                                                                                          \
+        return 1;                                                                                  \
+    }
+MV2(mv2_f32, float, __m256, 8, _mm256_loadu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
+    _mm256_storeu_ps, tr8f)
+MV2(mv2_f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_set1_pd, _mm256_mul_pd, _mm256_add_pd,
+    _mm256_storeu_pd, tr4d)
+MVT2(mvt2_f32, float, __m256, 8, _mm256_loadu_ps, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
+     _mm256_storeu_ps)
+MVT2(mvt2_f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_set1_pd, _mm256_mul_pd, _mm256_add_pd,
+     _mm256_storeu_pd)
+
+#undef VLA_MATVEC_HOOK
+#undef VLA_MATVEC_T_HOOK
+#define VLA_MATVEC_HOOK(y, M, x, m, n)                                                             \
+    (SIMD_OK && _Generic((y), float *: mv2_f32, double *: mv2_f64)((y), (M), (x), (m), (n)))
+#define VLA_MATVEC_T_HOOK(y, M, x, m, n)                                                           \
+    (SIMD_OK && _Generic((y), float *: mvt2_f32, double *: mvt2_f64)((y), (M), (x), (m), (n)))
+#undef TAG
+#undef NATIVE_CREATE
+#define TAG(x) VLA_CAT(x, simd2)
+#define NATIVE_CREATE native_create_simd2
+static int native_create_simd2(const vla_config *cfg, vla_model **out);
+#include "native_all.h"
+#pragma GCC pop_options
+
+/* AVX-512 where the processor has it, else AVX2; VLA_SIMD=avx2 asks for AVX2 (tests), =off for
+ * lib's plain loops */
 int vla_native_create_simd(const vla_config *cfg, vla_model **out)
 {
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl") ||
-        !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512bw"))
-        return VLA_ENOTSUP;
-    return native_create_simd(cfg, out);
+    const char *want = getenv("VLA_SIMD");
+    int off = want && !strcmp(want, "off"), only2 = want && !strcmp(want, "avx2");
+    if (!off && !only2 && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512bw"))
+        return native_create_simd(cfg, out);
+    if (!off && __builtin_cpu_supports("avx2"))
+        return native_create_simd2(cfg, out);
+    return VLA_ENOTSUP;
 }
 #else
 int vla_native_create_simd(const vla_config *cfg, vla_model **out)

@@ -141,6 +141,31 @@ TEST(conform_all_models_precisions_large_d)
                 run_case(mk, tr, p, k % 2 ? 64 : 32, streams[k % 3], k % 2 ? 30 : 60);
 }
 
+/* lib's AVX2 instantiation (the vectorized path of a processor without AVX-512; VLA_SIMD=avx2
+ * chooses it here): d = 32 and 64 in 8 x 8 (f64 4 x 4) tiles, and d = 33 and 13, whose last
+ * rows and columns the tiles leave to the scalar tail, each model, tracking and precision once */
+TEST(conform_avx2_path)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (!__builtin_cpu_supports("avx2")) {
+        vla_test_skip("no AVX2");
+        return;
+    }
+#endif
+    const char *old = getenv("VLA_SIMD");
+    setenv("VLA_SIMD", "avx2", 1);
+    static const int ds[] = {32, 64, 33, 13};
+    int k = 0;
+    for (int mk = 0; mk < VLA_NMODEL; mk++)
+        for (int tr = 0; tr < ntracks(mk); tr++)
+            for (int p = 0; p < VLA_NPREC; p++, k++)
+                run_case(mk, tr, p, ds[k % 4], streams[k % 3], k % 4 == 1 ? 30 : 60);
+    if (old)
+        setenv("VLA_SIMD", old, 1);
+    else
+        unsetenv("VLA_SIMD");
+}
+
 /* 1000 steps at d = 32 for the recurrences that matter most: vla3 and rls in every precision */
 TEST(conform_vla3_rls_d32_1000_steps)
 {
