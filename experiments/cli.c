@@ -53,8 +53,9 @@ static const struct {
     {"ref-bits", "P", "precision of the exact reference in bits (default 256)"},
     {"backend", "B", "cpu, or lanes: the runs side by side in the CPU's vector lanes (16 per "
                      "AVX-512 register, f64 8), the same bits many times faster; vla-statenorm "
-                     "without --ref or --resume, strict mode, every way of tracking but comp and "
-                     "sr (the CUDA kernels are driven by vla-regress, vla-bench and the tests)"},
+                     "with --ref f64 or none and without --resume, strict mode, every way of "
+                     "tracking but comp and sr (the CUDA kernels are driven by vla-regress, "
+                     "vla-bench and the tests)"},
     {"checkpoints", "N", "checkpoints per decade of t (default 10)"},
     {"out", "FILE", "output table (default: standard output)"},
     {"resume", NULL, "continue an interrupted run from its checkpoint files (FILE.ckpt.HEAD, written "
@@ -318,9 +319,9 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     if (c->resume && !strcmp(c->out, "-"))
         vla_cli_die(spec, "--resume needs --out FILE (the checkpoints live beside it)");
     if (!strcmp(c->backend, "lanes")) {
-        if (c->ref != REF_NONE)
-            vla_cli_die(spec, "--backend lanes: no reference (--ref none): a reference steps on "
-                              "the CPU one run at a time and would set the pace");
+        if (c->ref == REF_EXACT)
+            vla_cli_die(spec, "--backend lanes: --ref f64 or none (the exact reference steps "
+                              "in MPFR, one run at a time, and would set the pace)");
         if (c->resume)
             vla_cli_die(spec, "--backend lanes writes no checkpoint files: run again without "
                               "--resume");
@@ -425,25 +426,28 @@ static void round_into(double *dst, const double *src, int n, vla_fmt f)
         dst[i] = vla_round_fmt(f, src[i]);
 }
 
-/* the f64 reference's inputs: the run's, rounded once to the run's storage format (exactly what
- * the run itself does first); phi is then taken of the rounded input, as the exact reference does */
-static vla_input ref_input(vla_run *r, const vla_input *in)
+/* the f64 reference's inputs: the run's (configuration cfg), rounded once to the run's storage
+ * format into rb (exactly what the run itself does first); phi is then taken of the rounded
+ * input, as the exact reference does */
+static vla_input ref_input_into(vla_step_buf *rb, const vla_config *cfg, const vla_input *in)
 {
-    const vla_config *cfg = vla_model_config(r->m);
     vla_fmt f = vla_prec_storage(cfg->prec);
     int d = cfg->d, dv = cfg->dv;
-    round_into(r->rbuf.q, in->q, d, f);
-    round_into(r->rbuf.k, in->k, d, f);
-    round_into(r->rbuf.v, in->v, dv, f);
+    round_into(rb->q, in->q, d, f);
+    round_into(rb->k, in->k, d, f);
+    round_into(rb->v, in->v, dv, f);
     if (in->u)
-        round_into(r->rbuf.u, in->u, d, f);
+        round_into(rb->u, in->u, d, f);
     if (in->g)
-        round_into(r->rbuf.g, in->g, dv, f);
-    vla_input out = {r->rbuf.q, r->rbuf.k, r->rbuf.v, in->u ? r->rbuf.u : NULL,
-                     in->g ? r->rbuf.g : NULL,
+        round_into(rb->g, in->g, dv, f);
+    vla_input out = {rb->q, rb->k, rb->v, in->u ? rb->u : NULL, in->g ? rb->g : NULL,
                      isnan(in->beta) ? in->beta : vla_round_fmt(f, in->beta),
                      isnan(in->decay) ? in->decay : vla_round_fmt(f, in->decay)};
     return out;
+}
+static vla_input ref_input(vla_run *r, const vla_input *in)
+{
+    return ref_input_into(&r->rbuf, vla_model_config(r->m), in);
 }
 
 int vla_run_step(vla_run *r)
@@ -675,9 +679,9 @@ void vla_cli_warn_nonfinite(const char *prog, int in_ref, int nbad, int nruns, i
  * refused a reference and --resume; no checkpoint files are written (SIGINT/TERM stop the runs,
  * exit 3). A failure fails every run (they share the batch). */
 static void drive_lanes(const vla_cli *c, const char *spec_prog, const vla_driver *drv,
-                        const long *cks, long nck,
-                        vla_rows *rows, char (*errs)[256], long *inf_at, vla_progress *prog,
-                        int *failed, int *interrupted)
+                        const long *cks, long nck, vla_rows *rows, char (*errs)[256],
+                        long *inf_at, char *inf_ref, vla_progress *prog, int *failed,
+                        int *interrupted)
 {
     const int nr = c->runs, d = c->cfg.d, dv = c->cfg.dv, dmax = d > dv ? d : dv;
     /* inputs of a chunk: at most about 32 MB of them */
@@ -685,18 +689,29 @@ static void drive_lanes(const vla_cli *c, const char *spec_prog, const vla_drive
     chunk = chunk < 1 ? 1 : chunk > 4096 ? 4096 : chunk;
     vla_run *r = calloc(nr, sizeof *r);
     void **acc = calloc(nr, sizeof *acc);
+    /* --ref f64: a second batch in binary64, on the inputs rounded to the run's storage format */
+    const int ref = c->ref == REF_F64;
     vla_step_buf *b = calloc((size_t)nr * chunk, sizeof *b);
+    vla_step_buf *rb = ref ? calloc((size_t)nr * chunk, sizeof *rb) : NULL;
     vla_input *in = calloc((size_t)nr * chunk, sizeof *in);
+    vla_input *rin = ref ? calloc((size_t)nr * chunk, sizeof *rin) : NULL;
     unsigned char *rd = calloc((size_t)nr * chunk, 1);
     double *qbuf = malloc((size_t)d * dmax * sizeof *qbuf);
-    vla_cuda *g = NULL;
+    vla_cuda *g = NULL, *gr = NULL;
     char err[400] = "out of memory";
-    int e = r && acc && b && in && rd && qbuf ? 0 : VLA_ENOMEM;
+    int e = r && acc && b && in && rd && qbuf && (!ref || (rb && rin)) ? 0 : VLA_ENOMEM;
     for (long i = 0; !e && i < (long)nr * chunk; i++)
-        e = vla_step_buf_alloc(&b[i], d, dv);
+        if (!(e = vla_step_buf_alloc(&b[i], d, dv)) && ref)
+            e = vla_step_buf_alloc(&rb[i], d, dv);
     vla_cuda_opts o = {VLA_CUDA_LANES, 0, 0};
     if (!e && (e = vla_cuda_new(&g, &c->cfg, nr, &o, err, sizeof err)))
         g = NULL;
+    if (!e && ref) { /* the reference's configuration, as vla_run_open makes it */
+        vla_config rc = c->cfg;
+        rc.prec = VLA_F64;
+        if ((e = vla_cuda_new(&gr, &rc, nr, &o, err, sizeof err)))
+            gr = NULL;
+    }
     int lw = vla_cuda_lanes_width(c->cfg.prec);
     if (!e && lw > 0 && nr % lw)
         fprintf(stderr, "%s: note: --backend lanes computes %d runs per register; %d runs leave "
@@ -732,9 +747,14 @@ static void drive_lanes(const vla_cli *c, const char *spec_prog, const vla_drive
                 in[h * n + k] = (vla_input){x->q, x->k, x->v, x->u, x->has_g ? x->g : NULL,
                                             x->beta, x->decay};
                 rd[h * n + k] = (unsigned char)x->is_read;
+                if (ref) /* a read uses only q, which this rounds too */
+                    rin[h * n + k] = ref_input_into(&rb[h * n + k], &c->cfg, &in[h * n + k]);
             }
         if (!e && (e = vla_cuda_run(g, n, in, rd, NULL)))
             snprintf(err, sizeof err, "steps %ld..%ld: %s", t + 1, t + n, vla_cuda_error(g));
+        if (!e && ref && (e = vla_cuda_run(gr, n, rin, rd, NULL)))
+            snprintf(err, sizeof err, "reference, steps %ld..%ld: %s", t + 1, t + n,
+                     vla_cuda_error(gr));
         if (e)
             break;
         t += n;
@@ -742,8 +762,10 @@ static void drive_lanes(const vla_cli *c, const char *spec_prog, const vla_drive
         if (ci < nck && t == cks[ci]) {
             ci++;
             for (int h = 0; !e && h < nr; h++) {
-                if ((e = vla_cuda_to_model(g, h, r[h].m))) {
-                    snprintf(err, sizeof err, "head %d, step %ld: %s", h, t, vla_cuda_error(g));
+                if ((e = vla_cuda_to_model(g, h, r[h].m)) ||
+                    (ref && (e = vla_cuda_to_model(gr, h, r[h].ref)))) {
+                    snprintf(err, sizeof err, "head %d, step %ld: %s", h, t,
+                             vla_cuda_error(ref ? gr : g));
                     break;
                 }
                 r[h].t = t;
@@ -752,6 +774,8 @@ static void drive_lanes(const vla_cli *c, const char *spec_prog, const vla_drive
                     snprintf(err, sizeof err, "head %d, step %ld: %s", h, t, vla_strerror(e));
                 else if (!inf_at[h] && !vla_cli_model_finite(r[h].m, qbuf))
                     inf_at[h] = t;
+                else if (!inf_at[h] && ref && !vla_cli_model_finite(r[h].ref, qbuf))
+                    inf_at[h] = t, inf_ref[h] = 1;
             }
         }
         if (stop_requested) {
@@ -767,9 +791,15 @@ static void drive_lanes(const vla_cli *c, const char *spec_prog, const vla_drive
         vla_run_close(&r[h]);
         free(acc[h]);
     }
-    for (long i = 0; b && i < (long)nr * chunk; i++)
+    for (long i = 0; b && i < (long)nr * chunk; i++) {
         vla_step_buf_free(&b[i]);
+        if (rb)
+            vla_step_buf_free(&rb[i]);
+    }
     vla_cuda_free(g);
+    vla_cuda_free(gr);
+    free(rb);
+    free(rin);
     free(r);
     free(acc);
     free(b);
@@ -823,7 +853,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                             "lanes do not stop for; use --backend cpu\n", spec->prog);
             return 2;
         }
-        drive_lanes(c, spec->prog, drv, cks, nck, rows, errs, inf_at, &prog, &failed,
+        drive_lanes(c, spec->prog, drv, cks, nck, rows, errs, inf_at, inf_ref, &prog, &failed,
                     &interrupted);
 #endif
     } else

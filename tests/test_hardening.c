@@ -1279,8 +1279,9 @@ TEST(hardening_regress_man)
 
 /* vla-statenorm --backend lanes: the runs side by side in the CPU's vector lanes give the table
  * of --backend cpu, byte for byte but the header lines that name the command, date and backend
- * (19 heads: a full group of 16 lanes and a partial one; vla3 in f16, rls with chol); and the
- * lanes refuse what they cannot do, as usage errors */
+ * (19 heads: a full group of 16 lanes and a partial one; vla3 in f16, rls with chol, and vla3
+ * in bf16-f32 beside its f64 reference, itself a batch in the lanes); and the lanes refuse what
+ * they cannot do, as usage errors */
 /* t without its lines "# command", "# date" and "# backend" (in place) */
 static char *strip_run_lines(char *t)
 {
@@ -1314,17 +1315,18 @@ TEST(hardening_statenorm_lanes_equal_cpu)
         return;
     }
     free(a);
-    static const char *const cases[][4] = {{"vla3", "f16", "sm", "lmlike"},
-                                           {"rls", "f32", "chol", "gauss"}};
-    for (int i = 0; i < 2; i++) {
+    static const char *const cases[][5] = {{"vla3", "f16", "sm", "lmlike", "none"},
+                                           {"rls", "f32", "chol", "gauss", "none"},
+                                           {"vla3", "bf16-f32", "sm-sym", "gauss", "f64"}};
+    for (int i = 0; i < 3; i++) {
         char *cpu[] = {(char *)p, "--model", (char *)cases[i][0], "--precision",
                        (char *)cases[i][1], "--track", (char *)cases[i][2], "--stream",
-                       (char *)cases[i][3], "--d", "12", "--steps", "1500", "--runs", "19",
-                       "--set", "nudge=off", NULL, NULL, NULL};
+                       (char *)cases[i][3], "--ref", (char *)cases[i][4], "--d", "12", "--steps",
+                       "1500", "--runs", "19", "--set", "nudge=off", NULL, NULL, NULL};
         int st = run_capture(cpu, &a, msg, sizeof msg, 120);
         CHECK_MSG(st == 0 && a, "%s cpu: status %d '%s'", cases[i][0], st, msg);
-        cpu[17] = "--backend";
-        cpu[18] = "lanes";
+        cpu[19] = "--backend";
+        cpu[20] = "lanes";
         st = run_capture(cpu, &b, msg, sizeof msg, 120);
         CHECK_MSG(st == 0 && b, "%s lanes: status %d '%s'", cases[i][0], st, msg);
         CHECK_MSG(b && strstr(b, "# backend: lanes"), "%s: no backend line", cases[i][0]);
@@ -1357,7 +1359,7 @@ TEST(hardening_statenorm_lanes_equal_cpu)
         }
         remove_tree(dir);
     }
-    static const char *const bad[][3] = {{"--ref", "f64", "no reference"},
+    static const char *const bad[][3] = {{"--ref", "exact", "--ref f64 or none"},
                                          {"--track", "comp", "strict mode and"},
                                          {"--mode", "fast", "strict mode and"}};
     for (int i = 0; i < 3; i++) {
