@@ -395,12 +395,13 @@ figures: $(FIGS:%=figures/%.png)
 figures-long:
 	$(MAKE) STATE_STEPS=1e7 figures figures/statenorm-long.png
 
-# vla3 to 10^7 tokens in five precisions, its runs side by side in the CPU's vector lanes where the
-# processor has them (the same table as --backend cpu, byte for byte; f16 3.8x faster end to end)
+# vla3 to 10^7 tokens in five precisions, each beside its binary64 reference, the runs side by
+# side in the CPU's vector lanes where the processor has them (the same table as --backend cpu,
+# byte for byte; f16 3.8x faster end to end)
 STATE_BACKEND ?= $(if $(shell grep -qwE 'avx512f|avx2' /proc/cpuinfo 2>/dev/null && echo y),lanes,cpu)
 data/statenorm-long-vla3-%.dat: bin/vla-statenorm
 	@mkdir -p data
-	bin/vla-statenorm --model vla3 --precision $* --stream lmlike --d 32 --steps 1e7 --runs 8 --backend $(STATE_BACKEND) --out $@
+	bin/vla-statenorm --model vla3 --precision $* --stream lmlike --d 32 --steps 1e7 --runs 8 --ref $(if $(filter f64,$*),none,f64) --backend $(STATE_BACKEND) --out $@
 figures/statenorm-long.png: plots/statenorm-long.gp $(foreach p,f64 f32 f16-f32 f16 bf16,data/statenorm-long-vla3-$(p).dat)
 	@mkdir -p figures
 	gnuplot -e "dir='data'; out='figures/statenorm-long'" plots/statenorm-long.gp

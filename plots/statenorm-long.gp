@@ -1,5 +1,6 @@
 # statenorm-long.gp: vla3 over 10^7 tokens (SPEC section 10, claims 1 and 6) in five precisions:
-# left ||S_t||_F, right ||A_t||_F, each the mean over the runs still finite (thin: each run),
+# ||S_t||_F, ||A_t||_F, and the relative errors of S_t and of the read-out o_t against the binary64
+# run of the same inputs (--ref f64), each the mean over the runs still finite (thin: each run),
 # against t; binary64 (dashed) is the same recurrence with the least rounding.
 # Usage: gnuplot -e "dir='data'; out='figures/statenorm-long'" plots/statenorm-long.gp
 #   dir: holds statenorm-long-vla3-PREC.dat (vla-statenorm tables) for PREC in f64 f32 f16-f32
@@ -31,8 +32,14 @@ runs(f) = system("awk '/^# runs:/ { print $3 }' '" . f . "'")
 steps(f) = system("awk '/^# steps:/ { print $3 }' '" . f . "'")
 backend(f) = system("awk '/^# backend:/ { print $3 }' '" . f . "'")
 # each precision's values at its last checkpoint, for the legend
+# thin lines, and the error panel: every precision but binary64 (drawn under f32, which it follows)
+NT = NP - 1
+# the mean of column c over the runs finite at the last checkpoint T (-1: none is)
+lastmean(f, c, T) = system(sprintf("awk '!/^#/ && NF && $1 == %.0f && $%d ~ /^-?[0-9]/ { s += $%d; n++ } END { print n ? s / n : -1 }' '%s'", T, c, c, f)) + 0
 array sl[NP]
 array al[NP]
+array el[NP]
+array ol[NP]
 do for [i = 1:NP] {
     stats tab(word(precs, i)) using 1 nooutput
     T = STATS_max
@@ -40,20 +47,20 @@ do for [i = 1:NP] {
     sl[i] = STATS_mean
     stats tab(word(precs, i)) using ($1 == T ? $3 : 1/0) nooutput
     al[i] = STATS_mean
+    el[i] = lastmean(tab(word(precs, i)), 6, T)
+    ol[i] = lastmean(tab(word(precs, i)), 7, T)
 }
 R = runs(tab("f32"))
-# thin lines: every run but binary64's (drawn under f32's, which they follow)
-NT = NP - 1
 
 do for [fmt in "png pdf"] {
     if (fmt eq "png") {
-        set terminal pngcairo size 1500, 620 font "sans,11" enhanced
+        set terminal pngcairo size 1600, 1150 font "sans,11" enhanced
         set output out . ".png"
     } else {
-        set terminal pdfcairo size 12.5in, 5.2in font "sans,10" enhanced
+        set terminal pdfcairo size 13.3in, 9.6in font "sans,10" enhanced
         set output out . ".pdf"
     }
-    set multiplot layout 1, 2 margins 0.06, 0.985, 0.11, 0.85 spacing 0.07 \
+    set multiplot layout 2, 2 margins 0.06, 0.99, 0.06, 0.92 spacing 0.07, 0.09 \
         title sprintf("vla3 over %.0e tokens (lmlike, d = 32, nudge on, strict; thick: mean over %s runs, thin: each run; backend %s)", T, R, backend(tab("f32")))
     set logscale xy
     set format x "10^{%L}"
@@ -77,6 +84,22 @@ do for [fmt in "png pdf"] {
          for [i = 1:NP] mean(tab(word(precs, i)), 3) using 1:2 with lines lw word(lw, i) + 0 \
              dt int(word(dash, i)) lc rgb word(colors, i) \
              title sprintf("%s  (%.3g at t = %.0e)", word(precs, i), al[i], T)
+
+    set title "||S_t - S_t^{f64}||_F / ||S_t^{f64}||_F: the state against binary64 on the same inputs"
+    set ylabel "relative error of S_t"
+    set format y "10^{%L}"
+    set yrange [1e-9:10]
+    set key top left Left reverse samplen 2 spacing 1.1 box opaque
+    plot for [i = 1:NT] tab(word(precs, i)) using 1:6 with lines lw 0.6 lc rgb word(lite, i) notitle, \
+         for [i = 1:NT] mean(tab(word(precs, i)), 6) using 1:2 with lines lw 2.5 \
+             lc rgb word(colors, i) title sprintf("%s  (%.2g at t = %.0e)", word(precs, i), el[i], T)
+
+    set title "||o_t - o_t^{f64}|| / ||o_t^{f64}||: the read-out, whose denominator n . phi(q) grows like t"
+    set ylabel "relative error of o_t"
+    set yrange [1e-9:1e6]
+    plot for [i = 1:NT] tab(word(precs, i)) using 1:7 with lines lw 0.6 lc rgb word(lite, i) notitle, \
+         for [i = 1:NT] mean(tab(word(precs, i)), 7) using 1:2 with lines lw 2.5 \
+             lc rgb word(colors, i) title sprintf("%s  (%.2g at t = %.0e)", word(precs, i), ol[i], T)
     unset multiplot
     unset output
 }
