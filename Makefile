@@ -27,13 +27,15 @@ LIBS     := -lm
 LIB_SRC  := $(wildcard lib/*.c)
 REF_SRC  := $(wildcard reference/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-CLI_SRC  := experiments/cli.c
+CLI_SRC  := experiments/cli.c experiments/help.c experiments/drive.c
 PROG_SRC := $(wildcard experiments/vla-*.c)
 PROGS    := $(PROG_SRC:experiments/%.c=bin/%)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 REF_OBJ  := $(REF_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# headers: the C objects' dependencies come from -MMD alone (a header rebuilds what includes it);
+# the fuzz and nvcc builds, which write none, depend on these
 HDRS     := $(wildcard lib/*.h reference/*.h tests/*.h experiments/*.h)
 
 VLA_TEST_SCALE ?= 1
@@ -41,12 +43,12 @@ VLA_TEST_SCALE ?= 1
 all: $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(BUILD)/tests/run $(PROGS)
 	@echo "built: libvlastab, libvlaref, tests, $(words $(PROGS)) programs in bin/$(if $(OPENMP), (OpenMP),)"
 
-$(BUILD)/%.o: %.c $(HDRS)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -c $< -o $@
 
 # fast mode: the same model template, compiled with fma contraction allowed
-$(BUILD)/lib/model_fast.o: lib/model_fast.c $(HDRS)
+$(BUILD)/lib/model_fast.o: lib/model_fast.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) $(FASTFLAGS) -c $< -o $@
 
@@ -59,7 +61,7 @@ bin/%: $(BUILD)/experiments/%.o $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlas
 	@mkdir -p bin
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 
-$(BUILD)/experiments/%.o: experiments/%.c $(HDRS)
+$(BUILD)/experiments/%.o: experiments/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) $(OPENMP) -c $< -o $@
 
@@ -138,7 +140,7 @@ CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 NVFLAGS    := -O3 --fmad=false -prec-div=true -prec-sqrt=true -ftz=false -std=c++17 \
               -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80 \
               -Xcompiler -fPIC -Ilib -Ikernels
-KERN_OBJ   := $(BUILD)/kernels/host.o $(BUILD)/kernels/emu.o $(BUILD)/kernels/lanes.o \
+KERN_OBJ   := $(BUILD)/kernels/host.o $(BUILD)/kernels/emu.o $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o \
               $(if $(KERN_GPU),$(BUILD)/kernels/vlacuda.o,$(BUILD)/kernels/nocuda.o)
 KERN_STAMP := $(BUILD)/kernels/config.$(if $(KERN_GPU),cuda,nocuda)
 KERN_LIBS  := $(BUILD)/libvlacuda.a $(BUILD)/libvlastab.a \
@@ -150,10 +152,9 @@ endif
 all: $(BUILD)/libvlacuda.a bin/vla-bench
 $(BUILD)/tests/run $(PROGS) bin/vla-bench: $(BUILD)/libvlacuda.a
 $(BUILD)/tests/run $(PROGS): LIBS := $(KERN_LIBS) $(LIBS)
-$(KERN_OBJ): $(wildcard kernels/*.h)
-$(BUILD)/kernels/host.o $(BUILD)/kernels/lanes.o $(BUILD)/bench/bench.o: ALLCFLAGS += $(OPENMP)
-$(BUILD)/tests/test_cuda.o $(BUILD)/bench/bench.o: ALLCFLAGS += -Ikernels
-$(BUILD)/kernels/vlacuda.o: kernels/vlacuda.cu $(HDRS)
+$(BUILD)/kernels/host.o $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o $(BUILD)/bench/bench.o $(BUILD)/lib/engine.o: ALLCFLAGS += $(OPENMP)
+$(BUILD)/tests/test_cuda.o $(BUILD)/tests/test_engine.o $(BUILD)/bench/bench.o: ALLCFLAGS += -Ikernels
+$(BUILD)/kernels/vlacuda.o: kernels/vlacuda.cu $(wildcard lib/*.h kernels/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 $(KERN_STAMP):
@@ -182,11 +183,12 @@ REGRESS_PLANTS := $(foreach n,1 2 3 4,$(BUILD)/plant/vla-regress-plant$(n))
 REGRESS_FLAGS  := $(if $(KERN_LIBS),-Ikernels -DVLA_HAVE_KERNELS)
 .PHONY: regress regress-update
 .SECONDARY: $(foreach n,1 2 3 4,$(BUILD)/plant/$(n)/model.o $(BUILD)/plant/$(n)/model_simd.o)
-$(BUILD)/experiments/vla-regress.o $(BUILD)/tests/test_regress.o $(BUILD)/experiments/cli.o: ALLCFLAGS += $(REGRESS_FLAGS)
-$(BUILD)/plant/%/model.o: lib/model.c $(HDRS)
+$(BUILD)/experiments/vla-regress.o $(BUILD)/tests/test_regress.o: ALLCFLAGS += $(REGRESS_FLAGS)
+$(CLI_OBJ): ALLCFLAGS += -Ikernels $(OPENMP)
+$(BUILD)/plant/%/model.o: lib/model.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -DVLA_PLANT=$* -c $< -o $@
-$(BUILD)/plant/%/model_simd.o: lib/model_simd.c $(HDRS)
+$(BUILD)/plant/%/model_simd.o: lib/model_simd.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -DVLA_PLANT=$* -DVLA_NO_SIMD -c $< -o $@
 $(REGRESS_PLANTS): LIBS := $(KERN_LIBS) $(LIBS)
@@ -217,7 +219,7 @@ $(info sweep: $(if $(SWEEP_MPI),MPI built with $(SWEEP_MPI),MPI skipped ($(if $(
 endif
 $(SWEEP_STAMP):
 	@mkdir -p $(@D) && rm -f $(BUILD)/experiments/sweep.* && touch $@
-$(BUILD)/experiments/vla-sweep.o: experiments/vla-sweep.c $(HDRS) $(SWEEP_STAMP)
+$(BUILD)/experiments/vla-sweep.o: experiments/vla-sweep.c $(SWEEP_STAMP)
 	@mkdir -p $(@D)
 	$(if $(SWEEP_MPI),$(SWEEP_MPI) -DVLA_SWEEP_MPI,$(CC)) $(ALLCFLAGS) -c $< -o $@
 bin/vla-sweep: $(BUILD)/experiments/vla-sweep.o
@@ -266,9 +268,9 @@ shared: $(SHLIBS)
 man: $(MAN1) $(BUILD)/man/programs.roff
 
 $(BUILD)/libvlastab.so.$(VERSION): $(LIB_OBJ)
-	$(CC) $(LDSAN) -shared -Wl,-soname,libvlastab.so.$(SOVERSION) $(NOUNDEF) -o $@ $(LIB_OBJ) -lm
+	$(CC) $(LDSAN) $(OPENMP) -shared -Wl,-soname,libvlastab.so.$(SOVERSION) $(NOUNDEF) -o $@ $(LIB_OBJ) -lm
 $(BUILD)/libvlaref.so.$(VERSION): $(REF_OBJ) $(BUILD)/libvlastab.so
-	$(CC) $(LDSAN) -shared -Wl,-soname,libvlaref.so.$(SOVERSION) $(NOUNDEF) -o $@ $(REF_OBJ) \
+	$(CC) $(LDSAN) $(OPENMP) -shared -Wl,-soname,libvlaref.so.$(SOVERSION) $(NOUNDEF) -o $@ $(REF_OBJ) \
 	    -L$(BUILD) -lvlastab $(LIBS_REF) -lm
 # the names the loader (the soname) and the linker (-lvlastab) look for
 $(BUILD)/%.so: $(BUILD)/%.so.$(VERSION)

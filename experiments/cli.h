@@ -1,7 +1,8 @@
-/* cli.h: what every experiment program shares: the common options of the issue (model, tracking,
- * precision, stream, sizes, seed, output, checkpoints, backend, --set), --help and --version, and
- * the run: one model per head stepped over its stream beside an optional reference, with
- * checkpoint steps, progress on a terminal, and resumable state. */
+/* cli.h: what every experiment program shares. cli.c: the common options (model, tracking,
+ * precision, stream, sizes, seed, output, checkpoints, backend, --set), provenance, and the
+ * engines a run needs; help.c: --help and --man from one text; drive.c: the driver, which advances
+ * a program's runs and their references on an engine (lib's vla_engine: the one place runs
+ * advance) from checkpoint to checkpoint, with checkpoint files, resumption, signals and progress. */
 #ifndef VLA_CLI_H
 #define VLA_CLI_H
 #include "vlastab.h"
@@ -16,7 +17,7 @@ typedef struct {
     uint64_t seed;        /* --seed */
     const char *out;      /* --out, default "-" */
     int per_decade;       /* --checkpoints */
-    const char *backend;  /* --backend cpu|cuda */
+    const char *backend;  /* --backend cpu|lanes|cuda|emu */
     vla_ref_kind ref;     /* --ref exact|f64|none */
     long ref_bits;        /* --ref-bits */
     int resume;           /* --resume */
@@ -45,7 +46,8 @@ typedef struct {
     void *ctx;
 } vla_cli_spec;
 
-/* Parses argv; prints --help or --version and exits 0, or a one-line error and exits 2. */
+/* Parses argv; prints --help or --version and exits 0, or a one-line error and exits 2. A
+ * configuration the backend or the reference cannot run is a usage error too. */
 void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv);
 /* a usage error after parsing: "PROG: MESSAGE" and exit 2 */
 void vla_cli_die(const vla_cli_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -53,30 +55,36 @@ void vla_cli_die(const vla_cli_spec *spec, const char *fmt, ...) __attribute__((
 void vla_cli_provenance(vla_dat *f, const vla_cli *c);
 /* the number of threads runs are spread over (OpenMP, else 1) */
 int vla_cli_threads(void);
-
-/* ---- one run: a head of the stream, its model and optional reference ---- */
-typedef struct {
-    vla_model *m, *ref;
-    vla_stream *s;
-    vla_step_buf buf;
-    vla_step_buf rbuf; /* --ref f64: the inputs rounded to the run's storage format first */
-    int round_ref;     /* ... when that format is narrower than binary64 */
-    int head;
-    long t;
-    int is_read; /* the last step was a read (mqar query) */
-} vla_run;
-
-/* Opens the stream and the models of run `head`; cfg may differ from c->cfg (programs that run
- * several models). On failure writes a one-line reason to err. */
-int vla_run_open(vla_run *r, const vla_cli *c, const vla_config *cfg, int head, char *err,
-                 size_t errlen);
-/* Step t+1: the model (and the reference) take the stream's inputs, or read on a read step. */
-int vla_run_step(vla_run *r);
-void vla_run_close(vla_run *r);
 /* the reference's kind as the header states it */
 const char *vla_ref_name(const vla_cli *c);
 
+/* the options every program on this parser takes, NULL-terminated (cli.c) */
+extern const vla_cli_opt vla_cli_common[];
+/* help.c: --help and --man, the same words (tests/test_install.sh checks they agree); exit 0 */
+void vla_cli_help(const vla_cli_spec *spec) __attribute__((noreturn));
+void vla_cli_man(const vla_cli_spec *spec) __attribute__((noreturn));
+
+/* ---- engines ---- */
+
+/* the backend of a name (cpu, lanes, cuda, emu), NULL for another */
+const vla_backend *vla_cli_backend(const char *name);
+/* The engine spec of c's runs in configuration cfg (which may differ from c->cfg: programs that
+ * run several models), on c's backend and stream, with c's stop flag (drive.c's signals). */
+void vla_cli_engine_spec(const vla_cli *c, const vla_config *cfg, vla_engine_spec *sp);
+/* The spec of the reference of runs of sp as c asks for it (0; 1 when c has no reference): f64 is
+ * lib in binary64 on the inputs rounded to the run's storage format, on the run's backend where it
+ * runs there, else on the cpu; exact is MPFR at c->ref_bits. */
+int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spec *ref);
+
 /* ---- the driver: runs in parallel, rows in memory, checkpoints, one table at the end ---- */
+
+/* one run as a program's measures see it at a checkpoint: its engine and its reference's */
+typedef struct {
+    vla_engine *m, *ref; /* ref NULL without a reference */
+    int run;             /* the run's index in both engines (its head: the stream's head run) */
+    long t;              /* the step */
+} vla_run;
+
 typedef struct {
     double *v;
     long n, cap; /* rows */
@@ -87,30 +95,34 @@ int vla_rows_add(vla_rows *r, const double *row);
 typedef struct {
     const char *columns;  /* "t s_fro ..." */
     size_t acc_size;      /* a run's accumulator: plain data (no pointers), saved in checkpoints */
+    unsigned taps;        /* what on_step needs besides the inputs (VLA_TAP_*) */
     /* before step 1 (not on resume) */
     int (*init)(vla_run *r, void *acc, void *ctx);
-    /* after every step; may be NULL */
-    int (*on_step)(vla_run *r, void *acc, void *ctx);
+    /* after every step of every run (may be NULL); runs may be visited from several threads */
+    int (*on_step)(const vla_step_view *v, void *acc, void *ctx);
     /* at each checkpoint step (log-spaced, --checkpoints per decade, and the last): add rows */
     int (*on_checkpoint)(vla_run *r, void *acc, vla_rows *rows, void *ctx);
     void *ctx;
 } vla_driver;
 
 /* Runs c->runs heads over c->steps steps (runs spread over threads; the output is the same bits
- * whatever the thread count), then writes one block per run into out. With c->resume, each run
- * continues from its checkpoint file OUT.ckpt.HEAD; checkpoints are written every minute and
- * when SIGINT or SIGTERM arrives (then the program exits 3, saying how to resume). Returns 0 or
- * prints the failing run's reason and returns 1. */
+ * whatever the thread count and the backend), then writes one block per run into out. With
+ * c->resume, each run continues from its checkpoint file OUT.ckpt.HEAD; checkpoints are written
+ * every VLA_CHECKPOINT_SECONDS (60) and when SIGINT or SIGTERM arrives (then the program exits 3,
+ * saying how to resume). Returns 0 or prints the failing run's reason and returns 1. */
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out);
 
-/* Whether the state of m (S, A where the model has one, the last read-out) holds only finite
+/* Whether run's state (S, A where the model has one, the last read-out) holds only finite
  * numbers; buf holds d * max(d, dv) doubles. The driver checks it at every checkpoint step. */
-int vla_cli_model_finite(const vla_model *m, double *buf);
+int vla_cli_run_finite(vla_engine *e, int run, double *buf);
 /* The one warning of a state that turned non-finite, on stderr: "PROG: warning: the state of the
  * model (in_ref: the reference) is not finite (Inf or NaN) in NBAD of NRUNS runs, first in head
  * HEAD at step STEP (checked at the table's steps); ROWS", rows saying what the table shows. */
 void vla_cli_warn_nonfinite(const char *prog, int in_ref, int nbad, int nruns, int head, long step,
                             const char *rows);
+/* the signal flag the engines stop on (set by SIGINT and SIGTERM once vla_cli_signals ran) */
+extern volatile sig_atomic_t vla_cli_stop;
+void vla_cli_signals(void);
 
 /* progress on stderr when it is a terminal: at most a line a second */
 typedef struct {
@@ -120,4 +132,5 @@ typedef struct {
 void vla_progress_start(vla_progress *p, long total);
 void vla_progress_update(vla_progress *p, long done);
 void vla_progress_end(vla_progress *p);
+double vla_cli_now(void);
 #endif

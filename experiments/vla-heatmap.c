@@ -1,10 +1,13 @@
 /* vla-heatmap: snapshots of the penalty inverse A_t and of M_t at chosen steps, as gnuplot-ready
  * matrices (the A_t / M_t heatmap figure), with their diagonals. One head, no reference: the run
- * is short and the question is the picture, so it steps the run itself instead of the driver. */
-#define VLA_DRIFT_NO_MAIN
-#include "vla-drift.c" /* the u' of each model and the Gram of M_t, shared with vla-drift */
-
+ * is short and the question is the picture, so it advances its engine from snapshot to snapshot
+ * itself, without the driver's checkpoint files. M_t's Gram is reference/drift.c's. */
+#include "cli.h"
+#include "vlaref.h"
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define COLUMNS "t i j a m m_src"
 #define MAX_AT 64
@@ -14,6 +17,20 @@ typedef struct {
     int n;
     int steps_given;
 } heat_opts;
+
+/* the Gram of M_t takes every write's u' */
+typedef struct {
+    vref_drift *acc;
+    const vla_config *cfg;
+} gram_ctx;
+
+static int gram_step(void *ctx, const vla_step_view *v)
+{
+    const gram_ctx *g = ctx;
+    if (!v->in->is_read)
+        vref_drift_add(g->acc, g->cfg, v->in->k, v->in->u);
+    return VLA_OK;
+}
 
 static int cmp_long(const void *a, const void *b)
 {
@@ -64,25 +81,23 @@ typedef struct {
     double *A, *M;
 } snapshot;
 
-static int take(snapshot *s, const vla_model *m, const drift_acc *acc, long t)
+static int take(snapshot *s, vla_engine *m, const vref_drift *acc, long t)
 {
-    int d = vla_model_config(m)->d;
+    int d = vla_engine_config(m)->d;
     size_t dd = (size_t)d * d;
     s->t = t;
     s->A = malloc(dd * sizeof *s->A);
     s->M = malloc(dd * sizeof *s->M);
     if (!s->A || !s->M)
         return VLA_ENOMEM;
-    vla_model_get(m, VLA_Q_A, s->A);
+    vla_engine_get(m, 0, VLA_Q_A, s->A);
     /* the symmetric part: sm and sm-sym keep A exactly symmetric, joseph only nearly */
     for (int i = 0; i < d; i++)
         for (int j = 0; j < d; j++)
             s->M[(size_t)i * d + j] = 0.5 * s->A[(size_t)i * d + j] + 0.5 * s->A[(size_t)j * d + i];
     s->m_src = vref_spd_inverse(s->M, d, s->M) == VLA_OK;
-    if (!s->m_src) {
-        vref_gram g = drift_gram(acc);
-        vref_gram_get(&g, s->M);
-    }
+    if (!s->m_src)
+        vref_drift_gram(acc, s->M);
     return VLA_OK;
 }
 
@@ -154,56 +169,53 @@ int main(int argc, char **argv)
     }
 
     int d = c.cfg.d, e;
-    drift_acc *acc = calloc(1, drift_acc_size(d));
+    vref_drift *acc = calloc(1, vref_drift_size(d));
     snapshot *snap = calloc(opts.n, sizeof *snap);
-    /* the state's check at each snapshot, the driver's (vla_cli_model_finite) */
+    /* the state's check at each snapshot, the driver's (vla_cli_run_finite) */
     double *fbuf = malloc((size_t)d * (d > c.cfg.dv ? d : c.cfg.dv) * sizeof *fbuf);
     long inf_at = 0; /* the first snapshot step whose state was not finite */
-    vla_run r;
-    char err[256] = "";
+    char err[400] = "";
     if (!acc || !snap || !fbuf) {
         fprintf(stderr, "vla-heatmap: out of memory\n");
         return 1;
     }
-    if ((e = vla_run_open(&r, &c, &c.cfg, 0, err, sizeof err))) {
-        /* the configuration parsed, so this is a combination lib/ does not build */
-        vla_cli_die(&spec, "%s", err);
-    }
+    vla_engine_spec sp;
+    gram_ctx gc = {acc, &c.cfg};
+    vla_cli_engine_spec(&c, &c.cfg, &sp);
+    sp.on_step = gram_step;
+    sp.ctx = &gc;
+    vla_engine *m;
+    if ((e = vla_engine_new(&m, &sp, err, sizeof err)))
+        vla_cli_die(&spec, "%s", err); /* the parser probed it: a combination lib/ does not build */
     /* open the table before the run, so that an unwritable path fails at once; a table closed
-     * without its columns line (a failed run) is discarded by vla_dat_close */
+     * without its columns line (a failed or interrupted run) is discarded by vla_dat_close */
     vla_dat *out;
     if ((e = vla_dat_open(&out, c.out, argc, argv))) {
         fprintf(stderr, "vla-heatmap: cannot write %s: %s\n", c.out, vla_strerror(e));
-        vla_run_close(&r);
+        vla_engine_free(m);
         return 1;
     }
-    e = drift_acc_init(acc, &c.cfg);
-    vla_progress prog;
-    vla_progress_start(&prog, c.steps);
+    e = vref_drift_init(acc, &c.cfg);
+    vla_cli_signals();
     int k = 0;
-    while (!e && r.t < c.steps && k < opts.n) {
-        if ((e = vla_run_step(&r))) {
-            snprintf(err, sizeof err, "step %ld: %s", r.t + 1, vla_strerror(e));
+    for (; !e && k < opts.n; k++) {
+        if ((e = vla_engine_advance(m, opts.at[k])))
             break;
-        }
-        if (!r.is_read)
-            drift_acc_add(acc, &c.cfg, r.buf.k, r.buf.u);
-        if (r.t == opts.at[k]) {
-            if ((e = take(&snap[k++], r.m, acc, r.t)))
-                break;
-            /* an overflow is a result, but it must not pass unsaid (the warning below) */
-            if (!inf_at && !vla_cli_model_finite(r.m, fbuf))
-                inf_at = r.t;
-        }
-        if ((r.t & 1023) == 0)
-            vla_progress_update(&prog, r.t);
+        if ((e = take(&snap[k], m, acc, opts.at[k])))
+            break;
+        /* an overflow is a result, but it must not pass unsaid (the warning below) */
+        if (!inf_at && !vla_cli_run_finite(m, 0, fbuf))
+            inf_at = opts.at[k];
     }
-    vla_progress_end(&prog);
-    vla_run_close(&r);
+    if (e == VLA_EINTR)
+        fprintf(stderr, "vla-heatmap: interrupted (signal %d); nothing saved: the heatmap writes "
+                        "no checkpoints\n", (int)vla_cli_stop);
+    else if (e)
+        fprintf(stderr, "vla-heatmap: %s\n", vla_engine_error(m)[0] ? vla_engine_error(m) : vla_strerror(e));
+    vla_engine_free(m);
     if (e) {
-        fprintf(stderr, "vla-heatmap: %s\n", err[0] ? err : vla_strerror(e));
         vla_dat_close(out);
-        return 1;
+        return e == VLA_EINTR ? 3 : 1;
     }
 
     vla_cli_provenance(out, &c);

@@ -1,15 +1,12 @@
-/* vla-recall: memory-level associative recall (SPEC section 7 "recall", stream mqar:N,G of section
- * 8, claim 4 of section 10): write n key-value pairs and G distractors, read every key back, and
- * report how often the read-out's nearest stored value is the right one, against n and G.
- * tests/test_jacobian_recall.c includes this file with TESTING defined, to test rec_run. */
+/* vla-recall: memory-level associative recall (docs/math.md section 7.6, stream mqar:N,G of
+ * section 8.6, claim 4 of section 10): write n key-value pairs and G distractors, read every key
+ * back, and report how often the read-out's nearest stored value is the right one, against n and
+ * G. The scoring is lib's (vla_recall_run). */
 #include "cli.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #define REC_COLUMNS "n gap acc read_err read_cos model features"
 #define REC_NCOL 7
@@ -17,97 +14,6 @@
 #define REC_G_MAX 1000000000L
 #define REC_LIST_MAX 64
 
-/* one head's reads, summed in read order */
-typedef struct {
-    long reads, correct;
-    double err_sum; /* sum of ||o - v|| / ||v|| */
-    double cos_sum; /* sum of cos(o, v) */
-} rec_res;
-
-static double rec_dot(const double *a, const double *b, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
-}
-
-/* One head of mqar:n,G through a model of cfg, straight on the library (the stream and the
- * model, as vla_run_step drives them) so that the test can link it without cli.c. The targets are
- * the values as the writes saw them (binary64, before rounding to the model's format). */
-static int rec_run(const vla_config *cfg, long n, long G, uint64_t seed, uint32_t head,
-                   rec_res *res, char *err, size_t errlen)
-{
-    char spec[64];
-    snprintf(spec, sizeof spec, "mqar:%ld,%ld", n, G);
-    memset(res, 0, sizeof *res);
-    int dv = cfg->dv;
-    vla_stream *s = NULL;
-    vla_model *m = NULL;
-    vla_step_buf b;
-    memset(&b, 0, sizeof b);
-    double *val = malloc(sizeof(double) * (size_t)n * dv), *vn = malloc(sizeof(double) * (size_t)n);
-    double *o = malloc(sizeof(double) * (size_t)dv);
-    int e = (!val || !vn || !o) ? VLA_ENOMEM : 0;
-    if (e)
-        snprintf(err, errlen, "out of memory");
-    if (!e && (e = vla_stream_open(&s, spec, cfg->d, dv, seed, err, errlen)) == 0 &&
-        (e = vla_step_buf_alloc(&b, cfg->d, dv)) != 0)
-        snprintf(err, errlen, "step buffer: %s", vla_strerror(e));
-    if (!e && (e = vla_model_new(&m, cfg)))
-        snprintf(err, errlen, "model %s: %s", vla_model_name(cfg->model), vla_strerror(e));
-    long L = e ? 0 : vla_stream_length(s);
-    for (long t = 1; !e && t <= L; t++) {
-        if ((e = vla_stream_get(s, head, t, &b))) {
-            snprintf(err, errlen, "%s, head %u, step %ld: %s", spec, head, t, vla_strerror(e));
-            break;
-        }
-        long p = vla_stream_pair(s, t);
-        if (!b.is_read) {
-            vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
-            if ((e = vla_model_step(m, &in)))
-                snprintf(err, errlen, "%s, head %u, step %ld: %s", spec, head, t, vla_strerror(e));
-            else if (p >= 0) {
-                memcpy(val + p * dv, b.v, sizeof(double) * dv);
-                vn[p] = sqrt(rec_dot(b.v, b.v, dv));
-            }
-            continue;
-        }
-        if ((e = vla_model_read(m, b.q)) || (e = vla_model_get(m, VLA_Q_O, o)) || p < 0 || p >= n) {
-            e = e ? e : VLA_EINVAL; /* a read that names no pair: the stream broke its contract */
-            snprintf(err, errlen, "%s, head %u, read at step %ld: %s", spec, head, t,
-                     vla_strerror(e));
-            break;
-        }
-        /* nearest stored value by cosine; a zero or non-finite read-out is never correct */
-        double on = sqrt(rec_dot(o, o, dv)), best = -INFINITY;
-        long arg = -1;
-        for (long j = 0; on > 0 && isfinite(on) && j < n; j++) {
-            double c = rec_dot(o, val + j * dv, dv) / (on * vn[j]);
-            if (c > best) {
-                best = c;
-                arg = j;
-            }
-        }
-        const double *v = val + p * dv;
-        double dd = 0;
-        for (int i = 0; i < dv; i++)
-            dd += (o[i] - v[i]) * (o[i] - v[i]);
-        res->reads++;
-        res->correct += arg == p;
-        res->err_sum += sqrt(dd) / vn[p];
-        res->cos_sum += on > 0 ? rec_dot(o, v, dv) / (on * vn[p]) : 0;
-    }
-    vla_model_free(m);
-    vla_stream_close(s);
-    vla_step_buf_free(&b);
-    free(val);
-    free(vn);
-    free(o);
-    return e;
-}
-
-#ifndef TESTING
 typedef struct {
     const char *models, *n, *gap, *features;
 } rec_opts;
@@ -301,49 +207,36 @@ int main(int argc, char **argv)
         return 1;
     }
     int runs = c.runs;
-    long njobs = (long)nb * nn * ng * runs, total = 0;
-    rec_res *res = calloc((size_t)njobs, sizeof *res);
-    char (*errs)[256] = calloc((size_t)njobs, sizeof *errs);
-    if (!res || !errs) {
+    long njobs = (long)nb * nn * ng;
+    vla_recall *res = calloc((size_t)njobs * runs, sizeof *res);
+    if (!res) {
         fprintf(stderr, "vla-recall: out of memory\n");
         vla_dat_close(out);
         return 1;
     }
-    double steps_all = 0; /* only for the progress line; in double, since it may pass 2^63 */
-    for (int i = 0; i < nn; i++)
-        for (int j = 0; j < ng; j++)
-            steps_all += (double)(2 * ns[i] + gs[j]) * runs * nb;
-    total = steps_all < 1e18 ? (long)steps_all : (long)1e18;
-    vla_progress prog;
-    vla_progress_start(&prog, total);
-    long done = 0;
-    int failed = 0;
-    /* one job per (block, n, gap, head); each writes only its own slot, and the sums below run
-     * in a fixed order, so the table is the same whatever the thread count */
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : failed)
+    /* one engine per (block, n, gap), its runs the heads; each head's reads are summed in read
+     * order and the heads in head order below, so the table is the same whatever the thread
+     * count and the backend */
+    vla_cli_signals();
     for (long jb = 0; jb < njobs; jb++) {
-        long h = jb % runs, rest = jb / runs;
-        int gi = (int)(rest % ng), ni = (int)(rest / ng % nn), bi = (int)(rest / ng / nn);
-        if (rec_run(&cfgs[bi], ns[ni], gs[gi], c.seed, (uint32_t)h, &res[jb], errs[jb],
-                    sizeof errs[jb]))
-            failed++;
-        long steps = 2 * ns[ni] + gs[gi];
-#pragma omp atomic
-        done += steps;
-#ifdef _OPENMP
-        if (omp_get_thread_num() == 0)
-#endif
-            vla_progress_update(&prog, done);
-    }
-    vla_progress_end(&prog);
-    if (failed) {
-        for (long jb = 0; jb < njobs; jb++)
-            if (errs[jb][0]) {
-                fprintf(stderr, "vla-recall: %s\n", errs[jb]);
-                break;
-            }
-        vla_dat_close(out);
-        return 1;
+        int gi = (int)(jb % ng), ni = (int)(jb / ng % nn), bi = (int)(jb / ng / nn);
+        vla_engine_spec sp;
+        char err[400];
+        vla_cli_engine_spec(&c, &cfgs[bi], &sp);
+        int e = vla_recall_run(&sp, ns[ni], gs[gi], res + jb * runs, err, sizeof err);
+        if (e == VLA_EINTR) {
+            fprintf(stderr, "vla-recall: interrupted (signal %d); nothing saved: vla-recall writes "
+                            "no checkpoints\n", (int)vla_cli_stop);
+            vla_dat_close(out);
+            free(res);
+            return 3;
+        }
+        if (e) {
+            fprintf(stderr, "vla-recall: %s\n", err);
+            vla_dat_close(out);
+            free(res);
+            return 1;
+        }
     }
 
     vla_dat_meta(out, "stream", "mqar:N,G for N in {%s}, G in {%s}: 2N + G steps per run", opts.n,
@@ -365,9 +258,9 @@ int main(int argc, char **argv)
             vla_dat_block(out);
         for (int ni = 0; ni < nn; ni++)
             for (int gi = 0; gi < ng; gi++) {
-                rec_res sum = {0, 0, 0, 0};
+                vla_recall sum = {0, 0, 0, 0};
                 for (int h = 0; h < runs; h++) {
-                    const rec_res *r = &res[(((long)bi * nn + ni) * ng + gi) * runs + h];
+                    const vla_recall *r = &res[(((long)bi * nn + ni) * ng + gi) * runs + h];
                     sum.reads += r->reads;
                     sum.correct += r->correct;
                     sum.err_sum += r->err_sum;
@@ -382,7 +275,6 @@ int main(int argc, char **argv)
             }
     }
     free(res);
-    free(errs);
     e = vla_dat_close(out);
     if (e) {
         fprintf(stderr, "vla-recall: writing %s failed: %s\n", c.out, vla_strerror(e));
@@ -390,4 +282,3 @@ int main(int argc, char **argv)
     }
     return 0;
 }
-#endif

@@ -16,7 +16,7 @@ typedef struct {
 static int on_checkpoint(vla_run *r, void *accp, vla_rows *rows, void *ctx)
 {
     acc_t *acc = accp;
-    const vla_config *cfg = vla_model_config(r->m);
+    const vla_config *cfg = vla_engine_config(r->m);
     int d = cfg->d, dv = cfg->dv;
     size_t ns = (size_t)d * (d > dv ? d : dv);
     double *x = malloc(ns * sizeof *x), *y = malloc(ns * sizeof *y);
@@ -26,20 +26,20 @@ static int on_checkpoint(vla_run *r, void *accp, vla_rows *rows, void *ctx)
         return VLA_ENOMEM;
     }
     double row[7] = {(double)r->t, 0, NAN, 0, NAN, NAN, NAN};
-    vla_model_get(r->m, VLA_Q_S, x);
+    vla_engine_get(r->m, r->run, VLA_Q_S, x);
     row[1] = vla_fro(x, (long)dv * d);
     if (r->ref) {
-        vla_model_get(r->ref, VLA_Q_S, y);
+        vla_engine_get(r->ref, r->run, VLA_Q_S, y);
         row[5] = vla_fro_diff(x, y, (long)dv * d) / vla_fro(y, (long)dv * d);
     }
     if (vla_model_has_A(cfg->model)) {
-        vla_model_get(r->m, VLA_Q_A, x);
+        vla_engine_get(r->m, r->run, VLA_Q_A, x);
         row[2] = vla_fro(x, (long)d * d);
     }
-    vla_model_get(r->m, VLA_Q_O, x);
+    vla_engine_get(r->m, r->run, VLA_Q_O, x);
     row[3] = vla_fro(x, dv);
     if (r->ref) {
-        vla_model_get(r->ref, VLA_Q_O, y);
+        vla_engine_get(r->ref, r->run, VLA_Q_O, y);
         row[6] = vla_fro_diff(x, y, dv) / vla_fro(y, dv);
     }
     if (acc->n < 512) {

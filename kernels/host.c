@@ -50,8 +50,12 @@ struct vla_cuda {
     size_t es;
     void *h_in;               /* staged records, host side */
     unsigned char *h_flags;
-    size_t h_in_cap, h_flags_cap, d_in_cap, d_flags_cap, d_out_cap; /* bytes */
-    void *d_in, *d_flags, *d_out;
+    size_t h_in_cap, h_flags_cap, d_in_cap, d_flags_cap; /* bytes */
+    void *d_in, *d_flags;
+    struct {                  /* the taps on the device: o, kp, al, moved, prev_a */
+        void *p;
+        size_t cap;
+    } d_tap[5];
     void *h_buf;              /* one run's state, or the read-outs of a launch */
     size_t h_buf_cap;
     int staged;
@@ -119,11 +123,13 @@ void vla_cuda_free(vla_cuda *g)
     if (!g)
         return;
     if (g->dev) {
-        void *bufs[] = {g->p.state, (void *)g->p.consts, g->p.counts, g->d_in, g->d_flags,
-                        g->d_out};
+        void *bufs[] = {g->p.state, (void *)g->p.consts, g->p.counts, g->d_in, g->d_flags};
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
             if (bufs[i])
                 g->ops->release(g->dev, bufs[i]);
+        for (int i = 0; i < 5; i++)
+            if (g->d_tap[i].p)
+                g->ops->release(g->dev, g->d_tap[i].p);
         g->ops->close(g->dev);
     }
     for (int i = 0; i < MAX_PREP_THREADS; i++)
@@ -264,8 +270,10 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
     kparams *p = &g->p;
     size_t n = shared ? (size_t)steps : (size_t)p->runs * steps;
     for (size_t i = 0; i < n; i++) {
-        int rd = is_read && is_read[i];
+        int rd = is_read ? is_read[i] : VLA_CUDA_WRITE;
         long run = shared ? -1 : (long)(i / steps), t = (long)(i % steps);
+        if (rd == VLA_CUDA_SKIP)
+            continue;
         int e = rd ? (in[i].q ? (finite_n(in[i].q, p->d) ? 0 : VLA_ENONFINITE) : VLA_EINVAL)
                    : vla_input_check(&g->cfg, &in[i]);
         if (e)
@@ -297,7 +305,11 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
 #ifdef _OPENMP
         tid = omp_get_thread_num();
 #endif
-        int rd = is_read && is_read[i];
+        int rd = is_read ? is_read[i] : VLA_CUDA_WRITE;
+        if (rd == VLA_CUDA_SKIP) {
+            g->h_flags[i] = KF_SKIP;
+            continue;
+        }
         g->pol->prepare(g->scratch[tid], &in[i], rd, hin + i * rec);
         g->h_flags[i] = (unsigned char)((rd ? KF_READ : 0) | (!rd && in[i].g ? KF_GATE : 0));
     }
@@ -330,29 +342,52 @@ static void to_double(const vla_cuda *g, const void *src, double *dst, size_t n)
     }
 }
 
-int vla_cuda_launch(vla_cuda *g, double *o)
+int vla_cuda_launch_taps(vla_cuda *g, const vla_cuda_taps *taps)
 {
     if (!g)
         return VLA_EINVAL;
     if (!g->staged)
         return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_launch: no inputs staged");
     kparams *p = &g->p;
-    size_t no = (size_t)p->runs * p->steps * p->dv, ob = no * g->es;
-    p->out_o = NULL;
-    if (o) {
-        int r = dev_reserve(g, &g->d_out, &g->d_out_cap, ob, "read-outs");
+    const size_t rs = (size_t)p->runs * p->steps, d = p->d, dv = p->dv;
+    /* o, kp, al, moved and prev_a: where each goes on the host, and its size */
+    double *const host[5] = {taps ? taps->o : NULL, taps ? taps->kp : NULL,
+                             taps ? taps->alpha : NULL, NULL, NULL};
+    const size_t bytes[5] = {rs * dv * g->es, rs * d * g->es, rs * d * g->es, rs * sizeof(long),
+                             (size_t)p->runs * d * d * g->es};
+    const int on[5] = {host[0] != NULL, host[1] != NULL, host[2] != NULL,
+                       taps && taps->moved, taps && taps->moved};
+    void **dst[5] = {&p->out_o, &p->out_kp, &p->out_al, (void **)&p->out_moved, &p->prev_a};
+    static const char *const what[5] = {"read-outs", "k'", "alpha", "moved counts", "A before"};
+    for (int i = 0; i < 5; i++) {
+        *dst[i] = NULL;
+        int r = on[i] ? dev_reserve(g, &g->d_tap[i].p, &g->d_tap[i].cap, bytes[i], what[i]) : 0;
         if (r)
             return r;
-        p->out_o = g->d_out;
+        if (on[i])
+            *dst[i] = g->d_tap[i].p;
     }
     int r = g->ops->launch(g->dev, p, g->err, sizeof g->err);
-    if (r || !o)
-        return r;
-    if ((r = host_reserve(g, &g->h_buf, &g->h_buf_cap, ob)) ||
-        (r = g->ops->get(g->dev, g->h_buf, g->d_out, ob, g->err, sizeof g->err)))
-        return r;
-    to_double(g, g->h_buf, o, no);
-    return VLA_OK;
+    for (int i = 0; !r && i < 4; i++) {
+        if (!on[i])
+            continue;
+        if ((r = host_reserve(g, &g->h_buf, &g->h_buf_cap, bytes[i])) ||
+            (r = g->ops->get(g->dev, g->h_buf, g->d_tap[i].p, bytes[i], g->err, sizeof g->err)))
+            break;
+        if (i == 3)
+            memcpy(taps->moved, g->h_buf, bytes[i]);
+        else
+            to_double(g, g->h_buf, host[i], bytes[i] / g->es);
+    }
+    for (int i = 0; i < 5; i++)
+        *dst[i] = NULL;
+    return r;
+}
+
+int vla_cuda_launch(vla_cuda *g, double *o)
+{
+    vla_cuda_taps taps = {o, NULL, NULL, NULL};
+    return vla_cuda_launch_taps(g, &taps);
 }
 
 int vla_cuda_run(vla_cuda *g, long steps, const vla_input *in, const unsigned char *is_read,
@@ -380,18 +415,24 @@ int vla_cuda_get(vla_cuda *g, int run, vla_quantity q, double *dst)
     const int chol = g->cfg.track == VLA_TRACK_CHOL;
     if ((q == VLA_Q_A && !vla_model_has_A(g->cfg.model)) || (q == VLA_Q_L && !chol))
         return VLA_EINVAL;
+    /* buffers of this call's own: runs are measured from several threads at once */
     size_t bytes = n * g->es;
-    int r = host_reserve(g, &g->h_buf, &g->h_buf_cap, bytes);
+    void *buf = malloc(bytes), *s = NULL;
+    char err[400] = "";
+    int r = buf ? 0 : VLA_ENOMEM;
     if (!r)
-        r = g->ops->get(g->dev, g->h_buf,
+        r = g->ops->get(g->dev, buf,
                         (char *)g->p.state + ((size_t)run * g->p.state_len + off) * g->es, bytes,
-                        g->err, sizeof g->err);
-    if (!r && q == VLA_Q_A && chol) { /* the array holds L */
-        void *s = scratch_of(g, 0);
-        return s ? g->pol->chol_A(s, g->h_buf, dst) : VLA_ENOMEM;
-    }
-    if (!r)
-        to_double(g, g->h_buf, dst, n);
+                        err, sizeof err);
+    if (!r && q == VLA_Q_A && chol) /* the array holds L */
+        r = g->pol->scratch(&g->cfg, &s) ? VLA_ENOMEM : g->pol->chol_A(s, buf, dst);
+    else if (!r)
+        to_double(g, buf, dst, n);
+    if (s)
+        g->pol->scratch_free(s);
+    free(buf);
+    if (err[0])
+        fail(g, NULL, 0, r, "%s", err);
     return r;
 }
 
@@ -400,7 +441,10 @@ int vla_cuda_counts(vla_cuda *g, int run, vla_counts *out)
     if (!g || !out || run < 0 || run >= g->p.runs)
         return VLA_EINVAL;
     kcounts k;
-    int r = g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, g->err, sizeof g->err);
+    char err[400] = "";
+    int r = g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, err, sizeof err);
+    if (r)
+        fail(g, NULL, 0, r, "%s", err);
     if (!r)
         *out = k.cnt;
     return r;
@@ -429,43 +473,42 @@ int vla_cuda_fma_peak(vla_cuda *g, double *flops)
     return g && flops ? g->ops->fma_peak(g->dev, flops, g->err, sizeof g->err) : VLA_EINVAL;
 }
 
-/* run's state into m, bit for bit, through lib's own checkpoint format: m saved (its header and
- * state), the state part replaced by the run's (vstate_save: t, the counters, then S, A, n, o,
- * kp, al in the policy's numbers, which is the kernels' state layout), and loaded back */
-int vla_cuda_to_model(vla_cuda *g, int run, vla_model *m)
+int vla_cuda_state(vla_cuda *g, int run, long *t, vla_counts *cnt, void *state, size_t *bytes)
 {
-    if (!g || !m || run < 0 || run >= g->p.runs)
+    if (!g || run < 0 || run >= g->p.runs)
         return VLA_EINVAL;
-    const vla_config *mc = vla_model_config(m);
-    if (mc->model != g->cfg.model || mc->prec != g->cfg.prec || mc->track != g->cfg.track ||
-        mc->d != g->cfg.d || mc->dv != g->cfg.dv)
-        return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_to_model: the model has another configuration");
-    size_t sb = (size_t)g->p.state_len * g->es, tail = sizeof(long) + sizeof(vla_counts) + sb;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    int r = f ? vla_model_save(m, f) : VLA_ENOMEM;
-    if (f && fclose(f) && !r)
-        r = VLA_EIO;
-    if (!r && len < tail)
-        r = VLA_EFORMAT;
-    kcounts k;
-    char *st = r ? NULL : buf + len - tail;
-    if (!r)
-        r = g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, g->err, sizeof g->err);
-    if (!r)
-        r = g->ops->get(g->dev, st + sizeof(long) + sizeof(vla_counts),
-                        (char *)g->p.state + (size_t)run * sb, sb, g->err, sizeof g->err);
-    if (!r) {
-        memcpy(st, &k.t, sizeof(long));
-        memcpy(st + sizeof(long), &k.cnt, sizeof(vla_counts));
-        f = fmemopen(buf, len, "rb");
-        r = f ? vla_model_load(m, f) : VLA_ENOMEM;
-        if (f)
-            fclose(f);
+    size_t sb = (size_t)g->p.state_len * g->es;
+    if (bytes) {
+        size_t cap = *bytes;
+        *bytes = sb;
+        if (!state)
+            return VLA_OK;
+        if (cap < sb)
+            return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_state: %zu bytes given, %zu needed", cap, sb);
     }
-    if (r && !g->err[0])
-        fail(g, NULL, 0, r, "vla_cuda_to_model: %s", vla_strerror(r));
-    free(buf);
+    kcounts k;
+    int r = g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, g->err, sizeof g->err);
+    if (!r && state)
+        r = g->ops->get(g->dev, state, (char *)g->p.state + (size_t)run * sb, sb, g->err,
+                        sizeof g->err);
+    if (!r && t)
+        *t = k.t;
+    if (!r && cnt)
+        *cnt = k.cnt;
     return r;
+}
+
+int vla_cuda_set_state(vla_cuda *g, int run, long t, const vla_counts *cnt, const void *state,
+                       size_t bytes)
+{
+    if (!g || !cnt || !state || run < 0 || run >= g->p.runs)
+        return VLA_EINVAL;
+    size_t sb = (size_t)g->p.state_len * g->es;
+    if (bytes != sb)
+        return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_set_state: %zu bytes given, %zu needed",
+                    bytes, sb);
+    kcounts k = {t, *cnt};
+    int r = g->ops->put(g->dev, (char *)g->p.state + (size_t)run * sb, state, sb, g->err,
+                        sizeof g->err);
+    return r ? r : g->ops->put(g->dev, g->p.counts + run, &k, sizeof k, g->err, sizeof g->err);
 }

@@ -26,7 +26,9 @@ extern "C" {
  * al (d): the quantities vla_model_get returns.
  * A prepared input record (one step of one run): q, k, u, pk = phi(k), pq = phi(q) (d each),
  * v, g (dv each), beta, decay: what lib's load() puts into the state, in the same bits. */
-enum { KF_GATE = 1, KF_READ = 2 }; /* per-step flags: the input carried a gate; a read, no write */
+/* per-step flags: the input carried a gate; a read, no write; nothing at all (a run that is
+ * already where the launch takes the others: runs at different steps advance together) */
+enum { KF_GATE = 1, KF_READ = 2, KF_SKIP = 4 };
 
 typedef struct {
     long t;
@@ -49,7 +51,12 @@ typedef struct {
     const void *inputs;   /* runs x steps x rec_len, run-major */
     const unsigned char *flags; /* runs x steps */
     kcounts *counts;      /* runs */
-    void *out_o;          /* NULL, or runs x steps x dv: o after every step */
+    /* the taps (NULL: not recorded), after every step: o (runs x steps x dv), kp and al
+     * (runs x steps x d), and the count of A's entries a write changed (runs x steps; prev_a:
+     * runs x d x d numbers of scratch that holds A before the step) */
+    void *out_o, *out_kp, *out_al;
+    long *out_moved;
+    void *prev_a;
 } kparams;
 
 /* The arena (shared memory) holds every array of recur.h's state with index k stored at

@@ -63,6 +63,8 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
         size_t ri = (size_t)run * p->steps + t, ii = p->shared_in ? (size_t)t : ri;
         const NUM *rec = (const NUM *)p->inputs + ii * p->rec_len;
         int f = p->flags[ii];
+        if (f & KF_SKIP) /* (the same for every thread of the block) */
+            continue;
         VLA_PFOR(i, 0, m) {
             if (i < d) {
                 E(s->q, i) = rec[i];
@@ -78,6 +80,10 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
             if (i < 2)
                 E(s->beta_decay, i) = rec[5 * d + 2 * dv + i];
         }
+        NUM *prev = p->prev_a ? (NUM *)p->prev_a + (size_t)run * d * d : NULL;
+        if (prev && !(f & KF_READ))
+            VLA_PFOR(i, 0, d * d)
+                prev[i] = E(s->A, i);
         if (f & KF_READ) { /* lib's vstate_read after its load */
             s->cnt.reads++;
             FN(read_loaded)(cx_, s);
@@ -88,6 +94,33 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
             NUM *oo = (NUM *)p->out_o + ri * dv;
             VLA_PFOR(i, 0, dv)
                 oo[i] = E(s->o, i);
+        }
+        if (p->out_kp || p->out_al) {
+            NUM *ok = (NUM *)p->out_kp + ri * d, *oa = (NUM *)p->out_al + ri * d;
+            VLA_PFOR(i, 0, d) {
+                if (p->out_kp)
+                    ok[i] = E(s->kp, i);
+                if (p->out_al)
+                    oa[i] = E(s->al, i);
+            }
+        }
+        if (p->out_moved) { /* A's bit patterns before and after: one thread counts (a tap for
+                               the drift measures, not a fast path) */
+            KSYNC();
+            if (KTID == 0) {
+                long n = 0;
+                for (int i = 0; prev && !(f & KF_READ) && i < d * d; i++) {
+                    NUM a = E(s->A, i); /* bytes, as memcmp (which device code lacks) would */
+                    const unsigned char *x = (const unsigned char *)&a,
+                                        *y = (const unsigned char *)&prev[i];
+                    int ne = 0;
+                    for (unsigned k = 0; k < sizeof a; k++)
+                        ne |= x[k] != y[k];
+                    n += ne;
+                }
+                p->out_moved[ri] = n;
+            }
+            KSYNC();
         }
     }
 

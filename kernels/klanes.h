@@ -104,6 +104,8 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
     for (long t = 0; t < p->steps; t++) {
         size_t ii = p->shared_in ? (size_t)t : (size_t)runs[0] * p->steps + t;
         int f = p->flags[ii];
+        if (f & KF_SKIP) /* (the group agrees on its flags) */
+            continue;
         /* the input records, each number into its lane (one record for all: a broadcast) */
         NUM *dst[] = {s->q, s->k, s->u, s->pk, s->pq, s->v, s->g, s->beta_decay};
         const int len[] = {d, d, d, d, d, dv, dv, 2};
@@ -120,18 +122,34 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
                         dst[a][i][l] = rec[i];
             }
         }
+        const int moved = p->out_moved && !(f & KF_READ);
+        if (moved)
+            memcpy(cx_->prev, s->A, (size_t)d * d * sizeof(NUM));
         if (f & KF_READ) { /* lib's vstate_read after its load */
             s->cnt.reads++;
             FN(read_loaded)(cx_, s);
         } else {
             FN(vstate_advance)(cx_, s, f & KF_GATE);
         }
-        if (p->out_o)
-            for (int l = 0; l < nl; l++) {
-                LT *oo = (LT *)p->out_o + ((size_t)runs[l] * p->steps + t) * dv;
+        for (int l = 0; l < nl; l++) { /* the taps, each lane to its run */
+            size_t ri = (size_t)runs[l] * p->steps + t;
+            if (p->out_o)
                 for (int i = 0; i < dv; i++)
-                    oo[i] = E(s->o, i)[l];
+                    ((LT *)p->out_o)[ri * dv + i] = E(s->o, i)[l];
+            if (p->out_kp)
+                for (int i = 0; i < d; i++)
+                    ((LT *)p->out_kp)[ri * d + i] = E(s->kp, i)[l];
+            if (p->out_al)
+                for (int i = 0; i < d; i++)
+                    ((LT *)p->out_al)[ri * d + i] = E(s->al, i)[l];
+            if (p->out_moved) { /* A's bit patterns before and after the step */
+                long n = 0;
+                const NUM *prev = cx_->prev;
+                for (int i = 0; moved && i < d * d; i++)
+                    n += memcmp(&E(s->A, i)[l], &prev[i][l], sizeof(LT)) != 0;
+                p->out_moved[ri] = n;
             }
+        }
         LSETM(cx_, live); /* (every LANE_IF restores it; this keeps a fault from spreading) */
     }
 

@@ -35,6 +35,7 @@ typedef struct {
     lmv mv32, mv64;        /* AVX2: m as a vector mask of 32-bit and of 64-bit lanes */
     long *base;            /* the state's vla_counts, as longs: what COUNT's pointer is in */
     long cnt[LCOUNTS][16]; /* events per counter and lane, this launch */
+    void *prev;            /* the moved tap: A before the step (d x d vectors), or NULL */
 } lctx;
 
 /* Vector types without __m512's may_alias, so that the compiler may keep the mask in a register
@@ -465,6 +466,12 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
     {
         void *arena = aligned_alloc(64, (arena_bytes + 63) / 64 * 64);
         lctx *cx = aligned_alloc(64, (sizeof(lctx) + 63) / 64 * 64);
+        size_t prev_bytes = p->out_moved ? (size_t)p->d * p->d * 64 : 0;
+        void *prev = prev_bytes ? aligned_alloc(64, prev_bytes) : NULL;
+        if (cx)
+            cx->prev = prev;
+        if (prev_bytes && !prev)
+            arena = (free(arena), NULL); /* reported below as out of memory */
         /* every thread meets the loop (a worksharing construct), with or without its memory */
 #pragma omp for schedule(dynamic)
         for (int g = 0; g < ng; g++) {
@@ -478,6 +485,7 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
         }
         free(arena);
         free(cx);
+        free(prev);
     }
     if (r)
         snprintf(err, len, "out of host memory for the lanes' state (%.1f MB per thread)",

@@ -49,27 +49,52 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
                  char *err, size_t errlen);
 void vla_cuda_free(vla_cuda *g);
 
+/* What a step of a launch is, in is_read: a write (the default), a read of query in.q
+ * (vla_model_read; nothing else of the input is used), or nothing (the run is already where the
+ * launch takes the others: runs at different steps advance together). */
+enum { VLA_CUDA_WRITE = 0, VLA_CUDA_READ = 1, VLA_CUDA_SKIP = 2 };
+
 /* Prepares and copies the inputs of the next `steps` steps. in[r * steps + t] is run r's input at
- * its step t (raw binary64, as vla_model_step takes it); when is_read (may be NULL) marks it, that
- * step is a read of query in.q (vla_model_read) and nothing else of it is used. shared = 1: in and
- * is_read hold `steps` entries that every run consumes (benchmarks, one stream for many
- * configurations). A NaN or Inf fails with VLA_ENONFINITE before anything is staged. */
+ * its step t (raw binary64, as vla_model_step takes it); is_read (may be NULL: all writes) says
+ * what each step is (VLA_CUDA_*). shared = 1: in and is_read hold `steps` entries that every run
+ * consumes (benchmarks, one stream for many configurations). A NaN or Inf fails with
+ * VLA_ENONFINITE before anything is staged. */
 int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned char *is_read,
                    int shared);
-/* Runs the staged steps on every run (again, if called again: a replay, for benchmarks). o, when
- * not NULL, receives the read-out after every step: runs x steps x dv. */
+/* What a launch records after every step (each NULL: not recorded), runs x steps x n, binary64:
+ * the read-out (n = dv), the write's k' and alpha (n = d), and the number of A's entries whose
+ * bits the step changed (n = 1; 0 on a read) */
+typedef struct {
+    double *o, *kp, *alpha;
+    long *moved;
+} vla_cuda_taps;
+/* Runs the staged steps on every run (again, if called again: a replay, for benchmarks),
+ * recording taps (may be NULL). vla_cuda_launch(g, o): o alone. */
+int vla_cuda_launch_taps(vla_cuda *g, const vla_cuda_taps *taps);
 int vla_cuda_launch(vla_cuda *g, double *o);
 /* stage + launch */
 int vla_cuda_run(vla_cuda *g, long steps, const vla_input *in, const unsigned char *is_read,
                  double *o);
 
-/* A quantity of run r, as vla_model_get gives it (copied back from the device). */
+/* A quantity of run r, as vla_model_get gives it (copied back from the device); several threads
+ * may ask at once (for different runs or the same). */
 int vla_cuda_get(vla_cuda *g, int r, vla_quantity q, double *dst);
 int vla_cuda_counts(vla_cuda *g, int r, vla_counts *out);
-/* Run r's whole state (t, counters, S, A, n, o, kp, alpha) into m, a CPU model of the same
- * configuration, bit for bit: measures that take a vla_model then see the run as it is. */
-int vla_cuda_to_model(vla_cuda *g, int r, vla_model *m);
+/* Run r's whole state as raw numbers of the policy's container, in vstate_save's order (S, A, n,
+ * o, kp, alpha: kabi.h's layout) with its t (writes) and counters; *bytes in: the room at state,
+ * out: the size (state NULL: only the size). set_state puts such a state back, bit for bit. */
+int vla_cuda_state(vla_cuda *g, int r, long *t, vla_counts *cnt, void *state, size_t *bytes);
+int vla_cuda_set_state(vla_cuda *g, int r, long t, const vla_counts *cnt, const void *state,
+                       size_t bytes);
 long vla_cuda_t(vla_cuda *g, int r);
+/* The kernels as engine backends (vlastab.h, "engines"): the CPU's vector lanes, the GPU (the
+ * spec's device), and the GPU's kernels emulated on host threads (slow; it runs the kernels'
+ * own code where there is no GPU). Strict mode; cuda and emu track A by sm or sm-sym, the lanes
+ * by every way but comp and sr. */
+const vla_backend *vla_backend_lanes(void);
+const vla_backend *vla_backend_cuda(void);
+const vla_backend *vla_backend_emu(void);
+
 /* the reason of the last failure */
 const char *vla_cuda_error(const vla_cuda *g);
 /* the device, in words ("NVIDIA H200, 132 SMs, ..."; emulated: "host threads, 3 per block") */

@@ -1,5 +1,6 @@
 /* model.c: the strict native instantiations of recur.h (and so the public primitives), and the
  * vla_model front door every backend goes through: argument checks, input checks, dispatch. */
+#include "engine_impl.h"
 #include "model_impl.h"
 #include <stdlib.h>
 #include <string.h>
@@ -103,36 +104,46 @@ int vla_model_get(const vla_model *m, vla_quantity q, double *dst)
 }
 
 /* a checkpoint opens with a magic and the configuration's description, so that a state is never
- * loaded into a model of another configuration */
+ * loaded into a model of another configuration (engine_impl.h: every backend writes this) */
 static const char save_magic[8] = "VLAMOD1";
 
-int vla_model_save(const vla_model *m, FILE *f)
+int vla_model_save_header(const vla_config *cfg, FILE *f)
 {
     char desc[1024];
-    if (!m || !f)
-        return VLA_EINVAL;
-    vla_config_describe(&m->cfg, desc, sizeof desc);
+    vla_config_describe(cfg, desc, sizeof desc);
     uint32_t len = (uint32_t)strlen(desc);
     if (fwrite(save_magic, 8, 1, f) != 1 || fwrite(&len, 4, 1, f) != 1 ||
         fwrite(desc, 1, len, f) != len)
         return VLA_EIO;
-    return m->ops->save(m->self, f);
+    return VLA_OK;
 }
 
-int vla_model_load(vla_model *m, FILE *f)
+int vla_model_load_header(const vla_config *cfg, FILE *f)
 {
     char desc[1024], got[1024], magic[8];
     uint32_t len;
-    if (!m || !f)
-        return VLA_EINVAL;
-    vla_config_describe(&m->cfg, desc, sizeof desc);
+    vla_config_describe(cfg, desc, sizeof desc);
     if (fread(magic, 8, 1, f) != 1 || memcmp(magic, save_magic, 8) || fread(&len, 4, 1, f) != 1 ||
         len >= sizeof got || fread(got, 1, len, f) != len)
         return VLA_EFORMAT;
     got[len] = 0;
-    if (strcmp(got, desc))
-        return VLA_EFORMAT;
-    return m->ops->load(m->self, f);
+    return strcmp(got, desc) ? VLA_EFORMAT : VLA_OK;
+}
+
+int vla_model_save(const vla_model *m, FILE *f)
+{
+    if (!m || !f)
+        return VLA_EINVAL;
+    int r = vla_model_save_header(&m->cfg, f);
+    return r ? r : m->ops->save(m->self, f);
+}
+
+int vla_model_load(vla_model *m, FILE *f)
+{
+    if (!m || !f)
+        return VLA_EINVAL;
+    int r = vla_model_load_header(&m->cfg, f);
+    return r ? r : m->ops->load(m->self, f);
 }
 
 const vla_config *vla_model_config(const vla_model *m) { return &m->cfg; }

@@ -469,6 +469,7 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
     uint64_t seed = s->seed, tt = (uint64_t)t;
     b->beta = b->decay = NAN;
     b->has_g = b->is_read = 0;
+    b->pair = vla_stream_pair(s, t);
 
     switch (s->kind) {
     case VLA_STREAM_GAUSS:

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -214,6 +215,7 @@ typedef struct {
     double *q, *k, *v, *u, *g;
     double beta, decay;
     int has_g, is_read;
+    long pair; /* mqar: the pair (0..n-1) the step writes or reads, -1 on a distractor; else -1 */
 } vla_step_buf;
 int vla_step_buf_alloc(vla_step_buf *b, int d, int dv);
 void vla_step_buf_free(vla_step_buf *b);
@@ -221,6 +223,106 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b);
 /* mqar: the index (0..n-1) of the pair step t writes or reads, -1 on a distractor. */
 long vla_stream_pair(const vla_stream *s, long t);
 const char *vla_stream_spec(const vla_stream *s);
+
+/* ---- engines: the one place where runs advance (docs/engine.md) ----
+ * An engine is a batch of runs of one configuration on one input source, advanced together step
+ * by step on a backend: "cpu" (lib: vla_model per run, runs spread over threads), "exact" (the
+ * same over MPFR, from libvlaref: vref_backend_exact), "lanes", "cuda", "emu" (the kernels, from
+ * kernels/vlacuda.h: the CPU's vector lanes, the GPU, and the GPU's kernels on host threads).
+ * Every backend gives the same quantities through the same calls, and a strict run gives the
+ * same bits on each (the kernels' tests prove it); save and load share one format, so a run
+ * saved on one backend continues on another. */
+typedef struct vla_backend vla_backend;
+typedef struct vla_engine vla_engine;
+
+/* the CPU backend: each run a vla_model (every policy, way of tracking and mode) */
+const vla_backend *vla_backend_cpu(void);
+const char *vla_backend_name(const vla_backend *b);
+
+/* What an engine records after every step, for vla_engine_spec.on_step (VLA_TAP_*). */
+enum { VLA_TAP_O = 1, VLA_TAP_KP = 2, VLA_TAP_ALPHA = 4, VLA_TAP_MOVED = 8 };
+
+/* One step of one run, as on_step sees it. */
+typedef struct {
+    int run;                 /* 0 .. runs - 1 (the stream's head first_head + run) */
+    long t;                  /* the step just taken, 1-based */
+    const vla_step_buf *in;  /* its inputs as drawn, before any rounding (is_read: a read) */
+    const double *o;         /* VLA_TAP_O: the read-out after the step (dv) */
+    const double *kp, *alpha; /* VLA_TAP_KP, VLA_TAP_ALPHA: the write's k' and alpha (d) */
+    long a_moved;            /* VLA_TAP_MOVED: entries of A this step changed (-1: chol keeps no A,
+                                or a model without A; 0 on a read) */
+} vla_step_view;
+
+typedef struct {
+    const vla_backend *backend; /* NULL: vla_backend_cpu() */
+    vla_config cfg;
+    int runs;
+    /* the inputs: a stream (spec for vla_stream_open, its seed, run r reading head first_head + r)
+     * ... */
+    const char *stream;
+    uint64_t seed;
+    int first_head;
+    /* ... or prepared inputs (stream NULL): in[r * T + t - 1] for run r at step t (shared: in[t - 1]
+     * for every run), is_read (may be NULL) likewise; steps beyond T wrap around when cycle is set,
+     * else are an error. The engine keeps the pointers: the arrays must outlive it. */
+    const vla_input *in;
+    const unsigned char *is_read;
+    long T;
+    int shared, cycle;
+    /* inputs rounded once to this format before the model takes them (the binary64 reference of
+     * a run in a narrower policy takes that run's rounded inputs); VLA_FMT_F64: as drawn */
+    vla_fmt round_inputs;
+    long ref_bits;     /* the exact backend's precision in bits (0: 256) */
+    int threads;       /* threads the runs are spread over (0: OpenMP's default) */
+    int device;        /* the GPU (cuda) */
+    unsigned taps;     /* VLA_TAP_*: what on_step sees besides the inputs */
+    /* after every step of every run, in step order within a run (runs may be visited from several
+     * threads at once; keep per-run state per run); nonzero stops the advance with that code */
+    int (*on_step)(void *ctx, const vla_step_view *v);
+    void *ctx;
+    /* when not NULL and set (by a signal handler, say), an advance stops at the next step
+     * boundary it can (within a second), each run where it is, and returns VLA_EINTR */
+    volatile sig_atomic_t *stop;
+} vla_engine_spec;
+
+#define VLA_EINTR (-8) /* vla_engine_advance: stopped by spec.stop */
+
+/* An engine at t = 0 (every run from S_0 = 0, A_0 = I / lambda0). On failure *out is NULL and err
+ * holds a one-line reason ("--backend cuda: no CUDA device (...); --backend emu runs ..."). */
+int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, char *err, size_t errlen);
+void vla_engine_free(vla_engine *e);
+/* Every run to step t (from where each is; a run already at or beyond t stays). VLA_EINTR when
+ * spec.stop was set (vla_engine_t says where each run stopped); another error fails the engine,
+ * with the run, the step and the reason in vla_engine_error. */
+int vla_engine_advance(vla_engine *e, long t);
+long vla_engine_t(const vla_engine *e, int run);
+int vla_engine_runs(const vla_engine *e);
+const vla_config *vla_engine_config(const vla_engine *e);
+const vla_engine_spec *vla_engine_spec_of(const vla_engine *e);
+/* a quantity of run r, as vla_model_get gives it */
+int vla_engine_get(vla_engine *e, int run, vla_quantity q, double *dst);
+int vla_engine_counts(vla_engine *e, int run, vla_counts *out);
+/* run r's state (t, counters and every state array, bit for bit) in vla_model_save's format:
+ * what vla_model_load reads, whatever the backend; load requires the same configuration */
+int vla_engine_save(vla_engine *e, int run, FILE *f);
+int vla_engine_load(vla_engine *e, int run, FILE *f);
+const char *vla_engine_error(const vla_engine *e);
+/* the machine it runs on, in words ("cpu, 2 threads", "NVIDIA H200, ...") */
+void vla_engine_describe(vla_engine *e, char *buf, size_t len);
+
+/* ---- recall (docs/math.md section 7.6) ---- */
+/* one run's reads, summed in read order */
+typedef struct {
+    long reads, correct;
+    double err_sum; /* sum of ||o - v|| / ||v|| */
+    double cos_sum; /* sum of cos(o, v) */
+} vla_recall;
+/* The runs of base (its backend, configuration, runs, seed and first_head; its inputs are
+ * replaced) write the pairs of mqar:n,G and read every key back; res[run] scores the reads (a read
+ * is correct when its read-out's nearest stored value by cosine, the value as the write drew it
+ * in binary64, is the right one). A one-line reason in err on failure. */
+int vla_recall_run(const vla_engine_spec *base, long n, long G, vla_recall *res, char *err,
+                   size_t errlen);
 
 /* ---- .npy arrays (numpy's format, C order, float16/32/64) ---- */
 typedef struct {

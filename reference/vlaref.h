@@ -5,6 +5,7 @@
 #ifndef VLAREF_H
 #define VLAREF_H
 #include "vlastab.h"
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,11 @@ typedef enum {
 /* A model with MPFR arithmetic; drive it with vla_model_step/read/get/free. prec_bits is used by
  * VREF_EXACT only (MPFR_PREC_MIN.. 1 << 20). */
 int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long prec_bits);
+
+/* The MPFR models as engine backends (vla_engine_spec.backend): exact at spec.ref_bits (0: 256),
+ * and the format emulation. */
+const vla_backend *vref_backend_exact(void);
+const vla_backend *vref_backend_emulate(void);
 
 /* MPFR's emulation parameters of a format: precision and emin/emax in MPFR's convention */
 void vref_fmt_params(vla_fmt f, long *prec, long *emin, long *emax);
@@ -44,6 +50,84 @@ int vref_gram_init(vref_gram *g, int d, double lambda0);
 void vref_gram_add(vref_gram *g, const double *u);
 void vref_gram_get(const vref_gram *g, double *M); /* rounded to binary64 */
 void vref_gram_free(vref_gram *g);
+
+/* ---- the drift measures of A_t (reference/drift.c; bin/vla-drift's table, docs/math.md 7) ---- */
+#define VREF_DRIFT_COLUMNS                                                                         \
+    "t a_drift a_resid a_lapack sym_defect lambda_min cond guard clamp nudge s_relerr o_relerr "     \
+    "a_moved"
+#define VREF_DRIFT_NCOL 13
+/* A run's M_t = lambda0 I + sum u' u'^T in double-double, and the a_moved window. Plain data (no
+ * pointers) so that a checkpoint saves it as it is: the Gram's hi and lo arrays (the upper
+ * triangle used, as vref_gram keeps them) follow the header; vref_drift_size(d) bytes in all. */
+typedef struct {
+    int d;
+    int gram_done; /* a nudge or clamp has fired: M_t is no Gram any more, and is not kept */
+    long writes;   /* u' u'^T terms added */
+    long moved;    /* entries of A that changed, summed over the steps of this window */
+    long steps;    /* ... and those steps */
+    double hilo[]; /* hi[d * d], then lo[d * d] */
+} vref_drift;
+size_t vref_drift_size(int d);
+int vref_drift_init(vref_drift *a, const vla_config *cfg);
+/* the u' of a write with raw inputs k, u into M_t: rls u' = k, vla1 u / sqrt(d), vla3 unit(u) /
+ * sqrt(d), each from the input rounded to cfg's storage format, then in binary64 */
+void vref_drift_add(vref_drift *a, const vla_config *cfg, const double *k, const double *u);
+/* M_t rounded to binary64 (d x d) */
+void vref_drift_gram(const vref_drift *a, double *M);
+/* The checkpoint's row (VREF_DRIFT_COLUMNS) of run `run` of m against the same run of ref (NULL:
+ * the columns that need it are nan); then a_moved's window starts over. Only VLA_ENOMEM fails: a
+ * matrix LAPACK cannot digest gives nan entries. */
+int vref_drift_measure(vla_engine *m, vla_engine *ref, int run, vref_drift *acc, long t,
+                       double *row);
+
+/* ---- the Jacobian measures (reference/jacobian.c; bin/vla-jacobian's table, docs/math.md 7.5) ---- */
+#define VREF_JAC_COLUMNS                                                                           \
+    "t jac_max jac_p50 jac_p99 jac_radius jac_svd jac_svd_err lyap jac_min_c jac_unit_err jac_one"
+#define VREF_JAC_NCOL 11
+/* The window's percentiles come from a histogram of x = ||J||_2 - 1, because the accumulator must
+ * be plain data that a checkpoint saves as it is (no sample list growing with the window). Bins
+ * are log-spaced, VREF_JAC_BPO per octave over [2^VREF_JAC_EMIN, 2^VREF_JAC_EMAX), and a bin reports its
+ * geometric midpoint: off by at most 2^(1/(2 VREF_JAC_BPO)) - 1 = 8.5e-5 relative in x, so by less
+ * than that relative in ||J|| = 1 + x. x below 2^-40 cannot matter beside 1 at that tolerance. */
+#define VREF_JAC_EMIN (-40)
+#define VREF_JAC_EMAX 64
+#define VREF_JAC_BPO 4096
+#define VREF_JAC_NBIN ((VREF_JAC_EMAX - VREF_JAC_EMIN) * VREF_JAC_BPO)
+
+typedef struct {
+    long n;                        /* finite or infinite samples (NaN excluded) */
+    long nan, below, zero, under, over;
+    int lo, hi;                    /* occupied bins, so that a reset or a scan skips the rest */
+    double min, max;
+    uint32_t bin[VREF_JAC_NBIN];        /* a window is at most 0.9 T <= 9e8 < 2^32 steps */
+} vref_jac_hist;
+
+/* A run's accumulator: the window's histogram and extremes, and the Lyapunov tracker's state
+ * (held here rather than in a vla_lyap, whose vector is a pointer a checkpoint cannot save). */
+typedef struct {
+    double min_c;     /* min over the window of cos(alpha, k') */
+    double unit_err;  /* max over the window of |unit formula - general| / general */
+    double lx[VLA_D_MAX];
+    double lsum;
+    long lt;
+    vref_jac_hist h;
+} vref_jac;
+
+/* the window starts empty; the Lyapunov vector from seed */
+int vref_jac_init(vref_jac *a, int d, uint64_t seed);
+void vref_jac_hist_reset(vref_jac_hist *h);
+void vref_jac_hist_add(vref_jac_hist *h, double norm);
+/* nearest rank over the histogram: the smallest value with at least ceil(p n) samples at or below */
+double vref_jac_hist_quantile(const vref_jac_hist *h, double p);
+/* One step's J = I - kp al^T into the window; unit: kp and al are unit by construction (the closed
+ * form's disagreement with the general one is recorded). Returns ||J||_2. */
+double vref_jac_step(vref_jac *a, const double *kp, const double *al, int d, int unit);
+/* the checkpoint's row (VREF_JAC_COLUMNS) from the window and this step's kp, al; the window then
+ * starts over */
+int vref_jac_row(vref_jac *a, const double *kp, const double *al, int d, long t, int unit,
+                 double *row);
+/* whether the model's k' and alpha are unit by construction (vla3; delta at beta 1), d >= 2 */
+int vref_jac_is_unit(const vla_config *cfg, double step_beta);
 
 /* the inverse of a symmetric positive definite M by dpotrf + dpotri, both triangles filled;
  * VLA_ERANGE when M is not positive definite */

@@ -1,0 +1,306 @@
+/* kengine.c: the kernels as engine backends (vlastab.h, "engines"): lanes, cuda and emu. Each
+ * advance draws the inputs of a chunk of steps for every run (the engine's own input code, the
+ * runs spread over threads), stages and launches them (vlacuda.h), then hands every step to the
+ * spec's on_step from the launch's taps, run by run in step order. A chunk is sized to take about
+ * a quarter of a second, so that a stop request is answered within a second whatever the step
+ * costs. The state is saved in vla_model_save's format, so a run continues on any backend. */
+#include "engine_impl.h"
+#include "vlacuda.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef struct {
+    vla_engine *e;
+    vla_cuda *g;
+    int runs, d, dv;
+    long cap;            /* steps per chunk that the buffers hold */
+    long chunk;          /* steps of the next chunk: grows to about CHUNK_SECONDS per launch */
+    long *t;             /* per run: steps taken (writes and reads) */
+    vla_stream **s;      /* per run, opened on first use */
+    vla_step_buf *raw, *rnd; /* [run * cap + k] */
+    double *slab;        /* their numbers */
+    vla_input *in;
+    unsigned char *rd;
+    double *o, *kp, *al; /* taps [run * chunk + k] * dv or d */
+    long *moved;
+} kself;
+
+#define CHUNK_SECONDS 0.25
+#define INPUT_BYTES (32L << 20) /* at most about this much staged input per chunk */
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void k_close(void *p)
+{
+    kself *k = p;
+    if (!k)
+        return;
+    vla_cuda_free(k->g);
+    for (int i = 0; k->s && i < k->runs; i++)
+        vla_stream_close(k->s[i]);
+    free(k->s);
+    free(k->t);
+    free(k->raw);
+    free(k->rnd);
+    free(k->slab);
+    free(k->in);
+    free(k->rd);
+    free(k->o);
+    free(k->kp);
+    free(k->al);
+    free(k->moved);
+    free(k);
+}
+
+/* step buffers that point into one slab: q k u (d) v g (dv) each */
+static void bind_bufs(vla_step_buf *b, double *x, long n, int d, int dv)
+{
+    for (long i = 0; i < n; i++, x += 3 * d + 2 * dv)
+        b[i] = (vla_step_buf){x, x + d, x + 3 * d, x + 2 * d, x + 3 * d + dv, NAN, NAN, 0, 0, -1};
+}
+
+static int k_open(vla_engine *e, void **self, char *err, size_t len)
+{
+    const vla_engine_spec *sp = &e->spec;
+    const int d = sp->cfg.d, dv = sp->cfg.dv, nr = sp->runs;
+    vla_cuda_opts o = {e->b->target, sp->device, sp->threads};
+    kself *k = calloc(1, sizeof *k);
+    if (!k) {
+        snprintf(err, len, "out of memory");
+        return VLA_ENOMEM;
+    }
+    k->e = e;
+    k->runs = nr;
+    k->d = d;
+    k->dv = dv;
+    char why[300];
+    int r = 0;
+    if (e->b->target == VLA_CUDA_GPU && vla_cuda_probe(why, sizeof why) <= 0) {
+        /* no GPU here: say why, and name the way to run these kernels anyway */
+        snprintf(err, len, "no CUDA device (%s); --backend emu runs the same kernels on host "
+                           "threads", why);
+        r = VLA_ENOTSUP;
+    } else {
+        r = vla_cuda_new(&k->g, &sp->cfg, nr, &o, err, len);
+    }
+    if (r) {
+        k_close(k);
+        return r;
+    }
+    const long per = 3L * d + 2L * dv;
+    k->cap = INPUT_BYTES / ((long)nr * (2 * per + 8) * (long)sizeof(double));
+    k->cap = k->cap < 1 ? 1 : k->cap > 4096 ? 4096 : k->cap;
+    k->chunk = k->cap < 16 ? k->cap : 16;
+    const size_t n = (size_t)nr * k->cap;
+    const int rnd = sp->round_inputs != VLA_FMT_F64;
+    k->t = calloc(nr, sizeof *k->t);
+    k->s = calloc(nr, sizeof *k->s);
+    k->raw = malloc(n * sizeof *k->raw);
+    k->rnd = rnd ? malloc(n * sizeof *k->rnd) : NULL;
+    k->slab = malloc(n * per * (rnd ? 2 : 1) * sizeof *k->slab);
+    k->in = malloc(n * sizeof *k->in);
+    k->rd = malloc(n);
+    if (sp->on_step) {
+        if (sp->taps & VLA_TAP_O)
+            k->o = malloc(n * dv * sizeof *k->o);
+        if (sp->taps & VLA_TAP_KP)
+            k->kp = malloc(n * d * sizeof *k->kp);
+        if (sp->taps & VLA_TAP_ALPHA)
+            k->al = malloc(n * d * sizeof *k->al);
+        if ((sp->taps & VLA_TAP_MOVED) && vla_model_has_A(sp->cfg.model) &&
+            sp->cfg.track != VLA_TRACK_CHOL)
+            k->moved = malloc(n * sizeof *k->moved);
+    }
+    if (!k->t || !k->s || !k->raw || (rnd && !k->rnd) || !k->slab || !k->in || !k->rd ||
+        ((sp->taps & VLA_TAP_O) && sp->on_step && !k->o) ||
+        ((sp->taps & VLA_TAP_KP) && sp->on_step && !k->kp) ||
+        ((sp->taps & VLA_TAP_ALPHA) && sp->on_step && !k->al)) {
+        snprintf(err, len, "out of memory for %ld steps of inputs of %d runs", k->cap, nr);
+        k_close(k);
+        return VLA_ENOMEM;
+    }
+    bind_bufs(k->raw, k->slab, (long)n, d, dv);
+    if (rnd)
+        bind_bufs(k->rnd, k->slab + n * per, (long)n, d, dv);
+    *self = k;
+    return VLA_OK;
+}
+
+/* run's inputs of steps t+1 .. t+n (fewer when it reaches `to`: the rest are skipped) */
+static void draw(kself *k, int run, long n, long to)
+{
+    for (long j = 0; j < n; j++) {
+        size_t i = (size_t)run * n + j;
+        long step = k->t[run] + j + 1;
+        if (step > to) {
+            k->rd[i] = VLA_CUDA_SKIP;
+            continue;
+        }
+        /* the buffers are indexed by the chunk's own shape, [run * n + j] */
+        vla_step_buf *raw = &k->raw[i], *rnd = k->rnd ? &k->rnd[i] : NULL;
+        if (vla_engine_input(k->e, run, step, &k->s[run], raw, rnd, &k->in[i]))
+            return; /* recorded in the engine */
+        k->rd[i] = raw->is_read ? VLA_CUDA_READ : VLA_CUDA_WRITE;
+    }
+}
+
+/* on_step for run's steps of the chunk just launched */
+static int hand_over(kself *k, int run, long n)
+{
+    const vla_engine_spec *sp = &k->e->spec;
+    const int d = k->d, dv = k->dv;
+    for (long j = 0; j < n; j++) {
+        size_t i = (size_t)run * n + j;
+        if (k->rd[i] == VLA_CUDA_SKIP)
+            break;
+        vla_step_view v = {run, k->t[run] + j + 1, &k->raw[i], k->o ? k->o + i * dv : NULL,
+                           k->kp ? k->kp + i * d : NULL, k->al ? k->al + i * d : NULL,
+                           k->moved ? k->moved[i] : -1};
+        int r = sp->on_step(sp->ctx, &v);
+        if (r)
+            return vla_engine_fail(k->e, run, r, "head %d, step %ld: %s", sp->first_head + run,
+                                   v.t, vla_strerror(r));
+    }
+    return VLA_OK;
+}
+
+static int k_advance(vla_engine *e, void *self, long to)
+{
+    kself *k = self;
+    const vla_engine_spec *sp = &e->spec;
+    for (;;) {
+        long n = 0;
+        for (int r = 0; r < k->runs; r++)
+            n = to - k->t[r] > n ? to - k->t[r] : n;
+        if (n <= 0)
+            return VLA_OK;
+        if (vla_engine_stopped(e))
+            return VLA_EINTR;
+        n = n < k->chunk ? n : k->chunk;
+        double t0 = seconds();
+        /* the inputs, run by run in parallel (drawing them can cost more than the lanes) */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sp->threads > 0 ? sp->threads : omp_get_max_threads())
+#endif
+        for (int r = 0; r < k->runs; r++)
+            draw(k, r, n, to);
+        if (e->code)
+            return e->code;
+        int r = vla_cuda_stage(k->g, n, k->in, k->rd, 0);
+        vla_cuda_taps taps = {k->o, k->kp, k->al, k->moved};
+        if (!r)
+            r = vla_cuda_launch_taps(k->g, sp->on_step ? &taps : NULL);
+        if (r)
+            return vla_engine_fail(e, -1, r, "steps %ld..%ld: %s", k->t[0] + 1, k->t[0] + n,
+                                   vla_cuda_error(k->g));
+        if (sp->on_step) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(sp->threads > 0 ? sp->threads : omp_get_max_threads())
+#endif
+            for (int q = 0; q < k->runs; q++)
+                hand_over(k, q, n);
+            if (e->code)
+                return e->code;
+        }
+        for (int q = 0; q < k->runs; q++)
+            k->t[q] = k->t[q] + n < to ? k->t[q] + n : (k->t[q] < to ? to : k->t[q]);
+        double dt = seconds() - t0; /* the next chunk: about CHUNK_SECONDS, within the buffers */
+        long want = dt > 0 ? (long)(n * CHUNK_SECONDS / dt) : k->cap;
+        want = want > 2 * n ? 2 * n : want;
+        k->chunk = want < 1 ? 1 : want > k->cap ? k->cap : want;
+    }
+}
+
+static long k_t(void *self, int run) { return ((kself *)self)->t[run]; }
+
+static int k_get(void *self, int run, vla_quantity q, double *dst)
+{
+    kself *k = self;
+    return vla_cuda_get(k->g, run, q, dst);
+}
+
+static int k_counts(void *self, int run, vla_counts *out)
+{
+    kself *k = self;
+    return vla_cuda_counts(k->g, run, out);
+}
+
+static int k_save(void *self, int run, FILE *f)
+{
+    kself *k = self;
+    size_t bytes = 0;
+    long t;
+    vla_counts c;
+    int r = vla_cuda_state(k->g, run, NULL, NULL, NULL, &bytes);
+    void *st = r ? NULL : malloc(bytes);
+    if (!r && !st)
+        r = VLA_ENOMEM;
+    if (!r)
+        r = vla_cuda_state(k->g, run, &t, &c, st, &bytes);
+    if (!r)
+        r = vla_model_save_header(&k->e->spec.cfg, f);
+    if (!r && (fwrite(&t, sizeof t, 1, f) != 1 || fwrite(&c, sizeof c, 1, f) != 1 ||
+               fwrite(st, 1, bytes, f) != bytes))
+        r = VLA_EIO;
+    free(st);
+    return r;
+}
+
+static int k_load(void *self, int run, FILE *f)
+{
+    kself *k = self;
+    size_t bytes = 0;
+    long t;
+    vla_counts c;
+    int r = vla_cuda_state(k->g, run, NULL, NULL, NULL, &bytes);
+    void *st = r ? NULL : malloc(bytes);
+    if (!r && !st)
+        r = VLA_ENOMEM;
+    if (!r)
+        r = vla_model_load_header(&k->e->spec.cfg, f);
+    if (!r && (fread(&t, sizeof t, 1, f) != 1 || fread(&c, sizeof c, 1, f) != 1 ||
+               fread(st, 1, bytes, f) != bytes))
+        r = VLA_EFORMAT;
+    if (!r)
+        r = vla_cuda_set_state(k->g, run, t, &c, st, bytes);
+    if (!r)
+        k->t[run] = c.steps + c.reads;
+    free(st);
+    return r;
+}
+
+static void k_describe(void *self, char *buf, size_t len)
+{
+    vla_cuda_describe(((kself *)self)->g, buf, len);
+}
+
+static const vla_backend_ops k_ops = {k_open, k_close,  k_advance, k_t,         k_get,
+                                      k_counts, k_save, k_load,    k_describe};
+
+const vla_backend *vla_backend_lanes(void)
+{
+    static const vla_backend b = {"lanes", &k_ops, NULL, VLA_CUDA_LANES};
+    return &b;
+}
+
+const vla_backend *vla_backend_cuda(void)
+{
+    static const vla_backend b = {"cuda", &k_ops, NULL, VLA_CUDA_GPU};
+    return &b;
+}
+
+const vla_backend *vla_backend_emu(void)
+{
+    static const vla_backend b = {"emu", &k_ops, NULL, VLA_CUDA_EMULATE};
+    return &b;
+}

@@ -1,0 +1,403 @@
+/* engine.c: the engine (vlastab.h, "engines"): a batch of runs of one configuration advanced
+ * together on a backend, the one place where runs advance. This file holds what every backend
+ * shares (checks, the inputs of a step, errors) and the backend of one vla_model per run on the
+ * CPU's threads, which the cpu backend (lib's models) and the exact one (reference/: MPFR) use. */
+#include "engine_impl.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+int vla_engine_fail(vla_engine *e, int run, int code, const char *fmt, ...)
+{
+    char buf[sizeof e->err];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+#ifdef _OPENMP
+#pragma omp critical(vla_engine_fail)
+#endif
+    if (!e->code || run < e->fail_run) {
+        e->code = code;
+        e->fail_run = run;
+        memcpy(e->err, buf, sizeof buf);
+    }
+    return code;
+}
+
+int vla_engine_stopped(const vla_engine *e) { return e->spec.stop && *e->spec.stop; }
+
+static void round_into(double *dst, const double *src, int n, vla_fmt f)
+{
+    for (int i = 0; i < n; i++)
+        dst[i] = vla_round_fmt(f, src[i]);
+}
+
+int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_step_buf *raw,
+                     vla_step_buf *rnd, vla_input *in)
+{
+    const vla_engine_spec *sp = &e->spec;
+    const int d = sp->cfg.d, dv = sp->cfg.dv, head = sp->first_head + run;
+    const vla_fmt f = sp->round_inputs;
+    if (sp->stream) {
+        int r = 0;
+        char why[256];
+        if (!*stream && (r = vla_stream_open(stream, sp->stream, d, dv, sp->seed, why, sizeof why)))
+            return vla_engine_fail(e, run, r, "--stream: %s", why);
+        if ((r = vla_stream_get(*stream, (uint32_t)head, t, raw)))
+            return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, t, vla_strerror(r));
+    } else {
+        if (!sp->cycle && t > sp->T)
+            return vla_engine_fail(e, run, VLA_ERANGE, "head %d, step %ld: the inputs end at step %ld",
+                                   head, t, sp->T);
+        size_t i = (size_t)((t - 1) % sp->T) + (sp->shared ? 0 : (size_t)run * sp->T);
+        const vla_input *x = &sp->in[i];
+        raw->is_read = sp->is_read && sp->is_read[i];
+        raw->pair = -1;
+        if (!sp->on_step && f == VLA_FMT_F64) { /* nobody looks at them: take them as they are */
+            *in = *x;
+            return VLA_OK;
+        }
+        if (!x->q || !x->k || !x->v)
+            return vla_engine_fail(e, run, VLA_EINVAL, "head %d, step %ld: missing input vector",
+                                   head, t);
+        memcpy(raw->q, x->q, d * sizeof(double));
+        memcpy(raw->k, x->k, d * sizeof(double));
+        memcpy(raw->u, x->u ? x->u : x->k, d * sizeof(double));
+        memcpy(raw->v, x->v, dv * sizeof(double));
+        if ((raw->has_g = x->g != NULL))
+            memcpy(raw->g, x->g, dv * sizeof(double));
+        raw->beta = x->beta;
+        raw->decay = x->decay;
+    }
+    const vla_step_buf *b = raw;
+    if (f != VLA_FMT_F64) { /* exactly what the narrower run does first; phi is taken later */
+        round_into(rnd->q, raw->q, d, f);
+        round_into(rnd->k, raw->k, d, f);
+        round_into(rnd->u, raw->u, d, f);
+        round_into(rnd->v, raw->v, dv, f);
+        if (raw->has_g)
+            round_into(rnd->g, raw->g, dv, f);
+        rnd->has_g = raw->has_g;
+        rnd->is_read = raw->is_read;
+        rnd->pair = raw->pair;
+        rnd->beta = isnan(raw->beta) ? raw->beta : vla_round_fmt(f, raw->beta);
+        rnd->decay = isnan(raw->decay) ? raw->decay : vla_round_fmt(f, raw->decay);
+        b = rnd;
+    }
+    *in = (vla_input){b->q, b->k, b->v, b->u, b->has_g ? b->g : NULL, b->beta, b->decay};
+    return VLA_OK;
+}
+
+/* ---- the engine ---- */
+
+const vla_backend *vla_backend_cpu(void);
+
+const char *vla_backend_name(const vla_backend *b) { return b ? b->name : "none"; }
+
+int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    int r = VLA_EINVAL;
+    if (out)
+        *out = NULL;
+    if (!out || !spec) {
+        snprintf(err, errlen, "vla_engine_new: NULL argument");
+        return VLA_EINVAL;
+    }
+    const vla_backend *b = spec->backend ? spec->backend : vla_backend_cpu();
+    if (spec->runs < 1)
+        why = "at least one run";
+    else if (!spec->stream && (!spec->in || spec->T < 1))
+        why = "no inputs: a stream or prepared inputs";
+    else if (spec->round_inputs < 0 || spec->round_inputs >= VLA_NFMT)
+        why = "round_inputs is not a format";
+    else if ((r = vla_config_check(&spec->cfg)))
+        why = vla_strerror(r);
+    else
+        r = vla_track_check(&spec->cfg, &why);
+    if (why || r) {
+        snprintf(err, errlen, "%s", why ? why : vla_strerror(r));
+        return r ? r : VLA_EINVAL;
+    }
+    vla_engine *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(err, errlen, "out of memory");
+        return VLA_ENOMEM;
+    }
+    e->spec = *spec;
+    e->spec.backend = e->b = b;
+    e->fail_run = -1;
+    if ((r = b->ops->open(e, &e->self, err, errlen))) {
+        free(e);
+        return r;
+    }
+    *out = e;
+    return VLA_OK;
+}
+
+void vla_engine_free(vla_engine *e)
+{
+    if (e) {
+        e->b->ops->close(e->self);
+        free(e);
+    }
+}
+
+int vla_engine_advance(vla_engine *e, long t)
+{
+    if (!e)
+        return VLA_EINVAL;
+    if (e->code) /* a failed engine stays failed */
+        return e->code;
+    int r = e->b->ops->advance(e, e->self, t);
+    if (r && r != VLA_EINTR && !e->code)
+        vla_engine_fail(e, -1, r, "%s", vla_strerror(r));
+    return e->code ? e->code : r;
+}
+
+long vla_engine_t(const vla_engine *e, int run)
+{
+    return e && run >= 0 && run < e->spec.runs ? e->b->ops->t(e->self, run) : -1;
+}
+int vla_engine_runs(const vla_engine *e) { return e->spec.runs; }
+const vla_config *vla_engine_config(const vla_engine *e) { return &e->spec.cfg; }
+const vla_engine_spec *vla_engine_spec_of(const vla_engine *e) { return &e->spec; }
+const char *vla_engine_error(const vla_engine *e) { return e ? e->err : "no engine"; }
+
+int vla_engine_get(vla_engine *e, int run, vla_quantity q, double *dst)
+{
+    if (!e || !dst || run < 0 || run >= e->spec.runs)
+        return VLA_EINVAL;
+    if ((q == VLA_Q_A || q == VLA_Q_L) && !vla_model_has_A(e->spec.cfg.model))
+        return VLA_EINVAL;
+    return e->b->ops->get(e->self, run, q, dst);
+}
+
+int vla_engine_counts(vla_engine *e, int run, vla_counts *out)
+{
+    if (!e || !out || run < 0 || run >= e->spec.runs)
+        return VLA_EINVAL;
+    return e->b->ops->counts(e->self, run, out);
+}
+
+int vla_engine_save(vla_engine *e, int run, FILE *f)
+{
+    if (!e || !f || run < 0 || run >= e->spec.runs)
+        return VLA_EINVAL;
+    return e->b->ops->save(e->self, run, f);
+}
+
+int vla_engine_load(vla_engine *e, int run, FILE *f)
+{
+    if (!e || !f || run < 0 || run >= e->spec.runs)
+        return VLA_EINVAL;
+    return e->b->ops->load(e->self, run, f);
+}
+
+void vla_engine_describe(vla_engine *e, char *buf, size_t len)
+{
+    if (e)
+        e->b->ops->describe(e->self, buf, len);
+    else if (len)
+        snprintf(buf, len, "none");
+}
+
+/* ---- one vla_model per run ---- */
+
+typedef struct {
+    vla_model *m;
+    vla_stream *s;
+    vla_step_buf raw, rnd;
+    long t;
+    double *tap;   /* o (dv), kp (d), alpha (d), then A now (d x d) and A before (d x d) */
+    int track_moved;
+} mrun;
+
+typedef struct {
+    vla_engine *e;
+    mrun *r;
+    int threads;
+} mself;
+
+static void models_close(void *p)
+{
+    mself *s = p;
+    if (!s)
+        return;
+    for (int i = 0; s->r && i < s->e->spec.runs; i++) {
+        vla_model_free(s->r[i].m);
+        vla_stream_close(s->r[i].s);
+        vla_step_buf_free(&s->r[i].raw);
+        vla_step_buf_free(&s->r[i].rnd);
+        free(s->r[i].tap);
+    }
+    free(s->r);
+    free(s);
+}
+
+/* the first A of the moved count: A as it is now */
+static void moved_reset(mself *s, mrun *r)
+{
+    const int d = s->e->spec.cfg.d, dv = s->e->spec.cfg.dv;
+    if (r->track_moved)
+        vla_model_get(r->m, VLA_Q_A, r->tap + dv + 2 * d + (size_t)d * d);
+}
+
+static int models_open(vla_engine *e, void **self, char *err, size_t len)
+{
+    const vla_engine_spec *sp = &e->spec;
+    const vla_config *cfg = &sp->cfg;
+    const int d = cfg->d, dv = cfg->dv, nr = sp->runs;
+    mself *s = calloc(1, sizeof *s);
+    int r = s && (s->r = calloc(nr, sizeof *s->r)) ? 0 : VLA_ENOMEM;
+    if (s)
+        s->e = e;
+    const int moved = (sp->taps & VLA_TAP_MOVED) && vla_model_has_A(cfg->model) &&
+                      cfg->track != VLA_TRACK_CHOL;
+    for (int i = 0; !r && i < nr; i++) {
+        mrun *x = &s->r[i];
+        x->track_moved = moved;
+        if ((r = e->b->make_model(&x->m, cfg, sp))) {
+            snprintf(err, len, "model %s in %s: %s", vla_model_name(cfg->model),
+                     vla_prec_name(cfg->prec), vla_strerror(r));
+            break;
+        }
+        if ((r = vla_step_buf_alloc(&x->raw, d, dv)) || (r = vla_step_buf_alloc(&x->rnd, d, dv)) ||
+            !(x->tap = malloc((dv + 2 * (size_t)d + 2 * (size_t)d * d) * sizeof(double)))) {
+            snprintf(err, len, "out of memory");
+            r = VLA_ENOMEM;
+            break;
+        }
+        moved_reset(s, x);
+    }
+    if (r && !(s && s->r))
+        snprintf(err, len, "out of memory");
+    if (r) {
+        models_close(s);
+        return r;
+    }
+#ifdef _OPENMP
+    s->threads = sp->threads > 0 ? sp->threads : omp_get_max_threads();
+#else
+    s->threads = 1;
+#endif
+    if (s->threads > nr)
+        s->threads = nr;
+    *self = s;
+    return VLA_OK;
+}
+
+/* run r's steps up to t; 0, VLA_EINTR, or an error recorded in the engine */
+static int models_run_to(mself *s, int run, long t)
+{
+    vla_engine *e = s->e;
+    const vla_engine_spec *sp = &e->spec;
+    const int d = sp->cfg.d, dv = sp->cfg.dv, head = sp->first_head + run;
+    mrun *x = &s->r[run];
+    while (x->t < t) {
+        if (vla_engine_stopped(e))
+            return VLA_EINTR;
+        vla_input in;
+        long step = x->t + 1;
+        int r = vla_engine_input(e, run, step, &x->s, &x->raw, &x->rnd, &in);
+        if (r)
+            return r;
+        r = x->raw.is_read ? vla_model_read(x->m, in.q) : vla_model_step(x->m, &in);
+        if (r)
+            return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, step, vla_strerror(r));
+        x->t = step;
+        if (!sp->on_step)
+            continue;
+        vla_step_view v = {run, step, &x->raw, NULL, NULL, NULL, -1};
+        double *o = x->tap, *kp = o + dv, *al = kp + d;
+        if (sp->taps & VLA_TAP_O)
+            vla_model_get(x->m, VLA_Q_O, o), v.o = o;
+        if (sp->taps & VLA_TAP_KP)
+            vla_model_get(x->m, VLA_Q_KP, kp), v.kp = kp;
+        if (sp->taps & VLA_TAP_ALPHA)
+            vla_model_get(x->m, VLA_Q_ALPHA, al), v.alpha = al;
+        if (x->track_moved) { /* bit patterns: +0 and -0 differ, as the stored numbers do */
+            double *A = al + d, *prev = A + (size_t)d * d;
+            v.a_moved = 0;
+            if (!x->raw.is_read) {
+                vla_model_get(x->m, VLA_Q_A, A);
+                for (size_t i = 0; i < (size_t)d * d; i++)
+                    v.a_moved += memcmp(&A[i], &prev[i], sizeof *A) != 0;
+                memcpy(prev, A, (size_t)d * d * sizeof *A);
+            }
+        }
+        if ((r = sp->on_step(sp->ctx, &v)))
+            return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, step, vla_strerror(r));
+    }
+    return VLA_OK;
+}
+
+static int models_advance(vla_engine *e, void *self, long t)
+{
+    mself *s = self;
+    int stopped = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads) reduction(+ : stopped)
+#endif
+    for (int i = 0; i < e->spec.runs; i++)
+        stopped += models_run_to(s, i, t) == VLA_EINTR;
+    return e->code ? e->code : stopped ? VLA_EINTR : VLA_OK;
+}
+
+static long models_t(void *self, int run) { return ((mself *)self)->r[run].t; }
+
+static int models_get(void *self, int run, vla_quantity q, double *dst)
+{
+    return vla_model_get(((mself *)self)->r[run].m, q, dst);
+}
+
+static int models_counts(void *self, int run, vla_counts *out)
+{
+    *out = *vla_model_counts(((mself *)self)->r[run].m);
+    return VLA_OK;
+}
+
+static int models_save(void *self, int run, FILE *f)
+{
+    return vla_model_save(((mself *)self)->r[run].m, f);
+}
+
+static int models_load(void *self, int run, FILE *f)
+{
+    mself *s = self;
+    mrun *x = &s->r[run];
+    int r = vla_model_load(x->m, f);
+    if (!r) { /* the stream position: every step is a write or a read */
+        const vla_counts *c = vla_model_counts(x->m);
+        x->t = c->steps + c->reads;
+        moved_reset(s, x);
+    }
+    return r;
+}
+
+static void models_describe(void *self, char *buf, size_t len)
+{
+    mself *s = self;
+    snprintf(buf, len, "%s, %d thread%s", s->e->b->name, s->threads, s->threads == 1 ? "" : "s");
+}
+
+const vla_backend_ops vla_engine_models_ops = {models_open, models_close, models_advance,
+                                                models_t,    models_get,   models_counts,
+                                                models_save, models_load,  models_describe};
+
+static int make_cpu_model(vla_model **out, const vla_config *cfg, const vla_engine_spec *spec)
+{
+    (void)spec;
+    return vla_model_new(out, cfg);
+}
+
+const vla_backend *vla_backend_cpu(void)
+{
+    static const vla_backend b = {"cpu", &vla_engine_models_ops, make_cpu_model, 0};
+    return &b;
+}

@@ -1,0 +1,62 @@
+/* engine_impl.h: what sits behind vla_engine (vlastab.h): the operations a backend provides, and
+ * the engine's services to backends (the inputs of a step, the per-step view, errors). lib/engine.c
+ * holds the engine and the CPU backend; reference/ adds the exact one, kernels/ the lanes, the GPU
+ * and its emulation. Not installed: a backend's business, not a user's. */
+#ifndef VLA_ENGINE_IMPL_H
+#define VLA_ENGINE_IMPL_H
+#include "vlastab.h"
+
+typedef struct {
+    /* the backend's state for e, whose spec is checked; a one-line reason in err on failure */
+    int (*open)(vla_engine *e, void **self, char *err, size_t len);
+    void (*close)(void *self);
+    /* every run to step t, calling vla_engine_view_emit after each step when the spec has an
+     * on_step; VLA_EINTR when the spec's stop flag was seen; other errors via vla_engine_fail */
+    int (*advance)(vla_engine *e, void *self, long t);
+    long (*t)(void *self, int run);
+    int (*get)(void *self, int run, vla_quantity q, double *dst);
+    int (*counts)(void *self, int run, vla_counts *out);
+    /* run's state in vla_model_save's format: its header, then vstate_save's layout (t, the
+     * counters, the arrays) */
+    int (*save)(void *self, int run, FILE *f);
+    int (*load)(void *self, int run, FILE *f);
+    void (*describe)(void *self, char *buf, size_t len);
+} vla_backend_ops;
+
+struct vla_backend {
+    const char *name;
+    const vla_backend_ops *ops;
+    /* backends of one vla_model per run (lib's vla_engine_models_ops): run r's model */
+    int (*make_model)(vla_model **out, const vla_config *cfg, const vla_engine_spec *spec);
+    int target; /* kernels: their vla_cuda_target */
+};
+
+/* the engine's own part, shared by every backend */
+struct vla_engine {
+    vla_engine_spec spec;
+    const vla_backend *b;
+    void *self;
+    int code;     /* the failure reported: 0 none */
+    int fail_run; /* ... and its run (-1: the engine's own), the lowest run's, so that the message
+                     does not depend on which thread failed first */
+    char err[400];
+};
+
+/* one vla_model per run, stepped on the CPU (make_model makes them): the cpu and exact backends */
+extern const vla_backend_ops vla_engine_models_ops;
+
+/* The inputs of run's step t into raw (as drawn) and, when the spec rounds inputs, into rnd;
+ * *in then points into the one the model takes. A stream is opened for the run on first use
+ * (*stream, owned by the caller's run; one per run since a stream is not thread-safe). */
+int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_step_buf *raw,
+                     vla_step_buf *rnd, vla_input *in);
+/* Records run's failure (thread-safe; run -1: the engine's own) and returns code. A run stops at its
+ * failure and the others go on; the failure reported is the lowest run's. */
+int vla_engine_fail(vla_engine *e, int run, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* 1 when the spec's stop flag is set */
+int vla_engine_stopped(const vla_engine *e);
+/* the header of vla_model_save's format for configuration cfg (the magic and the description) */
+int vla_model_save_header(const vla_config *cfg, FILE *f);
+int vla_model_load_header(const vla_config *cfg, FILE *f);
+#endif

@@ -1,0 +1,524 @@
+/* test_engine.c: the engine (vlastab.h, "engines"), the one place where runs advance. The cpu
+ * backend against vla_model stepped by hand (the definition), every kernel backend here (the
+ * lanes, the GPU's kernels emulated on host threads; the GPU where there is one) against the cpu
+ * backend bit for bit, the per-step taps, save and load across backends, prepared inputs, the
+ * rounding of the reference's inputs, the stop flag, and the errors. */
+#include "check.h"
+#include "vlacuda.h"
+#include "vlaref.h"
+#include "vlastab.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int same(double a, double b) { return (isnan(a) && isnan(b)) || !memcmp(&a, &b, sizeof a); }
+
+/* the number of differing entries of the state (S, A where there is one, o, kp, alpha, n) and the
+ * counters of run r in engines a and b */
+static long diff_state(vla_engine *a, int ra, vla_engine *b, int rb, char *what, size_t len)
+{
+    const vla_config *cfg = vla_engine_config(a);
+    int d = cfg->d, dv = cfg->dv;
+    size_t nmax = (size_t)d * (d > dv ? d : dv);
+    double *x = malloc(nmax * sizeof *x), *y = malloc(nmax * sizeof *y);
+    const struct {
+        vla_quantity q;
+        size_t n;
+        const char *name;
+    } qs[] = {{VLA_Q_S, (size_t)dv * d, "S"}, {VLA_Q_A, vla_model_has_A(cfg->model) ? (size_t)d * d : 0, "A"},
+              {VLA_Q_N, (size_t)d, "n"},      {VLA_Q_O, (size_t)dv, "o"},
+              {VLA_Q_KP, (size_t)d, "kp"},    {VLA_Q_ALPHA, (size_t)d, "alpha"}};
+    long bad = 0;
+    for (size_t k = 0; k < sizeof qs / sizeof qs[0]; k++) {
+        if (!qs[k].n)
+            continue;
+        if (vla_engine_get(a, ra, qs[k].q, x) || vla_engine_get(b, rb, qs[k].q, y)) {
+            snprintf(what, len, "get %s failed", qs[k].name);
+            bad++;
+            continue;
+        }
+        for (size_t i = 0; i < qs[k].n; i++)
+            if (!same(x[i], y[i]) && bad++ == 0)
+                snprintf(what, len, "%s[%zu]: %a vs %a", qs[k].name, i, x[i], y[i]);
+    }
+    vla_counts ca, cb;
+    vla_engine_counts(a, ra, &ca);
+    vla_engine_counts(b, rb, &cb);
+    if (memcmp(&ca, &cb, sizeof ca) && bad++ == 0)
+        snprintf(what, len, "counters differ (guard %ld vs %ld, steps %ld vs %ld)", ca.guard,
+                 cb.guard, ca.steps, cb.steps);
+    if (vla_engine_t(a, ra) != vla_engine_t(b, rb) && bad++ == 0)
+        snprintf(what, len, "t %ld vs %ld", vla_engine_t(a, ra), vla_engine_t(b, rb));
+    free(x);
+    free(y);
+    return bad;
+}
+
+static void spec_of(vla_engine_spec *sp, vla_model_kind mk, vla_track tr, vla_prec p, int d,
+                    const char *stream, int runs)
+{
+    memset(sp, 0, sizeof *sp);
+    vla_config_default(&sp->cfg, mk, d);
+    sp->cfg.prec = p;
+    if (vla_model_has_A(mk))
+        sp->cfg.track = tr;
+    if (tr == VLA_TRACK_CHOL)
+        sp->cfg.nudge = sp->cfg.clamp_on = 0;
+    sp->stream = stream;
+    sp->seed = 7;
+    sp->runs = runs;
+    sp->round_inputs = VLA_FMT_F64;
+}
+
+/* the cpu backend is vla_model stepped by hand on the stream: the definition of a run */
+TEST(engine_cpu_is_the_model)
+{
+    static const struct {
+        vla_model_kind mk;
+        vla_track tr;
+        vla_prec p;
+        const char *stream;
+    } cs[] = {{VLA_VLA3, VLA_TRACK_SM, VLA_F16, "lmlike"},   {VLA_RLS, VLA_TRACK_JOSEPH, VLA_F32, "gauss"},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_BF16, "mqar:6,3"}, {VLA_VLA1, VLA_TRACK_CHOL, VLA_F64, "gauss"},
+              {VLA_LA, VLA_TRACK_SM, VLA_F16_F32, "lmlike"}, {VLA_VLA3, VLA_TRACK_COMP, VLA_F16, "gauss"}};
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        vla_engine_spec sp;
+        spec_of(&sp, cs[c].mk, cs[c].tr, cs[c].p, 8, cs[c].stream, 3);
+        vla_engine *e;
+        char err[400], what[200] = "";
+        int r = vla_engine_new(&e, &sp, err, sizeof err);
+        CHECK_MSG(r == 0, "case %zu: %s", c, err);
+        if (r)
+            continue;
+        long T = !strncmp(cs[c].stream, "mqar", 4) ? 15 : 300;
+        CHECK_EQ_INT(vla_engine_advance(e, T / 3), 0);
+        CHECK_EQ_INT(vla_engine_advance(e, T), 0);
+        for (int run = 0; run < 3; run++) {
+            vla_engine_spec one = sp; /* run `run` alone: its own head, stepped by hand */
+            one.runs = 1;
+            one.first_head = run;
+            vla_engine *h;
+            CHECK(vla_engine_new(&h, &one, err, sizeof err) == 0);
+            vla_model *m;
+            vla_stream *s;
+            vla_step_buf b;
+            CHECK(vla_model_new(&m, &sp.cfg) == 0);
+            CHECK(vla_stream_open(&s, sp.stream, 8, 8, sp.seed, err, sizeof err) == 0);
+            vla_step_buf_alloc(&b, 8, 8);
+            for (long t = 1; t <= T; t++) {
+                vla_stream_get(s, (uint32_t)run, t, &b);
+                vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
+                CHECK_EQ_INT(b.is_read ? vla_model_read(m, b.q) : vla_model_step(m, &in), 0);
+            }
+            /* the hand-stepped model as an engine of one run: load it into h */
+            FILE *f = tmpfile();
+            CHECK(vla_model_save(m, f) == 0);
+            rewind(f);
+            CHECK_EQ_INT(vla_engine_load(h, 0, f), 0);
+            fclose(f);
+            long bad = diff_state(e, run, h, 0, what, sizeof what);
+            CHECK_MSG(bad == 0, "case %zu run %d: %ld entries differ from the model stepped by hand, "
+                                "first %s", c, run, bad, what);
+            vla_model_free(m);
+            vla_stream_close(s);
+            vla_step_buf_free(&b);
+            vla_engine_free(h);
+        }
+        vla_engine_free(e);
+    }
+}
+
+/* Every kernel backend that runs here against the cpu backend: same bits, same counters, same
+ * taps after every step. */
+typedef struct {
+    double *o, *kp, *al;
+    long *moved;
+    long T;
+    int d, dv;
+} taprec;
+
+static int record(void *ctx, const vla_step_view *v)
+{
+    taprec *tr = ctx;
+    size_t i = (size_t)v->run * tr->T + (v->t - 1);
+    memcpy(tr->o + i * tr->dv, v->o, tr->dv * sizeof(double));
+    memcpy(tr->kp + i * tr->d, v->kp, tr->d * sizeof(double));
+    memcpy(tr->al + i * tr->d, v->alpha, tr->d * sizeof(double));
+    tr->moved[i] = v->a_moved;
+    return 0;
+}
+
+static void taprec_init(taprec *tr, int runs, long T, int d, int dv)
+{
+    tr->T = T;
+    tr->d = d;
+    tr->dv = dv;
+    tr->o = calloc((size_t)runs * T * dv, sizeof(double));
+    tr->kp = calloc((size_t)runs * T * d, sizeof(double));
+    tr->al = calloc((size_t)runs * T * d, sizeof(double));
+    tr->moved = calloc((size_t)runs * T, sizeof(long));
+}
+
+static void taprec_free(taprec *tr)
+{
+    free(tr->o);
+    free(tr->kp);
+    free(tr->al);
+    free(tr->moved);
+}
+
+static long taprec_diff(const taprec *a, const taprec *b, int runs, char *what, size_t len)
+{
+    long bad = 0;
+    size_t n = (size_t)runs * a->T;
+    for (size_t i = 0; i < n; i++) {
+        int ok = a->moved[i] == b->moved[i];
+        for (int j = 0; j < a->dv; j++)
+            ok &= same(a->o[i * a->dv + j], b->o[i * a->dv + j]);
+        for (int j = 0; j < a->d; j++)
+            ok &= same(a->kp[i * a->d + j], b->kp[i * a->d + j]) &&
+                  same(a->al[i * a->d + j], b->al[i * a->d + j]);
+        if (!ok && bad++ == 0)
+            snprintf(what, len, "run %zu step %zu (moved %ld vs %ld)", i / a->T, i % a->T + 1,
+                     a->moved[i], b->moved[i]);
+    }
+    return bad;
+}
+
+static void backend_vs_cpu(const vla_backend *kb, const char *name)
+{
+    static char why[300]; /* the skip's reason outlives the call */
+    if (!vla_cuda_probe_target(kb == vla_backend_lanes() ? VLA_CUDA_LANES
+                               : kb == vla_backend_emu() ? VLA_CUDA_EMULATE
+                                                          : VLA_CUDA_GPU,
+                               why, sizeof why)) {
+        vla_test_skip(why);
+        return;
+    }
+    const int emu = kb == vla_backend_emu();
+    static const struct {
+        vla_model_kind mk;
+        vla_track tr;
+        vla_prec p;
+        const char *stream;
+        int d;
+    } cs[] = {{VLA_VLA3, VLA_TRACK_SM, VLA_F16, "lmlike", 8},      {VLA_VLA3, VLA_TRACK_SMSYM, VLA_F32, "gauss", 5},
+              {VLA_RLS, VLA_TRACK_SM, VLA_BF16_F32, "subspace:2,0.01", 8},
+              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4},   {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "mqar:5,2", 8},
+              {VLA_LA, VLA_TRACK_SM, VLA_BF16, "lmlike", 6},      {VLA_VLA3, VLA_TRACK_JOSEPH, VLA_F32, "lmlike", 8},
+              {VLA_RLS, VLA_TRACK_CHOL, VLA_F16_F32, "gauss", 8}};
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        if ((kb != vla_backend_lanes()) && cs[c].tr != VLA_TRACK_SM && cs[c].tr != VLA_TRACK_SMSYM)
+            continue; /* the CUDA kernels track A by sm or sm-sym */
+        const int runs = 3, d = cs[c].d;
+        const long T = !strncmp(cs[c].stream, "mqar", 4) ? 12 : emu ? 60 : 400;
+        vla_engine_spec sp;
+        spec_of(&sp, cs[c].mk, cs[c].tr, cs[c].p, d, cs[c].stream, runs);
+        sp.taps = VLA_TAP_O | VLA_TAP_KP | VLA_TAP_ALPHA | VLA_TAP_MOVED;
+        sp.on_step = record;
+        taprec ta, tb;
+        taprec_init(&ta, runs, T, d, d);
+        taprec_init(&tb, runs, T, d, d);
+        vla_engine *a, *b;
+        char err[400], what[200] = "";
+        sp.ctx = &ta;
+        CHECK_MSG(vla_engine_new(&a, &sp, err, sizeof err) == 0, "%s case %zu: %s", name, c, err);
+        sp.backend = kb;
+        sp.ctx = &tb;
+        int r = vla_engine_new(&b, &sp, err, sizeof err);
+        CHECK_MSG(r == 0, "%s case %zu: %s", name, c, err);
+        if (r) {
+            vla_engine_free(a);
+            continue;
+        }
+        /* in uneven strides, so that chunks and checkpoints fall anywhere */
+        for (long t = 7; t < T + 7; t += 7 + t / 3) {
+            long to = t < T ? t : T;
+            CHECK_EQ_INT(vla_engine_advance(a, to), 0);
+            CHECK_MSG(vla_engine_advance(b, to) == 0, "%s: %s", name, vla_engine_error(b));
+            for (int run = 0; run < runs; run++) {
+                long bad = diff_state(a, run, b, run, what, sizeof what);
+                CHECK_MSG(bad == 0, "%s case %zu run %d t %ld: %ld differ from the cpu, first %s",
+                          name, c, run, to, bad, what);
+            }
+        }
+        long bad = taprec_diff(&ta, &tb, runs, what, sizeof what);
+        CHECK_MSG(bad == 0, "%s case %zu: %ld steps' taps differ from the cpu's, first %s", name, c,
+                  bad, what);
+        /* the moved count means something: some A entries move early on, none on a read */
+        if (vla_model_has_A(cs[c].mk) && cs[c].tr != VLA_TRACK_CHOL)
+            CHECK_MSG(ta.moved[0] > 0, "case %zu: a_moved at step 1 is %ld", c, ta.moved[0]);
+        taprec_free(&ta);
+        taprec_free(&tb);
+        vla_engine_free(a);
+        vla_engine_free(b);
+    }
+}
+
+TEST(engine_lanes_bits_equal_cpu) { backend_vs_cpu(vla_backend_lanes(), "lanes"); }
+TEST(engine_emu_bits_equal_cpu) { backend_vs_cpu(vla_backend_emu(), "emu"); }
+TEST(engine_cuda_bits_equal_cpu) { backend_vs_cpu(vla_backend_cuda(), "cuda"); }
+
+/* a run saved on one backend continues on another with the same bits */
+TEST(engine_save_load_across_backends)
+{
+    char why[300], err[400], what[200] = "";
+    const vla_backend *kb = vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why)
+                                ? vla_backend_lanes()
+                                : vla_backend_emu();
+    vla_engine_spec sp;
+    spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F16, 8, "lmlike", 2);
+    vla_engine *a, *b, *c;
+    CHECK(vla_engine_new(&a, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&c, &sp, err, sizeof err) == 0);
+    sp.backend = kb;
+    CHECK_MSG(vla_engine_new(&b, &sp, err, sizeof err) == 0, "%s", err);
+    CHECK_EQ_INT(vla_engine_advance(a, 100), 0);
+    CHECK_EQ_INT(vla_engine_advance(c, 250), 0);
+    for (int run = 0; run < 2; run++) { /* cpu at 100 -> kernel */
+        FILE *f = tmpfile();
+        CHECK(vla_engine_save(a, run, f) == 0);
+        rewind(f);
+        CHECK_MSG(vla_engine_load(b, run, f) == 0, "%s", vla_engine_error(b));
+        fclose(f);
+    }
+    CHECK_EQ_INT(vla_engine_t(b, 1), 100);
+    CHECK_EQ_INT(vla_engine_advance(b, 180), 0);
+    for (int run = 0; run < 2; run++) { /* kernel at 180 -> cpu, on to 250 */
+        FILE *f = tmpfile();
+        CHECK(vla_engine_save(b, run, f) == 0);
+        rewind(f);
+        CHECK(vla_engine_load(a, run, f) == 0);
+        fclose(f);
+    }
+    CHECK_EQ_INT(vla_engine_advance(a, 250), 0);
+    for (int run = 0; run < 2; run++) {
+        long bad = diff_state(a, run, c, run, what, sizeof what);
+        CHECK_MSG(bad == 0, "run %d: %ld differ from the run never stopped, first %s", run, bad, what);
+    }
+    /* another configuration's state is refused */
+    vla_engine_spec other;
+    spec_of(&other, VLA_VLA3, VLA_TRACK_SM, VLA_F32, 8, "lmlike", 1);
+    vla_engine *x;
+    CHECK(vla_engine_new(&x, &other, err, sizeof err) == 0);
+    FILE *f = tmpfile();
+    vla_engine_save(a, 0, f);
+    rewind(f);
+    CHECK_EQ_INT(vla_engine_load(x, 0, f), VLA_EFORMAT);
+    fclose(f);
+    vla_engine_free(x);
+    vla_engine_free(a);
+    vla_engine_free(b);
+    vla_engine_free(c);
+}
+
+/* prepared inputs give the stream's bits; shared and cycled inputs are what benchmarks use */
+TEST(engine_prepared_inputs)
+{
+    const int d = 8, runs = 2;
+    const long T = 50;
+    char err[400], what[200] = "";
+    vla_stream *s;
+    CHECK(vla_stream_open(&s, "gauss", d, d, 7, err, sizeof err) == 0);
+    double *store = malloc((size_t)runs * T * 5 * d * sizeof *store);
+    vla_input *in = malloc((size_t)runs * T * sizeof *in);
+    vla_step_buf b;
+    vla_step_buf_alloc(&b, d, d);
+    for (int h = 0; h < runs; h++)
+        for (long t = 1; t <= T; t++) {
+            size_t i = (size_t)h * T + t - 1;
+            double *p = store + i * 5 * d;
+            vla_stream_get(s, (uint32_t)h, t, &b);
+            memcpy(p, b.q, d * sizeof *p);
+            memcpy(p + d, b.k, d * sizeof *p);
+            memcpy(p + 2 * d, b.v, d * sizeof *p);
+            memcpy(p + 3 * d, b.u, d * sizeof *p);
+            in[i] = (vla_input){p, p + d, p + 2 * d, p + 3 * d, NULL, NAN, NAN};
+        }
+    vla_engine_spec sp;
+    spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_BF16, d, "gauss", runs);
+    vla_engine *a, *p, *c;
+    CHECK(vla_engine_new(&a, &sp, err, sizeof err) == 0);
+    sp.stream = NULL;
+    sp.in = in;
+    sp.T = T;
+    CHECK(vla_engine_new(&p, &sp, err, sizeof err) == 0);
+    CHECK_EQ_INT(vla_engine_advance(a, T), 0);
+    CHECK_EQ_INT(vla_engine_advance(p, T), 0);
+    for (int run = 0; run < runs; run++)
+        CHECK_MSG(diff_state(a, run, p, run, what, sizeof what) == 0, "run %d: %s", run, what);
+    CHECK(vla_engine_advance(p, T + 1) == VLA_ERANGE); /* beyond the inputs, without cycle */
+    CHECK_MSG(strstr(vla_engine_error(p), "inputs end at step 50") != NULL, "%s", vla_engine_error(p));
+    /* shared and cycled: every run takes head 0's T steps again and again */
+    sp.shared = sp.cycle = 1;
+    CHECK(vla_engine_new(&c, &sp, err, sizeof err) == 0);
+    CHECK_EQ_INT(vla_engine_advance(c, 3 * T), 0);
+    CHECK_MSG(diff_state(c, 0, c, 1, what, sizeof what) == 0, "shared inputs: %s", what);
+    CHECK_EQ_INT(vla_engine_t(c, 1), 3 * T);
+    vla_engine_free(a);
+    vla_engine_free(p);
+    vla_engine_free(c);
+    vla_stream_close(s);
+    vla_step_buf_free(&b);
+    free(store);
+    free(in);
+}
+
+/* round_inputs: the binary64 reference of an f16 run takes the f16-rounded inputs */
+TEST(engine_round_inputs)
+{
+    char err[400], what[200] = "";
+    vla_engine_spec sp;
+    spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F64, 8, "lmlike", 1);
+    sp.round_inputs = VLA_FMT_F16;
+    vla_engine *e, *h;
+    CHECK(vla_engine_new(&e, &sp, err, sizeof err) == 0);
+    CHECK_EQ_INT(vla_engine_advance(e, 200), 0);
+    vla_model *m;
+    vla_stream *s;
+    vla_step_buf b;
+    CHECK(vla_model_new(&m, &sp.cfg) == 0);
+    vla_stream_open(&s, "lmlike", 8, 8, 7, err, sizeof err);
+    vla_step_buf_alloc(&b, 8, 8);
+    for (long t = 1; t <= 200; t++) {
+        vla_stream_get(s, 0, t, &b);
+        for (int i = 0; i < 8; i++) {
+            b.q[i] = vla_round_fmt(VLA_FMT_F16, b.q[i]);
+            b.k[i] = vla_round_fmt(VLA_FMT_F16, b.k[i]);
+            b.v[i] = vla_round_fmt(VLA_FMT_F16, b.v[i]);
+            b.u[i] = vla_round_fmt(VLA_FMT_F16, b.u[i]);
+        }
+        vla_input in = {b.q, b.k, b.v, b.u, NULL, b.beta, b.decay};
+        vla_model_step(m, &in);
+    }
+    sp.round_inputs = VLA_FMT_F64;
+    CHECK(vla_engine_new(&h, &sp, err, sizeof err) == 0);
+    FILE *f = tmpfile();
+    vla_model_save(m, f);
+    rewind(f);
+    CHECK(vla_engine_load(h, 0, f) == 0);
+    fclose(f);
+    CHECK_MSG(diff_state(e, 0, h, 0, what, sizeof what) == 0, "%s", what);
+    /* and it is not the unrounded run (the check can fail) */
+    vla_engine *u;
+    CHECK(vla_engine_new(&u, &sp, err, sizeof err) == 0);
+    CHECK_EQ_INT(vla_engine_advance(u, 200), 0);
+    CHECK(diff_state(e, 0, u, 0, what, sizeof what) > 0);
+    vla_engine_free(u);
+    vla_engine_free(e);
+    vla_engine_free(h);
+    vla_model_free(m);
+    vla_stream_close(s);
+    vla_step_buf_free(&b);
+}
+
+/* the stop flag: an advance stops within the step after it is set, and continues to the bits of a
+ * run never stopped */
+static volatile sig_atomic_t stop_flag;
+static int stop_once; /* the first run at step 60 sets the flag, once */
+static int stop_at_60(void *ctx, const vla_step_view *v)
+{
+    (void)ctx;
+    if (v->t == 60 && __atomic_exchange_n(&stop_once, 0, __ATOMIC_SEQ_CST))
+        stop_flag = 1;
+    return 0;
+}
+
+TEST(engine_stop_flag)
+{
+    char why[300], err[400], what[200] = "";
+    const vla_backend *bs[] = {vla_backend_cpu(), vla_backend_lanes()};
+    for (int k = 0; k < 2; k++) {
+        if (k == 1 && !vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why))
+            break;
+        vla_engine_spec sp;
+        spec_of(&sp, VLA_RLS, VLA_TRACK_SM, VLA_F32, 8, "gauss", 2);
+        vla_engine *ref, *e;
+        CHECK(vla_engine_new(&ref, &sp, err, sizeof err) == 0);
+        sp.backend = bs[k];
+        sp.on_step = stop_at_60;
+        sp.stop = &stop_flag;
+        stop_flag = 0;
+        stop_once = 1;
+        CHECK(vla_engine_new(&e, &sp, err, sizeof err) == 0);
+        CHECK_EQ_INT(vla_engine_advance(e, 5000), VLA_EINTR);
+        /* cpu: each run stops at its next step (one not yet started, at 0); the kernels at the end
+         * of their chunk, every run at the same step */
+        long most = 0;
+        for (int run = 0; run < 2; run++) {
+            long t = vla_engine_t(e, run);
+            most = t > most ? t : most;
+            CHECK_MSG(t >= 0 && t < 5000, "%s run %d stopped at %ld", vla_backend_name(bs[k]), run, t);
+        }
+        CHECK_MSG(most >= 60, "no run reached step 60 (%ld)", most);
+        stop_flag = 0;
+        CHECK_EQ_INT(vla_engine_advance(e, 5000), 0);
+        CHECK_EQ_INT(vla_engine_advance(ref, 5000), 0);
+        for (int run = 0; run < 2; run++)
+            CHECK_MSG(diff_state(e, run, ref, run, what, sizeof what) == 0, "%s: %s",
+                      vla_backend_name(bs[k]), what);
+        vla_engine_free(e);
+        vla_engine_free(ref);
+    }
+}
+
+TEST(engine_errors)
+{
+    char err[400] = "";
+    vla_engine *e;
+    vla_engine_spec sp;
+    spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F32, 8, "gauss", 1);
+    char why[300];
+    if (vla_cuda_probe(why, sizeof why) <= 0) { /* no GPU: the message names the emulation */
+        sp.backend = vla_backend_cuda();
+        CHECK(vla_engine_new(&e, &sp, err, sizeof err) == VLA_ENOTSUP);
+        CHECK_MSG(strstr(err, "--backend emu") != NULL, "%s", err);
+    }
+    sp.backend = vla_backend_lanes();
+    sp.cfg.track = VLA_TRACK_COMP;
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why)) {
+        CHECK(vla_engine_new(&e, &sp, err, sizeof err) == VLA_ENOTSUP);
+        CHECK_MSG(strstr(err, "comp") != NULL, "%s", err);
+    }
+    spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F32, 8, NULL, 1);
+    CHECK(vla_engine_new(&e, &sp, err, sizeof err) == VLA_EINVAL); /* no inputs */
+    spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F32, 8, "nonesuch", 1);
+    CHECK(vla_engine_new(&e, &sp, err, sizeof err) == 0); /* the stream opens on first use */
+    CHECK(vla_engine_advance(e, 3) != 0);
+    CHECK_MSG(strstr(vla_engine_error(e), "--stream") != NULL, "%s", vla_engine_error(e));
+    CHECK(vla_engine_advance(e, 3) != 0); /* a failed engine stays failed */
+    vla_engine_free(e);
+    /* a NaN in prepared inputs names the head and the step */
+    double x[8] = {0}, nan8[8] = {NAN};
+    vla_input in[2] = {{x, x, x, x, NULL, NAN, NAN}, {nan8, x, x, x, NULL, NAN, NAN}};
+    spec_of(&sp, VLA_LA, VLA_TRACK_SM, VLA_F32, 8, NULL, 1);
+    sp.in = in;
+    sp.T = 2;
+    CHECK(vla_engine_new(&e, &sp, err, sizeof err) == 0);
+    CHECK_EQ_INT(vla_engine_advance(e, 2), VLA_ENONFINITE);
+    CHECK_MSG(strstr(vla_engine_error(e), "head 0, step 2") != NULL, "%s", vla_engine_error(e));
+    CHECK_EQ_INT(vla_engine_t(e, 0), 1);
+    vla_engine_free(e);
+}
+
+/* the exact backend runs MPFR models: an f32 run and its 256-bit reference differ by about u */
+TEST(engine_exact_backend)
+{
+    char err[400];
+    vla_engine_spec sp;
+    spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F32, 8, "lmlike", 2);
+    vla_engine *e, *x;
+    CHECK(vla_engine_new(&e, &sp, err, sizeof err) == 0);
+    sp.backend = vref_backend_exact();
+    CHECK_MSG(vla_engine_new(&x, &sp, err, sizeof err) == 0, "%s", err);
+    CHECK_EQ_INT(vla_engine_advance(e, 100), 0);
+    CHECK_EQ_INT(vla_engine_advance(x, 100), 0);
+    double S[64], R[64];
+    vla_engine_get(e, 1, VLA_Q_S, S);
+    vla_engine_get(x, 1, VLA_Q_S, R);
+    double rel = vla_fro_diff(S, R, 64) / vla_fro(R, 64);
+    /* f32 after 100 steps at d = 8: a few hundred roundings of about 2^-24 each, a few of them
+     * amplified by the normalizations; well above 0, well below 1e-4 */
+    CHECK_MSG(rel > 0 && rel < 1e-4, "relative error %g", rel);
+    vla_engine_free(e);
+    vla_engine_free(x);
+}
