@@ -3,6 +3,7 @@
  * the latency of a step; many runs: aggregate throughput), each beside its roofline: flops per
  * step over the peak fma rate that this program measures on the machine itself. Not a test:
  * numbers vary with the machine and its load; comparisons are ratios within one run. */
+#include "engine_impl.h"
 #include "model_impl.h"
 #include "vlacuda.h"
 #include "vlastab.h"
@@ -171,53 +172,47 @@ static int max_threads(void)
 /* ---- CPU timing ---- */
 #define NIN 64 /* distinct steps of input, cycled */
 
-typedef struct {
-    vla_step_buf b[NIN];
-    vla_input in[NIN];
-} inputs;
-
-static int inputs_make(inputs *x, int d, int dv, int head)
+typedef vla_inputs inputs;
+/* NIN steps of head 0 of lmlike, which every run of a timing takes (shared inputs) */
+static int inputs_make(inputs *x, int d, int dv)
 {
     char err[200];
-    vla_stream *s;
-    if (vla_stream_open(&s, "lmlike", d, dv, 7, err, sizeof err))
+    if (vla_inputs_draw(x, "lmlike", 7, d, dv, 1, NIN, err, sizeof err))
         return fprintf(stderr, "vla-bench: %s\n", err), -1;
-    for (int i = 0; i < NIN; i++) {
-        vla_step_buf_alloc(&x->b[i], d, dv);
-        vla_stream_get(s, head, i + 1, &x->b[i]);
-        x->in[i] = (vla_input){x->b[i].q, x->b[i].k, x->b[i].v, x->b[i].u, NULL, NAN, NAN};
-    }
-    vla_stream_close(s);
     return 0;
 }
-static void inputs_free(inputs *x)
+static void inputs_free(inputs *x) { vla_inputs_free(x); }
+
+/* A CPU engine whose run is made by one of lib's constructors: the public entry (vla_model_new:
+ * the vectorized path where there is one) or the scalar strict baseline. */
+typedef int (*creator)(vla_model **out, const vla_config *cfg, const vla_engine_spec *spec);
+static int public_new(vla_model **m, const vla_config *c, const vla_engine_spec *sp)
 {
-    for (int i = 0; i < NIN; i++)
-        vla_step_buf_free(&x->b[i]);
+    (void)sp;
+    return vla_model_new(m, c);
+}
+static int baseline_new(vla_model **m, const vla_config *c, const vla_engine_spec *sp)
+{
+    (void)sp;
+    return vla_native_create_strict(c, m);
 }
 
-typedef int (*creator)(const vla_config *, vla_model **);
-
-/* seconds for `steps` steps of a fresh model made by mk (public entry: vla_model_new) */
+/* seconds for `steps` steps of a fresh run made by mk, the inputs cycled, after NIN warm steps
+ * (caches, and the first steps' special values), on one thread */
 static double time_steps(creator mk, const vla_config *c, const inputs *x, long steps)
 {
-    vla_model *m = NULL;
-    if (mk(c, &m))
+    const vla_backend b = {"cpu", &vla_engine_models_ops, mk, 0};
+    vla_engine_spec sp = {.backend = &b, .cfg = *c, .runs = 1, .in = x->in, .T = NIN,
+                          .shared = 1, .cycle = 1, .round_inputs = VLA_FMT_F64, .threads = 1};
+    vla_engine *e;
+    char err[400];
+    if (vla_engine_new(&e, &sp, err, sizeof err) || vla_engine_advance(e, NIN))
         return NAN;
-    for (int i = 0; i < NIN; i++) /* warm: caches, and the first steps' special values */
-        vla_model_step(m, &x->in[i]);
     double t0 = now();
-    for (long t = 0; t < steps; t++)
-        vla_model_step(m, &x->in[t % NIN]);
+    int r = vla_engine_advance(e, NIN + steps);
     double dt = now() - t0;
-    vla_model_free(m);
-    return dt;
-}
-
-static int public_new(const vla_config *c, vla_model **m) { return vla_model_new(m, c); }
-static int baseline_new(const vla_config *c, vla_model **m)
-{
-    return vla_native_create_strict(c, m);
+    vla_engine_free(e);
+    return r ? NAN : dt;
 }
 
 /* steps that take about target seconds */
@@ -411,7 +406,7 @@ static void ab_section(const opts *o, double peak1)
         int d = o->ds[di];
         inputs x;
         config(&c, VLA_VLA3, VLA_F32, d, o->track);
-        if (inputs_make(&x, d, d, 0))
+        if (inputs_make(&x, d, d))
             continue;
         double target = o->quick ? 0.01 : 0.05;
         long sb = calibrate(baseline_new, &c, &x, target);
@@ -448,7 +443,7 @@ static void cpu_section(const opts *o, double peak1, double peakall, int threads
                 config(&c, m, p, d, o->track);
                 ci = c;
                 ci.features = VLA_FEAT_ID;
-                if (inputs_make(&x, d, d, 0))
+                if (inputs_make(&x, d, d))
                     continue;
                 double target = o->quick ? 0.005 : 0.03;
                 int reps = o->quick ? 3 : 5;
@@ -532,7 +527,7 @@ static void lanes_section(const opts *o, double peak1, double peakall, int threa
                 vla_config c;
                 inputs x;
                 config(&c, m, p, d, o->track);
-                if (inputs_make(&x, d, d, 0))
+                if (inputs_make(&x, d, d))
                     continue;
                 double target = o->quick ? 0.01 : 0.05;
                 int reps = o->quick ? 3 : 5;
@@ -593,7 +588,7 @@ static void gpu_section(const opts *o)
                     continue;
                 }
                 inputs x;
-                if (inputs_make(&x, d, d, 0))
+                if (inputs_make(&x, d, d))
                     continue;
                 vla_input *in = malloc(lsteps * sizeof *in);
                 for (long t = 0; t < lsteps; t++)

@@ -166,6 +166,7 @@ typedef struct {
     void **acc;
     size_t acc_size;
     vla_rows *rows;
+    long *ci; /* each run's next checkpoint: a run stopped at one has not measured it yet */
     uint64_t key;
 } ckpt_ctx;
 
@@ -181,7 +182,7 @@ static int ckpt_save(const ckpt_ctx *k, int h)
         return VLA_EIO;
     const vla_rows *rows = &k->rows[h];
     int ok = fwrite(ckpt_magic, 8, 1, f) == 1 && fwrite(&k->key, sizeof k->key, 1, f) == 1 &&
-             vla_engine_save(k->m, h, f) == 0 && (!k->ref || vla_engine_save(k->ref, h, f) == 0) &&
+             fwrite(&k->ci[h], sizeof k->ci[h], 1, f) == 1 && vla_engine_save(k->m, h, f) == 0 && (!k->ref || vla_engine_save(k->ref, h, f) == 0) &&
              (k->acc_size == 0 || fwrite(k->acc[h], k->acc_size, 1, f) == 1) &&
              fwrite(&rows->n, sizeof rows->n, 1, f) == 1 &&
              fwrite(rows->v, sizeof(double) * rows->ncol, rows->n, f) == (size_t)rows->n;
@@ -206,6 +207,7 @@ static int ckpt_load(const ckpt_ctx *k, int h)
     vla_rows *rows = &k->rows[h];
     int ok = fread(magic, 8, 1, f) == 1 && !memcmp(magic, ckpt_magic, 8) &&
              fread(&key, sizeof key, 1, f) == 1 && key == k->key &&
+             fread(&k->ci[h], sizeof k->ci[h], 1, f) == 1 && k->ci[h] >= 0 &&
              vla_engine_load(k->m, h, f) == 0 && vla_engine_t(k->m, h) <= k->c->steps &&
              (!k->ref || vla_engine_load(k->ref, h, f) == 0) &&
              (k->acc_size == 0 || fread(k->acc[h], k->acc_size, 1, f) == 1) &&
@@ -311,7 +313,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         fprintf(stderr, "%s: note: --backend lanes computes %d runs per register; %d runs leave "
                         "%d lanes idle (--runs %d would fill them)\n",
                 spec->prog, lw, nr, (nr + lw - 1) / lw * lw - nr, (nr + lw - 1) / lw * lw);
-    ckpt_ctx kc = {c, m, ref, acc, drv->acc_size, rows, ckpt_key(c, spec, drv, ncol)};
+    ckpt_ctx kc = {c, m, ref, acc, drv->acc_size, rows, ci, ckpt_key(c, spec, drv, ncol)};
 
     /* each run from its checkpoint, or from the start */
     FILE *m0 = c->resume ? save_all(m) : NULL, *r0 = c->resume ? save_all(ref) : NULL;
@@ -321,6 +323,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             continue;
         if (c->resume) { /* no usable checkpoint: start over, keep nothing partial */
             rows[h].n = 0;
+            ci[h] = 0;
             memset(acc[h], 0, drv->acc_size); /* a failed load may have filled part of it */
             int bad = !m0 || restore(m, m0, h) != 0 || (ref && (!r0 || restore(ref, r0, h) != 0));
             if (bad) {
@@ -343,8 +346,11 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     for (int h = 0; h < nr; h++) {
         long t = vla_engine_t(m, h);
         tmin = t < tmin ? t : tmin;
-        while (ci[h] < nck && cks[ci[h]] <= t)
-            ci[h]++;
+        if (ci[h] > nck || (ci[h] < nck && cks[ci[h]] < t)) {
+            fprintf(stderr, "%s: head %d: the checkpoint file is damaged (step %ld, checkpoint "
+                            "%ld)\n", spec->prog, h, t, ci[h]);
+            status = 1;
+        }
     }
 
     vla_progress prog;

@@ -18,9 +18,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef VLA_HAVE_KERNELS
 #include "vlacuda.h"
-#endif
 
 #define RG_FN static __attribute__((unused))
 #ifdef _OPENMP
@@ -70,11 +68,11 @@ static const rg_stream_def rg_streams[] = {
 };
 #define RG_NSTREAM ((int)(sizeof rg_streams / sizeof rg_streams[0]))
 
-/* the backends a case can run on. cuda: the GPU; cuda-emu: the same kernel text on host
- * threads (slow; it checks the block decomposition, never chosen by default); lanes: the
- * recurrences on the CPU's vector lanes, the heads of a case side by side (kernels/lanes.c) */
-enum { RG_CPU, RG_CUDA, RG_CUDA_EMU, RG_LANES, RG_NBACKEND };
-static const char *const rg_backend_names[RG_NBACKEND] = {"cpu", "cuda", "cuda-emu", "lanes"};
+/* the backends a case can run on (the engine's, vlastab.h): cuda, the GPU; emu, the same kernel
+ * text on host threads (slow; it checks the block decomposition, never chosen by default); lanes,
+ * the recurrences on the CPU's vector lanes, the heads of a case side by side */
+enum { RG_CPU, RG_CUDA, RG_EMU, RG_LANES, RG_NBACKEND };
+static const char *const rg_backend_names[RG_NBACKEND] = {"cpu", "cuda", "emu", "lanes"};
 
 typedef struct {
     int backend, stream;
@@ -121,37 +119,27 @@ RG_FN void rg_case_name(char *buf, size_t len, const vla_config *cfg, int stream
              vla_prec_name(cfg->prec), rg_streams[stream].name);
 }
 
-/* whether a backend runs cfg at all (its availability on this machine is another matter) */
+/* whether a backend runs cfg at all (its availability on this machine is another matter): the
+ * engine says, on this machine; elsewhere, what the kernels' restrictions are (vlacuda.h) */
 RG_FN int rg_backend_supports(int b, const vla_config *cfg)
 {
     if (b == RG_CPU)
         return 1;
-#ifdef VLA_HAVE_KERNELS
     if (b == RG_LANES) /* every way of tracking with the policies' own arithmetic */
         return cfg->track != VLA_TRACK_COMP && cfg->track != VLA_TRACK_SR;
     /* the kernels track A by sm or sm-sym, with A and S in a block's shared memory */
     return (cfg->track == VLA_TRACK_SM || cfg->track == VLA_TRACK_SMSYM) &&
            cfg->d <= vla_cuda_max_d(cfg->prec) && cfg->dv <= vla_cuda_max_d(cfg->prec);
-#else
-    return 0;
-#endif
 }
 
 /* 1 when backend b can run here; else 0 with the reason */
 RG_FN int rg_backend_available(int b, char *why, size_t len)
 {
-    if (b == RG_CPU)
-        return 1;
-#ifdef VLA_HAVE_KERNELS
-    if (b == RG_CUDA_EMU)
+    if (b == RG_CPU || b == RG_EMU)
         return 1;
     if (b == RG_LANES)
         return vla_cuda_probe_target(VLA_CUDA_LANES, why, len);
     return vla_cuda_probe(why, len) > 0;
-#else
-    snprintf(why, len, "this build has no kernels (kernels/ not linked into the programs)");
-    return 0;
-#endif
 }
 
 /* Every case of the suite on the backends in `backends` (a bit per backend), in a fixed order:
@@ -240,76 +228,29 @@ RG_FN int rg_find_trace(char *buf, size_t len)
     return 0;
 }
 
-/* ---- inputs: each stream's steps drawn once, replayed to every case ---- */
+/* ---- inputs: each stream's steps drawn once (lib's vla_inputs), replayed to every case ---- */
 
 typedef struct {
-    int ok, d, dv, heads;
-    long T;
-    vla_input *in;          /* [head * T + t - 1] */
-    unsigned char *is_read; /* likewise */
-    double *store;
+    int ok;
+    vla_inputs v;
     char err[300];
 } rg_inputs;
 
 static int rg_inputs_load(rg_inputs *x, const char *spec, int d, int heads, long T)
 {
-    vla_stream *s;
-    vla_step_buf b;
     memset(x, 0, sizeof *x);
-    int e = vla_stream_open(&s, spec, d, d, 1, x->err, sizeof x->err);
-    if (e)
-        return e;
-    long len = vla_stream_length(s), nh = vla_stream_heads(s);
-    if ((len > 0 && len < T) || (nh > 0 && nh < heads)) {
-        snprintf(x->err, sizeof x->err, "stream %.150s: %ld steps of %ld heads, the suite needs %ld of %d",
-                 spec, len, nh, T, heads);
-        vla_stream_close(s);
-        return VLA_ERANGE;
+    int e = vla_inputs_draw(&x->v, spec, 1, d, d, heads, T, x->err, sizeof x->err);
+    if (!e && x->v.T < T) {
+        snprintf(x->err, sizeof x->err, "stream %.150s: %ld steps, the suite needs %ld", spec,
+                 x->v.T, T);
+        vla_inputs_free(&x->v);
+        e = VLA_ERANGE;
     }
-    size_t per = 4 * (size_t)d + 2 * (size_t)d; /* q k u, v g */
-    x->d = x->dv = d;
-    x->heads = heads;
-    x->T = T;
-    x->in = calloc((size_t)heads * T, sizeof *x->in);
-    x->is_read = calloc((size_t)heads * T, 1);
-    x->store = malloc((size_t)heads * T * per * sizeof(double));
-    if (!x->in || !x->is_read || !x->store || vla_step_buf_alloc(&b, d, d)) {
-        vla_stream_close(s);
-        snprintf(x->err, sizeof x->err, "out of memory");
-        return VLA_ENOMEM;
-    }
-    for (int h = 0; h < heads && !e; h++)
-        for (long t = 1; t <= T && !e; t++) {
-            size_t i = (size_t)h * T + (t - 1);
-            double *p = x->store + i * per;
-            if ((e = vla_stream_get(s, (uint32_t)h, t, &b))) {
-                snprintf(x->err, sizeof x->err, "stream %.200s, head %d, step %ld: %s", spec, h, t,
-                         vla_strerror(e));
-                break;
-            }
-            memcpy(p, b.q, d * sizeof(double));
-            memcpy(p + d, b.k, d * sizeof(double));
-            memcpy(p + 2 * d, b.u, d * sizeof(double));
-            memcpy(p + 3 * d, b.v, d * sizeof(double));
-            memcpy(p + 4 * d, b.g, d * sizeof(double));
-            vla_input in = {p, p + d, p + 3 * d, p + 2 * d, b.has_g ? p + 4 * d : NULL, b.beta,
-                            b.decay};
-            x->in[i] = in;
-            x->is_read[i] = (unsigned char)b.is_read;
-        }
-    vla_step_buf_free(&b);
-    vla_stream_close(s);
     x->ok = !e;
     return e;
 }
 
-static void rg_inputs_free(rg_inputs *x)
-{
-    free(x->in);
-    free(x->is_read);
-    free(x->store);
-    memset(x, 0, sizeof *x);
-}
+static void rg_inputs_free(rg_inputs *x) { vla_inputs_free(&x->v); }
 
 /* ---- the runs: a backend steps the heads of a case and hands over each checkpoint ---- */
 
@@ -321,7 +262,6 @@ typedef struct {
     double sum[RG_HEADS][3];      /* bits lost summed over the last decade's checkpoints */
     int n[RG_HEADS], bad[RG_HEADS][3];
     uint64_t fp[RG_HEADS];
-    double *scratch; /* d x d */
 } rg_meas;
 
 static uint64_t rg_fnv(uint64_t h, const void *p, size_t n)
@@ -379,96 +319,77 @@ static void rg_visit_counts(rg_meas *m, int h, const vla_counts *c)
     m->fp[h] = rg_fnv(m->fp[h], v, sizeof v);
 }
 
-/* the CPU library, one head after another */
-static int rg_run_cpu(rg_meas *m, const rg_inputs *x, char *err, size_t len)
+/* the engine backend of each of vla-regress's backends */
+static const vla_backend *rg_engine_backend(int b)
 {
-    const vla_config *cfg = &m->c->cfg;
-    int d = cfg->d, dv = cfg->dv, has_A = vla_model_has_A(cfg->model);
-    double *A = m->scratch, *S = A + (size_t)d * d, *o = S + (size_t)dv * d;
-    for (int h = 0; h < RG_HEADS; h++) {
-        vla_model *md;
-        int e = vla_model_new(&md, cfg);
-        if (e) {
-            snprintf(err, len, "vla_model_new: %s", vla_strerror(e));
-            return e;
-        }
-        for (long t = 1, ck = 0; ck < m->g->nck; t++) {
-            size_t i = (size_t)h * x->T + (t - 1);
-            e = x->is_read[i] ? vla_model_read(md, x->in[i].q) : vla_model_step(md, &x->in[i]);
-            if (e) {
-                snprintf(err, len, "head %d, step %ld: %s", h, t, vla_strerror(e));
-                vla_model_free(md);
-                return e;
-            }
-            if (t == m->cks[ck]) {
-                if (has_A)
-                    vla_model_get(md, VLA_Q_A, A);
-                vla_model_get(md, VLA_Q_S, S);
-                vla_model_get(md, VLA_Q_O, o);
-                rg_visit(m, h, (int)ck, has_A ? A : NULL, S, o);
-                ck++;
-            }
-        }
-        rg_visit_counts(m, h, vla_model_counts(md));
-        vla_model_free(md);
-    }
-    return VLA_OK;
+    return b == RG_CUDA ? vla_backend_cuda() : b == RG_EMU ? vla_backend_emu()
+           : b == RG_LANES ? vla_backend_lanes() : vla_backend_cpu();
 }
 
-#ifdef VLA_HAVE_KERNELS
-/* the kernel backends (the GPU, its emulation, the CPU's lanes): every head a run of one batch,
- * launched from one checkpoint to the next */
-static int rg_run_cuda(rg_meas *m, const rg_inputs *x, vla_cuda_target target, char *err,
-                       size_t len)
+/* The heads of x in configuration cfg on backend b (ref_bits > 0: the exact reference), from
+ * checkpoint to checkpoint: visit(ctx, head, ck, A or NULL, S, o) at each, then end(ctx, head,
+ * counts). 0, or a vla_err with the reason in err. */
+static int rg_engine_run(const vla_backend *b, const vla_config *cfg, const rg_inputs *x,
+                         const long *cks, long nck, long ref_bits,
+                         void (*visit)(void *, int, int, const double *, const double *,
+                                       const double *),
+                         void (*end)(void *, int, const vla_counts *), void *ctx, char *err,
+                         size_t len)
 {
-    const vla_config *cfg = &m->c->cfg;
-    int d = cfg->d, dv = cfg->dv, has_A = vla_model_has_A(cfg->model);
-    double *A = m->scratch, *S = A + (size_t)d * d, *o = S + (size_t)dv * d;
-    vla_cuda_opts opts = {.target = target};
-    vla_cuda *g;
-    int e = vla_cuda_new(&g, cfg, RG_HEADS, &opts, err, len);
-    if (e)
-        return e;
-    vla_input *in = malloc((size_t)RG_HEADS * x->T * sizeof *in);
-    unsigned char *rd = malloc((size_t)RG_HEADS * x->T);
-    if (!in || !rd) {
+    const int d = cfg->d, dv = cfg->dv, has_A = vla_model_has_A(cfg->model);
+    vla_engine_spec sp = {.backend = b, .cfg = *cfg, .runs = RG_HEADS, .in = x->v.in,
+                          .is_read = x->v.is_read, .T = x->v.T, .round_inputs = VLA_FMT_F64,
+                          .ref_bits = ref_bits};
+    double *A = malloc(((size_t)d * d + (size_t)dv * d + dv) * sizeof *A), *S = A + (size_t)d * d,
+           *o = S + (size_t)dv * d;
+    vla_engine *e = NULL;
+    int r = A ? vla_engine_new(&e, &sp, err, len) : VLA_ENOMEM;
+    if (!A)
         snprintf(err, len, "out of memory");
-        e = VLA_ENOMEM;
-    }
-    for (long ck = 0, t0 = 0; !e && ck < m->g->nck; ck++) {
-        long steps = m->cks[ck] - t0;
-        for (int h = 0; h < RG_HEADS; h++)
-            for (long t = 0; t < steps; t++) {
-                in[(size_t)h * steps + t] = x->in[(size_t)h * x->T + t0 + t];
-                rd[(size_t)h * steps + t] = x->is_read[(size_t)h * x->T + t0 + t];
-            }
-        if ((e = vla_cuda_run(g, steps, in, rd, NULL))) {
-            snprintf(err, len, "vla_cuda_run: %s", vla_cuda_error(g));
+    for (long ck = 0; !r && ck < nck; ck++) {
+        if ((r = vla_engine_advance(e, cks[ck]))) {
+            snprintf(err, len, "%s", vla_engine_error(e));
             break;
         }
-        for (int h = 0; h < RG_HEADS && !e; h++) {
-            if ((has_A && (e = vla_cuda_get(g, h, VLA_Q_A, A))) ||
-                (e = vla_cuda_get(g, h, VLA_Q_S, S)) || (e = vla_cuda_get(g, h, VLA_Q_O, o))) {
-                snprintf(err, len, "vla_cuda_get: %s", vla_cuda_error(g));
-                break;
-            }
-            rg_visit(m, h, (int)ck, has_A ? A : NULL, S, o);
+        for (int h = 0; h < RG_HEADS && !r; h++) {
+            if ((has_A && (r = vla_engine_get(e, h, VLA_Q_A, A))) ||
+                (r = vla_engine_get(e, h, VLA_Q_S, S)) || (r = vla_engine_get(e, h, VLA_Q_O, o)))
+                snprintf(err, len, "vla_engine_get: %s", vla_engine_error(e));
+            else
+                visit(ctx, h, (int)ck, has_A ? A : NULL, S, o);
         }
-        t0 = m->cks[ck];
     }
-    for (int h = 0; h < RG_HEADS && !e; h++) {
+    for (int h = 0; h < RG_HEADS && !r && end; h++) {
         vla_counts c;
-        if ((e = vla_cuda_counts(g, h, &c)))
-            snprintf(err, len, "vla_cuda_counts: %s", vla_cuda_error(g));
-        else
-            rg_visit_counts(m, h, &c);
+        if (!(r = vla_engine_counts(e, h, &c)))
+            end(ctx, h, &c);
     }
-    free(in);
-    free(rd);
-    vla_cuda_free(g);
-    return e;
+    vla_engine_free(e);
+    free(A);
+    return r;
 }
-#endif
+
+static void rg_case_visit(void *ctx, int h, int ck, const double *A, const double *S,
+                          const double *o)
+{
+    rg_visit(ctx, h, ck, A, S, o);
+}
+
+static void rg_case_end(void *ctx, int h, const vla_counts *c) { rg_visit_counts(ctx, h, c); }
+
+/* the exact reference's states at the checkpoints, into its group */
+static void rg_group_visit(void *ctx, int h, int ck, const double *A, const double *S,
+                           const double *o)
+{
+    rg_group *g = ctx;
+    int nA, nS, no;
+    size_t stride = rg_ref_stride(g, &nA, &nS, &no);
+    double *p = g->ref + ((size_t)h * g->nck + ck) * stride;
+    if (nA)
+        memcpy(p, A, nA * sizeof *p);
+    memcpy(p + nA, S, nS * sizeof *p);
+    memcpy(p + nA + nS, o, no * sizeof *p);
+}
 
 /* The exact reference of group g, every head, its states at the checkpoints. */
 static int rg_group_run(rg_group *g, const rg_inputs *x, const long *cks)
@@ -480,30 +401,11 @@ static int rg_group_run(rg_group *g, const rg_inputs *x, const long *cks)
         snprintf(g->err, sizeof g->err, "out of memory");
         return VLA_ENOMEM;
     }
-    int e = 0;
-    for (int h = 0; h < RG_HEADS && !e; h++) {
-        vla_model *r;
-        if ((e = vref_model_new(&r, &g->cfg, VREF_EXACT, RG_REF_BITS))) {
-            snprintf(g->err, sizeof g->err, "exact reference: %s", vla_strerror(e));
-            break;
-        }
-        for (long t = 1, ck = 0; !e && ck < g->nck; t++) {
-            size_t i = (size_t)h * x->T + (t - 1);
-            e = x->is_read[i] ? vla_model_read(r, x->in[i].q) : vla_model_step(r, &x->in[i]);
-            if (e)
-                snprintf(g->err, sizeof g->err, "exact reference, head %d, step %ld: %s", h, t,
-                         vla_strerror(e));
-            else if (t == cks[ck]) {
-                double *p = g->ref + ((size_t)h * g->nck + ck) * stride;
-                if (nA)
-                    vla_model_get(r, VLA_Q_A, p);
-                vla_model_get(r, VLA_Q_S, p + nA);
-                vla_model_get(r, VLA_Q_O, p + nA + nS);
-                ck++;
-            }
-        }
-        vla_model_free(r);
-    }
+    char err[300];
+    int e = rg_engine_run(vref_backend_exact(), &g->cfg, x, cks, g->nck, RG_REF_BITS,
+                          rg_group_visit, NULL, g, err, sizeof err);
+    if (e)
+        snprintf(g->err, sizeof g->err, "exact reference: %.180s", err);
     return e;
 }
 
@@ -532,25 +434,11 @@ static void rg_case_run(const rg_case *c, const rg_group *g, const rg_inputs *x,
         return;
     }
     rg_meas m = {.c = c, .g = g, .cks = cks};
-    int d = c->cfg.d;
     m.u = vla_fmt_unit_roundoff(vla_prec_storage(c->cfg.prec));
-    m.scratch = malloc(3 * (size_t)d * d * sizeof(double));
     for (int h = 0; h < RG_HEADS; h++)
         m.fp[h] = 0xcbf29ce484222325ull;
-    int e = VLA_ENOMEM;
-    if (!m.scratch)
-        snprintf(r->err, sizeof r->err, "out of memory");
-    else if (c->backend == RG_CPU)
-        e = rg_run_cpu(&m, x, r->err, sizeof r->err);
-#ifdef VLA_HAVE_KERNELS
-    else
-        e = rg_run_cuda(&m, x,
-                        c->backend == RG_CUDA_EMU ? VLA_CUDA_EMULATE
-                        : c->backend == RG_LANES  ? VLA_CUDA_LANES
-                                                  : VLA_CUDA_GPU,
-                        r->err, sizeof r->err);
-#endif
-    free(m.scratch);
+    int e = rg_engine_run(rg_engine_backend(c->backend), &c->cfg, x, cks, g->nck, 0, rg_case_visit,
+                          rg_case_end, &m, r->err, sizeof r->err);
     if (e)
         return;
     /* the mean over heads and over the last decade's checkpoints: a single checkpoint's (or the
@@ -1101,7 +989,7 @@ static const char rg_help_summary[] =
     "and the checkpoints t >= T/10, and compares each case with its row of the baseline.\n"
     "A case fails when it lost more than the margin in A, S or o, turned non-finite,\n"
     "failed to run or has no baseline row (with --bits, also when any of its bits changed).\n"
-    "Kernel cases (cuda, cuda-emu, lanes) compare with the CPU's rows (strict mode promises\n"
+    "Kernel cases (cuda, emu, lanes) compare with the CPU's rows (strict mode promises\n"
     "the CPU's bits).";
 
 /* a term and what it means: the options, the columns, the exit codes, the files */
@@ -1112,9 +1000,9 @@ typedef struct {
 static const rg_doc_item rg_help_opts[] = {
     {"only", "PATTERNS", "run the cases whose name (model/track/precision/stream) matches one of "
                          "these comma-separated shell patterns, e.g. 'vla3/*/f16-f32/*,rls/sm/f32/gauss'"},
-    {"backend", "LIST", "cpu, cuda, cuda-emu (the CUDA kernel on host threads; slow), lanes "
+    {"backend", "LIST", "cpu, cuda, emu (the CUDA kernels on host threads; slow), lanes "
                         "(the CPU's vector lanes, the heads side by side), comma-separated "
-                        "(default: every available one but cuda-emu)"},
+                        "(default: every available one but emu)"},
     {"baseline", "FILE", "the baseline to compare with, and that --update writes (default "
                          "tests/regress/baseline.tsv, relative to the working directory)"},
     {"margin", "BITS", "the loss in bits, 0..64, that fails a case (default " RG_STR(RG_MARGIN) ")"},
@@ -1300,7 +1188,7 @@ int main(int argc, char **argv)
                 while (b < RG_NBACKEND && strcmp(t, rg_backend_names[b]))
                     b++;
                 if (b == RG_NBACKEND)
-                    usage_exit("--backend: unknown '%s' (cpu, cuda, cuda-emu, lanes)", t);
+                    usage_exit("--backend: unknown '%s' (cpu, cuda, emu, lanes)", t);
                 o.backends |= 1u << b;
             }
         } else if (!strcmp(a, "--update"))

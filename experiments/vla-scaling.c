@@ -147,105 +147,26 @@ static double median(double *x, int n)
 /* ---- the inputs: P steps of the stream made before any clock starts, then cycled, so that we
  * time the recurrence and not the generator (a step's cost does not depend on the values, apart
  * from the rare guard and zero-norm branches) ---- */
-typedef struct {
-    int d;
-    long P;
-    double *buf; /* P x (4 d + 2 d) doubles: q k u | v g (dv = d) */
-    double *beta, *decay;
-    char *has_g, *is_read;
-} pool_t;
-
-static void pool_free(pool_t *p)
+/* One timing of T steps of `runs` fresh runs on backend b (the engine made before the clock
+ * starts, one thread): ns per run-step by the wall clock and by this thread's CPU time. A step
+ * includes the rounding of the inputs and phi, as every caller pays. */
+static int time_model(const vla_backend *b, const vla_config *cfg, const vla_inputs *p, long T,
+                      int runs, double *ns, double *cpu)
 {
-    free(p->buf);
-    free(p->beta);
-    free(p->decay);
-    free(p->has_g);
-    free(p->is_read);
-    memset(p, 0, sizeof *p);
-}
-
-static int pool_make(pool_t *p, const vla_cli *c, int d, long P, char *err, size_t errlen)
-{
-    memset(p, 0, sizeof *p);
-    vla_stream *s;
-    int e = vla_stream_open(&s, c->stream, d, d, c->seed, err, errlen);
-    if (e)
-        return e;
-    long len = vla_stream_length(s);
-    if (len > 0 && P > len)
-        P = len;
-    p->d = d;
-    p->P = P;
-    p->buf = malloc((size_t)P * 6 * d * sizeof(double));
-    p->beta = malloc(P * sizeof(double));
-    p->decay = malloc(P * sizeof(double));
-    p->has_g = malloc(P);
-    p->is_read = malloc(P);
-    vla_step_buf b;
-    if (!p->buf || !p->beta || !p->decay || !p->has_g || !p->is_read || vla_step_buf_alloc(&b, d, d)) {
-        vla_stream_close(s);
-        pool_free(p);
-        snprintf(err, errlen, "out of memory for %ld steps of inputs", P);
-        return VLA_ENOMEM;
-    }
-    for (long t = 0; t < P && !e; t++) {
-        if ((e = vla_stream_get(s, 0, t + 1, &b))) {
-            snprintf(err, errlen, "%s, step %ld: %s", c->stream, t + 1, vla_strerror(e));
-            break;
-        }
-        double *r = p->buf + (size_t)t * 6 * d;
-        memcpy(r, b.q, d * sizeof *r);
-        memcpy(r + d, b.k, d * sizeof *r);
-        memcpy(r + 2 * d, b.u, d * sizeof *r);
-        memcpy(r + 3 * d, b.v, d * sizeof *r);
-        memcpy(r + 4 * d, b.g, d * sizeof *r);
-        p->beta[t] = b.beta;
-        p->decay[t] = b.decay;
-        p->has_g[t] = (char)b.has_g;
-        p->is_read[t] = (char)b.is_read;
-    }
-    vla_step_buf_free(&b);
-    vla_stream_close(s);
-    if (e)
-        pool_free(p);
-    return e;
-}
-
-/* One timing of T steps of a fresh model (made before the clock starts): ns per step by the wall
- * clock and by this thread's CPU time. vla_model_step includes the rounding of the inputs and
- * phi, as every caller pays. */
-static int time_model(const vla_config *cfg, const pool_t *p, const vla_input *in, long T,
-                      double *ns, double *cpu)
-{
-    vla_model *m;
-    int e = vla_model_new(&m, cfg);
-    if (e)
-        return e;
-    long P = p->P, j = 0;
+    vla_engine_spec sp = {.backend = b, .cfg = *cfg, .runs = runs, .in = p->in,
+                          .is_read = p->is_read, .T = p->T, .shared = 1, .cycle = 1,
+                          .round_inputs = VLA_FMT_F64, .threads = 1};
+    vla_engine *e;
+    char err[400];
+    int r = vla_engine_new(&e, &sp, err, sizeof err);
+    if (r)
+        return r;
     double t0 = now_ns(), c0 = cpu_ns();
-    for (long t = 0; t < T && !e; t++) {
-        e = p->is_read[j] ? vla_model_read(m, in[j].q) : vla_model_step(m, &in[j]);
-        if (++j == P)
-            j = 0;
-    }
-    *ns = (now_ns() - t0) / T;
-    *cpu = (cpu_ns() - c0) / T;
-    vla_model_free(m);
-    return e;
-}
-
-/* the pool's steps as model inputs */
-static vla_input *pool_inputs(const pool_t *p)
-{
-    vla_input *in = malloc(p->P * sizeof *in);
-    int d = p->d;
-    for (long t = 0; in && t < p->P; t++) {
-        const double *r = p->buf + (size_t)t * 6 * d;
-        in[t] = (vla_input){r, r + d, r + 3 * d, r + 2 * d, p->has_g[t] ? r + 4 * d : NULL,
-                            p->beta[t], p->decay[t]};
-    }
-    return in;
+    r = vla_engine_advance(e, T);
+    *ns = (now_ns() - t0) / ((double)T * runs);
+    *cpu = (cpu_ns() - c0) / ((double)T * runs);
+    vla_engine_free(e);
+    return r;
 }
 
 /* ---- causal softmax attention, the direct way: for each t, scores of q_t against k_1..k_t,
@@ -298,7 +219,7 @@ static volatile double sink;
 
 /* One softmax timing of length T at d from the pool's raw q, k, v (cycled), in binary64 when
  * dbl, else binary32; returns ns for the whole sequence, or a negative number when out of memory. */
-static double time_softmax(const pool_t *p, long T, int dbl, double *cpu)
+static double time_softmax(const vla_inputs *p, long T, int dbl, double *cpu)
 {
     int d = p->d;
     size_t n = (size_t)T * d, es = dbl ? sizeof(double) : sizeof(float);
@@ -307,17 +228,17 @@ static double time_softmax(const pool_t *p, long T, int dbl, double *cpu)
     double ns = -1;
     if (Q && K && V && s && o) {
         for (long t = 0; t < T; t++) {
-            const double *r = p->buf + (size_t)(t % p->P) * 6 * d;
+            const vla_input *r = &p->in[t % p->T];
             for (int i = 0; i < d; i++) {
                 size_t a = (size_t)t * d + i, b = (size_t)i * T + t;
                 if (dbl) {
-                    ((double *)Q)[a] = r[i];
-                    ((double *)K)[b] = r[d + i];
-                    ((double *)V)[a] = r[3 * d + i];
+                    ((double *)Q)[a] = r->q[i];
+                    ((double *)K)[b] = r->k[i];
+                    ((double *)V)[a] = r->v[i];
                 } else {
-                    ((float *)Q)[a] = (float)r[i];
-                    ((float *)K)[b] = (float)r[d + i];
-                    ((float *)V)[a] = (float)r[3 * d + i];
+                    ((float *)Q)[a] = (float)r->q[i];
+                    ((float *)K)[b] = (float)r->k[i];
+                    ((float *)V)[a] = (float)r->v[i];
                 }
             }
         }
@@ -509,14 +430,14 @@ int main(int argc, char **argv)
             o.Ts[0] = c.steps;
         }
     }
-    if (c.runs != 1)
-        vla_cli_die(&spec, "--runs: the timing is of one run on one core");
+    if (c.runs != 1 && !strcmp(c.backend, "cpu"))
+        vla_cli_die(&spec, "--runs: on the cpu backend the timing is of one run on one core "
+                           "(--backend lanes times --runs runs side by side)");
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--dv") || !strcmp(argv[i], "--resume") || !strcmp(argv[i], "--ref"))
             vla_cli_die(&spec, "%s: not an option of a timing (dv = d; no reference; nothing to "
                                "resume)", argv[i]);
-    if (strcmp(c.backend, "cpu"))
-        vla_cli_die(&spec, "--backend %s: this program times the CPU backend only", c.backend);
+    const vla_backend *backend = vla_cli_backend(c.backend);
 
     /* every configuration is checked before any timing starts */
     static vla_config cfgs[MAXL][MAXL][MAXL]; /* [prec][model][d] */
@@ -544,14 +465,15 @@ int main(int argc, char **argv)
                                 vla_model_name(cf->model), o.ds[di], vla_prec_name(cf->prec),
                                 *why ? ": " : "", why);
             }
-    pool_t pools[MAXL];
+    vla_inputs pools[MAXL];
     long maxT = 0;
     for (int ti = 0; ti < o.nT; ti++)
         maxT = o.Ts[ti] > maxT ? o.Ts[ti] : maxT;
     long pool_len = o.pool < maxT ? o.pool : maxT;
     for (int di = 0; di < o.nd; di++) {
         char err[256];
-        if (pool_make(&pools[di], &c, (int)o.ds[di], pool_len, err, sizeof err))
+        if (vla_inputs_draw(&pools[di], c.stream, c.seed, (int)o.ds[di], (int)o.ds[di], 1, pool_len,
+                            err, sizeof err))
             vla_cli_die(&spec, "--stream at d = %ld: %s", o.ds[di], err);
     }
 
@@ -573,10 +495,6 @@ int main(int argc, char **argv)
      * every timing; the median per point is then taken. */
     long npts = (long)o.np * o.nm * o.nd * o.nT;
     double *tw = malloc(npts * o.repeat * sizeof *tw), *tc = malloc(npts * o.repeat * sizeof *tc);
-    vla_input *ins[MAXL];
-    for (int di = 0; di < o.nd; di++)
-        if (!(ins[di] = pool_inputs(&pools[di])))
-            tw = NULL;
     if (!tw || !tc) {
         fprintf(stderr, "vla-scaling: out of memory\n");
         return 1;
@@ -591,8 +509,9 @@ int main(int argc, char **argv)
                             fprintf(stderr, "\rround %d of %d: %s %s d=%ld T=%ld ...          ",
                                     rep + 1, o.repeat, vla_model_name(o.models[mi]),
                                     vla_prec_name(o.precs[pi]), o.ds[di], o.Ts[ti]);
-                        int e = time_model(&cfgs[pi][mi][di], &pools[di], ins[di], o.Ts[ti],
-                                           &tw[k * o.repeat + rep], &tc[k * o.repeat + rep]);
+                        int e = time_model(backend, &cfgs[pi][mi][di], &pools[di], o.Ts[ti],
+                                           c.runs, &tw[k * o.repeat + rep],
+                                           &tc[k * o.repeat + rep]);
                         if (e) {
                             fprintf(stderr, "%svla-scaling: %s in %s at d = %ld: %s\n",
                                     tty ? "\n" : "", vla_model_name(o.models[mi]),
@@ -624,8 +543,6 @@ int main(int argc, char **argv)
     }
     free(tw);
     free(tc);
-    for (int di = 0; di < o.nd; di++)
-        free(ins[di]);
 
     /* softmax: lengths doubling from 16, and the requested ones, while a run fits the budget */
     static smcurve sm[MAXL][MAXL]; /* [prec][d] */
@@ -718,8 +635,10 @@ int main(int argc, char **argv)
         n += snprintf(list + n, sizeof list - n, "%s%ld", i ? "," : "", o.Ts[i]);
     vla_dat_meta(out, "Ts", "%s", list);
     vla_dat_meta(out, "stream", "%s, seed %llu, head 0: the first %ld steps made before timing and "
-                                "cycled", c.stream, (unsigned long long)c.seed, pools[0].P);
-    vla_dat_meta(out, "backend", "cpu, one thread%s", cpu >= 0 ? ", pinned to one core" : "");
+                                "cycled", c.stream, (unsigned long long)c.seed, pools[0].T);
+    vla_dat_meta(out, "backend", "%s, %d run%s, one thread%s", c.backend, c.runs,
+                 c.runs == 1 ? "" : "s side by side (ns per run-step)",
+                 cpu >= 0 ? ", pinned to one core" : "");
     if (cpu >= 0)
         vla_dat_meta(out, "cpu", "%d of %ld online", cpu, sysconf(_SC_NPROCESSORS_ONLN));
     vla_dat_meta(out, "timer", "%s; ns_per_step = median of %d timings of T steps of a fresh model "
@@ -847,7 +766,7 @@ int main(int argc, char **argv)
         vla_dat_row(out, X.r[i].v, NCOL);
     e = vla_dat_close(out);
     for (int di = 0; di < o.nd; di++)
-        pool_free(&pools[di]);
+        vla_inputs_free(&pools[di]);
     free(R.r);
     free(X.r);
     if (e) {

@@ -547,3 +547,69 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
     }
     return 0;
 }
+
+/* ---- prepared inputs: a stream's steps drawn once, for engines to replay ---- */
+
+void vla_inputs_free(vla_inputs *x)
+{
+    free(x->in);
+    free(x->is_read);
+    free(x->store);
+    memset(x, 0, sizeof *x);
+}
+
+int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
+                    long T, char *err, size_t errlen)
+{
+    vla_stream *s;
+    vla_step_buf b;
+    memset(x, 0, sizeof *x);
+    int e = vla_stream_open(&s, spec, d, dv, seed, err, errlen);
+    if (e)
+        return e;
+    long len = vla_stream_length(s), nh = vla_stream_heads(s);
+    if (nh > 0 && nh < heads) {
+        snprintf(err, errlen, "stream %.150s: %ld heads, %d wanted", spec, nh, heads);
+        vla_stream_close(s);
+        return VLA_ERANGE;
+    }
+    if (len > 0 && T > len) /* a finite stream bounds the steps */
+        T = len;
+    const size_t per = 3 * (size_t)d + 2 * (size_t)dv, n = (size_t)heads * T; /* q k u, v g */
+    x->d = d;
+    x->dv = dv;
+    x->heads = heads;
+    x->T = T;
+    x->in = calloc(n, sizeof *x->in);
+    x->is_read = calloc(n, 1);
+    x->store = malloc(n * per * sizeof(double));
+    if (!x->in || !x->is_read || !x->store || vla_step_buf_alloc(&b, d, dv)) {
+        vla_stream_close(s);
+        vla_inputs_free(x);
+        snprintf(err, errlen, "out of memory for %ld steps of %d heads of inputs", T, heads);
+        return VLA_ENOMEM;
+    }
+    for (int h = 0; h < heads && !e; h++)
+        for (long t = 1; t <= T && !e; t++) {
+            size_t i = (size_t)h * T + (t - 1);
+            double *p = x->store + i * per;
+            if ((e = vla_stream_get(s, (uint32_t)h, t, &b))) {
+                snprintf(err, errlen, "stream %.200s, head %d, step %ld: %s", spec, h, t,
+                         vla_strerror(e));
+                break;
+            }
+            memcpy(p, b.q, d * sizeof(double));
+            memcpy(p + d, b.k, d * sizeof(double));
+            memcpy(p + 2 * d, b.u, d * sizeof(double));
+            memcpy(p + 3 * d, b.v, dv * sizeof(double));
+            memcpy(p + 3 * d + dv, b.g, dv * sizeof(double));
+            x->in[i] = (vla_input){p, p + d, p + 3 * d, p + 2 * d, b.has_g ? p + 3 * d + dv : NULL,
+                                   b.beta, b.decay};
+            x->is_read[i] = (unsigned char)b.is_read;
+        }
+    vla_step_buf_free(&b);
+    vla_stream_close(s);
+    if (e)
+        vla_inputs_free(x);
+    return e;
+}

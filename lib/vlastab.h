@@ -223,6 +223,19 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b);
 /* mqar: the index (0..n-1) of the pair step t writes or reads, -1 on a distractor. */
 long vla_stream_pair(const vla_stream *s, long t);
 const char *vla_stream_spec(const vla_stream *s);
+/* A stream's first T steps of heads 0..heads-1 drawn once, as vla_engine_spec's prepared inputs
+ * (in, is_read, T): benchmarks and suites replay them to many configurations. T is cut to a finite
+ * stream's length; a trace with fewer heads is VLA_ERANGE. A one-line reason in err. */
+typedef struct {
+    int d, dv, heads;
+    long T;
+    vla_input *in;          /* [head * T + t - 1] */
+    unsigned char *is_read; /* likewise */
+    double *store;          /* their numbers */
+} vla_inputs;
+int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
+                    long T, char *err, size_t errlen);
+void vla_inputs_free(vla_inputs *x);
 
 /* ---- engines: the one place where runs advance (docs/engine.md) ----
  * An engine is a batch of runs of one configuration on one input source, advanced together step

@@ -1,12 +1,12 @@
-/* test_drift.c: the measures of bin/vla-drift (included from experiments/vla-drift.c, so the code
- * under test is the program's own) against bounds derived from the unit roundoff, and the programs
- * vla-drift and vla-heatmap from the outside: usage errors exit 2 with one line, a heatmap's
- * layout reads back. The outside checks skip when bin/ has not been built. */
-#define VLA_DRIFT_NO_MAIN
-#include "vla-drift.c"
-
+/* test_drift.c: the drift measures (reference/drift.c, vlaref.h's vref_drift) on runs driven by
+ * engines as bin/vla-drift drives them, against bounds derived from the unit roundoff, and the
+ * programs vla-drift and vla-heatmap from the outside: usage errors exit 2 with one line, a
+ * heatmap's layout reads back. The outside checks skip when bin/ has not been built. */
 #include "check.h"
+#include "vlaref.h"
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,51 +14,57 @@ static const double u64 = 0x1p-53;
 
 typedef struct {
     long t;
-    double v[DRIFT_NCOL];
+    double v[VREF_DRIFT_NCOL];
 } mrow;
+
+typedef struct {
+    vref_drift *acc;
+    const vla_config *cfg;
+} gram_ctx;
+
+static int gram_step(void *ctx, const vla_step_view *v)
+{
+    const gram_ctx *g = ctx;
+    vref_drift_add(g->acc, g->cfg, v->in->k, v->in->u);
+    return 0;
+}
 
 /* Runs head `head` of `stream` for T steps beside a reference (exact MPFR at 256 bits, or lib in
  * binary64) and measures at the steps of `at` (ascending, n of them) into rows. 0 on success. */
 static int run_measured(const vla_config *cfg, const char *stream, int head, int exact,
                         const long *at, int n, mrow *rows)
 {
-    vla_model *m = NULL, *ref = NULL;
-    vla_stream *s = NULL;
-    vla_step_buf b = {0};
-    char err[256];
-    drift_acc *acc = calloc(1, drift_acc_size(cfg->d));
-    vla_config rc = *cfg;
-    rc.prec = VLA_F64;
-    rc.mode = VLA_STRICT;
-    int e = acc ? vla_model_new(&m, cfg) : VLA_ENOMEM;
-    if (!e)
-        e = exact ? vref_model_new(&ref, cfg, VREF_EXACT, 256) : vla_model_new(&ref, &rc);
-    if (!e)
-        e = vla_stream_open(&s, stream, cfg->d, cfg->dv, 1, err, sizeof err);
-    if (!e)
-        e = vla_step_buf_alloc(&b, cfg->d, cfg->dv);
-    if (!e)
-        e = drift_acc_init(acc, cfg);
-    for (long t = 1, k = 0; !e && k < n; t++) {
-        if (!(e = vla_stream_get(s, (uint32_t)head, t, &b))) {
-            vla_input in = {b.q, b.k, b.v, b.u, NULL, b.beta, b.decay};
-            e = vla_model_step(m, &in);
-            if (!e)
-                e = vla_model_step(ref, &in);
-            drift_acc_add(acc, cfg, b.k, b.u);
-        }
-        if (!e && t == at[k]) {
-            rows[k].t = t;
-            e = drift_measure(m, ref, acc, t, rows[k].v);
-            k++;
-        }
+    char err[400] = "";
+    vref_drift *acc = calloc(1, vref_drift_size(cfg->d));
+    gram_ctx gc = {acc, cfg};
+    vla_engine_spec sp = {.cfg = *cfg, .runs = 1, .stream = stream, .seed = 1,
+                          .first_head = head, .round_inputs = VLA_FMT_F64,
+                          .on_step = gram_step, .ctx = &gc};
+    vla_engine_spec rs = sp;
+    rs.on_step = NULL;
+    if (exact) {
+        rs.backend = vref_backend_exact();
+    } else {
+        rs.cfg.prec = VLA_F64;
+        rs.cfg.mode = VLA_STRICT;
     }
-    CHECK_MSG(e == 0, "run_measured(%s, %s): %s", vla_model_name(cfg->model), stream,
-              vla_strerror(e));
-    vla_step_buf_free(&b);
-    vla_stream_close(s);
-    vla_model_free(m);
-    vla_model_free(ref);
+    vla_engine *m = NULL, *ref = NULL;
+    int e = acc ? vref_drift_init(acc, cfg) : VLA_ENOMEM;
+    if (!e)
+        e = vla_engine_new(&m, &sp, err, sizeof err);
+    if (!e)
+        e = vla_engine_new(&ref, &rs, err, sizeof err);
+    for (int k = 0; !e && k < n; k++) {
+        if ((e = vla_engine_advance(m, at[k])) || (e = vla_engine_advance(ref, at[k])))
+            snprintf(err, sizeof err, "%s", vla_engine_error(e && vla_engine_error(m)[0] ? m : ref));
+        rows[k].t = at[k];
+        if (!e)
+            e = vref_drift_measure(m, ref, 0, acc, at[k], rows[k].v);
+    }
+    CHECK_MSG(e == 0, "run_measured(%s, %s): %s %s", vla_model_name(cfg->model), stream,
+              vla_strerror(e), err);
+    vla_engine_free(m);
+    vla_engine_free(ref);
     free(acc);
     return e;
 }

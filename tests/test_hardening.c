@@ -5,6 +5,7 @@
  * no complete-looking table left. Program tests run bin/ programs and skip when they are absent. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "vlacuda.h"
 #include "vlastab.h"
 #include <dirent.h>
 #include <errno.h>
@@ -1277,11 +1278,6 @@ TEST(hardening_regress_man)
     free(page);
 }
 
-/* vla-statenorm --backend lanes: the runs side by side in the CPU's vector lanes give the table
- * of --backend cpu, byte for byte but the header lines that name the command, date and backend
- * (19 heads: a full group of 16 lanes and a partial one; vla3 in f16, rls with chol, and vla3
- * in bf16-f32 beside its f64 reference, itself a batch in the lanes); and the lanes refuse what
- * they cannot do, as usage errors */
 /* t without its lines "# command", "# date" and "# backend" (in place) */
 static char *strip_run_lines(char *t)
 {
@@ -1300,69 +1296,125 @@ static char *strip_run_lines(char *t)
     *w = 0;
     return t;
 }
-TEST(hardening_statenorm_lanes_equal_cpu)
+/* Every program drives the engine, so every backend gives the cpu's table byte for byte but the
+ * header lines that name the command, date and backend: the lanes (19 heads: a full group and a
+ * partial one) and the GPU's kernels emulated on host threads, for statenorm (with its f64
+ * reference as a second batch on the backend, and beside an exact one on the CPU), drift and
+ * jacobian (which measure every step, through the engine's taps), recall and heatmap. */
+TEST(programs_same_table_on_every_backend)
+{
+    const char *progs[] = {"vla-statenorm", "vla-drift", "vla-jacobian", "vla-recall",
+                           "vla-heatmap"};
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++)
+        if (!program(progs[i])) {
+            vla_test_skip("bin/ not built");
+            return;
+        }
+    char msg[1000], *a = NULL, *b = NULL, why[300];
+    int lanes = vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why);
+    static const char *const cases[][16] = {
+        {"vla-statenorm", "--model", "vla3", "--precision", "f16", "--stream", "lmlike", "--ref", "none", "--runs", "19", "--steps", "1500"},
+        {"vla-statenorm", "--model", "rls", "--precision", "f32", "--track", "chol", "--stream", "gauss", "--runs", "19", "--steps", "1500"},
+        {"vla-statenorm", "--model", "vla3", "--precision", "bf16-f32", "--track", "sm-sym", "--ref", "f64", "--runs", "19", "--steps", "1500"},
+        {"vla-statenorm", "--model", "delta", "--precision", "bf16", "--stream", "mqar:8,3", "--ref", "exact", "--runs", "5"},
+        {"vla-drift", "--model", "vla3", "--precision", "f16", "--set", "nudge=off", "--ref", "f64", "--runs", "3", "--steps", "800"},
+        {"vla-drift", "--model", "vla1", "--precision", "f32", "--track", "joseph", "--ref", "exact", "--runs", "2", "--steps", "300"},
+        {"vla-jacobian", "--model", "vla3", "--precision", "f32", "--runs", "3", "--steps", "800"},
+        {"vla-jacobian", "--model", "rls", "--precision", "f64", "--stream", "gauss", "--runs", "2", "--steps", "500"},
+        {"vla-recall", "--models", "vla3,rls", "--n", "4,8", "--gap", "0,5", "--runs", "6"},
+        {"vla-heatmap", "--model", "vla3", "--precision", "f16", "--at", "3,30,300"},
+    };
+    const char *backends[] = {"lanes", "emu"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *cpu[24] = {(char *)program(cases[i][0])};
+        int n = 1;
+        for (int k = 1; k < 16 && cases[i][k]; k++)
+            cpu[n++] = (char *)cases[i][k];
+        cpu[n++] = "--d";
+        cpu[n++] = "12";
+        cpu[n] = NULL;
+        int st = run_capture(cpu, &a, msg, sizeof msg, 120);
+        CHECK_MSG(st == 0 && a && strlen(a) > 300, "%s cpu: status %d '%s'", cases[i][0], st, msg);
+        strip_run_lines(a);
+        for (int k = 0; k < 2; k++) {
+            if (k == 0 && !lanes)
+                continue;
+            /* the emulation runs every kernel block's threads on this machine: the short cases */
+            if (k == 1 && (i == 0 || i == 1 || i == 2 || strcmp(cases[i][2], "vla3") ||
+                           strstr(cases[i][0], "recall")))
+                continue;
+            cpu[n] = "--backend";
+            cpu[n + 1] = (char *)backends[k];
+            cpu[n + 2] = NULL;
+            st = run_capture(cpu, &b, msg, sizeof msg, 240);
+            CHECK_MSG(st == 0 && b, "%s %s: status %d '%s'", cases[i][0], backends[k], st, msg);
+            char want[64];
+            snprintf(want, sizeof want, "# backend: %s", backends[k]);
+            CHECK_MSG(b && (strstr(b, want) || !strcmp(cases[i][0], "vla-heatmap")),
+                      "%s %s: no backend line", cases[i][0], backends[k]);
+            strip_run_lines(b);
+            CHECK_MSG(a && b && !strcmp(a, b), "case %zu %s on %s: the tables differ", i,
+                      cases[i][0], backends[k]);
+            free(b);
+            b = NULL;
+            cpu[n] = NULL;
+        }
+        free(a);
+        a = NULL;
+    }
+}
+
+/* The lanes save and resume like the cpu: SIGINT exits 3 with the checkpoints written, and the
+ * resumed run ends with the uninterrupted table; what the lanes cannot do is a usage error
+ * naming the reason (exit 2). */
+TEST(hardening_lanes_checkpoints_and_refusals)
 {
     const char *p = program("vla-statenorm");
-    if (!p) {
-        vla_test_skip("bin/vla-statenorm not built");
+    char why[300];
+    if (!p || !vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why)) {
+        vla_test_skip(p ? "no lanes on this processor" : "bin/vla-statenorm not built");
         return;
     }
-    char msg[1000], *a = NULL, *b = NULL;
-    char *probe[] = {(char *)p, "--d", "4", "--steps", "2", "--backend", "lanes", NULL};
-    if (run_capture(probe, &a, msg, sizeof msg, 30) != 0 && strstr(msg, "AVX-512")) {
-        free(a);
-        vla_test_skip("no AVX-512: no lanes");
-        return;
-    }
-    free(a);
-    static const char *const cases[][5] = {{"vla3", "f16", "sm", "lmlike", "none"},
-                                           {"rls", "f32", "chol", "gauss", "none"},
-                                           {"vla3", "bf16-f32", "sm-sym", "gauss", "f64"}};
-    for (int i = 0; i < 3; i++) {
-        char *cpu[] = {(char *)p, "--model", (char *)cases[i][0], "--precision",
-                       (char *)cases[i][1], "--track", (char *)cases[i][2], "--stream",
-                       (char *)cases[i][3], "--ref", (char *)cases[i][4], "--d", "12", "--steps",
-                       "1500", "--runs", "19", "--set", "nudge=off", NULL, NULL, NULL};
-        int st = run_capture(cpu, &a, msg, sizeof msg, 120);
-        CHECK_MSG(st == 0 && a, "%s cpu: status %d '%s'", cases[i][0], st, msg);
-        cpu[19] = "--backend";
-        cpu[20] = "lanes";
-        st = run_capture(cpu, &b, msg, sizeof msg, 120);
-        CHECK_MSG(st == 0 && b, "%s lanes: status %d '%s'", cases[i][0], st, msg);
-        CHECK_MSG(b && strstr(b, "# backend: lanes"), "%s: no backend line", cases[i][0]);
-        strip_run_lines(a);
-        strip_run_lines(b);
-        CHECK_MSG(a && b && strlen(a) > 1000 && !strcmp(a, b), "%s %s %s: the tables differ",
-                  cases[i][0], cases[i][1], cases[i][2]);
-        free(a);
-        free(b);
-        a = b = NULL;
-    }
-    /* SIGINT: exit 3, saying that nothing was saved, and no table */
-    char dir[] = "/tmp/vla-lanes-sig.XXXXXX", out[300];
+    char msg[1000], *a = NULL;
+    char dir[] = "/tmp/vla-lanes-sig.XXXXXX", out[300], whole[300];
     if (mkdtemp(dir)) {
         snprintf(out, sizeof out, "%s/t.dat", dir);
-        char *argv[] = {(char *)p, "--precision", "f16", "--d", "32", "--steps", "1e8", "--runs",
-                        "16", "--backend", "lanes", "--out", out, NULL};
+        snprintf(whole, sizeof whole, "%s/whole.dat", dir);
+        char *argv[] = {(char *)p, "--precision", "f16", "--d", "16", "--steps", "3e5", "--runs",
+                        "8", "--ref", "f64", "--backend", "lanes", "--out", out, NULL, NULL};
         child ch;
         if (!spawn(&ch, NULL, argv, NULL)) {
-            nanosleep(&(struct timespec){1, 0}, NULL); /* under way: its handler is set */
+            nanosleep(&(struct timespec){1, 500000000}, NULL); /* under way: its handler is set */
             kill(ch.pid, SIGINT);
             int st = finish(&ch, 30);
             char *text = read_all(ch.err, NULL);
             unlink(ch.err);
-            CHECK_MSG(st == 3 && text && strstr(text, "interrupted (signal 2); nothing saved: "
-                                                      "--backend lanes writes no checkpoints"),
+            CHECK_MSG(st == 3 && text && strstr(text, "interrupted (signal 2); checkpoints written "
+                                                      "beside"),
                       "SIGINT: status %d, '%s'", st, text ? text : "");
             CHECK_MSG(!exists(out), "SIGINT: a table stands at %s", out);
             free(text);
+            argv[15] = "--resume";
+            st = run_capture(argv, &a, msg, sizeof msg, 300);
+            CHECK_MSG(st == 0, "--resume: status %d '%s'", st, msg);
+            free(a);
+            argv[14] = whole;
+            argv[15] = NULL;
+            st = run_capture(argv, &a, msg, sizeof msg, 300);
+            free(a);
+            char *x = read_all(out, NULL), *y = read_all(whole, NULL);
+            strip_run_lines(x);
+            strip_run_lines(y);
+            CHECK_MSG(st == 0 && x && y && strlen(x) > 1000 && !strcmp(x, y),
+                      "the resumed table differs from the uninterrupted one");
+            free(x);
+            free(y);
         }
         remove_tree(dir);
     }
-    static const char *const bad[][3] = {{"--ref", "exact", "--ref f64 or none"},
-                                         {"--track", "comp", "strict mode and"},
-                                         {"--mode", "fast", "strict mode and"}};
-    for (int i = 0; i < 3; i++) {
+    static const char *const bad[][3] = {{"--track", "comp", "comp"},
+                                         {"--mode", "fast", "strict"}};
+    for (int i = 0; i < 2; i++) {
         char *argv[] = {(char *)p, "--d", "4", "--backend", "lanes", (char *)bad[i][0],
                         (char *)bad[i][1], NULL};
         int st = run_capture(argv, &a, msg, sizeof msg, 30);
@@ -1370,5 +1422,12 @@ TEST(hardening_statenorm_lanes_equal_cpu)
                   bad[i][1], st, msg);
         free(a);
         a = NULL;
+    }
+    /* no GPU here: the message names the emulation */
+    if (vla_cuda_probe(why, sizeof why) <= 0) {
+        char *argv[] = {(char *)p, "--d", "4", "--backend", "cuda", NULL};
+        int st = run_capture(argv, &a, msg, sizeof msg, 30);
+        CHECK_MSG(st == 2 && strstr(msg, "--backend emu"), "--backend cuda: status %d '%s'", st, msg);
+        free(a);
     }
 }

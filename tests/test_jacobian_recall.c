@@ -1,12 +1,11 @@
-/* test_jacobian_recall.c: the measuring code of bin/vla-jacobian and bin/vla-recall, included here
- * with TESTING defined (llm.c's test_gpt2.c pattern), checked against dgesvd, exact sorted
- * percentiles and least-squares recall; and both programs' answers to bad input, when built. */
-#define TESTING
-#include "../experiments/vla-jacobian.c"
-#include "../experiments/vla-recall.c"
-#undef TESTING
-
+/* test_jacobian_recall.c: the Jacobian measures (reference/jacobian.c, vlaref.h's vref_jac) and
+ * the recall scoring (lib's vla_recall_run) on runs driven by engines, checked against dgesvd,
+ * exact sorted percentiles and least-squares recall; and the programs' answers to bad input,
+ * when built. */
 #include "check.h"
+#include "vlaref.h"
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,44 +18,56 @@ typedef struct {
     int ok;
 } jac_stats;
 
-/* Steps a model of cfg over `steps` steps of stream `spec`, checking every step's norm against
- * dgesvd on the explicit J. */
-static jac_stats jac_walk(const vla_config *cfg, const char *spec, long steps, jac_acc *acc)
+typedef struct {
+    const vla_config *cfg;
+    vref_jac *acc;
+    jac_stats st;
+    double kp[VLA_D_MAX], al[VLA_D_MAX]; /* the last step's */
+} walk_ctx;
+
+/* every step: its norm into the window, checked against dgesvd on the explicit J */
+static int walk_step(void *ctx, const vla_step_view *v)
 {
-    jac_stats st = {-INFINITY, INFINITY, 0, 0, 0};
-    vla_stream *s;
-    vla_model *m;
-    vla_step_buf b;
-    char err[256];
-    int d = cfg->d;
-    if (vla_stream_open(&s, spec, d, cfg->dv, 1, err, sizeof err) || vla_model_new(&m, cfg) ||
-        vla_step_buf_alloc(&b, d, cfg->dv) || jac_acc_init(acc, d, 7))
-        return st;
-    double kp[VLA_D_MAX], al[VLA_D_MAX], J[64 * 64], sv[64];
-    for (long t = 1; t <= steps; t++) {
-        vla_stream_get(s, 0, t, &b);
-        vla_input in = {b.q, b.k, b.v, b.u, NULL, b.beta, b.decay};
-        vla_model_step(m, &in);
-        vla_model_get(m, VLA_Q_KP, kp);
-        vla_model_get(m, VLA_Q_ALPHA, al);
-        int unit = jac_is_unit(cfg, b.beta);
-        double norm = jac_acc_step(acc, kp, al, d, unit);
-        for (int i = 0; i < d; i++)
-            for (int j = 0; j < d; j++)
-                J[i * d + j] = (i == j) - kp[i] * al[j];
-        if (vref_svd(J, d, d, sv))
-            return st;
-        st.max_norm = fmax(st.max_norm, norm);
-        st.min_norm = fmin(st.min_norm, norm);
-        st.max_svd_err = fmax(st.max_svd_err, fabs(norm - sv[0]) / sv[0]);
-        if (unit)
-            st.max_unit_err = fmax(st.max_unit_err, acc->unit_err);
-    }
-    vla_step_buf_free(&b);
-    vla_model_free(m);
-    vla_stream_close(s);
-    st.ok = 1;
-    return st;
+    walk_ctx *w = ctx;
+    int d = w->cfg->d, unit = vref_jac_is_unit(w->cfg, v->in->beta);
+    double J[64 * 64], sv[64];
+    double norm = vref_jac_step(w->acc, v->kp, v->alpha, d, unit);
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++)
+            J[i * d + j] = (i == j) - v->kp[i] * v->alpha[j];
+    if (vref_svd(J, d, d, sv))
+        return VLA_EINVAL;
+    w->st.max_norm = fmax(w->st.max_norm, norm);
+    w->st.min_norm = fmin(w->st.min_norm, norm);
+    w->st.max_svd_err = fmax(w->st.max_svd_err, fabs(norm - sv[0]) / sv[0]);
+    if (unit)
+        w->st.max_unit_err = fmax(w->st.max_unit_err, w->acc->unit_err);
+    memcpy(w->kp, v->kp, d * sizeof *v->kp);
+    memcpy(w->al, v->alpha, d * sizeof *v->alpha);
+    return 0;
+}
+
+/* Runs a model of cfg over `steps` steps of stream `spec` on an engine, its k' and alpha tapped
+ * after every step; kp, al (may be NULL) get the last step's. */
+static jac_stats jac_walk(const vla_config *cfg, const char *spec, long steps, vref_jac *acc,
+                          double *kp, double *al)
+{
+    walk_ctx w = {cfg, acc, {-INFINITY, INFINITY, 0, 0, 0}, {0}, {0}};
+    vla_engine_spec sp = {.cfg = *cfg, .runs = 1, .stream = spec, .seed = 1,
+                          .round_inputs = VLA_FMT_F64, .taps = VLA_TAP_KP | VLA_TAP_ALPHA,
+                          .on_step = walk_step, .ctx = &w};
+    vla_engine *e;
+    char err[400];
+    if (vref_jac_init(acc, cfg->d, 7) || vla_engine_new(&e, &sp, err, sizeof err))
+        return w.st;
+    int r = vla_engine_advance(e, steps);
+    vla_engine_free(e);
+    if (kp)
+        memcpy(kp, w.kp, cfg->d * sizeof *kp);
+    if (al)
+        memcpy(al, w.al, cfg->d * sizeof *al);
+    w.st.ok = r == 0;
+    return w.st;
 }
 
 /* vla3's k' and alpha are unit and alpha = unit(A k') with A positive definite, so
@@ -64,12 +75,12 @@ static jac_stats jac_walk(const vla_config *cfg, const char *spec, long steps, j
  * its largest singular value within a small multiple of u d of the closed form. */
 TEST(jacobian_vla3_f64_in_one_to_golden_and_matches_dgesvd)
 {
-    static jac_acc acc;
+    static vref_jac acc;
     const char *streams[] = {"gauss", "lmlike"};
     for (int k = 0; k < 2; k++) {
         vla_config cfg;
         vla_config_default(&cfg, VLA_VLA3, 32);
-        jac_stats st = jac_walk(&cfg, streams[k], 2000, &acc);
+        jac_stats st = jac_walk(&cfg, streams[k], 2000, &acc, NULL, NULL);
         CHECK_MSG(st.ok, "%s: the walk did not run", streams[k]);
         double u = 0x1p-53, d = 32;
         CHECK_MSG(st.min_norm >= 1 && st.max_norm < golden, "%s: ||J|| in [%.17g, %.17g]",
@@ -81,13 +92,13 @@ TEST(jacobian_vla3_f64_in_one_to_golden_and_matches_dgesvd)
         /* the unit formula on stored unit vectors: they are unit to a few u */
         CHECK_MSG(st.max_unit_err <= 16 * u, "%s: unit formula off by %.3g", streams[k],
                   st.max_unit_err);
-        double row[JAC_NCOL] = {0};
+        double row[VREF_JAC_NCOL] = {0};
         double kp[32], al[32];
         for (int i = 0; i < 32; i++) { /* a unit pair with c = 0.6 */
             kp[i] = i == 0;
             al[i] = i == 0 ? 0.6 : i == 1 ? 0.8 : 0;
         }
-        CHECK_EQ_INT(jac_acc_row(&acc, kp, al, 32, 2000, 1, row), 0);
+        CHECK_EQ_INT(vref_jac_row(&acc, kp, al, 32, 2000, 1, row), 0);
         CHECK(row[4] == 1);                           /* spectral radius: eigenvalues 1 and 0.4 */
         CHECK_REL(row[5], vla_jac_norm_unit(0.6), 4 * u * d);
         CHECK(row[6] <= 4 * u * d);
@@ -101,16 +112,16 @@ TEST(jacobian_vla3_f64_in_one_to_golden_and_matches_dgesvd)
  * renormalization's rounding, and the window's percentiles are exactly 1. */
 TEST(jacobian_la_is_identity)
 {
-    static jac_acc acc;
+    static vref_jac acc;
     vla_config cfg;
     vla_config_default(&cfg, VLA_LA, 32);
-    jac_stats st = jac_walk(&cfg, "lmlike", 1000, &acc);
+    jac_stats st = jac_walk(&cfg, "lmlike", 1000, &acc, NULL, NULL);
     CHECK(st.ok);
     CHECK(st.min_norm == 1 && st.max_norm == 1);
     CHECK(acc.h.zero == 1000 && acc.h.n == 1000);
-    CHECK(jac_hist_quantile(&acc.h, 0.5) == 1 && jac_hist_quantile(&acc.h, 0.99) == 1);
+    CHECK(vref_jac_hist_quantile(&acc.h, 0.5) == 1 && vref_jac_hist_quantile(&acc.h, 0.99) == 1);
     CHECK(fabs(acc.lsum / acc.lt) < 1e-15);
-    CHECK(!jac_is_unit(&cfg, NAN));
+    CHECK(!vref_jac_is_unit(&cfg, NAN));
 }
 
 /* rls and vla1 carry raw vectors: the general 2 x 2 reduction against dgesvd; norms pass the
@@ -118,17 +129,17 @@ TEST(jacobian_la_is_identity)
  * alpha.k = k^T A k near d). */
 TEST(jacobian_rls_vla1_general_form_matches_dgesvd)
 {
-    static jac_acc acc;
+    static vref_jac acc;
     vla_model_kind ms[] = {VLA_RLS, VLA_VLA1};
     for (int k = 0; k < 2; k++) {
         vla_config cfg;
         vla_config_default(&cfg, ms[k], 32);
-        jac_stats st = jac_walk(&cfg, "gauss", 300, &acc);
+        jac_stats st = jac_walk(&cfg, "gauss", 300, &acc, NULL, NULL);
         CHECK(st.ok);
         CHECK_MSG(st.max_svd_err <= 4 * 0x1p-53 * 32 * st.max_norm, "%s: %.3g",
                   vla_model_name(ms[k]), st.max_svd_err);
         CHECK_MSG(st.max_norm > golden, "%s: max ||J|| %.6g", vla_model_name(ms[k]), st.max_norm);
-        CHECK(!jac_is_unit(&cfg, NAN));
+        CHECK(!vref_jac_is_unit(&cfg, NAN));
     }
 }
 
@@ -142,9 +153,9 @@ static int cmp_double(const void *a, const void *b)
  * the documented 8.5e-5 relative, over norms from 1 + 1e-13 to 1 + 1e3, exact 1s included. */
 TEST(jacobian_histogram_percentiles_within_1e4)
 {
-    static jac_acc acc;
+    static vref_jac acc;
     static double x[20001];
-    CHECK_EQ_INT(jac_acc_init(&acc, 4, 1), 0);
+    CHECK_EQ_INT(vref_jac_init(&acc, 4, 1), 0);
     for (int round = 0; round < 2; round++) { /* the second round checks the reset */
         uint64_t s = 99 + round;
         int n = round ? 20001 : 1500;
@@ -152,47 +163,48 @@ TEST(jacobian_histogram_percentiles_within_1e4)
             s = s * 6364136223846793005ULL + 1442695040888963407ULL;
             double r = (double)(s >> 11) * 0x1p-53;
             x[i] = i % 17 == 0 ? 1 : 1 + pow(10, -13 + 16 * r);
-            jac_hist_add(&acc.h, x[i]);
+            vref_jac_hist_add(&acc.h, x[i]);
         }
         qsort(x, n, sizeof x[0], cmp_double);
         const double ps[] = {0.01, 0.1, 0.5, 0.9, 0.99, 1};
         for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
             long rank = (long)ceil(ps[k] * n);
-            double exact = x[rank - 1], got = jac_hist_quantile(&acc.h, ps[k]);
+            double exact = x[rank - 1], got = vref_jac_hist_quantile(&acc.h, ps[k]);
             CHECK_MSG(fabs(got - exact) <= 8.5e-5 * (exact - 1) + 0x1p-40,
                       "n=%d p=%g: histogram %.17g, exact %.17g", n, ps[k], got, exact);
         }
         CHECK(acc.h.max == x[n - 1] && acc.h.n == n);
-        jac_hist_reset(&acc.h);
-        CHECK(acc.h.n == 0 && isnan(jac_hist_quantile(&acc.h, 0.5)));
-        for (int i = 0; i < JAC_NBIN; i += 997)
+        vref_jac_hist_reset(&acc.h);
+        CHECK(acc.h.n == 0 && isnan(vref_jac_hist_quantile(&acc.h, 0.5)));
+        for (int i = 0; i < VREF_JAC_NBIN; i += 997)
             CHECK_MSG(acc.h.bin[i] == 0, "bin %d not cleared", i);
     }
 }
 
 /* ---- recall ---- */
 
-static rec_res rec_heads(vla_model_kind mk, const char *features, long n, long G, int heads,
-                         const char *set_name, const char *set_val)
+static vla_recall rec_heads(vla_model_kind mk, const char *features, long n, long G, int heads,
+                            const char *set_name, const char *set_val)
 {
-    vla_config cfg;
-    vla_config_default(&cfg, mk, 32);
-    vla_config_set(&cfg, "features", features);
+    vla_engine_spec sp = {.runs = heads, .seed = 1, .round_inputs = VLA_FMT_F64};
+    vla_config_default(&sp.cfg, mk, 32);
+    vla_config_set(&sp.cfg, "features", features);
     if (set_name)
-        vla_config_set(&cfg, set_name, set_val);
-    rec_res sum = {0, 0, 0, 0};
-    char err[256];
-    for (int h = 0; h < heads; h++) {
-        rec_res r;
-        if (rec_run(&cfg, n, G, 1, (uint32_t)h, &r, err, sizeof err)) {
-            vla_check_fail(__FILE__, __LINE__, "rec_run: %s", err);
-            return sum;
-        }
-        sum.reads += r.reads;
-        sum.correct += r.correct;
-        sum.err_sum += r.err_sum;
-        sum.cos_sum += r.cos_sum;
+        vla_config_set(&sp.cfg, set_name, set_val);
+    vla_recall sum = {0, 0, 0, 0}, *r = calloc(heads, sizeof *r);
+    char err[400];
+    if (!r || vla_recall_run(&sp, n, G, r, err, sizeof err)) {
+        vla_check_fail(__FILE__, __LINE__, "vla_recall_run: %s", r ? err : "out of memory");
+        free(r);
+        return sum;
     }
+    for (int h = 0; h < heads; h++) {
+        sum.reads += r[h].reads;
+        sum.correct += r[h].correct;
+        sum.err_sum += r[h].err_sum;
+        sum.cos_sum += r[h].cos_sum;
+    }
+    free(r);
     return sum;
 }
 
@@ -201,7 +213,7 @@ static rec_res rec_heads(vla_model_kind mk, const char *features, long n, long G
  * d = 32 (sigma_min near (1 - sqrt(n/d))^2 = 1/4). */
 TEST(recall_rls_is_least_squares)
 {
-    rec_res r = rec_heads(VLA_RLS, "id", 8, 0, 16, "lambda0", "1e-6");
+    vla_recall r = rec_heads(VLA_RLS, "id", 8, 0, 16, "lambda0", "1e-6");
     CHECK_EQ_INT(r.reads, 8 * 16);
     CHECK_EQ_INT(r.correct, r.reads);
     CHECK_MSG(r.err_sum / r.reads < 1e-4, "read error %.3g", r.err_sum / r.reads);
@@ -211,7 +223,7 @@ TEST(recall_rls_is_least_squares)
     CHECK_EQ_INT(r.correct, r.reads);
     CHECK(r.err_sum / r.reads > 0.1);
     /* rls applies no feature map: own and id are the same run */
-    rec_res o = rec_heads(VLA_RLS, "own", 8, 0, 4, NULL, NULL), i = rec_heads(VLA_RLS, "id", 8, 0, 4, NULL, NULL);
+    vla_recall o = rec_heads(VLA_RLS, "own", 8, 0, 4, NULL, NULL), i = rec_heads(VLA_RLS, "id", 8, 0, 4, NULL, NULL);
     CHECK(o.correct == i.correct && o.err_sum == i.err_sum);
 }
 
@@ -222,20 +234,20 @@ TEST(recall_rls_is_least_squares)
  * memory, good at n = 8 but below rls at n = 24. */
 TEST(recall_vla3_la_feature_maps)
 {
-    rec_res v = rec_heads(VLA_VLA3, "id", 8, 0, 32, NULL, NULL);
+    vla_recall v = rec_heads(VLA_VLA3, "id", 8, 0, 32, NULL, NULL);
     CHECK_MSG((double)v.correct / v.reads >= 0.98, "vla3 id n=8: %.4f", (double)v.correct / v.reads);
-    rec_res vo = rec_heads(VLA_VLA3, "own", 8, 0, 32, NULL, NULL);
+    vla_recall vo = rec_heads(VLA_VLA3, "own", 8, 0, 32, NULL, NULL);
     CHECK_MSG((double)vo.correct / vo.reads < 0.3, "vla3 own n=8: %.4f", (double)vo.correct / vo.reads);
-    rec_res lo = rec_heads(VLA_LA, "own", 8, 0, 32, NULL, NULL);
+    vla_recall lo = rec_heads(VLA_LA, "own", 8, 0, 32, NULL, NULL);
     CHECK_MSG((double)lo.correct / lo.reads < 0.3, "la own n=8: %.4f", (double)lo.correct / lo.reads);
     CHECK(lo.correct < v.correct);
-    rec_res l24 = rec_heads(VLA_LA, "id", 24, 0, 16, NULL, NULL);
-    rec_res r24 = rec_heads(VLA_RLS, "id", 24, 0, 16, "lambda0", "1e-6");
+    vla_recall l24 = rec_heads(VLA_LA, "id", 24, 0, 16, NULL, NULL);
+    vla_recall r24 = rec_heads(VLA_RLS, "id", 24, 0, 16, "lambda0", "1e-6");
     CHECK_EQ_INT(r24.correct, r24.reads);
     CHECK(l24.correct < r24.correct);
 }
 
-/* rec_run scores a read against the value the pair wrote: the stream must give that very value
+/* vla_recall_run scores a read against the value the pair wrote: the stream must give that very value
  * on the read step (SPEC section 8), and G distractors must push every model toward chance. */
 TEST(recall_stream_contract_and_gap)
 {
@@ -257,7 +269,7 @@ TEST(recall_stream_contract_and_gap)
     }
     vla_step_buf_free(&b);
     vla_stream_close(s);
-    rec_res r = rec_heads(VLA_RLS, "id", 8, 2000, 4, NULL, NULL);
+    vla_recall r = rec_heads(VLA_RLS, "id", 8, 2000, 4, NULL, NULL);
     CHECK_MSG((double)r.correct / r.reads < 0.6, "rls after 2000 distractors: %.3f",
               (double)r.correct / r.reads);
 }
