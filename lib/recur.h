@@ -80,17 +80,11 @@ VLA_FN void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
 {
     FRAME_BEGIN;
     SCALAR(t);
-#if VLA_PLANT == 3 /* a planted fault for tests/test_regress.c: the same sum, last term first */
-    MUL(R(r), E(x, n - 1), E(y, n - 1)); for (int j = n - 2; j >= 0; j--) { MUL(t, E(x, j), E(y, j)); ADD(R(r), R(r), t); } FRAME_END; return;
-#endif
     MUL(R(r), E(x, 0), E(y, 0));
     for (int j = 1; j < n; j++) {
         TEMP(t);
         MUL(t, E(x, j), E(y, j));
         ADD(R(r), R(r), t);
-#if VLA_PLANT == 1 /* a planted fault for tests/test_regress.c: the sum kept in 16-bit storage */
-        STORE(R(r));
-#endif
     }
     FRAME_END;
 }
@@ -225,9 +219,7 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
                     MUL(t, E(z, i), E(z, j));
                     SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
                     STORE(E(A, (size_t)i * d + j));
-#if VLA_PLANT != 2 /* VLA_PLANT 2, a planted fault for tests/test_regress.c: no mirror */
                     COPY(E(A, (size_t)j * d + i), E(A, (size_t)i * d + j));
-#endif
                 }
         }
     } LANE_END
@@ -668,9 +660,6 @@ VLA_FN void FN(step_rls)(CXP, ST *s)
 
 VLA_FN void FN(nudge)(CXP, ST *s)
 {
-#if VLA_PLANT == 4 /* a planted fault for tests/test_regress.c: the nudge skipped */
-    return;
-#endif
     if (s->cfg.nudge && s->t % s->cfg.period == 0) {
         FN(add_diag)(CX, s->A, s->d, P(E(s->c, C_PER)));
         s->cnt.nudge++;
