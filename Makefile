@@ -253,6 +253,8 @@ VERSION    := $(shell sed -n 's/^.define VLA_VERSION "\(.*\)".*/\1/p' lib/vlasta
 # does not say so while it is 0.x
 SOVERSION  := 0
 SHLIBS     := $(BUILD)/libvlastab.so $(BUILD)/libvlaref.so
+# the public headers (vlastab.h includes vlalists.h, the lists its enums are made from)
+PUBLIC_H   := vlastab.h vlalists.h vlaref.h
 MAN1       := $(PROGS:bin/%=$(BUILD)/man/%.1)
 # a shared library names the libraries it needs, so that users link it alone: no undefined
 # symbols (but the sanitizer runtime's, which the program brings)
@@ -263,7 +265,7 @@ PC_SUBST    = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
                   -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g'
 MAN_SUBST   = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
                   -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
-INSTALLED   = $(PROGS:bin/%=$(BINDIR)/%) $(INCLUDEDIR)/vlastab/vlastab.h $(INCLUDEDIR)/vlastab/vlaref.h \
+INSTALLED   = $(PROGS:bin/%=$(BINDIR)/%) $(PUBLIC_H:%=$(INCLUDEDIR)/vlastab/%) \
               $(foreach l,libvlastab libvlaref,$(foreach x,a so so.$(SOVERSION) so.$(VERSION),$(LIBDIR)/$(l).$(x))) \
               $(LIBDIR)/pkgconfig/vlastab.pc $(LIBDIR)/pkgconfig/vlaref.pc \
               $(MAN1:$(BUILD)/man/%=$(MANDIR)/man1/%) $(MANDIR)/man7/vlastab.7 \
@@ -306,7 +308,7 @@ install: $(PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
 	$(INSTALL) -m 644 $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS:%=%.$(VERSION)) $(DESTDIR)$(LIBDIR)
 	for l in libvlastab libvlaref; do ln -sf $$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(SOVERSION) && \
 	    ln -sf $$l.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/$$l.so || exit 1; done
-	$(INSTALL) -m 644 lib/vlastab.h reference/vlaref.h $(DESTDIR)$(INCLUDEDIR)/vlastab
+	$(INSTALL) -m 644 lib/vlastab.h lib/vlalists.h reference/vlaref.h $(DESTDIR)$(INCLUDEDIR)/vlastab
 	$(PC_SUBST) vlastab.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/vlastab.pc
 	$(PC_SUBST) vlaref.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/vlaref.pc
 	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
