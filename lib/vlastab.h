@@ -170,6 +170,12 @@ int vla_model_get(const vla_model *m, vla_quantity q, double *dst);
  * with the same configuration (VLA_EFORMAT otherwise). */
 int vla_model_save(const vla_model *m, FILE *f);
 int vla_model_load(vla_model *m, FILE *f);
+/* u' of one step's raw inputs k and u (u NULL: k, as the step takes it): the vector whose outer
+ * product the step adds to M = A^-1 (rls: k; vla1: u / sqrt(d); vla3: unit(u) / sqrt(d)),
+ * computed by the recurrence's own code in binary64 on the inputs rounded to cfg's storage
+ * format (what a reference Gram of M accumulates). up: d entries. VLA_EINVAL for a model
+ * without A. */
+int vla_uprime(const vla_config *cfg, const double *k, const double *u, double *up);
 const vla_config *vla_model_config(const vla_model *m);
 const vla_counts *vla_model_counts(const vla_model *m);
 long vla_model_t(const vla_model *m);

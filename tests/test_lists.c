@@ -1,8 +1,8 @@
 /* test_lists.c: the lists of lib/vlalists.h and what is made from them: names and parsing, the
- * format properties against the C library's own constants and MPFR's conventions, and the
- * compiler refusing a forgotten piece (a row of a list without its step function or
- * instantiation, an arithmetic without one of its macros) and finding no template macro left
- * over after an instantiation. */
+ * format properties against the C library's own constants and MPFR's conventions, u' read from
+ * recur.h itself, and the compiler refusing a forgotten piece (a row of a list without its step
+ * function or instantiation, an arithmetic without one of its macros) and finding no template
+ * macro left over after an instantiation. */
 #include "check.h"
 #include "model_impl.h"
 #include "vlaref.h"
@@ -76,6 +76,42 @@ TEST(lists_format_properties)
         CHECK(vla_prec_mixed((vla_prec)i) ==
               (vla_fmt_precision(vla_prec_storage((vla_prec)i)) <
                vla_fmt_precision(vla_prec_compute((vla_prec)i))));
+}
+
+/* u' from recur.h's own code: rls takes k, vla1 u / sqrt(d), vla3 unit(u) / sqrt(d), each on
+ * the inputs rounded to the storage format (a binary16 input is exact in binary16) */
+TEST(lists_uprime_is_the_recurrences)
+{
+    enum { d = 9 };
+    double k[d], u[d], up[d];
+    for (int i = 0; i < d; i++) {
+        k[i] = 0.1 * (i + 1) - 0.37;
+        u[i] = 1.3 - 0.21 * i;
+    }
+    vla_config c;
+    vla_config_default(&c, VLA_RLS, d);
+    c.prec = VLA_F16;
+    CHECK(vla_uprime(&c, k, u, up) == 0);
+    for (int i = 0; i < d; i++)
+        CHECK(up[i] == vla_round_fmt(VLA_FMT_F16, k[i]));
+    vla_config_default(&c, VLA_VLA1, d);
+    c.prec = VLA_BF16_F32;
+    CHECK(vla_uprime(&c, k, u, up) == 0);
+    for (int i = 0; i < d; i++)
+        CHECK(up[i] == vla_round_fmt(VLA_FMT_BF16, u[i]) / 3.0); /* sqrt(9) = 3, exactly */
+    vla_config_default(&c, VLA_VLA3, d);
+    c.prec = VLA_F32;
+    CHECK(vla_uprime(&c, k, NULL, up) == 0); /* no u: k, as the step takes it */
+    double ss = 0, kk = 0;
+    for (int i = 0; i < d; i++) {
+        ss += up[i] * up[i];
+        kk += vla_round_fmt(VLA_FMT_F32, k[i]) * vla_round_fmt(VLA_FMT_F32, k[i]);
+    }
+    CHECK_NEAR(sqrt(ss), 1 / 3.0, 4 * d * 0x1p-53);
+    for (int i = 0; i < d; i++) /* the direction of the rounded k */
+        CHECK_NEAR(up[i] * 3, vla_round_fmt(VLA_FMT_F32, k[i]) / sqrt(kk), 4 * d * 0x1p-53);
+    vla_config_default(&c, VLA_LA, d);
+    CHECK(vla_uprime(&c, k, u, up) == VLA_EINVAL); /* no A, no u' */
 }
 
 /* ---- what the compiler says: a copy of lib/ in a scratch folder, compiled as the build does
