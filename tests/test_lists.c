@@ -1,8 +1,8 @@
 /* test_lists.c: the lists of lib/vlalists.h and what is made from them: names and parsing, the
- * format properties against the C library's own constants and MPFR's conventions, u' read from
- * recur.h itself, and the compiler refusing a forgotten piece (a row of a list without its step
- * function or instantiation, an arithmetic without one of its macros) and finding no template
- * macro left over after an instantiation. */
+ * format properties against the C library's own constants and MPFR's conventions, u' and the
+ * flop count read from recur.h itself, and the compiler refusing a forgotten piece (a row of a
+ * list without its step function or instantiation, an arithmetic without one of its macros) and
+ * finding no template macro left over after an instantiation. */
 #include "check.h"
 #include "model_impl.h"
 #include "vlaref.h"
@@ -112,6 +112,45 @@ TEST(lists_uprime_is_the_recurrences)
         CHECK_NEAR(up[i] * 3, vla_round_fmt(VLA_FMT_F32, k[i]) / sqrt(kk), 4 * d * 0x1p-53);
     vla_config_default(&c, VLA_LA, d);
     CHECK(vla_uprime(&c, k, u, up) == VLA_EINVAL); /* no A, no u' */
+}
+
+/* The count of la's step in closed form from SPEC section 2 (each dot product of length n is n
+ * products and n - 1 sums): S += v phi(k)^T (2 dv d), n += phi(k) (d), o = S phi(q) (dv (2d - 1))
+ * / (n . phi(q)) (2d - 1, then dv divisions). The ways of tracking A order as their operation
+ * counts do: sm-sym does half of sm's rank-1 update, joseph twice its products. */
+TEST(lists_flops_counted_from_the_recurrence)
+{
+    vla_step_buf b;
+    for (int d = 4; d <= 64; d *= 4) {
+        vla_stream *s;
+        char err[100];
+        CHECK(vla_step_buf_alloc(&b, d, d) == 0 &&
+              vla_stream_open(&s, "gauss", d, d, 3, err, sizeof err) == 0);
+        vla_stream_get(s, 0, 1, &b);
+        vla_stream_close(s);
+        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_config c;
+        vla_config_default(&c, VLA_LA, d);
+        double dd = (double)d * d;
+        CHECK_EQ_INT(vla_step_flops(&c, &in, 1), 2 * dd + d + d * (2 * d - 1) + (2 * d - 1) + d);
+        c.prec = VLA_BF16; /* the count is the recurrence's, whatever the rounding */
+        CHECK_EQ_INT(vla_step_flops(&c, &in, 1), 2 * dd + d + d * (2 * d - 1) + (2 * d - 1) + d);
+        double f[4];
+        for (int t = 0; t < 4; t++) {
+            vla_config_default(&c, VLA_VLA3, d);
+            c.track = (vla_track)t;
+            c.nudge = 0;
+            f[t] = vla_step_flops(&c, &in, 1);
+        }
+        CHECK_MSG(f[VLA_TRACK_SMSYM] < f[VLA_TRACK_SM] && f[VLA_TRACK_SM] < f[VLA_TRACK_JOSEPH],
+                  "d = %d: sm %g, sm-sym %g, joseph %g", d, f[0], f[1], f[2]);
+        /* sm's update costs 5 d^2 (z = A u, then A_ij -= z_i z_j / delta), sm-sym's 3 d^2 */
+        CHECK_NEAR(f[VLA_TRACK_SM] - f[VLA_TRACK_SMSYM], 2 * dd - 2 * d, d);
+        vla_step_buf_free(&b);
+    }
+    vla_config c;
+    vla_config_default(&c, VLA_LA, 0);
+    CHECK(isnan(vla_step_flops(&c, NULL, 1)));
 }
 
 /* ---- what the compiler says: a copy of lib/ in a scratch folder, compiled as the build does
@@ -288,7 +327,7 @@ TEST(lists_no_template_macro_leaks_past_an_instantiation)
         return;
     static const char *const files[] = {"lib/model.c",        "lib/model_fast.c",
                                         "lib/model_simd.c",   "lib/model_comp.c",
-                                        "reference/ref_model.c",
+                                        "lib/flops.c",        "reference/ref_model.c",
                                         "reference/ref_model_dw.c", "kernels/emu.c",
                                         "kernels/lanes.c",    "kernels/host.c"};
     char cmd[512], path[128];
