@@ -4,7 +4,6 @@
  * The measures sit above the program so that tests/test_drift.c can include this file. */
 #include "cli.h"
 #include "vlaref.h"
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,37 +50,12 @@ DRIFT_FN int drift_acc_init(drift_acc *a, const vla_config *cfg)
     return VLA_OK;
 }
 
-/* The u' that the recurrence feeds Sherman-Morrison, from this step's raw inputs: rls uses k
- * itself, vla1 u / sqrt(d), vla3 unit(u) / sqrt(d), each from the input rounded to the storage
- * format (what lib/ loads), then in binary64 in lib/'s order of operations. u' has d entries. */
-DRIFT_FN void drift_uprime(const vla_config *cfg, const double *k, const double *u, double *up)
-{
-    int d = cfg->d;
-    vla_fmt fs = vla_prec_storage(cfg->prec);
-    const double *src = cfg->model == VLA_RLS ? k : (u ? u : k);
-    for (int i = 0; i < d; i++)
-        up[i] = vla_round_fmt(fs, src[i]);
-    if (cfg->model == VLA_RLS)
-        return;
-    double sqrtd = sqrt((double)d);
-    if (cfg->model == VLA_VLA3) {
-        double ss = up[0] * up[0];
-        for (int i = 1; i < d; i++)
-            ss += up[i] * up[i];
-        double nrm = sqrt(ss);
-        /* lib/'s zero-norm event: the vector is left as it is */
-        if (isfinite(nrm) && nrm >= DBL_MIN)
-            for (int i = 0; i < d; i++)
-                up[i] /= nrm;
-    }
-    for (int i = 0; i < d; i++)
-        up[i] /= sqrtd;
-}
-
+/* the u' of this step's raw inputs, from the library (the recurrence's own code, in binary64 on
+ * the inputs rounded to the storage format) */
 DRIFT_FN void drift_acc_add(drift_acc *a, const vla_config *cfg, const double *k, const double *u)
 {
     double up[VLA_D_MAX];
-    drift_uprime(cfg, k, u, up);
+    vla_uprime(cfg, k, u, up);
     vref_gram g = drift_gram(a);
     vref_gram_add(&g, up);
     a->writes++;

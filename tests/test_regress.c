@@ -1,7 +1,8 @@
 /* test_regress.c: make regress does its job. The suite's own code (experiments/vla-regress.c,
  * included) runs a slice of the suite in-process against the committed baseline and must pass;
- * the builds of vla-regress with a fault planted in lib/recur.h ($(BUILD)/plant/, VLA_PLANT=1..4)
- * must fail on the cases each fault touches, naming them, and leave the others alone. */
+ * the builds of vla-regress with a fault planted in a copy of lib/recur.h ($(BUILD)/plant/N/,
+ * the copy edited by tests/regress/plants/N.sed) must fail on the cases each fault touches,
+ * naming them, and leave the others alone. */
 #define VLA_REGRESS_NO_MAIN
 #include "vla-regress.c"
 
