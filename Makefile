@@ -82,7 +82,7 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 	    build-essential libmpfr-dev libgmp-dev liblapacke-dev liblapack-dev libblas-dev \
-	    libgsl-dev gnuplot-nox pkg-config openmpi-bin libopenmpi-dev
+	    libgsl-dev gnuplot-nox pkg-config openmpi-bin libopenmpi-dev slurm-wlm munge
 
 clean:
 	rm -rf build build-san bin
@@ -175,22 +175,31 @@ bench: bin/vla-bench
 # tests/regress/baseline.tsv; exit 1 when a case lost more than half a bit. `make regress-update`
 # rewrites the baseline and shows the diff, for the commit. REGRESS_ARGS passes options (--only
 # PATTERNS, --backend cuda, --bits, --changed). For `make test` the program is also linked with a
-# fault planted in lib/recur.h (VLA_PLANT=1..4, the hooks there; model_simd.c's vectorized twins
-# are then switched off, since they would step around two of them), and tests/test_regress.c
-# proves that each fault is caught.
+# fault planted in a copy of lib/ in the build tree: $(BUILD)/plant/N/lib/recur.h is lib/recur.h
+# edited by tests/regress/plants/N.sed (the build stops when the script no longer changes it),
+# model.o is compiled from that copy, and model_simd.c's vectorized twins are switched off, since
+# they would step around two of the faults; tests/test_regress.c proves that each is caught.
 REGRESS_BASE   := tests/regress/baseline.tsv
-REGRESS_PLANTS := $(foreach n,1 2 3 4,$(BUILD)/plant/vla-regress-plant$(n))
+PLANTS         := $(patsubst tests/regress/plants/%.sed,%,$(wildcard tests/regress/plants/*.sed))
+REGRESS_PLANTS := $(foreach n,$(PLANTS),$(BUILD)/plant/vla-regress-plant$(n))
 REGRESS_FLAGS  := $(if $(KERN_LIBS),-Ikernels -DVLA_HAVE_KERNELS)
 .PHONY: regress regress-update
-.SECONDARY: $(foreach n,1 2 3 4,$(BUILD)/plant/$(n)/model.o $(BUILD)/plant/$(n)/model_simd.o)
+.SECONDARY: $(foreach n,$(PLANTS),$(BUILD)/plant/$(n)/model.o $(BUILD)/plant/$(n)/model_simd.o \
+            $(BUILD)/plant/$(n)/lib/recur.h)
 $(BUILD)/experiments/vla-regress.o $(BUILD)/tests/test_regress.o: ALLCFLAGS += $(REGRESS_FLAGS)
 $(CLI_OBJ): ALLCFLAGS += -Ikernels $(OPENMP)
-$(BUILD)/plant/%/model.o: lib/model.c
+$(BUILD)/plant/%/lib/recur.h: lib/recur.h tests/regress/plants/%.sed $(HDRS) lib/model.c
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -DVLA_PLANT=$* -c $< -o $@
-$(BUILD)/plant/%/model_simd.o: lib/model_simd.c
+	cp lib/*.h lib/model.c $(@D)/
+	sed -f tests/regress/plants/$*.sed lib/recur.h > $@.tmp
+	@if cmp -s lib/recur.h $@.tmp; then rm -f $@.tmp; \
+	    echo "plant $*: tests/regress/plants/$*.sed no longer changes lib/recur.h: update it" >&2; exit 1; fi
+	mv $@.tmp $@
+$(BUILD)/plant/%/model.o: $(BUILD)/plant/%/lib/recur.h
+	$(CC) $(ALLCFLAGS) -c $(@D)/lib/model.c -o $@
+$(BUILD)/plant/%/model_simd.o: lib/model_simd.c $(HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(ALLCFLAGS) -DVLA_PLANT=$* -DVLA_NO_SIMD -c $< -o $@
+	$(CC) $(ALLCFLAGS) -DVLA_NO_SIMD -c $< -o $@
 $(REGRESS_PLANTS): LIBS := $(KERN_LIBS) $(LIBS)
 $(BUILD)/plant/vla-regress-plant%: $(BUILD)/experiments/vla-regress.o $(BUILD)/plant/%/model.o \
         $(if $(wildcard lib/model_simd.c),$(BUILD)/plant/%/model_simd.o) $(BUILD)/libvlaref.a \
@@ -226,6 +235,15 @@ bin/vla-sweep: $(BUILD)/experiments/vla-sweep.o
 	@mkdir -p bin
 	$(or $(SWEEP_MPI),$(CC)) $(LDSAN) -o $@ $<
 
+# ---- the cluster path for real: tests/test_slurm.sh starts a one-node Slurm by hand (slurm-wlm
+# and munge, from make deps; no systemd) under a scratch folder, gives it the job arrays vla-sweep
+# --slurm writes, and stops it. About 20 s; as root; skips, saying why, where Slurm cannot start
+# (VLA_TEST_SLURM=require, which .ci/run sets, fails instead).
+.PHONY: test-slurm
+test-slurm: bin/vla-sweep bin/vla-statenorm
+	@bash tests/test_slurm.sh
+test: test-slurm
+
 # ---- packaging: shared libraries, man pages, make install / uninstall, and the install test.
 # `make install` (PREFIX=/usr/local, DESTDIR for staging) puts the programs, libvlastab and libvlaref
 # (static, and shared with a soname), their headers in include/vlastab/, pkg-config files, the man
@@ -246,6 +264,8 @@ VERSION    := $(shell sed -n 's/^.define VLA_VERSION "\(.*\)".*/\1/p' lib/vlasta
 # does not say so while it is 0.x
 SOVERSION  := 0
 SHLIBS     := $(BUILD)/libvlastab.so $(BUILD)/libvlaref.so
+# the public headers (vlastab.h includes vlalists.h, the lists its enums are made from)
+PUBLIC_H   := vlastab.h vlalists.h vlaref.h
 MAN1       := $(PROGS:bin/%=$(BUILD)/man/%.1)
 # a shared library names the libraries it needs, so that users link it alone: no undefined
 # symbols (but the sanitizer runtime's, which the program brings)
@@ -256,7 +276,7 @@ PC_SUBST    = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
                   -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g'
 MAN_SUBST   = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
                   -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
-INSTALLED   = $(PROGS:bin/%=$(BINDIR)/%) $(INCLUDEDIR)/vlastab/vlastab.h $(INCLUDEDIR)/vlastab/vlaref.h \
+INSTALLED   = $(PROGS:bin/%=$(BINDIR)/%) $(PUBLIC_H:%=$(INCLUDEDIR)/vlastab/%) \
               $(foreach l,libvlastab libvlaref,$(foreach x,a so so.$(SOVERSION) so.$(VERSION),$(LIBDIR)/$(l).$(x))) \
               $(LIBDIR)/pkgconfig/vlastab.pc $(LIBDIR)/pkgconfig/vlaref.pc \
               $(MAN1:$(BUILD)/man/%=$(MANDIR)/man1/%) $(MANDIR)/man7/vlastab.7 \
@@ -299,7 +319,7 @@ install: $(PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
 	$(INSTALL) -m 644 $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS:%=%.$(VERSION)) $(DESTDIR)$(LIBDIR)
 	for l in libvlastab libvlaref; do ln -sf $$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(SOVERSION) && \
 	    ln -sf $$l.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/$$l.so || exit 1; done
-	$(INSTALL) -m 644 lib/vlastab.h reference/vlaref.h $(DESTDIR)$(INCLUDEDIR)/vlastab
+	$(INSTALL) -m 644 lib/vlastab.h lib/vlalists.h reference/vlaref.h $(DESTDIR)$(INCLUDEDIR)/vlastab
 	$(PC_SUBST) vlastab.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/vlastab.pc
 	$(PC_SUBST) vlaref.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/vlaref.pc
 	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1

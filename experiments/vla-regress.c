@@ -5,6 +5,7 @@
 #include "vlastab.h"
 #include "vlaref.h"
 #include "roff.h"
+#include "file.h"
 #include <errno.h>
 #include <float.h>
 #include <fnmatch.h>
@@ -700,19 +701,37 @@ static int rg_parse_bits(const char *s, double *out)
     return end != s && !*end && !errno && isfinite(*out);
 }
 
-/* 0; VLA_EIO when the file does not exist; VLA_EFORMAT with the line written to err */
+#define RG_BASELINE_MAX (1L << 20) /* 40 times the suite's rows */
+
+/* 0; VLA_EIO when the file does not exist; VLA_EFORMAT with the line (or what is wrong with the
+ * file: not a regular file, larger than RG_BASELINE_MAX) written to err */
 RG_FN int rg_baseline_read(rg_baseline *b, const char *path, char *err, size_t len)
 {
     memset(b, 0, sizeof *b);
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    FILE *f;
+    const char *kind;
+    int e = vla_file_read_open(path, RG_BASELINE_MAX, &f, &kind);
+    if (e == VLA_EIO || e == VLA_ENOMEM) {
         snprintf(err, len, "%s: %s", path, strerror(errno));
         return VLA_EIO;
     }
+    if (e == VLA_EINVAL)
+        snprintf(err, len, "%s: %s, not a regular file", path, kind);
+    if (e == VLA_ERANGE)
+        snprintf(err, len, "%s: larger than %ld bytes, the limit of a baseline", path,
+                 RG_BASELINE_MAX);
+    if (e)
+        return VLA_EFORMAT;
     char line[1024];
-    int cap = 0, lineno = 0, e = 0;
+    int cap = 0, lineno = 0;
     while (fgets(line, sizeof line, f)) {
         lineno++;
+        if (ftell(f) > RG_BASELINE_MAX) { /* it grew since it was opened */
+            snprintf(err, len, "%s: larger than %ld bytes, the limit of a baseline", path,
+                     RG_BASELINE_MAX);
+            e = VLA_EFORMAT;
+            break;
+        }
         line[strcspn(line, "\r\n")] = 0;
         if (!strncmp(line, "# suite:", 8))
             snprintf(b->suite, sizeof b->suite, "%.299s", line);
@@ -773,10 +792,18 @@ RG_FN int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *ol
     int n = rg_suite(&suite, 1u << RG_CPU);
     if (n < 0)
         return n;
-    char tmp[4200], line[300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    /* renamed over the baseline: only a regular file (the link's, through a symlink) */
+    char *target, tmp[4200], line[300];
+    const char *kind;
+    int e = vla_file_target(path, &target, &kind);
+    if (e) {
+        free(suite);
+        return e;
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp", target);
     FILE *f = fopen(tmp, "w");
     if (!f) {
+        free(target);
         free(suite);
         return VLA_EIO;
     }
@@ -812,11 +839,14 @@ RG_FN int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *ol
     free(suite);
     int bad = ferror(f);
     bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path)) {
+    e = bad ? VLA_EIO : vla_file_replace(tmp, target, &kind);
+    free(target);
+    if (e) {
+        int errnum = errno;
         unlink(tmp);
-        return VLA_EIO;
+        errno = errnum;
     }
-    return VLA_OK;
+    return e;
 }
 
 /* ---- the verdicts ---- */
@@ -1044,7 +1074,8 @@ static const rg_doc_item rg_help_exit[] = {
     {"1", NULL, "a case failed; the baseline is missing or was made by another suite; --update "
                 "found a case that failed to run or could not write the file (left as it was)"},
     {"2", NULL, "a usage error; a backend unknown or not available here; --trace DIR without "
-                "q.npy; no case matching --only; a malformed baseline"},
+                "q.npy; no case matching --only; a malformed baseline, one over 1 MiB, or one that "
+                "is not a regular file (a device, a FIFO: never replaced)"},
     {NULL, NULL, NULL},
 };
 
@@ -1162,6 +1193,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
+        int valued = !strcmp(a, "--only") || !strcmp(a, "--baseline") || !strcmp(a, "--trace") ||
+                     !strcmp(a, "--margin") || !strcmp(a, "--backend");
+        if (valued && has && !argv[i + 1][0]) /* '' is no value, not the default nor 0 */
+            usage_exit("%s: an empty value", a);
         if (!strcmp(a, "--help"))
             help();
         else if (!strcmp(a, "--man"))
@@ -1178,11 +1213,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--margin") && has) {
             char *end;
             o.margin = strtod(argv[++i], &end);
-            if (*end || !(o.margin >= 0) || o.margin > 64)
+            if (*end || end == argv[i] || !(o.margin >= 0) || o.margin > 64)
                 usage_exit("--margin: '%s' is not a number of bits in 0..64", argv[i]);
         } else if (!strcmp(a, "--backend") && has) {
             char buf[256];
             snprintf(buf, sizeof buf, "%s", argv[++i]);
+            if (!buf[strspn(buf, ",")])
+                usage_exit("--backend: '%s' names no backend (cpu, cuda, cuda-emu, lanes)", buf);
             for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
                 int b = 0;
                 while (b < RG_NBACKEND && strcmp(t, rg_backend_names[b]))
@@ -1199,18 +1236,27 @@ int main(int argc, char **argv)
             o.changed_only = 1;
         else if (!strcmp(a, "--list"))
             o.list = 1;
-        else if (!strncmp(a, "--", 2) && !has &&
-                 (!strcmp(a, "--only") || !strcmp(a, "--baseline") || !strcmp(a, "--trace") ||
-                  !strcmp(a, "--margin") || !strcmp(a, "--backend")))
+        else if (valued && !has)
             usage_exit("%s needs a value", a);
         else
             usage_exit("unknown argument '%s'", a);
     }
     if (o.update && o.backends && !(o.backends >> RG_CPU & 1))
         usage_exit("--update writes the CPU's numbers: include --backend cpu");
+    /* before the run, not minutes into it: the baseline is read whole and --update renames over
+     * it, so it must be a regular file (or, for --update, nothing yet) */
+    char *target;
+    const char *kind;
+    int e = vla_file_target(o.baseline, &target, &kind);
+    if (e == VLA_EINVAL) {
+        fprintf(stderr, "vla-regress: --baseline %s: %s, not a regular file%s\n", o.baseline, kind,
+                o.update ? ": left as it is" : "");
+        return 2;
+    }
+    free(target);
 
     rg_run run;
-    int e = rg_execute(&o, &run);
+    e = rg_execute(&o, &run);
     if (e)
         return e == VLA_ENOTSUP || e == VLA_EIO ? 2 : 1;
     if (o.list) {
@@ -1258,7 +1304,7 @@ int main(int argc, char **argv)
                     errors);
             status = 1;
         } else if ((e = rg_baseline_write(o.baseline, &run, &base))) {
-            fprintf(stderr, "vla-regress: cannot write %s: %s\n", o.baseline, vla_strerror(e));
+            fprintf(stderr, "vla-regress: cannot write %s: %s\n", o.baseline, strerror(errno));
             status = 1;
         } else {
             printf("# wrote %s\n", o.baseline);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "vlastab.h"
 #include "roff.h"
+#include "file.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -28,6 +29,8 @@
 #define PROG "vla-sweep"
 #define MSGLEN 400
 #define SLURM_MAX_TASKS 1000 /* Slurm's default MaxArraySize is 1001 */
+#define SWEEP_MAX_BYTES (1L << 20) /* a sweep file is a page of directives, not a stream */
+#define MANIFEST_MAX_BYTES (256L << 20) /* a row of a few hundred bytes a case */
 
 extern char **environ;
 
@@ -54,7 +57,7 @@ static const struct {
     {"mpi", NULL, "under mpirun -np N: rank 0 hands the cases out, every rank runs them"},
     {"slurm", NULL, "write a Slurm job-array script (OUT/NAME.sbatch) and run nothing"},
     {"chunk", "K", "cases per Slurm array task (default: the file's chunk line, else 1)"},
-    {"script", "FILE", "where --slurm writes the script (- for standard output)"},
+    {"script", "FILE", "where --slurm writes the script (- for stdout; replaces only a regular file)"},
     {"quiet", NULL, "say nothing of the cases that succeed"},
     {"help", NULL, "this text"},
     {"version", NULL, "the version"},
@@ -480,6 +483,38 @@ static void resolve(section_t *s, const char *self, const sweep_t *sw, int must)
                                   : "not found beside vla-sweep nor on PATH (run make?)");
 }
 
+static int has_control(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 1;
+    return 0;
+}
+
+/* A word of an #SBATCH line as sbatch reads it back: bare when harmless, else in double quotes
+ * with \" and \\ (sbatch's own quoting, in which # does not start a comment; no line break can
+ * be quoted). pct: an --output pattern, where a % is %%. */
+static char *sbatch_word(const char *w, int pct)
+{
+    char *b = xmalloc(2 * strlen(w) + 3), *d = b;
+    int bare = *w != 0;
+    for (const char *p = w; *p && bare; p++)
+        bare = isalnum((unsigned char)*p) || strchr("@%+=:,./-_", *p);
+    if (!bare)
+        *d++ = '"';
+    for (const char *p = w; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            *d++ = '\\';
+        else if (pct && *p == '%')
+            *d++ = '%';
+        *d++ = *p;
+    }
+    if (!bare)
+        *d++ = '"';
+    *d = 0;
+    return b;
+}
+
 static void parse_sweep(sweep_t *sw, const char *file)
 {
     memset(sw, 0, sizeof *sw);
@@ -489,8 +524,14 @@ static void parse_sweep(sweep_t *sw, const char *file)
     if (l > 6 && !strcmp(b + l - 6, ".sweep"))
         l -= 6;
     sw->name = xprintf("%.*s", (int)l, b);
-    FILE *f = fopen(file, "r");
-    if (!f)
+    FILE *f;
+    const char *kind;
+    int e = vla_file_read_open(file, SWEEP_MAX_BYTES, &f, &kind);
+    if (e == VLA_EINVAL)
+        die(2, "%s: %s, not a regular file", file, kind);
+    if (e == VLA_ERANGE)
+        die(2, "%s: larger than %ld bytes, the limit of a sweep file", file, SWEEP_MAX_BYTES);
+    if (e)
         die(2, "%s: %s", file, strerror(errno));
     char *line = NULL;
     size_t cap = 0;
@@ -498,6 +539,8 @@ static void parse_sweep(sweep_t *sw, const char *file)
     section_t *s = NULL;
     while (getline(&line, &cap, f) >= 0) {
         ln++;
+        if (ftell(f) > SWEEP_MAX_BYTES) /* it grew since it was opened */
+            die(2, "%s: larger than %ld bytes, the limit of a sweep file", file, SWEEP_MAX_BYTES);
         char **w;
         int n = split(line, &w);
         if (n < 0)
@@ -516,7 +559,7 @@ static void parse_sweep(sweep_t *sw, const char *file)
             s->prog = w[1];
             s->line = ln;
         } else if (!strcmp(d, "out")) {
-            if (n != 2)
+            if (n != 2 || !*w[1])
                 perr(sw, ln, "out takes one folder");
             if (sw->out)
                 perr(sw, ln, "a second out line (a sweep has one output tree)");
@@ -524,9 +567,13 @@ static void parse_sweep(sweep_t *sw, const char *file)
         } else if (!strcmp(d, "slurm")) {
             if (n < 2)
                 perr(sw, ln, "slurm takes the words of an #SBATCH line");
-            char *l = xstrdup(w[1]);
-            for (int i = 2; i < n; i++) {
-                char *m = xprintf("%s %s", l, w[i]);
+            char *l = xstrdup("");
+            for (int i = 1; i < n; i++) {
+                if (has_control(w[i]))
+                    perr(sw, ln, "a control character in a slurm word, which an #SBATCH line "
+                                 "cannot carry");
+                char *q = sbatch_word(w[i], 0), *m = xprintf("%s%s%s", l, *l ? " " : "", q);
+                free(q);
                 free(l);
                 l = m;
             }
@@ -607,8 +654,10 @@ static void parse_sweep(sweep_t *sw, const char *file)
         die(2, "%s: no program line: nothing to sweep", file);
 }
 
-/* One argument as a POSIX shell reads it back (as the tables' # command: lines write it). */
-static void quote_into(char **buf, size_t *n, size_t *cap, const char *a)
+/* One argument as a POSIX shell reads it back (as the tables' # command: lines write it). A
+ * control character is shown as '?' (a manifest row or a comment stays one line), but for the
+ * words the batch script runs (exact), which single quotes keep as they are. */
+static void quote_into(char **buf, size_t *n, size_t *cap, const char *a, int exact)
 {
     int bare = *a != 0;
     for (const char *p = a; *p && bare; p++)
@@ -625,7 +674,7 @@ static void quote_into(char **buf, size_t *n, size_t *cap, const char *a)
             if (*p == '\'')
                 d = stpcpy(d, "'\\''");
             else
-                *d++ = (unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p;
+                *d++ = !exact && ((unsigned char)*p < 0x20 || *p == 0x7f) ? '?' : *p;
         *d++ = '\'';
     }
     *d = 0;
@@ -644,7 +693,7 @@ static char *quote_argv(char **argv)
             b[n++] = ' ';
             b[n] = 0;
         }
-        quote_into(&b, &n, &cap, argv[i]);
+        quote_into(&b, &n, &cap, argv[i], 0);
     }
     return b;
 }
@@ -747,12 +796,19 @@ static void sanitize(char *m)
 }
 
 /* Written to a temporary file, synced and renamed: a kill at any moment leaves the previous
- * manifest whole. */
-static int write_manifest(const char *path, const sweep_t *sw, const case_t *cs, int n)
+ * manifest whole. -1 with *kind when the path is not a regular file (it is left as it is), else
+ * with errno. */
+static int write_manifest(const char *path, const sweep_t *sw, const case_t *cs, int n,
+                          const char **kind)
 {
-    char *tmp = xprintf("%s.tmp.%ld", path, (long)getpid());
+    char *target, *tmp;
+    *kind = NULL;
+    if (vla_file_target(path, &target, kind))
+        return -1;
+    tmp = xprintf("%s.tmp.%ld", target, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
+        free(target);
         free(tmp);
         return -1;
     }
@@ -771,25 +827,45 @@ static int write_manifest(const char *path, const sweep_t *sw, const case_t *cs,
     }
     int ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
     ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path)) {
+    if (!ok || vla_file_replace(tmp, target, kind)) {
+        int errnum = errno;
         unlink(tmp);
+        free(target);
         free(tmp);
+        errno = errnum;
         return -1;
     }
+    free(target);
     free(tmp);
     return 0;
+}
+
+/* What vla-sweep writes whole and renames into place (the manifest, the Slurm script) must be a
+ * regular file or new: anything else is refused before the sweep starts, and left as it is.
+ * Returns where the rename lands (PATH, or the file its symlink names). */
+static char *replaceable(const char *path)
+{
+    char *target;
+    const char *kind;
+    int e = vla_file_target(path, &target, &kind);
+    if (e == VLA_EINVAL)
+        die(2, "%s: %s, not a regular file: left as it is", path, kind);
+    if (e)
+        die(1, "out of memory");
+    return target;
 }
 
 /* The seconds of cases completed before (by an earlier run, or by Slurm array tasks, which leave
  * their part in OUT/slurm/NAME.manifest-TASK.tsv) carry over into the new manifest. */
 static void carry_seconds(const char *path, case_t *cs, int n)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    FILE *f;
+    const char *kind;
+    if (vla_file_read_open(path, MANIFEST_MAX_BYTES, &f, &kind)) /* a FIFO there would block */
         return;
     char *line = NULL;
     size_t cap = 0;
-    while (getline(&line, &cap, f) >= 0) {
+    while (getline(&line, &cap, f) >= 0 && ftell(f) <= MANIFEST_MAX_BYTES) {
         if (line[0] == '#')
             continue;
         char *fld[5] = {0};
@@ -891,7 +967,7 @@ static int gpu_find(char ***ids)
     if (e) {
         char *end;
         long k = strtol(e, &end, 10);
-        if (*end || k < 0 || k > 4096)
+        if (*end || end == e || k < 0 || k > 4096)
             die(2, "VLA_SWEEP_GPUS='%s' is not a number of GPUs", e);
         n = (int)k;
         *ids = xmalloc((n + 1) * sizeof **ids);
@@ -1065,8 +1141,10 @@ static void save(report_t *r, int force)
     /* rewriting the whole manifest at every case would be quadratic in a big sweep */
     if (!force && now() - r->last_write < 1.0)
         return;
-    if (write_manifest(r->manifest, r->sw, r->cs, r->n))
-        fprintf(stderr, PROG ": cannot write %s: %s\n", r->manifest, strerror(errno));
+    const char *kind;
+    if (write_manifest(r->manifest, r->sw, r->cs, r->n, &kind))
+        fprintf(stderr, PROG ": cannot write %s: %s%s\n", r->manifest,
+                kind ? kind : strerror(errno), kind ? ", not a regular file (left as it is)" : "");
     r->last_write = now();
 }
 
@@ -1351,16 +1429,22 @@ static int run_mpi(const sweep_t *sw, report_t *r, const int *todo, int ntodo, c
 
 /* ---- Slurm: a job-array script ---- */
 
-static void sh_quote(FILE *f, const char *a)
+static void sh_quote(FILE *f, const char *a, int exact)
 {
     char *b = xmalloc(4 * strlen(a) + 8);
     size_t n = 0, cap = 4 * strlen(a) + 8;
     b[0] = 0;
-    quote_into(&b, &n, &cap, a);
+    quote_into(&b, &n, &cap, a, exact);
     fputs(b, f);
     free(b);
 }
 
+/* a value shown in a comment or a message: quoted, on one line */
+static char *shown(const char *s) { return quote_argv((char *[]){(char *)s, NULL}); }
+
+/* The script quotes every value it runs for bash (exactly: single quotes keep any byte), its
+ * comments show them on one line ('?' for a control character), and its #SBATCH lines quote
+ * them for sbatch, which reads those lines itself. */
 static int write_slurm(const sweep_t *sw, const case_t *cs, int n, const char *out, int chunk,
                        const char *script)
 {
@@ -1384,53 +1468,70 @@ static int write_slurm(const sweep_t *sw, const case_t *cs, int n, const char *o
     if ((nrest + chunk - 1) / chunk + nalone > SLURM_MAX_TASKS)
         chunk = (nrest + SLURM_MAX_TASKS - nalone - 1) / (SLURM_MAX_TASKS - nalone);
     int nchunks = (nrest + chunk - 1) / chunk, ntasks = nchunks + nalone;
-    if (strpbrk(out, " \t%") || strpbrk(cwd, " \t%") || strpbrk(sw->name, " \t%"))
-        die(2, "--slurm: a blank or a %% in '%s/%s' or '%s', which #SBATCH lines cannot quote", cwd,
-            out, sw->name);
+    /* no quoting carries a line break through an #SBATCH line, and Slurm's --output patterns
+     * drop a backslash (the tree and the name make the log's path) */
+    const struct {
+        const char *what, *s;
+        int output;
+    } sb[] = {{"the working directory", cwd, 0}, {"the output tree", out, 1},
+              {"the sweep's name", sw->name, 1}};
+    for (size_t i = 0; i < sizeof sb / sizeof sb[0]; i++)
+        if (has_control(sb[i].s) || (sb[i].output && strchr(sb[i].s, '\\')))
+            die(2, "--slurm: %s %s has a %s, which an #SBATCH line cannot carry", sb[i].what,
+                shown(sb[i].s), has_control(sb[i].s) ? "line break or control character" : "backslash");
+    int to_stdout = !strcmp(script, "-");
+    char *target = to_stdout ? NULL : replaceable(script);
     char *logdir = xprintf("%s/slurm/", out);
     if (mkdirs(logdir))
         die(1, "cannot make %s: %s", logdir, strerror(errno));
     free(logdir);
-    int to_stdout = !strcmp(script, "-");
-    char *tmp = to_stdout ? NULL : xprintf("%s.tmp.%ld", script, (long)getpid());
+    char *tmp = to_stdout ? NULL : xprintf("%s.tmp.%ld", target, (long)getpid());
     FILE *f = to_stdout ? stdout : fopen(tmp, "w");
     if (!f)
         die(1, "cannot write %s: %s", tmp, strerror(errno));
+    char *part = xprintf("%s/slurm/%s.manifest-", out, sw->name),
+         *manifest = xprintf("%s/%s.manifest.tsv", out, sw->name),
+         *parts = xprintf("%sTASK.tsv", part), *q[5] = {shown(sw->file), shown(script), shown(parts),
+                                                        shown(manifest), NULL};
     fprintf(f, "#!/bin/bash\n"
                "# Written by vla-sweep %s --slurm from %s: %d case%s, %d per array task.\n"
                "# Submit it unchanged: sbatch %s\n"
                "# Each array task runs its cases one after another and skips those whose table\n"
                "# exists, so submitting again resumes the sweep. A task leaves its part of the\n"
-               "# manifest in %s/slurm/%s.manifest-TASK.tsv; once the array is done,\n"
-               "# bin/vla-sweep %s writes %s/%s.manifest.tsv (and reruns what failed).\n",
-            VLA_VERSION, sw->file, n, n == 1 ? "" : "s", chunk, to_stdout ? "SCRIPT" : script,
-            out, sw->name, sw->file, out, sw->name);
-    fprintf(f, "#SBATCH --job-name=vla-sweep-%s\n", sw->name);
+               "# manifest in %s; once the array is done,\n"
+               "# bin/vla-sweep %s writes %s (and reruns what failed).\n",
+            VLA_VERSION, q[0], n, n == 1 ? "" : "s", chunk, to_stdout ? "SCRIPT" : q[1], q[2], q[0],
+            q[3]);
+    char *name = xprintf("vla-sweep-%s", sw->name), *log = xprintf("%s/slurm/%s-", out, sw->name);
+    char *sbw[3] = {sbatch_word(name, 0), sbatch_word(cwd, 0), sbatch_word(log, 1)};
+    fprintf(f, "#SBATCH --job-name=%s\n", sbw[0]);
     fprintf(f, "#SBATCH --array=0-%d\n#SBATCH --ntasks=1\n", ntasks - 1);
-    fprintf(f, "#SBATCH --chdir=%s\n", cwd);
-    fprintf(f, "#SBATCH --output=%s/slurm/%s-%%A_%%a.log\n", out, sw->name);
+    fprintf(f, "#SBATCH --chdir=%s\n", sbw[1]);
+    fprintf(f, "#SBATCH --output=%s%%A_%%a.log\n", sbw[2]);
     for (int i = 0; i < sw->nslurm; i++)
         fprintf(f, "#SBATCH %s\n", sw->slurm[i]);
     fprintf(f, "set -u\ncd ");
-    sh_quote(f, cwd);
+    sh_quote(f, cwd, 1);
     fprintf(f, " || exit 1\n"
                "task=${SLURM_ARRAY_TASK_ID:?run this script with sbatch (or set SLURM_ARRAY_TASK_ID)}\n"
                "[ -z \"${SLURM_CPUS_PER_TASK:-}\" ] || export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK\n"
                "part=");
-    sh_quote(f, out);
-    fprintf(f, "/slurm/%s.manifest-$task.tsv\n", sw->name);
-    fprintf(f, ": >\"$part.tmp\" || exit 1\n"
+    sh_quote(f, part, 1);
+    fprintf(f, "$task.tsv\n"
+               ": >\"$part.tmp\" || exit 1\n"
                "failed=0\n"
-               "# case NAME 'COMMAND' ARGV...: the table is the last word of ARGV (--out OUT/NAME.dat)\n"
+               "# case NAME 'COMMAND' RESUME ARGV...: the table is the last word of ARGV (--out\n"
+               "# OUT/NAME.dat); RESUME 1: the program takes --resume, given when there are checkpoints\n"
                "case_() {\n"
-               "    name=$1 cmd=$2\n"
-               "    shift 2\n"
+               "    name=$1 cmd=$2 resume=$3\n"
+               "    shift 3\n"
                "    out=${!#} log=${out%%.dat}.log\n"
                "    if [ -e \"$out\" ]; then\n"
                "        printf '%%s\\t%%s\\tok\\t-\\t\\n' \"$name\" \"$cmd\" >>\"$part.tmp\"\n"
                "        return\n"
                "    fi\n"
                "    mkdir -p \"$(dirname \"$out\")\"\n"
+               "    [ \"$resume\" = 0 ] || [ ! -e \"$out.ckpt.0\" ] || set -- \"$@\" --resume\n"
                "    t0=$(date +%%s.%%N)\n"
                "    \"$@\" </dev/null >\"$log\" 2>&1\n"
                "    rc=$?\n"
@@ -1454,13 +1555,14 @@ static int write_slurm(const sweep_t *sw, const case_t *cs, int n, const char *o
         for (int j = from; j < to; j++) {
             const case_t *c = &cs[order[j]];
             fprintf(f, "    case_ ");
-            sh_quote(f, c->name);
+            sh_quote(f, c->name, 1);
             fputc(' ', f);
-            sh_quote(f, c->command);
+            sh_quote(f, c->command, 1);
+            fprintf(f, " %d", sw->sec[c->sec].resume);
             /* the program by the path vla-sweep found: a compute node's PATH may differ */
             for (int k = 0; k < c->argc; k++) {
                 fputc(' ', f);
-                sh_quote(f, k == 0 ? sw->sec[c->sec].path : c->argv[k]);
+                sh_quote(f, k == 0 ? sw->sec[c->sec].path : c->argv[k], 1);
             }
             fputc('\n', f);
         }
@@ -1471,17 +1573,35 @@ static int write_slurm(const sweep_t *sw, const case_t *cs, int n, const char *o
                "mv -f \"$part.tmp\" \"$part\"\n"
                "[ $failed = 0 ]\n", ntasks - 1);
     free(order);
-    if (to_stdout)
+    free(part);
+    free(manifest);
+    free(parts);
+    free(name);
+    free(log);
+    for (int i = 0; i < 3; i++)
+        free(sbw[i]);
+    if (to_stdout) {
+        for (int i = 0; q[i]; i++)
+            free(q[i]);
         return fflush(stdout) ? 1 : 0;
+    }
+    const char *kind;
     int ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
     ok = fclose(f) == 0 && ok;
-    if (!ok || chmod(tmp, 0755) || rename(tmp, script)) {
+    int e = ok && chmod(tmp, 0755) == 0 ? vla_file_replace(tmp, target, &kind) : VLA_EIO;
+    if (e) {
+        int errnum = errno;
         unlink(tmp);
-        die(1, "cannot write %s: %s", script, strerror(errno));
+        if (e == VLA_EINVAL) /* it became a special file since the check */
+            die(2, "%s: %s, not a regular file: left as it is", script, kind);
+        die(1, "cannot write %s: %s", script, strerror(errnum));
     }
     fprintf(stderr, PROG ": %d cases in %d array task%s: submit with\n", n, ntasks,
             ntasks == 1 ? "" : "s");
-    printf("sbatch %s\n", script);
+    printf("sbatch %s\n", q[1]);
+    for (int i = 0; q[i]; i++)
+        free(q[i]);
+    free(target);
     free(tmp);
     return 0;
 }
@@ -1537,6 +1657,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
+        if ((!strcmp(a, "--out") || !strcmp(a, "--script")) && has && !argv[i + 1][0])
+            usage_exit("%s: an empty value", a); /* not the default, nor files in / */
         if (!strcmp(a, "--help"))
             help();
         else if (!strcmp(a, "--man"))
@@ -1652,6 +1774,7 @@ int main(int argc, char **argv)
         if (rank == 0) {
             if (mkdirs(r.manifest))
                 die(1, "cannot make %s: %s", tree, strerror(errno));
+            free(replaceable(r.manifest));
             carry_all(&sw, tree, r.manifest, cs, n);
             save(&r, 1);
         }
@@ -1668,6 +1791,7 @@ int main(int argc, char **argv)
 #endif
     if (mkdirs(r.manifest))
         die(1, "cannot make %s: %s", tree, strerror(errno));
+    free(replaceable(r.manifest));
     carry_all(&sw, tree, r.manifest, cs, n);
     save(&r, 1);
     run_local(&sw, &r, todo, ntodo - nalone, jobs ? jobs : ncores());

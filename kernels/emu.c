@@ -54,9 +54,10 @@ static void k_emu_sync(void)
 
 typedef void (*emu_block_fn)(const kparams *p, int run, void *arena);
 static const emu_block_fn emu_blocks[VLA_NPREC] = {
-    [VLA_F64] = emu_block_f64,       [VLA_F32] = emu_block_f32,
-    [VLA_F16] = emu_block_f16,       [VLA_BF16] = emu_block_bf16,
-    [VLA_F16_F32] = emu_block_f16f32, [VLA_BF16_F32] = emu_block_bf16f32};
+#define VLA_X_(ID, name, sfx, ...) emu_block_##sfx,
+    VLA_PRECS(VLA_X_)
+#undef VLA_X_
+};
 
 typedef struct {
     int threads;
@@ -138,7 +139,7 @@ static void *emu_thread(void *arg)
 static int emu_launch(void *ctx, const kparams *p, char *err, size_t len)
 {
     int nt = ((emu_ctx *)ctx)->threads, r = VLA_OK;
-    size_t es = p->cfg.prec == VLA_F64 ? sizeof(double) : sizeof(float);
+    size_t es = vla_prec_num_size(p->cfg.prec);
     void *arena = malloc((size_t)p->arena_len * es);
     pthread_t *th = calloc(nt, sizeof *th);
     emu_arg *args = calloc(nt, sizeof *args);

@@ -13,7 +13,7 @@
 #include <omp.h>
 #endif
 
-/* lib's six native policies once more, each with khost_inst.h's functions added */
+/* lib's native policies once more, each with khost_inst.h's functions added */
 #define TAG(x) VLA_CAT(x, kh)
 #define PRIMS 0
 #define NATIVE_CREATE vla_kernels_native_create
@@ -29,14 +29,13 @@ typedef struct {
     int (*chol_A)(void *scratch, const void *L, double *dst);
     size_t es; /* bytes per number */
 } kh_policy;
-#define KH(p, T)                                                                                   \
-    {VLA_CAT(kh_init, VLA_CAT(p, kh)), VLA_CAT(kh_scratch, VLA_CAT(p, kh)),                        \
-     VLA_CAT(kh_scratch_free, VLA_CAT(p, kh)), VLA_CAT(kh_prepare, VLA_CAT(p, kh)),             \
-     VLA_CAT(kh_chol_A, VLA_CAT(p, kh)), sizeof(T)}
 static const kh_policy kh_pol[VLA_NPREC] = {
-    [VLA_F64] = KH(f64, double),      [VLA_F32] = KH(f32, float),
-    [VLA_F16] = KH(f16, float),       [VLA_BF16] = KH(bf16, float),
-    [VLA_F16_F32] = KH(f16f32, float), [VLA_BF16_F32] = KH(bf16f32, float)};
+#define VLA_X_(ID, name, p, ...)                                                                   \
+    {kh_init_##p##_kh, kh_scratch_##p##_kh, kh_scratch_free_##p##_kh, kh_prepare_##p##_kh,         \
+     kh_chol_A_##p##_kh, sizeof(vla_num_of_##p)},
+    VLA_PRECS(VLA_X_)
+#undef VLA_X_
+};
 
 #define MAX_PREP_THREADS 256
 
@@ -78,7 +77,8 @@ static int fail(vla_cuda *g, char *err, size_t len, int code, const char *fmt, .
     return code;
 }
 
-int vla_cuda_max_d(vla_prec p) { return p == VLA_F64 ? 64 : 128; }
+/* A and S of binary64 numbers fit shared memory to d = 64, of binary32 ones to 128 */
+int vla_cuda_max_d(vla_prec p) { return vla_prec_num_size(p) == sizeof(double) ? 64 : 128; }
 
 int vla_cuda_probe(char *why, size_t len) { return vla_kdev_cuda()->probe(why, len); }
 const char *vla_cuda_build(void) { return vla_kdev_cuda_build(); }
@@ -401,17 +401,18 @@ int vla_cuda_get(vla_cuda *g, int run, vla_quantity q, double *dst)
 {
     if (!g || !dst || run < 0 || run >= g->p.runs)
         return VLA_EINVAL;
-    size_t d = g->p.d, dv = g->p.dv, off, n;
+    int a; /* the quantity's array of the state (kabi.h) */
     switch (q) {
-    case VLA_Q_S: off = 0; n = dv * d; break;
-    case VLA_Q_A: off = dv * d; n = d * d; break;
-    case VLA_Q_N: off = dv * d + d * d; n = d; break;
-    case VLA_Q_O: off = dv * d + d * d + d; n = dv; break;
-    case VLA_Q_KP: off = dv * d + d * d + d + dv; n = d; break;
-    case VLA_Q_ALPHA: off = dv * d + d * d + 2 * d + dv; n = d; break;
-    case VLA_Q_L: off = dv * d; n = d * d; break;
+    case VLA_Q_S: a = KA_S; break;
+    case VLA_Q_A: a = KA_A; break;
+    case VLA_Q_N: a = KA_n; break;
+    case VLA_Q_O: a = KA_o; break;
+    case VLA_Q_KP: a = KA_kp; break;
+    case VLA_Q_ALPHA: a = KA_al; break;
+    case VLA_Q_L: a = KA_A; break;
     default: return VLA_EINVAL;
     }
+    size_t off = kstate_off(a, g->p.d, g->p.dv), n = karray_len(a, g->p.d, g->p.dv);
     const int chol = g->cfg.track == VLA_TRACK_CHOL;
     if ((q == VLA_Q_A && !vla_model_has_A(g->cfg.model)) || (q == VLA_Q_L && !chol))
         return VLA_EINVAL;

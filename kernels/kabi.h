@@ -7,7 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-#include "vlastab.h"
+#include "tables.h"
 #ifdef __cplusplus
 }
 #endif
@@ -22,10 +22,11 @@ extern "C" {
 /* Numbers travel in the policy's container (double for f64, float otherwise: 16-bit values are
  * exact in binary32), with the very bits the CPU model holds.
  *
- * A run's state, row-major, plain (no padding): S (dv x d), A (d x d), n (d), o (dv), kp (d),
- * al (d): the quantities vla_model_get returns.
- * A prepared input record (one step of one run): q, k, u, pk = phi(k), pq = phi(q) (d each),
- * v, g (dv each), beta, decay: what lib's load() puts into the state, in the same bits. */
+ * A run's state, row-major, plain (no padding): the SAVED arrays of lib/tables.h's list in its
+ * order (S, A, n, o, kp, al: the quantities vla_model_get returns), kstate_len numbers.
+ * A prepared input record (one step of one run): its INPUT arrays in order (q, k, u, pk = phi(k),
+ * pq = phi(q), v, g, beta and decay), krec_len numbers: what lib's load() puts into the state,
+ * in the same bits. */
 /* per-step flags: the input carried a gate; a read, no write; nothing at all (a run that is
  * already where the launch takes the others: runs at different steps advance together) */
 enum { KF_GATE = 1, KF_READ = 2, KF_SKIP = 4 };
@@ -78,20 +79,20 @@ static inline KHD long kswz_len(long n, int shift)
     return n ? (n - 1) + ((n - 1) >> shift) + 1 : 0;
 }
 
-/* the arrays of the arena in order, with their lengths */
-enum { KA_S, KA_A, KA_N, KA_Q, KA_K, KA_V, KA_U, KA_G, KA_PK, KA_PQ, KA_KP, KA_AL, KA_Z, KA_E,
-       KA_O, KA_W, KA_E2, KA_C, KA_BD, KA_N_ARRAYS };
+/* the arrays of the arena in the order of tables.h's list, with their lengths */
+#define VLA_X_(name, len) KA_##name,
+enum { VLA_STATE_ARRAYS(VLA_X_) KA_N_ARRAYS };
+#undef VLA_X_
 static inline KHD long karray_len(int a, int d, int dv)
 {
-    int m = d > dv ? d : dv;
     switch (a) {
-    case KA_S: return (long)dv * d;
-    case KA_A: return (long)d * d;
-    case KA_V: case KA_G: case KA_E: case KA_O: return dv;
-    case KA_W: return m;
-    case KA_C: return 11; /* C_NCONST: checked against recur.h where both are visible */
-    case KA_BD: return 2;
-    default: return d;
+#define VLA_X_(name, len)                                                                          \
+    case KA_##name:                                                                                \
+        return (long)(len);
+        VLA_STATE_ARRAYS(VLA_X_)
+#undef VLA_X_
+    default:
+        return 0;
     }
 }
 /* offset of array a in the arena; a = KA_N_ARRAYS gives the arena's length. Each array starts
@@ -107,13 +108,45 @@ static inline KHD long karena_off(int a, int d, int dv, int shift)
 }
 
 /* points the arrays of recur.h's state s at the arena's arrays a[KA_...] (kdriver.h, klanes.h) */
+#define KBIND_ONE_(name, len) kb_s->name = kb_a[KA_##name];
 #define KBIND_STATE(s, a)                                                                          \
-    ((s)->S = (a)[KA_S], (s)->A = (a)[KA_A], (s)->n = (a)[KA_N], (s)->q = (a)[KA_Q],               \
-     (s)->k = (a)[KA_K], (s)->v = (a)[KA_V], (s)->u = (a)[KA_U], (s)->g = (a)[KA_G],               \
-     (s)->pk = (a)[KA_PK], (s)->pq = (a)[KA_PQ], (s)->kp = (a)[KA_KP], (s)->al = (a)[KA_AL],       \
-     (s)->z = (a)[KA_Z], (s)->e = (a)[KA_E], (s)->o = (a)[KA_O], (s)->w = (a)[KA_W],               \
-     (s)->e2 = (a)[KA_E2], (s)->c = (a)[KA_C], (s)->beta_decay = (a)[KA_BD])
+    do {                                                                                           \
+        ST *kb_s = (s);                                                                            \
+        NUM *const *kb_a = (a);                                                                    \
+        VLA_STATE_ARRAYS(KBIND_ONE_)                                                               \
+    } while (0)
 
-static inline KHD int krec_len(int d, int dv) { return 5 * d + 2 * dv + 2; }
-static inline KHD int kstate_len(int d, int dv) { return dv * d + d * d + 3 * d + dv; }
+/* the numbers of a run's state (the SAVED arrays), and where array a starts among them */
+static inline KHD int kstate_len(int d, int dv)
+{
+#define VLA_X_(name, len) +(len)
+    return 0 VLA_STATE_SAVED(VLA_X_);
+#undef VLA_X_
+}
+static inline KHD long kstate_off(int a, int d, int dv)
+{
+    long off = 0;
+#define VLA_X_(name, len)                                                                          \
+    if (a == KA_##name)                                                                            \
+        return off;                                                                                \
+    off += (len);
+    VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
+    return -1;
+}
+/* the numbers of an input record (the INPUT arrays), and the longest of them */
+static inline KHD int krec_len(int d, int dv)
+{
+#define VLA_X_(name, len) +(len)
+    return 0 VLA_STATE_INPUT(VLA_X_);
+#undef VLA_X_
+}
+static inline KHD int krec_widest(int d, int dv)
+{
+    int m = 0;
+#define VLA_X_(name, len) m = VLA_MAX(m, (int)(len));
+    VLA_STATE_INPUT(VLA_X_)
+#undef VLA_X_
+    return m;
+}
 #endif

@@ -1,32 +1,20 @@
 /* kdriver.h: one policy's kernel: recur.h's recurrences plus the loop over t that a block runs
  * for one run, the state held in the block's arena (shared memory) from the first step of a
- * launch to the last. Included by kpolicy.h once per policy, with NUM, RO, RS, KTINY and SFX
- * set. Every thread of the block executes all of it: the loops split by VLA_PFOR, the rest
+ * launch to the last. Included by kpolicy.h once per policy, with POL, RO and RS set (karith.h).
+ * Every thread of the block executes all of it: the loops split by VLA_PFOR, the rest
  * redundantly on identical data (which is why the per-thread state struct holds identical
- * counters in every thread, and thread 0 writes them back). */
+ * counters in every thread, and thread 0 writes them back). The state and the input records
+ * move as lib/tables.h's list of arrays says (kabi.h). */
+#include "karith.h"
 #include "recur.h"
-
-#ifndef VLA_KDRIVER_ONCE
-#define VLA_KDRIVER_ONCE
-typedef char kabi_const_count_check[(int)C_NCONST == 11 ? 1 : -1]; /* karray_len(KA_C) */
-#endif
 
 /* Runs p->steps steps of run `run`; arena: p->arena_len numbers of on-chip memory. */
 VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
 {
-    const int cx_ = p->shift, d = p->d, dv = p->dv;
-    const int m = d > dv ? (d > 2 ? d : 2) : (dv > 2 ? dv : 2);
-    NUM *const a_[KA_N_ARRAYS] = {
-        arena + karena_off(KA_S, d, dv, cx_),  arena + karena_off(KA_A, d, dv, cx_),
-        arena + karena_off(KA_N, d, dv, cx_),  arena + karena_off(KA_Q, d, dv, cx_),
-        arena + karena_off(KA_K, d, dv, cx_),  arena + karena_off(KA_V, d, dv, cx_),
-        arena + karena_off(KA_U, d, dv, cx_),  arena + karena_off(KA_G, d, dv, cx_),
-        arena + karena_off(KA_PK, d, dv, cx_), arena + karena_off(KA_PQ, d, dv, cx_),
-        arena + karena_off(KA_KP, d, dv, cx_), arena + karena_off(KA_AL, d, dv, cx_),
-        arena + karena_off(KA_Z, d, dv, cx_),  arena + karena_off(KA_E, d, dv, cx_),
-        arena + karena_off(KA_O, d, dv, cx_),  arena + karena_off(KA_W, d, dv, cx_),
-        arena + karena_off(KA_E2, d, dv, cx_), arena + karena_off(KA_C, d, dv, cx_),
-        arena + karena_off(KA_BD, d, dv, cx_)};
+    const int cx_ = p->shift, d = p->d, dv = p->dv, m = krec_widest(d, dv);
+    NUM *a_[KA_N_ARRAYS];
+    for (int a = 0; a < KA_N_ARRAYS; a++)
+        a_[a] = arena + karena_off(a, d, dv, cx_);
     ST st;
     ST *s = &st;
     memset(s, 0, sizeof st);
@@ -37,27 +25,18 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
     s->t = p->counts[run].t;
     s->cnt = p->counts[run].cnt;
 
-    /* state in: S, A, n, o, kp, al (kabi.h), and the constants */
+    /* state in (kabi.h's layout), and the constants */
     const NUM *gs = (const NUM *)p->state + (size_t)run * p->state_len;
-    const NUM *gc = (const NUM *)p->consts;
-    VLA_PFOR(i, 0, d * (d > dv ? d : dv)) {
-        if (i < dv * d)
-            E(s->S, i) = gs[i];
-        if (i < d * d)
-            E(s->A, i) = gs[(size_t)dv * d + i];
+#define VLA_X_(name, len)                                                                          \
+    {                                                                                              \
+        const NUM *from = gs + kstate_off(KA_##name, d, dv);                                       \
+        VLA_PFOR(i, 0, (len))                                                                      \
+            E(s->name, i) = from[i];                                                               \
     }
-    gs += (size_t)dv * d + (size_t)d * d;
-    VLA_PFOR(i, 0, m > C_NCONST ? m : C_NCONST) {
-        if (i < d) {
-            E(s->n, i) = gs[i];
-            E(s->kp, i) = gs[d + dv + i];
-            E(s->al, i) = gs[2 * d + dv + i];
-        }
-        if (i < dv)
-            E(s->o, i) = gs[d + i];
-        if (i < C_NCONST)
-            E(s->c, i) = gc[i];
-    }
+    VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
+    VLA_PFOR(i, 0, C_NCONST)
+        E(s->c, i) = ((const NUM *)p->consts)[i];
 
     for (long t = 0; t < p->steps; t++) {
         size_t ri = (size_t)run * p->steps + t, ii = p->shared_in ? (size_t)t : ri;
@@ -65,20 +44,14 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
         int f = p->flags[ii];
         if (f & KF_SKIP) /* (the same for every thread of the block) */
             continue;
-        VLA_PFOR(i, 0, m) {
-            if (i < d) {
-                E(s->q, i) = rec[i];
-                E(s->k, i) = rec[d + i];
-                E(s->u, i) = rec[2 * d + i];
-                E(s->pk, i) = rec[3 * d + i];
-                E(s->pq, i) = rec[4 * d + i];
-            }
-            if (i < dv) {
-                E(s->v, i) = rec[5 * d + i];
-                E(s->g, i) = rec[5 * d + dv + i];
-            }
-            if (i < 2)
-                E(s->beta_decay, i) = rec[5 * d + 2 * dv + i];
+        VLA_PFOR(i, 0, m) { /* the record's arrays, one after the other */
+            long off = 0;
+#define VLA_X_(name, len)                                                                          \
+    if (i < (len))                                                                                 \
+        E(s->name, i) = rec[off + i];                                                              \
+    off += (len);
+            VLA_STATE_INPUT(VLA_X_)
+#undef VLA_X_
         }
         NUM *prev = p->prev_a ? (NUM *)p->prev_a + (size_t)run * d * d : NULL;
         if (prev && !(f & KF_READ))
@@ -125,22 +98,14 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
     }
 
     NUM *ws = (NUM *)p->state + (size_t)run * p->state_len;
-    VLA_PFOR(i, 0, d * (d > dv ? d : dv)) {
-        if (i < dv * d)
-            ws[i] = E(s->S, i);
-        if (i < d * d)
-            ws[(size_t)dv * d + i] = E(s->A, i);
+#define VLA_X_(name, len)                                                                          \
+    {                                                                                              \
+        NUM *to = ws + kstate_off(KA_##name, d, dv);                                               \
+        VLA_PFOR(i, 0, (len))                                                                      \
+            to[i] = E(s->name, i);                                                                 \
     }
-    ws += (size_t)dv * d + (size_t)d * d;
-    VLA_PFOR(i, 0, m) {
-        if (i < d) {
-            ws[i] = E(s->n, i);
-            ws[d + dv + i] = E(s->kp, i);
-            ws[2 * d + dv + i] = E(s->al, i);
-        }
-        if (i < dv)
-            ws[d + i] = E(s->o, i);
-    }
+    VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
     if (KTID == 0) {
         p->counts[run].t = s->t;
         p->counts[run].cnt = s->cnt;
@@ -160,9 +125,4 @@ static void FN(emu_block)(const kparams *p, int run, void *arena)
     FN(kblock)(p, run, (NUM *)arena);
 }
 #endif
-
-#undef NUM
-#undef RO
-#undef RS
-#undef KTINY
-#undef SFX
+#include "recur_end.h"

@@ -4,22 +4,19 @@
  * from and consumes exactly the bits the CPU model does. Policies the kernels do not run (sr)
  * get these too, unused. */
 
-/* consts: C_NCONST numbers; state: kstate_len numbers (kabi.h) */
+/* consts: C_NCONST numbers; state: kstate_len numbers in kabi.h's layout */
 __attribute__((unused)) static int FN(kh_init)(const vla_config *cfg, void *consts, void *state)
 {
     ST *s;
     int r = FN(vstate_new)(NULL, cfg, &s);
     if (r)
         return r;
-    size_t d = cfg->d, dv = cfg->dv;
-    NUM *st = state;
+    int d = cfg->d, dv = cfg->dv;
     memcpy(consts, s->c, C_NCONST * sizeof(NUM));
-    memcpy(st, s->S, dv * d * sizeof(NUM));
-    memcpy(st += dv * d, s->A, d * d * sizeof(NUM));
-    memcpy(st += d * d, s->n, d * sizeof(NUM));
-    memcpy(st += d, s->o, dv * sizeof(NUM));
-    memcpy(st += dv, s->kp, d * sizeof(NUM));
-    memcpy(st + d, s->al, d * sizeof(NUM));
+#define VLA_X_(name, len)                                                                          \
+    memcpy((NUM *)state + kstate_off(KA_##name, d, dv), s->name, (size_t)(len) * sizeof(NUM));
+    VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
     FN(vstate_free)(NULL, s);
     return VLA_OK;
 }
@@ -35,30 +32,26 @@ __attribute__((unused)) static int FN(kh_scratch)(const vla_config *cfg, void **
 __attribute__((unused)) static void FN(kh_scratch_free)(void *s) { FN(vstate_free)(NULL, s); }
 
 /* One record (kabi.h) of input in, checked by the caller. A read takes only q: load() then runs
- * on a stand-in input with k = q and v = 0, whose other fields the kernel ignores. */
+ * on a stand-in input with k = q and v = 0, whose other fields the kernel ignores. A step
+ * without a gate carries zeros in g (ignored too: the record's bytes stay a function of in). */
 __attribute__((unused)) static void FN(kh_prepare)(void *scratch, const vla_input *in, int is_read,
                                                   void *rec)
 {
     static const double zeros[VLA_D_MAX];
     ST *s = scratch;
-    size_t d = s->d, dv = s->dv;
+    int d = s->d, dv = s->dv;
     vla_input rd = {in->q, in->q, zeros, NULL, NULL, NAN, NAN};
     if (is_read)
         in = &rd;
     FN(load)(NULL, s, in);
+    if (!in->g)
+        memset(s->g, 0, (size_t)dv * sizeof(NUM));
     NUM *r = rec;
-    memcpy(r, s->q, d * sizeof(NUM));
-    memcpy(r += d, s->k, d * sizeof(NUM));
-    memcpy(r += d, s->u, d * sizeof(NUM));
-    memcpy(r += d, s->pk, d * sizeof(NUM));
-    memcpy(r += d, s->pq, d * sizeof(NUM));
-    memcpy(r += d, s->v, dv * sizeof(NUM));
-    r += dv;
-    if (in->g)
-        memcpy(r, s->g, dv * sizeof(NUM));
-    else
-        memset(r, 0, dv * sizeof(NUM));
-    memcpy(r + dv, s->beta_decay, 2 * sizeof(NUM));
+#define VLA_X_(name, len)                                                                          \
+    memcpy(r, s->name, (size_t)(len) * sizeof(NUM));                                               \
+    r += (len);
+    VLA_STATE_INPUT(VLA_X_)
+#undef VLA_X_
 }
 
 /* chol keeps the factor L where the other ways keep A: A = M^-1 from a run's L (raw numbers of

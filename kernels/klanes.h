@@ -5,14 +5,15 @@
  * reordered: a dot product is still a chain of additions, now LW chains side by side), hence a
  * lane's bits are the CPU model's. Branches on computed values go through recur.h's LANE_IF,
  * which masks the writes of the lanes that do not take them (lanes.c). Included by lanes.c once
- * per policy, with NUM, LT (the scalar container), LW, LALL, RO, RS, KTINY and SFX set, and the
- * vector operations KBL, LCMP, LSET, LSQRT, LABS and the mask setter LSETM of NUM's width. */
+ * per policy, with NUM (the vector type), POL, RO and RS set, and the vector operations of
+ * NUM's width (larith.h). The state and the input records move as lib/tables.h's list says. */
+#include "larith.h"
 
 /* recur.h's two matrix-vector products, y_i = sum_j M[i rs + j cs] x_j (matvec: rs = n, cs = 1;
  * matvec_t: rs = 1, cs = m), with eight rows' sums in flight at once: each row's sum is still
  * the chain of recur.h's dot, first product then left to right, but eight independent chains
  * keep the adder's pipeline full where one would wait out each addition's latency. */
-static inline int LCAT(lmv, SFX)(lctx *cx_, NUM *y, const NUM *M, const NUM *x, int m, int n,
+static inline int VLA_CAT(lmv, SFX)(lctx *cx_, NUM *y, const NUM *M, const NUM *x, int m, int n,
                                     size_t rs, size_t cs)
 {
     int i = 0;
@@ -48,8 +49,8 @@ static inline int LCAT(lmv, SFX)(lctx *cx_, NUM *y, const NUM *M, const NUM *x, 
     }
     return 1;
 }
-#define VLA_MATVEC_HOOK(y, M, x, m, n) LCAT(lmv, SFX)(cx_, (y), (M), (x), (m), (n), (n), 1)
-#define VLA_MATVEC_T_HOOK(y, M, x, m, n) LCAT(lmv, SFX)(cx_, (y), (M), (x), (m), (n), 1, (m))
+#define VLA_MATVEC_HOOK(y, M, x, m, n) VLA_CAT(lmv, SFX)(cx_, (y), (M), (x), (m), (n), (n), 1)
+#define VLA_MATVEC_T_HOOK(y, M, x, m, n) VLA_CAT(lmv, SFX)(cx_, (y), (M), (x), (m), (n), 1, (m))
 #include "recur.h"
 #undef VLA_MATVEC_HOOK
 #undef VLA_MATVEC_T_HOOK
@@ -79,46 +80,43 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
     const unsigned live = nl == LW ? LALL : (1u << nl) - 1;
     LSETM(cx_, live);
 
-    /* state in: S, A, n, o, kp, al (kabi.h's layout), and the constants */
+    /* state in (kabi.h's layout), and the constants */
     const int sl = p->state_len;
     for (int l = 0; l < LW; l++) {
         const LT *gs = (const LT *)p->state + (size_t)lr[l] * sl;
-        for (int i = 0; i < dv * d; i++)
-            E(s->S, i)[l] = gs[i];
-        gs += (size_t)dv * d;
-        for (int i = 0; i < d * d; i++)
-            E(s->A, i)[l] = gs[i];
-        gs += (size_t)d * d;
-        for (int i = 0; i < d; i++) {
-            E(s->n, i)[l] = gs[i];
-            E(s->kp, i)[l] = gs[d + dv + i];
-            E(s->al, i)[l] = gs[2 * d + dv + i];
-        }
-        for (int i = 0; i < dv; i++)
-            E(s->o, i)[l] = gs[d + i];
+#define VLA_X_(name, len)                                                                          \
+    for (long i = 0, o = kstate_off(KA_##name, d, dv); i < (len); i++)                             \
+        E(s->name, i)[l] = gs[o + i];
+        VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
     }
     for (int i = 0; i < C_NCONST; i++)
         E(s->c, i) = LSET(((const LT *)p->consts)[i]);
 
-    const int rl = p->rec_len;
+    /* the record's arrays, one after the other */
+#define VLA_X_(name, len) s->name,
+    NUM *const dst[] = {VLA_STATE_INPUT(VLA_X_)};
+#undef VLA_X_
+#define VLA_X_(name, len) (len),
+    const int ilen[] = {VLA_STATE_INPUT(VLA_X_)};
+#undef VLA_X_
+    const int nin = (int)(sizeof ilen / sizeof ilen[0]), rl = p->rec_len;
     for (long t = 0; t < p->steps; t++) {
         size_t ii = p->shared_in ? (size_t)t : (size_t)runs[0] * p->steps + t;
         int f = p->flags[ii];
         if (f & KF_SKIP) /* (the group agrees on its flags) */
             continue;
-        /* the input records, each number into its lane (one record for all: a broadcast) */
-        NUM *dst[] = {s->q, s->k, s->u, s->pk, s->pq, s->v, s->g, s->beta_decay};
-        const int len[] = {d, d, d, d, d, dv, dv, 2};
+        /* each number into its lane (one record for all: a broadcast) */
         if (p->shared_in) {
             const LT *rec = (const LT *)p->inputs + ii * rl;
-            for (int a = 0; a < 8; rec += len[a], a++)
-                for (int i = 0; i < len[a]; i++)
+            for (int a = 0; a < nin; rec += ilen[a], a++)
+                for (int i = 0; i < ilen[a]; i++)
                     dst[a][i] = LSET(rec[i]);
         } else {
             for (int l = 0; l < LW; l++) {
                 const LT *rec = (const LT *)p->inputs + ((size_t)lr[l] * p->steps + t) * rl;
-                for (int a = 0; a < 8; rec += len[a], a++)
-                    for (int i = 0; i < len[a]; i++)
+                for (int a = 0; a < nin; rec += ilen[a], a++)
+                    for (int i = 0; i < ilen[a]; i++)
                         dst[a][i][l] = rec[i];
             }
         }
@@ -156,19 +154,11 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
     /* state out, and the counts: the run's own before this launch + shared + its lane's */
     for (int l = 0; l < nl; l++) {
         LT *ws = (LT *)p->state + (size_t)runs[l] * sl;
-        for (int i = 0; i < dv * d; i++)
-            ws[i] = E(s->S, i)[l];
-        ws += (size_t)dv * d;
-        for (int i = 0; i < d * d; i++)
-            ws[i] = E(s->A, i)[l];
-        ws += (size_t)d * d;
-        for (int i = 0; i < d; i++) {
-            ws[i] = E(s->n, i)[l];
-            ws[d + dv + i] = E(s->kp, i)[l];
-            ws[2 * d + dv + i] = E(s->al, i)[l];
-        }
-        for (int i = 0; i < dv; i++)
-            ws[d + i] = E(s->o, i)[l];
+#define VLA_X_(name, len)                                                                          \
+    for (long i = 0, o = kstate_off(KA_##name, d, dv); i < (len); i++)                             \
+        ws[o + i] = E(s->name, i)[l];
+        VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
         kcounts *kc = &p->counts[runs[l]];
         long *c = (long *)&kc->cnt;
         for (int j = 0; j < LCOUNTS; j++)
@@ -182,7 +172,7 @@ static void FN(lanes_block)(const kparams *p, const int *runs, int nl, void *are
     FN(lblock)(p, runs, nl, (NUM *)arena, cx);
 }
 
-#undef RO
-#undef RS
-#undef KTINY
-#undef SFX
+#undef LT
+#undef LW
+#undef LALL
+#include "recur_end.h"

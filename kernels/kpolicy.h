@@ -1,9 +1,9 @@
-/* kpolicy.h: lib/recur.h instantiated for the six precision policies as kernel code: by nvcc for
+/* kpolicy.h: lib/recur.h instantiated for the precision policies as kernel code: by nvcc for
  * the GPU (vlacuda.cu), or by the C compiler for the emulation of one block on host threads
  * (emu.c), which checks the block decomposition where there is no GPU. The recurrences are
  * recur.h's, unchanged: the arithmetic macros below give each operation the rounding that
- * lib/arith_native.h gives it, and VLA_PFOR splits recur.h's independent loops across the
- * threads of a block. The includer defines KSYNC() (a block barrier), KTID and KNT (this
+ * lib/arith_native.h gives it (karith.h), and VLA_PFOR splits recur.h's independent loops across
+ * the threads of a block. The includer defines KSYNC() (a block barrier), KTID and KNT (this
  * thread's index and the block's thread count) before including this file. */
 #include "kabi.h"
 #include <math.h>
@@ -19,7 +19,6 @@ extern "C" {
 #ifdef __CUDACC__
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#define VLA_FN static __device__
 /* Explicitly rounded operations: never contracted into fma and never approximated, whatever
  * nvcc's flags (the build also says --fmad=false). */
 static __device__ __forceinline__ float kadd(float a, float b) { return __fadd_rn(a, b); }
@@ -50,7 +49,6 @@ static __device__ __forceinline__ float krnd_bf16(float x)
 #define KSQRT(a) ksqrt(a)
 #else
 #include "fmt.h"
-#define VLA_FN static
 /* host C compiled with -ffp-contract=off -fexcess-precision=standard, as lib/ is */
 #define KADD(a, b) ((a) + (b))
 #define KSUB(a, b) ((a) - (b))
@@ -61,80 +59,35 @@ static __device__ __forceinline__ float krnd_bf16(float x)
 #define krnd_bf16 vla_rnd_bf16
 #endif
 
-#define VLA_RECUR_DEVICE
-/* the context of every recur.h function is the arena's padding shift (kabi.h) */
-#define CXP int cx_
-#define CX cx_
-#define E(a, i) (a)[(i) + ((i) >> cx_)]
-#define VLA_ROWP(M, off) ((M) + (off) + ((off) >> cx_))
-/* A barrier before (the threads may still read what the loop overwrites) and after (they read
- * what it wrote); the outer for runs once and exists to place the second barrier. */
-#define VLA_PFOR(i, lo, hi)                                                                        \
-    for (int i##_pf = (KSYNC(), 1); i##_pf; i##_pf = (KSYNC(), 0))                                 \
-        for (int i = (lo) + KTID; i < (hi); i += KNT)
-#define NREF NUM *
-#define R(p) (*(p))
-#define P(x) (&(x))
-#define SCALAR(x) NUM x
-#define FRAME_BEGIN
-#define FRAME_END
-#define ADD(r, a, b) ((r) = RO(KADD((a), (b))))
-#define SUB(r, a, b) ((r) = RO(KSUB((a), (b))))
-#define MUL(r, a, b) ((r) = RO(KMUL((a), (b))))
-#define DIV(r, a, b) ((r) = RO(KDIV((a), (b))))
-#define SQRT(r, a) ((r) = RO(KSQRT(a)))
-#define COPY(r, a) ((r) = (a))
-#define SETI(r, i) ((r) = (NUM)(i)) /* small integers: exact in every format */
-#define STORE(r) ((r) = RS(r))
-#define ISFIN(a) isfinite(a)
-#define LESS(a, b) ((a) < (b))
-#define ABSLESS(a, b) (fabs((double)(a)) < (double)(b))
-#define CMPD(a, c) (((double)(a) > (c)) - ((double)(a) < (c)))
-#define TINY KTINY
-#define TOD(a) ((double)(a))
-#define ARITH_ENTER
-#define ARITH_LEAVE
-
-/* the policies of lib/native_all.h: container, per-operation and per-store rounding, and the
- * compute format's smallest normal */
-#define NUM double
+/* the policies of vlalists.h, a block each: its row (POL) and how it rounds (RO: every
+ * operation, RS: every store); karith.h derives the rest (kern_<POL> and emu_block_<POL> are
+ * what vlacuda.cu's and emu.c's tables, made from the list, look for) */
+#define POL f64
 #define RO(x) (x)
 #define RS(x) (x)
-#define KTINY 0x1p-1022
-#define SFX f64
 #include "kdriver.h"
 
-#define NUM float
+#define POL f32
 #define RO(x) (x)
 #define RS(x) (x)
-#define KTINY 0x1p-126
-#define SFX f32
 #include "kdriver.h"
 
-#define NUM float
+#define POL f16
 #define RO(x) krnd_f16(x)
 #define RS(x) (x)
-#define KTINY 0x1p-14
-#define SFX f16
 #include "kdriver.h"
 
-#define NUM float
+#define POL bf16
 #define RO(x) krnd_bf16(x)
 #define RS(x) (x)
-#define KTINY 0x1p-126
-#define SFX bf16
 #include "kdriver.h"
 
-#define NUM float
+#define POL f16f32
 #define RO(x) (x)
 #define RS(x) krnd_f16(x)
-#define KTINY 0x1p-126
-#define SFX f16f32
 #include "kdriver.h"
 
-#define NUM float
+#define POL bf16f32
 #define RO(x) (x)
 #define RS(x) krnd_bf16(x)
-#define KTINY 0x1p-126
-#define SFX bf16f32
 #include "kdriver.h"

@@ -90,52 +90,6 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
 }
 #pragma GCC pop_options
 
-#define VLA_RECUR_DEVICE
-#define LCAT_(a, b) a##_##b
-#define LCAT(a, b) LCAT_(a, b)
-#define CXP lctx *cx_
-#define CX cx_
-#define E(a, i) (a)[i]
-#define NREF NUM *
-#define R(p) (*(p))
-#define P(x) (&(x))
-#define SCALAR(x) NUM x = {0}
-#define FRAME_BEGIN
-#define FRAME_END
-/* every write goes through KBL(old, new): new in the active lanes, old in the others */
-#define ADD(r, a, b) ((r) = KBL((r), RO((a) + (b))))
-#define SUB(r, a, b) ((r) = KBL((r), RO((a) - (b))))
-#define MUL(r, a, b) ((r) = KBL((r), RO((a) * (b))))
-#define DIV(r, a, b) ((r) = KBL((r), RO((a) / (b))))
-#define SQRT(r, a) ((r) = KBL((r), RO(LSQRT(a))))
-#define COPY(r, a) ((r) = KBL((r), (a)))
-#define SETI(r, i) ((r) = KBL((r), LSET(i))) /* small integers: exact in every format */
-#define STORE(r) ((r) = KBL((r), RS(r)))
-#define ISFIN(a) LCMP(LABS(a), LSET(INFINITY), _CMP_LT_OQ)
-#define LESS(a, b) LCMP((a), (b), _CMP_LT_OQ)
-#define ABSLESS(a, b) LCMP(LABS(a), (b), _CMP_LT_OQ)
-#define LESSD(a, c) LCMP((a), LSET(c), _CMP_LT_OQ)
-#define TINY KTINY
-#define ARITH_ENTER
-#define ARITH_LEAVE
-#define LPRED unsigned
-#define PNOT(a) (~(a))
-#define POR(a, b) ((a) | (b))
-#define PFALSE 0u
-#define COUNT(x) lanes_count(cx_, &(x))
-#define TEMP(t) ((t) = LSET(0))
-#define LANE_IF(c)                                                                                 \
-    {                                                                                              \
-        const unsigned lsv_ = cx_->m, lc_ = (c);                                                   \
-        LSETM(cx_, lsv_ & lc_);                                                                    \
-        if (cx_->m)
-#define LANE_ELSE                                                                                  \
-    LSETM(cx_, lsv_ & ~lc_);                                                                       \
-    if (cx_->m)
-#define LANE_END                                                                                   \
-    LSETM(cx_, lsv_);                                                                              \
-    }
-
 /* ---- AVX-512: every write a merge-masked (or zero-masked) operation under a k register ---- */
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw")
@@ -147,45 +101,38 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
 #define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
 #define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
 #define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
+#define LTAG(x) x
 #define NUM lv16
-#define LT float
-#define LW 16
-#define LALL 0xffffu
+#define POL f32
 #define RO(x) (x)
 #define RS(x) (x)
-#define KTINY 0x1p-126
-#define SFX f32
 #include "klanes.h"
 
+#define NUM lv16
+#define POL f16
 #define RO(x) lrnd_f16(x)
 #define RS(x) (x)
-#define KTINY 0x1p-14
-#define SFX f16
 #include "klanes.h"
 
+#define NUM lv16
+#define POL bf16
 #define RO(x) lrnd_bf16(x)
 #define RS(x) (x)
-#define KTINY 0x1p-126
-#define SFX bf16
 #include "klanes.h"
 
+#define NUM lv16
+#define POL f16f32
 #define RO(x) (x)
 #define RS(x) lrnd_f16(x)
-#define KTINY 0x1p-126
-#define SFX f16f32
 #include "klanes.h"
 
+#define NUM lv16
+#define POL bf16f32
 #define RO(x) (x)
 #define RS(x) lrnd_bf16(x)
-#define KTINY 0x1p-126
-#define SFX bf16f32
 #include "klanes.h"
 
 /* binary64: 8 lanes */
-#undef NUM
-#undef LT
-#undef LW
-#undef LALL
 #undef KBL
 #undef LCMP
 #undef LSET
@@ -197,23 +144,16 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
 #define LSQRT(a) ((lv8)_mm512_sqrt_pd((__m512d)(a)))
 #define LABS(a) ((lv8)_mm512_abs_pd((__m512d)(a)))
 #define NUM lv8
-#define LT double
-#define LW 8
-#define LALL 0xffu
+#define POL f64
 #define RO(x) (x)
 #define RS(x) (x)
-#define KTINY 0x1p-1022
-#define SFX f64
 #include "klanes.h"
+#undef LTAG
 #pragma GCC pop_options
 
 /* ---- AVX2: 8 binary32 lanes (4 binary64), every write a blend under a vector mask ---- */
 #pragma GCC push_options
 #pragma GCC target("avx2,f16c")
-#undef NUM
-#undef LT
-#undef LW
-#undef LALL
 #undef KBL
 #undef LCMP
 #undef LSET
@@ -261,44 +201,37 @@ static void round16_avx2(int bf, const float *x, float *y, size_t n)
 #define LSET(x) ((lv8f)_mm256_set1_ps((float)(x)))
 #define LSQRT(a) ((lv8f)_mm256_sqrt_ps((__m256)(a)))
 #define LABS(a) ((lv8f)_mm256_andnot_ps(_mm256_set1_ps(-0.0f), (__m256)(a)))
+#define LTAG(x) VLA_CAT(a2, x)
 #define NUM lv8f
-#define LT float
-#define LW 8
-#define LALL 0xffu
+#define POL f32
 #define RO(x) (x)
 #define RS(x) (x)
-#define KTINY 0x1p-126
-#define SFX a2_f32
 #include "klanes.h"
 
+#define NUM lv8f
+#define POL f16
 #define RO(x) lrnd2_f16(x)
 #define RS(x) (x)
-#define KTINY 0x1p-14
-#define SFX a2_f16
 #include "klanes.h"
 
+#define NUM lv8f
+#define POL bf16
 #define RO(x) lrnd2_bf16(x)
 #define RS(x) (x)
-#define KTINY 0x1p-126
-#define SFX a2_bf16
 #include "klanes.h"
 
+#define NUM lv8f
+#define POL f16f32
 #define RO(x) (x)
 #define RS(x) lrnd2_f16(x)
-#define KTINY 0x1p-126
-#define SFX a2_f16f32
 #include "klanes.h"
 
+#define NUM lv8f
+#define POL bf16f32
 #define RO(x) (x)
 #define RS(x) lrnd2_bf16(x)
-#define KTINY 0x1p-126
-#define SFX a2_bf16f32
 #include "klanes.h"
 
-#undef NUM
-#undef LT
-#undef LW
-#undef LALL
 #undef KBL
 #undef LCMP
 #undef LSET
@@ -310,14 +243,11 @@ static void round16_avx2(int bf, const float *x, float *y, size_t n)
 #define LSQRT(a) ((lv4d)_mm256_sqrt_pd((__m256d)(a)))
 #define LABS(a) ((lv4d)_mm256_andnot_pd(_mm256_set1_pd(-0.0), (__m256d)(a)))
 #define NUM lv4d
-#define LT double
-#define LW 4
-#define LALL 0xfu
+#define POL f64
 #define RO(x) (x)
 #define RS(x) (x)
-#define KTINY 0x1p-1022
-#define SFX a2_f64
 #include "klanes.h"
+#undef LTAG
 #pragma GCC pop_options
 
 /* the instruction set the lanes use: AVX-512 where the processor has it, else AVX2 (with F16C);
@@ -345,19 +275,21 @@ void vla_lanes_round16(int bf, const float *x, float *y, size_t n)
         round16_avx2(bf, x, y, n);
 }
 
+/* the instantiations of each policy of the list, AVX2 and AVX-512 */
 typedef void (*lblock_fn)(const kparams *p, const int *runs, int nl, void *arena, lctx *cx);
 static const lblock_fn lblocks[2][VLA_NPREC] = {
-    {[VLA_F64] = lanes_block_a2_f64, [VLA_F32] = lanes_block_a2_f32,
-     [VLA_F16] = lanes_block_a2_f16, [VLA_BF16] = lanes_block_a2_bf16,
-     [VLA_F16_F32] = lanes_block_a2_f16f32, [VLA_BF16_F32] = lanes_block_a2_bf16f32},
-    {[VLA_F64] = lanes_block_f64, [VLA_F32] = lanes_block_f32, [VLA_F16] = lanes_block_f16,
-     [VLA_BF16] = lanes_block_bf16, [VLA_F16_F32] = lanes_block_f16f32,
-     [VLA_BF16_F32] = lanes_block_bf16f32}};
+#define VLA_X_(ID, name, sfx, ...) lanes_block_a2_##sfx,
+    {VLA_PRECS(VLA_X_)},
+#undef VLA_X_
+#define VLA_X_(ID, name, sfx, ...) lanes_block_##sfx,
+    {VLA_PRECS(VLA_X_)},
+#undef VLA_X_
+};
 
-/* runs per register */
+/* runs per register: a 64- or 32-byte register of the policy's numbers */
 static int lanes_of(vla_prec p, int isa)
 {
-    return (p == VLA_F64 ? 8 : 16) / (isa == ISA_AVX512 ? 1 : 2);
+    return (int)((isa == ISA_AVX512 ? 64 : 32) / vla_prec_num_size(p));
 }
 
 int vla_cuda_lanes_width(vla_prec p)

@@ -1,5 +1,5 @@
 /* vlacuda.cu: the GPU device of the CUDA backend: kpolicy.h's kernels (lib/recur.h, one block per
- * run, the state in shared memory) for the six policies, and the CUDA runtime calls that host.c
+ * run, the state in shared memory) for the policies of lib/vlalists.h, and the CUDA runtime calls that host.c
  * drives through kdev.h, every one of them checked. Built with --fmad=false for sm_90 plus
  * compute_80 PTX (see the Makefile); the arithmetic is explicitly rounded anyway. */
 #include "kdev.h"
@@ -12,8 +12,11 @@
 #include "kpolicy.h"
 
 typedef void (*kern_fn)(const kparams);
-static const kern_fn kerns[VLA_NPREC] = {kern_f64, kern_f32, kern_f16, kern_bf16, kern_f16f32,
-                                         kern_bf16f32};
+static const kern_fn kerns[VLA_NPREC] = {
+#define VLA_X_(ID, name, sfx, ...) kern_##sfx,
+    VLA_PRECS(VLA_X_)
+#undef VLA_X_
+};
 
 /* on failure: a line naming the call, CUDA's reason, and where; out of memory is VLA_ENOMEM,
  * anything else a device failure (VLA_EIO) */
@@ -108,7 +111,7 @@ static int cu_get(void *ctx, void *dst, const void *src, size_t bytes, char *err
 
 static size_t smem_bytes(const kparams *p)
 {
-    return (size_t)p->arena_len * (p->cfg.prec == VLA_F64 ? sizeof(double) : sizeof(float));
+    return (size_t)p->arena_len * vla_prec_num_size(p->cfg.prec);
 }
 
 static int cu_plan(void *ctx, kparams *p, char *err, size_t len)

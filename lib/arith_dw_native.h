@@ -1,13 +1,21 @@
 /* arith_dw_native.h: the arithmetic macros of recur.h for the comp way of tracking A, natively:
  * every number is a double word {h, l} of the working format and every operation one of
- * dw_body.h's algorithms. The includer defines, per instantiation, BASE (float or double),
- * RO(x) (rounding of a base operation's result to the working format), FMAN (fma or fmaf),
- * SQRTN, FMT_C = FMT_S (comp is defined for the uniform policies) and SFX. */
+ * dw_body.h's algorithms. Included by dw_inst.h per instantiation; the includer defines POL (a
+ * policy of one format, by its suffix in vlalists.h) and RO(x) (rounding of a base operation's
+ * result to the working format); the base type, fma, sqrt, the formats and the suffix
+ * (<POL>c) follow. */
 #include "fmt.h"
 #include "model_impl.h"
+#include "tables.h"
 #include <math.h>
 #include <stdlib.h>
 
+#define SFX VLA_JOIN(POL, c)
+#define FN(name) VLA_CAT(name, SFX)
+#define VLA_FN static
+#define BASE VLA_NUM_OF(POL)
+#define FMT_C VLA_FMTC_OF(POL)
+#define FMT_S VLA_FMTS_OF(POL)
 #define CXP void *cx_
 #define CX cx_
 #define DW FN(dwnum)
@@ -21,8 +29,8 @@
 #define B_SUB(r, a, b) ((r) = RO((a) - (b)))
 #define B_MUL(r, a, b) ((r) = RO((a) * (b)))
 #define B_DIV(r, a, b) ((r) = RO((a) / (b)))
-#define B_SQRT(r, a) ((r) = RO(SQRTN(a)))
-#define B_FMA(r, a, b, c) ((r) = RO(FMAN((a), (b), (c))))
+#define B_SQRT(r, a) ((r) = RO(_Generic((BASE)0, float: sqrtf, double: sqrt)(a)))
+#define B_FMA(r, a, b, c) ((r) = RO(_Generic((BASE)0, float: fmaf, double: fma)((a), (b), (c))))
 #define B_NEG(r, a) ((r) = -(a))
 #define B_COPY(r, a) ((r) = (a))
 #define B_ZERO(r) ((r) = 0)

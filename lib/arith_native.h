@@ -1,7 +1,9 @@
-/* arith_native.h: the arithmetic macros of recur.h for the native policies. The includer defines
- * NUM (double or float), SQRTN (sqrt or sqrtf), RO(x) (rounding of every operation's result to
- * the compute format), RS(x) (rounding to the storage format when a state value is stored), and
- * FMT_C, FMT_S (the vla_fmt of each).
+/* arith_native.h: the arithmetic macros of recur.h for the native policies, included by
+ * native_inst.h at the start of each instantiation (recur_end.h undefines them at its end). The
+ * includer defines POL (the policy's row of vlalists.h, by its suffix: f32, f16f32, ...), RO(x)
+ * (rounding of every operation's result to the compute format) and RS(x) (rounding to the
+ * storage format when a state value is stored); the container NUM, the formats FMT_C, FMT_S and
+ * the suffix SFX (TAG(POL) unless the includer set one) follow from the row.
  *
  * The vocabulary, shared with reference/arith_mpfr.h:
  *   E(a, i)      element i of array a, usable as operand and destination
@@ -21,9 +23,31 @@
  *   CXP, CX      the context parameter and argument (native: the model's vla_sr_state) */
 #include "fmt.h"
 #include "model_impl.h"
+#include "tables.h"
 #include <math.h>
 #include <stdlib.h>
 
+#ifndef VLA_ARITH_NATIVE_ONCE
+#define VLA_ARITH_NATIVE_ONCE
+/* vla_round_fmt with its binary64 and binary32 cases inline: FMT_S is a constant, so input
+ * preparation costs a conversion, not a call, in those policies */
+static inline double vla_round_in(vla_fmt f, double x)
+{
+    return f == VLA_FMT_F64 ? x : f == VLA_FMT_F32 ? (double)(float)x : vla_round_fmt(f, x);
+}
+#endif
+
+#ifdef POL /* (without, only the helpers above: model_simd.c compiles them for any x86-64) */
+#ifndef SFX
+#define SFX TAG(POL)
+#endif
+#ifdef NATIVE_MATVEC /* a group's vectorized matrix-vector products (model_simd.c) */
+#define VLA_MATVEC_HOOK NATIVE_MATVEC
+#define VLA_MATVEC_T_HOOK NATIVE_MATVEC_T
+#endif
+#define NUM VLA_NUM_OF(POL)
+#define FMT_C VLA_FMTC_OF(POL)
+#define FMT_S VLA_FMTS_OF(POL)
 #define CXP void *cx_
 #define CX cx_
 #define NREF NUM *
@@ -37,32 +61,18 @@
 #define SUB(r, a, b) ((r) = RO((a) - (b)))
 #define MUL(r, a, b) ((r) = RO((a) * (b)))
 #define DIV(r, a, b) ((r) = RO((a) / (b)))
-#define SQRT(r, a) ((r) = RO(SQRTN(a)))
+#define SQRT(r, a) ((r) = RO(_Generic((NUM)0, float: sqrtf, double: sqrt)(a)))
 #define COPY(r, a) ((r) = (a))
 #define SETD(r, c) ((r) = (NUM)vla_round_fmt(FMT_C, (c)))
 #define SETI(r, i) ((r) = (NUM)vla_round_fmt(FMT_C, (double)(i)))
 #define STORE(r) ((r) = RS(r))
-/* vla_round_fmt with its binary64 and binary32 cases inline: FMT_S is a constant, so input
- * preparation costs a conversion, not a call, in those policies */
-#ifndef VLA_ROUND_IN_ONCE
-#define VLA_ROUND_IN_ONCE
-static inline double vla_round_in(vla_fmt f, double x)
-{
-    return f == VLA_FMT_F64 ? x : f == VLA_FMT_F32 ? (double)(float)x : vla_round_fmt(f, x);
-}
-/* vla_fmt_min_normal as a constant (unit() asks for it on every call) */
-static inline double vla_min_normal_in(vla_fmt f)
-{
-    return f == VLA_FMT_F64 ? 0x1p-1022 : f == VLA_FMT_F16 ? 0x1p-14 : 0x1p-126;
-}
-#endif
 #define LOAD_IN(r, x) ((r) = (NUM)vla_round_in(FMT_S, (x)))
 #define LOAD_PHI(r, x) ((r) = (NUM)vla_round_in(FMT_S, vla_phi_d(vla_round_in(FMT_S, (x)))))
 #define ISFIN(a) isfinite(a)
 #define LESS(a, b) ((a) < (b))
 #define ABSLESS(a, b) (fabs((double)(a)) < (double)(b))
 #define CMPD(a, c) (((double)(a) > (c)) - ((double)(a) < (c)))
-#define TINY vla_min_normal_in(FMT_C)
+#define TINY vla_fmt_tiny(FMT_C) /* a constant: unit() asks on every call */
 #define TOD(a) ((double)(a))
 #define NUM_ALLOC(n) ((NUM *)calloc((n), sizeof(NUM)))
 #define NUM_FREE(p, n) ((void)(n), free(p))
@@ -71,3 +81,4 @@ static inline double vla_min_normal_in(vla_fmt f)
 #define SR_RESET(t) vla_sr_reset((vla_sr_state *)cx_, (t))
 #define ARITH_ENTER
 #define ARITH_LEAVE
+#endif

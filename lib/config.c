@@ -1,6 +1,6 @@
 /* config.c: model and tracking names, the SPEC section 2 defaults of every constant, NAME=VALUE
  * settings from the command line, and the error strings. */
-#include "vlastab.h"
+#include "tables.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -21,35 +21,70 @@ const char *vla_strerror(int err)
     }
 }
 
-static const char *const model_names[VLA_NMODEL] = {"la", "delta", "rls", "vla1", "vla3"};
-static const char *const track_names[VLA_NTRACK] = {"sm", "sm-sym", "joseph", "chol", "comp", "sr"};
+static const struct {
+    const char *name;
+    int has_A, normalize;
+} model_rows[VLA_NMODEL] = {
+#define VLA_X_(ID, tok, has_A, normalize) {#tok, has_A, normalize},
+    VLA_MODELS(VLA_X_)
+#undef VLA_X_
+};
+#define VLA_X_(ID, name, ...) name,
+static const char *const track_names[VLA_NTRACK] = {VLA_TRACKS(VLA_X_)};
+#undef VLA_X_
 
-const char *vla_model_name(vla_model_kind m) { return (unsigned)m < VLA_NMODEL ? model_names[m] : "?"; }
-const char *vla_track_name(vla_track t) { return (unsigned)t < VLA_NTRACK ? track_names[t] : "?"; }
-int vla_model_has_A(vla_model_kind m) { return m == VLA_RLS || m == VLA_VLA1 || m == VLA_VLA3; }
-
-static int parse_name(const char *name, const char *const *names, int n, int *out)
+const char *vla_model_name(vla_model_kind m)
 {
-    for (int i = 0; i < n; i++)
-        if (name && !strcmp(name, names[i])) {
-            *out = i;
+    return (unsigned)m < VLA_NMODEL ? model_rows[m].name : "?";
+}
+const char *vla_track_name(vla_track t) { return (unsigned)t < VLA_NTRACK ? track_names[t] : "?"; }
+int vla_model_has_A(vla_model_kind m) { return (unsigned)m < VLA_NMODEL && model_rows[m].has_A; }
+
+/* ", a, b, c" + 2: each list's names as one string literal, made by the compiler */
+#define VLA_X_(ID, tok, ...) ", " #tok
+static const char fmt_list[] = VLA_FORMATS(VLA_X_);
+static const char model_list[] = VLA_MODELS(VLA_X_);
+#undef VLA_X_
+#define VLA_X_(ID, name, ...) ", " name
+static const char prec_list[] = VLA_PRECS(VLA_X_);
+static const char track_list[] = VLA_TRACKS(VLA_X_);
+#undef VLA_X_
+/* the policies of one kind (mixed or not), for the messages of the ways that need one */
+#define VLA_X_(ID, name, sfx, S, C, mixed) VLA_IF(mixed, ", " name)
+static const char mixed_list[] = "" VLA_PRECS(VLA_X_);
+#undef VLA_X_
+#define VLA_X_(ID, name, sfx, S, C, mixed) VLA_IFNOT(mixed, ", " name)
+static const char uniform_list[] = "" VLA_PRECS(VLA_X_);
+#undef VLA_X_
+
+const char *vla_names(vla_list which)
+{
+    switch (which) {
+    case VLA_LIST_FMT: return fmt_list + 2;
+    case VLA_LIST_PREC: return prec_list + 2;
+    case VLA_LIST_MODEL: return model_list + 2;
+    case VLA_LIST_TRACK: return track_list + 2;
+    default: return "?";
+    }
+}
+
+int vla_model_parse(const char *name, vla_model_kind *out)
+{
+    for (int i = 0; i < VLA_NMODEL; i++)
+        if (name && !strcmp(name, model_rows[i].name)) {
+            *out = (vla_model_kind)i;
             return VLA_OK;
         }
     return VLA_EINVAL;
 }
-int vla_model_parse(const char *name, vla_model_kind *out)
-{
-    int i, r = parse_name(name, model_names, VLA_NMODEL, &i);
-    if (!r)
-        *out = (vla_model_kind)i;
-    return r;
-}
 int vla_track_parse(const char *name, vla_track *out)
 {
-    int i, r = parse_name(name, track_names, VLA_NTRACK, &i);
-    if (!r)
-        *out = (vla_track)i;
-    return r;
+    for (int i = 0; i < VLA_NTRACK; i++)
+        if (name && !strcmp(name, track_names[i])) {
+            *out = (vla_track)i;
+            return VLA_OK;
+        }
+    return VLA_EINVAL;
 }
 
 void vla_config_default(vla_config *c, vla_model_kind model, int d)
@@ -74,7 +109,7 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
     c->beta = 1.0;
     c->delta_form = VLA_DELTA_GATED;
     c->sr_seed = 1;
-    c->normalize = (model == VLA_LA || model == VLA_VLA3);
+    c->normalize = (unsigned)model < VLA_NMODEL && model_rows[model].normalize;
     switch (model) {
     case VLA_VLA1: /* the v1 layer: guarded Sherman-Morrison, nudge every 50, norm clamp */
         c->nudge = c->guard = c->clamp_on = 1;
@@ -186,33 +221,31 @@ int vla_config_check(const vla_config *c)
     return VLA_OK;
 }
 
+/* the messages of the ways that need a kind of policy name them from the list, written once
+ * when the library is loaded (before any thread can ask) */
+static char need_uniform[160], need_mixed[160];
+__attribute__((constructor)) static void track_messages(void)
+{
+    snprintf(need_uniform, sizeof need_uniform,
+             "comp is double-word arithmetic of one format: use %s", uniform_list + 2);
+    snprintf(need_mixed, sizeof need_mixed,
+             "sr rounds stored 16-bit results of binary32 arithmetic: use %s", mixed_list + 2);
+}
+
 int vla_track_check(const vla_config *c, const char **why)
 {
     const char *w = NULL;
-    switch (c->track) {
-    case VLA_TRACK_SM:
-    case VLA_TRACK_SMSYM:
-    case VLA_TRACK_JOSEPH:
-        break;
-    case VLA_TRACK_CHOL:
-        if (vla_model_has_A(c->model) && c->nudge)
-            w = "chol keeps the factor of M = A^-1 and a nudge of A is no low-rank change of M: "
-                "set nudge=off";
-        else if (c->model == VLA_VLA1 && c->clamp_on)
-            w = "chol cannot apply vla1's clamp (A += eps I): set clamp_on=off";
-        break;
-    case VLA_TRACK_COMP:
-        if (c->prec == VLA_F16_F32 || c->prec == VLA_BF16_F32)
-            w = "comp is double-word arithmetic of one format: use f64, f32, f16 or bf16";
-        break;
-    case VLA_TRACK_SR:
-        if (c->prec != VLA_F16_F32 && c->prec != VLA_BF16_F32)
-            w = "sr rounds stored 16-bit results of binary32 arithmetic: use f16-f32 or bf16-f32";
-        break;
-    default:
-        w = "this way of tracking A is not implemented yet";
-        break;
-    }
+    if ((unsigned)c->track >= VLA_NTRACK)
+        w = "no such way of tracking A";
+    else if (c->track == VLA_TRACK_CHOL && vla_model_has_A(c->model) && c->nudge)
+        w = "chol keeps the factor of M = A^-1 and a nudge of A is no low-rank change of M: "
+            "set nudge=off";
+    else if (c->track == VLA_TRACK_CHOL && c->model == VLA_VLA1 && c->clamp_on)
+        w = "chol cannot apply vla1's clamp (A += eps I): set clamp_on=off";
+    else if (c->track == VLA_TRACK_COMP && vla_prec_mixed(c->prec))
+        w = need_uniform;
+    else if (c->track == VLA_TRACK_SR && !vla_prec_mixed(c->prec))
+        w = need_mixed;
     if (why)
         *why = w;
     return w ? VLA_ENOTSUP : VLA_OK;

@@ -2,6 +2,7 @@
  * then rows of numbers that round-trip binary64. A file is written under PATH.tmp.PID and renamed
  * onto PATH only when closed cleanly, so a crash never leaves a complete-looking table behind. */
 #include "vlastab.h"
+#include "file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -117,34 +118,27 @@ int vla_dat_open(vla_dat **out, const char *path, int argc, char **argv)
     if (strcmp(path, "-") == 0) {
         f->fp = stdout;
     } else {
-        /* The rename goes onto the file a symlink names, not over the link; a device or a
-         * FIFO (/dev/null, a pipe) is written in place, since renaming over it would replace
-         * the node. */
-        char *target = NULL;
+        /* A character device or a FIFO (/dev/null, a pipe) is a stream, written in place; a
+         * regular file is replaced by the rename (through a symlink, the file it names); anything
+         * else (a directory, a block device) is refused. */
         struct stat st;
-        int special = 0;
-        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-            target = realpath(path, NULL);
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-            special = 1;
-        if (!target)
-            target = strdup(path);
-        if (!target) {
+        const char *kind;
+        int e;
+        if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+            f->fp = fopen(path, "w");
+        } else if ((e = vla_file_target(path, &f->path, &kind))) {
+            int errnum = errno;
             dat_free(f);
-            return VLA_ENOMEM;
-        }
-        if (special) {
-            f->fp = fopen(target, "w");
-            free(target);
+            errno = errnum;
+            return e == VLA_ENOMEM ? e : VLA_EIO;
         } else {
-            size_t n = strlen(target) + 32;
-            f->path = target;
+            size_t n = strlen(f->path) + 32;
             f->tmp = malloc(n);
             if (!f->tmp) {
                 dat_free(f);
                 return VLA_ENOMEM;
             }
-            snprintf(f->tmp, n, "%s.tmp.%ld", target, (long)getpid());
+            snprintf(f->tmp, n, "%s.tmp.%ld", f->path, (long)getpid());
             f->fp = fopen(f->tmp, "w");
         }
         if (!f->fp) {
@@ -272,7 +266,8 @@ int vla_dat_close(vla_dat *f)
     if (f->own && fclose(f->fp) != 0 && !err)
         err = VLA_EIO, errnum = errno;
     if (f->tmp) {
-        if (!err && rename(f->tmp, f->path) != 0)
+        const char *kind; /* the path may have become a FIFO or a device since the open */
+        if (!err && vla_file_replace(f->tmp, f->path, &kind) != 0)
             err = VLA_EIO, errnum = errno;
         if (err)
             unlink(f->tmp);

@@ -199,3 +199,30 @@ VLA_FN void FN(dw_setd)(CXP, DWP z, double c)
     B_SETD(BH(z), c);
     B_SETD(BL(z), c - B_TOD(BH(z)));
 }
+
+/* the base vocabulary is this file's alone: it ends here */
+#undef DW_TWO_SUM
+#undef DW_FAST_TWO_SUM
+#undef DW_TWO_PROD
+#undef DW_FINITE
+#undef BH
+#undef BL
+#undef BSCALAR
+#undef BSRC
+#undef B_ADD
+#undef B_SUB
+#undef B_MUL
+#undef B_DIV
+#undef B_SQRT
+#undef B_FMA
+#undef B_NEG
+#undef B_COPY
+#undef B_ZERO
+#undef B_ISZERO
+#undef B_ISFIN
+#undef B_LESS
+#undef B_EQ
+#undef B_SGN
+#undef B_CMPD
+#undef B_SETD
+#undef B_TOD

@@ -1,5 +1,6 @@
-/* dw_inst.h: one double-word instantiation of recur.h (model_comp.c includes it per format with
- * BASE, RO, FMAN, SQRTN, FMT_C, FMT_S and SFX set): the pair type, its arithmetic, the model. */
+/* dw_inst.h: one double-word instantiation of recur.h (model_comp.c includes it per policy of
+ * one format with POL and RO set, arith_dw_native.h): the pair type, its arithmetic, the model. */
+#include "arith_dw_native.h"
 typedef struct {
     BASE h, l;
 } FN(dwnum);
@@ -25,10 +26,8 @@ static int FN(create)(const vla_config *cfg, vla_model **out)
     return r ? r : vla_model_wrap(out, cfg, &FN(ops), s, &s->cnt);
 }
 
+#include "recur_end.h"
 #undef BASE
-#undef RO
-#undef FMAN
-#undef SQRTN
-#undef FMT_C
-#undef FMT_S
-#undef SFX
+#undef DW
+#undef DWP
+#undef DWCP

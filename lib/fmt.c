@@ -1,13 +1,17 @@
 /* fmt.c: names of formats and precision policies, bit patterns of binary16 and bfloat16, and the
  * one correctly rounded conversion from binary64 into each format (inputs and constants). */
 #include "fmt.h"
-#include "vlastab.h"
+#include "tables.h"
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-static const char *const prec_names[VLA_NPREC] = {"f64", "f32", "f16", "bf16", "f16-f32", "bf16-f32"};
-static const char *const fmt_names[VLA_NFMT] = {"f64", "f32", "f16", "bf16"};
+#define VLA_X_(ID, name, ...) name,
+static const char *const prec_names[VLA_NPREC] = {VLA_PRECS(VLA_X_)};
+#undef VLA_X_
+#define VLA_X_(ID, tok, ...) #tok,
+static const char *const fmt_names[VLA_NFMT] = {VLA_FORMATS(VLA_X_)};
+#undef VLA_X_
 
 const char *vla_prec_name(vla_prec p) { return (unsigned)p < VLA_NPREC ? prec_names[p] : "?"; }
 const char *vla_fmt_name(vla_fmt f) { return (unsigned)f < VLA_NFMT ? fmt_names[f] : "?"; }
@@ -22,31 +26,32 @@ int vla_prec_parse(const char *name, vla_prec *out)
     return VLA_EINVAL;
 }
 
-vla_fmt vla_prec_storage(vla_prec p)
-{
-    static const vla_fmt s[VLA_NPREC] = {VLA_FMT_F64, VLA_FMT_F32, VLA_FMT_F16, VLA_FMT_BF16,
-                                         VLA_FMT_F16, VLA_FMT_BF16};
-    return s[p];
-}
+static const struct {
+    vla_fmt storage, compute;
+    int mixed;
+} prec_rows[VLA_NPREC] = {
+#define VLA_X_(ID, name, sfx, S, C, mixed) {VLA_FMT_##S, VLA_FMT_##C, mixed},
+    VLA_PRECS(VLA_X_)
+#undef VLA_X_
+};
+vla_fmt vla_prec_storage(vla_prec p) { return prec_rows[p].storage; }
+vla_fmt vla_prec_compute(vla_prec p) { return prec_rows[p].compute; }
+int vla_prec_mixed(vla_prec p) { return prec_rows[p].mixed; }
 
-vla_fmt vla_prec_compute(vla_prec p)
-{
-    static const vla_fmt c[VLA_NPREC] = {VLA_FMT_F64, VLA_FMT_F32, VLA_FMT_F16, VLA_FMT_BF16,
-                                         VLA_FMT_F32, VLA_FMT_F32};
-    return c[p];
-}
-
-double vla_fmt_unit_roundoff(vla_fmt f)
-{
-    static const int p[VLA_NFMT] = {53, 24, 11, 8};
-    return ldexp(1.0, -p[f]);
-}
-
-double vla_fmt_min_normal(vla_fmt f)
-{
-    static const int e[VLA_NFMT] = {-1022, -126, -14, -126};
-    return ldexp(1.0, e[f]);
-}
+/* u = 2^-p, the smallest normal 2^emin, the largest finite (2 - 2^(1-p)) 2^emax: exact */
+static const struct {
+    int p, emin;
+    double u, min_normal, max;
+} fmt_rows[VLA_NFMT] = {
+#define VLA_X_(ID, tok, p, emin, emax, T)                                                         \
+    {p, emin, VLA_EXP2(-(p)), VLA_EXP2(emin), (2.0 - VLA_EXP2(1 - (p))) * VLA_EXP2(emax)},
+    VLA_FORMATS(VLA_X_)
+#undef VLA_X_
+};
+int vla_fmt_precision(vla_fmt f) { return fmt_rows[f].p; }
+double vla_fmt_unit_roundoff(vla_fmt f) { return fmt_rows[f].u; }
+double vla_fmt_min_normal(vla_fmt f) { return fmt_rows[f].min_normal; }
+double vla_fmt_max(vla_fmt f) { return fmt_rows[f].max; }
 
 float vla_round_f16(float x) { return vla_rnd_f16(x); }
 float vla_round_bf16(float x) { return vla_rnd_bf16(x); }
@@ -98,18 +103,12 @@ static double round_sig(double x, int p, int emin_normal)
 
 double vla_round_fmt(vla_fmt f, double x)
 {
-    switch (f) {
-    case VLA_FMT_F64:
-        return x;
-    case VLA_FMT_F32:
-        return (double)(float)x;
-    case VLA_FMT_F16:
-        x = round_sig(x, 11, -14);
-        return fabs(x) >= 65520.0 ? copysign(INFINITY, x) : x; /* 65520 itself rounded up */
-    case VLA_FMT_BF16:
-        x = round_sig(x, 8, -126);
-        return fabs(x) > 0x1.fep127 ? copysign(INFINITY, x) : x;
-    default:
+    if ((unsigned)f >= VLA_NFMT)
         return NAN;
-    }
+    if (f == VLA_FMT_F64)
+        return x;
+    if (f == VLA_FMT_F32)
+        return (double)(float)x;
+    x = round_sig(x, fmt_rows[f].p, fmt_rows[f].emin); /* a rounding up past the largest: Inf */
+    return fabs(x) > fmt_rows[f].max ? copysign(INFINITY, x) : x;
 }

@@ -2,6 +2,7 @@
  * vla_model front door every backend goes through: argument checks, input checks, dispatch. */
 #include "engine_impl.h"
 #include "model_impl.h"
+#include "tables.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,25 @@ int vla_model_load(vla_model *m, FILE *f)
         return VLA_EINVAL;
     int r = vla_model_load_header(&m->cfg, f);
     return r ? r : m->ops->load(m->self, f);
+}
+
+/* recur.h's uprime in the binary64 instantiation above (vstate_f64 and its functions), on a
+ * state that holds just the arrays uprime reads and writes */
+int vla_uprime(const vla_config *cfg, const double *k, const double *u, double *up)
+{
+    if (!cfg || !k || !up || vla_config_check(cfg) || !vla_model_has_A(cfg->model))
+        return VLA_EINVAL;
+    int d = cfg->d;
+    vla_fmt fs = vla_prec_storage(cfg->prec);
+    double kr[VLA_D_MAX], ur[VLA_D_MAX], w[VLA_D_MAX], c[C_NCONST];
+    for (int i = 0; i < d; i++) {
+        kr[i] = vla_round_fmt(fs, k[i]);
+        ur[i] = vla_round_fmt(fs, u ? u[i] : k[i]);
+    }
+    vstate_f64 s = {.cfg = *cfg, .d = d, .dv = cfg->dv, .k = kr, .u = ur, .w = w, .c = c};
+    vstate_consts_f64(NULL, cfg, c);
+    memcpy(up, uprime_f64(NULL, &s), (size_t)d * sizeof *up);
+    return VLA_OK;
 }
 
 const vla_config *vla_model_config(const vla_model *m) { return &m->cfg; }

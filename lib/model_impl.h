@@ -62,6 +62,11 @@ int vla_native_create_simd(const vla_config *cfg, vla_model **out);
 #include <math.h>
 static inline double vla_phi_d(double x) { return x > 0 ? x + 1.0 : exp(x); }
 
+/* The mean floating-point operations (+, -, *, /, sqrt, the read-out included) of the steps of
+ * cfg on in[0..n) from the initial state, counted as recur.h performs them (flops.c); NAN if cfg
+ * is invalid. */
+double vla_step_flops(const vla_config *cfg, const vla_input *in, int n);
+
 /* Rejects NaN/Inf in the inputs the model uses, before any state changes. */
 int vla_input_check(const vla_config *cfg, const vla_input *in);
 #endif

@@ -225,9 +225,9 @@ static int mvt_f64(double *y, const double *M, const double *x, int m, int n)
  * f32, f64 and the 16-bit-storage policies, whose matrix-vector products store nothing); f16
  * and bf16 round every operation and keep recur.h's loops. */
 #define SIMD_OK (FMT_C == VLA_FMT_F32 || FMT_C == VLA_FMT_F64)
-#define VLA_MATVEC_HOOK(y, M, x, m, n)                                                             \
+#define NATIVE_MATVEC(y, M, x, m, n)                                                               \
     (SIMD_OK && _Generic((y), float *: mv_f32, double *: mv_f64)((y), (M), (x), (m), (n)))
-#define VLA_MATVEC_T_HOOK(y, M, x, m, n)                                                           \
+#define NATIVE_MATVEC_T(y, M, x, m, n)                                                             \
     (SIMD_OK && _Generic((y), float *: mvt_f32, double *: mvt_f64)((y), (M), (x), (m), (n)))
 
 #define TAG(x) VLA_CAT(x, simd)
@@ -351,14 +351,10 @@ MVT2(mvt2_f32, float, __m256, 8, _mm256_loadu_ps, _mm256_set1_ps, _mm256_mul_ps,
 MVT2(mvt2_f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_set1_pd, _mm256_mul_pd, _mm256_add_pd,
      _mm256_storeu_pd)
 
-#undef VLA_MATVEC_HOOK
-#undef VLA_MATVEC_T_HOOK
-#define VLA_MATVEC_HOOK(y, M, x, m, n)                                                             \
+#define NATIVE_MATVEC(y, M, x, m, n)                                                               \
     (SIMD_OK && _Generic((y), float *: mv2_f32, double *: mv2_f64)((y), (M), (x), (m), (n)))
-#define VLA_MATVEC_T_HOOK(y, M, x, m, n)                                                           \
+#define NATIVE_MATVEC_T(y, M, x, m, n)                                                             \
     (SIMD_OK && _Generic((y), float *: mvt2_f32, double *: mvt2_f64)((y), (M), (x), (m), (n)))
-#undef TAG
-#undef NATIVE_CREATE
 #define TAG(x) VLA_CAT(x, simd2)
 #define NATIVE_CREATE native_create_simd2
 static int native_create_simd2(const vla_config *cfg, vla_model **out);

@@ -1,6 +1,8 @@
 /* native_inst.h: one native instantiation of recur.h: the model operations table, its
  * constructor create_SFX, and (when PRIMS is 1) the public primitives vla_*_SFX of section 3.
- * Included by native_all.h once per policy, with NUM, SQRTN, RO, RS, FMT_C, FMT_S, SFX set. */
+ * Included by native_all.h once per policy, with POL, RO, RS (and SFX, if not TAG(POL)) set
+ * (arith_native.h says what they are); everything they and recur.h define ends with it. */
+#include "arith_native.h"
 #include "recur.h"
 
 /* the context of a native instantiation is the model's stochastic-rounding state */
@@ -115,10 +117,4 @@ void FN(vla_nudge)(NUM *A, int d, NUM eps) { FN(add_diag)(NULL, A, d, &eps); }
 #undef PRIM_ARGS
 #endif
 
-#undef NUM
-#undef SQRTN
-#undef RO
-#undef RS
-#undef FMT_C
-#undef FMT_S
-#undef SFX
+#include "recur_end.h"

@@ -8,7 +8,13 @@
  * The including file defines, besides the arithmetic macros documented in arith_native.h:
  *   SFX   the suffix of every name made here (FN(step) -> step_f32)
  *   CXP   the context parameter declaration, CX the context argument.
+ * recur_check.h refuses an instantiation that lacks one of them, naming it; the includer ends
+ * its instantiation with recur_end.h, which undefines them all. The models, the ways of tracking
+ * A and the state's arrays are the rows of vlalists.h and tables.h: the switches and the state
+ * below are made from them.
  * Shapes: A is d x d, S is dv x d, row-major; vectors of keys have d entries, of values dv. */
+#include "recur_check.h"
+#include "tables.h"
 
 /* VLA_FN qualifies every function made here: static for C; a CUDA includer may define it as
  * `static __device__` to run the same text on the GPU (the host-only parts, allocation and
@@ -20,8 +26,6 @@
 #ifndef SR_RESET
 #define SR_RESET(t) ((void)0)
 #endif
-#define VLA_CAT_(a, b) a##_##b
-#define VLA_CAT(a, b) VLA_CAT_(a, b)
 #define FN(name) VLA_CAT(name, SFX)
 #define ST FN(vstate)
 
@@ -69,8 +73,6 @@
 #ifndef VLA_RECUR_ONCE
 #define VLA_RECUR_ONCE
 enum { GUARD_NONE, GUARD_SKIP, GUARD_FLOOR };
-enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_EPS, C_RENORM,
-       C_BETA, C_SQRTD, C_NCONST };
 #endif
 
 /* ---- vector kernels: every reduction left to right, starting from the first term ---- */
@@ -80,17 +82,11 @@ VLA_FN void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
 {
     FRAME_BEGIN;
     SCALAR(t);
-#if VLA_PLANT == 3 /* a planted fault for tests/test_regress.c: the same sum, last term first */
-    MUL(R(r), E(x, n - 1), E(y, n - 1)); for (int j = n - 2; j >= 0; j--) { MUL(t, E(x, j), E(y, j)); ADD(R(r), R(r), t); } FRAME_END; return;
-#endif
     MUL(R(r), E(x, 0), E(y, 0));
     for (int j = 1; j < n; j++) {
         TEMP(t);
         MUL(t, E(x, j), E(y, j));
         ADD(R(r), R(r), t);
-#if VLA_PLANT == 1 /* a planted fault for tests/test_regress.c: the sum kept in 16-bit storage */
-        STORE(R(r));
-#endif
     }
     FRAME_END;
 }
@@ -225,9 +221,7 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
                     MUL(t, E(z, i), E(z, j));
                     SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
                     STORE(E(A, (size_t)i * d + j));
-#if VLA_PLANT != 2 /* VLA_PLANT 2, a planted fault for tests/test_regress.c: no mirror */
                     COPY(E(A, (size_t)j * d + i), E(A, (size_t)i * d + j));
-#endif
                 }
         }
     } LANE_END
@@ -374,17 +368,14 @@ VLA_FN void FN(residual)(CXP, NUM *e, const NUM *v, const NUM *S, const NUM *x, 
 
 /* ---- the models ---- */
 
+/* A run's state: the arrays of tables.h's list (VLA_STATE_ARRAYS), the step t, the counters */
 typedef struct {
     vla_config cfg;
     int d, dv;
     long t;
-    NUM *S, *A, *n;               /* the state */
-    NUM *q, *k, *v, *u, *g;       /* this step's inputs, rounded to the storage format */
-    NUM *pk, *pq;                 /* feature-mapped k and q (stored) */
-    NUM *kp, *al, *z, *e, *o, *w; /* workspace: k', alpha, z, residual, read-out, scratch */
-    NUM *e2;                      /* workspace (d): joseph's A^T u */
-    NUM *c;                       /* the constants of the config, in the compute format */
-    NUM *beta_decay;              /* this step's beta and decay */
+#define VLA_X_(name, len) NUM *name;
+    VLA_STATE_ARRAYS(VLA_X_)
+#undef VLA_X_
     vla_counts cnt;
     vla_sr_state sr; /* sr: the random words (the native context points here) */
 } ST;
@@ -395,67 +386,16 @@ VLA_FN void FN(vstate_free)(CXP, ST *s)
     if (!s)
         return;
     int d = s->d, dv = s->dv;
-    NUM_FREE(s->S, (size_t)dv * d);
-    NUM_FREE(s->A, (size_t)d * d);
-    NUM_FREE(s->n, d);
-    NUM_FREE(s->q, d);
-    NUM_FREE(s->k, d);
-    NUM_FREE(s->v, dv);
-    NUM_FREE(s->u, d);
-    NUM_FREE(s->g, dv);
-    NUM_FREE(s->pk, d);
-    NUM_FREE(s->pq, d);
-    NUM_FREE(s->kp, d);
-    NUM_FREE(s->al, d);
-    NUM_FREE(s->z, d);
-    NUM_FREE(s->e, dv);
-    NUM_FREE(s->o, dv);
-    NUM_FREE(s->w, d > dv ? d : dv);
-    NUM_FREE(s->e2, d);
-    NUM_FREE(s->c, C_NCONST);
-    NUM_FREE(s->beta_decay, 2);
+#define VLA_X_(name, len) NUM_FREE(s->name, (size_t)(len));
+    VLA_STATE_ARRAYS(VLA_X_)
+#undef VLA_X_
+    (void)d, (void)dv;
     free(s);
 }
 
-/* cfg has been checked. Arrays start at +0; A_0 = I / lambda0 is computed in the compute format
- * and stored, like every later value of A. */
-VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
+/* the constants of cfg (C_ of tables.h), computed in the compute format */
+VLA_FN void FN(vstate_consts)(CXP, const vla_config *cfg, NUM *c)
 {
-    ST *s = calloc(1, sizeof *s);
-    if (!s)
-        return VLA_ENOMEM;
-    int d = cfg->d, dv = cfg->dv, m = d > dv ? d : dv;
-    s->cfg = *cfg;
-    s->sr.seed = cfg->sr_seed;
-    s->d = d;
-    s->dv = dv;
-    s->S = NUM_ALLOC((size_t)dv * d);
-    s->A = NUM_ALLOC((size_t)d * d);
-    s->n = NUM_ALLOC(d);
-    s->q = NUM_ALLOC(d);
-    s->k = NUM_ALLOC(d);
-    s->v = NUM_ALLOC(dv);
-    s->u = NUM_ALLOC(d);
-    s->g = NUM_ALLOC(dv);
-    s->pk = NUM_ALLOC(d);
-    s->pq = NUM_ALLOC(d);
-    s->kp = NUM_ALLOC(d);
-    s->al = NUM_ALLOC(d);
-    s->z = NUM_ALLOC(d);
-    s->e = NUM_ALLOC(dv);
-    s->o = NUM_ALLOC(dv);
-    s->w = NUM_ALLOC(m);
-    s->e2 = NUM_ALLOC(d);
-    s->c = NUM_ALLOC(C_NCONST);
-    s->beta_decay = NUM_ALLOC(2);
-    if (!s->S || !s->A || !s->n || !s->q || !s->k || !s->v || !s->u || !s->g || !s->pk ||
-        !s->pq || !s->kp || !s->al || !s->z || !s->e || !s->o || !s->w || !s->e2 || !s->c ||
-        !s->beta_decay) {
-        FN(vstate_free)(CX, s);
-        return VLA_ENOMEM;
-    }
-    NUM *c = s->c;
-    ARITH_ENTER;
     SETD(E(c, C_LAMBDA_INV), cfg->lambda0);
     SETI(E(c, C_SQRTD), 1);
     DIV(E(c, C_LAMBDA_INV), E(c, C_SQRTD), E(c, C_LAMBDA_INV)); /* 1 / lambda0, computed */
@@ -468,8 +408,32 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
     SETD(E(c, C_CLAMP_EPS), cfg->clamp_eps);
     SETD(E(c, C_RENORM), cfg->renorm);
     SETD(E(c, C_BETA), cfg->beta);
-    SETI(E(c, C_SQRTD), d);
+    SETI(E(c, C_SQRTD), cfg->d);
     SQRT(E(c, C_SQRTD), E(c, C_SQRTD));
+}
+
+/* cfg has been checked. Arrays start at +0; A_0 = I / lambda0 is computed in the compute format
+ * and stored, like every later value of A. */
+VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
+{
+    ST *s = calloc(1, sizeof *s);
+    if (!s)
+        return VLA_ENOMEM;
+    int d = cfg->d, dv = cfg->dv, ok = 1;
+    s->cfg = *cfg;
+    s->sr.seed = cfg->sr_seed;
+    s->d = d;
+    s->dv = dv;
+#define VLA_X_(name, len) ok &= (s->name = NUM_ALLOC((size_t)(len))) != NULL;
+    VLA_STATE_ARRAYS(VLA_X_)
+#undef VLA_X_
+    if (!ok) {
+        FN(vstate_free)(CX, s);
+        return VLA_ENOMEM;
+    }
+    NUM *c = s->c;
+    ARITH_ENTER;
+    FN(vstate_consts)(CX, cfg, c);
     if (cfg->track == VLA_TRACK_CHOL) { /* L_0 = sqrt(lambda0) I, the factor of M_0 */
         for (int i = 0; i < d; i++) {
             SETD(E(s->A, (size_t)i * d + i), cfg->lambda0);
@@ -489,35 +453,69 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
 
 #endif
 
-/* The rank-1 change of the penalty, M += u u^T, in the configured way of tracking A (the array
- * s->A holds A, or for chol the Cholesky factor L of M). The guard applies where there is a
- * delta (sm, sm-sym, joseph). */
+/* The rank-1 change of the penalty, M += u u^T, in each way of tracking A (the array s->A holds
+ * A, or for chol the Cholesky factor L of M): update_<update> of vlalists.h's VLA_TRACKS. The
+ * guard applies where there is a delta (sm, sm-sym, joseph). */
+VLA_FN void FN(update_sm)(CXP, ST *s, const NUM *u, int guard, NREF eps)
+{
+    FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, 0, &s->cnt.guard);
+}
+VLA_FN void FN(update_smsym)(CXP, ST *s, const NUM *u, int guard, NREF eps)
+{
+    FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, 1, &s->cnt.guard);
+}
+VLA_FN void FN(update_joseph)(CXP, ST *s, const NUM *u, int guard, NREF eps)
+{
+    FN(joseph_update)(CX, s->A, u, s->d, s->z, s->e2, guard, eps, &s->cnt.guard);
+}
+VLA_FN void FN(update_chol)(CXP, ST *s, const NUM *u, int guard, NREF eps)
+{
+    FN(chol_update)(CX, s->A, u, s->d, s->z);
+}
+
+/* y = A x from the tracked representation: apply_<apply> of VLA_TRACKS (sym: A is exactly
+ * symmetric, so down the columns; chol: two triangular solves) */
+VLA_FN void FN(apply_sym)(CXP, ST *s, NUM *y, const NUM *x)
+{
+    FN(matvec_t)(CX, y, s->A, x, s->d, s->d);
+}
+VLA_FN void FN(apply_gen)(CXP, ST *s, NUM *y, const NUM *x)
+{
+    FN(matvec)(CX, y, s->A, x, s->d, s->d);
+}
+VLA_FN void FN(apply_chol)(CXP, ST *s, NUM *y, const NUM *x)
+{
+    FN(chol_solve)(CX, s->A, y, x, s->d);
+}
+
+/* The dispatches of this file are made from the lists, each function named in parentheses, so
+ * that a row without its function is an undeclared identifier, never a silent default. */
 VLA_FN void FN(penalty_update)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 {
     switch (s->cfg.track) {
-    case VLA_TRACK_CHOL:
-        FN(chol_update)(CX, s->A, u, s->d, s->z);
+#define VLA_X_(ID, name, update, apply)                                                           \
+    case VLA_TRACK_##ID:                                                                           \
+        (FN(update_##update))(CX, s, u, guard, eps);                                               \
         break;
-    case VLA_TRACK_JOSEPH:
-        FN(joseph_update)(CX, s->A, u, s->d, s->z, s->e2, guard, eps, &s->cnt.guard);
-        break;
+        VLA_TRACKS(VLA_X_)
+#undef VLA_X_
     default:
-        FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, s->cfg.track == VLA_TRACK_SMSYM,
-                      &s->cnt.guard);
         break;
     }
 }
 
-/* y = A x, from the tracked representation (chol: two triangular solves; sm, sm-sym: A is
- * exactly symmetric, so down the columns) */
 VLA_FN void FN(apply_A)(CXP, ST *s, NUM *y, const NUM *x)
 {
-    if (s->cfg.track == VLA_TRACK_CHOL)
-        FN(chol_solve)(CX, s->A, y, x, s->d);
-    else if (s->cfg.track == VLA_TRACK_SM || s->cfg.track == VLA_TRACK_SMSYM)
-        FN(matvec_t)(CX, y, s->A, x, s->d, s->d);
-    else
-        FN(matvec)(CX, y, s->A, x, s->d, s->d);
+    switch (s->cfg.track) {
+#define VLA_X_(ID, name, update, apply)                                                           \
+    case VLA_TRACK_##ID:                                                                           \
+        (FN(apply_##apply))(CX, s, y, x);                                                          \
+        break;
+        VLA_TRACKS(VLA_X_)
+#undef VLA_X_
+    default:
+        break;
+    }
 }
 
 #ifndef VLA_RECUR_DEVICE
@@ -572,29 +570,62 @@ VLA_FN void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
     FRAME_END;
 }
 
-/* the read-out of query q (raw q already loaded into s->q, s->pq) */
+/* The read-out of query q (raw q already loaded into s->q, s->pq), per model: read_<tok> */
+VLA_FN void FN(read_la)(CXP, ST *s) { FN(readout)(CX, s, s->pq, P(E(s->c, C_EPS_O))); }
+VLA_FN void FN(read_delta)(CXP, ST *s) { FN(readout)(CX, s, s->pq, P(E(s->c, C_STAB))); }
+VLA_FN void FN(read_rls)(CXP, ST *s) { FN(readout)(CX, s, s->q, P(E(s->c, C_STAB))); }
+VLA_FN void FN(read_vla1)(CXP, ST *s) /* o = S (A q) */
+{
+    FN(apply_A)(CX, s, s->w, s->q);
+    FN(readout)(CX, s, s->w, P(E(s->c, C_STAB)));
+}
+VLA_FN void FN(read_vla3)(CXP, ST *s) { FN(readout)(CX, s, s->pq, P(E(s->c, C_STAB))); }
+
 VLA_FN void FN(read_loaded)(CXP, ST *s)
 {
-    NUM *c = s->c;
     switch (s->cfg.model) {
-    case VLA_LA:
-        FN(readout)(CX, s, s->pq, P(E(c, C_EPS_O)));
+#define VLA_X_(ID, tok, has_A, normalize)                                                         \
+    case VLA_##ID:                                                                                 \
+        (FN(read_##tok))(CX, s);                                                                   \
         break;
-    case VLA_DELTA:
-        FN(readout)(CX, s, s->pq, P(E(c, C_STAB)));
-        break;
-    case VLA_RLS:
-        FN(readout)(CX, s, s->q, P(E(c, C_STAB)));
-        break;
-    case VLA_VLA1: /* o = S (A q) */
-        FN(apply_A)(CX, s, s->w, s->q);
-        FN(readout)(CX, s, s->w, P(E(c, C_STAB)));
-        break;
-    case VLA_VLA3:
-        FN(readout)(CX, s, s->pq, P(E(c, C_STAB)));
-        break;
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
     default:
         break;
+    }
+}
+
+/* u', the vector whose outer product a step adds to M = A^-1, per model with A: uprime_<tok>
+ * computes it from the loaded inputs (into w, or returns the input that is u') */
+VLA_FN NUM *FN(uprime_rls)(CXP, ST *s) { return s->k; }
+
+VLA_FN NUM *FN(uprime_vla1)(CXP, ST *s) /* u / sqrt(d) */
+{
+    VLA_PFOR(j, 0, s->d)
+        DIV(E(s->w, j), E(s->u, j), E(s->c, C_SQRTD));
+    return s->w;
+}
+
+VLA_FN NUM *FN(uprime_vla3)(CXP, ST *s) /* unit(u) / sqrt(d) */
+{
+    VLA_PFOR(j, 0, s->d)
+        COPY(E(s->w, j), E(s->u, j));
+    FN(unit)(CX, s->w, s->d, &s->cnt.zero_norm);
+    VLA_PFOR(j, 0, s->d)
+        DIV(E(s->w, j), E(s->w, j), E(s->c, C_SQRTD));
+    return s->w;
+}
+
+/* u' of the model (NULL: it has no A) */
+__attribute__((unused)) VLA_FN NUM *FN(uprime)(CXP, ST *s)
+{
+    switch (s->cfg.model) {
+#define VLA_X_(ID, tok, has_A, normalize)                                                         \
+    VLA_IF(has_A, case VLA_##ID : return (FN(uprime_##tok))(CX, s);)
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        return NULL;
     }
 }
 
@@ -607,7 +638,10 @@ VLA_FN void FN(accumulate)(CXP, NUM *n, const NUM *x, int d)
     }
 }
 
-VLA_FN void FN(step_la)(CXP, ST *s)
+/* ---- the models: step_<tok> of vlalists.h's VLA_MODELS, a step once its inputs are loaded
+ * (has_g: the input carried a gate) ---- */
+
+VLA_FN void FN(step_la)(CXP, ST *s, int has_g)
 {
     FN(modulate)(CX, s->S, s->v, s->pk, s->dv, s->d);
     FN(accumulate)(CX, s->n, s->pk, s->d);
@@ -655,10 +689,11 @@ VLA_FN void FN(step_delta)(CXP, ST *s, int has_g)
 
 /* exact online regularized least squares: w = A k, A -= w w^T / (1 + k.w), gain = A_t k,
  * S += (v - S k) gain^T */
-VLA_FN void FN(step_rls)(CXP, ST *s)
+VLA_FN void FN(step_rls)(CXP, ST *s, int has_g)
 {
     int d = s->d;
-    FN(penalty_update)(CX, s, s->k, s->cfg.guard ? GUARD_SKIP : GUARD_NONE, P(E(s->c, C_EPS_G)));
+    FN(penalty_update)(CX, s, FN(uprime_rls)(CX, s), s->cfg.guard ? GUARD_SKIP : GUARD_NONE,
+                       P(E(s->c, C_EPS_G)));
     FN(apply_A)(CX, s, s->al, s->k);
     FN(residual)(CX, s->e, s->v, s->S, s->k, s->dv, d);
     FN(modulate)(CX, s->S, s->e, s->al, s->dv, d);
@@ -668,9 +703,6 @@ VLA_FN void FN(step_rls)(CXP, ST *s)
 
 VLA_FN void FN(nudge)(CXP, ST *s)
 {
-#if VLA_PLANT == 4 /* a planted fault for tests/test_regress.c: the nudge skipped */
-    return;
-#endif
     if (s->cfg.nudge && s->t % s->cfg.period == 0) {
         FN(add_diag)(CX, s->A, s->d, P(E(s->c, C_PER)));
         s->cnt.nudge++;
@@ -679,15 +711,14 @@ VLA_FN void FN(nudge)(CXP, ST *s)
 
 /* v1: u' = u / sqrt(d); guarded SM; nudge; alpha = A k; e = v - S k clipped to ||e|| <= clip;
  * S += e alpha^T; clamp: ||S||_F or ||A||_F > clamp adds clamp_eps I to A */
-VLA_FN void FN(step_vla1)(CXP, ST *s)
+VLA_FN void FN(step_vla1)(CXP, ST *s, int has_g)
 {
     FRAME_BEGIN;
     SCALAR(nrm);
     int d = s->d, dv = s->dv;
     NUM *c = s->c;
-    VLA_PFOR(j, 0, d)
-        DIV(E(s->w, j), E(s->u, j), E(c, C_SQRTD));
-    FN(penalty_update)(CX, s, s->w, s->cfg.guard ? GUARD_SKIP : GUARD_NONE, P(E(c, C_EPS_G)));
+    FN(penalty_update)(CX, s, FN(uprime_vla1)(CX, s), s->cfg.guard ? GUARD_SKIP : GUARD_NONE,
+                       P(E(c, C_EPS_G)));
     FN(nudge)(CX, s);
     FN(apply_A)(CX, s, s->al, s->k);
     FN(residual)(CX, s->e, s->v, s->S, s->k, dv, d);
@@ -719,16 +750,12 @@ VLA_FN void FN(step_vla1)(CXP, ST *s)
 
 /* v3: u' = unit(u) / sqrt(d); SM with delta floored at stab_eps; nudge; k' = unit(phi(k));
  * alpha = unit(A k'); S += (v - S k') alpha^T; n += phi(k) */
-VLA_FN void FN(step_vla3)(CXP, ST *s)
+VLA_FN void FN(step_vla3)(CXP, ST *s, int has_g)
 {
     int d = s->d, dv = s->dv;
     NUM *c = s->c;
-    VLA_PFOR(j, 0, d)
-        COPY(E(s->w, j), E(s->u, j));
-    FN(unit)(CX, s->w, d, &s->cnt.zero_norm);
-    VLA_PFOR(j, 0, d)
-        DIV(E(s->w, j), E(s->w, j), E(c, C_SQRTD));
-    FN(penalty_update)(CX, s, s->w, s->cfg.guard ? GUARD_FLOOR : GUARD_NONE, P(E(c, C_STAB)));
+    FN(penalty_update)(CX, s, FN(uprime_vla3)(CX, s), s->cfg.guard ? GUARD_FLOOR : GUARD_NONE,
+                       P(E(c, C_STAB)));
     FN(nudge)(CX, s);
     VLA_PFOR(j, 0, d)
         COPY(E(s->kp, j), E(s->pk, j));
@@ -747,12 +774,14 @@ VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
     SR_RESET(s->t);
     s->cnt.steps++;
     switch (s->cfg.model) {
-    case VLA_LA: FN(step_la)(CX, s); break;
-    case VLA_DELTA: FN(step_delta)(CX, s, has_g); break;
-    case VLA_RLS: FN(step_rls)(CX, s); break;
-    case VLA_VLA1: FN(step_vla1)(CX, s); break;
-    case VLA_VLA3: FN(step_vla3)(CX, s); break;
-    default: break;
+#define VLA_X_(ID, tok, has_A, normalize)                                                         \
+    case VLA_##ID:                                                                                 \
+        (FN(step_##tok))(CX, s, has_g);                                                            \
+        break;
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        break;
     }
     if (s->cfg.renorm > 0) {
         LANE_IF(FN(renorm)(CX, s->S, s->dv, s->d, P(E(s->c, C_RENORM)))) {
@@ -834,9 +863,11 @@ VLA_FN int FN(vstate_save)(const ST *s, FILE *f)
     size_t d = s->d, dv = s->dv;
     if (fwrite(&s->t, sizeof s->t, 1, f) != 1 || fwrite(&s->cnt, sizeof s->cnt, 1, f) != 1)
         return VLA_EIO;
-    if (SAVE_ARRAY(f, s->S, dv * d) || SAVE_ARRAY(f, s->A, d * d) || SAVE_ARRAY(f, s->n, d) ||
-        SAVE_ARRAY(f, s->o, dv) || SAVE_ARRAY(f, s->kp, d) || SAVE_ARRAY(f, s->al, d))
+#define VLA_X_(name, len)                                                                          \
+    if (SAVE_ARRAY(f, s->name, (size_t)(len)))                                                     \
         return VLA_EIO;
+    VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
     return VLA_OK;
 }
 
@@ -845,9 +876,11 @@ VLA_FN int FN(vstate_load)(ST *s, FILE *f)
     size_t d = s->d, dv = s->dv;
     if (fread(&s->t, sizeof s->t, 1, f) != 1 || fread(&s->cnt, sizeof s->cnt, 1, f) != 1)
         return VLA_EFORMAT;
-    if (LOAD_ARRAY(f, s->S, dv * d) || LOAD_ARRAY(f, s->A, d * d) || LOAD_ARRAY(f, s->n, d) ||
-        LOAD_ARRAY(f, s->o, dv) || LOAD_ARRAY(f, s->kp, d) || LOAD_ARRAY(f, s->al, d))
+#define VLA_X_(name, len)                                                                          \
+    if (LOAD_ARRAY(f, s->name, (size_t)(len)))                                                     \
         return VLA_EFORMAT;
+    VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
     return VLA_OK;
 }
 #endif

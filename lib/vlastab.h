@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
+#include "vlalists.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,14 +29,17 @@ enum vla_err {
 };
 const char *vla_strerror(int err);
 
-/* ---- formats and precision policies (section 5) ---- */
-typedef enum { VLA_FMT_F64, VLA_FMT_F32, VLA_FMT_F16, VLA_FMT_BF16, VLA_NFMT } vla_fmt;
-
-typedef enum {
-    VLA_F64, VLA_F32, VLA_F16, VLA_BF16, /* storage and arithmetic in one format */
-    VLA_F16_F32, VLA_BF16_F32,           /* 16-bit storage, binary32 arithmetic */
-    VLA_NPREC
-} vla_prec;
+/* ---- formats and precision policies (section 5), from vlalists.h ---- */
+#define VLA_X_(ID, ...) VLA_FMT_##ID,
+typedef enum { VLA_FORMATS(VLA_X_) VLA_NFMT } vla_fmt;
+#undef VLA_X_
+/* vla_num_<ID>: the C type that holds a number of format ID, exactly */
+#define VLA_X_(ID, tok, p, emin, emax, T) typedef T vla_num_##ID;
+VLA_FORMATS(VLA_X_)
+#undef VLA_X_
+#define VLA_X_(ID, ...) VLA_##ID,
+typedef enum { VLA_PRECS(VLA_X_) VLA_NPREC } vla_prec;
+#undef VLA_X_
 
 typedef enum { VLA_STRICT, VLA_FAST } vla_mode;
 
@@ -45,7 +49,10 @@ vla_fmt vla_prec_storage(vla_prec p);
 vla_fmt vla_prec_compute(vla_prec p);
 const char *vla_fmt_name(vla_fmt f);
 double vla_fmt_unit_roundoff(vla_fmt f); /* u = 2^-p: 2^-53, 2^-24, 2^-11, 2^-8 */
-double vla_fmt_min_normal(vla_fmt f);
+double vla_fmt_min_normal(vla_fmt f);   /* 2^emin */
+double vla_fmt_max(vla_fmt f);          /* the largest finite number, (2 - 2^(1-p)) 2^emax */
+int vla_fmt_precision(vla_fmt f);       /* p */
+int vla_prec_mixed(vla_prec p);         /* 1: storage narrower than compute (f16-f32, bf16-f32) */
 
 /* Round to nearest even into a format; NaN stays NaN, overflow goes to +-Inf, subnormals kept.
  * The float versions return a float holding exactly the rounded value. */
@@ -57,12 +64,13 @@ uint16_t vla_bf16_bits(float x);
 float vla_bf16_value(uint16_t bits);
 double vla_round_fmt(vla_fmt f, double x); /* one correctly rounded conversion from binary64 */
 
-/* ---- models (section 2) and ways of tracking A (section 4) ---- */
-typedef enum { VLA_LA, VLA_DELTA, VLA_RLS, VLA_VLA1, VLA_VLA3, VLA_NMODEL } vla_model_kind;
-typedef enum {
-    VLA_TRACK_SM, VLA_TRACK_SMSYM, VLA_TRACK_JOSEPH, VLA_TRACK_CHOL, VLA_TRACK_COMP, VLA_TRACK_SR,
-    VLA_NTRACK
-} vla_track;
+/* ---- models (section 2) and ways of tracking A (section 4), from vlalists.h ---- */
+#define VLA_X_(ID, ...) VLA_##ID,
+typedef enum { VLA_MODELS(VLA_X_) VLA_NMODEL } vla_model_kind;
+#undef VLA_X_
+#define VLA_X_(ID, ...) VLA_TRACK_##ID,
+typedef enum { VLA_TRACKS(VLA_X_) VLA_NTRACK } vla_track;
+#undef VLA_X_
 typedef enum { VLA_FEAT_OWN, VLA_FEAT_ID } vla_features;
 typedef enum { VLA_DELTA_GATED, VLA_DELTA_DECAY } vla_delta_form;
 
@@ -71,6 +79,11 @@ int vla_model_parse(const char *name, vla_model_kind *out);
 const char *vla_track_name(vla_track t);
 int vla_track_parse(const char *name, vla_track *out);
 int vla_model_has_A(vla_model_kind m); /* rls, vla1, vla3 */
+
+/* The names of one list, comma-separated in its order ("la, delta, rls, vla1, vla3"), for help
+ * texts and messages. */
+typedef enum { VLA_LIST_FMT, VLA_LIST_PREC, VLA_LIST_MODEL, VLA_LIST_TRACK } vla_list;
+const char *vla_names(vla_list which);
 
 #define VLA_D_MIN 1
 #define VLA_D_MAX 256
@@ -158,6 +171,12 @@ int vla_model_get(const vla_model *m, vla_quantity q, double *dst);
  * with the same configuration (VLA_EFORMAT otherwise). */
 int vla_model_save(const vla_model *m, FILE *f);
 int vla_model_load(vla_model *m, FILE *f);
+/* u' of one step's raw inputs k and u (u NULL: k, as the step takes it): the vector whose outer
+ * product the step adds to M = A^-1 (rls: k; vla1: u / sqrt(d); vla3: unit(u) / sqrt(d)),
+ * computed by the recurrence's own code in binary64 on the inputs rounded to cfg's storage
+ * format (what a reference Gram of M accumulates). up: d entries. VLA_EINVAL for a model
+ * without A. */
+int vla_uprime(const vla_config *cfg, const double *k, const double *u, double *up);
 const vla_config *vla_model_config(const vla_model *m);
 const vla_counts *vla_model_counts(const vla_model *m);
 long vla_model_t(const vla_model *m);
@@ -174,12 +193,9 @@ long vla_model_t(const vla_model *m);
     void vla_modulate_##sfx(T *S, const T *v, const T *alpha, int dv, int d);                      \
     int vla_renorm_##sfx(T *S, int dv, int d, T threshold);                                        \
     void vla_nudge_##sfx(T *A, int d, T eps);
-VLA_DECLARE_PRIMS(f64, double)
-VLA_DECLARE_PRIMS(f32, float)
-VLA_DECLARE_PRIMS(f16, float)
-VLA_DECLARE_PRIMS(bf16, float)
-VLA_DECLARE_PRIMS(f16f32, float)
-VLA_DECLARE_PRIMS(bf16f32, float)
+#define VLA_X_(ID, name, sfx, S, C, mixed) VLA_DECLARE_PRIMS(sfx, vla_num_##C)
+VLA_PRECS(VLA_X_)
+#undef VLA_X_
 #undef VLA_DECLARE_PRIMS
 
 /* ---- counter-based random numbers and input streams (section 8) ---- */

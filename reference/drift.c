@@ -4,7 +4,6 @@
  * LAPACK inverse, symmetry, the spectrum of A_t, and the safety-device counts. bin/vla-drift and
  * bin/vla-heatmap measure with these, and tests/test_drift.c checks them. */
 #include "vlaref.h"
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,39 +32,12 @@ int vref_drift_init(vref_drift *a, const vla_config *cfg)
     return VLA_OK;
 }
 
-/* The u' that the recurrence feeds Sherman-Morrison, from this step's raw inputs: rls uses k
- * itself, vla1 u / sqrt(d), vla3 unit(u) / sqrt(d), each from the input rounded to the storage
- * format (what lib/ loads), then in binary64 in lib/'s order of operations. u' has d entries. */
-static void drift_uprime(const vla_config *cfg, const double *k, const double *u, double *up)
-{
-    int d = cfg->d;
-    vla_fmt fs = vla_prec_storage(cfg->prec);
-    const double *src = cfg->model == VLA_RLS ? k : (u ? u : k);
-    for (int i = 0; i < d; i++)
-        up[i] = vla_round_fmt(fs, src[i]);
-    if (cfg->model == VLA_RLS)
-        return;
-    double sqrtd = sqrt((double)d);
-    if (cfg->model == VLA_VLA3) {
-        double ss = up[0] * up[0];
-        for (int i = 1; i < d; i++)
-            ss += up[i] * up[i];
-        double nrm = sqrt(ss);
-        /* lib/'s zero-norm event: the vector is left as it is */
-        if (isfinite(nrm) && nrm >= DBL_MIN)
-            for (int i = 0; i < d; i++)
-                up[i] /= nrm;
-    }
-    for (int i = 0; i < d; i++)
-        up[i] /= sqrtd;
-}
-
 void vref_drift_add(vref_drift *a, const vla_config *cfg, const double *k, const double *u)
 {
     if (a->gram_done) /* nothing reads it any more: see vref_drift_measure */
         return;
-    double up[VLA_D_MAX];
-    drift_uprime(cfg, k, u, up);
+    double up[VLA_D_MAX]; /* the recurrence's own u', in binary64 on the rounded inputs */
+    vla_uprime(cfg, k, u, up);
     vref_gram g = gram_of(a);
     vref_gram_add(&g, up);
     a->writes++;

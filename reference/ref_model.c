@@ -12,13 +12,18 @@ typedef struct {
     ST *st;
 } vref_model;
 
+/* MPFR's convention is x = m 2^e with m in [1/2, 1): the smallest subnormal 2^(emin - p + 1)
+ * of a format is 2^-1 2^(emin - p + 2), its largest number below 2^(emax + 1) */
 void vref_fmt_params(vla_fmt f, long *prec, long *emin, long *emax)
 {
-    static const long p[VLA_NFMT] = {53, 24, 11, 8}, lo[VLA_NFMT] = {-1073, -148, -23, -132},
-                      hi[VLA_NFMT] = {1024, 128, 16, 128};
-    *prec = p[f];
-    *emin = lo[f];
-    *emax = hi[f];
+    static const long rows[VLA_NFMT][3] = {
+#define VLA_X_(ID, tok, p, emin, emax, T) {p, (emin) - (p) + 2, (emax) + 1},
+        VLA_FORMATS(VLA_X_)
+#undef VLA_X_
+    };
+    *prec = rows[f][0];
+    *emin = rows[f][1];
+    *emax = rows[f][2];
 }
 
 void vref_ctx_clear(vref_ctx *cx)
@@ -51,11 +56,11 @@ void vref_ctx_init(vref_ctx *cx, const vla_config *cfg, int kind, long bits)
     }
     cx->tiny = vla_fmt_min_normal(fc);
     cx->sr.seed = cfg->sr_seed;
-    if (!cx->exact && cfg->track == VLA_TRACK_SR) { /* 13 or 16 bits: what binary32 holds below */
-        cx->sr_bits = fs == VLA_FMT_F16 ? 13 : 16;
+    if (!cx->exact && cfg->track == VLA_TRACK_SR) { /* the bits binary32 holds below storage's */
+        cx->sr_bits = vla_fmt_precision(fc) - vla_fmt_precision(fs);
         cx->sr_pmin = cx->prec_s;
-        cx->sr_emin = fs == VLA_FMT_F16 ? -14 : -126;
-        cx->sr_max = fs == VLA_FMT_F16 ? 65504.0 : 0x1.fep127;
+        cx->sr_emin = ilogb(vla_fmt_min_normal(fs));
+        cx->sr_max = vla_fmt_max(fs);
     }
     mpfr_init2(cx->tmp_s, cx->prec_s);
     for (int i = 0; i < VREF_POOL; i++)
@@ -123,6 +128,7 @@ int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long 
     }
     return vla_model_wrap(out, cfg, &ref_ops, m, &m->st->cnt);
 }
+#include "recur_end.h"
 
 double vref_round_op(vla_fmt f, char op, double a, double b)
 {

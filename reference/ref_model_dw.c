@@ -5,40 +5,8 @@
 #include "arith_mpfr.h"
 #include "vlaref.h"
 
-#undef CXP
-#undef CX
-#undef NUM
-#undef NREF
-#undef E
-#undef R
-#undef P
-#undef SCALAR
-#undef FRAME_BEGIN
-#undef FRAME_END
-#undef ADD
-#undef SUB
-#undef MUL
-#undef DIV
-#undef SQRT
-#undef COPY
-#undef SETD
-#undef SETI
-#undef STORE
-#undef LOAD_IN
-#undef LOAD_PHI
-#undef ISFIN
-#undef LESS
-#undef ABSLESS
-#undef CMPD
-#undef TINY
-#undef TOD
-#undef NUM_ALLOC
-#undef NUM_FREE
-#undef SAVE_ARRAY
-#undef LOAD_ARRAY
-#undef ARITH_ENTER
-#undef ARITH_LEAVE
-#undef SR_RESET
+#include "recur_end.h" /* the MPFR vocabulary is not this file's: the double-word one follows */
+#include "tables.h"
 
 typedef struct {
     __mpfr_struct h, l;
@@ -100,8 +68,6 @@ static int vdw_load(FILE *f, vdw *p, size_t n)
 
 #define SFX mpfrdw
 #define VLA_FN static
-#define VLA_CAT_(a, b) a##_##b
-#define VLA_CAT(a, b) VLA_CAT_(a, b)
 #define FN(name) VLA_CAT(name, SFX)
 
 #define CXP vdw_ctx *cx_
@@ -233,3 +199,7 @@ int vref_dw_model_new(vla_model **out, const vla_config *cfg)
     }
     return vla_model_wrap(out, cfg, &dw_ops, m, &m->st->cnt);
 }
+#include "recur_end.h"
+#undef DW
+#undef DWP
+#undef DWCP

@@ -1,7 +1,8 @@
 /* test_regress.c: make regress does its job. The suite's own code (experiments/vla-regress.c,
  * included) runs a slice of the suite in-process against the committed baseline and must pass;
- * the builds of vla-regress with a fault planted in lib/recur.h ($(BUILD)/plant/, VLA_PLANT=1..4)
- * must fail on the cases each fault touches, naming them, and leave the others alone. */
+ * the builds of vla-regress with a fault planted in a copy of lib/recur.h ($(BUILD)/plant/N/,
+ * the copy edited by tests/regress/plants/N.sed) must fail on the cases each fault touches,
+ * naming them, and leave the others alone. */
 #define VLA_REGRESS_NO_MAIN
 #include "vla-regress.c"
 
@@ -144,6 +145,72 @@ TEST(regress_baseline_rejects_a_malformed_row)
     free(b.rows);
     unlink(path);
     CHECK_EQ_INT(rg_baseline_read(&b, path, err, sizeof err), VLA_EIO);
+}
+
+/* The baseline is read whole and --update renames over it: a device or a FIFO is refused (2)
+ * before the run, never waited on and never replaced; a file over RG_BASELINE_MAX is refused with
+ * the limit named. An empty value is a usage error, not the default nor 0 (--margin ''). The FIFO
+ * lives in a scratch folder, so that a regression replaces nothing outside it. */
+TEST(regress_baseline_files_and_empty_values)
+{
+    char dir[] = "/tmp/vla-regress-files-XXXXXX", fifo[64], big[64], err[600], cmd[512];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(big, sizeof big, "%s/big.tsv", dir);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    FILE *f = fopen(big, "w");
+    for (int i = 0; f && i < 40000; i++) /* 1.2 MB of comments */
+        fputs("# a comment line of thirty b\n", f);
+    CHECK(f && fclose(f) == 0);
+    rg_baseline b;
+    CHECK_EQ_INT(rg_baseline_read(&b, "/dev/zero", err, sizeof err), VLA_EFORMAT);
+    CHECK_MSG(strstr(err, "/dev/zero: a character device, not a regular file"), "%s", err);
+    CHECK_EQ_INT(rg_baseline_read(&b, big, err, sizeof err), VLA_EFORMAT);
+    CHECK_MSG(strstr(err, "larger than 1048576 bytes, the limit of a baseline"), "%s", err);
+    free(b.rows);
+    rg_run none = {0};
+    rg_baseline old = {0};
+    CHECK_EQ_INT(rg_baseline_write(fifo, &none, &old), VLA_EINVAL);
+    struct stat st;
+    CHECK_MSG(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    /* the program: refused at once (--only matches nothing, so that a regression ends quickly) */
+    static const struct {
+        const char *args, *want;
+    } bad[] = {
+        {"--baseline /dev/zero", "--baseline /dev/zero: a character device, not a regular file"},
+        {"--baseline %s", "/fifo: a FIFO, not a regular file\n"},
+        {"--update --baseline %s", "/fifo: a FIFO, not a regular file: left as it is"},
+        {"--margin ''", "--margin: an empty value"},
+        {"--margin ' '", "--margin: ' ' is not a number of bits"},
+        {"--backend ''", "--backend: an empty value"},
+        {"--backend ,", "--backend: ',' names no backend"},
+        {"--baseline ''", "--baseline: an empty value"},
+        {"--trace ''", "--trace: an empty value"},
+    };
+    int have = access("bin/vla-regress", X_OK) == 0;
+    if (!have)
+        vla_test_skip("bin/vla-regress not built (run make first)");
+    for (size_t i = 0; have && i < sizeof bad / sizeof bad[0]; i++) {
+        char args[256];
+        snprintf(args, sizeof args, bad[i].args, fifo);
+        snprintf(cmd, sizeof cmd, "timeout 20 bin/vla-regress %s --only nothing-matches 2>%s/err",
+                 args, dir);
+        int st_ = system(cmd), rc = WIFEXITED(st_) ? WEXITSTATUS(st_) : -1;
+        snprintf(cmd, sizeof cmd, "%s/err", dir);
+        FILE *e = fopen(cmd, "r");
+        size_t n = e ? fread(err, 1, sizeof err - 1, e) : 0;
+        err[n] = 0;
+        if (e)
+            fclose(e);
+        CHECK_MSG(rc == 2 && strstr(err, bad[i].want), "vla-regress %s: status %d, want '%s': %s",
+                  args, rc, bad[i].want, err);
+    }
+    CHECK_MSG(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    /* --only '' would be every case (minutes), not a usage error */
+    int st_ = have ? system("timeout 20 bin/vla-regress --only '' 2>/dev/null >/dev/null") : 2 << 8;
+    CHECK_MSG(WIFEXITED(st_) && WEXITSTATUS(st_) == 2, "--only '': status %d", st_);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
 }
 
 /* The unchanged library (this test binary's) against the committed baseline: no case of the

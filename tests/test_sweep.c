@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -634,5 +635,198 @@ TEST(sweep_paper)
         CHECK_MSG(strstr(dry, want), "paper.sweep has no case %s", names[i]);
     }
     free(dry);
+    done(dir);
+}
+
+/* runs a shell command line in dir (so that an injected command that ran would leave its canary
+ * there, not in the repository); its exit status */
+static int sh_in(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sh_in(const char *dir, const char *fmt, ...)
+{
+    char cmd[4096], repo[1024];
+    if (!getcwd(repo, sizeof repo))
+        return -1;
+    int n = snprintf(cmd, sizeof cmd, "cd '%s' && REPO='%s' && ", dir, repo);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd + n, sizeof cmd - n, fmt, ap);
+    va_end(ap);
+    return sh("%s", cmd);
+}
+
+/* Every value that reaches the Slurm script is quoted: a sweep named with $(...), backticks,
+ * quotes and a %, a tree with blanks and parentheses, a value with a tab, each reaches the program
+ * as it is and runs nothing else; a line break or a backslash where an #SBATCH line would carry
+ * it is refused (2). A case with checkpoints resumes (--resume). The script is run task by task
+ * with bash here; tests/test_slurm.sh gives the same to a real Slurm. */
+TEST(sweep_slurm_quoting)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    char p[512], text[1024];
+    /* a stand-in program: its table is its arguments, one a line */
+    snprintf(p, sizeof p, "%s/args.sh", dir);
+    put(p, "#!/bin/sh\nfor a; do [ \"$prev\" = --out ] && out=$a; prev=$a; done\n"
+           "printf '%s\\n' \"$@\" >\"$out\"\n");
+    chmod(p, 0755);
+    const char *hostile = "x$(touch canary1)`touch canary2`'q\"%b";
+    snprintf(p, sizeof p, "%s/%s.sweep", dir, hostile);
+    snprintf(text, sizeof text, "program %s/args.sh\nresume\naxis --v 'a\tb' plain\nname c{1}\n", dir);
+    put(p, text);
+    const char *quoted = "x$(touch canary1)`touch canary2`'\\''q\"%b"; /* in '...' */
+    CHECK_EQ_INT(sh_in(dir, "\"$REPO\"/bin/vla-sweep --slurm --out 'tree (1)' '%s.sweep' >out 2>err",
+                       quoted), 0);
+    snprintf(p, sizeof p, "%s/tree (1)/%s.sbatch", dir, hostile);
+    char *s = slurp(p);
+    CHECK_MSG(s && strstr(s, "\n#SBATCH --job-name=\"vla-sweep-x$(touch canary1)`touch canary2`'q\\\"%b\"\n") &&
+                  strstr(s, "\n#SBATCH --output=\"tree (1)/slurm/x$(touch canary1)`touch canary2`'q\\\"%%b-\"%A_%a.log\n"),
+              "the #SBATCH lines: %s", s ? s : "(none)");
+    /* the comments stay comments: every line before the code starts with # */
+    for (const char *l = s; l && strncmp(l, "set -u\n", 7); l = strchr(l, '\n') + 1)
+        if (*l != '#') {
+            CHECK_MSG(0, "a line of the script's head is not a comment: %.80s", l);
+            break;
+        }
+    free(s);
+    /* task 1 (case cplain) finds a checkpoint: it is run with --resume */
+    snprintf(p, sizeof p, "%s/tree (1)/cplain.dat.ckpt.0", dir);
+    put(p, "");
+    for (int t = 0; t < 2; t++)
+        CHECK_EQ_INT(sh_in(dir, "SLURM_ARRAY_TASK_ID=%d bash 'tree (1)/%s.sbatch' 2>>err", t, quoted), 0);
+    snprintf(p, sizeof p, "%s/tree (1)/ca_b.dat", dir);
+    char *a = slurp(p);
+    CHECK_MSG(a && !strncmp(a, "--v\na\tb\n--out\n", 14), "the value with a tab arrived as: %s",
+              a ? a : "(none)");
+    free(a);
+    snprintf(p, sizeof p, "%s/tree (1)/cplain.dat", dir);
+    a = slurp(p);
+    CHECK_MSG(a && strstr(a, "/cplain.dat\n--resume\n"), "the case with a checkpoint: %s", a ? a : "(none)");
+    free(a);
+    for (int i = 1; i <= 2; i++) {
+        snprintf(p, sizeof p, "%s/canary%d", dir, i);
+        CHECK_MSG(access(p, F_OK) != 0, "an injected command ran: %s exists", p);
+    }
+    /* refused where an #SBATCH line would carry it: a line break (the tree, the sweep's name), a
+     * backslash (Slurm's --output patterns drop it); nothing is written */
+    static const struct {
+        const char *out, *file, *want;
+    } no[] = {{"'a\ntouch canary3'", "plain.sweep", "has a line break"},
+              {"'a\\b'", "plain.sweep", "has a backslash"},
+              {"t", "'n\nl.sweep'", "the sweep's name 'n?l' has a line break"}};
+    snprintf(p, sizeof p, "%s/plain.sweep", dir);
+    snprintf(text, sizeof text, "program %s/args.sh\naxis --v 1\n", dir);
+    put(p, text);
+    snprintf(p, sizeof p, "%s/n\nl.sweep", dir);
+    put(p, text);
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        CHECK_EQ_INT(sh_in(dir, "\"$REPO\"/bin/vla-sweep --slurm --out %s %s 2>err", no[i].out, no[i].file), 2);
+        snprintf(p, sizeof p, "%s/err", dir);
+        char *err = slurp(p);
+        CHECK_MSG(err && strstr(err, no[i].want), "want '%s': %s", no[i].want, err ? err : "");
+        free(err);
+    }
+    snprintf(p, sizeof p, "%s/a\ntouch canary3", dir);
+    CHECK(access(p, F_OK) != 0);
+    snprintf(p, sizeof p, "%s/t", dir);
+    CHECK(access(p, F_OK) != 0);
+    done(dir);
+}
+
+static int is_fifo(const char *p)
+{
+    struct stat st;
+    return lstat(p, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/* What vla-sweep reads whole (the sweep file) must be a regular file of at most 1 MiB, and what
+ * it renames into place (the Slurm script, the manifest) a regular file or a new path: a device, a
+ * FIFO, a directory is refused (2), never waited on, never replaced. An empty --out, --script or
+ * VLA_SWEEP_GPUS is a usage error, not a default. The FIFOs live in the scratch folder, so that a
+ * regression replaces nothing outside it. */
+TEST(sweep_special_files)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    grid(dir);
+    char p[512], e[512], big[512];
+    snprintf(e, sizeof e, "%s/err", dir);
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    CHECK(mkfifo(p, 0600) == 0);
+    snprintf(big, sizeof big, "%s/big.sweep", dir);
+    FILE *f = fopen(big, "w");
+    for (int i = 0; f && i < 40000; i++) /* 1.2 MB of comments */
+        fputs("# a comment line of thirty b\n", f);
+    CHECK(f && fclose(f) == 0);
+    static const struct {
+        const char *args, *want;
+    } bad[] = {
+        {"--dry-run /dev/zero", "/dev/zero: a character device, not a regular file"},
+        {"--dry-run %s/fifo", "/fifo: a FIFO, not a regular file"},
+        {"--dry-run %s", ": a directory, not a regular file"},
+        {"--dry-run %s/big.sweep", "larger than 1048576 bytes, the limit of a sweep file"},
+        {"--slurm --script %s/fifo %s/grid.sweep", "/fifo: a FIFO, not a regular file: left as it is"},
+        {"--slurm --script %s %s/grid.sweep", ": a directory, not a regular file: left as it is"},
+        {"--slurm --script %s/nowhere %s/grid.sweep", "nowhere: a symbolic link to nothing"},
+        {"--dry-run --out '' %s/grid.sweep", "--out: an empty value"},
+        {"--slurm --script '' %s/grid.sweep", "--script: an empty value"},
+    };
+    snprintf(p, sizeof p, "%s/nowhere", dir); /* a symlink to nothing (its target's folder is missing) */
+    CHECK(symlink("missing/x", p) == 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char args[1024];
+        snprintf(args, sizeof args, bad[i].args, dir, dir);
+        /* timeout: a FIFO that is waited on fails the check instead of hanging the suite */
+        int rc = sh("timeout 10 bin/vla-sweep %s 2>%s", args, e);
+        char *err = slurp(e);
+        CHECK_MSG(rc == 2 && err && strstr(err, bad[i].want), "vla-sweep %s: status %d, want '%s': %s",
+                  args, rc, bad[i].want, err ? err : "");
+        free(err);
+    }
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    CHECK_MSG(is_fifo(p), "the FIFO was replaced");
+    snprintf(p, sizeof p, "%s/nowhere", dir);
+    struct stat st;
+    CHECK(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
+    /* a character device (a second /dev/null, made here), where mknod is allowed */
+    snprintf(p, sizeof p, "%s/null", dir);
+    if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        CHECK_EQ_INT(sh("bin/vla-sweep --slurm --script %s %s/grid.sweep 2>/dev/null", p, dir), 2);
+        CHECK(lstat(p, &st) == 0 && S_ISCHR(st.st_mode));
+    }
+    /* through a symlink to a regular file: the file is replaced, the link stays */
+    snprintf(p, sizeof p, "%s/old.sbatch", dir);
+    put(p, "old\n");
+    snprintf(p, sizeof p, "%s/link.sbatch", dir);
+    CHECK(symlink("old.sbatch", p) == 0);
+    CHECK_EQ_INT(sh("bin/vla-sweep --slurm --script %s %s/grid.sweep >/dev/null 2>&1", p, dir), 0);
+    CHECK(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
+    snprintf(p, sizeof p, "%s/old.sbatch", dir);
+    char *s = slurp(p);
+    CHECK_MSG(s && !strncmp(s, "#!/bin/bash\n", 12), "old.sbatch: %.40s", s ? s : "(none)");
+    free(s);
+    /* the manifest a FIFO: refused before any case runs */
+    snprintf(p, sizeof p, "%s/m", dir);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/m/grid.manifest.tsv", dir);
+    CHECK(mkfifo(p, 0600) == 0);
+    int rc = sh("timeout 10 bin/vla-sweep --out %s/m %s/grid.sweep 2>%s", dir, dir, e);
+    char *err = slurp(e);
+    CHECK_MSG(rc == 2 && err && strstr(err, "grid.manifest.tsv: a FIFO, not a regular file"),
+              "a FIFO manifest: status %d: %s", rc, err ? err : "");
+    free(err);
+    CHECK(is_fifo(p));
+    snprintf(p, sizeof p, "%s/m/statenorm-la-f32.dat", dir);
+    CHECK(access(p, F_OK) != 0);
+    rc = sh("VLA_SWEEP_GPUS= bin/vla-sweep --out %s/g %s/grid.sweep 2>%s", dir, dir, e);
+    err = slurp(e);
+    CHECK_MSG(rc == 2 && err && strstr(err, "VLA_SWEEP_GPUS='' is not a number of GPUs"),
+              "VLA_SWEEP_GPUS='': status %d: %s", rc, err ? err : "");
+    free(err);
     done(dir);
 }

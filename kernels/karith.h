@@ -1,0 +1,46 @@
+/* karith.h: the arithmetic macros of lib/recur.h for the kernel (the vocabulary is documented in
+ * lib/arith_native.h), included by kdriver.h at the start of each policy's instantiation and
+ * undefined by lib/recur_end.h at its end. The includer (kpolicy.h) sets POL, RO and RS and the
+ * operations KADD ... KSQRT; the container, the formats and the suffix follow from POL's row. */
+#ifdef __CUDACC__
+#define VLA_FN static __device__
+#else
+#define VLA_FN static
+#endif
+#define VLA_RECUR_DEVICE
+#define SFX POL
+#define NUM VLA_NUM_OF(POL)
+#define FMT_C VLA_FMTC_OF(POL)
+#define FMT_S VLA_FMTS_OF(POL)
+/* the context of every recur.h function is the arena's padding shift (kabi.h) */
+#define CXP int cx_
+#define CX cx_
+#define E(a, i) (a)[(i) + ((i) >> cx_)]
+#define VLA_ROWP(M, off) ((M) + (off) + ((off) >> cx_))
+/* A barrier before (the threads may still read what the loop overwrites) and after (they read
+ * what it wrote); the outer for runs once and exists to place the second barrier. */
+#define VLA_PFOR(i, lo, hi)                                                                        \
+    for (int i##_pf = (KSYNC(), 1); i##_pf; i##_pf = (KSYNC(), 0))                                 \
+        for (int i = (lo) + KTID; i < (hi); i += KNT)
+#define NREF NUM *
+#define R(p) (*(p))
+#define P(x) (&(x))
+#define SCALAR(x) NUM x
+#define FRAME_BEGIN
+#define FRAME_END
+#define ADD(r, a, b) ((r) = RO(KADD((a), (b))))
+#define SUB(r, a, b) ((r) = RO(KSUB((a), (b))))
+#define MUL(r, a, b) ((r) = RO(KMUL((a), (b))))
+#define DIV(r, a, b) ((r) = RO(KDIV((a), (b))))
+#define SQRT(r, a) ((r) = RO(KSQRT(a)))
+#define COPY(r, a) ((r) = (a))
+#define SETI(r, i) ((r) = (NUM)(i)) /* small integers: exact in every format */
+#define STORE(r) ((r) = RS(r))
+#define ISFIN(a) isfinite(a)
+#define LESS(a, b) ((a) < (b))
+#define ABSLESS(a, b) (fabs((double)(a)) < (double)(b))
+#define CMPD(a, c) (((double)(a) > (c)) - ((double)(a) < (c)))
+#define TINY vla_fmt_tiny(FMT_C)
+#define TOD(a) ((double)(a))
+#define ARITH_ENTER
+#define ARITH_LEAVE

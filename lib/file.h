@@ -1,0 +1,109 @@
+/* file.h: the rules for the files a program is named, written once for lib/dat.c's tables and
+ * for vla-sweep and vla-regress (which link nothing of lib but this header). A file written whole
+ * goes to a temporary beside it and is renamed into place, which replaces whatever is there: only
+ * a regular file, or nothing yet, may be replaced. A file read whole must be a regular file of a
+ * bounded size: a FIFO would block the reader, /dev/zero would never end. */
+#ifndef VLA_FILE_H
+#define VLA_FILE_H
+#include "vlastab.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static inline const char *vla_file_kind(mode_t m)
+{
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISLNK(m)  ? "a symbolic link"
+                         : "not a regular file";
+}
+
+/* VLA_OK when a rename onto p replaces nothing or a regular file (lstat: not a link either);
+ * else VLA_EINVAL, *kind and errno (EISDIR, or ENOTSUP) */
+static inline int vla_file_replaceable(const char *p, const char **kind)
+{
+    struct stat st;
+    if (lstat(p, &st) != 0 || S_ISREG(st.st_mode))
+        return VLA_OK; /* nothing there, or the rename itself will say why not */
+    *kind = vla_file_kind(st.st_mode);
+    errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP;
+    return VLA_EINVAL;
+}
+
+/* Where the rename that writes PATH lands: *target (to free) is PATH, or the file PATH's symlink
+ * names (the link stays a link). VLA_EINVAL with *kind when that is not a regular file. */
+static inline int vla_file_target(const char *path, char **target, const char **kind)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        *target = realpath(path, NULL);
+        if (!*target) { /* the rename would replace the link itself */
+            *kind = "a symbolic link to nothing";
+            return VLA_EINVAL;
+        }
+    } else if (!(*target = strdup(path))) {
+        return VLA_ENOMEM;
+    }
+    int e = vla_file_replaceable(*target, kind);
+    if (e) {
+        free(*target);
+        *target = NULL;
+    }
+    return e;
+}
+
+/* rename(tmp, target), unless target has become something other than a regular file since
+ * vla_file_target said where it is (VLA_EINVAL, *kind); VLA_EIO and errno when the rename fails */
+static inline int vla_file_replace(const char *tmp, const char *target, const char **kind)
+{
+    int e = vla_file_replaceable(target, kind);
+    if (e)
+        return e;
+    return rename(tmp, target) == 0 ? VLA_OK : VLA_EIO;
+}
+
+/* PATH opened for reading when it is a regular file of at most max bytes. VLA_EINVAL with *kind
+ * when it is not a regular file (a FIFO is refused, not waited on), VLA_ERANGE when it is larger,
+ * VLA_EIO with errno. The reader still stops at max: the file may grow. */
+static inline int vla_file_read_open(const char *path, long max, FILE **f, const char **kind)
+{
+    *f = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) /* a device is not even opened: opening some has effects */
+        return VLA_EIO;
+    /* O_NONBLOCK: a FIFO put there since the stat is not waited on either */
+    int fd = S_ISREG(st.st_mode) ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -2;
+    if (fd == -1 || (fd >= 0 && fstat(fd, &st) != 0)) {
+        int errnum = errno;
+        if (fd >= 0)
+            close(fd);
+        errno = errnum;
+        return VLA_EIO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        *kind = vla_file_kind(st.st_mode);
+        errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP;
+        return VLA_EINVAL;
+    }
+    if (st.st_size > max) {
+        close(fd);
+        errno = EFBIG;
+        return VLA_ERANGE;
+    }
+    if (!(*f = fdopen(fd, "r"))) {
+        close(fd);
+        return VLA_ENOMEM;
+    }
+    return VLA_OK;
+}
+#endif

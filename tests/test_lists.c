@@ -1,0 +1,362 @@
+/* test_lists.c: the lists of lib/vlalists.h and what is made from them: names and parsing, the
+ * format properties against the C library's own constants and MPFR's conventions, u' and the
+ * flop count read from recur.h itself, and the compiler refusing a forgotten piece (a row of a
+ * list without its step function or instantiation, an arithmetic without one of its macros) and
+ * finding no template macro left over after an instantiation. */
+#include "check.h"
+#include "model_impl.h"
+#include "vlaref.h"
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+TEST(lists_names_and_parsing)
+{
+    CHECK(!strcmp(vla_names(VLA_LIST_MODEL), "la, delta, rls, vla1, vla3"));
+    CHECK(!strcmp(vla_names(VLA_LIST_PREC), "f64, f32, f16, bf16, f16-f32, bf16-f32"));
+    CHECK(!strcmp(vla_names(VLA_LIST_TRACK), "sm, sm-sym, joseph, chol, comp, sr"));
+    CHECK(!strcmp(vla_names(VLA_LIST_FMT), "f64, f32, f16, bf16"));
+    /* every name of a list parses back to its row, and the lists hold nothing else */
+    char buf[200];
+    vla_model_kind m;
+    vla_prec p;
+    vla_track t;
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", vla_names(VLA_LIST_MODEL));
+    for (char *s = strtok(buf, ", "); s; s = strtok(NULL, ", "), n++)
+        CHECK(vla_model_parse(s, &m) == 0 && m == (vla_model_kind)n);
+    CHECK_EQ_INT(n, VLA_NMODEL);
+    n = 0;
+    snprintf(buf, sizeof buf, "%s", vla_names(VLA_LIST_PREC));
+    for (char *s = strtok(buf, ", "); s; s = strtok(NULL, ", "), n++)
+        CHECK(vla_prec_parse(s, &p) == 0 && p == (vla_prec)n);
+    CHECK_EQ_INT(n, VLA_NPREC);
+    n = 0;
+    snprintf(buf, sizeof buf, "%s", vla_names(VLA_LIST_TRACK));
+    for (char *s = strtok(buf, ", "); s; s = strtok(NULL, ", "), n++)
+        CHECK(vla_track_parse(s, &t) == 0 && t == (vla_track)n);
+    CHECK_EQ_INT(n, VLA_NTRACK);
+    CHECK(vla_model_parse("vla2", &m) == VLA_EINVAL && vla_track_parse("smsym", &t) == VLA_EINVAL);
+    CHECK(vla_prec_parse("f16f32", &p) == VLA_EINVAL); /* one spelling: f16-f32 */
+    /* the messages of the ways that need a kind of policy name the policies of that kind */
+    vla_config c;
+    const char *why;
+    vla_config_default(&c, VLA_VLA3, 8);
+    c.track = VLA_TRACK_SR;
+    CHECK(vla_track_check(&c, &why) == VLA_ENOTSUP && strstr(why, "use f16-f32, bf16-f32"));
+    c.track = VLA_TRACK_COMP;
+    c.prec = VLA_BF16_F32;
+    CHECK(vla_track_check(&c, &why) == VLA_ENOTSUP && strstr(why, "use f64, f32, f16, bf16"));
+    CHECK(vla_names((vla_list)99)[0] == '?');
+}
+
+/* the format table against what the hardware and the C library say of binary64 and binary32,
+ * and against the IEEE parameters of binary16 and bfloat16; MPFR's emulation parameters are the
+ * same numbers in its convention (x = m 2^e, m in [1/2, 1)) */
+TEST(lists_format_properties)
+{
+    CHECK(vla_fmt_max(VLA_FMT_F64) == DBL_MAX && vla_fmt_min_normal(VLA_FMT_F64) == DBL_MIN);
+    CHECK(vla_fmt_max(VLA_FMT_F32) == FLT_MAX && vla_fmt_min_normal(VLA_FMT_F32) == FLT_MIN);
+    CHECK(vla_fmt_unit_roundoff(VLA_FMT_F64) == DBL_EPSILON / 2);
+    CHECK(vla_fmt_unit_roundoff(VLA_FMT_F32) == FLT_EPSILON / 2);
+    CHECK(vla_fmt_max(VLA_FMT_F16) == 65504.0 && vla_fmt_min_normal(VLA_FMT_F16) == 0x1p-14);
+    CHECK(vla_fmt_max(VLA_FMT_BF16) == 0x1.fep127);
+    for (int f = 0; f < VLA_NFMT; f++) {
+        long prec, emin, emax;
+        vref_fmt_params((vla_fmt)f, &prec, &emin, &emax);
+        int p = vla_fmt_precision((vla_fmt)f);
+        /* the smallest subnormal is 2^(emin - 1) in MPFR's terms; the largest finite < 2^emax */
+        CHECK(prec == p && ldexp(1.0, (int)emin - 1) == ldexp(vla_fmt_min_normal((vla_fmt)f), 1 - p));
+        CHECK(frexp(vla_fmt_max((vla_fmt)f), &(int){0}) > 0.5 && ilogb(vla_fmt_max((vla_fmt)f)) == emax - 1);
+        /* the largest finite number is a fixed point of the rounding, the next binade is not */
+        CHECK(vla_round_fmt((vla_fmt)f, vla_fmt_max((vla_fmt)f)) == vla_fmt_max((vla_fmt)f));
+    }
+    for (int i = 0; i < VLA_NPREC; i++) /* mixed: storage narrower than compute */
+        CHECK(vla_prec_mixed((vla_prec)i) ==
+              (vla_fmt_precision(vla_prec_storage((vla_prec)i)) <
+               vla_fmt_precision(vla_prec_compute((vla_prec)i))));
+}
+
+/* u' from recur.h's own code: rls takes k, vla1 u / sqrt(d), vla3 unit(u) / sqrt(d), each on
+ * the inputs rounded to the storage format (a binary16 input is exact in binary16) */
+TEST(lists_uprime_is_the_recurrences)
+{
+    enum { d = 9 };
+    double k[d], u[d], up[d];
+    for (int i = 0; i < d; i++) {
+        k[i] = 0.1 * (i + 1) - 0.37;
+        u[i] = 1.3 - 0.21 * i;
+    }
+    vla_config c;
+    vla_config_default(&c, VLA_RLS, d);
+    c.prec = VLA_F16;
+    CHECK(vla_uprime(&c, k, u, up) == 0);
+    for (int i = 0; i < d; i++)
+        CHECK(up[i] == vla_round_fmt(VLA_FMT_F16, k[i]));
+    vla_config_default(&c, VLA_VLA1, d);
+    c.prec = VLA_BF16_F32;
+    CHECK(vla_uprime(&c, k, u, up) == 0);
+    for (int i = 0; i < d; i++)
+        CHECK(up[i] == vla_round_fmt(VLA_FMT_BF16, u[i]) / 3.0); /* sqrt(9) = 3, exactly */
+    vla_config_default(&c, VLA_VLA3, d);
+    c.prec = VLA_F32;
+    CHECK(vla_uprime(&c, k, NULL, up) == 0); /* no u: k, as the step takes it */
+    double ss = 0, kk = 0;
+    for (int i = 0; i < d; i++) {
+        ss += up[i] * up[i];
+        kk += vla_round_fmt(VLA_FMT_F32, k[i]) * vla_round_fmt(VLA_FMT_F32, k[i]);
+    }
+    CHECK_NEAR(sqrt(ss), 1 / 3.0, 4 * d * 0x1p-53);
+    for (int i = 0; i < d; i++) /* the direction of the rounded k */
+        CHECK_NEAR(up[i] * 3, vla_round_fmt(VLA_FMT_F32, k[i]) / sqrt(kk), 4 * d * 0x1p-53);
+    vla_config_default(&c, VLA_LA, d);
+    CHECK(vla_uprime(&c, k, u, up) == VLA_EINVAL); /* no A, no u' */
+}
+
+/* The count of la's step in closed form from SPEC section 2 (each dot product of length n is n
+ * products and n - 1 sums): S += v phi(k)^T (2 dv d), n += phi(k) (d), o = S phi(q) (dv (2d - 1))
+ * / (n . phi(q)) (2d - 1, then dv divisions). The ways of tracking A order as their operation
+ * counts do: sm-sym does half of sm's rank-1 update, joseph twice its products. */
+TEST(lists_flops_counted_from_the_recurrence)
+{
+    vla_step_buf b;
+    for (int d = 4; d <= 64; d *= 4) {
+        vla_stream *s;
+        char err[100];
+        CHECK(vla_step_buf_alloc(&b, d, d) == 0 &&
+              vla_stream_open(&s, "gauss", d, d, 3, err, sizeof err) == 0);
+        vla_stream_get(s, 0, 1, &b);
+        vla_stream_close(s);
+        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_config c;
+        vla_config_default(&c, VLA_LA, d);
+        double dd = (double)d * d;
+        CHECK_EQ_INT(vla_step_flops(&c, &in, 1), 2 * dd + d + d * (2 * d - 1) + (2 * d - 1) + d);
+        c.prec = VLA_BF16; /* the count is the recurrence's, whatever the rounding */
+        CHECK_EQ_INT(vla_step_flops(&c, &in, 1), 2 * dd + d + d * (2 * d - 1) + (2 * d - 1) + d);
+        double f[4];
+        for (int t = 0; t < 4; t++) {
+            vla_config_default(&c, VLA_VLA3, d);
+            c.track = (vla_track)t;
+            c.nudge = 0;
+            f[t] = vla_step_flops(&c, &in, 1);
+        }
+        CHECK_MSG(f[VLA_TRACK_SMSYM] < f[VLA_TRACK_SM] && f[VLA_TRACK_SM] < f[VLA_TRACK_JOSEPH],
+                  "d = %d: sm %g, sm-sym %g, joseph %g", d, f[0], f[1], f[2]);
+        /* sm's update costs 5 d^2 (z = A u, then A_ij -= z_i z_j / delta), sm-sym's 3 d^2 */
+        CHECK_NEAR(f[VLA_TRACK_SM] - f[VLA_TRACK_SMSYM], 2 * dd - 2 * d, d);
+        vla_step_buf_free(&b);
+    }
+    vla_config c;
+    vla_config_default(&c, VLA_LA, 0);
+    CHECK(isnan(vla_step_flops(&c, NULL, 1)));
+}
+
+/* ---- what the compiler says: a copy of lib/ in a scratch folder, compiled as the build does
+ * (-fsyntax-only), one change at a time ---- */
+
+static char scratch[64];
+static const char *cc(void)
+{
+    const char *c = getenv("CC");
+    return c && *c ? c : "cc";
+}
+/* the build's flags, OpenMP's too where the compiler has it (kernels/) */
+#define CFLAGS_ "-std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -ffp-contract=off " \
+                "-fexcess-precision=standard -fsyntax-only"
+static const char *openmp(void)
+{
+    static const char *flag;
+    if (!flag) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "echo 'int main(void){return 0;}' | %s -fopenmp -x c - "
+                                  "-o /dev/null >/dev/null 2>&1", cc());
+        flag = system(cmd) ? "" : "-fopenmp";
+    }
+    return flag;
+}
+
+static void scratch_remove(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
+    if (system(cmd)) {
+    }
+}
+
+/* a fresh copy of lib/ in scratch/lib; 0 when there is no compiler or no lib/ (skipped) */
+static int fresh_lib(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --version >/dev/null 2>&1", cc());
+    if (system(cmd)) {
+        vla_test_skip("no C compiler (set CC)");
+        return 0;
+    }
+    if (access("lib/vlalists.h", R_OK)) {
+        vla_test_skip("not run from the repository root (make test runs it there)");
+        return 0;
+    }
+    if (!scratch[0]) {
+        snprintf(scratch, sizeof scratch, "/tmp/vla-lists-XXXXXX");
+        if (!mkdtemp(scratch)) {
+            CHECK_MSG(0, "mkdtemp");
+            return 0;
+        }
+        atexit(scratch_remove);
+    }
+    snprintf(cmd, sizeof cmd, "rm -rf %s/lib && cp -r lib %s/lib", scratch, scratch);
+    CHECK_MSG(system(cmd) == 0, "%s", cmd);
+    return 1;
+}
+
+/* edits scratch/lib/FILE with a sed expression, which must change it */
+static void edit(const char *file, const char *sed)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd %s/lib && cp %s %s.orig && sed -e '%s' %s.orig > %s && ! cmp -s %s %s.orig",
+             scratch, file, file, sed, file, file, file, file);
+    CHECK_MSG(system(cmd) == 0, "the edit did not change %s: %s", file, sed);
+}
+
+/* compiles SRC (relative to the repository, or to scratch when it starts with @) against the
+ * scratch copy of lib/; the status, and the compiler's output in out */
+static int compile(const char *src, const char *extra, char *out, size_t len)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s " CFLAGS_ " %s %s -I%s/lib -Ireference -Ikernels %s%s 2>&1",
+             cc(), openmp(), extra, scratch, src[0] == '@' ? scratch : "",
+             src[0] == '@' ? src + 1 : src);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, len - 1, p) : 0;
+    out[n] = 0;
+    return p ? pclose(p) : -1;
+}
+
+static char out[1 << 16];
+
+/* the first line of the compiler's output that names what, for the report */
+static void show(const char *what)
+{
+    const char *s = strstr(out, what);
+    if (!s)
+        return;
+    while (s > out && s[-1] != '\n')
+        s--;
+    const char *e = strchr(s, '\n');
+    if (getenv("VLA_TEST_VERBOSE"))
+        printf("    compiler: %.*s\n", (int)(e ? e - s : (long)strlen(s)), s);
+}
+
+TEST(lists_a_model_row_without_its_functions_fails_to_build)
+{
+    if (!fresh_lib())
+        return;
+    CHECK_MSG(compile("@/lib/model.c", "", out, sizeof out) == 0, "the copy itself: %s", out);
+    edit("vlalists.h", "s/^    X(VLA3, vla3, 1, 1)$/    X(VLA3, vla3, 1, 1) X(VLA4, vla4, 1, 1)/");
+    CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0);
+    /* each piece the row asks for is named: its step, its read-out, its u' (it has A) */
+    CHECK_MSG(strstr(out, "step_vla4_f64") && strstr(out, "undeclared"), "%s", out);
+    CHECK_MSG(strstr(out, "read_vla4_f64") && strstr(out, "uprime_vla4_f64"), "%s", out);
+    show("step_vla4_f64");
+}
+
+TEST(lists_a_policy_row_without_its_instantiations_fails_to_build)
+{
+    if (!fresh_lib())
+        return;
+    CHECK_MSG(compile("kernels/lanes.c", "", out, sizeof out) == 0, "the copy itself: %s", out);
+    edit("vlalists.h", "s/^    X(BF16_F32, \"bf16-f32\", bf16f32, BF16, F32, 1)$/&"
+                       " X(F16_F64, \"f16-f64\", f16f64, F16, F64, 1)/");
+    /* lib's strict and sr dispatch, the comp dispatch is spared (a mixed policy has none) */
+    CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "create_f16f64") && strstr(out, "create_f16f64sr"), "%s", out);
+    show("create_f16f64");
+    CHECK(compile("@/lib/model_comp.c", "", out, sizeof out) == 0);
+    /* the kernels: the lanes, the emulated blocks, the host's preparation */
+    CHECK(compile("kernels/lanes.c", "", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "lanes_block_f16f64") && strstr(out, "lanes_block_a2_f16f64"), "%s", out);
+    show("lanes_block_f16f64");
+    CHECK(compile("kernels/emu.c", "", out, sizeof out) != 0 && strstr(out, "emu_block_f16f64"));
+    CHECK(compile("kernels/host.c", "", out, sizeof out) != 0 && strstr(out, "kh_init_f16f64_kh"));
+    /* a uniform row without its double-word instantiation: comp's dispatch */
+    fresh_lib();
+    edit("vlalists.h", "s/^    X(BF16_F32, \"bf16-f32\", bf16f32, BF16, F32, 1)$/&"
+                       " X(F16X, \"f16x\", f16x, F16, F16, 0)/");
+    CHECK(compile("@/lib/model_comp.c", "", out, sizeof out) != 0 && strstr(out, "create_f16xc"));
+    /* a mixed column that contradicts the formats */
+    fresh_lib();
+    edit("vlalists.h", "s/X(F16_F32, \"f16-f32\", f16f32, F16, F32, 1)/"
+                       "X(F16_F32, \"f16-f32\", f16f32, F16, F32, 0)/");
+    CHECK(compile("@/lib/fmt.c", "", out, sizeof out) != 0 && strstr(out, "vla_mixed_check_f16f32"));
+}
+
+TEST(lists_an_arithmetic_without_a_macro_fails_to_build)
+{
+    if (!fresh_lib())
+        return;
+    FILE *f;
+    char path[128];
+    /* a native instantiation, one macro taken away before recur.h: the #error names it */
+    static const char *const gone[] = {"STORE", "TINY", "LOAD_PHI", "SFX"};
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+        snprintf(path, sizeof path, "%s/lib/inst.c", scratch);
+        CHECK((f = fopen(path, "w")) != NULL);
+        if (!f)
+            return;
+        fprintf(f, "#define TAG(x) x\n#define PRIMS 0\n#define POL f32\n#define RO(x) (x)\n"
+                   "#define RS(x) (x)\n#include \"arith_native.h\"\n#undef %s\n"
+                   "#include \"recur.h\"\n", gone[i]);
+        fclose(f);
+        CHECK(compile("@/lib/inst.c", "", out, sizeof out) != 0);
+        char want[80];
+        snprintf(want, sizeof want, "the includer did not define %s", gone[i]);
+        CHECK_MSG(strstr(out, want) != NULL, "%s", out);
+        if (!i)
+            show(want);
+    }
+}
+
+/* After every file that instantiates recur.h, none of its macros is defined: each name that
+ * recur_check.h asks for (and the includer's POL, RO, RS) is tested after the whole file. */
+TEST(lists_no_template_macro_leaks_past_an_instantiation)
+{
+    if (!fresh_lib())
+        return;
+    static const char *const files[] = {"lib/model.c",        "lib/model_fast.c",
+                                        "lib/model_simd.c",   "lib/model_comp.c",
+                                        "lib/flops.c",        "reference/ref_model.c",
+                                        "reference/ref_model_dw.c", "kernels/emu.c",
+                                        "kernels/lanes.c",    "kernels/host.c"};
+    char cmd[512], path[128];
+    snprintf(cmd, sizeof cmd,
+             "{ sed -n 's/^#ifndef \\([A-Z_]*\\)$/\\1/p' lib/recur_check.h; "
+             "echo CMPD LESSD FN ST POL RO RS FMT_C FMT_S NUM SFX VLA_FN VLA_PFOR E TAG PRIMS; } | "
+             "tr ' ' '\\n' | sed '/^$/d' | "
+             "sed 's/.*/#ifdef &\\n#error \"& leaked past the instantiations\"\\n#endif/' "
+             "> %s/lib/noleak.h", scratch);
+    CHECK_MSG(system(cmd) == 0, "%s", cmd);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/lib/leak.c", scratch);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (!f)
+            return;
+        fprintf(f, "#include \"%s/%s\"\n#include \"noleak.h\"\n", getcwd(cmd, sizeof cmd),
+                files[i]);
+        fclose(f);
+        CHECK_MSG(compile("@/lib/leak.c", "", out, sizeof out) == 0,
+                  "%s: %s", files[i], out);
+    }
+    /* and the check can fail: a macro defined after an instantiation is found */
+    snprintf(path, sizeof path, "%s/lib/leak.c", scratch);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fprintf(f, "#include \"%s/lib/model_comp.c\"\n#define STORE(r)\n#include \"noleak.h\"\n",
+                getcwd(cmd, sizeof cmd));
+        fclose(f);
+    }
+    CHECK(compile("@/lib/leak.c", "", out, sizeof out) != 0 && strstr(out, "STORE leaked"));
+}
