@@ -399,6 +399,8 @@ TRACE   := $(SHARED)/data/lmtrace-seed7
 PREC16  := f32 f16 bf16 f16-f32 bf16-f32
 MODELS  := la delta rls vla1 vla3
 FIGS    := drift guards heatmap jacobian recall statenorm scaling tracks stagnation
+# the forms of issue 16 (docs/forms.md): chunk and scan against the recurrence
+FIGS    += forms-chunk forms-ut forms-scan
 TRACKS  := sm smsym joseph chol comp sr # file-name tokens: smsym is --track sm-sym
 # the ways of tracking A each precision has (comp: uniform formats; sr: 16-bit storage, f32 arithmetic)
 tracks_of = $(filter-out $(if $(filter f16-f32 bf16-f32,$(1)),comp,sr),$(TRACKS))
@@ -520,3 +522,57 @@ figures/stagnation.png: plots/stagnation.gp $(STAG_DAT)
 figures/scaling.png: plots/scaling.gp data/scaling.dat
 	@mkdir -p figures
 	gnuplot -e "dir='data'; out='figures/scaling'" plots/scaling.gp
+
+# ---- the forms (issue 16, docs/forms.md): the chunk form's error against C and t (vla3, lmlike
+# at 10^5 steps and the real trace; nudge every 256 steps, which every C divides), the UT
+# transform's growth, the scan beside the sequential sum (la), the time per token of each form,
+# and fla issues 537 and 736 from their published settings (data/forms-fla736.dat: the final
+# state of delta without key normalization, d = 64, T = 64, rates sigmoid(N(0,1)), against the
+# exact recurrence, in each variant of form, precision and fix). About 30 minutes on 2 cores.
+FORMS_CS := seq,chunk:2,chunk:4,chunk:8,chunk:16,chunk:32,chunk:64,chunk:128,chunk:256
+data/forms-sweep-vla3-lmlike.dat: bin/vla-forms
+	@mkdir -p data
+	bin/vla-forms --what sweep --model vla3 --set period=256 --stream lmlike --d 32 --steps 1e5 --runs 2 --forms $(FORMS_CS) --out $@
+data/forms-sweep-vla3-trace.dat: bin/vla-forms
+	@mkdir -p data
+	bin/vla-forms --what sweep --model vla3 --set period=256 --stream trace:$(TRACE)/vla3 --steps 1000 --runs 4 --forms $(FORMS_CS) --out $@
+data/forms-sweep-la-lmlike.dat: bin/vla-forms
+	@mkdir -p data
+	bin/vla-forms --what sweep --model la --stream lmlike --d 32 --steps 1e5 --runs 2 --forms seq,scan,chunk:64 --precisions f32,f16-f32,bf16-f32,f16-kern --out $@
+data/forms-ut.dat: bin/vla-forms
+	@mkdir -p data
+	bin/vla-forms --what ut --d 64 --samples 200 --out $@
+# ns per token of each form (f32, d = 32, T = 4096, one core, median of 3), per model
+data/forms-time.dat: bin/vla-scaling
+	@mkdir -p data
+	@{ echo "# vlastab: time per token of each form (bin/vla-scaling --clock cpu, f32, d = 32, T = 4096, median of 3, vla3 with a nudge every 256 steps)"; \
+	   echo "# form: 0 seq, -1 scan, else chunk:C; model: 0 la, 1 delta, 4 vla3"; \
+	   echo "# columns: form model ns_per_token"; } > $@.tmp
+	@for f in seq chunk:4 chunk:16 chunk:64 chunk:256 scan; do \
+	    bin/vla-scaling --models la,delta,vla3 --precision f32 --form $$f --set period=256 --ds 32 --Ts 4096 \
+	        --repeat 3 --clock cpu --softmax-budget 0.01 | \
+	    awk -v f=$$f '!/^#/ && NF == 9 && $$1 >= 0 { c = f == "seq" ? 0 : f == "scan" ? -1 : substr(f, 7); print c, $$1, $$5 }' >> $@.tmp; done
+	mv $@.tmp $@
+FLA736 := --model delta --set keynorm=off --stream gauss:1,sigmoid --d 64 --steps 64 --runs 8 --ref exact --checkpoints 1
+data/forms-fla736.dat: bin/vla-statenorm
+	@mkdir -p data
+	@{ echo "# vlastab: fla issue 736's setting (delta, raw keys N(0,1), d = 64, T = 64, rates sigmoid(N(0,1)), 8 heads) in each variant: bin/vla-statenorm $(FLA736) --form F --precision P [--set keynorm=on]"; \
+	   echo "# variant: 1 seq f16-kern, 2 chunk:64 f16-kern, 3 chunk:16 f16-kern, 4 chunk:4 f16-kern, 5 chunk:64 bf16-kern, 6 chunk:64 f32, 7 seq f16, 8 chunk:64 f16-kern keynorm=on, 9 seq f16-kern keynorm=on"; \
+	   echo "# at t = 64, the mean over the heads whose S and o are finite (nan: none is); nonfinite: the heads whose are not"; \
+	   echo "# columns: variant s_fro s_relerr o_relerr nonfinite"; } > $@.tmp
+	@i=0; for v in "seq f16-kern" "chunk:64 f16-kern" "chunk:16 f16-kern" "chunk:4 f16-kern" "chunk:64 bf16-kern" \
+	        "chunk:64 f32" "seq f16" "chunk:64 f16-kern keynorm=on" "seq f16-kern keynorm=on"; do i=$$((i+1)); \
+	    set -- $$v; k=$${3:-keynorm=off}; \
+	    bin/vla-statenorm $(FLA736) --form $$1 --precision $$2 --set $$k 2>/dev/null | \
+	    awk -v i=$$i '!/^#/ && NF == 7 && $$1 == 64 { if ($$2 $$6 $$7 ~ /nan|inf/) bad++; else { n++; s += $$2; e += $$6; o += $$7 } } \
+	        END { if (n) printf "%d %.6g %.6g %.6g %d\n", i, s / n, e / n, o / n, bad; else printf "%d nan nan nan %d\n", i, bad }' >> $@.tmp; done
+	mv $@.tmp $@
+figures/forms-chunk.png: plots/forms-chunk.gp data/forms-sweep-vla3-lmlike.dat data/forms-sweep-vla3-trace.dat
+	@mkdir -p figures
+	gnuplot -e "dir='data'; out='figures/forms-chunk'" plots/forms-chunk.gp
+figures/forms-ut.png: plots/forms-ut.gp data/forms-ut.dat
+	@mkdir -p figures
+	gnuplot -e "dir='data'; out='figures/forms-ut'" plots/forms-ut.gp
+figures/forms-scan.png: plots/forms-scan.gp data/forms-sweep-la-lmlike.dat data/forms-time.dat data/forms-fla736.dat
+	@mkdir -p figures
+	gnuplot -e "dir='data'; out='figures/forms-scan'" plots/forms-scan.gp

@@ -31,12 +31,17 @@ const vla_cli_opt vla_cli_common[] = {
                      "sr (stochastic rounding; f16-f32, bf16-f32)"},
     {"precision", "P", "f64, f32, f16, bf16, f16-f32 or bf16-f32 (16-bit storage, f32 arithmetic)"},
     {"mode", "M", "strict (fixed order, no fma; the default) or fast (fma contraction allowed)"},
+    {"form", "F", "seq (token by token, the default), chunk:C (C a power of two in 1..256: a chunk "
+                  "of C tokens at once, as the fast kernels compute it; the state exists at "
+                  "multiples of C, to which the steps and checkpoints are rounded down) or scan "
+                  "(the linear part of S as Blelloch's tree-ordered scan); docs/forms.md"},
     {"d", "N", "key dimension, 1..256 (default 32)"},
     {"dv", "N", "value dimension (default d)"},
     {"steps", "T", "tokens per run"},
     {"runs", "R", "independent heads, run in parallel (default 1)"},
     {"seed", "S", "seed of the input streams (default 1)"},
-    {"stream", "SPEC", "gauss[:SIGMA], lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR"},
+    {"stream", "SPEC", "gauss[:SIGMA[,sigmoid]] (sigmoid: delta's rate beta_t = sigmoid(N(0,1)) per "
+                       "step), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR"},
     {"set", "NAME=VALUE", "a model constant: lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, "
                           "clamp, clamp_eps, renorm, beta, delta_form=gated|decay, features=own|id, "
                           "nudge|guard|clamp_on|normalize=on|off (repeatable)"},
@@ -67,6 +72,38 @@ static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v,
     if (end == v || *end || errno || !(x >= lo && x <= hi) || x != (double)(long)x)
         vla_cli_die(spec, "--%s: '%s' is not an integer in %ld..%ld", opt, v, lo, hi);
     return (long)x;
+}
+
+/* what the form asks of the horizon and the stream (docs/forms.md): a chunk form has a state at
+ * multiples of C only, so the horizon is rounded down to one (and must hold a chunk), an mqar
+ * stream's reads must follow a whole number of chunks; delta's gates and decays have no chunk or
+ * scan here, which step 1 of head 0 tells for a stream that carries them */
+static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *form)
+{
+    const int C = c->cfg.form == VLA_FORM_CHUNK ? c->cfg.chunk : 1;
+    if (C > c->steps)
+        vla_cli_die(spec, "--form %s: C = %d exceeds the %ld steps", form, C, c->steps);
+    c->steps = c->steps / C * C;
+    vla_stream *s;
+    vla_step_buf b;
+    char err[256];
+    if (vla_stream_open(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, err, sizeof err) ||
+        vla_step_buf_alloc(&b, c->cfg.d, c->cfg.dv))
+        vla_cli_die(spec, "--stream: %s", err);
+    long n, G;
+    const char *why = NULL;
+    if (vla_stream_get(s, 0, 1, &b) == 0) {
+        vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
+        why = vla_form_input_why(&c->cfg, &in);
+    }
+    vla_step_buf_free(&b);
+    vla_stream_close(s);
+    if (why)
+        vla_cli_die(spec, "--form %s with --stream %s: %s", form, c->stream, why);
+    if (sscanf(c->stream, "mqar:%ld,%ld", &n, &G) == 2 && (n + G) % C)
+        vla_cli_die(spec, "--form %s with --stream %s: the reads follow %ld writes, no multiple of "
+                          "C: a read inside a chunk has no state to read (docs/forms.md)",
+                    form, c->stream, n + G);
 }
 
 void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
@@ -137,6 +174,12 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         } else if (!strcmp(name, "precision")) {
             if (vla_prec_parse(v, &c->cfg.prec))
                 vla_cli_die(spec, "--precision: unknown '%s' (f64, f32, f16, bf16, f16-f32, bf16-f32)", v);
+        } else if (!strcmp(name, "form")) {
+            int e = vla_form_parse(&c->cfg, v);
+            if (e == VLA_ERANGE)
+                vla_cli_die(spec, "--form %s: C must be a power of two in 1..%d", v, VLA_CHUNK_MAX);
+            if (e)
+                vla_cli_die(spec, "--form: '%s' is not seq, chunk:C or scan", v);
         } else if (!strcmp(name, "mode")) {
             if (!strcmp(v, "strict"))
                 c->cfg.mode = VLA_STRICT;
@@ -197,6 +240,10 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     const char *why;
     if (vla_track_check(&c->cfg, &why))
         vla_cli_die(spec, "--track %s: %s", vla_track_name(c->cfg.track), why);
+    char form[32];
+    vla_form_name(&c->cfg, form, sizeof form);
+    if (vla_form_check(&c->cfg, &why))
+        vla_cli_die(spec, "--form %s with --model %s: %s", form, vla_model_name(c->cfg.model), why);
     if (c->resume && !strcmp(c->out, "-"))
         vla_cli_die(spec, "--resume needs --out FILE (the checkpoints live beside it)");
     /* the stream must parse: fail now, not in a worker thread */
@@ -210,6 +257,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         vla_cli_die(spec, "--runs %d: the trace has only %ld heads", c->runs, heads);
     if (len > 0 && c->steps > len) /* a finite stream bounds the horizon */
         c->steps = len;
+    vla_cli_form_fits(c, spec, form);
     /* a configuration the backend or the reference cannot run is the user's choice, not a
      * failure: say so now, before any table is opened */
     vla_engine_spec sp, rs;
@@ -253,6 +301,15 @@ void vla_cli_provenance(vla_dat *f, const vla_cli *c)
     vla_dat_meta(f, "config", "%s", desc);
     vla_dat_meta(f, "stream", "%s", c->stream);
     vla_dat_meta(f, "steps", "%ld", c->steps);
+    if (c->cfg.form != VLA_FORM_SEQ) {
+        char form[32];
+        vla_form_name(&c->cfg, form, sizeof form);
+        vla_dat_meta(f, "form", "%s%s", form,
+                     vla_form_pending(&c->cfg, 1) ? " (the state exists at multiples of C: the "
+                                                    "steps and the checkpoints are rounded down "
+                                                    "to them)"
+                                                  : "");
+    }
     vla_dat_meta(f, "runs", "%d", c->runs);
     vla_dat_meta(f, "seed", "%llu", (unsigned long long)c->seed);
     vla_dat_meta(f, "backend", "%s", c->backend);
@@ -291,6 +348,8 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
     *ref = *sp;
     ref->on_step = NULL;
     ref->taps = 0;
+    ref->cfg.form = VLA_FORM_SEQ; /* the recurrence as defined: a form's error includes its own */
+    ref->cfg.chunk = 0;
     if (c->ref == REF_EXACT) {
         ref->backend = vref_backend_exact();
         ref->ref_bits = c->ref_bits;
@@ -301,7 +360,7 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
     if (ref->cfg.track == VLA_TRACK_SR || ref->cfg.track == VLA_TRACK_COMP) /* no f64 twin: */
         ref->cfg.track = VLA_TRACK_SM;                                    /* the textbook update */
     /* the reference takes the same inputs as the run: rounded to its storage format */
-    ref->round_inputs = vla_prec_storage(sp->cfg.prec);
+    ref->round_inputs = vla_prec_io(sp->cfg.prec);
     vla_engine_spec one = *ref;
     vla_engine *probe;
     char err[400];

@@ -72,8 +72,8 @@ const vla_backend *vla_cli_backend(const char *name);
  * run several models), on c's backend and stream, with c's stop flag (drive.c's signals). */
 void vla_cli_engine_spec(const vla_cli *c, const vla_config *cfg, vla_engine_spec *sp);
 /* The spec of the reference of runs of sp as c asks for it (0; 1 when c has no reference): f64 is
- * lib in binary64 on the inputs rounded to the run's storage format, on the run's backend where it
- * runs there, else on the cpu; exact is MPFR at c->ref_bits. */
+ * lib in binary64 on the inputs rounded to the run's io format, on the run's backend where it
+ * runs there, else on the cpu; exact is MPFR at c->ref_bits; either in the seq form. */
 int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spec *ref);
 
 /* ---- the driver: runs in parallel, rows in memory, checkpoints, one table at the end ---- */

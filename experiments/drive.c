@@ -292,6 +292,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     step_ctx sc = {drv, acc};
     if (ok) {
         vla_checkpoints(c->steps, c->per_decade, cks, nck);
+        nck = vla_checkpoints_form(&c->cfg, cks, nck);
         vla_engine_spec sp, rs;
         vla_cli_engine_spec(c, &c->cfg, &sp);
         if (drv->on_step) {
@@ -364,6 +365,10 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             if (ci[h] < nck && cks[ci[h]] < next)
                 next = cks[ci[h]];
         long to = tmin + slice < next ? tmin + slice : next;
+        if (to < next && vla_form_pending(&c->cfg, 1)) { /* (a slice of whole chunks) */
+            long C = c->cfg.chunk;
+            to = to / C * C > tmin ? to / C * C : tmin + C < next ? tmin + C : next;
+        }
         double t0 = vla_cli_now();
         int e = vla_engine_advance(m, to);
         if (!e && ref)

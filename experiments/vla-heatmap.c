@@ -153,6 +153,10 @@ int main(int argc, char **argv)
     if (c.runs != 1)
         vla_cli_die(&spec, "--runs %d: the heatmap draws one head (use --seed for another)", c.runs);
     long last = opts.at[opts.n - 1];
+    for (int i = 0; i < opts.n; i++)
+        if (vla_form_pending(&c.cfg, opts.at[i]))
+            vla_cli_die(&spec, "--at %ld: the chunk form has a state at multiples of C = %d only",
+                        opts.at[i], c.cfg.chunk);
     if (opts.steps_given && last > c.steps)
         vla_cli_die(&spec, "--at %ld is beyond --steps %ld", last, c.steps);
     if (!opts.steps_given) {

@@ -100,6 +100,10 @@ int main(int argc, char **argv)
     };
     vla_cli c;
     vla_cli_parse(&c, &spec, argc, argv);
+    if (vla_form_pending(&c.cfg, 1))
+        vla_cli_die(&spec, "--form chunk:%d: every step's J = I - k' alpha^T needs its k' and alpha, "
+                           "which the chunk form has at chunk ends only (--form seq or scan)",
+                    c.cfg.chunk);
     if (c.ref != REF_NONE) /* the Jacobian is the model's own; a reference would only cost time */
         vla_cli_die(&spec, "--ref: this program compares against dgesvd, not a reference run");
     vla_dat *out;

@@ -149,6 +149,11 @@ int main(int argc, char **argv)
     if (rec_parse_list("n", opts.n, 1, REC_N_MAX, ns, &nn) ||
         rec_parse_list("gap", opts.gap, 0, REC_G_MAX, gs, &ng))
         return 2;
+    for (int i = 0; i < nn * ng; i++) /* the reads come after N + G writes */
+        if (vla_form_pending(&c.cfg, ns[i / ng] + gs[i % ng]))
+            vla_cli_die(&spec, "--form chunk:%d: the reads of --n %ld --gap %ld follow %ld writes, "
+                               "no multiple of C: a read inside a chunk has no state to read",
+                        c.cfg.chunk, ns[i / ng], gs[i % ng], ns[i / ng] + gs[i % ng]);
 
     /* the blocks: every model with every feature map, each config built as the CLI built its
      * own (defaults of that model and d, then the common options, then every --set in order) */
@@ -176,6 +181,8 @@ int main(int argc, char **argv)
             cfg->prec = c.cfg.prec;
             cfg->mode = c.cfg.mode;
             cfg->track = c.cfg.track;
+            cfg->form = c.cfg.form;
+            cfg->chunk = c.cfg.chunk;
             for (int i = 1; i + 1 < argc; i++)
                 if (!strcmp(argv[i], "--set")) {
                     char key[64];
@@ -195,6 +202,9 @@ int main(int argc, char **argv)
             if (r)
                 vla_cli_die(&spec, "model %s (%s, track %s): %s", mt, vla_prec_name(cfg->prec),
                             vla_track_name(cfg->track), vla_strerror(r));
+            const char *why;
+            if (vla_form_check(cfg, &why))
+                vla_cli_die(&spec, "--form with model %s: %s", mt, why);
         }
     }
 

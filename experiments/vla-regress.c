@@ -100,9 +100,12 @@ typedef struct {
     char err[200];
 } rg_result;
 
-/* the configuration of a case: chol never forms A, so the changes of A that are no rank-one
- * change of M (the nudge, vla1's clamp) are off, in it and in its reference */
-RG_FN void rg_config(vla_config *cfg, vla_model_kind m, vla_track tr, vla_prec p, int d)
+/* the configuration of a case in form (its form and chunk; NULL: seq): chol never forms A, so
+ * the changes of A that are no rank-one change of M (the nudge, vla1's clamp) are off, in it and
+ * in its reference; a chunk of C > 1 keeps the devices that fit it (docs/forms.md): a nudge
+ * every max(C, 64) steps, no clamp, vla3's floor as the only guard */
+RG_FN void rg_config(vla_config *cfg, vla_model_kind m, vla_track tr, vla_prec p, int d,
+                     const vla_config *form)
 {
     vla_config_default(cfg, m, d);
     cfg->track = vla_model_has_A(m) ? tr : VLA_TRACK_SM;
@@ -111,13 +114,35 @@ RG_FN void rg_config(vla_config *cfg, vla_model_kind m, vla_track tr, vla_prec p
         cfg->nudge = 0;
         cfg->clamp_on = 0;
     }
+    if (form) {
+        cfg->form = form->form;
+        cfg->chunk = form->chunk;
+    }
+    if (vla_form_pending(cfg, 1)) {
+        cfg->period = cfg->chunk > 64 ? cfg->chunk : 64;
+        cfg->clamp_on = 0;
+        cfg->guard = m == VLA_VLA3;
+    }
 }
 
+/* the suffix of the case names of form: "" for seq, else "@chunk:16", "@scan" */
+static void rg_form_suffix(const vla_config *form, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (form->form != VLA_FORM_SEQ && len > 1) {
+        buf[0] = '@';
+        vla_form_name(form, buf + 1, len - 1);
+    }
+}
+
+/* model/track/precision/stream, and @FORM outside the seq form */
 RG_FN void rg_case_name(char *buf, size_t len, const vla_config *cfg, int stream)
 {
-    snprintf(buf, len, "%s/%s/%s/%s", vla_model_name(cfg->model),
+    char form[40];
+    rg_form_suffix(cfg, form, sizeof form);
+    snprintf(buf, len, "%s/%s/%s/%s%s", vla_model_name(cfg->model),
              vla_model_has_A(cfg->model) ? vla_track_name(cfg->track) : "-",
-             vla_prec_name(cfg->prec), rg_streams[stream].name);
+             vla_prec_name(cfg->prec), rg_streams[stream].name, form);
 }
 
 /* whether a backend runs cfg at all (its availability on this machine is another matter): the
@@ -128,9 +153,10 @@ RG_FN int rg_backend_supports(int b, const vla_config *cfg)
         return 1;
     if (b == RG_LANES) /* every way of tracking with the policies' own arithmetic */
         return cfg->track != VLA_TRACK_COMP && cfg->track != VLA_TRACK_SR;
-    /* the kernels track A by sm or sm-sym, with A and S in a block's shared memory */
+    /* the kernels track A by sm or sm-sym, with the state in a block's shared memory */
     return (cfg->track == VLA_TRACK_SM || cfg->track == VLA_TRACK_SMSYM) &&
-           cfg->d <= vla_cuda_max_d(cfg->prec) && cfg->dv <= vla_cuda_max_d(cfg->prec);
+           cfg->d <= vla_cuda_max_d(cfg->prec) && cfg->dv <= vla_cuda_max_d(cfg->prec) &&
+           vla_cuda_smem_bytes(cfg) <= VLA_CUDA_SMEM_MAX;
 }
 
 /* 1 when backend b can run here; else 0 with the reason */
@@ -143,11 +169,11 @@ RG_FN int rg_backend_available(int b, char *why, size_t len)
     return vla_cuda_probe(why, len) > 0;
 }
 
-/* Every case of the suite on the backends in `backends` (a bit per backend), in a fixed order:
- * backend, stream, model, track, precision. The precisions and ways of tracking are those
- * vla_track_check admits, so a new way of tracking joins the suite by itself (and then needs
- * its baseline rows). */
-RG_FN int rg_suite(rg_case **out, unsigned backends)
+/* Every case of the suite in form (NULL: seq) on the backends in `backends` (a bit per backend),
+ * in a fixed order: backend, stream, model, track, precision. The precisions, ways of tracking and
+ * forms are those vla_track_check and vla_form_check admit, so a new way of tracking joins the
+ * suite by itself (and then needs its baseline rows). */
+RG_FN int rg_suite(rg_case **out, unsigned backends, const vla_config *form)
 {
     int n = 0, cap = 0;
     rg_case *cs = NULL;
@@ -161,9 +187,9 @@ RG_FN int rg_suite(rg_case **out, unsigned backends)
                         continue;
                     for (int p = 0; p < VLA_NPREC; p++) {
                         rg_case c = {.backend = b, .stream = s, .group = -1};
-                        rg_config(&c.cfg, m, tr, p, rg_streams[s].d);
+                        rg_config(&c.cfg, m, tr, p, rg_streams[s].d, form);
                         if (vla_config_check(&c.cfg) || vla_track_check(&c.cfg, NULL) ||
-                            !rg_backend_supports(b, &c.cfg))
+                            vla_form_check(&c.cfg, NULL) || !rg_backend_supports(b, &c.cfg))
                             continue;
                         rg_case_name(c.name, sizeof c.name, &c.cfg, s);
                         if (n == cap) {
@@ -415,15 +441,16 @@ static int rg_group_run(rg_group *g, const rg_inputs *x, const long *cks)
  * does not matter in exact arithmetic: sm stands for all. */
 static int rg_group_key_eq(const vla_config *a, const vla_config *b)
 {
-    return a->model == b->model && a->nudge == b->nudge && a->clamp_on == b->clamp_on &&
-           a->guard == b->guard && a->d == b->d &&
-           vla_prec_storage(a->prec) == vla_prec_storage(b->prec);
+    return a->model == b->model && a->nudge == b->nudge && a->period == b->period &&
+           a->clamp_on == b->clamp_on && a->guard == b->guard && a->d == b->d &&
+           vla_prec_io(a->prec) == vla_prec_io(b->prec);
 }
 
-static vla_prec rg_storage_prec(vla_prec p)
+/* the policy of one format whose inputs are rounded as p's are */
+static vla_prec rg_io_prec(vla_prec p)
 {
     static const vla_prec of[VLA_NFMT] = {VLA_F64, VLA_F32, VLA_F16, VLA_BF16};
-    return of[vla_prec_storage(p)];
+    return of[vla_prec_io(p)];
 }
 
 /* one case on its backend, measured against its reference */
@@ -464,6 +491,7 @@ static void rg_case_run(const rg_case *c, const rg_group *g, const rg_inputs *x,
 /* ---- the run of the whole selection ---- */
 
 typedef struct {
+    vla_config form;        /* its form and chunk: the form the suite runs in (seq by default) */
     unsigned backends;      /* bits of the backends to run; 0: every available one */
     const char *only;       /* comma-separated fnmatch patterns on the case name; NULL: all */
     const char *trace;      /* the trace folder; NULL: find it */
@@ -473,6 +501,7 @@ typedef struct {
 } rg_opts;
 
 typedef struct {
+    vla_config form; /* the form the suite ran in */
     int n;
     rg_case *cases;
     rg_result *res;
@@ -524,6 +553,7 @@ RG_FN void rg_run_free(rg_run *r)
 RG_FN int rg_execute(const rg_opts *o, rg_run *run)
 {
     memset(run, 0, sizeof *run);
+    run->form = o->form;
     double t0 = rg_now();
     unsigned want = o->backends;
     char why[300];
@@ -544,7 +574,7 @@ RG_FN int rg_execute(const rg_opts *o, rg_run *run)
             return VLA_ENOTSUP;
         }
     rg_case *all;
-    int n = rg_suite(&all, want);
+    int n = rg_suite(&all, want, &o->form);
     if (n < 0)
         return n;
     int have_trace = 0;
@@ -594,7 +624,9 @@ RG_FN int rg_execute(const rg_opts *o, rg_run *run)
             gs[ng].stream = all[i].stream;
             gs[ng].cfg = *c;
             gs[ng].cfg.track = VLA_TRACK_SM;
-            gs[ng].cfg.prec = rg_storage_prec(c->prec);
+            gs[ng].cfg.prec = rg_io_prec(c->prec);
+            gs[ng].cfg.form = VLA_FORM_SEQ; /* the recurrence as defined */
+            gs[ng].cfg.chunk = 0;
             ng++;
         }
         all[i].group = g;
@@ -604,6 +636,7 @@ RG_FN int rg_execute(const rg_opts *o, rg_run *run)
     rg_inputs in[RG_NSTREAM];
     long cks[RG_MAX_CK];
     long nck = vla_checkpoints(RG_T, RG_PER_DECADE, cks, RG_MAX_CK);
+    nck = vla_checkpoints_form(&o->form, cks, nck); /* where the form has a state */
     memset(in, 0, sizeof in);
     for (int s = 0; s < RG_NSTREAM; s++) {
         int used = 0;
@@ -784,12 +817,29 @@ static void rg_fmt_bits(char *buf, size_t len, double x)
         snprintf(buf, len, "%.3f", x);
 }
 
+static void rg_baseline_row(FILE *f, const char *name, const double *bits, uint64_t fp)
+{
+    char a[32], s[32], o[32];
+    rg_fmt_bits(a, sizeof a, bits[0]);
+    rg_fmt_bits(s, sizeof s, bits[1]);
+    rg_fmt_bits(o, sizeof o, bits[2]);
+    fprintf(f, "%s\t%s\t%s\t%s\t%016llx\n", name, a, s, o, (unsigned long long)fp);
+}
+
+/* whether a row's case is of the form of the suffix sfx ("" for seq, else "@chunk:16", ...) */
+static int rg_row_of_form(const char *name, const char *sfx)
+{
+    const char *at = strchr(name, '@');
+    return !strcmp(at ? at : "", sfx);
+}
+
 /* Writes the baseline: this run's CPU rows, and the rows of the old one for cases of the suite
- * that this run did not run (not selected, or the trace absent), in the suite's order. */
+ * that this run did not run (not selected, or the trace absent), in the suite's order, where the
+ * old one had its form's rows; the rows of other forms as they were. */
 RG_FN int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *old)
 {
     rg_case *suite;
-    int n = rg_suite(&suite, 1u << RG_CPU);
+    int n = rg_suite(&suite, 1u << RG_CPU, &run->form);
     if (n < 0)
         return n;
     /* renamed over the baseline: only a regular file (the link's, through a symlink) */
@@ -818,23 +868,28 @@ RG_FN int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *ol
                "# arithmetic changed, for better or worse).\n"
                "# columns: case a_bits s_bits o_bits fingerprint\n",
             line);
-    for (int i = 0; i < n; i++) {
-        const rg_result *r = NULL;
-        for (int j = 0; j < run->n; j++)
-            if (run->cases[j].backend == RG_CPU && !strcmp(run->cases[j].name, suite[i].name)) {
-                r = run->res[j].ran ? &run->res[j] : NULL;
-                break;
-            }
-        const rg_row *kept = r ? NULL : rg_baseline_find(old, suite[i].name);
-        const double *bits = r ? r->bits : kept ? kept->bits : NULL;
-        if (!bits)
+    char sfx[40];
+    rg_form_suffix(&run->form, sfx, sizeof sfx);
+    for (int k = 0, placed = 0; k <= old->n; k++) {
+        const int ours = k < old->n && rg_row_of_form(old->rows[k].name, sfx);
+        if (k < old->n && !ours) {
+            rg_baseline_row(f, old->rows[k].name, old->rows[k].bits, old->rows[k].fp);
             continue;
-        char a[32], s[32], o[32];
-        rg_fmt_bits(a, sizeof a, bits[0]);
-        rg_fmt_bits(s, sizeof s, bits[1]);
-        rg_fmt_bits(o, sizeof o, bits[2]);
-        fprintf(f, "%s\t%s\t%s\t%s\t%016llx\n", suite[i].name, a, s, o,
-                (unsigned long long)(r ? r->fp : kept->fp));
+        }
+        if (placed)
+            continue;
+        placed = 1;
+        for (int i = 0; i < n; i++) {
+            const rg_result *r = NULL;
+            for (int j = 0; j < run->n; j++)
+                if (run->cases[j].backend == RG_CPU && !strcmp(run->cases[j].name, suite[i].name)) {
+                    r = run->res[j].ran ? &run->res[j] : NULL;
+                    break;
+                }
+            const rg_row *kept = r ? NULL : rg_baseline_find(old, suite[i].name);
+            if (r || kept)
+                rg_baseline_row(f, suite[i].name, r ? r->bits : kept->bits, r ? r->fp : kept->fp);
+        }
     }
     free(suite);
     int bad = ferror(f);
@@ -902,10 +957,16 @@ RG_FN int rg_report(FILE *out, const rg_opts *o, const rg_run *run, rg_baseline 
                  "checkpoints t >= T/10;\n# u = unit roundoff of the STORAGE format: f64 2^-53, f32 "
                  "2^-24, f16 and f16-f32 2^-11, bf16 and bf16-f32 2^-8\n",
             RG_HEADS);
-    fprintf(out, "# d=%d (trace %d), T=%d; chol with nudge and clamp off; baseline %s; margin %.2f "
-                 "bit%s\n",
-            RG_D, RG_D_TRACE, RG_T, o->baseline, o->margin,
-            o->bits ? "; --bits: any change of bits fails" : "");
+    char form[32];
+    vla_form_name(&o->form, form, sizeof form);
+    fprintf(out, "# d=%d (trace %d), T=%d; chol with nudge and clamp off; form %s%s; baseline %s; "
+                 "margin %.2f bit%s\n",
+            RG_D, RG_D_TRACE, RG_T, form,
+            vla_form_pending(&o->form, 1)
+                ? " (checkpoints rounded down to multiples of C; a nudge every max(C, 64) steps, "
+                  "no clamp, the guard vla3's floor only)"
+                : "",
+            o->baseline, o->margin, o->bits ? "; --bits: any change of bits fails" : "");
     for (int i = 0; i < run->nnotes; i++)
         fprintf(out, "# note: %s\n", run->notes[i]);
     fprintf(out, "%-46s %-22s %-22s %-22s %s\n", "", "  ------- A -------", "  ------- S -------",
@@ -950,8 +1011,10 @@ RG_FN int rg_report(FILE *out, const rg_opts *o, const rg_run *run, rg_baseline 
         fputc('\n', out);
     }
     int missing = 0;
+    char sfx[40];
+    rg_form_suffix(&o->form, sfx, sizeof sfx);
     for (int i = 0; i < base->n; i++)
-        missing += !base->rows[i].used;
+        missing += !base->rows[i].used && rg_row_of_form(base->rows[i].name, sfx);
     fprintf(out, "# %d cases in %.1f s: %d same, %d changed bits within the margin, %d better, %d "
                  "WORSE, %d NONFINITE, %d NEW, %d ERROR; %d baseline rows not run\n",
             run->n, run->seconds, count[V_SAME], count[V_CHANGED], count[V_BETTER], count[V_WORSE],
@@ -1036,6 +1099,11 @@ static const rg_doc_item rg_help_opts[] = {
     {"baseline", "FILE", "the baseline to compare with, and that --update writes (default "
                          "tests/regress/baseline.tsv, relative to the working directory)"},
     {"margin", "BITS", "the loss in bits, 0..64, that fails a case (default " RG_STR(RG_MARGIN) ")"},
+    {"form", "F", "the form the suite runs in: seq (the default), chunk:C (C a power of two, "
+                  "1.." RG_STR(RG_T) "; checkpoints rounded down to multiples of C, a nudge every "
+                  "max(C, 64) steps, no clamp, vla3's floor as the only guard) or scan "
+                  "(docs/forms.md); its cases are named model/track/precision/stream@F, against "
+                  "the exact seq recurrence; the baseline keeps each form's rows"},
     {"bits", NULL, "any change of a case's bits fails, better or worse (a refactoring that claims "
                    "to change no number)"},
     {"update", NULL, "write this run's CPU numbers into the baseline (keeping the rows of cases not "
@@ -1194,7 +1262,7 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         int has = i + 1 < argc;
         int valued = !strcmp(a, "--only") || !strcmp(a, "--baseline") || !strcmp(a, "--trace") ||
-                     !strcmp(a, "--margin") || !strcmp(a, "--backend");
+                     !strcmp(a, "--margin") || !strcmp(a, "--backend") || !strcmp(a, "--form");
         if (valued && has && !argv[i + 1][0]) /* '' is no value, not the default nor 0 */
             usage_exit("%s: an empty value", a);
         if (!strcmp(a, "--help"))
@@ -1228,6 +1296,14 @@ int main(int argc, char **argv)
                     usage_exit("--backend: unknown '%s' (cpu, cuda, emu, lanes)", t);
                 o.backends |= 1u << b;
             }
+        } else if (!strcmp(a, "--form") && has) {
+            int e = vla_form_parse(&o.form, argv[++i]);
+            if (e == VLA_ERANGE)
+                usage_exit("--form %s: C must be a power of two in 1..%d", argv[i], VLA_CHUNK_MAX);
+            if (e)
+                usage_exit("--form: '%s' is not seq, chunk:C or scan", argv[i]);
+            if (o.form.chunk > RG_T)
+                usage_exit("--form %s: C exceeds the suite's %d steps", argv[i], RG_T);
         } else if (!strcmp(a, "--update"))
             o.update = 1;
         else if (!strcmp(a, "--bits"))

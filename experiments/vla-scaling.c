@@ -391,7 +391,8 @@ int main(int argc, char **argv)
             "beyond about 43,000 tokens; this program measures the CPU. --d, --steps, --model and\n"
             "--precision, when given, stand for one-element --ds, --Ts, --models, --precisions.",
         .columns = "  model        0 la, 1 delta, 2 rls, 3 vla1, 4 vla3, -1 causal softmax\n"
-                   "  prec         0 f64, 1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32\n"
+                   "  prec         0 f64, 1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32, 6 f16-kern,\n"
+                   "               7 bf16-kern\n"
                    "  d            key dimension (= value dimension)\n"
                    "  T            sequence length\n"
                    "  ns_per_step  median ns per step (softmax: ns_total / T, which grows with T)\n"
@@ -448,6 +449,8 @@ int main(int argc, char **argv)
                 vla_config_default(cf, o.models[mi], (int)o.ds[di]);
                 cf->prec = o.precs[pi];
                 cf->mode = c.cfg.mode;
+                cf->form = c.cfg.form;
+                cf->chunk = c.cfg.chunk;
                 if (vla_model_has_A(cf->model))
                     cf->track = c.cfg.track;
                 for (int i = 1; i + 1 < argc; i++)
@@ -460,11 +463,14 @@ int main(int argc, char **argv)
                         vla_config_set(cf, key, eq + 1); /* the parser has checked it */
                     }
                 const char *why = "";
-                if (vla_config_check(cf) || vla_track_check(cf, &why))
+                if (vla_config_check(cf) || vla_track_check(cf, &why) || vla_form_check(cf, &why))
                     vla_cli_die(&spec, "model %s at d = %ld in %s: the configuration is not valid%s%s",
                                 vla_model_name(cf->model), o.ds[di], vla_prec_name(cf->prec),
                                 *why ? ": " : "", why);
             }
+    for (int ti = 0; ti < o.nT; ti++) /* a chunk's tokens are computed at its end */
+        if (vla_form_pending(&c.cfg, o.Ts[ti]))
+            vla_cli_die(&spec, "--Ts %ld: no multiple of the chunk's C = %d", o.Ts[ti], c.cfg.chunk);
     vla_inputs pools[MAXL];
     long maxT = 0;
     for (int ti = 0; ti < o.nT; ti++)
@@ -648,7 +654,7 @@ int main(int argc, char **argv)
     vla_dat_meta(out, "softmax", "causal, direct O(T^2 d): scores q_t . k_j / sqrt(d) for j <= t, "
                                  "max-shifted exp, weighted sum of v_j; strict C like the models");
     vla_dat_meta(out, "codes", "model: 0 la, 1 delta, 2 rls, 3 vla1, 4 vla3, -1 softmax; prec: 0 f64, "
-                               "1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32");
+                               "1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32, 6 f16-kern, 7 bf16-kern");
     for (int pi = 0; pi < o.np; pi++)
         for (int di = 0; di < o.nd; di++) {
             const smcurve *cv = &sm[pi][di];

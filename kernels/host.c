@@ -80,6 +80,12 @@ static int fail(vla_cuda *g, char *err, size_t len, int code, const char *fmt, .
 /* A and S of binary64 numbers fit shared memory to d = 64, of binary32 ones to 128 */
 int vla_cuda_max_d(vla_prec p) { return vla_prec_num_size(p) == sizeof(double) ? 64 : 128; }
 
+long vla_cuda_smem_bytes(const vla_config *cfg)
+{
+    return karena_off(KA_N_ARRAYS, vla_dims_of(cfg), kshift(cfg->d)) *
+           (long)vla_prec_num_size(cfg->prec);
+}
+
 int vla_cuda_probe(char *why, size_t len) { return vla_kdev_cuda()->probe(why, len); }
 const char *vla_cuda_build(void) { return vla_kdev_cuda_build(); }
 int vla_cuda_probe_target(vla_cuda_target t, char *why, size_t len)
@@ -196,9 +202,10 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
     p->dv = dv;
     p->runs = runs;
     p->shift = kshift(d);
+    p->dm = vla_dims_of(cfg);
     p->rec_len = krec_len(d, dv);
-    p->state_len = kstate_len(d, dv);
-    p->arena_len = (int)karena_off(KA_N_ARRAYS, d, dv, p->shift);
+    p->state_len = kstate_len(p->dm);
+    p->arena_len = (int)karena_off(KA_N_ARRAYS, p->dm, p->shift);
     r = ops->open(&g->dev, opts->target != VLA_CUDA_GPU ? opts->emu_threads : opts->device,
                   g->err, sizeof g->err);
     if (!r)
@@ -278,7 +285,9 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
                    : vla_input_check(&g->cfg, &in[i]);
         if (e)
             return fail(g, NULL, 0, e, "run %ld, step %ld of the chunk: %s", run, t,
-                        e == VLA_ENONFINITE ? "NaN or Inf in the input" : "missing input vector");
+                        e == VLA_ENONFINITE ? "NaN or Inf in the input"
+                        : e == VLA_ENOTSUP  ? vla_form_input_why(&g->cfg, &in[i])
+                                            : "missing input vector");
     }
     size_t rec = (size_t)p->rec_len * g->es;
     g->staged = 0;
@@ -412,7 +421,7 @@ int vla_cuda_get(vla_cuda *g, int run, vla_quantity q, double *dst)
     case VLA_Q_L: a = KA_A; break;
     default: return VLA_EINVAL;
     }
-    size_t off = kstate_off(a, g->p.d, g->p.dv), n = karray_len(a, g->p.d, g->p.dv);
+    size_t off = kstate_off(a, g->p.dm), n = karray_len(a, g->p.dm);
     const int chol = g->cfg.track == VLA_TRACK_CHOL;
     if ((q == VLA_Q_A && !vla_model_has_A(g->cfg.model)) || (q == VLA_Q_L && !chol))
         return VLA_EINVAL;

@@ -39,6 +39,7 @@ typedef struct {
 typedef struct {
     vla_config cfg; /* checked; track sm or sm-sym */
     int d, dv, runs;
+    vla_dims dm;    /* the sizes of the state's arrays (tables.h): d, dv and the form's */
     int shift;      /* the arena's row padding (kswz) */
     int rec_len;    /* numbers per input record */
     int state_len;  /* numbers per run's state */
@@ -83,8 +84,9 @@ static inline KHD long kswz_len(long n, int shift)
 #define VLA_X_(name, len) KA_##name,
 enum { VLA_STATE_ARRAYS(VLA_X_) KA_N_ARRAYS };
 #undef VLA_X_
-static inline KHD long karray_len(int a, int d, int dv)
+static inline KHD long karray_len(int a, vla_dims dm)
 {
+    VLA_DIMS_LOCALS(dm);
     switch (a) {
 #define VLA_X_(name, len)                                                                          \
     case KA_##name:                                                                                \
@@ -97,11 +99,11 @@ static inline KHD long karray_len(int a, int d, int dv)
 }
 /* offset of array a in the arena; a = KA_N_ARRAYS gives the arena's length. Each array starts
  * on an even number, which keeps doubles 16-byte aligned for nothing worse than a word. */
-static inline KHD long karena_off(int a, int d, int dv, int shift)
+static inline KHD long karena_off(int a, vla_dims dm, int shift)
 {
     long off = 0;
     for (int i = 0; i < a; i++) {
-        long n = kswz_len(karray_len(i, d, dv), shift);
+        long n = kswz_len(karray_len(i, dm), shift);
         off += n + (n & 1);
     }
     return off;
@@ -117,14 +119,14 @@ static inline KHD long karena_off(int a, int d, int dv, int shift)
     } while (0)
 
 /* the numbers of a run's state (the SAVED arrays), and where array a starts among them */
-static inline KHD int kstate_len(int d, int dv)
+static inline KHD int kstate_len(vla_dims dm)
 {
-#define VLA_X_(name, len) +(len)
-    return 0 VLA_STATE_SAVED(VLA_X_);
-#undef VLA_X_
+    VLA_DIMS_LOCALS(dm);
+    return 0 VLA_STATE_SAVED(VLA_LEN_);
 }
-static inline KHD long kstate_off(int a, int d, int dv)
+static inline KHD long kstate_off(int a, vla_dims dm)
 {
+    VLA_DIMS_LOCALS(dm);
     long off = 0;
 #define VLA_X_(name, len)                                                                          \
     if (a == KA_##name)                                                                            \
@@ -135,12 +137,7 @@ static inline KHD long kstate_off(int a, int d, int dv)
     return -1;
 }
 /* the numbers of an input record (the INPUT arrays), and the longest of them */
-static inline KHD int krec_len(int d, int dv)
-{
-#define VLA_X_(name, len) +(len)
-    return 0 VLA_STATE_INPUT(VLA_X_);
-#undef VLA_X_
-}
+static inline KHD int krec_len(int d, int dv) { return VLA_INPUT_LEN; }
 static inline KHD int krec_widest(int d, int dv)
 {
     int m = 0;

@@ -11,10 +11,11 @@
 /* Runs p->steps steps of run `run`; arena: p->arena_len numbers of on-chip memory. */
 VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
 {
-    const int cx_ = p->shift, d = p->d, dv = p->dv, m = krec_widest(d, dv);
+    const int cx_ = p->shift, m = krec_widest(p->d, p->dv);
+    VLA_DIMS_LOCALS(p->dm);
     NUM *a_[KA_N_ARRAYS];
     for (int a = 0; a < KA_N_ARRAYS; a++)
-        a_[a] = arena + karena_off(a, d, dv, cx_);
+        a_[a] = arena + karena_off(a, p->dm, cx_);
     ST st;
     ST *s = &st;
     memset(s, 0, sizeof st);
@@ -29,7 +30,7 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
     const NUM *gs = (const NUM *)p->state + (size_t)run * p->state_len;
 #define VLA_X_(name, len)                                                                          \
     {                                                                                              \
-        const NUM *from = gs + kstate_off(KA_##name, d, dv);                                       \
+        const NUM *from = gs + kstate_off(KA_##name, p->dm);                                       \
         VLA_PFOR(i, 0, (len))                                                                      \
             E(s->name, i) = from[i];                                                               \
     }
@@ -100,7 +101,7 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
     NUM *ws = (NUM *)p->state + (size_t)run * p->state_len;
 #define VLA_X_(name, len)                                                                          \
     {                                                                                              \
-        NUM *to = ws + kstate_off(KA_##name, d, dv);                                               \
+        NUM *to = ws + kstate_off(KA_##name, p->dm);                                               \
         VLA_PFOR(i, 0, (len))                                                                      \
             to[i] = E(s->name, i);                                                                 \
     }

@@ -21,6 +21,7 @@ typedef struct {
     long cap;            /* steps per chunk that the buffers hold */
     long chunk;          /* steps of the next chunk: grows to about CHUNK_SECONDS per launch */
     long *t;             /* per run: steps taken (writes and reads) */
+    long *w, *w2;        /* per run: writes taken, and after the chunk being drawn */
     vla_stream **s;      /* per run, opened on first use */
     vla_step_buf *raw, *rnd; /* [run * cap + k] */
     double *slab;        /* their numbers */
@@ -50,6 +51,8 @@ static void k_close(void *p)
         vla_stream_close(k->s[i]);
     free(k->s);
     free(k->t);
+    free(k->w);
+    free(k->w2);
     free(k->raw);
     free(k->rnd);
     free(k->slab);
@@ -104,6 +107,8 @@ static int k_open(vla_engine *e, void **self, char *err, size_t len)
     const size_t n = (size_t)nr * k->cap;
     const int rnd = sp->round_inputs != VLA_FMT_F64;
     k->t = calloc(nr, sizeof *k->t);
+    k->w = calloc(nr, sizeof *k->w);
+    k->w2 = calloc(nr, sizeof *k->w2);
     k->s = calloc(nr, sizeof *k->s);
     k->raw = malloc(n * sizeof *k->raw);
     k->rnd = rnd ? malloc(n * sizeof *k->rnd) : NULL;
@@ -118,10 +123,10 @@ static int k_open(vla_engine *e, void **self, char *err, size_t len)
         if (sp->taps & VLA_TAP_ALPHA)
             k->al = malloc(n * d * sizeof *k->al);
         if ((sp->taps & VLA_TAP_MOVED) && vla_model_has_A(sp->cfg.model) &&
-            sp->cfg.track != VLA_TRACK_CHOL)
+            sp->cfg.track != VLA_TRACK_CHOL && !vla_form_pending(&sp->cfg, 1))
             k->moved = malloc(n * sizeof *k->moved);
     }
-    if (!k->t || !k->s || !k->raw || (rnd && !k->rnd) || !k->slab || !k->in || !k->rd ||
+    if (!k->t || !k->w || !k->w2 || !k->s || !k->raw || (rnd && !k->rnd) || !k->slab || !k->in || !k->rd ||
         ((sp->taps & VLA_TAP_O) && sp->on_step && !k->o) ||
         ((sp->taps & VLA_TAP_KP) && sp->on_step && !k->kp) ||
         ((sp->taps & VLA_TAP_ALPHA) && sp->on_step && !k->al)) {
@@ -136,9 +141,11 @@ static int k_open(vla_engine *e, void **self, char *err, size_t len)
     return VLA_OK;
 }
 
-/* run's inputs of steps t+1 .. t+n (fewer when it reaches `to`: the rest are skipped) */
+/* run's inputs of steps t+1 .. t+n (fewer when it reaches `to`: the rest are skipped), and its
+ * writes after them in w2 */
 static void draw(kself *k, int run, long n, long to)
 {
+    k->w2[run] = k->w[run];
     for (long j = 0; j < n; j++) {
         size_t i = (size_t)run * n + j;
         long step = k->t[run] + j + 1;
@@ -148,9 +155,11 @@ static void draw(kself *k, int run, long n, long to)
         }
         /* the buffers are indexed by the chunk's own shape, [run * n + j] */
         vla_step_buf *raw = &k->raw[i], *rnd = k->rnd ? &k->rnd[i] : NULL;
-        if (vla_engine_input(k->e, run, step, &k->s[run], raw, rnd, &k->in[i]))
+        if (vla_engine_input(k->e, run, step, &k->s[run], raw, rnd, &k->in[i]) ||
+            (raw->is_read && vla_engine_read_inside(k->e, run, step, k->w2[run])))
             return; /* recorded in the engine */
         k->rd[i] = raw->is_read ? VLA_CUDA_READ : VLA_CUDA_WRITE;
+        k->w2[run] += !raw->is_read;
     }
 }
 
@@ -159,11 +168,14 @@ static int hand_over(kself *k, int run, long n)
 {
     const vla_engine_spec *sp = &k->e->spec;
     const int d = k->d, dv = k->dv;
+    long w = k->w[run];
     for (long j = 0; j < n; j++) {
         size_t i = (size_t)run * n + j;
         if (k->rd[i] == VLA_CUDA_SKIP)
             break;
-        vla_step_view v = {run, k->t[run] + j + 1, &k->raw[i], k->o ? k->o + i * dv : NULL,
+        w += k->rd[i] == VLA_CUDA_WRITE; /* (a chunk's read-outs: at its end) */
+        const int o = k->o && !vla_form_pending(&sp->cfg, w);
+        vla_step_view v = {run, k->t[run] + j + 1, &k->raw[i], o ? k->o + i * dv : NULL,
                            k->kp ? k->kp + i * d : NULL, k->al ? k->al + i * d : NULL,
                            k->moved ? k->moved[i] : -1};
         int r = sp->on_step(sp->ctx, &v);
@@ -212,8 +224,10 @@ static int k_advance(vla_engine *e, void *self, long to)
             if (e->code)
                 return e->code;
         }
-        for (int q = 0; q < k->runs; q++)
+        for (int q = 0; q < k->runs; q++) {
             k->t[q] = k->t[q] + n < to ? k->t[q] + n : (k->t[q] < to ? to : k->t[q]);
+            k->w[q] = k->w2[q];
+        }
         double dt = seconds() - t0; /* the next chunk: about CHUNK_SECONDS, within the buffers */
         long want = dt > 0 ? (long)(n * CHUNK_SECONDS / dt) : k->cap;
         want = want > 2 * n ? 2 * n : want;
@@ -273,8 +287,10 @@ static int k_load(void *self, int run, FILE *f)
         r = VLA_EFORMAT;
     if (!r)
         r = vla_cuda_set_state(k->g, run, t, &c, st, bytes);
-    if (!r)
+    if (!r) {
         k->t[run] = c.steps + c.reads;
+        k->w[run] = c.steps;
+    }
     free(st);
     return r;
 }

@@ -11,10 +11,11 @@ __attribute__((unused)) static int FN(kh_init)(const vla_config *cfg, void *cons
     int r = FN(vstate_new)(NULL, cfg, &s);
     if (r)
         return r;
-    int d = cfg->d, dv = cfg->dv;
+    const vla_dims dm = vla_dims_of(cfg);
+    VLA_DIMS_LOCALS(dm);
     memcpy(consts, s->c, C_NCONST * sizeof(NUM));
 #define VLA_X_(name, len)                                                                          \
-    memcpy((NUM *)state + kstate_off(KA_##name, d, dv), s->name, (size_t)(len) * sizeof(NUM));
+    memcpy((NUM *)state + kstate_off(KA_##name, dm), s->name, (size_t)(len) * sizeof(NUM));
     VLA_STATE_SAVED(VLA_X_)
 #undef VLA_X_
     FN(vstate_free)(NULL, s);

@@ -55,17 +55,17 @@ static inline int VLA_CAT(lmv, SFX)(lctx *cx_, NUM *y, const NUM *M, const NUM *
 #undef VLA_MATVEC_HOOK
 #undef VLA_MATVEC_T_HOOK
 
-/* A group of nl <= LW runs (run indices in runs[]) for p->steps steps, in the lanes; the runs
+/* A group of nrun <= LW runs (run indices in runs[]) for p->steps steps, in the lanes; the runs
  * agree on t and on the step flags (lanes.c groups them so). Padding lanes repeat runs[0]. */
-VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lctx *cx_)
+VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nrun, NUM *arena, lctx *cx_)
 {
-    const int d = p->d, dv = p->dv;
+    VLA_DIMS_LOCALS(p->dm);
     int lr[LW];
     for (int l = 0; l < LW; l++)
-        lr[l] = runs[l < nl ? l : 0];
+        lr[l] = runs[l < nrun ? l : 0];
     NUM *a_[KA_N_ARRAYS];
     for (int a = 0; a < KA_N_ARRAYS; a++)
-        a_[a] = arena + karena_off(a, d, dv, 31);
+        a_[a] = arena + karena_off(a, p->dm, 31);
     ST st;
     ST *s = &st;
     memset(s, 0, sizeof st);
@@ -77,7 +77,7 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
     /* counts of this launch: the ones every lane shares in s->cnt, the others per lane */
     memset(cx_->cnt, 0, sizeof cx_->cnt);
     cx_->base = (long *)&s->cnt;
-    const unsigned live = nl == LW ? LALL : (1u << nl) - 1;
+    const unsigned live = nrun == LW ? LALL : (1u << nrun) - 1;
     LSETM(cx_, live);
 
     /* state in (kabi.h's layout), and the constants */
@@ -85,7 +85,7 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
     for (int l = 0; l < LW; l++) {
         const LT *gs = (const LT *)p->state + (size_t)lr[l] * sl;
 #define VLA_X_(name, len)                                                                          \
-    for (long i = 0, o = kstate_off(KA_##name, d, dv); i < (len); i++)                             \
+    for (long i = 0, o = kstate_off(KA_##name, p->dm); i < (len); i++)                             \
         E(s->name, i)[l] = gs[o + i];
         VLA_STATE_SAVED(VLA_X_)
 #undef VLA_X_
@@ -129,7 +129,7 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
         } else {
             FN(vstate_advance)(cx_, s, f & KF_GATE);
         }
-        for (int l = 0; l < nl; l++) { /* the taps, each lane to its run */
+        for (int l = 0; l < nrun; l++) { /* the taps, each lane to its run */
             size_t ri = (size_t)runs[l] * p->steps + t;
             if (p->out_o)
                 for (int i = 0; i < dv; i++)
@@ -152,10 +152,10 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
     }
 
     /* state out, and the counts: the run's own before this launch + shared + its lane's */
-    for (int l = 0; l < nl; l++) {
+    for (int l = 0; l < nrun; l++) {
         LT *ws = (LT *)p->state + (size_t)runs[l] * sl;
 #define VLA_X_(name, len)                                                                          \
-    for (long i = 0, o = kstate_off(KA_##name, d, dv); i < (len); i++)                             \
+    for (long i = 0, o = kstate_off(KA_##name, p->dm); i < (len); i++)                             \
         ws[o + i] = E(s->name, i)[l];
         VLA_STATE_SAVED(VLA_X_)
 #undef VLA_X_
@@ -167,9 +167,9 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
     }
 }
 
-static void FN(lanes_block)(const kparams *p, const int *runs, int nl, void *arena, lctx *cx)
+static void FN(lanes_block)(const kparams *p, const int *runs, int nrun, void *arena, lctx *cx)
 {
-    FN(lblock)(p, runs, nl, (NUM *)arena, cx);
+    FN(lblock)(p, runs, nrun, (NUM *)arena, cx);
 }
 
 #undef LT

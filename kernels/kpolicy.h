@@ -91,3 +91,15 @@ static __device__ __forceinline__ float krnd_bf16(float x)
 #define RO(x) (x)
 #define RS(x) krnd_bf16(x)
 #include "kdriver.h"
+
+#define POL f16kern
+#define RO(x) (x)
+#define RS(x) (x)
+#define RI(x) krnd_f16(x)
+#include "kdriver.h"
+
+#define POL bf16kern
+#define RO(x) (x)
+#define RS(x) (x)
+#define RI(x) krnd_bf16(x)
+#include "kdriver.h"

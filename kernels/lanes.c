@@ -132,6 +132,20 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
 #define RS(x) lrnd_bf16(x)
 #include "klanes.h"
 
+#define NUM lv16
+#define POL f16kern
+#define RO(x) (x)
+#define RS(x) (x)
+#define RI(x) lrnd_f16(x)
+#include "klanes.h"
+
+#define NUM lv16
+#define POL bf16kern
+#define RO(x) (x)
+#define RS(x) (x)
+#define RI(x) lrnd_bf16(x)
+#include "klanes.h"
+
 /* binary64: 8 lanes */
 #undef KBL
 #undef LCMP
@@ -230,6 +244,20 @@ static void round16_avx2(int bf, const float *x, float *y, size_t n)
 #define POL bf16f32
 #define RO(x) (x)
 #define RS(x) lrnd2_bf16(x)
+#include "klanes.h"
+
+#define NUM lv8f
+#define POL f16kern
+#define RO(x) (x)
+#define RS(x) (x)
+#define RI(x) lrnd2_f16(x)
+#include "klanes.h"
+
+#define NUM lv8f
+#define POL bf16kern
+#define RO(x) (x)
+#define RS(x) (x)
+#define RI(x) lrnd2_bf16(x)
 #include "klanes.h"
 
 #undef KBL
@@ -393,7 +421,7 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
             gstart[ng++] = i;
     }
     gstart[ng] = p->runs;
-    size_t arena_bytes = (size_t)karena_off(KA_N_ARRAYS, p->d, p->dv, 31) * 64;
+    size_t arena_bytes = (size_t)karena_off(KA_N_ARRAYS, p->dm, 31) * 64;
 #pragma omp parallel num_threads(nt) if (nt > 1 && ng > 1)
     {
         void *arena = aligned_alloc(64, (arena_bytes + 63) / 64 * 64);

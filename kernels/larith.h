@@ -2,7 +2,8 @@
  * lib/arith_native.h) for the CPU's vector lanes: every number a vector of LW runs, every write
  * through the mask of the active lanes. Included by klanes.h at the start of each policy's
  * instantiation and undefined by lib/recur_end.h at its end. The includer (lanes.c) sets NUM (the
- * vector type), POL (the policy's row of vlalists.h), RO and RS, and for a group of them the
+ * vector type), POL (the policy's row of vlalists.h), RO, RS (and RI where the io format is not
+ * storage's), and for a group of them the
  * vector operations KBL, LCMP, LSET, LSQRT, LABS, the mask setter LSETM and LTAG (the names of
  * the group's instantiations). */
 #define VLA_RECUR_DEVICE
@@ -32,6 +33,9 @@
 #define COPY(r, a) ((r) = KBL((r), (a)))
 #define SETI(r, i) ((r) = KBL((r), LSET(i))) /* small integers: exact in every format */
 #define STORE(r) ((r) = KBL((r), RS(r)))
+#ifdef RI
+#define STORE_I(r) ((r) = KBL((r), RI(r)))
+#endif
 #define ISFIN(a) LCMP(LABS(a), LSET(INFINITY), _CMP_LT_OQ)
 #define LESS(a, b) LCMP((a), (b), _CMP_LT_OQ)
 #define ABSLESS(a, b) LCMP(LABS(a), (b), _CMP_LT_OQ)

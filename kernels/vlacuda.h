@@ -28,6 +28,10 @@ typedef struct {
 /* The largest d (and dv) whose A and S fit a block's shared memory: 128 in the 32-bit and
  * 16-bit policies, 64 in f64. */
 int vla_cuda_max_d(vla_prec p);
+/* The on-chip bytes a block of cfg needs (its state, inputs and workspace: a chunk or a scan
+ * holds more, docs/forms.md); a GPU of compute capability 9.0 allows VLA_CUDA_SMEM_MAX. */
+#define VLA_CUDA_SMEM_MAX (227L * 1024)
+long vla_cuda_smem_bytes(const vla_config *cfg);
 
 /* The number of usable GPUs; 0 with the reason in why ("no CUDA backend in this build",
  * "cudaGetDeviceCount: no CUDA-capable device is detected", ...). */

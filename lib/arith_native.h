@@ -1,9 +1,11 @@
 /* arith_native.h: the arithmetic macros of recur.h for the native policies, included by
  * native_inst.h at the start of each instantiation (recur_end.h undefines them at its end). The
  * includer defines POL (the policy's row of vlalists.h, by its suffix: f32, f16f32, ...), RO(x)
- * (rounding of every operation's result to the compute format) and RS(x) (rounding to the
- * storage format when a state value is stored); the container NUM, the formats FMT_C, FMT_S and
- * the suffix SFX (TAG(POL) unless the includer set one) follow from the row.
+ * (rounding of every operation's result to the compute format), RS(x) (rounding to the storage
+ * format when a state value is stored) and, where the io format is not the storage format (the
+ * kernels' policies), RI(x) (rounding of an input or a chunk intermediate); the container NUM,
+ * the formats FMT_C, FMT_S, FMT_I and the suffix SFX (TAG(POL) unless the includer set one)
+ * follow from the row.
  *
  * The vocabulary, shared with reference/arith_mpfr.h:
  *   E(a, i)      element i of array a, usable as operand and destination
@@ -12,8 +14,9 @@
  *   ADD SUB MUL DIV (r, a, b), SQRT(r, a): r = round(a op b); COPY(r, a): exact
  *   SETD(r, c)   the binary64 constant c rounded to the compute format; SETI(r, i) an integer
  *   STORE(r)     round r to the storage format (state written back)
- *   LOAD_IN(r, x), LOAD_PHI(r, x): an input x (binary64) rounded to the storage format, and
- *                phi(x) computed in binary64 then rounded to the storage format
+ *   STORE_I(r)   round r to the io format (a chunk form's intermediate; recur.h's default: STORE)
+ *   LOAD_IN(r, x), LOAD_PHI(r, x): an input x (binary64) rounded to the io format, and
+ *                phi(x) computed in binary64 then rounded to the io format
  *   ISFIN(a), LESS(a, b), ABSLESS(a, b) (|a| < b), CMPD(a, c) (sign of a - c, c a double),
  *   TINY (the compute format's smallest normal), TOD(a) (to binary64)
  *   NUM_ALLOC(n), NUM_FREE(p, n), ARITH_ENTER/ARITH_LEAVE (around a public entry)
@@ -29,7 +32,7 @@
 
 #ifndef VLA_ARITH_NATIVE_ONCE
 #define VLA_ARITH_NATIVE_ONCE
-/* vla_round_fmt with its binary64 and binary32 cases inline: FMT_S is a constant, so input
+/* vla_round_fmt with its binary64 and binary32 cases inline: FMT_I is a constant, so input
  * preparation costs a conversion, not a call, in those policies */
 static inline double vla_round_in(vla_fmt f, double x)
 {
@@ -48,6 +51,10 @@ static inline double vla_round_in(vla_fmt f, double x)
 #define NUM VLA_NUM_OF(POL)
 #define FMT_C VLA_FMTC_OF(POL)
 #define FMT_S VLA_FMTS_OF(POL)
+#define FMT_I VLA_FMTI_OF(POL)
+#ifdef RI
+#define STORE_I(r) ((r) = RI(r))
+#endif
 #define CXP void *cx_
 #define CX cx_
 #define NREF NUM *
@@ -66,8 +73,8 @@ static inline double vla_round_in(vla_fmt f, double x)
 #define SETD(r, c) ((r) = (NUM)vla_round_fmt(FMT_C, (c)))
 #define SETI(r, i) ((r) = (NUM)vla_round_fmt(FMT_C, (double)(i)))
 #define STORE(r) ((r) = RS(r))
-#define LOAD_IN(r, x) ((r) = (NUM)vla_round_in(FMT_S, (x)))
-#define LOAD_PHI(r, x) ((r) = (NUM)vla_round_in(FMT_S, vla_phi_d(vla_round_in(FMT_S, (x)))))
+#define LOAD_IN(r, x) ((r) = (NUM)vla_round_in(FMT_I, (x)))
+#define LOAD_PHI(r, x) ((r) = (NUM)vla_round_in(FMT_I, vla_phi_d(vla_round_in(FMT_I, (x)))))
 #define ISFIN(a) isfinite(a)
 #define LESS(a, b) ((a) < (b))
 #define ABSLESS(a, b) (fabs((double)(a)) < (double)(b))

@@ -49,11 +49,14 @@ static const char model_list[] = VLA_MODELS(VLA_X_);
 static const char prec_list[] = VLA_PRECS(VLA_X_);
 static const char track_list[] = VLA_TRACKS(VLA_X_);
 #undef VLA_X_
+#define VLA_X_(ID, tok) ", " #tok
+static const char form_list[] = VLA_FORMS(VLA_X_);
+#undef VLA_X_
 /* the policies of one kind (mixed or not), for the messages of the ways that need one */
-#define VLA_X_(ID, name, sfx, S, C, mixed) VLA_IF(mixed, ", " name)
+#define VLA_X_(ID, name, sfx, S, C, IO, mixed, kern) VLA_IF(mixed, ", " name)
 static const char mixed_list[] = "" VLA_PRECS(VLA_X_);
 #undef VLA_X_
-#define VLA_X_(ID, name, sfx, S, C, mixed) VLA_IFNOT(mixed, ", " name)
+#define VLA_X_(ID, name, sfx, S, C, IO, mixed, kern) VLA_IFNOT(mixed, VLA_IFNOT(kern, ", " name))
 static const char uniform_list[] = "" VLA_PRECS(VLA_X_);
 #undef VLA_X_
 
@@ -64,6 +67,7 @@ const char *vla_names(vla_list which)
     case VLA_LIST_PREC: return prec_list + 2;
     case VLA_LIST_MODEL: return model_list + 2;
     case VLA_LIST_TRACK: return track_list + 2;
+    case VLA_LIST_FORM: return form_list + 2;
     default: return "?";
     }
 }
@@ -109,6 +113,7 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
     c->beta = 1.0;
     c->delta_form = VLA_DELTA_GATED;
     c->sr_seed = 1;
+    c->keynorm = 1;
     c->normalize = (unsigned)model < VLA_NMODEL && model_rows[model].normalize;
     switch (model) {
     case VLA_VLA1: /* the v1 layer: guarded Sherman-Morrison, nudge every 50, norm clamp */
@@ -161,6 +166,7 @@ int vla_config_set(vla_config *c, const char *name, const char *value)
     }, switches[] = {
         {"nudge", offsetof(vla_config, nudge)},       {"guard", offsetof(vla_config, guard)},
         {"clamp_on", offsetof(vla_config, clamp_on)}, {"normalize", offsetof(vla_config, normalize)},
+        {"keynorm", offsetof(vla_config, keynorm)},
     };
     if (!name || !value)
         return VLA_EINVAL;
@@ -208,8 +214,13 @@ int vla_config_set(vla_config *c, const char *name, const char *value)
 int vla_config_check(const vla_config *c)
 {
     if ((unsigned)c->model >= VLA_NMODEL || (unsigned)c->track >= VLA_NTRACK ||
-        (unsigned)c->prec >= VLA_NPREC || (c->mode != VLA_STRICT && c->mode != VLA_FAST))
+        (unsigned)c->prec >= VLA_NPREC || (c->mode != VLA_STRICT && c->mode != VLA_FAST) ||
+        (unsigned)c->form >= VLA_NFORM)
         return VLA_EINVAL;
+    if (c->form == VLA_FORM_CHUNK
+            ? c->chunk < 1 || c->chunk > VLA_CHUNK_MAX || (c->chunk & (c->chunk - 1))
+            : c->chunk != 0)
+        return VLA_ERANGE;
     if (c->d < VLA_D_MIN || c->d > VLA_D_MAX || c->dv < VLA_D_MIN || c->dv > VLA_D_MAX)
         return VLA_ERANGE;
     if (!(c->lambda0 > 0) || !(c->eps_g >= 0) || !(c->stab_eps > 0) || !(c->per_eps >= 0) ||
@@ -242,9 +253,10 @@ int vla_track_check(const vla_config *c, const char **why)
             "set nudge=off";
     else if (c->track == VLA_TRACK_CHOL && c->model == VLA_VLA1 && c->clamp_on)
         w = "chol cannot apply vla1's clamp (A += eps I): set clamp_on=off";
-    else if (c->track == VLA_TRACK_COMP && vla_prec_mixed(c->prec))
+    else if (c->track == VLA_TRACK_COMP &&
+             (vla_prec_mixed(c->prec) || vla_prec_io(c->prec) != vla_prec_storage(c->prec)))
         w = need_uniform;
-    else if (c->track == VLA_TRACK_SR && !vla_prec_mixed(c->prec))
+    else if (c->track == VLA_TRACK_SR && !vla_prec_mixed(c->prec)) /* (kern rows: 32-bit state) */
         w = need_mixed;
     if (why)
         *why = w;
@@ -264,4 +276,98 @@ void vla_config_describe(const vla_config *c, char *buf, size_t len)
              c->delta_form == VLA_DELTA_GATED ? "gated" : "decay", c->nudge ? "on" : "off",
              c->guard ? "on" : "off", c->clamp_on ? "on" : "off", c->normalize ? "on" : "off",
              (unsigned long long)c->sr_seed);
+    size_t n = strlen(buf);
+    if (!c->keynorm && n < len)
+        n += snprintf(buf + n, len - n, " keynorm=off");
+    if (c->form != VLA_FORM_SEQ && n + 6 < len) {
+        n += snprintf(buf + n, len - n, " form=");
+        vla_form_name(c, buf + n, len - n);
+    }
+}
+
+/* ---- forms (docs/forms.md) ---- */
+
+#define VLA_X_(ID, tok) #tok,
+static const char *const form_names[VLA_NFORM] = {VLA_FORMS(VLA_X_)};
+#undef VLA_X_
+
+int vla_form_parse(vla_config *cfg, const char *s)
+{
+    if (!s)
+        return VLA_EINVAL;
+    if (!strncmp(s, "chunk:", 6)) {
+        char *end;
+        errno = 0;
+        long C = strtol(s + 6, &end, 10);
+        if (end == s + 6 || *end || errno)
+            return VLA_EINVAL;
+        if (C < 1 || C > VLA_CHUNK_MAX || (C & (C - 1)))
+            return VLA_ERANGE;
+        cfg->form = VLA_FORM_CHUNK;
+        cfg->chunk = (int)C;
+        return VLA_OK;
+    }
+    for (int i = 0; i < VLA_NFORM; i++)
+        if (i != VLA_FORM_CHUNK && !strcmp(s, form_names[i])) {
+            cfg->form = (vla_form)i;
+            cfg->chunk = 0;
+            return VLA_OK;
+        }
+    return VLA_EINVAL;
+}
+
+void vla_form_name(const vla_config *cfg, char *buf, size_t len)
+{
+    if (cfg->form == VLA_FORM_CHUNK)
+        snprintf(buf, len, "chunk:%d", cfg->chunk);
+    else
+        snprintf(buf, len, "%s", (unsigned)cfg->form < VLA_NFORM ? form_names[cfg->form] : "?");
+}
+
+int vla_form_check(const vla_config *c, const char **why)
+{
+    const char *w = NULL;
+    const int chunk = c->form == VLA_FORM_CHUNK && c->chunk > 1, A = vla_model_has_A(c->model);
+    if (chunk && A && c->track != VLA_TRACK_SM && c->track != VLA_TRACK_COMP &&
+        c->track != VLA_TRACK_SR)
+        w = "the chunk form updates A by the sm update blockwise (the capacitance's pivots are "
+            "its denominators): --track sm (or comp, sr: sm in their arithmetic)";
+    else if (chunk && A && c->nudge && c->period % c->chunk)
+        w = "the nudge (A += per_eps I every `period` steps) falls inside a chunk: set nudge=off, "
+            "or a period that is a multiple of C";
+    else if (chunk && A && c->guard && c->model != VLA_VLA3)
+        w = "the guard's skip adds eps_g I to A inside a chunk, which no blocked update "
+            "expresses: set guard=off (vla3's floor fits: it floors the capacitance's pivots)";
+    else if (chunk && c->model == VLA_VLA1 && c->clamp_on)
+        w = "vla1's clamp reads ||S|| and ||A|| after every step, inside the chunk: set "
+            "clamp_on=off";
+    else if ((chunk || c->form == VLA_FORM_SCAN) && c->renorm > 0)
+        w = "renorm rescales S after every step, which neither a chunk nor a scan has: set "
+            "renorm=0";
+    else if (c->form == VLA_FORM_SCAN && c->model == VLA_VLA1)
+        w = "vla1 clips its error v - S k by its norm: S is no affine recurrence, so it has no "
+            "scan (--form seq or chunk:C)";
+    if (why)
+        *why = w;
+    return w ? VLA_ENOTSUP : VLA_OK;
+}
+
+long vla_form_pending(const vla_config *c, long writes)
+{
+    return c->form == VLA_FORM_CHUNK && c->chunk > 1 ? writes % c->chunk : 0;
+}
+
+const char *vla_form_input_why(const vla_config *c, const vla_input *in)
+{
+    if (c->model != VLA_DELTA || (c->form == VLA_FORM_SEQ || (c->form == VLA_FORM_CHUNK &&
+                                                              c->chunk == 1)))
+        return NULL;
+    if (c->delta_form == VLA_DELTA_GATED && in->g)
+        return "the input's row gates g (delta_form=gated) give each row of S a transition of its "
+               "own, which no chunk or scan here takes: --form seq (or delta_form=decay, which "
+               "leaves g unused)";
+    if (c->delta_form == VLA_DELTA_DECAY && !isnan(in->decay) && in->decay != 1)
+        return "the input's decay (delta_form=decay) is not in the chunk and scan forms yet: "
+               "--form seq";
+    return NULL;
 }

@@ -31,6 +31,17 @@ int vla_engine_fail(vla_engine *e, int run, int code, const char *fmt, ...)
 
 int vla_engine_stopped(const vla_engine *e) { return e->spec.stop && *e->spec.stop; }
 
+int vla_engine_read_inside(vla_engine *e, int run, long t, long writes)
+{
+    long p = vla_form_pending(&e->spec.cfg, writes);
+    return p ? vla_engine_fail(e, run, VLA_ENOTSUP,
+                               "head %d, step %ld: a read inside a chunk (%ld of its %d writes "
+                               "made): the chunk form has a state only at chunk ends "
+                               "(docs/forms.md)",
+                               e->spec.first_head + run, t, p, e->spec.cfg.chunk)
+             : VLA_OK;
+}
+
 static void round_into(double *dst, const double *src, int n, vla_fmt f)
 {
     for (int i = 0; i < n; i++)
@@ -118,8 +129,13 @@ int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, char *err, siz
         why = "round_inputs is not a format";
     else if ((r = vla_config_check(&spec->cfg)))
         why = vla_strerror(r);
-    else
-        r = vla_track_check(&spec->cfg, &why);
+    else if (!(r = vla_track_check(&spec->cfg, &why)) && !(r = vla_form_check(&spec->cfg, &why)) &&
+             spec->on_step && (spec->taps & (VLA_TAP_KP | VLA_TAP_ALPHA)) &&
+             vla_form_pending(&spec->cfg, 1)) {
+        why = "a chunk's k' and alpha exist at its end only (docs/forms.md): no per-step k' and "
+              "alpha taps in the chunk form (--form seq or scan)";
+        r = VLA_ENOTSUP;
+    }
     if (why || r) {
         snprintf(err, errlen, "%s", why ? why : vla_strerror(r));
         return r ? r : VLA_EINVAL;
@@ -258,7 +274,7 @@ static int models_open(vla_engine *e, void **self, char *err, size_t len)
     if (s)
         s->e = e;
     const int moved = (sp->taps & VLA_TAP_MOVED) && vla_model_has_A(cfg->model) &&
-                      cfg->track != VLA_TRACK_CHOL;
+                      cfg->track != VLA_TRACK_CHOL && !vla_form_pending(cfg, 1);
     for (int i = 0; !r && i < nr; i++) {
         mrun *x = &s->r[i];
         x->track_moved = moved;
@@ -305,7 +321,8 @@ static int models_run_to(mself *s, int run, long t)
         vla_input in;
         long step = x->t + 1;
         int r = vla_engine_input(e, run, step, &x->s, &x->raw, &x->rnd, &in);
-        if (r)
+        const long writes = vla_model_counts(x->m)->steps;
+        if (r || (x->raw.is_read && (r = vla_engine_read_inside(e, run, step, writes))))
             return r;
         r = x->raw.is_read ? vla_model_read(x->m, in.q) : vla_model_step(x->m, &in);
         if (r)
@@ -315,8 +332,8 @@ static int models_run_to(mself *s, int run, long t)
             continue;
         vla_step_view v = {run, step, &x->raw, NULL, NULL, NULL, -1};
         double *o = x->tap, *kp = o + dv, *al = kp + d;
-        if (sp->taps & VLA_TAP_O)
-            vla_model_get(x->m, VLA_Q_O, o), v.o = o;
+        if ((sp->taps & VLA_TAP_O) && !vla_form_pending(&sp->cfg, vla_model_counts(x->m)->steps))
+            vla_model_get(x->m, VLA_Q_O, o), v.o = o; /* (a chunk's read-outs: at its end) */
         if (sp->taps & VLA_TAP_KP)
             vla_model_get(x->m, VLA_Q_KP, kp), v.kp = kp;
         if (sp->taps & VLA_TAP_ALPHA)

@@ -54,6 +54,9 @@ int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_st
  * failure and the others go on; the failure reported is the lowest run's. */
 int vla_engine_fail(vla_engine *e, int run, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A read at run's step t after `writes` writes: VLA_OK, or, inside a chunk of the chunk form,
+ * VLA_ENOTSUP recorded with the reason */
+int vla_engine_read_inside(vla_engine *e, int run, long t, long writes);
 /* 1 when the spec's stop flag is set */
 int vla_engine_stopped(const vla_engine *e);
 /* the header of vla_model_save's format for configuration cfg (the magic and the description) */

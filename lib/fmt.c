@@ -27,15 +27,16 @@ int vla_prec_parse(const char *name, vla_prec *out)
 }
 
 static const struct {
-    vla_fmt storage, compute;
+    vla_fmt storage, compute, io;
     int mixed;
 } prec_rows[VLA_NPREC] = {
-#define VLA_X_(ID, name, sfx, S, C, mixed) {VLA_FMT_##S, VLA_FMT_##C, mixed},
+#define VLA_X_(ID, name, sfx, S, C, IO, mixed, kern) {VLA_FMT_##S, VLA_FMT_##C, VLA_FMT_##IO, mixed},
     VLA_PRECS(VLA_X_)
 #undef VLA_X_
 };
 vla_fmt vla_prec_storage(vla_prec p) { return prec_rows[p].storage; }
 vla_fmt vla_prec_compute(vla_prec p) { return prec_rows[p].compute; }
+vla_fmt vla_prec_io(vla_prec p) { return prec_rows[p].io; }
 int vla_prec_mixed(vla_prec p) { return prec_rows[p].mixed; }
 
 /* u = 2^-p, the smallest normal 2^emin, the largest finite (2 - 2^(1-p)) 2^emax: exact */

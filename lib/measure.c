@@ -258,6 +258,17 @@ long vla_checkpoints(long T, int per_decade, long *out, long max)
     return n;
 }
 
+long vla_checkpoints_form(const vla_config *cfg, long *cks, long n)
+{
+    long C = vla_form_pending(cfg, 1) ? cfg->chunk : 1, k = 0;
+    for (long i = 0; i < n; i++) {
+        long t = cks[i] / C * C;
+        if (t > 0 && (k == 0 || t > cks[k - 1]))
+            cks[k++] = t;
+    }
+    return k;
+}
+
 double vla_loglog_slope(const double *x, const double *y, long n)
 {
     double sx = 0, sy = 0;

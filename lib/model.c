@@ -75,7 +75,7 @@ int vla_input_check(const vla_config *cfg, const vla_input *in)
         (in->u && !finite_all(in->u, cfg->d)) || (in->g && !finite_all(in->g, cfg->dv)) ||
         isinf(in->beta) || isinf(in->decay))
         return VLA_ENONFINITE;
-    return VLA_OK;
+    return vla_form_input_why(cfg, in) ? VLA_ENOTSUP : VLA_OK;
 }
 
 int vla_model_step(vla_model *m, const vla_input *in)
@@ -169,3 +169,18 @@ int vla_uprime(const vla_config *cfg, const double *k, const double *u, double *
 const vla_config *vla_model_config(const vla_model *m) { return &m->cfg; }
 const vla_counts *vla_model_counts(const vla_model *m) { return m->counts; }
 long vla_model_t(const vla_model *m) { return m->counts->steps; }
+
+int vla_ut_inverse(vla_prec p, const double *L, int n, double *T)
+{
+    if (!L || !T || n < 1 || n > VLA_CHUNK_MAX)
+        return VLA_EINVAL;
+    switch (p) {
+#define VLA_X_(ID, name, sfx, ...)                                                                 \
+    case VLA_##ID:                                                                                 \
+        return (VLA_CAT(ut_inverse, sfx))(L, n, T);
+        VLA_PRECS(VLA_X_)
+#undef VLA_X_
+    default:
+        return VLA_EINVAL;
+    }
+}

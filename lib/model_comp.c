@@ -23,12 +23,12 @@
 #define RO(x) vla_rnd_bf16(x)
 #include "dw_inst.h"
 
-/* every policy of one format (vlalists.h's mixed = 0) has its block above */
+/* every policy of one format (vlalists.h's mixed = 0 and kern = 0) has its block above */
 int vla_native_create_comp(const vla_config *cfg, vla_model **out)
 {
     switch (cfg->prec) {
-#define VLA_X_(ID, name, sfx, S, C, mixed)                                                        \
-    VLA_IFNOT(mixed, case VLA_##ID : return (create_##sfx##c)(cfg, out);)
+#define VLA_X_(ID, name, sfx, S, C, IO, mixed, kern)                                              \
+    VLA_IFNOT(mixed, VLA_IFNOT(kern, case VLA_##ID : return (create_##sfx##c)(cfg, out);))
         VLA_PRECS(VLA_X_)
 #undef VLA_X_
     default: return VLA_ENOTSUP;

@@ -39,6 +39,20 @@
 #define RS(x) vla_rnd_bf16(x)
 #include "native_inst.h"
 
+/* the fast chunked kernels' policies: 16-bit inputs and chunk intermediates, binary32 arithmetic
+ * and state */
+#define POL f16kern
+#define RO(x) (x)
+#define RS(x) (x)
+#define RI(x) vla_rnd_f16(x)
+#include "native_inst.h"
+
+#define POL bf16kern
+#define RO(x) (x)
+#define RS(x) (x)
+#define RI(x) vla_rnd_bf16(x)
+#include "native_inst.h"
+
 /* sr, for the mixed policies: binary32 arithmetic, every stored 16-bit result rounded
  * stochastically (models only: the public primitives are the round-to-nearest policies) */
 #pragma push_macro("PRIMS")
@@ -62,7 +76,7 @@ int NATIVE_CREATE(const vla_config *cfg, vla_model **out)
 {
     if (cfg->track == VLA_TRACK_SR) {
         switch (cfg->prec) {
-#define VLA_X_(ID, name, sfx, S, C, mixed)                                                        \
+#define VLA_X_(ID, name, sfx, S, C, IO, mixed, kern)                                              \
     VLA_IF(mixed, case VLA_##ID : return (VLA_CAT(create, TAG(sfx##sr)))(cfg, out);)
             VLA_PRECS(VLA_X_)
 #undef VLA_X_

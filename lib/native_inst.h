@@ -114,6 +114,22 @@ int FN(vla_renorm)(NUM *S, int dv, int d, NUM threshold)
     return FN(renorm)(NULL, S, dv, d, &threshold);
 }
 void FN(vla_nudge)(NUM *A, int d, NUM eps) { FN(add_diag)(NULL, A, d, &eps); }
+
+/* vla_ut_inverse in this policy: L's entries rounded to the io format as inputs are */
+static int FN(ut_inverse)(const double *L, int n, double *T)
+{
+    NUM *M = calloc((size_t)n * n, sizeof *M);
+    if (!M)
+        return VLA_ENOMEM;
+    for (int i = 0; i < n * n; i++)
+        LOAD_IN(M[i], L[i]);
+    FN(chunk_ut)(NULL, M, n);
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            T[r * n + c] = c < r ? (double)M[c * n + r] : c == r;
+    free(M);
+    return VLA_OK;
+}
 #undef PRIM_ARGS
 #endif
 

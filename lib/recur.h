@@ -26,6 +26,11 @@
 #ifndef SR_RESET
 #define SR_RESET(t) ((void)0)
 #endif
+/* an arithmetic whose inputs and chunk intermediates have the storage format (every policy but
+ * the kernels' f16-kern, bf16-kern) rounds them as it stores */
+#ifndef STORE_I
+#define STORE_I(r) STORE(r)
+#endif
 #define FN(name) VLA_CAT(name, SFX)
 #define ST FN(vstate)
 
@@ -77,18 +82,25 @@ enum { GUARD_NONE, GUARD_SKIP, GUARD_FLOOR };
 
 /* ---- vector kernels: every reduction left to right, starting from the first term ---- */
 
-/* r = x . y */
-VLA_FN void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
+/* r = sum_j X[xo + j] Y[yo + j], j ascending from the first term: on flat offsets, for rows of
+ * any length on any layout (the chunk forms' rows of dv numbers) */
+VLA_FN void FN(dot_at)(CXP, NREF r, const NUM *X, long xo, const NUM *Y, long yo, int n)
 {
     FRAME_BEGIN;
     SCALAR(t);
-    MUL(R(r), E(x, 0), E(y, 0));
+    MUL(R(r), E(X, xo), E(Y, yo));
     for (int j = 1; j < n; j++) {
         TEMP(t);
-        MUL(t, E(x, j), E(y, j));
+        MUL(t, E(X, xo + j), E(Y, yo + j));
         ADD(R(r), R(r), t);
     }
     FRAME_END;
+}
+
+/* r = x . y */
+VLA_FN void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
+{
+    FN(dot_at)(CX, r, x, 0, y, 0, n);
 }
 
 /* y = M x, M m x n (y must not alias x). VLA_MATVEC_HOOK: a native policy's vectorized twin that
@@ -381,15 +393,18 @@ typedef struct {
 } ST;
 
 #ifndef VLA_RECUR_DEVICE
+/* an array's allocation: a form's arrays are empty in the other forms, and an allocator may
+ * answer NULL for nothing */
+static inline size_t FN(alloc_len)(long len) { return len > 0 ? (size_t)len : 1; }
+
 VLA_FN void FN(vstate_free)(CXP, ST *s)
 {
     if (!s)
         return;
-    int d = s->d, dv = s->dv;
-#define VLA_X_(name, len) NUM_FREE(s->name, (size_t)(len));
+    VLA_DIMS_LOCALS(vla_dims_of(&s->cfg));
+#define VLA_X_(name, len) NUM_FREE(s->name, FN(alloc_len)(len));
     VLA_STATE_ARRAYS(VLA_X_)
 #undef VLA_X_
-    (void)d, (void)dv;
     free(s);
 }
 
@@ -419,12 +434,13 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
     ST *s = calloc(1, sizeof *s);
     if (!s)
         return VLA_ENOMEM;
-    int d = cfg->d, dv = cfg->dv, ok = 1;
+    int ok = 1;
+    VLA_DIMS_LOCALS(vla_dims_of(cfg));
     s->cfg = *cfg;
     s->sr.seed = cfg->sr_seed;
     s->d = d;
     s->dv = dv;
-#define VLA_X_(name, len) ok &= (s->name = NUM_ALLOC((size_t)(len))) != NULL;
+#define VLA_X_(name, len) ok &= (s->name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
     VLA_STATE_ARRAYS(VLA_X_)
 #undef VLA_X_
     if (!ok) {
@@ -638,17 +654,36 @@ VLA_FN void FN(accumulate)(CXP, NUM *n, const NUM *x, int d)
     }
 }
 
-/* ---- the models: step_<tok> of vlalists.h's VLA_MODELS, a step once its inputs are loaded
- * (has_g: the input carried a gate) ---- */
+/* ---- the models: vec_<tok> and step_<tok> of vlalists.h's VLA_MODELS, a step once its inputs
+ * are loaded (has_g: the input carried a gate). vec_<tok> computes what the step writes S with,
+ * A's update included, and leaves S alone: the write direction k' (kp) and alpha (al), which
+ * step_<tok> (the sequential form) and the scan (scan_step) share. ---- */
 
-VLA_FN void FN(step_la)(CXP, ST *s, int has_g)
+VLA_FN void FN(vec_la)(CXP, ST *s)
 {
-    FN(modulate)(CX, s->S, s->v, s->pk, s->dv, s->d);
-    FN(accumulate)(CX, s->n, s->pk, s->d);
     VLA_PFOR(j, 0, s->d) { /* S_t = S_{t-1} + v phi(k)^T: the Jacobian is I */
         COPY(E(s->kp, j), E(s->pk, j));
         SETI(E(s->al, j), 0);
     }
+}
+
+VLA_FN void FN(step_la)(CXP, ST *s, int has_g)
+{
+    FN(vec_la)(CX, s);
+    FN(modulate)(CX, s->S, s->v, s->pk, s->dv, s->d);
+    FN(accumulate)(CX, s->n, s->pk, s->d);
+}
+
+/* k' = unit(k) (keynorm off: k), and the Jacobian's (gate aside) I - k' (beta k')^T */
+VLA_FN void FN(vec_delta)(CXP, ST *s)
+{
+    int d = s->d;
+    VLA_PFOR(j, 0, d)
+        COPY(E(s->kp, j), E(s->k, j));
+    if (s->cfg.keynorm)
+        FN(unit)(CX, s->kp, d, &s->cnt.zero_norm);
+    VLA_PFOR(j, 0, d)
+        MUL(E(s->al, j), E(s->beta_decay, 0), E(s->kp, j));
 }
 
 /* gated: S = diag(g) S + beta (v - S k') k'^T, the error from the ungated S_{t-1};
@@ -660,9 +695,7 @@ VLA_FN void FN(step_delta)(CXP, ST *s, int has_g)
     SCALAR(t);
     int d = s->d, dv = s->dv;
     NUM *S = s->S;
-    VLA_PFOR(j, 0, d)
-        COPY(E(s->kp, j), E(s->k, j));
-    FN(unit)(CX, s->kp, d, &s->cnt.zero_norm);
+    FN(vec_delta)(CX, s);
     if (s->cfg.delta_form == VLA_DELTA_DECAY) {
         VLA_PFOR(i, 0, dv * d) {
             MUL(E(S, i), E(s->beta_decay, 1), E(S, i));
@@ -682,23 +715,25 @@ VLA_FN void FN(step_delta)(CXP, ST *s, int has_g)
             STORE(E(S, ij));
         }
     }
-    VLA_PFOR(j, 0, d) /* the Jacobian (gate aside) is I - k' (beta k')^T */
-        MUL(E(s->al, j), E(s->beta_decay, 0), E(s->kp, j));
     FRAME_END;
 }
 
-/* exact online regularized least squares: w = A k, A -= w w^T / (1 + k.w), gain = A_t k,
- * S += (v - S k) gain^T */
-VLA_FN void FN(step_rls)(CXP, ST *s, int has_g)
+/* exact online regularized least squares: w = A k, A -= w w^T / (1 + k.w), gain = A_t k */
+VLA_FN void FN(vec_rls)(CXP, ST *s)
 {
-    int d = s->d;
     FN(penalty_update)(CX, s, FN(uprime_rls)(CX, s), s->cfg.guard ? GUARD_SKIP : GUARD_NONE,
                        P(E(s->c, C_EPS_G)));
     FN(apply_A)(CX, s, s->al, s->k);
-    FN(residual)(CX, s->e, s->v, s->S, s->k, s->dv, d);
-    FN(modulate)(CX, s->S, s->e, s->al, s->dv, d);
-    VLA_PFOR(j, 0, d)
+    VLA_PFOR(j, 0, s->d)
         COPY(E(s->kp, j), E(s->k, j));
+}
+
+/* S += (v - S k) gain^T */
+VLA_FN void FN(step_rls)(CXP, ST *s, int has_g)
+{
+    FN(vec_rls)(CX, s);
+    FN(residual)(CX, s->e, s->v, s->S, s->k, s->dv, s->d);
+    FN(modulate)(CX, s->S, s->e, s->al, s->dv, s->d);
 }
 
 VLA_FN void FN(nudge)(CXP, ST *s)
@@ -709,18 +744,24 @@ VLA_FN void FN(nudge)(CXP, ST *s)
     }
 }
 
-/* v1: u' = u / sqrt(d); guarded SM; nudge; alpha = A k; e = v - S k clipped to ||e|| <= clip;
- * S += e alpha^T; clamp: ||S||_F or ||A||_F > clamp adds clamp_eps I to A */
-VLA_FN void FN(step_vla1)(CXP, ST *s, int has_g)
+/* v1: u' = u / sqrt(d); guarded SM; nudge; alpha = A k */
+VLA_FN void FN(vec_vla1)(CXP, ST *s)
+{
+    FN(penalty_update)(CX, s, FN(uprime_vla1)(CX, s), s->cfg.guard ? GUARD_SKIP : GUARD_NONE,
+                       P(E(s->c, C_EPS_G)));
+    FN(nudge)(CX, s);
+    FN(apply_A)(CX, s, s->al, s->k);
+    VLA_PFOR(j, 0, s->d)
+        COPY(E(s->kp, j), E(s->k, j));
+}
+
+/* v1's write: e = v - S k clipped to ||e|| <= clip; S += e alpha^T */
+VLA_FN void FN(write_vla1)(CXP, ST *s)
 {
     FRAME_BEGIN;
     SCALAR(nrm);
     int d = s->d, dv = s->dv;
     NUM *c = s->c;
-    FN(penalty_update)(CX, s, FN(uprime_vla1)(CX, s), s->cfg.guard ? GUARD_SKIP : GUARD_NONE,
-                       P(E(c, C_EPS_G)));
-    FN(nudge)(CX, s);
-    FN(apply_A)(CX, s, s->al, s->k);
     FN(residual)(CX, s->e, s->v, s->S, s->k, dv, d);
     FN(norm2)(CX, P(nrm), s->e, dv);
     LANE_IF(LESS(E(c, C_CLIP), nrm)) {
@@ -730,6 +771,18 @@ VLA_FN void FN(step_vla1)(CXP, ST *s, int has_g)
         COUNT(s->cnt.clip);
     } LANE_END
     FN(modulate)(CX, s->S, s->e, s->al, dv, d);
+    FRAME_END;
+}
+
+/* the clamp: ||S||_F or ||A||_F > clamp adds clamp_eps I to A */
+VLA_FN void FN(step_vla1)(CXP, ST *s, int has_g)
+{
+    FRAME_BEGIN;
+    SCALAR(nrm);
+    int d = s->d, dv = s->dv;
+    NUM *c = s->c;
+    FN(vec_vla1)(CX, s);
+    FN(write_vla1)(CX, s);
     if (s->cfg.clamp_on) {
         LPRED fire;
         FN(norm2)(CX, P(nrm), s->S, dv * d);
@@ -743,29 +796,34 @@ VLA_FN void FN(step_vla1)(CXP, ST *s, int has_g)
             COUNT(s->cnt.clamp);
         } LANE_END
     }
-    VLA_PFOR(j, 0, d)
-        COPY(E(s->kp, j), E(s->k, j));
     FRAME_END;
 }
 
 /* v3: u' = unit(u) / sqrt(d); SM with delta floored at stab_eps; nudge; k' = unit(phi(k));
- * alpha = unit(A k'); S += (v - S k') alpha^T; n += phi(k) */
-VLA_FN void FN(step_vla3)(CXP, ST *s, int has_g)
+ * alpha = unit(A k') */
+VLA_FN void FN(vec_vla3)(CXP, ST *s)
 {
-    int d = s->d, dv = s->dv;
-    NUM *c = s->c;
+    int d = s->d;
     FN(penalty_update)(CX, s, FN(uprime_vla3)(CX, s), s->cfg.guard ? GUARD_FLOOR : GUARD_NONE,
-                       P(E(c, C_STAB)));
+                       P(E(s->c, C_STAB)));
     FN(nudge)(CX, s);
     VLA_PFOR(j, 0, d)
         COPY(E(s->kp, j), E(s->pk, j));
     FN(unit)(CX, s->kp, d, &s->cnt.zero_norm);
     FN(apply_A)(CX, s, s->al, s->kp);
     FN(unit)(CX, s->al, d, &s->cnt.zero_norm);
-    FN(residual)(CX, s->e, s->v, s->S, s->kp, dv, d);
-    FN(modulate)(CX, s->S, s->e, s->al, dv, d);
-    FN(accumulate)(CX, s->n, s->pk, d);
 }
+
+/* S += (v - S k') alpha^T; n += phi(k) */
+VLA_FN void FN(step_vla3)(CXP, ST *s, int has_g)
+{
+    FN(vec_vla3)(CX, s);
+    FN(residual)(CX, s->e, s->v, s->S, s->kp, s->dv, s->d);
+    FN(modulate)(CX, s->S, s->e, s->al, s->dv, s->d);
+    FN(accumulate)(CX, s->n, s->pk, s->d);
+}
+
+#include "recur_forms.h"
 
 /* a step once its inputs are loaded (has_g: the input carried a gate) */
 VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
@@ -773,6 +831,8 @@ VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
     s->t++;
     SR_RESET(s->t);
     s->cnt.steps++;
+    if (FN(form_step)(CX, s)) /* chunk:C and scan (recur_forms.h) */
+        return;
     switch (s->cfg.model) {
 #define VLA_X_(ID, tok, has_A, normalize)                                                         \
     case VLA_##ID:                                                                                 \
@@ -794,6 +854,8 @@ VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
 #ifndef VLA_RECUR_DEVICE
 VLA_FN int FN(vstate_step)(CXP, ST *s, const vla_input *in)
 {
+    if (s->cfg.form == VLA_FORM_SCAN && s->t + 1 >= 1L << VLA_SCAN_LEVELS)
+        return VLA_ERANGE; /* the scan's levels are full */
     ARITH_ENTER;
     FN(load)(CX, s, in);
     FN(vstate_advance)(CX, s, in->g != NULL);
@@ -803,6 +865,8 @@ VLA_FN int FN(vstate_step)(CXP, ST *s, const vla_input *in)
 
 VLA_FN int FN(vstate_read)(CXP, ST *s, const double *q)
 {
+    if (vla_form_pending(&s->cfg, s->t)) /* no state inside a chunk (docs/forms.md) */
+        return VLA_ENOTSUP;
     ARITH_ENTER;
     int phi = s->cfg.features == VLA_FEAT_OWN;
     for (int i = 0; i < s->d; i++) {
@@ -860,7 +924,7 @@ VLA_FN int FN(vstate_get)(CXP, ST *s, vla_quantity q, double *dst)
  * binary export), so that a run resumed from it ends with the same bits as one never stopped. */
 VLA_FN int FN(vstate_save)(const ST *s, FILE *f)
 {
-    size_t d = s->d, dv = s->dv;
+    VLA_DIMS_LOCALS(vla_dims_of(&s->cfg));
     if (fwrite(&s->t, sizeof s->t, 1, f) != 1 || fwrite(&s->cnt, sizeof s->cnt, 1, f) != 1)
         return VLA_EIO;
 #define VLA_X_(name, len)                                                                          \
@@ -873,7 +937,7 @@ VLA_FN int FN(vstate_save)(const ST *s, FILE *f)
 
 VLA_FN int FN(vstate_load)(ST *s, FILE *f)
 {
-    size_t d = s->d, dv = s->dv;
+    VLA_DIMS_LOCALS(vla_dims_of(&s->cfg));
     if (fread(&s->t, sizeof s->t, 1, f) != 1 || fread(&s->cnt, sizeof s->cnt, 1, f) != 1)
         return VLA_EFORMAT;
 #define VLA_X_(name, len)                                                                          \

@@ -1,7 +1,7 @@
 /* recur_end.h: the end of an instantiation of recur.h (GSL's templates_off.h): every macro that
  * recur.h and its arithmetic took from the includer, or made, is undefined, so that nothing leaks
- * into the next instantiation or the code after it. The includer's own parameters (POL, RO, RS)
- * and those derived from them (FMT_C, FMT_S) go too. */
+ * into the next instantiation or the code after it. The includer's own parameters (POL, RO, RS,
+ * RI) and those derived from them (FMT_C, FMT_S, FMT_I) go too. */
 #undef SFX
 #undef CXP
 #undef CX
@@ -21,6 +21,7 @@
 #undef COPY
 #undef SETI
 #undef STORE
+#undef STORE_I
 #undef ISFIN
 #undef LESS
 #undef ABSLESS
@@ -58,5 +59,7 @@
 #undef POL
 #undef RO
 #undef RS
+#undef RI
 #undef FMT_C
 #undef FMT_S
+#undef FMT_I

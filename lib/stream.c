@@ -35,6 +35,7 @@ struct vla_stream {
     char *spec; /* canonical: every parameter written out */
     double scale, noise;
     long r, m, n, g;
+    int sigmoid; /* gauss: beta_t = sigmoid(N(0, 1)) per step */
     struct {
         long head; /* -1: empty */
         double *mat;
@@ -235,9 +236,9 @@ int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t 
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
     const char *args = colon ? colon + 1 : NULL;
     static const char *names[] = {"gauss", "lmlike", "subspace", "repeat", "mqar", "trace"};
-    static const int nmin[] = {0, 0, 2, 1, 2, 1}, nmax[] = {1, 1, 2, 1, 2, 1};
-    static const char *usage[] = {"gauss[:SIGMA]", "lmlike[:S]", "subspace:R,NOISE", "repeat:M",
-                                  "mqar:N,G", "trace:DIR"};
+    static const int nmin[] = {0, 0, 2, 1, 2, 1}, nmax[] = {2, 1, 2, 1, 2, 1};
+    static const char *usage[] = {"gauss[:SIGMA[,sigmoid]]", "lmlike[:S]", "subspace:R,NOISE",
+                                  "repeat:M", "mqar:N,G", "trace:DIR"};
     int kind = -1;
     for (int i = 0; i < 6; i++)
         if (strlen(names[i]) == nlen && !strncmp(spec, names[i], nlen))
@@ -289,8 +290,10 @@ int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t 
             rc = fail(VLA_EINVAL, err, errlen, "stream '%s': '%s' is not a number", spec, tok[0]);
         else if (!(s->scale > 0))
             rc = fail(VLA_ERANGE, err, errlen, "stream '%s': the scale must be positive", spec);
+        else if (ntok == 2 && !(s->sigmoid = !strcmp(tok[1], "sigmoid")))
+            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': '%s' is not sigmoid", spec, tok[1]);
         fmt_num(a, sizeof a, s->scale);
-        snprintf(canon, sizeof canon, "%s:%s", names[kind], a);
+        snprintf(canon, sizeof canon, "%s:%s%s", names[kind], a, s->sigmoid ? ",sigmoid" : "");
         break;
     case VLA_STREAM_SUBSPACE:
         if (!parse_int(tok[0], &s->r) || !parse_num(tok[1], &s->noise))
@@ -477,6 +480,8 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
         vla_gauss_fill(b->k, d, seed, VLA_VAR_K, head, tt, s->scale);
         vla_gauss_fill(b->v, dv, seed, VLA_VAR_V, head, tt, s->scale);
         vla_gauss_fill(b->u, d, seed, VLA_VAR_U, head, tt, s->scale);
+        if (s->sigmoid) /* fla issue 736's rates */
+            b->beta = 1 / (1 + exp(-vla_gauss(seed, VLA_VAR_BETA, head, tt, 0)));
         break;
     case VLA_STREAM_LMLIKE: {
         const double *W = head_matrix(s, head);

@@ -27,17 +27,19 @@
 
 /* An instantiation names its policy by the row's suffix (POL, e.g. f16f32); these give the
  * row's enum constant, formats and C container: VLA_PREC_OF(POL), VLA_FMTS_OF(POL),
- * VLA_FMTC_OF(POL), VLA_NUM_OF(POL). */
-#define VLA_X_(ID, name, sfx, S, C, mixed)                                                        \
-    VLA_PREC_##sfx = VLA_##ID, VLA_FMTS_##sfx = VLA_FMT_##S, VLA_FMTC_##sfx = VLA_FMT_##C,
+ * VLA_FMTC_OF(POL), VLA_FMTI_OF(POL) (inputs and intermediates), VLA_NUM_OF(POL). */
+#define VLA_X_(ID, name, sfx, S, C, IO, mixed, kern)                                              \
+    VLA_PREC_##sfx = VLA_##ID, VLA_FMTS_##sfx = VLA_FMT_##S, VLA_FMTC_##sfx = VLA_FMT_##C,         \
+    VLA_FMTI_##sfx = VLA_FMT_##IO,
 enum { VLA_PRECS(VLA_X_) };
 #undef VLA_X_
-#define VLA_X_(ID, name, sfx, S, C, mixed) typedef vla_num_##C vla_num_of_##sfx;
+#define VLA_X_(ID, name, sfx, S, C, ...) typedef vla_num_##C vla_num_of_##sfx;
 VLA_PRECS(VLA_X_)
 #undef VLA_X_
 #define VLA_PREC_OF(pol) ((vla_prec)VLA_CAT(VLA_PREC, pol))
 #define VLA_FMTS_OF(pol) ((vla_fmt)VLA_CAT(VLA_FMTS, pol))
 #define VLA_FMTC_OF(pol) ((vla_fmt)VLA_CAT(VLA_FMTC, pol))
+#define VLA_FMTI_OF(pol) ((vla_fmt)VLA_CAT(VLA_FMTI, pol))
 #define VLA_NUM_OF(pol) VLA_CAT(vla_num_of, pol)
 /* the bytes of one number of policy p in its container */
 static inline VLA_HD unsigned vla_prec_num_size(vla_prec p)
@@ -52,9 +54,10 @@ static inline VLA_HD unsigned vla_prec_num_size(vla_prec p)
         return 0; /* no policy: every vla_prec is a row */
     }
 }
-/* the mixed column says what the formats say */
-#define VLA_X_(ID, name, sfx, S, C, mixed)                                                        \
-    typedef char vla_mixed_check_##sfx[(VLA_FMT_##S != VLA_FMT_##C) == (mixed) ? 1 : -1];
+/* the mixed and kern columns say what the formats say */
+#define VLA_X_(ID, name, sfx, S, C, IO, mixed, kern)                                              \
+    typedef char vla_mixed_check_##sfx[(VLA_FMT_##S != VLA_FMT_##C) == (mixed) ? 1 : -1];         \
+    typedef char vla_kern_check_##sfx[(VLA_FMT_##IO != VLA_FMT_##S) == (kern) ? 1 : -1];
 VLA_PRECS(VLA_X_)
 #undef VLA_X_
 
@@ -85,10 +88,35 @@ static inline VLA_HD double vla_fmt_tiny(vla_fmt f)
 enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_EPS, C_RENORM,
        C_BETA, C_SQRTD, C_NCONST };
 
+/* The sizes the state's arrays are measured in: d and dv, and the form's (vlalists.h's
+ * VLA_FORMS): nc, the chunk's C (0 outside the chunk form, and for chunk:1, which is the
+ * sequential recurrence); nl, the levels of the scan's blocks (0 outside the scan form); nj, nl
+ * when the scan carries the transition J of an affine S (every model but la), else 0. */
+#define VLA_SCAN_LEVELS 30 /* the scan's blocks cover t < 2^30 (the programs' steps go to 1e9) */
+typedef struct {
+    int d, dv, nc, nl, nj;
+} vla_dims;
+static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
+{
+    vla_dims m = {c->d, c->dv, 0, 0, 0};
+    if (c->form == VLA_FORM_CHUNK && c->chunk > 1)
+        m.nc = c->chunk;
+    if (c->form == VLA_FORM_SCAN) {
+        m.nl = VLA_SCAN_LEVELS;
+        m.nj = c->model == VLA_LA ? 0 : VLA_SCAN_LEVELS;
+    }
+    return m;
+}
+/* the names the lengths below are written in, as locals (unused ones are fine) */
+#define VLA_DIMS_LOCALS(m)                                                                         \
+    const int d = (m).d, dv = (m).dv, nc = (m).nc, nl = (m).nl, nj = (m).nj;                       \
+    (void)d, (void)dv, (void)nc, (void)nl, (void)nj
+
 /* The arrays of a run's state (recur.h's struct), one row X(name, len) each under its role. A
- * length is an expression in d and dv, which every consumer has in scope. Adding an array is
- * one row here: recur.h's struct, allocation and checkpoints, and the kernels' layouts, bindings
- * and copies follow.
+ * length is an expression in d, dv, nc, nl and nj (VLA_DIMS_LOCALS), which every consumer has in
+ * scope. Adding an array is one row here: recur.h's struct, allocation and checkpoints, and the
+ * kernels' layouts, bindings and copies follow. The form's arrays are empty in the seq form, so
+ * its checkpoints and layouts are what they were.
  *   SAVED  the state proper, in this order: checkpoints (vstate_save/load) and the kernels'
  *          state layout (kabi.h), which host and device exchange
  *   INPUT  one step's inputs rounded to the storage format (recur.h's load()), in this order:
@@ -100,7 +128,11 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
     X(n, d)        /* the normalizer sum of phi(k) */                                              \
     X(o, dv)       /* the last read-out */                                                         \
     X(kp, d)       /* the last write direction k' */                                               \
-    X(al, d)       /* the last alpha */
+    X(al, d)       /* the last alpha */                                                            \
+    X(cb, nc * VLA_INPUT_LEN) /* chunk: the inputs of the chunk's tokens so far, INPUT records */  \
+    X(sb, nl * dv * d)        /* scan: level l's block of steps: the B of its S -> S J + B */      \
+    X(sj, nj * d * d)         /* ... and its J */                                                  \
+    X(sn, nl * d)             /* ... and its sum of phi(k) */
 #define VLA_STATE_INPUT(X)                                                                         \
     X(q, d) X(k, d) X(u, d)                                                                        \
     X(pk, d)         /* phi(k) */                                                                  \
@@ -109,8 +141,41 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
     X(beta_decay, 2) /* delta's beta and decay */
 #define VLA_STATE_WORK(X)                                                                          \
     X(z, d) X(e, dv) X(w, VLA_MAX(d, dv))                                                          \
-    X(e2, d) /* joseph's A^T u */
+    X(e2, d)         /* joseph's A^T u */                                                          \
+    X(cx, nc * d)    /* chunk: the tokens' left vectors (k', k), then W */                          \
+    X(cy, nc * d)    /* ... their right vectors (k', alpha, the gain) */                           \
+    X(cu, nc * d)    /* ... their u' */                                                            \
+    X(cz, nc * d)    /* ... A_0 u', then Z = A_0 U^T L^-T */                                       \
+    X(ce, nc * dv)   /* ... U, then E = U - W S_0^T */                                             \
+    X(co, nc * dv)   /* ... their read-outs */                                                     \
+    X(cm, nc * nc)   /* ... G and its factor; then L below, T^T above the diagonal; then P */     \
+    X(cp, nc)        /* ... the pivots of G */                                                     \
+    X(cr, nc)        /* ... the read-outs' denominators */                                         \
+    X(s0, nc ? dv * d : 0)   /* ... S_0 rounded to the io format, the products' operand */         \
+    X(tb, nl ? dv * d : 0)   /* scan: a step's B, then a combination's */                          \
+    X(tj, nj ? d * d : 0)    /* ... a step's J */                                                  \
+    X(ub, nl ? dv * d : 0)   /* ... the product of a combination */                                \
+    X(uj, nj ? d * d : 0)
 #define VLA_STATE_CONST(X) X(c, C_NCONST)
 #define VLA_STATE_ARRAYS(X)                                                                        \
     VLA_STATE_SAVED(X) VLA_STATE_INPUT(X) VLA_STATE_WORK(X) VLA_STATE_CONST(X)
+
+/* one step's INPUT record: its length, and where input array a (VLA_IN_<name>) starts in it */
+#define VLA_LEN_(name, len) +(len)
+static inline VLA_HD long vla_in_len(int d, int dv) { return 0 VLA_STATE_INPUT(VLA_LEN_); }
+#define VLA_INPUT_LEN vla_in_len(d, dv)
+#define VLA_X_(name, len) VLA_IN_##name,
+enum { VLA_STATE_INPUT(VLA_X_) VLA_IN_N };
+#undef VLA_X_
+static inline VLA_HD long vla_in_off(int a, int d, int dv)
+{
+    long off = 0;
+#define VLA_X_(name, len)                                                                          \
+    if (a == VLA_IN_##name)                                                                        \
+        return off;                                                                                \
+    off += (len);
+    VLA_STATE_INPUT(VLA_X_)
+#undef VLA_X_
+    return off;
+}
 #endif

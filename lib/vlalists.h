@@ -16,18 +16,25 @@
     X(F16, f16, 11, -14, 15, float)                                                                \
     X(BF16, bf16, 8, -126, 127, float)
 
-/* Precision policies: X(ID, name, sfx, storage, compute, mixed)
+/* Precision policies: X(ID, name, sfx, storage, compute, io, mixed, kern)
  *   ID       the enum constant VLA_<ID>        name  its one spelling, for users and files
  *   sfx      the suffix of its instantiations (create_<sfx>, vla_score_<sfx>, kern_<sfx>, ...)
- *   storage, compute  IDs of VLA_FORMATS: what state is stored in, what operations round to
- *   mixed    1 when storage is narrower than compute (the sr way applies; comp does not) */
+ *   storage, compute, io  IDs of VLA_FORMATS: what the state is stored in, what operations
+ *            round to, what the inputs and the chunk forms' intermediates (the C x C matrices,
+ *            W, U) are rounded to
+ *   mixed    1 when storage is narrower than compute (the sr way applies; comp does not)
+ *   kern     1 when io is narrower than storage: the fast chunked kernels' policy (16-bit
+ *            inputs and intermediates, binary32 accumulation and state), which neither comp nor
+ *            sr fits */
 #define VLA_PRECS(X)                                                                               \
-    X(F64, "f64", f64, F64, F64, 0)                                                                \
-    X(F32, "f32", f32, F32, F32, 0)                                                                \
-    X(F16, "f16", f16, F16, F16, 0)                                                                \
-    X(BF16, "bf16", bf16, BF16, BF16, 0)                                                           \
-    X(F16_F32, "f16-f32", f16f32, F16, F32, 1)                                                     \
-    X(BF16_F32, "bf16-f32", bf16f32, BF16, F32, 1)
+    X(F64, "f64", f64, F64, F64, F64, 0, 0)                                                        \
+    X(F32, "f32", f32, F32, F32, F32, 0, 0)                                                        \
+    X(F16, "f16", f16, F16, F16, F16, 0, 0)                                                        \
+    X(BF16, "bf16", bf16, BF16, BF16, BF16, 0, 0)                                                  \
+    X(F16_F32, "f16-f32", f16f32, F16, F32, F16, 1, 0)                                             \
+    X(BF16_F32, "bf16-f32", bf16f32, BF16, F32, BF16, 1, 0)                                        \
+    X(F16_KERN, "f16-kern", f16kern, F32, F32, F16, 0, 1)                                          \
+    X(BF16_KERN, "bf16-kern", bf16kern, F32, F32, BF16, 0, 1)
 
 /* Models (SPEC section 2): X(ID, tok, has_A, normalize)
  *   ID         the enum constant VLA_<ID>     tok  the name; recur.h's step_<tok>, read_<tok>
@@ -53,5 +60,16 @@
     X(CHOL, "chol", chol, chol)                                                                    \
     X(COMP, "comp", sm, gen)                                                                       \
     X(SR, "sr", sm, gen)
+
+/* Forms of the recurrences (docs/forms.md): X(ID, tok)
+ *   seq    token by token, the textbook order (the default)
+ *   chunk  chunk:C, C a power of two in 1..VLA_CHUNK_MAX: a chunk's C tokens computed at once at
+ *          its last token from its first state (the masked C x C scores, the UT transform, the
+ *          blocked Woodbury update of A), as the fast kernels do; the state exists at chunk ends
+ *   scan   the linear part of S (and la's n) as an associative scan in Blelloch's tree order */
+#define VLA_FORMS(X)                                                                               \
+    X(SEQ, seq)                                                                                    \
+    X(CHUNK, chunk)                                                                                \
+    X(SCAN, scan)
 
 #endif

@@ -47,6 +47,9 @@ const char *vla_prec_name(vla_prec p);
 int vla_prec_parse(const char *name, vla_prec *out);
 vla_fmt vla_prec_storage(vla_prec p);
 vla_fmt vla_prec_compute(vla_prec p);
+/* the format of the inputs and of the chunk forms' intermediates: storage's, but in the kernels'
+ * policies (f16-kern, bf16-kern: 16-bit inputs and intermediates, binary32 state and arithmetic) */
+vla_fmt vla_prec_io(vla_prec p);
 const char *vla_fmt_name(vla_fmt f);
 double vla_fmt_unit_roundoff(vla_fmt f); /* u = 2^-p: 2^-53, 2^-24, 2^-11, 2^-8 */
 double vla_fmt_min_normal(vla_fmt f);   /* 2^emin */
@@ -71,6 +74,10 @@ typedef enum { VLA_MODELS(VLA_X_) VLA_NMODEL } vla_model_kind;
 #define VLA_X_(ID, ...) VLA_TRACK_##ID,
 typedef enum { VLA_TRACKS(VLA_X_) VLA_NTRACK } vla_track;
 #undef VLA_X_
+#define VLA_X_(ID, ...) VLA_FORM_##ID,
+typedef enum { VLA_FORMS(VLA_X_) VLA_NFORM } vla_form;
+#undef VLA_X_
+#define VLA_CHUNK_MAX 256
 typedef enum { VLA_FEAT_OWN, VLA_FEAT_ID } vla_features;
 typedef enum { VLA_DELTA_GATED, VLA_DELTA_DECAY } vla_delta_form;
 
@@ -82,7 +89,7 @@ int vla_model_has_A(vla_model_kind m); /* rls, vla1, vla3 */
 
 /* The names of one list, comma-separated in its order ("la, delta, rls, vla1, vla3"), for help
  * texts and messages. */
-typedef enum { VLA_LIST_FMT, VLA_LIST_PREC, VLA_LIST_MODEL, VLA_LIST_TRACK } vla_list;
+typedef enum { VLA_LIST_FMT, VLA_LIST_PREC, VLA_LIST_MODEL, VLA_LIST_TRACK, VLA_LIST_FORM } vla_list;
 const char *vla_names(vla_list which);
 
 #define VLA_D_MIN 1
@@ -111,6 +118,10 @@ typedef struct {
     vla_delta_form delta_form;
     int nudge, guard, clamp_on, normalize; /* switches; normalize: la/vla3 read-out ratio */
     uint64_t sr_seed;      /* sr: the seed of the stochastic rounding's random words */
+    int keynorm;           /* delta: unit keys k' (on, the default); off: the raw k, as the
+                              chunked kernels take keys when the caller does not normalize them */
+    vla_form form;         /* seq (the default), chunk or scan (docs/forms.md) */
+    int chunk;             /* chunk: C, a power of two in 1..VLA_CHUNK_MAX; 0 in the other forms */
 } vla_config;
 
 void vla_config_default(vla_config *cfg, vla_model_kind model, int d);
@@ -124,7 +135,22 @@ int vla_config_check(const vla_config *cfg);
  * nudge and no clamp, which change A and not M; sr: a 16-bit storage policy with binary32
  * arithmetic). VLA_ENOTSUP with a one-line reason in *why (may be NULL). */
 int vla_track_check(const vla_config *cfg, const char **why);
-/* one line "model=vla3 track=sm prec=f32 mode=strict d=32 dv=32 lambda0=..." for provenance */
+/* The form of s ("seq", "chunk:C", "scan") into cfg; VLA_EINVAL for another word, VLA_ERANGE for
+ * a C that is no power of two in 1..VLA_CHUNK_MAX. vla_form_name writes cfg's form that way. */
+int vla_form_parse(vla_config *cfg, const char *s);
+void vla_form_name(const vla_config *cfg, char *buf, size_t len);
+/* The writes a chunk form holds buffered, not yet computed, after `writes` writes: writes mod C
+ * (0 at a chunk's end, the only place where its state exists; always 0 in the other forms and
+ * in chunk:1, the sequential recurrence). */
+long vla_form_pending(const vla_config *cfg, long writes);
+/* Whether cfg's model, switches and way of tracking A have cfg's form (docs/forms.md: a chunk
+ * of C > 1 tokens takes no per-step device that falls inside it, and computes A by the sm
+ * update blockwise; the scan needs an S that is affine given the step's vectors).
+ * VLA_ENOTSUP with a one-line reason in *why (may be NULL). */
+int vla_form_check(const vla_config *cfg, const char **why);
+/* one line "model=vla3 track=sm prec=f32 mode=strict d=32 dv=32 lambda0=..." for provenance
+ * (keynorm and the form follow only when they are not the defaults, so that the seq form's
+ * lines, and its checkpoints, are what they were) */
 void vla_config_describe(const vla_config *cfg, char *buf, size_t len);
 
 /* One step's raw inputs in binary64, before any rounding or feature map. q, k, v (dv), u; g (dv row
@@ -133,6 +159,10 @@ typedef struct {
     const double *q, *k, *v, *u, *g;
     double beta, decay;
 } vla_input;
+/* Why the inputs of one step do not fit cfg's form (NULL: they do): delta's row gate g
+ * (delta_form=gated) or decay (delta_form=decay) in a chunk or a scan, whose transitions these
+ * forms do not take. vla_model_step then answers VLA_ENOTSUP. */
+const char *vla_form_input_why(const vla_config *cfg, const vla_input *in);
 
 /* Event counters of one run. */
 typedef struct {
@@ -163,7 +193,8 @@ void vla_model_free(vla_model *m);
 /* One step t -> t+1: write, then the read-out o_t with q_t. VLA_ENONFINITE when an input holds NaN
  * or Inf (the state is left unchanged). */
 int vla_model_step(vla_model *m, const vla_input *in);
-/* A read: the read-out with query q against the current state, no write. */
+/* A read: the read-out with query q against the current state, no write. VLA_ENOTSUP inside a
+ * chunk of the chunk form, which has no state there (docs/forms.md). */
 int vla_model_read(vla_model *m, const double *q);
 /* Copy a quantity out as binary64 (exact: every format converts exactly). */
 int vla_model_get(const vla_model *m, vla_quantity q, double *dst);
@@ -177,6 +208,11 @@ int vla_model_load(vla_model *m, FILE *f);
  * format (what a reference Gram of M accumulates). up: d entries. VLA_EINVAL for a model
  * without A. */
 int vla_uprime(const vla_config *cfg, const double *k, const double *u, double *up);
+/* The chunk forms' UT transform T = (I + strictly_lower(L))^-1 of an n x n L (row-major; the
+ * diagonal and above unread), n <= VLA_CHUNK_MAX, by recur.h's own forward substitution in
+ * policy p: L's entries rounded to p's io format, T computed in its compute format and rounded
+ * to its io format, as a chunk computes it (docs/forms.md). T: n x n, unit lower triangular. */
+int vla_ut_inverse(vla_prec p, const double *L, int n, double *T);
 const vla_config *vla_model_config(const vla_model *m);
 const vla_counts *vla_model_counts(const vla_model *m);
 long vla_model_t(const vla_model *m);
@@ -193,7 +229,7 @@ long vla_model_t(const vla_model *m);
     void vla_modulate_##sfx(T *S, const T *v, const T *alpha, int dv, int d);                      \
     int vla_renorm_##sfx(T *S, int dv, int d, T threshold);                                        \
     void vla_nudge_##sfx(T *A, int d, T eps);
-#define VLA_X_(ID, name, sfx, S, C, mixed) VLA_DECLARE_PRIMS(sfx, vla_num_##C)
+#define VLA_X_(ID, name, sfx, S, C, ...) VLA_DECLARE_PRIMS(sfx, vla_num_##C)
 VLA_PRECS(VLA_X_)
 #undef VLA_X_
 #undef VLA_DECLARE_PRIMS
@@ -217,7 +253,8 @@ typedef enum {
 } vla_stream_kind;
 
 typedef struct vla_stream vla_stream;
-/* spec: gauss[:SIGMA], lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR. */
+/* spec: gauss[:SIGMA[,sigmoid]] (sigmoid: a rate beta_t = sigmoid(N(0, 1)) per step, as fla
+ * issue 736 draws them), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR. */
 int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
                     char *err, size_t errlen);
 void vla_stream_close(vla_stream *s);
@@ -276,10 +313,13 @@ typedef struct {
     int run;                 /* 0 .. runs - 1 (the stream's head first_head + run) */
     long t;                  /* the step just taken, 1-based */
     const vla_step_buf *in;  /* its inputs as drawn, before any rounding (is_read: a read) */
-    const double *o;         /* VLA_TAP_O: the read-out after the step (dv) */
+    const double *o;         /* VLA_TAP_O: the read-out after the step (dv); NULL after a write
+                                inside a chunk of the chunk form (docs/forms.md: its read-outs
+                                are computed at its end) */
     const double *kp, *alpha; /* VLA_TAP_KP, VLA_TAP_ALPHA: the write's k' and alpha (d) */
     long a_moved;            /* VLA_TAP_MOVED: entries of A this step changed (-1: chol keeps no A,
-                                or a model without A; 0 on a read) */
+                                a model without A, or the chunk form, which forms A at chunk
+                                ends only; 0 on a read) */
 } vla_step_view;
 
 typedef struct {
@@ -328,7 +368,8 @@ long vla_engine_t(const vla_engine *e, int run);
 int vla_engine_runs(const vla_engine *e);
 const vla_config *vla_engine_config(const vla_engine *e);
 const vla_engine_spec *vla_engine_spec_of(const vla_engine *e);
-/* a quantity of run r, as vla_model_get gives it */
+/* a quantity of run r, as vla_model_get gives it (inside a chunk of the chunk form, the state at
+ * the chunk's start, and o, k', alpha of the last chunk's last token: docs/forms.md) */
 int vla_engine_get(vla_engine *e, int run, vla_quantity q, double *dst);
 int vla_engine_counts(vla_engine *e, int run, vla_counts *out);
 /* run r's state (t, counters and every state array, bit for bit) in vla_model_save's format:
@@ -387,6 +428,9 @@ void vla_lyap_free(vla_lyap *l);
 /* log-spaced checkpoints: about per_decade per decade in 1..T, always including T; returns the count,
  * writes at most max of them ascending. */
 long vla_checkpoints(long T, int per_decade, long *out, long max);
+/* the n ascending checkpoints cks where cfg's form has a state: in the chunk form rounded down
+ * to multiples of C, those that fall below C and the repeats dropped; returns their count */
+long vla_checkpoints_form(const vla_config *cfg, long *cks, long n);
 /* least-squares slope of log y against log x */
 double vla_loglog_slope(const double *x, const double *y, long n);
 

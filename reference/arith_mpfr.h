@@ -16,16 +16,17 @@
 
 typedef struct {
     int exact;                /* 1: no subnormalize, prec_c bits, default exponent range */
-    mpfr_prec_t prec_c, prec_s;
-    mpfr_exp_t emin_c, emax_c, emin_s, emax_s;
+    mpfr_prec_t prec_c, prec_s, prec_i;
+    mpfr_exp_t emin_c, emax_c, emin_s, emax_s, emin_i, emax_i;
     mpfr_exp_t saved_emin, saved_emax;
     int store_rounds;         /* storage format narrower than the compute format */
+    int io_own;               /* the io format (inputs, chunk intermediates) is not storage's */
     int sr_bits;              /* sr: stores round stochastically with this many random bits */
     long sr_pmin, sr_emin;    /* sr: the storage format's precision and smallest normal exponent */
     double sr_max;            /* sr: its largest finite value */
     vla_sr_state sr;
     double tiny;              /* smallest normal of the compute format (zero-norm events) */
-    mpfr_t tmp_s;             /* a number in the storage format */
+    mpfr_t tmp_s, tmp_i;      /* a number in the storage format, one in the io format */
     mpfr_t pool[VREF_POOL];
     int top;
 } vref_ctx;
@@ -72,7 +73,22 @@ static inline void vref_store_sr(vref_ctx *cx, mpfr_ptr r)
     mpfr_set_d(r, copysign(y, x), MPFR_RNDN);
 }
 
-/* r <- r rounded into the storage format (r's own precision is kept: the value is exact in it) */
+/* r <- r rounded into the format of tmp (its precision), of exponent range emin..emax with its
+ * subnormals; r's own precision is kept (the value is exact in it) */
+static inline void vref_round_into(vref_ctx *cx, mpfr_ptr tmp, mpfr_exp_t emin, mpfr_exp_t emax,
+                                   mpfr_ptr r)
+{
+    int i = mpfr_set(tmp, r, MPFR_RNDN);
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    i = mpfr_check_range(tmp, i, MPFR_RNDN);
+    mpfr_subnormalize(tmp, i, MPFR_RNDN);
+    mpfr_set_emin(cx->emin_c);
+    mpfr_set_emax(cx->emax_c);
+    mpfr_set(r, tmp, MPFR_RNDN);
+}
+
+/* r <- r rounded into the storage format */
 static inline void vref_store(vref_ctx *cx, mpfr_ptr r)
 {
     if (!cx->store_rounds)
@@ -81,27 +97,30 @@ static inline void vref_store(vref_ctx *cx, mpfr_ptr r)
         vref_store_sr(cx, r);
         return;
     }
-    int i = mpfr_set(cx->tmp_s, r, MPFR_RNDN);
-    mpfr_set_emin(cx->emin_s);
-    mpfr_set_emax(cx->emax_s);
-    i = mpfr_check_range(cx->tmp_s, i, MPFR_RNDN);
-    mpfr_subnormalize(cx->tmp_s, i, MPFR_RNDN);
-    mpfr_set_emin(cx->emin_c);
-    mpfr_set_emax(cx->emax_c);
-    mpfr_set(r, cx->tmp_s, MPFR_RNDN);
+    vref_round_into(cx, cx->tmp_s, cx->emin_s, cx->emax_s, r);
 }
 
-/* tmp_s <- x (binary64) rounded into the storage format, in every kind of reference: rounded to
- * the storage precision in the current (wider) range, then into the storage format's range with
- * its subnormals; the ternary value carried along prevents a double rounding */
+/* r <- r rounded into the io format (a chunk intermediate): storage's rounding, but in the
+ * kernels' policies */
+static inline void vref_store_i(vref_ctx *cx, mpfr_ptr r)
+{
+    if (cx->io_own)
+        vref_round_into(cx, cx->tmp_i, cx->emin_i, cx->emax_i, r);
+    else
+        vref_store(cx, r);
+}
+
+/* tmp_i <- x (binary64) rounded into the io format, in every kind of reference: rounded to the
+ * io precision in the current (wider) range, then into the io format's range with its
+ * subnormals; the ternary value carried along prevents a double rounding */
 static inline void vref_round_input(vref_ctx *cx, double x)
 {
     mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-    int i = mpfr_set_d(cx->tmp_s, x, MPFR_RNDN);
-    mpfr_set_emin(cx->emin_s);
-    mpfr_set_emax(cx->emax_s);
-    i = mpfr_check_range(cx->tmp_s, i, MPFR_RNDN);
-    mpfr_subnormalize(cx->tmp_s, i, MPFR_RNDN);
+    int i = mpfr_set_d(cx->tmp_i, x, MPFR_RNDN);
+    mpfr_set_emin(cx->emin_i);
+    mpfr_set_emax(cx->emax_i);
+    i = mpfr_check_range(cx->tmp_i, i, MPFR_RNDN);
+    mpfr_subnormalize(cx->tmp_i, i, MPFR_RNDN);
     mpfr_set_emin(emin);
     mpfr_set_emax(emax);
 }
@@ -109,7 +128,7 @@ static inline void vref_round_input(vref_ctx *cx, double x)
 static inline void vref_load(vref_ctx *cx, mpfr_ptr r, double x)
 {
     vref_round_input(cx, x);
-    mpfr_set(r, cx->tmp_s, MPFR_RNDN); /* exact: the compute format contains the storage one */
+    mpfr_set(r, cx->tmp_i, MPFR_RNDN); /* exact: the compute format contains the io one */
 }
 
 /* phi of an input: the emulation evaluates it as lib/ does (binary64, the C library's exp, then
@@ -119,13 +138,13 @@ static inline void vref_load_phi(vref_ctx *cx, mpfr_ptr r, double x)
 {
     vref_round_input(cx, x);
     if (cx->exact) {
-        if (mpfr_sgn(cx->tmp_s) > 0)
-            mpfr_add_ui(r, cx->tmp_s, 1, MPFR_RNDN);
+        if (mpfr_sgn(cx->tmp_i) > 0)
+            mpfr_add_ui(r, cx->tmp_i, 1, MPFR_RNDN);
         else
-            mpfr_exp(r, cx->tmp_s, MPFR_RNDN);
+            mpfr_exp(r, cx->tmp_i, MPFR_RNDN);
         return;
     }
-    vref_load(cx, r, vla_phi_d(mpfr_get_d(cx->tmp_s, MPFR_RNDN)));
+    vref_load(cx, r, vla_phi_d(mpfr_get_d(cx->tmp_i, MPFR_RNDN)));
 }
 
 static inline void vref_enter(vref_ctx *cx)
@@ -198,6 +217,7 @@ static inline int vref_load_array(FILE *f, __mpfr_struct *p, size_t n)
 #define SETD(r, c) vref_fin(cx_, (r), mpfr_set_d((r), (c), MPFR_RNDN))
 #define SETI(r, i) vref_fin(cx_, (r), mpfr_set_si((r), (i), MPFR_RNDN))
 #define STORE(r) vref_store(cx_, (r))
+#define STORE_I(r) vref_store_i(cx_, (r))
 #define LOAD_IN(r, x) vref_load(cx_, (r), (x))
 #define LOAD_PHI(r, x) vref_load_phi(cx_, (r), (x))
 #define ISFIN(a) mpfr_number_p(a)

@@ -29,6 +29,7 @@ void vref_fmt_params(vla_fmt f, long *prec, long *emin, long *emax)
 void vref_ctx_clear(vref_ctx *cx)
 {
     mpfr_clear(cx->tmp_s);
+    mpfr_clear(cx->tmp_i);
     for (int i = 0; i < VREF_POOL; i++)
         mpfr_clear(cx->pool[i]);
 }
@@ -36,12 +37,18 @@ void vref_ctx_clear(vref_ctx *cx)
 void vref_ctx_init(vref_ctx *cx, const vla_config *cfg, int kind, long bits)
 {
     long p, lo, hi;
-    vla_fmt fs = vla_prec_storage(cfg->prec), fc = vla_prec_compute(cfg->prec);
+    vla_fmt fs = vla_prec_storage(cfg->prec), fc = vla_prec_compute(cfg->prec),
+            fi = vla_prec_io(cfg->prec);
     cx->exact = kind == VREF_EXACT;
     vref_fmt_params(fs, &p, &lo, &hi);
     cx->prec_s = p;
     cx->emin_s = lo;
     cx->emax_s = hi;
+    vref_fmt_params(fi, &p, &lo, &hi);
+    cx->prec_i = p;
+    cx->emin_i = lo;
+    cx->emax_i = hi;
+    cx->io_own = !cx->exact && fi != fs;
     if (cx->exact) {
         cx->prec_c = bits;
         cx->emin_c = mpfr_get_emin();
@@ -63,6 +70,7 @@ void vref_ctx_init(vref_ctx *cx, const vla_config *cfg, int kind, long bits)
         cx->sr_max = vla_fmt_max(fs);
     }
     mpfr_init2(cx->tmp_s, cx->prec_s);
+    mpfr_init2(cx->tmp_i, cx->prec_i);
     for (int i = 0; i < VREF_POOL; i++)
         mpfr_init2(cx->pool[i], cx->prec_c);
     cx->top = 0;

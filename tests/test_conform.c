@@ -25,16 +25,33 @@ static int same_bits(const double *x, const double *y, size_t n)
     return 1;
 }
 
-/* steps lib and the emulation side by side; returns the number of steps whose state differed */
-static long conform(vla_model_kind mk, vla_track tr, vla_prec p, int d, const char *stream,
-                    long steps, first_diff *fd)
+/* cfg for a model, way of tracking, precision and form (NULL: seq); 1 when lib admits it. chol is
+ * defined without the nudge and the clamp; a chunk takes the devices that fit it (a nudge period
+ * that is a multiple of C, no clamp, vla3's floor as its only guard) */
+static int config_of(vla_config *c, vla_model_kind mk, vla_track tr, vla_prec p, int d,
+                     const char *form)
 {
-    vla_config c;
-    vla_config_default(&c, mk, d);
-    c.prec = p;
-    c.track = tr;
-    if (tr == VLA_TRACK_CHOL) /* chol is defined without the nudge and the clamp */
-        c.nudge = c.clamp_on = 0;
+    vla_config_default(c, mk, d);
+    c->prec = p;
+    c->track = tr;
+    if (tr == VLA_TRACK_CHOL)
+        c->nudge = c->clamp_on = 0;
+    if (form && vla_form_parse(c, form))
+        return 0;
+    if (vla_form_pending(c, 1)) {
+        c->period = 64;
+        c->clamp_on = 0;
+        c->guard = mk == VLA_VLA3;
+    }
+    return !vla_track_check(c, NULL) && !vla_form_check(c, NULL);
+}
+
+/* steps lib and the emulation side by side; returns the number of steps whose state differed */
+static long conform(const vla_config *cfg, const char *stream, long steps, first_diff *fd)
+{
+    vla_config c = *cfg;
+    const vla_model_kind mk = c.model;
+    const int d = c.d;
     vla_model *a, *b;
     vla_stream *s;
     char err[200];
@@ -95,24 +112,25 @@ static long scaled(long steps)
     return s < 20 ? 20 : s;
 }
 
-static void run_case(vla_model_kind mk, vla_track tr, vla_prec p, int d, const char *stream,
-                     long steps)
+static void run_form(vla_model_kind mk, vla_track tr, vla_prec p, int d, const char *stream,
+                     long steps, const char *form)
 {
     steps = scaled(steps);
     vla_config c;
-    vla_config_default(&c, mk, d);
-    c.prec = p;
-    c.track = tr;
-    if (tr == VLA_TRACK_CHOL)
-        c.nudge = c.clamp_on = 0;
-    if (vla_track_check(&c, NULL)) /* e.g. sr in a policy without 16-bit storage */
+    if (!config_of(&c, mk, tr, p, d, form)) /* e.g. sr in a policy without 16-bit storage */
         return;
     first_diff fd = {0};
-    long bad = conform(mk, tr, p, d, stream, steps, &fd);
+    long bad = conform(&c, stream, steps, &fd);
     CHECK_MSG(bad == 0,
-              "%s %s %s d=%d %s: first difference at step %ld in %s[%d]: lib %a, emulation %a",
-              vla_model_name(mk), vla_track_name(tr), vla_prec_name(p), d, stream, fd.t, fd.what,
-              fd.elem, fd.a, fd.b);
+              "%s %s %s d=%d %s %s: first difference at step %ld in %s[%d]: lib %a, emulation %a",
+              vla_model_name(mk), vla_track_name(tr), vla_prec_name(p), d, stream,
+              form ? form : "seq", fd.t, fd.what, fd.elem, fd.a, fd.b);
+}
+
+static void run_case(vla_model_kind mk, vla_track tr, vla_prec p, int d, const char *stream,
+                     long steps)
+{
+    run_form(mk, tr, p, d, stream, steps, NULL);
 }
 
 static const char *const streams[] = {"gauss", "lmlike", "subspace:2,0.01"};
@@ -189,5 +207,109 @@ TEST(conform_long)
         for (int p = 0; p < VLA_NPREC; p++) {
             run_case(VLA_VLA3, tr, p, 32, "lmlike", steps);
             run_case(VLA_RLS, tr, p, 32, "subspace:4,0.001", steps);
+        }
+}
+
+/* The chunk and scan forms (docs/forms.md), every model x way of tracking x precision that has
+ * them, bit for bit: d = 4 on a stream rotated (64 steps: 16 chunks of 4, 4 of 16), and every
+ * eighth at d = 13 (odd) */
+TEST(conform_forms)
+{
+    static const char *const forms[] = {"chunk:4", "chunk:16", "scan"};
+    int k = 0;
+    for (int f = 0; f < 3; f++)
+        for (int mk = 0; mk < VLA_NMODEL; mk++)
+            for (int tr = 0; tr < ntracks(mk); tr++)
+                for (int p = 0; p < VLA_NPREC; p++, k++) {
+                    run_form(mk, tr, p, 4, streams[k % 3], 64, forms[f]);
+                    if (k % 8 == 0)
+                        run_form(mk, tr, p, 13, streams[k % 3], 32, forms[f]);
+                }
+}
+
+/* In exact arithmetic a form is the recurrence: every model's chunk and scan forms against the
+ * sequential one on the same inputs in MPFR at P bits, |X_form - X_seq|_F / |X_seq|_F for S, A,
+ * o at every chunk's end. At P = 40 below d t u, u = 2^-40 (measured: 2^-37.6 .. 2^-34.8 for
+ * d t u = 2^-30.8), and above 0 (the form ran); at
+ * P = 256 the two agree in every bit of binary64, which is all vla_model_get shows of them. And
+ * chunk:1, defined as the sequential recurrence, gives its bits in every precision. */
+TEST(forms_exact_agree_with_seq)
+{
+    static const char *const forms[] = {"chunk:2", "chunk:8", "chunk:32", "scan"};
+    const int d = 6;
+    const long T = 96;
+    for (int P = 40; P <= 256; P += 216)
+    for (int mk = 0; mk < VLA_NMODEL; mk++)
+        for (int f = 0; f < 4; f++) {
+            vla_config cs, cf;
+            if (!config_of(&cf, mk, VLA_TRACK_SM, VLA_F64, d, forms[f]))
+                continue;
+            cs = cf;
+            cs.form = VLA_FORM_SEQ;
+            cs.chunk = 0;
+            vla_model *a, *b;
+            vla_stream *s;
+            char err[200];
+            CHECK(vref_model_new(&a, &cs, VREF_EXACT, P) == 0);
+            CHECK(vref_model_new(&b, &cf, VREF_EXACT, P) == 0);
+            CHECK(vla_stream_open(&s, "lmlike", d, d, 77, err, sizeof err) == 0);
+            vla_step_buf buf;
+            vla_step_buf_alloc(&buf, d, d);
+            double x[36], y[36], worst = 0, bound = P == 256 ? 0 : d * T * 0x1p-40;
+            const vla_quantity qs[] = {VLA_Q_S, VLA_Q_A, VLA_Q_O};
+            for (long t = 1; t <= T; t++) {
+                vla_stream_get(s, 0, t, &buf);
+                vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, buf.beta, buf.decay};
+                CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
+                if (vla_form_pending(&cf, t))
+                    continue;
+                for (int q = 0; q < 3; q++) {
+                    int n = qs[q] == VLA_Q_O ? d : d * d;
+                    if (qs[q] == VLA_Q_A && !vla_model_has_A(mk))
+                        continue;
+                    vla_model_get(a, qs[q], x);
+                    vla_model_get(b, qs[q], y);
+                    double e = vla_fro_diff(y, x, n) / vla_fro(x, n);
+                    worst = e > worst ? e : worst;
+                }
+            }
+            CHECK_MSG(worst <= bound, "%s %s: relative difference %.3g from seq at %d bits > %.3g",
+                      vla_model_name(mk), forms[f], worst, P, bound);
+            CHECK_MSG(worst > 0 || P == 256, "%s %s: no difference at %d bits: is the form run?",
+                      vla_model_name(mk), forms[f], P);
+            vla_step_buf_free(&buf);
+            vla_stream_close(s);
+            vla_model_free(a);
+            vla_model_free(b);
+        }
+    for (int mk = 0; mk < VLA_NMODEL; mk++)
+        for (int p = 0; p < VLA_NPREC; p++) {
+            vla_config c;
+            config_of(&c, mk, VLA_TRACK_SM, p, 5, "chunk:1");
+            vla_model *a, *b;
+            CHECK(vla_model_new(&a, &c) == 0);
+            c.form = VLA_FORM_SEQ;
+            c.chunk = 0;
+            CHECK(vla_model_new(&b, &c) == 0);
+            vla_stream *s;
+            char err[200];
+            CHECK(vla_stream_open(&s, "gauss", 5, 5, 3, err, sizeof err) == 0);
+            vla_step_buf buf;
+            vla_step_buf_alloc(&buf, 5, 5);
+            for (long t = 1; t <= 50; t++) {
+                vla_stream_get(s, 0, t, &buf);
+                vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, buf.beta, buf.decay};
+                vla_model_step(a, &in);
+                vla_model_step(b, &in);
+            }
+            double x[25], y[25];
+            vla_model_get(a, VLA_Q_S, x);
+            vla_model_get(b, VLA_Q_S, y);
+            CHECK_MSG(same_bits(x, y, 25), "chunk:1 %s %s: not the sequential bits",
+                      vla_model_name(mk), vla_prec_name(p));
+            vla_step_buf_free(&buf);
+            vla_stream_close(s);
+            vla_model_free(a);
+            vla_model_free(b);
         }
 }

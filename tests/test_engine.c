@@ -136,13 +136,20 @@ typedef struct {
     int d, dv;
 } taprec;
 
+/* a tap that is not there (not asked for; o inside a chunk) is recorded as -1s */
+static void record_one(double *dst, const double *src, int n)
+{
+    for (int j = 0; j < n; j++)
+        dst[j] = src ? src[j] : -1;
+}
+
 static int record(void *ctx, const vla_step_view *v)
 {
     taprec *tr = ctx;
     size_t i = (size_t)v->run * tr->T + (v->t - 1);
-    memcpy(tr->o + i * tr->dv, v->o, tr->dv * sizeof(double));
-    memcpy(tr->kp + i * tr->d, v->kp, tr->d * sizeof(double));
-    memcpy(tr->al + i * tr->d, v->alpha, tr->d * sizeof(double));
+    record_one(tr->o + i * tr->dv, v->o, tr->dv);
+    record_one(tr->kp + i * tr->d, v->kp, tr->d);
+    record_one(tr->al + i * tr->d, v->alpha, tr->d);
     tr->moved[i] = v->a_moved;
     return 0;
 }
@@ -195,25 +202,41 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         return;
     }
     const int emu = kb == vla_backend_emu();
+    /* the forms too (docs/forms.md): a chunk form's taps are its read-outs at chunk ends */
     static const struct {
         vla_model_kind mk;
         vla_track tr;
         vla_prec p;
         const char *stream;
         int d;
-    } cs[] = {{VLA_VLA3, VLA_TRACK_SM, VLA_F16, "lmlike", 8},      {VLA_VLA3, VLA_TRACK_SMSYM, VLA_F32, "gauss", 5},
-              {VLA_RLS, VLA_TRACK_SM, VLA_BF16_F32, "subspace:2,0.01", 8},
-              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4},   {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "mqar:5,2", 8},
-              {VLA_LA, VLA_TRACK_SM, VLA_BF16, "lmlike", 6},      {VLA_VLA3, VLA_TRACK_JOSEPH, VLA_F32, "lmlike", 8},
-              {VLA_RLS, VLA_TRACK_CHOL, VLA_F16_F32, "gauss", 8}};
+        const char *form;
+    } cs[] = {{VLA_VLA3, VLA_TRACK_SM, VLA_F16, "lmlike", 8, "seq"},
+              {VLA_VLA3, VLA_TRACK_SMSYM, VLA_F32, "gauss", 5, "seq"},
+              {VLA_RLS, VLA_TRACK_SM, VLA_BF16_F32, "subspace:2,0.01", 8, "seq"},
+              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "seq"},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "mqar:5,2", 8, "seq"},
+              {VLA_LA, VLA_TRACK_SM, VLA_BF16, "lmlike", 6, "seq"},
+              {VLA_VLA3, VLA_TRACK_JOSEPH, VLA_F32, "lmlike", 8, "seq"},
+              {VLA_RLS, VLA_TRACK_CHOL, VLA_F16_F32, "gauss", 8, "seq"},
+              {VLA_VLA3, VLA_TRACK_SM, VLA_F16_F32, "lmlike", 8, "chunk:4"},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_F16_KERN, "gauss", 6, "chunk:8"},
+              {VLA_LA, VLA_TRACK_SM, VLA_BF16_KERN, "mqar:12,4", 5, "chunk:16"},
+              {VLA_RLS, VLA_TRACK_SM, VLA_F32, "gauss", 4, "chunk:4"},
+              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "chunk:2"},
+              {VLA_VLA3, VLA_TRACK_SMSYM, VLA_BF16, "lmlike", 6, "scan"},
+              {VLA_LA, VLA_TRACK_SM, VLA_F16, "lmlike", 5, "scan"}};
     for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
         if ((kb != vla_backend_lanes()) && cs[c].tr != VLA_TRACK_SM && cs[c].tr != VLA_TRACK_SMSYM)
             continue; /* the CUDA kernels track A by sm or sm-sym */
         const int runs = 3, d = cs[c].d;
-        const long T = !strncmp(cs[c].stream, "mqar", 4) ? 12 : emu ? 60 : 400;
+        long n, G, T = sscanf(cs[c].stream, "mqar:%ld,%ld", &n, &G) == 2 ? 2 * n + G : emu ? 60 : 400;
         vla_engine_spec sp;
         spec_of(&sp, cs[c].mk, cs[c].tr, cs[c].p, d, cs[c].stream, runs);
-        sp.taps = VLA_TAP_O | VLA_TAP_KP | VLA_TAP_ALPHA | VLA_TAP_MOVED;
+        CHECK(vla_form_parse(&sp.cfg, cs[c].form) == 0);
+        int chunk = vla_form_pending(&sp.cfg, 1) != 0;
+        if (chunk) /* the devices that fit a chunk */
+            sp.cfg.period = 32, sp.cfg.clamp_on = sp.cfg.guard = cs[c].mk == VLA_VLA3;
+        sp.taps = VLA_TAP_O | VLA_TAP_MOVED | (chunk ? 0 : VLA_TAP_KP | VLA_TAP_ALPHA);
         sp.on_step = record;
         taprec ta, tb;
         taprec_init(&ta, runs, T, d, d);
@@ -241,11 +264,15 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
                           name, c, run, to, bad, what);
             }
         }
+        if (chunk) /* no read-out inside a chunk, its read-out at its end */
+            CHECK_MSG(ta.o[0] == -1 && ta.o[(size_t)(sp.cfg.chunk - 1) * d] != -1,
+                      "case %zu: o taps %g at step 1, %g at step C", c, ta.o[0],
+                      ta.o[(size_t)(sp.cfg.chunk - 1) * d]);
         long bad = taprec_diff(&ta, &tb, runs, what, sizeof what);
         CHECK_MSG(bad == 0, "%s case %zu: %ld steps' taps differ from the cpu's, first %s", name, c,
                   bad, what);
         /* the moved count means something: some A entries move early on, none on a read */
-        if (vla_model_has_A(cs[c].mk) && cs[c].tr != VLA_TRACK_CHOL)
+        if (vla_model_has_A(cs[c].mk) && cs[c].tr != VLA_TRACK_CHOL && !chunk)
             CHECK_MSG(ta.moved[0] > 0, "case %zu: a_moved at step 1 is %ld", c, ta.moved[0]);
         taprec_free(&ta);
         taprec_free(&tb);
@@ -309,6 +336,58 @@ TEST(engine_save_load_across_backends)
     vla_engine_free(a);
     vla_engine_free(b);
     vla_engine_free(c);
+}
+
+/* a chunk form saved inside a chunk (its buffered inputs are state) continues on another
+ * backend with the same bits; a read inside a chunk and per-step k' taps are refused */
+TEST(engine_forms_save_inside_chunk_and_refusals)
+{
+    char why[300], err[400], what[200] = "";
+    const vla_backend *kb = vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why)
+                                ? vla_backend_lanes()
+                                : vla_backend_emu();
+    vla_engine_spec sp;
+    spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F16_KERN, 8, "lmlike", 2);
+    CHECK(vla_form_parse(&sp.cfg, "chunk:8") == 0);
+    sp.cfg.period = 16;
+    vla_engine *a, *b, *c;
+    CHECK(vla_engine_new(&a, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&c, &sp, err, sizeof err) == 0);
+    sp.backend = kb;
+    CHECK_MSG(vla_engine_new(&b, &sp, err, sizeof err) == 0, "%s", err);
+    CHECK_EQ_INT(vla_engine_advance(a, 13), 0);
+    CHECK_EQ_INT(vla_engine_advance(c, 40), 0);
+    for (int run = 0; run < 2; run++) {
+        FILE *f = tmpfile();
+        CHECK(vla_engine_save(a, run, f) == 0);
+        rewind(f);
+        CHECK_MSG(vla_engine_load(b, run, f) == 0, "%s", vla_engine_error(b));
+        fclose(f);
+    }
+    CHECK_EQ_INT(vla_engine_advance(b, 40), 0);
+    for (int run = 0; run < 2; run++) {
+        long bad = diff_state(b, run, c, run, what, sizeof what);
+        CHECK_MSG(bad == 0, "run %d: %ld differ from the run never stopped, first %s", run, bad, what);
+    }
+    vla_engine_free(a);
+    vla_engine_free(b);
+    vla_engine_free(c);
+    /* mqar:5,2 reads after 7 writes: inside a chunk of 4, on every backend */
+    const vla_backend *bs[] = {vla_backend_cpu(), kb};
+    for (int i = 0; i < 2; i++) {
+        spec_of(&sp, VLA_DELTA, VLA_TRACK_SM, VLA_F32, 8, "mqar:5,2", 1);
+        sp.backend = bs[i];
+        CHECK(vla_form_parse(&sp.cfg, "chunk:4") == 0);
+        CHECK(vla_engine_new(&a, &sp, err, sizeof err) == 0);
+        CHECK_EQ_INT(vla_engine_advance(a, 12), VLA_ENOTSUP);
+        CHECK_MSG(strstr(vla_engine_error(a), "step 8: a read inside a chunk (3 of its 4"), "%s",
+                  vla_engine_error(a));
+        vla_engine_free(a);
+    }
+    sp.taps = VLA_TAP_KP;
+    sp.on_step = record;
+    CHECK_EQ_INT(vla_engine_new(&a, &sp, err, sizeof err), VLA_ENOTSUP);
+    CHECK_MSG(strstr(err, "no per-step k' and alpha taps in the chunk form"), "%s", err);
 }
 
 /* prepared inputs give the stream's bits; shared and cycled inputs are what benchmarks use */

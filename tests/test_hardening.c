@@ -1239,8 +1239,8 @@ TEST(hardening_regress_man)
     }
     /* every option --help lists is a tagged paragraph of the page, and each one this test knows
      * of is listed (so that neither text loses one unseen) */
-    static const char *const known[] = {"only", "backend", "baseline", "margin", "bits", "update",
-                                        "trace", "changed", "list", "help", "version"};
+    static const char *const known[] = {"only", "backend", "baseline", "margin", "form", "bits",
+                                        "update", "trace", "changed", "list", "help", "version"};
     int nhelp = 0;
     for (const char *l = help; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
         if (strncmp(l, "  --", 4))

@@ -14,7 +14,9 @@
 TEST(lists_names_and_parsing)
 {
     CHECK(!strcmp(vla_names(VLA_LIST_MODEL), "la, delta, rls, vla1, vla3"));
-    CHECK(!strcmp(vla_names(VLA_LIST_PREC), "f64, f32, f16, bf16, f16-f32, bf16-f32"));
+    CHECK(!strcmp(vla_names(VLA_LIST_PREC),
+                  "f64, f32, f16, bf16, f16-f32, bf16-f32, f16-kern, bf16-kern"));
+    CHECK(!strcmp(vla_names(VLA_LIST_FORM), "seq, chunk, scan"));
     CHECK(!strcmp(vla_names(VLA_LIST_TRACK), "sm, sm-sym, joseph, chol, comp, sr"));
     CHECK(!strcmp(vla_names(VLA_LIST_FMT), "f64, f32, f16, bf16"));
     /* every name of a list parses back to its row, and the lists hold nothing else */
@@ -268,8 +270,8 @@ TEST(lists_a_policy_row_without_its_instantiations_fails_to_build)
     if (!fresh_lib())
         return;
     CHECK_MSG(compile("kernels/lanes.c", "", out, sizeof out) == 0, "the copy itself: %s", out);
-    edit("vlalists.h", "s/^    X(BF16_F32, \"bf16-f32\", bf16f32, BF16, F32, 1)$/&"
-                       " X(F16_F64, \"f16-f64\", f16f64, F16, F64, 1)/");
+    edit("vlalists.h", "s/^    X(BF16_KERN, \"bf16-kern\", bf16kern, F32, F32, BF16, 0, 1)$/&"
+                       " X(F16_F64, \"f16-f64\", f16f64, F16, F64, F16, 1, 0)/");
     /* lib's strict and sr dispatch, the comp dispatch is spared (a mixed policy has none) */
     CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0);
     CHECK_MSG(strstr(out, "create_f16f64") && strstr(out, "create_f16f64sr"), "%s", out);
@@ -283,14 +285,19 @@ TEST(lists_a_policy_row_without_its_instantiations_fails_to_build)
     CHECK(compile("kernels/host.c", "", out, sizeof out) != 0 && strstr(out, "kh_init_f16f64_kh"));
     /* a uniform row without its double-word instantiation: comp's dispatch */
     fresh_lib();
-    edit("vlalists.h", "s/^    X(BF16_F32, \"bf16-f32\", bf16f32, BF16, F32, 1)$/&"
-                       " X(F16X, \"f16x\", f16x, F16, F16, 0)/");
+    edit("vlalists.h", "s/^    X(BF16_KERN, \"bf16-kern\", bf16kern, F32, F32, BF16, 0, 1)$/&"
+                       " X(F16X, \"f16x\", f16x, F16, F16, F16, 0, 0)/");
     CHECK(compile("@/lib/model_comp.c", "", out, sizeof out) != 0 && strstr(out, "create_f16xc"));
     /* a mixed column that contradicts the formats */
     fresh_lib();
-    edit("vlalists.h", "s/X(F16_F32, \"f16-f32\", f16f32, F16, F32, 1)/"
-                       "X(F16_F32, \"f16-f32\", f16f32, F16, F32, 0)/");
+    edit("vlalists.h", "s/X(F16_F32, \"f16-f32\", f16f32, F16, F32, F16, 1, 0)/"
+                       "X(F16_F32, \"f16-f32\", f16f32, F16, F32, F16, 0, 0)/");
     CHECK(compile("@/lib/fmt.c", "", out, sizeof out) != 0 && strstr(out, "vla_mixed_check_f16f32"));
+    /* and a kern column that does */
+    fresh_lib();
+    edit("vlalists.h", "s/X(F16_KERN, \"f16-kern\", f16kern, F32, F32, F16, 0, 1)/"
+                       "X(F16_KERN, \"f16-kern\", f16kern, F32, F32, F16, 0, 0)/");
+    CHECK(compile("@/lib/fmt.c", "", out, sizeof out) != 0 && strstr(out, "vla_kern_check_f16kern"));
 }
 
 TEST(lists_an_arithmetic_without_a_macro_fails_to_build)
@@ -333,7 +340,8 @@ TEST(lists_no_template_macro_leaks_past_an_instantiation)
     char cmd[512], path[128];
     snprintf(cmd, sizeof cmd,
              "{ sed -n 's/^#ifndef \\([A-Z_]*\\)$/\\1/p' lib/recur_check.h; "
-             "echo CMPD LESSD FN ST POL RO RS FMT_C FMT_S NUM SFX VLA_FN VLA_PFOR E TAG PRIMS; } | "
+             "echo CMPD LESSD FN ST POL RO RS RI FMT_C FMT_S FMT_I STORE_I NUM SFX VLA_FN VLA_PFOR E "
+             "TAG PRIMS; } | "
              "tr ' ' '\\n' | sed '/^$/d' | "
              "sed 's/.*/#ifdef &\\n#error \"& leaked past the instantiations\"\\n#endif/' "
              "> %s/lib/noleak.h", scratch);

@@ -69,7 +69,7 @@ static int have_baseline(void)
 TEST(regress_suite_is_what_the_library_admits)
 {
     rg_case *cs;
-    int n = rg_suite(&cs, 1u << RG_CPU), nsr = 0, nchol = 0;
+    int n = rg_suite(&cs, 1u << RG_CPU, NULL), nsr = 0, nchol = 0;
     CHECK(n > 300);
     for (int i = 0; i < n; i++) {
         const vla_config *c = &cs[i].cfg;

@@ -1,0 +1,414 @@
+/* vla-forms: the chunk and scan forms against the recurrence they compute (docs/forms.md).
+ * --what sweep: the error of S, A and o against the exact sequential reference for a list of
+ * forms and precisions on the same inputs, every run against one 256-bit reference per input
+ * format; --what ut: how the chunked delta rule's UT transform grows with the chunk size. */
+#include "cli.h"
+#include "vlaref.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LMAX 16
+
+typedef struct {
+    const char *what;
+    vla_config forms[LMAX];
+    int nf;
+    vla_prec precs[LMAX];
+    int np;
+    long Cs[LMAX];
+    int nC;
+    long samples;
+} forms_opts;
+
+/* a comma-separated list of at most LMAX items, each parsed by one(item, k); 1 on a bad item */
+static int each_item(const char *opt, const char *val, int *n, int (*one)(void *, const char *, int),
+                     void *o)
+{
+    char buf[512];
+    if (strlen(val) >= sizeof buf)
+        return fprintf(stderr, "vla-forms: --%s: list too long (try --help)\n", opt), 1;
+    strcpy(buf, val);
+    *n = 0;
+    for (char *t = buf, *next; t; t = next) {
+        if ((next = strchr(t, ',')))
+            *next++ = 0;
+        if (*n == LMAX || one(o, t, *n))
+            return fprintf(stderr, "vla-forms: --%s: '%s' is not a list of at most %d items like "
+                                   "the help says (try --help)\n", opt, val, LMAX), 1;
+        (*n)++;
+    }
+    return 0;
+}
+
+static int one_form(void *o, const char *t, int k)
+{
+    return vla_form_parse(&((forms_opts *)o)->forms[k], t) != 0;
+}
+static int one_prec(void *o, const char *t, int k)
+{
+    return vla_prec_parse(t, &((forms_opts *)o)->precs[k]) != 0;
+}
+static int one_C(void *o, const char *t, int k)
+{
+    char *end;
+    errno = 0;
+    long C = strtol(t, &end, 10);
+    ((forms_opts *)o)->Cs[k] = C;
+    return end == t || *end || errno || C < 2 || C > VLA_CHUNK_MAX;
+}
+
+static int on_opt(void *ctx, const char *name, const char *val)
+{
+    forms_opts *o = ctx;
+    if (!strcmp(name, "what")) {
+        o->what = val;
+        if (strcmp(val, "sweep") && strcmp(val, "ut"))
+            return fprintf(stderr, "vla-forms: --what: '%s' is neither sweep nor ut (try --help)\n",
+                           val), 1;
+        return 0;
+    }
+    if (!strcmp(name, "forms"))
+        return each_item(name, val, &o->nf, one_form, o);
+    if (!strcmp(name, "precisions"))
+        return each_item(name, val, &o->np, one_prec, o);
+    if (!strcmp(name, "Cs"))
+        return each_item(name, val, &o->nC, one_C, o);
+    char *end;
+    errno = 0;
+    o->samples = strtol(val, &end, 10);
+    if (end == val || *end || errno || o->samples < 1 || o->samples > 100000)
+        return fprintf(stderr, "vla-forms: --samples: '%s' is not an integer in 1..100000 (try "
+                               "--help)\n", val), 1;
+    return 0;
+}
+
+/* ---- sweep ---- */
+
+/* the policy of one format whose inputs are rounded as p's are: the exact reference of p */
+static vla_prec uniform_of(vla_fmt f)
+{
+    static const vla_prec of[VLA_NFMT] = {VLA_F64, VLA_F32, VLA_F16, VLA_BF16};
+    return of[f];
+}
+
+static double relerr(const double *x, const double *ref, long n)
+{
+    double e = vla_fro_diff(x, ref, n) / vla_fro(ref, n);
+    return e <= 1e300 ? e : INFINITY; /* NaN and Inf alike: the run turned non-finite */
+}
+
+static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
+{
+    const int d = c->cfg.d, dv = c->cfg.dv, A = vla_model_has_A(c->cfg.model), nr = c->runs;
+    const int np = o->np, nf = o->nf;
+    vla_config *cfg = calloc((size_t)np * nf, sizeof *cfg);
+    vla_engine **m = calloc((size_t)np * nf, sizeof *m), *ref[VLA_NFMT] = {NULL};
+    long Cmax = 1;
+    for (int f = 0; f < nf; f++)
+        Cmax = o->forms[f].chunk > Cmax ? o->forms[f].chunk : Cmax;
+    long T = c->steps / Cmax * Cmax, cks[512];
+    if (T < 1)
+        vla_cli_die(spec, "--steps %ld: less than the largest chunk, %ld", c->steps, Cmax);
+    vla_config big = c->cfg; /* the checkpoints where every form has a state */
+    big.form = VLA_FORM_CHUNK;
+    big.chunk = (int)Cmax;
+    long nck = vla_checkpoints_form(&big, cks, vla_checkpoints(T, c->per_decade, cks, 512));
+    double *err = calloc((size_t)np * nf * nck * 3, sizeof *err);
+    double *x = malloc((size_t)(d * d + dv * d + dv) * 2 * sizeof *x);
+    if (!cfg || !m || !err || !x)
+        vla_cli_die(spec, "out of memory");
+    char e_msg[400], form[32];
+    for (int p = 0; p < np; p++)
+        for (int f = 0; f < nf; f++) {
+            vla_config *k = &cfg[p * nf + f];
+            const char *why = NULL;
+            *k = c->cfg;
+            k->prec = o->precs[p];
+            k->form = o->forms[f].form;
+            k->chunk = o->forms[f].chunk;
+            vla_form_name(k, form, sizeof form);
+            if (vla_track_check(k, &why) || vla_form_check(k, &why))
+                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), why);
+            vla_engine_spec sp;
+            vla_cli_engine_spec(c, k, &sp);
+            if (vla_engine_new(&m[p * nf + f], &sp, e_msg, sizeof e_msg))
+                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), e_msg);
+            vla_fmt io = vla_prec_io(k->prec);
+            if (!ref[io]) {
+                sp.cfg.prec = uniform_of(io);
+                sp.cfg.track = VLA_TRACK_SM;
+                sp.cfg.form = VLA_FORM_SEQ;
+                sp.cfg.chunk = 0;
+                sp.backend = vref_backend_exact();
+                sp.ref_bits = c->ref_bits;
+                if (vla_engine_new(&ref[io], &sp, e_msg, sizeof e_msg))
+                    vla_cli_die(spec, "the exact reference: %s", e_msg);
+            }
+        }
+    vla_cli_signals();
+    for (long k = 0; k < nck; k++) {
+        for (int i = 0; i < VLA_NFMT + np * nf; i++) {
+            vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
+            int r = e ? vla_engine_advance(e, cks[k]) : 0;
+            if (r == VLA_EINTR) {
+                fprintf(stderr, "vla-forms: interrupted (signal %d); nothing saved: vla-forms "
+                                "writes no checkpoints\n", (int)vla_cli_stop);
+                return 3;
+            }
+            if (r) {
+                fprintf(stderr, "vla-forms: %s\n", vla_engine_error(e));
+                return 1;
+            }
+        }
+        /* the error of each quantity, the mean over the heads (inf: a head turned non-finite) */
+        for (int i = 0; i < np * nf; i++) {
+            vla_engine *rf = ref[vla_prec_io(cfg[i].prec)];
+            double *sum = err + ((size_t)i * nck + k) * 3;
+            static const vla_quantity qs[3] = {VLA_Q_S, VLA_Q_A, VLA_Q_O};
+            const long len[3] = {(long)dv * d, (long)d * d, dv};
+            for (int q = 0; q < 3; q++)
+                for (int h = 0; h < nr; h++) {
+                    if (q == 1 && !A) {
+                        sum[q] = NAN;
+                        continue;
+                    }
+                    vla_engine_get(m[i], h, qs[q], x);
+                    vla_engine_get(rf, h, qs[q], x + len[q]);
+                    sum[q] += relerr(x, x + len[q], len[q]) / nr;
+                }
+        }
+    }
+    vla_cli_provenance(out, c);
+    char list[512] = "";
+    for (int p = 0; p < np; p++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d %s", p ? ", " : "", p,
+                 vla_prec_name(o->precs[p]));
+    vla_dat_meta(out, "precisions", "%s", list);
+    vla_dat_meta(out, "forms", "C: 0 seq, -1 scan, else chunk:C (chunk:1 is seq by definition)");
+    vla_dat_meta(out, "sweep", "steps %ld and checkpoints rounded down to multiples of %ld, where "
+                               "every form has a state; the reference: the exact sequential "
+                               "recurrence, one per input format; errors: the mean over the %d "
+                               "heads", T, Cmax, nr);
+    vla_dat_columns(out, "t C prec s_relerr a_relerr o_relerr");
+    for (int i = 0; i < np * nf; i++) {
+        const vla_config *k = &cfg[i];
+        if (i)
+            vla_dat_block(out);
+        for (long j = 0; j < nck; j++) {
+            const double *e = err + ((size_t)i * nck + j) * 3;
+            double row[6] = {(double)cks[j],
+                             k->form == VLA_FORM_SCAN ? -1 : k->form == VLA_FORM_SEQ ? 0 : k->chunk,
+                             (double)(i / nf), e[0], e[1], e[2]};
+            vla_dat_row(out, row, 6);
+        }
+    }
+    for (int i = 0; i < np * nf; i++)
+        vla_engine_free(m[i]);
+    for (int i = 0; i < VLA_NFMT; i++)
+        vla_engine_free(ref[i]);
+    free(cfg);
+    free(m);
+    free(err);
+    free(x);
+    return 0;
+}
+
+/* ---- ut ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the largest singular value of the n x n X */
+static double norm2(const double *X, int n, double *sv)
+{
+    return vref_svd(X, n, n, sv) ? NAN : sv[0];
+}
+
+/* Per chunk size C and kind of L, over --samples draws: the largest |T_ij| (median, max) and
+ * cond_2(T) = ||T|| ||I + L|| (T^-1 = I + L: no inverse needed) of T = (I + L)^-1 in binary64,
+ * the fraction of draws whose T overflows binary16 (the f16 intermediates of f16-kern) and
+ * binary32, and the median largest |T_ij| that binary32 arithmetic computes. kinds: 0 delta's
+ * L = strictly_lower(diag(beta) K K^T) with raw N(0,1) keys and beta = sigmoid(N(0,1)) (fla issue
+ * 736), 1 the same keys normalized, 2 L_ij ~ N(0,1) (fla issue 537's solve_tril input). */
+static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
+{
+    const int d = c->cfg.d;
+    const long S = o->samples;
+    size_t nn = (size_t)VLA_CHUNK_MAX * VLA_CHUNK_MAX;
+    double *L = malloc(nn * sizeof *L), *T = malloc(nn * sizeof *T), *sv = malloc(VLA_CHUNK_MAX * sizeof *sv);
+    double *K = malloc((size_t)VLA_CHUNK_MAX * d * sizeof *K), *beta = malloc(VLA_CHUNK_MAX * sizeof *beta);
+    double *st = malloc((size_t)S * 4 * sizeof *st); /* per draw: max, cond, f32's max, f16 overflow */
+    if (!L || !T || !sv || !K || !beta || !st)
+        vla_cli_die(spec, "out of memory");
+    vla_cli_provenance(out, c);
+    vla_dat_meta(out, "kinds", "0 delta, raw keys N(0,1) (d = %d), beta = sigmoid(N(0,1)); 1 the "
+                               "same keys normalized; 2 L_ij ~ N(0,1) (fla issue 537)", d);
+    vla_dat_meta(out, "samples", "%ld draws per chunk size and kind: medians and maxima over them",
+                 S);
+    vla_dat_columns(out, "C kind max_med max_max cond_med cond_max f16_over f32_over max_f32_med");
+    for (int kind = 0; kind < 3; kind++) {
+        if (kind)
+            vla_dat_block(out);
+        for (int ci = 0; ci < o->nC; ci++) {
+            const int C = (int)o->Cs[ci];
+            for (long s = 0; s < S; s++) {
+                for (int t = 0; t < C; t++) { /* the draw: head s, step t (the stream's numbers) */
+                    vla_gauss_fill(K + (size_t)t * d, d, c->seed, VLA_VAR_K, (uint32_t)s, t + 1, 1);
+                    beta[t] = 1 / (1 + exp(-vla_gauss(c->seed, VLA_VAR_BETA, (uint32_t)s, t + 1, 0)));
+                    double n = vla_fro(K + (size_t)t * d, d);
+                    for (int j = 0; kind == 1 && j < d; j++)
+                        K[(size_t)t * d + j] /= n;
+                }
+                for (int r = 0; r < C; r++)
+                    for (int q = 0; q < C; q++) {
+                        double dot = 0;
+                        for (int j = 0; kind < 2 && j < d; j++)
+                            dot += K[(size_t)r * d + j] * K[(size_t)q * d + j];
+                        L[(size_t)r * C + q] =
+                            q >= r ? 0
+                            : kind < 2 ? beta[r] * dot
+                                       : vla_gauss(c->seed, VLA_VAR_AUX, (uint32_t)s, r + 1, q);
+                    }
+                double *x = st + s * 4, mx = 0;
+                if (vla_ut_inverse(VLA_F64, L, C, T))
+                    vla_cli_die(spec, "out of memory");
+                for (size_t i = 0; i < (size_t)C * C; i++)
+                    mx = fmax(mx, fabs(T[i]));
+                x[0] = mx;
+                double nt = norm2(T, C, sv);
+                for (int r = 0; r < C; r++)
+                    L[(size_t)r * C + r] = 1; /* I + L */
+                x[1] = nt * norm2(L, C, sv);
+                for (int r = 0; r < C; r++)
+                    L[(size_t)r * C + r] = 0;
+                vla_ut_inverse(VLA_F32, L, C, T);
+                mx = 0;
+                for (size_t i = 0; i < (size_t)C * C; i++)
+                    mx = isfinite(T[i]) ? fmax(mx, fabs(T[i])) : INFINITY;
+                x[2] = mx;
+                x[3] = x[0] > vla_fmt_max(VLA_FMT_F16);
+            }
+            double row[9] = {C, kind};
+            for (int q = 0; q < 3; q++) { /* median and max of max, cond; the median of f32's */
+                double *v = malloc((size_t)S * sizeof *v);
+                if (!v)
+                    vla_cli_die(spec, "out of memory");
+                for (long s = 0; s < S; s++)
+                    v[s] = st[s * 4 + q];
+                qsort(v, S, sizeof *v, cmp_double);
+                if (q < 2) {
+                    row[2 + 2 * q] = v[S / 2];
+                    row[3 + 2 * q] = v[S - 1];
+                } else {
+                    row[8] = v[S / 2];
+                }
+                free(v);
+            }
+            long o16 = 0, o32 = 0;
+            for (long s = 0; s < S; s++) {
+                o16 += st[s * 4 + 3] > 0;
+                o32 += st[s * 4] > vla_fmt_max(VLA_FMT_F32);
+            }
+            row[6] = (double)o16 / S;
+            row[7] = (double)o32 / S;
+            vla_dat_row(out, row, 9);
+        }
+    }
+    free(L);
+    free(T);
+    free(sv);
+    free(K);
+    free(beta);
+    free(st);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static forms_opts opts = {.what = "sweep", .samples = 100};
+    static const vla_cli_opt own[] = {
+        {"what", "Q", "sweep (the default): the error of every form in --forms and precision in "
+                      "--precisions against the exact reference; ut: the UT transform's growth"},
+        {"forms", "LIST", "sweep: the forms, e.g. seq,chunk:2,chunk:64,scan (default "
+                          "seq,chunk:1,chunk:2,...,chunk:256,scan); each must fit the model's "
+                          "switches (a nudge period that is a multiple of every C: --set "
+                          "period=256)"},
+        {"precisions", "LIST", "sweep: the precisions (default all)"},
+        {"Cs", "LIST", "ut: the chunk sizes, 2..256 (default 2,4,8,16,32,64,128,256)"},
+        {"samples", "N", "ut: draws per chunk size (default 100)"},
+        {NULL, NULL, NULL},
+    };
+    static const vla_cli_spec spec = {
+        .prog = "vla-forms",
+        .summary =
+            "The chunk and scan forms (docs/forms.md) against the recurrence they compute.\n"
+            "--what sweep runs every form of --forms in every precision of --precisions on the\n"
+            "same inputs (the stream's heads), beside the exact sequential recurrence (MPFR at\n"
+            "--ref-bits, one per input format, shared by every run that rounds its inputs so),\n"
+            "and writes the relative error of S_t, A_t and o_t at log-spaced checkpoints that\n"
+            "every form has (multiples of the largest C), one block per precision and form.\n"
+            "--what ut draws --samples chunks of C tokens and writes the growth of the UT\n"
+            "transform T = (I + L)^-1 that the chunked delta rule computes (its largest entry,\n"
+            "its condition number, whether binary16 or binary32 overflow) for raw keys N(0,1) in\n"
+            "--d dimensions with rates sigmoid(N(0,1)) (fla issue 736), the same keys normalized,\n"
+            "and L_ij ~ N(0,1) (fla issue 537), T by lib's own forward substitution.\n"
+            "No checkpoint files (--resume is refused).",
+        .columns = "  sweep: t C prec s_relerr a_relerr o_relerr\n"
+                   "    C     0 seq, -1 scan, else the chunk size\n"
+                   "    prec  the index of the precision in --precisions (the header lists them)\n"
+                   "    *_relerr  ||X - X_exact||_F / ||X_exact||_F, the mean over the heads\n"
+                   "  ut: C kind max_med max_max cond_med cond_max f16_over f32_over max_f32_med\n"
+                   "    kind  0 raw keys, 1 normalized keys, 2 L ~ N(0,1)\n"
+                   "    max_*   median and max over the draws of max |T_ij| (binary64)\n"
+                   "    cond_*  median and max of cond_2(T) = ||T|| ||I + L||\n"
+                   "    f16_over, f32_over  the fraction of draws whose T exceeds the format's "
+                   "largest number\n"
+                   "    max_f32_med  the median max |T_ij| computed in binary32 (inf: overflow)",
+        .example = "vla-forms --what sweep --model vla3 --set period=256 --stream lmlike --d 32 "
+                   "--steps 1e5 --runs 2 --forms seq,chunk:16,chunk:64,scan --precisions f32,f16-kern",
+        .default_steps = 1000,
+        .default_stream = "lmlike",
+        .default_model = VLA_VLA3,
+        .default_ref = REF_EXACT,
+        .opts = own,
+        .on_opt = on_opt,
+        .ctx = &opts,
+    };
+    vla_cli c;
+    vla_cli_parse(&c, &spec, argc, argv);
+    if (c.resume)
+        vla_cli_die(&spec, "--resume: vla-forms writes no checkpoints");
+    if (c.cfg.form != VLA_FORM_SEQ)
+        vla_cli_die(&spec, "--form: vla-forms takes its forms from --forms");
+    if (!opts.nf) {
+        static const char *const all[] = {"seq",      "chunk:1",  "chunk:2",   "chunk:4",
+                                          "chunk:8",  "chunk:16", "chunk:32",  "chunk:64",
+                                          "chunk:128", "chunk:256", "scan"};
+        for (int i = 0; i < 11; i++)
+            vla_form_parse(&opts.forms[opts.nf++], all[i]);
+    }
+    if (!opts.np)
+        for (int p = 0; p < VLA_NPREC && p < LMAX; p++)
+            opts.precs[opts.np++] = (vla_prec)p;
+    if (!opts.nC)
+        for (long C = 2; C <= VLA_CHUNK_MAX; C *= 2)
+            opts.Cs[opts.nC++] = C;
+    vla_dat *out;
+    int e = vla_dat_open(&out, c.out, argc, argv);
+    if (e) {
+        fprintf(stderr, "vla-forms: cannot write %s: %s\n", c.out, vla_strerror(e));
+        return 1;
+    }
+    int status = !strcmp(opts.what, "ut") ? ut(&c, &spec, &opts, out) : sweep(&c, &spec, &opts, out);
+    e = vla_dat_close(out);
+    if (!status && e) {
+        fprintf(stderr, "vla-forms: writing %s failed: %s\n", c.out, vla_strerror(e));
+        status = 1;
+    }
+    return status;
+}

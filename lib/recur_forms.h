@@ -1,0 +1,602 @@
+/* recur_forms.h: the chunk and scan forms of the recurrences (docs/forms.md), part of recur.h's
+ * text (included by it, in every instantiation): the same models computed the way fast kernels
+ * compute them. chunk:C buffers a chunk's inputs and, at its last token, computes the C tokens at
+ * once from the chunk's first state: the masked C x C scores, the UT transform of the WY form,
+ * the blocked Woodbury update of A. scan computes the linear part of S as Blelloch's scan.
+ * Every chunk intermediate is rounded to the policy's io format (STORE_I) once its stage is
+ * computed, as the kernels store them in 16 bits. */
+
+/* where input a of the chunk's token j starts in the buffer cb */
+#define CB_AT(j, a) ((long)(j) * VLA_INPUT_LEN + vla_in_off(VLA_IN_##a, d, dv))
+
+/* the INPUT arrays into the chunk's slot j (put), or slot j back into them, so that a token's
+ * per-token work is the sequential form's own code on the same inputs */
+VLA_FN void FN(chunk_slot)(CXP, ST *s, int j, int put)
+{
+    const int d = s->d, dv = s->dv;
+#define VLA_X_(name, len)                                                                          \
+    VLA_PFOR(i, 0, (len)) {                                                                        \
+        if (put)                                                                                   \
+            COPY(E(s->cb, CB_AT(j, name) + i), E(s->name, i));                                     \
+        else                                                                                       \
+            COPY(E(s->name, i), E(s->cb, CB_AT(j, name) + i));                                     \
+    }
+    VLA_STATE_INPUT(VLA_X_)
+#undef VLA_X_
+}
+
+/* the n numbers of M (a stage's output) rounded to the io format */
+VLA_FN void FN(round_io)(CXP, NUM *M, long n)
+{
+    VLA_PFOR(i, 0, n)
+        STORE_I(E(M, i));
+}
+
+/* Y <- T Y in place: rows of n numbers, T the chunk's unit lower triangular UT transform with
+ * T_rm above the diagonal of M, transposed (at M[m][r]); rows from the last, each a sum over m
+ * ascending with the unit diagonal's term last, as a matrix product adds them */
+VLA_FN void FN(chunk_tri)(CXP, const NUM *M, NUM *Y, int C, int n)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    for (int r = C - 1; r > 0; r--)
+        VLA_PFOR(c, 0, n) {
+            MUL(acc, E(M, r), E(Y, c));
+            for (int m = 1; m < r; m++) {
+                TEMP(t);
+                MUL(t, E(M, (long)m * C + r), E(Y, (long)m * n + c));
+                ADD(acc, acc, t);
+            }
+            ADD(E(Y, (long)r * n + c), acc, E(Y, (long)r * n + c));
+        }
+    FN(round_io)(CX, Y, (long)C * n);
+    FRAME_END;
+}
+
+/* The UT transform T = (I + L)^-1 of the C x C strictly lower L below the diagonal of M, by
+ * forward substitution row by row in the compute format, T_rc = -(L_rc + sum_{c<m<r} L_rm T_mc),
+ * written above the diagonal (T_rc at M[c][r], so that a row's entries are independent of one
+ * another), then rounded to the io format (fla keeps T in the inputs' dtype) */
+VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(zero);
+    SETI(zero, 0);
+    for (int r = 1; r < C; r++)
+        VLA_PFOR(c, 0, r) {
+            COPY(acc, E(M, (long)r * C + c));
+            for (int m = c + 1; m < r; m++) {
+                TEMP(t);
+                MUL(t, E(M, (long)r * C + m), E(M, (long)c * C + m));
+                ADD(acc, acc, t);
+            }
+            SUB(E(M, (long)c * C + r), zero, acc);
+        }
+    VLA_PFOR(i, 0, C * C)
+        if (i % C > i / C)
+            STORE_I(E(M, i));
+    FRAME_END;
+}
+
+/* The chunk of S_t = S_{t-1} (I - a_t b_t^T) + c_t b_t^T, fla's chunked delta rule (a = beta
+ * k, b = k, c = beta v) with distinct left and right vectors (vla3: a = k', b = alpha, c = v;
+ * rls: a = k, b = the gain). With E's rows e_t = c_t - S_{t-1} a_t, the S_t the write makes,
+ * S_t = S_0 + sum_{j <= t} e_j b_j^T, so (I + L) E = C - A S_0^T, L = strictly_lower(A B^T):
+ * E = U - W S_0^T with the UT transform T = (I + L)^-1 (forward substitution), W = T A,
+ * U = T C. Then S_C = S_0 + E^T B and o_i = (S_0 y_i + sum_{t <= i} P_it e_t) / den_i with the
+ * masked scores P = Y B^T, y the queries (qa: VLA_IN_pq or VLA_IN_q). wy 0 (la): no
+ * correction, E = C. beta: a = beta x, c = beta v (delta). acc_n: n_C = n_0 + sum phi(k_t),
+ * den_i = n_0 . y_i + sum_{t <= i} phi(k_t) . y_i floored at floor (when the model normalizes).
+ * In: cx (x_t), cy (b_t), the buffer; out: S, n, o, the read-outs co. */
+VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int qa, int acc_n, NREF floor)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = VLA_INPUT_LEN, oq = vla_in_off(qa, d, dv);
+    NUM *X = s->cx, *B = s->cy, *U = s->ce, *M = s->cm, *cb = s->cb;
+    /* C = the values (times beta), A = x times beta, rounded to io (fla: (v * beta).to(v.dtype)) */
+    VLA_PFOR(i, 0, C * dv) {
+        long j = i / dv;
+        if (beta)
+            MUL(E(U, i), E(cb, CB_AT(j, beta_decay)), E(cb, CB_AT(j, v) + i % dv));
+        else
+            COPY(E(U, i), E(cb, CB_AT(j, v) + i % dv));
+        STORE_I(E(U, i));
+    }
+    if (beta)
+        VLA_PFOR(i, 0, C * d) {
+            MUL(E(X, i), E(cb, CB_AT(i / d, beta_decay)), E(X, i));
+            STORE_I(E(X, i));
+        }
+    if (wy) {
+        /* L below the diagonal of M */
+        VLA_PFOR(i, 0, C * C) {
+            long r = i / C, c = i % C;
+            if (c < r)
+                FN(dot_at)(CX, P(E(M, i)), X, r * d, B, c * d, d);
+        }
+        FN(chunk_ut)(CX, M, C);
+        FN(chunk_tri)(CX, M, X, C, d);  /* W */
+        FN(chunk_tri)(CX, M, U, C, dv); /* U */
+    }
+    /* S_0 in the io format: the chunk's products take it so (fla stages h in k's dtype) */
+    VLA_PFOR(i, 0, dv * d) {
+        COPY(E(s->s0, i), E(s->S, i));
+        STORE_I(E(s->s0, i));
+    }
+    if (wy) /* E = U - W S_0^T, in place of U (fla's v_new) */
+        VLA_PFOR(i, 0, C * dv) {
+            FN(dot_at)(CX, P(acc), s->s0, (long)(i % dv) * d, X, (long)(i / dv) * d, d);
+            SUB(E(U, i), E(U, i), acc);
+            STORE_I(E(U, i));
+        }
+    /* P = Y B^T on and below the diagonal of M (L and T are spent) */
+    VLA_PFOR(i, 0, C * C) {
+        long r = i / C, c = i % C;
+        if (c <= r) {
+            FN(dot_at)(CX, P(E(M, i)), cb, r * rl + oq, B, c * d, d);
+            STORE_I(E(M, i));
+        }
+    }
+    if (s->cfg.normalize)
+        VLA_PFOR(r, 0, C) {
+            FN(dot_at)(CX, P(E(s->cr, r)), s->n, 0, cb, r * rl + oq, d);
+            for (int c = 0; acc_n && c <= r; c++) {
+                TEMP(t);
+                FN(dot_at)(CX, P(t), cb, CB_AT(c, pk), cb, r * rl + oq, d);
+                ADD(E(s->cr, r), E(s->cr, r), t);
+            }
+            LANE_IF(LESS(E(s->cr, r), R(floor))) {
+                COPY(E(s->cr, r), R(floor));
+            } LANE_END
+        }
+    /* the read-outs: the inter-chunk and the intra-chunk sums, then their sum */
+    VLA_PFOR(i, 0, C * dv) {
+        long r = i / dv, a = i % dv;
+        FN(dot_at)(CX, P(E(s->co, i)), s->s0, a * d, cb, r * rl + oq, d);
+        MUL(acc, E(M, r * C), E(U, a));
+        for (int c = 1; c <= r; c++) {
+            TEMP(t);
+            MUL(t, E(M, r * C + c), E(U, (long)c * dv + a));
+            ADD(acc, acc, t);
+        }
+        ADD(E(s->co, i), E(s->co, i), acc);
+        if (s->cfg.normalize)
+            DIV(E(s->co, i), E(s->co, i), E(s->cr, r));
+    }
+    /* S_C = S_0 + E^T B; n_C = n_0 + sum phi(k_t) */
+    VLA_PFOR(i, 0, dv * d) {
+        long a = i / d, c = i % d;
+        MUL(acc, E(U, a), E(B, c));
+        for (int r = 1; r < C; r++) {
+            TEMP(t);
+            MUL(t, E(U, (long)r * dv + a), E(B, (long)r * d + c));
+            ADD(acc, acc, t);
+        }
+        ADD(E(s->S, i), E(s->S, i), acc);
+        STORE(E(s->S, i));
+    }
+    if (acc_n)
+        VLA_PFOR(c, 0, d) {
+            COPY(acc, E(cb, CB_AT(0, pk) + c));
+            for (int r = 1; r < C; r++)
+                ADD(acc, acc, E(cb, CB_AT(r, pk) + c));
+            ADD(E(s->n, c), E(s->n, c), acc);
+            STORE(E(s->n, c));
+        }
+    VLA_PFOR(a, 0, dv)
+        COPY(E(s->o, a), E(s->co, (long)(C - 1) * dv + a));
+    FRAME_END;
+}
+
+/* The blocked Woodbury update of A by the chunk's u' (rows of cu): Z0 = U A_0 (rows A_0 u'_j),
+ * the capacitance G = I + U A_0 U^T and its factor L D L^T, whose pivots D are the
+ * Sherman-Morrison denominators delta_j of the sequential steps (so the guard floors them), and
+ * Z = L^-1 Z0 (z_j = A_{j-1} u'_j in exact arithmetic), into cz, cm (L below the diagonal) and
+ * cp (D). Then A_j x = A_0 x - sum_{m <= j} z_m (z_m . x) / d_m without forming A_j
+ * (chunk_apply), and A_C = A_0 - Z^T D^-1 Z (chunk_update_A). */
+VLA_FN void FN(chunk_woodbury)(CXP, ST *s, int guard, NREF eps)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(g);
+    SCALAR(t);
+    SCALAR(one);
+    const int d = s->d, C = s->cfg.chunk;
+    NUM *M = s->cm, *Z = s->cz, *U = s->cu;
+    for (int r = 0; r < C; r++)
+        FN(apply_A)(CX, s, VLA_ROWP(Z, (size_t)r * d), VLA_ROWP(U, (size_t)r * d));
+    FN(round_io)(CX, Z, (long)C * d);
+    /* G's lower triangle: u'_r . z0_c, and 1 + u'_r . z0_r as the sequential delta */
+    SETI(one, 1);
+    VLA_PFOR(i, 0, C * C) {
+        long r = i / C, c = i % C;
+        if (c <= r) {
+            FN(dot_at)(CX, P(E(M, i)), U, r * d, Z, c * d, d);
+            if (c == r)
+                ADD(E(M, i), one, E(M, i));
+            STORE_I(E(M, i));
+        }
+    }
+    /* G = L D L^T, column by column (left-looking) */
+    for (int c = 0; c < C; c++) {
+        COPY(acc, E(M, (long)c * C + c));
+        for (int m = 0; m < c; m++) {
+            TEMP(t);
+            MUL(t, E(M, (long)c * C + m), E(s->cp, m));
+            MUL(t, t, E(M, (long)c * C + m));
+            SUB(acc, acc, t);
+        }
+        if (guard == GUARD_FLOOR) {
+            LANE_IF(LESS(acc, R(eps))) {
+                COPY(acc, R(eps));
+                COUNT(s->cnt.guard);
+            } LANE_END
+        }
+        VLA_PFOR(i, c, c + 1)
+            COPY(E(s->cp, i), acc);
+        VLA_PFOR(r, c + 1, C) {
+            COPY(g, E(M, (long)r * C + c));
+            for (int m = 0; m < c; m++) {
+                TEMP(t);
+                MUL(t, E(M, (long)r * C + m), E(s->cp, m));
+                MUL(t, t, E(M, (long)c * C + m));
+                SUB(g, g, t);
+            }
+            DIV(E(M, (long)r * C + c), g, E(s->cp, c));
+        }
+    }
+    VLA_PFOR(i, 0, C * C)
+        if (i % C < i / C)
+            STORE_I(E(M, i));
+    FN(round_io)(CX, s->cp, C);
+    /* Z = L^-1 Z0, in place, row by row */
+    for (int r = 1; r < C; r++)
+        VLA_PFOR(j, 0, d) {
+            COPY(g, E(Z, (long)r * d + j));
+            for (int m = 0; m < r; m++) {
+                TEMP(t);
+                MUL(t, E(M, (long)r * C + m), E(Z, (long)m * d + j));
+                SUB(g, g, t);
+            }
+            COPY(E(Z, (long)r * d + j), g);
+        }
+    FN(round_io)(CX, Z, (long)C * d);
+    FRAME_END;
+}
+
+/* y = A_r x for the chunk's token r (y not x), from A_0 and chunk_woodbury's factor; plus
+ * per_eps x for the last token when a nudge falls at the chunk's end (nudged) */
+VLA_FN void FN(chunk_apply)(CXP, ST *s, NUM *y, const NUM *x, int r, int nudged)
+{
+    FRAME_BEGIN;
+    SCALAR(c);
+    SCALAR(t);
+    const int d = s->d;
+    FN(apply_A)(CX, s, y, x);
+    for (int m = 0; m <= r; m++) {
+        FN(dot_at)(CX, P(c), s->cz, (long)m * d, x, 0, d);
+        DIV(c, c, E(s->cp, m));
+        VLA_PFOR(j, 0, d) {
+            TEMP(t);
+            MUL(t, c, E(s->cz, (long)m * d + j));
+            SUB(E(y, j), E(y, j), t);
+        }
+    }
+    if (nudged && r == s->cfg.chunk - 1)
+        VLA_PFOR(j, 0, d) {
+            TEMP(t);
+            MUL(t, E(s->c, C_PER), E(x, j));
+            ADD(E(y, j), E(y, j), t);
+        }
+    FRAME_END;
+}
+
+/* A_C = A_0 - sum_m z_m z_m^T / d_m, each entry's sum m ascending (the sm update's terms; every
+ * entry and its mirror are the same operations, so A stays exactly symmetric), stored */
+VLA_FN void FN(chunk_update_A)(CXP, ST *s)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, C = s->cfg.chunk;
+    NUM *Z = s->cz;
+    VLA_PFOR(i, 0, d * d) {
+        long a = i / d, b = i % d;
+        MUL(acc, E(Z, a), E(Z, b));
+        DIV(acc, acc, E(s->cp, 0));
+        for (int m = 1; m < C; m++) {
+            TEMP(t);
+            MUL(t, E(Z, (long)m * d + a), E(Z, (long)m * d + b));
+            DIV(t, t, E(s->cp, m));
+            ADD(acc, acc, t);
+        }
+        SUB(E(s->A, i), E(s->A, i), acc);
+        STORE(E(s->A, i));
+    }
+    FRAME_END;
+}
+
+/* row r of a chunk array of d-vectors <- x, rounded to io */
+VLA_FN void FN(chunk_row)(CXP, NUM *Y, int r, const NUM *x, int d)
+{
+    VLA_PFOR(j, 0, d) {
+        COPY(E(Y, (long)r * d + j), E(x, j));
+        STORE_I(E(Y, (long)r * d + j));
+    }
+}
+
+/* ---- chunk_<tok>: a model's chunk, at its last token ---- */
+
+VLA_FN void FN(chunk_la)(CXP, ST *s)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    VLA_PFOR(i, 0, C * d) /* b_t = phi(k_t), an input: in the io format already */
+        COPY(E(s->cy, i), E(s->cb, CB_AT(i / d, pk) + i % d));
+    FN(chunk_slot)(CX, s, C - 1, 0);
+    FN(vec_la)(CX, s);
+    FN(chunk_wy)(CX, s, 0, 0, VLA_IN_pq, 1, P(E(s->c, C_EPS_O)));
+}
+
+VLA_FN void FN(chunk_delta)(CXP, ST *s)
+{
+    const int d = s->d, C = s->cfg.chunk;
+    for (int r = 0; r < C; r++) {
+        FN(chunk_slot)(CX, s, r, 0);
+        FN(vec_delta)(CX, s);
+        FN(chunk_row)(CX, s->cy, r, s->kp, d);
+        FN(chunk_row)(CX, s->cx, r, s->kp, d);
+    }
+    FN(chunk_wy)(CX, s, 1, 1, VLA_IN_pq, 0, P(E(s->c, C_STAB)));
+}
+
+/* the chunk's u' (uprime_<tok> of each token) into cu, and the factor of its capacitance */
+VLA_FN void FN(chunk_penalty)(CXP, ST *s, int guard, NREF eps)
+{
+    for (int r = 0; r < s->cfg.chunk; r++) {
+        FN(chunk_slot)(CX, s, r, 0);
+        FN(chunk_row)(CX, s->cu, r, FN(uprime)(CX, s), s->d);
+    }
+    FN(chunk_woodbury)(CX, s, guard, eps);
+}
+
+VLA_FN void FN(chunk_rls)(CXP, ST *s)
+{
+    const int d = s->d, C = s->cfg.chunk;
+    FN(chunk_penalty)(CX, s, GUARD_NONE, P(E(s->c, C_EPS_G))); /* (no guard: vla_form_check) */
+    for (int r = 0; r < C; r++) { /* the gains A_r k_r */
+        FN(chunk_slot)(CX, s, r, 0);
+        FN(chunk_row)(CX, s->cx, r, s->k, d);
+        FN(chunk_apply)(CX, s, s->al, VLA_ROWP(s->cx, (size_t)r * d), r, 0);
+        FN(chunk_row)(CX, s->cy, r, s->al, d);
+    }
+    VLA_PFOR(j, 0, d)
+        COPY(E(s->kp, j), E(s->k, j));
+    FN(chunk_update_A)(CX, s);
+    FN(chunk_wy)(CX, s, 1, 0, VLA_IN_q, 0, P(E(s->c, C_STAB)));
+}
+
+/* vla1: A blockwise, S token by token (its clipped error is no WY form), each read-out o = S
+ * (A_r q) as read_vla1 takes it */
+VLA_FN void FN(chunk_vla1)(CXP, ST *s)
+{
+    const int C = s->cfg.chunk, nudged = s->cfg.nudge && s->t % s->cfg.period == 0;
+    FN(chunk_penalty)(CX, s, GUARD_NONE, P(E(s->c, C_EPS_G)));
+    for (int r = 0; r < C; r++) {
+        FN(chunk_slot)(CX, s, r, 0);
+        FN(chunk_apply)(CX, s, s->al, s->k, r, nudged);
+        VLA_PFOR(j, 0, s->d)
+            COPY(E(s->kp, j), E(s->k, j));
+        FN(write_vla1)(CX, s);
+        FN(chunk_apply)(CX, s, s->w, s->q, r, nudged);
+        FN(readout)(CX, s, s->w, P(E(s->c, C_STAB)));
+    }
+    FN(chunk_update_A)(CX, s);
+    FN(nudge)(CX, s);
+}
+
+VLA_FN void FN(chunk_vla3)(CXP, ST *s)
+{
+    const int d = s->d, C = s->cfg.chunk, nudged = s->cfg.nudge && s->t % s->cfg.period == 0;
+    FN(chunk_penalty)(CX, s, s->cfg.guard ? GUARD_FLOOR : GUARD_NONE, P(E(s->c, C_STAB)));
+    for (int r = 0; r < C; r++) { /* k'_r = unit(phi(k_r)), alpha_r = unit(A_r k'_r) */
+        FN(chunk_slot)(CX, s, r, 0);
+        VLA_PFOR(j, 0, d)
+            COPY(E(s->kp, j), E(s->pk, j));
+        FN(unit)(CX, s->kp, d, &s->cnt.zero_norm);
+        FN(chunk_row)(CX, s->cx, r, s->kp, d);
+        FN(chunk_apply)(CX, s, s->al, VLA_ROWP(s->cx, (size_t)r * d), r, nudged);
+        FN(unit)(CX, s->al, d, &s->cnt.zero_norm);
+        FN(chunk_row)(CX, s->cy, r, s->al, d);
+    }
+    FN(chunk_update_A)(CX, s);
+    FN(nudge)(CX, s);
+    FN(chunk_wy)(CX, s, 1, 0, VLA_IN_pq, 1, P(E(s->c, C_STAB)));
+}
+
+/* a chunk form's step: the inputs into the chunk's buffer; at its last token, the chunk */
+VLA_FN void FN(chunk_step)(CXP, ST *s)
+{
+    const int C = s->cfg.chunk;
+    FN(chunk_slot)(CX, s, (int)((s->t - 1) % C), 1);
+    if (s->t % C)
+        return;
+    switch (s->cfg.model) {
+#define VLA_X_(ID, tok, has_A, normalize)                                                         \
+    case VLA_##ID:                                                                                 \
+        (FN(chunk_##tok))(CX, s);                                                                  \
+        break;
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        break;
+    }
+}
+
+/* ---- scan: S_t = S_{t-1} J_t + B_t (J_t = I - k' alpha^T, B_t = v alpha^T; la: J = I,
+ * B = v phi(k)^T) and n_t = n_{t-1} + phi(k_t) by Blelloch's scan, online: level l holds the
+ * combination of an aligned block of 2^l steps, present where bit l of t is set. A step combines
+ * its element with the blocks its carry passes (the up-sweep, (J_a, B_a) then (J_b, B_b) giving
+ * (J_a J_b, B_a J_b + B_b)), and S_t is the fold of t's blocks from the largest down (the
+ * down-sweep's order), so every sum in S_t has a depth of about 2 log2 t instead of t. ---- */
+
+/* (jb, bb, nb) <- the block at level l combined with them on their left: (J_l J_b, B_l J_b +
+ * B_b, n_l + n_b); jb NULL: J = I (la); nb NULL: no n */
+VLA_FN void FN(scan_combine)(CXP, ST *s, int l, NUM *jb, NUM *bb, NUM *nb)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, dv = s->dv;
+    const long ob = (long)l * dv * d, oj = (long)l * d * d;
+    if (nb)
+        VLA_PFOR(i, 0, d) {
+            ADD(E(nb, i), E(s->sn, (long)l * d + i), E(nb, i));
+            STORE(E(nb, i));
+        }
+    if (!jb) {
+        VLA_PFOR(i, 0, dv * d) {
+            ADD(E(bb, i), E(s->sb, ob + i), E(bb, i));
+            STORE(E(bb, i));
+        }
+        FRAME_END;
+        return;
+    }
+    VLA_PFOR(i, 0, dv * d) { /* B_l J_b + B_b */
+        long a = i / d, c = i % d;
+        MUL(acc, E(s->sb, ob + a * d), E(jb, c));
+        for (int k = 1; k < d; k++) {
+            TEMP(t);
+            MUL(t, E(s->sb, ob + a * d + k), E(jb, (long)k * d + c));
+            ADD(acc, acc, t);
+        }
+        ADD(E(s->ub, i), acc, E(bb, i));
+        STORE(E(s->ub, i));
+    }
+    VLA_PFOR(i, 0, d * d) { /* J_l J_b */
+        long a = i / d, c = i % d;
+        MUL(acc, E(s->sj, oj + a * d), E(jb, c));
+        for (int k = 1; k < d; k++) {
+            TEMP(t);
+            MUL(t, E(s->sj, oj + a * d + k), E(jb, (long)k * d + c));
+            ADD(acc, acc, t);
+        }
+        COPY(E(s->uj, i), acc);
+        STORE(E(s->uj, i));
+    }
+    VLA_PFOR(i, 0, dv * d)
+        COPY(E(bb, i), E(s->ub, i));
+    VLA_PFOR(i, 0, d * d)
+        COPY(E(jb, i), E(s->uj, i));
+    FRAME_END;
+}
+
+VLA_FN void FN(scan_step)(CXP, ST *s)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    SCALAR(id);
+    const int d = s->d, dv = s->dv, J = s->cfg.model != VLA_LA, acc_n = s->cfg.model == VLA_LA ||
+                                                                        s->cfg.model == VLA_VLA3;
+    const long before = s->t - 1;
+    switch (s->cfg.model) {
+#define VLA_X_(ID, tok, has_A, normalize)                                                         \
+    case VLA_##ID:                                                                                 \
+        (FN(vec_##tok))(CX, s);                                                                    \
+        break;
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        break;
+    }
+    /* the step's element: B = v b^T (b: alpha, la: phi(k)), J = I - k' alpha^T, phi(k) */
+    const NUM *b = J ? s->al : s->kp;
+    VLA_PFOR(i, 0, dv * d) {
+        MUL(E(s->tb, i), E(s->v, i / d), E(b, i % d));
+        STORE(E(s->tb, i));
+    }
+    if (J)
+        VLA_PFOR(i, 0, d * d) {
+            long a = i / d, c = i % d;
+            TEMP(t);
+            SETI(id, a == c);
+            MUL(t, E(s->kp, a), E(s->al, c));
+            SUB(E(s->tj, i), id, t);
+            STORE(E(s->tj, i));
+        }
+    VLA_PFOR(i, 0, d)
+        COPY(E(s->z, i), E(s->pk, i)); /* (z: sm's workspace, spent) */
+    /* up-sweep: the carry */
+    int l = 0;
+    for (; (before >> l) & 1; l++)
+        FN(scan_combine)(CX, s, l, J ? s->tj : NULL, s->tb, acc_n ? s->z : NULL);
+    VLA_PFOR(i, 0, dv * d)
+        COPY(E(s->sb, (long)l * dv * d + i), E(s->tb, i));
+    if (J)
+        VLA_PFOR(i, 0, d * d)
+            COPY(E(s->sj, (long)l * d * d + i), E(s->tj, i));
+    VLA_PFOR(i, 0, d)
+        COPY(E(s->sn, (long)l * d + i), E(s->z, i));
+    /* down-sweep: S_t and n_t, t's blocks from the largest */
+    int top = VLA_SCAN_LEVELS - 1;
+    while (!((s->t >> top) & 1))
+        top--;
+    VLA_PFOR(i, 0, dv * d)
+        COPY(E(s->S, i), E(s->sb, (long)top * dv * d + i));
+    if (acc_n)
+        VLA_PFOR(i, 0, d)
+            COPY(E(s->n, i), E(s->sn, (long)top * d + i));
+    for (int m = top - 1; m >= 0; m--) {
+        if (!((s->t >> m) & 1))
+            continue;
+        /* S <- S J_m + B_m: the block's combination with S on the left */
+        if (!J) {
+            VLA_PFOR(i, 0, dv * d) {
+                ADD(E(s->S, i), E(s->S, i), E(s->sb, (long)m * dv * d + i));
+                STORE(E(s->S, i));
+            }
+        } else {
+            VLA_PFOR(i, 0, dv * d) {
+                long a = i / d, c = i % d, oj = (long)m * d * d;
+                MUL(E(s->ub, i), E(s->S, a * d), E(s->sj, oj + c));
+                for (int k = 1; k < d; k++) {
+                    TEMP(t);
+                    MUL(t, E(s->S, a * d + k), E(s->sj, oj + (long)k * d + c));
+                    ADD(E(s->ub, i), E(s->ub, i), t);
+                }
+                ADD(E(s->ub, i), E(s->ub, i), E(s->sb, (long)m * dv * d + i));
+                STORE(E(s->ub, i));
+            }
+            VLA_PFOR(i, 0, dv * d)
+                COPY(E(s->S, i), E(s->ub, i));
+        }
+        if (acc_n)
+            VLA_PFOR(i, 0, d) {
+                ADD(E(s->n, i), E(s->n, i), E(s->sn, (long)m * d + i));
+                STORE(E(s->n, i));
+            }
+    }
+    FRAME_END;
+}
+
+/* the forms but seq: 1 when the step was taken here (chunk:1 is the sequential recurrence, each
+ * token a chunk of its own, and takes recur.h's step) */
+VLA_FN int FN(form_step)(CXP, ST *s)
+{
+    if (s->cfg.form == VLA_FORM_CHUNK && s->cfg.chunk > 1) {
+        FN(chunk_step)(CX, s);
+        return 1;
+    }
+    if (s->cfg.form == VLA_FORM_SCAN) {
+        FN(scan_step)(CX, s);
+        FN(read_loaded)(CX, s);
+        return 1;
+    }
+    return 0;
+}
+#undef CB_AT
