@@ -27,9 +27,11 @@ LIBS     := -lm
 LIB_SRC  := $(wildcard lib/*.c)
 REF_SRC  := $(wildcard reference/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-CLI_SRC  := experiments/cli.c experiments/help.c experiments/drive.c
+CLI_SRC  := experiments/cli.c experiments/doc.c experiments/drive.c
 PROG_SRC := $(wildcard experiments/vla-*.c)
-PROGS    := $(PROG_SRC:experiments/%.c=bin/%)
+# the tools, each in a folder of its own: the sweep runner and the regression check
+TOOL_SRC := tools/sweep/vla-sweep.c tools/regress/vla-regress.c
+PROGS    := $(PROG_SRC:experiments/%.c=bin/%) $(patsubst %.c,bin/%,$(notdir $(TOOL_SRC)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 REF_OBJ  := $(REF_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
@@ -153,7 +155,7 @@ all: $(BUILD)/libvlacuda.a bin/vla-bench
 $(BUILD)/tests/run $(PROGS) bin/vla-bench: $(BUILD)/libvlacuda.a
 $(BUILD)/tests/run $(PROGS): LIBS := $(KERN_LIBS) $(LIBS)
 $(BUILD)/kernels/host.o $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o $(BUILD)/bench/bench.o $(BUILD)/lib/engine.o: ALLCFLAGS += $(OPENMP)
-$(BUILD)/tests/test_cuda.o $(BUILD)/tests/test_engine.o $(BUILD)/tests/test_hardening.o $(BUILD)/bench/bench.o: ALLCFLAGS += -Ikernels
+$(BUILD)/tests/test_cuda.o $(BUILD)/tests/test_engine.o $(BUILD)/tests/test_hardening.o $(BUILD)/bench/bench.o: ALLCFLAGS += -Ikernels -Iexperiments
 $(BUILD)/kernels/vlacuda.o: kernels/vlacuda.cu $(wildcard lib/*.h kernels/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
@@ -161,16 +163,16 @@ $(KERN_STAMP):
 	@mkdir -p $(@D) && rm -f $(BUILD)/kernels/config.* && touch $@
 $(BUILD)/libvlacuda.a: $(KERN_OBJ) $(KERN_STAMP)
 	rm -f $@ && ar rcs $@ $(KERN_OBJ)
-bin/vla-bench: $(BUILD)/bench/bench.o $(BUILD)/libvlastab.a
+bin/vla-bench: $(BUILD)/bench/bench.o $(BUILD)/experiments/doc.o $(BUILD)/libvlastab.a
 	@mkdir -p bin
-	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(KERN_LIBS) $(LIBS)
+	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(BUILD)/experiments/doc.o $(KERN_LIBS) $(LIBS)
 bench: bin/vla-bench
 	bin/vla-bench $(BENCH_ARGS)
 
 # header and included-source dependencies written by -MMD
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-# ---- make regress (experiments/vla-regress.c): every model, way of tracking A and precision of a
+# ---- make regress (tools/regress/vla-regress.c): every model, way of tracking A and precision of a
 # fixed suite against the exact reference, in bits lost, compared with the reviewed baseline
 # tests/regress/baseline.tsv; exit 1 when a case lost more than half a bit. `make regress-update`
 # rewrites the baseline and shows the diff, for the commit. REGRESS_ARGS passes options (--only
@@ -186,7 +188,11 @@ REGRESS_FLAGS  := $(if $(KERN_LIBS),-Ikernels -DVLA_HAVE_KERNELS)
 .PHONY: regress regress-update
 .SECONDARY: $(foreach n,$(PLANTS),$(BUILD)/plant/$(n)/model.o $(BUILD)/plant/$(n)/model_simd.o \
             $(BUILD)/plant/$(n)/lib/recur.h)
-$(BUILD)/experiments/vla-regress.o $(BUILD)/tests/test_regress.o: ALLCFLAGS += $(REGRESS_FLAGS)
+$(BUILD)/tools/regress/vla-regress.o $(BUILD)/tests/test_regress.o: ALLCFLAGS += $(REGRESS_FLAGS) -Itools/regress
+$(BUILD)/tools/regress/vla-regress.o: ALLCFLAGS += $(OPENMP)
+bin/vla-regress: $(BUILD)/tools/regress/vla-regress.o $(BUILD)/experiments/doc.o $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
+	@mkdir -p bin
+	$(CC) $(LDSAN) $(OPENMP) -o $@ $(filter %.o,$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 $(CLI_OBJ): ALLCFLAGS += -Ikernels $(OPENMP)
 $(BUILD)/plant/%/lib/recur.h: lib/recur.h tests/regress/plants/%.sed $(HDRS) lib/model.c
 	@mkdir -p $(@D)
@@ -201,7 +207,7 @@ $(BUILD)/plant/%/model_simd.o: lib/model_simd.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -DVLA_NO_SIMD -c $< -o $@
 $(REGRESS_PLANTS): LIBS := $(KERN_LIBS) $(LIBS)
-$(BUILD)/plant/vla-regress-plant%: $(BUILD)/experiments/vla-regress.o $(BUILD)/plant/%/model.o \
+$(BUILD)/plant/vla-regress-plant%: $(BUILD)/tools/regress/vla-regress.o $(BUILD)/experiments/doc.o $(BUILD)/plant/%/model.o \
         $(if $(wildcard lib/model_simd.c),$(BUILD)/plant/%/model_simd.o) $(BUILD)/libvlaref.a \
         $(BUILD)/libvlastab.a $(if $(KERN_LIBS),$(BUILD)/libvlacuda.a)
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(filter %.o,$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
@@ -215,25 +221,25 @@ regress-update: bin/vla-regress
 	@diff -u --label 'baseline before' --label 'baseline now' $(BUILD)/regress-old.tsv $(REGRESS_BASE) \
 	    && echo "regress-update: the baseline did not change" || true
 
-# ---- vla-sweep (experiments/vla-sweep.c, sweeps/): parameter sweeps on this machine, under MPI or
+# ---- vla-sweep (tools/sweep/vla-sweep.c, sweeps/): parameter sweeps on this machine, under MPI or
 # as a Slurm job array. Its own program, linking nothing of ours, so that building it with mpicc
 # cannot disturb the others. MPI=auto uses mpicc when found (for `mpirun -np N bin/vla-sweep --mpi
 # FILE`), MPI=0 builds with $(CC) and --mpi then says so; the stamp rebuilds it when that changes.
 MPI         ?= auto
 MPICC       ?= $(shell command -v mpicc 2>/dev/null)
 SWEEP_MPI   := $(if $(filter 0,$(MPI)),,$(MPICC))
-SWEEP_STAMP := $(BUILD)/experiments/sweep.$(if $(SWEEP_MPI),mpi,nompi)
+SWEEP_STAMP := $(BUILD)/tools/sweep/sweep.$(if $(SWEEP_MPI),mpi,nompi)
 ifeq ($(filter clean deps,$(MAKECMDGOALS)),)
 $(info sweep: $(if $(SWEEP_MPI),MPI built with $(SWEEP_MPI),MPI skipped ($(if $(filter 0,$(MPI)),MPI=0,mpicc not found: make deps))))
 endif
 $(SWEEP_STAMP):
-	@mkdir -p $(@D) && rm -f $(BUILD)/experiments/sweep.* && touch $@
-$(BUILD)/experiments/vla-sweep.o: experiments/vla-sweep.c $(SWEEP_STAMP)
+	@mkdir -p $(@D) && rm -f $(BUILD)/tools/sweep/sweep.* && touch $@
+$(BUILD)/tools/sweep/vla-sweep.o: tools/sweep/vla-sweep.c $(SWEEP_STAMP)
 	@mkdir -p $(@D)
 	$(if $(SWEEP_MPI),$(SWEEP_MPI) -DVLA_SWEEP_MPI,$(CC)) $(ALLCFLAGS) -c $< -o $@
-bin/vla-sweep: $(BUILD)/experiments/vla-sweep.o
+bin/vla-sweep: $(BUILD)/tools/sweep/vla-sweep.o $(BUILD)/experiments/doc.o
 	@mkdir -p bin
-	$(or $(SWEEP_MPI),$(CC)) $(LDSAN) -o $@ $<
+	$(or $(SWEEP_MPI),$(CC)) $(LDSAN) -o $@ $(filter %.o,$^)
 
 # ---- the cluster path for real: tests/test_slurm.sh starts a one-node Slurm by hand (slurm-wlm
 # and munge, from make deps; no systemd) under a scratch folder, gives it the job arrays vla-sweep
@@ -266,7 +272,9 @@ SOVERSION  := 0
 SHLIBS     := $(BUILD)/libvlastab.so $(BUILD)/libvlaref.so
 # the public headers (vlastab.h includes vlalists.h, the lists its enums are made from)
 PUBLIC_H   := vlastab.h vlalists.h vlaref.h
-MAN1       := $(PROGS:bin/%=$(BUILD)/man/%.1)
+# every program a user runs, vla-bench included: installed, each with its page
+ALL_PROGS  := $(PROGS) bin/vla-bench
+MAN1       := $(ALL_PROGS:bin/%=$(BUILD)/man/%.1)
 # a shared library names the libraries it needs, so that users link it alone: no undefined
 # symbols (but the sanitizer runtime's, which the program brings)
 NOUNDEF    := $(if $(filter 1,$(SAN)),,-Wl,--no-undefined)
@@ -276,7 +284,7 @@ PC_SUBST    = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
                   -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g'
 MAN_SUBST   = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
                   -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
-INSTALLED   = $(PROGS:bin/%=$(BINDIR)/%) $(PUBLIC_H:%=$(INCLUDEDIR)/vlastab/%) \
+INSTALLED   = $(ALL_PROGS:bin/%=$(BINDIR)/%) $(PUBLIC_H:%=$(INCLUDEDIR)/vlastab/%) \
               $(foreach l,libvlastab libvlaref,$(foreach x,a so so.$(SOVERSION) so.$(VERSION),$(LIBDIR)/$(l).$(x))) \
               $(LIBDIR)/pkgconfig/vlastab.pc $(LIBDIR)/pkgconfig/vlaref.pc \
               $(MAN1:$(BUILD)/man/%=$(MANDIR)/man1/%) $(MANDIR)/man7/vlastab.7 \
@@ -304,18 +312,20 @@ $(BUILD)/lib/dat.o: $(BUILD)/git-describe
 FORCE:
 
 # a page: man/mkman.sh, the program's own --man with the NAME phrase its source opens with
-$(BUILD)/man/%.1: bin/% experiments/%.c man/mkman.sh
+src_of = $(firstword $(wildcard experiments/$(1).c tools/*/$(1).c) bench/bench.c)
+.SECONDEXPANSION:
+$(BUILD)/man/%.1: bin/% $$(call src_of,$$*) man/mkman.sh
 	@mkdir -p $(@D)
-	sh man/mkman.sh $< experiments/$*.c $(VERSION) > $@.tmp && mv $@.tmp $@
+	sh man/mkman.sh $< $(call src_of,$*) $(VERSION) > $@.tmp && mv $@.tmp $@
 # vlastab(7)'s list of programs: each page's NAME line
 $(BUILD)/man/programs.roff: $(MAN1)
 	for f in $(MAN1); do sed -n '/^\.SH NAME/{n;s/^\(.*\) \\- \(.*\)/.TP\n\\fB\1\\fR(1)\n\2/p;}' $$f; done > $@
 
-install: $(PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
+install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/vlastab \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/vlastab/plots \
 	    $(DESTDIR)$(DOCDIR)/examples
-	$(INSTALL) -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 755 $(ALL_PROGS) $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 644 $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS:%=%.$(VERSION)) $(DESTDIR)$(LIBDIR)
 	for l in libvlastab libvlaref; do ln -sf $$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(SOVERSION) && \
 	    ln -sf $$l.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/$$l.so || exit 1; done
@@ -343,9 +353,9 @@ LDCONFIG    = @if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldcon
 
 # VLA_MAKE, not $(MAKE), in the recipe: make -n runs a line naming $(MAKE), and would run the test
 VLA_MAKE   := $(MAKE)
-test-install: $(PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
+test-install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
 	@MAKE='$(VLA_MAKE)' CC='$(CC)' VERSION='$(VERSION)' SOVERSION='$(SOVERSION)' GIT='$(GIT)' \
-	    PROGS='$(notdir $(PROGS))' sh tests/test_install.sh
+	    PROGS='$(notdir $(ALL_PROGS))' sh tests/test_install.sh
 # a few seconds; not under SAN=1, where the shared libraries need the sanitizer runtime preloaded
 ifneq ($(SAN),1)
 test: test-install

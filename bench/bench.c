@@ -5,6 +5,7 @@
  * numbers vary with the machine and its load; comparisons are ratios within one run. */
 #include "engine_impl.h"
 #include "model_impl.h"
+#include "doc.h"
 #include "vlacuda.h"
 #include "vlastab.h"
 #include <math.h>
@@ -250,18 +251,66 @@ typedef struct {
     vla_track track;
 } opts;
 
-static void usage(FILE *f)
+/* --help and --man (experiments/doc.c) */
+static const vla_doc_item bench_opts[] = {
+    {"quick", NULL, "d = 16 and 32 only, shorter timings"},
+    {"cpu-only", NULL, "the CPU sections only"},
+    {"gpu-only", NULL, "the GPU sections only (nothing when there is no GPU)"},
+    {"no-ab", NULL, "skip the comparison of the vectorized one-run path with lib's scalar loops"},
+    {"d", "LIST", "key dimensions, comma-separated (default 16,32,64,128)"},
+    {"models", "LIST", "models, comma-separated (default: every model)"},
+    {"precs", "LIST", "precision policies, comma-separated (default: every policy)"},
+    {"track", "WAY", "sm or sm-sym (default sm)"},
+    {"lat-steps", "N", "GPU: steps per launch of the latency timing"},
+    {"max-runs", "N", "GPU: a cap on the runs of the aggregate timing"},
+    {"no-peak", NULL, "GPU: no peak measurement"},
+    {"help", NULL, "this text"},
+    {"version", NULL, "the version"},
+    {NULL, NULL, NULL},
+};
+static const vla_doc_item bench_exit[] = {
+    {"0", NULL, "the tables were printed (a section that cannot run here says why and is skipped)"},
+    {"2", NULL, "a usage error"},
+    {NULL, NULL, NULL},
+};
+static const vla_doc_item bench_env[] = {
+    {"OMP_NUM_THREADS", NULL, "the threads of the all-cores timings"},
+    {"VLA_SIMD", NULL, "avx2 or off: the one-run vectorized path timed (default: the widest)"},
+    {"VLA_LANES", NULL, "avx2: the lanes' AVX2 path on an AVX-512 processor"},
+    {NULL, NULL, NULL},
+};
+
+static const vla_doc_item bench_files[] = {
+    {"/proc/cpuinfo", NULL, "read: the processor's name for the header (the tables go to standard "
+                            "output; nothing is written)"},
+    {NULL, NULL, NULL},
+};
+
+static void doc(int man)
 {
-    fprintf(f,
-            "usage: vla-bench [--quick] [--cpu-only | --gpu-only] [--no-ab] [--d 16,32,64,128]\n"
-            "                 [--models la,delta,rls,vla1,vla3] [--precs f64,f32,...] "
-            "[--track sm|sm-sym]\n"
-            "                 [--lat-steps N] [--max-runs N] [--no-peak]   (GPU: steps per "
-            "launch, a cap on the runs of the aggregate, no peak measurement)\n"
-            "Times strict steps of every model, precision and d on the CPU (one core, all cores\n"
-            "over runs) and on the GPU when there is one, beside the roofline: flops per step\n"
-            "over the fma peak measured here. --no-ab skips the vectorized-vs-scalar "
-            "comparison.\n");
+    const vla_doc d = {
+        .prog = "vla-bench",
+        .phrase = "time per step of every model and precision beside its roofline",
+        .synopsis = "[OPTION]...",
+        .summary = "Times strict steps of every model, precision and d on the CPU (one core: lib's "
+                   "scalar loops,\nthe vectorized one-run path and the vector lanes; all cores over "
+                   "runs) and on the GPU when\nthere is one (one run: the latency of a step; many "
+                   "runs: aggregate throughput), each beside\nits roofline: flops per step, counted "
+                   "from the recurrence itself (vla_step_flops), over the\nbinary32 fma peak this "
+                   "program measures on the machine. Not a test: the numbers vary with the\nmachine "
+                   "and its load; compare ratios within one run. The tables go to standard output.",
+        .version = VLA_VERSION,
+        .opts = {bench_opts, NULL, NULL},
+        .exit = bench_exit,
+        .env = bench_env,
+        .files = bench_files,
+        .examples = "vla-bench --cpu-only --models vla3 --precs f32,f16 --d 32\n"
+                    "vla-bench --quick\n"
+                    "make bench BENCH_ARGS='--cpu-only --no-ab'",
+    };
+    if (man)
+        vla_doc_man(&d);
+    vla_doc_help(&d);
 }
 
 static int parse_list(const char *s, int *out, int max, int (*one)(const char *, int *))
@@ -324,7 +373,11 @@ static void parse(opts *o, int argc, char **argv)
         else if (v && !strcmp(a, "--max-runs") && (o->max_runs = atol(v)) > 0)
             i++;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            usage(stdout), exit(0);
+            doc(0);
+        else if (!strcmp(a, "--man"))
+            doc(1);
+        else if (!strcmp(a, "--version"))
+            printf("vla-bench (vlastab) %s\n", VLA_VERSION), exit(0);
         else if (v && !strcmp(a, "--d") && (o->nd = parse_list(v, o->ds, 8, one_d)) > 0)
             i++;
         else if (v && !strcmp(a, "--models") &&
@@ -337,9 +390,8 @@ static void parse(opts *o, int argc, char **argv)
                  (o->track == VLA_TRACK_SM || o->track == VLA_TRACK_SMSYM))
             i++;
         else {
-            fprintf(stderr, "vla-bench: bad option or value: %s%s%s\n", a, v ? " " : "",
-                    v ? v : "");
-            usage(stderr);
+            fprintf(stderr, "vla-bench: bad option or value: %s%s%s (try --help)\n", a,
+                    v ? " " : "", v ? v : "");
             exit(2);
         }
     }

@@ -72,8 +72,12 @@ int main(int argc, char **argv)
                    "  o_relerr    ||o_t - o_t^ref|| / ||o_t^ref||\n"
                    "  a_moved     the fraction of A's entries a step changed, over the steps since the\n"
                    "              previous checkpoint (0: A stagnates; nan for chol, which keeps no A)",
-        .example = "vla-drift --model vla3 --precision f16 --set nudge=off --stream lmlike --steps "
-                   "1e4 --out data/drift-f16.dat",
+        .example = "vla-drift --model vla3 --precision f16 --set nudge=off --stream lmlike --steps 1e4 "
+                   "--out data/drift-f16.dat\n"
+                   "vla-drift --model rls --stream subspace:4,0.001 --precision f32 --set "
+                   "lambda0=1e-6 --ref exact\n"
+                   "vla-drift --model vla3 --precision bf16 --steps 1e6 --runs 8 --ref f64 --backend "
+                   "lanes --out long.dat",
         .default_steps = 10000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,

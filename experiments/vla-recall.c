@@ -112,7 +112,9 @@ int main(int argc, char **argv)
             "  features  0 own feature map, 1 identity\n"
             "One block per (model, features), in the order of --models, then of --features; the\n"
             "header's '# block: I model=... features=...' lines name them. Rows: n, then gap.",
-        .example = "vla-recall --models vla3,delta,la --n 8,24 --gap 0 --d 32 --runs 64",
+        .example = "vla-recall --models vla3,delta,la --n 8,24 --gap 0 --d 32 --runs 64\n"
+                   "vla-recall --runs 128 --n 8 --gap 0,16,48,112,240,496,1008\n"
+                   "vla-recall --models rls,vla3 --features id --precision bf16 --runs 64",
         .default_steps = 1,
         .default_stream = "mqar:8,0",
         .default_model = VLA_VLA3,
@@ -163,7 +165,8 @@ int main(int argc, char **argv)
             *mn++ = 0;
         vla_model_kind mk;
         if (vla_model_parse(mt, &mk))
-            vla_cli_die(&spec, "--models: unknown model '%s' (la, delta, rls, vla1, vla3)", mt);
+            vla_cli_die(&spec, "--models: unknown model '%s' (%s)", mt,
+                        vla_names(VLA_LIST_MODEL));
         strcpy(flist, features);
         for (char *ft = flist, *fn; ft; ft = fn) {
             if ((fn = strchr(ft, ',')))

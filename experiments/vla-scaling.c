@@ -65,7 +65,8 @@ static int on_opt(void *ctx, const char *name, const char *v)
             if (o->nm == MAXL)
                 vla_cli_die(g_spec, "--models: more than %d values", MAXL);
             if (vla_model_parse(tok, &o->models[o->nm++]))
-                vla_cli_die(g_spec, "--models: unknown model '%s' (la, delta, rls, vla1, vla3)", tok);
+                vla_cli_die(g_spec, "--models: unknown model '%s' (%s)", tok,
+                            vla_names(VLA_LIST_MODEL));
         }
         o->set_m = 1;
     } else if (!strcmp(name, "precisions")) {
@@ -78,8 +79,8 @@ static int on_opt(void *ctx, const char *name, const char *v)
             if (o->np == MAXL)
                 vla_cli_die(g_spec, "--precisions: more than %d values", MAXL);
             if (vla_prec_parse(tok, &o->precs[o->np++]))
-                vla_cli_die(g_spec, "--precisions: unknown precision '%s' (f64, f32, f16, bf16, "
-                                    "f16-f32, bf16-f32)", tok);
+                vla_cli_die(g_spec, "--precisions: unknown precision '%s' (%s)", tok,
+                            vla_names(VLA_LIST_PREC));
         }
         o->set_p = 1;
     } else if (!strcmp(name, "ds")) {
@@ -402,7 +403,9 @@ int main(int argc, char **argv)
                    "               below ns_per_step when other processes shared the core\n"
                    "One block per (precision, model), then one per precision for softmax, then a\n"
                    "last block of crossovers (T = the crossover length, ns_total = the time there).",
-        .example = "vla-scaling --models la,vla3 --ds 32,64 --Ts 1000,10000 --repeat 3",
+        .example = "vla-scaling --models la,vla3 --ds 32,64 --Ts 1000,10000 --repeat 3\n"
+                   "vla-scaling --repeat 3 --clock cpu --out data/scaling.dat\n"
+                   "vla-scaling --models vla3 --ds 32 --Ts 1e5 --backend lanes --runs 8",
         .default_steps = 1000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,

@@ -74,7 +74,10 @@ int main(int argc, char **argv)
                    "  growth    least-squares slope of log ||S|| against log t over [t/10, t]\n"
                    "  s_relerr  ||S_t - S_t^ref||_F / ||S_t^ref||_F (nan without --ref)\n"
                    "  o_relerr  ||o_t - o_t^ref|| / ||o_t^ref||",
-        .example = "vla-statenorm --model vla3 --stream lmlike --d 32 --steps 1000 --runs 4",
+        .example = "vla-statenorm --model vla3 --stream lmlike --d 32 --steps 1000 --runs 4\n"
+                   "vla-statenorm --model vla3 --precision f16 --stream trace:mytrace --ref f64\n"
+                   "vla-statenorm --model vla3 --precision bf16 --steps 1e7 --runs 8 --ref f64 "
+                   "--backend lanes --out long.dat",
         .default_steps = 1000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,

@@ -1231,7 +1231,8 @@ TEST(hardening_regress_man)
     CHECK_MSG(strstr(page, "\n.TH VLA\\-REGRESS 1 ") && strstr(page, "\nvla\\-regress \\- "),
               "--man: no .TH line or NAME line");
     static const char *const sections[] = {"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "COLUMNS",
-                                           "\"EXIT STATUS\"", "FILES", "EXAMPLE", "SEE ALSO"};
+                                           "\"EXIT STATUS\"", "ENVIRONMENT", "FILES", "EXAMPLES",
+                                           "\"SEE ALSO\""};
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "\n.SH %s\n", sections[i]);
@@ -1273,7 +1274,7 @@ TEST(hardening_regress_man)
                   strstr(page, "FILE.tmp"),
               "--man: the baseline and the trace are not among the files");
     CHECK_MSG(strstr(page, "# suite: d="), "--man: the suite line the baseline must carry is missing");
-    CHECK_MSG(strstr(page, "\n.SH EXAMPLE\n.RS 4\n.nf\nbin/vla\\-regress"), "--man: no example");
+    CHECK_MSG(strstr(page, "\n.SH EXAMPLES\n.RS 4\n.nf\nbin/vla\\-regress"), "--man: no example");
     free(help);
     free(page);
 }
