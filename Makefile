@@ -12,7 +12,17 @@ FPFLAGS  := -ffp-contract=off -fexcess-precision=standard
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 OPT      ?= -O2
 CFLAGS   ?= $(OPT) -g
-ALLCFLAGS = -MMD -MP -std=gnu11 $(WARN) $(FPFLAGS) -fPIC -Ilib -Ireference -Iexperiments -DVLA_GIT='"$(GIT)"' $(CFLAGS)
+ALLCFLAGS = -MMD -MP -std=gnu11 $(WARN) $(FPFLAGS) -fPIC $(INC) -DVLA_GIT='"$(GIT)"' $(CFLAGS)
+# include paths by folder: a room sees the headers of the rooms it builds on, and no others
+INC_lib         := -Ilib
+INC_reference   := -Ilib -Ireference
+INC_kernels     := -Ilib -Ikernels
+INC_experiments := -Ilib -Ireference -Ikernels -Iexperiments
+INC_tools       := -Ilib -Ireference -Ikernels -Iexperiments
+INC_bench       := -Ilib -Ikernels -Iexperiments
+INC_tests       := -Ilib -Ireference -Ikernels -Iexperiments -Itests -Itools/regress
+# the folder of the object being made ($(BUILD)/lib/x.o -> lib; the planted copies are lib's)
+INC = $(INC_$(word 2,$(subst /, ,$(subst $(BUILD)/plant/,$(BUILD)/lib/,$@))))
 ifeq ($(SAN),1)
 ALLCFLAGS += -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDSAN     = -fsanitize=address,undefined,float-cast-overflow
@@ -31,7 +41,9 @@ CLI_SRC  := experiments/cli.c experiments/doc.c experiments/drive.c
 PROG_SRC := $(wildcard experiments/vla-*.c)
 # the tools, each in a folder of its own: the sweep runner and the regression check
 TOOL_SRC := tools/sweep/vla-sweep.c tools/regress/vla-regress.c
-PROGS    := $(PROG_SRC:experiments/%.c=bin/%) $(patsubst %.c,bin/%,$(notdir $(TOOL_SRC)))
+# the programs go to bin/; a sanitized build's to build-san/bin/, which its tests run
+BIN      := $(if $(filter 1,$(SAN)),$(BUILD)/bin,bin)
+PROGS    := $(PROG_SRC:experiments/%.c=$(BIN)/%) $(patsubst %.c,$(BIN)/%,$(notdir $(TOOL_SRC)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 REF_OBJ  := $(REF_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
@@ -41,9 +53,9 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 HDRS     := $(wildcard lib/*.h reference/*.h tests/*.h experiments/*.h)
 
 VLA_TEST_SCALE ?= 1
-.PHONY: all test test-san conformance-long deps clean
+.PHONY: all test test-san check conformance-long deps clean
 all: $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(BUILD)/tests/run $(PROGS)
-	@echo "built: libvlastab, libvlaref, tests, $(words $(PROGS)) programs in bin/$(if $(OPENMP), (OpenMP),)"
+	@echo "built: libvlastab, libvlaref, tests, $(words $(ALL_PROGS)) programs in $(BIN)/$(if $(OPENMP), (OpenMP),)"
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -59,8 +71,8 @@ $(BUILD)/libvlastab.a: $(LIB_OBJ)
 $(BUILD)/libvlaref.a: $(REF_OBJ)
 	ar rcs $@ $^
 
-bin/%: $(BUILD)/experiments/%.o $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
-	@mkdir -p bin
+$(BIN)/%: $(BUILD)/experiments/%.o $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
+	@mkdir -p $(@D)
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 
 $(BUILD)/experiments/%.o: experiments/%.c
@@ -70,10 +82,17 @@ $(BUILD)/experiments/%.o: experiments/%.c
 $(BUILD)/tests/run: $(TEST_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(TEST_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 
-test: $(BUILD)/tests/run
-	VLA_SHARED=$(abspath ../shared) VLA_TEST_SCALE=$(VLA_TEST_SCALE) $(BUILD)/tests/run
+# the tests run the programs of this build (VLA_BIN_DIR): a sanitized build's are sanitized too
+test: $(BUILD)/tests/run $(ALL_PROGS)
+	VLA_SHARED=$(abspath ../shared) VLA_TEST_SCALE=$(VLA_TEST_SCALE) VLA_BIN_DIR=$(BIN) $(BUILD)/tests/run
 
-# the sanitizer pass runs the horizons of the conformance tests at a quarter
+# the quick tier: the tests not marked TEST_SLOW (under a minute on 2 cores), for the edit-test loop
+.PHONY: check
+check: $(BUILD)/tests/run $(ALL_PROGS)
+	VLA_SHARED=$(abspath ../shared) VLA_BIN_DIR=$(BIN) $(BUILD)/tests/run --quick
+
+# the sanitizer pass: the library, the tests and the programs under ASan and UBSan, into
+# build-san/; the horizons of the conformance tests at a quarter
 test-san:
 	$(MAKE) SAN=1 VLA_TEST_SCALE=0.25 test
 
@@ -151,11 +170,10 @@ ifeq ($(filter clean deps,$(MAKECMDGOALS)),)
 $(info kernels: $(if $(KERN_GPU),CUDA built with $(NVCC) (sm_90 + compute_80 PTX); GPU tests run where a device is,CUDA skipped ($(if $(filter 0,$(CUDA)),CUDA=0,nvcc not found)): stub + host-thread emulation only); bench: make bench)
 endif
 .PHONY: bench
-all: $(BUILD)/libvlacuda.a bin/vla-bench
-$(BUILD)/tests/run $(PROGS) bin/vla-bench: $(BUILD)/libvlacuda.a
+all: $(BUILD)/libvlacuda.a $(BIN)/vla-bench
+$(BUILD)/tests/run $(PROGS) $(BIN)/vla-bench: $(BUILD)/libvlacuda.a
 $(BUILD)/tests/run $(PROGS): LIBS := $(KERN_LIBS) $(LIBS)
 $(BUILD)/kernels/host.o $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o $(BUILD)/bench/bench.o $(BUILD)/lib/engine.o: ALLCFLAGS += $(OPENMP)
-$(BUILD)/tests/test_cuda.o $(BUILD)/tests/test_engine.o $(BUILD)/tests/test_hardening.o $(BUILD)/bench/bench.o: ALLCFLAGS += -Ikernels -Iexperiments
 $(BUILD)/kernels/vlacuda.o: kernels/vlacuda.cu $(wildcard lib/*.h kernels/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
@@ -163,11 +181,11 @@ $(KERN_STAMP):
 	@mkdir -p $(@D) && rm -f $(BUILD)/kernels/config.* && touch $@
 $(BUILD)/libvlacuda.a: $(KERN_OBJ) $(KERN_STAMP)
 	rm -f $@ && ar rcs $@ $(KERN_OBJ)
-bin/vla-bench: $(BUILD)/bench/bench.o $(BUILD)/experiments/doc.o $(BUILD)/libvlastab.a
-	@mkdir -p bin
+$(BIN)/vla-bench: $(BUILD)/bench/bench.o $(BUILD)/experiments/doc.o $(BUILD)/libvlastab.a
+	@mkdir -p $(@D)
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(BUILD)/experiments/doc.o $(KERN_LIBS) $(LIBS)
-bench: bin/vla-bench
-	bin/vla-bench $(BENCH_ARGS)
+bench: $(BIN)/vla-bench
+	$(BIN)/vla-bench $(BENCH_ARGS)
 
 # header and included-source dependencies written by -MMD
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
@@ -184,16 +202,14 @@ bench: bin/vla-bench
 REGRESS_BASE   := tests/regress/baseline.tsv
 PLANTS         := $(patsubst tests/regress/plants/%.sed,%,$(wildcard tests/regress/plants/*.sed))
 REGRESS_PLANTS := $(foreach n,$(PLANTS),$(BUILD)/plant/vla-regress-plant$(n))
-REGRESS_FLAGS  := $(if $(KERN_LIBS),-Ikernels -DVLA_HAVE_KERNELS)
 .PHONY: regress regress-update
 .SECONDARY: $(foreach n,$(PLANTS),$(BUILD)/plant/$(n)/model.o $(BUILD)/plant/$(n)/model_simd.o \
             $(BUILD)/plant/$(n)/lib/recur.h)
-$(BUILD)/tools/regress/vla-regress.o $(BUILD)/tests/test_regress.o: ALLCFLAGS += $(REGRESS_FLAGS) -Itools/regress
 $(BUILD)/tools/regress/vla-regress.o: ALLCFLAGS += $(OPENMP)
-bin/vla-regress: $(BUILD)/tools/regress/vla-regress.o $(BUILD)/experiments/doc.o $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
-	@mkdir -p bin
+$(BIN)/vla-regress: $(BUILD)/tools/regress/vla-regress.o $(BUILD)/experiments/doc.o $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
+	@mkdir -p $(@D)
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(filter %.o,$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
-$(CLI_OBJ): ALLCFLAGS += -Ikernels $(OPENMP)
+$(CLI_OBJ): ALLCFLAGS += $(OPENMP)
 $(BUILD)/plant/%/lib/recur.h: lib/recur.h tests/regress/plants/%.sed $(HDRS) lib/model.c
 	@mkdir -p $(@D)
 	cp lib/*.h lib/model.c $(@D)/
@@ -212,12 +228,12 @@ $(BUILD)/plant/vla-regress-plant%: $(BUILD)/tools/regress/vla-regress.o $(BUILD)
         $(BUILD)/libvlastab.a $(if $(KERN_LIBS),$(BUILD)/libvlacuda.a)
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(filter %.o,$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 test: $(REGRESS_PLANTS)
-regress: bin/vla-regress
-	bin/vla-regress $(REGRESS_ARGS)
-regress-update: bin/vla-regress
+regress: $(BIN)/vla-regress
+	$(BIN)/vla-regress $(REGRESS_ARGS)
+regress-update: $(BIN)/vla-regress
 	@mkdir -p $(BUILD)
 	@if [ -f $(REGRESS_BASE) ]; then cp $(REGRESS_BASE) $(BUILD)/regress-old.tsv; else : > $(BUILD)/regress-old.tsv; fi
-	bin/vla-regress --update $(REGRESS_ARGS)
+	$(BIN)/vla-regress --update $(REGRESS_ARGS)
 	@diff -u --label 'baseline before' --label 'baseline now' $(BUILD)/regress-old.tsv $(REGRESS_BASE) \
 	    && echo "regress-update: the baseline did not change" || true
 
@@ -237,8 +253,8 @@ $(SWEEP_STAMP):
 $(BUILD)/tools/sweep/vla-sweep.o: tools/sweep/vla-sweep.c $(SWEEP_STAMP)
 	@mkdir -p $(@D)
 	$(if $(SWEEP_MPI),$(SWEEP_MPI) -DVLA_SWEEP_MPI,$(CC)) $(ALLCFLAGS) -c $< -o $@
-bin/vla-sweep: $(BUILD)/tools/sweep/vla-sweep.o $(BUILD)/experiments/doc.o
-	@mkdir -p bin
+$(BIN)/vla-sweep: $(BUILD)/tools/sweep/vla-sweep.o $(BUILD)/experiments/doc.o
+	@mkdir -p $(@D)
 	$(or $(SWEEP_MPI),$(CC)) $(LDSAN) -o $@ $(filter %.o,$^)
 
 # ---- the cluster path for real: tests/test_slurm.sh starts a one-node Slurm by hand (slurm-wlm
@@ -246,8 +262,8 @@ bin/vla-sweep: $(BUILD)/tools/sweep/vla-sweep.o $(BUILD)/experiments/doc.o
 # --slurm writes, and stops it. About 20 s; as root; skips, saying why, where Slurm cannot start
 # (VLA_TEST_SLURM=require, which .ci/run sets, fails instead).
 .PHONY: test-slurm
-test-slurm: bin/vla-sweep bin/vla-statenorm
-	@bash tests/test_slurm.sh
+test-slurm: $(BIN)/vla-sweep $(BIN)/vla-statenorm
+	@VLA_BIN_DIR=$(BIN) bash tests/test_slurm.sh
 test: test-slurm
 
 # ---- packaging: shared libraries, man pages, make install / uninstall, and the install test.
@@ -273,8 +289,8 @@ SHLIBS     := $(BUILD)/libvlastab.so $(BUILD)/libvlaref.so
 # the public headers (vlastab.h includes vlalists.h, the lists its enums are made from)
 PUBLIC_H   := vlastab.h vlalists.h vlaref.h
 # every program a user runs, vla-bench included: installed, each with its page
-ALL_PROGS  := $(PROGS) bin/vla-bench
-MAN1       := $(ALL_PROGS:bin/%=$(BUILD)/man/%.1)
+ALL_PROGS  := $(PROGS) $(BIN)/vla-bench
+MAN1       := $(ALL_PROGS:$(BIN)/%=$(BUILD)/man/%.1)
 # a shared library names the libraries it needs, so that users link it alone: no undefined
 # symbols (but the sanitizer runtime's, which the program brings)
 NOUNDEF    := $(if $(filter 1,$(SAN)),,-Wl,--no-undefined)
@@ -284,7 +300,7 @@ PC_SUBST    = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
                   -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g'
 MAN_SUBST   = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
                   -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
-INSTALLED   = $(ALL_PROGS:bin/%=$(BINDIR)/%) $(PUBLIC_H:%=$(INCLUDEDIR)/vlastab/%) \
+INSTALLED   = $(ALL_PROGS:$(BIN)/%=$(BINDIR)/%) $(PUBLIC_H:%=$(INCLUDEDIR)/vlastab/%) \
               $(foreach l,libvlastab libvlaref,$(foreach x,a so so.$(SOVERSION) so.$(VERSION),$(LIBDIR)/$(l).$(x))) \
               $(LIBDIR)/pkgconfig/vlastab.pc $(LIBDIR)/pkgconfig/vlaref.pc \
               $(MAN1:$(BUILD)/man/%=$(MANDIR)/man1/%) $(MANDIR)/man7/vlastab.7 \
@@ -314,7 +330,7 @@ FORCE:
 # a page: man/mkman.sh, the program's own --man with the NAME phrase its source opens with
 src_of = $(firstword $(wildcard experiments/$(1).c tools/*/$(1).c) bench/bench.c)
 .SECONDEXPANSION:
-$(BUILD)/man/%.1: bin/% $$(call src_of,$$*) man/mkman.sh
+$(BUILD)/man/%.1: $(BIN)/% $$(call src_of,$$*) man/mkman.sh
 	@mkdir -p $(@D)
 	sh man/mkman.sh $< $(call src_of,$*) $(VERSION) > $@.tmp && mv $@.tmp $@
 # vlastab(7)'s list of programs: each page's NAME line
