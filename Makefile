@@ -32,7 +32,7 @@ FASTFLAGS := -ffp-contract=fast $(shell $(CC) -mfma -E -x c /dev/null >/dev/null
 GIT      := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 OPENMP   := $(shell echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo -fopenmp)
 LIBS_REF := -lmpfr -lgmp -llapacke -llapack -lblas
-LIBS     := -lm
+LIBS     := -lgsl -lgslcblas -lm
 
 LIB_SRC  := $(wildcard lib/*.c)
 REF_SRC  := $(wildcard reference/*.c)
@@ -44,6 +44,8 @@ TOOL_SRC := tools/sweep/vla-sweep.c tools/regress/vla-regress.c
 # the programs go to bin/; a sanitized build's to build-san/bin/, which its tests run
 BIN      := $(if $(filter 1,$(SAN)),$(BUILD)/bin,bin)
 PROGS    := $(PROG_SRC:experiments/%.c=$(BIN)/%) $(patsubst %.c,$(BIN)/%,$(notdir $(TOOL_SRC)))
+# every program a user runs, vla-bench included: installed, each with its page
+ALL_PROGS := $(PROGS) $(BIN)/vla-bench
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 REF_OBJ  := $(REF_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
@@ -174,9 +176,16 @@ all: $(BUILD)/libvlacuda.a $(BIN)/vla-bench
 $(BUILD)/tests/run $(PROGS) $(BIN)/vla-bench: $(BUILD)/libvlacuda.a
 $(BUILD)/tests/run $(PROGS): LIBS := $(KERN_LIBS) $(LIBS)
 $(BUILD)/kernels/host.o $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o $(BUILD)/bench/bench.o $(BUILD)/lib/engine.o: ALLCFLAGS += $(OPENMP)
-$(BUILD)/kernels/vlacuda.o: kernels/vlacuda.cu $(wildcard lib/*.h kernels/*.h)
+# nvcc knows no sanitizer: the kernels' object is always the plain build's, which a sanitized
+# build copies (one nvcc run of minutes, not two)
+build/kernels/vlacuda.o: kernels/vlacuda.cu $(wildcard lib/*.h kernels/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
+ifneq ($(BUILD),build)
+$(BUILD)/kernels/vlacuda.o: build/kernels/vlacuda.o
+	@mkdir -p $(@D)
+	cp $< $@
+endif
 $(KERN_STAMP):
 	@mkdir -p $(@D) && rm -f $(BUILD)/kernels/config.* && touch $@
 $(BUILD)/libvlacuda.a: $(KERN_OBJ) $(KERN_STAMP)
@@ -288,8 +297,6 @@ SOVERSION  := 0
 SHLIBS     := $(BUILD)/libvlastab.so $(BUILD)/libvlaref.so
 # the public headers (vlastab.h includes vlalists.h, the lists its enums are made from)
 PUBLIC_H   := vlastab.h vlalists.h vlaref.h
-# every program a user runs, vla-bench included: installed, each with its page
-ALL_PROGS  := $(PROGS) $(BIN)/vla-bench
 MAN1       := $(ALL_PROGS:$(BIN)/%=$(BUILD)/man/%.1)
 # a shared library names the libraries it needs, so that users link it alone: no undefined
 # symbols (but the sanitizer runtime's, which the program brings)
@@ -312,10 +319,10 @@ shared: $(SHLIBS)
 man: $(MAN1) $(BUILD)/man/programs.roff
 
 $(BUILD)/libvlastab.so.$(VERSION): $(LIB_OBJ)
-	$(CC) $(LDSAN) $(OPENMP) -shared -Wl,-soname,libvlastab.so.$(SOVERSION) $(NOUNDEF) -o $@ $(LIB_OBJ) -lm
+	$(CC) $(LDSAN) $(OPENMP) -shared -Wl,-soname,libvlastab.so.$(SOVERSION) $(NOUNDEF) -o $@ $(LIB_OBJ) -lgsl -lgslcblas -lm
 $(BUILD)/libvlaref.so.$(VERSION): $(REF_OBJ) $(BUILD)/libvlastab.so
 	$(CC) $(LDSAN) $(OPENMP) -shared -Wl,-soname,libvlaref.so.$(SOVERSION) $(NOUNDEF) -o $@ $(REF_OBJ) \
-	    -L$(BUILD) -lvlastab $(LIBS_REF) -lm
+	    -L$(BUILD) -lvlastab $(LIBS_REF) -lgsl -lgslcblas -lm
 # the names the loader (the soname) and the linker (-lvlastab) look for
 $(BUILD)/%.so: $(BUILD)/%.so.$(VERSION)
 	ln -sf $(<F) $(@D)/$(*F).so.$(SOVERSION) && ln -sf $(*F).so.$(SOVERSION) $@

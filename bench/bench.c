@@ -28,16 +28,6 @@ static double now(void)
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(double *x, int n)
-{
-    qsort(x, n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
 
 /* ---- the roofline: flops of one strict step, counted by lib as recur.h performs them (one
  * per +, -, *, /, sqrt; vla_step_flops, the mean over the NIN steps of the input), and the
@@ -222,7 +212,7 @@ static double ns_per_step(creator mk, const vla_config *c, const inputs *x, long
     double v[16];
     for (int r = 0; r < reps; r++)
         v[r] = time_steps(mk, c, x, steps) / steps * 1e9;
-    return median(v, reps);
+    return vla_median(v, reps);
 }
 
 /* all threads, each its own run: aggregate steps per second (median over reps) */
@@ -238,7 +228,7 @@ static double all_cores_rate(const vla_config *c, const inputs *x, long steps, i
         time_steps(public_new, c, x, steps);
         v[r] = threads * (double)steps / (now() - t0);
     }
-    return median(v, reps);
+    return vla_median(v, reps);
 }
 
 /* ---- options ---- */
@@ -455,7 +445,7 @@ static void ab_section(const opts *o, double peak1)
             b[r] = time_steps(baseline_new, &c, &x, sb) / sb * 1e9;
             a[r] = time_steps(public_new, &c, &x, sa) / sa * 1e9;
         }
-        double mb = median(b, reps), ma = median(a, reps);
+        double mb = vla_median(b, reps), ma = vla_median(a, reps);
         double fl = vla_step_flops(&c, x.in, NIN);
         printf("  %4d %12.1f %12.1f %8.2f %7.1f%% %7.1f%%\n", d, mb, ma, mb / ma,
                100 * fl / (mb * 1e-9) / peak1, 100 * fl / (ma * 1e-9) / peak1);
@@ -535,7 +525,7 @@ static double launch_rate(const vla_config *c, const vla_cuda_opts *o, int runs,
             vla_cuda_launch(g, NULL);
         v[r] = (double)runs * steps * launches / (now() - t0);
     }
-    rate = median(v, reps);
+    rate = vla_median(v, reps);
 out:
     if (rate != rate)
         snprintf(err, len, "%s", vla_cuda_error(g));
@@ -641,7 +631,7 @@ static void gpu_section(const opts *o)
                             vla_cuda_launch(g, NULL);
                             v[r] = (now() - t0) / lsteps * 1e9;
                         }
-                        lat = median(v, 3);
+                        lat = vla_median(v, 3);
                     }
                     runs = 2 * vla_cuda_resident_runs(g);
                     if (o->max_runs && runs > o->max_runs)
@@ -658,7 +648,7 @@ static void gpu_section(const opts *o)
                             vla_cuda_launch(g, NULL);
                             v[r] = runs * (double)tsteps / (now() - t0);
                         }
-                        agg = median(v, 3);
+                        agg = vla_median(v, 3);
                     } else {
                         printf("# %s\n", vla_cuda_error(g));
                     }

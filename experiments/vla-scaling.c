@@ -3,6 +3,7 @@
  * context length where softmax's total time passes the model's (SPEC section 10, claim 5). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -133,21 +134,7 @@ static double cpu_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-static double median(double *x, int n)
-{
-    qsort(x, n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
-/* ---- the inputs: P steps of the stream made before any clock starts, then cycled, so that we
- * time the recurrence and not the generator (a step's cost does not depend on the values, apart
- * from the rare guard and zero-norm branches) ---- */
 /* One timing of T steps of `runs` fresh runs on backend b (the engine made before the clock
  * starts, one thread): ns per run-step by the wall clock and by this thread's CPU time. A step
  * includes the rounding of the inputs and phi, as every caller pays. */
@@ -289,19 +276,22 @@ typedef struct {
 } smcurve;
 
 /* a by least squares on relative residuals over the measured points with T >= 1000 (the two
- * largest if fewer qualify), where the quadratic term dominates the per-token overhead */
+ * largest if fewer qualify), where the quadratic term dominates the per-token overhead: a T^2 / y
+ * should be 1, so a is the slope through the origin of 1 against x = T^2 / y (GSL's
+ * gsl_fit_mul); resid: the worst |a T^2 / y - 1| */
 static double fit_a(const smcurve *c, const double *y, int first, double *resid)
 {
-    double sxy = 0, sxx = 0;
-    for (int i = first; i < c->n; i++) {
-        double x = c->T[i] * c->T[i] / y[i];
-        sxy += x;
-        sxx += x * x;
+    double x[64], one[64], a, cov, sumsq;
+    int n = c->n - first;
+    for (int i = 0; i < n; i++) {
+        x[i] = c->T[first + i] * c->T[first + i] / y[first + i];
+        one[i] = 1;
     }
-    double a = sxx > 0 ? sxy / sxx : NAN;
+    if (n < 1 || gsl_fit_mul(x, 1, one, 1, (size_t)n, &a, &cov, &sumsq))
+        a = NAN;
     *resid = 0;
-    for (int i = first; i < c->n; i++) {
-        double r = fabs(a * c->T[i] * c->T[i] / y[i] - 1);
+    for (int i = 0; i < n; i++) {
+        double r = fabs(a * x[i] - 1);
         *resid = r > *resid ? r : *resid;
     }
     return a;
@@ -529,7 +519,7 @@ int main(int argc, char **argv)
         if (share) {
             for (long i = 0; i < npts * o.repeat; i++)
                 share[i] = tc[i] / tw[i];
-            load = median(share, (int)(npts * o.repeat));
+            load = vla_median(share, (int)(npts * o.repeat));
             free(share);
         }
         long k = 0;
@@ -537,8 +527,8 @@ int main(int argc, char **argv)
             for (int mi = 0; mi < o.nm; mi++)
                 for (int di = 0; di < o.nd; di++)
                     for (int ti = 0; ti < o.nT; ti++, k++) {
-                        double cpu = median(tc + k * o.repeat, o.repeat);
-                        double wall = median(tw + k * o.repeat, o.repeat);
+                        double cpu = vla_median(tc + k * o.repeat, o.repeat);
+                        double wall = vla_median(tw + k * o.repeat, o.repeat);
                         double ns = o.clock_cpu ? cpu : wall;
                         add(&R, o.models[mi], o.precs[pi], o.ds[di], o.Ts[ti], ns, ns * o.Ts[ti],
                             1, cpu);
@@ -595,8 +585,8 @@ int main(int argc, char **argv)
                     }
                 }
                 cv->T[cv->n] = T;
-                cv->cpu[cv->n] = median(y, reps);
-                cv->ns[cv->n] = o.clock_cpu ? cv->cpu[cv->n] : median(x, reps);
+                cv->cpu[cv->n] = vla_median(y, reps);
+                cv->ns[cv->n] = o.clock_cpu ? cv->cpu[cv->n] : vla_median(x, reps);
                 last_T = T;
                 last_ns = cv->ns[cv->n];
                 cv->n++;

@@ -387,8 +387,14 @@ void vla_lyap_free(vla_lyap *l);
 /* log-spaced checkpoints: about per_decade per decade in 1..T, always including T; returns the count,
  * writes at most max of them ascending. */
 long vla_checkpoints(long T, int per_decade, long *out, long max);
-/* least-squares slope of log y against log x */
+/* The least-squares line of log y against log x over the points where both logs exist (at most
+ * 1024), by GSL's gsl_fit_linear: its slope and the slope's standard error (NaN from two points,
+ * which the line fits exactly). VLA_ERANGE (slope NaN) with fewer than two points or a constant
+ * x. vla_loglog_slope: the slope alone. */
+int vla_loglog_fit(const double *x, const double *y, long n, double *slope, double *se);
 double vla_loglog_slope(const double *x, const double *y, long n);
+/* the median of x[0..n-1], which it sorts in place (GSL); NaN for n < 1 */
+double vla_median(double *x, long n);
 
 /* ---- results (section 9) ---- */
 typedef struct vla_dat vla_dat;

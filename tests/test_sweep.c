@@ -477,8 +477,11 @@ TEST(sweep_failure)
     snprintf(e, sizeof e, "%s/err", dir);
     CHECK_EQ_INT(sh("bin/vla-sweep -j 2 --out %s/t %s 2>%s", dir, p, e), 1);
     char *err = slurp(e);
+    char want[700];
+    snprintf(want, sizeof want, "command: %s --steps 200 --d 8 --precision f99 --out",
+             bin("vla-statenorm"));
     CHECK_MSG(err && strstr(err, "FAILED sn/f99: exit 2: vla-statenorm: --precision: unknown 'f99'") &&
-                  strstr(err, "command: bin/vla-statenorm --steps 200 --d 8 --precision f99 --out"),
+                  strstr(err, want),
               "the failure report: %s", err ? err : "");
     CHECK_MSG(err && strstr(err, "2 ran ok, 0 complete before (skipped), 1 failed"), "%s", err);
     free(err);
@@ -488,7 +491,9 @@ TEST(sweep_failure)
     CHECK(access(e, F_OK) == 0);
     snprintf(e, sizeof e, "%s/t/bad.manifest.tsv", dir);
     char *m = slurp(e);
-    CHECK_MSG(m && strstr(m, "sn/f99\tbin/vla-statenorm --steps 200 --d 8 --precision f99 --out ") &&
+    snprintf(want, sizeof want, "sn/f99\t%s --steps 200 --d 8 --precision f99 --out ",
+             bin("vla-statenorm"));
+    CHECK_MSG(m && strstr(m, want) &&
                   strstr(m, "\tfailed\t") && strstr(m, "\texit 2: vla-statenorm: --precision: "
                                                        "unknown 'f99'"),
               "manifest: %s", m ? m : "");
@@ -558,9 +563,9 @@ TEST_SLOW(sweep_slurm)
     const char *t1 = s ? strstr(s, "\n1)\n") : NULL;
     for (int i = 0; s && i < 4; i++) {
         char cmd[512];
-        snprintf(cmd, sizeof cmd, "'bin/vla-statenorm --steps 200 --stream lmlike --d 8 --model %s "
+        snprintf(cmd, sizeof cmd, "'%s --steps 200 --stream lmlike --d 8 --model %s "
                                   "--precision %s --out %s/s/%s.dat'",
-                 i < 2 ? "la" : "vla3", i % 2 ? "f16" : "f32", dir, cases4[i]);
+                 bin("vla-statenorm"), i < 2 ? "la" : "vla3", i % 2 ? "f16" : "f32", dir, cases4[i]);
         const char *at = strstr(s, cmd);
         CHECK_MSG(at && count_lines(s, cmd) == 1 && t1 && (i < 3 ? at < t1 : at > t1),
                   "case %d (%s) in the script", i, cmd);
