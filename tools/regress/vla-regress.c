@@ -49,7 +49,7 @@
  * zero and any margin would do for a rerun. The margin is there for changes that move the
  * rounding errors without making them worse: a reduction summed in another order, a libm whose
  * exp or log differs in the last bit (and so the inputs). Summing every dot product from its
- * last term (VLA_PLANT 3) moved the 408 cases by -0.28..+0.27 bit (mean |change| 0.02); with
+ * last term (tests/regress/plants/3.sed) moved the 408 cases by -0.28..+0.27 bit (mean |change| 0.02); with
  * one head and the worst checkpoint instead of the mean, by up to 1.5 bits, which is why the
  * number is a mean. Half a bit is above that spread and below what the faults cost that this
  * check exists for (binary16 accumulation in f16-f32: up to +1.8 bits). */
@@ -420,10 +420,16 @@ static int rg_group_key_eq(const vla_config *a, const vla_config *b)
            vla_prec_storage(a->prec) == vla_prec_storage(b->prec);
 }
 
+/* the policy that stores and computes in p's storage format: the exact reference takes its
+ * inputs rounded to that format (the lists: a format without such a policy would be a NaN case,
+ * never another format's reference) */
 static vla_prec rg_storage_prec(vla_prec p)
 {
-    static const vla_prec of[VLA_NFMT] = {VLA_F64, VLA_F32, VLA_F16, VLA_BF16};
-    return of[vla_prec_storage(p)];
+    for (int q = 0; q < VLA_NPREC; q++)
+        if (vla_prec_storage((vla_prec)q) == vla_prec_storage(p) &&
+            vla_prec_compute((vla_prec)q) == vla_prec_storage(p))
+            return (vla_prec)q;
+    return VLA_NPREC;
 }
 
 /* one case on its backend, measured against its reference */
