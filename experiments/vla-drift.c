@@ -11,8 +11,8 @@
 
 #define DRIFT_COLUMNS                                                                              \
     "t a_drift a_resid a_lapack sym_defect lambda_min cond guard clamp nudge s_relerr o_relerr "     \
-    "a_moved"
-#define DRIFT_NCOL 13
+    "a_moved a_moved_diag"
+#define DRIFT_NCOL 14
 #define DRIFT_FN static __attribute__((unused))
 
 /* A run's M_t = lambda0 I + sum u' u'^T in double-double. The driver saves the accumulator in its
@@ -23,6 +23,7 @@ typedef struct {
     int pad_;
     long writes;    /* u' u'^T terms added */
     long moved;     /* entries of A that changed, summed over the steps of this window */
+    long moved_diag; /* ... of them on the diagonal */
     long steps;     /* ... and those steps */
     double hilo[];  /* hi[d * d], then lo[d * d], then A at the previous step */
 } drift_acc;
@@ -186,8 +187,11 @@ static void moved_count(vla_run *r, drift_acc *a)
     size_t n = (size_t)a->d * a->d;
     double *prev = a->hilo + 2 * n;
     vla_model_get(r->m, VLA_Q_A, A);
-    for (size_t i = 0; i < n; i++)
-        a->moved += memcmp(&A[i], &prev[i], sizeof *A) != 0;
+    for (size_t i = 0; i < n; i++) {
+        int moved = memcmp(&A[i], &prev[i], sizeof *A) != 0;
+        a->moved += moved;
+        a->moved_diag += moved && i % (size_t)(a->d + 1) == 0;
+    }
     memcpy(prev, A, n * sizeof *A);
     a->steps++;
 }
@@ -218,9 +222,11 @@ static int on_checkpoint(vla_run *r, void *acc, vla_rows *rows, void *ctx)
     drift_acc *a = acc;
     double row[DRIFT_NCOL];
     int e = drift_measure(r->m, r->ref, acc, r->t, row);
-    if (a->steps) /* the fraction of entries changed per step, over the window */
+    if (a->steps) { /* the fraction of entries changed per step, over the window */
         row[12] = (double)a->moved / ((double)a->steps * a->d * a->d);
-    a->moved = a->steps = 0;
+        row[13] = (double)a->moved_diag / ((double)a->steps * a->d);
+    }
+    a->moved = a->moved_diag = a->steps = 0;
     return e ? e : vla_rows_add(rows, row);
 }
 
@@ -259,7 +265,10 @@ int main(int argc, char **argv)
                    "  s_relerr    ||S_t - S_t^ref||_F / ||S_t^ref||_F\n"
                    "  o_relerr    ||o_t - o_t^ref|| / ||o_t^ref||\n"
                    "  a_moved     the fraction of A's entries a step changed, over the steps since the\n"
-                   "              previous checkpoint (0: A stagnates; nan for chol, which keeps no A)",
+                   "              previous checkpoint (0: A stagnates; nan for chol, which keeps no A)\n"
+                   "  a_moved_diag  the same for the diagonal alone: its entries are the largest, and\n"
+                   "              stall first, while the small off-diagonal ones, whose ulp shrinks\n"
+                   "              with them, keep moving",
         .example = "vla-drift --model vla3 --precision f16 --set nudge=off --stream lmlike --steps "
                    "1e4 --out data/drift-f16.dat",
         .default_steps = 10000,
