@@ -394,30 +394,30 @@ figures-list:
 # tables must exist (make figures).
 LONG_TABLES = $(foreach f,$(FIGS_LONG),$(call fig_tables,$(f)))
 PAPER_LONG := $(if $(LONG_TABLES),$(if $(filter-out $(wildcard $(LONG_TABLES)),$(LONG_TABLES)),,$(FIGS_LONG)))
-PAPER_FIGS := $(FIGS) $(PAPER_LONG)
+PAPER_FIGS := $(filter-out heatmap,$(FIGS)) $(PAPER_LONG)
 PAPER_DATA  = $(foreach f,$(PAPER_FIGS),$(call fig_tables,$(f)))
 PAPER_TRACE := $(SHARED)/data/lmtrace-seed7/exp2_final.json
-PAPER_GEN   := paper/generated/numbers.tex paper/generated/claims.tex paper/generated/runs.tex \
-               paper/generated/claims.md
+PAPER_GEN   := $(foreach f,numbers.tex claims.tex runs.tex tracks.tex stagnation.tex claims.md tracks.md \
+               stagnation.md,paper/generated/$(f))
 $(PAPER_GEN) &: paper/gen-numbers.sh $(PAPER_DATA) $(PAPER_TRACE)
 	sh paper/gen-numbers.sh $(DATA) $(SHARED) paper/generated
 paper: paper/vla-stability.pdf
 paper/vla-stability.pdf: paper/vla-stability.tex $(PAPER_GEN) $(PAPER_FIGS:%=$(FIGDIR)/%.pdf)
 	cd paper && TEXINPUTS='$(abspath $(FIGDIR))/:' latexmk -pdf -g -interaction=nonstopmode -halt-on-error -outdir=build vla-stability.tex
 	cp paper/build/vla-stability.pdf $@
-	@sh paper/gen-numbers.sh --check-readme paper/generated/claims.md README.md
+	@sh paper/gen-numbers.sh --check-readme paper/generated README.md
 deps-paper:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends latexmk \
 	    texlive-latex-base texlive-latex-recommended texlive-fonts-recommended poppler-utils
 
-# the README's snapshot: its figures as make figures (and figures-long) drew them, and the claims
-# table as the paper has it
-README_FIGS := $(FIGS) $(FIGS_LONG)
-readme-update: $(README_FIGS:%=$(FIGDIR)/%.png) paper/generated/claims.md
+# the README's snapshot: its figures as make figures (and figures-long) drew them, and the claims,
+# tracks and stagnation tables as the paper has them
+README_FIGS := $(FIGS) $(PAPER_LONG)
+readme-update: $(README_FIGS:%=$(FIGDIR)/%.png) $(PAPER_GEN)
 	@mkdir -p docs/figures
 	cp $(README_FIGS:%=$(FIGDIR)/%.png) docs/figures/
-	sh paper/gen-numbers.sh --splice-readme paper/generated/claims.md README.md
+	sh paper/gen-numbers.sh --splice-readme paper/generated README.md
 
 # make and the sweep file agree: every table make figures and figures-long make is a case of the
 # sweep, with the sweep's command, and every case feeds a figure
