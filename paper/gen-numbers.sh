@@ -144,7 +144,7 @@ tomd() { perl -e '
     s/\\lambda_\{\\min\}/λ_min/g; s/\\lambda_0/λ0/g; s/\\lambda/λ/g; s/\\delta/δ/g; s/\\beta/β/g;
     s/\\hat\\alpha/α̂/g; s/\\hat k/k̂/g; s/\\cdot/·/g; s/\\le(?![a-z])/≤/g; s/\\ge(?![a-z])/≥/g;
     s/\\in(?![a-z])/∈/g; s/\\approx/≈/g; s/\\times\s*/×/g; s/\\\|/‖/g; s/\\,/,/g; s/\\%/%/g;
-    s/\^\{([^{}]*)\}/($1 =~ m{^[-\w.]+$}) ? "^$1" : "^($1)"/ge; s/_\{([^{}]*)\}/_$1/g; s/\$//g; s/\{\}//g; s/~/ /g; s/--/–/g;
+    s/\^\{([^{}]*)\}/my $x = $1; $x =~ m{^[-\w.]+$} ? "^$x" : "^($x)"/ge; s/_\{([^{}]*)\}/_$1/g; s/\$//g; s/\{\}//g; s/~/ /g; s/--/–/g;
     s/``|'"''"'/"/g; s/\s*\n\s*/ /g; s/^\s+|\s+$//g; s/\|/\\|/g; print' "$MACROS"; }
 def() { printf '\\newcommand{\\%s}{%s}\n' "$1" "$2" >> "$NUM"; }
 # LaTeX text of a command line: escaped, breakable after '/', '=', ',' and ':'
@@ -508,7 +508,7 @@ if [ $LONG = 1 ]; then
     def LgFsOrelA "$(fmt "$(at "$(lg f32)" "$t4" 7)" 2)"; def LgFsOrelB "$(fmt "$(at "$(lg f32)" "$t5" 7)" 2)"
     def LgTa "$(fmt "$t4" 3)"; def LgTb "$(fmt "$t5" 3)"
     lo=$(awk '!/^#/ && NF { s[$1] += $3; n[$1]++ } END { for (t in s) print s[t] / n[t], t }' "$(lg f64)" | sort -g | head -1)
-    def LgAFdMin "$(fmt "${lo% *}" 3)"; def LgAFdMinT "$(fmt "${lo#* }" 2)"
+    def LgAFdMin "$(fmt "${lo% *}" 3)"; def LgAFdMinT "$(fmtint "${lo#* }")"
     printf '\\newif\\ifLong\\Longtrue\n' >> "$NUM"
 else
     def LgT '\ensuremath{10^{7}}'

@@ -1,7 +1,8 @@
 # statenorm-long.gp: vla3 over 10^7 tokens (SPEC section 10, claims 1 and 6) in five precisions, from
 # bin/vla-statenorm tables of 8 heads each beside a binary64 run of the same inputs (--ref f64):
 # (a) ||S_t||_F, (b) ||A_t||_F, (c) the relative error of S_t and (d) of the read-out o_t against
-# binary64. Lines: the mean over the heads still finite; bands: their range; crosses: where a head
+# binary64. Lines: the mean over the heads still finite; bands: their range (in (a) and (b), where
+# the precisions' ranges overlap, binary64's only); crosses: where a head
 # turns NaN (at its last finite value); binary64 (black, dashed) is the same recurrence with the
 # least rounding.
 # Usage: gnuplot -e "dir='data'; out='figures/statenorm-long'" plots/statenorm-long.gp
@@ -29,17 +30,17 @@ do for [cols_ in SIZES] {
     c = cols_ + 0
     eval begin(c, c == 2 ? 4.9 : 7.6)
     if (c == 2) {
-        G_rows = 2; G_cols = 2; G_left = 0.08; G_right = 0.99; G_bottom = 0.09; G_top = 0.9
+        G_rows = 2; G_cols = 2; G_left = 0.08; G_right = 0.99; G_bottom = 0.09; G_top = 0.88
         G_hsp = 0.07; G_vsp = 0.12
     } else {
-        G_rows = 4; G_cols = 1; G_left = 0.16; G_right = 0.97; G_bottom = 0.05; G_top = 0.9
+        G_rows = 4; G_cols = 1; G_left = 0.16; G_right = 0.97; G_bottom = 0.05; G_top = 0.88
         G_vsp = 0.065
     }
     eval keyarea(c == 2 ? 8 : 4)
     plot for [p in LP] NaN w l lw lw(p) dt dt(p) lc rgb prec_color(p) t p, \
-         NaN w filledcurves fs transparent solid 0.2 noborder lc rgb '#888888' t 'range of the heads', \
+         NaN w filledcurves fs transparent solid 0.2 noborder lc rgb '#888888' t 'range of heads', \
          NaN w p pt PT_END ps PS lc rgb '#444444' t 'end', \
-         NaN w p pt PT_NAN ps 1.1 lw 2 lc rgb '#444444' t 'a head turns NaN'
+         NaN w p pt PT_NAN ps 1.1 lw 2 lc rgb '#444444' t 'head turns NaN'
     eval keydone
     set logscale xy
     set format x '10^{%T}'
@@ -55,7 +56,8 @@ do for [cols_ in SIZES] {
         if (k == 2) { set yrange [2 : 200]; set ytics (2, 5, 10, 20, 50, 100, 200); set format y '%g' }
         if (k == 3) { set yrange [1e-9 : 10]; set ytics 1e-8, 100, 1; set format y '10^{%T}' }
         if (k == 4) { set yrange [1e-9 : 1e6]; set ytics 1e-8, 100, 1e6; set format y '10^{%T}' }
-        plot for [p in panel_precs(k)] band(tab(p), cols[k]) u 1:3:4 w filledcurves fs transparent solid 0.2 noborder lc rgb prec_color(p), \
+        # (a), (b): the precisions' ranges overlap; only binary64's is drawn
+        plot for [p in (k <= 2 ? 'f64' : panel_precs(k))] band(tab(p), cols[k]) u 1:3:4 w filledcurves fs transparent solid (k <= 2 ? 0.15 : 0.2) noborder lc rgb (k <= 2 ? '#777777' : prec_color(p)), \
              for [p in panel_precs(k)] band(tab(p), cols[k]) u 1:2 w l lw lw(p) dt dt(p) lc rgb prec_color(p), \
              for [p in panel_precs(k)] band(tab(p), cols[k]) . ' | tail -1' u 1:2 w p pt PT_END ps PS lc rgb prec_color(p), \
              for [p in panel_precs(k)] ends(tab(p), cols[k]) u 1:($3 > 0 ? $2 : NaN) w p pt PT_NAN ps 1.1 lw 2 lc rgb prec_color(p)
