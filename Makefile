@@ -341,8 +341,9 @@ endif
 # matches, and plots/<figure>.gp draws it in two sizes, a double-column (7 in) and a single-column
 # (3.4 in, NAME-1col) figure, each as PDF and PNG. Figures go to $(FIGDIR) and data to $(DATA), both
 # outside the tracked tree: make figures never dirties the commit that its tables and the paper
-# name. `make readme-update` copies the README's figures into docs/figures/ and its claims table
-# from the paper's, for a commit. About 6 minutes on 2 idle cores; figures-long about 40 more.
+# name. `make readme-update` copies the README's figures into docs/figures/ and its claims, tracks
+# and stagnation tables from the paper's, for a commit. About 6 minutes on 2 idle cores;
+# figures-long about an hour of CPU time more (its five runs, two at a time with -j2).
 DATA      ?= data
 FIGDIR    ?= figures
 SHARED    ?= ../shared
@@ -390,8 +391,9 @@ figures-list:
 # `make paper` builds paper/vla-stability.pdf from the tables and the figures of make figures (and
 # of figures-long when its tables are there); `make deps-paper` installs TeX from Debian (as root).
 # paper/gen-numbers.sh turns the tables into the numbers, the claims table (LaTeX, and Markdown for
-# the README) and the table of drift runs (paper/generated/). It runs no experiment: the paper's
-# tables must exist (make figures).
+# the README) and the tables of drift runs, of the ways of tracking A and of stagnation
+# (paper/generated/). Right after make figures it runs no experiment (the programs' objects are kept,
+# so nothing is relinked, and every table is newer than its program).
 LONG_TABLES = $(foreach f,$(FIGS_LONG),$(call fig_tables,$(f)))
 PAPER_LONG := $(if $(LONG_TABLES),$(if $(filter-out $(wildcard $(LONG_TABLES)),$(LONG_TABLES)),,$(FIGS_LONG)))
 PAPER_FIGS := $(filter-out heatmap,$(FIGS)) $(PAPER_LONG)

@@ -46,7 +46,7 @@ do for [cols in SIZES] {
     c = cols + 0
     eval begin(c, c == 2 ? 4.6 : 6.9)
     if (c == 2) {
-        G_rows = 2; G_cols = 3; G_left = 0.075; G_right = 0.99; G_bottom = 0.1; G_top = 0.845
+        G_rows = 2; G_cols = 3; G_left = 0.085; G_right = 0.99; G_bottom = 0.1; G_top = 0.845
         G_hsp = 0.06; G_vsp = 0.125
     } else {
         G_rows = 3; G_cols = 2; G_left = 0.2; G_right = 0.95; G_bottom = 0.065; G_top = 0.85
