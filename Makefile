@@ -73,6 +73,9 @@ $(BUILD)/libvlastab.a: $(LIB_OBJ)
 $(BUILD)/libvlaref.a: $(REF_OBJ)
 	ar rcs $@ $^
 
+# the programs' objects are kept: deleted as intermediates, they would be rebuilt, the programs
+# relinked and every table of make figures made again at the next make
+.SECONDARY: $(PROG_SRC:%.c=$(BUILD)/%.o)
 $(BIN)/%: $(BUILD)/experiments/%.o $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
 	@mkdir -p $(@D)
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
@@ -105,7 +108,7 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 	    build-essential libmpfr-dev libgmp-dev liblapacke-dev liblapack-dev libblas-dev \
-	    libgsl-dev gnuplot-nox pkg-config openmpi-bin libopenmpi-dev slurm-wlm munge
+	    libgsl-dev gnuplot-nox poppler-utils pkg-config openmpi-bin libopenmpi-dev slurm-wlm munge
 
 clean:
 	rm -rf build build-san bin
@@ -384,172 +387,97 @@ ifneq ($(SAN),1)
 test: test-install
 endif
 
-# ---- the paper (paper/): `make paper` builds paper/vla-stability.pdf from the tables in data/ and
-# the figures that plots/*.gp draw from them into figures/ (`make figures`); `make deps-paper`
-# installs TeX from Debian (as root). paper/gen-numbers.sh turns the tables into the numbers and
-# the claims table (paper/generated/*.tex), so the PDF depends on every table it reads; a figure
-# older than a table it plots stops the build rather than reach the PDF.
-PAPER_FIGS   := statenorm jacobian drift guards recall scaling
-PAPER_MODELS := la delta rls vla1 vla3
-PAPER_PRECS  := f32 f16 bf16 f16-f32 bf16-f32
-PAPER_DATA_statenorm := $(foreach s,lmlike trace,$(PAPER_MODELS:%=data/statenorm-$(s)-%.dat))
-PAPER_DATA_jacobian  := $(patsubst %,data/jacobian-%.dat,vla3-lmlike-f64 vla3-lmlike-f32 \
-                        vla3-gauss-f64 rls-gauss-f64 vla1-lmlike-f64 vla1-gauss-f64 la-lmlike-f64)
-PAPER_DATA_drift     := $(foreach p,$(PAPER_PRECS),$(foreach n,on off,data/drift-vla3-$(p)-nudge$(n).dat)) \
-                        $(foreach p,f64 f32,$(foreach l,1 1e-6,data/drift-rls-$(p)-l$(l).dat))
-PAPER_DATA_guards    := $(foreach k,vla1 rls,$(PAPER_PRECS:%=data/guards-$(k)-%.dat)) \
-                        $(PAPER_PRECS:%=data/drift-vla3-%-nudgeoff.dat)
-PAPER_DATA_recall    := data/recall-capacity.dat data/recall-retention.dat
-PAPER_DATA_scaling   := data/scaling.dat
-# (long-vla3-*.dat, a longer set of the vla3 drift runs, is used when present, not required)
-PAPER_DATA := $(sort $(foreach f,$(PAPER_FIGS),$(PAPER_DATA_$(f))) \
-              $(wildcard data/drift-*.dat data/long-*.dat))
-PAPER_TRACE := ../shared/data/lmtrace-seed7/exp2_final.json
-PAPER_GEN   := paper/generated/numbers.tex paper/generated/claims.tex paper/generated/runs.tex
-.PHONY: paper deps-paper
-paper: paper/vla-stability.pdf
+# ---- the figures (`make figures`, plots/) and the paper (`make paper`, paper/). sweeps/paper.sweep
+# lists every table of the figures with its command: the one list of the grid. $(SWEEP_MK) turns its
+# case list (bin/vla-sweep --dry-run) into one rule per table, so that make and vla-sweep make the
+# same tables with the same commands (tests/test_grid.sh checks it). A table depends on its program,
+# so a changed program remakes it, except the 10^7-token tables of figures-long (40 minutes), which
+# are made only when missing. Each figure depends on the tables whose case names FIG_TABLES_<figure>
+# matches, and plots/<figure>.gp draws it in two sizes, a double-column (7 in) and a single-column
+# (3.4 in, NAME-1col) figure, each as PDF and PNG. Figures go to $(FIGDIR) and data to $(DATA), both
+# outside the tracked tree: make figures never dirties the commit that its tables and the paper
+# name. `make readme-update` copies the README's figures into docs/figures/ and its claims, tracks
+# and stagnation tables from the paper's, for a commit. About 6 minutes on 2 idle cores;
+# figures-long about an hour of CPU time more (its five runs, two at a time with -j2).
+DATA      ?= data
+FIGDIR    ?= figures
+SHARED    ?= ../shared
+SWEEP     := sweeps/paper.sweep
+SWEEP_MK  := $(BUILD)/paper-sweep.mk
+FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap
+FIGS_LONG := statenorm-long
+FIG_TABLES_statenorm      := statenorm-lmlike-% statenorm-trace-%
+FIG_TABLES_drift          := drift-%
+FIG_TABLES_tracks         := tracks-%
+FIG_TABLES_stagnation     := stagnation-%
+FIG_TABLES_guards         := guards-% drift-vla3-%-nudgeoff
+FIG_TABLES_jacobian       := jacobian-%
+FIG_TABLES_recall         := recall-%
+FIG_TABLES_scaling        := scaling
+FIG_TABLES_heatmap        := heatmap-%
+FIG_TABLES_statenorm-long := statenorm-long-%
+fig_tables = $(filter $(FIG_TABLES_$(1):%=$(DATA)/%.dat),$(SWEEP_TABLES))
+fig_files  = $(foreach x,png pdf,$(FIGDIR)/$(1).$(x) $(FIGDIR)/$(1)-1col.$(x))
+# a table's prerequisite on its program: order-only for the long ones
+table_prog = $(if $(filter $(foreach f,$(FIGS_LONG),$(FIG_TABLES_$(f))),$(1)),| )$(2)
+.PHONY: figures figures-long figures-list paper deps-paper readme-update test-grid
+ifneq ($(filter figures figures-long figures-list paper readme-update $(DATA)/% $(FIGDIR)/% paper/%,$(MAKECMDGOALS)),)
+include $(SWEEP_MK)
+endif
+$(SWEEP_MK): $(SWEEP) sweeps/make-rules.awk bin/vla-sweep
+	@mkdir -p $(@D)
+	bin/vla-sweep --dry-run --out data $(SWEEP) | awk -f sweeps/make-rules.awk > $@.tmp && mv $@.tmp $@
+
+define fig_rule
+$(call fig_files,$(1)) &: plots/$(1).gp plots/style.gp $$(call fig_tables,$(1))
+	@mkdir -p $(FIGDIR)
+	gnuplot -e "dir='$(DATA)'; out='$(FIGDIR)/$(1)'; shared='$(SHARED)'" plots/$(1).gp
+endef
+$(foreach f,$(FIGS) $(FIGS_LONG),$(eval $(call fig_rule,$(f))))
+
+figures: $(foreach f,$(FIGS),$(call fig_files,$(f)))
+	@echo "figures: $(FIGS:%=$(FIGDIR)/%) (.pdf, .png, -1col); tables in $(DATA)/"
+figures-long: $(call fig_files,statenorm-long)
+	@echo "figures-long: $(FIGDIR)/statenorm-long; tables in $(DATA)/"
+# each figure and the tables it draws, one line each (tests/test_grid.sh reads it)
+figures-list:
+	@$(foreach f,$(FIGS) $(FIGS_LONG),echo '$(f): $(call fig_tables,$(f))';)
+
+# `make paper` builds paper/vla-stability.pdf from the tables and the figures of make figures (and
+# of figures-long when its tables are there); `make deps-paper` installs TeX from Debian (as root).
+# paper/gen-numbers.sh turns the tables into the numbers, the claims table (LaTeX, and Markdown for
+# the README) and the tables of drift runs, of the ways of tracking A and of stagnation
+# (paper/generated/). Right after make figures it runs no experiment (the programs' objects are kept,
+# so nothing is relinked, and every table is newer than its program).
+LONG_TABLES = $(foreach f,$(FIGS_LONG),$(call fig_tables,$(f)))
+PAPER_LONG := $(if $(LONG_TABLES),$(if $(filter-out $(wildcard $(LONG_TABLES)),$(LONG_TABLES)),,$(FIGS_LONG)))
+PAPER_FIGS := $(filter-out heatmap,$(FIGS)) $(PAPER_LONG)
+PAPER_DATA  = $(foreach f,$(PAPER_FIGS),$(call fig_tables,$(f)))
+PAPER_TRACE := $(SHARED)/data/lmtrace-seed7/exp2_final.json
+PAPER_GEN   := $(foreach f,numbers.tex claims.tex runs.tex tracks.tex stagnation.tex claims.md tracks.md \
+               stagnation.md,paper/generated/$(f))
 $(PAPER_GEN) &: paper/gen-numbers.sh $(PAPER_DATA) $(PAPER_TRACE)
-	sh paper/gen-numbers.sh data ../shared paper/generated
-# the figure rules make figures/NAME.png and .pdf together: depend on the .png so that make redraws
-# them when their tables change, and check the .pdf beside it
-paper/vla-stability.pdf: paper/vla-stability.tex $(PAPER_GEN) $(PAPER_FIGS:%=figures/%.png)
-	@stale=''; $(foreach f,$(PAPER_FIGS),for d in $(PAPER_DATA_$(f)); do \
-	    [ ! $$d -nt figures/$(f).pdf ] || stale="$$stale figures/$(f).pdf (older than $$d)"; done;) \
-	if [ -n "$$stale" ]; then echo "paper: stale figures:$$stale; run make figures" >&2; exit 1; fi
-	cd paper && latexmk -pdf -g -interaction=nonstopmode -halt-on-error -outdir=build vla-stability.tex
+	sh paper/gen-numbers.sh $(DATA) $(SHARED) paper/generated
+paper: paper/vla-stability.pdf
+paper/vla-stability.pdf: paper/vla-stability.tex $(PAPER_GEN) $(PAPER_FIGS:%=$(FIGDIR)/%.pdf)
+	cd paper && TEXINPUTS='$(abspath $(FIGDIR))/:' latexmk -pdf -g -interaction=nonstopmode -halt-on-error -outdir=build vla-stability.tex
 	cp paper/build/vla-stability.pdf $@
+	@sh paper/gen-numbers.sh --check-readme paper/generated README.md
 deps-paper:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends latexmk \
 	    texlive-latex-base texlive-latex-recommended texlive-fonts-recommended poppler-utils
 
-# ---- the main job: `make figures` runs the default experiments into data/ and renders every
-# figure into figures/ (PNG and PDF). Each table depends on its program and each figure on its
-# tables and script, so a stale figure is remade; the commands are also in every table's header.
-# About 10 minutes on 2 idle cores; `make figures-long` takes the state norms to 10^7 steps.
-SHARED  ?= ../shared
-TRACE   := $(SHARED)/data/lmtrace-seed7
-PREC16  := f32 f16 bf16 f16-f32 bf16-f32
-MODELS  := la delta rls vla1 vla3
-FIGS    := drift guards heatmap jacobian recall statenorm scaling tracks stagnation
-TRACKS  := sm smsym joseph chol comp sr # file-name tokens: smsym is --track sm-sym
-# the ways of tracking A each precision has (comp: uniform formats; sr: 16-bit storage, f32 arithmetic)
-tracks_of = $(filter-out $(if $(filter f16-f32 bf16-f32,$(1)),comp,sr),$(TRACKS))
-TRACK_DAT := $(foreach p,$(PREC16),$(foreach t,$(call tracks_of,$(p)),data/tracks-vla3-$(p)-$(t).dat))
-DRIFT_DAT := $(foreach p,$(PREC16),data/drift-vla3-$(p)-nudgeon.dat data/drift-vla3-$(p)-nudgeoff.dat) \
-             $(foreach p,f64 f32,$(foreach l,1 1e-6,data/drift-rls-$(p)-l$(l).dat))
-GUARD_DAT := $(foreach p,$(PREC16),data/guards-vla1-$(p).dat data/guards-rls-$(p).dat)
-JAC_RUNS  := vla3-lmlike-f64 vla3-lmlike-f32 vla3-gauss-f64 rls-gauss-f64 vla1-lmlike-f64 vla1-gauss-f64 la-lmlike-f64
-JAC_DAT   := $(JAC_RUNS:%=data/jacobian-%.dat)
-STATE_DAT := $(MODELS:%=data/statenorm-lmlike-%.dat) $(MODELS:%=data/statenorm-trace-%.dat)
-STATE_STEPS ?= 1e6
-.PHONY: figures figures-long
-.SECONDARY:
-figures: $(FIGS:%=figures/%.png)
-	@echo "figures: $(FIGS:%=figures/%.png) (and .pdf); tables in data/"
-figures-long:
-	$(MAKE) STATE_STEPS=1e7 figures figures/statenorm-long.png
+# the README's snapshot: its figures as make figures (and figures-long) drew them, and the claims,
+# tracks and stagnation tables as the paper has them
+README_FIGS := $(FIGS) $(PAPER_LONG)
+readme-update: $(README_FIGS:%=$(FIGDIR)/%.png) $(PAPER_GEN)
+	@mkdir -p docs/figures
+	cp $(README_FIGS:%=$(FIGDIR)/%.png) docs/figures/
+	sh paper/gen-numbers.sh --splice-readme paper/generated README.md
 
-# vla3 to 10^7 tokens in five precisions, each beside its binary64 reference, the runs side by
-# side in the CPU's vector lanes where the processor has them (the same table as --backend cpu,
-# byte for byte; f16 3.8x faster end to end)
-STATE_BACKEND ?= $(if $(shell grep -qwE 'avx512f|avx2' /proc/cpuinfo 2>/dev/null && echo y),lanes,cpu)
-data/statenorm-long-vla3-%.dat: bin/vla-statenorm
-	@mkdir -p data
-	bin/vla-statenorm --model vla3 --precision $* --stream lmlike --d 32 --steps 1e7 --runs 8 --ref $(if $(filter f64,$*),none,f64) --backend $(STATE_BACKEND) --out $@
-figures/statenorm-long.png: plots/statenorm-long.gp $(foreach p,f64 f32 f16-f32 f16 bf16,data/statenorm-long-vla3-$(p).dat)
-	@mkdir -p figures
-	gnuplot -e "dir='data'; out='figures/statenorm-long'" plots/statenorm-long.gp
-
-data/drift-vla3-%-nudgeon.dat: bin/vla-drift
-	@mkdir -p data
-	bin/vla-drift --model vla3 --stream lmlike --d 32 --precision $* --set nudge=on --steps 3e5 --ref f64 --out $@
-data/drift-vla3-%-nudgeoff.dat: bin/vla-drift
-	@mkdir -p data
-	bin/vla-drift --model vla3 --stream lmlike --d 32 --precision $* --set nudge=off --steps 3e5 --ref f64 --out $@
-# (two rules: a pattern rule with two targets would be one recipe making both)
-data/drift-rls-f64-l%.dat: bin/vla-drift
-	@mkdir -p data
-	bin/vla-drift --model rls --stream subspace:4,0.001 --d 32 --precision f64 --set lambda0=$* --steps 1e4 --ref exact --out $@
-data/drift-rls-f32-l%.dat: bin/vla-drift
-	@mkdir -p data
-	bin/vla-drift --model rls --stream subspace:4,0.001 --d 32 --precision f32 --set lambda0=$* --steps 1e4 --ref exact --out $@
-data/guards-vla1-%.dat: bin/vla-drift
-	@mkdir -p data
-	bin/vla-drift --model vla1 --stream gauss:10 --precision $* --steps 1e5 --ref none --out $@
-data/guards-rls-%.dat: bin/vla-drift
-	@mkdir -p data
-	bin/vla-drift --model rls --stream subspace:4,0.001 --set guard=on --set lambda0=1e-3 --precision $* --steps 1e5 --ref none --out $@
-data/tracks-vla3-%.dat: bin/vla-drift
-	@mkdir -p data
-	bin/vla-drift --model vla3 --stream lmlike --d 32 --precision $(patsubst %-$(lastword $(subst -, ,$*)),%,$*) --track $(subst smsym,sm-sym,$(lastword $(subst -, ,$*))) --set nudge=off --steps 1e5 --ref f64 --checkpoints 5 --out $@
-# time per step of each (precision, way) on one core, beside its drift at t = 10^4
-data/tracks-cost.dat: $(TRACK_DAT) bin/vla-scaling
-	@mkdir -p data
-	@{ echo "# vlastab: time per step (bin/vla-scaling --clock cpu, vla3, d = 32, T = 2000, median of 3)"; \
-	   echo "# and a_drift at t = 10^4 in data/tracks-vla3-PREC-TRACK.dat"; \
-	   echo "# prec: 1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32; track: 1 sm, 2 sm-sym, 3 joseph, 4 chol, 5 comp, 6 sr"; \
-	   echo "# columns: prec track ns_per_step a_drift"; } > $@.tmp
-	@pi=0; for p in $(PREC16); do pi=$$((pi+1)); ti=0; for t in $(TRACKS); do ti=$$((ti+1)); \
-	    f=data/tracks-vla3-$$p-$$t.dat; test -s $$f || continue; \
-	    ns=$$(bin/vla-scaling --models vla3 --precision $$p --track $$(echo $$t | sed s/smsym/sm-sym/) --set nudge=off --ds 32 --Ts 2000 \
-	          --repeat 3 --clock cpu --softmax-budget 0.01 | awk '!/^#/ && NF {print $$5; exit}'); \
-	    dr=$$(awk '!/^#/ && NF && $$1 == 10000 {print $$2}' $$f); \
-	    echo "$$pi $$ti $$ns $$dr" >> $@.tmp; done; done
-	mv $@.tmp $@
-STAG_DAT := $(foreach p,f16 bf16,$(foreach s,lmlike gauss,$(foreach d,8 16 32 64,data/stagnation-$(p)-$(s)-d$(d).dat)))
-data/stagnation-%.dat: bin/vla-drift
-	@mkdir -p data
-	bin/vla-drift --model vla3 --precision $(word 1,$(subst -, ,$*)) --stream $(word 2,$(subst -, ,$*)) --d $(patsubst d%,%,$(word 3,$(subst -, ,$*))) --set nudge=off --steps 1e5 --ref none --checkpoints 5 --out $@
-data/heatmap-vla3-f32.dat: bin/vla-heatmap
-	@mkdir -p data
-	bin/vla-heatmap --model vla3 --stream lmlike --d 32 --precision f32 --at 10,1000,100000 --out $@
-data/jacobian-%.dat: bin/vla-jacobian
-	@mkdir -p data
-	bin/vla-jacobian --model $(word 1,$(subst -, ,$*)) --stream $(word 2,$(subst -, ,$*)) --precision $(word 3,$(subst -, ,$*)) --steps 100000 --out $@
-data/recall-capacity.dat: bin/vla-recall
-	@mkdir -p data
-	bin/vla-recall --runs 256 --out $@
-data/recall-retention.dat: bin/vla-recall
-	@mkdir -p data
-	bin/vla-recall --runs 128 --n 8 --gap 0,16,48,112,240,496,1008 --out $@
-data/statenorm-lmlike-%.dat: bin/vla-statenorm
-	@mkdir -p data
-	bin/vla-statenorm --model $* --stream lmlike --d 32 --steps $(STATE_STEPS) --runs 4 --precision f32 --out $@
-data/statenorm-trace-la.dat data/statenorm-trace-delta.dat data/statenorm-trace-vla3.dat: data/statenorm-trace-%.dat: bin/vla-statenorm
-	@mkdir -p data
-	bin/vla-statenorm --model $* --stream trace:$(TRACE)/$* --steps 1000 --runs 4 --precision f32 --checkpoints 20 --out $@
-data/statenorm-trace-rls.dat data/statenorm-trace-vla1.dat: data/statenorm-trace-%.dat: bin/vla-statenorm
-	@mkdir -p data
-	bin/vla-statenorm --model $* --stream trace:$(TRACE)/vla3 --steps 1000 --runs 4 --precision f32 --checkpoints 20 --out $@
-data/scaling.dat: bin/vla-scaling
-	@mkdir -p data
-	bin/vla-scaling --repeat 3 --clock cpu --out $@
-
-figures/drift.png: plots/drift.gp $(DRIFT_DAT)
-	@mkdir -p figures
-	gnuplot -e "dir='data'; out='figures/drift'" plots/drift.gp
-figures/guards.png: plots/guards.gp $(GUARD_DAT) $(filter %nudgeoff.dat,$(DRIFT_DAT))
-	@mkdir -p figures
-	gnuplot -e "dir='data'; out='figures/guards'" plots/guards.gp
-figures/heatmap.png: plots/heatmap.gp data/heatmap-vla3-f32.dat
-	@mkdir -p figures
-	gnuplot -e "in='data/heatmap-vla3-f32.dat'; out='figures/heatmap'" plots/heatmap.gp
-figures/jacobian.png: plots/jacobian.gp $(JAC_DAT)
-	@mkdir -p figures
-	gnuplot -e "in='$(JAC_DAT)'; out='figures/jacobian'" plots/jacobian.gp
-figures/recall.png: plots/recall.gp data/recall-capacity.dat data/recall-retention.dat
-	@mkdir -p figures
-	gnuplot -e "in='data/recall-capacity.dat data/recall-retention.dat'; out='figures/recall'" plots/recall.gp
-figures/statenorm.png: plots/statenorm.gp $(STATE_DAT)
-	@mkdir -p figures
-	gnuplot -e "dir='data'; out='figures/statenorm'; shared='$(SHARED)'" plots/statenorm.gp
-figures/tracks.png: plots/tracks.gp $(TRACK_DAT) data/tracks-cost.dat
-	@mkdir -p figures
-	gnuplot -e "dir='data'; out='figures/tracks'" plots/tracks.gp
-figures/stagnation.png: plots/stagnation.gp $(STAG_DAT)
-	@mkdir -p figures
-	gnuplot -e "dir='data'; out='figures/stagnation'" plots/stagnation.gp
-figures/scaling.png: plots/scaling.gp data/scaling.dat
-	@mkdir -p figures
-	gnuplot -e "dir='data'; out='figures/scaling'" plots/scaling.gp
+# make and the sweep file agree: every table make figures and figures-long make is a case of the
+# sweep, with the sweep's command, and every case feeds a figure
+test-grid: bin/vla-sweep
+	@MAKE='$(VLA_MAKE)' sh tests/test_grid.sh
+test: test-grid

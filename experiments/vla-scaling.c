@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define COLUMNS "model prec d T ns_per_step steps_per_s ns_total measured cpu_ns_per_step"
-#define NCOL 9
+#define COLUMNS "model prec track d T ns_per_step steps_per_s ns_total measured cpu_ns_per_step"
+#define NCOL 9 /* a row's numbers; the table adds the track, a name, as its third column */
 #define MAXL 32
 #define SOFTMAX (-1)
 
@@ -252,6 +252,18 @@ typedef struct {
     row_t *r;
     long n, cap;
 } rows_t;
+/* a row as the table has it: model, precision and track by name */
+static void put_row(vla_dat *out, const row_t *r, vla_track track)
+{
+    vla_model_kind m = (vla_model_kind)r->v[0];
+    double v[NCOL + 1] = {0, 0, 0};
+    memcpy(v + 3, r->v + 2, (NCOL - 2) * sizeof *v);
+    const char *names[NCOL + 1] = {
+        r->v[0] == SOFTMAX ? "softmax" : vla_model_name(m), vla_prec_name((vla_prec)r->v[1]),
+        r->v[0] != SOFTMAX && vla_model_has_A(m) ? vla_track_name(track) : "-"};
+    vla_dat_row_named(out, v, names, NCOL + 1);
+}
+
 static void add(rows_t *R, double m, double p, double d, double T, double ns_step, double ns_total,
                 double measured, double cpu_step)
 {
@@ -381,8 +393,9 @@ int main(int argc, char **argv)
             "Claim 5 of the source documents: O(T) cost, and a fused GPU kernel beating softmax\n"
             "beyond about 43,000 tokens; this program measures the CPU. --d, --steps, --model and\n"
             "--precision, when given, stand for one-element --ds, --Ts, --models, --precisions.",
-        .columns = "  model        0 la, 1 delta, 2 rls, 3 vla1, 4 vla3, -1 causal softmax\n"
-                   "  prec         0 f64, 1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32\n"
+        .columns = "  model        la, delta, rls, vla1, vla3, or softmax (causal softmax attention)\n"
+                   "  prec         f64, f32, f16, bf16, f16-f32 or bf16-f32\n"
+                   "  track        how A is tracked (--track); - for a model without A and softmax\n"
                    "  d            key dimension (= value dimension)\n"
                    "  T            sequence length\n"
                    "  ns_per_step  median ns per step (softmax: ns_total / T, which grows with T)\n"
@@ -640,8 +653,6 @@ int main(int argc, char **argv)
                              : "clock_gettime(CLOCK_MONOTONIC), wall clock", o.repeat);
     vla_dat_meta(out, "softmax", "causal, direct O(T^2 d): scores q_t . k_j / sqrt(d) for j <= t, "
                                  "max-shifted exp, weighted sum of v_j; strict C like the models");
-    vla_dat_meta(out, "codes", "model: 0 la, 1 delta, 2 rls, 3 vla1, 4 vla3, -1 softmax; prec: 0 f64, "
-                               "1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32");
     for (int pi = 0; pi < o.np; pi++)
         for (int di = 0; di < o.nd; di++) {
             const smcurve *cv = &sm[pi][di];
@@ -717,7 +728,7 @@ int main(int argc, char **argv)
     for (long i = 0; i < R.n; i++) {
         if (i && (R.r[i].v[0] != R.r[i - 1].v[0] || R.r[i].v[1] != R.r[i - 1].v[1]))
             vla_dat_block(out);
-        vla_dat_row(out, R.r[i].v, NCOL);
+        put_row(out, &R.r[i], c.cfg.track);
     }
     for (int pi = 0; pi < o.np; pi++) { /* one block per precision, so a plot can pick by code */
         vla_dat_block(out);
@@ -750,13 +761,13 @@ int main(int argc, char **argv)
                     ctot = cv->a_cpu * (double)Ts[i] * (double)Ts[i];
                 }
                 add(&R, SOFTMAX, o.precs[pi], o.ds[di], Ts[i], tot / Ts[i], tot, meas, ctot / Ts[i]);
-                vla_dat_row(out, R.r[R.n - 1].v, NCOL);
+                put_row(out, &R.r[R.n - 1], c.cfg.track);
             }
         }
     }
     vla_dat_block(out);
     for (long i = 0; i < X.n; i++)
-        vla_dat_row(out, X.r[i].v, NCOL);
+        put_row(out, &X.r[i], c.cfg.track);
     e = vla_dat_close(out);
     for (int di = 0; di < o.nd; di++)
         vla_inputs_free(&pools[di]);

@@ -280,6 +280,7 @@ typedef struct {
     const double *kp, *alpha; /* VLA_TAP_KP, VLA_TAP_ALPHA: the write's k' and alpha (d) */
     long a_moved;            /* VLA_TAP_MOVED: entries of A this step changed (-1: chol keeps no A,
                                 or a model without A; 0 on a read) */
+    long a_moved_diag;       /* ... of them on A's diagonal (-1 and 0 alike) */
 } vla_step_view;
 
 typedef struct {
@@ -405,6 +406,9 @@ int vla_dat_meta(vla_dat *f, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int vla_dat_columns(vla_dat *f, const char *names); /* space-separated */
 int vla_dat_row(vla_dat *f, const double *vals, int n);
+/* the same row with names in some cells: cell i is names[i] where names and names[i] are not NULL
+ * (one word, not a number: "vla3", "f16-f32"), else vals[i]. Tables write names, not enum codes. */
+int vla_dat_row_named(vla_dat *f, const double *vals, const char *const *names, int n);
 int vla_dat_block(vla_dat *f); /* two blank lines */
 int vla_dat_close(vla_dat *f);  /* flushes; VLA_EIO if anything failed to write */
 

@@ -610,49 +610,6 @@ TEST_SLOW(sweep_slurm)
     done(dir);
 }
 
-/* sweeps/paper.sweep makes every table the plot scripts read, under the names they read */
-TEST(sweep_paper)
-{
-    if (!have_bins())
-        return;
-    char *dir = scratch();
-    if (!dir)
-        return;
-    CHECK_EQ_INT(sh("bin/vla-sweep --dry-run --out %s/p sweeps/paper.sweep >%s/dry", dir, dir), 0);
-    char p[512];
-    snprintf(p, sizeof p, "%s/dry", dir);
-    char *dry = slurp(p);
-    static const char *models[] = {"la", "delta", "rls", "vla1", "vla3"};
-    static const char *precs[] = {"f32", "f16", "bf16", "f16-f32", "bf16-f32"};
-    char names[64][64];
-    int n = 0;
-    for (int i = 0; i < 5; i++) {
-        snprintf(names[n++], 64, "statenorm-lmlike-%s", models[i]);
-        snprintf(names[n++], 64, "statenorm-trace-%s", models[i]);
-        snprintf(names[n++], 64, "drift-vla3-%s-nudgeon", precs[i]);
-        snprintf(names[n++], 64, "drift-vla3-%s-nudgeoff", precs[i]);
-        snprintf(names[n++], 64, "guards-vla1-%s", precs[i]);
-        snprintf(names[n++], 64, "guards-rls-%s", precs[i]);
-    }
-    static const char *more[] = {"drift-rls-f64-l1", "drift-rls-f64-l1e-6", "drift-rls-f32-l1",
-                                 "drift-rls-f32-l1e-6", "heatmap-vla3-f32", "heatmap-vla3-f16",
-                                 "jacobian-la-lmlike-f64", "jacobian-vla1-lmlike-f64",
-                                 "jacobian-vla3-lmlike-f64", "jacobian-rls-gauss-f64",
-                                 "jacobian-vla1-gauss-f64", "jacobian-vla3-gauss-f64",
-                                 "jacobian-vla3-lmlike-f32", "recall-capacity", "recall-retention",
-                                 "scaling", "scaling-wall"};
-    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
-        snprintf(names[n++], 64, "%s", more[i]);
-    CHECK_MSG(dry && !strncmp(dry, "# 47 cases of sweeps/paper.sweep", 32), "%.200s", dry ? dry : "");
-    for (int i = 0; dry && i < n; i++) {
-        char want[128];
-        snprintf(want, sizeof want, "\n%.63s\trun\t", names[i]);
-        CHECK_MSG(strstr(dry, want), "paper.sweep has no case %s", names[i]);
-    }
-    free(dry);
-    done(dir);
-}
-
 /* runs a shell command line in dir (so that an injected command that ran would leave its canary
  * there, not in the repository); its exit status */
 static int sh_in(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
