@@ -181,11 +181,6 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
         }
     }
     vla_cli_provenance(out, c);
-    char list[512] = "";
-    for (int p = 0; p < np; p++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d %s", p ? ", " : "", p,
-                 vla_prec_name(o->precs[p]));
-    vla_dat_meta(out, "precisions", "%s", list);
     vla_dat_meta(out, "forms", "C: 0 seq, -1 scan, else chunk:C (chunk:1 is seq by definition)");
     vla_dat_meta(out, "sweep", "steps %ld and checkpoints rounded down to multiples of %ld, where "
                                "every form has a state; the reference: the exact sequential "
@@ -200,8 +195,9 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
             const double *e = err + ((size_t)i * nck + j) * 3;
             double row[6] = {(double)cks[j],
                              k->form == VLA_FORM_SCAN ? -1 : k->form == VLA_FORM_SEQ ? 0 : k->chunk,
-                             (double)(i / nf), e[0], e[1], e[2]};
-            vla_dat_row(out, row, 6);
+                             0, e[0], e[1], e[2]};
+            const char *names[6] = {NULL, NULL, vla_prec_name(k->prec)};
+            vla_dat_row_named(out, row, names, 6);
         }
     }
     for (int i = 0; i < np * nf; i++)
@@ -246,8 +242,9 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
     if (!L || !T || !sv || !K || !beta || !st)
         vla_cli_die(spec, "out of memory");
     vla_cli_provenance(out, c);
-    vla_dat_meta(out, "kinds", "0 delta, raw keys N(0,1) (d = %d), beta = sigmoid(N(0,1)); 1 the "
-                               "same keys normalized; 2 L_ij ~ N(0,1) (fla issue 537)", d);
+    static const char *const kinds[3] = {"raw", "unit", "gauss"};
+    vla_dat_meta(out, "kinds", "raw: delta, raw keys N(0,1) (d = %d), beta = sigmoid(N(0,1)); unit: "
+                               "the same keys normalized; gauss: L_ij ~ N(0,1) (fla issue 537)", d);
     vla_dat_meta(out, "samples", "%ld draws per chunk size and kind: medians and maxima over them",
                  S);
     vla_dat_columns(out, "C kind max_med max_max cond_med cond_max f16_over f32_over max_f32_med");
@@ -293,7 +290,8 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
                 x[2] = mx;
                 x[3] = x[0] > vla_fmt_max(VLA_FMT_F16);
             }
-            double row[9] = {C, kind};
+            double row[9] = {C};
+            const char *names[9] = {NULL, kinds[kind]};
             for (int q = 0; q < 3; q++) { /* median and max of max, cond; the median of f32's */
                 double *v = malloc((size_t)S * sizeof *v);
                 if (!v)
@@ -316,7 +314,7 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
             }
             row[6] = (double)o16 / S;
             row[7] = (double)o32 / S;
-            vla_dat_row(out, row, 9);
+            vla_dat_row_named(out, row, names, 9);
         }
     }
     free(L);
@@ -360,10 +358,10 @@ int main(int argc, char **argv)
             "No checkpoint files (--resume is refused).",
         .columns = "  sweep: t C prec s_relerr a_relerr o_relerr\n"
                    "    C     0 seq, -1 scan, else the chunk size\n"
-                   "    prec  the index of the precision in --precisions (the header lists them)\n"
+                   "    prec  the precision policy (--precisions)\n"
                    "    *_relerr  ||X - X_exact||_F / ||X_exact||_F, the mean over the heads\n"
                    "  ut: C kind max_med max_max cond_med cond_max f16_over f32_over max_f32_med\n"
-                   "    kind  0 raw keys, 1 normalized keys, 2 L ~ N(0,1)\n"
+                   "    kind  raw (raw keys), unit (normalized keys), gauss (L ~ N(0,1))\n"
                    "    max_*   median and max over the draws of max |T_ij| (binary64)\n"
                    "    cond_*  median and max of cond_2(T) = ||T|| ||I + L||\n"
                    "    f16_over, f32_over  the fraction of draws whose T exceeds the format's "

@@ -320,6 +320,7 @@ typedef struct {
     long a_moved;            /* VLA_TAP_MOVED: entries of A this step changed (-1: chol keeps no A,
                                 a model without A, or the chunk form, which forms A at chunk
                                 ends only; 0 on a read) */
+    long a_moved_diag;       /* ... of them on A's diagonal (-1 and 0 alike) */
 } vla_step_view;
 
 typedef struct {
@@ -431,8 +432,14 @@ long vla_checkpoints(long T, int per_decade, long *out, long max);
 /* the n ascending checkpoints cks where cfg's form has a state: in the chunk form rounded down
  * to multiples of C, those that fall below C and the repeats dropped; returns their count */
 long vla_checkpoints_form(const vla_config *cfg, long *cks, long n);
-/* least-squares slope of log y against log x */
+/* The least-squares line of log y against log x over the points where both logs exist (at most
+ * 1024), by GSL's gsl_fit_linear: its slope and the slope's standard error (NaN from two points,
+ * which the line fits exactly). VLA_ERANGE (slope NaN) with fewer than two points or a constant
+ * x. vla_loglog_slope: the slope alone. */
+int vla_loglog_fit(const double *x, const double *y, long n, double *slope, double *se);
 double vla_loglog_slope(const double *x, const double *y, long n);
+/* the median of x[0..n-1], which it sorts in place (GSL); NaN for n < 1 */
+double vla_median(double *x, long n);
 
 /* ---- results (section 9) ---- */
 typedef struct vla_dat vla_dat;
@@ -443,6 +450,9 @@ int vla_dat_meta(vla_dat *f, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int vla_dat_columns(vla_dat *f, const char *names); /* space-separated */
 int vla_dat_row(vla_dat *f, const double *vals, int n);
+/* the same row with names in some cells: cell i is names[i] where names and names[i] are not NULL
+ * (one word, not a number: "vla3", "f16-f32"), else vals[i]. Tables write names, not enum codes. */
+int vla_dat_row_named(vla_dat *f, const double *vals, const char *const *names, int n);
 int vla_dat_block(vla_dat *f); /* two blank lines */
 int vla_dat_close(vla_dat *f);  /* flushes; VLA_EIO if anything failed to write */
 

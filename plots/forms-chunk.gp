@@ -2,14 +2,14 @@
 # relative error of S, A and o of vla3 against the exact sequential reference, as a function of
 # the chunk size C (C = 1: the sequential form) for each precision, on lmlike at 10^5 steps and on
 # the real trace; and against t for C = 64 beside the sequential form.
-# Usage: gnuplot -e "dir='data'; out='figures/forms-chunk'" plots/forms-chunk.gp (OUT.png, OUT.pdf)
-# Reads DIR/forms-sweep-vla3-lmlike.dat and DIR/forms-sweep-vla3-trace.dat (bin/vla-forms --what
+# Usage: gnuplot -e "dir='data'; out='figures/forms-chunk'" plots/forms-chunk.gp (OUT.png/pdf, OUT-1col.png/pdf)
+# Reads DIR/forms-chunk-vla3-lmlike.dat and DIR/forms-chunk-vla3-trace.dat (bin/vla-forms --what
 # sweep: columns t C prec s_relerr a_relerr o_relerr, a block per precision and form).
 if (!exists("dir")) dir = 'data'
 if (!exists("out")) out = 'figures/forms-chunk'
 precs = 'f64 f32 f16 bf16 f16-f32 bf16-f32 f16-kern bf16-kern'
-lm = dir.'/forms-sweep-vla3-lmlike.dat'
-tr = dir.'/forms-sweep-vla3-trace.dat'
+lm = dir.'/forms-chunk-vla3-lmlike.dat'
+tr = dir.'/forms-chunk-vla3-trace.dat'
 # each block's last row (its largest t): "t C prec s a o"
 last(f) = sprintf("< awk '!/^#/ && NF { l = $0 } !NF && l != \"\" { print l; l = \"\" } END { if (l != \"\") print l }' %s", f)
 cx(c) = c == 0 ? 1 : c   # the sequential form at C = 1
@@ -18,14 +18,16 @@ set logscale xy
 set format y '10^{%T}'
 set grid xtics ytics lc rgb '#dddddd'
 set xtics (1, 2, 4, 8, 16, 32, 64, 128, 256)
-do for [k = 1:2] {
-    if (k == 1) {
-        set terminal pngcairo size 1650, 1000 font 'Sans,11' enhanced
-        set output out.'.png'
+# a double-column (7 in) and a single-column (3.4 in, OUT-1col) figure, each as PNG and PDF
+do for [k = 1:4] {
+    one = k > 2 ? '-1col' : ''
+    if (k % 2 == 1) {
+        set terminal pngcairo size (k > 2 ? 800 : 1650), (k > 2 ? 1500 : 1000) font 'Sans,11' enhanced
+        set output out.one.'.png'
         psc = 1
     } else {
-        set terminal pdfcairo size 11in, 6.7in font 'Sans,8' enhanced
-        set output out.'.pdf'
+        set terminal pdfcairo size (k > 2 ? 3.4 : 7)*1in, (k > 2 ? 6.5 : 4.26)*1in font 'Sans,' . (k > 2 ? 6 : 8) enhanced
+        set output out.one.'.pdf'
         psc = 0.6
     }
     array col[8] = ['#000000', '#1f77b4', '#d62728', '#ff7f0e', '#2ca02c', '#9467bd', '#e377c2', '#8c564b']
@@ -33,7 +35,7 @@ do for [k = 1:2] {
         set style line i lc rgb col[i] lw 2*psc pt (4 + 2*(i % 6)) ps 0.7*psc
         set style line 10 + i lc rgb col[i] lw 1.5*psc dt 2
     }
-    set multiplot layout 2, 3 title "vla3 in the chunk form against the exact sequential recurrence (MPFR, 256 bits): relative error (nudge every 256 steps)" font ',13'
+    set multiplot layout (k > 2 ? 3 : 2), (k > 2 ? 2 : 3) title (k > 2 ? '' : "vla3 in the chunk form against the exact sequential recurrence (MPFR, 256 bits): relative error (nudge every 256 steps)") font ',13'
     set key bottom right Right noreverse samplen 2 box opaque maxrows 4 font ',9'
     set xlabel 'C (chunk size; 1: the sequential form)'
     set yrange [1e-17 : 1e2]
@@ -41,22 +43,22 @@ do for [k = 1:2] {
     do for [j = 1:3] {
         set title sprintf("lmlike, d = 32, t = 10^5: error of %s", q[j])
         set ylabel sprintf('||%s - %s_{exact}|| / ||%s_{exact}||', q[j], q[j], q[j])
-        plot for [p = 0:7] last(lm) using ($3 == p ? cx($2) : 1/0):(column(3 + j)) \
+        plot for [p = 0:7] last(lm) using (strcol(3) eq word(precs, p + 1) ? cx($2) : 1/0):(column(3 + j)) \
              with linespoints ls p + 1 title word(precs, p + 1)
     }
-    set title "the real trace (lmtrace-seed7, vla3's inputs, d = 32, t = 768): error of S (solid) and o (dashed)"
+    set title "real trace (vla3's inputs, t = 768): S (solid), o (dashed)"
     set ylabel 'relative error'
-    plot for [p = 0:7] last(tr) using ($3 == p ? cx($2) : 1/0):4 with linespoints ls p + 1 title word(precs, p + 1), \
-         for [p = 0:7] last(tr) using ($3 == p ? cx($2) : 1/0):6 with lines ls 11 + p notitle
+    plot for [p = 0:7] last(tr) using (strcol(3) eq word(precs, p + 1) ? cx($2) : 1/0):4 with linespoints ls p + 1 title word(precs, p + 1), \
+         for [p = 0:7] last(tr) using (strcol(3) eq word(precs, p + 1) ? cx($2) : 1/0):6 with lines ls 11 + p notitle
     set xtics auto
     set format x '10^{%T}'
     set xlabel 't (tokens)'
     set xrange [100 : 1.2e5]
     do for [j = 1:2] {
-        set title sprintf("lmlike: error of %s against t, C = 64 (solid) and the sequential form (dashed)", j == 1 ? 'S' : 'o')
+        set title sprintf("lmlike: error of %s against t, chunk:64 (solid), seq (dashed)", j == 1 ? 'S' : 'o')
         set ylabel 'relative error'
-        plot for [p = 0:7] lm using ($2 == 64 && $3 == p ? $1 : 1/0):(column(j == 1 ? 4 : 6)) with linespoints ls p + 1 title word(precs, p + 1), \
-             for [p = 0:7] lm using ($2 == 0 && $3 == p ? $1 : 1/0):(column(j == 1 ? 4 : 6)) with lines ls 11 + p notitle
+        plot for [p = 0:7] lm using ($2 == 64 && strcol(3) eq word(precs, p + 1) ? $1 : 1/0):(column(j == 1 ? 4 : 6)) with linespoints ls p + 1 title word(precs, p + 1), \
+             for [p = 0:7] lm using ($2 == 0 && strcol(3) eq word(precs, p + 1) ? $1 : 1/0):(column(j == 1 ? 4 : 6)) with lines ls 11 + p notitle
     }
     unset multiplot
     set xrange [*:*]

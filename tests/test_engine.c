@@ -150,7 +150,8 @@ static int record(void *ctx, const vla_step_view *v)
     record_one(tr->o + i * tr->dv, v->o, tr->dv);
     record_one(tr->kp + i * tr->d, v->kp, tr->d);
     record_one(tr->al + i * tr->d, v->alpha, tr->d);
-    tr->moved[i] = v->a_moved;
+    tr->moved[2 * i] = v->a_moved;
+    tr->moved[2 * i + 1] = v->a_moved_diag;
     return 0;
 }
 
@@ -162,7 +163,7 @@ static void taprec_init(taprec *tr, int runs, long T, int d, int dv)
     tr->o = calloc((size_t)runs * T * dv, sizeof(double));
     tr->kp = calloc((size_t)runs * T * d, sizeof(double));
     tr->al = calloc((size_t)runs * T * d, sizeof(double));
-    tr->moved = calloc((size_t)runs * T, sizeof(long));
+    tr->moved = calloc(2 * (size_t)runs * T, sizeof(long)); /* all, then the diagonal's */
 }
 
 static void taprec_free(taprec *tr)
@@ -178,7 +179,7 @@ static long taprec_diff(const taprec *a, const taprec *b, int runs, char *what, 
     long bad = 0;
     size_t n = (size_t)runs * a->T;
     for (size_t i = 0; i < n; i++) {
-        int ok = a->moved[i] == b->moved[i];
+        int ok = a->moved[2 * i] == b->moved[2 * i] && a->moved[2 * i + 1] == b->moved[2 * i + 1];
         for (int j = 0; j < a->dv; j++)
             ok &= same(a->o[i * a->dv + j], b->o[i * a->dv + j]);
         for (int j = 0; j < a->d; j++)
@@ -186,7 +187,7 @@ static long taprec_diff(const taprec *a, const taprec *b, int runs, char *what, 
                   same(a->al[i * a->d + j], b->al[i * a->d + j]);
         if (!ok && bad++ == 0)
             snprintf(what, len, "run %zu step %zu (moved %ld vs %ld)", i / a->T, i % a->T + 1,
-                     a->moved[i], b->moved[i]);
+                     a->moved[2 * i], b->moved[2 * i]);
     }
     return bad;
 }
@@ -273,7 +274,10 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
                   bad, what);
         /* the moved count means something: some A entries move early on, none on a read */
         if (vla_model_has_A(cs[c].mk) && cs[c].tr != VLA_TRACK_CHOL && !chunk)
-            CHECK_MSG(ta.moved[0] > 0, "case %zu: a_moved at step 1 is %ld", c, ta.moved[0]);
+            CHECK_MSG(ta.moved[0] > 0 && ta.moved[1] > 0 && ta.moved[1] <= ta.moved[0] &&
+                          ta.moved[1] <= cs[c].d,
+                      "case %zu: a_moved at step 1 is %ld, on the diagonal %ld", c, ta.moved[0],
+                      ta.moved[1]);
         taprec_free(&ta);
         taprec_free(&tb);
         vla_engine_free(a);
@@ -285,13 +289,31 @@ TEST(engine_lanes_bits_equal_cpu) { backend_vs_cpu(vla_backend_lanes(), "lanes")
 TEST(engine_emu_bits_equal_cpu) { backend_vs_cpu(vla_backend_emu(), "emu"); }
 TEST(engine_cuda_bits_equal_cpu) { backend_vs_cpu(vla_backend_cuda(), "cuda"); }
 
+/* the kernel backend that runs here: the lanes where the CPU has them, else the emulation */
+static const vla_backend *kernel_backend(void)
+{
+    char why[300];
+    return vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) ? vla_backend_lanes()
+                                                                   : vla_backend_emu();
+}
+
+/* every run of `from` saved and loaded into `to` */
+static void hand_over(vla_engine *from, vla_engine *to, int runs)
+{
+    for (int run = 0; run < runs; run++) {
+        FILE *f = tmpfile();
+        CHECK(vla_engine_save(from, run, f) == 0);
+        rewind(f);
+        CHECK_MSG(vla_engine_load(to, run, f) == 0, "%s", vla_engine_error(to));
+        fclose(f);
+    }
+}
+
 /* a run saved on one backend continues on another with the same bits */
 TEST(engine_save_load_across_backends)
 {
-    char why[300], err[400], what[200] = "";
-    const vla_backend *kb = vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why)
-                                ? vla_backend_lanes()
-                                : vla_backend_emu();
+    char err[400], what[200] = "";
+    const vla_backend *kb = kernel_backend();
     vla_engine_spec sp;
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F16, 8, "lmlike", 2);
     vla_engine *a, *b, *c;
@@ -301,22 +323,10 @@ TEST(engine_save_load_across_backends)
     CHECK_MSG(vla_engine_new(&b, &sp, err, sizeof err) == 0, "%s", err);
     CHECK_EQ_INT(vla_engine_advance(a, 100), 0);
     CHECK_EQ_INT(vla_engine_advance(c, 250), 0);
-    for (int run = 0; run < 2; run++) { /* cpu at 100 -> kernel */
-        FILE *f = tmpfile();
-        CHECK(vla_engine_save(a, run, f) == 0);
-        rewind(f);
-        CHECK_MSG(vla_engine_load(b, run, f) == 0, "%s", vla_engine_error(b));
-        fclose(f);
-    }
+    hand_over(a, b, 2); /* cpu at 100 -> kernel */
     CHECK_EQ_INT(vla_engine_t(b, 1), 100);
     CHECK_EQ_INT(vla_engine_advance(b, 180), 0);
-    for (int run = 0; run < 2; run++) { /* kernel at 180 -> cpu, on to 250 */
-        FILE *f = tmpfile();
-        CHECK(vla_engine_save(b, run, f) == 0);
-        rewind(f);
-        CHECK(vla_engine_load(a, run, f) == 0);
-        fclose(f);
-    }
+    hand_over(b, a, 2); /* kernel at 180 -> cpu, on to 250 */
     CHECK_EQ_INT(vla_engine_advance(a, 250), 0);
     for (int run = 0; run < 2; run++) {
         long bad = diff_state(a, run, c, run, what, sizeof what);
@@ -342,10 +352,8 @@ TEST(engine_save_load_across_backends)
  * backend with the same bits; a read inside a chunk and per-step k' taps are refused */
 TEST(engine_forms_save_inside_chunk_and_refusals)
 {
-    char why[300], err[400], what[200] = "";
-    const vla_backend *kb = vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why)
-                                ? vla_backend_lanes()
-                                : vla_backend_emu();
+    char err[400], what[200] = "";
+    const vla_backend *kb = kernel_backend();
     vla_engine_spec sp;
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F16_KERN, 8, "lmlike", 2);
     CHECK(vla_form_parse(&sp.cfg, "chunk:8") == 0);
@@ -357,13 +365,7 @@ TEST(engine_forms_save_inside_chunk_and_refusals)
     CHECK_MSG(vla_engine_new(&b, &sp, err, sizeof err) == 0, "%s", err);
     CHECK_EQ_INT(vla_engine_advance(a, 13), 0);
     CHECK_EQ_INT(vla_engine_advance(c, 40), 0);
-    for (int run = 0; run < 2; run++) {
-        FILE *f = tmpfile();
-        CHECK(vla_engine_save(a, run, f) == 0);
-        rewind(f);
-        CHECK_MSG(vla_engine_load(b, run, f) == 0, "%s", vla_engine_error(b));
-        fclose(f);
-    }
+    hand_over(a, b, 2);
     CHECK_EQ_INT(vla_engine_advance(b, 40), 0);
     for (int run = 0; run < 2; run++) {
         long bad = diff_state(b, run, c, run, what, sizeof what);
