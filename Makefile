@@ -153,7 +153,7 @@ all: $(BUILD)/libvlacuda.a bin/vla-bench
 $(BUILD)/tests/run $(PROGS) bin/vla-bench: $(BUILD)/libvlacuda.a
 $(BUILD)/tests/run $(PROGS): LIBS := $(KERN_LIBS) $(LIBS)
 $(BUILD)/kernels/host.o $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o $(BUILD)/bench/bench.o $(BUILD)/lib/engine.o: ALLCFLAGS += $(OPENMP)
-$(BUILD)/tests/test_cuda.o $(BUILD)/tests/test_engine.o $(BUILD)/tests/test_hardening.o $(BUILD)/bench/bench.o: ALLCFLAGS += -Ikernels
+$(BUILD)/tests/test_cuda.o $(BUILD)/tests/test_engine.o $(BUILD)/tests/test_hardening.o $(BUILD)/tests/test_reliability.o $(BUILD)/bench/bench.o: ALLCFLAGS += -Ikernels
 $(BUILD)/kernels/vlacuda.o: kernels/vlacuda.cu $(wildcard lib/*.h kernels/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
