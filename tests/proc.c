@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,4 +186,26 @@ char *table_body(const char *path)
         *o = 0;
     free(text);
     return out;
+}
+
+int begin(char *dir, size_t len, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        const char *name = va_arg(ap, const char *), **path = va_arg(ap, const char **);
+        if (!(*path = program(name))) {
+            static char why[200];
+            snprintf(why, sizeof why, "bin/%s not built", name);
+            vla_test_skip(why);
+            ok = 0;
+        }
+    }
+    va_end(ap);
+    if (ok && !make_tmpdir(dir, len)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        ok = 0;
+    }
+    return ok;
 }

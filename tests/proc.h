@@ -33,6 +33,10 @@ int finish(child *ch, double timeout);
 int run(const char *cwd, char *const argv[], char *const env[], char *msg, size_t len,
         double timeout);
 double seconds_since(const struct timespec *t0);
+/* A test's programs and scratch folder: n pairs (a program's name, where its path goes), and dir
+ * made; 0 when a program is not built (the test is skipped, saying which) or no folder can be
+ * made (a failed check) */
+int begin(char *dir, size_t len, int n, ...);
 /* a table without its "# command:" and "# date:" lines, which differ between runs of one command
  * (the command by --resume); NULL when it cannot be read */
 char *table_body(const char *path);

@@ -64,6 +64,14 @@ static int make_argv(char **argv, const char *p, const char *const *args, const 
     return n;
 }
 
+/* a test's table OUT (a.dat), the uninterrupted run's (ref.dat) and OUT's first checkpoint */
+static void paths(const char *dir, char out[400], char ref[400], char ck[450])
+{
+    snprintf(out, 400, "%s/a.dat", dir);
+    snprintf(ref, 400, "%s/ref.dat", dir);
+    snprintf(ck, 450, "%s.ckpt.0", out);
+}
+
 static int same_file(const char *a, const char *b)
 {
     size_t la, lb;
@@ -126,20 +134,11 @@ static const char *const long_args[] = {"--model", "vla3", "--precision", "f32",
  * crashes (a forged accumulator index once made vla-statenorm write out of bounds). */
 TEST(reliability_damaged_checkpoints)
 {
-    const char *p = program("vla-statenorm");
-    if (!p) {
-        vla_test_skip("bin/vla-statenorm not built");
+    const char *p;
+    char dir[256], ref[400], out[400], ck[450], msg[2000], *argv[40];
+    if (!begin(dir, sizeof dir, 1, "vla-statenorm", &p))
         return;
-    }
-    char dir[256], ref[400], out[400], ck[450], saved[450], msg[2000], *argv[40];
-    if (!make_tmpdir(dir, sizeof dir)) {
-        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
-        return;
-    }
-    snprintf(ref, sizeof ref, "%s/ref.dat", dir);
-    snprintf(out, sizeof out, "%s/a.dat", dir);
-    snprintf(ck, sizeof ck, "%s.ckpt.0", out);
-    snprintf(saved, sizeof saved, "%s/saved", dir);
+    paths(dir, out, ref, ck);
     make_argv(argv, p, sn_args, "--out", ref, NULL, NULL);
     int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
     char *want = table_body(ref);
@@ -158,7 +157,6 @@ TEST(reliability_damaged_checkpoints)
         remove_tree(dir);
         return;
     }
-    write_bytes(saved, orig, len);
     /* the damages: a flipped byte at spread offsets, cuts, an extra byte, forged fields */
     enum { FLIP, CUT, GROW, CI, T, GUARD, STEPS, ROWS_N, ROW_T, ACC_N, ACC_S, NKIND };
     static const char *const names[] = {"flip", "cut", "grow", "index", "t", "guard", "steps",
@@ -217,18 +215,12 @@ TEST(reliability_damaged_checkpoints)
  * once sent a reset's memset out of bounds (exit 139). Now the accumulator is checked. */
 TEST(reliability_damaged_accumulator)
 {
-    const char *p = program("vla-jacobian");
-    if (!p) {
-        vla_test_skip("bin/vla-jacobian not built");
-        return;
-    }
+    const char *p;
     static const char *const args[] = {"--model", "vla3", "--precision", "f32", "--d", "6",
                                        "--steps", "40000", "--checkpoints", "20", NULL};
     char dir[256], out[400], ck[450], msg[2000], *argv[40];
-    if (!make_tmpdir(dir, sizeof dir)) {
-        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+    if (!begin(dir, sizeof dir, 1, "vla-jacobian", &p))
         return;
-    }
     snprintf(out, sizeof out, "%s/j.dat", dir);
     snprintf(ck, sizeof ck, "%s.ckpt.0", out);
     make_argv(argv, p, args, "--out", out, NULL, NULL);
@@ -337,17 +329,11 @@ TEST(reliability_state_load_checks)
  * constant written another way, the trace moved elsewhere. */
 TEST(reliability_resume_other_run)
 {
-    const char *p = program("vla-statenorm"), *pd = program("vla-drift");
-    if (!p || !pd) {
-        vla_test_skip("bin/vla-statenorm or bin/vla-drift not built");
-        return;
-    }
-    char dir[256], tr[400], tr2[400], out[400], ck[450], saved[450], ref[400], msg[2000];
+    const char *p, *pd;
+    char dir[256], tr[400], tr2[400], out[400], ck[450], ref[400], msg[2000];
     char *argv[40], spec[450], spec2[450];
-    if (!make_tmpdir(dir, sizeof dir)) {
-        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+    if (!begin(dir, sizeof dir, 2, "vla-statenorm", &p, "vla-drift", &pd))
         return;
-    }
     /* a small trace: 1 head, 3000 steps, d = 4 */
     snprintf(tr, sizeof tr, "%s/trace", dir);
     snprintf(tr2, sizeof tr2, "%s/moved", dir);
@@ -368,7 +354,6 @@ TEST(reliability_resume_other_run)
     snprintf(spec2, sizeof spec2, "trace:%s", tr2);
     snprintf(out, sizeof out, "%s/a.dat", dir);
     snprintf(ck, sizeof ck, "%s.ckpt.0", out);
-    snprintf(saved, sizeof saved, "%s/saved", dir);
     snprintf(ref, sizeof ref, "%s/ref.dat", dir);
     const char *const base[] = {"--d", "4", "--precision", "f16", "--set", "lambda0=0.3",
                                 "--checkpoints", "30", "--out", out, NULL};
@@ -383,14 +368,11 @@ TEST(reliability_resume_other_run)
         remove_tree(dir);
         return;
     }
-    write_bytes(saved, orig, len);
     /* the trace's first value changed by one unit in the last place, at the same path */
-    char qpath[500], qsave[500];
+    char qpath[500];
     snprintf(qpath, sizeof qpath, "%s/q.npy", tr);
-    snprintf(qsave, sizeof qsave, "%s/q.saved", dir);
     size_t qlen;
     char *qb = read_all(qpath, &qlen);
-    write_bytes(qsave, qb, qlen);
     static const struct {
         const char *what, *a1, *a2, *option; /* option: what the message must name */
         int trace_changed, old_format, drift;
@@ -483,16 +465,10 @@ TEST(reliability_resume_other_run)
  * symlink planted at its temporary's name is removed, not followed into the file it names. */
 TEST(reliability_checkpoint_targets)
 {
-    const char *p = program("vla-statenorm");
-    if (!p) {
-        vla_test_skip("bin/vla-statenorm not built");
-        return;
-    }
+    const char *p;
     char dir[256], out[400], ck[450], tmp[460], victim[400], elsewhere[400], msg[2000], *argv[40];
-    if (!make_tmpdir(dir, sizeof dir)) {
-        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+    if (!begin(dir, sizeof dir, 1, "vla-statenorm", &p))
         return;
-    }
     char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     const int had = exists("/dev/null.ckpt.0");
     make_argv(argv, p, long_args, "--out", "/dev/null", NULL, NULL);
@@ -545,22 +521,13 @@ TEST(reliability_checkpoint_targets)
  * run's table. */
 TEST(reliability_exact_reference_stops_within_its_step)
 {
-    const char *p = program("vla-statenorm");
-    if (!p) {
-        vla_test_skip("bin/vla-statenorm not built");
-        return;
-    }
+    const char *p;
     static const char *const args[] = {"--model", "vla3", "--d", "32", "--steps", "2",
                                        "--ref", "exact", "--ref-bits", "65536", NULL};
-    char dir[256], out[400], ref[400], ck[450], saved[450], msg[2000], *argv[40];
-    if (!make_tmpdir(dir, sizeof dir)) {
-        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+    char dir[256], out[400], ref[400], ck[450], msg[2000], *argv[40];
+    if (!begin(dir, sizeof dir, 1, "vla-statenorm", &p))
         return;
-    }
-    snprintf(out, sizeof out, "%s/a.dat", dir);
-    snprintf(ref, sizeof ref, "%s/ref.dat", dir);
-    snprintf(ck, sizeof ck, "%s.ckpt.0", out);
-    snprintf(saved, sizeof saved, "%s/saved", dir);
+    paths(dir, out, ref, ck);
     char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     make_argv(argv, p, args, "--out", out, NULL, NULL);
     double latency = -1;
@@ -586,16 +553,10 @@ TEST(reliability_exact_reference_stops_within_its_step)
  * writes OUT, while a live process's is left alone. */
 TEST(reliability_signal_temporaries)
 {
-    const char *pr = program("vla-recall"), *ph = program("vla-heatmap");
-    if (!pr || !ph) {
-        vla_test_skip("bin/vla-recall or bin/vla-heatmap not built");
-        return;
-    }
+    const char *pr, *ph;
     char dir[256], out[400], msg[2000], *argv[40];
-    if (!make_tmpdir(dir, sizeof dir)) {
-        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+    if (!begin(dir, sizeof dir, 2, "vla-recall", &pr, "vla-heatmap", &ph))
         return;
-    }
     snprintf(out, sizeof out, "%s/t.dat", dir);
     static const char *const rec[] = {"--models", "vla3", "--n", "64", "--gap", "1e8", "--d", "8",
                                       NULL};
@@ -643,16 +604,10 @@ TEST(reliability_signal_temporaries)
  * refused at once, naming what it is. */
 TEST(reliability_trace_special_files)
 {
-    const char *p = program("vla-statenorm");
-    if (!p) {
-        vla_test_skip("bin/vla-statenorm not built");
-        return;
-    }
+    const char *p;
     char dir[256], tr[400], q[450], spec[450], msg[2000];
-    if (!make_tmpdir(dir, sizeof dir)) {
-        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+    if (!begin(dir, sizeof dir, 1, "vla-statenorm", &p))
         return;
-    }
     snprintf(tr, sizeof tr, "%s/trace", dir);
     snprintf(q, sizeof q, "%s/q.npy", tr);
     snprintf(spec, sizeof spec, "trace:%s", tr);
@@ -680,16 +635,10 @@ TEST(reliability_trace_special_files)
  * Inf in an input"). */
 TEST(reliability_messages)
 {
-    const char *p = program("vla-statenorm"), *pj = program("vla-jacobian");
-    if (!p || !pj) {
-        vla_test_skip("bin/vla-statenorm or bin/vla-jacobian not built");
-        return;
-    }
+    const char *p, *pj;
     char dir[256], longname[600], missing[450], msg[2000];
-    if (!make_tmpdir(dir, sizeof dir)) {
-        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+    if (!begin(dir, sizeof dir, 2, "vla-statenorm", &p, "vla-jacobian", &pj))
         return;
-    }
     int n = snprintf(longname, sizeof longname, "%s/", dir);
     memset(longname + n, 'x', 300);
     longname[n + 300] = 0;
@@ -728,16 +677,10 @@ TEST(reliability_messages)
  * and no word. Now it warns as the driver does and marks the header; a finite run says nothing. */
 TEST(reliability_recall_nonfinite)
 {
-    const char *p = program("vla-recall");
-    if (!p) {
-        vla_test_skip("bin/vla-recall not built");
-        return;
-    }
+    const char *p;
     char dir[256], out[400], msg[2000];
-    if (!make_tmpdir(dir, sizeof dir)) {
-        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+    if (!begin(dir, sizeof dir, 1, "vla-recall", &p))
         return;
-    }
     snprintf(out, sizeof out, "%s/r.dat", dir);
     static const struct {
         const char *models, *prec, *set, *n;
