@@ -134,7 +134,7 @@ int vla_cli_run_finite(vla_engine *e, int run, double *buf);
  * finite (Inf or NaN) in NBAD of NRUNS runs, first in head HEAD at step STEP (WHERE); ROWS", what
  * ("the state of the model") and where ("checked at the table's steps") saying what was checked,
  * rows what the table shows. */
-void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, int nbad, int nruns,
+void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nbad, long nruns,
                        int head, long step, const char *where, const char *rows);
 /* the signal flag the engines stop on (set by SIGINT and SIGTERM once vla_cli_signals ran) */
 extern volatile sig_atomic_t vla_cli_stop;

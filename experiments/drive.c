@@ -114,11 +114,11 @@ int vla_cli_run_finite(vla_engine *e, int run, double *buf)
     return 1;
 }
 
-void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, int nbad, int nruns,
+void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nbad, long nruns,
                        int head, long step, const char *where, const char *rows)
 {
     char text[600];
-    snprintf(text, sizeof text, "%s is not finite (Inf or NaN) in %d of %d runs, first in head %d "
+    snprintf(text, sizeof text, "%s is not finite (Inf or NaN) in %ld of %ld runs, first in head %d "
                                 "at step %ld (%s); %s", what, nbad, nruns, head, step, where, rows);
     fprintf(stderr, "%s: warning: %s\n", prog, text);
     if (out)

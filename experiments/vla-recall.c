@@ -259,8 +259,8 @@ int main(int argc, char **argv)
         snprintf(where, sizeof where, "block %d: model=%s features=%s, n = %ld, gap = %ld; "
                                       "checked at every read", bi, vla_model_name(cfgs[bi].model),
                  cfgs[bi].features == VLA_FEAT_ID ? "id" : "own", ns[ni], gs[gi]);
-        vla_cli_nonfinite(out, spec.prog, "the read-out of the model", (int)nbad,
-                          (int)(njobs * runs), (int)(first % runs), res[first].nonfinite, where,
+        vla_cli_nonfinite(out, spec.prog, "the read-out of the model", nbad, njobs * runs,
+                          (int)(first % runs), res[first].nonfinite, where,
                           "the rows of those runs' blocks carry inf or nan");
     }
     vla_dat_columns(out, REC_COLUMNS);

@@ -234,10 +234,10 @@ static int k_advance(vla_engine *e, void *self, long to)
                 want = want > 2 * n ? 2 * n : want;
                 k->chunk = want < 1 ? 1 : want > k->cap ? k->cap : want;
             }
-            int fit = (int)((hi - lo) * CHUNK_SECONDS / dt);
-            if (n == 1 && dt > CHUNK_SECONDS && hi - lo > 1)
+            if (n == 1 && dt > CHUNK_SECONDS && hi - lo > 1) { /* (then fit < hi - lo) */
+                int fit = (int)((hi - lo) * CHUNK_SECONDS / dt);
                 k->batch = fit < 1 ? 1 : fit;
-            else if (k->batch < k->runs && dt < CHUNK_SECONDS / 2)
+            } else if (k->batch < k->runs && dt < CHUNK_SECONDS / 2)
                 k->batch = 2 * k->batch < k->runs ? 2 * k->batch : k->runs;
         }
     }
