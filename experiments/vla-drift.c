@@ -24,6 +24,7 @@ static int on_step(const vla_step_view *v, void *accp, void *ctx)
     vref_drift_add(a, ctx, v->in->k, v->in->u);
     if (v->a_moved >= 0) {
         a->moved += v->a_moved;
+        a->moved_diag += v->a_moved_diag;
         a->steps++;
     }
     return VLA_OK;
@@ -76,9 +77,16 @@ int main(int argc, char **argv)
                    "  s_relerr    ||S_t - S_t^ref||_F / ||S_t^ref||_F\n"
                    "  o_relerr    ||o_t - o_t^ref|| / ||o_t^ref||\n"
                    "  a_moved     the fraction of A's entries a step changed, over the steps since the\n"
-                   "              previous checkpoint (0: A stagnates; nan for chol, which keeps no A)",
-        .example = "vla-drift --model vla3 --precision f16 --set nudge=off --stream lmlike --steps "
-                   "1e4 --out data/drift-f16.dat",
+                   "              previous checkpoint (0: A stagnates; nan for chol, which keeps no A)\n"
+                   "  a_moved_diag  the same for the diagonal alone: its entries are the largest, and\n"
+                   "              stall first, while the small off-diagonal ones, whose ulp shrinks\n"
+                   "              with them, keep moving",
+        .example = "vla-drift --model vla3 --precision f16 --set nudge=off --stream lmlike --steps 1e4 "
+                   "--out data/drift-f16.dat\n"
+                   "vla-drift --model rls --stream subspace:4,0.001 --precision f32 --set "
+                   "lambda0=1e-6 --ref exact\n"
+                   "vla-drift --model vla3 --precision bf16 --steps 1e6 --runs 8 --ref f64 --backend "
+                   "lanes --out long.dat",
         .default_steps = 10000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,

@@ -140,9 +140,11 @@ int vref_drift_measure(vla_engine *m, vla_engine *ref, int run, vref_drift *acc,
         vla_engine_get(ref, run, VLA_Q_O, C);
         row[11] = vla_fro_diff(B, C, dv) / vla_fro(C, dv);
     }
-    if (acc->steps) /* the fraction of entries changed per step, over the window */
+    if (acc->steps) { /* the fraction of entries changed per step, over the window */
         row[12] = (double)acc->moved / ((double)acc->steps * d * d);
-    acc->moved = acc->steps = 0;
+        row[13] = (double)acc->moved_diag / ((double)acc->steps * d);
+    }
+    acc->moved = acc->moved_diag = acc->steps = 0;
     free(A), free(B), free(C), free(lam);
     return VLA_OK;
 }

@@ -52,9 +52,8 @@ const char *program(const char *name)
 {
     static char path[4][512];
     static int slot;
-    const char *dir = getenv("VLA_BIN_DIR");
     char *p = path[slot++ % 4];
-    snprintf(p, sizeof path[0], "%s/%s", dir ? dir : "bin", name);
+    snprintf(p, sizeof path[0], "%s/%s", vla_test_bin_dir(), name);
     if (access(p, X_OK) != 0)
         return NULL;
     /* the children run in temporary directories: the path must not depend on the cwd */
