@@ -1098,8 +1098,8 @@ static const rg_doc_item rg_help_opts[] = {
                          "tests/regress/baseline.tsv, relative to the working directory)"},
     {"margin", "BITS", "the loss in bits, 0..64, that fails a case (default " RG_STR(RG_MARGIN) ")"},
     {"form", "F", "the form the suite runs in: seq (the default), chunk:C (C a power of two, "
-                  "1.." RG_STR(RG_T) "; checkpoints rounded down to multiples of C, a nudge every "
-                  "max(C, 64) steps, no clamp, vla3's floor as the only guard) or scan "
+                  "1.." RG_STR(VLA_CHUNK_MAX) "; checkpoints rounded down to multiples of C, a "
+                  "nudge every max(C, 64) steps, no clamp, vla3's floor as the only guard) or scan "
                   "(docs/forms.md); its cases are named model/track/precision/stream@F, against "
                   "the exact seq recurrence; the baseline keeps each form's rows"},
     {"bits", NULL, "any change of a case's bits fails, better or worse (a refactoring that claims "
