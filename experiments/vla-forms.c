@@ -368,7 +368,8 @@ int main(int argc, char **argv)
                    "largest number\n"
                    "    max_f32_med  the median max |T_ij| computed in binary32 (inf: overflow)",
         .example = "vla-forms --what sweep --model vla3 --set period=256 --stream lmlike --d 32 "
-                   "--steps 1e5 --runs 2 --forms seq,chunk:16,chunk:64,scan --precisions f32,f16-kern",
+                   "--steps 1e5 --runs 2 --forms seq,chunk:16,chunk:64,scan --precisions f32,f16-kern\n"
+                   "vla-forms --what ut --d 64 --samples 200 --out data/forms-ut.dat",
         .default_steps = 1000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,
