@@ -398,7 +398,7 @@ SHARED  ?= ../shared
 TRACE   := $(SHARED)/data/lmtrace-seed7
 PREC16  := f32 f16 bf16 f16-f32 bf16-f32
 MODELS  := la delta rls vla1 vla3
-FIGS    := drift guards heatmap jacobian recall statenorm scaling tracks stagnation
+FIGS    := drift guards heatmap jacobian recall statenorm scaling tracks stagnation solvers solvers-cost
 TRACKS  := sm smsym joseph chol comp sr # file-name tokens: smsym is --track sm-sym
 # the ways of tracking A each precision has (comp: uniform formats; sr: 16-bit storage, f32 arithmetic)
 tracks_of = $(filter-out $(if $(filter f16-f32 bf16-f32,$(1)),comp,sr),$(TRACKS))
@@ -464,6 +464,61 @@ data/tracks-cost.dat: $(TRACK_DAT) bin/vla-scaling
 	    dr=$$(awk '!/^#/ && NF && $$1 == 10000 {print $$2}' $$f); \
 	    echo "$$pi $$ti $$ns $$dr" >> $@.tmp; done; done
 	mv $@.tmp $@
+# ---- keep M and solve (issue 17, docs/math.md 4.7-4.10): vla3 (nudge off) in every precision, the
+# ways that track A beside solve, cg:K and cheb:K, without and with forgetting (gamma = 0.999),
+# the vector the model uses (x_err) against the reference: lmlike to 10^6 steps (f64: 10^4
+# against the exact MPFR reference), gauss and subspace:4,0.001 to 10^5, the real trace (T = 1000,
+# exact reference); and for cost against accuracy cg and cheb at several K on lmlike to 10^5.
+# Tables data/solvers_STREAM_gGAMMA_PREC_WAY.dat (WAY: cg8 is cg:8), 2 heads each, on the CPU (the
+# vector lanes cost as much per head at d = 16: f16 cg:8, 10^5 steps, 3.3 s of CPU for 2 heads
+# there, 7.0 s for 4 in the lanes). About 40 minutes of CPU time, 20 on 2 idle cores.
+SOLV_PRECS  := f64 f32 f16 bf16 f16-f32 bf16-f32
+SOLV_WAYS   := sm solve cg8 cheb8
+SOLV_KWAYS  := cg1 cg2 cg4 cg16 cheb4 cheb16 cheb32
+SOLV_GAMMAS := 1 0.999
+solv_ways_of = $(SOLV_WAYS) $(if $(filter f16-f32 bf16-f32,$(1)),sr)
+SOLV_DAT := $(foreach s,lmlike gauss subspace trace,$(foreach g,$(SOLV_GAMMAS),$(foreach p,$(SOLV_PRECS),\
+              $(foreach w,$(call solv_ways_of,$(p)),data/solvers_$(s)_g$(g)_$(p)_$(w).dat))))
+SOLV_KDAT := $(foreach g,$(SOLV_GAMMAS),$(foreach p,$(filter-out f64,$(SOLV_PRECS)),\
+              $(foreach w,$(SOLV_KWAYS),data/solvers_lmlike_g$(g)_$(p)_$(w).dat)))
+solv_spec   = $(if $(filter trace,$(1)),trace:$(TRACE)/vla3,$(if $(filter subspace,$(1)),subspace:4$(comma)0.001,$(1)))
+solv_track  = $(subst cg,cg:,$(subst cheb,cheb:,$(1)))
+solv_steps  = $(if $(filter f64,$(2)),1e4,$(if $(and $(filter lmlike,$(1)),$(filter $(SOLV_WAYS) sr,$(3))),1e6,1e5))
+solv_ref    = $(if $(or $(filter f64,$(2)),$(filter trace,$(1))),exact,f64)
+comma := ,
+# the command of stream $(1), gamma $(2), precision $(3), way $(4)
+solv_cmd    = bin/vla-drift --model vla3 --stream $(call solv_spec,$(1)) --d $(if $(filter trace,$(1)),32,16) \
+              --precision $(3) --track $(call solv_track,$(4)) --set nudge=off --set gamma=$(2) \
+              --steps $(call solv_steps,$(1),$(3),$(4)) --runs 2 --ref $(call solv_ref,$(1),$(3)) --checkpoints 5
+data/solvers_%.dat: bin/vla-drift
+	@mkdir -p data
+	$(call solv_cmd,$(word 1,$(subst _, ,$*)),$(patsubst g%,%,$(word 2,$(subst _, ,$*))),$(word 3,$(subst _, ,$*)),$(word 4,$(subst _, ,$*))) --out $@
+# time per step of each (precision, way) on one core at d = 16 and 32, beside x_err at t = 10^5
+# (lmlike, the mean over the heads) for both gammas
+data/solvers-cost.dat: $(filter data/solvers_lmlike_%,$(SOLV_DAT)) $(SOLV_KDAT) bin/vla-scaling
+	@mkdir -p data
+	@{ echo "# vlastab: time per step (bin/vla-scaling --clock cpu, vla3, nudge off, T = 2000, median of 3)"; \
+	   echo "# and x_err at t = 10^5 (the mean over the heads) in data/solvers_lmlike_gGAMMA_PREC_WAY.dat"; \
+	   echo "# prec: 1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32; way: 1 sm, 2 sr, 3 solve, 4..8 cg:1,2,4,8,16, 9..12 cheb:4,8,16,32"; \
+	   echo "# columns: prec way gamma ns_d16 ns_d32 x_err"; } > $@.tmp
+	@pi=0; for p in f32 f16 bf16 f16-f32 bf16-f32; do pi=$$((pi+1)); wi=0; \
+	  for w in sm sr solve cg1 cg2 cg4 cg8 cg16 cheb4 cheb8 cheb16 cheb32; do wi=$$((wi+1)); \
+	    tr=$$(echo $$w | sed 's/^cg/cg:/; s/^cheb/cheb:/'); \
+	    test -s data/solvers_lmlike_g1_$${p}_$$w.dat || continue; \
+	    n16=$$(bin/vla-scaling --models vla3 --precision $$p --track $$tr --set nudge=off --ds 16 --Ts 2000 \
+	          --repeat 3 --clock cpu --softmax-budget 0.01 | awk '!/^#/ && NF {print $$5; exit}'); \
+	    n32=$$(bin/vla-scaling --models vla3 --precision $$p --track $$tr --set nudge=off --ds 32 --Ts 2000 \
+	          --repeat 3 --clock cpu --softmax-budget 0.01 | awk '!/^#/ && NF {print $$5; exit}'); \
+	    for g in $(SOLV_GAMMAS); do \
+	      e=$$(awk '!/^#/ && NF && $$1 == 100000 {s += $$14; n++} END {if (n) print s / n; else print "nan"}' data/solvers_lmlike_g$${g}_$${p}_$$w.dat); \
+	      echo "$$pi $$wi $$g $$n16 $$n32 $$e" >> $@.tmp; done; done; done
+	mv $@.tmp $@
+figures/solvers.png: plots/solvers.gp $(filter data/solvers_lmlike_%,$(SOLV_DAT))
+	@mkdir -p figures
+	gnuplot -e "dir='data'; out='figures/solvers'" plots/solvers.gp
+figures/solvers-cost.png: plots/solvers-cost.gp data/solvers-cost.dat
+	@mkdir -p figures
+	gnuplot -e "dir='data'; out='figures/solvers-cost'" plots/solvers-cost.gp
 STAG_DAT := $(foreach p,f16 bf16,$(foreach s,lmlike gauss,$(foreach d,8 16 32 64,data/stagnation-$(p)-$(s)-d$(d).dat)))
 data/stagnation-%.dat: bin/vla-drift
 	@mkdir -p data

@@ -28,7 +28,11 @@ const vla_cli_opt vla_cli_common[] = {
     {"model", "NAME", "la, delta, rls, vla1 or vla3"},
     {"track", "WAY", "how A is tracked: sm (textbook Sherman-Morrison), sm-sym (symmetric half), "
                      "joseph, chol (Cholesky factor of M; nudge off), comp (double-word arithmetic), "
-                     "sr (stochastic rounding; f16-f32, bf16-f32)"},
+                     "sr (stochastic rounding; f16-f32, bf16-f32); or M = A^-1 kept and M y = x "
+                     "solved at every step (rls, vla1, vla3; nudge and clamp off): solve (Cholesky), "
+                     "cg:K (K conjugate-gradient iterations, 1..1000, warm-started; cg = cg:8), "
+                     "cg:TOL (until ||r|| <= TOL ||x||, TOL in (0, 1), at most 2d iterations), "
+                     "cheb:K (Chebyshev iteration on [lambda0, Gershgorin's bound])"},
     {"precision", "P", "f64, f32, f16, bf16, f16-f32 or bf16-f32 (16-bit storage, f32 arithmetic)"},
     {"mode", "M", "strict (fixed order, no fma; the default) or fast (fma contraction allowed)"},
     {"d", "N", "key dimension, 1..256 (default 32)"},
@@ -38,7 +42,8 @@ const vla_cli_opt vla_cli_common[] = {
     {"seed", "S", "seed of the input streams (default 1)"},
     {"stream", "SPEC", "gauss[:SIGMA], lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR"},
     {"set", "NAME=VALUE", "a model constant: lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, "
-                          "clamp, clamp_eps, renorm, beta, delta_form=gated|decay, features=own|id, "
+                          "clamp, clamp_eps, renorm, beta, gamma (forgetting factor of M, in (0, 1]; "
+                          "1 = none), delta_form=gated|decay, features=own|id, "
                           "nudge|guard|clamp_on|normalize=on|off (repeatable)"},
     {"ref", "KIND", "reference: exact (MPFR), f64 (lib in binary64, for horizons beyond exact) or none"},
     {"ref-bits", "P", "precision of the exact reference in bits (default 256)"},
@@ -132,8 +137,13 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         } else if (!strcmp(name, "model")) {
             /* handled above */
         } else if (!strcmp(name, "track")) {
-            if (vla_track_parse(v, &c->cfg.track))
-                vla_cli_die(spec, "--track: unknown way '%s' (sm, sm-sym, joseph, chol, comp, sr)", v);
+            int r = vla_track_set(&c->cfg, v);
+            if (r == VLA_ERANGE)
+                vla_cli_die(spec, "--track %s: K is an integer in 1..%d (cg also takes a tolerance "
+                            "in (0, 1))", v, VLA_SOLVE_KMAX);
+            if (r)
+                vla_cli_die(spec, "--track: unknown way '%s' (%s; cg:K, cg:TOL, cheb:K)", v,
+                            vla_names(VLA_LIST_TRACK));
         } else if (!strcmp(name, "precision")) {
             if (vla_prec_parse(v, &c->cfg.prec))
                 vla_cli_die(spec, "--precision: unknown '%s' (f64, f32, f16, bf16, f16-f32, bf16-f32)", v);
@@ -166,6 +176,8 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
             key[eq - v] = 0;
             if (vla_config_set(&c->cfg, key, eq + 1))
                 vla_cli_die(spec, "--set: unknown constant or bad value in '%s'", v);
+            if (!strcmp(key, "gamma") && !(c->cfg.gamma > 0 && c->cfg.gamma <= 1))
+                vla_cli_die(spec, "--set %s: gamma, the forgetting factor of M, is in (0, 1]", v);
         } else if (!strcmp(name, "ref")) {
             if (!strcmp(v, "exact"))
                 c->ref = REF_EXACT;
@@ -195,8 +207,14 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     if (r)
         vla_cli_die(spec, "the model configuration is not valid: %s", vla_strerror(r));
     const char *why;
-    if (vla_track_check(&c->cfg, &why))
-        vla_cli_die(spec, "--track %s: %s", vla_track_name(c->cfg.track), why);
+    if (c->cfg.gamma != 1 && !vla_model_has_A(c->cfg.model))
+        vla_cli_die(spec, "--set gamma=%g: %s has no A, so no M = A^-1 to forget in (rls, vla1, vla3)",
+                    c->cfg.gamma, vla_model_name(c->cfg.model));
+    if (vla_track_check(&c->cfg, &why)) {
+        char way[48];
+        vla_track_spec(&c->cfg, way, sizeof way);
+        vla_cli_die(spec, "--track %s: %s", way, why);
+    }
     if (c->resume && !strcmp(c->out, "-"))
         vla_cli_die(spec, "--resume needs --out FILE (the checkpoints live beside it)");
     /* the stream must parse: fail now, not in a worker thread */
@@ -238,12 +256,17 @@ int vla_cli_threads(void)
 
 const char *vla_ref_name(const vla_cli *c)
 {
-    static char buf[64];
-    if (c->ref == REF_EXACT) {
-        snprintf(buf, sizeof buf, "exact (MPFR, %ld bits)", c->ref_bits);
-        return buf;
-    }
-    return c->ref == REF_F64 ? "f64 (lib in binary64, strict)" : "none";
+    static char buf[160];
+    const char *solve = c->cfg.track == VLA_TRACK_CG || c->cfg.track == VLA_TRACK_CHEB
+                            ? "; track solve, the answer the iteration approximates"
+                            : "";
+    if (c->ref == REF_EXACT)
+        snprintf(buf, sizeof buf, "exact (MPFR, %ld bits%s)", c->ref_bits, solve);
+    else if (c->ref == REF_F64)
+        snprintf(buf, sizeof buf, "f64 (lib in binary64, strict%s)", solve);
+    else
+        snprintf(buf, sizeof buf, "none");
+    return buf;
 }
 
 void vla_cli_provenance(vla_dat *f, const vla_cli *c)
@@ -291,6 +314,9 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
     *ref = *sp;
     ref->on_step = NULL;
     ref->taps = 0;
+    /* an iteration's reference is the exact answer it approximates: M y = x solved */
+    if (ref->cfg.track == VLA_TRACK_CG || ref->cfg.track == VLA_TRACK_CHEB)
+        ref->cfg.track = VLA_TRACK_SOLVE;
     if (c->ref == REF_EXACT) {
         ref->backend = vref_backend_exact();
         ref->ref_bits = c->ref_bits;
