@@ -5,6 +5,7 @@
  * numbers vary with the machine and its load; comparisons are ratios within one run. */
 #include "engine_impl.h"
 #include "model_impl.h"
+#include "doc.h"
 #include "vlacuda.h"
 #include "vlastab.h"
 #include <math.h>
@@ -27,16 +28,6 @@ static double now(void)
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-static double median(double *x, int n)
-{
-    qsort(x, n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
 
 /* ---- the roofline: flops of one strict step, counted by lib as recur.h performs them (one
  * per +, -, *, /, sqrt; vla_step_flops, the mean over the NIN steps of the input), and the
@@ -221,7 +212,7 @@ static double ns_per_step(creator mk, const vla_config *c, const inputs *x, long
     double v[16];
     for (int r = 0; r < reps; r++)
         v[r] = time_steps(mk, c, x, steps) / steps * 1e9;
-    return median(v, reps);
+    return vla_median(v, reps);
 }
 
 /* all threads, each its own run: aggregate steps per second (median over reps) */
@@ -237,7 +228,7 @@ static double all_cores_rate(const vla_config *c, const inputs *x, long steps, i
         time_steps(public_new, c, x, steps);
         v[r] = threads * (double)steps / (now() - t0);
     }
-    return median(v, reps);
+    return vla_median(v, reps);
 }
 
 /* ---- options ---- */
@@ -250,18 +241,66 @@ typedef struct {
     vla_track track;
 } opts;
 
-static void usage(FILE *f)
+/* --help and --man (experiments/doc.c) */
+static const vla_doc_item bench_opts[] = {
+    {"quick", NULL, "d = 16 and 32 only, shorter timings"},
+    {"cpu-only", NULL, "the CPU sections only"},
+    {"gpu-only", NULL, "the GPU sections only (nothing when there is no GPU)"},
+    {"no-ab", NULL, "skip the comparison of the vectorized one-run path with lib's scalar loops"},
+    {"d", "LIST", "key dimensions, comma-separated (default 16,32,64,128)"},
+    {"models", "LIST", "models, comma-separated (default: every model)"},
+    {"precs", "LIST", "precision policies, comma-separated (default: every policy)"},
+    {"track", "WAY", "sm or sm-sym (default sm)"},
+    {"lat-steps", "N", "GPU: steps per launch of the latency timing"},
+    {"max-runs", "N", "GPU: a cap on the runs of the aggregate timing"},
+    {"no-peak", NULL, "GPU: no peak measurement"},
+    {"help", NULL, "this text"},
+    {"version", NULL, "the version"},
+    {NULL, NULL, NULL},
+};
+static const vla_doc_item bench_exit[] = {
+    {"0", NULL, "the tables were printed (a section that cannot run here says why and is skipped)"},
+    {"2", NULL, "a usage error"},
+    {NULL, NULL, NULL},
+};
+static const vla_doc_item bench_env[] = {
+    {"OMP_NUM_THREADS", NULL, "the threads of the all-cores timings"},
+    {"VLA_SIMD", NULL, "avx2 or off: the one-run vectorized path timed (default: the widest)"},
+    {"VLA_LANES", NULL, "avx2: the lanes' AVX2 path on an AVX-512 processor"},
+    {NULL, NULL, NULL},
+};
+
+static const vla_doc_item bench_files[] = {
+    {"/proc/cpuinfo", NULL, "read: the processor's name for the header (the tables go to standard "
+                            "output; nothing is written)"},
+    {NULL, NULL, NULL},
+};
+
+static void doc(int man)
 {
-    fprintf(f,
-            "usage: vla-bench [--quick] [--cpu-only | --gpu-only] [--no-ab] [--d 16,32,64,128]\n"
-            "                 [--models la,delta,rls,vla1,vla3] [--precs f64,f32,...] "
-            "[--track sm|sm-sym]\n"
-            "                 [--lat-steps N] [--max-runs N] [--no-peak]   (GPU: steps per "
-            "launch, a cap on the runs of the aggregate, no peak measurement)\n"
-            "Times strict steps of every model, precision and d on the CPU (one core, all cores\n"
-            "over runs) and on the GPU when there is one, beside the roofline: flops per step\n"
-            "over the fma peak measured here. --no-ab skips the vectorized-vs-scalar "
-            "comparison.\n");
+    const vla_doc d = {
+        .prog = "vla-bench",
+        .phrase = "time per step of every model and precision beside its roofline",
+        .synopsis = "[OPTION]...",
+        .summary = "Times strict steps of every model, precision and d on the CPU (one core: lib's "
+                   "scalar loops,\nthe vectorized one-run path and the vector lanes; all cores over "
+                   "runs) and on the GPU when\nthere is one (one run: the latency of a step; many "
+                   "runs: aggregate throughput), each beside\nits roofline: flops per step, counted "
+                   "from the recurrence itself (vla_step_flops), over the\nbinary32 fma peak this "
+                   "program measures on the machine. Not a test: the numbers vary with the\nmachine "
+                   "and its load; compare ratios within one run. The tables go to standard output.",
+        .version = VLA_VERSION,
+        .opts = {bench_opts, NULL, NULL},
+        .exit = bench_exit,
+        .env = bench_env,
+        .files = bench_files,
+        .examples = "vla-bench --cpu-only --models vla3 --precs f32,f16 --d 32\n"
+                    "vla-bench --quick\n"
+                    "make bench BENCH_ARGS='--cpu-only --no-ab'",
+    };
+    if (man)
+        vla_doc_man(&d);
+    vla_doc_help(&d);
 }
 
 static int parse_list(const char *s, int *out, int max, int (*one)(const char *, int *))
@@ -324,7 +363,11 @@ static void parse(opts *o, int argc, char **argv)
         else if (v && !strcmp(a, "--max-runs") && (o->max_runs = atol(v)) > 0)
             i++;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            usage(stdout), exit(0);
+            doc(0);
+        else if (!strcmp(a, "--man"))
+            doc(1);
+        else if (!strcmp(a, "--version"))
+            printf("vla-bench (vlastab) %s\n", VLA_VERSION), exit(0);
         else if (v && !strcmp(a, "--d") && (o->nd = parse_list(v, o->ds, 8, one_d)) > 0)
             i++;
         else if (v && !strcmp(a, "--models") &&
@@ -337,9 +380,8 @@ static void parse(opts *o, int argc, char **argv)
                  (o->track == VLA_TRACK_SM || o->track == VLA_TRACK_SMSYM))
             i++;
         else {
-            fprintf(stderr, "vla-bench: bad option or value: %s%s%s\n", a, v ? " " : "",
-                    v ? v : "");
-            usage(stderr);
+            fprintf(stderr, "vla-bench: bad option or value: %s%s%s (try --help)\n", a,
+                    v ? " " : "", v ? v : "");
             exit(2);
         }
     }
@@ -403,7 +445,7 @@ static void ab_section(const opts *o, double peak1)
             b[r] = time_steps(baseline_new, &c, &x, sb) / sb * 1e9;
             a[r] = time_steps(public_new, &c, &x, sa) / sa * 1e9;
         }
-        double mb = median(b, reps), ma = median(a, reps);
+        double mb = vla_median(b, reps), ma = vla_median(a, reps);
         double fl = vla_step_flops(&c, x.in, NIN);
         printf("  %4d %12.1f %12.1f %8.2f %7.1f%% %7.1f%%\n", d, mb, ma, mb / ma,
                100 * fl / (mb * 1e-9) / peak1, 100 * fl / (ma * 1e-9) / peak1);
@@ -483,7 +525,7 @@ static double launch_rate(const vla_config *c, const vla_cuda_opts *o, int runs,
             vla_cuda_launch(g, NULL);
         v[r] = (double)runs * steps * launches / (now() - t0);
     }
-    rate = median(v, reps);
+    rate = vla_median(v, reps);
 out:
     if (rate != rate)
         snprintf(err, len, "%s", vla_cuda_error(g));
@@ -589,7 +631,7 @@ static void gpu_section(const opts *o)
                             vla_cuda_launch(g, NULL);
                             v[r] = (now() - t0) / lsteps * 1e9;
                         }
-                        lat = median(v, 3);
+                        lat = vla_median(v, 3);
                     }
                     runs = 2 * vla_cuda_resident_runs(g);
                     if (o->max_runs && runs > o->max_runs)
@@ -606,7 +648,7 @@ static void gpu_section(const opts *o)
                             vla_cuda_launch(g, NULL);
                             v[r] = runs * (double)tsteps / (now() - t0);
                         }
-                        agg = median(v, 3);
+                        agg = vla_median(v, 3);
                     } else {
                         printf("# %s\n", vla_cuda_error(g));
                     }

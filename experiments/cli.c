@@ -24,16 +24,10 @@ void vla_cli_die(const vla_cli_spec *spec, const char *fmt, ...)
     exit(2);
 }
 
-const vla_cli_opt vla_cli_common[] = {
-    {"model", "NAME", "la, delta, rls, vla1 or vla3"},
-    {"track", "WAY", "how A is tracked: sm (textbook Sherman-Morrison), sm-sym (symmetric half), "
-                     "joseph, chol (Cholesky factor of M; nudge off), comp (double-word arithmetic), "
-                     "sr (stochastic rounding; f16-f32, bf16-f32); or M = A^-1 kept and M y = x "
-                     "solved at every step (rls, vla1, vla3; nudge and clamp off): solve (Cholesky), "
-                     "cg:K (K conjugate-gradient iterations, 1..1000, warm-started; cg = cg:8), "
-                     "cg:TOL (until ||r|| <= TOL ||x||, TOL in (0, 1), at most 2d iterations), "
-                     "cheb:K (Chebyshev iteration on [lambda0, Gershgorin's bound])"},
-    {"precision", "P", "f64, f32, f16, bf16, f16-f32 or bf16-f32 (16-bit storage, f32 arithmetic)"},
+static vla_cli_opt common[] = {
+    {"model", "NAME", NULL},     /* the lists' help: from the library's tables (common_opts) */
+    {"track", "WAY", NULL},
+    {"precision", "P", NULL},
     {"mode", "M", "strict (fixed order, no fma; the default) or fast (fma contraction allowed)"},
     {"d", "N", "key dimension, 1..256 (default 32)"},
     {"dv", "N", "value dimension (default d)"},
@@ -62,6 +56,92 @@ const vla_cli_opt vla_cli_common[] = {
     {NULL, NULL, NULL},
 };
 
+/* the common options, their lists of models, ways and precisions from the library's tables */
+const vla_cli_opt *vla_cli_common(void)
+{
+    static char model[200], track[900], prec[300];
+    if (!common[0].help) {
+        snprintf(model, sizeof model, "the model: %s (docs/math.md section 2)",
+                 vla_names(VLA_LIST_MODEL));
+        snprintf(track, sizeof track, "how A is tracked: %s (docs/math.md section 4: sm the "
+                 "textbook Sherman-Morrison update, sm-sym its symmetric half, chol the Cholesky "
+                 "factor of M with the nudge off, comp double-word arithmetic, sr stochastic "
+                 "rounding in a mixed policy); or M = A^-1 kept and M y = x solved at every step "
+                 "(section 4.7; rls, vla1, vla3; nudge and clamp off): solve (Cholesky), cg:K (K "
+                 "conjugate-gradient iterations, 1..%d, warm-started; cg = cg:8), cg:TOL (until "
+                 "||r|| <= TOL ||x||, TOL in (0, 1), at most 2d iterations), cheb:K (Chebyshev "
+                 "iteration on [lambda0, Gershgorin's bound])", vla_names(VLA_LIST_TRACK),
+                 VLA_SOLVE_KMAX);
+        snprintf(prec, sizeof prec, "the precision policy: %s (docs/math.md section 5; a-b: "
+                 "storage in a, arithmetic in b)", vla_names(VLA_LIST_PREC));
+        common[0].help = model;
+        common[1].help = track;
+        common[2].help = prec;
+    }
+    return common;
+}
+
+/* ---- --help and --man (doc.c), from the program's spec ---- */
+
+static const vla_doc_item cli_exit[] = {
+    {"0", NULL, "the table was written"},
+    {"1", NULL, "a run failed (the message names the head, the step and the reason), or the table "
+                "could not be written (no half-written table is left)"},
+    {"2", NULL, "a usage error: an unknown option or value, a value out of range, a configuration "
+                "the backend or the reference cannot run, a bad input file"},
+    {"3", NULL, "interrupted by SIGINT or SIGTERM: each run's checkpoint is written beside the "
+                "table (with --out FILE); the same command with --resume continues"},
+    {NULL, NULL, NULL},
+};
+static const vla_doc_item cli_env[] = {
+    {"VLA_CHECKPOINT_SECONDS", NULL, "seconds between checkpoint writes (default 60; 0: about "
+                                     "every 1024 steps)"},
+    {"OMP_NUM_THREADS", NULL, "threads the runs are spread over (the results do not depend on it)"},
+    {"VLA_SIMD", NULL, "avx2 or off: the cpu backend's vectorized path for one run (default: the "
+                       "widest the processor has; the bits are the same)"},
+    {"VLA_LANES", NULL, "avx2: the lanes' AVX2 path on a processor with AVX-512 (the bits are the "
+                        "same)"},
+    {NULL, NULL, NULL},
+};
+static const vla_doc_item cli_files[] = {
+    {"FILE", NULL, "the table (--out): written to a temporary beside it, synced, and renamed over "
+                   "FILE when complete; only a regular file is replaced"},
+    {"FILE.ckpt.HEAD", NULL, "run HEAD's checkpoint beside the table: written every "
+                             "VLA_CHECKPOINT_SECONDS and on SIGINT or SIGTERM, read by --resume, "
+                             "removed once the table is written"},
+    {"DIR/q.npy DIR/k.npy DIR/v.npy", NULL, "--stream trace:DIR: a model's raw projections, shape "
+                                            "(heads, T, dim), float16/32/64, little-endian, C "
+                                            "order; u.npy (absent: u = k), g.npy (row gates, delta) "
+                                            "and beta.npy (delta's rate) when there; "
+                                            "docs/trace.md gives every rule"},
+    {NULL, NULL, NULL},
+};
+
+static void cli_doc(const vla_cli_spec *spec, vla_doc *d, char *defaults, size_t len)
+{
+    snprintf(defaults, len, "Defaults here: --model %s --stream %s --steps %ld --ref %s",
+             vla_model_name(spec->default_model), spec->default_stream, spec->default_steps,
+             spec->default_ref == REF_EXACT ? "exact" : spec->default_ref == REF_F64 ? "f64" : "none");
+    *d = (vla_doc){
+        .prog = spec->prog,
+        .phrase = spec->phrase ? spec->phrase : spec->prog,
+        .synopsis = "[OPTION]...",
+        .summary = spec->summary,
+        .version = VLA_VERSION,
+        .opts = {spec->opts, vla_cli_common(), NULL},
+        .after_opts = defaults,
+        .sections = {{"Columns",
+                      "A gnuplot-ready table (docs/math.md section 9): '#' provenance lines, then "
+                      "'# columns: ...', one block per run, with these columns:",
+                      NULL, spec->columns, 0, NULL},
+                     {NULL, NULL, NULL, NULL, 0, NULL}},
+        .exit = cli_exit,
+        .env = cli_env,
+        .files = cli_files,
+        .examples = spec->example,
+    };
+}
+
 static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v, long lo, long hi)
 {
     char *end;
@@ -83,16 +163,21 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     vla_model_kind mk = spec->default_model;
     int d = 32;
     for (int i = 1; i < argc; i++) {
+        vla_doc doc;
+        char defaults[300];
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "--man"))
+            cli_doc(spec, &doc, defaults, sizeof defaults);
         if (!strcmp(argv[i], "--help"))
-            vla_cli_help(spec);
+            vla_doc_help(&doc);
         if (!strcmp(argv[i], "--version")) {
             printf("%s (vlastab) %s\n", spec->prog, VLA_VERSION);
             exit(0);
         }
         if (!strcmp(argv[i], "--man"))
-            vla_cli_man(spec);
+            vla_doc_man(&doc);
         if (i + 1 < argc && !strcmp(argv[i], "--model") && vla_model_parse(argv[i + 1], &mk))
-            vla_cli_die(spec, "--model: unknown model '%s' (la, delta, rls, vla1, vla3)", argv[i + 1]);
+            vla_cli_die(spec, "--model: unknown model '%s' (%s)", argv[i + 1],
+                        vla_names(VLA_LIST_MODEL));
         if (i + 1 < argc && !strcmp(argv[i], "--d"))
             d = (int)parse_long(spec, "d", argv[i + 1], VLA_D_MIN, VLA_D_MAX);
     }
@@ -118,7 +203,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
             if (!strcmp(o->name, name))
                 own = o;
         int known = own != NULL, takes = own ? own->arg != NULL : 0;
-        for (const vla_cli_opt *o = vla_cli_common; !known && o->name; o++)
+        for (const vla_cli_opt *o = vla_cli_common(); !known && o->name; o++)
             if (!strcmp(o->name, name)) {
                 known = 1;
                 takes = o->arg != NULL;
@@ -146,7 +231,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
                             vla_names(VLA_LIST_TRACK));
         } else if (!strcmp(name, "precision")) {
             if (vla_prec_parse(v, &c->cfg.prec))
-                vla_cli_die(spec, "--precision: unknown '%s' (f64, f32, f16, bf16, f16-f32, bf16-f32)", v);
+                vla_cli_die(spec, "--precision: unknown '%s' (%s)", v, vla_names(VLA_LIST_PREC));
         } else if (!strcmp(name, "mode")) {
             if (!strcmp(v, "strict"))
                 c->cfg.mode = VLA_STRICT;

@@ -1,6 +1,6 @@
 /* cli.h: what every experiment program shares. cli.c: the common options (model, tracking,
- * precision, stream, sizes, seed, output, checkpoints, backend, --set), provenance, and the
- * engines a run needs; help.c: --help and --man from one text; drive.c: the driver, which advances
+ * precision, stream, sizes, seed, output, checkpoints, backend, --set), --help and --man (through
+ * doc.c), provenance, and the engines a run needs; drive.c: the driver, which advances
  * a program's runs and their references on an engine (lib's vla_engine: the one place runs
  * advance) from checkpoint to checkpoint, with checkpoint files, resumption, signals and progress. */
 #ifndef VLA_CLI_H
@@ -26,16 +26,16 @@ typedef struct {
     char **argv;
 } vla_cli;
 
+#include "doc.h"
 /* A program's own option: --NAME ARG (arg NULL: a flag). */
-typedef struct {
-    const char *name, *arg, *help;
-} vla_cli_opt;
+typedef vla_doc_item vla_cli_opt;
 
 typedef struct {
     const char *prog;        /* vla-drift */
     const char *summary;     /* one paragraph: what the program measures */
     const char *columns;     /* the output columns, one line each "name  meaning" */
-    const char *example;     /* a command line */
+    const char *example;     /* command lines, one a line (two or three) */
+    const char *phrase;      /* the man page's NAME phrase */
     long default_steps;
     const char *default_stream;
     vla_model_kind default_model;
@@ -58,11 +58,8 @@ int vla_cli_threads(void);
 /* the reference's kind as the header states it */
 const char *vla_ref_name(const vla_cli *c);
 
-/* the options every program on this parser takes, NULL-terminated (cli.c) */
-extern const vla_cli_opt vla_cli_common[];
-/* help.c: --help and --man, the same words (tests/test_install.sh checks they agree); exit 0 */
-void vla_cli_help(const vla_cli_spec *spec) __attribute__((noreturn));
-void vla_cli_man(const vla_cli_spec *spec) __attribute__((noreturn));
+/* the options every program on this parser takes, NULL-terminated */
+const vla_cli_opt *vla_cli_common(void);
 
 /* ---- engines ---- */
 

@@ -24,6 +24,7 @@ static int on_step(const vla_step_view *v, void *accp, void *ctx)
     vref_drift_add(a, ctx, v->in->k, v->in->u);
     if (v->a_moved >= 0) {
         a->moved += v->a_moved;
+        a->moved_diag += v->a_moved_diag;
         a->steps++;
     }
     return VLA_OK;
@@ -77,6 +78,9 @@ int main(int argc, char **argv)
                    "  a_moved     the fraction of A's entries a step changed, over the steps since the\n"
                    "              previous checkpoint (0: A stagnates; nan for chol, solve, cg and cheb,\n"
                    "              which keep no A)\n"
+                   "  a_moved_diag  the same for the diagonal alone: its entries are the largest, and\n"
+                   "              stall first, while the small off-diagonal ones, whose ulp shrinks\n"
+                   "              with them, keep moving\n"
                    "  x_err       ||alpha_t - alpha_t^ref|| / ||alpha_t^ref||: the vector the model uses\n"
                    "              (vla3 unit(A k'), rls A k, vla1 A k); for cg and cheb the reference\n"
                    "              is the solve way, the exact answer they approximate\n"
@@ -88,8 +92,12 @@ int main(int argc, char **argv)
                    "  fails       failed solves so far: a pivot <= 0, p.Mp <= 0, or a residual that\n"
                    "              ended above ||x|| (x = 0 would do better) or not finite (the table's\n"
                    "              header and stderr give the first one's step and value)",
-        .example = "vla-drift --model vla3 --precision f16 --set nudge=off --stream lmlike --steps "
-                   "1e4 --out data/drift-f16.dat",
+        .example = "vla-drift --model vla3 --precision f16 --set nudge=off --stream lmlike --steps 1e4 "
+                   "--out data/drift-f16.dat\n"
+                   "vla-drift --model rls --stream subspace:4,0.001 --precision f32 --set "
+                   "lambda0=1e-6 --ref exact\n"
+                   "vla-drift --model vla3 --precision bf16 --steps 1e6 --runs 8 --ref f64 --backend "
+                   "lanes --out long.dat",
         .default_steps = 10000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,

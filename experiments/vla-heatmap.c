@@ -128,7 +128,8 @@ int main(int argc, char **argv)
                    "  a      (A_t)_ij\n"
                    "  m      (M_t)_ij\n"
                    "  m_src  1: M_t = inv(A_t) (LAPACK); 0: M_t = the accumulated Gram (A_t not SPD)",
-        .example = "vla-heatmap --model vla3 --precision f16 --stream lmlike --at 1,10,100,1000,10000 "
+        .example = "vla-heatmap --model vla3 --precision f32 --stream lmlike --d 32 --at 10,1000,100000\n"
+                   "vla-heatmap --model vla3 --precision f16 --stream lmlike --at 1,10,100,1000,10000 "
                    "--out data/heatmap-f16.dat",
         .default_steps = 1000,
         .default_stream = "lmlike",

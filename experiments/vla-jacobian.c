@@ -92,7 +92,9 @@ int main(int argc, char **argv)
             "                where k' and alpha are unit by construction (vla3, delta at beta 1;\n"
             "                else nan): how far the stored, rounded vectors are from unit\n"
             "  jac_one       fraction of the window's steps with ||J_t||_2 within 2^-40 of 1",
-        .example = "vla-jacobian --model vla3 --stream lmlike --d 32 --steps 100000 --precision f32",
+        .example = "vla-jacobian --model vla3 --stream lmlike --d 32 --steps 100000 --precision f32\n"
+                   "vla-jacobian --model rls --stream gauss --precision f64 --steps 1e4 --runs 4\n"
+                   "vla-jacobian --model vla3 --precision f16 --steps 1e6 --runs 16 --backend lanes",
         .default_steps = 100000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,

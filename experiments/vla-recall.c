@@ -108,11 +108,13 @@ int main(int argc, char **argv)
             "  acc       fraction of the n * runs reads whose nearest stored value is right\n"
             "  read_err  mean over reads of ||o - v||_2 / ||v||_2 (v the value stored for the key)\n"
             "  read_cos  mean over reads of cos(o, v): 1 is a perfect read up to scale\n"
-            "  model     0 la, 1 delta, 2 rls, 3 vla1, 4 vla3 (one block per model and features)\n"
-            "  features  0 own feature map, 1 identity\n"
+            "  model     la, delta, rls, vla1 or vla3 (one block per model and features)\n"
+            "  features  own (the model's feature map) or id (the identity)\n"
             "One block per (model, features), in the order of --models, then of --features; the\n"
             "header's '# block: I model=... features=...' lines name them. Rows: n, then gap.",
-        .example = "vla-recall --models vla3,delta,la --n 8,24 --gap 0 --d 32 --runs 64",
+        .example = "vla-recall --models vla3,delta,la --n 8,24 --gap 0 --d 32 --runs 64\n"
+                   "vla-recall --runs 128 --n 8 --gap 0,16,48,112,240,496,1008\n"
+                   "vla-recall --models rls,vla3 --features id --precision bf16 --runs 64",
         .default_steps = 1,
         .default_stream = "mqar:8,0",
         .default_model = VLA_VLA3,
@@ -163,7 +165,8 @@ int main(int argc, char **argv)
             *mn++ = 0;
         vla_model_kind mk;
         if (vla_model_parse(mt, &mk))
-            vla_cli_die(&spec, "--models: unknown model '%s' (la, delta, rls, vla1, vla3)", mt);
+            vla_cli_die(&spec, "--models: unknown model '%s' (%s)", mt,
+                        vla_names(VLA_LIST_MODEL));
         strcpy(flist, features);
         for (char *ft = flist, *fn; ft; ft = fn) {
             if ((fn = strchr(ft, ',')))
@@ -268,10 +271,10 @@ int main(int argc, char **argv)
                 }
                 double nr = (double)sum.reads;
                 double row[REC_NCOL] = {(double)ns[ni], (double)gs[gi], sum.correct / nr,
-                                        sum.err_sum / nr, sum.cos_sum / nr,
-                                        (double)cfgs[bi].model,
-                                        cfgs[bi].features == VLA_FEAT_ID ? 1.0 : 0.0};
-                vla_dat_row(out, row, REC_NCOL);
+                                        sum.err_sum / nr, sum.cos_sum / nr, 0, 0};
+                const char *names[REC_NCOL] = {[5] = vla_model_name(cfgs[bi].model),
+                                               [6] = cfgs[bi].features == VLA_FEAT_ID ? "id" : "own"};
+                vla_dat_row_named(out, row, names, REC_NCOL);
             }
     }
     free(res);

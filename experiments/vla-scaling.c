@@ -3,6 +3,7 @@
  * context length where softmax's total time passes the model's (SPEC section 10, claim 5). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -10,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define COLUMNS "model prec d T ns_per_step steps_per_s ns_total measured cpu_ns_per_step"
-#define NCOL 9
+#define COLUMNS "model prec track d T ns_per_step steps_per_s ns_total measured cpu_ns_per_step"
+#define NCOL 9 /* a row's numbers; the table adds the track, a name, as its third column */
 #define MAXL 32
 #define SOFTMAX (-1)
 
@@ -65,7 +66,8 @@ static int on_opt(void *ctx, const char *name, const char *v)
             if (o->nm == MAXL)
                 vla_cli_die(g_spec, "--models: more than %d values", MAXL);
             if (vla_model_parse(tok, &o->models[o->nm++]))
-                vla_cli_die(g_spec, "--models: unknown model '%s' (la, delta, rls, vla1, vla3)", tok);
+                vla_cli_die(g_spec, "--models: unknown model '%s' (%s)", tok,
+                            vla_names(VLA_LIST_MODEL));
         }
         o->set_m = 1;
     } else if (!strcmp(name, "precisions")) {
@@ -78,8 +80,8 @@ static int on_opt(void *ctx, const char *name, const char *v)
             if (o->np == MAXL)
                 vla_cli_die(g_spec, "--precisions: more than %d values", MAXL);
             if (vla_prec_parse(tok, &o->precs[o->np++]))
-                vla_cli_die(g_spec, "--precisions: unknown precision '%s' (f64, f32, f16, bf16, "
-                                    "f16-f32, bf16-f32)", tok);
+                vla_cli_die(g_spec, "--precisions: unknown precision '%s' (%s)", tok,
+                            vla_names(VLA_LIST_PREC));
         }
         o->set_p = 1;
     } else if (!strcmp(name, "ds")) {
@@ -132,21 +134,7 @@ static double cpu_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-static double median(double *x, int n)
-{
-    qsort(x, n, sizeof *x, cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
-
-/* ---- the inputs: P steps of the stream made before any clock starts, then cycled, so that we
- * time the recurrence and not the generator (a step's cost does not depend on the values, apart
- * from the rare guard and zero-norm branches) ---- */
 /* One timing of T steps of `runs` fresh runs on backend b (the engine made before the clock
  * starts, one thread): ns per run-step by the wall clock and by this thread's CPU time. A step
  * includes the rounding of the inputs and phi, as every caller pays. */
@@ -264,6 +252,18 @@ typedef struct {
     row_t *r;
     long n, cap;
 } rows_t;
+/* a row as the table has it: model, precision and track by name */
+static void put_row(vla_dat *out, const row_t *r, vla_track track)
+{
+    vla_model_kind m = (vla_model_kind)r->v[0];
+    double v[NCOL + 1] = {0, 0, 0};
+    memcpy(v + 3, r->v + 2, (NCOL - 2) * sizeof *v);
+    const char *names[NCOL + 1] = {
+        r->v[0] == SOFTMAX ? "softmax" : vla_model_name(m), vla_prec_name((vla_prec)r->v[1]),
+        r->v[0] != SOFTMAX && vla_model_has_A(m) ? vla_track_name(track) : "-"};
+    vla_dat_row_named(out, v, names, NCOL + 1);
+}
+
 static void add(rows_t *R, double m, double p, double d, double T, double ns_step, double ns_total,
                 double measured, double cpu_step)
 {
@@ -288,19 +288,22 @@ typedef struct {
 } smcurve;
 
 /* a by least squares on relative residuals over the measured points with T >= 1000 (the two
- * largest if fewer qualify), where the quadratic term dominates the per-token overhead */
+ * largest if fewer qualify), where the quadratic term dominates the per-token overhead: a T^2 / y
+ * should be 1, so a is the slope through the origin of 1 against x = T^2 / y (GSL's
+ * gsl_fit_mul); resid: the worst |a T^2 / y - 1| */
 static double fit_a(const smcurve *c, const double *y, int first, double *resid)
 {
-    double sxy = 0, sxx = 0;
-    for (int i = first; i < c->n; i++) {
-        double x = c->T[i] * c->T[i] / y[i];
-        sxy += x;
-        sxx += x * x;
+    double x[64], one[64], a, cov, sumsq;
+    int n = c->n - first;
+    for (int i = 0; i < n; i++) {
+        x[i] = c->T[first + i] * c->T[first + i] / y[first + i];
+        one[i] = 1;
     }
-    double a = sxx > 0 ? sxy / sxx : NAN;
+    if (n < 1 || gsl_fit_mul(x, 1, one, 1, (size_t)n, &a, &cov, &sumsq))
+        a = NAN;
     *resid = 0;
-    for (int i = first; i < c->n; i++) {
-        double r = fabs(a * c->T[i] * c->T[i] / y[i] - 1);
+    for (int i = 0; i < n; i++) {
+        double r = fabs(a * x[i] - 1);
         *resid = r > *resid ? r : *resid;
     }
     return a;
@@ -390,8 +393,9 @@ int main(int argc, char **argv)
             "Claim 5 of the source documents: O(T) cost, and a fused GPU kernel beating softmax\n"
             "beyond about 43,000 tokens; this program measures the CPU. --d, --steps, --model and\n"
             "--precision, when given, stand for one-element --ds, --Ts, --models, --precisions.",
-        .columns = "  model        0 la, 1 delta, 2 rls, 3 vla1, 4 vla3, -1 causal softmax\n"
-                   "  prec         0 f64, 1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32\n"
+        .columns = "  model        la, delta, rls, vla1, vla3, or softmax (causal softmax attention)\n"
+                   "  prec         f64, f32, f16, bf16, f16-f32 or bf16-f32\n"
+                   "  track        how A is tracked (--track); - for a model without A and softmax\n"
                    "  d            key dimension (= value dimension)\n"
                    "  T            sequence length\n"
                    "  ns_per_step  median ns per step (softmax: ns_total / T, which grows with T)\n"
@@ -402,7 +406,9 @@ int main(int argc, char **argv)
                    "               below ns_per_step when other processes shared the core\n"
                    "One block per (precision, model), then one per precision for softmax, then a\n"
                    "last block of crossovers (T = the crossover length, ns_total = the time there).",
-        .example = "vla-scaling --models la,vla3 --ds 32,64 --Ts 1000,10000 --repeat 3",
+        .example = "vla-scaling --models la,vla3 --ds 32,64 --Ts 1000,10000 --repeat 3\n"
+                   "vla-scaling --repeat 3 --clock cpu --out data/scaling.dat\n"
+                   "vla-scaling --models vla3 --ds 32 --Ts 1e5 --backend lanes --runs 8",
         .default_steps = 1000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,
@@ -529,7 +535,7 @@ int main(int argc, char **argv)
         if (share) {
             for (long i = 0; i < npts * o.repeat; i++)
                 share[i] = tc[i] / tw[i];
-            load = median(share, (int)(npts * o.repeat));
+            load = vla_median(share, (int)(npts * o.repeat));
             free(share);
         }
         long k = 0;
@@ -537,8 +543,8 @@ int main(int argc, char **argv)
             for (int mi = 0; mi < o.nm; mi++)
                 for (int di = 0; di < o.nd; di++)
                     for (int ti = 0; ti < o.nT; ti++, k++) {
-                        double cpu = median(tc + k * o.repeat, o.repeat);
-                        double wall = median(tw + k * o.repeat, o.repeat);
+                        double cpu = vla_median(tc + k * o.repeat, o.repeat);
+                        double wall = vla_median(tw + k * o.repeat, o.repeat);
                         double ns = o.clock_cpu ? cpu : wall;
                         add(&R, o.models[mi], o.precs[pi], o.ds[di], o.Ts[ti], ns, ns * o.Ts[ti],
                             1, cpu);
@@ -595,8 +601,8 @@ int main(int argc, char **argv)
                     }
                 }
                 cv->T[cv->n] = T;
-                cv->cpu[cv->n] = median(y, reps);
-                cv->ns[cv->n] = o.clock_cpu ? cv->cpu[cv->n] : median(x, reps);
+                cv->cpu[cv->n] = vla_median(y, reps);
+                cv->ns[cv->n] = o.clock_cpu ? cv->cpu[cv->n] : vla_median(x, reps);
                 last_T = T;
                 last_ns = cv->ns[cv->n];
                 cv->n++;
@@ -650,8 +656,6 @@ int main(int argc, char **argv)
                              : "clock_gettime(CLOCK_MONOTONIC), wall clock", o.repeat);
     vla_dat_meta(out, "softmax", "causal, direct O(T^2 d): scores q_t . k_j / sqrt(d) for j <= t, "
                                  "max-shifted exp, weighted sum of v_j; strict C like the models");
-    vla_dat_meta(out, "codes", "model: 0 la, 1 delta, 2 rls, 3 vla1, 4 vla3, -1 softmax; prec: 0 f64, "
-                               "1 f32, 2 f16, 3 bf16, 4 f16-f32, 5 bf16-f32");
     for (int pi = 0; pi < o.np; pi++)
         for (int di = 0; di < o.nd; di++) {
             const smcurve *cv = &sm[pi][di];
@@ -727,7 +731,7 @@ int main(int argc, char **argv)
     for (long i = 0; i < R.n; i++) {
         if (i && (R.r[i].v[0] != R.r[i - 1].v[0] || R.r[i].v[1] != R.r[i - 1].v[1]))
             vla_dat_block(out);
-        vla_dat_row(out, R.r[i].v, NCOL);
+        put_row(out, &R.r[i], c.cfg.track);
     }
     for (int pi = 0; pi < o.np; pi++) { /* one block per precision, so a plot can pick by code */
         vla_dat_block(out);
@@ -760,13 +764,13 @@ int main(int argc, char **argv)
                     ctot = cv->a_cpu * (double)Ts[i] * (double)Ts[i];
                 }
                 add(&R, SOFTMAX, o.precs[pi], o.ds[di], Ts[i], tot / Ts[i], tot, meas, ctot / Ts[i]);
-                vla_dat_row(out, R.r[R.n - 1].v, NCOL);
+                put_row(out, &R.r[R.n - 1], c.cfg.track);
             }
         }
     }
     vla_dat_block(out);
     for (long i = 0; i < X.n; i++)
-        vla_dat_row(out, X.r[i].v, NCOL);
+        put_row(out, &X.r[i], c.cfg.track);
     e = vla_dat_close(out);
     for (int di = 0; di < o.nd; di++)
         vla_inputs_free(&pools[di]);

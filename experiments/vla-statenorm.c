@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COLUMNS "t s_fro a_fro o_norm growth s_relerr o_relerr"
+#define COLUMNS "t s_fro a_fro o_norm growth s_relerr o_relerr growth_se"
 
 typedef struct {
     long n;                  /* checkpoints so far */
@@ -25,7 +25,7 @@ static int on_checkpoint(vla_run *r, void *accp, vla_rows *rows, void *ctx)
         free(y);
         return VLA_ENOMEM;
     }
-    double row[7] = {(double)r->t, 0, NAN, 0, NAN, NAN, NAN};
+    double row[8] = {(double)r->t, 0, NAN, 0, NAN, NAN, NAN, NAN};
     vla_engine_get(r->m, r->run, VLA_Q_S, x);
     row[1] = vla_fro(x, (long)dv * d);
     if (r->ref) {
@@ -52,7 +52,7 @@ static int on_checkpoint(vla_run *r, void *accp, vla_rows *rows, void *ctx)
     while (first > 0 && acc->t[first - 1] >= r->t / 10.0)
         first--;
     if (r->t >= 10 && acc->n - first >= 2)
-        row[4] = vla_loglog_slope(acc->t + first, acc->s + first, acc->n - first);
+        vla_loglog_fit(acc->t + first, acc->s + first, acc->n - first, &row[4], &row[7]);
     free(x);
     free(y);
     return vla_rows_add(rows, row);
@@ -73,8 +73,13 @@ int main(int argc, char **argv)
                    "  o_norm    ||o_t||_2, the read-out with q_t\n"
                    "  growth    least-squares slope of log ||S|| against log t over [t/10, t]\n"
                    "  s_relerr  ||S_t - S_t^ref||_F / ||S_t^ref||_F (nan without --ref)\n"
-                   "  o_relerr  ||o_t - o_t^ref|| / ||o_t^ref||",
-        .example = "vla-statenorm --model vla3 --stream lmlike --d 32 --steps 1000 --runs 4",
+                   "  o_relerr  ||o_t - o_t^ref|| / ||o_t^ref||\n"
+                   "  growth_se  the standard error of growth (GSL's gsl_fit_linear; nan from two\n"
+                   "            points)",
+        .example = "vla-statenorm --model vla3 --stream lmlike --d 32 --steps 1000 --runs 4\n"
+                   "vla-statenorm --model vla3 --precision f16 --stream trace:mytrace --ref f64\n"
+                   "vla-statenorm --model vla3 --precision bf16 --steps 1e7 --runs 8 --ref f64 "
+                   "--backend lanes --out long.dat",
         .default_steps = 1000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,

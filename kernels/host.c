@@ -353,7 +353,7 @@ int vla_cuda_launch_taps(vla_cuda *g, const vla_cuda_taps *taps)
     /* o, kp, al, moved and prev_a: where each goes on the host, and its size */
     double *const host[5] = {taps ? taps->o : NULL, taps ? taps->kp : NULL,
                              taps ? taps->alpha : NULL, NULL, NULL};
-    const size_t bytes[5] = {rs * dv * g->es, rs * d * g->es, rs * d * g->es, rs * sizeof(long),
+    const size_t bytes[5] = {rs * dv * g->es, rs * d * g->es, rs * d * g->es, 2 * rs * sizeof(long),
                              (size_t)p->runs * d * d * g->es};
     const int on[5] = {host[0] != NULL, host[1] != NULL, host[2] != NULL,
                        taps && taps->moved, taps && taps->moved};

@@ -53,8 +53,8 @@ typedef struct {
     const unsigned char *flags; /* runs x steps */
     kcounts *counts;      /* runs */
     /* the taps (NULL: not recorded), after every step: o (runs x steps x dv), kp and al
-     * (runs x steps x d), and the count of A's entries a write changed (runs x steps; prev_a:
-     * runs x d x d numbers of scratch that holds A before the step) */
+     * (runs x steps x d), and the count of A's entries a write changed, then of its diagonal's
+     * (runs x steps x 2; prev_a: runs x d x d numbers of scratch that holds A before the step) */
     void *out_o, *out_kp, *out_al;
     long *out_moved;
     void *prev_a;

@@ -81,7 +81,7 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
                                the drift measures, not a fast path) */
             KSYNC();
             if (KTID == 0) {
-                long n = 0;
+                long n = 0, nd = 0;
                 for (int i = 0; prev && !(f & KF_READ) && i < d * d; i++) {
                     NUM a = E(s->A, i); /* bytes, as memcmp (which device code lacks) would */
                     const unsigned char *x = (const unsigned char *)&a,
@@ -90,8 +90,10 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
                     for (unsigned k = 0; k < sizeof a; k++)
                         ne |= x[k] != y[k];
                     n += ne;
+                    nd += ne && i % (d + 1) == 0;
                 }
-                p->out_moved[ri] = n;
+                p->out_moved[2 * ri] = n;
+                p->out_moved[2 * ri + 1] = nd;
             }
             KSYNC();
         }

@@ -119,7 +119,7 @@ static int k_open(vla_engine *e, void **self, char *err, size_t len)
             k->al = malloc(n * d * sizeof *k->al);
         if ((sp->taps & VLA_TAP_MOVED) && vla_model_has_A(sp->cfg.model) &&
             vla_track_holds(sp->cfg.track) == VLA_HOLDS_A)
-            k->moved = malloc(n * sizeof *k->moved);
+            k->moved = malloc(2 * n * sizeof *k->moved);
     }
     if (!k->t || !k->s || !k->raw || (rnd && !k->rnd) || !k->slab || !k->in || !k->rd ||
         ((sp->taps & VLA_TAP_O) && sp->on_step && !k->o) ||
@@ -165,7 +165,7 @@ static int hand_over(kself *k, int run, long n)
             break;
         vla_step_view v = {run, k->t[run] + j + 1, &k->raw[i], k->o ? k->o + i * dv : NULL,
                            k->kp ? k->kp + i * d : NULL, k->al ? k->al + i * d : NULL,
-                           k->moved ? k->moved[i] : -1};
+                           k->moved ? k->moved[2 * i] : -1, k->moved ? k->moved[2 * i + 1] : -1};
         int r = sp->on_step(sp->ctx, &v);
         if (r)
             return vla_engine_fail(k->e, run, r, "head %d, step %ld: %s", sp->first_head + run,

@@ -141,11 +141,15 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nl, NUM *arena, lc
                 for (int i = 0; i < d; i++)
                     ((LT *)p->out_al)[ri * d + i] = E(s->al, i)[l];
             if (p->out_moved) { /* A's bit patterns before and after the step */
-                long n = 0;
+                long n = 0, nd = 0;
                 const NUM *prev = cx_->prev;
                 for (int i = 0; moved && i < d * d; i++)
-                    n += memcmp(&E(s->A, i)[l], &prev[i][l], sizeof(LT)) != 0;
-                p->out_moved[ri] = n;
+                    if (memcmp(&E(s->A, i)[l], &prev[i][l], sizeof(LT))) {
+                        n++;
+                        nd += i % (d + 1) == 0;
+                    }
+                p->out_moved[2 * ri] = n;
+                p->out_moved[2 * ri + 1] = nd;
             }
         }
         LSETM(cx_, live); /* (every LANE_IF restores it; this keeps a fault from spreading) */

@@ -378,6 +378,7 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
 {
     const lanes_ctx *lc = ctx;
     const int lw = lanes_of(p->cfg.prec, lc->isa), nt = lc->threads;
+    (void)nt; /* (without OpenMP: one thread) */
     int *runs = malloc(sizeof(int) * p->runs), *gstart = malloc(sizeof(int) * (p->runs + 1));
     int ng = 0, r = VLA_OK;
     if (!runs || !gstart) {
@@ -394,7 +395,9 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
     }
     gstart[ng] = p->runs;
     size_t arena_bytes = (size_t)karena_off(KA_N_ARRAYS, p->d, p->dv, 31) * 64;
+#ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1 && ng > 1)
+#endif
     {
         void *arena = aligned_alloc(64, (arena_bytes + 63) / 64 * 64);
         lctx *cx = aligned_alloc(64, (sizeof(lctx) + 63) / 64 * 64);
@@ -405,10 +408,14 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
         if (prev_bytes && !prev)
             arena = (free(arena), NULL); /* reported below as out of memory */
         /* every thread meets the loop (a worksharing construct), with or without its memory */
+#ifdef _OPENMP
 #pragma omp for schedule(dynamic)
+#endif
         for (int g = 0; g < ng; g++) {
             if (!arena || !cx) {
+#ifdef _OPENMP
 #pragma omp atomic write
+#endif
                 r = VLA_ENOMEM;
                 continue;
             }

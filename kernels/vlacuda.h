@@ -63,7 +63,7 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
                    int shared);
 /* What a launch records after every step (each NULL: not recorded), runs x steps x n, binary64:
  * the read-out (n = dv), the write's k' and alpha (n = d), and the number of A's entries whose
- * bits the step changed (n = 1; 0 on a read) */
+ * bits the step changed, then of its diagonal's (n = 2; 0 on a read) */
 typedef struct {
     double *o, *kp, *alpha;
     long *moved;

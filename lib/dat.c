@@ -230,18 +230,41 @@ static void fmt_num(char *buf, size_t len, double v)
     }
 }
 
-int vla_dat_row(vla_dat *f, const double *vals, int n)
+/* A name cell is one word that cannot be read as a number, so that a reader tells the two apart
+ * and gnuplot's 'using' of a number column never meets it. */
+static int is_name(const char *s)
+{
+    char *end;
+    strtod(s, &end);
+    if (!*s || end != s)
+        return 0;
+    for (; *s; s++)
+        if (isspace((unsigned char)*s) || *s == '#')
+            return 0;
+    return 1;
+}
+
+int vla_dat_row_named(vla_dat *f, const double *vals, const char *const *names, int n)
 {
     if (!f || f->ncols < 0 || n != f->ncols || (n > 0 && !vals))
         return VLA_EINVAL;
+    for (int i = 0; names && i < n; i++)
+        if (names[i] && !is_name(names[i]))
+            return VLA_EINVAL;
     char buf[40];
     for (int i = 0; i < n; i++) {
-        fmt_num(buf, sizeof buf, vals[i]);
-        put(f, i ? " %s" : "%s", buf);
+        if (names && names[i])
+            put(f, i ? " %s" : "%s", names[i]);
+        else {
+            fmt_num(buf, sizeof buf, vals[i]);
+            put(f, i ? " %s" : "%s", buf);
+        }
     }
     put(f, "\n");
     return f->err;
 }
+
+int vla_dat_row(vla_dat *f, const double *vals, int n) { return vla_dat_row_named(f, vals, NULL, n); }
 
 int vla_dat_block(vla_dat *f)
 {

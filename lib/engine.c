@@ -313,7 +313,7 @@ static int models_run_to(mself *s, int run, long t)
         x->t = step;
         if (!sp->on_step)
             continue;
-        vla_step_view v = {run, step, &x->raw, NULL, NULL, NULL, -1};
+        vla_step_view v = {run, step, &x->raw, NULL, NULL, NULL, -1, -1};
         double *o = x->tap, *kp = o + dv, *al = kp + d;
         if (sp->taps & VLA_TAP_O)
             vla_model_get(x->m, VLA_Q_O, o), v.o = o;
@@ -323,11 +323,14 @@ static int models_run_to(mself *s, int run, long t)
             vla_model_get(x->m, VLA_Q_ALPHA, al), v.alpha = al;
         if (x->track_moved) { /* bit patterns: +0 and -0 differ, as the stored numbers do */
             double *A = al + d, *prev = A + (size_t)d * d;
-            v.a_moved = 0;
+            v.a_moved = v.a_moved_diag = 0;
             if (!x->raw.is_read) {
                 vla_model_get(x->m, VLA_Q_A, A);
-                for (size_t i = 0; i < (size_t)d * d; i++)
-                    v.a_moved += memcmp(&A[i], &prev[i], sizeof *A) != 0;
+                for (size_t i = 0; i < (size_t)d * d; i++) {
+                    int moved = memcmp(&A[i], &prev[i], sizeof *A) != 0;
+                    v.a_moved += moved;
+                    v.a_moved_diag += moved && i % (size_t)(d + 1) == 0;
+                }
                 memcpy(prev, A, (size_t)d * d * sizeof *A);
             }
         }

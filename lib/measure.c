@@ -3,6 +3,9 @@
  * the finite-time Lyapunov exponent of its products, log-spaced checkpoints and log-log slopes. */
 #include "vlastab.h"
 
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -258,25 +261,39 @@ long vla_checkpoints(long T, int per_decade, long *out, long max)
     return n;
 }
 
-double vla_loglog_slope(const double *x, const double *y, long n)
+int vla_loglog_fit(const double *x, const double *y, long n, double *slope, double *se)
 {
-    double sx = 0, sy = 0;
+    double lx[1024], ly[1024];
     long m = 0;
-    for (long i = 0; i < n; i++)
+    for (long i = 0; i < n && m < 1024; i++) /* the points both logs exist for */
         if (x[i] > 0 && y[i] > 0 && isfinite(x[i]) && isfinite(y[i])) {
-            sx += log(x[i]);
-            sy += log(y[i]);
+            lx[m] = log(x[i]);
+            ly[m] = log(y[i]);
             m++;
         }
-    if (m < 2)
+    double c0, c1, c00, c01, c11, sumsq;
+    *slope = *se = NAN;
+    /* GSL centres the sums on running means: the raw normal equations cancel badly when log x
+     * is large; a constant log x (every x the same) has no slope */
+    if (m < 2 || gsl_fit_linear(lx, 1, ly, 1, (size_t)m, &c0, &c1, &c00, &c01, &c11, &sumsq) ||
+        !isfinite(c1))
+        return VLA_ERANGE;
+    *slope = c1;
+    *se = m > 2 ? sqrt(c11) : NAN; /* two points fit exactly: no error estimate */
+    return VLA_OK;
+}
+
+double vla_median(double *x, long n)
+{
+    if (n < 1)
         return NAN;
-    double mx = sx / m, my = sy / m, sxx = 0, sxy = 0;
-    /* centred sums: the raw normal equations cancel badly when log x is large */
-    for (long i = 0; i < n; i++)
-        if (x[i] > 0 && y[i] > 0 && isfinite(x[i]) && isfinite(y[i])) {
-            double dx = log(x[i]) - mx;
-            sxx += dx * dx;
-            sxy += dx * (log(y[i]) - my);
-        }
-    return sxx > 0 ? sxy / sxx : NAN;
+    gsl_sort(x, 1, (size_t)n);
+    return gsl_stats_median_from_sorted_data(x, 1, (size_t)n);
+}
+
+double vla_loglog_slope(const double *x, const double *y, long n)
+{
+    double slope, se;
+    vla_loglog_fit(x, y, n, &slope, &se);
+    return slope;
 }

@@ -311,6 +311,7 @@ typedef struct {
     const double *kp, *alpha; /* VLA_TAP_KP, VLA_TAP_ALPHA: the write's k' and alpha (d) */
     long a_moved;            /* VLA_TAP_MOVED: entries of A this step changed (-1: chol, solve,
                                 cg and cheb keep no A, or a model without A; 0 on a read) */
+    long a_moved_diag;       /* ... of them on A's diagonal (-1 and 0 alike) */
 } vla_step_view;
 
 typedef struct {
@@ -418,8 +419,14 @@ void vla_lyap_free(vla_lyap *l);
 /* log-spaced checkpoints: about per_decade per decade in 1..T, always including T; returns the count,
  * writes at most max of them ascending. */
 long vla_checkpoints(long T, int per_decade, long *out, long max);
-/* least-squares slope of log y against log x */
+/* The least-squares line of log y against log x over the points where both logs exist (at most
+ * 1024), by GSL's gsl_fit_linear: its slope and the slope's standard error (NaN from two points,
+ * which the line fits exactly). VLA_ERANGE (slope NaN) with fewer than two points or a constant
+ * x. vla_loglog_slope: the slope alone. */
+int vla_loglog_fit(const double *x, const double *y, long n, double *slope, double *se);
 double vla_loglog_slope(const double *x, const double *y, long n);
+/* the median of x[0..n-1], which it sorts in place (GSL); NaN for n < 1 */
+double vla_median(double *x, long n);
 
 /* ---- results (section 9) ---- */
 typedef struct vla_dat vla_dat;
@@ -430,6 +437,9 @@ int vla_dat_meta(vla_dat *f, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int vla_dat_columns(vla_dat *f, const char *names); /* space-separated */
 int vla_dat_row(vla_dat *f, const double *vals, int n);
+/* the same row with names in some cells: cell i is names[i] where names and names[i] are not NULL
+ * (one word, not a number: "vla3", "f16-f32"), else vals[i]. Tables write names, not enum codes. */
+int vla_dat_row_named(vla_dat *f, const double *vals, const char *const *names, int n);
 int vla_dat_block(vla_dat *f); /* two blank lines */
 int vla_dat_close(vla_dat *f);  /* flushes; VLA_EIO if anything failed to write */
 

@@ -1,74 +1,85 @@
-# drift.gp: the inverse drift ||A_t - A_t^ref||_F / ||A_t^ref||_F against t (bin/vla-drift), one
-# panel per precision for vla3 with the periodic nudge on and off, and rls on an ill-conditioned
-# stream beside them. (Enhanced text: no bare '~', which overprints.) Marks where A_t stops being positive definite and where it turns to NaN.
-# Usage: gnuplot -e "dir='data'; out='figures/drift'" plots/drift.gp   (writes OUT.png and OUT.pdf)
-# Reads DIR/drift-vla3-PREC-nudge{on,off}.dat for PREC in precs, DIR/drift-rls-{f64,f32}-l{1,1e-6}.dat.
-
-if (!exists("dir")) dir = 'data'
+# drift.gp: the relative drift ||A_t - A_t^ref||_F / ||A_t^ref||_F of the tracked inverse against t
+# (bin/vla-drift): (a)-(e) vla3 on lmlike in each precision with the periodic nudge on and off, beside
+# the storage format's unit roundoff; (f) rls on an ill-conditioned subspace stream against the
+# exact MPFR reference. Marks: the end of each curve, the first checkpoint where lambda_min(A_t) < 0,
+# and the first where A_t is NaN (drawn at the curve's last finite value).
+# Usage: gnuplot -e "dir='data'; out='figures/drift'" plots/drift.gp
+#   reads DIR/drift-vla3-PREC-nudge{on,off}.dat, DIR/drift-rls-{f64,f32}-l{1,1e-6}.dat;
+#   writes OUT.pdf/png and OUT-1col.pdf/png
 if (!exists("out")) out = 'figures/drift'
-if (!exists("precs")) precs = 'f32 f16 bf16 f16-f32 bf16-f32'
+load system("dirname '" . ARG0 . "'") . '/style.gp'
 
-set encoding utf8
 vla3(p, n) = sprintf('%s/drift-vla3-%s-nudge%s.dat', dir, p, n)
 rls(p, l) = sprintf('%s/drift-rls-%s-l%s.dat', dir, p, l)
-# the storage format's unit roundoff: the drift one rounding of A already costs
-ustore(p) = (p eq 'f64') ? 2**-53 : (p eq 'f32') ? 2**-24 : (p[1:3] eq 'f16') ? 2**-11 : 2**-8
-uname(p) = (p eq 'f32') ? 'u = 2^{-24}' : (p[1:3] eq 'f16') ? 'u = 2^{-11}' : 'u = 2^{-8}'
+do for [p in PRECS] {
+    do for [n in 'on off'] {
+        if (!have(vla3(p, n))) { print 'drift.gp: missing ' . vla3(p, n); exit status 1 }
+    }
+}
+# the storage format's unit roundoff: what one rounding of A already costs
+ustore(p) = (p eq 'f32') ? 2**-24 : (p[1:3] eq 'f16') ? 2**-11 : 2**-8
+c_off = '#0072B2'
+c_on = '#D55E00'
+rlsc(i) = word('#000000 #0072B2 #009E73 #D55E00', i)
+rlsf(i) = rls(word('f64 f32 f64 f32', i), word('1 1 1e-6 1e-6', i))
+array rlst[4] = ['f64, λ_0 = 1', 'f32, λ_0 = 1', 'f64, λ_0 = 10^{-6}', 'f32, λ_0 = 10^{-6}']
 
-# does a column ever go below zero (lambda_min) or turn NaN (the drift)? Only then a key entry.
-negative(f) = system(sprintf("awk '!/^#/ && NF && $6 < 0 {n=1} END {print n+0}' '%s'", f)) + 0
-hasnan(f) = system(sprintf("awk '!/^#/ && NF && $2 == \"nan\" {n=1} END {print n+0}' '%s'", f)) + 0
-
-set logscale xy
-set format x '10^{%T}'
-set format y '10^{%T}'
-set grid xtics ytics mxtics lc rgb '#dddddd'
-set xlabel 't (tokens)'
-set key top left Left reverse samplen 2 spacing 1.1 box opaque width -2
-
-do for [k = 1:2] {
-    if (k == 1) {
-        set terminal pngcairo size 1650, 1000 font 'Sans,11' enhanced
-        set output out.'.png'
-        psc = 1
+do for [cols in SIZES] {
+    c = cols + 0
+    eval begin(c, c == 2 ? 4.6 : 6.9)
+    if (c == 2) {
+        G_rows = 2; G_cols = 3; G_left = 0.085; G_right = 0.99; G_bottom = 0.1; G_top = 0.87
+        G_hsp = 0.06; G_vsp = 0.125
     } else {
-        set terminal pdfcairo size 11in, 6.7in font 'Sans,8' enhanced
-        set output out.'.pdf'
-        psc = 0.6   # cairo draws pdf points and lines larger beside its text
+        G_rows = 3; G_cols = 2; G_left = 0.2; G_right = 0.95; G_bottom = 0.065; G_top = 0.85
+        G_hsp = 0.17; G_vsp = 0.085
     }
-    set style line 1 lc rgb '#1f77b4' lw 2*psc pt 7 ps 0.5*psc
-    set style line 2 lc rgb '#ff7f0e' lw 2*psc pt 5 ps 0.5*psc
-    set style line 3 lc rgb '#2ca02c' lw 2*psc pt 9 ps 0.6*psc
-    set style line 4 lc rgb '#9467bd' lw 2*psc pt 11 ps 0.6*psc
-    set style line 8 lc rgb '#d62728' pt 2 ps 1.2*psc lw 2*psc   # lambda_min < 0
-    set style line 9 lc rgb 'black' pt 6 ps 1.2*psc lw 1.5*psc   # NaN
-    set style line 10 lc rgb '#888888' dt 2 lw 1.5*psc       # unit roundoff
-    set multiplot layout 2, 3 title "Inverse drift ||A_t - A_t^{ref}||_F / ||A_t^{ref}||_F (vla3: lmlike, d = 32, reference lib in f64; rls: exact MPFR reference)" font ',13'
-    set yrange [1e-9 : 1e3]
-    set xrange [1 : *]
-    set autoscale xfixmax
-    set ylabel 'a\_drift'
-    do for [p in precs] {
+    eval keyarea(c == 2 ? 6 : 3)
+    plot NaN w l lw 2 lc rgb c_off t 'nudge off', \
+         NaN w l lw 2 lc rgb c_on t 'nudge on', \
+         NaN w l dt 2 lw 1.2 lc rgb REF t 'unit roundoff {/:Italic u}', \
+         NaN w p pt PT_END ps PS lc rgb '#444444' t 'end', \
+         NaN w p pt PT_NEG ps 1.0 lw 1.5 lc rgb '#444444' t 'λ_{min} < 0', \
+         NaN w p pt PT_NAN ps 1.1 lw 2 lc rgb '#444444' t 'NaN'
+    eval keydone
+    set logscale xy
+    set format x '10^{%T}'
+    set format y '10^{%T}'
+    set xrange [1 : 5e5]
+    set yrange [1e-9 : 30]
+    set ytics 1e-9, 1000, 1
+    set xtics 1, 100, 1e5
+    set mxtics 10
+    i = 0
+    do for [p in PRECS] {
+        i = i + 1
+        eval panel(i)
+        set title sprintf('(%s) vla3, %s', word('a b c d e', i), p)
+        set xlabel (c == 2 && i <= 3) || (c == 1 && i <= 4) ? '' : '{/:Italic t} (tokens)'
+        set ylabel (c == 2 && (i == 1 || i == 4)) || (c == 1 && i % 2 == 1) ? 'relative drift of {/:Italic A_t}' : ''
         off = vla3(p, 'off'); on = vla3(p, 'on')
-        neg = negative(off) || negative(on); nn = hasnan(off) || hasnan(on)
-        set title sprintf('vla3, %s', p)
-        plot off u 1:2 w lp ls 1 t 'nudge off', \
-             on u 1:2 w lp ls 2 t 'nudge on (+10^{-3} I every 20 steps)', \
-             ustore(p) w l ls 10 t uname(p), \
-             off u 1:($6 < 0 ? $2 : NaN) w p ls 8 t (neg ? 'λ_{min}(A_t) < 0' : ''), \
-             on u 1:($6 < 0 ? $2 : NaN) w p ls 8 notitle, \
-             off u 1:(valid(2) ? NaN : 300) w p ls 9 t (nn ? 'A_t holds NaN (plotted at 300)' : ''), \
-             on u 1:(valid(2) ? NaN : 300) w p ls 9 notitle
+        plot off u 1:2 w l lw 2 lc rgb c_off, \
+             on u 1:2 w l lw 2 lc rgb c_on, \
+             ustore(p) w l dt 2 lw 1.2 lc rgb REF, \
+             ends(off, 2) u 1:($3 > 0 ? NaN : $2) w p pt PT_END ps PS lc rgb c_off, \
+             ends(on, 2) u 1:($3 > 0 ? NaN : $2) w p pt PT_END ps PS lc rgb c_on, \
+             for [g in 'off on'] ends(vla3(p, g), 2) u 1:($3 > 0 ? $2 : NaN) w p pt PT_NAN ps 1.1 lw 2 lc rgb (g eq 'on' ? c_on : c_off), \
+             for [g in 'off on'] nanends(vla3(p, g), 2) u 1:2:('NaN') w labels offset 0, 0.9 font ',7' tc rgb (g eq 'on' ? c_on : c_off), \
+             for [g in 'off on'] firstneg(vla3(p, g), 6, 2) u 1:2 w p pt PT_NEG ps 1.3 lw 1.5 lc rgb (g eq 'on' ? c_on : c_off)
     }
-    set title 'rls, subspace:4,0.001, d = 32'
-    set yrange [1e-18 : 1e8]
-    neg = negative(rls('f32', '1e-6')) || negative(rls('f32', '1'))
-    plot rls('f64', '1') u 1:2 w lp ls 1 t 'f64, λ_0 = 1 (cond ≈ t/4)', \
-         rls('f32', '1') u 1:2 w lp ls 2 t 'f32, λ_0 = 1', \
-         rls('f64', '1e-6') u 1:2 w lp ls 3 t 'f64, λ_0 = 10^{-6} (cond ≈ 10^7)', \
-         rls('f32', '1e-6') u 1:2 w lp ls 4 t 'f32, λ_0 = 10^{-6}', \
-         rls('f32', '1e-6') u 1:($6 < 0 ? $2 : NaN) w p ls 8 t (neg ? 'λ_{min}(A_t) < 0' : ''), \
-         rls('f32', '1') u 1:($6 < 0 ? $2 : NaN) w p ls 8 notitle
-    unset multiplot
-    unset output
+    eval panel(6)
+    set title (c == 2 ? '(f) rls, subspace:4,0.001 stream' : '(f) rls, subspace')
+    set xlabel '{/:Italic t} (tokens)'
+    set ylabel ''
+    set xrange [1 : 2e4]
+    set xtics 1, (c == 2 ? 10 : 100), 1e4
+    set yrange [1e-18 : 1e15]
+    set ytics 1e-18, 1e6, 1
+    eval keystyle
+    set key inside top center horizontal Left reverse maxrows 2 samplen 1.2
+    plot for [j = 1:4] rlsf(j) u 1:2 w l lw 2 lc rgb rlsc(j) t rlst[j], \
+         for [j = 1:4] ends(rlsf(j), 2) u 1:($3 > 0 ? NaN : $2) w p pt PT_END ps PS lc rgb rlsc(j), \
+         for [j = 1:4] firstneg(rlsf(j), 6, 2) u 1:2 w p pt PT_NEG ps 1.0 lw 1.5 lc rgb rlsc(j)
+    eval keystyle
+    eval finish(c)
 }

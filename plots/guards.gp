@@ -1,78 +1,103 @@
-# guards.gp: how often the safety devices fire, per precision (bin/vla-drift's guard and clamp
-# columns against t): vla1's norm clamp, rls's skip-and-fallback guard on an ill-conditioned
-# stream, and vla3's delta floor with the nudge off. Cumulative counts on log axes; a precision
-# with no event at all cannot sit on a log axis, so each panel names those in a note. Equal
-# counts overlap: lines and open points shrink along the list so that each stays visible.
-# Usage: gnuplot -e "dir='data'; out='figures/guards'" plots/guards.gp   (writes OUT.png and OUT.pdf)
-# Reads DIR/guards-vla1-PREC.dat, DIR/guards-rls-PREC.dat, DIR/drift-vla3-PREC-nudgeoff.dat.
-
-if (!exists("dir")) dir = 'data'
+# guards.gp: when the safety devices fire, per precision (bin/vla-drift's guard and clamp counts):
+# (a) vla1's norm clamp on gauss:10 and (b) rls's skip-and-fallback guard on an ill-conditioned
+# stream, cumulative events against t; (c) vla3 with the nudge off: lambda_min(A_t) against t, with
+# the checkpoint by which its delta floor first fired marked, so that one sees it fire only after
+# A_t has stopped being positive definite. A precision with no event is named in its panel.
+# Usage: gnuplot -e "dir='data'; out='figures/guards'" plots/guards.gp
+#   reads DIR/guards-{vla1,rls}-PREC.dat and DIR/drift-vla3-PREC-nudgeoff.dat; writes OUT.pdf/png,
+#   OUT-1col.pdf/png
 if (!exists("out")) out = 'figures/guards'
-if (!exists("precs")) precs = 'f32 f16 bf16 f16-f32 bf16-f32'
+load system("dirname '" . ARG0 . "'") . '/style.gp'
 
-set encoding utf8
-np = words(precs)
+np = words(PRECS)
 f(kind, p) = (kind eq 'vla3') ? sprintf('%s/drift-vla3-%s-nudgeoff.dat', dir, p) \
                               : sprintf('%s/guards-%s-%s.dat', dir, kind, p)
-# the largest count in column c of a file (0 when it never fired)
-maxcol(file, c) = system(sprintf("awk '!/^#/ && NF && $%d > m {m = $%d} END {print m+0}' '%s'", c, c, file)) + 0
-
-set logscale xy
-set format x '10^{%T}'
-set format y '10^{%T}'
-set grid xtics ytics lc rgb '#dddddd'
-set xlabel 't (tokens)'
-set ylabel 'events so far'
-set key top left Left reverse samplen 2 box opaque
-
+do for [k in 'vla1 rls vla3'] {
+    do for [p in PRECS] {
+        if (!have(f(k, p))) { print 'guards.gp: missing ' . f(k, p); exit status 1 }
+    }
+}
+# the largest count in column c (0: the device never fired)
+maxcol(file, c) = real(system(sprintf("awk '!/^#/ && NF && $%d + 0 > m { m = $%d + 0 } END { print m + 0 }' '%s'", c, c, file)))
 array col[3] = [9, 8, 8]
 array kinds[3] = ['vla1', 'rls', 'vla3']
-array titles[3] = ['vla1, gauss:10: norm clamp (||S||_F or ||A||_F > 1000)', \
-                   'rls, subspace:4,0.001, λ_0 = 10^{-3}, guard on: |δ| < 10^{-6} or δ not finite', \
-                   'vla3, lmlike, nudge off: δ floored at 10^{-4}']
-array colors[5] = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b']
-array pts[5] = [6, 4, 8, 10, 12]
-# where a precision explains itself: a note under the key (the mechanism, checked on the data)
-array notes[3] = ["f16: ||S||_F^2 > 65504 overflows,\nso once ||S||_F > 256 the clamp\nfires at every step", \
-                  "f16: z_i z_j overflows binary16 at step 1 (A_0 = 1000 I)\nbf16: A_t indefinite, then NaN", \
-                  "f16, f16-f32: A_t indefinite, one floor,\nthen A_t overflows to NaN (the floor does\nnot catch a NaN δ: no more events)"]
-array noteY[3] = [0.42, 0.3, 0.2]   # clear of the curves of each panel
+array quietlist[3]
+do for [j = 1:3] {
+    quietlist[j] = ''
+    do for [p in PRECS] {
+        if (maxcol(f(kinds[j], p), col[j]) == 0) {
+            quietlist[j] = quietlist[j] . (strlen(quietlist[j]) ? ', ' : '') . p
+        }
+    }
+}
+# the first checkpoint where the guard count is positive: "t lambda_min" (lambda_min: the last
+# finite one up to there, since A_t may be NaN by then)
+firstguard(file) = sprintf("< awk '!/^#/ && NF { if ($6 !~ /nan|inf/) l = $6; if ($8 + 0 > 0) { print $1, l; exit } }' '%s'", file)
 
-do for [k = 1:2] {
-    if (k == 1) {
-        set terminal pngcairo size 1800, 620 font 'Sans,11' enhanced
-        set output out.'.png'
-        psc = 1
+do for [cols in SIZES] {
+    c = cols + 0
+    eval begin(c, c == 2 ? 2.7 : 6.4)
+    if (c == 2) {
+        G_rows = 1; G_cols = 3; G_left = 0.075; G_right = 0.985; G_bottom = 0.16; G_top = 0.76
+        G_hsp = 0.085
     } else {
-        set terminal pdfcairo size 13in, 4.5in font 'Sans,8' enhanced
-        set output out.'.pdf'
-        psc = 0.6   # cairo draws pdf points and lines larger beside its text
+        G_rows = 3; G_cols = 1; G_left = 0.18; G_right = 0.96; G_bottom = 0.06; G_top = 0.84
+        G_vsp = 0.065
     }
-    set multiplot layout 1, 3 title 'Safety-device events per precision (d = 32; nudges, not shown: one every period, t / period, in every precision)' font ',13'
-    do for [j = 1:3] {
-        quietlist = ''
-        do for [i = 1:np] {
-            if (maxcol(f(kinds[j], word(precs, i)), col[j]) == 0) {
-                quietlist = quietlist.(strlen(quietlist) ? ', ' : '').word(precs, i)
-            }
-        }
+    eval keyarea(c == 2 ? 6 : 4)
+    plot for [i = 1:np] NaN w lp lw 1.5 pt (5 + 2 * i) ps 0.55 lc rgb prec_color(word(PRECS, i)) t word(PRECS, i), \
+         NaN w l dt 2 lw 1.2 lc rgb REF t 'one per step', \
+         NaN w p pt PT_END ps PS lc rgb '#444444' t 'end', \
+         NaN w p pt PT_NAN ps 1.1 lw 2 lc rgb '#444444' t 'NaN', \
+         NaN w p pt 4 ps 1.3 lw 1.5 lc rgb '#444444' t 'δ floor fired'
+    eval keydone
+    set logscale xy
+    set format x '10^{%T}'
+    set format y '10^{%T}'
+    set xrange [1 : 6e5]
+    set xtics 1, (c == 2 ? 10 : 100), 1e5
+    set xlabel '{/:Italic t} (tokens)'
+    set ylabel 'events so far'
+    set yrange [0.5 : 3e5]
+    array titles[2] = ['(a) vla1, gauss:10: norm clamp', '(b) rls, subspace:4,0.001: guard']
+    do for [j = 1:2] {
+        eval panel(j)
         set title titles[j]
-        set xrange [1 : *]
-        set autoscale xfixmax
-        set yrange [0.3 : 5e5]
+        set xlabel (c == 1 ? '' : '{/:Italic t} (tokens)')
+        if (strlen(quietlist[j])) {
+            set label 1 "no event:\n" . quietlist[j] at graph 0.97, graph 0.14 right front
+        }
+        # equal counts overlap: each precision's marks sit on every np-th checkpoint, staggered
+        plot x w l dt 2 lw 1.2 lc rgb REF, \
+             for [i = 1:np] f(kinds[j], word(PRECS, i)) u 1:(column(col[j]) > 0 ? column(col[j]) : NaN) \
+                 w l lw 1.5 lc rgb prec_color(word(PRECS, i)), \
+             for [i = 1:np] f(kinds[j], word(PRECS, i)) every np::(i - 1) u 1:(column(col[j]) > 0 ? column(col[j]) : NaN) \
+                 w p pt (5 + 2 * i) ps 0.55 lc rgb prec_color(word(PRECS, i)), \
+             for [i = 1:np] lastrow(f(kinds[j], word(PRECS, i))) u 1:(column(col[j]) > 0 ? column(col[j]) : NaN) \
+                 w p pt PT_END ps PS lc rgb prec_color(word(PRECS, i))
         unset label 1
-        unset label 2
-        if (strlen(notes[j])) {
-            set label 2 notes[j] at graph 0.97, graph noteY[j] right front font ',10'
-        }
-        if (strlen(quietlist)) {
-            set label 1 'no event: '.quietlist at graph 0.97, graph 0.05 right front
-        }
-        plot x w l lc rgb '#888888' dt 2 lw 1.5*psc t 'one per step', \
-             for [i = 1:np] f(kinds[j], word(precs, i)) u 1:(column(col[j]) > 0 ? column(col[j]) : NaN) \
-                 w lp lc rgb colors[i] pt pts[i] ps (1.5 - 0.2 * i) * psc lw (3.2 - 0.5 * i) * psc \
-                 t word(precs, i)
     }
-    unset multiplot
-    unset output
+    # (c) lambda_min on an axis that passes through 0: asinh keeps the small ones apart
+    eval panel(3)
+    set title '(c) vla3, lmlike, nudge off'
+    set xlabel '{/:Italic t} (tokens)'
+    set ylabel 'λ_{min}({/:Italic A_t})'
+    unset logscale y
+    s = 1e-4
+    set nonlinear y via asinh(y / s) inverse s * sinh(y)
+    set yrange [-10 : 20]
+    set ytics ('-10' -10, '-0.1' -0.1, '-10^{-3}' -1e-3, '0' 0, '10^{-3}' 1e-3, '0.1' 0.1, '10' 10)
+    set format y '%g'
+    if (strlen(quietlist[3])) {
+        set label 1 "δ floor never fired:\n" . quietlist[3] at graph 0.03, graph 0.1 left front
+    }
+    plot 0 w l lw 1 lc rgb REF, \
+         for [i = 1:np] f('vla3', word(PRECS, i)) u 1:6 w l lw 1.5 lc rgb prec_color(word(PRECS, i)), \
+         for [i = 1:np] f('vla3', word(PRECS, i)) every np::(i - 1) u 1:6 w p pt (5 + 2 * i) ps 0.55 lc rgb prec_color(word(PRECS, i)), \
+         for [i = 1:np] ends(f('vla3', word(PRECS, i)), 6) u 1:($3 > 0 ? NaN : $2) w p pt PT_END ps PS lc rgb prec_color(word(PRECS, i)), \
+         for [i = 1:np] ends(f('vla3', word(PRECS, i)), 6) u 1:($3 > 0 ? $2 : NaN) w p pt PT_NAN ps 1.1 lw 2 lc rgb prec_color(word(PRECS, i)), \
+         for [i = 1:np] firstguard(f('vla3', word(PRECS, i))) u 1:2 w p pt 4 ps 1.3 lw 1.5 lc rgb prec_color(word(PRECS, i))
+    unset label 1
+    unset nonlinear y
+    eval finish(c)
 }

@@ -1,99 +1,94 @@
-# jacobian.gp: the write Jacobian figure (SPEC section 7, claim 2): one panel per vla-jacobian table
-# with the window max, p99 and p50 of ||J_t||_2 against t beside the lines 1 and the golden ratio,
-# and a last panel with the finite-time Lyapunov exponent of every table against t.
-# Usage: gnuplot -e "in='data/jacobian-a.dat data/jacobian-b.dat'; out='figures/jacobian'" plots/jacobian.gp
-#   in:  one or more vla-jacobian tables, space-separated (the first block of each is plotted)
-#   out: the figure's path without extension; writes OUT.png and OUT.pdf
+# jacobian.gp: the write Jacobian J_t = I - k' alpha^T (SPEC section 7, claim 2) from bin/vla-jacobian
+# tables of 8 heads each: (a)-(e) ||J_t||_2 over each checkpoint window (the largest over the heads,
+# and the heads' mean 99th percentile and median) beside the lines 1 and the golden ratio; (f) the
+# finite-time largest Lyapunov exponent of J_1 ... J_t, the heads' mean and range: each head has its
+# own inputs and its own start vector, and at short horizons the exponent depends on both.
+# Usage: gnuplot -e "dir='data'; out='figures/jacobian'" plots/jacobian.gp
+#   reads DIR/jacobian-MODEL-STREAM-PREC.dat; writes OUT.pdf/png and OUT-1col.pdf/png
+if (!exists("out")) out = 'figures/jacobian'
+load system("dirname '" . ARG0 . "'") . '/style.gp'
 
-if (!exists("in") || !exists("out")) {
-    print "usage: gnuplot -e \"in='T1.dat T2.dat ...'; out='figures/jacobian'\" plots/jacobian.gp"
-    exit status 2
+RUNS = 'vla3-lmlike-f64 vla3-gauss-f64 rls-gauss-f64 vla1-lmlike-f64 vla1-gauss-f64 la-lmlike-f64'
+tab(r) = dir . '/jacobian-' . r . '.dat'
+F32 = tab('vla3-lmlike-f32')
+do for [r in RUNS . ' vla3-lmlike-f32'] {
+    if (!have(tab(r))) { print 'jacobian.gp: missing ' . tab(r); exit status 1 }
 }
-n = words(in)
-if (n < 1 || n > 11) {
-    print "jacobian.gp: give 1 to 11 tables in 'in'"
-    exit status 2
-}
-
+name(r) = system("echo '" . r . "' | awk -F- '{ print $1 \", \" $2 }'")
 golden = (1 + sqrt(5)) / 2
-colors = "#9467bd #2ca02c #17becf #ff7f0e #8c564b #1f77b4 #d62728 #e377c2 #7f7f7f #bcbd22 #000000"
-# a panel's name from the table's header: model, stream, precision (and features when not own)
-label(f) = system(sprintf("awk '/^# config:/ { for (i = 3; i <= NF; i++) { split($i, a, \"=\"); " . \
-    "if (a[1] == \"model\") m = a[2]; if (a[1] == \"prec\") p = a[2]; " . \
-    "if (a[1] == \"features\" && a[2] != \"own\") x = \" features=\" a[2] } } " . \
-    "/^# stream:/ { s = $3 } END { printf \"%%s, %%s, %%s%%s\", m, s, p, x }' '%s'", f))
-array names[n]
-array ymax[n]
-do for [i = 1:n] {
-    f = word(in, i)
-    names[i] = label(f)
-    stats f index 0 using 2 nooutput
-    ymax[i] = STATS_max
-}
+C_MAX = '#D55E00'
+C_P99 = '#E69F00'
+C_P50 = '#0072B2'
+# the Lyapunov panel: vla3 on both streams and rls, whose exponents are negative at every checkpoint
+# of every head (vla1's is positive on gauss until t ~ 10^4, la's is 0: J_t = I)
+LYAP = 'vla3-lmlike-f64 vla3-gauss-f64 rls-gauss-f64'
+lcol(i) = word('#0072B2 #56B4E9 #009E73', i)
+ymax(r) = real(system(sprintf("awk '!/^#/ && NF && $2 + 0 > m { m = $2 + 0 } END { print m + 0 }' '%s'", tab(r))))
 
-# the panels: n norm panels plus the Lyapunov panel, in rows of at most 4
-np = n + 1
-cols = np <= 4 ? np : 4
-rows = int((np + cols - 1) / cols)
-
-do for [fmt in "png pdf"] {
-    if (fmt eq "png") {
-        set terminal pngcairo size 420 * cols, 370 * rows font "sans,10" enhanced
-        set output out . ".png"
+do for [cols in SIZES] {
+    c = cols + 0
+    eval begin(c, c == 2 ? 4.6 : 6.9)
+    if (c == 2) {
+        G_rows = 2; G_cols = 3; G_left = 0.07; G_right = 0.99; G_bottom = 0.1; G_top = 0.86
+        G_hsp = 0.06; G_vsp = 0.125
     } else {
-        set terminal pdfcairo size 3.6 * cols, 3.1 * rows font "sans,8" enhanced
-        set output out . ".pdf"
+        G_rows = 3; G_cols = 2; G_left = 0.2; G_right = 0.95; G_bottom = 0.065; G_top = 0.85
+        G_hsp = 0.17; G_vsp = 0.085
     }
-    set multiplot layout rows, cols margins 0.05, 0.98, 0.07, 0.91 spacing 0.055, 0.13 \
-        title "Write Jacobian J_t = I - k' {/Symbol a}^T: ||J_t||_2 over each checkpoint window, and the Lyapunov exponent"
+    eval keyarea(c == 2 ? 6 : 3)
+    plot NaN w l lw 2 lc rgb C_MAX t 'maximum', \
+         NaN w l lw 2 lc rgb C_P99 t '99th percentile', \
+         NaN w l lw 2 lc rgb C_P50 t 'median', \
+         NaN w l lw 1.2 dt 2 lc rgb 'black' t 'maximum in f32', \
+         NaN w l dt 2 lw 1.2 lc rgb REF t 'golden ratio', \
+         NaN w l dt 3 lw 1.2 lc rgb 'black' t '1'
+    eval keydone
     set logscale x
-    set format x "10^{%L}"
-    set grid xtics ytics lc rgb "#dddddd"
-    set xlabel "t (step)"
-    do for [i = 1:n] {
-        f = word(in, i)
-        set title names[i]
-        # a log axis keeps 1 and the golden ratio apart when a model's norm runs far above them
-        hi = ymax[i] > 1.9 ? ymax[i] * 1.4 : 1.9
-        unset nonlinear y # left by the Lyapunov panel of the previous format's pass
-        if (ymax[i] > 3) {
+    set format x '10^{%T}'
+    set xrange [1 : 2e5]
+    set xtics 1, 100, 1e5
+    set mxtics 10
+    do for [i = 1:5] {
+        r = word(RUNS, i)
+        eval panel(i)
+        set title sprintf('(%s) %s', word('a b c d e', i), name(r))
+        set xlabel (c == 2 && i <= 3) || (c == 1 && i <= 4) ? '' : '{/:Italic t} (tokens)'
+        set ylabel (c == 2 && (i == 1 || i == 4)) || (c == 1 && i % 2 == 1) ? '‖{/:Italic J_t}‖_2' : ''
+        m = ymax(r)
+        if (m > 3) {
             set logscale y
-            set format y "%g"
-            set ytics 1, 2
+            set format y '%g'
+            set yrange [0.9 : m * 1.5]
+            set ytics (1, 2, 4, 8, 16, 32)
         } else {
             unset logscale y
-            set format y "%.2f"
-            set ytics autofreq
+            set format y '%.1f'
+            set yrange [0.95 : m > 1.75 ? m + 0.05 : 1.8]
+            set ytics 1, 0.2, 3
         }
-        set yrange [0.95 : hi]
-        set ylabel "||J_t||_2"
-        # one key serves every panel: the first one's early steps leave its top left empty
-        if (i == 1) {
-            set key top left box opaque font ",9" samplen 2 spacing 1.1
-        } else {
-            unset key
-        }
-        plot golden w l dt 2 lw 1.5 lc rgb "#b8860b" title "golden ratio 1.618", \
-             1 w l dt 3 lw 1.5 lc rgb "black" title "1", \
-             f index 0 using 1:2 w l lw 2 lc rgb "#d62728" title "max", \
-             f index 0 using 1:4 w l lw 2 lc rgb "#ff7f0e" title "p99", \
-             f index 0 using 1:3 w l lw 2 lc rgb "#1f77b4" title "p50"
+        plot golden w l dt 2 lw 1.2 lc rgb REF, \
+             1 w l dt 3 lw 1.2 lc rgb 'black', \
+             band(tab(r), 3) u 1:2 w l lw 2 lc rgb C_P50, \
+             band(tab(r), 4) u 1:2 w l lw 2 lc rgb C_P99, \
+             band(tab(r), 2) u 1:4 w l lw 2 lc rgb C_MAX, \
+             (i == 1 ? band(F32, 2) : '/dev/null') u 1:4 w l lw 1.2 dt 2 lc rgb 'black', \
+             for [k = 2:4] band(tab(r), k) . ' | tail -1' u 1:(k == 2 ? $4 : $2) w p pt PT_END ps PS \
+                 lc rgb (k == 2 ? C_MAX : k == 3 ? C_P50 : C_P99)
     }
-    # the exponents span 1e-21 (la) to 1 (vla1's first steps), of either sign: asinh squeezes
-    # the large ones and keeps the small ones apart, like a log axis that passes through 0
-    unset logscale y
-    s = 3e-5
-    set nonlinear y via asinh(y / s) inverse s * sinh(y)
-    set yrange [-0.1 : 1e3] # the decades above 1 hold the key, clear of the curves
-    set ytics ("-0.1" -0.1, "-0.01" -0.01, "-10^{-3}" -1e-3, "-10^{-4}" -1e-4, "0" 0, \
-               "10^{-4}" 1e-4, "10^{-3}" 1e-3, "0.01" 0.01, "0.1" 0.1, "1" 1)
-    set title "Lyapunov exponent of J_1 ... J_t"
-    set ylabel "(1/t) log ||x J_1 ... J_t||"
-    set key default
-    set key top center box opaque font ",7" samplen 1.5 spacing 0.9 maxrows 4 width -2
-    plot 0 w l dt 3 lc rgb "black" notitle, \
-         for [i = 1:n] word(in, i) index 0 using 1:8 w l lw 2 lc rgb word(colors, i) \
-             dt 1 + (strstrt(names[i], "f32") + strstrt(names[i], "16") > 0) title names[i]
-    unset multiplot
-    set output
+    eval panel(6)
+    set title (c == 2 ? '(f) Lyapunov exponent λ_t of ' : '(f) λ_t of ') . '{/:Italic J}_1⋯{/:Italic J_t}'
+    set xlabel '{/:Italic t} (tokens)'
+    set ylabel '−λ_t'
+    set logscale y
+    set format y '10^{%T}'
+    set yrange [1e-8 : 0.3]
+    set ytics 1e-8, 100, 0.1
+    eval keystyle
+    set key inside bottom right vertical Left reverse samplen 1.2 maxrows 5
+    plot for [i = 1:3] band(tab(word(LYAP, i)), 8) u 1:(-$3):(-$4) w filledcurves fs transparent solid 0.25 noborder lc rgb lcol(i), \
+         for [i = 1:3] band(tab(word(LYAP, i)), 8) u 1:(-$2) w l lw 1.5 lc rgb lcol(i) t name(word(LYAP, i)), \
+         for [i = 1:3] band(tab(word(LYAP, i)), 8) . ' | tail -1' u 1:(-$2) w p pt PT_END ps PS lc rgb lcol(i), \
+         30 / x w l dt 3 lw 1.2 lc rgb REF t '∝ 1/{/:Italic t}'
+    eval keystyle
+    eval finish(c)
 }

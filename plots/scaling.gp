@@ -1,124 +1,98 @@
-# scaling.gp: what a step costs on one CPU core (SPEC section 10, claim 5), from a vla-scaling table:
-# ns per step against d and against T for each model beside causal softmax attention, the
-# crossover where softmax's total time passes the model's marked, and the crossover against d.
+# scaling.gp: what a step costs on one CPU core (SPEC section 10, claim 5), from a bin/vla-scaling
+# table: (a) ns per step against d for each model beside causal softmax attention's ns per token,
+# (b) ns per token against T at one d, with the crossover where softmax's total time passes the
+# model's marked, (c) the crossover against d, beside claim 5's 43,000 tokens.
 # Usage: gnuplot -e "dir='data'; out='figures/scaling'" plots/scaling.gp
-#   dir: holds scaling.dat (bin/vla-scaling); out: the path without extension (OUT.png, OUT.pdf)
-#   optional: prec (code, default 1 = f32), dref (the d of the middle panel, default 32)
-
-if (!exists("dir")) dir = "data"
-if (!exists("out")) out = "figures/scaling"
-if (!exists("prec")) prec = 1
+#   reads DIR/scaling.dat (columns model prec track d T ns_per_step steps_per_s ns_total measured
+#   cpu_ns_per_step; the models' blocks, softmax's, then the crossovers); optional: prec (default
+#   f32), dref (the d of panel b, default 32); writes OUT.pdf/png and OUT-1col.pdf/png
+if (!exists("out")) out = 'figures/scaling'
+load system("dirname '" . ARG0 . "'") . '/style.gp'
+if (!exists("prec")) prec = 'f32'
 if (!exists("dref")) dref = 32
-f = dir . "/scaling.dat"
-if (system("[ -r '" . f . "' ] && echo 1 || echo 0") + 0 == 0) {
-    print "scaling.gp: missing " . f
-    exit status 1
-}
+f = dir . '/scaling.dat'
+if (!have(f)) { print 'scaling.gp: missing ' . f; exit status 1 }
 
-names = "la delta rls vla1 vla3"
-colors = "#d62728 #ff7f0e #2ca02c #9467bd #1f77b4"
-array pts[5] = [7, 5, 9, 11, 13]
-precname = "f64 f32 f16 bf16 f16-f32 bf16-f32"
-# The table's blocks: the models, then softmax (model -1), then the crossovers (model codes again
-# after the softmax rows); awk picks the rows, s marks that the softmax rows have begun.
-rows(cond) = "< awk '!/^#/ && NF { if ($1 == -1) s = 1; if (" . cond . ") print }' '" . f . "'"
-model_at_T(m, T) = rows(sprintf("!s && $1 == %d && $2 == %d && $4 == %d", m, prec, T))
-model_at_d(m, d) = rows(sprintf("!s && $1 == %d && $2 == %d && $3 == %d", m, prec, d))
-softmax_d(d, meas) = rows(sprintf("$1 == -1 && $2 == %d && $3 == %d && $8 == %d", prec, d, meas))
-softmax_d_all(d) = rows(sprintf("$1 == -1 && $2 == %d && $3 == %d", prec, d))
-softmax_T(T) = rows(sprintf("$1 == -1 && $2 == %d && $4 == %d", prec, T))
-cross_m(m) = rows(sprintf("s && $1 == %d && $2 == %d", m, prec))
-cross_at(m, d) = rows(sprintf("s && $1 == %d && $2 == %d && $3 == %d", m, prec, d))
+# the table's parts: the model rows, softmax's (model softmax), then the crossovers (model names
+# again after softmax's rows); s marks that softmax's rows have begun
+rows(cond) = "< awk '!/^#/ && NF { if ($1 == \"softmax\") s = 1; if (" . cond . ") print }' '" . f . "'"
+model_at_T(m, T) = rows(sprintf("!s && $1 == \"%s\" && $2 == \"%s\" && $5 == %d", m, prec, T))
+model_at_d(m, d) = rows(sprintf("!s && $1 == \"%s\" && $2 == \"%s\" && $4 == %d", m, prec, d))
+softmax_d(d) = rows(sprintf("$1 == \"softmax\" && $2 == \"%s\" && $4 == %d", prec, d))
+softmax_T(T) = rows(sprintf("$1 == \"softmax\" && $2 == \"%s\" && $5 == %d", prec, T))
+cross_m(m) = rows(sprintf("s && $1 == \"%s\" && $2 == \"%s\"", m, prec))
+cross_at(m, d) = rows(sprintf("s && $1 == \"%s\" && $2 == \"%s\" && $4 == %d", m, prec, d))
+colmax(src, c) = real(system(sprintf("%s | awk 'NR == 1 || $%d + 0 > m { m = $%d + 0 } END { print m + 0 }'", src[3:], c, c)))
+colmin(src, c) = real(system(sprintf("%s | awk 'NR == 1 || $%d + 0 < m { m = $%d + 0 } END { print m + 0 }'", src[3:], c, c)))
+Tmax = colmax(rows(sprintf("!s && $1 != \"softmax\" && $2 == \"%s\"", prec)), 5)
+dmin = colmin(rows(sprintf("!s && $1 != \"softmax\" && $2 == \"%s\"", prec)), 4)
+dmax = colmax(rows(sprintf("!s && $1 != \"softmax\" && $2 == \"%s\"", prec)), 4)
+Tsm = colmax(rows(sprintf("$1 == \"softmax\" && $2 == \"%s\" && $4 == %d && $9 == 1", prec, dref)), 5)
+mpt(m) = m eq 'la' ? 7 : m eq 'delta' ? 5 : m eq 'rls' ? 9 : m eq 'vla1' ? 11 : 13
+SM = '#444444'
 
-# what the table holds: the models present, the largest T, the softmax's last measured length
-stats rows(sprintf("!s && $1 >= 0 && $2 == %d", prec)) using 4 nooutput
-Tmax = STATS_max
-stats rows(sprintf("!s && $1 >= 0 && $2 == %d", prec)) using 3 nooutput
-dmin = STATS_min
-dmax = STATS_max
-have(m) = system(sprintf("awk '!/^#/ && NF && $1 == %d && $2 == %d { n++ } END { print n + 0 }' '%s'", m, prec, f)) + 0 > 0
-stats softmax_d(dref, 1) using 4 nooutput
-Tsm = STATS_max
-array cx[5]
-do for [m = 0:4] {
-    cx[m + 1] = 0
-    if (have(m)) {
-        stats cross_at(m, dref) using 4 nooutput
-        cx[m + 1] = STATS_max
-    }
-}
-# the stated header lines, quoted under the figure: where timings came from
-rep = system("awk '/^# timer:/ { for (i = 1; i <= NF; i++) if ($i == \"of\") { print $(i + 1); exit } }' '" . f . "'")
-clk = system("awk '/^# timer:/ { print (/THREAD_CPUTIME/ ? \"thread CPU time\" : \"wall clock\"); exit }' '" . f . "'")
-share = system("awk '/^# load:/ { for (i = 1; i <= NF; i++) if ($i == \"median\") { print $(i + 1); exit } }' '" . f . "'")
-
-do for [fmt in "png pdf"] {
-    if (fmt eq "png") {
-        set terminal pngcairo size 1650, 600 font "sans,11" enhanced
-        set output out . ".png"
+do for [cols in SIZES] {
+    c = cols + 0
+    eval begin(c, c == 2 ? 2.8 : 6.6)
+    if (c == 2) {
+        G_rows = 1; G_cols = 3; G_left = 0.075; G_right = 0.99; G_bottom = 0.15; G_top = 0.79
+        G_hsp = 0.075
     } else {
-        set terminal pdfcairo size 13.75in, 5in font "sans,10" enhanced
-        set output out . ".pdf"
+        G_rows = 3; G_cols = 1; G_left = 0.17; G_right = 0.96; G_bottom = 0.055; G_top = 0.86
+        G_vsp = 0.105
     }
-    set multiplot layout 1, 3 margins 0.05, 0.99, 0.17, 0.83 spacing 0.06 \
-        title sprintf("Cost per step on one CPU core (%s, strict; median of %s timings by the %s; the timings had %.0f%% of their core) beside causal softmax\nattention computed directly; softmax measured up to T = %d at d = %d, dashed beyond: a T^2 fitted to the measurements", \
-                      word(precname, prec + 1), rep, clk, 100 * share, Tsm, dref)
+    eval keyarea(c == 2 ? 9 : 3)
+    plot for [m in MODELS] NaN w lp lw 2 pt mpt(m) ps 0.6 lc rgb model_color(m) t m, \
+         NaN w lp lw 1.5 pt 5 ps 0.5 lc rgb SM t 'softmax', \
+         NaN w lp lw 1.5 dt 2 pt 4 ps 0.5 lc rgb SM t 'softmax, fit', \
+         NaN w p pt 2 ps 1.2 lw 2 lc rgb SM t 'crossover', \
+         NaN w l dt 3 lw 1.5 lc rgb REF t 'claim 5'
+    eval keydone
     set logscale xy
-    set grid xtics ytics mytics lc rgb "#e6e6e6" lw 1, lc rgb "#f4f4f4" lw 1
-    set border lw 1
-    # (a) against d
-    set key bottom right Left reverse samplen 2 spacing 1.05 box opaque font ",10"
-    set title sprintf("(a) ns per step against d (models at T = %d; softmax: open = a T^2)", Tmax)
-    set xlabel "d (key = value dimension)"
-    set ylabel "ns per step (softmax: per token, total / T)"
-    set xrange [dmin / 1.2:dmax * 1.2]
-    set xtics (16, 32, 64, 128, 256)
-    set format y "10^{%L}"
-    set yrange [*:*]
-    plot for [m = 0:4] (have(m) ? model_at_T(m, Tmax) : "< true") using 3:5 with linespoints \
-             lw 2 pt pts[m + 1] ps 1.1 lc rgb word(colors, m + 1) title word(names, m + 1), \
-         softmax_T(1000) using 3:5 with linespoints lw 1.5 dt 1 pt 4 lc rgb "#333333" title "softmax, T = 10^3", \
-         softmax_T(10000) using 3:5 with linespoints lw 1.5 dt 2 pt 4 lc rgb "#333333" title "softmax, T = 10^4", \
-         softmax_T(1000) using 3:($8 == 1 ? $5 : 1/0) with points pt 5 lc rgb "#333333" notitle, \
-         softmax_T(10000) using 3:($8 == 1 ? $5 : 1/0) with points pt 5 lc rgb "#333333" notitle
+    set format y '10^{%T}'
 
-    # (b) against T at one d, with the crossovers
-    set title sprintf("(b) ns per token against T at d = %d; x: crossover", dref)
-    set key top left Left reverse samplen 2 spacing 1.05 box opaque font ",10"
-    set xlabel "T (tokens)"
-    set ylabel "ns per token"
-    Tright = Tmax * 1.6 > 1.2e5 ? Tmax * 1.6 : 1.2e5 # claim 5's 43,000 always in view
-    set xrange [10:Tright]
-    set xtics auto
-    set format x "10^{%L}"
-    set arrow 1 from 43000, graph 0 to 43000, graph 1 nohead dt 3 lw 1.5 lc rgb "#777777"
-    set label 1 "claim 5: a fused GPU kernel\nbeats softmax beyond\nabout 43,000 tokens" at 43000 * 0.85, graph 0.1 right tc rgb "#555555" font ",9"
-    plot for [m = 0:4] (have(m) ? model_at_d(m, dref) : "< true") using 4:5 with linespoints \
-             lw 2 pt pts[m + 1] ps 1.1 lc rgb word(colors, m + 1) notitle, \
-         for [m = 0:4] (have(m) ? cross_at(m, dref) : "< true") using (10):5:(Tright - 10):(0) \
-             with vectors nohead dt 3 lw 1.2 lc rgb word(colors, m + 1) notitle, \
-         softmax_d(dref, 1) using 4:5 with linespoints lw 2 pt 4 ps 0.8 lc rgb "#333333" title "softmax (measured)", \
-         softmax_d_all(dref) using 4:($8 == 0 || $4 == Tsm ? $5 : 1/0) with lines lw 2 dt 2 lc rgb "#333333" title "softmax (a T^2, extrapolated)", \
-         for [m = 0:4] (have(m) ? cross_at(m, dref) : "< true") using 4:5 with points pt 2 ps 2.5 lw 2.5 \
-             lc rgb word(colors, m + 1) title (have(m) ? sprintf("%s: T = %.0f", word(names, m + 1), cx[m + 1]) : "")
-    unset arrow 1
+    eval panel(1)
+    set title sprintf('(a) against {/:Italic d}, {/:Italic T} = %s', gprintf('10^{%T}', Tmax))
+    set xlabel '{/:Italic d}'
+    set ylabel 'time per step or token (ns)'
+    set xrange [dmin / 1.2 : dmax * 1.2]
+    set xtics (16, 32, 64, 128, 256)
+    set format x '%g'
+    smv(T) = real(system(sprintf("%s | awk '$4 == %d { print $6; exit }'", softmax_T(T)[3:], dmin)))
+    set label 1 'softmax, {/:Italic T} = 10^4' at dmin, smv(10000) * 4 left tc rgb SM
+    set label 2 'softmax, {/:Italic T} = 10^3' at dmin, smv(1000) * 4 left tc rgb SM
+    plot for [m in MODELS] model_at_T(m, Tmax) u 4:6 w lp lw 2 pt mpt(m) ps 0.6 lc rgb model_color(m), \
+         for [T in '1000 10000'] softmax_T(T + 0) u 4:6 w l lw 1.5 lc rgb SM, \
+         for [T in '1000 10000'] softmax_T(T + 0) u 4:($9 == 1 ? $6 : NaN) w p pt 5 ps 0.5 lc rgb SM, \
+         for [T in '1000 10000'] softmax_T(T + 0) u 4:($9 == 1 ? NaN : $6) w p pt 4 ps 0.5 lc rgb SM
     unset label 1
-
-    # (c) the crossover against d
-    set title "(c) crossover T (softmax total > T x model step) against d"
-    set xlabel "d"
-    set ylabel "crossover T (tokens)"
-    set xrange [dmin / 1.2:dmax * 1.2]
-    set xtics (16, 32, 64, 128, 256)
-    set format x "%g"
-    set yrange [30:1e5]
-    set arrow 2 from graph 0, first 43000 to graph 1, first 43000 nohead dt 3 lw 1.5 lc rgb "#777777"
-    set label 2 "claim 5 (a fused GPU kernel): about 43,000" at graph 0.97, first 43000 * 1.35 right tc rgb "#555555" font ",9"
-    set key bottom right Left reverse samplen 2 spacing 1.05 box opaque font ",10"
-    plot for [m = 0:4] (have(m) ? cross_m(m) : "< true") using 3:4 with linespoints \
-             lw 2 pt pts[m + 1] ps 1.1 lc rgb word(colors, m + 1) title word(names, m + 1)
-    unset arrow 2
     unset label 2
-    unset multiplot
-    unset output
+
+    eval panel(2)
+    set title sprintf('(b) against {/:Italic T}, {/:Italic d} = %d', dref)
+    set xlabel '{/:Italic T} (tokens)'
+    set ylabel (c == 1 ? 'time per token (ns)' : '')
+    Tright = Tmax * 1.6 > 1.2e5 ? Tmax * 1.6 : 1.2e5
+    set xrange [10 : Tright]
+    set xtics 10, 100, 1e5
+    set format x '10^{%T}'
+    set arrow 1 from 43000, graph 0 to 43000, graph 1 nohead dt 3 lw 1.5 lc rgb REF
+    plot for [m in MODELS] model_at_d(m, dref) u 5:6 w lp lw 2 pt mpt(m) ps 0.6 lc rgb model_color(m), \
+         softmax_d(dref) u 5:($9 == 1 ? $6 : NaN) w lp lw 1.5 pt 5 ps 0.5 lc rgb SM, \
+         softmax_d(dref) u 5:($9 == 0 || $5 == Tsm ? $6 : NaN) w l lw 1.5 dt 2 lc rgb SM, \
+         for [m in MODELS] cross_at(m, dref) u 5:6 w p pt 2 ps 1.2 lw 2 lc rgb model_color(m)
+    unset arrow 1
+
+    eval panel(3)
+    set title '(c) crossover against {/:Italic d}'
+    set xlabel '{/:Italic d}'
+    set ylabel 'crossover {/:Italic T} (tokens)'
+    set xrange [dmin / 1.2 : dmax * 1.2]
+    set xtics (16, 32, 64, 128, 256)
+    set format x '%g'
+    set yrange [20 : 1e5]
+    plot for [m in MODELS] cross_m(m) u 4:5 w lp lw 2 pt mpt(m) ps 0.6 lc rgb model_color(m), \
+         43000 w l dt 3 lw 1.5 lc rgb REF
+    set yrange [*:*]
+    eval finish(c)
 }

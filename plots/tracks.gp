@@ -1,58 +1,104 @@
-# tracks.gp: which way of tracking A survives in which precision (issue 7): the inverse drift of
-# vla3 (lmlike, d = 32, nudge off, reference lib in binary64) against t, one panel per precision,
-# one line per way of tracking A; and a last panel of cost against accuracy: the time per step
-# (bin/vla-scaling, one core) against the drift at the last checkpoint.
-# Usage: gnuplot -e "dir='data'; out='figures/tracks'" plots/tracks.gp   (writes OUT.png and OUT.pdf)
-# Reads DIR/tracks-vla3-PREC-TRACK.dat (bin/vla-drift) and DIR/tracks-cost.dat (columns:
-# prec track ns_per_step a_drift, prec and track as 1-based indices into the lists below).
-if (!exists("dir")) dir = 'data'
+# tracks.gp: which way of tracking A holds up in which precision: (a)-(e) the relative drift of
+# vla3's A_t (lmlike, d = 32, nudge off, reference lib in binary64) against t, one panel per
+# precision, one curve per way; (f) the cost of each way (ns per step on one core, bin/vla-scaling)
+# against its drift at t = 10^4 (shape: the precision; colour: the way). sm-sym and joseph follow
+# sm's curve to the plotted digits: they are drawn as marks on it, on alternate checkpoints, so that
+# all three stay visible.
+# Usage: gnuplot -e "dir='data'; out='figures/tracks'" plots/tracks.gp
+#   reads DIR/tracks-vla3-PREC-TRACK.dat (bin/vla-drift) and DIR/tracks-cost-TRACK.dat
+#   (bin/vla-scaling: columns model prec track d T ns_per_step ...); writes OUT.pdf/png, OUT-1col.*
 if (!exists("out")) out = 'figures/tracks'
-precs = 'f32 f16 bf16 f16-f32 bf16-f32'
-tracks = 'sm smsym joseph chol comp sr'   # file-name tokens
-names = 'sm sm-sym joseph chol comp sr'
+load system("dirname '" . ARG0 . "'") . '/style.gp'
+
 f(p, t) = sprintf('%s/tracks-vla3-%s-%s.dat', dir, p, t)
-exists_file(n) = system(sprintf("test -s '%s' && echo 1 || echo 0", n)) + 0
-set encoding utf8
-set logscale xy
-set format x '10^{%T}'
-set format y '10^{%T}'
-set grid xtics ytics lc rgb '#dddddd'
-do for [k = 1:2] {
-    if (k == 1) {
-        set terminal pngcairo size 1650, 1000 font 'Sans,11' enhanced
-        set output out.'.png'
-        psc = 1
+cost(t) = sprintf('%s/tracks-cost-%s.dat', dir, t)
+# the ways each precision has: comp in the uniform formats, sr with 16-bit storage and f32 arithmetic
+has(p, t) = (t eq 'comp') ? (p eq 'f32' || p eq 'f16' || p eq 'bf16') : \
+            (t eq 'sr') ? (p eq 'f16-f32' || p eq 'bf16-f32') : 1
+do for [p in PRECS] {
+    do for [t in TRACKS] {
+        if (has(p, t) && !have(f(p, t))) { print 'tracks.gp: missing ' . f(p, t); exit status 1 }
+    }
+}
+LINES = 'sm chol comp sr'      # drawn as lines
+MARKS = 'sm-sym joseph'        # drawn as marks on sm's line
+mark_pt(t) = t eq 'sm-sym' ? 1 : 6
+src(p, t) = has(p, t) ? f(p, t) : '/dev/null'
+# the drift at t = 10^4 of a (precision, way), and the cost panel's rows: "ns drift" per precision
+PSHAPE = '7 5 9 11 13'         # f32 f16 bf16 f16-f32 bf16-f32
+costrows(t, p) = sprintf("< awk -v P=%s -v D='%s' 'BEGIN { while ((getline l < D) > 0) { split(l, w); if (l !~ /^#/ && w[1] == 10000) d = w[2] } } !/^#/ && NF && $1 == \"vla3\" && $2 == P && $4 == 32 { print $6, d }' '%s'", p, src(p, t), cost(t))
+
+# the ways whose drift is not finite at 10^4: named in panel (f), which has no place for them
+drift4(file) = system(sprintf("awk '!/^#/ && NF && $1 == 10000 { print $2; exit }' '%s'", file))
+nanlist = ''
+do for [p in PRECS] {
+    do for [t in TRACKS] {
+        if (has(p, t)) {
+            d4 = drift4(f(p, t))
+            if (strstrt(d4, 'nan') || strstrt(d4, 'inf') || strlen(d4) == 0) {
+                nanlist = nanlist . (strlen(nanlist) ? ', ' : '') . t . ' in ' . p
+            }
+        }
+    }
+}
+
+do for [cols in SIZES] {
+    c = cols + 0
+    eval begin(c, c == 2 ? 4.6 : 6.9)
+    if (c == 2) {
+        G_rows = 2; G_cols = 3; G_left = 0.085; G_right = 0.99; G_bottom = 0.1; G_top = 0.845
+        G_hsp = 0.06; G_vsp = 0.125
     } else {
-        set terminal pdfcairo size 11in, 6.7in font 'Sans,8' enhanced
-        set output out.'.pdf'
-        psc = 0.6
+        G_rows = 3; G_cols = 2; G_left = 0.2; G_right = 0.95; G_bottom = 0.065; G_top = 0.85
+        G_hsp = 0.17; G_vsp = 0.085
     }
-    array col[6] = ['#1f77b4', '#17becf', '#9467bd', '#2ca02c', '#d62728', '#ff7f0e']
-    do for [i = 1:6] {
-        set style line i lc rgb col[i] lw 2*psc pt (4 + 2*i) ps 0.6*psc
+    eval keyarea(c == 2 ? 5 : 3)
+    plot for [t in LINES] NaN w l lw 2 lc rgb track_color(t) t t, \
+         for [t in MARKS] NaN w p pt mark_pt(t) ps 0.7 lw 1.2 lc rgb track_color(t) t t . ' (on sm)', \
+         NaN w p pt PT_END ps PS lc rgb '#444444' t 'end', \
+         NaN w p pt PT_NEG ps 1.0 lw 1.5 lc rgb '#444444' t 'λ_{min} < 0', \
+         NaN w p pt PT_NAN ps 1.1 lw 2 lc rgb '#444444' t 'NaN'
+    eval keydone
+    set logscale xy
+    set format x '10^{%T}'
+    set format y '10^{%T}'
+    set xrange [1 : 2e5]
+    set xtics 1, 100, 1e5
+    set mxtics 10
+    set yrange [1e-16 : 30]
+    set ytics 1e-15, 1000, 1
+    i = 0
+    do for [p in PRECS] {
+        i = i + 1
+        eval panel(i)
+        set title sprintf('(%s) %s', word('a b c d e', i), p)
+        set xlabel (c == 2 && i <= 3) || (c == 1 && i <= 4) ? '' : '{/:Italic t} (tokens)'
+        set ylabel (c == 2 && (i == 1 || i == 4)) || (c == 1 && i % 2 == 1) ? 'relative drift of {/:Italic A_t}' : ''
+        plot for [t in LINES] src(p, t) u 1:2 w l lw 2 lc rgb track_color(t), \
+             for [k = 1:2] src(p, word(MARKS, k)) every 2::(k - 1) u 1:2 w p pt mark_pt(word(MARKS, k)) ps 0.7 lw 1.2 \
+                 lc rgb track_color(word(MARKS, k)), \
+             for [t in TRACKS] ends(src(p, t), 2) u 1:($3 > 0 ? NaN : $2) w p pt PT_END ps PS lc rgb track_color(t), \
+             for [t in TRACKS] firstneg(src(p, t), 6, 2) u 1:2 w p pt PT_NEG ps 1.0 lw 1.5 lc rgb track_color(t), \
+             for [t in TRACKS] ends(src(p, t), 2) u 1:($3 > 0 ? $2 : NaN) w p pt PT_NAN ps 1.1 lw 2 lc rgb track_color(t), \
+             for [t in TRACKS] nanends(src(p, t), 2) u 1:2:('NaN') w labels offset 0, 0.9 font ',7' tc rgb track_color(t)
     }
-    set multiplot layout 2, 3 title "Ways of tracking A: inverse drift ||A_t - A_t^{ref}||_F / ||A_t^{ref}||_F of vla3 (lmlike, d = 32, nudge off; reference: lib in f64)" font ',13'
-    set xlabel 't (tokens)'
-    set ylabel 'a\_drift'
-    set yrange [1e-16 : 1e3]
-    set key top left Left reverse samplen 2 box opaque
-    do for [p = 1:5] {
-        P = word(precs, p)
-        set title P
-        plot for [i = 1:6] (exists_file(f(P, word(tracks, i))) ? f(P, word(tracks, i)) : '/dev/null') \
-             using 1:2 with linespoints ls i title word(names, i)
+    eval panel(6)
+    set title (c == 2 ? '(f) cost and drift at {/:Italic t} = 10^4' : '(f) cost, drift at 10^4')
+    set xlabel 'ns per step (one core)'
+    set ylabel ''
+    set xrange [300 : 3e6]
+    set xtics 1e3, 10, 1e6
+    set mxtics 10
+    set yrange [1e-16 : 1e4]
+    eval keystyle
+    set key inside bottom left vertical Left reverse maxrows 5 samplen 0.5
+    if (strlen(nanlist)) {
+        set label 1 'NaN by 10^4: ' . nanlist at graph 0.03, graph 0.95 left front font (c == 2 ? ',8' : ',6')
     }
-    set title 'cost against accuracy: drift at t = 10^4 against time per step'
-    set xlabel 'ns per step (vla3, d = 32, one core, CPU time)'
-    set ylabel 'a\_drift at t = 10^4'
-    set xrange [500 : 2e6]
-    set key bottom right Right noreverse box opaque maxrows 6
-    cost = dir.'/tracks-cost.dat'
-    array pcol[5] = [0x000000, 0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e]
-    array tpt[6] = [6, 8, 10, 4, 12, 2]
-    # shape: the way of tracking A; colour: the precision
-    plot for [i = 1:6] cost using ($2 == i ? $3 : 1/0):4:(pcol[int($1)]) \
-             with points pt tpt[i] ps 1.8*psc lw 2*psc lc rgb variable title word(names, i), \
-         for [p = 1:5] NaN with points pt 5 ps 1.5*psc lc rgb sprintf('#%06x', pcol[p]) title word(precs, p)
-    unset multiplot
+    plot for [t in TRACKS] for [j = 1:5] costrows(t, word(PRECS, j)) u 1:($2 > 0 ? $2 : NaN) \
+             w p pt (word(PSHAPE, j) + 0) ps 0.8 lc rgb track_color(t), \
+         for [j = 1:5] NaN w p pt (word(PSHAPE, j) + 0) ps 0.8 lc rgb '#444444' t word(PRECS, j)
+    unset label 1
+    eval keystyle
+    eval finish(c)
 }

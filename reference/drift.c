@@ -131,22 +131,24 @@ int vref_drift_measure(vla_engine *m, vla_engine *ref, int run, vref_drift *acc,
         vla_engine_get(ref, run, VLA_Q_O, C);
         row[11] = vla_fro_diff(B, C, dv) / vla_fro(C, dv);
     }
-    if (acc->steps) /* the fraction of entries changed per step, over the window */
+    if (acc->steps) { /* the fraction of entries changed per step, over the window */
         row[12] = (double)acc->moved / ((double)acc->steps * d * d);
-    acc->moved = acc->steps = 0;
+        row[13] = (double)acc->moved_diag / ((double)acc->steps * d);
+    }
+    acc->moved = acc->moved_diag = acc->steps = 0;
     if (ref) { /* the vector the model uses: alpha (vla3 unit(A k'), rls A k, vla1 A k) */
         vla_engine_get(m, run, VLA_Q_ALPHA, B);
         vla_engine_get(ref, run, VLA_Q_ALPHA, C);
-        row[13] = vla_fro_diff(B, C, d) / vla_fro(C, d);
+        row[14] = vla_fro_diff(B, C, d) / vla_fro(C, d);
     }
     double sv[3];
     if (vla_engine_get(m, run, VLA_Q_SOLVER, sv) == VLA_OK) { /* solve, cg, cheb */
         vla_engine_get(m, run, VLA_Q_M, B);
         if (vref_sym_eig(B, d, lam) == VLA_OK)
-            row[14] = lam[0];
-        row[15] = sv[0];
-        row[16] = cn.solves ? (double)cn.solve_iters / cn.solves : NAN;
-        row[17] = (double)cn.solve_fail;
+            row[15] = lam[0];
+        row[16] = sv[0];
+        row[17] = cn.solves ? (double)cn.solve_iters / cn.solves : NAN;
+        row[18] = (double)cn.solve_fail;
     }
     free(A), free(B), free(C), free(lam);
     return VLA_OK;

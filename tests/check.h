@@ -8,19 +8,32 @@
 #include <stdio.h>
 
 typedef void (*vla_test_fn)(void);
-void vla_test_register(const char *name, vla_test_fn fn, const char *file);
+void vla_test_register(const char *name, vla_test_fn fn, const char *file, int slow);
 void vla_check_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void vla_check_pass(void);
 void vla_test_skip(const char *why); /* the test is counted as skipped, with its reason */
+/* the folder of the programs under test: VLA_BIN_DIR (make test sets it to the build's: a
+ * sanitized build's programs are sanitized too), else bin */
+const char *vla_test_bin_dir(void);
+/* Runs the shell command fmt makes, "bin/vla-NAME" in it meaning this build's program; its
+ * standard output into *out (malloc'd, NUL-terminated) when out is not NULL. Returns the exit
+ * status, or -1 when the command did not exit. */
+#include <stdarg.h>
+int vla_test_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int vla_test_vsh(char **out, const char *fmt, va_list ap);
 
-#define TEST(name)                                                                                 \
+#define TEST_(name, slow)                                                                          \
     static void test_##name(void);                                                                 \
     __attribute__((constructor)) static void reg_##name(void)                                      \
     {                                                                                              \
-        vla_test_register(#name, test_##name, __FILE__);                                           \
+        vla_test_register(#name, test_##name, __FILE__, slow);                                     \
     }                                                                                              \
     static void test_##name(void)
+#define TEST(name) TEST_(name, 0)
+/* a test of more than a second or two (long horizons, programs run and killed, compilers): not in
+ * `make check`'s quick tier (tests/run --quick), always in `make test` */
+#define TEST_SLOW(name) TEST_(name, 1)
 
 #define CHECK(cond)                                                                                \
     ((cond) ? vla_check_pass() : vla_check_fail(__FILE__, __LINE__, "%s", #cond))

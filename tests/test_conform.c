@@ -135,7 +135,7 @@ static const char *const streams[] = {"gauss", "lmlike", "subspace:2,0.01"};
 
 /* every model, way of tracking A, precision and stream at d = 4, 1000 steps; and each at
  * d = 33 (odd: no loop may silently assume an even or power-of-two size) on one stream, rotated */
-TEST(conform_all_models_precisions_small_d)
+TEST_SLOW(conform_all_models_precisions_small_d)
 {
     int k = 0;
     for (int mk = 0; mk < VLA_NMODEL; mk++)
@@ -148,7 +148,7 @@ TEST(conform_all_models_precisions_small_d)
 }
 
 /* d = 32 and 64: each (model, tracking, precision) once, the stream and d rotated through */
-TEST(conform_all_models_precisions_large_d)
+TEST_SLOW(conform_all_models_precisions_large_d)
 {
     int k = 0;
     for (int mk = 0; mk < VLA_NMODEL; mk++)
@@ -160,7 +160,7 @@ TEST(conform_all_models_precisions_large_d)
 /* lib's AVX2 instantiation (the vectorized path of a processor without AVX-512; VLA_SIMD=avx2
  * chooses it here): d = 32 and 64 in 8 x 8 (f64 4 x 4) tiles, and d = 33 and 13, whose last
  * rows and columns the tiles leave to the scalar tail, each model, tracking and precision once */
-TEST(conform_avx2_path)
+TEST_SLOW(conform_avx2_path)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (!__builtin_cpu_supports("avx2")) {
@@ -183,7 +183,7 @@ TEST(conform_avx2_path)
 }
 
 /* 1000 steps at d = 32 for the recurrences that matter most: vla3 and rls in every precision */
-TEST(conform_vla3_rls_d32_1000_steps)
+TEST_SLOW(conform_vla3_rls_d32_1000_steps)
 {
     for (int p = 0; p < VLA_NPREC; p++) {
         run_case(VLA_VLA3, VLA_TRACK_SM, p, 32, "lmlike", 1000);
@@ -207,7 +207,7 @@ TEST(conform_solvers_forgetting)
 
 /* make conformance-long: VLA_CONFORM_LONG=STEPS runs vla3 and rls in every precision and way of
  * tracking A at d = 32 for that many steps (10^5 by the Makefile); skipped otherwise */
-TEST(conform_long)
+TEST_SLOW(conform_long)
 {
     const char *e = getenv("VLA_CONFORM_LONG");
     if (!e) {

@@ -237,7 +237,7 @@ TEST(cuda_strict_bits_equal_cpu)
 
 /* The same kernel text on host threads, 3 per block (so that no d splits evenly): d = 4 and 33
  * for every case, 64 once per model; fewer steps, the decomposition is what is under test. */
-TEST(cuda_emulated_bits_equal_cpu)
+TEST_SLOW(cuda_emulated_bits_equal_cpu)
 {
     static const int ds[] = {4, 33};
     vla_cuda_opts o = {VLA_CUDA_EMULATE, 0, 3};
@@ -252,7 +252,7 @@ TEST(cuda_emulated_bits_equal_cpu)
  * 19 runs, so a full group of lanes and a partial one. The runs are distinct heads of their
  * streams, so within a group some lanes take a branch (a guard, a clip, a zero norm) and others
  * do not: the masked writes are under test, and the per-lane counters with them. */
-TEST(lanes_bits_equal_cpu)
+TEST_SLOW(lanes_bits_equal_cpu)
 {
     static char why[400], reason[460];
     if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
@@ -353,7 +353,7 @@ TEST(lanes_shared_inputs_equal_cpu)
 
 /* The AVX2 lanes (8 runs per register, f64 4; blends under vector masks) where the processor
  * also has AVX-512: VLA_LANES=avx2 chooses them. 11 runs: a full group and a partial one. */
-TEST(lanes_avx2_bits_equal_cpu)
+TEST_SLOW(lanes_avx2_bits_equal_cpu)
 {
     char why[400];
     const char *old = getenv("VLA_LANES");

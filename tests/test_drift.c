@@ -200,13 +200,11 @@ TEST(drift_nudge_makes_resid_nan)
 /* runs cmd (stderr into the captured text); returns the exit status, or -1 */
 static int run_cmd(const char *cmd, char *out, size_t len)
 {
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(out, 1, len - 1, p);
-    out[n] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char *text = NULL;
+    int st = vla_test_sh(&text, "%s", cmd);
+    snprintf(out, len, "%s", text ? text : "");
+    free(text);
+    return st;
 }
 
 static int lines(const char *s)
@@ -252,8 +250,11 @@ static void rm_trace(const char *dir)
 
 TEST(drift_heatmap_usage_errors)
 {
-    const char *progs[] = {"bin/vla-drift", "bin/vla-heatmap"};
-    if (access(progs[0], X_OK) || access(progs[1], X_OK)) {
+    const char *progs[] = {"bin/vla-drift", "bin/vla-heatmap"}; /* vla_test_sh: this build's */
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s/vla-drift", vla_test_bin_dir());
+    snprintf(b, sizeof b, "%s/vla-heatmap", vla_test_bin_dir());
+    if (access(a, X_OK) || access(b, X_OK)) {
         vla_test_skip("bin/vla-drift or bin/vla-heatmap not built (run make first)");
         return;
     }
@@ -280,11 +281,15 @@ TEST(drift_heatmap_usage_errors)
  * blocks of d rows; in f64, A_t M_t = I where M_t = inv(A_t) (m_src 1) */
 TEST(heatmap_layout)
 {
-    if (access("bin/vla-heatmap", X_OK)) {
+    char prog[600];
+    snprintf(prog, sizeof prog, "%s/vla-heatmap", vla_test_bin_dir());
+    if (access(prog, X_OK)) {
         vla_test_skip("bin/vla-heatmap not built (run make first)");
         return;
     }
-    FILE *p = popen("bin/vla-heatmap --model vla3 --d 3 --at 7,2 --out - 2>/dev/null", "r");
+    snprintf(prog + strlen(prog), sizeof prog - strlen(prog),
+             " --model vla3 --d 3 --at 7,2 --out - 2>/dev/null");
+    FILE *p = popen(prog, "r");
     if (!p) {
         CHECK_MSG(0, "popen failed");
         return;

@@ -143,7 +143,8 @@ static int record(void *ctx, const vla_step_view *v)
     memcpy(tr->o + i * tr->dv, v->o, tr->dv * sizeof(double));
     memcpy(tr->kp + i * tr->d, v->kp, tr->d * sizeof(double));
     memcpy(tr->al + i * tr->d, v->alpha, tr->d * sizeof(double));
-    tr->moved[i] = v->a_moved;
+    tr->moved[2 * i] = v->a_moved;
+    tr->moved[2 * i + 1] = v->a_moved_diag;
     return 0;
 }
 
@@ -155,7 +156,7 @@ static void taprec_init(taprec *tr, int runs, long T, int d, int dv)
     tr->o = calloc((size_t)runs * T * dv, sizeof(double));
     tr->kp = calloc((size_t)runs * T * d, sizeof(double));
     tr->al = calloc((size_t)runs * T * d, sizeof(double));
-    tr->moved = calloc((size_t)runs * T, sizeof(long));
+    tr->moved = calloc(2 * (size_t)runs * T, sizeof(long)); /* all, then the diagonal's */
 }
 
 static void taprec_free(taprec *tr)
@@ -171,7 +172,7 @@ static long taprec_diff(const taprec *a, const taprec *b, int runs, char *what, 
     long bad = 0;
     size_t n = (size_t)runs * a->T;
     for (size_t i = 0; i < n; i++) {
-        int ok = a->moved[i] == b->moved[i];
+        int ok = a->moved[2 * i] == b->moved[2 * i] && a->moved[2 * i + 1] == b->moved[2 * i + 1];
         for (int j = 0; j < a->dv; j++)
             ok &= same(a->o[i * a->dv + j], b->o[i * a->dv + j]);
         for (int j = 0; j < a->d; j++)
@@ -179,7 +180,7 @@ static long taprec_diff(const taprec *a, const taprec *b, int runs, char *what, 
                   same(a->al[i * a->d + j], b->al[i * a->d + j]);
         if (!ok && bad++ == 0)
             snprintf(what, len, "run %zu step %zu (moved %ld vs %ld)", i / a->T, i % a->T + 1,
-                     a->moved[i], b->moved[i]);
+                     a->moved[2 * i], b->moved[2 * i]);
     }
     return bad;
 }
@@ -246,7 +247,10 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
                   bad, what);
         /* the moved count means something: some A entries move early on, none on a read */
         if (vla_model_has_A(cs[c].mk) && cs[c].tr != VLA_TRACK_CHOL)
-            CHECK_MSG(ta.moved[0] > 0, "case %zu: a_moved at step 1 is %ld", c, ta.moved[0]);
+            CHECK_MSG(ta.moved[0] > 0 && ta.moved[1] > 0 && ta.moved[1] <= ta.moved[0] &&
+                          ta.moved[1] <= cs[c].d,
+                      "case %zu: a_moved at step 1 is %ld, on the diagonal %ld", c, ta.moved[0],
+                      ta.moved[1]);
         taprec_free(&ta);
         taprec_free(&tb);
         vla_engine_free(a);

@@ -62,9 +62,8 @@ static const char *program(const char *name)
 {
     static char path[4][512];
     static int slot;
-    const char *dir = getenv("VLA_BIN_DIR");
     char *p = path[slot++ % 4];
-    snprintf(p, sizeof path[0], "%s/%s", dir ? dir : "bin", name);
+    snprintf(p, sizeof path[0], "%s/%s", vla_test_bin_dir(), name);
     if (access(p, X_OK) != 0)
         return NULL;
     /* the children run in temporary directories: the path must not depend on the cwd */
@@ -781,7 +780,7 @@ static int count_ckpts(const char *dir)
     return n;
 }
 
-TEST(hardening_kill_resume)
+TEST_SLOW(hardening_kill_resume)
 {
     const char *p = program("vla-statenorm");
     if (!p) {
@@ -870,7 +869,7 @@ TEST(hardening_kill_resume)
     remove_tree(dir);
 }
 
-TEST(hardening_signals)
+TEST_SLOW(hardening_signals)
 {
     const char *p = program("vla-statenorm");
     if (!p) {
@@ -942,7 +941,7 @@ static int empty_dir(const char *dir, char *first, size_t len)
     return n == 0;
 }
 
-TEST(hardening_full_disk)
+TEST_SLOW(hardening_full_disk)
 {
     const char *p = program("vla-statenorm");
     if (!p) {
@@ -1010,7 +1009,7 @@ static int interrupted_run(const char *p, const char *out, const char *extra1, c
 /* A checkpoint that does not belong to the command is not resumed from: one written with another
  * seed (it used to be spliced into the new seed's table), and a truncated or garbled one (the
  * run starts over, from a clean accumulator). Each gives the uninterrupted run's table. */
-TEST(hardening_resume_mismatch)
+TEST_SLOW(hardening_resume_mismatch)
 {
     const char *p = program("vla-statenorm");
     if (!p) {
@@ -1083,7 +1082,7 @@ TEST(hardening_dat_errno)
 /* A table that cannot be written at the end (here a directory appears at its path during the
  * run, so the rename fails) must not take the checkpoints with it: hours of work would be lost.
  * The run says so and exits 1; --resume then writes the table from the checkpoints. */
-TEST(hardening_table_failure_keeps_checkpoints)
+TEST_SLOW(hardening_table_failure_keeps_checkpoints)
 {
     const char *p = program("vla-statenorm");
     if (!p) {
@@ -1247,7 +1246,8 @@ TEST(hardening_regress_man)
     CHECK_MSG(strstr(page, "\n.TH VLA\\-REGRESS 1 ") && strstr(page, "\nvla\\-regress \\- "),
               "--man: no .TH line or NAME line");
     static const char *const sections[] = {"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "COLUMNS",
-                                           "\"EXIT STATUS\"", "FILES", "EXAMPLE", "SEE ALSO"};
+                                           "\"EXIT STATUS\"", "ENVIRONMENT", "FILES", "EXAMPLES",
+                                           "\"SEE ALSO\""};
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
         char want[64];
         snprintf(want, sizeof want, "\n.SH %s\n", sections[i]);
@@ -1289,7 +1289,7 @@ TEST(hardening_regress_man)
                   strstr(page, "FILE.tmp"),
               "--man: the baseline and the trace are not among the files");
     CHECK_MSG(strstr(page, "# suite: d="), "--man: the suite line the baseline must carry is missing");
-    CHECK_MSG(strstr(page, "\n.SH EXAMPLE\n.RS 4\n.nf\nbin/vla\\-regress"), "--man: no example");
+    CHECK_MSG(strstr(page, "\n.SH EXAMPLES\n.RS 4\n.nf\nbin/vla\\-regress"), "--man: no example");
     free(help);
     free(page);
 }
@@ -1317,7 +1317,7 @@ static char *strip_run_lines(char *t)
  * partial one) and the GPU's kernels emulated on host threads, for statenorm (with its f64
  * reference as a second batch on the backend, and beside an exact one on the CPU), drift and
  * jacobian (which measure every step, through the engine's taps), recall and heatmap. */
-TEST(programs_same_table_on_every_backend)
+TEST_SLOW(programs_same_table_on_every_backend)
 {
     const char *progs[] = {"vla-statenorm", "vla-drift", "vla-jacobian", "vla-recall",
                            "vla-heatmap"};
@@ -1383,7 +1383,7 @@ TEST(programs_same_table_on_every_backend)
 /* The lanes save and resume like the cpu: SIGINT exits 3 with the checkpoints written, and the
  * resumed run ends with the uninterrupted table; what the lanes cannot do is a usage error
  * naming the reason (exit 2). */
-TEST(hardening_lanes_checkpoints_and_refusals)
+TEST_SLOW(hardening_lanes_checkpoints_and_refusals)
 {
     const char *p = program("vla-statenorm");
     char why[300];
@@ -1396,11 +1396,15 @@ TEST(hardening_lanes_checkpoints_and_refusals)
     if (mkdtemp(dir)) {
         snprintf(out, sizeof out, "%s/t.dat", dir);
         snprintf(whole, sizeof whole, "%s/whole.dat", dir);
-        char *argv[] = {(char *)p, "--precision", "f16", "--d", "16", "--steps", "3e5", "--runs",
+        char *argv[] = {(char *)p, "--precision", "f16", "--d", "8", "--steps", "2e5", "--runs",
                         "8", "--ref", "f64", "--backend", "lanes", "--out", out, NULL, NULL};
+        char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL}; /* a checkpoint every slice */
         child ch;
-        if (!spawn(&ch, NULL, argv, NULL)) {
-            nanosleep(&(struct timespec){1, 500000000}, NULL); /* under way: its handler is set */
+        if (!spawn(&ch, NULL, argv, env)) {
+            char ck[320]; /* the signal once a checkpoint is written: under way, its handler set */
+            snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+            for (int i = 0; i < 3000 && !exists(ck); i++)
+                nanosleep(&(struct timespec){0, 10000000}, NULL);
             kill(ch.pid, SIGINT);
             int st = finish(&ch, 30);
             char *text = read_all(ch.err, NULL);

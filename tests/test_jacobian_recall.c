@@ -276,24 +276,24 @@ TEST(recall_stream_contract_and_gap)
 
 /* ---- the programs' answers to bad input: one line on stderr, exit 2 ---- */
 
+/* the command's exit status, and the lines it wrote to stderr */
 static int run_prog(const char *cmd, int *lines)
 {
-    char full[512];
-    snprintf(full, sizeof full, "%s 2>&1 >/dev/null", cmd);
-    FILE *p = popen(full, "r");
-    if (!p)
-        return -1;
-    int c, n = 0;
-    while ((c = fgetc(p)) != EOF)
-        n += c == '\n';
-    int st = pclose(p);
+    char *text = NULL;
+    int st = vla_test_sh(&text, "%s 2>&1 >/dev/null", cmd), n = 0;
+    for (const char *c = text; c && *c; c++)
+        n += *c == '\n';
+    free(text);
     *lines = n;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return st;
 }
 
 TEST(programs_reject_bad_input)
 {
-    if (access("bin/vla-recall", X_OK) || access("bin/vla-jacobian", X_OK)) {
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s/vla-recall", vla_test_bin_dir());
+    snprintf(b, sizeof b, "%s/vla-jacobian", vla_test_bin_dir());
+    if (access(a, X_OK) || access(b, X_OK)) {
         vla_test_skip("bin/vla-recall or bin/vla-jacobian not built (run make first)");
         return;
     }

@@ -250,7 +250,7 @@ static void show(const char *what)
         printf("    compiler: %.*s\n", (int)(e ? e - s : (long)strlen(s)), s);
 }
 
-TEST(lists_a_model_row_without_its_functions_fails_to_build)
+TEST_SLOW(lists_a_model_row_without_its_functions_fails_to_build)
 {
     if (!fresh_lib())
         return;
@@ -263,7 +263,7 @@ TEST(lists_a_model_row_without_its_functions_fails_to_build)
     show("step_vla4_f64");
 }
 
-TEST(lists_a_policy_row_without_its_instantiations_fails_to_build)
+TEST_SLOW(lists_a_policy_row_without_its_instantiations_fails_to_build)
 {
     if (!fresh_lib())
         return;
@@ -293,7 +293,7 @@ TEST(lists_a_policy_row_without_its_instantiations_fails_to_build)
     CHECK(compile("@/lib/fmt.c", "", out, sizeof out) != 0 && strstr(out, "vla_mixed_check_f16f32"));
 }
 
-TEST(lists_an_arithmetic_without_a_macro_fails_to_build)
+TEST_SLOW(lists_an_arithmetic_without_a_macro_fails_to_build)
 {
     if (!fresh_lib())
         return;
@@ -321,7 +321,7 @@ TEST(lists_an_arithmetic_without_a_macro_fails_to_build)
 
 /* After every file that instantiates recur.h, none of its macros is defined: each name that
  * recur_check.h asks for (and the includer's POL, RO, RS) is tested after the whole file. */
-TEST(lists_no_template_macro_leaks_past_an_instantiation)
+TEST_SLOW(lists_no_template_macro_leaks_past_an_instantiation)
 {
     if (!fresh_lib())
         return;

@@ -761,6 +761,32 @@ TEST(dat_roundtrip_and_header)
     scratch_done();
 }
 
+/* Name cells: tables write "vla3", not 4. A cell that would read back as a number, or is not one
+ * word, is refused, so that no reader can take a name for a value. */
+TEST(dat_named_cells)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/named.dat", scratch());
+    char *argv[] = {"vla-test", NULL};
+    vla_dat *f;
+    CHECK_EQ_INT(vla_dat_open(&f, path, 1, argv), VLA_OK);
+    if (!f)
+        return;
+    CHECK_EQ_INT(vla_dat_columns(f, "model prec d ns"), VLA_OK);
+    const char *ok[] = {"vla3", "f16-f32", NULL, NULL};
+    CHECK_EQ_INT(vla_dat_row_named(f, (double[]){4, 4, 32, 0.5}, ok, 4), VLA_OK);
+    const char *bad[] = {"-0", "nan", "inf", "1e3", ".5", "sm sym", "", "a#b"};
+    for (int i = 0; i < (int)(sizeof bad / sizeof *bad); i++)
+        CHECK_MSG(vla_dat_row_named(f, (double[]){0, 0, 0, 0}, (const char *[]){bad[i], NULL, NULL, NULL},
+                                    4) == VLA_EINVAL,
+                  "'%s' accepted as a name", bad[i]);
+    CHECK_EQ_INT(vla_dat_row(f, (double[]){-1, 1, 16, 2}, 4), VLA_OK);
+    CHECK_EQ_INT(vla_dat_close(f), VLA_OK);
+    char *text = read_all(path);
+    CHECK(text && strstr(text, "\n# columns: model prec d ns\nvla3 f16-f32 32 0.5\n-1 1 16 2\n"));
+    free(text);
+}
+
 TEST(dat_unwritable)
 {
     char *argv[] = {"prog", NULL};

@@ -187,15 +187,16 @@ TEST(regress_baseline_files_and_empty_values)
         {"--baseline ''", "--baseline: an empty value"},
         {"--trace ''", "--trace: an empty value"},
     };
-    int have = access("bin/vla-regress", X_OK) == 0;
+    char prog[600];
+    snprintf(prog, sizeof prog, "%s/vla-regress", vla_test_bin_dir());
+    int have = access(prog, X_OK) == 0;
     if (!have)
         vla_test_skip("bin/vla-regress not built (run make first)");
     for (size_t i = 0; have && i < sizeof bad / sizeof bad[0]; i++) {
         char args[256];
         snprintf(args, sizeof args, bad[i].args, fifo);
-        snprintf(cmd, sizeof cmd, "timeout 20 bin/vla-regress %s --only nothing-matches 2>%s/err",
-                 args, dir);
-        int st_ = system(cmd), rc = WIFEXITED(st_) ? WEXITSTATUS(st_) : -1;
+        int rc = vla_test_sh(NULL, "timeout 20 bin/vla-regress %s --only nothing-matches 2>%s/err",
+                             args, dir);
         snprintf(cmd, sizeof cmd, "%s/err", dir);
         FILE *e = fopen(cmd, "r");
         size_t n = e ? fread(err, 1, sizeof err - 1, e) : 0;
@@ -207,8 +208,8 @@ TEST(regress_baseline_files_and_empty_values)
     }
     CHECK_MSG(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
     /* --only '' would be every case (minutes), not a usage error */
-    int st_ = have ? system("timeout 20 bin/vla-regress --only '' 2>/dev/null >/dev/null") : 2 << 8;
-    CHECK_MSG(WIFEXITED(st_) && WEXITSTATUS(st_) == 2, "--only '': status %d", st_);
+    int st_ = have ? vla_test_sh(NULL, "timeout 20 bin/vla-regress --only '' 2>/dev/null >/dev/null") : 2;
+    CHECK_MSG(st_ == 2, "--only '': status %d", st_);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0);
 }
@@ -340,7 +341,7 @@ static int plant_or_skip(int n, const char *extra)
 
 /* 1: the dot products of f16-f32 summed in binary16 storage instead of binary32. The f32 cases
  * do not even change bits (a store there rounds to binary32, which is a no-op). */
-TEST(regress_catches_binary16_accumulation)
+TEST_SLOW(regress_catches_binary16_accumulation)
 {
     int st = plant_or_skip(1, "");
     if (st < 0)
@@ -356,7 +357,7 @@ TEST(regress_catches_binary16_accumulation)
 }
 
 /* 2: sm-sym updates the upper triangle and never mirrors it */
-TEST(regress_catches_dropped_symmetrization)
+TEST_SLOW(regress_catches_dropped_symmetrization)
 {
     int st = plant_or_skip(2, "");
     if (st < 0)
@@ -374,7 +375,7 @@ TEST(regress_catches_dropped_symmetrization)
 /* 3: every dot product summed from its last term. That is no loss of precision, and the check
  * must not call it one (it passes, every row 'changed'); what it catches is the change of
  * bits, which --bits (a change that claims to change no number) turns into a failure. */
-TEST(regress_catches_reordered_reduction)
+TEST_SLOW(regress_catches_reordered_reduction)
 {
     int st = plant_or_skip(3, "");
     if (st < 0)
@@ -395,7 +396,7 @@ TEST(regress_catches_reordered_reduction)
 
 /* 4: vla3's periodic nudge skipped: f32 loses far more than the margin; chol runs with the
  * nudge off and la has none, so neither changes a bit */
-TEST(regress_catches_skipped_nudge)
+TEST_SLOW(regress_catches_skipped_nudge)
 {
     int st = plant_or_skip(4, "");
     if (st < 0)

@@ -8,7 +8,9 @@
 # VLA_TEST_SLURM=require (.ci/run) makes that a failure. Prints only failures, then the summary.
 set -u
 repo=$(pwd)
-sweep=$repo/bin/vla-sweep
+bin=${VLA_BIN_DIR:-bin} # this build's programs (a sanitized build's: build-san/bin)
+case $bin in /*) ;; *) bin=$repo/$bin ;; esac
+sweep=$bin/vla-sweep
 pass=0
 fail=0
 tmp=
@@ -89,7 +91,7 @@ skip() {
 trap 'stop_cluster' EXIT
 trap 'stop_cluster; exit 1' INT TERM
 
-[ -x bin/vla-sweep ] && [ -x bin/vla-statenorm ] || skip "bin/vla-sweep or bin/vla-statenorm not built (run make)"
+[ -x "$sweep" ] && [ -x "$bin/vla-statenorm" ] || skip "$bin/vla-sweep or $bin/vla-statenorm not built (run make)"
 [ "$(id -u)" = 0 ] || skip "not root (slurmd must start as root)"
 for c in munged munge unmunge slurmctld slurmd sbatch squeue scancel scontrol sinfo setpriv; do
     command -v "$c" >/dev/null || skip "no $c (make deps installs slurm-wlm and munge)"

@@ -18,10 +18,21 @@
 #include <time.h>
 #include <unistd.h>
 
+/* the programs' folder: bin/, or the build's (VLA_BIN_DIR: a sanitized build's programs). The
+ * commands below say bin/vla-...: sh() and bin() put the folder in its place. */
+static const char *bin(const char *name)
+{
+    static char path[4][600];
+    static int k;
+    char *p = path[k++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", vla_test_bin_dir(), name);
+    return p;
+}
+
 static int have_bins(void)
 {
-    if (access("bin/vla-sweep", X_OK) || access("bin/vla-statenorm", X_OK)) {
-        vla_test_skip("bin/vla-sweep or bin/vla-statenorm not built (run make first)");
+    if (access(bin("vla-sweep"), X_OK) || access(bin("vla-statenorm"), X_OK)) {
+        vla_test_skip("vla-sweep or vla-statenorm not built (run make first)");
         return 0;
     }
     return 1;
@@ -73,13 +84,11 @@ static char *slurp(const char *path)
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sh(const char *fmt, ...)
 {
-    char cmd[4096];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    int st = vla_test_vsh(NULL, fmt, ap);
     va_end(ap);
-    int st = system(cmd);
-    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return st;
 }
 
 /* a table without the lines that name the run rather than its numbers: the date, the host, the
@@ -225,7 +234,7 @@ static void alone_checks(const char *tree, int parallel)
         CHECK_MSG(most > 1, "%s: the cases not alone never ran side by side", tree);
 }
 
-TEST(sweep_local)
+TEST_SLOW(sweep_local)
 {
     if (!have_bins())
         return;
@@ -240,9 +249,10 @@ TEST(sweep_local)
     char *dry = slurp(p);
     for (int i = 0; dry && i < 4; i++)
         CHECK_MSG(strstr(dry, cases4[i]), "--dry-run lacks %s:\n%s", cases4[i], dry);
-    CHECK_MSG(dry && strstr(dry, "statenorm-vla3-f16\trun\tbin/vla-statenorm --steps 200 --stream "
-                                 "lmlike --d 8 --model vla3 --precision f16 --out "),
-              "--dry-run: %s", dry ? dry : "(none)");
+    char want[700];
+    snprintf(want, sizeof want, "statenorm-vla3-f16\trun\t%s --steps 200 --stream lmlike --d 8 "
+             "--model vla3 --precision f16 --out ", bin("vla-statenorm"));
+    CHECK_MSG(dry && strstr(dry, want), "--dry-run: %s", dry ? dry : "(none)");
     free(dry);
     CHECK_EQ_INT(sh("bin/vla-sweep -j 2 --out %s/t %s/grid.sweep 2>%s/err", dir, dir, dir), 0);
     struct stat st[4];
@@ -279,7 +289,7 @@ TEST(sweep_local)
     done(dir);
 }
 
-TEST(sweep_mpi)
+TEST_SLOW(sweep_mpi)
 {
     if (!have_bins())
         return;
@@ -348,7 +358,7 @@ TEST(sweep_mpi)
 /* A sweep killed with SIGKILL in the middle: its running case stops with it (it gets SIGTERM and
  * checkpoints), and a second run completes the rest without rewriting the finished tables; with
  * `resume`, the interrupted case continues from its checkpoint, to the bits of a fresh sweep. */
-TEST(sweep_resume)
+TEST_SLOW(sweep_resume)
 {
     if (!have_bins())
         return;
@@ -365,7 +375,7 @@ TEST(sweep_resume)
         snprintf(out, sizeof out, "%s/k", dir);
         int fd = open("/dev/null", O_WRONLY);
         dup2(fd, 2);
-        execl("bin/vla-sweep", "bin/vla-sweep", "-j", "1", "--out", out, p, (char *)NULL);
+        execl(bin("vla-sweep"), bin("vla-sweep"), "-j", "1", "--out", out, p, (char *)NULL);
         _exit(127);
     }
     int have = 0;
@@ -442,7 +452,7 @@ TEST(sweep_resume)
     char *m = slurp(e);
     CHECK_MSG(m && count_lines(m, "\tok\t") == 6, "manifest after the resume:\n%s", m ? m : "");
     if (ckpt) {
-        snprintf(want, sizeof want, "s%d\tbin/vla-statenorm", ckpt);
+        snprintf(want, sizeof want, "s%d\t%s", ckpt, bin("vla-statenorm"));
         const char *row = m ? strstr(m, want) : NULL;
         CHECK_MSG(row && strstr(row, "\tok\t") && strstr(row, "\tresumed from its checkpoints\n"),
                   "s%d had a checkpoint, its row: %s", ckpt, row ? row : "(none)");
@@ -467,8 +477,11 @@ TEST(sweep_failure)
     snprintf(e, sizeof e, "%s/err", dir);
     CHECK_EQ_INT(sh("bin/vla-sweep -j 2 --out %s/t %s 2>%s", dir, p, e), 1);
     char *err = slurp(e);
+    char want[700];
+    snprintf(want, sizeof want, "command: %s --steps 200 --d 8 --precision f99 --out",
+             bin("vla-statenorm"));
     CHECK_MSG(err && strstr(err, "FAILED sn/f99: exit 2: vla-statenorm: --precision: unknown 'f99'") &&
-                  strstr(err, "command: bin/vla-statenorm --steps 200 --d 8 --precision f99 --out"),
+                  strstr(err, want),
               "the failure report: %s", err ? err : "");
     CHECK_MSG(err && strstr(err, "2 ran ok, 0 complete before (skipped), 1 failed"), "%s", err);
     free(err);
@@ -478,7 +491,9 @@ TEST(sweep_failure)
     CHECK(access(e, F_OK) == 0);
     snprintf(e, sizeof e, "%s/t/bad.manifest.tsv", dir);
     char *m = slurp(e);
-    CHECK_MSG(m && strstr(m, "sn/f99\tbin/vla-statenorm --steps 200 --d 8 --precision f99 --out ") &&
+    snprintf(want, sizeof want, "sn/f99\t%s --steps 200 --d 8 --precision f99 --out ",
+             bin("vla-statenorm"));
+    CHECK_MSG(m && strstr(m, want) &&
                   strstr(m, "\tfailed\t") && strstr(m, "\texit 2: vla-statenorm: --precision: "
                                                        "unknown 'f99'"),
               "manifest: %s", m ? m : "");
@@ -529,7 +544,7 @@ TEST(sweep_failure)
     done(dir);
 }
 
-TEST(sweep_slurm)
+TEST_SLOW(sweep_slurm)
 {
     if (!have_bins())
         return;
@@ -548,9 +563,9 @@ TEST(sweep_slurm)
     const char *t1 = s ? strstr(s, "\n1)\n") : NULL;
     for (int i = 0; s && i < 4; i++) {
         char cmd[512];
-        snprintf(cmd, sizeof cmd, "'bin/vla-statenorm --steps 200 --stream lmlike --d 8 --model %s "
+        snprintf(cmd, sizeof cmd, "'%s --steps 200 --stream lmlike --d 8 --model %s "
                                   "--precision %s --out %s/s/%s.dat'",
-                 i < 2 ? "la" : "vla3", i % 2 ? "f16" : "f32", dir, cases4[i]);
+                 bin("vla-statenorm"), i < 2 ? "la" : "vla3", i % 2 ? "f16" : "f32", dir, cases4[i]);
         const char *at = strstr(s, cmd);
         CHECK_MSG(at && count_lines(s, cmd) == 1 && t1 && (i < 3 ? at < t1 : at > t1),
                   "case %d (%s) in the script", i, cmd);
@@ -592,49 +607,6 @@ TEST(sweep_slurm)
     CHECK_MSG(m && count_lines(m, "\tok\t") == 4 && !strstr(m, "\tok\t-\t"),
               "the collected manifest: %s", m ? m : "");
     free(m);
-    done(dir);
-}
-
-/* sweeps/paper.sweep makes every table the plot scripts read, under the names they read */
-TEST(sweep_paper)
-{
-    if (!have_bins())
-        return;
-    char *dir = scratch();
-    if (!dir)
-        return;
-    CHECK_EQ_INT(sh("bin/vla-sweep --dry-run --out %s/p sweeps/paper.sweep >%s/dry", dir, dir), 0);
-    char p[512];
-    snprintf(p, sizeof p, "%s/dry", dir);
-    char *dry = slurp(p);
-    static const char *models[] = {"la", "delta", "rls", "vla1", "vla3"};
-    static const char *precs[] = {"f32", "f16", "bf16", "f16-f32", "bf16-f32"};
-    char names[64][64];
-    int n = 0;
-    for (int i = 0; i < 5; i++) {
-        snprintf(names[n++], 64, "statenorm-lmlike-%s", models[i]);
-        snprintf(names[n++], 64, "statenorm-trace-%s", models[i]);
-        snprintf(names[n++], 64, "drift-vla3-%s-nudgeon", precs[i]);
-        snprintf(names[n++], 64, "drift-vla3-%s-nudgeoff", precs[i]);
-        snprintf(names[n++], 64, "guards-vla1-%s", precs[i]);
-        snprintf(names[n++], 64, "guards-rls-%s", precs[i]);
-    }
-    static const char *more[] = {"drift-rls-f64-l1", "drift-rls-f64-l1e-6", "drift-rls-f32-l1",
-                                 "drift-rls-f32-l1e-6", "heatmap-vla3-f32", "heatmap-vla3-f16",
-                                 "jacobian-la-lmlike-f64", "jacobian-vla1-lmlike-f64",
-                                 "jacobian-vla3-lmlike-f64", "jacobian-rls-gauss-f64",
-                                 "jacobian-vla1-gauss-f64", "jacobian-vla3-gauss-f64",
-                                 "jacobian-vla3-lmlike-f32", "recall-capacity", "recall-retention",
-                                 "scaling", "scaling-wall"};
-    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
-        snprintf(names[n++], 64, "%s", more[i]);
-    CHECK_MSG(dry && !strncmp(dry, "# 47 cases of sweeps/paper.sweep", 32), "%.200s", dry ? dry : "");
-    for (int i = 0; dry && i < n; i++) {
-        char want[128];
-        snprintf(want, sizeof want, "\n%.63s\trun\t", names[i]);
-        CHECK_MSG(strstr(dry, want), "paper.sweep has no case %s", names[i]);
-    }
-    free(dry);
     done(dir);
 }
 

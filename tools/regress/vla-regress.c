@@ -4,7 +4,7 @@
  * The suite and its measures sit above main so that tests/test_regress.c can include this file. */
 #include "vlastab.h"
 #include "vlaref.h"
-#include "roff.h"
+#include "doc.h"
 #include "file.h"
 #include <errno.h>
 #include <float.h>
@@ -49,7 +49,7 @@
  * zero and any margin would do for a rerun. The margin is there for changes that move the
  * rounding errors without making them worse: a reduction summed in another order, a libm whose
  * exp or log differs in the last bit (and so the inputs). Summing every dot product from its
- * last term (VLA_PLANT 3) moved the 408 cases by -0.28..+0.27 bit (mean |change| 0.02); with
+ * last term (tests/regress/plants/3.sed) moved the 408 cases by -0.28..+0.27 bit (mean |change| 0.02); with
  * one head and the worst checkpoint instead of the mean, by up to 1.5 bits, which is why the
  * number is a mean. Half a bit is above that spread and below what the faults cost that this
  * check exists for (binary16 accumulation in f16-f32: up to +1.8 bits). */
@@ -427,10 +427,16 @@ static int rg_group_key_eq(const vla_config *a, const vla_config *b)
            vla_prec_storage(a->prec) == vla_prec_storage(b->prec);
 }
 
+/* the policy that stores and computes in p's storage format: the exact reference takes its
+ * inputs rounded to that format (the lists: a format without such a policy would be a NaN case,
+ * never another format's reference) */
 static vla_prec rg_storage_prec(vla_prec p)
 {
-    static const vla_prec of[VLA_NFMT] = {VLA_F64, VLA_F32, VLA_F16, VLA_BF16};
-    return of[vla_prec_storage(p)];
+    for (int q = 0; q < VLA_NPREC; q++)
+        if (vla_prec_storage((vla_prec)q) == vla_prec_storage(p) &&
+            vla_prec_compute((vla_prec)q) == vla_prec_storage(p))
+            return (vla_prec)q;
+    return VLA_NPREC;
 }
 
 /* one case on its backend, measured against its reference */
@@ -1029,10 +1035,8 @@ static const char rg_help_summary[] =
     "Kernel cases (cuda, emu, lanes) compare with the CPU's rows (strict mode promises\n"
     "the CPU's bits).";
 
-/* a term and what it means: the options, the columns, the exit codes, the files */
-typedef struct {
-    const char *name, *arg, *help;
-} rg_doc_item;
+/* the page (doc.h): the options, the columns, the exit codes, the environment, the files */
+typedef vla_doc_item rg_doc_item;
 
 static const rg_doc_item rg_help_opts[] = {
     {"only", "PATTERNS", "run the cases whose name (model/track/precision/stream) matches one of "
@@ -1075,7 +1079,6 @@ static const rg_doc_item rg_help_cols[] = {
 static const char rg_help_output_end[] =
     "A last '#' line counts the verdicts; '# PASS: ...' or '# FAIL: N cases: ...' closes it.";
 
-static const char rg_help_exit_head[] = "It exits with one of three statuses:";
 static const rg_doc_item rg_help_exit[] = {
     {"0", NULL, "every case passed; --update wrote the baseline; --list, --help, --version"},
     {"1", NULL, "a case failed; the baseline is missing or was made by another suite; --update "
@@ -1086,7 +1089,6 @@ static const rg_doc_item rg_help_exit[] = {
     {NULL, NULL, NULL},
 };
 
-static const char rg_help_files_head[] = "It reads, and with --update writes, these files:";
 static const rg_doc_item rg_help_files[] = {
     {"tests/regress/baseline.tsv", NULL,
      "the baseline (--baseline), read; written only by --update, to FILE.tmp then renamed over "
@@ -1098,100 +1100,44 @@ static const rg_doc_item rg_help_files[] = {
      "Without VLA_SHARED: shared/ beside the repository, else ../shared"},
     {NULL, NULL, NULL},
 };
-static const char rg_help_files_end[] =
-    "Nothing else is written. OMP_NUM_THREADS sets the threads the cases are spread over;\n"
-    "the numbers do not depend on it. The suite:";
+static const rg_doc_item rg_help_env[] = {
+    {"VLA_SHARED", NULL, "the folder that holds data/lmtrace-seed7 (the trace; see --trace)"},
+    {"OMP_NUM_THREADS", NULL, "the threads the cases are spread over (the numbers do not depend "
+                              "on it)"},
+    {NULL, NULL, NULL},
+};
 
 static const char rg_help_example[] =
     "bin/vla-regress\n"
     "bin/vla-regress --only 'vla3/*/f16-f32/*' --changed\n"
     "bin/vla-regress --update     (make regress-update: then review the baseline's diff)";
 
-static void help_items(const rg_doc_item *it, int width, const char *dashes)
+/* --help and --man (doc.c): the files' closing paragraph carries the suite line */
+static void rg_doc(int man)
 {
-    for (; it->name; it++) {
-        char left[64];
-        snprintf(left, sizeof left, "%s%s%s%s", dashes, it->name, it->arg ? " " : "",
-                 it->arg ? it->arg : "");
-        printf("  %-*s %s\n", width, left, it->help);
-    }
-}
-
-static void help(void)
-{
+    static char files_end[400];
     char suite[300];
     rg_suite_line(suite, sizeof suite);
-    printf("Usage: vla-regress [OPTION]...\n\n%s\n\nOptions:\n", rg_help_summary);
-    help_items(rg_help_opts, 24, "--");
-    printf("\n%s\n", rg_help_output);
-    help_items(rg_help_cols, 8, "");
-    printf("%s\n\n%s\n", rg_help_output_end, rg_help_exit_head);
-    help_items(rg_help_exit, 2, "");
-    printf("\n%s\n", rg_help_files_head);
-    help_items(rg_help_files, 36, "");
-    printf("%s\n%s\n\nExample:\n", rg_help_files_end, suite);
-    for (const char *l = rg_help_example, *nl; *l; l = *nl ? nl + 1 : nl) {
-        nl = l + strcspn(l, "\n");
-        printf("  %.*s\n", (int)(nl - l), l);
-    }
-    exit(0);
-}
-
-
-/* the items as tagged paragraphs: the tag in bold, its argument in italics */
-static void man_items(const rg_doc_item *it, const char *dashes)
-{
-    for (; it->name; it++) {
-        printf(".TP\n\\fB");
-        vla_roff(dashes, NULL, 0);
-        vla_roff(it->name, NULL, 0);
-        if (it->arg) {
-            printf("\\fR \\fI");
-            vla_roff(it->arg, NULL, 0);
-        }
-        printf("\\fR\n");
-        vla_roff(it->help, NULL, 0);
-        printf("\n");
-    }
-}
-
-/* --man (not listed, as in cli.c: a build aid): the man page, from the texts of --help */
-static void man(void)
-{
-    char suite[300];
-    rg_suite_line(suite, sizeof suite);
-    printf(".\\\" generated by vla-regress --man from its --help text: edit the program, not this "
-           "page\n.TH VLA\\-REGRESS 1 \"\" \"vlastab %s\" \"vlastab manual\"\n.nh\n.ad l\n", VLA_VERSION);
-    /* NAME: the phrase man/mkman.sh takes from this file's first line, else the same words */
-    const char *phrase = getenv("VLA_MAN_NAME");
-    printf(".SH NAME\nvla\\-regress \\- ");
-    vla_roff(phrase && *phrase ? phrase : "has any precision got worse", NULL, 0);
-    printf("\n.SH SYNOPSIS\n\\fBvla\\-regress\\fR [\\fIOPTION\\fR]...\n.SH DESCRIPTION\n");
-    vla_roff(rg_help_summary, NULL, 0);
-    printf("\n.SH OPTIONS\n");
-    man_items(rg_help_opts, "--");
-    printf(".SH COLUMNS\n");
-    vla_roff(rg_help_output, NULL, 0);
-    printf("\n");
-    man_items(rg_help_cols, "");
-    printf(".PP\n");
-    vla_roff(rg_help_output_end, NULL, 0);
-    printf("\n.SH \"EXIT STATUS\"\n");
-    vla_roff(rg_help_exit_head, NULL, 0);
-    printf("\n");
-    man_items(rg_help_exit, "");
-    printf(".SH FILES\n");
-    vla_roff(rg_help_files_head, NULL, 0);
-    printf("\n");
-    man_items(rg_help_files, "");
-    printf(".PP\n");
-    vla_roff(rg_help_files_end, NULL, 0);
-    printf("\n.PP\n");
-    vla_roff(suite, NULL, 0);
-    printf("\n.SH EXAMPLE\n.RS 4\n.nf\n");
-    vla_roff(rg_help_example, NULL, 0);
-    printf("\n.fi\n.RE\n.SH SEE ALSO\n\\fBvlastab\\fR(7)\n");
-    exit(0);
+    snprintf(files_end, sizeof files_end, "It reads these files, and with --update writes the "
+             "baseline; nothing else is written. The suite:\n%s", suite);
+    const vla_doc d = {
+        .prog = "vla-regress",
+        .phrase = "has any precision got worse",
+        .synopsis = "[OPTION]...",
+        .summary = rg_help_summary,
+        .version = VLA_VERSION,
+        .opts = {rg_help_opts, NULL, NULL},
+        .sections = {{"Columns", rg_help_output, rg_help_cols, NULL, 0, rg_help_output_end},
+                     {NULL, NULL, NULL, NULL, 0, NULL}},
+        .exit = rg_help_exit,
+        .env = rg_help_env,
+        .files = rg_help_files,
+        .files_end = files_end,
+        .examples = rg_help_example,
+    };
+    if (man)
+        vla_doc_man(&d);
+    vla_doc_help(&d);
 }
 
 int main(int argc, char **argv)
@@ -1205,9 +1151,9 @@ int main(int argc, char **argv)
         if (valued && has && !argv[i + 1][0]) /* '' is no value, not the default nor 0 */
             usage_exit("%s: an empty value", a);
         if (!strcmp(a, "--help"))
-            help();
+            rg_doc(0);
         else if (!strcmp(a, "--man"))
-            man();
+            rg_doc(1);
         else if (!strcmp(a, "--version")) {
             printf("vla-regress (vlastab) %s\n", VLA_VERSION);
             return 0;

@@ -4,7 +4,7 @@
  * it never parses the experiments' options, only appends --out to each command (help_format). */
 #define _GNU_SOURCE
 #include "vlastab.h"
-#include "roff.h"
+#include "doc.h"
 #include "file.h"
 
 #include <ctype.h>
@@ -45,12 +45,9 @@ static const char help_summary[] =
     "Three ways to run the same cases, with the same results bit for bit: locally with N\n"
     "workers (the default), under mpirun (--mpi: rank 0 hands the cases out one at a time, each\n"
     "rank runs them, one GPU per rank where there are GPUs), or as a Slurm job array (--slurm\n"
-    "writes a script to submit unchanged). Exit status: 0 when every case is complete, 1 when a\n"
-    "case failed, 2 on a usage error or a bad sweep file, 3 when interrupted.";
+    "writes a script to submit unchanged).";
 
-static const struct {
-    const char *name, *arg, *help;
-} opts[] = {
+static const vla_doc_item opts[] = {
     {"jobs", "N", "parallel workers (-j N for short; default: the number of cores)"},
     {"out", "DIR", "the output tree (default: the file's out line, else data/NAME)"},
     {"dry-run", NULL, "list the cases and their commands (run or complete); run nothing"},
@@ -61,8 +58,8 @@ static const struct {
     {"quiet", NULL, "say nothing of the cases that succeed"},
     {"help", NULL, "this text"},
     {"version", NULL, "the version"},
+    {NULL, NULL, NULL},
 };
-#define NOPTS (sizeof opts / sizeof opts[0])
 
 static const char help_format[] =
     "Sweep file: one directive a line; # starts a comment; words are separated by blanks, and\n"
@@ -92,76 +89,72 @@ static const char help_format[] =
     "/dev/nvidiaN, or VLA_SWEEP_GPUS=N) and, unless it is set, OMP_NUM_THREADS = cores/workers.";
 
 static const char help_columns[] =
-    "Manifest (OUT/NAME.manifest.tsv for NAME.sweep, rewritten atomically as cases end), with\n"
-    "tab-separated columns:\n"
-    "  case     the case name (its table is OUT/case.dat)\n"
-    "  command  the command, as a POSIX shell reads it back\n"
-    "  status   ok (its table exists), failed or pending (not run: interrupted)\n"
-    "  seconds  wall time of the run that wrote the table (- when not known)\n"
-    "  message  for a failure: exit N or signal N, and the last line of its error output";
+    "The manifest (OUT/NAME.manifest.tsv for NAME.sweep, rewritten atomically as cases end) has\n"
+    "tab-separated columns:";
+static const vla_doc_item help_cols[] = {
+    {"case", NULL, "the case name (its table is OUT/case.dat)"},
+    {"command", NULL, "the command, as a POSIX shell reads it back"},
+    {"status", NULL, "ok (its table exists), failed or pending (not run: interrupted)"},
+    {"seconds", NULL, "wall time of the run that wrote the table (- when not known)"},
+    {"message", NULL, "for a failure: exit N or signal N, and the last line of its error output"},
+    {NULL, NULL, NULL},
+};
+
+static const vla_doc_item help_exit[] = {
+    {"0", NULL, "every case is complete (--dry-run, --slurm: the listing or the script was "
+                "written)"},
+    {"1", NULL, "a case failed (the manifest and the case's log say why); the others went on"},
+    {"2", NULL, "a usage error or a bad sweep file (the message names the line)"},
+    {"3", NULL, "interrupted by SIGINT or SIGTERM: the running cases were stopped (each writes "
+                "its checkpoints), the manifest says pending; running the sweep again resumes"},
+    {NULL, NULL, NULL},
+};
+
+static const vla_doc_item help_env[] = {
+    {"OMP_NUM_THREADS", NULL, "given to each case; unset, vla-sweep sets it to cores / workers"},
+    {"CUDA_VISIBLE_DEVICES", NULL, "the GPUs the workers share out, one each"},
+    {"VLA_SWEEP_GPUS", NULL, "N: the number of GPUs when neither CUDA_VISIBLE_DEVICES nor "
+                             "/dev/nvidiaN says"},
+    {"PATH", NULL, "where a program is found when it is not beside vla-sweep"},
+    {NULL, NULL, NULL},
+};
+
+static const vla_doc_item help_files[] = {
+    {"FILE", NULL, "the sweep file, read (a regular file of at most 1 MiB)"},
+    {"OUT/CASE.dat", NULL, "each case's table, written by its program"},
+    {"OUT/CASE.log", NULL, "each case's standard output and error, kept when it failed or said "
+                           "something"},
+    {"OUT/NAME.manifest.tsv", NULL, "the manifest"},
+    {"OUT/NAME.sbatch", NULL, "--slurm: the job-array script (--script FILE: elsewhere); only a "
+                              "regular file is replaced"},
+    {NULL, NULL, NULL},
+};
 
 static const char help_example[] =
     "bin/vla-sweep -j 8 sweeps/paper.sweep\n"
     "mpirun -np 16 bin/vla-sweep --mpi sweeps/paper.sweep\n"
     "bin/vla-sweep --slurm sweeps/paper.sweep && sbatch data/paper.sbatch";
 
-static void help(void)
+static void doc(int man)
 {
-    printf("Usage: %s [OPTION]... FILE\n\n%s\n\nOptions:\n", PROG, help_summary);
-    for (size_t i = 0; i < NOPTS; i++) {
-        char left[64];
-        snprintf(left, sizeof left, "--%s%s%s", opts[i].name, opts[i].arg ? " " : "",
-                 opts[i].arg ? opts[i].arg : "");
-        printf("  %-24s %s\n", left, opts[i].help);
-    }
-    printf("\n%s\n\n%s\n\nExample:\n", help_format, help_columns);
-    for (const char *l = help_example, *nl; *l; l = *nl ? nl + 1 : nl) {
-        nl = l + strcspn(l, "\n");
-        printf("  %.*s\n", (int)(nl - l), l);
-    }
-    exit(0);
-}
-
-
-/* a block of --help kept in its lines (the format and the columns are laid out by hand) */
-static void roff_lines(const char *s)
-{
-    printf(".PP\n.nf\n");
-    vla_roff(s, NULL, 0);
-    printf("\n.fi\n");
-}
-
-static void man(void)
-{
-    printf(".\\\" generated by %s --man from its --help text: edit the program, not this page\n", PROG);
-    printf(".TH VLA\\-SWEEP 1 \"\" \"vlastab %s\" \"vlastab manual\"\n.nh\n.ad l\n", VLA_VERSION);
-    /* NAME: the phrase man/mkman.sh takes from this file's first line, else the same words */
-    const char *phrase = getenv("VLA_MAN_NAME");
-    printf(".SH NAME\nvla\\-sweep \\- ");
-    vla_roff(phrase && *phrase ? phrase : "parameter sweeps of the experiment programs", NULL, 0);
-    printf("\n");
-    printf(".SH SYNOPSIS\n\\fBvla\\-sweep\\fR [\\fIOPTION\\fR]... \\fIFILE\\fR\n.SH DESCRIPTION\n");
-    vla_roff(help_summary, NULL, 0);
-    printf("\n.SH OPTIONS\n");
-    for (size_t i = 0; i < NOPTS; i++) {
-        printf(".TP\n\\fB\\-\\-");
-        vla_roff(opts[i].name, NULL, 0);
-        if (opts[i].arg) {
-            printf("\\fR \\fI");
-            vla_roff(opts[i].arg, NULL, 0);
-        }
-        printf("\\fR\n");
-        vla_roff(opts[i].help, NULL, 0);
-        printf("\n");
-    }
-    printf(".SH \"SWEEP FILE\"\n");
-    roff_lines(help_format);
-    printf(".SH COLUMNS\n");
-    roff_lines(help_columns);
-    printf(".SH EXAMPLE\n.RS 4\n.nf\n");
-    vla_roff(help_example, NULL, 0);
-    printf("\n.fi\n.RE\n.SH SEE ALSO\n\\fBvlastab\\fR(7)\n");
-    exit(0);
+    const vla_doc d = {
+        .prog = PROG,
+        .phrase = "parameter sweeps of the experiment programs",
+        .synopsis = "[OPTION]... FILE",
+        .summary = help_summary,
+        .version = VLA_VERSION,
+        .opts = {opts, NULL, NULL},
+        .sections = {{"Sweep file", NULL, NULL, help_format, 1, NULL},
+                     {"Columns", help_columns, help_cols, NULL, 0, NULL},
+                     {NULL, NULL, NULL, NULL, 0, NULL}},
+        .exit = help_exit,
+        .env = help_env,
+        .files = help_files,
+        .examples = help_example,
+    };
+    if (man)
+        vla_doc_man(&d);
+    vla_doc_help(&d);
 }
 
 static void usage_exit(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -1660,9 +1653,9 @@ int main(int argc, char **argv)
         if ((!strcmp(a, "--out") || !strcmp(a, "--script")) && has && !argv[i + 1][0])
             usage_exit("%s: an empty value", a); /* not the default, nor files in / */
         if (!strcmp(a, "--help"))
-            help();
+            doc(0);
         else if (!strcmp(a, "--man"))
-            man();
+            doc(1);
         else if (!strcmp(a, "--version")) {
             printf(PROG " (vlastab) %s\n", VLA_VERSION);
             return 0;
