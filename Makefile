@@ -404,7 +404,7 @@ FIGDIR    ?= figures
 SHARED    ?= ../shared
 SWEEP     := sweeps/paper.sweep
 SWEEP_MK  := $(BUILD)/paper-sweep.mk
-FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap
+FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap solvers solvers-cost
 FIGS_LONG := statenorm-long
 FIG_TABLES_statenorm      := statenorm-lmlike-% statenorm-trace-%
 FIG_TABLES_drift          := drift-%
@@ -415,6 +415,8 @@ FIG_TABLES_jacobian       := jacobian-%
 FIG_TABLES_recall         := recall-%
 FIG_TABLES_scaling        := scaling
 FIG_TABLES_heatmap        := heatmap-%
+FIG_TABLES_solvers        := solvers-%
+FIG_TABLES_solvers-cost   := solvers-lmlike-% solvcost-%
 FIG_TABLES_statenorm-long := statenorm-long-%
 fig_tables = $(filter $(FIG_TABLES_$(1):%=$(DATA)/%.dat),$(SWEEP_TABLES))
 fig_files  = $(foreach x,png pdf,$(FIGDIR)/$(1).$(x) $(FIGDIR)/$(1)-1col.$(x))
@@ -454,8 +456,8 @@ PAPER_LONG := $(if $(LONG_TABLES),$(if $(filter-out $(wildcard $(LONG_TABLES)),$
 PAPER_FIGS := $(filter-out heatmap,$(FIGS)) $(PAPER_LONG)
 PAPER_DATA  = $(foreach f,$(PAPER_FIGS),$(call fig_tables,$(f)))
 PAPER_TRACE := $(SHARED)/data/lmtrace-seed7/exp2_final.json
-PAPER_GEN   := $(foreach f,numbers.tex claims.tex runs.tex tracks.tex stagnation.tex claims.md tracks.md \
-               stagnation.md,paper/generated/$(f))
+PAPER_GEN   := $(foreach f,numbers.tex claims.tex runs.tex tracks.tex stagnation.tex solvers.tex claims.md \
+               tracks.md stagnation.md solvers.md,paper/generated/$(f))
 $(PAPER_GEN) &: paper/gen-numbers.sh $(PAPER_DATA) $(PAPER_TRACE)
 	sh paper/gen-numbers.sh $(DATA) $(SHARED) paper/generated
 paper: paper/vla-stability.pdf

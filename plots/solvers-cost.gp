@@ -1,47 +1,63 @@
-# solvers-cost.gp: cost against accuracy of the ways of issue 17: the time per step (bin/vla-scaling,
-# one core, vla3, d = 16) against the error of the vector the model uses at t = 10^5 (x_err, the
-# mean over the heads; lmlike, nudge off, reference lib in f64), per way (shape) and precision
-# (colour); cg and cheb at several K. Left without forgetting, right with gamma = 0.999. A point
-# at the top edge is a run that turned NaN or diverged (x_err >= 1).
+# solvers-cost.gp: cost against accuracy of the ways of issue 17 (docs/math.md 4.7-4.10): vla3's
+# time per step at d = 16 on one core (bin/vla-scaling) against the error of the vector it uses at
+# t = 10^5 (x_err, the mean of 2 heads; lmlike, nudge off, reference lib in binary64); colour: the
+# way, shape: the precision; cg:K and cheb:K of one precision joined in the order of K (K = 1, 2, 4,
+# 8, 16 and 2, 4, 8, 16). (a) without forgetting, (b) with gamma = 0.999 (K = 8 only). A run that
+# turned NaN or ended with x_err >= 1 is drawn at the top edge.
 # Usage: gnuplot -e "dir='data'; out='figures/solvers-cost'" plots/solvers-cost.gp
-# Reads DIR/solvers-cost.dat (columns: prec way gamma ns_d16 ns_d32 x_err; prec and way 1-based
-# indices into the lists below).
-if (!exists("dir")) dir = 'data'
+#   reads DIR/solvcost-WAY.dat (bin/vla-scaling: columns model prec track d T ns_per_step ...) and
+#   DIR/solvers-lmlike-gGAMMA-PREC-WAY.dat (bin/vla-drift: column 15 is x_err); writes OUT.pdf/png,
+#   OUT-1col.*
 if (!exists("out")) out = 'figures/solvers-cost'
-precs = 'f32 f16 bf16 f16-f32 bf16-f32'
-names = 'sm sr solve cg:1 cg:2 cg:4 cg:8 cg:16 cheb:4 cheb:8 cheb:16 cheb:32'
-cost = dir.'/solvers-cost.dat'
-set encoding utf8
-set logscale xy
-set format x '10^{%T}'
-set format y '10^{%T}'
-set grid xtics ytics lc rgb '#dddddd'
-# x_err at or above 1 (or NaN: the run failed) drawn at the top edge
-top = 3
-clip(e) = (e == e && e < 1) ? e : top
-do for [k = 1:2] {
-    if (k == 1) {
-        set terminal pngcairo size 1650, 700 font 'Sans,11' enhanced
-        set output out.'.png'
-        psc = 1
+load system("dirname '" . ARG0 . "'") . '/style.gp'
+
+CG = 'cg1 cg2 cg4 cg8 cg16'
+CHEB = 'cheb2 cheb4 cheb8 cheb16'
+ONE = 'sm sr solve'
+fam_color(w) = w[1:2] eq 'cg' ? '#D55E00' : w[1:4] eq 'cheb' ? '#009E73' : w eq 'solve' ? '#000000' : track_color(w)
+PSHAPE = '7 5 9 11 13'         # f32 f16 bf16 f16-f32 bf16-f32 (as tracks.gp)
+TOP = 10
+tab(g, p, w) = sprintf('%s/solvers-lmlike-%s-%s-%s.dat', dir, g, p, w)
+cost(w) = sprintf('%s/solvcost-%s.dat', dir, w)
+# "ns x_err" of (gamma, precision, way), x_err -1 where a head's is not finite at 10^5; nothing
+# where the table or the timing is missing
+pt(g, p, w) = (have(tab(g, p, w)) && have(cost(w))) ? sprintf("awk -v P=%s -v F='%s' 'BEGIN { while ((getline l < F) > 0) { split(l, x); if (l !~ /^#/ && x[1] == 100000) { if (x[15] ~ /nan|inf/) bad = 1; s += x[15]; n++ } } e = (n && !bad) ? s / n : -1 } !/^#/ && NF && $1 == \"vla3\" && $2 == P && $4 == 16 { print $6, e }' '%s';", p, tab(g, p, w), cost(w)) : ''
+pts(g, p, ws) = '< (true; ' . sum_pts(g, p, ws) . ')'
+sum_pts(g, p, ws) = words(ws) == 0 ? '' : pt(g, p, word(ws, 1)) . (words(ws) > 1 ? sum_pts(g, p, ws[strlen(word(ws, 1)) + 2:]) : '')
+y(e) = (e < 0 || e >= 1) ? TOP : e
+if (!have(cost('solve')) || !have(tab('g1', 'bf16', 'solve'))) { print 'solvers-cost.gp: missing ' . cost('solve') . ' or ' . tab('g1', 'bf16', 'solve'); exit status 1 }
+
+do for [cols in SIZES] {
+    c = cols + 0
+    eval begin(c, c == 2 ? 3.3 : 5.4)
+    if (c == 2) {
+        G_rows = 1; G_cols = 2; G_left = 0.08; G_right = 0.97; G_bottom = 0.13; G_top = 0.8
+        G_hsp = 0.07
     } else {
-        set terminal pdfcairo size 11in, 4.7in font 'Sans,8' enhanced
-        set output out.'.pdf'
-        psc = 0.6
+        G_rows = 2; G_cols = 1; G_left = 0.17; G_right = 0.95; G_bottom = 0.07; G_top = 0.83
+        G_vsp = 0.1
     }
-    array pcol[5] = [0x000000, 0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e]
-    array wpt[12] = [6, 12, 5, 1, 2, 3, 8, 9, 10, 11, 14, 15]
-    set multiplot layout 1, 2 title "Cost against accuracy: x\\_err of vla3 at t = 10^5 (lmlike, d = 16) against time per step (one core); top edge: failed" font ',13'
-    set xlabel 'ns per step (vla3, d = 16, one core, CPU time)'
-    set ylabel 'x\_err at t = 10^5'
-    set yrange [1e-9 : 10]
-    set key outside right top Left reverse box opaque maxrows 18
+    eval keyarea(c == 2 ? 10 : 3)
+    plot for [w in 'sm sr solve cg1 cheb2'] NaN w lp pt 7 ps 0.6 lw 1.5 lc rgb fam_color(w) \
+             t (w eq 'cg1' ? 'cg:K' : w eq 'cheb2' ? 'cheb:K' : w), \
+         for [j = 1:5] NaN w p pt (word(PSHAPE, j) + 0) ps 0.8 lc rgb '#444444' t word(PRECS, j)
+    eval keydone
+    set logscale xy
+    set format x '10^{%T}'
+    set format y '10^{%T}'
+    set xrange [100 : 1e5]
+    set yrange [1e-8 : 30]
+    set ytics 1e-8, 100, 10
     do for [gi = 1:2] {
-        G = gi == 1 ? 1 : 0.999
-        set title gi == 1 ? 'no forgetting' : '{/Symbol g} = 0.999'
-        plot for [i = 1:12] cost using (($2 == i && abs($3 - G) < 1e-9) ? $4 : 1/0):(clip($6)):(pcol[int($1)]) \
-                 with points pt wpt[i] ps 1.6*psc lw 2*psc lc rgb variable title word(names, i), \
-             for [p = 1:5] NaN with points pt 5 ps 1.5*psc lc rgb sprintf('#%06x', pcol[p]) title word(precs, p)
+        G = gi == 1 ? 'g1' : 'g0.999'
+        eval panel(gi)
+        set title gi == 1 ? '(a) no forgetting, x\_err at {/:Italic t} = 10^5' : '(b) γ = 0.999, x\_err at {/:Italic t} = 10^5'
+        set ylabel (gi == 1 || c == 1) ? 'x\_err' : ''
+        set label 1 'NaN or x\_err ≥ 1' at graph 0.02, first TOP * 2.2 left front font ',7' tc rgb '#444444'
+        set xlabel (c == 2 || gi == 2) ? 'ns per step (vla3, {/:Italic d} = 16, one core)' : ''
+        plot for [j = 1:5] pts(G, word(PRECS, j), CG) u 1:(y($2)) w lp pt (word(PSHAPE, j) + 0) ps 0.7 lw 1 lc rgb fam_color('cg1'), \
+             for [j = 1:5] pts(G, word(PRECS, j), CHEB) u 1:(y($2)) w lp pt (word(PSHAPE, j) + 0) ps 0.7 lw 1 lc rgb fam_color('cheb2'), \
+             for [w in ONE] for [j = 1:5] pts(G, word(PRECS, j), w) u 1:(y($2)) w p pt (word(PSHAPE, j) + 0) ps 0.8 lc rgb fam_color(w)
     }
-    unset multiplot
+    eval finish(c)
 }
