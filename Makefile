@@ -396,8 +396,9 @@ endif
 # matches, and plots/<figure>.gp draws it in two sizes, a double-column (7 in) and a single-column
 # (3.4 in, NAME-1col) figure, each as PDF and PNG. Figures go to $(FIGDIR) and data to $(DATA), both
 # outside the tracked tree: make figures never dirties the commit that its tables and the paper
-# name. `make readme-update` copies the README's figures into docs/figures/ and its claims, tracks
-# and stagnation tables from the paper's, for a commit. About 6 minutes on 2 idle cores;
+# name. `make readme-update` copies the README's figures into docs/figures/ and its claims, tracks,
+# stagnation and solvers tables from the paper's, for a commit. About 6 minutes on 2 idle cores (and the
+# solvers' 112 tables about 10 minutes more, on 2 loaded cores);
 # figures-long about an hour of CPU time more (its five runs, two at a time with -j2).
 DATA      ?= data
 FIGDIR    ?= figures
@@ -471,7 +472,7 @@ deps-paper:
 	    texlive-latex-base texlive-latex-recommended texlive-fonts-recommended poppler-utils
 
 # the README's snapshot: its figures as make figures (and figures-long) drew them, and the claims,
-# tracks and stagnation tables as the paper has them
+# tracks, stagnation and solvers tables as the paper has them
 README_FIGS := $(FIGS) $(PAPER_LONG)
 readme-update: $(README_FIGS:%=$(FIGDIR)/%.png) $(PAPER_GEN)
 	@mkdir -p docs/figures
