@@ -114,12 +114,19 @@ int vla_cli_run_finite(vla_engine *e, int run, double *buf)
     return 1;
 }
 
+/* the words of vla_cli_nonfinite, in text */
+static void nonfinite_text(char *text, size_t len, const char *what, long nbad, long nruns, int head,
+                           long step, const char *where, const char *rows)
+{
+    snprintf(text, len, "%s is not finite (Inf or NaN) in %ld of %ld runs, first in head %d at step "
+                        "%ld (%s); %s", what, nbad, nruns, head, step, where, rows);
+}
+
 void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nbad, long nruns,
                        int head, long step, const char *where, const char *rows)
 {
     char text[600];
-    snprintf(text, sizeof text, "%s is not finite (Inf or NaN) in %ld of %ld runs, first in head %d "
-                                "at step %ld (%s); %s", what, nbad, nruns, head, step, where, rows);
+    nonfinite_text(text, sizeof text, what, nbad, nruns, head, step, where, rows);
     fprintf(stderr, "%s: warning: %s\n", prog, text);
     if (out)
         vla_dat_meta(out, "nonfinite", "%s", text);
@@ -712,13 +719,21 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     char shead[400], swarn[400] = "";
     int solver = !status && !interrupted && vla_cli_solver_report(m, shead, sizeof shead, swarn,
                                                                   sizeof swarn);
-    if (swarn[0])
+    const char *state = first >= 0 && inf_ref[first] ? "the state of the reference"
+                                                      : "the state of the model";
+    if (swarn[0] && ninf) { /* one line: the failure, then the non-finite state it led to */
+        char text[600];
+        nonfinite_text(text, sizeof text, state, ninf, nr, first, inf_at[first],
+                       "checked at the table's steps", "its rows carry inf or nan from there on");
+        fprintf(stderr, "%s: warning: %s; %s\n", spec->prog, swarn, text);
+        if (out)
+            vla_dat_meta(out, "nonfinite", "%s", text);
+    } else if (swarn[0]) {
         fprintf(stderr, "%s: warning: %s\n", spec->prog, swarn);
-    if (ninf && !status && !interrupted)
-        vla_cli_nonfinite(out, spec->prog, inf_ref[first] ? "the state of the reference"
-                                                          : "the state of the model",
-                          ninf, nr, first, inf_at[first], "checked at the table's steps",
-                          "its rows carry inf or nan from there on");
+    } else if (ninf && !status && !interrupted) {
+        vla_cli_nonfinite(out, spec->prog, state, ninf, nr, first, inf_at[first],
+                          "checked at the table's steps", "its rows carry inf or nan from there on");
+    }
     if (status) {
         status = status == 2 ? 2 : 1;
     } else if (interrupted) {
