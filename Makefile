@@ -315,7 +315,8 @@ INSTALLED   = $(ALL_PROGS:$(BIN)/%=$(BINDIR)/%) $(PUBLIC_H:%=$(INCLUDEDIR)/vlast
               $(LIBDIR)/pkgconfig/vlastab.pc $(LIBDIR)/pkgconfig/vlaref.pc \
               $(MAN1:$(BUILD)/man/%=$(MANDIR)/man1/%) $(MANDIR)/man7/vlastab.7 \
               $(patsubst plots/%,$(DATADIR)/vlastab/plots/%,$(wildcard plots/*.gp)) \
-              $(DOCDIR)/examples/vla3_own_inputs.c $(DATADIR)/vlastab/installed
+              $(DOCDIR)/examples/vla3_own_inputs.c $(DATADIR)/vlastab/installed \
+              $(patsubst docs/%,$(DOCDIR)/%,$(wildcard docs/*.md))
 .PHONY: shared man install uninstall test-install FORCE
 all: $(SHLIBS)
 shared: $(SHLIBS)
@@ -363,6 +364,7 @@ install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
 	    > $(DESTDIR)$(MANDIR)/man7/vlastab.7
 	$(if $(wildcard plots/*.gp),$(INSTALL) -m 644 $(wildcard plots/*.gp) $(DESTDIR)$(DATADIR)/vlastab/plots)
 	$(INSTALL) -m 644 examples/vla3_own_inputs.c $(DESTDIR)$(DOCDIR)/examples
+	$(INSTALL) -m 644 $(wildcard docs/*.md) $(DESTDIR)$(DOCDIR)
 	printf '%s\n' $(INSTALLED) > $(DESTDIR)$(DATADIR)/vlastab/installed
 	$(LDCONFIG)
 # uninstall removes what this tree installs and what the install it undoes recorded, so a program
