@@ -133,6 +133,9 @@ int vla_cli_run_finite(vla_engine *e, int run, double *buf);
  * rows what the table shows. */
 void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nbad, long nruns,
                        int head, long step, const char *where, const char *rows);
+/* The solves of e's runs (the ways that keep M; else 0): a summary for the table's header in head,
+ * and in warn the first failure (the step and the value) or "" when none failed (drive.c) */
+int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, size_t wlen);
 /* the signal flag the engines stop on (set by SIGINT and SIGTERM once vla_cli_signals ran) */
 extern volatile sig_atomic_t vla_cli_stop;
 void vla_cli_signals(void);

@@ -456,8 +456,11 @@ int main(int argc, char **argv)
                 cf->mode = c.cfg.mode;
                 cf->form = c.cfg.form;
                 cf->chunk = c.cfg.chunk;
-                if (vla_model_has_A(cf->model))
+                if (vla_model_has_A(cf->model)) {
                     cf->track = c.cfg.track;
+                    cf->solve_k = c.cfg.solve_k;
+                    cf->solve_tol = c.cfg.solve_tol;
+                }
                 for (int i = 1; i + 1 < argc; i++)
                     if (!strcmp(argv[i], "--set")) {
                         char key[64];

@@ -86,7 +86,9 @@ static inline VLA_HD double vla_fmt_tiny(vla_fmt f)
 
 /* The constants of a configuration, in the compute format (the array c of the state) */
 enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_EPS, C_RENORM,
-       C_BETA, C_SQRTD, C_NCONST };
+       C_BETA, C_SQRTD,
+       C_LAMBDA0, C_GAMMA, C_SQRTG, C_FREG, C_TOL, /* forgetting and the ways that keep M */
+       C_NCONST };
 
 /* The sizes the state's arrays are measured in: d and dv, and the form's (vlalists.h's
  * VLA_FORMS): nc, the chunk's C (0 outside the chunk form, and for chunk:1, which is the
@@ -129,6 +131,7 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(o, dv)       /* the last read-out */                                                         \
     X(kp, d)       /* the last write direction k' */                                               \
     X(al, d)       /* the last alpha */                                                            \
+    X(sx, 2 * d + 3) /* solve, cg, cheb: warm starts, the last solve's health, the first failure */ \
     X(cb, nc * VLA_INPUT_LEN) /* chunk: the inputs of the chunk's tokens so far, INPUT records */  \
     X(sb, nl * dv * d)        /* scan: level l's block of steps: the B of its S -> S J + B */      \
     X(sj, nj * d * d)         /* ... and its J */                                                  \

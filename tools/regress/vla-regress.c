@@ -103,17 +103,18 @@ typedef struct {
     char err[200];
 } rg_result;
 
-/* the configuration of a case in form (its form and chunk; NULL: seq): chol never forms A, so
- * the changes of A that are no rank-one change of M (the nudge, vla1's clamp) are off, in it and
- * in its reference; a chunk of C > 1 keeps the devices that fit it (docs/forms.md): a nudge
- * every max(C, 64) steps, no clamp, vla3's floor as the only guard */
+/* the configuration of a case in form (its form and chunk; NULL: seq): chol, solve, cg and cheb
+ * never form A, so the changes of A that are no rank-one change of M (the nudge, vla1's clamp)
+ * are off, in it and in its reference; cg and cheb run their default iterations (cg:8, cheb:8);
+ * a chunk of C > 1 keeps the devices that fit it (docs/forms.md): a nudge every max(C, 64)
+ * steps, no clamp, vla3's floor as the only guard */
 RG_FN void rg_config(vla_config *cfg, vla_model_kind m, vla_track tr, vla_prec p, int d,
                      const vla_config *form)
 {
     vla_config_default(cfg, m, d);
     cfg->track = vla_model_has_A(m) ? tr : VLA_TRACK_SM;
     cfg->prec = p;
-    if (tr == VLA_TRACK_CHOL && vla_model_has_A(m)) {
+    if (vla_track_holds(tr) != VLA_HOLDS_A && vla_model_has_A(m)) {
         cfg->nudge = 0;
         cfg->clamp_on = 0;
     }
@@ -141,11 +142,12 @@ static void rg_form_suffix(const vla_config *form, char *buf, size_t len)
 /* model/track/precision/stream, and @FORM outside the seq form */
 RG_FN void rg_case_name(char *buf, size_t len, const vla_config *cfg, int stream)
 {
-    char form[40];
+    char form[40], way[48] = "-";
     rg_form_suffix(cfg, form, sizeof form);
-    snprintf(buf, len, "%s/%s/%s/%s%s", vla_model_name(cfg->model),
-             vla_model_has_A(cfg->model) ? vla_track_name(cfg->track) : "-",
-             vla_prec_name(cfg->prec), rg_streams[stream].name, form);
+    if (vla_model_has_A(cfg->model))
+        vla_track_spec(cfg, way, sizeof way);
+    snprintf(buf, len, "%s/%s/%s/%s%s", vla_model_name(cfg->model), way, vla_prec_name(cfg->prec),
+             rg_streams[stream].name, form);
 }
 
 /* whether a backend runs cfg at all (its availability on this machine is another matter): the
@@ -337,6 +339,10 @@ static void rg_visit_counts(rg_meas *m, int h, const vla_counts *c)
 {
     long v[6] = {c->guard, c->clamp, c->clip, c->nudge, c->zero_norm, c->renorm};
     m->fp[h] = vla_fnv1a(m->fp[h], v, sizeof v);
+    if (c->solves) { /* solve, cg, cheb (the other ways' fingerprints as they were) */
+        long w[4] = {c->solves, c->solve_iters, c->solve_fail, c->solve_fail_t};
+        m->fp[h] = vla_fnv1a(m->fp[h], w, sizeof w);
+    }
 }
 
 /* the engine backend of each of vla-regress's backends */
@@ -959,8 +965,8 @@ RG_FN int rg_report(FILE *out, const rg_opts *o, const rg_run *run, rg_baseline 
             RG_HEADS);
     char form[32];
     vla_form_name(&o->form, form, sizeof form);
-    fprintf(out, "# d=%d (trace %d), T=%d; chol with nudge and clamp off; form %s%s; baseline %s; "
-                 "margin %.2f bit%s\n",
+    fprintf(out, "# d=%d (trace %d), T=%d; chol, solve, cg, cheb with nudge and clamp off; form %s%s; "
+                 "baseline %s; margin %.2f bit%s\n",
             RG_D, RG_D_TRACE, RG_T, form,
             vla_form_pending(&o->form, 1)
                 ? " (checkpoints rounded down to multiples of C; a nudge every max(C, 64) steps, "
