@@ -148,6 +148,8 @@ static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v,
     return (long)x;
 }
 
+static void warn_unread(const char *prog, const vla_cli *c);
+
 void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
 {
     memset(c, 0, sizeof *c);
@@ -185,7 +187,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     c->backend = "cpu";
     c->ref = spec->default_ref;
     c->ref_bits = VREF_DEFAULT_BITS;
-    int dv_set = 0;
+    int dv_set = 0, steps_set = 0, runs_set = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strncmp(a, "--", 2))
@@ -235,8 +237,10 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
             dv_set = 1;
         } else if (!strcmp(name, "steps")) {
             c->steps = parse_long(spec, "steps", v, 1, 1000000000L);
+            steps_set = 1;
         } else if (!strcmp(name, "runs")) {
             c->runs = (int)parse_long(spec, "runs", v, 1, 100000);
+            runs_set = 1;
         } else if (!strcmp(name, "seed")) {
             c->seed = (uint64_t)parse_long(spec, "seed", v, 0, 1L << 53);
         } else if (!strcmp(name, "stream")) {
@@ -289,11 +293,16 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     if (vla_stream_open(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, err, sizeof err))
         vla_cli_die(spec, "--stream: %s", err);
     long heads = vla_stream_heads(s), len = vla_stream_length(s);
+    c->optional = vla_stream_optional(s);
     vla_stream_close(s);
     if (heads > 0 && c->runs > heads)
         vla_cli_die(spec, "--runs %d: the trace has only %ld heads", c->runs, heads);
-    if (len > 0 && c->steps > len) /* a finite stream bounds the horizon */
-        c->steps = len;
+    if (heads > 0 && !runs_set) /* a trace: every head and every step unless told otherwise */
+        c->runs = (int)(heads < 100000 ? heads : 100000);
+    if ((len > 0 && c->steps > len) || (heads > 0 && !steps_set))
+        c->steps = len; /* a finite stream bounds the horizon */
+    if (!spec->many_models)
+        warn_unread(spec->prog, c);
     /* a configuration the backend or the reference cannot run is the user's choice, not a
      * failure: say so now, before any table is opened */
     vla_engine_spec sp, rs;
@@ -309,6 +318,68 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
                         vla_track_name(c->cfg.track), err);
         vla_engine_free(probe);
     }
+}
+
+/* A trace's file that the model does not read is a warning, not silence (docs/trace.md) */
+static void warn_unread(const char *prog, const vla_cli *c)
+{
+    const vla_config *g = &c->cfg;
+    const int delta = g->model == VLA_DELTA, decay = delta && g->delta_form == VLA_DELTA_DECAY;
+    const struct {
+        unsigned bit;
+        int read;
+        const char *file, *who;
+    } f[] = {{VLA_IN_U, g->model == VLA_VLA1 || g->model == VLA_VLA3, "u.npy", "vla1 and vla3"},
+             {VLA_IN_G, delta && !decay, "g.npy", "delta (delta_form=gated)"},
+             {VLA_IN_BETA, delta, "beta.npy", "delta"},
+             {VLA_IN_DECAY, decay, "decay.npy", "delta with --set delta_form=decay"}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if ((c->optional & f[i].bit) && !f[i].read)
+            fprintf(stderr, "%s: warning: %s is not read by --model %s%s (only by %s)\n",
+                    prog, f[i].file, vla_model_name(g->model),
+                    delta ? (decay ? " with delta_form=decay" : " with delta_form=gated") : "",
+                    f[i].who);
+}
+
+void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len)
+{
+    if (strncmp(c->stream, "trace:", 6)) {
+        snprintf(buf, len, "none (the synthetic stream %s)", c->stream);
+        return;
+    }
+    const struct {
+        unsigned bit;
+        const char *file, *absent;
+    } f[] = {{VLA_IN_U, "u.npy", "u = k"},
+             {VLA_IN_G, "g.npy", "g = 1"},
+             {VLA_IN_BETA, "beta.npy", "beta = the constant beta"},
+             {VLA_IN_DECAY, "decay.npy", "decay = 1"}};
+    int n = snprintf(buf, len, "q.npy k.npy v.npy");
+    for (size_t i = 0; i < 4 && n < (int)len; i++)
+        if (c->optional & f[i].bit)
+            n += snprintf(buf + n, len - n, " %s", f[i].file);
+    for (size_t i = 0, k = 0; i < 4 && n < (int)len; i++)
+        if (!(c->optional & f[i].bit))
+            n += snprintf(buf + n, len - n, "%s%s (no %s)", k++ ? ", " : "; fallbacks: ",
+                          f[i].absent, f[i].file);
+}
+
+void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg)
+{
+    vla_config_default(cfg, mk, c->cfg.d);
+    cfg->dv = c->cfg.dv;
+    cfg->prec = c->cfg.prec;
+    cfg->mode = c->cfg.mode;
+    cfg->track = c->cfg.track;
+    for (int i = 1; i + 1 < c->argc; i++)
+        if (!strcmp(c->argv[i], "--set")) {
+            char key[64];
+            const char *eq = strchr(c->argv[i + 1], '='); /* the parser checked the form */
+            size_t kl = (size_t)(eq - c->argv[i + 1]);
+            memcpy(key, c->argv[i + 1], kl);
+            key[kl] = 0;
+            vla_config_set(cfg, key, eq + 1);
+        }
 }
 
 int vla_cli_threads(void)
@@ -336,6 +407,9 @@ void vla_cli_provenance(vla_dat *f, const vla_cli *c)
     vla_config_describe(&c->cfg, desc, sizeof desc);
     vla_dat_meta(f, "config", "%s", desc);
     vla_dat_meta(f, "stream", "%s", c->stream);
+    char files[300];
+    vla_cli_stream_files(c, files, sizeof files);
+    vla_dat_meta(f, "files", "%s", files);
     vla_dat_meta(f, "steps", "%ld", c->steps);
     vla_dat_meta(f, "runs", "%d", c->runs);
     vla_dat_meta(f, "seed", "%llu", (unsigned long long)c->seed);

@@ -22,6 +22,7 @@ typedef struct {
     long ref_bits;        /* --ref-bits */
     int resume;           /* --resume */
     const char *models;   /* --models a,b,c where a program takes several (else NULL) */
+    unsigned optional;    /* a trace's optional files (VLA_IN_*: vla_stream_optional) */
     int argc;
     char **argv;
 } vla_cli;
@@ -40,6 +41,7 @@ typedef struct {
     const char *default_stream;
     vla_model_kind default_model;
     vla_ref_kind default_ref;
+    int many_models;         /* runs several models: no warning of a file one of them skips */
     const vla_cli_opt *opts; /* the program's own options, NULL-terminated */
     /* called for each of the program's own options; nonzero = bad value (message printed) */
     int (*on_opt)(void *ctx, const char *name, const char *val);
@@ -53,6 +55,12 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv);
 void vla_cli_die(const vla_cli_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 /* the common provenance lines of section 9 into an open table */
 void vla_cli_provenance(vla_dat *f, const vla_cli *c);
+/* "q.npy k.npy v.npy beta.npy; u = k (no u.npy), ...": a trace's files and the fallbacks of the
+ * absent ones, for the header and reports ("a synthetic stream" for the others) */
+void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len);
+/* the configuration of model mk as the command line makes it: the model's defaults at c's d,
+ * then c's dv, precision, mode and way, then every --set in order */
+void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg);
 /* the number of threads runs are spread over (OpenMP, else 1) */
 int vla_cli_threads(void);
 /* the reference's kind as the header states it */
