@@ -103,11 +103,20 @@ static const vla_doc_item cli_files[] = {
     {"FILE.ckpt.HEAD", NULL, "run HEAD's checkpoint beside the table: written every "
                              "VLA_CHECKPOINT_SECONDS and on SIGINT or SIGTERM, read by --resume, "
                              "removed once the table is written"},
-    {"DIR/q.npy DIR/k.npy DIR/v.npy", NULL, "--stream trace:DIR: a model's raw projections, shape "
-                                            "(heads, T, dim), float16/32/64, little-endian, C "
-                                            "order; u.npy (absent: u = k), g.npy (row gates, delta) "
-                                            "and beta.npy (delta's rate) when there; "
-                                            "docs/trace.md gives every rule"},
+    {"DIR/q.npy DIR/k.npy DIR/v.npy", NULL,
+     "--stream trace:DIR, your own model's inputs: one attention layer's raw projections (the "
+     "outputs of W_q, W_k, W_v, before any feature map: each model applies its own), shape (heads, "
+     "T, d) for q and k, (heads, T, dv) for v; float16, float32 or float64 (save bfloat16 as "
+     "float32), little-endian, C order (np.ascontiguousarray); every value finite. Every model "
+     "reads them. The programs run every head and every step unless --runs and --steps say less, "
+     "and take d from --d (default 32): give --d for another head size"},
+    {"DIR/u.npy", NULL, "(heads, T, d), optional: the penalty vector of vla1 and vla3; absent: u = k"},
+    {"DIR/g.npy", NULL, "(heads, T, dv), optional: delta's row gates in [0, 1] (after the sigmoid; "
+                        "delta_form=gated, the default); absent: g = 1"},
+    {"DIR/beta.npy", NULL, "(heads, T), optional: delta's rate beta_t >= 0; absent: the constant "
+                           "beta (--set beta=B)"},
+    {"DIR/decay.npy", NULL, "(heads, T), optional: delta's decay a_t in [0, 1] (--set "
+                            "delta_form=decay); absent: a_t = 1"},
     {NULL, NULL, NULL},
 };
 
@@ -132,6 +141,9 @@ static void cli_doc(const vla_cli_spec *spec, vla_doc *d, char *defaults, size_t
         .exit = cli_exit,
         .env = cli_env,
         .files = cli_files,
+        .files_end = "The table's header lists the files a trace supplied and the fallbacks of the "
+                     "absent ones ('# files:'); a file the model does not read is a warning on "
+                     "stderr. docs/trace.md gives every rule, and a worked example.",
         .examples = spec->example,
     };
 }

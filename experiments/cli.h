@@ -125,6 +125,16 @@ int vla_cli_run_finite(vla_engine *e, int run, double *buf);
  * HEAD at step STEP (checked at the table's steps); ROWS", rows saying what the table shows. */
 void vla_cli_warn_nonfinite(const char *prog, int in_ref, int nbad, int nruns, int head, long step,
                             const char *rows);
+/* Whether run's read-out is exactly 0 while its reference's is not (0 without a reference): a
+ * denominator that overflowed to Inf gives o = S x / Inf = 0 with every stored number finite.
+ * buf: dv doubles. */
+int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf);
+/* The summary of a driven program's runs, in the table's header ("# summary:") and, when a
+ * read-out was exactly 0 or a measured error (a column *relerr or a_drift) reached 1, on stderr:
+ * non-finite runs, read-outs exactly 0, and the first step at which each error reached 1, each
+ * with its head and step. */
+void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, const vla_rows *rows,
+                     const long *inf_at, const long *zero_at, vla_dat *out);
 /* the signal flag the engines stop on (set by SIGINT and SIGTERM once vla_cli_signals ran) */
 extern volatile sig_atomic_t vla_cli_stop;
 void vla_cli_signals(void);

@@ -279,7 +279,9 @@ static void judge(row_t *w, double threshold)
     vla_fmt st = vla_prec_storage(cfg->prec), cp = vla_prec_compute(cfg->prec);
     w->fail = r->nonfinite || r->ozero || !(r->worst[QS] < threshold) ||
               !(r->worst[QO] < threshold);
-    if (r->ozero && cfg->normalize)
+    /* the denominator overflowed when it is within reach of the largest number: n . phi(q) <=
+     * ||n||_1 max phi(q) (an underflow also gives 0, from small numbers) */
+    if (r->ozero && cfg->normalize && r->nsum >= vla_fmt_max(cp) / 100)
         add_cause(w, "the read-out is exactly 0 at %ld steps, first at t = %ld (head %d): its "
                      "denominator n . phi(q) grows like t (||n||_1 = %.6g at the end) and "
                      "overflows %s's largest number %.6g, so o = S phi(q) / Inf = 0 while every "

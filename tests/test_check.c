@@ -208,3 +208,33 @@ TEST(trace_defaults_and_unread_files)
     free(out);
     rm_dir(dir);
 }
+
+/* vla-plot draws any column of a table against t (a PNG), and refuses a column the table lacks */
+TEST_SLOW(plot_any_column)
+{
+    char dir[64];
+    if (write_trace(dir, 30, 0, 0, 0, 0)) {
+        CHECK_MSG(0, "cannot write a trace under /tmp");
+        return;
+    }
+    int st = vla_test_sh(NULL, "bin/vla-statenorm --stream trace:%s --d %d --precision f16 --ref f64 "
+                               "--out %s/sn.dat "
+                               "2>/dev/null && bin/vla-plot %s/sn.dat o_relerr s_relerr --logy "
+                               "2>/dev/null", dir, D, dir, dir);
+    char png[128];
+    snprintf(png, sizeof png, "%s/sn.png", dir);
+    FILE *f = fopen(png, "rb");
+    unsigned char magic[4] = {0};
+    if (f) {
+        CHECK(fread(magic, 1, 4, f) == 4);
+        fclose(f);
+    }
+    CHECK_MSG(st == 0 && magic[1] == 'P' && magic[2] == 'N' && magic[3] == 'G',
+              "vla-plot: exit %d, no PNG at %s", st, png);
+    char *out = NULL;
+    st = vla_test_sh(&out, "bin/vla-plot %s/sn.dat nosuch 2>&1", dir);
+    CHECK_MSG(st == 2 && out && strstr(out, "no column 'nosuch' in the table (t s_fro"),
+              "exit %d: %s", st, out ? out : "");
+    free(out);
+    rm_dir(dir);
+}
