@@ -29,8 +29,8 @@ static vla_cli_opt common[] = {
     {"track", "WAY", NULL},
     {"precision", "P", NULL},
     {"mode", "M", "strict (fixed order, no fma; the default) or fast (fma contraction allowed)"},
-    {"d", "N", "key dimension, 1..256 (default 32)"},
-    {"dv", "N", "value dimension (default d)"},
+    {"d", "N", "key dimension, 1..256 (default 32; with a trace, its q.npy's)"},
+    {"dv", "N", "value dimension (default d; with a trace, its v.npy's)"},
     {"steps", "T", "tokens per run"},
     {"runs", "R", "independent heads, run in parallel (default 1)"},
     {"seed", "S", "seed of the input streams (default 1)"},
@@ -109,7 +109,7 @@ static const vla_doc_item cli_files[] = {
      "T, d) for q and k, (heads, T, dv) for v; float16, float32 or float64 (save bfloat16 as "
      "float32), little-endian, C order (np.ascontiguousarray); every value finite. Every model "
      "reads them. The programs run every head and every step unless --runs and --steps say less, "
-     "and take d from --d (default 32): give --d for another head size"},
+     "and take d and dv from the files"},
     {"DIR/u.npy", NULL, "(heads, T, d), optional: the penalty vector of vla1 and vla3; absent: u = k"},
     {"DIR/g.npy", NULL, "(heads, T, dv), optional: delta's row gates in [0, 1] (after the sigmoid; "
                         "delta_form=gated, the default); absent: g = 1"},
@@ -162,6 +162,20 @@ static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v,
 
 static void warn_unread(const char *prog, const vla_cli *c);
 
+/* the last dimension of DIR/NAME when it is a readable 3-dimensional .npy of a head size in
+ * range, else dflt (the stream's own check then says what is wrong) */
+static int trace_dim(const char *dir, const char *name, int dflt)
+{
+    char path[4200], err[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    vla_npy a;
+    if (vla_npy_read(path, &a, err, sizeof err))
+        return dflt;
+    long n = a.ndim == 3 ? a.shape[2] : 0;
+    vla_npy_free(&a);
+    return n >= VLA_D_MIN && n <= VLA_D_MAX ? (int)n : dflt;
+}
+
 void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
 {
     memset(c, 0, sizeof *c);
@@ -169,7 +183,8 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     c->argv = argv;
     /* the model and d set the defaults that the other options then change */
     vla_model_kind mk = spec->default_model;
-    int d = 32;
+    int d = 32, d_set = 0, dv_trace = 0;
+    const char *stream = spec->default_stream;
     for (int i = 1; i < argc; i++) {
         vla_doc doc;
         char defaults[300];
@@ -187,7 +202,14 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
             vla_cli_die(spec, "--model: unknown model '%s' (%s)", argv[i + 1],
                         vla_names(VLA_LIST_MODEL));
         if (i + 1 < argc && !strcmp(argv[i], "--d"))
-            d = (int)parse_long(spec, "d", argv[i + 1], VLA_D_MIN, VLA_D_MAX);
+            d = (int)parse_long(spec, "d", argv[i + 1], VLA_D_MIN, VLA_D_MAX), d_set = 1;
+        if (i + 1 < argc && !strcmp(argv[i], "--stream"))
+            stream = argv[i + 1];
+    }
+    /* a trace's head sizes are its files': q.npy's last dimension is d, v.npy's dv */
+    if (!d_set && !strncmp(stream, "trace:", 6)) {
+        d = trace_dim(stream + 6, "q.npy", d);
+        dv_trace = trace_dim(stream + 6, "v.npy", 0);
     }
     vla_config_default(&c->cfg, mk, d);
     c->stream = spec->default_stream;
@@ -290,7 +312,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         }
     }
     if (!dv_set)
-        c->cfg.dv = c->cfg.d;
+        c->cfg.dv = dv_trace ? dv_trace : c->cfg.d;
     int r = vla_config_check(&c->cfg);
     if (r)
         vla_cli_die(spec, "the model configuration is not valid: %s", vla_strerror(r));

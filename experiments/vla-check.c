@@ -427,7 +427,7 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
     fprintf(f, "# vla-check's figure: the read-out's error against t, one panel per model\n"
                "set terminal pngcairo size %d,%d font 'DejaVu Sans,10'\nset output '%s'\n"
                "set logscale xy\nset format y '10^{%%L}'\nset xlabel 't'\n"
-               "set ylabel '||o - o_{ref}|| / ||o_{ref}||'\nset key bottom right font ',8'\n"
+               "set ylabel '||o - o_{ref}|| / ||o_{ref}||'\nset key right center font ',8'\n"
                "set yrange [1e-17:10]\nset xrange [1:%ld]\n"
                "set multiplot layout %d,%d title '%s: %d heads x %ld steps (worst head)'\n",
             420 * (cols ? cols : 1), 360 * (prow ? prow : 1), png, c->steps, prow ? prow : 1,
