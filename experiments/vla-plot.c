@@ -77,6 +77,14 @@ int main(int argc, char **argv)
                    "names each run and column.",
         .version = "0.1.0",
         .opts = {opts, NULL, NULL},
+        .sections = {{"Columns",
+                      "vla-plot writes no table; it draws the columns of one, by the names of its "
+                      "'# columns:' line (each program's page lists them):",
+                      NULL,
+                      "  t        the first column: the x axis\n"
+                      "  COLUMN   any other column, one line per run (block) of the table",
+                      0, NULL},
+                     {NULL, NULL, NULL, NULL, 0, NULL}},
         .exit = exits,
         .env = env,
         .files = files,
