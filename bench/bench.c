@@ -8,6 +8,7 @@
 #include "doc.h"
 #include "vlacuda.h"
 #include "vlastab.h"
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,6 +323,15 @@ static int one_d(const char *w, int *v)
     *v = (int)x;
     return *e || x < 1 || x > VLA_D_MAX;
 }
+/* a count in 1..1e9: atol took "1e20" for 1 and "5x" for 5 */
+static int one_count(const char *w, long *v)
+{
+    char *e;
+    errno = 0;
+    long x = strtol(w, &e, 10);
+    *v = x;
+    return e == w || *e || errno || x < 1 || x > 1000000000L;
+}
 static int one_model(const char *w, int *v)
 {
     vla_model_kind m;
@@ -358,9 +368,9 @@ static void parse(opts *o, int argc, char **argv)
             o->ab = 0;
         else if (!strcmp(a, "--no-peak"))
             o->peak = 0;
-        else if (v && !strcmp(a, "--lat-steps") && (o->lat_steps = atol(v)) > 0)
+        else if (v && !strcmp(a, "--lat-steps") && !one_count(v, &o->lat_steps))
             i++;
-        else if (v && !strcmp(a, "--max-runs") && (o->max_runs = atol(v)) > 0)
+        else if (v && !strcmp(a, "--max-runs") && !one_count(v, &o->max_runs))
             i++;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
             doc(0);

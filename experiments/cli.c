@@ -2,6 +2,7 @@
  * engines a run and its reference run on. A program states its question (a vla_cli_spec and a
  * vla_driver, drive.c); --help and --man are help.c's. */
 #include "cli.h"
+#include "file.h"
 #include "vlacuda.h"
 #include "vlaref.h"
 #include <errno.h>
@@ -286,8 +287,12 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
                 vla_cli_die(spec, "--set: '%s' is not NAME=VALUE", v);
             memcpy(key, v, eq - v);
             key[eq - v] = 0;
-            if (vla_config_set(&c->cfg, key, eq + 1))
-                vla_cli_die(spec, "--set: unknown constant or bad value in '%s'", v);
+            const char *why;
+            int e = vla_config_set_why(&c->cfg, key, eq + 1, &why);
+            if (e == VLA_EINVAL)
+                vla_cli_die(spec, "--set %s: '%s' %s", v, key, why);
+            if (e)
+                vla_cli_die(spec, "--set %s: '%s' %s", v, eq + 1, why);
         } else if (!strcmp(name, "ref")) {
             if (!strcmp(v, "exact"))
                 c->ref = REF_EXACT;
@@ -306,6 +311,8 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         } else if (!strcmp(name, "checkpoints")) {
             c->per_decade = (int)parse_long(spec, "checkpoints", v, 1, 1000);
         } else if (!strcmp(name, "out")) {
+            if (!*v)
+                vla_cli_die(spec, "--out: an empty name (a file, or - for standard output)");
             c->out = v;
         } else if (!strcmp(name, "resume")) {
             c->resume = 1;
@@ -313,14 +320,16 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     }
     if (!dv_set)
         c->cfg.dv = dv_trace ? dv_trace : c->cfg.d;
-    int r = vla_config_check(&c->cfg);
-    if (r)
-        vla_cli_die(spec, "the model configuration is not valid: %s", vla_strerror(r));
+    char why_cfg[200];
+    if (vla_config_check_why(&c->cfg, why_cfg, sizeof why_cfg))
+        vla_cli_die(spec, "the model configuration is not valid: %s", why_cfg);
     const char *why;
     if (vla_track_check(&c->cfg, &why))
         vla_cli_die(spec, "--track %s: %s", vla_track_name(c->cfg.track), why);
-    if (c->resume && !strcmp(c->out, "-"))
-        vla_cli_die(spec, "--resume needs --out FILE (the checkpoints live beside it)");
+    struct stat st;
+    if (c->resume && (!strcmp(c->out, "-") || (stat(c->out, &st) == 0 && !S_ISREG(st.st_mode))))
+        vla_cli_die(spec, "--resume needs --out FILE, a regular file (the checkpoints live beside "
+                          "it)");
     /* the stream must parse: fail now, not in a worker thread */
     vla_stream *s;
     char err[256];
@@ -450,6 +459,41 @@ void vla_cli_provenance(vla_dat *f, const vla_cli *c)
     vla_dat_meta(f, "backend", "%s", c->backend);
     vla_dat_meta(f, "reference", "%s", vla_ref_name(c));
     vla_dat_meta(f, "threads", "%d (the results do not depend on it)", vla_cli_threads());
+}
+
+vla_dat *vla_cli_out(const vla_cli *c, const vla_cli_spec *spec)
+{
+    vla_cli_signals();
+    vla_dat *out;
+    if (vla_dat_open(&out, c->out, c->argc, c->argv) == 0)
+        return out;
+    int errnum = errno;
+    struct stat st;
+    if (errnum == EINTR && vla_cli_stop) { /* a FIFO with no reader yet, waited on */
+        fprintf(stderr, "%s: interrupted (signal %d) while opening %s; nothing written\n",
+                spec->prog, (int)vla_cli_stop, c->out);
+        exit(3);
+    }
+    if (stat(c->out, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) &&
+        !S_ISFIFO(st.st_mode))
+        fprintf(stderr, "%s: cannot write %s: it is %s (a table goes to a regular file, a pipe or "
+                        "a terminal)\n", spec->prog, c->out, vla_file_kind(st.st_mode));
+    else if (errnum == ENOENT && lstat(c->out, &st) == 0 && S_ISLNK(st.st_mode))
+        fprintf(stderr, "%s: cannot write %s: it is a symbolic link to nothing (a table replaces "
+                        "the file a link names, and makes none)\n", spec->prog, c->out);
+    else
+        fprintf(stderr, "%s: cannot write %s: %s\n", spec->prog, c->out, strerror(errnum));
+    exit(1);
+}
+
+int vla_cli_close(vla_dat *out, const vla_cli *c, const vla_cli_spec *spec, int status)
+{
+    int e = vla_dat_close(out);
+    if (!status && e) {
+        fprintf(stderr, "%s: writing %s failed: %s\n", spec->prog, c->out, strerror(errno));
+        status = 1;
+    }
+    return status;
 }
 
 /* ---- engines ---- */

@@ -61,6 +61,13 @@ void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len);
 /* the configuration of model mk as the command line makes it: the model's defaults at c's d,
  * then c's dv, precision, mode and way, then every --set in order */
 void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg);
+/* The program's table (--out), opened; on failure "PROG: cannot write OUT: why" and exit 1.
+ * SIGINT and SIGTERM set vla_cli_stop from here on (vla_cli_signals), so that a program that
+ * opens its table first and works after leaves no temporary behind: it polls the flag. */
+vla_dat *vla_cli_out(const vla_cli *c, const vla_cli_spec *spec);
+/* Closes it: status, or 1 after "PROG: writing OUT failed: why" when status was 0 and the table
+ * could not be written whole (a table closed before its columns line is discarded, unsaid). */
+int vla_cli_close(vla_dat *out, const vla_cli *c, const vla_cli_spec *spec, int status);
 /* the number of threads runs are spread over (OpenMP, else 1) */
 int vla_cli_threads(void);
 /* the reference's kind as the header states it */
@@ -105,8 +112,12 @@ typedef struct {
     int (*init)(vla_run *r, void *acc, void *ctx);
     /* after every step of every run (may be NULL); runs may be visited from several threads */
     int (*on_step)(const vla_step_view *v, void *acc, void *ctx);
-    /* at each checkpoint step (log-spaced, --checkpoints per decade, and the last): add rows */
+    /* at each checkpoint step (log-spaced, --checkpoints per decade, and the last): add one row,
+     * its first column the step */
     int (*on_checkpoint)(vla_run *r, void *acc, vla_rows *rows, void *ctx);
+    /* whether an accumulator read back from a checkpoint at step t, beside the rows written until
+     * then, can be this program's: 0, or VLA_EFORMAT for a damaged one (required when acc_size) */
+    int (*check)(const void *acc, const vla_rows *rows, long t, void *ctx);
     void *ctx;
 } vla_driver;
 
@@ -114,17 +125,22 @@ typedef struct {
  * whatever the thread count and the backend), then writes one block per run into out. With
  * c->resume, each run continues from its checkpoint file OUT.ckpt.HEAD; checkpoints are written
  * every VLA_CHECKPOINT_SECONDS (60) and when SIGINT or SIGTERM arrives (then the program exits 3,
- * saying how to resume). Returns 0 or prints the failing run's reason and returns 1. */
+ * saying how to resume), beside OUT when it is a regular file (or none yet). A checkpoint carries
+ * a checksum and the run's key (every option that decides its numbers, constants exactly, a
+ * trace by its contents); a damaged one is said and its run starts over; one of another run is
+ * refused (2), naming the option, and kept. Returns 0, 2, 3, or 1 after the failing run's reason. */
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out);
 
 /* Whether run's state (S, A where the model has one, the last read-out) holds only finite
  * numbers; buf holds d * max(d, dv) doubles. The driver checks it at every checkpoint step. */
 int vla_cli_run_finite(vla_engine *e, int run, double *buf);
-/* The one warning of a state that turned non-finite, on stderr: "PROG: warning: the state of the
- * model (in_ref: the reference) is not finite (Inf or NaN) in NBAD of NRUNS runs, first in head
- * HEAD at step STEP (checked at the table's steps); ROWS", rows saying what the table shows. */
-void vla_cli_warn_nonfinite(const char *prog, int in_ref, int nbad, int nruns, int head, long step,
-                            const char *rows);
+/* The one warning of numbers that turned non-finite, on stderr, and the same words in the table's
+ * header (out: an open table before its columns line, or NULL): "PROG: warning: WHAT is not
+ * finite (Inf or NaN) in NBAD of NRUNS runs, first in head HEAD at step STEP (WHERE); ROWS", what
+ * ("the state of the model") and where ("checked at the table's steps") saying what was checked,
+ * rows what the table shows. */
+void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nbad, long nruns,
+                       int head, long step, const char *where, const char *rows);
 /* Whether run's read-out is exactly 0 while its reference's is not (0 without a reference): a
  * denominator that overflowed to Inf gives o = S x / Inf = 0 with every stored number finite.
  * buf: dv doubles. */

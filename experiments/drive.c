@@ -5,8 +5,10 @@
  * when a signal arrives) and resumes from them, warns when a state turns non-finite, and writes
  * the table at the end. The same whatever the backend: a run saved on one continues on another. */
 #include "cli.h"
+#include "file.h"
 #include "vlacuda.h"
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -112,12 +114,15 @@ int vla_cli_run_finite(vla_engine *e, int run, double *buf)
     return 1;
 }
 
-void vla_cli_warn_nonfinite(const char *prog, int in_ref, int nbad, int nruns, int head, long step,
-                            const char *rows)
+void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nbad, long nruns,
+                       int head, long step, const char *where, const char *rows)
 {
-    fprintf(stderr, "%s: warning: the state of %s is not finite (Inf or NaN) in %d of %d runs, "
-                    "first in head %d at step %ld (checked at the table's steps); %s\n",
-            prog, in_ref ? "the reference" : "the model", nbad, nruns, head, step, rows);
+    char text[600];
+    snprintf(text, sizeof text, "%s is not finite (Inf or NaN) in %ld of %ld runs, first in head %d "
+                                "at step %ld (%s); %s", what, nbad, nruns, head, step, where, rows);
+    fprintf(stderr, "%s: warning: %s\n", prog, text);
+    if (out)
+        vla_dat_meta(out, "nonfinite", "%s", text);
 }
 
 int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf)
@@ -181,7 +186,24 @@ void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, co
     vla_dat_meta(out, "summary", "%s", msg);
 }
 
-/* ---- checkpoint files ---- */
+/* ---- checkpoint files ----
+ * OUT.ckpt.HEAD: the magic; the run's key (text: "name=value" lines, every option that decides
+ * the run's numbers and rows, its constants exactly, a trace by its contents); the next
+ * checkpoint's index; the engines' states (vla_engine_save); the accumulator; the rows; then
+ * FNV-1a of every byte before it. Read back, the checksum is verified before anything is parsed,
+ * then every field against what this command's run can hold. */
+
+static const char ckpt_magic[8] = {'v', 'l', 'a', 'c', 'k', 'p', 't', '3'};
+#define CKPT_KEY_MAX 65536
+
+static char *ckpt_path(const char *out, int h)
+{
+    size_t n = strlen(out) + 32;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s.ckpt.%d", out, h);
+    return p;
+}
 
 /* The checkpoints go only when the program exits 0, that is after the table was closed (written,
  * synced and renamed): a table that fails to be written (a full disk) leaves them for --resume. */
@@ -193,93 +215,259 @@ static void ckpt_remove_on_success(int status, void *arg)
 {
     (void)arg;
     for (int h = 0; status == 0 && h < ckpt_owner.runs; h++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s.ckpt.%d", ckpt_owner.out, h);
-        unlink(path);
-        strcat(path, ".tmp"); /* left by a kill while it was being written */
-        unlink(path);
+        char *path = ckpt_path(ckpt_owner.out, h), *target;
+        const char *kind;
+        if (path && vla_file_target(path, &target, &kind) == 0) {
+            size_t n = strlen(target) + 8;
+            char *tmp = malloc(n);
+            if (tmp) { /* .tmp: left by a kill while it was being written */
+                snprintf(tmp, n, "%s.tmp", target);
+                unlink(tmp);
+            }
+            unlink(path);
+            free(tmp);
+            free(target);
+        }
+        free(path);
     }
 }
 
-/* What a checkpoint must match to be resumed: everything that decides a run's numbers and rows
- * (a --resume with another seed, stream or horizon would otherwise splice two runs into one
- * table). Not --runs or --backend: runs are independent, and every backend gives the same bits.
- * FNV-1a of the description. */
-static uint64_t ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, int ncol)
+/* The key: what a checkpoint must match to be resumed, everything that decides a run's numbers
+ * and rows (a --resume with another seed, stream or horizon would otherwise splice two runs into
+ * one table). Not --runs or --backend: runs are independent, and every backend gives the same
+ * bits. NULL when out of memory or the stream cannot be read again. */
+static char *ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv)
 {
-    char desc[2048];
-    int n = snprintf(desc, sizeof desc, "%s|%s|", spec->prog, drv->columns);
-    vla_config_describe(&c->cfg, desc + n, sizeof desc - n);
-    n = (int)strlen(desc);
-    snprintf(desc + n, sizeof desc - n, "|%s|%llu|%ld|%d|%d|%ld|%zu|%d", c->stream,
-             (unsigned long long)c->seed, c->steps, c->per_decade, (int)c->ref, c->ref_bits,
-             drv->acc_size, ncol);
-    uint64_t h = 14695981039346656037ULL;
-    for (const char *p = desc; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
+    char cfg[1024], stream[600] = "", err[256];
+    vla_config_describe(&c->cfg, cfg, sizeof cfg);
+    for (char *p = cfg; *p; p++) /* one constant a line, like the rest */
+        if (*p == ' ')
+            *p = '\n';
+    vla_stream *st;
+    if (vla_stream_open(&st, c->stream, c->cfg.d, c->cfg.dv, c->seed, err, sizeof err))
+        return NULL;
+    vla_stream_identity(st, stream, sizeof stream);
+    vla_stream_close(st);
+    size_t n = strlen(cfg) + strlen(stream) + strlen(drv->columns) + 512;
+    char *key = malloc(n);
+    if (key)
+        snprintf(key, n,
+                 "program=%s\ncolumns=%s\naccumulator=%zu\n%s\nstream=%s\nseed=%llu\nsteps=%ld\n"
+                 "checkpoints=%d\nref=%s\nref-bits=%ld\n",
+                 spec->prog, drv->columns, drv->acc_size, cfg, stream, (unsigned long long)c->seed,
+                 c->steps, c->per_decade,
+                 c->ref == REF_EXACT ? "exact" : c->ref == REF_F64 ? "f64" : "none",
+                 c->ref == REF_EXACT ? c->ref_bits : 0);
+    return key;
 }
-static const char ckpt_magic[8] = {'v', 'l', 'a', 'c', 'k', 'p', 't', '2'};
+
+/* the option that sets a key's line, for the message of a mismatch */
+static const char *ckpt_option(const char *name, size_t len, char *buf, size_t blen)
+{
+    static const char *const opts[][2] = {
+        {"model", "--model"}, {"track", "--track"}, {"prec", "--precision"}, {"mode", "--mode"},
+        {"d", "--d"}, {"dv", "--dv"}, {"stream", "--stream (a trace is known by its contents)"},
+        {"seed", "--seed"}, {"steps", "--steps"}, {"checkpoints", "--checkpoints"},
+        {"ref", "--ref"}, {"ref-bits", "--ref-bits"}, {"program", NULL}, {"columns", NULL},
+        {"accumulator", NULL}};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (strlen(opts[i][0]) == len && !strncmp(name, opts[i][0], len))
+            return opts[i][1];
+    snprintf(buf, blen, "--set %.*s", (int)len, name);
+    return buf;
+}
+
+/* why a checkpoint's key `got` is not this command's `want`, in words (the first line that
+ * differs) */
+static void ckpt_mismatch(const char *got, const char *want, char *why, size_t len)
+{
+    while (*got && *want) {
+        size_t g = strcspn(got, "\n"), w = strcspn(want, "\n");
+        if (g != w || strncmp(got, want, g)) {
+            size_t name = strcspn(want, "=");
+            char buf[80];
+            const char *opt = name < w ? ckpt_option(want, name, buf, sizeof buf) : NULL;
+            if (opt && !strncmp(got, want, name + 1))
+                snprintf(why, len, "it was written with %.*s, this command has %.*s (%s)", (int)g,
+                         got, (int)w, want, opt);
+            else
+                snprintf(why, len, "it was written by another program or version (%.*s, here "
+                                   "%.*s)", (int)g, got, (int)w, want);
+            return;
+        }
+        got += g + (got[g] != 0);
+        want += w + (want[w] != 0);
+    }
+    snprintf(why, len, "it was written by another version (its key has %s lines)",
+             *got ? "more" : "fewer");
+}
 
 typedef struct {
     const vla_cli *c;
+    const vla_driver *drv;
     vla_engine *m, *ref;
     void **acc;
-    size_t acc_size;
     vla_rows *rows;
-    long *ci; /* each run's next checkpoint: a run stopped at one has not measured it yet */
-    uint64_t key;
+    long *ci;        /* each run's next checkpoint: a run stopped at one has not measured it yet */
+    const long *cks; /* the checkpoint steps */
+    long nck;
+    const char *key;
 } ckpt_ctx;
 
-/* run h's checkpoint: the models, the accumulator, the rows so far; written to a temporary file,
- * synced and renamed, so a kill at any moment leaves the previous checkpoint intact */
-static int ckpt_save(const ckpt_ctx *k, int h)
+/* FNV-1a of f's first n bytes (read from the start) */
+static int ckpt_digest(FILE *f, long n, uint64_t *h)
 {
-    char path[4096], tmp[4200];
-    snprintf(path, sizeof path, "%s.ckpt.%d", k->c->out, h);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    unsigned char buf[1 << 16];
+    *h = VLA_FNV_INIT;
+    if (fseek(f, 0, SEEK_SET))
         return VLA_EIO;
-    const vla_rows *rows = &k->rows[h];
-    int ok = fwrite(ckpt_magic, 8, 1, f) == 1 && fwrite(&k->key, sizeof k->key, 1, f) == 1 &&
-             fwrite(&k->ci[h], sizeof k->ci[h], 1, f) == 1 && vla_engine_save(k->m, h, f) == 0 && (!k->ref || vla_engine_save(k->ref, h, f) == 0) &&
-             (k->acc_size == 0 || fwrite(k->acc[h], k->acc_size, 1, f) == 1) &&
-             fwrite(&rows->n, sizeof rows->n, 1, f) == 1 &&
-             fwrite(rows->v, sizeof(double) * rows->ncol, rows->n, f) == (size_t)rows->n;
-    ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path)) {
-        unlink(tmp);
-        return VLA_EIO;
+    while (n > 0) {
+        size_t want = n < (long)sizeof buf ? (size_t)n : sizeof buf;
+        if (fread(buf, 1, want, f) != want)
+            return VLA_EIO;
+        *h = vla_fnv1a(*h, buf, want);
+        n -= (long)want;
     }
     return VLA_OK;
 }
 
-static int ckpt_load(const ckpt_ctx *k, int h)
+/* Run h's checkpoint, written to a temporary file beside it, synced and renamed, so that a kill
+ * at any moment leaves the previous checkpoint intact. VLA_EINTR when a run's state was lost to
+ * a stop within a step (the previous checkpoint stays); else a failure with errno. */
+static int ckpt_save(const ckpt_ctx *k, int h, char *why, size_t len)
 {
-    char path[4096], magic[8];
-    snprintf(path, sizeof path, "%s.ckpt.%d", k->c->out, h);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return VLA_EIO;
-    long n = 0;
-    uint64_t key = 0;
-    vla_rows *rows = &k->rows[h];
-    int ok = fread(magic, 8, 1, f) == 1 && !memcmp(magic, ckpt_magic, 8) &&
-             fread(&key, sizeof key, 1, f) == 1 && key == k->key &&
-             fread(&k->ci[h], sizeof k->ci[h], 1, f) == 1 && k->ci[h] >= 0 &&
-             vla_engine_load(k->m, h, f) == 0 && vla_engine_t(k->m, h) <= k->c->steps &&
-             (!k->ref || vla_engine_load(k->ref, h, f) == 0) &&
-             (k->acc_size == 0 || fread(k->acc[h], k->acc_size, 1, f) == 1) &&
-             fread(&n, sizeof n, 1, f) == 1 && n >= 0 && n < (1L << 30);
-    for (long i = 0; ok && i < n; i++) {
-        double row[64];
-        ok = rows->ncol <= 64 && fread(row, sizeof(double), rows->ncol, f) == (size_t)rows->ncol &&
-             vla_rows_add(rows, row) == 0;
+    char *path = ckpt_path(k->c->out, h), *target = NULL, *tmp = NULL;
+    const char *kind = NULL;
+    FILE *f = NULL;
+    int r = !path ? VLA_ENOMEM : vla_file_target(path, &target, &kind);
+    if (!r) {
+        size_t n = strlen(target) + 8;
+        if ((tmp = malloc(n)))
+            snprintf(tmp, n, "%s.tmp", target);
+        r = !tmp ? VLA_ENOMEM : (f = vla_file_create(tmp)) ? VLA_OK : VLA_EIO;
     }
+    if (!r) {
+        const vla_rows *rows = &k->rows[h];
+        uint32_t klen = (uint32_t)strlen(k->key);
+        int ok = fwrite(ckpt_magic, 8, 1, f) == 1 && fwrite(&klen, 4, 1, f) == 1 &&
+                 fwrite(k->key, 1, klen, f) == klen && fwrite(&k->ci[h], sizeof k->ci[h], 1, f) == 1;
+        r = ok ? vla_engine_save(k->m, h, f) : VLA_EIO;
+        if (!r && k->ref)
+            r = vla_engine_save(k->ref, h, f);
+        ok = !r && (k->drv->acc_size == 0 || fwrite(k->acc[h], k->drv->acc_size, 1, f) == 1) &&
+             fwrite(&rows->n, sizeof rows->n, 1, f) == 1 &&
+             fwrite(rows->v, sizeof(double) * rows->ncol, rows->n, f) == (size_t)rows->n;
+        uint64_t sum;
+        long size = ok && fflush(f) == 0 ? ftell(f) : -1;
+        ok = ok && size > 0 && ckpt_digest(f, size, &sum) == 0 && fseek(f, 0, SEEK_END) == 0 &&
+             fwrite(&sum, sizeof sum, 1, f) == 1 && fflush(f) == 0 && fsync(fileno(f)) == 0;
+        int errnum = errno;
+        ok = fclose(f) == 0 && ok;
+        if (!r && !ok)
+            r = VLA_EIO, errno = errnum;
+        if (!r)
+            r = vla_file_replace(tmp, target, &kind);
+        if (r) {
+            errnum = errno;
+            unlink(tmp);
+            errno = errnum;
+        }
+    }
+    if (r && r != VLA_EINTR)
+        snprintf(why, len, "%s", kind ? kind : r == VLA_ENOMEM ? "out of memory" : strerror(errno));
+    free(path);
+    free(target);
+    free(tmp);
+    return r;
+}
+
+enum { CK_OK, CK_MISSING, CK_DAMAGED, CK_OTHER_RUN, CK_UNREADABLE };
+
+/* Run h's checkpoint into the engines, its accumulator and rows: CK_OK, or what it is, with why */
+static int ckpt_load(const ckpt_ctx *k, int h, char *why, size_t len)
+{
+    char *path = ckpt_path(k->c->out, h), magic[8], *key = NULL;
+    const char *kind = "";
+    FILE *f = NULL;
+    struct stat st;
+    int r = !path ? VLA_ENOMEM : vla_file_read_open(path, LONG_MAX, &f, &kind);
+    free(path);
+    if (r) {
+        snprintf(why, len, "%s", r == VLA_EINVAL ? kind : strerror(errno));
+        return r == VLA_EIO && errno == ENOENT ? CK_MISSING : CK_UNREADABLE;
+    }
+    int res = CK_DAMAGED;
+    long size = fstat(fileno(f), &st) == 0 ? (long)st.st_size : -1;
+    uint64_t sum = 0, want = 1;
+    uint32_t klen = 0;
+    snprintf(why, len, "it is shorter than a checkpoint");
+    if (size < 8 + 4 + 8 || fread(magic, 8, 1, f) != 1)
+        goto done;
+    if (memcmp(magic, ckpt_magic, 7)) {
+        snprintf(why, len, "it is not a checkpoint (no magic)");
+        goto done;
+    }
+    if (magic[7] != ckpt_magic[7]) {
+        snprintf(why, len, "it is a checkpoint of another version of vlastab (format %c, here %c)",
+                 magic[7], ckpt_magic[7]);
+        res = CK_OTHER_RUN;
+        goto done;
+    }
+    snprintf(why, len, "its checksum does not match its contents");
+    if (ckpt_digest(f, size - 8, &want) || fread(&sum, 8, 1, f) != 1 || sum != want)
+        goto done;
+    /* whole as written: from here on a failed test is a writer's bug or a forged file */
+    snprintf(why, len, "its key is malformed");
+    if (fseek(f, 8, SEEK_SET) || fread(&klen, 4, 1, f) != 1 || klen > CKPT_KEY_MAX ||
+        !(key = malloc(klen + 1)) || fread(key, 1, klen, f) != klen)
+        goto done;
+    key[klen] = 0;
+    if (strcmp(key, k->key)) {
+        ckpt_mismatch(key, k->key, why, len);
+        res = CK_OTHER_RUN;
+        goto done;
+    }
+    vla_rows *rows = &k->rows[h];
+    long ci = -1, n = -1;
+    snprintf(why, len, "its next checkpoint's index is out of range");
+    if (fread(&ci, sizeof ci, 1, f) != 1 || ci < 0 || ci > k->nck)
+        goto done;
+    snprintf(why, len, "its state of the model is not valid");
+    if (vla_engine_load(k->m, h, f))
+        goto done;
+    snprintf(why, len, "its state of the reference is not valid");
+    if (k->ref && vla_engine_load(k->ref, h, f))
+        goto done;
+    /* the steps agree with the index: the model at or past the last checkpoint measured and not
+     * past the next, the reference at most where the model is (it advances second) */
+    long tm = vla_engine_t(k->m, h), tr = k->ref ? vla_engine_t(k->ref, h) : tm;
+    long lo = ci > 0 ? k->cks[ci - 1] : 0, hi = ci < k->nck ? k->cks[ci] : k->c->steps;
+    snprintf(why, len, "its steps (model %ld, reference %ld) do not fit its checkpoint index %ld",
+             tm, tr, ci);
+    if (!(tm >= lo && tm <= hi && tr >= lo && tr <= tm))
+        goto done;
+    snprintf(why, len, "its rows are not its checkpoints'");
+    if ((k->drv->acc_size && fread(k->acc[h], k->drv->acc_size, 1, f) != 1) ||
+        fread(&n, sizeof n, 1, f) != 1 || n != ci)
+        goto done;
+    for (long i = 0; i < n; i++) {
+        double row[64];
+        if (rows->ncol > 64 || fread(row, sizeof(double), rows->ncol, f) != (size_t)rows->ncol ||
+            row[0] != (double)k->cks[i] || vla_rows_add(rows, row))
+            goto done;
+    }
+    snprintf(why, len, "its accumulator is not valid");
+    if (k->drv->acc_size && k->drv->check(k->acc[h], rows, tm, k->drv->ctx))
+        goto done;
+    snprintf(why, len, "it holds more than a checkpoint");
+    if (ftell(f) != size - 8)
+        goto done;
+    k->ci[h] = ci;
+    res = CK_OK;
+done:
+    free(key);
     fclose(f);
-    return ok ? VLA_OK : VLA_EFORMAT;
+    return res;
 }
 
 /* every run's state in memory, so that a run whose checkpoint cannot be used starts over */
@@ -324,15 +512,16 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     double every = 60;
     const char *ev = getenv("VLA_CHECKPOINT_SECONDS");
     if (ev) {
-        char *end;
-        every = strtod(ev, &end);
-        if (end == ev || *end || !(every >= 0 && every <= 1e9)) {
+        if (vla_parse_real(ev, &every, NULL) || !(every >= 0 && every <= 1e9)) {
             fprintf(stderr, "%s: VLA_CHECKPOINT_SECONDS='%s' is not a number of seconds\n",
                     spec->prog, ev);
             return 2;
         }
     }
-    const int ncol = count_columns(drv->columns), nr = c->runs, files = strcmp(c->out, "-") != 0;
+    /* checkpoints beside a regular file (or one still to come), not beside /dev/null or a pipe */
+    struct stat st;
+    const int ncol = count_columns(drv->columns), nr = c->runs,
+              files = strcmp(c->out, "-") && (stat(c->out, &st) != 0 || S_ISREG(st.st_mode));
     long nck = vla_checkpoints(c->steps, c->per_decade, NULL, 0);
     long *cks = malloc((size_t)(nck > 0 ? nck : 1) * sizeof *cks);
     long *ci = calloc(nr, sizeof *ci); /* each run's next checkpoint */
@@ -349,6 +538,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         ok = (acc[h] = calloc(1, drv->acc_size ? drv->acc_size : 1)) != NULL;
     }
     vla_engine *m = NULL, *ref = NULL;
+    char *key = NULL;
     int status = 0;
     char err[400] = "out of memory";
     step_ctx sc = {drv, acc};
@@ -375,15 +565,42 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         fprintf(stderr, "%s: note: --backend lanes computes %d runs per register; %d runs leave "
                         "%d lanes idle (--runs %d would fill them)\n",
                 spec->prog, lw, nr, (nr + lw - 1) / lw * lw - nr, (nr + lw - 1) / lw * lw);
-    ckpt_ctx kc = {c, m, ref, acc, drv->acc_size, rows, ci, ckpt_key(c, spec, drv, ncol)};
+    key = files ? ckpt_key(c, spec, drv) : NULL;
+    ckpt_ctx kc = {c, drv, m, ref, acc, rows, ci, cks, nck, files ? key : ""};
+    if (!kc.key) {
+        fprintf(stderr, "%s: out of memory, or the stream cannot be read again\n", spec->prog);
+        status = 1;
+        goto done;
+    }
 
-    /* each run from its checkpoint, or from the start */
+    /* each run from its checkpoint, or from the start; a checkpoint of another run is refused
+     * before anything is written, and kept */
     FILE *m0 = c->resume ? save_all(m) : NULL, *r0 = c->resume ? save_all(ref) : NULL;
     for (int h = 0; h < nr && !status; h++) {
         vla_run r = {m, ref, h, 0};
-        if (c->resume && ckpt_load(&kc, h) == 0)
+        char why[600];
+        int got = c->resume ? ckpt_load(&kc, h, why, sizeof why) : CK_MISSING;
+        if (got == CK_OK)
             continue;
+        if (got == CK_OTHER_RUN) {
+            fprintf(stderr, "%s: --resume: %s.ckpt.%d: %s; refusing to continue another run (the "
+                            "checkpoints are kept; without --resume the run starts over and "
+                            "replaces them)\n", spec->prog, c->out, h, why);
+            status = 2;
+            break;
+        }
+        if (got == CK_UNREADABLE) {
+            fprintf(stderr, "%s: cannot read %s.ckpt.%d: %s\n", spec->prog, c->out, h, why);
+            status = 1;
+            break;
+        }
         if (c->resume) { /* no usable checkpoint: start over, keep nothing partial */
+            if (got == CK_DAMAGED)
+                fprintf(stderr, "%s: warning: %s.ckpt.%d is damaged (%s): head %d starts over "
+                                "from step 0\n", spec->prog, c->out, h, why, h);
+            else
+                fprintf(stderr, "%s: note: no checkpoint %s.ckpt.%d: head %d starts from step 0\n",
+                        spec->prog, c->out, h, h);
             rows[h].n = 0;
             ci[h] = 0;
             memset(acc[h], 0, drv->acc_size); /* a failed load may have filled part of it */
@@ -408,18 +625,16 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     for (int h = 0; h < nr; h++) {
         long t = vla_engine_t(m, h);
         tmin = t < tmin ? t : tmin;
-        if (ci[h] > nck || (ci[h] < nck && cks[ci[h]] < t)) {
-            fprintf(stderr, "%s: head %d: the checkpoint file is damaged (step %ld, checkpoint "
-                            "%ld)\n", spec->prog, h, t, ci[h]);
-            status = 1;
-        }
     }
 
     vla_progress prog;
     vla_progress_start(&prog, c->steps * nr);
     double last_save = vla_cli_now();
     long slice = every == 0 ? 1024 : 64; /* steps per slice: grows to about a second */
-    int interrupted = 0, unsaved = 0;
+    int interrupted = 0, unsaved = 0, kept = 0, first_kept = -1, save_failed = 0;
+    /* no more threads than runs: libgomp crashes when asked for 100000 (OMP_NUM_THREADS) */
+    const int nth = vla_cli_threads() < nr ? vla_cli_threads() : nr;
+    (void)nth;
     while (!status && tmin < c->steps) {
         long next = c->steps;
         for (int h = 0; h < nr; h++)
@@ -440,7 +655,9 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             break;
         }
         if (!interrupted && every > 0) { /* the next slice: about a second, at most `every` */
-            double dt = vla_cli_now() - t0, want = every < 1 ? every : 1;
+            /* (not below 10 ms: VLA_CHECKPOINT_SECONDS=1e-300 made slices of one step, each
+             * followed by a checkpoint, 50 steps a second) */
+            double dt = vla_cli_now() - t0, want = every < 0.01 ? 0.01 : every < 1 ? every : 1;
             long s = dt > 0 ? (long)((to - tmin) * want / dt) : 2 * slice;
             slice = s < 1 ? 1 : s > 2 * slice ? 2 * slice : s;
         }
@@ -448,7 +665,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             tmin = to;
             /* the checkpoint of every run that is there: the program's measures, in parallel */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : status)
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : status) num_threads(nth)
 #endif
             for (int h = 0; h < nr; h++) {
                 if (!(ci[h] < nck && cks[ci[h]] == to && vla_engine_t(m, h) == to))
@@ -480,11 +697,18 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             vla_progress_update(&prog, tmin * nr);
         }
         if (files && !status && (interrupted || vla_cli_now() - last_save >= every)) {
-            for (int h = 0; h < nr; h++)
-                if (ckpt_save(&kc, h)) {
-                    fprintf(stderr, "%s: cannot write checkpoint %s.ckpt.%d\n", spec->prog, c->out, h);
+            for (int h = 0; h < nr; h++) {
+                char why[300];
+                int e2 = ckpt_save(&kc, h, why, sizeof why);
+                if (e2 == VLA_EINTR) { /* its state was given up within a step: the last stays */
+                    first_kept = kept++ ? first_kept : h;
+                } else if (e2) { /* said once a run, not every VLA_CHECKPOINT_SECONDS */
+                    if (!save_failed++ || interrupted)
+                        fprintf(stderr, "%s: cannot write checkpoint %s.ckpt.%d: %s\n",
+                                spec->prog, c->out, h, why);
                     unsaved += interrupted;
                 }
+            }
             last_save = vla_cli_now();
         }
         if (interrupted)
@@ -496,19 +720,27 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     for (int h = 0; h < nr; h++)
         if (inf_at[h] && ninf++ == 0)
             first = h;
-    if (ninf && !status)
-        vla_cli_warn_nonfinite(spec->prog, inf_ref[first], ninf, nr, first, inf_at[first],
-                               "its rows carry inf or nan from there on");
+    if (ninf && !status && !interrupted)
+        vla_cli_nonfinite(out, spec->prog, inf_ref[first] ? "the state of the reference"
+                                                          : "the state of the model",
+                          ninf, nr, first, inf_at[first], "checked at the table's steps",
+                          "its rows carry inf or nan from there on");
     if (status) {
-        status = 1;
+        status = status == 2 ? 2 : 1;
     } else if (interrupted) {
         if (!files)
             fprintf(stderr, "%s: interrupted (signal %d); nothing saved: checkpoints need --out "
-                            "FILE.\n", spec->prog, (int)vla_cli_stop);
+                            "naming a regular file.\n", spec->prog, (int)vla_cli_stop);
         else if (unsaved)
             fprintf(stderr, "%s: interrupted (signal %d); %d checkpoint(s) could not be written "
                             "beside %s. --resume continues from the last ones written.\n",
                     spec->prog, (int)vla_cli_stop, unsaved, c->out);
+        else if (kept)
+            fprintf(stderr, "%s: interrupted (signal %d) within a step of the exact reference, "
+                            "given up: %d head(s) (the first: head %d) keep the checkpoint "
+                            "written before, if any, and resume from there; %d checkpoint(s) "
+                            "written beside %s. Resume with the same command and --resume.\n",
+                    spec->prog, (int)vla_cli_stop, kept, first_kept, nr - kept, c->out);
         else
             fprintf(stderr, "%s: interrupted (signal %d); checkpoints written beside %s. Resume "
                             "with the same command and --resume.\n",
@@ -530,6 +762,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         }
     }
 done:
+    free(key);
     vla_engine_free(m);
     vla_engine_free(ref);
     for (int h = 0; rows && acc && h < nr; h++) {

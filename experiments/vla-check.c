@@ -661,6 +661,8 @@ int main(int argc, char **argv)
     if (!cks || !res || !curves)
         return 1;
     vla_checkpoints(c.steps, c.per_decade, cks, nck);
+    /* an unwritable table fails now, not after the work; from here SIGINT stops the engines */
+    vla_dat *out = vla_cli_out(&c, &spec);
     vla_progress prog;
     vla_progress_start(&prog, nrows);
     for (int i = 0; i < nrows; i++) {
@@ -676,6 +678,11 @@ int main(int argc, char **argv)
             w->r = res[0];
             judge(w, o.threshold);
         }
+        if (vla_cli_stop) { /* the table closed without its columns line is discarded */
+            fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
+                    (int)vla_cli_stop);
+            return vla_cli_close(out, &c, &spec, 3);
+        }
         vla_progress_update(&prog, i + 1);
     }
     vla_progress_end(&prog);
@@ -683,12 +690,6 @@ int main(int argc, char **argv)
     /* the table */
     char files[600];
     vla_cli_stream_files(&c, files, sizeof files);
-    vla_dat *out;
-    int e = vla_dat_open(&out, c.out, argc, argv);
-    if (e) {
-        fprintf(stderr, "vla-check: cannot write %s: %s\n", c.out, vla_strerror(e));
-        return 1;
-    }
     vla_dat_meta(out, "stream", "%s", c.stream);
     vla_dat_meta(out, "files", "%s", files);
     vla_dat_meta(out, "steps", "%ld", c.steps);
@@ -739,11 +740,8 @@ int main(int argc, char **argv)
         nm[j++] = w->fail ? "FAIL" : "ok";
         vla_dat_row_named(out, v, nm, NCOL);
     }
-    e = vla_dat_close(out);
-    if (e) {
-        fprintf(stderr, "vla-check: writing %s failed: %s\n", c.out, vla_strerror(e));
+    if (vla_cli_close(out, &c, &spec, 0))
         return 1;
-    }
     if (strcmp(o.report, "none") &&
         write_report(o.report, &c, &o, rows, nrows, cks, nck, curves, files,
                      strcmp(c.out, "-") ? c.out : "standard output"))

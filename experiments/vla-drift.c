@@ -37,6 +37,11 @@ static int on_checkpoint(vla_run *r, void *acc, vla_rows *rows, void *ctx)
     return e ? e : vla_rows_add(rows, row);
 }
 
+static int check(const void *acc, const vla_rows *rows, long t, void *ctx)
+{
+    return vref_drift_check(acc, ctx, t);
+}
+
 int main(int argc, char **argv)
 {
     static const vla_cli_spec spec = {
@@ -92,12 +97,7 @@ int main(int argc, char **argv)
     if (!vla_model_has_A(c.cfg.model))
         vla_cli_die(&spec, "--model %s has no A to drift (rls, vla1 or vla3)",
                     vla_model_name(c.cfg.model));
-    int e;
-    vla_dat *out;
-    if ((e = vla_dat_open(&out, c.out, argc, argv))) {
-        fprintf(stderr, "vla-drift: cannot write %s: %s\n", c.out, vla_strerror(e));
-        return 1;
-    }
+    vla_dat *out = vla_cli_out(&c, &spec);
     vla_cli_provenance(out, &c);
     vla_dat_meta(out, "m_t", "lambda0 I + sum u' u'^T in double-double, u' = %s",
                  c.cfg.model == VLA_RLS    ? "k"
@@ -113,12 +113,7 @@ int main(int argc, char **argv)
                       .init = on_init,
                       .on_step = on_step,
                       .on_checkpoint = on_checkpoint,
+                      .check = check,
                       .ctx = &c.cfg};
-    int status = vla_drive(&c, &spec, &drv, out);
-    e = vla_dat_close(out);
-    if (!status && e) {
-        fprintf(stderr, "vla-drift: writing %s failed: %s\n", c.out, vla_strerror(e));
-        status = 1;
-    }
-    return status;
+    return vla_cli_close(out, &c, &spec, vla_drive(&c, &spec, &drv, out));
 }

@@ -190,14 +190,8 @@ int main(int argc, char **argv)
         vla_cli_die(&spec, "%s", err); /* the parser probed it: a combination lib/ does not build */
     /* open the table before the run, so that an unwritable path fails at once; a table closed
      * without its columns line (a failed or interrupted run) is discarded by vla_dat_close */
-    vla_dat *out;
-    if ((e = vla_dat_open(&out, c.out, argc, argv))) {
-        fprintf(stderr, "vla-heatmap: cannot write %s: %s\n", c.out, vla_strerror(e));
-        vla_engine_free(m);
-        return 1;
-    }
+    vla_dat *out = vla_cli_out(&c, &spec);
     e = vref_drift_init(acc, &c.cfg);
-    vla_cli_signals();
     int k = 0;
     for (; !e && k < opts.n; k++) {
         if ((e = vla_engine_advance(m, opts.at[k])))
@@ -225,11 +219,9 @@ int main(int argc, char **argv)
                                 "%d..%d: their diagonals", k - 1, k, 2 * k - 1);
     vla_dat_meta(out, "m", "inv(A_t) by dpotrf + dpotri where A_t is SPD (m_src 1), else lambda0 "
                            "I + sum u' u'^T in double-double (m_src 0)");
-    if (inf_at) { /* said as the driver says it, and marked in the table's header */
-        vla_cli_warn_nonfinite(spec.prog, 0, 1, 1, 0, inf_at, "its rows carry inf or nan from there on");
-        vla_dat_meta(out, "nonfinite", "the state (S, A or o) is not finite (Inf or NaN) from the "
-                                       "snapshot at t = %ld on", inf_at);
-    }
+    if (inf_at) /* said as the driver says it, and marked in the table's header */
+        vla_cli_nonfinite(out, spec.prog, "the state of the model", 1, 1, 0, inf_at,
+                          "checked at the table's steps", "its rows carry inf or nan from there on");
     vla_dat_columns(out, COLUMNS);
     for (int s = 0; s < 2 * k; s++) {
         const snapshot *p = &snap[s % k];
@@ -242,7 +234,7 @@ int main(int argc, char **argv)
                 vla_dat_row(out, row, 6);
             }
     }
-    e = vla_dat_close(out);
+    int status = vla_cli_close(out, &c, &spec, 0);
     for (int s = 0; s < k; s++) {
         free(snap[s].A);
         free(snap[s].M);
@@ -250,9 +242,5 @@ int main(int argc, char **argv)
     free(snap);
     free(acc);
     free(fbuf);
-    if (e) {
-        fprintf(stderr, "vla-heatmap: writing %s failed: %s\n", c.out, vla_strerror(e));
-        return 1;
-    }
-    return 0;
+    return status;
 }

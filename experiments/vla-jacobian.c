@@ -56,6 +56,11 @@ static int jac_on_checkpoint(vla_run *r, void *accp, vla_rows *rows, void *ctx)
     return e ? e : vla_rows_add(rows, row);
 }
 
+static int jac_check(const void *accp, const vla_rows *rows, long t, void *ctx)
+{
+    return vref_jac_check(&((const jac_acc *)accp)->j, t);
+}
+
 int main(int argc, char **argv)
 {
     static const vla_cli_spec spec = {
@@ -104,12 +109,7 @@ int main(int argc, char **argv)
     vla_cli_parse(&c, &spec, argc, argv);
     if (c.ref != REF_NONE) /* the Jacobian is the model's own; a reference would only cost time */
         vla_cli_die(&spec, "--ref: this program compares against dgesvd, not a reference run");
-    vla_dat *out;
-    int e = vla_dat_open(&out, c.out, argc, argv);
-    if (e) {
-        fprintf(stderr, "vla-jacobian: cannot write %s: %s\n", c.out, vla_strerror(e));
-        return 1;
-    }
+    vla_dat *out = vla_cli_out(&c, &spec);
     vla_cli_provenance(out, &c);
     vla_dat_meta(out, "histogram", "%d log-spaced bins per octave of ||J||-1 in [2^%d, 2^%d): "
                  "percentiles within 8.5e-5 relative", VREF_JAC_BPO, VREF_JAC_EMIN, VREF_JAC_EMAX);
@@ -120,12 +120,7 @@ int main(int argc, char **argv)
                       .init = jac_init,
                       .on_step = jac_on_step,
                       .on_checkpoint = jac_on_checkpoint,
+                      .check = jac_check,
                       .ctx = &ctx};
-    int status = vla_drive(&c, &spec, &drv, out);
-    e = vla_dat_close(out);
-    if (!status && e) {
-        fprintf(stderr, "vla-jacobian: writing %s failed: %s\n", c.out, vla_strerror(e));
-        status = 1;
-    }
-    return status;
+    return vla_cli_close(out, &c, &spec, vla_drive(&c, &spec, &drv, out));
 }

@@ -191,12 +191,7 @@ int main(int argc, char **argv)
 
     /* an unwritable output fails now, not after the work; a table closed without its columns
      * line is discarded */
-    vla_dat *out;
-    int e = vla_dat_open(&out, c.out, argc, argv);
-    if (e) {
-        fprintf(stderr, "vla-recall: cannot write %s: %s\n", c.out, vla_strerror(e));
-        return 1;
-    }
+    vla_dat *out = vla_cli_out(&c, &spec);
     int runs = c.runs;
     long njobs = (long)nb * nn * ng;
     vla_recall *res = calloc((size_t)njobs * runs, sizeof *res);
@@ -208,7 +203,6 @@ int main(int argc, char **argv)
     /* one engine per (block, n, gap), its runs the heads; each head's reads are summed in read
      * order and the heads in head order below, so the table is the same whatever the thread
      * count and the backend */
-    vla_cli_signals();
     for (long jb = 0; jb < njobs; jb++) {
         int gi = (int)(jb % ng), ni = (int)(jb / ng % nn), bi = (int)(jb / ng / nn);
         vla_engine_spec sp;
@@ -243,13 +237,30 @@ int main(int argc, char **argv)
                      cfgs[bi].features == VLA_FEAT_ID ? "id" : "own");
         vla_dat_meta(out, "config", "%s", desc);
     }
+    /* a read-out that overflowed is a result, but it must not pass unsaid: the first in job
+     * order (block, n, gap, head) is named */
+    long nbad = 0, first = -1;
+    for (long i = 0; i < njobs * runs; i++)
+        if (res[i].nonfinite && nbad++ == 0)
+            first = i;
+    if (nbad) {
+        long jb = first / runs;
+        int gi = (int)(jb % ng), ni = (int)(jb / ng % nn), bi = (int)(jb / ng / nn);
+        char where[200];
+        snprintf(where, sizeof where, "block %d: model=%s features=%s, n = %ld, gap = %ld; "
+                                      "checked at every read", bi, vla_model_name(cfgs[bi].model),
+                 cfgs[bi].features == VLA_FEAT_ID ? "id" : "own", ns[ni], gs[gi]);
+        vla_cli_nonfinite(out, spec.prog, "the read-out of the model", nbad, njobs * runs,
+                          (int)(first % runs), res[first].nonfinite, where,
+                          "the rows of those runs' blocks carry inf or nan");
+    }
     vla_dat_columns(out, REC_COLUMNS);
     for (int bi = 0; bi < nb; bi++) {
         if (bi)
             vla_dat_block(out);
         for (int ni = 0; ni < nn; ni++)
             for (int gi = 0; gi < ng; gi++) {
-                vla_recall sum = {0, 0, 0, 0};
+                vla_recall sum = {0, 0, 0, 0, 0};
                 for (int h = 0; h < runs; h++) {
                     const vla_recall *r = &res[(((long)bi * nn + ni) * ng + gi) * runs + h];
                     sum.reads += r->reads;
@@ -266,10 +277,5 @@ int main(int argc, char **argv)
             }
     }
     free(res);
-    e = vla_dat_close(out);
-    if (e) {
-        fprintf(stderr, "vla-recall: writing %s failed: %s\n", c.out, vla_strerror(e));
-        return 1;
-    }
-    return 0;
+    return vla_cli_close(out, &c, &spec, 0);
 }

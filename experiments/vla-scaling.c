@@ -617,12 +617,7 @@ int main(int argc, char **argv)
     double elapsed = (now_ns() - t_start) * 1e-9;
 
     /* ---- the table ---- */
-    vla_dat *out;
-    int e = vla_dat_open(&out, c.out, argc, argv);
-    if (e) {
-        fprintf(stderr, "vla-scaling: cannot write %s: %s\n", c.out, vla_strerror(e));
-        return 1;
-    }
+    vla_dat *out = vla_cli_out(&c, &spec);
     char list[512];
     int n = 0;
     for (int i = 0; i < o.nm; i++)
@@ -768,14 +763,10 @@ int main(int argc, char **argv)
     vla_dat_block(out);
     for (long i = 0; i < X.n; i++)
         put_row(out, &X.r[i], c.cfg.track);
-    e = vla_dat_close(out);
+    int status = vla_cli_close(out, &c, &spec, 0);
     for (int di = 0; di < o.nd; di++)
         vla_inputs_free(&pools[di]);
     free(R.r);
     free(X.r);
-    if (e) {
-        fprintf(stderr, "vla-scaling: writing %s failed: %s\n", c.out, vla_strerror(e));
-        return 1;
-    }
-    return 0;
+    return status;
 }

@@ -58,6 +58,20 @@ static int on_checkpoint(vla_run *r, void *accp, vla_rows *rows, void *ctx)
     return vla_rows_add(rows, row);
 }
 
+/* the accumulator repeats its rows' t and s_fro, bit for bit */
+static int check(const void *accp, const vla_rows *rows, long t, void *ctx)
+{
+    const acc_t *acc = accp;
+    long n = rows->n < 512 ? rows->n : 512;
+    if (acc->n != n)
+        return VLA_EFORMAT;
+    for (long i = 0; i < n; i++)
+        if (acc->t[i] != rows->v[i * rows->ncol] ||
+            memcmp(&acc->s[i], &rows->v[i * rows->ncol + 1], sizeof acc->s[i]))
+            return VLA_EFORMAT;
+    return VLA_OK;
+}
+
 int main(int argc, char **argv)
 {
     static const vla_cli_spec spec = {
@@ -87,19 +101,11 @@ int main(int argc, char **argv)
     };
     vla_cli c;
     vla_cli_parse(&c, &spec, argc, argv);
-    vla_dat *out;
-    int e = vla_dat_open(&out, c.out, argc, argv);
-    if (e) {
-        fprintf(stderr, "vla-statenorm: cannot write %s: %s\n", c.out, vla_strerror(e));
-        return 1;
-    }
+    vla_dat *out = vla_cli_out(&c, &spec);
     vla_cli_provenance(out, &c);
-    vla_driver drv = {.columns = COLUMNS, .acc_size = sizeof(acc_t), .on_checkpoint = on_checkpoint};
-    int status = vla_drive(&c, &spec, &drv, out);
-    e = vla_dat_close(out);
-    if (!status && e) {
-        fprintf(stderr, "vla-statenorm: writing %s failed: %s\n", c.out, vla_strerror(e));
-        status = 1;
-    }
-    return status;
+    vla_driver drv = {.columns = COLUMNS,
+                      .acc_size = sizeof(acc_t),
+                      .on_checkpoint = on_checkpoint,
+                      .check = check};
+    return vla_cli_close(out, &c, &spec, vla_drive(&c, &spec, &drv, out));
 }

@@ -1,10 +1,12 @@
 /* kengine.c: the kernels as engine backends (vlastab.h, "engines"): lanes, cuda and emu. Each
  * advance draws the inputs of a chunk of steps for every run (the engine's own input code, the
  * runs spread over threads), stages and launches them (vlacuda.h), then hands every step to the
- * spec's on_step from the launch's taps, run by run in step order. A chunk is sized to take about
- * a quarter of a second, so that a stop request is answered within a second whatever the step
- * costs. The state is saved in vla_model_save's format, so a run continues on any backend. */
+ * spec's on_step from the launch's taps, run by run in step order. A launch is sized to take about
+ * a quarter of a second (fewer steps, then fewer runs), so that a stop request is answered within
+ * a second whatever the step costs. The state is saved in vla_model_save's format (its t and
+ * counters checked when loaded), so a run continues on any backend. */
 #include "engine_impl.h"
+#include "model_impl.h"
 #include "vlacuda.h"
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@ typedef struct {
     int runs, d, dv;
     long cap;            /* steps per chunk that the buffers hold */
     long chunk;          /* steps of the next chunk: grows to about CHUNK_SECONDS per launch */
+    int batch;           /* runs per launch: all, unless one step of all takes longer than that */
     long *t;             /* per run: steps taken (writes and reads) */
     vla_stream **s;      /* per run, opened on first use */
     vla_step_buf *raw, *rnd; /* [run * cap + k] */
@@ -101,6 +104,7 @@ static int k_open(vla_engine *e, void **self, char *err, size_t len)
     k->cap = INPUT_BYTES / ((long)nr * (2 * per + 8) * (long)sizeof(double));
     k->cap = k->cap < 1 ? 1 : k->cap > 4096 ? 4096 : k->cap;
     k->chunk = k->cap < 16 ? k->cap : 16;
+    k->batch = nr;
     const size_t n = (size_t)nr * k->cap;
     const int rnd = sp->round_inputs != VLA_FMT_F64;
     k->t = calloc(nr, sizeof *k->t);
@@ -178,46 +182,64 @@ static int k_advance(vla_engine *e, void *self, long to)
 {
     kself *k = self;
     const vla_engine_spec *sp = &e->spec;
+#ifdef _OPENMP /* no more threads than runs (libgomp crashes when asked for 100000) */
+    int nt = sp->threads > 0 ? sp->threads : omp_get_max_threads();
+    nt = nt < k->runs ? nt : k->runs;
+#endif
     for (;;) {
         long n = 0;
         for (int r = 0; r < k->runs; r++)
             n = to - k->t[r] > n ? to - k->t[r] : n;
         if (n <= 0)
             return VLA_OK;
-        if (vla_engine_stopped(e))
-            return VLA_EINTR;
         n = n < k->chunk ? n : k->chunk;
-        double t0 = seconds();
-        /* the inputs, run by run in parallel (drawing them can cost more than the lanes) */
+        /* the runs in batches of k->batch, each launch of about CHUNK_SECONDS: one step of many
+         * runs can take longer (2048 runs at d = 256 in binary64: 6 s on the lanes here) */
+        for (int lo = 0; lo < k->runs; lo += k->batch) {
+            if (vla_engine_stopped(e))
+                return VLA_EINTR;
+            const int hi = lo + k->batch < k->runs ? lo + k->batch : k->runs;
+            double t0 = seconds();
+            /* the inputs, run by run in parallel (drawing them can cost more than the lanes); a
+             * run outside the batch skips every step */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(sp->threads > 0 ? sp->threads : omp_get_max_threads())
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
 #endif
-        for (int r = 0; r < k->runs; r++)
-            draw(k, r, n, to);
-        if (e->code)
-            return e->code;
-        int r = vla_cuda_stage(k->g, n, k->in, k->rd, 0);
-        vla_cuda_taps taps = {k->o, k->kp, k->al, k->moved};
-        if (!r)
-            r = vla_cuda_launch_taps(k->g, sp->on_step ? &taps : NULL);
-        if (r)
-            return vla_engine_fail(e, -1, r, "steps %ld..%ld: %s", k->t[0] + 1, k->t[0] + n,
-                                   vla_cuda_error(k->g));
-        if (sp->on_step) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(sp->threads > 0 ? sp->threads : omp_get_max_threads())
-#endif
-            for (int q = 0; q < k->runs; q++)
-                hand_over(k, q, n);
+            for (int r = 0; r < k->runs; r++)
+                draw(k, r, n, r >= lo && r < hi ? to : k->t[r]);
             if (e->code)
                 return e->code;
+            int r = vla_cuda_stage(k->g, n, k->in, k->rd, 0);
+            vla_cuda_taps taps = {k->o, k->kp, k->al, k->moved};
+            if (!r)
+                r = vla_cuda_launch_taps(k->g, sp->on_step ? &taps : NULL);
+            if (r)
+                return vla_engine_fail(e, -1, r, "steps %ld..%ld: %s", k->t[lo] + 1, k->t[lo] + n,
+                                       vla_cuda_error(k->g));
+            if (sp->on_step) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#endif
+                for (int q = lo; q < hi; q++)
+                    hand_over(k, q, n);
+                if (e->code)
+                    return e->code;
+            }
+            for (int q = lo; q < hi; q++)
+                k->t[q] = k->t[q] + n < to ? k->t[q] + n : (k->t[q] < to ? to : k->t[q]);
+            /* the next launch: about CHUNK_SECONDS, within the buffers; steps first, then runs */
+            double dt = seconds() - t0;
+            if (hi - lo == k->runs) {
+                long want = dt > 0 ? (long)(n * CHUNK_SECONDS / dt) : k->cap;
+                want = want > 2 * n ? 2 * n : want;
+                k->chunk = want < 1 ? 1 : want > k->cap ? k->cap : want;
+            }
+            if (n == 1 && dt > CHUNK_SECONDS && hi - lo > 1) { /* (then fit < hi - lo) */
+                int fit = (int)((hi - lo) * CHUNK_SECONDS / dt);
+                k->batch = fit < 1 ? 1 : fit;
+            } else if (k->batch < k->runs && dt < CHUNK_SECONDS / 2)
+                k->batch = 2 * k->batch < k->runs ? 2 * k->batch : k->runs;
         }
-        for (int q = 0; q < k->runs; q++)
-            k->t[q] = k->t[q] + n < to ? k->t[q] + n : (k->t[q] < to ? to : k->t[q]);
-        double dt = seconds() - t0; /* the next chunk: about CHUNK_SECONDS, within the buffers */
-        long want = dt > 0 ? (long)(n * CHUNK_SECONDS / dt) : k->cap;
-        want = want > 2 * n ? 2 * n : want;
-        k->chunk = want < 1 ? 1 : want > k->cap ? k->cap : want;
     }
 }
 
@@ -269,7 +291,7 @@ static int k_load(void *self, int run, FILE *f)
     if (!r)
         r = vla_model_load_header(&k->e->spec.cfg, f);
     if (!r && (fread(&t, sizeof t, 1, f) != 1 || fread(&c, sizeof c, 1, f) != 1 ||
-               fread(st, 1, bytes, f) != bytes))
+               vla_counts_check(&k->e->spec.cfg, t, &c) || fread(st, 1, bytes, f) != bytes))
         r = VLA_EFORMAT;
     if (!r)
         r = vla_cuda_set_state(k->g, run, t, &c, st, bytes);

@@ -396,7 +396,7 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
     gstart[ng] = p->runs;
     size_t arena_bytes = (size_t)karena_off(KA_N_ARRAYS, p->d, p->dv, 31) * 64;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(nt) if (nt > 1 && ng > 1)
+#pragma omp parallel num_threads(nt < ng ? nt : ng) if (nt > 1 && ng > 1)
 #endif
     {
         void *arena = aligned_alloc(64, (arena_bytes + 63) / 64 * 64);

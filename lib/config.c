@@ -1,6 +1,7 @@
 /* config.c: model and tracking names, the SPEC section 2 defaults of every constant, NAME=VALUE
  * settings from the command line, and the error strings. */
 #include "tables.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -125,12 +126,37 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
     }
 }
 
-static int parse_double(const char *s, double *out)
+void vla_num_text(char *buf, size_t len, double x, int min_digits)
 {
+    if (isnan(x)) { /* without a sign: printf may write -nan */
+        snprintf(buf, len, "nan");
+        return;
+    }
+    for (int p = min_digits < 1 ? 1 : min_digits; p <= 17; p++) {
+        snprintf(buf, len, "%.*g", p, x);
+        if (!isfinite(x) || strtod(buf, NULL) == x)
+            return;
+    }
+}
+
+int vla_parse_real(const char *s, double *out, const char **why)
+{
+    const char *w = NULL;
     char *end;
     errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || *end || errno == ERANGE || !isfinite(x))
+    double x = s ? strtod(s, &end) : 0;
+    if (!s || end == s || *end || isspace((unsigned char)*s))
+        w = "is not a number";
+    else if (isnan(x) || (isinf(x) && errno != ERANGE))
+        w = "is not finite";
+    else if (errno == ERANGE && isinf(x))
+        w = "overflows binary64";
+    else if (errno == ERANGE && x == 0)
+        w = "underflows binary64 to 0";
+    /* a subnormal result (ERANGE, nonzero) is a number like any other */
+    if (why)
+        *why = w;
+    if (w)
         return VLA_EINVAL;
     *out = x;
     return VLA_OK;
@@ -147,79 +173,139 @@ static int parse_switch(const char *s, int *out)
     return VLA_OK;
 }
 
-int vla_config_set(vla_config *c, const char *name, const char *value)
+/* The real constants and their ranges (SPEC section 2): each named once, for the setter, the
+ * check and its message. lo_open: lo itself is outside; hi is always open (INFINITY: none). */
+static const struct {
+    const char *name;
+    size_t off;
+    double lo, hi;
+    int lo_open;
+    const char *range;
+} reals[] = {
+    {"lambda0", offsetof(vla_config, lambda0), 0, INFINITY, 1, "> 0"},
+    {"eps_g", offsetof(vla_config, eps_g), 0, INFINITY, 0, ">= 0"},
+    {"stab_eps", offsetof(vla_config, stab_eps), 0, INFINITY, 1, "> 0"},
+    {"per_eps", offsetof(vla_config, per_eps), 0, INFINITY, 0, ">= 0"},
+    {"eps_o", offsetof(vla_config, eps_o), 0, INFINITY, 1, "> 0"},
+    {"clip", offsetof(vla_config, clip), 0, INFINITY, 1, "> 0"},
+    {"clamp", offsetof(vla_config, clamp), 0, INFINITY, 1, "> 0"},
+    {"clamp_eps", offsetof(vla_config, clamp_eps), 0, INFINITY, 0, ">= 0"},
+    {"renorm", offsetof(vla_config, renorm), 0, INFINITY, 0, ">= 0 (0: off)"},
+    {"beta", offsetof(vla_config, beta), 0, 2, 1, "in (0, 2)"},
+};
+#define NREALS (sizeof reals / sizeof reals[0])
+
+static const struct {
+    const char *name;
+    size_t off;
+} switches[] = {
+    {"nudge", offsetof(vla_config, nudge)},
+    {"guard", offsetof(vla_config, guard)},
+    {"clamp_on", offsetof(vla_config, clamp_on)},
+    {"normalize", offsetof(vla_config, normalize)},
+};
+
+int vla_config_set_why(vla_config *c, const char *name, const char *value, const char **why)
 {
-    static const struct {
-        const char *name;
-        size_t off;
-    } reals[] = {
-        {"lambda0", offsetof(vla_config, lambda0)},   {"eps_g", offsetof(vla_config, eps_g)},
-        {"stab_eps", offsetof(vla_config, stab_eps)}, {"per_eps", offsetof(vla_config, per_eps)},
-        {"eps_o", offsetof(vla_config, eps_o)},       {"clip", offsetof(vla_config, clip)},
-        {"clamp", offsetof(vla_config, clamp)},       {"clamp_eps", offsetof(vla_config, clamp_eps)},
-        {"renorm", offsetof(vla_config, renorm)},     {"beta", offsetof(vla_config, beta)},
-    }, switches[] = {
-        {"nudge", offsetof(vla_config, nudge)},       {"guard", offsetof(vla_config, guard)},
-        {"clamp_on", offsetof(vla_config, clamp_on)}, {"normalize", offsetof(vla_config, normalize)},
-    };
-    if (!name || !value)
+    const char *w = NULL;
+    if (!why)
+        why = &w;
+    *why = NULL;
+    if (!c || !name || !value)
         return VLA_EINVAL;
-    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
+    for (size_t i = 0; i < NREALS; i++)
         if (!strcmp(name, reals[i].name))
-            return parse_double(value, (double *)((char *)c + reals[i].off));
+            return vla_parse_real(value, (double *)((char *)c + reals[i].off), why) ? VLA_ERANGE
+                                                                                    : VLA_OK;
     for (size_t i = 0; i < sizeof switches / sizeof switches[0]; i++)
-        if (!strcmp(name, switches[i].name))
-            return parse_switch(value, (int *)((char *)c + switches[i].off));
+        if (!strcmp(name, switches[i].name)) {
+            *why = "is not on or off (1 or 0, yes or no, true or false)";
+            return parse_switch(value, (int *)((char *)c + switches[i].off)) ? VLA_ERANGE : VLA_OK;
+        }
+    double p;
     if (!strcmp(name, "period")) {
-        double p;
-        if (parse_double(value, &p) || p != floor(p) || p < 1 || p > 1e9)
-            return VLA_EINVAL;
+        *why = "is not an integer in 1..1e9";
+        if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 1 || p > 1e9)
+            return VLA_ERANGE;
         c->period = (int)p;
         return VLA_OK;
     }
     if (!strcmp(name, "sr_seed")) {
-        double p;
-        if (parse_double(value, &p) || p != floor(p) || p < 0 || p > 0x1p53)
-            return VLA_EINVAL;
+        *why = "is not an integer in 0..2^53";
+        if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 0 || p > 0x1p53)
+            return VLA_ERANGE;
         c->sr_seed = (uint64_t)p;
         return VLA_OK;
     }
     if (!strcmp(name, "features")) {
+        *why = "is neither own nor id";
         if (!strcmp(value, "id"))
             c->features = VLA_FEAT_ID;
         else if (!strcmp(value, "own") || !strcmp(value, "phi"))
             c->features = VLA_FEAT_OWN;
         else
-            return VLA_EINVAL;
+            return VLA_ERANGE;
         return VLA_OK;
     }
     if (!strcmp(name, "delta_form")) {
+        *why = "is neither gated nor decay";
         if (!strcmp(value, "gated"))
             c->delta_form = VLA_DELTA_GATED;
         else if (!strcmp(value, "decay"))
             c->delta_form = VLA_DELTA_DECAY;
         else
-            return VLA_EINVAL;
+            return VLA_ERANGE;
         return VLA_OK;
     }
+    *why = "is not a constant (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, clamp, "
+           "clamp_eps, renorm, beta, sr_seed, delta_form, features, nudge, guard, clamp_on, "
+           "normalize)";
     return VLA_EINVAL;
 }
 
-int vla_config_check(const vla_config *c)
+int vla_config_set(vla_config *c, const char *name, const char *value)
 {
+    return vla_config_set_why(c, name, value, NULL) ? VLA_EINVAL : VLA_OK;
+}
+
+int vla_config_check_why(const vla_config *c, char *why, size_t len)
+{
+    if (why && len)
+        why[0] = 0;
     if ((unsigned)c->model >= VLA_NMODEL || (unsigned)c->track >= VLA_NTRACK ||
-        (unsigned)c->prec >= VLA_NPREC || (c->mode != VLA_STRICT && c->mode != VLA_FAST))
+        (unsigned)c->prec >= VLA_NPREC || (c->mode != VLA_STRICT && c->mode != VLA_FAST)) {
+        if (why)
+            snprintf(why, len, "no such model, way of tracking, precision or mode");
         return VLA_EINVAL;
-    if (c->d < VLA_D_MIN || c->d > VLA_D_MAX || c->dv < VLA_D_MIN || c->dv > VLA_D_MAX)
+    }
+    if (c->d < VLA_D_MIN || c->d > VLA_D_MAX || c->dv < VLA_D_MIN || c->dv > VLA_D_MAX) {
+        if (why)
+            snprintf(why, len, "d = %d, dv = %d: each must be in %d..%d", c->d, c->dv, VLA_D_MIN,
+                     VLA_D_MAX);
         return VLA_ERANGE;
-    if (!(c->lambda0 > 0) || !(c->eps_g >= 0) || !(c->stab_eps > 0) || !(c->per_eps >= 0) ||
-        c->period < 1 || !(c->eps_o > 0) || !(c->clip > 0) || !(c->clamp > 0) ||
-        !(c->clamp_eps >= 0) || !(c->renorm >= 0) || !(c->beta > 0 && c->beta < 2) ||
-        !isfinite(c->lambda0 + c->eps_g + c->stab_eps + c->per_eps + c->eps_o + c->clip +
-                  c->clamp + c->clamp_eps + c->renorm))
+    }
+    for (size_t i = 0; i < NREALS; i++) {
+        double x = *(const double *)((const char *)c + reals[i].off);
+        if (isfinite(x) && (reals[i].lo_open ? x > reals[i].lo : x >= reals[i].lo) &&
+            x < reals[i].hi)
+            continue;
+        if (why) {
+            char num[32];
+            vla_num_text(num, sizeof num, x, 6);
+            snprintf(why, len, "%s = %s: it must be finite and %s", reals[i].name, num,
+                     reals[i].range);
+        }
         return VLA_ERANGE;
+    }
+    if (c->period < 1) {
+        if (why)
+            snprintf(why, len, "period = %d: it must be >= 1", c->period);
+        return VLA_ERANGE;
+    }
     return VLA_OK;
 }
+
+int vla_config_check(const vla_config *c) { return vla_config_check_why(c, NULL, 0); }
 
 /* the messages of the ways that need a kind of policy name them from the list, written once
  * when the library is loaded (before any thread can ask) */
@@ -251,16 +337,21 @@ int vla_track_check(const vla_config *c, const char **why)
     return w ? VLA_ENOTSUP : VLA_OK;
 }
 
+/* The constants as the shortest text that reads back as the same double (what %g writes when that
+ * is exact), so that a header or a checkpoint's key names the run's numbers, not 6 digits of them */
 void vla_config_describe(const vla_config *c, char *buf, size_t len)
 {
+    char num[NREALS][32];
+    for (size_t i = 0; i < NREALS; i++)
+        vla_num_text(num[i], sizeof num[i], *(const double *)((const char *)c + reals[i].off), 6);
     snprintf(buf, len,
-             "model=%s track=%s prec=%s mode=%s d=%d dv=%d features=%s lambda0=%g eps_g=%g "
-             "stab_eps=%g per_eps=%g period=%d eps_o=%g clip=%g clamp=%g clamp_eps=%g renorm=%g "
-             "beta=%g delta_form=%s nudge=%s guard=%s clamp_on=%s normalize=%s sr_seed=%llu",
+             "model=%s track=%s prec=%s mode=%s d=%d dv=%d features=%s lambda0=%s eps_g=%s "
+             "stab_eps=%s per_eps=%s period=%d eps_o=%s clip=%s clamp=%s clamp_eps=%s renorm=%s "
+             "beta=%s delta_form=%s nudge=%s guard=%s clamp_on=%s normalize=%s sr_seed=%llu",
              vla_model_name(c->model), vla_track_name(c->track), vla_prec_name(c->prec),
              c->mode == VLA_STRICT ? "strict" : "fast", c->d, c->dv,
-             c->features == VLA_FEAT_ID ? "id" : "own", c->lambda0, c->eps_g, c->stab_eps,
-             c->per_eps, c->period, c->eps_o, c->clip, c->clamp, c->clamp_eps, c->renorm, c->beta,
+             c->features == VLA_FEAT_ID ? "id" : "own", num[0], num[1], num[2], num[3], c->period,
+             num[4], num[5], num[6], num[7], num[8], num[9],
              c->delta_form == VLA_DELTA_GATED ? "gated" : "decay", c->nudge ? "on" : "off",
              c->guard ? "on" : "off", c->clamp_on ? "on" : "off", c->normalize ? "on" : "off",
              (unsigned long long)c->sr_seed);

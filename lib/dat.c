@@ -1,6 +1,7 @@
 /* dat.c: the .dat result tables of SPEC section 9: '#' provenance lines, "# columns: ..." last,
  * then rows of numbers that round-trip binary64. A file is written under PATH.tmp.PID and renamed
- * onto PATH only when closed cleanly, so a crash never leaves a complete-looking table behind. */
+ * onto PATH only when closed cleanly, so a crash never leaves a complete-looking table behind (and
+ * the next table written to PATH removes what a killed run left). */
 #include "vlastab.h"
 #include "file.h"
 
@@ -139,7 +140,8 @@ int vla_dat_open(vla_dat **out, const char *path, int argc, char **argv)
                 return VLA_ENOMEM;
             }
             snprintf(f->tmp, n, "%s.tmp.%ld", f->path, (long)getpid());
-            f->fp = fopen(f->tmp, "w");
+            vla_file_remove_stale(f->path);
+            f->fp = vla_file_create(f->tmp);
         }
         if (!f->fp) {
             int errnum = errno;
@@ -210,26 +212,6 @@ int vla_dat_columns(vla_dat *f, const char *names)
     return f->err;
 }
 
-/* The shortest of %.15g, %.16g, %.17g that reads back as the same double: %.17g always does,
- * the shorter forms keep 0.1 from printing as 0.10000000000000001. NaN and Inf as gnuplot reads
- * them. */
-static void fmt_num(char *buf, size_t len, double v)
-{
-    if (isnan(v)) {
-        snprintf(buf, len, "nan");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(buf, len, v > 0 ? "inf" : "-inf");
-        return;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
-    }
-}
-
 /* A name cell is one word that cannot be read as a number, so that a reader tells the two apart
  * and gnuplot's 'using' of a number column never meets it. */
 static int is_name(const char *s)
@@ -256,7 +238,9 @@ int vla_dat_row_named(vla_dat *f, const double *vals, const char *const *names, 
         if (names && names[i])
             put(f, i ? " %s" : "%s", names[i]);
         else {
-            fmt_num(buf, sizeof buf, vals[i]);
+            /* the shortest of %.15g, %.16g, %.17g that reads back as the same double: %.17g
+             * always does, the shorter forms keep 0.1 from printing as 0.10000000000000001 */
+            vla_num_text(buf, sizeof buf, vals[i], 15);
             put(f, i ? " %s" : "%s", buf);
         }
     }

@@ -308,6 +308,8 @@ static int models_run_to(mself *s, int run, long t)
         if (r)
             return r;
         r = x->raw.is_read ? vla_model_read(x->m, in.q) : vla_model_step(x->m, &in);
+        if (r == VLA_EINTR) /* a step given up (the exact backend): no failure, a stop */
+            return r;
         if (r)
             return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, step, vla_strerror(r));
         x->t = step;

@@ -2,13 +2,16 @@
  * for vla-sweep and vla-regress (which link nothing of lib but this header). A file written whole
  * goes to a temporary beside it and is renamed into place, which replaces whatever is there: only
  * a regular file, or nothing yet, may be replaced. A file read whole must be a regular file of a
- * bounded size: a FIFO would block the reader, /dev/zero would never end. */
+ * bounded size: a FIFO would block the reader, /dev/zero would never end. A temporary is created
+ * anew (never through a link planted at its name), and one that a killed run left is removed. */
 #ifndef VLA_FILE_H
 #define VLA_FILE_H
 #include "vlastab.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +71,55 @@ static inline int vla_file_replace(const char *tmp, const char *target, const ch
     if (e)
         return e;
     return rename(tmp, target) == 0 ? VLA_OK : VLA_EIO;
+}
+
+/* A new file at path, open to write and read back, for the temporary that vla_file_replace renames
+ * into place: what is at that name is removed first (a stale temporary of the same name; a
+ * symlink is removed, not followed), then the file is created exclusively. NULL with errno. */
+static inline FILE *vla_file_create(const char *path)
+{
+    if (unlink(path) != 0 && errno != ENOENT && errno != EISDIR)
+        return NULL;
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w+");
+    if (fd >= 0 && !f) {
+        int errnum = errno;
+        close(fd);
+        unlink(path);
+        errno = errnum;
+    }
+    return f;
+}
+
+/* Removes TARGET.tmp.PID files whose process is gone: the temporaries of TARGET that a run killed
+ * between writing and renaming (kill -9) left behind. A live process's is its own business. */
+static inline void vla_file_remove_stale(const char *target)
+{
+    const char *slash = strrchr(target, '/');
+    const char *base = slash ? slash + 1 : target;
+    size_t dlen = slash ? (size_t)(slash - target) + 1 : 0, blen = strlen(base);
+    char *dir = malloc(dlen + 2), *path = malloc(dlen + blen + 64);
+    DIR *d = NULL;
+    if (dir && path) {
+        memcpy(dir, target, dlen);
+        strcpy(dir + dlen, dlen ? "" : ".");
+        d = opendir(dir);
+    }
+    for (struct dirent *e; d && (e = readdir(d));) {
+        const char *n = e->d_name, *p = n + blen + 5;
+        if (strncmp(n, base, blen) || strncmp(n + blen, ".tmp.", 5) || !*p ||
+            strspn(p, "0123456789") != strlen(p) || strlen(p) > 9)
+            continue;
+        long pid = strtol(p, NULL, 10);
+        if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+            snprintf(path, dlen + blen + 64, "%.*s%s", (int)dlen, target, n);
+            unlink(path);
+        }
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    free(path);
 }
 
 /* PATH opened for reading when it is a regular file of at most max bytes. VLA_EINVAL with *kind

@@ -104,6 +104,16 @@ int vla_model_get(const vla_model *m, vla_quantity q, double *dst)
     return m->ops->get(m->self, q, dst);
 }
 
+int vla_counts_check(const vla_config *cfg, long t, const vla_counts *c)
+{
+    const long max = 1L << 60;
+    int ok = t >= 0 && t <= max && c->steps == t && c->reads >= 0 && c->reads <= max &&
+             c->guard >= 0 && c->guard <= t && c->clamp >= 0 && c->clamp <= t && c->clip >= 0 &&
+             c->clip <= t && c->renorm >= 0 && c->renorm <= t && c->zero_norm >= 0 &&
+             c->zero_norm <= 3 * t && c->nudge >= 0 && c->nudge <= t / cfg->period;
+    return ok ? VLA_OK : VLA_EFORMAT;
+}
+
 /* a checkpoint opens with a magic and the configuration's description, so that a state is never
  * loaded into a model of another configuration (engine_impl.h: every backend writes this) */
 static const char save_magic[8] = "VLAMOD1";

@@ -67,6 +67,11 @@ static inline double vla_phi_d(double x) { return x > 0 ? x + 1.0 : exp(x); }
  * is invalid. */
 double vla_step_flops(const vla_config *cfg, const vla_input *in, int n);
 
+/* Whether a loaded state's step count t and counters can be those of a run of cfg: t = steps,
+ * each event at most once a step (zero_norm three times, nudge once a period), reads and t far
+ * from overflowing their sum. A checkpoint that fails this is damaged (VLA_EFORMAT). */
+int vla_counts_check(const vla_config *cfg, long t, const vla_counts *c);
+
 /* Rejects NaN/Inf in the inputs the model uses, before any state changes. */
 int vla_input_check(const vla_config *cfg, const vla_input *in);
 #endif

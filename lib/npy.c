@@ -3,6 +3,7 @@
  * order, header versions 1.0-3.0, into binary64; writes binary64 as version 1.0. Bytes are decoded
  * explicitly as little-endian, so the code does not depend on the host's byte order. */
 #include "vlastab.h"
+#include "file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -237,8 +238,13 @@ int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen)
     if (!path || !out)
         return fail(VLA_EINVAL, err, errlen, path ? path : "(null)", "no path or no output");
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* a regular file only: a FIFO would block the reader, a device would never end */
+    FILE *f;
+    const char *kind;
+    int e = vla_file_read_open(path, LONG_MAX, &f, &kind);
+    if (e == VLA_EINVAL)
+        return fail(VLA_EFORMAT, err, errlen, path, "%s, not a .npy file", kind);
+    if (e)
         return fail(VLA_EIO, err, errlen, path, "cannot open: %s", strerror(errno));
 
     int rc = 0;

@@ -54,6 +54,9 @@ static int rec_step(void *ctx, const vla_step_view *v)
     for (int i = 0; i < dv; i++)
         dd += (o[i] - want[i]) * (o[i] - want[i]);
     vla_recall *r = &x->res[x->first + v->run];
+    for (int i = 0; !r->nonfinite && i < dv; i++)
+        if (!isfinite(o[i])) /* the table's numbers carry it: a caller must be able to say so */
+            r->nonfinite = v->t;
     r->reads++;
     r->correct += arg == p;
     r->err_sum += sqrt(dd) / vn[p];

@@ -874,7 +874,8 @@ VLA_FN int FN(vstate_save)(const ST *s, FILE *f)
 VLA_FN int FN(vstate_load)(ST *s, FILE *f)
 {
     size_t d = s->d, dv = s->dv;
-    if (fread(&s->t, sizeof s->t, 1, f) != 1 || fread(&s->cnt, sizeof s->cnt, 1, f) != 1)
+    if (fread(&s->t, sizeof s->t, 1, f) != 1 || fread(&s->cnt, sizeof s->cnt, 1, f) != 1 ||
+        vla_counts_check(&s->cfg, s->t, &s->cnt))
         return VLA_EFORMAT;
 #define VLA_X_(name, len)                                                                          \
     if (LOAD_ARRAY(f, s->name, (size_t)(len)))                                                     \

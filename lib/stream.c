@@ -60,26 +60,6 @@ static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
     return code;
 }
 
-/* the shortest %g that reads back as the same double, for a spec that round-trips */
-static void fmt_num(char *buf, size_t len, double x)
-{
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, len, "%.*g", p, x);
-        if (strtod(buf, NULL) == x)
-            return;
-    }
-}
-
-static int parse_num(const char *s, double *x)
-{
-    char *end;
-    if (!*s || *s == ' ')
-        return 0;
-    errno = 0;
-    *x = strtod(s, &end);
-    return *end == 0 && errno == 0 && isfinite(*x);
-}
-
 static int parse_int(const char *s, long *x)
 {
     char *end;
@@ -102,6 +82,10 @@ static void unit(double *x, int d)
     for (int i = 0; i < d; i++)
         x[i] /= nrm;
 }
+
+/* the largest scale of a drawn stream: its normals stay below 9 in magnitude (Box-Muller of
+ * 53-bit uniforms) and lmlike sums d <= 256 of them, far from binary64's 1.8e308 */
+#define VLA_STREAM_SCALE_MAX 1e300
 
 /* ---- the trace: six .npy files checked against each other at open ---- */
 
@@ -283,29 +267,31 @@ int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t 
     int rc = 0;
     char canon[96];
     char a[32];
+    const char *why = "";
     switch (s->kind) {
     case VLA_STREAM_GAUSS:
     case VLA_STREAM_LMLIKE:
         s->scale = s->kind == VLA_STREAM_GAUSS ? 1.0 : 0.23;
-        if (ntok && !parse_num(tok[0], &s->scale))
-            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': '%s' is not a number", spec, tok[0]);
-        else if (!(s->scale > 0))
-            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': the scale must be positive", spec);
-        fmt_num(a, sizeof a, s->scale);
+        if (ntok && vla_parse_real(tok[0], &s->scale, &why))
+            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': '%s' %s", spec, tok[0], why);
+        else if (!(s->scale > 0 && s->scale <= VLA_STREAM_SCALE_MAX))
+            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': the scale must be in (0, 1e300] "
+                      "(a larger one overflows binary64 in the drawn inputs)", spec);
+        vla_num_text(a, sizeof a, s->scale, 1); /* a spec that round-trips */
         snprintf(canon, sizeof canon, "%s:%s", names[kind], a);
         break;
     case VLA_STREAM_SUBSPACE:
-        if (!parse_int(tok[0], &s->r) || !parse_num(tok[1], &s->noise))
+        if (!parse_int(tok[0], &s->r) || vla_parse_real(tok[1], &s->noise, &why))
             rc = fail(VLA_EINVAL, err, errlen, "stream '%s': expected subspace:R,NOISE with an "
-                      "integer R and a number NOISE", spec);
+                      "integer R and a finite number NOISE", spec);
         else if (s->r < 1 || s->r > d)
             rc = fail(VLA_ERANGE, err, errlen, "stream '%s': R = %ld must be in 1..d = %d", spec,
                       s->r, d);
-        else if (!(s->noise >= 0))
-            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': NOISE must be >= 0", spec);
+        else if (!(s->noise >= 0 && s->noise <= VLA_STREAM_SCALE_MAX))
+            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': NOISE must be in [0, 1e300]", spec);
         else if (!(s->tmp = malloc(s->r * sizeof(double))))
             rc = fail(VLA_ENOMEM, err, errlen, "out of memory");
-        fmt_num(a, sizeof a, s->noise);
+        vla_num_text(a, sizeof a, s->noise, 1);
         snprintf(canon, sizeof canon, "subspace:%ld,%s", s->r, a);
         break;
     case VLA_STREAM_REPEAT:
@@ -357,6 +343,36 @@ void vla_stream_close(vla_stream *s)
     vla_npy_free(&s->beta);
     vla_npy_free(&s->decay);
     free(s);
+}
+
+uint64_t vla_fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+void vla_stream_identity(const vla_stream *s, char *buf, size_t len)
+{
+    if (s->kind != VLA_STREAM_TRACE) {
+        snprintf(buf, len, "%s", s->spec);
+        return;
+    }
+    uint64_t h = VLA_FNV_INIT;
+    const vla_npy *a[] = {&s->q, &s->k, &s->v, &s->u, &s->gate, &s->beta};
+    for (int i = 0; i < 6; i++) { /* an absent file hashes as ndim 0 */
+        int nd = a[i]->data ? a[i]->ndim : 0;
+        size_t n = 1;
+        h = vla_fnv1a(h, &nd, sizeof nd);
+        for (int j = 0; j < nd; j++) {
+            h = vla_fnv1a(h, &a[i]->shape[j], sizeof a[i]->shape[j]);
+            n *= (size_t)a[i]->shape[j];
+        }
+        if (nd)
+            h = vla_fnv1a(h, a[i]->data, n * sizeof(double));
+    }
+    snprintf(buf, len, "trace:%016llx", (unsigned long long)h);
 }
 
 vla_stream_kind vla_stream_kind_of(const vla_stream *s) { return s->kind; }

@@ -118,13 +118,26 @@ void vla_config_default(vla_config *cfg, vla_model_kind model, int d);
  * clamp, clamp_eps, renorm, beta, sr_seed, delta_form=gated|decay, nudge, guard, clamp_on,
  * normalize, features):
  * the switches take on/off/1/0. */
-int vla_config_set(vla_config *cfg, const char *name, const char *value);
+int vla_config_set(vla_config *cfg, const char *name, const char *value); /* VLA_EINVAL if not */
+/* the same, but VLA_EINVAL for an unknown NAME and VLA_ERANGE for a bad VALUE, with *why (may be
+ * NULL) the rest of a sentence that starts with the name or the value ("underflows binary64 to
+ * 0") */
+int vla_config_set_why(vla_config *cfg, const char *name, const char *value, const char **why);
 int vla_config_check(const vla_config *cfg);
+/* the same, with the reason in why ("lambda0 = 0: it must be finite and > 0") */
+int vla_config_check_why(const vla_config *cfg, char *why, size_t len);
+/* A real number of text s: finite, a subnormal included; VLA_EINVAL with *why (may be NULL) the
+ * rest of a sentence that starts with s ("is not a number", "underflows binary64 to 0"). */
+int vla_parse_real(const char *s, double *x, const char **why);
+/* x as the shortest "%.Pg", P from min_digits up to 17, that reads back as x: text that round-trips
+ * (min_digits 6 gives what %g gives whenever %g is exact) */
+void vla_num_text(char *buf, size_t len, double x, int min_digits);
 /* Whether cfg's way of tracking A is defined for its model, switches and precision (chol: no
  * nudge and no clamp, which change A and not M; sr: a 16-bit storage policy with binary32
  * arithmetic). VLA_ENOTSUP with a one-line reason in *why (may be NULL). */
 int vla_track_check(const vla_config *cfg, const char **why);
-/* one line "model=vla3 track=sm prec=f32 mode=strict d=32 dv=32 lambda0=..." for provenance */
+/* one line "model=vla3 track=sm prec=f32 mode=strict d=32 dv=32 lambda0=..." for provenance, its
+ * numbers exact (vla_num_text) */
 void vla_config_describe(const vla_config *cfg, char *buf, size_t len);
 
 /* One step's raw inputs in binary64, before any rounding or feature map. q, k, v (dv), u; g (dv row
@@ -249,6 +262,12 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b);
 /* mqar: the index (0..n-1) of the pair step t writes or reads, -1 on a distractor. */
 long vla_stream_pair(const vla_stream *s, long t);
 const char *vla_stream_spec(const vla_stream *s);
+/* What the stream's inputs are, as text for a checkpoint's key: a generated stream's canonical
+ * spec; for a trace "trace:" and a digest of its arrays' shapes and values (wherever it lies) */
+void vla_stream_identity(const vla_stream *s, char *buf, size_t len);
+/* FNV-1a (64 bits) of n bytes, continuing from h (VLA_FNV_INIT to start) */
+#define VLA_FNV_INIT 0xcbf29ce484222325ull
+uint64_t vla_fnv1a(uint64_t h, const void *p, size_t n);
 /* A stream's first T steps of heads 0..heads-1 drawn once, as vla_engine_spec's prepared inputs
  * (in, is_read, T): benchmarks and suites replay them to many configurations. T is cut to a finite
  * stream's length; a trace with fewer heads is VLA_ERANGE. A one-line reason in err. */
@@ -321,7 +340,10 @@ typedef struct {
     int (*on_step)(void *ctx, const vla_step_view *v);
     void *ctx;
     /* when not NULL and set (by a signal handler, say), an advance stops at the next step
-     * boundary it can (within a second), each run where it is, and returns VLA_EINTR */
+     * boundary it can (within a second), each run where it is, and returns VLA_EINTR. The exact
+     * backend, whose step can take longer (d = 256 at 65536 bits: about 100 s), gives the step up
+     * instead: that run's state is lost, and vla_engine_get and vla_engine_save answer VLA_EINTR
+     * for it until a vla_engine_load (a checkpoint written before) */
     volatile sig_atomic_t *stop;
 } vla_engine_spec;
 
@@ -356,6 +378,7 @@ typedef struct {
     long reads, correct;
     double err_sum; /* sum of ||o - v|| / ||v|| */
     double cos_sum; /* sum of cos(o, v) */
+    long nonfinite; /* the first step whose read-out held Inf or NaN (0: none) */
 } vla_recall;
 /* The runs of base (its backend, configuration, runs, seed and first_head; its inputs are
  * replaced) write the pairs of mqar:n,G and read every key back; res[run] scores the reads (a read

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <mpfr.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdlib.h>
 
 #define VREF_POOL 32
@@ -28,6 +29,11 @@ typedef struct {
     mpfr_t tmp_s;             /* a number in the storage format */
     mpfr_t pool[VREF_POOL];
     int top;
+    /* a step that may be given up (vref_model_stop_on): while armed, every operation looks at
+     * *stop and, when it is set, jumps to *jump, abandoning the step */
+    volatile sig_atomic_t *stop;
+    jmp_buf *jump;
+    int armed;
 } vref_ctx;
 
 /* ref_model.c: a context for cfg (its formats, stochastic rounding, the pool) and its end */
@@ -47,6 +53,8 @@ static inline void vref_fin(vref_ctx *cx, mpfr_ptr r, int ternary)
 {
     if (!cx->exact)
         mpfr_subnormalize(r, ternary, MPFR_RNDN);
+    if (cx->armed && *cx->stop) /* between two MPFR calls: nothing of MPFR's is half done */
+        longjmp(*cx->jump, 1);
 }
 
 /* Stochastic rounding of the binary32 value in r into the storage format, by arithmetic rather
@@ -171,11 +179,14 @@ static inline int vref_save_array(FILE *f, __mpfr_struct *p, size_t n)
     return 0;
 }
 
+/* a number of another precision than the array's is a damaged or foreign state */
 static inline int vref_load_array(FILE *f, __mpfr_struct *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (mpfr_fpif_import(&p[i], f))
+    for (size_t i = 0; i < n; i++) {
+        mpfr_prec_t prec = mpfr_get_prec(&p[i]);
+        if (mpfr_fpif_import(&p[i], f) || mpfr_get_prec(&p[i]) != prec)
             return 1;
+    }
     return 0;
 }
 

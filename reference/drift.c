@@ -32,6 +32,15 @@ int vref_drift_init(vref_drift *a, const vla_config *cfg)
     return VLA_OK;
 }
 
+int vref_drift_check(const vref_drift *a, const vla_config *cfg, long t)
+{
+    long dd = (long)cfg->d * cfg->d;
+    int ok = a->d == cfg->d && (a->gram_done == 0 || a->gram_done == 1) && a->writes >= 0 &&
+             a->writes <= t && a->steps >= 0 && a->steps <= t && a->moved >= 0 &&
+             a->moved <= a->steps * dd;
+    return ok ? VLA_OK : VLA_EFORMAT;
+}
+
 void vref_drift_add(vref_drift *a, const vla_config *cfg, const double *k, const double *u)
 {
     if (a->gram_done) /* nothing reads it any more: see vref_drift_measure */

@@ -150,7 +150,27 @@ int vref_jac_row(vref_jac *a, const double *kp, const double *al, int d, long t,
     vref_jac_hist_reset(&a->h);
     a->min_c = NAN;
     a->unit_err = NAN;
-    return e;
+    /* a J that dgesvd cannot take (Inf or NaN in the state) is a nan in the row, not a failure */
+    return e == VLA_ENOMEM ? e : VLA_OK;
+}
+
+int vref_jac_check(const vref_jac *a, long t)
+{
+    const vref_jac_hist *h = &a->h;
+    const long c[] = {h->n, h->nan, h->below, h->zero, h->under, h->over, a->lt};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+        if (c[i] < 0 || c[i] > t)
+            return VLA_EFORMAT;
+    int empty = h->lo == VREF_JAC_NBIN && h->hi == -1;
+    if (!empty && !(h->lo >= 0 && h->lo <= h->hi && h->hi < VREF_JAC_NBIN))
+        return VLA_EFORMAT;
+    long sum = h->below + h->zero + h->under + h->over; /* every sample in one place */
+    for (int i = 0; i < VREF_JAC_NBIN; i++) {
+        if (h->bin[i] && (empty || i < h->lo || i > h->hi))
+            return VLA_EFORMAT;
+        sum += h->bin[i];
+    }
+    return sum == h->n ? VLA_OK : VLA_EFORMAT;
 }
 
 /* vla3's k' and alpha are unit by construction; delta's alpha is beta k', unit at beta 1. The

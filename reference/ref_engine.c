@@ -4,9 +4,13 @@
 #include "vlaref.h"
 #include "engine_impl.h"
 
+/* a step at many bits can take minutes: it is given up when spec.stop is set (vlastab.h) */
 static int make_exact(vla_model **out, const vla_config *cfg, const vla_engine_spec *spec)
 {
-    return vref_model_new(out, cfg, VREF_EXACT, spec->ref_bits ? spec->ref_bits : VREF_DEFAULT_BITS);
+    int r = vref_model_new(out, cfg, VREF_EXACT, spec->ref_bits ? spec->ref_bits : VREF_DEFAULT_BITS);
+    if (!r)
+        vref_model_stop_on(*out, spec->stop);
+    return r;
 }
 
 static int make_emulate(vla_model **out, const vla_config *cfg, const vla_engine_spec *spec)

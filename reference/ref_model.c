@@ -10,6 +10,7 @@
 typedef struct {
     vref_ctx cx;
     ST *st;
+    int torn; /* a step was given up half done: the state is lost until a load */
 } vref_model;
 
 /* MPFR's convention is x = m 2^e with m in [1/2, 1): the smallest subnormal 2^(emin - p + 1)
@@ -68,20 +69,32 @@ void vref_ctx_init(vref_ctx *cx, const vla_config *cfg, int kind, long bits)
     cx->top = 0;
 }
 
-static int op_step(void *self, const vla_input *in)
+/* a step or a read (in NULL), given up with VLA_EINTR when *cx.stop is set while it runs */
+static int op_advance(vref_model *m, const vla_input *in, const double *q)
 {
-    vref_model *m = self;
-    return FN(vstate_step)(&m->cx, m->st, in);
+    if (m->torn)
+        return VLA_EINTR;
+    jmp_buf jump;
+    if (m->cx.stop) {
+        m->cx.jump = &jump;
+        if (setjmp(jump)) {
+            m->cx.armed = 0;
+            vref_leave(&m->cx); /* the exponent range the step had set */
+            m->torn = 1;
+            return VLA_EINTR;
+        }
+        m->cx.armed = 1;
+    }
+    int r = in ? FN(vstate_step)(&m->cx, m->st, in) : FN(vstate_read)(&m->cx, m->st, q);
+    m->cx.armed = 0;
+    return r;
 }
-static int op_read(void *self, const double *q)
-{
-    vref_model *m = self;
-    return FN(vstate_read)(&m->cx, m->st, q);
-}
+static int op_step(void *self, const vla_input *in) { return op_advance(self, in, NULL); }
+static int op_read(void *self, const double *q) { return op_advance(self, NULL, q); }
 static int op_get(const void *self, vla_quantity q, double *dst)
 {
     vref_model *m = (vref_model *)self; /* forming chol's A uses the context's scratch */
-    return FN(vstate_get)(&m->cx, m->st, q, dst);
+    return m->torn ? VLA_EINTR : FN(vstate_get)(&m->cx, m->st, q, dst);
 }
 static void op_destroy(void *self)
 {
@@ -93,12 +106,14 @@ static void op_destroy(void *self)
 static int op_save(const void *self, FILE *f)
 {
     const vref_model *m = self;
-    return FN(vstate_save)(m->st, f);
+    return m->torn ? VLA_EINTR : FN(vstate_save)(m->st, f);
 }
 static int op_load(void *self, FILE *f)
 {
     vref_model *m = self;
-    return FN(vstate_load)(m->st, f);
+    int r = FN(vstate_load)(m->st, f);
+    m->torn = r != 0; /* a half-loaded state is no state either */
+    return r;
 }
 static const vla_model_ops ref_ops = {op_step, op_read, op_get, op_destroy, op_save, op_load};
 
@@ -127,6 +142,12 @@ int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long 
         return r;
     }
     return vla_model_wrap(out, cfg, &ref_ops, m, &m->st->cnt);
+}
+
+void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop)
+{
+    if (m && m->ops == &ref_ops)
+        ((vref_model *)m->self)->cx.stop = stop;
 }
 #include "recur_end.h"
 

@@ -23,6 +23,11 @@ typedef enum {
 /* A model with MPFR arithmetic; drive it with vla_model_step/read/get/free. prec_bits is used by
  * VREF_EXACT only (MPFR_PREC_MIN.. 1 << 20). */
 int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long prec_bits);
+/* Makes m's steps and reads give up, between two MPFR operations, when *stop becomes nonzero:
+ * they return VLA_EINTR and the state is lost (step, read, get and save answer VLA_EINTR until a
+ * vla_model_load), so that a step of minutes answers a signal at once. Not for the comp way's
+ * emulation, whose steps are short. */
+void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop);
 
 /* The MPFR models as engine backends (vla_engine_spec.backend): exact at spec.ref_bits (0: 256),
  * and the format emulation. */
@@ -80,6 +85,9 @@ void vref_drift_gram(const vref_drift *a, double *M);
  * matrix LAPACK cannot digest gives nan entries. */
 int vref_drift_measure(vla_engine *m, vla_engine *ref, int run, vref_drift *acc, long t,
                        double *row);
+/* Whether a, read back from a checkpoint of a run of cfg at step t, can be such an accumulator
+ * (its d, flags and counts in range); VLA_EFORMAT when not */
+int vref_drift_check(const vref_drift *a, const vla_config *cfg, long t);
 
 /* ---- the Jacobian measures (reference/jacobian.c; bin/vla-jacobian's table, docs/math.md 7.5) ---- */
 #define VREF_JAC_COLUMNS                                                                           \
@@ -124,11 +132,14 @@ double vref_jac_hist_quantile(const vref_jac_hist *h, double p);
  * form's disagreement with the general one is recorded). Returns ||J||_2. */
 double vref_jac_step(vref_jac *a, const double *kp, const double *al, int d, int unit);
 /* the checkpoint's row (VREF_JAC_COLUMNS) from the window and this step's kp, al; the window then
- * starts over */
+ * starts over. Only VLA_ENOMEM fails: a J that dgesvd cannot take gives nan entries. */
 int vref_jac_row(vref_jac *a, const double *kp, const double *al, int d, long t, int unit,
                  double *row);
 /* whether the model's k' and alpha are unit by construction (vla3; delta at beta 1), d >= 2 */
 int vref_jac_is_unit(const vla_config *cfg, double step_beta);
+/* Whether a, read back from a checkpoint at step t, can be such an accumulator (the histogram's
+ * occupied range and counts agree, no count exceeds t); VLA_EFORMAT when not */
+int vref_jac_check(const vref_jac *a, long t);
 
 /* the inverse of a symmetric positive definite M by dpotrf + dpotri, both triangles filled;
  * VLA_ERANGE when M is not positive definite */

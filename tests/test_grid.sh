@@ -2,11 +2,13 @@
 # test_grid.sh: `make figures` and sweeps/paper.sweep take their grid from one source (the Makefile
 # reads the sweep's case list): make figures figures-long would run exactly the sweep's commands,
 # each table feeds a figure with a plot script, and each figure draws at least one table. Run by
-# `make test` (make test-grid alone), which passes MAKE; --no-print-directory keeps a submake's
-# "make[2]: Entering directory" lines (make test-san) out of the lists it reads. Prints only
-# failures, then "test_grid: N passed, N failed".
+# `make test` (make test-grid alone), which passes MAKE. Its makes run outside the calling make's
+# MAKEFLAGS and MAKELEVEL: a submake (make test-san, make -C) passes -w down, and its
+# "make[2]: Entering directory" lines would be read as figures. Prints only failures, then
+# "test_grid: N passed, N failed".
 set -u
 MAKE=${MAKE:-make}
+unset MAKEFLAGS MAKELEVEL MFLAGS
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/vlastab-grid.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -22,7 +24,7 @@ data=$tmp/data
 bin/vla-sweep --dry-run --out "$data" sweeps/paper.sweep > "$tmp/sweep" 2> "$tmp/err" ||
     { bad "bin/vla-sweep --dry-run sweeps/paper.sweep"; cat "$tmp/err" >&2; }
 awk -F'\t' '!/^#/ && NF == 3 { print $3 }' "$tmp/sweep" | sort > "$tmp/sweep.cmd"
-"$MAKE" --no-print-directory -n -s DATA="$data" FIGDIR="$tmp/fig" figures figures-long > "$tmp/make" 2> "$tmp/err" ||
+"$MAKE" -n -s DATA="$data" FIGDIR="$tmp/fig" figures figures-long > "$tmp/make" 2> "$tmp/err" ||
     { bad "make -n figures figures-long"; tail -5 "$tmp/err" >&2; }
 grep '^bin/vla-' "$tmp/make" | grep -v -- '--dry-run' | sort > "$tmp/make.cmd"
 n=$(wc -l < "$tmp/sweep.cmd")
@@ -32,7 +34,7 @@ if [ "$n" -gt 0 ] && cmp -s "$tmp/sweep.cmd" "$tmp/make.cmd"; then ok; else
 fi
 
 # every table feeds a figure, every figure has a script and draws a table
-"$MAKE" --no-print-directory -s DATA="$data" FIGDIR="$tmp/fig" figures-list 2>/dev/null | grep -v '^kernels:\|^sweep:' > "$tmp/list"
+"$MAKE" -s DATA="$data" FIGDIR="$tmp/fig" figures-list 2>/dev/null | grep -v '^kernels:\|^sweep:' > "$tmp/list"
 awk -F'\t' '!/^#/ && NF == 3 { print $1 }' "$tmp/sweep" | while read -r c; do
     if grep -q " $data/$c.dat\( \|\$\)" "$tmp/list"; then echo ok; else echo "no figure draws the sweep's case $c"; fi
 done > "$tmp/cases"

@@ -907,7 +907,7 @@ TEST(dat_write_error)
 }
 
 /* A writer that dies before close leaves PATH as it was (here: absent, or its old content) and
- * only PATH.tmp.PID behind. */
+ * only PATH.tmp.PID behind (which the next writer of PATH removes: test_reliability.c). */
 TEST(dat_crash_leaves_no_table)
 {
     char path[128], tmp[160];

@@ -22,10 +22,13 @@
 #include "vlacuda.h"
 
 #define RG_FN static __attribute__((unused))
+/* a loop over the local rg_nt jobs in parallel, on no more threads than jobs (libgomp crashes
+ * when OMP_NUM_THREADS asks for 100000) */
 #ifdef _OPENMP
-#define RG_PARALLEL_FOR _Pragma("omp parallel for schedule(dynamic, 1)")
+#include <omp.h>
+#define RG_PARALLEL_FOR _Pragma("omp parallel for schedule(dynamic, 1) num_threads(rg_nt < omp_get_max_threads() ? rg_nt : omp_get_max_threads())")
 #else
-#define RG_PARALLEL_FOR
+#define RG_PARALLEL_FOR (void)rg_nt;
 #endif
 
 /* ---- the suite: fixed, so that its numbers mean the same from one commit to the next ---- */
@@ -265,16 +268,6 @@ typedef struct {
     uint64_t fp[RG_HEADS];
 } rg_meas;
 
-static uint64_t rg_fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 static size_t rg_ref_stride(const rg_group *g, int *nA, int *nS, int *no)
 {
     int d = g->cfg.d, dv = g->cfg.dv;
@@ -309,15 +302,15 @@ static void rg_visit(rg_meas *m, int h, int ck, const double *A, const double *S
     }
     m->n[h] += last_decade;
     if (nA)
-        m->fp[h] = rg_fnv(m->fp[h], A, nA * sizeof *A);
-    m->fp[h] = rg_fnv(m->fp[h], S, nS * sizeof *S);
-    m->fp[h] = rg_fnv(m->fp[h], o, no * sizeof *o);
+        m->fp[h] = vla_fnv1a(m->fp[h], A, nA * sizeof *A);
+    m->fp[h] = vla_fnv1a(m->fp[h], S, nS * sizeof *S);
+    m->fp[h] = vla_fnv1a(m->fp[h], o, no * sizeof *o);
 }
 
 static void rg_visit_counts(rg_meas *m, int h, const vla_counts *c)
 {
     long v[6] = {c->guard, c->clamp, c->clip, c->nudge, c->zero_norm, c->renorm};
-    m->fp[h] = rg_fnv(m->fp[h], v, sizeof v);
+    m->fp[h] = vla_fnv1a(m->fp[h], v, sizeof v);
 }
 
 /* the engine backend of each of vla-regress's backends */
@@ -443,7 +436,7 @@ static void rg_case_run(const rg_case *c, const rg_group *g, const rg_inputs *x,
     rg_meas m = {.c = c, .g = g, .cks = cks};
     m.u = vla_fmt_unit_roundoff(vla_prec_storage(c->cfg.prec));
     for (int h = 0; h < RG_HEADS; h++)
-        m.fp[h] = 0xcbf29ce484222325ull;
+        m.fp[h] = VLA_FNV_INIT;
     int e = rg_engine_run(rg_engine_backend(c->backend), &c->cfg, x, cks, g->nck, 0, rg_case_visit,
                           rg_case_end, &m, r->err, sizeof r->err);
     if (e)
@@ -461,9 +454,9 @@ static void rg_case_run(const rg_case *c, const rg_group *g, const rg_inputs *x,
         r->bits[q] = q == 0 && !vla_model_has_A(c->cfg.model) ? NAN : bad ? INFINITY
                                                                           : sum / RG_HEADS;
     }
-    r->fp = 0xcbf29ce484222325ull;
+    r->fp = VLA_FNV_INIT;
     for (int h = 0; h < RG_HEADS; h++)
-        r->fp = rg_fnv(r->fp, &m.fp[h], sizeof m.fp[h]);
+        r->fp = vla_fnv1a(r->fp, &m.fp[h], sizeof m.fp[h]);
     r->ran = 1;
 }
 
@@ -640,6 +633,7 @@ RG_FN int rg_execute(const rg_opts *o, rg_run *run)
             order[b] = order[b - 1];
             order[b - 1] = t;
         }
+    int rg_nt = ng > 0 ? ng : 1;
     RG_PARALLEL_FOR
     for (int j = 0; j < ng; j++) {
         rg_group *g = &gs[order[j]];
@@ -651,6 +645,7 @@ RG_FN int rg_execute(const rg_opts *o, rg_run *run)
     free(order);
 
     /* the cases: the CPU's in parallel, a device's one at a time (it has its own parallelism) */
+    rg_nt = k > 0 ? k : 1;
     RG_PARALLEL_FOR
     for (int i = 0; i < k; i++)
         if (all[i].backend == RG_CPU)
@@ -807,7 +802,7 @@ RG_FN int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *ol
         return e;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp", target);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = vla_file_create(tmp);
     if (!f) {
         free(target);
         free(suite);

@@ -799,7 +799,8 @@ static int write_manifest(const char *path, const sweep_t *sw, const case_t *cs,
     if (vla_file_target(path, &target, kind))
         return -1;
     tmp = xprintf("%s.tmp.%ld", target, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    vla_file_remove_stale(target);
+    FILE *f = vla_file_create(tmp);
     if (!f) {
         free(target);
         free(tmp);
@@ -1479,7 +1480,9 @@ static int write_slurm(const sweep_t *sw, const case_t *cs, int n, const char *o
         die(1, "cannot make %s: %s", logdir, strerror(errno));
     free(logdir);
     char *tmp = to_stdout ? NULL : xprintf("%s.tmp.%ld", target, (long)getpid());
-    FILE *f = to_stdout ? stdout : fopen(tmp, "w");
+    if (!to_stdout)
+        vla_file_remove_stale(target);
+    FILE *f = to_stdout ? stdout : vla_file_create(tmp);
     if (!f)
         die(1, "cannot write %s: %s", tmp, strerror(errno));
     char *part = xprintf("%s/slurm/%s.manifest-", out, sw->name),

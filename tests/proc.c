@@ -1,0 +1,210 @@
+/* proc.c: the tests' process and file helpers (proc.h). */
+#define _GNU_SOURCE
+#include "proc.h"
+#include "check.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *make_tmpdir(char *buf, size_t len)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(buf, len, "%s/vla-hardening-XXXXXX", base ? base : "/tmp");
+    return mkdtemp(buf);
+}
+
+void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char path[1024];
+        struct stat st;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                remove_tree(path);
+            else
+                unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+const char *program(const char *name)
+{
+    static char path[4][512];
+    static int slot;
+    char *p = path[slot++ % 4];
+    snprintf(p, sizeof path[0], "%s/%s", vla_test_bin_dir(), name);
+    if (access(p, X_OK) != 0)
+        return NULL;
+    /* the children run in temporary directories: the path must not depend on the cwd */
+    char *abs = realpath(p, NULL);
+    if (abs) {
+        snprintf(p, sizeof path[0], "%s", abs);
+        free(abs);
+    }
+    return p;
+}
+
+void write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(data, 1, n, f) == n;
+    ok = f && fclose(f) == 0 && ok;
+    CHECK_MSG(ok, "cannot write %s", path);
+}
+
+char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *b = realloc(buf, 2 * cap + 1);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    if (len)
+        *len = n;
+    return buf;
+}
+
+int spawn(child *ch, const char *cwd, char *const argv[], char *const env[])
+{
+    static int serial;
+    const char *base = getenv("TMPDIR");
+    snprintf(ch->err, sizeof ch->err, "%s/vla-hardening-err.%ld.%d", base ? base : "/tmp",
+             (long)getpid(), serial++);
+    fflush(NULL);
+    ch->pid = fork();
+    if (ch->pid < 0)
+        return -1;
+    if (ch->pid == 0) {
+        int null = open("/dev/null", O_WRONLY), e = open(ch->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (null < 0 || e < 0 || dup2(null, 1) < 0 || dup2(e, 2) < 0 || (cwd && chdir(cwd)))
+            _exit(126);
+        for (int i = 0; env && env[i]; i++)
+            putenv(env[i]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return 0;
+}
+
+int finish(child *ch, double timeout)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int st;
+        pid_t r = waitpid(ch->pid, &st, WNOHANG);
+        if (r == ch->pid)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (r < 0)
+            return -2;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec + 1e-9 * (t.tv_nsec - t0.tv_nsec) > timeout) {
+            kill(ch->pid, SIGKILL);
+            waitpid(ch->pid, &st, 0);
+            return -1;
+        }
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+}
+
+int run(const char *cwd, char *const argv[], char *const env[], char *msg, size_t len,
+               double timeout)
+{
+    child ch;
+    if (spawn(&ch, cwd, argv, env))
+        return -2;
+    int st = finish(&ch, timeout);
+    char *text = read_all(ch.err, NULL);
+    snprintf(msg, len, "%s", text ? text : "");
+    free(text);
+    unlink(ch.err);
+    return st;
+}
+
+double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec - t0->tv_sec + 1e-9 * (t.tv_nsec - t0->tv_nsec);
+}
+
+char *table_body(const char *path)
+{
+    char *text = read_all(path, NULL);
+    if (!text)
+        return NULL;
+    char *out = malloc(strlen(text) + 1), *o = out;
+    for (char *line = text; out && *line;) {
+        char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line + 1) : strlen(line);
+        if (strncmp(line, "# command:", 10) && strncmp(line, "# date:", 7)) {
+            memcpy(o, line, n);
+            o += n;
+        }
+        line += n;
+    }
+    if (out)
+        *o = 0;
+    free(text);
+    return out;
+}
+
+int begin(char *dir, size_t len, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        const char *name = va_arg(ap, const char *), **path = va_arg(ap, const char **);
+        if (!(*path = program(name))) {
+            static char why[200];
+            snprintf(why, sizeof why, "bin/%s not built", name);
+            vla_test_skip(why);
+            ok = 0;
+        }
+    }
+    va_end(ap);
+    if (ok && !make_tmpdir(dir, len)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        ok = 0;
+    }
+    return ok;
+}

@@ -1,0 +1,43 @@
+/* proc.h: the tests' helpers for what runs the programs: temporary trees, whole files, a child
+ * process with a timeout (a hang is a failure, not a stuck suite), and a table without the lines
+ * that differ between two runs of one command. tests/proc.c; test_hardening.c and
+ * test_reliability.c use them. */
+#ifndef VLA_TEST_PROC_H
+#define VLA_TEST_PROC_H
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* $TMPDIR/vla-hardening-XXXXXX, made; NULL on failure */
+char *make_tmpdir(char *buf, size_t len);
+/* removes a directory and what is in it (traces live in subdirectories) */
+void remove_tree(const char *dir);
+int exists(const char *path);
+/* the program bin/NAME (or $VLA_BIN_DIR/NAME) as an absolute path, NULL when it is not built */
+const char *program(const char *name);
+/* a whole file written (a failed CHECK otherwise) or read (NUL-terminated, *len its size) */
+void write_bytes(const char *path, const void *data, size_t n);
+char *read_all(const char *path, size_t *len);
+
+typedef struct {
+    pid_t pid;
+    char err[600]; /* the child's stderr goes to this file */
+} child;
+/* Starts argv[0] with argv in directory cwd (NULL: here), env entries "K=V" added, stdout to
+ * /dev/null and stderr to a file. */
+int spawn(child *ch, const char *cwd, char *const argv[], char *const env[]);
+/* The child's status: its exit code, 128 + the signal that ended it, or -1 when it ran past
+ * timeout seconds (then it is killed: a hang). */
+int finish(child *ch, double timeout);
+/* runs to the end; the child's stderr into msg (NUL-terminated), the status returned */
+int run(const char *cwd, char *const argv[], char *const env[], char *msg, size_t len,
+        double timeout);
+double seconds_since(const struct timespec *t0);
+/* A test's programs and scratch folder: n pairs (a program's name, where its path goes), and dir
+ * made; 0 when a program is not built (the test is skipped, saying which) or no folder can be
+ * made (a failed check) */
+int begin(char *dir, size_t len, int n, ...);
+/* a table without its "# command:" and "# date:" lines, which differ between runs of one command
+ * (the command by --resume); NULL when it cannot be read */
+char *table_body(const char *path);
+#endif

@@ -1,0 +1,764 @@
+/* test_reliability.c: what issue 19 found beyond the hardening tests, each class kept fixed.
+ * Checkpoints carry a checksum and every field is checked (a damaged one is said and its run
+ * starts over, never trusted); a --resume of another run is refused and its checkpoints kept,
+ * constants keyed exactly and a trace by its contents; checkpoints go only beside a regular file,
+ * through the rules of lib/file.h; an exact reference at many bits answers a signal within its
+ * step; a signal or a kill -9 leaves no temporary behind for long; what is read whole is a
+ * regular file; messages name the cause; recall says when its read-outs overflow. */
+#define _GNU_SOURCE
+#include "check.h"
+#include "proc.h"
+#include "vlacuda.h"
+#include "vlaref.h"
+#include "vlastab.h"
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- helpers ---- */
+
+/* Runs argv (env added) until the file `wait_for` exists and `after` more seconds passed, then
+ * sends sig; returns the exit status, *latency the seconds from the signal to the exit. */
+static int run_signalled(char *const argv[], char *const env[], const char *wait_for, double after,
+                         int sig, double *latency, char *msg, size_t len)
+{
+    child ch;
+    if (spawn(&ch, NULL, argv, env))
+        return -2;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (wait_for && !exists(wait_for) && seconds_since(&t0) < 120)
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    nanosleep(&(struct timespec){(time_t)after, (long)((after - (time_t)after) * 1e9)}, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    kill(ch.pid, sig);
+    int st = finish(&ch, 120);
+    if (latency)
+        *latency = seconds_since(&t0);
+    char *text = read_all(ch.err, NULL);
+    snprintf(msg, len, "%s", text ? text : "");
+    free(text);
+    unlink(ch.err);
+    return st;
+}
+
+/* argv of bin/PROG with the arguments of a NULL-terminated list, then up to four more (NULL) */
+static int make_argv(char **argv, const char *p, const char *const *args, const char *a1,
+                     const char *a2, const char *a3, const char *a4)
+{
+    int n = 0;
+    argv[n++] = (char *)p;
+    for (; *args; args++)
+        argv[n++] = (char *)*args;
+    const char *more[] = {a1, a2, a3, a4};
+    for (int i = 0; i < 4 && more[i]; i++)
+        argv[n++] = (char *)more[i];
+    argv[n] = NULL;
+    return n;
+}
+
+/* a test's table OUT (a.dat), the uninterrupted run's (ref.dat) and OUT's first checkpoint */
+static void paths(const char *dir, char out[400], char ref[400], char ck[450])
+{
+    snprintf(out, 400, "%s/a.dat", dir);
+    snprintf(ref, 400, "%s/ref.dat", dir);
+    snprintf(ck, 450, "%s.ckpt.0", out);
+}
+
+static int same_file(const char *a, const char *b)
+{
+    size_t la, lb;
+    char *x = read_all(a, &la), *y = read_all(b, &lb);
+    int same = x && y && la == lb && !memcmp(x, y, la);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* the checksum of a checkpoint rewritten after a forged field (FNV-1a of all but its last 8) */
+static void reseal(char *bytes, size_t len)
+{
+    uint64_t h = vla_fnv1a(VLA_FNV_INIT, bytes, len - 8);
+    memcpy(bytes + len - 8, &h, 8);
+}
+
+/* the offsets of a checkpoint's fields (drive.c's layout): the key's length at 8, the next
+ * checkpoint's index after the key, then the model's state: its magic, description, t, counts */
+typedef struct {
+    size_t ci, t, counts, rows_n, acc;
+    long nck_done;
+} ckpt_layout;
+
+/* the number of columns of a table (its "# columns:" line): a checkpoint's rows are that wide */
+static int table_ncols(const char *path)
+{
+    char *t = read_all(path, NULL), *c = t ? strstr(t, "# columns:") : NULL;
+    int n = 0;
+    for (c = c ? c + 10 : NULL; c && *c && *c != '\n'; n++) {
+        c += strspn(c, " ");
+        c += strcspn(c, " \n");
+    }
+    free(t);
+    return n;
+}
+
+static int layout(const char *b, size_t len, int ncol, size_t acc_size, ckpt_layout *L)
+{
+    uint32_t klen, dlen;
+    if (len < 64 || memcmp(b, "vlackpt3", 8))
+        return 0;
+    memcpy(&klen, b + 8, 4);
+    L->ci = 12 + (size_t)klen;
+    if (L->ci + 24 > len)
+        return 0;
+    memcpy(&L->nck_done, b + L->ci, 8);
+    size_t m = L->ci + 8; /* "VLAMOD1\0", the description's length and text */
+    memcpy(&dlen, b + m + 8, 4);
+    L->t = m + 12 + dlen;
+    L->counts = L->t + 8;
+    size_t tail = 8 + (size_t)L->nck_done * ncol * 8 + 8 + acc_size;
+    if (L->nck_done < 0 || L->nck_done > 100000 || tail + L->counts + 64 > len)
+        return 0;
+    L->rows_n = len - 8 - (size_t)L->nck_done * ncol * 8 - 8;
+    L->acc = L->rows_n - acc_size;
+    return 1;
+}
+
+/* ---- damaged checkpoints ---- */
+
+/* a run that checkpoints often (VLA_CHECKPOINT_SECONDS=0: every slice) and takes a while, and
+ * one that runs until it is stopped */
+static const char *const sn_args[] = {"--model", "vla3", "--precision", "f32", "--d", "8",
+                                      "--steps", "30000", "--checkpoints", "20", "--ref", "none",
+                                      NULL};
+static const char *const long_args[] = {"--model", "vla3", "--precision", "f32", "--d", "8",
+                                        "--steps", "1e9", "--ref", "none", NULL};
+
+/* A checkpoint damaged anywhere (a flipped byte, a cut, a byte added) or forged with a valid
+ * checksum in any field (the next checkpoint, t, the counters, the rows, the accumulator) is
+ * said to be damaged and its run starts over: the table is the uninterrupted run's, and nothing
+ * crashes (a forged accumulator index once made vla-statenorm write out of bounds). */
+TEST(reliability_damaged_checkpoints)
+{
+    const char *p;
+    char dir[256], ref[400], out[400], ck[450], msg[2000], *argv[40];
+    if (!begin(dir, sizeof dir, 1, "vla-statenorm", &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, sn_args, "--out", ref, NULL, NULL);
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && want, "uninterrupted: status %d '%s'", st, msg);
+    make_argv(argv, p, sn_args, "--out", out, NULL, NULL);
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    st = run_signalled(argv, env, ck, 0.05, SIGINT, NULL, msg, sizeof msg);
+    size_t len;
+    char *orig = read_all(ck, &len);
+    CHECK_MSG(st == 3 && orig, "interrupted: status %d '%s'", st, msg);
+    ckpt_layout L = {0, 0, 0, 0, 0, -1};
+    if (!want || !orig || !layout(orig, len, table_ncols(ref), 8 + 2 * 512 * 8, &L) || L.nck_done < 2) {
+        CHECK_MSG(0, "no checkpoint with two rows to damage (%ld)", orig ? L.nck_done : -1);
+        free(want);
+        free(orig);
+        remove_tree(dir);
+        return;
+    }
+    /* the damages: a flipped byte at spread offsets, cuts, an extra byte, forged fields */
+    enum { FLIP, CUT, GROW, CI, T, GUARD, STEPS, ROWS_N, ROW_T, ACC_N, ACC_S, NKIND };
+    static const char *const names[] = {"flip", "cut", "grow", "index", "t", "guard", "steps",
+                                        "row count", "row t", "acc n", "acc s"};
+    for (int kind = 0; kind < NKIND; kind++)
+        for (int rep = 0; rep < (kind == FLIP ? 6 : kind == CUT ? 3 : 1); rep++) {
+            char *b = malloc(len + 1);
+            memcpy(b, orig, len);
+            size_t n = len;
+            long v;
+            double x;
+            switch (kind) {
+            case FLIP: b[(size_t)rep * (len - 1) / 5] ^= 0x04; break;
+            case CUT: n = rep == 0 ? 7 : rep == 1 ? len / 2 : len - 1; break;
+            case GROW: b[n++] = 0; reseal(b, n); break;
+            case CI: v = 9999; memcpy(b + L.ci, &v, 8); break;
+            case T: memcpy(&v, b + L.t, 8); v++; memcpy(b + L.t, &v, 8); break;
+            case GUARD: v = -1; memcpy(b + L.counts, &v, 8); break;
+            case STEPS: /* t and steps agree, but not with the checkpoints measured */
+                memcpy(&v, b + L.t, 8);
+                v += 5000;
+                memcpy(b + L.t, &v, 8);
+                memcpy(b + L.counts + 6 * 8, &v, 8);
+                break;
+            case ROWS_N: memcpy(&v, b + L.rows_n, 8); v--; memcpy(b + L.rows_n, &v, 8); break;
+            case ROW_T: x = 3; memcpy(b + L.rows_n + 8, &x, 8); break;
+            case ACC_N: v = 1L << 40; memcpy(b + L.acc, &v, 8); break;
+            case ACC_S: b[L.acc + 8 + 512 * 8 + 3] ^= 1; break;
+            }
+            if (kind >= CI)
+                reseal(b, n);
+            write_bytes(ck, b, n);
+            free(b);
+            make_argv(argv, p, sn_args, "--out", out, "--resume", NULL);
+            st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+            char *got = table_body(out);
+            CHECK_MSG(st == 0 && strstr(msg, ".ckpt.0 is damaged") &&
+                          strstr(msg, "head 0 starts over") && got && !strcmp(got, want),
+                      "%s %d: status %d, table %s, '%s'", names[kind], rep, st,
+                      got && !strcmp(got, want) ? "equal" : "differs", msg);
+            free(got);
+        }
+    /* and the checkpoint as written resumes, silently */
+    write_bytes(ck, orig, len);
+    make_argv(argv, p, sn_args, "--out", out, "--resume", NULL);
+    st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    char *got = table_body(out);
+    CHECK_MSG(st == 0 && !msg[0] && got && !strcmp(got, want), "intact: status %d '%s'", st, msg);
+    free(got);
+    free(want);
+    free(orig);
+    remove_tree(dir);
+}
+
+/* vla-jacobian's accumulator holds a histogram whose occupied range is indexes: forged, they
+ * once sent a reset's memset out of bounds (exit 139). Now the accumulator is checked. */
+TEST(reliability_damaged_accumulator)
+{
+    const char *p;
+    static const char *const args[] = {"--model", "vla3", "--precision", "f32", "--d", "6",
+                                       "--steps", "40000", "--checkpoints", "20", NULL};
+    char dir[256], out[400], ck[450], msg[2000], *argv[40];
+    if (!begin(dir, sizeof dir, 1, "vla-jacobian", &p))
+        return;
+    snprintf(out, sizeof out, "%s/j.dat", dir);
+    snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+    make_argv(argv, p, args, "--out", out, NULL, NULL);
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    int st = run_signalled(argv, env, ck, 0.05, SIGTERM, NULL, msg, sizeof msg);
+    size_t len;
+    char *b = read_all(ck, &len);
+    ckpt_layout L = {0, 0, 0, 0, 0, -1};
+    const size_t acc_size = sizeof(vref_jac) + sizeof(double); /* vla-jacobian's jac_acc */
+    int ok = st == 3 && b && layout(b, len, VREF_JAC_NCOL, acc_size, &L);
+    CHECK_MSG(ok, "interrupted: %d '%s'", st, msg);
+    for (int which = 0; ok && which < 2; which++) {
+        int bad = which ? -1000000 : VREF_JAC_NBIN + 5; /* lo below 0, hi past the bins */
+        size_t off = L.acc + offsetof(vref_jac, h) +
+                     (which ? offsetof(vref_jac_hist, lo) : offsetof(vref_jac_hist, hi));
+        char *c = malloc(len);
+        memcpy(c, b, len);
+        memcpy(c + off, &bad, sizeof bad);
+        reseal(c, len);
+        write_bytes(ck, c, len);
+        free(c);
+        make_argv(argv, p, args, "--out", out, "--resume", NULL);
+        st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+        CHECK_MSG(st == 0 && strstr(msg, "its accumulator is not valid"),
+                  "forged %s: status %d '%s'", which ? "lo" : "hi", st, msg);
+    }
+    free(b);
+    remove_tree(dir);
+}
+
+/* vla_model_load and the kernels' load check t against the counters: a state whose t is not its
+ * step count, or whose counters cannot be a run's, is VLA_EFORMAT, on every backend. An exact
+ * state of another precision (its import once set the model's precision) is refused too. */
+TEST(reliability_state_load_checks)
+{
+    vla_config cfg;
+    vla_config_default(&cfg, VLA_VLA3, 4);
+    double q[4] = {0.1, -0.2, 0.3, 0.4}, k[4] = {0.5, 0.1, -0.3, 0.2}, v[4] = {1, 2, 3, 4};
+    vla_input in = {q, k, v, NULL, NULL, NAN, NAN};
+    const vla_backend *bs[] = {vla_backend_cpu(), vla_backend_lanes(), vla_backend_emu()};
+    for (size_t bi = 0; bi < sizeof bs / sizeof bs[0]; bi++) {
+        vla_engine_spec sp = {.backend = bs[bi], .cfg = cfg, .runs = 1, .in = &in, .T = 1,
+                              .shared = 1, .cycle = 1, .round_inputs = VLA_FMT_F64};
+        vla_engine *e;
+        char err[400];
+        if (vla_engine_new(&e, &sp, err, sizeof err)) {
+            CHECK_MSG(bi != 0, "cpu engine: %s", err);
+            continue; /* a backend this machine lacks */
+        }
+        CHECK(vla_engine_advance(e, 45) == 0);
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
+        CHECK(vla_engine_save(e, 0, f) == 0);
+        fclose(f);
+        /* t and the counters follow the header: magic, length, description */
+        uint32_t dlen;
+        memcpy(&dlen, buf + 8, 4);
+        size_t t_off = 12 + dlen, c_off = t_off + 8;
+        for (int forge = 0; forge < 4; forge++) {
+            char *c = malloc(n);
+            memcpy(c, buf, n);
+            long val;
+            size_t at = forge == 0 ? t_off : c_off + (forge == 1 ? 0 : forge == 2 ? 3 : 7) * 8;
+            memcpy(&val, c + at, 8);
+            val = forge == 0 ? val + 1 : forge == 1 ? 46 : forge == 2 ? 10 : -1; /* t, guard,
+                                                                                     nudge, reads */
+            memcpy(c + at, &val, 8);
+            f = fmemopen(c, n, "rb");
+            CHECK_MSG(vla_engine_load(e, 0, f) == VLA_EFORMAT, "%s: forged field %d loaded",
+                      vla_backend_name(bs[bi]), forge);
+            fclose(f);
+            free(c);
+        }
+        f = fmemopen(buf, n, "rb");
+        CHECK_MSG(vla_engine_load(e, 0, f) == 0 && vla_engine_t(e, 0) == 45, "%s: intact state",
+                  vla_backend_name(bs[bi]));
+        fclose(f);
+        free(buf);
+        vla_engine_free(e);
+    }
+    vla_model *a, *b;
+    if (vref_model_new(&a, &cfg, VREF_EXACT, 256) || vref_model_new(&b, &cfg, VREF_EXACT, 512)) {
+        CHECK_MSG(0, "exact models");
+        return;
+    }
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    CHECK(vla_model_step(a, &in) == 0 && vla_model_save(a, f) == 0);
+    fclose(f);
+    f = fmemopen(buf, n, "rb");
+    CHECK_MSG(vla_model_load(b, f) == VLA_EFORMAT, "a 256-bit state loaded into a 512-bit model");
+    fclose(f);
+    free(buf);
+    vla_model_free(a);
+    vla_model_free(b);
+}
+
+/* ---- a --resume of another run ---- */
+
+/* A --resume whose options differ from the checkpoint's is refused with exit 2, naming the
+ * option, and keeps the checkpoints byte for byte: a constant that differs in its 17th digit
+ * (keys once held 6), a trace whose contents changed at the same path (once keyed by its path),
+ * another horizon, another program, a checkpoint of an older format. The same run resumes: the
+ * constant written another way, the trace moved elsewhere. */
+TEST(reliability_resume_other_run)
+{
+    const char *p, *pd;
+    char dir[256], tr[400], tr2[400], out[400], ck[450], ref[400], msg[2000];
+    char *argv[40], spec[450], spec2[450];
+    if (!begin(dir, sizeof dir, 2, "vla-statenorm", &p, "vla-drift", &pd))
+        return;
+    /* a small trace: 1 head, 3000 steps, d = 4 */
+    snprintf(tr, sizeof tr, "%s/trace", dir);
+    snprintf(tr2, sizeof tr2, "%s/moved", dir);
+    mkdir(tr, 0755);
+    long shape[3] = {1, 3000, 4};
+    double *x = malloc(sizeof(double) * 3000 * 4);
+    uint64_t s = 12345;
+    for (int f = 0; f < 3; f++) {
+        for (int i = 0; i < 3000 * 4; i++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            x[i] = ((double)(s >> 11) / 9007199254740992.0 - 0.5) * (f == 2 ? 2 : 0.6);
+        }
+        char path[500];
+        snprintf(path, sizeof path, "%s/%s.npy", tr, f == 0 ? "q" : f == 1 ? "k" : "v");
+        CHECK(vla_npy_write(path, x, 3, shape) == 0);
+    }
+    snprintf(spec, sizeof spec, "trace:%s", tr);
+    snprintf(spec2, sizeof spec2, "trace:%s", tr2);
+    snprintf(out, sizeof out, "%s/a.dat", dir);
+    snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+    snprintf(ref, sizeof ref, "%s/ref.dat", dir);
+    const char *const base[] = {"--d", "4", "--precision", "f16", "--set", "lambda0=0.3",
+                                "--checkpoints", "30", "--out", out, NULL};
+    make_argv(argv, p, base, "--stream", spec, NULL, NULL);
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    int st = run_signalled(argv, env, ck, 0.02, SIGINT, NULL, msg, sizeof msg);
+    size_t len;
+    char *orig = read_all(ck, &len);
+    CHECK_MSG(st == 3 && orig, "interrupted: status %d '%s'", st, msg);
+    if (!orig) {
+        free(x);
+        remove_tree(dir);
+        return;
+    }
+    /* the trace's first value changed by one unit in the last place, at the same path */
+    char qpath[500];
+    snprintf(qpath, sizeof qpath, "%s/q.npy", tr);
+    size_t qlen;
+    char *qb = read_all(qpath, &qlen);
+    static const struct {
+        const char *what, *a1, *a2, *option; /* option: what the message must name */
+        int trace_changed, old_format, drift;
+    } cases[] = {
+        {"lambda0 in its 17th digit", "--set", "lambda0=0.30000000000000004", "(--set lambda0)",
+         0, 0, 0},
+        {"the trace's contents", NULL, NULL, "(--stream", 1, 0, 0},
+        {"the horizon", "--steps", "2999", "(--steps)", 0, 0, 0},
+        {"the seed", "--seed", "7", "(--seed)", 0, 0, 0},
+        {"the model", "--model", "la", "(--model)", 0, 0, 0},
+        {"another program", NULL, NULL, "another program or version", 0, 0, 1},
+        {"an older format", NULL, NULL, "another version of vlastab", 0, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_bytes(ck, orig, len);
+        if (cases[i].old_format) {
+            char *b = read_all(ck, NULL);
+            b[7] = '2';
+            write_bytes(ck, b, len);
+            free(b);
+        }
+        if (cases[i].trace_changed) {
+            char *b = malloc(qlen);
+            memcpy(b, qb, qlen);
+            b[qlen - 8 * 3000 * 4] ^= 1; /* the first number's lowest bit */
+            write_bytes(qpath, b, qlen);
+            free(b);
+        }
+        char before[450];
+        snprintf(before, sizeof before, "%s/before", dir);
+        char *now = read_all(ck, NULL);
+        write_bytes(before, now, len);
+        free(now);
+        make_argv(argv, cases[i].drift ? pd : p, base, "--stream", spec, "--resume", NULL);
+        int n = 0;
+        while (argv[n])
+            n++;
+        if (cases[i].a1) {
+            argv[n++] = (char *)cases[i].a1;
+            argv[n++] = (char *)cases[i].a2;
+            argv[n] = NULL;
+        }
+        if (cases[i].drift) { /* the reference drift's default would differ first */
+            argv[n++] = "--ref";
+            argv[n++] = "none";
+            argv[n] = NULL;
+        }
+        st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+        CHECK_MSG(st == 2 && strstr(msg, cases[i].option) && strstr(msg, "refusing") &&
+                      same_file(ck, before) && !exists(out),
+                  "%s: status %d, checkpoint %s, '%s'", cases[i].what, st,
+                  same_file(ck, before) ? "kept" : "changed", msg);
+        if (cases[i].trace_changed)
+            write_bytes(qpath, qb, qlen);
+    }
+    /* the same run, told another way: resumes, and its table is the uninterrupted one's */
+    write_bytes(ck, orig, len);
+    CHECK(rename(tr, tr2) == 0);
+    const char *const refargs[] = {"--d", "4", "--precision", "f16", "--set", "lambda0=0.3",
+                                   "--checkpoints", "30", "--out", ref, NULL};
+    make_argv(argv, p, refargs, "--stream", spec2, NULL, NULL);
+    st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && want, "uninterrupted: %d '%s'", st, msg);
+    make_argv(argv, p, base, "--stream", spec2, "--resume", "--set");
+    int n = 0;
+    while (argv[n])
+        n++;
+    argv[n++] = "lambda0=0.29999999999999999"; /* 0.3, written another way */
+    argv[n] = NULL;
+    st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    char *got = table_body(out);
+    /* the header names the trace by its path and the command: the rows must agree */
+    const char *rw = want ? strstr(want, "# columns:") : NULL, *rg = got ? strstr(got, "# columns:") : NULL;
+    CHECK_MSG(st == 0 && !msg[0] && rw && rg && !strcmp(rw, rg), "the same run: status %d '%s'",
+              st, msg);
+    free(got);
+    free(want);
+    free(qb);
+    free(orig);
+    free(x);
+    remove_tree(dir);
+}
+
+/* ---- where checkpoints go ---- */
+
+/* Checkpoints live beside a regular file only: --out /dev/null (a character device) writes none
+ * into /dev, and --resume with it is a usage error. Beside a regular file, OUT.ckpt.N is replaced
+ * by lib/file.h's rules: through a symlink (the link stays), never a directory there, and a
+ * symlink planted at its temporary's name is removed, not followed into the file it names. */
+TEST(reliability_checkpoint_targets)
+{
+    const char *p;
+    char dir[256], out[400], ck[450], tmp[460], victim[400], elsewhere[400], msg[2000], *argv[40];
+    if (!begin(dir, sizeof dir, 1, "vla-statenorm", &p))
+        return;
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    const int had = exists("/dev/null.ckpt.0");
+    make_argv(argv, p, long_args, "--out", "/dev/null", NULL, NULL);
+    int st = run_signalled(argv, env, NULL, 0.5, SIGINT, NULL, msg, sizeof msg);
+    CHECK_MSG(st == 3 && strstr(msg, "nothing saved") && (had || !exists("/dev/null.ckpt.0")),
+              "--out /dev/null: status %d '%s'", st, msg);
+    make_argv(argv, p, long_args, "--out", "/dev/null", "--resume", NULL);
+    st = run(NULL, argv, NULL, msg, sizeof msg, 30);
+    CHECK_MSG(st == 2 && strstr(msg, "regular file"), "--resume --out /dev/null: %d '%s'", st, msg);
+
+    /* a symlink at the temporary's name, to a file that must stay as it is; the checkpoint
+     * itself a symlink to a file elsewhere */
+    snprintf(out, sizeof out, "%s/a.dat", dir);
+    snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere", dir);
+    write_bytes(victim, "keep me\n", 8);
+    write_bytes(elsewhere, "old\n", 4);
+    CHECK(symlink(elsewhere, ck) == 0);
+    snprintf(tmp, sizeof tmp, "%s.tmp", elsewhere);
+    CHECK(symlink(victim, tmp) == 0);
+    make_argv(argv, p, long_args, "--out", out, NULL, NULL);
+    st = run_signalled(argv, env, NULL, 0.5, SIGINT, NULL, msg, sizeof msg);
+    struct stat sl;
+    size_t el;
+    char *e = read_all(elsewhere, &el);
+    CHECK_MSG(st == 3 && lstat(ck, &sl) == 0 && S_ISLNK(sl.st_mode) && e && el > 100 &&
+                  !memcmp(e, "vlackpt", 7),
+              "checkpoint through a symlink: status %d '%s'", st, msg);
+    free(e);
+    e = read_all(victim, NULL);
+    CHECK_MSG(e && !strcmp(e, "keep me\n"), "the file a planted symlink names was written");
+    free(e);
+    /* a directory where the checkpoint goes: said, with its kind */
+    snprintf(out, sizeof out, "%s/b.dat", dir);
+    snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+    CHECK(mkdir(ck, 0755) == 0);
+    make_argv(argv, p, long_args, "--out", out, NULL, NULL);
+    st = run_signalled(argv, env, NULL, 0.5, SIGINT, NULL, msg, sizeof msg);
+    CHECK_MSG(st == 3 && strstr(msg, "cannot write checkpoint") && strstr(msg, "a directory"),
+              "a directory at OUT.ckpt.0: status %d '%s'", st, msg);
+    remove_tree(dir);
+}
+
+/* ---- signals ---- */
+
+/* An exact reference at many bits takes seconds a step (d = 32 at 65536 bits: about 5 s here);
+ * it used to finish the step before it looked at the signal. Now the step is given up within a
+ * second, the run keeps the checkpoint written before it, and a resume gives the uninterrupted
+ * run's table. */
+TEST(reliability_exact_reference_stops_within_its_step)
+{
+    const char *p;
+    static const char *const args[] = {"--model", "vla3", "--d", "32", "--steps", "2",
+                                       "--ref", "exact", "--ref-bits", "65536", NULL};
+    char dir[256], out[400], ref[400], ck[450], msg[2000], *argv[40];
+    if (!begin(dir, sizeof dir, 1, "vla-statenorm", &p))
+        return;
+    paths(dir, out, ref, ck);
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    make_argv(argv, p, args, "--out", out, NULL, NULL);
+    double latency = -1;
+    /* the first checkpoint is step 1's; half a second later step 2 is under way */
+    int st = run_signalled(argv, env, ck, 0.5, SIGINT, &latency, msg, sizeof msg);
+    CHECK_MSG(st == 3 && strstr(msg, "within a step") && latency < 1.0,
+              "status %d after %.2f s: '%s'", st, latency, msg);
+    make_argv(argv, p, args, "--out", out, "--resume", NULL);
+    st = run(NULL, argv, NULL, msg, sizeof msg, 300);
+    char *got = table_body(out);
+    make_argv(argv, p, args, "--out", ref, NULL, NULL);
+    int st2 = run(NULL, argv, NULL, msg, sizeof msg, 300);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && st2 == 0 && got && want && !strcmp(got, want),
+              "resumed: status %d, %d; table %s", st, st2, got && want && !strcmp(got, want) ? "equal" : "differs");
+    free(got);
+    free(want);
+    remove_tree(dir);
+}
+
+/* vla-recall and vla-heatmap stop on SIGINT and SIGTERM with exit 3 and leave no OUT.tmp.PID;
+ * the temporary of a run killed with SIGKILL (a dead process's) is removed by the next run that
+ * writes OUT, while a live process's is left alone. */
+TEST(reliability_signal_temporaries)
+{
+    const char *pr, *ph;
+    char dir[256], out[400], msg[2000], *argv[40];
+    if (!begin(dir, sizeof dir, 2, "vla-recall", &pr, "vla-heatmap", &ph))
+        return;
+    snprintf(out, sizeof out, "%s/t.dat", dir);
+    static const char *const rec[] = {"--models", "vla3", "--n", "64", "--gap", "1e8", "--d", "8",
+                                      NULL};
+    static const char *const heat[] = {"--model", "vla3", "--d", "8", "--at", "1,1e8", NULL};
+    for (int prog = 0; prog < 2; prog++)
+        for (int sig = 0; sig < 2; sig++) {
+            make_argv(argv, prog ? ph : pr, prog ? heat : rec, "--out", out, NULL, NULL);
+            double latency;
+            int st = run_signalled(argv, NULL, NULL, 0.7, sig ? SIGTERM : SIGINT, &latency, msg,
+                                   sizeof msg);
+            char first[300] = "";
+            DIR *d = opendir(dir);
+            for (struct dirent *e; d && (e = readdir(d));)
+                if (e->d_name[0] != '.')
+                    snprintf(first, sizeof first, "%s", e->d_name);
+            if (d)
+                closedir(d);
+            CHECK_MSG(st == 3 && !first[0] && latency < 2, "%s, %s: status %d after %.2f s, '%s' "
+                      "left, '%s'", prog ? "heatmap" : "recall", sig ? "SIGTERM" : "SIGINT", st,
+                      latency, first, msg);
+        }
+    /* stale temporaries: a dead process's is removed, a live one's (ours) kept */
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    char stale[450], live[450];
+    snprintf(stale, sizeof stale, "%s.tmp.%ld", out, (long)dead);
+    snprintf(live, sizeof live, "%s.tmp.%ld", out, (long)getpid());
+    write_bytes(stale, "# half a table\n", 15);
+    write_bytes(live, "# another run's\n", 16);
+    static const char *const quick[] = {"--models", "vla3", "--n", "4", "--d", "4", NULL};
+    make_argv(argv, pr, quick, "--out", out, NULL, NULL);
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 30);
+    CHECK_MSG(st == 0 && !exists(stale) && exists(live), "stale temporaries: status %d, the "
+              "dead one's %s, the live one's %s ('%s')", st, exists(stale) ? "left" : "removed",
+              exists(live) ? "kept" : "removed", msg);
+    remove_tree(dir);
+}
+
+/* ---- what is read whole ---- */
+
+/* A trace's file that is a FIFO blocked the reader forever (and so the program, deaf to
+ * SIGTERM); a directory named q.npy said "bad magic"; a character device would never end. Each is
+ * refused at once, naming what it is. */
+TEST(reliability_trace_special_files)
+{
+    const char *p;
+    char dir[256], tr[400], q[450], spec[450], msg[2000];
+    if (!begin(dir, sizeof dir, 1, "vla-statenorm", &p))
+        return;
+    snprintf(tr, sizeof tr, "%s/trace", dir);
+    snprintf(q, sizeof q, "%s/q.npy", tr);
+    snprintf(spec, sizeof spec, "trace:%s", tr);
+    static const char *const kinds[] = {"a FIFO", "a directory", "a character device"};
+    for (int kind = 0; kind < 3; kind++) {
+        remove_tree(tr);
+        mkdir(tr, 0755);
+        int made = kind == 0 ? mkfifo(q, 0644) : kind == 1 ? mkdir(q, 0755) : symlink("/dev/zero", q);
+        CHECK_MSG(made == 0, "making %s: %s", kinds[kind], strerror(errno));
+        char *argv[] = {(char *)p, "--d", "4", "--stream", spec, NULL};
+        int st = run(NULL, argv, NULL, msg, sizeof msg, 10);
+        CHECK_MSG(st == 2 && strstr(msg, kinds[kind]), "q.npy %s: status %d '%s'", kinds[kind],
+                  st, msg);
+    }
+    remove_tree(dir);
+}
+
+/* ---- messages ---- */
+
+/* Each bad input says its cause: --out naming a directory, a missing folder, a name too long
+ * (all "input/output error" once); --out '' is a usage error; a subnormal scale or constant is a
+ * number (once "not a number"), one that underflows to 0 says so, a scale whose inputs overflow
+ * is refused (it failed at step 1, exit 1); lambda0 = 0 names lambda0;
+ * vla-jacobian on finite but huge inputs warns like the other programs (it failed with "NaN or
+ * Inf in an input"). */
+TEST(reliability_messages)
+{
+    const char *p, *pj;
+    char dir[256], longname[600], missing[450], msg[2000];
+    if (!begin(dir, sizeof dir, 2, "vla-statenorm", &p, "vla-jacobian", &pj))
+        return;
+    int n = snprintf(longname, sizeof longname, "%s/", dir);
+    memset(longname + n, 'x', 300);
+    longname[n + 300] = 0;
+    snprintf(missing, sizeof missing, "%s/missing/x.dat", dir);
+    const struct {
+        const char *prog, *a1, *a2, *a3, *a4;
+        int status;
+        const char *says;
+    } cases[] = {
+        {p, "--out", dir, NULL, NULL, 1, "it is a directory"},
+        {p, "--out", missing, NULL, NULL, 1, "No such file or directory"},
+        {p, "--out", longname, NULL, NULL, 1, "File name too long"},
+        {p, "--out", "", NULL, NULL, 2, "--out: an empty name"},
+        {p, "--stream", "gauss:1e-320", NULL, NULL, 0, ""},
+        {p, "--stream", "gauss:1e-400", NULL, NULL, 2, "'1e-400' underflows binary64 to 0"},
+        {p, "--stream", "gauss:1e308", NULL, NULL, 2, "the scale must be in (0, 1e300]"},
+        {p, "--set", "lambda0=1e-320", "--stream", "gauss:1e-3", 0, "warning: the state"},
+        {p, "--set", "lambda0=0", NULL, NULL, 2, "lambda0 = 0: it must be finite and > 0"},
+        {p, "--set", "beta=2", NULL, NULL, 2, "beta = 2: it must be finite and in (0, 2)"},
+        {p, "--set", "lambda0=1e999", NULL, NULL, 2, "'1e999' overflows binary64"},
+        {pj, "--stream", "gauss:1e300", NULL, NULL, 0, "warning: the state of the model is not finite"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[] = {(char *)cases[i].prog, "--d", "4", "--steps", "30", (char *)cases[i].a1,
+                        (char *)cases[i].a2, (char *)cases[i].a3, (char *)cases[i].a4, NULL};
+        int st = run(dir, argv, NULL, msg, sizeof msg, 30);
+        CHECK_MSG(st == cases[i].status && (cases[i].says[0] ? strstr(msg, cases[i].says) != NULL
+                                                             : !msg[0]),
+                  "%s %s: status %d '%s'", cases[i].a1, cases[i].a2, st, msg);
+    }
+    remove_tree(dir);
+}
+
+/* vla-recall's read-outs overflow in f16 at d = 8, n = 64 (la with the identity features) and
+ * with lambda0 = 1e-300 (rls: A = I / lambda0 overflows): the table held inf and nan with exit 0
+ * and no word. Now it warns as the driver does and marks the header; a finite run says nothing. */
+TEST(reliability_recall_nonfinite)
+{
+    const char *p;
+    char dir[256], out[400], msg[2000];
+    if (!begin(dir, sizeof dir, 1, "vla-recall", &p))
+        return;
+    snprintf(out, sizeof out, "%s/r.dat", dir);
+    static const struct {
+        const char *models, *prec, *set, *n;
+        int bad;
+    } cases[] = {
+        {"la", "f16", "lambda0=1", "64", 1},
+        {"rls", "f64", "lambda0=1e-300", "8", 1},
+        {"rls,vla3", "f32", "lambda0=0.5", "8", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *argv[] = {(char *)p, "--models", (char *)cases[i].models, "--precision",
+                        (char *)cases[i].prec, "--d", "8", "--n", (char *)cases[i].n, "--set",
+                        (char *)cases[i].set, "--out", out, NULL};
+        int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+        char *t = read_all(out, NULL);
+        const char *mark = t ? strstr(t, "\n# nonfinite: the read-out of the model is not finite") : NULL;
+        const char *cols = t ? strstr(t, "\n# columns:") : NULL;
+        int nan_rows = cols && (strstr(cols, "nan") || strstr(cols, "inf"));
+        if (cases[i].bad)
+            CHECK_MSG(st == 0 && strstr(msg, "vla-recall: warning: the read-out of the model is "
+                                             "not finite") && mark && mark < cols && nan_rows,
+                      "%s %s %s: status %d, mark %s, '%s'", cases[i].models, cases[i].prec,
+                      cases[i].set, st, mark ? "present" : "absent", msg);
+        else
+            CHECK_MSG(st == 0 && !msg[0] && t && !mark && !nan_rows, "finite %s: status %d '%s'",
+                      cases[i].models, st, msg);
+        free(t);
+    }
+    remove_tree(dir);
+}
+
+/* A header's constants and a checkpoint's key read back as the run's doubles: the description
+ * writes the shortest text that round-trips (what %g writes when %g is exact). */
+TEST(reliability_config_describe_round_trips)
+{
+    vla_config c;
+    vla_config_default(&c, VLA_VLA3, 8);
+    char d0[1024];
+    vla_config_describe(&c, d0, sizeof d0);
+    CHECK_MSG(strstr(d0, " lambda0=0.1 eps_g=1e-06 stab_eps=0.0001 per_eps=0.001 "),
+              "defaults as %%g writes them: '%s'", d0);
+    const char *names[] = {"lambda0", "eps_g", "stab_eps", "per_eps", "eps_o", "clip", "clamp",
+                           "clamp_eps", "renorm", "beta"};
+    double *vals[] = {&c.lambda0, &c.eps_g, &c.stab_eps, &c.per_eps, &c.eps_o, &c.clip, &c.clamp,
+                      &c.clamp_eps, &c.renorm, &c.beta};
+    for (int i = 0; i < 10; i++) {
+        vla_config x = c;
+        double *v = (double *)((char *)&x + ((char *)vals[i] - (char *)&c));
+        *v = nextafter(i == 8 ? 1.0 : *vals[i], 0.0); /* one ulp off: 17 digits */
+        char desc[1024], key[40];
+        vla_config_describe(&x, desc, sizeof desc);
+        snprintf(key, sizeof key, " %s=", names[i]);
+        const char *at = strstr(desc, key);
+        double back = at ? strtod(at + strlen(key), NULL) : NAN;
+        CHECK_MSG(back == *v, "%s: %.17g written as '%.30s'", names[i], *v, at ? at + 1 : "");
+        vla_config y = c;
+        char val[40];
+        snprintf(val, sizeof val, "%.40s", at ? at + strlen(key) : "");
+        val[strcspn(val, " ")] = 0;
+        CHECK(vla_config_set(&y, names[i], val) == 0 &&
+              *(double *)((char *)&y + ((char *)vals[i] - (char *)&c)) == *v);
+    }
+    char buf[40];
+    vla_num_text(buf, sizeof buf, 4.9406564584124654e-324, 6);
+    CHECK_MSG(strtod(buf, NULL) == 4.9406564584124654e-324, "the smallest subnormal: '%s'", buf);
+    vla_num_text(buf, sizeof buf, -NAN, 15);
+    CHECK_MSG(!strcmp(buf, "nan"), "nan written '%s'", buf);
+}
