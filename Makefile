@@ -324,7 +324,7 @@ INSTALLED   = $(ALL_PROGS:$(BIN)/%=$(BINDIR)/%) $(PUBLIC_H:%=$(INCLUDEDIR)/vlast
               $(MAN1:$(BUILD)/man/%=$(MANDIR)/man1/%) $(MANDIR)/man7/vlastab.7 \
               $(patsubst plots/%,$(DATADIR)/vlastab/plots/%,$(wildcard plots/*.gp)) \
               $(DOCDIR)/examples/vla3_own_inputs.c $(PY_SRC:tools/python/%=$(PYTHONDIR)/%) \
-              $(DATADIR)/vlastab/installed
+              $(DATADIR)/vlastab/installed $(patsubst docs/%,$(DOCDIR)/%,$(wildcard docs/*.md))
 .PHONY: shared man install uninstall test-install FORCE
 all: $(SHLIBS)
 shared: $(SHLIBS)
@@ -373,6 +373,7 @@ install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
 	    > $(DESTDIR)$(MANDIR)/man7/vlastab.7
 	$(if $(wildcard plots/*.gp),$(INSTALL) -m 644 $(wildcard plots/*.gp) $(DESTDIR)$(DATADIR)/vlastab/plots)
 	$(INSTALL) -m 644 examples/vla3_own_inputs.c $(DESTDIR)$(DOCDIR)/examples
+	$(INSTALL) -m 644 $(wildcard docs/*.md) $(DESTDIR)$(DOCDIR)
 	printf '%s\n' $(INSTALLED) > $(DESTDIR)$(DATADIR)/vlastab/installed
 	$(LDCONFIG)
 # uninstall removes what this tree installs and what the install it undoes recorded, so a program
@@ -406,15 +407,16 @@ endif
 # matches, and plots/<figure>.gp draws it in two sizes, a double-column (7 in) and a single-column
 # (3.4 in, NAME-1col) figure, each as PDF and PNG. Figures go to $(FIGDIR) and data to $(DATA), both
 # outside the tracked tree: make figures never dirties the commit that its tables and the paper
-# name. `make readme-update` copies the README's figures into docs/figures/ and its claims, tracks
-# and stagnation tables from the paper's, for a commit. About 6 minutes on 2 idle cores;
+# name. `make readme-update` copies the README's figures into docs/figures/ and its claims, tracks,
+# stagnation and solvers tables from the paper's, for a commit. About 6 minutes on 2 idle cores (and the
+# solvers' 112 tables about 10 minutes more, on 2 loaded cores);
 # figures-long about an hour of CPU time more (its five runs, two at a time with -j2).
 DATA      ?= data
 FIGDIR    ?= figures
 SHARED    ?= ../shared
 SWEEP     := sweeps/paper.sweep
 SWEEP_MK  := $(BUILD)/paper-sweep.mk
-FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap
+FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap solvers solvers-cost
 FIGS_LONG := statenorm-long
 FIG_TABLES_statenorm      := statenorm-lmlike-% statenorm-trace-%
 FIG_TABLES_drift          := drift-%
@@ -425,6 +427,8 @@ FIG_TABLES_jacobian       := jacobian-%
 FIG_TABLES_recall         := recall-%
 FIG_TABLES_scaling        := scaling
 FIG_TABLES_heatmap        := heatmap-%
+FIG_TABLES_solvers        := solvers-%
+FIG_TABLES_solvers-cost   := solvers-lmlike-% solvcost-%
 FIG_TABLES_statenorm-long := statenorm-long-%
 fig_tables = $(filter $(FIG_TABLES_$(1):%=$(DATA)/%.dat),$(SWEEP_TABLES))
 fig_files  = $(foreach x,png pdf,$(FIGDIR)/$(1).$(x) $(FIGDIR)/$(1)-1col.$(x))
@@ -464,8 +468,8 @@ PAPER_LONG := $(if $(LONG_TABLES),$(if $(filter-out $(wildcard $(LONG_TABLES)),$
 PAPER_FIGS := $(filter-out heatmap,$(FIGS)) $(PAPER_LONG)
 PAPER_DATA  = $(foreach f,$(PAPER_FIGS),$(call fig_tables,$(f)))
 PAPER_TRACE := $(SHARED)/data/lmtrace-seed7/exp2_final.json
-PAPER_GEN   := $(foreach f,numbers.tex claims.tex runs.tex tracks.tex stagnation.tex claims.md tracks.md \
-               stagnation.md,paper/generated/$(f))
+PAPER_GEN   := $(foreach f,numbers.tex claims.tex runs.tex tracks.tex stagnation.tex solvers.tex claims.md \
+               tracks.md stagnation.md solvers.md,paper/generated/$(f))
 $(PAPER_GEN) &: paper/gen-numbers.sh $(PAPER_DATA) $(PAPER_TRACE)
 	sh paper/gen-numbers.sh $(DATA) $(SHARED) paper/generated
 paper: paper/vla-stability.pdf
@@ -479,7 +483,7 @@ deps-paper:
 	    texlive-latex-base texlive-latex-recommended texlive-fonts-recommended poppler-utils
 
 # the README's snapshot: its figures as make figures (and figures-long) drew them, and the claims,
-# tracks and stagnation tables as the paper has them
+# tracks, stagnation and solvers tables as the paper has them
 README_FIGS := $(FIGS) $(PAPER_LONG)
 readme-update: $(README_FIGS:%=$(FIGDIR)/%.png) $(PAPER_GEN)
 	@mkdir -p docs/figures

@@ -543,6 +543,44 @@ out:
     return rate;
 }
 
+/* End to end: aggregate run-steps per second of `runs` runs of c on the lanes as an experiment
+ * advances them (vla-statenorm --backend lanes --stream lmlike, without its reference and
+ * measures): the engine draws every run's own inputs from the stream (Philox, Box-Muller,
+ * u = unit(W k)), rounds them, stages and launches them; one thread. With x, the runs take x's
+ * prepared steps instead (shared, cycled): the engine's own cost without the drawing. The median
+ * of reps advances of about target seconds each, after one to warm up. */
+static double engine_rate(const vla_config *c, int runs, const inputs *x, double target, int reps)
+{
+    vla_engine_spec sp = {.backend = vla_backend_lanes(), .cfg = *c, .runs = runs,
+                          .stream = x ? NULL : "lmlike", .seed = 7, .in = x ? x->in : NULL,
+                          .T = NIN, .shared = 1, .cycle = 1, .round_inputs = VLA_FMT_F64,
+                          .threads = 1};
+    vla_engine *e;
+    char err[400];
+    if (vla_engine_new(&e, &sp, err, sizeof err))
+        return NAN;
+    long t = 64, steps = 64;
+    double v[16];
+    int fail = vla_engine_advance(e, t), r = 0; /* warm up */
+    while (!fail) { /* steps grow until an advance takes about target / 2 seconds */
+        double t0 = now();
+        fail = vla_engine_advance(e, t + steps);
+        t += steps;
+        if (now() - t0 > target / 2 || steps >= (1L << 24))
+            break;
+        steps *= 4;
+    }
+    for (; !fail && r < reps; r++) {
+        double t0 = now();
+        if ((fail = vla_engine_advance(e, t + steps)))
+            break;
+        v[r] = (double)runs * steps / (now() - t0);
+        t += steps;
+    }
+    vla_engine_free(e);
+    return fail ? NAN : vla_median(v, reps);
+}
+
 static void lanes_section(const opts *o, double peak1, double peakall, int threads)
 {
     char why[400], err[400];
@@ -553,11 +591,15 @@ static void lanes_section(const opts *o, double peak1, double peakall, int threa
     printf("# CPU vector lanes (kernels/lanes.c, %s), strict, track %s: runs advance together in "
            "the lanes of vector registers (%d per register, f64 %d), each lane with lib's bits "
            "(tests/test_cuda.c); inputs shared by the runs and prepared once, as on the GPU. "
-           "1core: one thread, `lanes` runs; all: %d threads, a group of runs each\n",
+           "1core: one thread, `lanes` runs; all: %d threads, a group of runs each; e2e: the same "
+           "runs on one thread as an experiment advances them, drawing their own lmlike inputs "
+           "(the engine; no reference), and its ratio to 1core; e2e_prep: the engine on the prepared "
+           "inputs (its cost without the drawing)\n",
            vla_cuda_lanes_width(VLA_F32) == 16 ? "AVX-512" : "AVX2", vla_track_name(o->track),
            vla_cuda_lanes_width(VLA_F32), vla_cuda_lanes_width(VLA_F64), threads);
     printf("# columns: model prec d flops_per_step lanes ns_per_run_step_1core "
-           "agg_steps_per_s_1core pct_peak_1core agg_steps_per_s_all pct_peak_all\n");
+           "agg_steps_per_s_1core pct_peak_1core agg_steps_per_s_all pct_peak_all "
+           "e2e_steps_per_s_1core e2e_ratio_1core e2e_prep_ratio_1core\n");
     for (int mi = 0; mi < o->nm; mi++)
         for (int pi = 0; pi < o->np; pi++)
             for (int di = 0; di < o->nd; di++) {
@@ -577,9 +619,12 @@ static void lanes_section(const opts *o, double peak1, double peakall, int threa
                 if (rn != rn)
                     printf("# %s %s d=%d: %s\n", vla_model_name(m), vla_prec_name(p), d, err);
                 double fl = vla_step_flops(&c, x.in, NIN);
-                printf("%-5s %-8s %4d %10.0f %5d %10.1f %12.0f %6.2f%% %12.0f %6.2f%%\n",
+                double re = engine_rate(&c, lw, NULL, 4 * target, reps);
+                double rp = engine_rate(&c, lw, &x, 4 * target, reps);
+                printf("%-5s %-8s %4d %10.0f %5d %10.1f %12.0f %6.2f%% %12.0f %6.2f%% %12.0f %6.3f "
+                       "%6.3f\n",
                        vla_model_name(m), vla_prec_name(p), d, fl, lw, 1e9 / r1, r1,
-                       100 * fl * r1 / peak1, rn, 100 * fl * rn / peakall);
+                       100 * fl * r1 / peak1, rn, 100 * fl * rn / peakall, re, re / r1, rp / r1);
                 fflush(stdout);
                 inputs_free(&x);
             }

@@ -37,7 +37,8 @@ static vla_cli_opt common[] = {
     {"seed", "S", "seed of the input streams (default 1)"},
     {"stream", "SPEC", "gauss[:SIGMA], lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR"},
     {"set", "NAME=VALUE", "a model constant: lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, "
-                          "clamp, clamp_eps, renorm, beta, delta_form=gated|decay, features=own|id, "
+                          "clamp, clamp_eps, renorm, beta, gamma (forgetting factor of M, in (0, 1]; "
+                          "1 = none), delta_form=gated|decay, features=own|id, "
                           "nudge|guard|clamp_on|normalize=on|off (repeatable)"},
     {"ref", "KIND", "reference: exact (MPFR), f64 (lib in binary64, for horizons beyond exact) or none"},
     {"ref-bits", "P", "precision of the exact reference in bits (default 256)"},
@@ -59,14 +60,19 @@ static vla_cli_opt common[] = {
 /* the common options, their lists of models, ways and precisions from the library's tables */
 const vla_cli_opt *vla_cli_common(void)
 {
-    static char model[200], track[400], prec[300];
+    static char model[200], track[900], prec[300];
     if (!common[0].help) {
         snprintf(model, sizeof model, "the model: %s (docs/math.md section 2)",
                  vla_names(VLA_LIST_MODEL));
         snprintf(track, sizeof track, "how A is tracked: %s (docs/math.md section 4: sm the "
                  "textbook Sherman-Morrison update, sm-sym its symmetric half, chol the Cholesky "
                  "factor of M with the nudge off, comp double-word arithmetic, sr stochastic "
-                 "rounding in a mixed policy)", vla_names(VLA_LIST_TRACK));
+                 "rounding in a mixed policy); or M = A^-1 kept and M y = x solved at every step "
+                 "(section 4.7; rls, vla1, vla3; nudge and clamp off): solve (Cholesky), cg:K (K "
+                 "conjugate-gradient iterations, 1..%d, warm-started; cg = cg:8), cg:TOL (until "
+                 "||r|| <= TOL ||x||, TOL in (0, 1), at most 2d iterations), cheb:K (Chebyshev "
+                 "iteration on [lambda0, Gershgorin's bound])", vla_names(VLA_LIST_TRACK),
+                 VLA_SOLVE_KMAX);
         snprintf(prec, sizeof prec, "the precision policy: %s (docs/math.md section 5; a-b: "
                  "storage in a, arithmetic in b)", vla_names(VLA_LIST_PREC));
         common[0].help = model;
@@ -253,8 +259,13 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         } else if (!strcmp(name, "model")) {
             /* handled above */
         } else if (!strcmp(name, "track")) {
-            if (vla_track_parse(v, &c->cfg.track))
-                vla_cli_die(spec, "--track: unknown way '%s' (%s)", v, vla_names(VLA_LIST_TRACK));
+            int r = vla_track_set(&c->cfg, v);
+            if (r == VLA_ERANGE)
+                vla_cli_die(spec, "--track %s: K is an integer in 1..%d (cg also takes a tolerance "
+                            "in (0, 1))", v, VLA_SOLVE_KMAX);
+            if (r)
+                vla_cli_die(spec, "--track: unknown way '%s' (%s; cg:K, cg:TOL, cheb:K)", v,
+                            vla_names(VLA_LIST_TRACK));
         } else if (!strcmp(name, "precision")) {
             if (vla_prec_parse(v, &c->cfg.prec))
                 vla_cli_die(spec, "--precision: unknown '%s' (%s)", v, vla_names(VLA_LIST_PREC));
@@ -293,6 +304,8 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
                 vla_cli_die(spec, "--set %s: '%s' %s", v, key, why);
             if (e)
                 vla_cli_die(spec, "--set %s: '%s' %s", v, eq + 1, why);
+            if (!strcmp(key, "gamma") && !(c->cfg.gamma > 0 && c->cfg.gamma <= 1))
+                vla_cli_die(spec, "--set %s: gamma, the forgetting factor of M, is in (0, 1]", v);
         } else if (!strcmp(name, "ref")) {
             if (!strcmp(v, "exact"))
                 c->ref = REF_EXACT;
@@ -324,8 +337,14 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     if (vla_config_check_why(&c->cfg, why_cfg, sizeof why_cfg))
         vla_cli_die(spec, "the model configuration is not valid: %s", why_cfg);
     const char *why;
-    if (vla_track_check(&c->cfg, &why))
-        vla_cli_die(spec, "--track %s: %s", vla_track_name(c->cfg.track), why);
+    if (c->cfg.gamma != 1 && !vla_model_has_A(c->cfg.model))
+        vla_cli_die(spec, "--set gamma=%g: %s has no A, so no M = A^-1 to forget in (rls, vla1, vla3)",
+                    c->cfg.gamma, vla_model_name(c->cfg.model));
+    if (vla_track_check(&c->cfg, &why)) {
+        char way[48];
+        vla_track_spec(&c->cfg, way, sizeof way);
+        vla_cli_die(spec, "--track %s: %s", way, why);
+    }
     struct stat st;
     if (c->resume && (!strcmp(c->out, "-") || (stat(c->out, &st) == 0 && !S_ISREG(st.st_mode))))
         vla_cli_die(spec, "--resume needs --out FILE, a regular file (the checkpoints live beside "
@@ -436,12 +455,17 @@ int vla_cli_threads(void)
 
 const char *vla_ref_name(const vla_cli *c)
 {
-    static char buf[64];
-    if (c->ref == REF_EXACT) {
-        snprintf(buf, sizeof buf, "exact (MPFR, %ld bits)", c->ref_bits);
-        return buf;
-    }
-    return c->ref == REF_F64 ? "f64 (lib in binary64, strict)" : "none";
+    static char buf[160];
+    const char *solve = c->cfg.track == VLA_TRACK_CG || c->cfg.track == VLA_TRACK_CHEB
+                            ? "; track solve, the answer the iteration approximates"
+                            : "";
+    if (c->ref == REF_EXACT)
+        snprintf(buf, sizeof buf, "exact (MPFR, %ld bits%s)", c->ref_bits, solve);
+    else if (c->ref == REF_F64)
+        snprintf(buf, sizeof buf, "f64 (lib in binary64, strict%s)", solve);
+    else
+        snprintf(buf, sizeof buf, "none");
+    return buf;
 }
 
 void vla_cli_provenance(vla_dat *f, const vla_cli *c)
@@ -527,6 +551,9 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
     *ref = *sp;
     ref->on_step = NULL;
     ref->taps = 0;
+    /* an iteration's reference is the exact answer it approximates: M y = x solved */
+    if (ref->cfg.track == VLA_TRACK_CG || ref->cfg.track == VLA_TRACK_CHEB)
+        ref->cfg.track = VLA_TRACK_SOLVE;
     if (c->ref == REF_EXACT) {
         ref->backend = vref_backend_exact();
         ref->ref_bits = c->ref_bits;

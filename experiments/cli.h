@@ -151,6 +151,9 @@ int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf);
  * with its head and step. */
 void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, const vla_rows *rows,
                      const long *inf_at, const long *zero_at, vla_dat *out);
+/* The solves of e's runs (the ways that keep M; else 0): a summary for the table's header in head,
+ * and in warn the first failure (the step and the value) or "" when none failed (drive.c) */
+int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, size_t wlen);
 /* the signal flag the engines stop on (set by SIGINT and SIGTERM once vla_cli_signals ran) */
 extern volatile sig_atomic_t vla_cli_stop;
 void vla_cli_signals(void);

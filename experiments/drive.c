@@ -114,12 +114,19 @@ int vla_cli_run_finite(vla_engine *e, int run, double *buf)
     return 1;
 }
 
+/* the words of vla_cli_nonfinite, in text */
+static void nonfinite_text(char *text, size_t len, const char *what, long nbad, long nruns, int head,
+                           long step, const char *where, const char *rows)
+{
+    snprintf(text, len, "%s is not finite (Inf or NaN) in %ld of %ld runs, first in head %d at step "
+                        "%ld (%s); %s", what, nbad, nruns, head, step, where, rows);
+}
+
 void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nbad, long nruns,
                        int head, long step, const char *where, const char *rows)
 {
     char text[600];
-    snprintf(text, sizeof text, "%s is not finite (Inf or NaN) in %ld of %ld runs, first in head %d "
-                                "at step %ld (%s); %s", what, nbad, nruns, head, step, where, rows);
+    nonfinite_text(text, sizeof text, what, nbad, nruns, head, step, where, rows);
     fprintf(stderr, "%s: warning: %s\n", prog, text);
     if (out)
         vla_dat_meta(out, "nonfinite", "%s", text);
@@ -184,6 +191,57 @@ void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, co
     if (count || any)
         fprintf(stderr, "%s: summary: %s\n", prog, msg);
     vla_dat_meta(out, "summary", "%s", msg);
+}
+
+/* ---- the ways that keep M: failed solves ---- */
+
+/* The solves of e's runs in words, for the table's header ("cg:8: 40000 solves, 7.9 iterations
+ * per solve; none failed"), and when one failed the first failure for stderr ("the solver (cg:8)
+ * failed in 1 of 4 runs, first in head 2 at step 57: p.Mp = -0.0039"). 0: the way keeps no M. */
+int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, size_t wlen)
+{
+    const vla_config *cfg = vla_engine_config(e);
+    if (vla_track_holds(cfg->track) != VLA_HOLDS_M)
+        return 0;
+    long solves = 0, iters = 0, first_t = 0;
+    int nr = vla_engine_runs(e), nfail = 0, first = -1;
+    double val = NAN;
+    for (int h = 0; h < nr; h++) {
+        vla_counts cn;
+        double sv[3];
+        if (vla_engine_counts(e, h, &cn))
+            continue;
+        solves += cn.solves;
+        iters += cn.solve_iters;
+        if (!cn.solve_fail)
+            continue;
+        nfail++;
+        if ((first < 0 || cn.solve_fail_t < first_t) && vla_engine_get(e, h, VLA_Q_SOLVER, sv) == 0) {
+            first = h;
+            first_t = cn.solve_fail_t;
+            val = sv[2];
+        }
+    }
+    char way[48];
+    vla_track_spec(cfg, way, sizeof way);
+    const char *what = cfg->track == VLA_TRACK_SOLVE          ? "the pivot"
+                       : cfg->track == VLA_TRACK_CG && val <= 0 ? "p.Mp"
+                                                                : "the residual ||r|| / ||x||";
+    int n = snprintf(head, hlen, "%s: %ld solves, %.4g iterations per solve; ", way, solves,
+                     solves ? (double)iters / solves : 0.0);
+    if (n < 0 || (size_t)n >= hlen)
+        n = 0;
+    if (nfail)
+        snprintf(head + n, hlen - n, "failed in %d of %d runs, first in head %d at step %ld: %s "
+                 "%.6g", nfail, nr, first, first_t, what, val);
+    else
+        snprintf(head + n, hlen - n, "none failed");
+    if (nfail)
+        snprintf(warn, wlen, "the solver (%s) failed in %d of %d runs, first in head %d at step "
+                 "%ld: %s %.6g", way, nfail, nr, first, first_t, what, val);
+    else
+        warn[0] = 0;
+    return 1;
 }
 
 /* ---- checkpoint files ----
@@ -720,11 +778,26 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     for (int h = 0; h < nr; h++)
         if (inf_at[h] && ninf++ == 0)
             first = h;
-    if (ninf && !status && !interrupted)
-        vla_cli_nonfinite(out, spec->prog, inf_ref[first] ? "the state of the reference"
-                                                          : "the state of the model",
-                          ninf, nr, first, inf_at[first], "checked at the table's steps",
-                          "its rows carry inf or nan from there on");
+    /* a failed solve is a result too: said in the table's header and on stderr, with the
+     * step and the value of the first failure */
+    char shead[400], swarn[400] = "";
+    int solver = !status && !interrupted && vla_cli_solver_report(m, shead, sizeof shead, swarn,
+                                                                  sizeof swarn);
+    const char *state = first >= 0 && inf_ref[first] ? "the state of the reference"
+                                                      : "the state of the model";
+    if (swarn[0] && ninf) { /* one line: the failure, then the non-finite state it led to */
+        char text[600];
+        nonfinite_text(text, sizeof text, state, ninf, nr, first, inf_at[first],
+                       "checked at the table's steps", "its rows carry inf or nan from there on");
+        fprintf(stderr, "%s: warning: %s; %s\n", spec->prog, swarn, text);
+        if (out)
+            vla_dat_meta(out, "nonfinite", "%s", text);
+    } else if (swarn[0]) {
+        fprintf(stderr, "%s: warning: %s\n", spec->prog, swarn);
+    } else if (ninf && !status && !interrupted) {
+        vla_cli_nonfinite(out, spec->prog, state, ninf, nr, first, inf_at[first],
+                          "checked at the table's steps", "its rows carry inf or nan from there on");
+    }
     if (status) {
         status = status == 2 ? 2 : 1;
     } else if (interrupted) {
@@ -747,6 +820,8 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                     spec->prog, (int)vla_cli_stop, c->out);
         status = 3;
     } else {
+        if (solver)
+            vla_dat_meta(out, "solver", "%s", shead);
         vla_cli_summary(spec->prog, c, drv->columns, rows, inf_at, zero_at, out);
         vla_dat_columns(out, drv->columns);
         for (int h = 0; h < nr; h++) {

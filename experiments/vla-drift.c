@@ -58,8 +58,12 @@ int main(int argc, char **argv)
             "the storage format, then computed in binary64. A periodic nudge or the norm clamp\n"
             "adds to A a change that is no rank-one update of M, so from the first one that\n"
             "fires (t = period with the nudge on) a_resid and a_lapack are nan: switch them off\n"
-            "(--set nudge=off, --set clamp_on=off) to measure them. A guard event (vla3: delta\n"
-            "floored; rls, vla1: update skipped) is counted and left in the residual.",
+            "(--set nudge=off, --set clamp_on=off) to measure them; so are they with forgetting\n"
+            "(--set gamma=G < 1). A guard event (vla3: delta floored; rls, vla1: update skipped)\n"
+            "is counted and left in the residual. With --track solve, cg:K or cheb:K the model\n"
+            "keeps M and solves M y = x at every step; A is then M^-1 formed by a Cholesky\n"
+            "factorization in the working arithmetic, and x_err, m_lmin, resid, iters and fails\n"
+            "say how the solves went.",
         .columns = "  t           step\n"
                    "  a_drift     ||A_t - A_t^ref||_F / ||A_t^ref||_F (nan with --ref none)\n"
                    "  a_resid     ||A_t M_t - I||_F, the product in double-double (nan after a "
@@ -77,10 +81,22 @@ int main(int argc, char **argv)
                    "  s_relerr    ||S_t - S_t^ref||_F / ||S_t^ref||_F\n"
                    "  o_relerr    ||o_t - o_t^ref|| / ||o_t^ref||\n"
                    "  a_moved     the fraction of A's entries a step changed, over the steps since the\n"
-                   "              previous checkpoint (0: A stagnates; nan for chol, which keeps no A)\n"
+                   "              previous checkpoint (0: A stagnates; nan for chol, solve, cg and cheb,\n"
+                   "              which keep no A)\n"
                    "  a_moved_diag  the same for the diagonal alone: its entries are the largest, and\n"
                    "              stall first, while the small off-diagonal ones, whose ulp shrinks\n"
-                   "              with them, keep moving",
+                   "              with them, keep moving\n"
+                   "  x_err       ||alpha_t - alpha_t^ref|| / ||alpha_t^ref||: the vector the model uses\n"
+                   "              (vla3 unit(A k'), rls A k, vla1 A k); for cg and cheb the reference\n"
+                   "              is the solve way, the exact answer they approximate\n"
+                   "  m_lmin      smallest eigenvalue of the M that solve, cg and cheb keep (nan for the\n"
+                   "              other ways; negative: M is not positive definite)\n"
+                   "  resid       the last solve's health: cg and cheb ||r|| / ||x|| as the iteration\n"
+                   "              computed it, solve its smallest pivot (nan for the other ways)\n"
+                   "  iters       iterations per solve so far (cg, cheb)\n"
+                   "  fails       failed solves so far: a pivot <= 0, p.Mp <= 0, or a residual that\n"
+                   "              ended above ||x|| (x = 0 would do better) or not finite (the table's\n"
+                   "              header and stderr give the first one's step and value)",
         .example = "vla-drift --model vla3 --precision f16 --set nudge=off --stream lmlike --steps 1e4 "
                    "--out data/drift-f16.dat\n"
                    "vla-drift --model rls --stream subspace:4,0.001 --precision f32 --set "
@@ -104,7 +120,8 @@ int main(int argc, char **argv)
                  : c.cfg.model == VLA_VLA1 ? "u / sqrt(d)"
                                            : "unit(u) / sqrt(d)");
     vla_dat_meta(out, "a_resid", "%s",
-                 c.cfg.nudge || c.cfg.clamp_on
+                 c.cfg.gamma != 1 ? "nan (with forgetting M_t is not the Gram of the u')"
+                 : c.cfg.nudge || c.cfg.clamp_on
                      ? "nan from the first nudge or clamp (M_t is then not the Gram of the u')"
                      : "defined at every t (nudge and clamp off)");
     vla_driver drv = {.columns = VREF_DRIFT_COLUMNS,

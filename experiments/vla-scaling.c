@@ -454,8 +454,11 @@ int main(int argc, char **argv)
                 vla_config_default(cf, o.models[mi], (int)o.ds[di]);
                 cf->prec = o.precs[pi];
                 cf->mode = c.cfg.mode;
-                if (vla_model_has_A(cf->model))
+                if (vla_model_has_A(cf->model)) {
                     cf->track = c.cfg.track;
+                    cf->solve_k = c.cfg.solve_k;
+                    cf->solve_tol = c.cfg.solve_tol;
+                }
                 for (int i = 1; i + 1 < argc; i++)
                     if (!strcmp(argv[i], "--set")) {
                         char key[64];

@@ -26,13 +26,13 @@ typedef struct {
     int (*scratch)(const vla_config *cfg, void **out);
     void (*scratch_free)(void *s);
     void (*prepare)(void *scratch, const vla_input *in, int is_read, void *rec);
-    int (*chol_A)(void *scratch, const void *L, double *dst);
+    int (*get)(void *scratch, const void *state, vla_quantity q, double *dst);
     size_t es; /* bytes per number */
 } kh_policy;
 static const kh_policy kh_pol[VLA_NPREC] = {
 #define VLA_X_(ID, name, p, ...)                                                                   \
     {kh_init_##p##_kh, kh_scratch_##p##_kh, kh_scratch_free_##p##_kh, kh_prepare_##p##_kh,         \
-     kh_chol_A_##p##_kh, sizeof(vla_num_of_##p)},
+     kh_get_##p##_kh, sizeof(vla_num_of_##p)},
     VLA_PRECS(VLA_X_)
 #undef VLA_X_
 };
@@ -401,34 +401,19 @@ int vla_cuda_get(vla_cuda *g, int run, vla_quantity q, double *dst)
 {
     if (!g || !dst || run < 0 || run >= g->p.runs)
         return VLA_EINVAL;
-    int a; /* the quantity's array of the state (kabi.h) */
-    switch (q) {
-    case VLA_Q_S: a = KA_S; break;
-    case VLA_Q_A: a = KA_A; break;
-    case VLA_Q_N: a = KA_n; break;
-    case VLA_Q_O: a = KA_o; break;
-    case VLA_Q_KP: a = KA_kp; break;
-    case VLA_Q_ALPHA: a = KA_al; break;
-    case VLA_Q_L: a = KA_A; break;
-    default: return VLA_EINVAL;
-    }
-    size_t off = kstate_off(a, g->p.d, g->p.dv), n = karray_len(a, g->p.d, g->p.dv);
-    const int chol = g->cfg.track == VLA_TRACK_CHOL;
-    if ((q == VLA_Q_A && !vla_model_has_A(g->cfg.model)) || (q == VLA_Q_L && !chol))
+    if ((q == VLA_Q_A || q == VLA_Q_L) && !vla_model_has_A(g->cfg.model))
         return VLA_EINVAL;
-    /* buffers of this call's own: runs are measured from several threads at once */
-    size_t bytes = n * g->es;
+    /* the run's whole state, and lib's vstate_get on it: every quantity as the CPU gives it
+     * (buffers of this call's own: runs are measured from several threads at once) */
+    size_t bytes = (size_t)g->p.state_len * g->es;
     void *buf = malloc(bytes), *s = NULL;
     char err[400] = "";
     int r = buf ? 0 : VLA_ENOMEM;
     if (!r)
-        r = g->ops->get(g->dev, buf,
-                        (char *)g->p.state + ((size_t)run * g->p.state_len + off) * g->es, bytes,
-                        err, sizeof err);
-    if (!r && q == VLA_Q_A && chol) /* the array holds L */
-        r = g->pol->scratch(&g->cfg, &s) ? VLA_ENOMEM : g->pol->chol_A(s, buf, dst);
-    else if (!r)
-        to_double(g, buf, dst, n);
+        r = g->ops->get(g->dev, buf, (char *)g->p.state + (size_t)run * bytes, bytes, err,
+                        sizeof err);
+    if (!r)
+        r = g->pol->scratch(&g->cfg, &s) ? VLA_ENOMEM : g->pol->get(s, buf, q, dst);
     if (s)
         g->pol->scratch_free(s);
     free(buf);

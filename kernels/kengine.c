@@ -122,7 +122,7 @@ static int k_open(vla_engine *e, void **self, char *err, size_t len)
         if (sp->taps & VLA_TAP_ALPHA)
             k->al = malloc(n * d * sizeof *k->al);
         if ((sp->taps & VLA_TAP_MOVED) && vla_model_has_A(sp->cfg.model) &&
-            sp->cfg.track != VLA_TRACK_CHOL)
+            vla_track_holds(sp->cfg.track) == VLA_HOLDS_A)
             k->moved = malloc(2 * n * sizeof *k->moved);
     }
     if (!k->t || !k->s || !k->raw || (rnd && !k->rnd) || !k->slab || !k->in || !k->rd ||

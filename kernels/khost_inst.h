@@ -54,11 +54,17 @@ __attribute__((unused)) static void FN(kh_prepare)(void *scratch, const vla_inpu
 #undef VLA_X_
 }
 
-/* chol keeps the factor L where the other ways keep A: A = M^-1 from a run's L (raw numbers of
- * the policy), computed as lib's vstate_get computes it, in the same arithmetic */
-__attribute__((unused)) static int FN(kh_chol_A)(void *scratch, const void *L, double *dst)
+/* A quantity of a run whose state (kstate_len numbers of the policy, kabi.h's layout) the device
+ * gave back, as lib's vstate_get gives it from the same bits: in the same arithmetic where it is
+ * computed (chol's and the solvers' A = M^-1) */
+__attribute__((unused)) static int FN(kh_get)(void *scratch, const void *state, vla_quantity q,
+                                              double *dst)
 {
     ST *s = scratch;
-    memcpy(s->A, L, (size_t)s->d * s->d * sizeof(NUM));
-    return FN(vstate_get)(NULL, s, VLA_Q_A, dst);
+    int d = s->d, dv = s->dv;
+#define VLA_X_(name, len)                                                                          \
+    memcpy(s->name, (const NUM *)state + kstate_off(KA_##name, d, dv), (size_t)(len) * sizeof(NUM));
+    VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
+    return FN(vstate_get)(NULL, s, q, dst);
 }

@@ -45,11 +45,11 @@ typedef double lv8 __attribute__((vector_size(64)));
 typedef float lv8f __attribute__((vector_size(32)));
 typedef double lv4d __attribute__((vector_size(32)));
 
-static inline void lanes_count(lctx *c, const long *x)
+static inline void lanes_count(lctx *c, const long *x, long n)
 {
     long i = x - c->base;
     for (unsigned m = c->m; m; m &= m - 1)
-        c->cnt[i][__builtin_ctz(m)]++;
+        c->cnt[i][__builtin_ctz(m)] += n;
 }
 
 #pragma GCC push_options

@@ -43,7 +43,8 @@
 #define PNOT(a) (~(a))
 #define POR(a, b) ((a) | (b))
 #define PFALSE 0u
-#define COUNT(x) lanes_count(cx_, &(x))
+#define COUNT(x) lanes_count(cx_, &(x), 1)
+#define COUNT_ADD(x, n) lanes_count(cx_, &(x), (n))
 #define TEMP(t) ((t) = LSET(0))
 #define LANE_IF(c)                                                                                 \
     {                                                                                              \

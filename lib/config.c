@@ -3,6 +3,7 @@
 #include "tables.h"
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@ static const struct {
 #define VLA_X_(ID, name, ...) name,
 static const char *const track_names[VLA_NTRACK] = {VLA_TRACKS(VLA_X_)};
 #undef VLA_X_
+#define VLA_X_(ID, name, update, apply, holds) VLA_HOLDS_##holds,
+static const vla_holds track_holds[VLA_NTRACK] = {VLA_TRACKS(VLA_X_)};
+#undef VLA_X_
 
 const char *vla_model_name(vla_model_kind m)
 {
@@ -40,6 +44,10 @@ const char *vla_model_name(vla_model_kind m)
 }
 const char *vla_track_name(vla_track t) { return (unsigned)t < VLA_NTRACK ? track_names[t] : "?"; }
 int vla_model_has_A(vla_model_kind m) { return (unsigned)m < VLA_NMODEL && model_rows[m].has_A; }
+vla_holds vla_track_holds(vla_track t)
+{
+    return (unsigned)t < VLA_NTRACK ? track_holds[t] : VLA_HOLDS_A;
+}
 
 /* ", a, b, c" + 2: each list's names as one string literal, made by the compiler */
 #define VLA_X_(ID, tok, ...) ", " #tok
@@ -110,6 +118,9 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
     c->beta = 1.0;
     c->delta_form = VLA_DELTA_GATED;
     c->sr_seed = 1;
+    c->gamma = 1.0;
+    c->solve_k = 8;
+    c->solve_tol = 0.0;
     c->normalize = (unsigned)model < VLA_NMODEL && model_rows[model].normalize;
     switch (model) {
     case VLA_VLA1: /* the v1 layer: guarded Sherman-Morrison, nudge every 50, norm clamp */
@@ -173,6 +184,47 @@ static int parse_switch(const char *s, int *out)
     return VLA_OK;
 }
 
+int vla_track_set(vla_config *c, const char *spec)
+{
+    char name[32];
+    const char *colon = spec ? strchr(spec, ':') : NULL;
+    size_t n = !spec ? sizeof name : colon ? (size_t)(colon - spec) : strlen(spec);
+    vla_track t;
+    if (n >= sizeof name)
+        return VLA_EINVAL;
+    memcpy(name, spec, n);
+    name[n] = 0;
+    if (vla_track_parse(name, &t))
+        return VLA_EINVAL;
+    int k = c->solve_k;
+    double tol = 0, x;
+    if (colon) { /* cg:K, cg:TOL, cheb:K */
+        if ((t != VLA_TRACK_CG && t != VLA_TRACK_CHEB) || vla_parse_real(colon + 1, &x, NULL))
+            return VLA_EINVAL;
+        if (x >= 1 && x == floor(x) && x <= VLA_SOLVE_KMAX)
+            k = (int)x;
+        else if (t == VLA_TRACK_CG && x > 0 && x < 1)
+            tol = x;
+        else
+            return VLA_ERANGE;
+    }
+    c->track = t;
+    c->solve_k = k;
+    c->solve_tol = tol;
+    return VLA_OK;
+}
+
+void vla_track_spec(const vla_config *c, char *buf, size_t len)
+{
+    const char *name = vla_track_name(c->track);
+    if (c->track == VLA_TRACK_CG && c->solve_tol > 0)
+        snprintf(buf, len, "%s:%g", name, c->solve_tol);
+    else if (c->track == VLA_TRACK_CG || c->track == VLA_TRACK_CHEB)
+        snprintf(buf, len, "%s:%d", name, c->solve_k);
+    else
+        snprintf(buf, len, "%s", name);
+}
+
 /* The real constants and their ranges (SPEC section 2): each named once, for the setter, the
  * check and its message. lo_open: lo itself is outside; hi is always open (INFINITY: none). */
 static const struct {
@@ -192,6 +244,7 @@ static const struct {
     {"clamp_eps", offsetof(vla_config, clamp_eps), 0, INFINITY, 0, ">= 0"},
     {"renorm", offsetof(vla_config, renorm), 0, INFINITY, 0, ">= 0 (0: off)"},
     {"beta", offsetof(vla_config, beta), 0, 2, 1, "in (0, 2)"},
+    {"gamma", offsetof(vla_config, gamma), 0, 1 + DBL_EPSILON, 1, "in (0, 1]"}, /* hi: 1 is in */
 };
 #define NREALS (sizeof reals / sizeof reals[0])
 
@@ -302,6 +355,12 @@ int vla_config_check_why(const vla_config *c, char *why, size_t len)
             snprintf(why, len, "period = %d: it must be >= 1", c->period);
         return VLA_ERANGE;
     }
+    if (c->solve_k < 1 || c->solve_k > VLA_SOLVE_KMAX || !(c->solve_tol >= 0 && c->solve_tol < 1)) {
+        if (why)
+            snprintf(why, len, "solve_k = %d, solve_tol = %g: K is in 1..%d, TOL in [0, 1)",
+                     c->solve_k, c->solve_tol, VLA_SOLVE_KMAX);
+        return VLA_ERANGE;
+    }
     return VLA_OK;
 }
 
@@ -321,8 +380,18 @@ __attribute__((constructor)) static void track_messages(void)
 int vla_track_check(const vla_config *c, const char **why)
 {
     const char *w = NULL;
+    const int keeps_M = vla_track_holds(c->track) == VLA_HOLDS_M;
     if ((unsigned)c->track >= VLA_NTRACK)
         w = "no such way of tracking A";
+    else if (keeps_M && !vla_model_has_A(c->model))
+        w = "solve, cg and cheb solve M y = x with M = A^-1: use a model with A (rls, vla1, vla3)";
+    else if (c->gamma != 1 && !vla_model_has_A(c->model))
+        w = "gamma forgets in M = A^-1: use a model with A (rls, vla1, vla3)";
+    else if (keeps_M && c->nudge)
+        w = "solve, cg and cheb keep M = A^-1 and a nudge of A is no low-rank change of M: "
+            "set nudge=off";
+    else if (keeps_M && c->model == VLA_VLA1 && c->clamp_on)
+        w = "solve, cg and cheb cannot apply vla1's clamp (A += eps I): set clamp_on=off";
     else if (c->track == VLA_TRACK_CHOL && vla_model_has_A(c->model) && c->nudge)
         w = "chol keeps the factor of M = A^-1 and a nudge of A is no low-rank change of M: "
             "set nudge=off";
@@ -344,15 +413,19 @@ void vla_config_describe(const vla_config *c, char *buf, size_t len)
     char num[NREALS][32];
     for (size_t i = 0; i < NREALS; i++)
         vla_num_text(num[i], sizeof num[i], *(const double *)((const char *)c + reals[i].off), 6);
-    snprintf(buf, len,
+    char track[48];
+    vla_track_spec(c, track, sizeof track);
+    int n = snprintf(buf, len,
              "model=%s track=%s prec=%s mode=%s d=%d dv=%d features=%s lambda0=%s eps_g=%s "
              "stab_eps=%s per_eps=%s period=%d eps_o=%s clip=%s clamp=%s clamp_eps=%s renorm=%s "
              "beta=%s delta_form=%s nudge=%s guard=%s clamp_on=%s normalize=%s sr_seed=%llu",
-             vla_model_name(c->model), vla_track_name(c->track), vla_prec_name(c->prec),
+             vla_model_name(c->model), track, vla_prec_name(c->prec),
              c->mode == VLA_STRICT ? "strict" : "fast", c->d, c->dv,
              c->features == VLA_FEAT_ID ? "id" : "own", num[0], num[1], num[2], num[3], c->period,
              num[4], num[5], num[6], num[7], num[8], num[9],
              c->delta_form == VLA_DELTA_GATED ? "gated" : "decay", c->nudge ? "on" : "off",
              c->guard ? "on" : "off", c->clamp_on ? "on" : "off", c->normalize ? "on" : "off",
              (unsigned long long)c->sr_seed);
+    if (c->gamma != 1 && n >= 0 && (size_t)n < len) /* only then: older tables keep their bytes */
+        snprintf(buf + n, len - n, " gamma=%s", num[10]);
 }

@@ -258,7 +258,7 @@ static int models_open(vla_engine *e, void **self, char *err, size_t len)
     if (s)
         s->e = e;
     const int moved = (sp->taps & VLA_TAP_MOVED) && vla_model_has_A(cfg->model) &&
-                      cfg->track != VLA_TRACK_CHOL;
+                      vla_track_holds(cfg->track) == VLA_HOLDS_A;
     for (int i = 0; !r && i < nr; i++) {
         mrun *x = &s->r[i];
         x->track_moved = moved;

@@ -63,6 +63,10 @@
 #ifndef LESSD
 #define LESSD(a, c) (CMPD((a), (c)) < 0) /* a < c, c a binary64 constant */
 #endif
+/* COUNT_ADD(x, n): add n to counter x where COUNT would count one (lanes: per lane) */
+#ifndef COUNT_ADD
+#define COUNT_ADD(x, n) ((x) += (n))
+#endif
 /* TEMP(t): the value t holds is dead here (a loop body's temporary). Lanes write through a mask,
  * which makes every write depend on the value it overwrites; TEMP cuts that false chain from one
  * iteration to the next. Elsewhere nothing. */
@@ -300,9 +304,10 @@ VLA_FN void FN(chol_update)(CXP, NUM *L, const NUM *u, int d, NUM *x)
     FRAME_END;
 }
 
-/* y = M^-1 x = L^-T L^-1 x: forward then backward substitution, each sum in ascending j;
- * y must not alias x */
-VLA_FN void FN(chol_solve)(CXP, const NUM *L, NUM *y, const NUM *x, int d)
+/* y = M^-1 x = L^-T L^-1 x: forward then backward substitution, each sum in ascending j, with
+ * L's strict lower triangle in L and its diagonal at dg[i * ds] (chol: in L itself, ds = d + 1;
+ * solve: apart, ds = 1); y must not alias x */
+VLA_FN void FN(tri_solve)(CXP, const NUM *L, const NUM *dg, int ds, NUM *y, const NUM *x, int d)
 {
     FRAME_BEGIN;
     SCALAR(t);
@@ -313,7 +318,7 @@ VLA_FN void FN(chol_solve)(CXP, const NUM *L, NUM *y, const NUM *x, int d)
             MUL(t, E(L, (size_t)i * d + j), E(y, j));
             SUB(E(y, i), E(y, i), t);
         }
-        DIV(E(y, i), E(y, i), E(L, (size_t)i * d + i));
+        DIV(E(y, i), E(y, i), E(dg, (size_t)i * ds));
     }
     for (int i = d - 1; i >= 0; i--) {
         for (int j = i + 1; j < d; j++) {
@@ -321,7 +326,52 @@ VLA_FN void FN(chol_solve)(CXP, const NUM *L, NUM *y, const NUM *x, int d)
             MUL(t, E(L, (size_t)j * d + i), E(y, j));
             SUB(E(y, i), E(y, i), t);
         }
-        DIV(E(y, i), E(y, i), E(L, (size_t)i * d + i));
+        DIV(E(y, i), E(y, i), E(dg, (size_t)i * ds));
+    }
+    FRAME_END;
+}
+VLA_FN void FN(chol_solve)(CXP, const NUM *L, NUM *y, const NUM *x, int d)
+{
+    FN(tri_solve)(CX, L, L, d + 1, y, x, d);
+}
+
+/* The Cholesky factor L of the symmetric M held in the upper triangle of A (M_ij = A[i d + j],
+ * i <= j), written into A's strict lower triangle and, its diagonal, into dg: column by column
+ * (left-looking), each sum in ascending k, in the compute format (a step's workspace, never
+ * stored). *pmin gets the smallest pivot M_jj - sum_k L_jk^2 while all are positive, else the
+ * first that is not (<= 0, or NaN); the arithmetic goes on past it (the square root of a negative
+ * number is NaN), so a failed factorization shows, and the caller reports it. */
+VLA_FN void FN(chol_factor)(CXP, NUM *A, NUM *dg, int d, NREF pmin)
+{
+    FRAME_BEGIN;
+    SCALAR(p);
+    SCALAR(q);
+    SCALAR(t);
+    SCALAR(zero);
+    SETI(zero, 0);
+    for (int j = 0; j < d; j++) {
+        COPY(p, E(A, (size_t)j * d + j));
+        for (int k = 0; k < j; k++) {
+            TEMP(t);
+            MUL(t, E(A, (size_t)j * d + k), E(A, (size_t)j * d + k));
+            SUB(p, p, t);
+        }
+        if (j == 0)
+            COPY(R(pmin), p);
+        /* while pmin > 0: where p < pmin, or p is not a number */
+        LANE_IF(PNOT(POR(PNOT(LESS(zero, R(pmin))), PNOT(POR(LESS(p, R(pmin)), PNOT(ISFIN(p))))))) {
+            COPY(R(pmin), p);
+        } LANE_END
+        SQRT(E(dg, j), p);
+        VLA_PFOR(i, j + 1, d) {
+            COPY(q, E(A, (size_t)j * d + i));
+            for (int k = 0; k < j; k++) {
+                TEMP(t);
+                MUL(t, E(A, (size_t)i * d + k), E(A, (size_t)j * d + k));
+                SUB(q, q, t);
+            }
+            DIV(E(A, (size_t)i * d + j), q, E(dg, j));
+        }
     }
     FRAME_END;
 }
@@ -410,6 +460,16 @@ VLA_FN void FN(vstate_consts)(CXP, const vla_config *cfg, NUM *c)
     SETD(E(c, C_BETA), cfg->beta);
     SETI(E(c, C_SQRTD), cfg->d);
     SQRT(E(c, C_SQRTD), E(c, C_SQRTD));
+    SETD(E(c, C_LAMBDA0), cfg->lambda0);
+    SETD(E(c, C_GAMMA), cfg->gamma);
+    SQRT(E(c, C_SQRTG), E(c, C_GAMMA));
+    SETI(E(c, C_FREG), 1);
+    SUB(E(c, C_FREG), E(c, C_FREG), E(c, C_GAMMA));
+    MUL(E(c, C_FREG), E(c, C_FREG), E(c, C_LAMBDA0)); /* (1 - gamma) lambda0, computed */
+    /* cg stops where its residual reaches tol ||b|| or, for any tol, the rounding level
+     * u ||b|| of the policy's compute format (its exact reference too): beyond it the true
+     * residual stagnates, while the recursive one goes on shrinking into underflow */
+    SETD(E(c, C_TOL), fmax(cfg->solve_tol, vla_fmt_unit_roundoff(vla_prec_compute(cfg->prec))));
 }
 
 /* cfg has been checked. Arrays start at +0; A_0 = I / lambda0 is computed in the compute format
@@ -440,6 +500,11 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
             SQRT(E(s->A, (size_t)i * d + i), E(s->A, (size_t)i * d + i));
             STORE(E(s->A, (size_t)i * d + i));
         }
+    } else if (vla_track_holds(cfg->track) == VLA_HOLDS_M) { /* M_0 = lambda0 I */
+        for (int i = 0; i < d; i++) {
+            COPY(E(s->A, (size_t)i * d + i), E(c, C_LAMBDA0));
+            STORE(E(s->A, (size_t)i * d + i));
+        }
     } else {
         for (int i = 0; i < d; i++) {
             COPY(E(s->A, (size_t)i * d + i), E(c, C_LAMBDA_INV));
@@ -453,24 +518,75 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
 
 #endif
 
+/* Forgetting in the ways that track A (docs/math.md 4.10), before the rank-1 update: RLS with
+ * forgetting, M <- gamma M, as A <- A / gamma (every entry, stored) or, for chol, L <- sqrt(gamma)
+ * L (the lower triangle, stored). The ways that keep M forget inside their update (update_M). */
+VLA_FN void FN(forget)(CXP, ST *s)
+{
+    int d = s->d;
+    if (s->cfg.gamma == 1)
+        return;
+    if (s->cfg.track == VLA_TRACK_CHOL) {
+        VLA_PFOR(i, 0, d)
+            for (int j = 0; j <= i; j++) {
+                MUL(E(s->A, (size_t)i * d + j), E(s->A, (size_t)i * d + j), E(s->c, C_SQRTG));
+                STORE(E(s->A, (size_t)i * d + j));
+            }
+    } else {
+        VLA_PFOR(i, 0, d * d) {
+            DIV(E(s->A, i), E(s->A, i), E(s->c, C_GAMMA));
+            STORE(E(s->A, i));
+        }
+    }
+}
+
 /* The rank-1 change of the penalty, M += u u^T, in each way of tracking A (the array s->A holds
- * A, or for chol the Cholesky factor L of M): update_<update> of vlalists.h's VLA_TRACKS. The
- * guard applies where there is a delta (sm, sm-sym, joseph). */
+ * A, for chol the Cholesky factor L of M, for solve, cg and cheb M itself): update_<update> of
+ * vlalists.h's VLA_TRACKS. The guard applies where there is a delta (sm, sm-sym, joseph). */
 VLA_FN void FN(update_sm)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 {
+    FN(forget)(CX, s);
     FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, 0, &s->cnt.guard);
 }
 VLA_FN void FN(update_smsym)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 {
+    FN(forget)(CX, s);
     FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, 1, &s->cnt.guard);
 }
 VLA_FN void FN(update_joseph)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 {
+    FN(forget)(CX, s);
     FN(joseph_update)(CX, s->A, u, s->d, s->z, s->e2, guard, eps, &s->cnt.guard);
 }
 VLA_FN void FN(update_chol)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 {
+    FN(forget)(CX, s);
     FN(chol_update)(CX, s->A, u, s->d, s->z);
+}
+/* solve, cg, cheb: M <- gamma M + u u^T + (1 - gamma) lambda0 I (gamma = 1: M += u u^T), each
+ * entry of the upper triangle computed in the compute format and rounded once when stored, then
+ * mirrored (M exactly symmetric). There is no delta, so no guard. */
+VLA_FN void FN(update_M)(CXP, ST *s, const NUM *u, int guard, NREF eps)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d, forget = s->cfg.gamma != 1;
+    NUM *M = s->A;
+    VLA_PFOR(i, 0, d)
+        for (int j = i; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            TEMP(t);
+            MUL(t, E(u, i), E(u, j));
+            if (forget) {
+                MUL(E(M, ij), E(M, ij), E(s->c, C_GAMMA));
+                if (j == i)
+                    ADD(E(M, ij), E(M, ij), E(s->c, C_FREG));
+            }
+            ADD(E(M, ij), E(M, ij), t);
+            STORE(E(M, ij));
+            COPY(E(M, (size_t)j * d + i), E(M, ij));
+        }
+    FRAME_END;
 }
 
 /* y = A x from the tracked representation: apply_<apply> of VLA_TRACKS (sym: A is exactly
@@ -488,12 +604,228 @@ VLA_FN void FN(apply_chol)(CXP, ST *s, NUM *y, const NUM *x)
     FN(chol_solve)(CX, s->A, y, x, s->d);
 }
 
+/* ---- the ways that keep M (docs/math.md 4.7-4.9): y = M^-1 x solved at every step. Their saved
+ * array sx holds the warm starts of cg and cheb (the write's solve into al, then the read's, vla1's
+ * A q), and at sx[2d] the last solve's health, at sx[2d + 1] 1 once a solve failed, at sx[2d + 2]
+ * the first failure's value (VLA_Q_SOLVER). ---- */
+
+/* a solve that failed where fl is 1: counted; the first failure's step and value kept */
+VLA_FN void FN(solve_fail)(CXP, ST *s, NREF fl, NREF fv)
+{
+    NUM *f = VLA_ROWP(s->sx, 2 * (size_t)s->d);
+    LANE_IF(PNOT(LESSD(R(fl), 0.5))) {
+        COUNT(s->cnt.solve_fail);
+        LANE_IF(LESSD(E(f, 1), 0.5)) {
+            SETI(E(f, 1), 1);
+            COPY(E(f, 2), R(fv));
+            COUNT_ADD(s->cnt.solve_fail_t, s->t);
+        } LANE_END
+    } LANE_END
+}
+
+/* the end of an iterative solve: y = x; its health ||r|| / ||b|| (rn, bn); a failure where the
+ * residual ended above ||b|| (x = 0 would have done better; with a warm start a residual can
+ * shrink within every solve and still grow from one step to the next), or is not a number (fl,
+ * fv: a failure the iteration met on the way) */
+VLA_FN void FN(solve_end)(CXP, ST *s, NUM *y, const NUM *x, NREF rn, NREF bn, NREF fl, NREF fv)
+{
+    NUM *f = VLA_ROWP(s->sx, 2 * (size_t)s->d);
+    VLA_PFOR(i, 0, s->d)
+        COPY(E(y, i), E(x, i));
+    DIV(E(f, 0), R(rn), R(bn));
+    LANE_IF(POR(LESS(R(bn), R(rn)), PNOT(ISFIN(R(rn))))) {
+        LANE_IF(LESSD(R(fl), 0.5)) {
+            SETI(R(fl), 1);
+            COPY(R(fv), E(f, 0));
+        } LANE_END
+    } LANE_END
+    FN(solve_fail)(CX, s, fl, fv);
+}
+
+/* solve: a Cholesky factorization of M at every solve (its factor in A's lower triangle and z,
+ * workspace), then two triangular solves; the health is the smallest pivot, and a pivot <= 0
+ * (or not a number) is a failure */
+VLA_FN void FN(apply_solve)(CXP, ST *s, NUM *y, const NUM *x)
+{
+    FRAME_BEGIN;
+    SCALAR(fl);
+    SCALAR(zero);
+    NUM *f = VLA_ROWP(s->sx, 2 * (size_t)s->d);
+    COUNT(s->cnt.solves);
+    FN(chol_factor)(CX, s->A, s->z, s->d, P(E(f, 0)));
+    SETI(zero, 0);
+    SETI(fl, 0);
+    LANE_IF(PNOT(LESS(zero, E(f, 0)))) {
+        SETI(fl, 1);
+    } LANE_END
+    FN(solve_fail)(CX, s, P(fl), P(E(f, 0)));
+    FN(tri_solve)(CX, s->A, s->z, 1, y, x, s->d);
+    FRAME_END;
+}
+
+/* the warm start of a solve into y: the write's (into al) or the read's */
+VLA_FN NUM *FN(warm)(CXP, ST *s, const NUM *y)
+{
+    return VLA_ROWP(s->sx, y == s->al ? 0 : (size_t)s->d);
+}
+
+/* cg: conjugate gradients from the previous solution (MesaNet's warm start), cfg.solve_k
+ * iterations, or with cfg.solve_tol until ||r|| <= tol ||b|| (at most 2d); either way a lane stops
+ * once ||r|| <= u ||b|| (C_TOL). r, p, q: z, e2, y. A step with p.Mp <= 0 (M not positive
+ * definite along p) is a failure, and the iteration goes on. */
+VLA_FN void FN(apply_cg)(CXP, ST *s, NUM *y, const NUM *b)
+{
+    FRAME_BEGIN;
+    SCALAR(rr);
+    SCALAR(rn);
+    SCALAR(bn);
+    SCALAR(thr);
+    SCALAR(pq);
+    SCALAR(a);
+    SCALAR(t);
+    SCALAR(zero);
+    SCALAR(fl);
+    SCALAR(fv);
+    const int d = s->d, kmax = s->cfg.solve_tol > 0 ? 2 * d : s->cfg.solve_k;
+    NUM *x = FN(warm)(CX, s, y), *r = s->z, *p = s->e2, *q = y, *M = s->A;
+    COUNT(s->cnt.solves);
+    SETI(zero, 0);
+    SETI(fl, 0);
+    SETI(fv, 0);
+    FN(matvec_t)(CX, q, M, x, d, d);
+    VLA_PFOR(i, 0, d) {
+        SUB(E(r, i), E(b, i), E(q, i));
+        COPY(E(p, i), E(r, i));
+    }
+    FN(dot)(CX, P(rr), r, r, d);
+    SQRT(rn, rr);
+    FN(norm2)(CX, P(bn), b, d);
+    MUL(thr, E(s->c, C_TOL), bn);
+    for (int it = 0; it < kmax; it++) {
+        LANE_IF(LESS(thr, rn)) {
+            COUNT(s->cnt.solve_iters);
+            FN(matvec_t)(CX, q, M, p, d, d);
+            FN(dot)(CX, P(pq), p, q, d);
+            LANE_IF(PNOT(LESS(zero, pq))) {
+                LANE_IF(LESSD(fl, 0.5)) {
+                    SETI(fl, 1);
+                    COPY(fv, pq);
+                } LANE_END
+            } LANE_END
+            DIV(a, rr, pq);
+            VLA_PFOR(i, 0, d) {
+                TEMP(t);
+                MUL(t, a, E(p, i));
+                ADD(E(x, i), E(x, i), t);
+                MUL(t, a, E(q, i));
+                SUB(E(r, i), E(r, i), t);
+            }
+            FN(dot)(CX, P(pq), r, r, d); /* pq: r.r of the new residual */
+            DIV(a, pq, rr);
+            VLA_PFOR(i, 0, d) {
+                TEMP(t);
+                MUL(t, a, E(p, i));
+                ADD(E(p, i), E(r, i), t);
+            }
+            COPY(rr, pq);
+            SQRT(rn, rr);
+        } LANE_END
+    }
+    FN(solve_end)(CX, s, y, x, P(rn), P(bn), P(fl), P(fv));
+    FRAME_END;
+}
+
+/* cheb: cfg.solve_k steps of Chebyshev iteration (Saad, Iterative Methods, algorithm 12.1) from
+ * the previous solution, on the interval [lambda0, g]: lambda0 bounds M from below in exact
+ * arithmetic (M_0 = lambda0 I and every update adds a positive semidefinite term; with
+ * forgetting too), g is Gershgorin's bound max_i sum_j |M_ij| >= lambda_max. Written with
+ * theta = (g + lambda0) / 2, delta = (g - lambda0) / 2 and no division by delta:
+ *   d_0 = r_0 / theta, rho_0 = delta / theta;  x += d;  r -= M d;  h = 2 theta - delta rho;
+ *   rho' = delta / h;  d = rho' rho d + (2 / h) r;  rho = rho'
+ * (delta = 0, M = lambda0 I, is then Richardson's step, exact). r, d, q: z, e2, y. */
+VLA_FN void FN(apply_cheb)(CXP, ST *s, NUM *y, const NUM *b)
+{
+    FRAME_BEGIN;
+    SCALAR(g);
+    SCALAR(row);
+    SCALAR(m);
+    SCALAR(th);
+    SCALAR(th2);
+    SCALAR(dl);
+    SCALAR(rho);
+    SCALAR(h);
+    SCALAR(t);
+    SCALAR(two);
+    SCALAR(zero);
+    SCALAR(rn);
+    SCALAR(bn);
+    SCALAR(fl);
+    SCALAR(fv);
+    const int d = s->d;
+    NUM *x = FN(warm)(CX, s, y), *r = s->z, *dv = s->e2, *q = y, *M = s->A;
+    COUNT(s->cnt.solves);
+    COUNT_ADD(s->cnt.solve_iters, s->cfg.solve_k);
+    SETI(zero, 0);
+    SETI(two, 2);
+    SETI(fl, 0);
+    SETI(fv, 0);
+    SETI(g, 0);
+    for (int i = 0; i < d; i++) { /* Gershgorin: the largest absolute row sum (NaN stays) */
+        SETI(row, 0);
+        for (int j = 0; j < d; j++) {
+            TEMP(m);
+            COPY(m, E(M, (size_t)i * d + j));
+            LANE_IF(LESS(m, zero)) {
+                SUB(m, zero, m);
+            } LANE_END
+            ADD(row, row, m);
+        }
+        LANE_IF(POR(LESS(g, row), PNOT(ISFIN(row)))) {
+            COPY(g, row);
+        } LANE_END
+    }
+    ADD(th, g, E(s->c, C_LAMBDA0));
+    DIV(th, th, two);
+    SUB(dl, g, E(s->c, C_LAMBDA0));
+    DIV(dl, dl, two);
+    DIV(rho, dl, th);
+    MUL(th2, two, th);
+    FN(matvec_t)(CX, q, M, x, d, d);
+    VLA_PFOR(i, 0, d) {
+        SUB(E(r, i), E(b, i), E(q, i));
+        DIV(E(dv, i), E(r, i), th);
+    }
+    FN(norm2)(CX, P(bn), b, d);
+    for (int it = 0; it < s->cfg.solve_k; it++) {
+        FN(matvec_t)(CX, q, M, dv, d, d);
+        VLA_PFOR(i, 0, d) {
+            ADD(E(x, i), E(x, i), E(dv, i));
+            SUB(E(r, i), E(r, i), E(q, i));
+        }
+        MUL(h, dl, rho);
+        SUB(h, th2, h);
+        DIV(t, dl, h);
+        MUL(rho, t, rho); /* rho' rho */
+        DIV(h, two, h);
+        VLA_PFOR(i, 0, d) {
+            TEMP(m);
+            MUL(E(dv, i), rho, E(dv, i));
+            MUL(m, h, E(r, i));
+            ADD(E(dv, i), E(dv, i), m);
+        }
+        COPY(rho, t);
+    }
+    FN(norm2)(CX, P(rn), r, d);
+    FN(solve_end)(CX, s, y, x, P(rn), P(bn), P(fl), P(fv));
+    FRAME_END;
+}
+
 /* The dispatches of this file are made from the lists, each function named in parentheses, so
  * that a row without its function is an undeclared identifier, never a silent default. */
 VLA_FN void FN(penalty_update)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 {
     switch (s->cfg.track) {
-#define VLA_X_(ID, name, update, apply)                                                           \
+#define VLA_X_(ID, name, update, apply, holds)                                                    \
     case VLA_TRACK_##ID:                                                                           \
         (FN(update_##update))(CX, s, u, guard, eps);                                               \
         break;
@@ -507,7 +839,7 @@ VLA_FN void FN(penalty_update)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 VLA_FN void FN(apply_A)(CXP, ST *s, NUM *y, const NUM *x)
 {
     switch (s->cfg.track) {
-#define VLA_X_(ID, name, update, apply)                                                           \
+#define VLA_X_(ID, name, update, apply, holds)                                                    \
     case VLA_TRACK_##ID:                                                                           \
         (FN(apply_##apply))(CX, s, y, x);                                                          \
         break;
@@ -829,27 +1161,62 @@ VLA_FN int FN(vstate_get)(CXP, ST *s, vla_quantity q, double *dst)
     case VLA_Q_KP: src = s->kp; n = s->d; break;
     case VLA_Q_ALPHA: src = s->al; n = s->d; break;
     case VLA_Q_L: /* chol keeps L where the other ways keep A */
-        if (s->cfg.track != VLA_TRACK_CHOL)
+    case VLA_Q_M: /* and solve, cg, cheb keep M */
+        if (vla_track_holds(s->cfg.track) != (q == VLA_Q_L ? VLA_HOLDS_L : VLA_HOLDS_M))
             return VLA_EINVAL;
         src = s->A;
         n = (size_t)s->d * s->d;
         break;
+    case VLA_Q_SOLVER:
+        if (vla_track_holds(s->cfg.track) != VLA_HOLDS_M)
+            return VLA_EINVAL;
+        src = s->sx + 2 * (size_t)s->d;
+        n = 3;
+        break;
     default: return VLA_EINVAL;
     }
-    if (q == VLA_Q_A && s->cfg.track == VLA_TRACK_CHOL) {
-        /* chol never forms A: a measure that asks for it gets M^-1 column by column, computed
-         * in the working arithmetic from L (O(d^3), at checkpoints only) */
-        int d = s->d;
+    if (q == VLA_Q_M) { /* the upper triangle, which the updates write (solve's factor is below) */
+        size_t d = s->d;
+        for (size_t i = 0; i < d; i++)
+            for (size_t j = 0; j < d; j++)
+                dst[i * d + j] = TOD(E(s->A, i <= j ? i * d + j : j * d + i));
+        return VLA_OK;
+    }
+    if (q == VLA_Q_A && vla_track_holds(s->cfg.track) != VLA_HOLDS_A) {
+        /* chol and the ways that keep M never form A: a measure that asks for it gets M^-1 column
+         * by column, computed in the working arithmetic from L (chol's own; for M, a Cholesky
+         * factor made in a copy, so the state is left as it is), O(d^3), at checkpoints only */
+        int d = s->d, ds = d + 1, r = VLA_OK;
+        NUM *L = s->A, *dg = s->A, *cp = NULL, *cd = NULL;
         ARITH_ENTER;
+        if (vla_track_holds(s->cfg.track) == VLA_HOLDS_M) {
+            cp = NUM_ALLOC((size_t)d * d);
+            cd = NUM_ALLOC((size_t)d + 1);
+            if (!cp || !cd) {
+                r = VLA_ENOMEM;
+                goto out;
+            }
+            for (size_t i = 0; i < (size_t)d * d; i++)
+                COPY(E(cp, i), E(s->A, i));
+            FN(chol_factor)(CX, cp, cd, d, P(E(cd, d)));
+            L = cp;
+            dg = cd;
+            ds = 1;
+        }
         for (int j = 0; j < d; j++) {
             for (int i = 0; i < d; i++)
                 SETI(E(s->w, i), i == j);
-            FN(chol_solve)(CX, s->A, s->e2, s->w, d);
+            FN(tri_solve)(CX, L, dg, ds, s->e2, s->w, d);
             for (int i = 0; i < d; i++)
                 dst[(size_t)i * d + j] = TOD(E(s->e2, i));
         }
+    out:
+        if (cp)
+            NUM_FREE(cp, (size_t)d * d);
+        if (cd)
+            NUM_FREE(cd, (size_t)d + 1);
         ARITH_LEAVE;
-        return VLA_OK;
+        return r;
     }
     for (size_t i = 0; i < n; i++)
         dst[i] = TOD(E(src, i));

@@ -51,6 +51,7 @@
 #undef POR
 #undef PFALSE
 #undef COUNT
+#undef COUNT_ADD
 #undef TEMP
 #undef VLA_MATVEC_HOOK
 #undef VLA_MATVEC_T_HOOK

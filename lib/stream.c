@@ -39,7 +39,7 @@ struct vla_stream {
         long head; /* -1: empty */
         double *mat;
     } cache[NCACHE];
-    double *tmp; /* subspace: c (R) */
+    double *tmp; /* subspace: c (R), then B c (d) */
     long heads, T;
     vla_npy q, k, v, u, gate, beta, decay; /* trace; u, gate, beta, decay may hold no data */
 };
@@ -289,7 +289,7 @@ int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t 
                       s->r, d);
         else if (!(s->noise >= 0 && s->noise <= VLA_STREAM_SCALE_MAX))
             rc = fail(VLA_ERANGE, err, errlen, "stream '%s': NOISE must be in [0, 1e300]", spec);
-        else if (!(s->tmp = malloc(s->r * sizeof(double))))
+        else if (!(s->tmp = malloc((s->r + d) * sizeof(double))))
             rc = fail(VLA_ENOMEM, err, errlen, "out of memory");
         vla_num_text(a, sizeof a, s->noise, 1);
         snprintf(canon, sizeof canon, "subspace:%ld,%s", s->r, a);
@@ -485,6 +485,31 @@ static const double *head_matrix(vla_stream *s, uint32_t head)
     return M;
 }
 
+/* y = M x for an n x m row-major M, each y[i] summed in the order j = 0, 1, ..., as the streams
+ * have always summed it, four rows at a time: four independent sums in flight instead of one
+ * chain of dependent additions (the same bits, about four times the speed). */
+static void matvec_rows(const double *M, const double *x, int n, long m, double *y)
+{
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const double *r0 = M + i * m, *r1 = r0 + m, *r2 = r1 + m, *r3 = r2 + m;
+        double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (long j = 0; j < m; j++) {
+            a0 += r0[j] * x[j];
+            a1 += r1[j] * x[j];
+            a2 += r2[j] * x[j];
+            a3 += r3[j] * x[j];
+        }
+        y[i] = a0, y[i + 1] = a1, y[i + 2] = a2, y[i + 3] = a3;
+    }
+    for (; i < n; i++) {
+        double acc = 0;
+        for (long j = 0; j < m; j++)
+            acc += M[i * m + j] * x[j];
+        y[i] = acc;
+    }
+}
+
 int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
 {
     if (!s || !b)
@@ -512,12 +537,7 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
         vla_gauss_fill(b->q, d, seed, VLA_VAR_Q, head, tt, s->scale);
         vla_gauss_fill(b->k, d, seed, VLA_VAR_K, head, tt, s->scale);
         vla_gauss_fill(b->v, dv, seed, VLA_VAR_V, head, tt, s->scale);
-        for (int i = 0; i < d; i++) {
-            double acc = 0;
-            for (int j = 0; j < d; j++)
-                acc += W[i * d + j] * b->k[j];
-            b->u[i] = acc;
-        }
+        matvec_rows(W, b->k, d, d, b->u);
         unit(b->u, d);
         break;
     }
@@ -528,12 +548,10 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
         long r = s->r;
         vla_gauss_fill(s->tmp, (int)r, seed, VLA_VAR_K, head, tt, 1 / sqrt((double)r));
         vla_gauss_fill(b->u, d, seed, VLA_VAR_U, head, tt, s->noise / sqrt(d));
-        for (int i = 0; i < d; i++) {
-            double acc = 0;
-            for (long j = 0; j < r; j++)
-                acc += B[i * r + j] * s->tmp[j];
-            b->u[i] = acc + b->u[i];
-        }
+        double *Bz = s->tmp + r; /* B z, then + the noise */
+        matvec_rows(B, s->tmp, d, r, Bz);
+        for (int i = 0; i < d; i++)
+            b->u[i] = Bz[i] + b->u[i];
         memcpy(b->k, b->u, d * sizeof(double));
         vla_gauss_fill(b->q, d, seed, VLA_VAR_Q, head, tt, 1);
         vla_gauss_fill(b->v, dv, seed, VLA_VAR_V, head, tt, 1);

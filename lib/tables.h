@@ -83,7 +83,9 @@ static inline VLA_HD double vla_fmt_tiny(vla_fmt f)
 
 /* The constants of a configuration, in the compute format (the array c of the state) */
 enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_EPS, C_RENORM,
-       C_BETA, C_SQRTD, C_NCONST };
+       C_BETA, C_SQRTD,
+       C_LAMBDA0, C_GAMMA, C_SQRTG, C_FREG, C_TOL, /* forgetting and the ways that keep M */
+       C_NCONST };
 
 /* The arrays of a run's state (recur.h's struct), one row X(name, len) each under its role. A
  * length is an expression in d and dv, which every consumer has in scope. Adding an array is
@@ -100,7 +102,8 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
     X(n, d)        /* the normalizer sum of phi(k) */                                              \
     X(o, dv)       /* the last read-out */                                                         \
     X(kp, d)       /* the last write direction k' */                                               \
-    X(al, d)       /* the last alpha */
+    X(al, d)       /* the last alpha */                                                            \
+    X(sx, 2 * d + 3) /* solve, cg, cheb: warm starts, the last solve's health, the first failure */
 #define VLA_STATE_INPUT(X)                                                                         \
     X(q, d) X(k, d) X(u, d)                                                                        \
     X(pk, d)         /* phi(k) */                                                                  \

@@ -40,18 +40,26 @@
     X(VLA1, vla1, 1, 0)                                                                            \
     X(VLA3, vla3, 1, 1)
 
-/* Ways of tracking A (SPEC section 4): X(ID, name, update, apply)
+/* Ways of tracking A (SPEC section 4; docs/math.md 4.7-4.9 for the ways that keep M):
+ * X(ID, name, update, apply, holds)
  *   ID      the enum constant VLA_TRACK_<ID>   name  its one spelling
  *   update  recur.h's rank-1 change of M = A^-1: update_<update> (comp and sr are sm's update
- *           in an arithmetic of their own: double words, stochastic rounding)
+ *           in an arithmetic of their own: double words, stochastic rounding; M: M itself)
  *   apply   recur.h's y = A x: apply_<apply> (sym: A is exactly symmetric, read down the
- *           columns; gen: by rows; chol: two triangular solves with the factor of M) */
+ *           columns; gen: by rows; chol: two triangular solves with the factor of M; solve,
+ *           cg, cheb: M y = x solved at every step, by a Cholesky factorization, conjugate
+ *           gradients or Chebyshev iteration)
+ *   holds   what the state's d x d array holds (VLA_HOLDS_<holds>): A itself, the Cholesky
+ *           factor L of M, or M (its upper triangle) */
 #define VLA_TRACKS(X)                                                                              \
-    X(SM, "sm", sm, sym)                                                                           \
-    X(SMSYM, "sm-sym", smsym, sym)                                                                 \
-    X(JOSEPH, "joseph", joseph, gen)                                                               \
-    X(CHOL, "chol", chol, chol)                                                                    \
-    X(COMP, "comp", sm, gen)                                                                       \
-    X(SR, "sr", sm, gen)
+    X(SM, "sm", sm, sym, A)                                                                        \
+    X(SMSYM, "sm-sym", smsym, sym, A)                                                              \
+    X(JOSEPH, "joseph", joseph, gen, A)                                                            \
+    X(CHOL, "chol", chol, chol, L)                                                                 \
+    X(COMP, "comp", sm, gen, A)                                                                    \
+    X(SR, "sr", sm, gen, A)                                                                        \
+    X(SOLVE, "solve", M, solve, M)                                                                 \
+    X(CG, "cg", M, cg, M)                                                                          \
+    X(CHEB, "cheb", M, cheb, M)
 
 #endif

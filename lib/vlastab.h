@@ -79,6 +79,12 @@ int vla_model_parse(const char *name, vla_model_kind *out);
 const char *vla_track_name(vla_track t);
 int vla_track_parse(const char *name, vla_track *out);
 int vla_model_has_A(vla_model_kind m); /* rls, vla1, vla3 */
+/* What the state's d x d array holds under a way of tracking (the holds column of VLA_TRACKS):
+ * A, chol's Cholesky factor L of M = A^-1, or M itself (solve, cg, cheb: the upper triangle). */
+typedef enum { VLA_HOLDS_A, VLA_HOLDS_L, VLA_HOLDS_M } vla_holds;
+vla_holds vla_track_holds(vla_track t);
+/* The iterations of cg and cheb per solve: 1..VLA_SOLVE_KMAX. */
+#define VLA_SOLVE_KMAX 1000
 
 /* The names of one list, comma-separated in its order ("la, delta, rls, vla1, vla3"), for help
  * texts and messages. */
@@ -111,11 +117,23 @@ typedef struct {
     vla_delta_form delta_form;
     int nudge, guard, clamp_on, normalize; /* switches; normalize: la/vla3 read-out ratio */
     uint64_t sr_seed;      /* sr: the seed of the stochastic rounding's random words */
+    double gamma;          /* forgetting factor of M in (0, 1]: M_t = gamma M_{t-1} + u u^T
+                              (+ (1 - gamma) lambda0 I for the ways that keep M); 1 = none */
+    int solve_k;           /* cg, cheb: iterations per solve (cg:TOL: at most 2d) */
+    double solve_tol;      /* cg:TOL: stop when ||r|| <= TOL ||b||; 0 = run solve_k iterations */
 } vla_config;
 
 void vla_config_default(vla_config *cfg, vla_model_kind model, int d);
+/* A way of tracking as the programs spell it, NAME or NAME:PARAM: cg:K (K iterations), cg:TOL
+ * (until ||r|| <= TOL ||b||, TOL in (0, 1), at most 2d iterations), cheb:K; the other ways take
+ * no parameter. Sets cfg's track, solve_k and solve_tol. VLA_EINVAL for an unknown way or a
+ * malformed parameter, VLA_ERANGE for K or TOL out of range. */
+int vla_track_set(vla_config *cfg, const char *spec);
+/* cfg's way as vla_track_set reads it ("sm", "cg:8", "cg:1e-06") */
+void vla_track_spec(const vla_config *cfg, char *buf, size_t len);
+
 /* NAME=VALUE of a model constant or switch (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip,
- * clamp, clamp_eps, renorm, beta, sr_seed, delta_form=gated|decay, nudge, guard, clamp_on,
+ * clamp, clamp_eps, renorm, beta, gamma, sr_seed, delta_form=gated|decay, nudge, guard, clamp_on,
  * normalize, features):
  * the switches take on/off/1/0. */
 int vla_config_set(vla_config *cfg, const char *name, const char *value); /* VLA_EINVAL if not */
@@ -132,9 +150,10 @@ int vla_parse_real(const char *s, double *x, const char **why);
 /* x as the shortest "%.Pg", P from min_digits up to 17, that reads back as x: text that round-trips
  * (min_digits 6 gives what %g gives whenever %g is exact) */
 void vla_num_text(char *buf, size_t len, double x, int min_digits);
-/* Whether cfg's way of tracking A is defined for its model, switches and precision (chol: no
- * nudge and no clamp, which change A and not M; sr: a 16-bit storage policy with binary32
- * arithmetic). VLA_ENOTSUP with a one-line reason in *why (may be NULL). */
+/* Whether cfg's way of tracking A is defined for its model, switches and precision (chol and the
+ * ways that keep M: no nudge and no clamp, which change A and not M; solve, cg, cheb and a
+ * forgetting factor: a model with A; sr: a 16-bit storage policy with binary32 arithmetic).
+ * VLA_ENOTSUP with a one-line reason in *why (may be NULL). */
 int vla_track_check(const vla_config *cfg, const char **why);
 /* one line "model=vla3 track=sm prec=f32 mode=strict d=32 dv=32 lambda0=..." for provenance, its
  * numbers exact (vla_num_text) */
@@ -156,16 +175,28 @@ typedef struct {
     long zero_norm; /* unit() met a norm below the smallest normal: vector left as it is */
     long renorm;    /* S renormalized */
     long steps, reads;
+    /* the ways that keep M (solve, cg, cheb; docs/math.md 4.7-4.9) */
+    long solves;       /* systems M y = x solved (vla1: two a step, the write's and the read's) */
+    long solve_iters;  /* cg, cheb: iterations, over all solves */
+    long solve_fail;   /* solves that failed: a pivot <= 0 (solve), p.Mp <= 0 (cg), or a final
+                          residual above ||x|| or not finite (cg, cheb) */
+    long solve_fail_t; /* the step of the first failure (0: none); VLA_Q_SOLVER has its value */
 } vla_counts;
 
 typedef enum {
     VLA_Q_S,      /* dv x d, row-major */
-    VLA_Q_A,      /* d x d */
+    VLA_Q_A,      /* d x d (chol, solve, cg, cheb: M^-1 formed by d solves with a Cholesky
+                     factor of M, in the working arithmetic) */
     VLA_Q_N,      /* d: the normalizer sum of phi(k) (la, vla3) */
     VLA_Q_O,      /* dv: last read-out */
     VLA_Q_KP,     /* d: last write direction k' (unit for delta/vla3; raw k for rls/vla1) */
     VLA_Q_ALPHA,  /* d: last alpha (vla3: unit; rls: gain; vla1: A k; delta: k'; la: phi(k)) */
     VLA_Q_L,      /* d x d: chol's Cholesky factor of M (lower triangle); other ways: VLA_EINVAL */
+    VLA_Q_M,      /* d x d: M, for the ways that keep it (solve, cg, cheb); others: VLA_EINVAL */
+    VLA_Q_SOLVER, /* 3 numbers (solve, cg, cheb; others: VLA_EINVAL): the last solve's health
+                     (cg, cheb: ||r|| / ||x|| as the iteration computed it; solve: the smallest
+                     pivot, or the first not positive), 1 once a solve failed (else 0), the first
+                     failure's value (the pivot, p.Mp, or the relative residual) */
 } vla_quantity;
 
 typedef struct vla_model vla_model;
@@ -219,10 +250,15 @@ typedef enum { VLA_VAR_Q, VLA_VAR_K, VLA_VAR_V, VLA_VAR_U, VLA_VAR_G, VLA_VAR_BE
 double vla_gauss(uint64_t seed, vla_var var, uint32_t head, uint64_t t, uint32_t lane);
 /* A uniform in (0, 1) at the same coordinates (53 random bits). */
 double vla_uniform(uint64_t seed, vla_var var, uint32_t head, uint64_t t, uint32_t lane);
-/* dst[i] = scale * vla_gauss(seed, var, head, t, i) for lanes 0..n-1, bit for bit, at half the
- * cost (both normals of each Box-Muller pair are used). */
+/* dst[i] = scale * vla_gauss(seed, var, head, t, i) for lanes 0..n-1, bit for bit, at a fraction
+ * of the cost (both normals of each Box-Muller pair are used, four pairs at once where the
+ * processor has AVX2). */
 void vla_gauss_fill(double *dst, int n, uint64_t seed, vla_var var, uint32_t head, uint64_t t,
                     double scale);
+/* The streams' Box-Muller: g0[i] = r cos(2 pi u2[i]), g1[i] = r sin(2 pi u2[i]),
+ * r = sqrt(-2 log u1[i]), for 0 < u1, u2 < 1, from +, -, *, / and sqrt only (lib/philox.c), so
+ * that it has the same bits everywhere, four at a time or one. */
+void vla_box_muller(const double *u1, const double *u2, int n, double *g0, double *g1);
 
 typedef enum {
     VLA_STREAM_GAUSS, VLA_STREAM_LMLIKE, VLA_STREAM_SUBSPACE, VLA_STREAM_REPEAT, VLA_STREAM_MQAR,
@@ -307,8 +343,8 @@ typedef struct {
     const vla_step_buf *in;  /* its inputs as drawn, before any rounding (is_read: a read) */
     const double *o;         /* VLA_TAP_O: the read-out after the step (dv) */
     const double *kp, *alpha; /* VLA_TAP_KP, VLA_TAP_ALPHA: the write's k' and alpha (d) */
-    long a_moved;            /* VLA_TAP_MOVED: entries of A this step changed (-1: chol keeps no A,
-                                or a model without A; 0 on a read) */
+    long a_moved;            /* VLA_TAP_MOVED: entries of A this step changed (-1: chol, solve,
+                                cg and cheb keep no A, or a model without A; 0 on a read) */
     long a_moved_diag;       /* ... of them on A's diagonal (-1 and 0 alike) */
 } vla_step_view;
 

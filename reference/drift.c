@@ -114,9 +114,9 @@ int vref_drift_measure(vla_engine *m, vla_engine *ref, int run, vref_drift *acc,
         row[1] = vla_fro_diff(A, B, (long)dd) / vla_fro(B, (long)dd);
     }
     /* M_t is the Gram of the u' only while no nudge or clamp has added to A a change that is not
-     * a rank-one update of M; from the first one on, a_resid and a_lapack have no meaning, and
-     * the Gram need not be kept (the counts never go down) */
-    if (cn.nudge == 0 && cn.clamp == 0) {
+     * a rank-one update of M, and without forgetting; from the first one on, a_resid and a_lapack
+     * have no meaning, and the Gram need not be kept (the counts never go down) */
+    if (cn.nudge == 0 && cn.clamp == 0 && cfg->gamma == 1) {
         row[2] = resid_dd(A, acc);
         vref_drift_gram(acc, B);
         if (vref_spd_inverse(B, d, C) == VLA_OK)
@@ -145,6 +145,20 @@ int vref_drift_measure(vla_engine *m, vla_engine *ref, int run, vref_drift *acc,
         row[13] = (double)acc->moved_diag / ((double)acc->steps * d);
     }
     acc->moved = acc->moved_diag = acc->steps = 0;
+    if (ref) { /* the vector the model uses: alpha (vla3 unit(A k'), rls A k, vla1 A k) */
+        vla_engine_get(m, run, VLA_Q_ALPHA, B);
+        vla_engine_get(ref, run, VLA_Q_ALPHA, C);
+        row[14] = vla_fro_diff(B, C, d) / vla_fro(C, d);
+    }
+    double sv[3];
+    if (vla_engine_get(m, run, VLA_Q_SOLVER, sv) == VLA_OK) { /* solve, cg, cheb */
+        vla_engine_get(m, run, VLA_Q_M, B);
+        if (vref_sym_eig(B, d, lam) == VLA_OK)
+            row[15] = lam[0];
+        row[16] = sv[0];
+        row[17] = cn.solves ? (double)cn.solve_iters / cn.solves : NAN;
+        row[18] = (double)cn.solve_fail;
+    }
     free(A), free(B), free(C), free(lam);
     return VLA_OK;
 }

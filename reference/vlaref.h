@@ -59,8 +59,8 @@ void vref_gram_free(vref_gram *g);
 /* ---- the drift measures of A_t (reference/drift.c; bin/vla-drift's table, docs/math.md 7) ---- */
 #define VREF_DRIFT_COLUMNS                                                                         \
     "t a_drift a_resid a_lapack sym_defect lambda_min cond guard clamp nudge s_relerr o_relerr "     \
-    "a_moved a_moved_diag"
-#define VREF_DRIFT_NCOL 14
+    "a_moved a_moved_diag x_err m_lmin resid iters fails"
+#define VREF_DRIFT_NCOL 19
 /* A run's M_t = lambda0 I + sum u' u'^T in double-double, and the a_moved window. Plain data (no
  * pointers) so that a checkpoint saves it as it is: the Gram's hi and lo arrays (the upper
  * triangle used, as vref_gram keeps them) follow the header; vref_drift_size(d) bytes in all. */

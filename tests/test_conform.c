@@ -26,15 +26,11 @@ static int same_bits(const double *x, const double *y, size_t n)
 }
 
 /* steps lib and the emulation side by side; returns the number of steps whose state differed */
-static long conform(vla_model_kind mk, vla_track tr, vla_prec p, int d, const char *stream,
-                    long steps, first_diff *fd)
+static long conform(const vla_config *cfg, const char *stream, long steps, first_diff *fd)
 {
-    vla_config c;
-    vla_config_default(&c, mk, d);
-    c.prec = p;
-    c.track = tr;
-    if (tr == VLA_TRACK_CHOL) /* chol is defined without the nudge and the clamp */
-        c.nudge = c.clamp_on = 0;
+    const vla_config c = *cfg;
+    const int d = c.d;
+    vla_model_kind mk = c.model;
     vla_model *a, *b;
     vla_stream *s;
     char err[200];
@@ -45,18 +41,21 @@ static long conform(vla_model_kind mk, vla_track tr, vla_prec p, int d, const ch
     vla_step_buf_alloc(&buf, d, d);
     size_t n = (size_t)d * d;
     double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-    static const vla_quantity qs[] = {VLA_Q_S, VLA_Q_A, VLA_Q_N, VLA_Q_O, VLA_Q_ALPHA};
-    static const char *const qn[] = {"S", "A", "n", "o", "alpha"};
+    static const vla_quantity qs[] = {VLA_Q_S, VLA_Q_A, VLA_Q_N, VLA_Q_O, VLA_Q_ALPHA, VLA_Q_SOLVER};
+    static const char *const qn[] = {"S", "A", "n", "o", "alpha", "solver"};
+    const int nq = vla_track_holds(c.track) == VLA_HOLDS_M && vla_model_has_A(mk) ? 6 : 5;
     long bad = 0;
     for (long t = 1; t <= steps; t++) {
         vla_stream_get(s, 0, t, &buf);
         vla_input in = {buf.q, buf.k, buf.v, buf.u, buf.has_g ? buf.g : NULL, buf.beta, buf.decay};
         CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
         int differs = 0;
-        for (int qi = 0; qi < 5; qi++) {
+        for (int qi = 0; qi < nq; qi++) {
             if (qs[qi] == VLA_Q_A && !vla_model_has_A(mk))
                 continue;
-            size_t len = qs[qi] == VLA_Q_S || qs[qi] == VLA_Q_A ? n : (size_t)d;
+            size_t len = qs[qi] == VLA_Q_S || qs[qi] == VLA_Q_A ? n
+                         : qs[qi] == VLA_Q_SOLVER                ? 3
+                                                                  : (size_t)d;
             vla_model_get(a, qs[qi], x);
             vla_model_get(b, qs[qi], y);
             if (!same_bits(x, y, len)) {
@@ -72,8 +71,10 @@ static long conform(vla_model_kind mk, vla_track tr, vla_prec p, int d, const ch
         if (bad > 0 && t > 10 + fd->t) /* enough to report */
             break;
     }
-    CHECK(vla_model_counts(a)->guard == vla_model_counts(b)->guard &&
-          vla_model_counts(a)->zero_norm == vla_model_counts(b)->zero_norm);
+    const vla_counts *ca = vla_model_counts(a), *cb = vla_model_counts(b);
+    CHECK(ca->guard == cb->guard && ca->zero_norm == cb->zero_norm &&
+          ca->solve_iters == cb->solve_iters && ca->solve_fail == cb->solve_fail &&
+          ca->solve_fail_t == cb->solve_fail_t);
     free(x);
     free(y);
     vla_step_buf_free(&buf);
@@ -95,24 +96,39 @@ static long scaled(long steps)
     return s < 20 ? 20 : s;
 }
 
-static void run_case(vla_model_kind mk, vla_track tr, vla_prec p, int d, const char *stream,
-                     long steps)
+/* a case of model mk, way spec (vla_track_set's spelling), precision p at d, `steps` steps (as
+ * scaled); gamma != 1 forgets */
+static void run_spec(vla_model_kind mk, const char *spec, double gamma, vla_prec p, int d,
+                     const char *stream, long steps)
 {
-    steps = scaled(steps);
     vla_config c;
     vla_config_default(&c, mk, d);
     c.prec = p;
-    c.track = tr;
-    if (tr == VLA_TRACK_CHOL)
+    c.gamma = gamma;
+    CHECK(vla_track_set(&c, spec) == 0);
+    if (vla_track_holds(c.track) != VLA_HOLDS_A) /* chol, solve, cg, cheb: no nudge, no clamp */
         c.nudge = c.clamp_on = 0;
     if (vla_track_check(&c, NULL)) /* e.g. sr in a policy without 16-bit storage */
         return;
     first_diff fd = {0};
-    long bad = conform(mk, tr, p, d, stream, steps, &fd);
+    long bad = conform(&c, stream, steps, &fd);
     CHECK_MSG(bad == 0,
-              "%s %s %s d=%d %s: first difference at step %ld in %s[%d]: lib %a, emulation %a",
-              vla_model_name(mk), vla_track_name(tr), vla_prec_name(p), d, stream, fd.t, fd.what,
-              fd.elem, fd.a, fd.b);
+              "%s %s %s d=%d %s gamma=%g: first difference at step %ld in %s[%d]: lib %a, "
+              "emulation %a",
+              vla_model_name(mk), spec, vla_prec_name(p), d, stream, gamma, fd.t, fd.what, fd.elem,
+              fd.a, fd.b);
+}
+
+/* The ways that keep M cost O(d^3) (solve) or K + 1 products with M (cg, cheb) a step, about
+ * d / 3 times sm's, and the emulation far more: beyond d = 8 they run a fifth of the steps (every
+ * operation of their text already runs at the first step; the long run is conform_long's). */
+static void run_case(vla_model_kind mk, vla_track tr, vla_prec p, int d, const char *stream,
+                     long steps)
+{
+    long s = scaled(steps);
+    if (vla_track_holds(tr) == VLA_HOLDS_M && d > 8)
+        s = (s + 4) / 5;
+    run_spec(mk, vla_track_name(tr), 1, p, d, stream, s);
 }
 
 static const char *const streams[] = {"gauss", "lmlike", "subspace:2,0.01"};
@@ -175,6 +191,20 @@ TEST_SLOW(conform_vla3_rls_d32_1000_steps)
     }
 }
 
+/* the solvers' parameters and forgetting, every precision: cg to a tolerance (lanes... a run
+ * stops where its own residual says), Chebyshev with few steps, gamma in every way that can
+ * forget (the tracking ways by RLS's rule, the solvers with the regularizer), at d = 5 */
+TEST(conform_solvers_forgetting)
+{
+    static const char *const specs[] = {"cg:1e-3", "cg:3", "cheb:2", "solve", "sm", "sm-sym",
+                                        "joseph", "chol", "comp", "sr"};
+    static const vla_model_kind ms[] = {VLA_RLS, VLA_VLA1, VLA_VLA3};
+    int k = 0;
+    for (int i = 0; i < 10; i++)
+        for (int p = 0; p < VLA_NPREC; p++, k++)
+            run_spec(ms[k % 3], specs[i], i < 3 ? 1 : 0.97, p, 5, streams[k % 3], scaled(300));
+}
+
 /* make conformance-long: VLA_CONFORM_LONG=STEPS runs vla3 and rls in every precision and way of
  * tracking A at d = 32 for that many steps (10^5 by the Makefile); skipped otherwise */
 TEST_SLOW(conform_long)
@@ -184,10 +214,10 @@ TEST_SLOW(conform_long)
         vla_test_skip("set VLA_CONFORM_LONG=STEPS (make conformance-long)");
         return;
     }
-    long steps = atol(e);
+    long steps = scaled(atol(e)); /* every way the whole horizon, the solvers too */
     for (int tr = 0; tr < VLA_NTRACK; tr++)
         for (int p = 0; p < VLA_NPREC; p++) {
-            run_case(VLA_VLA3, tr, p, 32, "lmlike", steps);
-            run_case(VLA_RLS, tr, p, 32, "subspace:4,0.001", steps);
+            run_spec(VLA_VLA3, vla_track_name(tr), 1, p, 32, "lmlike", steps);
+            run_spec(VLA_RLS, vla_track_name(tr), 1, p, 32, "subspace:4,0.001", steps);
         }
 }

@@ -63,6 +63,9 @@ check "libvlaref.so needs libvlastab.so.$SOVERSION and MPFR (it names its own de
            readelf -d '$root/lib/libvlaref.so.$VERSION' | grep -q 'NEEDED.*libmpfr'"
 check "share/man/man7/vlastab.7" test -s "$root/share/man/man7/vlastab.7"
 check "share/doc/vlastab/examples/vla3_own_inputs.c" test -s "$root/share/doc/vlastab/examples/vla3_own_inputs.c"
+for g in "$repo"/docs/*.md; do
+    check "share/doc/vlastab/${g##*/}" cmp -s "$g" "$root/share/doc/vlastab/${g##*/}"
+done
 for g in "$repo"/plots/*.gp; do
     [ -e "$g" ] || continue
     check "share/vlastab/plots/${g##*/}" cmp -s "$g" "$root/share/vlastab/plots/${g##*/}"

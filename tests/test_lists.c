@@ -15,7 +15,7 @@ TEST(lists_names_and_parsing)
 {
     CHECK(!strcmp(vla_names(VLA_LIST_MODEL), "la, delta, rls, vla1, vla3"));
     CHECK(!strcmp(vla_names(VLA_LIST_PREC), "f64, f32, f16, bf16, f16-f32, bf16-f32"));
-    CHECK(!strcmp(vla_names(VLA_LIST_TRACK), "sm, sm-sym, joseph, chol, comp, sr"));
+    CHECK(!strcmp(vla_names(VLA_LIST_TRACK), "sm, sm-sym, joseph, chol, comp, sr, solve, cg, cheb"));
     CHECK(!strcmp(vla_names(VLA_LIST_FMT), "f64, f32, f16, bf16"));
     /* every name of a list parses back to its row, and the lists hold nothing else */
     char buf[200];

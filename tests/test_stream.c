@@ -199,6 +199,60 @@ TEST(philox_mapping)
     CHECK(same_bits(a, b, 37));
 }
 
+/* vla_box_muller four at a time (AVX2, where the processor has it) gives the bits of one at a time
+ * (the scalar code, n = 1), on random uniforms and on their edges: the smallest u01 (2^-54),
+ * the largest, the quadrant boundaries of 2 pi u2 and the neighbours of each, the switch of the
+ * log's reduction at sqrt(1/2); and vla_gauss_fill, which batches it and draws four Philox blocks
+ * at once, equals vla_gauss (one block, one pair) at every length (the tails of 1..3 pairs go one
+ * at a time) and coordinate */
+TEST(box_muller_vector_bits)
+{
+    enum { N = 4096 };
+    static double u1[N], u2[N], g0[N], g1[N];
+    const double edge[] = {0x1p-54, 0x1p-53, 1 - 0x1p-53, 0.125, 0.25, 0.375, 0.5, 0.625, 0.75,
+                           0.875, 0.70710678118654752440, 0.70710678118654752440 / 2, 1e-300};
+    int ne = (int)(sizeof edge / sizeof edge[0]), n = 0;
+    for (int i = 0; i < ne; i++)
+        for (int k = -2; k <= 2; k++) {
+            double x = edge[i];
+            for (int j = 0; j < (k < 0 ? -k : k); j++)
+                x = k < 0 ? nextafter(x, 0) : nextafter(x, 1);
+            if (x > 0 && x < 1)
+                u1[n] = x, u2[n] = edge[(i * 5 + k + 2) % ne], n++;
+        }
+    for (int i = 0; i < n; i++) /* each edge also as u2 */
+        u2[n + i] = u1[i], u1[n + i] = u2[i];
+    n *= 2;
+    for (; n < N; n++) {
+        u1[n] = vla_uniform(5, VLA_VAR_Q, 0, (uint64_t)n, 0);
+        u2[n] = vla_uniform(5, VLA_VAR_Q, 0, (uint64_t)n, 1);
+    }
+    vla_box_muller(u1, u2, N, g0, g1);
+    long bad = 0;
+    for (int i = 0; i < N; i++) {
+        double h0, h1;
+        vla_box_muller(&u1[i], &u2[i], 1, &h0, &h1);
+        if (memcmp(&h0, &g0[i], 8) || memcmp(&h1, &g1[i], 8)) {
+            if (!bad)
+                CHECK_MSG(0, "u1 = %a, u2 = %a: four at a time (%a, %a), one (%a, %a)", u1[i],
+                          u2[i], g0[i], g1[i], h0, h1);
+            bad++;
+        }
+    }
+    CHECK_MSG(bad == 0, "%ld of %d pairs differ", bad, N);
+    double a[300], b[300];
+    for (int len = 1, c = 0; len <= 300; len += len < 20 ? 1 : 37, c++) {
+        /* seeds, variables, heads and steps with their high words set */
+        uint64_t seed = 11 + 0x9e3779b97f4a7c15ULL * (uint64_t)c, t = 777 + ((uint64_t)c << 31);
+        vla_var var = (vla_var)(c % 7);
+        uint32_t head = 0xfffffff0u + (uint32_t)c;
+        vla_gauss_fill(a, len, seed, var, head, t, 1.5);
+        for (int i = 0; i < len; i++)
+            b[i] = 1.5 * vla_gauss(seed, var, head, t, (uint32_t)i);
+        CHECK_MSG(same_bits(a, b, len), "vla_gauss_fill of %d", len);
+    }
+}
+
 TEST(philox_purity)
 {
     enum { N = 500 };

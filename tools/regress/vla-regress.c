@@ -103,14 +103,15 @@ typedef struct {
     char err[200];
 } rg_result;
 
-/* the configuration of a case: chol never forms A, so the changes of A that are no rank-one
- * change of M (the nudge, vla1's clamp) are off, in it and in its reference */
+/* the configuration of a case: chol, solve, cg and cheb never form A, so the changes of A that
+ * are no rank-one change of M (the nudge, vla1's clamp) are off, in it and in its reference; cg
+ * and cheb run their default iterations (cg:8, cheb:8) */
 RG_FN void rg_config(vla_config *cfg, vla_model_kind m, vla_track tr, vla_prec p, int d)
 {
     vla_config_default(cfg, m, d);
     cfg->track = vla_model_has_A(m) ? tr : VLA_TRACK_SM;
     cfg->prec = p;
-    if (tr == VLA_TRACK_CHOL && vla_model_has_A(m)) {
+    if (vla_track_holds(tr) != VLA_HOLDS_A && vla_model_has_A(m)) {
         cfg->nudge = 0;
         cfg->clamp_on = 0;
     }
@@ -118,9 +119,11 @@ RG_FN void rg_config(vla_config *cfg, vla_model_kind m, vla_track tr, vla_prec p
 
 RG_FN void rg_case_name(char *buf, size_t len, const vla_config *cfg, int stream)
 {
-    snprintf(buf, len, "%s/%s/%s/%s", vla_model_name(cfg->model),
-             vla_model_has_A(cfg->model) ? vla_track_name(cfg->track) : "-",
-             vla_prec_name(cfg->prec), rg_streams[stream].name);
+    char way[48] = "-";
+    if (vla_model_has_A(cfg->model))
+        vla_track_spec(cfg, way, sizeof way);
+    snprintf(buf, len, "%s/%s/%s/%s", vla_model_name(cfg->model), way, vla_prec_name(cfg->prec),
+             rg_streams[stream].name);
 }
 
 /* whether a backend runs cfg at all (its availability on this machine is another matter): the
@@ -311,6 +314,10 @@ static void rg_visit_counts(rg_meas *m, int h, const vla_counts *c)
 {
     long v[6] = {c->guard, c->clamp, c->clip, c->nudge, c->zero_norm, c->renorm};
     m->fp[h] = vla_fnv1a(m->fp[h], v, sizeof v);
+    if (c->solves) { /* solve, cg, cheb (the other ways' fingerprints as they were) */
+        long w[4] = {c->solves, c->solve_iters, c->solve_fail, c->solve_fail_t};
+        m->fp[h] = vla_fnv1a(m->fp[h], w, sizeof w);
+    }
 }
 
 /* the engine backend of each of vla-regress's backends */
@@ -903,8 +910,8 @@ RG_FN int rg_report(FILE *out, const rg_opts *o, const rg_run *run, rg_baseline 
                  "checkpoints t >= T/10;\n# u = unit roundoff of the STORAGE format: f64 2^-53, f32 "
                  "2^-24, f16 and f16-f32 2^-11, bf16 and bf16-f32 2^-8\n",
             RG_HEADS);
-    fprintf(out, "# d=%d (trace %d), T=%d; chol with nudge and clamp off; baseline %s; margin %.2f "
-                 "bit%s\n",
+    fprintf(out, "# d=%d (trace %d), T=%d; chol, solve, cg, cheb with nudge and clamp off; "
+                 "baseline %s; margin %.2f bit%s\n",
             RG_D, RG_D_TRACE, RG_T, o->baseline, o->margin,
             o->bits ? "; --bits: any change of bits fails" : "");
     for (int i = 0; i < run->nnotes; i++)

@@ -1,0 +1,269 @@
+/* test_solvers.c: the ways that keep M = A^-1 and solve M y = x at every step (solve, cg, cheb;
+ * docs/math.md 4.7-4.9) and the forgetting factor gamma (4.10) against the exact reference and
+ * against their definitions written out here in binary64; and a failed solve, reported with its
+ * step and value. Bit-for-bit agreement with the format emulation is tests/test_conform.c's. */
+#include "check.h"
+#include "vlaref.h"
+#include "vlastab.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* relative error of alpha (the vector the model uses) after `steps` steps of vla3 (nudge off) in
+ * way `spec` and precision p, against the exact 256-bit solve of the same inputs; the largest
+ * relative distance of the stored M from M written out in binary64 (the Gram of the u' with
+ * forgetting: lambda0 I + sum gamma^(t-s) u'_s u'_s^T) over the run, in *merr */
+static double run(const char *spec, vla_prec p, const char *stream, int d, long steps, double gamma,
+                  double *merr)
+{
+    vla_config c, x;
+    vla_config_default(&c, VLA_VLA3, d);
+    c.prec = p;
+    c.nudge = 0;
+    c.gamma = gamma;
+    CHECK(vla_track_set(&c, spec) == 0 && vla_config_check(&c) == 0);
+    x = c;
+    x.track = VLA_TRACK_SOLVE;
+    vla_model *m, *ref;
+    vla_stream *s;
+    char err[200];
+    CHECK(vla_model_new(&m, &c) == 0 && vref_model_new(&ref, &x, VREF_EXACT, 256) == 0);
+    CHECK(vla_stream_open(&s, stream, d, d, 3, err, sizeof err) == 0);
+    vla_step_buf b;
+    vla_step_buf_alloc(&b, d, d);
+    size_t dd = (size_t)d * d;
+    double *M = calloc(dd, sizeof *M), *G = calloc(dd, sizeof *G), up[64], a[64], e[64];
+    for (int i = 0; i < d; i++)
+        G[i * d + i] = c.lambda0;
+    *merr = 0;
+    for (long t = 1; t <= steps; t++) {
+        vla_stream_get(s, 0, t, &b);
+        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_model_step(m, &in);
+        vla_model_step(ref, &in);
+        vla_uprime(&c, b.k, b.u, up);
+        for (int i = 0; i < d; i++) /* M <- gamma M + u' u'^T + (1 - gamma) lambda0 I */
+            for (int j = 0; j < d; j++)
+                G[i * d + j] = gamma * G[i * d + j] + up[i] * up[j] +
+                               (i == j ? (1 - gamma) * c.lambda0 : 0);
+        vla_model_get(m, VLA_Q_M, M);
+        double r = vla_fro_diff(M, G, (long)dd) / vla_fro(G, (long)dd);
+        *merr = r > *merr || isnan(r) ? r : *merr;
+    }
+    vla_model_get(m, VLA_Q_ALPHA, a);
+    vla_model_get(ref, VLA_Q_ALPHA, e);
+    double r = vla_fro_diff(a, e, d) / vla_fro(e, d);
+    free(M);
+    free(G);
+    vla_step_buf_free(&b);
+    vla_stream_close(s);
+    vla_model_free(m);
+    vla_model_free(ref);
+    return r;
+}
+
+/* The first-order bound of tests/test_tracks.c, c d t cond u with c = 1 (cond(M) below 50 on
+ * lmlike over 300 steps at d = 16): solve (a Cholesky factorization, backward error O(d u)),
+ * cg until its residual reaches the rounding level, and Chebyshev iteration with enough steps
+ * (on [lambda0, Gershgorin] the contraction per step is below 0.8 here, so 200 steps leave
+ * nothing); and M itself within t u of its definition, in f64 and f32 */
+TEST(solvers_within_first_order_bound)
+{
+    static const char *const ways[] = {"solve", "cg:1e-12", "cg:16", "cheb:200"};
+    static const vla_prec ps[] = {VLA_F64, VLA_F32};
+    for (int pi = 0; pi < 2; pi++)
+        for (int w = 0; w < 4; w++) {
+            double u = vla_fmt_unit_roundoff(vla_prec_storage(ps[pi])), merr;
+            double e = run(ways[w], ps[pi], "lmlike", 16, 300, 1, &merr);
+            double bound = 16 * 300 * 50 * u;
+            CHECK_MSG(e <= bound && merr <= 300 * u, "%s %s: alpha error %.3g (bound %.3g), M %.3g "
+                      "(bound %.3g)", ways[w], vla_prec_name(ps[pi]), e, bound, merr, 300 * u);
+        }
+}
+
+/* With forgetting M stays within [lambda0, lambda0 + max ||u'||^2 / (1 - gamma)] in exact
+ * arithmetic (vla3: ||u'||^2 = 1 / d), so cond(M) <= 1 + 1 / (d (1 - gamma) lambda0); each step
+ * rounds M's entries afresh (gamma M, then + u' u'^T: 2u), and the errors decay like gamma^k, so
+ * M stays within c u / (1 - gamma) of its definition whatever t (c = d, generous), and alpha
+ * within 4 cond (that + d u): the solve's exact answer, in f64 and in f32 */
+TEST(solvers_forget)
+{
+    static const vla_prec ps[] = {VLA_F64, VLA_F32};
+    const int d = 8;
+    const double gamma = 0.9, cond = 1 + 1 / (d * (1 - gamma) * 0.1);
+    for (int pi = 0; pi < 2; pi++) {
+        double u = vla_fmt_unit_roundoff(vla_prec_storage(ps[pi])), merr;
+        double e = run("solve", ps[pi], "lmlike", d, 2000, gamma, &merr);
+        double mb = d * u / (1 - gamma), ab = 4 * cond * (mb + d * u);
+        CHECK_MSG(merr <= mb && e <= ab, "solve %s gamma %g: M %.3g (bound %.3g), alpha %.3g (bound "
+                  "%.3g)", vla_prec_name(ps[pi]), gamma, merr, mb, e, ab);
+    }
+    vla_config c;
+    vla_config_default(&c, VLA_RLS, d);
+    c.gamma = gamma;
+    CHECK(vla_track_set(&c, "cg:8") == 0);
+    vla_model *m;
+    vla_stream *s;
+    char err[200];
+    CHECK(vla_model_new(&m, &c) == 0 && vla_stream_open(&s, "gauss", d, d, 5, err, sizeof err) == 0);
+    vla_step_buf b;
+    vla_step_buf_alloc(&b, d, d);
+    double M[64], lam[8], lo = INFINITY, hi = 0, kmax = 0;
+    for (long t = 1; t <= 3000; t++) {
+        vla_stream_get(s, 0, t, &b);
+        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_model_step(m, &in);
+        double k2 = 0;
+        for (int i = 0; i < d; i++)
+            k2 += b.k[i] * b.k[i];
+        kmax = k2 > kmax ? k2 : kmax;
+        if (t % 100 == 0) {
+            vla_model_get(m, VLA_Q_M, M);
+            CHECK(vref_sym_eig(M, d, lam) == 0);
+            lo = lam[0] < lo ? lam[0] : lo;
+            hi = lam[d - 1] > hi ? lam[d - 1] : hi;
+        }
+    }
+    double top = c.lambda0 + kmax / (1 - gamma);
+    CHECK_MSG(lo >= c.lambda0 * (1 - 1e-12) && hi <= top * (1 + 1e-12),
+              "rls cg:8 gamma %g: M's spectrum [%g, %g] leaves [%g, %g]", gamma, lo, hi, c.lambda0,
+              top);
+    vla_step_buf_free(&b);
+    vla_stream_close(s);
+    vla_model_free(m);
+}
+
+/* A way that tracks A forgets as RLS does, M <- gamma M + u' u'^T without the regularizer's
+ * (1 - gamma) lambda0 I (no low-rank change of A): A_t^-1 = gamma^t lambda0 I + sum gamma^(t-s)
+ * k_s k_s^T, here for rls (u' = k) in f64, sm, joseph and chol, checked as ||A_t G_t - I||_F
+ * <= c d t cond u with G written out in binary64 */
+TEST(tracking_ways_forget_as_rls)
+{
+    static const vla_track trs[] = {VLA_TRACK_SM, VLA_TRACK_JOSEPH, VLA_TRACK_CHOL};
+    const int d = 6;
+    const long T = 200;
+    const double gamma = 0.95;
+    for (int w = 0; w < 3; w++) {
+        vla_config c;
+        vla_config_default(&c, VLA_RLS, d);
+        c.track = trs[w];
+        c.gamma = gamma;
+        vla_model *m;
+        vla_stream *s;
+        char err[200];
+        CHECK(vla_model_new(&m, &c) == 0 && vla_stream_open(&s, "gauss", d, d, 9, err, sizeof err) == 0);
+        vla_step_buf b;
+        vla_step_buf_alloc(&b, d, d);
+        double G[36] = {0}, A[36], lam[6], g = 1;
+        for (long t = 1; t <= T; t++) {
+            vla_stream_get(s, 0, t, &b);
+            vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+            vla_model_step(m, &in);
+            g *= gamma;
+            for (int i = 0; i < d * d; i++)
+                G[i] = gamma * G[i] + b.k[i / d] * b.k[i % d];
+        }
+        for (int i = 0; i < d; i++)
+            G[i * d + i] += g * c.lambda0;
+        vla_model_get(m, VLA_Q_A, A);
+        double R[36], cond;
+        for (int i = 0; i < d; i++)
+            for (int j = 0; j < d; j++) {
+                double x = i == j ? -1 : 0;
+                for (int k = 0; k < d; k++)
+                    x += A[i * d + k] * G[k * d + j];
+                R[i * d + j] = x;
+            }
+        CHECK(vref_sym_eig(G, d, lam) == 0);
+        cond = lam[d - 1] / lam[0];
+        double r = vla_fro(R, d * d), bound = d * T * cond * 0x1p-53;
+        CHECK_MSG(r <= bound, "%s gamma %g: ||A G - I|| %.3g > %.3g", vla_track_name(trs[w]), gamma,
+                  r, bound);
+        vla_step_buf_free(&b);
+        vla_stream_close(s);
+        vla_model_free(m);
+    }
+}
+
+/* A failed solve is counted at the step it happens, its value kept (VLA_Q_SOLVER), and it shows:
+ * bfloat16 keeps 8 bits of M, so on a rank-one stream lambda0 = 1e-3 is lost beside the
+ * diagonal's growing entries, M turns singular or indefinite, and Cholesky meets a pivot <= 0,
+ * cg a p.Mp <= 0 or a diverging residual. Stepped one step at a time, the count must turn 1 at
+ * the step solve_fail_t names, not before. */
+TEST(solver_failure_reported_at_its_step)
+{
+    static const char *const ways[] = {"solve", "cg:8", "cheb:8"};
+    for (int w = 0; w < 3; w++) {
+        vla_config c;
+        vla_config_default(&c, VLA_RLS, 4);
+        c.prec = VLA_BF16;
+        c.lambda0 = 1e-3;
+        CHECK(vla_track_set(&c, ways[w]) == 0);
+        vla_model *m;
+        vla_stream *s;
+        char err[200];
+        CHECK(vla_model_new(&m, &c) == 0);
+        CHECK(vla_stream_open(&s, "subspace:1,0", 4, 4, 1, err, sizeof err) == 0);
+        vla_step_buf b;
+        vla_step_buf_alloc(&b, 4, 4);
+        long seen = 0;
+        for (long t = 1; t <= 2000 && !seen; t++) {
+            vla_stream_get(s, 0, t, &b);
+            vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+            vla_model_step(m, &in);
+            if (vla_model_counts(m)->solve_fail)
+                seen = t;
+        }
+        double sv[3];
+        const vla_counts *cn = vla_model_counts(m);
+        CHECK(vla_model_get(m, VLA_Q_SOLVER, sv) == 0);
+        CHECK_MSG(seen > 0 && cn->solve_fail == 1 && cn->solve_fail_t == seen && sv[1] == 1,
+                  "%s bf16: failure seen at step %ld, counted %ld from step %ld, flag %g", ways[w],
+                  seen, cn->solve_fail, cn->solve_fail_t, sv[1]);
+        /* the value: solve's pivot <= 0 (or NaN); cg's p.Mp <= 0 or a residual ratio above 1 (or
+         * NaN); cheb's residual ratio above 1 (or NaN) */
+        double v = sv[2];
+        int ok = w == 0 ? !(v > 0) : !(v > 0) || !(v <= 1);
+        CHECK_MSG(ok, "%s: the first failure's value %g", ways[w], v);
+        vla_step_buf_free(&b);
+        vla_stream_close(s);
+        vla_model_free(m);
+    }
+}
+
+/* the settings: the way's spelling round trip, K and TOL out of range, gamma outside (0, 1], a
+ * solver on a model without A, a nudge with M */
+TEST(solver_settings)
+{
+    vla_config c;
+    vla_config_default(&c, VLA_VLA3, 8);
+    char buf[48];
+    static const char *const good[] = {"solve", "cg:8", "cg:1e-06", "cheb:1000", "cg:1", "sm"};
+    for (int i = 0; i < 6; i++) {
+        CHECK(vla_track_set(&c, good[i]) == 0);
+        vla_track_spec(&c, buf, sizeof buf);
+        CHECK_MSG(!strcmp(buf, good[i]), "'%s' reads back as '%s'", good[i], buf);
+    }
+    static const char *const range[] = {"cg:0", "cg:1001", "cg:2.5", "cheb:0.5", "cg:-1", "cg:1e400"};
+    for (int i = 0; i < 6; i++)
+        CHECK_MSG(vla_track_set(&c, range[i]) == (i == 5 ? VLA_EINVAL : VLA_ERANGE), "%s", range[i]);
+    CHECK(vla_track_set(&c, "sm:2") == VLA_EINVAL && vla_track_set(&c, "lu") == VLA_EINVAL &&
+          vla_track_set(&c, "cg:") == VLA_EINVAL && vla_track_set(&c, NULL) == VLA_EINVAL);
+    CHECK(vla_config_set(&c, "gamma", "0.5") == 0 && vla_config_check(&c) == 0);
+    c.gamma = 1.5;
+    CHECK(vla_config_check(&c) == VLA_ERANGE);
+    c.gamma = 0;
+    CHECK(vla_config_check(&c) == VLA_ERANGE);
+    c.gamma = 1;
+    const char *why = NULL;
+    CHECK(vla_track_set(&c, "cheb:4") == 0 && vla_track_check(&c, &why) == VLA_ENOTSUP && why &&
+          strstr(why, "set nudge=off"));
+    c.nudge = 0;
+    CHECK(vla_track_check(&c, NULL) == 0);
+    c.model = VLA_LA;
+    CHECK(vla_track_check(&c, &why) == VLA_ENOTSUP && strstr(why, "use a model with A"));
+    c.track = VLA_TRACK_SM;
+    c.gamma = 0.9;
+    CHECK(vla_track_check(&c, &why) == VLA_ENOTSUP && strstr(why, "gamma"));
+    CHECK(vla_track_holds(VLA_TRACK_CHOL) == VLA_HOLDS_L && vla_track_holds(VLA_TRACK_CG) ==
+          VLA_HOLDS_M && vla_track_holds(VLA_TRACK_SMSYM) == VLA_HOLDS_A);
+}
