@@ -49,7 +49,8 @@ class _Config(ctypes.Structure):
                 ("clamp_eps", ctypes.c_double), ("renorm", ctypes.c_double),
                 ("beta", ctypes.c_double), ("delta_form", ctypes.c_int), ("nudge", ctypes.c_int),
                 ("guard", ctypes.c_int), ("clamp_on", ctypes.c_int), ("normalize", ctypes.c_int),
-                ("sr_seed", ctypes.c_uint64)]
+                ("sr_seed", ctypes.c_uint64), ("gamma", ctypes.c_double),
+                ("solve_k", ctypes.c_int), ("solve_tol", ctypes.c_double)]
 
 
 class _Input(ctypes.Structure):
@@ -59,7 +60,8 @@ class _Input(ctypes.Structure):
 
 class _Counts(ctypes.Structure):
     _fields_ = [(n, ctypes.c_long) for n in
-                ("guard", "clamp", "clip", "nudge", "zero_norm", "renorm", "steps", "reads")]
+                ("guard", "clamp", "clip", "nudge", "zero_norm", "renorm", "steps", "reads",
+                 "solves", "solve_iters", "solve_fail", "solve_fail_t")]
 
 
 _L.vla_strerror.restype = ctypes.c_char_p
