@@ -55,6 +55,9 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 HDRS     := $(wildcard lib/*.h reference/*.h tests/*.h experiments/*.h)
 
 VLA_TEST_SCALE ?= 1
+# the interpreter with numpy and torch (Debian's python3-numpy, python3-torch): not the first python3
+# on PATH, which may be a build without them; the Python tests skip, saying why, where it lacks them
+PYTHON ?= /usr/bin/python3
 .PHONY: all test test-san check conformance-long deps clean
 all: $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(BUILD)/tests/run $(PROGS)
 	@echo "built: libvlastab, libvlaref, tests, $(words $(ALL_PROGS)) programs in $(BIN)/$(if $(OPENMP), (OpenMP),)"
@@ -89,7 +92,7 @@ $(BUILD)/tests/run: $(TEST_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
 
 # the tests run the programs of this build (VLA_BIN_DIR): a sanitized build's are sanitized too
 test: $(BUILD)/tests/run $(ALL_PROGS)
-	VLA_SHARED=$(abspath ../shared) VLA_TEST_SCALE=$(VLA_TEST_SCALE) VLA_BIN_DIR=$(BIN) $(BUILD)/tests/run
+	VLA_SHARED=$(abspath ../shared) VLA_TEST_SCALE=$(VLA_TEST_SCALE) VLA_BIN_DIR=$(BIN) VLA_PYTHON=$(PYTHON) $(BUILD)/tests/run
 
 # the quick tier: the tests not marked TEST_SLOW (under a minute on 2 cores), for the edit-test loop
 .PHONY: check
@@ -108,7 +111,8 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 	    build-essential libmpfr-dev libgmp-dev liblapacke-dev liblapack-dev libblas-dev \
-	    libgsl-dev gnuplot-nox poppler-utils pkg-config openmpi-bin libopenmpi-dev slurm-wlm munge
+	    libgsl-dev gnuplot-nox poppler-utils pkg-config openmpi-bin libopenmpi-dev slurm-wlm munge \
+	    python3-numpy python3-torch
 
 clean:
 	rm -rf build build-san bin
@@ -292,6 +296,10 @@ INCLUDEDIR ?= $(PREFIX)/include
 DATADIR    ?= $(PREFIX)/share
 MANDIR     ?= $(DATADIR)/man
 DOCDIR     ?= $(DATADIR)/doc/vlastab
+# the Python package (tools/python/vlastab: the binding, the .dat reader, the PyTorch recorder), where
+# $(PYTHON) looks for packages under PREFIX (/usr/local/lib/python3.11/dist-packages on Debian)
+PYTHONDIR  ?= $(PREFIX)/lib/$(shell $(PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)/dist-packages
+PY_SRC     := $(wildcard tools/python/vlastab/*.py)
 INSTALL    ?= install
 VERSION    := $(shell sed -n 's/^.define VLA_VERSION "\(.*\)".*/\1/p' lib/vlastab.h)
 # raised when the ABI breaks (a public struct changes, a signature changes): the version alone
@@ -315,8 +323,8 @@ INSTALLED   = $(ALL_PROGS:$(BIN)/%=$(BINDIR)/%) $(PUBLIC_H:%=$(INCLUDEDIR)/vlast
               $(LIBDIR)/pkgconfig/vlastab.pc $(LIBDIR)/pkgconfig/vlaref.pc \
               $(MAN1:$(BUILD)/man/%=$(MANDIR)/man1/%) $(MANDIR)/man7/vlastab.7 \
               $(patsubst plots/%,$(DATADIR)/vlastab/plots/%,$(wildcard plots/*.gp)) \
-              $(DOCDIR)/examples/vla3_own_inputs.c $(DATADIR)/vlastab/installed \
-              $(patsubst docs/%,$(DOCDIR)/%,$(wildcard docs/*.md))
+              $(DOCDIR)/examples/vla3_own_inputs.c $(PY_SRC:tools/python/%=$(PYTHONDIR)/%) \
+              $(DATADIR)/vlastab/installed $(patsubst docs/%,$(DOCDIR)/%,$(wildcard docs/*.md))
 .PHONY: shared man install uninstall test-install FORCE
 all: $(SHLIBS)
 shared: $(SHLIBS)
@@ -351,8 +359,9 @@ $(BUILD)/man/programs.roff: $(MAN1)
 install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/vlastab \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/vlastab/plots \
-	    $(DESTDIR)$(DOCDIR)/examples
+	    $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(PYTHONDIR)/vlastab
 	$(INSTALL) -m 755 $(ALL_PROGS) $(DESTDIR)$(BINDIR)
+	for f in $(PY_SRC); do sed 's|@LIBDIR@|$(LIBDIR)|' $$f > $(DESTDIR)$(PYTHONDIR)/vlastab/$${f##*/} || exit 1; done
 	$(INSTALL) -m 644 $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS:%=%.$(VERSION)) $(DESTDIR)$(LIBDIR)
 	for l in libvlastab libvlaref; do ln -sf $$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(SOVERSION) && \
 	    ln -sf $$l.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/$$l.so || exit 1; done
@@ -373,7 +382,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED)) \
 	    $$(sed 's|^|$(DESTDIR)|' $(DESTDIR)$(DATADIR)/vlastab/installed 2>/dev/null)
 	rmdir $(DESTDIR)$(DATADIR)/vlastab/plots $(DESTDIR)$(DATADIR)/vlastab $(DESTDIR)$(DOCDIR)/examples \
-	    $(DESTDIR)$(DOCDIR) $(DESTDIR)$(INCLUDEDIR)/vlastab 2>/dev/null || true
+	    $(DESTDIR)$(DOCDIR) $(DESTDIR)$(INCLUDEDIR)/vlastab $(DESTDIR)$(PYTHONDIR)/vlastab 2>/dev/null || true
 	$(LDCONFIG)
 # the loader finds a library in LIBDIR only through ldconfig's cache; a staged (DESTDIR) install
 # leaves that to the package
@@ -382,7 +391,7 @@ LDCONFIG    = @if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldcon
 # VLA_MAKE, not $(MAKE), in the recipe: make -n runs a line naming $(MAKE), and would run the test
 VLA_MAKE   := $(MAKE)
 test-install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
-	@MAKE='$(VLA_MAKE)' CC='$(CC)' VERSION='$(VERSION)' SOVERSION='$(SOVERSION)' GIT='$(GIT)' \
+	@MAKE='$(VLA_MAKE)' CC='$(CC)' VERSION='$(VERSION)' SOVERSION='$(SOVERSION)' GIT='$(GIT)' PYTHON='$(PYTHON)' \
 	    PROGS='$(notdir $(ALL_PROGS))' sh tests/test_install.sh
 # a few seconds; not under SAN=1, where the shared libraries need the sanitizer runtime preloaded
 ifneq ($(SAN),1)

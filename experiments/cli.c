@@ -34,8 +34,8 @@ static vla_cli_opt common[] = {
                   "of C tokens at once, as the fast kernels compute it; the state exists at "
                   "multiples of C, to which the steps and checkpoints are rounded down) or scan "
                   "(the linear part of S as Blelloch's tree-ordered scan); docs/forms.md"},
-    {"d", "N", "key dimension, 1..256 (default 32)"},
-    {"dv", "N", "value dimension (default d)"},
+    {"d", "N", "key dimension, 1..256 (default 32; with a trace, its q.npy's)"},
+    {"dv", "N", "value dimension (default d; with a trace, its v.npy's)"},
     {"steps", "T", "tokens per run"},
     {"runs", "R", "independent heads, run in parallel (default 1)"},
     {"seed", "S", "seed of the input streams (default 1)"},
@@ -115,11 +115,20 @@ static const vla_doc_item cli_files[] = {
     {"FILE.ckpt.HEAD", NULL, "run HEAD's checkpoint beside the table: written every "
                              "VLA_CHECKPOINT_SECONDS and on SIGINT or SIGTERM, read by --resume, "
                              "removed once the table is written"},
-    {"DIR/q.npy DIR/k.npy DIR/v.npy", NULL, "--stream trace:DIR: a model's raw projections, shape "
-                                            "(heads, T, dim), float16/32/64, little-endian, C "
-                                            "order; u.npy (absent: u = k), g.npy (row gates, delta) "
-                                            "and beta.npy (delta's rate) when there; "
-                                            "docs/trace.md gives every rule"},
+    {"DIR/q.npy DIR/k.npy DIR/v.npy", NULL,
+     "--stream trace:DIR, your own model's inputs: one attention layer's raw projections (the "
+     "outputs of W_q, W_k, W_v, before any feature map: each model applies its own), shape (heads, "
+     "T, d) for q and k, (heads, T, dv) for v; float16, float32 or float64 (save bfloat16 as "
+     "float32), little-endian, C order (np.ascontiguousarray); every value finite. Every model "
+     "reads them. The programs run every head and every step unless --runs and --steps say less, "
+     "and take d and dv from the files"},
+    {"DIR/u.npy", NULL, "(heads, T, d), optional: the penalty vector of vla1 and vla3; absent: u = k"},
+    {"DIR/g.npy", NULL, "(heads, T, dv), optional: delta's row gates in [0, 1] (after the sigmoid; "
+                        "delta_form=gated, the default); absent: g = 1"},
+    {"DIR/beta.npy", NULL, "(heads, T), optional: delta's rate beta_t >= 0; absent: the constant "
+                           "beta (--set beta=B)"},
+    {"DIR/decay.npy", NULL, "(heads, T), optional: delta's decay a_t in [0, 1] (--set "
+                            "delta_form=decay); absent: a_t = 1"},
     {NULL, NULL, NULL},
 };
 
@@ -144,6 +153,9 @@ static void cli_doc(const vla_cli_spec *spec, vla_doc *d, char *defaults, size_t
         .exit = cli_exit,
         .env = cli_env,
         .files = cli_files,
+        .files_end = "The table's header lists the files a trace supplied and the fallbacks of the "
+                     "absent ones ('# files:'); a file the model does not read is a warning on "
+                     "stderr. docs/trace.md gives every rule, and a worked example.",
         .examples = spec->example,
     };
 }
@@ -192,6 +204,22 @@ static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *
                     form, c->stream, n + G);
 }
 
+static void warn_unread(const char *prog, const vla_cli *c);
+
+/* the last dimension of DIR/NAME when it is a readable 3-dimensional .npy of a head size in
+ * range, else dflt (the stream's own check then says what is wrong) */
+static int trace_dim(const char *dir, const char *name, int dflt)
+{
+    char path[4200], err[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    vla_npy a;
+    if (vla_npy_read(path, &a, err, sizeof err))
+        return dflt;
+    long n = a.ndim == 3 ? a.shape[2] : 0;
+    vla_npy_free(&a);
+    return n >= VLA_D_MIN && n <= VLA_D_MAX ? (int)n : dflt;
+}
+
 void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
 {
     memset(c, 0, sizeof *c);
@@ -199,7 +227,8 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     c->argv = argv;
     /* the model and d set the defaults that the other options then change */
     vla_model_kind mk = spec->default_model;
-    int d = 32;
+    int d = 32, d_set = 0, dv_trace = 0;
+    const char *stream = spec->default_stream;
     for (int i = 1; i < argc; i++) {
         vla_doc doc;
         char defaults[300];
@@ -217,7 +246,14 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
             vla_cli_die(spec, "--model: unknown model '%s' (%s)", argv[i + 1],
                         vla_names(VLA_LIST_MODEL));
         if (i + 1 < argc && !strcmp(argv[i], "--d"))
-            d = (int)parse_long(spec, "d", argv[i + 1], VLA_D_MIN, VLA_D_MAX);
+            d = (int)parse_long(spec, "d", argv[i + 1], VLA_D_MIN, VLA_D_MAX), d_set = 1;
+        if (i + 1 < argc && !strcmp(argv[i], "--stream"))
+            stream = argv[i + 1];
+    }
+    /* a trace's head sizes are its files': q.npy's last dimension is d, v.npy's dv */
+    if (!d_set && !strncmp(stream, "trace:", 6)) {
+        d = trace_dim(stream + 6, "q.npy", d);
+        dv_trace = trace_dim(stream + 6, "v.npy", 0);
     }
     vla_config_default(&c->cfg, mk, d);
     c->stream = spec->default_stream;
@@ -229,7 +265,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     c->backend = "cpu";
     c->ref = spec->default_ref;
     c->ref_bits = VREF_DEFAULT_BITS;
-    int dv_set = 0;
+    int dv_set = 0, steps_set = 0, runs_set = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strncmp(a, "--", 2))
@@ -290,8 +326,10 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
             dv_set = 1;
         } else if (!strcmp(name, "steps")) {
             c->steps = parse_long(spec, "steps", v, 1, 1000000000L);
+            steps_set = 1;
         } else if (!strcmp(name, "runs")) {
             c->runs = (int)parse_long(spec, "runs", v, 1, 100000);
+            runs_set = 1;
         } else if (!strcmp(name, "seed")) {
             c->seed = (uint64_t)parse_long(spec, "seed", v, 0, 1L << 53);
         } else if (!strcmp(name, "stream")) {
@@ -337,7 +375,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         }
     }
     if (!dv_set)
-        c->cfg.dv = c->cfg.d;
+        c->cfg.dv = dv_trace ? dv_trace : c->cfg.d;
     char why_cfg[200];
     if (vla_config_check_why(&c->cfg, why_cfg, sizeof why_cfg))
         vla_cli_die(spec, "the model configuration is not valid: %s", why_cfg);
@@ -364,12 +402,17 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     if (vla_stream_open(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, err, sizeof err))
         vla_cli_die(spec, "--stream: %s", err);
     long heads = vla_stream_heads(s), len = vla_stream_length(s);
+    c->optional = vla_stream_optional(s);
     vla_stream_close(s);
     if (heads > 0 && c->runs > heads)
         vla_cli_die(spec, "--runs %d: the trace has only %ld heads", c->runs, heads);
-    if (len > 0 && c->steps > len) /* a finite stream bounds the horizon */
-        c->steps = len;
+    if (heads > 0 && !runs_set) /* a trace: every head and every step unless told otherwise */
+        c->runs = (int)(heads < 100000 ? heads : 100000);
+    if ((len > 0 && c->steps > len) || (heads > 0 && !steps_set))
+        c->steps = len; /* a finite stream bounds the horizon */
     vla_cli_form_fits(c, spec, form);
+    if (!spec->many_models)
+        warn_unread(spec->prog, c);
     /* a configuration the backend or the reference cannot run is the user's choice, not a
      * failure: say so now, before any table is opened */
     vla_engine_spec sp, rs;
@@ -385,6 +428,70 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
                         vla_track_name(c->cfg.track), err);
         vla_engine_free(probe);
     }
+}
+
+/* A trace's file that the model does not read is a warning, not silence (docs/trace.md) */
+static void warn_unread(const char *prog, const vla_cli *c)
+{
+    const vla_config *g = &c->cfg;
+    const int delta = g->model == VLA_DELTA, decay = delta && g->delta_form == VLA_DELTA_DECAY;
+    const struct {
+        unsigned bit;
+        int read;
+        const char *file, *who;
+    } f[] = {{VLA_IN_U, g->model == VLA_VLA1 || g->model == VLA_VLA3, "u.npy", "vla1 and vla3"},
+             {VLA_IN_G, delta && !decay, "g.npy", "delta (delta_form=gated)"},
+             {VLA_IN_BETA, delta, "beta.npy", "delta"},
+             {VLA_IN_DECAY, decay, "decay.npy", "delta with --set delta_form=decay"}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if ((c->optional & f[i].bit) && !f[i].read)
+            fprintf(stderr, "%s: warning: %s is not read by --model %s%s (only by %s)\n",
+                    prog, f[i].file, vla_model_name(g->model),
+                    delta ? (decay ? " with delta_form=decay" : " with delta_form=gated") : "",
+                    f[i].who);
+}
+
+void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len)
+{
+    if (strncmp(c->stream, "trace:", 6)) {
+        snprintf(buf, len, "none (the synthetic stream %s)", c->stream);
+        return;
+    }
+    const struct {
+        unsigned bit;
+        const char *file, *absent;
+    } f[] = {{VLA_IN_U, "u.npy", "u = k"},
+             {VLA_IN_G, "g.npy", "g = 1"},
+             {VLA_IN_BETA, "beta.npy", "beta = the constant beta"},
+             {VLA_IN_DECAY, "decay.npy", "decay = 1"}};
+    int n = snprintf(buf, len, "q.npy k.npy v.npy");
+    for (size_t i = 0; i < 4 && n < (int)len; i++)
+        if (c->optional & f[i].bit)
+            n += snprintf(buf + n, len - n, " %s", f[i].file);
+    for (size_t i = 0, k = 0; i < 4 && n < (int)len; i++)
+        if (!(c->optional & f[i].bit))
+            n += snprintf(buf + n, len - n, "%s%s (no %s)", k++ ? ", " : "; fallbacks: ",
+                          f[i].absent, f[i].file);
+}
+
+void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg)
+{
+    vla_config_default(cfg, mk, c->cfg.d);
+    cfg->dv = c->cfg.dv;
+    cfg->prec = c->cfg.prec;
+    cfg->mode = c->cfg.mode;
+    cfg->track = c->cfg.track;
+    cfg->form = c->cfg.form;
+    cfg->chunk = c->cfg.chunk;
+    for (int i = 1; i + 1 < c->argc; i++)
+        if (!strcmp(c->argv[i], "--set")) {
+            char key[64];
+            const char *eq = strchr(c->argv[i + 1], '='); /* the parser checked the form */
+            size_t kl = (size_t)(eq - c->argv[i + 1]);
+            memcpy(key, c->argv[i + 1], kl);
+            key[kl] = 0;
+            vla_config_set(cfg, key, eq + 1);
+        }
 }
 
 int vla_cli_threads(void)
@@ -417,6 +524,9 @@ void vla_cli_provenance(vla_dat *f, const vla_cli *c)
     vla_config_describe(&c->cfg, desc, sizeof desc);
     vla_dat_meta(f, "config", "%s", desc);
     vla_dat_meta(f, "stream", "%s", c->stream);
+    char files[300];
+    vla_cli_stream_files(c, files, sizeof files);
+    vla_dat_meta(f, "files", "%s", files);
     vla_dat_meta(f, "steps", "%ld", c->steps);
     if (c->cfg.form != VLA_FORM_SEQ) {
         char form[32];

@@ -22,6 +22,7 @@ typedef struct {
     long ref_bits;        /* --ref-bits */
     int resume;           /* --resume */
     const char *models;   /* --models a,b,c where a program takes several (else NULL) */
+    unsigned optional;    /* a trace's optional files (VLA_IN_*: vla_stream_optional) */
     int argc;
     char **argv;
 } vla_cli;
@@ -40,6 +41,7 @@ typedef struct {
     const char *default_stream;
     vla_model_kind default_model;
     vla_ref_kind default_ref;
+    int many_models;         /* runs several models: no warning of a file one of them skips */
     const vla_cli_opt *opts; /* the program's own options, NULL-terminated */
     /* called for each of the program's own options; nonzero = bad value (message printed) */
     int (*on_opt)(void *ctx, const char *name, const char *val);
@@ -53,6 +55,12 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv);
 void vla_cli_die(const vla_cli_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 /* the common provenance lines of section 9 into an open table */
 void vla_cli_provenance(vla_dat *f, const vla_cli *c);
+/* "q.npy k.npy v.npy beta.npy; u = k (no u.npy), ...": a trace's files and the fallbacks of the
+ * absent ones, for the header and reports ("a synthetic stream" for the others) */
+void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len);
+/* the configuration of model mk as the command line makes it: the model's defaults at c's d,
+ * then c's dv, precision, mode and way, then every --set in order */
+void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg);
 /* The program's table (--out), opened; on failure "PROG: cannot write OUT: why" and exit 1.
  * SIGINT and SIGTERM set vla_cli_stop from here on (vla_cli_signals), so that a program that
  * opens its table first and works after leaves no temporary behind: it polls the flag. */
@@ -133,6 +141,16 @@ int vla_cli_run_finite(vla_engine *e, int run, double *buf);
  * rows what the table shows. */
 void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nbad, long nruns,
                        int head, long step, const char *where, const char *rows);
+/* Whether run's read-out is exactly 0 while its reference's is not (0 without a reference): a
+ * denominator that overflowed to Inf gives o = S x / Inf = 0 with every stored number finite.
+ * buf: dv doubles. */
+int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf);
+/* The summary of a driven program's runs, in the table's header ("# summary:") and, when a
+ * read-out was exactly 0 or a measured error (a column *relerr or a_drift) reached 1, on stderr:
+ * non-finite runs, read-outs exactly 0, and the first step at which each error reached 1, each
+ * with its head and step. */
+void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, const vla_rows *rows,
+                     const long *inf_at, const long *zero_at, vla_dat *out);
 /* The solves of e's runs (the ways that keep M; else 0): a summary for the table's header in head,
  * and in warn the first failure (the step and the value) or "" when none failed (drive.c) */
 int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, size_t wlen);

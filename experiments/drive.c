@@ -132,6 +132,67 @@ void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nb
         vla_dat_meta(out, "nonfinite", "%s", text);
 }
 
+int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf)
+{
+    const vla_config *cfg = vla_engine_config(m);
+    const long dv = cfg->dv;
+    if (vla_engine_get(m, run, VLA_Q_O, buf) || vla_fro(buf, dv) != 0)
+        return 0;
+    if (!ref || vla_engine_get(ref, run, VLA_Q_O, buf))
+        return 0;
+    double x = vla_fro(buf, dv);
+    return x > 0 && isfinite(x);
+}
+
+void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, const vla_rows *rows,
+                     const long *inf_at, const long *zero_at, vla_dat *out)
+{
+    char msg[1200];
+    int n = 0, nr = c->runs;
+    long first = 0;
+    int head = -1, count = 0;
+    for (int h = 0; h < nr; h++)
+        if (inf_at[h] && (count++, !first || inf_at[h] < first))
+            first = inf_at[h], head = h;
+    n += snprintf(msg + n, sizeof msg - n, count ? "non-finite in %d of %d runs (first head %d, "
+                                                   "t = %ld)" : "finite in all %d runs",
+                  count ? count : nr, nr, head, first);
+    first = 0, head = -1, count = 0;
+    for (int h = 0; h < nr; h++)
+        if (zero_at[h] && (count++, !first || zero_at[h] < first))
+            first = zero_at[h], head = h;
+    if (count && n < (int)sizeof msg)
+        n += snprintf(msg + n, sizeof msg - n, "; the read-out is exactly 0 in %d of %d runs (first "
+                      "head %d, t = %ld) while the reference's is not%s", count, nr, head, first,
+                      c->cfg.normalize ? " (a denominator n . phi(q) that overflowed to Inf gives "
+                      "o = S phi(q) / Inf = 0: docs/trace.md)" : "");
+    /* the measured errors: the first step at which one reached 1 */
+    char names[512];
+    snprintf(names, sizeof names, "%s", columns);
+    int col = 0, any = 0;
+    for (char *w = strtok(names, " "); w; w = strtok(NULL, " "), col++) {
+        size_t len = strlen(w);
+        if (!(len > 6 && !strcmp(w + len - 6, "relerr")) && strcmp(w, "a_drift"))
+            continue;
+        first = 0, head = -1;
+        for (int h = 0; h < nr; h++)
+            for (long i = 0; i < rows[h].n; i++) {
+                const double *row = rows[h].v + (size_t)i * rows[h].ncol;
+                if (row[col] >= 1 && (!first || row[0] < first))
+                    first = (long)row[0], head = h;
+            }
+        if (first && n < (int)sizeof msg)
+            n += snprintf(msg + n, sizeof msg - n, "; %s reached 1 (head %d, t = %ld)", w, head,
+                          first), any = 1;
+    }
+    if (!any && c->ref != REF_NONE && n < (int)sizeof msg)
+        snprintf(msg + n, sizeof msg - n, "; no measured error reached 1");
+    /* stderr when there is something to say (the non-finite warning is said already) */
+    if (count || any)
+        fprintf(stderr, "%s: summary: %s\n", prog, msg);
+    vla_dat_meta(out, "summary", "%s", msg);
+}
+
 /* ---- the ways that keep M: failed solves ---- */
 
 /* The solves of e's runs in words, for the table's header ("cg:8: 40000 solves, 7.9 iterations
@@ -527,8 +588,9 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     /* the first checkpoint step at which a run's state (or its reference's) was not finite */
     long *inf_at = calloc(nr, sizeof *inf_at);
     char *inf_ref = calloc(nr, 1);
+    long *zero_at = calloc(nr, sizeof *zero_at); /* ... a read-out exactly 0 (vla_cli_zero_readout) */
     const size_t nbuf = (size_t)c->cfg.d * (c->cfg.d > c->cfg.dv ? c->cfg.d : c->cfg.dv);
-    int ok = cks && ci && rows && acc && inf_at && inf_ref;
+    int ok = cks && ci && rows && acc && inf_at && inf_ref && zero_at;
     for (int h = 0; ok && h < nr; h++) {
         rows[h].ncol = ncol;
         ok = (acc[h] = calloc(1, drv->acc_size ? drv->acc_size : 1)) != NULL;
@@ -690,6 +752,8 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                     inf_at[h] = to;
                 else if (!inf_at[h] && ref && !vla_cli_run_finite(ref, h, buf))
                     inf_at[h] = to, inf_ref[h] = 1;
+                if (!zero_at[h] && vla_cli_zero_readout(m, ref, h, buf))
+                    zero_at[h] = to;
                 free(buf);
             }
             status = status ? 1 : 0;
@@ -763,6 +827,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     } else {
         if (solver)
             vla_dat_meta(out, "solver", "%s", shead);
+        vla_cli_summary(spec->prog, c, drv->columns, rows, inf_at, zero_at, out);
         vla_dat_columns(out, drv->columns);
         for (int h = 0; h < nr; h++) {
             if (h)
@@ -790,5 +855,6 @@ done:
     free(ci);
     free(inf_at);
     free(inf_ref);
+    free(zero_at);
     return status;
 }

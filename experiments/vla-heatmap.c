@@ -163,10 +163,9 @@ int main(int argc, char **argv)
     if (!opts.steps_given) {
         vla_stream *s;
         char err[256];
-        long len = vla_stream_open(&s, c.stream, c.cfg.d, c.cfg.dv, c.seed, err, sizeof err)
-                       ? -1
-                       : vla_stream_length(s);
-        if (len >= 0)
+        int opened = vla_stream_open(&s, c.stream, c.cfg.d, c.cfg.dv, c.seed, err, sizeof err) == 0;
+        long len = opened ? vla_stream_length(s) : -1; /* -1 too: an unbounded stream */
+        if (opened)
             vla_stream_close(s);
         if (len > 0 && last > len)
             vla_cli_die(&spec, "--at %ld is beyond the stream's %ld steps", last, len);
@@ -212,9 +211,10 @@ int main(int argc, char **argv)
     else if (e)
         fprintf(stderr, "vla-heatmap: %s\n", vla_engine_error(m)[0] ? vla_engine_error(m) : vla_strerror(e));
     vla_engine_free(m);
+    int status = e == VLA_EINTR ? 3 : 1;
     if (e) {
         vla_dat_close(out);
-        return e == VLA_EINTR ? 3 : 1;
+        goto done;
     }
 
     vla_cli_provenance(out, &c);
@@ -238,8 +238,9 @@ int main(int argc, char **argv)
                 vla_dat_row(out, row, 6);
             }
     }
-    int status = vla_cli_close(out, &c, &spec, 0);
-    for (int s = 0; s < k; s++) {
+    status = vla_cli_close(out, &c, &spec, 0);
+done: /* every snapshot, a partly taken one too (calloc'd: the others' pointers are NULL) */
+    for (int s = 0; s < opts.n; s++) {
         free(snap[s].A);
         free(snap[s].M);
     }

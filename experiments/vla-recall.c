@@ -119,6 +119,7 @@ int main(int argc, char **argv)
         .default_stream = "mqar:8,0",
         .default_model = VLA_VLA3,
         .default_ref = REF_NONE,
+        .many_models = 1,
         .opts = own,
         .on_opt = rec_on_opt,
         .ctx = &opts,
@@ -179,22 +180,7 @@ int main(int argc, char **argv)
             if (nb == 2 * REC_LIST_MAX)
                 vla_cli_die(&spec, "--models: more than %d blocks", 2 * REC_LIST_MAX);
             vla_config *cfg = &cfgs[nb++];
-            vla_config_default(cfg, mk, c.cfg.d);
-            cfg->dv = c.cfg.dv;
-            cfg->prec = c.cfg.prec;
-            cfg->mode = c.cfg.mode;
-            cfg->track = c.cfg.track;
-            cfg->form = c.cfg.form;
-            cfg->chunk = c.cfg.chunk;
-            for (int i = 1; i + 1 < argc; i++)
-                if (!strcmp(argv[i], "--set")) {
-                    char key[64];
-                    const char *eq = strchr(argv[i + 1], '='); /* the parser checked the form */
-                    size_t kl = (size_t)(eq - argv[i + 1]);
-                    memcpy(key, argv[i + 1], kl);
-                    key[kl] = 0;
-                    vla_config_set(cfg, key, eq + 1);
-                }
+            vla_cli_config_for(&c, mk, cfg);
             if (vla_config_set(cfg, "features", ft))
                 vla_cli_die(&spec, "--features: '%s' is neither own nor id", ft);
             int r = vla_config_check(cfg);

@@ -100,6 +100,9 @@ int vla_track_parse(const char *name, vla_track *out)
     return VLA_EINVAL;
 }
 
+size_t vla_config_size(void) { return sizeof(vla_config); }
+size_t vla_counts_size(void) { return sizeof(vla_counts); }
+
 void vla_config_default(vla_config *c, vla_model_kind model, int d)
 {
     memset(c, 0, sizeof *c);

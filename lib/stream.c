@@ -42,7 +42,7 @@ struct vla_stream {
     } cache[NCACHE];
     double *tmp; /* subspace: c (R), then B c (d) */
     long heads, T;
-    vla_npy q, k, v, u, gate, beta; /* trace; u, gate, beta may hold no data */
+    vla_npy q, k, v, u, gate, beta, decay; /* trace; u, gate, beta, decay may hold no data */
 };
 
 static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
@@ -100,8 +100,8 @@ static void shape_str(char *buf, size_t len, const vla_npy *a)
 }
 
 /* Loads DIR/NAME; an optional file that does not exist leaves a->data NULL. dim: the last size
- * required (0 for beta, which may be (heads, T) or (heads, T, 1)); heads, T: 0 when this file
- * defines them. */
+ * required (0 for a scalar per step, beta or decay, which may be (heads, T) or (heads, T, 1));
+ * heads, T: 0 when this file defines them. */
 static int load(vla_stream *s, const char *dir, const char *name, int required, vla_npy *a,
                 int dim, char *err, size_t errlen)
 {
@@ -155,7 +155,7 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
     double lo = -INFINITY, hi = INFINITY;
     if (!strcmp(name, "beta.npy"))
         lo = 0;
-    else if (!strcmp(name, "g.npy"))
+    else if (!strcmp(name, "g.npy") || !strcmp(name, "decay.npy"))
         lo = 0, hi = 1;
     long n = a->shape[0] * a->shape[1] * (ok3 ? a->shape[2] : 1);
     for (long i = 0; i < n; i++) {
@@ -197,6 +197,8 @@ static int open_trace(vla_stream *s, const char *dir, char *err, size_t errlen)
         rc = load(s, dir, "g.npy", 0, &s->gate, s->dv, err, errlen);
     if (!rc)
         rc = load(s, dir, "beta.npy", 0, &s->beta, 0, err, errlen);
+    if (!rc)
+        rc = load(s, dir, "decay.npy", 0, &s->decay, 0, err, errlen);
     return rc;
 }
 
@@ -342,6 +344,7 @@ void vla_stream_close(vla_stream *s)
     vla_npy_free(&s->u);
     vla_npy_free(&s->gate);
     vla_npy_free(&s->beta);
+    vla_npy_free(&s->decay);
     free(s);
 }
 
@@ -385,6 +388,14 @@ long vla_stream_length(const vla_stream *s)
     if (s->kind == VLA_STREAM_MQAR)
         return 2 * s->n + s->g;
     return -1;
+}
+
+unsigned vla_stream_optional(const vla_stream *s)
+{
+    if (!s || s->kind != VLA_STREAM_TRACE)
+        return 0;
+    return (s->u.data ? VLA_IN_U : 0) | (s->gate.data ? VLA_IN_G : 0) |
+           (s->beta.data ? VLA_IN_BETA : 0) | (s->decay.data ? VLA_IN_DECAY : 0);
 }
 
 long vla_stream_heads(const vla_stream *s) { return s->kind == VLA_STREAM_TRACE ? s->heads : -1; }
@@ -581,6 +592,8 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
         }
         if (s->beta.data)
             b->beta = s->beta.data[row];
+        if (s->decay.data)
+            b->decay = s->decay.data[row];
         break;
     }
     }

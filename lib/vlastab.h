@@ -135,6 +135,10 @@ typedef struct {
 } vla_config;
 
 void vla_config_default(vla_config *cfg, vla_model_kind model, int d);
+/* sizeof (vla_config) and sizeof (vla_counts) as this library was built: a binding that declares
+ * the structures itself (tools/python) checks its copy against them before it uses one */
+size_t vla_config_size(void);
+size_t vla_counts_size(void);
 /* A way of tracking as the programs spell it, NAME or NAME:PARAM: cg:K (K iterations), cg:TOL
  * (until ||r|| <= TOL ||b||, TOL in (0, 1), at most 2d iterations), cheb:K; the other ways take
  * no parameter. Sets cfg's track, solve_k and solve_tol. VLA_EINVAL for an unknown way or a
@@ -310,6 +314,16 @@ vla_stream_kind vla_stream_kind_of(const vla_stream *s);
 /* Steps the stream defines (trace: T of the files; mqar: n + G + n; others: -1, unbounded). */
 long vla_stream_length(const vla_stream *s);
 long vla_stream_heads(const vla_stream *s); /* trace: heads in the files; others: unbounded (-1) */
+/* The optional files a trace supplied (0 for every other stream). A trace is a folder of .npy
+ * files of a model's raw projections (before any feature map), shape (heads, T, dim), float16,
+ * float32 or float64, little-endian, C order (docs/trace.md):
+ *   q.npy, k.npy (dim d), v.npy (dv): needed; every model reads them
+ *   u.npy (d): vla1 and vla3's penalty vector; absent: u = k
+ *   g.npy (dv): delta's row gates in [0, 1] (delta_form=gated); absent: g = 1
+ *   beta.npy (heads, T): delta's rate, >= 0; absent: the constant beta (--set beta=B)
+ *   decay.npy (heads, T): delta's decay a_t in [0, 1] (delta_form=decay); absent: a_t = 1 */
+enum { VLA_IN_U = 1, VLA_IN_G = 2, VLA_IN_BETA = 4, VLA_IN_DECAY = 8 };
+unsigned vla_stream_optional(const vla_stream *s);
 /* Inputs of step t (1-based) of head h. q, k, u have d entries, v and g dv. *is_read is 1 on the
  * steps that are reads only (mqar queries). has_g says whether g was filled. */
 typedef struct {

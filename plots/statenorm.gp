@@ -1,7 +1,8 @@
 # statenorm.gp: ||S_t||_F against t for la, delta, rls, vla1 and vla3 (SPEC section 10, claims 1
 # and 3): (a) the synthetic lmlike stream to its longest horizon, (b) the real trace of the source
 # notebook's layer (T = 1000) with the notebook's own PyTorch curves on ours. Lines: the mean over
-# the heads; bands: their range; dots: the end of each mean.
+# the heads; bands: their range; dots: the end of each mean. The panels' titles (stream, heads) and
+# the trace's horizon come from the tables' headers.
 # Usage: gnuplot -e "dir='data'; out='figures/statenorm'; shared='../shared'" plots/statenorm.gp
 #   reads DIR/statenorm-{lmlike,trace}-MODEL.dat (bin/vla-statenorm) and, when there,
 #   SHARED/data/lmtrace-seed7/exp2_notebook_traj.tsv; writes OUT.pdf/png and OUT-1col.pdf/png
@@ -20,6 +21,10 @@ do for [m in MODELS] {
 }
 have_nb = have(nb)
 T = tmax(syn('vla3'))
+# the panels' titles and ranges from the tables: their stream (a trace by its last two folders),
+# heads and horizon
+Tb = tmax(trc('vla3'))
+trace_name = system(sprintf("sed -n 's|^# stream: trace:||p' '%s' | head -1 | sed 's|/*$||; s|.*/\\([^/]*/[^/]*\\)$|\\1|'", trc('vla3')))
 # the notebook's 1000 points, one mark every 1/12 decade of t
 sparse(t) = (t == 1 || floor(12 * log10(t)) != floor(12 * log10(t - 1)))
 
@@ -45,7 +50,7 @@ do for [cols in SIZES] {
     set ylabel '‖{/:Italic S_t}‖_F'
 
     eval panel(1)
-    set title '(a) synthetic lmlike stream, 4 heads'
+    set title sprintf('(a) synthetic %s stream, %s heads', header(syn('vla3'), 'stream'), header(syn('vla3'), 'runs'))
     set xrange [1 : T * 1.5]
     set yrange [1e-2 : 1e5]
     set arrow 1 from 1000, graph 0 to 1000, graph 1 nohead dt 3 lc rgb REF
@@ -60,8 +65,8 @@ do for [cols in SIZES] {
     unset label 1
 
     eval panel(2)
-    set title '(b) real trace lmtrace-seed7, 4 heads'
-    set xrange [1 : 1500]
+    set title sprintf('(b) real trace %s, %s heads', trace_name, header(trc('vla3'), 'runs'))
+    set xrange [1 : Tb * 1.5]
     set yrange [0.4 : 5000]
     set label 1 '∝ {/:Italic t}' at 300, 900 right tc rgb REF
     plot for [m in MODELS] band(trc(m), 2) u 1:3:4 w filledcurves fs transparent solid 0.22 noborder lc rgb model_color(m), \

@@ -71,6 +71,19 @@ for g in "$repo"/plots/*.gp; do
     check "share/vlastab/plots/${g##*/}" cmp -s "$g" "$root/share/vlastab/plots/${g##*/}"
 done
 
+# ---- the Python package, importable from the install, loading the installed library ----
+py=${PYTHON:-/usr/bin/python3}
+pyinit=$(cd "$root" && find lib -path '*/dist-packages/vlastab/__init__.py' | head -1)
+check "lib/pythonX.Y/dist-packages/vlastab is installed" test -n "$pyinit"
+if [ -n "$pyinit" ] && "$py" -c 'import numpy' 2>/dev/null; then
+    check "the installed binding runs vla3 in f16 on the staged library" \
+        env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/${pyinit%/vlastab/__init__.py}" \
+            LD_LIBRARY_PATH="$root/lib" "$py" -c 'import numpy as np, vlastab
+x = np.full((1, 5, 4), 0.25)
+r = vlastab.run(x, x, x, model="vla3", precision="f16")
+assert r["o"].shape == (1, 5, 4) and np.isfinite(r["o"]).all(), r'
+fi
+
 # ---- pkg-config, as a user's build sees it; the sysroot maps $prefix into the DESTDIR copy ----
 if ! command -v pkg-config >/dev/null; then
     echo "test_install: SKIP pkg-config, the example and libvlaref: pkg-config not found (make deps installs it)" >&2

@@ -1,0 +1,768 @@
+/* vla-check: the front door for a user's own inputs (a trace:DIR, or any stream). Runs every model
+ * of the library's list in every precision policy of its list (new ones join by themselves) over
+ * all heads and the whole trace, each against binary64 (the f64 rows against the exact MPFR
+ * reference), and writes a verdict table, a Markdown report with one figure, and exits 1 when a
+ * precision named by --require fails the threshold: a gate for a kernel change in a user's CI. */
+#include "cli.h"
+#include "vlaref.h"
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NTHR 3
+static const double thr[NTHR] = {1e-3, 1e-1, 1};
+enum { QS, QA, QO, NQ };
+#define WIN 1024 /* steps per advance: the read-outs of a window are kept for the comparison */
+
+#define COLUMNS                                                                                    \
+    "model prec track s_1e-3 s_1e-1 s_1 a_1e-3 a_1e-1 a_1 o_1e-3 o_1e-1 o_1 s_max a_max o_max "   \
+    "nonfinite o_zero not_pd stagnation guard verdict"
+#define NCOL 21
+
+/* what one run (head) of one configuration showed; a step 0 means never */
+typedef struct {
+    long first[NQ][NTHR]; /* the first step at which the error passed the threshold */
+    double worst[NQ];     /* the largest error seen (S and A at the checkpoints, o at every step) */
+    long nonfinite, ozero, notpd, stagnant, guard_t;
+    long guards, nzero; /* guard events, steps with a zero read-out */
+    double nsum; /* ||n||_1 at the end: the read-out's denominator, for the cause line */
+    double nerr; /* the largest relative error of the normalizer n (la, vla3), for the cause */
+    long moved, steps; /* the a_moved_diag window */
+} result;
+
+typedef struct {
+    const char *models, *precs, *tracks, *require, *report;
+    double threshold;
+} opts_t;
+
+static int on_opt(void *ctx, const char *name, const char *val)
+{
+    opts_t *o = ctx;
+    if (!strcmp(name, "models"))
+        o->models = val;
+    else if (!strcmp(name, "precisions"))
+        o->precs = val;
+    else if (!strcmp(name, "tracks"))
+        o->tracks = val;
+    else if (!strcmp(name, "require"))
+        o->require = val;
+    else if (!strcmp(name, "report"))
+        o->report = val;
+    else if (!strcmp(name, "threshold")) {
+        char *end;
+        o->threshold = strtod(val, &end);
+        if (end == val || *end || !(o->threshold > 0 && o->threshold < INFINITY)) {
+            fprintf(stderr, "vla-check: --threshold: '%s' is not a positive number (try --help)\n",
+                    val);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- the read-outs of a window, from the engines' taps ---- */
+typedef struct {
+    double *o;       /* runs x WIN x dv */
+    long t0;         /* the step before the window */
+    int dv;
+    result *res;     /* the model's engine: its a_moved_diag window (NULL for the reference) */
+} taps_t;
+
+static int on_step(void *ctx, const vla_step_view *v)
+{
+    taps_t *tp = ctx;
+    memcpy(tp->o + ((size_t)v->run * WIN + (size_t)(v->t - tp->t0 - 1)) * tp->dv, v->o,
+           tp->dv * sizeof *v->o);
+    if (tp->res && v->a_moved_diag >= 0 && !v->in->is_read) {
+        tp->res[v->run].moved += v->a_moved_diag;
+        tp->res[v->run].steps++;
+    }
+    return VLA_OK;
+}
+
+static double relerr(const double *x, const double *y, long n)
+{
+    double diff = vla_fro_diff(x, y, n), ref = vla_fro(y, n);
+    return diff == 0 ? 0 : diff / ref; /* a zero reference and a difference: Inf */
+}
+
+static void passed(result *r, int q, double err, long t)
+{
+    if (!(err <= r->worst[q])) /* NaN: the worst there is */
+        r->worst[q] = err;
+    for (int k = 0; k < NTHR; k++)
+        if (!r->first[q][k] && !(err <= thr[k]))
+            r->first[q][k] = t;
+}
+
+/* One configuration over every run: res[run], and the largest error over the runs at each
+ * checkpoint into curve[i * NQ + q]. 0, or 1 with a one-line reason in err (the configuration
+ * cannot run here: skipped). */
+static int check_one(const vla_cli *c, const vla_config *cfg, const long *cks, long nck,
+                     result *res, double *curve, char *err, size_t errlen)
+{
+    const int nr = c->runs, d = cfg->d, dv = cfg->dv, hasA = vla_model_has_A(cfg->model);
+    vla_cli rc = *c;
+    rc.ref = cfg->prec == VLA_F64 ? REF_EXACT : REF_F64;
+    vla_engine_spec sp, rs;
+    vla_cli_engine_spec(&rc, cfg, &sp);
+    taps_t tm = {NULL, 0, dv, res}, tr = {NULL, 0, dv, NULL};
+    sp.taps = VLA_TAP_O | VLA_TAP_MOVED;
+    sp.on_step = on_step;
+    sp.ctx = &tm;
+    vla_cli_ref_spec(&rc, &sp, &rs);
+    rs.taps = VLA_TAP_O;
+    rs.on_step = on_step;
+    rs.ctx = &tr;
+    vla_engine *m = NULL, *ref = NULL;
+    size_t nbuf = (size_t)d * (d > dv ? d : dv);
+    double *x = malloc(nbuf * sizeof *x), *y = malloc(nbuf * sizeof *y);
+    double *lam = malloc((size_t)d * sizeof *lam);
+    tm.o = malloc((size_t)nr * WIN * dv * sizeof *tm.o);
+    tr.o = malloc((size_t)nr * WIN * dv * sizeof *tr.o);
+    int status = 0;
+    if (!x || !y || !lam || !tm.o || !tr.o) {
+        snprintf(err, errlen, "out of memory");
+        status = 1;
+    } else if (vla_engine_new(&m, &sp, err, errlen) || vla_engine_new(&ref, &rs, err, errlen)) {
+        status = 1;
+    }
+    memset(res, 0, (size_t)nr * sizeof *res);
+    for (long i = 0; i < nck * NQ; i++)
+        curve[i] = i % NQ == QA && !hasA ? NAN : 0;
+    long t = 0;
+    for (long i = 0; !status && i < nck; i++) {
+        while (!status && t < cks[i]) { /* the window's read-outs, step by step */
+            long to = t + WIN < cks[i] ? t + WIN : cks[i];
+            tm.t0 = tr.t0 = t;
+            if (vla_engine_advance(m, to) || vla_engine_advance(ref, to)) {
+                snprintf(err, errlen, "%s", vla_engine_error(m)[0] ? vla_engine_error(m)
+                                                                    : vla_engine_error(ref));
+                status = 1;
+                break;
+            }
+            for (int h = 0; h < nr; h++)
+                for (long s = 0; s < to - t; s++) {
+                    double e;
+                    const double *om = tm.o + ((size_t)h * WIN + s) * dv;
+                    const double *oref = tr.o + ((size_t)h * WIN + s) * dv;
+                    result *r = &res[h];
+                    int zero = 1, finite = 1;
+                    for (int j = 0; j < dv; j++)
+                        zero &= om[j] == 0, finite &= isfinite(om[j]) != 0;
+                    if (!finite && !r->nonfinite)
+                        r->nonfinite = t + s + 1;
+                    if (zero && vla_fro(oref, dv) > 0 && !r->nzero++)
+                        r->ozero = t + s + 1;
+                    passed(r, QO, e = relerr(om, oref, dv), t + s + 1);
+                    if (!(e <= curve[i * NQ + QO]))
+                        curve[i * NQ + QO] = e;
+                }
+            t = to;
+        }
+        for (int h = 0; !status && h < nr; h++) { /* the checkpoint's measures of the state */
+            result *r = &res[h];
+            vla_engine_get(m, h, VLA_Q_S, x);
+            vla_engine_get(ref, h, VLA_Q_S, y);
+            passed(r, QS, relerr(x, y, (long)d * dv), t);
+            if (hasA) {
+                vla_engine_get(m, h, VLA_Q_A, x);
+                vla_engine_get(ref, h, VLA_Q_A, y);
+                passed(r, QA, relerr(x, y, (long)d * d), t);
+                /* the smallest eigenvalue of A's symmetric part, as vla-drift's lambda_min */
+                if (!r->notpd && (vref_sym_eig(x, d, lam) || !(lam[0] > 0)))
+                    r->notpd = t;
+            }
+            if (!r->nonfinite && !vla_cli_run_finite(m, h, x))
+                r->nonfinite = t;
+            /* stagnation: under half of A's diagonal moved over the window (vla-drift's
+             * a_moved_diag; README "Where round-to-nearest stagnates") */
+            if (r->steps && !r->stagnant && 2 * r->moved < (long)d * r->steps)
+                r->stagnant = t;
+            r->moved = r->steps = 0;
+            vla_counts k;
+            vla_engine_counts(m, h, &k);
+            r->guards = k.guard;
+            if (k.guard && !r->guard_t)
+                r->guard_t = t;
+            if (cfg->normalize && vla_engine_get(m, h, VLA_Q_N, x) == 0 &&
+                vla_engine_get(ref, h, VLA_Q_N, y) == 0) {
+                double e = relerr(x, y, d);
+                r->nerr = e > r->nerr || e != e ? e : r->nerr;
+                r->nsum = 0;
+                for (int j = 0; j < d; j++)
+                    r->nsum += fabs(x[j]);
+            }
+        }
+        /* the figure's curves: the worst run at each checkpoint (o: over the window's steps) */
+        for (int q = QS; q <= QA; q++)
+            for (int h = 0; h < nr && !status && !(q == QA && !hasA); h++) {
+                vla_quantity qq = q == QS ? VLA_Q_S : VLA_Q_A;
+                long n = q == QS ? (long)d * dv : (long)d * d;
+                vla_engine_get(m, h, qq, x);
+                vla_engine_get(ref, h, qq, y);
+                double e = relerr(x, y, n);
+                if (!(e <= curve[i * NQ + q]))
+                    curve[i * NQ + q] = e;
+            }
+    }
+    vla_engine_free(m);
+    vla_engine_free(ref);
+    free(x);
+    free(y);
+    free(lam);
+    free(tm.o);
+    free(tr.o);
+    return status;
+}
+
+/* res[0] becomes the worst of the runs: the earliest steps, the largest errors; *head the run
+ * where the read-out first went to zero, else non-finite */
+static void merge(result *res, int nr, int *head)
+{
+    *head = 0;
+    for (int h = 1; h < nr; h++) {
+        result *r = &res[h], *w = &res[0];
+        for (int q = 0; q < NQ; q++) {
+            if (!(r->worst[q] <= w->worst[q]))
+                w->worst[q] = r->worst[q];
+            for (int k = 0; k < NTHR; k++)
+                if (r->first[q][k] && (!w->first[q][k] || r->first[q][k] < w->first[q][k]))
+                    w->first[q][k] = r->first[q][k];
+        }
+        if (r->ozero && (!w->ozero || r->ozero < w->ozero))
+            *head = h;
+        else if (!w->ozero && r->nonfinite && (!w->nonfinite || r->nonfinite < w->nonfinite))
+            *head = h;
+        long *a[] = {&r->nonfinite, &r->ozero, &r->notpd, &r->stagnant, &r->guard_t};
+        long *b[] = {&w->nonfinite, &w->ozero, &w->notpd, &w->stagnant, &w->guard_t};
+        for (int k = 0; k < 5; k++)
+            if (*a[k] && (!*b[k] || *a[k] < *b[k]))
+                *b[k] = *a[k];
+        w->guards += r->guards;
+        w->nzero += r->nzero;
+        if (r->nsum > w->nsum)
+            w->nsum = r->nsum;
+        if (!(r->nerr <= w->nerr))
+            w->nerr = r->nerr;
+    }
+}
+
+/* ---- the rows ---- */
+typedef struct {
+    vla_config cfg;
+    int ran, fail, head;
+    result r;
+    char skip[300];
+    char cause[5][400];
+    int ncause;
+} row_t;
+
+static void add_cause(row_t *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_cause(row_t *w, const char *fmt, ...)
+{
+    if (w->ncause == 5)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->cause[w->ncause++], sizeof w->cause[0], fmt, ap);
+    va_end(ap);
+}
+
+/* the verdict and what the harness knows of the causes (docs/math.md, the README, trace.md) */
+static void judge(row_t *w, double threshold)
+{
+    const result *r = &w->r;
+    const vla_config *cfg = &w->cfg;
+    vla_fmt st = vla_prec_storage(cfg->prec), cp = vla_prec_compute(cfg->prec);
+    w->fail = r->nonfinite || r->ozero || !(r->worst[QS] < threshold) ||
+              !(r->worst[QO] < threshold);
+    /* the denominator overflowed when it is within reach of the largest number: n . phi(q) <=
+     * ||n||_1 max phi(q) (an underflow also gives 0, from small numbers) */
+    if (r->ozero && cfg->normalize && r->nsum >= vla_fmt_max(cp) / 100)
+        add_cause(w, "the read-out is exactly 0 at %ld steps, first at t = %ld (head %d): its "
+                     "denominator n . phi(q) grows like t (||n||_1 = %.6g at the end) and "
+                     "overflows %s's largest number %.6g, so o = S phi(q) / Inf = 0 while every "
+                     "stored number stays finite (docs/trace.md's worked example); a policy "
+                     "computing in binary32 keeps it finite",
+                  r->nzero, r->ozero, w->head, r->nsum, vla_fmt_name(cp), vla_fmt_max(cp));
+    else if (r->ozero)
+        add_cause(w, "the read-out is exactly 0 at %ld steps, first at t = %ld (head %d), while "
+                     "the reference's is not", r->nzero, r->ozero, w->head);
+    if (r->nonfinite)
+        add_cause(w, "a number overflowed %s (largest %.6g) at t = %ld (head %d): the state or the "
+                     "read-out holds Inf or NaN from there on",
+                  vla_fmt_name(cp), vla_fmt_max(cp), r->nonfinite, w->head);
+    if (!(r->nerr < threshold))
+        add_cause(w, "the normalizer n, the running sum of phi(k), is off by %.3g at worst: once "
+                     "its entries are about 1/u times a step's phi(k) (u = %g in %s) the additions "
+                     "round away and n stops growing, so the read-out's denominator is too small",
+                  r->nerr, vla_fmt_unit_roundoff(st), vla_fmt_name(st));
+    else if (w->fail && !r->ozero && !r->nonfinite)
+        add_cause(w, "the error passed %g (S %.3g, o %.3g at worst): rounding in %s (u = %g) "
+                     "accumulated over the steps",
+                  threshold, r->worst[QS], r->worst[QO], vla_fmt_name(st),
+                  vla_fmt_unit_roundoff(st));
+    /* vla3's A_t is about (lambda0 + t / d^2)^-1 I: its diagonal stalls near 1/u - lambda0 d^2 */
+    double onset = 1 / vla_fmt_unit_roundoff(st) - cfg->lambda0 * cfg->d * cfg->d;
+    char pred[120] = "";
+    if (cfg->model == VLA_VLA3 && onset > 0)
+        snprintf(pred, sizeof pred, ", near t = 1/u - lambda0 d^2 = %.0f", onset);
+    if (r->stagnant)
+        add_cause(w, "A stagnates from t = %ld: under half of its diagonal still moves, the updates "
+                     "falling below half an ulp of %s and rounding away (README, 'Where "
+                     "round-to-nearest stagnates'%s)",
+                  r->stagnant, vla_fmt_name(st), pred);
+    if (r->notpd)
+        add_cause(w, "A is no longer positive definite at t = %ld (the smallest eigenvalue of its "
+                     "symmetric part is <= 0 or not a number; vla-drift measures it over time)",
+                  r->notpd);
+    if (r->guards)
+        add_cause(w, "the guard fired %ld times from t = %ld (%s)", r->guards, r->guard_t,
+                  cfg->model == VLA_VLA3 ? "delta floored at stab_eps"
+                                         : "update skipped, A += eps_g I");
+}
+
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* every name of a comma-separated list must be one of the library's list */
+static void check_list(const vla_cli_spec *spec, const char *opt, const char *list, vla_list which)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", list ? list : "");
+    for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) {
+        int bad;
+        if (which == VLA_LIST_MODEL) {
+            vla_model_kind k;
+            bad = vla_model_parse(p, &k);
+        } else if (which == VLA_LIST_PREC) {
+            vla_prec k;
+            bad = vla_prec_parse(p, &k);
+        } else {
+            vla_track k;
+            bad = vla_track_parse(p, &k);
+        }
+        if (bad)
+            vla_cli_die(spec, "--%s: unknown '%s' (%s)", opt, p, vla_names(which));
+    }
+}
+
+static void cell_t(long t, double *v, const char **name)
+{
+    *v = (double)t;
+    *name = t ? NULL : "never";
+}
+
+static void md_t(FILE *f, long t)
+{
+    if (t)
+        fprintf(f, " %ld |", t);
+    else
+        fprintf(f, " - |");
+}
+
+/* the file's name in its folder: the report links its figure from beside it */
+static const char *base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, const row_t *rows,
+                         int nrows, const long *cks, long nck, double *const *curves,
+                         const char *files, const char *outname)
+{
+    char path[4200], dat[4200], png[4200], gp[4200];
+    snprintf(path, sizeof path, "%s.md", prefix);
+    snprintf(dat, sizeof dat, "%s-errors.dat", prefix);
+    snprintf(png, sizeof png, "%s.png", prefix);
+    snprintf(gp, sizeof gp, "%s.gp", prefix);
+    /* the figure's data: one block per row that ran, the worst head at each checkpoint */
+    FILE *f = fopen(dat, "w");
+    if (!f) {
+        fprintf(stderr, "vla-check: cannot write %s: %s\n", dat, strerror(errno));
+        return 1;
+    }
+    fprintf(f, "# vla-check: the worst head's relative error against the reference at each "
+               "checkpoint\n# stream: %s\n# columns: t s_relerr a_relerr o_relerr\n", c->stream);
+    int nb = 0;
+    for (int i = 0; i < nrows; i++) {
+        if (!rows[i].ran)
+            continue;
+        fprintf(f, "%s# block %d: %s %s %s\n", nb ? "\n\n" : "", nb,
+                vla_model_name(rows[i].cfg.model), vla_prec_name(rows[i].cfg.prec),
+                vla_track_name(rows[i].cfg.track));
+        for (long k = 0; k < nck; k++)
+            fprintf(f, "%ld %.6g %.6g %.6g\n", cks[k], curves[i][k * NQ + QS],
+                    curves[i][k * NQ + QA], curves[i][k * NQ + QO]);
+        nb++;
+    }
+    fclose(f);
+    /* one panel per model, one line per precision (and way): the read-out's error */
+    int nm = 0, mods[VLA_NMODEL];
+    for (int k = 0; k < VLA_NMODEL; k++)
+        for (int i = 0; i < nrows; i++)
+            if (rows[i].ran && rows[i].cfg.model == (vla_model_kind)k) {
+                mods[nm++] = k;
+                break;
+            }
+    if (!(f = fopen(gp, "w"))) {
+        fprintf(stderr, "vla-check: cannot write %s: %s\n", gp, strerror(errno));
+        return 1;
+    }
+    int cols = nm < 3 ? nm : 3, prow = (nm + cols - 1) / (cols ? cols : 1);
+    fprintf(f, "# vla-check's figure: the read-out's error against t, one panel per model\n"
+               "set terminal pngcairo size %d,%d font 'DejaVu Sans,10'\nset output '%s'\n"
+               "set logscale xy\nset format y '10^{%%L}'\nset xlabel 't'\n"
+               "set ylabel '||o - o_{ref}|| / ||o_{ref}||'\nset key right center font ',8'\n"
+               "set yrange [1e-17:10]\nset xrange [1:%ld]\n"
+               "set multiplot layout %d,%d title '%s: %d heads x %ld steps (worst head)'\n",
+            420 * (cols ? cols : 1), 360 * (prow ? prow : 1), png, c->steps, prow ? prow : 1,
+            cols ? cols : 1, c->stream, c->runs, c->steps);
+    for (int p = 0; p < nm; p++) {
+        fprintf(f, "set title '%s'\nplot", vla_model_name((vla_model_kind)mods[p]));
+        int b = 0, first = 1;
+        for (int i = 0; i < nrows; i++) {
+            if (!rows[i].ran)
+                continue;
+            if (rows[i].cfg.model == (vla_model_kind)mods[p]) {
+                fprintf(f, "%s '%s' index %d using 1:($4 > 0 ? $4 : 1e-17) with lines lw 2 "
+                           "title '%s%s%s'", first ? "" : ",", dat, b,
+                        vla_prec_name(rows[i].cfg.prec), o->tracks ? " " : "",
+                        o->tracks ? vla_track_name(rows[i].cfg.track) : "");
+                first = 0;
+            }
+            b++;
+        }
+        fprintf(f, ", 1 with lines dt 2 lc 'gray' notitle\n");
+    }
+    fprintf(f, "unset multiplot\n");
+    fclose(f);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", gp);
+    int fig = system(cmd) == 0;
+    if (!fig)
+        fprintf(stderr, "vla-check: warning: gnuplot could not draw %s (is gnuplot installed?); "
+                        "the report goes without its figure\n", png);
+    if (!(f = fopen(path, "w"))) {
+        fprintf(stderr, "vla-check: cannot write %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    fprintf(f, "# vla-check: %s\n\n", c->stream);
+    fprintf(f, "%d heads x %ld steps, d = %d, dv = %d; %s. Each row runs one model in one "
+               "precision policy over every head, against binary64 (lib, on the same inputs "
+               "rounded to the policy's storage format); the f64 rows against the exact reference "
+               "(MPFR, %ld bits). The error of S and A is measured at %ld log-spaced checkpoints, "
+               "that of the read-out o at every step; a step is the first at which the worst head's "
+               "error passed the threshold (- : never). A row fails when anything went non-finite, "
+               "the read-out went to exactly 0, or the error of S or o reached %g (--threshold).\n\n",
+            c->runs, c->steps, c->cfg.d, c->cfg.dv, files, c->ref_bits, nck, o->threshold);
+    fprintf(f, "| model | precision | way | S 1e-3 | S 1e-1 | S 1 | A 1e-3 | A 1e-1 | A 1 | o 1e-3 | "
+               "o 1e-1 | o 1 | max err S | max err o | non-finite | o = 0 | A not PD | "
+               "stagnation | guards | verdict |\n|");
+    for (int k = 0; k < 20; k++)
+        fprintf(f, "---|");
+    fprintf(f, "\n");
+    for (int i = 0; i < nrows; i++) {
+        const row_t *w = &rows[i];
+        if (!w->ran)
+            continue;
+        fprintf(f, "| %s | %s | %s |", vla_model_name(w->cfg.model), vla_prec_name(w->cfg.prec),
+                vla_track_name(w->cfg.track));
+        for (int q = 0; q < NQ; q++)
+            for (int k = 0; k < NTHR; k++)
+                md_t(f, w->r.first[q][k]);
+        fprintf(f, " %.3g | %.3g |", w->r.worst[QS], w->r.worst[QO]);
+        md_t(f, w->r.nonfinite);
+        md_t(f, w->r.ozero);
+        md_t(f, w->r.notpd);
+        md_t(f, w->r.stagnant);
+        fprintf(f, " %ld | %s |\n", w->r.guards, w->fail ? "**FAIL**" : "ok");
+    }
+    fprintf(f, "\n## Causes\n\n");
+    int any = 0;
+    for (int i = 0; i < nrows; i++)
+        for (int k = 0; k < rows[i].ncause; k++, any++)
+            fprintf(f, "- **%s %s %s**: %s.\n", vla_model_name(rows[i].cfg.model),
+                    vla_prec_name(rows[i].cfg.prec), vla_track_name(rows[i].cfg.track),
+                    rows[i].cause[k]);
+    for (int i = 0; i < nrows; i++)
+        if (!rows[i].ran)
+            fprintf(f, "- **%s %s %s** did not run: %s.\n", vla_model_name(rows[i].cfg.model),
+                    vla_prec_name(rows[i].cfg.prec), vla_track_name(rows[i].cfg.track),
+                    rows[i].skip), any++;
+    if (!any)
+        fprintf(f, "Nothing to report: every row stayed finite and under every threshold.\n");
+    if (fig)
+        fprintf(f, "\n## The read-out's error\n\n![the read-out's error against t](%s)\n\nThe worst "
+                   "head's relative error of o at each checkpoint, one panel per model; the dashed "
+                   "line is 1 (the read-out is as large as its error). The curves' numbers are in "
+                   "%s.\n", base(png), base(dat));
+    fprintf(f, "\nThe verdict table: %s. The command: `", outname);
+    for (int i = 0; i < c->argc; i++)
+        fprintf(f, "%s%s", i ? " " : "", c->argv[i]);
+    fprintf(f, "`\n");
+    if (fclose(f)) {
+        fprintf(stderr, "vla-check: writing %s failed\n", path);
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static opts_t o = {.threshold = 0.1, .report = "vla-check"};
+    static const vla_cli_opt own[] = {
+        {"models", "LIST", "models to check, comma-separated (default: every model of the list)"},
+        {"precisions", "LIST", "precision policies to check (default: every policy of the list)"},
+        {"tracks", "LIST", "ways of tracking A to check for the models that have A (default: "
+                           "--track's); all: every way of the list that the model allows"},
+        {"threshold", "X", "a row fails when the relative error of S or o reaches X (default 0.1), "
+                           "or a value goes non-finite, or the read-out goes to exactly 0"},
+        {"require", "LIST", "precisions that must not fail: exit 1 when a row of one of them fails "
+                            "(a gate for CI)"},
+        {"report", "PREFIX", "write PREFIX.md (the report), PREFIX.png (its figure, by gnuplot), "
+                             "PREFIX-errors.dat and PREFIX.gp (default vla-check); none: no report"},
+        {NULL, NULL, NULL},
+    };
+    static const vla_cli_spec spec = {
+        .prog = "vla-check",
+        .phrase = "check your own model's inputs in every model and precision",
+        .summary =
+            "vla-check STREAM runs every model (la, delta, rls, vla1, vla3, ...) in every precision\n"
+            "policy over all heads and all steps of STREAM (trace:DIR: your model's q, k, v, ...;\n"
+            "docs/trace.md, FILES below), each against binary64 on the same rounded inputs (the\n"
+            "f64 rows against the exact MPFR reference), and prints a verdict table: per model x\n"
+            "precision, the first t at which the relative error of S, A and o passed 1e-3, 1e-1\n"
+            "and 1, the first t of a non-finite value, of a read-out that is exactly 0 (its\n"
+            "denominator overflowed), of A losing positive definiteness, of A's stagnation, and\n"
+            "the guard events; the causes the harness knows go to the report and stderr. It\n"
+            "writes a Markdown report with one figure, and exits 1 when a precision named by\n"
+            "--require fails (--threshold).",
+        .columns = "  model prec track  the row: a model, a precision policy, a way of tracking A\n"
+                   "  s_1e-3 s_1e-1 s_1  the first t at which ||S - S_ref||_F / ||S_ref||_F passed\n"
+                   "            1e-3, 1e-1, 1 in the worst head (at the checkpoints); never: it did not\n"
+                   "  a_1e-3 a_1e-1 a_1  the same for A (never for la and delta)\n"
+                   "  o_1e-3 o_1e-1 o_1  the same for the read-out o, at every step\n"
+                   "  s_max a_max o_max  the largest error seen\n"
+                   "  nonfinite  the first t at which S, A or o held Inf or NaN\n"
+                   "  o_zero    the first t at which o was exactly 0 while the reference's was not\n"
+                   "  not_pd    the first checkpoint at which A's symmetric part was not positive\n"
+                   "            definite\n"
+                   "  stagnation  the first checkpoint after which under half of A's diagonal moved\n"
+                   "  guard     guard events, all heads\n"
+                   "  verdict   ok or FAIL (non-finite, o = 0, or an error of S or o >= --threshold)",
+        .example = "vla-check trace:mytrace\n"
+                   "vla-check trace:mytrace --models vla3,delta --require bf16 --threshold 0.05\n"
+                   "vla-check lmlike --steps 2000 --runs 2 --precisions f16,bf16 --report none",
+        .default_steps = 2000,
+        .default_stream = "lmlike",
+        .default_model = VLA_VLA3,
+        .default_ref = REF_EXACT,
+        .many_models = 1,
+        .opts = own,
+        .on_opt = on_opt,
+        .ctx = &o,
+    };
+    /* STREAM may come as a word of its own: it is --stream STREAM */
+    char **av = malloc((size_t)(argc + 2) * sizeof *av);
+    int ac = 0, have_stream = 0, have_ck = 0;
+    if (!av)
+        return 1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int takes = 0;
+        if (i && !strncmp(a, "--", 2)) {
+            for (const vla_cli_opt *p = own; p->name; p++)
+                takes |= !strcmp(p->name, a + 2) && p->arg;
+            for (const vla_cli_opt *p = vla_cli_common(); p->name; p++)
+                takes |= !strcmp(p->name, a + 2) && p->arg;
+            have_stream |= !strcmp(a, "--stream");
+            have_ck |= !strcmp(a, "--checkpoints");
+        } else if (i && !have_stream) {
+            av[ac++] = "--stream";
+            have_stream = 1;
+        }
+        av[ac++] = argv[i];
+        if (takes && i + 1 < argc)
+            av[ac++] = argv[++i];
+    }
+    av[ac] = NULL;
+    int help = 0;
+    for (int i = 1; i < argc; i++)
+        help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "--man") ||
+                !strcmp(argv[i], "--version");
+    if (!have_stream && !help)
+        vla_cli_die(&spec, "which inputs? give trace:DIR (your model's q.npy, k.npy, v.npy) or a "
+                           "stream such as lmlike");
+    vla_cli c;
+    vla_cli_parse(&c, &spec, ac, av);
+    c.argc = argc; /* the command as typed, for the report */
+    c.argv = argv;
+    if (!have_ck)
+        c.per_decade = 100; /* the first steps past a threshold to 2% */
+    check_list(&spec, "models", o.models, VLA_LIST_MODEL);
+    check_list(&spec, "precisions", o.precs, VLA_LIST_PREC);
+    check_list(&spec, "require", o.require, VLA_LIST_PREC);
+    if (o.tracks && strcmp(o.tracks, "all"))
+        check_list(&spec, "tracks", o.tracks, VLA_LIST_TRACK);
+    for (int p = 0; o.require && p < VLA_NPREC; p++)
+        if (in_list(o.require, vla_prec_name((vla_prec)p)) && o.precs &&
+            !in_list(o.precs, vla_prec_name((vla_prec)p)))
+            vla_cli_die(&spec, "--require %s: not among --precisions %s", vla_prec_name((vla_prec)p),
+                        o.precs);
+
+    /* the rows: the lists' models x precisions (x ways for the models with A) */
+    int cap = VLA_NMODEL * VLA_NPREC * VLA_NTRACK, nrows = 0;
+    row_t *rows = calloc((size_t)cap, sizeof *rows);
+    if (!rows)
+        return 1;
+    for (int mk = 0; mk < VLA_NMODEL; mk++) {
+        if (o.models && !in_list(o.models, vla_model_name((vla_model_kind)mk)))
+            continue;
+        for (int tk = 0; tk < VLA_NTRACK; tk++) {
+            const char *tn = vla_track_name((vla_track)tk);
+            int want = !o.tracks ? tk == (int)c.cfg.track
+                                 : !strcmp(o.tracks, "all") || in_list(o.tracks, tn);
+            if (!want || (!vla_model_has_A((vla_model_kind)mk) && tk != (int)c.cfg.track))
+                continue;
+            for (int p = 0; p < VLA_NPREC; p++) {
+                if ((o.precs && !in_list(o.precs, vla_prec_name((vla_prec)p))) ||
+                    (p == VLA_F64 && c.ref != REF_EXACT)) /* binary64 needs the exact reference */
+                    continue;
+                row_t *w = &rows[nrows];
+                vla_cli_config_for(&c, (vla_model_kind)mk, &w->cfg);
+                w->cfg.prec = (vla_prec)p;
+                w->cfg.track = (vla_track)tk;
+                const char *why;
+                if (vla_track_check(&w->cfg, &why) == 0 || !o.tracks || strcmp(o.tracks, "all"))
+                    nrows++; /* with all, the ways a model does not allow are left out */
+            }
+        }
+    }
+
+    long nck = vla_checkpoints(c.steps, c.per_decade, NULL, 0);
+    long *cks = malloc((size_t)nck * sizeof *cks);
+    result *res = calloc((size_t)c.runs, sizeof *res);
+    double **curves = calloc((size_t)nrows + 1, sizeof *curves);
+    if (!cks || !res || !curves)
+        return 1;
+    vla_checkpoints(c.steps, c.per_decade, cks, nck);
+    /* an unwritable table fails now, not after the work; from here SIGINT stops the engines */
+    vla_dat *out = vla_cli_out(&c, &spec);
+    vla_progress prog;
+    vla_progress_start(&prog, nrows);
+    for (int i = 0; i < nrows; i++) {
+        row_t *w = &rows[i];
+        const char *why;
+        if (!(curves[i] = calloc((size_t)nck * NQ, sizeof **curves)))
+            return 1;
+        if (vla_track_check(&w->cfg, &why)) {
+            snprintf(w->skip, sizeof w->skip, "%s", why);
+        } else if (check_one(&c, &w->cfg, cks, nck, res, curves[i], w->skip, sizeof w->skip) == 0) {
+            w->ran = 1;
+            merge(res, c.runs, &w->head);
+            w->r = res[0];
+            judge(w, o.threshold);
+        }
+        if (vla_cli_stop) { /* the table closed without its columns line is discarded */
+            fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
+                    (int)vla_cli_stop);
+            return vla_cli_close(out, &c, &spec, 3);
+        }
+        vla_progress_update(&prog, i + 1);
+    }
+    vla_progress_end(&prog);
+
+    /* the table */
+    char files[600];
+    vla_cli_stream_files(&c, files, sizeof files);
+    vla_dat_meta(out, "stream", "%s", c.stream);
+    vla_dat_meta(out, "files", "%s", files);
+    vla_dat_meta(out, "steps", "%ld", c.steps);
+    vla_dat_meta(out, "runs", "%d (every head, the worst in each cell)", c.runs);
+    vla_dat_meta(out, "backend", "%s", c.backend);
+    vla_dat_meta(out, "reference", "f64 (lib in binary64 on the rounded inputs); the f64 rows: "
+                                   "exact (MPFR, %ld bits)", c.ref_bits);
+    vla_dat_meta(out, "constants", "d=%d dv=%d mode=%s and each model's defaults (--set changes "
+                                   "them)", c.cfg.d, c.cfg.dv, c.cfg.mode ? "fast" : "strict");
+    vla_dat_meta(out, "threshold", "%g", o.threshold);
+    vla_dat_meta(out, "checkpoints", "%ld (S and A measured there; o at every step)", nck);
+    int nfail = 0, gate = 0, nrun = 0;
+    for (int i = 0; i < nrows; i++) {
+        row_t *w = &rows[i];
+        if (!w->ran) {
+            vla_dat_meta(out, "skipped", "%s %s %s: %s", vla_model_name(w->cfg.model),
+                         vla_prec_name(w->cfg.prec), vla_track_name(w->cfg.track), w->skip);
+            continue;
+        }
+        nrun++;
+        nfail += w->fail;
+        int req = o.require && in_list(o.require, vla_prec_name(w->cfg.prec));
+        gate |= req && w->fail;
+        for (int k = 0; k < w->ncause; k++)
+            vla_dat_meta(out, w->fail ? "FAIL" : "note", "%s %s %s: %s",
+                         vla_model_name(w->cfg.model), vla_prec_name(w->cfg.prec),
+                         vla_track_name(w->cfg.track), w->cause[k]);
+    }
+    vla_dat_columns(out, COLUMNS);
+    for (int i = 0; i < nrows; i++) {
+        const row_t *w = &rows[i];
+        if (!w->ran)
+            continue;
+        double v[NCOL];
+        const char *nm[NCOL] = {vla_model_name(w->cfg.model), vla_prec_name(w->cfg.prec),
+                                vla_track_name(w->cfg.track)};
+        int j = 3;
+        for (int q = 0; q < NQ; q++)
+            for (int k = 0; k < NTHR; k++, j++)
+                cell_t(w->r.first[q][k], &v[j], &nm[j]);
+        for (int q = 0; q < NQ; q++)
+            v[j++] = w->r.worst[q];
+        cell_t(w->r.nonfinite, &v[j], &nm[j]), j++;
+        cell_t(w->r.ozero, &v[j], &nm[j]), j++;
+        cell_t(w->r.notpd, &v[j], &nm[j]), j++;
+        cell_t(w->r.stagnant, &v[j], &nm[j]), j++;
+        v[j++] = (double)w->r.guards;
+        nm[j++] = w->fail ? "FAIL" : "ok";
+        vla_dat_row_named(out, v, nm, NCOL);
+    }
+    if (vla_cli_close(out, &c, &spec, 0))
+        return 1;
+    if (strcmp(o.report, "none") &&
+        write_report(o.report, &c, &o, rows, nrows, cks, nck, curves, files,
+                     strcmp(c.out, "-") ? c.out : "standard output"))
+        return 1;
+
+    /* the summary on stderr: what failed and why, in one line each */
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].ran && rows[i].fail)
+            fprintf(stderr, "vla-check: FAIL %s %s %s: %s\n", vla_model_name(rows[i].cfg.model),
+                    vla_prec_name(rows[i].cfg.prec), vla_track_name(rows[i].cfg.track),
+                    rows[i].cause[0]);
+    fprintf(stderr, "vla-check: %d of %d rows fail (threshold %g)%s%s%s%s\n", nfail, nrun,
+            o.threshold, strcmp(o.report, "none") ? "; report: " : "",
+            strcmp(o.report, "none") ? o.report : "", strcmp(o.report, "none") ? ".md" : "",
+            gate ? "; a precision of --require failed: exit 1" : "");
+    for (int i = 0; i < nrows; i++)
+        free(curves[i]);
+    free(curves);
+    free(rows);
+    free(cks);
+    free(res);
+    free(av);
+    return gate;
+}

@@ -1,0 +1,207 @@
+/* vla-plot: any column of any vlastab table against its first (t), one line per run (block),
+ * drawn by gnuplot, with the title, the labels and the key taken from the table itself (its
+ * program, configuration, stream and columns), so that a user's own table plots as the shipped
+ * ones do. */
+#include "doc.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXCOL 64
+
+static void die(int code, const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "vla-plot: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, code == 2 ? " (try --help)\n" : "\n");
+    exit(code);
+}
+
+/* the value of header line "# KEY: value" into buf (empty when absent) */
+static void header_value(const char *line, const char *key, char *buf, size_t len)
+{
+    size_t k = strlen(key);
+    if (!strncmp(line, "# ", 2) && !strncmp(line + 2, key, k) && line[2 + k] == ':') {
+        snprintf(buf, len, "%s", line + 3 + k + (line[3 + k] == ' '));
+        buf[strcspn(buf, "\n")] = 0;
+    }
+}
+
+/* gnuplot's single-quoted string: a quote doubled */
+static void quoted(FILE *g, const char *s)
+{
+    fputc('\'', g);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', g);
+        fputc(*s, g);
+    }
+    fputc('\'', g);
+}
+
+int main(int argc, char **argv)
+{
+    static const vla_doc_item opts[] = {
+        {"out", "FILE", "the figure, PNG (default: TABLE with .png for its extension)"},
+        {"logx", NULL, "t on a log scale (the default when the first column is t)"},
+        {"linx", NULL, "t on a linear scale"},
+        {"logy", NULL, "the columns on a log scale"},
+        {"help", NULL, "this text"},
+        {"version", NULL, "the version"},
+        {NULL, NULL, NULL},
+    };
+    static const vla_doc_item exits[] = {
+        {"0", NULL, "the figure was drawn"},
+        {"1", NULL, "the table could not be read, or gnuplot failed"},
+        {"2", NULL, "a usage error: no table, a column the table does not have"},
+        {NULL, NULL, NULL},
+    };
+    static const vla_doc_item env[] = {
+        {"PATH", NULL, "where gnuplot is looked for"},
+        {NULL, NULL, NULL},
+    };
+    static const vla_doc_item files[] = {
+        {"TABLE", NULL, "a table of any vla-* program: '#' header lines, '# columns: ...', one block "
+                        "per run separated by two blank lines"},
+        {"FILE", NULL, "the figure (--out), PNG by gnuplot's pngcairo terminal"},
+        {NULL, NULL, NULL},
+    };
+    static const vla_doc doc = {
+        .prog = "vla-plot",
+        .phrase = "draw any column of a vlastab table against t, one line per run",
+        .synopsis = "[OPTION]... TABLE COLUMN...",
+        .summary = "Draws each COLUMN of TABLE against the table's first column (t), one line per\n"
+                   "run (head), with gnuplot. The title is the table's program, model, precision\n"
+                   "and stream (its header), the axes are labelled with the column names, the key\n"
+                   "names each run and column.",
+        .version = "0.1.0",
+        .opts = {opts, NULL, NULL},
+        .sections = {{"Columns",
+                      "vla-plot writes no table; it draws the columns of one, by the names of its "
+                      "'# columns:' line (each program's page lists them):",
+                      NULL,
+                      "  t        the first column: the x axis\n"
+                      "  COLUMN   any other column, one line per run (block) of the table",
+                      0, NULL},
+                     {NULL, NULL, NULL, NULL, 0, NULL}},
+        .exit = exits,
+        .env = env,
+        .files = files,
+        .examples = "vla-plot vla3-f16.dat o_relerr s_relerr --logy\n"
+                    "vla-plot drift.dat a_moved a_moved_diag --out moved.png",
+    };
+    const char *table = NULL, *out = NULL, *cols[MAXCOL];
+    int ncols = 0, logx = -1, logy = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help"))
+            vla_doc_help(&doc);
+        else if (!strcmp(a, "--man"))
+            vla_doc_man(&doc);
+        else if (!strcmp(a, "--version")) {
+            printf("vla-plot (vlastab) %s\n", doc.version);
+            return 0;
+        } else if (!strcmp(a, "--out")) {
+            if (++i == argc)
+                die(2, "--out needs a value%s%s", "", "");
+            out = argv[i];
+        } else if (!strcmp(a, "--logx"))
+            logx = 1;
+        else if (!strcmp(a, "--linx"))
+            logx = 0;
+        else if (!strcmp(a, "--logy"))
+            logy = 1;
+        else if (!strncmp(a, "--", 2))
+            die(2, "unknown option '%s'%s", a, "");
+        else if (!table)
+            table = a;
+        else if (ncols < MAXCOL)
+            cols[ncols++] = a;
+    }
+    if (!table || !ncols)
+        die(2, "give a TABLE and at least one COLUMN%s%s", "", "");
+    FILE *f = fopen(table, "r");
+    if (!f)
+        die(1, "cannot read %s: %s", table, strerror(errno));
+    char line[8192], program[200] = "", config[2048] = "", stream[1024] = "", columns[2048] = "";
+    int blocks = 0, blank = 0, data = 0;
+    while (fgets(line, sizeof line, f)) {
+        header_value(line, "program", program, sizeof program);
+        header_value(line, "config", config, sizeof config);
+        header_value(line, "stream", stream, sizeof stream);
+        header_value(line, "columns", columns, sizeof columns);
+        if (line[0] == '#')
+            continue;
+        if (line[strspn(line, " \t\r\n")] == 0) {
+            blank++;
+            continue;
+        }
+        if (!data || blank >= 2)
+            blocks++;
+        data = 1;
+        blank = 0;
+    }
+    fclose(f);
+    if (!columns[0])
+        die(1, "%s: no '# columns:' line (not a vlastab table?)%s", table, "");
+    /* the columns' numbers, gnuplot's 1-based */
+    char names[2048], *name[MAXCOL];
+    int nname = 0, idx[MAXCOL];
+    snprintf(names, sizeof names, "%s", columns);
+    for (char *w = strtok(names, " "); w && nname < MAXCOL; w = strtok(NULL, " "))
+        name[nname++] = w;
+    for (int c = 0; c < ncols; c++) {
+        idx[c] = 0;
+        for (int j = 0; j < nname; j++)
+            if (!strcmp(name[j], cols[c]))
+                idx[c] = j + 1;
+        if (!idx[c])
+            die(2, "no column '%s' in the table (%s)", cols[c], columns);
+    }
+    /* the title: the program, the model and precision of the config line, the stream */
+    char model[64] = "", prec[64] = "", title[1400];
+    const char *m = strstr(config, "model="), *p = strstr(config, "prec=");
+    if (m)
+        sscanf(m, "model=%63s", model);
+    if (p)
+        sscanf(p, "prec=%63s", prec);
+    snprintf(title, sizeof title, "%s%s%s%s%s%s%s", program[0] ? program : table,
+             model[0] ? ": " : "", model, prec[0] ? " " : "", prec, stream[0] ? ", " : "", stream);
+    char outbuf[4200];
+    if (!out) {
+        snprintf(outbuf, sizeof outbuf, "%s", table);
+        char *dot = strrchr(outbuf, '.'), *slash = strrchr(outbuf, '/');
+        if (dot && (!slash || dot > slash))
+            *dot = 0;
+        strcat(outbuf, ".png");
+        out = outbuf;
+    }
+    if (logx < 0)
+        logx = !strcmp(name[0], "t");
+    FILE *g = popen("gnuplot", "w");
+    if (!g)
+        die(1, "cannot run gnuplot: %s%s", strerror(errno), "");
+    fprintf(g, "set terminal pngcairo size 900,600 font 'DejaVu Sans,11'\nset output ");
+    quoted(g, out);
+    fprintf(g, "\nset title ");
+    quoted(g, title);
+    fprintf(g, " noenhanced\nset xlabel '%s' noenhanced\nset key outside right noenhanced\n",
+            name[0]);
+    if (ncols == 1)
+        fprintf(g, "set ylabel '%s' noenhanced\n", cols[0]);
+    fprintf(g, "%s%s", logx ? "set logscale x\n" : "", logy ? "set logscale y\n" : "");
+    fprintf(g, "plot");
+    for (int c = 0; c < ncols; c++)
+        for (int b = 0; b < (blocks ? blocks : 1); b++) {
+            fprintf(g, "%s ", c || b ? "," : "");
+            quoted(g, table);
+            fprintf(g, " index %d using 1:%d with lines lw 1.5 title '%s%shead %d'", b, idx[c],
+                    ncols > 1 ? cols[c] : "", ncols > 1 ? ", " : "", b);
+        }
+    fprintf(g, "\n");
+    if (pclose(g) != 0)
+        die(1, "gnuplot failed to draw %s%s", out, "");
+    fprintf(stderr, "vla-plot: %s\n", out);
+    return 0;
+}

@@ -1,0 +1,240 @@
+/* test_check.c: bin/vla-check from the outside, on small traces written here: the verdict table
+ * and its report, a read-out that is exactly 0 because its binary16 denominator overflowed (found,
+ * its step predicted from the inputs), the --require gate (exit 1 only when a required precision
+ * fails), usage errors (exit 2, one line), and the trace's files in every program's header. */
+#include "check.h"
+#include "vlastab.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define H 2
+#define D 8
+
+/* a trace of H heads x T steps: q, k, v constant (qv, kv, vv), or (kv = 0) Gaussian of spread
+ * 0.5 from a fixed seed */
+static int write_trace(char *dir, long T, double qv, double kv, double vv, int with_u)
+{
+    strcpy(dir, "/tmp/vla-check-test.XXXXXX");
+    if (!mkdtemp(dir))
+        return 1;
+    const char *names[] = {"q", "k", "v", "u"};
+    const double val[] = {qv, kv, vv, kv};
+    double *x = malloc(sizeof(double) * H * T * D);
+    int e = !x;
+    for (int f = 0; !e && f < 3 + with_u; f++) {
+        for (long i = 0; i < H * T * D; i++)
+            x[i] = kv ? val[f] : 0.5 * vla_gauss(7, (vla_var)f, 0, (uint64_t)i, 0);
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s.npy", dir, names[f]);
+        long shape[3] = {H, T, D};
+        e = vla_npy_write(path, x, 3, shape);
+    }
+    free(x);
+    return e;
+}
+
+static void rm_dir(const char *dir)
+{
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
+static int have_check(void)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/vla-check", vla_test_bin_dir());
+    if (access(p, X_OK)) {
+        vla_test_skip("bin/vla-check not built (run make first)");
+        return 0;
+    }
+    return 1;
+}
+
+/* the table's row of MODEL PREC: its cells (static) */
+static int row_cells(const char *table, const char *model, const char *prec, char cells[][32],
+                     int max)
+{
+    char want[64];
+    snprintf(want, sizeof want, "\n%s %s ", model, prec);
+    const char *p = table ? strstr(table, want) : NULL;
+    int n = 0;
+    for (p = p ? p + 1 : NULL; p && *p && *p != '\n' && n < max;) {
+        int len = (int)strcspn(p, " \n");
+        snprintf(cells[n++], 32, "%.*s", len, p);
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+    return n;
+}
+
+/* k = 1000 at every step, q = 0 and v = 0.01: phi(k) = elu(k) + 1 = 1001 and phi(q) = 1, so the
+ * read-out's denominator n . phi(q) = D 1001 t passes binary16's largest number 65504 at t = 9
+ * (D = 8), while its numerator (0.01 D 1001 t) and every stored entry (n_i = 1001 t <= 40040)
+ * stay finite: la's read-out is exactly 0 from t = 9 in f16 (the reference's is 0.01), and
+ * f16-f32 (binary32 arithmetic) keeps it. */
+TEST_SLOW(check_zero_readout_and_gate)
+{
+    if (!have_check())
+        return;
+    char dir[64];
+    if (write_trace(dir, 40, 0, 1000, 0.01, 0)) {
+        CHECK_MSG(0, "cannot write a trace under /tmp");
+        return;
+    }
+    char *out = NULL, cmd[700], cells[24][32];
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --models la --precisions f16,f16-f32 --d %d "
+                              "--report %s/vla-check 2>%s/err.txt", dir, D, dir, dir);
+    int st = vla_test_sh(&out, "%s", cmd);
+    CHECK_MSG(st == 0, "%s: exit %d", cmd, st);
+    int n = row_cells(out, "la", "f16", cells, 24);
+    CHECK_MSG(n == 21 && !strcmp(cells[16], "9") && !strcmp(cells[20], "FAIL"),
+              "la f16: %d cells, o_zero '%s', verdict '%s'", n, n > 16 ? cells[16] : "",
+              n > 20 ? cells[20] : "");
+    CHECK_MSG(n == 21 && !strcmp(cells[15], "never"), "la f16 non-finite at '%s'", cells[15]);
+    n = row_cells(out, "la", "f16-f32", cells, 24);
+    CHECK_MSG(n == 21 && !strcmp(cells[16], "never") && !strcmp(cells[20], "ok"),
+              "la f16-f32: o_zero '%s', verdict '%s'", n > 16 ? cells[16] : "",
+              n > 20 ? cells[20] : "");
+    CHECK_MSG(out && strstr(out, "# files: q.npy k.npy v.npy; fallbacks: u = k (no u.npy)"),
+              "no files line in the header");
+    CHECK_MSG(out && strstr(out, "first at t = 9 (head 0)") &&
+                  strstr(out, "# FAIL: la f16 sm: the read-out is exactly 0 at "), "no cause in the header: %s", out ? out : "");
+    free(out);
+    out = NULL;
+    char path[200];
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    FILE *f = fopen(path, "r");
+    char err[4096] = "";
+    if (f) {
+        err[fread(err, 1, sizeof err - 1, f)] = 0;
+        fclose(f);
+    }
+    CHECK_MSG(strstr(err, "vla-check: FAIL la f16 sm: the read-out is exactly 0") &&
+              strstr(err, "vla-check: 1 of 2 rows fail (threshold 0.1); report: "),
+              "stderr: %s", err);
+    /* the report and its figure, beside it */
+    snprintf(path, sizeof path, "%s/vla-check.md", dir);
+    CHECK_MSG(access(path, R_OK) == 0, "no report %s", path);
+    snprintf(path, sizeof path, "%s/vla-check.png", dir);
+    CHECK_MSG(access(path, R_OK) == 0, "no figure %s", path);
+    /* the gate: f16 fails, f16-f32 passes */
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --models la --precisions f16,f16-f32 --d %d "
+                              "--report none --require f16 >/dev/null 2>&1", dir, D);
+    CHECK_EQ_INT(vla_test_sh(NULL, "%s", cmd), 1);
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --models la --precisions f16,f16-f32 --d %d "
+                              "--report none --require f16-f32 >/dev/null 2>&1", dir, D);
+    CHECK_EQ_INT(vla_test_sh(NULL, "%s", cmd), 0);
+    rm_dir(dir);
+}
+
+/* On Gaussian inputs the error of a policy is bounded by its unit roundoff: a binary32 run stays
+ * within c d t u of binary64 (c = 10, d = 8, t = 200, u = 2^-24: 1e-3), so --require f32 at that
+ * threshold passes, while binary16 cannot be closer than its inputs' rounding (a quarter of its
+ * u = 2^-11) and --require f16 at that threshold fails. The f64 rows go against the exact
+ * reference, within c d t u of it (u = 2^-53). */
+TEST_SLOW(check_gate_bounds_from_the_precision)
+{
+    if (!have_check())
+        return;
+    char dir[64];
+    if (write_trace(dir, 200, 0, 0, 0, 1)) {
+        CHECK_MSG(0, "cannot write a trace under /tmp");
+        return;
+    }
+    const double bound32 = 10.0 * D * 200 * 0x1p-24, bound64 = 10.0 * D * 200 * 0x1p-53;
+    const double quarter16 = 0x1p-11 / 4;
+    char *out = NULL, cells[24][32];
+    int st = vla_test_sh(&out, "bin/vla-check trace:%s --models vla3,delta --precisions f64,f32 "
+                               "--d %d --report none --require f32 --threshold %g 2>/dev/null",
+                         dir, D, bound32);
+    CHECK_MSG(st == 0, "--require f32 --threshold %g: exit %d", bound32, st);
+    for (int m = 0; m < 2; m++) {
+        const char *model = m ? "delta" : "vla3";
+        int n = row_cells(out, model, "f32", cells, 24);
+        CHECK_MSG(n == 21 && atof(cells[12]) < bound32 && atof(cells[14]) < bound32 &&
+                  atof(cells[14]) > 0, "%s f32: s_max %s o_max %s", model, cells[12], cells[14]);
+        n = row_cells(out, model, "f64", cells, 24);
+        CHECK_MSG(n == 21 && atof(cells[12]) < bound64 && atof(cells[14]) < bound64,
+                  "%s f64 against exact: s_max %s o_max %s", model, cells[12], cells[14]);
+    }
+    free(out);
+    st = vla_test_sh(NULL, "bin/vla-check trace:%s --models vla3 --precisions f16 --d %d --report "
+                           "none --require f16 --threshold %g >/dev/null 2>&1", dir, D, quarter16);
+    CHECK_MSG(st == 1, "--require f16 --threshold %g: exit %d", quarter16, st);
+    rm_dir(dir);
+}
+
+/* Usage errors: one line, exit 2, before any work */
+TEST(check_usage_errors)
+{
+    if (!have_check())
+        return;
+    const char *bad[] = {"", "lmlike --require f99", "lmlike --threshold -1", "lmlike --models nn",
+                         "lmlike --precisions f16 --require bf16", "trace:/nonexistent",
+                         "lmlike --tracks zz"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *out = NULL;
+        int st = vla_test_sh(&out, "bin/vla-check %s --report none 2>&1", bad[i]);
+        int lines = 0;
+        for (const char *p = out; p && *p; p++)
+            lines += *p == '\n';
+        CHECK_MSG(st == 2 && lines == 1, "vla-check %s: exit %d, %d lines: %s", bad[i], st, lines,
+                  out ? out : "");
+        free(out);
+    }
+}
+
+/* Every program defaults to the whole trace (all heads, all steps), says which files it loaded
+ * and warns of a file its model does not read */
+TEST(trace_defaults_and_unread_files)
+{
+    char dir[64];
+    if (write_trace(dir, 30, 0, 0, 0, 1)) {
+        CHECK_MSG(0, "cannot write a trace under /tmp");
+        return;
+    }
+    char *out = NULL;
+    int st = vla_test_sh(&out, "bin/vla-statenorm --model la --stream trace:%s --d %d 2>&1", dir, D);
+    CHECK_MSG(st == 0 && out && strstr(out, "# steps: 30\n") && strstr(out, "# runs: 2\n") &&
+              strstr(out, "# files: q.npy k.npy v.npy u.npy; fallbacks: g = 1") &&
+              strstr(out, "vla-statenorm: warning: u.npy is not read by --model la (only by vla1 "
+                          "and vla3)"), "exit %d: %s", st, out ? out : "");
+    free(out);
+    st = vla_test_sh(&out, "bin/vla-statenorm --model vla3 --stream trace:%s --d %d 2>&1", dir, D);
+    CHECK_MSG(st == 0 && out && !strstr(out, "warning"), "vla3 reads u.npy: %s", out ? out : "");
+    free(out);
+    rm_dir(dir);
+}
+
+/* vla-plot draws any column of a table against t (a PNG), and refuses a column the table lacks */
+TEST_SLOW(plot_any_column)
+{
+    char dir[64];
+    if (write_trace(dir, 30, 0, 0, 0, 0)) {
+        CHECK_MSG(0, "cannot write a trace under /tmp");
+        return;
+    }
+    int st = vla_test_sh(NULL, "bin/vla-statenorm --stream trace:%s --d %d --precision f16 --ref f64 "
+                               "--out %s/sn.dat "
+                               "2>/dev/null && bin/vla-plot %s/sn.dat o_relerr s_relerr --logy "
+                               "2>/dev/null", dir, D, dir, dir);
+    char png[128];
+    snprintf(png, sizeof png, "%s/sn.png", dir);
+    FILE *f = fopen(png, "rb");
+    unsigned char magic[4] = {0};
+    if (f) {
+        CHECK(fread(magic, 1, 4, f) == 4);
+        fclose(f);
+    }
+    CHECK_MSG(st == 0 && magic[1] == 'P' && magic[2] == 'N' && magic[3] == 'G',
+              "vla-plot: exit %d, no PNG at %s", st, png);
+    char *out = NULL;
+    st = vla_test_sh(&out, "bin/vla-plot %s/sn.dat nosuch 2>&1", dir);
+    CHECK_MSG(st == 2 && out && strstr(out, "no column 'nosuch' in the table (t s_fro"),
+              "exit %d: %s", st, out ? out : "");
+    free(out);
+    rm_dir(dir);
+}

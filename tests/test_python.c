@@ -1,0 +1,32 @@
+/* test_python.c: the Python side (tools/python/test_vlastab.py) in make test: the ctypes binding
+ * against the programs' bits, the .dat reader and the PyTorch recorder, run by the interpreter
+ * that has numpy and torch ($VLA_PYTHON: the Makefile's PYTHON, Debian's /usr/bin/python3, not
+ * the first python3 on PATH). Skipped, with the reason, where that interpreter or numpy is absent. */
+#include "check.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+TEST_SLOW(python_binding_reader_and_recorder)
+{
+    const char *py = getenv("VLA_PYTHON") ? getenv("VLA_PYTHON") : "/usr/bin/python3";
+    char msg[300];
+    if (access(py, X_OK)) {
+        snprintf(msg, sizeof msg, "no Python interpreter at %s (set PYTHON=...)", py);
+        vla_test_skip(msg);
+        return;
+    }
+    char *out = NULL;
+    int st = vla_test_sh(&out, "%s tools/python/test_vlastab.py %s 2>&1", py, vla_test_bin_dir());
+    if (st == 77) {
+        snprintf(msg, sizeof msg, "%s", out ? out : "numpy absent");
+        msg[strcspn(msg, "\n")] = 0;
+        vla_test_skip(msg);
+    } else {
+        CHECK_MSG(st == 0 && out && strstr(out, "python: passed"), "exit %d: %s", st,
+                  out ? out : "");
+        if (out && strstr(out, "note: "))
+            printf("%.*s\n", (int)strcspn(strstr(out, "note: "), "\n"), strstr(out, "note: "));
+    }
+    free(out);
+}
