@@ -37,7 +37,7 @@ LIBS     := -lgsl -lgslcblas -lm
 LIB_SRC  := $(wildcard lib/*.c)
 REF_SRC  := $(wildcard reference/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-CLI_SRC  := experiments/cli.c experiments/doc.c experiments/drive.c
+CLI_SRC  := experiments/cli.c experiments/doc.c experiments/drive.c experiments/summary.c
 PROG_SRC := $(wildcard experiments/vla-*.c)
 # the tools, each in a folder of its own: the sweep runner and the regression check
 TOOL_SRC := tools/sweep/vla-sweep.c tools/regress/vla-regress.c
@@ -50,6 +50,8 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 REF_OBJ  := $(REF_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# what every program's page and summary line are made with (doc.h, summary.h): libc only
+DOC_OBJ  := $(BUILD)/experiments/doc.o $(BUILD)/experiments/summary.o
 # headers: the C objects' dependencies come from -MMD alone (a header rebuilds what includes it);
 # the fuzz and nvcc builds, which write none, depend on these
 HDRS     := $(wildcard lib/*.h reference/*.h tests/*.h experiments/*.h)
@@ -87,8 +89,8 @@ $(BUILD)/experiments/%.o: experiments/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) $(OPENMP) -c $< -o $@
 
-$(BUILD)/tests/run: $(TEST_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
-	$(CC) $(LDSAN) $(OPENMP) -o $@ $(TEST_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
+$(BUILD)/tests/run: $(TEST_OBJ) $(BUILD)/experiments/summary.o $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
+	$(CC) $(LDSAN) $(OPENMP) -o $@ $(TEST_OBJ) $(BUILD)/experiments/summary.o $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 
 # the tests run the programs of this build (VLA_BIN_DIR): a sanitized build's are sanitized too
 test: $(BUILD)/tests/run $(ALL_PROGS)
@@ -197,9 +199,9 @@ $(KERN_STAMP):
 	@mkdir -p $(@D) && rm -f $(BUILD)/kernels/config.* && touch $@
 $(BUILD)/libvlacuda.a: $(KERN_OBJ) $(KERN_STAMP)
 	rm -f $@ && ar rcs $@ $(KERN_OBJ)
-$(BIN)/vla-bench: $(BUILD)/bench/bench.o $(BUILD)/experiments/doc.o $(BUILD)/libvlastab.a
+$(BIN)/vla-bench: $(BUILD)/bench/bench.o $(DOC_OBJ) $(BUILD)/libvlastab.a
 	@mkdir -p $(@D)
-	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(BUILD)/experiments/doc.o $(KERN_LIBS) $(LIBS)
+	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(DOC_OBJ) $(KERN_LIBS) $(LIBS)
 bench: $(BIN)/vla-bench
 	$(BIN)/vla-bench $(BENCH_ARGS)
 
@@ -222,7 +224,7 @@ REGRESS_PLANTS := $(foreach n,$(PLANTS),$(BUILD)/plant/vla-regress-plant$(n))
 .SECONDARY: $(foreach n,$(PLANTS),$(BUILD)/plant/$(n)/model.o $(BUILD)/plant/$(n)/model_simd.o \
             $(BUILD)/plant/$(n)/lib/recur.h)
 $(BUILD)/tools/regress/vla-regress.o: ALLCFLAGS += $(OPENMP)
-$(BIN)/vla-regress: $(BUILD)/tools/regress/vla-regress.o $(BUILD)/experiments/doc.o $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
+$(BIN)/vla-regress: $(BUILD)/tools/regress/vla-regress.o $(DOC_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
 	@mkdir -p $(@D)
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(filter %.o,$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 $(CLI_OBJ): ALLCFLAGS += $(OPENMP)
@@ -239,7 +241,7 @@ $(BUILD)/plant/%/model_simd.o: lib/model_simd.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -DVLA_NO_SIMD -c $< -o $@
 $(REGRESS_PLANTS): LIBS := $(KERN_LIBS) $(LIBS)
-$(BUILD)/plant/vla-regress-plant%: $(BUILD)/tools/regress/vla-regress.o $(BUILD)/experiments/doc.o $(BUILD)/plant/%/model.o \
+$(BUILD)/plant/vla-regress-plant%: $(BUILD)/tools/regress/vla-regress.o $(DOC_OBJ) $(BUILD)/plant/%/model.o \
         $(if $(wildcard lib/model_simd.c),$(BUILD)/plant/%/model_simd.o) $(BUILD)/libvlaref.a \
         $(BUILD)/libvlastab.a $(if $(KERN_LIBS),$(BUILD)/libvlacuda.a)
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(filter %.o,$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
@@ -269,7 +271,7 @@ $(SWEEP_STAMP):
 $(BUILD)/tools/sweep/vla-sweep.o: tools/sweep/vla-sweep.c $(SWEEP_STAMP)
 	@mkdir -p $(@D)
 	$(if $(SWEEP_MPI),$(SWEEP_MPI) -DVLA_SWEEP_MPI,$(CC)) $(ALLCFLAGS) -c $< -o $@
-$(BIN)/vla-sweep: $(BUILD)/tools/sweep/vla-sweep.o $(BUILD)/experiments/doc.o
+$(BIN)/vla-sweep: $(BUILD)/tools/sweep/vla-sweep.o $(DOC_OBJ)
 	@mkdir -p $(@D)
 	$(or $(SWEEP_MPI),$(CC)) $(LDSAN) -o $@ $(filter %.o,$^)
 

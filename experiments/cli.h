@@ -28,6 +28,7 @@ typedef struct {
 } vla_cli;
 
 #include "doc.h"
+#include "summary.h"
 /* A program's own option: --NAME ARG (arg NULL: a flag). */
 typedef vla_doc_item vla_cli_opt;
 
@@ -151,6 +152,9 @@ int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf);
  * with its head and step. */
 void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, const vla_rows *rows,
                      const long *inf_at, const long *zero_at, vla_dat *out);
+/* A program's summary (summary.h), said on stderr when loud and written into the table's header
+ * (out: an open table before its columns line, or NULL) as "# summary: ..." */
+void vla_cli_summary_end(const vla_summary *s, const char *prog, vla_dat *out);
 /* The solves of e's runs (the ways that keep M; else 0): a summary for the table's header in head,
  * and in warn the first failure (the step and the value) or "" when none failed (drive.c) */
 int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, size_t wlen);

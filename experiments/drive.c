@@ -147,50 +147,52 @@ int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf)
 void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, const vla_rows *rows,
                      const long *inf_at, const long *zero_at, vla_dat *out)
 {
-    char msg[1200];
-    int n = 0, nr = c->runs;
+    vla_summary s = {.len = 0};
+    int nr = c->runs;
     long first = 0;
     int head = -1, count = 0;
     for (int h = 0; h < nr; h++)
         if (inf_at[h] && (count++, !first || inf_at[h] < first))
             first = inf_at[h], head = h;
-    n += snprintf(msg + n, sizeof msg - n, count ? "non-finite in %d of %d runs (first head %d, "
-                                                   "t = %ld)" : "finite in all %d runs",
-                  count ? count : nr, nr, head, first);
+    /* not loud: the non-finite warning has said it */
+    if (count)
+        vla_summary_add(&s, 0, "non-finite in %d of %d runs (first head %d, t = %ld)", count, nr,
+                        head, first);
+    else
+        vla_summary_add(&s, 0, "finite in all %d runs", nr);
+    const int nonfinite = count;
     first = 0, head = -1, count = 0;
     for (int h = 0; h < nr; h++)
         if (zero_at[h] && (count++, !first || zero_at[h] < first))
             first = zero_at[h], head = h;
-    if (count && n < (int)sizeof msg)
-        n += snprintf(msg + n, sizeof msg - n, "; the read-out is exactly 0 in %d of %d runs (first "
-                      "head %d, t = %ld) while the reference's is not%s", count, nr, head, first,
-                      c->cfg.normalize ? " (a denominator n . phi(q) that overflowed to Inf gives "
-                      "o = S phi(q) / Inf = 0: docs/trace.md)" : "");
+    if (count)
+        vla_summary_add(&s, 1, "the read-out is exactly 0 in %d of %d runs (first head %d, t = %ld) "
+                        "while the reference's is not%s", count, nr, head, first,
+                        c->cfg.normalize ? " (a denominator n . phi(q) that overflowed to Inf gives "
+                        "o = S phi(q) / Inf = 0: docs/trace.md)" : "");
     /* the measured errors: the first step at which one reached 1 */
-    char names[512];
-    snprintf(names, sizeof names, "%s", columns);
-    int col = 0, any = 0;
-    for (char *w = strtok(names, " "); w; w = strtok(NULL, " "), col++) {
-        size_t len = strlen(w);
-        if (!(len > 6 && !strcmp(w + len - 6, "relerr")) && strcmp(w, "a_drift"))
-            continue;
-        first = 0, head = -1;
-        for (int h = 0; h < nr; h++)
-            for (long i = 0; i < rows[h].n; i++) {
-                const double *row = rows[h].v + (size_t)i * rows[h].ncol;
-                if (row[col] >= 1 && (!first || row[0] < first))
-                    first = (long)row[0], head = h;
-            }
-        if (first && n < (int)sizeof msg)
-            n += snprintf(msg + n, sizeof msg - n, "; %s reached 1 (head %d, t = %ld)", w, head,
-                          first), any = 1;
+    vla_summary_block *b = calloc(nr > 0 ? (size_t)nr : 1, sizeof *b);
+    char (*names)[24] = calloc(nr > 0 ? (size_t)nr : 1, sizeof *names);
+    int any = 0;
+    if (b && names) {
+        for (int h = 0; h < nr; h++) {
+            snprintf(names[h], sizeof names[h], "head %d", h);
+            b[h] = (vla_summary_block){rows[h].v, rows[h].n, rows[h].ncol, names[h]};
+        }
+        any = vla_summary_errors(&s, columns, b, nr, VLA_SUM_PAST1);
     }
-    if (!any && c->ref != REF_NONE && n < (int)sizeof msg)
-        snprintf(msg + n, sizeof msg - n, "; no measured error reached 1");
-    /* stderr when there is something to say (the non-finite warning is said already) */
-    if (count || any)
-        fprintf(stderr, "%s: summary: %s\n", prog, msg);
-    vla_dat_meta(out, "summary", "%s", msg);
+    free(b);
+    free(names);
+    if (!any && !nonfinite && c->ref != REF_NONE) /* (a non-finite error reaches nothing) */
+        vla_summary_add(&s, 0, "no measured error reached 1");
+    vla_cli_summary_end(&s, prog, out);
+}
+
+void vla_cli_summary_end(const vla_summary *s, const char *prog, vla_dat *out)
+{
+    vla_summary_say(s, prog);
+    if (out)
+        vla_dat_meta(out, "summary", "%s", s->text);
 }
 
 /* ---- the ways that keep M: failed solves ---- */

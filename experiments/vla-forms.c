@@ -186,20 +186,42 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
                                "every form has a state; the reference: the exact sequential "
                                "recurrence, one per input format; errors: the mean over the %d "
                                "heads", T, Cmax, nr);
-    vla_dat_columns(out, "t C prec s_relerr a_relerr o_relerr");
+    /* the rows, then the summary of their errors (inf: a head turned non-finite) */
+    static const char columns[] = "t C prec s_relerr a_relerr o_relerr";
+    double *rows = malloc((size_t)np * nf * nck * 6 * sizeof *rows);
+    vla_summary_block *blk = malloc((size_t)np * nf * sizeof *blk);
+    char (*bname)[48] = malloc((size_t)np * nf * sizeof *bname);
+    if (!rows || !blk || !bname)
+        vla_cli_die(spec, "out of memory");
     for (int i = 0; i < np * nf; i++) {
         const vla_config *k = &cfg[i];
-        if (i)
-            vla_dat_block(out);
+        vla_form_name(k, form, sizeof form);
+        snprintf(bname[i], sizeof bname[i], "%s %s", vla_prec_name(k->prec), form);
+        blk[i] = (vla_summary_block){rows + (size_t)i * nck * 6, nck, 6, bname[i]};
         for (long j = 0; j < nck; j++) {
             const double *e = err + ((size_t)i * nck + j) * 3;
             double row[6] = {(double)cks[j],
                              k->form == VLA_FORM_SCAN ? -1 : k->form == VLA_FORM_SEQ ? 0 : k->chunk,
                              0, e[0], e[1], e[2]};
-            const char *names[6] = {NULL, NULL, vla_prec_name(k->prec)};
-            vla_dat_row_named(out, row, names, 6);
+            memcpy(rows + ((size_t)i * nck + j) * 6, row, sizeof row);
         }
     }
+    vla_summary sm = {.len = 0};
+    if (!vla_summary_errors(&sm, columns, blk, np * nf, VLA_SUM_PAST1 | VLA_SUM_NONFINITE))
+        vla_summary_add(&sm, 0, "every form stayed finite and no error reached 1");
+    vla_cli_summary_end(&sm, "vla-forms", out);
+    vla_dat_columns(out, columns);
+    for (int i = 0; i < np * nf; i++) {
+        if (i)
+            vla_dat_block(out);
+        for (long j = 0; j < nck; j++) {
+            const char *names[6] = {NULL, NULL, vla_prec_name(cfg[i].prec)};
+            vla_dat_row_named(out, rows + ((size_t)i * nck + j) * 6, names, 6);
+        }
+    }
+    free(rows);
+    free(blk);
+    free(bname);
     for (int i = 0; i < np * nf; i++)
         vla_engine_free(m[i]);
     for (int i = 0; i < VLA_NFMT; i++)
@@ -247,10 +269,11 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
                                "the same keys normalized; gauss: L_ij ~ N(0,1) (fla issue 537)", d);
     vla_dat_meta(out, "samples", "%ld draws per chunk size and kind: medians and maxima over them",
                  S);
-    vla_dat_columns(out, "C kind max_med max_max cond_med cond_max f16_over f32_over max_f32_med");
+    /* the rows first, for the summary in the header: what overflowed, from which C */
+    double *rows = malloc((size_t)3 * o->nC * 9 * sizeof *rows);
+    if (!rows)
+        vla_cli_die(spec, "out of memory");
     for (int kind = 0; kind < 3; kind++) {
-        if (kind)
-            vla_dat_block(out);
         for (int ci = 0; ci < o->nC; ci++) {
             const int C = (int)o->Cs[ci];
             for (long s = 0; s < S; s++) {
@@ -291,7 +314,6 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
                 x[3] = x[0] > vla_fmt_max(VLA_FMT_F16);
             }
             double row[9] = {C};
-            const char *names[9] = {NULL, kinds[kind]};
             for (int q = 0; q < 3; q++) { /* median and max of max, cond; the median of f32's */
                 double *v = malloc((size_t)S * sizeof *v);
                 if (!v)
@@ -314,9 +336,34 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
             }
             row[6] = (double)o16 / S;
             row[7] = (double)o32 / S;
-            vla_dat_row_named(out, row, names, 9);
+            memcpy(rows + ((size_t)kind * o->nC + ci) * 9, row, sizeof row);
         }
     }
+    vla_summary sm = {.len = 0};
+    static const char *const fmts[2] = {"binary16", "binary32"};
+    for (int f = 0; f < 2; f++)
+        for (int kind = 0; kind < 3; kind++)
+            for (int ci = 0; ci < o->nC; ci++) {
+                const double *row = rows + ((size_t)kind * o->nC + ci) * 9;
+                if (row[6 + f] > 0) {
+                    vla_summary_add(&sm, 1, "T overflows %s from C = %.0f (%s: %.3g of the draws)",
+                                    fmts[f], row[0], kinds[kind], row[6 + f]);
+                    break;
+                }
+            }
+    if (!sm.len)
+        vla_summary_add(&sm, 0, "T stays within binary16's range in every draw");
+    vla_cli_summary_end(&sm, "vla-forms", out);
+    vla_dat_columns(out, "C kind max_med max_max cond_med cond_max f16_over f32_over max_f32_med");
+    for (int kind = 0; kind < 3; kind++) {
+        if (kind)
+            vla_dat_block(out);
+        for (int ci = 0; ci < o->nC; ci++) {
+            const char *names[9] = {NULL, kinds[kind]};
+            vla_dat_row_named(out, rows + ((size_t)kind * o->nC + ci) * 9, names, 9);
+        }
+    }
+    free(rows);
     free(L);
     free(T);
     free(sv);

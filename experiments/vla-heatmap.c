@@ -223,9 +223,15 @@ int main(int argc, char **argv)
                                 "%d..%d: their diagonals", k - 1, k, 2 * k - 1);
     vla_dat_meta(out, "m", "inv(A_t) by dpotrf + dpotri where A_t is SPD (m_src 1), else lambda0 "
                            "I + sum u' u'^T in double-double (m_src 0)");
-    if (inf_at) /* said as the driver says it, and marked in the table's header */
+    vla_summary sum = {.len = 0};
+    if (inf_at) { /* said as the driver says it, and marked in the table's header */
         vla_cli_nonfinite(out, spec.prog, "the state of the model", 1, 1, 0, inf_at,
                           "checked at the table's steps", "its rows carry inf or nan from there on");
+        vla_summary_add(&sum, 0, "non-finite from the snapshot at t = %ld", inf_at);
+    } else {
+        vla_summary_add(&sum, 0, "finite at all %d snapshots", k);
+    }
+    vla_cli_summary_end(&sum, spec.prog, out);
     vla_dat_columns(out, COLUMNS);
     for (int s = 0; s < 2 * k; s++) {
         const snapshot *p = &snap[s % k];

@@ -262,10 +262,20 @@ int main(int argc, char **argv)
                           (int)(first % runs), res[first].nonfinite, where,
                           "the rows of those runs' blocks carry inf or nan");
     }
-    vla_dat_columns(out, REC_COLUMNS);
-    for (int bi = 0; bi < nb; bi++) {
-        if (bi)
-            vla_dat_block(out);
+    /* the rows first, for the summary in the header: one block per model and feature map */
+    double *rows = calloc((size_t)nb * nn * ng * REC_NCOL, sizeof *rows);
+    vla_summary_block *blk = calloc((size_t)nb, sizeof *blk);
+    char (*bname)[48] = calloc((size_t)nb, sizeof *bname);
+    if (!rows || !blk || !bname) {
+        fprintf(stderr, "vla-recall: out of memory\n");
+        vla_dat_close(out);
+        free(rows);
+        free(blk);
+        free(bname);
+        free(res);
+        return 1;
+    }
+    for (int bi = 0; bi < nb; bi++)
         for (int ni = 0; ni < nn; ni++)
             for (int gi = 0; gi < ng; gi++) {
                 vla_recall sum = {0, 0, 0, 0, 0};
@@ -279,11 +289,38 @@ int main(int argc, char **argv)
                 double nr = (double)sum.reads;
                 double row[REC_NCOL] = {(double)ns[ni], (double)gs[gi], sum.correct / nr,
                                         sum.err_sum / nr, sum.cos_sum / nr, 0, 0};
-                const char *names[REC_NCOL] = {[5] = vla_model_name(cfgs[bi].model),
-                                               [6] = cfgs[bi].features == VLA_FEAT_ID ? "id" : "own"};
-                vla_dat_row_named(out, row, names, REC_NCOL);
+                memcpy(rows + (((size_t)bi * nn + ni) * ng + gi) * REC_NCOL, row, sizeof row);
             }
+    vla_summary sm = {.len = 0};
+    if (nbad) /* not loud: the warning above said it */
+        vla_summary_add(&sm, 0, "the read-out is not finite in %ld of %ld runs", nbad, njobs * runs);
+    else
+        vla_summary_add(&sm, 0, "the read-out is finite at every read of all %ld runs",
+                        njobs * runs);
+    for (int bi = 0; bi < nb; bi++) {
+        snprintf(bname[bi], sizeof bname[bi], "block %d: %s features=%s", bi,
+                 vla_model_name(cfgs[bi].model), cfgs[bi].features == VLA_FEAT_ID ? "id" : "own");
+        blk[bi] = (vla_summary_block){rows + (size_t)bi * nn * ng * REC_NCOL, (long)nn * ng,
+                                      REC_NCOL, bname[bi]};
     }
+    /* read_err past 1 is the model's recall (vla3 rescales its read-out), not a failure: the
+     * table shows it */
+    vla_summary_errors(&sm, REC_COLUMNS, blk, nb, VLA_SUM_NONFINITE);
+    vla_cli_summary_end(&sm, spec.prog, out);
+    vla_dat_columns(out, REC_COLUMNS);
+    for (int bi = 0; bi < nb; bi++) {
+        if (bi)
+            vla_dat_block(out);
+        for (long i = 0; i < (long)nn * ng; i++) {
+            const double *row = rows + ((size_t)bi * nn * ng + i) * REC_NCOL;
+            const char *names[REC_NCOL] = {[5] = vla_model_name(cfgs[bi].model),
+                                           [6] = cfgs[bi].features == VLA_FEAT_ID ? "id" : "own"};
+            vla_dat_row_named(out, row, names, REC_NCOL);
+        }
+    }
+    free(rows);
+    free(blk);
+    free(bname);
     free(res);
     return vla_cli_close(out, &c, &spec, 0);
 }

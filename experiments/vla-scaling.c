@@ -137,9 +137,10 @@ static double cpu_ns(void)
 
 /* One timing of T steps of `runs` fresh runs on backend b (the engine made before the clock
  * starts, one thread): ns per run-step by the wall clock and by this thread's CPU time. A step
- * includes the rounding of the inputs and phi, as every caller pays. */
+ * includes the rounding of the inputs and phi, as every caller pays. *finite: whether every run's
+ * state is finite at the end (a time of Inf or NaN arithmetic must not pass unsaid). */
 static int time_model(const vla_backend *b, const vla_config *cfg, const vla_inputs *p, long T,
-                      int runs, double *ns, double *cpu)
+                      int runs, double *ns, double *cpu, int *finite)
 {
     vla_engine_spec sp = {.backend = b, .cfg = *cfg, .runs = runs, .in = p->in,
                           .is_read = p->is_read, .T = p->T, .shared = 1, .cycle = 1,
@@ -153,6 +154,11 @@ static int time_model(const vla_backend *b, const vla_config *cfg, const vla_inp
     r = vla_engine_advance(e, T);
     *ns = (now_ns() - t0) / ((double)T * runs);
     *cpu = (cpu_ns() - c0) / ((double)T * runs);
+    double *buf = malloc((size_t)cfg->d * (cfg->d > cfg->dv ? cfg->d : cfg->dv) * sizeof *buf);
+    *finite = 1;
+    for (int h = 0; !r && buf && h < runs; h++)
+        *finite &= vla_cli_run_finite(e, h, buf);
+    free(buf);
     vla_engine_free(e);
     return r;
 }
@@ -509,7 +515,8 @@ int main(int argc, char **argv)
      * every timing; the median per point is then taken. */
     long npts = (long)o.np * o.nm * o.nd * o.nT;
     double *tw = malloc(npts * o.repeat * sizeof *tw), *tc = malloc(npts * o.repeat * sizeof *tc);
-    if (!tw || !tc) {
+    int *fin = malloc(npts * sizeof *fin); /* each point's runs finite at the end (the last round) */
+    if (!tw || !tc || !fin) {
         fprintf(stderr, "vla-scaling: out of memory\n");
         return 1;
     }
@@ -525,7 +532,7 @@ int main(int argc, char **argv)
                                     vla_prec_name(o.precs[pi]), o.ds[di], o.Ts[ti]);
                         int e = time_model(backend, &cfgs[pi][mi][di], &pools[di], o.Ts[ti],
                                            c.runs, &tw[k * o.repeat + rep],
-                                           &tc[k * o.repeat + rep]);
+                                           &tc[k * o.repeat + rep], &fin[k]);
                         if (e) {
                             fprintf(stderr, "%svla-scaling: %s in %s at d = %ld: %s\n",
                                     tty ? "\n" : "", vla_model_name(o.models[mi]),
@@ -555,6 +562,24 @@ int main(int argc, char **argv)
                             1, cpu);
                     }
     }
+    vla_summary sum = {.len = 0};
+    {
+        long nbad = 0, k = 0, first = -1;
+        for (; k < npts; k++)
+            if (!fin[k] && nbad++ == 0)
+                first = k;
+        if (nbad) {
+            long ti = first % o.nT, di = first / o.nT % o.nd, mi = first / o.nT / o.nd % o.nm,
+                 pi = first / o.nT / o.nd / o.nm;
+            vla_summary_add(&sum, 1, "the state is not finite at the end of %ld of %ld timed points "
+                            "(first: %s %s d=%ld T=%ld): their times are those of Inf or NaN "
+                            "arithmetic", nbad, npts, vla_model_name(o.models[mi]),
+                            vla_prec_name(o.precs[pi]), o.ds[di], o.Ts[ti]);
+        } else {
+            vla_summary_add(&sum, 0, "the state is finite at the end of every timed run");
+        }
+    }
+    free(fin);
     free(tw);
     free(tc);
 
@@ -727,6 +752,7 @@ int main(int argc, char **argv)
                               "the core was ours; lower: others shared it and wall-clock numbers are "
                               "inflated)", load);
     vla_dat_meta(out, "elapsed", "%.1f s for all timings", elapsed);
+    vla_cli_summary_end(&sum, spec.prog, out);
     vla_dat_columns(out, COLUMNS);
     for (long i = 0; i < R.n; i++) {
         if (i && (R.r[i].v[0] != R.r[i - 1].v[0] || R.r[i].v[1] != R.r[i - 1].v[1]))

@@ -6,6 +6,7 @@
 #include "vlaref.h"
 #include "doc.h"
 #include "file.h"
+#include "summary.h"
 #include <errno.h>
 #include <float.h>
 #include <fnmatch.h>
@@ -953,6 +954,37 @@ RG_FN int rg_is_failure(int v, int bits)
            (bits && (v == V_CHANGED || v == V_BETTER));
 }
 
+/* whether case i is verdict v (V_NV: non-finite now, whatever the baseline says) */
+static int rg_is(const rg_opts *o, const rg_run *run, rg_baseline *base, int i, int v)
+{
+    const rg_result *r = &run->res[i];
+    double worst;
+    if (v == V_NV)
+        return r->ran && (isinf(r->bits[0]) || isinf(r->bits[1]) || isinf(r->bits[2]));
+    return rg_verdict(r, rg_baseline_find(base, run->cases[i].name), o->margin, &worst) == v;
+}
+
+/* The summary line (summary.h): the verdicts' counts with the first cases of each that is not
+ * "same" by name, and the cases non-finite now (one non-finite in the baseline too is "same", and
+ * must not pass unsaid); loud when a case is not the same or is non-finite. */
+RG_FN void rg_summary(vla_summary *s, const rg_opts *o, const rg_run *run, rg_baseline *base)
+{
+    for (int v = V_SAME; v <= V_NV; v++) {
+        char names[400] = "";
+        int count = 0, n = 0;
+        for (int i = 0; i < run->n; i++)
+            if (rg_is(o, run, base, i, v) && count++ < 4 && n < (int)sizeof names)
+                n += snprintf(names + n, sizeof names - n, "%s%s:%s", count > 1 ? ", " : "",
+                              rg_backend_names[run->cases[i].backend], run->cases[i].name);
+        if (v == V_SAME)
+            vla_summary_add(s, 0, "%d cases: %d same", run->n, count);
+        else if (count)
+            vla_summary_add(s, 1, "%d %s (%s%s)", count,
+                            v == V_NV ? "non-finite now, the baseline's verdict aside" : rg_vname[v],
+                            names, count > 4 ? ", ..." : "");
+    }
+}
+
 /* Prints the table and the summary; returns the number of failing cases. */
 RG_FN int rg_report(FILE *out, const rg_opts *o, const rg_run *run, rg_baseline *base)
 {
@@ -975,6 +1007,10 @@ RG_FN int rg_report(FILE *out, const rg_opts *o, const rg_run *run, rg_baseline 
             o->baseline, o->margin, o->bits ? "; --bits: any change of bits fails" : "");
     for (int i = 0; i < run->nnotes; i++)
         fprintf(out, "# note: %s\n", run->notes[i]);
+    vla_summary sm = {.len = 0};
+    rg_summary(&sm, o, run, base);
+    fprintf(out, "# summary: %s\n", sm.text);
+    vla_summary_say(&sm, "vla-regress");
     fprintf(out, "%-46s %-22s %-22s %-22s %s\n", "", "  ------- A -------", "  ------- S -------",
             "  ------- o -------", "");
     fprintf(out, "%-46s %6s %6s %7s  %6s %6s %7s  %6s %6s %7s  %s\n", "case", "base", "now", "change",

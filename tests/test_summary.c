@@ -1,0 +1,164 @@
+/* test_summary.c: no silent failures. Every program that writes a table from runs ends it with a
+ * "# summary:" line in the header (summary.h), and says it on stderr when it found something: a
+ * state or a measured error gone non-finite, a read-out exactly 0, an error past 1. Each case runs
+ * a program on inputs that go wrong (or stay well) and checks the line, its place, what stderr
+ * says and the exit status; where the table shows the step, the summary's step is the table's. */
+#include "check.h"
+#include "proc.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* the header's summary line (without "# summary: "), in buf; 0 when there is none or it is not in
+ * the header (before "# columns:") */
+static int summary_of(const char *table, char *buf, size_t len)
+{
+    const char *s = table ? strstr(table, "\n# summary: ") : NULL;
+    const char *cols = table ? strstr(table, "\n# columns:") : NULL;
+    if (!s || (cols && s > cols))
+        return 0;
+    s += strlen("\n# summary: ");
+    snprintf(buf, len, "%.*s", (int)strcspn(s, "\n"), s);
+    return 1;
+}
+
+/* the first value of column col (0-based) among the rows whose column test is in the state want:
+ * 0 equal to 0, 1 at least 1 */
+static double first_t(const char *table, int col, int want)
+{
+    const char *p = strstr(table, "\n# columns:");
+    for (p = p ? strchr(p + 1, '\n') : NULL; p && *++p; p = strchr(p, '\n')) {
+        if (*p == '#' || *p == '\n')
+            continue;
+        double v[16];
+        char *q = (char *)p;
+        int n = 0;
+        for (; n < 16 && *q && *q != '\n'; n++)
+            v[n] = strtod(q, &q);
+        if (n > col && (want == 0 ? v[col] == 0 : v[col] >= 1))
+            return v[0];
+    }
+    return -1;
+}
+
+typedef struct {
+    const char *prog;
+    const char *args[24];
+    const char *says[3]; /* in the summary line */
+    int loud;            /* "PROG: summary: " + the line on stderr */
+} sum_case;
+
+static const sum_case cases[] = {
+    /* vla3's normalizer overflows binary16: the read-out is exactly 0, every number finite */
+    {"vla-statenorm", {"--model", "vla3", "--precision", "f16", "--stream", "gauss:30", "--d", "8",
+                       "--steps", "300", "--ref", "f64", "--checkpoints", "20"},
+     {"finite in all 1 runs", "the read-out is exactly 0 in 1 of 1 runs", "o_relerr reached 1"}, 1},
+    /* overflow at the first step: the warning said it, the summary marks the table */
+    {"vla-statenorm", {"--model", "vla3", "--precision", "f16", "--stream", "gauss:1e3", "--d", "4",
+                       "--steps", "10", "--ref", "f64"},
+     {"non-finite in 1 of 1 runs (first head 0, t = 1)"}, 0},
+    /* a run that stays well: marked, not said */
+    {"vla-statenorm", {"--model", "vla3", "--precision", "f32", "--stream", "lmlike", "--d", "8",
+                       "--steps", "100", "--ref", "f64"},
+     {"finite in all 1 runs; no measured error reached 1"}, 0},
+    {"vla-drift", {"--model", "vla3", "--precision", "f16", "--stream", "gauss:1e3", "--d", "4",
+                   "--steps", "10", "--ref", "f64"},
+     {"non-finite in 1 of 1 runs (first head 0, t = 1)"}, 0},
+    {"vla-heatmap", {"--stream", "gauss:1e300", "--d", "4", "--at", "1,2"},
+     {"non-finite from the snapshot at t = 1"}, 0},
+    {"vla-heatmap", {"--stream", "lmlike", "--d", "4", "--at", "1,10"},
+     {"finite at all 2 snapshots"}, 0},
+    /* la with the identity features overflows f16 at d = 8, n = 64 */
+    {"vla-recall", {"--models", "la", "--features", "id", "--precision", "f16", "--d", "8", "--n",
+                    "8,64"},
+     {"the read-out is not finite in ", "read_err is not finite (block 0: la features=id, n = "},
+     1},
+    {"vla-forms", {"--what", "sweep", "--model", "la", "--stream", "gauss:1e3", "--d", "4",
+                   "--steps", "64", "--forms", "seq,chunk:16", "--precisions", "f16,f32"},
+     {"s_relerr is not finite (f16 seq, t = "}, 1},
+    {"vla-forms", {"--what", "sweep", "--model", "la", "--stream", "gauss", "--d", "4", "--steps",
+                   "64", "--forms", "seq,chunk:16", "--precisions", "f16,f32"},
+     {"every form stayed finite and no error reached 1"}, 0},
+    {"vla-scaling", {"--models", "la", "--precisions", "f16", "--ds", "4", "--Ts", "100",
+                     "--repeat", "1", "--softmax-budget", "0.01", "--stream", "gauss:1e300"},
+     {"the state is not finite at the end of 1 of 1 timed points (first: la f16 d=4 T=100)"}, 1},
+};
+
+TEST(summary_every_program)
+{
+    char dir[256], out[400], msg[4000];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    snprintf(out, sizeof out, "%s/t.dat", dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const sum_case *k = &cases[i];
+        const char *p = program(k->prog);
+        if (!p) {
+            vla_test_skip("a program is not built");
+            break;
+        }
+        char *argv[32] = {(char *)p};
+        int n = 1;
+        for (int j = 0; k->args[j]; j++)
+            argv[n++] = (char *)k->args[j];
+        argv[n++] = "--out";
+        argv[n++] = out;
+        argv[n] = NULL;
+        int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+        char *table = read_all(out, NULL), line[2048] = "";
+        CHECK_MSG(st == 0, "case %zu (%s %s): status %d, stderr '%s'", i, k->prog, k->args[5], st,
+                  msg);
+        CHECK_MSG(summary_of(table, line, sizeof line), "case %zu (%s): no '# summary:' line in "
+                  "the header", i, k->prog);
+        for (int j = 0; j < 3 && k->says[j]; j++)
+            CHECK_MSG(strstr(line, k->says[j]), "case %zu (%s): the summary '%s' lacks '%s'", i,
+                      k->prog, line, k->says[j]);
+        char said[2100];
+        snprintf(said, sizeof said, "%s: summary: %s\n", k->prog, line);
+        if (k->loud)
+            CHECK_MSG(strstr(msg, said), "case %zu (%s): stderr '%s' lacks '%s'", i, k->prog, msg,
+                      said);
+        else
+            CHECK_MSG(!strstr(msg, "summary:"), "case %zu (%s): stderr says a summary with "
+                      "nothing to say: '%s'", i, k->prog, msg);
+        if (i == 0 && table) { /* the steps the summary names are the table's */
+            char want[64];
+            snprintf(want, sizeof want, "(first head 0, t = %.0f)", first_t(table, 3, 0));
+            CHECK_MSG(first_t(table, 3, 0) > 0 && strstr(line, want), "the zero read-out's step: "
+                      "'%s' lacks '%s'", line, want);
+            snprintf(want, sizeof want, "o_relerr reached 1 (head 0, t = %.0f)",
+                     first_t(table, 6, 1));
+            CHECK_MSG(strstr(line, want), "the error's step: '%s' lacks '%s'", line, want);
+        }
+        free(table);
+        unlink(out);
+    }
+    remove_tree(dir);
+}
+
+/* vla-regress: the verdicts' counts, and a case non-finite now and in the baseline (its verdict
+ * "same") is named, not passed over */
+TEST(summary_regress)
+{
+    const char *p = program("vla-regress");
+    if (!p) {
+        vla_test_skip("bin/vla-regress not built");
+        return;
+    }
+    char *got = NULL;
+    int st = vla_test_sh(&got, "bin/vla-regress --backend cpu --only 'la/-/f16/gauss' 2>/dev/null");
+    CHECK_MSG(st == 0 && got && strstr(got, "\n# summary: 1 cases: 1 same\n"), "status %d, '%s'",
+              st, got ? got : "");
+    free(got);
+    got = NULL;
+    st = vla_test_sh(&got, "bin/vla-regress --backend cpu --only 'vla3/cg:8/f16/gauss' 2>&1");
+    CHECK_MSG(st == 0 && got && strstr(got, "\n# summary: 1 cases: 1 same; 1 non-finite now, the "
+                                            "baseline's verdict aside (cpu:vla3/cg:8/f16/gauss)\n"),
+              "status %d, '%s'", st, got ? got : "");
+    CHECK_MSG(got && strstr(got, "vla-regress: summary: 1 cases: 1 same; 1 non-finite now"),
+              "not said on stderr: '%s'", got ? got : "");
+    free(got);
+}
