@@ -162,3 +162,44 @@ TEST(summary_regress)
               "not said on stderr: '%s'", got ? got : "");
     free(got);
 }
+
+/* vla-sweep: a case that ran ok but found something says so, with its table's summary line, in
+ * its [k/n] line and again at the end; a case that found nothing does not */
+TEST(summary_sweep)
+{
+    const char *p = program("vla-sweep");
+    char dir[256], path[400], line[2048] = "";
+    if (!p || !program("vla-statenorm")) {
+        vla_test_skip("bin/vla-sweep or bin/vla-statenorm not built");
+        return;
+    }
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    snprintf(path, sizeof path, "%s/t.sweep", dir);
+    char text[600];
+    int n = snprintf(text, sizeof text, "out %s/out\nprogram vla-statenorm\nfixed --model vla3 "
+                     "--precision f16 --d 8 --steps 300 --ref f64 --checkpoints 20\naxis --stream "
+                     "gauss:30 lmlike\nname sn-{stream}\n", dir);
+    write_bytes(path, text, (size_t)n);
+    char *got = NULL;
+    int st = vla_test_sh(&got, "bin/vla-sweep -j 1 '%s' 2>&1", path);
+    snprintf(path, sizeof path, "%s/out/sn-gauss_30.dat", dir);
+    char *table = read_all(path, NULL);
+    CHECK_MSG(st == 0 && summary_of(table, line, sizeof line), "status %d, '%s'", st,
+              got ? got : "");
+    char want[2200];
+    snprintf(want, sizeof want, "\nvla-sweep: found: sn-gauss_30: %s\n", line);
+    CHECK_MSG(got && strstr(line, "exactly 0") && strstr(got, want), "'%s' lacks '%s'",
+              got ? got : "", want + 1);
+    snprintf(want, sizeof want, "ok sn-gauss_30 (");
+    CHECK_MSG(got && strstr(got, want) && strstr(got, "; its summary: finite in all 1 runs; the "
+                                                      "read-out is exactly 0"),
+              "the case's line lacks its summary: '%s'", got ? got : "");
+    CHECK_MSG(got && !strstr(got, "found: sn-lmlike"), "a case that found nothing is listed: '%s'",
+              got ? got : "");
+    free(got);
+    free(table);
+    remove_tree(dir);
+}

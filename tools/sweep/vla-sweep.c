@@ -84,7 +84,9 @@ static const char help_format[] =
     "                     array task of its own: add slurm --exclusive)\n"
     "A case runs PROGRAM FIXED... --OPT1 V1 --OPT2 V2 ... --out OUT/NAME.dat, in the directory\n"
     "vla-sweep runs in, without a shell; its standard output and error go to OUT/NAME.log (kept\n"
-    "when it failed or said something). Each worker's cases see CUDA_VISIBLE_DEVICES set to one\n"
+    "when it failed or said something); what a case that ran found (its program's summary on\n"
+    "stderr: a non-finite state, a read-out exactly 0, an error past 1) is said in its line and\n"
+    "again at the end (found: CASE: ...). Each worker's cases see CUDA_VISIBLE_DEVICES set to one\n"
     "GPU (worker or node-local rank modulo the GPUs: those CUDA_VISIBLE_DEVICES lists, else\n"
     "/dev/nvidiaN, or VLA_SWEEP_GPUS=N) and, unless it is set, OMP_NUM_THREADS = cores/workers.";
 
@@ -268,6 +270,7 @@ typedef struct {
     int state;
     double secs; /* NAN: not known */
     char msg[MSGLEN];
+    char said[MSGLEN]; /* the summary its program said on stderr (summary.h): what it found */
 } case_t;
 
 static void perr(const sweep_t *sw, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4), noreturn));
@@ -1084,6 +1087,24 @@ static void last_line(const char *path, char *buf, size_t len)
     sanitize(buf);
 }
 
+/* The summary a program said in its log ("PROG: summary: TEXT", summary.h: something found, a
+ * non-finite state, a read-out exactly 0, an error past 1), "" when none: a case that ran ok
+ * must not bury it in a log nobody reads. */
+static void said_summary(const char *path, char *buf, size_t len)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, ": summary: ");
+        if (p && !strchr(p, '\r'))
+            snprintf(buf, len, "%.*s", (int)strcspn(p + 11, "\n"), p + 11);
+    }
+    if (f)
+        fclose(f);
+    sanitize(buf);
+}
+
 /* The outcome of a finished case from its wait status. */
 static void finish(case_t *c, int status, double secs)
 {
@@ -1100,6 +1121,8 @@ static void finish(case_t *c, int status, double secs)
         struct stat st;
         if (stat(c->log, &st) == 0 && st.st_size == 0)
             unlink(c->log);
+        else
+            said_summary(c->log, c->said, sizeof c->said);
         if (!resumed)
             c->msg[0] = 0;
         return;
@@ -1146,8 +1169,9 @@ static void report(report_t *r, case_t *c)
 {
     r->ndone++;
     if (c->state == C_OK && !r->quiet)
-        fprintf(stderr, PROG ": [%d/%d] ok %s (%.2f s)%s\n", r->ndone, r->ntodo, c->name, c->secs,
-                c->msg[0] ? ", resumed" : "");
+        fprintf(stderr, PROG ": [%d/%d] ok %s (%.2f s)%s%s%s\n", r->ndone, r->ntodo, c->name,
+                c->secs, c->msg[0] ? ", resumed" : "", c->said[0] ? "; its summary: " : "",
+                c->said);
     else if (c->state == C_FAILED)
         fprintf(stderr, PROG ": [%d/%d] FAILED %s: %s\n" PROG ":     command: %s\n" PROG
                         ":     log: %s\n", r->ndone, r->ntodo, c->name, c->msg, c->command, c->log);
@@ -1177,6 +1201,14 @@ static int summary(report_t *r)
         }
     if (failed > shown)
         fprintf(stderr, PROG ": ... and %d more failures (see the manifest)\n", failed - shown);
+    /* ... and what the cases that ran found (their tables' '# summary:' lines say it too) */
+    int found = 0;
+    for (int i = 0; i < r->n; i++)
+        if (r->cs[i].state == C_OK && r->cs[i].said[0] && found++ < 20)
+            fprintf(stderr, PROG ": found: %s: %s\n", r->cs[i].name, r->cs[i].said);
+    if (found > 20)
+        fprintf(stderr, PROG ": ... and %d more cases that found something (their logs)\n",
+                found - 20);
     return pending ? 3 : failed ? 1 : 0;
 }
 
