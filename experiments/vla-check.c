@@ -17,9 +17,10 @@ enum { QS, QA, QO, NQ };
 #define WIN 1024 /* steps per advance: the read-outs of a window are kept for the comparison */
 
 #define COLUMNS                                                                                    \
-    "model prec track s_1e-3 s_1e-1 s_1 a_1e-3 a_1e-1 a_1 o_1e-3 o_1e-1 o_1 s_max a_max o_max "   \
-    "nonfinite o_zero not_pd stagnation guard verdict"
-#define NCOL 21
+    "model prec track form s_1e-3 s_1e-1 s_1 a_1e-3 a_1e-1 a_1 o_1e-3 o_1e-1 o_1 s_max a_max "    \
+    "o_max nonfinite o_zero not_pd stagnation guard verdict"
+#define NCOL 22
+#define MAXFORMS 16
 
 /* what one run (head) of one configuration showed; a step 0 means never */
 typedef struct {
@@ -33,7 +34,7 @@ typedef struct {
 } result;
 
 typedef struct {
-    const char *models, *precs, *tracks, *require, *report;
+    const char *models, *precs, *tracks, *require, *report, *forms;
     double threshold;
 } opts_t;
 
@@ -50,6 +51,8 @@ static int on_opt(void *ctx, const char *name, const char *val)
         o->require = val;
     else if (!strcmp(name, "report"))
         o->report = val;
+    else if (!strcmp(name, "forms"))
+        o->forms = val;
     else if (!strcmp(name, "threshold")) {
         char *end;
         o->threshold = strtod(val, &end);
@@ -65,6 +68,7 @@ static int on_opt(void *ctx, const char *name, const char *val)
 /* ---- the read-outs of a window, from the engines' taps ---- */
 typedef struct {
     double *o;       /* runs x WIN x dv */
+    unsigned char *seen; /* runs x WIN: whether the step has a read-out (not inside a chunk) */
     long t0;         /* the step before the window */
     int dv;
     result *res;     /* the model's engine: its a_moved_diag window (NULL for the reference) */
@@ -73,8 +77,10 @@ typedef struct {
 static int on_step(void *ctx, const vla_step_view *v)
 {
     taps_t *tp = ctx;
-    memcpy(tp->o + ((size_t)v->run * WIN + (size_t)(v->t - tp->t0 - 1)) * tp->dv, v->o,
-           tp->dv * sizeof *v->o);
+    size_t slot = (size_t)v->run * WIN + (size_t)(v->t - tp->t0 - 1);
+    tp->seen[slot] = v->o != NULL; /* the chunk form computes a chunk's read-outs at its end */
+    if (v->o)
+        memcpy(tp->o + slot * tp->dv, v->o, tp->dv * sizeof *v->o);
     if (tp->res && v->a_moved_diag >= 0 && !v->in->is_read) {
         tp->res[v->run].moved += v->a_moved_diag;
         tp->res[v->run].steps++;
@@ -108,7 +114,8 @@ static int check_one(const vla_cli *c, const vla_config *cfg, const long *cks, l
     rc.ref = cfg->prec == VLA_F64 ? REF_EXACT : REF_F64;
     vla_engine_spec sp, rs;
     vla_cli_engine_spec(&rc, cfg, &sp);
-    taps_t tm = {NULL, 0, dv, res}, tr = {NULL, 0, dv, NULL};
+    sp.threads = 1; /* the rows run in parallel, each on one thread (the same bits) */
+    taps_t tm = {NULL, NULL, 0, dv, res}, tr = {NULL, NULL, 0, dv, NULL};
     sp.taps = VLA_TAP_O | VLA_TAP_MOVED;
     sp.on_step = on_step;
     sp.ctx = &tm;
@@ -122,8 +129,10 @@ static int check_one(const vla_cli *c, const vla_config *cfg, const long *cks, l
     double *lam = malloc((size_t)d * sizeof *lam);
     tm.o = malloc((size_t)nr * WIN * dv * sizeof *tm.o);
     tr.o = malloc((size_t)nr * WIN * dv * sizeof *tr.o);
+    tm.seen = malloc((size_t)nr * WIN);
+    tr.seen = malloc((size_t)nr * WIN);
     int status = 0;
-    if (!x || !y || !lam || !tm.o || !tr.o) {
+    if (!x || !y || !lam || !tm.o || !tr.o || !tm.seen || !tr.seen) {
         snprintf(err, errlen, "out of memory");
         status = 1;
     } else if (vla_engine_new(&m, &sp, err, errlen) || vla_engine_new(&ref, &rs, err, errlen)) {
@@ -150,6 +159,8 @@ static int check_one(const vla_cli *c, const vla_config *cfg, const long *cks, l
                     const double *oref = tr.o + ((size_t)h * WIN + s) * dv;
                     result *r = &res[h];
                     int zero = 1, finite = 1;
+                    if (!tm.seen[(size_t)h * WIN + s]) /* inside a chunk: no read-out yet */
+                        continue;
                     for (int j = 0; j < dv; j++)
                         zero &= om[j] == 0, finite &= isfinite(om[j]) != 0;
                     if (!finite && !r->nonfinite)
@@ -215,6 +226,8 @@ static int check_one(const vla_cli *c, const vla_config *cfg, const long *cks, l
     free(lam);
     free(tm.o);
     free(tr.o);
+    free(tm.seen);
+    free(tr.seen);
     return status;
 }
 
@@ -253,7 +266,12 @@ static void merge(result *res, int nr, int *head)
 /* ---- the rows ---- */
 typedef struct {
     vla_config cfg;
-    int ran, fail, head;
+    char way[48], form[32]; /* cfg's way of tracking ("cg:8") and form ("chunk:64") */
+    char name[120];         /* "vla3 f16 sm", and the form unless seq: "la f16 sm chunk:64" */
+    int ran, fail, head, refused; /* refused: by the form or the way (vla_form_check, ...) */
+    int fi;                 /* its form's place in --forms */
+    long *cks, nck;         /* its checkpoints: a chunk form's rounded down to multiples of C */
+    double *curve;          /* the worst head's errors at each checkpoint (check_one) */
     result r;
     char skip[300];
     char cause[5][400];
@@ -300,6 +318,12 @@ static void judge(row_t *w, double threshold)
                      "its entries are about 1/u times a step's phi(k) (u = %g in %s) the additions "
                      "round away and n stops growing, so the read-out's denominator is too small",
                   r->nerr, vla_fmt_unit_roundoff(st), vla_fmt_name(st));
+    else if (w->fail && !r->ozero && !r->nonfinite &&
+             (cfg->track == VLA_TRACK_CG || cfg->track == VLA_TRACK_CHEB))
+        add_cause(w, "the error passed %g (S %.3g, o %.3g at worst): the reference solves M y = x "
+                     "exactly (track solve), and %s's iterations stop short of it: the error is "
+                     "the iteration's as much as the rounding's (vla-drift's x_err measures it)",
+                  threshold, r->worst[QS], r->worst[QO], w->way);
     else if (w->fail && !r->ozero && !r->nonfinite)
         add_cause(w, "the error passed %g (S %.3g, o %.3g at worst): rounding in %s (u = %g) "
                      "accumulated over the steps",
@@ -382,8 +406,7 @@ static const char *base(const char *path)
 }
 
 static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, const row_t *rows,
-                         int nrows, const long *cks, long nck, double *const *curves,
-                         const char *files, const char *outname)
+                         int nrows, long nck, const char *files, const char *outname)
 {
     char path[4200], dat[4200], png[4200], gp[4200];
     snprintf(path, sizeof path, "%s.md", prefix);
@@ -402,12 +425,11 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
     for (int i = 0; i < nrows; i++) {
         if (!rows[i].ran)
             continue;
-        fprintf(f, "%s# block %d: %s %s %s\n", nb ? "\n\n" : "", nb,
-                vla_model_name(rows[i].cfg.model), vla_prec_name(rows[i].cfg.prec),
-                vla_track_name(rows[i].cfg.track));
-        for (long k = 0; k < nck; k++)
-            fprintf(f, "%ld %.6g %.6g %.6g\n", cks[k], curves[i][k * NQ + QS],
-                    curves[i][k * NQ + QA], curves[i][k * NQ + QO]);
+        const row_t *w = &rows[i];
+        fprintf(f, "%s# block %d: %s\n", nb ? "\n\n" : "", nb, w->name);
+        for (long k = 0; k < w->nck; k++)
+            fprintf(f, "%ld %.6g %.6g %.6g\n", w->cks[k], w->curve[k * NQ + QS],
+                    w->curve[k * NQ + QA], w->curve[k * NQ + QO]);
         nb++;
     }
     fclose(f);
@@ -427,10 +449,10 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
     fprintf(f, "# vla-check's figure: the read-out's error against t, one panel per model\n"
                "set terminal pngcairo size %d,%d font 'DejaVu Sans,10'\nset output '%s'\n"
                "set logscale xy\nset format y '10^{%%L}'\nset xlabel 't'\n"
-               "set ylabel '||o - o_{ref}|| / ||o_{ref}||'\nset key right center font ',8'\n"
+               "set ylabel '||o - o_{ref}|| / ||o_{ref}||'\nset key outside right top font ',7'\n"
                "set yrange [1e-17:10]\nset xrange [1:%ld]\n"
                "set multiplot layout %d,%d title '%s: %d heads x %ld steps (worst head)'\n",
-            420 * (cols ? cols : 1), 360 * (prow ? prow : 1), png, c->steps, prow ? prow : 1,
+            560 * (cols ? cols : 1), 360 * (prow ? prow : 1), png, c->steps, prow ? prow : 1,
             cols ? cols : 1, c->stream, c->runs, c->steps);
     for (int p = 0; p < nm; p++) {
         fprintf(f, "set title '%s'\nplot", vla_model_name((vla_model_kind)mods[p]));
@@ -439,10 +461,12 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
             if (!rows[i].ran)
                 continue;
             if (rows[i].cfg.model == (vla_model_kind)mods[p]) {
-                fprintf(f, "%s '%s' index %d using 1:($4 > 0 ? $4 : 1e-17) with lines lw 2 "
-                           "title '%s%s%s'", first ? "" : ",", dat, b,
-                        vla_prec_name(rows[i].cfg.prec), o->tracks ? " " : "",
-                        o->tracks ? vla_track_name(rows[i].cfg.track) : "");
+                /* the title: the row's name without its model, the panel's */
+                /* a colour per precision, a dash per form */
+                fprintf(f, "%s '%s' index %d using 1:($4 > 0 ? $4 : 1e-17) with lines lw 2 lc %d "
+                           "dt %d title '%s'", first ? "" : ",", dat, b, (int)rows[i].cfg.prec + 1,
+                        rows[i].fi + 1,
+                        rows[i].name + strlen(vla_model_name(rows[i].cfg.model)) + 1);
                 first = 0;
             }
             b++;
@@ -463,25 +487,28 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
     }
     fprintf(f, "# vla-check: %s\n\n", c->stream);
     fprintf(f, "%d heads x %ld steps, d = %d, dv = %d; %s. Each row runs one model in one "
-               "precision policy over every head, against binary64 (lib, on the same inputs "
+               "precision policy, way of tracking A and form (%s) over every head, against binary64 "
+               "in the sequential form (lib, on the same inputs "
                "rounded to the policy's storage format); the f64 rows against the exact reference "
                "(MPFR, %ld bits). The error of S and A is measured at %ld log-spaced checkpoints, "
-               "that of the read-out o at every step; a step is the first at which the worst head's "
+               "that of the read-out o at every step (a chunk form's: at each chunk's end, where its "
+               "read-outs are computed); a step is the first at which the worst head's "
                "error passed the threshold (- : never). A row fails when anything went non-finite, "
                "the read-out went to exactly 0, or the error of S or o reached %g (--threshold).\n\n",
-            c->runs, c->steps, c->cfg.d, c->cfg.dv, files, c->ref_bits, nck, o->threshold);
-    fprintf(f, "| model | precision | way | S 1e-3 | S 1e-1 | S 1 | A 1e-3 | A 1e-1 | A 1 | o 1e-3 | "
-               "o 1e-1 | o 1 | max err S | max err o | non-finite | o = 0 | A not PD | "
+            c->runs, c->steps, c->cfg.d, c->cfg.dv, files, o->forms, c->ref_bits, nck,
+            o->threshold);
+    fprintf(f, "| model | precision | way | form | S 1e-3 | S 1e-1 | S 1 | A 1e-3 | A 1e-1 | A 1 | "
+               "o 1e-3 | o 1e-1 | o 1 | max err S | max err o | non-finite | o = 0 | A not PD | "
                "stagnation | guards | verdict |\n|");
-    for (int k = 0; k < 20; k++)
+    for (int k = 0; k < 21; k++)
         fprintf(f, "---|");
     fprintf(f, "\n");
     for (int i = 0; i < nrows; i++) {
         const row_t *w = &rows[i];
         if (!w->ran)
             continue;
-        fprintf(f, "| %s | %s | %s |", vla_model_name(w->cfg.model), vla_prec_name(w->cfg.prec),
-                vla_track_name(w->cfg.track));
+        fprintf(f, "| %s | %s | %s | %s |", vla_model_name(w->cfg.model),
+                vla_prec_name(w->cfg.prec), w->way, w->form);
         for (int q = 0; q < NQ; q++)
             for (int k = 0; k < NTHR; k++)
                 md_t(f, w->r.first[q][k]);
@@ -496,14 +523,11 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
     int any = 0;
     for (int i = 0; i < nrows; i++)
         for (int k = 0; k < rows[i].ncause; k++, any++)
-            fprintf(f, "- **%s %s %s**: %s.\n", vla_model_name(rows[i].cfg.model),
-                    vla_prec_name(rows[i].cfg.prec), vla_track_name(rows[i].cfg.track),
-                    rows[i].cause[k]);
+            fprintf(f, "- **%s**: %s.\n", rows[i].name, rows[i].cause[k]);
     for (int i = 0; i < nrows; i++)
         if (!rows[i].ran)
-            fprintf(f, "- **%s %s %s** did not run: %s.\n", vla_model_name(rows[i].cfg.model),
-                    vla_prec_name(rows[i].cfg.prec), vla_track_name(rows[i].cfg.track),
-                    rows[i].skip), any++;
+            fprintf(f, "- **%s** %s: %s.\n", rows[i].name,
+                    rows[i].refused ? "is refused" : "did not run", rows[i].skip), any++;
     if (!any)
         fprintf(f, "Nothing to report: every row stayed finite and under every threshold.\n");
     if (fig)
@@ -524,12 +548,16 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
 
 int main(int argc, char **argv)
 {
-    static opts_t o = {.threshold = 0.1, .report = "vla-check"};
+    static opts_t o = {.threshold = 0.1, .report = "vla-check", .forms = "seq,chunk:64"};
     static const vla_cli_opt own[] = {
         {"models", "LIST", "models to check, comma-separated (default: every model of the list)"},
         {"precisions", "LIST", "precision policies to check (default: every policy of the list)"},
-        {"tracks", "LIST", "ways of tracking A to check for the models that have A (default: "
-                           "--track's); all: every way of the list that the model allows"},
+        {"tracks", "LIST", "ways of tracking A to check for the models that have A, comma-separated, "
+                           "the solver ways with their K (sm,chol,cg:8,cheb:16; default: --track's); "
+                           "all: every way of the list that the model allows"},
+        {"forms", "LIST", "the forms your kernel computes, comma-separated: seq, chunk:C, scan "
+                          "(default seq,chunk:64; docs/forms.md); a configuration a form refuses "
+                          "(the nudge inside a chunk, ...) is a row that says why"},
         {"threshold", "X", "a row fails when the relative error of S or o reaches X (default 0.1), "
                            "or a value goes non-finite, or the read-out goes to exactly 0"},
         {"require", "LIST", "precisions that must not fail: exit 1 when a row of one of them fails "
@@ -543,16 +571,23 @@ int main(int argc, char **argv)
         .phrase = "check your own model's inputs in every model and precision",
         .summary =
             "vla-check STREAM runs every model (la, delta, rls, vla1, vla3, ...) in every precision\n"
-            "policy over all heads and all steps of STREAM (trace:DIR: your model's q, k, v, ...;\n"
-            "docs/trace.md, FILES below), each against binary64 on the same rounded inputs (the\n"
-            "f64 rows against the exact MPFR reference), and prints a verdict table: per model x\n"
-            "precision, the first t at which the relative error of S, A and o passed 1e-3, 1e-1\n"
+            "policy (the kernels' f16-kern and bf16-kern too) and every form of --forms (the\n"
+            "sequential recurrence, and the chunk:C or scan form your kernel computes) over all\n"
+            "heads and all steps of STREAM (trace:DIR: your model's q, k, v, ...; docs/trace.md,\n"
+            "FILES below), each against binary64 on the same rounded inputs in the sequential form\n"
+            "(the f64 rows against the exact MPFR reference), and prints a verdict table: per model\n"
+            "x way x form x precision, the first t at which the relative error of S, A and o passed\n"
+            "1e-3, 1e-1\n"
             "and 1, the first t of a non-finite value, of a read-out that is exactly 0 (its\n"
             "denominator overflowed), of A losing positive definiteness, of A's stagnation, and\n"
             "the guard events; the causes the harness knows go to the report and stderr. It\n"
             "writes a Markdown report with one figure, and exits 1 when a precision named by\n"
-            "--require fails (--threshold).",
-        .columns = "  model prec track  the row: a model, a precision policy, a way of tracking A\n"
+            "--require fails (--threshold). A configuration that a form or a way refuses (vla3's\n"
+            "nudge every 20 steps inside a chunk of 64, a solver way with the nudge on) is listed\n"
+            "in the header as refused, with the reason; the rows run in parallel (OMP_NUM_THREADS).",
+        .columns = "  model prec track form  the row: a model, a precision policy, a way of tracking A\n"
+                   "            (its K: cg:8), a form (chunk:64: the steps and checkpoints rounded down\n"
+                   "            to multiples of C, o measured at each chunk's end)\n"
                    "  s_1e-3 s_1e-1 s_1  the first t at which ||S - S_ref||_F / ||S_ref||_F passed\n"
                    "            1e-3, 1e-1, 1 in the worst head (at the checkpoints); never: it did not\n"
                    "  a_1e-3 a_1e-1 a_1  the same for A (never for la and delta)\n"
@@ -565,9 +600,10 @@ int main(int argc, char **argv)
                    "  stagnation  the first checkpoint after which under half of A's diagonal moved\n"
                    "  guard     guard events, all heads\n"
                    "  verdict   ok or FAIL (non-finite, o = 0, or an error of S or o >= --threshold)",
-        .example = "vla-check trace:mytrace\n"
-                   "vla-check trace:mytrace --models vla3,delta --require bf16 --threshold 0.05\n"
-                   "vla-check lmlike --steps 2000 --runs 2 --precisions f16,bf16 --report none",
+        .example = "vla-check trace:mytrace --require bf16 --threshold 0.05\n"
+                   "vla-check trace:mytrace --models vla3 --forms chunk:64 --set period=64 "
+                   "--precisions f16-kern,bf16-kern --require bf16-kern\n"
+                   "vla-check trace:mytrace --models vla3 --tracks sm,cg:8,cheb:8 --set nudge=off",
         .default_steps = 2000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,
@@ -614,79 +650,142 @@ int main(int argc, char **argv)
     c.argv = argv;
     if (!have_ck)
         c.per_decade = 100; /* the first steps past a threshold to 2% */
+    if (c.cfg.form != VLA_FORM_SEQ)
+        vla_cli_die(&spec, "--form: vla-check takes its forms from --forms (a list)");
     check_list(&spec, "models", o.models, VLA_LIST_MODEL);
     check_list(&spec, "precisions", o.precs, VLA_LIST_PREC);
     check_list(&spec, "require", o.require, VLA_LIST_PREC);
-    if (o.tracks && strcmp(o.tracks, "all"))
-        check_list(&spec, "tracks", o.tracks, VLA_LIST_TRACK);
     for (int p = 0; o.require && p < VLA_NPREC; p++)
         if (in_list(o.require, vla_prec_name((vla_prec)p)) && o.precs &&
             !in_list(o.precs, vla_prec_name((vla_prec)p)))
             vla_cli_die(&spec, "--require %s: not among --precisions %s", vla_prec_name((vla_prec)p),
                         o.precs);
-
-    /* the rows: the lists' models x precisions (x ways for the models with A) */
-    int cap = VLA_NMODEL * VLA_NPREC * VLA_NTRACK, nrows = 0;
-    row_t *rows = calloc((size_t)cap, sizeof *rows);
-    if (!rows)
-        return 1;
-    for (int mk = 0; mk < VLA_NMODEL; mk++) {
-        if (o.models && !in_list(o.models, vla_model_name((vla_model_kind)mk)))
-            continue;
-        for (int tk = 0; tk < VLA_NTRACK; tk++) {
-            const char *tn = vla_track_name((vla_track)tk);
-            int want = !o.tracks ? tk == (int)c.cfg.track
-                                 : !strcmp(o.tracks, "all") || in_list(o.tracks, tn);
-            if (!want || (!vla_model_has_A((vla_model_kind)mk) && tk != (int)c.cfg.track))
-                continue;
-            for (int p = 0; p < VLA_NPREC; p++) {
-                if ((o.precs && !in_list(o.precs, vla_prec_name((vla_prec)p))) ||
-                    (p == VLA_F64 && c.ref != REF_EXACT)) /* binary64 needs the exact reference */
-                    continue;
-                row_t *w = &rows[nrows];
-                vla_cli_config_for(&c, (vla_model_kind)mk, &w->cfg);
-                w->cfg.prec = (vla_prec)p;
-                w->cfg.track = (vla_track)tk;
-                const char *why;
-                if (vla_track_check(&w->cfg, &why) == 0 || !o.tracks || strcmp(o.tracks, "all"))
-                    nrows++; /* with all, the ways a model does not allow are left out */
-            }
+    /* the ways (with their K: cg:4) and the forms, each parsed as --track and --form parse one */
+    char ways[VLA_NTRACK * 4][48], forms[MAXFORMS][32];
+    int nways = 0, nforms = 0;
+    if (!o.tracks) {
+        vla_track_spec(&c.cfg, ways[nways++], sizeof ways[0]);
+    } else if (!strcmp(o.tracks, "all")) {
+        for (int tk = 0; tk < VLA_NTRACK; tk++)
+            snprintf(ways[nways++], sizeof ways[0], "%s", vla_track_name((vla_track)tk));
+    } else {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", o.tracks);
+        for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) {
+            vla_config probe = c.cfg;
+            if (nways == (int)(sizeof ways / sizeof ways[0]) || strlen(p) >= sizeof ways[0] ||
+                vla_track_set(&probe, p))
+                vla_cli_die(&spec, "--tracks: unknown way '%s' (%s; cg:K, cg:TOL, cheb:K)", p,
+                            vla_names(VLA_LIST_TRACK));
+            vla_track_spec(&probe, ways[nways++], sizeof ways[0]);
+        }
+    }
+    {
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", o.forms);
+        for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) {
+            vla_config probe = c.cfg;
+            if (nforms == MAXFORMS || vla_form_parse(&probe, p))
+                vla_cli_die(&spec, "--forms: '%s' is not seq, chunk:C (C a power of two in 1..%d) "
+                                   "or scan, or more than %d forms", p, VLA_CHUNK_MAX, MAXFORMS);
+            vla_form_name(&probe, forms[nforms++], sizeof forms[0]);
         }
     }
 
-    long nck = vla_checkpoints(c.steps, c.per_decade, NULL, 0);
-    long *cks = malloc((size_t)nck * sizeof *cks);
-    result *res = calloc((size_t)c.runs, sizeof *res);
-    double **curves = calloc((size_t)nrows + 1, sizeof *curves);
-    if (!cks || !res || !curves)
+    /* the rows: the lists' models x ways (one for the models without A) x forms x precisions; a
+     * configuration a way or a form refuses is a row that says why (with --tracks all, the ways
+     * a model does not allow are left out) */
+    int cap = VLA_NMODEL * nways * nforms * VLA_NPREC, nrows = 0;
+    row_t *rows = calloc((size_t)cap, sizeof *rows);
+    int *order = calloc((size_t)cap, sizeof *order);
+    if (!rows || !order)
         return 1;
-    vla_checkpoints(c.steps, c.per_decade, cks, nck);
+    long nck0 = vla_checkpoints(c.steps, c.per_decade, NULL, 0);
+    for (int mk = 0; mk < VLA_NMODEL; mk++) {
+        if (o.models && !in_list(o.models, vla_model_name((vla_model_kind)mk)))
+            continue;
+        for (int wi = 0; wi < (vla_model_has_A((vla_model_kind)mk) ? nways : 1); wi++)
+            for (int fi = 0; fi < nforms; fi++)
+                for (int p = 0; p < VLA_NPREC; p++) {
+                    if ((o.precs && !in_list(o.precs, vla_prec_name((vla_prec)p))) ||
+                        (p == VLA_F64 && c.ref != REF_EXACT)) /* binary64 needs the exact ref */
+                        continue;
+                    row_t *w = &rows[nrows];
+                    vla_config *g = &w->cfg;
+                    vla_cli_config_for(&c, (vla_model_kind)mk, g);
+                    g->prec = (vla_prec)p;
+                    if (vla_model_has_A(g->model))
+                        vla_track_set(g, ways[wi]);
+                    vla_form_parse(g, forms[fi]);
+                    vla_track_spec(g, w->way, sizeof w->way);
+                    memcpy(w->form, forms[fi], sizeof w->form); /* (both 32 bytes) */
+                    w->fi = fi;
+                    snprintf(w->name, sizeof w->name, "%s %s %s%s%s", vla_model_name(g->model),
+                             vla_prec_name(g->prec), w->way, g->form == VLA_FORM_SEQ ? "" : " ",
+                             g->form == VLA_FORM_SEQ ? "" : w->form);
+                    const char *why = NULL;
+                    const long C = g->form == VLA_FORM_CHUNK ? g->chunk : 1;
+                    if (vla_track_check(g, &why)) {
+                        if (o.tracks && !strcmp(o.tracks, "all"))
+                            continue;
+                    } else if (vla_form_check(g, &why) == 0 && C > c.steps) {
+                        snprintf(w->skip, sizeof w->skip, "--forms %s: C = %ld exceeds the %ld "
+                                 "steps", w->form, C, c.steps);
+                        w->refused = 1;
+                    }
+                    if (why) {
+                        snprintf(w->skip, sizeof w->skip, "%s", why);
+                        w->refused = 1;
+                    }
+                    /* the checkpoints where the form has a state (multiples of C) */
+                    w->cks = malloc((size_t)nck0 * sizeof *w->cks);
+                    w->curve = calloc((size_t)nck0 * NQ, sizeof *w->curve);
+                    if (!w->cks || !w->curve)
+                        return 1;
+                    vla_checkpoints(c.steps, c.per_decade, w->cks, nck0);
+                    w->nck = vla_checkpoints_form(g, w->cks, nck0);
+                    nrows++;
+                }
+    }
+    /* the f64 rows first: their exact reference is the longest work, and the rows run in
+     * parallel, each on one thread */
+    int k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < nrows; i++)
+            if ((rows[i].cfg.prec == VLA_F64) == !pass)
+                order[k++] = i;
+
     /* an unwritable table fails now, not after the work; from here SIGINT stops the engines */
     vla_dat *out = vla_cli_out(&c, &spec);
     vla_progress prog;
     vla_progress_start(&prog, nrows);
-    for (int i = 0; i < nrows; i++) {
-        row_t *w = &rows[i];
-        const char *why;
-        if (!(curves[i] = calloc((size_t)nck * NQ, sizeof **curves)))
-            return 1;
-        if (vla_track_check(&w->cfg, &why)) {
-            snprintf(w->skip, sizeof w->skip, "%s", why);
-        } else if (check_one(&c, &w->cfg, cks, nck, res, curves[i], w->skip, sizeof w->skip) == 0) {
+    int done = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+    for (int j = 0; j < nrows; j++) {
+        row_t *w = &rows[order[j]];
+        result *res = calloc((size_t)c.runs, sizeof *res);
+        if (!res)
+            snprintf(w->skip, sizeof w->skip, "out of memory");
+        else if (!w->refused && !vla_cli_stop &&
+                 check_one(&c, &w->cfg, w->cks, w->nck, res, w->curve, w->skip,
+                           sizeof w->skip) == 0) {
             w->ran = 1;
             merge(res, c.runs, &w->head);
             w->r = res[0];
             judge(w, o.threshold);
         }
-        if (vla_cli_stop) { /* the table closed without its columns line is discarded */
-            fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
-                    (int)vla_cli_stop);
-            return vla_cli_close(out, &c, &spec, 3);
-        }
-        vla_progress_update(&prog, i + 1);
+        free(res);
+#ifdef _OPENMP
+#pragma omp critical(check_progress)
+#endif
+        vla_progress_update(&prog, ++done);
     }
-    vla_progress_end(&prog);
-
+    if (vla_cli_stop) { /* the table closed without its columns line is discarded */
+        fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n", (int)vla_cli_stop);
+        return vla_cli_close(out, &c, &spec, 3);
+    }
     /* the table */
     char files[600];
     vla_cli_stream_files(&c, files, sizeof files);
@@ -700,13 +799,16 @@ int main(int argc, char **argv)
     vla_dat_meta(out, "constants", "d=%d dv=%d mode=%s and each model's defaults (--set changes "
                                    "them)", c.cfg.d, c.cfg.dv, c.cfg.mode ? "fast" : "strict");
     vla_dat_meta(out, "threshold", "%g", o.threshold);
-    vla_dat_meta(out, "checkpoints", "%ld (S and A measured there; o at every step)", nck);
-    int nfail = 0, gate = 0, nrun = 0;
+    vla_dat_meta(out, "checkpoints", "%ld (S and A measured there; o at every step, in a chunk "
+                 "form at each chunk's end; a chunk form's steps and checkpoints rounded down to "
+                 "multiples of C)", nck0);
+    vla_dat_meta(out, "forms", "%s", o.forms);
+    int nfail = 0, gate = 0, nrun = 0, nrefused = 0;
     for (int i = 0; i < nrows; i++) {
         row_t *w = &rows[i];
         if (!w->ran) {
-            vla_dat_meta(out, "skipped", "%s %s %s: %s", vla_model_name(w->cfg.model),
-                         vla_prec_name(w->cfg.prec), vla_track_name(w->cfg.track), w->skip);
+            vla_dat_meta(out, w->refused ? "refused" : "skipped", "%s: %s", w->name, w->skip);
+            nrefused += w->refused;
             continue;
         }
         nrun++;
@@ -714,19 +816,41 @@ int main(int argc, char **argv)
         int req = o.require && in_list(o.require, vla_prec_name(w->cfg.prec));
         gate |= req && w->fail;
         for (int k = 0; k < w->ncause; k++)
-            vla_dat_meta(out, w->fail ? "FAIL" : "note", "%s %s %s: %s",
-                         vla_model_name(w->cfg.model), vla_prec_name(w->cfg.prec),
-                         vla_track_name(w->cfg.track), w->cause[k]);
+            vla_dat_meta(out, w->fail ? "FAIL" : "note", "%s: %s", w->name, w->cause[k]);
     }
+    /* the summary line (summary.h): what failed, by row; said on stderr below, row by row */
+    vla_summary sm = {.len = 0};
+    vla_summary_add(&sm, 0, "%d of %d rows fail (threshold %g)", nfail, nrun, o.threshold);
+    static const char *const what[3] = {"non-finite", "a read-out exactly 0 (its denominator "
+                                        "overflowed)", "an error of S or o past 1"};
+    for (int q = 0; q < 3; q++) {
+        char names[600] = "";
+        int n = 0, count = 0;
+        for (int i = 0; i < nrows; i++) {
+            const result *r = &rows[i].r;
+            int hit = !rows[i].ran ? 0 : q == 0 ? r->nonfinite != 0 : q == 1 ? r->ozero != 0
+                      : r->first[QS][NTHR - 1] || r->first[QO][NTHR - 1];
+            if (hit && count++ < 6 && n < (int)sizeof names)
+                n += snprintf(names + n, sizeof names - n, "%s%s", count > 1 ? ", " : "",
+                              rows[i].name);
+        }
+        if (count)
+            vla_summary_add(&sm, 0, "%s in %d: %s%s", what[q], count, names,
+                            count > 6 ? ", ..." : "");
+    }
+    if (nrefused || nrows - nrun - nrefused)
+        vla_summary_add(&sm, 0, "%d refused by their form or way, %d did not run (the lines "
+                        "above)", nrefused, nrows - nrun - nrefused);
+    vla_cli_summary_end(&sm, spec.prog, out);
     vla_dat_columns(out, COLUMNS);
     for (int i = 0; i < nrows; i++) {
         const row_t *w = &rows[i];
         if (!w->ran)
             continue;
         double v[NCOL];
-        const char *nm[NCOL] = {vla_model_name(w->cfg.model), vla_prec_name(w->cfg.prec),
-                                vla_track_name(w->cfg.track)};
-        int j = 3;
+        const char *nm[NCOL] = {vla_model_name(w->cfg.model), vla_prec_name(w->cfg.prec), w->way,
+                                w->form};
+        int j = 4;
         for (int q = 0; q < NQ; q++)
             for (int k = 0; k < NTHR; k++, j++)
                 cell_t(w->r.first[q][k], &v[j], &nm[j]);
@@ -743,26 +867,26 @@ int main(int argc, char **argv)
     if (vla_cli_close(out, &c, &spec, 0))
         return 1;
     if (strcmp(o.report, "none") &&
-        write_report(o.report, &c, &o, rows, nrows, cks, nck, curves, files,
+        write_report(o.report, &c, &o, rows, nrows, nck0, files,
                      strcmp(c.out, "-") ? c.out : "standard output"))
         return 1;
 
     /* the summary on stderr: what failed and why, in one line each */
     for (int i = 0; i < nrows; i++)
         if (rows[i].ran && rows[i].fail)
-            fprintf(stderr, "vla-check: FAIL %s %s %s: %s\n", vla_model_name(rows[i].cfg.model),
-                    vla_prec_name(rows[i].cfg.prec), vla_track_name(rows[i].cfg.track),
-                    rows[i].cause[0]);
-    fprintf(stderr, "vla-check: %d of %d rows fail (threshold %g)%s%s%s%s\n", nfail, nrun,
+            fprintf(stderr, "vla-check: FAIL %s: %s\n", rows[i].name, rows[i].cause[0]);
+    fprintf(stderr, "vla-check: %d of %d rows fail (threshold %g)%s%s%s%s%s\n", nfail, nrun,
             o.threshold, strcmp(o.report, "none") ? "; report: " : "",
             strcmp(o.report, "none") ? o.report : "", strcmp(o.report, "none") ? ".md" : "",
+            nrefused ? "; configurations refused by their form or way: the header's '# refused:' "
+                       "lines" : "",
             gate ? "; a precision of --require failed: exit 1" : "");
-    for (int i = 0; i < nrows; i++)
-        free(curves[i]);
-    free(curves);
+    for (int i = 0; i < nrows; i++) {
+        free(rows[i].cks);
+        free(rows[i].curve);
+    }
     free(rows);
-    free(cks);
-    free(res);
+    free(order);
     free(av);
     return gate;
 }

@@ -52,12 +52,12 @@ static int have_check(void)
     return 1;
 }
 
-/* the table's row of MODEL PREC: its cells (static) */
-static int row_cells(const char *table, const char *model, const char *prec, char cells[][32],
-                     int max)
+/* the table's first row that starts with the words of name ("la f16", "la f32 sm chunk:64"): its
+ * cells */
+static int row_named(const char *table, const char *name, char cells[][32], int max)
 {
-    char want[64];
-    snprintf(want, sizeof want, "\n%s %s ", model, prec);
+    char want[96];
+    snprintf(want, sizeof want, "\n%s ", name);
     const char *p = table ? strstr(table, want) : NULL;
     int n = 0;
     for (p = p ? p + 1 : NULL; p && *p && *p != '\n' && n < max;) {
@@ -68,6 +68,15 @@ static int row_cells(const char *table, const char *model, const char *prec, cha
             p++;
     }
     return n;
+}
+
+/* the table's first row of MODEL PREC (the sequential form's: it comes first) */
+static int row_cells(const char *table, const char *model, const char *prec, char cells[][32],
+                     int max)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s %s", model, prec);
+    return row_named(table, name, cells, max);
 }
 
 /* k = 1000 at every step, q = 0 and v = 0.01: phi(k) = elu(k) + 1 = 1001 and phi(q) = 1, so the
@@ -90,14 +99,14 @@ TEST_SLOW(check_zero_readout_and_gate)
     int st = vla_test_sh(&out, "%s", cmd);
     CHECK_MSG(st == 0, "%s: exit %d", cmd, st);
     int n = row_cells(out, "la", "f16", cells, 24);
-    CHECK_MSG(n == 21 && !strcmp(cells[16], "9") && !strcmp(cells[20], "FAIL"),
-              "la f16: %d cells, o_zero '%s', verdict '%s'", n, n > 16 ? cells[16] : "",
-              n > 20 ? cells[20] : "");
-    CHECK_MSG(n == 21 && !strcmp(cells[15], "never"), "la f16 non-finite at '%s'", cells[15]);
+    CHECK_MSG(n == 22 && !strcmp(cells[17], "9") && !strcmp(cells[21], "FAIL"),
+              "la f16: %d cells, o_zero '%s', verdict '%s'", n, n > 17 ? cells[17] : "",
+              n > 21 ? cells[21] : "");
+    CHECK_MSG(n == 22 && !strcmp(cells[16], "never"), "la f16 non-finite at '%s'", cells[16]);
     n = row_cells(out, "la", "f16-f32", cells, 24);
-    CHECK_MSG(n == 21 && !strcmp(cells[16], "never") && !strcmp(cells[20], "ok"),
-              "la f16-f32: o_zero '%s', verdict '%s'", n > 16 ? cells[16] : "",
-              n > 20 ? cells[20] : "");
+    CHECK_MSG(n == 22 && !strcmp(cells[17], "never") && !strcmp(cells[21], "ok"),
+              "la f16-f32: o_zero '%s', verdict '%s'", n > 17 ? cells[17] : "",
+              n > 21 ? cells[21] : "");
     CHECK_MSG(out && strstr(out, "# files: q.npy k.npy v.npy; fallbacks: u = k (no u.npy)"),
               "no files line in the header");
     CHECK_MSG(out && strstr(out, "first at t = 9 (head 0)") &&
@@ -148,21 +157,23 @@ TEST_SLOW(check_gate_bounds_from_the_precision)
     const double quarter16 = 0x1p-11 / 4;
     char *out = NULL, cells[24][32];
     int st = vla_test_sh(&out, "bin/vla-check trace:%s --models vla3,delta --precisions f64,f32 "
-                               "--d %d --report none --require f32 --threshold %g 2>/dev/null",
+                               "--forms seq --d %d --report none --require f32 --threshold %g "
+                               "2>/dev/null",
                          dir, D, bound32);
     CHECK_MSG(st == 0, "--require f32 --threshold %g: exit %d", bound32, st);
     for (int m = 0; m < 2; m++) {
         const char *model = m ? "delta" : "vla3";
         int n = row_cells(out, model, "f32", cells, 24);
-        CHECK_MSG(n == 21 && atof(cells[12]) < bound32 && atof(cells[14]) < bound32 &&
-                  atof(cells[14]) > 0, "%s f32: s_max %s o_max %s", model, cells[12], cells[14]);
+        CHECK_MSG(n == 22 && atof(cells[13]) < bound32 && atof(cells[15]) < bound32 &&
+                  atof(cells[15]) > 0, "%s f32: s_max %s o_max %s", model, cells[13], cells[15]);
         n = row_cells(out, model, "f64", cells, 24);
-        CHECK_MSG(n == 21 && atof(cells[12]) < bound64 && atof(cells[14]) < bound64,
-                  "%s f64 against exact: s_max %s o_max %s", model, cells[12], cells[14]);
+        CHECK_MSG(n == 22 && atof(cells[13]) < bound64 && atof(cells[15]) < bound64,
+                  "%s f64 against exact: s_max %s o_max %s", model, cells[13], cells[15]);
     }
     free(out);
-    st = vla_test_sh(NULL, "bin/vla-check trace:%s --models vla3 --precisions f16 --d %d --report "
-                           "none --require f16 --threshold %g >/dev/null 2>&1", dir, D, quarter16);
+    st = vla_test_sh(NULL, "bin/vla-check trace:%s --models vla3 --precisions f16 --forms seq --d %d "
+                           "--report none --require f16 --threshold %g >/dev/null 2>&1", dir, D,
+                     quarter16);
     CHECK_MSG(st == 1, "--require f16 --threshold %g: exit %d", quarter16, st);
     rm_dir(dir);
 }
@@ -174,7 +185,8 @@ TEST(check_usage_errors)
         return;
     const char *bad[] = {"", "lmlike --require f99", "lmlike --threshold -1", "lmlike --models nn",
                          "lmlike --precisions f16 --require bf16", "trace:/nonexistent",
-                         "lmlike --tracks zz"};
+                         "lmlike --tracks zz", "lmlike --forms chunk:3", "lmlike --forms seq,zz",
+                         "lmlike --form chunk:64", "lmlike --tracks cg:0"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *out = NULL;
         int st = vla_test_sh(&out, "bin/vla-check %s --report none 2>&1", bad[i]);
@@ -235,6 +247,64 @@ TEST_SLOW(plot_any_column)
     st = vla_test_sh(&out, "bin/vla-plot %s/sn.dat nosuch 2>&1", dir);
     CHECK_MSG(st == 2 && out && strstr(out, "no column 'nosuch' in the table (t s_fro"),
               "exit %d: %s", st, out ? out : "");
+    free(out);
+    rm_dir(dir);
+}
+
+/* --forms: a row per model x way x form x precision, the chunk and scan forms against the
+ * sequential binary64 run within the same c d t u bound as seq (a form reorders sums, it does not
+ * lose more than the precision allows); a configuration the form refuses is listed as refused
+ * with the form's reason and has no row, as is a C beyond the steps; --tracks takes a solver way
+ * with its K */
+TEST_SLOW(check_forms_and_ways)
+{
+    if (!have_check())
+        return;
+    char dir[64];
+    const long T = 128;
+    if (write_trace(dir, T, 0, 0, 0, 1)) {
+        CHECK_MSG(0, "cannot write a trace under /tmp");
+        return;
+    }
+    const double bound32 = 10.0 * D * T * 0x1p-24;
+    char *out = NULL, cells[24][32];
+    int st = vla_test_sh(&out, "bin/vla-check trace:%s --models la,vla3 --precisions f32 --forms "
+                               "seq,chunk:64,scan,chunk:256 --d %d --report none 2>&1", dir, D);
+    CHECK_MSG(st == 0 && out, "exit %d", st);
+    static const char *const ran[] = {"la f32 sm seq", "la f32 sm chunk:64", "la f32 sm scan",
+                                      "vla3 f32 sm seq", "vla3 f32 sm scan"};
+    for (size_t i = 0; i < sizeof ran / sizeof ran[0]; i++) {
+        int n = row_named(out, ran[i], cells, 24);
+        CHECK_MSG(n == 22 && atof(cells[13]) < bound32 && atof(cells[15]) < bound32 &&
+                  atof(cells[15]) > 0 && !strcmp(cells[21], "ok"),
+                  "%s: %d cells, s_max %s o_max %s (bound %g), verdict %s", ran[i], n,
+                  n > 13 ? cells[13] : "", n > 15 ? cells[15] : "", bound32, n > 21 ? cells[21] : "");
+    }
+    /* vla3's nudge every 20 steps falls inside a chunk of 64: refused, with the form's reason */
+    CHECK_MSG(out && strstr(out, "\n# refused: vla3 f32 sm chunk:64: the nudge") &&
+              row_named(out, "vla3 f32 sm chunk:64", cells, 24) == 0,
+              "vla3 chunk:64 not refused: %s", out ? out : "");
+    CHECK_MSG(out && strstr(out, "\n# refused: la f32 sm chunk:256: --forms chunk:256: C = 256 "
+                                 "exceeds the 128 steps") &&
+              row_named(out, "la f32 sm chunk:256", cells, 24) == 0,
+              "chunk:256 over 128 steps not refused: %s", out ? out : "");
+    CHECK_MSG(out && strstr(out, "; 3 refused by their form or way, 0 did not run") &&
+              strstr(out, "vla-check: 0 of 5 rows fail (threshold 0.1); configurations refused "
+                     "by their form or way: the header's '# refused:' lines\n"),
+              "the summary does not count the refused: %s", out ? out : "");
+    free(out);
+    /* a nudge period that is a multiple of C fits the chunk; a solver way with its K */
+    st = vla_test_sh(&out, "bin/vla-check trace:%s --models vla3 --precisions f32 --forms chunk:64 "
+                           "--set period=64 --d %d --report none 2>/dev/null", dir, D);
+    CHECK_MSG(st == 0 && row_named(out, "vla3 f32 sm chunk:64", cells, 24) == 22,
+              "vla3 chunk:64 with period=64: exit %d, %s", st, out ? out : "");
+    free(out);
+    st = vla_test_sh(&out, "bin/vla-check trace:%s --models vla3 --precisions f32 --forms seq "
+                           "--tracks sm,cg:4 --set nudge=off --d %d --report none 2>/dev/null",
+                     dir, D);
+    CHECK_MSG(st == 0 && row_named(out, "vla3 f32 cg:4 seq", cells, 24) == 22 &&
+              row_named(out, "vla3 f32 sm seq", cells, 24) == 22,
+              "--tracks sm,cg:4: exit %d, %s", st, out ? out : "");
     free(out);
     rm_dir(dir);
 }
