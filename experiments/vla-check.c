@@ -686,8 +686,9 @@ int main(int argc, char **argv)
         for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) {
             vla_config probe = c.cfg;
             if (nforms == MAXFORMS || vla_form_parse(&probe, p))
-                vla_cli_die(&spec, "--forms: '%s' is not seq, chunk:C (C a power of two in 1..%d) "
-                                   "or scan, or more than %d forms", p, VLA_CHUNK_MAX, MAXFORMS);
+                vla_cli_die(&spec, "--forms: '%s' is not a form (%s; chunk:C with C a power of "
+                                   "two in 1..%d), or more than %d forms", p,
+                            vla_names(VLA_LIST_FORM), VLA_CHUNK_MAX, MAXFORMS);
             vla_form_name(&probe, forms[nforms++], sizeof forms[0]);
         }
     }
