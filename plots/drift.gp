@@ -2,7 +2,8 @@
 # (bin/vla-drift): (a)-(e) vla3 on lmlike in each precision with the periodic nudge on and off, beside
 # the storage format's unit roundoff; (f) rls on an ill-conditioned subspace stream against the
 # exact MPFR reference. Marks: the end of each curve, the first checkpoint where lambda_min(A_t) < 0,
-# and the first where A_t is NaN (drawn at the curve's last finite value).
+# and the first where A_t is NaN (drawn at the curve's last finite value). The titles (model,
+# stream, d) and the ranges come from the tables.
 # Usage: gnuplot -e "dir='data'; out='figures/drift'" plots/drift.gp
 #   reads DIR/drift-vla3-PREC-nudge{on,off}.dat, DIR/drift-rls-{f64,f32}-l{1,1e-6}.dat;
 #   writes OUT.pdf/png and OUT-1col.pdf/png
@@ -22,7 +23,10 @@ c_off = '#0072B2'
 c_on = '#D55E00'
 rlsc(i) = word('#000000 #0072B2 #009E73 #D55E00', i)
 rlsf(i) = rls(word('f64 f32 f64 f32', i), word('1 1 1e-6 1e-6', i))
-array rlst[4] = ['f64, λ_0 = 1', 'f32, λ_0 = 1', 'f64, λ_0 = 10^{-6}', 'f32, λ_0 = 10^{-6}']
+rlst(i) = sprintf('%s, λ_0 = %s', word('f64 f32 f64 f32', i), config(rlsf(i), 'lambda0'))
+T = tmax(vla3('f32', 'on'))
+Tr = tmax(rlsf(1))
+m3 = config(vla3('f32', 'on'), 'model')
 
 do for [cols in SIZES] {
     c = cols + 0
@@ -45,16 +49,16 @@ do for [cols in SIZES] {
     set logscale xy
     set format x '10^{%T}'
     set format y '10^{%T}'
-    set xrange [1 : 5e5]
-    set yrange [1e-9 : 30]
-    set ytics 1e-9, 1000, 1
-    set xtics 1, 100, 1e5
+    set xrange [1 : T * 1.5]
+    set autoscale y
+    set ytics auto
+    set xtics auto
     set mxtics 10
     i = 0
     do for [p in PRECS] {
         i = i + 1
         eval panel(i)
-        set title sprintf('(%s) vla3, %s', word('a b c d e', i), p)
+        set title sprintf('(%s) %s, %s', word('a b c d e', i), m3, p)
         set xlabel (c == 2 && i <= 3) || (c == 1 && i <= 4) ? '' : '{/:Italic t} (tokens)'
         set ylabel (c == 2 && (i == 1 || i == 4)) || (c == 1 && i % 2 == 1) ? 'relative drift of {/:Italic A_t}' : ''
         off = vla3(p, 'off'); on = vla3(p, 'on')
@@ -68,18 +72,19 @@ do for [cols in SIZES] {
              for [g in 'off on'] firstneg(vla3(p, g), 6, 2) u 1:2 w p pt PT_NEG ps 1.3 lw 1.5 lc rgb (g eq 'on' ? c_on : c_off)
     }
     eval panel(6)
-    set title (c == 2 ? '(f) rls, subspace:4,0.001 stream' : '(f) rls, subspace')
+    set title sprintf('(f) %s, %s%s', config(rlsf(1), 'model'), stream_name(rlsf(1)), c == 2 ? ' stream' : '')
     set xlabel '{/:Italic t} (tokens)'
     set ylabel ''
-    set xrange [1 : 2e4]
-    set xtics 1, (c == 2 ? 10 : 100), 1e4
-    set yrange [1e-18 : 1e15]
-    set ytics 1e-18, 1e6, 1
+    set xrange [1 : Tr * 1.5]
+    set autoscale y
+    set ytics auto
     eval keystyle
     set key inside top center horizontal Left reverse maxrows 2 samplen 1.2
-    plot for [j = 1:4] rlsf(j) u 1:2 w l lw 2 lc rgb rlsc(j) t rlst[j], \
+    set offsets 0, 0, graph 0.8, 0  # room above the curves for the key
+    plot for [j = 1:4] rlsf(j) u 1:2 w l lw 2 lc rgb rlsc(j) t rlst(j), \
          for [j = 1:4] ends(rlsf(j), 2) u 1:($3 > 0 ? NaN : $2) w p pt PT_END ps PS lc rgb rlsc(j), \
          for [j = 1:4] firstneg(rlsf(j), 6, 2) u 1:2 w p pt PT_NEG ps 1.0 lw 1.5 lc rgb rlsc(j)
     eval keystyle
+    set offsets 0, 0, 0, 0
     eval finish(c)
 }

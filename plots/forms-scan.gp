@@ -5,12 +5,15 @@
 # Usage: gnuplot -e "dir='data'; out='figures/forms-scan'" plots/forms-scan.gp (OUT.png/pdf, OUT-1col.png/pdf)
 # Reads DIR/forms-scan-la-lmlike.dat (bin/vla-forms --what sweep --forms seq,scan,chunk:64: t C
 # prec s_relerr a_relerr o_relerr) and DIR/forms-scan-time-F.dat for F in seq c4 c16 c64 c256 scan
-# (bin/vla-scaling --form F, by name: model prec track d T ns_per_step ...).
+# (bin/vla-scaling --form F, by name: model prec track d T ns_per_step ...). The titles (model,
+# stream, d, the timed precision) come from the tables.
 if (!exists("dir")) dir = 'data'
 if (!exists("out")) out = 'figures/forms-scan'
 precs = 'f32 f16-f32 bf16-f32 f16-kern'
 f = dir.'/forms-scan-la-lmlike.dat'
 tforms = 'seq c4 c16 c64 c256 scan' # bin/vla-scaling --form seq, chunk:4, ..., scan
+load system("dirname '" . ARG0 . "'") . '/tables.gp'
+tseq = dir.'/forms-scan-time-seq.dat'
 set encoding utf8
 set logscale xy
 set format x '10^{%T}'
@@ -29,7 +32,7 @@ do for [k = 1:4] {
         psc = 0.6
     }
     array col[4] = ['#1f77b4', '#2ca02c', '#9467bd', '#e377c2']
-    set multiplot layout (k > 2 ? 3 : 1), (k > 2 ? 1 : 3) title (k > 2 ? '' : "la on lmlike (d = 32): error against the exact recurrence, sequential (dashed), scan (solid), chunk:64 (dotted)") font ',12'
+    set multiplot layout (k > 2 ? 3 : 1), (k > 2 ? 1 : 3) title (k > 2 ? '' : sprintf("%s on %s (d = %s): error against the exact recurrence, sequential (dashed), scan (solid), chunk:64 (dotted)", config(f, 'model'), stream_name(f), config(f, 'd'))) font ',12'
     set xlabel 't (tokens)'
     set key top left Left reverse box opaque font ',9'
     do for [j = 1:2] {
@@ -39,7 +42,7 @@ do for [k = 1:4] {
              for [p = 0:3] f using ($2 == 0 && strcol(3) eq word(precs, p + 1) ? $1 : 1/0):(column(j == 1 ? 4 : 6)) with lines lc rgb col[p + 1] lw 1.5*psc dt 2 notitle, \
              for [p = 0:3] f using ($2 == 64 && strcol(3) eq word(precs, p + 1) ? $1 : 1/0):(column(j == 1 ? 4 : 6)) with lines lc rgb col[p + 1] lw 1.5*psc dt 3 notitle
     }
-    set title 'time per token on the CPU (f32, d = 32, one core)'
+    set title sprintf('time per token on the CPU (%s, d = %s, one core)', word(header(tseq, 'precisions'), 1), word(header(tseq, 'ds'), 1))
     set xlabel 'form: 1 seq, C chunk:C, 512 scan'
     set ylabel 'ns per token'
     set format x '%g'

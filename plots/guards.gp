@@ -2,7 +2,8 @@
 # (a) vla1's norm clamp on gauss:10 and (b) rls's skip-and-fallback guard on an ill-conditioned
 # stream, cumulative events against t; (c) vla3 with the nudge off: lambda_min(A_t) against t, with
 # the checkpoint by which its delta floor first fired marked, so that one sees it fire only after
-# A_t has stopped being positive definite. A precision with no event is named in its panel.
+# A_t has stopped being positive definite. A precision with no event is named in its panel. The
+# titles (model, stream, nudge) and the ranges come from the tables.
 # Usage: gnuplot -e "dir='data'; out='figures/guards'" plots/guards.gp
 #   reads DIR/guards-{vla1,rls}-PREC.dat and DIR/drift-vla3-PREC-nudgeoff.dat; writes OUT.pdf/png,
 #   OUT-1col.pdf/png
@@ -54,12 +55,14 @@ do for [cols in SIZES] {
     set logscale xy
     set format x '10^{%T}'
     set format y '10^{%T}'
-    set xrange [1 : 6e5]
-    set xtics 1, (c == 2 ? 10 : 100), 1e5
+    T = tmax(f('vla1', 'f32')) > tmax(f('rls', 'f32')) ? tmax(f('vla1', 'f32')) : tmax(f('rls', 'f32'))
+    set xrange [1 : T * 1.5]
+    set xtics auto
     set xlabel '{/:Italic t} (tokens)'
     set ylabel 'events so far'
-    set yrange [0.5 : 3e5]
-    array titles[2] = ['(a) vla1, gauss:10: norm clamp', '(b) rls, subspace:4,0.001: guard']
+    set yrange [0.5 : T * 1.5]  # at most one event a step
+    array titles[2] = [sprintf('(a) %s, %s: norm clamp', config(f('vla1', 'f32'), 'model'), stream_name(f('vla1', 'f32'))), \
+                       sprintf('(b) %s, %s: guard', config(f('rls', 'f32'), 'model'), stream_name(f('rls', 'f32')))]
     do for [j = 1:2] {
         eval panel(j)
         set title titles[j]
@@ -79,14 +82,18 @@ do for [cols in SIZES] {
     }
     # (c) lambda_min on an axis that passes through 0: asinh keeps the small ones apart
     eval panel(3)
-    set title '(c) vla3, lmlike, nudge off'
+    set title sprintf('(c) %s, %s, nudge %s', config(f('vla3', 'f32'), 'model'), stream_name(f('vla3', 'f32')), config(f('vla3', 'f32'), 'nudge'))
+    set xrange [1 : tmax(f('vla3', 'f32')) * 1.5]
     set xlabel '{/:Italic t} (tokens)'
     set ylabel 'λ_{min}({/:Italic A_t})'
     unset logscale y
     s = 1e-4
     set nonlinear y via asinh(y / s) inverse s * sinh(y)
-    set yrange [-10 : 20]
-    set ytics ('-10' -10, '-0.1' -0.1, '-10^{-3}' -1e-3, '0' 0, '10^{-3}' 1e-3, '0.1' 0.1, '10' 10)
+    # the range of lambda_min over every table, widened to the ticks' decades
+    lmin = real(system(sprintf("cat %s | awk '!/^#/ && NF && $6 !~ /nan|inf/ { v = $6 + 0; if (v < m) m = v; if (v > M) M = v } END { print m + 0 }'", sprintf('%s/drift-vla3-*-nudgeoff.dat', dir))))
+    lmax = real(system(sprintf("cat %s | awk '!/^#/ && NF && $6 !~ /nan|inf/ { v = $6 + 0; if (v > M) M = v } END { print M + 0 }'", sprintf('%s/drift-vla3-*-nudgeoff.dat', dir))))
+    set yrange [lmin < -1e-3 ? 2 * lmin : -1e-2 : lmax > 1e-3 ? 2 * lmax : 1e-2]
+    set ytics ('-10' -10, '-0.1' -0.1, '-10^{-3}' -1e-3, '0' 0, '10^{-3}' 1e-3, '0.1' 0.1, '10' 10, '10^3' 1e3)
     set format y '%g'
     if (strlen(quietlist[3])) {
         set label 1 "δ floor never fired:\n" . quietlist[3] at graph 0.03, graph 0.1 left front

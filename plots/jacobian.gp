@@ -14,7 +14,8 @@ F32 = tab('vla3-lmlike-f32')
 do for [r in RUNS . ' vla3-lmlike-f32'] {
     if (!have(tab(r))) { print 'jacobian.gp: missing ' . tab(r); exit status 1 }
 }
-name(r) = system("echo '" . r . "' | awk -F- '{ print $1 \", \" $2 }'")
+# a run's name from its table: model, stream
+name(r) = sprintf('%s, %s', config(tab(r), 'model'), stream_name(tab(r)))
 golden = (1 + sqrt(5)) / 2
 C_MAX = '#D55E00'
 C_P99 = '#E69F00'
@@ -45,8 +46,8 @@ do for [cols in SIZES] {
     eval keydone
     set logscale x
     set format x '10^{%T}'
-    set xrange [1 : 2e5]
-    set xtics 1, 100, 1e5
+    set xrange [1 : tmax(tab(word(RUNS, 1))) * 2]
+    set xtics auto
     set mxtics 10
     do for [i = 1:5] {
         r = word(RUNS, i)
@@ -81,10 +82,12 @@ do for [cols in SIZES] {
     set ylabel '−λ_t'
     set logscale y
     set format y '10^{%T}'
-    set yrange [1e-8 : 0.3]
-    set ytics 1e-8, 100, 0.1
+    # the largest -lambda_t of the tables, and two decades above it for the key
+    lmax = real(system(sprintf("cat %s | awk '!/^#/ && NF && $8 !~ /nan|inf/ && -$8 > m { m = -$8 } END { print m + 0 }'", tab(word(LYAP, 1)) . ' ' . tab(word(LYAP, 2)) . ' ' . tab(word(LYAP, 3)))))
+    set yrange [* : lmax > 0 ? lmax * 300 : 1]
+    set ytics auto
     eval keystyle
-    set key inside bottom right vertical Left reverse samplen 1.2 maxrows 5
+    set key inside top right vertical Left reverse samplen 1.2 maxrows 5
     plot for [i = 1:3] band(tab(word(LYAP, i)), 8) u 1:(-$3):(-$4) w filledcurves fs transparent solid 0.25 noborder lc rgb lcol(i), \
          for [i = 1:3] band(tab(word(LYAP, i)), 8) u 1:(-$2) w l lw 1.5 lc rgb lcol(i) t name(word(LYAP, i)), \
          for [i = 1:3] band(tab(word(LYAP, i)), 8) . ' | tail -1' u 1:(-$2) w p pt PT_END ps PS lc rgb lcol(i), \

@@ -4,7 +4,8 @@
 # With A_t ~ (lambda0 + t/d^2)^-1 I and a diagonal update ~ A_t^2/d^2, the update falls below half
 # an ulp of A_t once t + lambda0 d^2 ~ 1/u: the marks on the diagonal panels sit at t = 1/u - lambda0 d^2
 # (none where that is below 1: the diagonal stalls from the first step). Off the diagonal the entries
-# are small and their ulp shrinks with them: they keep moving.
+# are small and their ulp shrinks with them: they keep moving. The horizon comes from the tables,
+# and the model and the nudge from their config lines.
 # Usage: gnuplot -e "dir='data'; out='figures/stagnation'" plots/stagnation.gp
 #   reads DIR/stagnation-PREC-STREAM-dD.dat; writes OUT.pdf/png and OUT-1col.pdf/png
 if (!exists("out")) out = 'figures/stagnation'
@@ -46,8 +47,9 @@ do for [cols in SIZES] {
     unset logscale y
     set format x '10^{%T}'
     set format y '%g'
-    set xrange [1 : 1.5e5]
-    set xtics 1, 100, 1e5
+    T = tmax(f('f16', 'lmlike', word(DS, 1)))
+    set xrange [1 : T * 1.5]
+    set xtics auto
     set mxtics 10
     set yrange [0 : 1.1]
     set ytics 0, 0.25, 1
@@ -56,7 +58,8 @@ do for [cols in SIZES] {
         do for [p in 'f16 bf16'] {
             k = k + 1
             eval panel(k)
-            set title sprintf('(%s) %s, %s', word('a b c d', k), p, what eq 'diag' ? 'diagonal of {/:Italic A_t}' : 'off the diagonal')
+            g = f(p, 'lmlike', word(DS, 1))
+            set title sprintf('(%s) %s %s, %s%s', word('a b c d', k), config(g, 'model'), p, what eq 'diag' ? 'diagonal of {/:Italic A_t}' : 'off the diagonal', config(g, 'nudge') eq 'off' ? '' : ', nudge on')
             set xlabel k > 2 ? '{/:Italic t} (tokens)' : ''
             set ylabel (k % 2) ? (c == 2 ? 'fraction changed per step' : 'fraction changed') : ''
             if (what eq 'diag') {

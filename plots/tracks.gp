@@ -3,7 +3,7 @@
 # precision, one curve per way; (f) the cost of each way (ns per step on one core, bin/vla-scaling)
 # against its drift at t = 10^4 (shape: the precision; colour: the way). sm-sym and joseph follow
 # sm's curve to the plotted digits: they are drawn as marks on it, on alternate checkpoints, so that
-# all three stay visible.
+# all three stay visible. The horizon, the ranges of (a)-(e) and their model come from the tables.
 # Usage: gnuplot -e "dir='data'; out='figures/tracks'" plots/tracks.gp
 #   reads DIR/tracks-vla3-PREC-TRACK.dat (bin/vla-drift) and DIR/tracks-cost-TRACK.dat
 #   (bin/vla-scaling: columns model prec track d T ns_per_step ...); writes OUT.pdf/png, OUT-1col.*
@@ -62,16 +62,16 @@ do for [cols in SIZES] {
     set logscale xy
     set format x '10^{%T}'
     set format y '10^{%T}'
-    set xrange [1 : 2e5]
-    set xtics 1, 100, 1e5
+    set xrange [1 : tmax(f('f32', 'sm')) * 2]
+    set xtics auto
     set mxtics 10
-    set yrange [1e-16 : 30]
-    set ytics 1e-15, 1000, 1
+    set autoscale y
+    set ytics auto
     i = 0
     do for [p in PRECS] {
         i = i + 1
         eval panel(i)
-        set title sprintf('(%s) %s', word('a b c d e', i), p)
+        set title sprintf('(%s) %s, %s', word('a b c d e', i), config(f('f32', 'sm'), 'model'), p)
         set xlabel (c == 2 && i <= 3) || (c == 1 && i <= 4) ? '' : '{/:Italic t} (tokens)'
         set ylabel (c == 2 && (i == 1 || i == 4)) || (c == 1 && i % 2 == 1) ? 'relative drift of {/:Italic A_t}' : ''
         plot for [t in LINES] src(p, t) u 1:2 w l lw 2 lc rgb track_color(t), \
