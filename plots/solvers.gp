@@ -4,7 +4,8 @@
 # way, solid without forgetting, dashed with gamma = 0.999. (a)-(e) lmlike in five precisions
 # ((a) also binary64 against the exact MPFR reference to 10^4, dotted), (f)-(h) bfloat16 on gauss,
 # subspace:4,0.001 and the real trace. vla3, d = 16 (the trace: 32), nudge off, reference lib in
-# binary64. A cross marks where a run turned NaN.
+# binary64. A cross marks where a run turned NaN. The horizons, the ranges and the titles' model,
+# stream and d come from the tables.
 # Usage: gnuplot -e "dir='data'; out='figures/solvers'" plots/solvers.gp
 #   reads DIR/solvers-STREAM-gGAMMA-PREC-WAY.dat (bin/vla-drift: column 15 is x_err);
 #   writes OUT.pdf/png, OUT-1col.*
@@ -46,15 +47,16 @@ do for [cols in SIZES] {
     set logscale xy
     set format x '10^{%T}'
     set format y '10^{%T}'
-    set yrange [1e-8 : 30]
-    set ytics 1e-8, 100, 10
+    set autoscale y
+    set ytics auto
     do for [i = 1:8] {
         S = word(PSTREAM, i); P = word(PPREC, i)
         eval panel(i)
-        if (S eq 'trace') { set xrange [1 : 2e3]; set xtics 1, 10, 1e3 } else { set xrange [1 : 2e5]; set xtics 1, 100, 1e5 }
+        g1 = f(S, 'g1', P, 'solve')
+        set xrange [1 : tmax(g1) * 2]
+        set xtics auto
         set mxtics 10
-        if (i == 1) { set yrange [1e-16 : 30]; set ytics 1e-16, 1000, 10 } else { set yrange [1e-8 : 30]; set ytics 1e-8, 100, 10 }
-        set title sprintf('(%s) %s, %s', word('a b c d e f g h', i), P, S)
+        set title sprintf('(%s) %s %s, %s, d = %s', word('a b c d e f g h', i), config(g1, 'model'), P, stream_name(g1), config(g1, 'd'))
         set xlabel ((c == 2 && i > 4) || (c == 1 && i > 6)) ? '{/:Italic t} (tokens)' : ''
         set ylabel ((c == 2 && (i == 1 || i == 5)) || (c == 1 && i % 2 == 1)) ? 'x\_err' : ''
         plot for [g = 1:2] for [w in WAYS] band(src(S, word(GAMMAS, g), P, w), X) u 1:2 w l lw (g == 1 ? 2 : 1.5) dt g lc rgb way_color(w), \

@@ -1,7 +1,7 @@
 # tracks.gp: which way of tracking A holds up in which precision: (a)-(e) the relative drift of
 # vla3's A_t (lmlike, d = 32, nudge off, reference lib in binary64) against t, one panel per
 # precision, one curve per way; (f) the cost of each way (ns per step on one core, bin/vla-scaling)
-# against its drift at t = 10^4 (shape: the precision; colour: the way). sm-sym and joseph follow
+# against its drift at t = 10^4, or the tables' horizon if shorter (shape: the precision; colour: the way). sm-sym and joseph follow
 # sm's curve to the plotted digits: they are drawn as marks on it, on alternate checkpoints, so that
 # all three stay visible. The horizon, the ranges of (a)-(e) and their model come from the tables.
 # Usage: gnuplot -e "dir='data'; out='figures/tracks'" plots/tracks.gp
@@ -24,12 +24,16 @@ LINES = 'sm chol comp sr'      # drawn as lines
 MARKS = 'sm-sym joseph'        # drawn as marks on sm's line
 mark_pt(t) = t eq 'sm-sym' ? 1 : 6
 src(p, t) = has(p, t) ? f(p, t) : '/dev/null'
-# the drift at t = 10^4 of a (precision, way), and the cost panel's rows: "ns drift" per precision
+# the drift at t = TD (10^4, or the tables' horizon when it is shorter: a checkpoint either way)
+# of a (precision, way), and the cost panel's rows: "ns drift" per precision, at the tables' d
 PSHAPE = '7 5 9 11 13'         # f32 f16 bf16 f16-f32 bf16-f32
-costrows(t, p) = sprintf("< awk -v P=%s -v D='%s' 'BEGIN { while ((getline l < D) > 0) { split(l, w); if (l !~ /^#/ && w[1] == 10000) d = w[2] } } !/^#/ && NF && $1 == \"vla3\" && $2 == P && $4 == 32 { print $6, d }' '%s'", p, src(p, t), cost(t))
+TD = tmax(f('f32', 'sm')) < 10000 ? tmax(f('f32', 'sm')) : 10000
+TDs = TD == 10000 ? '10^4' : sprintf('%.0f', TD)
+DD = config(f('f32', 'sm'), 'd')
+costrows(t, p) = sprintf("< awk -v P=%s -v D='%s' -v T=%.0f -v DD=%s 'BEGIN { while ((getline l < D) > 0) { split(l, w); if (l !~ /^#/ && w[1] == T) d = w[2] } } !/^#/ && NF && $1 == \"vla3\" && $2 == P && $4 == DD { print $6, d }' '%s'", p, src(p, t), TD, DD, cost(t))
 
-# the ways whose drift is not finite at 10^4: named in panel (f), which has no place for them
-drift4(file) = system(sprintf("awk '!/^#/ && NF && $1 == 10000 { print $2; exit }' '%s'", file))
+# the ways whose drift is not finite at TD: named in panel (f), which has no place for them
+drift4(file) = system(sprintf("awk '!/^#/ && NF && $1 == %.0f { print $2; exit }' '%s'", TD, file))
 nanlist = ''
 do for [p in PRECS] {
     do for [t in TRACKS] {
@@ -83,7 +87,7 @@ do for [cols in SIZES] {
              for [t in TRACKS] nanends(src(p, t), 2) u 1:2:('NaN') w labels offset 0, 0.9 font ',7' tc rgb track_color(t)
     }
     eval panel(6)
-    set title (c == 2 ? '(f) cost and drift at {/:Italic t} = 10^4' : '(f) cost, drift at 10^4')
+    set title (c == 2 ? '(f) cost and drift at {/:Italic t} = ' : '(f) cost, drift at ') . TDs
     set xlabel 'ns per step (one core)'
     set ylabel ''
     set xrange [300 : 3e6]
@@ -93,7 +97,7 @@ do for [cols in SIZES] {
     eval keystyle
     set key inside bottom left vertical Left reverse maxrows 5 samplen 0.5
     if (strlen(nanlist)) {
-        set label 1 'NaN by 10^4: ' . nanlist at graph 0.03, graph 0.95 left front font (c == 2 ? ',8' : ',6')
+        set label 1 'NaN by ' . TDs . ': ' . nanlist at graph 0.03, graph 0.95 left front font (c == 2 ? ',8' : ',6')
     }
     plot for [t in TRACKS] for [j = 1:5] costrows(t, word(PRECS, j)) u 1:($2 > 0 ? $2 : NaN) \
              w p pt (word(PSHAPE, j) + 0) ps 0.8 lc rgb track_color(t), \
