@@ -4,8 +4,7 @@
 # way, solid without forgetting, dashed with gamma = 0.999. (a)-(e) lmlike in five precisions
 # ((a) also binary64 against the exact MPFR reference to 10^4, dotted), (f)-(h) bfloat16 on gauss,
 # subspace:4,0.001 and the real trace. vla3, d = 16 (the trace: 32), nudge off, reference lib in
-# binary64. A cross marks where a run turned NaN. The horizons, the ranges and the titles' model,
-# stream and d come from the tables.
+# binary64. A cross marks where a run turned NaN. The horizons and the ranges come from the tables.
 # Usage: gnuplot -e "dir='data'; out='figures/solvers'" plots/solvers.gp
 #   reads DIR/solvers-STREAM-gGAMMA-PREC-WAY.dat (bin/vla-drift: column 15 is x_err);
 #   writes OUT.pdf/png, OUT-1col.*
@@ -56,7 +55,7 @@ do for [cols in SIZES] {
         set xrange [1 : tmax(g1) * 2]
         set xtics auto
         set mxtics 10
-        set title sprintf('(%s) %s %s, %s, d = %s', word('a b c d e f g h', i), config(g1, 'model'), P, stream_name(g1), config(g1, 'd'))
+        set title sprintf('(%s) %s, %s', word('a b c d e f g h', i), P, S)
         set xlabel ((c == 2 && i > 4) || (c == 1 && i > 6)) ? '{/:Italic t} (tokens)' : ''
         set ylabel ((c == 2 && (i == 1 || i == 5)) || (c == 1 && i % 2 == 1)) ? 'x\_err' : ''
         plot for [g = 1:2] for [w in WAYS] band(src(S, word(GAMMAS, g), P, w), X) u 1:2 w l lw (g == 1 ? 2 : 1.5) dt g lc rgb way_color(w), \

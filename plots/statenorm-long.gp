@@ -46,16 +46,17 @@ do for [cols_ in SIZES] {
     set format x '10^{%T}'
     set format y '10^{%T}'
     set xrange [1 : T * 2]
-    set xtics 1, 10, T
+    set xtics auto
     do for [k = 1:4] {
         eval panel(k)
         set title ttl[k]
         set ylabel ylab[k]
         set xlabel (c == 2 && k <= 2) || (c == 1 && k <= 3) ? '' : '{/:Italic t} (tokens)'
-        if (k == 1) { set yrange [0.8 : 12]; set ytics (1, 2, 5, 10); set format y '%g' }
-        if (k == 2) { set yrange [2 : 200]; set ytics (2, 5, 10, 20, 50, 100, 200); set format y '%g' }
-        if (k == 3) { set yrange [1e-9 : 10]; set ytics 1e-8, 100, 1; set format y '10^{%T}' }
-        if (k == 4) { set yrange [1e-9 : 1e6]; set ytics 1e-8, 100, 1e6; set format y '10^{%T}' }
+        # the ranges from the tables (the default run's were [0.8, 12], [2, 200], [1e-9, 10],
+        # [1e-9, 1e6]: another run's curves must not be cropped)
+        set autoscale y
+        set ytics auto
+        set format y (k <= 2 ? '%g' : '10^{%T}')
         # (a), (b): the precisions' ranges overlap; only binary64's is drawn
         plot for [p in (k <= 2 ? 'f64' : panel_precs(k))] band(tab(p), cols[k]) u 1:3:4 w filledcurves fs transparent solid (k <= 2 ? 0.15 : 0.2) noborder lc rgb (k <= 2 ? '#777777' : prec_color(p)), \
              for [p in panel_precs(k)] band(tab(p), cols[k]) u 1:2 w l lw lw(p) dt dt(p) lc rgb prec_color(p), \
