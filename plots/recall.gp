@@ -20,6 +20,8 @@ d = real(config(cap, 'd'))
 n0 = real(system(sprintf("awk '!/^#/ && NF { print $1; exit }' '%s'", ret)))
 runs_cap = header(cap, 'runs')
 runs_ret = header(ret, 'runs')
+# the ranges of n and of the length 2n + G, from the tables
+lret(which) = real(system(sprintf("awk '!/^#/ && NF { v = 2 * $1 + $2; if (m == \"\" || (%s)) m = v } END { print m + 0 }' '%s'", which ? 'v > m' : 'v < m', ret)))
 # claim 4: exact recall (1.0) at n = 24, DeltaNet 0.010 and la 0.074 there; held to length 512
 $claim << EOD
 24 1.0 vla3
@@ -54,8 +56,8 @@ do for [cols in SIZES] {
         if (k <= 2) {
             set title sprintf('(%s) %s%s', word('a b', k), c == 2 ? 'capacity, ' : '', feat eq 'own' ? 'own feature map φ' : 'identity features')
             set xlabel 'pairs {/:Italic n}'
-            set xrange [3 : 90]
-            if (c == 2) { set xtics (4, 8, 16, 24, 32, 64) } else { set xtics (4, 8, 16, 32, 64) }
+            set xrange [tmin(cap) / 1.3 : tmax(cap) * 1.4]
+            set xtics auto
             set arrow 1 from d, 0 to d, 1.05 nohead dt 2 lc rgb REF
             if (c == 2) { set label 1 '{/:Italic n} = {/:Italic d}' at d * 1.05, 0.5 left tc rgb REF }
             plot 1 / x w l dt 3 lw 1.2 lc rgb 'black', \
@@ -66,9 +68,11 @@ do for [cols in SIZES] {
         } else {
             set title sprintf('(%s) %s%s, {/:Italic n} = %d', word('c d', k - 2), c == 2 ? 'retention, ' : '', feat eq 'own' ? 'own φ' : 'identity', n0)
             set xlabel (c == 2 ? 'length 2{/:Italic n} + {/:Italic G} (tokens)' : '2{/:Italic n} + {/:Italic G}')
-            set xrange [12 : 1400]
-            if (c == 2) { set xtics (16, 32, 64, 128, 256, 512, 1024) } else { set xtics (16, 64, 256, 1024) }
-            set arrow 1 from 512, 0 to 512, 1.05 nohead dt 2 lc rgb REF
+            set xrange [lret(0) / 1.3 : lret(1) * 1.4]
+            set xtics auto
+            if (512 <= lret(1) * 1.4) {  # the claim's length, where the tables reach it
+                set arrow 1 from 512, 0 to 512, 1.05 nohead dt 2 lc rgb REF
+            }
             plot 1.0 / n0 w l dt 3 lw 1.2 lc rgb 'black', \
                  for [m in MODELS] ret u (2 * $1 + $2):(sel(m, feat) ? $3 : NaN) w lp lw 2 pt mpt(m) ps 0.6 lc rgb model_color(m), \
                  '+' u (512):(1.0) every ::0::0 w p pt 12 ps 1.3 lw 1.5 lc rgb model_color('vla3')
