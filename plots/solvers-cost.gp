@@ -3,7 +3,8 @@
 # t = 10^5 (x_err, the mean of 2 heads; lmlike, nudge off, reference lib in binary64); colour: the
 # way, shape: the precision; cg:K and cheb:K of one precision joined in the order of K (K = 1, 2, 4,
 # 8, 16 and 2, 4, 8, 16). (a) without forgetting, (b) with gamma = 0.999 (K = 8 only). A run that
-# turned NaN or ended with x_err >= 1 is drawn at the top edge.
+# turned NaN or ended with x_err >= 1 is drawn at the top edge. A shorter run than 10^5 steps is
+# read at its last step, and d comes from the tables.
 # Usage: gnuplot -e "dir='data'; out='figures/solvers-cost'" plots/solvers-cost.gp
 #   reads DIR/solvcost-WAY.dat (bin/vla-scaling: columns model prec track d T ns_per_step ...) and
 #   DIR/solvers-lmlike-gGAMMA-PREC-WAY.dat (bin/vla-drift: column 15 is x_err); writes OUT.pdf/png,
@@ -19,9 +20,13 @@ PSHAPE = '7 5 9 11 13'         # f32 f16 bf16 f16-f32 bf16-f32 (as tracks.gp)
 TOP = 10
 tab(g, p, w) = sprintf('%s/solvers-lmlike-%s-%s-%s.dat', dir, g, p, w)
 cost(w) = sprintf('%s/solvcost-%s.dat', dir, w)
-# "ns x_err" of (gamma, precision, way), x_err -1 where a head's is not finite at 10^5; nothing
+# x_err at t = TE (10^5, or the tables' horizon when shorter), of the runs at the tables' d
+TE = tmax(tab('g1', 'bf16', 'solve')) < 100000 ? tmax(tab('g1', 'bf16', 'solve')) : 100000
+TEs = TE == 100000 ? '10^5' : sprintf('%.0f', TE)
+DD = config(tab('g1', 'bf16', 'solve'), 'd')
+# "ns x_err" of (gamma, precision, way), x_err -1 where a head's is not finite at TE; nothing
 # where the table or the timing is missing
-pt(g, p, w) = (have(tab(g, p, w)) && have(cost(w))) ? sprintf("awk -v P=%s -v F='%s' 'BEGIN { while ((getline l < F) > 0) { split(l, x); if (l !~ /^#/ && x[1] == 100000) { if (x[15] ~ /nan|inf/) bad = 1; s += x[15]; n++ } } e = (n && !bad) ? s / n : -1 } !/^#/ && NF && $1 == \"vla3\" && $2 == P && $4 == 16 { print $6, e }' '%s';", p, tab(g, p, w), cost(w)) : ''
+pt(g, p, w) = (have(tab(g, p, w)) && have(cost(w))) ? sprintf("awk -v P=%s -v F='%s' -v T=%.0f -v DD=%s 'BEGIN { while ((getline l < F) > 0) { split(l, x); if (l !~ /^#/ && x[1] == T) { if (x[15] ~ /nan|inf/) bad = 1; s += x[15]; n++ } } e = (n && !bad) ? s / n : -1 } !/^#/ && NF && $1 == \"vla3\" && $2 == P && $4 == DD { print $6, e }' '%s';", p, tab(g, p, w), TE, DD, cost(w)) : ''
 pts(g, p, ws) = '< (true; ' . sum_pts(g, p, ws) . ')'
 sum_pts(g, p, ws) = words(ws) == 0 ? '' : pt(g, p, word(ws, 1)) . (words(ws) > 1 ? sum_pts(g, p, ws[strlen(word(ws, 1)) + 2:]) : '')
 y(e) = (e < 0 || e >= 1) ? TOP : e
@@ -45,16 +50,17 @@ do for [cols in SIZES] {
     set logscale xy
     set format x '10^{%T}'
     set format y '10^{%T}'
-    set xrange [100 : 1e5]
-    set yrange [1e-8 : 30]
-    set ytics 1e-8, 100, 10
+    set autoscale x
+    set offsets graph 0.1, graph 0.1, 0, 0
+    set yrange [* : 30]  # TOP and its label on top
+    set ytics auto
     do for [gi = 1:2] {
         G = gi == 1 ? 'g1' : 'g0.999'
         eval panel(gi)
-        set title gi == 1 ? '(a) no forgetting, x\_err at {/:Italic t} = 10^5' : '(b) γ = 0.999, x\_err at {/:Italic t} = 10^5'
+        set title (gi == 1 ? '(a) no forgetting' : '(b) γ = 0.999') . ', x\_err at {/:Italic t} = ' . TEs
         set ylabel (gi == 1 || c == 1) ? 'x\_err' : ''
         set label 1 'NaN or x\_err ≥ 1' at graph 0.02, first TOP * 2.2 left front font ',7' tc rgb '#444444'
-        set xlabel (c == 2 || gi == 2) ? 'ns per step (vla3, {/:Italic d} = 16, one core)' : ''
+        set xlabel (c == 2 || gi == 2) ? 'ns per step (vla3, {/:Italic d} = ' . DD . ', one core)' : ''
         plot for [j = 1:5] pts(G, word(PRECS, j), CG) u 1:(y($2)) w lp pt (word(PSHAPE, j) + 0) ps 0.7 lw 1 lc rgb fam_color('cg1'), \
              for [j = 1:5] pts(G, word(PRECS, j), CHEB) u 1:(y($2)) w lp pt (word(PSHAPE, j) + 0) ps 0.7 lw 1 lc rgb fam_color('cheb2'), \
              for [w in ONE] for [j = 1:5] pts(G, word(PRECS, j), w) u 1:(y($2)) w p pt (word(PSHAPE, j) + 0) ps 0.8 lc rgb fam_color(w)
