@@ -28,6 +28,10 @@ Tmax = colmax(rows(sprintf("!s && $1 != \"softmax\" && $2 == \"%s\"", prec)), 5)
 dmin = colmin(rows(sprintf("!s && $1 != \"softmax\" && $2 == \"%s\"", prec)), 4)
 dmax = colmax(rows(sprintf("!s && $1 != \"softmax\" && $2 == \"%s\"", prec)), 4)
 Tsm = colmax(rows(sprintf("$1 == \"softmax\" && $2 == \"%s\" && $4 == %d && $9 == 1", prec, dref)), 5)
+# the two softmax lengths panel (a) draws: the table's two largest --Ts (the default run's 10^3, 10^4)
+TS = system(sprintf("sed -n 's/^# Ts: //p' '%s' | head -1 | tr ',' ' '", f))
+TA = word(TS, words(TS) > 1 ? words(TS) - 1 : 1)
+TB = word(TS, words(TS))
 mpt(m) = m eq 'la' ? 7 : m eq 'delta' ? 5 : m eq 'rls' ? 9 : m eq 'vla1' ? 11 : 13
 SM = '#444444'
 
@@ -59,12 +63,12 @@ do for [cols in SIZES] {
     set xtics (16, 32, 64, 128, 256)
     set format x '%g'
     smv(T) = real(system(sprintf("%s | awk '$4 == %d { print $6; exit }'", softmax_T(T)[3:], dmin)))
-    set label 1 'softmax, {/:Italic T} = 10^4' at dmin, smv(10000) * 4 left tc rgb SM
-    set label 2 'softmax, {/:Italic T} = 10^3' at dmin, smv(1000) * 4 left tc rgb SM
+    set label 1 'softmax, {/:Italic T} = ' . gprintf('%g', TB + 0) at dmin, smv(TB + 0) * 4 left tc rgb SM
+    set label 2 'softmax, {/:Italic T} = ' . gprintf('%g', TA + 0) at dmin, smv(TA + 0) * 4 left tc rgb SM
     plot for [m in MODELS] model_at_T(m, Tmax) u 4:6 w lp lw 2 pt mpt(m) ps 0.6 lc rgb model_color(m), \
-         for [T in '1000 10000'] softmax_T(T + 0) u 4:6 w l lw 1.5 lc rgb SM, \
-         for [T in '1000 10000'] softmax_T(T + 0) u 4:($9 == 1 ? $6 : NaN) w p pt 5 ps 0.5 lc rgb SM, \
-         for [T in '1000 10000'] softmax_T(T + 0) u 4:($9 == 1 ? NaN : $6) w p pt 4 ps 0.5 lc rgb SM
+         for [T in TA . ' ' . TB] softmax_T(T + 0) u 4:6 w l lw 1.5 lc rgb SM, \
+         for [T in TA . ' ' . TB] softmax_T(T + 0) u 4:($9 == 1 ? $6 : NaN) w p pt 5 ps 0.5 lc rgb SM, \
+         for [T in TA . ' ' . TB] softmax_T(T + 0) u 4:($9 == 1 ? NaN : $6) w p pt 4 ps 0.5 lc rgb SM
     unset label 1
     unset label 2
 
@@ -90,7 +94,7 @@ do for [cols in SIZES] {
     set xrange [dmin / 1.2 : dmax * 1.2]
     set xtics (16, 32, 64, 128, 256)
     set format x '%g'
-    set yrange [20 : 1e5]
+    set autoscale y  # the crossovers where they are (the default run's [20, 1e5] cropped larger ones)
     plot for [m in MODELS] cross_m(m) u 4:5 w lp lw 2 pt mpt(m) ps 0.6 lc rgb model_color(m), \
          43000 w l dt 3 lw 1.5 lc rgb REF
     set yrange [*:*]
