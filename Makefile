@@ -449,7 +449,7 @@ $(SWEEP_MK): $(SWEEP) sweeps/make-rules.awk bin/vla-sweep
 	bin/vla-sweep --dry-run --out data $(SWEEP) | awk -f sweeps/make-rules.awk > $@.tmp && mv $@.tmp $@
 
 define fig_rule
-$(call fig_files,$(1)) &: plots/$(1).gp plots/style.gp $$(call fig_tables,$(1))
+$(call fig_files,$(1)) &: plots/$(1).gp plots/style.gp plots/tables.gp $$(call fig_tables,$(1))
 	@mkdir -p $(FIGDIR)
 	gnuplot -e "dir='$(DATA)'; out='$(FIGDIR)/$(1)'; shared='$(SHARED)'" plots/$(1).gp
 endef
