@@ -6,6 +6,7 @@
 #include "engine_impl.h"
 #include "model_impl.h"
 #include "doc.h"
+#include "summary.h"
 #include "vlacuda.h"
 #include "vlastab.h"
 #include <errno.h>
@@ -175,6 +176,30 @@ static int baseline_new(vla_model **m, const vla_config *c, const vla_engine_spe
     return vla_native_create_strict(c, m);
 }
 
+/* The timed runs whose state S or read-out o was not finite at the end (run 0 of each engine): a
+ * time of Inf or NaN arithmetic must not pass unsaid (the summary line at the end) */
+static struct {
+    long runs, bad;
+    char first[96];
+} tally;
+static void tally_run(vla_engine *e)
+{
+    const vla_config *c = vla_engine_config(e);
+    const long len[2] = {(long)c->dv * c->d, c->dv};
+    const vla_quantity q[2] = {VLA_Q_S, VLA_Q_O};
+    double *buf = malloc((size_t)len[0] * sizeof *buf);
+    int ok = 1;
+    for (int k = 0; buf && k < 2; k++)
+        if (vla_engine_get(e, 0, q[k], buf) == 0)
+            for (long i = 0; i < len[k]; i++)
+                ok &= isfinite(buf[i]) != 0;
+    free(buf);
+    tally.runs++;
+    if (!ok && tally.bad++ == 0)
+        snprintf(tally.first, sizeof tally.first, "%s %s d=%d on %s", vla_model_name(c->model),
+                 vla_prec_name(c->prec), c->d, vla_backend_name(vla_engine_spec_of(e)->backend));
+}
+
 /* seconds for `steps` steps of a fresh run made by mk, the inputs cycled, after NIN warm steps
  * (caches, and the first steps' special values), on one thread */
 static double time_steps(creator mk, const vla_config *c, const inputs *x, long steps)
@@ -189,6 +214,8 @@ static double time_steps(creator mk, const vla_config *c, const inputs *x, long 
     double t0 = now();
     int r = vla_engine_advance(e, NIN + steps);
     double dt = now() - t0;
+    if (!r)
+        tally_run(e);
     vla_engine_free(e);
     return r ? NAN : dt;
 }
@@ -577,6 +604,8 @@ static double engine_rate(const vla_config *c, int runs, const inputs *x, double
         v[r] = (double)runs * steps / (now() - t0);
         t += steps;
     }
+    if (!fail)
+        tally_run(e);
     vla_engine_free(e);
     return fail ? NAN : vla_median(v, reps);
 }
@@ -744,5 +773,16 @@ int main(int argc, char **argv)
     }
     if (o.gpu)
         gpu_section(&o);
+    vla_summary sm = {.len = 0};
+    if (tally.bad)
+        vla_summary_add(&sm, 1, "the state is not finite at the end of %ld of %ld timed CPU runs "
+                        "(first: %s): their times are those of Inf or NaN arithmetic", tally.bad,
+                        tally.runs, tally.first);
+    else if (tally.runs)
+        vla_summary_add(&sm, 0, "the state is finite at the end of all %ld timed CPU runs",
+                        tally.runs);
+    if (sm.len)
+        printf("# summary: %s\n", sm.text);
+    vla_summary_say(&sm, "vla-bench");
     return 0;
 }

@@ -203,3 +203,20 @@ TEST(summary_sweep)
     free(table);
     remove_tree(dir);
 }
+
+/* vla-bench: its output ends with the summary of the timed runs' states (its prepared Gaussian
+ * inputs keep them finite: the line must say so, with the count) */
+TEST(summary_bench)
+{
+    if (!program("vla-bench")) {
+        vla_test_skip("bin/vla-bench not built");
+        return;
+    }
+    char *got = NULL;
+    int st = vla_test_sh(&got, "bin/vla-bench --cpu-only --models la --precs f32 --d 16 --quick "
+                               "2>/dev/null | tail -1");
+    CHECK_MSG(st == 0 && got && !strncmp(got, "# summary: the state is finite at the end of all ",
+                                         49) && atol(got + 49) > 0,
+              "status %d, last line '%s'", st, got ? got : "");
+    free(got);
+}
