@@ -1203,8 +1203,14 @@ static int summary(report_t *r)
         fprintf(stderr, PROG ": ... and %d more failures (see the manifest)\n", failed - shown);
     /* ... and what the cases that ran found (their tables' '# summary:' lines say it too) */
     int found = 0;
+    for (int i = 0; i < r->n; i++) {
+        case_t *c = &r->cs[i];
+        if (c->state == C_COMPLETE && !c->said[0]) /* made before (a Slurm task): its log */
+            said_summary(c->log, c->said, sizeof c->said);
+    }
     for (int i = 0; i < r->n; i++)
-        if (r->cs[i].state == C_OK && r->cs[i].said[0] && found++ < 20)
+        if ((r->cs[i].state == C_OK || r->cs[i].state == C_COMPLETE) && r->cs[i].said[0] &&
+            found++ < 20)
             fprintf(stderr, PROG ": found: %s: %s\n", r->cs[i].name, r->cs[i].said);
     if (found > 20)
         fprintf(stderr, PROG ": ... and %d more cases that found something (their logs)\n",
@@ -1317,6 +1323,7 @@ typedef struct {
     int state;
     double secs;
     char msg[MSGLEN];
+    char said[MSGLEN]; /* the case's summary (what it found), read on the rank that ran it */
 } result_t;
 
 /* runs a case to its end, passing a stop signal on to it */
@@ -1382,6 +1389,7 @@ static int run_mpi(const sweep_t *sw, report_t *r, const int *todo, int ntodo, c
             res.state = c->state;
             res.secs = c->secs;
             memcpy(res.msg, c->msg, sizeof res.msg);
+            memcpy(res.said, c->said, sizeof res.said);
         }
         free_env(env);
         return 0;
@@ -1405,6 +1413,8 @@ static int run_mpi(const sweep_t *sw, report_t *r, const int *todo, int ntodo, c
                 c->secs = res.secs;
                 memcpy(c->msg, res.msg, sizeof c->msg);
                 c->msg[sizeof c->msg - 1] = 0;
+                memcpy(c->said, res.said, sizeof c->said);
+                c->said[sizeof c->said - 1] = 0;
                 if (c->state == C_PENDING) /* a rank was interrupted: the job is going down */
                     stop_sig = stop_sig ? stop_sig : SIGTERM;
                 report(r, c);
