@@ -103,63 +103,103 @@ static void passed(result *r, int q, double err, long t)
             r->first[q][k] = t;
 }
 
-/* One configuration over every run: res[run], and the largest error over the runs at each
- * checkpoint into curve[i * NQ + q]. 0, or 1 with a one-line reason in err (the configuration
- * cannot run here: skipped). */
-static int check_one(const vla_cli *c, const vla_config *cfg, const long *cks, long nck,
-                     result *res, double *curve, char *err, size_t errlen)
+/* One configuration of a group, over every run: res[run], and the largest error over the runs at
+ * each of its checkpoints into curve[i * NQ + q]; failed, with a one-line reason in err, when it
+ * cannot run here (skipped) */
+typedef struct {
+    const vla_config *cfg;
+    const long *cks;
+    long nck, ci; /* its checkpoints, and the next one */
+    result *res;
+    double *curve;
+    char *err;
+    size_t errlen;
+    int failed;
+    vla_engine *m;
+    taps_t tm;
+} member_t;
+
+/* The configurations of a group, which share one reference (the same model, constants, input
+ * rounding and reference: the forms of a model and the policies that round their inputs alike),
+ * advanced together beside one run of it: the reference's steps, the longest work of the f64 rows
+ * at 256 bits, are taken once. Each member gets what it would get alone. */
+static void check_group(const vla_cli *c, member_t *mb, int n)
 {
+    const vla_config *cfg = mb[0].cfg;
     const int nr = c->runs, d = cfg->d, dv = cfg->dv, hasA = vla_model_has_A(cfg->model);
     vla_cli rc = *c;
     rc.ref = cfg->prec == VLA_F64 ? REF_EXACT : REF_F64;
-    vla_engine_spec sp, rs;
-    vla_cli_engine_spec(&rc, cfg, &sp);
-    sp.threads = 1; /* the rows run in parallel, each on one thread (the same bits) */
-    taps_t tm = {NULL, NULL, 0, dv, res}, tr = {NULL, NULL, 0, dv, NULL};
-    sp.taps = VLA_TAP_O | VLA_TAP_MOVED;
-    sp.on_step = on_step;
-    sp.ctx = &tm;
-    vla_cli_ref_spec(&rc, &sp, &rs);
-    rs.taps = VLA_TAP_O;
-    rs.on_step = on_step;
-    rs.ctx = &tr;
-    vla_engine *m = NULL, *ref = NULL;
+    vla_engine *ref = NULL;
+    taps_t tr = {NULL, NULL, 0, dv, NULL};
     size_t nbuf = (size_t)d * (d > dv ? d : dv);
     double *x = malloc(nbuf * sizeof *x), *y = malloc(nbuf * sizeof *y);
     double *lam = malloc((size_t)d * sizeof *lam);
-    tm.o = malloc((size_t)nr * WIN * dv * sizeof *tm.o);
     tr.o = malloc((size_t)nr * WIN * dv * sizeof *tr.o);
-    tm.seen = malloc((size_t)nr * WIN);
     tr.seen = malloc((size_t)nr * WIN);
-    int status = 0;
-    if (!x || !y || !lam || !tm.o || !tr.o || !tm.seen || !tr.seen) {
-        snprintf(err, errlen, "out of memory");
-        status = 1;
-    } else if (vla_engine_new(&m, &sp, err, errlen) || vla_engine_new(&ref, &rs, err, errlen)) {
-        status = 1;
+    char refwhy[400] = "out of memory";
+    int refbad = !x || !y || !lam || !tr.o || !tr.seen;
+    long tend = 0;
+    for (int k = 0; k < n; k++) {
+        member_t *w = &mb[k];
+        vla_engine_spec sp, rs;
+        vla_cli_engine_spec(&rc, w->cfg, &sp);
+        sp.threads = 1; /* the groups run in parallel, each on one thread (the same bits) */
+        w->tm = (taps_t){malloc((size_t)nr * WIN * dv * sizeof *w->tm.o), malloc((size_t)nr * WIN),
+                         0, dv, w->res};
+        sp.taps = VLA_TAP_O | VLA_TAP_MOVED;
+        sp.on_step = on_step;
+        sp.ctx = &w->tm;
+        memset(w->res, 0, (size_t)nr * sizeof *w->res);
+        for (long i = 0; i < w->nck * NQ; i++)
+            w->curve[i] = i % NQ == QA && !hasA ? NAN : 0;
+        w->ci = 0;
+        w->m = NULL;
+        if (!w->tm.o || !w->tm.seen)
+            w->failed = 1, snprintf(w->err, w->errlen, "out of memory");
+        else if (vla_engine_new(&w->m, &sp, w->err, w->errlen))
+            w->failed = 1;
+        if (!refbad && !ref) { /* the group's reference, from its first member's spec */
+            vla_cli_ref_spec(&rc, &sp, &rs);
+            rs.taps = VLA_TAP_O;
+            rs.on_step = on_step;
+            rs.ctx = &tr;
+            refbad = vla_engine_new(&ref, &rs, refwhy, sizeof refwhy) != 0;
+        }
+        if (!w->failed && w->nck && w->cks[w->nck - 1] > tend)
+            tend = w->cks[w->nck - 1];
     }
-    memset(res, 0, (size_t)nr * sizeof *res);
-    for (long i = 0; i < nck * NQ; i++)
-        curve[i] = i % NQ == QA && !hasA ? NAN : 0;
     long t = 0;
-    for (long i = 0; !status && i < nck; i++) {
-        while (!status && t < cks[i]) { /* the window's read-outs, step by step */
-            long to = t + WIN < cks[i] ? t + WIN : cks[i];
-            tm.t0 = tr.t0 = t;
-            if (vla_engine_advance(m, to) || vla_engine_advance(ref, to)) {
-                snprintf(err, errlen, "%s", vla_engine_error(m)[0] ? vla_engine_error(m)
-                                                                    : vla_engine_error(ref));
-                status = 1;
-                break;
+    while (!refbad && t < tend) {
+        long next = tend;
+        for (int k = 0; k < n; k++)
+            if (!mb[k].failed && mb[k].ci < mb[k].nck && mb[k].cks[mb[k].ci] < next)
+                next = mb[k].cks[mb[k].ci];
+        long to = t + WIN < next ? t + WIN : next;
+        tr.t0 = t;
+        if (vla_engine_advance(ref, to)) {
+            snprintf(refwhy, sizeof refwhy, "%s", vla_engine_error(ref));
+            refbad = 1;
+            break;
+        }
+        for (int k = 0; k < n; k++) { /* the window's read-outs, step by step */
+            member_t *w = &mb[k];
+            if (w->failed || w->ci >= w->nck)
+                continue;
+            w->tm.t0 = t;
+            if (vla_engine_advance(w->m, to)) {
+                snprintf(w->err, w->errlen, "%s", vla_engine_error(w->m));
+                w->failed = 1;
+                continue;
             }
+            double *cv = w->curve + w->ci * NQ;
             for (int h = 0; h < nr; h++)
                 for (long s = 0; s < to - t; s++) {
                     double e;
-                    const double *om = tm.o + ((size_t)h * WIN + s) * dv;
+                    const double *om = w->tm.o + ((size_t)h * WIN + s) * dv;
                     const double *oref = tr.o + ((size_t)h * WIN + s) * dv;
-                    result *r = &res[h];
+                    result *r = &w->res[h];
                     int zero = 1, finite = 1;
-                    if (!tm.seen[(size_t)h * WIN + s]) /* inside a chunk: no read-out yet */
+                    if (!w->tm.seen[(size_t)h * WIN + s]) /* inside a chunk: no read-out yet */
                         continue;
                     for (int j = 0; j < dv; j++)
                         zero &= om[j] == 0, finite &= isfinite(om[j]) != 0;
@@ -168,67 +208,77 @@ static int check_one(const vla_cli *c, const vla_config *cfg, const long *cks, l
                     if (zero && vla_fro(oref, dv) > 0 && !r->nzero++)
                         r->ozero = t + s + 1;
                     passed(r, QO, e = relerr(om, oref, dv), t + s + 1);
-                    if (!(e <= curve[i * NQ + QO]))
-                        curve[i * NQ + QO] = e;
+                    if (!(e <= cv[QO]))
+                        cv[QO] = e;
                 }
-            t = to;
         }
-        for (int h = 0; !status && h < nr; h++) { /* the checkpoint's measures of the state */
-            result *r = &res[h];
-            vla_engine_get(m, h, VLA_Q_S, x);
-            vla_engine_get(ref, h, VLA_Q_S, y);
-            passed(r, QS, relerr(x, y, (long)d * dv), t);
-            if (hasA) {
-                vla_engine_get(m, h, VLA_Q_A, x);
-                vla_engine_get(ref, h, VLA_Q_A, y);
-                passed(r, QA, relerr(x, y, (long)d * d), t);
-                /* the smallest eigenvalue of A's symmetric part, as vla-drift's lambda_min */
-                if (!r->notpd && (vref_sym_eig(x, d, lam) || !(lam[0] > 0)))
-                    r->notpd = t;
+        t = to;
+        for (int k = 0; k < n; k++) { /* the checkpoint's measures of the state, where it is one */
+            member_t *w = &mb[k];
+            if (w->failed || w->ci >= w->nck || w->cks[w->ci] != t)
+                continue;
+            vla_engine *m = w->m;
+            double *cv = w->curve + w->ci++ * NQ;
+            for (int h = 0; h < nr; h++) {
+                result *r = &w->res[h];
+                vla_engine_get(m, h, VLA_Q_S, x);
+                vla_engine_get(ref, h, VLA_Q_S, y);
+                passed(r, QS, relerr(x, y, (long)d * dv), t);
+                if (hasA) {
+                    vla_engine_get(m, h, VLA_Q_A, x);
+                    vla_engine_get(ref, h, VLA_Q_A, y);
+                    passed(r, QA, relerr(x, y, (long)d * d), t);
+                    /* the smallest eigenvalue of A's symmetric part, as vla-drift's lambda_min */
+                    if (!r->notpd && (vref_sym_eig(x, d, lam) || !(lam[0] > 0)))
+                        r->notpd = t;
+                }
+                if (!r->nonfinite && !vla_cli_run_finite(m, h, x))
+                    r->nonfinite = t;
+                /* stagnation: under half of A's diagonal moved over the window (vla-drift's
+                 * a_moved_diag; README "Where round-to-nearest stagnates") */
+                if (r->steps && !r->stagnant && 2 * r->moved < (long)d * r->steps)
+                    r->stagnant = t;
+                r->moved = r->steps = 0;
+                vla_counts cn;
+                vla_engine_counts(m, h, &cn);
+                r->guards = cn.guard;
+                if (cn.guard && !r->guard_t)
+                    r->guard_t = t;
+                if (w->cfg->normalize && vla_engine_get(m, h, VLA_Q_N, x) == 0 &&
+                    vla_engine_get(ref, h, VLA_Q_N, y) == 0) {
+                    double e = relerr(x, y, d);
+                    r->nerr = e > r->nerr || e != e ? e : r->nerr;
+                    r->nsum = 0;
+                    for (int j = 0; j < d; j++)
+                        r->nsum += fabs(x[j]);
+                }
             }
-            if (!r->nonfinite && !vla_cli_run_finite(m, h, x))
-                r->nonfinite = t;
-            /* stagnation: under half of A's diagonal moved over the window (vla-drift's
-             * a_moved_diag; README "Where round-to-nearest stagnates") */
-            if (r->steps && !r->stagnant && 2 * r->moved < (long)d * r->steps)
-                r->stagnant = t;
-            r->moved = r->steps = 0;
-            vla_counts k;
-            vla_engine_counts(m, h, &k);
-            r->guards = k.guard;
-            if (k.guard && !r->guard_t)
-                r->guard_t = t;
-            if (cfg->normalize && vla_engine_get(m, h, VLA_Q_N, x) == 0 &&
-                vla_engine_get(ref, h, VLA_Q_N, y) == 0) {
-                double e = relerr(x, y, d);
-                r->nerr = e > r->nerr || e != e ? e : r->nerr;
-                r->nsum = 0;
-                for (int j = 0; j < d; j++)
-                    r->nsum += fabs(x[j]);
-            }
+            /* the figure's curves: the worst run at the checkpoint (o: over the window's steps) */
+            for (int q = QS; q <= QA; q++)
+                for (int h = 0; h < nr && !(q == QA && !hasA); h++) {
+                    vla_quantity qq = q == QS ? VLA_Q_S : VLA_Q_A;
+                    long len = q == QS ? (long)d * dv : (long)d * d;
+                    vla_engine_get(m, h, qq, x);
+                    vla_engine_get(ref, h, qq, y);
+                    double e = relerr(x, y, len);
+                    if (!(e <= cv[q]))
+                        cv[q] = e;
+                }
         }
-        /* the figure's curves: the worst run at each checkpoint (o: over the window's steps) */
-        for (int q = QS; q <= QA; q++)
-            for (int h = 0; h < nr && !status && !(q == QA && !hasA); h++) {
-                vla_quantity qq = q == QS ? VLA_Q_S : VLA_Q_A;
-                long n = q == QS ? (long)d * dv : (long)d * d;
-                vla_engine_get(m, h, qq, x);
-                vla_engine_get(ref, h, qq, y);
-                double e = relerr(x, y, n);
-                if (!(e <= curve[i * NQ + q]))
-                    curve[i * NQ + q] = e;
-            }
     }
-    vla_engine_free(m);
+    for (int k = 0; k < n; k++) {
+        if (refbad && !mb[k].failed)
+            mb[k].failed = 1, snprintf(mb[k].err, mb[k].errlen, "%s", refwhy);
+        vla_engine_free(mb[k].m);
+        free(mb[k].tm.o);
+        free(mb[k].tm.seen);
+    }
     vla_engine_free(ref);
     free(x);
     free(y);
     free(lam);
-    free(tm.o);
     free(tr.o);
-    free(tm.seen);
     free(tr.seen);
-    return status;
 }
 
 /* res[0] becomes the worst of the runs: the earliest steps, the largest errors; *head the run
@@ -546,6 +596,20 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
     return 0;
 }
 
+/* what a configuration's reference is, in words: rows with the same key share one run of it */
+static void ref_key(const vla_cli *c, const vla_config *cfg, char *key, size_t len)
+{
+    vla_cli rc = *c;
+    rc.ref = cfg->prec == VLA_F64 ? REF_EXACT : REF_F64;
+    vla_engine_spec sp, rs;
+    char desc[1024];
+    vla_cli_engine_spec(&rc, cfg, &sp);
+    vla_cli_ref_spec(&rc, &sp, &rs);
+    vla_config_describe(&rs.cfg, desc, sizeof desc);
+    snprintf(key, len, "%s %d %ld %s", vla_backend_name(rs.backend), (int)rs.round_inputs,
+             rs.ref_bits, desc);
+}
+
 int main(int argc, char **argv)
 {
     static opts_t o = {.threshold = 0.1, .report = "vla-check", .forms = "seq,chunk:64"};
@@ -747,13 +811,45 @@ int main(int argc, char **argv)
                     nrows++;
                 }
     }
-    /* the f64 rows first: their exact reference is the longest work, and the rows run in
-     * parallel, each on one thread */
+    /* the groups: the rows that share a reference (ref_key), each advanced beside one run of it;
+     * the f64 groups first, since their exact reference is the longest work, and the groups run
+     * in parallel, each on one thread. order: the rows group by group, from group[g] to
+     * group[g + 1] */
+    int ngroups = 0, *group = calloc((size_t)cap + 1, sizeof *group);
+    char (*key)[1200] = calloc((size_t)cap, sizeof *key);
+    int *gof = calloc((size_t)cap, sizeof *gof);
+    if (!group || !key || !gof)
+        return 1;
+    for (int i = 0; i < nrows; i++) {
+        gof[i] = -1;
+        if (rows[i].refused)
+            continue;
+        ref_key(&c, &rows[i].cfg, key[i], sizeof key[i]);
+        for (int j = 0; j < i && gof[i] < 0; j++)
+            if (gof[j] >= 0 && !strcmp(key[i], key[j]))
+                gof[i] = gof[j];
+        if (gof[i] < 0)
+            gof[i] = ngroups++;
+    }
     int k = 0;
     for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < nrows; i++)
-            if ((rows[i].cfg.prec == VLA_F64) == !pass)
-                order[k++] = i;
+        for (int g = 0; g < ngroups; g++) {
+            int first = -1;
+            for (int i = 0; i < nrows && first < 0; i++)
+                first = gof[i] == g ? i : -1;
+            if ((rows[first].cfg.prec == VLA_F64) != !pass)
+                continue;
+            for (int i = 0; i < nrows; i++)
+                if (gof[i] == g)
+                    order[k++] = i;
+        }
+    /* the groups' bounds in order */
+    int ng = 0;
+    for (int j = 0; j < k; j++)
+        if (!j || gof[order[j]] != gof[order[j - 1]])
+            group[ng++] = j;
+    group[ng] = k;
+    free(key);
 
     /* an unwritable table fails now, not after the work; from here SIGINT stops the engines */
     vla_dat *out = vla_cli_out(&c, &spec);
@@ -763,24 +859,34 @@ int main(int argc, char **argv)
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1)
 #endif
-    for (int j = 0; j < nrows; j++) {
-        row_t *w = &rows[order[j]];
-        result *res = calloc((size_t)c.runs, sizeof *res);
-        if (!res)
-            snprintf(w->skip, sizeof w->skip, "out of memory");
-        else if (!w->refused && !vla_cli_stop &&
-                 check_one(&c, &w->cfg, w->cks, w->nck, res, w->curve, w->skip,
-                           sizeof w->skip) == 0) {
-            w->ran = 1;
-            merge(res, c.runs, &w->head);
-            w->r = res[0];
-            judge(w, o.threshold);
+    for (int g = 0; g < ng; g++) {
+        const int n = group[g + 1] - group[g];
+        member_t *mb = calloc((size_t)n, sizeof *mb);
+        result *res = calloc((size_t)n * c.runs, sizeof *res);
+        for (int j = 0; mb && res && j < n; j++) {
+            row_t *w = &rows[order[group[g] + j]];
+            mb[j] = (member_t){&w->cfg, w->cks, w->nck, 0, res + (size_t)j * c.runs, w->curve,
+                               w->skip, sizeof w->skip, 0, NULL, {0}};
         }
+        if (mb && res && !vla_cli_stop)
+            check_group(&c, mb, n);
+        for (int j = 0; j < n; j++) {
+            row_t *w = &rows[order[group[g] + j]];
+            if (!mb || !res)
+                snprintf(w->skip, sizeof w->skip, "out of memory");
+            else if (!mb[j].failed && !vla_cli_stop) {
+                w->ran = 1;
+                merge(mb[j].res, c.runs, &w->head);
+                w->r = mb[j].res[0];
+                judge(w, o.threshold);
+            }
+        }
+        free(mb);
         free(res);
 #ifdef _OPENMP
 #pragma omp critical(check_progress)
 #endif
-        vla_progress_update(&prog, ++done);
+        vla_progress_update(&prog, done += n);
     }
     if (vla_cli_stop) { /* the table closed without its columns line is discarded */
         fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n", (int)vla_cli_stop);
@@ -887,6 +993,8 @@ int main(int argc, char **argv)
     }
     free(rows);
     free(order);
+    free(group);
+    free(gof);
     free(av);
     return gate;
 }
