@@ -176,26 +176,33 @@ static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v,
  * multiples of C only, so the horizon is rounded down to one (and must hold a chunk), an mqar
  * stream's reads must follow a whole number of chunks; delta's gates and decays have no chunk or
  * scan here, which step 1 of head 0 tells for a stream that carries them */
+const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg)
+{
+    vla_stream *s;
+    vla_step_buf b;
+    char err[256];
+    const char *why = NULL;
+    if (vla_stream_open(&s, c->stream, cfg->d, cfg->dv, c->seed, err, sizeof err))
+        return NULL; /* (the parser checked the stream) */
+    if (vla_step_buf_alloc(&b, cfg->d, cfg->dv) == 0) {
+        if (vla_stream_get(s, 0, 1, &b) == 0) {
+            vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
+            why = vla_form_input_why(cfg, &in);
+        }
+        vla_step_buf_free(&b);
+    }
+    vla_stream_close(s);
+    return why;
+}
+
 static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *form)
 {
     const int C = c->cfg.form == VLA_FORM_CHUNK ? c->cfg.chunk : 1;
     if (C > c->steps)
         vla_cli_die(spec, "--form %s: C = %d exceeds the %ld steps", form, C, c->steps);
     c->steps = c->steps / C * C;
-    vla_stream *s;
-    vla_step_buf b;
-    char err[256];
-    if (vla_stream_open(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, err, sizeof err) ||
-        vla_step_buf_alloc(&b, c->cfg.d, c->cfg.dv))
-        vla_cli_die(spec, "--stream: %s", err);
     long n, G;
-    const char *why = NULL;
-    if (vla_stream_get(s, 0, 1, &b) == 0) {
-        vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
-        why = vla_form_input_why(&c->cfg, &in);
-    }
-    vla_step_buf_free(&b);
-    vla_stream_close(s);
+    const char *why = vla_cli_form_input_why(c, &c->cfg);
     if (why)
         vla_cli_die(spec, "--form %s with --stream %s: %s", form, c->stream, why);
     if (sscanf(c->stream, "mqar:%ld,%ld", &n, &G) == 2 && (n + G) % C)

@@ -797,6 +797,8 @@ int main(int argc, char **argv)
                                  "steps", w->form, C, c.steps);
                         w->refused = 1;
                     }
+                    if (!why && !w->refused)
+                        why = vla_cli_form_input_why(&c, g); /* delta's gates in a chunk */
                     if (why) {
                         snprintf(w->skip, sizeof w->skip, "%s", why);
                         w->refused = 1;

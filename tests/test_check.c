@@ -306,5 +306,21 @@ TEST_SLOW(check_forms_and_ways)
               row_named(out, "vla3 f32 sm seq", cells, 24) == 22,
               "--tracks sm,cg:4: exit %d, %s", st, out ? out : "");
     free(out);
+    /* delta's row gates (g.npy) have no chunk form: refused with the input's reason, seq runs */
+    double *g = malloc(sizeof(double) * H * T * D);
+    char path[128];
+    snprintf(path, sizeof path, "%s/g.npy", dir);
+    for (long i = 0; g && i < H * T * D; i++)
+        g[i] = 0.5;
+    long shape[3] = {H, T, D};
+    CHECK(g && vla_npy_write(path, g, 3, shape) == 0);
+    free(g);
+    st = vla_test_sh(&out, "bin/vla-check trace:%s --models delta --precisions f32 --forms "
+                           "seq,chunk:64 --d %d --report none 2>/dev/null", dir, D);
+    CHECK_MSG(st == 0 && out && strstr(out, "\n# refused: delta f32 sm chunk:64: the input's row "
+                                            "gates g") &&
+              row_named(out, "delta f32 sm seq", cells, 24) == 22,
+              "delta with g.npy: exit %d, %s", st, out ? out : "");
+    free(out);
     rm_dir(dir);
 }
