@@ -174,8 +174,9 @@ static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v,
 
 /* what the form asks of the horizon and the stream (docs/forms.md): a chunk form has a state at
  * multiples of C only, so the horizon is rounded down to one (and must hold a chunk), an mqar
- * stream's reads must follow a whole number of chunks; delta's gates and decays have no chunk or
- * scan here, which step 1 of head 0 tells for a stream that carries them */
+ * stream's reads must follow a whole number of chunks; delta's row gates have no chunk or scan
+ * here, which step 1 of head 0 tells, and a chunk takes no decay of 0, which every step of every
+ * run of a stream with decays is looked at for */
 static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *form)
 {
     const int C = c->cfg.form == VLA_FORM_CHUNK ? c->cfg.chunk : 1;
@@ -190,10 +191,14 @@ static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *
         vla_cli_die(spec, "--stream: %s", err);
     long n, G;
     const char *why = NULL;
-    if (vla_stream_get(s, 0, 1, &b) == 0) {
-        vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
-        why = vla_form_input_why(&c->cfg, &in);
-    }
+    const long T = vla_stream_optional(s) & VLA_IN_DECAY ? c->steps : 1;
+    for (int h = 0; h < (T > 1 ? c->runs : 1) && !why; h++)
+        for (long t = 1; t <= T && !why && vla_stream_get(s, (uint32_t)h, t, &b) == 0; t++) {
+            vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
+            if ((why = vla_form_input_why(&c->cfg, &in)) && T > 1)
+                vla_cli_die(spec, "--form %s with --stream %s: head %d, step %ld: %s", form,
+                            c->stream, h, t, why);
+        }
     vla_step_buf_free(&b);
     vla_stream_close(s);
     if (why)
