@@ -174,10 +174,13 @@ static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v,
 
 /* what the form asks of the horizon and the stream (docs/forms.md): a chunk form has a state at
  * multiples of C only, so the horizon is rounded down to one (and must hold a chunk), an mqar
- * stream's reads must follow a whole number of chunks; delta's gates and decays have no chunk or
- * scan here, which step 1 of head 0 tells for a stream that carries them */
+ * stream's reads must follow a whole number of chunks. Why cfg's form does not take the inputs of
+ * c's stream (NULL: it does): delta's row gates have no chunk or scan here, which step 1 of head 0
+ * tells, and a chunk takes no decay of 0, which every step of every run of a stream with decays
+ * is looked at for (the reason then names the head and the step) */
 const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg)
 {
+    static char msg[400];
     vla_stream *s;
     vla_step_buf b;
     char err[256];
@@ -185,10 +188,15 @@ const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg)
     if (vla_stream_open(&s, c->stream, cfg->d, cfg->dv, c->seed, err, sizeof err))
         return NULL; /* (the parser checked the stream) */
     if (vla_step_buf_alloc(&b, cfg->d, cfg->dv) == 0) {
-        if (vla_stream_get(s, 0, 1, &b) == 0) {
-            vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
-            why = vla_form_input_why(cfg, &in);
-        }
+        const long T = vla_stream_optional(s) & VLA_IN_DECAY ? c->steps : 1;
+        for (int h = 0; h < (T > 1 ? c->runs : 1) && !why; h++)
+            for (long t = 1; t <= T && !why && vla_stream_get(s, (uint32_t)h, t, &b) == 0; t++) {
+                vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
+                if ((why = vla_form_input_why(cfg, &in)) && T > 1) {
+                    snprintf(msg, sizeof msg, "head %d, step %ld: %s", h, t, why);
+                    why = msg;
+                }
+            }
         vla_step_buf_free(&b);
     }
     vla_stream_close(s);

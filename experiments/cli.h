@@ -59,8 +59,9 @@ void vla_cli_provenance(vla_dat *f, const vla_cli *c);
 /* "q.npy k.npy v.npy beta.npy; u = k (no u.npy), ...": a trace's files and the fallbacks of the
  * absent ones, for the header and reports ("a synthetic stream" for the others) */
 void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len);
-/* Why the stream's inputs do not fit cfg's form (delta's gates or decays in a chunk or a scan:
- * vla_form_input_why on its first step), NULL when they do */
+/* Why the stream's inputs do not fit cfg's form, NULL when they do (vla_form_input_why: delta's
+ * row gates in a chunk or a scan, on the first step; a decay of 0 in a chunk, on every step of
+ * every run of a stream that carries decays, and the reason then names the head and the step) */
 const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg);
 /* the configuration of model mk as the command line makes it: the model's defaults at c's d,
  * then c's dv, precision, mode and way, then every --set in order */

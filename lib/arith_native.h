@@ -15,8 +15,12 @@
  *   SETD(r, c)   the binary64 constant c rounded to the compute format; SETI(r, i) an integer
  *   STORE(r)     round r to the storage format (state written back)
  *   STORE_I(r)   round r to the io format (a chunk form's intermediate; recur.h's default: STORE)
- *   LOAD_IN(r, x), LOAD_PHI(r, x): an input x (binary64) rounded to the io format, and
- *                phi(x) computed in binary64 then rounded to the io format
+ *   LOAD_IN(r, x), LOAD_PHI(r, x), LOAD_LOG(r, x): an input x (binary64) rounded to the io
+ *                format, and phi or log of that rounded input computed in binary64 then rounded
+ *                to the io format (host only)
+ *   EXP(r, a)    exp(a) as the feature map takes it: the C library's binary64 exp of a (exact
+ *                in binary64), rounded once to the compute format (the exact reference: MPFR's
+ *                exp at its precision)
  *   ISFIN(a), LESS(a, b), ABSLESS(a, b) (|a| < b), CMPD(a, c) (sign of a - c, c a double),
  *   TINY (the compute format's smallest normal), TOD(a) (to binary64)
  *   NUM_ALLOC(n), NUM_FREE(p, n), ARITH_ENTER/ARITH_LEAVE (around a public entry)
@@ -75,6 +79,8 @@ static inline double vla_round_in(vla_fmt f, double x)
 #define STORE(r) ((r) = RS(r))
 #define LOAD_IN(r, x) ((r) = (NUM)vla_round_in(FMT_I, (x)))
 #define LOAD_PHI(r, x) ((r) = (NUM)vla_round_in(FMT_I, vla_phi_d(vla_round_in(FMT_I, (x)))))
+#define LOAD_LOG(r, x) ((r) = (NUM)vla_round_in(FMT_I, log(vla_round_in(FMT_I, (x)))))
+#define EXP(r, a) ((r) = (NUM)vla_round_fmt(FMT_C, exp((double)(a))))
 #define ISFIN(a) isfinite(a)
 #define LESS(a, b) ((a) < (b))
 #define ABSLESS(a, b) (fabs((double)(a)) < (double)(b))

@@ -328,8 +328,10 @@ static int models_run_to(mself *s, int run, long t)
         r = x->raw.is_read ? vla_model_read(x->m, in.q) : vla_model_step(x->m, &in);
         if (r == VLA_EINTR) /* a step given up (the exact backend): no failure, a stop */
             return r;
+        const char *why = r == VLA_ENOTSUP ? vla_form_input_why(&sp->cfg, &in) : NULL;
         if (r)
-            return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, step, vla_strerror(r));
+            return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, step,
+                                   why ? why : vla_strerror(r));
         x->t = step;
         if (!sp->on_step)
             continue;

@@ -75,6 +75,8 @@ int vla_input_check(const vla_config *cfg, const vla_input *in)
         (in->u && !finite_all(in->u, cfg->d)) || (in->g && !finite_all(in->g, cfg->dv)) ||
         isinf(in->beta) || isinf(in->decay))
         return VLA_ENONFINITE;
+    if (in->decay < 0 || in->decay > 1) /* (NaN: the default, 1) */
+        return VLA_ERANGE;
     return vla_form_input_why(cfg, in) ? VLA_ENOTSUP : VLA_OK;
 }
 

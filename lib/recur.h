@@ -894,10 +894,13 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
         COPY(E(s->beta_decay, 0), E(s->c, C_BETA));
     else
         LOAD_IN(E(s->beta_decay, 0), in->beta);
-    if (isnan(in->decay))
+    if (isnan(in->decay)) {
         SETI(E(s->beta_decay, 1), 1);
-    else
+        SETI(E(s->beta_decay, 2), 0);
+    } else { /* log(a), an input as fla's g (a = 0: -Inf, which vla_form_input_why refuses) */
         LOAD_IN(E(s->beta_decay, 1), in->decay);
+        LOAD_LOG(E(s->beta_decay, 2), in->decay);
+    }
 }
 #endif
 

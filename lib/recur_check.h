@@ -49,6 +49,9 @@
 #ifndef SQRT
 #error "recur.h: the includer did not define SQRT (r = sqrt(a), rounded)"
 #endif
+#ifndef EXP
+#error "recur.h: the includer did not define EXP (r = exp(a): binary64 exp rounded to the compute format)"
+#endif
 #ifndef COPY
 #error "recur.h: the includer did not define COPY (r = a, exact)"
 #endif
@@ -88,6 +91,9 @@
 #endif
 #ifndef LOAD_PHI
 #error "recur.h: the includer did not define LOAD_PHI (phi of an input, rounded to the storage format)"
+#endif
+#ifndef LOAD_LOG
+#error "recur.h: the includer did not define LOAD_LOG (log of an input, rounded to the io format)"
 #endif
 #ifndef TOD
 #error "recur.h: the includer did not define TOD (a number to binary64)"

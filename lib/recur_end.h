@@ -31,6 +31,8 @@
 #undef SETD
 #undef LOAD_IN
 #undef LOAD_PHI
+#undef LOAD_LOG
+#undef EXP
 #undef TOD
 #undef NUM_ALLOC
 #undef NUM_FREE

@@ -81,6 +81,18 @@ VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C)
     FRAME_END;
 }
 
+/* m <- m exp(gamma_r - gamma_c): a chunk matrix's entry (r, c), c <= r, decayed from token c to
+ * token r (fla's exp of the cumulative log-decays' difference) */
+VLA_FN void FN(chunk_decay)(CXP, ST *s, NREF m, long r, long c)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    SUB(t, E(s->cg, r), E(s->cg, c));
+    EXP(t, t);
+    MUL(R(m), R(m), t);
+    FRAME_END;
+}
+
 /* The chunk of S_t = S_{t-1} (I - a_t b_t^T) + c_t b_t^T, fla's chunked delta rule (a = beta
  * k, b = k, c = beta v) with distinct left and right vectors (vla3: a = k', b = alpha, c = v;
  * rls: a = k, b = the gain). With E's rows e_t = c_t - S_{t-1} a_t, the S_t the write makes,
@@ -90,15 +102,28 @@ VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C)
  * masked scores P = Y B^T, y the queries (qa: VLA_IN_pq or VLA_IN_q). wy 0 (la): no
  * correction, E = C. beta: a = beta x, c = beta v (delta). acc_n: n_C = n_0 + sum phi(k_t),
  * den_i = n_0 . y_i + sum_{t <= i} phi(k_t) . y_i floored at floor (when the model normalizes).
+ * decay (delta's, fla's gated delta rule S_t = a_t S_{t-1} (I - beta k k^T) + beta v k^T): with
+ * gamma_i = sum_{t <= i} log a_t (cumulative in the compute format), L_ts and P_ts take
+ * exp(gamma_t - gamma_s), W's rows exp(gamma_t), the read-out's S_0 y_i exp(gamma_i), and
+ * S_C = exp(gamma_C) S_0 + sum_t exp(gamma_C - gamma_t) e_t b_t^T.
  * In: cx (x_t), cy (b_t), the buffer; out: S, n, o, the read-outs co. */
-VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int qa, int acc_n, NREF floor)
+VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int acc_n, NREF floor)
 {
     FRAME_BEGIN;
     SCALAR(acc);
     SCALAR(t);
+    SCALAR(gl);
     const int d = s->d, dv = s->dv, C = s->cfg.chunk;
     const long rl = VLA_INPUT_LEN, oq = vla_in_off(qa, d, dv);
-    NUM *X = s->cx, *B = s->cy, *U = s->ce, *M = s->cm, *cb = s->cb;
+    NUM *X = s->cx, *B = s->cy, *U = s->ce, *M = s->cm, *cb = s->cb, *G = s->cg;
+    if (decay) { /* gamma, one thread's running sum (fla's chunk_local_cumsum), and exp(gamma_C) */
+        VLA_PFOR(i, 0, 1) {
+            COPY(E(G, 0), E(cb, CB_AT(0, beta_decay) + 2));
+            for (int r = 1; r < C; r++)
+                ADD(E(G, r), E(G, r - 1), E(cb, CB_AT(r, beta_decay) + 2));
+        }
+        EXP(gl, E(G, C - 1));
+    }
     /* C = the values (times beta), A = x times beta, rounded to io (fla: (v * beta).to(v.dtype)) */
     VLA_PFOR(i, 0, C * dv) {
         long j = i / dv;
@@ -117,10 +142,21 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int qa, int acc_n, NREF f
         /* L below the diagonal of M */
         VLA_PFOR(i, 0, C * C) {
             long r = i / C, c = i % C;
-            if (c < r)
+            if (c < r) {
                 FN(dot_at)(CX, P(E(M, i)), X, r * d, B, c * d, d);
+                if (decay)
+                    FN(chunk_decay)(CX, s, P(E(M, i)), r, c);
+            }
         }
         FN(chunk_ut)(CX, M, C);
+        if (decay) /* W's operand beta_t exp(gamma_t) k'_t, rounded once (fla: k * beta * exp(g)) */
+            VLA_PFOR(i, 0, C * d) {
+                TEMP(t);
+                EXP(t, E(G, i / d));
+                MUL(E(X, i), E(cb, CB_AT(i / d, beta_decay)), E(B, i));
+                MUL(E(X, i), E(X, i), t);
+                STORE_I(E(X, i));
+            }
         FN(chunk_tri)(CX, M, X, C, d);  /* W */
         FN(chunk_tri)(CX, M, U, C, dv); /* U */
     }
@@ -140,6 +176,8 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int qa, int acc_n, NREF f
         long r = i / C, c = i % C;
         if (c <= r) {
             FN(dot_at)(CX, P(E(M, i)), cb, r * rl + oq, B, c * d, d);
+            if (decay)
+                FN(chunk_decay)(CX, s, P(E(M, i)), r, c);
             STORE_I(E(M, i));
         }
     }
@@ -159,6 +197,10 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int qa, int acc_n, NREF f
     VLA_PFOR(i, 0, C * dv) {
         long r = i / dv, a = i % dv;
         FN(dot_at)(CX, P(E(s->co, i)), s->s0, a * d, cb, r * rl + oq, d);
+        if (decay) {
+            EXP(acc, E(G, r));
+            MUL(E(s->co, i), E(s->co, i), acc);
+        }
         MUL(acc, E(M, r * C), E(U, a));
         for (int c = 1; c <= r; c++) {
             TEMP(t);
@@ -169,7 +211,16 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int qa, int acc_n, NREF f
         if (s->cfg.normalize)
             DIV(E(s->co, i), E(s->co, i), E(s->cr, r));
     }
-    /* S_C = S_0 + E^T B; n_C = n_0 + sum phi(k_t) */
+    /* S_C = S_0 + E^T B; n_C = n_0 + sum phi(k_t). With a decay, e_t exp(gamma_C - gamma_t) is
+     * rounded to io again (fla rounds that product once, from e_t in binary32) */
+    if (decay)
+        VLA_PFOR(i, 0, C * dv) {
+            TEMP(t);
+            SUB(t, E(G, C - 1), E(G, i / dv));
+            EXP(t, t);
+            MUL(E(U, i), E(U, i), t);
+            STORE_I(E(U, i));
+        }
     VLA_PFOR(i, 0, dv * d) {
         long a = i / d, c = i % d;
         MUL(acc, E(U, a), E(B, c));
@@ -178,6 +229,8 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int qa, int acc_n, NREF f
             MUL(t, E(U, (long)r * dv + a), E(B, (long)r * d + c));
             ADD(acc, acc, t);
         }
+        if (decay)
+            MUL(E(s->S, i), E(s->S, i), gl);
         ADD(E(s->S, i), E(s->S, i), acc);
         STORE(E(s->S, i));
     }
@@ -340,7 +393,7 @@ VLA_FN void FN(chunk_la)(CXP, ST *s)
         COPY(E(s->cy, i), E(s->cb, CB_AT(i / d, pk) + i % d));
     FN(chunk_slot)(CX, s, C - 1, 0);
     FN(vec_la)(CX, s);
-    FN(chunk_wy)(CX, s, 0, 0, VLA_IN_pq, 1, P(E(s->c, C_EPS_O)));
+    FN(chunk_wy)(CX, s, 0, 0, 0, VLA_IN_pq, 1, P(E(s->c, C_EPS_O)));
 }
 
 VLA_FN void FN(chunk_delta)(CXP, ST *s)
@@ -352,7 +405,8 @@ VLA_FN void FN(chunk_delta)(CXP, ST *s)
         FN(chunk_row)(CX, s->cy, r, s->kp, d);
         FN(chunk_row)(CX, s->cx, r, s->kp, d);
     }
-    FN(chunk_wy)(CX, s, 1, 1, VLA_IN_pq, 0, P(E(s->c, C_STAB)));
+    FN(chunk_wy)(CX, s, 1, 1, s->cfg.delta_form == VLA_DELTA_DECAY, VLA_IN_pq, 0,
+                  P(E(s->c, C_STAB)));
 }
 
 /* the chunk's u' (uprime_<tok> of each token) into cu, and the factor of its capacitance */
@@ -378,7 +432,7 @@ VLA_FN void FN(chunk_rls)(CXP, ST *s)
     VLA_PFOR(j, 0, d)
         COPY(E(s->kp, j), E(s->k, j));
     FN(chunk_update_A)(CX, s);
-    FN(chunk_wy)(CX, s, 1, 0, VLA_IN_q, 0, P(E(s->c, C_STAB)));
+    FN(chunk_wy)(CX, s, 1, 0, 0, VLA_IN_q, 0, P(E(s->c, C_STAB)));
 }
 
 /* vla1: A blockwise, S token by token (its clipped error is no WY form), each read-out o = S
@@ -416,7 +470,7 @@ VLA_FN void FN(chunk_vla3)(CXP, ST *s)
     }
     FN(chunk_update_A)(CX, s);
     FN(nudge)(CX, s);
-    FN(chunk_wy)(CX, s, 1, 0, VLA_IN_pq, 1, P(E(s->c, C_STAB)));
+    FN(chunk_wy)(CX, s, 1, 0, 0, VLA_IN_pq, 1, P(E(s->c, C_STAB)));
 }
 
 /* a chunk form's step: the inputs into the chunk's buffer; at its last token, the chunk */
@@ -438,12 +492,13 @@ VLA_FN void FN(chunk_step)(CXP, ST *s)
     }
 }
 
-/* ---- scan: S_t = S_{t-1} J_t + B_t (J_t = I - k' alpha^T, B_t = v alpha^T; la: J = I,
- * B = v phi(k)^T) and n_t = n_{t-1} + phi(k_t) by Blelloch's scan, online: level l holds the
- * combination of an aligned block of 2^l steps, present where bit l of t is set. A step combines
- * its element with the blocks its carry passes (the up-sweep, (J_a, B_a) then (J_b, B_b) giving
- * (J_a J_b, B_a J_b + B_b)), and S_t is the fold of t's blocks from the largest down (the
- * down-sweep's order), so every sum in S_t has a depth of about 2 log2 t instead of t. ---- */
+/* ---- scan: S_t = S_{t-1} J_t + B_t (J_t = I - k' alpha^T, delta's decay a_t (I - k' alpha^T);
+ * B_t = v alpha^T; la: J = I, B = v phi(k)^T) and n_t = n_{t-1} + phi(k_t) by Blelloch's scan,
+ * online: level l holds the combination of an aligned block of 2^l steps, present where bit l
+ * of t is set. A step combines its element with the blocks its carry passes (the up-sweep,
+ * (J_a, B_a) then (J_b, B_b) giving (J_a J_b, B_a J_b + B_b)), and S_t is the fold of t's blocks
+ * from the largest down (the down-sweep's order), so every sum in S_t has a depth of about
+ * 2 log2 t instead of t. ---- */
 
 /* (jb, bb, nb) <- the block at level l combined with them on their left: (J_l J_b, B_l J_b +
  * B_b, n_l + n_b); jb NULL: J = I (la); nb NULL: no n */
@@ -503,6 +558,7 @@ VLA_FN void FN(scan_step)(CXP, ST *s)
     SCALAR(id);
     const int d = s->d, dv = s->dv, J = s->cfg.model != VLA_LA, acc_n = s->cfg.model == VLA_LA ||
                                                                         s->cfg.model == VLA_VLA3;
+    const int decay = s->cfg.model == VLA_DELTA && s->cfg.delta_form == VLA_DELTA_DECAY;
     const long before = s->t - 1;
     switch (s->cfg.model) {
 #define VLA_X_(ID, tok, has_A, normalize)                                                         \
@@ -527,6 +583,8 @@ VLA_FN void FN(scan_step)(CXP, ST *s)
             SETI(id, a == c);
             MUL(t, E(s->kp, a), E(s->al, c));
             SUB(E(s->tj, i), id, t);
+            if (decay) /* delta's J = a (I - k' alpha^T) */
+                MUL(E(s->tj, i), E(s->beta_decay, 1), E(s->tj, i));
             STORE(E(s->tj, i));
         }
     VLA_PFOR(i, 0, d)

@@ -141,7 +141,7 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(pk, d)         /* phi(k) */                                                                  \
     X(pq, d)         /* phi(q) */                                                                  \
     X(v, dv) X(g, dv)                                                                              \
-    X(beta_decay, 2) /* delta's beta and decay */
+    X(beta_decay, 3) /* delta's beta, decay a and log(a) (the chunk form's decay) */
 #define VLA_STATE_WORK(X)                                                                          \
     X(z, d) X(e, dv) X(w, VLA_MAX(d, dv))                                                          \
     X(e2, d)         /* joseph's A^T u */                                                          \
@@ -154,6 +154,7 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(cm, nc * nc)   /* ... G and its factor; then L below, T^T above the diagonal; then P */     \
     X(cp, nc)        /* ... the pivots of G */                                                     \
     X(cr, nc)        /* ... the read-outs' denominators */                                         \
+    X(cg, nc)        /* ... delta's cumulative log-decays gamma */                                 \
     X(s0, nc ? dv * d : 0)   /* ... S_0 rounded to the io format, the products' operand */         \
     X(tb, nl ? dv * d : 0)   /* scan: a step's B, then a combination's */                          \
     X(tj, nj ? d * d : 0)    /* ... a step's J */                                                  \

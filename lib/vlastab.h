@@ -195,8 +195,9 @@ typedef struct {
     double beta, decay;
 } vla_input;
 /* Why the inputs of one step do not fit cfg's form (NULL: they do): delta's row gate g
- * (delta_form=gated) or decay (delta_form=decay) in a chunk or a scan, whose transitions these
- * forms do not take. vla_model_step then answers VLA_ENOTSUP. */
+ * (delta_form=gated) in a chunk or a scan, whose per-row transitions these forms do not take; a
+ * decay (delta_form=decay) of 0 in the inputs' format in a chunk, whose log-decay would be -Inf.
+ * vla_model_step then answers VLA_ENOTSUP. */
 const char *vla_form_input_why(const vla_config *cfg, const vla_input *in);
 
 /* Event counters of one run. */
@@ -238,7 +239,7 @@ typedef struct vla_model vla_model;
 int vla_model_new(vla_model **out, const vla_config *cfg);
 void vla_model_free(vla_model *m);
 /* One step t -> t+1: write, then the read-out o_t with q_t. VLA_ENONFINITE when an input holds NaN
- * or Inf (the state is left unchanged). */
+ * or Inf, VLA_ERANGE for a decay outside [0, 1] (the state is left unchanged). */
 int vla_model_step(vla_model *m, const vla_input *in);
 /* A read: the read-out with query q against the current state, no write. VLA_ENOTSUP inside a
  * chunk of the chunk form, which has no state there (docs/forms.md). */

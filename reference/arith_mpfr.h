@@ -155,6 +155,27 @@ static inline void vref_load_phi(vref_ctx *cx, mpfr_ptr r, double x)
     vref_load(cx, r, vla_phi_d(mpfr_get_d(cx->tmp_i, MPFR_RNDN)));
 }
 
+/* log of an input (delta's decay), as phi: binary64 log of the rounded input, rounded into the
+ * io format; the exact reference, MPFR's log at full precision */
+static inline void vref_load_log(vref_ctx *cx, mpfr_ptr r, double x)
+{
+    vref_round_input(cx, x);
+    if (cx->exact)
+        mpfr_log(r, cx->tmp_i, MPFR_RNDN);
+    else
+        vref_load(cx, r, log(mpfr_get_d(cx->tmp_i, MPFR_RNDN)));
+}
+
+/* r = exp(a): in emulation lib/'s convention (the C library's binary64 exp of a, which binary64
+ * holds exactly, rounded once into the compute format, as SETD rounds); exact, MPFR's exp */
+static inline void vref_exp(vref_ctx *cx, mpfr_ptr r, mpfr_srcptr a)
+{
+    if (cx->exact)
+        vref_fin(cx, r, mpfr_exp(r, a, MPFR_RNDN));
+    else
+        vref_fin(cx, r, mpfr_set_d(r, exp(mpfr_get_d(a, MPFR_RNDN)), MPFR_RNDN));
+}
+
 static inline void vref_enter(vref_ctx *cx)
 {
     cx->saved_emin = mpfr_get_emin();
@@ -231,6 +252,8 @@ static inline int vref_load_array(FILE *f, __mpfr_struct *p, size_t n)
 #define STORE_I(r) vref_store_i(cx_, (r))
 #define LOAD_IN(r, x) vref_load(cx_, (r), (x))
 #define LOAD_PHI(r, x) vref_load_phi(cx_, (r), (x))
+#define LOAD_LOG(r, x) vref_load_log(cx_, (r), (x))
+#define EXP(r, a) vref_exp(cx_, (r), (a))
 #define ISFIN(a) mpfr_number_p(a)
 #define LESS(a, b) mpfr_less_p((a), (b))
 #define ABSLESS(a, b) (mpfr_cmpabs((a), (b)) < 0)

@@ -22,6 +22,13 @@ const char *vla_test_bin_dir(void);
 #include <stdarg.h>
 int vla_test_sh(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int vla_test_vsh(char **out, const char *fmt, va_list ap);
+/* delta's decay a_t for delta_form=decay (the synthetic streams carry none): in (0.4, 1], spread by
+ * the golden ratio, so that 16 steps take the cumulative log-decay near -6 and 32 near -12 */
+static inline double vla_test_decay(long t)
+{
+    double f = (double)t * 0.6180339887498949;
+    return 1 - 0.6 * (f - floor(f));
+}
 
 #define TEST_(name, slow)                                                                          \
     static void test_##name(void);                                                                 \

@@ -48,6 +48,16 @@ static int config_of(vla_config *c, vla_model_kind mk, const char *spec, double 
     return !vla_track_check(c, NULL) && !vla_form_check(c, NULL);
 }
 
+/* delta with delta_form=decay takes vla_test_decay's a_t, every other configuration the stream's */
+static int decays(const vla_config *c)
+{
+    return c->model == VLA_DELTA && c->delta_form == VLA_DELTA_DECAY;
+}
+static double decay_of(const vla_config *c, long t, double stream)
+{
+    return decays(c) ? vla_test_decay(t) : stream;
+}
+
 /* steps lib and the emulation side by side; returns the number of steps whose state differed */
 static long conform(const vla_config *cfg, const char *stream, long steps, first_diff *fd)
 {
@@ -70,7 +80,8 @@ static long conform(const vla_config *cfg, const char *stream, long steps, first
     long bad = 0;
     for (long t = 1; t <= steps; t++) {
         vla_stream_get(s, 0, t, &buf);
-        vla_input in = {buf.q, buf.k, buf.v, buf.u, buf.has_g ? buf.g : NULL, buf.beta, buf.decay};
+        vla_input in = {buf.q,    buf.k,    buf.v, buf.u, buf.has_g ? buf.g : NULL,
+                        buf.beta, decay_of(&c, t, buf.decay)};
         CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
         int differs = 0;
         for (int qi = 0; qi < nq; qi++) {
@@ -119,21 +130,28 @@ static long scaled(long steps)
     return s < 20 ? 20 : s;
 }
 
+/* configuration c (way spec) on `stream`, `steps` steps: lib and the emulation agree */
+static void check_conform(const vla_config *c, const char *spec, const char *stream, long steps)
+{
+    char form[32];
+    vla_form_name(c, form, sizeof form);
+    first_diff fd = {0};
+    long bad = conform(c, stream, steps, &fd);
+    CHECK_MSG(bad == 0,
+              "%s%s %s %s d=%d %s gamma=%g %s: first difference at step %ld in %s[%d]: lib %a, "
+              "emulation %a",
+              vla_model_name(c->model), decays(c) ? " (decay)" : "", spec, vla_prec_name(c->prec),
+              c->d, stream, c->gamma, form, fd.t, fd.what, fd.elem, fd.a, fd.b);
+}
+
 /* a case of model mk, way spec (vla_track_set's spelling), precision p at d, `steps` steps, in a
  * form (NULL: seq); gamma != 1 forgets */
 static void run_spec(vla_model_kind mk, const char *spec, double gamma, vla_prec p, int d,
                      const char *stream, long steps, const char *form)
 {
     vla_config c;
-    if (!config_of(&c, mk, spec, gamma, p, d, form)) /* e.g. sr in a policy without 16-bit storage */
-        return;
-    first_diff fd = {0};
-    long bad = conform(&c, stream, steps, &fd);
-    CHECK_MSG(bad == 0,
-              "%s %s %s d=%d %s gamma=%g %s: first difference at step %ld in %s[%d]: lib %a, "
-              "emulation %a",
-              vla_model_name(mk), spec, vla_prec_name(p), d, stream, gamma, form ? form : "seq",
-              fd.t, fd.what, fd.elem, fd.a, fd.b);
+    if (config_of(&c, mk, spec, gamma, p, d, form)) /* not: e.g. sr without 16-bit storage */
+        check_conform(&c, spec, stream, steps);
 }
 
 static void run_form(vla_model_kind mk, vla_track tr, vla_prec p, int d, const char *stream,
@@ -247,7 +265,8 @@ TEST_SLOW(conform_long)
 
 /* The chunk and scan forms (docs/forms.md), every model x way of tracking x precision that has
  * them, bit for bit: d = 4 on a stream rotated (64 steps: 16 chunks of 4, 4 of 16), and every
- * eighth at d = 13 (odd) */
+ * eighth at d = 13 (odd); and delta's decay (exp of the cumulative log-decays in a chunk,
+ * a_t (I - beta k' k'^T) in the scan) in every precision, at d = 4 and every third at d = 13 */
 TEST(conform_forms)
 {
     static const char *const forms[] = {"chunk:4", "chunk:16", "scan"};
@@ -260,6 +279,17 @@ TEST(conform_forms)
                     if (k % 8 == 0)
                         run_form(mk, tr, p, 13, streams[k % 3], 32, forms[f]);
                 }
+    for (int f = 0; f < 3; f++)
+        for (int p = 0; p < VLA_NPREC; p++, k++) {
+            vla_config c;
+            CHECK(config_of(&c, VLA_DELTA, "sm", 1, p, 4, forms[f]));
+            c.delta_form = VLA_DELTA_DECAY;
+            check_conform(&c, "sm", streams[k % 3], scaled(64));
+            if (k % 3 == 0) {
+                c.d = c.dv = 13;
+                check_conform(&c, "sm", streams[k % 3], scaled(32));
+            }
+        }
 }
 
 /* In exact arithmetic a form is the recurrence: every model's chunk and scan forms against the
@@ -274,11 +304,14 @@ TEST(forms_exact_agree_with_seq)
     const int d = 6;
     const long T = 96;
     for (int P = 40; P <= 256; P += 216)
-    for (int mk = 0; mk < VLA_NMODEL; mk++)
+    for (int m = 0; m <= VLA_NMODEL; m++) /* m = VLA_NMODEL: delta with its decay */
         for (int f = 0; f < 4; f++) {
+            const vla_model_kind mk = m < VLA_NMODEL ? (vla_model_kind)m : VLA_DELTA;
             vla_config cs, cf;
             if (!config_of(&cf, mk, "sm", 1, VLA_F64, d, forms[f]))
                 continue;
+            if (m == VLA_NMODEL)
+                cf.delta_form = VLA_DELTA_DECAY;
             cs = cf;
             cs.form = VLA_FORM_SEQ;
             cs.chunk = 0;
@@ -294,7 +327,8 @@ TEST(forms_exact_agree_with_seq)
             const vla_quantity qs[] = {VLA_Q_S, VLA_Q_A, VLA_Q_O};
             for (long t = 1; t <= T; t++) {
                 vla_stream_get(s, 0, t, &buf);
-                vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, buf.beta, buf.decay};
+                vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, buf.beta,
+                                decay_of(&cf, t, buf.decay)};
                 CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
                 if (vla_form_pending(&cf, t))
                     continue;
@@ -308,19 +342,23 @@ TEST(forms_exact_agree_with_seq)
                     worst = e > worst ? e : worst;
                 }
             }
-            CHECK_MSG(worst <= bound, "%s %s: relative difference %.3g from seq at %d bits > %.3g",
-                      vla_model_name(mk), forms[f], worst, P, bound);
-            CHECK_MSG(worst > 0 || P == 256, "%s %s: no difference at %d bits: is the form run?",
-                      vla_model_name(mk), forms[f], P);
+            CHECK_MSG(worst <= bound,
+                      "%s%s %s: relative difference %.3g from seq at %d bits > %.3g",
+                      vla_model_name(mk), decays(&cf) ? " (decay)" : "", forms[f], worst, P, bound);
+            CHECK_MSG(worst > 0 || P == 256, "%s%s %s: no difference at %d bits: is the form run?",
+                      vla_model_name(mk), decays(&cf) ? " (decay)" : "", forms[f], P);
             vla_step_buf_free(&buf);
             vla_stream_close(s);
             vla_model_free(a);
             vla_model_free(b);
         }
-    for (int mk = 0; mk < VLA_NMODEL; mk++)
+    for (int m = 0; m <= VLA_NMODEL; m++)
         for (int p = 0; p < VLA_NPREC; p++) {
+            const vla_model_kind mk = m < VLA_NMODEL ? (vla_model_kind)m : VLA_DELTA;
             vla_config c;
             config_of(&c, mk, "sm", 1, p, 5, "chunk:1");
+            if (m == VLA_NMODEL)
+                c.delta_form = VLA_DELTA_DECAY;
             vla_model *a, *b;
             CHECK(vla_model_new(&a, &c) == 0);
             c.form = VLA_FORM_SEQ;
@@ -333,15 +371,16 @@ TEST(forms_exact_agree_with_seq)
             vla_step_buf_alloc(&buf, 5, 5);
             for (long t = 1; t <= 50; t++) {
                 vla_stream_get(s, 0, t, &buf);
-                vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, buf.beta, buf.decay};
+                vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, buf.beta,
+                                decay_of(&c, t, buf.decay)};
                 vla_model_step(a, &in);
                 vla_model_step(b, &in);
             }
             double x[25], y[25];
             vla_model_get(a, VLA_Q_S, x);
             vla_model_get(b, VLA_Q_S, y);
-            CHECK_MSG(same_bits(x, y, 25), "chunk:1 %s %s: not the sequential bits",
-                      vla_model_name(mk), vla_prec_name(p));
+            CHECK_MSG(same_bits(x, y, 25), "chunk:1 %s%s %s: not the sequential bits",
+                      vla_model_name(mk), decays(&c) ? " (decay)" : "", vla_prec_name(p));
             vla_step_buf_free(&buf);
             vla_stream_close(s);
             vla_model_free(a);

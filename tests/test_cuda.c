@@ -451,5 +451,14 @@ TEST(cuda_refusals)
         CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, NULL, err, sizeof err), VLA_ENOTSUP);
         CHECK_MSG(!strcmp(err, why), "'%s' vs '%s'", err, why);
     }
+    /* delta's decay in a chunk takes the C library's exp: refused on a GPU (GPU or not), run by
+     * the emulation and the lanes */
+    vla_config_default(&c, VLA_DELTA, 8);
+    c.delta_form = VLA_DELTA_DECAY;
+    CHECK(vla_form_parse(&c, "chunk:4") == 0);
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, NULL, err, sizeof err), VLA_ENOTSUP);
+    CHECK_MSG(strstr(err, "the GPU's exp is another function") != NULL, "%s", err);
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, err, sizeof err), 0);
+    vla_cuda_free(g);
     CHECK(strlen(vla_cuda_build()) > 10);
 }

@@ -211,21 +211,25 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         const char *stream;
         int d;
         const char *form;
-    } cs[] = {{VLA_VLA3, VLA_TRACK_SM, VLA_F16, "lmlike", 8, "seq"},
-              {VLA_VLA3, VLA_TRACK_SMSYM, VLA_F32, "gauss", 5, "seq"},
-              {VLA_RLS, VLA_TRACK_SM, VLA_BF16_F32, "subspace:2,0.01", 8, "seq"},
-              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "seq"},
-              {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "mqar:5,2", 8, "seq"},
-              {VLA_LA, VLA_TRACK_SM, VLA_BF16, "lmlike", 6, "seq"},
-              {VLA_VLA3, VLA_TRACK_JOSEPH, VLA_F32, "lmlike", 8, "seq"},
-              {VLA_RLS, VLA_TRACK_CHOL, VLA_F16_F32, "gauss", 8, "seq"},
-              {VLA_VLA3, VLA_TRACK_SM, VLA_F16_F32, "lmlike", 8, "chunk:4"},
-              {VLA_DELTA, VLA_TRACK_SM, VLA_F16_KERN, "gauss", 6, "chunk:8"},
-              {VLA_LA, VLA_TRACK_SM, VLA_BF16_KERN, "mqar:12,4", 5, "chunk:16"},
-              {VLA_RLS, VLA_TRACK_SM, VLA_F32, "gauss", 4, "chunk:4"},
-              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "chunk:2"},
-              {VLA_VLA3, VLA_TRACK_SMSYM, VLA_BF16, "lmlike", 6, "scan"},
-              {VLA_LA, VLA_TRACK_SM, VLA_F16, "lmlike", 5, "scan"}};
+        int decay; /* delta's decay (vla_test_decay's), in prepared inputs */
+    } cs[] = {{VLA_VLA3, VLA_TRACK_SM, VLA_F16, "lmlike", 8, "seq", 0},
+              {VLA_VLA3, VLA_TRACK_SMSYM, VLA_F32, "gauss", 5, "seq", 0},
+              {VLA_RLS, VLA_TRACK_SM, VLA_BF16_F32, "subspace:2,0.01", 8, "seq", 0},
+              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "seq", 0},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "mqar:5,2", 8, "seq", 0},
+              {VLA_LA, VLA_TRACK_SM, VLA_BF16, "lmlike", 6, "seq", 0},
+              {VLA_VLA3, VLA_TRACK_JOSEPH, VLA_F32, "lmlike", 8, "seq", 0},
+              {VLA_RLS, VLA_TRACK_CHOL, VLA_F16_F32, "gauss", 8, "seq", 0},
+              {VLA_VLA3, VLA_TRACK_SM, VLA_F16_F32, "lmlike", 8, "chunk:4", 0},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_F16_KERN, "gauss", 6, "chunk:8", 0},
+              {VLA_LA, VLA_TRACK_SM, VLA_BF16_KERN, "mqar:12,4", 5, "chunk:16", 0},
+              {VLA_RLS, VLA_TRACK_SM, VLA_F32, "gauss", 4, "chunk:4", 0},
+              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "chunk:2", 0},
+              {VLA_VLA3, VLA_TRACK_SMSYM, VLA_BF16, "lmlike", 6, "scan", 0},
+              {VLA_LA, VLA_TRACK_SM, VLA_F16, "lmlike", 5, "scan", 0},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_BF16_KERN, "gauss", 6, "chunk:8", 1},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_F32, "lmlike", 5, "chunk:4", 1},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "lmlike", 7, "scan", 1}};
     for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
         if ((kb != vla_backend_lanes()) && cs[c].tr != VLA_TRACK_SM && cs[c].tr != VLA_TRACK_SMSYM)
             continue; /* the CUDA kernels track A by sm or sm-sym */
@@ -235,6 +239,19 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         spec_of(&sp, cs[c].mk, cs[c].tr, cs[c].p, d, cs[c].stream, runs);
         CHECK(vla_form_parse(&sp.cfg, cs[c].form) == 0);
         int chunk = vla_form_pending(&sp.cfg, 1) != 0;
+        vla_inputs x = {0};
+        if (cs[c].decay) {
+            char e[200];
+            CHECK_MSG(vla_inputs_draw(&x, cs[c].stream, 7, d, d, runs, T, e, sizeof e) == 0, "%s", e);
+            for (long i = 0; i < runs * T; i++)
+                x.in[i].decay = vla_test_decay(i % T + 1 + i / T);
+            sp.cfg.delta_form = VLA_DELTA_DECAY;
+            sp.stream = NULL, sp.in = x.in, sp.T = T;
+            if (kb == vla_backend_cuda() && chunk) { /* the GPU's exp is not lib's: refused */
+                vla_inputs_free(&x);
+                continue;
+            }
+        }
         if (chunk) /* the devices that fit a chunk */
             sp.cfg.period = 32, sp.cfg.clamp_on = sp.cfg.guard = cs[c].mk == VLA_VLA3;
         sp.taps = VLA_TAP_O | VLA_TAP_MOVED | (chunk ? 0 : VLA_TAP_KP | VLA_TAP_ALPHA);
@@ -282,6 +299,7 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         taprec_free(&tb);
         vla_engine_free(a);
         vla_engine_free(b);
+        vla_inputs_free(&x);
     }
 }
 

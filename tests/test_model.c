@@ -279,6 +279,30 @@ TEST(delta_gated_and_decay)
             CHECK_NEAR(S[i], Sx[i], 16 * u64 * 2);
         vla_model_free(m);
     }
+    /* a decay outside [0, 1] is a range error; one of 0 in the inputs' format (bf16's smallest
+     * subnormal is 2^-133) has no log, which a chunk refuses (seq and scan take it) */
+    static const char *const forms[] = {"seq", "scan", "chunk:2"};
+    for (int f = 0; f < 3; f++) {
+        vla_config c;
+        vla_model *m;
+        vla_config_default(&c, VLA_DELTA, 2);
+        c.delta_form = VLA_DELTA_DECAY;
+        c.prec = VLA_BF16_KERN;
+        CHECK(vla_form_parse(&c, forms[f]) == 0 && vla_model_new(&m, &c) == 0);
+        vla_input a = {q, k1, v1, NULL, NULL, NAN, 1.5}, b = a, z = a;
+        b.decay = -0.25;
+        z.decay = 0x1p-140;
+        CHECK_EQ_INT(vla_model_step(m, &a), VLA_ERANGE);
+        CHECK_EQ_INT(vla_model_step(m, &b), VLA_ERANGE);
+        CHECK_EQ_INT(vla_model_step(m, &z), f == 2 ? VLA_ENOTSUP : VLA_OK);
+        z.decay = 0x1p-130;
+        CHECK_EQ_INT(vla_model_step(m, &z), VLA_OK);
+        CHECK_MSG(f < 2 || strstr(vla_form_input_why(&c, &(vla_input){q, k1, v1, NULL, NULL, NAN,
+                                                                       0}),
+                                  "has no log"),
+                  "chunk: decay 0");
+        vla_model_free(m);
+    }
 }
 
 /* bad input: an error code, the state untouched, never a NaN */

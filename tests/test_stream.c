@@ -883,6 +883,29 @@ TEST(stream_trace_bad)
     vla_npy_write(tmp_path("k.npy"), y, 3, shk);
     expect_trace(VLA_ENONFINITE, "k.npy: Inf at [1, 4, 2]", NULL);
 
+    /* delta's decay: outside [0, 1] when opened; a 0 (no log) in a chunk form, at the step it
+     * falls on, exit 2 (seq takes it) */
+    write_good_trace();
+    double a[10] = {1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+    long sha[2] = {2, 5};
+    a[0] = 1.5;
+    vla_npy_write(tmp_path("decay.npy"), a, 2, sha);
+    expect_trace(VLA_ERANGE, "decay.npy: 1.5 at [0, 0] is outside [0, 1]", NULL);
+    a[0] = 1, a[7] = 0;
+    vla_npy_write(tmp_path("decay.npy"), a, 2, sha);
+    char *out = NULL, cmd[600];
+    for (int chunk = 0; chunk < 2; chunk++) {
+        snprintf(cmd, sizeof cmd, "bin/vla-statenorm --model delta --set delta_form=decay "
+                 "--stream trace:%s --form %s --ref none --out /dev/null 2>&1", tmpdir,
+                 chunk ? "chunk:4" : "seq");
+        int st = vla_test_sh(&out, "%s", cmd);
+        CHECK_MSG(st == (chunk ? 2 : 0) &&
+                      (!chunk || strstr(out, "head 1, step 3: a decay of 0 (or one that rounds")),
+                  "%s: exit %d, %s", cmd, st, out);
+        free(out);
+    }
+    unlink(tmp_path("decay.npy"));
+
     /* a missing required file; a broken one */
     write_good_trace();
     unlink(tmp_path("q.npy"));
