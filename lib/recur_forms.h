@@ -116,6 +116,7 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
     const int d = s->d, dv = s->dv, C = s->cfg.chunk;
     const long rl = VLA_INPUT_LEN, oq = vla_in_off(qa, d, dv);
     NUM *X = s->cx, *B = s->cy, *U = s->ce, *M = s->cm, *cb = s->cb, *G = s->cg;
+    SETI(gl, 1); /* exp(gamma_C), set below when there is a decay (no decay: 1) */
     if (decay) { /* gamma, one thread's running sum (fla's chunk_local_cumsum), and exp(gamma_C) */
         VLA_PFOR(i, 0, 1) {
             COPY(E(G, 0), E(cb, CB_AT(0, beta_decay) + 2));
