@@ -261,7 +261,7 @@ typedef struct {
 /* a row as the table has it: model, precision and track by name */
 static void put_row(vla_dat *out, const row_t *r, vla_track track)
 {
-    vla_model_kind m = (vla_model_kind)r->v[0];
+    vla_model_kind m = r->v[0] == SOFTMAX ? VLA_LA : (vla_model_kind)r->v[0]; /* (no model) */
     double v[NCOL + 1] = {0, 0, 0};
     memcpy(v + 3, r->v + 2, (NCOL - 2) * sizeof *v);
     const char *names[NCOL + 1] = {
