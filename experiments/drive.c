@@ -158,6 +158,8 @@ void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, co
     if (count)
         vla_summary_add(&s, 0, "non-finite in %d of %d runs (first head %d, t = %ld)", count, nr,
                         head, first);
+    else if (nr == 1)
+        vla_summary_add(&s, 0, "finite in the one run");
     else
         vla_summary_add(&s, 0, "finite in all %d runs", nr);
     const int nonfinite = count;

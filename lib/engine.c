@@ -3,6 +3,7 @@
  * shares (checks, the inputs of a step, errors) and the backend of one vla_model per run on the
  * CPU's threads, which the cpu backend (lib's models) and the exact one (reference/: MPFR) use. */
 #include "engine_impl.h"
+#include "model_impl.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -369,8 +370,10 @@ static int models_advance(vla_engine *e, void *self, long t)
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads) reduction(+ : stopped)
 #endif
-    for (int i = 0; i < e->spec.runs; i++)
+    for (int i = 0; i < e->spec.runs; i++) {
         stopped += models_run_to(s, i, t) == VLA_EINTR;
+        vla_model_rest(s->r[i].m); /* before the thread returns to OpenMP's pool */
+    }
     return e->code ? e->code : stopped ? VLA_EINTR : VLA_OK;
 }
 

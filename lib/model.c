@@ -151,6 +151,12 @@ int vla_model_save(const vla_model *m, FILE *f)
     return r ? r : m->ops->save(m->self, f);
 }
 
+void vla_model_rest(vla_model *m)
+{
+    if (m && m->ops->rest)
+        m->ops->rest(m->self);
+}
+
 int vla_model_load(vla_model *m, FILE *f)
 {
     if (!m || !f)

@@ -12,6 +12,9 @@ typedef struct {
     void (*destroy)(void *self);
     int (*save)(const void *self, FILE *f);
     int (*load)(void *self, FILE *f);
+    /* optional: the calling thread is done with the model for now, and frees what the backend
+     * keeps per thread (MPFR's caches of constants and its pool of integers: see ref_model.c) */
+    void (*rest)(void *self);
 } vla_model_ops;
 
 struct vla_model {
@@ -24,6 +27,9 @@ struct vla_model {
 /* Wraps a backend's state; on failure destroys self. */
 int vla_model_wrap(vla_model **out, const vla_config *cfg, const vla_model_ops *ops, void *self,
                    const vla_counts *counts);
+
+/* ops->rest where the backend has one */
+void vla_model_rest(vla_model *m);
 
 /* The random words of stochastic rounding: a pure function of (seed, t, the count of stores
  * within step t), so a run is reproducible and the emulation can draw the same words. Step 0 is

@@ -22,7 +22,7 @@ static void FN(op_destroy)(void *self) { FN(vstate_free)(NULL, self); }
 static int FN(op_save)(const void *self, FILE *f) { return FN(vstate_save)(self, f); }
 static int FN(op_load)(void *self, FILE *f) { return FN(vstate_load)(self, f); }
 static const vla_model_ops FN(ops) = {FN(op_step), FN(op_read),    FN(op_get),
-                                      FN(op_destroy), FN(op_save), FN(op_load)};
+                                      FN(op_destroy), FN(op_save), FN(op_load), NULL};
 
 static int FN(create)(const vla_config *cfg, vla_model **out)
 {

@@ -15,6 +15,17 @@
 
 #define VREF_POOL 32
 
+/* vla_model_ops' rest: MPFR keeps caches per thread (constants such as log 2, which mpfr_exp
+ * computes, and a pool of integers), freed only by the thread itself; the engine runs models in
+ * OpenMP's pool threads, which are never joined, so each frees its own before going back to the
+ * pool (else LeakSanitizer reports them at exit). The bits do not move: a constant is computed
+ * again, correctly rounded as before. */
+static inline void vref_rest(void *self)
+{
+    (void)self;
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+}
+
 typedef struct {
     int exact;                /* 1: no subnormalize, prec_c bits, default exponent range */
     mpfr_prec_t prec_c, prec_s, prec_i;

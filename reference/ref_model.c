@@ -123,7 +123,8 @@ static int op_load(void *self, FILE *f)
     m->torn = r != 0; /* a half-loaded state is no state either */
     return r;
 }
-static const vla_model_ops ref_ops = {op_step, op_read, op_get, op_destroy, op_save, op_load};
+static const vla_model_ops ref_ops = {op_step, op_read, op_get, op_destroy,
+                                     op_save, op_load, vref_rest};
 
 int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long prec_bits)
 {
