@@ -42,7 +42,7 @@ do for [k = 1:4] {
         set style line i lc rgb col[i] lw 2*psc pt (4 + 2*(i % 6)) ps 0.7*psc
         set style line 10 + i lc rgb col[i] lw 1.5*psc dt 2
     }
-    set multiplot layout (k > 2 ? 3 : 2), (k > 2 ? 2 : 3) title (k > 2 ? '' : sprintf("%s in the chunk form against the exact sequential recurrence (MPFR, %s bits): relative error (%s)", model, bits, nudge)) font ',13'
+    set multiplot layout (k > 2 ? 3 : 2), (k > 2 ? 2 : 3) title (k > 2 ? '' : sprintf("%s in the chunk form against the exact sequential recurrence (MPFR, %s bits): relative error (%s; a missing point: not finite)", model, bits, nudge)) font ',13'
     set key bottom right Right noreverse samplen 2 box opaque maxrows 4 font ',9'
     set xlabel 'C (chunk size; 1: the sequential form)'
     set autoscale y

@@ -31,7 +31,7 @@ do for [k = 1:4] {
         psc = 0.6
     }
     array col[3] = ['#d62728', '#2ca02c', '#1f77b4']
-    array nm[3] = ['raw keys N(0,1), rates sigmoid(N(0,1)) (fla 736)', 'the same keys normalized', 'L_{ij} drawn from N(0,1) (fla 537)']
+    array nm[3] = ['raw keys N(0,1), {/Symbol b} = sigmoid (fla 736)', 'the keys normalized', 'L_{ij} from N(0,1) (fla 537)']
     do for [i = 1:3] {
         set style line i lc rgb col[i] lw 2*psc pt 7 ps 0.8*psc
         set style line 10 + i lc rgb col[i] lw 1.5*psc dt 2
@@ -40,11 +40,13 @@ do for [k = 1:4] {
     set title 'largest entry max |T_{ij}|'
     set ylabel 'max |T_{ij}|'
     set key top left Left reverse box opaque font ',9'
+    set offsets 0, 0, graph 0.45, 0  # room above the curves for the key
     plot for [i = 0:2] f index i using 1:3 with linespoints ls i + 1 title nm[i + 1], \
          for [i = 0:2] f index i using 1:4 with lines ls 11 + i notitle, \
          65504 with lines lc rgb '#888888' dt 3 title 'binary16 max', \
          3.4028e38 with lines lc rgb '#444444' dt 4 title 'binary32 max'
     unset key
+    set offsets 0, 0, 0, 0
     set title 'condition number ||T|| ||I + L||'
     set ylabel 'cond_2(T)'
     plot for [i = 0:2] f index i using 1:5 with linespoints ls i + 1 notitle, \
