@@ -413,7 +413,8 @@ endif
 # stagnation and solvers tables from the paper's, for a commit. About 6 minutes on 2 idle cores (and the
 # solvers' 112 tables about 10 minutes more, on 2 loaded cores; the forms' tables 26 minutes more,
 # 18 of them forms-chunk-vla3-lmlike's 10^5 steps with the exact reference, on 2 loaded cores);
-# figures-long about an hour of CPU time more (its five runs, two at a time with -j2).
+# figures-long about an hour of CPU time more (its five runs, two at a time with -j2), and the
+# solvers' 16 runs to 10^6 (solvers-long) 12 minutes more on 2 loaded cores.
 DATA      ?= data
 FIGDIR    ?= figures
 SHARED    ?= ../shared
@@ -421,7 +422,7 @@ SWEEP     := sweeps/paper.sweep
 SWEEP_MK  := $(BUILD)/paper-sweep.mk
 FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap solvers \
              solvers-cost forms-chunk forms-ut forms-scan
-FIGS_LONG := statenorm-long
+FIGS_LONG := statenorm-long solvers-long
 FIG_TABLES_statenorm      := statenorm-lmlike-% statenorm-trace-%
 FIG_TABLES_drift          := drift-%
 FIG_TABLES_tracks         := tracks-%
@@ -431,9 +432,10 @@ FIG_TABLES_jacobian       := jacobian-%
 FIG_TABLES_recall         := recall-%
 FIG_TABLES_scaling        := scaling
 FIG_TABLES_heatmap        := heatmap-%
-FIG_TABLES_solvers        := solvers-%
+FIG_TABLES_solvers        := solvers-lmlike-% solvers-gauss-% solvers-subspace-% solvers-trace-%
 FIG_TABLES_solvers-cost   := solvers-lmlike-% solvcost-%
 FIG_TABLES_statenorm-long := statenorm-long-%
+FIG_TABLES_solvers-long   := solvers-long-%
 FIG_TABLES_forms-chunk    := forms-chunk-%
 FIG_TABLES_forms-ut       := forms-ut
 FIG_TABLES_forms-scan     := forms-scan-%
@@ -458,8 +460,8 @@ $(foreach f,$(FIGS) $(FIGS_LONG),$(eval $(call fig_rule,$(f))))
 
 figures: $(foreach f,$(FIGS),$(call fig_files,$(f)))
 	@echo "figures: $(FIGS:%=$(FIGDIR)/%) (.pdf, .png, -1col); tables in $(DATA)/"
-figures-long: $(call fig_files,statenorm-long)
-	@echo "figures-long: $(FIGDIR)/statenorm-long; tables in $(DATA)/"
+figures-long: $(foreach f,$(FIGS_LONG),$(call fig_files,$(f)))
+	@echo "figures-long: $(FIGS_LONG:%=$(FIGDIR)/%) (.pdf, .png, -1col); tables in $(DATA)/"
 # each figure and the tables it draws, one line each (tests/test_grid.sh reads it)
 figures-list:
 	@$(foreach f,$(FIGS) $(FIGS_LONG),echo '$(f): $(call fig_tables,$(f))';)
@@ -470,8 +472,9 @@ figures-list:
 # the README) and the tables of drift runs, of the ways of tracking A and of stagnation
 # (paper/generated/). Right after make figures it runs no experiment (the programs' objects are kept,
 # so nothing is relinked, and every table is newer than its program).
-LONG_TABLES = $(foreach f,$(FIGS_LONG),$(call fig_tables,$(f)))
-PAPER_LONG := $(if $(LONG_TABLES),$(if $(filter-out $(wildcard $(LONG_TABLES)),$(LONG_TABLES)),,$(FIGS_LONG)))
+# (each long figure whose tables are all there)
+long_ready = $(if $(call fig_tables,$(1)),$(if $(filter-out $(wildcard $(call fig_tables,$(1))),$(call fig_tables,$(1))),,$(1)))
+PAPER_LONG := $(foreach f,$(FIGS_LONG),$(call long_ready,$(f)))
 PAPER_FIGS := $(filter-out heatmap forms-%,$(FIGS)) $(PAPER_LONG)
 PAPER_DATA  = $(foreach f,$(PAPER_FIGS),$(call fig_tables,$(f)))
 PAPER_TRACE := $(SHARED)/data/lmtrace-seed7/exp2_final.json
