@@ -31,13 +31,13 @@ LAMBDA0 = real(system(sprintf("sed -n 's/^# config: .*lambda0=\\([^ ]*\\).*/\\1/
 
 do for [cols in SIZES] {
     c = cols + 0
-    eval begin(c, c == 2 ? 4.6 : 6.4)
+    eval begin(c, c == 2 ? 4.6 : 7.4)
     if (c == 2) {
         G_rows = 2; G_cols = 2; G_left = 0.08; G_right = 0.98; G_bottom = 0.09; G_top = 0.86
         G_hsp = 0.09; G_vsp = 0.14
     } else {
-        G_rows = 4; G_cols = 1; G_left = 0.17; G_right = 0.96; G_bottom = 0.06; G_top = 0.87
-        G_hsp = 0.1; G_vsp = 0.065
+        G_rows = 4; G_cols = 1; G_left = 0.17; G_right = 0.96; G_bottom = 0.055; G_top = 0.88
+        G_hsp = 0.1; G_vsp = 0.075
     }
     eval keyarea(c == 2 ? 7 : 3)
     plot for [w in WAYS] NaN w l lw 2 lc rgb way_color(w) t way_name(w), \
@@ -52,12 +52,14 @@ do for [cols in SIZES] {
         set logscale x
         set format x '10^{%T}'
         set mxtics 10
-        set xlabel (i > 2 || c == 1 && i == 4) ? '{/:Italic t} (tokens)' : ''
+        set xlabel (c == 2 ? i > 2 : i == 4) ? '{/:Italic t} (tokens)' : ''
         if (i % 2 == 1) {
             set title sprintf('(%s) %s: x\_err of each head', word('a b c d', i), P)
             set logscale y
             set format y '10^{%T}'
             set autoscale y
+            YT = c == 2 ? 10 : 100
+            set ytics YT
             set ylabel 'x\_err'
             plot for [g = 1:2] for [w in WAYS] for [h = 0:1] f(word(GAMMAS, g), P, w) index h u 1:(column(X) > 0 ? column(X) : NaN) w l lw (g == 1 ? 1.6 : 1.2) dt g lc rgb way_color(w), \
                  for [g = 1:2] for [w in WAYS] ends(f(word(GAMMAS, g), P, w), X) u 1:($3 > 0 ? $2 : NaN) w p pt PT_NAN ps 1.1 lw 2 lc rgb way_color(w)
@@ -66,6 +68,7 @@ do for [cols in SIZES] {
             unset logscale y
             set format y '%g'
             set autoscale y
+            set ytics autofreq
             set ylabel 'λ_{min}(M)'
             plot for [g = 1:2] for [h = 0:1] f(word(GAMMAS, g), P, 'solve') index h u 1:LM w l lw (g == 1 ? 1.6 : 1.2) dt g lc rgb '#000000', \
                  LAMBDA0 w l lw 1 dt 3 lc rgb REF, 0 w l lw 1 lc rgb REF
