@@ -148,14 +148,16 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(cx, nc * d)    /* chunk: the tokens' left vectors (k', k), then W */                          \
     X(cy, nc * d)    /* ... their right vectors (k', alpha, the gain) */                           \
     X(cu, nc * d)    /* ... their u' */                                                            \
-    X(cz, nc * d)    /* ... A_0 u', then Z = A_0 U^T L^-T */                                       \
+    X(cz, nc * d)    /* ... A_0 u', then Z = A_0 U^T L^-T; cg: the tokens' iterates x */          \
     X(ce, nc * dv)   /* ... U, then E = U - W S_0^T */                                             \
     X(co, nc * dv)   /* ... their read-outs */                                                     \
     X(cm, nc * nc)   /* ... G and its factor; then L below, T^T above the diagonal; then P */     \
-    X(cp, nc)        /* ... the pivots of G */                                                     \
+    X(cp, nc)        /* ... the pivots of G; cg: the scores u'_j . p */                            \
     X(cr, nc)        /* ... the read-outs' denominators */                                         \
     X(cg, nc)        /* ... delta's cumulative log-decays gamma */                                 \
     X(s0, nc ? dv * d : 0)   /* ... S_0 rounded to the io format, the products' operand */         \
+    X(m0, nc ? d * d : 0)    /* ... cg: M_0 rounded to the io format, the products' operand */     \
+    X(pio, nc ? d : 0)       /* ... cg: the direction p rounded to the io format */                \
     X(tb, nl ? dv * d : 0)   /* scan: a step's B, then a combination's */                          \
     X(tj, nj ? d * d : 0)    /* ... a step's J */                                                  \
     X(ub, nl ? dv * d : 0)   /* ... the product of a combination */                                \
