@@ -265,8 +265,9 @@ TEST_SLOW(conform_long)
 
 /* The chunk and scan forms (docs/forms.md), every model x way of tracking x precision that has
  * them (cg: its default cg:8 here, and cg:1e-3, cg:3 below), bit for bit: d = 4 on a stream
- * rotated (64 steps: 16 chunks of 4, 4 of 16), and every eighth at d = 13 (odd); and delta's decay (exp of the cumulative log-decays in a chunk,
- * a_t (I - beta k' k'^T) in the scan) in every precision, at d = 4 and every third at d = 13 */
+ * rotated (64 steps: 16 chunks of 4, 4 of 16), and every eighth at d = 13 (odd); and delta's
+ * decay (exp of the cumulative log-decays in a chunk, a_t (I - beta k' k'^T) in the scan) in
+ * every precision, at d = 4 and every third at d = 13 */
 TEST(conform_forms)
 {
     static const char *const forms[] = {"chunk:4", "chunk:16", "scan"};

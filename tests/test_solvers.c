@@ -348,8 +348,8 @@ TEST(solvers_chunk_cg_exact_agrees_with_seq)
 /* Cold start by hand: with cg:1 a token's answer is cg's first step from x = 0,
  * y = (x.x / x.M_r x) x, with M_r = lambda0 I + sum_{j <= r} k_j k_j^T over every token so far
  * (rls: u' = k). After two chunks of 4 in f64 the gain of step 8 (VLA_Q_ALPHA) is that for
- * x = k_8, within a few roundings (measured 2e-16), and M is M_8 (9e-17); the sequential cg:1, warm-started from step 7's
- * gain, is not (so the test tells the starts apart). */
+ * x = k_8, within a few roundings (measured 2e-16), and M is M_8 (9e-17); the sequential
+ * cg:1, warm-started from step 7's gain, is not (0.16: the test tells the starts apart). */
 TEST(solvers_chunk_cg_cold_start_by_hand)
 {
     const int d = 5;
