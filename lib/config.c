@@ -499,14 +499,23 @@ int vla_form_check(const vla_config *c, const char **why)
 {
     const char *w = NULL;
     const int chunk = c->form == VLA_FORM_CHUNK && c->chunk > 1, A = vla_model_has_A(c->model);
-    if (chunk && A && c->track != VLA_TRACK_SM && c->track != VLA_TRACK_COMP &&
-        c->track != VLA_TRACK_SR)
+    if (chunk && A && (c->track == VLA_TRACK_SOLVE || c->track == VLA_TRACK_CHEB))
+        w = c->track == VLA_TRACK_SOLVE
+                ? "solve factors each token's M_i, which no chunk kernel forms (a chunk keeps M_0 "
+                  "and applies M_i as M_0 + U^T U): --track cg:K or cg:TOL (MesaNet's chunk "
+                  "solver), or sm (comp, sr: A by the blocked Woodbury update)"
+                : "cheb's interval takes Gershgorin's bound from the entries of each token's M_i, "
+                  "which no chunk kernel forms: --track cg:K or cg:TOL (MesaNet's chunk solver), "
+                  "or sm (comp, sr: A by the blocked Woodbury update)";
+    else if (chunk && A && c->track != VLA_TRACK_SM && c->track != VLA_TRACK_COMP &&
+             c->track != VLA_TRACK_SR && c->track != VLA_TRACK_CG)
         w = "the chunk form updates A by the sm update blockwise (the capacitance's pivots are "
-            "its denominators): --track sm (or comp, sr: sm in their arithmetic)";
+            "its denominators), or keeps M and solves by cg (MesaNet's arrangement): --track sm "
+            "(or comp, sr: sm in their arithmetic), or cg:K, cg:TOL";
     else if (chunk && A && c->nudge && c->period % c->chunk)
         w = "the nudge (A += per_eps I every `period` steps) falls inside a chunk: set nudge=off, "
             "or a period that is a multiple of C";
-    else if (chunk && A && c->guard && c->model != VLA_VLA3)
+    else if (chunk && A && c->guard && c->model != VLA_VLA3 && c->track != VLA_TRACK_CG)
         w = "the guard's skip adds eps_g I to A inside a chunk, which no blocked update "
             "expresses: set guard=off (vla3's floor fits: it floors the capacitance's pivots)";
     else if (chunk && c->model == VLA_VLA1 && c->clamp_on)

@@ -625,8 +625,9 @@ VLA_FN void FN(apply_chol)(CXP, ST *s, NUM *y, const NUM *x)
  * A q), and at sx[2d] the last solve's health, at sx[2d + 1] 1 once a solve failed, at sx[2d + 2]
  * the first failure's value (VLA_Q_SOLVER). ---- */
 
-/* a solve that failed where fl is 1: counted; the first failure's step and value kept */
-VLA_FN void FN(solve_fail)(CXP, ST *s, NREF fl, NREF fv)
+/* a solve that failed where fl is 1: counted; the first failure's step (t: the solve's token's,
+ * which a chunk solves at its end) and value kept */
+VLA_FN void FN(solve_fail)(CXP, ST *s, NREF fl, NREF fv, long t)
 {
     NUM *f = VLA_ROWP(s->sx, 2 * (size_t)s->d);
     LANE_IF(PNOT(LESSD(R(fl), 0.5))) {
@@ -634,7 +635,7 @@ VLA_FN void FN(solve_fail)(CXP, ST *s, NREF fl, NREF fv)
         LANE_IF(LESSD(E(f, 1), 0.5)) {
             SETI(E(f, 1), 1);
             COPY(E(f, 2), R(fv));
-            COUNT_ADD(s->cnt.solve_fail_t, s->t);
+            COUNT_ADD(s->cnt.solve_fail_t, t);
         } LANE_END
     } LANE_END
 }
@@ -643,7 +644,8 @@ VLA_FN void FN(solve_fail)(CXP, ST *s, NREF fl, NREF fv)
  * residual ended above ||b|| (x = 0 would have done better; with a warm start a residual can
  * shrink within every solve and still grow from one step to the next), or is not a number (fl,
  * fv: a failure the iteration met on the way) */
-VLA_FN void FN(solve_end)(CXP, ST *s, NUM *y, const NUM *x, NREF rn, NREF bn, NREF fl, NREF fv)
+VLA_FN void FN(solve_end)(CXP, ST *s, NUM *y, const NUM *x, NREF rn, NREF bn, NREF fl, NREF fv,
+                          long t)
 {
     NUM *f = VLA_ROWP(s->sx, 2 * (size_t)s->d);
     VLA_PFOR(i, 0, s->d)
@@ -655,7 +657,7 @@ VLA_FN void FN(solve_end)(CXP, ST *s, NUM *y, const NUM *x, NREF rn, NREF bn, NR
             COPY(R(fv), E(f, 0));
         } LANE_END
     } LANE_END
-    FN(solve_fail)(CX, s, fl, fv);
+    FN(solve_fail)(CX, s, fl, fv, t);
 }
 
 /* solve: a Cholesky factorization of M at every solve (its factor in A's lower triangle and z,
@@ -674,7 +676,7 @@ VLA_FN void FN(apply_solve)(CXP, ST *s, NUM *y, const NUM *x)
     LANE_IF(PNOT(LESS(zero, E(f, 0)))) {
         SETI(fl, 1);
     } LANE_END
-    FN(solve_fail)(CX, s, P(fl), P(E(f, 0)));
+    FN(solve_fail)(CX, s, P(fl), P(E(f, 0)), s->t);
     FN(tri_solve)(CX, s->A, s->z, 1, y, x, s->d);
     FRAME_END;
 }
@@ -747,7 +749,7 @@ VLA_FN void FN(apply_cg)(CXP, ST *s, NUM *y, const NUM *b)
             SQRT(rn, rr);
         } LANE_END
     }
-    FN(solve_end)(CX, s, y, x, P(rn), P(bn), P(fl), P(fv));
+    FN(solve_end)(CX, s, y, x, P(rn), P(bn), P(fl), P(fv), s->t);
     FRAME_END;
 }
 
@@ -832,7 +834,7 @@ VLA_FN void FN(apply_cheb)(CXP, ST *s, NUM *y, const NUM *b)
         COPY(rho, t);
     }
     FN(norm2)(CX, P(rn), r, d);
-    FN(solve_end)(CX, s, y, x, P(rn), P(bn), P(fl), P(fv));
+    FN(solve_end)(CX, s, y, x, P(rn), P(bn), P(fl), P(fv), s->t);
     FRAME_END;
 }
 

@@ -248,6 +248,140 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
     FRAME_END;
 }
 
+/* row r of a chunk array of d-vectors <- x, rounded to io */
+VLA_FN void FN(chunk_row)(CXP, NUM *Y, int r, const NUM *x, int d)
+{
+    VLA_PFOR(j, 0, d) {
+        COPY(E(Y, (long)r * d + j), E(x, j));
+        STORE_I(E(Y, (long)r * d + j));
+    }
+}
+
+/* ---- The ways that keep M in a chunk, MesaNet's arrangement (fla's chunk_cg_solver_fwd): M_0,
+ * the chunk's first M, is kept (rounded to the io format, as fla stages h); token r's system
+ * M_r y = x (M_r = M_0 + sum_{j <= r} u'_j u'_j^T) is solved by cg from x = 0, every token's at
+ * once (they are independent of one another), with M_r p computed without forming M_r, as
+ * U_{<=r}^T (U_{<=r} p) + M_0 p from the masked scores (fla's chunk_update_once); the chunk's
+ * end M_C = M_0 + U^T U is a blocked product (chunk_update_M). Only cg: solve would factor M_r
+ * and cheb bound its entries, and no chunk kernel forms M_r (vla_form_check). ---- */
+
+/* q = M_r p: p rounded to io (pio, fla's p.to(k.dtype)), the scores c_j = u'_j . p for j <= r
+ * rounded to io (cp), then q = sum_{j <= r} c_j u'_j (j ascending) + M_0 p */
+VLA_FN void FN(chunk_mv)(CXP, ST *s, NUM *q, const NUM *p, int r)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d;
+    FN(chunk_row)(CX, s->pio, 0, p, d);
+    VLA_PFOR(j, 0, r + 1) {
+        FN(dot_at)(CX, P(E(s->cp, j)), s->cu, (long)j * d, s->pio, 0, d);
+        STORE_I(E(s->cp, j));
+    }
+    FN(matvec_t)(CX, q, s->m0, s->pio, d, d);
+    VLA_PFOR(i, 0, d) {
+        MUL(acc, E(s->cp, 0), E(s->cu, i));
+        for (int j = 1; j <= r; j++) {
+            TEMP(t);
+            MUL(t, E(s->cp, j), E(s->cu, (long)j * d + i));
+            ADD(acc, acc, t);
+        }
+        ADD(E(q, i), acc, E(q, i));
+    }
+    FRAME_END;
+}
+
+/* y = M_r^-1 b for the chunk's token r: apply_cg's iteration (its K or tol, its stop at the
+ * rounding level, its failures: p.Mp <= 0, a residual ending above ||b||, counted at token r's
+ * step) from x = 0 (fla's cold start: no token has its predecessor's solution), x in row r of
+ * cz; r, p, q: z, e2, y */
+VLA_FN void FN(chunk_cg)(CXP, ST *s, NUM *y, const NUM *b, int r)
+{
+    FRAME_BEGIN;
+    SCALAR(rr);
+    SCALAR(rn);
+    SCALAR(bn);
+    SCALAR(thr);
+    SCALAR(pq);
+    SCALAR(a);
+    SCALAR(t);
+    SCALAR(zero);
+    SCALAR(fl);
+    SCALAR(fv);
+    const int d = s->d, kmax = s->cfg.solve_tol > 0 ? 2 * d : s->cfg.solve_k;
+    NUM *x = VLA_ROWP(s->cz, (size_t)r * d), *res = s->z, *p = s->e2, *q = y;
+    COUNT(s->cnt.solves);
+    SETI(zero, 0);
+    SETI(fl, 0);
+    SETI(fv, 0);
+    VLA_PFOR(i, 0, d) {
+        SETI(E(x, i), 0);
+        COPY(E(res, i), E(b, i));
+        COPY(E(p, i), E(b, i));
+    }
+    FN(dot)(CX, P(rr), res, res, d);
+    SQRT(rn, rr);
+    FN(norm2)(CX, P(bn), b, d);
+    MUL(thr, E(s->c, C_TOL), bn);
+    for (int it = 0; it < kmax; it++) {
+        LANE_IF(LESS(thr, rn)) {
+            COUNT(s->cnt.solve_iters);
+            FN(chunk_mv)(CX, s, q, p, r);
+            FN(dot)(CX, P(pq), p, q, d);
+            LANE_IF(PNOT(LESS(zero, pq))) {
+                LANE_IF(LESSD(fl, 0.5)) {
+                    SETI(fl, 1);
+                    COPY(fv, pq);
+                } LANE_END
+            } LANE_END
+            DIV(a, rr, pq);
+            VLA_PFOR(i, 0, d) {
+                TEMP(t);
+                MUL(t, a, E(p, i));
+                ADD(E(x, i), E(x, i), t);
+                MUL(t, a, E(q, i));
+                SUB(E(res, i), E(res, i), t);
+            }
+            FN(dot)(CX, P(pq), res, res, d); /* pq: r.r of the new residual */
+            DIV(a, pq, rr);
+            VLA_PFOR(i, 0, d) {
+                TEMP(t);
+                MUL(t, a, E(p, i));
+                ADD(E(p, i), E(res, i), t);
+            }
+            COPY(rr, pq);
+            SQRT(rn, rr);
+        } LANE_END
+    }
+    FN(solve_end)(CX, s, y, x, P(rn), P(bn), P(fl), P(fv), s->t - s->cfg.chunk + 1 + r);
+    FRAME_END;
+}
+
+/* M_C = M_0 + U^T U: each entry of the upper triangle a sum over the tokens ascending, added to
+ * M_0 and rounded once when stored, then mirrored (update_M's conventions) */
+VLA_FN void FN(chunk_update_M)(CXP, ST *s)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, C = s->cfg.chunk;
+    NUM *M = s->A, *U = s->cu;
+    VLA_PFOR(i, 0, d)
+        for (int j = i; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            MUL(acc, E(U, i), E(U, j));
+            for (int m = 1; m < C; m++) {
+                TEMP(t);
+                MUL(t, E(U, (long)m * d + i), E(U, (long)m * d + j));
+                ADD(acc, acc, t);
+            }
+            ADD(E(M, ij), E(M, ij), acc);
+            STORE(E(M, ij));
+            COPY(E(M, (size_t)j * d + i), E(M, ij));
+        }
+    FRAME_END;
+}
+
 /* The blocked Woodbury update of A by the chunk's u' (rows of cu): Z0 = U A_0 (rows A_0 u'_j),
  * the capacitance G = I + U A_0 U^T and its factor L D L^T, whose pivots D are the
  * Sherman-Morrison denominators delta_j of the sequential steps (so the guard floors them), and
@@ -325,9 +459,13 @@ VLA_FN void FN(chunk_woodbury)(CXP, ST *s, int guard, NREF eps)
 }
 
 /* y = A_r x for the chunk's token r (y not x), from A_0 and chunk_woodbury's factor; plus
- * per_eps x for the last token when a nudge falls at the chunk's end (nudged) */
+ * per_eps x for the last token when a nudge falls at the chunk's end (nudged); cg: chunk_cg */
 VLA_FN void FN(chunk_apply)(CXP, ST *s, NUM *y, const NUM *x, int r, int nudged)
 {
+    if (s->cfg.track == VLA_TRACK_CG) {
+        FN(chunk_cg)(CX, s, y, x, r);
+        return;
+    }
     FRAME_BEGIN;
     SCALAR(c);
     SCALAR(t);
@@ -352,9 +490,14 @@ VLA_FN void FN(chunk_apply)(CXP, ST *s, NUM *y, const NUM *x, int r, int nudged)
 }
 
 /* A_C = A_0 - sum_m z_m z_m^T / d_m, each entry's sum m ascending (the sm update's terms; every
- * entry and its mirror are the same operations, so A stays exactly symmetric), stored */
+ * entry and its mirror are the same operations, so A stays exactly symmetric), stored; cg:
+ * chunk_update_M */
 VLA_FN void FN(chunk_update_A)(CXP, ST *s)
 {
+    if (s->cfg.track == VLA_TRACK_CG) {
+        FN(chunk_update_M)(CX, s);
+        return;
+    }
     FRAME_BEGIN;
     SCALAR(acc);
     SCALAR(t);
@@ -374,15 +517,6 @@ VLA_FN void FN(chunk_update_A)(CXP, ST *s)
         STORE(E(s->A, i));
     }
     FRAME_END;
-}
-
-/* row r of a chunk array of d-vectors <- x, rounded to io */
-VLA_FN void FN(chunk_row)(CXP, NUM *Y, int r, const NUM *x, int d)
-{
-    VLA_PFOR(j, 0, d) {
-        COPY(E(Y, (long)r * d + j), E(x, j));
-        STORE_I(E(Y, (long)r * d + j));
-    }
 }
 
 /* ---- chunk_<tok>: a model's chunk, at its last token ---- */
@@ -410,12 +544,20 @@ VLA_FN void FN(chunk_delta)(CXP, ST *s)
                   P(E(s->c, C_STAB)));
 }
 
-/* the chunk's u' (uprime_<tok> of each token) into cu, and the factor of its capacitance */
+/* the chunk's u' (uprime_<tok> of each token) into cu, and the factor of its capacitance (cg:
+ * M_0 rounded to io into m0) */
 VLA_FN void FN(chunk_penalty)(CXP, ST *s, int guard, NREF eps)
 {
     for (int r = 0; r < s->cfg.chunk; r++) {
         FN(chunk_slot)(CX, s, r, 0);
         FN(chunk_row)(CX, s->cu, r, FN(uprime)(CX, s), s->d);
+    }
+    if (s->cfg.track == VLA_TRACK_CG) {
+        VLA_PFOR(i, 0, s->d * s->d) {
+            COPY(E(s->m0, i), E(s->A, i));
+            STORE_I(E(s->m0, i));
+        }
+        return;
     }
     FN(chunk_woodbury)(CX, s, guard, eps);
 }

@@ -92,17 +92,20 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
 
 /* The sizes the state's arrays are measured in: d and dv, and the form's (vlalists.h's
  * VLA_FORMS): nc, the chunk's C (0 outside the chunk form, and for chunk:1, which is the
- * sequential recurrence); nl, the levels of the scan's blocks (0 outside the scan form); nj, nl
- * when the scan carries the transition J of an affine S (every model but la), else 0. */
+ * sequential recurrence); nm, d when the chunk keeps M (cg, recur_forms.h's chunk_cg), else 0;
+ * nl, the levels of the scan's blocks (0 outside the scan form); nj, nl when the scan carries the
+ * transition J of an affine S (every model but la), else 0. */
 #define VLA_SCAN_LEVELS 30 /* the scan's blocks cover t < 2^30 (the programs' steps go to 1e9) */
 typedef struct {
-    int d, dv, nc, nl, nj;
+    int d, dv, nc, nm, nl, nj;
 } vla_dims;
 static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 {
-    vla_dims m = {c->d, c->dv, 0, 0, 0};
-    if (c->form == VLA_FORM_CHUNK && c->chunk > 1)
+    vla_dims m = {c->d, c->dv, 0, 0, 0, 0};
+    if (c->form == VLA_FORM_CHUNK && c->chunk > 1) {
         m.nc = c->chunk;
+        m.nm = c->track == VLA_TRACK_CG ? c->d : 0;
+    }
     if (c->form == VLA_FORM_SCAN) {
         m.nl = VLA_SCAN_LEVELS;
         m.nj = c->model == VLA_LA ? 0 : VLA_SCAN_LEVELS;
@@ -111,8 +114,8 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 }
 /* the names the lengths below are written in, as locals (unused ones are fine) */
 #define VLA_DIMS_LOCALS(m)                                                                         \
-    const int d = (m).d, dv = (m).dv, nc = (m).nc, nl = (m).nl, nj = (m).nj;                       \
-    (void)d, (void)dv, (void)nc, (void)nl, (void)nj
+    const int d = (m).d, dv = (m).dv, nc = (m).nc, nm = (m).nm, nl = (m).nl, nj = (m).nj;          \
+    (void)d, (void)dv, (void)nc, (void)nm, (void)nl, (void)nj
 
 /* The arrays of a run's state (recur.h's struct), one row X(name, len) each under its role. A
  * length is an expression in d, dv, nc, nl and nj (VLA_DIMS_LOCALS), which every consumer has in
@@ -148,14 +151,16 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(cx, nc * d)    /* chunk: the tokens' left vectors (k', k), then W */                          \
     X(cy, nc * d)    /* ... their right vectors (k', alpha, the gain) */                           \
     X(cu, nc * d)    /* ... their u' */                                                            \
-    X(cz, nc * d)    /* ... A_0 u', then Z = A_0 U^T L^-T */                                       \
+    X(cz, nc * d)    /* ... A_0 u', then Z = A_0 U^T L^-T; cg: the tokens' iterates x */          \
     X(ce, nc * dv)   /* ... U, then E = U - W S_0^T */                                             \
     X(co, nc * dv)   /* ... their read-outs */                                                     \
     X(cm, nc * nc)   /* ... G and its factor; then L below, T^T above the diagonal; then P */     \
-    X(cp, nc)        /* ... the pivots of G */                                                     \
+    X(cp, nc)        /* ... the pivots of G; cg: the scores u'_j . p */                            \
     X(cr, nc)        /* ... the read-outs' denominators */                                         \
     X(cg, nc)        /* ... delta's cumulative log-decays gamma */                                 \
     X(s0, nc ? dv * d : 0)   /* ... S_0 rounded to the io format, the products' operand */         \
+    X(m0, nm * d)            /* ... cg: M_0 rounded to the io format, the products' operand */     \
+    X(pio, nm)               /* ... cg: the direction p rounded to the io format */                \
     X(tb, nl ? dv * d : 0)   /* scan: a step's B, then a combination's */                          \
     X(tj, nj ? d * d : 0)    /* ... a step's J */                                                  \
     X(ub, nl ? dv * d : 0)   /* ... the product of a combination */                                \

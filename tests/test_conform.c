@@ -264,9 +264,10 @@ TEST_SLOW(conform_long)
 }
 
 /* The chunk and scan forms (docs/forms.md), every model x way of tracking x precision that has
- * them, bit for bit: d = 4 on a stream rotated (64 steps: 16 chunks of 4, 4 of 16), and every
- * eighth at d = 13 (odd); and delta's decay (exp of the cumulative log-decays in a chunk,
- * a_t (I - beta k' k'^T) in the scan) in every precision, at d = 4 and every third at d = 13 */
+ * them (cg: its default cg:8 here, and cg:1e-3, cg:3 below), bit for bit: d = 4 on a stream
+ * rotated (64 steps: 16 chunks of 4, 4 of 16), and every eighth at d = 13 (odd); and delta's
+ * decay (exp of the cumulative log-decays in a chunk, a_t (I - beta k' k'^T) in the scan) in
+ * every precision, at d = 4 and every third at d = 13 */
 TEST(conform_forms)
 {
     static const char *const forms[] = {"chunk:4", "chunk:16", "scan"};
@@ -279,6 +280,15 @@ TEST(conform_forms)
                     if (k % 8 == 0)
                         run_form(mk, tr, p, 13, streams[k % 3], 32, forms[f]);
                 }
+    /* cg's other settings in a chunk (MesaNet's arrangement): to a tolerance, where each token's
+     * iteration stops on its own residual, and fewer iterations than d */
+    static const char *const cgs[] = {"cg:1e-3", "cg:3"};
+    static const vla_model_kind ms[] = {VLA_RLS, VLA_VLA1, VLA_VLA3};
+    for (int f = 0; f < 2; f++)
+        for (int i = 0; i < 2; i++)
+            for (int p = 0; p < VLA_NPREC; p++, k++)
+                run_spec(ms[k % 3], cgs[i], 1, p, k % 4 ? 5 : 13, streams[k % 3], scaled(64),
+                         forms[f]);
     for (int f = 0; f < 3; f++)
         for (int p = 0; p < VLA_NPREC; p++, k++) {
             vla_config c;

@@ -61,7 +61,7 @@ static void spec_of(vla_engine_spec *sp, vla_model_kind mk, vla_track tr, vla_pr
     sp->cfg.prec = p;
     if (vla_model_has_A(mk))
         sp->cfg.track = tr;
-    if (tr == VLA_TRACK_CHOL)
+    if (vla_track_holds(tr) != VLA_HOLDS_A) /* chol and the ways that keep M: no nudge, clamp */
         sp->cfg.nudge = sp->cfg.clamp_on = 0;
     sp->stream = stream;
     sp->seed = 7;
@@ -225,6 +225,9 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
               {VLA_LA, VLA_TRACK_SM, VLA_BF16_KERN, "mqar:12,4", 5, "chunk:16", 0},
               {VLA_RLS, VLA_TRACK_SM, VLA_F32, "gauss", 4, "chunk:4", 0},
               {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "chunk:2", 0},
+              {VLA_VLA3, VLA_TRACK_CG, VLA_BF16_F32, "lmlike", 8, "chunk:4", 0},
+              {VLA_RLS, VLA_TRACK_CG, VLA_F16_KERN, "gauss", 6, "chunk:16", 0},
+              {VLA_VLA1, VLA_TRACK_CG, VLA_F32, "gauss:10", 5, "chunk:8", 0},
               {VLA_VLA3, VLA_TRACK_SMSYM, VLA_BF16, "lmlike", 6, "scan", 0},
               {VLA_LA, VLA_TRACK_SM, VLA_F16, "lmlike", 5, "scan", 0},
               {VLA_DELTA, VLA_TRACK_SM, VLA_BF16_KERN, "gauss", 6, "chunk:8", 1},
@@ -254,6 +257,8 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         }
         if (chunk) /* the devices that fit a chunk */
             sp.cfg.period = 32, sp.cfg.clamp_on = sp.cfg.guard = cs[c].mk == VLA_VLA3;
+        if (vla_track_holds(cs[c].tr) == VLA_HOLDS_M)
+            sp.cfg.nudge = sp.cfg.clamp_on = 0;
         sp.taps = VLA_TAP_O | VLA_TAP_MOVED | (chunk ? 0 : VLA_TAP_KP | VLA_TAP_ALPHA);
         sp.on_step = record;
         taprec ta, tb;

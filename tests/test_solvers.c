@@ -267,3 +267,200 @@ TEST(solver_settings)
     CHECK(vla_track_holds(VLA_TRACK_CHOL) == VLA_HOLDS_L && vla_track_holds(VLA_TRACK_CG) ==
           VLA_HOLDS_M && vla_track_holds(VLA_TRACK_SMSYM) == VLA_HOLDS_A);
 }
+
+/* ---- the chunk form with cg: MesaNet's arrangement (docs/forms.md, recur_forms.h's chunk_cg) */
+
+/* rls or vla3 (nudge off) with way `spec` in form `form` (NULL: seq) at d in f64 */
+static void chunk_config(vla_config *c, vla_model_kind mk, const char *spec, const char *form,
+                         int d)
+{
+    vla_config_default(c, mk, d);
+    c->nudge = 0;
+    CHECK(vla_track_set(c, spec) == 0);
+    if (form)
+        CHECK(vla_form_parse(c, form) == 0);
+    CHECK(vla_config_check(c) == 0 && vla_track_check(c, NULL) == 0 &&
+          vla_form_check(c, NULL) == 0);
+}
+
+/* In exact arithmetic a chunk's cold-started cg and the sequential warm-started one solve the
+ * same systems M_t y = x (M_C = M_0 + U^T U and M_r = M_0 + U_{<=r}^T U_{<=r} are the sequential
+ * sums), and each stops where ||r|| <= tol ||x|| (tol: the way's cg:TOL, or for cg:K = 2d, which
+ * runs out only after exact cg's d steps, the rounding level 2^-53 of the reference's binary64
+ * compute format, C_TOL), so each answer is within cond(M_t) tol of M_t^-1 x, relatively, in
+ * both forms, and their difference within twice that. S_t sums t writes, each such an error
+ * carried forward by transitions of norm about 1, so to first order the forms' S, o and M differ
+ * by at most c t cond tol relatively, c = d (generous; cond measured on the way). At 256 bits the
+ * arithmetic adds nothing visible, so the bound is the solver's alone. Measured (d = 6, cond
+ * 2.4 .. 39, bounds 1.4e-13 .. 2.2e-6): 0 in binary64, every case: neither stop comes before
+ * exact cg's d-th step on these spectra, where the residual is at 256 bits' level. */
+TEST(solvers_chunk_cg_exact_agrees_with_seq)
+{
+    static const char *const specs[] = {"cg:12", "cg:1e-10"};
+    static const char *const forms[] = {"chunk:4", "chunk:16"};
+    static const vla_model_kind ms[] = {VLA_RLS, VLA_VLA3};
+    const int d = 6;
+    const long T = 96;
+    for (int m = 0; m < 2; m++)
+        for (int w = 0; w < 2; w++)
+            for (int f = 0; f < 2; f++) {
+                vla_config cs, cf;
+                chunk_config(&cs, ms[m], specs[w], NULL, d);
+                chunk_config(&cf, ms[m], specs[w], forms[f], d);
+                vla_model *a, *b;
+                vla_stream *s;
+                char err[200];
+                CHECK(vref_model_new(&a, &cs, VREF_EXACT, 256) == 0);
+                CHECK(vref_model_new(&b, &cf, VREF_EXACT, 256) == 0);
+                CHECK(vla_stream_open(&s, "lmlike", d, d, 77, err, sizeof err) == 0);
+                vla_step_buf buf;
+                vla_step_buf_alloc(&buf, d, d);
+                double x[36], y[36], lam[6], worst = 0, cond = 1;
+                const vla_quantity qs[] = {VLA_Q_S, VLA_Q_M, VLA_Q_O};
+                for (long t = 1; t <= T; t++) {
+                    vla_stream_get(s, 0, t, &buf);
+                    vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, NAN, NAN};
+                    CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
+                    if (vla_form_pending(&cf, t))
+                        continue;
+                    for (int q = 0; q < 3; q++) {
+                        int n = qs[q] == VLA_Q_O ? d : d * d;
+                        vla_model_get(a, qs[q], x);
+                        vla_model_get(b, qs[q], y);
+                        double e = vla_fro_diff(y, x, n) / vla_fro(x, n);
+                        worst = e > worst || isnan(e) ? e : worst;
+                        if (qs[q] == VLA_Q_M && vref_sym_eig(x, d, lam) == 0)
+                            cond = lam[d - 1] / lam[0] > cond ? lam[d - 1] / lam[0] : cond;
+                    }
+                }
+                double tol = cf.solve_tol > 0 ? cf.solve_tol : 0x1p-53;
+                double bound = d * T * cond * tol;
+                CHECK_MSG(worst <= bound, "%s %s %s: relative difference %.3g from seq at 256 bits "
+                          "> %.3g (cond %.3g)", vla_model_name(ms[m]), specs[w], forms[f], worst,
+                          bound, cond);
+                vla_step_buf_free(&buf);
+                vla_stream_close(s);
+                vla_model_free(a);
+                vla_model_free(b);
+            }
+}
+
+/* Cold start by hand: with cg:1 a token's answer is cg's first step from x = 0,
+ * y = (x.x / x.M_r x) x, with M_r = lambda0 I + sum_{j <= r} k_j k_j^T over every token so far
+ * (rls: u' = k). After two chunks of 4 in f64 the gain of step 8 (VLA_Q_ALPHA) is that for
+ * x = k_8, within a few roundings (measured 2e-16), and M is M_8 (9e-17); the sequential
+ * cg:1, warm-started from step 7's gain, is not (0.16: the test tells the starts apart). */
+TEST(solvers_chunk_cg_cold_start_by_hand)
+{
+    const int d = 5;
+    vla_config cf, cs;
+    chunk_config(&cf, VLA_RLS, "cg:1", "chunk:4", d);
+    chunk_config(&cs, VLA_RLS, "cg:1", NULL, d);
+    vla_model *a, *b;
+    vla_stream *s;
+    char err[200];
+    CHECK(vla_model_new(&a, &cf) == 0 && vla_model_new(&b, &cs) == 0);
+    CHECK(vla_stream_open(&s, "gauss", d, d, 3, err, sizeof err) == 0);
+    vla_step_buf buf;
+    vla_step_buf_alloc(&buf, d, d);
+    double M[25] = {0}, Mm[25], g[5], gs[5], h[5], mk[5], kk = 0, kmk = 0;
+    for (int i = 0; i < d; i++)
+        M[i * d + i] = cf.lambda0;
+    for (long t = 1; t <= 8; t++) {
+        vla_stream_get(s, 0, t, &buf);
+        vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, NAN, NAN};
+        CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
+        for (int i = 0; i < d * d; i++)
+            M[i] += buf.k[i / d] * buf.k[i % d];
+    }
+    for (int i = 0; i < d; i++) { /* buf.k: k_8 */
+        mk[i] = 0;
+        for (int j = 0; j < d; j++)
+            mk[i] += M[i * d + j] * buf.k[j];
+        kk += buf.k[i] * buf.k[i];
+    }
+    for (int i = 0; i < d; i++)
+        kmk += buf.k[i] * mk[i];
+    for (int i = 0; i < d; i++)
+        h[i] = kk / kmk * buf.k[i];
+    vla_model_get(a, VLA_Q_ALPHA, g);
+    vla_model_get(b, VLA_Q_ALPHA, gs);
+    vla_model_get(a, VLA_Q_M, Mm);
+    double e = vla_fro_diff(g, h, d) / vla_fro(h, d), es = vla_fro_diff(gs, h, d) / vla_fro(h, d);
+    double em = vla_fro_diff(Mm, M, d * d) / vla_fro(M, d * d);
+    CHECK_MSG(e <= 1e-14 && em <= 1e-15 && es > 1e-3,
+              "chunk:4 cg:1 at step 8: gain %.3g from the hand's (bound 1e-14), M %.3g (bound "
+              "1e-15), the warm-started seq's %.3g (must differ)", e, em, es);
+    const vla_counts *cn = vla_model_counts(a);
+    CHECK_MSG(cn->solves == 8 && cn->solve_iters == 8 && cn->solve_fail == 0,
+              "chunk:4 cg:1: %ld solves, %ld iterations, %ld failures", cn->solves,
+              cn->solve_iters, cn->solve_fail);
+    vla_step_buf_free(&buf);
+    vla_stream_close(s);
+    vla_model_free(a);
+    vla_model_free(b);
+}
+
+/* A chunk's failed solve is counted at its token's step: solver_failure_reported_at_its_step's
+ * bfloat16 case in chunk:4, where the state (and the count) exists at chunk ends only, so the
+ * failure's step lies in the chunk that showed it, and its value is a p.Mp <= 0 or a residual
+ * ratio above 1 (or NaN) */
+TEST(solvers_chunk_cg_failure_at_its_token)
+{
+    vla_config c;
+    vla_config_default(&c, VLA_RLS, 4);
+    c.prec = VLA_BF16;
+    c.lambda0 = 1e-3;
+    CHECK(vla_track_set(&c, "cg:8") == 0 && vla_form_parse(&c, "chunk:4") == 0);
+    vla_model *m;
+    vla_stream *s;
+    char err[200];
+    CHECK(vla_model_new(&m, &c) == 0);
+    CHECK(vla_stream_open(&s, "subspace:1,0", 4, 4, 1, err, sizeof err) == 0);
+    vla_step_buf b;
+    vla_step_buf_alloc(&b, 4, 4);
+    long seen = 0;
+    for (long t = 1; t <= 2000 && !seen; t++) {
+        vla_stream_get(s, 0, t, &b);
+        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_model_step(m, &in);
+        if (vla_model_counts(m)->solve_fail)
+            seen = t;
+    }
+    double sv[3];
+    const vla_counts *cn = vla_model_counts(m);
+    CHECK(vla_model_get(m, VLA_Q_SOLVER, sv) == 0);
+    CHECK_MSG(seen > 0 && seen % 4 == 0 && cn->solve_fail >= 1 && cn->solve_fail <= 4 &&
+                  cn->solve_fail_t > seen - 4 && cn->solve_fail_t <= seen && sv[1] == 1 &&
+                  (!(sv[2] > 0) || !(sv[2] <= 1)),
+              "chunk:4 cg:8 bf16: failure seen at step %ld, counted %ld from step %ld, flag %g, "
+              "value %g", seen, cn->solve_fail, cn->solve_fail_t, sv[1], sv[2]);
+    vla_step_buf_free(&b);
+    vla_stream_close(s);
+    vla_model_free(m);
+}
+
+/* what a chunk refuses among the ways that keep M, naming what fits: solve and cheb (they read
+ * M_r, which a chunk never forms); cg is admitted, for vla1 too, and forgetting stays refused */
+TEST(solvers_chunk_refusals)
+{
+    static const char *const no[] = {"solve", "cheb:4"};
+    const char *why = NULL;
+    vla_config c;
+    for (int i = 0; i < 2; i++) {
+        chunk_config(&c, VLA_VLA3, "cg:8", "chunk:8", 8);
+        CHECK(vla_track_set(&c, no[i]) == 0);
+        CHECK_MSG(vla_form_check(&c, &why) == VLA_ENOTSUP && why && strstr(why, "cg:K") &&
+                      strstr(why, "sm"),
+                  "%s in chunk:8: %s", no[i], why ? why : "(admitted)");
+    }
+    vla_config_default(&c, VLA_VLA1, 8);
+    c.nudge = c.clamp_on = 0;
+    CHECK(vla_track_set(&c, "cg:1e-6") == 0 && vla_form_parse(&c, "chunk:16") == 0);
+    CHECK(vla_track_check(&c, NULL) == 0 && vla_form_check(&c, NULL) == 0);
+    c.gamma = 0.9;
+    CHECK(vla_form_check(&c, &why) == VLA_ENOTSUP && strstr(why, "gamma"));
+    c.gamma = 1;
+    c.track = VLA_TRACK_JOSEPH;
+    CHECK(vla_form_check(&c, &why) == VLA_ENOTSUP && strstr(why, "cg:K"));
+}
