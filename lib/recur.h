@@ -687,11 +687,17 @@ VLA_FN NUM *FN(warm)(CXP, ST *s, const NUM *y)
     return VLA_ROWP(s->sx, y == s->al ? 0 : (size_t)s->d);
 }
 
-/* cg: conjugate gradients from the previous solution (MesaNet's warm start), cfg.solve_k
- * iterations, or with cfg.solve_tol until ||r|| <= tol ||b|| (at most 2d); either way a lane stops
- * once ||r|| <= u ||b|| (C_TOL). r, p, q: z, e2, y. A step with p.Mp <= 0 (M not positive
- * definite along p) is a failure, and the iteration goes on. */
-VLA_FN void FN(apply_cg)(CXP, ST *s, NUM *y, const NUM *b)
+/* M_r p for token r of a chunk, without forming M_r (recur_forms.h) */
+VLA_FN void FN(chunk_mv)(CXP, ST *s, NUM *q, const NUM *p, int r);
+
+/* cg: conjugate gradients, cfg.solve_k iterations, or with cfg.solve_tol until ||r|| <= tol ||b||
+ * (at most 2d); either way a lane stops once ||r|| <= u ||b|| (C_TOL). r, p, q: z, e2, y. A step
+ * with p.Mp <= 0 (M not positive definite along p) is a failure, and the iteration goes on.
+ * tok < 0: the sequential form's, from the previous solution (MesaNet's warm start, x = warm(y)),
+ * the products by the stored M; tok >= 0: token tok of a chunk (recur_forms.h's MesaNet
+ * arrangement), from x = 0 (fla's cold start: no token has its predecessor's solution) in row tok
+ * of cz, the products by chunk_mv, a failure counted at the token's step. */
+VLA_FN void FN(cg)(CXP, ST *s, NUM *y, const NUM *b, int tok)
 {
     FRAME_BEGIN;
     SCALAR(rr);
@@ -705,14 +711,21 @@ VLA_FN void FN(apply_cg)(CXP, ST *s, NUM *y, const NUM *b)
     SCALAR(fl);
     SCALAR(fv);
     const int d = s->d, kmax = s->cfg.solve_tol > 0 ? 2 * d : s->cfg.solve_k;
-    NUM *x = FN(warm)(CX, s, y), *r = s->z, *p = s->e2, *q = y, *M = s->A;
+    NUM *x = tok < 0 ? FN(warm)(CX, s, y) : VLA_ROWP(s->cz, (size_t)tok * d), *r = s->z, *p = s->e2,
+        *q = y;
     COUNT(s->cnt.solves);
     SETI(zero, 0);
     SETI(fl, 0);
     SETI(fv, 0);
-    FN(matvec_t)(CX, q, M, x, d, d);
+    if (tok < 0)
+        FN(matvec_t)(CX, q, s->A, x, d, d);
     VLA_PFOR(i, 0, d) {
-        SUB(E(r, i), E(b, i), E(q, i));
+        if (tok < 0) {
+            SUB(E(r, i), E(b, i), E(q, i));
+        } else {
+            SETI(E(x, i), 0);
+            COPY(E(r, i), E(b, i));
+        }
         COPY(E(p, i), E(r, i));
     }
     FN(dot)(CX, P(rr), r, r, d);
@@ -722,7 +735,10 @@ VLA_FN void FN(apply_cg)(CXP, ST *s, NUM *y, const NUM *b)
     for (int it = 0; it < kmax; it++) {
         LANE_IF(LESS(thr, rn)) {
             COUNT(s->cnt.solve_iters);
-            FN(matvec_t)(CX, q, M, p, d, d);
+            if (tok < 0)
+                FN(matvec_t)(CX, q, s->A, p, d, d);
+            else
+                FN(chunk_mv)(CX, s, q, p, tok);
             FN(dot)(CX, P(pq), p, q, d);
             LANE_IF(PNOT(LESS(zero, pq))) {
                 LANE_IF(LESSD(fl, 0.5)) {
@@ -749,9 +765,11 @@ VLA_FN void FN(apply_cg)(CXP, ST *s, NUM *y, const NUM *b)
             SQRT(rn, rr);
         } LANE_END
     }
-    FN(solve_end)(CX, s, y, x, P(rn), P(bn), P(fl), P(fv), s->t);
+    FN(solve_end)(CX, s, y, x, P(rn), P(bn), P(fl), P(fv),
+                  tok < 0 ? s->t : s->t - s->cfg.chunk + 1 + tok);
     FRAME_END;
 }
+VLA_FN void FN(apply_cg)(CXP, ST *s, NUM *y, const NUM *b) { FN(cg)(CX, s, y, b, -1); }
 
 /* cheb: cfg.solve_k steps of Chebyshev iteration (Saad, Iterative Methods, algorithm 12.1) from
  * the previous solution, on the interval [lambda0, g]: lambda0 bounds M from below in exact

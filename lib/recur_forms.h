@@ -291,72 +291,6 @@ VLA_FN void FN(chunk_mv)(CXP, ST *s, NUM *q, const NUM *p, int r)
     FRAME_END;
 }
 
-/* y = M_r^-1 b for the chunk's token r: apply_cg's iteration (its K or tol, its stop at the
- * rounding level, its failures: p.Mp <= 0, a residual ending above ||b||, counted at token r's
- * step) from x = 0 (fla's cold start: no token has its predecessor's solution), x in row r of
- * cz; r, p, q: z, e2, y */
-VLA_FN void FN(chunk_cg)(CXP, ST *s, NUM *y, const NUM *b, int r)
-{
-    FRAME_BEGIN;
-    SCALAR(rr);
-    SCALAR(rn);
-    SCALAR(bn);
-    SCALAR(thr);
-    SCALAR(pq);
-    SCALAR(a);
-    SCALAR(t);
-    SCALAR(zero);
-    SCALAR(fl);
-    SCALAR(fv);
-    const int d = s->d, kmax = s->cfg.solve_tol > 0 ? 2 * d : s->cfg.solve_k;
-    NUM *x = VLA_ROWP(s->cz, (size_t)r * d), *res = s->z, *p = s->e2, *q = y;
-    COUNT(s->cnt.solves);
-    SETI(zero, 0);
-    SETI(fl, 0);
-    SETI(fv, 0);
-    VLA_PFOR(i, 0, d) {
-        SETI(E(x, i), 0);
-        COPY(E(res, i), E(b, i));
-        COPY(E(p, i), E(b, i));
-    }
-    FN(dot)(CX, P(rr), res, res, d);
-    SQRT(rn, rr);
-    FN(norm2)(CX, P(bn), b, d);
-    MUL(thr, E(s->c, C_TOL), bn);
-    for (int it = 0; it < kmax; it++) {
-        LANE_IF(LESS(thr, rn)) {
-            COUNT(s->cnt.solve_iters);
-            FN(chunk_mv)(CX, s, q, p, r);
-            FN(dot)(CX, P(pq), p, q, d);
-            LANE_IF(PNOT(LESS(zero, pq))) {
-                LANE_IF(LESSD(fl, 0.5)) {
-                    SETI(fl, 1);
-                    COPY(fv, pq);
-                } LANE_END
-            } LANE_END
-            DIV(a, rr, pq);
-            VLA_PFOR(i, 0, d) {
-                TEMP(t);
-                MUL(t, a, E(p, i));
-                ADD(E(x, i), E(x, i), t);
-                MUL(t, a, E(q, i));
-                SUB(E(res, i), E(res, i), t);
-            }
-            FN(dot)(CX, P(pq), res, res, d); /* pq: r.r of the new residual */
-            DIV(a, pq, rr);
-            VLA_PFOR(i, 0, d) {
-                TEMP(t);
-                MUL(t, a, E(p, i));
-                ADD(E(p, i), E(res, i), t);
-            }
-            COPY(rr, pq);
-            SQRT(rn, rr);
-        } LANE_END
-    }
-    FN(solve_end)(CX, s, y, x, P(rn), P(bn), P(fl), P(fv), s->t - s->cfg.chunk + 1 + r);
-    FRAME_END;
-}
-
 /* M_C = M_0 + U^T U: each entry of the upper triangle a sum over the tokens ascending, added to
  * M_0 and rounded once when stored, then mirrored (update_M's conventions) */
 VLA_FN void FN(chunk_update_M)(CXP, ST *s)
@@ -459,11 +393,11 @@ VLA_FN void FN(chunk_woodbury)(CXP, ST *s, int guard, NREF eps)
 }
 
 /* y = A_r x for the chunk's token r (y not x), from A_0 and chunk_woodbury's factor; plus
- * per_eps x for the last token when a nudge falls at the chunk's end (nudged); cg: chunk_cg */
+ * per_eps x for the last token when a nudge falls at the chunk's end (nudged); cg: recur.h's cg */
 VLA_FN void FN(chunk_apply)(CXP, ST *s, NUM *y, const NUM *x, int r, int nudged)
 {
     if (s->cfg.track == VLA_TRACK_CG) {
-        FN(chunk_cg)(CX, s, y, x, r);
+        FN(cg)(CX, s, y, x, r);
         return;
     }
     FRAME_BEGIN;

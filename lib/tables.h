@@ -92,9 +92,9 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
 
 /* The sizes the state's arrays are measured in: d and dv, and the form's (vlalists.h's
  * VLA_FORMS): nc, the chunk's C (0 outside the chunk form, and for chunk:1, which is the
- * sequential recurrence); nm, d when the chunk keeps M (cg, recur_forms.h's chunk_cg), else 0;
- * nl, the levels of the scan's blocks (0 outside the scan form); nj, nl when the scan carries the
- * transition J of an affine S (every model but la), else 0. */
+ * sequential recurrence); nm, d when the chunk keeps M (cg: recur.h's cg with recur_forms.h's
+ * chunk_mv), else 0; nl, the levels of the scan's blocks (0 outside the scan form); nj, nl when
+ * the scan carries the transition J of an affine S (every model but la), else 0. */
 #define VLA_SCAN_LEVELS 30 /* the scan's blocks cover t < 2^30 (the programs' steps go to 1e9) */
 typedef struct {
     int d, dv, nc, nm, nl, nj;

@@ -268,7 +268,8 @@ TEST(solver_settings)
           VLA_HOLDS_M && vla_track_holds(VLA_TRACK_SMSYM) == VLA_HOLDS_A);
 }
 
-/* ---- the chunk form with cg: MesaNet's arrangement (docs/forms.md, recur_forms.h's chunk_cg) */
+/* ---- the chunk form with cg: MesaNet's arrangement (docs/forms.md; recur.h's cg with
+ * recur_forms.h's chunk_mv) */
 
 /* rls or vla3 (nudge off) with way `spec` in form `form` (NULL: seq) at d in f64 */
 static void chunk_config(vla_config *c, vla_model_kind mk, const char *spec, const char *form,
