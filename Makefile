@@ -414,7 +414,7 @@ endif
 # solvers' 112 tables about 10 minutes more, on 2 loaded cores; the forms' tables 26 minutes more,
 # 18 of them forms-chunk-vla3-lmlike's 10^5 steps with the exact reference, on 2 loaded cores);
 # figures-long about an hour of CPU time more (its five runs, two at a time with -j2), and the
-# solvers' 16 runs to 10^6 (solvers-long) 12 minutes more on 2 loaded cores.
+# solvers' 24 runs to 10^6 (solvers-long) about 18 minutes more on 2 loaded cores.
 DATA      ?= data
 FIGDIR    ?= figures
 SHARED    ?= ../shared

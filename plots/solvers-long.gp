@@ -3,8 +3,8 @@
 # relative error of the vector vla3 uses, against t, one curve per way and head, solid without
 # forgetting, dashed with gamma = 0.999; (b), (d) the smallest eigenvalue of the M the solvers keep,
 # as stored (the same M for solve, cg and cheb: their updates of M are one code), per head, with
-# lambda0 (the exact M's lower bound) and 0 marked. (a), (b) binary32; (c), (d) bfloat16 storage with
-# binary32 arithmetic. vla3 on lmlike, d = 16, nudge off, reference lib in binary64. A cross marks
+# lambda0 (the exact M's lower bound) and 0 marked. (a), (b) binary32; (c), (d) binary16 storage with
+# binary32 arithmetic; (e), (f) bfloat16 storage with binary32 arithmetic. vla3 on lmlike, d = 16, nudge off, reference lib in binary64. A cross marks
 # where a run turned NaN. The horizons and the ranges come from the tables.
 # Usage: gnuplot -e "dir='data'; out='figures/solvers-long'" plots/solvers-long.gp
 #   reads DIR/solvers-long-lmlike-gGAMMA-PREC-WAY.dat (bin/vla-drift: column 15 x_err, 16 m_lmin);
@@ -16,7 +16,7 @@ WAYS = 'sm solve cg8 cheb8'
 way_name(w) = w eq 'cg8' ? 'cg:8' : w eq 'cheb8' ? 'cheb:8' : w
 way_color(w) = w eq 'solve' ? '#000000' : w eq 'cg8' ? '#D55E00' : w eq 'cheb8' ? '#009E73' : track_color(w)
 GAMMAS = 'g1 g0.999'
-PANELP = 'f32 bf16-f32'
+PANELP = 'f32 f16-f32 bf16-f32'
 f(g, p, w) = sprintf('%s/solvers-long-lmlike-%s-%s-%s.dat', dir, g, p, w)
 do for [p in PANELP] {
     do for [g in GAMMAS] {
@@ -31,13 +31,13 @@ LAMBDA0 = real(system(sprintf("sed -n 's/^# config: .*lambda0=\\([^ ]*\\).*/\\1/
 
 do for [cols in SIZES] {
     c = cols + 0
-    eval begin(c, c == 2 ? 4.6 : 7.4)
+    eval begin(c, c == 2 ? 6.6 : 10.6)
     if (c == 2) {
-        G_rows = 2; G_cols = 2; G_left = 0.08; G_right = 0.98; G_bottom = 0.09; G_top = 0.86
-        G_hsp = 0.09; G_vsp = 0.14
+        G_rows = 3; G_cols = 2; G_left = 0.08; G_right = 0.98; G_bottom = 0.065; G_top = 0.9
+        G_hsp = 0.09; G_vsp = 0.095
     } else {
-        G_rows = 4; G_cols = 1; G_left = 0.17; G_right = 0.96; G_bottom = 0.055; G_top = 0.88
-        G_hsp = 0.1; G_vsp = 0.075
+        G_rows = 6; G_cols = 1; G_left = 0.17; G_right = 0.96; G_bottom = 0.04; G_top = 0.915
+        G_hsp = 0.1; G_vsp = 0.05
     }
     eval keyarea(c == 2 ? 7 : 3)
     plot for [w in WAYS] NaN w l lw 2 lc rgb way_color(w) t way_name(w), \
@@ -45,16 +45,16 @@ do for [cols in SIZES] {
          NaN w l lw 1.5 dt 2 lc rgb '#444444' t 'γ = 0.999', \
          NaN w p pt PT_NAN ps 1.1 lw 2 lc rgb '#444444' t 'NaN'
     eval keydone
-    do for [i = 1:4] {
+    do for [i = 1:6] {
         P = word(PANELP, int((i + 1) / 2))
         eval panel(i)
         set xrange [10 : tmax(f('g1', P, 'solve')) * 2]
         set logscale x
         set format x '10^{%T}'
         set mxtics 10
-        set xlabel (c == 2 ? i > 2 : i == 4) ? '{/:Italic t} (tokens)' : ''
+        set xlabel (c == 2 ? i > 4 : i == 6) ? '{/:Italic t} (tokens)' : ''
         if (i % 2 == 1) {
-            set title sprintf('(%s) %s: x\_err of each head', word('a b c d', i), P)
+            set title sprintf('(%s) %s: x\_err of each head', word('a b c d e f', i), P)
             set logscale y
             set format y '10^{%T}'
             set autoscale y
@@ -64,7 +64,7 @@ do for [cols in SIZES] {
             plot for [g = 1:2] for [w in WAYS] for [h = 0:1] f(word(GAMMAS, g), P, w) index h u 1:(column(X) > 0 ? column(X) : NaN) w l lw (g == 1 ? 1.6 : 1.2) dt g lc rgb way_color(w), \
                  for [g = 1:2] for [w in WAYS] ends(f(word(GAMMAS, g), P, w), X) u 1:($3 > 0 ? $2 : NaN) w p pt PT_NAN ps 1.1 lw 2 lc rgb way_color(w)
         } else {
-            set title sprintf('(%s) %s: λ_{min} of the stored M, each head', word('a b c d', i), P)
+            set title sprintf('(%s) %s: λ_{min} of the stored M, each head', word('a b c d e f', i), P)
             unset logscale y
             set format y '%g'
             set autoscale y
