@@ -184,6 +184,39 @@ TEST(tracking_ways_forget_as_rls)
     }
 }
 
+/* rls in bfloat16 (lambda0 = 1e-3, d = 4) with way `way` in form `form` (NULL: seq) on a rank-one
+ * stream, stepped one step at a time until the first failed solve shows in the counts: the step
+ * it showed at (0: none by 2000), the counts and VLA_Q_SOLVER (sv) then */
+static long first_failure(const char *way, const char *form, vla_counts *cn, double sv[3])
+{
+    vla_config c;
+    vla_config_default(&c, VLA_RLS, 4);
+    c.prec = VLA_BF16;
+    c.lambda0 = 1e-3;
+    CHECK(vla_track_set(&c, way) == 0 && (!form || vla_form_parse(&c, form) == 0));
+    vla_model *m;
+    vla_stream *s;
+    char err[200];
+    CHECK(vla_model_new(&m, &c) == 0);
+    CHECK(vla_stream_open(&s, "subspace:1,0", 4, 4, 1, err, sizeof err) == 0);
+    vla_step_buf b;
+    vla_step_buf_alloc(&b, 4, 4);
+    long seen = 0;
+    for (long t = 1; t <= 2000 && !seen; t++) {
+        vla_stream_get(s, 0, t, &b);
+        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_model_step(m, &in);
+        if (vla_model_counts(m)->solve_fail)
+            seen = t;
+    }
+    *cn = *vla_model_counts(m);
+    CHECK(vla_model_get(m, VLA_Q_SOLVER, sv) == 0);
+    vla_step_buf_free(&b);
+    vla_stream_close(s);
+    vla_model_free(m);
+    return seen;
+}
+
 /* A failed solve is counted at the step it happens, its value kept (VLA_Q_SOLVER), and it shows:
  * bfloat16 keeps 8 bits of M, so on a rank-one stream lambda0 = 1e-3 is lost beside the
  * diagonal's growing entries, M turns singular or indefinite, and Cholesky meets a pivot <= 0,
@@ -193,29 +226,10 @@ TEST(solver_failure_reported_at_its_step)
 {
     static const char *const ways[] = {"solve", "cg:8", "cheb:8"};
     for (int w = 0; w < 3; w++) {
-        vla_config c;
-        vla_config_default(&c, VLA_RLS, 4);
-        c.prec = VLA_BF16;
-        c.lambda0 = 1e-3;
-        CHECK(vla_track_set(&c, ways[w]) == 0);
-        vla_model *m;
-        vla_stream *s;
-        char err[200];
-        CHECK(vla_model_new(&m, &c) == 0);
-        CHECK(vla_stream_open(&s, "subspace:1,0", 4, 4, 1, err, sizeof err) == 0);
-        vla_step_buf b;
-        vla_step_buf_alloc(&b, 4, 4);
-        long seen = 0;
-        for (long t = 1; t <= 2000 && !seen; t++) {
-            vla_stream_get(s, 0, t, &b);
-            vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
-            vla_model_step(m, &in);
-            if (vla_model_counts(m)->solve_fail)
-                seen = t;
-        }
+        vla_counts cnt;
         double sv[3];
-        const vla_counts *cn = vla_model_counts(m);
-        CHECK(vla_model_get(m, VLA_Q_SOLVER, sv) == 0);
+        long seen = first_failure(ways[w], NULL, &cnt, sv);
+        const vla_counts *cn = &cnt;
         CHECK_MSG(seen > 0 && cn->solve_fail == 1 && cn->solve_fail_t == seen && sv[1] == 1,
                   "%s bf16: failure seen at step %ld, counted %ld from step %ld, flag %g", ways[w],
                   seen, cn->solve_fail, cn->solve_fail_t, sv[1]);
@@ -224,9 +238,6 @@ TEST(solver_failure_reported_at_its_step)
         double v = sv[2];
         int ok = w == 0 ? !(v > 0) : !(v > 0) || !(v <= 1);
         CHECK_MSG(ok, "%s: the first failure's value %g", ways[w], v);
-        vla_step_buf_free(&b);
-        vla_stream_close(s);
-        vla_model_free(m);
     }
 }
 
@@ -408,37 +419,15 @@ TEST(solvers_chunk_cg_cold_start_by_hand)
  * ratio above 1 (or NaN) */
 TEST(solvers_chunk_cg_failure_at_its_token)
 {
-    vla_config c;
-    vla_config_default(&c, VLA_RLS, 4);
-    c.prec = VLA_BF16;
-    c.lambda0 = 1e-3;
-    CHECK(vla_track_set(&c, "cg:8") == 0 && vla_form_parse(&c, "chunk:4") == 0);
-    vla_model *m;
-    vla_stream *s;
-    char err[200];
-    CHECK(vla_model_new(&m, &c) == 0);
-    CHECK(vla_stream_open(&s, "subspace:1,0", 4, 4, 1, err, sizeof err) == 0);
-    vla_step_buf b;
-    vla_step_buf_alloc(&b, 4, 4);
-    long seen = 0;
-    for (long t = 1; t <= 2000 && !seen; t++) {
-        vla_stream_get(s, 0, t, &b);
-        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
-        vla_model_step(m, &in);
-        if (vla_model_counts(m)->solve_fail)
-            seen = t;
-    }
+    vla_counts cnt;
     double sv[3];
-    const vla_counts *cn = vla_model_counts(m);
-    CHECK(vla_model_get(m, VLA_Q_SOLVER, sv) == 0);
+    long seen = first_failure("cg:8", "chunk:4", &cnt, sv);
+    const vla_counts *cn = &cnt;
     CHECK_MSG(seen > 0 && seen % 4 == 0 && cn->solve_fail >= 1 && cn->solve_fail <= 4 &&
                   cn->solve_fail_t > seen - 4 && cn->solve_fail_t <= seen && sv[1] == 1 &&
                   (!(sv[2] > 0) || !(sv[2] <= 1)),
               "chunk:4 cg:8 bf16: failure seen at step %ld, counted %ld from step %ld, flag %g, "
               "value %g", seen, cn->solve_fail, cn->solve_fail_t, sv[1], sv[2]);
-    vla_step_buf_free(&b);
-    vla_stream_close(s);
-    vla_model_free(m);
 }
 
 /* what a chunk refuses among the ways that keep M, naming what fits: solve and cheb (they read
