@@ -198,6 +198,6 @@ static int emu_fma_peak(void *ctx, double *flops, char *err, size_t len)
 static const kdev_ops emu_ops = {"emulated", emu_probe,  emu_open,   emu_close,
                                  emu_alloc,  emu_release, emu_copy,  emu_copy,
                                  emu_plan,   emu_launch, emu_resident, emu_describe,
-                                 emu_fma_peak};
+                                 emu_fma_peak, 0};
 
 const kdev_ops *vla_kdev_emu(void) { return &emu_ops; }

@@ -112,11 +112,14 @@ static int dev_reserve(vla_cuda *g, void **p, size_t *cap, size_t bytes, const c
     return r;
 }
 
+/* grows a host buffer (contents not kept) */
 static int host_reserve(vla_cuda *g, void **p, size_t *cap, size_t bytes)
 {
     if (bytes <= *cap)
         return VLA_OK;
-    void *q = realloc(*p, bytes);
+    free(*p);
+    *cap = 0;
+    void *q = malloc(bytes);
     if (!q)
         return fail(g, NULL, 0, VLA_ENOMEM, "out of host memory staging %.1f MB", bytes / 1e6);
     *p = q;
@@ -297,10 +300,16 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
                                             : "missing input vector");
     }
     size_t rec = (size_t)p->rec_len * g->es;
+    const int direct = g->ops->host_memory; /* the records are written where the kernel reads */
     g->staged = 0;
-    if (host_reserve(g, &g->h_in, &g->h_in_cap, n * rec) ||
-        host_reserve(g, (void **)&g->h_flags, &g->h_flags_cap, n))
-        return VLA_ENOMEM;
+    int r = direct ? dev_reserve(g, &g->d_in, &g->d_in_cap, n * rec, "staged inputs")
+                   : host_reserve(g, &g->h_in, &g->h_in_cap, n * rec);
+    if (!r)
+        r = direct ? dev_reserve(g, &g->d_flags, &g->d_flags_cap, n, "step flags")
+                   : host_reserve(g, (void **)&g->h_flags, &g->h_flags_cap, n);
+    if (r)
+        return r;
+    unsigned char *hin = direct ? g->d_in : g->h_in, *flags = direct ? g->d_flags : g->h_flags;
     int nt = 1;
 #ifdef _OPENMP
     nt = omp_get_max_threads();
@@ -312,7 +321,6 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
     for (int i = 0; i < nt; i++)
         if (!scratch_of(g, i))
             return fail(g, NULL, 0, VLA_ENOMEM, "out of host memory");
-    unsigned char *hin = g->h_in;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static)
 #endif
@@ -323,21 +331,23 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
 #endif
         int rd = is_read ? is_read[i] : VLA_CUDA_WRITE;
         if (rd == VLA_CUDA_SKIP) {
-            g->h_flags[i] = KF_SKIP;
+            flags[i] = KF_SKIP;
             continue;
         }
         g->pol->prepare(g->scratch[tid], &in[i], rd, hin + i * rec);
-        g->h_flags[i] = (unsigned char)((rd ? KF_READ : 0) | (!rd && in[i].g ? KF_GATE : 0));
+        flags[i] = (unsigned char)((rd ? KF_READ : 0) | (!rd && in[i].g ? KF_GATE : 0));
     }
-    int r = dev_reserve(g, &g->d_in, &g->d_in_cap, n * rec, "staged inputs");
-    if (!r)
-        r = dev_reserve(g, &g->d_flags, &g->d_flags_cap, n, "step flags");
-    if (!r)
-        r = g->ops->put(g->dev, g->d_in, g->h_in, n * rec, g->err, sizeof g->err);
-    if (!r)
-        r = g->ops->put(g->dev, g->d_flags, g->h_flags, n, g->err, sizeof g->err);
-    if (r)
-        return r;
+    if (!direct) {
+        r = dev_reserve(g, &g->d_in, &g->d_in_cap, n * rec, "staged inputs");
+        if (!r)
+            r = dev_reserve(g, &g->d_flags, &g->d_flags_cap, n, "step flags");
+        if (!r)
+            r = g->ops->put(g->dev, g->d_in, g->h_in, n * rec, g->err, sizeof g->err);
+        if (!r)
+            r = g->ops->put(g->dev, g->d_flags, g->h_flags, n, g->err, sizeof g->err);
+        if (r)
+            return r;
+    }
     p->inputs = g->d_in;
     p->flags = g->d_flags;
     p->steps = steps;
@@ -387,13 +397,16 @@ int vla_cuda_launch_taps(vla_cuda *g, const vla_cuda_taps *taps)
     for (int i = 0; !r && i < 4; i++) {
         if (!on[i])
             continue;
-        if ((r = host_reserve(g, &g->h_buf, &g->h_buf_cap, bytes[i])) ||
-            (r = g->ops->get(g->dev, g->h_buf, g->d_tap[i].p, bytes[i], g->err, sizeof g->err)))
+        const void *src = g->d_tap[i].p; /* read in place from host memory, else copied back */
+        if (!g->ops->host_memory &&
+            ((r = host_reserve(g, &g->h_buf, &g->h_buf_cap, bytes[i])) ||
+             (r = g->ops->get(g->dev, g->h_buf, src, bytes[i], g->err, sizeof g->err))))
             break;
+        src = g->ops->host_memory ? src : g->h_buf;
         if (i == 3)
-            memcpy(taps->moved, g->h_buf, bytes[i]);
+            memcpy(taps->moved, src, bytes[i]);
         else
-            to_double(g, g->h_buf, host[i], bytes[i] / g->es);
+            to_double(g, src, host[i], bytes[i] / g->es);
     }
     for (int i = 0; i < 5; i++)
         *dst[i] = NULL;

@@ -30,6 +30,9 @@ typedef struct {
     void (*describe)(void *ctx, char *buf, size_t len);
     /* measured peak rate of binary32 fma, in flop/s (2 per fma), over the whole device */
     int (*fma_peak)(void *ctx, double *flops, char *err, size_t len);
+    /* 1: the device's memory is the host's (the lanes): host.c stages the inputs in place and
+     * reads the taps where the kernel wrote them, without put and get */
+    int host_memory;
 } kdev_ops;
 
 const kdev_ops *vla_kdev_cuda(void); /* vlacuda.cu, or the stub of nocuda.c */

@@ -487,7 +487,7 @@ static int lanes_fma_peak(void *ctx, double *flops, char *err, size_t len)
 static const kdev_ops lanes_ops = {"lanes",        lanes_probe,    lanes_open,    lanes_close,
                                    lanes_alloc,    lanes_release,  lanes_copy,    lanes_copy,
                                    lanes_plan,     lanes_launch,   lanes_resident, lanes_describe,
-                                   lanes_fma_peak};
+                                   lanes_fma_peak, 1};
 const kdev_ops *vla_kdev_lanes(void) { return &lanes_ops; }
 
 #else /* not GCC on x86-64 */

@@ -55,7 +55,7 @@ static int none_peak(void *ctx, double *flops, char *err, size_t len)
 static const kdev_ops none_ops = {"cuda",      none_probe,  none_open,     none_close,
                                   none_alloc,  none_release, none_copy,    none_copy,
                                   none_plan,   none_launch, none_resident, none_describe,
-                                  none_peak};
+                                  none_peak,   0};
 
 const kdev_ops *vla_kdev_cuda(void) { return &none_ops; }
 const char *vla_kdev_cuda_build(void) { return why_none; }

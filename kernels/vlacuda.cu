@@ -221,7 +221,7 @@ static int cu_fma_peak(void *ctx, double *flops, char *err, size_t len)
 static const kdev_ops cu_ops = {"cuda",      cu_probe,    cu_open,   cu_close,
                                 cu_alloc,    cu_release,  cu_put,    cu_get,
                                 cu_plan,     cu_launch,   cu_resident, cu_describe,
-                                cu_fma_peak};
+                                cu_fma_peak, 0};
 
 extern "C" const kdev_ops *vla_kdev_cuda(void) { return &cu_ops; }
 
