@@ -17,6 +17,8 @@
 #include "vlastab.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static uint32_t mulhilo(uint32_t a, uint32_t b, uint32_t *hi)
 {
@@ -152,147 +154,89 @@ double vla_uniform(uint64_t seed, vla_var var, uint32_t head, uint64_t t, uint32
     return u01(w[j], w[j + 1]);
 }
 
-/* ---- four gaussians pairs at once: the same operations on four lanes of AVX2 registers, each
- * correctly rounded as the scalar ones are (no fma: the multiplies and adds are separate
- * instructions), so every lane gets gauss_pair's bits; tests/test_stream.c compares the two on
- * every stream and on the uniforms' edges. frexp is read off the exponent field (u01 >= 2^-54 is
- * normal), the quadrant's branches become selects and the negations sign flips. ---- */
+/* ---- several pairs at once: philox_vec.h on the lanes of AVX-512 (8) or AVX2 (4) registers,
+ * the widest the processor has; VLA_SIMD=avx2 asks for AVX2, =off for the scalar code (as lib's
+ * models, model_simd.c), and vla_gauss_width chooses (the tests compare the widths). ---- */
 #if defined(__x86_64__) && !defined(VLA_NO_SIMD)
 #include <immintrin.h>
-#define BM4 1
+#define PHILOX_SIMD 1
 
-__attribute__((target("avx2"))) static void box_muller4_avx2(const double *u1, const double *u2,
-                                                               double *g0, double *g1)
-{
-#define C(x) _mm256_set1_pd(x)
-#define ADD _mm256_add_pd
-#define SUB _mm256_sub_pd
-#define MUL _mm256_mul_pd
-#define SEL(mask, yes, no) _mm256_blendv_pd(no, yes, mask)
-#define EQ(a, b) _mm256_cmp_pd(a, b, _CMP_EQ_OQ)
-    const __m256d sign = C(-0.0);
-    /* log01(u1) */
-    __m256d x = _mm256_loadu_pd(u1);
-    __m256i bits = _mm256_castpd_si256(x);
-    __m256i field = _mm256_srli_epi64(bits, 52); /* x > 0: no sign bit */
-    __m256d e = SUB(_mm256_castsi256_pd(_mm256_or_si256(field, _mm256_set1_epi64x(0x4330000000000000))),
-                    C(0x1p52 + 1022)); /* the exponent field, exactly, less frexp's bias */
-    __m256d m = _mm256_castsi256_pd(_mm256_or_si256(
-        _mm256_and_si256(bits, _mm256_set1_epi64x(0x000fffffffffffff)), _mm256_set1_epi64x(0x3fe0000000000000)));
-    __m256d low = _mm256_cmp_pd(m, C(0.70710678118654752440), _CMP_LT_OQ);
-    m = SEL(low, MUL(m, C(2)), m);
-    e = SEL(low, SUB(e, C(1)), e);
-    __m256d f = SUB(m, C(1)), sv = _mm256_div_pd(f, ADD(C(2), f)), z = MUL(sv, sv);
-    __m256d p = C(1.0 / 21);
-    p = ADD(C(1.0 / 19), MUL(z, p));
-    p = ADD(C(1.0 / 17), MUL(z, p));
-    p = ADD(C(1.0 / 15), MUL(z, p));
-    p = ADD(C(1.0 / 13), MUL(z, p));
-    p = ADD(C(1.0 / 11), MUL(z, p));
-    p = ADD(C(1.0 / 9), MUL(z, p));
-    p = ADD(C(1.0 / 7), MUL(z, p));
-    p = ADD(C(1.0 / 5), MUL(z, p));
-    p = ADD(C(1.0 / 3), MUL(z, p));
-    __m256d twos = MUL(C(2), sv);
-    __m256d logm = ADD(twos, MUL(twos, MUL(z, p)));
-    __m256d lg = ADD(MUL(e, C(6.93147180369123816490e-01)),
-                     ADD(logm, MUL(e, C(1.90821492927058770002e-10))));
-    __m256d r = _mm256_sqrt_pd(MUL(C(-2), lg));
-    /* sincos2pi(u2) */
-    __m256d a = MUL(C(4), _mm256_loadu_pd(u2));
-    __m256d q = _mm256_round_pd(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    __m256d rr = SUB(a, q);
-    __m256d up = _mm256_cmp_pd(rr, C(0.5), _CMP_GT_OQ);
-    rr = SEL(up, SUB(rr, C(1)), rr);
-    q = SEL(up, ADD(q, C(1)), q);
-    q = SEL(EQ(q, C(4)), C(0), q); /* q & 3 */
-    __m256d xx = MUL(rr, C(1.57079632679489661923));
-    z = MUL(xx, xx);
-    __m256d ps = C(-1.0 / 355687428096000);
-    ps = ADD(C(1.0 / 1307674368000), MUL(z, ps));
-    ps = ADD(C(-1.0 / 6227020800), MUL(z, ps));
-    ps = ADD(C(1.0 / 39916800), MUL(z, ps));
-    ps = ADD(C(-1.0 / 362880), MUL(z, ps));
-    ps = ADD(C(1.0 / 5040), MUL(z, ps));
-    ps = ADD(C(-1.0 / 120), MUL(z, ps));
-    ps = ADD(C(1.0 / 6), MUL(z, ps));
-    __m256d sn = SUB(xx, MUL(xx, MUL(z, ps)));
-    __m256d pc = C(1.0 / 6402373705728000);
-    pc = ADD(C(-1.0 / 20922789888000), MUL(z, pc));
-    pc = ADD(C(1.0 / 87178291200), MUL(z, pc));
-    pc = ADD(C(-1.0 / 479001600), MUL(z, pc));
-    pc = ADD(C(1.0 / 3628800), MUL(z, pc));
-    pc = ADD(C(-1.0 / 40320), MUL(z, pc));
-    pc = ADD(C(1.0 / 720), MUL(z, pc));
-    pc = ADD(C(-1.0 / 24), MUL(z, pc));
-    pc = ADD(C(1.0 / 2), MUL(z, pc));
-    __m256d cs = SUB(C(1), MUL(z, pc));
-    /* quadrant 0: (cs, sn), 1: (-sn, cs), 2: (-cs, -sn), 3: (sn, -cs) */
-    __m256d odd = _mm256_or_pd(EQ(q, C(1)), EQ(q, C(3)));
-    __m256d c = SEL(odd, sn, cs), s = SEL(odd, cs, sn);
-    c = _mm256_xor_pd(c, _mm256_and_pd(sign, _mm256_or_pd(EQ(q, C(1)), EQ(q, C(2)))));
-    s = _mm256_xor_pd(s, _mm256_and_pd(sign, _mm256_cmp_pd(q, C(2), _CMP_GE_OQ)));
-    _mm256_storeu_pd(g0, MUL(r, c));
-    _mm256_storeu_pd(g1, MUL(r, s));
-#undef C
-#undef ADD
-#undef SUB
-#undef MUL
-#undef SEL
-#undef EQ
-}
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#define VW 4
+typedef double VD __attribute__((vector_size(32)));
+typedef uint64_t VU __attribute__((vector_size(32)));
+typedef int64_t VI __attribute__((vector_size(32)));
+#define SQRTV(x) ((VD)_mm256_sqrt_pd((__m256d)(x)))
+#define TRUNCV(x) ((VD)_mm256_round_pd((__m256d)(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
+#define MULU32(a, b) ((VU)_mm256_mul_epu32((__m256i)(a), (__m256i)(b)))
+#define ILO ((VI){0, 4, 1, 5})
+#define IHI ((VI){2, 6, 3, 7})
+#include "philox_vec.h"
+#undef VW
+#undef SQRTV
+#undef TRUNCV
+#undef MULU32
+#undef ILO
+#undef IHI
+#pragma GCC pop_options
 
-/* Philox4x32-10 of four counters that differ in their first word only (ctr0 .. ctr0 + 3), in the
- * four 64-bit lanes of AVX2 registers (each 32 x 32 -> 64-bit product is one lane of
- * _mm256_mul_epu32): out[j] is vla_philox4x32_10's output for ctr0 + j, exactly (integers). */
-__attribute__((target("avx2"))) static void philox4_avx2(uint32_t ctr0, const uint32_t ctr[4],
-                                                          const uint32_t key[2], uint32_t out[4][4])
-{
-    const __m256i m0 = _mm256_set1_epi64x(0xD2511F53u), m1 = _mm256_set1_epi64x(0xCD9E8D57u),
-                  low = _mm256_set1_epi64x(0xffffffffu);
-    __m256i c0 = _mm256_set_epi64x(ctr0 + 3, ctr0 + 2, ctr0 + 1, ctr0);
-    __m256i c1 = _mm256_set1_epi64x(ctr[1]), c2 = _mm256_set1_epi64x(ctr[2]),
-            c3 = _mm256_set1_epi64x(ctr[3]);
-    uint32_t k0 = key[0], k1 = key[1];
-    for (int r = 0; r < 10; r++) {
-        if (r > 0) {
-            k0 += 0x9E3779B9u;
-            k1 += 0xBB67AE85u;
-        }
-        __m256i p0 = _mm256_mul_epu32(m0, c0), p1 = _mm256_mul_epu32(m1, c2);
-        c0 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), c1), _mm256_set1_epi64x(k0));
-        c1 = _mm256_and_si256(p1, low);
-        c2 = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), c3), _mm256_set1_epi64x(k1));
-        c3 = _mm256_and_si256(p0, low);
-    }
-    uint64_t w[4][4];
-    _mm256_storeu_si256((__m256i *)w[0], c0);
-    _mm256_storeu_si256((__m256i *)w[1], c1);
-    _mm256_storeu_si256((__m256i *)w[2], c2);
-    _mm256_storeu_si256((__m256i *)w[3], c3);
-    for (int j = 0; j < 4; j++)
-        for (int i = 0; i < 4; i++)
-            out[j][i] = (uint32_t)w[i][j];
-}
-
-static int bm4_ok(void)
-{
-    static int ok = -1;
-    if (ok < 0)
-        ok = __builtin_cpu_supports("avx2");
-    return ok;
-}
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#define VW 8
+typedef double VD8 __attribute__((vector_size(64)));
+typedef uint64_t VU8 __attribute__((vector_size(64)));
+typedef int64_t VI8 __attribute__((vector_size(64)));
+#define VD VD8
+#define VU VU8
+#define VI VI8
+#define SQRTV(x) ((VD)_mm512_sqrt_pd((__m512d)(x)))
+#define TRUNCV(x) ((VD)_mm512_roundscale_pd((__m512d)(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC))
+#define MULU32(a, b) ((VU)_mm512_mul_epu32((__m512i)(a), (__m512i)(b)))
+#define ILO ((VI){0, 8, 1, 9, 2, 10, 3, 11})
+#define IHI ((VI){4, 12, 5, 13, 6, 14, 7, 15})
+#include "philox_vec.h"
+#undef VW
+#undef VD
+#undef VU
+#undef VI
+#undef SQRTV
+#undef TRUNCV
+#undef MULU32
+#undef ILO
+#undef IHI
+#pragma GCC pop_options
 #else
-#define BM4 0
+#define PHILOX_SIMD 0
 #endif
+
+static int g_width; /* 0: not chosen yet */
+
+int vla_gauss_width(int want)
+{
+    int w = __atomic_load_n(&g_width, __ATOMIC_RELAXED);
+    if (w && want <= 0)
+        return w;
+    int most = 1;
+#if PHILOX_SIMD
+    __builtin_cpu_init();
+    most = __builtin_cpu_supports("avx512f") ? 8 : __builtin_cpu_supports("avx2") ? 4 : 1;
+#endif
+    if (want <= 0) {
+        const char *env = getenv("VLA_SIMD");
+        want = env && !strcmp(env, "off") ? 1 : env && !strcmp(env, "avx2") ? 4 : 8;
+    }
+    w = want >= 8 && most >= 8 ? 8 : want >= 4 && most >= 4 ? 4 : 1;
+    __atomic_store_n(&g_width, w, __ATOMIC_RELAXED);
+    return w;
+}
 
 void vla_box_muller(const double *u1, const double *u2, int n, double *g0, double *g1)
 {
     int i = 0;
-#if BM4
-    if (bm4_ok())
-        for (; i + 4 <= n; i += 4)
-            box_muller4_avx2(u1 + i, u2 + i, g0 + i, g1 + i);
+#if PHILOX_SIMD
+    int w = n > 1 ? vla_gauss_width(0) : 1;
+    i = w == 8 ? box_muller8(u1, u2, n, g0, g1) : w == 4 ? box_muller4(u1, u2, n, g0, g1) : 0;
 #endif
     for (; i < n; i++) {
         double r = sqrt(-2 * log01(u1[i]));
@@ -305,37 +249,18 @@ void vla_box_muller(const double *u1, const double *u2, int n, double *g0, doubl
 void vla_gauss_fill(double *dst, int n, uint64_t seed, vla_var var, uint32_t head, uint64_t t,
                     double scale)
 {
-    enum { P = 64 }; /* pairs per batch */
-    for (int i0 = 0; i0 < n; i0 += 2 * P) {
-        double u1[P], u2[P], g0[P], g1[P];
-        int np = (n - i0 + 1) / 2 < P ? (n - i0 + 1) / 2 : P;
-        int j = 0;
-#if BM4
-        if (bm4_ok()) {
-            const uint32_t ctr[4] = {0, (uint32_t)t, (uint32_t)(t >> 32), head};
-            const uint32_t key[2] = {(uint32_t)seed,
-                                     (uint32_t)(seed >> 32) ^ ((uint32_t)var * 0x9E3779B9u)};
-            for (; j + 4 <= np; j += 4) {
-                uint32_t w[4][4];
-                philox4_avx2((uint32_t)(i0 / 2 + j), ctr, key, w);
-                for (int l = 0; l < 4; l++) {
-                    u1[j + l] = u01(w[l][0], w[l][1]);
-                    u2[j + l] = u01(w[l][2], w[l][3]);
-                }
-            }
-        }
+    const uint32_t ctr[4] = {0, (uint32_t)t, (uint32_t)(t >> 32), head};
+    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32) ^ ((uint32_t)var * 0x9E3779B9u)};
+    int np = (n + 1) / 2, j = 0;
+#if PHILOX_SIMD
+    int w = vla_gauss_width(0);
+    j = w == 8 ? gauss_fill8(dst, n, ctr, key, scale) : w == 4 ? gauss_fill4(dst, n, ctr, key, scale) : 0;
 #endif
-        for (; j < np; j++) {
-            uint32_t w[4];
-            block(seed, var, head, t, (uint32_t)(i0 / 2 + j), w);
-            u1[j] = u01(w[0], w[1]);
-            u2[j] = u01(w[2], w[3]);
-        }
-        vla_box_muller(u1, u2, np, g0, g1);
-        for (int j = 0; j < np; j++) {
-            dst[i0 + 2 * j] = scale * g0[j];
-            if (i0 + 2 * j + 1 < n)
-                dst[i0 + 2 * j + 1] = scale * g1[j];
-        }
+    for (; j < np; j++) { /* the last pairs, fewer than a vector's */
+        double g[2];
+        gauss_pair(seed, var, head, t, (uint32_t)j, g);
+        dst[2 * j] = scale * g[0];
+        if (2 * j + 1 < n)
+            dst[2 * j + 1] = scale * g[1];
     }
 }

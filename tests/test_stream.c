@@ -199,12 +199,13 @@ TEST(philox_mapping)
     CHECK(same_bits(a, b, 37));
 }
 
-/* vla_box_muller four at a time (AVX2, where the processor has it) gives the bits of one at a time
- * (the scalar code, n = 1), on random uniforms and on their edges: the smallest u01 (2^-54),
- * the largest, the quadrant boundaries of 2 pi u2 and the neighbours of each, the switch of the
- * log's reduction at sqrt(1/2); and vla_gauss_fill, which batches it and draws four Philox blocks
- * at once, equals vla_gauss (one block, one pair) at every length (the tails of 1..3 pairs go one
- * at a time) and coordinate */
+/* vla_box_muller eight (AVX-512) or four (AVX2) at a time, each width the processor has, gives
+ * the bits of one at a time (the scalar code, n = 1), on random uniforms and on their edges: the
+ * smallest u01 (2^-54), the largest, the quadrant boundaries of 2 pi u2 and the neighbours of
+ * each, the switch of the log's reduction at sqrt(1/2); and vla_gauss_fill, which draws as many
+ * Philox blocks at once, equals vla_gauss (one block, one pair) at every length (the tails of
+ * fewer pairs go one at a time; an odd length ends inside a block) and coordinate */
+static void check_widths(const double *u1, const double *u2, double *g0, double *g1, int N, int w);
 TEST(box_muller_vector_bits)
 {
     enum { N = 4096 };
@@ -227,6 +228,18 @@ TEST(box_muller_vector_bits)
         u1[n] = vla_uniform(5, VLA_VAR_Q, 0, (uint64_t)n, 0);
         u2[n] = vla_uniform(5, VLA_VAR_Q, 0, (uint64_t)n, 1);
     }
+    const int was = vla_gauss_width(0), widths[] = {8, 4};
+    CHECK(was == 8 || was == 4 || was == 1);
+    for (int wi = 0; wi < 2; wi++) {
+        if (vla_gauss_width(widths[wi]) != widths[wi])
+            continue; /* the processor lacks it */
+        check_widths(u1, u2, g0, g1, N, widths[wi]);
+    }
+    vla_gauss_width(was);
+}
+
+static void check_widths(const double *u1, const double *u2, double *g0, double *g1, int N, int w)
+{
     vla_box_muller(u1, u2, N, g0, g1);
     long bad = 0;
     for (int i = 0; i < N; i++) {
@@ -234,12 +247,12 @@ TEST(box_muller_vector_bits)
         vla_box_muller(&u1[i], &u2[i], 1, &h0, &h1);
         if (memcmp(&h0, &g0[i], 8) || memcmp(&h1, &g1[i], 8)) {
             if (!bad)
-                CHECK_MSG(0, "u1 = %a, u2 = %a: four at a time (%a, %a), one (%a, %a)", u1[i],
-                          u2[i], g0[i], g1[i], h0, h1);
+                CHECK_MSG(0, "u1 = %a, u2 = %a: %d at a time (%a, %a), one (%a, %a)", u1[i],
+                          u2[i], w, g0[i], g1[i], h0, h1);
             bad++;
         }
     }
-    CHECK_MSG(bad == 0, "%ld of %d pairs differ", bad, N);
+    CHECK_MSG(bad == 0, "%ld of %d pairs differ at width %d", bad, N, w);
     double a[300], b[300];
     for (int len = 1, c = 0; len <= 300; len += len < 20 ? 1 : 37, c++) {
         /* seeds, variables, heads and steps with their high words set */
@@ -249,7 +262,7 @@ TEST(box_muller_vector_bits)
         vla_gauss_fill(a, len, seed, var, head, t, 1.5);
         for (int i = 0; i < len; i++)
             b[i] = 1.5 * vla_gauss(seed, var, head, t, (uint32_t)i);
-        CHECK_MSG(same_bits(a, b, len), "vla_gauss_fill of %d", len);
+        CHECK_MSG(same_bits(a, b, len), "vla_gauss_fill of %d at width %d", len, w);
     }
 }
 

@@ -1,0 +1,148 @@
+/* philox_vec.h: Philox, the uniforms and Box-Muller on VW lanes at once, included by philox.c once
+ * per vector width (8: AVX-512, 4: AVX2) under that width's target pragma. Every operation is
+ * the scalar code's (philox.c), in the same order, each correctly rounded (no fma: the multiplies
+ * and adds are separate instructions under -ffp-contract=off), so every lane gets the scalar
+ * bits; tests/test_stream.c compares each width with the scalar code on every stream and on the
+ * uniforms' edges. Written with GCC's vector extensions: a comparison gives a lane mask (all
+ * ones or zero), frexp is read off the exponent field (u01 >= 2^-54 is normal), the quadrant's
+ * branches become selects and the negations sign flips.
+ *
+ * The includer defines VW, the vector types VD (VW doubles), VU (VW uint64_t), VI (VW int64_t),
+ * and SQRTV(x), TRUNCV(x) (round toward zero), MULU32(a, b) (the 64-bit products of the low
+ * halves of the lanes), ILO, IHI (the shuffles that interleave two vectors' lanes). */
+#define VN_(a, b) a##b
+#define VN2_(a, b) VN_(a, b)
+#define VN(name) VN2_(name, VW)
+#define BC(c) ((VD){} + (c)) /* a constant in every lane (0 + c is c) */
+
+static inline VD VN(sel)(VI m, VD yes, VD no) { return (VD)(((VI)yes & m) | ((VI)no & ~m)); }
+static inline VD VN(flip)(VI m, VD x) { return (VD)((VI)x ^ (m & ((VI){} + INT64_MIN))); }
+
+/* r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 log u1): log01 and sincos2pi of philox.c */
+static inline void VN(bm)(VD u1, VD u2, VD *g0, VD *g1)
+{
+    /* log01(u1) */
+    VU bits = (VU)u1;
+    VD e = (VD)((bits >> 52) | 0x4330000000000000) - (0x1p52 + 1022); /* frexp's exponent */
+    VD m = (VD)((bits & 0x000fffffffffffff) | 0x3fe0000000000000);
+    VI low = m < 0.70710678118654752440;
+    m = VN(sel)(low, m * 2, m);
+    e = VN(sel)(low, e - 1, e);
+    VD f = m - 1, s = f / (2 + f), z = s * s;
+    VD p = BC(1.0 / 21);
+    p = 1.0 / 19 + z * p;
+    p = 1.0 / 17 + z * p;
+    p = 1.0 / 15 + z * p;
+    p = 1.0 / 13 + z * p;
+    p = 1.0 / 11 + z * p;
+    p = 1.0 / 9 + z * p;
+    p = 1.0 / 7 + z * p;
+    p = 1.0 / 5 + z * p;
+    p = 1.0 / 3 + z * p;
+    VD logm = 2 * s + 2 * s * (z * p);
+    VD lg = e * 6.93147180369123816490e-01 + (logm + e * 1.90821492927058770002e-10);
+    VD r = SQRTV(-2 * lg);
+    /* sincos2pi(u2) */
+    VD a = 4 * u2, q = TRUNCV(a), rr = a - q;
+    VI up = rr > 0.5;
+    rr = VN(sel)(up, rr - 1, rr);
+    q = VN(sel)(up, q + 1, q);
+    q = VN(sel)(q == 4, BC(0), q); /* q & 3 */
+    VD x = rr * 1.57079632679489661923;
+    z = x * x;
+    VD ps = BC(-1.0 / 355687428096000);
+    ps = 1.0 / 1307674368000 + z * ps;
+    ps = -1.0 / 6227020800 + z * ps;
+    ps = 1.0 / 39916800 + z * ps;
+    ps = -1.0 / 362880 + z * ps;
+    ps = 1.0 / 5040 + z * ps;
+    ps = -1.0 / 120 + z * ps;
+    ps = 1.0 / 6 + z * ps;
+    VD sn = x - x * (z * ps);
+    VD pc = BC(1.0 / 6402373705728000);
+    pc = -1.0 / 20922789888000 + z * pc;
+    pc = 1.0 / 87178291200 + z * pc;
+    pc = -1.0 / 479001600 + z * pc;
+    pc = 1.0 / 3628800 + z * pc;
+    pc = -1.0 / 40320 + z * pc;
+    pc = 1.0 / 720 + z * pc;
+    pc = -1.0 / 24 + z * pc;
+    pc = 1.0 / 2 + z * pc;
+    VD cs = 1 - z * pc;
+    /* quadrant 0: (cs, sn), 1: (-sn, cs), 2: (-cs, -sn), 3: (sn, -cs) */
+    VI odd = (q == 1) | (q == 3);
+    VD c = VN(flip)((q == 1) | (q == 2), VN(sel)(odd, sn, cs));
+    VD sv = VN(flip)(q >= 2, VN(sel)(odd, cs, sn));
+    *g0 = r * c;
+    *g1 = r * sv;
+}
+
+/* u01 of the words hi, lo (each < 2^32): m = hi 2^21 + (lo >> 11) < 2^53, so m 2^-53 is the exact
+ * sum of hi 2^-32 and (lo >> 11) 2^-53, each converted exactly through the 2^52 exponent */
+static inline VD VN(u01)(VU hi, VU lo)
+{
+    VD h = (VD)(hi | 0x4330000000000000) - 0x1p52, l = (VD)((lo >> 11) | 0x4330000000000000) - 0x1p52;
+    VD u = h * 0x1p-32 + l * 0x1p-53;
+    return VN(sel)(u == 0, BC(0x1p-54), u);
+}
+
+/* Philox4x32-10 of the counters {c0 + lane, ctr[1], ctr[2], ctr[3]}, one per lane, each word in
+ * the low half of a 64-bit lane: w[i] is word i of every lane's block, as vla_philox4x32_10 */
+static inline void VN(philox)(uint32_t c0, const uint32_t ctr[4], const uint32_t key[2], VU w[4])
+{
+    VU x0 = (VU){} + c0, x1 = (VU){} + ctr[1], x2 = (VU){} + ctr[2], x3 = (VU){} + ctr[3];
+    for (int l = 0; l < VW; l++)
+        x0[l] += (uint64_t)l;
+    uint32_t k0 = key[0], k1 = key[1];
+    for (int r = 0; r < 10; r++) {
+        if (r > 0) {
+            k0 += 0x9E3779B9u;
+            k1 += 0xBB67AE85u;
+        }
+        VU p0 = MULU32((VU){} + 0xD2511F53u, x0), p1 = MULU32((VU){} + 0xCD9E8D57u, x2);
+        x0 = (p1 >> 32) ^ x1 ^ k0;
+        x1 = p1 & 0xffffffffu;
+        x2 = (p0 >> 32) ^ x3 ^ k1;
+        x3 = p0 & 0xffffffffu;
+    }
+    w[0] = x0, w[1] = x1, w[2] = x2, w[3] = x3;
+}
+
+/* vla_box_muller's first n / VW * VW pairs; returns how many it did */
+static int VN(box_muller)(const double *u1, const double *u2, int n, double *g0, double *g1)
+{
+    int i = 0;
+    for (; i + VW <= n; i += VW) {
+        VD a, b, c, d;
+        memcpy(&a, u1 + i, sizeof a);
+        memcpy(&b, u2 + i, sizeof b);
+        VN(bm)(a, b, &c, &d);
+        memcpy(g0 + i, &c, sizeof c);
+        memcpy(g1 + i, &d, sizeof d);
+    }
+    return i;
+}
+
+/* vla_gauss_fill's pairs in blocks of VW (the last block of an odd n through a buffer); returns
+ * how many pairs it did, a multiple of VW */
+static int VN(gauss_fill)(double *dst, int n, const uint32_t ctr[4], const uint32_t key[2],
+                          double scale)
+{
+    int np = (n + 1) / 2, j = 0;
+    for (; j + VW <= np; j += VW) {
+        VU w[4];
+        VD g0, g1;
+        VN(philox)((uint32_t)j, ctr, key, w);
+        VN(bm)(VN(u01)(w[0], w[1]), VN(u01)(w[2], w[3]), &g0, &g1);
+        g0 = scale * g0;
+        g1 = scale * g1;
+        VD out[2] = {__builtin_shuffle(g0, g1, ILO), __builtin_shuffle(g0, g1, IHI)};
+        memcpy(dst + 2 * j, out, (2 * j + 2 * VW <= n ? 2 * VW : n - 2 * j) * sizeof(double));
+    }
+    return j;
+}
+
+#undef VN
+#undef VN2_
+#undef VN_
+#undef BC
