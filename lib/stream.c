@@ -443,8 +443,9 @@ void vla_step_buf_free(vla_step_buf *b)
     memset(b, 0, sizeof *b);
 }
 
-/* The fixed matrix of a head: lmlike's W (d x d, row-major), subspace's B (d x R, row-major,
- * orthonormal columns). */
+/* The fixed matrix of a head, kept by columns (column j at j d), so that a product with it runs
+ * across the rows in vector lanes (matvec_cols): lmlike's W (d x d, drawn row by row: lane
+ * i d + j is W_ij), subspace's B (d x R, orthonormal columns). */
 static const double *head_matrix(vla_stream *s, uint32_t head)
 {
     int d = s->d;
@@ -459,6 +460,12 @@ static const double *head_matrix(vla_stream *s, uint32_t head)
     s->cache[slot].head = head;
     if (s->kind == VLA_STREAM_LMLIKE) {
         vla_gauss_fill(M, d * d, s->seed, VLA_VAR_AUX, head, 0, 1 / sqrt(d));
+        for (int i = 0; i < d; i++) /* to columns */
+            for (int j = i + 1; j < d; j++) {
+                double x = M[i * d + j];
+                M[i * d + j] = M[j * d + i];
+                M[j * d + i] = x;
+            }
         return M;
     }
     /* X drawn column by column (lane j d + i), then modified Gram-Schmidt run twice, which
@@ -475,42 +482,31 @@ static const double *head_matrix(vla_stream *s, uint32_t head)
             for (long l = 0; l < j; l++) {
                 double dot = 0;
                 for (int i = 0; i < d; i++)
-                    dot += M[i * r + l] * col[i];
+                    dot += M[l * d + i] * col[i];
                 for (int i = 0; i < d; i++)
-                    col[i] -= dot * M[i * r + l];
+                    col[i] -= dot * M[l * d + i];
             }
         }
         unit(col, d); /* a dependent column has probability zero */
-        for (int i = 0; i < d; i++)
-            M[i * r + j] = col[i];
+        memcpy(M + j * d, col, d * sizeof(double));
     }
     free(col);
     return M;
 }
 
-/* y = M x for an n x m row-major M, each y[i] summed in the order j = 0, 1, ..., as the streams
- * have always summed it, four rows at a time: four independent sums in flight instead of one
- * chain of dependent additions (the same bits, about four times the speed). */
-static void matvec_rows(const double *M, const double *x, int n, long m, double *y)
+/* y = M x for an n x m M kept by columns (column j at j n), each y[i] summed in the order
+ * j = 0, 1, ..., as the streams have always summed it: every row's sum advances a term at a time
+ * across the rows, in the lanes of the widest vectors the processor has (the same bits as one
+ * row at a time: no fma, each lane's sum in its own order). */
+__attribute__((target_clones("avx512f", "avx2", "default"), optimize("tree-vectorize")))
+static void matvec_cols(const double *restrict M, const double *restrict x, int n, long m,
+                        double *restrict y)
 {
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const double *r0 = M + i * m, *r1 = r0 + m, *r2 = r1 + m, *r3 = r2 + m;
-        double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        for (long j = 0; j < m; j++) {
-            a0 += r0[j] * x[j];
-            a1 += r1[j] * x[j];
-            a2 += r2[j] * x[j];
-            a3 += r3[j] * x[j];
-        }
-        y[i] = a0, y[i + 1] = a1, y[i + 2] = a2, y[i + 3] = a3;
-    }
-    for (; i < n; i++) {
-        double acc = 0;
-        for (long j = 0; j < m; j++)
-            acc += M[i * m + j] * x[j];
-        y[i] = acc;
-    }
+    for (int i = 0; i < n; i++)
+        y[i] = 0;
+    for (long j = 0; j < m; j++)
+        for (int i = 0; i < n; i++)
+            y[i] += M[j * n + i] * x[j];
 }
 
 int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
@@ -542,7 +538,7 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
         vla_gauss_fill(b->q, d, seed, VLA_VAR_Q, head, tt, s->scale);
         vla_gauss_fill(b->k, d, seed, VLA_VAR_K, head, tt, s->scale);
         vla_gauss_fill(b->v, dv, seed, VLA_VAR_V, head, tt, s->scale);
-        matvec_rows(W, b->k, d, d, b->u);
+        matvec_cols(W, b->k, d, d, b->u);
         unit(b->u, d);
         break;
     }
@@ -554,7 +550,7 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
         vla_gauss_fill(s->tmp, (int)r, seed, VLA_VAR_K, head, tt, 1 / sqrt((double)r));
         vla_gauss_fill(b->u, d, seed, VLA_VAR_U, head, tt, s->noise / sqrt(d));
         double *Bz = s->tmp + r; /* B z, then + the noise */
-        matvec_rows(B, s->tmp, d, r, Bz);
+        matvec_cols(B, s->tmp, d, r, Bz);
         for (int i = 0; i < d; i++)
             b->u[i] = Bz[i] + b->u[i];
         memcpy(b->k, b->u, d * sizeof(double));
