@@ -19,7 +19,7 @@ static inline VD VN(sel)(VI m, VD yes, VD no) { return (VD)(((VI)yes & m) | ((VI
 static inline VD VN(flip)(VI m, VD x) { return (VD)((VI)x ^ (m & ((VI){} + INT64_MIN))); }
 
 /* r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 log u1): log01 and sincos2pi of philox.c */
-static inline void VN(bm)(VD u1, VD u2, VD *g0, VD *g1)
+__attribute__((always_inline)) static inline void VN(bm)(VD u1, VD u2, VD *g0, VD *g1)
 {
     /* log01(u1) */
     VU bits = (VU)u1;
@@ -79,7 +79,7 @@ static inline void VN(bm)(VD u1, VD u2, VD *g0, VD *g1)
 
 /* u01 of the words hi, lo (each < 2^32): m = hi 2^21 + (lo >> 11) < 2^53, so m 2^-53 is the exact
  * sum of hi 2^-32 and (lo >> 11) 2^-53, each converted exactly through the 2^52 exponent */
-static inline VD VN(u01)(VU hi, VU lo)
+__attribute__((always_inline)) static inline VD VN(u01)(VU hi, VU lo)
 {
     VD h = (VD)(hi | 0x4330000000000000) - 0x1p52, l = (VD)((lo >> 11) | 0x4330000000000000) - 0x1p52;
     VD u = h * 0x1p-32 + l * 0x1p-53;
@@ -88,7 +88,7 @@ static inline VD VN(u01)(VU hi, VU lo)
 
 /* Philox4x32-10 of the counters {c0 + lane, ctr[1], ctr[2], ctr[3]}, one per lane, each word in
  * the low half of a 64-bit lane: w[i] is word i of every lane's block, as vla_philox4x32_10 */
-static inline void VN(philox)(uint32_t c0, const uint32_t ctr[4], const uint32_t key[2], VU w[4])
+__attribute__((always_inline)) static inline void VN(philox)(uint32_t c0, const uint32_t ctr[4], const uint32_t key[2], VU w[4])
 {
     VU x0 = (VU){} + c0, x1 = (VU){} + ctr[1], x2 = (VU){} + ctr[2], x3 = (VU){} + ctr[3];
     for (int l = 0; l < VW; l++)
@@ -123,20 +123,37 @@ static int VN(box_muller)(const double *u1, const double *u2, int n, double *g0,
     return i;
 }
 
-/* vla_gauss_fill's pairs in blocks of VW (the last block of an odd n through a buffer); returns
- * how many pairs it did, a multiple of VW */
+/* scale times the gaussians of the VW pairs from pair j on, interleaved (g0 of a pair, then g1) */
+__attribute__((always_inline)) static inline void VN(pairs)(int j, const uint32_t ctr[4],
+                                                            const uint32_t key[2], double scale,
+                                                            VD out[2])
+{
+    VU w[4];
+    VD g0, g1;
+    VN(philox)((uint32_t)j, ctr, key, w);
+    VN(bm)(VN(u01)(w[0], w[1]), VN(u01)(w[2], w[3]), &g0, &g1);
+    g0 = scale * g0;
+    g1 = scale * g1;
+    out[0] = __builtin_shuffle(g0, g1, ILO);
+    out[1] = __builtin_shuffle(g0, g1, IHI);
+}
+
+/* vla_gauss_fill's pairs in blocks of VW, two blocks at a time where there are two (their chains
+ * of dependent operations overlap: one alone leaves the units waiting on latencies), the last
+ * block of an odd n through a buffer; returns how many pairs it did, a multiple of VW */
 static int VN(gauss_fill)(double *dst, int n, const uint32_t ctr[4], const uint32_t key[2],
                           double scale)
 {
     int np = (n + 1) / 2, j = 0;
+    for (; j + 2 * VW <= np; j += 2 * VW) {
+        VD out[4];
+        VN(pairs)(j, ctr, key, scale, out);
+        VN(pairs)(j + VW, ctr, key, scale, out + 2);
+        memcpy(dst + 2 * j, out, (2 * j + 4 * VW <= n ? 4 * VW : n - 2 * j) * sizeof(double));
+    }
     for (; j + VW <= np; j += VW) {
-        VU w[4];
-        VD g0, g1;
-        VN(philox)((uint32_t)j, ctr, key, w);
-        VN(bm)(VN(u01)(w[0], w[1]), VN(u01)(w[2], w[3]), &g0, &g1);
-        g0 = scale * g0;
-        g1 = scale * g1;
-        VD out[2] = {__builtin_shuffle(g0, g1, ILO), __builtin_shuffle(g0, g1, IHI)};
+        VD out[2];
+        VN(pairs)(j, ctr, key, scale, out);
         memcpy(dst + 2 * j, out, (2 * j + 2 * VW <= n ? 2 * VW : n - 2 * j) * sizeof(double));
     }
     return j;

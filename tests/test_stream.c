@@ -204,7 +204,8 @@ TEST(philox_mapping)
  * smallest u01 (2^-54), the largest, the quadrant boundaries of 2 pi u2 and the neighbours of
  * each, the switch of the log's reduction at sqrt(1/2); and vla_gauss_fill, which draws as many
  * Philox blocks at once, equals vla_gauss (one block, one pair) at every length (the tails of
- * fewer pairs go one at a time; an odd length ends inside a block) and coordinate */
+ * fewer pairs go one at a time; an odd length ends inside a block or a pair of blocks) and
+ * coordinate */
 static void check_widths(const double *u1, const double *u2, double *g0, double *g1, int N, int w);
 TEST(box_muller_vector_bits)
 {
@@ -254,7 +255,7 @@ static void check_widths(const double *u1, const double *u2, double *g0, double 
     }
     CHECK_MSG(bad == 0, "%ld of %d pairs differ at width %d", bad, N, w);
     double a[300], b[300];
-    for (int len = 1, c = 0; len <= 300; len += len < 20 ? 1 : 37, c++) {
+    for (int len = 1, c = 0; len <= 300; len += len < 40 ? 1 : 37, c++) {
         /* seeds, variables, heads and steps with their high words set */
         uint64_t seed = 11 + 0x9e3779b97f4a7c15ULL * (uint64_t)c, t = 777 + ((uint64_t)c << 31);
         vla_var var = (vla_var)(c % 7);
