@@ -67,6 +67,12 @@ int vla_native_create_simd(const vla_config *cfg, vla_model **out);
 /* phi(x) = elu(x) + 1 in binary64 with the C library's exp (section 5: input preparation). */
 #include <math.h>
 static inline double vla_phi_d(double x) { return x > 0 ? x + 1.0 : exp(x); }
+/* dst[i] = (float)vla_phi_d((double)(float)x[i]), bit for bit, eight at a time where the processor
+ * has AVX-512 (phi.c) */
+void vla_phi_f32(float *dst, const double *x, int n);
+/* y[i] = phi.c's exp of v[i] in the lanes, for -700 <= v[i] <= 0, n a multiple of 8 (the tests
+ * measure its error); VLA_ENOTSUP where vla_phi_f32 does not use it */
+int vla_phi_exp_lanes(const double *v, double *y, int n);
 
 /* The mean floating-point operations (+, -, *, /, sqrt, the read-out included) of the steps of
  * cfg on in[0..n) from the initial state, counted as recur.h performs them (flops.c); NAN if cfg

@@ -887,6 +887,14 @@ VLA_FN void FN(apply_A)(CXP, ST *s, NUM *y, const NUM *x)
 }
 
 #ifndef VLA_RECUR_DEVICE
+/* LOAD_PHI_N(dst, x, n): LOAD_PHI of x[0..n) into dst, an arithmetic's batched form if it has one */
+#ifndef LOAD_PHI_N
+#define LOAD_PHI_N(dst, x, n)                                                                      \
+    do {                                                                                           \
+        for (int i_ = 0; i_ < (n); i_++)                                                           \
+            LOAD_PHI(E(dst, i_), (x)[i_]);                                                         \
+    } while (0)
+#endif
 /* Rounds this step's inputs into the storage format; phi is applied in binary64 before that
  * rounding (SPEC section 5), the identity map when cfg.features says so. Host only: a device
  * takes inputs that the host prepared with this function. */
@@ -897,13 +905,14 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
         LOAD_IN(E(s->q, i), in->q[i]);
         LOAD_IN(E(s->k, i), in->k[i]);
         LOAD_IN(E(s->u, i), in->u ? in->u[i] : in->k[i]);
-        if (phi) {
-            LOAD_PHI(E(s->pk, i), in->k[i]);
-            LOAD_PHI(E(s->pq, i), in->q[i]);
-        } else {
+        if (!phi) {
             COPY(E(s->pk, i), E(s->k, i));
             COPY(E(s->pq, i), E(s->q, i));
         }
+    }
+    if (phi) {
+        LOAD_PHI_N(s->pk, in->k, d);
+        LOAD_PHI_N(s->pq, in->q, d);
     }
     for (int i = 0; i < dv; i++) {
         LOAD_IN(E(s->v, i), in->v[i]);
@@ -1226,11 +1235,11 @@ VLA_FN int FN(vstate_read)(CXP, ST *s, const double *q)
     int phi = s->cfg.features == VLA_FEAT_OWN;
     for (int i = 0; i < s->d; i++) {
         LOAD_IN(E(s->q, i), q[i]);
-        if (phi)
-            LOAD_PHI(E(s->pq, i), q[i]);
-        else
+        if (!phi)
             COPY(E(s->pq, i), E(s->q, i));
     }
+    if (phi)
+        LOAD_PHI_N(s->pq, q, s->d);
     s->cnt.reads++;
     FN(read_loaded)(CX, s);
     ARITH_LEAVE;

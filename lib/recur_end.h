@@ -31,6 +31,7 @@
 #undef SETD
 #undef LOAD_IN
 #undef LOAD_PHI
+#undef LOAD_PHI_N
 #undef LOAD_LOG
 #undef EXP
 #undef TOD
