@@ -86,26 +86,34 @@ __attribute__((always_inline)) static inline VD VN(u01)(VU hi, VU lo)
     return VN(sel)(u == 0, BC(0x1p-54), u);
 }
 
-/* Philox4x32-10 of the counters {c0 + lane, ctr[1], ctr[2], ctr[3]}, one per lane, each word in
- * the low half of a 64-bit lane: w[i] is word i of every lane's block, as vla_philox4x32_10 */
-__attribute__((always_inline)) static inline void VN(philox)(uint32_t c0, const uint32_t ctr[4], const uint32_t key[2], VU w[4])
+/* Philox4x32-10 of the counters {c0 + VW b + lane, ctr[1], ctr[2], ctr[3]} for blocks b < nb (1 or
+ * 2: two interleave their chains of dependent products), each word in the low half of a 64-bit
+ * lane: w[b][i] is word i of every lane's block, as vla_philox4x32_10 */
+__attribute__((always_inline)) static inline void VN(philox)(uint32_t c0, const uint32_t ctr[4],
+                                                             const uint32_t key[2], int nb,
+                                                             VU w[][4])
 {
-    VU x0 = (VU){} + c0, x1 = (VU){} + ctr[1], x2 = (VU){} + ctr[2], x3 = (VU){} + ctr[3];
-    for (int l = 0; l < VW; l++)
-        x0[l] += (uint64_t)l;
+    for (int b = 0; b < nb; b++) {
+        w[b][0] = (VU){} + c0 + (uint64_t)(VW * b);
+        for (int l = 0; l < VW; l++)
+            w[b][0][l] += (uint64_t)l;
+        w[b][1] = (VU){} + ctr[1], w[b][2] = (VU){} + ctr[2], w[b][3] = (VU){} + ctr[3];
+    }
     uint32_t k0 = key[0], k1 = key[1];
     for (int r = 0; r < 10; r++) {
         if (r > 0) {
             k0 += 0x9E3779B9u;
             k1 += 0xBB67AE85u;
         }
-        VU p0 = MULU32((VU){} + 0xD2511F53u, x0), p1 = MULU32((VU){} + 0xCD9E8D57u, x2);
-        x0 = (p1 >> 32) ^ x1 ^ k0;
-        x1 = p1 & 0xffffffffu;
-        x2 = (p0 >> 32) ^ x3 ^ k1;
-        x3 = p0 & 0xffffffffu;
+        for (int b = 0; b < nb; b++) {
+            VU *x = w[b];
+            VU p0 = MULU32((VU){} + 0xD2511F53u, x[0]), p1 = MULU32((VU){} + 0xCD9E8D57u, x[2]);
+            x[0] = (p1 >> 32) ^ x[1] ^ k0;
+            x[1] = p1 & 0xffffffffu;
+            x[2] = (p0 >> 32) ^ x[3] ^ k1;
+            x[3] = p0 & 0xffffffffu;
+        }
     }
-    w[0] = x0, w[1] = x1, w[2] = x2, w[3] = x3;
 }
 
 /* vla_box_muller's first n / VW * VW pairs; returns how many it did */
@@ -123,19 +131,21 @@ static int VN(box_muller)(const double *u1, const double *u2, int n, double *g0,
     return i;
 }
 
-/* scale times the gaussians of the VW pairs from pair j on, interleaved (g0 of a pair, then g1) */
+/* scale times the gaussians of the nb VW pairs from pair j on, interleaved (g0 of a pair, then g1) */
 __attribute__((always_inline)) static inline void VN(pairs)(int j, const uint32_t ctr[4],
                                                             const uint32_t key[2], double scale,
-                                                            VD out[2])
+                                                            int nb, VD out[])
 {
-    VU w[4];
-    VD g0, g1;
-    VN(philox)((uint32_t)j, ctr, key, w);
-    VN(bm)(VN(u01)(w[0], w[1]), VN(u01)(w[2], w[3]), &g0, &g1);
-    g0 = scale * g0;
-    g1 = scale * g1;
-    out[0] = __builtin_shuffle(g0, g1, ILO);
-    out[1] = __builtin_shuffle(g0, g1, IHI);
+    VU w[2][4];
+    VN(philox)((uint32_t)j, ctr, key, nb, w);
+    for (int b = 0; b < nb; b++) {
+        VD g0, g1;
+        VN(bm)(VN(u01)(w[b][0], w[b][1]), VN(u01)(w[b][2], w[b][3]), &g0, &g1);
+        g0 = scale * g0;
+        g1 = scale * g1;
+        out[2 * b] = __builtin_shuffle(g0, g1, ILO);
+        out[2 * b + 1] = __builtin_shuffle(g0, g1, IHI);
+    }
 }
 
 /* vla_gauss_fill's pairs in blocks of VW, two blocks at a time where there are two (their chains
@@ -147,13 +157,12 @@ static int VN(gauss_fill)(double *dst, int n, const uint32_t ctr[4], const uint3
     int np = (n + 1) / 2, j = 0;
     for (; j + 2 * VW <= np; j += 2 * VW) {
         VD out[4];
-        VN(pairs)(j, ctr, key, scale, out);
-        VN(pairs)(j + VW, ctr, key, scale, out + 2);
+        VN(pairs)(j, ctr, key, scale, 2, out);
         memcpy(dst + 2 * j, out, (2 * j + 4 * VW <= n ? 4 * VW : n - 2 * j) * sizeof(double));
     }
     for (; j + VW <= np; j += VW) {
         VD out[2];
-        VN(pairs)(j, ctr, key, scale, out);
+        VN(pairs)(j, ctr, key, scale, 1, out);
         memcpy(dst + 2 * j, out, (2 * j + 2 * VW <= n ? 2 * VW : n - 2 * j) * sizeof(double));
     }
     return j;
