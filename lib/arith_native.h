@@ -36,11 +36,20 @@
 
 #ifndef VLA_ARITH_NATIVE_ONCE
 #define VLA_ARITH_NATIVE_ONCE
-/* vla_round_fmt with its binary64 and binary32 cases inline: FMT_I is a constant, so input
- * preparation costs a conversion, not a call, in those policies */
+/* vla_round_fmt inline: FMT_I is a constant, so input preparation costs a conversion or
+ * vla_round_narrow's few operations, not a call */
 static inline double vla_round_in(vla_fmt f, double x)
 {
-    return f == VLA_FMT_F64 ? x : f == VLA_FMT_F32 ? (double)(float)x : vla_round_fmt(f, x);
+    if (f == VLA_FMT_F64)
+        return x;
+    if (f == VLA_FMT_F32)
+        return (double)(float)x;
+#define VLA_X_(ID, tok, p, emin, emax, T)                                                         \
+    if (f == VLA_FMT_##ID)                                                                         \
+        return vla_round_narrow(x, p, emin, (2.0 - VLA_EXP2(1 - (p))) * VLA_EXP2(emax));
+    VLA_FORMATS(VLA_X_)
+#undef VLA_X_
+    return vla_round_fmt(f, x);
 }
 #endif
 

@@ -82,26 +82,6 @@ float vla_f16_value(uint16_t h)
 uint16_t vla_bf16_bits(float x) { return (uint16_t)(vla_f2u(vla_rnd_bf16(x)) >> 16); }
 float vla_bf16_value(uint16_t b) { return vla_u2f((uint32_t)b << 16); }
 
-/* binary64 -> binary32 is correctly rounded by the hardware; 16-bit formats from binary64 must not
- * go through binary32 (double rounding: 53 -> 24 -> 11 can differ from 53 -> 11), so first round
- * to 11 or 8 significant bits in binary64 where the 16-bit grid is still finer than binary64's,
- * which makes the later binary32 step exact. */
-static double round_sig(double x, int p, int emin_normal)
-{
-    uint64_t u, c;
-    memcpy(&u, &x, sizeof u);
-    int be = (int)(u >> 52 & 0x7ff), e = be ? be - 1023 : -1022; /* |x| in [2^e, 2^(e+1)) */
-    if (be == 0x7ff || (u << 1) == 0 || e > 512) /* NaN, Inf, +-0; far beyond both formats: */
-        return x;                                  /* the caller makes it Inf */
-    int q = (e < emin_normal ? emin_normal : e) - (p - 1); /* exponent of the last bit */
-    /* C = 2^(q + 52): in [C, 2C) the doubles are the multiples of 2^q, so fl(|x| + C) is |x|
-     * rounded to a multiple of 2^q, ties to even (C/2^q is even), and subtracting C is exact */
-    c = (uint64_t)(q + 52 + 1023) << 52;
-    double C;
-    memcpy(&C, &c, sizeof C);
-    return copysign((fabs(x) + C) - C, x);
-}
-
 double vla_round_fmt(vla_fmt f, double x)
 {
     if ((unsigned)f >= VLA_NFMT)
@@ -110,6 +90,5 @@ double vla_round_fmt(vla_fmt f, double x)
         return x;
     if (f == VLA_FMT_F32)
         return (double)(float)x;
-    x = round_sig(x, fmt_rows[f].p, fmt_rows[f].emin); /* a rounding up past the largest: Inf */
-    return fabs(x) > fmt_rows[f].max ? copysign(INFINITY, x) : x;
+    return vla_round_narrow(x, fmt_rows[f].p, fmt_rows[f].emin, fmt_rows[f].max);
 }

@@ -53,6 +53,29 @@ static inline float vla_rnd_f16(float x)
     return vla_u2f(a | s);
 }
 
+/* binary64 -> binary32 is correctly rounded by the hardware; 16-bit formats from binary64 must not
+ * go through binary32 (double rounding: 53 -> 24 -> 11 can differ from 53 -> 11), so x is rounded
+ * to p significant bits (emin_normal the exponent of the smallest normal; below it the subnormal
+ * grid) in binary64, where the 16-bit grid is still finer than binary64's; a rounding up past
+ * max, the largest finite number, gives Inf. vla_round_fmt's 16-bit cases; inline, so that input
+ * preparation with a constant format costs no call. */
+static inline double vla_round_narrow(double x, int p, int emin_normal, double max)
+{
+    uint64_t u, c;
+    memcpy(&u, &x, sizeof u);
+    int be = (int)(u >> 52 & 0x7ff), e = be ? be - 1023 : -1022; /* |x| in [2^e, 2^(e+1)) */
+    if (be == 0x7ff || (u << 1) == 0 || e > 512) /* NaN, Inf, +-0; far beyond both formats: */
+        return fabs(x) > max ? copysign(INFINITY, x) : x; /* Inf */
+    int q = (e < emin_normal ? emin_normal : e) - (p - 1); /* exponent of the last bit */
+    /* C = 2^(q + 52): in [C, 2C) the doubles are the multiples of 2^q, so fl(|x| + C) is |x|
+     * rounded to a multiple of 2^q, ties to even (C/2^q is even), and subtracting C is exact */
+    c = (uint64_t)(q + 52 + 1023) << 52;
+    double C;
+    memcpy(&C, &c, sizeof C);
+    x = copysign((fabs(x) + C) - C, x);
+    return fabs(x) > max ? copysign(INFINITY, x) : x;
+}
+
 /* Stochastic rounding of a binary32 value into bfloat16 or binary16 (the sr way of tracking A):
  * with frac the position of |x| between its two neighbours on the format's grid, the magnitude
  * rounds up when floor(frac * 2^K) + r >= 2^K, r uniform in [0, 2^K): up with probability
