@@ -88,11 +88,21 @@ static inline double vla_round_in(vla_fmt f, double x)
 #define STORE(r) ((r) = RS(r))
 #define LOAD_IN(r, x) ((r) = (NUM)vla_round_in(FMT_I, (x)))
 #define LOAD_PHI(r, x) ((r) = (NUM)vla_round_in(FMT_I, vla_phi_d(vla_round_in(FMT_I, (x)))))
-/* binary32 inputs into binary32 numbers: eight at a time (phi.c), the same bits */
+/* inputs into binary32 numbers (io format binary32, binary16 or bfloat16): load.c's lanes, the
+ * same bits */
+#define LOAD_LANES_ (FMT_I != VLA_FMT_F64 && _Generic((NUM)0, float: 1, default: 0))
+#define LOAD_IN_N(dst, x, n)                                                                       \
+    do {                                                                                           \
+        if (LOAD_LANES_)                                                                           \
+            vla_load_round(FMT_I, (float *)(void *)(dst), (x), (n));                               \
+        else                                                                                       \
+            for (int i_ = 0; i_ < (n); i_++)                                                       \
+                LOAD_IN(E(dst, i_), (x)[i_]);                                                      \
+    } while (0)
 #define LOAD_PHI_N(dst, x, n)                                                                      \
     do {                                                                                           \
-        if (FMT_I == VLA_FMT_F32 && _Generic((NUM)0, float: 1, default: 0))                       \
-            vla_phi_f32((float *)(void *)(dst), (x), (n));                                         \
+        if (LOAD_LANES_)                                                                           \
+            vla_load_phi(FMT_I, (float *)(void *)(dst), (x), (n));                                 \
         else                                                                                       \
             for (int i_ = 0; i_ < (n); i_++)                                                       \
                 LOAD_PHI(E(dst, i_), (x)[i_]);                                                     \

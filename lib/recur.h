@@ -887,7 +887,15 @@ VLA_FN void FN(apply_A)(CXP, ST *s, NUM *y, const NUM *x)
 }
 
 #ifndef VLA_RECUR_DEVICE
-/* LOAD_PHI_N(dst, x, n): LOAD_PHI of x[0..n) into dst, an arithmetic's batched form if it has one */
+/* LOAD_IN_N(dst, x, n), LOAD_PHI_N(dst, x, n): LOAD_IN and LOAD_PHI of x[0..n) into dst, an
+ * arithmetic's batched form where it has one */
+#ifndef LOAD_IN_N
+#define LOAD_IN_N(dst, x, n)                                                                       \
+    do {                                                                                           \
+        for (int i_ = 0; i_ < (n); i_++)                                                           \
+            LOAD_IN(E(dst, i_), (x)[i_]);                                                          \
+    } while (0)
+#endif
 #ifndef LOAD_PHI_N
 #define LOAD_PHI_N(dst, x, n)                                                                      \
     do {                                                                                           \
@@ -901,24 +909,21 @@ VLA_FN void FN(apply_A)(CXP, ST *s, NUM *y, const NUM *x)
 VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
 {
     int d = s->d, dv = s->dv, phi = s->cfg.features == VLA_FEAT_OWN;
-    for (int i = 0; i < d; i++) {
-        LOAD_IN(E(s->q, i), in->q[i]);
-        LOAD_IN(E(s->k, i), in->k[i]);
-        LOAD_IN(E(s->u, i), in->u ? in->u[i] : in->k[i]);
-        if (!phi) {
+    LOAD_IN_N(s->q, in->q, d);
+    LOAD_IN_N(s->k, in->k, d);
+    LOAD_IN_N(s->u, in->u ? in->u : in->k, d);
+    if (phi) {
+        LOAD_PHI_N(s->pk, in->k, d);
+        LOAD_PHI_N(s->pq, in->q, d);
+    } else {
+        for (int i = 0; i < d; i++) {
             COPY(E(s->pk, i), E(s->k, i));
             COPY(E(s->pq, i), E(s->q, i));
         }
     }
-    if (phi) {
-        LOAD_PHI_N(s->pk, in->k, d);
-        LOAD_PHI_N(s->pq, in->q, d);
-    }
-    for (int i = 0; i < dv; i++) {
-        LOAD_IN(E(s->v, i), in->v[i]);
-        if (in->g)
-            LOAD_IN(E(s->g, i), in->g[i]);
-    }
+    LOAD_IN_N(s->v, in->v, dv);
+    if (in->g)
+        LOAD_IN_N(s->g, in->g, dv);
     if (isnan(in->beta))
         COPY(E(s->beta_decay, 0), E(s->c, C_BETA));
     else
@@ -1232,14 +1237,12 @@ VLA_FN int FN(vstate_read)(CXP, ST *s, const double *q)
     if (vla_form_pending(&s->cfg, s->t)) /* no state inside a chunk (docs/forms.md) */
         return VLA_ENOTSUP;
     ARITH_ENTER;
-    int phi = s->cfg.features == VLA_FEAT_OWN;
-    for (int i = 0; i < s->d; i++) {
-        LOAD_IN(E(s->q, i), q[i]);
-        if (!phi)
-            COPY(E(s->pq, i), E(s->q, i));
-    }
-    if (phi)
+    LOAD_IN_N(s->q, q, s->d);
+    if (s->cfg.features == VLA_FEAT_OWN)
         LOAD_PHI_N(s->pq, q, s->d);
+    else
+        for (int i = 0; i < s->d; i++)
+            COPY(E(s->pq, i), E(s->q, i));
     s->cnt.reads++;
     FN(read_loaded)(CX, s);
     ARITH_LEAVE;

@@ -32,6 +32,8 @@
 #undef LOAD_IN
 #undef LOAD_PHI
 #undef LOAD_PHI_N
+#undef LOAD_IN_N
+#undef LOAD_LANES_
 #undef LOAD_LOG
 #undef EXP
 #undef TOD

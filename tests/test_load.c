@@ -1,0 +1,165 @@
+/* test_load.c: inputs rounded into binary32, binary16 and bfloat16 and their feature map, eight
+ * at a time (lib/load.c), have the scalar code's bits (arith_native.h), and the error bound the
+ * proof of its exp rests on holds: within 2^-50 of MPFR's. */
+#include "arith_native.h"
+#include "check.h"
+#include "fmt.h"
+#include "model_impl.h"
+#include "vlastab.h"
+#include <float.h>
+#include <math.h>
+#include <mpfr.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the largest relative error of the lanes' exp against MPFR's (256 bits), over v[0..n) */
+static double exp_error(const double *v, int n)
+{
+    static double y[4096];
+    if (n > 4096 || vla_load_exp_lanes(v, y, n))
+        return -1;
+    mpfr_t e, d;
+    mpfr_inits2(256, e, d, (mpfr_ptr)0);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        mpfr_set_d(e, v[i], MPFR_RNDN);
+        mpfr_exp(e, e, MPFR_RNDN);
+        mpfr_sub_d(d, e, y[i], MPFR_RNDN);
+        mpfr_div(d, d, e, MPFR_RNDN);
+        double r = fabs(mpfr_get_d(d, MPFR_RNDN));
+        worst = r > worst || r != r ? r : worst;
+    }
+    mpfr_clears(e, d, (mpfr_ptr)0);
+    return worst;
+}
+
+/* The proof in load.c needs the lanes' exp within 2^-50 of exp relatively (the margin is 2^-45;
+ * the series and the reduction leave a few ulps, about 2^-52): over the whole range, at the
+ * reduction's boundaries (v near (n + 1/2) ln2) and at its ends. */
+TEST(load_exp_lanes_error)
+{
+    enum { N = 4096 };
+    static double v[N];
+    uint64_t s = 12345;
+    for (int i = 0; i < N; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        double u = (double)(s >> 11) * 0x1p-53;
+        v[i] = i < N / 2 ? -700 * u : -8 * u; /* the range, and where the inputs mostly are */
+    }
+    const double ln2 = 0.693147180559945309417;
+    for (int i = 0; i < 64; i++) { /* reduction boundaries, each side */
+        double b = -(i * 15 + 0.5) * ln2;
+        v[2 * i] = nextafter(b, 0);
+        v[2 * i + 1] = nextafter(b, -1000);
+    }
+    v[128] = 0, v[129] = -0.0, v[130] = -700, v[131] = -0x1p-60, v[132] = -DBL_MIN;
+    double worst = exp_error(v, N);
+    if (worst < 0) {
+        vla_test_skip("no AVX-512 (AVX512F and VL) here: the scalar code is used");
+        return;
+    }
+    if (getenv("VLA_TEST_VERBOSE"))
+        printf("load.c exp: largest relative error %.3g (2^%.2f)\n", worst, log2(worst));
+    CHECK_MSG(worst <= 0x1p-50, "the lanes' exp is %.3g (2^%.2f) from MPFR's", worst, log2(worst));
+}
+
+static int same_float(float a, float b) { return !memcmp(&a, &b, sizeof a); }
+
+/* got[0..n) against the scalar code in format f: phi (1) or the rounding (0) */
+static long differ(vla_fmt f, int phi, const double *x, const float *got, int n)
+{
+    long bad = 0;
+    for (int i = 0; i < n; i++) {
+        double r = vla_round_in(f, x[i]);
+        float want = (float)(phi ? vla_round_in(f, vla_phi_d(r)) : r);
+        if (!same_float(got[i], want)) {
+            if (!bad)
+                CHECK_MSG(0, "%s %s of %a: %a, the scalar code %a", vla_fmt_name(f),
+                          phi ? "phi" : "rounding", x[i], (double)got[i], (double)want);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static uint64_t lcg(uint64_t *s) { return *s = *s * 6364136223846793005ULL + 1442695040888963407ULL; }
+
+/* gaussians of the given scales, then the edges: 0, -0, the end of exp's range -700 and past
+ * it, infinities, NaN, overflow of binary32 */
+static int fill_common(double *x, uint64_t seed, const double *scales, int ns, int n)
+{
+    const double edge[] = {0, -0.0, -700, -700.0001, -745, -1e300, -INFINITY, INFINITY, NAN, 1e39,
+                           -1e39, 3e38, 1e-45, -1e-45, FLT_MIN, -FLT_MIN, 65504, 65519.99, 65520,
+                           -65520, 0x1p-24, 0x1p-25, 0x1.8p-25, 0x1p-26, 0x1p-133, 0x1p-134};
+    int m = 0;
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        x[m++] = edge[i];
+    for (; m < n; m++) {
+        double u1 = ((double)(lcg(&seed) >> 11) + 1) * 0x1p-53, u2 = (double)(lcg(&seed) >> 11) * 0x1p-53;
+        x[m] = scales[m % ns] * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+    }
+    return m;
+}
+
+/* binary32: on gaussians of several scales, the edges, and hard cases for phi: binary32 v whose
+ * exp lies so near a rounding boundary that exp(v) (1 - 2^-45) and exp(v) (1 + 2^-45) round
+ * apart, where the lanes must take the scalar code; they are found by drawing binary32 numbers in
+ * [-2^9, -2^-10] (about one in 10^6 is hard, most of them small: exp(v) = 1 + v + ...) */
+TEST(load_f32_bits)
+{
+    enum { N = 8192, HARD = 24 };
+    static double x[N];
+    static float got[N];
+    const double scales[] = {1, 3, 30};
+    int n = fill_common(x, 777, scales, 3, N - HARD), hard = 0;
+    uint64_t s = 99;
+    for (long i = 0; i < 60000000L && hard < HARD; i++) {
+        lcg(&s);
+        uint32_t b = 0x80000000u | (uint32_t)(117 + (s >> 32) % 19) << 23 | ((uint32_t)(s >> 9) & 0x7fffff);
+        float v;
+        memcpy(&v, &b, sizeof v);
+        double y = exp((double)v);
+        if ((float)(y * (1 - 0x1p-45)) != (float)(y * (1 + 0x1p-45)))
+            x[n + hard++] = v;
+    }
+    CHECK_MSG(hard == HARD, "found %d hard cases of %d", hard, HARD);
+    n += hard;
+    vla_load_phi(VLA_FMT_F32, got, x, n);
+    CHECK_MSG(differ(VLA_FMT_F32, 1, x, got, n) == 0, "binary32 phi differs");
+    vla_load_round(VLA_FMT_F32, got, x, n);
+    CHECK_MSG(differ(VLA_FMT_F32, 0, x, got, n) == 0, "binary32 rounding differs");
+}
+
+/* binary16 and bfloat16: phi of every number of the format (an input rounds to one of them, so
+ * this is every case), the rounding of every number, of every tie between neighbours and of the
+ * doubles either side of each tie, and both on gaussians of scales from the subnormals to
+ * overflow, and the edges */
+TEST(load_16bit_every_value)
+{
+    enum { N = 4 * 65536 + 4096 };
+    static double x[N];
+    static float got[N];
+    const vla_fmt fs[] = {VLA_FMT_F16, VLA_FMT_BF16};
+    for (int k = 0; k < 2; k++) {
+        vla_fmt f = fs[k];
+        int n = 0;
+        for (uint32_t h = 0; h < 65536; h++) {
+            double v = f == VLA_FMT_F16 ? vla_f16_value((uint16_t)h) : vla_bf16_value((uint16_t)h);
+            double w = f == VLA_FMT_F16 ? vla_f16_value((uint16_t)(h + 1)) : vla_bf16_value((uint16_t)(h + 1));
+            x[n++] = v;
+            if ((h & 0x7fff) < 0x7bff && isfinite(v) && isfinite(w) && h + 1 < 65536) {
+                double tie = (v + w) / 2; /* exact in binary64 */
+                x[n++] = tie;
+                x[n++] = nextafter(tie, 0);
+                x[n++] = nextafter(tie, INFINITY);
+            }
+        }
+        const double scales[] = {1, 3, 1e-5, 1e-7, 3e4, 1e38};
+        n += fill_common(x + n, 31 + k, scales, 6, N - n);
+        vla_load_phi(f, got, x, n);
+        CHECK_MSG(differ(f, 1, x, got, n) == 0, "%s phi differs", vla_fmt_name(f));
+        vla_load_round(f, got, x, n);
+        CHECK_MSG(differ(f, 0, x, got, n) == 0, "%s rounding differs", vla_fmt_name(f));
+    }
+}
