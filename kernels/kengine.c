@@ -38,9 +38,12 @@ typedef struct {
 /* at most about this much drawn input per chunk: a GPU's launches are long; the lanes read the
  * staged records from the host's caches, where a chunk of 2 MB runs 1.2x faster end to end than
  * one of 32 MB (AMD EPYC Zen 5, vla-statenorm lmlike f32 d = 32, 16 runs, one thread: 1.26 ->
- * 1.04 s, best of 6; 512 KB: 1.16 s) */
+ * 1.04 s, best of 6; 512 KB: 1.16 s), but no fewer than LANES_MIN_STEPS steps: a launch gathers
+ * and scatters the runs' states, O(d^2) like a step, and at d = 128 a chunk of 2 MB is 12 steps
+ * (vla-bench's e2e ratio, f32 d = 128: 0.31 at 12 steps a launch, 0.45 at 200) */
 #define INPUT_BYTES (32L << 20)
 #define INPUT_BYTES_LANES (2L << 20)
+#define LANES_MIN_STEPS 64
 
 static double seconds(void)
 {
@@ -109,8 +112,11 @@ static int k_open(vla_engine *e, void **self, char *err, size_t len)
         return r;
     }
     const long per = 3L * d + 2L * dv;
-    const long budget = e->b->target == VLA_CUDA_LANES ? INPUT_BYTES_LANES : INPUT_BYTES;
-    k->cap = budget / ((long)nr * (2 * per + 8) * (long)sizeof(double));
+    const int lanes = e->b->target == VLA_CUDA_LANES;
+    k->cap = (lanes ? INPUT_BYTES_LANES : INPUT_BYTES) / ((long)nr * (2 * per + 8) * (long)sizeof(double));
+    if (lanes && k->cap < LANES_MIN_STEPS && (long)nr * LANES_MIN_STEPS * (2 * per + 8) *
+                                                 (long)sizeof(double) <= INPUT_BYTES)
+        k->cap = LANES_MIN_STEPS;
     k->cap = k->cap < 1 ? 1 : k->cap > 4096 ? 4096 : k->cap;
     k->chunk = k->cap < 16 ? k->cap : 16;
     k->batch = nr;
