@@ -2,6 +2,7 @@
  * together on a backend, the one place where runs advance. This file holds what every backend
  * shares (checks, the inputs of a step, errors) and the backend of one vla_model per run on the
  * CPU's threads, which the cpu backend (lib's models) and the exact one (reference/: MPFR) use. */
+#include "arith_native.h" /* (without POL: vla_round_in only) */
 #include "engine_impl.h"
 #include "model_impl.h"
 #include <math.h>
@@ -46,7 +47,7 @@ int vla_engine_read_inside(vla_engine *e, int run, long t, long writes)
 static void round_into(double *dst, const double *src, int n, vla_fmt f)
 {
     for (int i = 0; i < n; i++)
-        dst[i] = vla_round_fmt(f, src[i]);
+        dst[i] = vla_round_in(f, src[i]); /* vla_round_fmt, inline */
 }
 
 int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_step_buf *raw,
