@@ -59,12 +59,26 @@ void vla_model_free(vla_model *m)
     }
 }
 
+/* every x[i] finite: x * 0 is NaN exactly where x is not finite, and a sum with a NaN stays
+ * NaN; eight lanes at a time in the widest vectors the processor has, without a branch per
+ * number */
+typedef double v8d __attribute__((vector_size(64)));
+__attribute__((target_clones("avx512f", "avx2", "default")))
 static int finite_all(const double *x, int n)
 {
-    for (int i = 0; i < n; i++)
-        if (!isfinite(x[i]))
-            return 0;
-    return 1;
+    v8d acc = {0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8d v;
+        memcpy(&v, x + i, sizeof v);
+        acc += v * 0;
+    }
+    double s = 0;
+    for (int l = 0; l < 8; l++)
+        s += acc[l];
+    for (; i < n; i++)
+        s += x[i] * 0;
+    return s == s;
 }
 
 int vla_input_check(const vla_config *cfg, const vla_input *in)

@@ -163,3 +163,33 @@ TEST(load_16bit_every_value)
         CHECK_MSG(differ(f, 0, x, got, n) == 0, "%s rounding differs", vla_fmt_name(f));
     }
 }
+
+/* vla_input_check (lib/model.c, eight numbers at a time) refuses an input with a non-finite
+ * number in any position of q, k, v or u, in the vector part and in the tail, and takes large,
+ * tiny, signed-zero and subnormal ones */
+TEST(input_check_finds_every_nonfinite)
+{
+    static double q[64], k[64], v[64], u[64];
+    const double bad[] = {INFINITY, -INFINITY, NAN};
+    const int ds[] = {4, 32, 33};
+    long missed = 0, refused = 0;
+    for (int di = 0; di < 3; di++) {
+        vla_config c;
+        vla_config_default(&c, VLA_VLA3, ds[di]);
+        for (int i = 0; i < 64; i++)
+            q[i] = k[i] = v[i] = u[i] = i % 4 == 0 ? 1e308 : i % 4 == 1 ? -0.0 : i % 4 == 2 ? 4e-320 : -1e-300;
+        vla_input in = {q, k, v, u, NULL, NAN, NAN};
+        refused += vla_input_check(&c, &in) != VLA_OK;
+        double *arr[] = {q, k, v, u};
+        for (int a = 0; a < 4; a++)
+            for (int i = 0; i < ds[di]; i++)
+                for (int b = 0; b < 3; b++) {
+                    double keep = arr[a][i];
+                    arr[a][i] = bad[b];
+                    missed += vla_input_check(&c, &in) != VLA_ENONFINITE;
+                    arr[a][i] = keep;
+                }
+    }
+    CHECK_MSG(refused == 0, "%ld finite inputs refused", refused);
+    CHECK_MSG(missed == 0, "%ld non-finite numbers missed", missed);
+}
