@@ -573,15 +573,16 @@ out:
 /* End to end: aggregate run-steps per second of `runs` runs of c on the lanes as an experiment
  * advances them (vla-statenorm --backend lanes --stream lmlike, without its reference and
  * measures): the engine draws every run's own inputs from the stream (Philox, Box-Muller,
- * u = unit(W k)), rounds them, stages and launches them; one thread. With x, the runs take x's
- * prepared steps instead (shared, cycled): the engine's own cost without the drawing. The median
- * of reps advances of about target seconds each, after one to warm up. */
-static double engine_rate(const vla_config *c, int runs, const inputs *x, double target, int reps)
+ * u = unit(W k)), rounds them, stages and launches them, on `threads` threads. With x, the runs
+ * take x's prepared steps instead (shared, cycled): the engine's own cost without the drawing.
+ * The median of reps advances of about target seconds each, after one to warm up. */
+static double engine_rate(const vla_config *c, int runs, const inputs *x, double target, int reps,
+                          int threads)
 {
     vla_engine_spec sp = {.backend = vla_backend_lanes(), .cfg = *c, .runs = runs,
                           .stream = x ? NULL : "lmlike", .seed = 7, .in = x ? x->in : NULL,
                           .T = NIN, .shared = 1, .cycle = 1, .round_inputs = VLA_FMT_F64,
-                          .threads = 1};
+                          .threads = threads};
     vla_engine *e;
     char err[400];
     if (vla_engine_new(&e, &sp, err, sizeof err))
@@ -623,12 +624,14 @@ static void lanes_section(const opts *o, double peak1, double peakall, int threa
            "1core: one thread, `lanes` runs; all: %d threads, a group of runs each; e2e: the same "
            "runs on one thread as an experiment advances them, drawing their own lmlike inputs "
            "(the engine; no reference), and its ratio to 1core; e2e_prep: the engine on the prepared "
-           "inputs (its cost without the drawing)\n",
+           "inputs (its cost without the drawing); e2e_all: a group of such runs per thread on "
+           "all threads, and its ratio to all\n",
            vla_cuda_lanes_width(VLA_F32) == 16 ? "AVX-512" : "AVX2", vla_track_name(o->track),
            vla_cuda_lanes_width(VLA_F32), vla_cuda_lanes_width(VLA_F64), threads);
     printf("# columns: model prec d flops_per_step lanes ns_per_run_step_1core "
            "agg_steps_per_s_1core pct_peak_1core agg_steps_per_s_all pct_peak_all "
-           "e2e_steps_per_s_1core e2e_ratio_1core e2e_prep_ratio_1core\n");
+           "e2e_steps_per_s_1core e2e_ratio_1core e2e_prep_ratio_1core e2e_steps_per_s_all "
+           "e2e_ratio_all\n");
     for (int mi = 0; mi < o->nm; mi++)
         for (int pi = 0; pi < o->np; pi++)
             for (int di = 0; di < o->nd; di++) {
@@ -648,12 +651,16 @@ static void lanes_section(const opts *o, double peak1, double peakall, int threa
                 if (rn != rn)
                     printf("# %s %s d=%d: %s\n", vla_model_name(m), vla_prec_name(p), d, err);
                 double fl = vla_step_flops(&c, x.in, NIN);
-                double re = engine_rate(&c, lw, NULL, 4 * target, reps);
-                double rp = engine_rate(&c, lw, &x, 4 * target, reps);
+                double re = engine_rate(&c, lw, NULL, 4 * target, reps, 1);
+                double rp = engine_rate(&c, lw, &x, 4 * target, reps, 1);
+                double ra = threads > 1 ? engine_rate(&c, lw * threads, NULL, 4 * target, reps,
+                                                      threads)
+                                        : re;
                 printf("%-5s %-8s %4d %10.0f %5d %10.1f %12.0f %6.2f%% %12.0f %6.2f%% %12.0f %6.3f "
-                       "%6.3f\n",
+                       "%6.3f %12.0f %6.3f\n",
                        vla_model_name(m), vla_prec_name(p), d, fl, lw, 1e9 / r1, r1,
-                       100 * fl * r1 / peak1, rn, 100 * fl * rn / peakall, re, re / r1, rp / r1);
+                       100 * fl * r1 / peak1, rn, 100 * fl * rn / peakall, re, re / r1, rp / r1,
+                       ra, ra / rn);
                 fflush(stdout);
                 inputs_free(&x);
             }
