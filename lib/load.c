@@ -53,6 +53,7 @@ static const grid grids[VLA_NFMT] = {
 #pragma GCC target("avx512f,avx512vl")
 typedef double v8d __attribute__((vector_size(64)));
 typedef int64_t v8i __attribute__((vector_size(64)));
+typedef uint64_t v8u __attribute__((vector_size(64))); /* bit fields: wrapping, defined shifts */
 
 static inline v8i sel(v8i m, v8i yes, v8i no) { return (yes & m) | (no & ~m); }
 
@@ -62,10 +63,10 @@ static inline __m256 round8(vla_fmt f, const grid *g, const v8d *x)
     if (f == VLA_FMT_F32)
         return _mm512_cvtpd_ps((__m512d)*x);
     const v8i sign = (v8i){} + INT64_MIN, mag = ~sign;
-    v8i u = (v8i)*x, be = u >> 52 & 0x7ff;
+    v8i u = (v8i)*x, be = (v8i)((v8u)u >> 52 & 0x7ff);
     v8i e = sel(be == 0, (v8i){} - 1022, be - 1023); /* |x| in [2^e, 2^(e+1)) */
     e = sel(e < g->emin, (v8i){} + g->emin, sel(e > 512, (v8i){} + 512, e)); /* 512: Inf anyway */
-    v8d c = (v8d)((e - (g->p - 1) + 52 + 1023) << 52), a = (v8d)(u & mag);
+    v8d c = (v8d)((v8u)(e - (g->p - 1) + 52 + 1023) << 52), a = (v8d)(u & mag);
     v8d r = (a + c) - c;
     r = (v8d)sel(r > g->max, (v8i)((v8d){} + INFINITY), (v8i)r);
     return _mm512_cvtpd_ps((__m512d)((v8d)((v8i)r | (u & sign))));
@@ -93,7 +94,7 @@ static inline void exp8(const v8d *pv, v8d *y)
     p = 0.5 + r * p;
     p = 1 + r * p;
     p = 1 + r * p;
-    v8i scale = ((v8i)t - (v8i)((v8d){} + 0x1.8p52) + 1023) << 52; /* 2^n */
+    v8u scale = ((v8u)t - (v8u)((v8d){} + 0x1.8p52) + 1023) << 52; /* 2^n (elsewhere: any bits) */
     *y = p * (v8d)scale;
 }
 

@@ -250,11 +250,14 @@ void vla_gauss_fill(double *dst, int n, uint64_t seed, vla_var var, uint32_t hea
                     double scale)
 {
     const uint32_t ctr[4] = {0, (uint32_t)t, (uint32_t)(t >> 32), head};
-    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32) ^ ((uint32_t)var * 0x9E3779B9u)};
+    const uint32_t key[2] = {(uint32_t)seed,
+                             (uint32_t)(seed >> 32) ^ ((uint32_t)var * 0x9E3779B9u)};
     int np = (n + 1) / 2, j = 0;
 #if PHILOX_SIMD
     int w = vla_gauss_width(0);
-    j = w == 8 ? gauss_fill8(dst, n, ctr, key, scale) : w == 4 ? gauss_fill4(dst, n, ctr, key, scale) : 0;
+    j = w == 8   ? gauss_fill8(dst, n, ctr, key, scale)
+        : w == 4 ? gauss_fill4(dst, n, ctr, key, scale)
+                 : 0;
 #endif
     for (; j < np; j++) { /* the last pairs, fewer than a vector's */
         double g[2];

@@ -81,7 +81,8 @@ __attribute__((always_inline)) static inline void VN(bm)(VD u1, VD u2, VD *g0, V
  * sum of hi 2^-32 and (lo >> 11) 2^-53, each converted exactly through the 2^52 exponent */
 __attribute__((always_inline)) static inline VD VN(u01)(VU hi, VU lo)
 {
-    VD h = (VD)(hi | 0x4330000000000000) - 0x1p52, l = (VD)((lo >> 11) | 0x4330000000000000) - 0x1p52;
+    VD h = (VD)(hi | 0x4330000000000000) - 0x1p52;
+    VD l = (VD)((lo >> 11) | 0x4330000000000000) - 0x1p52;
     VD u = h * 0x1p-32 + l * 0x1p-53;
     return VN(sel)(u == 0, BC(0x1p-54), u);
 }
@@ -131,7 +132,8 @@ static int VN(box_muller)(const double *u1, const double *u2, int n, double *g0,
     return i;
 }
 
-/* scale times the gaussians of the nb VW pairs from pair j on, interleaved (g0 of a pair, then g1) */
+/* scale times the gaussians of the nb VW pairs from pair j on, interleaved (g0 of a pair, then
+ * g1) */
 __attribute__((always_inline)) static inline void VN(pairs)(int j, const uint32_t ctr[4],
                                                             const uint32_t key[2], double scale,
                                                             int nb, VD out[])

@@ -83,7 +83,10 @@ static long differ(vla_fmt f, int phi, const double *x, const float *got, int n)
     return bad;
 }
 
-static uint64_t lcg(uint64_t *s) { return *s = *s * 6364136223846793005ULL + 1442695040888963407ULL; }
+static uint64_t lcg(uint64_t *s)
+{
+    return *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+}
 
 /* gaussians of the given scales, then the edges: 0, -0, the end of exp's range -700 and past
  * it, infinities, NaN, overflow of binary32 */
@@ -96,7 +99,8 @@ static int fill_common(double *x, uint64_t seed, const double *scales, int ns, i
     for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
         x[m++] = edge[i];
     for (; m < n; m++) {
-        double u1 = ((double)(lcg(&seed) >> 11) + 1) * 0x1p-53, u2 = (double)(lcg(&seed) >> 11) * 0x1p-53;
+        double u1 = ((double)(lcg(&seed) >> 11) + 1) * 0x1p-53;
+        double u2 = (double)(lcg(&seed) >> 11) * 0x1p-53;
         x[m] = scales[m % ns] * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
     }
     return m;
@@ -116,7 +120,8 @@ TEST(load_f32_bits)
     uint64_t s = 99;
     for (long i = 0; i < 60000000L && hard < HARD; i++) {
         lcg(&s);
-        uint32_t b = 0x80000000u | (uint32_t)(117 + (s >> 32) % 19) << 23 | ((uint32_t)(s >> 9) & 0x7fffff);
+        uint32_t b = 0x80000000u | (uint32_t)(117 + (s >> 32) % 19) << 23 |
+                     ((uint32_t)(s >> 9) & 0x7fffff);
         float v;
         memcpy(&v, &b, sizeof v);
         double y = exp((double)v);
@@ -145,8 +150,9 @@ TEST(load_16bit_every_value)
         vla_fmt f = fs[k];
         int n = 0;
         for (uint32_t h = 0; h < 65536; h++) {
+            uint16_t h1 = (uint16_t)(h + 1);
             double v = f == VLA_FMT_F16 ? vla_f16_value((uint16_t)h) : vla_bf16_value((uint16_t)h);
-            double w = f == VLA_FMT_F16 ? vla_f16_value((uint16_t)(h + 1)) : vla_bf16_value((uint16_t)(h + 1));
+            double w = f == VLA_FMT_F16 ? vla_f16_value(h1) : vla_bf16_value(h1);
             x[n++] = v;
             if ((h & 0x7fff) < 0x7bff && isfinite(v) && isfinite(w) && h + 1 < 65536) {
                 double tie = (v + w) / 2; /* exact in binary64 */
@@ -177,7 +183,10 @@ TEST(input_check_finds_every_nonfinite)
         vla_config c;
         vla_config_default(&c, VLA_VLA3, ds[di]);
         for (int i = 0; i < 64; i++)
-            q[i] = k[i] = v[i] = u[i] = i % 4 == 0 ? 1e308 : i % 4 == 1 ? -0.0 : i % 4 == 2 ? 4e-320 : -1e-300;
+            q[i] = k[i] = v[i] = u[i] = i % 4 == 0   ? 1e308
+                                        : i % 4 == 1 ? -0.0
+                                        : i % 4 == 2 ? 4e-320
+                                                     : -1e-300;
         vla_input in = {q, k, v, u, NULL, NAN, NAN};
         refused += vla_input_check(&c, &in) != VLA_OK;
         double *arr[] = {q, k, v, u};
