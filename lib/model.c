@@ -59,34 +59,13 @@ void vla_model_free(vla_model *m)
     }
 }
 
-/* every x[i] finite: x * 0 is NaN exactly where x is not finite, and a sum with a NaN stays
- * NaN; eight lanes at a time in the widest vectors the processor has, without a branch per
- * number */
-typedef double v8d __attribute__((vector_size(64)));
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static int finite_all(const double *x, int n)
-{
-    v8d acc = {0};
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v8d v;
-        memcpy(&v, x + i, sizeof v);
-        acc += v * 0;
-    }
-    double s = 0;
-    for (int l = 0; l < 8; l++)
-        s += acc[l];
-    for (; i < n; i++)
-        s += x[i] * 0;
-    return s == s;
-}
-
 int vla_input_check(const vla_config *cfg, const vla_input *in)
 {
     if (!in || !in->q || !in->k || !in->v)
         return VLA_EINVAL;
-    if (!finite_all(in->q, cfg->d) || !finite_all(in->k, cfg->d) || !finite_all(in->v, cfg->dv) ||
-        (in->u && !finite_all(in->u, cfg->d)) || (in->g && !finite_all(in->g, cfg->dv)) ||
+    if (!vla_finite_all(in->q, cfg->d) || !vla_finite_all(in->k, cfg->d) ||
+        !vla_finite_all(in->v, cfg->dv) || (in->u && !vla_finite_all(in->u, cfg->d)) ||
+        (in->g && !vla_finite_all(in->g, cfg->dv)) ||
         isinf(in->beta) || isinf(in->decay))
         return VLA_ENONFINITE;
     if (in->decay < 0 || in->decay > 1) /* (NaN: the default, 1) */
@@ -106,7 +85,7 @@ int vla_model_read(vla_model *m, const double *q)
 {
     if (!m || !q)
         return VLA_EINVAL;
-    if (!finite_all(q, m->cfg.d))
+    if (!vla_finite_all(q, m->cfg.d))
         return VLA_ENONFINITE;
     return m->ops->read(m->self, q);
 }

@@ -67,14 +67,21 @@ int vla_native_create_simd(const vla_config *cfg, vla_model **out);
 /* phi(x) = elu(x) + 1 in binary64 with the C library's exp (section 5: input preparation). */
 #include <math.h>
 static inline double vla_phi_d(double x) { return x > 0 ? x + 1.0 : exp(x); }
-/* An io format f of binary32, binary16 or bfloat16, eight at a time where the processor has
- * AVX-512 (load.c), the bits of arith_native.h's scalar code: dst[i] = vla_round_in(f, x[i]),
- * and vla_round_in(f, vla_phi_d(vla_round_in(f, x[i]))) */
+/* An io format f of binary32, binary16 or bfloat16, eight or four at a time where the processor
+ * has AVX-512 or AVX2 (load.c), the bits of arith_native.h's scalar code:
+ * dst[i] = vla_round_in(f, x[i]), and vla_round_in(f, vla_phi_d(vla_round_in(f, x[i]))) */
 void vla_load_round(vla_fmt f, float *dst, const double *x, int n);
 void vla_load_phi(vla_fmt f, float *dst, const double *x, int n);
-/* y[i] = load.c's exp of v[i] in the lanes, for -700 <= v[i] <= 0, n a multiple of 8 (the tests
- * measure its error); VLA_ENOTSUP where vla_load_phi does not use it */
+/* y[i] = load.c's exp of v[i] in the lanes, for -700 <= v[i] <= 0, n a multiple of the lanes' width
+ * (8 or 4; the tests measure its error); VLA_ENOTSUP where vla_load_phi does not use it */
 int vla_load_exp_lanes(const double *v, double *y, int n);
+
+/* lib's binary64 loops in vector lanes (vecd.c), the bits of the scalar loops at every width:
+ * y = M x for an n x m M kept by columns (column j at j n), each y[i] summed in the order
+ * j = 0, 1, ...; x[i] /= c; whether every x[i] is finite. */
+void vla_matvec_cols(const double *M, const double *x, int n, long m, double *y);
+void vla_div_all(double *x, int n, double c);
+int vla_finite_all(const double *x, int n);
 
 /* The mean floating-point operations (+, -, *, /, sqrt, the read-out included) of the steps of
  * cfg on in[0..n) from the initial state, counted as recur.h performs them (flops.c); NAN if cfg

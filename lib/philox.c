@@ -156,7 +156,7 @@ double vla_uniform(uint64_t seed, vla_var var, uint32_t head, uint64_t t, uint32
 
 /* ---- several pairs at once: philox_vec.h on the lanes of AVX-512 (8) or AVX2 (4) registers,
  * the widest the processor has; VLA_SIMD=avx2 asks for AVX2, =off for the scalar code (as lib's
- * models, model_simd.c), and vla_gauss_width chooses (the tests compare the widths). ---- */
+ * models, model_simd.c), and vla_simd_width chooses (the tests compare the widths). ---- */
 #if defined(__x86_64__) && !defined(VLA_NO_SIMD)
 #include <immintrin.h>
 #define PHILOX_SIMD 1
@@ -212,7 +212,7 @@ typedef int64_t VI8 __attribute__((vector_size(64)));
 
 static int g_width; /* 0: not chosen yet */
 
-int vla_gauss_width(int want)
+int vla_simd_width(int want)
 {
     int w = __atomic_load_n(&g_width, __ATOMIC_RELAXED);
     if (w && want <= 0)
@@ -235,7 +235,7 @@ void vla_box_muller(const double *u1, const double *u2, int n, double *g0, doubl
 {
     int i = 0;
 #if PHILOX_SIMD
-    int w = n > 1 ? vla_gauss_width(0) : 1;
+    int w = n > 1 ? vla_simd_width(0) : 1;
     i = w == 8 ? box_muller8(u1, u2, n, g0, g1) : w == 4 ? box_muller4(u1, u2, n, g0, g1) : 0;
 #endif
     for (; i < n; i++) {
@@ -254,7 +254,7 @@ void vla_gauss_fill(double *dst, int n, uint64_t seed, vla_var var, uint32_t hea
                              (uint32_t)(seed >> 32) ^ ((uint32_t)var * 0x9E3779B9u)};
     int np = (n + 1) / 2, j = 0;
 #if PHILOX_SIMD
-    int w = vla_gauss_width(0);
+    int w = vla_simd_width(0);
     j = w == 8   ? gauss_fill8(dst, n, ctr, key, scale)
         : w == 4 ? gauss_fill4(dst, n, ctr, key, scale)
                  : 0;

@@ -15,6 +15,7 @@
  *                     p + 1 and v = its value (the target, not to be written).
  * Sums run left to right in binary64. A stream caches the fixed per-head matrices (W, B), so one
  * stream must not be shared between threads. */
+#include "model_impl.h"
 #include "vlastab.h"
 
 #include <errno.h>
@@ -72,24 +73,6 @@ static int parse_int(const char *s, long *x)
     return *end == 0 && errno == 0;
 }
 
-typedef double v8d __attribute__((vector_size(64)));
-
-/* x[i] /= c, eight at a time in the widest vectors the processor has (each a correctly rounded
- * division: the same bits) */
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void div_all(double *x, int n, double c)
-{
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
-        v8d v;
-        memcpy(&v, x + i, sizeof v);
-        v = v / c;
-        memcpy(x + i, &v, sizeof v);
-    }
-    for (; i < n; i++)
-        x[i] /= c;
-}
-
 static void unit(double *x, int d)
 {
     double s = 0;
@@ -98,7 +81,7 @@ static void unit(double *x, int d)
     double nrm = sqrt(s);
     if (nrm < DBL_MIN) /* a zero-norm event: left as it is, as SPEC section 1 says */
         return;
-    div_all(x, d, nrm);
+    vla_div_all(x, d, nrm);
 }
 
 /* the largest scale of a drawn stream: its normals stay below 9 in magnitude (Box-Muller of
@@ -461,7 +444,7 @@ void vla_step_buf_free(vla_step_buf *b)
 }
 
 /* The fixed matrix of a head, kept by columns (column j at j d), so that a product with it runs
- * across the rows in vector lanes (matvec_cols): lmlike's W (d x d, drawn row by row: lane
+ * across the rows in vector lanes (vla_matvec_cols): lmlike's W (d x d, drawn row by row: lane
  * i d + j is W_ij), subspace's B (d x R, orthonormal columns). */
 static const double *head_matrix(vla_stream *s, uint32_t head)
 {
@@ -511,46 +494,6 @@ static const double *head_matrix(vla_stream *s, uint32_t head)
     return M;
 }
 
-/* y = M x for an n x m M kept by columns (column j at j n), each y[i] summed in the order
- * j = 0, 1, ..., as the streams have always summed it: eight rows' sums in the lanes of a vector,
- * four such vectors in registers at a time (the same bits as one row at a time: no fma, each
- * lane's sum in its own order), compiled for the widest vectors the processor has. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void matvec_cols(const double *M, const double *x, int n, long m, double *y)
-{
-    int i = 0;
-    for (; i + 32 <= n; i += 32) {
-        v8d a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
-        for (long j = 0; j < m; j++) {
-            v8d c[4];
-            memcpy(c, M + j * n + i, sizeof c);
-            a0 += c[0] * x[j];
-            a1 += c[1] * x[j];
-            a2 += c[2] * x[j];
-            a3 += c[3] * x[j];
-        }
-        memcpy(y + i, &a0, sizeof a0);
-        memcpy(y + i + 8, &a1, sizeof a1);
-        memcpy(y + i + 16, &a2, sizeof a2);
-        memcpy(y + i + 24, &a3, sizeof a3);
-    }
-    for (; i + 8 <= n; i += 8) {
-        v8d a = {0};
-        for (long j = 0; j < m; j++) {
-            v8d c;
-            memcpy(&c, M + j * n + i, sizeof c);
-            a += c * x[j];
-        }
-        memcpy(y + i, &a, sizeof a);
-    }
-    for (; i < n; i++) {
-        double acc = 0;
-        for (long j = 0; j < m; j++)
-            acc += M[j * n + i] * x[j];
-        y[i] = acc;
-    }
-}
-
 int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
 {
     if (!s || !b)
@@ -580,7 +523,7 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
         vla_gauss_fill(b->q, d, seed, VLA_VAR_Q, head, tt, s->scale);
         vla_gauss_fill(b->k, d, seed, VLA_VAR_K, head, tt, s->scale);
         vla_gauss_fill(b->v, dv, seed, VLA_VAR_V, head, tt, s->scale);
-        matvec_cols(W, b->k, d, d, b->u);
+        vla_matvec_cols(W, b->k, d, d, b->u);
         unit(b->u, d);
         break;
     }
@@ -592,7 +535,7 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
         vla_gauss_fill(s->tmp, (int)r, seed, VLA_VAR_K, head, tt, 1 / sqrt((double)r));
         vla_gauss_fill(b->u, d, seed, VLA_VAR_U, head, tt, s->noise / sqrt(d));
         double *Bz = s->tmp + r; /* B z, then + the noise */
-        matvec_cols(B, s->tmp, d, r, Bz);
+        vla_matvec_cols(B, s->tmp, d, r, Bz);
         for (int i = 0; i < d; i++)
             b->u[i] = Bz[i] + b->u[i];
         memcpy(b->k, b->u, d * sizeof(double));

@@ -291,7 +291,7 @@ double vla_gauss(uint64_t seed, vla_var var, uint32_t head, uint64_t t, uint32_t
 /* A uniform in (0, 1) at the same coordinates (53 random bits). */
 double vla_uniform(uint64_t seed, vla_var var, uint32_t head, uint64_t t, uint32_t lane);
 /* dst[i] = scale * vla_gauss(seed, var, head, t, i) for lanes 0..n-1, bit for bit, at a fraction
- * of the cost (both normals of each Box-Muller pair are used, and vla_gauss_width pairs drawn at
+ * of the cost (both normals of each Box-Muller pair are used, and vla_simd_width pairs drawn at
  * once). */
 void vla_gauss_fill(double *dst, int n, uint64_t seed, vla_var var, uint32_t head, uint64_t t,
                     double scale);
@@ -299,10 +299,12 @@ void vla_gauss_fill(double *dst, int n, uint64_t seed, vla_var var, uint32_t hea
  * r = sqrt(-2 log u1[i]), for 0 < u1, u2 < 1, from +, -, *, / and sqrt only (lib/philox.c), so
  * that it has the same bits everywhere, several at a time or one. */
 void vla_box_muller(const double *u1, const double *u2, int n, double *g0, double *g1);
-/* The pairs vla_gauss_fill and vla_box_muller compute at once: 8 (AVX-512), 4 (AVX2) or 1, the
- * widest the processor has unless VLA_SIMD says avx2 or off when first asked; want > 0 chooses
- * (capped at what the processor has), want <= 0 asks. The bits are the same at every width. */
-int vla_gauss_width(int want);
+/* The lanes of lib's binary64 loops over many numbers: the pairs vla_gauss_fill and
+ * vla_box_muller compute at once, the streams' W k and divisions, the inputs' finiteness check:
+ * 8 (AVX-512), 4 (AVX2) or 1, the widest the processor has unless VLA_SIMD says avx2 or off when
+ * first asked; want > 0 chooses (capped at what the processor has), want <= 0 asks. The bits are
+ * the same at every width. */
+int vla_simd_width(int want);
 
 typedef enum {
     VLA_STREAM_GAUSS, VLA_STREAM_LMLIKE, VLA_STREAM_SUBSPACE, VLA_STREAM_REPEAT, VLA_STREAM_MQAR,

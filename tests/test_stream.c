@@ -2,6 +2,7 @@
  * streams of SPEC section 8 (their statistics and layouts, bad specs, real and broken traces) and
  * the .npy reader and writer (round trips, float16/32, every kind of malformed file). */
 #include "check.h"
+#include "model_impl.h"
 #include "vlastab.h"
 
 #include <dirent.h>
@@ -229,14 +230,14 @@ TEST(box_muller_vector_bits)
         u1[n] = vla_uniform(5, VLA_VAR_Q, 0, (uint64_t)n, 0);
         u2[n] = vla_uniform(5, VLA_VAR_Q, 0, (uint64_t)n, 1);
     }
-    const int was = vla_gauss_width(0), widths[] = {8, 4};
+    const int was = vla_simd_width(0), widths[] = {8, 4};
     CHECK(was == 8 || was == 4 || was == 1);
     for (int wi = 0; wi < 2; wi++) {
-        if (vla_gauss_width(widths[wi]) != widths[wi])
+        if (vla_simd_width(widths[wi]) != widths[wi])
             continue; /* the processor lacks it */
         check_widths(u1, u2, g0, g1, N, widths[wi]);
     }
-    vla_gauss_width(was);
+    vla_simd_width(was);
 }
 
 static void check_widths(const double *u1, const double *u2, double *g0, double *g1, int N, int w)
@@ -265,6 +266,62 @@ static void check_widths(const double *u1, const double *u2, double *g0, double 
             b[i] = 1.5 * vla_gauss(seed, var, head, t, (uint32_t)i);
         CHECK_MSG(same_bits(a, b, len), "vla_gauss_fill of %d at width %d", len, w);
     }
+}
+
+/* lib's binary64 loops (vecd.c) at every width the processor has (8, 4) and at 1 give the bits
+ * of the plain loops written here: W k's sums in the order j = 0, 1, ..., the divisions, and the
+ * finiteness check finds a NaN or an infinity at every position of every length */
+TEST(vecd_widths_bits)
+{
+    enum { NMAX = 70, MMAX = 40 };
+    static double M[NMAX * MMAX], x[MMAX], y[NMAX], z[NMAX], v[NMAX], w[NMAX];
+    const double odd[] = {-0.0, 0x1p-1074, -0x1p-1060, 1e300, -1e300, 3.5, 0x1p-1022};
+    for (int i = 0; i < NMAX * MMAX; i++)
+        M[i] = i % 97 == 5 ? odd[i % 7] : vla_gauss(3, VLA_VAR_AUX, 0, 1, (uint32_t)i);
+    for (int j = 0; j < MMAX; j++)
+        x[j] = j % 11 == 3 ? odd[j % 7] : vla_gauss(3, VLA_VAR_AUX, 1, 1, (uint32_t)j);
+    const int was = vla_simd_width(0), widths[] = {8, 4, 1};
+    for (int wi = 0; wi < 3; wi++) {
+        int wd = widths[wi];
+        if (vla_simd_width(wd) != wd)
+            continue; /* the processor lacks it */
+        long bad = 0;
+        for (int n = 1; n <= NMAX; n += n < 36 ? 1 : 17)
+            for (int m = 1; m <= MMAX; m += 13) {
+                vla_matvec_cols(M, x, n, m, y);
+                for (int i = 0; i < n; i++) {
+                    double acc = 0;
+                    for (int j = 0; j < m; j++)
+                        acc += M[j * n + i] * x[j];
+                    z[i] = acc;
+                }
+                bad += !same_bits(y, z, n);
+            }
+        CHECK_MSG(bad == 0, "vla_matvec_cols at width %d: %ld of its products differ", wd, bad);
+        bad = 0;
+        for (int n = 1; n <= NMAX; n++) {
+            double c = n % 3 ? 3.0 * n : -0x1p-1070;
+            memcpy(v, M + 3 * n, n * sizeof(double));
+            vla_div_all(v, n, c);
+            for (int i = 0; i < n; i++)
+                w[i] = M[3 * n + i] / c;
+            bad += !same_bits(v, w, n);
+        }
+        CHECK_MSG(bad == 0, "vla_div_all at width %d: %ld lengths differ", wd, bad);
+        const double nonfinite[] = {NAN, INFINITY, -INFINITY};
+        for (int n = 1; n <= 40; n++) {
+            memcpy(v, M, n * sizeof(double));
+            CHECK_MSG(vla_finite_all(v, n), "width %d, length %d: finite taken for not", wd, n);
+            for (int at = 0; at < n; at++)
+                for (int k = 0; k < 3; k++) {
+                    memcpy(v, M, n * sizeof(double));
+                    v[at] = nonfinite[k];
+                    if (vla_finite_all(v, n))
+                        CHECK_MSG(0, "width %d, length %d: %g at %d missed", wd, n, v[at], at);
+                }
+        }
+    }
+    vla_simd_width(was);
 }
 
 TEST(philox_purity)
