@@ -1,6 +1,7 @@
 /* test_load.c: inputs rounded into binary32, binary16 and bfloat16 and their feature map, eight
- * at a time (lib/load.c), have the scalar code's bits (arith_native.h), and the error bound the
- * proof of its exp rests on holds: within 2^-50 of MPFR's. */
+ * or four at a time (lib/load.c, each width the processor has), have the scalar code's bits
+ * (arith_native.h), and the error bound the proof of its exp rests on holds: within 2^-50 of
+ * MPFR's. */
 #include "arith_native.h"
 #include "check.h"
 #include "fmt.h"
@@ -54,15 +55,26 @@ TEST(load_exp_lanes_error)
         v[2 * i + 1] = nextafter(b, -1000);
     }
     v[128] = 0, v[129] = -0.0, v[130] = -700, v[131] = -0x1p-60, v[132] = -DBL_MIN;
-    double worst = exp_error(v, N);
-    if (worst < 0) {
-        vla_test_skip("no AVX-512 (AVX512F and VL) here: the scalar code is used");
-        return;
+    const int was = vla_simd_width(0), widths[] = {8, 4};
+    int tested = 0;
+    for (int wi = 0; wi < 2; wi++) {
+        int w = widths[wi];
+        if (vla_simd_width(w) != w)
+            continue; /* the processor lacks it */
+        double worst = exp_error(v, N);
+        CHECK_MSG(worst >= 0, "no lanes' exp at width %d", w);
+        if (getenv("VLA_TEST_VERBOSE"))
+            printf("load.c exp, %d lanes: largest relative error %.3g (2^%.2f)\n", w, worst,
+                   log2(worst));
+        CHECK_MSG(worst <= 0x1p-50, "the lanes' exp (%d) is %.3g (2^%.2f) from MPFR's", w, worst,
+                  log2(worst));
+        tested++;
     }
-    if (getenv("VLA_TEST_VERBOSE"))
-        printf("load.c exp: largest relative error %.3g (2^%.2f)\n", worst, log2(worst));
-    CHECK_MSG(worst <= 0x1p-50, "the lanes' exp is %.3g (2^%.2f) from MPFR's", worst, log2(worst));
+    vla_simd_width(was);
+    if (!tested)
+        vla_test_skip("no AVX2 or AVX-512 here: the scalar code is used");
 }
+
 
 static int same_float(float a, float b) { return !memcmp(&a, &b, sizeof a); }
 
@@ -130,10 +142,25 @@ TEST(load_f32_bits)
     }
     CHECK_MSG(hard == HARD, "found %d hard cases of %d", hard, HARD);
     n += hard;
-    vla_load_phi(VLA_FMT_F32, got, x, n);
-    CHECK_MSG(differ(VLA_FMT_F32, 1, x, got, n) == 0, "binary32 phi differs");
-    vla_load_round(VLA_FMT_F32, got, x, n);
-    CHECK_MSG(differ(VLA_FMT_F32, 0, x, got, n) == 0, "binary32 rounding differs");
+    const int was = vla_simd_width(0), widths[] = {8, 4, 1};
+    for (int wi = 0; wi < 3; wi++) {
+        int w = widths[wi];
+        if (vla_simd_width(w) != w)
+            continue; /* the processor lacks it */
+        vla_load_phi(VLA_FMT_F32, got, x, n);
+        CHECK_MSG(differ(VLA_FMT_F32, 1, x, got, n) == 0, "binary32 phi differs at width %d", w);
+        vla_load_round(VLA_FMT_F32, got, x, n);
+        CHECK_MSG(differ(VLA_FMT_F32, 0, x, got, n) == 0, "binary32 rounding differs at width %d",
+                  w);
+        long bad = 0; /* every length's pairs of blocks, block and scalar tail: the hard cases */
+        for (int len = 1; len <= 40; len++) {
+            vla_load_phi(VLA_FMT_F32, got, x + n - len, len);
+            bad += differ(VLA_FMT_F32, 1, x + n - len, got, len);
+        }
+        CHECK_MSG(bad == 0, "binary32 phi of the last 1 to 40 numbers: %ld differ at width %d", bad,
+                  w);
+    }
+    vla_simd_width(was);
 }
 
 /* binary16 and bfloat16: phi of every number of the format (an input rounds to one of them, so
@@ -163,10 +190,19 @@ TEST(load_16bit_every_value)
         }
         const double scales[] = {1, 3, 1e-5, 1e-7, 3e4, 1e38};
         n += fill_common(x + n, 31 + k, scales, 6, N - n);
-        vla_load_phi(f, got, x, n);
-        CHECK_MSG(differ(f, 1, x, got, n) == 0, "%s phi differs", vla_fmt_name(f));
-        vla_load_round(f, got, x, n);
-        CHECK_MSG(differ(f, 0, x, got, n) == 0, "%s rounding differs", vla_fmt_name(f));
+        const int was = vla_simd_width(0), widths[] = {8, 4, 1};
+        for (int wi = 0; wi < 3; wi++) {
+            int w = widths[wi];
+            if (vla_simd_width(w) != w)
+                continue; /* the processor lacks it */
+            vla_load_phi(f, got, x, n);
+            CHECK_MSG(differ(f, 1, x, got, n) == 0, "%s phi differs at width %d",
+                      vla_fmt_name(f), w);
+            vla_load_round(f, got, x, n);
+            CHECK_MSG(differ(f, 0, x, got, n) == 0, "%s rounding differs at width %d",
+                      vla_fmt_name(f), w);
+        }
+        vla_simd_width(was);
     }
 }
 
