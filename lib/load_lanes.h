@@ -80,12 +80,10 @@ static int VN(round_lanes)(vla_fmt f, const grid *g, float *dst, const double *x
     return i;
 }
 
-/* phi of the VW numbers at x into dst, each lane's result taken where ok, else the scalar
- * code's */
-static inline VI32 VN(phi)(vla_fmt f, const grid *g, float *dst, const double *x)
+/* phi of VW rounded inputs v whose exp is y into dst, each lane's result taken where ok, else
+ * the scalar code's */
+static inline VI32 VN(phi)(vla_fmt f, const grid *g, float *dst, VD v, VD y)
 {
-    VD v = __builtin_convertvector(VN(round)(f, g, VN(load)(x)), VD); /* exactly */
-    VD y = VN(exp)(v);
     VF lo = VN(round)(f, g, y * (1 - 0x1p-45)), hi = VN(round)(f, g, y * (1 + 0x1p-45));
     VF up = VN(round)(f, g, v + 1);
     VI32 pos = __builtin_convertvector(v > 0, VI32);
@@ -101,19 +99,28 @@ static inline void VN(phi_rest)(vla_fmt f, float *dst, const double *x, VI32 ok)
             phi_scalar(f, dst + l, x + l, 1);
 }
 
-/* two blocks at a time, whose exp chains overlap, then one */
+/* four blocks at a time while there are four, then two, then one: their exp chains overlap */
 static int VN(phi_lanes)(vla_fmt f, const grid *g, float *dst, const double *x, int n)
 {
     int i = 0;
-    for (; i + 2 * VW <= n; i += 2 * VW) {
-        VI32 ok0 = VN(phi)(f, g, dst + i, x + i), ok1 = VN(phi)(f, g, dst + i + VW, x + i + VW);
-        VN(phi_rest)(f, dst + i, x + i, ok0);
-        VN(phi_rest)(f, dst + i + VW, x + i + VW, ok1);
-    }
-    if (i + VW <= n) {
-        VN(phi_rest)(f, dst + i, x + i, VN(phi)(f, g, dst + i, x + i));
-        i += VW;
-    }
+#pragma GCC unroll 3
+    for (int nb = 4; nb >= 1; nb /= 2) /* (unrolled: a constant nb) */
+        for (; i + nb * VW <= n; i += nb * VW) {
+            VD v[4], y[4];
+            VI32 ok[4];
+#pragma GCC unroll 4
+            for (int b = 0; b < nb; b++) /* the rounded input, exactly */
+                v[b] = __builtin_convertvector(VN(round)(f, g, VN(load)(x + i + b * VW)), VD);
+#pragma GCC unroll 4
+            for (int b = 0; b < nb; b++)
+                y[b] = VN(exp)(v[b]);
+#pragma GCC unroll 4
+            for (int b = 0; b < nb; b++)
+                ok[b] = VN(phi)(f, g, dst + i + b * VW, v[b], y[b]);
+#pragma GCC unroll 4
+            for (int b = 0; b < nb; b++)
+                VN(phi_rest)(f, dst + i + b * VW, x + i + b * VW, ok[b]);
+        }
     return i;
 }
 
