@@ -2,7 +2,6 @@
  * together on a backend, the one place where runs advance. This file holds what every backend
  * shares (checks, the inputs of a step, errors) and the backend of one vla_model per run on the
  * CPU's threads, which the cpu backend (lib's models) and the exact one (reference/: MPFR) use. */
-#include "arith_native.h" /* (without POL: vla_round_in only) */
 #include "engine_impl.h"
 #include "model_impl.h"
 #include <math.h>
@@ -44,12 +43,6 @@ int vla_engine_read_inside(vla_engine *e, int run, long t, long writes)
              : VLA_OK;
 }
 
-static void round_into(double *dst, const double *src, int n, vla_fmt f)
-{
-    for (int i = 0; i < n; i++)
-        dst[i] = vla_round_in(f, src[i]); /* vla_round_fmt, inline */
-}
-
 int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_step_buf *raw,
                      vla_step_buf *rnd, vla_input *in)
 {
@@ -89,12 +82,12 @@ int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_st
     }
     const vla_step_buf *b = raw;
     if (f != VLA_FMT_F64) { /* exactly what the narrower run does first; phi is taken later */
-        round_into(rnd->q, raw->q, d, f);
-        round_into(rnd->k, raw->k, d, f);
-        round_into(rnd->u, raw->u, d, f);
-        round_into(rnd->v, raw->v, dv, f);
+        vla_load_round_d(f, rnd->q, raw->q, d);
+        vla_load_round_d(f, rnd->k, raw->k, d);
+        vla_load_round_d(f, rnd->u, raw->u, d);
+        vla_load_round_d(f, rnd->v, raw->v, dv);
         if (raw->has_g)
-            round_into(rnd->g, raw->g, dv, f);
+            vla_load_round_d(f, rnd->g, raw->g, dv);
         rnd->has_g = raw->has_g;
         rnd->is_read = raw->is_read;
         rnd->pair = raw->pair;

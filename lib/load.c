@@ -124,6 +124,16 @@ void vla_load_round(vla_fmt f, float *dst, const double *x, int n)
     round_scalar(f, dst + i, x + i, n - i);
 }
 
+void vla_load_round_d(vla_fmt f, double *dst, const double *x, int n)
+{
+    grid g;
+    int w = lanes_for(f, &g), i = 0;
+    if (w)
+        i = (w == 8 ? round_lanes_d8 : round_lanes_d4)(f, &g, dst, x, n);
+    for (; i < n; i++)
+        dst[i] = vla_round_in(f, x[i]);
+}
+
 void vla_load_phi(vla_fmt f, float *dst, const double *x, int n)
 {
     grid g;
@@ -135,5 +145,10 @@ void vla_load_phi(vla_fmt f, float *dst, const double *x, int n)
 #else
 int vla_load_exp_lanes(const double *v, double *y, int n) { return VLA_ENOTSUP; }
 void vla_load_round(vla_fmt f, float *dst, const double *x, int n) { round_scalar(f, dst, x, n); }
+void vla_load_round_d(vla_fmt f, double *dst, const double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        dst[i] = vla_round_in(f, x[i]);
+}
 void vla_load_phi(vla_fmt f, float *dst, const double *x, int n) { phi_scalar(f, dst, x, n); }
 #endif

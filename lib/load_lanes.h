@@ -58,8 +58,8 @@ static inline VD VN(exp)(VD v)
     return p * (VD)scale;
 }
 
-/* the first n / VW * VW numbers of vla_load_exp_lanes, vla_load_round and vla_load_phi; each
- * returns how many it did */
+/* the first n / VW * VW numbers of vla_load_exp_lanes, vla_load_round (and _d) and
+ * vla_load_phi; each returns how many it did */
 static int VN(exp_lanes)(const double *v, double *y, int n)
 {
     int i = 0;
@@ -75,6 +75,16 @@ static int VN(round_lanes)(vla_fmt f, const grid *g, float *dst, const double *x
     int i = 0;
     for (; i + VW <= n; i += VW) {
         VF r = VN(round)(f, g, VN(load)(x + i));
+        memcpy(dst + i, &r, sizeof r);
+    }
+    return i;
+}
+
+static int VN(round_lanes_d)(vla_fmt f, const grid *g, double *dst, const double *x, int n)
+{
+    int i = 0;
+    for (; i + VW <= n; i += VW) {
+        VD r = __builtin_convertvector(VN(round)(f, g, VN(load)(x + i)), VD);
         memcpy(dst + i, &r, sizeof r);
     }
     return i;

@@ -71,6 +71,7 @@ static inline double vla_phi_d(double x) { return x > 0 ? x + 1.0 : exp(x); }
  * has AVX-512 or AVX2 (load.c), the bits of arith_native.h's scalar code:
  * dst[i] = vla_round_in(f, x[i]), and vla_round_in(f, vla_phi_d(vla_round_in(f, x[i]))) */
 void vla_load_round(vla_fmt f, float *dst, const double *x, int n);
+void vla_load_round_d(vla_fmt f, double *dst, const double *x, int n); /* the same, in binary64 */
 void vla_load_phi(vla_fmt f, float *dst, const double *x, int n);
 /* y[i] = load.c's exp of v[i] in the lanes, for -700 <= v[i] <= 0, n a multiple of the lanes' width
  * (8 or 4; the tests measure its error); VLA_ENOTSUP where vla_load_phi does not use it */

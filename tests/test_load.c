@@ -95,6 +95,24 @@ static long differ(vla_fmt f, int phi, const double *x, const float *got, int n)
     return bad;
 }
 
+/* vla_load_round_d of x[0..n) in format f against the scalar code */
+static long differ_d(vla_fmt f, const double *x, int n)
+{
+    static double got[4 * 65536 + 4096];
+    vla_load_round_d(f, got, x, n);
+    long bad = 0;
+    for (int i = 0; i < n; i++) {
+        double want = vla_round_in(f, x[i]);
+        if (memcmp(&got[i], &want, sizeof want)) {
+            if (!bad)
+                CHECK_MSG(0, "%s rounding in binary64 of %a: %a, the scalar code %a",
+                          vla_fmt_name(f), x[i], got[i], want);
+            bad++;
+        }
+    }
+    return bad;
+}
+
 static uint64_t lcg(uint64_t *s)
 {
     return *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -152,6 +170,8 @@ TEST(load_f32_bits)
         vla_load_round(VLA_FMT_F32, got, x, n);
         CHECK_MSG(differ(VLA_FMT_F32, 0, x, got, n) == 0, "binary32 rounding differs at width %d",
                   w);
+        CHECK_MSG(differ_d(VLA_FMT_F32, x, n) == 0, "binary32 rounding in binary64 differs at "
+                  "width %d", w);
         long bad = 0; /* every length's pairs of blocks, block and scalar tail: the hard cases */
         for (int len = 1; len <= 40; len++) {
             vla_load_phi(VLA_FMT_F32, got, x + n - len, len);
@@ -200,6 +220,8 @@ TEST(load_16bit_every_value)
                       vla_fmt_name(f), w);
             vla_load_round(f, got, x, n);
             CHECK_MSG(differ(f, 0, x, got, n) == 0, "%s rounding differs at width %d",
+                      vla_fmt_name(f), w);
+            CHECK_MSG(differ_d(f, x, n) == 0, "%s rounding in binary64 differs at width %d",
                       vla_fmt_name(f), w);
         }
         vla_simd_width(was);
