@@ -74,9 +74,9 @@ $(BUILD)/lib/model_fast.o: lib/model_fast.c
 	$(CC) $(ALLCFLAGS) $(FASTFLAGS) -c $< -o $@
 
 $(BUILD)/libvlastab.a: $(LIB_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 $(BUILD)/libvlaref.a: $(REF_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 # the programs' objects are kept: deleted as intermediates, they would be rebuilt, the programs
 # relinked and every table of make figures made again at the next make

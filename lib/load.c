@@ -17,7 +17,12 @@
  * where the two round apart (binary32: about one in 2^20, the interval holds a rounding boundary;
  * 16-bit formats: far fewer), and those with v < -700 or not a number, take the scalar code.
  * The lanes are load_lanes.h's, one width chosen by vla_simd_width (VLA_SIMD=avx2 or off); with
- * neither AVX2 nor AVX-512 the scalar code does it all. */
+ * neither AVX2 nor AVX-512 the scalar code does it all.
+ *
+ * The same lanes run the plain binary64 loops of the inputs (the streams' W k and divisions, the
+ * input check), each number's operations in the scalar loop's order: the same bits at every
+ * width. (They were target_clones of 64-byte vector code, whose AVX2 clone went through the
+ * stack for every operation: W k took a third of an experiment's time on an AVX2 machine.) */
 #include "arith_native.h" /* (without POL: vla_round_in only) */
 #include "model_impl.h"
 #include "vlastab.h"
@@ -38,6 +43,7 @@ static void phi_scalar(vla_fmt f, float *dst, const double *x, int n)
 }
 
 #if defined(__x86_64__) && !defined(VLA_NO_SIMD)
+#define LOAD_SIMD 1
 
 /* each format's p, emin and largest finite number */
 typedef struct {
@@ -53,49 +59,19 @@ static const grid grids[VLA_NFMT] = {
 #pragma GCC push_options
 #pragma GCC target("avx2")
 #define VW 4
-typedef double VD4 __attribute__((vector_size(32)));
-typedef int64_t VI4 __attribute__((vector_size(32)));
-typedef uint64_t VU4 __attribute__((vector_size(32))); /* bit fields: wrapping, defined shifts */
-typedef float VF4 __attribute__((vector_size(16)));
-typedef int32_t VI32x4 __attribute__((vector_size(16)));
-#define VD VD4
-#define VI VI4
-#define VU VU4
-#define VF VF4
-#define VI32 VI32x4
 #include "load_lanes.h"
 #undef VW
-#undef VD
-#undef VI
-#undef VU
-#undef VF
-#undef VI32
 #pragma GCC pop_options
 
 #pragma GCC push_options
 #pragma GCC target("avx512f")
 #define VW 8
-typedef double VD8 __attribute__((vector_size(64)));
-typedef int64_t VI8 __attribute__((vector_size(64)));
-typedef uint64_t VU8 __attribute__((vector_size(64)));
-typedef float VF8 __attribute__((vector_size(32)));
-typedef int32_t VI32x8 __attribute__((vector_size(32)));
-#define VD VD8
-#define VI VI8
-#define VU VU8
-#define VF VF8
-#define VI32 VI32x8
 #include "load_lanes.h"
 #undef VW
-#undef VD
-#undef VI
-#undef VU
-#undef VF
-#undef VI32
 #pragma GCC pop_options
 
-/* the width of the lanes (vla_simd_width: VLA_SIMD=avx2 or off chooses) for the formats they
- * round, 0 for none */
+/* the lanes' width for the formats they round (vla_simd_width: VLA_SIMD=avx2 or off chooses),
+ * 0 for none */
 static int lanes_for(vla_fmt f, grid *g)
 {
     if (f != VLA_FMT_F32 && f != VLA_FMT_F16 && f != VLA_FMT_BF16)
@@ -104,51 +80,99 @@ static int lanes_for(vla_fmt f, grid *g)
     int w = vla_simd_width(0);
     return w == 8 || w == 4 ? w : 0;
 }
+#else
+#define LOAD_SIMD 0
+#endif
 
 int vla_load_exp_lanes(const double *v, double *y, int n)
 {
+#if LOAD_SIMD
     grid g;
     int w = lanes_for(VLA_FMT_F32, &g);
-    if (!w || n % w)
-        return VLA_ENOTSUP;
-    (w == 8 ? exp_lanes8 : exp_lanes4)(v, y, n);
-    return VLA_OK;
+    if (w && n % w == 0) {
+        (w == 8 ? exp_lanes8 : exp_lanes4)(v, y, n);
+        return VLA_OK;
+    }
+#endif
+    return VLA_ENOTSUP;
 }
 
 void vla_load_round(vla_fmt f, float *dst, const double *x, int n)
 {
+    int i = 0;
+#if LOAD_SIMD
     grid g;
-    int w = lanes_for(f, &g), i = 0;
+    int w = lanes_for(f, &g);
     if (w)
         i = (w == 8 ? round_lanes8 : round_lanes4)(f, &g, dst, x, n);
+#endif
     round_scalar(f, dst + i, x + i, n - i);
 }
 
 void vla_load_round_d(vla_fmt f, double *dst, const double *x, int n)
 {
+    int i = 0;
+#if LOAD_SIMD
     grid g;
-    int w = lanes_for(f, &g), i = 0;
+    int w = lanes_for(f, &g);
     if (w)
         i = (w == 8 ? round_lanes_d8 : round_lanes_d4)(f, &g, dst, x, n);
+#endif
     for (; i < n; i++)
         dst[i] = vla_round_in(f, x[i]);
 }
 
 void vla_load_phi(vla_fmt f, float *dst, const double *x, int n)
 {
+    int i = 0;
+#if LOAD_SIMD
     grid g;
-    int w = lanes_for(f, &g), i = 0;
+    int w = lanes_for(f, &g);
     if (w)
         i = (w == 8 ? phi_lanes8 : phi_lanes4)(f, &g, dst, x, n);
+#endif
     phi_scalar(f, dst + i, x + i, n - i);
 }
-#else
-int vla_load_exp_lanes(const double *v, double *y, int n) { return VLA_ENOTSUP; }
-void vla_load_round(vla_fmt f, float *dst, const double *x, int n) { round_scalar(f, dst, x, n); }
-void vla_load_round_d(vla_fmt f, double *dst, const double *x, int n)
+
+/* ---- the plain binary64 loops (W k, divisions, finiteness) ---- */
+
+void vla_matvec_cols(const double *M, const double *x, int n, long m, double *y)
 {
-    for (int i = 0; i < n; i++)
-        dst[i] = vla_round_in(f, x[i]);
-}
-void vla_load_phi(vla_fmt f, float *dst, const double *x, int n) { phi_scalar(f, dst, x, n); }
+    int i = 0;
+#if LOAD_SIMD
+    int w = vla_simd_width(0);
+    i = w == 8 ? matvec_cols8(M, x, n, m, y) : w == 4 ? matvec_cols4(M, x, n, m, y) : 0;
 #endif
+    for (; i < n; i++) {
+        double acc = 0;
+        for (long j = 0; j < m; j++)
+            acc += M[j * n + i] * x[j];
+        y[i] = acc;
+    }
+}
+
+void vla_div_all(double *x, int n, double c)
+{
+    int i = 0;
+#if LOAD_SIMD
+    int w = vla_simd_width(0);
+    i = w == 8 ? div_all8(x, n, c) : w == 4 ? div_all4(x, n, c) : 0;
+#endif
+    for (; i < n; i++)
+        x[i] /= c;
+}
+
+int vla_finite_all(const double *x, int n)
+{
+#if LOAD_SIMD
+    int w = vla_simd_width(0);
+    if (w == 8)
+        return finite_all8(x, n);
+    if (w == 4)
+        return finite_all4(x, n);
+#endif
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i] * 0;
+    return s == s;
+}

@@ -1,12 +1,26 @@
-/* load_lanes.h: load.c's rounding, exp and phi on VW lanes at once, included by load.c once per
- * vector width (8: AVX-512, 4: AVX2) under that width's target pragma, written with GCC's vector
- * extensions only (a comparison gives a lane mask, all ones or zero; __builtin_convertvector
- * converts lane by lane, binary64 to binary32 rounding to nearest as a cast does). The includer
- * defines VW and the vector types VD (VW doubles), VI (VW int64_t), VU (VW uint64_t), VF (VW
- * floats) and VI32 (VW int32_t); load.c's head comment gives the method and its proof. */
+/* load_lanes.h: lib's input-side loops over many numbers on VW lanes at once, included by
+ * load.c once per vector width (8: AVX-512, 4: AVX2) under that width's target pragma: the
+ * rounding, exp and phi of load.c (its head comment gives the method and its proof), and the
+ * plain binary64 loops of the streams and the input check (W k, divisions, finiteness). Each is
+ * written with GCC's vector extensions only, in vectors of the width's own size (a 64-byte
+ * vector compiled for AVX2 goes through the stack): a comparison gives a lane mask, all ones or
+ * zero; __builtin_convertvector converts lane by lane, binary64 to binary32 rounding to nearest
+ * as a cast does. Every number's operations are the scalar code's, in its order (no fma under
+ * -ffp-contract=off), so every width gives the scalar bits. */
 #define VN_(a, b) a##b
 #define VN2_(a, b) VN_(a, b)
 #define VN(name) VN2_(name, VW)
+
+typedef double VN(vd_) __attribute__((vector_size(8 * VW)));   /* VW doubles */
+typedef int64_t VN(vi_) __attribute__((vector_size(8 * VW)));  /* their bits, signed */
+typedef uint64_t VN(vu_) __attribute__((vector_size(8 * VW))); /* wrapping, defined shifts */
+typedef float VN(vf_) __attribute__((vector_size(4 * VW)));    /* VW floats */
+typedef int32_t VN(vi32_) __attribute__((vector_size(4 * VW)));
+#define VD VN(vd_)
+#define VI VN(vi_)
+#define VU VN(vu_)
+#define VF VN(vf_)
+#define VI32 VN(vi32_)
 
 static inline VD VN(load)(const double *p) /* (any alignment) */
 {
@@ -134,6 +148,66 @@ static int VN(phi_lanes)(vla_fmt f, const grid *g, float *dst, const double *x, 
     return i;
 }
 
+/* vla_matvec_cols: four vectors of rows' sums in registers, each lane's sum in the order
+ * j = 0, 1, ...; returns the rows done (a multiple of VW) */
+static int VN(matvec_cols)(const double *M, const double *x, int n, long m, double *y)
+{
+    int i = 0;
+    for (; i + 4 * VW <= n; i += 4 * VW) {
+        VD a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+        for (long j = 0; j < m; j++) {
+            const double *c = M + j * n + i;
+            a0 += VN(load)(c) * x[j];
+            a1 += VN(load)(c + VW) * x[j];
+            a2 += VN(load)(c + 2 * VW) * x[j];
+            a3 += VN(load)(c + 3 * VW) * x[j];
+        }
+        memcpy(y + i, &a0, sizeof a0);
+        memcpy(y + i + VW, &a1, sizeof a1);
+        memcpy(y + i + 2 * VW, &a2, sizeof a2);
+        memcpy(y + i + 3 * VW, &a3, sizeof a3);
+    }
+    for (; i + VW <= n; i += VW) {
+        VD a = {0};
+        for (long j = 0; j < m; j++)
+            a += VN(load)(M + j * n + i) * x[j];
+        memcpy(y + i, &a, sizeof a);
+    }
+    return i;
+}
+
+/* vla_div_all's first n / VW * VW numbers; returns how many */
+static int VN(div_all)(double *x, int n, double c)
+{
+    int i = 0;
+    for (; i + VW <= n; i += VW) {
+        VD v = VN(load)(x + i) / c;
+        memcpy(x + i, &v, sizeof v);
+    }
+    return i;
+}
+
+/* vla_finite_all: x * 0 is NaN exactly where x is not finite, and a sum with a NaN stays NaN */
+static int VN(finite_all)(const double *x, int n)
+{
+    VD acc = {0};
+    int i = 0;
+    for (; i + VW <= n; i += VW) {
+        acc += VN(load)(x + i) * 0;
+    }
+    double s = 0;
+    for (int l = 0; l < VW; l++)
+        s += acc[l];
+    for (; i < n; i++)
+        s += x[i] * 0;
+    return s == s;
+}
+
+#undef VD
+#undef VI
+#undef VU
+#undef VF
+#undef VI32
 #undef VN_
 #undef VN2_
 #undef VN

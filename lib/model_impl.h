@@ -77,7 +77,7 @@ void vla_load_phi(vla_fmt f, float *dst, const double *x, int n);
  * (8 or 4; the tests measure its error); VLA_ENOTSUP where vla_load_phi does not use it */
 int vla_load_exp_lanes(const double *v, double *y, int n);
 
-/* lib's binary64 loops in vector lanes (vecd.c), the bits of the scalar loops at every width:
+/* lib's plain binary64 loops in vector lanes (load.c), the bits of the scalar loops at every width:
  * y = M x for an n x m M kept by columns (column j at j n), each y[i] summed in the order
  * j = 0, 1, ...; x[i] /= c; whether every x[i] is finite. */
 void vla_matvec_cols(const double *M, const double *x, int n, long m, double *y);

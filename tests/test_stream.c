@@ -268,10 +268,10 @@ static void check_widths(const double *u1, const double *u2, double *g0, double 
     }
 }
 
-/* lib's binary64 loops (vecd.c) at every width the processor has (8, 4) and at 1 give the bits
- * of the plain loops written here: W k's sums in the order j = 0, 1, ..., the divisions, and the
+/* load.c's plain binary64 loops at every width the processor has (8, 4) and at 1 give the bits of
+ * the loops written here: W k's sums in the order j = 0, 1, ..., the divisions, and the
  * finiteness check finds a NaN or an infinity at every position of every length */
-TEST(vecd_widths_bits)
+TEST(input_loops_widths_bits)
 {
     enum { NMAX = 70, MMAX = 40 };
     static double M[NMAX * MMAX], x[MMAX], y[NMAX], z[NMAX], v[NMAX], w[NMAX];
