@@ -103,8 +103,9 @@ static const vla_doc_item cli_env[] = {
     {"VLA_CHECKPOINT_SECONDS", NULL, "seconds between checkpoint writes (default 60; 0: about "
                                      "every 1024 steps)"},
     {"OMP_NUM_THREADS", NULL, "threads the runs are spread over (the results do not depend on it)"},
-    {"VLA_SIMD", NULL, "avx2 or off: the cpu backend's vectorized path for one run (default: the "
-                       "widest the processor has; the bits are the same)"},
+    {"VLA_SIMD", NULL, "avx2 or off: the vector width of the cpu backend's path for one run and "
+                       "of the inputs' preparation (the streams' generator and W k, the roundings "
+                       "and phi; default: the widest the processor has; the bits are the same)"},
     {"VLA_LANES", NULL, "avx2: the lanes' AVX2 path on a processor with AVX-512 (the bits are the "
                         "same)"},
     {NULL, NULL, NULL},
