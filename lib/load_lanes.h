@@ -192,9 +192,8 @@ static int VN(finite_all)(const double *x, int n)
 {
     VD acc = {0};
     int i = 0;
-    for (; i + VW <= n; i += VW) {
+    for (; i + VW <= n; i += VW)
         acc += VN(load)(x + i) * 0;
-    }
     double s = 0;
     for (int l = 0; l < VW; l++)
         s += acc[l];

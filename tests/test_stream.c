@@ -311,7 +311,7 @@ TEST(input_loops_widths_bits)
         const double nonfinite[] = {NAN, INFINITY, -INFINITY};
         for (int n = 1; n <= 40; n++) {
             memcpy(v, M, n * sizeof(double));
-            CHECK_MSG(vla_finite_all(v, n), "width %d, length %d: finite taken for not", wd, n);
+            CHECK_MSG(vla_finite_all(v, n), "width %d, length %d: finite numbers refused", wd, n);
             for (int at = 0; at < n; at++)
                 for (int k = 0; k < 3; k++) {
                     memcpy(v, M, n * sizeof(double));
