@@ -46,30 +46,36 @@ static inline VF VN(round)(vla_fmt f, const grid *g, VD x)
     return __builtin_convertvector((VD)((VI)r | (u & sign)), VF);
 }
 
-/* exp(v) for -700 <= v <= 0 as load.c says (other lanes: anything; the caller does not take
- * them) */
-static inline VD VN(exp)(VD v)
+/* y[b] = exp(v[b]) for the nb <= 4 vectors v[0..nb), each lane's -700 <= v <= 0, as load.c says
+ * (other lanes: anything; the caller does not take them), the nb Horner chains step by step side
+ * by side (VLA_TOGETHER): one chain of 14 dependent steps leaves the units waiting on latencies. */
+__attribute__((always_inline)) static inline void VN(exp)(const VD *v, VD *y, int nb)
 {
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    VD t = v * 1.44269504088896338700 + 0x1.8p52; /* n + 1.5 2^52: n in the low bits */
-    VD nd = t - 0x1.8p52;
-    VD r = (v - nd * ln2_hi) - nd * ln2_lo;
-    VD p = (VD){} + 1.0 / 6227020800;
-    p = 1.0 / 479001600 + r * p;
-    p = 1.0 / 39916800 + r * p;
-    p = 1.0 / 3628800 + r * p;
-    p = 1.0 / 362880 + r * p;
-    p = 1.0 / 40320 + r * p;
-    p = 1.0 / 5040 + r * p;
-    p = 1.0 / 720 + r * p;
-    p = 1.0 / 120 + r * p;
-    p = 1.0 / 24 + r * p;
-    p = 1.0 / 6 + r * p;
-    p = 0.5 + r * p;
-    p = 1 + r * p;
-    p = 1 + r * p;
-    VU scale = ((VU)t - (VU)((VD){} + 0x1.8p52) + 1023) << 52; /* 2^n (elsewhere: any bits) */
-    return p * (VD)scale;
+    static const double c[] = {1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880,
+                               1.0 / 40320,     1.0 / 5040,     1.0 / 720,     1.0 / 120,
+                               1.0 / 24,        1.0 / 6,        0.5,           1,
+                               1};
+    VD t[4], r[4], p[4];
+#pragma GCC unroll 4
+    for (int b = 0; b < nb; b++) {
+        t[b] = v[b] * 1.44269504088896338700 + 0x1.8p52; /* n + 1.5 2^52: n in the low bits */
+        VD nd = t[b] - 0x1.8p52;
+        r[b] = (v[b] - nd * ln2_hi) - nd * ln2_lo;
+        p[b] = (VD){} + 1.0 / 6227020800;
+    }
+#pragma GCC unroll 13
+    for (int k = 0; k < 13; k++) {
+#pragma GCC unroll 4
+        for (int b = 0; b < nb; b++)
+            p[b] = c[k] + r[b] * p[b];
+        VLA_TOGETHER(p, nb);
+    }
+#pragma GCC unroll 4
+    for (int b = 0; b < nb; b++) {
+        VU scale = ((VU)t[b] - (VU)((VD){} + 0x1.8p52) + 1023) << 52; /* 2^n (else: any bits) */
+        y[b] = p[b] * (VD)scale;
+    }
 }
 
 /* the first n / VW * VW numbers of vla_load_exp_lanes, vla_load_round (and _d) and
@@ -78,7 +84,8 @@ static int VN(exp_lanes)(const double *v, double *y, int n)
 {
     int i = 0;
     for (; i + VW <= n; i += VW) {
-        VD e = VN(exp)(VN(load)(v + i));
+        VD x = VN(load)(v + i), e;
+        VN(exp)(&x, &e, 1);
         memcpy(y + i, &e, sizeof e);
     }
     return i;
@@ -135,9 +142,7 @@ static int VN(phi_lanes)(vla_fmt f, const grid *g, float *dst, const double *x, 
 #pragma GCC unroll 4
             for (int b = 0; b < nb; b++) /* the rounded input, exactly */
                 v[b] = __builtin_convertvector(VN(round)(f, g, VN(load)(x + i + b * VW)), VD);
-#pragma GCC unroll 4
-            for (int b = 0; b < nb; b++)
-                y[b] = VN(exp)(v[b]);
+            VN(exp)(v, y, nb);
 #pragma GCC unroll 4
             for (int b = 0; b < nb; b++)
                 ok[b] = VN(phi)(f, g, dst + i + b * VW, v[b], y[b]);

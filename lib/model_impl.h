@@ -77,6 +77,20 @@ void vla_load_phi(vla_fmt f, float *dst, const double *x, int n);
  * (8 or 4; the tests measure its error); VLA_ENOTSUP where vla_load_phi does not use it */
 int vla_load_exp_lanes(const double *v, double *y, int n);
 
+/* VLA_TOGETHER(x, nb): a point that the nb (1, 2 or 4) vectors x[0..nb) reach together, which no
+ * operation of the compiler's crosses: chains of dependent operations written step by step side
+ * by side (a Horner polynomial for each of nb blocks of lanes) stay side by side in the
+ * instructions. Without it GCC lays independent chains one after the other, the processor's queue
+ * fills with one chain's waiting steps, and each step waits out the latency of the one before
+ * (load.c's exp, philox.c's Box-Muller). Changes no bits: it orders, it does not compute. */
+#define VLA_TOGETHER(x, nb)                                                                        \
+    do {                                                                                           \
+        if ((nb) == 4)                                                                             \
+            __asm__ volatile("" : "+v"((x)[0]), "+v"((x)[1]), "+v"((x)[2]), "+v"((x)[3]));        \
+        else if ((nb) == 2)                                                                        \
+            __asm__ volatile("" : "+v"((x)[0]), "+v"((x)[1]));                                     \
+    } while (0)
+
 /* lib's plain binary64 loops in vector lanes (load.c), the bits of the scalar loops at every width:
  * y = M x for an n x m M kept by columns (column j at j n), each y[i] summed in the order
  * j = 0, 1, ...; x[i] /= c; whether every x[i] is finite. */

@@ -18,63 +18,82 @@
 static inline VD VN(sel)(VI m, VD yes, VD no) { return (VD)(((VI)yes & m) | ((VI)no & ~m)); }
 static inline VD VN(flip)(VI m, VD x) { return (VD)((VI)x ^ (m & ((VI){} + INT64_MIN))); }
 
-/* r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 log u1): log01 and sincos2pi of philox.c */
-__attribute__((always_inline)) static inline void VN(bm)(VD u1, VD u2, VD *g0, VD *g1)
+/* r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 log u1) for nb <= 4 blocks of lanes: log01 and
+ * sincos2pi of philox.c, the blocks' Horner chains step by step side by side (VLA_TOGETHER): one
+ * block's chains alone leave the units waiting on latencies */
+__attribute__((always_inline)) static inline void VN(bm)(const VD *u1, const VD *u2, int nb,
+                                                         VD *g0, VD *g1)
 {
+    static const double cl[] = {1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11,
+                                1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3};
+    static const double cs_[] = {1.0 / 1307674368000, -1.0 / 6227020800, 1.0 / 39916800,
+                                 -1.0 / 362880,       1.0 / 5040,        -1.0 / 120,
+                                 1.0 / 6};
+    static const double cc[] = {-1.0 / 20922789888000, 1.0 / 87178291200, -1.0 / 479001600,
+                                1.0 / 3628800,         -1.0 / 40320,      1.0 / 720,
+                                -1.0 / 24,             1.0 / 2};
+    VD s[4], z[4], p[4], e[4], r[4], x[4], q[4], ps[4], pc[4];
     /* log01(u1) */
-    VU bits = (VU)u1;
-    VD e = (VD)((bits >> 52) | 0x4330000000000000) - (0x1p52 + 1022); /* frexp's exponent */
-    VD m = (VD)((bits & 0x000fffffffffffff) | 0x3fe0000000000000);
-    VI low = m < 0.70710678118654752440;
-    m = VN(sel)(low, m * 2, m);
-    e = VN(sel)(low, e - 1, e);
-    VD f = m - 1, s = f / (2 + f), z = s * s;
-    VD p = BC(1.0 / 21);
-    p = 1.0 / 19 + z * p;
-    p = 1.0 / 17 + z * p;
-    p = 1.0 / 15 + z * p;
-    p = 1.0 / 13 + z * p;
-    p = 1.0 / 11 + z * p;
-    p = 1.0 / 9 + z * p;
-    p = 1.0 / 7 + z * p;
-    p = 1.0 / 5 + z * p;
-    p = 1.0 / 3 + z * p;
-    VD logm = 2 * s + 2 * s * (z * p);
-    VD lg = e * 6.93147180369123816490e-01 + (logm + e * 1.90821492927058770002e-10);
-    VD r = SQRTV(-2 * lg);
-    /* sincos2pi(u2) */
-    VD a = 4 * u2, q = TRUNCV(a), rr = a - q;
-    VI up = rr > 0.5;
-    rr = VN(sel)(up, rr - 1, rr);
-    q = VN(sel)(up, q + 1, q);
-    q = VN(sel)(q == 4, BC(0), q); /* q & 3 */
-    VD x = rr * 1.57079632679489661923;
-    z = x * x;
-    VD ps = BC(-1.0 / 355687428096000);
-    ps = 1.0 / 1307674368000 + z * ps;
-    ps = -1.0 / 6227020800 + z * ps;
-    ps = 1.0 / 39916800 + z * ps;
-    ps = -1.0 / 362880 + z * ps;
-    ps = 1.0 / 5040 + z * ps;
-    ps = -1.0 / 120 + z * ps;
-    ps = 1.0 / 6 + z * ps;
-    VD sn = x - x * (z * ps);
-    VD pc = BC(1.0 / 6402373705728000);
-    pc = -1.0 / 20922789888000 + z * pc;
-    pc = 1.0 / 87178291200 + z * pc;
-    pc = -1.0 / 479001600 + z * pc;
-    pc = 1.0 / 3628800 + z * pc;
-    pc = -1.0 / 40320 + z * pc;
-    pc = 1.0 / 720 + z * pc;
-    pc = -1.0 / 24 + z * pc;
-    pc = 1.0 / 2 + z * pc;
-    VD cs = 1 - z * pc;
-    /* quadrant 0: (cs, sn), 1: (-sn, cs), 2: (-cs, -sn), 3: (sn, -cs) */
-    VI odd = (q == 1) | (q == 3);
-    VD c = VN(flip)((q == 1) | (q == 2), VN(sel)(odd, sn, cs));
-    VD sv = VN(flip)(q >= 2, VN(sel)(odd, cs, sn));
-    *g0 = r * c;
-    *g1 = r * sv;
+#pragma GCC unroll 4
+    for (int b = 0; b < nb; b++) {
+        VU bits = (VU)u1[b];
+        e[b] = (VD)((bits >> 52) | 0x4330000000000000) - (0x1p52 + 1022); /* frexp's exponent */
+        VD m = (VD)((bits & 0x000fffffffffffff) | 0x3fe0000000000000);
+        VI low = m < 0.70710678118654752440;
+        m = VN(sel)(low, m * 2, m);
+        e[b] = VN(sel)(low, e[b] - 1, e[b]);
+        VD f = m - 1;
+        s[b] = f / (2 + f);
+        z[b] = s[b] * s[b];
+        p[b] = BC(1.0 / 21);
+    }
+#pragma GCC unroll 9
+    for (int k = 0; k < 9; k++) {
+#pragma GCC unroll 4
+        for (int b = 0; b < nb; b++)
+            p[b] = cl[k] + z[b] * p[b];
+        VLA_TOGETHER(p, nb);
+    }
+#pragma GCC unroll 4
+    for (int b = 0; b < nb; b++) {
+        VD logm = 2 * s[b] + 2 * s[b] * (z[b] * p[b]);
+        VD lg = e[b] * 6.93147180369123816490e-01 + (logm + e[b] * 1.90821492927058770002e-10);
+        r[b] = SQRTV(-2 * lg);
+        /* sincos2pi(u2) */
+        VD a = 4 * u2[b], rr;
+        q[b] = TRUNCV(a);
+        rr = a - q[b];
+        VI up = rr > 0.5;
+        rr = VN(sel)(up, rr - 1, rr);
+        q[b] = VN(sel)(up, q[b] + 1, q[b]);
+        q[b] = VN(sel)(q[b] == 4, BC(0), q[b]); /* q & 3 */
+        x[b] = rr * 1.57079632679489661923;
+        z[b] = x[b] * x[b];
+        ps[b] = BC(-1.0 / 355687428096000);
+        pc[b] = BC(1.0 / 6402373705728000);
+    }
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) {
+#pragma GCC unroll 4
+        for (int b = 0; b < nb; b++) {
+            if (k < 7)
+                ps[b] = cs_[k] + z[b] * ps[b];
+            pc[b] = cc[k] + z[b] * pc[b];
+        }
+        VLA_TOGETHER(ps, nb);
+        VLA_TOGETHER(pc, nb);
+    }
+#pragma GCC unroll 4
+    for (int b = 0; b < nb; b++) {
+        VD sn = x[b] - x[b] * (z[b] * ps[b]);
+        VD cs = 1 - z[b] * pc[b];
+        /* quadrant 0: (cs, sn), 1: (-sn, cs), 2: (-cs, -sn), 3: (sn, -cs) */
+        VI odd = (q[b] == 1) | (q[b] == 3);
+        VD c = VN(flip)((q[b] == 1) | (q[b] == 2), VN(sel)(odd, sn, cs));
+        VD sv = VN(flip)(q[b] >= 2, VN(sel)(odd, cs, sn));
+        g0[b] = r[b] * c;
+        g1[b] = r[b] * sv;
+    }
 }
 
 /* u01 of the words hi, lo (each < 2^32): m = hi 2^21 + (lo >> 11) < 2^53, so m 2^-53 is the exact
@@ -127,7 +146,7 @@ static int VN(box_muller)(const double *u1, const double *u2, int n, double *g0,
         VD a, b, c, d;
         memcpy(&a, u1 + i, sizeof a);
         memcpy(&b, u2 + i, sizeof b);
-        VN(bm)(a, b, &c, &d);
+        VN(bm)(&a, &b, 1, &c, &d);
         memcpy(g0 + i, &c, sizeof c);
         memcpy(g1 + i, &d, sizeof d);
     }
@@ -142,14 +161,19 @@ __attribute__((always_inline)) static inline void VN(pairs)(int j, const uint32_
 {
     VU w[4][4];
     VN(philox)((uint32_t)j, ctr, key, nb, w);
+    VD u1[4], u2[4], g0[4], g1[4];
 #pragma GCC unroll 4
     for (int b = 0; b < nb; b++) {
-        VD g0, g1;
-        VN(bm)(VN(u01)(w[b][0], w[b][1]), VN(u01)(w[b][2], w[b][3]), &g0, &g1);
-        g0 = scale * g0;
-        g1 = scale * g1;
-        out[2 * b] = __builtin_shuffle(g0, g1, ILO);
-        out[2 * b + 1] = __builtin_shuffle(g0, g1, IHI);
+        u1[b] = VN(u01)(w[b][0], w[b][1]);
+        u2[b] = VN(u01)(w[b][2], w[b][3]);
+    }
+    VN(bm)(u1, u2, nb, g0, g1);
+#pragma GCC unroll 4
+    for (int b = 0; b < nb; b++) {
+        g0[b] = scale * g0[b];
+        g1[b] = scale * g1[b];
+        out[2 * b] = __builtin_shuffle(g0[b], g1[b], ILO);
+        out[2 * b + 1] = __builtin_shuffle(g0[b], g1[b], IHI);
     }
 }
 
