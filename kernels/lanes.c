@@ -44,6 +44,11 @@ typedef float lv16 __attribute__((vector_size(64)));
 typedef double lv8 __attribute__((vector_size(64)));
 typedef float lv8f __attribute__((vector_size(32)));
 typedef double lv4d __attribute__((vector_size(32)));
+/* the masks of their shuffles (klanes.h's LILO, LIHI): lane indices of the same sizes */
+typedef int32_t lvi16 __attribute__((vector_size(64)));
+typedef int64_t lvl8 __attribute__((vector_size(64)));
+typedef int32_t lvi8 __attribute__((vector_size(32)));
+typedef int64_t lvl4 __attribute__((vector_size(32)));
 
 static inline void lanes_count(lctx *c, const long *x, long n)
 {
@@ -101,6 +106,8 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
 #define LSET(x) ((lv16)_mm512_set1_ps((float)(x)))
 #define LSQRT(a) ((lv16)_mm512_sqrt_ps((__m512)(a)))
 #define LABS(a) ((lv16)_mm512_abs_ps((__m512)(a)))
+#define LILO ((lvi16){0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23})
+#define LIHI ((lvi16){8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31})
 #define LTAG(x) x
 #define NUM lv16
 #define POL f32
@@ -152,11 +159,15 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
 #undef LSET
 #undef LSQRT
 #undef LABS
+#undef LILO
+#undef LIHI
 #define KBL(o, n) ((lv8)_mm512_mask_mov_pd((__m512d)(o), (__mmask8)cx_->m, (__m512d)(n)))
 #define LCMP(a, b, op) ((unsigned)_mm512_cmp_pd_mask((__m512d)(a), (__m512d)(b), (op)))
 #define LSET(x) ((lv8)_mm512_set1_pd((double)(x)))
 #define LSQRT(a) ((lv8)_mm512_sqrt_pd((__m512d)(a)))
 #define LABS(a) ((lv8)_mm512_abs_pd((__m512d)(a)))
+#define LILO ((lvl8){0, 8, 1, 9, 2, 10, 3, 11})
+#define LIHI ((lvl8){4, 12, 5, 13, 6, 14, 7, 15})
 #define NUM lv8
 #define POL f64
 #define RO(x) (x)
@@ -173,6 +184,8 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
 #undef LSET
 #undef LSQRT
 #undef LABS
+#undef LILO
+#undef LIHI
 #undef LSETM
 static inline void lsetm2(lctx *c, unsigned m)
 {
@@ -215,6 +228,8 @@ static void round16_avx2(int bf, const float *x, float *y, size_t n)
 #define LSET(x) ((lv8f)_mm256_set1_ps((float)(x)))
 #define LSQRT(a) ((lv8f)_mm256_sqrt_ps((__m256)(a)))
 #define LABS(a) ((lv8f)_mm256_andnot_ps(_mm256_set1_ps(-0.0f), (__m256)(a)))
+#define LILO ((lvi8){0, 8, 1, 9, 2, 10, 3, 11})
+#define LIHI ((lvi8){4, 12, 5, 13, 6, 14, 7, 15})
 #define LTAG(x) VLA_CAT(a2, x)
 #define NUM lv8f
 #define POL f32
@@ -265,11 +280,15 @@ static void round16_avx2(int bf, const float *x, float *y, size_t n)
 #undef LSET
 #undef LSQRT
 #undef LABS
+#undef LILO
+#undef LIHI
 #define KBL(o, n) ((lv4d)_mm256_blendv_pd((__m256d)(o), (__m256d)(n), (__m256d)cx_->mv64))
 #define LCMP(a, b, op) ((unsigned)_mm256_movemask_pd(_mm256_cmp_pd((__m256d)(a), (__m256d)(b), (op))))
 #define LSET(x) ((lv4d)_mm256_set1_pd((double)(x)))
 #define LSQRT(a) ((lv4d)_mm256_sqrt_pd((__m256d)(a)))
 #define LABS(a) ((lv4d)_mm256_andnot_pd(_mm256_set1_pd(-0.0), (__m256d)(a)))
+#define LILO ((lvl4){0, 4, 1, 5})
+#define LIHI ((lvl4){2, 6, 3, 7})
 #define NUM lv4d
 #define POL f64
 #define RO(x) (x)
