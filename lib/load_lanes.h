@@ -48,7 +48,7 @@ static inline VF VN(round)(vla_fmt f, const grid *g, VD x)
 
 /* y[b] = exp(v[b]) for the nb <= 4 vectors v[0..nb), each lane's -700 <= v <= 0, as load.c says
  * (other lanes: anything; the caller does not take them), the nb Horner chains step by step side
- * by side (VLA_TOGETHER): one chain of 14 dependent steps leaves the units waiting on latencies. */
+ * by side (VLA_HORNER): one chain of 14 dependent steps leaves the units waiting on latencies. */
 __attribute__((always_inline)) static inline void VN(exp)(const VD *v, VD *y, int nb)
 {
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
@@ -64,13 +64,7 @@ __attribute__((always_inline)) static inline void VN(exp)(const VD *v, VD *y, in
         r[b] = (v[b] - nd * ln2_hi) - nd * ln2_lo;
         p[b] = (VD){} + 1.0 / 6227020800;
     }
-#pragma GCC unroll 13
-    for (int k = 0; k < 13; k++) {
-#pragma GCC unroll 4
-        for (int b = 0; b < nb; b++)
-            p[b] = c[k] + r[b] * p[b];
-        VLA_TOGETHER(p, nb);
-    }
+    VLA_HORNER(p, r, c, 13, nb);
 #pragma GCC unroll 4
     for (int b = 0; b < nb; b++) {
         VU scale = ((VU)t[b] - (VU)((VD){} + 0x1.8p52) + 1023) << 52; /* 2^n (else: any bits) */

@@ -91,6 +91,19 @@ int vla_load_exp_lanes(const double *v, double *y, int n);
             __asm__ volatile("" : "+v"((x)[0]), "+v"((x)[1]));                                     \
     } while (0)
 
+/* VLA_HORNER(p, x, c, nk, nb): p[b] = c[k] + x[b] p[b] for k = 0 .. nk-1, for each of the nb
+ * vectors, the nb chains step by step side by side (VLA_TOGETHER) */
+#define VLA_HORNER(p, x, c, nk, nb)                                                                \
+    do {                                                                                           \
+        _Pragma("GCC unroll 16")                                                                   \
+        for (int k_ = 0; k_ < (nk); k_++) {                                                        \
+            _Pragma("GCC unroll 4")                                                                \
+            for (int b_ = 0; b_ < (nb); b_++)                                                      \
+                (p)[b_] = (c)[k_] + (x)[b_] * (p)[b_];                                             \
+            VLA_TOGETHER(p, nb);                                                                   \
+        }                                                                                          \
+    } while (0)
+
 /* lib's plain binary64 loops in vector lanes (load.c), the bits of the scalar loops at every width:
  * y = M x for an n x m M kept by columns (column j at j n), each y[i] summed in the order
  * j = 0, 1, ...; x[i] /= c; whether every x[i] is finite. */

@@ -47,13 +47,7 @@ __attribute__((always_inline)) static inline void VN(bm)(const VD *u1, const VD 
         z[b] = s[b] * s[b];
         p[b] = BC(1.0 / 21);
     }
-#pragma GCC unroll 9
-    for (int k = 0; k < 9; k++) {
-#pragma GCC unroll 4
-        for (int b = 0; b < nb; b++)
-            p[b] = cl[k] + z[b] * p[b];
-        VLA_TOGETHER(p, nb);
-    }
+    VLA_HORNER(p, z, cl, 9, nb);
 #pragma GCC unroll 4
     for (int b = 0; b < nb; b++) {
         VD logm = 2 * s[b] + 2 * s[b] * (z[b] * p[b]);
