@@ -14,7 +14,7 @@
  * log, cos and sin are computed below from +, -, *, / and sqrt only, in a fixed order, because
  * those are correctly rounded everywhere while libm and CUDA's log and sincos differ in the last
  * bit (compile without fma contraction: -ffp-contract=off, nvcc --fmad=false). */
-#include "model_impl.h" /* VLA_HORNER, VLA_TOGETHER */
+#include "model_impl.h" /* VLA_HORNER */
 #include "vlastab.h"
 
 #include <math.h>

@@ -19,7 +19,7 @@ static inline VD VN(sel)(VI m, VD yes, VD no) { return (VD)(((VI)yes & m) | ((VI
 static inline VD VN(flip)(VI m, VD x) { return (VD)((VI)x ^ (m & ((VI){} + INT64_MIN))); }
 
 /* r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 log u1) for nb <= 4 blocks of lanes: log01 and
- * sincos2pi of philox.c, the blocks' Horner chains step by step side by side (VLA_TOGETHER): one
+ * sincos2pi of philox.c, the blocks' Horner chains step by step side by side (VLA_HORNER): one
  * block's chains alone leave the units waiting on latencies */
 __attribute__((always_inline)) static inline void VN(bm)(const VD *u1, const VD *u2, int nb,
                                                          VD *g0, VD *g1)
@@ -66,17 +66,8 @@ __attribute__((always_inline)) static inline void VN(bm)(const VD *u1, const VD 
         ps[b] = BC(-1.0 / 355687428096000);
         pc[b] = BC(1.0 / 6402373705728000);
     }
-#pragma GCC unroll 8
-    for (int k = 0; k < 8; k++) {
-#pragma GCC unroll 4
-        for (int b = 0; b < nb; b++) {
-            if (k < 7)
-                ps[b] = cs_[k] + z[b] * ps[b];
-            pc[b] = cc[k] + z[b] * pc[b];
-        }
-        VLA_TOGETHER(ps, nb);
-        VLA_TOGETHER(pc, nb);
-    }
+    VLA_HORNER(ps, z, cs_, 7, nb);
+    VLA_HORNER(pc, z, cc, 8, nb);
 #pragma GCC unroll 4
     for (int b = 0; b < nb; b++) {
         VD sn = x[b] - x[b] * (z[b] * ps[b]);
