@@ -771,8 +771,8 @@ int main(int argc, char **argv)
                "Gflop/s, all %.1f Gflop/s\n",
                cpu, threads, k.isa, k.lanes, p1 / 1e9, pall / 1e9);
         printf("# flops per step: one per +, -, *, /, sqrt of the strict recurrence, counted as "
-               "lib performs them (sm: ~13 d^2 for vla3); pct_peak = flops/step x steps/s over "
-               "that peak\n\n");
+               "lib performs them (sm: ~12 d^2 for vla3, the update of A on its upper triangle); "
+               "pct_peak = flops/step x steps/s over that peak\n\n");
         if (o.ab)
             ab_section(&o, p1);
         cpu_section(&o, p1, pall, threads);

@@ -60,6 +60,7 @@ static inline double vla_round_in(vla_fmt f, double x)
 #ifdef NATIVE_MATVEC /* a group's vectorized matrix-vector products (model_simd.c) */
 #define VLA_MATVEC_HOOK NATIVE_MATVEC
 #define VLA_MATVEC_T_HOOK NATIVE_MATVEC_T
+#define VLA_WHOLE_ROWS NATIVE_WHOLE_ROWS
 #endif
 #define NUM VLA_NUM_OF(POL)
 #define FMT_C VLA_FMTC_OF(POL)

@@ -229,6 +229,11 @@ static int mvt_f64(double *y, const double *M, const double *x, int m, int n)
     (SIMD_OK && _Generic((y), float *: mv_f32, double *: mv_f64)((y), (M), (x), (m), (n)))
 #define NATIVE_MATVEC_T(y, M, x, m, n)                                                             \
     (SIMD_OK && _Generic((y), float *: mvt_f32, double *: mvt_f64)((y), (M), (x), (m), (n)))
+/* The rank-1 update of A over whole rows, which the compiler vectorizes, rather than the upper
+ * triangle and its mirror (recur.h), whose column writes keep it scalar: except in binary16
+ * arithmetic, whose rounding (a branch for the subnormals) leaves even whole rows scalar
+ * (objdump: no ymm instruction in its update), so that half the entries is the better deal. */
+#define NATIVE_WHOLE_ROWS (FMT_C != VLA_FMT_F16)
 
 #define TAG(x) VLA_CAT(x, simd)
 #define PRIMS 0
@@ -355,6 +360,7 @@ MVT2(mvt2_f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_set1_pd, _mm256_mul_p
     (SIMD_OK && _Generic((y), float *: mv2_f32, double *: mv2_f64)((y), (M), (x), (m), (n)))
 #define NATIVE_MATVEC_T(y, M, x, m, n)                                                             \
     (SIMD_OK && _Generic((y), float *: mvt2_f32, double *: mvt2_f64)((y), (M), (x), (m), (n)))
+#define NATIVE_WHOLE_ROWS (FMT_C != VLA_FMT_F16)
 #define TAG(x) VLA_CAT(x, simd2)
 #define NATIVE_CREATE native_create_simd2
 static int native_create_simd2(const vla_config *cfg, vla_model **out);

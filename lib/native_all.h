@@ -2,9 +2,9 @@
  * instantiation of recur.h, and the constructor NATIVE_CREATE that picks one. Included by
  * model.c (strict: no fma contraction, the public primitives), model_fast.c (compiled with
  * contraction allowed) and model_simd.c (vectorized), which set TAG(x) (the name of an
- * instantiation), PRIMS, NATIVE_CREATE and optionally NATIVE_EXTRA and NATIVE_MATVEC(_T)
- * (arith_native.h); they are undefined at the end. A block per policy: its row (POL) and how
- * its arithmetic rounds (RO: every operation, RS: every store). */
+ * instantiation), PRIMS, NATIVE_CREATE and optionally NATIVE_EXTRA, NATIVE_MATVEC(_T) and
+ * NATIVE_WHOLE_ROWS (arith_native.h); they are undefined at the end. A block per policy: its row
+ * (POL) and how its arithmetic rounds (RO: every operation, RS: every store). */
 
 #define POL f64
 #define RO(x) (x)
@@ -97,3 +97,4 @@ int NATIVE_CREATE(const vla_config *cfg, vla_model **out)
 #undef NATIVE_EXTRA
 #undef NATIVE_MATVEC
 #undef NATIVE_MATVEC_T
+#undef NATIVE_WHOLE_ROWS

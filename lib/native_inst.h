@@ -63,6 +63,8 @@ int FN(vla_score)(NUM *score, const NUM *k, const NUM *q, int d)
     return VLA_OK;
 }
 
+/* The primitives take any A, symmetric or not: sm updates each entry on its own, as it always
+ * has; sm-sym mirrors its upper triangle, as its definition says. */
 static int FN(sm_common)(NUM *A, const NUM *u, int d, NUM eps_g, long *fallbacks, int sym)
 {
     NUM z[VLA_D_MAX];
@@ -72,7 +74,7 @@ static int FN(sm_common)(NUM *A, const NUM *u, int d, NUM eps_g, long *fallbacks
     PRIM_ARGS(d);
     if (FN(prim_check)(u, d))
         return VLA_ENONFINITE;
-    FN(sm_update)(NULL, A, u, d, z, eps_g > 0 ? GUARD_SKIP : GUARD_NONE, &eps_g, sym,
+    FN(sm_update)(NULL, A, u, d, z, eps_g > 0 ? GUARD_SKIP : GUARD_NONE, &eps_g, sym, !sym,
                   fallbacks ? fallbacks : &none);
     return VLA_OK;
 }

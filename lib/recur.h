@@ -39,12 +39,18 @@
  * threads of a block, with a barrier before and after, while every thread runs the rest (the
  * scalar work) redundantly on identical data; so a PFOR never nests in another, and no return
  * leaves one. Elsewhere it is a plain loop. VLA_ROWP(M, off) is the row of M that starts at flat
- * index off, a multiple of the row length (a device layout may pad rows). */
+ * index off, a multiple of the row length (a device layout may pad rows). VLA_WHOLE_ROWS = 1 makes
+ * the symmetric rank-1 update compute whole rows instead of the upper triangle and its mirror (the
+ * same bits, since fl(z_i z_j) = fl(z_j z_i)): the CPU's native arithmetic sets it where the
+ * compiler vectorizes whole rows and would leave the mirror's column writes scalar. */
 #ifndef VLA_PFOR
 #define VLA_PFOR(i, lo, hi) for (int i = (lo); i < (hi); i++)
 #endif
 #ifndef VLA_ROWP
 #define VLA_ROWP(M, off) ((M) + (off))
+#endif
+#ifndef VLA_WHOLE_ROWS
+#define VLA_WHOLE_ROWS 0
 #endif
 
 /* Branches on computed values. An arithmetic whose NUM holds several runs in the lanes of a
@@ -204,40 +210,48 @@ VLA_FN LPRED FN(sm_delta)(CXP, NREF delta, NUM *A, const NUM *u, const NUM *z, i
 }
 
 /* Sherman-Morrison: z = A u, delta = 1 + u . z, A <- A - z z^T / delta (sym = 0: every entry as
- * (z_i z_j) / delta, which is itself exactly symmetric since fl(z_i z_j) = fl(z_j z_i); sym = 1:
- * y = z / sqrt(delta), A_ij -= y_i y_j on the upper triangle, mirrored, half the divisions).
+ * (z_i z_j) / delta; sym = 1: y = z / sqrt(delta), A_ij -= y_i y_j, half the divisions). Either is
+ * exactly symmetric, since fl(z_i z_j) = fl(z_j z_i), so only the upper triangle is computed and
+ * then mirrored into the lower, unless whole (or VLA_WHOLE_ROWS) asks for every entry: a rounding
+ * that is not a function of the value alone (stochastic rounding draws a word per stored entry)
+ * makes A unsymmetric, and each entry must then be its own.
  * The guard: GUARD_SKIP (vla1, section 3): |delta| < eps or delta not finite skips the update and
  * adds eps I; GUARD_FLOOR (vla3): delta = max(delta, eps). Either counts into *guards.
  * z (d entries) is workspace and holds A_{t-1} u (sym: scaled) on return, computed as A^T u
- * (matvec_t): the same numbers, since every A this update makes is exactly symmetric. */
+ * (matvec_t): the same numbers, since every A this update makes is exactly symmetric (sr: the
+ * product with the A it holds, as every consumer of A computes it). */
 VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, NREF eps, int sym,
-                          long *guards)
+                          int whole, long *guards)
 {
     FRAME_BEGIN;
     SCALAR(delta);
     SCALAR(t);
+    whole = whole || VLA_WHOLE_ROWS;
     FN(matvec_t)(CX, z, A, u, d, d);
     LANE_IF(PNOT(FN(sm_delta)(CX, P(delta), A, u, z, d, guard, eps, guards))) {
         if (!sym) {
             VLA_PFOR(i, 0, d)
-                for (int j = 0; j < d; j++) {
+                for (int j = whole ? 0 : i; j < d; j++) {
                     TEMP(t);
                     MUL(t, E(z, i), E(z, j));
                     DIV(t, t, delta);
                     SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
                     STORE(E(A, (size_t)i * d + j));
+                    if (!whole)
+                        COPY(E(A, (size_t)j * d + i), E(A, (size_t)i * d + j));
                 }
         } else {
             SQRT(delta, delta);
             VLA_PFOR(i, 0, d)
                 DIV(E(z, i), E(z, i), delta);
             VLA_PFOR(i, 0, d)
-                for (int j = i; j < d; j++) {
+                for (int j = whole ? 0 : i; j < d; j++) {
                     TEMP(t);
                     MUL(t, E(z, i), E(z, j));
                     SUB(E(A, (size_t)i * d + j), E(A, (size_t)i * d + j), t);
                     STORE(E(A, (size_t)i * d + j));
-                    COPY(E(A, (size_t)j * d + i), E(A, (size_t)i * d + j));
+                    if (!whole)
+                        COPY(E(A, (size_t)j * d + i), E(A, (size_t)i * d + j));
                 }
         }
     } LANE_END
@@ -562,12 +576,13 @@ VLA_FN void FN(forget)(CXP, ST *s)
 VLA_FN void FN(update_sm)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 {
     FN(forget)(CX, s);
-    FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, 0, &s->cnt.guard);
+    FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, 0, s->cfg.track == VLA_TRACK_SR,
+                  &s->cnt.guard);
 }
 VLA_FN void FN(update_smsym)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 {
     FN(forget)(CX, s);
-    FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, 1, &s->cnt.guard);
+    FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, 1, 0, &s->cnt.guard);
 }
 VLA_FN void FN(update_joseph)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 {

@@ -49,6 +49,7 @@
 #undef SR_RESET
 #undef VLA_PFOR
 #undef VLA_ROWP
+#undef VLA_WHOLE_ROWS
 #undef LANE_IF
 #undef LANE_ELSE
 #undef LANE_END
