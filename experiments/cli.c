@@ -446,10 +446,8 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     }
 }
 
-/* A trace's file that the model does not read is a warning, not silence (docs/trace.md) */
-static void warn_unread(const char *prog, const vla_cli *c)
+int vla_cli_unread(const vla_cli *c, const vla_config *g, char *buf, size_t len)
 {
-    const vla_config *g = &c->cfg;
     const int delta = g->model == VLA_DELTA, decay = delta && g->delta_form == VLA_DELTA_DECAY;
     const struct {
         unsigned bit;
@@ -459,12 +457,24 @@ static void warn_unread(const char *prog, const vla_cli *c)
              {VLA_IN_G, delta && !decay, "g.npy", "delta (delta_form=gated)"},
              {VLA_IN_BETA, delta, "beta.npy", "delta"},
              {VLA_IN_DECAY, decay, "decay.npy", "delta with --set delta_form=decay"}};
+    int n = 0, k = 0;
+    buf[0] = 0;
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-        if ((c->optional & f[i].bit) && !f[i].read)
-            fprintf(stderr, "%s: warning: %s is not read by --model %s%s (only by %s)\n",
-                    prog, f[i].file, vla_model_name(g->model),
-                    delta ? (decay ? " with delta_form=decay" : " with delta_form=gated") : "",
-                    f[i].who);
+        if ((c->optional & f[i].bit) && !f[i].read && k < (int)len)
+            n++, k += snprintf(buf + k, len - k, "%s%s is not read by --model %s%s (only by %s)",
+                               n > 1 ? "; " : "", f[i].file, vla_model_name(g->model),
+                               delta ? (decay ? " with delta_form=decay"
+                                              : " with delta_form=gated") : "", f[i].who);
+    return n;
+}
+
+/* A trace's file that the model does not read is a warning, not silence (docs/trace.md), and a
+ * line of the table's header (vla_cli_provenance) */
+static void warn_unread(const char *prog, const vla_cli *c)
+{
+    char text[600];
+    if (vla_cli_unread(c, &c->cfg, text, sizeof text))
+        fprintf(stderr, "%s: warning: %s\n", prog, text);
 }
 
 void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len)
@@ -543,6 +553,9 @@ void vla_cli_provenance(vla_dat *f, const vla_cli *c)
     char files[300];
     vla_cli_stream_files(c, files, sizeof files);
     vla_dat_meta(f, "files", "%s", files);
+    char unread[600];
+    if (vla_cli_unread(c, &c->cfg, unread, sizeof unread))
+        vla_dat_meta(f, "unread", "%s", unread);
     vla_dat_meta(f, "steps", "%ld", c->steps);
     if (c->cfg.form != VLA_FORM_SEQ) {
         char form[32];
@@ -560,9 +573,28 @@ void vla_cli_provenance(vla_dat *f, const vla_cli *c)
     vla_dat_meta(f, "threads", "%d (the results do not depend on it)", vla_cli_threads());
 }
 
+int vla_cli_is_input(const vla_cli *c, const char *path, char *which, size_t len)
+{
+    static const char *const files[] = {"q.npy", "k.npy", "v.npy", "u.npy", "g.npy", "beta.npy",
+                                        "decay.npy"};
+    struct stat out, in;
+    if (strncmp(c->stream, "trace:", 6) || stat(path, &out) != 0)
+        return 0; /* (a file that is not there yet is no input) */
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(which, len, "%s/%s", c->stream + 6, files[i]);
+        if (stat(which, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+            return 1;
+    }
+    return 0;
+}
+
 vla_dat *vla_cli_out(const vla_cli *c, const vla_cli_spec *spec)
 {
     vla_cli_signals();
+    char in[4200];
+    if (strcmp(c->out, "-") && vla_cli_is_input(c, c->out, in, sizeof in))
+        vla_cli_die(spec, "--out %s: it is the input %s; a table never replaces its inputs", c->out,
+                    in);
     vla_dat *out;
     if (vla_dat_open(&out, c->out, c->argc, c->argv) == 0)
         return out;

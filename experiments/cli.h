@@ -59,6 +59,10 @@ void vla_cli_provenance(vla_dat *f, const vla_cli *c);
 /* "q.npy k.npy v.npy beta.npy; u = k (no u.npy), ...": a trace's files and the fallbacks of the
  * absent ones, for the header and reports ("a synthetic stream" for the others) */
 void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len);
+/* The trace's files that configuration g does not read, in words ("decay.npy is not read by delta
+ * with delta_form=gated (only by ...)", "; " between files) into buf: their number (0: it reads
+ * every file the trace has). A program says them on stderr and in its header's "# unread:" line. */
+int vla_cli_unread(const vla_cli *c, const vla_config *g, char *buf, size_t len);
 /* Why the stream's inputs do not fit cfg's form, NULL when they do (vla_form_input_why: delta's
  * row gates in a chunk or a scan, on the first step; a decay of 0 in a chunk, on every step of
  * every run of a stream that carries decays, and the reason then names the head and the step) */
@@ -70,6 +74,9 @@ void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg);
  * SIGINT and SIGTERM set vla_cli_stop from here on (vla_cli_signals), so that a program that
  * opens its table first and works after leaves no temporary behind: it polls the flag. */
 vla_dat *vla_cli_out(const vla_cli *c, const vla_cli_spec *spec);
+/* Whether path names one of the trace's files (the same file, through links and other names):
+ * then 1, and which it is in which. An output never replaces an input. */
+int vla_cli_is_input(const vla_cli *c, const char *path, char *which, size_t len);
 /* Closes it: status, or 1 after "PROG: writing OUT failed: why" when status was 0 and the table
  * could not be written whole (a table closed before its columns line is discarded, unsaid). */
 int vla_cli_close(vla_dat *out, const vla_cli *c, const vla_cli_spec *spec, int status);
@@ -152,10 +159,13 @@ void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nb
 int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf);
 /* The summary of a driven program's runs, in the table's header ("# summary:") and, when a
  * read-out was exactly 0 or a measured error (a column *relerr or a_drift) reached 1, on stderr:
- * non-finite runs, read-outs exactly 0, and the first step at which each error reached 1, each
- * with its head and step. */
+ * non-finite runs, read-outs exactly 0 (zero_den[h]: because the denominator overflowed, counted
+ * by the model with its first step, zero_n[h] times; else found against the reference at a
+ * checkpoint), and the first step
+ * at which each error reached 1, each with its head and step. */
 void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, const vla_rows *rows,
-                     const long *inf_at, const long *zero_at, vla_dat *out);
+                     const long *inf_at, const long *zero_at, const char *zero_den,
+                     const long *zero_n, vla_dat *out);
 /* A program's summary (summary.h), said on stderr when loud and written into the table's header
  * (out: an open table before its columns line, or NULL) as "# summary: ..." */
 void vla_cli_summary_end(const vla_summary *s, const char *prog, vla_dat *out);

@@ -145,7 +145,8 @@ int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf)
 }
 
 void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, const vla_rows *rows,
-                     const long *inf_at, const long *zero_at, vla_dat *out)
+                     const long *inf_at, const long *zero_at, const char *zero_den,
+                     const long *zero_n, vla_dat *out)
 {
     vla_summary s = {.len = 0};
     int nr = c->runs;
@@ -163,15 +164,22 @@ void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, co
     else
         vla_summary_add(&s, 0, "finite in all %d runs", nr);
     const int nonfinite = count;
-    first = 0, head = -1, count = 0;
-    for (int h = 0; h < nr; h++)
-        if (zero_at[h] && (count++, !first || zero_at[h] < first))
-            first = zero_at[h], head = h;
-    if (count)
-        vla_summary_add(&s, 1, "the read-out is exactly 0 in %d of %d runs (first head %d, t = %ld) "
-                        "while the reference's is not%s", count, nr, head, first,
-                        c->cfg.normalize ? " (a denominator n . phi(q) that overflowed to Inf gives "
-                        "o = S phi(q) / Inf = 0: docs/trace.md)" : "");
+    for (int den = 1; den >= 0; den--) {
+        first = 0, head = -1, count = 0;
+        for (int h = 0; h < nr; h++)
+            if (zero_at[h] && zero_den[h] == den && (count++, !first || zero_at[h] < first))
+                first = zero_at[h], head = h;
+        long steps = 0;
+        for (int h = 0; den && h < nr; h++)
+            steps += zero_n[h];
+        if (count && den)
+            vla_summary_add(&s, 1, "the read-out's denominator n . phi(q) overflowed at %ld steps "
+                            "of %d of %d runs (first head %d, t = %ld): there o = S phi(q) / Inf is "
+                            "exactly 0, or NaN (docs/trace.md)", steps, count, nr, head, first);
+        else if (count)
+            vla_summary_add(&s, 1, "the read-out is exactly 0 in %d of %d runs (first head %d, t = "
+                            "%ld) while the reference's is not", count, nr, head, first);
+    }
     /* the measured errors: the first step at which one reached 1 */
     vla_summary_block *b = calloc(nr > 0 ? (size_t)nr : 1, sizeof *b);
     char (*names)[24] = calloc(nr > 0 ? (size_t)nr : 1, sizeof *names);
@@ -593,8 +601,10 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     long *inf_at = calloc(nr, sizeof *inf_at);
     char *inf_ref = calloc(nr, 1);
     long *zero_at = calloc(nr, sizeof *zero_at); /* ... a read-out exactly 0 (vla_cli_zero_readout) */
+    char *zero_den = calloc(nr, 1);              /* ... because its denominator overflowed */
+    long *zero_n = calloc(nr, sizeof *zero_n);   /* ... at that many steps (the model's count) */
     const size_t nbuf = (size_t)c->cfg.d * (c->cfg.d > c->cfg.dv ? c->cfg.d : c->cfg.dv);
-    int ok = cks && ci && rows && acc && inf_at && inf_ref && zero_at;
+    int ok = cks && ci && rows && acc && inf_at && inf_ref && zero_at && zero_den && zero_n;
     for (int h = 0; ok && h < nr; h++) {
         rows[h].ncol = ncol;
         ok = (acc[h] = calloc(1, drv->acc_size ? drv->acc_size : 1)) != NULL;
@@ -756,8 +766,17 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                     inf_at[h] = to;
                 else if (!inf_at[h] && ref && !vla_cli_run_finite(ref, h, buf))
                     inf_at[h] = to, inf_ref[h] = 1;
-                if (!zero_at[h] && vla_cli_zero_readout(m, ref, h, buf))
+                /* a read-out exactly 0: its denominator's overflow, which the model counts
+                 * with its step (no reference needed; in a state that is not finite, the warning
+                 * of that says it), else one that the reference's is not */
+                vla_counts cn;
+                const int counted = vla_engine_counts(m, h, &cn) == 0;
+                if (!zero_at[h] && !inf_at[h] && counted && cn.den_inf)
+                    zero_at[h] = cn.den_inf_t, zero_den[h] = 1;
+                else if (!zero_at[h] && vla_cli_zero_readout(m, ref, h, buf))
                     zero_at[h] = to;
+                if (zero_den[h] && counted)
+                    zero_n[h] = cn.den_inf;
                 free(buf);
             }
             status = status ? 1 : 0;
@@ -831,7 +850,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     } else {
         if (solver)
             vla_dat_meta(out, "solver", "%s", shead);
-        vla_cli_summary(spec->prog, c, drv->columns, rows, inf_at, zero_at, out);
+        vla_cli_summary(spec->prog, c, drv->columns, rows, inf_at, zero_at, zero_den, zero_n, out);
         vla_dat_columns(out, drv->columns);
         for (int h = 0; h < nr; h++) {
             if (h)
@@ -860,5 +879,7 @@ done:
     free(inf_at);
     free(inf_ref);
     free(zero_at);
+    free(zero_den);
+    free(zero_n);
     return status;
 }

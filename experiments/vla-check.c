@@ -4,7 +4,11 @@
  * reference), and writes a verdict table, a Markdown report with one figure, and exits 1 when a
  * precision named by --require fails the threshold: a gate for a kernel change in a user's CI. */
 #include "cli.h"
+#include "file.h"
+#include "gnuplot.h"
+#include "list.h"
 #include "vlaref.h"
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -412,12 +416,24 @@ static int in_list(const char *list, const char *name)
     return 0;
 }
 
+/* a list option's items (list.h), or a usage error naming the option */
+static int split(const vla_cli_spec *spec, const char *opt, const char *list, char *items, int max,
+                 size_t len)
+{
+    char why[300];
+    int n = vla_list_split(list, items, max, len, why, sizeof why);
+    if (n < 0)
+        vla_cli_die(spec, "--%s: %s", opt, why);
+    return n;
+}
+
 /* every name of a comma-separated list must be one of the library's list */
 static void check_list(const vla_cli_spec *spec, const char *opt, const char *list, vla_list which)
 {
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", list ? list : "");
-    for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) {
+    char items[64][48];
+    int n = list ? split(spec, opt, list, items[0], 64, sizeof items[0]) : 0;
+    for (int i = 0; i < n; i++) {
+        const char *p = items[i];
         int bad;
         if (which == VLA_LIST_MODEL) {
             vla_model_kind k;
@@ -455,35 +471,80 @@ static const char *base(const char *path)
     return s ? s + 1 : path;
 }
 
-static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, const row_t *rows,
-                         int nrows, long nck, const char *files, const char *outname)
+/* Text from a path or a name, as Markdown shows it and nothing more: no raw HTML, no heading, no
+ * link, no table cell of its own (every character Markdown gives a meaning to is escaped with a
+ * backslash; a control character, a line break among them, is shown as '?') */
+static void md_text(FILE *f, const char *s)
 {
-    char path[4200], dat[4200], png[4200], gp[4200];
-    snprintf(path, sizeof path, "%s.md", prefix);
-    snprintf(dat, sizeof dat, "%s-errors.dat", prefix);
-    snprintf(png, sizeof png, "%s.png", prefix);
-    snprintf(gp, sizeof gp, "%s.gp", prefix);
-    /* the figure's data: one block per row that ran, the worst head at each checkpoint */
-    FILE *f = fopen(dat, "w");
-    if (!f) {
-        fprintf(stderr, "vla-check: cannot write %s: %s\n", dat, strerror(errno));
-        return 1;
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch < 0x20 || ch == 0x7f)
+            fputc('?', f);
+        else {
+            if (strchr("\\`*_{}[]<>#|~&", ch))
+                fputc('\\', f);
+            fputc(ch, f);
+        }
     }
-    fprintf(f, "# vla-check: the worst head's relative error against the reference at each "
-               "checkpoint\n# stream: %s\n# columns: t s_relerr a_relerr o_relerr\n", c->stream);
-    int nb = 0;
-    for (int i = 0; i < nrows; i++) {
-        if (!rows[i].ran)
-            continue;
-        const row_t *w = &rows[i];
-        fprintf(f, "%s# block %d: %s\n", nb ? "\n\n" : "", nb, w->name);
-        for (long k = 0; k < w->nck; k++)
-            fprintf(f, "%ld %.6g %.6g %.6g\n", w->cks[k], w->curve[k * NQ + QS],
-                    w->curve[k * NQ + QA], w->curve[k * NQ + QO]);
-        nb++;
+}
+
+/* a link's destination: a file name beside the report, percent-encoded */
+static void md_link(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (isalnum(ch) || strchr("-._~", ch))
+            fputc(ch, f);
+        else
+            fprintf(f, "%%%02X", ch);
     }
-    fclose(f);
-    /* one panel per model, one line per precision (and way): the read-out's error */
+}
+
+/* the command as typed, in a fenced code block: a fence longer than any run of backticks in it,
+ * each argument quoted as a POSIX shell reads it back (a control character shown as '?') */
+static void md_command(FILE *f, int argc, char **argv)
+{
+    int fence = 3;
+    for (int i = 0; i < argc; i++)
+        for (const char *p = argv[i]; *p;) {
+            int n = 0;
+            while (p[n] == '`')
+                n++;
+            fence = n >= fence ? n + 1 : fence;
+            p += n ? n : 1;
+        }
+    for (int k = 0; k < fence; k++)
+        fputc('`', f);
+    fputc('\n', f);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int bare = *a != 0;
+        for (const char *p = a; *p && bare; p++)
+            bare = isalnum((unsigned char)*p) || strchr("@%+=:,./-_", *p);
+        fputs(i ? " " : "", f);
+        if (!bare)
+            fputc('\'', f);
+        for (const char *p = a; *p; p++) {
+            unsigned char ch = (unsigned char)*p;
+            if (ch == '\'' && !bare)
+                fputs("'\\''", f);
+            else
+                fputc(ch < 0x20 || ch == 0x7f ? '?' : ch, f);
+        }
+        if (!bare)
+            fputc('\'', f);
+    }
+    fputc('\n', f);
+    for (int k = 0; k < fence; k++)
+        fputc('`', f);
+    fputc('\n', f);
+}
+
+/* the figure's gnuplot script, drawing into png: one panel per model, one line per precision (and
+ * way) */
+static void report_gp(FILE *f, const char *png, const char *dat, const vla_cli *c, const row_t *rows,
+                      int nrows)
+{
     int nm = 0, mods[VLA_NMODEL];
     for (int k = 0; k < VLA_NMODEL; k++)
         for (int i = 0; i < nrows; i++)
@@ -491,19 +552,20 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
                 mods[nm++] = k;
                 break;
             }
-    if (!(f = fopen(gp, "w"))) {
-        fprintf(stderr, "vla-check: cannot write %s: %s\n", gp, strerror(errno));
-        return 1;
-    }
     int cols = nm < 3 ? nm : 3, prow = (nm + cols - 1) / (cols ? cols : 1);
+    char title[4300];
+    snprintf(title, sizeof title, "%s: %d heads x %ld steps (worst head)", c->stream, c->runs,
+             c->steps);
     fprintf(f, "# vla-check's figure: the read-out's error against t, one panel per model\n"
-               "set terminal pngcairo size %d,%d font 'DejaVu Sans,10'\nset output '%s'\n"
-               "set logscale xy\nset format y '10^{%%L}'\nset xlabel 't'\n"
+               "set terminal pngcairo size %d,%d font 'DejaVu Sans,10'\nset output ",
+            560 * (cols ? cols : 1), 360 * (prow ? prow : 1));
+    vla_gp_path(f, png);
+    fprintf(f, "\nset logscale xy\nset format y '10^{%%L}'\nset xlabel 't'\n"
                "set ylabel '||o - o_{ref}|| / ||o_{ref}||'\nset key outside right top font ',7'\n"
-               "set yrange [1e-17:10]\nset xrange [1:%ld]\n"
-               "set multiplot layout %d,%d title '%s: %d heads x %ld steps (worst head)'\n",
-            560 * (cols ? cols : 1), 360 * (prow ? prow : 1), png, c->steps, prow ? prow : 1,
-            cols ? cols : 1, c->stream, c->runs, c->steps);
+               "set yrange [1e-17:10]\nset xrange [1:%ld]\nset multiplot layout %d,%d title ",
+            c->steps, prow ? prow : 1, cols ? cols : 1);
+    vla_gp_str(f, title);
+    fprintf(f, " noenhanced\n");
     for (int p = 0; p < nm; p++) {
         fprintf(f, "set title '%s'\nplot", vla_model_name((vla_model_kind)mods[p]));
         int b = 0, first = 1;
@@ -511,11 +573,12 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
             if (!rows[i].ran)
                 continue;
             if (rows[i].cfg.model == (vla_model_kind)mods[p]) {
-                /* the title: the row's name without its model, the panel's */
-                /* a colour per precision, a dash per form */
-                fprintf(f, "%s '%s' index %d using 1:($4 > 0 ? $4 : 1e-17) with lines lw 2 lc %d "
-                           "dt %d title '%s'", first ? "" : ",", dat, b, (int)rows[i].cfg.prec + 1,
-                        rows[i].fi + 1,
+                /* a colour per precision, a dash per form; the title: the row's name without its
+                 * model, the panel's */
+                fprintf(f, "%s ", first ? "" : ",");
+                vla_gp_path(f, dat);
+                fprintf(f, " index %d using 1:($4 > 0 ? $4 : 1e-17) with lines lw 2 lc %d dt %d "
+                           "title '%s'", b, (int)rows[i].cfg.prec + 1, rows[i].fi + 1,
                         rows[i].name + strlen(vla_model_name(rows[i].cfg.model)) + 1);
                 first = 0;
             }
@@ -524,20 +587,139 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
         fprintf(f, ", 1 with lines dt 2 lc 'gray' notitle\n");
     }
     fprintf(f, "unset multiplot\n");
-    fclose(f);
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", gp);
-    int fig = system(cmd) == 0;
+}
+
+/* The report's files, PREFIX.md, PREFIX-errors.dat, PREFIX.gp and PREFIX.png, are refused before
+ * any work when they cannot be written as the table is (a FIFO, a device, a directory), are the
+ * table or an input, or cannot be named in a gnuplot script: 0, else 2 after the message. */
+static int report_paths_ok(const char *prefix, const vla_cli *c)
+{
+    static const char *const ext[] = {".md", "-errors.dat", ".gp", ".png"};
+    char why[200], in[4200];
+    if (!*prefix || prefix[strlen(prefix) - 1] == '/') {
+        fprintf(stderr, "vla-check: --report '%s': a prefix of file names is needed (PREFIX.md, "
+                        "...), not %s (try --help)\n", prefix, *prefix ? "a folder" : "nothing");
+        return 2;
+    }
+    if (vla_gp_path_bad(prefix, why, sizeof why)) {
+        fprintf(stderr, "vla-check: --report: %s (try --help)\n", why);
+        return 2;
+    }
+    struct stat so, sr;
+    int have_out = strcmp(c->out, "-") && stat(c->out, &so) == 0;
+    for (int i = 0; i < 4; i++) {
+        char path[4200], *target;
+        const char *kind;
+        snprintf(path, sizeof path, "%s%s", prefix, ext[i]);
+        int e = vla_file_target(path, &target, &kind);
+        if (e == VLA_EINVAL) {
+            fprintf(stderr, "vla-check: --report: cannot write %s: it is %s (a report goes to "
+                            "regular files)\n", path, kind);
+            return 2;
+        }
+        free(target);
+        if (vla_cli_is_input(c, path, in, sizeof in)) {
+            fprintf(stderr, "vla-check: --report: %s is the input %s; a report never replaces "
+                            "its inputs\n", path, in);
+            return 2;
+        }
+        if (!strcmp(path, c->out) ||
+            (have_out && stat(path, &sr) == 0 && sr.st_dev == so.st_dev && sr.st_ino == so.st_ino)) {
+            fprintf(stderr, "vla-check: --report: %s is the table (--out %s)\n", path, c->out);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* one file of the report, written whole from the text of a memory stream (NULL: it could not be
+ * made), which is freed: 0, else 1 after the message */
+static int report_write(const char *path, char *text, size_t len)
+{
+    const char *kind = "";
+    int e = !text ? VLA_ENOMEM : vla_file_write_whole(path, text, len, &kind);
+    if (e)
+        fprintf(stderr, "vla-check: cannot write %s: %s\n", path,
+                e == VLA_EINVAL ? kind : e == VLA_ENOMEM ? "out of memory" : strerror(errno));
+    free(text);
+    return e ? 1 : 0;
+}
+
+static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, const row_t *rows,
+                        int nrows, long nck, const char *files, const char *outname)
+{
+    char path[4200], dat[4200], png[4200], gp[4200];
+    snprintf(path, sizeof path, "%s.md", prefix);
+    snprintf(dat, sizeof dat, "%s-errors.dat", prefix);
+    snprintf(png, sizeof png, "%s.png", prefix);
+    snprintf(gp, sizeof gp, "%s.gp", prefix);
+    /* the figure's data: one block per row that ran, the worst head at each checkpoint */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f) {
+        fprintf(f, "# vla-check: the worst head's relative error against the reference at each "
+                   "checkpoint\n# stream: ");
+        for (const char *p = c->stream; *p; p++) /* a header line stays one line */
+            fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+        fprintf(f, "\n# columns: t s_relerr a_relerr o_relerr\n");
+        int nb = 0;
+        for (int i = 0; i < nrows; i++) {
+            if (!rows[i].ran)
+                continue;
+            const row_t *w = &rows[i];
+            fprintf(f, "%s# block %d: %s\n", nb ? "\n\n" : "", nb, w->name);
+            for (long k = 0; k < w->nck; k++)
+                fprintf(f, "%ld %.6g %.6g %.6g\n", w->cks[k], w->curve[k * NQ + QS],
+                        w->curve[k * NQ + QA], w->curve[k * NQ + QO]);
+            nb++;
+        }
+        if (fclose(f))
+            free(text), text = NULL;
+    }
+    if (report_write(dat, text, len))
+        return 1;
+    /* the script as written beside the report draws into PREFIX.png; the one run now draws into a
+     * temporary beside it, renamed onto it once drawn */
+    text = NULL;
+    if ((f = open_memstream(&text, &len))) {
+        report_gp(f, png, dat, c, rows, nrows);
+        if (fclose(f))
+            free(text), text = NULL;
+    }
+    if (report_write(gp, text, len))
+        return 1;
+    char *target = NULL, *tmp = NULL;
+    const char *kind;
+    FILE *tf = NULL;
+    int fig = vla_file_target(png, &target, &kind) == 0 && (tmp = vla_file_tmp_name(target)) &&
+              (tf = vla_file_create(tmp)) && (f = open_memstream(&text, &len));
+    if (tf)
+        fclose(tf);
+    if (fig) {
+        report_gp(f, tmp, dat, c, rows, nrows);
+        fclose(f);
+        fig = vla_gnuplot(text, len, 1) == 0 && vla_file_replace(tmp, target, &kind) == 0;
+        free(text);
+    }
+    if (tmp && !fig)
+        unlink(tmp);
+    free(tmp);
+    free(target);
     if (!fig)
         fprintf(stderr, "vla-check: warning: gnuplot could not draw %s (is gnuplot installed?); "
                         "the report goes without its figure\n", png);
-    if (!(f = fopen(path, "w"))) {
-        fprintf(stderr, "vla-check: cannot write %s: %s\n", path, strerror(errno));
-        return 1;
-    }
-    fprintf(f, "# vla-check: %s\n\n", c->stream);
-    fprintf(f, "%d heads x %ld steps, d = %d, dv = %d; %s. Each row runs one model in one "
-               "precision policy, way of tracking A and form (%s) over every head, against binary64 "
+    if (!(f = open_memstream(&text, &len)))
+        return report_write(path, NULL, 0);
+    fprintf(f, "# vla-check: ");
+    md_text(f, c->stream);
+    fprintf(f, "\n\n%d heads x %ld steps, d = %d, dv = %d; ", c->runs, c->steps, c->cfg.d,
+            c->cfg.dv);
+    md_text(f, files);
+    fprintf(f, ". Each row runs one model in one "
+               "precision policy, way of tracking A and form (");
+    md_text(f, o->forms);
+    fprintf(f, ") over every head, against binary64 "
                "in the sequential form (lib, on the same inputs "
                "rounded to the policy's storage format); the f64 rows against the exact reference "
                "(MPFR, %ld bits). The error of S and A is measured at %ld log-spaced checkpoints, "
@@ -545,8 +727,7 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
                "read-outs are computed); a step is the first at which the worst head's "
                "error passed the threshold (- : never). A row fails when anything went non-finite, "
                "the read-out went to exactly 0, or the error of S or o reached %g (--threshold).\n\n",
-            c->runs, c->steps, c->cfg.d, c->cfg.dv, files, o->forms, c->ref_bits, nck,
-            o->threshold);
+            c->ref_bits, nck, o->threshold);
     fprintf(f, "| model | precision | way | form | S 1e-3 | S 1e-1 | S 1 | A 1e-3 | A 1e-1 | A 1 | "
                "o 1e-3 | o 1e-1 | o 1 | max err S | max err o | non-finite | o = 0 | A not PD | "
                "stagnation | guards | verdict |\n|");
@@ -572,28 +753,36 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
     fprintf(f, "\n## Causes\n\n");
     int any = 0;
     for (int i = 0; i < nrows; i++)
-        for (int k = 0; k < rows[i].ncause; k++, any++)
-            fprintf(f, "- **%s**: %s.\n", rows[i].name, rows[i].cause[k]);
+        for (int k = 0; k < rows[i].ncause; k++, any++) {
+            fprintf(f, "- **%s**: ", rows[i].name);
+            md_text(f, rows[i].cause[k]);
+            fprintf(f, ".\n");
+        }
     for (int i = 0; i < nrows; i++)
-        if (!rows[i].ran)
-            fprintf(f, "- **%s** %s: %s.\n", rows[i].name,
-                    rows[i].refused ? "is refused" : "did not run", rows[i].skip), any++;
+        if (!rows[i].ran) {
+            fprintf(f, "- **%s** %s: ", rows[i].name, rows[i].refused ? "is refused" : "did not run");
+            md_text(f, rows[i].skip);
+            fprintf(f, ".\n");
+            any++;
+        }
     if (!any)
         fprintf(f, "Nothing to report: every row stayed finite and under every threshold.\n");
-    if (fig)
-        fprintf(f, "\n## The read-out's error\n\n![the read-out's error against t](%s)\n\nThe worst "
-                   "head's relative error of o at each checkpoint, one panel per model; the dashed "
-                   "line is 1 (the read-out is as large as its error). The curves' numbers are in "
-                   "%s.\n", base(png), base(dat));
-    fprintf(f, "\nThe verdict table: %s. The command: `", outname);
-    for (int i = 0; i < c->argc; i++)
-        fprintf(f, "%s%s", i ? " " : "", c->argv[i]);
-    fprintf(f, "`\n");
-    if (fclose(f)) {
-        fprintf(stderr, "vla-check: writing %s failed\n", path);
-        return 1;
+    if (fig) {
+        fprintf(f, "\n## The read-out's error\n\n![the read-out's error against t](");
+        md_link(f, base(png));
+        fprintf(f, ")\n\nThe worst head's relative error of o at each checkpoint, one panel per "
+                   "model; the dashed line is 1 (the read-out is as large as its error). The "
+                   "curves' numbers are in ");
+        md_text(f, base(dat));
+        fprintf(f, ".\n");
     }
-    return 0;
+    fprintf(f, "\nThe verdict table: ");
+    md_text(f, outname);
+    fprintf(f, ". The command:\n\n");
+    md_command(f, c->argc, c->argv);
+    if (fclose(f))
+        free(text), text = NULL;
+    return report_write(path, text, len);
 }
 
 /* what a configuration's reference is, in words: rows with the same key share one run of it */
@@ -732,26 +921,25 @@ int main(int argc, char **argv)
         for (int tk = 0; tk < VLA_NTRACK; tk++)
             snprintf(ways[nways++], sizeof ways[0], "%s", vla_track_name((vla_track)tk));
     } else {
-        char buf[1024];
-        snprintf(buf, sizeof buf, "%s", o.tracks);
-        for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) {
+        char items[VLA_NTRACK * 4][48];
+        int n = split(&spec, "tracks", o.tracks, items[0], VLA_NTRACK * 4, sizeof items[0]);
+        for (int i = 0; i < n; i++) {
             vla_config probe = c.cfg;
-            if (nways == (int)(sizeof ways / sizeof ways[0]) || strlen(p) >= sizeof ways[0] ||
-                vla_track_set(&probe, p))
-                vla_cli_die(&spec, "--tracks: unknown way '%s' (%s; cg:K, cg:TOL, cheb:K)", p,
-                            vla_names(VLA_LIST_TRACK));
+            if (vla_track_set(&probe, items[i]))
+                vla_cli_die(&spec, "--tracks: unknown way '%s' (%s; cg:K, cg:TOL, cheb:K)",
+                            items[i], vla_names(VLA_LIST_TRACK));
             vla_track_spec(&probe, ways[nways++], sizeof ways[0]);
         }
     }
     {
-        char buf[1024];
-        snprintf(buf, sizeof buf, "%s", o.forms);
-        for (char *p = strtok(buf, ","); p; p = strtok(NULL, ",")) {
+        char items[MAXFORMS][32];
+        int n = split(&spec, "forms", o.forms, items[0], MAXFORMS, sizeof items[0]);
+        for (int i = 0; i < n; i++) {
             vla_config probe = c.cfg;
-            if (nforms == MAXFORMS || vla_form_parse(&probe, p))
+            if (vla_form_parse(&probe, items[i]))
                 vla_cli_die(&spec, "--forms: '%s' is not a form (%s; chunk:C with C a power of "
-                                   "two in 1..%d), or more than %d forms", p,
-                            vla_names(VLA_LIST_FORM), VLA_CHUNK_MAX, MAXFORMS);
+                                   "two in 1..%d)", items[i], vla_names(VLA_LIST_FORM),
+                            VLA_CHUNK_MAX);
             vla_form_name(&probe, forms[nforms++], sizeof forms[0]);
         }
     }
@@ -771,8 +959,7 @@ int main(int argc, char **argv)
         for (int wi = 0; wi < (vla_model_has_A((vla_model_kind)mk) ? nways : 1); wi++)
             for (int fi = 0; fi < nforms; fi++)
                 for (int p = 0; p < VLA_NPREC; p++) {
-                    if ((o.precs && !in_list(o.precs, vla_prec_name((vla_prec)p))) ||
-                        (p == VLA_F64 && c.ref != REF_EXACT)) /* binary64 needs the exact ref */
+                    if (o.precs && !in_list(o.precs, vla_prec_name((vla_prec)p)))
                         continue;
                     row_t *w = &rows[nrows];
                     vla_config *g = &w->cfg;
@@ -799,6 +986,10 @@ int main(int argc, char **argv)
                     }
                     if (!why && !w->refused)
                         why = vla_cli_form_input_why(&c, g); /* delta's gates in a chunk */
+                    if (!why && !w->refused && p == VLA_F64 && c.ref != REF_EXACT)
+                        why = "a binary64 row is measured against the exact reference (--ref "
+                              "exact), not against itself or nothing: give --ref exact, or leave "
+                              "f64 out of --precisions";
                     if (why) {
                         snprintf(w->skip, sizeof w->skip, "%s", why);
                         w->refused = 1;
@@ -853,7 +1044,10 @@ int main(int argc, char **argv)
     group[ng] = k;
     free(key);
 
-    /* an unwritable table fails now, not after the work; from here SIGINT stops the engines */
+    /* an unwritable table or report fails now, not after the work; from here SIGINT stops the
+     * engines */
+    if (strcmp(o.report, "none") && report_paths_ok(o.report, &c))
+        return 2;
     vla_dat *out = vla_cli_out(&c, &spec);
     vla_progress prog;
     vla_progress_start(&prog, nrows);
@@ -911,6 +1105,16 @@ int main(int argc, char **argv)
                  "form at each chunk's end; a chunk form's steps and checkpoints rounded down to "
                  "multiples of C)", nck0);
     vla_dat_meta(out, "forms", "%s", o.forms);
+    for (int mk = 0; mk < VLA_NMODEL; mk++) /* a file a checked model does not read: said */
+        for (int i = 0; i < nrows; i++)
+            if (rows[i].cfg.model == (vla_model_kind)mk) {
+                char unread[600];
+                if (vla_cli_unread(&c, &rows[i].cfg, unread, sizeof unread)) {
+                    vla_dat_meta(out, "unread", "%s", unread);
+                    fprintf(stderr, "vla-check: warning: %s\n", unread);
+                }
+                break;
+            }
     int nfail = 0, gate = 0, nrun = 0, nrefused = 0;
     for (int i = 0; i < nrows; i++) {
         row_t *w = &rows[i];
@@ -947,8 +1151,24 @@ int main(int argc, char **argv)
                             count > 6 ? ", ..." : "");
     }
     if (nrefused || nrows - nrun - nrefused)
-        vla_summary_add(&sm, 0, "%d refused by their form or way, %d did not run (the lines "
+        vla_summary_add(&sm, 0, "%d refused by their form, way or reference, %d did not run (the lines "
                         "above)", nrefused, nrows - nrun - nrefused);
+    /* a required precision passes only where rows of it ran: one with none fails the gate */
+    char unmet[300] = "";
+    for (int p = 0; o.require && p < VLA_NPREC; p++) {
+        int ran = 0;
+        for (int i = 0; i < nrows; i++)
+            ran += rows[i].ran && rows[i].cfg.prec == (vla_prec)p;
+        if (in_list(o.require, vla_prec_name((vla_prec)p)) && !ran) {
+            size_t n = strlen(unmet);
+            snprintf(unmet + n, sizeof unmet - n, "%s%s", n ? ", " : "", vla_prec_name((vla_prec)p));
+        }
+    }
+    if (unmet[0]) {
+        gate = 1;
+        vla_summary_add(&sm, 1, "--require %s: no row of %s ran, so nothing of it was checked",
+                        o.require, unmet);
+    }
     vla_cli_summary_end(&sm, spec.prog, out);
     vla_dat_columns(out, COLUMNS);
     for (int i = 0; i < nrows; i++) {
@@ -979,16 +1199,20 @@ int main(int argc, char **argv)
                      strcmp(c.out, "-") ? c.out : "standard output"))
         return 1;
 
-    /* the summary on stderr: what failed and why, in one line each */
+    /* the summary on stderr: what failed and why, and what did not run, in one line each */
     for (int i = 0; i < nrows; i++)
         if (rows[i].ran && rows[i].fail)
             fprintf(stderr, "vla-check: FAIL %s: %s\n", rows[i].name, rows[i].cause[0]);
+        else if (!rows[i].ran)
+            fprintf(stderr, "vla-check: %s %s: %s\n", rows[i].refused ? "refused" : "did not run",
+                    rows[i].name, rows[i].skip);
     fprintf(stderr, "vla-check: %d of %d rows fail (threshold %g)%s%s%s%s%s\n", nfail, nrun,
             o.threshold, strcmp(o.report, "none") ? "; report: " : "",
             strcmp(o.report, "none") ? o.report : "", strcmp(o.report, "none") ? ".md" : "",
-            nrefused ? "; configurations refused by their form or way: the header's '# refused:' "
+            nrefused ? "; configurations refused by their form, way or reference: the header's '# refused:' "
                        "lines" : "",
-            gate ? "; a precision of --require failed: exit 1" : "");
+            gate ? unmet[0] ? "; a precision of --require had no row that ran: exit 1"
+                            : "; a precision of --require failed: exit 1" : "");
     for (int i = 0; i < nrows; i++) {
         free(rows[i].cks);
         free(rows[i].curve);

@@ -3,6 +3,8 @@
  * program, configuration, stream and columns), so that a user's own table plots as the shipped
  * ones do. */
 #include "doc.h"
+#include "file.h"
+#include "gnuplot.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +12,7 @@
 
 #define MAXCOL 64
 
-static void die(int code, const char *fmt, const char *a, const char *b)
+__attribute__((noreturn)) static void die(int code, const char *fmt, const char *a, const char *b)
 {
     fprintf(stderr, "vla-plot: ");
     fprintf(stderr, fmt, a, b);
@@ -26,18 +28,6 @@ static void header_value(const char *line, const char *key, char *buf, size_t le
         snprintf(buf, len, "%s", line + 3 + k + (line[3 + k] == ' '));
         buf[strcspn(buf, "\n")] = 0;
     }
-}
-
-/* gnuplot's single-quoted string: a quote doubled */
-static void quoted(FILE *g, const char *s)
-{
-    fputc('\'', g);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', g);
-        fputc(*s, g);
-    }
-    fputc('\'', g);
 }
 
 int main(int argc, char **argv)
@@ -121,9 +111,17 @@ int main(int argc, char **argv)
     }
     if (!table || !ncols)
         die(2, "give a TABLE and at least one COLUMN%s%s", "", "");
-    FILE *f = fopen(table, "r");
-    if (!f)
-        die(1, "cannot read %s: %s", table, strerror(errno));
+    char why[200];
+    if (vla_gp_path_bad(table, why, sizeof why))
+        die(2, "TABLE: %s%s", why, "");
+    const char *kind = NULL;
+    FILE *f;
+    switch (vla_file_read_open(table, 1L << 32, &f, &kind)) {
+    case VLA_OK: break;
+    case VLA_EINVAL: die(1, "cannot read %s: it is %s, not a table", table, kind); break;
+    case VLA_ERANGE: die(1, "cannot read %s: %s", table, "it is larger than 4 GB"); break;
+    default: die(1, "cannot read %s: %s", table, strerror(errno));
+    }
     char line[8192], program[200] = "", config[2048] = "", stream[1024] = "", columns[2048] = "";
     int blocks = 0, blank = 0, data = 0;
     while (fgets(line, sizeof line, f)) {
@@ -179,29 +177,67 @@ int main(int argc, char **argv)
     }
     if (logx < 0)
         logx = !strcmp(name[0], "t");
-    FILE *g = popen("gnuplot", "w");
+    if (vla_gp_path_bad(out, why, sizeof why))
+        die(2, "--out: %s%s", why, "");
+    /* gnuplot draws into a temporary beside the figure, renamed onto it once drawn: a failed
+     * drawing leaves the old figure or none, and a FIFO or a device at --out is never opened */
+    char *target, *tmp;
+    int e = vla_file_target(out, &target, &kind);
+    if (e == VLA_EINVAL)
+        die(1, "cannot write %s: it is %s", out, kind);
+    if (e || !(tmp = vla_file_tmp_name(target)))
+        die(1, "cannot write %s: %s", out, strerror(e ? errno : ENOMEM));
+    FILE *tf = vla_file_create(tmp);
+    if (!tf)
+        die(1, "cannot write %s: %s", out, strerror(errno));
+    fclose(tf);
+    char *script = NULL;
+    size_t slen = 0;
+    FILE *g = open_memstream(&script, &slen);
     if (!g)
-        die(1, "cannot run gnuplot: %s%s", strerror(errno), "");
+        die(1, "out of memory%s%s", "", "");
     fprintf(g, "set terminal pngcairo size 900,600 font 'DejaVu Sans,11'\nset output ");
-    quoted(g, out);
+    vla_gp_path(g, tmp);
     fprintf(g, "\nset title ");
-    quoted(g, title);
-    fprintf(g, " noenhanced\nset xlabel '%s' noenhanced\nset key outside right noenhanced\n",
-            name[0]);
-    if (ncols == 1)
-        fprintf(g, "set ylabel '%s' noenhanced\n", cols[0]);
+    vla_gp_str(g, title);
+    fprintf(g, " noenhanced\nset xlabel ");
+    vla_gp_str(g, name[0]);
+    fprintf(g, " noenhanced\nset key outside right noenhanced\n");
+    if (ncols == 1) {
+        fprintf(g, "set ylabel ");
+        vla_gp_str(g, cols[0]);
+        fprintf(g, " noenhanced\n");
+    }
     fprintf(g, "%s%s", logx ? "set logscale x\n" : "", logy ? "set logscale y\n" : "");
     fprintf(g, "plot");
     for (int c = 0; c < ncols; c++)
         for (int b = 0; b < (blocks ? blocks : 1); b++) {
+            char key[200];
+            snprintf(key, sizeof key, "%s%shead %d", ncols > 1 ? cols[c] : "", ncols > 1 ? ", " : "",
+                     b);
             fprintf(g, "%s ", c || b ? "," : "");
-            quoted(g, table);
-            fprintf(g, " index %d using 1:%d with lines lw 1.5 title '%s%shead %d'", b, idx[c],
-                    ncols > 1 ? cols[c] : "", ncols > 1 ? ", " : "", b);
+            vla_gp_path(g, table);
+            fprintf(g, " index %d using 1:%d with lines lw 1.5 title ", b, idx[c]);
+            vla_gp_str(g, key);
         }
     fprintf(g, "\n");
-    if (pclose(g) != 0)
-        die(1, "gnuplot failed to draw %s%s", out, "");
+    if (fclose(g))
+        die(1, "out of memory%s%s", "", "");
+    int st = vla_gnuplot(script, slen, 0);
+    free(script);
+    e = st == 0 ? vla_file_replace(tmp, target, &kind) : VLA_EIO;
+    if (e) {
+        int errnum = errno;
+        unlink(tmp);
+        if (st < 0)
+            die(1, "cannot run gnuplot: %s%s", strerror(errnum), errnum == ENOENT ? " (make deps "
+                "installs it)" : "");
+        if (st > 0)
+            die(1, "gnuplot failed to draw %s%s", out, " (its message above)");
+        die(1, "cannot write %s: %s", out, e == VLA_EINVAL ? kind : strerror(errnum));
+    }
+    free(tmp);
+    free(target);
     fprintf(stderr, "vla-plot: %s\n", out);
     return 0;
 }

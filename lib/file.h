@@ -91,6 +91,47 @@ static inline FILE *vla_file_create(const char *path)
     return f;
 }
 
+/* The temporary beside target that a file written whole goes to first: TARGET.tmp.PID (malloc'd) */
+static inline char *vla_file_tmp_name(const char *target)
+{
+    size_t n = strlen(target) + 32;
+    char *tmp = malloc(n);
+    if (tmp)
+        snprintf(tmp, n, "%s.tmp.%ld", target, (long)getpid());
+    return tmp;
+}
+
+/* path written whole with the len bytes of data: a temporary beside it, synced and renamed into
+ * place, so that a full disk or a kill leaves the old file or nothing, never half of the new one;
+ * a FIFO, a device or a directory at path is refused (VLA_EINVAL, *kind), never opened. VLA_OK;
+ * else VLA_EIO or VLA_ENOMEM with errno (the temporary removed). */
+static inline int vla_file_write_whole(const char *path, const void *data, size_t len,
+                                       const char **kind)
+{
+    char *target, *tmp;
+    int e = vla_file_target(path, &target, kind);
+    if (e)
+        return e == VLA_ENOMEM ? e : VLA_EINVAL;
+    if (!(tmp = vla_file_tmp_name(target))) {
+        free(target);
+        return VLA_ENOMEM;
+    }
+    FILE *f = vla_file_create(tmp);
+    int ok = f && fwrite(data, 1, len, f) == len && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    int errnum = errno;
+    if (f && fclose(f) != 0 && ok)
+        ok = 0, errnum = errno;
+    e = !ok ? VLA_EIO : vla_file_replace(tmp, target, kind);
+    if (ok && e)
+        errnum = errno;
+    if (e)
+        unlink(tmp);
+    free(tmp);
+    free(target);
+    errno = errnum;
+    return e;
+}
+
 /* Removes TARGET.tmp.PID files whose process is gone: the temporaries of TARGET that a run killed
  * between writing and renaming (kill -9) left behind. A live process's is its own business. */
 static inline void vla_file_remove_stale(const char *target)

@@ -953,6 +953,20 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
 }
 #endif
 
+/* A read-out's denominator that is not finite (n . x overflowed: o = S x / Inf = 0, silently) is
+ * an event: counted, and the step t of the first kept (ev[0] says that there was one) */
+VLA_FN void FN(den_check)(CXP, ST *s, NREF den, long t)
+{
+    LANE_IF(PNOT(ISFIN(R(den)))) {
+        COUNT(s->cnt.den_inf);
+        LANE_IF(LESSD(E(s->ev, 0), 0.5)) {
+            COUNT_ADD(s->cnt.den_inf_t, t);
+        } LANE_END
+        VLA_PFOR(i, 0, 1)
+            SETI(E(s->ev, i), 1);
+    } LANE_END
+}
+
 /* o = S x / max(n . x, floor) when the model normalizes, else S x */
 VLA_FN void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
 {
@@ -964,6 +978,7 @@ VLA_FN void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
         LANE_IF(LESS(den, R(floor))) {
             COPY(den, R(floor));
         } LANE_END
+        FN(den_check)(CX, s, P(den), s->t);
         VLA_PFOR(i, 0, s->dv)
             DIV(E(s->o, i), E(s->o, i), den);
     }

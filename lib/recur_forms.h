@@ -194,6 +194,9 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
                 COPY(E(s->cr, r), R(floor));
             } LANE_END
         }
+    if (s->cfg.normalize) /* (every thread counts, after the loop: a block's counts agree) */
+        for (int r = 0; r < C; r++)
+            FN(den_check)(CX, s, P(E(s->cr, r)), s->t - C + 1 + r);
     /* the read-outs: the inter-chunk and the intra-chunk sums, then their sum */
     VLA_PFOR(i, 0, C * dv) {
         long r = i / dv, a = i % dv;

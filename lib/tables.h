@@ -135,6 +135,7 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(kp, d)       /* the last write direction k' */                                               \
     X(al, d)       /* the last alpha */                                                            \
     X(sx, 2 * d + 3) /* solve, cg, cheb: warm starts, the last solve's health, the first failure */ \
+    X(ev, 1)       /* 1 once a read-out's denominator was not finite (den_inf_t: its step) */      \
     X(cb, nc * VLA_INPUT_LEN) /* chunk: the inputs of the chunk's tokens so far, INPUT records */  \
     X(sb, nl * dv * d)        /* scan: level l's block of steps: the B of its S -> S J + B */      \
     X(sj, nj * d * d)         /* ... and its J */                                                  \

@@ -215,6 +215,10 @@ typedef struct {
     long solve_fail;   /* solves that failed: a pivot <= 0 (solve), p.Mp <= 0 (cg), or a final
                           residual above ||x|| or not finite (cg, cheb) */
     long solve_fail_t; /* the step of the first failure (0: none); VLA_Q_SOLVER has its value */
+    /* read-outs whose normalizing denominator n . x was not finite: it overflowed, and o = S x /
+     * Inf is exactly 0 while every stored number may be finite (or NaN from Inf / Inf) */
+    long den_inf;
+    long den_inf_t; /* the step of the first (0: none) */
 } vla_counts;
 
 typedef enum {

@@ -186,7 +186,12 @@ TEST(check_usage_errors)
     const char *bad[] = {"", "lmlike --require f99", "lmlike --threshold -1", "lmlike --models nn",
                          "lmlike --precisions f16 --require bf16", "trace:/nonexistent",
                          "lmlike --tracks zz", "lmlike --forms chunk:3", "lmlike --forms seq,zz",
-                         "lmlike --form chunk:64", "lmlike --tracks cg:0"};
+                         "lmlike --form chunk:64", "lmlike --tracks cg:0",
+                         /* empty lists and items: never a table of nothing (a heap overrun once) */
+                         "lmlike --tracks ''", "lmlike --tracks ,", "lmlike --tracks sm,,cg:8",
+                         "lmlike --forms ''", "lmlike --forms seq,", "lmlike --models ''",
+                         "lmlike --models la,", "lmlike --precisions ''", "lmlike --require ''",
+                         "lmlike --require ,f16"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *out = NULL;
         int st = vla_test_sh(&out, "bin/vla-check %s --report none 2>&1", bad[i]);
@@ -288,9 +293,9 @@ TEST_SLOW(check_forms_and_ways)
                                  "exceeds the 128 steps") &&
               row_named(out, "la f32 sm chunk:256", cells, 24) == 0,
               "chunk:256 over 128 steps not refused: %s", out ? out : "");
-    CHECK_MSG(out && strstr(out, "; 3 refused by their form or way, 0 did not run") &&
+    CHECK_MSG(out && strstr(out, "; 3 refused by their form, way or reference, 0 did not run") &&
               strstr(out, "vla-check: 0 of 5 rows fail (threshold 0.1); configurations refused "
-                     "by their form or way: the header's '# refused:' lines\n"),
+                     "by their form, way or reference: the header's '# refused:' lines\n"),
               "the summary does not count the refused: %s", out ? out : "");
     free(out);
     /* a nudge period that is a multiple of C fits the chunk; a solver way with its K */
@@ -323,4 +328,33 @@ TEST_SLOW(check_forms_and_ways)
               "delta with g.npy: exit %d, %s", st, out ? out : "");
     free(out);
     rm_dir(dir);
+}
+
+/* --require passes only a precision that was checked: one whose every row was refused (a nudge
+ * inside the chunk) or skipped (binary64 without the exact reference) fails the gate, naming it,
+ * and every row that did not run is named on stderr; a precision that ran and passed still passes */
+TEST_SLOW(check_require_needs_rows)
+{
+    if (!have_check())
+        return;
+    static const struct {
+        const char *args, *says;
+        int exit;
+    } cases[] = {
+        {"--precisions bf16 --forms chunk:32 --require bf16", "refused vla3 bf16 sm chunk:32: the "
+         "nudge", 1},
+        {"--precisions f64,f32 --ref f64 --forms seq --require f64", "refused vla3 f64 sm: a "
+         "binary64 row is measured against the exact reference", 1},
+        {"--precisions f32,bf16 --forms seq,chunk:32 --require f32,bf16", "refused vla3 bf16 sm "
+         "chunk:32", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *out = NULL;
+        int st = vla_test_sh(&out, "bin/vla-check lmlike --steps 64 --d 8 --runs 2 --models vla3 "
+                                   "--report none %s 2>&1 >/dev/null", cases[i].args);
+        CHECK_MSG(st == cases[i].exit && out && strstr(out, cases[i].says) &&
+                  (cases[i].exit == 0 || strstr(out, "no row of ")),
+                  "%s: exit %d: %s", cases[i].args, st, out ? out : "");
+        free(out);
+    }
 }

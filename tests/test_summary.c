@@ -50,10 +50,16 @@ typedef struct {
 } sum_case;
 
 static const sum_case cases[] = {
-    /* vla3's normalizer overflows binary16: the read-out is exactly 0, every number finite */
+    /* vla3's normalizer overflows binary16: the read-out is exactly 0, every number finite; the
+     * model counts the overflow at its step, with or without a reference */
     {"vla-statenorm", {"--model", "vla3", "--precision", "f16", "--stream", "gauss:30", "--d", "8",
                        "--steps", "300", "--ref", "f64", "--checkpoints", "20"},
-     {"finite in the one run", "the read-out is exactly 0 in 1 of 1 runs", "o_relerr reached 1"}, 1},
+     {"finite in the one run", "the read-out's denominator n . phi(q) overflowed at ",
+      "o_relerr reached 1"}, 1},
+    {"vla-statenorm", {"--model", "vla3", "--precision", "f16", "--stream", "gauss:30", "--d", "8",
+                       "--steps", "300", "--ref", "none", "--checkpoints", "1000"},
+     {"finite in the one run", "the read-out's denominator n . phi(q) overflowed at ",
+      "of 1 of 1 runs (first head 0, t = "}, 1},
     /* overflow at the first step: the warning said it, the summary marks the table */
     {"vla-statenorm", {"--model", "vla3", "--precision", "f16", "--stream", "gauss:1e3", "--d", "4",
                        "--steps", "10", "--ref", "f64"},
@@ -93,6 +99,7 @@ TEST(summary_every_program)
         return;
     }
     snprintf(out, sizeof out, "%s/t.dat", dir);
+    char zero_at[64] = "";
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const sum_case *k = &cases[i];
         const char *p = program(k->prog);
@@ -124,11 +131,37 @@ TEST(summary_every_program)
         else
             CHECK_MSG(!strstr(msg, "summary:"), "case %zu (%s): stderr says a summary with "
                       "nothing to say: '%s'", i, k->prog, msg);
-        if (i == 0 && table) { /* the steps the summary names are the table's */
+        if (i == 1) { /* without a reference, the same step: the first of the table's o = 0 */
             char want[64];
-            snprintf(want, sizeof want, "(first head 0, t = %.0f)", first_t(table, 3, 0));
-            CHECK_MSG(first_t(table, 3, 0) > 0 && strstr(line, want), "the zero read-out's step: "
-                      "'%s' lacks '%s'", line, want);
+            snprintf(want, sizeof want, "(first head 0, t = %.0f)", table ? first_t(table, 3, 0) : 0);
+            CHECK_MSG(zero_at[0] && strstr(line, zero_at) && !strcmp(want, zero_at),
+                      "without a reference: '%s' lacks '%s', the table says '%s'", line, zero_at,
+                      want);
+            /* ... and the count of such steps is the table's count of rows with o = 0 */
+            long zeros = 0;
+            for (const char *p = table ? strstr(table, "\n# columns:") : NULL;
+                 p && (p = strchr(p + 1, '\n'));) {
+                char *q = (char *)p + 1;
+                double v[4];
+                int n = 0;
+                for (; n < 4 && *q && *q != '\n' && *q != '#'; n++)
+                    v[n] = strtod(q, &q);
+                zeros += n == 4 && v[3] == 0;
+            }
+            snprintf(want, sizeof want, "overflowed at %ld steps of", zeros);
+            CHECK_MSG(zeros > 0 && strstr(line, want), "'%s' lacks '%s'", line, want);
+        }
+        if (i == 0 && table) { /* the steps the summary names are the table's */
+            /* the overflow's step: at or before the table's first checkpoint with o = 0 (case 1
+             * has a row at every step: there it is the first) */
+            double t0 = first_t(table, 3, 0), tz = 0;
+            const char *at = strstr(line, "(first head 0, t = ");
+            if (at)
+                tz = atof(at + strlen("(first head 0, t = "));
+            CHECK_MSG(t0 > 0 && tz > 0 && tz <= t0, "the zero read-out's step: '%s' says %g, "
+                      "after the table's %g", line, tz, t0);
+            snprintf(zero_at, sizeof zero_at, "(first head 0, t = %.0f)", tz);
+            char want[64];
             snprintf(want, sizeof want, "o_relerr reached 1 (head 0, t = %.0f)",
                      first_t(table, 6, 1));
             CHECK_MSG(strstr(line, want), "the error's step: '%s' lacks '%s'", line, want);
@@ -199,7 +232,7 @@ TEST(summary_sweep)
               got ? got : "", want + 1);
     snprintf(want, sizeof want, "ok sn-gauss_30 (");
     CHECK_MSG(got && strstr(got, want) && strstr(got, "; its summary: finite in the one run; the "
-                                                      "read-out is exactly 0"),
+                                                      "read-out's denominator n . phi(q) overflowed"),
               "the case's line lacks its summary: '%s'", got ? got : "");
     CHECK_MSG(got && !strstr(got, "found: sn-lmlike"), "a case that found nothing is listed: '%s'",
               got ? got : "");

@@ -62,7 +62,7 @@ class _Input(ctypes.Structure):
 class _Counts(ctypes.Structure):
     _fields_ = [(n, ctypes.c_long) for n in
                 ("guard", "clamp", "clip", "nudge", "zero_norm", "renorm", "steps", "reads",
-                 "solves", "solve_iters", "solve_fail", "solve_fail_t")]
+                 "solves", "solve_iters", "solve_fail", "solve_fail_t", "den_inf", "den_inf_t")]
 
 
 _L.vla_config_size.restype = ctypes.c_size_t

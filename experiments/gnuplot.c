@@ -1,0 +1,95 @@
+/* gnuplot.c: quoting for gnuplot and running it without a shell (gnuplot.h). */
+#include "gnuplot.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int control(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+/* a single-quoted string (a quote doubled), but for its leading quotes: gnuplot 5.4 reads three
+ * quotes as an empty string and a stray quote, so each leading quote is "'" concatenated before it.
+ * prefix: text the string starts with after those quotes ("./" before a pipe's name). */
+static void quoted(FILE *f, const char *prefix, const char *s)
+{
+    for (; *s == '\''; s++)
+        fputs("\"'\".", f);
+    fprintf(f, "'%s", prefix);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(control((unsigned char)*s) ? '?' : *s, f);
+    }
+    fputc('\'', f);
+}
+
+void vla_gp_str(FILE *f, const char *s) { quoted(f, "", s); }
+
+void vla_gp_path(FILE *f, const char *path)
+{
+    quoted(f, path[0] == '<' || path[0] == '|' ? "./" : "", path);
+}
+
+int vla_gp_path_bad(const char *path, char *why, size_t len)
+{
+    for (const char *s = path; *s; s++)
+        if (control((unsigned char)*s)) {
+            snprintf(why, len, "it holds a control character (0x%02x at byte %d), which no gnuplot "
+                     "string can name", (unsigned char)*s, (int)(s - path));
+            return 1;
+        }
+    return 0;
+}
+
+int vla_gnuplot(const char *script, size_t len, int quiet)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[0], 0);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    posix_spawn_file_actions_addclose(&fa, fd[1]);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    if (quiet)
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {"gnuplot", NULL};
+    pid_t pid;
+    int e = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[0]);
+    if (e) {
+        close(fd[1]);
+        errno = e;
+        return -1;
+    }
+    /* a gnuplot that stops reading (it failed early) must not end this program by SIGPIPE */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old);
+    for (size_t off = 0; off < len;) {
+        ssize_t n = write(fd[1], script + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    close(fd[1]);
+    sigaction(SIGPIPE, &old, NULL);
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (!WIFEXITED(st)) {
+        errno = EINTR;
+        return -1;
+    }
+    return WEXITSTATUS(st);
+}
