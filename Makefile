@@ -55,7 +55,7 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 DOC_OBJ  := $(BUILD)/experiments/doc.o $(BUILD)/experiments/summary.o
 # headers: the C objects' dependencies come from -MMD alone (a header rebuilds what includes it);
 # the fuzz and nvcc builds, which write none, depend on these
-HDRS     := $(wildcard lib/*.h reference/*.h tests/*.h experiments/*.h)
+HDRS     := $(wildcard lib/*.h lib/models/*.h reference/*.h tests/*.h experiments/*.h)
 
 VLA_TEST_SCALE ?= 1
 # the interpreter with numpy and torch (Debian's python3-numpy, python3-torch): not the first python3
@@ -230,12 +230,11 @@ $(BIN)/vla-regress: $(BUILD)/tools/regress/vla-regress.o $(DOC_OBJ) $(BUILD)/lib
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(filter %.o,$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 $(CLI_OBJ): ALLCFLAGS += $(OPENMP)
 $(BUILD)/plant/%/lib/recur.h: lib/recur.h tests/regress/plants/%.sed $(HDRS) lib/model.c
-	@mkdir -p $(@D)
-	cp lib/*.h lib/model.c $(@D)/
-	sed -f tests/regress/plants/$*.sed lib/recur.h > $@.tmp
-	@if cmp -s lib/recur.h $@.tmp; then rm -f $@.tmp; \
-	    echo "plant $*: tests/regress/plants/$*.sed no longer changes lib/recur.h: update it" >&2; exit 1; fi
-	mv $@.tmp $@
+	@mkdir -p $(@D)/models
+	cp lib/*.h lib/model.c $(@D)/ && cp lib/models/*.h $(@D)/models/
+	@for f in lib/*.h lib/models/*.h; do sed -f tests/regress/plants/$*.sed $$f > $(@D)/$${f#lib/} || exit 1; done
+	@if diff -rq lib $(@D) | grep -q 'differ$$'; then :; else rm -f $@; \
+	    echo "plant $*: tests/regress/plants/$*.sed no longer changes recur.h's text (lib/*.h, lib/models/*.h): update it" >&2; exit 1; fi
 $(BUILD)/plant/%/model.o: $(BUILD)/plant/%/lib/recur.h
 	$(CC) $(ALLCFLAGS) -c $(@D)/lib/model.c -o $@
 $(BUILD)/plant/%/model_simd.o: lib/model_simd.c $(HDRS)

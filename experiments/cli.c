@@ -446,25 +446,53 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     }
 }
 
+/* the models that read the trace's file bit, in words ("vla1 and vla3", "delta with --set
+ * delta_form=decay"): each model's reads column under each delta_form (the one setting it
+ * depends on) */
+static void readers(unsigned bit, char *buf, size_t len)
+{
+    int n = 0, k = 0;
+    buf[0] = 0;
+    for (int m = 0; m < VLA_NMODEL; m++) {
+        vla_config g;
+        vla_config_default(&g, (vla_model_kind)m, 4);
+        g.delta_form = VLA_DELTA_GATED;
+        const int gated = (vla_model_reads(&g) & bit) != 0;
+        g.delta_form = VLA_DELTA_DECAY;
+        const int decay = (vla_model_reads(&g) & bit) != 0;
+        if ((gated || decay) && k < (int)len)
+            k += snprintf(buf + k, len - k, "%s%s%s", n++ ? ", " : "", vla_model_name(g.model),
+                          gated == decay ? "" : gated ? " (delta_form=gated)"
+                                                      : " with --set delta_form=decay");
+    }
+    char *last = strrchr(buf, ',');
+    if (last && n == 2) { /* "a and b" */
+        memmove(last + 4, last + 1, strlen(last + 1) + 1);
+        memcpy(last, " and", 4);
+    }
+}
+
 int vla_cli_unread(const vla_cli *c, const vla_config *g, char *buf, size_t len)
 {
-    const int delta = g->model == VLA_DELTA, decay = delta && g->delta_form == VLA_DELTA_DECAY;
-    const struct {
+    static const struct {
         unsigned bit;
-        int read;
-        const char *file, *who;
-    } f[] = {{VLA_IN_U, g->model == VLA_VLA1 || g->model == VLA_VLA3, "u.npy", "vla1 and vla3"},
-             {VLA_IN_G, delta && !decay, "g.npy", "delta (delta_form=gated)"},
-             {VLA_IN_BETA, delta, "beta.npy", "delta"},
-             {VLA_IN_DECAY, decay, "decay.npy", "delta with --set delta_form=decay"}};
+        const char *file;
+    } f[] = {{VLA_IN_U, "u.npy"}, {VLA_IN_G, "g.npy"}, {VLA_IN_BETA, "beta.npy"},
+             {VLA_IN_DECAY, "decay.npy"}};
+    const unsigned reads = vla_model_reads(g);
+    const int delta = g->model == VLA_DELTA;
     int n = 0, k = 0;
     buf[0] = 0;
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-        if ((c->optional & f[i].bit) && !f[i].read && k < (int)len)
+        if ((c->optional & f[i].bit) && !(reads & f[i].bit) && k < (int)len) {
+            char who[200];
+            readers(f[i].bit, who, sizeof who);
             n++, k += snprintf(buf + k, len - k, "%s%s is not read by --model %s%s (only by %s)",
                                n > 1 ? "; " : "", f[i].file, vla_model_name(g->model),
-                               delta ? (decay ? " with delta_form=decay"
-                                              : " with delta_form=gated") : "", f[i].who);
+                               !delta ? "" : g->delta_form == VLA_DELTA_DECAY
+                                                 ? " with delta_form=decay"
+                                                 : " with delta_form=gated", who);
+        }
     return n;
 }
 

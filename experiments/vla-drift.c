@@ -116,9 +116,7 @@ int main(int argc, char **argv)
     vla_dat *out = vla_cli_out(&c, &spec);
     vla_cli_provenance(out, &c);
     vla_dat_meta(out, "m_t", "lambda0 I + sum u' u'^T in double-double, u' = %s",
-                 c.cfg.model == VLA_RLS    ? "k"
-                 : c.cfg.model == VLA_VLA1 ? "u / sqrt(d)"
-                                           : "unit(u) / sqrt(d)");
+                 vla_model_uprime(c.cfg.model));
     vla_dat_meta(out, "a_resid", "%s",
                  c.cfg.gamma != 1 ? "nan (with forgetting M_t is not the Gram of the u')"
                  : c.cfg.nudge || c.cfg.clamp_on

@@ -26,8 +26,10 @@ const char *vla_strerror(int err)
 static const struct {
     const char *name;
     int has_A, normalize;
+    const char *uprime;
 } model_rows[VLA_NMODEL] = {
-#define VLA_X_(ID, tok, has_A, normalize) {#tok, has_A, normalize},
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, reads, uprime)                    \
+    {#tok, has_A, normalize, uprime},
     VLA_MODELS(VLA_X_)
 #undef VLA_X_
 };
@@ -44,6 +46,22 @@ const char *vla_model_name(vla_model_kind m)
 }
 const char *vla_track_name(vla_track t) { return (unsigned)t < VLA_NTRACK ? track_names[t] : "?"; }
 int vla_model_has_A(vla_model_kind m) { return (unsigned)m < VLA_NMODEL && model_rows[m].has_A; }
+const char *vla_model_uprime(vla_model_kind m)
+{
+    return (unsigned)m < VLA_NMODEL ? model_rows[m].uprime : "";
+}
+unsigned vla_model_reads(const vla_config *c)
+{
+    switch (c->model) {
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, reads, uprime)                    \
+    case VLA_##ID:                                                                                 \
+        return (reads);
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        return 0;
+    }
+}
 vla_holds vla_track_holds(vla_track t)
 {
     return (unsigned)t < VLA_NTRACK ? track_holds[t] : VLA_HOLDS_A;

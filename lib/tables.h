@@ -84,6 +84,46 @@ static inline VLA_HD double vla_fmt_tiny(vla_fmt f)
     }
 }
 
+/* The columns of VLA_MODELS that recur.h's text and the state's sizes read (on the host and the
+ * GPU): whether the model's S has a transition J that is not I, keeps the normalizer n, and
+ * decays J by a scalar a_t in configuration c */
+static inline VLA_HD int vla_col_affine(vla_model_kind m)
+{
+    switch (m) {
+#define VLA_X_(ID, tok, has_A, normalize, affine, ...)                                             \
+    case VLA_##ID:                                                                                 \
+        return affine;
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        return 0;
+    }
+}
+static inline VLA_HD int vla_col_acc_n(vla_model_kind m)
+{
+    switch (m) {
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, ...)                                      \
+    case VLA_##ID:                                                                                 \
+        return acc_n;
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        return 0;
+    }
+}
+static inline VLA_HD int vla_col_decay(const vla_config *c)
+{
+    switch (c->model) {
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, ...)                               \
+    case VLA_##ID:                                                                                 \
+        return decay;
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        return 0;
+    }
+}
+
 /* The constants of a configuration, in the compute format (the array c of the state) */
 enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_EPS, C_RENORM,
        C_BETA, C_SQRTD,
@@ -108,7 +148,7 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     }
     if (c->form == VLA_FORM_SCAN) {
         m.nl = VLA_SCAN_LEVELS;
-        m.nj = c->model == VLA_LA ? 0 : VLA_SCAN_LEVELS;
+        m.nj = vla_col_affine(c->model) ? VLA_SCAN_LEVELS : 0;
     }
     return m;
 }

@@ -36,16 +36,24 @@
     X(F16_KERN, "f16-kern", f16kern, F32, F32, F16, 0, 1)                                          \
     X(BF16_KERN, "bf16-kern", bf16kern, F32, F32, BF16, 0, 1)
 
-/* Models (SPEC section 2): X(ID, tok, has_A, normalize)
- *   ID         the enum constant VLA_<ID>     tok  the name; recur.h's step_<tok>, read_<tok>
- *   has_A      1: the model tracks A (then recur.h's uprime_<tok> gives its u')
- *   normalize  the default of the read-out's normalization o = S x / (n . x) */
+/* Models (docs/math.md section 2), one file each (lib/models/<tok>.h, docs/adding.md):
+ * X(ID, tok, has_A, normalize, affine, acc_n, decay, reads, uprime)
+ *   ID         the enum constant VLA_<ID>     tok  the name; its file's step_<tok>, read_<tok>, ...
+ *   has_A      1: the model tracks A (then its file has uprime_<tok>, the u' of M += u' u'^T)
+ *   normalize  the default of the read-out's normalization o = S x / (n . x)
+ *   affine     1: S_t = S_{t-1} J_t + B_t with a J_t that is not I (the scan form carries J)
+ *   acc_n      1: the model keeps the normalizer n = sum phi(k), which the forms carry too
+ *   decay      1 where a scalar decay a_t multiplies J_t (the scan's and the chunk's decay): an
+ *              expression in c, the configuration
+ *   reads      the trace's optional files the model reads (VLA_IN_* bits): an expression in c
+ *   uprime     u' in words, for the headers of the programs that measure A ("" without A) */
 #define VLA_MODELS(X)                                                                              \
-    X(LA, la, 0, 1)                                                                                \
-    X(DELTA, delta, 0, 0)                                                                          \
-    X(RLS, rls, 1, 0)                                                                              \
-    X(VLA1, vla1, 1, 0)                                                                            \
-    X(VLA3, vla3, 1, 1)
+    X(LA, la, 0, 1, 0, 1, 0, 0, "")                                                                \
+    X(DELTA, delta, 0, 0, 1, 0, (c)->delta_form == VLA_DELTA_DECAY,                                \
+      VLA_IN_BETA | ((c)->delta_form == VLA_DELTA_DECAY ? VLA_IN_DECAY : VLA_IN_G), "")           \
+    X(RLS, rls, 1, 0, 1, 0, 0, 0, "k")                                                             \
+    X(VLA1, vla1, 1, 0, 1, 0, 0, VLA_IN_U, "u / sqrt(d)")                                          \
+    X(VLA3, vla3, 1, 1, 1, 1, 0, VLA_IN_U, "unit(u) / sqrt(d)")
 
 /* Ways of tracking A (SPEC section 4; docs/math.md 4.7-4.9 for the ways that keep M):
  * X(ID, name, update, apply, holds)

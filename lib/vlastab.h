@@ -86,6 +86,9 @@ int vla_model_parse(const char *name, vla_model_kind *out);
 const char *vla_track_name(vla_track t);
 int vla_track_parse(const char *name, vla_track *out);
 int vla_model_has_A(vla_model_kind m); /* rls, vla1, vla3 */
+/* u' in words ("unit(u) / sqrt(d)"; "" for a model without A) */
+const char *vla_model_uprime(vla_model_kind m);
+
 /* What the state's d x d array holds under a way of tracking (the holds column of VLA_TRACKS):
  * A, chol's Cholesky factor L of M = A^-1, or M itself (solve, cg, cheb: the upper triangle). */
 typedef enum { VLA_HOLDS_A, VLA_HOLDS_L, VLA_HOLDS_M } vla_holds;
@@ -133,6 +136,8 @@ typedef struct {
     int solve_k;           /* cg, cheb: iterations per solve (cg:TOL: at most 2d) */
     double solve_tol;      /* cg:TOL: stop when ||r|| <= TOL ||b||; 0 = run solve_k iterations */
 } vla_config;
+/* The trace's optional files (VLA_IN_* bits, vla_stream_optional) that c's model reads */
+unsigned vla_model_reads(const vla_config *c);
 
 void vla_config_default(vla_config *cfg, vla_model_kind model, int d);
 /* sizeof (vla_config) and sizeof (vla_counts) as this library was built: a binding that declares

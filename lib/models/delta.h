@@ -1,0 +1,62 @@
+/* models/delta.h: the delta rule (docs/math.md 2.2): S = S + beta (v - S k') k'^T, k' = unit(k),
+ * o = S phi(q); with delta's row gates g (delta_form=gated) S = diag(g) S + ..., or with fla's
+ * scalar decay a (delta_form=decay) S' = a S, then S = S' + beta (v - S' k') k'^T. */
+
+/* k' = unit(k) (keynorm off: k), and the Jacobian's (gate aside) I - k' (beta k')^T */
+VLA_FN void FN(vec_delta)(CXP, ST *s)
+{
+    int d = s->d;
+    VLA_PFOR(j, 0, d)
+        COPY(E(s->kp, j), E(s->k, j));
+    if (s->cfg.keynorm)
+        FN(unit)(CX, s->kp, d, &s->cnt.zero_norm);
+    VLA_PFOR(j, 0, d)
+        MUL(E(s->al, j), E(s->beta_decay, 0), E(s->kp, j));
+}
+
+/* gated: S = diag(g) S + beta (v - S k') k'^T, the error from the ungated S_{t-1};
+ * decay (fla): S' = a S, then S = S' + beta (v - S' k') k'^T */
+VLA_FN void FN(step_delta)(CXP, ST *s, int has_g)
+{
+    FRAME_BEGIN;
+    SCALAR(b);
+    SCALAR(t);
+    int d = s->d, dv = s->dv;
+    NUM *S = s->S;
+    FN(vec_delta)(CX, s);
+    if (s->cfg.delta_form == VLA_DELTA_DECAY) {
+        VLA_PFOR(i, 0, dv * d) {
+            MUL(E(S, i), E(s->beta_decay, 1), E(S, i));
+            STORE(E(S, i));
+        }
+    }
+    FN(residual)(CX, s->e, s->v, S, s->kp, dv, d);
+    VLA_PFOR(i, 0, dv) {
+        MUL(b, E(s->beta_decay, 0), E(s->e, i));
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            TEMP(t);
+            if (has_g && s->cfg.delta_form == VLA_DELTA_GATED)
+                MUL(E(S, ij), E(s->g, i), E(S, ij));
+            MUL(t, b, E(s->kp, j));
+            ADD(E(S, ij), E(S, ij), t);
+            STORE(E(S, ij));
+        }
+    }
+    FRAME_END;
+}
+
+VLA_FN void FN(read_delta)(CXP, ST *s) { FN(readout)(CX, s, s->pq, P(E(s->c, C_STAB))); }
+
+VLA_FN void FN(chunk_delta)(CXP, ST *s)
+{
+    const int d = s->d, C = s->cfg.chunk;
+    for (int r = 0; r < C; r++) {
+        FN(chunk_slot)(CX, s, r, 0);
+        FN(vec_delta)(CX, s);
+        FN(chunk_row)(CX, s->cy, r, s->kp, d);
+        FN(chunk_row)(CX, s->cx, r, s->kp, d);
+    }
+    FN(chunk_wy)(CX, s, 1, 1, s->cfg.delta_form == VLA_DELTA_DECAY, VLA_IN_pq, 0,
+                  P(E(s->c, C_STAB)));
+}

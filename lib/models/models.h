@@ -1,0 +1,7 @@
+/* models/models.h: every model's file, included by recur.h in each of its instantiations; a model
+ * is a row of vlalists.h's VLA_MODELS, its file here and its line below (docs/adding.md). */
+#include "models/la.h"
+#include "models/delta.h"
+#include "models/rls.h"
+#include "models/vla1.h"
+#include "models/vla3.h"

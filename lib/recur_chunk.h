@@ -1,0 +1,479 @@
+/* recur_chunk.h: the tools of the chunk form (docs/forms.md) in recur.h's text: chunk:C buffers a
+ * chunk's inputs and, at its last token, a model's chunk_<tok> (in its file, models/) computes the C
+ * tokens at once from the chunk's first state with these: the masked C x C scores and the UT
+ * transform of the WY form (chunk_wy), the blocked Woodbury update of A (chunk_penalty,
+ * chunk_apply, chunk_update_A) and MesaNet's chunk solver. Every chunk intermediate is rounded to
+ * the policy's io format (STORE_I) once its stage is computed, as the kernels store them in 16
+ * bits. Included by recur.h; CB_AT is undefined at the end of recur_forms.h. */
+
+/* the model's u' (recur.h's dispatch, after the models) */
+VLA_FN NUM *FN(uprime)(CXP, ST *s);
+
+/* where input a of the chunk's token j starts in the buffer cb */
+#define CB_AT(j, a) ((long)(j) * VLA_INPUT_LEN + vla_in_off(VLA_IN_##a, d, dv))
+
+/* the INPUT arrays into the chunk's slot j (put), or slot j back into them, so that a token's
+ * per-token work is the sequential form's own code on the same inputs */
+VLA_FN void FN(chunk_slot)(CXP, ST *s, int j, int put)
+{
+    const int d = s->d, dv = s->dv;
+#define VLA_X_(name, len)                                                                          \
+    VLA_PFOR(i, 0, (len)) {                                                                        \
+        if (put)                                                                                   \
+            COPY(E(s->cb, CB_AT(j, name) + i), E(s->name, i));                                     \
+        else                                                                                       \
+            COPY(E(s->name, i), E(s->cb, CB_AT(j, name) + i));                                     \
+    }
+    VLA_STATE_INPUT(VLA_X_)
+#undef VLA_X_
+}
+
+/* the n numbers of M (a stage's output) rounded to the io format */
+VLA_FN void FN(round_io)(CXP, NUM *M, long n)
+{
+    VLA_PFOR(i, 0, n)
+        STORE_I(E(M, i));
+}
+
+/* Y <- T Y in place: rows of n numbers, T the chunk's unit lower triangular UT transform with
+ * T_rm above the diagonal of M, transposed (at M[m][r]); rows from the last, each a sum over m
+ * ascending with the unit diagonal's term last, as a matrix product adds them */
+VLA_FN void FN(chunk_tri)(CXP, const NUM *M, NUM *Y, int C, int n)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    for (int r = C - 1; r > 0; r--)
+        VLA_PFOR(c, 0, n) {
+            MUL(acc, E(M, r), E(Y, c));
+            for (int m = 1; m < r; m++) {
+                TEMP(t);
+                MUL(t, E(M, (long)m * C + r), E(Y, (long)m * n + c));
+                ADD(acc, acc, t);
+            }
+            ADD(E(Y, (long)r * n + c), acc, E(Y, (long)r * n + c));
+        }
+    FN(round_io)(CX, Y, (long)C * n);
+    FRAME_END;
+}
+
+/* The UT transform T = (I + L)^-1 of the C x C strictly lower L below the diagonal of M, by
+ * forward substitution row by row in the compute format, T_rc = -(L_rc + sum_{c<m<r} L_rm T_mc),
+ * written above the diagonal (T_rc at M[c][r], so that a row's entries are independent of one
+ * another), then rounded to the io format (fla keeps T in the inputs' dtype) */
+VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(zero);
+    SETI(zero, 0);
+    for (int r = 1; r < C; r++)
+        VLA_PFOR(c, 0, r) {
+            COPY(acc, E(M, (long)r * C + c));
+            for (int m = c + 1; m < r; m++) {
+                TEMP(t);
+                MUL(t, E(M, (long)r * C + m), E(M, (long)c * C + m));
+                ADD(acc, acc, t);
+            }
+            SUB(E(M, (long)c * C + r), zero, acc);
+        }
+    VLA_PFOR(i, 0, C * C)
+        if (i % C > i / C)
+            STORE_I(E(M, i));
+    FRAME_END;
+}
+
+/* m <- m exp(gamma_r - gamma_c): a chunk matrix's entry (r, c), c <= r, decayed from token c to
+ * token r (fla's exp of the cumulative log-decays' difference) */
+VLA_FN void FN(chunk_decay)(CXP, ST *s, NREF m, long r, long c)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    SUB(t, E(s->cg, r), E(s->cg, c));
+    EXP(t, t);
+    MUL(R(m), R(m), t);
+    FRAME_END;
+}
+
+/* The chunk of S_t = S_{t-1} (I - a_t b_t^T) + c_t b_t^T, fla's chunked delta rule (a = beta
+ * k, b = k, c = beta v) with distinct left and right vectors (vla3: a = k', b = alpha, c = v;
+ * rls: a = k, b = the gain). With E's rows e_t = c_t - S_{t-1} a_t, the S_t the write makes,
+ * S_t = S_0 + sum_{j <= t} e_j b_j^T, so (I + L) E = C - A S_0^T, L = strictly_lower(A B^T):
+ * E = U - W S_0^T with the UT transform T = (I + L)^-1 (forward substitution), W = T A,
+ * U = T C. Then S_C = S_0 + E^T B and o_i = (S_0 y_i + sum_{t <= i} P_it e_t) / den_i with the
+ * masked scores P = Y B^T, y the queries (qa: VLA_IN_pq or VLA_IN_q). wy 0 (la): no
+ * correction, E = C. beta: a = beta x, c = beta v (delta). acc_n: n_C = n_0 + sum phi(k_t),
+ * den_i = n_0 . y_i + sum_{t <= i} phi(k_t) . y_i floored at floor (when the model normalizes).
+ * decay (delta's, fla's gated delta rule S_t = a_t S_{t-1} (I - beta k k^T) + beta v k^T): with
+ * gamma_i = sum_{t <= i} log a_t (cumulative in the compute format), L_ts and P_ts take
+ * exp(gamma_t - gamma_s), W's rows exp(gamma_t), the read-out's S_0 y_i exp(gamma_i), and
+ * S_C = exp(gamma_C) S_0 + sum_t exp(gamma_C - gamma_t) e_t b_t^T.
+ * In: cx (x_t), cy (b_t), the buffer; out: S, n, o, the read-outs co. */
+VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int acc_n, NREF floor)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(gl);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = VLA_INPUT_LEN, oq = vla_in_off(qa, d, dv);
+    NUM *X = s->cx, *B = s->cy, *U = s->ce, *M = s->cm, *cb = s->cb, *G = s->cg;
+    SETI(gl, 1); /* exp(gamma_C), set below when there is a decay (no decay: 1) */
+    if (decay) { /* gamma, one thread's running sum (fla's chunk_local_cumsum), and exp(gamma_C) */
+        VLA_PFOR(i, 0, 1) {
+            COPY(E(G, 0), E(cb, CB_AT(0, beta_decay) + 2));
+            for (int r = 1; r < C; r++)
+                ADD(E(G, r), E(G, r - 1), E(cb, CB_AT(r, beta_decay) + 2));
+        }
+        EXP(gl, E(G, C - 1));
+    }
+    /* C = the values (times beta), A = x times beta, rounded to io (fla: (v * beta).to(v.dtype)) */
+    VLA_PFOR(i, 0, C * dv) {
+        long j = i / dv;
+        if (beta)
+            MUL(E(U, i), E(cb, CB_AT(j, beta_decay)), E(cb, CB_AT(j, v) + i % dv));
+        else
+            COPY(E(U, i), E(cb, CB_AT(j, v) + i % dv));
+        STORE_I(E(U, i));
+    }
+    if (beta)
+        VLA_PFOR(i, 0, C * d) {
+            MUL(E(X, i), E(cb, CB_AT(i / d, beta_decay)), E(X, i));
+            STORE_I(E(X, i));
+        }
+    if (wy) {
+        /* L below the diagonal of M */
+        VLA_PFOR(i, 0, C * C) {
+            long r = i / C, c = i % C;
+            if (c < r) {
+                FN(dot_at)(CX, P(E(M, i)), X, r * d, B, c * d, d);
+                if (decay)
+                    FN(chunk_decay)(CX, s, P(E(M, i)), r, c);
+            }
+        }
+        FN(chunk_ut)(CX, M, C);
+        if (decay) /* W's operand beta_t exp(gamma_t) k'_t, rounded once (fla: k * beta * exp(g)) */
+            VLA_PFOR(i, 0, C * d) {
+                TEMP(t);
+                EXP(t, E(G, i / d));
+                MUL(E(X, i), E(cb, CB_AT(i / d, beta_decay)), E(B, i));
+                MUL(E(X, i), E(X, i), t);
+                STORE_I(E(X, i));
+            }
+        FN(chunk_tri)(CX, M, X, C, d);  /* W */
+        FN(chunk_tri)(CX, M, U, C, dv); /* U */
+    }
+    /* S_0 in the io format: the chunk's products take it so (fla stages h in k's dtype) */
+    VLA_PFOR(i, 0, dv * d) {
+        COPY(E(s->s0, i), E(s->S, i));
+        STORE_I(E(s->s0, i));
+    }
+    if (wy) /* E = U - W S_0^T, in place of U (fla's v_new) */
+        VLA_PFOR(i, 0, C * dv) {
+            FN(dot_at)(CX, P(acc), s->s0, (long)(i % dv) * d, X, (long)(i / dv) * d, d);
+            SUB(E(U, i), E(U, i), acc);
+            STORE_I(E(U, i));
+        }
+    /* P = Y B^T on and below the diagonal of M (L and T are spent) */
+    VLA_PFOR(i, 0, C * C) {
+        long r = i / C, c = i % C;
+        if (c <= r) {
+            FN(dot_at)(CX, P(E(M, i)), cb, r * rl + oq, B, c * d, d);
+            if (decay)
+                FN(chunk_decay)(CX, s, P(E(M, i)), r, c);
+            STORE_I(E(M, i));
+        }
+    }
+    if (s->cfg.normalize)
+        VLA_PFOR(r, 0, C) {
+            FN(dot_at)(CX, P(E(s->cr, r)), s->n, 0, cb, r * rl + oq, d);
+            for (int c = 0; acc_n && c <= r; c++) {
+                TEMP(t);
+                FN(dot_at)(CX, P(t), cb, CB_AT(c, pk), cb, r * rl + oq, d);
+                ADD(E(s->cr, r), E(s->cr, r), t);
+            }
+            LANE_IF(LESS(E(s->cr, r), R(floor))) {
+                COPY(E(s->cr, r), R(floor));
+            } LANE_END
+        }
+    if (s->cfg.normalize) /* (every thread counts, after the loop: a block's counts agree) */
+        for (int r = 0; r < C; r++)
+            FN(den_check)(CX, s, P(E(s->cr, r)), s->t - C + 1 + r);
+    /* the read-outs: the inter-chunk and the intra-chunk sums, then their sum */
+    VLA_PFOR(i, 0, C * dv) {
+        long r = i / dv, a = i % dv;
+        FN(dot_at)(CX, P(E(s->co, i)), s->s0, a * d, cb, r * rl + oq, d);
+        if (decay) {
+            EXP(acc, E(G, r));
+            MUL(E(s->co, i), E(s->co, i), acc);
+        }
+        MUL(acc, E(M, r * C), E(U, a));
+        for (int c = 1; c <= r; c++) {
+            TEMP(t);
+            MUL(t, E(M, r * C + c), E(U, (long)c * dv + a));
+            ADD(acc, acc, t);
+        }
+        ADD(E(s->co, i), E(s->co, i), acc);
+        if (s->cfg.normalize)
+            DIV(E(s->co, i), E(s->co, i), E(s->cr, r));
+    }
+    /* S_C = S_0 + E^T B; n_C = n_0 + sum phi(k_t). With a decay, e_t exp(gamma_C - gamma_t) is
+     * rounded to io again (fla rounds that product once, from e_t in binary32) */
+    if (decay)
+        VLA_PFOR(i, 0, C * dv) {
+            TEMP(t);
+            SUB(t, E(G, C - 1), E(G, i / dv));
+            EXP(t, t);
+            MUL(E(U, i), E(U, i), t);
+            STORE_I(E(U, i));
+        }
+    VLA_PFOR(i, 0, dv * d) {
+        long a = i / d, c = i % d;
+        MUL(acc, E(U, a), E(B, c));
+        for (int r = 1; r < C; r++) {
+            TEMP(t);
+            MUL(t, E(U, (long)r * dv + a), E(B, (long)r * d + c));
+            ADD(acc, acc, t);
+        }
+        if (decay)
+            MUL(E(s->S, i), E(s->S, i), gl);
+        ADD(E(s->S, i), E(s->S, i), acc);
+        STORE(E(s->S, i));
+    }
+    if (acc_n)
+        VLA_PFOR(c, 0, d) {
+            COPY(acc, E(cb, CB_AT(0, pk) + c));
+            for (int r = 1; r < C; r++)
+                ADD(acc, acc, E(cb, CB_AT(r, pk) + c));
+            ADD(E(s->n, c), E(s->n, c), acc);
+            STORE(E(s->n, c));
+        }
+    VLA_PFOR(a, 0, dv)
+        COPY(E(s->o, a), E(s->co, (long)(C - 1) * dv + a));
+    FRAME_END;
+}
+
+/* row r of a chunk array of d-vectors <- x, rounded to io */
+VLA_FN void FN(chunk_row)(CXP, NUM *Y, int r, const NUM *x, int d)
+{
+    VLA_PFOR(j, 0, d) {
+        COPY(E(Y, (long)r * d + j), E(x, j));
+        STORE_I(E(Y, (long)r * d + j));
+    }
+}
+
+/* ---- The ways that keep M in a chunk, MesaNet's arrangement (fla's chunk_cg_solver_fwd): M_0,
+ * the chunk's first M, is kept (rounded to the io format, as fla stages h); token r's system
+ * M_r y = x (M_r = M_0 + sum_{j <= r} u'_j u'_j^T) is solved by cg from x = 0, every token's at
+ * once (they are independent of one another), with M_r p computed without forming M_r, as
+ * U_{<=r}^T (U_{<=r} p) + M_0 p from the masked scores (fla's chunk_update_once); the chunk's
+ * end M_C = M_0 + U^T U is a blocked product (chunk_update_M). Only cg: solve would factor M_r
+ * and cheb bound its entries, and no chunk kernel forms M_r (vla_form_check). ---- */
+
+/* q = M_r p: p rounded to io (pio, fla's p.to(k.dtype)), the scores c_j = u'_j . p for j <= r
+ * rounded to io (cp), then q = sum_{j <= r} c_j u'_j (j ascending) + M_0 p */
+VLA_FN void FN(chunk_mv)(CXP, ST *s, NUM *q, const NUM *p, int r)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d;
+    FN(chunk_row)(CX, s->pio, 0, p, d);
+    VLA_PFOR(j, 0, r + 1) {
+        FN(dot_at)(CX, P(E(s->cp, j)), s->cu, (long)j * d, s->pio, 0, d);
+        STORE_I(E(s->cp, j));
+    }
+    FN(matvec_t)(CX, q, s->m0, s->pio, d, d);
+    VLA_PFOR(i, 0, d) {
+        MUL(acc, E(s->cp, 0), E(s->cu, i));
+        for (int j = 1; j <= r; j++) {
+            TEMP(t);
+            MUL(t, E(s->cp, j), E(s->cu, (long)j * d + i));
+            ADD(acc, acc, t);
+        }
+        ADD(E(q, i), acc, E(q, i));
+    }
+    FRAME_END;
+}
+
+/* M_C = M_0 + U^T U: each entry of the upper triangle a sum over the tokens ascending, added to
+ * M_0 and rounded once when stored, then mirrored (update_M's conventions) */
+VLA_FN void FN(chunk_update_M)(CXP, ST *s)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, C = s->cfg.chunk;
+    NUM *M = s->A, *U = s->cu;
+    VLA_PFOR(i, 0, d)
+        for (int j = i; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            MUL(acc, E(U, i), E(U, j));
+            for (int m = 1; m < C; m++) {
+                TEMP(t);
+                MUL(t, E(U, (long)m * d + i), E(U, (long)m * d + j));
+                ADD(acc, acc, t);
+            }
+            ADD(E(M, ij), E(M, ij), acc);
+            STORE(E(M, ij));
+            COPY(E(M, (size_t)j * d + i), E(M, ij));
+        }
+    FRAME_END;
+}
+
+/* The blocked Woodbury update of A by the chunk's u' (rows of cu): Z0 = U A_0 (rows A_0 u'_j),
+ * the capacitance G = I + U A_0 U^T and its factor L D L^T, whose pivots D are the
+ * Sherman-Morrison denominators delta_j of the sequential steps (so the guard floors them), and
+ * Z = L^-1 Z0 (z_j = A_{j-1} u'_j in exact arithmetic), into cz, cm (L below the diagonal) and
+ * cp (D). Then A_j x = A_0 x - sum_{m <= j} z_m (z_m . x) / d_m without forming A_j
+ * (chunk_apply), and A_C = A_0 - Z^T D^-1 Z (chunk_update_A). */
+VLA_FN void FN(chunk_woodbury)(CXP, ST *s, int guard, NREF eps)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(g);
+    SCALAR(t);
+    SCALAR(one);
+    const int d = s->d, C = s->cfg.chunk;
+    NUM *M = s->cm, *Z = s->cz, *U = s->cu;
+    for (int r = 0; r < C; r++)
+        FN(apply_A)(CX, s, VLA_ROWP(Z, (size_t)r * d), VLA_ROWP(U, (size_t)r * d));
+    FN(round_io)(CX, Z, (long)C * d);
+    /* G's lower triangle: u'_r . z0_c, and 1 + u'_r . z0_r as the sequential delta */
+    SETI(one, 1);
+    VLA_PFOR(i, 0, C * C) {
+        long r = i / C, c = i % C;
+        if (c <= r) {
+            FN(dot_at)(CX, P(E(M, i)), U, r * d, Z, c * d, d);
+            if (c == r)
+                ADD(E(M, i), one, E(M, i));
+            STORE_I(E(M, i));
+        }
+    }
+    /* G = L D L^T, column by column (left-looking) */
+    for (int c = 0; c < C; c++) {
+        COPY(acc, E(M, (long)c * C + c));
+        for (int m = 0; m < c; m++) {
+            TEMP(t);
+            MUL(t, E(M, (long)c * C + m), E(s->cp, m));
+            MUL(t, t, E(M, (long)c * C + m));
+            SUB(acc, acc, t);
+        }
+        if (guard == GUARD_FLOOR) {
+            LANE_IF(LESS(acc, R(eps))) {
+                COPY(acc, R(eps));
+                COUNT(s->cnt.guard);
+            } LANE_END
+        }
+        VLA_PFOR(i, c, c + 1)
+            COPY(E(s->cp, i), acc);
+        VLA_PFOR(r, c + 1, C) {
+            COPY(g, E(M, (long)r * C + c));
+            for (int m = 0; m < c; m++) {
+                TEMP(t);
+                MUL(t, E(M, (long)r * C + m), E(s->cp, m));
+                MUL(t, t, E(M, (long)c * C + m));
+                SUB(g, g, t);
+            }
+            DIV(E(M, (long)r * C + c), g, E(s->cp, c));
+        }
+    }
+    VLA_PFOR(i, 0, C * C)
+        if (i % C < i / C)
+            STORE_I(E(M, i));
+    FN(round_io)(CX, s->cp, C);
+    /* Z = L^-1 Z0, in place, row by row */
+    for (int r = 1; r < C; r++)
+        VLA_PFOR(j, 0, d) {
+            COPY(g, E(Z, (long)r * d + j));
+            for (int m = 0; m < r; m++) {
+                TEMP(t);
+                MUL(t, E(M, (long)r * C + m), E(Z, (long)m * d + j));
+                SUB(g, g, t);
+            }
+            COPY(E(Z, (long)r * d + j), g);
+        }
+    FN(round_io)(CX, Z, (long)C * d);
+    FRAME_END;
+}
+
+/* y = A_r x for the chunk's token r (y not x), from A_0 and chunk_woodbury's factor; plus
+ * per_eps x for the last token when a nudge falls at the chunk's end (nudged); cg: recur.h's cg */
+VLA_FN void FN(chunk_apply)(CXP, ST *s, NUM *y, const NUM *x, int r, int nudged)
+{
+    if (s->cfg.track == VLA_TRACK_CG) {
+        FN(cg)(CX, s, y, x, r);
+        return;
+    }
+    FRAME_BEGIN;
+    SCALAR(c);
+    SCALAR(t);
+    const int d = s->d;
+    FN(apply_A)(CX, s, y, x);
+    for (int m = 0; m <= r; m++) {
+        FN(dot_at)(CX, P(c), s->cz, (long)m * d, x, 0, d);
+        DIV(c, c, E(s->cp, m));
+        VLA_PFOR(j, 0, d) {
+            TEMP(t);
+            MUL(t, c, E(s->cz, (long)m * d + j));
+            SUB(E(y, j), E(y, j), t);
+        }
+    }
+    if (nudged && r == s->cfg.chunk - 1)
+        VLA_PFOR(j, 0, d) {
+            TEMP(t);
+            MUL(t, E(s->c, C_PER), E(x, j));
+            ADD(E(y, j), E(y, j), t);
+        }
+    FRAME_END;
+}
+
+/* A_C = A_0 - sum_m z_m z_m^T / d_m, each entry's sum m ascending (the sm update's terms; every
+ * entry and its mirror are the same operations, so A stays exactly symmetric), stored; cg:
+ * chunk_update_M */
+VLA_FN void FN(chunk_update_A)(CXP, ST *s)
+{
+    if (s->cfg.track == VLA_TRACK_CG) {
+        FN(chunk_update_M)(CX, s);
+        return;
+    }
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, C = s->cfg.chunk;
+    NUM *Z = s->cz;
+    VLA_PFOR(i, 0, d * d) {
+        long a = i / d, b = i % d;
+        MUL(acc, E(Z, a), E(Z, b));
+        DIV(acc, acc, E(s->cp, 0));
+        for (int m = 1; m < C; m++) {
+            TEMP(t);
+            MUL(t, E(Z, (long)m * d + a), E(Z, (long)m * d + b));
+            DIV(t, t, E(s->cp, m));
+            ADD(acc, acc, t);
+        }
+        SUB(E(s->A, i), E(s->A, i), acc);
+        STORE(E(s->A, i));
+    }
+    FRAME_END;
+}
+
+
+/* the chunk's u' (uprime_<tok> of each token) into cu, and the factor of its capacitance (cg:
+ * M_0 rounded to io into m0) */
+VLA_FN void FN(chunk_penalty)(CXP, ST *s, int guard, NREF eps)
+{
+    for (int r = 0; r < s->cfg.chunk; r++) {
+        FN(chunk_slot)(CX, s, r, 0);
+        FN(chunk_row)(CX, s->cu, r, FN(uprime)(CX, s), s->d);
+    }
+    if (s->cfg.track == VLA_TRACK_CG) {
+        VLA_PFOR(i, 0, s->d * s->d) {
+            COPY(E(s->m0, i), E(s->A, i));
+            STORE_I(E(s->m0, i));
+        }
+        return;
+    }
+    FN(chunk_woodbury)(CX, s, guard, eps);
+}

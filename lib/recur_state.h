@@ -1,0 +1,208 @@
+/* recur_state.h: a run's state in recur.h's text: the struct made from tables.h's list, its
+ * allocation and constants, the loading of a step's inputs, the read-out, the normalizer and the
+ * nudge. Included by recur.h. */
+
+/* A run's state: the arrays of tables.h's list (VLA_STATE_ARRAYS), the step t, the counters */
+typedef struct {
+    vla_config cfg;
+    int d, dv;
+    long t;
+#define VLA_X_(name, len) NUM *name;
+    VLA_STATE_ARRAYS(VLA_X_)
+#undef VLA_X_
+    vla_counts cnt;
+    vla_sr_state sr; /* sr: the random words (the native context points here) */
+} ST;
+
+#ifndef VLA_RECUR_DEVICE
+/* an array's allocation: a form's arrays are empty in the other forms, and an allocator may
+ * answer NULL for nothing */
+static inline size_t FN(alloc_len)(long len) { return len > 0 ? (size_t)len : 1; }
+
+VLA_FN void FN(vstate_free)(CXP, ST *s)
+{
+    if (!s)
+        return;
+    VLA_DIMS_LOCALS(vla_dims_of(&s->cfg));
+#define VLA_X_(name, len) NUM_FREE(s->name, FN(alloc_len)(len));
+    VLA_STATE_ARRAYS(VLA_X_)
+#undef VLA_X_
+    free(s);
+}
+
+/* the constants of cfg (C_ of tables.h), computed in the compute format */
+VLA_FN void FN(vstate_consts)(CXP, const vla_config *cfg, NUM *c)
+{
+    SETD(E(c, C_LAMBDA_INV), cfg->lambda0);
+    SETI(E(c, C_SQRTD), 1);
+    DIV(E(c, C_LAMBDA_INV), E(c, C_SQRTD), E(c, C_LAMBDA_INV)); /* 1 / lambda0, computed */
+    SETD(E(c, C_EPS_G), cfg->eps_g);
+    SETD(E(c, C_STAB), cfg->stab_eps);
+    SETD(E(c, C_PER), cfg->per_eps);
+    SETD(E(c, C_EPS_O), cfg->eps_o);
+    SETD(E(c, C_CLIP), cfg->clip);
+    SETD(E(c, C_CLAMP), cfg->clamp);
+    SETD(E(c, C_CLAMP_EPS), cfg->clamp_eps);
+    SETD(E(c, C_RENORM), cfg->renorm);
+    SETD(E(c, C_BETA), cfg->beta);
+    SETI(E(c, C_SQRTD), cfg->d);
+    SQRT(E(c, C_SQRTD), E(c, C_SQRTD));
+    SETD(E(c, C_LAMBDA0), cfg->lambda0);
+    SETD(E(c, C_GAMMA), cfg->gamma);
+    SQRT(E(c, C_SQRTG), E(c, C_GAMMA));
+    SETI(E(c, C_FREG), 1);
+    SUB(E(c, C_FREG), E(c, C_FREG), E(c, C_GAMMA));
+    MUL(E(c, C_FREG), E(c, C_FREG), E(c, C_LAMBDA0)); /* (1 - gamma) lambda0, computed */
+    /* cg stops where its residual reaches tol ||b|| or, for any tol, the rounding level
+     * u ||b|| of the policy's compute format (its exact reference too): beyond it the true
+     * residual stagnates, while the recursive one goes on shrinking into underflow */
+    SETD(E(c, C_TOL), fmax(cfg->solve_tol, vla_fmt_unit_roundoff(vla_prec_compute(cfg->prec))));
+}
+
+/* cfg has been checked. Arrays start at +0; A_0 = I / lambda0 is computed in the compute format
+ * and stored, like every later value of A. */
+VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
+{
+    ST *s = calloc(1, sizeof *s);
+    if (!s)
+        return VLA_ENOMEM;
+    int ok = 1;
+    VLA_DIMS_LOCALS(vla_dims_of(cfg));
+    s->cfg = *cfg;
+    s->sr.seed = cfg->sr_seed;
+    s->d = d;
+    s->dv = dv;
+#define VLA_X_(name, len) ok &= (s->name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
+    VLA_STATE_ARRAYS(VLA_X_)
+#undef VLA_X_
+    if (!ok) {
+        FN(vstate_free)(CX, s);
+        return VLA_ENOMEM;
+    }
+    NUM *c = s->c;
+    ARITH_ENTER;
+    FN(vstate_consts)(CX, cfg, c);
+    if (cfg->track == VLA_TRACK_CHOL) { /* L_0 = sqrt(lambda0) I, the factor of M_0 */
+        for (int i = 0; i < d; i++) {
+            SETD(E(s->A, (size_t)i * d + i), cfg->lambda0);
+            SQRT(E(s->A, (size_t)i * d + i), E(s->A, (size_t)i * d + i));
+            STORE(E(s->A, (size_t)i * d + i));
+        }
+    } else if (vla_track_holds(cfg->track) == VLA_HOLDS_M) { /* M_0 = lambda0 I */
+        for (int i = 0; i < d; i++) {
+            COPY(E(s->A, (size_t)i * d + i), E(c, C_LAMBDA0));
+            STORE(E(s->A, (size_t)i * d + i));
+        }
+    } else {
+        for (int i = 0; i < d; i++) {
+            COPY(E(s->A, (size_t)i * d + i), E(c, C_LAMBDA_INV));
+            STORE(E(s->A, (size_t)i * d + i));
+        }
+    }
+    ARITH_LEAVE;
+    *out = s;
+    return VLA_OK;
+}
+
+#endif
+
+#ifndef VLA_RECUR_DEVICE
+/* LOAD_IN_N(dst, x, n), LOAD_PHI_N(dst, x, n): LOAD_IN and LOAD_PHI of x[0..n) into dst, an
+ * arithmetic's batched form where it has one */
+#ifndef LOAD_IN_N
+#define LOAD_IN_N(dst, x, n)                                                                       \
+    do {                                                                                           \
+        for (int i_ = 0; i_ < (n); i_++)                                                           \
+            LOAD_IN(E(dst, i_), (x)[i_]);                                                          \
+    } while (0)
+#endif
+#ifndef LOAD_PHI_N
+#define LOAD_PHI_N(dst, x, n)                                                                      \
+    do {                                                                                           \
+        for (int i_ = 0; i_ < (n); i_++)                                                           \
+            LOAD_PHI(E(dst, i_), (x)[i_]);                                                         \
+    } while (0)
+#endif
+/* Rounds this step's inputs into the storage format; phi is applied in binary64 before that
+ * rounding (SPEC section 5), the identity map when cfg.features says so. Host only: a device
+ * takes inputs that the host prepared with this function. */
+VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
+{
+    int d = s->d, dv = s->dv, phi = s->cfg.features == VLA_FEAT_OWN;
+    LOAD_IN_N(s->q, in->q, d);
+    LOAD_IN_N(s->k, in->k, d);
+    LOAD_IN_N(s->u, in->u ? in->u : in->k, d);
+    if (phi) {
+        LOAD_PHI_N(s->pk, in->k, d);
+        LOAD_PHI_N(s->pq, in->q, d);
+    } else {
+        for (int i = 0; i < d; i++) {
+            COPY(E(s->pk, i), E(s->k, i));
+            COPY(E(s->pq, i), E(s->q, i));
+        }
+    }
+    LOAD_IN_N(s->v, in->v, dv);
+    if (in->g)
+        LOAD_IN_N(s->g, in->g, dv);
+    if (isnan(in->beta))
+        COPY(E(s->beta_decay, 0), E(s->c, C_BETA));
+    else
+        LOAD_IN(E(s->beta_decay, 0), in->beta);
+    if (isnan(in->decay)) {
+        SETI(E(s->beta_decay, 1), 1);
+        SETI(E(s->beta_decay, 2), 0);
+    } else { /* log(a), an input as fla's g (a = 0: -Inf, which vla_form_input_why refuses) */
+        LOAD_IN(E(s->beta_decay, 1), in->decay);
+        LOAD_LOG(E(s->beta_decay, 2), in->decay);
+    }
+}
+#endif
+
+/* A read-out's denominator that is not finite (n . x overflowed: o = S x / Inf = 0, silently) is
+ * an event: counted, and the step t of the first kept (ev[0] says that there was one) */
+VLA_FN void FN(den_check)(CXP, ST *s, NREF den, long t)
+{
+    LANE_IF(PNOT(ISFIN(R(den)))) {
+        COUNT(s->cnt.den_inf);
+        LANE_IF(LESSD(E(s->ev, 0), 0.5)) {
+            COUNT_ADD(s->cnt.den_inf_t, t);
+        } LANE_END
+        VLA_PFOR(i, 0, 1)
+            SETI(E(s->ev, i), 1);
+    } LANE_END
+}
+
+/* o = S x / max(n . x, floor) when the model normalizes, else S x */
+VLA_FN void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
+{
+    FRAME_BEGIN;
+    SCALAR(den);
+    FN(matvec)(CX, s->o, s->S, x, s->dv, s->d);
+    if (s->cfg.normalize) {
+        FN(dot)(CX, P(den), s->n, x, s->d);
+        LANE_IF(LESS(den, R(floor))) {
+            COPY(den, R(floor));
+        } LANE_END
+        FN(den_check)(CX, s, P(den), s->t);
+        VLA_PFOR(i, 0, s->dv)
+            DIV(E(s->o, i), E(s->o, i), den);
+    }
+    FRAME_END;
+}
+
+/* n += x, stored */
+VLA_FN void FN(accumulate)(CXP, NUM *n, const NUM *x, int d)
+{
+    VLA_PFOR(i, 0, d) {
+        ADD(E(n, i), E(n, i), E(x, i));
+        STORE(E(n, i));
+    }
+}
+
+VLA_FN void FN(nudge)(CXP, ST *s)
+{
+    if (s->cfg.nudge && s->t % s->cfg.period == 0) {
+        FN(add_diag)(CX, s->A, s->d, P(E(s->c, C_PER)));
+        s->cnt.nudge++;
+    }
+}
