@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 
 try:
     import numpy as np
@@ -32,6 +33,32 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+def refused(what, f, exc, *words):
+    """f() raises exc (not a crash, not a result) with every word in its message"""
+    try:
+        f()
+        got = "no error"
+    except exc as e:
+        got = None if all(w in str(e) for w in words) else "%s: %s" % (type(e).__name__, e)
+    except Exception as e:  # noqa: BLE001 (another class is a failure, not a crash of the test)
+        got = "%s: %s" % (type(e).__name__, e)
+    check(got is None, "%s: expected %s with %s, got %s" % (what, exc.__name__, words, got))
+
+
+def warned(what, f, *words):
+    """f() runs and warns with every word in one message; returns its result"""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            res = f()
+        except Exception as e:  # noqa: BLE001
+            check(False, "%s: %s: %s" % (what, type(e).__name__, e))
+            return None
+    check(any(all(x in str(m.message) for x in words) for m in w),
+          "%s: no warning with %s (%s)" % (what, words, [str(m.message) for m in w]))
+    return res
+
+
 H, T, d = 2, 300, 8
 rng = np.random.default_rng(3)
 tmp = tempfile.mkdtemp(prefix="vla-py-")
@@ -55,7 +82,7 @@ for h in range(H):
     check(np.array_equal(mine, run["o_norm"]), "head %d: ||o|| differs from vla-statenorm's: %s vs %s"
           % (h, mine[-3:], run["o_norm"][-3:]))
     # the same runs; the norms of their difference summed in another order (numpy's)
-    check(np.allclose(r["o_relerr"][h, t - 1], run["o_relerr"], rtol=1e-12, atol=0),
+    check(np.array_equal(r["o_relerr"][h, t - 1], run["o_relerr"]),
           "head %d: o_relerr differs from vla-statenorm's" % h)
     check(r["s_fro"][h, -1] == run["s_fro"][-1], "head %d: ||S_T|| differs" % h)
 
@@ -75,6 +102,134 @@ for bad, what in ((dict(model="nosuch"), "unknown model"), (dict(precision="f8")
         check("unknown" in str(e), what + ": " + str(e))
 check(vlastab.models() == ["la", "delta", "rls", "vla1", "vla3"][:len(vlastab.models())] and
       "vla3" in vlastab.models(), "the library's list of models: %s" % vlastab.models())
+
+# f16-kern rounds its inputs to binary16 (its storage is binary32): the reference takes the same
+# rounded inputs as the program's, so the errors are the program's bits
+subprocess.run([os.path.join(BIN, "vla-statenorm"), "--model", "vla3", "--precision", "f16-kern",
+                "--stream", "trace:" + tmp, "--d", str(d), "--ref", "f64", "--out", out],
+               check=True, stderr=subprocess.DEVNULL)
+tab = vlastab.read_dat(out)
+r = vlastab.run(x["q"], x["k"], x["v"], model="vla3", precision="f16-kern")
+for h in range(H):
+    t = tab["runs"][h]["t"].astype(int)
+    check(np.array_equal(r["o_relerr"][h, t - 1], tab["runs"][h]["o_relerr"]),
+          "f16-kern head %d: o_relerr differs from vla-statenorm's" % h)
+check(vlastab.round_to(1 + 2.0 ** -12, "f16-kern") == 1, "round_to f16-kern: not binary16")
+
+# run()'s inputs are checked as the trace loader checks a trace's files, with its messages naming
+# the argument for the file; its names and constants as the programs check --set and --track
+rng = np.random.default_rng(5)
+q5, k5, v5 = (rng.standard_normal((2, 6, 4)) for _ in range(3))
+
+
+def run5(**kw):
+    a = {"q": q5, "k": k5, "v": v5}
+    a.update(kw)
+    return vlastab.run(a.pop("q"), a.pop("k"), a.pop("v"), **a)
+
+
+beta5, g5, dec5 = np.full((2, 6), 0.5), np.full((2, 6, 4), 0.5), np.full((2, 6), 0.5)
+beta5[1, 2] = -0.5
+g5[0, 5, 1] = 3
+kn = k5.copy()
+kn[0, 3, 1] = np.nan
+vi = v5.copy()
+vi[1, 4, 2] = -np.inf
+for what, kw, exc, words in (
+        ("T = 0", dict(q=q5[:, :0], k=k5[:, :0], v=v5[:, :0]), ValueError,
+         ["q: shape (2, 0, 4) has no steps or heads"]),
+        ("no heads", dict(q=q5[:0], k=k5[:0], v=v5[:0]), ValueError, ["has no steps or heads"]),
+        ("d = 0", dict(q=q5[:, :, :0], k=k5[:, :, :0]), ValueError, ["d = 0", "1..256"]),
+        ("d = 300", dict(q=np.ones((1, 2, 300)), k=np.ones((1, 2, 300)), v=np.ones((1, 2, 3))),
+         ValueError, ["d = 300", "1..256"]),
+        ("beta < 0", dict(model="delta", beta=beta5), ValueError,
+         ["beta: -0.5 at [1, 2] is outside [0, inf]"]),
+        ("beta (heads, T, 1) < 0", dict(model="delta", beta=beta5[:, :, None]), ValueError,
+         ["beta: -0.5 at [1, 2, 0] is outside [0, inf]"]),
+        ("g > 1", dict(model="delta", g=g5), ValueError, ["g: 3 at [0, 5, 1] is outside [0, 1]"]),
+        ("g < 0", dict(model="delta", g=-g5), ValueError, ["g: -0.5 at [0, 0, 0] is outside [0, 1]"]),
+        ("decay > 1", dict(model="delta", delta_form="decay", decay=dec5 + 1), ValueError,
+         ["decay: 1.5 at [0, 0] is outside [0, 1]"]),
+        ("decay < 0", dict(model="delta", delta_form="decay", decay=-dec5), ValueError,
+         ["decay: -0.5 at [0, 0] is outside [0, 1]"]),
+        ("NaN in k", dict(k=kn), ValueError, ["k: NaN at [0, 3, 1]"]),
+        ("Inf in v", dict(v=vi), ValueError, ["v: Inf at [1, 4, 2]"]),
+        ("NaN in beta", dict(model="delta", beta=dec5 * np.nan), ValueError, ["beta: NaN at [0, 0]"]),
+        ("k of other heads", dict(k=k5[:1]), ValueError, ["k: shape (1, 6, 4), expected 2 heads (as q)"]),
+        ("k of other steps", dict(k=k5[:, :5]), ValueError, ["expected 6 steps (as q)"]),
+        ("k of another dim", dict(k=k5[:, :, :3]), ValueError, ["k: shape (2, 6, 3), expected dim 4"]),
+        ("k 2-dimensional", dict(k=k5[0]), ValueError, ["k: shape (6, 4), expected (heads, T, 4)"]),
+        ("g of another dim", dict(model="delta", g=g5[:, :, :3] * 0), ValueError, ["expected dim 4"]),
+        ("beta (heads, T, 2)", dict(model="delta", beta=np.ones((2, 6, 2))), ValueError,
+         ["beta: shape (2, 6, 2), expected dim 1"]),
+        ("beta 1-dimensional", dict(model="delta", beta=np.ones(6)), ValueError,
+         ["expected (heads, T) or (heads, T, 1)"]),
+        ("complex q", dict(q=q5 + 1j), TypeError, ["q: dtype complex128"]),
+        ("text q", dict(q=np.full((2, 6, 4), "1")), TypeError, ["q: dtype <U1"]),
+        ("bool v", dict(v=v5 > 0), TypeError, ["v: dtype bool"]),
+        ("ragged k", dict(k=[[[1.0]], [[1.0, 2.0]]]), TypeError, ["k: not an array of numbers"]),
+        ("float128 q", dict(q=q5.astype(np.longdouble)), TypeError, ["q: dtype float128"]),
+        ("an integer beyond 2^53", dict(v=np.full((2, 6, 4), 2 ** 53 + 1)), ValueError, ["v: ", "2^53"]),
+        ("a number as model", dict(model=3), TypeError, ["model: 3 is not a string"]),
+        ("'vla3\\0junk'", dict(model="vla3\0junk"), ValueError, ["model", "NUL"]),
+        ("'f32\\0junk'", dict(precision="f32\0junk"), ValueError, ["precision", "NUL"]),
+        ("'sm\\0junk'", dict(track="sm\0junk"), ValueError, ["track", "NUL"]),
+        ("lambda0='1\\0junk'", dict(lambda0="1\0junk"), ValueError, ["lambda0", "NUL"]),
+        ("'nudge\\0x'=1", {"nudge\0x": 1}, ValueError, ["constant", "NUL"]),
+        ("lambda0='1junk'", dict(lambda0="1junk"), ValueError, ["lambda0=1junk: '1junk' is not a number"]),
+        ("lambda0=nan", dict(lambda0=float("nan")), ValueError, ["'nan' is not finite"]),
+        ("lambda0=None", dict(lambda0=None), TypeError, ["lambda0=None"]),
+        ("an unknown constant", dict(nosuch=1), ValueError, ["'nosuch' is not a constant"]),
+        ("period=0", dict(period=0), ValueError, ["'0' is not an integer in 1..1e9"]),
+        ("beta=3 (the constant)", dict(model="delta", beta=3), ValueError,
+         ["beta = 3: it must be finite and in (0, 2)"]),
+        ("gamma=0", dict(gamma=0), ValueError, ["gamma, the forgetting factor of M, is in (0, 1]"]),
+        ("gamma with la", dict(model="la", gamma=0.5), ValueError, ["la has no A"]),
+        ("chol with the nudge", dict(track="chol"), ValueError, ["set nudge=off"]),
+        ("sr in f32", dict(track="sr"), ValueError, ["f16-f32, bf16-f32"]),
+        ("cg:0", dict(track="cg:0"), ValueError, ["K is an integer in 1..1000"]),
+        ("an unknown way", dict(track="nosuch"), ValueError, ["unknown way 'nosuch'"]),
+        ("strict='no'", dict(strict="no"), TypeError, ["strict"]),
+        ("reference=2", dict(reference=2), TypeError, ["reference"]),
+        ("an input that overflows f16", dict(k=k5 * 1e5, precision="f16"), ValueError,
+         ["k: ", "overflows f16's input format (largest 65504)", "reference=False"])):
+    refused("run(): " + what, lambda: run5(**kw), exc, *words)
+for what, arg, exc, words in (("NaN", [1.0, np.nan], ValueError, ["x: NaN at [1]"]),
+                              ("'f16\\0x'", 1.0, ValueError, ["precision", "NUL"]),
+                              ("text", "1", TypeError, ["x: dtype <U1"])):
+    refused("round_to: " + what, lambda: vlastab.round_to(
+        arg, "f16\0x" if "0x" in what else "f16"), exc, *words)
+# accepted as the programs accept them
+check(run5(q=np.round(q5).astype(int))["o"].shape == (2, 6, 4), "integer q refused")
+check(run5(model="delta", beta=1.5)["o"].shape == (2, 6, 4), "the constant beta=1.5 refused")
+check(run5(model="vla3", track="cg:8", nudge=False)["o"].shape == (2, 6, 4), "cg:8 refused")
+check(run5(model="delta", g=g5.clip(0, 1), beta=beta5.clip(0))["o"].shape == (2, 6, 4),
+      "g and beta at the ends of their ranges refused")
+# an input the model does not read is a warning, as the programs warn of a trace's file
+warned("u with la", lambda: run5(model="la", u=k5), "u is not read by model=la (only by vla1 and vla3)")
+warned("decay with gated delta", lambda: run5(model="delta", decay=dec5),
+       "decay is not read by model=delta with delta_form=gated")
+warned("g with decay delta", lambda: run5(model="delta", delta_form="decay", g=g5 * 0),
+       "g is not read by model=delta with delta_form=decay")
+warned("beta with vla3", lambda: run5(model="vla3", beta=dec5), "beta is not read by model=vla3")
+
+# a run that goes to Inf says so: a field and a warning (la's S = sum v phi(k)^T overflows f16)
+r = warned("la f16 to Inf", lambda: run5(model="la", precision="f16", k=k5 * 1e4, v=v5 * 1e4),
+           "la in f16 is not finite (Inf or NaN) in 2 of 2 heads")
+if r is not None:
+    b = r["nonfinite"]
+    check(b.shape == (2,) and b.min() >= 1 and all(np.isfinite(r["o"][h, :b[h] - 1]).all() and
+                                                  not np.isfinite(r["s_fro"][h, b[h] - 1])
+                                                  for h in range(2)),
+          "nonfinite %s is not the first step of inf or nan" % b)
+    check((r["nonfinite_ref"] == 0).all(), "the reference is finite")
+r = run5()
+check((r["nonfinite"] == 0).all() and (r["nonfinite_ref"] == 0).all(), "a finite run flagged")
+# norms neither underflow nor overflow (the library's, as the programs'): a state of 1e-170
+check(run5(model="la", precision="f64", v=v5 * 1e-170)["s_fro"].min() > 1e-171, "s_fro underflows to 0")
+# errors against a zero reference: 0 for equal (a zero state), not nan
+r = run5(model="la", v=v5 * 0)
+check((r["s_relerr"] == 0).all() and (r["o_relerr"] == 0).all(), "relerr of zero against zero")
 
 # the PyTorch recorder: a tiny random attention-like module; its trace is the projections
 try:
