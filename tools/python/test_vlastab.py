@@ -231,6 +231,39 @@ check(run5(model="la", precision="f64", v=v5 * 1e-170)["s_fro"].min() > 1e-171, 
 r = run5(model="la", v=v5 * 0)
 check((r["s_relerr"] == 0).all() and (r["o_relerr"] == 0).all(), "relerr of zero against zero")
 
+# read_dat: what is not a table as the programs write it is a ValueError naming the file, the
+# line and the problem, never a padded, cut or overwritten column
+good = "# program: x\n# columns: t a b\n1 2 3\n2 4 nan\n\n\n1 5 6\n"
+for what, text, words in (
+        ("a short row", good.replace("2 4 nan", "2 4"), ["bad.dat: line 4: 2 cells, expected 3"]),
+        ("a long row", good.replace("2 4 nan", "2 4 nan 7"), ["line 4: 4 cells, expected 3"]),
+        ("an empty column name list", good.replace("t a b", ""), ["line 2: '# columns:' names no"]),
+        ("a column named twice", good.replace("t a b", "t a a"),
+         ["line 2: column 'a' is named twice (columns 2 and 3)"]),
+        ("a byte-order mark", "\ufeff" + good, ["line 1: a byte-order mark"]),
+        ("a NUL", good.replace("2 4 nan", "2 4\0 nan"), ["line 4: a NUL"]),
+        ("no columns line", good.replace("# columns: t a b\n", ""), ["line 2: a row before"]),
+        ("no columns line and no rows", "# program: x\n", ["bad.dat: no '# columns:' line"]),
+        ("an empty file", "", ["no '# columns:' line"]),
+        ("a second columns line", good + "# columns: t a b\n", ["line 8: a second '# columns:' "
+                                                                "line (the first is line 2)"]),
+        ("Latin-1 text", good.replace("# program: x", "# program: \xe9"), ["line 1: not UTF-8"])):
+    bad = os.path.join(tmp, "bad.dat")
+    with open(bad, "wb") as f:
+        f.write(text.encode("latin-1" if "Latin" in what else "utf-8"))
+    refused("read_dat: " + what, lambda: vlastab.read_dat(bad), ValueError, *words)
+with open(os.path.join(tmp, "crlf.dat"), "wb") as f:
+    f.write(good.replace("\n", "\r\n").encode())
+tab = vlastab.read_dat(os.path.join(tmp, "crlf.dat"))
+check(tab["meta"]["program"] == "x" and tab["columns"] == ["t", "a", "b"] and len(tab["runs"]) == 2
+      and tab["runs"][0]["a"].tolist() == [2, 4], "read_dat of CRLF lines: %s" % tab)
+os.mkfifo(os.path.join(tmp, "fifo.dat"))
+for what, path, exc in (("a FIFO", os.path.join(tmp, "fifo.dat"), ValueError),
+                        ("a device", "/dev/zero", ValueError), ("a folder", tmp, ValueError),
+                        ("a file descriptor", 0, TypeError)):
+    refused("read_dat: " + what, lambda: vlastab.read_dat(path), exc,
+            *(["not a regular file"] if exc is ValueError else []))
+
 # the PyTorch recorder: a tiny random attention-like module; its trace is the projections
 try:
     import torch

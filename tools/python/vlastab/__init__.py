@@ -9,6 +9,7 @@ refuse it; a run that went to Inf or NaN says so (the result's nonfinite, and a 
 import ctypes
 import numbers
 import os
+import stat
 import warnings
 
 import numpy as np
@@ -416,37 +417,73 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
 def read_dat(path):
     """A vlastab table: {"meta": {key: value or [values]}, "columns": [...], "runs": [one dict per
     block (run, head): column -> numpy array]}. A column of names ("vla3", "never") stays a list
-    of strings; every other column is float (nan as nan)."""
-    meta, columns, blocks, cur, blank = {}, [], [], [], 0
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("#"):
-                key, sep, val = line[1:].strip().partition(": ")
-                if key == "columns":
-                    columns = val.split()
-                elif sep:
-                    meta[key] = meta[key] + [val] if isinstance(meta.get(key), list) else (
-                        [meta[key], val] if key in meta else val)
-                continue
-            if not line.strip():
-                blank += 1
-                if blank == 2 and cur:  # two blank lines end a block (gnuplot's index)
-                    blocks.append(cur)
-                    cur = []
-                continue
-            blank = 0
-            cur.append(line.split())
+    of strings; every other column is float (nan as nan). What is not a table as the programs
+    write it is a ValueError naming the file and the line: no '# columns:' line or a second one,
+    a column named twice, a row before the columns line or with another number of cells than
+    there are columns, a byte-order mark, a NUL, text that is not UTF-8; and a path that is not
+    a regular file (a FIFO, a device, a folder), which is not read at all."""
+    path = os.fspath(path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO does not block
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError("%s: not a regular file (a FIFO, a device or a folder)" % os.fsdecode(path))
+    with os.fdopen(fd, "rb") as f:
+        data = f.read()
+    name = os.fsdecode(path)
+    meta, columns, blocks, cur, blank = {}, None, [], [], 0
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        where = "%s: line %d" % (name, n)
+        try:
+            line = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError as e:
+            raise ValueError("%s: not UTF-8 text (%s)" % (where, e.reason))
+        if "\ufeff" in line or "\0" in line:
+            raise ValueError("%s: %s (a table holds neither: save it without)" % (
+                where, "a NUL character" if "\0" in line else "a byte-order mark (U+FEFF)"))
+        if line.startswith("#"):
+            body = line[1:].strip()
+            key, sep, val = body.partition(": ")
+            if body.partition(":")[0] == "columns":
+                if columns is not None:
+                    raise ValueError("%s: a second '# columns:' line (the first is line %d)" % (
+                        where, col_line))
+                columns, col_line = body.partition(":")[2].split(), n
+                if not columns:
+                    raise ValueError("%s: '# columns:' names no column" % where)
+                for j, c in enumerate(columns):
+                    if columns.index(c) != j:
+                        raise ValueError("%s: column %r is named twice (columns %d and %d)" % (
+                            where, c, columns.index(c) + 1, j + 1))
+            elif sep:
+                meta[key] = meta[key] + [val] if isinstance(meta.get(key), list) else (
+                    [meta[key], val] if key in meta else val)
+            continue
+        if not line.strip():
+            blank += 1
+            if blank == 2 and cur:  # two blank lines end a block (gnuplot's index)
+                blocks.append(cur)
+                cur = []
+            continue
+        blank = 0
+        cells = line.split()
+        if columns is None:
+            raise ValueError("%s: a row before the '# columns:' line" % where)
+        if len(cells) != len(columns):
+            raise ValueError("%s: %d cells, expected %d (the columns of line %d)" % (
+                where, len(cells), len(columns), col_line))
+        cur.append(cells)
+    if columns is None:
+        raise ValueError("%s: no '# columns:' line (not a vlastab table?)" % name)
     if cur:
         blocks.append(cur)
     runs = []
     for b in blocks:
         run = {}
-        for j, name in enumerate(columns):
-            cells = [row[j] if j < len(row) else "nan" for row in b]
+        for j, c in enumerate(columns):
+            cells = [row[j] for row in b]
             try:
-                run[name] = np.array([float(c) for c in cells])
+                run[c] = np.array([float(x) for x in cells])
             except ValueError:
-                run[name] = cells
+                run[c] = cells
         runs.append(run)
     return {"meta": meta, "columns": columns, "runs": runs}
