@@ -318,6 +318,86 @@ if torch is not None:
           and "beta.npy" in p.stdout, "vla-statenorm on the recorded trace: %d %s" % (
               p.returncode, p.stderr))
 
+    # save() never writes through a link: a folder whose q, k, v link to another trace (as
+    # tools/decay-trace.py made them) gets files of its own, and the other trace is untouched
+    one = {"layer0": layers["layer0"]}
+    with TraceRecorder(net, heads=Hh, layers=one) as rec1, torch.no_grad():
+        net(xin)
+    src, dst = os.path.join(tmp, "src"), os.path.join(tmp, "dst")
+    os.makedirs(src)
+    os.makedirs(dst)
+    before = {}
+    for n in ("q", "k", "v"):
+        np.save(os.path.join(src, n + ".npy"), np.zeros((1, 3, 2)))
+        before[n] = open(os.path.join(src, n + ".npy"), "rb").read()
+        os.symlink(os.path.join(src, n + ".npy"), os.path.join(dst, n + ".npy"))
+    rec1.save(dst)
+    check(all(open(os.path.join(src, n + ".npy"), "rb").read() == before[n] for n in before),
+          "save() wrote through a link into the source trace")
+    check(not any(os.path.islink(os.path.join(dst, n + ".npy")) for n in before) and
+          np.array_equal(np.load(os.path.join(dst, "q.npy")), q), "save() left a link or no data")
+    check(not [f for f in os.listdir(dst) if f.endswith(".tmp")], "save() left a temporary")
+    # a layer's folder that is a link is refused, the layer names that leave the folder too
+    two = os.path.join(tmp, "two")
+    os.makedirs(two)
+    os.symlink(src, os.path.join(two, "layer0"))
+    refused("save() into a linked layer folder", lambda: rec.save(two), ValueError,
+            "layer0: a symbolic link")
+    check(all(open(os.path.join(src, n + ".npy"), "rb").read() == before[n] for n in before) and
+          not os.path.exists(os.path.join(two, "layer1")), "a refused save() wrote something")
+    for name in ("../../x", "/tmp/x", "a/b", "a\0b", "", "..", ".", "a\nb"):
+        refused("layer name %r" % name, lambda: TraceRecorder(net, Hh, {name: one["layer0"]}),
+                ValueError, "a layer name is one folder name")
+    refused("layer name 5", lambda: TraceRecorder(net, Hh, {5: one["layer0"]}), TypeError, "layer 5")
+    for what, kw, exc, word in (("heads=0", dict(heads=0), ValueError, "heads=0"),
+                                ("heads=2.0", dict(heads=2.0), TypeError, "heads=2.0"),
+                                ("no layers", dict(layers={}), ValueError, "layers"),
+                                ("a role of no submodule", dict(layers={"l": dict(
+                                    one["layer0"], q="blocks.9.q_proj")}), ValueError,
+                                 "l/q: no submodule 'blocks.9.q_proj'")):
+        def make(kw=kw):
+            a = dict(heads=Hh, layers=one)
+            a.update(kw)
+            with TraceRecorder(net, **a), torch.no_grad():
+                net(xin)
+        refused("TraceRecorder: " + what, make, exc, word)
+    refused("batch_index beyond the batch", lambda: make(dict(batch_index=3)), ValueError,
+            "batch_index 3 is outside the batch of 1")
+    # what the trace loader would refuse is refused before anything is written: NaN, a beta < 0,
+    # a number beyond float32, a stale trace file beside the new ones
+    def record(mod, out):
+        with TraceRecorder(net, heads=Hh, layers=one) as r, torch.no_grad():
+            net(xin)
+        r.data[("layer0", mod)] = out
+        return r
+    qn = q.copy()
+    qn[1, 4, 2] = np.nan
+    for what, role, arr, words in (
+            ("NaN", "q", qn, ["q.npy: NaN at [1, 4, 2]"]),
+            ("beta < 0", "beta", beta - 2, ["beta.npy: ", "at [0, 0] is outside [0, inf]"]),
+            ("Inf", "k", np.full(q.shape, np.inf, np.float32), ["k.npy: Inf at [0, 0, 0]"]),
+            ("k of other steps", "k", q[:, :3], ["k.npy: shape (2, 3, 4), expected (2, 50, 4)"])):
+        r1 = record(role, arr)
+        out1 = os.path.join(tmp, "bad-" + role)
+        refused("save() of " + what, lambda: r1.save(out1), ValueError, *words)
+        check(not os.path.exists(out1), "a refused save() made %s" % out1)
+    os.makedirs(os.path.join(tmp, "stale"))
+    np.save(os.path.join(tmp, "stale", "g.npy"), np.ones((2, 50, 4)))
+    refused("save() beside a stale g.npy", lambda: rec1.save(os.path.join(tmp, "stale")),
+            ValueError, "stale/g.npy: a trace file this recorder did not record")
+    with TraceRecorder(net, heads=Hh, layers=one), torch.no_grad():
+        warned("a module that runs twice", lambda: (net(xin), net(xin)), "layer0/q: the module ran again")
+    for what, x3, exc in (("a 4-dimensional output", torch.zeros(1, 1, 5, 8), ValueError),
+                          ("an output that is no tensor", [1], TypeError)):
+        class Odd(torch.nn.Module):
+            def forward(self, x, out=x3):
+                return out
+
+        odd = torch.nn.Sequential(Odd())
+        refused("TraceRecorder: " + what, lambda: TraceRecorder(
+            odd, 2, {"l": {"q": "0", "k": "0", "v": "0"}}).__enter__() and odd(xin),
+            exc, "l/q: ")
+
 subprocess.run(["rm", "-rf", tmp])
 print("python: %s" % ("passed" if not fails else "%d failed" % fails))
 sys.exit(1 if fails else 0)
