@@ -398,6 +398,66 @@ if torch is not None:
             odd, 2, {"l": {"q": "0", "k": "0", "v": "0"}}).__enter__() and odd(xin),
             exc, "l/q: ")
 
+# tools/decay-trace.py copies q, k, v (and beta), never links them: a later writer into its
+# folder cannot reach the source; a link an older version left there is replaced, not followed
+DT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "decay-trace.py")
+dsrc, ddst = os.path.join(tmp, "dsrc"), os.path.join(tmp, "ddst")
+os.makedirs(dsrc)
+os.makedirs(ddst)
+gd = rng.uniform(0.3, 0.9, (2, 8, 4))
+for n, a in (("q", x5 := rng.standard_normal((2, 8, 4))), ("k", x5), ("v", x5), ("g", gd),
+             ("beta", gd[:, :, 0])):
+    np.save(os.path.join(dsrc, n + ".npy"), a)
+src_bytes = {n: open(os.path.join(dsrc, n), "rb").read() for n in os.listdir(dsrc)}
+os.symlink(os.path.join(dsrc, "q.npy"), os.path.join(ddst, "q.npy"))  # an older version's link
+
+
+def decay_trace(*args):
+    return subprocess.run([sys.executable, DT] + list(args), capture_output=True, text=True)
+
+
+p = decay_trace(dsrc, ddst, "2", "4")
+check(p.returncode == 0 and "decay.npy: 2 heads x 8 steps" in p.stdout, "decay-trace: %s" % p.stderr)
+check(all(not os.path.islink(os.path.join(ddst, n)) and
+          open(os.path.join(ddst, n), "rb").read() == src_bytes[n]
+          for n in ("q.npy", "k.npy", "v.npy", "beta.npy")), "decay-trace: not copies of the source")
+check(np.allclose(np.load(os.path.join(ddst, "decay.npy")), np.exp(np.log(gd).mean(axis=2))),
+      "decay-trace: decay.npy is not the geometric mean of the gates")
+for n in ("q", "k", "v", "beta"):  # the reproduction: a later writer into that folder
+    np.save(os.path.join(ddst, n + ".npy"), np.ones(3))
+check({n: open(os.path.join(dsrc, n), "rb").read() for n in os.listdir(dsrc)} == src_bytes,
+      "a writer into decay-trace's folder rewrote the source trace")
+gn = gd.copy()
+gn[1, 2, 3] = np.nan
+os.makedirs(os.path.join(tmp, "dnan"))
+for n in ("q", "k", "v"):
+    os.link(os.path.join(dsrc, n + ".npy"), os.path.join(tmp, "dnan", n + ".npy"))
+np.save(os.path.join(tmp, "dnan", "g.npy"), gn)
+with open(os.path.join(tmp, "dcut.npy"), "wb") as f:
+    f.write(open(os.path.join(dsrc, "g.npy"), "rb").read()[:200])
+os.makedirs(os.path.join(tmp, "dcut"))
+os.replace(os.path.join(tmp, "dcut.npy"), os.path.join(tmp, "dcut", "g.npy"))
+os.makedirs(os.path.join(tmp, "dstale"))
+np.save(os.path.join(tmp, "dstale", "u.npy"), x5)
+for what, args, words in (
+        ("a NaN gate", [os.path.join(tmp, "dnan"), os.path.join(tmp, "o1")],
+         ["g.npy: nan at [1, 2, 3]: gates must be in (0, 1]"]),
+        ("a truncated g.npy", [os.path.join(tmp, "dcut"), os.path.join(tmp, "o2")],
+         ["g.npy: truncated data"]),
+        ("C = 0", [dsrc, os.path.join(tmp, "o3"), "0"], ["chunk sizes are integers in 1..8"]),
+        ("C beyond T", [dsrc, os.path.join(tmp, "o4"), "9"], ["chunk sizes are integers in 1..8"]),
+        ("C = x", [dsrc, os.path.join(tmp, "o5"), "x"], ["C: x: chunk sizes are integers"]),
+        ("DST = SRC", [dsrc, dsrc, "2"], ["the source trace itself"]),
+        ("a stale u.npy in DST", [dsrc, os.path.join(tmp, "dstale"), "2"], ["dstale/u.npy: a trace file "
+                                                                       "of another trace"]),
+        ("no g.npy", [ddst, os.path.join(tmp, "o6")], ["g.npy: cannot read"])):
+    p = decay_trace(*args)
+    check(p.returncode != 0 and "Traceback" not in p.stderr and all(w in p.stderr for w in words)
+          and not [f for f in os.listdir(tmp) if f[0] == "o"],
+          "decay-trace, %s: exit %d, %s" % (what, p.returncode, p.stderr.strip()[-300:]))
+check({n: open(os.path.join(dsrc, n), "rb").read() for n in os.listdir(dsrc)} == src_bytes,
+      "a refused decay-trace wrote into the source")
+
 subprocess.run(["rm", "-rf", tmp])
 print("python: %s" % ("passed" if not fails else "%d failed" % fails))
 sys.exit(1 if fails else 0)
