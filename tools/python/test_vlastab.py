@@ -387,16 +387,22 @@ if torch is not None:
             ValueError, "stale/g.npy: a trace file this recorder did not record")
     with TraceRecorder(net, heads=Hh, layers=one), torch.no_grad():
         warned("a module that runs twice", lambda: (net(xin), net(xin)), "layer0/q: the module ran again")
-    for what, x3, exc in (("a 4-dimensional output", torch.zeros(1, 1, 5, 8), ValueError),
-                          ("an output that is no tensor", [1], TypeError)):
+    for what, x3, exc, word in (
+            ("a 4-dimensional output", torch.zeros(1, 1, 5, 8), ValueError, "l/q: output of shape"),
+            ("an output that is no tensor", [1], TypeError, "l/q: "),
+            ("a complex output", torch.zeros(1, 5, 8, dtype=torch.complex64), TypeError, "l/q: "),
+            ("an output of no steps", torch.zeros(1, 0, 8), ValueError, "q.npy: shape (2, 0, 4)"),
+            ("an output of no features", torch.zeros(1, 5, 0), ValueError, "q.npy: shape (2, 5, 0)")):
         class Odd(torch.nn.Module):
             def forward(self, x, out=x3):
                 return out
 
-        odd = torch.nn.Sequential(Odd())
-        refused("TraceRecorder: " + what, lambda: TraceRecorder(
-            odd, 2, {"l": {"q": "0", "k": "0", "v": "0"}}).__enter__() and odd(xin),
-            exc, "l/q: ")
+        def odd_save(odd=torch.nn.Sequential(Odd())):
+            with TraceRecorder(odd, 2, {"l": {"q": "0", "k": "0", "v": "0"}}) as r:
+                odd(xin)
+            r.save(os.path.join(tmp, "odd"))
+        refused("TraceRecorder: " + what, odd_save, exc, word)
+        check(not os.path.exists(os.path.join(tmp, "odd")), "%s: a folder was made" % what)
 
 # tools/decay-trace.py copies q, k, v (and beta), never links them: a later writer into its
 # folder cannot reach the source; a link an older version left there is replaced, not followed

@@ -87,9 +87,9 @@ class TraceRecorder:
     def _hook(self, layer, role):
         def hook(module, args, output):
             x = output[0] if isinstance(output, tuple) else output
-            if not hasattr(x, "detach"):
-                raise TypeError("%s/%s: the module's output is a %s, not a tensor" % (
-                    layer, role, type(x).__name__))
+            if not hasattr(x, "detach") or x.is_complex():
+                raise TypeError("%s/%s: the module's output is a %s, not a real tensor" % (
+                    layer, role, getattr(x, "dtype", type(x).__name__)))
             shape = tuple(x.shape)
             x = x.detach().to("cpu").float().numpy()
             if x.ndim == 3:  # (B, T, features)
@@ -145,6 +145,8 @@ class TraceRecorder:
             a, path = self.data[(layer, role)], os.path.join(d, role + ".npy")
             want = q.shape[:2] + ((v.shape[2],) if role in ("v", "g") else () if role in SCALAR
                                   else (q.shape[2],))
+            if 0 in a.shape:
+                raise ValueError("%s: shape %s has no steps or no features" % (path, a.shape))
             if a.shape != want:
                 raise ValueError("%s: shape %s, expected %s (as q.npy and v.npy)" % (
                     path, a.shape, want))
