@@ -50,7 +50,8 @@ def load(path):
 
 def write(path, data):
     """data to PATH without following a link there: a temporary beside it, renamed over it"""
-    tmp = os.path.join(os.path.dirname(path), f'.{os.path.basename(path)}.{secrets.token_hex(6)}.tmp')
+    d, base = os.path.split(path)
+    tmp = os.path.join(d, f'.{base}.{secrets.token_hex(6)}.tmp')
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     try:
         with os.fdopen(fd, 'wb') as f:

@@ -147,19 +147,24 @@ for what, kw, exc, words in (
         ("beta (heads, T, 1) < 0", dict(model="delta", beta=beta5[:, :, None]), ValueError,
          ["beta: -0.5 at [1, 2, 0] is outside [0, inf]"]),
         ("g > 1", dict(model="delta", g=g5), ValueError, ["g: 3 at [0, 5, 1] is outside [0, 1]"]),
-        ("g < 0", dict(model="delta", g=-g5), ValueError, ["g: -0.5 at [0, 0, 0] is outside [0, 1]"]),
+        ("g < 0", dict(model="delta", g=-g5), ValueError,
+         ["g: -0.5 at [0, 0, 0] is outside [0, 1]"]),
         ("decay > 1", dict(model="delta", delta_form="decay", decay=dec5 + 1), ValueError,
          ["decay: 1.5 at [0, 0] is outside [0, 1]"]),
         ("decay < 0", dict(model="delta", delta_form="decay", decay=-dec5), ValueError,
          ["decay: -0.5 at [0, 0] is outside [0, 1]"]),
         ("NaN in k", dict(k=kn), ValueError, ["k: NaN at [0, 3, 1]"]),
         ("Inf in v", dict(v=vi), ValueError, ["v: Inf at [1, 4, 2]"]),
-        ("NaN in beta", dict(model="delta", beta=dec5 * np.nan), ValueError, ["beta: NaN at [0, 0]"]),
-        ("k of other heads", dict(k=k5[:1]), ValueError, ["k: shape (1, 6, 4), expected 2 heads (as q)"]),
+        ("NaN in beta", dict(model="delta", beta=dec5 * np.nan), ValueError,
+         ["beta: NaN at [0, 0]"]),
+        ("k of other heads", dict(k=k5[:1]), ValueError,
+         ["k: shape (1, 6, 4), expected 2 heads (as q)"]),
         ("k of other steps", dict(k=k5[:, :5]), ValueError, ["expected 6 steps (as q)"]),
-        ("k of another dim", dict(k=k5[:, :, :3]), ValueError, ["k: shape (2, 6, 3), expected dim 4"]),
+        ("k of another dim", dict(k=k5[:, :, :3]), ValueError,
+         ["k: shape (2, 6, 3), expected dim 4"]),
         ("k 2-dimensional", dict(k=k5[0]), ValueError, ["k: shape (6, 4), expected (heads, T, 4)"]),
-        ("g of another dim", dict(model="delta", g=g5[:, :, :3] * 0), ValueError, ["expected dim 4"]),
+        ("g of another dim", dict(model="delta", g=g5[:, :, :3] * 0), ValueError,
+         ["expected dim 4"]),
         ("beta (heads, T, 2)", dict(model="delta", beta=np.ones((2, 6, 2))), ValueError,
          ["beta: shape (2, 6, 2), expected dim 1"]),
         ("beta 1-dimensional", dict(model="delta", beta=np.ones(6)), ValueError,
@@ -169,14 +174,16 @@ for what, kw, exc, words in (
         ("bool v", dict(v=v5 > 0), TypeError, ["v: dtype bool"]),
         ("ragged k", dict(k=[[[1.0]], [[1.0, 2.0]]]), TypeError, ["k: not an array of numbers"]),
         ("float128 q", dict(q=q5.astype(np.longdouble)), TypeError, ["q: dtype float128"]),
-        ("an integer beyond 2^53", dict(v=np.full((2, 6, 4), 2 ** 53 + 1)), ValueError, ["v: ", "2^53"]),
+        ("an integer beyond 2^53", dict(v=np.full((2, 6, 4), 2 ** 53 + 1)), ValueError,
+         ["v: ", "2^53"]),
         ("a number as model", dict(model=3), TypeError, ["model: 3 is not a string"]),
         ("'vla3\\0junk'", dict(model="vla3\0junk"), ValueError, ["model", "NUL"]),
         ("'f32\\0junk'", dict(precision="f32\0junk"), ValueError, ["precision", "NUL"]),
         ("'sm\\0junk'", dict(track="sm\0junk"), ValueError, ["track", "NUL"]),
         ("lambda0='1\\0junk'", dict(lambda0="1\0junk"), ValueError, ["lambda0", "NUL"]),
         ("'nudge\\0x'=1", {"nudge\0x": 1}, ValueError, ["constant", "NUL"]),
-        ("lambda0='1junk'", dict(lambda0="1junk"), ValueError, ["lambda0=1junk: '1junk' is not a number"]),
+        ("lambda0='1junk'", dict(lambda0="1junk"), ValueError,
+         ["lambda0=1junk: '1junk' is not a number"]),
         ("lambda0=nan", dict(lambda0=float("nan")), ValueError, ["'nan' is not finite"]),
         ("lambda0=None", dict(lambda0=None), TypeError, ["lambda0=None"]),
         ("an unknown constant", dict(nosuch=1), ValueError, ["'nosuch' is not a constant"]),
@@ -206,7 +213,8 @@ check(run5(model="vla3", track="cg:8", nudge=False)["o"].shape == (2, 6, 4), "cg
 check(run5(model="delta", g=g5.clip(0, 1), beta=beta5.clip(0))["o"].shape == (2, 6, 4),
       "g and beta at the ends of their ranges refused")
 # an input the model does not read is a warning, as the programs warn of a trace's file
-warned("u with la", lambda: run5(model="la", u=k5), "u is not read by model=la (only by vla1 and vla3)")
+warned("u with la", lambda: run5(model="la", u=k5),
+       "u is not read by model=la (only by vla1 and vla3)")
 warned("decay with gated delta", lambda: run5(model="delta", decay=dec5),
        "decay is not read by model=delta with delta_form=gated")
 warned("g with decay delta", lambda: run5(model="delta", delta_form="decay", g=g5 * 0),
@@ -226,7 +234,8 @@ if r is not None:
 r = run5()
 check((r["nonfinite"] == 0).all() and (r["nonfinite_ref"] == 0).all(), "a finite run flagged")
 # norms neither underflow nor overflow (the library's, as the programs'): a state of 1e-170
-check(run5(model="la", precision="f64", v=v5 * 1e-170)["s_fro"].min() > 1e-171, "s_fro underflows to 0")
+check(run5(model="la", precision="f64", v=v5 * 1e-170)["s_fro"].min() > 1e-171,
+      "s_fro underflows to 0")
 # errors against a zero reference: 0 for equal (a zero state), not nan
 r = run5(model="la", v=v5 * 0)
 check((r["s_relerr"] == 0).all() and (r["o_relerr"] == 0).all(), "relerr of zero against zero")
@@ -348,7 +357,8 @@ if torch is not None:
     for name in ("../../x", "/tmp/x", "a/b", "a\0b", "", "..", ".", "a\nb"):
         refused("layer name %r" % name, lambda: TraceRecorder(net, Hh, {name: one["layer0"]}),
                 ValueError, "a layer name is one folder name")
-    refused("layer name 5", lambda: TraceRecorder(net, Hh, {5: one["layer0"]}), TypeError, "layer 5")
+    refused("layer name 5", lambda: TraceRecorder(net, Hh, {5: one["layer0"]}), TypeError,
+            "layer 5")
     for what, kw, exc, word in (("heads=0", dict(heads=0), ValueError, "heads=0"),
                                 ("heads=2.0", dict(heads=2.0), TypeError, "heads=2.0"),
                                 ("no layers", dict(layers={}), ValueError, "layers"),
@@ -386,13 +396,15 @@ if torch is not None:
     refused("save() beside a stale g.npy", lambda: rec1.save(os.path.join(tmp, "stale")),
             ValueError, "stale/g.npy: a trace file this recorder did not record")
     with TraceRecorder(net, heads=Hh, layers=one), torch.no_grad():
-        warned("a module that runs twice", lambda: (net(xin), net(xin)), "layer0/q: the module ran again")
+        warned("a module that runs twice", lambda: (net(xin), net(xin)),
+               "layer0/q: the module ran again")
     for what, x3, exc, word in (
             ("a 4-dimensional output", torch.zeros(1, 1, 5, 8), ValueError, "l/q: output of shape"),
             ("an output that is no tensor", [1], TypeError, "l/q: "),
             ("a complex output", torch.zeros(1, 5, 8, dtype=torch.complex64), TypeError, "l/q: "),
             ("an output of no steps", torch.zeros(1, 0, 8), ValueError, "q.npy: shape (2, 0, 4)"),
-            ("an output of no features", torch.zeros(1, 5, 0), ValueError, "q.npy: shape (2, 5, 0)")):
+            ("an output of no features", torch.zeros(1, 5, 0), ValueError,
+             "q.npy: shape (2, 5, 0)")):
         class Odd(torch.nn.Module):
             def forward(self, x, out=x3):
                 return out
@@ -423,10 +435,12 @@ def decay_trace(*args):
 
 
 p = decay_trace(dsrc, ddst, "2", "4")
-check(p.returncode == 0 and "decay.npy: 2 heads x 8 steps" in p.stdout, "decay-trace: %s" % p.stderr)
+check(p.returncode == 0 and "decay.npy: 2 heads x 8 steps" in p.stdout,
+      "decay-trace: %s" % p.stderr)
 check(all(not os.path.islink(os.path.join(ddst, n)) and
           open(os.path.join(ddst, n), "rb").read() == src_bytes[n]
-          for n in ("q.npy", "k.npy", "v.npy", "beta.npy")), "decay-trace: not copies of the source")
+          for n in ("q.npy", "k.npy", "v.npy", "beta.npy")),
+      "decay-trace: not copies of the source")
 check(np.allclose(np.load(os.path.join(ddst, "decay.npy")), np.exp(np.log(gd).mean(axis=2))),
       "decay-trace: decay.npy is not the geometric mean of the gates")
 for n in ("q", "k", "v", "beta"):  # the issue's reproduction: a later writer into that folder
@@ -454,8 +468,8 @@ for what, args, words in (
         ("C beyond T", [dsrc, os.path.join(tmp, "o4"), "9"], ["chunk sizes are integers in 1..8"]),
         ("C = x", [dsrc, os.path.join(tmp, "o5"), "x"], ["C: x: chunk sizes are integers"]),
         ("DST = SRC", [dsrc, dsrc, "2"], ["the source trace itself"]),
-        ("a stale u.npy in DST", [dsrc, os.path.join(tmp, "dstale"), "2"], ["dstale/u.npy: a trace file "
-                                                                       "of another trace"]),
+        ("a stale u.npy in DST", [dsrc, os.path.join(tmp, "dstale"), "2"],
+         ["dstale/u.npy: a trace file of another trace"]),
         ("no g.npy", [ddst, os.path.join(tmp, "o6")], ["g.npy: cannot read"])):
     p = decay_trace(*args)
     check(p.returncode != 0 and "Traceback" not in p.stderr and all(w in p.stderr for w in words)

@@ -206,12 +206,14 @@ def _heads(a, name, H=None, T=None, dim=None, lo=-np.inf, hi=np.inf, scalar=Fals
 
 
 def _fro(x):
-    """||x||_F as the programs compute it (lib's vla_fro: no overflow or underflow of the squares)"""
+    """||x||_F as the programs compute it (lib's vla_fro: its squares neither overflow nor
+    underflow)"""
     return _L.vla_fro(x.ctypes.data_as(_D), x.size)
 
 
 def _relerr(x, y):
-    """||x - y|| / ||y|| as vla-check computes it: 0 when equal, Inf for a zero y and a difference"""
+    """||x - y|| / ||y|| as vla-check computes it: 0 when equal, Inf for a zero y and a
+    difference"""
     diff = _L.vla_fro_diff(x.ctypes.data_as(_D), y.ctypes.data_as(_D), x.size)
     return 0.0 if diff == 0 else diff / _fro(y)
 
@@ -302,7 +304,8 @@ def _configure(model, precision, track, strict, d, dv, constants):
             raise ValueError("%s=%s: '%s' %s" % (name, text, name if r == _EINVAL else text,
                                                  why.value.decode()))
         if name == "gamma" and not 0 < cfg.gamma <= 1:
-            raise ValueError("%s=%s: gamma, the forgetting factor of M, is in (0, 1]" % (name, text))
+            raise ValueError("%s=%s: gamma, the forgetting factor of M, is in (0, 1]" % (
+                name, text))
     why = ctypes.create_string_buffer(200)
     if _L.vla_config_check_why(ctypes.byref(cfg), why, len(why)):
         why = why.value.decode()
@@ -322,10 +325,11 @@ def _warn_unread(cfg, has_u, g, beta, decay):
     name = _L.vla_model_name(cfg.model).decode()
     delta = name == "delta"
     dec = delta and cfg.delta_form == 1  # VLA_DELTA_DECAY
-    for given, arg, read, who in ((has_u, "u", name in ("vla1", "vla3"), "vla1 and vla3"),
-                                  (g is not None, "g", delta and not dec, "delta (delta_form=gated)"),
-                                  (beta is not None, "beta", delta, "delta"),
-                                  (decay is not None, "decay", dec, "delta with delta_form=decay")):
+    for given, arg, read, who in (
+            (has_u, "u", name in ("vla1", "vla3"), "vla1 and vla3"),
+            (g is not None, "g", delta and not dec, "delta (delta_form=gated)"),
+            (beta is not None, "beta", delta, "delta"),
+            (decay is not None, "decay", dec, "delta with delta_form=decay")):
         if given and not read:
             warnings.warn("vlastab.run: %s is not read by model=%s%s (only by %s)" % (
                 arg, name, " with delta_form=" + ("decay" if dec else "gated") if delta else "",
@@ -381,7 +385,7 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     cfg = _configure(model, precision, track, strict, d, dv, constants)
     _warn_unread(cfg, has_u, g, beta, decay)
     arrs = [q, k, v, u, g, beta, decay]
-    if _flag(reference, "reference"):  # the same inputs as the run: rounded to its input format (a check, up front)
+    if _flag(reference, "reference"):  # the run's inputs rounded to its input format, up front
         fmt = _L.vla_prec_io(cfg.prec)
         rarrs = [None if a is None else round_to(a, precision) for a in arrs]
         for a, r, n in zip(arrs, rarrs, ("q", "k", "v", "u", "g", "beta", "decay")):
@@ -426,11 +430,12 @@ def read_dat(path):
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO does not block
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise ValueError("%s: not a regular file (a FIFO, a device or a folder)" % os.fsdecode(path))
+        raise ValueError("%s: not a regular file (a FIFO, a device or a folder)" %
+                         os.fsdecode(path))
     with os.fdopen(fd, "rb") as f:
         data = f.read()
     name = os.fsdecode(path)
-    meta, columns, blocks, cur, blank = {}, None, [], [], 0
+    meta, columns, col_line, blocks, cur, blank = {}, None, 0, [], [], 0
     for n, raw in enumerate(data.split(b"\n"), 1):
         where = "%s: line %d" % (name, n)
         try:
