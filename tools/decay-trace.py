@@ -39,7 +39,8 @@ def load(path):
     except (ValueError, SyntaxError, UnicodeDecodeError, KeyError, TypeError):
         sys.exit(f'{path}: a .npy header that is not a dict of descr, fortran_order and shape')
     if descr != '<f8' or fortran:
-        sys.exit(f'{path}: {descr}: float64 in C order only')
+        sys.exit(f'{path}: {descr}{", fortran_order True" if fortran else ""}: float64 in C order '
+                 'only')
     if len(shape) != 3 or min(shape) < 1:
         sys.exit(f'{path}: shape {shape}, expected (heads, T, dim), each >= 1')
     n = math.prod(shape)
@@ -98,11 +99,16 @@ def main():
                      'the new files): remove it, or write elsewhere')
     data = {f: read(os.path.join(src, f)) for f in files}
     lg = [sum(math.log(x) for x in g[i * D:(i + 1) * D]) / D for i in range(H * T)]
-    os.makedirs(dst, exist_ok=True)
-    for f in files:
-        write(os.path.join(dst, f), data[f])
     dec = [math.exp(x) for x in lg]
-    save(os.path.join(dst, 'decay.npy'), (H, T), dec)
+    f = ''
+    try:
+        os.makedirs(dst, exist_ok=True)
+        for f in files:
+            write(os.path.join(dst, f), data[f])
+        f = 'decay.npy'
+        save(os.path.join(dst, f), (H, T), dec)
+    except OSError as e:
+        sys.exit(f'{os.path.join(dst, f)}: cannot write: {e.strerror}')
     print(f'# {dst}/decay.npy: {H} heads x {T} steps, a_t in [{min(dec):.4f}, {max(dec):.4f}], '
           f'mean {sum(dec) / len(dec):.4f}')
     lim = -math.log(65504)

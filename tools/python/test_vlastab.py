@@ -470,7 +470,8 @@ for what, args, words in (
         ("DST = SRC", [dsrc, dsrc, "2"], ["the source trace itself"]),
         ("a stale u.npy in DST", [dsrc, os.path.join(tmp, "dstale"), "2"],
          ["dstale/u.npy: a trace file of another trace"]),
-        ("no g.npy", [ddst, os.path.join(tmp, "o6")], ["g.npy: cannot read"])):
+        ("no g.npy", [ddst, os.path.join(tmp, "o6")], ["g.npy: cannot read"]),
+        ("DST a file", [dsrc, os.path.join(tmp, "bad.dat"), "2"], ["bad.dat/: cannot write"])):
     p = decay_trace(*args)
     check(p.returncode != 0 and "Traceback" not in p.stderr and all(w in p.stderr for w in words)
           and not [f for f in os.listdir(tmp) if f[0] == "o"],
