@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import warnings
 
 try:
     import numpy as np
@@ -32,6 +33,32 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+def refused(what, f, exc, *words):
+    """f() raises exc (not a crash, not a result) with every word in its message"""
+    try:
+        f()
+        got = "no error"
+    except exc as e:
+        got = None if all(w in str(e) for w in words) else "%s: %s" % (type(e).__name__, e)
+    except Exception as e:  # noqa: BLE001 (another class is a failure, not a crash of the test)
+        got = "%s: %s" % (type(e).__name__, e)
+    check(got is None, "%s: expected %s with %s, got %s" % (what, exc.__name__, words, got))
+
+
+def warned(what, f, *words):
+    """f() runs and warns with every word in one message; returns its result"""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            res = f()
+        except Exception as e:  # noqa: BLE001
+            check(False, "%s: %s: %s" % (what, type(e).__name__, e))
+            return None
+    check(any(all(x in str(m.message) for x in words) for m in w),
+          "%s: no warning with %s (%s)" % (what, words, [str(m.message) for m in w]))
+    return res
+
+
 H, T, d = 2, 300, 8
 rng = np.random.default_rng(3)
 tmp = tempfile.mkdtemp(prefix="vla-py-")
@@ -55,7 +82,7 @@ for h in range(H):
     check(np.array_equal(mine, run["o_norm"]), "head %d: ||o|| differs from vla-statenorm's: %s vs %s"
           % (h, mine[-3:], run["o_norm"][-3:]))
     # the same runs; the norms of their difference summed in another order (numpy's)
-    check(np.allclose(r["o_relerr"][h, t - 1], run["o_relerr"], rtol=1e-12, atol=0),
+    check(np.array_equal(r["o_relerr"][h, t - 1], run["o_relerr"]),
           "head %d: o_relerr differs from vla-statenorm's" % h)
     check(r["s_fro"][h, -1] == run["s_fro"][-1], "head %d: ||S_T|| differs" % h)
 
@@ -75,6 +102,176 @@ for bad, what in ((dict(model="nosuch"), "unknown model"), (dict(precision="f8")
         check("unknown" in str(e), what + ": " + str(e))
 check(vlastab.models() == ["la", "delta", "rls", "vla1", "vla3"][:len(vlastab.models())] and
       "vla3" in vlastab.models(), "the library's list of models: %s" % vlastab.models())
+
+# f16-kern rounds its inputs to binary16 (its storage is binary32): the reference takes the same
+# rounded inputs as the program's, so the errors are the program's bits
+subprocess.run([os.path.join(BIN, "vla-statenorm"), "--model", "vla3", "--precision", "f16-kern",
+                "--stream", "trace:" + tmp, "--d", str(d), "--ref", "f64", "--out", out],
+               check=True, stderr=subprocess.DEVNULL)
+tab = vlastab.read_dat(out)
+r = vlastab.run(x["q"], x["k"], x["v"], model="vla3", precision="f16-kern")
+for h in range(H):
+    t = tab["runs"][h]["t"].astype(int)
+    check(np.array_equal(r["o_relerr"][h, t - 1], tab["runs"][h]["o_relerr"]),
+          "f16-kern head %d: o_relerr differs from vla-statenorm's" % h)
+check(vlastab.round_to(1 + 2.0 ** -12, "f16-kern") == 1, "round_to f16-kern: not binary16")
+
+# run()'s inputs are checked as the trace loader checks a trace's files, with its messages naming
+# the argument for the file; its names and constants as the programs check --set and --track
+rng = np.random.default_rng(5)
+q5, k5, v5 = (rng.standard_normal((2, 6, 4)) for _ in range(3))
+
+
+def run5(**kw):
+    a = {"q": q5, "k": k5, "v": v5}
+    a.update(kw)
+    return vlastab.run(a.pop("q"), a.pop("k"), a.pop("v"), **a)
+
+
+beta5, g5, dec5 = np.full((2, 6), 0.5), np.full((2, 6, 4), 0.5), np.full((2, 6), 0.5)
+beta5[1, 2] = -0.5
+g5[0, 5, 1] = 3
+kn = k5.copy()
+kn[0, 3, 1] = np.nan
+vi = v5.copy()
+vi[1, 4, 2] = -np.inf
+for what, kw, exc, words in (
+        ("T = 0", dict(q=q5[:, :0], k=k5[:, :0], v=v5[:, :0]), ValueError,
+         ["q: shape (2, 0, 4) has no steps or heads"]),
+        ("no heads", dict(q=q5[:0], k=k5[:0], v=v5[:0]), ValueError, ["has no steps or heads"]),
+        ("d = 0", dict(q=q5[:, :, :0], k=k5[:, :, :0]), ValueError, ["d = 0", "1..256"]),
+        ("d = 300", dict(q=np.ones((1, 2, 300)), k=np.ones((1, 2, 300)), v=np.ones((1, 2, 3))),
+         ValueError, ["d = 300", "1..256"]),
+        ("beta < 0", dict(model="delta", beta=beta5), ValueError,
+         ["beta: -0.5 at [1, 2] is outside [0, inf]"]),
+        ("beta (heads, T, 1) < 0", dict(model="delta", beta=beta5[:, :, None]), ValueError,
+         ["beta: -0.5 at [1, 2, 0] is outside [0, inf]"]),
+        ("g > 1", dict(model="delta", g=g5), ValueError, ["g: 3 at [0, 5, 1] is outside [0, 1]"]),
+        ("g < 0", dict(model="delta", g=-g5), ValueError,
+         ["g: -0.5 at [0, 0, 0] is outside [0, 1]"]),
+        ("decay > 1", dict(model="delta", delta_form="decay", decay=dec5 + 1), ValueError,
+         ["decay: 1.5 at [0, 0] is outside [0, 1]"]),
+        ("decay < 0", dict(model="delta", delta_form="decay", decay=-dec5), ValueError,
+         ["decay: -0.5 at [0, 0] is outside [0, 1]"]),
+        ("NaN in k", dict(k=kn), ValueError, ["k: NaN at [0, 3, 1]"]),
+        ("Inf in v", dict(v=vi), ValueError, ["v: Inf at [1, 4, 2]"]),
+        ("NaN in beta", dict(model="delta", beta=dec5 * np.nan), ValueError,
+         ["beta: NaN at [0, 0]"]),
+        ("k of other heads", dict(k=k5[:1]), ValueError,
+         ["k: shape (1, 6, 4), expected 2 heads (as q)"]),
+        ("k of other steps", dict(k=k5[:, :5]), ValueError, ["expected 6 steps (as q)"]),
+        ("k of another dim", dict(k=k5[:, :, :3]), ValueError,
+         ["k: shape (2, 6, 3), expected dim 4"]),
+        ("k 2-dimensional", dict(k=k5[0]), ValueError, ["k: shape (6, 4), expected (heads, T, 4)"]),
+        ("g of another dim", dict(model="delta", g=g5[:, :, :3] * 0), ValueError,
+         ["expected dim 4"]),
+        ("beta (heads, T, 2)", dict(model="delta", beta=np.ones((2, 6, 2))), ValueError,
+         ["beta: shape (2, 6, 2), expected dim 1"]),
+        ("beta 1-dimensional", dict(model="delta", beta=np.ones(6)), ValueError,
+         ["expected (heads, T) or (heads, T, 1)"]),
+        ("complex q", dict(q=q5 + 1j), TypeError, ["q: dtype complex128"]),
+        ("text q", dict(q=np.full((2, 6, 4), "1")), TypeError, ["q: dtype <U1"]),
+        ("bool v", dict(v=v5 > 0), TypeError, ["v: dtype bool"]),
+        ("ragged k", dict(k=[[[1.0]], [[1.0, 2.0]]]), TypeError, ["k: not an array of numbers"]),
+        ("float128 q", dict(q=q5.astype(np.longdouble)), TypeError, ["q: dtype float128"]),
+        ("an integer beyond 2^53", dict(v=np.full((2, 6, 4), 2 ** 53 + 1)), ValueError,
+         ["v: ", "2^53"]),
+        ("a number as model", dict(model=3), TypeError, ["model: 3 is not a string"]),
+        ("'vla3\\0junk'", dict(model="vla3\0junk"), ValueError, ["model", "NUL"]),
+        ("'f32\\0junk'", dict(precision="f32\0junk"), ValueError, ["precision", "NUL"]),
+        ("'sm\\0junk'", dict(track="sm\0junk"), ValueError, ["track", "NUL"]),
+        ("lambda0='1\\0junk'", dict(lambda0="1\0junk"), ValueError, ["lambda0", "NUL"]),
+        ("'nudge\\0x'=1", {"nudge\0x": 1}, ValueError, ["constant", "NUL"]),
+        ("lambda0='1junk'", dict(lambda0="1junk"), ValueError,
+         ["lambda0=1junk: '1junk' is not a number"]),
+        ("lambda0=nan", dict(lambda0=float("nan")), ValueError, ["'nan' is not finite"]),
+        ("lambda0=None", dict(lambda0=None), TypeError, ["lambda0=None"]),
+        ("an unknown constant", dict(nosuch=1), ValueError, ["'nosuch' is not a constant"]),
+        ("period=0", dict(period=0), ValueError, ["'0' is not an integer in 1..1e9"]),
+        ("beta=3 (the constant)", dict(model="delta", beta=3), ValueError,
+         ["beta = 3: it must be finite and in (0, 2)"]),
+        ("gamma=0", dict(gamma=0), ValueError, ["gamma, the forgetting factor of M, is in (0, 1]"]),
+        ("gamma with la", dict(model="la", gamma=0.5), ValueError, ["la has no A"]),
+        ("chol with the nudge", dict(track="chol"), ValueError, ["set nudge=off"]),
+        ("sr in f32", dict(track="sr"), ValueError, ["f16-f32, bf16-f32"]),
+        ("cg:0", dict(track="cg:0"), ValueError, ["K is an integer in 1..1000"]),
+        ("an unknown way", dict(track="nosuch"), ValueError, ["unknown way 'nosuch'"]),
+        ("strict='no'", dict(strict="no"), TypeError, ["strict"]),
+        ("reference=2", dict(reference=2), TypeError, ["reference"]),
+        ("an input that overflows f16", dict(k=k5 * 1e5, precision="f16"), ValueError,
+         ["k: ", "overflows f16's input format (largest 65504)", "reference=False"])):
+    refused("run(): " + what, lambda: run5(**kw), exc, *words)
+for what, arg, exc, words in (("NaN", [1.0, np.nan], ValueError, ["x: NaN at [1]"]),
+                              ("'f16\\0x'", 1.0, ValueError, ["precision", "NUL"]),
+                              ("text", "1", TypeError, ["x: dtype <U1"])):
+    refused("round_to: " + what, lambda: vlastab.round_to(
+        arg, "f16\0x" if "0x" in what else "f16"), exc, *words)
+# accepted as the programs accept them
+check(run5(q=np.round(q5).astype(int))["o"].shape == (2, 6, 4), "integer q refused")
+check(run5(model="delta", beta=1.5)["o"].shape == (2, 6, 4), "the constant beta=1.5 refused")
+check(run5(model="vla3", track="cg:8", nudge=False)["o"].shape == (2, 6, 4), "cg:8 refused")
+check(run5(model="delta", g=g5.clip(0, 1), beta=beta5.clip(0))["o"].shape == (2, 6, 4),
+      "g and beta at the ends of their ranges refused")
+# an input the model does not read is a warning, as the programs warn of a trace's file
+warned("u with la", lambda: run5(model="la", u=k5),
+       "u is not read by model=la (only by vla1 and vla3)")
+warned("decay with gated delta", lambda: run5(model="delta", decay=dec5),
+       "decay is not read by model=delta with delta_form=gated")
+warned("g with decay delta", lambda: run5(model="delta", delta_form="decay", g=g5 * 0),
+       "g is not read by model=delta with delta_form=decay")
+warned("beta with vla3", lambda: run5(model="vla3", beta=dec5), "beta is not read by model=vla3")
+
+# a run that goes to Inf says so: a field and a warning (la's S = sum v phi(k)^T overflows f16)
+r = warned("la f16 to Inf", lambda: run5(model="la", precision="f16", k=k5 * 1e4, v=v5 * 1e4),
+           "la in f16 is not finite (Inf or NaN) in 2 of 2 heads")
+if r is not None:
+    b = r["nonfinite"]
+    check(b.shape == (2,) and b.min() >= 1 and all(np.isfinite(r["o"][h, :b[h] - 1]).all() and
+                                                  not np.isfinite(r["s_fro"][h, b[h] - 1])
+                                                  for h in range(2)),
+          "nonfinite %s is not the first step of inf or nan" % b)
+    check((r["nonfinite_ref"] == 0).all(), "the reference is finite")
+r = run5()
+check((r["nonfinite"] == 0).all() and (r["nonfinite_ref"] == 0).all(), "a finite run flagged")
+# norms neither underflow nor overflow (the library's, as the programs'): a state of 1e-170
+check(run5(model="la", precision="f64", v=v5 * 1e-170)["s_fro"].min() > 1e-171,
+      "s_fro underflows to 0")
+# errors against a zero reference: 0 for equal (a zero state), not nan
+r = run5(model="la", v=v5 * 0)
+check((r["s_relerr"] == 0).all() and (r["o_relerr"] == 0).all(), "relerr of zero against zero")
+
+# read_dat: what is not a table as the programs write it is a ValueError naming the file, the
+# line and the problem, never a padded, cut or overwritten column
+good = "# program: x\n# columns: t a b\n1 2 3\n2 4 nan\n\n\n1 5 6\n"
+for what, text, words in (
+        ("a short row", good.replace("2 4 nan", "2 4"), ["bad.dat: line 4: 2 cells, expected 3"]),
+        ("a long row", good.replace("2 4 nan", "2 4 nan 7"), ["line 4: 4 cells, expected 3"]),
+        ("an empty column name list", good.replace("t a b", ""), ["line 2: '# columns:' names no"]),
+        ("a column named twice", good.replace("t a b", "t a a"),
+         ["line 2: column 'a' is named twice (columns 2 and 3)"]),
+        ("a byte-order mark", "\ufeff" + good, ["line 1: a byte-order mark"]),
+        ("a NUL", good.replace("2 4 nan", "2 4\0 nan"), ["line 4: a NUL"]),
+        ("no columns line", good.replace("# columns: t a b\n", ""), ["line 2: a row before"]),
+        ("no columns line and no rows", "# program: x\n", ["bad.dat: no '# columns:' line"]),
+        ("an empty file", "", ["no '# columns:' line"]),
+        ("a second columns line", good + "# columns: t a b\n", ["line 8: a second '# columns:' "
+                                                                "line (the first is line 2)"]),
+        ("Latin-1 text", good.replace("# program: x", "# program: \xe9"), ["line 1: not UTF-8"])):
+    bad = os.path.join(tmp, "bad.dat")
+    with open(bad, "wb") as f:
+        f.write(text.encode("latin-1" if "Latin" in what else "utf-8"))
+    refused("read_dat: " + what, lambda: vlastab.read_dat(bad), ValueError, *words)
+with open(os.path.join(tmp, "crlf.dat"), "wb") as f:
+    f.write(good.replace("\n", "\r\n").encode())
+tab = vlastab.read_dat(os.path.join(tmp, "crlf.dat"))
+check(tab["meta"]["program"] == "x" and tab["columns"] == ["t", "a", "b"] and len(tab["runs"]) == 2
+      and tab["runs"][0]["a"].tolist() == [2, 4], "read_dat of CRLF lines: %s" % tab)
+os.mkfifo(os.path.join(tmp, "fifo.dat"))
+for what, path, exc in (("a FIFO", os.path.join(tmp, "fifo.dat"), ValueError),
+                        ("a device", "/dev/zero", ValueError), ("a folder", tmp, ValueError),
+                        ("a file descriptor", 0, TypeError)):
+    refused("read_dat: " + what, lambda: vlastab.read_dat(path), exc,
+            *(["not a regular file"] if exc is ValueError else []))
 
 # the PyTorch recorder: a tiny random attention-like module; its trace is the projections
 try:
@@ -129,6 +326,158 @@ if torch is not None:
     check(p.returncode == 0 and "# runs: %d" % Hh in p.stdout and "# steps: %d" % Tt in p.stdout
           and "beta.npy" in p.stdout, "vla-statenorm on the recorded trace: %d %s" % (
               p.returncode, p.stderr))
+
+    # save() never writes through a link: a folder whose q, k, v link to another trace (as
+    # tools/decay-trace.py made them) gets files of its own, and the other trace is untouched
+    one = {"layer0": layers["layer0"]}
+    with TraceRecorder(net, heads=Hh, layers=one) as rec1, torch.no_grad():
+        net(xin)
+    src, dst = os.path.join(tmp, "src"), os.path.join(tmp, "dst")
+    os.makedirs(src)
+    os.makedirs(dst)
+    before = {}
+    for n in ("q", "k", "v"):
+        np.save(os.path.join(src, n + ".npy"), np.zeros((1, 3, 2)))
+        before[n] = open(os.path.join(src, n + ".npy"), "rb").read()
+        os.symlink(os.path.join(src, n + ".npy"), os.path.join(dst, n + ".npy"))
+    rec1.save(dst)
+    check(all(open(os.path.join(src, n + ".npy"), "rb").read() == before[n] for n in before),
+          "save() wrote through a link into the source trace")
+    check(not any(os.path.islink(os.path.join(dst, n + ".npy")) for n in before) and
+          np.array_equal(np.load(os.path.join(dst, "q.npy")), q), "save() left a link or no data")
+    check(not [f for f in os.listdir(dst) if f.endswith(".tmp")], "save() left a temporary")
+    # a layer's folder that is a link is refused, the layer names that leave the folder too
+    two = os.path.join(tmp, "two")
+    os.makedirs(two)
+    os.symlink(src, os.path.join(two, "layer0"))
+    refused("save() into a linked layer folder", lambda: rec.save(two), ValueError,
+            "layer0: a symbolic link")
+    check(all(open(os.path.join(src, n + ".npy"), "rb").read() == before[n] for n in before) and
+          not os.path.exists(os.path.join(two, "layer1")), "a refused save() wrote something")
+    for name in ("../../x", "/tmp/x", "a/b", "a\0b", "", "..", ".", "a\nb"):
+        refused("layer name %r" % name, lambda: TraceRecorder(net, Hh, {name: one["layer0"]}),
+                ValueError, "a layer name is one folder name")
+    refused("layer name 5", lambda: TraceRecorder(net, Hh, {5: one["layer0"]}), TypeError,
+            "layer 5")
+    for what, kw, exc, word in (("heads=0", dict(heads=0), ValueError, "heads=0"),
+                                ("heads=2.0", dict(heads=2.0), TypeError, "heads=2.0"),
+                                ("no layers", dict(layers={}), ValueError, "layers"),
+                                ("a role of no submodule", dict(layers={"l": dict(
+                                    one["layer0"], q="blocks.9.q_proj")}), ValueError,
+                                 "l/q: no submodule 'blocks.9.q_proj'")):
+        def make(kw=kw):
+            a = dict(heads=Hh, layers=one)
+            a.update(kw)
+            with TraceRecorder(net, **a), torch.no_grad():
+                net(xin)
+        refused("TraceRecorder: " + what, make, exc, word)
+    refused("batch_index beyond the batch", lambda: make(dict(batch_index=3)), ValueError,
+            "batch_index 3 is outside the batch of 1")
+    # what the trace loader would refuse is refused before anything is written: NaN, a beta < 0,
+    # a number beyond float32, a stale trace file beside the new ones
+    def record(mod, out):
+        with TraceRecorder(net, heads=Hh, layers=one) as r, torch.no_grad():
+            net(xin)
+        r.data[("layer0", mod)] = out
+        return r
+    qn = q.copy()
+    qn[1, 4, 2] = np.nan
+    for what, role, arr, words in (
+            ("NaN", "q", qn, ["q.npy: NaN at [1, 4, 2]"]),
+            ("beta < 0", "beta", beta - 2, ["beta.npy: ", "at [0, 0] is outside [0, inf]"]),
+            ("Inf", "k", np.full(q.shape, np.inf, np.float32), ["k.npy: Inf at [0, 0, 0]"]),
+            ("k of other steps", "k", q[:, :3], ["k.npy: shape (2, 3, 4), expected (2, 50, 4)"])):
+        r1 = record(role, arr)
+        out1 = os.path.join(tmp, "bad-" + role)
+        refused("save() of " + what, lambda: r1.save(out1), ValueError, *words)
+        check(not os.path.exists(out1), "a refused save() made %s" % out1)
+    os.makedirs(os.path.join(tmp, "stale"))
+    np.save(os.path.join(tmp, "stale", "g.npy"), np.ones((2, 50, 4)))
+    refused("save() beside a stale g.npy", lambda: rec1.save(os.path.join(tmp, "stale")),
+            ValueError, "stale/g.npy: a trace file this recorder did not record")
+    with TraceRecorder(net, heads=Hh, layers=one), torch.no_grad():
+        warned("a module that runs twice", lambda: (net(xin), net(xin)),
+               "layer0/q: the module ran again")
+    for what, x3, exc, word in (
+            ("a 4-dimensional output", torch.zeros(1, 1, 5, 8), ValueError, "l/q: output of shape"),
+            ("an output that is no tensor", [1], TypeError, "l/q: "),
+            ("a complex output", torch.zeros(1, 5, 8, dtype=torch.complex64), TypeError, "l/q: "),
+            ("an output of no steps", torch.zeros(1, 0, 8), ValueError, "q.npy: shape (2, 0, 4)"),
+            ("an output of no features", torch.zeros(1, 5, 0), ValueError,
+             "q.npy: shape (2, 5, 0)")):
+        class Odd(torch.nn.Module):
+            def forward(self, x, out=x3):
+                return out
+
+        def odd_save(odd=torch.nn.Sequential(Odd())):
+            with TraceRecorder(odd, 2, {"l": {"q": "0", "k": "0", "v": "0"}}) as r:
+                odd(xin)
+            r.save(os.path.join(tmp, "odd"))
+        refused("TraceRecorder: " + what, odd_save, exc, word)
+        check(not os.path.exists(os.path.join(tmp, "odd")), "%s: a folder was made" % what)
+
+# tools/decay-trace.py copies q, k, v (and beta), never links them: a later writer into its
+# folder cannot reach the source; a link an older version left there is replaced, not followed
+DT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "decay-trace.py")
+dsrc, ddst = os.path.join(tmp, "dsrc"), os.path.join(tmp, "ddst")
+os.makedirs(dsrc)
+os.makedirs(ddst)
+gd = rng.uniform(0.3, 0.9, (2, 8, 4))
+for n, a in (("q", x5 := rng.standard_normal((2, 8, 4))), ("k", x5), ("v", x5), ("g", gd),
+             ("beta", gd[:, :, 0])):
+    np.save(os.path.join(dsrc, n + ".npy"), a)
+src_bytes = {n: open(os.path.join(dsrc, n), "rb").read() for n in os.listdir(dsrc)}
+os.symlink(os.path.join(dsrc, "q.npy"), os.path.join(ddst, "q.npy"))  # an older version's link
+
+
+def decay_trace(*args):
+    return subprocess.run([sys.executable, DT] + list(args), capture_output=True, text=True)
+
+
+p = decay_trace(dsrc, ddst, "2", "4")
+check(p.returncode == 0 and "decay.npy: 2 heads x 8 steps" in p.stdout,
+      "decay-trace: %s" % p.stderr)
+check(all(not os.path.islink(os.path.join(ddst, n)) and
+          open(os.path.join(ddst, n), "rb").read() == src_bytes[n]
+          for n in ("q.npy", "k.npy", "v.npy", "beta.npy")),
+      "decay-trace: not copies of the source")
+check(np.allclose(np.load(os.path.join(ddst, "decay.npy")), np.exp(np.log(gd).mean(axis=2))),
+      "decay-trace: decay.npy is not the geometric mean of the gates")
+for n in ("q", "k", "v", "beta"):  # the issue's reproduction: a later writer into that folder
+    np.save(os.path.join(ddst, n + ".npy"), np.ones(3))
+check({n: open(os.path.join(dsrc, n), "rb").read() for n in os.listdir(dsrc)} == src_bytes,
+      "a writer into decay-trace's folder rewrote the source trace")
+gn = gd.copy()
+gn[1, 2, 3] = np.nan
+os.makedirs(os.path.join(tmp, "dnan"))
+for n in ("q", "k", "v"):
+    os.link(os.path.join(dsrc, n + ".npy"), os.path.join(tmp, "dnan", n + ".npy"))
+np.save(os.path.join(tmp, "dnan", "g.npy"), gn)
+with open(os.path.join(tmp, "dcut.npy"), "wb") as f:
+    f.write(open(os.path.join(dsrc, "g.npy"), "rb").read()[:200])
+os.makedirs(os.path.join(tmp, "dcut"))
+os.replace(os.path.join(tmp, "dcut.npy"), os.path.join(tmp, "dcut", "g.npy"))
+os.makedirs(os.path.join(tmp, "dstale"))
+np.save(os.path.join(tmp, "dstale", "u.npy"), x5)
+for what, args, words in (
+        ("a NaN gate", [os.path.join(tmp, "dnan"), os.path.join(tmp, "o1")],
+         ["g.npy: nan at [1, 2, 3]: gates must be in (0, 1]"]),
+        ("a truncated g.npy", [os.path.join(tmp, "dcut"), os.path.join(tmp, "o2")],
+         ["g.npy: truncated data"]),
+        ("C = 0", [dsrc, os.path.join(tmp, "o3"), "0"], ["chunk sizes are integers in 1..8"]),
+        ("C beyond T", [dsrc, os.path.join(tmp, "o4"), "9"], ["chunk sizes are integers in 1..8"]),
+        ("C = x", [dsrc, os.path.join(tmp, "o5"), "x"], ["C: x: chunk sizes are integers"]),
+        ("DST = SRC", [dsrc, dsrc, "2"], ["the source trace itself"]),
+        ("a stale u.npy in DST", [dsrc, os.path.join(tmp, "dstale"), "2"],
+         ["dstale/u.npy: a trace file of another trace"]),
+        ("no g.npy", [ddst, os.path.join(tmp, "o6")], ["g.npy: cannot read"]),
+        ("DST a file", [dsrc, os.path.join(tmp, "bad.dat"), "2"], ["bad.dat/: cannot write"])):
+    p = decay_trace(*args)
+    check(p.returncode != 0 and "Traceback" not in p.stderr and all(w in p.stderr for w in words)
+          and not [f for f in os.listdir(tmp) if f[0] == "o"],
+          "decay-trace, %s: exit %d, %s" % (what, p.returncode, p.stderr.strip()[-300:]))
+check({n: open(os.path.join(dsrc, n), "rb").read() for n in os.listdir(dsrc)} == src_bytes,
+      "a refused decay-trace wrote into the source")
 
 subprocess.run(["rm", "-rf", tmp])
 print("python: %s" % ("passed" if not fails else "%d failed" % fails))

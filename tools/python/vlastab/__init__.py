@@ -3,9 +3,14 @@ reader of the programs' .dat tables. run() steps a model over arrays of shape (h
 chosen precision, beside a binary64 run of the same rounded inputs, and returns the trajectories
 and the measures; read_dat() gives each run (head) of a table its own arrays. The recorder of a
 PyTorch model's inputs is vlastab.torch_trace. The math is docs/math.md; the layout docs/trace.md.
+Bad input is a TypeError or ValueError naming the input and what it must be, as the programs
+refuse it; a run that went to Inf or NaN says so (the result's nonfinite, and a warning).
 """
 import ctypes
+import numbers
 import os
+import stat
+import warnings
 
 import numpy as np
 
@@ -76,6 +81,12 @@ _L.vla_names.restype = ctypes.c_char_p
 _L.vla_round_fmt.restype = ctypes.c_double
 _L.vla_round_fmt.argtypes = [ctypes.c_int, ctypes.c_double]
 _L.vla_prec_storage.restype = ctypes.c_int
+_L.vla_prec_io.restype = ctypes.c_int
+_L.vla_fmt_max.restype = ctypes.c_double
+_L.vla_fro.restype = ctypes.c_double
+_L.vla_fro.argtypes = [_D, ctypes.c_long]
+_L.vla_fro_diff.restype = ctypes.c_double
+_L.vla_fro_diff.argtypes = [_D, _D, ctypes.c_long]
 _L.vla_fmt_unit_roundoff.restype = ctypes.c_double
 _L.vla_model_counts.restype = ctypes.POINTER(_Counts)
 _L.vla_model_new.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_Config)]
@@ -83,8 +94,14 @@ _L.vla_model_free.argtypes = [ctypes.c_void_p]
 _L.vla_model_step.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Input)]
 _L.vla_model_get.argtypes = [ctypes.c_void_p, ctypes.c_int, _D]
 _L.vla_model_counts.argtypes = [ctypes.c_void_p]
-_L.vla_config_set.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p, ctypes.c_char_p]
+_L.vla_config_set_why.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p, ctypes.c_char_p,
+                                  ctypes.POINTER(ctypes.c_char_p)]
+_L.vla_config_check_why.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p, ctypes.c_size_t]
+_L.vla_track_set.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p]
+_L.vla_track_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(ctypes.c_char_p)]
+_L.vla_model_name.restype = ctypes.c_char_p
 _Q_S, _Q_A, _Q_N, _Q_O = 0, 1, 2, 3  # vla_quantity
+_EINVAL, _ERANGE = -1, -2  # vla_err
 
 
 def _names(which):
@@ -104,35 +121,106 @@ def tracks():
     return _names(3)
 
 
+def _text(s, what):
+    """s as the C string the library reads: a str, and no NUL in it (C would stop reading there:
+    'vla3\\x00junk' would be vla3)"""
+    if not isinstance(s, str):
+        raise TypeError("%s: %r is not a string" % (what, s))
+    if "\0" in s:
+        raise ValueError("%s: %r holds a NUL character" % (what, s))
+    return s.encode("utf-8", "backslashreplace")
+
+
 def _parse(fn, name, kind):
     out = ctypes.c_int()
-    if getattr(_L, fn)(name.encode(), ctypes.byref(out)):
+    if getattr(_L, fn)(_text(name, kind), ctypes.byref(out)):
         raise ValueError("unknown %s %r (%s)" % (kind, name, ", ".join(
             {"model": models, "precision": precisions, "track": tracks}[kind]())))
     return out.value
 
 
 def round_to(x, precision):
-    """x rounded once to the storage format of a precision policy, as the programs round inputs"""
-    fmt = _L.vla_prec_storage(_parse("vla_prec_parse", precision, "precision"))
-    x = np.asarray(x, dtype=np.float64)
-    return np.vectorize(lambda y: _L.vla_round_fmt(fmt, y), otypes=[np.float64])(x)
+    """x rounded once to the input format of a precision policy, as the programs round inputs
+    (the storage format; 16 bits in f16-kern and bf16-kern). x must be finite; a number beyond
+    the format's largest rounds to +-Inf, as IEEE rounding does."""
+    fmt = _L.vla_prec_io(_parse("vla_prec_parse", precision, "precision"))
+    x = _real(x, "x")
+    _values(x, "x")
+    with np.errstate(over="ignore"):
+        return np.vectorize(lambda y: _L.vla_round_fmt(fmt, y), otypes=[np.float64])(x)
 
 
-def _heads(a, name, H=None, T=None, dim=None):
-    a = np.ascontiguousarray(a, dtype=np.float64)
-    if a.ndim == 2 and dim == 1:
-        a = a[:, :, None]
-    if a.ndim != 3 or (H is not None and a.shape[:2] != (H, T)) or (dim and a.shape[2] != dim):
-        raise ValueError("%s: shape %s, expected (heads, T, dim)%s" % (
-            name, a.shape, "" if H is None else " = (%d, %d, %s)" % (H, T, dim or "d")))
-    if not np.all(np.isfinite(a)):
-        raise ValueError("%s: not every value is finite" % name)
-    return a
+def _real(a, name):
+    """a as a float64 numpy array, or TypeError naming the input: floats of at most 64 bits, or
+    integers that binary64 holds exactly (|x| <= 2^53); not bool, complex, text or objects"""
+    try:
+        a = np.asarray(a)
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise TypeError("%s: not an array of numbers (%s)" % (name, e))
+    kind = a.dtype.kind
+    if not (kind in "iu" or (kind == "f" and a.dtype.itemsize <= 8)):
+        raise TypeError("%s: dtype %s, expected real numbers (float16, float32, float64 or "
+                        "integers)" % (name, a.dtype))
+    if kind in "iu" and a.size and (a.max() > 2 ** 53 or a.min() < -2 ** 53):
+        raise ValueError("%s: an integer beyond 2^53, which binary64 does not hold exactly" % name)
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _at(i):
+    return "[%s]" % ", ".join(str(int(j)) for j in i)
+
+
+def _values(a, name, lo=-np.inf, hi=np.inf):
+    """the trace loader's rule (lib/stream.c) and its message: every value finite, in [lo, hi]"""
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(a) & (a >= lo) & (a <= hi))
+    if bad.any():
+        i = np.unravel_index(np.argmax(bad), a.shape)
+        x, at = a[i], " at " + _at(i) if i else ""
+        if not np.isfinite(x):
+            raise ValueError("%s: %s%s" % (name, "NaN" if np.isnan(x) else "Inf", at))
+        raise ValueError("%s: %.17g%s is outside [%g, %g]" % (name, x, at, lo, hi))
+
+
+def _heads(a, name, H=None, T=None, dim=None, lo=-np.inf, hi=np.inf, scalar=False):
+    """an input of shape (heads, T, dim) checked as the trace loader checks a file, its messages
+    naming the argument for the file; scalar: one number per head and step, (heads, T) or
+    (heads, T, 1), returned as (heads, T, 1)"""
+    a = _real(a, name)
+    if scalar:
+        dim = 1
+    if not (a.ndim == 3 or (scalar and a.ndim == 2)):
+        raise ValueError("%s: shape %s, expected %s" % (name, a.shape, "(heads, T) or (heads, T, 1)"
+                                                        if scalar else "(heads, T, %s)" % (
+                                                            "d" if dim is None else dim)))
+    if H is None and (a.shape[0] < 1 or a.shape[1] < 1):
+        raise ValueError("%s: shape %s has no steps or heads" % (name, a.shape))
+    if H is not None and a.shape[0] != H:
+        raise ValueError("%s: shape %s, expected %d heads (as q)" % (name, a.shape, H))
+    if H is not None and a.shape[1] != T:
+        raise ValueError("%s: shape %s, expected %d steps (as q)" % (name, a.shape, T))
+    if dim is not None and a.ndim == 3 and a.shape[2] != dim:
+        raise ValueError("%s: shape %s, expected dim %d" % (name, a.shape, dim))
+    _values(a, name, lo, hi)
+    return a.reshape(a.shape[0], a.shape[1], -1) if a.ndim == 2 else a
+
+
+def _fro(x):
+    """||x||_F as the programs compute it (lib's vla_fro: its squares neither overflow nor
+    underflow)"""
+    return _L.vla_fro(x.ctypes.data_as(_D), x.size)
+
+
+def _relerr(x, y):
+    """||x - y|| / ||y|| as vla-check computes it: 0 when equal, Inf for a zero y and a
+    difference"""
+    diff = _L.vla_fro_diff(x.ctypes.data_as(_D), y.ctypes.data_as(_D), x.size)
+    return 0.0 if diff == 0 else diff / _fro(y)
 
 
 def _trajectory(cfg, arrs):
-    """one configuration over every head: the read-outs and the norms after every step"""
+    """one configuration over every head: the read-outs and the norms after every step, and the
+    first step at which S, A or o was not finite (0: never)"""
     q, k, v, u, g, beta, decay = arrs
     H, T, d = q.shape
     dv = v.shape[2]
@@ -142,6 +230,7 @@ def _trajectory(cfg, arrs):
     S = np.empty(d * dv)
     S_all = np.empty((H, dv, d))
     counts = []
+    bad = np.zeros(H, dtype=int)
     hasA = _L.vla_model_has_A(cfg.model)
     A = np.empty(d * d)
     pd = lambda x: x.ctypes.data_as(_D)
@@ -162,103 +251,244 @@ def _trajectory(cfg, arrs):
                                                                _L.vla_strerror(r).decode()))
                 _L.vla_model_get(m, _Q_O, pd(o[h, t]))
                 _L.vla_model_get(m, _Q_S, pd(S))
-                s_fro[h, t] = np.linalg.norm(S)
+                s_fro[h, t] = _fro(S)
                 if hasA:
                     _L.vla_model_get(m, _Q_A, pd(A))
-                    a_fro[h, t] = np.linalg.norm(A)
+                    a_fro[h, t] = _fro(A)
+                if not bad[h] and not (np.isfinite(o[h, t]).all() and np.isfinite(S).all() and
+                                       (not hasA or np.isfinite(A).all())):
+                    bad[h] = t + 1
             S_all[h] = S.reshape(dv, d)
             c = _L.vla_model_counts(m).contents
             counts.append({n: getattr(c, n) for n, _ in _Counts._fields_})
         finally:
             _L.vla_model_free(m)
-    return o, s_fro, a_fro, S_all, counts
+    return o, s_fro, a_fro, S_all, counts, bad
+
+
+def _flag(x, name):
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, numbers.Integral) and x in (0, 1)):
+        return bool(x)
+    raise TypeError("%s: %r is not True or False" % (name, x))
+
+
+def _configure(model, precision, track, strict, d, dv, constants):
+    """the vla_config of run()'s arguments, refused as the programs refuse --set and --track"""
+    cfg = _Config()
+    _L.vla_config_default(ctypes.byref(cfg), _parse("vla_model_parse", model, "model"), d)
+    cfg.dv = dv
+    cfg.prec = _parse("vla_prec_parse", precision, "precision")
+    cfg.mode = 0 if _flag(strict, "strict") else 1
+    r = _L.vla_track_set(ctypes.byref(cfg), _text(track, "track"))
+    if r == _ERANGE:
+        raise ValueError("track %s: K is an integer in 1..1000 (cg also takes a tolerance in "
+                         "(0, 1))" % track)
+    if r:
+        raise ValueError("track: unknown way %r (%s; cg:K, cg:TOL, cheb:K)" % (
+            track, ", ".join(tracks())))
+    for name, val in constants.items():
+        if isinstance(val, (bool, np.bool_)):
+            text = "on" if val else "off"
+        elif isinstance(val, numbers.Integral):
+            text = str(int(val))
+        elif isinstance(val, numbers.Real):
+            text = repr(float(val))  # every digit: float32(0.1) is not 0.1
+        elif isinstance(val, str):
+            text = val
+        else:
+            raise TypeError("%s=%r: a constant is a number, a string or a bool" % (name, val))
+        why = ctypes.c_char_p()
+        r = _L.vla_config_set_why(ctypes.byref(cfg), _text(name, "constant"),
+                                  _text(text, name), ctypes.byref(why))
+        if r:
+            raise ValueError("%s=%s: '%s' %s" % (name, text, name if r == _EINVAL else text,
+                                                 why.value.decode()))
+        if name == "gamma" and not 0 < cfg.gamma <= 1:
+            raise ValueError("%s=%s: gamma, the forgetting factor of M, is in (0, 1]" % (
+                name, text))
+    why = ctypes.create_string_buffer(200)
+    if _L.vla_config_check_why(ctypes.byref(cfg), why, len(why)):
+        why = why.value.decode()
+        raise ValueError("the model configuration is not valid: %s%s" % (
+            why, " (d from q, dv from v)" if why.startswith("d = ") else ""))
+    if cfg.gamma != 1 and not _L.vla_model_has_A(cfg.model):
+        raise ValueError("gamma=%g: %s has no A, so no M = A^-1 to forget in (rls, vla1, vla3)"
+                         % (cfg.gamma, model))
+    w = ctypes.c_char_p()
+    if _L.vla_track_check(ctypes.byref(cfg), ctypes.byref(w)):
+        raise ValueError("track %s: %s" % (track, w.value.decode()))
+    return cfg
+
+
+def _warn_unread(cfg, has_u, g, beta, decay):
+    """an input the model does not read is a warning, as the programs warn of a trace's file"""
+    name = _L.vla_model_name(cfg.model).decode()
+    delta = name == "delta"
+    dec = delta and cfg.delta_form == 1  # VLA_DELTA_DECAY
+    for given, arg, read, who in (
+            (has_u, "u", name in ("vla1", "vla3"), "vla1 and vla3"),
+            (g is not None, "g", delta and not dec, "delta (delta_form=gated)"),
+            (beta is not None, "beta", delta, "delta"),
+            (decay is not None, "decay", dec, "delta with delta_form=decay")):
+        if given and not read:
+            warnings.warn("vlastab.run: %s is not read by model=%s%s (only by %s)" % (
+                arg, name, " with delta_form=" + ("decay" if dec else "gated") if delta else "",
+                who), stacklevel=3)
+
+
+def _warn_nonfinite(bad, what, key):
+    """a run that went to Inf or NaN says so, as the programs do (docs/trace.md)"""
+    if bad.any():
+        h = int(np.argmin(np.where(bad > 0, bad, np.iinfo(bad.dtype).max)))
+        warnings.warn("vlastab.run: %s is not finite (Inf or NaN) in %d of %d heads, first in head "
+                      "%d at step %d; its arrays carry inf or nan from there on (the result's %s: "
+                      "each head's first such step, 0 for none)" % (
+                          what, np.count_nonzero(bad), len(bad), h, bad[h], key),
+                      RuntimeWarning, stacklevel=3)
 
 
 def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay=None,
         track="sm", strict=True, reference=True, **constants):
     """Runs MODEL in PRECISION over every head of arrays shaped (heads, T, d) (v, g: dv; beta,
-    decay: (heads, T)), raw projections as in docs/trace.md (u absent: u = k). constants: any
-    --set NAME=VALUE (lambda0=0.1, nudge="off", ...). With reference, a binary64 run of the same
-    inputs rounded to the policy's storage format runs beside it. Returns a dict of numpy arrays:
-    o (heads, T, dv), s_fro, a_fro (heads, T; a_fro nan for la and delta), S (heads, dv, d) at the
-    end, counts (a dict per head), and with reference o_relerr (every step) and s_relerr (the end)
-    against binary64, and unit_roundoff of the policy's storage format."""
+    decay: (heads, T) or (heads, T, 1)), raw projections as in docs/trace.md (u absent: u = k).
+    track: a way of tracking A as --track spells it (sm, cg:8, ...). constants: any --set
+    NAME=VALUE (lambda0=0.1, nudge="off" or False, ...); a single number as beta is the constant
+    beta. With reference, a binary64 run of the same inputs rounded to the policy's input format
+    runs beside it (the programs' --ref f64).
+
+    Returns a dict of numpy arrays: o (heads, T, dv), s_fro, a_fro (heads, T; a_fro nan for la
+    and delta), S (heads, dv, d) at the end, counts (a dict per head), nonfinite (heads,): the
+    first step (1..T) at which S, A or o held Inf or NaN, 0 where none did, and unit_roundoff of
+    the policy's storage format; with reference also o_ref, o_relerr (every step), s_relerr (the
+    end) against binary64, and nonfinite_ref. A run that went to Inf or NaN is also a
+    RuntimeWarning, and an input the model does not read (u for la, ...) a UserWarning.
+
+    Refused as the programs refuse a trace's files and options, each with a message naming the
+    input: TypeError for what is not an array of real numbers or not a string (bool, complex,
+    text, float128; names holding a NUL); ValueError for a shape that does not match q's, no
+    heads or steps, d or dv outside 1..256, NaN or Inf in an input, g or decay outside [0, 1],
+    beta < 0, an unknown name or a constant out of its range, a way of tracking that the model
+    or policy does not have, and, with reference, an input that overflows the policy's input
+    format (the reference cannot run; reference=False runs without it)."""
+    if beta is not None and np.ndim(beta) == 0:  # one number: the constant beta
+        constants["beta"], beta = beta, None
     q = _heads(q, "q")
     H, T, d = q.shape
     k = _heads(k, "k", H, T, d)
     v = _heads(v, "v", H, T)
+    dv = v.shape[2]
+    has_u = u is not None
     u = k if u is None else _heads(u, "u", H, T, d)
-    g = None if g is None else _heads(g, "g", H, T, v.shape[2])
-    beta = None if beta is None else _heads(beta, "beta", H, T, 1)
-    decay = None if decay is None else _heads(decay, "decay", H, T, 1)
-    cfg = _Config()
-    _L.vla_config_default(ctypes.byref(cfg), _parse("vla_model_parse", model, "model"), d)
-    cfg.dv = v.shape[2]
-    cfg.prec = _parse("vla_prec_parse", precision, "precision")
-    cfg.track = _parse("vla_track_parse", track, "track")
-    cfg.mode = 0 if strict else 1
-    for name, val in constants.items():
-        if _L.vla_config_set(ctypes.byref(cfg), name.encode(), str(val).encode()):
-            raise ValueError("unknown constant or bad value: %s=%s" % (name, val))
-    r = _L.vla_config_check(ctypes.byref(cfg))
-    if r:
-        raise ValueError("the configuration is not valid: " + _L.vla_strerror(r).decode())
+    g = None if g is None else _heads(g, "g", H, T, dv, 0, 1)
+    beta = None if beta is None else _heads(beta, "beta", H, T, lo=0, scalar=True)
+    decay = None if decay is None else _heads(decay, "decay", H, T, lo=0, hi=1, scalar=True)
+    cfg = _configure(model, precision, track, strict, d, dv, constants)
+    _warn_unread(cfg, has_u, g, beta, decay)
     arrs = [q, k, v, u, g, beta, decay]
-    o, s_fro, a_fro, S, counts = _trajectory(cfg, arrs)
-    st = _L.vla_prec_storage(cfg.prec)
-    out = {"o": o, "s_fro": s_fro, "a_fro": a_fro, "S": S, "counts": counts,
-           "unit_roundoff": _L.vla_fmt_unit_roundoff(st)}
+    if _flag(reference, "reference"):  # the run's inputs rounded to its input format, up front
+        fmt = _L.vla_prec_io(cfg.prec)
+        rarrs = [None if a is None else round_to(a, precision) for a in arrs]
+        for a, r, n in zip(arrs, rarrs, ("q", "k", "v", "u", "g", "beta", "decay")):
+            if r is not None and not np.isfinite(r).all():
+                i = np.unravel_index(np.argmax(~np.isfinite(r)), r.shape)
+                raise ValueError("%s: %.17g at %s overflows %s's input format (largest %g), so "
+                                 "no binary64 reference of the rounded inputs can run "
+                                 "(reference=False runs without one)" % (
+                                     n, a[i], _at(i), precision, _L.vla_fmt_max(fmt)))
+    o, s_fro, a_fro, S, counts, bad = _trajectory(cfg, arrs)
+    out = {"o": o, "s_fro": s_fro, "a_fro": a_fro, "S": S, "counts": counts, "nonfinite": bad,
+           "unit_roundoff": _L.vla_fmt_unit_roundoff(_L.vla_prec_storage(cfg.prec))}
+    _warn_nonfinite(bad, "the state or read-out of %s in %s" % (model, precision), "nonfinite")
     if reference:
-        ref = _Config.from_buffer_copy(cfg)
+        ref = _Config.from_buffer_copy(cfg)  # the reference of the programs (vla_cli_ref_spec)
         ref.prec = _parse("vla_prec_parse", "f64", "precision")
         ref.mode = 0
-        if precision != "f64":
-            arrs = [None if a is None else round_to(a, precision) for a in arrs]
-        ro, _, _, rS, _ = _trajectory(ref, arrs)
-        num = np.linalg.norm(o - ro, axis=2)
-        den = np.linalg.norm(ro, axis=2)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out["o_relerr"] = np.where(num == 0, 0.0, num / den)
-        out["s_relerr"] = np.array([np.linalg.norm(S[h] - rS[h]) / np.linalg.norm(rS[h])
+        way = lambda n: _parse("vla_track_parse", n, "track")
+        if ref.track in (way("cg"), way("cheb")):  # the exact solve that the iteration approximates
+            ref.track = way("solve")
+        if ref.track in (way("sr"), way("comp")):  # no binary64 twin: the textbook update
+            ref.track = way("sm")
+        ro, _, _, rS, _, rbad = _trajectory(ref, rarrs)
+        _warn_nonfinite(rbad, "the binary64 reference's state or read-out", "nonfinite_ref")
+        out["o_relerr"] = np.array([[_relerr(o[h, t], ro[h, t]) for t in range(T)]
                                     for h in range(H)])
+        out["s_relerr"] = np.array([_relerr(S[h], rS[h]) for h in range(H)])
         out["o_ref"] = ro
+        out["nonfinite_ref"] = rbad
     return out
 
 
 def read_dat(path):
     """A vlastab table: {"meta": {key: value or [values]}, "columns": [...], "runs": [one dict per
     block (run, head): column -> numpy array]}. A column of names ("vla3", "never") stays a list
-    of strings; every other column is float (nan as nan)."""
-    meta, columns, blocks, cur, blank = {}, [], [], [], 0
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("#"):
-                key, sep, val = line[1:].strip().partition(": ")
-                if key == "columns":
-                    columns = val.split()
-                elif sep:
-                    meta[key] = meta[key] + [val] if isinstance(meta.get(key), list) else (
-                        [meta[key], val] if key in meta else val)
-                continue
-            if not line.strip():
-                blank += 1
-                if blank == 2 and cur:  # two blank lines end a block (gnuplot's index)
-                    blocks.append(cur)
-                    cur = []
-                continue
-            blank = 0
-            cur.append(line.split())
+    of strings; every other column is float (nan as nan). What is not a table as the programs
+    write it is a ValueError naming the file and the line: no '# columns:' line or a second one,
+    a column named twice, a row before the columns line or with another number of cells than
+    there are columns, a byte-order mark, a NUL, text that is not UTF-8; and a path that is not
+    a regular file (a FIFO, a device, a folder), which is not read at all."""
+    path = os.fspath(path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO does not block
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError("%s: not a regular file (a FIFO, a device or a folder)" %
+                         os.fsdecode(path))
+    with os.fdopen(fd, "rb") as f:
+        data = f.read()
+    name = os.fsdecode(path)
+    meta, columns, col_line, blocks, cur, blank = {}, None, 0, [], [], 0
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        where = "%s: line %d" % (name, n)
+        try:
+            line = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError as e:
+            raise ValueError("%s: not UTF-8 text (%s)" % (where, e.reason))
+        if "\ufeff" in line or "\0" in line:
+            raise ValueError("%s: %s (a table holds neither: save it without)" % (
+                where, "a NUL character" if "\0" in line else "a byte-order mark (U+FEFF)"))
+        if line.startswith("#"):
+            body = line[1:].strip()
+            key, sep, val = body.partition(": ")
+            if body.partition(":")[0] == "columns":
+                if columns is not None:
+                    raise ValueError("%s: a second '# columns:' line (the first is line %d)" % (
+                        where, col_line))
+                columns, col_line = body.partition(":")[2].split(), n
+                if not columns:
+                    raise ValueError("%s: '# columns:' names no column" % where)
+                for j, c in enumerate(columns):
+                    if columns.index(c) != j:
+                        raise ValueError("%s: column %r is named twice (columns %d and %d)" % (
+                            where, c, columns.index(c) + 1, j + 1))
+            elif sep:
+                meta[key] = meta[key] + [val] if isinstance(meta.get(key), list) else (
+                    [meta[key], val] if key in meta else val)
+            continue
+        if not line.strip():
+            blank += 1
+            if blank == 2 and cur:  # two blank lines end a block (gnuplot's index)
+                blocks.append(cur)
+                cur = []
+            continue
+        blank = 0
+        cells = line.split()
+        if columns is None:
+            raise ValueError("%s: a row before the '# columns:' line" % where)
+        if len(cells) != len(columns):
+            raise ValueError("%s: %d cells, expected %d (the columns of line %d)" % (
+                where, len(cells), len(columns), col_line))
+        cur.append(cells)
+    if columns is None:
+        raise ValueError("%s: no '# columns:' line (not a vlastab table?)" % name)
     if cur:
         blocks.append(cur)
     runs = []
     for b in blocks:
         run = {}
-        for j, name in enumerate(columns):
-            cells = [row[j] if j < len(row) else "nan" for row in b]
+        for j, c in enumerate(columns):
+            cells = [row[j] for row in b]
             try:
-                run[name] = np.array([float(c) for c in cells])
+                run[c] = np.array([float(x) for x in cells])
             except ValueError:
-                run[name] = cells
+                run[c] = cells
         runs.append(run)
     return {"meta": meta, "columns": columns, "runs": runs}
