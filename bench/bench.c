@@ -156,7 +156,7 @@ typedef vla_inputs inputs;
 static int inputs_make(inputs *x, int d, int dv)
 {
     char err[200];
-    if (vla_inputs_draw(x, "lmlike", 7, d, dv, 1, NIN, err, sizeof err))
+    if (vla_inputs_draw(x, "lmlike", 7, d, dv, 1, NIN, 0, err, sizeof err))
         return fprintf(stderr, "vla-bench: %s\n", err), -1;
     return 0;
 }

@@ -129,7 +129,7 @@ int main(int argc, char **argv)
                 goto done;
             }
             /* no gate; NaN beta and decay: the defaults (vla3 uses neither) */
-            vla_input x = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+            vla_input x = {.q = b.q, .k = b.k, .v = b.v, .u = b.u, .beta = NAN, .decay = NAN};
             if (r && (e = vla_model_step(m, &x))) {
                 snprintf(err, sizeof err, "%s:%ld: %s", input, lineno, vla_strerror(e));
                 goto done;
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
                 snprintf(err, sizeof err, "stream %s, step %ld: %s", spec, t, vla_strerror(e));
                 goto done;
             }
-            vla_input x = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
+            vla_input x = vla_input_of(&b);
             if (out) /* a file has no read-only steps: mqar's queries come back as writes */
                 write_step(out, &b, d, dv);
             e = b.is_read ? vla_model_read(m, b.q) : vla_model_step(m, &x);

@@ -192,7 +192,7 @@ const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg)
         const long T = vla_stream_optional(s) & VLA_IN_DECAY ? c->steps : 1;
         for (int h = 0; h < (T > 1 ? c->runs : 1) && !why; h++)
             for (long t = 1; t <= T && !why && vla_stream_get(s, (uint32_t)h, t, &b) == 0; t++) {
-                vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
+                vla_input in = vla_input_of(&b);
                 if ((why = vla_form_input_why(cfg, &in)) && T > 1) {
                     snprintf(msg, sizeof msg, "head %d, step %ld: %s", h, t, why);
                     why = msg;

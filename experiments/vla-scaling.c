@@ -493,6 +493,7 @@ int main(int argc, char **argv)
     for (int di = 0; di < o.nd; di++) {
         char err[256];
         if (vla_inputs_draw(&pools[di], c.stream, c.seed, (int)o.ds[di], (int)o.ds[di], 1, pool_len,
+                            VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B,
                             err, sizeof err))
             vla_cli_die(&spec, "--stream at d = %ld: %s", o.ds[di], err);
     }

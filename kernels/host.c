@@ -213,7 +213,7 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
     p->runs = runs;
     p->shift = kshift(d);
     p->dm = vla_dims_of(cfg);
-    p->rec_len = krec_len(d, dv);
+    p->rec_len = krec_len(p->dm);
     p->state_len = kstate_len(p->dm);
     p->arena_len = (int)karena_off(KA_N_ARRAYS, p->dm, p->shift);
     r = ops->open(&g->dev, opts->target != VLA_CUDA_GPU ? opts->emu_threads : opts->device,

@@ -137,9 +137,14 @@ static inline KHD long kstate_off(int a, vla_dims dm)
     return -1;
 }
 /* the numbers of an input record (the INPUT arrays), and the longest of them */
-static inline KHD int krec_len(int d, int dv) { return VLA_INPUT_LEN; }
+static inline KHD int krec_len(vla_dims dm)
+{
+    VLA_DIMS_LOCALS(dm);
+    return (int)VLA_INPUT_LEN;
+}
 static inline KHD int krec_widest(int d, int dv)
 {
+    const int ng = d, nr = d; /* (the widest any model's arrays per key channel can be) */
     int m = 0;
 #define VLA_X_(name, len) m = VLA_MAX(m, (int)(len));
     VLA_STATE_INPUT(VLA_X_)

@@ -22,6 +22,8 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
     s->cfg = p->cfg;
     s->d = d;
     s->dv = dv;
+    s->ng = ng;
+    s->nr = nr;
     KBIND_STATE(s, a_);
     s->t = p->counts[run].t;
     s->cnt = p->counts[run].cnt;

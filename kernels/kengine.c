@@ -76,11 +76,17 @@ static void k_close(void *p)
     free(k);
 }
 
-/* step buffers that point into one slab: q k u (d) v g (dv) each */
-static void bind_bufs(vla_step_buf *b, double *x, long n, int d, int dv)
+/* step buffers that point into one slab: q k u (d) v g (dv) each, and where the model reads
+ * them (gates) the gated family's lg a b (d each) */
+static void bind_bufs(vla_step_buf *b, double *x, long n, int d, int dv, int gates)
 {
-    for (long i = 0; i < n; i++, x += 3 * d + 2 * dv)
-        b[i] = (vla_step_buf){x, x + d, x + 3 * d, x + 2 * d, x + 3 * d + dv, NAN, NAN, 0, 0, -1};
+    for (long i = 0; i < n; i++, x += 3 * d + 2 * dv + (gates ? 3 * d : 0)) {
+        double *g = x + 3 * d + 2 * dv;
+        b[i] = (vla_step_buf){.q = x, .k = x + d, .v = x + 3 * d, .u = x + 2 * d,
+                              .g = x + 3 * d + dv, .beta = NAN, .decay = NAN, .pair = -1,
+                              .lg = gates ? g : NULL, .a = gates ? g + d : NULL,
+                              .b = gates ? g + 2 * d : NULL};
+    }
 }
 
 static int k_open(vla_engine *e, void **self, char *err, size_t len)
@@ -111,7 +117,9 @@ static int k_open(vla_engine *e, void **self, char *err, size_t len)
         k_close(k);
         return r;
     }
-    const long per = 3L * d + 2L * dv;
+    const int gates = (vla_model_reads(&sp->cfg) &
+                       (VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B)) != 0;
+    const long per = 3L * d + 2L * dv + (gates ? 3L * d : 0);
     const int lanes = e->b->target == VLA_CUDA_LANES;
     k->cap = (lanes ? INPUT_BYTES_LANES : INPUT_BYTES) / ((long)nr * (2 * per + 8) * (long)sizeof(double));
     if (lanes && k->cap < LANES_MIN_STEPS && (long)nr * LANES_MIN_STEPS * (2 * per + 8) *
@@ -151,9 +159,9 @@ static int k_open(vla_engine *e, void **self, char *err, size_t len)
         k_close(k);
         return VLA_ENOMEM;
     }
-    bind_bufs(k->raw, k->slab, (long)n, d, dv);
+    bind_bufs(k->raw, k->slab, (long)n, d, dv, gates);
     if (rnd)
-        bind_bufs(k->rnd, k->slab + n * per, (long)n, d, dv);
+        bind_bufs(k->rnd, k->slab + n * per, (long)n, d, dv, gates);
     *self = k;
     return VLA_OK;
 }

@@ -40,8 +40,8 @@ __attribute__((unused)) static void FN(kh_prepare)(void *scratch, const vla_inpu
 {
     static const double zeros[VLA_D_MAX];
     ST *s = scratch;
-    int d = s->d, dv = s->dv;
-    vla_input rd = {in->q, in->q, zeros, NULL, NULL, NAN, NAN};
+    int d = s->d, dv = s->dv, ng = s->ng, nr = s->nr;
+    vla_input rd = {.q = in->q, .k = in->q, .v = zeros, .beta = NAN, .decay = NAN};
     if (is_read)
         in = &rd;
     FN(load)(NULL, s, in);

@@ -102,6 +102,8 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nrun, NUM *arena, 
     s->cfg = p->cfg;
     s->d = d;
     s->dv = dv;
+    s->ng = ng;
+    s->nr = nr;
     KBIND_STATE(s, a_);
     s->t = p->counts[runs[0]].t;
     /* counts of this launch: the ones every lane shares in s->cnt, the others per lane */

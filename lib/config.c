@@ -25,11 +25,12 @@ const char *vla_strerror(int err)
 
 static const struct {
     const char *name;
-    int has_A, normalize;
+    int has_A, normalize, gate, feat, qknorm;
+    double scale;
     const char *uprime;
 } model_rows[VLA_NMODEL] = {
-#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, reads, uprime)                    \
-    {#tok, has_A, normalize, uprime},
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, qknorm, scale, reads, uprime) \
+    {#tok, has_A, normalize, gate, VLA_FEAT_##feat, qknorm, scale, uprime},
     VLA_MODELS(VLA_X_)
 #undef VLA_X_
 };
@@ -46,6 +47,7 @@ const char *vla_model_name(vla_model_kind m)
 }
 const char *vla_track_name(vla_track t) { return (unsigned)t < VLA_NTRACK ? track_names[t] : "?"; }
 int vla_model_has_A(vla_model_kind m) { return (unsigned)m < VLA_NMODEL && model_rows[m].has_A; }
+int vla_model_gate(vla_model_kind m) { return (unsigned)m < VLA_NMODEL ? model_rows[m].gate : 0; }
 const char *vla_model_uprime(vla_model_kind m)
 {
     return (unsigned)m < VLA_NMODEL ? model_rows[m].uprime : "";
@@ -53,7 +55,7 @@ const char *vla_model_uprime(vla_model_kind m)
 unsigned vla_model_reads(const vla_config *c)
 {
     switch (c->model) {
-#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, reads, uprime)                    \
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, qknorm, scale, reads, uprime) \
     case VLA_##ID:                                                                                 \
         return (reads);
         VLA_MODELS(VLA_X_)
@@ -148,6 +150,12 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
     c->solve_k = 8;
     c->solve_tol = 0.0;
     c->normalize = (unsigned)model < VLA_NMODEL && model_rows[model].normalize;
+    if ((unsigned)model < VLA_NMODEL) { /* the gated family's conventions are fla's */
+        c->features = model_rows[model].feat;
+        c->qknorm = model_rows[model].qknorm;
+        c->scale = pow(d, model_rows[model].scale); /* fla's K ** -0.5 */
+    }
+    c->l2_eps = 1e-6;
     switch (model) {
     case VLA_VLA1: /* the v1 layer: guarded Sherman-Morrison, nudge every 50, norm clamp */
         c->nudge = c->guard = c->clamp_on = 1;
@@ -271,6 +279,8 @@ static const struct {
     {"renorm", offsetof(vla_config, renorm), 0, INFINITY, 0, ">= 0 (0: off)"},
     {"beta", offsetof(vla_config, beta), 0, 2, 1, "in (0, 2)"},
     {"gamma", offsetof(vla_config, gamma), 0, 1 + DBL_EPSILON, 1, "in (0, 1]"}, /* hi: 1 is in */
+    {"scale", offsetof(vla_config, scale), 0, INFINITY, 1, "> 0"},
+    {"l2_eps", offsetof(vla_config, l2_eps), 0, INFINITY, 0, ">= 0"},
 };
 #define NREALS (sizeof reals / sizeof reals[0])
 
@@ -283,6 +293,7 @@ static const struct {
     {"clamp_on", offsetof(vla_config, clamp_on)},
     {"normalize", offsetof(vla_config, normalize)},
     {"keynorm", offsetof(vla_config, keynorm)},
+    {"qknorm", offsetof(vla_config, qknorm)},
 };
 
 int vla_config_set_why(vla_config *c, const char *name, const char *value, const char **why)
@@ -338,8 +349,8 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, const
         return VLA_OK;
     }
     *why = "is not a constant (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, clamp, "
-           "clamp_eps, renorm, beta, sr_seed, delta_form, features, nudge, guard, clamp_on, "
-           "normalize, keynorm)";
+           "clamp_eps, renorm, beta, gamma, scale, l2_eps, sr_seed, delta_form, features, nudge, "
+           "guard, clamp_on, normalize, keynorm, qknorm)";
     return VLA_EINVAL;
 }
 
@@ -468,6 +479,9 @@ void vla_config_describe(const vla_config *c, char *buf, size_t len)
         n += snprintf(buf + n, len - n, " gamma=%s", num[10]);
     if (!c->keynorm && n < len)
         n += snprintf(buf + n, len - n, " keynorm=off");
+    if (vla_model_gate(c->model) && n < len) /* the gated family's (NREALS - 2, - 1) */
+        n += snprintf(buf + n, len - n, " scale=%s qknorm=%s l2_eps=%s", num[NREALS - 2],
+                      c->qknorm ? "on" : "off", num[NREALS - 1]);
     if (c->form != VLA_FORM_SEQ && n + 6 < len) {
         n += snprintf(buf + n, len - n, " form=");
         vla_form_name(c, buf + n, len - n);
@@ -550,6 +564,9 @@ int vla_form_check(const vla_config *c, const char **why)
     else if (c->form == VLA_FORM_SCAN && c->model == VLA_VLA1)
         w = "vla1 clips its error v - S k by its norm: S is no affine recurrence, so it has no "
             "scan (--form seq or chunk:C)";
+    else if (chunk && vla_model_gate(c->model) == 2)
+        w = "the chunk forms of the decays per key channel (kda's and gla's secondary chunking, "
+            "rwkv7's DPLR chunk) are not in vlastab yet: --form seq or scan (docs/gated.md)";
     if (why)
         *why = w;
     return w ? VLA_ENOTSUP : VLA_OK;

@@ -54,6 +54,7 @@ int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_st
         char why[256];
         if (!*stream && (r = vla_stream_open(stream, sp->stream, d, dv, sp->seed, why, sizeof why)))
             return vla_engine_fail(e, run, r, "--stream: %s", why);
+        vla_stream_want(*stream, vla_model_reads(&sp->cfg));
         if ((r = vla_stream_get(*stream, (uint32_t)head, t, raw)))
             return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, t, vla_strerror(r));
     } else {
@@ -79,6 +80,18 @@ int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_st
             memcpy(raw->g, x->g, dv * sizeof(double));
         raw->beta = x->beta;
         raw->decay = x->decay;
+        /* the gates the model reads (another model's step buffers have no room for them) */
+        const unsigned reads = vla_model_reads(&sp->cfg);
+        raw->lgs = x->lgs;
+        raw->has_gates = (x->lg && (reads & VLA_IN_LOGDECAY_D) ? VLA_IN_LOGDECAY_D : 0) |
+                         (x->a && (reads & VLA_IN_A) ? VLA_IN_A : 0) |
+                         (x->b && (reads & VLA_IN_B) ? VLA_IN_B : 0);
+        if (raw->has_gates & VLA_IN_LOGDECAY_D)
+            memcpy(raw->lg, x->lg, d * sizeof(double));
+        if (raw->has_gates & VLA_IN_A)
+            memcpy(raw->a, x->a, d * sizeof(double));
+        if (raw->has_gates & VLA_IN_B)
+            memcpy(raw->b, x->b, d * sizeof(double));
     }
     const vla_step_buf *b = raw;
     if (f != VLA_FMT_F64) { /* exactly what the narrower run does first; phi is taken later */
@@ -93,9 +106,17 @@ int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_st
         rnd->pair = raw->pair;
         rnd->beta = isnan(raw->beta) ? raw->beta : vla_round_fmt(f, raw->beta);
         rnd->decay = isnan(raw->decay) ? raw->decay : vla_round_fmt(f, raw->decay);
+        rnd->lgs = vla_round_fmt(f, raw->lgs);
+        rnd->has_gates = raw->has_gates;
+        if (raw->has_gates & VLA_IN_LOGDECAY_D)
+            vla_load_round_d(f, rnd->lg, raw->lg, d);
+        if (raw->has_gates & VLA_IN_A)
+            vla_load_round_d(f, rnd->a, raw->a, d);
+        if (raw->has_gates & VLA_IN_B)
+            vla_load_round_d(f, rnd->b, raw->b, d);
         b = rnd;
     }
-    *in = (vla_input){b->q, b->k, b->v, b->u, b->has_g ? b->g : NULL, b->beta, b->decay};
+    *in = vla_input_of(b);
     return VLA_OK;
 }
 

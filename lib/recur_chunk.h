@@ -10,13 +10,14 @@
 VLA_FN NUM *FN(uprime)(CXP, ST *s);
 
 /* where input a of the chunk's token j starts in the buffer cb */
-#define CB_AT(j, a) ((long)(j) * VLA_INPUT_LEN + vla_in_off(VLA_IN_##a, d, dv))
+#define CB_AT(j, a)                                                                                \
+    ((long)(j) * vla_in_len(d, dv, s->ng, s->nr) + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
 
 /* the INPUT arrays into the chunk's slot j (put), or slot j back into them, so that a token's
  * per-token work is the sequential form's own code on the same inputs */
 VLA_FN void FN(chunk_slot)(CXP, ST *s, int j, int put)
 {
-    const int d = s->d, dv = s->dv;
+    const int d = s->d, dv = s->dv, ng = s->ng, nr = s->nr;
 #define VLA_X_(name, len)                                                                          \
     VLA_PFOR(i, 0, (len)) {                                                                        \
         if (put)                                                                                   \
@@ -110,14 +111,15 @@ VLA_FN void FN(chunk_decay)(CXP, ST *s, NREF m, long r, long c)
  * exp(gamma_t - gamma_s), W's rows exp(gamma_t), the read-out's S_0 y_i exp(gamma_i), and
  * S_C = exp(gamma_C) S_0 + sum_t exp(gamma_C - gamma_t) e_t b_t^T.
  * In: cx (x_t), cy (b_t), the buffer; out: S, n, o, the read-outs co. */
-VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int acc_n, NREF floor)
+VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int acc_n, int scaled,
+                         NREF floor)
 {
     FRAME_BEGIN;
     SCALAR(acc);
     SCALAR(t);
     SCALAR(gl);
     const int d = s->d, dv = s->dv, C = s->cfg.chunk;
-    const long rl = VLA_INPUT_LEN, oq = vla_in_off(qa, d, dv);
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(qa, d, dv, s->ng, s->nr);
     NUM *X = s->cx, *B = s->cy, *U = s->ce, *M = s->cm, *cb = s->cb, *G = s->cg;
     SETI(gl, 1); /* exp(gamma_C), set below when there is a decay (no decay: 1) */
     if (decay) { /* gamma, one thread's running sum (fla's chunk_local_cumsum), and exp(gamma_C) */
@@ -215,6 +217,8 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
             ADD(acc, acc, t);
         }
         ADD(E(s->co, i), E(s->co, i), acc);
+        if (scaled) /* the gated family: fla's chunk kernels scale the read-out */
+            MUL(E(s->co, i), E(s->co, i), E(s->c, C_SCALE));
         if (s->cfg.normalize)
             DIV(E(s->co, i), E(s->co, i), E(s->cr, r));
     }

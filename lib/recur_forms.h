@@ -21,7 +21,8 @@ VLA_FN void FN(chunk_step)(CXP, ST *s)
     }
 }
 
-/* ---- scan: S_t = S_{t-1} J_t + B_t (J_t = I - k' alpha^T, delta's decay a_t (I - k' alpha^T);
+/* ---- scan: S_t = S_{t-1} J_t + B_t (J_t = g (I - k' alpha^T) + a b^T: g a scalar decay (delta's,
+ * gdn's, mamba2's), one per key channel (Diag(a): kda, gla, rwkv7) or 1; a b^T rwkv7's low rank;
  * B_t = v alpha^T; la: J = I, B = v phi(k)^T) and n_t = n_{t-1} + phi(k_t) by Blelloch's scan,
  * online: level l holds the combination of an aligned block of 2^l steps, present where bit l
  * of t is set. A step combines its element with the blocks its carry passes (the up-sweep,
@@ -113,6 +114,12 @@ VLA_FN void FN(scan_step)(CXP, ST *s)
             SUB(E(s->tj, i), id, t);
             if (decay) /* a scalar decay: J = a (I - k' alpha^T) */
                 MUL(E(s->tj, i), E(s->beta_decay, 1), E(s->tj, i));
+            if (s->ng) /* decays per key channel: J = Diag(a) (I - k' alpha^T) */
+                MUL(E(s->tj, i), E(s->ag, a), E(s->tj, i));
+            if (s->nr) { /* rwkv7's low rank: J = Diag(w) + a b^T */
+                MUL(t, E(s->ra, a), E(s->rb, c));
+                ADD(E(s->tj, i), E(s->tj, i), t);
+            }
             STORE(E(s->tj, i));
         }
     VLA_PFOR(i, 0, d)

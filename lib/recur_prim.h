@@ -83,6 +83,20 @@ VLA_FN void FN(unit)(CXP, NUM *x, int n, long *zero_norm)
     FRAME_END;
 }
 
+/* x <- x / sqrt(x . x + eps): fla's l2norm (the epsilon inside the root; the gated family's q
+ * and k), in the compute format */
+VLA_FN void FN(l2norm)(CXP, NUM *x, int n, NREF eps)
+{
+    FRAME_BEGIN;
+    SCALAR(nrm);
+    FN(dot)(CX, P(nrm), x, x, n);
+    ADD(nrm, nrm, R(eps));
+    SQRT(nrm, nrm);
+    VLA_PFOR(i, 0, n)
+        DIV(E(x, i), E(x, i), nrm);
+    FRAME_END;
+}
+
 /* A += eps I, stored */
 VLA_FN void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
 {

@@ -6,6 +6,7 @@
 typedef struct {
     vla_config cfg;
     int d, dv;
+    int ng, nr; /* the model's input arrays per key channel (tables.h's vla_dims) */
     long t;
 #define VLA_X_(name, len) NUM *name;
     VLA_STATE_ARRAYS(VLA_X_)
@@ -57,6 +58,8 @@ VLA_FN void FN(vstate_consts)(CXP, const vla_config *cfg, NUM *c)
      * u ||b|| of the policy's compute format (its exact reference too): beyond it the true
      * residual stagnates, while the recursive one goes on shrinking into underflow */
     SETD(E(c, C_TOL), fmax(cfg->solve_tol, vla_fmt_unit_roundoff(vla_prec_compute(cfg->prec))));
+    SETD(E(c, C_SCALE), cfg->scale);
+    SETD(E(c, C_L2EPS), cfg->l2_eps);
 }
 
 /* cfg has been checked. Arrays start at +0; A_0 = I / lambda0 is computed in the compute format
@@ -72,6 +75,8 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
     s->sr.seed = cfg->sr_seed;
     s->d = d;
     s->dv = dv;
+    s->ng = ng;
+    s->nr = nr;
 #define VLA_X_(name, len) ok &= (s->name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
     VLA_STATE_ARRAYS(VLA_X_)
 #undef VLA_X_
@@ -148,12 +153,23 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
         COPY(E(s->beta_decay, 0), E(s->c, C_BETA));
     else
         LOAD_IN(E(s->beta_decay, 0), in->beta);
-    if (isnan(in->decay)) {
+    if (vla_col_gate(s->cfg.model) == 1) { /* the log-decay as the kernels take it, then a */
+        LOAD_IN(E(s->beta_decay, 2), in->lgs);
+        EXP(E(s->beta_decay, 1), E(s->beta_decay, 2));
+    } else if (isnan(in->decay)) {
         SETI(E(s->beta_decay, 1), 1);
         SETI(E(s->beta_decay, 2), 0);
     } else { /* log(a), an input as fla's g (a = 0: -Inf, which vla_form_input_why refuses) */
         LOAD_IN(E(s->beta_decay, 1), in->decay);
         LOAD_LOG(E(s->beta_decay, 2), in->decay);
+    }
+    for (int i = 0; i < s->ng; i++) { /* per key channel (a scalar input serves each) */
+        LOAD_IN(E(s->lg, i), in->lg ? in->lg[i] : in->lgs);
+        EXP(E(s->ag, i), E(s->lg, i));
+    }
+    for (int i = 0; i < s->nr; i++) {
+        LOAD_IN(E(s->ra, i), in->a ? in->a[i] : 0.0);
+        LOAD_IN(E(s->rb, i), in->b ? in->b[i] : 0.0);
     }
 }
 #endif
@@ -188,6 +204,73 @@ VLA_FN void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
             DIV(E(s->o, i), E(s->o, i), den);
     }
     FRAME_END;
+}
+
+/* ---- the writes of S that several models share ---- */
+
+/* S <- a S, a the step's scalar decay (beta_decay[1]), each entry stored */
+VLA_FN void FN(decay_S)(CXP, ST *s)
+{
+    VLA_PFOR(i, 0, s->dv * s->d) {
+        MUL(E(s->S, i), E(s->beta_decay, 1), E(s->S, i));
+        STORE(E(s->S, i));
+    }
+}
+
+/* S <- S Diag(a), a the step's decays per key channel (ag = exp(lg)), each entry stored */
+VLA_FN void FN(decay_cols)(CXP, ST *s)
+{
+    VLA_PFOR(i, 0, s->dv)
+        for (int j = 0; j < s->d; j++) {
+            MUL(E(s->S, (size_t)i * s->d + j), E(s->S, (size_t)i * s->d + j), E(s->ag, j));
+            STORE(E(s->S, (size_t)i * s->d + j));
+        }
+}
+
+/* The delta rule's write: e = v - S k', then S_ij = (g_i S_ij +) (beta e_i) k'_j, stored; g: the
+ * row gates (delta_form=gated), or NULL */
+VLA_FN void FN(delta_write)(CXP, ST *s, const NUM *g)
+{
+    FRAME_BEGIN;
+    SCALAR(b);
+    SCALAR(t);
+    int d = s->d, dv = s->dv;
+    NUM *S = s->S;
+    FN(residual)(CX, s->e, s->v, S, s->kp, dv, d);
+    VLA_PFOR(i, 0, dv) {
+        MUL(b, E(s->beta_decay, 0), E(s->e, i));
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            TEMP(t);
+            if (g)
+                MUL(E(S, ij), E(g, i), E(S, ij));
+            MUL(t, b, E(s->kp, j));
+            ADD(E(S, ij), E(S, ij), t);
+            STORE(E(S, ij));
+        }
+    }
+    FRAME_END;
+}
+
+/* The gated family's query into w: phi(q) (features id, their default: q), L2-normalized when
+ * qknorm (fla's x / sqrt(x . x + eps)), times the scale when scaled (fla's recurrent kernels
+ * scale q; its chunk kernels scale the read-out, recur_chunk.h's chunk_wy) */
+VLA_FN void FN(gated_query)(CXP, ST *s, NUM *w, int scaled)
+{
+    VLA_PFOR(j, 0, s->d)
+        COPY(E(w, j), E(s->pq, j));
+    if (s->cfg.qknorm)
+        FN(l2norm)(CX, w, s->d, P(E(s->c, C_L2EPS)));
+    if (scaled)
+        VLA_PFOR(j, 0, s->d)
+            MUL(E(w, j), E(w, j), E(s->c, C_SCALE));
+}
+
+/* the gated family's read-out, o = S (scale q') (recurrent kernels' order) */
+VLA_FN void FN(read_gated)(CXP, ST *s)
+{
+    FN(gated_query)(CX, s, s->w, 1);
+    FN(readout)(CX, s, s->w, P(E(s->c, C_STAB)));
 }
 
 /* n += x, stored */

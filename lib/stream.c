@@ -44,6 +44,8 @@ struct vla_stream {
     double *tmp; /* subspace: c (R), then B c (d) */
     long heads, T;
     vla_npy q, k, v, u, gate, beta, decay; /* trace; u, gate, beta, decay may hold no data */
+    vla_npy logdecay, ra, rb;              /* ... and the gated family's */
+    unsigned want;                         /* what a synthetic stream draws (vla_stream_want) */
 };
 
 static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
@@ -100,8 +102,9 @@ static void shape_str(char *buf, size_t len, const vla_npy *a)
 }
 
 /* Loads DIR/NAME; an optional file that does not exist leaves a->data NULL. dim: the last size
- * required (0 for a scalar per step, beta or decay, which may be (heads, T) or (heads, T, 1));
- * heads, T: 0 when this file defines them. */
+ * required (0 for a scalar per step, beta or decay, which may be (heads, T) or (heads, T, 1); -d
+ * for the log-decays, a scalar per step or d per step: (heads, T) or (heads, T, d)); heads, T: 0
+ * when this file defines them. */
 static int load(vla_stream *s, const char *dir, const char *name, int required, vla_npy *a,
                 int dim, char *err, size_t errlen)
 {
@@ -119,9 +122,12 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
         goto done;
     char sh[200];
     shape_str(sh, sizeof sh, a);
-    int ok3 = a->ndim == 3, is_beta = dim == 0;
+    int ok3 = a->ndim == 3, is_beta = dim <= 0;
     if (!(ok3 || (is_beta && a->ndim == 2))) {
-        if (is_beta)
+        if (dim < 0)
+            rc = fail(VLA_EFORMAT, err, errlen,
+                      "%s: shape %s, expected (heads, T) or (heads, T, %d)", path, sh, -dim);
+        else if (is_beta)
             rc = fail(VLA_EFORMAT, err, errlen,
                       "%s: shape %s, expected (heads, T) or (heads, T, 1)", path, sh);
         else
@@ -143,7 +149,10 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
     } else if (a->shape[1] != s->T) {
         rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected %ld steps (as q.npy)", path, sh,
                   s->T);
-    } else if (ok3 && a->shape[2] != (is_beta ? 1 : dim)) {
+    } else if (ok3 && dim < 0 && a->shape[2] != -dim) {
+        rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected (heads, T, d = %d): a log-decay "
+                  "per key channel", path, sh, -dim);
+    } else if (ok3 && dim >= 0 && a->shape[2] != (is_beta ? 1 : dim)) {
         rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected dim %d", path, sh,
                   is_beta ? 1 : dim);
     }
@@ -157,6 +166,8 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
         lo = 0;
     else if (!strcmp(name, "g.npy") || !strcmp(name, "decay.npy"))
         lo = 0, hi = 1;
+    else if (!strcmp(name, "logdecay.npy")) /* log a <= 0: a decay, not a growth */
+        hi = 0;
     long n = a->shape[0] * a->shape[1] * (ok3 ? a->shape[2] : 1);
     for (long i = 0; i < n; i++) {
         double x = a->data[i];
@@ -199,6 +210,12 @@ static int open_trace(vla_stream *s, const char *dir, char *err, size_t errlen)
         rc = load(s, dir, "beta.npy", 0, &s->beta, 0, err, errlen);
     if (!rc)
         rc = load(s, dir, "decay.npy", 0, &s->decay, 0, err, errlen);
+    if (!rc)
+        rc = load(s, dir, "logdecay.npy", 0, &s->logdecay, -s->d, err, errlen);
+    if (!rc)
+        rc = load(s, dir, "a.npy", 0, &s->ra, s->d, err, errlen);
+    if (!rc)
+        rc = load(s, dir, "b.npy", 0, &s->rb, s->d, err, errlen);
     return rc;
 }
 
@@ -345,6 +362,9 @@ void vla_stream_close(vla_stream *s)
     vla_npy_free(&s->gate);
     vla_npy_free(&s->beta);
     vla_npy_free(&s->decay);
+    vla_npy_free(&s->logdecay);
+    vla_npy_free(&s->ra);
+    vla_npy_free(&s->rb);
     free(s);
 }
 
@@ -363,8 +383,9 @@ void vla_stream_identity(const vla_stream *s, char *buf, size_t len)
         return;
     }
     uint64_t h = VLA_FNV_INIT;
-    const vla_npy *a[] = {&s->q, &s->k, &s->v, &s->u, &s->gate, &s->beta};
-    for (int i = 0; i < 6; i++) { /* an absent file hashes as ndim 0 */
+    const vla_npy *a[] = {&s->q,     &s->k,        &s->v,  &s->u, &s->gate,
+                          &s->beta,  &s->decay,    &s->logdecay, &s->ra, &s->rb};
+    for (int i = 0; i < 10; i++) { /* an absent file hashes as ndim 0 */
         int nd = a[i]->data ? a[i]->ndim : 0;
         size_t n = 1;
         h = vla_fnv1a(h, &nd, sizeof nd);
@@ -395,7 +416,15 @@ unsigned vla_stream_optional(const vla_stream *s)
     if (!s || s->kind != VLA_STREAM_TRACE)
         return 0;
     return (s->u.data ? VLA_IN_U : 0) | (s->gate.data ? VLA_IN_G : 0) |
-           (s->beta.data ? VLA_IN_BETA : 0) | (s->decay.data ? VLA_IN_DECAY : 0);
+           (s->beta.data ? VLA_IN_BETA : 0) | (s->decay.data ? VLA_IN_DECAY : 0) |
+           (!s->logdecay.data ? 0 : s->logdecay.ndim == 3 ? VLA_IN_LOGDECAY_D : VLA_IN_LOGDECAY) |
+           (s->ra.data ? VLA_IN_A : 0) | (s->rb.data ? VLA_IN_B : 0);
+}
+
+void vla_stream_want(vla_stream *s, unsigned bits)
+{
+    if (s)
+        s->want = bits;
 }
 
 long vla_stream_heads(const vla_stream *s) { return s->kind == VLA_STREAM_TRACE ? s->heads : -1; }
@@ -423,8 +452,11 @@ int vla_step_buf_alloc(vla_step_buf *b, int d, int dv)
     b->u = malloc(d * sizeof(double));
     b->v = malloc(dv * sizeof(double));
     b->g = malloc(dv * sizeof(double));
+    b->lg = malloc(d * sizeof(double));
+    b->a = malloc(d * sizeof(double));
+    b->b = malloc(d * sizeof(double));
     b->beta = b->decay = NAN;
-    if (!b->q || !b->k || !b->u || !b->v || !b->g) {
+    if (!b->q || !b->k || !b->u || !b->v || !b->g || !b->lg || !b->a || !b->b) {
         vla_step_buf_free(b);
         return VLA_ENOMEM;
     }
@@ -440,6 +472,9 @@ void vla_step_buf_free(vla_step_buf *b)
     free(b->u);
     free(b->v);
     free(b->g);
+    free(b->lg);
+    free(b->a);
+    free(b->b);
     memset(b, 0, sizeof *b);
 }
 
@@ -494,6 +529,36 @@ static const double *head_matrix(vla_stream *s, uint32_t head)
     return M;
 }
 
+/* A synthetic stream's gates, for a model that reads them (s->want): log a = -exp(-3 + 1.5 z),
+ * most decays near exp(-exp(-3)) = 0.95 with a heavy tail toward 0 (z > 2.3, 1 in 100: a < 0.2),
+ * a scalar per token (lane VLA_D_MAX, apart from every channel's) or one per key channel (lanes 0
+ * .. d - 1); rwkv7's a = -kappa, b = kappa * iclr, kappa a unit vector, iclr = sigmoid(z) per
+ * channel (RWKV-7's in-context learning rate) */
+static void draw_gates(vla_stream *s, uint32_t head, uint64_t t, vla_step_buf *b)
+{
+    const int d = s->d;
+    if (s->want & VLA_IN_LOGDECAY_D) {
+        vla_gauss_fill(b->lg, d, s->seed, VLA_VAR_LOGDECAY, head, t, 1.5);
+        for (int i = 0; i < d; i++)
+            b->lg[i] = -exp(-3 + b->lg[i]);
+        b->has_gates |= VLA_IN_LOGDECAY_D;
+    }
+    if (s->want & VLA_IN_LOGDECAY) {
+        b->lgs = -exp(-3 + 1.5 * vla_gauss(s->seed, VLA_VAR_LOGDECAY, head, t, VLA_D_MAX));
+        b->has_gates |= VLA_IN_LOGDECAY;
+    }
+    if (s->want & (VLA_IN_A | VLA_IN_B)) {
+        vla_gauss_fill(b->a, d, s->seed, VLA_VAR_RA, head, t, 1);
+        unit(b->a, d);
+        vla_gauss_fill(b->b, d, s->seed, VLA_VAR_RB, head, t, 1);
+        for (int i = 0; i < d; i++) {
+            b->b[i] = b->a[i] / (1 + exp(-b->b[i]));
+            b->a[i] = -b->a[i];
+        }
+        b->has_gates |= VLA_IN_A | VLA_IN_B;
+    }
+}
+
 int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
 {
     if (!s || !b)
@@ -506,6 +571,8 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
     b->beta = b->decay = NAN;
     b->has_g = b->is_read = 0;
     b->pair = vla_stream_pair(s, t);
+    b->lgs = 0;
+    b->has_gates = 0;
 
     switch (s->kind) {
     case VLA_STREAM_GAUSS:
@@ -575,10 +642,36 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
             b->beta = s->beta.data[row];
         if (s->decay.data)
             b->decay = s->decay.data[row];
+        if (s->logdecay.data && s->logdecay.ndim == 3) {
+            memcpy(b->lg, s->logdecay.data + row * d, d * sizeof(double));
+            b->has_gates |= VLA_IN_LOGDECAY_D;
+        } else if (s->logdecay.data) {
+            b->lgs = s->logdecay.data[row];
+            b->has_gates |= VLA_IN_LOGDECAY;
+        }
+        if (s->ra.data) {
+            memcpy(b->a, s->ra.data + row * d, d * sizeof(double));
+            b->has_gates |= VLA_IN_A;
+        }
+        if (s->rb.data) {
+            memcpy(b->b, s->rb.data + row * d, d * sizeof(double));
+            b->has_gates |= VLA_IN_B;
+        }
         break;
     }
     }
+    if (s->kind != VLA_STREAM_TRACE)
+        draw_gates(s, head, tt, b);
     return 0;
+}
+
+vla_input vla_input_of(const vla_step_buf *b)
+{
+    return (vla_input){.q = b->q, .k = b->k, .v = b->v, .u = b->u, .g = b->has_g ? b->g : NULL,
+                       .beta = b->beta, .decay = b->decay,
+                       .lg = b->has_gates & VLA_IN_LOGDECAY_D ? b->lg : NULL,
+                       .a = b->has_gates & VLA_IN_A ? b->a : NULL,
+                       .b = b->has_gates & VLA_IN_B ? b->b : NULL, .lgs = b->lgs};
 }
 
 /* ---- prepared inputs: a stream's steps drawn once, for engines to replay ---- */
@@ -592,7 +685,7 @@ void vla_inputs_free(vla_inputs *x)
 }
 
 int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
-                    long T, char *err, size_t errlen)
+                    long T, unsigned want, char *err, size_t errlen)
 {
     vla_stream *s;
     vla_step_buf b;
@@ -600,6 +693,7 @@ int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int d
     int e = vla_stream_open(&s, spec, d, dv, seed, err, errlen);
     if (e)
         return e;
+    vla_stream_want(s, want);
     long len = vla_stream_length(s), nh = vla_stream_heads(s);
     if (nh > 0 && nh < heads) {
         snprintf(err, errlen, "stream %.150s: %ld heads, %d wanted", spec, nh, heads);
@@ -608,7 +702,8 @@ int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int d
     }
     if (len > 0 && T > len) /* a finite stream bounds the steps */
         T = len;
-    const size_t per = 3 * (size_t)d + 2 * (size_t)dv, n = (size_t)heads * T; /* q k u, v g */
+    /* q k u, v g, and the gated family's lg a b */
+    const size_t per = 6 * (size_t)d + 2 * (size_t)dv, n = (size_t)heads * T;
     x->d = d;
     x->dv = dv;
     x->heads = heads;
@@ -636,8 +731,14 @@ int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int d
             memcpy(p + 2 * d, b.u, d * sizeof(double));
             memcpy(p + 3 * d, b.v, dv * sizeof(double));
             memcpy(p + 3 * d + dv, b.g, dv * sizeof(double));
+            double *lg = p + 3 * d + 2 * dv, *ra = lg + d, *rb = ra + d;
+            memcpy(lg, b.lg, d * sizeof(double));
+            memcpy(ra, b.a, d * sizeof(double));
+            memcpy(rb, b.b, d * sizeof(double));
             x->in[i] = (vla_input){p, p + d, p + 3 * d, p + 2 * d, b.has_g ? p + 3 * d + dv : NULL,
-                                   b.beta, b.decay};
+                                   b.beta, b.decay, b.has_gates & VLA_IN_LOGDECAY_D ? lg : NULL,
+                                   b.has_gates & VLA_IN_A ? ra : NULL,
+                                   b.has_gates & VLA_IN_B ? rb : NULL, b.lgs};
             x->is_read[i] = (unsigned char)b.is_read;
         }
     vla_step_buf_free(&b);

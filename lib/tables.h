@@ -111,6 +111,30 @@ static inline VLA_HD int vla_col_acc_n(vla_model_kind m)
         return 0;
     }
 }
+static inline VLA_HD int vla_col_gate(vla_model_kind m)
+{
+    switch (m) {
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, ...)                         \
+    case VLA_##ID:                                                                                 \
+        return gate;
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        return 0;
+    }
+}
+static inline VLA_HD int vla_col_lr(vla_model_kind m)
+{
+    switch (m) {
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, ...)                     \
+    case VLA_##ID:                                                                                 \
+        return lr;
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        return 0;
+    }
+}
 static inline VLA_HD int vla_col_decay(const vla_config *c)
 {
     switch (c->model) {
@@ -128,6 +152,7 @@ static inline VLA_HD int vla_col_decay(const vla_config *c)
 enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_EPS, C_RENORM,
        C_BETA, C_SQRTD,
        C_LAMBDA0, C_GAMMA, C_SQRTG, C_FREG, C_TOL, /* forgetting and the ways that keep M */
+       C_SCALE, C_L2EPS, /* the gated family's read-out scale and l2norm's epsilon */
        C_NCONST };
 
 /* The sizes the state's arrays are measured in: d and dv, and the form's (vlalists.h's
@@ -137,11 +162,13 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
  * the scan carries the transition J of an affine S (every model but la), else 0. */
 #define VLA_SCAN_LEVELS 30 /* the scan's blocks cover t < 2^30 (the programs' steps go to 1e9) */
 typedef struct {
-    int d, dv, nc, nm, nl, nj;
+    int d, dv, nc, nm, nl, nj, ng, nr;
 } vla_dims;
 static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 {
-    vla_dims m = {c->d, c->dv, 0, 0, 0, 0};
+    vla_dims m = {c->d, c->dv, 0, 0, 0, 0, 0, 0};
+    m.ng = vla_col_gate(c->model) == 2 ? c->d : 0;
+    m.nr = vla_col_lr(c->model) ? c->d : 0;
     if (c->form == VLA_FORM_CHUNK && c->chunk > 1) {
         m.nc = c->chunk;
         m.nm = c->track == VLA_TRACK_CG ? c->d : 0;
@@ -154,8 +181,9 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 }
 /* the names the lengths below are written in, as locals (unused ones are fine) */
 #define VLA_DIMS_LOCALS(m)                                                                         \
-    const int d = (m).d, dv = (m).dv, nc = (m).nc, nm = (m).nm, nl = (m).nl, nj = (m).nj;          \
-    (void)d, (void)dv, (void)nc, (void)nm, (void)nl, (void)nj
+    const int d = (m).d, dv = (m).dv, nc = (m).nc, nm = (m).nm, nl = (m).nl, nj = (m).nj,          \
+              ng = (m).ng, nr = (m).nr;                                                            \
+    (void)d, (void)dv, (void)nc, (void)nm, (void)nl, (void)nj, (void)ng, (void)nr
 
 /* The arrays of a run's state (recur.h's struct), one row X(name, len) each under its role. A
  * length is an expression in d, dv, nc, nl and nj (VLA_DIMS_LOCALS), which every consumer has in
@@ -185,7 +213,10 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(pk, d)         /* phi(k) */                                                                  \
     X(pq, d)         /* phi(q) */                                                                  \
     X(v, dv) X(g, dv)                                                                              \
-    X(beta_decay, 3) /* delta's beta, decay a and log(a) (the chunk form's decay) */
+    X(beta_decay, 3) /* beta, a scalar decay a and log(a) (delta's decay; gdn's, mamba2's) */     \
+    X(lg, ng)        /* the log-decays per key channel (kda, gla, rwkv7) */                        \
+    X(ag, ng)        /* ... their exp, in the compute format */                                    \
+    X(ra, nr) X(rb, nr) /* rwkv7's a and b */
 #define VLA_STATE_WORK(X)                                                                          \
     X(z, d) X(e, dv) X(w, VLA_MAX(d, dv))                                                          \
     X(e2, d)         /* joseph's A^T u */                                                          \
@@ -212,12 +243,15 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 
 /* one step's INPUT record: its length, and where input array a (VLA_IN_<name>) starts in it */
 #define VLA_LEN_(name, len) +(len)
-static inline VLA_HD long vla_in_len(int d, int dv) { return 0 VLA_STATE_INPUT(VLA_LEN_); }
-#define VLA_INPUT_LEN vla_in_len(d, dv)
+static inline VLA_HD long vla_in_len(int d, int dv, int ng, int nr)
+{
+    return 0 VLA_STATE_INPUT(VLA_LEN_);
+}
+#define VLA_INPUT_LEN vla_in_len(d, dv, ng, nr)
 #define VLA_X_(name, len) VLA_IN_##name,
 enum { VLA_STATE_INPUT(VLA_X_) VLA_IN_N };
 #undef VLA_X_
-static inline VLA_HD long vla_in_off(int a, int d, int dv)
+static inline VLA_HD long vla_in_off(int a, int d, int dv, int ng, int nr)
 {
     long off = 0;
 #define VLA_X_(name, len)                                                                          \

@@ -36,24 +36,37 @@
     X(F16_KERN, "f16-kern", f16kern, F32, F32, F16, 0, 1)                                          \
     X(BF16_KERN, "bf16-kern", bf16kern, F32, F32, BF16, 0, 1)
 
-/* Models (docs/math.md section 2), one file each (lib/models/<tok>.h, docs/adding.md):
- * X(ID, tok, has_A, normalize, affine, acc_n, decay, reads, uprime)
+/* Models (docs/math.md section 2; the gated family: docs/gated.md), one file each
+ * (lib/models/<tok>.h, docs/adding.md):
+ * X(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, qknorm, scale, reads, uprime)
  *   ID         the enum constant VLA_<ID>     tok  the name; its file's step_<tok>, read_<tok>, ...
  *   has_A      1: the model tracks A (then its file has uprime_<tok>, the u' of M += u' u'^T)
  *   normalize  the default of the read-out's normalization o = S x / (n . x)
  *   affine     1: S_t = S_{t-1} J_t + B_t with a J_t that is not I (the scan form carries J)
  *   acc_n      1: the model keeps the normalizer n = sum phi(k), which the forms carry too
- *   decay      1 where a scalar decay a_t multiplies J_t (the scan's and the chunk's decay): an
- *              expression in c, the configuration
+ *   decay      1 where a scalar decay a_t multiplies J_t (an expression in c, the configuration)
+ *   gate       the log-decays the model takes as the kernels take them: 0 none, 1 a scalar per
+ *              token (a_t = exp(g_t) in J_t), 2 one per key channel (J_t = Diag(a_t) ...)
+ *   lr         1: J_t has a low-rank term a_t b_t^T of the step's inputs (rwkv7)
+ *   feat       the default feature map: OWN (phi) or ID (none, the gated family)
+ *   qknorm     the default of q and k L2-normalized in the model (gdn, kda)
+ *   scale      the default read-out scale d^scale (fla: d^-1/2; the seeds' models: none)
  *   reads      the trace's optional files the model reads (VLA_IN_* bits): an expression in c
  *   uprime     u' in words, for the headers of the programs that measure A ("" without A) */
 #define VLA_MODELS(X)                                                                              \
-    X(LA, la, 0, 1, 0, 1, 0, 0, "")                                                                \
-    X(DELTA, delta, 0, 0, 1, 0, (c)->delta_form == VLA_DELTA_DECAY,                                \
+    X(LA, la, 0, 1, 0, 1, 0, 0, 0, OWN, 0, 0, 0, "")                                               \
+    X(DELTA, delta, 0, 0, 1, 0, (c)->delta_form == VLA_DELTA_DECAY, 0, 0, OWN, 0, 0,               \
       VLA_IN_BETA | ((c)->delta_form == VLA_DELTA_DECAY ? VLA_IN_DECAY : VLA_IN_G), "")           \
-    X(RLS, rls, 1, 0, 1, 0, 0, 0, "k")                                                             \
-    X(VLA1, vla1, 1, 0, 1, 0, 0, VLA_IN_U, "u / sqrt(d)")                                          \
-    X(VLA3, vla3, 1, 1, 1, 1, 0, VLA_IN_U, "unit(u) / sqrt(d)")
+    X(RLS, rls, 1, 0, 1, 0, 0, 0, 0, OWN, 0, 0, 0, "k")                                            \
+    X(VLA1, vla1, 1, 0, 1, 0, 0, 0, 0, OWN, 0, 0, VLA_IN_U, "u / sqrt(d)")                         \
+    X(VLA3, vla3, 1, 1, 1, 1, 0, 0, 0, OWN, 0, 0, VLA_IN_U, "unit(u) / sqrt(d)")                   \
+    X(GDN, gdn, 0, 0, 1, 0, 1, 1, 0, ID, 1, -0.5, VLA_IN_BETA | VLA_IN_LOGDECAY, "")               \
+    X(KDA, kda, 0, 0, 1, 0, 0, 2, 0, ID, 1, -0.5,                                                  \
+      VLA_IN_BETA | VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D, "")                                       \
+    X(GLA, gla, 0, 0, 1, 0, 0, 2, 0, ID, 0, -0.5, VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D, "")         \
+    X(MAMBA2, mamba2, 0, 0, 1, 0, 1, 1, 0, ID, 0, 0, VLA_IN_LOGDECAY, "")                          \
+    X(RWKV7, rwkv7, 0, 0, 1, 0, 0, 2, 1, ID, 0, 0,                                                 \
+      VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B, "")
 
 /* Ways of tracking A (SPEC section 4; docs/math.md 4.7-4.9 for the ways that keep M):
  * X(ID, name, update, apply, holds)

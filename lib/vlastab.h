@@ -86,6 +86,8 @@ int vla_model_parse(const char *name, vla_model_kind *out);
 const char *vla_track_name(vla_track t);
 int vla_track_parse(const char *name, vla_track *out);
 int vla_model_has_A(vla_model_kind m); /* rls, vla1, vla3 */
+/* the log-decays model m takes (VLA_MODELS' gate): 0 none, 1 a scalar per token, 2 per key channel */
+int vla_model_gate(vla_model_kind m);
 /* u' in words ("unit(u) / sqrt(d)"; "" for a model without A) */
 const char *vla_model_uprime(vla_model_kind m);
 
@@ -135,6 +137,11 @@ typedef struct {
                               (+ (1 - gamma) lambda0 I for the ways that keep M); 1 = none */
     int solve_k;           /* cg, cheb: iterations per solve (cg:TOL: at most 2d) */
     double solve_tol;      /* cg:TOL: stop when ||r|| <= TOL ||b||; 0 = run solve_k iterations */
+    /* the gated family (gdn, kda, gla, mamba2, rwkv7; docs/gated.md) */
+    double scale;          /* the read-out's scale, o = scale S q (fla's default d^-1/2) */
+    int qknorm;            /* gdn, kda: q and k L2-normalized in the model (fla's
+                              use_qk_l2norm_in_kernel), x / sqrt(x . x + l2_eps) */
+    double l2_eps;         /* ... its epsilon (fla: 1e-6) */
 } vla_config;
 /* The trace's optional files (VLA_IN_* bits, vla_stream_optional) that c's model reads */
 unsigned vla_model_reads(const vla_config *c);
@@ -198,6 +205,11 @@ void vla_config_describe(const vla_config *cfg, char *buf, size_t len);
 typedef struct {
     const double *q, *k, *v, *u, *g;
     double beta, decay;
+    /* the gated family: lgs, the scalar log-decay log a_t <= 0 (gdn, mamba2; 0: a_t = 1); lg,
+     * one per key channel (kda, gla, rwkv7's w; NULL: lgs in every channel); rwkv7's a and b (d
+     * each; NULL: 0) */
+    const double *lg, *a, *b;
+    double lgs;
 } vla_input;
 /* Why the inputs of one step do not fit cfg's form (NULL: they do): delta's row gate g
  * (delta_form=gated) in a chunk or a scan, whose per-row transitions these forms do not take; a
@@ -294,7 +306,10 @@ VLA_PRECS(VLA_X_)
 /* ---- counter-based random numbers and input streams (section 8) ---- */
 void vla_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 
-typedef enum { VLA_VAR_Q, VLA_VAR_K, VLA_VAR_V, VLA_VAR_U, VLA_VAR_G, VLA_VAR_BETA, VLA_VAR_AUX } vla_var;
+typedef enum {
+    VLA_VAR_Q, VLA_VAR_K, VLA_VAR_V, VLA_VAR_U, VLA_VAR_G, VLA_VAR_BETA, VLA_VAR_AUX,
+    VLA_VAR_LOGDECAY, VLA_VAR_RA, VLA_VAR_RB /* the gated family's gates and rwkv7's a, b */
+} vla_var;
 /* A standard normal at (seed, var, head, t, lane): a pure function of those numbers. */
 double vla_gauss(uint64_t seed, vla_var var, uint32_t head, uint64_t t, uint32_t lane);
 /* A uniform in (0, 1) at the same coordinates (53 random bits). */
@@ -337,9 +352,25 @@ long vla_stream_heads(const vla_stream *s); /* trace: heads in the files; others
  *   u.npy (d): vla1 and vla3's penalty vector; absent: u = k
  *   g.npy (dv): delta's row gates in [0, 1] (delta_form=gated); absent: g = 1
  *   beta.npy (heads, T): delta's rate, >= 0; absent: the constant beta (--set beta=B)
- *   decay.npy (heads, T): delta's decay a_t in [0, 1] (delta_form=decay); absent: a_t = 1 */
-enum { VLA_IN_U = 1, VLA_IN_G = 2, VLA_IN_BETA = 4, VLA_IN_DECAY = 8 };
+ *   decay.npy (heads, T): delta's decay a_t in [0, 1] (delta_form=decay); absent: a_t = 1
+ *   logdecay.npy (heads, T) or (heads, T, d): the gated family's log-decays log a_t <= 0 as the
+ *       kernels take them, a scalar per token (gdn, mamba2) or per key channel (kda, gla, rwkv7's
+ *       w; a scalar file serves them all channels alike); absent: 0 (a_t = 1)
+ *   a.npy, b.npy (heads, T, d): rwkv7's low-rank vectors, S_t = S_{t-1} (Diag(w) + a b^T) + v k^T
+ * A synthetic stream draws the gated family's log-decays and rwkv7's a, b only for a model that
+ * reads them (vla_stream_want): log a = -exp(-3 + 1.5 z), z standard normal (most decays near
+ * 0.95, a heavy tail toward 0); a = -kappa, b = kappa * iclr with kappa a unit vector and iclr =
+ * sigmoid(z) per channel (RWKV-7's in-context learning rate). */
+enum {
+    VLA_IN_U = 1, VLA_IN_G = 2, VLA_IN_BETA = 4, VLA_IN_DECAY = 8,
+    VLA_IN_LOGDECAY = 16,   /* a scalar log-decay per token (logdecay.npy (heads, T)) */
+    VLA_IN_LOGDECAY_D = 32, /* ... per key channel (logdecay.npy (heads, T, d)) */
+    VLA_IN_A = 64, VLA_IN_B = 128
+};
 unsigned vla_stream_optional(const vla_stream *s);
+/* The inputs a synthetic stream draws besides q, k, v, u (VLA_IN_LOGDECAY, _D, VLA_IN_A, _B: the
+ * reads of the model it feeds); a trace gives what its files hold. */
+void vla_stream_want(vla_stream *s, unsigned bits);
 /* Inputs of step t (1-based) of head h. q, k, u have d entries, v and g dv. *is_read is 1 on the
  * steps that are reads only (mqar queries). has_g says whether g was filled. */
 typedef struct {
@@ -347,10 +378,17 @@ typedef struct {
     double beta, decay;
     int has_g, is_read;
     long pair; /* mqar: the pair (0..n-1) the step writes or reads, -1 on a distractor; else -1 */
+    /* the gated family: lgs, a scalar log-decay (0: none), or lg, d per key channel; rwkv7's a,
+     * b (d each); has_gates: which of them were filled (VLA_IN_LOGDECAY, _D, VLA_IN_A, _B) */
+    double *lg, *a, *b;
+    double lgs;
+    unsigned has_gates;
 } vla_step_buf;
 int vla_step_buf_alloc(vla_step_buf *b, int d, int dv);
 void vla_step_buf_free(vla_step_buf *b);
 int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b);
+/* A step's inputs as a model takes them: b's arrays, its gates and rwkv7's a, b where it has them */
+vla_input vla_input_of(const vla_step_buf *b);
 /* mqar: the index (0..n-1) of the pair step t writes or reads, -1 on a distractor. */
 long vla_stream_pair(const vla_stream *s, long t);
 const char *vla_stream_spec(const vla_stream *s);
@@ -370,8 +408,9 @@ typedef struct {
     unsigned char *is_read; /* likewise */
     double *store;          /* their numbers */
 } vla_inputs;
+/* want: the gates a synthetic stream draws too (vla_stream_want; 0: none) */
 int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
-                    long T, char *err, size_t errlen);
+                    long T, unsigned want, char *err, size_t errlen);
 void vla_inputs_free(vla_inputs *x);
 
 /* ---- engines: the one place where runs advance (docs/engine.md) ----

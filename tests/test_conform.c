@@ -70,6 +70,7 @@ static long conform(const vla_config *cfg, const char *stream, long steps, first
     CHECK(vla_model_new(&a, &c) == 0);
     CHECK(vref_model_new(&b, &c, VREF_EMULATE, 0) == 0);
     CHECK_MSG(vla_stream_open(&s, stream, d, d, 1234, err, sizeof err) == 0, "%s", err);
+    vla_stream_want(s, vla_model_reads(&c)); /* the gated family's gates */
     vla_step_buf buf;
     vla_step_buf_alloc(&buf, d, d);
     size_t n = (size_t)d * d;
@@ -80,8 +81,8 @@ static long conform(const vla_config *cfg, const char *stream, long steps, first
     long bad = 0;
     for (long t = 1; t <= steps; t++) {
         vla_stream_get(s, 0, t, &buf);
-        vla_input in = {buf.q,    buf.k,    buf.v, buf.u, buf.has_g ? buf.g : NULL,
-                        buf.beta, decay_of(&c, t, buf.decay)};
+        vla_input in = vla_input_of(&buf);
+        in.decay = decay_of(&c, t, buf.decay);
         CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
         int differs = 0;
         for (int qi = 0; qi < nq; qi++) {
@@ -108,7 +109,8 @@ static long conform(const vla_config *cfg, const char *stream, long steps, first
     const vla_counts *ca = vla_model_counts(a), *cb = vla_model_counts(b);
     CHECK(ca->guard == cb->guard && ca->zero_norm == cb->zero_norm &&
           ca->solve_iters == cb->solve_iters && ca->solve_fail == cb->solve_fail &&
-          ca->solve_fail_t == cb->solve_fail_t);
+          ca->solve_fail_t == cb->solve_fail_t && ca->den_inf == cb->den_inf &&
+          ca->den_inf_t == cb->den_inf_t);
     free(x);
     free(y);
     vla_step_buf_free(&buf);
@@ -331,14 +333,16 @@ TEST(forms_exact_agree_with_seq)
             CHECK(vref_model_new(&a, &cs, VREF_EXACT, P) == 0);
             CHECK(vref_model_new(&b, &cf, VREF_EXACT, P) == 0);
             CHECK(vla_stream_open(&s, "lmlike", d, d, 77, err, sizeof err) == 0);
+            vla_stream_want(s, vla_model_reads(&cf));
             vla_step_buf buf;
             vla_step_buf_alloc(&buf, d, d);
             double x[36], y[36], worst = 0, bound = P == 256 ? 0 : d * T * 0x1p-40;
             const vla_quantity qs[] = {VLA_Q_S, VLA_Q_A, VLA_Q_O};
             for (long t = 1; t <= T; t++) {
                 vla_stream_get(s, 0, t, &buf);
-                vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, buf.beta,
-                                decay_of(&cf, t, buf.decay)};
+                vla_input in = vla_input_of(&buf);
+                in.g = NULL;
+                in.decay = decay_of(&cf, t, buf.decay);
                 CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
                 if (vla_form_pending(&cf, t))
                     continue;
@@ -377,12 +381,14 @@ TEST(forms_exact_agree_with_seq)
             vla_stream *s;
             char err[200];
             CHECK(vla_stream_open(&s, "gauss", 5, 5, 3, err, sizeof err) == 0);
+            vla_stream_want(s, vla_model_reads(&c));
             vla_step_buf buf;
             vla_step_buf_alloc(&buf, 5, 5);
             for (long t = 1; t <= 50; t++) {
                 vla_stream_get(s, 0, t, &buf);
-                vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, buf.beta,
-                                decay_of(&c, t, buf.decay)};
+                vla_input in = vla_input_of(&buf);
+                in.g = NULL;
+                in.decay = decay_of(&c, t, buf.decay);
                 vla_model_step(a, &in);
                 vla_model_step(b, &in);
             }

@@ -104,8 +104,7 @@ static long cuda_case(const ccase *c, const vla_cuda_opts *opts, int runs, long 
                 vla_step_buf *b = &buf[r * n + t];
                 vla_stream_get(st[r], r, t0 + t + 1, b);
                 add_delta_inputs(c, b, r, t0 + t + 1);
-                in[r * n + t] = (vla_input){b->q, b->k, b->v, b->u, b->has_g ? b->g : NULL,
-                                            b->beta, b->decay};
+                in[r * n + t] = vla_input_of(b);
                 rd[r * n + t] = (unsigned char)b->is_read;
             }
         int e = vla_cuda_run(g, n, in, rd, o);
@@ -324,7 +323,7 @@ TEST(lanes_shared_inputs_equal_cpu)
         for (int t = 0; t < T; t++) {
             vla_step_buf_alloc(&b[t], D, D);
             vla_stream_get(st, 0, t + 1, &b[t]);
-            in[t] = (vla_input){b[t].q, b[t].k, b[t].v, b[t].u, NULL, NAN, NAN};
+            in[t] = (vla_input){.q = b[t].q, .k = b[t].k, .v = b[t].v, .u = b[t].u, .beta = NAN, .decay = NAN};
             rd[t] = t == 17;
             CHECK(rd[t] ? vla_model_read(cpu, b[t].q) == 0 : vla_model_step(cpu, &in[t]) == 0);
         }
@@ -439,7 +438,8 @@ TEST(cuda_refusals)
     CHECK_EQ_INT(vla_cuda_new(&g, &c, 2, &o, err, sizeof err), 0);
     double q[8] = {0}, k[8] = {0}, v[8] = {0};
     k[3] = NAN;
-    vla_input in[2] = {{q, q, v, NULL, NULL, NAN, NAN}, {q, k, v, NULL, NULL, NAN, NAN}};
+    vla_input in[2] = {{.q = q, .k = q, .v = v, .beta = NAN, .decay = NAN},
+                       {.q = q, .k = k, .v = v, .beta = NAN, .decay = NAN}};
     CHECK_EQ_INT(vla_cuda_run(g, 1, in, NULL, NULL), VLA_ENONFINITE);
     CHECK_MSG(strstr(vla_cuda_error(g), "run 1, step 0") != NULL, "%s", vla_cuda_error(g));
     CHECK_EQ_INT(vla_cuda_t(g, 1), 0); /* nothing ran */

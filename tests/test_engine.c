@@ -106,7 +106,7 @@ TEST(engine_cpu_is_the_model)
             vla_step_buf_alloc(&b, 8, 8);
             for (long t = 1; t <= T; t++) {
                 vla_stream_get(s, (uint32_t)run, t, &b);
-                vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
+                vla_input in = vla_input_of(&b);
                 CHECK_EQ_INT(b.is_read ? vla_model_read(m, b.q) : vla_model_step(m, &in), 0);
             }
             /* the hand-stepped model as an engine of one run: load it into h */
@@ -245,7 +245,7 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         vla_inputs x = {0};
         if (cs[c].decay) {
             char e[200];
-            CHECK_MSG(vla_inputs_draw(&x, cs[c].stream, 7, d, d, runs, T, e, sizeof e) == 0, "%s", e);
+            CHECK_MSG(vla_inputs_draw(&x, cs[c].stream, 7, d, d, runs, T, 0, e, sizeof e) == 0, "%s", e);
             for (long i = 0; i < runs * T; i++)
                 x.in[i].decay = vla_test_decay(i % T + 1 + i / T);
             sp.cfg.delta_form = VLA_DELTA_DECAY;
@@ -436,7 +436,7 @@ TEST(engine_prepared_inputs)
             memcpy(p + d, b.k, d * sizeof *p);
             memcpy(p + 2 * d, b.v, d * sizeof *p);
             memcpy(p + 3 * d, b.u, d * sizeof *p);
-            in[i] = (vla_input){p, p + d, p + 2 * d, p + 3 * d, NULL, NAN, NAN};
+            in[i] = (vla_input){.q = p, .k = p + d, .v = p + 2 * d, .u = p + 3 * d, .beta = NAN, .decay = NAN};
         }
     vla_engine_spec sp;
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_BF16, d, "gauss", runs);
@@ -491,7 +491,7 @@ TEST(engine_round_inputs)
             b.v[i] = vla_round_fmt(VLA_FMT_F16, b.v[i]);
             b.u[i] = vla_round_fmt(VLA_FMT_F16, b.u[i]);
         }
-        vla_input in = {b.q, b.k, b.v, b.u, NULL, b.beta, b.decay};
+        vla_input in = {.q = b.q, .k = b.k, .v = b.v, .u = b.u, .beta = b.beta, .decay = b.decay};
         vla_model_step(m, &in);
     }
     sp.round_inputs = VLA_FMT_F64;
@@ -593,7 +593,8 @@ TEST(engine_errors)
     vla_engine_free(e);
     /* a NaN in prepared inputs names the head and the step */
     double x[8] = {0}, nan8[8] = {NAN};
-    vla_input in[2] = {{x, x, x, x, NULL, NAN, NAN}, {nan8, x, x, x, NULL, NAN, NAN}};
+    vla_input in[2] = {{.q = x, .k = x, .v = x, .u = x, .beta = NAN, .decay = NAN},
+                       {.q = nan8, .k = x, .v = x, .u = x, .beta = NAN, .decay = NAN}};
     spec_of(&sp, VLA_LA, VLA_TRACK_SM, VLA_F32, 8, NULL, 1);
     sp.in = in;
     sp.T = 2;

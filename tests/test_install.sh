@@ -140,7 +140,7 @@ int main(void)
     vla_config_default(&cfg, VLA_VLA3, 4);
     if (vref_model_new(&m, &cfg, VREF_EXACT, 128))
         return 1;
-    vla_input in = {q, q, q, q, NULL, 0, 0};
+    vla_input in = {.q = q, .k = q, .v = q, .u = q, .beta = 0, .decay = 0};
     int e = vla_model_step(m, &in) || vla_model_get(m, VLA_Q_S, S);
     printf("%.17g\n", vla_fro(S, 16));
     vla_model_free(m);

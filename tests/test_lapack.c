@@ -317,7 +317,7 @@ TEST(lapack_rls_vs_closed_form)
             V[s * DV + j] = rng_gauss(&r);
         for (int j = 0; j < D; j++)
             q[j] = rng_gauss(&r);
-        vla_input in = {q, K + s * D, V + s * DV, NULL, NULL, NAN, NAN};
+        vla_input in = {.q = q, .k = K + s * D, .v = V + s * DV, .beta = NAN, .decay = NAN};
         CHECK_EQ_INT(vla_model_step(m, &in), 0);
         vref_gram_add(&g, K + s * D);
     }
@@ -507,7 +507,7 @@ TEST(lapack_ref_vla3_precision)
             v[j] = rng_gauss(&r);
             u[j] = rng_gauss(&r);
         }
-        vla_input in = {q, k, v, u, NULL, NAN, NAN};
+        vla_input in = {.q = q, .k = k, .v = v, .u = u, .beta = NAN, .decay = NAN};
         CHECK_EQ_INT(vla_model_step(m256, &in), 0);
         CHECK_EQ_INT(vla_model_step(m512, &in), 0);
         CHECK_EQ_INT(vla_model_step(mf, &in), 0);

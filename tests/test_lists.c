@@ -13,7 +13,7 @@
 
 TEST(lists_names_and_parsing)
 {
-    CHECK(!strcmp(vla_names(VLA_LIST_MODEL), "la, delta, rls, vla1, vla3"));
+    CHECK(!strcmp(vla_names(VLA_LIST_MODEL), "la, delta, rls, vla1, vla3, gdn, kda, gla, mamba2, rwkv7"));
     CHECK(!strcmp(vla_names(VLA_LIST_PREC),
                   "f64, f32, f16, bf16, f16-f32, bf16-f32, f16-kern, bf16-kern"));
     CHECK(!strcmp(vla_names(VLA_LIST_FORM), "seq, chunk, scan"));
@@ -130,7 +130,7 @@ TEST(lists_flops_counted_from_the_recurrence)
               vla_stream_open(&s, "gauss", d, d, 3, err, sizeof err) == 0);
         vla_stream_get(s, 0, 1, &b);
         vla_stream_close(s);
-        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_input in = {.q = b.q, .k = b.k, .v = b.v, .u = b.u, .beta = NAN, .decay = NAN};
         vla_config c;
         vla_config_default(&c, VLA_LA, d);
         double dd = (double)d * d;

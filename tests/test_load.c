@@ -247,7 +247,7 @@ TEST(input_check_finds_every_nonfinite)
                                         : i % 4 == 1 ? -0.0
                                         : i % 4 == 2 ? 4e-320
                                                      : -1e-300;
-        vla_input in = {q, k, v, u, NULL, NAN, NAN};
+        vla_input in = {.q = q, .k = k, .v = v, .u = u, .beta = NAN, .decay = NAN};
         refused += vla_input_check(&c, &in) != VLA_OK;
         double *arr[] = {q, k, v, u};
         for (int a = 0; a < 4; a++)

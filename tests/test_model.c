@@ -23,7 +23,7 @@ static vla_model *new_model(vla_model_kind k, vla_prec p, int d, int dv)
 
 static int step(vla_model *m, const double *q, const double *k, const double *v, const double *u)
 {
-    vla_input in = {q, k, v, u, NULL, NAN, NAN};
+    vla_input in = {.q = q, .k = k, .v = v, .u = u, .beta = NAN, .decay = NAN};
     return vla_model_step(m, &in);
 }
 
@@ -264,7 +264,7 @@ TEST(delta_gated_and_decay)
         vla_config_default(&c, VLA_DELTA, 2);
         c.delta_form = form ? VLA_DELTA_DECAY : VLA_DELTA_GATED;
         CHECK(vla_model_new(&m, &c) == 0);
-        vla_input a = {q, k1, v1, NULL, NULL, NAN, NAN}, b = {q, k2, v2, NULL, g, 0.5, 0.8};
+        vla_input a = {.q = q, .k = k1, .v = v1, .beta = NAN, .decay = NAN}, b = {.q = q, .k = k2, .v = v2, .g = g, .beta = 0.5, .decay = 0.8};
         CHECK(vla_model_step(m, &a) == 0 && vla_model_step(m, &b) == 0);
         /* S1 = v1 k1'^T with k1' = (0.6, 0.8); k2' = (0, 1); S1 k2' = 0.8 v1 */
         double S1[4] = {0.6, 0.8, 1.2, 1.6}, S[4], Sx[4];
@@ -289,7 +289,7 @@ TEST(delta_gated_and_decay)
         c.delta_form = VLA_DELTA_DECAY;
         c.prec = VLA_BF16_KERN;
         CHECK(vla_form_parse(&c, forms[f]) == 0 && vla_model_new(&m, &c) == 0);
-        vla_input a = {q, k1, v1, NULL, NULL, NAN, 1.5}, b = a, z = a;
+        vla_input a = {.q = q, .k = k1, .v = v1, .beta = NAN, .decay = 1.5}, b = a, z = a;
         b.decay = -0.25;
         z.decay = 0x1p-140;
         CHECK_EQ_INT(vla_model_step(m, &a), VLA_ERANGE);
@@ -297,8 +297,7 @@ TEST(delta_gated_and_decay)
         CHECK_EQ_INT(vla_model_step(m, &z), f == 2 ? VLA_ENOTSUP : VLA_OK);
         z.decay = 0x1p-130;
         CHECK_EQ_INT(vla_model_step(m, &z), VLA_OK);
-        CHECK_MSG(f < 2 || strstr(vla_form_input_why(&c, &(vla_input){q, k1, v1, NULL, NULL, NAN,
-                                                                       0}),
+        CHECK_MSG(f < 2 || strstr(vla_form_input_why(&c, &(vla_input){.q = q, .k = k1, .v = v1, .beta = NAN, .decay = 0}),
                                   "has no log"),
                   "chunk: decay 0");
         vla_model_free(m);

@@ -272,7 +272,7 @@ TEST(reliability_state_load_checks)
     vla_config cfg;
     vla_config_default(&cfg, VLA_VLA3, 4);
     double q[4] = {0.1, -0.2, 0.3, 0.4}, k[4] = {0.5, 0.1, -0.3, 0.2}, v[4] = {1, 2, 3, 4};
-    vla_input in = {q, k, v, NULL, NULL, NAN, NAN};
+    vla_input in = {.q = q, .k = k, .v = v, .beta = NAN, .decay = NAN};
     const vla_backend *bs[] = {vla_backend_cpu(), vla_backend_lanes(), vla_backend_emu()};
     for (size_t bi = 0; bi < sizeof bs / sizeof bs[0]; bi++) {
         vla_engine_spec sp = {.backend = bs[bi], .cfg = cfg, .runs = 1, .in = &in, .T = 1,

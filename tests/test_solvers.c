@@ -37,7 +37,7 @@ static double run(const char *spec, vla_prec p, const char *stream, int d, long 
     *merr = 0;
     for (long t = 1; t <= steps; t++) {
         vla_stream_get(s, 0, t, &b);
-        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_input in = {.q = b.q, .k = b.k, .v = b.v, .u = b.u, .beta = NAN, .decay = NAN};
         vla_model_step(m, &in);
         vla_model_step(ref, &in);
         vla_uprime(&c, b.k, b.u, up);
@@ -110,7 +110,7 @@ TEST(solvers_forget)
     double M[64], lam[8], lo = INFINITY, hi = 0, kmax = 0;
     for (long t = 1; t <= 3000; t++) {
         vla_stream_get(s, 0, t, &b);
-        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_input in = {.q = b.q, .k = b.k, .v = b.v, .u = b.u, .beta = NAN, .decay = NAN};
         vla_model_step(m, &in);
         double k2 = 0;
         for (int i = 0; i < d; i++)
@@ -156,7 +156,7 @@ TEST(tracking_ways_forget_as_rls)
         double G[36] = {0}, A[36], lam[6], g = 1;
         for (long t = 1; t <= T; t++) {
             vla_stream_get(s, 0, t, &b);
-            vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+            vla_input in = {.q = b.q, .k = b.k, .v = b.v, .u = b.u, .beta = NAN, .decay = NAN};
             vla_model_step(m, &in);
             g *= gamma;
             for (int i = 0; i < d * d; i++)
@@ -204,7 +204,7 @@ static long first_failure(const char *way, const char *form, vla_counts *cn, dou
     long seen = 0;
     for (long t = 1; t <= 2000 && !seen; t++) {
         vla_stream_get(s, 0, t, &b);
-        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_input in = {.q = b.q, .k = b.k, .v = b.v, .u = b.u, .beta = NAN, .decay = NAN};
         vla_model_step(m, &in);
         if (vla_model_counts(m)->solve_fail)
             seen = t;
@@ -331,7 +331,7 @@ TEST(solvers_chunk_cg_exact_agrees_with_seq)
                 const vla_quantity qs[] = {VLA_Q_S, VLA_Q_M, VLA_Q_O};
                 for (long t = 1; t <= T; t++) {
                     vla_stream_get(s, 0, t, &buf);
-                    vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, NAN, NAN};
+                    vla_input in = {.q = buf.q, .k = buf.k, .v = buf.v, .u = buf.u, .beta = NAN, .decay = NAN};
                     CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
                     if (vla_form_pending(&cf, t))
                         continue;
@@ -380,7 +380,7 @@ TEST(solvers_chunk_cg_cold_start_by_hand)
         M[i * d + i] = cf.lambda0;
     for (long t = 1; t <= 8; t++) {
         vla_stream_get(s, 0, t, &buf);
-        vla_input in = {buf.q, buf.k, buf.v, buf.u, NULL, NAN, NAN};
+        vla_input in = {.q = buf.q, .k = buf.k, .v = buf.v, .u = buf.u, .beta = NAN, .decay = NAN};
         CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
         for (int i = 0; i < d * d; i++)
             M[i] += buf.k[i / d] * buf.k[i % d];

@@ -55,7 +55,7 @@ static int run_trace(traj *out, vla_model_kind mk, vla_prec prec, const char *di
         for (long t = 1; !e && t <= T; t++) {
             if ((e = vla_stream_get(s, (uint32_t)h, t, &b)))
                 break;
-            vla_input in = {b.q, b.k, b.v, b.u, b.has_g ? b.g : NULL, b.beta, b.decay};
+            vla_input in = vla_input_of(&b);
             if ((e = vla_model_step(m, &in)))
                 break;
             vla_model_get(m, VLA_Q_S, S);

@@ -29,7 +29,7 @@ static double run(vla_track tr, vla_prec p, const char *stream, int d, long step
     *lmin = INFINITY;
     for (long t = 1; t <= steps; t++) {
         vla_stream_get(s, 0, t, &b);
-        vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+        vla_input in = {.q = b.q, .k = b.k, .v = b.v, .u = b.u, .beta = NAN, .decay = NAN};
         vla_model_step(m, &in);
         vla_model_step(ref, &in);
         if (t % 50 == 0) {
@@ -103,7 +103,7 @@ TEST(chol_factor_stays_positive_definite)
         int ok = 1;
         for (long t = 1; t <= 3000 && ok; t++) {
             vla_stream_get(s, 0, t, &b);
-            vla_input in = {b.q, b.k, b.v, b.u, NULL, NAN, NAN};
+            vla_input in = {.q = b.q, .k = b.k, .v = b.v, .u = b.u, .beta = NAN, .decay = NAN};
             vla_model_step(m, &in);
             vla_model_get(m, VLA_Q_L, L);
             for (int i = 0; i < 8; i++)

@@ -18,32 +18,10 @@ VLA_FN void FN(vec_delta)(CXP, ST *s)
  * decay (fla): S' = a S, then S = S' + beta (v - S' k') k'^T */
 VLA_FN void FN(step_delta)(CXP, ST *s, int has_g)
 {
-    FRAME_BEGIN;
-    SCALAR(b);
-    SCALAR(t);
-    int d = s->d, dv = s->dv;
-    NUM *S = s->S;
     FN(vec_delta)(CX, s);
-    if (s->cfg.delta_form == VLA_DELTA_DECAY) {
-        VLA_PFOR(i, 0, dv * d) {
-            MUL(E(S, i), E(s->beta_decay, 1), E(S, i));
-            STORE(E(S, i));
-        }
-    }
-    FN(residual)(CX, s->e, s->v, S, s->kp, dv, d);
-    VLA_PFOR(i, 0, dv) {
-        MUL(b, E(s->beta_decay, 0), E(s->e, i));
-        for (int j = 0; j < d; j++) {
-            size_t ij = (size_t)i * d + j;
-            TEMP(t);
-            if (has_g && s->cfg.delta_form == VLA_DELTA_GATED)
-                MUL(E(S, ij), E(s->g, i), E(S, ij));
-            MUL(t, b, E(s->kp, j));
-            ADD(E(S, ij), E(S, ij), t);
-            STORE(E(S, ij));
-        }
-    }
-    FRAME_END;
+    if (s->cfg.delta_form == VLA_DELTA_DECAY)
+        FN(decay_S)(CX, s);
+    FN(delta_write)(CX, s, has_g && s->cfg.delta_form == VLA_DELTA_GATED ? s->g : NULL);
 }
 
 VLA_FN void FN(read_delta)(CXP, ST *s) { FN(readout)(CX, s, s->pq, P(E(s->c, C_STAB))); }
@@ -57,6 +35,6 @@ VLA_FN void FN(chunk_delta)(CXP, ST *s)
         FN(chunk_row)(CX, s->cy, r, s->kp, d);
         FN(chunk_row)(CX, s->cx, r, s->kp, d);
     }
-    FN(chunk_wy)(CX, s, 1, 1, s->cfg.delta_form == VLA_DELTA_DECAY, VLA_IN_pq, 0,
+    FN(chunk_wy)(CX, s, 1, 1, s->cfg.delta_form == VLA_DELTA_DECAY, VLA_IN_pq, 0, 0,
                   P(E(s->c, C_STAB)));
 }

@@ -27,5 +27,5 @@ VLA_FN void FN(chunk_la)(CXP, ST *s)
         COPY(E(s->cy, i), E(s->cb, CB_AT(i / d, pk) + i % d));
     FN(chunk_slot)(CX, s, C - 1, 0);
     FN(vec_la)(CX, s);
-    FN(chunk_wy)(CX, s, 0, 0, 0, VLA_IN_pq, 1, P(E(s->c, C_EPS_O)));
+    FN(chunk_wy)(CX, s, 0, 0, 0, VLA_IN_pq, 1, 0, P(E(s->c, C_EPS_O)));
 }

@@ -5,3 +5,8 @@
 #include "models/rls.h"
 #include "models/vla1.h"
 #include "models/vla3.h"
+#include "models/gdn.h"
+#include "models/mamba2.h"
+#include "models/gla.h"
+#include "models/kda.h"
+#include "models/rwkv7.h"

@@ -38,5 +38,5 @@ VLA_FN void FN(chunk_rls)(CXP, ST *s)
     VLA_PFOR(j, 0, d)
         COPY(E(s->kp, j), E(s->k, j));
     FN(chunk_update_A)(CX, s);
-    FN(chunk_wy)(CX, s, 1, 0, 0, VLA_IN_q, 0, P(E(s->c, C_STAB)));
+    FN(chunk_wy)(CX, s, 1, 0, 0, VLA_IN_q, 0, 0, P(E(s->c, C_STAB)));
 }

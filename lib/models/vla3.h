@@ -54,5 +54,5 @@ VLA_FN void FN(chunk_vla3)(CXP, ST *s)
     }
     FN(chunk_update_A)(CX, s);
     FN(nudge)(CX, s);
-    FN(chunk_wy)(CX, s, 1, 0, 0, VLA_IN_pq, 1, P(E(s->c, C_STAB)));
+    FN(chunk_wy)(CX, s, 1, 0, 0, VLA_IN_pq, 1, 0, P(E(s->c, C_STAB)));
 }

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             v[i] = vla_gauss(7, VLA_VAR_V, 0, t, i);
             u[i] = vla_gauss(7, VLA_VAR_U, 0, t, i);
         }
-        vla_input in = {q, k, v, u, NULL, NAN, NAN};
+        vla_input in = {.q = q, .k = k, .v = v, .u = u, .beta = NAN, .decay = NAN};
         if (vla_model_step(m, &in))
             abort();
     }

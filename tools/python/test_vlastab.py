@@ -100,8 +100,8 @@ for bad, what in ((dict(model="nosuch"), "unknown model"), (dict(precision="f8")
         check(False, what + " accepted")
     except ValueError as e:
         check("unknown" in str(e), what + ": " + str(e))
-check(vlastab.models() == ["la", "delta", "rls", "vla1", "vla3"][:len(vlastab.models())] and
-      "vla3" in vlastab.models(), "the library's list of models: %s" % vlastab.models())
+check(vlastab.models() == ["la", "delta", "rls", "vla1", "vla3", "gdn", "kda", "gla", "mamba2",
+                           "rwkv7"], "the library's list of models: %s" % vlastab.models())
 
 # f16-kern rounds its inputs to binary16 (its storage is binary32): the reference takes the same
 # rounded inputs as the program's, so the errors are the program's bits

@@ -56,12 +56,14 @@ class _Config(ctypes.Structure):
                 ("guard", ctypes.c_int), ("clamp_on", ctypes.c_int), ("normalize", ctypes.c_int),
                 ("sr_seed", ctypes.c_uint64), ("keynorm", ctypes.c_int), ("form", ctypes.c_int),
                 ("chunk", ctypes.c_int), ("gamma", ctypes.c_double),
-                ("solve_k", ctypes.c_int), ("solve_tol", ctypes.c_double)]
+                ("solve_k", ctypes.c_int), ("solve_tol", ctypes.c_double),
+                ("scale", ctypes.c_double), ("qknorm", ctypes.c_int), ("l2_eps", ctypes.c_double)]
 
 
 class _Input(ctypes.Structure):
     _fields_ = [("q", _D), ("k", _D), ("v", _D), ("u", _D), ("g", _D), ("beta", ctypes.c_double),
-                ("decay", ctypes.c_double)]
+                ("decay", ctypes.c_double), ("lg", _D), ("a", _D), ("b", _D),
+                ("lgs", ctypes.c_double)]
 
 
 class _Counts(ctypes.Structure):

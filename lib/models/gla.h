@@ -1,0 +1,25 @@
+/* models/gla.h: Gated Linear Attention (docs/gated.md; fla's fused_recurrent_gla, chunk_gla):
+ * S_t = S_{t-1} Diag(a_t) + v k^T with a log-decay per key channel (a = exp(g) in the compute
+ * format), no normalizer; o = S (scale q), scale d^-1/2. */
+
+/* no delta term: k' = 0, alpha = k, so J = Diag(a) and B = v k^T */
+VLA_FN void FN(vec_gla)(CXP, ST *s)
+{
+    VLA_PFOR(j, 0, s->d) {
+        SETI(E(s->kp, j), 0);
+        COPY(E(s->al, j), E(s->pk, j));
+    }
+}
+
+/* fla's order: h *= exp(g) per key channel, then h += k v^T */
+VLA_FN void FN(step_gla)(CXP, ST *s, int has_g)
+{
+    FN(vec_gla)(CX, s);
+    FN(decay_cols)(CX, s);
+    FN(modulate)(CX, s->S, s->v, s->pk, s->dv, s->d);
+}
+
+VLA_FN void FN(read_gla)(CXP, ST *s) { FN(read_gated)(CX, s); }
+
+/* no chunk form yet (vla_form_check refuses it) */
+VLA_FN void FN(chunk_gla)(CXP, ST *s) {}

@@ -1,0 +1,35 @@
+/* models/mamba2.h: Mamba-2's SSD (docs/gated.md; state-spaces/mamba's ssd_minimal and chunk
+ * scan): S_t = a_t S_{t-1} + v k^T with the scalar log-decay g_t = dt A <= 0 (a_t = exp(g_t) in
+ * the compute format), no normalizer; the trace maps k = B dt, q = C, v = x (docs/trace.md);
+ * o = S (scale q), scale 1. */
+
+/* no delta term: k' = 0, alpha = k, so J = a I and B = v k^T */
+VLA_FN void FN(vec_mamba2)(CXP, ST *s)
+{
+    VLA_PFOR(j, 0, s->d) {
+        SETI(E(s->kp, j), 0);
+        COPY(E(s->al, j), E(s->pk, j));
+    }
+}
+
+VLA_FN void FN(step_mamba2)(CXP, ST *s, int has_g)
+{
+    FN(vec_mamba2)(CX, s);
+    FN(decay_S)(CX, s);
+    FN(modulate)(CX, s->S, s->v, s->pk, s->dv, s->d);
+}
+
+VLA_FN void FN(read_mamba2)(CXP, ST *s) { FN(read_gated)(CX, s); }
+
+/* SSD's chunk: the masked scores with the segment sums exp(gamma_i - gamma_j), the state passed
+ * between chunks decayed by exp(gamma_C) (chunk_wy without the UT transform) */
+VLA_FN void FN(chunk_mamba2)(CXP, ST *s)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    FN(chunk_queries)(CX, s);
+    VLA_PFOR(i, 0, C * d) /* b_t = k_t, an input: in the io format already */
+        COPY(E(s->cy, i), E(s->cb, CB_AT(i / d, pk) + i % d));
+    FN(chunk_slot)(CX, s, C - 1, 0);
+    FN(vec_mamba2)(CX, s);
+    FN(chunk_wy)(CX, s, 0, 0, 1, VLA_IN_pq, 0, 1, P(E(s->c, C_STAB)));
+}
