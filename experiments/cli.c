@@ -179,6 +179,15 @@ static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v,
  * c's stream (NULL: it does): delta's row gates have no chunk or scan here, which step 1 of head 0
  * tells, and a chunk takes no decay of 0, which every step of every run of a stream with decays
  * is looked at for (the reason then names the head and the step) */
+const char *vla_cli_gates_why(const vla_cli *c, const vla_config *cfg)
+{
+    if ((c->optional & VLA_IN_LOGDECAY_D) && vla_model_gate(cfg->model) == 1)
+        return "the trace's logdecay.npy holds a log-decay per key channel (heads, T, d), and this "
+               "model takes a scalar per token, (heads, T) (gdn, mamba2); kda, gla and rwkv7 take "
+               "one per channel";
+    return NULL;
+}
+
 const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg)
 {
     static char msg[400];
@@ -427,6 +436,9 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     if ((len > 0 && c->steps > len) || (heads > 0 && !steps_set))
         c->steps = len; /* a finite stream bounds the horizon */
     vla_cli_form_fits(c, spec, form);
+    const char *gw = vla_cli_gates_why(c, &c->cfg);
+    if (gw)
+        vla_cli_die(spec, "--model %s: %s", vla_model_name(c->cfg.model), gw);
     if (!spec->many_models)
         warn_unread(spec->prog, c);
     /* a configuration the backend or the reference cannot run is the user's choice, not a
@@ -445,6 +457,21 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         vla_engine_free(probe);
     }
 }
+
+/* A trace's optional files (docs/trace.md), their bits in vla_stream_optional and what stands in
+ * for an absent one */
+static const struct vla_trace_file {
+    unsigned bit;
+    const char *file, *absent;
+} trace_files[] = {{VLA_IN_U, "u.npy", "u = k"},
+                   {VLA_IN_G, "g.npy", "g = 1"},
+                   {VLA_IN_BETA, "beta.npy", "beta = the constant beta"},
+                   {VLA_IN_DECAY, "decay.npy", "decay = 1"},
+                   {VLA_IN_LOGDECAY, "logdecay.npy", "log-decay = 0"},
+                   {VLA_IN_LOGDECAY_D, "logdecay.npy", "log-decay = 0"},
+                   {VLA_IN_A, "a.npy", "a = 0"},
+                   {VLA_IN_B, "b.npy", "b = 0"}};
+#define NTRACE_FILES (sizeof trace_files / sizeof trace_files[0])
 
 /* the models that read the trace's file bit, in words ("vla1 and vla3", "delta with --set
  * delta_form=decay"): each model's reads column under each delta_form (the one setting it
@@ -466,7 +493,7 @@ static void readers(unsigned bit, char *buf, size_t len)
                                                       : " with --set delta_form=decay");
     }
     char *last = strrchr(buf, ',');
-    if (last && n == 2) { /* "a and b" */
+    if (last && n >= 2 && strlen(buf) + 4 < len) { /* "a and b", "a, b and c" */
         memmove(last + 4, last + 1, strlen(last + 1) + 1);
         memcpy(last, " and", 4);
     }
@@ -474,16 +501,12 @@ static void readers(unsigned bit, char *buf, size_t len)
 
 int vla_cli_unread(const vla_cli *c, const vla_config *g, char *buf, size_t len)
 {
-    static const struct {
-        unsigned bit;
-        const char *file;
-    } f[] = {{VLA_IN_U, "u.npy"}, {VLA_IN_G, "g.npy"}, {VLA_IN_BETA, "beta.npy"},
-             {VLA_IN_DECAY, "decay.npy"}};
+    const struct vla_trace_file *f = trace_files;
     const unsigned reads = vla_model_reads(g);
     const int delta = g->model == VLA_DELTA;
     int n = 0, k = 0;
     buf[0] = 0;
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+    for (size_t i = 0; i < NTRACE_FILES; i++)
         if ((c->optional & f[i].bit) && !(reads & f[i].bit) && k < (int)len) {
             char who[200];
             readers(f[i].bit, who, sizeof who);
@@ -511,21 +534,21 @@ void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len)
         snprintf(buf, len, "none (the synthetic stream %s)", c->stream);
         return;
     }
-    const struct {
-        unsigned bit;
-        const char *file, *absent;
-    } f[] = {{VLA_IN_U, "u.npy", "u = k"},
-             {VLA_IN_G, "g.npy", "g = 1"},
-             {VLA_IN_BETA, "beta.npy", "beta = the constant beta"},
-             {VLA_IN_DECAY, "decay.npy", "decay = 1"}};
+    /* the seeds' optional files always; the gated family's where present or read */
+    const unsigned reads = vla_model_reads(&c->cfg), ld = VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D;
     int n = snprintf(buf, len, "q.npy k.npy v.npy");
-    for (size_t i = 0; i < 4 && n < (int)len; i++)
-        if (c->optional & f[i].bit)
-            n += snprintf(buf + n, len - n, " %s", f[i].file);
-    for (size_t i = 0, k = 0; i < 4 && n < (int)len; i++)
-        if (!(c->optional & f[i].bit))
-            n += snprintf(buf + n, len - n, "%s%s (no %s)", k++ ? ", " : "; fallbacks: ",
-                          f[i].absent, f[i].file);
+    for (size_t i = 0; i < NTRACE_FILES && n < (int)len; i++)
+        if (c->optional & trace_files[i].bit && (trace_files[i].bit != VLA_IN_LOGDECAY_D ||
+                                                 !(c->optional & VLA_IN_LOGDECAY)))
+            n += snprintf(buf + n, len - n, " %s", trace_files[i].file);
+    for (size_t i = 0, k = 0; i < NTRACE_FILES && n < (int)len; i++) {
+        const unsigned bit = trace_files[i].bit;
+        if (c->optional & (bit & ld ? ld : bit) || bit == VLA_IN_LOGDECAY_D ||
+            (bit > VLA_IN_DECAY && !(reads & bit)))
+            continue;
+        n += snprintf(buf + n, len - n, "%s%s (no %s)", k++ ? ", " : "; fallbacks: ",
+                      trace_files[i].absent, trace_files[i].file);
+    }
 }
 
 void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg)
@@ -603,13 +626,12 @@ void vla_cli_provenance(vla_dat *f, const vla_cli *c)
 
 int vla_cli_is_input(const vla_cli *c, const char *path, char *which, size_t len)
 {
-    static const char *const files[] = {"q.npy", "k.npy", "v.npy", "u.npy", "g.npy", "beta.npy",
-                                        "decay.npy"};
     struct stat out, in;
     if (strncmp(c->stream, "trace:", 6) || stat(path, &out) != 0)
         return 0; /* (a file that is not there yet is no input) */
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(which, len, "%s/%s", c->stream + 6, files[i]);
+    for (size_t i = 0; i < 3 + NTRACE_FILES; i++) {
+        snprintf(which, len, "%s/%s", c->stream + 6,
+                 i < 3 ? (const char *[]){"q.npy", "k.npy", "v.npy"}[i] : trace_files[i - 3].file);
         if (stat(which, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
             return 1;
     }

@@ -67,6 +67,9 @@ int vla_cli_unread(const vla_cli *c, const vla_config *g, char *buf, size_t len)
  * row gates in a chunk or a scan, on the first step; a decay of 0 in a chunk, on every step of
  * every run of a stream that carries decays, and the reason then names the head and the step) */
 const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg);
+/* Why the trace's gates do not fit cfg's model (a log-decay per key channel for a model that takes
+ * one per token), NULL when they do */
+const char *vla_cli_gates_why(const vla_cli *c, const vla_config *cfg);
 /* the configuration of model mk as the command line makes it: the model's defaults at c's d,
  * then c's dv, precision, mode and way, then every --set in order */
 void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg);

@@ -985,6 +985,8 @@ int main(int argc, char **argv)
                         w->refused = 1;
                     }
                     if (!why && !w->refused)
+                        why = vla_cli_gates_why(&c, g);
+                    if (!why && !w->refused)
                         why = vla_cli_form_input_why(&c, g); /* delta's gates in a chunk */
                     if (!why && !w->refused && p == VLA_F64 && c.ref != REF_EXACT)
                         why = "a binary64 row is measured against the exact reference (--ref "

@@ -30,3 +30,24 @@ TEST_SLOW(python_binding_reader_and_recorder)
     }
     free(out);
 }
+
+/* The gated family against tests/gated_ref.py, numpy written from the published equations
+ * (tests/test_gated.py says how and within what bound) */
+TEST_SLOW(python_gated_against_published_equations)
+{
+    const char *py = getenv("VLA_PYTHON") ? getenv("VLA_PYTHON") : "/usr/bin/python3";
+    char msg[300];
+    if (access(py, X_OK)) {
+        snprintf(msg, sizeof msg, "no Python interpreter at %s (set PYTHON=...)", py);
+        vla_test_skip(msg);
+        return;
+    }
+    char *out = NULL;
+    int st = vla_test_sh(&out, "%s tests/test_gated.py 2>&1", py);
+    if (st == 77)
+        vla_test_skip("numpy absent");
+    else
+        CHECK_MSG(st == 0 && out && strstr(out, "gated: passed"), "exit %d: %s", st,
+                  out ? out : "");
+    free(out);
+}

@@ -96,6 +96,11 @@ _L.vla_model_free.argtypes = [ctypes.c_void_p]
 _L.vla_model_step.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Input)]
 _L.vla_model_get.argtypes = [ctypes.c_void_p, ctypes.c_int, _D]
 _L.vla_model_counts.argtypes = [ctypes.c_void_p]
+_L.vla_model_reads.restype = ctypes.c_uint
+_L.vla_model_reads.argtypes = [ctypes.POINTER(_Config)]
+_L.vla_model_gate.argtypes = [ctypes.c_int]
+_L.vla_form_parse.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p]
+_L.vla_form_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(ctypes.c_char_p)]
 _L.vla_config_set_why.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p, ctypes.c_char_p,
                                   ctypes.POINTER(ctypes.c_char_p)]
 _L.vla_config_check_why.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p, ctypes.c_size_t]
@@ -223,7 +228,8 @@ def _relerr(x, y):
 def _trajectory(cfg, arrs):
     """one configuration over every head: the read-outs and the norms after every step, and the
     first step at which S, A or o was not finite (0: never)"""
-    q, k, v, u, g, beta, decay = arrs
+    q, k, v, u, g, beta, decay, logdecay, a, b = arrs
+    per_channel = logdecay is not None and logdecay.shape[2] > 1
     H, T, d = q.shape
     dv = v.shape[2]
     o = np.empty((H, T, dv))
@@ -246,7 +252,12 @@ def _trajectory(cfg, arrs):
                 inp = _Input(pd(q[h, t]), pd(k[h, t]), pd(v[h, t]), pd(u[h, t]),
                              pd(g[h, t]) if g is not None else None,
                              beta[h, t, 0] if beta is not None else np.nan,
-                             decay[h, t, 0] if decay is not None else np.nan)
+                             decay[h, t, 0] if decay is not None else np.nan,
+                             pd(logdecay[h, t]) if per_channel else None,
+                             pd(a[h, t]) if a is not None else None,
+                             pd(b[h, t]) if b is not None else None,
+                             logdecay[h, t, 0] if logdecay is not None and not per_channel
+                             else 0.0)
                 r = _L.vla_model_step(m, ctypes.byref(inp))
                 if r:
                     raise ValueError("head %d, step %d: %s" % (h, t + 1,
@@ -322,20 +333,34 @@ def _configure(model, precision, track, strict, d, dv, constants):
     return cfg
 
 
-def _warn_unread(cfg, has_u, g, beta, decay):
-    """an input the model does not read is a warning, as the programs warn of a trace's file"""
+def _warn_unread(cfg, has_u, g, beta, decay, logdecay=None, a=None, b=None):
+    """an input the model does not read is a warning, as the programs warn of a trace's file (the
+    model's reads column of lib/vlalists.h, through vla_model_reads)"""
     name = _L.vla_model_name(cfg.model).decode()
     delta = name == "delta"
     dec = delta and cfg.delta_form == 1  # VLA_DELTA_DECAY
-    for given, arg, read, who in (
-            (has_u, "u", name in ("vla1", "vla3"), "vla1 and vla3"),
-            (g is not None, "g", delta and not dec, "delta (delta_form=gated)"),
-            (beta is not None, "beta", delta, "delta"),
-            (decay is not None, "decay", dec, "delta with delta_form=decay")):
-        if given and not read:
+    reads = _L.vla_model_reads(ctypes.byref(cfg))
+    def readers(bit):  # "vla1 and vla3", "delta, gdn and kda"
+        who = [m for m in models() if _reads(m, bit)]
+        return ", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else "".join(who)
+    lgbit = 32 if logdecay is not None and logdecay.shape[2] > 1 else 16
+    for given, arg, bit in ((has_u, "u", 1), (g is not None, "g", 2),
+                            (beta is not None, "beta", 4), (decay is not None, "decay", 8),
+                            (logdecay is not None, "logdecay", lgbit), (a is not None, "a", 64),
+                            (b is not None, "b", 128)):
+        if given and not reads & bit:
             warnings.warn("vlastab.run: %s is not read by model=%s%s (only by %s)" % (
                 arg, name, " with delta_form=" + ("decay" if dec else "gated") if delta else "",
-                who), stacklevel=3)
+                readers(bit)), stacklevel=3)
+
+
+def _reads(model, bit):
+    """whether model reads the input of VLA_IN_* bit under some delta_form"""
+    c = _Config()
+    _L.vla_config_default(ctypes.byref(c), _parse("vla_model_parse", model, "model"), 4)
+    r = _L.vla_model_reads(ctypes.byref(c))
+    c.delta_form = 1
+    return bool((r | _L.vla_model_reads(ctypes.byref(c))) & bit)
 
 
 def _warn_nonfinite(bad, what, key):
@@ -350,9 +375,13 @@ def _warn_nonfinite(bad, what, key):
 
 
 def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay=None,
-        track="sm", strict=True, reference=True, **constants):
+        logdecay=None, a=None, b=None, track="sm", form="seq", strict=True, reference=True,
+        **constants):
     """Runs MODEL in PRECISION over every head of arrays shaped (heads, T, d) (v, g: dv; beta,
     decay: (heads, T) or (heads, T, 1)), raw projections as in docs/trace.md (u absent: u = k).
+    The gated family's inputs: logdecay, the log-decays <= 0 as the kernels take them, (heads, T)
+    for a scalar per token (gdn, mamba2) or (heads, T, d) per key channel (kda, gla, rwkv7's w);
+    a and b (heads, T, d), rwkv7's low rank. form: seq, chunk:C or scan (docs/forms.md).
     track: a way of tracking A as --track spells it (sm, cg:8, ...). constants: any --set
     NAME=VALUE (lambda0=0.1, nudge="off" or False, ...); a single number as beta is the constant
     beta. With reference, a binary64 run of the same inputs rounded to the policy's input format
@@ -384,19 +413,35 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     g = None if g is None else _heads(g, "g", H, T, dv, 0, 1)
     beta = None if beta is None else _heads(beta, "beta", H, T, lo=0, scalar=True)
     decay = None if decay is None else _heads(decay, "decay", H, T, lo=0, hi=1, scalar=True)
+    if logdecay is not None and np.ndim(logdecay) == 3 and np.shape(logdecay)[2] != 1:
+        logdecay = _heads(logdecay, "logdecay", H, T, d, hi=0)
+    elif logdecay is not None:
+        logdecay = _heads(logdecay, "logdecay", H, T, hi=0, scalar=True)
+    a = None if a is None else _heads(a, "a", H, T, d)
+    b = None if b is None else _heads(b, "b", H, T, d)
     cfg = _configure(model, precision, track, strict, d, dv, constants)
-    _warn_unread(cfg, has_u, g, beta, decay)
-    arrs = [q, k, v, u, g, beta, decay]
+    if _L.vla_form_parse(ctypes.byref(cfg), _text(form, "form")):
+        raise ValueError("form: %r is not a form (seq, chunk:C with C a power of two in 1..256, "
+                         "scan)" % form)
+    why = ctypes.c_char_p()
+    if _L.vla_form_check(ctypes.byref(cfg), ctypes.byref(why)):
+        raise ValueError("form %s with model %s: %s" % (form, model, why.value.decode()))
+    if logdecay is not None and logdecay.shape[2] > 1 and _L.vla_model_gate(cfg.model) == 1:
+        raise ValueError("logdecay: shape %s holds one log-decay per key channel; %s takes a "
+                         "scalar per token, (heads, T)" % (logdecay.shape, model))
+    _warn_unread(cfg, has_u, g, beta, decay, logdecay, a, b)
+    arrs = [q, k, v, u, g, beta, decay, logdecay, a, b]
     if _flag(reference, "reference"):  # the run's inputs rounded to its input format, up front
         fmt = _L.vla_prec_io(cfg.prec)
         rarrs = [None if a is None else round_to(a, precision) for a in arrs]
-        for a, r, n in zip(arrs, rarrs, ("q", "k", "v", "u", "g", "beta", "decay")):
+        for x, r, n in zip(arrs, rarrs, ("q", "k", "v", "u", "g", "beta", "decay", "logdecay",
+                                         "a", "b")):
             if r is not None and not np.isfinite(r).all():
                 i = np.unravel_index(np.argmax(~np.isfinite(r)), r.shape)
                 raise ValueError("%s: %.17g at %s overflows %s's input format (largest %g), so "
                                  "no binary64 reference of the rounded inputs can run "
                                  "(reference=False runs without one)" % (
-                                     n, a[i], _at(i), precision, _L.vla_fmt_max(fmt)))
+                                     n, x[i], _at(i), precision, _L.vla_fmt_max(fmt)))
     o, s_fro, a_fro, S, counts, bad = _trajectory(cfg, arrs)
     out = {"o": o, "s_fro": s_fro, "a_fro": a_fro, "S": S, "counts": counts, "nonfinite": bad,
            "unit_roundoff": _L.vla_fmt_unit_roundoff(_L.vla_prec_storage(cfg.prec))}
@@ -405,6 +450,7 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
         ref = _Config.from_buffer_copy(cfg)  # the reference of the programs (vla_cli_ref_spec)
         ref.prec = _parse("vla_prec_parse", "f64", "precision")
         ref.mode = 0
+        ref.form, ref.chunk = 0, 0  # the sequential form
         way = lambda n: _parse("vla_track_parse", n, "track")
         if ref.track in (way("cg"), way("cheb")):  # the exact solve that the iteration approximates
             ref.track = way("solve")

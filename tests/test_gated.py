@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""test_gated.py: the gated family's binary64 trajectories in vlastab (lib/models/, run through the
+ctypes binding) against tests/gated_ref.py, a numpy implementation written from the published
+equations and the kernels' algorithms (docs/gated.md), not from lib/recur.h: the MPFR twin shares
+recur.h's text and cannot catch a transcription slip; this can.
+
+For each model, on inputs in the published layers' ranges (gated_ref.example_inputs: 2 heads x
+T = 160, d = 16):
+  - seq (f64) against gated_ref's seq: every read-out and the final state;
+  - scan (f64) against gated_ref's seq (an associative reordering of the same recurrence);
+  - chunk:C (f64, where vlastab has the chunk form: gdn, mamba2) against gated_ref's chunk, the
+    read-outs at the chunks' ends and the final state.
+The bound: two binary64 evaluations of one recurrence in different orders differ by at most
+c d T u64 norm-wise in the worst case (d = 16 terms per product, T = 160 steps, u64 = 2^-53), but
+rounding errors of independent signs grow like the square root of the number of operations with
+high probability (Higham and Mary, SIAM J. Sci. Comput. 41 (2019)), so the bound used is
+sqrt(d T) u64 = 5.6e-15: the measured errors, printed, sit near 3e-16, and a wrong sign, a missing
+decay or a transposed gate moves them to 1e-2 or more (the last checks plant such slips).
+Run by tests/test_python.c with Debian's python3 (numpy); exit 77 without numpy."""
+import os
+import sys
+import warnings
+
+try:
+    import numpy as np
+except ImportError:
+    print("numpy absent")
+    sys.exit(77)
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "..", "tools", "python"))
+import gated_ref  # noqa: E402
+import vlastab  # noqa: E402
+
+U64 = 2.0 ** -53
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print(("ok   " if ok else "FAIL ") + what)
+    failed += not ok
+
+
+def inputs(model, T=160, d=16, seed=3):
+    x = gated_ref.example_inputs(model, H=2, T=T, d=d, dv=d, seed=seed)
+    return x
+
+
+def ref_seq(model, x):
+    f = getattr(gated_ref, model + "_seq")
+    args = dict(q=x["q"], k=x["k"], v=x["v"], logdecay=x.get("logdecay"))
+    if model in ("gdn", "kda"):
+        args["beta"] = x["beta"]
+    if model == "rwkv7":
+        args["a"], args["b"] = x["a"], x["b"]
+    return f(**args)
+
+
+def ref_chunk(model, x, C):
+    f = getattr(gated_ref, model + "_chunk")
+    args = dict(q=x["q"], k=x["k"], v=x["v"], logdecay=x.get("logdecay"), C=C)
+    if model in ("gdn", "kda"):
+        args["beta"] = x["beta"]
+    return f(**args)
+
+
+def ours(model, x, form="seq"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning (an unread input, Inf) is a failure here
+        r = vlastab.run(x["q"], x["k"], x["v"], model=model, precision="f64", form=form,
+                        beta=x.get("beta"), logdecay=x.get("logdecay"), a=x.get("a"),
+                        b=x.get("b"), reference=False)
+    return r["o"], r["S"]
+
+
+T, d = 160, 16
+bound = np.sqrt(d * T) * U64
+for model in ("gdn", "kda", "gla", "mamba2", "rwkv7"):
+    x = inputs(model, T, d)
+    o_ref, S_ref = ref_seq(model, x)
+    for form in ("seq", "scan"):
+        o, S = ours(model, x, form)
+        eo, eS = gated_ref.relerr(o, o_ref), gated_ref.relerr(S, S_ref)
+        check(eo <= bound and eS <= bound,
+              "%-6s %-5s f64 against gated_ref seq: o %.1e, S %.1e (bound %.1e)" % (
+                  model, form, eo, eS, bound))
+    if model in ("gdn", "mamba2"):
+        for C in (4, 16, 32):
+            o_c, S_c = ref_chunk(model, x, C)
+            o, S = ours(model, x, "chunk:%d" % C)
+            ends = np.arange(C - 1, T, C)  # vlastab's chunk form has read-outs at chunk ends
+            eo = gated_ref.relerr(o[:, ends], o_c[:, ends])
+            eS = gated_ref.relerr(S, S_c)
+            check(eo <= bound and eS <= bound,
+                  "%-6s chunk:%-3d f64 against gated_ref chunk: o %.1e, S %.1e (bound %.1e)" % (
+                      model, C, eo, eS, bound))
+
+# the check can fail: the same inputs with one planted slip each (the gates shifted by one token,
+# the low-rank pair swapped, beta halved) are far outside the bound
+x = inputs("gdn", T, d)
+o_ref, _ = ref_seq("gdn", x)
+y = dict(x, logdecay=np.roll(x["logdecay"], 1, axis=1))
+o, _ = ours("gdn", y)
+check(gated_ref.relerr(o, o_ref) > 1e3 * bound, "a gdn whose gates are a token late is caught "
+      "(%.1e)" % gated_ref.relerr(o, o_ref))
+x = inputs("rwkv7", T, d)
+o_ref, _ = ref_seq("rwkv7", x)
+o, _ = ours("rwkv7", dict(x, a=x["b"], b=x["a"]))
+check(gated_ref.relerr(o, o_ref) > 1e3 * bound, "an rwkv7 with a and b swapped is caught (%.1e)"
+      % gated_ref.relerr(o, o_ref))
+x = inputs("kda", T, d)
+o_ref, _ = ref_seq("kda", x)
+o, _ = ours("kda", dict(x, beta=x["beta"] / 2))
+check(gated_ref.relerr(o, o_ref) > 1e3 * bound, "a kda with beta halved is caught (%.1e)" %
+      gated_ref.relerr(o, o_ref))
+
+print("gated: %s" % ("passed" if not failed else "%d failed" % failed))
+sys.exit(1 if failed else 0)
