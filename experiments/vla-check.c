@@ -74,7 +74,7 @@ typedef struct {
     double *o;       /* runs x WIN x dv */
     unsigned char *seen; /* runs x WIN: whether the step has a read-out (not inside a chunk) */
     long t0;         /* the step before the window */
-    int dv;
+    int dv, C;       /* C: the chunk form's C (its read-outs come a chunk at a time), else 1 */
     result *res;     /* the model's engine: its a_moved_diag window (NULL for the reference) */
 } taps_t;
 
@@ -85,6 +85,15 @@ static int on_step(void *ctx, const vla_step_view *v)
     tp->seen[slot] = v->o != NULL; /* the chunk form computes a chunk's read-outs at its end */
     if (v->o)
         memcpy(tp->o + slot * tp->dv, v->o, tp->dv * sizeof *v->o);
+    if (v->co) /* ... every token's: the window's slots of the chunk (it lies within one) */
+        for (int r = 0; r < tp->C; r++) {
+            long back = tp->C - 1 - r; /* token t - back */
+            if (v->t - back <= tp->t0)
+                continue;
+            size_t sr = slot - (size_t)back;
+            tp->seen[sr] = 1;
+            memcpy(tp->o + sr * tp->dv, v->co + (size_t)r * tp->dv, tp->dv * sizeof *v->co);
+        }
     if (tp->res && v->a_moved_diag >= 0 && !v->in->is_read) {
         tp->res[v->run].moved += v->a_moved_diag;
         tp->res[v->run].steps++;
@@ -134,7 +143,7 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
     vla_cli rc = *c;
     rc.ref = cfg->prec == VLA_F64 ? REF_EXACT : REF_F64;
     vla_engine *ref = NULL;
-    taps_t tr = {NULL, NULL, 0, dv, NULL};
+    taps_t tr = {NULL, NULL, 0, dv, 1, NULL};
     size_t nbuf = (size_t)d * (d > dv ? d : dv);
     double *x = malloc(nbuf * sizeof *x), *y = malloc(nbuf * sizeof *y);
     double *lam = malloc((size_t)d * sizeof *lam);
@@ -149,7 +158,8 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
         vla_cli_engine_spec(&rc, w->cfg, &sp);
         sp.threads = 1; /* the groups run in parallel, each on one thread (the same bits) */
         w->tm = (taps_t){malloc((size_t)nr * WIN * dv * sizeof *w->tm.o), malloc((size_t)nr * WIN),
-                         0, dv, w->res};
+                         0, dv, w->cfg->form == VLA_FORM_CHUNK && w->cfg->chunk > 1 ? w->cfg->chunk : 1,
+                         w->res};
         sp.taps = VLA_TAP_O | VLA_TAP_MOVED;
         sp.on_step = on_step;
         sp.ctx = &w->tm;
@@ -723,8 +733,8 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
                "in the sequential form (lib, on the same inputs "
                "rounded to the policy's storage format); the f64 rows against the exact reference "
                "(MPFR, %ld bits). The error of S and A is measured at %ld log-spaced checkpoints, "
-               "that of the read-out o at every step (a chunk form's: at each chunk's end, where its "
-               "read-outs are computed); a step is the first at which the worst head's "
+               "that of the read-out o at every step (a chunk form's too: every token's read-out, "
+               "which the chunk computes at its end); a step is the first at which the worst head's "
                "error passed the threshold (- : never). A row fails when anything went non-finite, "
                "the read-out went to exactly 0, or the error of S or o reached %g (--threshold).\n\n",
             c->ref_bits, nck, o->threshold);
@@ -839,7 +849,7 @@ int main(int argc, char **argv)
             "in the header as refused, with the reason; the rows run in parallel (OMP_NUM_THREADS).",
         .columns = "  model prec track form  the row: a model, a precision policy, a way of tracking A\n"
                    "            (its K: cg:8), a form (chunk:64: the steps and checkpoints rounded down\n"
-                   "            to multiples of C, o measured at each chunk's end)\n"
+                   "            to multiples of C, o measured at every token of each chunk)\n"
                    "  s_1e-3 s_1e-1 s_1  the first t at which ||S - S_ref||_F / ||S_ref||_F passed\n"
                    "            1e-3, 1e-1, 1 in the worst head (at the checkpoints); never: it did not\n"
                    "  a_1e-3 a_1e-1 a_1  the same for A (never for la and delta)\n"
@@ -1104,8 +1114,9 @@ int main(int argc, char **argv)
                                    "them)", c.cfg.d, c.cfg.dv, c.cfg.mode ? "fast" : "strict");
     vla_dat_meta(out, "threshold", "%g", o.threshold);
     vla_dat_meta(out, "checkpoints", "%ld (S and A measured there; o at every step, in a chunk "
-                 "form at each chunk's end; a chunk form's steps and checkpoints rounded down to "
-                 "multiples of C)", nck0);
+                 "form %s; a chunk form's steps and checkpoints rounded down to multiples of C)",
+                 nck0, strcmp(c.backend, "cpu") ? "at each chunk's end (the backend's read-outs)"
+                                                : "at every token of each chunk");
     vla_dat_meta(out, "forms", "%s", o.forms);
     for (int mk = 0; mk < VLA_NMODEL; mk++) /* a file a checked model does not read: said */
         for (int i = 0; i < nrows; i++)

@@ -200,9 +200,11 @@ static int hand_over(kself *k, int run, long n)
             break;
         w += k->rd[i] == VLA_CUDA_WRITE; /* (a chunk's read-outs: at its end) */
         const int o = k->o && !vla_form_pending(&sp->cfg, w);
-        vla_step_view v = {run, k->t[run] + j + 1, &k->raw[i], o ? k->o + i * dv : NULL,
-                           k->kp ? k->kp + i * d : NULL, k->al ? k->al + i * d : NULL,
-                           k->moved ? k->moved[2 * i] : -1, k->moved ? k->moved[2 * i + 1] : -1};
+        vla_step_view v = {.run = run, .t = k->t[run] + j + 1, .in = &k->raw[i],
+                           .o = o ? k->o + i * dv : NULL, .kp = k->kp ? k->kp + i * d : NULL,
+                           .alpha = k->al ? k->al + i * d : NULL,
+                           .a_moved = k->moved ? k->moved[2 * i] : -1,
+                           .a_moved_diag = k->moved ? k->moved[2 * i + 1] : -1};
         int r = sp->on_step(sp->ctx, &v);
         if (r)
             return vla_engine_fail(k->e, run, r, "head %d, step %ld: %s", sp->first_head + run,

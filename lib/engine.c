@@ -247,6 +247,7 @@ typedef struct {
     vla_step_buf raw, rnd;
     long t;
     double *tap;   /* o (dv), kp (d), alpha (d), then A now (d x d) and A before (d x d) */
+    double *co;    /* the chunk form's read-outs of a chunk (C x dv) */
     int track_moved;
 } mrun;
 
@@ -267,6 +268,7 @@ static void models_close(void *p)
         vla_step_buf_free(&s->r[i].raw);
         vla_step_buf_free(&s->r[i].rnd);
         free(s->r[i].tap);
+        free(s->r[i].co);
     }
     free(s->r);
     free(s);
@@ -301,7 +303,8 @@ static int models_open(vla_engine *e, void **self, char *err, size_t len)
             break;
         }
         if ((r = vla_step_buf_alloc(&x->raw, d, dv)) || (r = vla_step_buf_alloc(&x->rnd, d, dv)) ||
-            !(x->tap = malloc((dv + 2 * (size_t)d + 2 * (size_t)d * d) * sizeof(double)))) {
+            !(x->tap = malloc((dv + 2 * (size_t)d + 2 * (size_t)d * d) * sizeof(double))) ||
+            !(x->co = malloc(((size_t)cfg->chunk + 1) * dv * sizeof(double)))) {
             snprintf(err, len, "out of memory");
             r = VLA_ENOMEM;
             break;
@@ -351,10 +354,13 @@ static int models_run_to(mself *s, int run, long t)
         x->t = step;
         if (!sp->on_step)
             continue;
-        vla_step_view v = {run, step, &x->raw, NULL, NULL, NULL, -1, -1};
+        vla_step_view v = {.run = run, .t = step, .in = &x->raw, .a_moved = -1,
+                           .a_moved_diag = -1};
         double *o = x->tap, *kp = o + dv, *al = kp + d;
         if ((sp->taps & VLA_TAP_O) && !vla_form_pending(&sp->cfg, vla_model_counts(x->m)->steps))
             vla_model_get(x->m, VLA_Q_O, o), v.o = o; /* (a chunk's read-outs: at its end) */
+        if (v.o && !x->raw.is_read && vla_model_get(x->m, VLA_Q_CO, x->co) == 0)
+            v.co = x->co; /* ... all of them: every token's */
         if (sp->taps & VLA_TAP_KP)
             vla_model_get(x->m, VLA_Q_KP, kp), v.kp = kp;
         if (sp->taps & VLA_TAP_ALPHA)

@@ -207,6 +207,12 @@ VLA_FN int FN(vstate_get)(CXP, ST *s, vla_quantity q, double *dst)
         src = s->sx + 2 * (size_t)s->d;
         n = 3;
         break;
+    case VLA_Q_CO: /* a chunk's read-outs, at its end (after a read: o) */
+        if (!vla_form_pending(&s->cfg, 1) || s->t % s->cfg.chunk)
+            return VLA_EINVAL;
+        src = s->co;
+        n = (size_t)s->cfg.chunk * s->dv;
+        break;
     default: return VLA_EINVAL;
     }
     if (q == VLA_Q_M) { /* the upper triangle, which the updates write (solve's factor is below) */

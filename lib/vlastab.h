@@ -252,6 +252,8 @@ typedef enum {
                      (cg, cheb: ||r|| / ||x|| as the iteration computed it; solve: the smallest
                      pivot, or the first not positive), 1 once a solve failed (else 0), the first
                      failure's value (the pivot, p.Mp, or the relative residual) */
+    VLA_Q_CO,     /* C x dv, the chunk form at a chunk's end (else VLA_EINVAL): the read-outs of
+                     its C tokens, row r token t - C + 1 + r (o is the last row) */
 } vla_quantity;
 
 typedef struct vla_model vla_model;
@@ -439,6 +441,9 @@ typedef struct {
     const double *o;         /* VLA_TAP_O: the read-out after the step (dv); NULL after a write
                                 inside a chunk of the chunk form (docs/forms.md: its read-outs
                                 are computed at its end) */
+    const double *co;        /* VLA_TAP_O, the chunk form at a chunk's end: the read-outs of
+                                every token of the chunk (C x dv, row r token t - C + 1 + r;
+                                the cpu and exact backends; NULL on the others and elsewhere) */
     const double *kp, *alpha; /* VLA_TAP_KP, VLA_TAP_ALPHA: the write's k' and alpha (d) */
     long a_moved;            /* VLA_TAP_MOVED: entries of A this step changed (-1: chol, solve,
                                 cg and cheb keep no A, a model without A, or the chunk form,

@@ -358,3 +358,36 @@ TEST_SLOW(check_require_needs_rows)
         free(out);
     }
 }
+
+/* A chunk form's every token is measured, not only each chunk's last (whose error is the
+ * smallest: the masked intra-chunk part is where kernels differ): the first step at which
+ * bf16-kern's read-out passed 1e-3 lies inside the first chunk on the cpu backend, whose engine
+ * hands over a chunk's read-outs (VLA_Q_CO), and is the chunk's end on emu, which has its last
+ * read-out only (the header says which) */
+TEST_SLOW(check_chunk_every_token)
+{
+    if (!have_check())
+        return;
+    char dir[64];
+    if (write_trace(dir, 128, 0, 0, 0, 0)) {
+        CHECK_MSG(0, "cannot write a trace under /tmp");
+        return;
+    }
+    char *out = NULL, cells[24][32];
+    for (int emu = 0; emu < 2; emu++) {
+        int st = vla_test_sh(&out, "bin/vla-check trace:%s --models gdn --precisions bf16-kern "
+                                   "--forms chunk:32 --d %d --report none --backend %s "
+                                   "2>/dev/null", dir, D, emu ? "emu" : "cpu");
+        int n = row_named(out, "gdn bf16-kern sm chunk:32", cells, 24);
+        long t = n == 22 ? atol(cells[10]) : -1;
+        CHECK_MSG(st == 0 && n == 22 && t > 0 && (emu ? t % 32 == 0 : t < 32),
+                  "--backend %s: exit %d, o_1e-3 at '%s'", emu ? "emu" : "cpu", st,
+                  n > 10 ? cells[10] : "");
+        CHECK_MSG(out && strstr(out, emu ? "in a chunk form at each chunk's end"
+                                         : "in a chunk form at every token of each chunk"),
+                  "the header does not say where o is measured: %s", out ? out : "");
+        free(out);
+        out = NULL;
+    }
+    rm_dir(dir);
+}

@@ -84,6 +84,8 @@ VLA_FN void FN(chunk_vla1)(CXP, ST *s)
         FN(write_vla1)(CX, s);
         FN(chunk_apply)(CX, s, s->w, s->q, r, nudged);
         FN(readout)(CX, s, s->w, P(E(s->c, C_STAB)));
+        VLA_PFOR(a, 0, s->dv) /* (the chunk's read-outs, as chunk_wy's) */
+            COPY(E(s->co, (long)r * s->dv + a), E(s->o, a));
     }
     FN(chunk_update_A)(CX, s);
     FN(nudge)(CX, s);

@@ -107,7 +107,7 @@ _L.vla_config_check_why.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p, ct
 _L.vla_track_set.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p]
 _L.vla_track_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(ctypes.c_char_p)]
 _L.vla_model_name.restype = ctypes.c_char_p
-_Q_S, _Q_A, _Q_N, _Q_O = 0, 1, 2, 3  # vla_quantity
+_Q_S, _Q_A, _Q_N, _Q_O, _Q_CO = 0, 1, 2, 3, 9  # vla_quantity
 _EINVAL, _ERANGE = -1, -2  # vla_err
 
 
@@ -241,6 +241,8 @@ def _trajectory(cfg, arrs):
     bad = np.zeros(H, dtype=int)
     hasA = _L.vla_model_has_A(cfg.model)
     A = np.empty(d * d)
+    C = cfg.chunk if cfg.form == 1 else 1  # VLA_FORM_CHUNK
+    co = np.empty(max(C, 1) * dv)
     pd = lambda x: x.ctypes.data_as(_D)
     for h in range(H):
         m = ctypes.c_void_p()
@@ -263,6 +265,9 @@ def _trajectory(cfg, arrs):
                     raise ValueError("head %d, step %d: %s" % (h, t + 1,
                                                                _L.vla_strerror(r).decode()))
                 _L.vla_model_get(m, _Q_O, pd(o[h, t]))
+                if C > 1 and (t + 1) % C == 0:  # a chunk's end: every token's read-out
+                    _L.vla_model_get(m, _Q_CO, pd(co))
+                    o[h, t + 1 - C:t + 1] = co.reshape(C, dv)
                 _L.vla_model_get(m, _Q_S, pd(S))
                 s_fro[h, t] = _fro(S)
                 if hasA:
