@@ -204,7 +204,7 @@ static void tally_run(vla_engine *e)
  * (caches, and the first steps' special values), on one thread */
 static double time_steps(creator mk, const vla_config *c, const inputs *x, long steps)
 {
-    const vla_backend b = {"cpu", &vla_engine_models_ops, mk, 0};
+    const vla_backend b = {"cpu", &vla_engine_models_ops, mk, 0, NULL};
     vla_engine_spec sp = {.backend = &b, .cfg = *c, .runs = 1, .in = x->in, .T = NIN,
                           .shared = 1, .cycle = 1, .round_inputs = VLA_FMT_F64, .threads = 1};
     vla_engine *e;

@@ -350,18 +350,18 @@ static const vla_backend_ops k_ops = {k_open, k_close,  k_advance, k_t,         
 
 const vla_backend *vla_backend_lanes(void)
 {
-    static const vla_backend b = {"lanes", &k_ops, NULL, VLA_CUDA_LANES};
+    static const vla_backend b = {"lanes", &k_ops, NULL, VLA_CUDA_LANES, NULL};
     return &b;
 }
 
 const vla_backend *vla_backend_cuda(void)
 {
-    static const vla_backend b = {"cuda", &k_ops, NULL, VLA_CUDA_GPU};
+    static const vla_backend b = {"cuda", &k_ops, NULL, VLA_CUDA_GPU, NULL};
     return &b;
 }
 
 const vla_backend *vla_backend_emu(void)
 {
-    static const vla_backend b = {"emu", &k_ops, NULL, VLA_CUDA_EMULATE};
+    static const vla_backend b = {"emu", &k_ops, NULL, VLA_CUDA_EMULATE, NULL};
     return &b;
 }

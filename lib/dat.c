@@ -29,6 +29,8 @@ struct vla_dat {
     int errnum; /* errno at that failure: close leaves it in errno, so a program can say why */
 };
 
+const char *vla_build_git(void) { return VLA_GIT; }
+
 static void put(vla_dat *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(vla_dat *f, const char *fmt, ...)
 {
@@ -283,4 +285,15 @@ int vla_dat_close(vla_dat *f)
     if (err)
         errno = errnum;
     return err;
+}
+
+void vla_dat_discard(vla_dat *f)
+{
+    if (!f)
+        return;
+    if (f->own)
+        fclose(f->fp);
+    if (f->tmp)
+        unlink(f->tmp);
+    dat_free(f);
 }

@@ -4,10 +4,13 @@
  * CPU's threads, which the cpu backend (lib's models) and the exact one (reference/: MPFR) use. */
 #include "engine_impl.h"
 #include "model_impl.h"
+#include "tables.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -52,7 +55,10 @@ int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_st
     if (sp->stream) {
         int r = 0;
         char why[256];
-        if (!*stream && (r = vla_stream_open(stream, sp->stream, d, dv, sp->seed, why, sizeof why)))
+        /* a run reads its head, and no further than its steps */
+        if (!*stream && (r = vla_stream_open_part(stream, sp->stream, d, dv, sp->seed, head, 1,
+                                                  sp->stream_steps > 0 ? sp->stream_steps : -1,
+                                                  why, sizeof why)))
             return vla_engine_fail(e, run, r, "--stream: %s", why);
         vla_stream_want(*stream, vla_model_reads(&sp->cfg));
         if ((r = vla_stream_get(*stream, (uint32_t)head, t, raw)))
@@ -125,6 +131,54 @@ int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_st
 const vla_backend *vla_backend_cpu(void);
 
 const char *vla_backend_name(const vla_backend *b) { return b ? b->name : "none"; }
+
+/* ---- sizes: what a run takes in memory and in a saved state ---- */
+
+long vla_state_numbers(const vla_config *cfg, int saved_only)
+{
+    VLA_DIMS_LOCALS(vla_dims_of(cfg));
+    long n = 0;
+#define VLA_X_(name, len) n += (long)(len) > 0 ? (long)(len) : 1; /* (recur.h's alloc_len) */
+    if (saved_only) {
+        VLA_STATE_SAVED(VLA_X_)
+    } else {
+        VLA_STATE_ARRAYS(VLA_X_)
+    }
+#undef VLA_X_
+    return n;
+}
+
+long vla_engine_number_bytes(const vla_backend *b, const vla_engine_spec *spec)
+{
+    if (b && b->number_bytes)
+        return b->number_bytes(spec);
+    return (long)vla_prec_num_size(spec->cfg.prec) * (spec->cfg.track == VLA_TRACK_COMP ? 2 : 1);
+}
+
+long vla_engine_save_max(const vla_engine *e)
+{
+    /* vla_model_save: magic, the description's length and text (< 1024), t, the counters, then
+     * the saved arrays */
+    return 8 + 4 + 1024 + 8 + (long)sizeof(vla_counts) +
+           vla_state_numbers(&e->spec.cfg, 1) * vla_engine_number_bytes(e->b, &e->spec);
+}
+
+/* The memory runs may take: the machine's, or less under a limit (ulimit -v, ulimit -d) */
+static double memory_here(const char **what)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    double m = pages > 0 && size > 0 ? (double)pages * size : INFINITY;
+    *what = "memory here";
+    const int lims[2] = {RLIMIT_AS, RLIMIT_DATA};
+    for (int i = 0; i < 2; i++) {
+        struct rlimit rl;
+        if (getrlimit(lims[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < m) {
+            m = (double)rl.rlim_cur;
+            *what = i ? "data segment's limit (ulimit -d)" : "address space's limit (ulimit -v)";
+        }
+    }
+    return m;
+}
 
 int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, char *err, size_t errlen)
 {
@@ -287,6 +341,23 @@ static int models_open(vla_engine *e, void **self, char *err, size_t len)
     const vla_engine_spec *sp = &e->spec;
     const vla_config *cfg = &sp->cfg;
     const int d = cfg->d, dv = cfg->dv, nr = sp->runs;
+    /* Runs that cannot fit are said before the first is made: made one by one, 100000 runs at
+     * d = 256 took 40 s to fail (or drew the OOM killer), where the lanes, which take their
+     * states in one allocation, say it at once. The estimate: the state's arrays, a step's two
+     * buffers and the taps' (below). */
+    const double per = (double)vla_state_numbers(cfg, 0) * vla_engine_number_bytes(e->b, sp) +
+                       (2 * (3.0 * d + 2 * dv) + dv + 2.0 * d + 2.0 * d * d) * sizeof(double) +
+                       4096, /* the structures around them */
+                 total = per * nr;
+    const char *where;
+    const double have = memory_here(&where);
+    if (total > have) {
+        snprintf(err, len, "out of memory: %d runs of %s in %s at d = %d take about %.4g MB (%.3g "
+                           "MB each), more than the %.4g MB of the %s (fewer runs, or a smaller d)",
+                 nr, vla_model_name(cfg->model), vla_prec_name(cfg->prec), d, total / 1e6,
+                 per / 1e6, have / 1e6, where);
+        return VLA_ENOMEM;
+    }
     mself *s = calloc(1, sizeof *s);
     int r = s && (s->r = calloc(nr, sizeof *s->r)) ? 0 : VLA_ENOMEM;
     if (s)
@@ -447,6 +518,6 @@ static int make_cpu_model(vla_model **out, const vla_config *cfg, const vla_engi
 
 const vla_backend *vla_backend_cpu(void)
 {
-    static const vla_backend b = {"cpu", &vla_engine_models_ops, make_cpu_model, 0};
+    static const vla_backend b = {"cpu", &vla_engine_models_ops, make_cpu_model, 0, NULL};
     return &b;
 }

@@ -29,7 +29,17 @@ struct vla_backend {
     /* backends of one vla_model per run (lib's vla_engine_models_ops): run r's model */
     int (*make_model)(vla_model **out, const vla_config *cfg, const vla_engine_spec *spec);
     int target; /* kernels: their vla_cuda_target */
+    /* optional: the most bytes one number of a run's state takes, in memory and in a saved state
+     * (the MPFR backends, whose numbers grow with spec->ref_bits); NULL: lib's native containers
+     * (vla_engine_number_bytes) */
+    long (*number_bytes)(const vla_engine_spec *spec);
 };
+
+/* the numbers of a run's state arrays (tables.h's VLA_STATE_ARRAYS, or only the ones it saves) */
+long vla_state_numbers(const vla_config *cfg, int saved_only);
+/* the bytes of one number of a run of spec: the backend's number_bytes, else the native
+ * container's (twice it for comp, which keeps pairs) */
+long vla_engine_number_bytes(const vla_backend *b, const vla_engine_spec *spec);
 
 /* the engine's own part, shared by every backend */
 struct vla_engine {

@@ -233,6 +233,12 @@ static int parse_header(const char *h, size_t len, const char *path, int *itemsi
 
 int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen)
 {
+    return vla_npy_read_part(path, out, 0, -1, -1, NULL, err, errlen);
+}
+
+int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
+                      char *err, size_t errlen)
+{
     if (err && errlen)
         err[0] = 0;
     if (!path || !out)
@@ -297,6 +303,8 @@ int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen)
 
     /* the element count, refusing any product that overflows what can be allocated */
     size_t n = 1;
+    if (full)
+        memcpy(full, out->shape, sizeof out->shape);
     for (int i = 0; i < out->ndim; i++) {
         size_t s = (size_t)out->shape[i];
         if (s && n > (SIZE_MAX / sizeof(double)) / s) {
@@ -325,25 +333,48 @@ int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen)
             goto done;
         }
     }
-    out->data = malloc(n ? n * sizeof(double) : 1);
+    /* the part: rows h0 .. h0 + nh - 1 of the first axis, the first `steps` of the second, each
+     * row's part contiguous in the file (C order); the whole file when there is no part */
+    long H = out->ndim >= 2 ? out->shape[0] : 1, T = out->ndim >= 2 ? out->shape[1] : (long)n;
+    size_t inner = out->ndim >= 2 && H && T ? n / (size_t)H / (size_t)T : 1;
+    if (out->ndim < 2)
+        h0 = 0, nh = 1, steps = T;
+    if (nh < 0 || h0 + nh > H)
+        nh = h0 < H ? H - h0 : 0;
+    if (steps < 0 || steps > T)
+        steps = T;
+    if (out->ndim >= 2) {
+        out->shape[0] = nh;
+        out->shape[1] = steps;
+    }
+    const size_t row = (size_t)steps * inner, m_all = (size_t)nh * row;
+    out->data = malloc(m_all ? m_all * sizeof(double) : 1);
     chunk = malloc(1 << 16);
     if (!out->data || !chunk) {
-        rc = fail(VLA_ENOMEM, err, errlen, path, "out of memory for %zu values", n);
+        rc = fail(VLA_ENOMEM, err, errlen, path, "out of memory for %zu values", m_all);
         goto done;
     }
     size_t per = (1 << 16) / itemsize;
-    for (size_t i = 0; i < n; i += per) {
-        size_t m = n - i < per ? n - i : per;
-        if (fread(chunk, itemsize, m, f) != m) {
-            rc = fail(VLA_EFORMAT, err, errlen, path, "truncated data: %zu bytes expected",
-                      need);
+    for (long h = 0; h < nh && row; h++) {
+        size_t at = (size_t)(h0 + h) * (size_t)T * inner; /* the row's first element */
+        if (fseek(f, (long)(hoff + hlen + at * itemsize), SEEK_SET) != 0) {
+            rc = fail(VLA_EIO, err, errlen, path, "cannot seek: %s", strerror(errno));
             goto done;
         }
-        for (size_t j = 0; j < m; j++) {
-            const unsigned char *b = chunk + j * itemsize;
-            out->data[i + j] = itemsize == 2   ? f16_to_double(le16(b))
-                               : itemsize == 4 ? f32_to_double(b)
-                                               : f64_to_double(b);
+        for (size_t i = 0; i < row; i += per) {
+            size_t m = row - i < per ? row - i : per;
+            if (fread(chunk, itemsize, m, f) != m) {
+                rc = fail(VLA_EFORMAT, err, errlen, path, "truncated data: %zu bytes expected",
+                          need);
+                goto done;
+            }
+            double *x = out->data + (size_t)h * row + i;
+            for (size_t j = 0; j < m; j++) {
+                const unsigned char *b = chunk + j * itemsize;
+                x[j] = itemsize == 2   ? f16_to_double(le16(b))
+                       : itemsize == 4 ? f32_to_double(b)
+                                       : f64_to_double(b);
+            }
         }
     }
 done:

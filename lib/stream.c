@@ -1,6 +1,7 @@
 /* stream.c: the input streams of SPEC section 8. Every synthetic input is a pure function of
  * (seed, var, head, t, lane) through vla_gauss, so a step can be regenerated alone and a CUDA
- * kernel can produce the same bits; a trace replays .npy files loaded whole at open.
+ * kernel can produce the same bits; a trace replays .npy files, of which open reads the part the
+ * caller will use (vla_stream_open_part: some heads, the first steps) and checks the whole shape.
  *
  * Where each number comes from (G(var, t, lane) = vla_gauss(seed, var, head, t, lane)):
  *   gauss:SIGMA       q, k, v, u = SIGMA * G(Q|K|V|U, t, i)
@@ -42,7 +43,8 @@ struct vla_stream {
         double *mat;
     } cache[NCACHE];
     double *tmp; /* subspace: c (R), then B c (d) */
-    long heads, T;
+    long heads, T;      /* trace: its files' */
+    long h0, nh, wT;    /* ... the part read: heads h0 .. h0 + nh - 1, steps 1 .. wT */
     vla_npy q, k, v, u, gate, beta, decay; /* trace; u, gate, beta, decay may hold no data */
     vla_npy logdecay, ra, rb;              /* ... and the gated family's */
     unsigned want;                         /* what a synthetic stream draws (vla_stream_want) */
@@ -117,10 +119,13 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
     int rc = 0;
     if (!required && stat(path, &st) != 0 && errno == ENOENT)
         goto done;
-    rc = vla_npy_read(path, a, err, errlen);
+    long full[8];
+    rc = vla_npy_read_part(path, a, s->h0, s->nh, s->wT, full, err, errlen);
     if (rc)
         goto done;
     char sh[200];
+    const long part[2] = {a->shape[0], a->shape[1]};
+    memcpy(a->shape, full, sizeof full); /* the file's shape, for its checks and messages */
     shape_str(sh, sizeof sh, a);
     int ok3 = a->ndim == 3, is_beta = dim <= 0;
     if (!(ok3 || (is_beta && a->ndim == 2))) {
@@ -149,15 +154,24 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
     } else if (a->shape[1] != s->T) {
         rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected %ld steps (as q.npy)", path, sh,
                   s->T);
+    } else if (ok3 && !is_beta && (a->shape[2] < VLA_D_MIN || a->shape[2] > VLA_D_MAX)) {
+        /* (said as such, not as "expected dim 32": the size the programs chose without it) */
+        rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s: its last size, %s = %ld, is outside "
+                  "%d..%d", path, sh, !strcmp(name, "v.npy") || !strcmp(name, "g.npy") ? "dv" : "d",
+                  a->shape[2], VLA_D_MIN, VLA_D_MAX);
     } else if (ok3 && dim < 0 && a->shape[2] != -dim) {
         rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected (heads, T, d = %d): a log-decay "
                   "per key channel", path, sh, -dim);
     } else if (ok3 && dim >= 0 && a->shape[2] != (is_beta ? 1 : dim)) {
         rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected dim %d", path, sh,
                   is_beta ? 1 : dim);
+    } else if (s->h0 >= s->heads && s->nh) {
+        rc = fail(VLA_ERANGE, err, errlen, "%s: shape %s has no head %ld", path, sh, s->h0);
     }
     if (rc)
         goto done;
+    a->shape[0] = part[0]; /* from here on the part's */
+    a->shape[1] = part[1];
     /* A gate outside [0, 1] or a negative beta_t makes the delta rule expand instead of contract
      * (SPEC section 1: g in (0,1), beta in (0,2)), so a run drifts into Inf with nothing said.
      * The ends are allowed: a saturated sigmoid rounds to them. */
@@ -174,7 +188,7 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
         if (isfinite(x) && x >= lo && x <= hi)
             continue;
         long inner = ok3 ? a->shape[2] : 1, t = i / inner % a->shape[1];
-        long h = i / inner / a->shape[1];
+        long h = s->h0 + i / inner / a->shape[1];
         char at[80];
         if (ok3)
             snprintf(at, sizeof at, "[%ld, %ld, %ld]", h, t, i % inner);
@@ -223,6 +237,12 @@ static int open_trace(vla_stream *s, const char *dir, char *err, size_t errlen)
 
 int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed, char *err,
                     size_t errlen)
+{
+    return vla_stream_open_part(out, spec, d, dv, seed, 0, -1, -1, err, errlen);
+}
+
+int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
+                         long h0, long nh, long steps, char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = 0;
@@ -279,6 +299,9 @@ int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t 
     s->d = d;
     s->dv = dv;
     s->seed = seed;
+    s->h0 = h0 > 0 ? h0 : 0;
+    s->nh = nh;
+    s->wT = steps;
     for (int i = 0; i < NCACHE; i++)
         s->cache[i].head = -1;
 
@@ -331,6 +354,10 @@ int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t 
         break;
     case VLA_STREAM_TRACE:
         rc = open_trace(s, args, err, errlen);
+        if (!rc) { /* the part read */
+            s->nh = s->q.shape[0];
+            s->wT = s->q.shape[1];
+        }
         canon[0] = 0;
         break;
     }
@@ -382,7 +409,7 @@ void vla_stream_identity(const vla_stream *s, char *buf, size_t len)
         snprintf(buf, len, "%s", s->spec);
         return;
     }
-    uint64_t h = VLA_FNV_INIT;
+    uint64_t h = VLA_FNV_INIT; /* (of the part read: what the runs take) */
     const vla_npy *a[] = {&s->q,     &s->k,        &s->v,  &s->u, &s->gate,
                           &s->beta,  &s->decay,    &s->logdecay, &s->ra, &s->rb};
     for (int i = 0; i < 10; i++) { /* an absent file hashes as ndim 0 */
@@ -564,8 +591,9 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
     if (!s || !b)
         return VLA_EINVAL;
     long len = vla_stream_length(s);
-    if (t < 1 || (len >= 0 && t > len) || (s->kind == VLA_STREAM_TRACE && head >= s->heads))
-        return VLA_ERANGE;
+    if (t < 1 || (len >= 0 && t > len) ||
+        (s->kind == VLA_STREAM_TRACE && (head < s->h0 || head >= s->h0 + s->nh || t > s->wT)))
+        return VLA_ERANGE; /* (a trace: outside the part read) */
     int d = s->d, dv = s->dv;
     uint64_t seed = s->seed, tt = (uint64_t)t;
     b->beta = b->decay = NAN;
@@ -629,7 +657,7 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
         break;
     }
     case VLA_STREAM_TRACE: {
-        size_t row = (size_t)head * s->T + (t - 1);
+        size_t row = (size_t)(head - s->h0) * s->wT + (t - 1);
         memcpy(b->q, s->q.data + row * d, d * sizeof(double));
         memcpy(b->k, s->k.data + row * d, d * sizeof(double));
         memcpy(b->v, s->v.data + row * dv, dv * sizeof(double));
@@ -690,7 +718,7 @@ int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int d
     vla_stream *s;
     vla_step_buf b;
     memset(x, 0, sizeof *x);
-    int e = vla_stream_open(&s, spec, d, dv, seed, err, errlen);
+    int e = vla_stream_open_part(&s, spec, d, dv, seed, 0, -1, T, err, errlen);
     if (e)
         return e;
     vla_stream_want(s, want);

@@ -342,6 +342,12 @@ typedef struct vla_stream vla_stream;
  * issue 736 draws them), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR. */
 int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
                     char *err, size_t errlen);
+/* The same, reading of a trace only heads h0 .. h0 + nh - 1 and steps 1 .. steps (nh or steps
+ * < 0: to the end; 0: none, the files' shapes alone): a run of 10 steps of a long trace reads
+ * 10 steps. The files' shapes are checked whole, the values of the part read; a head or step
+ * outside it is VLA_ERANGE for vla_stream_get, and vla_stream_identity is the part's. */
+int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
+                         long h0, long nh, long steps, char *err, size_t errlen);
 void vla_stream_close(vla_stream *s);
 vla_stream_kind vla_stream_kind_of(const vla_stream *s);
 /* Steps the stream defines (trace: T of the files; mqar: n + G + n; others: -1, unbounded). */
@@ -395,7 +401,8 @@ vla_input vla_input_of(const vla_step_buf *b);
 long vla_stream_pair(const vla_stream *s, long t);
 const char *vla_stream_spec(const vla_stream *s);
 /* What the stream's inputs are, as text for a checkpoint's key: a generated stream's canonical
- * spec; for a trace "trace:" and a digest of its arrays' shapes and values (wherever it lies) */
+ * spec; for a trace "trace:" and a digest of its arrays' shapes and values (of the part read,
+ * wherever it lies) */
 void vla_stream_identity(const vla_stream *s, char *buf, size_t len);
 /* FNV-1a (64 bits) of n bytes, continuing from h (VLA_FNV_INIT to start) */
 #define VLA_FNV_INIT 0xcbf29ce484222325ull
@@ -460,6 +467,7 @@ typedef struct {
     const char *stream;
     uint64_t seed;
     int first_head;
+    long stream_steps; /* the steps the runs will take: of a trace no more is read (0: all) */
     /* ... or prepared inputs (stream NULL): in[r * T + t - 1] for run r at step t (shared: in[t - 1]
      * for every run), is_read (may be NULL) likewise; steps beyond T wrap around when cycle is set,
      * else are an error. The engine keeps the pointers: the arrays must outlive it. */
@@ -508,6 +516,9 @@ int vla_engine_counts(vla_engine *e, int run, vla_counts *out);
  * what vla_model_load reads, whatever the backend; load requires the same configuration */
 int vla_engine_save(vla_engine *e, int run, FILE *f);
 int vla_engine_load(vla_engine *e, int run, FILE *f);
+/* The most bytes vla_engine_save writes for one run of e: what a reader of saved states checks
+ * a length against before it reads one */
+long vla_engine_save_max(const vla_engine *e);
 const char *vla_engine_error(const vla_engine *e);
 /* the machine it runs on, in words ("cpu, 2 threads", "NVIDIA H200, ...") */
 void vla_engine_describe(vla_engine *e, char *buf, size_t len);
@@ -535,6 +546,13 @@ typedef struct {
 } vla_npy;
 /* Reads a whole file. On failure returns an error and writes a one-line reason to err. */
 int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen);
+/* Reads part of a file of two or more axes (heads, T, ...): heads h0 .. h0 + nh - 1 and their
+ * first `steps` steps, each head's part read where it lies (nh or steps < 0: to the axis' end;
+ * 0: nothing, the header alone). out->shape is the part's; full (8 longs, may be NULL) gets the
+ * file's. The file's size is checked against its whole shape. An array of fewer axes is read
+ * whole. */
+int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
+                      char *err, size_t errlen);
 int vla_npy_write(const char *path, const double *data, int ndim, const long *shape);
 void vla_npy_free(vla_npy *a);
 
@@ -574,6 +592,8 @@ double vla_loglog_slope(const double *x, const double *y, long n);
 double vla_median(double *x, long n);
 
 /* ---- results (section 9) ---- */
+/* the commit this library was built from (git describe), as a table's "# git:" line says it */
+const char *vla_build_git(void);
 typedef struct vla_dat vla_dat;
 /* Opens FILE ("-" for stdout) and writes the provenance header: program, version, argv, then the
  * caller's "key: value" lines, then "# columns: ...". */
@@ -587,6 +607,9 @@ int vla_dat_row(vla_dat *f, const double *vals, int n);
 int vla_dat_row_named(vla_dat *f, const double *vals, const char *const *names, int n);
 int vla_dat_block(vla_dat *f); /* two blank lines */
 int vla_dat_close(vla_dat *f);  /* flushes; VLA_EIO if anything failed to write */
+/* closes f and removes what it wrote (its temporary: the table is not written); a stream (standard
+ * output, a pipe) is only closed */
+void vla_dat_discard(vla_dat *f);
 
 #ifdef __cplusplus
 }

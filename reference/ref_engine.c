@@ -19,14 +19,30 @@ static int make_emulate(vla_model **out, const vla_config *cfg, const vla_engine
     return vref_model_new(out, cfg, VREF_EMULATE, 0);
 }
 
+/* An MPFR number of p bits: its struct (32 bytes) and limbs in memory, at most 1 + 8 bytes of
+ * precision, 1 + 8 of exponent and ceil(p / 8) of significand exported (mpfr_fpif_export); a
+ * pair of them for comp (double-word) */
+static long mpfr_bytes(long bits, const vla_engine_spec *spec)
+{
+    return (48 + (bits + 7) / 8) * (spec->cfg.track == VLA_TRACK_COMP ? 2 : 1);
+}
+
+static long exact_bytes(const vla_engine_spec *spec)
+{
+    return mpfr_bytes(spec->ref_bits ? spec->ref_bits : VREF_DEFAULT_BITS, spec);
+}
+
+static long emulate_bytes(const vla_engine_spec *spec) { return mpfr_bytes(64, spec); }
+
 const vla_backend *vref_backend_exact(void)
 {
-    static const vla_backend b = {"exact", &vla_engine_models_ops, make_exact, 0};
+    static const vla_backend b = {"exact", &vla_engine_models_ops, make_exact, 0, exact_bytes};
     return &b;
 }
 
 const vla_backend *vref_backend_emulate(void)
 {
-    static const vla_backend b = {"emulate", &vla_engine_models_ops, make_emulate, 0};
+    static const vla_backend b = {"emulate", &vla_engine_models_ops, make_emulate, 0,
+                                  emulate_bytes};
     return &b;
 }
