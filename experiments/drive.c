@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -257,55 +258,53 @@ int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, si
 }
 
 /* ---- checkpoint files ----
- * OUT.ckpt.HEAD: the magic; the run's key (text: "name=value" lines, every option that decides
- * the run's numbers and rows, its constants exactly, a trace by its contents); the next
- * checkpoint's index; the engines' states (vla_engine_save); the accumulator; the rows; then
- * FNV-1a of every byte before it. Read back, the checksum is verified before anything is parsed,
- * then every field against what this command's run can hold. */
+ * OUT.ckpt holds every run's checkpoint (one file a run cost 100,001 files and 78 s to answer a
+ * SIGTERM with 100,000 runs; one file is one create, one sync and one rename):
+ *   the header: the magic; the run's key (its length, then text: "name=value" lines, the build,
+ *     every option that decides the runs' numbers and rows, constants exactly, a trace by its
+ *     contents); the number of records; FNV-1a of the header's bytes before it;
+ *   a record per run, in order: its length (0: no checkpoint of that run), then the next
+ *     checkpoint's index, the engines' states (vla_engine_save), the accumulator, the rows; then
+ *     FNV-1a of the length and the record.
+ * Read back, every size is checked against what this command's runs can hold before the bytes it
+ * covers are read (a checkpoint of absurd size was once hashed whole: SIGINT answered after 52 s),
+ * a checksum before what it covers is parsed, then every field. A damaged record restarts its run
+ * only (and the runs after it when its length is what was damaged: their place is lost). */
 
-static const char ckpt_magic[8] = {'v', 'l', 'a', 'c', 'k', 'p', 't', '3'};
+static const char ckpt_magic[8] = {'v', 'l', 'a', 'c', 'k', 'p', 't', '4'};
 #define CKPT_KEY_MAX 65536
+#define CKPT_RUNS_MAX 100000 /* --runs' limit */
 
-static char *ckpt_path(const char *out, int h)
+static char *ckpt_path(const char *out)
 {
-    size_t n = strlen(out) + 32;
+    size_t n = strlen(out) + 8;
     char *p = malloc(n);
     if (p)
-        snprintf(p, n, "%s.ckpt.%d", out, h);
+        snprintf(p, n, "%s.ckpt", out);
     return p;
 }
 
-/* The checkpoints go only when the program exits 0, that is after the table was closed (written,
- * synced and renamed): a table that fails to be written (a full disk) leaves them for --resume. */
-static struct {
-    const char *out; /* an argv string: still there at exit, unlike the caller's vla_cli */
-    int runs;
-} ckpt_owner;
+/* The checkpoint goes only when the program exits 0, that is after the table was closed (written,
+ * synced and renamed): a table that fails to be written (a full disk) leaves it for --resume. */
+static const char *ckpt_owner; /* OUT, an argv string: still there at exit */
 static void ckpt_remove_on_success(int status, void *arg)
 {
     (void)arg;
-    for (int h = 0; status == 0 && h < ckpt_owner.runs; h++) {
-        char *path = ckpt_path(ckpt_owner.out, h), *target;
-        const char *kind;
-        if (path && vla_file_target(path, &target, &kind) == 0) {
-            size_t n = strlen(target) + 8;
-            char *tmp = malloc(n);
-            if (tmp) { /* .tmp: left by a kill while it was being written */
-                snprintf(tmp, n, "%s.tmp", target);
-                unlink(tmp);
-            }
-            unlink(path);
-            free(tmp);
-            free(target);
-        }
-        free(path);
+    char *path = status == 0 ? ckpt_path(ckpt_owner) : NULL, *target;
+    const char *kind;
+    if (path && vla_file_target(path, &target, &kind) == 0) {
+        vla_file_remove_stale(target); /* OUT.ckpt.tmp.PID: left by a kill while written */
+        unlink(path);
+        free(target);
     }
+    free(path);
 }
 
 /* The key: what a checkpoint must match to be resumed, everything that decides a run's numbers
  * and rows (a --resume with another seed, stream or horizon would otherwise splice two runs into
- * one table). Not --runs or --backend: runs are independent, and every backend gives the same
- * bits. NULL when out of memory or the stream cannot be read again. */
+ * one table), and the build (a table names the commit that made it: another build's state must
+ * not end in it). Not --runs or --backend: runs are independent, and every backend gives the
+ * same bits. NULL when out of memory or the stream cannot be read again. */
 static char *ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv)
 {
     char cfg[1024], stream[600] = "", err[256];
@@ -314,62 +313,129 @@ static char *ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const vla_driv
         if (*p == ' ')
             *p = '\n';
     vla_stream *st;
-    if (vla_stream_open(&st, c->stream, c->cfg.d, c->cfg.dv, c->seed, err, sizeof err))
+    if (vla_stream_open_part(&st, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, -1, c->steps, err,
+                             sizeof err))
         return NULL;
     vla_stream_identity(st, stream, sizeof stream);
     vla_stream_close(st);
-    size_t n = strlen(cfg) + strlen(stream) + strlen(drv->columns) + 512;
+    size_t n = strlen(cfg) + strlen(stream) + strlen(drv->columns) + strlen(vla_build_git()) + 512;
     char *key = malloc(n);
     if (key)
         snprintf(key, n,
-                 "program=%s\ncolumns=%s\naccumulator=%zu\n%s\nstream=%s\nseed=%llu\nsteps=%ld\n"
-                 "checkpoints=%d\nref=%s\nref-bits=%ld\n",
-                 spec->prog, drv->columns, drv->acc_size, cfg, stream, (unsigned long long)c->seed,
-                 c->steps, c->per_decade,
+                 "build=vlastab %s (git %s)\nprogram=%s\ncolumns=%s\naccumulator=%zu\n%s\n"
+                 "stream=%s\nseed=%llu\nsteps=%ld\ncheckpoints=%d\nref=%s\nref-bits=%ld\n",
+                 VLA_VERSION, vla_build_git(), spec->prog, drv->columns, drv->acc_size, cfg, stream,
+                 (unsigned long long)c->seed, c->steps, c->per_decade,
                  c->ref == REF_EXACT ? "exact" : c->ref == REF_F64 ? "f64" : "none",
                  c->ref == REF_EXACT ? c->ref_bits : 0);
     return key;
 }
 
-/* the option that sets a key's line, for the message of a mismatch */
-static const char *ckpt_option(const char *name, size_t len, char *buf, size_t blen)
+/* the option that sets a key's line, for the message of a mismatch; the value a line that
+ * vla_config_describe writes only when it is not the default has when it is absent */
+static const char *ckpt_option(const char *name, size_t len, const char **dflt, char *buf,
+                               size_t blen)
 {
-    static const char *const opts[][2] = {
+    static const char *const opts[][3] = {
         {"model", "--model"}, {"track", "--track"}, {"prec", "--precision"}, {"mode", "--mode"},
-        {"d", "--d"}, {"dv", "--dv"}, {"stream", "--stream (a trace is known by its contents)"},
-        {"seed", "--seed"}, {"steps", "--steps"}, {"checkpoints", "--checkpoints"},
-        {"ref", "--ref"}, {"ref-bits", "--ref-bits"}, {"program", NULL}, {"columns", NULL},
-        {"accumulator", NULL}};
+        {"d", "--d"}, {"dv", "--dv"}, {"form", "--form", "seq"},
+        {"stream", "--stream (a trace is known by its contents)"}, {"seed", "--seed"},
+        {"steps", "--steps"}, {"checkpoints", "--checkpoints"}, {"ref", "--ref"},
+        {"ref-bits", "--ref-bits"}, {"gamma", "--set gamma", "1"},
+        {"keynorm", "--set keynorm", "on"}, {"program", "the program"},
+        {"build", "the build"}, {"columns", "the table's columns"},
+        {"accumulator", "the program's accumulator"}};
+    *dflt = NULL;
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
-        if (strlen(opts[i][0]) == len && !strncmp(name, opts[i][0], len))
+        if (strlen(opts[i][0]) == len && !strncmp(name, opts[i][0], len)) {
+            *dflt = opts[i][2];
             return opts[i][1];
+        }
     snprintf(buf, blen, "--set %.*s", (int)len, name);
     return buf;
 }
 
-/* why a checkpoint's key `got` is not this command's `want`, in words (the first line that
- * differs) */
+/* the value of NAME in a key (its line "NAME=VALUE"), NULL when it has no such line */
+static const char *key_value(const char *key, const char *name, size_t nlen, size_t *vlen)
+{
+    for (const char *l = key; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0))
+        if (!strncmp(l, name, nlen) && l[nlen] == '=') {
+            *vlen = strcspn(l + nlen + 1, "\n");
+            return l + nlen + 1;
+        }
+    return NULL;
+}
+
+/* appends to the string in buf (cap bytes), cut where it is full */
+static void say(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+/* whether a line NAME differs between two keys */
+static int key_differs(const char *got, const char *want, const char *name)
+{
+    size_t gl = 0, wl = 0, nl = strlen(name);
+    const char *gv = key_value(got, name, nl, &gl), *wv = key_value(want, name, nl, &wl);
+    return !gv || !wv || gl != wl || memcmp(gv, wv, gl);
+}
+
+/* Why a checkpoint's key `got` is not this command's `want`, in words: the build, the program or
+ * the model when it differs (which explains the rest: the model's defaults follow it), else every
+ * line that differs, of either key, with the option that sets it ("it was written with
+ * form=chunk:256, this command has form=seq (--form)") */
 static void ckpt_mismatch(const char *got, const char *want, char *why, size_t len)
 {
-    while (*got && *want) {
-        size_t g = strcspn(got, "\n"), w = strcspn(want, "\n");
-        if (g != w || strncmp(got, want, g)) {
-            size_t name = strcspn(want, "=");
-            char buf[80];
-            const char *opt = name < w ? ckpt_option(want, name, buf, sizeof buf) : NULL;
-            if (opt && !strncmp(got, want, name + 1))
-                snprintf(why, len, "it was written with %.*s, this command has %.*s (%s)", (int)g,
-                         got, (int)w, want, opt);
-            else
-                snprintf(why, len, "it was written by another program or version (%.*s, here "
-                                   "%.*s)", (int)g, got, (int)w, want);
-            return;
-        }
-        got += g + (got[g] != 0);
-        want += w + (want[w] != 0);
+    static const char *const first[] = {"build", "program", "model"};
+    for (int i = 0; i < 3; i++) {
+        size_t gl = 6, wl = 6, nl = strlen(first[i]);
+        const char *gv = key_value(got, first[i], nl, &gl), *wv = key_value(want, first[i], nl, &wl);
+        if (gv && wv && gl == wl && !memcmp(gv, wv, gl))
+            continue;
+        if (i == 2)
+            snprintf(why, len, "it was written with model=%.*s, this command has model=%.*s "
+                     "(--model)", (int)gl, gv ? gv : "(none)", (int)wl, wv ? wv : "(none)");
+        else
+            snprintf(why, len, "it was written by %.*s, this is %.*s%s", (int)gl,
+                     gv ? gv : "(none)", (int)wl, wv ? wv : "(none)",
+                     i ? "" : ": a checkpoint resumes only in the build that wrote it (the "
+                              "table names the commit that made it)");
+        return;
     }
-    snprintf(why, len, "it was written by another version (its key has %s lines)",
-             *got ? "more" : "fewer");
+    /* a trace's digest is of the steps read: another horizon changes it too, which --steps says */
+    const int steps_only = key_differs(got, want, "steps");
+    char was[600] = "", has[600] = "", opts[300] = "";
+    int nd = 0;
+    for (int side = 0; side < 2; side++) /* want's lines, then those only got has */
+        for (const char *l = side ? got : want; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
+            size_t nl = strcspn(l, "=\n"), gl = 0, wl = 0;
+            const char *gv = key_value(got, l, nl, &gl), *wv = key_value(want, l, nl, &wl), *dflt;
+            if ((side && wv) || (steps_only && !strncmp(l, "stream=trace:", 13)))
+                continue;
+            char buf[80];
+            const char *opt = ckpt_option(l, nl, &dflt, buf, sizeof buf);
+            if (!gv && dflt)
+                gv = dflt, gl = strlen(dflt);
+            if (!wv && dflt)
+                wv = dflt, wl = strlen(dflt);
+            if (gv && wv && gl == wl && !memcmp(gv, wv, gl))
+                continue;
+            const char *sep = nd++ ? " and " : "";
+            say(was, sizeof was, "%s%.*s=%.*s", sep, (int)nl, l, (int)(gv ? gl : 6),
+                gv ? gv : "(none)");
+            say(has, sizeof has, "%s%.*s=%.*s", sep, (int)nl, l, (int)(wv ? wl : 6),
+                wv ? wv : "(none)");
+            say(opts, sizeof opts, "%s%s", nd > 1 ? ", " : "", opt);
+        }
+    if (nd)
+        snprintf(why, len, "it was written with %s, this command has %s (%s)", was, has, opts);
+    else
+        snprintf(why, len, "its key differs from this command's");
 }
 
 typedef struct {
@@ -382,15 +448,13 @@ typedef struct {
     const long *cks; /* the checkpoint steps */
     long nck;
     const char *key;
+    long rec_max; /* the longest record a run of this command writes */
 } ckpt_ctx;
 
-/* FNV-1a of f's first n bytes (read from the start) */
+/* FNV-1a of f's next n bytes, continuing from *h */
 static int ckpt_digest(FILE *f, long n, uint64_t *h)
 {
     unsigned char buf[1 << 16];
-    *h = VLA_FNV_INIT;
-    if (fseek(f, 0, SEEK_SET))
-        return VLA_EIO;
     while (n > 0) {
         size_t want = n < (long)sizeof buf ? (size_t)n : sizeof buf;
         if (fread(buf, 1, want, f) != want)
@@ -401,77 +465,42 @@ static int ckpt_digest(FILE *f, long n, uint64_t *h)
     return VLA_OK;
 }
 
-/* Run h's checkpoint, written to a temporary file beside it, synced and renamed, so that a kill
- * at any moment leaves the previous checkpoint intact. VLA_EINTR when a run's state was lost to
- * a stop within a step (the previous checkpoint stays); else a failure with errno. */
-static int ckpt_save(const ckpt_ctx *k, int h, char *why, size_t len)
+/* Run h's record into a buffer (*buf, *n, to free): VLA_EINTR when its state was lost to a stop
+ * within a step (the exact reference gives a step up) */
+static int ckpt_record(const ckpt_ctx *k, int h, char **buf, size_t *n)
 {
-    char *path = ckpt_path(k->c->out, h), *target = NULL, *tmp = NULL;
-    const char *kind = NULL;
-    FILE *f = NULL;
-    int r = !path ? VLA_ENOMEM : vla_file_target(path, &target, &kind);
-    if (!r) {
-        size_t n = strlen(target) + 8;
-        if ((tmp = malloc(n)))
-            snprintf(tmp, n, "%s.tmp", target);
-        r = !tmp ? VLA_ENOMEM : (f = vla_file_create(tmp)) ? VLA_OK : VLA_EIO;
+    FILE *f = open_memstream(buf, n);
+    if (!f)
+        return VLA_ENOMEM;
+    const vla_rows *rows = &k->rows[h];
+    int r = fwrite(&k->ci[h], sizeof k->ci[h], 1, f) == 1 ? vla_engine_save(k->m, h, f) : VLA_EIO;
+    if (!r && k->ref)
+        r = vla_engine_save(k->ref, h, f);
+    if (!r && !((k->drv->acc_size == 0 || fwrite(k->acc[h], k->drv->acc_size, 1, f) == 1) &&
+                fwrite(&rows->n, sizeof rows->n, 1, f) == 1 &&
+                fwrite(rows->v, sizeof(double) * rows->ncol, rows->n, f) == (size_t)rows->n))
+        r = VLA_ENOMEM;
+    if (fclose(f) && !r)
+        r = VLA_ENOMEM;
+    if (r) {
+        free(*buf);
+        *buf = NULL;
     }
-    if (!r) {
-        const vla_rows *rows = &k->rows[h];
-        uint32_t klen = (uint32_t)strlen(k->key);
-        int ok = fwrite(ckpt_magic, 8, 1, f) == 1 && fwrite(&klen, 4, 1, f) == 1 &&
-                 fwrite(k->key, 1, klen, f) == klen && fwrite(&k->ci[h], sizeof k->ci[h], 1, f) == 1;
-        r = ok ? vla_engine_save(k->m, h, f) : VLA_EIO;
-        if (!r && k->ref)
-            r = vla_engine_save(k->ref, h, f);
-        ok = !r && (k->drv->acc_size == 0 || fwrite(k->acc[h], k->drv->acc_size, 1, f) == 1) &&
-             fwrite(&rows->n, sizeof rows->n, 1, f) == 1 &&
-             fwrite(rows->v, sizeof(double) * rows->ncol, rows->n, f) == (size_t)rows->n;
-        uint64_t sum;
-        long size = ok && fflush(f) == 0 ? ftell(f) : -1;
-        ok = ok && size > 0 && ckpt_digest(f, size, &sum) == 0 && fseek(f, 0, SEEK_END) == 0 &&
-             fwrite(&sum, sizeof sum, 1, f) == 1 && fflush(f) == 0 && fsync(fileno(f)) == 0;
-        int errnum = errno;
-        ok = fclose(f) == 0 && ok;
-        if (!r && !ok)
-            r = VLA_EIO, errno = errnum;
-        if (!r)
-            r = vla_file_replace(tmp, target, &kind);
-        if (r) {
-            errnum = errno;
-            unlink(tmp);
-            errno = errnum;
-        }
-    }
-    if (r && r != VLA_EINTR)
-        snprintf(why, len, "%s", kind ? kind : r == VLA_ENOMEM ? "out of memory" : strerror(errno));
-    free(path);
-    free(target);
-    free(tmp);
     return r;
 }
 
+/* The header of a checkpoint file, read and checked: CK_OK with the key's text checked against
+ * this command's and *nrec, or CK_DAMAGED / CK_OTHER_RUN with why */
 enum { CK_OK, CK_MISSING, CK_DAMAGED, CK_OTHER_RUN, CK_UNREADABLE };
-
-/* Run h's checkpoint into the engines, its accumulator and rows: CK_OK, or what it is, with why */
-static int ckpt_load(const ckpt_ctx *k, int h, char *why, size_t len)
+static int ckpt_header(const ckpt_ctx *k, FILE *f, long size, long *nrec, long *end, char *why,
+                       size_t len)
 {
-    char *path = ckpt_path(k->c->out, h), magic[8], *key = NULL;
-    const char *kind = "";
-    FILE *f = NULL;
-    struct stat st;
-    int r = !path ? VLA_ENOMEM : vla_file_read_open(path, LONG_MAX, &f, &kind);
-    free(path);
-    if (r) {
-        snprintf(why, len, "%s", r == VLA_EINVAL ? kind : strerror(errno));
-        return r == VLA_EIO && errno == ENOENT ? CK_MISSING : CK_UNREADABLE;
-    }
+    char magic[8], *key = NULL;
+    uint32_t klen = 0, nr = 0;
+    uint64_t sum = 0, want = VLA_FNV_INIT;
     int res = CK_DAMAGED;
-    long size = fstat(fileno(f), &st) == 0 ? (long)st.st_size : -1;
-    uint64_t sum = 0, want = 1;
-    uint32_t klen = 0;
     snprintf(why, len, "it is shorter than a checkpoint");
-    if (size < 8 + 4 + 8 || fread(magic, 8, 1, f) != 1)
+    if (size < 8 + 4 + 4 + 8 || fread(magic, 8, 1, f) != 1)
         goto done;
     if (memcmp(magic, ckpt_magic, 7)) {
         snprintf(why, len, "it is not a checkpoint (no magic)");
@@ -483,31 +512,75 @@ static int ckpt_load(const ckpt_ctx *k, int h, char *why, size_t len)
         res = CK_OTHER_RUN;
         goto done;
     }
-    snprintf(why, len, "its checksum does not match its contents");
-    if (ckpt_digest(f, size - 8, &want) || fread(&sum, 8, 1, f) != 1 || sum != want)
-        goto done;
-    /* whole as written: from here on a failed test is a writer's bug or a forged file */
-    snprintf(why, len, "its key is malformed");
-    if (fseek(f, 8, SEEK_SET) || fread(&klen, 4, 1, f) != 1 || klen > CKPT_KEY_MAX ||
-        !(key = malloc(klen + 1)) || fread(key, 1, klen, f) != klen)
+    snprintf(why, len, "its header is not a checkpoint's");
+    if (fread(&klen, 4, 1, f) != 1 || klen > CKPT_KEY_MAX || 8 + 4 + (long)klen + 4 + 8 > size ||
+        !(key = malloc(klen + 1)) || fread(key, 1, klen, f) != klen || fread(&nr, 4, 1, f) != 1)
         goto done;
     key[klen] = 0;
+    want = vla_fnv1a(vla_fnv1a(vla_fnv1a(vla_fnv1a(want, magic, 8), &klen, 4), key, klen), &nr, 4);
+    snprintf(why, len, "its header's checksum does not match its contents");
+    if (fread(&sum, 8, 1, f) != 1 || sum != want)
+        goto done;
+    /* whole as written: from here on a failed test is a writer's bug or a forged file */
+    *end = 8 + 4 + (long)klen + 4 + 8;
+    if (nr > CKPT_RUNS_MAX || size > *end + (long)nr * (16 + k->rec_max)) {
+        snprintf(why, len, "it is larger (%ld bytes) than %u checkpoints of this command's runs "
+                 "can be (%ld bytes)", size, nr, *end + (long)nr * (16 + k->rec_max));
+        goto done;
+    }
     if (strcmp(key, k->key)) {
         ckpt_mismatch(key, k->key, why, len);
         res = CK_OTHER_RUN;
         goto done;
     }
+    *nrec = nr;
+    res = CK_OK;
+done:
+    free(key);
+    return res;
+}
+
+/* Run h's record at f's position (its length read): into the engines, its accumulator and rows.
+ * CK_OK, CK_MISSING (length 0) or CK_DAMAGED with why; *next: where the next record starts, -1
+ * when it cannot be known */
+static int ckpt_load_run(const ckpt_ctx *k, FILE *f, int h, long size, long *next, char *why,
+                         size_t len)
+{
+    uint64_t rlen = 0, sum = 0, want = VLA_FNV_INIT;
+    long at = ftell(f);
+    *next = -1;
+    snprintf(why, len, "the file ends inside it");
+    if (fread(&rlen, 8, 1, f) != 1)
+        return CK_DAMAGED;
+    if (rlen == 0) {
+        *next = at + 8;
+        return CK_MISSING;
+    }
+    snprintf(why, len, "its length (%llu bytes) is not that of a checkpoint of this command's "
+             "runs (16 to %ld bytes)", (unsigned long long)rlen, k->rec_max);
+    if (rlen < 16 || rlen > (uint64_t)k->rec_max)
+        return CK_DAMAGED;
+    snprintf(why, len, "the file ends inside it");
+    if (at + 8 + (long)rlen + 8 > size)
+        return CK_DAMAGED;
+    *next = at + 8 + (long)rlen + 8;
+    want = vla_fnv1a(want, &rlen, 8);
+    snprintf(why, len, "its checksum does not match its contents");
+    if (ckpt_digest(f, (long)rlen, &want) || fread(&sum, 8, 1, f) != 1 || sum != want ||
+        fseek(f, at + 8, SEEK_SET))
+        return CK_DAMAGED;
+    /* whole as written: from here on a failed test is a writer's bug or a forged record */
     vla_rows *rows = &k->rows[h];
     long ci = -1, n = -1;
     snprintf(why, len, "its next checkpoint's index is out of range");
     if (fread(&ci, sizeof ci, 1, f) != 1 || ci < 0 || ci > k->nck)
-        goto done;
+        return CK_DAMAGED;
     snprintf(why, len, "its state of the model is not valid");
     if (vla_engine_load(k->m, h, f))
-        goto done;
+        return CK_DAMAGED;
     snprintf(why, len, "its state of the reference is not valid");
     if (k->ref && vla_engine_load(k->ref, h, f))
-        goto done;
+        return CK_DAMAGED;
     /* the steps agree with the index: the model at or past the last checkpoint measured and not
      * past the next, the reference at most where the model is (it advances second) */
     long tm = vla_engine_t(k->m, h), tr = k->ref ? vla_engine_t(k->ref, h) : tm;
@@ -515,29 +588,178 @@ static int ckpt_load(const ckpt_ctx *k, int h, char *why, size_t len)
     snprintf(why, len, "its steps (model %ld, reference %ld) do not fit its checkpoint index %ld",
              tm, tr, ci);
     if (!(tm >= lo && tm <= hi && tr >= lo && tr <= tm))
-        goto done;
+        return CK_DAMAGED;
     snprintf(why, len, "its rows are not its checkpoints'");
     if ((k->drv->acc_size && fread(k->acc[h], k->drv->acc_size, 1, f) != 1) ||
         fread(&n, sizeof n, 1, f) != 1 || n != ci)
-        goto done;
+        return CK_DAMAGED;
     for (long i = 0; i < n; i++) {
         double row[64];
         if (rows->ncol > 64 || fread(row, sizeof(double), rows->ncol, f) != (size_t)rows->ncol ||
             row[0] != (double)k->cks[i] || vla_rows_add(rows, row))
-            goto done;
+            return CK_DAMAGED;
     }
     snprintf(why, len, "its accumulator is not valid");
     if (k->drv->acc_size && k->drv->check(k->acc[h], rows, tm, k->drv->ctx))
-        goto done;
+        return CK_DAMAGED;
     snprintf(why, len, "it holds more than a checkpoint");
-    if (ftell(f) != size - 8)
-        goto done;
+    if (ftell(f) != at + 8 + (long)rlen)
+        return CK_DAMAGED;
     k->ci[h] = ci;
-    res = CK_OK;
-done:
-    free(key);
+    return fseek(f, *next, SEEK_SET) ? CK_DAMAGED : CK_OK;
+}
+
+/* OUT.ckpt into the engines, the accumulators and the rows: got[h] says what became of run h
+ * (CK_OK, CK_MISSING, CK_DAMAGED, its why in whys[h] when whys), and the return what became of
+ * the file: CK_OK (read: see got), CK_MISSING (none), CK_DAMAGED (its header: every run starts
+ * over), CK_OTHER_RUN (refused: kept) or CK_UNREADABLE, with why */
+static int ckpt_load(const ckpt_ctx *k, int *got, char *first_why, size_t flen, char *why,
+                     size_t len)
+{
+    const int nr = k->c->runs;
+    char *path = ckpt_path(k->c->out);
+    const char *kind = "";
+    FILE *f = NULL;
+    int r = !path ? VLA_ENOMEM : vla_file_read_open(path, LONG_MAX, &f, &kind);
+    free(path);
+    if (r) {
+        snprintf(why, len, "%s", r == VLA_EINVAL ? kind : strerror(errno));
+        return r == VLA_EIO && errno == ENOENT ? CK_MISSING : CK_UNREADABLE;
+    }
+    struct stat st;
+    long size = fstat(fileno(f), &st) == 0 ? (long)st.st_size : -1, nrec = 0, at = 0;
+    int res = ckpt_header(k, f, size, &nrec, &at, why, len);
+    first_why[0] = 0;
+    for (int h = 0; h < nr && res == CK_OK; h++) {
+        char w[600];
+        if (h >= nrec || at < 0) {
+            got[h] = h >= nrec ? CK_MISSING : CK_DAMAGED;
+            if (at < 0)
+                snprintf(w, sizeof w, "a checkpoint before it is damaged where its length is: its "
+                         "place is lost");
+        } else {
+            long next;
+            fseek(f, at, SEEK_SET);
+            got[h] = ckpt_load_run(k, f, h, size, &next, w, sizeof w);
+            at = next;
+        }
+        if (got[h] == CK_DAMAGED && !first_why[0])
+            snprintf(first_why, flen, "%s", w);
+    }
+    /* the runs of a resume with fewer --runs are not read; after the last record, nothing */
+    if (res == CK_OK && nr >= nrec && at >= 0 && at != size) {
+        snprintf(why, len, "it holds more than its %ld checkpoints", nrec);
+        res = CK_DAMAGED;
+    }
     fclose(f);
     return res;
+}
+
+/* The previous OUT.ckpt, read record by record as a save goes, for the runs whose state a stop
+ * within a step lost: they keep their record */
+typedef struct {
+    FILE *f;
+    long at, size, nrec;
+    int next, ok;
+} ckpt_prev;
+
+/* the record of run h in the previous file (*buf, *n; *n 0 when there is none usable) */
+static void ckpt_prev_record(const ckpt_ctx *k, ckpt_prev *p, const char *target, int h,
+                             char **buf, size_t *n)
+{
+    char why[600];
+    *buf = NULL;
+    *n = 0;
+    if (!p->f && p->ok >= 0) {
+        const char *kind;
+        struct stat st;
+        p->ok = vla_file_read_open(target, LONG_MAX, &p->f, &kind) == 0 &&
+                        fstat(fileno(p->f), &st) == 0 &&
+                        ckpt_header(k, p->f, p->size = st.st_size, &p->nrec, &p->at, why,
+                                    sizeof why) == CK_OK
+                    ? 1
+                    : -1;
+    }
+    uint64_t rlen = 0, sum;
+    while (p->ok > 0 && p->next <= h && p->next < p->nrec) {
+        if (fseek(p->f, p->at, SEEK_SET) || fread(&rlen, 8, 1, p->f) != 1 ||
+            rlen > (uint64_t)k->rec_max || p->at + (rlen ? 16 : 8) + (long)rlen > p->size) {
+            p->ok = -1;
+            break;
+        }
+        if (p->next++ < h) {
+            p->at += (rlen ? 16 : 8) + (long)rlen;
+            continue;
+        }
+        uint64_t want = vla_fnv1a(VLA_FNV_INIT, &rlen, 8);
+        *buf = rlen ? malloc(rlen) : NULL;
+        if (*buf && fread(*buf, 1, rlen, p->f) == rlen && fread(&sum, 8, 1, p->f) == 1 &&
+            sum == vla_fnv1a(want, *buf, rlen))
+            *n = rlen;
+        p->at += (rlen ? 16 : 8) + (long)rlen;
+    }
+}
+
+/* Every run's checkpoint into a temporary file beside OUT.ckpt, synced and renamed, so that a
+ * kill at any moment leaves the previous checkpoint intact. A run whose state a stop within a step
+ * lost (the exact reference) keeps its previous record, if any (*kept counts them, *first_kept
+ * the first). 0, or a failure with why. */
+static int ckpt_save(const ckpt_ctx *k, int *kept, int *first_kept, char *why, size_t len)
+{
+    char *path = ckpt_path(k->c->out), *target = NULL, *tmp = NULL;
+    const char *kind = NULL;
+    FILE *f = NULL;
+    ckpt_prev prev = {NULL, 0, 0, 0, 0, 0};
+    int r = !path ? VLA_ENOMEM : vla_file_target(path, &target, &kind);
+    if (!r) {
+        size_t n = strlen(target) + 32;
+        if ((tmp = malloc(n))) /* its own name: two programs writing one OUT never share it */
+            snprintf(tmp, n, "%s.tmp.%ld", target, (long)getpid());
+        r = !tmp ? VLA_ENOMEM : (f = vla_file_create(tmp)) ? VLA_OK : VLA_EIO;
+    }
+    if (!r) {
+        const uint32_t klen = (uint32_t)strlen(k->key), nr = (uint32_t)k->c->runs;
+        uint64_t sum = vla_fnv1a(VLA_FNV_INIT, ckpt_magic, 8);
+        sum = vla_fnv1a(vla_fnv1a(vla_fnv1a(sum, &klen, 4), k->key, klen), &nr, 4);
+        int ok = fwrite(ckpt_magic, 8, 1, f) == 1 && fwrite(&klen, 4, 1, f) == 1 &&
+                 fwrite(k->key, 1, klen, f) == klen && fwrite(&nr, 4, 1, f) == 1 &&
+                 fwrite(&sum, 8, 1, f) == 1;
+        for (int h = 0; ok && !r && h < (int)nr; h++) {
+            char *rec = NULL;
+            size_t n = 0;
+            r = ckpt_record(k, h, &rec, &n);
+            if (r == VLA_EINTR) { /* its state was given up within a step: the last stays */
+                *first_kept = (*kept)++ ? *first_kept : h;
+                ckpt_prev_record(k, &prev, target, h, &rec, &n);
+                r = VLA_OK;
+            }
+            uint64_t rlen = n, rsum = vla_fnv1a(vla_fnv1a(VLA_FNV_INIT, &rlen, 8), rec, n);
+            ok = !r && fwrite(&rlen, 8, 1, f) == 1 &&
+                 (!n || (fwrite(rec, 1, n, f) == n && fwrite(&rsum, 8, 1, f) == 1));
+            free(rec);
+        }
+        int errnum = errno;
+        ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
+        errnum = ok ? errnum : errno;
+        ok = fclose(f) == 0 && ok;
+        if (!r && !ok)
+            r = VLA_EIO, errno = errnum;
+        if (!r)
+            r = vla_file_replace(tmp, target, &kind);
+        if (r) {
+            errnum = errno;
+            unlink(tmp);
+            errno = errnum;
+        }
+    }
+    if (prev.f)
+        fclose(prev.f);
+    if (r)
+        snprintf(why, len, "%s", kind ? kind : r == VLA_ENOMEM ? "out of memory" : strerror(errno));
+    free(path);
+    free(target);
+    free(tmp);
+    return r;
 }
 
 /* every run's state in memory, so that a run whose checkpoint cannot be used starts over */
@@ -619,6 +841,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         nck = vla_checkpoints_form(&c->cfg, cks, nck);
         vla_engine_spec sp, rs;
         vla_cli_engine_spec(c, &c->cfg, &sp);
+        sp.stream_steps = c->steps; /* (a trace is read that far, and no further) */
         if (drv->on_step) {
             sp.on_step = on_step;
             sp.ctx = &sc;
@@ -639,41 +862,74 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                         "%d lanes idle (--runs %d would fill them)\n",
                 spec->prog, lw, nr, (nr + lw - 1) / lw * lw - nr, (nr + lw - 1) / lw * lw);
     key = files ? ckpt_key(c, spec, drv) : NULL;
-    ckpt_ctx kc = {c, drv, m, ref, acc, rows, ci, cks, nck, files ? key : ""};
+    ckpt_ctx kc = {c, drv, m, ref, acc, rows, ci, cks, nck, files ? key : "", 0};
     if (!kc.key) {
         fprintf(stderr, "%s: out of memory, or the stream cannot be read again\n", spec->prog);
         status = 1;
         goto done;
     }
+    kc.rec_max = 8 + vla_engine_save_max(m) + (ref ? vla_engine_save_max(ref) : 0) +
+                 (long)drv->acc_size + 8 + nck * ncol * 8;
 
     /* each run from its checkpoint, or from the start; a checkpoint of another run is refused
      * before anything is written, and kept */
     FILE *m0 = c->resume ? save_all(m) : NULL, *r0 = c->resume ? save_all(ref) : NULL;
+    int *got = calloc(nr, sizeof *got);
+    char fwhy[1200] = "", first_bad[600] = "";
+    int file = !got ? -1 : c->resume ? ckpt_load(&kc, got, first_bad, sizeof first_bad, fwhy,
+                                                 sizeof fwhy)
+                                     : CK_MISSING;
+    if (file < 0) {
+        fprintf(stderr, "%s: out of memory\n", spec->prog);
+        status = 1;
+    } else if (file == CK_OTHER_RUN) {
+        fprintf(stderr, "%s: --resume: %s.ckpt: %s; refusing to continue another run (the "
+                        "checkpoint is kept; without --resume the run starts over and "
+                        "replaces it)\n", spec->prog, c->out, fwhy);
+        status = 2;
+    } else if (file == CK_UNREADABLE) {
+        fprintf(stderr, "%s: cannot read %s.ckpt: %s\n", spec->prog, c->out, fwhy);
+        status = 1;
+    } else if (c->resume) { /* what did not resume is said, in one line a kind */
+        int nbad = 0, nmiss = 0, bad1 = -1, miss1 = -1;
+        for (int h = 0; h < nr; h++) {
+            got[h] = file == CK_OK ? got[h] : file;
+            if (got[h] == CK_DAMAGED && !nbad++)
+                bad1 = h;
+            if (got[h] == CK_MISSING && !nmiss++)
+                miss1 = h;
+        }
+        const char *all = nr == 1 ? "head 0" : "every head";
+        char older[600];
+        snprintf(older, sizeof older, "%s.ckpt.0", c->out);
+        struct stat so;
+        const int old = file == CK_MISSING && stat(older, &so) == 0;
+        if (file == CK_DAMAGED)
+            fprintf(stderr, "%s: warning: %s.ckpt is damaged (%s): %s starts over from step 0\n",
+                    spec->prog, c->out, fwhy, all);
+        else if (file == CK_MISSING)
+            fprintf(stderr, "%s: note: no checkpoint %s.ckpt%s: %s starts from step 0\n",
+                    spec->prog, c->out, old ? " (OUT.ckpt.0 is one of an older vlastab, one file "
+                                              "a head, which this one does not read)"
+                                            : "", all);
+        else if (nbad == 1)
+            fprintf(stderr, "%s: warning: %s.ckpt: the checkpoint of head %d is damaged (%s): "
+                            "head %d starts over from step 0\n", spec->prog, c->out, bad1,
+                    first_bad, bad1);
+        else if (nbad)
+            fprintf(stderr, "%s: warning: %s.ckpt: the checkpoints of %d heads are damaged (the "
+                            "first, head %d: %s): they start over from step 0\n", spec->prog,
+                    c->out, nbad, bad1, first_bad);
+        if (file == CK_OK && nmiss)
+            fprintf(stderr, "%s: note: %s.ckpt holds no checkpoint of %d head%s (the first: head "
+                            "%d): %s from step 0\n", spec->prog, c->out, nmiss,
+                    nmiss == 1 ? "" : "s", miss1, nmiss == 1 ? "it starts" : "they start");
+    }
     for (int h = 0; h < nr && !status; h++) {
         vla_run r = {m, ref, h, 0};
-        char why[600];
-        int got = c->resume ? ckpt_load(&kc, h, why, sizeof why) : CK_MISSING;
-        if (got == CK_OK)
+        if (got[h] == CK_OK && c->resume)
             continue;
-        if (got == CK_OTHER_RUN) {
-            fprintf(stderr, "%s: --resume: %s.ckpt.%d: %s; refusing to continue another run (the "
-                            "checkpoints are kept; without --resume the run starts over and "
-                            "replaces them)\n", spec->prog, c->out, h, why);
-            status = 2;
-            break;
-        }
-        if (got == CK_UNREADABLE) {
-            fprintf(stderr, "%s: cannot read %s.ckpt.%d: %s\n", spec->prog, c->out, h, why);
-            status = 1;
-            break;
-        }
         if (c->resume) { /* no usable checkpoint: start over, keep nothing partial */
-            if (got == CK_DAMAGED)
-                fprintf(stderr, "%s: warning: %s.ckpt.%d is damaged (%s): head %d starts over "
-                                "from step 0\n", spec->prog, c->out, h, why, h);
-            else
-                fprintf(stderr, "%s: note: no checkpoint %s.ckpt.%d: head %d starts from step 0\n",
-                        spec->prog, c->out, h, h);
             rows[h].n = 0;
             ci[h] = 0;
             memset(acc[h], 0, drv->acc_size); /* a failed load may have filled part of it */
@@ -690,6 +946,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             status = 1;
         }
     }
+    free(got);
     if (m0)
         fclose(m0);
     if (r0)
@@ -783,17 +1040,13 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             vla_progress_update(&prog, tmin * nr);
         }
         if (files && !status && (interrupted || vla_cli_now() - last_save >= every)) {
-            for (int h = 0; h < nr; h++) {
-                char why[300];
-                int e2 = ckpt_save(&kc, h, why, sizeof why);
-                if (e2 == VLA_EINTR) { /* its state was given up within a step: the last stays */
-                    first_kept = kept++ ? first_kept : h;
-                } else if (e2) { /* said once a run, not every VLA_CHECKPOINT_SECONDS */
-                    if (!save_failed++ || interrupted)
-                        fprintf(stderr, "%s: cannot write checkpoint %s.ckpt.%d: %s\n",
-                                spec->prog, c->out, h, why);
-                    unsaved += interrupted;
-                }
+            char why[300];
+            if (ckpt_save(&kc, &kept, &first_kept, why, sizeof why)) {
+                /* said once, not every VLA_CHECKPOINT_SECONDS */
+                if (!save_failed++ || interrupted)
+                    fprintf(stderr, "%s: cannot write checkpoint %s.ckpt: %s\n", spec->prog,
+                            c->out, why);
+                unsaved = interrupted;
             }
             last_save = vla_cli_now();
         }
@@ -833,13 +1086,13 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             fprintf(stderr, "%s: interrupted (signal %d); nothing saved: checkpoints need --out "
                             "naming a regular file.\n", spec->prog, (int)vla_cli_stop);
         else if (unsaved)
-            fprintf(stderr, "%s: interrupted (signal %d); %d checkpoint(s) could not be written "
-                            "beside %s. --resume continues from the last ones written.\n",
-                    spec->prog, (int)vla_cli_stop, unsaved, c->out);
+            fprintf(stderr, "%s: interrupted (signal %d); the checkpoint could not be written "
+                            "beside %s. --resume continues from the last one written.\n",
+                    spec->prog, (int)vla_cli_stop, c->out);
         else if (kept)
             fprintf(stderr, "%s: interrupted (signal %d) within a step of the exact reference, "
                             "given up: %d head(s) (the first: head %d) keep the checkpoint "
-                            "written before, if any, and resume from there; %d checkpoint(s) "
+                            "written before, if any, and resume from there; the other %d "
                             "written beside %s. Resume with the same command and --resume.\n",
                     spec->prog, (int)vla_cli_stop, kept, first_kept, nr - kept, c->out);
         else
@@ -858,9 +1111,8 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             for (long i = 0; i < rows[h].n; i++)
                 vla_dat_row(out, rows[h].v + (size_t)i * ncol, ncol);
         }
-        if (files && !ckpt_owner.out) {
-            ckpt_owner.out = c->out;
-            ckpt_owner.runs = nr;
+        if (files && !ckpt_owner) {
+            ckpt_owner = c->out;
             on_exit(ckpt_remove_on_success, NULL);
         }
     }
