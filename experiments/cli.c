@@ -55,8 +55,9 @@ static vla_cli_opt common[] = {
                      "kernels on host threads, for a machine without a GPU; slow)"},
     {"checkpoints", "N", "checkpoints per decade of t (default 10)"},
     {"out", "FILE", "output table (default: standard output)"},
-    {"resume", NULL, "continue an interrupted run from its checkpoint files (FILE.ckpt.HEAD, written "
-                     "every VLA_CHECKPOINT_SECONDS seconds of the environment, default 60)"},
+    {"resume", NULL, "continue an interrupted run from its checkpoint (FILE.ckpt, written every "
+                     "VLA_CHECKPOINT_SECONDS seconds of the environment, default 60); it must be "
+                     "this build's and this command's (the message names what differs)"},
     {"help", NULL, "this text"},
     {"version", NULL, "the version"},
     {NULL, NULL, NULL},
@@ -95,8 +96,9 @@ static const vla_doc_item cli_exit[] = {
                 "could not be written (no half-written table is left)"},
     {"2", NULL, "a usage error: an unknown option or value, a value out of range, a configuration "
                 "the backend or the reference cannot run, a bad input file"},
-    {"3", NULL, "interrupted by SIGINT or SIGTERM: each run's checkpoint is written beside the "
-                "table (with --out FILE); the same command with --resume continues"},
+    {"3", NULL, "interrupted by SIGINT or SIGTERM: the runs' checkpoint is written beside the "
+                "table (with --out FILE; a program without checkpoints says so), and the same "
+                "command with --resume continues; no table or temporary is left"},
     {NULL, NULL, NULL},
 };
 static const vla_doc_item cli_env[] = {
@@ -113,9 +115,10 @@ static const vla_doc_item cli_env[] = {
 static const vla_doc_item cli_files[] = {
     {"FILE", NULL, "the table (--out): written to a temporary beside it, synced, and renamed over "
                    "FILE when complete; only a regular file is replaced"},
-    {"FILE.ckpt.HEAD", NULL, "run HEAD's checkpoint beside the table: written every "
-                             "VLA_CHECKPOINT_SECONDS and on SIGINT or SIGTERM, read by --resume, "
-                             "removed once the table is written"},
+    {"FILE.ckpt", NULL, "the runs' checkpoint beside the table, one file for all of them: written "
+                        "every VLA_CHECKPOINT_SECONDS and on SIGINT or SIGTERM (to FILE.ckpt.tmp.PID, "
+                        "synced and renamed), read by --resume, removed once the table is "
+                        "written"},
     {"DIR/q.npy DIR/k.npy DIR/v.npy", NULL,
      "--stream trace:DIR, your own model's inputs: one attention layer's raw projections (the "
      "outputs of W_q, W_k, W_v, before any feature map: each model applies its own), shape (heads, "
@@ -195,10 +198,11 @@ const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg)
     vla_step_buf b;
     char err[256];
     const char *why = NULL;
-    if (vla_stream_open(&s, c->stream, cfg->d, cfg->dv, c->seed, err, sizeof err))
+    const long T = c->optional & VLA_IN_DECAY ? c->steps : 1;
+    if (vla_stream_open_part(&s, c->stream, cfg->d, cfg->dv, c->seed, 0, T > 1 ? c->runs : 1, T,
+                             err, sizeof err))
         return NULL; /* (the parser checked the stream) */
     if (vla_step_buf_alloc(&b, cfg->d, cfg->dv) == 0) {
-        const long T = vla_stream_optional(s) & VLA_IN_DECAY ? c->steps : 1;
         for (int h = 0; h < (T > 1 ? c->runs : 1) && !why; h++)
             for (long t = 1; t <= T && !why && vla_stream_get(s, (uint32_t)h, t, &b) == 0; t++) {
                 vla_input in = vla_input_of(&b);
@@ -213,14 +217,15 @@ const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg)
     return why;
 }
 
-static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *form)
+static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *form,
+                              int per_model)
 {
     const int C = c->cfg.form == VLA_FORM_CHUNK ? c->cfg.chunk : 1;
     if (C > c->steps)
         vla_cli_die(spec, "--form %s: C = %d exceeds the %ld steps", form, C, c->steps);
     c->steps = c->steps / C * C;
     long n, G;
-    const char *why = vla_cli_form_input_why(c, &c->cfg);
+    const char *why = per_model ? NULL : vla_cli_form_input_why(c, &c->cfg);
     if (why)
         vla_cli_die(spec, "--form %s with --stream %s: %s", form, c->stream, why);
     if (sscanf(c->stream, "mqar:%ld,%ld", &n, &G) == 2 && (n + G) % C)
@@ -238,8 +243,10 @@ static int trace_dim(const char *dir, const char *name, int dflt)
     char path[4200], err[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     vla_npy a;
-    if (vla_npy_read(path, &a, err, sizeof err))
+    long full[8];
+    if (vla_npy_read_part(path, &a, 0, 0, 0, full, err, sizeof err)) /* the header alone */
         return dflt;
+    memcpy(a.shape, full, sizeof full);
     long n = a.ndim == 3 ? a.shape[2] : 0;
     vla_npy_free(&a);
     return n >= VLA_D_MIN && n <= VLA_D_MAX ? (int)n : dflt;
@@ -404,27 +411,41 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     char why_cfg[200];
     if (vla_config_check_why(&c->cfg, why_cfg, sizeof why_cfg))
         vla_cli_die(spec, "the model configuration is not valid: %s", why_cfg);
+    /* A program of several models (--models) builds and checks a configuration per model, and
+     * names the one that fails; the default model's must not stand in for them ("--form chunk:256
+     * with --model vla3" was said of vla-scaling --models la) */
+    int has_models = 0, models_given = 0, model_given = 0;
+    for (const vla_cli_opt *o = spec->opts; o && o->name; o++)
+        has_models |= !strcmp(o->name, "models");
+    for (int i = 1; i < argc; i++) {
+        models_given |= !strcmp(argv[i], "--models");
+        model_given |= !strcmp(argv[i], "--model");
+    }
+    const int per_model = has_models && models_given && !model_given;
     const char *why;
-    if (c->cfg.gamma != 1 && !vla_model_has_A(c->cfg.model))
+    if (per_model)
+        ; /* (the model-dependent checks below are the program's) */
+    else if (c->cfg.gamma != 1 && !vla_model_has_A(c->cfg.model))
         vla_cli_die(spec, "--set gamma=%g: %s has no A, so no M = A^-1 to forget in (rls, vla1, vla3)",
                     c->cfg.gamma, vla_model_name(c->cfg.model));
-    if (vla_track_check(&c->cfg, &why)) {
+    else if (vla_track_check(&c->cfg, &why)) {
         char way[48];
         vla_track_spec(&c->cfg, way, sizeof way);
         vla_cli_die(spec, "--track %s: %s", way, why);
     }
     char form[32];
     vla_form_name(&c->cfg, form, sizeof form);
-    if (vla_form_check(&c->cfg, &why))
+    if (!per_model && vla_form_check(&c->cfg, &why))
         vla_cli_die(spec, "--form %s with --model %s: %s", form, vla_model_name(c->cfg.model), why);
     struct stat st;
     if (c->resume && (!strcmp(c->out, "-") || (stat(c->out, &st) == 0 && !S_ISREG(st.st_mode))))
         vla_cli_die(spec, "--resume needs --out FILE, a regular file (the checkpoints live beside "
                           "it)");
-    /* the stream must parse: fail now, not in a worker thread */
+    /* the stream must parse: fail now, not in a worker thread. A trace: its shapes first, then the
+     * values of the heads and steps the runs take, and no others (--steps 10 reads 10 steps) */
     vla_stream *s;
     char err[256];
-    if (vla_stream_open(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, err, sizeof err))
+    if (vla_stream_open_part(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, 0, 0, err, sizeof err))
         vla_cli_die(spec, "--stream: %s", err);
     long heads = vla_stream_heads(s), len = vla_stream_length(s);
     c->optional = vla_stream_optional(s);
@@ -435,8 +456,14 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         c->runs = (int)(heads < 100000 ? heads : 100000);
     if ((len > 0 && c->steps > len) || (heads > 0 && !steps_set))
         c->steps = len; /* a finite stream bounds the horizon */
-    vla_cli_form_fits(c, spec, form);
-    const char *gw = vla_cli_gates_why(c, &c->cfg);
+    if (heads > 0) {
+        if (vla_stream_open_part(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, c->runs, c->steps,
+                                 err, sizeof err))
+            vla_cli_die(spec, "--stream: %s", err);
+        vla_stream_close(s);
+    }
+    vla_cli_form_fits(c, spec, form, per_model);
+    const char *gw = per_model ? NULL : vla_cli_gates_why(c, &c->cfg);
     if (gw)
         vla_cli_die(spec, "--model %s: %s", vla_model_name(c->cfg.model), gw);
     if (!spec->many_models)
@@ -447,6 +474,10 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     vla_engine *probe;
     vla_cli_engine_spec(c, &c->cfg, &sp);
     sp.runs = 1;
+    if (per_model) { /* the backend and the reference, whatever the form does to each model */
+        sp.cfg.form = VLA_FORM_SEQ;
+        sp.cfg.chunk = 0;
+    }
     if (vla_engine_new(&probe, &sp, err, sizeof err))
         vla_cli_die(spec, "--backend %s: %s", c->backend, err);
     vla_engine_free(probe);
@@ -456,6 +487,9 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
                         vla_track_name(c->cfg.track), err);
         vla_engine_free(probe);
     }
+    /* from here on a signal is answered as the programs document it (exit 3, nothing half
+     * written): each polls vla_cli_stop, or its engines stop on it */
+    vla_cli_signals();
 }
 
 /* A trace's optional files (docs/trace.md), their bits in vla_stream_optional and what stands in
@@ -638,16 +672,29 @@ int vla_cli_is_input(const vla_cli *c, const char *path, char *which, size_t len
     return 0;
 }
 
+/* The table a program has open: a program that exits without closing it (a usage error found
+ * after it was opened, an exit on a failure) leaves nothing behind. */
+static vla_dat *open_table;
+static void discard_open_table(void)
+{
+    vla_dat_discard(open_table);
+    open_table = NULL;
+}
+
 vla_dat *vla_cli_out(const vla_cli *c, const vla_cli_spec *spec)
 {
+    static int registered;
     vla_cli_signals();
     char in[4200];
     if (strcmp(c->out, "-") && vla_cli_is_input(c, c->out, in, sizeof in))
         vla_cli_die(spec, "--out %s: it is the input %s; a table never replaces its inputs", c->out,
                     in);
     vla_dat *out;
-    if (vla_dat_open(&out, c->out, c->argc, c->argv) == 0)
-        return out;
+    if (vla_dat_open(&out, c->out, c->argc, c->argv) == 0) {
+        if (!registered++)
+            atexit(discard_open_table);
+        return open_table = out;
+    }
     int errnum = errno;
     struct stat st;
     if (errnum == EINTR && vla_cli_stop) { /* a FIFO with no reader yet, waited on */
@@ -669,6 +716,12 @@ vla_dat *vla_cli_out(const vla_cli *c, const vla_cli_spec *spec)
 
 int vla_cli_close(vla_dat *out, const vla_cli *c, const vla_cli_spec *spec, int status)
 {
+    if (out == open_table)
+        open_table = NULL;
+    if (status) { /* a failed or interrupted program writes no table, whole or not */
+        vla_dat_discard(out);
+        return status;
+    }
     int e = vla_dat_close(out);
     if (!status && e) {
         fprintf(stderr, "%s: writing %s failed: %s\n", spec->prog, c->out, strerror(errno));

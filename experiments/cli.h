@@ -74,14 +74,16 @@ const char *vla_cli_gates_why(const vla_cli *c, const vla_config *cfg);
  * then c's dv, precision, mode and way, then every --set in order */
 void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg);
 /* The program's table (--out), opened; on failure "PROG: cannot write OUT: why" and exit 1.
- * SIGINT and SIGTERM set vla_cli_stop from here on (vla_cli_signals), so that a program that
- * opens its table first and works after leaves no temporary behind: it polls the flag. */
+ * SIGINT and SIGTERM set vla_cli_stop from the end of vla_cli_parse on (vla_cli_signals): a
+ * program polls the flag (its engines stop on it) and exits 3. A table still open when the
+ * program exits (a usage error found after it was opened: vla_cli_die) is discarded. */
 vla_dat *vla_cli_out(const vla_cli *c, const vla_cli_spec *spec);
 /* Whether path names one of the trace's files (the same file, through links and other names):
  * then 1, and which it is in which. An output never replaces an input. */
 int vla_cli_is_input(const vla_cli *c, const char *path, char *which, size_t len);
 /* Closes it: status, or 1 after "PROG: writing OUT failed: why" when status was 0 and the table
- * could not be written whole (a table closed before its columns line is discarded, unsaid). */
+ * could not be written whole (a table closed before its columns line is discarded, unsaid, and
+ * so is every table when status is not 0). */
 int vla_cli_close(vla_dat *out, const vla_cli *c, const vla_cli_spec *spec, int status);
 /* the number of threads runs are spread over (OpenMP, else 1) */
 int vla_cli_threads(void);
@@ -138,12 +140,13 @@ typedef struct {
 
 /* Runs c->runs heads over c->steps steps (runs spread over threads; the output is the same bits
  * whatever the thread count and the backend), then writes one block per run into out. With
- * c->resume, each run continues from its checkpoint file OUT.ckpt.HEAD; checkpoints are written
+ * c->resume, each run continues from its checkpoint in OUT.ckpt (one file); checkpoints are written
  * every VLA_CHECKPOINT_SECONDS (60) and when SIGINT or SIGTERM arrives (then the program exits 3,
  * saying how to resume), beside OUT when it is a regular file (or none yet). A checkpoint carries
  * a checksum and the run's key (every option that decides its numbers, constants exactly, a
- * trace by its contents); a damaged one is said and its run starts over; one of another run is
- * refused (2), naming the option, and kept. Returns 0, 2, 3, or 1 after the failing run's reason. */
+ * trace by its contents) and the build; a damaged one is said and its run starts over; one of
+ * another run or build is refused (2), naming what differs, and kept. Returns 0, 2, 3, or 1
+ * after the failing run's reason. */
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out);
 
 /* Whether run's state (S, A where the model has one, the last read-out) holds only finite

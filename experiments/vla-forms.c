@@ -22,9 +22,10 @@ typedef struct {
     long samples;
 } forms_opts;
 
-/* a comma-separated list of at most LMAX items, each parsed by one(item, k); 1 on a bad item */
-static int each_item(const char *opt, const char *val, int *n, int (*one)(void *, const char *, int),
-                     void *o)
+/* A comma-separated list of at most LMAX items, each parsed by one(o, item, k), which says what is
+ * wrong with an item (NULL: nothing); 1 after the message naming the item and what is wrong */
+static int each_item(const char *opt, const char *val, int *n,
+                     const char *(*one)(void *, const char *, int), void *o)
 {
     char buf[512];
     if (strlen(val) >= sizeof buf)
@@ -34,29 +35,41 @@ static int each_item(const char *opt, const char *val, int *n, int (*one)(void *
     for (char *t = buf, *next; t; t = next) {
         if ((next = strchr(t, ',')))
             *next++ = 0;
-        if (*n == LMAX || one(o, t, *n))
-            return fprintf(stderr, "vla-forms: --%s: '%s' is not a list of at most %d items like "
-                                   "the help says (try --help)\n", opt, val, LMAX), 1;
+        if (*n == LMAX)
+            return fprintf(stderr, "vla-forms: --%s: more than %d items (try --help)\n", opt,
+                           LMAX), 1;
+        const char *why = *t ? one(o, t, *n) : "is empty: a list like the help's has no empty item";
+        if (why)
+            return fprintf(stderr, "vla-forms: --%s: '%s' %s (try --help)\n", opt, t, why), 1;
         (*n)++;
     }
     return 0;
 }
 
-static int one_form(void *o, const char *t, int k)
+static const char *one_form(void *o, const char *t, int k)
 {
-    return vla_form_parse(&((forms_opts *)o)->forms[k], t) != 0;
+    int e = vla_form_parse(&((forms_opts *)o)->forms[k], t);
+    return !e ? NULL
+           : e == VLA_ERANGE ? "is not chunk:C with C a power of two in 1..256"
+                             : "is not a form (seq, chunk:C or scan)";
 }
-static int one_prec(void *o, const char *t, int k)
+static const char *one_prec(void *o, const char *t, int k)
 {
-    return vla_prec_parse(t, &((forms_opts *)o)->precs[k]) != 0;
+    static char why[300];
+    if (!vla_prec_parse(t, &((forms_opts *)o)->precs[k]))
+        return NULL;
+    snprintf(why, sizeof why, "is not a precision (%s)", vla_names(VLA_LIST_PREC));
+    return why;
 }
-static int one_C(void *o, const char *t, int k)
+static const char *one_C(void *o, const char *t, int k)
 {
     char *end;
     errno = 0;
     long C = strtol(t, &end, 10);
     ((forms_opts *)o)->Cs[k] = C;
-    return end == t || *end || errno || C < 2 || C > VLA_CHUNK_MAX;
+    return end == t || *end || errno || C < 2 || C > VLA_CHUNK_MAX ? "is not a chunk size, an "
+                                                                     "integer in 2..256"
+                                                                   : NULL;
 }
 
 static int on_opt(void *ctx, const char *name, const char *val)
@@ -97,6 +110,13 @@ static double relerr(const double *x, const double *ref, long n)
 {
     double e = vla_fro_diff(x, ref, n) / vla_fro(ref, n);
     return e <= 1e300 ? e : INFINITY; /* NaN and Inf alike: the run turned non-finite */
+}
+
+static int interrupted(void)
+{
+    fprintf(stderr, "vla-forms: interrupted (signal %d); nothing saved: vla-forms writes no "
+                    "checkpoints\n", (int)vla_cli_stop);
+    return 3;
 }
 
 static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
@@ -147,15 +167,12 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
                     vla_cli_die(spec, "the exact reference: %s", e_msg);
             }
         }
-    vla_cli_signals();
     for (long k = 0; k < nck; k++) {
         for (int i = 0; i < VLA_NFMT + np * nf; i++) {
             vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
             int r = e ? vla_engine_advance(e, cks[k]) : 0;
             if (r == VLA_EINTR) {
-                fprintf(stderr, "vla-forms: interrupted (signal %d); nothing saved: vla-forms "
-                                "writes no checkpoints\n", (int)vla_cli_stop);
-                return 3;
+                return interrupted();
             }
             if (r) {
                 fprintf(stderr, "vla-forms: %s\n", vla_engine_error(e));
@@ -277,6 +294,8 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
         for (int ci = 0; ci < o->nC; ci++) {
             const int C = (int)o->Cs[ci];
             for (long s = 0; s < S; s++) {
+                if (vla_cli_stop)
+                    return interrupted();
                 for (int t = 0; t < C; t++) { /* the draw: head s, step t (the stream's numbers) */
                     vla_gauss_fill(K + (size_t)t * d, d, c->seed, VLA_VAR_K, (uint32_t)s, t + 1, 1);
                     beta[t] = 1 / (1 + exp(-vla_gauss(c->seed, VLA_VAR_BETA, (uint32_t)s, t + 1, 0)));
@@ -444,17 +463,7 @@ int main(int argc, char **argv)
     if (!opts.nC)
         for (long C = 2; C <= VLA_CHUNK_MAX; C *= 2)
             opts.Cs[opts.nC++] = C;
-    vla_dat *out;
-    int e = vla_dat_open(&out, c.out, argc, argv);
-    if (e) {
-        fprintf(stderr, "vla-forms: cannot write %s: %s\n", c.out, vla_strerror(e));
-        return 1;
-    }
+    vla_dat *out = vla_cli_out(&c, &spec);
     int status = !strcmp(opts.what, "ut") ? ut(&c, &spec, &opts, out) : sweep(&c, &spec, &opts, out);
-    e = vla_dat_close(out);
-    if (!status && e) {
-        fprintf(stderr, "vla-forms: writing %s failed: %s\n", c.out, vla_strerror(e));
-        status = 1;
-    }
-    return status;
+    return vla_cli_close(out, &c, &spec, status);
 }

@@ -163,7 +163,8 @@ int main(int argc, char **argv)
     if (!opts.steps_given) {
         vla_stream *s;
         char err[256];
-        int opened = vla_stream_open(&s, c.stream, c.cfg.d, c.cfg.dv, c.seed, err, sizeof err) == 0;
+        int opened = vla_stream_open_part(&s, c.stream, c.cfg.d, c.cfg.dv, c.seed, 0, 0, 0, err,
+                                          sizeof err) == 0; /* (its length alone) */
         long len = opened ? vla_stream_length(s) : -1; /* -1 too: an unbounded stream */
         if (opened)
             vla_stream_close(s);
@@ -192,7 +193,7 @@ int main(int argc, char **argv)
     if ((e = vla_engine_new(&m, &sp, err, sizeof err)))
         vla_cli_die(&spec, "%s", err); /* the parser probed it: a combination lib/ does not build */
     /* open the table before the run, so that an unwritable path fails at once; a table closed
-     * without its columns line (a failed or interrupted run) is discarded by vla_dat_close */
+     * without its columns line (a failed or interrupted run) is discarded by vla_cli_close */
     vla_dat *out = vla_cli_out(&c, &spec);
     e = vref_drift_init(acc, &c.cfg);
     int k = 0;
@@ -213,7 +214,7 @@ int main(int argc, char **argv)
     vla_engine_free(m);
     int status = e == VLA_EINTR ? 3 : 1;
     if (e) {
-        vla_dat_close(out);
+        vla_cli_close(out, &c, &spec, status);
         goto done;
     }
 

@@ -205,7 +205,7 @@ int main(int argc, char **argv)
     vla_recall *res = calloc((size_t)njobs * runs, sizeof *res);
     if (!res) {
         fprintf(stderr, "vla-recall: out of memory\n");
-        vla_dat_close(out);
+        vla_cli_close(out, &c, &spec, 1);
         return 1;
     }
     /* one engine per (block, n, gap), its runs the heads; each head's reads are summed in read
@@ -220,13 +220,13 @@ int main(int argc, char **argv)
         if (e == VLA_EINTR) {
             fprintf(stderr, "vla-recall: interrupted (signal %d); nothing saved: vla-recall writes "
                             "no checkpoints\n", (int)vla_cli_stop);
-            vla_dat_close(out);
+            vla_cli_close(out, &c, &spec, 1);
             free(res);
             return 3;
         }
         if (e) {
             fprintf(stderr, "vla-recall: %s\n", err);
-            vla_dat_close(out);
+            vla_cli_close(out, &c, &spec, 1);
             free(res);
             return 1;
         }
@@ -268,7 +268,7 @@ int main(int argc, char **argv)
     char (*bname)[48] = calloc((size_t)nb, sizeof *bname);
     if (!rows || !blk || !bname) {
         fprintf(stderr, "vla-recall: out of memory\n");
-        vla_dat_close(out);
+        vla_cli_close(out, &c, &spec, 1);
         free(rows);
         free(blk);
         free(bname);

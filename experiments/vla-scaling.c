@@ -144,7 +144,7 @@ static int time_model(const vla_backend *b, const vla_config *cfg, const vla_inp
 {
     vla_engine_spec sp = {.backend = b, .cfg = *cfg, .runs = runs, .in = p->in,
                           .is_read = p->is_read, .T = p->T, .shared = 1, .cycle = 1,
-                          .round_inputs = VLA_FMT_F64, .threads = 1};
+                          .round_inputs = VLA_FMT_F64, .threads = 1, .stop = &vla_cli_stop};
     vla_engine *e;
     char err[400];
     int r = vla_engine_new(&e, &sp, err, sizeof err);
@@ -350,6 +350,15 @@ static double crossover(const smcurve *c, int use_cpu, double ns, int *measured)
     return ns / (use_cpu ? c->a_cpu : c->a);
 }
 
+/* SIGINT or SIGTERM (vla_cli_parse's handlers): polled between timings, so answered within one
+ * (a softmax timing takes at most about --softmax-budget) */
+static int interrupted(int tty)
+{
+    fprintf(stderr, "%svla-scaling: interrupted (signal %d); nothing saved: vla-scaling writes no "
+                    "checkpoints\n", tty ? "\n" : "", (int)vla_cli_stop);
+    return 3;
+}
+
 static int in_list(const long *x, int n, long v)
 {
     for (int i = 0; i < n; i++)
@@ -534,6 +543,8 @@ int main(int argc, char **argv)
                         int e = time_model(backend, &cfgs[pi][mi][di], &pools[di], o.Ts[ti],
                                            c.runs, &tw[k * o.repeat + rep],
                                            &tc[k * o.repeat + rep], &fin[k]);
+                        if (e == VLA_EINTR || vla_cli_stop)
+                            return interrupted(tty);
                         if (e) {
                             fprintf(stderr, "%svla-scaling: %s in %s at d = %ld: %s\n",
                                     tty ? "\n" : "", vla_model_name(o.models[mi]),
@@ -620,6 +631,8 @@ int main(int argc, char **argv)
                 double x[64], y[64];
                 int reps = 0;
                 for (; reps < o.repeat && reps < 64; reps++) {
+                    if (vla_cli_stop)
+                        return interrupted(tty);
                     x[reps] = time_softmax(&pools[di], T, sm_dbl[pi], &y[reps]);
                     if (x[reps] < 0) {
                         fprintf(stderr, "%svla-scaling: softmax at T = %ld, d = %ld: out of memory\n",
@@ -646,6 +659,8 @@ int main(int argc, char **argv)
                 break;
             }
     }
+    if (vla_cli_stop)
+        return interrupted(tty);
     if (tty)
         fprintf(stderr, "\r%60s\r", "");
     double elapsed = (now_ns() - t_start) * 1e-9;
