@@ -860,7 +860,8 @@ RG_FN int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *ol
         free(suite);
         return e;
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp", target);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", target, (long)getpid()); /* its own: two updates */
+    vla_file_remove_stale(target);
     FILE *f = vla_file_create(tmp);
     if (!f) {
         free(target);
@@ -1191,7 +1192,7 @@ static const rg_doc_item rg_help_exit[] = {
 
 static const rg_doc_item rg_help_files[] = {
     {"tests/regress/baseline.tsv", NULL,
-     "the baseline (--baseline), read; written only by --update, to FILE.tmp then renamed over "
+     "the baseline (--baseline), read; written only by --update, to FILE.tmp.PID then renamed over "
      "FILE. '#' lines, then a row per case, tab-separated: case a_bits s_bits o_bits fingerprint "
      "(16 hex digits: the bits of every checkpointed state). Its suite line must be this "
      "program's, printed below"},

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -77,8 +78,8 @@ static const char help_format[] =
     "  name TEMPLATE      the case name: {OPT} is the label of axis --OPT, {N} that of the\n"
     "                     N-th axis, / makes a subfolder (default: PROGRAM-{1}-{2}..., without\n"
     "                     the vla- of the program's name)\n"
-    "  resume             the program takes --resume: a case with checkpoints (NAME.dat.ckpt.0)\n"
-    "                     continues from them\n"
+    "  resume             the program takes --resume: a case with a checkpoint (NAME.dat.ckpt)\n"
+    "                     continues from it\n"
     "  alone              each case runs with no other case beside it, after the others, with\n"
     "                     every core (a program that measures time; under Slurm each is an\n"
     "                     array task of its own: add slurm --exclusive)\n"
@@ -106,7 +107,8 @@ static const vla_doc_item help_exit[] = {
     {"0", NULL, "every case is complete (--dry-run, --slurm: the listing or the script was "
                 "written)"},
     {"1", NULL, "a case failed (the manifest and the case's log say why); the others went on"},
-    {"2", NULL, "a usage error or a bad sweep file (the message names the line)"},
+    {"2", NULL, "a usage error, a bad sweep file (the message names the line), or another "
+                "vla-sweep running on the output tree"},
     {"3", NULL, "interrupted by SIGINT or SIGTERM: the running cases were stopped (each writes "
                 "its checkpoints), the manifest says pending; running the sweep again resumes"},
     {NULL, NULL, NULL},
@@ -127,6 +129,8 @@ static const vla_doc_item help_files[] = {
     {"OUT/CASE.log", NULL, "each case's standard output and error, kept when it failed or said "
                            "something"},
     {"OUT/NAME.manifest.tsv", NULL, "the manifest"},
+    {"OUT/vla-sweep.lock", NULL, "locked (flock) while a sweep and its cases run on OUT, with "
+                                 "the sweep's pid: a second sweep on the tree is refused"},
     {"OUT/NAME.sbatch", NULL, "--slurm: the job-array script (--script FILE: elsewhere); only a "
                               "regular file is replaced"},
     {NULL, NULL, NULL},
@@ -242,6 +246,7 @@ typedef struct {
     axis_t *axes;
     int naxes;
     char *tpl; /* the name template */
+    int tpl_line; /* ... its line (0: the default) */
     int resume;
     int alone; /* its cases run with no other case beside them (timings) */
     int line;
@@ -623,6 +628,7 @@ static void parse_sweep(sweep_t *sw, const char *file)
             if (n != 2)
                 perr(sw, ln, "name takes one template");
             s->tpl = w[1];
+            s->tpl_line = ln;
         } else if (!strcmp(d, "resume")) {
             if (n != 1)
                 perr(sw, ln, "resume takes nothing");
@@ -715,16 +721,27 @@ static case_t *expand(const sweep_t *sw, const char *out, int *ncases)
                 tpl = t;
             }
         }
+        /* an error names the line it comes from: the template's, else the axis whose values
+         * share a label, else the section's */
+        for (int a = 0; !s->tpl && a < s->naxes; a++)
+            for (int i = 0; i < s->axes[a].n; i++)
+                for (int j = 0; j < i; j++)
+                    if (!strcmp(s->axes[a].label[i], s->axes[a].label[j]))
+                        perr(sw, s->axes[a].line, "%s's values '%s' and '%s' have one label, '%s', "
+                             "which would name two cases alike: label them (V@LABEL) or give a "
+                             "name template", s->axes[a].opt, s->axes[a].val[j],
+                             s->axes[a].val[i], s->axes[a].label[i]);
+        const int line = s->tpl ? s->tpl_line : s->line;
         int *idx = xcalloc(s->naxes + 1, sizeof *idx);
         for (;;) {
             char why[256];
             char *name = render(s, tpl, idx, why, sizeof why);
             if (!name)
-                perr(sw, s->line, "%s", why);
+                perr(sw, line, "%s", why);
             for (int j = 0; j < n; j++)
                 if (!strcmp(cs[j].name, name))
-                    perr(sw, s->line, "two cases are named '%s' (the other: %s): give a name "
-                                      "template that tells them apart", name, cs[j].command);
+                    perr(sw, line, "two cases are named '%s' (the other: %s): give a name "
+                                   "template that tells them apart", name, cs[j].command);
             if (n == cap)
                 cs = xrealloc(cs, (cap *= 2) * sizeof *cs);
             case_t *c = &cs[n++];
@@ -775,6 +792,41 @@ static int mkdirs(const char *path) /* mkdir -p of path's folders, and of path i
         }
     free(p);
     return 0;
+}
+
+/* One sweep at a time on a tree: two would each run every case, one writing over the other's
+ * checkpoints. An flock on OUT/vla-sweep.lock, which holds the sweep's pid; the cases inherit it
+ * (no close-on-exec), so that the cases of a sweep killed outright, which get SIGTERM and write
+ * their checkpoints, hold the tree until they are gone. NULL, or why not (to free). */
+static char *lock_tree(const char *tree)
+{
+    char *path = xprintf("%s/vla-sweep.lock", tree), *why = NULL;
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW, 0644);
+    if (fd < 0) {
+        why = xprintf("cannot lock %s: %s: %s", tree, path, strerror(errno));
+    } else if (flock(fd, LOCK_EX | LOCK_NB)) {
+        char buf[32] = "";
+        ssize_t k = errno == EWOULDBLOCK ? pread(fd, buf, sizeof buf - 1, 0) : -1;
+        long pid = k > 0 ? strtol(buf, NULL, 10) : 0;
+        if (k < 0 && errno != EWOULDBLOCK)
+            why = xprintf("cannot lock %s: %s: %s", tree, path, strerror(errno));
+        else if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            why = xprintf("another vla-sweep is running on %s (pid %ld, which has exited: the "
+                          "cases it started are still writing their checkpoints); try again "
+                          "when they are done", tree, pid);
+        else
+            why = xprintf("another vla-sweep is running on %s (pid %ld); two would run every "
+                          "case twice", tree, pid);
+        close(fd);
+    } else {
+        char buf[32];
+        int k = snprintf(buf, sizeof buf, "%ld\n", (long)getpid());
+        if (ftruncate(fd, 0) || pwrite(fd, buf, (size_t)k, 0) != k)
+            why = xprintf("cannot write %s: %s", path, strerror(errno));
+        /* the descriptor stays open, and the tree locked, until the sweep and its cases end */
+    }
+    free(path);
+    return why;
 }
 
 /* ---- the manifest ---- */
@@ -1010,7 +1062,7 @@ static pid_t spawn(const sweep_t *sw, case_t *c, char **env)
 {
     const section_t *s = &sw->sec[c->sec];
     char **argv = c->argv;
-    char *ckpt = xprintf("%s.ckpt.0", c->out);
+    char *ckpt = xprintf("%s.ckpt", c->out);
     int resumed = s->resume && exists(ckpt);
     free(ckpt);
     if (resumed) { /* argv has room for one more */
@@ -1556,7 +1608,7 @@ static int write_slurm(const sweep_t *sw, const case_t *cs, int n, const char *o
                "part=");
     sh_quote(f, part, 1);
     fprintf(f, "$task.tsv\n"
-               ": >\"$part.tmp\" || exit 1\n"
+               ": >\"$part.tmp.$$\" || exit 1\n"
                "failed=0\n"
                "# case NAME 'COMMAND' RESUME ARGV...: the table is the last word of ARGV (--out\n"
                "# OUT/NAME.dat); RESUME 1: the program takes --resume, given when there are checkpoints\n"
@@ -1565,24 +1617,24 @@ static int write_slurm(const sweep_t *sw, const case_t *cs, int n, const char *o
                "    shift 3\n"
                "    out=${!#} log=${out%%.dat}.log\n"
                "    if [ -e \"$out\" ]; then\n"
-               "        printf '%%s\\t%%s\\tok\\t-\\t\\n' \"$name\" \"$cmd\" >>\"$part.tmp\"\n"
+               "        printf '%%s\\t%%s\\tok\\t-\\t\\n' \"$name\" \"$cmd\" >>\"$part.tmp.$$\"\n"
                "        return\n"
                "    fi\n"
                "    mkdir -p \"$(dirname \"$out\")\"\n"
-               "    [ \"$resume\" = 0 ] || [ ! -e \"$out.ckpt.0\" ] || set -- \"$@\" --resume\n"
+               "    [ \"$resume\" = 0 ] || [ ! -e \"$out.ckpt\" ] || set -- \"$@\" --resume\n"
                "    t0=$(date +%%s.%%N)\n"
                "    \"$@\" </dev/null >\"$log\" 2>&1\n"
                "    rc=$?\n"
                "    secs=$(awk -v a=\"$t0\" -v b=\"$(date +%%s.%%N)\" 'BEGIN { printf \"%%.3f\", b - a }')\n"
                "    if [ $rc = 0 ] && [ -e \"$out\" ]; then\n"
                "        [ -s \"$log\" ] || rm -f \"$log\"\n"
-               "        printf '%%s\\t%%s\\tok\\t%%s\\t\\n' \"$name\" \"$cmd\" \"$secs\" >>\"$part.tmp\"\n"
+               "        printf '%%s\\t%%s\\tok\\t%%s\\t\\n' \"$name\" \"$cmd\" \"$secs\" >>\"$part.tmp.$$\"\n"
                "    else\n"
                "        msg=\"exit $rc: $(tr '\\r\\t' '\\n ' <\"$log\" | awk 'NF { l = $0 } END { print l }')\"\n"
                "        failed=$((failed + 1))\n"
                "        echo \"vla-sweep: FAILED $name: $msg\" >&2\n"
                "        echo \"vla-sweep:     command: $cmd\" >&2\n"
-               "        printf '%%s\\t%%s\\tfailed\\t%%s\\t%%s\\n' \"$name\" \"$cmd\" \"$secs\" \"$msg\" >>\"$part.tmp\"\n"
+               "        printf '%%s\\t%%s\\tfailed\\t%%s\\t%%s\\n' \"$name\" \"$cmd\" \"$secs\" \"$msg\" >>\"$part.tmp.$$\"\n"
                "    fi\n"
                "}\n"
                "case $task in\n");
@@ -1608,7 +1660,7 @@ static int write_slurm(const sweep_t *sw, const case_t *cs, int n, const char *o
     }
     fprintf(f, "*)\n    echo \"vla-sweep: no array task $task (0-%d)\" >&2\n    exit 2\n    ;;\n"
                "esac\n"
-               "mv -f \"$part.tmp\" \"$part\"\n"
+               "mv -f \"$part.tmp.$$\" \"$part\"\n"
                "[ $failed = 0 ]\n", ntasks - 1);
     free(order);
     free(part);
@@ -1809,15 +1861,28 @@ int main(int argc, char **argv)
 #ifdef VLA_SWEEP_MPI
     if (mpi) {
         int status;
+        int locked = 1;
         if (rank == 0) {
             if (mkdirs(r.manifest))
                 die(1, "cannot make %s: %s", tree, strerror(errno));
             free(replaceable(r.manifest));
-            carry_all(&sw, tree, r.manifest, cs, n);
-            save(&r, 1);
+            char *why = lock_tree(tree);
+            if (why) {
+                fprintf(stderr, PROG ": %s\n", why);
+                free(why);
+                locked = 0;
+            } else {
+                carry_all(&sw, tree, r.manifest, cs, n);
+                save(&r, 1);
+            }
         }
-        /* the workers wait for the tree before they write into it */
-        MPI_Barrier(MPI_COMM_WORLD);
+        /* the workers wait for the tree before they write into it, and go when it is another's */
+        MPI_Bcast(&locked, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (!locked) {
+            MPI_Finalize();
+            fflush(NULL);
+            _exit(2);
+        }
         status = run_mpi(&sw, &r, todo, ntodo - nalone, todo + ntodo - nalone, nalone, &set);
         MPI_Finalize();
         /* Open MPI leaves allocations behind in components it has unloaded, which no leak
@@ -1830,6 +1895,9 @@ int main(int argc, char **argv)
     if (mkdirs(r.manifest))
         die(1, "cannot make %s: %s", tree, strerror(errno));
     free(replaceable(r.manifest));
+    char *why = lock_tree(tree);
+    if (why)
+        die(2, "%s", why);
     carry_all(&sw, tree, r.manifest, cs, n);
     save(&r, 1);
     run_local(&sw, &r, todo, ntodo - nalone, jobs ? jobs : ncores());
