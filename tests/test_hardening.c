@@ -633,7 +633,7 @@ TEST_SLOW(hardening_kill_resume)
             for (int attempt = 0; attempt < 20; attempt++) {
                 resume_argv(argv, p, which, out, attempt > 0);
                 char ck[450];
-                snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+                snprintf(ck, sizeof ck, "%s.ckpt", out);
                 from_ckpt += attempt > 0 && exists(ck);
                 child ch;
                 if (spawn(&ch, NULL, argv, env)) {
@@ -705,7 +705,7 @@ TEST_SLOW(hardening_signals)
     char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     for (int i = 0; want && i < 2; i++) {
         snprintf(out, sizeof out, "%s/sig%d.dat", dir, sigs[i]);
-        snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+        snprintf(ck, sizeof ck, "%s.ckpt", out);
         resume_argv(argv, p, 0, out, 0);
         child ch;
         if (spawn(&ch, NULL, argv, env))
@@ -806,7 +806,7 @@ static int interrupted_run(const char *p, const char *out, const char *extra1, c
         argv[n] = NULL;
     }
     char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
-    snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+    snprintf(ck, sizeof ck, "%s.ckpt", out);
     child ch;
     if (spawn(&ch, NULL, argv, env))
         return -2;
@@ -847,7 +847,7 @@ TEST_SLOW(hardening_resume_mismatch)
     CHECK_MSG(st == 0 && want, "reference run: status %d '%s'", st, msg);
     for (int kind = 0; want && kind < 3; kind++) {
         snprintf(out, sizeof out, "%s/m%d.dat", dir, kind);
-        snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+        snprintf(ck, sizeof ck, "%s.ckpt", out);
         /* kind 0: the checkpoints are of seed 1; kinds 1, 2: of seed 2, then damaged */
         st = interrupted_run(p, out, "--seed", kind == 0 ? "1" : "2");
         CHECK_MSG(st == 3 && exists(ck), "kind %d: interrupted run status %d", kind, st);
@@ -921,7 +921,7 @@ TEST_SLOW(hardening_table_failure_keeps_checkpoints)
     char *want = table_body(ref);
     CHECK_MSG(st == 0 && want, "reference run: status %d '%s'", st, msg);
     snprintf(out, sizeof out, "%s/t.dat", dir);
-    snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+    snprintf(ck, sizeof ck, "%s.ckpt", out);
     resume_argv(argv, p, 0, out, 0);
     char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     child ch;
@@ -1222,7 +1222,7 @@ TEST_SLOW(hardening_lanes_checkpoints_and_refusals)
         child ch;
         if (!spawn(&ch, NULL, argv, env)) {
             char ck[320]; /* the signal once a checkpoint is written: under way, its handler set */
-            snprintf(ck, sizeof ck, "%s.ckpt.0", out);
+            snprintf(ck, sizeof ck, "%s.ckpt", out);
             for (int i = 0; i < 3000 && !exists(ck); i++)
                 nanosleep(&(struct timespec){0, 10000000}, NULL);
             kill(ch.pid, SIGINT);

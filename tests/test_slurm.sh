@@ -220,12 +220,12 @@ mv slow slow-local
 check "vla-sweep --slurm (slow)" "$sweep" --slurm --out slow slow.sweep >/dev/null 2>&1
 export VLA_CHECKPOINT_SECONDS=0.2 # the array tasks too: the kill falls after a checkpoint
 job=$(submit slow/slow.sbatch)
-for i in $(seq 600); do [ -e slow/statenorm-vla3.dat.ckpt.0 ] && break; sleep 0.05; done # task 1
+for i in $(seq 600); do [ -e slow/statenorm-vla3.dat.ckpt ] && break; sleep 0.05; done # task 1
 scancel "${job}_1"
 check "job $job ends" wait_job "$job"
 check "task 0 completed, task 1 was cancelled: $(states "$job")" test "$(states "$job")" = "CANCELLED COMPLETED "
 check "the killed case has no table (killed mid-run)" test ! -e slow/statenorm-vla3.dat
-check "the killed case left its checkpoint" test -e slow/statenorm-vla3.dat.ckpt.0
+check "the killed case left its checkpoint" test -e slow/statenorm-vla3.dat.ckpt
 before=$(stamp slow/statenorm-la.dat)
 job=$(submit slow/slow.sbatch)
 check "job $job (the same script again) ends" wait_job "$job"
@@ -233,7 +233,7 @@ check "both tasks completed: $(states "$job")" test "$(states "$job")" = "COMPLE
 check "the finished case was not run again" test -n "$before" -a "$(stamp slow/statenorm-la.dat)" = "$before"
 check "the killed case resumed from its checkpoint: $(grep -o -- '--resume' slow/statenorm-vla3.dat | head -1)" \
     grep -q "^# command: .* --resume$" slow/statenorm-vla3.dat
-check "its checkpoints are gone" test ! -e slow/statenorm-vla3.dat.ckpt.0
+check "its checkpoints are gone" test ! -e slow/statenorm-vla3.dat.ckpt
 check "the resumed table has the numbers of a run never killed" \
     cmp -s <(grep -v '^# date:' slow-local/statenorm-vla3.dat | sed '/^# command:/s/$/ --resume/') \
     <(grep -v '^# date:' slow/statenorm-vla3.dat)

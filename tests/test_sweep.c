@@ -416,7 +416,7 @@ TEST_SLOW(sweep_resume)
     int ckpt = 0; /* the case the kill interrupted, when it got as far as a checkpoint */
     for (int i = 1; i <= 6; i++) {
         char t[512];
-        snprintf(t, sizeof t, "%s/k/s%d.dat.ckpt.0", dir, i);
+        snprintf(t, sizeof t, "%s/k/s%d.dat.ckpt", dir, i);
         if (access(t, F_OK) == 0)
             ckpt = i;
     }
@@ -526,9 +526,10 @@ TEST(sweep_failure)
     } bad[] = {
         {"program vla-statenorm\nbogus 1\n", ":2: unknown directive 'bogus'"},
         {"fixed --steps 1\n", ":1: 'fixed' before the first program line"},
-        {"program vla-statenorm\naxis --stream gauss:1 gauss_1\n", "two cases are named"},
-        {"program vla-statenorm\naxis --d 8\nname x/{model}\n", "{model}: no axis --model"},
-        {"program vla-statenorm\naxis --seed 1 2\nname ../{seed}\n", "has an empty, . or .. part"},
+        {"program vla-statenorm\naxis --stream gauss:1 gauss_1\n",
+         ":2: --stream's values 'gauss:1' and 'gauss_1' have one label"},
+        {"program vla-statenorm\naxis --d 8\nname x/{model}\n", ":3: {model}: no axis --model"},
+        {"program vla-statenorm\naxis --seed 1 2\nname ../{seed}\n", ":3: the case name '../1' has an empty, . or .. part"},
         {"program vla-statenorm\nfixed --out x\n", "--out is vla-sweep's to give"},
         {"program vla-nothing\n", "program vla-nothing: not found"},
         {"program vla-statenorm\naxis --d '8\n", "a quote is not closed"},
@@ -664,7 +665,7 @@ TEST(sweep_slurm_quoting)
         }
     free(s);
     /* task 1 (case cplain) finds a checkpoint: it is run with --resume */
-    snprintf(p, sizeof p, "%s/tree (1)/cplain.dat.ckpt.0", dir);
+    snprintf(p, sizeof p, "%s/tree (1)/cplain.dat.ckpt", dir);
     put(p, "");
     for (int t = 0; t < 2; t++)
         CHECK_EQ_INT(sh_in(dir, "SLURM_ARRAY_TASK_ID=%d bash 'tree (1)/%s.sbatch' 2>>err", t, quoted), 0);
@@ -800,5 +801,85 @@ TEST(sweep_special_files)
     CHECK_MSG(rc == 2 && err && strstr(err, "VLA_SWEEP_GPUS='' is not a number of GPUs"),
               "VLA_SWEEP_GPUS='': status %d: %s", rc, err ? err : "");
     free(err);
+    done(dir);
+}
+
+/* Two sweeps on one tree each ran every case (the same table written twice, two programs writing
+ * one checkpoint): the tree is locked now. A second sweep is refused (exit 2) naming the first's
+ * pid, while the first completes; once it is done the tree is free, and a sweep finds every case
+ * complete. */
+TEST(sweep_lock)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    char p[512], out[300], e[512], lock[400];
+    snprintf(p, sizeof p, "%s/two.sweep", dir);
+    put(p, "program vla-statenorm\nfixed --steps 100000 --d 16\nresume\naxis --seed 1 2\n"
+           "name s{seed}\n");
+    snprintf(out, sizeof out, "%s/t", dir);
+    snprintf(lock, sizeof lock, "%s/vla-sweep.lock", out);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        dup2(fd, 2);
+        execl(bin("vla-sweep"), bin("vla-sweep"), "-j", "1", "--out", out, p, (char *)NULL);
+        _exit(127);
+    }
+    char log1[400];
+    snprintf(log1, sizeof log1, "%s/s1.log", out);
+    for (int tries = 0; tries < 3000 && access(log1, F_OK); tries++)
+        usleep(10000); /* the first case under way */
+    snprintf(e, sizeof e, "%s/err", dir);
+    CHECK_EQ_INT(sh("bin/vla-sweep -j 1 --out %s %s 2>%s", out, p, e), 2);
+    char *err = slurp(e), want[500];
+    snprintf(want, sizeof want, "another vla-sweep is running on %s (pid %ld)", out, (long)pid);
+    CHECK_MSG(err && strstr(err, want), "want '%s' in: %s", want, err ? err : "");
+    free(err);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first sweep: status %d", st);
+    CHECK_EQ_INT(sh("bin/vla-sweep -j 1 --out %s %s 2>%s", out, p, e), 0);
+    err = slurp(e);
+    CHECK_MSG(err && strstr(err, "0 ran ok, 2 complete before (skipped)"), "after: %s",
+              err ? err : "");
+    free(err);
+    done(dir);
+}
+
+/* A sweep file's error names the line it comes from: the name template's (it cited the program
+ * line), the axis whose values share a label (it cited the program line: "two cases are named"),
+ * the second section's template when two sections name a case alike. */
+TEST(sweep_error_lines)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    static const struct {
+        const char *text, *says;
+    } cases[] = {
+        {"program vla-statenorm\nfixed --steps 10\naxis --d 4 8\nname s-{dd}\n",
+         ":4: {dd}: no axis --dd in this section"},
+        {"# a comment\nprogram vla-statenorm\n\nfixed --steps 10\naxis --stream a/b a_b\n",
+         ":5: --stream's values 'a/b' and 'a_b' have one label, 'a_b'"},
+        {"program vla-statenorm\naxis --d 4 8\nname s-{d}-x\nprogram vla-statenorm\naxis --d 4\n"
+         "name s-{d}-x\n",
+         ":6: two cases are named 's-4-x'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char p[512], e[512];
+        snprintf(p, sizeof p, "%s/c%zu.sweep", dir, i);
+        snprintf(e, sizeof e, "%s/err", dir);
+        put(p, cases[i].text);
+        CHECK_EQ_INT(sh("bin/vla-sweep --dry-run %s >/dev/null 2>%s", p, e), 2);
+        char *err = slurp(e);
+        CHECK_MSG(err && strstr(err, cases[i].says), "case %zu: want '%s' in: %s", i,
+                  cases[i].says, err ? err : "");
+        free(err);
+    }
     done(dir);
 }
