@@ -817,7 +817,7 @@ TEST(sweep_lock)
         return;
     char p[512], out[300], e[512], lock[400];
     snprintf(p, sizeof p, "%s/two.sweep", dir);
-    put(p, "program vla-statenorm\nfixed --steps 100000 --d 16\nresume\naxis --seed 1 2\n"
+    put(p, "program vla-statenorm\nfixed --steps 1000000 --d 16\nresume\naxis --seed 1 2\n"
            "name s{seed}\n");
     snprintf(out, sizeof out, "%s/t", dir);
     snprintf(lock, sizeof lock, "%s/vla-sweep.lock", out);
