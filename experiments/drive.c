@@ -491,7 +491,7 @@ static int ckpt_record(const ckpt_ctx *k, int h, char **buf, size_t *n)
 
 /* The header of a checkpoint file, read and checked: CK_OK with the key's text checked against
  * this command's and *nrec, or CK_DAMAGED / CK_OTHER_RUN with why */
-enum { CK_OK, CK_MISSING, CK_DAMAGED, CK_OTHER_RUN, CK_UNREADABLE };
+enum { CK_OK, CK_MISSING, CK_DAMAGED, CK_OTHER_RUN, CK_UNREADABLE, CK_STOPPED };
 static int ckpt_header(const ckpt_ctx *k, FILE *f, long size, long *nrec, long *end, char *why,
                        size_t len)
 {
@@ -523,7 +523,11 @@ static int ckpt_header(const ckpt_ctx *k, FILE *f, long size, long *nrec, long *
         goto done;
     /* whole as written: from here on a failed test is a writer's bug or a forged file */
     *end = 8 + 4 + (long)klen + 4 + 8;
-    if (nr > CKPT_RUNS_MAX || size > *end + (long)nr * (16 + k->rec_max)) {
+    if (nr > CKPT_RUNS_MAX) {
+        snprintf(why, len, "it claims %u runs, more than a command has (%d)", nr, CKPT_RUNS_MAX);
+        goto done;
+    }
+    if (size > *end + (long)nr * (16 + k->rec_max)) {
         snprintf(why, len, "it is larger (%ld bytes) than %u checkpoints of this command's runs "
                  "can be (%ld bytes)", size, nr, *end + (long)nr * (16 + k->rec_max));
         goto done;
@@ -610,9 +614,10 @@ static int ckpt_load_run(const ckpt_ctx *k, FILE *f, int h, long size, long *nex
 }
 
 /* OUT.ckpt into the engines, the accumulators and the rows: got[h] says what became of run h
- * (CK_OK, CK_MISSING, CK_DAMAGED, its why in whys[h] when whys), and the return what became of
- * the file: CK_OK (read: see got), CK_MISSING (none), CK_DAMAGED (its header: every run starts
- * over), CK_OTHER_RUN (refused: kept) or CK_UNREADABLE, with why */
+ * (CK_OK, CK_MISSING, CK_DAMAGED, the first damaged one's why in first_why), and the return what
+ * became of the file: CK_OK (read: see got), CK_MISSING (none), CK_DAMAGED (its header: every run
+ * starts over), CK_OTHER_RUN (refused: kept), CK_UNREADABLE, with why, or CK_STOPPED (a signal:
+ * the runs not read yet would be saved from step 0 over their checkpoints, so nothing is) */
 static int ckpt_load(const ckpt_ctx *k, int *got, char *first_why, size_t flen, char *why,
                      size_t len)
 {
@@ -632,6 +637,10 @@ static int ckpt_load(const ckpt_ctx *k, int *got, char *first_why, size_t flen, 
     first_why[0] = 0;
     for (int h = 0; h < nr && res == CK_OK; h++) {
         char w[600];
+        if (vla_cli_stop) { /* 100,000 records take seconds */
+            res = CK_STOPPED;
+            break;
+        }
         if (h >= nrec || at < 0) {
             got[h] = h >= nrec ? CK_MISSING : CK_DAMAGED;
             if (at < 0)
@@ -890,6 +899,11 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     } else if (file == CK_UNREADABLE) {
         fprintf(stderr, "%s: cannot read %s.ckpt: %s\n", spec->prog, c->out, fwhy);
         status = 1;
+    } else if (file == CK_STOPPED) {
+        fprintf(stderr, "%s: interrupted (signal %d) while reading %s.ckpt, which is kept as it "
+                        "was. Resume with the same command and --resume.\n", spec->prog,
+                (int)vla_cli_stop, c->out);
+        status = 3;
     } else if (c->resume) { /* what did not resume is said, in one line a kind */
         int nbad = 0, nmiss = 0, bad1 = -1, miss1 = -1;
         for (int h = 0; h < nr; h++) {
@@ -908,10 +922,11 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             fprintf(stderr, "%s: warning: %s.ckpt is damaged (%s): %s starts over from step 0\n",
                     spec->prog, c->out, fwhy, all);
         else if (file == CK_MISSING)
-            fprintf(stderr, "%s: note: no checkpoint %s.ckpt%s: %s starts from step 0\n",
-                    spec->prog, c->out, old ? " (OUT.ckpt.0 is one of an older vlastab, one file "
-                                              "a head, which this one does not read)"
-                                            : "", all);
+            fprintf(stderr, "%s: note: no checkpoint %s.ckpt%s%s%s: %s starts from step 0\n",
+                    spec->prog, c->out, old ? " (" : "", old ? older : "",
+                    old ? " is one of an older vlastab, one file a head, which this one does not "
+                          "read)"
+                        : "", all);
         else if (nbad == 1)
             fprintf(stderr, "%s: warning: %s.ckpt: the checkpoint of head %d is damaged (%s): "
                             "head %d starts over from step 0\n", spec->prog, c->out, bad1,
@@ -1080,7 +1095,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                           "checked at the table's steps", "its rows carry inf or nan from there on");
     }
     if (status) {
-        status = status == 2 ? 2 : 1;
+        status = status == 2 || status == 3 ? status : 1;
     } else if (interrupted) {
         if (!files)
             fprintf(stderr, "%s: interrupted (signal %d); nothing saved: checkpoints need --out "

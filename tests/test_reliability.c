@@ -845,6 +845,21 @@ static size_t record_at(const char *b, size_t len, int h)
     return at + 8 <= len ? at : 0;
 }
 
+/* the model's t in run h's record of a checkpoint (-1 when it is not there) */
+static long step_of(const char *b, size_t len, int h)
+{
+    size_t at = b ? record_at(b, len, h) : 0;
+    uint32_t dlen;
+    long t = -1;
+    if (!at || at + 8 + 8 + 12 > len)
+        return -1;
+    memcpy(&dlen, b + at + 8 + 8 + 8, 4); /* its length, ci, then VLAMOD1's magic */
+    size_t off = at + 8 + 8 + 12 + dlen;
+    if (off + 8 <= len)
+        memcpy(&t, b + off, 8);
+    return t;
+}
+
 /* A checkpoint's sizes are checked before the bytes they cover are read: a file grown to 20 GB
  * (sparse: no disk) was hashed whole, and the SIGINT of its --resume answered after 52 s. Grown,
  * or grown with its record's length forged to cover the growth, it is damaged at once: its run
@@ -925,6 +940,20 @@ TEST(reliability_checkpoint_many_runs)
               latency, files, others, msg);
     if (getenv("VLA_TEST_VERBOSE"))
         printf("    20000 runs answered SIGTERM in %.2f s\n", latency);
+    /* a signal while the checkpoint is read (20000 records) must not save the runs not read yet
+     * from step 0 over theirs: the last head's t never goes back */
+    size_t len;
+    char *b = read_all(ck, &len);
+    long t0 = step_of(b, len, 19999), t1 = -1;
+    free(b);
+    make_argv(argv, p, many, "--out", out, "--resume", NULL);
+    st = run_signalled(argv, late, NULL, 0.5, SIGTERM, &latency, msg, sizeof msg);
+    b = read_all(ck, &len);
+    t1 = step_of(b, len, 19999);
+    free(b);
+    CHECK_MSG(st == 3 && t0 > 0 && t1 >= t0 && latency < 10,
+              "20000 runs resumed, SIGTERM: status %d after %.1f s, head 19999 at t = %ld, then %ld, "
+              "'%s'", st, latency, t0, t1, msg);
     unlink(ck);
 
     /* four heads: interrupted, resumed; head 2's record damaged, then resumed */
@@ -934,7 +963,6 @@ TEST(reliability_checkpoint_many_runs)
     make_argv(argv, p, sn_args, "--runs", "4", "--out", out);
     char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     st = run_signalled(argv, env, ck, 0.1, SIGINT, NULL, msg, sizeof msg);
-    size_t len;
     char *orig = read_all(ck, &len);
     size_t r2 = orig ? record_at(orig, len, 2) : 0, r3 = orig ? record_at(orig, len, 3) : 0;
     CHECK_MSG(st == 3 && want && r2 && r3, "4 heads interrupted: status %d '%s'", st, msg);
