@@ -449,7 +449,13 @@ typedef struct {
     long nck;
     const char *key;
     long rec_max; /* the longest record a run of this command writes */
+    /* what the summary says of each run (vla_cli_summary), carried over a resume: the first
+     * checkpoint at which it was not finite (inf_ref: its reference), its first read-out exactly
+     * 0 (zero_den: the denominator's overflow, zero_n times) */
+    long *inf_at, *zero_at, *zero_n;
+    char *inf_ref, *zero_den;
 } ckpt_ctx;
+#define CKPT_MARKS 5 /* the numbers above, a record's last */
 
 /* FNV-1a of f's next n bytes, continuing from *h */
 static int ckpt_digest(FILE *f, long n, uint64_t *h)
@@ -476,9 +482,12 @@ static int ckpt_record(const ckpt_ctx *k, int h, char **buf, size_t *n)
     int r = fwrite(&k->ci[h], sizeof k->ci[h], 1, f) == 1 ? vla_engine_save(k->m, h, f) : VLA_EIO;
     if (!r && k->ref)
         r = vla_engine_save(k->ref, h, f);
+    const long marks[CKPT_MARKS] = {k->inf_at[h], k->inf_ref[h], k->zero_at[h], k->zero_den[h],
+                                    k->zero_n[h]};
     if (!r && !((k->drv->acc_size == 0 || fwrite(k->acc[h], k->drv->acc_size, 1, f) == 1) &&
                 fwrite(&rows->n, sizeof rows->n, 1, f) == 1 &&
-                fwrite(rows->v, sizeof(double) * rows->ncol, rows->n, f) == (size_t)rows->n))
+                fwrite(rows->v, sizeof(double) * rows->ncol, rows->n, f) == (size_t)rows->n &&
+                fwrite(marks, sizeof marks, 1, f) == 1))
         r = VLA_ENOMEM;
     if (fclose(f) && !r)
         r = VLA_ENOMEM;
@@ -603,6 +612,14 @@ static int ckpt_load_run(const ckpt_ctx *k, FILE *f, int h, long size, long *nex
             row[0] != (double)k->cks[i] || vla_rows_add(rows, row))
             return CK_DAMAGED;
     }
+    long mk[CKPT_MARKS];
+    snprintf(why, len, "its summary marks are not valid");
+    if (fread(mk, sizeof mk, 1, f) != 1 || mk[0] < 0 || mk[0] > tm || mk[2] < 0 || mk[2] > tm ||
+        (unsigned long)mk[1] > 1 || (unsigned long)mk[3] > 1 || mk[4] < 0 || mk[4] > 2 * tm ||
+        (mk[1] && !mk[0]) || (mk[3] && !mk[2]))
+        return CK_DAMAGED;
+    k->inf_at[h] = mk[0], k->inf_ref[h] = (char)mk[1], k->zero_at[h] = mk[2];
+    k->zero_den[h] = (char)mk[3], k->zero_n[h] = mk[4];
     snprintf(why, len, "its accumulator is not valid");
     if (k->drv->acc_size && k->drv->check(k->acc[h], rows, tm, k->drv->ctx))
         return CK_DAMAGED;
@@ -871,14 +888,15 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                         "%d lanes idle (--runs %d would fill them)\n",
                 spec->prog, lw, nr, (nr + lw - 1) / lw * lw - nr, (nr + lw - 1) / lw * lw);
     key = files ? ckpt_key(c, spec, drv) : NULL;
-    ckpt_ctx kc = {c, drv, m, ref, acc, rows, ci, cks, nck, files ? key : "", 0};
+    ckpt_ctx kc = {c,    drv,  m,        ref,    acc,   rows, ci, cks, nck, files ? key : "", 0,
+                   inf_at, zero_at, zero_n, inf_ref, zero_den};
     if (!kc.key) {
         fprintf(stderr, "%s: out of memory, or the stream cannot be read again\n", spec->prog);
         status = 1;
         goto done;
     }
     kc.rec_max = 8 + vla_engine_save_max(m) + (ref ? vla_engine_save_max(ref) : 0) +
-                 (long)drv->acc_size + 8 + nck * ncol * 8;
+                 (long)drv->acc_size + 8 + nck * ncol * 8 + CKPT_MARKS * 8;
 
     /* each run from its checkpoint, or from the start; a checkpoint of another run is refused
      * before anything is written, and kept */
@@ -948,6 +966,8 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             rows[h].n = 0;
             ci[h] = 0;
             memset(acc[h], 0, drv->acc_size); /* a failed load may have filled part of it */
+            inf_at[h] = zero_at[h] = zero_n[h] = 0;
+            inf_ref[h] = zero_den[h] = 0;
             int bad = !m0 || restore(m, m0, h) != 0 || (ref && (!r0 || restore(ref, r0, h) != 0));
             if (bad) {
                 fprintf(stderr, "%s: head %d: cannot start over from a damaged checkpoint\n",

@@ -846,7 +846,8 @@ int main(int argc, char **argv)
             "writes a Markdown report with one figure, and exits 1 when a precision named by\n"
             "--require fails (--threshold). A configuration that a form or a way refuses (vla3's\n"
             "nudge every 20 steps inside a chunk of 64, a solver way with the nudge on) is listed\n"
-            "in the header as refused, with the reason; the rows run in parallel (OMP_NUM_THREADS).",
+            "in the header as refused, with the reason; the rows run in parallel (OMP_NUM_THREADS).\n"
+            "No checkpoint files (--resume is refused): an interrupted check starts over.",
         .columns = "  model prec track form  the row: a model, a precision policy, a way of tracking A\n"
                    "            (its K: cg:8), a form (chunk:64: the steps and checkpoints rounded down\n"
                    "            to multiples of C, o measured at every token of each chunk)\n"
@@ -914,6 +915,9 @@ int main(int argc, char **argv)
         c.per_decade = 100; /* the first steps past a threshold to 2% */
     if (c.cfg.form != VLA_FORM_SEQ)
         vla_cli_die(&spec, "--form: vla-check takes its forms from --forms (a list)");
+    if (c.resume)
+        vla_cli_die(&spec, "--resume: vla-check writes no checkpoints (an interrupted check starts "
+                           "over)");
     check_list(&spec, "models", o.models, VLA_LIST_MODEL);
     check_list(&spec, "precisions", o.precs, VLA_LIST_PREC);
     check_list(&spec, "require", o.require, VLA_LIST_PREC);

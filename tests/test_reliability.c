@@ -134,10 +134,11 @@ static int layout(const char *b, size_t len, int ncol, size_t acc_size, ckpt_lay
     memcpy(&dlen, b + m + 8, 4);
     L->t = m + 12 + dlen;
     L->counts = L->t + 8;
-    size_t tail = (size_t)L->nck_done * ncol * 8 + 8 + acc_size;
+    /* the record ends with the rows' count, the rows and the driver's 5 summary marks */
+    size_t tail = (size_t)L->nck_done * ncol * 8 + 8 + acc_size + 5 * 8;
     if (L->nck_done < 0 || L->nck_done > 100000 || tail + L->counts + 64 > L->end)
         return 0;
-    L->rows_n = L->end - (size_t)L->nck_done * ncol * 8 - 8;
+    L->rows_n = L->end - 5 * 8 - (size_t)L->nck_done * ncol * 8 - 8;
     L->acc = L->rows_n - acc_size;
     return 1;
 }
@@ -182,9 +183,9 @@ TEST(reliability_damaged_checkpoints)
         return;
     }
     /* the damages: a flipped byte at spread offsets, cuts, an extra byte, forged fields */
-    enum { FLIP, CUT, GROW, CI, T, GUARD, STEPS, ROWS_N, ROW_T, ACC_N, ACC_S, NKIND };
+    enum { FLIP, CUT, GROW, CI, T, GUARD, STEPS, ROWS_N, ROW_T, ACC_N, ACC_S, MARK, NKIND };
     static const char *const names[] = {"flip", "cut", "grow", "index", "t", "guard", "steps",
-                                        "row count", "row t", "acc n", "acc s"};
+                                        "row count", "row t", "acc n", "acc s", "mark"};
     for (int kind = 0; kind < NKIND; kind++)
         for (int rep = 0; rep < (kind == FLIP ? 6 : kind == CUT ? 3 : 1); rep++) {
             char *b = malloc(len + 1);
@@ -218,6 +219,7 @@ TEST(reliability_damaged_checkpoints)
             case ROW_T: x = 3; memcpy(b + L.rows_n + 8, &x, 8); break;
             case ACC_N: v = 1L << 40; memcpy(b + L.acc, &v, 8); break;
             case ACC_S: b[L.acc + 8 + 512 * 8 + 3] ^= 1; break;
+            case MARK: v = 1L << 40; memcpy(b + L.end - 5 * 8, &v, 8); break; /* inf_at > t */
             }
             if (kind >= CI)
                 reseal(b, &L);
@@ -1205,5 +1207,62 @@ TEST(reliability_trace_read_as_needed)
     double secs = seconds_since(&t0);
     CHECK_MSG(st == 0 && !msg[0] && secs < 10, "--steps 10 of 2e8: status %d after %.1f s, '%s'",
               st, secs, msg);
+    remove_tree(dir);
+}
+
+/* A resumed run's header says what the uninterrupted run's says (issue 38), whatever step the run
+ * was stopped at: the step at which the read-out's denominator overflowed (vla3 in binary16 on
+ * gauss:30: n . phi(q) passes 65504; the model's counters carry it), and the checkpoint at which
+ * the state turned non-finite (vla3 in binary16 at d = 4 without the nudge, t = 8913 in head 0)
+ * and an error reached 1 (the driver's marks and rows, in the checkpoint). */
+TEST_SLOW(reliability_resume_same_summary)
+{
+    const char *p;
+    char dir[256], ref[400], out[400], ck[450], msg[2000], *argv[40];
+    if (!begin(dir, sizeof dir, 1, "vla-statenorm", &p))
+        return;
+    paths(dir, out, ref, ck);
+    static const char *const zero[] = {"--model", "vla3", "--precision", "f16", "--stream",
+                                       "gauss:30", "--d", "8", "--steps", "40000", "--runs", "2",
+                                       "--checkpoints", "20", "--ref", "f64", NULL};
+    static const char *const inf[] = {"--model", "vla3", "--precision", "f16", "--stream", "lmlike",
+                                      "--d", "4", "--set", "nudge=off", "--steps", "40000",
+                                      "--runs", "2", "--checkpoints", "20", "--ref", "f64", NULL};
+    const char *const *cases[] = {zero, inf};
+    const char *says[] = {"denominator n . phi(q) overflowed at ", "non-finite in 1 of 2 runs"};
+    const long event[] = {100, 8913}; /* after the event: a stop the summary must carry over */
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0.05", NULL};
+    static const double after[] = {0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8};
+    for (int c = 0; c < 2; c++) {
+        make_argv(argv, p, cases[c], "--out", ref, NULL, NULL);
+        int st = run(NULL, argv, NULL, msg, sizeof msg, 300);
+        char *want = table_body(ref);
+        CHECK_MSG(st == 0 && want && strstr(want, says[c]), "case %d uninterrupted: status %d, %s",
+                  c, st, msg);
+        int late = 0; /* stops past the event and before the end */
+        for (size_t k = 0; k < sizeof after / sizeof after[0] && want; k++) {
+            make_argv(argv, p, cases[c], "--out", out, NULL, NULL);
+            st = run_signalled(argv, env, ck, after[k], SIGINT, NULL, msg, sizeof msg);
+            size_t len;
+            char *b = read_all(ck, &len);
+            long t = step_of(b, len, 0);
+            free(b);
+            late += st == 3 && t > event[c] && t < 40000;
+            make_argv(argv, p, cases[c], "--out", out, "--resume", NULL);
+            int st2 = run(NULL, argv, NULL, msg, sizeof msg, 300);
+            char *got = table_body(out);
+            const char *a = got ? strstr(got, "# summary:") : NULL, *w = strstr(want, "# summary:");
+            CHECK_MSG((st == 3 || st == 0) && st2 == 0 && got && !strcmp(got, want),
+                      "case %d stopped at t = %ld (status %d), resumed (status %d): %.*s against "
+                      "%.*s", c, t, st, st2, a ? (int)strcspn(a, "\n") : 0, a ? a : "",
+                      (int)strcspn(w, "\n"), w);
+            free(got);
+            unlink(out);
+            unlink(ck);
+        }
+        CHECK_MSG(late > 0, "case %d: no stop fell after t = %ld (the test checks nothing then)",
+                  c, event[c]);
+        free(want);
+    }
     remove_tree(dir);
 }
