@@ -163,6 +163,10 @@ void vla_cli_nonfinite(vla_dat *out, const char *prog, const char *what, long nb
  * denominator that overflowed to Inf gives o = S x / Inf = 0 with every stored number finite.
  * buf: dv doubles. */
 int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf);
+/* The read-outs of e's runs whose denominator overflowed (vla_counts.den_inf: o = S x / Inf = 0),
+ * added to a summary as a loud clause naming what (a block's name, or "" for the program's runs),
+ * how many read-outs in how many runs, and the first (head, step); 1 when there were any */
+int vla_cli_den_summary(vla_summary *s, vla_engine *e, const char *what);
 /* The summary of a driven program's runs, in the table's header ("# summary:") and, when a
  * read-out was exactly 0 or a measured error (a column *relerr or a_drift) reached 1, on stderr:
  * non-finite runs, read-outs exactly 0 (zero_den[h]: because the denominator overflowed, counted

@@ -199,6 +199,27 @@ void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, co
     vla_cli_summary_end(&s, prog, out);
 }
 
+int vla_cli_den_summary(vla_summary *s, vla_engine *e, const char *what)
+{
+    const int nr = vla_engine_runs(e);
+    long total = 0, first = 0;
+    int runs = 0, head = -1;
+    for (int h = 0; h < nr; h++) {
+        vla_counts cn;
+        if (vla_engine_counts(e, h, &cn) || !cn.den_inf)
+            continue;
+        total += cn.den_inf;
+        runs++;
+        if (!first || cn.den_inf_t < first)
+            first = cn.den_inf_t, head = h;
+    }
+    if (runs)
+        vla_summary_add(s, 1, "%s%sthe read-out's denominator overflowed at %ld read-outs of %d of %d "
+                        "runs (first head %d, t = %ld): there o = S x / Inf is exactly 0, or NaN",
+                        what, *what ? ": " : "", total, runs, nr, head, first);
+    return runs > 0;
+}
+
 void vla_cli_summary_end(const vla_summary *s, const char *prog, vla_dat *out)
 {
     vla_summary_say(s, prog);

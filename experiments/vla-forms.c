@@ -224,7 +224,10 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
         }
     }
     vla_summary sm = {.len = 0};
-    if (!vla_summary_errors(&sm, columns, blk, np * nf, VLA_SUM_PAST1 | VLA_SUM_NONFINITE))
+    int said = vla_summary_errors(&sm, columns, blk, np * nf, VLA_SUM_PAST1 | VLA_SUM_NONFINITE);
+    for (int i = 0; i < np * nf; i++) /* a read-out 0 by an overflowed denominator */
+        said |= vla_cli_den_summary(&sm, m[i], bname[i]);
+    if (!said)
         vla_summary_add(&sm, 0, "every form stayed finite and no error reached 1");
     vla_cli_summary_end(&sm, "vla-forms", out);
     vla_dat_columns(out, columns);

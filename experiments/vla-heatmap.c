@@ -211,7 +211,6 @@ int main(int argc, char **argv)
                         "no checkpoints\n", (int)vla_cli_stop);
     else if (e)
         fprintf(stderr, "vla-heatmap: %s\n", vla_engine_error(m)[0] ? vla_engine_error(m) : vla_strerror(e));
-    vla_engine_free(m);
     int status = e == VLA_EINTR ? 3 : 1;
     if (e) {
         vla_cli_close(out, &c, &spec, status);
@@ -232,6 +231,8 @@ int main(int argc, char **argv)
     } else {
         vla_summary_add(&sum, 0, "finite at all %d snapshots", k);
     }
+    if (!inf_at) /* (a state gone non-finite: the warning said it) */
+        vla_cli_den_summary(&sum, m, "");
     vla_cli_summary_end(&sum, spec.prog, out);
     vla_dat_columns(out, COLUMNS);
     for (int s = 0; s < 2 * k; s++) {
@@ -254,5 +255,6 @@ done: /* every snapshot, a partly taken one too (calloc'd: the others' pointers 
     free(snap);
     free(acc);
     free(fbuf);
+    vla_engine_free(m);
     return status;
 }

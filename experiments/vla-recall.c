@@ -278,7 +278,7 @@ int main(int argc, char **argv)
     for (int bi = 0; bi < nb; bi++)
         for (int ni = 0; ni < nn; ni++)
             for (int gi = 0; gi < ng; gi++) {
-                vla_recall sum = {0, 0, 0, 0, 0};
+                vla_recall sum = {0, 0, 0, 0, 0, 0};
                 for (int h = 0; h < runs; h++) {
                     const vla_recall *r = &res[(((long)bi * nn + ni) * ng + gi) * runs + h];
                     sum.reads += r->reads;
@@ -292,6 +292,13 @@ int main(int argc, char **argv)
                 memcpy(rows + (((size_t)bi * nn + ni) * ng + gi) * REC_NCOL, row, sizeof row);
             }
     vla_summary sm = {.len = 0};
+    long nden = 0, dreads = 0;
+    for (long i = 0; i < njobs * runs; i++)
+        nden += res[i].den_inf > 0, dreads += res[i].den_inf;
+    if (nden) /* a read-out 0 by an overflowed denominator: no warning has said it */
+        vla_summary_add(&sm, 1, "the read-out's denominator overflowed at %ld read-outs of %ld of "
+                        "%ld runs: there o = S x / Inf is exactly 0, or NaN", dreads, nden,
+                        njobs * runs);
     if (nbad) /* not loud: the warning above said it */
         vla_summary_add(&sm, 0, "the read-out is not finite in %ld of %ld runs", nbad, njobs * runs);
     else

@@ -95,6 +95,11 @@ int vla_recall_run(const vla_engine_spec *base, long n, long G, vla_recall *res,
                    (e = vla_engine_advance(m, 2 * n + G))) {
             snprintf(err, errlen, "%s: %s", spec, vla_engine_error(m));
         }
+        for (int h = 0; !e && h < nb; h++) {
+            vla_counts cn;
+            if (vla_engine_counts(m, h, &cn) == 0)
+                res[first + h].den_inf = cn.den_inf;
+        }
         vla_engine_free(m);
         free(x.val);
         free(x.vn);

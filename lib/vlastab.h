@@ -530,6 +530,7 @@ typedef struct {
     double err_sum; /* sum of ||o - v|| / ||v|| */
     double cos_sum; /* sum of cos(o, v) */
     long nonfinite; /* the first step whose read-out held Inf or NaN (0: none) */
+    long den_inf;   /* read-outs whose denominator overflowed (vla_counts.den_inf: o = 0) */
 } vla_recall;
 /* The runs of base (its backend, configuration, runs, seed and first_head; its inputs are
  * replaced) write the pairs of mqar:n,G and read every key back; res[run] scores the reads (a read

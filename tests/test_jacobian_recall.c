@@ -191,7 +191,7 @@ static vla_recall rec_heads(vla_model_kind mk, const char *features, long n, lon
     vla_config_set(&sp.cfg, "features", features);
     if (set_name)
         vla_config_set(&sp.cfg, set_name, set_val);
-    vla_recall sum = {0, 0, 0, 0, 0}, *r = calloc(heads, sizeof *r);
+    vla_recall sum = {0, 0, 0, 0, 0, 0}, *r = calloc(heads, sizeof *r);
     char err[400];
     if (!r || vla_recall_run(&sp, n, G, r, err, sizeof err)) {
         vla_check_fail(__FILE__, __LINE__, "vla_recall_run: %s", r ? err : "out of memory");

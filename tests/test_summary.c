@@ -75,6 +75,15 @@ static const sum_case cases[] = {
      {"non-finite from the snapshot at t = 1"}, 0},
     {"vla-heatmap", {"--stream", "lmlike", "--d", "4", "--at", "1,10"},
      {"finite at all 2 snapshots"}, 0},
+    /* vla3's normalizer overflows binary16 at t = 41 (as above): every program says it */
+    {"vla-heatmap", {"--stream", "gauss:30", "--precision", "f16", "--d", "8", "--at", "5,100,300"},
+     {"finite at all 3 snapshots; the read-out's denominator overflowed at ",
+      "(first head 0, t = 41)"}, 1},
+    {"vla-forms", {"--what", "sweep", "--model", "vla3", "--stream", "gauss:30", "--d", "8",
+                   "--steps", "128", "--forms", "seq,chunk:4", "--precisions", "f16", "--set",
+                   "period=256"},
+     {"f16 seq: the read-out's denominator overflowed at ", "f16 chunk:4: the read-out's "
+      "denominator overflowed at "}, 1},
     /* la with the identity features overflows f16 at d = 8, n = 64 */
     {"vla-recall", {"--models", "la", "--features", "id", "--precision", "f16", "--d", "8", "--n",
                     "8,64"},
