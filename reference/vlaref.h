@@ -148,6 +148,13 @@ int vref_spd_inverse(const double *M, int d, double *Ainv);
 int vref_sym_eig(const double *A, int d, double *lambda);
 /* the singular values (descending, min(m, n) of them) of the m x n matrix X, by dgesvd */
 int vref_svd(const double *X, int m, int n, double *s);
+/* the largest singular value of the m x n X by the largest eigenvalue of its Gram matrix X^T X
+ * (dsyevr; X scaled by a power of two first): an independent route beside dgesvd's, of about its
+ * cost (d x d: 0.06 ms at d = 32, 0.44 ms at 64, 5 ms at 128). Inf or NaN in X: *out Inf or NaN
+ * and VLA_ENONFINITE */
+int vref_norm2(const double *X, int m, int n, double *out);
+/* the spectral radius of the n x n X (the largest |eigenvalue|, by dgeev) */
+int vref_spectral_radius(const double *X, int n, double *rho);
 /* the rls closed form S = V^T K (K^T K + lambda0 I)^-1 for t rows k_s of K (t x d) and v_s of V
  * (t x dv): S is dv x d. Solved with the Cholesky factor of the d x d Gram matrix (dposv), the
  * Gram matrix accumulated as in vref_gram. */
