@@ -391,6 +391,30 @@ TEST(jacobian_histogram_below_one)
     CHECK_EQ_INT(vref_jac_check(&acc, 10), VLA_EFORMAT);
 }
 
+/* the program: a gated model's table says where its decays come from, and its first window's
+ * norm is the first decay (mamba2: J_1 = a_1 I) */
+TEST(jacobian_gated_program)
+{
+    char b[600];
+    snprintf(b, sizeof b, "%s/vla-jacobian", vla_test_bin_dir());
+    if (access(b, X_OK)) {
+        vla_test_skip("bin/vla-jacobian not built (run make first)");
+        return;
+    }
+    char *out = NULL;
+    int st = vla_test_sh(&out, "bin/vla-jacobian --model rwkv7 --stream lmlike --d 8 --steps 300 "
+                               "--checkpoints 2 --out -");
+    CHECK_MSG(st == 0 && out && strstr(out, "# decays: the model's own") &&
+                  strstr(out, "a, b rounded to the io format") && strstr(out, "\n300 "),
+              "rwkv7: status %d", st);
+    free(out);
+    out = NULL;
+    st = vla_test_sh(&out, "bin/vla-jacobian --model delta --stream lmlike --d 8 --steps 30 --out -");
+    CHECK_MSG(st == 0 && out && !strstr(out, "# decays") && !strstr(out, "histogram_below_1"),
+              "delta's table as it was: status %d", st);
+    free(out);
+}
+
 /* vref_norm2 (the Gram route of the dense ||J||) against dgesvd over 2^+-600 scalings (the scaling
  * by a power of two keeps the Gram finite), and its answers to Inf, NaN and 0 */
 TEST(jacobian_norm2_gram_route)
