@@ -251,8 +251,9 @@ vref_jac_form vref_jac_form_of(const vla_config *cfg)
 
 /* The model's own numbers, not exp of the binary64 input: in a narrow policy they differ where it
  * matters here, near 1 (bf16's a = exp(-0.001) is 1: J is then not decayed at all). Every native
- * arithmetic (lib's, the lanes', the kernels' on the host) takes them so; the exact backend's exp
- * is wider, and these are within one rounding of its compute format from its decays. */
+ * arithmetic (lib's, the lanes', the kernels' on the host) takes them so. The MPFR models do not
+ * (the exact one rounds inputs to the storage format and takes exp at its own precision): a run
+ * on vref_backend_exact gets the native decays here, not its own. */
 void vref_jac_gates(const vla_config *cfg, const vla_input *in, double *dec, double *la,
                     double *lb)
 {
