@@ -242,6 +242,104 @@ int vref_svd(const double *X, int m, int n, double *s)
     return r;
 }
 
+/* The largest singular value of the m x n X without an SVD: X scaled by a power of two (exact)
+ * so that its largest entry is in [1, 2), the Gram matrix X^T X formed in binary64 (its upper
+ * triangle, mirrored: exactly symmetric), its largest eigenvalue by dsyevr (range 'I', that one
+ * eigenvalue only), the square root scaled back. The Gram's rounding moves the eigenvalue by at
+ * most gamma_m || |X| ||_2^2 <= m gamma_m ||X||_2^2, so the norm by at most about m^2 u / 2
+ * relative (observed: a few u); an independent route beside dgesvd's. NaN in X: *out NaN and
+ * VLA_ENONFINITE; Inf: *out Inf and VLA_ENONFINITE. */
+int vref_norm2(const double *X, int m, int n, double *out)
+{
+    one_blas_thread();
+    if (!X || !out)
+        return VLA_EINVAL;
+    if (m < 1 || n < 1 || (long long)m * n > (1LL << 24) || n > 4096)
+        return VLA_ERANGE;
+    size_t mn = (size_t)m * n;
+    double big = 0;
+    int nan = 0;
+    for (size_t i = 0; i < mn; i++) {
+        nan |= isnan(X[i]);
+        big = fabs(X[i]) > big ? fabs(X[i]) : big;
+    }
+    if (nan || isinf(big)) {
+        *out = nan ? NAN : INFINITY;
+        return VLA_ENONFINITE;
+    }
+    if (big == 0) {
+        *out = 0;
+        return VLA_OK;
+    }
+    int ex = ilogb(big); /* X 2^-ex: entries below 2, exact unless they fall to subnormals */
+    double *G = malloc((size_t)n * n * sizeof *G), *w = malloc((size_t)n * sizeof *w),
+           *Y = malloc(mn * sizeof *Y);
+    lapack_int *isuppz = malloc(2 * (size_t)n * sizeof *isuppz);
+    int r = VLA_ENOMEM;
+    if (G && w && Y && isuppz) {
+        for (size_t i = 0; i < mn; i++)
+            Y[i] = scalbn(X[i], -ex);
+        memset(G, 0, (size_t)n * n * sizeof *G);
+        for (int k = 0; k < m; k++) { /* row by row: G += y_k^T y_k, the upper triangle */
+            const double *y = Y + (size_t)k * n;
+            for (int i = 0; i < n; i++)
+                for (int j = i; j < n; j++)
+                    G[(size_t)i * n + j] += y[i] * y[j];
+        }
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                G[(size_t)j * n + i] = G[(size_t)i * n + j];
+        lapack_int found = 0;
+        lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'N', 'I', 'U', n, G, n, 0, 0, n, n, 0,
+                                         &found, w, NULL, 1, isuppz);
+        r = info > 0 ? VLA_ERANGE : lapack_status(info);
+        if (r == VLA_OK && found != 1)
+            r = VLA_ERANGE;
+        if (r == VLA_OK)
+            *out = scalbn(sqrt(w[0] > 0 ? w[0] : 0), ex);
+    }
+    free(G);
+    free(w);
+    free(Y);
+    free(isuppz);
+    return r;
+}
+
+/* The spectral radius of the n x n X: the largest modulus of its eigenvalues (dgeev, eigenvalues
+ * only; complex pairs by hypot). */
+int vref_spectral_radius(const double *X, int n, double *rho)
+{
+    one_blas_thread();
+    if (!X || !rho)
+        return VLA_EINVAL;
+    if (n < 1 || n > 4096)
+        return VLA_ERANGE;
+    size_t nn = (size_t)n * n;
+    if (!all_finite(X, nn))
+        return VLA_ENONFINITE;
+    double *a = malloc(nn * sizeof *a), *wr = malloc((size_t)n * sizeof *wr),
+           *wi = malloc((size_t)n * sizeof *wi);
+    int r = VLA_ENOMEM;
+    if (a && wr && wi) {
+        memcpy(a, X, nn * sizeof *a);
+        lapack_int info =
+            LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', n, a, n, wr, wi, NULL, 1, NULL, 1);
+        r = info > 0 ? VLA_ERANGE : lapack_status(info); /* > 0: the QR algorithm failed */
+        if (r == VLA_OK) {
+            double m = 0;
+            for (int i = 0; i < n; i++) {
+                double v = hypot(wr[i], wi[i]);
+                m = v > m ? v : m;
+            }
+            *rho = m;
+        }
+    }
+    free(a);
+    free(wr);
+    free(wi);
+    return r;
+}
+
 /* S (dv x d) = X^T where (K^T K + lambda0 I) X = K^T V. Both K^T K and K^T V are accumulated in
  * double-double and rounded once, so that the only errors left are the solve's (~ d cond u). */
 int vref_rls_closed(const double *K, const double *V, int t, int d, int dv, double lambda0,

@@ -97,28 +97,55 @@ int vref_drift_check(const vref_drift *a, const vla_config *cfg, long t);
  * be plain data that a checkpoint saves as it is (no sample list growing with the window). Bins
  * are log-spaced, VREF_JAC_BPO per octave over [2^VREF_JAC_EMIN, 2^VREF_JAC_EMAX), and a bin reports its
  * geometric midpoint: off by at most 2^(1/(2 VREF_JAC_BPO)) - 1 = 8.5e-5 relative in x, so by less
- * than that relative in ||J|| = 1 + x. x below 2^-40 cannot matter beside 1 at that tolerance. */
+ * than that relative in ||J|| = 1 + x. x below 2^-40 cannot matter beside 1 at that tolerance.
+ * Norms below 1 (the gated family's decayed J; d = 1) have bins of their own, as many per octave:
+ * ||J|| itself over [2^-40, 1/2) and 1 - ||J|| over [2^-40, 1/2] (VREF_JAC_LOCT octaves each), so
+ * that they too are within 8.5e-5 relative; below 2^-40 they count as tiny, within 2^-40 of 1 as
+ * near (1). */
 #define VREF_JAC_EMIN (-40)
 #define VREF_JAC_EMAX 64
 #define VREF_JAC_BPO 4096
 #define VREF_JAC_NBIN ((VREF_JAC_EMAX - VREF_JAC_EMIN) * VREF_JAC_BPO)
+#define VREF_JAC_LOCT 39
+#define VREF_JAC_NLBIN (2 * VREF_JAC_LOCT * VREF_JAC_BPO)
 
 typedef struct {
     long n;                        /* finite or infinite samples (NaN excluded) */
-    long nan, below, zero, under, over;
+    long nan, tiny, near, zero, under, over; /* tiny: < 2^-40; near: in (1 - 2^-40, 1) */
     int lo, hi;                    /* occupied bins, so that a reset or a scan skips the rest */
+    int llo, lhi;                  /* ... of lbin */
     double min, max;
     uint32_t bin[VREF_JAC_NBIN];        /* a window is at most 0.9 T <= 9e8 < 2^32 steps */
+    uint32_t lbin[VREF_JAC_NLBIN];      /* below 1: ||J|| in [2^-40, 1/2), then 1 - ||J|| in
+                                           [2^-40, 1/2] from the top down (ascending ||J||) */
 } vref_jac_hist;
 
+/* The transition J_t as the measures take it (docs/math.md 2.6 and 7.5):
+ *     J = Diag(dec) (I - kp al^T) + la lb^T
+ *   PLAIN   the seeds' models: J = I - kp al^T (dec, la, lb unread)
+ *   SCALAR  gdn, mamba2: dec[0] (I - kp al^T), a scalar decay (mamba2: kp = 0)
+ *   DIAG    kda, gla: one decay per key channel, row i of I - kp al^T scaled by dec[i] (gla:
+ *           kp = 0)
+ *   DPLR    rwkv7: Diag(dec) (I - kp al^T) + la lb^T with kp = 0, so Diag(w) + a b^T
+ * kp and al are the model's k' and alpha (VLA_Q_KP, VLA_Q_ALPHA), d entries each. */
+typedef enum { VREF_JAC_PLAIN, VREF_JAC_SCALAR, VREF_JAC_DIAG, VREF_JAC_DPLR } vref_jac_form;
+typedef struct {
+    vref_jac_form form;
+    int d;
+    const double *kp, *al, *dec, *la, *lb;
+} vref_jac_tr;
+
 /* A run's accumulator: the window's histogram and extremes, and the Lyapunov tracker's state
- * (held here rather than in a vla_lyap, whose vector is a pointer a checkpoint cannot save). */
+ * (held here rather than in a vla_lyap, whose vector is a pointer a checkpoint cannot save), and
+ * the last write's transition (the _tr functions: the checkpoint's J) */
 typedef struct {
     double min_c;     /* min over the window of cos(alpha, k') */
     double unit_err;  /* max over the window of |unit formula - general| / general */
     double lx[VLA_D_MAX];
     double lsum;
     long lt;
+    int tform, td;    /* the last transition's form and d (td = 0: none yet) */
+    double tkp[VLA_D_MAX], tal[VLA_D_MAX], tdec[VLA_D_MAX], tla[VLA_D_MAX], tlb[VLA_D_MAX];
     vref_jac_hist h;
 } vref_jac;
 
@@ -137,6 +164,36 @@ int vref_jac_row(vref_jac *a, const double *kp, const double *al, int d, long t,
                  double *row);
 /* whether the model's k' and alpha are unit by construction (vla3; delta at beta 1), d >= 2 */
 int vref_jac_is_unit(const vla_config *cfg, double step_beta);
+
+/* The form of cfg's model's J (VLA_MODELS' gate and lr columns): PLAIN for the seeds' models
+ * (delta's decay and row gates stay outside J, docs/math.md 7.5) */
+vref_jac_form vref_jac_form_of(const vla_config *cfg);
+/* The decays and low-rank vectors of one step's inputs as cfg's model takes them in the native
+ * arithmetic (lib/recur_state.h's load and EXP): dec = exp(g) of the log-decay rounded to the io
+ * format, the exp in binary64 rounded once to the compute format (dec[0] for a scalar gate; one
+ * per key channel, lgs serving every channel when the input has no lg); rwkv7's a and b rounded
+ * to the io format (la, lb; absent: 0). Each array d entries (dec: 1 for a scalar gate); NULL
+ * where the form has none. */
+void vref_jac_gates(const vla_config *cfg, const vla_input *in, double *dec, double *la,
+                    double *lb);
+/* The explicit d x d J of tr (row-major) */
+void vref_jac_explicit(const vref_jac_tr *tr, double *J);
+/* ||J||_2 of tr: the closed form where there is one (PLAIN: the 2 x 2 reduction; SCALAR: |dec|
+ * times it; DIAG, DPLR with kp or al zero and la or lb zero: max |dec_i|), else the explicit J
+ * by vref_norm2 (O(d^3)). NaN for NaN, Inf for Inf in J. */
+double vref_jac_norm_tr(const vref_jac_tr *tr);
+/* The spectral radius of tr's J: closed forms where ||J|| has one (PLAIN: max(1, |1 - al.kp|) for
+ * d >= 2, |1 - al.kp| for d = 1; SCALAR: |dec| times that; diagonal: max |dec_i|), else dgeev's.
+ * NaN where J holds Inf or NaN. */
+double vref_jac_radius_tr(const vref_jac_tr *tr);
+/* One step's J of any form into the window (the norm, cos(al, kp), the Lyapunov vector with the
+ * whole J applied); tr is kept as the last transition. PLAIN is vref_jac_step with unit 0.
+ * Returns ||J||_2. */
+double vref_jac_step_tr(vref_jac *a, const vref_jac_tr *tr);
+/* The checkpoint's row from the window and the last transition kept by vref_jac_step_tr (no
+ * write yet: nan in its columns); jac_unit_err is nan; the window then starts over. Only
+ * VLA_ENOMEM fails. */
+int vref_jac_row_tr(vref_jac *a, long t, double *row);
 /* Whether a, read back from a checkpoint at step t, can be such an accumulator (the histogram's
  * occupied range and counts agree, no count exceeds t); VLA_EFORMAT when not */
 int vref_jac_check(const vref_jac *a, long t);
@@ -148,6 +205,13 @@ int vref_spd_inverse(const double *M, int d, double *Ainv);
 int vref_sym_eig(const double *A, int d, double *lambda);
 /* the singular values (descending, min(m, n) of them) of the m x n matrix X, by dgesvd */
 int vref_svd(const double *X, int m, int n, double *s);
+/* the largest singular value of the m x n X by the largest eigenvalue of its Gram matrix X^T X
+ * (dsyevr; X scaled by a power of two first): an independent route beside dgesvd's, of about its
+ * cost (d x d: 0.06 ms at d = 32, 0.44 ms at 64, 5 ms at 128). Inf or NaN in X: *out Inf or NaN
+ * and VLA_ENONFINITE */
+int vref_norm2(const double *X, int m, int n, double *out);
+/* the spectral radius of the n x n X (the largest |eigenvalue|, by dgeev) */
+int vref_spectral_radius(const double *X, int n, double *rho);
 /* the rls closed form S = V^T K (K^T K + lambda0 I)^-1 for t rows k_s of K (t x d) and v_s of V
  * (t x dv): S is dv x d. Solved with the Cholesky factor of the d x d Gram matrix (dposv), the
  * Gram matrix accumulated as in vref_gram. */

@@ -246,7 +246,7 @@ TEST(reliability_damaged_checkpoints)
     remove_tree(dir);
 }
 
-/* vla-jacobian's accumulator holds a histogram whose occupied range is indexes: forged, they
+/* vla-jacobian's accumulator holds a histogram whose occupied ranges are indexes: forged, they
  * once sent a reset's memset out of bounds (exit 139). Now the accumulator is checked. */
 TEST(reliability_damaged_accumulator)
 {
@@ -267,10 +267,12 @@ TEST(reliability_damaged_accumulator)
     const size_t acc_size = sizeof(vref_jac) + sizeof(double); /* vla-jacobian's jac_acc */
     int ok = st == 3 && b && layout(b, len, VREF_JAC_NCOL, acc_size, &L);
     CHECK_MSG(ok, "interrupted: %d '%s'", st, msg);
-    for (int which = 0; ok && which < 2; which++) {
-        int bad = which ? -1000000 : VREF_JAC_NBIN + 5; /* lo below 0, hi past the bins */
-        size_t off = L.acc + offsetof(vref_jac, h) +
-                     (which ? offsetof(vref_jac_hist, lo) : offsetof(vref_jac_hist, hi));
+    for (int which = 0; ok && which < 4; which++) {
+        /* lo below 0, hi past the bins; the same for the bins below 1 (llo, lhi) */
+        int bad = which % 2 ? -1000000 : which ? VREF_JAC_NLBIN + 5 : VREF_JAC_NBIN + 5;
+        const size_t fields[] = {offsetof(vref_jac_hist, hi), offsetof(vref_jac_hist, lo),
+                                 offsetof(vref_jac_hist, lhi), offsetof(vref_jac_hist, llo)};
+        size_t off = L.acc + offsetof(vref_jac, h) + fields[which];
         char *c = malloc(len);
         memcpy(c, b, len);
         memcpy(c + off, &bad, sizeof bad);
@@ -280,7 +282,8 @@ TEST(reliability_damaged_accumulator)
         make_argv(argv, p, args, "--out", out, "--resume", NULL);
         st = run(NULL, argv, NULL, msg, sizeof msg, 60);
         CHECK_MSG(st == 0 && strstr(msg, "its accumulator is not valid"),
-                  "forged %s: status %d '%s'", which ? "lo" : "hi", st, msg);
+                  "forged %s: status %d '%s'", (const char *[]){"hi", "lo", "lhi", "llo"}[which],
+                  st, msg);
     }
     free(b);
     remove_tree(dir);
