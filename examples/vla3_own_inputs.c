@@ -19,8 +19,9 @@ static void usage(FILE *f)
 {
     fprintf(f, "Usage: vla3_own_inputs [-d D] [-v DV] [-p PREC] [-n STEPS] [-s STREAM] [-S SEED]\n"
                "                       [-w FILE] [INPUT]\n"
-               "Runs vla3 (SPEC section 2 constants) in precision PREC (default f32) over the steps\n"
-               "of INPUT, a text file with one step per line: q (D numbers), k (D), v (DV), u (D);\n"
+               "Runs vla3 (the constants of docs/math.md section 2) in precision PREC (default\n"
+               "f32) over the steps of INPUT, a text file with one step per line: q (D numbers),\n"
+               "k (D), v (DV), u (D);\n"
                "or, without INPUT, over STEPS (default 1000) steps of a library stream (default\n"
                "lmlike; gauss, subspace:R,NOISE, ...), which -w writes out as an INPUT file.\n"
                "D defaults to 8, DV to D. Prints ||S_T||_F and the guard and nudge counts.\n");

@@ -86,7 +86,7 @@ int main(int argc, char **argv)
     static const vla_cli_spec spec = {
         .prog = "vla-recall",
         .summary =
-            "Memory-level associative recall (SPEC section 7). Each run (head) writes n\n"
+            "Memory-level associative recall (docs/math.md section 7). Each run (head) writes n\n"
             "key-value pairs of the mqar:N,G stream (keys with N(0, 1/d) coordinates, values\n"
             "N(0, 1), u = k), then G distractor pairs, then reads every key back (a read-out with\n"
             "the query equal to the key, no write): 2n + G steps. A read is correct when its\n"

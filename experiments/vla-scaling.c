@@ -1,6 +1,7 @@
 /* vla-scaling: the cost of one recurrent step against d and T for each model and precision, on
  * one CPU core, beside causal softmax attention computed directly (O(T^2 d) in total), and the
- * context length where softmax's total time passes the model's (SPEC section 10, claim 5). */
+ * context length where softmax's total time passes the model's (docs/math.md section 10, claim
+ * 5). */
 #define _GNU_SOURCE
 #include "cli.h"
 #include <gsl/gsl_fit.h>

@@ -1,6 +1,6 @@
-/* vla-statenorm: the size of the state against t (SPEC section 7, claims 1 and 3): ||S_t||_F,
- * ||A_t||_F and ||o_t||, the growth exponent of ||S|| over the last decade, and the relative error
- * of S and o against a reference run of the same inputs. */
+/* vla-statenorm: the size of the state against t (docs/math.md section 7, claims 1 and 3):
+ * ||S_t||_F, ||A_t||_F and ||o_t||, the growth exponent of ||S|| over the last decade, and the
+ * relative error of S and o against a reference run of the same inputs. */
 #include "cli.h"
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* vlacuda.h: the CUDA backend's C API. A vla_cuda is a batch of independent runs (heads) of one
  * configuration, each advanced on the GPU by one thread block that keeps A and S in shared
  * memory for the whole of a launch; the recurrences are lib/recur.h's, so a strict run gives the
- * CPU's bits. Inputs are prepared on the host with lib's own rounding and feature map (SPEC
+ * CPU's bits. Inputs are prepared on the host with lib's own rounding and feature map (docs/math.md
  * section 5), staged in chunks, and copied. Without a GPU every call fails with a reason; the
  * same kernel text can also run emulated on host threads (VLA_CUDA_EMULATE), which is how the
  * tests check the block decomposition on machines without one. */

@@ -1,5 +1,5 @@
-/* config.c: model and tracking names, the SPEC section 2 defaults of every constant, NAME=VALUE
- * settings from the command line, and the error strings. */
+/* config.c: model and tracking names, the docs/math.md section 2 defaults of every constant,
+ * NAME=VALUE settings from the command line, and the error strings. */
 #include "tables.h"
 #include <ctype.h>
 #include <errno.h>
@@ -259,8 +259,8 @@ void vla_track_spec(const vla_config *c, char *buf, size_t len)
         snprintf(buf, len, "%s", name);
 }
 
-/* The real constants and their ranges (SPEC section 2): each named once, for the setter, the
- * check and its message. lo_open: lo itself is outside; hi is always open (INFINITY: none). */
+/* The real constants and their ranges (docs/math.md section 2): each named once, for the setter,
+ * the check and its message. lo_open: lo itself is outside; hi is always open (INFINITY: none). */
 static const struct {
     const char *name;
     size_t off;

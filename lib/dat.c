@@ -1,7 +1,7 @@
-/* dat.c: the .dat result tables of SPEC section 9: '#' provenance lines, "# columns: ..." last,
- * then rows of numbers that round-trip binary64. A file is written under PATH.tmp.PID and renamed
- * onto PATH only when closed cleanly, so a crash never leaves a complete-looking table behind (and
- * the next table written to PATH removes what a killed run left). */
+/* dat.c: the .dat result tables of docs/math.md section 9: '#' provenance lines, "# columns: ..."
+ * last, then rows of numbers that round-trip binary64. A file is written under PATH.tmp.PID and
+ * renamed onto PATH only when closed cleanly, so a crash never leaves a complete-looking table
+ * behind (and the next table written to PATH removes what a killed run left). */
 #include "vlastab.h"
 #include "file.h"
 

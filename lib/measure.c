@@ -1,6 +1,7 @@
-/* measure.c: the measures of SPEC section 7 that need no reference: Frobenius norms that neither
- * overflow nor underflow, the symmetry defect, the spectral norm of the write Jacobian I - a b^T,
- * the finite-time Lyapunov exponent of its products, log-spaced checkpoints and log-log slopes. */
+/* measure.c: the measures of docs/math.md section 7 that need no reference: Frobenius norms that
+ * neither overflow nor underflow, the symmetry defect, the spectral norm of the write Jacobian I -
+ * a b^T, the finite-time Lyapunov exponent of its products, log-spaced checkpoints and log-log
+ * slopes. */
 #include "vlastab.h"
 
 #include <gsl/gsl_fit.h>

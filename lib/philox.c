@@ -1,5 +1,5 @@
-/* philox.c: the counter-based generator behind every input stream (SPEC section 8), so that any
- * input of any step can be regenerated on its own, on the CPU or in a CUDA kernel, bit for bit.
+/* philox.c: the counter-based generator behind every input stream (docs/math.md section 8), so that
+ * any input of any step can be regenerated on its own, on the CPU or in a CUDA kernel, bit for bit.
  *
  * The mapping, which a kernel must reproduce exactly:
  *   counter = { (lane >> 1) | D, (uint32)t, (uint32)(t >> 32), head }

@@ -1,9 +1,10 @@
-/* recur.h: every primitive and model recurrence of SPEC sections 2-4, written once in three-address
- * form over a small set of arithmetic macros. It is included once per arithmetic: the native
- * policies (lib/arith_native.h, each operation rounded as the policy says) and GNU MPFR (exact at
- * P bits, or emulating a format bit for bit; reference/arith_mpfr.h). Because the reference runs
- * this very text, the order of every operation is the same by construction, and a bit that
- * differs between lib/ and the emulation is an arithmetic error, never a transcription error.
+/* recur.h: every primitive and model recurrence of docs/math.md sections 2-4, written once in
+ * three-address form over a small set of arithmetic macros. It is included once per arithmetic: the
+ * native policies (lib/arith_native.h, each operation rounded as the policy says) and GNU MPFR
+ * (exact at P bits, or emulating a format bit for bit; reference/arith_mpfr.h). Because the
+ * reference runs this very text, the order of every operation is the same by construction, and a
+ * bit that differs between lib/ and the emulation is an arithmetic error, never a transcription
+ * error.
  *
  * The including file defines, besides the arithmetic macros documented in arith_native.h:
  *   SFX   the suffix of every name made here (FN(step) -> step_f32)

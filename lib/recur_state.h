@@ -129,8 +129,8 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
     } while (0)
 #endif
 /* Rounds this step's inputs into the storage format; phi is applied in binary64 before that
- * rounding (SPEC section 5), the identity map when cfg.features says so. Host only: a device
- * takes inputs that the host prepared with this function. */
+ * rounding (docs/math.md section 5), the identity map when cfg.features says so. Host only: a
+ * device takes inputs that the host prepared with this function. */
 VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
 {
     int d = s->d, dv = s->dv, phi = s->cfg.features == VLA_FEAT_OWN;

@@ -1,5 +1,5 @@
-/* stream.c: the input streams of SPEC section 8. Every synthetic input is a pure function of
- * (seed, var, head, t, lane) through vla_gauss, so a step can be regenerated alone and a CUDA
+/* stream.c: the input streams of docs/math.md section 8. Every synthetic input is a pure function
+ * of (seed, var, head, t, lane) through vla_gauss, so a step can be regenerated alone and a CUDA
  * kernel can produce the same bits; a trace replays .npy files, of which open reads the part the
  * caller will use (vla_stream_open_part: some heads, the first steps) and checks the whole shape.
  *
@@ -83,7 +83,7 @@ static void unit(double *x, int d)
     for (int i = 0; i < d; i++)
         s += x[i] * x[i];
     double nrm = sqrt(s);
-    if (nrm < DBL_MIN) /* a zero-norm event: left as it is, as SPEC section 1 says */
+    if (nrm < DBL_MIN) /* a zero-norm event: left as it is, as docs/math.md section 1 says */
         return;
     vla_div_all(x, d, nrm);
 }
@@ -173,8 +173,8 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
     a->shape[0] = part[0]; /* from here on the part's */
     a->shape[1] = part[1];
     /* A gate outside [0, 1] or a negative beta_t makes the delta rule expand instead of contract
-     * (SPEC section 1: g in (0,1), beta in (0,2)), so a run drifts into Inf with nothing said.
-     * The ends are allowed: a saturated sigmoid rounds to them. */
+     * (docs/math.md section 1: g in (0,1), beta in (0,2)), so a run drifts into Inf with nothing
+     * said. The ends are allowed: a saturated sigmoid rounds to them. */
     double lo = -INFINITY, hi = INFINITY;
     if (!strcmp(name, "beta.npy"))
         lo = 0;

@@ -5,7 +5,7 @@
 #ifndef VLALISTS_H
 #define VLALISTS_H
 
-/* Storage and compute formats (SPEC section 5): X(ID, tok, p, emin, emax, T)
+/* Storage and compute formats (docs/math.md section 5): X(ID, tok, p, emin, emax, T)
  *   ID    the enum constant VLA_FMT_<ID>      tok   the name (and the suffix of its functions)
  *   p     significand bits, the implicit one included (unit roundoff 2^-p)
  *   emin  the exponent of the smallest normal  emax  the exponent of the largest finite number
@@ -68,7 +68,7 @@
     X(RWKV7, rwkv7, 0, 0, 1, 0, 0, 2, 1, ID, 0, 0,                                                 \
       VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B, "")
 
-/* Ways of tracking A (SPEC section 4; docs/math.md 4.7-4.9 for the ways that keep M):
+/* Ways of tracking A (docs/math.md section 4; docs/math.md 4.7-4.9 for the ways that keep M):
  * X(ID, name, update, apply, holds)
  *   ID      the enum constant VLA_TRACK_<ID>   name  its one spelling
  *   update  recur.h's rank-1 change of M = A^-1: update_<update> (comp and sr are sm's update

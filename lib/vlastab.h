@@ -1,6 +1,7 @@
 /* vlastab.h: the public face of libvlastab, the numerical-stability harness for Variational
  * Linear Attention. Everything a program needs to run a model in a precision on a stream and
- * measure it. The math is ../shared/SPEC.md; section numbers below refer to it. */
+ * measure it. The math is docs/math.md (installed in share/doc/vlastab); the section numbers
+ * below refer to it. */
 #ifndef VLASTAB_H
 #define VLASTAB_H
 
@@ -107,7 +108,7 @@ const char *vla_names(vla_list which);
 #define VLA_D_MAX 256
 
 /* Every constant of section 2, with a switch for the nudge, the guard and the clamp.
- * vla_config_default fills in the SPEC defaults for a model. */
+ * vla_config_default fills in the defaults (docs/math.md section 2) for a model. */
 typedef struct {
     vla_model_kind model;
     vla_track track;

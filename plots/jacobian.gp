@@ -1,10 +1,10 @@
-# jacobian.gp: the write Jacobian J_t = I - k' alpha^T (SPEC section 7, claim 2) from bin/vla-jacobian
-# tables of 8 heads each: (a)-(e) ||J_t||_2 over each checkpoint window (the largest over the heads,
-# and the heads' mean 99th percentile and median) beside the lines 1 and the golden ratio; (f) the
-# finite-time largest Lyapunov exponent of J_1 ... J_t, the heads' mean and range: each head has its
-# own inputs and its own start vector, and at short horizons the exponent depends on both.
-# Usage: gnuplot -e "dir='data'; out='figures/jacobian'" plots/jacobian.gp
-#   reads DIR/jacobian-MODEL-STREAM-PREC.dat; writes OUT.pdf/png and OUT-1col.pdf/png
+# jacobian.gp: the write Jacobian J_t = I - k' alpha^T (docs/math.md section 7, claim 2) from
+# bin/vla-jacobian tables of 8 heads each: (a)-(e) ||J_t||_2 over each checkpoint window (the
+# largest over the heads, and the heads' mean 99th percentile and median) beside the lines 1 and the
+# golden ratio; (f) the finite-time largest Lyapunov exponent of J_1 ... J_t, the heads' mean and
+# range: each head has its own inputs and its own start vector, and at short horizons the exponent
+# depends on both. Usage: gnuplot -e "dir='data'; out='figures/jacobian'" plots/jacobian.gp reads
+# DIR/jacobian-MODEL-STREAM-PREC.dat; writes OUT.pdf/png and OUT-1col.pdf/png
 if (!exists("out")) out = 'figures/jacobian'
 load system("dirname '" . ARG0 . "'") . '/style.gp'
 

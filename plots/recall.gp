@@ -1,10 +1,10 @@
-# recall.gp: associative recall (SPEC section 7, claim 4) from bin/vla-recall tables: accuracy (the
-# nearest stored value by cosine is the right one) against the number of pairs n, (a) with each
-# model's own feature map and (b) with the identity in place of phi; and against the run's length
-# 2n + G after G distractor pairs, (c) own features, (d) identity. Diamonds: the source's claims.
-# Usage: gnuplot -e "dir='data'; out='figures/recall'" plots/recall.gp
-#   reads DIR/recall-capacity.dat (rows over n, gap 0) and DIR/recall-retention.dat (rows over the
-#   gap, one n); columns n gap acc read_err read_cos model features; writes OUT.pdf/png, OUT-1col.*
+# recall.gp: associative recall (docs/math.md section 7, claim 4) from bin/vla-recall tables:
+# accuracy (the nearest stored value by cosine is the right one) against the number of pairs n, (a)
+# with each model's own feature map and (b) with the identity in place of phi; and against the run's
+# length 2n + G after G distractor pairs, (c) own features, (d) identity. Diamonds: the source's
+# claims. Usage: gnuplot -e "dir='data'; out='figures/recall'" plots/recall.gp reads
+# DIR/recall-capacity.dat (rows over n, gap 0) and DIR/recall-retention.dat (rows over the gap, one
+# n); columns n gap acc read_err read_cos model features; writes OUT.pdf/png, OUT-1col.*
 if (!exists("out")) out = 'figures/recall'
 load system("dirname '" . ARG0 . "'") . '/style.gp'
 

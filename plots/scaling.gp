@@ -1,11 +1,11 @@
-# scaling.gp: what a step costs on one CPU core (SPEC section 10, claim 5), from a bin/vla-scaling
-# table: (a) ns per step against d for each model beside causal softmax attention's ns per token,
-# (b) ns per token against T at one d, with the crossover where softmax's total time passes the
-# model's marked, (c) the crossover against d, beside claim 5's 43,000 tokens.
-# Usage: gnuplot -e "dir='data'; out='figures/scaling'" plots/scaling.gp
-#   reads DIR/scaling.dat (columns model prec track d T ns_per_step steps_per_s ns_total measured
-#   cpu_ns_per_step; the models' blocks, softmax's, then the crossovers); optional: prec (default
-#   f32), dref (the d of panel b, default 32); writes OUT.pdf/png and OUT-1col.pdf/png
+# scaling.gp: what a step costs on one CPU core (docs/math.md section 10, claim 5), from a
+# bin/vla-scaling table: (a) ns per step against d for each model beside causal softmax attention's
+# ns per token, (b) ns per token against T at one d, with the crossover where softmax's total time
+# passes the model's marked, (c) the crossover against d, beside claim 5's 43,000 tokens. Usage:
+# gnuplot -e "dir='data'; out='figures/scaling'" plots/scaling.gp reads DIR/scaling.dat (columns
+# model prec track d T ns_per_step steps_per_s ns_total measured cpu_ns_per_step; the models'
+# blocks, softmax's, then the crossovers); optional: prec (default f32), dref (the d of panel b,
+# default 32); writes OUT.pdf/png and OUT-1col.pdf/png
 if (!exists("out")) out = 'figures/scaling'
 load system("dirname '" . ARG0 . "'") . '/style.gp'
 if (!exists("prec")) prec = 'f32'

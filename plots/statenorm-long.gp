@@ -1,13 +1,12 @@
-# statenorm-long.gp: vla3 over 10^7 tokens (SPEC section 10, claims 1 and 6) in five precisions, from
-# bin/vla-statenorm tables of 8 heads each beside a binary64 run of the same inputs (--ref f64):
-# (a) ||S_t||_F, (b) ||A_t||_F, (c) the relative error of S_t and (d) of the read-out o_t against
-# binary64. Lines: the mean over the heads still finite; bands: their range (in (a) and (b), where
-# the precisions' ranges overlap, binary64's only); crosses: where a head
-# turns NaN (at its last finite value); binary64 (black, dashed) is the same recurrence with the
-# least rounding.
-# Usage: gnuplot -e "dir='data'; out='figures/statenorm-long'" plots/statenorm-long.gp
-#   reads DIR/statenorm-long-vla3-PREC.dat for PREC in f64 f32 f16-f32 f16 bf16; writes OUT.pdf/png
-#   and OUT-1col.pdf/png
+# statenorm-long.gp: vla3 over 10^7 tokens (docs/math.md section 10, claims 1 and 6) in five
+# precisions, from bin/vla-statenorm tables of 8 heads each beside a binary64 run of the same inputs
+# (--ref f64): (a) ||S_t||_F, (b) ||A_t||_F, (c) the relative error of S_t and (d) of the read-out
+# o_t against binary64. Lines: the mean over the heads still finite; bands: their range (in (a) and
+# (b), where the precisions' ranges overlap, binary64's only); crosses: where a head turns NaN (at
+# its last finite value); binary64 (black, dashed) is the same recurrence with the least rounding.
+# Usage: gnuplot -e "dir='data'; out='figures/statenorm-long'" plots/statenorm-long.gp reads
+# DIR/statenorm-long-vla3-PREC.dat for PREC in f64 f32 f16-f32 f16 bf16; writes OUT.pdf/png and
+# OUT-1col.pdf/png
 if (!exists("out")) out = 'figures/statenorm-long'
 load system("dirname '" . ARG0 . "'") . '/style.gp'
 

@@ -1,11 +1,11 @@
-# statenorm.gp: ||S_t||_F against t for la, delta, rls, vla1 and vla3 (SPEC section 10, claims 1
-# and 3): (a) the synthetic lmlike stream to its longest horizon, (b) the real trace of the source
-# notebook's layer (T = 1000) with the notebook's own PyTorch curves on ours. Lines: the mean over
-# the heads; bands: their range; dots: the end of each mean. The panels' titles (stream, heads) and
-# the trace's horizon come from the tables' headers.
-# Usage: gnuplot -e "dir='data'; out='figures/statenorm'; shared='../shared'" plots/statenorm.gp
-#   reads DIR/statenorm-{lmlike,trace}-MODEL.dat (bin/vla-statenorm) and, when there,
-#   SHARED/data/lmtrace-seed7/exp2_notebook_traj.tsv; writes OUT.pdf/png and OUT-1col.pdf/png
+# statenorm.gp: ||S_t||_F against t for la, delta, rls, vla1 and vla3 (docs/math.md section 10,
+# claims 1 and 3): (a) the synthetic lmlike stream to its longest horizon, (b) the real trace of the
+# source notebook's layer (T = 1000) with the notebook's own PyTorch curves on ours. Lines: the mean
+# over the heads; bands: their range; dots: the end of each mean. The panels' titles (stream, heads)
+# and the trace's horizon come from the tables' headers. Usage: gnuplot -e "dir='data';
+# out='figures/statenorm'; shared='../shared'" plots/statenorm.gp reads
+# DIR/statenorm-{lmlike,trace}-MODEL.dat (bin/vla-statenorm) and, when there,
+# SHARED/data/lmtrace-seed7/exp2_notebook_traj.tsv; writes OUT.pdf/png and OUT-1col.pdf/png
 if (!exists("out")) out = 'figures/statenorm'
 load system("dirname '" . ARG0 . "'") . '/style.gp'
 

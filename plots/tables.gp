@@ -1,7 +1,7 @@
 # tables.gp: readers of vla-* tables for the plot scripts (loaded by style.gp, and alone by the
 # scripts with a style of their own), so that a figure takes its titles, ranges and labels from
 # the table it draws: a header line's value, a constant of the '# config:' line, the horizon.
-# the tables: SPEC section 9 ('#' headers, whitespace columns, blocks one per run)
+# the tables: docs/math.md section 9 ('#' headers, whitespace columns, blocks one per run)
 have(f) = system("[ -r '" . f . "' ] && echo 1 || echo 0") + 0
 # over the runs (blocks) at each t, column c: "t mean min max" of its finite values
 band(f, c) = sprintf("< awk '!/^#/ && NF && $%d !~ /nan|inf/ { v = $%d + 0; t = $1 + 0; s[t] += v; n[t]++; if (!(t in lo) || v < lo[t]) lo[t] = v; if (!(t in hi) || v > hi[t]) hi[t] = v } END { for (t in s) print t, s[t] / n[t], lo[t], hi[t] }' '%s' | sort -g", c, c, f)

@@ -1,5 +1,5 @@
-/* lapack.c: the LAPACKE references of SPEC section 6: the explicit M_t = A_t^-1 accumulated in
- * double-double, its inverse (dpotrf + dpotri), eigenvalues (dsyevr), singular values (dgesvd)
+/* lapack.c: the LAPACKE references of docs/math.md section 6: the explicit M_t = A_t^-1 accumulated
+ * in double-double, its inverse (dpotrf + dpotri), eigenvalues (dsyevr), singular values (dgesvd)
  * and the rls closed form (dposv). The yardsticks the recurrences are measured against. */
 #include "vlaref.h"
 

@@ -1,4 +1,4 @@
-/* vlaref.h: the references of SPEC section 6. MPFR models (exact at P bits, or emulating a
+/* vlaref.h: the references of docs/math.md section 6. MPFR models (exact at P bits, or emulating a
  * policy's formats bit for bit) behind the same vla_model interface as lib/, and LAPACKE
  * computations (exact inverses, eigenvalues, singular values, the rls closed form).
  * Used by tests and experiments, never by lib/. */
@@ -89,7 +89,8 @@ int vref_drift_measure(vla_engine *m, vla_engine *ref, int run, vref_drift *acc,
  * (its d, flags and counts in range); VLA_EFORMAT when not */
 int vref_drift_check(const vref_drift *a, const vla_config *cfg, long t);
 
-/* ---- the Jacobian measures (reference/jacobian.c; bin/vla-jacobian's table, docs/math.md 7.5) ---- */
+/* ---- the Jacobian measures (reference/jacobian.c; bin/vla-jacobian's table, docs/math.md 7.5)
+ * ---- */
 #define VREF_JAC_COLUMNS                                                                           \
     "t jac_max jac_p50 jac_p99 jac_radius jac_svd jac_svd_err lyap jac_min_c jac_unit_err jac_one"
 #define VREF_JAC_NCOL 11

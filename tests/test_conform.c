@@ -1,7 +1,7 @@
-/* test_conform.c: lib/ in strict mode against the MPFR format emulation, bit for bit (SPEC section
- * 6, issue 3 item 1). Both run the same recur.h text, so one differing bit is an arithmetic error
- * in lib/ (a missed rounding, a contraction, excess precision), not a transcription error. The
- * first difference is printed with its step, quantity, element and both values in hex. */
+/* test_conform.c: lib/ in strict mode against the MPFR format emulation, bit for bit (docs/math.md
+ * section 6, issue 3 item 1). Both run the same recur.h text, so one differing bit is an arithmetic
+ * error in lib/ (a missed rounding, a contraction, excess precision), not a transcription error.
+ * The first difference is printed with its step, quantity, element and both values in hex. */
 #include "check.h"
 #include "vlaref.h"
 #include "vlastab.h"

@@ -70,9 +70,9 @@ static jac_stats jac_walk(const vla_config *cfg, const char *spec, long steps, v
     return w.st;
 }
 
-/* vla3's k' and alpha are unit and alpha = unit(A k') with A positive definite, so
- * c = alpha.k' > 0 and 1 <= ||J|| < golden ratio (SPEC section 7); dgesvd is backward stable,
- * its largest singular value within a small multiple of u d of the closed form. */
+/* vla3's k' and alpha are unit and alpha = unit(A k') with A positive definite, so c = alpha.k' > 0
+ * and 1 <= ||J|| < golden ratio (docs/math.md section 7); dgesvd is backward stable, its largest
+ * singular value within a small multiple of u d of the closed form. */
 TEST(jacobian_vla3_f64_in_one_to_golden_and_matches_dgesvd)
 {
     static vref_jac acc;
@@ -248,7 +248,8 @@ TEST(recall_vla3_la_feature_maps)
 }
 
 /* vla_recall_run scores a read against the value the pair wrote: the stream must give that very value
- * on the read step (SPEC section 8), and G distractors must push every model toward chance. */
+ * on the read step (docs/math.md section 8), and G distractors must push every model toward
+ * chance. */
 TEST(recall_stream_contract_and_gap)
 {
     vla_stream *s;

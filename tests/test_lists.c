@@ -116,9 +116,9 @@ TEST(lists_uprime_is_the_recurrences)
     CHECK(vla_uprime(&c, k, u, up) == VLA_EINVAL); /* no A, no u' */
 }
 
-/* The count of la's step in closed form from SPEC section 2 (each dot product of length n is n
- * products and n - 1 sums): S += v phi(k)^T (2 dv d), n += phi(k) (d), o = S phi(q) (dv (2d - 1))
- * / (n . phi(q)) (2d - 1, then dv divisions). The ways of tracking A order as their operation
+/* The count of la's step in closed form from docs/math.md section 2 (each dot product of length n
+ * is n products and n - 1 sums): S += v phi(k)^T (2 dv d), n += phi(k) (d), o = S phi(q) (dv (2d -
+ * 1)) / (n . phi(q)) (2d - 1, then dv divisions). The ways of tracking A order as their operation
  * counts do: sm-sym does half of sm's rank-1 update, joseph twice its products. */
 TEST(lists_flops_counted_from_the_recurrence)
 {

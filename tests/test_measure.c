@@ -1,4 +1,4 @@
-/* test_measure.c: the measures of SPEC section 7 against independent computations (power
+/* test_measure.c: the measures of docs/math.md section 7 against independent computations (power
  * iteration, explicit matrix products, a 2 x 2 SVD in long double) and the .dat writer of
  * section 9 by writing tables and reading them back. */
 #include "check.h"
@@ -247,7 +247,8 @@ TEST(jac_norm_general_edges)
     CHECK(isnan(vla_jac_norm(z, b, 8))); /* 0 times Inf */
 }
 
-/* SPEC 7: alpha = unit(A k) with A SPD of condition kappa gives c >= 2 sqrt(kappa) / (1 + kappa),
+/* docs/math.md section 7: alpha = unit(A k) with A SPD of condition kappa gives c >= 2 sqrt(kappa)
+ * / (1 + kappa),
  * with equality for k along sqrt(kappa) q_1 + q_d, hence ||J||_2 < golden ratio. */
 TEST(jac_norm_kantorovich)
 {

@@ -1,6 +1,7 @@
 /* test_stream.c: the counter-based generator (known answers, purity, distributions), the input
- * streams of SPEC section 8 (their statistics and layouts, bad specs, real and broken traces) and
- * the .npy reader and writer (round trips, float16/32, every kind of malformed file). */
+ * streams of docs/math.md section 8 (their statistics and layouts, bad specs, real and broken
+ * traces) and the .npy reader and writer (round trips, float16/32, every kind of malformed
+ * file). */
 #include "check.h"
 #include "model_impl.h"
 #include "vlastab.h"

@@ -174,7 +174,8 @@ static const double u32 = 0x1p-24, u16 = 0x1p-11;
 
 /* vla3 in f64 against the original's float64 run. Our f64 rounding alone would be ~t d u64 =
  * 4e-12; what separates us is the README's 5e-9 effect: the original normalized u in float32
- * and did not renormalize the float64 cast (|1 - ||u||| up to 1.4e-7 in u.npy), while SPEC's vla3
+ * and did not renormalize the float64 cast (|1 - ||u||| up to 1.4e-7 in u.npy), while
+ * docs/math.md's vla3
  * (and lib/) computes unit(u) in f64. An f64 recurrence that skips that renormalization matches
  * the file to 1.1e-15, so nothing else differs. Bound: the README's "about 1e-8". */
 TEST(trace_vla3_f64_reproduces_original)
@@ -215,9 +216,9 @@ TEST(trace_vla3_f32_matches_pytorch_f32)
     against_traj(&ours, path, bound, "vla3 f32 vs vla_traj_f32");
 }
 
-/* PyTorch CPU's half: float16 storage, float32 sums, which is SPEC's f16-f32 policy up to where
- * each value is rounded to 16 bits (the README calls it informative, not an exact target). The
- * bound is the f32 one scaled to binary16, 2 d u16 = 3.1e-2; we measure 3e-3. */
+/* PyTorch CPU's half: float16 storage, float32 sums, which is docs/math.md's f16-f32 policy up to
+ * where each value is rounded to 16 bits (the README calls it informative, not an exact target).
+ * The bound is the f32 one scaled to binary16, 2 d u16 = 3.1e-2; we measure 3e-3. */
 TEST(trace_vla3_f16f32_near_pytorch_half)
 {
     const char *dir = trace_dir();
@@ -234,15 +235,15 @@ TEST(trace_vla3_f16f32_near_pytorch_half)
     against_traj(&ours, path, bound, "vla3 f16-f32 vs vla_traj_f16");
 }
 
-/* The notebook's curves (model t S_norm_mean A_norm_mean, float32) are the mean over the 4 heads
- * of ||S_t||_F and ||A_t||_F (not the rms over heads, which is off by 5.6e-3 for linear, nor the
- * norm of all heads together), from SPEC's la (S = sum v phi(k)^T, no decay), delta in its gated
+/* The notebook's curves (model t S_norm_mean A_norm_mean, float32) are the mean over the 4 heads of
+ * ||S_t||_F and ||A_t||_F (not the rms over heads, which is off by 5.6e-3 for linear, nor the norm
+ * of all heads together), from docs/math.md's la (S = sum v phi(k)^T, no decay), delta in its gated
  * form with beta = 1 (S = diag(g) S + (v - S_{t-1} k') k'^T: the error from the ungated state; an
  * error from the gated state is off by 36%, beta = 0.5 by 51%) and vla3. These curves hold no
- * read-out, so whether the notebook's la normalizes o is not visible here. We run in f32, as
- * the notebook did; each entry of la's S is a sum of t terms, whose rounding grows like
- * sqrt(t) u32 <= 1.9e-6 at t = 1000, within the 2 d u32 = 3.8e-6 of the f32 test above
- * (measured: 1.8e-7 at worst). */
+ * read-out, so whether the notebook's la normalizes o is not visible here. We run in f32, as the
+ * notebook did; each entry of la's S is a sum of t terms, whose rounding grows like sqrt(t) u32 <=
+ * 1.9e-6 at t = 1000, within the 2 d u32 = 3.8e-6 of the f32 test above (measured: 1.8e-7 at
+ * worst). */
 TEST(trace_notebook_curves_la_delta_vla3)
 {
     const char *dir = trace_dir();
@@ -303,7 +304,8 @@ TEST(trace_notebook_curves_la_delta_vla3)
         CHECK_MSG(w[1].err <= bound, "%s vs notebook %s: A_norm rel. error %.3g at t %ld > %.3g",
                   vla_model_name(models[mi].mk), models[mi].nb, w[1].err, w[1].t, bound);
     }
-    /* SPEC claim 3 on this trace (seed 7; the notebook's seed-42 run printed 1633.9 and 14.52) */
+    /* the claims of docs/math.md section 10 (claim 3) on this trace (seed 7; the notebook's
+     * seed-42 run printed 1633.9 and 14.52) */
     printf("    claim 3 at T = 1000 on the real trace: la %.1f, delta %.3f, vla3 %.2f (la/vla3 %.1fx)\n",
            final_s[0], final_s[1], final_s[2], final_s[0] / final_s[2]);
 }

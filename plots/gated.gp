@@ -1,0 +1,83 @@
+# gated.gp: the gated family (gdn, kda, gla, mamba2, rwkv7; docs/gated.md) on the synthetic lmlike
+# stream with the stream's gates: (a) ||S_t||_F in binary32, (b) the relative error of S_t in bf16
+# (solid) and f16 (dashed) against binary64 of the same rounded inputs, (c) gdn's forms in
+# binary32 and the kernels' 16-bit policies against the exact sequential recurrence, the error of
+# the read-out at the checkpoints (chunk:64 solid, sequential dashed, scan dotted). Lines: the mean over the heads;
+# bands: their range (a, b). Titles come from the tables' headers.
+# Usage: gnuplot -e "dir='data'; out='figures/gated'" plots/gated.gp
+#   reads DIR/gated-MODEL-PREC.dat (bin/vla-statenorm) and DIR/gated-forms-gdn.dat (bin/vla-forms
+#   --what sweep: t C prec s_relerr a_relerr o_relerr); writes OUT.pdf/png and OUT-1col.pdf/png
+if (!exists("out")) out = 'figures/gated'
+load system("dirname '" . ARG0 . "'") . '/style.gp'
+
+GATED = "gdn kda gla mamba2 rwkv7"
+gated_color(m) = m eq 'gdn' ? '#0072B2' : m eq 'kda' ? '#D55E00' : m eq 'gla' ? '#009E73' : \
+                 m eq 'mamba2' ? '#E69F00' : m eq 'rwkv7' ? '#CC79A7' : '#000000'
+tab(m, p) = dir . '/gated-' . m . '-' . p . '.dat'
+fgdn = dir . '/gated-forms-gdn.dat'
+do for [m in GATED] {
+    do for [p in "f32 bf16 f16"] {
+        if (!have(tab(m, p))) {
+            print sprintf('gated.gp: missing %s (make figures writes it)', tab(m, p))
+            exit status 1
+        }
+    }
+}
+if (!have(fgdn)) {
+    print sprintf('gated.gp: missing %s (make figures writes it)', fgdn)
+    exit status 1
+}
+T = tmax(tab('gdn', 'f32'))
+KPRECS = "f32 f16-kern bf16-kern"
+kcol(p) = p eq 'f32' ? '#000000' : p eq 'f16-kern' ? '#56B4E9' : '#999999'
+
+do for [cols in SIZES] {
+    c = cols + 0
+    eval begin(c, c == 2 ? 2.7 : 7.2)
+    if (c == 2) {
+        G_rows = 1; G_cols = 3; G_left = 0.06; G_right = 0.99; G_bottom = 0.15; G_top = 0.78
+        G_hsp = 0.065
+    } else {
+        G_rows = 3; G_cols = 1; G_left = 0.17; G_right = 0.96; G_bottom = 0.06; G_top = 0.93
+        G_vsp = 0.115
+    }
+    eval keyarea(c == 2 ? 8 : 4)
+    plot for [m in GATED] NaN w l lw 2 lc rgb gated_color(m) t m, \
+         NaN w l lw 1.5 dt 1 lc rgb '#444444' t 'bf16', \
+         NaN w l lw 1.5 dt 2 lc rgb '#444444' t 'f16'
+    eval keydone
+    set logscale xy
+    set format x '10^{%T}'
+    set format y '10^{%T}'
+    set xlabel '{/:Italic t} (tokens)'
+
+    eval panel(1)
+    set title sprintf('(a) ‖{/:Italic S_t}‖_F in binary32, %s, {/:Italic d} = %s', \
+                      header(tab('gdn', 'f32'), 'stream'), config(tab('gdn', 'f32'), 'd'))
+    set ylabel '‖{/:Italic S_t}‖_F'
+    set xrange [1 : T * 1.5]
+    set autoscale y
+    plot for [m in GATED] band(tab(m, 'f32'), 2) u 1:3:4 w filledcurves fs transparent solid 0.2 noborder lc rgb gated_color(m), \
+         for [m in GATED] band(tab(m, 'f32'), 2) u 1:2 w l lw 2 lc rgb gated_color(m)
+
+    eval panel(2)
+    set title '(b) error of {/:Italic S_t} against binary64'
+    set ylabel '‖{/:Italic S} - {/:Italic S}_{ref}‖ / ‖{/:Italic S}_{ref}‖'
+    set yrange [1e-5 : 1]
+    plot for [m in GATED] band(tab(m, 'bf16'), 6) u 1:2 w l lw 2 lc rgb gated_color(m), \
+         for [m in GATED] band(tab(m, 'f16'), 6) u 1:2 w l lw 1.5 dt 2 lc rgb gated_color(m), \
+         2**-8 w l dt 3 lc rgb REF, 2**-11 w l dt 3 lc rgb REF
+    set autoscale y
+
+    eval panel(3)
+    set title "(c) gdn's forms: error of {/:Italic o}"
+    set ylabel '‖{/:Italic o} - {/:Italic o}_{ref}‖ / ‖{/:Italic o}_{ref}‖'
+    set yrange [1e-8 : 10]
+    set key inside top left vertical Left reverse font ',6' samplen 2 spacing 0.9 opaque box
+    plot for [p in KPRECS] fgdn u ($2 == 64 && strcol(3) eq p ? $1 : 1/0):6 w l lw 2 lc rgb kcol(p) t p.' chunk:64', \
+         for [p in KPRECS] fgdn u ($2 == 0 && strcol(3) eq p ? $1 : 1/0):6 w l lw 1.5 dt 2 lc rgb kcol(p) t p.' seq', \
+         for [p in KPRECS] fgdn u ($2 == -1 && strcol(3) eq p ? $1 : 1/0):6 w l lw 1.5 dt 3 lc rgb kcol(p) t p.' scan'
+    set autoscale y
+    unset key
+    eval finish(c)
+}
