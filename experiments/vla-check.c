@@ -388,11 +388,27 @@ static void judge(row_t *w, double threshold)
                      "exactly (track solve), and %s's iterations stop short of it: the error is "
                      "the iteration's as much as the rounding's (vla-drift's x_err measures it)",
                   threshold, r->worst[QS], r->worst[QO], w->way);
-    else if (w->fail && !r->ozero && !r->nonfinite)
-        add_cause(w, "the error passed %g (S %.3g, o %.3g at worst): rounding in %s (u = %g) "
-                     "accumulated over the steps",
-                  threshold, r->worst[QS], r->worst[QO], vla_fmt_name(st),
+    else if (w->fail && !r->ozero && !r->nonfinite && !(r->worst[QS] < threshold) &&
+             r->first[QS][0] && r->first[QS][1] > r->first[QS][0])
+        add_cause(w, "the state's error grew from 1e-3 at t = %ld to 1e-1 at t = %ld (S %.3g, o "
+                     "%.3g at worst): rounding in %s (u = %g) accumulating over the steps",
+                  r->first[QS][0], r->first[QS][1], r->worst[QS], r->worst[QO], vla_fmt_name(st),
                   vla_fmt_unit_roundoff(st));
+    else if (w->fail && !r->ozero && !r->nonfinite && !(r->worst[QS] < threshold) &&
+             r->first[QS][1])
+        add_cause(w, "the state's error passed 1e-3 and 1e-1 at once, at t = %ld (S %.3g, o %.3g "
+                     "at worst; u = %g in %s): a step's own error, not an accumulation",
+                  r->first[QS][1], r->worst[QS], r->worst[QO], vla_fmt_unit_roundoff(st),
+                  vla_fmt_name(st));
+    else if (w->fail && !r->ozero && !r->nonfinite && !(r->worst[QS] < threshold))
+        add_cause(w, "the state's error reached %.3g at worst, past the threshold %g (o %.3g; u = "
+                     "%g in %s)", r->worst[QS], threshold, r->worst[QO],
+                  vla_fmt_unit_roundoff(st), vla_fmt_name(st));
+    else if (w->fail && !r->ozero && !r->nonfinite)
+        add_cause(w, "the read-out's error reached %.3g at worst, past the threshold %g, while the "
+                     "state's stayed below %.3g: with S that accurate, o = S x has a large relative "
+                     "error only where it is small against ||S|| ||x|| (a read-out near 0)",
+                  r->worst[QO], threshold, r->worst[QS]);
     /* vla3's A_t is about (lambda0 + t / d^2)^-1 I: its diagonal stalls near 1/u - lambda0 d^2 */
     double onset = 1 / vla_fmt_unit_roundoff(st) - cfg->lambda0 * cfg->d * cfg->d;
     char pred[120] = "";
