@@ -258,6 +258,140 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
     FRAME_END;
 }
 
+/* sum_j X_rj Y_cj exp(G_rj - G_cj), j ascending from the first term: a score between tokens r and c
+ * (c <= r) of a chunk with decays per key channel, each exponent a direct difference of the
+ * cumulative log-decays (<= 0: the secondary chunk's anchored exponents are issue 35's knob) */
+VLA_FN void FN(dot_decay)(CXP, NREF r_, const NUM *X, long xo, const NUM *Y, long yo, const NUM *G,
+                          long gr, long gc, int n)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    SCALAR(e);
+    for (int j = 0; j < n; j++) {
+        TEMP(t);
+        TEMP(e);
+        SUB(e, E(G, gr + j), E(G, gc + j));
+        EXP(e, e);
+        MUL(t, E(X, xo + j), E(Y, yo + j));
+        MUL(t, t, e);
+        if (j == 0)
+            COPY(R(r_), t);
+        else
+            ADD(R(r_), R(r_), t);
+    }
+    FRAME_END;
+}
+
+/* The chunk of the models with a decay per key channel (fla's chunk_kda, chunk_gla): kda (wy),
+ * S_t = S_{t-1} D_t (I - beta_t k k^T) + beta_t v k^T, and gla, S_t = S_{t-1} D_t + v k^T, with
+ * D_t = Diag(exp(g_t)). Gamma_r = sum_{t <= r} g_t per channel (running sums in the compute
+ * format); a score between tokens r >= c takes exp(Gamma_r - Gamma_c) in each channel (dot_decay);
+ * kda: L_rc = beta_r (k_r, k_c) (c < r), T = (I + L)^-1, W = T (beta k o exp(Gamma)),
+ * U = T (beta v), E = U - W S_0^T; gla: E = V. Then o_r = scale ((q_r o exp(Gamma_r)) S_0^T +
+ * sum_{c <= r} P_rc e_c), P_rc = (q_r, k_c), and S_C = S_0 D(Gamma_C) + sum_c e_c (k_c o
+ * exp(Gamma_C - Gamma_c))^T. The products' operands q o exp(Gamma), k o exp(Gamma_C - Gamma) are
+ * rounded to io as fla's kernels round them (.to(k.dtype)). In: cy (k'_t rows, io), the buffer (q'
+ * in pq, lg, beta, v); out: S, o, the read-outs co. */
+VLA_FN void FN(chunk_ch)(CXP, ST *s, int wy)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
+    NUM *X = s->cx, *B = s->cy, *U = s->ce, *M = s->cm, *cb = s->cb, *G = s->cgd, *K = s->cu;
+    VLA_PFOR(j, 0, d) { /* Gamma, each channel's running sum (fla's chunk_local_cumsum) */
+        COPY(E(G, j), E(cb, CB_AT(0, lg) + j));
+        for (int r = 1; r < C; r++)
+            ADD(E(G, (long)r * d + j), E(G, (long)(r - 1) * d + j), E(cb, CB_AT(r, lg) + j));
+    }
+    VLA_PFOR(i, 0, C * dv) { /* (beta) v, rounded to io */
+        long r = i / dv;
+        if (wy)
+            MUL(E(U, i), E(cb, CB_AT(r, beta_decay)), E(cb, CB_AT(r, v) + i % dv));
+        else
+            COPY(E(U, i), E(cb, CB_AT(r, v) + i % dv));
+        STORE_I(E(U, i));
+    }
+    if (wy) {
+        VLA_PFOR(i, 0, C * C) { /* L below the diagonal of M */
+            long r = i / C, c = i % C;
+            if (c < r) {
+                FN(dot_decay)(CX, P(E(M, i)), B, r * d, B, c * d, G, r * d, c * d, d);
+                MUL(E(M, i), E(cb, CB_AT(r, beta_decay)), E(M, i));
+            }
+        }
+        FN(chunk_ut)(CX, M, C);
+        VLA_PFOR(i, 0, C * d) { /* W's operand beta_r k_r o exp(Gamma_r), rounded once */
+            TEMP(t);
+            EXP(t, E(G, i));
+            MUL(E(X, i), E(cb, CB_AT(i / d, beta_decay)), E(B, i));
+            MUL(E(X, i), E(X, i), t);
+            STORE_I(E(X, i));
+        }
+        FN(chunk_tri)(CX, M, X, C, d);  /* W */
+        FN(chunk_tri)(CX, M, U, C, dv); /* U */
+    }
+    VLA_PFOR(i, 0, dv * d) { /* S_0 in the io format */
+        COPY(E(s->s0, i), E(s->S, i));
+        STORE_I(E(s->s0, i));
+    }
+    if (wy) /* E = U - W S_0^T, in place of U */
+        VLA_PFOR(i, 0, C * dv) {
+            FN(dot_at)(CX, P(acc), s->s0, (long)(i % dv) * d, X, (long)(i / dv) * d, d);
+            SUB(E(U, i), E(U, i), acc);
+            STORE_I(E(U, i));
+        }
+    VLA_PFOR(i, 0, C * C) { /* P on and below the diagonal (L and T are spent) */
+        long r = i / C, c = i % C;
+        if (c <= r) {
+            FN(dot_decay)(CX, P(E(M, i)), cb, r * rl + oq, B, c * d, G, r * d, c * d, d);
+            STORE_I(E(M, i));
+        }
+    }
+    VLA_PFOR(i, 0, C * d) { /* q_r o exp(Gamma_r), rounded to io (W is spent) */
+        TEMP(t);
+        EXP(t, E(G, i));
+        MUL(E(X, i), E(cb, (i / d) * rl + oq + i % d), t);
+        STORE_I(E(X, i));
+    }
+    VLA_PFOR(i, 0, C * dv) { /* the read-outs: the inter-chunk and the intra-chunk sums */
+        long r = i / dv, a = i % dv;
+        FN(dot_at)(CX, P(E(s->co, i)), s->s0, a * d, X, r * d, d);
+        MUL(acc, E(M, r * C), E(U, a));
+        for (int c = 1; c <= r; c++) {
+            TEMP(t);
+            MUL(t, E(M, r * C + c), E(U, (long)c * dv + a));
+            ADD(acc, acc, t);
+        }
+        ADD(E(s->co, i), E(s->co, i), acc);
+        MUL(E(s->co, i), E(s->co, i), E(s->c, C_SCALE));
+    }
+    VLA_PFOR(i, 0, C * d) { /* k_c o exp(Gamma_C - Gamma_c), rounded to io */
+        TEMP(t);
+        SUB(t, E(G, (long)(C - 1) * d + i % d), E(G, i));
+        EXP(t, t);
+        MUL(E(K, i), E(B, i), t);
+        STORE_I(E(K, i));
+    }
+    VLA_PFOR(i, 0, dv * d) { /* S_C = S_0 D(Gamma_C) + E^T K */
+        long a = i / d, c = i % d;
+        MUL(acc, E(U, a), E(K, c));
+        for (int r = 1; r < C; r++) {
+            TEMP(t);
+            MUL(t, E(U, (long)r * dv + a), E(K, (long)r * d + c));
+            ADD(acc, acc, t);
+        }
+        EXP(t, E(G, (long)(C - 1) * d + c));
+        MUL(E(s->S, i), E(s->S, i), t);
+        ADD(E(s->S, i), E(s->S, i), acc);
+        STORE(E(s->S, i));
+    }
+    VLA_PFOR(a, 0, dv)
+        COPY(E(s->o, a), E(s->co, (long)(C - 1) * dv + a));
+    FRAME_END;
+}
+
 /* row r of a chunk array of d-vectors <- x, rounded to io */
 VLA_FN void FN(chunk_row)(CXP, NUM *Y, int r, const NUM *x, int d)
 {

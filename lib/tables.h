@@ -230,6 +230,7 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(cp, nc)        /* ... the pivots of G; cg: the scores u'_j . p */                            \
     X(cr, nc)        /* ... the read-outs' denominators */                                         \
     X(cg, nc)        /* ... delta's cumulative log-decays gamma */                                 \
+    X(cgd, nc * ng)  /* ... the cumulative log-decays per key channel (kda, gla) */              \
     X(s0, nc ? dv * d : 0)   /* ... S_0 rounded to the io format, the products' operand */         \
     X(m0, nm * d)            /* ... cg: M_0 rounded to the io format, the products' operand */     \
     X(pio, nm)               /* ... cg: the direction p rounded to the io format */                \

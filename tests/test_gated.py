@@ -8,7 +8,7 @@ For each model, on inputs in the published layers' ranges (gated_ref.example_inp
 T = 160, d = 16):
   - seq (f64) against gated_ref's seq: every read-out and the final state;
   - scan (f64) against gated_ref's seq (an associative reordering of the same recurrence);
-  - chunk:C (f64, where vlastab has the chunk form: gdn, mamba2) against gated_ref's chunk: every
+  - chunk:C (f64, where vlastab has the chunk form: gdn, mamba2, kda, gla) against gated_ref's chunk: every
     token's read-out (the chunk's masked intra-chunk part included) and the final state.
 The bound: two binary64 evaluations of one recurrence in different orders differ by at most
 c d T u64 norm-wise in the worst case (d = 16 terms per product, T = 160 steps, u64 = 2^-53), but
@@ -86,7 +86,7 @@ for model in ("gdn", "kda", "gla", "mamba2", "rwkv7"):
         check(eo <= bound and eS <= bound,
               "%-6s %-5s f64 against gated_ref seq: o %.1e, S %.1e (bound %.1e)" % (
                   model, form, eo, eS, bound))
-    if model in ("gdn", "mamba2"):
+    if model in ("gdn", "mamba2", "kda", "gla"):
         for C in (4, 16, 32):
             o_c, S_c = ref_chunk(model, x, C)
             o, S = ours(model, x, "chunk:%d" % C)

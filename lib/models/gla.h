@@ -21,5 +21,15 @@ VLA_FN void FN(step_gla)(CXP, ST *s, int has_g)
 
 VLA_FN void FN(read_gla)(CXP, ST *s) { FN(read_gated)(CX, s); }
 
-/* no chunk form yet (vla_form_check refuses it) */
-VLA_FN void FN(chunk_gla)(CXP, ST *s) {}
+/* fla's chunk_gla: the masked scores with the decays per channel (recur_chunk.h's chunk_ch,
+ * without the UT transform), the read-out scaled at the end */
+VLA_FN void FN(chunk_gla)(CXP, ST *s)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    FN(chunk_queries)(CX, s);
+    VLA_PFOR(i, 0, C * d) /* k_t, an input: in the io format already */
+        COPY(E(s->cy, i), E(s->cb, CB_AT(i / d, pk) + i % d));
+    FN(chunk_slot)(CX, s, C - 1, 0);
+    FN(vec_gla)(CX, s);
+    FN(chunk_ch)(CX, s, 0);
+}

@@ -16,5 +16,15 @@ VLA_FN void FN(step_kda)(CXP, ST *s, int has_g)
 
 VLA_FN void FN(read_kda)(CXP, ST *s) { FN(read_gated)(CX, s); }
 
-/* no chunk form yet (vla_form_check refuses it) */
-VLA_FN void FN(chunk_kda)(CXP, ST *s) {}
+/* fla's chunk_kda: the UT transform with the decays per channel folded in (recur_chunk.h's
+ * chunk_ch), the queries L2-normalized and rounded to io, the read-out scaled at the end */
+VLA_FN void FN(chunk_kda)(CXP, ST *s)
+{
+    FN(chunk_queries)(CX, s);
+    for (int r = 0; r < s->cfg.chunk; r++) {
+        FN(chunk_slot)(CX, s, r, 0);
+        FN(vec_kda)(CX, s);
+        FN(chunk_row)(CX, s->cy, r, s->kp, s->d);
+    }
+    FN(chunk_ch)(CX, s, 1);
+}
