@@ -178,13 +178,14 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
     if (cfg->mode != VLA_STRICT)
         return fail(NULL, err, errlen, VLA_ENOTSUP,
                     "mode=fast: the kernels are strict only (use the CPU for fast mode)");
-    if (opts->target == VLA_CUDA_GPU && cfg->model == VLA_DELTA &&
-        cfg->delta_form == VLA_DELTA_DECAY && vla_form_pending(cfg, 1))
+    if (opts->target == VLA_CUDA_GPU && (vla_col_decay(cfg) || vla_col_gate(cfg->model)) &&
+        vla_form_pending(cfg, 1))
         return fail(NULL, err, errlen, VLA_ENOTSUP,
-                    "delta's decay in the chunk form takes exp of the cumulative log-decays, "
-                    "which lib/ computes with the C library's exp; the GPU's exp is another "
-                    "function, so its bits would not be the CPU's (use the cpu, the lanes or the "
-                    "emulation, or --form seq or scan)");
+                    "%s's decays in the chunk form take exp of the cumulative log-decays, which "
+                    "lib/ computes with the C library's exp; the GPU's exp is another function, "
+                    "so its bits would not be the CPU's (use the cpu, the lanes or the emulation, "
+                    "or --form seq or scan, whose decays the host prepares)",
+                    vla_model_name(cfg->model));
     int maxd = lanes ? VLA_D_MAX : vla_cuda_max_d(cfg->prec);
     if (cfg->d > maxd || cfg->dv > maxd)
         return fail(NULL, err, errlen, VLA_ERANGE,
