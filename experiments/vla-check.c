@@ -813,7 +813,8 @@ int main(int argc, char **argv)
 {
     static opts_t o = {.threshold = 0.1, .report = "vla-check", .forms = "seq,chunk:64"};
     static const vla_cli_opt own[] = {
-        {"models", "LIST", "models to check, comma-separated (default: every model of the list)"},
+        {"models", "LIST", "models to check, comma-separated, or all (default: the trace's model, "
+                           "named by its model.txt, or --model's; else every model of the list)"},
         {"precisions", "LIST", "precision policies to check (default: every policy of the list)"},
         {"tracks", "LIST", "ways of tracking A to check for the models that have A, comma-separated, "
                            "the solver ways with their K (sm,chol,cg:8,cheb:16; default: --track's); "
@@ -833,7 +834,9 @@ int main(int argc, char **argv)
         .prog = "vla-check",
         .phrase = "check your own model's inputs in every model and precision",
         .summary =
-            "vla-check STREAM runs every model (la, delta, rls, vla1, vla3, ...) in every precision\n"
+            "vla-check STREAM runs the trace's model (the one its model.txt names; --model M or\n"
+            "--models LIST say otherwise, --models all every model of the list, the default for a\n"
+            "trace without model.txt and for a synthetic stream) in every precision\n"
             "policy (the kernels' f16-kern and bf16-kern too) and every form of --forms (the\n"
             "sequential recurrence, and the chunk:C or scan form your kernel computes) over all\n"
             "heads and all steps of STREAM (trace:DIR: your model's q, k, v, ...; docs/trace.md,\n"
@@ -918,6 +921,15 @@ int main(int argc, char **argv)
     if (c.resume)
         vla_cli_die(&spec, "--resume: vla-check writes no checkpoints (an interrupted check starts "
                            "over)");
+    /* the models: --models', else the trace's (model.txt) or --model's, else every one */
+    if (o.models && c.model_opt)
+        vla_cli_die(&spec, "--model and --models: give one of them (--model M means --models M)");
+    const char *how = !o.models ? "the default" : strcmp(o.models, "all") ? "--models"
+                                                                           : "--models all";
+    if (o.models && !strcmp(o.models, "all"))
+        o.models = NULL;
+    else if (!o.models && (c.model_txt || c.model_opt))
+        o.models = vla_model_name(c.cfg.model), how = NULL;
     check_list(&spec, "models", o.models, VLA_LIST_MODEL);
     check_list(&spec, "precisions", o.precs, VLA_LIST_PREC);
     check_list(&spec, "require", o.require, VLA_LIST_PREC);
@@ -1107,6 +1119,8 @@ int main(int argc, char **argv)
     /* the table */
     char files[600];
     vla_cli_stream_files(&c, files, sizeof files);
+    vla_dat_meta(out, how ? "models" : "model", "%s%s", o.models ? o.models : "every model",
+                 vla_cli_model_src(&c, how, 1));
     vla_dat_meta(out, "stream", "%s", c.stream);
     vla_dat_meta(out, "files", "%s", files);
     vla_dat_meta(out, "steps", "%ld", c.steps);

@@ -435,9 +435,9 @@ int main(int argc, char **argv)
     g_spec = &spec;
     vla_cli c;
     vla_cli_parse(&c, &spec, argc, argv);
-    if (!o.set_m) /* every model of the library's list, in its order */
-        for (o.nm = 0; o.nm < VLA_NMODEL; o.nm++)
-            o.models[o.nm] = (vla_model_kind)o.nm;
+    if (!o.set_m) /* every model of the library's list, in its order; a trace's own model */
+        for (o.nm = 0; o.nm < (c.model_txt ? 1 : VLA_NMODEL); o.nm++)
+            o.models[o.nm] = c.model_txt ? c.cfg.model : (vla_model_kind)o.nm;
     /* the one-value common options stand for the lists when the lists are not given */
     for (int i = 1; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--model") && !o.set_m) {
@@ -674,7 +674,8 @@ int main(int argc, char **argv)
     int n = 0;
     for (int i = 0; i < o.nm; i++)
         n += snprintf(list + n, sizeof list - n, "%s%s", i ? "," : "", vla_model_name(o.models[i]));
-    vla_dat_meta(out, "models", "%s", list);
+    vla_dat_meta(out, "models", "%s%s", list, vla_cli_model_src(&c, o.set_m ? "--models" : o.nm
+                                                                > 1 ? "the default" : NULL, 1));
     n = 0;
     for (int i = 0; i < o.np; i++)
         n += snprintf(list + n, sizeof list - n, "%s%s", i ? "," : "", vla_prec_name(o.precs[i]));
