@@ -4,6 +4,7 @@ the unit roundoff, the .dat reader, and the PyTorch recorder on a tiny random mo
 passed; 77: skipped (no numpy), with the reason; anything else: failed.
 usage: test_vlastab.py BIN_DIR"""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -499,6 +500,51 @@ if torch is not None:
             ("save() of no q, k, v", lambda: cap(torch.zeros(1, 5, Hh, 2)).save(
                 os.path.join(tmp, "nokv")), RuntimeError, "no k, v recorded")):
         refused(what, f, exc, word)
+
+    # docs/trace.md's worked examples of the gated family, run as written there: vlastab's binary64
+    # run of each module's trace gives the module's own read-out o within d T u (u = 2^-24: the
+    # module computes in float32; a wrong mapping, scale or normalization is off by order 1), and
+    # the documented vla-check command checks model.txt's model and no other
+    doc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                            "trace.md")).read()
+    ran = []
+    for m in re.finditer(r"```python\n(.*?)```\n", doc, re.S):
+        code = m.group(1)
+        saved = re.search(r'rec\.save\("([\w-]+)", model="(\w+)"\)', code)
+        if not saved:
+            continue
+        name, model = saved.groups()
+        cmd = re.search(r"\n    \$ python3 (\w+\.py) && vla-check trace:%s([^\n]*)\n" % name,
+                        doc[m.end():])
+        ex = tempfile.mkdtemp(prefix="doc-", dir=tmp)
+        here = os.getcwd()
+        os.chdir(ex)
+        try:
+            ns = {"__name__": "__main__"}
+            exec(compile(code, cmd.group(1) if cmd else name, "exec"), ns)
+        finally:
+            os.chdir(here)
+        tdir = os.path.join(ex, name)
+        arrs = {n: np.load(os.path.join(tdir, n + ".npy")).astype(np.float64)
+                for n in ("q", "k", "v", "beta", "logdecay", "a", "b")
+                if os.path.exists(os.path.join(tdir, n + ".npy"))}
+        H_, T_, d_ = arrs["q"].shape
+        r = vlastab.run(arrs.pop("q"), arrs.pop("k"), arrs.pop("v"), model=model,
+                        precision="f64", reference=False, **arrs)
+        o = ns["o"][0].numpy().astype(np.float64).transpose(1, 0, 2)  # (B, T, H, dv) -> (H, T, dv)
+        err = np.linalg.norm(r["o"] - o) / np.linalg.norm(o)
+        check(err < d_ * T_ * 2.0 ** -24, "docs/trace.md, %s: vlastab's o differs from the "
+              "module's by %g (bound d T u = %g)" % (model, err, d_ * T_ * 2.0 ** -24))
+        p = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + tdir, "--report", "none"] +
+                           (cmd.group(2).split() if cmd else []), capture_output=True, text=True)
+        rows = [l.split()[0] for l in p.stdout.splitlines() if l.strip() and l[0] != "#"]
+        check(cmd and p.returncode == 0 and "\n# model: %s (from %s/model.txt)\n" % (model, tdir)
+              in p.stdout and rows and set(rows) == {model}, "docs/trace.md, %s: vla-check %s: "
+              "exit %d, rows of %s: %s" % (model, cmd.group(2) if cmd else "(no command)",
+                                           p.returncode, sorted(set(rows)), p.stderr[-300:]))
+        ran.append(model)
+    check(sorted(ran) == sorted(["gdn", "kda", "gla", "mamba2", "rwkv7"]),
+          "docs/trace.md's worked examples: %s" % ran)
 
 # tools/decay-trace.py copies q, k, v (and beta), never links them: a later writer into its
 # folder cannot reach the source; a link an older version left there is replaced, not followed
