@@ -133,6 +133,10 @@ static const vla_doc_item cli_files[] = {
                            "beta (--set beta=B)"},
     {"DIR/decay.npy", NULL, "(heads, T), optional: delta's decay a_t in [0, 1] (--set "
                             "delta_form=decay); absent: a_t = 1"},
+    {"DIR/model.txt", NULL, "optional: the model that made the trace and its settings, lines "
+                            "'model NAME' and 'set NAME=VALUE' ('#' comments; TraceRecorder.save "
+                            "writes it): the programs run that model unless --model is given, "
+                            "with its settings before the command line's --set"},
     {NULL, NULL, NULL},
 };
 
@@ -252,6 +256,121 @@ static int trace_dim(const char *dir, const char *name, int dflt)
     return n >= VLA_D_MIN && n <= VLA_D_MAX ? (int)n : dflt;
 }
 
+/* A trace's model.txt (docs/trace.md) into c: none is no error (the stream says what else is
+ * missing); a malformed one is a usage error naming the file and the line. Its settings are
+ * checked on the named model at head size d, each naming its line. */
+#define MODEL_TXT_MAX 65536
+static void read_model_txt(vla_cli *c, const vla_cli_spec *spec, const char *dir, int d)
+{
+    static char path[4200], text[MODEL_TXT_MAX + 1];
+    int lines[VLA_CLI_MAXSETS], model_line = 0;
+    struct stat st;
+    snprintf(path, sizeof path, "%s/model.txt", dir);
+    if (lstat(path, &st) != 0)
+        return;
+    FILE *f;
+    const char *kind = "";
+    int e = vla_file_read_open(path, MODEL_TXT_MAX, &f, &kind);
+    if (e == VLA_EINVAL)
+        vla_cli_die(spec, "--stream: %s: it is %s (a trace's model.txt is a regular file)", path,
+                    kind);
+    if (e == VLA_ERANGE)
+        vla_cli_die(spec, "--stream: %s: over %d bytes (a model.txt is a few lines)", path,
+                    MODEL_TXT_MAX);
+    if (e)
+        vla_cli_die(spec, "--stream: %s: cannot open: %s", path, strerror(errno));
+    size_t n = fread(text, 1, MODEL_TXT_MAX, f);
+    if (ferror(f))
+        vla_cli_die(spec, "--stream: %s: cannot read: %s", path, strerror(errno));
+    fclose(f);
+    text[n] = 0;
+    char *next = text;
+    for (int ln = 1; next < text + n; ln++) {
+        char *l = next, *end = memchr(l, '\n', (size_t)(text + n - l));
+        end = end ? end : text + n;
+        next = end + 1;
+        *end = 0;
+        for (char *p = l; p < end; p++)
+            if ((unsigned char)*p < 32 ? *p != '\t' : *p == 127)
+                vla_cli_die(spec, "--stream: %s:%d: a control character (byte 0x%02x) in the line "
+                            "(lines end with \\n alone)", path, ln, (unsigned char)*p);
+        l += strspn(l, " \t");
+        while (end > l && (end[-1] == ' ' || end[-1] == '\t'))
+            *--end = 0;
+        if (!*l || *l == '#')
+            continue;
+        char *arg = l + strcspn(l, " \t");
+        if (*arg)
+            *arg++ = 0;
+        arg += strspn(arg, " \t");
+        if (strcmp(l, "model") && strcmp(l, "set"))
+            vla_cli_die(spec, "--stream: %s:%d: '%s' begins no line of a model.txt ('model NAME', "
+                        "'set NAME=VALUE', '#' comments)", path, ln, l);
+        if (!*arg || arg[strcspn(arg, " \t")])
+            vla_cli_die(spec, "--stream: %s:%d: '%s' takes one word, %s", path, ln, l,
+                        *l == 'm' ? "the model's name" : "NAME=VALUE");
+        if (*l == 'm') {
+            if (model_line)
+                vla_cli_die(spec, "--stream: %s:%d: a second model line (line %d names %s)", path,
+                            ln, model_line, vla_model_name(c->txt_model));
+            if (vla_model_parse(arg, &c->txt_model))
+                vla_cli_die(spec, "--stream: %s:%d: unknown model '%s' (%s)", path, ln, arg,
+                            vla_names(VLA_LIST_MODEL));
+            model_line = ln;
+        } else {
+            if (!strchr(arg, '=') || *arg == '=')
+                vla_cli_die(spec, "--stream: %s:%d: set '%s' is not NAME=VALUE", path, ln, arg);
+            if (c->nsets == VLA_CLI_MAXSETS)
+                vla_cli_die(spec, "--stream: %s:%d: more than %d settings", path, ln,
+                            VLA_CLI_MAXSETS);
+            lines[c->nsets] = ln;
+            c->sets[c->nsets++] = arg;
+        }
+    }
+    if (!model_line)
+        vla_cli_die(spec, "--stream: %s: no line 'model NAME' (the model that made the trace: %s)",
+                    path, vla_names(VLA_LIST_MODEL));
+    vla_config probe;
+    vla_config_default(&probe, c->txt_model, d);
+    for (int i = 0; i < c->nsets; i++) {
+        char key[64], why_cfg[200];
+        const char *eq = strchr(c->sets[i], '='), *why;
+        snprintf(key, sizeof key, "%.*s", (int)(eq - c->sets[i]), c->sets[i]);
+        e = vla_config_set_why(&probe, key, eq + 1, &why);
+        if (e)
+            vla_cli_die(spec, "--stream: %s:%d: set %s: '%s' %s", path, lines[i], c->sets[i],
+                        e == VLA_EINVAL ? key : eq + 1, why);
+        if (vla_config_check_why(&probe, why_cfg, sizeof why_cfg))
+            vla_cli_die(spec, "--stream: %s:%d: set %s: %s", path, lines[i], c->sets[i], why_cfg);
+    }
+    c->model_txt = path;
+}
+
+const char *vla_cli_model_src(const vla_cli *c, const char *how, int header)
+{
+    static char buf[4800];
+    int n;
+    how = how ? how : c->model_opt ? "--model" : NULL;
+    if (!header && how && !c->model_txt)
+        return "";
+    if (how && c->model_txt)
+        n = snprintf(buf, sizeof buf, " (%s; %s names %s", how, c->model_txt,
+                     vla_model_name(c->txt_model));
+    else if (how)
+        n = snprintf(buf, sizeof buf, " (%s", how);
+    else if (c->model_txt)
+        n = snprintf(buf, sizeof buf, " (from %s", c->model_txt);
+    else
+        n = snprintf(buf, sizeof buf, " (the program's default%s",
+                     strncmp(c->stream, "trace:", 6) ? "" : ": the trace has no model.txt");
+    for (int i = 0; header && i < c->nsets && n < (int)sizeof buf; i++)
+        n += snprintf(buf + n, sizeof buf - n, "%s%s", i ? " " : ", whose settings come before "
+                      "--set's: ", c->sets[i]);
+    if (n < (int)sizeof buf)
+        snprintf(buf + n, sizeof buf - n, ")");
+    return buf;
+}
+
 void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
 {
     memset(c, 0, sizeof *c);
@@ -277,6 +396,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         if (i + 1 < argc && !strcmp(argv[i], "--model") && vla_model_parse(argv[i + 1], &mk))
             vla_cli_die(spec, "--model: unknown model '%s' (%s)", argv[i + 1],
                         vla_names(VLA_LIST_MODEL));
+        c->model_opt |= i + 1 < argc && !strcmp(argv[i], "--model");
         if (i + 1 < argc && !strcmp(argv[i], "--d"))
             d = (int)parse_long(spec, "d", argv[i + 1], VLA_D_MIN, VLA_D_MAX), d_set = 1;
         if (i + 1 < argc && !strcmp(argv[i], "--stream"))
@@ -287,7 +407,17 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         d = trace_dim(stream + 6, "q.npy", d);
         dv_trace = trace_dim(stream + 6, "v.npy", 0);
     }
+    /* a trace's model.txt names the model unless --model does, and its settings come first */
+    if (!strncmp(stream, "trace:", 6))
+        read_model_txt(c, spec, stream + 6, d);
+    if (c->model_txt && !c->model_opt)
+        mk = c->txt_model;
     vla_config_default(&c->cfg, mk, d);
+    for (int i = 0; i < c->nsets; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(c->sets[i], "="), c->sets[i]);
+        vla_config_set(&c->cfg, key, strchr(c->sets[i], '=') + 1); /* (checked on reading) */
+    }
     c->stream = spec->default_stream;
     c->steps = spec->default_steps;
     c->runs = 1;
@@ -414,20 +544,19 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     /* A program of several models (--models) builds and checks a configuration per model, and
      * names the one that fails; the default model's must not stand in for them ("--form chunk:256
      * with --model vla3" was said of vla-scaling --models la) */
-    int has_models = 0, models_given = 0, model_given = 0;
+    int has_models = 0, models_given = 0;
     for (const vla_cli_opt *o = spec->opts; o && o->name; o++)
         has_models |= !strcmp(o->name, "models");
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i++)
         models_given |= !strcmp(argv[i], "--models");
-        model_given |= !strcmp(argv[i], "--model");
-    }
-    const int per_model = has_models && models_given && !model_given;
+    const int per_model = has_models && models_given && !c->model_opt;
     const char *why;
     if (per_model)
         ; /* (the model-dependent checks below are the program's) */
     else if (c->cfg.gamma != 1 && !vla_model_has_A(c->cfg.model))
-        vla_cli_die(spec, "--set gamma=%g: %s has no A, so no M = A^-1 to forget in (rls, vla1, vla3)",
-                    c->cfg.gamma, vla_model_name(c->cfg.model));
+        vla_cli_die(spec, "--set gamma=%g: %s%s has no A, so no M = A^-1 to forget in (rls, vla1, "
+                    "vla3)", c->cfg.gamma, vla_model_name(c->cfg.model),
+                    vla_cli_model_src(c, NULL, 0));
     else if (vla_track_check(&c->cfg, &why)) {
         char way[48];
         vla_track_spec(&c->cfg, way, sizeof way);
@@ -436,7 +565,8 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     char form[32];
     vla_form_name(&c->cfg, form, sizeof form);
     if (!per_model && vla_form_check(&c->cfg, &why))
-        vla_cli_die(spec, "--form %s with --model %s: %s", form, vla_model_name(c->cfg.model), why);
+        vla_cli_die(spec, "--form %s with --model %s%s: %s", form, vla_model_name(c->cfg.model),
+                    vla_cli_model_src(c, NULL, 0), why);
     struct stat st;
     if (c->resume && (!strcmp(c->out, "-") || (stat(c->out, &st) == 0 && !S_ISREG(st.st_mode))))
         vla_cli_die(spec, "--resume needs --out FILE, a regular file (the checkpoints live beside "
@@ -465,7 +595,8 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     vla_cli_form_fits(c, spec, form, per_model);
     const char *gw = per_model ? NULL : vla_cli_gates_why(c, &c->cfg);
     if (gw)
-        vla_cli_die(spec, "--model %s: %s", vla_model_name(c->cfg.model), gw);
+        vla_cli_die(spec, "--model %s%s: %s", vla_model_name(c->cfg.model),
+                    vla_cli_model_src(c, NULL, 0), gw);
     if (!spec->many_models)
         warn_unread(spec->prog, c);
     /* a configuration the backend or the reference cannot run is the user's choice, not a
@@ -594,6 +725,11 @@ void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg)
     cfg->track = c->cfg.track;
     cfg->form = c->cfg.form;
     cfg->chunk = c->cfg.chunk;
+    for (int i = 0; i < c->nsets; i++) { /* the trace's model.txt's, checked on reading */
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(c->sets[i], "="), c->sets[i]);
+        vla_config_set(cfg, key, strchr(c->sets[i], '=') + 1);
+    }
     for (int i = 1; i + 1 < c->argc; i++)
         if (!strcmp(c->argv[i], "--set")) {
             char key[64];
@@ -633,6 +769,8 @@ void vla_cli_provenance(vla_dat *f, const vla_cli *c)
 {
     char desc[1024];
     vla_config_describe(&c->cfg, desc, sizeof desc);
+    vla_dat_meta(f, "model", "%s%s", vla_model_name(c->cfg.model),
+                 vla_cli_model_src(c, NULL, 1));
     vla_dat_meta(f, "config", "%s", desc);
     vla_dat_meta(f, "stream", "%s", c->stream);
     char files[300];
@@ -663,9 +801,10 @@ int vla_cli_is_input(const vla_cli *c, const char *path, char *which, size_t len
     struct stat out, in;
     if (strncmp(c->stream, "trace:", 6) || stat(path, &out) != 0)
         return 0; /* (a file that is not there yet is no input) */
-    for (size_t i = 0; i < 3 + NTRACE_FILES; i++) {
+    for (size_t i = 0; i < 4 + NTRACE_FILES; i++) {
         snprintf(which, len, "%s/%s", c->stream + 6,
-                 i < 3 ? (const char *[]){"q.npy", "k.npy", "v.npy"}[i] : trace_files[i - 3].file);
+                 i < 4 ? (const char *[]){"q.npy", "k.npy", "v.npy", "model.txt"}[i]
+                       : trace_files[i - 4].file);
         if (stat(which, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
             return 1;
     }

@@ -8,6 +8,7 @@
 #include "vlastab.h"
 
 typedef enum { REF_NONE, REF_EXACT, REF_F64 } vla_ref_kind;
+#define VLA_CLI_MAXSETS 64 /* settings in a trace's model.txt */
 
 typedef struct {
     vla_config cfg;
@@ -23,6 +24,13 @@ typedef struct {
     int resume;           /* --resume */
     const char *models;   /* --models a,b,c where a program takes several (else NULL) */
     unsigned optional;    /* a trace's optional files (VLA_IN_*: vla_stream_optional) */
+    /* A trace's model.txt (docs/trace.md): its path ("DIR/model.txt"; NULL: the stream has none),
+     * the model it names, and its settings "NAME=VALUE", applied before the command line's --set
+     * (vla_cli_config_for too). The model is the file's unless --model is given (model_opt). */
+    const char *model_txt;
+    vla_model_kind txt_model;
+    int nsets, model_opt;
+    const char *sets[VLA_CLI_MAXSETS];
     int argc;
     char **argv;
 } vla_cli;
@@ -70,8 +78,14 @@ const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg);
 /* Why the trace's gates do not fit cfg's model (a log-decay per key channel for a model that takes
  * one per token), NULL when they do */
 const char *vla_cli_gates_why(const vla_cli *c, const vla_config *cfg);
+/* Where c's model came from, in words: " (from DIR/model.txt)", " (the program's default)",
+ * " (--model; DIR/model.txt names gdn)", and "" for --model alone; with header, " (--model)" for
+ * it, and the model.txt's settings named. how: another source of the models ("--models all") in
+ * place of --model, or NULL. */
+const char *vla_cli_model_src(const vla_cli *c, const char *how, int header);
 /* the configuration of model mk as the command line makes it: the model's defaults at c's d,
- * then c's dv, precision, mode and way, then every --set in order */
+ * then c's dv, precision, mode and way, then the trace's model.txt's settings and every --set in
+ * order */
 void vla_cli_config_for(const vla_cli *c, vla_model_kind mk, vla_config *cfg);
 /* The program's table (--out), opened; on failure "PROG: cannot write OUT: why" and exit 1.
  * SIGINT and SIGTERM set vla_cli_stop from the end of vla_cli_parse on (vla_cli_signals): a

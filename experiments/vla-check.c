@@ -829,7 +829,8 @@ int main(int argc, char **argv)
 {
     static opts_t o = {.threshold = 0.1, .report = "vla-check", .forms = "seq,chunk:64"};
     static const vla_cli_opt own[] = {
-        {"models", "LIST", "models to check, comma-separated (default: every model of the list)"},
+        {"models", "LIST", "models to check, comma-separated, or all (default: the trace's model, "
+                           "named by its model.txt, or --model's; else every model of the list)"},
         {"precisions", "LIST", "precision policies to check (default: every policy of the list)"},
         {"tracks", "LIST", "ways of tracking A to check for the models that have A, comma-separated, "
                            "the solver ways with their K (sm,chol,cg:8,cheb:16; default: --track's); "
@@ -849,21 +850,23 @@ int main(int argc, char **argv)
         .prog = "vla-check",
         .phrase = "check your own model's inputs in every model and precision",
         .summary =
-            "vla-check STREAM runs every model (la, delta, rls, vla1, vla3, ...) in every precision\n"
-            "policy (the kernels' f16-kern and bf16-kern too) and every form of --forms (the\n"
-            "sequential recurrence, and the chunk:C or scan form your kernel computes) over all\n"
-            "heads and all steps of STREAM (trace:DIR: your model's q, k, v, ...; docs/trace.md,\n"
-            "FILES below), each against binary64 on the same rounded inputs in the sequential form\n"
-            "(the f64 rows against the exact MPFR reference), and prints a verdict table: per model\n"
-            "x way x form x precision, the first t at which the relative error of S, A and o passed\n"
-            "1e-3, 1e-1 and 1, the first t of a non-finite value, of a read-out that is exactly 0\n"
-            "(its denominator overflowed), of A losing positive definiteness, of A's stagnation,\n"
-            "and the guard events; the causes the harness knows go to the report and stderr. It\n"
-            "writes a Markdown report with one figure, and exits 1 when a precision named by\n"
-            "--require fails (--threshold). A configuration that a form or a way refuses (vla3's\n"
-            "nudge every 20 steps inside a chunk of 64, a solver way with the nudge on) is listed\n"
-            "in the header as refused, with the reason; the rows run in parallel (OMP_NUM_THREADS).\n"
-            "No checkpoint files (--resume is refused): an interrupted check starts over.",
+            "vla-check STREAM runs the trace's model (the one its model.txt names; --model M or\n"
+            "--models LIST say otherwise, --models all every model of the list, the default for a\n"
+            "trace without model.txt and for a synthetic stream) in every precision policy (the\n"
+            "kernels' f16-kern and bf16-kern too) and every form of --forms (the sequential\n"
+            "recurrence, and the chunk:C or scan form your kernel computes) over all heads and all\n"
+            "steps of STREAM (trace:DIR: your model's q, k, v, ...; docs/trace.md, FILES below), each\n"
+            "against binary64 on the same rounded inputs in the sequential form (the f64 rows against\n"
+            "the exact MPFR reference), and prints a verdict table: per model x way x form x\n"
+            "precision, the first t at which the relative error of S, A and o passed 1e-3, 1e-1 and\n"
+            "1, the first t of a non-finite value, of a read-out that is exactly 0 (its denominator\n"
+            "overflowed), of A losing positive definiteness, of A's stagnation, and the guard events;\n"
+            "the causes the harness knows go to the report and stderr. It writes a Markdown report\n"
+            "with one figure, and exits 1 when a precision named by --require fails (--threshold). A\n"
+            "configuration that a form or a way refuses (vla3's nudge every 20 steps inside a chunk\n"
+            "of 64, a solver way with the nudge on) is listed in the header as refused, with the\n"
+            "reason; the rows run in parallel (OMP_NUM_THREADS). No checkpoint files (--resume is\n"
+            "refused): an interrupted check starts over.",
         .columns = "  model prec track form  the row: a model, a precision policy, a way of tracking A\n"
                    "            (its K: cg:8), a form (chunk:64: the steps and checkpoints rounded down\n"
                    "            to multiples of C, o measured at every token of each chunk)\n"
@@ -934,6 +937,15 @@ int main(int argc, char **argv)
     if (c.resume)
         vla_cli_die(&spec, "--resume: vla-check writes no checkpoints (an interrupted check starts "
                            "over)");
+    /* the models: --models', else the trace's (model.txt) or --model's, else every one */
+    if (o.models && c.model_opt)
+        vla_cli_die(&spec, "--model and --models: give one of them (--model M means --models M)");
+    const char *how = !o.models ? "the default" : strcmp(o.models, "all") ? "--models"
+                                                                           : "--models all";
+    if (o.models && !strcmp(o.models, "all"))
+        o.models = NULL;
+    else if (!o.models && (c.model_txt || c.model_opt))
+        o.models = vla_model_name(c.cfg.model), how = NULL;
     check_list(&spec, "models", o.models, VLA_LIST_MODEL);
     check_list(&spec, "precisions", o.precs, VLA_LIST_PREC);
     check_list(&spec, "require", o.require, VLA_LIST_PREC);
@@ -1123,6 +1135,8 @@ int main(int argc, char **argv)
     /* the table */
     char files[600];
     vla_cli_stream_files(&c, files, sizeof files);
+    vla_dat_meta(out, how ? "models" : "model", "%s%s", o.models ? o.models : "every model",
+                 vla_cli_model_src(&c, how, 1));
     vla_dat_meta(out, "stream", "%s", c.stream);
     vla_dat_meta(out, "files", "%s", files);
     vla_dat_meta(out, "steps", "%ld", c.steps);

@@ -76,7 +76,8 @@ int main(int argc, char **argv)
 {
     static rec_opts opts = {NULL, "4,8,16,24,32,48,64", "0", NULL};
     static const vla_cli_opt own[] = {
-        {"models", "LIST", "models to compare, comma-separated (default la,delta,rls,vla1,vla3)"},
+        {"models", "LIST", "models to compare, comma-separated (default: every model, as --model "
+                           "lists them)"},
         {"n", "LIST", "numbers of pairs written (default 4,8,16,24,32,48,64), each 1..100000"},
         {"gap", "LIST", "distractor pairs between the writes and the reads (default 0), 0..1e9"},
         {"features", "LIST", "own, id (identity in place of phi) or own,id (default; a lone "
@@ -108,7 +109,7 @@ int main(int argc, char **argv)
             "  acc       fraction of the n * runs reads whose nearest stored value is right\n"
             "  read_err  mean over reads of ||o - v||_2 / ||v||_2 (v the value stored for the key)\n"
             "  read_cos  mean over reads of cos(o, v): 1 is a perfect read up to scale\n"
-            "  model     la, delta, rls, vla1 or vla3 (one block per model and features)\n"
+            "  model     the model (one block per model and features)\n"
             "  features  own (the model's feature map) or id (the identity)\n"
             "One block per (model, features), in the order of --models, then of --features; the\n"
             "header's '# block: I model=... features=...' lines name them. Rows: n, then gap.",
@@ -142,7 +143,11 @@ int main(int argc, char **argv)
     vla_cli_parse(&c, &spec, argc, argv);
     if (model_opt && opts.models)
         vla_cli_die(&spec, "--model and --models: give one of them");
-    const char *models = opts.models ? opts.models : model_opt ? model_opt : "la,delta,rls,vla1,vla3";
+    char every[256]; /* the default: every model of the library's list, in its order */
+    for (int m = 0, n = 0; m < VLA_NMODEL; m++)
+        n += snprintf(every + n, sizeof every - n, "%s%s", m ? "," : "",
+                      vla_model_name((vla_model_kind)m));
+    const char *models = opts.models ? opts.models : model_opt ? model_opt : every;
     if (set_features && opts.features)
         vla_cli_die(&spec, "--set features=... and --features: give one of them");
     const char *features = opts.features ? opts.features : set_features ? set_features : "own,id";

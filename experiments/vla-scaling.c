@@ -15,6 +15,7 @@
 #define COLUMNS "model prec track d T ns_per_step steps_per_s ns_total measured cpu_ns_per_step"
 #define NCOL 9 /* a row's numbers; the table adds the track, a name, as its third column */
 #define MAXL 32
+_Static_assert(VLA_NMODEL <= MAXL, "--models' default is every model");
 #define SOFTMAX (-1)
 
 static const vla_cli_spec *g_spec; /* for the option callback's one-line errors */
@@ -370,9 +371,7 @@ static int in_list(const long *x, int n, long v)
 
 int main(int argc, char **argv)
 {
-    static opts o = {.nm = 5,
-                     .models = {VLA_LA, VLA_DELTA, VLA_RLS, VLA_VLA1, VLA_VLA3},
-                     .np = 1,
+    static opts o = {.np = 1,
                      .precs = {VLA_F32},
                      .nd = 4,
                      .ds = {16, 32, 64, 128},
@@ -382,7 +381,8 @@ int main(int argc, char **argv)
                      .budget = 3,
                      .pool = 4096};
     static const vla_cli_opt own[] = {
-        {"models", "LIST", "models to time, comma-separated (default la,delta,rls,vla1,vla3)"},
+        {"models", "LIST", "models to time, comma-separated (default: every model, as --model "
+                           "lists them)"},
         {"precisions", "LIST", "precisions, comma-separated (default f32)"},
         {"ds", "LIST", "key dimensions d (= dv), comma-separated (default 16,32,64,128)"},
         {"Ts", "LIST", "sequence lengths T (default 1000,10000,100000)"},
@@ -409,7 +409,7 @@ int main(int argc, char **argv)
             "Claim 5 of the source documents: O(T) cost, and a fused GPU kernel beating softmax\n"
             "beyond about 43,000 tokens; this program measures the CPU. --d, --steps, --model and\n"
             "--precision, when given, stand for one-element --ds, --Ts, --models, --precisions.",
-        .columns = "  model        la, delta, rls, vla1, vla3, or softmax (causal softmax attention)\n"
+        .columns = "  model        a model of --model's list, or softmax (causal softmax attention)\n"
                    "  prec         f64, f32, f16, bf16, f16-f32, bf16-f32, f16-kern or bf16-kern\n"
                    "  track        how A is tracked (--track); - for a model without A and softmax\n"
                    "  d            key dimension (= value dimension)\n"
@@ -436,6 +436,9 @@ int main(int argc, char **argv)
     g_spec = &spec;
     vla_cli c;
     vla_cli_parse(&c, &spec, argc, argv);
+    if (!o.set_m) /* every model of the library's list, in its order; a trace's own model */
+        for (o.nm = 0; o.nm < (c.model_txt ? 1 : VLA_NMODEL); o.nm++)
+            o.models[o.nm] = c.model_txt ? c.cfg.model : (vla_model_kind)o.nm;
     /* the one-value common options stand for the lists when the lists are not given */
     for (int i = 1; i + 1 < argc; i++) {
         if (!strcmp(argv[i], "--model") && !o.set_m) {
@@ -672,7 +675,8 @@ int main(int argc, char **argv)
     int n = 0;
     for (int i = 0; i < o.nm; i++)
         n += snprintf(list + n, sizeof list - n, "%s%s", i ? "," : "", vla_model_name(o.models[i]));
-    vla_dat_meta(out, "models", "%s", list);
+    vla_dat_meta(out, "models", "%s%s", list, vla_cli_model_src(&c, o.set_m ? "--models" : o.nm
+                                                                > 1 ? "the default" : NULL, 1));
     n = 0;
     for (int i = 0; i < o.np; i++)
         n += snprintf(list + n, sizeof list - n, "%s%s", i ? "," : "", vla_prec_name(o.precs[i]));

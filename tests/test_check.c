@@ -6,6 +6,7 @@
 #include "vlastab.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define H 2
@@ -388,6 +389,171 @@ TEST_SLOW(check_chunk_every_token)
                   "the header does not say where o is measured: %s", out ? out : "");
         free(out);
         out = NULL;
+    }
+    rm_dir(dir);
+}
+
+/* text into DIR/NAME: len bytes (0: the string) */
+static int put_file(const char *dir, const char *name, const char *text, size_t len)
+{
+    char path[200];
+    len = len ? len : strlen(text);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(text, 1, len, f) == len;
+    if (f)
+        ok &= fclose(f) == 0;
+    return !ok;
+}
+
+/* A trace's model.txt names the model every program runs (--model wins), with its settings before
+ * the command line's --set; the header says where the model came from; vla-check checks that
+ * model (--models all: every one; without a model.txt every one, as before) */
+TEST(trace_model_txt_names_the_model)
+{
+    if (!have_check())
+        return;
+    char dir[64], want[400];
+    if (write_trace(dir, 30, 0, 0, 0, 1) ||
+        put_file(dir, "model.txt", "# by hand\n\n  model\tla \nset lambda0=0.5\n", 0)) {
+        CHECK_MSG(0, "cannot write a trace under /tmp");
+        return;
+    }
+    char *out = NULL;
+    int st = vla_test_sh(&out, "bin/vla-statenorm --stream trace:%s 2>&1", dir);
+    snprintf(want, sizeof want, "\n# model: la (from %s/model.txt, whose settings come before "
+             "--set's: lambda0=0.5)\n", dir);
+    CHECK_MSG(st == 0 && out && strstr(out, want) && strstr(out, "# config: model=la ") &&
+              strstr(out, " lambda0=0.5 ") && strstr(out, "vla-statenorm: warning: u.npy is not "
+              "read by --model la"), "the model of model.txt: exit %d: %s", st, out ? out : "");
+    free(out);
+    st = vla_test_sh(&out, "bin/vla-statenorm --stream trace:%s --set lambda0=0.25 2>&1", dir);
+    CHECK_MSG(st == 0 && out && strstr(out, "# config: model=la ") && strstr(out, " lambda0=0.25 "),
+              "--set after model.txt's: exit %d: %s", st, out ? out : "");
+    free(out);
+    st = vla_test_sh(&out, "bin/vla-statenorm --stream trace:%s --model vla3 2>&1", dir);
+    snprintf(want, sizeof want, "\n# model: vla3 (--model; %s/model.txt names la, whose settings "
+             "come before --set's: lambda0=0.5)\n", dir);
+    CHECK_MSG(st == 0 && out && strstr(out, want) && strstr(out, "# config: model=vla3 ") &&
+              strstr(out, " lambda0=0.5 ") && !strstr(out, "warning"),
+              "--model wins: exit %d: %s", st, out ? out : "");
+    free(out);
+    /* vla-check: the file's model, --model's, or every model */
+    char cells[24][32];
+    const char *common = "--precisions f32 --forms seq --report none 2>/dev/null";
+    st = vla_test_sh(&out, "bin/vla-check trace:%s %s", dir, common);
+    snprintf(want, sizeof want, "\n# model: la (from %s/model.txt", dir);
+    CHECK_MSG(st == 0 && out && strstr(out, want) && row_named(out, "la f32", cells, 24) == 22 &&
+              row_named(out, "vla3 f32", cells, 24) == 0 && row_named(out, "gdn f32", cells, 24)
+              == 0, "vla-check checks model.txt's model alone: exit %d: %s", st, out ? out : "");
+    free(out);
+    st = vla_test_sh(&out, "bin/vla-check trace:%s --models all %s", dir, common);
+    snprintf(want, sizeof want, "\n# models: every model (--models all; %s/model.txt names la", dir);
+    CHECK_MSG(st == 0 && out && strstr(out, want) && row_named(out, "la f32", cells, 24) == 22 &&
+              row_named(out, "rwkv7 f32", cells, 24) == 22, "--models all: exit %d: %s", st,
+              out ? out : "");
+    free(out);
+    st = vla_test_sh(&out, "bin/vla-check trace:%s --model vla3 %s", dir, common);
+    CHECK_MSG(st == 0 && out && row_named(out, "vla3 f32", cells, 24) == 22 &&
+              row_named(out, "la f32", cells, 24) == 0, "--model vla3: exit %d: %s", st,
+              out ? out : "");
+    free(out);
+    /* an output never replaces it: it is an input */
+    st = vla_test_sh(&out, "bin/vla-statenorm --stream trace:%s --out %s/model.txt 2>&1", dir, dir);
+    CHECK_MSG(st == 2 && out && strstr(out, "it is the input"), "--out DIR/model.txt: exit %d: %s",
+              st, out ? out : "");
+    free(out);
+    /* the settings reach vla-check's rows: vla3's nudge every 32 steps fits a chunk of 16 (its
+     * default, every 20, does not) */
+    put_file(dir, "model.txt", "model vla3\nset period=32\n", 0);
+    st = vla_test_sh(&out, "bin/vla-check trace:%s --precisions f32 --forms chunk:16 --report none "
+                     "2>/dev/null", dir);
+    CHECK_MSG(st == 0 && row_named(out, "vla3 f32 sm chunk:16", cells, 24) == 22,
+              "model.txt's period=32 in vla-check's rows: exit %d: %s", st, out ? out : "");
+    free(out);
+    /* a model the program cannot run says where it came from */
+    put_file(dir, "model.txt", "model gdn\n", 0);
+    st = vla_test_sh(&out, "bin/vla-drift --stream trace:%s 2>&1", dir);
+    snprintf(want, sizeof want, "vla-drift: --model gdn (from %s/model.txt) has no A", dir);
+    CHECK_MSG(st == 2 && out && strstr(out, want), "vla-drift of gdn: exit %d: %s", st,
+              out ? out : "");
+    free(out);
+    /* without a model.txt: the program's default, and vla-check every model */
+    char path[100];
+    snprintf(path, sizeof path, "%s/model.txt", dir);
+    unlink(path);
+    st = vla_test_sh(&out, "bin/vla-statenorm --stream trace:%s 2>&1", dir);
+    CHECK_MSG(st == 0 && out && strstr(out, "\n# model: vla3 (the program's default: the trace has "
+              "no model.txt)\n"), "no model.txt: exit %d: %s", st, out ? out : "");
+    free(out);
+    st = vla_test_sh(&out, "bin/vla-check trace:%s %s", dir, common);
+    CHECK_MSG(st == 0 && out && strstr(out, "\n# models: every model (the default)\n") &&
+              row_named(out, "la f32", cells, 24) == 22 && row_named(out, "vla3 f32", cells, 24)
+              == 22, "vla-check without model.txt: exit %d: %s", st, out ? out : "");
+    free(out);
+    rm_dir(dir);
+}
+
+/* A malformed model.txt is refused as every bad trace input is: one line naming the file and the
+ * line, exit 2, before any work; a FIFO is not waited on */
+TEST(trace_model_txt_refused)
+{
+    if (!have_check())
+        return;
+    char dir[64];
+    if (write_trace(dir, 30, 0, 0, 0, 0)) {
+        CHECK_MSG(0, "cannot write a trace under /tmp");
+        return;
+    }
+    static const struct {
+        const char *text;
+        size_t len;
+        const char *said;
+    } bad[] = {
+        {"model nosuch\n", 0, "/model.txt:1: unknown model 'nosuch' (la, delta, "},
+        {"model la\nset lambda0=x\n", 0, "/model.txt:2: set lambda0=x: 'x' is not a number"},
+        {"model la\nset lambda0=-1\n", 0, "/model.txt:2: set lambda0=-1: lambda0 = -1: it must "
+                                          "be finite and > 0"},
+        {"model la\nset nosuch=1\n", 0, "/model.txt:2: set nosuch=1: 'nosuch' is not a constant"},
+        {"model la\nset lambda0=0.1\n25\n", 0, "/model.txt:3: '25' begins no line of a model.txt"},
+        {"model la\r\n", 0, "/model.txt:1: a control character (byte 0x0d)"},
+        {"model la\n\0", 10, "/model.txt:2: a control character (byte 0x00)"},
+        {"model la\nmodel vla3\n", 0, "/model.txt:2: a second model line (line 1 names la)"},
+        {"# no model\nset lambda0=1\n", 0, "/model.txt: no line 'model NAME'"},
+        {"model la vla3\n", 0, "/model.txt:1: 'model' takes one word"},
+        {"model la\nset lambda0\n", 0, "/model.txt:2: set 'lambda0' is not NAME=VALUE"},
+    };
+    char path[100], *out = NULL;
+    snprintf(path, sizeof path, "%s/model.txt", dir);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0] + 3; i++) {
+        unlink(path);
+        const char *said = "";
+        if (i < sizeof bad / sizeof bad[0]) {
+            put_file(dir, "model.txt", bad[i].text, bad[i].len);
+            said = bad[i].said;
+        } else if (i == sizeof bad / sizeof bad[0]) {
+            CHECK(mkfifo(path, 0600) == 0);
+            said = "/model.txt: it is a FIFO (a trace's model.txt is a regular file)";
+        } else if (i == sizeof bad / sizeof bad[0] + 1) {
+            CHECK(mkdir(path, 0700) == 0);
+            said = "/model.txt: it is a directory";
+        } else {
+            CHECK(symlink("nowhere", path) == 0);
+            said = "/model.txt: cannot open: No such file or directory";
+        }
+        for (int prog = 0; prog < 2; prog++) {
+            int st = vla_test_sh(&out, "timeout 20 bin/vla-%s trace:%s %s 2>&1 >/dev/null",
+                                 prog ? "check" : "statenorm --stream", dir,
+                                 prog ? "--report none" : "");
+            int lines = 0;
+            for (const char *p = out; p && *p; p++)
+                lines += *p == '\n';
+            CHECK_MSG(st == 2 && lines == 1 && strstr(out, dir) && strstr(out, said),
+                      "model.txt %zu, vla-%s: exit %d, %d lines: %s (want '%s')", i,
+                      prog ? "check" : "statenorm", st, lines, out ? out : "", said);
+            free(out);
+        }
+        rmdir(path);
     }
     rm_dir(dir);
 }

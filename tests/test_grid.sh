@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_grid.sh: `make figures` and sweeps/paper.sweep take their grid from one source (the Makefile
 # reads the sweep's case list): make figures figures-long would run exactly the sweep's commands,
-# each table feeds a figure with a plot script, and each figure draws at least one table. Run by
+# each table feeds a figure with a plot script, each figure draws at least one table, and a case of
+# a program of several models names its models. Run by
 # `make test` (make test-grid alone), which passes MAKE. Its makes run outside the calling make's
 # MAKEFLAGS and MAKELEVEL: a submake (make test-san, make -C) passes -w down, and its
 # "make[2]: Entering directory" lines would be read as figures. Prints only failures, then
@@ -31,6 +32,15 @@ n=$(wc -l < "$tmp/sweep.cmd")
 if [ "$n" -gt 0 ] && cmp -s "$tmp/sweep.cmd" "$tmp/make.cmd"; then ok; else
     bad "make figures figures-long and sweeps/paper.sweep run different commands (< sweep, > make):"
     diff "$tmp/sweep.cmd" "$tmp/make.cmd" | head -10 | sed 's/^/    /' >&2
+fi
+
+# a case of a program that runs several models names them: the programs' default is every model of
+# the library's list, which grows, and a figure's table must not grow with it
+awk -F'\t' '!/^#/ && NF == 3 && $3 ~ /^bin\/vla-(recall|scaling|check) / && $3 !~ / --models? / { print $1 }' \
+    "$tmp/sweep" > "$tmp/unnamed"
+if [ -s "$tmp/sweep" ] && [ ! -s "$tmp/unnamed" ]; then ok; else
+    bad "cases of vla-recall, vla-scaling or vla-check that rely on the default list of models (name them with --models):"
+    sed 's/^/    /' "$tmp/unnamed" >&2
 fi
 
 # every table feeds a figure, every figure has a script and draws a table

@@ -319,3 +319,29 @@ TEST(programs_reject_bad_input)
         CHECK_MSG(rc == 2 && lines == 1, "'%s': exit %d, %d lines on stderr", bad[i], rc, lines);
     }
 }
+
+/* vla-recall's and vla-scaling's default lists are the library's list of models, in its order
+ * (a model that joins VLA_MODELS joins them): one block per model and feature map, one timed
+ * block per model */
+TEST(recall_scaling_default_every_model)
+{
+    char *rec = NULL, *sc = NULL, want[64];
+    int st = vla_test_sh(&rec, "bin/vla-recall --runs 2 --n 4 2>/dev/null");
+    int st2 = vla_test_sh(&sc, "bin/vla-scaling --ds 4 --Ts 20 --repeat 1 --softmax-budget 0.001 "
+                               "2>/dev/null");
+    CHECK_MSG(st == 0 && st2 == 0 && rec && sc, "vla-recall: exit %d; vla-scaling: exit %d", st,
+              st2);
+    const char *models = sc ? strstr(sc, "\n# models: ") : NULL;
+    for (int m = 0; rec && sc && m < VLA_NMODEL; m++) {
+        const char *name = vla_model_name((vla_model_kind)m);
+        snprintf(want, sizeof want, "\n# block: %d model=%s features=id\n", 2 * m + 1, name);
+        CHECK_MSG(strstr(rec, want) != NULL, "vla-recall's default: no '%s'", want + 1);
+        snprintf(want, sizeof want, "\n%s f32 ", name);
+        CHECK_MSG(strstr(sc, want) != NULL, "vla-scaling's default: no row of %s", name);
+        snprintf(want, sizeof want, "%s%s", m ? "," : "# models: ", name);
+        CHECK_MSG(models && strstr(models, want) != NULL, "vla-scaling's '# models:' line lacks "
+                  "%s", name);
+    }
+    free(rec);
+    free(sc);
+}

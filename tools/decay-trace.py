@@ -4,6 +4,8 @@ delta_form=decay) made from a trace's row gates: a_t = exp(mean_i log g_t,i), th
 of the step's gates; and the range of the cumulative log-decay gamma within chunks of C tokens,
 where exp(-gamma) (the factorization q exp(gamma), k exp(-gamma) some kernels use) overflows
 binary16 (gamma < -ln 65504 = -11.09). Standard library only (docs/forms.md, README.md).
+DST_DIR/model.txt names the model that reads the result, delta with delta_form=decay, so that the
+programs run it without --set (docs/trace.md).
 q, k, v (and beta, when SRC_DIR has one) are copied, not linked: a later writer into DST_DIR
 (vlastab's TraceRecorder.save, np.save) must not rewrite the source trace through a link. Every
 file is written to a temporary beside it and renamed over it, so a link left in DST_DIR by an
@@ -107,6 +109,9 @@ def main():
             write(os.path.join(dst, f), data[f])
         f = 'decay.npy'
         save(os.path.join(dst, f), (H, T), dec)
+        f = 'model.txt'
+        write(os.path.join(dst, f), b'# written by tools/decay-trace.py (docs/trace.md)\n'
+              b'model delta\nset delta_form=decay\n')
     except OSError as e:
         sys.exit(f'{os.path.join(dst, f)}: cannot write: {e.strerror}')
     print(f'# {dst}/decay.npy: {H} heads x {T} steps, a_t in [{min(dec):.4f}, {max(dec):.4f}], '

@@ -4,6 +4,7 @@ the unit roundoff, the .dat reader, and the PyTorch recorder on a tiny random mo
 passed; 77: skipped (no numpy), with the reason; anything else: failed.
 usage: test_vlastab.py BIN_DIR"""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -416,6 +417,135 @@ if torch is not None:
         refused("TraceRecorder: " + what, odd_save, exc, word)
         check(not os.path.exists(os.path.join(tmp, "odd")), "%s: a folder was made" % what)
 
+    # save(model=) writes model.txt, which the programs take the model and its settings from;
+    # a model or setting the programs would refuse is refused before anything is written
+    mdir = os.path.join(tmp, "withmodel")
+    rec1.save(mdir, model="delta", settings={"beta": 0.5, "keynorm": False})
+    txt = open(os.path.join(mdir, "model.txt")).read()
+    check(txt.splitlines()[1:] == ["model delta", "set beta=0.5", "set keynorm=off"] and
+          txt.startswith("#"), "model.txt: %r" % txt)
+    p = subprocess.run([os.path.join(BIN, "vla-statenorm"), "--stream", "trace:" + mdir],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and "# model: delta (from %s/model.txt" % mdir in p.stdout and
+          " beta=0.5 " in p.stdout, "vla-statenorm on save(model=): %d %s" % (p.returncode,
+                                                                            p.stderr))
+    for what, kw, exc, words in (
+            ("an unknown model", dict(model="nosuch"), ValueError, ["unknown model 'nosuch'"]),
+            ("a bad setting", dict(model="gdn", settings={"scale": -1}), ValueError,
+             ["scale = -1"]),
+            ("an unknown setting", dict(model="gdn", settings={"nosuch": 1}), ValueError,
+             ["'nosuch' is not a constant"]),
+            ("a line break in a value", dict(model="gdn", settings={"features": "id\nmodel la"}),
+             ValueError, ["line breaks"]),
+            ("a line break in a name", dict(model="gdn", settings={"scale\nx": 1}), ValueError,
+             ["line breaks"]),
+            ("a line break in the model", dict(model="gdn\nset scale=1"), ValueError,
+             ["unknown model"]),
+            ("settings without a model", dict(settings={"scale": 1}), ValueError,
+             ["without model="])):
+        out1 = os.path.join(tmp, "badmodel")
+        refused("save() with " + what, lambda: rec1.save(out1, **kw), exc, *words)
+        check(not os.path.exists(out1), "save() with %s made %s" % (what, out1))
+    refused("save() beside a stale model.txt", lambda: rec1.save(mdir), ValueError,
+            "withmodel/model.txt: a trace file this recorder did not record")
+
+    # capture(): values a layer computes inline, the heads split off; nothing outside a recorder
+    from vlastab.torch_trace import capture
+
+    class Inline(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = torch.nn.Linear(Hh * dh, 3 * Hh * dh + Hh)
+
+        def forward(self, x):
+            B, T, _ = x.shape
+            q, k, v, g = self.p(x).split([Hh * dh] * 3 + [Hh], -1)
+            for n, t in (("q", q), ("k", k), ("v", v)):
+                capture(n, t.view(B, T, Hh, dh))
+            return capture("logdecay", -torch.nn.functional.softplus(g))  # (B, T, H)
+
+    inl = Inline()
+    with torch.no_grad():
+        inl(xin)  # no recorder: nothing happens
+        with TraceRecorder(heads=Hh) as rec2:
+            lg = inl(xin)
+    idir = os.path.join(tmp, "inline")
+    rec2.save(idir, model="mamba2")
+    check(np.array_equal(np.load(os.path.join(idir, "logdecay.npy")), lg[0].numpy().T) and
+          np.load(os.path.join(idir, "q.npy")).shape == (Hh, Tt, dh), "captured logdecay.npy")
+    p = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + idir, "--precisions", "f32",
+                        "--forms", "seq", "--report", "none"], capture_output=True, text=True)
+    check(p.returncode == 0 and "# model: mamba2 (from " in p.stdout and "\nmamba2 f32 sm seq "
+          in p.stdout and "\nla " not in p.stdout, "vla-check of a captured trace: %d %s" % (
+              p.returncode, p.stderr))
+    def cap(t, role="q", layer=None, layers=None):
+        with TraceRecorder(net, heads=Hh, layers=layers) as r:
+            capture(role, t, layer=layer)
+        return r
+    two = {"a": {}, "b": {}}
+    for what, f, exc, word in (
+            ("capture of (B, T, H d)", lambda: cap(torch.zeros(1, 5, Hh * dh)), ValueError,
+             "layer0/q: shape (1, 5, 8), expected (B, T, 2, dim)"),
+            ("capture of a scalar as 4-D", lambda: cap(torch.zeros(1, 5, Hh, 2), "beta"),
+             ValueError, "expected (B, T, 2)"),
+            ("capture of an unknown role", lambda: cap(torch.zeros(1, 5, Hh, 2), "w"), ValueError,
+             "unknown role w"),
+            ("capture without layer=", lambda: cap(torch.zeros(1, 5, Hh, 2), layers=two),
+             ValueError, "say which (layer=...)"),
+            ("capture of a hooked role", lambda: cap(torch.zeros(1, 5, Hh, 2), layers=one),
+             ValueError, "recorded by the hook on blocks.0.q_proj"),
+            ("capture of no tensor", lambda: cap([1.0]), TypeError, "not a real tensor"),
+            ("hooks without the model", lambda: TraceRecorder(heads=Hh, layers=one), ValueError,
+             "hooks on submodules need the model"),
+            ("save() of no q, k, v", lambda: cap(torch.zeros(1, 5, Hh, 2)).save(
+                os.path.join(tmp, "nokv")), RuntimeError, "no k, v recorded")):
+        refused(what, f, exc, word)
+
+    # docs/trace.md's worked examples of the gated family, run as written there: vlastab's binary64
+    # run of each module's trace gives the module's own read-out o within d T u (u = 2^-24: the
+    # module computes in float32; a wrong mapping, scale or normalization is off by order 1), and
+    # the documented vla-check command checks model.txt's model and no other
+    doc = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                            "trace.md")).read()
+    ran = []
+    for m in re.finditer(r"```python\n(.*?)```\n", doc, re.S):
+        code = m.group(1)
+        saved = re.search(r'rec\.save\("([\w-]+)", model="(\w+)"\)', code)
+        if not saved:
+            continue
+        name, model = saved.groups()
+        cmd = re.search(r"\n    \$ python3 (\w+\.py) && vla-check trace:%s([^\n]*)\n" % name,
+                        doc[m.end():])
+        ex = tempfile.mkdtemp(prefix="doc-", dir=tmp)
+        here = os.getcwd()
+        os.chdir(ex)
+        try:
+            ns = {"__name__": "__main__"}
+            exec(compile(code, cmd.group(1) if cmd else name, "exec"), ns)
+        finally:
+            os.chdir(here)
+        tdir = os.path.join(ex, name)
+        arrs = {n: np.load(os.path.join(tdir, n + ".npy")).astype(np.float64)
+                for n in ("q", "k", "v", "beta", "logdecay", "a", "b")
+                if os.path.exists(os.path.join(tdir, n + ".npy"))}
+        H_, T_, d_ = arrs["q"].shape
+        r = vlastab.run(arrs.pop("q"), arrs.pop("k"), arrs.pop("v"), model=model,
+                        precision="f64", reference=False, **arrs)
+        o = ns["o"][0].numpy().astype(np.float64).transpose(1, 0, 2)  # (B, T, H, dv) -> (H, T, dv)
+        err = np.linalg.norm(r["o"] - o) / np.linalg.norm(o)
+        check(err < d_ * T_ * 2.0 ** -24, "docs/trace.md, %s: vlastab's o differs from the "
+              "module's by %g (bound d T u = %g)" % (model, err, d_ * T_ * 2.0 ** -24))
+        p = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + tdir, "--report", "none"] +
+                           (cmd.group(2).split() if cmd else []), capture_output=True, text=True)
+        rows = [l.split()[0] for l in p.stdout.splitlines() if l.strip() and l[0] != "#"]
+        check(cmd and p.returncode == 0 and "\n# model: %s (from %s/model.txt)\n" % (model, tdir)
+              in p.stdout and rows and set(rows) == {model}, "docs/trace.md, %s: vla-check %s: "
+              "exit %d, rows of %s: %s" % (model, cmd.group(2) if cmd else "(no command)",
+                                           p.returncode, sorted(set(rows)), p.stderr[-300:]))
+        ran.append(model)
+    check(sorted(ran) == sorted(["gdn", "kda", "gla", "mamba2", "rwkv7"]),
+          "docs/trace.md's worked examples: %s" % ran)
+
 # tools/decay-trace.py copies q, k, v (and beta), never links them: a later writer into its
 # folder cannot reach the source; a link an older version left there is replaced, not followed
 DT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "decay-trace.py")
@@ -443,6 +573,11 @@ check(all(not os.path.islink(os.path.join(ddst, n)) and
       "decay-trace: not copies of the source")
 check(np.allclose(np.load(os.path.join(ddst, "decay.npy")), np.exp(np.log(gd).mean(axis=2))),
       "decay-trace: decay.npy is not the geometric mean of the gates")
+p = subprocess.run([os.path.join(BIN, "vla-statenorm"), "--stream", "trace:" + ddst],
+                   capture_output=True, text=True)  # model.txt: delta with delta_form=decay
+check(p.returncode == 0 and "# model: delta (from %s/model.txt" % ddst in p.stdout and
+      " delta_form=decay " in p.stdout and "warning" not in p.stderr,
+      "decay-trace's model.txt: %d %s" % (p.returncode, p.stderr))
 for n in ("q", "k", "v", "beta"):  # the issue's reproduction: a later writer into that folder
     np.save(os.path.join(ddst, n + ".npy"), np.ones(3))
 check({n: open(os.path.join(dsrc, n), "rb").read() for n in os.listdir(dsrc)} == src_bytes,

@@ -290,6 +290,19 @@ def _flag(x, name):
     raise TypeError("%s: %r is not True or False" % (name, x))
 
 
+def _setting_text(name, val):
+    """a constant's value as --set NAME=VALUE spells it"""
+    if isinstance(val, (bool, np.bool_)):
+        return "on" if val else "off"
+    if isinstance(val, numbers.Integral):
+        return str(int(val))
+    if isinstance(val, numbers.Real):
+        return repr(float(val))  # every digit: float32(0.1) is not 0.1
+    if isinstance(val, str):
+        return val
+    raise TypeError("%s=%r: a constant is a number, a string or a bool" % (name, val))
+
+
 def _configure(model, precision, track, strict, d, dv, constants):
     """the vla_config of run()'s arguments, refused as the programs refuse --set and --track"""
     cfg = _Config()
@@ -305,16 +318,7 @@ def _configure(model, precision, track, strict, d, dv, constants):
         raise ValueError("track: unknown way %r (%s; cg:K, cg:TOL, cheb:K)" % (
             track, ", ".join(tracks())))
     for name, val in constants.items():
-        if isinstance(val, (bool, np.bool_)):
-            text = "on" if val else "off"
-        elif isinstance(val, numbers.Integral):
-            text = str(int(val))
-        elif isinstance(val, numbers.Real):
-            text = repr(float(val))  # every digit: float32(0.1) is not 0.1
-        elif isinstance(val, str):
-            text = val
-        else:
-            raise TypeError("%s=%r: a constant is a number, a string or a bool" % (name, val))
+        text = _setting_text(name, val)
         why = ctypes.c_char_p()
         r = _L.vla_config_set_why(ctypes.byref(cfg), _text(name, "constant"),
                                   _text(text, name), ctypes.byref(why))
