@@ -97,6 +97,59 @@ VLA_FN void FN(chunk_decay)(CXP, ST *s, NREF m, long r, long c)
     FRAME_END;
 }
 
+/* acc = sum_{c <= r} M_rc Y_ca, c ascending: a chunk's masked (intra-chunk) sum for token r and
+ * column a of the rows of n numbers in Y */
+VLA_FN void FN(chunk_masked)(CXP, NREF acc, const NUM *M, const NUM *Y, long r, long a, int C,
+                             int n)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    MUL(R(acc), E(M, r * C), E(Y, a));
+    for (int c = 1; c <= r; c++) {
+        TEMP(t);
+        MUL(t, E(M, r * C + c), E(Y, (long)c * n + a));
+        ADD(R(acc), R(acc), t);
+    }
+    FRAME_END;
+}
+
+/* acc = sum_r E_ra B_rc, r ascending over the chunk's C tokens: entry (a, c) of E^T B, the
+ * chunk's write of S (E: rows of dv numbers, B: of d) */
+VLA_FN void FN(chunk_outer)(CXP, NREF acc, const NUM *Ev, const NUM *B, long a, long c, int C,
+                            int dv, int d)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    MUL(R(acc), E(Ev, a), E(B, c));
+    for (int r = 1; r < C; r++) {
+        TEMP(t);
+        MUL(t, E(Ev, (long)r * dv + a), E(B, (long)r * d + c));
+        ADD(R(acc), R(acc), t);
+    }
+    FRAME_END;
+}
+
+/* S_0, the chunk's first state, rounded to the io format into s0 (the chunk's products take it
+ * so: fla stages h in k's dtype); then, with W (rows of d in X), E = U - W S_0^T in place of U,
+ * rounded to io (fla's v_new) */
+VLA_FN void FN(chunk_s0)(CXP, ST *s, NUM *U, const NUM *X)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    VLA_PFOR(i, 0, dv * d) {
+        COPY(E(s->s0, i), E(s->S, i));
+        STORE_I(E(s->s0, i));
+    }
+    if (X)
+        VLA_PFOR(i, 0, C * dv) {
+            FN(dot_at)(CX, P(acc), s->s0, (long)(i % dv) * d, X, (long)(i / dv) * d, d);
+            SUB(E(U, i), E(U, i), acc);
+            STORE_I(E(U, i));
+        }
+    FRAME_END;
+}
+
 /* The chunk of S_t = S_{t-1} (I - a_t b_t^T) + c_t b_t^T, fla's chunked delta rule (a = beta
  * k, b = k, c = beta v) with distinct left and right vectors (vla3: a = k', b = alpha, c = v;
  * rls: a = k, b = the gain). With E's rows e_t = c_t - S_{t-1} a_t, the S_t the write makes,
@@ -166,17 +219,7 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
         FN(chunk_tri)(CX, M, X, C, d);  /* W */
         FN(chunk_tri)(CX, M, U, C, dv); /* U */
     }
-    /* S_0 in the io format: the chunk's products take it so (fla stages h in k's dtype) */
-    VLA_PFOR(i, 0, dv * d) {
-        COPY(E(s->s0, i), E(s->S, i));
-        STORE_I(E(s->s0, i));
-    }
-    if (wy) /* E = U - W S_0^T, in place of U (fla's v_new) */
-        VLA_PFOR(i, 0, C * dv) {
-            FN(dot_at)(CX, P(acc), s->s0, (long)(i % dv) * d, X, (long)(i / dv) * d, d);
-            SUB(E(U, i), E(U, i), acc);
-            STORE_I(E(U, i));
-        }
+    FN(chunk_s0)(CX, s, U, wy ? X : NULL); /* S_0 in io; E = U - W S_0^T */
     /* P = Y B^T on and below the diagonal of M (L and T are spent) */
     VLA_PFOR(i, 0, C * C) {
         long r = i / C, c = i % C;
@@ -210,12 +253,7 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
             EXP(acc, E(G, r));
             MUL(E(s->co, i), E(s->co, i), acc);
         }
-        MUL(acc, E(M, r * C), E(U, a));
-        for (int c = 1; c <= r; c++) {
-            TEMP(t);
-            MUL(t, E(M, r * C + c), E(U, (long)c * dv + a));
-            ADD(acc, acc, t);
-        }
+        FN(chunk_masked)(CX, P(acc), M, U, r, a, C, dv);
         ADD(E(s->co, i), E(s->co, i), acc);
         if (scaled) /* the gated family: fla's chunk kernels scale the read-out */
             MUL(E(s->co, i), E(s->co, i), E(s->c, C_SCALE));
@@ -233,13 +271,7 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
             STORE_I(E(U, i));
         }
     VLA_PFOR(i, 0, dv * d) {
-        long a = i / d, c = i % d;
-        MUL(acc, E(U, a), E(B, c));
-        for (int r = 1; r < C; r++) {
-            TEMP(t);
-            MUL(t, E(U, (long)r * dv + a), E(B, (long)r * d + c));
-            ADD(acc, acc, t);
-        }
+        FN(chunk_outer)(CX, P(acc), U, B, i / d, i % d, C, dv, d);
         if (decay)
             MUL(E(s->S, i), E(s->S, i), gl);
         ADD(E(s->S, i), E(s->S, i), acc);
@@ -332,16 +364,7 @@ VLA_FN void FN(chunk_ch)(CXP, ST *s, int wy)
         FN(chunk_tri)(CX, M, X, C, d);  /* W */
         FN(chunk_tri)(CX, M, U, C, dv); /* U */
     }
-    VLA_PFOR(i, 0, dv * d) { /* S_0 in the io format */
-        COPY(E(s->s0, i), E(s->S, i));
-        STORE_I(E(s->s0, i));
-    }
-    if (wy) /* E = U - W S_0^T, in place of U */
-        VLA_PFOR(i, 0, C * dv) {
-            FN(dot_at)(CX, P(acc), s->s0, (long)(i % dv) * d, X, (long)(i / dv) * d, d);
-            SUB(E(U, i), E(U, i), acc);
-            STORE_I(E(U, i));
-        }
+    FN(chunk_s0)(CX, s, U, wy ? X : NULL); /* S_0 in io; E = U - W S_0^T */
     VLA_PFOR(i, 0, C * C) { /* P on and below the diagonal (L and T are spent) */
         long r = i / C, c = i % C;
         if (c <= r) {
@@ -358,12 +381,7 @@ VLA_FN void FN(chunk_ch)(CXP, ST *s, int wy)
     VLA_PFOR(i, 0, C * dv) { /* the read-outs: the inter-chunk and the intra-chunk sums */
         long r = i / dv, a = i % dv;
         FN(dot_at)(CX, P(E(s->co, i)), s->s0, a * d, X, r * d, d);
-        MUL(acc, E(M, r * C), E(U, a));
-        for (int c = 1; c <= r; c++) {
-            TEMP(t);
-            MUL(t, E(M, r * C + c), E(U, (long)c * dv + a));
-            ADD(acc, acc, t);
-        }
+        FN(chunk_masked)(CX, P(acc), M, U, r, a, C, dv);
         ADD(E(s->co, i), E(s->co, i), acc);
         MUL(E(s->co, i), E(s->co, i), E(s->c, C_SCALE));
     }
@@ -375,13 +393,8 @@ VLA_FN void FN(chunk_ch)(CXP, ST *s, int wy)
         STORE_I(E(K, i));
     }
     VLA_PFOR(i, 0, dv * d) { /* S_C = S_0 D(Gamma_C) + E^T K */
-        long a = i / d, c = i % d;
-        MUL(acc, E(U, a), E(K, c));
-        for (int r = 1; r < C; r++) {
-            TEMP(t);
-            MUL(t, E(U, (long)r * dv + a), E(K, (long)r * d + c));
-            ADD(acc, acc, t);
-        }
+        const long c = i % d;
+        FN(chunk_outer)(CX, P(acc), U, K, i / d, c, C, dv, d);
         EXP(t, E(G, (long)(C - 1) * d + c));
         MUL(E(s->S, i), E(s->S, i), t);
         ADD(E(s->S, i), E(s->S, i), acc);
