@@ -628,3 +628,31 @@ VLA_FN void FN(chunk_penalty)(CXP, ST *s, int guard, NREF eps)
     }
     FN(chunk_woodbury)(CX, s, guard, eps);
 }
+
+/* The gated queries of a chunk's tokens (l2norm(q), rounded to io as fla's l2norm kernel stores
+ * them) into the chunk's buffer, where chunk_wy reads them (VLA_IN_pq) */
+VLA_FN void FN(chunk_queries)(CXP, ST *s)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    for (int r = 0; r < C; r++) {
+        FN(chunk_slot)(CX, s, r, 0);
+        FN(gated_query)(CX, s, s->w, 0);
+        VLA_PFOR(j, 0, d) {
+            COPY(E(s->cb, CB_AT(r, pq) + j), E(s->w, j));
+            STORE_I(E(s->cb, CB_AT(r, pq) + j));
+        }
+    }
+}
+
+/* The additive models' chunk (gla, mamba2): the queries, the keys k_t (inputs: in the io format
+ * already) as the chunk's rows in cy, the last token's slot and vectors in place for the state
+ * passed on */
+VLA_FN void FN(chunk_additive)(CXP, ST *s)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    FN(chunk_queries)(CX, s);
+    VLA_PFOR(i, 0, C * d)
+        COPY(E(s->cy, i), E(s->cb, CB_AT(i / d, pk) + i % d));
+    FN(chunk_slot)(CX, s, C - 1, 0);
+    FN(vec_additive)(CX, s);
+}

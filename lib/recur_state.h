@@ -208,6 +208,16 @@ VLA_FN void FN(readout)(CXP, ST *s, const NUM *x, NREF floor)
 
 /* ---- the writes of S that several models share ---- */
 
+/* the additive write's vectors (gla, mamba2, rwkv7's own write): no delta term, k' = 0 and
+ * alpha = k, so J is the decay alone and B = v k^T */
+VLA_FN void FN(vec_additive)(CXP, ST *s)
+{
+    VLA_PFOR(j, 0, s->d) {
+        SETI(E(s->kp, j), 0);
+        COPY(E(s->al, j), E(s->pk, j));
+    }
+}
+
 /* S <- a S, a the step's scalar decay (beta_decay[1]), each entry stored */
 VLA_FN void FN(decay_S)(CXP, ST *s)
 {

@@ -24,21 +24,6 @@ VLA_FN void FN(step_gdn)(CXP, ST *s, int has_g)
 
 VLA_FN void FN(read_gdn)(CXP, ST *s) { FN(read_gated)(CX, s); }
 
-/* The gated queries of a chunk's tokens (l2norm(q), rounded to io as fla's l2norm kernel stores
- * them) into the chunk's buffer, where chunk_wy reads them (VLA_IN_pq) */
-VLA_FN void FN(chunk_queries)(CXP, ST *s)
-{
-    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
-    for (int r = 0; r < C; r++) {
-        FN(chunk_slot)(CX, s, r, 0);
-        FN(gated_query)(CX, s, s->w, 0);
-        VLA_PFOR(j, 0, d) {
-            COPY(E(s->cb, CB_AT(r, pq) + j), E(s->w, j));
-            STORE_I(E(s->cb, CB_AT(r, pq) + j));
-        }
-    }
-}
-
 /* fla's chunked gated delta rule: the UT transform with the cumulative log-decays folded in,
  * the read-out scaled at the end */
 VLA_FN void FN(chunk_gdn)(CXP, ST *s)

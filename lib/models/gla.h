@@ -3,13 +3,7 @@
  * format), no normalizer; o = S (scale q), scale d^-1/2. */
 
 /* no delta term: k' = 0, alpha = k, so J = Diag(a) and B = v k^T */
-VLA_FN void FN(vec_gla)(CXP, ST *s)
-{
-    VLA_PFOR(j, 0, s->d) {
-        SETI(E(s->kp, j), 0);
-        COPY(E(s->al, j), E(s->pk, j));
-    }
-}
+VLA_FN void FN(vec_gla)(CXP, ST *s) { FN(vec_additive)(CX, s); }
 
 /* fla's order: h *= exp(g) per key channel, then h += k v^T */
 VLA_FN void FN(step_gla)(CXP, ST *s, int has_g)
@@ -25,11 +19,6 @@ VLA_FN void FN(read_gla)(CXP, ST *s) { FN(read_gated)(CX, s); }
  * without the UT transform), the read-out scaled at the end */
 VLA_FN void FN(chunk_gla)(CXP, ST *s)
 {
-    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
-    FN(chunk_queries)(CX, s);
-    VLA_PFOR(i, 0, C * d) /* k_t, an input: in the io format already */
-        COPY(E(s->cy, i), E(s->cb, CB_AT(i / d, pk) + i % d));
-    FN(chunk_slot)(CX, s, C - 1, 0);
-    FN(vec_gla)(CX, s);
+    FN(chunk_additive)(CX, s);
     FN(chunk_ch)(CX, s, 0);
 }

@@ -4,13 +4,7 @@
  * o = S (scale q), scale 1. */
 
 /* no delta term: k' = 0, alpha = k, so J = a I and B = v k^T */
-VLA_FN void FN(vec_mamba2)(CXP, ST *s)
-{
-    VLA_PFOR(j, 0, s->d) {
-        SETI(E(s->kp, j), 0);
-        COPY(E(s->al, j), E(s->pk, j));
-    }
-}
+VLA_FN void FN(vec_mamba2)(CXP, ST *s) { FN(vec_additive)(CX, s); }
 
 VLA_FN void FN(step_mamba2)(CXP, ST *s, int has_g)
 {
@@ -25,11 +19,6 @@ VLA_FN void FN(read_mamba2)(CXP, ST *s) { FN(read_gated)(CX, s); }
  * between chunks decayed by exp(gamma_C) (chunk_wy without the UT transform) */
 VLA_FN void FN(chunk_mamba2)(CXP, ST *s)
 {
-    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
-    FN(chunk_queries)(CX, s);
-    VLA_PFOR(i, 0, C * d) /* b_t = k_t, an input: in the io format already */
-        COPY(E(s->cy, i), E(s->cb, CB_AT(i / d, pk) + i % d));
-    FN(chunk_slot)(CX, s, C - 1, 0);
-    FN(vec_mamba2)(CX, s);
+    FN(chunk_additive)(CX, s);
     FN(chunk_wy)(CX, s, 0, 0, 1, VLA_IN_pq, 0, 1, P(E(s->c, C_STAB)));
 }

@@ -4,7 +4,7 @@
  * format, a and b from the trace (RWKV-7: a = -kappa, b = kappa * iclr); o = S (scale q), scale 1. */
 
 /* no delta term: k' = 0, alpha = k, so J = Diag(w) + a b^T and B = v k^T */
-VLA_FN void FN(vec_rwkv7)(CXP, ST *s) { FN(vec_gla)(CX, s); }
+VLA_FN void FN(vec_rwkv7)(CXP, ST *s) { FN(vec_additive)(CX, s); }
 
 /* S_ij = (S_ij w_j + (S a)_i b_j) + v_i k_j, each entry stored once (dplr's naive order) */
 VLA_FN void FN(step_rwkv7)(CXP, ST *s, int has_g)
