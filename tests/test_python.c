@@ -5,9 +5,13 @@
 #include "check.h"
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <unistd.h>
 
-TEST_SLOW(python_binding_reader_and_recorder)
+/* Runs a Python script (its arguments in args) under that interpreter: skipped with the reason
+ * where the interpreter is missing or the script exits 77 (numpy absent); otherwise it must exit
+ * 0 and print passed. A line "note: ..." it prints is passed on. */
+static void run_python(const char *args, const char *passed)
 {
     const char *py = getenv("VLA_PYTHON") ? getenv("VLA_PYTHON") : "/usr/bin/python3";
     char msg[300];
@@ -17,37 +21,29 @@ TEST_SLOW(python_binding_reader_and_recorder)
         return;
     }
     char *out = NULL;
-    int st = vla_test_sh(&out, "%s tools/python/test_vlastab.py %s 2>&1", py, vla_test_bin_dir());
+    int st = vla_test_sh(&out, "%s %s 2>&1", py, args);
     if (st == 77) {
-        snprintf(msg, sizeof msg, "%s", out ? out : "numpy absent");
+        snprintf(msg, sizeof msg, "%s", out && *out ? out : "numpy absent");
         msg[strcspn(msg, "\n")] = 0;
         vla_test_skip(msg);
     } else {
-        CHECK_MSG(st == 0 && out && strstr(out, "python: passed"), "exit %d: %s", st,
-                  out ? out : "");
+        CHECK_MSG(st == 0 && out && strstr(out, passed), "exit %d: %s", st, out ? out : "");
         if (out && strstr(out, "note: "))
             printf("%.*s\n", (int)strcspn(strstr(out, "note: "), "\n"), strstr(out, "note: "));
     }
     free(out);
 }
 
+TEST_SLOW(python_binding_reader_and_recorder)
+{
+    char args[PATH_MAX + 64];
+    snprintf(args, sizeof args, "tools/python/test_vlastab.py %s", vla_test_bin_dir());
+    run_python(args, "python: passed");
+}
+
 /* The gated family against tests/gated_ref.py, numpy written from the published equations
  * (tests/test_gated.py says how and within what bound) */
 TEST_SLOW(python_gated_against_published_equations)
 {
-    const char *py = getenv("VLA_PYTHON") ? getenv("VLA_PYTHON") : "/usr/bin/python3";
-    char msg[300];
-    if (access(py, X_OK)) {
-        snprintf(msg, sizeof msg, "no Python interpreter at %s (set PYTHON=...)", py);
-        vla_test_skip(msg);
-        return;
-    }
-    char *out = NULL;
-    int st = vla_test_sh(&out, "%s tests/test_gated.py 2>&1", py);
-    if (st == 77)
-        vla_test_skip("numpy absent");
-    else
-        CHECK_MSG(st == 0 && out && strstr(out, "gated: passed"), "exit %d: %s", st,
-                  out ? out : "");
-    free(out);
+    run_python("tests/test_gated.py", "gated: passed");
 }
