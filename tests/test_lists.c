@@ -259,7 +259,8 @@ TEST_SLOW(lists_a_model_row_without_its_functions_fails_to_build)
     if (!fresh_lib())
         return;
     CHECK_MSG(compile("@/lib/model.c", "", out, sizeof out) == 0, "the copy itself: %s", out);
-    edit("vlalists.h", "s/^    X(VLA3, vla3, 1, 1)$/    X(VLA3, vla3, 1, 1) X(VLA4, vla4, 1, 1)/");
+    edit("vlalists.h", "s/^    X(VLA3, vla3, /"
+                       "    X(VLA4, vla4, 1, 1, 1, 1, 0, 0, 0, OWN, 0, 0, VLA_IN_U, \"u\") X(VLA3, vla3, /");
     CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0);
     /* each piece the row asks for is named: its step, its read-out, its u' (it has A) */
     CHECK_MSG(strstr(out, "step_vla4_f64") && strstr(out, "undeclared"), "%s", out);
