@@ -845,6 +845,15 @@ static int on_step(void *ctx, const vla_step_view *v)
     return s->drv->on_step(v, s->acc[v->run], s->drv->ctx);
 }
 
+/* whether a run stands at its next checkpoint t, not yet measured */
+static int unmeasured(vla_engine *m, const long *ci, const long *cks, long nck, int nr, long t)
+{
+    for (int h = 0; h < nr; h++)
+        if (ci[h] < nck && cks[ci[h]] == t && vla_engine_t(m, h) == t)
+            return 1;
+    return 0;
+}
+
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out)
 {
     /* tests make checkpoints frequent; a value that is not a number of seconds is a usage error */
@@ -1021,7 +1030,9 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     /* no more threads than runs: libgomp crashes when asked for 100000 (OMP_NUM_THREADS) */
     const int nth = vla_cli_threads() < nr ? vla_cli_threads() : nr;
     (void)nth;
-    while (!status && tmin < c->steps) {
+    /* (and once more at the end when a checkpoint at tmin is unmeasured: a stop inside the
+     * last slice leaves the runs at the last step, whose rows a --resume must still measure) */
+    while (!status && (tmin < c->steps || unmeasured(m, ci, cks, nck, nr, tmin))) {
         long next = c->steps;
         for (int h = 0; h < nr; h++)
             if (ci[h] < nck && cks[ci[h]] < next)
