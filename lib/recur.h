@@ -23,6 +23,16 @@
 #ifndef VLA_FN
 #define VLA_FN static
 #endif
+/* VLA_TRACK_MASK: the ways of tracking A this instantiation runs, a bit per VLA_TRACK_<ID> (by
+ * default all). An includer that runs fewer (the GPU's kernels: kernels/vlacuda.h's
+ * VLA_CUDA_TRACKS) leaves the others' code out, as the compiler drops what no path reaches: their
+ * dispatch (recur_track.h) does nothing, so the includer's host side must refuse them first.
+ * VLA_TRACK_ON(ID): this instantiation runs the way ID; VLA_TRACKING(s, ID): and s tracks A so. */
+#ifndef VLA_TRACK_MASK
+#define VLA_TRACK_MASK (~0u)
+#endif
+#define VLA_TRACK_ON(ID) (((VLA_TRACK_MASK) >> VLA_TRACK_##ID) & 1u)
+#define VLA_TRACKING(s, ID) (VLA_TRACK_ON(ID) && (s)->cfg.track == VLA_TRACK_##ID)
 /* an arithmetic without stochastic rounding needs no per-step reset of its random words */
 #ifndef SR_RESET
 #define SR_RESET(t) ((void)0)

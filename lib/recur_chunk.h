@@ -553,7 +553,7 @@ VLA_FN void FN(chunk_woodbury)(CXP, ST *s, int guard, NREF eps)
  * per_eps x for the last token when a nudge falls at the chunk's end (nudged); cg: recur.h's cg */
 VLA_FN void FN(chunk_apply)(CXP, ST *s, NUM *y, const NUM *x, int r, int nudged)
 {
-    if (s->cfg.track == VLA_TRACK_CG) {
+    if (VLA_TRACKING(s, CG)) {
         FN(cg)(CX, s, y, x, r);
         return;
     }
@@ -585,7 +585,7 @@ VLA_FN void FN(chunk_apply)(CXP, ST *s, NUM *y, const NUM *x, int r, int nudged)
  * chunk_update_M */
 VLA_FN void FN(chunk_update_A)(CXP, ST *s)
 {
-    if (s->cfg.track == VLA_TRACK_CG) {
+    if (VLA_TRACKING(s, CG)) {
         FN(chunk_update_M)(CX, s);
         return;
     }
@@ -619,7 +619,7 @@ VLA_FN void FN(chunk_penalty)(CXP, ST *s, int guard, NREF eps)
         FN(chunk_slot)(CX, s, r, 0);
         FN(chunk_row)(CX, s->cu, r, FN(uprime)(CX, s), s->d);
     }
-    if (s->cfg.track == VLA_TRACK_CG) {
+    if (VLA_TRACKING(s, CG)) {
         VLA_PFOR(i, 0, s->d * s->d) {
             COPY(E(s->m0, i), E(s->A, i));
             STORE_I(E(s->m0, i));

@@ -63,6 +63,9 @@
 #undef VLA_MATVEC_HOOK
 #undef VLA_MATVEC_T_HOOK
 #undef VLA_RECUR_DEVICE
+#undef VLA_TRACK_MASK
+#undef VLA_TRACK_ON
+#undef VLA_TRACKING
 #undef POL
 #undef RO
 #undef RS

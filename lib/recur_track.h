@@ -10,7 +10,7 @@ VLA_FN void FN(forget)(CXP, ST *s)
     int d = s->d;
     if (s->cfg.gamma == 1)
         return;
-    if (s->cfg.track == VLA_TRACK_CHOL) {
+    if (VLA_TRACKING(s, CHOL)) {
         VLA_PFOR(i, 0, d)
             for (int j = 0; j <= i; j++) {
                 MUL(E(s->A, (size_t)i * d + j), E(s->A, (size_t)i * d + j), E(s->c, C_SQRTG));
@@ -30,7 +30,7 @@ VLA_FN void FN(forget)(CXP, ST *s)
 VLA_FN void FN(update_sm)(CXP, ST *s, const NUM *u, int guard, NREF eps)
 {
     FN(forget)(CX, s);
-    FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, 0, s->cfg.track == VLA_TRACK_SR,
+    FN(sm_update)(CX, s->A, u, s->d, s->z, guard, eps, 0, VLA_TRACKING(s, SR),
                   &s->cnt.guard);
 }
 VLA_FN void FN(update_smsym)(CXP, ST *s, const NUM *u, int guard, NREF eps)
@@ -332,7 +332,8 @@ VLA_FN void FN(penalty_update)(CXP, ST *s, const NUM *u, int guard, NREF eps)
     switch (s->cfg.track) {
 #define VLA_X_(ID, name, update, apply, holds)                                                    \
     case VLA_TRACK_##ID:                                                                           \
-        (FN(update_##update))(CX, s, u, guard, eps);                                               \
+        if (VLA_TRACK_ON(ID))                                                                      \
+            (FN(update_##update))(CX, s, u, guard, eps);                                           \
         break;
         VLA_TRACKS(VLA_X_)
 #undef VLA_X_
@@ -346,7 +347,8 @@ VLA_FN void FN(apply_A)(CXP, ST *s, NUM *y, const NUM *x)
     switch (s->cfg.track) {
 #define VLA_X_(ID, name, update, apply, holds)                                                    \
     case VLA_TRACK_##ID:                                                                           \
-        (FN(apply_##apply))(CX, s, y, x);                                                          \
+        if (VLA_TRACK_ON(ID))                                                                      \
+            (FN(apply_##apply))(CX, s, y, x);                                                      \
         break;
         VLA_TRACKS(VLA_X_)
 #undef VLA_X_
