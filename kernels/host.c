@@ -150,6 +150,23 @@ void vla_cuda_free(vla_cuda *g)
     free(g);
 }
 
+/* the names of VLA_CUDA_TRACKS' ways: "sm or sm-sym" */
+static const char *cuda_tracks(char *buf, size_t len)
+{
+    int n = 0, k = 0;
+    size_t at = 0;
+    for (int t = 0; t < VLA_NTRACK; t++)
+        n += VLA_CUDA_TRACKS >> t & 1u;
+    buf[0] = 0;
+    for (int t = 0; t < VLA_NTRACK && at < len; t++)
+        if (VLA_CUDA_TRACKS >> t & 1u) {
+            k++;
+            at += snprintf(buf + at, len - at, "%s%s", k == 1 ? "" : k == n ? " or " : ", ",
+                           vla_track_name((vla_track)t));
+        }
+    return buf;
+}
+
 int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda_opts *opts,
                  char *err, size_t errlen)
 {
@@ -168,13 +185,16 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
     if ((r = vla_track_check(cfg, &why)))
         return fail(NULL, err, errlen, r, "%s", why ? why : vla_strerror(r));
     const int lanes = opts->target == VLA_CUDA_LANES;
-    if (lanes ? cfg->track == VLA_TRACK_COMP || cfg->track == VLA_TRACK_SR
-              : cfg->track != VLA_TRACK_SM && cfg->track != VLA_TRACK_SMSYM)
+    if (lanes && (cfg->track == VLA_TRACK_COMP || cfg->track == VLA_TRACK_SR))
         return fail(NULL, err, errlen, VLA_ENOTSUP,
-                    lanes ? "track=%s: the lanes run sm, sm-sym, joseph and chol (comp and sr "
-                            "have an arithmetic of their own)"
-                          : "track=%s: the CUDA kernels track A by sm or sm-sym only",
+                    "track=%s: the lanes run sm, sm-sym, joseph and chol (comp and sr have an "
+                    "arithmetic of their own)",
                     vla_track_name(cfg->track));
+    if (!lanes && !(VLA_CUDA_TRACKS >> cfg->track & 1u)) { /* not compiled into the kernels */
+        char ways[200];
+        return fail(NULL, err, errlen, VLA_ENOTSUP, "track=%s: the CUDA kernels track A by %s only",
+                    vla_track_name(cfg->track), cuda_tracks(ways, sizeof ways));
+    }
     if (cfg->mode != VLA_STRICT)
         return fail(NULL, err, errlen, VLA_ENOTSUP,
                     "mode=fast: the kernels are strict only (use the CPU for fast mode)");

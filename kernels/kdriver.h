@@ -6,6 +6,9 @@
  * counters in every thread, and thread 0 writes them back). The state and the input records
  * move as lib/tables.h's list of arrays says (kabi.h). */
 #include "karith.h"
+#include "vlacuda.h"
+/* only the ways of tracking A that the kernels run (vlacuda.h): host.c refuses the rest */
+#define VLA_TRACK_MASK VLA_CUDA_TRACKS
 #include "recur.h"
 
 /* Runs p->steps steps of run `run`; arena: p->arena_len numbers of on-chip memory. */

@@ -25,6 +25,11 @@ typedef struct {
     int emu_threads; /* host threads: per emulated block (0: 3); LANES: in all (0: OpenMP's) */
 } vla_cuda_opts;
 
+/* The ways of tracking A the kernels (the GPU's and their emulation) are built for, a bit per
+ * VLA_TRACK_<ID>: only these are compiled (lib/recur.h's VLA_TRACK_MASK), and vla_cuda_new
+ * refuses the others (VLA_ENOTSUP, naming these). The lanes run every way but comp and sr. */
+#define VLA_CUDA_TRACKS ((1u << VLA_TRACK_SM) | (1u << VLA_TRACK_SMSYM))
+
 /* The largest d (and dv) whose A and S fit a block's shared memory: 128 in the 32-bit and
  * 16-bit policies, 64 in f64. */
 int vla_cuda_max_d(vla_prec p);

@@ -426,6 +426,27 @@ TEST(cuda_refusals)
     c.track = VLA_TRACK_JOSEPH;
     CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, err, sizeof err), VLA_ENOTSUP);
     CHECK(g == NULL && strstr(err, "sm or sm-sym"));
+    /* the kernels take exactly the ways they were compiled for (VLA_CUDA_TRACKS), in a precision
+     * where the way is valid */
+    for (int t = 0; t < VLA_NTRACK; t++) {
+        const char *why = NULL;
+        vla_config_default(&c, VLA_VLA3, 8);
+        c.track = (vla_track)t;
+        if (vla_track_holds(c.track) != VLA_HOLDS_A) /* what the ways that keep M require */
+            CHECK(vla_config_set(&c, "nudge", "off") == 0 &&
+                  vla_config_set(&c, "clamp_on", "off") == 0);
+        for (int p = 0; p < VLA_NPREC && (c.prec = (vla_prec)p, vla_track_check(&c, &why)); p++)
+            ;
+        if (vla_config_check(&c) || vla_track_check(&c, &why))
+            continue;
+        int r = vla_cuda_new(&g, &c, 1, &o, err, sizeof err);
+        if (VLA_CUDA_TRACKS >> t & 1u) {
+            CHECK_MSG(r == 0, "%s: %s", vla_track_name(c.track), err);
+            vla_cuda_free(g);
+        } else
+            CHECK_MSG(r == VLA_ENOTSUP && g == NULL && strstr(err, "sm or sm-sym"), "%s: %s",
+                      vla_track_name(c.track), err);
+    }
     vla_config_default(&c, VLA_VLA3, 128);
     c.prec = VLA_F64;
     CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, err, sizeof err), VLA_ERANGE);

@@ -159,8 +159,9 @@ RG_FN int rg_backend_supports(int b, const vla_config *cfg)
         return 1;
     if (b == RG_LANES) /* every way of tracking with the policies' own arithmetic */
         return cfg->track != VLA_TRACK_COMP && cfg->track != VLA_TRACK_SR;
-    /* the kernels track A by sm or sm-sym, with the state in a block's shared memory */
-    return (cfg->track == VLA_TRACK_SM || cfg->track == VLA_TRACK_SMSYM) &&
+    /* the kernels track A by the ways they are built for, with the state in a block's shared
+     * memory */
+    return (VLA_CUDA_TRACKS >> cfg->track & 1u) &&
            cfg->d <= vla_cuda_max_d(cfg->prec) && cfg->dv <= vla_cuda_max_d(cfg->prec) &&
            vla_cuda_smem_bytes(cfg) <= VLA_CUDA_SMEM_MAX;
 }
