@@ -1,8 +1,8 @@
-/* emu.c: the CUDA kernel's blocks run on host threads: the same kpolicy.h text, each block's
- * threads as real threads meeting at real barriers, the arena as one shared buffer. It checks
- * the block decomposition (which loops split, where the barriers are, the padded layout) on a
- * machine without a GPU; the arithmetic is the host's, which lib/ already shares. Blocks run one
- * after another, so one launch at a time (a mutex serializes launches). */
+/* emu.c: the CUDA kernel's blocks run on host threads: the same kpolicy.h text (emu_block.c), each
+ * block's threads as real threads meeting at real barriers, the arena as one shared buffer. It
+ * checks the block decomposition (which loops split, where the barriers are, the padded layout)
+ * on a machine without a GPU; the arithmetic is the host's, which lib/ already shares. Blocks run
+ * one after another, so one launch at a time (a mutex serializes launches). */
 #include "kdev.h"
 #include <pthread.h>
 #include <sched.h>
@@ -20,7 +20,7 @@ static atomic_int k_emu_count, k_emu_flag;
  * normal case here. Threads of a block that stop meeting at the same barriers have diverged on
  * data that should have been identical, a race in the decomposition (on a GPU: undefined
  * behaviour, often a hang); here that is reported and the program stops, rather than hanging. */
-static void k_emu_sync(void)
+void vla_emu_sync(void)
 {
     k_emu_sense = !k_emu_sense;
     if (atomic_fetch_add(&k_emu_count, 1) == k_emu_nt - 1) {
@@ -47,14 +47,10 @@ static void k_emu_sync(void)
     }
 }
 
-#define KSYNC() k_emu_sync()
-#define KTID k_emu_tid
-#define KNT k_emu_nt
-#include "kpolicy.h"
-
-typedef void (*emu_block_fn)(const kparams *p, int run, void *arena);
+/* the kernel of each policy (emu_block.c, compiled once per row) */
+typedef void (*emu_block_fn)(const kparams *p, int run, void *arena, int tid, int nt);
 static const emu_block_fn emu_blocks[VLA_NPREC] = {
-#define VLA_X_(ID, name, sfx, ...) emu_block_##sfx,
+#define VLA_X_(ID, name, sfx, ...) vla_emu_block_##sfx,
     VLA_PRECS(VLA_X_)
 #undef VLA_X_
 };
@@ -132,7 +128,7 @@ static void *emu_thread(void *arg)
     k_emu_tid = a->tid;
     k_emu_sense = 0;
     for (int run = 0; run < a->p->runs; run++)
-        emu_blocks[a->p->cfg.prec](a->p, run, a->arena);
+        emu_blocks[a->p->cfg.prec](a->p, run, a->arena, a->tid, k_emu_nt);
     return NULL;
 }
 

@@ -1,8 +1,7 @@
 /* karith.h: the arithmetic macros of lib/recur.h for the kernel (the vocabulary is documented in
  * lib/arith_native.h), included by kdriver.h at the start of each policy's instantiation and
- * undefined by lib/recur_end.h at its end. The includer (kpolicy.h) sets POL, RO, RS (RI where the
- * io format is not storage's) and the
- * operations KADD ... KSQRT; the container, the formats and the suffix follow from POL's row. */
+ * undefined by lib/recur_end.h at its end. The includer (kpolicy.h) sets POL, RO, RS, RI and
+ * the operations KADD ... KSQRT; the container, the formats and the suffix follow from POL's row. */
 #ifdef __CUDACC__
 #define VLA_FN static __device__
 #else

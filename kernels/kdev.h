@@ -1,6 +1,6 @@
 /* kdev.h: the few operations host.c needs from a device that runs the kernel: a GPU through the
  * CUDA runtime (vlacuda.cu; nocuda.c when the build has no CUDA), or the emulation of the
- * kernel's blocks on host threads (emu.c). Each returns 0 or a vla_err code and, on failure,
+ * kernel's blocks on host threads (emu.c); and the per-policy kernels those devices run. Each returns 0 or a vla_err code and, on failure,
  * writes a one-line reason to err. */
 #ifndef VLA_KDEV_H
 #define VLA_KDEV_H
@@ -34,6 +34,16 @@ typedef struct {
      * reads the taps where the kernel wrote them, without put and get */
     int host_memory;
 } kdev_ops;
+
+/* The kernel of each policy, compiled once per row of VLA_PRECS (kpolicy.h, kdriver.h): for the
+ * GPU (kern.cu: the __global__ function, for vlacuda.cu's launches), and for the emulation
+ * (emu_block.c: run run's block as host thread tid of nt; emu.c's barrier is vla_emu_sync). */
+#define VLA_X_(ID, name, sfx, ...)                                                                 \
+    const void *vla_kern_##sfx(void);                                                              \
+    void vla_emu_block_##sfx(const kparams *p, int run, void *arena, int tid, int nt);
+VLA_PRECS(VLA_X_)
+#undef VLA_X_
+void vla_emu_sync(void);
 
 const kdev_ops *vla_kdev_cuda(void); /* vlacuda.cu, or the stub of nocuda.c */
 const kdev_ops *vla_kdev_emu(void);  /* emu.c */

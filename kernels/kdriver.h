@@ -1,6 +1,6 @@
 /* kdriver.h: one policy's kernel: recur.h's recurrences plus the loop over t that a block runs
  * for one run, the state held in the block's arena (shared memory) from the first step of a
- * launch to the last. Included by kpolicy.h once per policy, with POL, RO and RS set (karith.h).
+ * launch to the last. Included by kpolicy.h, with POL, RO, RS and RI set (karith.h).
  * Every thread of the block executes all of it: the loops split by VLA_PFOR, the rest
  * redundantly on identical data (which is why the per-thread state struct holds identical
  * counters in every thread, and thread 0 writes them back). The state and the input records
@@ -122,14 +122,18 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
 
 #ifdef __CUDACC__
 /* one block per run; the arena is the block's dynamic shared memory */
-__global__ void __launch_bounds__(256) FN(kern)(const kparams p)
+static __global__ void __launch_bounds__(256) FN(kern)(const kparams p)
 {
     extern __shared__ double k_smem[];
     FN(kblock)(&p, (int)blockIdx.x, (NUM *)k_smem);
 }
+extern "C" const void *VLA_CAT(vla_kern, POL)(void) { return (const void *)FN(kern); }
 #else
-static void FN(emu_block)(const kparams *p, int run, void *arena)
+/* emu.c's block, as host thread tid of nt (KTID and KNT: emu_block.c's thread-local variables) */
+void VLA_CAT(vla_emu_block, POL)(const kparams *p, int run, void *arena, int tid, int nt)
 {
+    KTID = tid;
+    KNT = nt;
     FN(kblock)(p, run, (NUM *)arena);
 }
 #endif

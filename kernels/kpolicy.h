@@ -1,10 +1,10 @@
-/* kpolicy.h: lib/recur.h instantiated for the precision policies as kernel code: by nvcc for
- * the GPU (vlacuda.cu), or by the C compiler for the emulation of one block on host threads
- * (emu.c), which checks the block decomposition where there is no GPU. The recurrences are
- * recur.h's, unchanged: the arithmetic macros below give each operation the rounding that
- * lib/arith_native.h gives it (karith.h), and VLA_PFOR splits recur.h's independent loops across
- * the threads of a block. The includer defines KSYNC() (a block barrier), KTID and KNT (this
- * thread's index and the block's thread count) before including this file. */
+/* kpolicy.h: lib/recur.h instantiated for one precision policy, POL, as kernel code: by nvcc for
+ * the GPU (kern.cu), or by the C compiler for the emulation of one block on host threads
+ * (emu_block.c, for emu.c), which checks the block decomposition where there is no GPU. The
+ * recurrences are recur.h's, unchanged: the arithmetic macros below give each operation the
+ * rounding that lib/arith_native.h gives it (karith.h), and VLA_PFOR splits recur.h's independent
+ * loops across the threads of a block. The includer defines KSYNC() (a block barrier), KTID and
+ * KNT (this thread's index and the block's thread count) before including this file. */
 #include "kabi.h"
 #include <math.h>
 #include <string.h>
@@ -59,47 +59,34 @@ static __device__ __forceinline__ float krnd_bf16(float x)
 #define krnd_bf16 vla_rnd_bf16
 #endif
 
-/* the policies of vlalists.h, a block each: its row (POL) and how it rounds (RO: every
- * operation, RS: every store); karith.h derives the rest (kern_<POL> and emu_block_<POL> are
- * what vlacuda.cu's and emu.c's tables, made from the list, look for) */
-#define POL f64
-#define RO(x) (x)
-#define RS(x) (x)
-#include "kdriver.h"
+/* x rounded to a format held in a wider container: by a conversion to binary32 and binary64 */
+#define krnd_f32(x) ((float)(x))
+#define krnd_f64(x) ((double)(x))
+#ifdef __CUDACC__
+#define KINLINE static __device__ __forceinline__
+#else
+#define KINLINE static inline
+#endif
 
-#define POL f32
-#define RO(x) (x)
-#define RS(x) (x)
-#include "kdriver.h"
-
-#define POL f16
-#define RO(x) krnd_f16(x)
-#define RS(x) (x)
-#include "kdriver.h"
-
-#define POL bf16
-#define RO(x) krnd_bf16(x)
-#define RS(x) (x)
-#include "kdriver.h"
-
-#define POL f16f32
-#define RO(x) (x)
-#define RS(x) krnd_f16(x)
-#include "kdriver.h"
-
-#define POL bf16f32
-#define RO(x) (x)
-#define RS(x) krnd_bf16(x)
-#include "kdriver.h"
-
-#define POL f16kern
-#define RO(x) (x)
-#define RS(x) (x)
-#define RI(x) krnd_f16(x)
-#include "kdriver.h"
-
-#define POL bf16kern
-#define RO(x) (x)
-#define RS(x) (x)
-#define RI(x) krnd_bf16(x)
+/* The policy: POL, a row of vlalists.h's VLA_PRECS named by its suffix, given by the build (the
+ * Makefile compiles kern.cu and emu_block.c once per row, -DPOL=f16f32). How it rounds follows
+ * from the row's formats: every operation to compute (RO), every store to storage where storage
+ * is narrower (RS), inputs and chunk intermediates to io where io is narrower than storage (RI),
+ * each by krnd, which rounds to a format by that format's krnd_<tok> (a format without one is an
+ * undeclared identifier here). The formats are constants: what is left is the one rounding. */
+#ifndef POL
+#error "kpolicy.h: compile with -DPOL=<suffix of a row of VLA_PRECS> (see the Makefile)"
+#endif
+KINLINE VLA_NUM_OF(POL) krnd(vla_fmt f, VLA_NUM_OF(POL) x)
+{
+#define VLA_X_(ID, tok, ...)                                                                       \
+    if (f == VLA_FMT_##ID)                                                                         \
+        return (VLA_NUM_OF(POL))krnd_##tok(x);
+    VLA_FORMATS(VLA_X_)
+#undef VLA_X_
+    return x;
+}
+#define RO(x) krnd(VLA_FMTC_OF(POL), (x))
+#define RS(x) (VLA_FMTS_OF(POL) != VLA_FMTC_OF(POL) ? krnd(VLA_FMTS_OF(POL), (x)) : (x))
+#define RI(x) (VLA_FMTI_OF(POL) != VLA_FMTS_OF(POL) ? krnd(VLA_FMTI_OF(POL), (x)) : RS(x))
 #include "kdriver.h"

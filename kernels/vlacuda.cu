@@ -1,22 +1,26 @@
-/* vlacuda.cu: the GPU device of the CUDA backend: kpolicy.h's kernels (lib/recur.h, one block per
- * run, the state in shared memory) for the policies of lib/vlalists.h, and the CUDA runtime calls that host.c
- * drives through kdev.h, every one of them checked. Built with --fmad=false for sm_90 plus
- * compute_80 PTX (see the Makefile); the arithmetic is explicitly rounded anyway. */
+/* vlacuda.cu: the GPU device of the CUDA backend: the CUDA runtime calls that host.c drives
+ * through kdev.h, every one of them checked, and the fma-peak kernel. The recurrences' kernels,
+ * one per policy of lib/vlalists.h, are kern.cu's objects; this file knows them by kdev.h's
+ * vla_kern_<sfx> alone, so that neither recompiles when the other changes. Built with
+ * --fmad=false for sm_90 plus compute_80 PTX (see the Makefile). */
 #include "kdev.h"
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-#define KSYNC() __syncthreads()
-#define KTID ((int)threadIdx.x)
-#define KNT ((int)blockDim.x)
-#include "kpolicy.h"
-
-typedef void (*kern_fn)(const kparams);
-static const kern_fn kerns[VLA_NPREC] = {
-#define VLA_X_(ID, name, sfx, ...) kern_##sfx,
-    VLA_PRECS(VLA_X_)
+/* the kernel of policy p (kern.cu) */
+static const void *kern_of(vla_prec p)
+{
+    switch (p) {
+#define VLA_X_(ID, name, sfx, ...)                                                                 \
+    case VLA_##ID:                                                                                 \
+        return vla_kern_##sfx();
+        VLA_PRECS(VLA_X_)
 #undef VLA_X_
-};
+    default:
+        return NULL; /* no policy: every vla_prec is a row */
+    }
+}
 
 /* on failure: a line naming the call, CUDA's reason, and where; out of memory is VLA_ENOMEM,
  * anything else a device failure (VLA_EIO) */
@@ -128,7 +132,7 @@ static int cu_plan(void *ctx, kparams *p, char *err, size_t len)
                  c->prop.sharedMemPerBlockOptin / 1024.0);
         return VLA_ERANGE;
     }
-    CK(cudaFuncSetAttribute(kerns[p->cfg.prec], cudaFuncAttributeMaxDynamicSharedMemorySize,
+    CK(cudaFuncSetAttribute(kern_of(p->cfg.prec), cudaFuncAttributeMaxDynamicSharedMemorySize,
                             (int)need));
     return VLA_OK;
 }
@@ -136,8 +140,9 @@ static int cu_plan(void *ctx, kparams *p, char *err, size_t len)
 static int cu_launch(void *ctx, const kparams *p, char *err, size_t len)
 {
     (void)ctx;
-    kerns[p->cfg.prec]<<<p->runs, p->threads, smem_bytes(p)>>>(*p);
-    CK(cudaGetLastError());
+    void *args[] = {(void *)p}; /* the kernel's one argument, a kparams by value */
+    CK(cudaLaunchKernel(kern_of(p->cfg.prec), dim3(p->runs), dim3(p->threads), args, smem_bytes(p),
+                        0));
     CK(cudaDeviceSynchronize());
     return VLA_OK;
 }
@@ -146,7 +151,7 @@ static int cu_resident(void *ctx, const kparams *p)
 {
     cu_ctx *c = (cu_ctx *)ctx;
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kerns[p->cfg.prec], p->threads,
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern_of(p->cfg.prec), p->threads,
                                                       smem_bytes(p)) != cudaSuccess) {
         cudaGetLastError();
         return 0;
