@@ -165,7 +165,9 @@ fuzz: $(FUZZ_BINS)
 # under make -j, and kernels/emu_block.c by $(CC) into emu_<sfx>.o for the emulation; only the ways
 # of tracking A the GPU runs are compiled (VLA_CUDA_TRACKS, kernels/vlacuda.h), and host.c refuses
 # the others. kernels/vlacuda.cu holds the CUDA runtime calls alone. The kernels are strict
-# (--fmad=false), sm_90 machine code plus compute_80 PTX for other GPUs (8.0 and newer).
+# (--fmad=false), sm_90 machine code plus compute_80 PTX for other GPUs (8.0 and newer), both
+# from one compute_80 PTX (cicc runs once: its compute_90 PTX differed in the .target line alone,
+# and the sm_90 code made from either is the same bytes).
 NVCC       ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 ifeq ($(CUDA),0)
 KERN_GPU   :=
@@ -176,7 +178,7 @@ $(error CUDA=1, but nvcc is neither on PATH nor in /usr/local/cuda/bin: set NVCC
 endif
 CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 NVFLAGS    := -O3 --fmad=false -prec-div=true -prec-sqrt=true -ftz=false -std=c++17 \
-              -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80 \
+              -gencode arch=compute_80,code=[sm_90,compute_80] \
               -Xcompiler -fPIC -Ilib -Ikernels
 KERN_POLS  := $(shell echo 'VLA_PRECS(K_)' | $(CC) -E -P -Ilib -include vlalists.h '-DK_(ID,name,sfx,...)=sfx' -x c - 2>/dev/null)
 # nvcc knows no sanitizer: the GPU's objects are always the plain build's, which a sanitized build
