@@ -1,12 +1,19 @@
 /* vla-drift: how far the tracked A_t drifts from the inverse it stands for (docs/math.md section
  * 7.4): the distance to the reference recurrence, the residual against the exactly accumulated
  * M_t, the distance to M_t's LAPACK inverse, symmetry, the spectrum of A_t and the safety-device
- * counts. The measures are reference/drift.c's (vlaref.h: vref_drift). */
+ * counts. The measures are reference/drift.c's (vlaref.h: vref_drift); in the chunk form also the
+ * spectrum of the next chunk's Woodbury capacitance, which can stay definite after A has not. */
 #include "cli.h"
 #include "vlaref.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* the programs' context: the options, and the capacitance's streams (NULL: no g_lmin column) */
+typedef struct {
+    const vla_cli *c;
+    vla_stream **s; /* one per run, opened at its first checkpoint */
+} cap_ctx;
 
 static int on_init(vla_run *r, void *acc, void *ctx)
 {
@@ -21,7 +28,7 @@ static int on_step(const vla_step_view *v, void *accp, void *ctx)
     vref_drift *a = accp;
     if (v->in->is_read)
         return VLA_OK;
-    vref_drift_add(a, ctx, v->in->k, v->in->u);
+    vref_drift_add(a, &((const cap_ctx *)ctx)->c->cfg, v->in->k, v->in->u);
     if (v->a_moved >= 0) {
         a->moved += v->a_moved;
         a->moved_diag += v->a_moved_diag;
@@ -30,16 +37,74 @@ static int on_step(const vla_step_view *v, void *accp, void *ctx)
     return VLA_OK;
 }
 
+/* The chunk form's blocked Woodbury (docs/forms.md) factors the capacitance G = I + U A_0 U^T of
+ * each chunk, U its C tokens' u' (rows) and A_0 the A stored at its start; its pivots are the
+ * sequential deltas. g_lmin: lambda_min(G) of the chunk that starts at the checkpoint (every
+ * checkpoint of the chunk form is a chunk's end), G formed in binary64 from the stored A_t and the
+ * u' of the C writes after step t (t + 1 .. t + C when no read comes between) as M_t's are
+ * (vla_uprime), its eigenvalues by dsyevr. Each run reads those steps from a stream of its own
+ * (the runs' checkpoints are measured in parallel). */
+static double cap_lmin(const cap_ctx *x, vla_run *r)
+{
+    const vla_config *cfg = &x->c->cfg;
+    const int d = cfg->d, C = cfg->chunk;
+    double *A = malloc((size_t)d * d * sizeof *A), *U = malloc((size_t)C * d * sizeof *U);
+    double *G = malloc((size_t)C * C * sizeof *G), *lam = malloc((size_t)C * sizeof *lam);
+    vla_step_buf b = {0};
+    double g = NAN;
+    vla_stream **s = &x->s[r->run];
+    if (!*s) {
+        char err[300];
+        if (vla_stream_open_part(s, x->c->stream, d, cfg->dv, x->c->seed, r->run, 1,
+                                 x->c->steps + C, err, sizeof err))
+            *s = NULL;
+    }
+    if (!A || !U || !G || !lam || !*s || vla_step_buf_alloc(&b, d, cfg->dv) ||
+        vla_engine_get(r->m, r->run, VLA_Q_A, A))
+        goto out;
+    /* the chunk's C writes (a read takes no place in it; a trace that ends before the chunk
+     * does: nan) */
+    for (long t = r->t + 1, j = 0; j < C; t++) {
+        if (vla_stream_get(*s, (uint32_t)r->run, t, &b))
+            goto out;
+        if (!b.is_read && vla_uprime(cfg, b.k, b.u, U + (size_t)j++ * d))
+            goto out;
+    }
+    for (int i = 0; i < C; i++)
+        for (int j = 0; j < C; j++) {
+            double gij = i == j;
+            for (int k = 0; k < d; k++) {
+                double ak = 0;
+                for (int l = 0; l < d; l++)
+                    ak += A[(size_t)k * d + l] * U[(size_t)j * d + l];
+                gij += U[(size_t)i * d + k] * ak;
+            }
+            G[(size_t)i * C + j] = gij;
+        }
+    if (!vref_sym_eig(G, C, lam))
+        g = lam[0];
+out:
+    vla_step_buf_free(&b);
+    free(A);
+    free(U);
+    free(G);
+    free(lam);
+    return g;
+}
+
 static int on_checkpoint(vla_run *r, void *acc, vla_rows *rows, void *ctx)
 {
-    double row[VREF_DRIFT_NCOL];
+    const cap_ctx *x = ctx;
+    double row[VREF_DRIFT_NCOL + 1];
     int e = vref_drift_measure(r->m, r->ref, r->run, acc, r->t, row);
+    if (x->s)
+        row[VREF_DRIFT_NCOL] = cap_lmin(x, r);
     return e ? e : vla_rows_add(rows, row);
 }
 
 static int check(const void *acc, const vla_rows *rows, long t, void *ctx)
 {
-    return vref_drift_check(acc, ctx, t);
+    return vref_drift_check(acc, &((const cap_ctx *)ctx)->c->cfg, t);
 }
 
 int main(int argc, char **argv)
@@ -96,7 +161,13 @@ int main(int argc, char **argv)
                    "  iters       iterations per solve so far (cg, cheb)\n"
                    "  fails       failed solves so far: a pivot <= 0, p.Mp <= 0, or a residual that\n"
                    "              ended above ||x|| (x = 0 would do better) or not finite (the table's\n"
-                   "              header and stderr give the first one's step and value)",
+                   "              header and stderr give the first one's step and value)\n"
+                   "  g_lmin      the chunk form with A (sm, comp, sr) only: the smallest eigenvalue of\n"
+                   "              the next chunk's Woodbury capacitance G = I + U A_t U^T, U the u' of\n"
+                   "              its C writes (steps t + 1 .. t + C, rows), in binary64 from the\n"
+                   "              stored A_t (dsyevr); its pivots are the sequential deltas, so G\n"
+                   "              stays positive definite while every delta of the chunk is > 0,\n"
+                   "              even after A_t is not",
         .example = "vla-drift --model vla3 --precision f16 --set nudge=off --stream lmlike --steps 1e4 "
                    "--out data/drift-f16.dat\n"
                    "vla-drift --model rls --stream subspace:4,0.001 --precision f32 --set "
@@ -122,13 +193,26 @@ int main(int argc, char **argv)
                  : c.cfg.nudge || c.cfg.clamp_on
                      ? "nan from the first nudge or clamp (M_t is then not the Gram of the u')"
                      : "defined at every t (nudge and clamp off)");
-    vla_driver drv = {.columns = VREF_DRIFT_COLUMNS,
+    /* the capacitance's column: the chunk form's blocked Woodbury (not cg, which keeps M) */
+    const int cap = c.cfg.form == VLA_FORM_CHUNK && c.cfg.chunk > 1 && c.cfg.track != VLA_TRACK_CG;
+    cap_ctx cx = {&c, cap ? calloc((size_t)c.runs, sizeof *cx.s) : NULL};
+    if (cap && !cx.s)
+        vla_cli_die(&spec, "out of memory");
+    if (cap)
+        vla_dat_meta(out, "g_lmin", "lambda_min of G = I + U A_t U^T of the chunk of the %d writes "
+                                    "after step t, in binary64 from the stored A_t", c.cfg.chunk);
+    vla_driver drv = {.columns = cap ? VREF_DRIFT_COLUMNS " g_lmin" : VREF_DRIFT_COLUMNS,
                       .acc_size = vref_drift_size(c.cfg.d),
                       .taps = VLA_TAP_MOVED,
                       .init = on_init,
                       .on_step = on_step,
                       .on_checkpoint = on_checkpoint,
                       .check = check,
-                      .ctx = &c.cfg};
-    return vla_cli_close(out, &c, &spec, vla_drive(&c, &spec, &drv, out));
+                      .ctx = &cx};
+    int status = vla_drive(&c, &spec, &drv, out);
+    for (int h = 0; cap && h < c.runs; h++)
+        if (cx.s[h])
+            vla_stream_close(cx.s[h]);
+    free(cx.s);
+    return vla_cli_close(out, &c, &spec, status);
 }

@@ -19,7 +19,7 @@ typedef struct {
     int np;
     long Cs[LMAX];
     int nC;
-    long samples;
+    long samples, seeds;
 } forms_opts;
 
 /* A comma-separated list of at most LMAX items, each parsed by one(o, item, k), which says what is
@@ -90,10 +90,11 @@ static int on_opt(void *ctx, const char *name, const char *val)
         return each_item(name, val, &o->nC, one_C, o);
     char *end;
     errno = 0;
-    o->samples = strtol(val, &end, 10);
-    if (end == val || *end || errno || o->samples < 1 || o->samples > 100000)
-        return fprintf(stderr, "vla-forms: --samples: '%s' is not an integer in 1..100000 (try "
-                               "--help)\n", val), 1;
+    long n = strtol(val, &end, 10), max = !strcmp(name, "seeds") ? 1000 : 100000;
+    if (end == val || *end || errno || n < 1 || n > max)
+        return fprintf(stderr, "vla-forms: --%s: '%s' is not an integer in 1..%ld (try --help)\n",
+                       name, val, max), 1;
+    *(!strcmp(name, "seeds") ? &o->seeds : &o->samples) = n;
     return 0;
 }
 
@@ -267,98 +268,119 @@ static double norm2(const double *X, int n, double *sv)
     return vref_svd(X, n, n, sv) ? NAN : sv[0];
 }
 
-/* Per chunk size C and kind of L, over --samples draws: the largest |T_ij| (median, max) and
- * cond_2(T) = ||T|| ||I + L|| (T^-1 = I + L: no inverse needed) of T = (I + L)^-1 in binary64,
- * the fraction of draws whose T overflows binary16 (the f16 intermediates of f16-kern) and
- * binary32, and the median largest |T_ij| that binary32 arithmetic computes. kinds: 0 delta's
- * L = strictly_lower(diag(beta) K K^T) with raw N(0,1) keys and beta = sigmoid(N(0,1)) (fla issue
- * 736), 1 the same keys normalized, 2 L_ij ~ N(0,1) (fla issue 537's solve_tril input). */
+/* the median of the n values of v (sorted in place) */
+static double median(double *v, long n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+/* Per chunk size C and kind of L, over --samples draws of each of --seeds seeds: the largest
+ * |T_ij| and cond_2(T) = ||T|| ||I + L|| (T^-1 = I + L: no inverse needed) of T = (I + L)^-1 in
+ * binary64, each seed's median over its draws (the median over the seeds and their least and
+ * greatest: one seed's median can be several times off the typical one) and the maximum over all
+ * draws, the fraction of all draws whose T overflows binary16 (the f16 intermediates of f16-kern)
+ * and binary32, and the median over the seeds of the median largest |T_ij| that binary32
+ * arithmetic computes. kinds: 0 delta's L = strictly_lower(diag(beta) K K^T) with raw N(0,1) keys
+ * and beta = sigmoid(N(0,1)) (fla issue 736), 1 the same keys normalized, 2 L_ij ~ N(0,1) (fla
+ * issue 537's solve_tril input). Seed i draws with --seed + i. */
+#define UT_NCOL 13
 static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
 {
     const int d = c->cfg.d;
-    const long S = o->samples;
+    const long S = o->samples, N = o->seeds;
     size_t nn = (size_t)VLA_CHUNK_MAX * VLA_CHUNK_MAX;
     double *L = malloc(nn * sizeof *L), *T = malloc(nn * sizeof *T), *sv = malloc(VLA_CHUNK_MAX * sizeof *sv);
     double *K = malloc((size_t)VLA_CHUNK_MAX * d * sizeof *K), *beta = malloc(VLA_CHUNK_MAX * sizeof *beta);
     double *st = malloc((size_t)S * 4 * sizeof *st); /* per draw: max, cond, f32's max, f16 overflow */
-    if (!L || !T || !sv || !K || !beta || !st)
+    double *v = malloc((size_t)S * sizeof *v), *med = malloc((size_t)N * 3 * sizeof *med);
+    if (!L || !T || !sv || !K || !beta || !st || !v || !med)
         vla_cli_die(spec, "out of memory");
     vla_cli_provenance(out, c);
     static const char *const kinds[3] = {"raw", "unit", "gauss"};
     vla_dat_meta(out, "kinds", "raw: delta, raw keys N(0,1) (d = %d), beta = sigmoid(N(0,1)); unit: "
                                "the same keys normalized; gauss: L_ij ~ N(0,1) (fla issue 537)", d);
-    vla_dat_meta(out, "samples", "%ld draws per chunk size and kind: medians and maxima over them",
+    vla_dat_meta(out, "samples", "%ld draws per chunk size, kind and seed: medians and maxima over them",
                  S);
+    vla_dat_meta(out, "seeds", "%ld (--seed %llu to %llu): *_med the median over the seeds of each "
+                               "seed's median, *_lo and *_hi their least and greatest; maxima and "
+                               "fractions over all %ld draws",
+                 N, (unsigned long long)c->seed, (unsigned long long)(c->seed + N - 1), S * N);
     /* the rows first, for the summary in the header: what overflowed, from which C */
-    double *rows = malloc((size_t)3 * o->nC * 9 * sizeof *rows);
+    double *rows = malloc((size_t)3 * o->nC * UT_NCOL * sizeof *rows);
     if (!rows)
         vla_cli_die(spec, "out of memory");
     for (int kind = 0; kind < 3; kind++) {
         for (int ci = 0; ci < o->nC; ci++) {
             const int C = (int)o->Cs[ci];
-            for (long s = 0; s < S; s++) {
-                if (vla_cli_stop)
-                    return interrupted();
-                for (int t = 0; t < C; t++) { /* the draw: head s, step t (the stream's numbers) */
-                    vla_gauss_fill(K + (size_t)t * d, d, c->seed, VLA_VAR_K, (uint32_t)s, t + 1, 1);
-                    beta[t] = 1 / (1 + exp(-vla_gauss(c->seed, VLA_VAR_BETA, (uint32_t)s, t + 1, 0)));
-                    double n = vla_fro(K + (size_t)t * d, d);
-                    for (int j = 0; kind == 1 && j < d; j++)
-                        K[(size_t)t * d + j] /= n;
-                }
-                for (int r = 0; r < C; r++)
-                    for (int q = 0; q < C; q++) {
-                        double dot = 0;
-                        for (int j = 0; kind < 2 && j < d; j++)
-                            dot += K[(size_t)r * d + j] * K[(size_t)q * d + j];
-                        L[(size_t)r * C + q] =
-                            q >= r ? 0
-                            : kind < 2 ? beta[r] * dot
-                                       : vla_gauss(c->seed, VLA_VAR_AUX, (uint32_t)s, r + 1, q);
-                    }
-                double *x = st + s * 4, mx = 0;
-                if (vla_ut_inverse(VLA_F64, L, C, T))
-                    vla_cli_die(spec, "out of memory");
-                for (size_t i = 0; i < (size_t)C * C; i++)
-                    mx = fmax(mx, fabs(T[i]));
-                x[0] = mx;
-                double nt = norm2(T, C, sv);
-                for (int r = 0; r < C; r++)
-                    L[(size_t)r * C + r] = 1; /* I + L */
-                x[1] = nt * norm2(L, C, sv);
-                for (int r = 0; r < C; r++)
-                    L[(size_t)r * C + r] = 0;
-                vla_ut_inverse(VLA_F32, L, C, T);
-                mx = 0;
-                for (size_t i = 0; i < (size_t)C * C; i++)
-                    mx = isfinite(T[i]) ? fmax(mx, fabs(T[i])) : INFINITY;
-                x[2] = mx;
-                x[3] = x[0] > vla_fmt_max(VLA_FMT_F16);
-            }
-            double row[9] = {C};
-            for (int q = 0; q < 3; q++) { /* median and max of max, cond; the median of f32's */
-                double *v = malloc((size_t)S * sizeof *v);
-                if (!v)
-                    vla_cli_die(spec, "out of memory");
-                for (long s = 0; s < S; s++)
-                    v[s] = st[s * 4 + q];
-                qsort(v, S, sizeof *v, cmp_double);
-                if (q < 2) {
-                    row[2 + 2 * q] = v[S / 2];
-                    row[3 + 2 * q] = v[S - 1];
-                } else {
-                    row[8] = v[S / 2];
-                }
-                free(v);
-            }
+            double mxall = 0, cdall = 0;
             long o16 = 0, o32 = 0;
-            for (long s = 0; s < S; s++) {
-                o16 += st[s * 4 + 3] > 0;
-                o32 += st[s * 4] > vla_fmt_max(VLA_FMT_F32);
+            for (long sd = 0; sd < N; sd++) {
+                const uint64_t seed = c->seed + (uint64_t)sd;
+                for (long s = 0; s < S; s++) {
+                    if (vla_cli_stop)
+                        return interrupted();
+                    for (int t = 0; t < C; t++) { /* the draw: head s, step t (the stream's numbers) */
+                        vla_gauss_fill(K + (size_t)t * d, d, seed, VLA_VAR_K, (uint32_t)s, t + 1, 1);
+                        beta[t] = 1 / (1 + exp(-vla_gauss(seed, VLA_VAR_BETA, (uint32_t)s, t + 1, 0)));
+                        double n = vla_fro(K + (size_t)t * d, d);
+                        for (int j = 0; kind == 1 && j < d; j++)
+                            K[(size_t)t * d + j] /= n;
+                    }
+                    for (int r = 0; r < C; r++)
+                        for (int q = 0; q < C; q++) {
+                            double dot = 0;
+                            for (int j = 0; kind < 2 && j < d; j++)
+                                dot += K[(size_t)r * d + j] * K[(size_t)q * d + j];
+                            L[(size_t)r * C + q] =
+                                q >= r ? 0
+                                : kind < 2 ? beta[r] * dot
+                                           : vla_gauss(seed, VLA_VAR_AUX, (uint32_t)s, r + 1, q);
+                        }
+                    double *x = st + s * 4, mx = 0;
+                    if (vla_ut_inverse(VLA_F64, L, C, T))
+                        vla_cli_die(spec, "out of memory");
+                    for (size_t i = 0; i < (size_t)C * C; i++)
+                        mx = fmax(mx, fabs(T[i]));
+                    x[0] = mx;
+                    double nt = norm2(T, C, sv);
+                    for (int r = 0; r < C; r++)
+                        L[(size_t)r * C + r] = 1; /* I + L */
+                    x[1] = nt * norm2(L, C, sv);
+                    for (int r = 0; r < C; r++)
+                        L[(size_t)r * C + r] = 0;
+                    vla_ut_inverse(VLA_F32, L, C, T);
+                    mx = 0;
+                    for (size_t i = 0; i < (size_t)C * C; i++)
+                        mx = isfinite(T[i]) ? fmax(mx, fabs(T[i])) : INFINITY;
+                    x[2] = mx;
+                    x[3] = x[0] > vla_fmt_max(VLA_FMT_F16);
+                }
+                for (int q = 0; q < 3; q++) { /* this seed's medians of max, cond, f32's max */
+                    for (long s = 0; s < S; s++)
+                        v[s] = st[s * 4 + q];
+                    med[q * N + sd] = median(v, S);
+                }
+                for (long s = 0; s < S; s++) {
+                    mxall = fmax(mxall, st[s * 4]);
+                    cdall = fmax(cdall, st[s * 4 + 1]);
+                    o16 += st[s * 4 + 3] > 0;
+                    o32 += st[s * 4] > vla_fmt_max(VLA_FMT_F32);
+                }
             }
-            row[6] = (double)o16 / S;
-            row[7] = (double)o32 / S;
-            memcpy(rows + ((size_t)kind * o->nC + ci) * 9, row, sizeof row);
+            double row[UT_NCOL] = {C};
+            row[2] = median(med, N); /* (sorted: [0] and [N - 1] are the least and greatest) */
+            row[9] = med[0];
+            row[10] = med[N - 1];
+            row[3] = mxall;
+            row[4] = median(med + N, N);
+            row[11] = med[N];
+            row[12] = med[2 * N - 1];
+            row[5] = cdall;
+            row[6] = (double)o16 / (S * N);
+            row[7] = (double)o32 / (S * N);
+            row[8] = median(med + 2 * N, N);
+            memcpy(rows + ((size_t)kind * o->nC + ci) * UT_NCOL, row, sizeof row);
         }
     }
     vla_summary sm = {.len = 0};
@@ -366,7 +388,7 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
     for (int f = 0; f < 2; f++)
         for (int kind = 0; kind < 3; kind++)
             for (int ci = 0; ci < o->nC; ci++) {
-                const double *row = rows + ((size_t)kind * o->nC + ci) * 9;
+                const double *row = rows + ((size_t)kind * o->nC + ci) * UT_NCOL;
                 if (row[6 + f] > 0) {
                     vla_summary_add(&sm, 1, "T overflows %s from C = %.0f (%s: %.3g of the draws)",
                                     fmts[f], row[0], kinds[kind], row[6 + f]);
@@ -376,13 +398,14 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
     if (!sm.len)
         vla_summary_add(&sm, 0, "T stays within binary16's range in every draw");
     vla_cli_summary_end(&sm, "vla-forms", out);
-    vla_dat_columns(out, "C kind max_med max_max cond_med cond_max f16_over f32_over max_f32_med");
+    vla_dat_columns(out, "C kind max_med max_max cond_med cond_max f16_over f32_over max_f32_med "
+                         "max_med_lo max_med_hi cond_med_lo cond_med_hi");
     for (int kind = 0; kind < 3; kind++) {
         if (kind)
             vla_dat_block(out);
         for (int ci = 0; ci < o->nC; ci++) {
-            const char *names[9] = {NULL, kinds[kind]};
-            vla_dat_row_named(out, rows + ((size_t)kind * o->nC + ci) * 9, names, 9);
+            const char *names[UT_NCOL] = {NULL, kinds[kind]};
+            vla_dat_row_named(out, rows + ((size_t)kind * o->nC + ci) * UT_NCOL, names, UT_NCOL);
         }
     }
     free(rows);
@@ -392,12 +415,14 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
     free(K);
     free(beta);
     free(st);
+    free(v);
+    free(med);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    static forms_opts opts = {.what = "sweep", .samples = 100};
+    static forms_opts opts = {.what = "sweep", .samples = 100, .seeds = 1};
     static const vla_cli_opt own[] = {
         {"what", "Q", "sweep (the default): the error of every form in --forms and precision in "
                       "--precisions against the exact reference; ut: the UT transform's growth"},
@@ -407,7 +432,9 @@ int main(int argc, char **argv)
                           "period=256)"},
         {"precisions", "LIST", "sweep: the precisions (default all)"},
         {"Cs", "LIST", "ut: the chunk sizes, 2..256 (default 2,4,8,16,32,64,128,256)"},
-        {"samples", "N", "ut: draws per chunk size (default 100)"},
+        {"samples", "N", "ut: draws per chunk size and seed (default 100)"},
+        {"seeds", "N", "ut: seeds --seed .. --seed + N - 1, each drawing --samples (default 1): "
+                       "the medians are the median over the seeds of each seed's, with their range"},
         {NULL, NULL, NULL},
     };
     static const vla_cli_spec spec = {
@@ -423,22 +450,27 @@ int main(int argc, char **argv)
             "transform T = (I + L)^-1 that the chunked delta rule computes (its largest entry,\n"
             "its condition number, whether binary16 or binary32 overflow) for raw keys N(0,1) in\n"
             "--d dimensions with rates sigmoid(N(0,1)) (fla issue 736), the same keys normalized,\n"
-            "and L_ij ~ N(0,1) (fla issue 537), T by lib's own forward substitution.\n"
+            "and L_ij ~ N(0,1) (fla issue 537), T by lib's own forward substitution. With\n"
+            "--seeds N it draws them for N seeds and gives the median over the seeds of each\n"
+            "seed's median with its range: one seed's median can be several times off.\n"
             "No checkpoint files (--resume is refused).",
         .columns = "  sweep: t C prec s_relerr a_relerr o_relerr\n"
                    "    C     0 seq, -1 scan, else the chunk size\n"
                    "    prec  the precision policy (--precisions)\n"
                    "    *_relerr  ||X - X_exact||_F / ||X_exact||_F, the mean over the heads\n"
                    "  ut: C kind max_med max_max cond_med cond_max f16_over f32_over max_f32_med\n"
+                   "      max_med_lo max_med_hi cond_med_lo cond_med_hi\n"
                    "    kind  raw (raw keys), unit (normalized keys), gauss (L ~ N(0,1))\n"
-                   "    max_*   median and max over the draws of max |T_ij| (binary64)\n"
-                   "    cond_*  median and max of cond_2(T) = ||T|| ||I + L||\n"
-                   "    f16_over, f32_over  the fraction of draws whose T exceeds the format's "
+                   "    max_*   median (over the seeds of each seed's median over its draws) and max\n"
+                   "            over all draws of max |T_ij| (binary64)\n"
+                   "    cond_*  the same of cond_2(T) = ||T|| ||I + L||\n"
+                   "    f16_over, f32_over  the fraction of all draws whose T exceeds the format's "
                    "largest number\n"
-                   "    max_f32_med  the median max |T_ij| computed in binary32 (inf: overflow)",
+                   "    max_f32_med  the median max |T_ij| computed in binary32 (inf: overflow)\n"
+                   "    *_med_lo, *_med_hi  the least and greatest of the seeds' medians (--seeds)",
         .example = "vla-forms --what sweep --model vla3 --set period=256 --stream lmlike --d 32 "
                    "--steps 1e5 --runs 2 --forms seq,chunk:16,chunk:64,scan --precisions f32,f16-kern\n"
-                   "vla-forms --what ut --d 64 --samples 200 --out data/forms-ut.dat",
+                   "vla-forms --what ut --d 64 --samples 200 --seeds 10 --out data/forms-ut.dat",
         .default_steps = 1000,
         .default_stream = "lmlike",
         .default_model = VLA_VLA3,

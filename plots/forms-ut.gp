@@ -2,16 +2,21 @@
 # size C (issue 16, docs/forms.md): its largest entry and its condition number, for raw keys
 # N(0,1) in d = 64 with rates sigmoid(N(0,1)) (fla issue 736's inputs), the same keys normalized,
 # and L_ij ~ N(0,1) (fla issue 537's solve_tril input), beside the largest numbers of binary16 and
-# binary32, which the kernels' T, W and U must fit. d and the number of draws come from the table.
+# binary32, which the kernels' T, W and U must fit. d and the numbers of draws and seeds come from
+# the table: the points are the median over the seeds of each seed's median (their least and
+# greatest, within a factor of 10 of it, are in the table's *_lo, *_hi columns and would not show
+# on these axes), dashed the maximum over all draws.
 # Usage: gnuplot -e "dir='data'; out='figures/forms-ut'" plots/forms-ut.gp (OUT.png/pdf, OUT-1col.png/pdf)
 # Reads DIR/forms-ut.dat (bin/vla-forms --what ut: C kind max_med max_max cond_med cond_max
-# f16_over f32_over max_f32_med, a block per kind).
+# f16_over f32_over max_f32_med max_med_lo max_med_hi cond_med_lo cond_med_hi, a block per kind).
 if (!exists("dir")) dir = 'data'
 if (!exists("out")) out = 'figures/forms-ut'
 f = dir.'/forms-ut.dat'
 load system("dirname '" . ARG0 . "'") . '/tables.gp'
 d = config(f, 'd')
 draws = system(sprintf("sed -n 's/^# samples: \\([0-9]*\\) .*/\\1/p' '%s' | head -1", f))
+seeds = system(sprintf("sed -n 's/^# seeds: \\([0-9]*\\) .*/\\1/p' '%s' | head -1", f))
+if (seeds eq '') seeds = '1'
 set encoding utf8
 set logscale xy
 set format y '10^{%T}'
@@ -36,7 +41,7 @@ do for [k = 1:4] {
         set style line i lc rgb col[i] lw 2*psc pt 7 ps 0.8*psc
         set style line 10 + i lc rgb col[i] lw 1.5*psc dt 2
     }
-    set multiplot layout (k > 2 ? 3 : 1), (k > 2 ? 1 : 3) title (k > 2 ? '' : sprintf("The UT transform T = (I + strictly\\_lower(diag(beta) K K^T))^{-1} of a chunk (d = %s; median over %s draws, dashed: their maximum)", d, draws)) font ',12'
+    set multiplot layout (k > 2 ? 3 : 1), (k > 2 ? 1 : 3) title (k > 2 ? '' : sprintf("The UT transform T = (I + strictly\\_lower(diag(beta) K K^T))^{-1} of a chunk (d = %s; the median over %s seeds of each one's median over %s draws; dashed: the maximum)", d, seeds, draws)) font ',12'
     set title 'largest entry max |T_{ij}|'
     set ylabel 'max |T_{ij}|'
     set key top left Left reverse box opaque font ',9'

@@ -4,6 +4,7 @@
  * heatmap's layout reads back. The outside checks skip when bin/ has not been built. */
 #include "check.h"
 #include "vlaref.h"
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,4 +336,200 @@ TEST(heatmap_layout)
                     s += A[b][i * 3 + k] * M[b][k * 3 + j];
                 CHECK_NEAR(s, i == j, 1e-12);
             }
+}
+
+/* ---- g_lmin: the chunk form's capacitance G = I + U A_t U^T ---- */
+
+/* the rows of a vla-drift table (cmd's standard output): t, lambda_min and g_lmin of each, at most
+ * max of them; returns how many, or -1 when the table lacks the columns */
+static int drift_g_rows(const char *cmd, double (*row)[3], int max)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    char line[4096];
+    int n = 0, il = -1, ig = -1;
+    while (fgets(line, sizeof line, p)) {
+        if (!strncmp(line, "# columns:", 10)) {
+            int k = 0;
+            for (char *w = strtok(line + 10, " \n"); w; w = strtok(NULL, " \n"), k++) {
+                il = strcmp(w, "lambda_min") ? il : k;
+                ig = strcmp(w, "g_lmin") ? ig : k;
+            }
+            continue;
+        }
+        if (line[0] == '#' || line[0] == '\n' || il < 0 || ig < 0 || n == max)
+            continue;
+        int k = 0;
+        for (char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n"), k++) {
+            double x = strtod(w, NULL);
+            if (k == 0)
+                row[n][0] = x;
+            if (k == il)
+                row[n][1] = x;
+            if (k == ig)
+                row[n][2] = x;
+        }
+        n++;
+    }
+    return pclose(p) || il < 0 || ig < 0 ? -1 : n;
+}
+
+/* the smallest eigenvalue of the symmetric n x n G (n <= 8) by cyclic Jacobi rotations: a route
+ * of its own beside vla-drift's dsyevr */
+static double jacobi_lmin(double *G, int n)
+{
+    for (int sweep = 0; sweep < 60; sweep++)
+        for (int p = 0; p < n; p++)
+            for (int q = p + 1; q < n; q++) {
+                double apq = G[p * n + q];
+                if (fabs(apq) < 1e-300)
+                    continue;
+                double th = (G[q * n + q] - G[p * n + p]) / (2 * apq);
+                double t = (th >= 0 ? 1 : -1) / (fabs(th) + sqrt(th * th + 1));
+                double c = 1 / sqrt(t * t + 1), s = t * c;
+                for (int k = 0; k < n; k++) { /* G <- J^T G J, columns then rows */
+                    double gp = G[k * n + p], gq = G[k * n + q];
+                    G[k * n + p] = c * gp - s * gq;
+                    G[k * n + q] = s * gp + c * gq;
+                }
+                for (int k = 0; k < n; k++) {
+                    double gp = G[p * n + k], gq = G[q * n + k];
+                    G[p * n + k] = c * gp - s * gq;
+                    G[q * n + k] = s * gp + c * gq;
+                }
+            }
+    double m = G[0];
+    for (int i = 1; i < n; i++)
+        m = fmin(m, G[i * n + i]);
+    return m;
+}
+
+/* g_lmin against G formed here: a trace of d = 4, T = 12 (its u known), vla3 in binary64 in
+ * chunk:4 with the nudge off; A_4 and A_8 from vla-heatmap (the same run), u' = unit(u) / sqrt(d)
+ * (vla3's, docs/math.md) of the next chunk's 4 writes, G = I + U A U^T and its smallest eigenvalue
+ * by Jacobi; at t = 12 the trace ends before the next chunk does: nan */
+TEST(drift_g_lmin_recomputed)
+{
+    char prog[600], heat[600];
+    snprintf(prog, sizeof prog, "%s/vla-drift", vla_test_bin_dir());
+    snprintf(heat, sizeof heat, "%s/vla-heatmap", vla_test_bin_dir());
+    if (access(prog, X_OK) || access(heat, X_OK)) {
+        vla_test_skip("bin/vla-drift or bin/vla-heatmap not built (run make first)");
+        return;
+    }
+    enum { D = 4, T = 12, C = 4 };
+    char dir[64];
+    strcpy(dir, "/tmp/vla-test-glmin-XXXXXX");
+    if (!mkdtemp(dir)) {
+        CHECK_MSG(0, "cannot make a folder under /tmp");
+        return;
+    }
+    double x[4][T * D];
+    long shape[3] = {1, T, D};
+    const char *names[] = {"q.npy", "k.npy", "v.npy", "u.npy"};
+    for (int f = 0; f < 4; f++) {
+        char path[128];
+        for (int i = 0; i < T * D; i++) /* deterministic, not aligned with any axis */
+            x[f][i] = sin(1.3 * i + 0.7 * f + 0.1 * i * i);
+        snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+        CHECK(vla_npy_write(path, x[f], 3, shape) == 0);
+    }
+    char cmd[1600];
+    double rows[8][3];
+    snprintf(cmd, sizeof cmd, "%s --model vla3 --precision f64 --form chunk:%d --set nudge=off "
+             "--stream trace:%s --steps %d --checkpoints 10 --out - 2>/dev/null", prog, C, dir, T);
+    int n = drift_g_rows(cmd, rows, 8);
+    CHECK_MSG(n == 3, "%s: %d rows", cmd, n);
+    for (int r = 0; r < n && n == 3; r++) {
+        const long t = (long)rows[r][0];
+        CHECK_MSG(t == 4 * (r + 1), "row %d: t = %ld", r, t);
+        if (t == T) {
+            CHECK_MSG(isnan(rows[r][2]), "t = %ld: g_lmin %g, not nan past the trace", t, rows[r][2]);
+            continue;
+        }
+        double A[D * D] = {0}, U[C * D], G[C * C];
+        snprintf(cmd, sizeof cmd, "%s --model vla3 --precision f64 --form chunk:%d --set nudge=off "
+                 "--stream trace:%s --at %ld --out - 2>/dev/null", heat, C, dir, t);
+        FILE *p = popen(cmd, "r");
+        char line[512];
+        int got = 0, blank = 0;
+        while (p && fgets(line, sizeof line, p)) {
+            double tt, i, j, a;
+            blank = line[0] == '\n' ? blank + 1 : line[0] == '#' ? blank : 0;
+            if (blank < 2 && line[0] != '#' && line[0] != '\n' && got < D * D &&
+                sscanf(line, "%lf %lf %lf %lf", &tt, &i, &j, &a) == 4 && tt == t) {
+                A[(int)i * D + (int)j] = a;
+                got++;
+            }
+            if (blank >= 2) /* past the snapshot's block */
+                break;
+        }
+        CHECK_MSG(p && pclose(p) >= 0 && got == D * D, "%s: %d entries of A", cmd, got);
+        for (int j = 0; j < C; j++) { /* u' of steps t + 1 .. t + C */
+            const double *u = x[3] + (t + j) * D;
+            double nu = 0;
+            for (int k = 0; k < D; k++)
+                nu += u[k] * u[k];
+            for (int k = 0; k < D; k++)
+                U[j * D + k] = u[k] / sqrt(nu) / sqrt((double)D);
+        }
+        for (int i = 0; i < C; i++)
+            for (int j = 0; j < C; j++) {
+                double g = i == j;
+                for (int k = 0; k < D; k++)
+                    for (int l = 0; l < D; l++)
+                        g += U[i * D + k] * 0.5 * (A[k * D + l] + A[l * D + k]) * U[j * D + l];
+                G[i * C + j] = g;
+            }
+        const double want = jacobi_lmin(G, C);
+        CHECK_MSG(fabs(rows[r][2] - want) <= 1e-12 * fabs(want), "t = %ld: g_lmin %.17g, G here %.17g",
+                  t, rows[r][2], want);
+    }
+    for (int f = 0; f < 4; f++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* g_lmin against bounds: vla3's u' has ||u'||^2 = 1/d, so ||U||_2^2 <= ||U||_F^2 = C/d and
+ * lambda(U A U^T) lies in ||U||_2^2 [min(0, lambda_min(A)), max(0, lambda_max(A))]: g_lmin >= 1 +
+ * min(0, lambda_min(A)) C/d (G stays positive definite while lambda_min(A) > -d/C); with C > d, U
+ * has rank <= d < C and G keeps C - d eigenvalues 1, so g_lmin <= 1 (and = 1 while A >= 0). bf16
+ * storage on lmlike, d = 16, chunk:16: A loses definiteness by t = 3000 and G must not yet; d = 8,
+ * chunk:16 in f64: g_lmin = 1. The sequential form has no such column. */
+TEST(drift_g_lmin_bounds)
+{
+    char prog[600];
+    snprintf(prog, sizeof prog, "%s/vla-drift", vla_test_bin_dir());
+    if (access(prog, X_OK)) {
+        vla_test_skip("bin/vla-drift not built (run make first)");
+        return;
+    }
+    char cmd[1200];
+    double rows[64][3];
+    snprintf(cmd, sizeof cmd, "%s --model vla3 --precision bf16-f32 --form chunk:16 --set nudge=off "
+             "--stream lmlike --d 16 --steps 3000 --runs 2 --ref f64 --out - 2>/dev/null", prog);
+    int n = drift_g_rows(cmd, rows, 64), neg = 0;
+    CHECK_MSG(n >= 20, "%s: %d rows", cmd, n);
+    for (int r = 0; r < n; r++) {
+        const double lmin = rows[r][1], g = rows[r][2], lo = 1 + fmin(0, lmin) * 16 / 16; /* C/d */
+        neg += lmin < 0;
+        CHECK_MSG(g >= lo - 1e-9 && g > 0, "t = %g: g_lmin %.17g below 1 + min(0, %g) C/d", rows[r][0],
+                  g, lmin);
+    }
+    CHECK_MSG(neg > 0, "%s: A stayed positive definite (the case no longer tests the bound)", cmd);
+    snprintf(cmd, sizeof cmd, "%s --model vla3 --precision f64 --form chunk:16 --set nudge=off "
+             "--stream lmlike --d 8 --steps 2000 --out - 2>/dev/null", prog);
+    n = drift_g_rows(cmd, rows, 64);
+    CHECK_MSG(n >= 15, "%s: %d rows", cmd, n);
+    for (int r = 0; r < n; r++)
+        CHECK_MSG(fabs(rows[r][2] - 1) <= 1e-12, "t = %g: g_lmin %.17g, not 1 (C > d)", rows[r][0],
+                  rows[r][2]);
+    /* the sequential form has no chunk: no column */
+    snprintf(cmd, sizeof cmd, "%s --model vla3 --precision f64 --steps 100 --out - 2>/dev/null",
+             prog);
+    CHECK_MSG(drift_g_rows(cmd, rows, 64) < 0, "%s: a g_lmin column in the sequential form", cmd);
 }

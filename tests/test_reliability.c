@@ -1120,6 +1120,9 @@ TEST(reliability_messages_name_the_thing)
         {"--forms", "seq,chunk:512", "--forms: 'chunk:512' is not chunk:C with C a power of two"},
         {"--forms", "seqq", "--forms: 'seqq' is not a form (seq, chunk:C or scan)"},
         {"--precisions", "f32,f8", "--precisions: 'f8' is not a precision (f64, f32"},
+        {"--seeds", "0", "--seeds: '0' is not an integer in 1..1000"},
+        {"--seeds", "1001", "--seeds: '1001' is not an integer in 1..1000"},
+        {"--samples", "0", "--samples: '0' is not an integer in 1..100000"},
     };
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
         char *argv[] = {(char *)pf, "--what", "ut", (char *)lists[i].opt, (char *)lists[i].val,
@@ -1279,4 +1282,85 @@ TEST_SLOW(reliability_resume_same_summary)
         free(want);
     }
     remove_tree(dir);
+}
+
+/* the rows of a vla-forms --what ut table (cmd's standard output), 13 numbers each (kind as its
+ * block's index); returns how many, at most max */
+static int ut_rows(const char *cmd, double (*row)[13], int max)
+{
+    char *out = NULL;
+    int n = 0;
+    if (vla_test_sh(&out, "%s", cmd) || !out) {
+        free(out);
+        return -1;
+    }
+    for (char *l = strtok(out, "\n"); l && n < max; l = strtok(NULL, "\n")) {
+        if (l[0] == '#')
+            continue;
+        char kind[16];
+        double *r = row[n];
+        if (sscanf(l, "%lf %15s %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &r[0], kind, &r[2],
+                   &r[3], &r[4], &r[5], &r[6], &r[7], &r[8], &r[9], &r[10], &r[11], &r[12]) == 13) {
+            r[1] = !strcmp(kind, "raw") ? 0 : !strcmp(kind, "unit") ? 1 : 2;
+            n++;
+        }
+    }
+    free(out);
+    return n;
+}
+
+/* vla-forms --what ut --seeds N: its medians are the median over the seeds of each seed's median
+ * and its _lo and _hi their least and greatest, its maxima and fractions those of all the draws;
+ * checked against N runs of one seed each (--seed s --seeds 1, whose _lo = _hi = the median) */
+TEST(forms_ut_seeds_median_and_range)
+{
+    char prog[600], cmd[900];
+    snprintf(prog, sizeof prog, "%s/vla-forms", vla_test_bin_dir());
+    if (access(prog, X_OK)) {
+        vla_test_skip("bin/vla-forms not built (run make first)");
+        return;
+    }
+    enum { N = 3, R = 6 }; /* 3 seeds; 2 chunk sizes x 3 kinds */
+    double one[N][R][13], all[R][13];
+    for (int s = 0; s < N; s++) {
+        snprintf(cmd, sizeof cmd, "%s --what ut --d 8 --samples 9 --Cs 8,32 --seed %d --out - "
+                 "2>/dev/null", prog, 5 + s);
+        CHECK_MSG(ut_rows(cmd, one[s], R) == R, "%s: not %d rows", cmd, R);
+        for (int r = 0; r < R; r++)
+            CHECK_MSG(one[s][r][9] == one[s][r][2] && one[s][r][10] == one[s][r][2] &&
+                          one[s][r][11] == one[s][r][4] && one[s][r][12] == one[s][r][4],
+                      "seed %d row %d: one seed's range is not its median", 5 + s, r);
+    }
+    snprintf(cmd, sizeof cmd, "%s --what ut --d 8 --samples 9 --Cs 8,32 --seed 5 --seeds %d --out - "
+             "2>/dev/null", prog, N);
+    CHECK_MSG(ut_rows(cmd, all, R) == R, "%s: not %d rows", cmd, R);
+    for (int r = 0; r < R; r++) {
+        double v[4][N], mx = 0, cd = 0, o16 = 0, o32 = 0;
+        for (int s = 0; s < N; s++) {
+            v[0][s] = one[s][r][2];
+            v[1][s] = one[s][r][4];
+            v[2][s] = one[s][r][8];
+            mx = fmax(mx, one[s][r][3]);
+            cd = fmax(cd, one[s][r][5]);
+            o16 += one[s][r][6] / N;
+            o32 += one[s][r][7] / N;
+        }
+        for (int q = 0; q < 3; q++) /* sort the three: median v[q][1], least [0], greatest [2] */
+            for (int i = 0; i < N; i++)
+                for (int j = i + 1; j < N; j++)
+                    if (v[q][j] < v[q][i]) {
+                        double t = v[q][i];
+                        v[q][i] = v[q][j];
+                        v[q][j] = t;
+                    }
+        const double *a = all[r];
+        CHECK_MSG(a[2] == v[0][1] && a[9] == v[0][0] && a[10] == v[0][2], "row %d (C %g kind %g): "
+                  "max_med %g [%g, %g], the seeds' %g [%g, %g]", r, a[0], a[1], a[2], a[9], a[10],
+                  v[0][1], v[0][0], v[0][2]);
+        CHECK_MSG(a[4] == v[1][1] && a[11] == v[1][0] && a[12] == v[1][2], "row %d: cond_med", r);
+        CHECK_MSG(a[8] == v[2][1], "row %d: max_f32_med", r);
+        CHECK_MSG(a[3] == mx && a[5] == cd, "row %d: the maxima over all draws", r);
+        CHECK_MSG(fabs(a[6] - o16) < 1e-12 && fabs(a[7] - o32) < 1e-12, "row %d: fractions %g %g, "
+                  "the seeds' mean %g %g", r, a[6], a[7], o16, o32);
+    }
 }
