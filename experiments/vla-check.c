@@ -1130,6 +1130,9 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     if (T % C)
         vla_cli_die(spec, "--outputs with --form %s: T = %ld is not a multiple of %ld (the "
                           "emulation's chunks end at multiples of C)", form, T, C);
+    if (C > 1 && strcmp(c->backend, "cpu"))
+        vla_cli_die(spec, "--outputs with --form %s: --backend cpu (the one whose chunk form "
+                          "gives every token's read-out to compare), not %s", form, c->backend);
     if (strcmp(o->report, "none") && report_paths_ok(o->report, c, 1))
         return 2;
     char unread[600];
@@ -1451,11 +1454,11 @@ int main(int argc, char **argv)
         {"outputs", "DIR2", "judge your kernel's own read-outs on this trace: DIR2/o.npy (heads, T, "
                             "dv) and optionally DIR2/S.npy, its final state (heads, dv, d); float16, "
                             "float32, float64, or uint16 holding bfloat16 bits with DIR2/dtype.txt "
-                            "saying bfloat16 (OUTPUTS below)"},
+                            "saying bfloat16 (OUTPUTS, in the description)"},
         {"window", "W", "with --outputs: the verdict's error is the largest over windows of W tokens "
                         "(default 64) of ||o - o_ref|| / ||o_ref|| over the window"},
         {"slack", "F", "with --outputs: a head is ok when its windowed error is at most F (default 4) "
-                       "times the largest attainable error (OUTPUTS below)"},
+                       "times the largest attainable error (OUTPUTS, in the description)"},
         {NULL, NULL, NULL},
     };
     static const vla_cli_spec spec = {

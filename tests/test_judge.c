@@ -57,8 +57,9 @@ static int keep(void *ctx, const vla_step_view *v)
     return VLA_OK;
 }
 
-/* vlastab's own run of gdn in policy p on the trace, token by token: o (H x T x D) */
-static int own_run(const char *dir, vla_prec p, double *o)
+/* vlastab's own run of gdn in policy p on the trace, token by token: o (H x T x D), and the
+ * final state into S (H x D x D) when S is not NULL */
+static int own_run(const char *dir, vla_prec p, double *o, double *S)
 {
     char stream[200], err[300];
     snprintf(stream, sizeof stream, "trace:%s", dir);
@@ -78,6 +79,8 @@ static int own_run(const char *dir, vla_prec p, double *o)
     if (vla_engine_new(&e, &sp, err, sizeof err))
         return 1;
     int r = vla_engine_advance(e, T);
+    for (int h = 0; !r && S && h < H; h++)
+        r = vla_engine_get(e, h, VLA_Q_S, S + (size_t)h * D * D);
     vla_engine_free(e);
     return r;
 }
@@ -164,8 +167,8 @@ TEST(judge_outputs)
     snprintf(ko, sizeof ko, "%s/kernel", dir);
     mkdir(tr, 0700);
     mkdir(ko, 0700);
-    double *o = malloc(sizeof(double) * H * T * D);
-    if (!o || write_trace(tr) || own_run(tr, VLA_F64, o)) {
+    double *o = malloc(sizeof(double) * H * T * D), S[H * D * D];
+    if (!o || write_trace(tr) || own_run(tr, VLA_F64, o, S)) {
         CHECK_MSG(0, "cannot write the trace or run it");
         free(o);
         return;
@@ -175,7 +178,10 @@ TEST(judge_outputs)
     char verdict[H][16], *out = NULL;
     /* (1) the kernel is vlastab's own binary64 run: its error is binary64's, at most d T u per
      * read-out relatively (each of the T steps' d-term products and sums rounds), and exactly the
-     * attainable one (the same run) */
+     * attainable one (the same run); its final state likewise */
+    snprintf(path, sizeof path, "%s/S.npy", ko);
+    const long sshape[3] = {H, D, D};
+    CHECK(vla_npy_write(path, S, 3, sshape) == 0);
     snprintf(path, sizeof path, "%s/o.npy", ko);
     CHECK(vla_npy_write(path, o, 3, shape) == 0);
     snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --report %s/r1 2>%s/err1",
@@ -195,11 +201,21 @@ TEST(judge_outputs)
                   v[h][C_INP]);
     }
     free(out), out = NULL;
+    snprintf(p, sizeof p, "%s/r1.json", dir);
+    const char *key = "\"state\": [{\"head\": 0, \"rel_fro\": ";
+    char *js = slurp(p), *at = js ? strstr(js, key) : NULL;
+    double sr = at ? atof(at + strlen(key)) : -1;
+    CHECK_MSG(at && sr >= 0 && sr <= D * T * u53 && strstr(js, "\"summary\": \"ok: ") &&
+                  !strstr(js, "\"verdict\": \"beyond\""), "r1.json's state: %s", js ? js : "");
+    free(js);
+    snprintf(path, sizeof path, "%s/S.npy", ko);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/o.npy", ko);
 
     /* (2) its bf16-kern run, saved as bfloat16 bits: the policy defaults to bf16-kern, the
      * judge's emulation is rounded the same way, so the kernel's error is the attainable one
      * exactly; the trace's inputs are bfloat16 numbers, so the input budget is exactly 0 */
-    CHECK(own_run(tr, VLA_BF16_KERN, o) == 0);
+    CHECK(own_run(tr, VLA_BF16_KERN, o, NULL) == 0);
     CHECK(write_u2(path, o, H, T, D) == 0);
     snprintf(p, sizeof p, "%s/dtype.txt", ko);
     write_text(p, "bfloat16\n");
@@ -270,7 +286,7 @@ TEST(judge_outputs)
     }
 
     /* (6) a NaN at head 0, t = 50: beyond, said with its t; JSON's first_t_nonfinite */
-    CHECK(own_run(tr, VLA_F64, o) == 0);
+    CHECK(own_run(tr, VLA_F64, o, NULL) == 0);
     o[((size_t)0 * T + 49) * D + 3] = NAN;
     snprintf(path, sizeof path, "%s/o.npy", ko);
     CHECK(vla_npy_write(path, o, 3, shape) == 0);
@@ -285,7 +301,7 @@ TEST(judge_outputs)
               "NaN: head 0 %s non-finite from %g, head 1 %s", verdict[0], v[0][C_NONFIN],
               verdict[1]);
     snprintf(p, sizeof p, "%s/r6.json", dir);
-    char *js = slurp(p);
+    js = slurp(p);
     CHECK_MSG(js && strstr(js, "\"first_t_nonfinite\": 50,") && !strstr(js, "nan") &&
                   !strstr(js, "inf"), "r6.json: %s", js ? js : "");
     free(js);
