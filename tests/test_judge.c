@@ -240,6 +240,34 @@ TEST(judge_outputs)
     }
     free(out), out = NULL;
 
+    /* (2b) the same values in a float64 file, the policy and the form given: the read-outs'
+     * format is the coarser of bf16-kern's io format and the file's, bfloat16, so the error is
+     * again the attainable one exactly; the chunked emulation's error stands beside it */
+    double *o2 = malloc(sizeof(double) * H * T * D);
+    for (long i = 0; o2 && i < (long)H * T * D; i++)
+        o2[i] = vla_round_fmt(VLA_FMT_BF16, o[i]);
+    snprintf(p, sizeof p, "%s/k64", dir);
+    mkdir(p, 0700);
+    snprintf(path, sizeof path, "%s/k64/o.npy", dir);
+    CHECK(o2 && vla_npy_write(path, o2, 3, shape) == 0);
+    free(o2);
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --precision bf16-kern --form "
+                              "chunk:64 --report none 2>%s/err2b", tr, p, dir);
+    st = vla_test_sh(&out, "%s", cmd);
+    CHECK_MSG(st == 0, "%s: exit %d", cmd, st);
+    CHECK_EQ_INT(rows(out, v, verdict), H);
+    CHECK_MSG(out && strstr(out, "# policy: bf16-kern, form chunk:64") &&
+                  strstr(out, "read-outs compared in bf16"), "no policy line: %s", out ? out : "");
+    for (int h = 0; h < H; h++)
+        CHECK_MSG(v[h][C_MRW] == v[h][C_SEQ] && v[h][C_FORM] > 0 &&
+                      v[h][C_BUDGET] == 4 * fmax(v[h][C_SEQ], v[h][C_FORM]) &&
+                      !strcmp(verdict[h], "ok"),
+                  "bf16 in float64, chunk:64, head %d: %.17g, attainable %.17g and %.17g, budget "
+                  "%.17g, %s", h, v[h][C_MRW], v[h][C_SEQ], v[h][C_FORM], v[h][C_BUDGET],
+                  verdict[h]);
+    free(out), out = NULL;
+    snprintf(path, sizeof path, "%s/o.npy", ko);
+
     /* (3) one token of head 1 moved by 5%: with --window 1 the window is the token, its error at
      * least 0.05 - 2.1 u = 0.042 (u: the kernel's rounding and the reference's distance from the
      * emulation), past the budget 4 x (u + binary32's part) <= 0.016; head 0 stays ok. */
