@@ -40,6 +40,9 @@ typedef struct {
 typedef struct {
     const char *models, *precs, *tracks, *require, *report, *forms;
     double threshold;
+    const char *outputs; /* --outputs DIR2: a kernel's read-outs to judge */
+    long window;         /* --window W (0: not given) */
+    double slack;        /* --slack F (0: not given) */
 } opts_t;
 
 static int on_opt(void *ctx, const char *name, const char *val)
@@ -57,7 +60,25 @@ static int on_opt(void *ctx, const char *name, const char *val)
         o->report = val;
     else if (!strcmp(name, "forms"))
         o->forms = val;
-    else if (!strcmp(name, "threshold")) {
+    else if (!strcmp(name, "outputs"))
+        o->outputs = val;
+    else if (!strcmp(name, "window")) {
+        char *end;
+        errno = 0;
+        o->window = strtol(val, &end, 10);
+        if (end == val || *end || errno || o->window < 1) {
+            fprintf(stderr, "vla-check: --window: '%s' is not a whole number >= 1 (try --help)\n",
+                    val);
+            return 1;
+        }
+    } else if (!strcmp(name, "slack")) {
+        char *end;
+        o->slack = strtod(val, &end);
+        if (end == val || *end || !(o->slack >= 1 && o->slack < INFINITY)) {
+            fprintf(stderr, "vla-check: --slack: '%s' is not a number >= 1 (try --help)\n", val);
+            return 1;
+        }
+    } else if (!strcmp(name, "threshold")) {
         char *end;
         o->threshold = strtod(val, &end);
         if (end == val || *end || !(o->threshold > 0 && o->threshold < INFINITY)) {
@@ -618,9 +639,11 @@ static void report_gp(FILE *f, const char *png, const char *dat, const vla_cli *
 /* The report's files, PREFIX.md, PREFIX-errors.dat, PREFIX.gp and PREFIX.png, are refused before
  * any work when they cannot be written as the table is (a FIFO, a device, a directory), are the
  * table or an input, or cannot be named in a gnuplot script: 0, else 2 after the message. */
-static int report_paths_ok(const char *prefix, const vla_cli *c)
+static int report_paths_ok(const char *prefix, const vla_cli *c, int judged)
 {
-    static const char *const ext[] = {".md", "-errors.dat", ".gp", ".png"};
+    static const char *const exts[2][4] = {{".md", "-errors.dat", ".gp", ".png"},
+                                           {".md", ".json"}};
+    const char *const *ext = exts[judged != 0];
     char why[200], in[4200];
     if (!*prefix || prefix[strlen(prefix) - 1] == '/') {
         fprintf(stderr, "vla-check: --report '%s': a prefix of file names is needed (PREFIX.md, "
@@ -633,7 +656,7 @@ static int report_paths_ok(const char *prefix, const vla_cli *c)
     }
     struct stat so, sr;
     int have_out = strcmp(c->out, "-") && stat(c->out, &so) == 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (judged ? 2 : 4); i++) {
         char path[4200], *target;
         const char *kind;
         snprintf(path, sizeof path, "%s%s", prefix, ext[i]);
@@ -825,6 +848,589 @@ static void ref_key(const vla_cli *c, const vla_config *cfg, char *key, size_t l
              rs.ref_bits, desc);
 }
 
+/* ---- --outputs DIR2: your kernel's own read-outs against the exact reference (docs/trace.md,
+ * "Your own kernel, judged"; issue 36). The kernel's error is measured per head beside what the
+ * policy attains (vlastab's own emulation in seq and in the kernel's form, its read-outs taken
+ * through the same output format) and what the inputs' rounding alone costs; a head is ok when
+ * its windowed error is within --slack times the largest of the three. ---- */
+
+/* every read-out of every run, kept whole: o[(run T + t - 1) dv] */
+typedef struct {
+    double *o;
+    long T;
+    int dv, C;
+} keep_t;
+
+static int keep_step(void *ctx, const vla_step_view *v)
+{
+    keep_t *k = ctx;
+    double *at = k->o + ((size_t)v->run * k->T + (size_t)(v->t - 1)) * k->dv;
+    if (v->o)
+        memcpy(at, v->o, k->dv * sizeof *v->o);
+    if (v->co) /* the chunk form at a chunk's end: every token's read-out (row r: t - C + 1 + r) */
+        for (int r = 0; r < k->C; r++)
+            memcpy(at - (size_t)(k->C - 1 - r) * k->dv, v->co + (size_t)r * k->dv,
+                   k->dv * sizeof *v->co);
+    return VLA_OK;
+}
+
+/* Runs sp over T steps, its read-outs into o (runs x T x dv; NaN where none came) and its final
+ * states into S (runs x dv x d): 0, else 1 with the reason in why */
+static int run_all(vla_engine_spec sp, long T, double *o, double *S, char *why, size_t len)
+{
+    const int dv = sp.cfg.dv, d = sp.cfg.d;
+    keep_t k = {o, T, dv, sp.cfg.form == VLA_FORM_CHUNK && sp.cfg.chunk > 1 ? sp.cfg.chunk : 1};
+    for (size_t i = 0; i < (size_t)sp.runs * T * dv; i++)
+        o[i] = NAN;
+    sp.taps = VLA_TAP_O;
+    sp.on_step = keep_step;
+    sp.ctx = &k;
+    sp.stream_steps = T;
+    vla_engine *e;
+    if (vla_engine_new(&e, &sp, why, len))
+        return 1;
+    int r = vla_engine_advance(e, T);
+    if (r)
+        snprintf(why, len, "%s", vla_engine_error(e));
+    for (int h = 0; !r && h < sp.runs; h++)
+        vla_engine_get(e, h, VLA_Q_S, S + (size_t)h * dv * d);
+    vla_engine_free(e);
+    return r != 0;
+}
+
+/* x is worse than cur: larger, or NaN (a NaN stays the worst) */
+static int worse(double x, double cur) { return !isnan(cur) && !(x <= cur); }
+
+/* sqrt(a / b), the ratio of two norms from their squares: 0 when a is 0, Inf when only b is */
+static double nratio(double a, double b) { return a == 0 ? 0 : sqrt(a) / sqrt(b); }
+
+/* the spacing of format f's numbers at x: 2^(E - p + 1), E = x's exponent, at least emin */
+static double ulp_in(vla_fmt f, double x)
+{
+    int e, emin = ilogb(vla_fmt_min_normal(f));
+    frexp(x, &e); /* |x| = m 2^e, m in [1/2, 1): E = e - 1 */
+    if (x == 0 || !isfinite(x) || e - 1 < emin)
+        e = emin + 1;
+    return ldexp(1, e - vla_fmt_precision(f));
+}
+
+/* one head's errors against the reference (o, ref: T x dv; e2, r2: T doubles of room) */
+typedef struct {
+    double rel_rms, max_abs, mrw, max_rel_pt, ulps;
+    long t_mrw, t_nonfinite; /* 1-based steps; 0: none */
+} meas_t;
+
+static void measure(const double *o, const double *ref, long T, int dv, long W, vla_fmt fo,
+                    meas_t *m, double *e2, double *r2)
+{
+    *m = (meas_t){0};
+    double se = 0, sr = 0;
+    for (long t = 0; t < T; t++) {
+        const double *x = o + (size_t)t * dv, *y = ref + (size_t)t * dv;
+        double a = 0, b = 0;
+        for (int j = 0; j < dv; j++) {
+            double diff = fabs(x[j] - y[j]);
+            if (!isfinite(x[j]) && !m->t_nonfinite)
+                m->t_nonfinite = t + 1;
+            a += diff * diff;
+            b += y[j] * y[j];
+            if (worse(diff, m->max_abs))
+                m->max_abs = diff;
+            if (worse(diff / ulp_in(fo, y[j]), m->ulps))
+                m->ulps = diff / ulp_in(fo, y[j]);
+        }
+        e2[t] = a;
+        r2[t] = b;
+        se += a;
+        sr += b;
+        if (worse(nratio(a, b), m->max_rel_pt))
+            m->max_rel_pt = nratio(a, b);
+    }
+    m->rel_rms = nratio(se, sr);
+    /* the windows of W tokens ending at W .. T (one of T tokens when T < W): the error's norm
+     * over the window's read-outs' norm, so that a read-out near 0 weighs as little as it is */
+    long w = W < T ? W : T, s0 = 0;
+    m->mrw = -1;
+    for (long end = w - 1; end < T; end++) {
+        double a = 0, b = 0;
+        for (long t = end - w + 1; t <= end; t++)
+            a += e2[t], b += r2[t];
+        if (worse(nratio(a, b), m->mrw))
+            m->mrw = nratio(a, b), s0 = end - w + 1;
+    }
+    double big = -1; /* its t: the token of the worst window with the largest error */
+    for (long t = s0; t < s0 + w; t++)
+        if (worse(e2[t], big))
+            big = e2[t], m->t_mrw = t + 1;
+}
+
+/* a number in JSON: null when it is not finite */
+static void json_num(FILE *f, double x)
+{
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.17g", x);
+    if (!isfinite(x))
+        fputs("null", f);
+    else /* a float in JSON's readers too: 4.0, not 4 */
+        fprintf(f, "%s%s", buf, strpbrk(buf, ".e") ? "" : ".0");
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20 || ch == 0x7f)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* one head's row: the kernel's errors, the attainable ones and the budget */
+typedef struct {
+    meas_t k;
+    double bits, att_seq, att_form, inp, budget;
+    int ok;
+} head_t;
+
+/* the settings NAME=VALUE in the order they apply (the trace's model.txt, then every --set), a
+ * name set twice listed once, with its last value: n of them into set[] */
+static int settings(const vla_cli *c, const char **set, int max)
+{
+    int n = 0;
+    for (int i = 0; i < c->nsets + c->argc; i++) {
+        const char *s = i < c->nsets ? c->sets[i]
+                        : i - c->nsets + 1 < c->argc && !strcmp(c->argv[i - c->nsets], "--set")
+                            ? c->argv[i - c->nsets + 1]
+                            : NULL;
+        if (!s || !strchr(s, '='))
+            continue;
+        size_t kl = strcspn(s, "=");
+        int j = 0;
+        while (j < n && !(strlen(set[j]) > kl && !strncmp(set[j], s, kl) && set[j][kl] == '='))
+            j++;
+        if (j < n)
+            memmove(set + j, set + j + 1, (size_t)(n - j - 1) * sizeof *set), n--;
+        if (n < max)
+            set[n++] = s;
+    }
+    return n;
+}
+
+/* the outputs' folder's file NAME: its path */
+static void out_path(char *buf, size_t len, const char *dir, const char *name)
+{
+    snprintf(buf, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+}
+
+/* DIR2/NAME.npy as a kernel's array of the shape (n0, n1, n2): read, or a usage error; *fmt
+ * the format it was saved in (bfloat16 for uint16 with DIR2/dtype.txt saying bfloat16) */
+static void read_outputs(const vla_cli_spec *spec, const char *dir, const char *name,
+                         const char *axes, long n0, long n1, long n2, int bf16, vla_npy *a,
+                         vla_fmt *fmt)
+{
+    char path[4200], err[600];
+    out_path(path, sizeof path, dir, name);
+    if (vla_npy_read_bf16(path, a, err, sizeof err))
+        vla_cli_die(spec, "--outputs: %s", err);
+    if (!strcmp(a->dtype, "u2") && !bf16)
+        vla_cli_die(spec, "--outputs: %s holds uint16 ('<u2'): bfloat16 bit patterns are read "
+                          "only when %s/dtype.txt says bfloat16 (numpy has no bfloat16)", path,
+                    dir);
+    if (strcmp(a->dtype, "u2") && bf16)
+        vla_cli_die(spec, "--outputs: %s/dtype.txt says bfloat16, but %s holds '%s' (bfloat16 is "
+                          "saved as uint16 bit patterns: x.view(torch.int16).numpy().view('<u2'))",
+                    dir, path, a->dtype);
+    if (a->ndim != 3 || a->shape[0] != n0 || a->shape[1] != n1 || a->shape[2] != n2) {
+        char got[200] = "(";
+        for (int i = 0; i < a->ndim; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%ld", i ? ", " : "",
+                     a->shape[i]);
+        vla_cli_die(spec, "--outputs: %s: shape %s), expected %s = (%ld, %ld, %ld) as the "
+                          "trace's (--runs and --steps: the heads and steps judged)",
+                    path, got, axes, n0, n1, n2);
+    }
+    *fmt = bf16 ? VLA_FMT_BF16 : a->dtype[1] == '2' ? VLA_FMT_F16 : a->dtype[1] == '4'
+                                                                    ? VLA_FMT_F32 : VLA_FMT_F64;
+}
+
+static const char *dtype_name(vla_fmt f)
+{
+    return f == VLA_FMT_BF16 ? "bfloat16" : f == VLA_FMT_F16 ? "float16" : f == VLA_FMT_F32
+                                                                            ? "float32" : "float64";
+}
+
+/* o rounded as the kernel's read-outs are: into the policy's io format, then the file's */
+static void round_out(double *o, size_t n, vla_fmt io, vla_fmt file)
+{
+    for (size_t i = 0; i < n; i++)
+        o[i] = vla_round_fmt(file, vla_round_fmt(io, o[i]));
+}
+
+static double rel_fro(const double *x, const double *y, long n) { return relerr(x, y, n); }
+
+static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, int prec_given)
+{
+    const int H = c->runs, d = c->cfg.d, dv = c->cfg.dv;
+    const long T = c->steps, W = o->window;
+    const double slack = o->slack;
+    if (c->ref == REF_NONE)
+        vla_cli_die(spec, "--outputs: the kernel is judged against a reference: --ref exact (the "
+                          "default) or f64, not none");
+    if (!c->model_txt && !c->model_opt)
+        vla_cli_die(spec, "--outputs judges one model: %s; give --model M",
+                    strncmp(c->stream, "trace:", 6) ? "the stream names none"
+                                                    : "the trace has no model.txt naming it");
+    /* the kernel's files */
+    char path[4200];
+    out_path(path, sizeof path, o->outputs, "dtype.txt");
+    int bf16 = 0;
+    FILE *tf = fopen(path, "r");
+    if (tf) {
+        char tag[64] = "";
+        size_t n = fread(tag, 1, sizeof tag - 1, tf);
+        fclose(tf);
+        while (n && isspace((unsigned char)tag[n - 1]))
+            n--;
+        tag[n] = 0;
+        if (strcmp(tag, "bfloat16"))
+            vla_cli_die(spec, "--outputs: %s says '%.40s': the one tag it takes is bfloat16 (for "
+                              "o.npy and S.npy saved as uint16 bit patterns)", path, tag);
+        bf16 = 1;
+    }
+    vla_npy ko, ks = {0};
+    vla_fmt ofmt, sfmt;
+    read_outputs(spec, o->outputs, "o.npy", "(heads, T, dv)", H, T, dv, bf16, &ko, &ofmt);
+    out_path(path, sizeof path, o->outputs, "S.npy");
+    int have_S = access(path, F_OK) == 0;
+    if (have_S)
+        read_outputs(spec, o->outputs, "S.npy", "(heads, dv, d)", H, dv, d, bf16, &ks, &sfmt);
+    /* the policy: --precision's, else the one o's format names */
+    vla_config cfg;
+    vla_cli_config_for(c, c->cfg.model, &cfg);
+    if (!prec_given)
+        cfg.prec = ofmt == VLA_FMT_BF16 ? VLA_BF16_KERN : ofmt == VLA_FMT_F16 ? VLA_F16_KERN
+                   : ofmt == VLA_FMT_F32 ? VLA_F32 : VLA_F64;
+    const vla_fmt io = vla_prec_io(cfg.prec);
+    /* the read-outs' format: the coarser of the policy's io format and the file's */
+    const vla_fmt fo = vla_fmt_precision(io) < vla_fmt_precision(ofmt) ? io : ofmt;
+    const double u = vla_fmt_unit_roundoff(fo);
+    char form[32];
+    vla_form_name(&cfg, form, sizeof form);
+    const char *why = NULL;
+    const long C = cfg.form == VLA_FORM_CHUNK ? cfg.chunk : 1;
+    if (vla_track_check(&cfg, &why) || vla_form_check(&cfg, &why) ||
+        (why = vla_cli_gates_why(c, &cfg)) || (why = vla_cli_form_input_why(c, &cfg)))
+        vla_cli_die(spec, "--outputs: %s %s %s: %s", vla_model_name(cfg.model),
+                    vla_prec_name(cfg.prec), form, why);
+    if (T % C)
+        vla_cli_die(spec, "--outputs with --form %s: T = %ld is not a multiple of %ld (the "
+                          "emulation's chunks end at multiples of C)", form, T, C);
+    if (C > 1 && strcmp(c->backend, "cpu"))
+        vla_cli_die(spec, "--outputs with --form %s: --backend cpu (the one whose chunk form "
+                          "gives every token's read-out to compare), not %s", form, c->backend);
+    if (strcmp(o->report, "none") && report_paths_ok(o->report, c, 1))
+        return 2;
+    char unread[600];
+    if (vla_cli_unread(c, &cfg, unread, sizeof unread))
+        fprintf(stderr, "vla-check: warning: %s\n", unread);
+
+    /* the runs: the reference (exact, or lib's binary64, on the inputs as given), the same on
+     * the inputs rounded to the policy's io format, the policy's emulation in seq and in the
+     * kernel's form */
+    enum { R_REF, R_RND, R_SEQ, R_FORM, NR };
+    static const char *const rname[NR] = {"the reference", "the reference on rounded inputs",
+                                           "the seq emulation", "the form's emulation"};
+    const size_t no = (size_t)H * T * dv, ns = (size_t)H * dv * d;
+    double *ro[NR], *rs[NR], *e2 = malloc((size_t)T * sizeof *e2),
+                            *r2 = malloc((size_t)T * sizeof *r2);
+    int ok = e2 && r2;
+    for (int r = 0; r < NR; r++)
+        ok &= (ro[r] = malloc(no * sizeof(double))) && (rs[r] = malloc(ns * sizeof(double)));
+    if (!ok) {
+        fprintf(stderr, "vla-check: out of memory for %d runs of %zu read-outs\n", NR, no);
+        return 1;
+    }
+    vla_cli rc = *c;
+    vla_engine_spec sp[NR], tmp;
+    vla_config g = cfg;
+    g.prec = VLA_F64;
+    g.form = VLA_FORM_SEQ, g.chunk = 0;
+    vla_cli_engine_spec(&rc, &g, &tmp);
+    vla_cli_ref_spec(&rc, &tmp, &sp[R_REF]); /* binary64 policy: no input rounded */
+    g.prec = cfg.prec;
+    vla_cli_engine_spec(&rc, &g, &tmp);
+    vla_cli_ref_spec(&rc, &tmp, &sp[R_RND]); /* rounds the inputs to io (vlaref.h, cli.h) */
+    vla_cli_engine_spec(&rc, &g, &sp[R_SEQ]);
+    vla_cli_engine_spec(&rc, &cfg, &sp[R_FORM]);
+    for (int r = 0; r < NR; r++) {
+        char err[600];
+        if ((r == R_RND && io == VLA_FMT_F64) || (r == R_FORM && cfg.form == VLA_FORM_SEQ)) {
+            memcpy(ro[r], ro[r == R_RND ? R_REF : R_SEQ], no * sizeof(double));
+            memcpy(rs[r], rs[r == R_RND ? R_REF : R_SEQ], ns * sizeof(double));
+        } else if (run_all(sp[r], T, ro[r], rs[r], err, sizeof err)) {
+            if (vla_cli_stop) {
+                fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
+                        (int)vla_cli_stop);
+                return 3;
+            }
+            fprintf(stderr, "vla-check: %s (%s %s) did not run: %s\n", rname[r],
+                    vla_model_name(cfg.model), vla_prec_name(sp[r].cfg.prec), err);
+            return 1;
+        }
+    }
+    round_out(ro[R_SEQ], no, io, ofmt);
+    round_out(ro[R_FORM], no, io, ofmt);
+
+    /* per head */
+    head_t *hd = calloc((size_t)H, sizeof *hd);
+    if (!hd)
+        return 1;
+    int nbad = 0, worst = 0, first_nf = -1;
+    double more = -INFINITY;
+    for (int h = 0; h < H; h++) {
+        const size_t at = (size_t)h * T * dv;
+        head_t *x = &hd[h];
+        meas_t m;
+        measure(ko.data + at, ro[R_REF] + at, T, dv, W, fo, &x->k, e2, r2);
+        measure(ro[R_SEQ] + at, ro[R_REF] + at, T, dv, W, fo, &m, e2, r2);
+        x->att_seq = m.mrw;
+        measure(ro[R_FORM] + at, ro[R_REF] + at, T, dv, W, fo, &m, e2, r2);
+        x->att_form = m.mrw;
+        measure(ro[R_RND] + at, ro[R_REF] + at, T, dv, W, fo, &m, e2, r2);
+        x->inp = m.mrw;
+        double top = x->att_seq;
+        if (worse(x->att_form, top))
+            top = x->att_form;
+        if (worse(x->inp, top))
+            top = x->inp;
+        x->budget = top * slack;
+        x->bits = x->k.rel_rms > u ? log2(x->k.rel_rms / u) : x->k.rel_rms >= 0 ? 0 : NAN;
+        x->ok = !x->k.t_nonfinite && x->k.mrw <= x->budget;
+        nbad += !x->ok;
+        if (x->k.t_nonfinite && first_nf < 0)
+            first_nf = h;
+        double b = x->k.mrw == 0 ? 0 : log2(x->k.mrw / x->att_seq);
+        if (worse(b, more))
+            more = b, worst = h;
+    }
+    /* the final state */
+    double *srel = NULL;
+    int sbad = 0;
+    if (have_S && (srel = calloc((size_t)H * 2, sizeof *srel))) {
+        for (int h = 0; h < H; h++) {
+            const size_t at = (size_t)h * dv * d;
+            double e = rel_fro(ks.data + at, rs[R_REF] + at, (long)dv * d), top = 0;
+            for (int r = R_RND; r < NR; r++) {
+                double a = rel_fro(rs[r] + at, rs[R_REF] + at, (long)dv * d);
+                if (worse(a, top))
+                    top = a;
+            }
+            srel[2 * h] = e;
+            srel[2 * h + 1] = e <= top * slack; /* (NaN: beyond) */
+            sbad += srel[2 * h + 1] == 0;
+        }
+    }
+    const int beyond = nbad || sbad;
+    /* the summary, one line */
+    char sum[1200];
+    int n = snprintf(sum, sizeof sum, "%s: %d of %d heads beyond the budget", beyond ? "beyond" : "ok",
+                     nbad, H);
+    if (first_nf >= 0)
+        n += snprintf(sum + n, sizeof sum - n, "; your kernel's read-out is not finite from t = "
+                      "%ld in head %d", hd[first_nf].k.t_nonfinite, first_nf);
+    else if (isfinite(more) && more >= 0.05)
+        n += snprintf(sum + n, sizeof sum - n, "; your kernel loses %.1f bits more than a "
+                      "sequential %s recurrence with the same inputs (head %d)", more,
+                      vla_prec_name(cfg.prec), worst);
+    else if (isfinite(more))
+        n += snprintf(sum + n, sizeof sum - n, "; your kernel loses no more than a sequential "
+                      "%s recurrence with the same inputs (%.1f bits at most, head %d)",
+                      vla_prec_name(cfg.prec), more, worst);
+    for (int h = 0; h < H && n < (int)sizeof sum; h++)
+        if (!hd[h].ok && !hd[h].k.t_nonfinite)
+            n += snprintf(sum + n, sizeof sum - n, "; head %d: %.3g at t = %ld past its budget %.3g",
+                          h, hd[h].k.mrw, hd[h].k.t_mrw, hd[h].budget);
+    if (sbad && n < (int)sizeof sum)
+        snprintf(sum + n, sizeof sum - n, "; the final state beyond its budget in %d heads", sbad);
+
+    /* the table */
+    const char *sets[VLA_CLI_MAXSETS + 64];
+    int nsets = settings(c, sets, VLA_CLI_MAXSETS + 64);
+    char reftxt[200], setall[4000] = "";
+    snprintf(reftxt, sizeof reftxt, c->ref == REF_EXACT ? "exact (MPFR, %ld bits)"
+                                                         : "f64 (lib in binary64)", c->ref_bits);
+    for (int i = 0, m = 0; i < nsets && m < (int)sizeof setall; i++)
+        m += snprintf(setall + m, sizeof setall - m, "%s%s", i ? " " : "", sets[i]);
+    vla_dat *out = vla_cli_out(c, spec);
+    vla_dat_meta(out, "model", "%s%s", vla_model_name(cfg.model), vla_cli_model_src(c, NULL, 1));
+    vla_dat_meta(out, "stream", "%s", c->stream);
+    vla_dat_meta(out, "outputs", "%s (o.npy %s%s; read-outs compared in %s, u = %g)", o->outputs,
+                 dtype_name(ofmt), have_S ? ", S.npy" : "",
+                 vla_fmt_name(fo), u);
+    vla_dat_meta(out, "policy", "%s%s, form %s", vla_prec_name(cfg.prec),
+                 prec_given ? "" : " (from o.npy's dtype)", form);
+    vla_dat_meta(out, "settings", "%s", nsets ? setall : "none");
+    vla_dat_meta(out, "reference", "%s on the inputs as given", reftxt);
+    vla_dat_meta(out, "window", "%ld", W);
+    vla_dat_meta(out, "slack", "%g (a head is ok when max_rel_window <= slack x max(attainable_seq, "
+                              "attainable_form, input_budget))", slack);
+    vla_dat_meta(out, "summary", "%s", sum);
+    vla_dat_columns(out, "head rel_rms max_abs max_rel_window t_max_rel_window max_rel_pointwise "
+                         "ulps_max bits_lost attainable_seq attainable_form input_budget budget "
+                         "first_t_nonfinite verdict");
+    for (int h = 0; h < H; h++) {
+        const head_t *x = &hd[h];
+        double v[14] = {h, x->k.rel_rms, x->k.max_abs, x->k.mrw, (double)x->k.t_mrw,
+                        x->k.max_rel_pt, x->k.ulps, x->bits, x->att_seq, x->att_form, x->inp,
+                        x->budget, (double)x->k.t_nonfinite, 0};
+        const char *nm[14] = {NULL};
+        nm[12] = x->k.t_nonfinite ? NULL : "never";
+        nm[13] = x->ok ? "ok" : "beyond";
+        vla_dat_row_named(out, v, nm, 14);
+    }
+    if (vla_cli_close(out, c, spec, 0))
+        return 1;
+
+    /* the report: PREFIX.json (keys fixed: tools/python's vlastab.judge reads them) and PREFIX.md */
+    if (strcmp(o->report, "none")) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        snprintf(path, sizeof path, "%s.json", o->report);
+        if (!f)
+            return report_write(path, NULL, 0);
+        fprintf(f, "{\"verdict\": \"%s\", \"model\": ", beyond ? "beyond" : "ok");
+        json_str(f, vla_model_name(cfg.model));
+        fprintf(f, ", \"precision\": \"%s\", \"form\": \"%s\", \"ref\": \"%s\", \"window\": %ld, "
+                   "\"slack\": ", vla_prec_name(cfg.prec), form,
+                c->ref == REF_EXACT ? "exact" : "f64", W);
+        json_num(f, slack);
+        fprintf(f, ",\n \"settings\": {");
+        for (int i = 0; i < nsets; i++) {
+            char key[64];
+            snprintf(key, sizeof key, "%.*s", (int)strcspn(sets[i], "="), sets[i]);
+            fprintf(f, "%s", i ? ", " : "");
+            json_str(f, key);
+            fprintf(f, ": ");
+            json_str(f, strchr(sets[i], '=') + 1);
+        }
+        fprintf(f, "},\n \"heads\": [");
+        for (int h = 0; h < H; h++) {
+            const head_t *x = &hd[h];
+            const double v[] = {x->k.rel_rms, x->k.max_abs, x->k.mrw, x->k.max_rel_pt, x->k.ulps,
+                                x->bits, x->att_seq, x->att_form, x->inp, x->budget};
+            static const char *const key[] = {"rel_rms", "max_abs", "max_rel_window",
+                                              "max_rel_pointwise", "ulps_max", "bits_lost",
+                                              "attainable_seq", "attainable_form", "input_budget",
+                                              "budget"};
+            fprintf(f, "%s\n  {\"head\": %d, \"t_max_rel_window\": %ld, \"first_t_nonfinite\": ",
+                    h ? "," : "", h, x->k.t_mrw);
+            if (x->k.t_nonfinite)
+                fprintf(f, "%ld", x->k.t_nonfinite);
+            else
+                fputs("null", f);
+            for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+                fprintf(f, ", \"%s\": ", key[i]);
+                json_num(f, v[i]);
+            }
+            fprintf(f, ", \"verdict\": \"%s\"}", x->ok ? "ok" : "beyond");
+        }
+        fprintf(f, "],\n \"state\": ");
+        if (!srel)
+            fputs("null", f);
+        for (int h = 0; srel && h < H; h++) {
+            fprintf(f, "%s{\"head\": %d, \"rel_fro\": ", h ? ", " : "[", h);
+            json_num(f, srel[2 * h]);
+            fprintf(f, ", \"verdict\": \"%s\"}%s", srel[2 * h + 1] ? "ok" : "beyond",
+                    h == H - 1 ? "]" : "");
+        }
+        fprintf(f, ",\n \"summary\": ");
+        json_str(f, sum);
+        fprintf(f, "}\n");
+        if (fclose(f))
+            free(text), text = NULL;
+        if (report_write(path, text, len))
+            return 1;
+        /* the Markdown report */
+        snprintf(path, sizeof path, "%s.md", o->report);
+        if (!(f = open_memstream(&text, &len)))
+            return report_write(path, NULL, 0);
+        fprintf(f, "# vla-check: your kernel's read-outs, judged\n\n**%s**: ", beyond ? "beyond" : "ok");
+        md_text(f, sum + strcspn(sum, ":") + 2); /* (the summary opens with the verdict) */
+        fprintf(f, ".\n\nThe read-outs in ");
+        md_text(f, o->outputs);
+        fprintf(f, " (o.npy, %s%s) of %d heads x %ld steps (d = %d, dv = %d) on the inputs of ",
+                dtype_name(ofmt), have_S ? "; S.npy, the final state" : "",
+                H, T, d, dv);
+        md_text(f, c->stream);
+        fprintf(f, ", against the reference, %s, on the same inputs as given. Model %s", reftxt,
+                vla_model_name(cfg.model));
+        md_text(f, vla_cli_model_src(c, NULL, 1));
+        fprintf(f, "; settings: ");
+        md_text(f, nsets ? setall : "none");
+        fprintf(f, "; the kernel's policy %s%s, form %s.\n\n", vla_prec_name(cfg.prec),
+                prec_given ? " (--precision)" : " (from o.npy's dtype)", form);
+        fprintf(f, "- rel_rms: ||o - o_ref||_F / ||o_ref||_F over every step (fla's metric); "
+                   "max_abs: the largest pointwise error; max_rel_pointwise: the largest "
+                   "||o_t - o_ref,t|| / ||o_ref,t|| (a column only: it is large where o_ref,t is "
+                   "near 0); ulps_max: the largest pointwise error in ulps of the reference value "
+                   "in %s (the coarser of the policy's io format and o.npy's); bits_lost: "
+                   "log2(rel_rms / u), u = %g, clipped at 0.\n", vla_fmt_name(fo), u);
+        fprintf(f, "- max_rel_window (the verdict's error): for each window of %ld tokens, "
+                   "||o - o_ref|| over the window / ||o_ref|| over the window, the largest over "
+                   "the windows, at t: that window's token of the largest error (t counts from 1).\n", W);
+        fprintf(f, "- attainable_seq, attainable_form: max_rel_window of vlastab's emulation of "
+                   "%s, token by token and in form %s, its read-outs rounded as the kernel's (to "
+                   "%s, then o.npy's format); input_budget: that of the reference on the inputs "
+                   "rounded to %s (the policy's io format) against the reference on the inputs "
+                   "as given.\n", vla_prec_name(cfg.prec), form, vla_fmt_name(io), vla_fmt_name(io));
+        fprintf(f, "- verdict: ok when max_rel_window <= budget = %g (--slack) x max(attainable_seq, "
+                   "attainable_form, input_budget) and every read-out is finite; else beyond.\n\n",
+                slack);
+        fprintf(f, "| head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise | ulps_max | "
+                   "bits_lost | attainable_seq | attainable_form | input_budget | budget | "
+                   "non-finite from | verdict |\n|");
+        for (int k = 0; k < 14; k++)
+            fprintf(f, "---|");
+        for (int h = 0; h < H; h++) {
+            const head_t *x = &hd[h];
+            fprintf(f, "\n| %d | %.3g | %.3g | %.3g | %ld | %.3g | %.3g | %.2f | %.3g | %.3g | %.3g "
+                       "| %.3g |", h, x->k.rel_rms, x->k.max_abs, x->k.mrw, x->k.t_mrw,
+                    x->k.max_rel_pt, x->k.ulps, x->bits, x->att_seq, x->att_form, x->inp,
+                    x->budget);
+            md_t(f, x->k.t_nonfinite);
+            fprintf(f, " %s |", x->ok ? "ok" : "**beyond**");
+        }
+        fprintf(f, "\n");
+        if (srel) {
+            fprintf(f, "\nThe final state S.npy: ||S - S_ref||_F / ||S_ref||_F per head, ok within "
+                       "%g x the largest of the emulations' and the rounded inputs'.\n\n| head | "
+                       "rel_fro | verdict |\n|---|---|---|\n", slack);
+            for (int h = 0; h < H; h++)
+                fprintf(f, "| %d | %.3g | %s |\n", h, srel[2 * h], srel[2 * h + 1] ? "ok" : "**beyond**");
+        }
+        fprintf(f, "\nThe command:\n\n");
+        md_command(f, c->argc, c->argv);
+        if (fclose(f))
+            free(text), text = NULL;
+        if (report_write(path, text, len))
+            return 1;
+    }
+    fprintf(stderr, "vla-check: %s%s%s%s\n", sum, strcmp(o->report, "none") ? "; report: " : "",
+            strcmp(o->report, "none") ? o->report : "", strcmp(o->report, "none") ? ".md, .json" : "");
+    for (int r = 0; r < NR; r++)
+        free(ro[r]), free(rs[r]);
+    free(e2), free(r2), free(hd), free(srel);
+    vla_npy_free(&ko);
+    vla_npy_free(&ks);
+    return beyond;
+}
+
 int main(int argc, char **argv)
 {
     static opts_t o = {.threshold = 0.1, .report = "vla-check", .forms = "seq,chunk:64"};
@@ -843,7 +1449,16 @@ int main(int argc, char **argv)
         {"require", "LIST", "precisions that must not fail: exit 1 when a row of one of them fails "
                             "(a gate for CI)"},
         {"report", "PREFIX", "write PREFIX.md (the report), PREFIX.png (its figure, by gnuplot), "
-                             "PREFIX-errors.dat and PREFIX.gp (default vla-check); none: no report"},
+                             "PREFIX-errors.dat and PREFIX.gp (default vla-check); none: no report; "
+                             "with --outputs: PREFIX.md and PREFIX.json"},
+        {"outputs", "DIR2", "judge your kernel's own read-outs on this trace: DIR2/o.npy (heads, T, "
+                            "dv) and optionally DIR2/S.npy, its final state (heads, dv, d); float16, "
+                            "float32, float64, or uint16 holding bfloat16 bits with DIR2/dtype.txt "
+                            "saying bfloat16 (OUTPUTS, in the description)"},
+        {"window", "W", "with --outputs: the verdict's error is the largest over windows of W tokens "
+                        "(default 64) of ||o - o_ref|| / ||o_ref|| over the window"},
+        {"slack", "F", "with --outputs: a head is ok when its windowed error is at most F (default 4) "
+                       "times the largest attainable error (OUTPUTS, in the description)"},
         {NULL, NULL, NULL},
     };
     static const vla_cli_spec spec = {
@@ -866,7 +1481,26 @@ int main(int argc, char **argv)
             "configuration that a form or a way refuses (vla3's nudge every 20 steps inside a chunk\n"
             "of 64, a solver way with the nudge on) is listed in the header as refused, with the\n"
             "reason; the rows run in parallel (OMP_NUM_THREADS). No checkpoint files (--resume is\n"
-            "refused): an interrupted check starts over.",
+            "refused): an interrupted check starts over.\n"
+            "\n"
+            "OUTPUTS. vla-check trace:DIR --outputs DIR2 judges your own kernel instead: its read-outs\n"
+            "DIR2/o.npy (heads, T, dv) on the trace's inputs (and its final state DIR2/S.npy, (heads,\n"
+            "dv, d), when there is one) against the exact reference (--ref exact, MPFR; --ref f64 for\n"
+            "long traces) on the inputs as given, head by head. One model (the trace's model.txt or\n"
+            "--model), the kernel's policy --precision P (default from o.npy's dtype: bfloat16\n"
+            "bf16-kern, float16 f16-kern, float32 f32, float64 f64) and form --form F (default seq;\n"
+            "chunk:64, ...). Per head: rel_rms = ||o - o_ref||_F / ||o_ref||_F (fla's metric), max_abs,\n"
+            "max_rel_window (for each window of --window W tokens, ||o - o_ref|| / ||o_ref|| over the\n"
+            "window; the largest, and its t, from 1), max_rel_pointwise (per token; a column only),\n"
+            "ulps_max (in the coarser of P's io format and o.npy's), bits_lost = log2(rel_rms / u)\n"
+            "clipped at 0; beside them the attainable errors: max_rel_window of vlastab's emulation of\n"
+            "P in seq and in form F, read-outs rounded as the kernel's, and the input budget: the\n"
+            "reference on the inputs rounded to P's io format against the reference on the inputs as\n"
+            "given. The rule: a head is ok when every read-out is finite and max_rel_window <= budget =\n"
+            "--slack (4) x max(attainable_seq, attainable_form, input_budget), else beyond. Writes the\n"
+            "per-head table (--out), PREFIX.md and PREFIX.json (--report); exit 0 when every head (and\n"
+            "the state) is ok, 1 when one is beyond, 2 for a usage error (o.npy of another shape than\n"
+            "(heads, T, dv), uint16 without dtype.txt, ...).",
         .columns = "  model prec track form  the row: a model, a precision policy, a way of tracking A\n"
                    "            (its K: cg:8), a form (chunk:64: the steps and checkpoints rounded down\n"
                    "            to multiples of C, o measured at every token of each chunk)\n"
@@ -883,6 +1517,7 @@ int main(int argc, char **argv)
                    "  guard     guard events, all heads\n"
                    "  verdict   ok or FAIL (non-finite, o = 0, or an error of S or o >= --threshold)",
         .example = "vla-check trace:mytrace --require bf16 --threshold 0.05\n"
+                   "vla-check trace:mytrace --outputs mykernel-out --form chunk:64\n"
                    "vla-check trace:mytrace --models vla3 --forms chunk:64 --set period=64 "
                    "--precisions f16-kern,bf16-kern --require bf16-kern\n"
                    "vla-check trace:mytrace --models vla3 --tracks sm,cg:8,cheb:8 --set nudge=off",
@@ -932,8 +1567,28 @@ int main(int argc, char **argv)
     c.argv = argv;
     if (!have_ck)
         c.per_decade = 100; /* the first steps past a threshold to 2% */
+    if (!o.outputs && (o.window || o.slack))
+        vla_cli_die(&spec, "--%s goes with --outputs (a kernel's read-outs to judge)",
+                    o.window ? "window" : "slack");
+    if (o.outputs) {
+        if (o.models || o.precs || o.tracks || o.require || strcmp(o.forms, "seq,chunk:64"))
+            vla_cli_die(&spec, "--outputs judges one configuration: --model, --precision, --track "
+                               "and --form, not --%s", o.models ? "models" : o.precs ? "precisions"
+                               : o.tracks ? "tracks" : o.require ? "require" : "forms");
+        if (c.resume)
+            vla_cli_die(&spec, "--resume: vla-check writes no checkpoints");
+        int prec_given = 0;
+        for (int i = 1; i < argc; i++)
+            prec_given |= !strcmp(argv[i], "--precision");
+        o.window = o.window ? o.window : 64;
+        o.slack = o.slack ? o.slack : 4;
+        int st = judge_outputs(&c, &spec, &o, prec_given);
+        free(av);
+        return st;
+    }
     if (c.cfg.form != VLA_FORM_SEQ)
-        vla_cli_die(&spec, "--form: vla-check takes its forms from --forms (a list)");
+        vla_cli_die(&spec, "--form: vla-check takes its forms from --forms (a list); --form goes "
+                           "with --outputs");
     if (c.resume)
         vla_cli_die(&spec, "--resume: vla-check writes no checkpoints (an interrupted check starts "
                            "over)");
@@ -1090,7 +1745,7 @@ int main(int argc, char **argv)
 
     /* an unwritable table or report fails now, not after the work; from here SIGINT stops the
      * engines */
-    if (strcmp(o.report, "none") && report_paths_ok(o.report, &c))
+    if (strcmp(o.report, "none") && report_paths_ok(o.report, &c, 0))
         return 2;
     vla_dat *out = vla_cli_out(&c, &spec);
     vla_progress prog;

@@ -161,7 +161,7 @@ static int host_little_endian(void)
 /* Parses the header dict into itemsize, ndim and shape; on failure writes the reason and returns
  * VLA_EFORMAT. */
 static int parse_header(const char *h, size_t len, const char *path, int *itemsize, vla_npy *out,
-                        char *err, size_t errlen)
+                        int bf16, char *err, size_t errlen)
 {
     cursor c = {h, h + len};
     char key[32], descr[64];
@@ -225,19 +225,43 @@ static int parse_header(const char *h, size_t len, const char *path, int *itemsi
         *itemsize = 4;
     else if (!strcmp(type, "f8"))
         *itemsize = 8;
+    else if (bf16 && !strcmp(type, "u2") && order != '|')
+        *itemsize = 2;
     else
-        return fail(VLA_EFORMAT, err, errlen, path,
-                    "unsupported dtype '%s' (float16, float32, float64 only)", descr);
+        return fail(VLA_EFORMAT, err, errlen, path, "unsupported dtype '%s' (float16, float32, "
+                    "float64%s only)", descr, bf16 ? ", uint16 holding bfloat16" : "");
+    memcpy(out->dtype, type, 3);
     return 0;
 }
 
+/* bfloat16's bits are binary32's upper half */
+static double bf16_to_double(uint16_t h)
+{
+    unsigned char b[4] = {0, 0, (unsigned char)(h & 0xff), (unsigned char)(h >> 8)};
+    return f32_to_double(b);
+}
+
+static int read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
+                     int bf16, char *err, size_t errlen);
+
 int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen)
 {
-    return vla_npy_read_part(path, out, 0, -1, -1, NULL, err, errlen);
+    return read_part(path, out, 0, -1, -1, NULL, 0, err, errlen);
+}
+
+int vla_npy_read_bf16(const char *path, vla_npy *out, char *err, size_t errlen)
+{
+    return read_part(path, out, 0, -1, -1, NULL, 1, err, errlen);
 }
 
 int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
                       char *err, size_t errlen)
+{
+    return read_part(path, out, h0, nh, steps, full, 0, err, errlen);
+}
+
+static int read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
+                     int bf16, char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = 0;
@@ -297,7 +321,7 @@ int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long ste
     }
     hdr[hlen] = 0;
     int itemsize = 8;
-    rc = parse_header(hdr, hlen, path, &itemsize, out, err, errlen);
+    rc = parse_header(hdr, hlen, path, &itemsize, out, bf16, err, errlen);
     if (rc)
         goto done;
 
@@ -371,7 +395,8 @@ int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long ste
             double *x = out->data + (size_t)h * row + i;
             for (size_t j = 0; j < m; j++) {
                 const unsigned char *b = chunk + j * itemsize;
-                x[j] = itemsize == 2   ? f16_to_double(le16(b))
+                x[j] = itemsize == 2   ? (out->dtype[0] == 'u' ? bf16_to_double(le16(b))
+                                                                   : f16_to_double(le16(b)))
                        : itemsize == 4 ? f32_to_double(b)
                                        : f64_to_double(b);
             }

@@ -545,9 +545,14 @@ typedef struct {
     int ndim;
     long shape[8];
     double *data; /* converted to binary64 */
+    char dtype[4]; /* the file's type without its byte order: "f2", "f4", "f8" ("u2": bfloat16) */
 } vla_npy;
 /* Reads a whole file. On failure returns an error and writes a one-line reason to err. */
 int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen);
+/* The same, but '<u2' is taken as bfloat16 bit patterns (numpy has no bfloat16: a kernel's bf16
+ * outputs saved as x.view(torch.uint16)); a caller that has said so (vla-check --outputs reads a
+ * tag file beside it) */
+int vla_npy_read_bf16(const char *path, vla_npy *out, char *err, size_t errlen);
 /* Reads part of a file of two or more axes (heads, T, ...): heads h0 .. h0 + nh - 1 and their
  * first `steps` steps, each head's part read where it lies (nh or steps < 0: to the axis' end;
  * 0: nothing, the header alone). out->shape is the part's; full (8 longs, may be NULL) gets the

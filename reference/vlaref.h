@@ -12,8 +12,9 @@ extern "C" {
 #endif
 
 typedef enum {
-    VREF_EXACT,   /* every operation at prec_bits, round to nearest; inputs rounded to the storage
-                     format first, then taken exactly; phi by MPFR's exp */
+    VREF_EXACT,   /* every operation at prec_bits, round to nearest; inputs rounded to cfg->prec's
+                     io format first (vref_round_input: the storage format, but bfloat16 or
+                     binary16 in the kern policies), then taken exactly; phi by MPFR's exp */
     VREF_EMULATE, /* every operation correctly rounded into cfg->prec's compute format, stores
                      into its storage format: precision, exponent range and subnormals */
 } vref_kind;

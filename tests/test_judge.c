@@ -1,0 +1,366 @@
+/* test_judge.c: vla-check trace:DIR --outputs DIR2 from the outside (issue 36): a kernel's own
+ * read-outs judged against the exact reference. The "kernels" are vlastab's own runs on the same
+ * trace, taken here through the engine: binary64 (ok, near binary64's rounding), bf16-kern saved
+ * as bfloat16 bits (ok, its error the attainable one exactly), the same with one token moved by 5%
+ * (that head beyond, its t named), a NaN (beyond, its t named); and the usage errors (exit 2). */
+#include "check.h"
+#include "vlastab.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define H 2
+#define T 256
+#define D 16
+
+/* a gdn trace of H heads x T steps, d = dv = D, every value a bfloat16 number (a bf16 model's
+ * inputs: then rounding them to bf16-kern's io format changes nothing, and the input budget is
+ * exactly 0); model.txt names gdn */
+static int write_trace(const char *dir)
+{
+    const char *names[] = {"q", "k", "v", "beta", "logdecay"};
+    double *x = malloc(sizeof(double) * H * T * D);
+    int e = !x;
+    for (int f = 0; !e && f < 5; f++) {
+        const long n = f < 3 ? (long)H * T * D : (long)H * T;
+        for (long i = 0; i < n; i++) {
+            double g = vla_gauss(11, (vla_var)f, 0, (uint64_t)i, 0);
+            x[i] = vla_round_fmt(VLA_FMT_BF16, f < 3 ? g : f == 3 ? 1 / (1 + exp(-g))
+                                                                  : -0.05 * fabs(g));
+        }
+        char path[200];
+        snprintf(path, sizeof path, "%s/%s.npy", dir, names[f]);
+        long shape[3] = {H, T, D};
+        e = vla_npy_write(path, x, f < 3 ? 3 : 2, shape);
+    }
+    free(x);
+    char path[200];
+    snprintf(path, sizeof path, "%s/model.txt", dir);
+    FILE *f = fopen(path, "w");
+    e |= !f || fputs("model gdn\n", f) < 0;
+    if (f)
+        e |= fclose(f) != 0;
+    return e;
+}
+
+typedef struct {
+    double *o;
+} keep_t;
+
+static int keep(void *ctx, const vla_step_view *v)
+{
+    keep_t *k = ctx;
+    if (v->o)
+        memcpy(k->o + ((size_t)v->run * T + (size_t)(v->t - 1)) * D, v->o, D * sizeof *v->o);
+    return VLA_OK;
+}
+
+/* vlastab's own run of gdn in policy p on the trace, token by token: o (H x T x D), and the
+ * final state into S (H x D x D) when S is not NULL */
+static int own_run(const char *dir, vla_prec p, double *o, double *S)
+{
+    char stream[200], err[300];
+    snprintf(stream, sizeof stream, "trace:%s", dir);
+    vla_engine_spec sp;
+    memset(&sp, 0, sizeof sp);
+    vla_config_default(&sp.cfg, VLA_GDN, D);
+    sp.cfg.dv = D;
+    sp.cfg.prec = p;
+    sp.runs = H;
+    sp.stream = stream;
+    sp.round_inputs = VLA_FMT_F64;
+    sp.taps = VLA_TAP_O;
+    keep_t k = {o};
+    sp.on_step = keep;
+    sp.ctx = &k;
+    vla_engine *e;
+    if (vla_engine_new(&e, &sp, err, sizeof err))
+        return 1;
+    int r = vla_engine_advance(e, T);
+    for (int h = 0; !r && S && h < H; h++)
+        r = vla_engine_get(e, h, VLA_Q_S, S + (size_t)h * D * D);
+    vla_engine_free(e);
+    return r;
+}
+
+/* a .npy of uint16 (bfloat16 bits), as numpy writes one: version 1.0, header padded to 64 */
+static int write_u2(const char *path, const double *x, long n0, long n1, long n2)
+{
+    char hdr[128];
+    int len = snprintf(hdr, sizeof hdr, "{'descr': '<u2', 'fortran_order': False, 'shape': (%ld, "
+                                        "%ld, %ld), }", n0, n1, n2);
+    while ((10 + len + 1) % 64)
+        hdr[len++] = ' ';
+    hdr[len++] = '\n';
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 1;
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff),
+                             (unsigned char)(len >> 8)};
+    int e = fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)len, f) != (size_t)len;
+    for (long i = 0; !e && i < n0 * n1 * n2; i++) {
+        float v = (float)vla_round_fmt(VLA_FMT_BF16, x[i]);
+        uint32_t w;
+        memcpy(&w, &v, 4);
+        unsigned char b[2] = {(unsigned char)(w >> 16 & 0xff), (unsigned char)(w >> 24)};
+        e = fwrite(b, 1, 2, f) != 2;
+    }
+    return (fclose(f) != 0) | e;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CHECK_MSG(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
+}
+
+/* the per-head rows of the table on standard output: head rel_rms max_abs max_rel_window t ...
+ * (columns of vla-check --help's OUTPUTS), the verdict word into verdict[h] */
+#define NC 14
+static int rows(const char *out, double v[H][NC], char verdict[H][16])
+{
+    int n = 0;
+    for (const char *p = out; p && *p && n < H; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (*p == '#' || *p == '\n')
+            continue;
+        char nf[32];
+        if (sscanf(p, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %31s %15s", &v[n][0],
+                   &v[n][1], &v[n][2], &v[n][3], &v[n][4], &v[n][5], &v[n][6], &v[n][7], &v[n][8],
+                   &v[n][9], &v[n][10], &v[n][11], nf, verdict[n]) != 14)
+            return -1;
+        v[n][12] = strcmp(nf, "never") ? atof(nf) : 0;
+        n++;
+    }
+    return n;
+}
+enum { C_RELRMS = 1, C_MAXABS, C_MRW, C_TMRW, C_PT, C_ULPS, C_BITS, C_SEQ, C_FORM, C_INP,
+       C_BUDGET, C_NONFIN };
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *s = calloc(1, 1 << 16);
+    if (s)
+        s[fread(s, 1, (1 << 16) - 1, f)] = 0;
+    fclose(f);
+    return s;
+}
+
+TEST(judge_outputs)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/vla-check", vla_test_bin_dir());
+    if (access(p, X_OK)) {
+        vla_test_skip("bin/vla-check not built (run make first)");
+        return;
+    }
+    char dir[64] = "/tmp/vla-judge-test.XXXXXX", tr[100], ko[100], path[200], cmd[1200];
+    if (!mkdtemp(dir)) {
+        CHECK_MSG(0, "cannot make a folder under /tmp");
+        return;
+    }
+    snprintf(tr, sizeof tr, "%s/tr", dir);
+    snprintf(ko, sizeof ko, "%s/kernel", dir);
+    mkdir(tr, 0700);
+    mkdir(ko, 0700);
+    double *o = malloc(sizeof(double) * H * T * D), S[H * D * D];
+    if (!o || write_trace(tr) || own_run(tr, VLA_F64, o, S)) {
+        CHECK_MSG(0, "cannot write the trace or run it");
+        free(o);
+        return;
+    }
+    const long shape[3] = {H, T, D}, tshape[3] = {T, H, D};
+    double v[H][NC];
+    char verdict[H][16], *out = NULL;
+    /* (1) the kernel is vlastab's own binary64 run: its error is binary64's, at most d T u per
+     * read-out relatively (each of the T steps' d-term products and sums rounds), and exactly the
+     * attainable one (the same run); its final state likewise */
+    snprintf(path, sizeof path, "%s/S.npy", ko);
+    const long sshape[3] = {H, D, D};
+    CHECK(vla_npy_write(path, S, 3, sshape) == 0);
+    snprintf(path, sizeof path, "%s/o.npy", ko);
+    CHECK(vla_npy_write(path, o, 3, shape) == 0);
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --report %s/r1 2>%s/err1",
+             tr, ko, dir, dir);
+    int st = vla_test_sh(&out, "%s", cmd);
+    CHECK_MSG(st == 0, "%s: exit %d", cmd, st);
+    CHECK_EQ_INT(rows(out, v, verdict), H);
+    const double u53 = ldexp(1, -53);
+    for (int h = 0; h < H; h++) {
+        CHECK_MSG(v[h][C_RELRMS] <= D * T * u53 && v[h][C_MRW] <= D * T * u53,
+                  "f64 head %d: rel_rms %g, max_rel_window %g past d T u = %g", h, v[h][C_RELRMS],
+                  v[h][C_MRW], D * T * u53);
+        CHECK_MSG(v[h][C_MRW] == v[h][C_SEQ] && !strcmp(verdict[h], "ok"),
+                  "f64 head %d: %.17g against the attainable %.17g, %s", h, v[h][C_MRW],
+                  v[h][C_SEQ], verdict[h]);
+        CHECK_MSG(v[h][C_INP] == 0, "f64 head %d: input budget %g (no input is rounded)", h,
+                  v[h][C_INP]);
+    }
+    free(out), out = NULL;
+    snprintf(p, sizeof p, "%s/r1.json", dir);
+    const char *key = "\"state\": [{\"head\": 0, \"rel_fro\": ";
+    char *js = slurp(p), *at = js ? strstr(js, key) : NULL;
+    double sr = at ? atof(at + strlen(key)) : -1;
+    CHECK_MSG(at && sr >= 0 && sr <= D * T * u53 && strstr(js, "\"summary\": \"ok: ") &&
+                  !strstr(js, "\"verdict\": \"beyond\""), "r1.json's state: %s", js ? js : "");
+    free(js);
+    snprintf(path, sizeof path, "%s/S.npy", ko);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/o.npy", ko);
+
+    /* (2) its bf16-kern run, saved as bfloat16 bits: the policy defaults to bf16-kern, the
+     * judge's emulation is rounded the same way, so the kernel's error is the attainable one
+     * exactly; the trace's inputs are bfloat16 numbers, so the input budget is exactly 0 */
+    CHECK(own_run(tr, VLA_BF16_KERN, o, NULL) == 0);
+    CHECK(write_u2(path, o, H, T, D) == 0);
+    snprintf(p, sizeof p, "%s/dtype.txt", ko);
+    write_text(p, "bfloat16\n");
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --report %s/r2 2>%s/err2",
+             tr, ko, dir, dir);
+    st = vla_test_sh(&out, "%s", cmd);
+    CHECK_MSG(st == 0, "%s: exit %d", cmd, st);
+    CHECK_EQ_INT(rows(out, v, verdict), H);
+    CHECK_MSG(out && strstr(out, "# policy: bf16-kern (from o.npy's dtype), form seq"),
+              "no policy line: %s", out ? out : "");
+    const double ub = ldexp(1, -8); /* bfloat16's unit roundoff */
+    for (int h = 0; h < H; h++) {
+        CHECK_MSG(v[h][C_MRW] == v[h][C_SEQ] && v[h][C_INP] == 0 && !strcmp(verdict[h], "ok"),
+                  "bf16 head %d: %.17g against the attainable %.17g, input budget %g, %s", h,
+                  v[h][C_MRW], v[h][C_SEQ], v[h][C_INP], verdict[h]);
+        /* binary32 arithmetic (error near 1e-6 here) and one rounding to bfloat16: at most u
+         * relatively per element, so per window; ulps: at most 1/2 of the rounding plus the
+         * binary32 part */
+        CHECK_MSG(v[h][C_MRW] <= ub * (1 + 1e-3) && v[h][C_ULPS] <= 1,
+                  "bf16 head %d: max_rel_window %g past u = %g, or %g ulps", h, v[h][C_MRW], ub,
+                  v[h][C_ULPS]);
+    }
+    free(out), out = NULL;
+
+    /* (2b) the same values in a float64 file, the policy and the form given: the read-outs'
+     * format is the coarser of bf16-kern's io format and the file's, bfloat16, so the error is
+     * again the attainable one exactly; the chunked emulation's error stands beside it */
+    double *o2 = malloc(sizeof(double) * H * T * D);
+    for (long i = 0; o2 && i < (long)H * T * D; i++)
+        o2[i] = vla_round_fmt(VLA_FMT_BF16, o[i]);
+    snprintf(p, sizeof p, "%s/k64", dir);
+    mkdir(p, 0700);
+    snprintf(path, sizeof path, "%s/k64/o.npy", dir);
+    CHECK(o2 && vla_npy_write(path, o2, 3, shape) == 0);
+    free(o2);
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --precision bf16-kern --form "
+                              "chunk:64 --report none 2>%s/err2b", tr, p, dir);
+    st = vla_test_sh(&out, "%s", cmd);
+    CHECK_MSG(st == 0, "%s: exit %d", cmd, st);
+    CHECK_EQ_INT(rows(out, v, verdict), H);
+    CHECK_MSG(out && strstr(out, "# policy: bf16-kern, form chunk:64") &&
+                  strstr(out, "read-outs compared in bf16"), "no policy line: %s", out ? out : "");
+    for (int h = 0; h < H; h++)
+        CHECK_MSG(v[h][C_MRW] == v[h][C_SEQ] && v[h][C_FORM] > 0 &&
+                      v[h][C_BUDGET] == 4 * fmax(v[h][C_SEQ], v[h][C_FORM]) &&
+                      !strcmp(verdict[h], "ok"),
+                  "bf16 in float64, chunk:64, head %d: %.17g, attainable %.17g and %.17g, budget "
+                  "%.17g, %s", h, v[h][C_MRW], v[h][C_SEQ], v[h][C_FORM], v[h][C_BUDGET],
+                  verdict[h]);
+    free(out), out = NULL;
+    snprintf(path, sizeof path, "%s/o.npy", ko);
+
+    /* (3) one token of head 1 moved by 5%: with --window 1 the window is the token, its error at
+     * least 0.05 - 2.1 u = 0.042 (u: the kernel's rounding and the reference's distance from the
+     * emulation), past the budget 4 x (u + binary32's part) <= 0.016; head 0 stays ok. */
+    const long tbad = 100;
+    for (int j = 0; j < D; j++)
+        o[((size_t)1 * T + tbad - 1) * D + j] *= 1.05;
+    CHECK(write_u2(path, o, H, T, D) == 0);
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --window 1 --report %s/r3 "
+                              "2>%s/err3", tr, ko, dir, dir);
+    st = vla_test_sh(&out, "%s", cmd);
+    CHECK_MSG(st == 1, "%s: exit %d", cmd, st);
+    CHECK_EQ_INT(rows(out, v, verdict), H);
+    CHECK_MSG(!strcmp(verdict[0], "ok") && !strcmp(verdict[1], "beyond") &&
+                  v[1][C_TMRW] == tbad && v[1][C_MRW] >= 0.05 - 2.1 * ub &&
+                  v[1][C_BUDGET] <= 4 * ub * (1 + 1e-3),
+              "perturbed: head 0 %s, head 1 %s at t = %g (%g, budget %g)", verdict[0], verdict[1],
+              v[1][C_TMRW], v[1][C_MRW], v[1][C_BUDGET]);
+    snprintf(p, sizeof p, "%s/err3", dir);
+    char *err = slurp(p);
+    CHECK_MSG(err && strstr(err, "head 1: ") && strstr(err, "at t = 100 past its budget"),
+              "stderr: %s", err ? err : "");
+    free(err);
+    free(out), out = NULL;
+
+    /* (7) the JSON beside the report: parsed by Python's json, with every key */
+    const char *py = getenv("VLA_PYTHON") ? getenv("VLA_PYTHON") : "/usr/bin/python3";
+    if (access(py, X_OK) == 0) {
+        snprintf(cmd, sizeof cmd,
+                 "%s -c \"import json; r = json.load(open('%s/r3.json')); "
+                 "assert set(r) == {'verdict', 'model', 'precision', 'form', 'ref', 'window', "
+                 "'slack', 'settings', 'heads', 'state', 'summary'}, sorted(r); "
+                 "assert set(r['heads'][0]) == {'head', 'rel_rms', 'max_abs', 'max_rel_window', "
+                 "'t_max_rel_window', 'max_rel_pointwise', 'ulps_max', 'bits_lost', "
+                 "'attainable_seq', 'attainable_form', 'input_budget', 'budget', "
+                 "'first_t_nonfinite', 'verdict'}; "
+                 "assert (r['verdict'], r['model'], r['precision'], r['form'], r['ref'], "
+                 "r['window'], r['slack'], r['state']) == ('beyond', 'gdn', 'bf16-kern', 'seq', "
+                 "'exact', 1, 4.0, None), r; "
+                 "h = r['heads']; assert [x['verdict'] for x in h] == ['ok', 'beyond']; "
+                 "assert h[1]['t_max_rel_window'] == 100 and h[1]['first_t_nonfinite'] is None\"",
+                 py, dir);
+        st = vla_test_sh(NULL, "%s", cmd);
+        CHECK_MSG(st == 0, "the JSON: %s: exit %d", cmd, st);
+    }
+
+    /* (6) a NaN at head 0, t = 50: beyond, said with its t; JSON's first_t_nonfinite */
+    CHECK(own_run(tr, VLA_F64, o, NULL) == 0);
+    o[((size_t)0 * T + 49) * D + 3] = NAN;
+    snprintf(path, sizeof path, "%s/o.npy", ko);
+    CHECK(vla_npy_write(path, o, 3, shape) == 0);
+    snprintf(p, sizeof p, "%s/dtype.txt", ko);
+    unlink(p);
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --report %s/r6 2>%s/err6",
+             tr, ko, dir, dir);
+    st = vla_test_sh(&out, "%s", cmd);
+    CHECK_MSG(st == 1, "%s: exit %d", cmd, st);
+    CHECK_EQ_INT(rows(out, v, verdict), H);
+    CHECK_MSG(!strcmp(verdict[0], "beyond") && v[0][C_NONFIN] == 50 && !strcmp(verdict[1], "ok"),
+              "NaN: head 0 %s non-finite from %g, head 1 %s", verdict[0], v[0][C_NONFIN],
+              verdict[1]);
+    snprintf(p, sizeof p, "%s/r6.json", dir);
+    js = slurp(p);
+    CHECK_MSG(js && strstr(js, "\"first_t_nonfinite\": 50,") && !strstr(js, "nan") &&
+                  !strstr(js, "inf"), "r6.json: %s", js ? js : "");
+    free(js);
+    free(out), out = NULL;
+
+    /* (4) o saved as (T, heads, dv): a usage error naming both shapes */
+    CHECK(vla_npy_write(path, o, 3, tshape) == 0);
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --report %s/r4 2>%s/err4",
+             tr, ko, dir, dir);
+    st = vla_test_sh(NULL, "%s", cmd);
+    CHECK_MSG(st == 2, "%s: exit %d", cmd, st);
+    snprintf(p, sizeof p, "%s/err4", dir);
+    err = slurp(p);
+    CHECK_MSG(err && strstr(err, "shape (256, 2, 16), expected (heads, T, dv) = (2, 256, 16)"),
+              "stderr: %s", err ? err : "");
+    free(err);
+
+    /* (5) uint16 without dtype.txt: a usage error */
+    CHECK(write_u2(path, o, H, T, D) == 0);
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --report %s/r5 2>%s/err5",
+             tr, ko, dir, dir);
+    st = vla_test_sh(NULL, "%s", cmd);
+    CHECK_MSG(st == 2, "%s: exit %d", cmd, st);
+    snprintf(p, sizeof p, "%s/err5", dir);
+    err = slurp(p);
+    CHECK_MSG(err && strstr(err, "holds uint16 ('<u2')") && strstr(err, "dtype.txt"),
+              "stderr: %s", err ? err : "");
+    free(err);
+    free(o);
+    if (!getenv("VLA_KEEP")) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        CHECK(system(cmd) == 0);
+    }
+}
