@@ -65,14 +65,14 @@ def _forward(q, k, v, g, beta, scale, initial_state, output_final_state, qk_l2no
     dv = v.shape[-1]
     f = lambda x: x.float().transpose(1, 2)  # (B, T, H, .) -> (B, H, T, .) in float32
     q, k, v = f(q), f(k), f(v)
-    g = torch.zeros(B, H, T) if g is None else g.float().transpose(1, 2)
-    beta = torch.ones(B, H, T) if beta is None else beta.float().transpose(1, 2)
+    g = q.new_zeros(B, H, T) if g is None else g.float().transpose(1, 2)
+    beta = q.new_ones(B, H, T) if beta is None else beta.float().transpose(1, 2)
     if qk_l2norm:
         q, k = _l2(q), _l2(k)
     scale = d ** -0.5 if scale is None else scale
-    S = torch.zeros(B, H, dv, d) if initial_state is None else \
+    S = q.new_zeros(B, H, dv, d) if initial_state is None else \
         initial_state.float().transpose(-1, -2).clone()  # fla's (B, H, d, dv) -> S (dv x d)
-    o = torch.empty(B, H, T, dv)
+    o = q.new_empty(B, H, T, dv)
     for s in range(0, T, C):
         e = min(s + C, T)
         Q, K, V, b = q[:, :, s:e], k[:, :, s:e], v[:, :, s:e], beta[:, :, s:e]
@@ -92,7 +92,7 @@ def _forward(q, k, v, g, beta, scale, initial_state, output_final_state, qk_l2no
 
 def _gamma_direct(G):
     n = G.shape[-1]
-    incl = torch.tril(torch.ones(n, n, dtype=torch.bool))
+    incl = torch.tril(torch.ones(n, n, dtype=torch.bool, device=G.device))
     D = G[..., :, None] - G[..., None, :]
     return torch.exp(torch.where(incl, D, torch.full_like(D, -float("inf"))))  # exp(-inf) = 0
 
@@ -101,7 +101,7 @@ def _ut_f32(K, b, Gam):
     """T = (I + StrictTril(diag(b) K K^T * Gam))^-1 by forward substitution, in float32"""
     n = K.shape[-2]
     L = torch.tril(b[..., None] * (K @ K.transpose(-1, -2)) * Gam, -1)
-    Tm = torch.eye(n).expand(L.shape).clone()
+    Tm = torch.eye(n, device=L.device).expand(L.shape).clone()
     for i in range(1, n):  # row i of (I + L) T = I: T_i = e_i - sum_{j<i} L_ij T_j
         Tm[..., i, :i] = -(L[..., i, None, :i] @ Tm[..., :i, :i])[..., 0, :]
     return Tm
@@ -125,7 +125,7 @@ def gdn_chunk_anchored(q, k, v, g=None, beta=None, scale=None, initial_state=Non
         Gl = G[..., -1:]
         up = torch.exp(G - Gl).to(dtype).float()    # >= 1: overflows past a decay of 88
         down = torch.exp(Gl - G).to(dtype).float()  # <= 1
-        return up[..., :, None] * down[..., None, :] * torch.tril(torch.ones(n, n))
+        return up[..., :, None] * down[..., None, :] * torch.tril(G.new_ones(n, n))
 
     return _forward(q, k, v, g, beta, scale, initial_state, output_final_state,
                     use_qk_l2norm_in_kernel, chunk_size, gamma, _ut_f32)
@@ -137,7 +137,7 @@ def _ut_f16(K, b, Gam):
     n = K.shape[-2]
     KK = _r16(_r16(K) @ _r16(K).transpose(-1, -2))  # |k|^2 > 65504: inf
     L = torch.tril(_r16(_r16(_r16(b)[..., None] * KK) * _r16(Gam)), -1)
-    Tm = torch.eye(n).expand(L.shape).clone()
+    Tm = torch.eye(n, device=L.device).expand(L.shape).clone()
     for i in range(1, n):
         Tm[..., i, :i] = _r16(-(L[..., i, None, :i] @ Tm[..., :i, :i])[..., 0, :])
     return Tm

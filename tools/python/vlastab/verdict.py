@@ -113,7 +113,7 @@ def _check_layout(q, k, v, g, beta, model):
 
 
 def _range(x, name, lo=-np.inf, hi=np.inf, what="finite"):
-    a = x.float().numpy() if x.dtype != _torch().float64 else x.numpy()
+    a = (x.float() if x.dtype != _torch().float64 else x).cpu().numpy()
     with np.errstate(invalid="ignore"):
         bad = ~(np.isfinite(a) & (a >= lo) & (a <= hi))
     if bad.any():
@@ -143,15 +143,17 @@ def _call(fn, x, state, **kw):
     args.update(kw)
     if state:
         args["output_final_state"] = True
-    out = fn(x["q"], x["k"], x["v"], **args)
+    torch = _torch()
+    with torch.no_grad():
+        out = fn(x["q"], x["k"], x["v"], **args)
     S = None
     if isinstance(out, (tuple, list)):
         out, S = out[0], (out[1] if len(out) > 1 else None)
-    torch = _torch()
     if not isinstance(out, torch.Tensor):
         raise TypeError("fn returned %s, expected o, a tensor (batch, T, heads, dv), or (o, "
                         "final_state)" % type(out).__name__)
-    return out.detach(), (S.detach() if isinstance(S, torch.Tensor) else None)
+    # o to the host for the measures; the state stays where fn keeps it (it goes back to fn)
+    return out.detach().cpu(), (S.detach() if isinstance(S, torch.Tensor) else None)
 
 
 def _bits(o):
@@ -370,8 +372,9 @@ def _split(fn, x, o, S, T, chunk_split):
     diff = _heads(torch.cat([o1, o2], 1)).double().numpy() - _heads(o).double().numpy()
     srel = None
     if S is not None and S2 is not None:
-        den = float(torch.linalg.norm(S.double()))
-        srel = float(torch.linalg.norm(S2.double() - S.double())) / den if den else None
+        S, S2 = S.cpu().double(), S2.cpu().double()
+        den = float(torch.linalg.norm(S))
+        srel = float(torch.linalg.norm(S2 - S)) / den if den else None
     return {"split": c, "diff": np.nan_to_num(diff, nan=np.inf), "state_rel": srel}
 
 
@@ -449,7 +452,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
         _save_o(o, odir)
         if S is not None and tuple(S.shape) == (B, H, d, dv):  # fla's h = S^T -> (heads, dv, d)
             np.save(os.path.join(odir, "S.npy"),
-                    S.transpose(-1, -2).reshape(B * H, dv, d).double().numpy())
+                    S.cpu().transpose(-1, -2).reshape(B * H, dv, d).double().numpy())
         of = o.float().numpy()
         nonfinite = None
         if not np.isfinite(of).all():
