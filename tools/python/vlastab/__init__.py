@@ -424,8 +424,8 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     runs beside it (the programs' --ref f64, and vla-check's reference for every row but f64's:
     o_relerr is bit for bit vla-check's o_max, in every form); reference="raw" runs it on the
     inputs as given instead, so that the errors include the inputs' rounding (for bf16-kern a
-    bfloat16 rounding, u = 2^-8: 0.0032 in the median on tools/python/test_judge.py's gdn trace,
-    where the rounded inputs' reference gives 4.4e-7; that is the input budget, not the policy's
+    bfloat16 rounding, u = 2^-8: 0.0033 in the median on tools/python/test_judge.py's gdn trace,
+    where the rounded inputs' reference gives 4.1e-7; that is the input budget, not the policy's
     error).
 
     Returns a dict of numpy arrays: o (heads, T, dv), s_fro, a_fro (heads, T; a_fro nan for la
