@@ -29,7 +29,8 @@ except OSError as e:
     print("skip: %s (make builds build/libvlastab.so)" % e)
     sys.exit(77)
 from vlastab import verdict  # noqa: E402
-from vlastab.examples import gdn_chunk, gdn_chunk_anchored, gdn_chunk_fp16_ut  # noqa: E402
+from vlastab.examples import gdn_chunk, gdn_chunk_anchored, gdn_chunk_fp16_ut, \
+    library_kernel  # noqa: E402
 
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bin")
 os.environ["VLA_BIN_DIR"] = BIN  # judge() finds this build's vla-check
@@ -120,6 +121,22 @@ o2 = gdn_chunk(*(X[n][:, 100:] for n in ("q", "k", "v")), g=X["g"][:, 100:],
                beta=X["beta"][:, 100:], initial_state=S1)
 e2 = relerr(f64(torch.cat([o1, o2], 1)), ref)
 check(e2.max() < tol and S1.shape == (B, H, d, d), "gdn_chunk split at 100: %s" % e2.max())
+
+# vlastab's own emulation of bf16-kern chunk:64 as a kernel: causal bit for bit, and within its
+# own measured error (run()'s o_relerr against binary64 of the same rounded inputs: the reference
+# here) plus the output's bfloat16 rounding
+lib = library_kernel(precision="bf16-kern", form="chunk:64")
+o_l = lib(X["q"], X["k"], X["v"], g=X["g"], beta=X["beta"])
+h = lambda x: f64(x).transpose(0, 2, 1, *range(3, x.dim()))[0]
+own = vlastab.run(h(X["q"]), h(X["k"]), h(X["v"]), model="gdn", precision="bf16-kern",
+                  form="chunk:64", beta=h(X["beta"]), logdecay=h(X["g"]))["o"]
+e_own = relerr(own.transpose(1, 0, 2)[None], ref)
+e_l = relerr(f64(o_l), ref)
+check(o_l.dtype == bf and (e_l <= e_own + 2.0 ** -8).all() and (e_own < 2.0 ** -5).all(),
+      "library_kernel bf16-kern chunk:64: %s against the float64 sequential, the emulation %s" % (
+          e_l, e_own))
+print("note: library_kernel bf16-kern chunk:64 (o in bf16) against the float64 sequential: %.3g; "
+      "the emulation's own o: %.3g" % (e_l.max(), e_own.max()))
 
 # ---------------------------------------------------------------------------------------------
 # the checks that run in Python (causality, chunk split) on each kernel: verdict.checks
@@ -312,6 +329,10 @@ else:
     vp = vlastab.judge(plain, q, kc.float(), v, g=g, beta=bc.float(), dtype=bf, form="chunk:64",
                        settings={"qknorm": False})
     check(vp.ok, "judge(gdn_chunk without the norm) on (c)'s data: %s" % vp)
+    # vlastab's own emulation of the policy through the same path: the attainable error itself
+    vl = vlastab.judge(lib, q, k, v, g=g, beta=beta, dtype=bf, form="chunk:64")
+    check(vl.ok and vl.chunk_split is None and vl.chunk_split_skipped,
+          "judge(library_kernel bf16-kern chunk:64): %s" % vl)
 
 subprocess.run(["rm", "-rf", tmp])
 print("note: test_judge took %.1f s" % (time.time() - t_start))

@@ -150,3 +150,24 @@ def gdn_chunk_fp16_ut(q, k, v, g=None, beta=None, scale=None, initial_state=None
     return _forward(q, k, v, g, beta, scale, initial_state, output_final_state,
                     use_qk_l2norm_in_kernel, chunk_size, _gamma_direct, _ut_f16)
 
+
+
+def library_kernel(model="gdn", precision="bf16-kern", form="chunk:64", **settings):
+    """EXAMPLE: vlastab's own emulation of a kernel policy (the C library, through vlastab.run) as
+    a function of fla's call, fn(q, k, v, g=None, beta=None) -> o in q's dtype: what judge()
+    calls the attainable error, judged through the same path as your kernel. settings: the
+    model's --set (qknorm=False, ...). No state in or out; T a multiple of C in a chunk form."""
+    from . import run
+
+    def fn(q, k, v, g=None, beta=None):
+        B, T, H = q.shape[:3]
+        h = lambda x: x.detach().cpu().double().transpose(1, 2).reshape(
+            (B * H, T) + tuple(x.shape[3:])).numpy()
+        r = run(h(q), h(k), h(v), model=model, precision=precision, form=form,
+                beta=None if beta is None else h(beta), logdecay=None if g is None else h(g),
+                reference=False, **settings)
+        o = torch.from_numpy(r["o"]).reshape(B, H, T, -1).transpose(1, 2)
+        return o.to(device=q.device, dtype=q.dtype)
+
+    fn.__name__ = "vlastab_%s_%s_%s" % (model, precision, form.replace(":", ""))
+    return fn
