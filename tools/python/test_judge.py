@@ -158,6 +158,20 @@ if bad:
           "changed, first at t = %d, up to %g ulps" % (bad[0]["moved"], bad[0]["P"],
                                                        bad[0]["first_t"], bad[0]["ulps_max"]))
 
+# ulps as the causality check counts them, in the output's own format: adjacent values 1 apart,
+# across zero too (the smallest subnormals of either sign 2 apart), +0 and -0 0 apart
+for dt, tiny in ((torch.bfloat16, 2.0 ** -133), (torch.float16, 2.0 ** -24),
+                 (torch.float32, 2.0 ** -149), (torch.float64, 2.0 ** -1074)):
+    a = torch.tensor([1.0, tiny, 0.0, -2.0], dtype=torch.float64).to(dt)
+    b = torch.tensor([1.0, -tiny, -0.0, -2.0], dtype=torch.float64).to(dt)
+    b[0] = torch.nextafter(a[:1].double(), torch.tensor([2.0], dtype=torch.float64)).to(dt) \
+        if dt == torch.float64 else (a[:1].float() * (1 + torch.finfo(dt).eps)).to(dt)
+    b[3] = (a[3:].double() * (1 + 3 * torch.finfo(dt).eps)).to(dt)
+    ia, ra = verdict._bits(a)
+    ib, rb = verdict._bits(b)
+    check(np.abs(ia - ib).tolist() == [1, 2, 0, 3] and (ra != rb).tolist() == [True] * 4,
+          "ulps in %s: %s, moved %s" % (dt, np.abs(ia - ib).tolist(), (ra != rb).tolist()))
+
 # (c)'s data: unnormalized keys of norm^2 ~ 32 x 60^2 = 1.2e5 > 65504, rates beta = c / |k|^2
 # (c in [0.2, 1]: the recurrence is stable, beta |k|^2 < 2): float16's K K^T overflows
 kc = (60 * torch.randn(B, T, H, d)).to(bf)
