@@ -335,7 +335,7 @@ def _prepare(q, k, v, g, beta, model, dtype):
     q, k, v = _tensor(q, "q"), _tensor(k, "k"), _tensor(v, "v")
     g = None if g is None else _tensor(g, "g")
     beta = None if beta is None else _tensor(beta, "beta")
-    dtype = q.dtype if dtype is None else dtype
+    dtype = _torch().bfloat16 if dtype is None else dtype
     if str(dtype).replace("torch.", "") not in _POLICY:
         raise ValueError("dtype %s: bfloat16, float16, float32 or float64" % dtype)
     x = {"q": q.to(dtype), "k": k.to(dtype), "v": v.to(dtype),
@@ -414,7 +414,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     q, k (batch, T, heads, d), v (batch, T, heads, dv) torch tensors in fla's layout; g the
     log-decays (batch, T, heads) (kda, gla: or (batch, T, heads, d)); beta (batch, T, heads).
     A batch is judged as batch x heads heads (head b heads + h). dtype: what the inputs are cast
-    to before fn and the trace see them (default q's dtype); model: vlastab's model that fn
+    to before fn and the trace see them (default torch.bfloat16); model: vlastab's model that fn
     computes (gdn, kda, gla, mamba2, delta, la); settings: its --set (e.g. {"qknorm": False,
     "scale": 0.25}), written to model.txt. precision: the policy whose emulation is the attainable
     error (default from dtype: bfloat16 bf16-kern, float16 f16-kern, float32 f32); form: the form
