@@ -376,7 +376,7 @@ install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/vlastab/plots \
 	    $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(PYTHONDIR)/vlastab
 	$(INSTALL) -m 755 $(ALL_PROGS) $(DESTDIR)$(BINDIR)
-	for f in $(PY_SRC); do sed 's|@LIBDIR@|$(LIBDIR)|' $$f > $(DESTDIR)$(PYTHONDIR)/vlastab/$${f##*/} || exit 1; done
+	for f in $(PY_SRC); do sed -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@BINDIR@|$(BINDIR)|' $$f > $(DESTDIR)$(PYTHONDIR)/vlastab/$${f##*/} || exit 1; done
 	$(INSTALL) -m 644 $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS:%=%.$(VERSION)) $(DESTDIR)$(LIBDIR)
 	for l in libvlastab libvlaref; do ln -sf $$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(SOVERSION) && \
 	    ln -sf $$l.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/$$l.so || exit 1; done

@@ -19,6 +19,10 @@
 static const double thr[NTHR] = {1e-3, 1e-1, 1};
 enum { QS, QA, QO, NQ };
 #define WIN 1024 /* steps per advance: the read-outs of a window are kept for the comparison */
+/* the read-outs are kept by step modulo RING: a window plus the unfinished chunk before it, whose
+ * tokens' read-outs come at the chunk's end, in the next window when another row's checkpoint
+ * ends a window inside the chunk (seq's checkpoints beside chunk:64's, the default forms) */
+#define RING (WIN + VLA_CHUNK_MAX)
 
 #define COLUMNS                                                                                    \
     "model prec track form s_1e-3 s_1e-1 s_1 a_1e-3 a_1e-1 a_1 o_1e-3 o_1e-1 o_1 s_max a_max "    \
@@ -92,9 +96,8 @@ static int on_opt(void *ctx, const char *name, const char *val)
 
 /* ---- the read-outs of a window, from the engines' taps ---- */
 typedef struct {
-    double *o;       /* runs x WIN x dv */
-    unsigned char *seen; /* runs x WIN: whether the step has a read-out (not inside a chunk) */
-    long t0;         /* the step before the window */
+    double *o;       /* runs x RING x dv, step t at (t - 1) % RING */
+    unsigned char *seen; /* runs x RING: whether the step has a read-out (not inside a chunk) */
     int dv, C;       /* C: the chunk form's C (its read-outs come a chunk at a time), else 1 */
     result *res;     /* the model's engine: its a_moved_diag window (NULL for the reference) */
 } taps_t;
@@ -102,16 +105,16 @@ typedef struct {
 static int on_step(void *ctx, const vla_step_view *v)
 {
     taps_t *tp = ctx;
-    size_t slot = (size_t)v->run * WIN + (size_t)(v->t - tp->t0 - 1);
+    size_t base = (size_t)v->run * RING, slot = base + (size_t)((v->t - 1) % RING);
     tp->seen[slot] = v->o != NULL; /* the chunk form computes a chunk's read-outs at its end */
     if (v->o)
         memcpy(tp->o + slot * tp->dv, v->o, tp->dv * sizeof *v->o);
-    if (v->co) /* ... every token's: the window's slots of the chunk (it lies within one) */
+    if (v->co) /* ... every token's, also those of the window before (RING keeps them) */
         for (int r = 0; r < tp->C; r++) {
-            long back = tp->C - 1 - r; /* token t - back */
-            if (v->t - back <= tp->t0)
+            long tok = v->t - (tp->C - 1 - r);
+            if (tok < 1)
                 continue;
-            size_t sr = slot - (size_t)back;
+            size_t sr = base + (size_t)((tok - 1) % RING);
             tp->seen[sr] = 1;
             memcpy(tp->o + sr * tp->dv, v->co + (size_t)r * tp->dv, tp->dv * sizeof *v->co);
         }
@@ -151,6 +154,7 @@ typedef struct {
     int failed;
     vla_engine *m;
     taps_t tm;
+    long done; /* the steps whose read-outs are measured (a chunk's come at its end) */
 } member_t;
 
 /* The configurations of a group, which share one reference (the same model, constants, input
@@ -164,12 +168,12 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
     vla_cli rc = *c;
     rc.ref = cfg->prec == VLA_F64 ? REF_EXACT : REF_F64;
     vla_engine *ref = NULL;
-    taps_t tr = {NULL, NULL, 0, dv, 1, NULL};
+    taps_t tr = {NULL, NULL, dv, 1, NULL};
     size_t nbuf = (size_t)d * (d > dv ? d : dv);
     double *x = malloc(nbuf * sizeof *x), *y = malloc(nbuf * sizeof *y);
     double *lam = malloc((size_t)d * sizeof *lam);
-    tr.o = malloc((size_t)nr * WIN * dv * sizeof *tr.o);
-    tr.seen = malloc((size_t)nr * WIN);
+    tr.o = malloc((size_t)nr * RING * dv * sizeof *tr.o);
+    tr.seen = malloc((size_t)nr * RING);
     char refwhy[400] = "out of memory";
     int refbad = !x || !y || !lam || !tr.o || !tr.seen;
     long tend = 0;
@@ -178,8 +182,8 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
         vla_engine_spec sp, rs;
         vla_cli_engine_spec(&rc, w->cfg, &sp);
         sp.threads = 1; /* the groups run in parallel, each on one thread (the same bits) */
-        w->tm = (taps_t){malloc((size_t)nr * WIN * dv * sizeof *w->tm.o), malloc((size_t)nr * WIN),
-                         0, dv, w->cfg->form == VLA_FORM_CHUNK && w->cfg->chunk > 1 ? w->cfg->chunk : 1,
+        w->tm = (taps_t){malloc((size_t)nr * RING * dv * sizeof *w->tm.o), malloc((size_t)nr * RING),
+                         dv, w->cfg->form == VLA_FORM_CHUNK && w->cfg->chunk > 1 ? w->cfg->chunk : 1,
                          w->res};
         sp.taps = VLA_TAP_O | VLA_TAP_MOVED;
         sp.on_step = on_step;
@@ -188,6 +192,7 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
         for (long i = 0; i < w->nck * NQ; i++)
             w->curve[i] = i % NQ == QA && !hasA ? NAN : 0;
         w->ci = 0;
+        w->done = 0;
         w->m = NULL;
         if (!w->tm.o || !w->tm.seen)
             w->failed = 1, snprintf(w->err, w->errlen, "out of memory");
@@ -210,7 +215,6 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
             if (!mb[k].failed && mb[k].ci < mb[k].nck && mb[k].cks[mb[k].ci] < next)
                 next = mb[k].cks[mb[k].ci];
         long to = t + WIN < next ? t + WIN : next;
-        tr.t0 = t;
         if (vla_engine_advance(ref, to)) {
             snprintf(refwhy, sizeof refwhy, "%s", vla_engine_error(ref));
             refbad = 1;
@@ -220,32 +224,41 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
             member_t *w = &mb[k];
             if (w->failed || w->ci >= w->nck)
                 continue;
-            w->tm.t0 = t;
             if (vla_engine_advance(w->m, to)) {
                 snprintf(w->err, w->errlen, "%s", vla_engine_error(w->m));
                 w->failed = 1;
                 continue;
             }
             double *cv = w->curve + w->ci * NQ;
-            for (int h = 0; h < nr; h++)
-                for (long s = 0; s < to - t; s++) {
+            long upto = to; /* every step with its read-out, in step order (an unfinished chunk
+                             * waits for its end, the reference's read-outs kept in the ring) */
+            for (int h = 0; h < nr; h++) {
+                long s;
+                for (s = w->done; s < to; s++) { /* s: step s + 1 */
                     double e;
-                    const double *om = w->tm.o + ((size_t)h * WIN + s) * dv;
-                    const double *oref = tr.o + ((size_t)h * WIN + s) * dv;
+                    const size_t slot = (size_t)h * RING + (size_t)(s % RING);
+                    const double *om = w->tm.o + slot * dv, *oref = tr.o + slot * dv;
                     result *r = &w->res[h];
                     int zero = 1, finite = 1;
-                    if (!w->tm.seen[(size_t)h * WIN + s]) /* inside a chunk: no read-out yet */
-                        continue;
+                    if (!w->tm.seen[slot]) {
+                        if ((s / w->tm.C + 1) * w->tm.C > to) /* its chunk ends after the */
+                            break;                            /* window: its read-outs then */
+                        continue; /* a backend that hands over a chunk's last read-out only */
+                    }
                     for (int j = 0; j < dv; j++)
                         zero &= om[j] == 0, finite &= isfinite(om[j]) != 0;
                     if (!finite && !r->nonfinite)
-                        r->nonfinite = t + s + 1;
+                        r->nonfinite = s + 1;
                     if (zero && vla_fro(oref, dv) > 0 && !r->nzero++)
-                        r->ozero = t + s + 1;
-                    passed(r, QO, e = relerr(om, oref, dv), t + s + 1);
+                        r->ozero = s + 1;
+                    passed(r, QO, e = relerr(om, oref, dv), s + 1);
                     if (!(e <= cv[QO]))
                         cv[QO] = e;
                 }
+                if (s < upto)
+                    upto = s;
+            }
+            w->done = upto;
         }
         t = to;
         for (int k = 0; k < n; k++) { /* the checkpoint's measures of the state, where it is one */
@@ -1761,7 +1774,7 @@ int main(int argc, char **argv)
         for (int j = 0; mb && res && j < n; j++) {
             row_t *w = &rows[order[group[g] + j]];
             mb[j] = (member_t){&w->cfg, w->cks, w->nck, 0, res + (size_t)j * c.runs, w->curve,
-                               w->skip, sizeof w->skip, 0, NULL, {0}};
+                               w->skip, sizeof w->skip, 0, NULL, {0}, 0};
         }
         if (mb && res && !vla_cli_stop)
             check_group(&c, mb, n);

@@ -75,6 +75,8 @@ done
 py=${PYTHON:-/usr/bin/python3}
 pyinit=$(cd "$root" && find lib -path '*/dist-packages/vlastab/__init__.py' | head -1)
 check "lib/pythonX.Y/dist-packages/vlastab is installed" test -n "$pyinit"
+[ -n "$pyinit" ] && check "the installed vlastab/verdict.py names the programs' folder (judge() finds vla-check)" \
+    sh -c "test -s '$root/${pyinit%__init__.py}verdict.py' && ! grep -q @BINDIR@ '$root/${pyinit%__init__.py}verdict.py'"
 if [ -n "$pyinit" ] && "$py" -c 'import numpy' 2>/dev/null; then
     check "the installed binding runs vla3 in f16 on the staged library" \
         env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/${pyinit%/vlastab/__init__.py}" \

@@ -47,3 +47,14 @@ TEST_SLOW(python_gated_against_published_equations)
 {
     run_python("tests/test_gated.py", "gated: passed");
 }
+
+/* vlastab.judge (issue 36): the example kernels of tools/python/vlastab/examples.py against a
+ * float64 sequential gdn written in the test, the causality and chunk-split checks, the layout
+ * checks, run() against vla-check on a policy's reference, and judge() end to end through
+ * vla-check --outputs (tools/python/test_judge.py says how and within what bound) */
+TEST_SLOW(python_judge_own_kernels)
+{
+    char args[PATH_MAX + 64];
+    snprintf(args, sizeof args, "tools/python/test_judge.py %s", vla_test_bin_dir());
+    run_python(args, "judge: passed");
+}

@@ -14,7 +14,22 @@ import warnings
 
 import numpy as np
 
-__all__ = ["run", "read_dat", "round_to", "models", "precisions", "tracks", "library"]
+__all__ = ["run", "read_dat", "round_to", "models", "precisions", "tracks", "library", "judge",
+           "Verdict"]
+
+
+def judge(fn, q, k, v, **kw):
+    """Your own PyTorch kernel fn judged on its inputs against the exact reference, with causality
+    and chunk-boundary checks: vlastab.verdict.judge (torch is imported only here)"""
+    from .verdict import judge as _judge
+    return _judge(fn, q, k, v, **kw)
+
+
+def __getattr__(name):  # vlastab.Verdict without importing torch at import vlastab
+    if name == "Verdict":
+        from .verdict import Verdict
+        return Verdict
+    raise AttributeError("module 'vlastab' has no attribute %r" % name)
 
 # make install writes the library's folder here; in the source tree the build folder is used
 _LIBDIR = "@LIBDIR@"
@@ -189,7 +204,8 @@ def _values(a, name, lo=-np.inf, hi=np.inf):
         raise ValueError("%s: %.17g%s is outside [%g, %g]" % (name, x, at, lo, hi))
 
 
-def _heads(a, name, H=None, T=None, dim=None, lo=-np.inf, hi=np.inf, scalar=False):
+def _heads(a, name, H=None, T=None, dim=None, lo=-np.inf, hi=np.inf, scalar=False,
+           many_heads=False):
     """an input of shape (heads, T, dim) checked as the trace loader checks a file, its messages
     naming the argument for the file; scalar: one number per head and step, (heads, T) or
     (heads, T, 1), returned as (heads, T, 1)"""
@@ -202,10 +218,17 @@ def _heads(a, name, H=None, T=None, dim=None, lo=-np.inf, hi=np.inf, scalar=Fals
                                                             "d" if dim is None else dim)))
     if H is None and (a.shape[0] < 1 or a.shape[1] < 1):
         raise ValueError("%s: shape %s has no steps or heads" % (name, a.shape))
+    if H is None and a.shape[0] > 64 and a.shape[1] < a.shape[0] and not many_heads:
+        raise ValueError("%s: shape %s would be %d heads of %d steps: run() takes (heads, T, "
+                         "dim); a (T, heads, dim) array is x.transpose(1, 0, 2) (many_heads=True "
+                         "runs more than 64 heads of fewer steps)" % (
+                             name, a.shape, a.shape[0], a.shape[1]))
+    swapped = " (a (T, heads, ...) array? run() takes (heads, T, ...))" if H is not None and \
+        a.shape[:2] == (T, H) and T != H else ""
     if H is not None and a.shape[0] != H:
-        raise ValueError("%s: shape %s, expected %d heads (as q)" % (name, a.shape, H))
+        raise ValueError("%s: shape %s, expected %d heads (as q)%s" % (name, a.shape, H, swapped))
     if H is not None and a.shape[1] != T:
-        raise ValueError("%s: shape %s, expected %d steps (as q)" % (name, a.shape, T))
+        raise ValueError("%s: shape %s, expected %d steps (as q)%s" % (name, a.shape, T, swapped))
     if dim is not None and a.ndim == 3 and a.shape[2] != dim:
         raise ValueError("%s: shape %s, expected dim %d" % (name, a.shape, dim))
     _values(a, name, lo, hi)
@@ -385,16 +408,25 @@ def _warn_nonfinite(bad, what, key):
 
 def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay=None,
         logdecay=None, a=None, b=None, track="sm", form="seq", strict=True, reference=True,
-        **constants):
+        many_heads=False, **constants):
     """Runs MODEL in PRECISION over every head of arrays shaped (heads, T, d) (v, g: dv; beta,
     decay: (heads, T) or (heads, T, 1)), raw projections as in docs/trace.md (u absent: u = k).
     The gated family's inputs: logdecay, the log-decays <= 0 as the kernels take them, (heads, T)
     for a scalar per token (gdn, mamba2) or (heads, T, d) per key channel (kda, gla, rwkv7's w);
     a and b (heads, T, d), rwkv7's low rank. form: seq, chunk:C or scan (docs/forms.md).
+    A q of more than 64 heads and fewer steps than heads is refused as a (T, heads, d) array
+    passed for (heads, T, d) (many_heads=True takes it as it is), and an input whose first two
+    axes are q's swapped is named so. form is passed to the library as --form spells it (the
+    config's form and chunk fields, vla_form_parse).
     track: a way of tracking A as --track spells it (sm, cg:8, ...). constants: any --set
     NAME=VALUE (lambda0=0.1, nudge="off" or False, ...); a single number as beta is the constant
     beta. With reference, a binary64 run of the same inputs rounded to the policy's input format
-    runs beside it (the programs' --ref f64).
+    runs beside it (the programs' --ref f64, and vla-check's reference for every row but f64's:
+    o_relerr is bit for bit vla-check's o_max, in every form); reference="raw" runs it on the
+    inputs as given instead, so that the errors include the inputs' rounding (for bf16-kern a
+    bfloat16 rounding, u = 2^-8: 0.0033 in the median on tools/python/test_judge.py's gdn trace,
+    where the rounded inputs' reference gives 4.1e-7; that is the input budget, not the policy's
+    error).
 
     Returns a dict of numpy arrays: o (heads, T, dv), s_fro, a_fro (heads, T; a_fro nan for la
     and delta), S (heads, dv, d) at the end, counts (a dict per head), nonfinite (heads,): the
@@ -412,7 +444,7 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     format (the reference cannot run; reference=False runs without it)."""
     if beta is not None and np.ndim(beta) == 0:  # one number: the constant beta
         constants["beta"], beta = beta, None
-    q = _heads(q, "q")
+    q = _heads(q, "q", many_heads=_flag(many_heads, "many_heads"))
     H, T, d = q.shape
     k = _heads(k, "k", H, T, d)
     v = _heads(v, "v", H, T)
@@ -440,7 +472,15 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
                          "scalar per token, (heads, T)" % (logdecay.shape, model))
     _warn_unread(cfg, has_u, g, beta, decay, logdecay, a, b)
     arrs = [q, k, v, u, g, beta, decay, logdecay, a, b]
-    if _flag(reference, "reference"):  # the run's inputs rounded to its input format, up front
+    raw_ref = isinstance(reference, str) and reference == "raw"
+    if isinstance(reference, str) and not raw_ref:
+        raise ValueError("reference=%r: True (binary64 on the inputs rounded as the run rounds "
+                         "them: vla-check's reference), 'raw' (binary64 on the inputs as given: "
+                         "the inputs' rounding counted in the error) or False" % reference)
+    reference = raw_ref or _flag(reference, "reference")
+    if raw_ref:
+        rarrs = arrs
+    elif reference:  # the run's inputs rounded to its input format, up front
         fmt = _L.vla_prec_io(cfg.prec)
         rarrs = [None if a is None else round_to(a, precision) for a in arrs]
         for x, r, n in zip(arrs, rarrs, ("q", "k", "v", "u", "g", "beta", "decay", "logdecay",

@@ -1,0 +1,354 @@
+"""vlastab.judge()'s test (tests/test_python.c runs it with Debian's /usr/bin/python3): the three
+example kernels of vlastab/examples.py, the correct one against a float64 sequential Gated
+DeltaNet written here from the published equations (independent of examples.py and of the C
+library), the Python checks (causality, chunk split) on each, the layout checks of judge() and
+run(), run() against vla-check on a policy's reference (the same bits), the Verdict's reading of a
+hand-written JSON, and judge() end to end through vla-check --outputs. Exit 0: passed; 77:
+skipped (no numpy or torch), with the reason; anything else: failed.
+usage: test_judge.py BIN_DIR"""
+import functools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import numpy as np
+    import torch
+except ImportError as e:
+    print("skip: %s in %s (Debian: apt-get install python3-numpy python3-torch)" % (
+        e, sys.executable))
+    sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+try:
+    import vlastab  # noqa: E402
+except OSError as e:
+    print("skip: %s (make builds build/libvlastab.so)" % e)
+    sys.exit(77)
+from vlastab import verdict  # noqa: E402
+from vlastab.examples import gdn_chunk, gdn_chunk_anchored, gdn_chunk_fp16_ut, \
+    library_kernel  # noqa: E402
+
+BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bin")
+os.environ["VLA_BIN_DIR"] = BIN  # judge() finds this build's vla-check
+torch.set_num_threads(2)
+fails = 0
+t_start = time.time()
+
+
+def check(cond, what):
+    global fails
+    if not cond:
+        fails += 1
+        print("FAIL:", what)
+
+
+def refused(what, f, exc, *words):
+    """f() raises exc with every word in its message"""
+    try:
+        f()
+        got = "no error"
+    except exc as e:
+        got = None if all(w in str(e) for w in words) else "%s: %s" % (type(e).__name__, e)
+    except Exception as e:  # noqa: BLE001
+        got = "%s: %s" % (type(e).__name__, e)
+    check(got is None, "%s: expected %s with %s, got %s" % (what, exc.__name__, words, got))
+
+
+# ---------------------------------------------------------------------------------------------
+# the float64 sequential Gated DeltaNet, from the equations (Yang et al., ICLR 2025), in numpy:
+#   S_t = a_t S_{t-1} (I - beta_t k_t k_t^T) + beta_t v_t k_t^T,  a_t = exp(g_t),
+#   o_t = d^-1/2 S_t q_t,  q and k L2-normalized (x / sqrt(x.x + 1e-6)) unless qknorm is off
+# inputs in fla's layout (B, T, H, .); S is dv x d
+
+def gdn_f64(q, k, v, g, beta, qknorm=True):
+    q, k, v, g, beta = (np.asarray(x, dtype=np.float64) for x in (q, k, v, g, beta))
+    B, T, H, d = q.shape
+    if qknorm:
+        q = q / np.sqrt((q * q).sum(-1, keepdims=True) + 1e-6)
+        k = k / np.sqrt((k * k).sum(-1, keepdims=True) + 1e-6)
+    o = np.zeros(v.shape)
+    for b in range(B):
+        for h in range(H):
+            S = np.zeros((v.shape[-1], d))
+            for t in range(T):
+                kt = k[b, t, h]
+                S = np.exp(g[b, t, h]) * (S - beta[b, t, h] * np.outer(S @ kt, kt)) + \
+                    beta[b, t, h] * np.outer(v[b, t, h], kt)
+                o[b, t, h] = d ** -0.5 * (S @ q[b, t, h])
+    return o
+
+
+def f64(x):
+    return x.double().numpy()
+
+
+def relerr(x, ref):
+    """per head (B, H): ||x - ref||_F / ||ref||_F over every step"""
+    return np.sqrt(((x - ref) ** 2).sum((1, 3)) / (ref ** 2).sum((1, 3)))
+
+
+B, T, H, d, C = 1, 256, 2, 32, 64
+torch.manual_seed(0)
+bf = torch.bfloat16
+q, k, v = (torch.randn(B, T, H, d) for _ in range(3))
+beta = torch.randn(B, T, H).sigmoid()
+g = -0.1 * torch.nn.functional.softplus(torch.randn(B, T, H))  # log-decays: a_t in (0.93, 1)
+X = {n: x.to(bf) for n, x in (("q", q), ("k", k), ("v", v), ("g", g), ("beta", beta))}
+ref = gdn_f64(*(f64(X[n]) for n in ("q", "k", "v", "g", "beta")))  # on the bf16 inputs' values
+
+# (a) against it: o rounded to bfloat16 is within u = 2^-8 of o (norm-wise, per head); the
+# float32 inside adds at most ~ C d u32 (64 32 2^-24 = 1.2e-4) on top
+o_a = gdn_chunk(X["q"], X["k"], X["v"], g=X["g"], beta=X["beta"])
+check(o_a.dtype == bf and o_a.shape == (B, T, H, d), "gdn_chunk: o %s %s" % (o_a.dtype, o_a.shape))
+e = relerr(f64(o_a), ref)
+tol = 2.0 ** -8 + C * d * 2.0 ** -24
+check(e.max() < tol, "gdn_chunk (bf16 io) vs float64 sequential: %s, beyond u_bf16 + C d u32 = "
+      "%.3g" % (e.max(), tol))
+print("note: gdn_chunk, bf16 io, against the float64 sequential: %.3g (bound %.3g)" % (
+    e.max(), tol))
+o32 = gdn_chunk(*(X[n].float() for n in ("q", "k", "v")), g=X["g"].float(),
+                beta=X["beta"].float())
+e32 = relerr(f64(o32), ref)
+check(e32.max() < C * d * 2.0 ** -24, "gdn_chunk (f32 io): %s beyond C d u32" % e32.max())
+# the state carried: two calls give one call's outputs (float32 state) within C d u32
+o1, S1 = gdn_chunk(*(X[n][:, :100] for n in ("q", "k", "v")), g=X["g"][:, :100],
+                   beta=X["beta"][:, :100], output_final_state=True)
+o2 = gdn_chunk(*(X[n][:, 100:] for n in ("q", "k", "v")), g=X["g"][:, 100:],
+               beta=X["beta"][:, 100:], initial_state=S1)
+e2 = relerr(f64(torch.cat([o1, o2], 1)), ref)
+check(e2.max() < tol and S1.shape == (B, H, d, d), "gdn_chunk split at 100: %s" % e2.max())
+
+# vlastab's own emulation of bf16-kern chunk:64 as a kernel: causal bit for bit, and within its
+# own measured error (run()'s o_relerr against binary64 of the same rounded inputs: the reference
+# here) plus the output's bfloat16 rounding
+lib = library_kernel(precision="bf16-kern", form="chunk:64")
+o_l = lib(X["q"], X["k"], X["v"], g=X["g"], beta=X["beta"])
+h = lambda x: f64(x).transpose(0, 2, 1, *range(3, x.dim()))[0]
+own = vlastab.run(h(X["q"]), h(X["k"]), h(X["v"]), model="gdn", precision="bf16-kern",
+                  form="chunk:64", beta=h(X["beta"]), logdecay=h(X["g"]))["o"]
+e_own = relerr(own.transpose(1, 0, 2)[None], ref)
+e_l = relerr(f64(o_l), ref)
+check(o_l.dtype == bf and (e_l <= e_own + 2.0 ** -8).all() and (e_own < 2.0 ** -5).all(),
+      "library_kernel bf16-kern chunk:64: %s against the float64 sequential, the emulation %s" % (
+          e_l, e_own))
+print("note: library_kernel bf16-kern chunk:64 (o in bf16) against the float64 sequential: %.3g; "
+      "the emulation's own o: %.3g" % (e_l.max(), e_own.max()))
+
+# ---------------------------------------------------------------------------------------------
+# the checks that run in Python (causality, chunk split) on each kernel: verdict.checks
+caus, split = verdict.checks(gdn_chunk, q, k, v, g=g, beta=beta, dtype=bf, window=C)
+check(all(c["ok"] and c["moved"] == 0 for c in caus) and len(caus) == 2,
+      "gdn_chunk is not causal: %s" % caus)
+check(split is not None and split["diff_max"] < 2.0 ** -8,
+      "gdn_chunk split: %s" % split)
+caus_b, split_b = verdict.checks(gdn_chunk_anchored, q, k, v, g=g, beta=beta, dtype=bf,
+                                 window=C)
+bad = [c for c in caus_b if not c["ok"]]
+check(bad and bad[0]["P"] % 2 == 1 and bad[0]["moved"] > 0 and bad[0]["ulps_max"] >= 1 and
+      (bad[0]["P"] // C) * C < bad[0]["first_t"] <= bad[0]["P"],
+      "gdn_chunk_anchored: no acausal outputs found inside P's chunk: %s" % caus_b)
+check(caus_b[0]["P"] == T // 2 and caus_b[0]["ok"],
+      "gdn_chunk_anchored at P = T/2, a chunk boundary, is causal: %s" % caus_b[0])
+if bad:
+    print("note: gdn_chunk_anchored: %d outputs before P = %d moved when the inputs after it "
+          "changed, first at t = %d, up to %g ulps" % (bad[0]["moved"], bad[0]["P"],
+                                                       bad[0]["first_t"], bad[0]["ulps_max"]))
+
+# ulps as the causality check counts them, in the output's own format: adjacent values 1 apart,
+# across zero too (the smallest subnormals of either sign 2 apart), +0 and -0 0 apart
+for dt, tiny in ((torch.bfloat16, 2.0 ** -133), (torch.float16, 2.0 ** -24),
+                 (torch.float32, 2.0 ** -149), (torch.float64, 2.0 ** -1074)):
+    a = torch.tensor([1.0, tiny, 0.0, -2.0], dtype=torch.float64).to(dt)
+    b = torch.tensor([1.0, -tiny, -0.0, -2.0], dtype=torch.float64).to(dt)
+    b[0] = torch.nextafter(a[:1].double(), torch.tensor([2.0], dtype=torch.float64)).to(dt) \
+        if dt == torch.float64 else (a[:1].float() * (1 + torch.finfo(dt).eps)).to(dt)
+    b[3] = (a[3:].double() * (1 + 3 * torch.finfo(dt).eps)).to(dt)
+    ia, ra = verdict._bits(a)
+    ib, rb = verdict._bits(b)
+    check(np.abs(ia - ib).tolist() == [1, 2, 0, 3] and (ra != rb).tolist() == [True] * 4,
+          "ulps in %s: %s, moved %s" % (dt, np.abs(ia - ib).tolist(), (ra != rb).tolist()))
+
+# (c)'s data: unnormalized keys of norm^2 ~ 32 x 60^2 = 1.2e5 > 65504, rates beta = c / |k|^2
+# (c in [0.2, 1]: the recurrence is stable, beta |k|^2 < 2): float16's K K^T overflows
+kc = (60 * torch.randn(B, T, H, d)).to(bf)
+bc = (torch.empty(B, T, H).uniform_(0.2, 1.0) / (kc.float() ** 2).sum(-1)).to(bf)
+Xc = dict(X, k=kc, beta=bc)
+ref_c = gdn_f64(*(f64(Xc[n]) for n in ("q", "k", "v", "g", "beta")), qknorm=False)
+check(np.isfinite(ref_c).all(), "the float64 sequential on (c)'s data is not finite")
+plain = functools.partial(gdn_chunk, use_qk_l2norm_in_kernel=False)
+o_p = plain(Xc["q"], Xc["k"], Xc["v"], g=Xc["g"], beta=Xc["beta"])
+check(relerr(f64(o_p), ref_c).max() < tol, "gdn_chunk without the norm on (c)'s data: %s" %
+      relerr(f64(o_p), ref_c).max())
+o_c = gdn_chunk_fp16_ut(Xc["q"], Xc["k"], Xc["v"], g=Xc["g"], beta=Xc["beta"])
+check(not torch.isfinite(o_c.float()).all(), "gdn_chunk_fp16_ut stayed finite on (c)'s data")
+
+# ---------------------------------------------------------------------------------------------
+# layouts: judge() takes fla's (batch, T, heads, d), run() (heads, T, d); what is detectably
+# another layout is refused, naming the input and what it must be
+
+
+def dummy(q, k, v, g=None, beta=None):
+    return v
+
+
+q5, k5, v5 = (torch.randn(1, 6, 2, 4) for _ in range(3))
+g5, b5 = -torch.rand(1, 6, 2), torch.rand(1, 6, 2)
+for what, kw, words in (
+        ("q (heads, T, d)", dict(q=q5[0].transpose(0, 1)), ["q: shape (2, 6, 4)",
+                                                             "(batch, T, heads, d)"]),
+        ("head-first q of 300 heads", dict(q=torch.randn(1, 4, 300, 4), k=torch.randn(1, 4, 300, 4),
+                                           v=torch.randn(1, 4, 300, 4), g=None, beta=None),
+         ["q: shape (1, 4, 300, 4) would be 300 heads of 4 steps", "x.transpose(1, 2)"]),
+        ("head-first k", dict(k=k5.transpose(1, 2)), ["k: shape (1, 2, 6, 4)", "head-first"]),
+        ("v of other steps", dict(v=v5[:, :5]), ["v: shape (1, 5, 2, 4)", "(1, 6, 2, dv)"]),
+        ("beta (batch, heads, T)", dict(beta=b5.transpose(1, 2)),
+         ["beta: shape (1, 2, 6), expected (batch, T, heads) = (1, 6, 2)"]),
+        ("g > 0", dict(g=-g5), ["g: ", "is outside [-inf, 0] (a log-decay"]),
+        ("beta < 0", dict(beta=-b5 - 0.1), ["beta: ", "outside [0, inf]"]),
+        ("NaN in v", dict(v=v5.clone().index_fill_(1, torch.tensor([3]), float("nan"))),
+         ["v: nan at [0, 3, 0, 0]"]),
+        ("g for la", dict(model="la"), ["g: model la takes no log-decay"]),
+        ("an unknown model", dict(model="vla9"), ["model 'vla9'"]),
+        ("dtype int", dict(dtype=torch.int32), ["dtype torch.int32"])):
+    a = dict(q=q5, k=k5, v=v5, g=g5, beta=b5)
+    a.update(kw)
+    refused("judge(): " + what, lambda: vlastab.judge(dummy, a.pop("q"), a.pop("k"), a.pop("v"),
+                                                      **a), ValueError, *words)
+refused("judge(): o returned head-first",
+        lambda: vlastab.judge(lambda q, k, v, g=None, beta=None: v.transpose(1, 2), q5, k5, v5,
+                              g=g5, beta=b5), ValueError, "fn returned o of shape (1, 2, 6, 4)",
+        "head-first")
+qn = np.random.default_rng(1).standard_normal((512, 4, 16))
+refused("run(): (T, heads, d) as (heads, T, d)", lambda: vlastab.run(qn, qn, qn, model="la"),
+        ValueError, "q: shape (512, 4, 16) would be 512 heads of 4 steps",
+        "x.transpose(1, 0, 2)", "many_heads=True")
+check(vlastab.run(qn[:70, :2], qn[:70, :2], qn[:70, :2], model="la", many_heads=True,
+                  reference=False)["o"].shape == (70, 2, 16), "run(many_heads=True) refused")
+q3 = np.random.default_rng(2).standard_normal((2, 6, 4))
+refused("run(): k as (T, heads, d)", lambda: vlastab.run(q3, q3.transpose(1, 0, 2), q3),
+        ValueError, "k: shape (6, 2, 4), expected 2 heads (as q)", "(a (T, heads, ...) array?")
+refused("run(): form chunk:3", lambda: vlastab.run(q3, q3, q3, form="chunk:3"), ValueError,
+        "form: 'chunk:3' is not a form", "power of two in 1..256")
+
+# ---------------------------------------------------------------------------------------------
+# run() and vla-check agree on a policy's reference: bf16-kern's binary64 reference takes the
+# inputs rounded to bfloat16 on both sides; and every token of a chunk form is measured, also
+# when another row's checkpoint ends vla-check's window inside a chunk (seq's checkpoints beside
+# chunk:64's, the default forms: its o_max here was 0.00709 instead of 0.0142 before the ring of
+# read-outs); the same o_max, bit for bit, for every policy and form checked together
+tmp = tempfile.mkdtemp(prefix="vla-judge-test-")
+rng = np.random.default_rng(1)
+tr = {n: rng.standard_normal((2, 256, 16)).astype(np.float32) for n in ("q", "k", "v")}
+tr["beta"] = (1 / (1 + np.exp(-rng.standard_normal((2, 256))))).astype(np.float32)
+tr["logdecay"] = (-0.3 * np.log1p(np.exp(rng.standard_normal((2, 256))))).astype(np.float32)
+for n, a in tr.items():
+    np.save(os.path.join(tmp, n + ".npy"), a)
+with open(os.path.join(tmp, "model.txt"), "w") as f:
+    f.write("model gdn\n")
+p = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + tmp, "--precisions",
+                    "bf16-kern,f16-kern,f32", "--forms", "seq,chunk:16,chunk:64,scan", "--report",
+                    "none"], capture_output=True, text=True)
+rows = {(r[1], r[3]): float(r[15]) for r in (line.split() for line in p.stdout.splitlines())
+        if r and r[0] == "gdn"}
+check(len(rows) == 12, "vla-check: %d rows: %s" % (len(rows), p.stderr[-300:]))
+x64 = {n: a.astype(np.float64) for n, a in tr.items()}
+for (prec, form), cli in sorted(rows.items()):
+    r = vlastab.run(x64["q"], x64["k"], x64["v"], model="gdn", precision=prec,
+                    beta=x64["beta"], logdecay=x64["logdecay"], form=form)
+    check(r["o_relerr"].max() == cli, "run(precision=%s, form=%s): o_relerr %r, vla-check's o_max "
+          "%r" % (prec, form, r["o_relerr"].max(), cli))
+print("note: bf16-kern: run() and vla-check o_max %.6g (seq), %.6g (chunk:64), the same bits" % (
+    rows.get(("bf16-kern", "seq"), np.nan), rows.get(("bf16-kern", "chunk:64"), np.nan)))
+# against binary64 on the unrounded inputs the same run is off by the inputs' rounding (a
+# bfloat16 rounding, u = 2^-8, in the median): that is the input budget, not the policy's error
+raw = vlastab.run(x64["q"], x64["k"], x64["v"], model="gdn", precision="f64", beta=x64["beta"],
+                  logdecay=x64["logdecay"], reference=False)["o"]
+r = vlastab.run(x64["q"], x64["k"], x64["v"], model="gdn", precision="bf16-kern",
+                beta=x64["beta"], logdecay=x64["logdecay"])
+e_in = np.linalg.norm(r["o"] - raw, axis=2) / np.linalg.norm(raw, axis=2)
+rr = vlastab.run(x64["q"], x64["k"], x64["v"], model="gdn", precision="bf16-kern",
+                 beta=x64["beta"], logdecay=x64["logdecay"], reference="raw")
+check(np.array_equal(rr["o_ref"], raw) and np.allclose(rr["o_relerr"], e_in, rtol=1e-12),
+      "run(reference='raw') is not binary64 on the inputs as given")
+refused("run(reference='exact')", lambda: vlastab.run(q3, q3, q3, reference="exact"), ValueError,
+        "reference='exact'", "'raw'")
+check(2.0 ** -12 < np.median(e_in) < 2.0 ** -6 and r["o_relerr"].max() < 1e-5,
+      "bf16-kern against the unrounded inputs' binary64: median %g; against the rounded: %g" % (
+          np.median(e_in), r["o_relerr"].max()))
+print("note: bf16-kern seq against binary64 of the unrounded inputs: median %.2g, max %.2g "
+      "(the inputs' rounding)" % (np.median(e_in), e_in.max()))
+
+# ---------------------------------------------------------------------------------------------
+# the Verdict read from vla-check's JSON. A HAND-WRITTEN JSON, not vla-check's output: it checks
+# the reading of the documented fields, not the judge
+HAND = {"verdict": "beyond", "model": "gdn", "precision": "bf16-kern", "form": "chunk:64",
+        "ref": "exact", "window": 64, "slack": 2.0, "settings": {"qknorm": "on"},
+        "heads": [{"head": 0, "rel_rms": 0.002, "max_abs": 0.01, "max_rel_window": 0.003,
+                   "t_max_rel_window": 70, "max_rel_pointwise": 0.2, "ulps_max": 9,
+                   "bits_lost": 0.4, "attainable_seq": 0.002, "attainable_form": 0.003,
+                   "input_budget": 0.002, "budget": 0.008, "first_t_nonfinite": None,
+                   "verdict": "ok"},
+                  {"head": 1, "rel_rms": None, "max_abs": None, "max_rel_window": None,
+                   "t_max_rel_window": None, "max_rel_pointwise": None, "ulps_max": None,
+                   "bits_lost": None, "attainable_seq": 0.002, "attainable_form": 0.003,
+                   "input_budget": 0.002, "budget": 0.008, "first_t_nonfinite": 3,
+                   "verdict": "beyond"}],
+        "state": None, "summary": "1 of 2 heads beyond their budget"}
+path = os.path.join(tmp, "hand.json")
+with open(path, "w") as f:
+    json.dump(HAND, f)
+vh = vlastab.Verdict.from_file(path)
+check(not vh.ok and not vh and len(vh.heads) == 2 and vh.heads[1]["first_t_nonfinite"] == 3,
+      "Verdict of the hand-written JSON: ok %s, heads %s" % (vh.ok, vh.heads))
+check("head 1: non-finite (overflow or NaN) from t = 3" in vh.summary and
+      "1 of 2 heads beyond" in vh.summary, "Verdict.summary: %s" % vh.summary)
+check("max_rel_wind" in str(vh) and "0.008" in str(vh), "str(Verdict): %s" % vh)
+refused("Verdict.assert_ok()", vh.assert_ok, AssertionError, "FAIL", "non-finite")
+vo = vlastab.Verdict(dict(HAND, verdict="ok", heads=HAND["heads"][:1]), causality=bad[:1])
+check(not vo.ok and "acausal outputs" in vo.summary, "an acausal check fails the verdict: %s" %
+      vo.summary)
+check(vlastab.Verdict(dict(HAND, verdict="ok", heads=HAND["heads"][:1])).assert_ok().ok,
+      "an ok JSON with no checks is not ok")
+refused("Verdict of a JSON without heads", lambda: vlastab.Verdict({"verdict": "ok"}), ValueError,
+        "no verdict or heads")
+
+# ---------------------------------------------------------------------------------------------
+# judge() end to end through vla-check --outputs (its JSON, exit 0/1): passes (a), fails (b)
+# naming acausal outputs and (c) naming non-finite outputs
+helped = subprocess.run([os.path.join(BIN, "vla-check"), "--help"], capture_output=True,
+                        text=True).stdout
+if "--outputs" not in helped:
+    print("note: this vla-check has no --outputs (the C judge): judge() end to end not run")
+else:
+    va = vlastab.judge(gdn_chunk, q, k, v, g=g, beta=beta, dtype=bf, form="chunk:64")
+    check(va.ok and va.json["verdict"] == "ok" and len(va.heads) == H and
+          va.chunk_split is not None and va.chunk_split["ok"], "judge(gdn_chunk): %s" % va)
+    print("note: judge(gdn_chunk): %s" % va.summary.splitlines()[0])
+    vb = vlastab.judge(gdn_chunk_anchored, q, k, v, g=g, beta=beta, dtype=bf, form="chunk:64")
+    check(not vb.ok and "acausal outputs" in str(vb), "judge(gdn_chunk_anchored): %s" % vb)
+    try:
+        vb.assert_ok()
+        check(False, "judge(gdn_chunk_anchored).assert_ok() passed")
+    except AssertionError as e:
+        check("acausal" in str(e), "assert_ok's text: %s" % e)
+    vc = vlastab.judge(gdn_chunk_fp16_ut, q, kc.float(), v, g=g, beta=bc.float(), dtype=bf,
+                       form="chunk:64", settings={"qknorm": False})
+    check(not vc.ok and "non-finite" in vc.summary and any(
+        h.get("first_t_nonfinite") is not None for h in vc.heads), "judge(gdn_chunk_fp16_ut): %s"
+          % vc)
+    vp = vlastab.judge(plain, q, kc.float(), v, g=g, beta=bc.float(), dtype=bf, form="chunk:64",
+                       settings={"qknorm": False})
+    check(vp.ok, "judge(gdn_chunk without the norm) on (c)'s data: %s" % vp)
+    # vlastab's own emulation of the policy through the same path: the attainable error itself
+    vl = vlastab.judge(lib, q, k, v, g=g, beta=beta, dtype=bf, form="chunk:64")
+    check(vl.ok and vl.chunk_split is None and vl.chunk_split_skipped,
+          "judge(library_kernel bf16-kern chunk:64): %s" % vl)
+
+subprocess.run(["rm", "-rf", tmp])
+print("note: test_judge took %.1f s" % (time.time() - t_start))
+print("judge: %s" % ("passed" if not fails else "%d failed" % fails))
+sys.exit(1 if fails else 0)

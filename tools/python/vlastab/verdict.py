@@ -1,0 +1,485 @@
+"""vlastab.judge(): your own PyTorch kernel (or a wrapper around a Triton or CUDA call) judged
+against the exact reference on its own inputs. The inputs, in flash-linear-attention's (fla) layout
+and dtype, are recorded as a trace (torch_trace's writer), your function's read-outs saved beside
+them, and `vla-check trace:DIR --outputs DIR2` (the C judge) says per head how far they are from
+the exact recurrence, beside what vlastab's own emulation of the same policy attains and what the
+inputs' rounding alone costs; its JSON becomes a Verdict. Two checks run here, in Python, on your
+function alone: causality (outputs before P must not move, bit for bit, when the inputs after P
+change) and, where fn takes fla's initial_state and output_final_state, chunk-boundary invariance
+(two calls with the state carried give the outputs of one, within the verdict's budget).
+
+    import vlastab
+    verdict = vlastab.judge(my_gdn, q, k, v, g=g, beta=beta, dtype=torch.bfloat16,
+                            form="chunk:64")
+    print(verdict)          # a table per head and the checks
+    verdict.assert_ok()     # AssertionError with the verdict's text (pytest)
+
+Causality asks for the same bits, so a kernel that is not deterministic run to run (atomics in a
+reduction) shows as moved outputs: judge it in its deterministic mode.
+"""
+import inspect
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+
+# fla's g for these models is a log-decay (<= 0): the trace's logdecay.npy
+_LOGDECAY_MODELS = ("gdn", "kda", "gla", "mamba2")
+_MODELS = _LOGDECAY_MODELS + ("delta", "la")
+# a kernel's io dtype -> the precision policy whose emulation is its attainable error
+_POLICY = {"bfloat16": "bf16-kern", "float16": "f16-kern", "float32": "f32", "float64": "f64"}
+_BINDIR = "@BINDIR@"  # make install writes the programs' folder here
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def vla_check_path():
+    """bin/vla-check as the binding finds the library: $VLA_BIN_DIR, the installed programs' folder,
+    the source tree's bin/, then PATH"""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cands = [os.environ.get("VLA_BIN_DIR", "")]
+    if not _BINDIR.startswith("@"):
+        cands.append(_BINDIR)
+    cands.append(os.path.join(here, "..", "..", "..", "bin"))
+    for c in cands:
+        if c and os.access(os.path.join(c, "vla-check"), os.X_OK):
+            return os.path.abspath(os.path.join(c, "vla-check"))
+    p = shutil.which("vla-check")
+    if p:
+        return p
+    raise FileNotFoundError("vla-check not found (set VLA_BIN_DIR to the programs' folder, make, "
+                            "or make install); looked in %s and PATH" % ", ".join(c for c in cands
+                                                                                  if c))
+
+
+def _tensor(x, name):
+    torch = _torch()
+    if isinstance(x, np.ndarray):
+        x = torch.from_numpy(x)
+    if not isinstance(x, torch.Tensor):
+        raise TypeError("%s: a torch tensor in fla's layout, not %s" % (name, type(x).__name__))
+    if x.is_complex() or not x.is_floating_point():
+        raise TypeError("%s: dtype %s, expected a real floating-point tensor" % (name, x.dtype))
+    return x.detach()
+
+
+def _check_layout(q, k, v, g, beta, model):
+    """fla's layout (B, T, H, d), refused with the input named where it is detectably another"""
+    if q.dim() != 4:
+        raise ValueError("q: shape %s, expected fla's (batch, T, heads, d)%s" % (
+            tuple(q.shape), "; a (heads, T, d) array is vlastab.run's layout: q[None]."
+            "transpose(1, 2)" if q.dim() == 3 else ""))
+    B, T, H, d = q.shape
+    if 0 in q.shape:
+        raise ValueError("q: shape %s has no batch, steps, heads or features" % (tuple(q.shape),))
+    if H > 64 and T < H:
+        raise ValueError("q: shape %s would be %d heads of %d steps: judge() takes fla's (batch, "
+                         "T, heads, d); a head-first (batch, heads, T, d) tensor is "
+                         "x.transpose(1, 2)" % (tuple(q.shape), H, T))
+    if d > 256:
+        raise ValueError("q: d = %d, expected 1..256" % d)
+    if tuple(k.shape) != tuple(q.shape):
+        raise ValueError("k: shape %s, expected (batch, T, heads, d) = %s as q%s" % (
+            tuple(k.shape), tuple(q.shape), " (k is head-first? x.transpose(1, 2))"
+            if tuple(k.shape) == (B, H, T, d) else ""))
+    if v.dim() != 4 or tuple(v.shape[:3]) != (B, T, H):
+        raise ValueError("v: shape %s, expected (batch, T, heads, dv) = (%d, %d, %d, dv) as q" % (
+            tuple(v.shape), B, T, H))
+    if not 1 <= v.shape[3] <= 256:
+        raise ValueError("v: dv = %d, expected 1..256" % v.shape[3])
+    if g is not None:
+        if model not in _LOGDECAY_MODELS:
+            raise ValueError("g: model %s takes no log-decay (only %s)" % (
+                model, ", ".join(_LOGDECAY_MODELS)))
+        ok = tuple(g.shape) == (B, T, H) or (model in ("kda", "gla") and
+                                             tuple(g.shape) == (B, T, H, d))
+        if not ok:
+            raise ValueError("g: shape %s, expected the log-decays (batch, T, heads) = %s%s" % (
+                tuple(g.shape), (B, T, H), " or per key channel (batch, T, heads, d)" if model in
+                ("kda", "gla") else ""))
+        _range(g, "g", hi=0, what="a log-decay, log a_t <= 0")
+    if beta is not None:
+        if model not in ("gdn", "kda", "delta"):
+            raise ValueError("beta: model %s takes no beta (gdn, kda, delta)" % model)
+        if tuple(beta.shape) != (B, T, H):
+            raise ValueError("beta: shape %s, expected (batch, T, heads) = %s" % (
+                tuple(beta.shape), (B, T, H)))
+        _range(beta, "beta", lo=0, what="a rate, beta >= 0")
+    for x, n in ((q, "q"), (k, "k"), (v, "v")):
+        _range(x, n)
+    return B, T, H, d, v.shape[3]
+
+
+def _range(x, name, lo=-np.inf, hi=np.inf, what="finite"):
+    a = (x.float() if x.dtype != _torch().float64 else x).cpu().numpy()
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(a) & (a >= lo) & (a <= hi))
+    if bad.any():
+        i = np.unravel_index(np.argmax(bad), a.shape)
+        raise ValueError("%s: %r at %s is outside [%g, %g] (%s)" % (
+            name, float(a[i]), list(int(j) for j in i), lo, hi, what))
+
+
+def _heads(x):
+    """(B, T, H, ...) -> (B H, T, ...): head b H + h"""
+    B, T, H = x.shape[:3]
+    return x.transpose(1, 2).reshape((B * H, T) + tuple(x.shape[3:]))
+
+
+def _takes_state(fn):
+    try:
+        ps = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return "initial_state" in ps and "output_final_state" in ps
+
+
+def _call(fn, x, state, **kw):
+    """fn on the inputs x (a dict), o (and fla's final state) back; fla's functions return (o,
+    state) even without the state"""
+    args = {n: x[n] for n in ("g", "beta") if x.get(n) is not None}
+    args.update(kw)
+    if state:
+        args["output_final_state"] = True
+    torch = _torch()
+    with torch.no_grad():
+        out = fn(x["q"], x["k"], x["v"], **args)
+    S = None
+    if isinstance(out, (tuple, list)):
+        out, S = out[0], (out[1] if len(out) > 1 else None)
+    if not isinstance(out, torch.Tensor):
+        raise TypeError("fn returned %s, expected o, a tensor (batch, T, heads, dv), or (o, "
+                        "final_state)" % type(out).__name__)
+    # o to the host for the measures; the state stays where fn keeps it (it goes back to fn)
+    return out.detach().cpu(), (S.detach() if isinstance(S, torch.Tensor) else None)
+
+
+def _bits(o):
+    """an ordered integer per value of o in its own dtype: adjacent floats differ by 1 (+0 and
+    -0 by 0), so that |a - b| counts ulps"""
+    torch = _torch()
+    n = o.element_size() * 8
+    it = {16: torch.int16, 32: torch.int32, 64: torch.int64}[n]
+    i = o.contiguous().view(it).numpy().astype(np.int64)
+    if n == 64:
+        mag = i & np.int64(0x7FFFFFFFFFFFFFFF)
+    else:
+        mag = i & ((1 << (n - 1)) - 1)
+    return np.where(i < 0, -mag, mag), i
+
+
+def _causality(fn, x, o_one, P, state):
+    """the inputs after P (0-based steps P..T-1) replaced by half their time reversal (exact in
+    binary formats, every range kept: g <= 0, beta >= 0); outputs before P must keep their bits"""
+    y = {}
+    for n, a in x.items():
+        if a is None:
+            y[n] = None
+            continue
+        b = a.clone()
+        b[:, P:] = 0.5 * a[:, P:].flip(1)
+        y[n] = b
+    o2, _ = _call(fn, y, state)
+    if tuple(o2.shape) != tuple(o_one.shape):
+        raise ValueError("fn: o of shape %s on the perturbed inputs, %s before" % (
+            tuple(o2.shape), tuple(o_one.shape)))
+    a, ra = _bits(o_one[:, :P])
+    b, rb = _bits(o2[:, :P])
+    moved = ra != rb  # bit for bit (a NaN that keeps its bits has not moved)
+    res = {"P": P, "moved": int(moved.sum()), "first_t": None, "head": None, "ulps_max": 0.0,
+           "ok": not moved.any()}
+    if moved.any():
+        B, Pp, H, dv = moved.shape
+        idx = np.argwhere(moved)
+        first = idx[np.argmin(idx[:, 1])]
+        fa = np.isfinite(o_one[:, :P].float().numpy()) & np.isfinite(o2[:, :P].float().numpy())
+        ul = np.where(moved & fa, np.abs(a - b), np.where(moved, np.inf, 0))
+        res.update(first_t=int(first[1]) + 1, head=int(first[0] * H + first[2]),
+                   ulps_max=float(ul.max()))
+    return res
+
+
+def _normwise(diff, ref, window):
+    """per head: the largest over windows of `window` steps of sqrt(mean ||diff_t||^2) over the
+    head's RMS read-out sqrt(mean_t ||ref_t||^2) (the norm-wise error of issue 36 item 2)"""
+    with np.errstate(over="ignore", invalid="ignore"):
+        d2 = (diff.astype(np.float64) ** 2).sum(-1)  # (heads, T)
+    r2 = (ref.astype(np.float64) ** 2).sum(-1)
+    rms = np.sqrt(r2.mean(1))
+    T = d2.shape[1]
+    w = max(1, min(int(window), T))
+    c = np.concatenate([np.zeros((d2.shape[0], 1)), np.cumsum(d2, 1)], 1)
+    with np.errstate(invalid="ignore"):
+        win = np.sqrt((c[:, w:] - c[:, :-w]) / w)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = np.where(rms > 0, win.max(1) / rms, np.where(win.max(1) > 0, np.inf, 0.0))
+    return np.where(np.isfinite(d2).all(1) & ~np.isnan(e), e, np.inf)
+
+
+class Verdict:
+    """vla-check's verdict on your kernel's outputs (.json: its JSON, whole; .heads: its heads)
+    and the checks run in Python (.causality: one dict per P, .chunk_split: a dict, or None with
+    .chunk_split_skipped saying why). ok: every head within its budget, no output moved by later
+    inputs, the split calls within the budget."""
+
+    def __init__(self, data, causality=(), chunk_split=None, chunk_split_skipped=None,
+                 nonfinite=None, folder=None):
+        if not isinstance(data, dict) or "verdict" not in data or "heads" not in data:
+            raise ValueError("vla-check's JSON: no verdict or heads (%s)" % (
+                sorted(data) if isinstance(data, dict) else type(data).__name__))
+        self.json = data
+        self.heads = list(data["heads"])
+        self.causality = list(causality)
+        self.chunk_split = chunk_split
+        self.chunk_split_skipped = chunk_split_skipped
+        self.nonfinite = nonfinite
+        self.folder = folder
+        self.judged_ok = data["verdict"] == "ok"
+        self.ok = self.judged_ok and all(c["ok"] for c in self.causality) and \
+            (chunk_split is None or chunk_split["ok"])
+
+    @classmethod
+    def from_file(cls, path, **kw):
+        with open(path) as f:
+            return cls(json.load(f), **kw)
+
+    @property
+    def summary(self):
+        lines = ["%s: %s" % ("ok" if self.ok else "FAIL", self.json.get("summary", ""))]
+        if self.nonfinite:
+            lines.append("non-finite outputs (overflow or NaN): head %d from t = %d" %
+                         self.nonfinite)
+        for h in self.heads:
+            if h.get("first_t_nonfinite") is not None:
+                lines.append("head %s: non-finite (overflow or NaN) from t = %s" % (
+                    h.get("head"), h["first_t_nonfinite"]))
+        for c in self.causality:
+            if not c["ok"]:
+                lines.append("acausal outputs: %d outputs before P = %d moved when the inputs "
+                             "after it changed, first at t = %d (head %d), up to %g ulps" % (
+                                 c["moved"], c["P"], c["first_t"], c["head"], c["ulps_max"]))
+        if self.chunk_split is not None and not self.chunk_split["ok"]:
+            s = self.chunk_split
+            lines.append("chunk-boundary invariance: split at t = %d, the outputs differ from one "
+                         "call's by %.3g (norm-wise), beyond the budget %s" % (
+                             s["split"], s["diff_max"], s["budget"]))
+        return "\n".join(lines)
+
+    def __bool__(self):
+        return self.ok
+
+    def __str__(self):
+        cols = ("head", "verdict", "rel_rms", "max_rel_window", "t_max_rel_window", "bits_lost",
+                "attainable_seq", "attainable_form", "input_budget", "budget", "first_t_nonfinite")
+        out = ["vlastab.judge: model %s, precision %s, form %s, verdict %s" % (
+            self.json.get("model"), self.json.get("precision"), self.json.get("form"),
+            "ok" if self.ok else "FAIL"), "  ".join("%-12s" % c[:12] for c in cols)]
+        for h in self.heads:
+            out.append("  ".join("%-12s" % _fmt(h.get(c)) for c in cols))
+        for c in self.causality:
+            out.append("causality P = %d: %s" % (c["P"], "ok (bit for bit)" if c["ok"] else
+                                                 "%d outputs moved, first t = %d (head %d), up to "
+                                                 "%g ulps" % (c["moved"], c["first_t"], c["head"],
+                                                              c["ulps_max"])))
+        if self.chunk_split is not None:
+            s = self.chunk_split
+            out.append("chunk split at t = %d: norm-wise difference %.3g (budget %s)%s, final "
+                       "state %s" % (s["split"], s["diff_max"], _fmt(s["budget"]),
+                                     "" if s["ok"] else " FAIL", _fmt(s.get("state_rel"))))
+        elif self.chunk_split_skipped:
+            out.append("chunk split: skipped (%s)" % self.chunk_split_skipped)
+        out.append(self.summary)
+        return "\n".join(out)
+
+    def assert_ok(self):
+        if not self.ok:
+            raise AssertionError(str(self))
+        return self
+
+
+def _fmt(x):
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return "%.3g" % x
+    return str(x)
+
+
+def _save_o(o, folder):
+    """o (B, T, H, dv) as DIR2/o.npy (B H, T, dv) in its own format: bfloat16 as its raw uint16
+    bits with dtype.txt saying bfloat16"""
+    torch = _torch()
+    oh = _heads(o).contiguous()
+    if oh.dtype == torch.bfloat16:
+        np.save(os.path.join(folder, "o.npy"), oh.view(torch.int16).numpy().view(np.uint16))
+        with open(os.path.join(folder, "dtype.txt"), "w") as f:
+            f.write("bfloat16\n")
+    elif oh.dtype in (torch.float16, torch.float32, torch.float64):
+        np.save(os.path.join(folder, "o.npy"), oh.numpy())
+    else:
+        raise TypeError("fn returned o of dtype %s: vla-check reads float16, bfloat16, float32, "
+                        "float64" % oh.dtype)
+
+
+def _prepare(q, k, v, g, beta, model, dtype):
+    """the inputs as fn and the trace see them (a dict in dtype) and their shapes, checked"""
+    if model not in _MODELS:
+        raise ValueError("model %r: judge() takes %s (fla's fn(q, k, v, g=, beta=))" % (
+            model, ", ".join(_MODELS)))
+    q, k, v = _tensor(q, "q"), _tensor(k, "k"), _tensor(v, "v")
+    g = None if g is None else _tensor(g, "g")
+    beta = None if beta is None else _tensor(beta, "beta")
+    dtype = _torch().bfloat16 if dtype is None else dtype
+    if str(dtype).replace("torch.", "") not in _POLICY:
+        raise ValueError("dtype %s: bfloat16, float16, float32 or float64" % dtype)
+    x = {"q": q.to(dtype), "k": k.to(dtype), "v": v.to(dtype),
+         "g": None if g is None else g.to(dtype), "beta": None if beta is None else beta.to(dtype)}
+    return x, _check_layout(x["q"], x["k"], x["v"], x["g"], x["beta"], model), dtype
+
+
+def _first_call(fn, x, shape):
+    B, T, H, d, dv = shape
+    state = _takes_state(fn)
+    o, S = _call(fn, x, state)
+    if tuple(o.shape) != (B, T, H, dv):
+        raise ValueError("fn returned o of shape %s, expected fla's (batch, T, heads, dv) = %s%s" % (
+            tuple(o.shape), (B, T, H, dv), " (head-first? o.transpose(1, 2))"
+            if tuple(o.shape) == (B, H, T, dv) else ""))
+    return o, S, state
+
+
+def _causality_all(fn, x, o, state, T, seed):
+    rng = np.random.default_rng(seed)
+    Ps = [T // 2] + ([2 * int(rng.integers(0, (T - 1) // 2)) + 1] if T > 2 else [])
+    return [_causality(fn, x, o, P, state) for P in dict.fromkeys(P for P in Ps if 0 < P < T)]
+
+
+def _split(fn, x, o, S, T, chunk_split):
+    """two calls with the state carried: the per-head difference from one call's outputs (its
+    norm-wise measure is taken against the budget once vla-check has said it)"""
+    torch = _torch()
+    c = chunk_split if chunk_split is not None else min(T // 2 + 1, T - 1)
+    if isinstance(c, bool) or not isinstance(c, int) or not 0 < c < T:
+        raise ValueError("chunk_split=%r: a step in 1..T-1 = 1..%d" % (c, T - 1))
+    first = {n: (None if a is None else a[:, :c]) for n, a in x.items()}
+    rest = {n: (None if a is None else a[:, c:]) for n, a in x.items()}
+    o1, S1 = _call(fn, first, True)
+    if S1 is None:
+        raise ValueError("fn(..., output_final_state=True) returned no final state")
+    o2, S2 = _call(fn, rest, True, initial_state=S1)
+    diff = _heads(torch.cat([o1, o2], 1)).double().numpy() - _heads(o).double().numpy()
+    srel = None
+    if S is not None and S2 is not None:
+        S, S2 = S.cpu().double(), S2.cpu().double()
+        den = float(torch.linalg.norm(S))
+        srel = float(torch.linalg.norm(S2 - S)) / den if den else None
+    return {"split": c, "diff": np.nan_to_num(diff, nan=np.inf), "state_rel": srel}
+
+
+def checks(fn, q, k, v, *, model="gdn", g=None, beta=None, dtype=None, chunk_split=None,
+           seed=0, window=1, budget=None):
+    """The checks of judge() that need no vla-check, on fn alone: (causality, chunk_split) as
+    Verdict.causality and Verdict.chunk_split hold them (chunk_split None when fn takes no
+    state); the split's difference is measured over windows of `window` steps and held against
+    `budget` (None: reported, not judged)."""
+    x, shape, _ = _prepare(q, k, v, g, beta, model, dtype)
+    o, S, state = _first_call(fn, x, shape)
+    caus = _causality_all(fn, x, o, state, shape[1], seed)
+    sp = _split(fn, x, o, S, shape[1], chunk_split) if state else None
+    return caus, (None if sp is None else _split_verdict(sp, o, window, [budget]))
+
+
+def _split_verdict(sp, o, window, budgets):
+    nw = _normwise(sp["diff"], _heads(o).double().numpy(), window)
+    b = [budgets[min(i, len(budgets) - 1)] if budgets else None for i in range(len(nw))]
+    return {"split": sp["split"], "diff_max": float(nw.max()), "per_head": nw.tolist(),
+            "budget": min((x for x in b if x is not None), default=None),
+            "ok": bool(all(bi is None or nw[i] <= bi for i, bi in enumerate(b))),
+            "state_rel": sp["state_rel"]}
+
+
+def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
+          form="seq", precision=None, chunk_split=None, causality=True, seed=0, keep=None,
+          timeout=None):
+    """Judges fn, your kernel: fn(q, k, v, g=g, beta=beta) -> o (batch, T, heads, dv), or fla's
+    (o, final_state), with the state convention fn(..., initial_state=S0, output_final_state=True)
+    -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments.
+
+    q, k (batch, T, heads, d), v (batch, T, heads, dv) torch tensors in fla's layout; g the
+    log-decays (batch, T, heads) (kda, gla: or (batch, T, heads, d)); beta (batch, T, heads).
+    A batch is judged as batch x heads heads (head b heads + h). dtype: what the inputs are cast
+    to before fn and the trace see them (default torch.bfloat16); model: vlastab's model that fn
+    computes (gdn, kda, gla, mamba2, delta, la); settings: its --set (e.g. {"qknorm": False,
+    "scale": 0.25}), written to model.txt. precision: the policy whose emulation is the attainable
+    error (default from dtype: bfloat16 bf16-kern, float16 f16-kern, float32 f32); form: the form
+    your kernel computes (seq, chunk:C, scan). chunk_split: the step at which the sequence is cut
+    into two calls (default T/2 + 1, inside a chunk). causality: P = T/2 and a random odd P
+    (seeded by seed; odd: inside every chunk). keep: a folder to keep the trace, the outputs and
+    the report in (default: a temporary, removed).
+
+    Returns a Verdict. Raises ValueError naming the input for a layout or range it can detect
+    wrong, FileNotFoundError without vla-check, RuntimeError when vla-check fails to judge."""
+    x, shape, dtype = _prepare(q, k, v, g, beta, model, dtype)
+    B, T, H, d, dv = shape
+    precision = precision or _POLICY[str(dtype).replace("torch.", "")]
+    exe = vla_check_path()
+    o, S, state = _first_call(fn, x, shape)
+    caus = _causality_all(fn, x, o, state, T, seed) if causality else []
+    sp = _split(fn, x, o, S, T, chunk_split) if state else None
+    folder = keep or tempfile.mkdtemp(prefix="vla-judge-")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        tdir, odir = os.path.join(folder, "trace"), os.path.join(folder, "outputs")
+        os.makedirs(tdir, exist_ok=True)
+        os.makedirs(odir, exist_ok=True)
+        for f in ("q.npy", "k.npy", "v.npy", "beta.npy", "logdecay.npy", "model.txt"):
+            if os.path.exists(os.path.join(tdir, f)):  # a kept folder: this call's files only
+                os.unlink(os.path.join(tdir, f))
+        for f in ("o.npy", "dtype.txt", "S.npy"):
+            if os.path.exists(os.path.join(odir, f)):
+                os.unlink(os.path.join(odir, f))
+        from .torch_trace import TraceRecorder
+        rec = TraceRecorder(heads=B * H)
+        with rec:
+            for n, role in (("q", "q"), ("k", "k"), ("v", "v"), ("beta", "beta"),
+                            ("g", "logdecay")):
+                if x[n] is not None:  # (B, T, H, .) -> one sequence of B H heads
+                    a = x[n].transpose(0, 1).reshape((1, T, B * H) + tuple(x[n].shape[3:]))
+                    rec.capture(role, a)
+        rec.save(tdir, model=model, settings=settings)
+        _save_o(o, odir)
+        if S is not None and tuple(S.shape) == (B, H, d, dv):  # fla's h = S^T -> (heads, dv, d)
+            np.save(os.path.join(odir, "S.npy"),
+                    S.cpu().transpose(-1, -2).reshape(B * H, dv, d).double().numpy())
+        of = o.float().numpy()
+        nonfinite = None
+        if not np.isfinite(of).all():
+            idx = np.argwhere(~np.isfinite(of))
+            first = idx[np.argmin(idx[:, 1])]
+            nonfinite = (int(first[0] * H + first[2]), int(first[1]) + 1)
+        prefix = os.path.join(folder, "report")
+        cmd = [exe, "trace:" + tdir, "--outputs", odir, "--precision", precision, "--form", form,
+               "--report", prefix]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        if p.returncode == 2:
+            raise ValueError("vla-check refused the judgement (exit 2): %s\n  command: %s" % (
+                p.stderr.strip(), " ".join(cmd)))
+        if p.returncode not in (0, 1) or not os.path.exists(prefix + ".json"):
+            raise RuntimeError("vla-check: exit %d, no %s.json: %s" % (
+                p.returncode, prefix, p.stderr.strip()[-2000:]))
+        with open(prefix + ".json") as f:
+            data = json.load(f)
+        split = None if sp is None else _split_verdict(
+            sp, o, data.get("window") or 1, [h.get("budget") for h in data.get("heads", [])])
+        skipped = None if state else \
+            "fn does not take initial_state and output_final_state (fla's convention)"
+        return Verdict(data, caus, split, skipped, nonfinite, folder if keep else None)
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
