@@ -1041,7 +1041,8 @@ static void out_path(char *buf, size_t len, const char *dir, const char *name)
 }
 
 /* DIR2/NAME.npy as a kernel's array of the shape (n0, n1, n2): read, or a usage error; *fmt
- * the format it was saved in (bfloat16 for uint16 with DIR2/dtype.txt saying bfloat16) */
+ * the format it was saved in (bfloat16 for uint16 with DIR2/dtype.txt saying bfloat16; the
+ * others as their dtype says: a bfloat16 o beside a float32 state, as fla returns them) */
 static void read_outputs(const vla_cli_spec *spec, const char *dir, const char *name,
                          const char *axes, long n0, long n1, long n2, int bf16, vla_npy *a,
                          vla_fmt *fmt)
@@ -1054,10 +1055,6 @@ static void read_outputs(const vla_cli_spec *spec, const char *dir, const char *
         vla_cli_die(spec, "--outputs: %s holds uint16 ('<u2'): bfloat16 bit patterns are read "
                           "only when %s/dtype.txt says bfloat16 (numpy has no bfloat16)", path,
                     dir);
-    if (strcmp(a->dtype, "u2") && bf16)
-        vla_cli_die(spec, "--outputs: %s/dtype.txt says bfloat16, but %s holds '%s' (bfloat16 is "
-                          "saved as uint16 bit patterns: x.view(torch.int16).numpy().view('<u2'))",
-                    dir, path, a->dtype);
     if (a->ndim != 3 || a->shape[0] != n0 || a->shape[1] != n1 || a->shape[2] != n2) {
         char got[200] = "(";
         for (int i = 0; i < a->ndim; i++)
@@ -1067,8 +1064,10 @@ static void read_outputs(const vla_cli_spec *spec, const char *dir, const char *
                           "trace's (--runs and --steps: the heads and steps judged)",
                     path, got, axes, n0, n1, n2);
     }
-    *fmt = bf16 ? VLA_FMT_BF16 : a->dtype[1] == '2' ? VLA_FMT_F16 : a->dtype[1] == '4'
-                                                                    ? VLA_FMT_F32 : VLA_FMT_F64;
+    *fmt = !strcmp(a->dtype, "u2") ? VLA_FMT_BF16
+           : a->dtype[1] == '2'        ? VLA_FMT_F16
+           : a->dtype[1] == '4'        ? VLA_FMT_F32
+                                       : VLA_FMT_F64;
 }
 
 static const char *dtype_name(vla_fmt f)

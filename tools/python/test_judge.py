@@ -322,7 +322,7 @@ refused("Verdict of a JSON without heads", lambda: vlastab.Verdict({"verdict": "
 helped = subprocess.run([os.path.join(BIN, "vla-check"), "--help"], capture_output=True,
                         text=True).stdout
 if "--outputs" not in helped:
-    print("note: this vla-check has no --outputs (the C judge): judge() end to end not run")
+    check(False, "%s has no --outputs (the C judge): judge() end to end cannot run" % BIN)
 else:
     va = vlastab.judge(gdn_chunk, q, k, v, g=g, beta=beta, dtype=bf, form="chunk:64")
     check(va.ok and va.json["verdict"] == "ok" and len(va.heads) == H and
