@@ -251,7 +251,8 @@ class Verdict:
 
     @property
     def summary(self):
-        lines = ["%s: %s" % ("ok" if self.ok else "FAIL", self.json.get("summary", ""))]
+        # (vla-check's summary starts with its own verdict, "ok: " or "beyond: ")
+        lines = ["%s; vla-check: %s" % ("ok" if self.ok else "FAIL", self.json.get("summary", ""))]
         if self.nonfinite:
             lines.append("non-finite outputs (overflow or NaN): head %d from t = %d" %
                          self.nonfinite)
@@ -275,13 +276,17 @@ class Verdict:
         return self.ok
 
     def __str__(self):
-        cols = ("head", "verdict", "rel_rms", "max_rel_window", "t_max_rel_window", "bits_lost",
-                "attainable_seq", "attainable_form", "input_budget", "budget", "first_t_nonfinite")
+        # the JSON's keys, and their headings (the window error decides; docs/trace.md)
+        cols = (("head", "head"), ("verdict", "verdict"), ("rel_rms", "rel_rms"),
+                ("max_rel_window", "window_err"), ("t_max_rel_window", "at_t"),
+                ("bits_lost", "bits_lost"), ("attainable_seq", "attain_seq"),
+                ("attainable_form", "attain_form"), ("input_budget", "input_budget"),
+                ("budget", "budget"), ("first_t_nonfinite", "nonfinite_t"))
         out = ["vlastab.judge: model %s, precision %s, form %s, verdict %s" % (
             self.json.get("model"), self.json.get("precision"), self.json.get("form"),
-            "ok" if self.ok else "FAIL"), "  ".join("%-12s" % c[:12] for c in cols)]
+            "ok" if self.ok else "FAIL"), " ".join("%-12s" % c[1] for c in cols).rstrip()]
         for h in self.heads:
-            out.append("  ".join("%-12s" % _fmt(h.get(c)) for c in cols))
+            out.append(" ".join("%-12s" % _fmt(h.get(c[0])) for c in cols).rstrip())
         for c in self.causality:
             out.append("causality P = %d: %s" % (c["P"], "ok (bit for bit)" if c["ok"] else
                                                  "%d outputs moved, first t = %d (head %d), up to "
