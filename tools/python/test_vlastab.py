@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import warnings
 
 try:
     import numpy as np
@@ -17,6 +16,8 @@ except ImportError:
     sys.exit(77)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checking  # noqa: E402
+from checking import check, refused, warned  # noqa: E402
 try:
     import vlastab  # noqa: E402
 except OSError as e:
@@ -24,40 +25,6 @@ except OSError as e:
     sys.exit(77)
 
 BIN = sys.argv[1]
-fails = 0
-
-
-def check(cond, what):
-    global fails
-    if not cond:
-        fails += 1
-        print("FAIL:", what)
-
-
-def refused(what, f, exc, *words):
-    """f() raises exc (not a crash, not a result) with every word in its message"""
-    try:
-        f()
-        got = "no error"
-    except exc as e:
-        got = None if all(w in str(e) for w in words) else "%s: %s" % (type(e).__name__, e)
-    except Exception as e:  # noqa: BLE001 (another class is a failure, not a crash of the test)
-        got = "%s: %s" % (type(e).__name__, e)
-    check(got is None, "%s: expected %s with %s, got %s" % (what, exc.__name__, words, got))
-
-
-def warned(what, f, *words):
-    """f() runs and warns with every word in one message; returns its result"""
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        try:
-            res = f()
-        except Exception as e:  # noqa: BLE001
-            check(False, "%s: %s: %s" % (what, type(e).__name__, e))
-            return None
-    check(any(all(x in str(m.message) for x in words) for m in w),
-          "%s: no warning with %s (%s)" % (what, words, [str(m.message) for m in w]))
-    return res
 
 
 H, T, d = 2, 300, 8
@@ -615,5 +582,5 @@ check({n: open(os.path.join(dsrc, n), "rb").read() for n in os.listdir(dsrc)} ==
       "a refused decay-trace wrote into the source")
 
 subprocess.run(["rm", "-rf", tmp])
-print("python: %s" % ("passed" if not fails else "%d failed" % fails))
-sys.exit(1 if fails else 0)
+print("python: %s" % ("passed" if not checking.fails else "%d failed" % checking.fails))
+sys.exit(1 if checking.fails else 0)
