@@ -1122,9 +1122,9 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     }
     vla_progress_end(&prog);
 
-    int ninf = 0, first = -1;
+    int ninf = 0, first = -1; /* the run that went non-finite first, as the summary names it */
     for (int h = 0; h < nr; h++)
-        if (inf_at[h] && ninf++ == 0)
+        if (inf_at[h] && (ninf++ == 0 || inf_at[h] < inf_at[first]))
             first = h;
     /* a failed solve is a result too: said in the table's header and on stderr, with the
      * step and the value of the first failure */

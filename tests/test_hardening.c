@@ -1011,6 +1011,41 @@ TEST(hardening_heatmap_nonfinite)
     remove_tree(dir);
 }
 
+/* The non-finite warning names the run that went non-finite first, as the summary does: it named
+ * the lowest-numbered one, with its own step, while the summary named another (vla-drift: "head 0
+ * at step 52480" beside "first head 1, t = 43648"). la in binary16 on gauss:30 overflows in every
+ * head, head 1 first (at t = 3; head 0 at t = 5 or later): both lines must name head 1 at t = 3. */
+TEST(hardening_nonfinite_names_the_first_run)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    char dir[256], out[400], msg[2000];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    snprintf(out, sizeof out, "%s/n.dat", dir);
+    char *argv[] = {(char *)p, "--model", "la", "--precision", "f16", "--stream", "gauss:30",
+                    "--d", "4", "--steps", "100", "--runs", "4", "--checkpoints", "1000",
+                    "--ref", "none", "--out", out, NULL};
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 20);
+    char *table = read_all(out, NULL); /* the summary: the table's header (a quiet one) */
+    const char *w = strstr(msg, "first in head "), *s = table ? strstr(table, "(first head ") : NULL;
+    int wh = -1, sh = -2;
+    long wt = -1, stt = -2;
+    CHECK_MSG(st == 0 && w && s && sscanf(w, "first in head %d at step %ld", &wh, &wt) == 2 &&
+                  sscanf(s, "(first head %d, t = %ld)", &sh, &stt) == 2,
+              "status %d, stderr '%s'", st, msg);
+    CHECK_MSG(wh == sh && wt == stt && wh == 1 && wt == 3,
+              "the warning names head %d at step %ld, the summary head %d at t = %ld (want head 1 "
+              "at 3 in both): '%s'", wh, wt, sh, stt, msg);
+    free(table);
+    remove_tree(dir);
+}
+
 /* argv's standard output into *out (NUL-terminated, malloc'd), its stderr into msg; the status */
 static int run_capture(char *const argv[], char **out, char *msg, size_t len, double timeout)
 {
