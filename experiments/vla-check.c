@@ -1443,6 +1443,22 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     return beyond;
 }
 
+/* main's arrays freed (a usage error found after they were made, and the end); its status */
+static int release(int status, row_t *rows, int nrows, int *order, int *group, int *gof,
+                   char **av)
+{
+    for (int i = 0; i < nrows; i++) {
+        free(rows[i].cks);
+        free(rows[i].curve);
+    }
+    free(rows);
+    free(order);
+    free(group);
+    free(gof);
+    free(av);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     static opts_t o = {.threshold = 0.1, .report = "vla-check", .forms = "seq,chunk:64"};
@@ -1758,7 +1774,7 @@ int main(int argc, char **argv)
     /* an unwritable table or report fails now, not after the work; from here SIGINT stops the
      * engines */
     if (strcmp(o.report, "none") && report_paths_ok(o.report, &c, 0))
-        return 2;
+        return release(2, rows, nrows, order, group, gof, av);
     vla_dat *out = vla_cli_out(&c, &spec);
     vla_progress prog;
     vla_progress_start(&prog, nrows);
@@ -1927,14 +1943,5 @@ int main(int argc, char **argv)
                        "lines" : "",
             gate ? unmet[0] ? "; a precision of --require had no row that ran: exit 1"
                             : "; a precision of --require failed: exit 1" : "");
-    for (int i = 0; i < nrows; i++) {
-        free(rows[i].cks);
-        free(rows[i].curve);
-    }
-    free(rows);
-    free(order);
-    free(group);
-    free(gof);
-    free(av);
-    return gate;
+    return release(gate, rows, nrows, order, group, gof, av);
 }
