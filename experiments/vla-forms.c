@@ -168,16 +168,19 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
                     vla_cli_die(spec, "the exact reference: %s", e_msg);
             }
         }
+    int status = 0; /* (a stop or a failed step: to done, which frees what was made) */
     for (long k = 0; k < nck; k++) {
         for (int i = 0; i < VLA_NFMT + np * nf; i++) {
             vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
             int r = e ? vla_engine_advance(e, cks[k]) : 0;
             if (r == VLA_EINTR) {
-                return interrupted();
+                status = interrupted();
+                goto done;
             }
             if (r) {
                 fprintf(stderr, "vla-forms: %s\n", vla_engine_error(e));
-                return 1;
+                status = 1;
+                goto done;
             }
         }
         /* the error of each quantity, the mean over the heads (inf: a head turned non-finite) */
@@ -243,6 +246,7 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
     free(rows);
     free(blk);
     free(bname);
+done:
     for (int i = 0; i < np * nf; i++)
         vla_engine_free(m[i]);
     for (int i = 0; i < VLA_NFMT; i++)
@@ -251,7 +255,7 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
     free(m);
     free(err);
     free(x);
-    return 0;
+    return status;
 }
 
 /* ---- ut ---- */
@@ -307,6 +311,7 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
                                "fractions over all %ld draws",
                  N, (unsigned long long)c->seed, (unsigned long long)(c->seed + N - 1), S * N);
     /* the rows first, for the summary in the header: what overflowed, from which C */
+    int status = 0; /* (a stop: to done, which frees what was made) */
     double *rows = malloc((size_t)3 * o->nC * UT_NCOL * sizeof *rows);
     if (!rows)
         vla_cli_die(spec, "out of memory");
@@ -318,8 +323,10 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
             for (long sd = 0; sd < N; sd++) {
                 const uint64_t seed = c->seed + (uint64_t)sd;
                 for (long s = 0; s < S; s++) {
-                    if (vla_cli_stop)
-                        return interrupted();
+                    if (vla_cli_stop) {
+                        status = interrupted();
+                        goto done;
+                    }
                     for (int t = 0; t < C; t++) { /* the draw: head s, step t (the stream's numbers) */
                         vla_gauss_fill(K + (size_t)t * d, d, seed, VLA_VAR_K, (uint32_t)s, t + 1, 1);
                         beta[t] = 1 / (1 + exp(-vla_gauss(seed, VLA_VAR_BETA, (uint32_t)s, t + 1, 0)));
@@ -408,6 +415,7 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
             vla_dat_row_named(out, rows + ((size_t)kind * o->nC + ci) * UT_NCOL, names, UT_NCOL);
         }
     }
+done:
     free(rows);
     free(L);
     free(T);
@@ -417,7 +425,7 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
     free(st);
     free(v);
     free(med);
-    return 0;
+    return status;
 }
 
 int main(int argc, char **argv)

@@ -361,6 +361,19 @@ static int interrupted(int tty)
     return 3;
 }
 
+/* what main made before a stop or a failure, freed; its status */
+static int stopped(int status, vla_inputs *pools, int nd, double *tw, double *tc, int *fin,
+                   rows_t *R)
+{
+    for (int di = 0; di < nd; di++)
+        vla_inputs_free(&pools[di]);
+    free(tw);
+    free(tc);
+    free(fin);
+    free(R->r);
+    return status;
+}
+
 static int in_list(const long *x, int n, long v)
 {
     for (int i = 0; i < n; i++)
@@ -548,12 +561,12 @@ int main(int argc, char **argv)
                                            c.runs, &tw[k * o.repeat + rep],
                                            &tc[k * o.repeat + rep], &fin[k]);
                         if (e == VLA_EINTR || vla_cli_stop)
-                            return interrupted(tty);
+                            return stopped(interrupted(tty), pools, o.nd, tw, tc, fin, &R);
                         if (e) {
                             fprintf(stderr, "%svla-scaling: %s in %s at d = %ld: %s\n",
                                     tty ? "\n" : "", vla_model_name(o.models[mi]),
                                     vla_prec_name(o.precs[pi]), o.ds[di], vla_strerror(e));
-                            return 1;
+                            return stopped(1, pools, o.nd, tw, tc, fin, &R);
                         }
                     }
     }
@@ -598,6 +611,7 @@ int main(int argc, char **argv)
     free(fin);
     free(tw);
     free(tc);
+    fin = NULL, tw = tc = NULL; /* (for stopped()) */
 
     /* softmax: lengths doubling from 16, and the requested ones, while a run fits the budget */
     static smcurve sm[MAXL][MAXL]; /* [prec][d] */
@@ -636,12 +650,12 @@ int main(int argc, char **argv)
                 int reps = 0;
                 for (; reps < o.repeat && reps < 64; reps++) {
                     if (vla_cli_stop)
-                        return interrupted(tty);
+                        return stopped(interrupted(tty), pools, o.nd, tw, tc, fin, &R);
                     x[reps] = time_softmax(&pools[di], T, sm_dbl[pi], &y[reps]);
                     if (x[reps] < 0) {
                         fprintf(stderr, "%svla-scaling: softmax at T = %ld, d = %ld: out of memory\n",
                                 tty ? "\n" : "", T, o.ds[di]);
-                        return 1;
+                        return stopped(1, pools, o.nd, tw, tc, fin, &R);
                     }
                     if (x[reps] * (o.repeat - 1) > o.budget * 1e9) { /* one long run is enough */
                         reps++;
@@ -664,7 +678,7 @@ int main(int argc, char **argv)
             }
     }
     if (vla_cli_stop)
-        return interrupted(tty);
+        return stopped(interrupted(tty), pools, o.nd, tw, tc, fin, &R);
     if (tty)
         fprintf(stderr, "\r%60s\r", "");
     double elapsed = (now_ns() - t_start) * 1e-9;

@@ -40,4 +40,11 @@ int begin(char *dir, size_t len, int n, ...);
 /* a table without its "# command:" and "# date:" lines, which differ between runs of one command
  * (the command by --resume); NULL when it cannot be read */
 char *table_body(const char *path);
+/* the shell's limit on a child's address space, in kB: none under AddressSanitizer (make test-san),
+ * whose shadow memory alone reserves terabytes of it (the child would die at its start) */
+#ifdef __SANITIZE_ADDRESS__
+#define VLA_ULIMIT_V(kb) ""
+#else
+#define VLA_ULIMIT_V(kb) "ulimit -v " #kb " && "
+#endif
 #endif

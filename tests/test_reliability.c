@@ -1008,7 +1008,7 @@ TEST(reliability_cpu_memory_estimate)
         return;
     }
     char cmd[800], msg[2000];
-    snprintf(cmd, sizeof cmd, "ulimit -v 8000000 && exec '%s' --runs 100000 --d 256 --steps 10 "
+    snprintf(cmd, sizeof cmd, VLA_ULIMIT_V(8000000) "exec '%s' --runs 100000 --d 256 --steps 10 "
              "--ref none --out /dev/null", p);
     char *argv[] = {"/bin/sh", "-c", cmd, NULL};
     struct timespec t0;
@@ -1204,7 +1204,7 @@ TEST(reliability_trace_read_as_needed)
         CHECK(truncate(path, total + (off_t)8 * 4 * 200000000L) == 0);
     }
     char cmd[1200];
-    snprintf(cmd, sizeof cmd, "ulimit -v 4000000 && exec '%s' --stream '%s' --steps 10 --ref f64",
+    snprintf(cmd, sizeof cmd, VLA_ULIMIT_V(4000000) "exec '%s' --stream '%s' --steps 10 --ref f64",
              p, spec);
     char *argv[] = {"/bin/sh", "-c", cmd, NULL};
     struct timespec t0;
