@@ -1,5 +1,6 @@
 """The Python tests' checks (test_vlastab.py, test_judge.py): a failed check is counted in
 `fails` and printed, never raised, so that one run of a script reports every failure."""
+import sys
 import warnings
 
 fails = 0
@@ -36,3 +37,13 @@ def warned(what, f, *words):
     check(any(all(x in str(m.message) for x in words) for m in w),
           "%s: no warning with %s (%s)" % (what, words, [str(m.message) for m in w]))
     return res
+
+
+def vlastab_or_skip():
+    """the binding, or exit 77 (a skip, with the reason) where its library is not built"""
+    try:
+        import vlastab
+    except OSError as e:
+        print("skip: %s (make builds build/libvlastab.so)" % e)
+        sys.exit(77)
+    return vlastab

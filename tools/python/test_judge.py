@@ -25,11 +25,7 @@ except ImportError as e:
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checking  # noqa: E402
 from checking import check, refused  # noqa: E402
-try:
-    import vlastab  # noqa: E402
-except OSError as e:
-    print("skip: %s (make builds build/libvlastab.so)" % e)
-    sys.exit(77)
+vlastab = checking.vlastab_or_skip()
 from vlastab import verdict  # noqa: E402
 from vlastab.examples import gdn_chunk, gdn_chunk_anchored, gdn_chunk_fp16_ut, \
     library_kernel  # noqa: E402

@@ -18,11 +18,7 @@ except ImportError:
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import checking  # noqa: E402
 from checking import check, refused, warned  # noqa: E402
-try:
-    import vlastab  # noqa: E402
-except OSError as e:
-    print("skip: %s (make builds build/libvlastab.so)" % e)
-    sys.exit(77)
+vlastab = checking.vlastab_or_skip()
 
 BIN = sys.argv[1]
 
