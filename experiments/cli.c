@@ -158,7 +158,7 @@ static void cli_doc(const vla_cli_spec *spec, vla_doc *d, char *defaults, size_t
                       "'# columns: ...', one block per run, with these columns:",
                       NULL, spec->columns, 0, NULL},
                      {NULL, NULL, NULL, NULL, 0, NULL}},
-        .exit = cli_exit,
+        .exit = spec->exit ? spec->exit : cli_exit,
         .env = cli_env,
         .files = cli_files,
         .files_end = "The table's header lists the files a trace supplied and the fallbacks of the "

@@ -55,6 +55,7 @@ typedef struct {
     /* called for each of the program's own options; nonzero = bad value (message printed) */
     int (*on_opt)(void *ctx, const char *name, const char *val);
     void *ctx;
+    const vla_doc_item *exit; /* the program's exit statuses, NULL-terminated (NULL: cli.c's) */
 } vla_cli_spec;
 
 /* Parses argv; prints --help or --version and exits 0, or a one-line error and exits 2. A

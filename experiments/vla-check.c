@@ -1489,7 +1489,23 @@ int main(int argc, char **argv)
                        "times the largest attainable error (OUTPUTS, in the description)"},
         {NULL, NULL, NULL},
     };
+    static const vla_doc_item exits[] = {
+        {"0", NULL, "the table and the report were written; with --require, every precision it "
+                    "names had a row that ran and passed; with --outputs, every head was ok"},
+        {"1", NULL, "with --require, a precision it names failed or had no row that ran; with "
+                    "--outputs, a head was beyond (the summary on stderr names it); a run failed "
+                    "(the message names the head, the step and the reason); or the table or the "
+                    "report could not be written. Without --require or --outputs, FAIL rows are "
+                    "a finding, not an exit status: the table and the report say them"},
+        {"2", NULL, "a usage error: an unknown option or value, a value out of range, a "
+                    "configuration the backend or the reference cannot run, a bad input file "
+                    "(o.npy of another shape than the trace's, ...), a table or report path that cannot be "
+                    "written (checked before the runs)"},
+        {"3", NULL, "interrupted by SIGINT or SIGTERM: no table, report or temporary is left"},
+        {NULL, NULL, NULL},
+    };
     static const vla_cli_spec spec = {
+        .exit = exits,
         .prog = "vla-check",
         .phrase = "check your own model's inputs in every model and precision",
         .summary =
