@@ -227,6 +227,7 @@ static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *
     const int C = c->cfg.form == VLA_FORM_CHUNK ? c->cfg.chunk : 1;
     if (C > c->steps)
         vla_cli_die(spec, "--form %s: C = %d exceeds the %ld steps", form, C, c->steps);
+    c->whole_steps = c->steps;
     c->steps = c->steps / C * C;
     long n, G;
     const char *why = per_model ? NULL : vla_cli_form_input_why(c, &c->cfg);

@@ -13,7 +13,8 @@ typedef enum { REF_NONE, REF_EXACT, REF_F64 } vla_ref_kind;
 typedef struct {
     vla_config cfg;
     const char *stream;   /* --stream, default "gauss" */
-    long steps;           /* --steps */
+    long steps;           /* --steps (a chunk form's: rounded down to a multiple of C) */
+    long whole_steps;     /* ... before that rounding: vla-check --outputs judges every step */
     int runs;             /* --runs: independent heads */
     uint64_t seed;        /* --seed */
     const char *out;      /* --out, default "-" */

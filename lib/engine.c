@@ -399,6 +399,13 @@ static int models_open(vla_engine *e, void **self, char *err, size_t len)
     return VLA_OK;
 }
 
+/* the last step of the runs' inputs when the engine knows it (a stream's stream_steps, prepared
+ * inputs that do not cycle), else 0 */
+static long inputs_end(const vla_engine_spec *sp)
+{
+    return sp->stream ? sp->stream_steps : sp->cycle ? 0 : sp->T;
+}
+
 /* run r's steps up to t; 0, VLA_EINTR, or an error recorded in the engine */
 static int models_run_to(mself *s, int run, long t)
 {
@@ -423,15 +430,21 @@ static int models_run_to(mself *s, int run, long t)
             return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, step,
                                    why ? why : vla_strerror(r));
         x->t = step;
+        /* the inputs end inside a chunk: the chunk form computes that last chunk now */
+        const long pending = vla_form_pending(&sp->cfg, vla_model_counts(x->m)->steps);
+        const int tail = pending && step == inputs_end(sp);
+        if (tail && (r = vla_model_finish(x->m)))
+            return vla_engine_fail(e, run, r, "head %d, step %ld: the last chunk: %s", head, step,
+                                   vla_strerror(r));
         if (!sp->on_step)
             continue;
         vla_step_view v = {.run = run, .t = step, .in = &x->raw, .a_moved = -1,
                            .a_moved_diag = -1};
         double *o = x->tap, *kp = o + dv, *al = kp + d;
-        if ((sp->taps & VLA_TAP_O) && !vla_form_pending(&sp->cfg, vla_model_counts(x->m)->steps))
+        if ((sp->taps & VLA_TAP_O) && (tail || !pending))
             vla_model_get(x->m, VLA_Q_O, o), v.o = o; /* (a chunk's read-outs: at its end) */
         if (v.o && !x->raw.is_read && vla_model_get(x->m, VLA_Q_CO, x->co) == 0)
-            v.co = x->co; /* ... all of them: every token's */
+            v.co = x->co, v.nco = tail ? (int)pending : sp->cfg.chunk; /* every token's */
         if (sp->taps & VLA_TAP_KP)
             vla_model_get(x->m, VLA_Q_KP, kp), v.kp = kp;
         if (sp->taps & VLA_TAP_ALPHA)

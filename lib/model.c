@@ -81,6 +81,13 @@ int vla_model_step(vla_model *m, const vla_input *in)
     return r ? r : m->ops->step(m->self, in);
 }
 
+int vla_model_finish(vla_model *m)
+{
+    if (!m)
+        return VLA_EINVAL;
+    return m->ops->finish ? m->ops->finish(m->self) : VLA_OK;
+}
+
 int vla_model_read(vla_model *m, const double *q)
 {
     if (!m || !q)

@@ -15,6 +15,8 @@ typedef struct {
     /* optional: the calling thread is done with the model for now, and frees what the backend
      * keeps per thread (MPFR's caches of constants and its pool of integers: see ref_model.c) */
     void (*rest)(void *self);
+    /* the stream has ended (vla_model_finish) */
+    int (*finish)(void *self);
 } vla_model_ops;
 
 struct vla_model {

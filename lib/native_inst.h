@@ -21,8 +21,10 @@ static int FN(op_get)(const void *self, vla_quantity q, double *dst)
 static void FN(op_destroy)(void *self) { FN(vstate_free)(NULL, self); }
 static int FN(op_save)(const void *self, FILE *f) { return FN(vstate_save)(self, f); }
 static int FN(op_load)(void *self, FILE *f) { return FN(vstate_load)(self, f); }
-static const vla_model_ops FN(ops) = {FN(op_step), FN(op_read),    FN(op_get),
-                                      FN(op_destroy), FN(op_save), FN(op_load), NULL};
+static int FN(op_finish)(void *self) { return FN(vstate_finish)(&((ST *)self)->sr, self); }
+static const vla_model_ops FN(ops) = {FN(op_step),    FN(op_read), FN(op_get),
+                                      FN(op_destroy), FN(op_save), FN(op_load),
+                                      NULL,           FN(op_finish)};
 
 static int FN(create)(const vla_config *cfg, vla_model **out)
 {

@@ -169,6 +169,8 @@ VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
 #ifndef VLA_RECUR_DEVICE
 VLA_FN int FN(vstate_step)(CXP, ST *s, const vla_input *in)
 {
+    if (s->tail) /* the stream has ended (vstate_finish) */
+        return VLA_EINVAL;
     if (s->cfg.form == VLA_FORM_SCAN && s->t + 1 >= 1L << VLA_SCAN_LEVELS)
         return VLA_ERANGE; /* the scan's levels are full */
     ARITH_ENTER;
@@ -178,9 +180,28 @@ VLA_FN int FN(vstate_step)(CXP, ST *s, const vla_input *in)
     return VLA_OK;
 }
 
+/* The stream has ended. A chunk form whose T is no multiple of C computes its last c = T mod C
+ * tokens as a chunk of c: the kernels compute it in a chunk of C whose rows past T they mask (zero
+ * inputs, loads with a boundary check); causal, those rows change nothing before them, and with
+ * zero keys they add nothing to the state, so a chunk of c is their computation on the rows that
+ * exist. Every model's chunk reads its length from cfg.chunk, set to c for the call. */
+VLA_FN int FN(vstate_finish)(CXP, ST *s)
+{
+    const int C = s->cfg.chunk, c = (int)vla_form_pending(&s->cfg, s->t);
+    if (s->tail || !c)
+        return VLA_OK;
+    ARITH_ENTER;
+    s->cfg.chunk = c;
+    FN(chunk_run)(CX, s);
+    s->cfg.chunk = C;
+    s->tail = c;
+    ARITH_LEAVE;
+    return VLA_OK;
+}
+
 VLA_FN int FN(vstate_read)(CXP, ST *s, const double *q)
 {
-    if (vla_form_pending(&s->cfg, s->t)) /* no state inside a chunk (docs/forms.md) */
+    if (!s->tail && vla_form_pending(&s->cfg, s->t)) /* no state inside a chunk (docs/forms.md) */
         return VLA_ENOTSUP;
     ARITH_ENTER;
     LOAD_IN_N(s->q, q, s->d);
@@ -219,10 +240,10 @@ VLA_FN int FN(vstate_get)(CXP, ST *s, vla_quantity q, double *dst)
         n = 3;
         break;
     case VLA_Q_CO: /* a chunk's read-outs, at its end (after a read: o) */
-        if (!vla_form_pending(&s->cfg, 1) || s->t % s->cfg.chunk)
+        if (!vla_form_pending(&s->cfg, 1) || (s->t % s->cfg.chunk && !s->tail))
             return VLA_EINVAL;
         src = s->co;
-        n = (size_t)s->cfg.chunk * s->dv;
+        n = (size_t)(s->tail ? s->tail : s->cfg.chunk) * s->dv;
         break;
     default: return VLA_EINVAL;
     }
@@ -279,6 +300,8 @@ VLA_FN int FN(vstate_get)(CXP, ST *s, vla_quantity q, double *dst)
 VLA_FN int FN(vstate_save)(const ST *s, FILE *f)
 {
     VLA_DIMS_LOCALS(vla_dims_of(&s->cfg));
+    if (s->tail) /* a finished stream's last chunk holds no state a run can go on from */
+        return VLA_EINVAL;
     if (fwrite(&s->t, sizeof s->t, 1, f) != 1 || fwrite(&s->cnt, sizeof s->cnt, 1, f) != 1)
         return VLA_EIO;
 #define VLA_X_(name, len)                                                                          \
@@ -292,6 +315,7 @@ VLA_FN int FN(vstate_save)(const ST *s, FILE *f)
 VLA_FN int FN(vstate_load)(ST *s, FILE *f)
 {
     VLA_DIMS_LOCALS(vla_dims_of(&s->cfg));
+    s->tail = 0;
     if (fread(&s->t, sizeof s->t, 1, f) != 1 || fread(&s->cnt, sizeof s->cnt, 1, f) != 1 ||
         vla_counts_check(&s->cfg, s->t, &s->cnt))
         return VLA_EFORMAT;

@@ -2,13 +2,9 @@
  * (docs/forms.md), and the step of the forms but seq, in recur.h's text (included by it, after the
  * models). */
 
-/* a chunk form's step: the inputs into the chunk's buffer; at its last token, the chunk */
-VLA_FN void FN(chunk_step)(CXP, ST *s)
+/* the model's chunk of cfg.chunk tokens ending at token t */
+VLA_FN void FN(chunk_run)(CXP, ST *s)
 {
-    const int C = s->cfg.chunk;
-    FN(chunk_slot)(CX, s, (int)((s->t - 1) % C), 1);
-    if (s->t % C)
-        return;
     switch (s->cfg.model) {
 #define VLA_X_(ID, tok, has_A, ...)                                                               \
     case VLA_##ID:                                                                                 \
@@ -19,6 +15,15 @@ VLA_FN void FN(chunk_step)(CXP, ST *s)
     default:
         break;
     }
+}
+
+/* a chunk form's step: the inputs into the chunk's buffer; at its last token, the chunk */
+VLA_FN void FN(chunk_step)(CXP, ST *s)
+{
+    const int C = s->cfg.chunk;
+    FN(chunk_slot)(CX, s, (int)((s->t - 1) % C), 1);
+    if (s->t % C == 0)
+        FN(chunk_run)(CX, s);
 }
 
 /* ---- scan: S_t = S_{t-1} J_t + B_t (J_t = g (I - k' alpha^T) + a b^T: g a scalar decay (delta's,

@@ -8,6 +8,7 @@ typedef struct {
     int d, dv;
     int ng, nr; /* the model's input arrays per key channel (tables.h's vla_dims) */
     long t;
+    int tail; /* the chunk form's last, partial chunk once computed (vstate_finish): its tokens */
 #define VLA_X_(name, len) NUM *name;
     VLA_STATE_ARRAYS(VLA_X_)
 #undef VLA_X_

@@ -268,6 +268,11 @@ int vla_model_step(vla_model *m, const vla_input *in);
 /* A read: the read-out with query q against the current state, no write. VLA_ENOTSUP inside a
  * chunk of the chunk form, which has no state there (docs/forms.md). */
 int vla_model_read(vla_model *m, const double *q);
+/* The stream has ended. In a chunk form whose T is no multiple of C, the last chunk's c = T mod C
+ * tokens are computed now, as a chunk of c (the kernels mask the rows past T: docs/forms.md);
+ * then o, VLA_Q_CO (c x dv) and the state are those of token T, a read is allowed, and a step or
+ * vla_model_save is VLA_EINVAL (nothing follows the end). Elsewhere it changes nothing. */
+int vla_model_finish(vla_model *m);
 /* Copy a quantity out as binary64 (exact: every format converts exactly). */
 int vla_model_get(const vla_model *m, vla_quantity q, double *dst);
 /* The state, bit for bit, to a binary stream and back (checkpoints): load requires a model made
@@ -450,8 +455,11 @@ typedef struct {
                                 inside a chunk of the chunk form (docs/forms.md: its read-outs
                                 are computed at its end) */
     const double *co;        /* VLA_TAP_O, the chunk form at a chunk's end: the read-outs of
-                                every token of the chunk (C x dv, row r token t - C + 1 + r;
+                                every token of the chunk (nco x dv, row r token t - nco + 1 + r;
                                 the cpu and exact backends; NULL on the others and elsewhere) */
+    int nco;                 /* its tokens: C, or T mod C at the end of a finite stream whose T
+                                is no multiple of C (the cpu and exact backends compute that
+                                last chunk: vla_model_finish) */
     const double *kp, *alpha; /* VLA_TAP_KP, VLA_TAP_ALPHA: the write's k' and alpha (d) */
     long a_moved;            /* VLA_TAP_MOVED: entries of A this step changed (-1: chol, solve,
                                 cg and cheb keep no A, a model without A, or the chunk form,
@@ -468,7 +476,8 @@ typedef struct {
     const char *stream;
     uint64_t seed;
     int first_head;
-    long stream_steps; /* the steps the runs will take: of a trace no more is read (0: all) */
+    long stream_steps; /* the steps the runs will take: of a trace no more is read (0: all); the
+                          stream's end, where a chunk form computes a last partial chunk */
     /* ... or prepared inputs (stream NULL): in[r * T + t - 1] for run r at step t (shared: in[t - 1]
      * for every run), is_read (may be NULL) likewise; steps beyond T wrap around when cycle is set,
      * else are an error. The engine keeps the pointers: the arrays must outlive it. */

@@ -123,8 +123,13 @@ static int op_load(void *self, FILE *f)
     m->torn = r != 0; /* a half-loaded state is no state either */
     return r;
 }
-static const vla_model_ops ref_ops = {op_step, op_read, op_get, op_destroy,
-                                     op_save, op_load, vref_rest};
+static int op_finish(void *self)
+{
+    vref_model *m = self;
+    return m->torn ? VLA_EINTR : FN(vstate_finish)(&m->cx, m->st);
+}
+static const vla_model_ops ref_ops = {op_step, op_read,   op_get,   op_destroy,
+                                     op_save, op_load, vref_rest, op_finish};
 
 int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long prec_bits)
 {

@@ -181,8 +181,13 @@ static int op_load(void *self, FILE *f)
     vdw_model *m = self;
     return FN(vstate_load)(m->st, f);
 }
-static const vla_model_ops dw_ops = {op_step, op_read, op_get, op_destroy,
-                                     op_save, op_load, vref_rest};
+static int op_finish(void *self)
+{
+    vdw_model *m = self;
+    return FN(vstate_finish)(&m->cx, m->st);
+}
+static const vla_model_ops dw_ops = {op_step, op_read,   op_get,   op_destroy,
+                                     op_save, op_load, vref_rest, op_finish};
 
 int vref_dw_model_new(vla_model **out, const vla_config *cfg)
 {

@@ -266,6 +266,33 @@ TEST(judge_outputs)
                   "%.17g, %s", h, v[h][C_MRW], v[h][C_SEQ], v[h][C_FORM], v[h][C_BUDGET],
                   verdict[h]);
     free(out), out = NULL;
+
+    /* (2c) T = 200 judged in chunk:64: the last chunk holds 8 tokens, which the emulation computes
+     * as a chunk of 8 (vla_model_finish; the kernels mask the rows past T). The kernel is the
+     * binary64 seq run: every token's error within d T u, and the chunked emulation's, beside it,
+     * finite and within the same bound (a token without a read-out would be NaN: beyond) */
+    const long T2 = 200, shape2[3] = {H, T2, D};
+    double *o3 = malloc(sizeof(double) * H * T * D), *o4 = malloc(sizeof(double) * H * T2 * D);
+    CHECK(o3 && o4 && own_run(tr, VLA_F64, o3, NULL) == 0);
+    for (long h = 0; o3 && o4 && h < H; h++)
+        memcpy(o4 + h * T2 * D, o3 + h * T * D, sizeof(double) * T2 * D);
+    snprintf(p, sizeof p, "%s/k200", dir);
+    mkdir(p, 0700);
+    snprintf(path, sizeof path, "%s/k200/o.npy", dir);
+    CHECK(o4 && vla_npy_write(path, o4, 3, shape2) == 0);
+    free(o3);
+    free(o4);
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --steps %ld --form chunk:64 "
+                              "--report none 2>%s/err2c", tr, p, T2, dir);
+    st = vla_test_sh(&out, "%s", cmd);
+    CHECK_MSG(st == 0, "%s: exit %d", cmd, st);
+    CHECK_EQ_INT(rows(out, v, verdict), H);
+    for (int h = 0; h < H; h++)
+        CHECK_MSG(v[h][C_MRW] <= D * T2 * u53 && v[h][C_FORM] > 0 &&
+                      v[h][C_FORM] <= D * T2 * u53 && !strcmp(verdict[h], "ok"),
+                  "T = 200 in chunk:64, head %d: %.17g, the chunk form's %.17g (d T u = %g), %s",
+                  h, v[h][C_MRW], v[h][C_FORM], D * T2 * u53, verdict[h]);
+    free(out), out = NULL;
     snprintf(path, sizeof path, "%s/o.npy", ko);
 
     /* (3) one token of head 1 moved by 5%: with --window 1 the window is the token, its error at

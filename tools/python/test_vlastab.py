@@ -577,6 +577,32 @@ for what, args, words in (
 check({n: open(os.path.join(dsrc, n), "rb").read() for n in os.listdir(dsrc)} == src_bytes,
       "a refused decay-trace wrote into the source")
 
+# A last chunk of T mod C tokens (vla_model_finish: the kernels mask the rows past T): gdn in
+# binary64 against Gated DeltaNet written here from its equations (L2-normalized q and k,
+# S_t = a_t S_{t-1} (I - beta k k^T) + beta v k^T, o = d^-1/2 S q), T = 45: chunk:16 ends with 13
+# tokens, chunk:64 is one chunk of 45. Every token within d T u of the float64 loop (the two
+# round differently, each within about d t u of the exact).
+rng5 = np.random.default_rng(3)
+H5, T5, d5 = 2, 45, 8
+q5, k5, v5 = (rng5.standard_normal((H5, T5, d5)) for _ in range(3))
+b5 = 1 / (1 + np.exp(-rng5.standard_normal((H5, T5))))
+g5 = -0.2 * np.abs(rng5.standard_normal((H5, T5)))
+want = np.zeros((H5, T5, d5))
+for h in range(H5):
+    S = np.zeros((d5, d5))
+    for t in range(T5):
+        kk = k5[h, t] / np.sqrt(k5[h, t] @ k5[h, t] + 1e-6)
+        qq = q5[h, t] / np.sqrt(q5[h, t] @ q5[h, t] + 1e-6)
+        S = np.exp(g5[h, t]) * S @ (np.eye(d5) - b5[h, t] * np.outer(kk, kk)) \
+            + b5[h, t] * np.outer(v5[h, t], kk)
+        want[h, t] = S @ qq / np.sqrt(d5)
+for form in ("seq", "chunk:16", "chunk:64"):
+    got = vlastab.run(q5, k5, v5, model="gdn", precision="f64", beta=b5, logdecay=g5, form=form,
+                      reference=False)["o"]
+    err = np.abs(got - want).max() / np.abs(want).max()
+    check(err <= d5 * T5 * 2.0 ** -53, "gdn %s, T = 45: every token within d T u of the loop: %.3g"
+          % (form, err))
+
 subprocess.run(["rm", "-rf", tmp])
 print("python: %s" % ("passed" if not checking.fails else "%d failed" % checking.fails))
 sys.exit(1 if checking.fails else 0)

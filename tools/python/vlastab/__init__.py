@@ -110,6 +110,7 @@ _L.vla_model_new.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_Co
 _L.vla_model_free.argtypes = [ctypes.c_void_p]
 _L.vla_model_step.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Input)]
 _L.vla_model_get.argtypes = [ctypes.c_void_p, ctypes.c_int, _D]
+_L.vla_model_finish.argtypes = [ctypes.c_void_p]
 _L.vla_model_counts.argtypes = [ctypes.c_void_p]
 _L.vla_model_reads.restype = ctypes.c_uint
 _L.vla_model_reads.argtypes = [ctypes.POINTER(_Config)]
@@ -287,10 +288,14 @@ def _trajectory(cfg, arrs):
                 if r:
                     raise ValueError("head %d, step %d: %s" % (h, t + 1,
                                                                _L.vla_strerror(r).decode()))
+                n = (t + 1) % C if t + 1 == T else 0  # the last chunk, T mod C tokens
+                if n:
+                    _L.vla_model_finish(m)  # computed now (the kernels mask the rows past T)
                 _L.vla_model_get(m, _Q_O, pd(o[h, t]))
-                if C > 1 and (t + 1) % C == 0:  # a chunk's end: every token's read-out
+                if C > 1 and ((t + 1) % C == 0 or n):  # a chunk's end: every token's read-out
+                    n = n or C
                     _L.vla_model_get(m, _Q_CO, pd(co))
-                    o[h, t + 1 - C:t + 1] = co.reshape(C, dv)
+                    o[h, t + 1 - n:t + 1] = co[:n * dv].reshape(n, dv)
                 _L.vla_model_get(m, _Q_S, pd(S))
                 s_fro[h, t] = _fro(S)
                 if hasA:

@@ -156,7 +156,7 @@ def library_kernel(model="gdn", precision="bf16-kern", form="chunk:64", **settin
     """EXAMPLE: vlastab's own emulation of a kernel policy (the C library, through vlastab.run) as
     a function of fla's call, fn(q, k, v, g=None, beta=None) -> o in q's dtype: what judge()
     calls the attainable error, judged through the same path as your kernel. settings: the
-    model's --set (qknorm=False, ...). No state in or out; T a multiple of C in a chunk form."""
+    model's --set (qknorm=False, ...). No state in or out."""
     from . import run
 
     def fn(q, k, v, g=None, beta=None):
