@@ -2,8 +2,11 @@
  * read-outs judged against the exact reference. The "kernels" are vlastab's own runs on the same
  * trace, taken here through the engine: binary64 (ok, near binary64's rounding), bf16-kern saved
  * as bfloat16 bits (ok, its error the attainable one exactly), the same with one token moved by 5%
- * (that head beyond, its t named), a NaN (beyond, its t named); and the usage errors (exit 2). */
+ * (that head beyond, its t named), a NaN (beyond, its t named), T = 200 in chunk:64 (a last chunk
+ * of 8), vlastab's own CUDA kernels (their emulation; the GPU where there is one); and the usage
+ * errors (exit 2). */
 #include "check.h"
+#include "vlacuda.h"
 #include "vlastab.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,12 +62,13 @@ static int keep(void *ctx, const vla_step_view *v)
 
 /* vlastab's own run of gdn in policy p on the trace, token by token: o (H x T x D), and the
  * final state into S (H x D x D) when S is not NULL */
-static int own_run(const char *dir, vla_prec p, double *o, double *S)
+static int own_run_on(const vla_backend *b, const char *dir, vla_prec p, double *o, double *S)
 {
     char stream[200], err[300];
     snprintf(stream, sizeof stream, "trace:%s", dir);
     vla_engine_spec sp;
     memset(&sp, 0, sizeof sp);
+    sp.backend = b;
     vla_config_default(&sp.cfg, VLA_GDN, D);
     sp.cfg.dv = D;
     sp.cfg.prec = p;
@@ -83,6 +87,10 @@ static int own_run(const char *dir, vla_prec p, double *o, double *S)
         r = vla_engine_get(e, h, VLA_Q_S, S + (size_t)h * D * D);
     vla_engine_free(e);
     return r;
+}
+static int own_run(const char *dir, vla_prec p, double *o, double *S)
+{
+    return own_run_on(NULL, dir, p, o, S);
 }
 
 /* a .npy of uint16 (bfloat16 bits), as numpy writes one: version 1.0, header padded to 64 */
@@ -293,6 +301,45 @@ TEST(judge_outputs)
                   "T = 200 in chunk:64, head %d: %.17g, the chunk form's %.17g (d T u = %g), %s",
                   h, v[h][C_MRW], v[h][C_FORM], D * T2 * u53, verdict[h]);
     free(out), out = NULL;
+    snprintf(path, sizeof path, "%s/o.npy", ko);
+
+    /* (2d) vlastab's own CUDA kernels as the kernel under judgement: their f32 and bf16-kern
+     * read-outs (seq, gdn's decays prepared by the host; bf16-kern's saved in bfloat16, its io
+     * format, as a kernel stores them) through the same path as a user's. The
+     * kernels' emulation on host threads here, the GPU too where there is one: their bits are the
+     * cpu backend's (tests/test_cuda.c), so each head's error is the attainable one exactly */
+    const vla_backend *kb[2] = {vla_backend_emu(), vla_backend_cuda()};
+    const vla_prec kp[2] = {VLA_F32, VLA_BF16_KERN};
+    double *o5 = malloc(sizeof(double) * H * T * D);
+    for (int b = 0; o5 && b < 2; b++)
+        for (int i = 0; i < 2; i++) {
+            if (own_run_on(kb[b], tr, kp[i], o5, NULL)) {
+                CHECK_MSG(b == 1, "the kernels' emulation did not run gdn %s", vla_prec_name(kp[i]));
+                continue; /* no GPU here */
+            }
+            snprintf(p, sizeof p, "%s/kcuda%d%d", dir, b, i);
+            mkdir(p, 0700);
+            snprintf(path, sizeof path, "%s/kcuda%d%d/o.npy", dir, b, i);
+            if (kp[i] == VLA_F32)
+                CHECK(vla_npy_write(path, o5, 3, shape) == 0);
+            else { /* stored as a bf16 kernel stores its read-outs, in its io format */
+                CHECK(write_u2(path, o5, H, T, D) == 0);
+                snprintf(path, sizeof path, "%s/kcuda%d%d/dtype.txt", dir, b, i);
+                write_text(path, "bfloat16\n");
+            }
+            snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --precision %s "
+                                      "--report none 2>%s/err2d", tr, p, vla_prec_name(kp[i]), dir);
+            st = vla_test_sh(&out, "%s", cmd);
+            CHECK_MSG(st == 0, "%s: exit %d", cmd, st);
+            CHECK_EQ_INT(rows(out, v, verdict), H);
+            for (int h = 0; h < H; h++)
+                CHECK_MSG(v[h][C_MRW] == v[h][C_SEQ] && !strcmp(verdict[h], "ok"),
+                          "--backend %s %s, head %d: %.17g against the attainable %.17g, %s",
+                          b ? "cuda" : "emu", vla_prec_name(kp[i]), h, v[h][C_MRW], v[h][C_SEQ],
+                          verdict[h]);
+            free(out), out = NULL;
+        }
+    free(o5);
     snprintf(path, sizeof path, "%s/o.npy", ko);
 
     /* (3) one token of head 1 moved by 5%: with --window 1 the window is the token, its error at
