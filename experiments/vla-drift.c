@@ -20,20 +20,10 @@ static int on_init(vla_run *r, void *acc, void *ctx)
     return vref_drift_init(acc, vla_engine_config(r->m));
 }
 
-/* every write: its u' into M_t, and how many of A's entries it changed (a_moved: once an update
- * is below half an ulp of an entry, round to nearest leaves the entry as it was; chol keeps no
- * A, and a read writes nothing) */
+/* every write: its u' into M_t, and how many of A's entries it changed */
 static int on_step(const vla_step_view *v, void *accp, void *ctx)
 {
-    vref_drift *a = accp;
-    if (v->in->is_read)
-        return VLA_OK;
-    vref_drift_add(a, &((const cap_ctx *)ctx)->c->cfg, v->in->k, v->in->u);
-    if (v->a_moved >= 0) {
-        a->moved += v->a_moved;
-        a->moved_diag += v->a_moved_diag;
-        a->steps++;
-    }
+    vref_drift_step(accp, &((const cap_ctx *)ctx)->c->cfg, v);
     return VLA_OK;
 }
 

@@ -18,20 +18,6 @@ typedef struct {
     int steps_given;
 } heat_opts;
 
-/* the Gram of M_t takes every write's u' */
-typedef struct {
-    vref_drift *acc;
-    const vla_config *cfg;
-} gram_ctx;
-
-static int gram_step(void *ctx, const vla_step_view *v)
-{
-    const gram_ctx *g = ctx;
-    if (!v->in->is_read)
-        vref_drift_add(g->acc, g->cfg, v->in->k, v->in->u);
-    return VLA_OK;
-}
-
 static int cmp_long(const void *a, const void *b)
 {
     long x = *(const long *)a, y = *(const long *)b;
@@ -185,9 +171,9 @@ int main(int argc, char **argv)
         return 1;
     }
     vla_engine_spec sp;
-    gram_ctx gc = {acc, &c.cfg};
+    vref_drift_tap gc = {acc, &c.cfg}; /* the Gram of M_t takes every write's u' */
     vla_cli_engine_spec(&c, &c.cfg, &sp);
-    sp.on_step = gram_step;
+    sp.on_step = vref_drift_on_step;
     sp.ctx = &gc;
     vla_engine *m;
     if ((e = vla_engine_new(&m, &sp, err, sizeof err)))

@@ -52,6 +52,26 @@ void vref_drift_add(vref_drift *a, const vla_config *cfg, const double *k, const
     a->writes++;
 }
 
+void vref_drift_step(vref_drift *a, const vla_config *cfg, const vla_step_view *v)
+{
+    if (v->in->is_read)
+        return;
+    vref_drift_add(a, cfg, v->in->k, v->in->u);
+    if (v->a_moved >= 0) { /* once an update is below half an ulp of an entry, round to nearest
+                              leaves it as it was; chol keeps no A */
+        a->moved += v->a_moved;
+        a->moved_diag += v->a_moved_diag;
+        a->steps++;
+    }
+}
+
+int vref_drift_on_step(void *ctx, const vla_step_view *v)
+{
+    const vref_drift_tap *g = ctx;
+    vref_drift_step(g->acc, g->cfg, v);
+    return VLA_OK;
+}
+
 void vref_drift_gram(const vref_drift *a, double *M)
 {
     vref_gram g = gram_of(a);

@@ -79,6 +79,16 @@ int vref_drift_init(vref_drift *a, const vla_config *cfg);
 /* the u' of a write with raw inputs k, u into M_t: rls u' = k, vla1 u / sqrt(d), vla3 unit(u) /
  * sqrt(d), each from the input rounded to cfg's storage format, then in binary64 */
 void vref_drift_add(vref_drift *a, const vla_config *cfg, const double *k, const double *u);
+/* A step as an engine's on_step shows it: a write's u' into M_t, and the entries of A it changed
+ * (a_moved, where the backend counts them); a read writes nothing */
+void vref_drift_step(vref_drift *a, const vla_config *cfg, const vla_step_view *v);
+/* ... as an engine's on_step itself, ctx a vref_drift_tap (a program that measures nothing else
+ * per step) */
+typedef struct {
+    vref_drift *acc;
+    const vla_config *cfg;
+} vref_drift_tap;
+int vref_drift_on_step(void *ctx, const vla_step_view *v);
 /* M_t rounded to binary64 (d x d) */
 void vref_drift_gram(const vref_drift *a, double *M);
 /* The checkpoint's row (VREF_DRIFT_COLUMNS) of run `run` of m against the same run of ref (NULL:

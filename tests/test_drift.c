@@ -18,18 +18,6 @@ typedef struct {
     double v[VREF_DRIFT_NCOL];
 } mrow;
 
-typedef struct {
-    vref_drift *acc;
-    const vla_config *cfg;
-} gram_ctx;
-
-static int gram_step(void *ctx, const vla_step_view *v)
-{
-    const gram_ctx *g = ctx;
-    vref_drift_add(g->acc, g->cfg, v->in->k, v->in->u);
-    return 0;
-}
-
 /* Runs head `head` of `stream` for T steps beside a reference (exact MPFR at 256 bits, or lib in
  * binary64) and measures at the steps of `at` (ascending, n of them) into rows. 0 on success. */
 static int run_measured(const vla_config *cfg, const char *stream, int head, int exact,
@@ -37,10 +25,10 @@ static int run_measured(const vla_config *cfg, const char *stream, int head, int
 {
     char err[400] = "";
     vref_drift *acc = calloc(1, vref_drift_size(cfg->d));
-    gram_ctx gc = {acc, cfg};
+    vref_drift_tap gc = {acc, cfg};
     vla_engine_spec sp = {.cfg = *cfg, .runs = 1, .stream = stream, .seed = 1,
                           .first_head = head, .round_inputs = VLA_FMT_F64,
-                          .on_step = gram_step, .ctx = &gc};
+                          .on_step = vref_drift_on_step, .ctx = &gc};
     vla_engine_spec rs = sp;
     rs.on_step = NULL;
     if (exact) {
