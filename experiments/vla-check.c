@@ -125,11 +125,6 @@ static int on_step(void *ctx, const vla_step_view *v)
     return VLA_OK;
 }
 
-static double relerr(const double *x, const double *y, long n)
-{
-    double diff = vla_fro_diff(x, y, n), ref = vla_fro(y, n);
-    return diff == 0 ? 0 : diff / ref; /* a zero reference and a difference: Inf */
-}
 
 static void passed(result *r, int q, double err, long t)
 {
@@ -251,7 +246,7 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
                         r->nonfinite = s + 1;
                     if (zero && vla_fro(oref, dv) > 0 && !r->nzero++)
                         r->ozero = s + 1;
-                    passed(r, QO, e = relerr(om, oref, dv), s + 1);
+                    passed(r, QO, e = vla_rel_fro(om, oref, dv), s + 1);
                     if (!(e <= cv[QO]))
                         cv[QO] = e;
                 }
@@ -271,11 +266,11 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
                 result *r = &w->res[h];
                 vla_engine_get(m, h, VLA_Q_S, x);
                 vla_engine_get(ref, h, VLA_Q_S, y);
-                passed(r, QS, relerr(x, y, (long)d * dv), t);
+                passed(r, QS, vla_rel_fro(x, y, (long)d * dv), t);
                 if (hasA) {
                     vla_engine_get(m, h, VLA_Q_A, x);
                     vla_engine_get(ref, h, VLA_Q_A, y);
-                    passed(r, QA, relerr(x, y, (long)d * d), t);
+                    passed(r, QA, vla_rel_fro(x, y, (long)d * d), t);
                     /* the smallest eigenvalue of A's symmetric part, as vla-drift's lambda_min */
                     if (!r->notpd && (vref_sym_eig(x, d, lam) || !(lam[0] > 0)))
                         r->notpd = t;
@@ -294,7 +289,7 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
                     r->guard_t = t;
                 if (w->cfg->normalize && vla_engine_get(m, h, VLA_Q_N, x) == 0 &&
                     vla_engine_get(ref, h, VLA_Q_N, y) == 0) {
-                    double e = relerr(x, y, d);
+                    double e = vla_rel_fro(x, y, d);
                     r->nerr = e > r->nerr || e != e ? e : r->nerr;
                     r->nsum = 0;
                     for (int j = 0; j < d; j++)
@@ -308,7 +303,7 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
                     long len = q == QS ? (long)d * dv : (long)d * d;
                     vla_engine_get(m, h, qq, x);
                     vla_engine_get(ref, h, qq, y);
-                    double e = relerr(x, y, len);
+                    double e = vla_rel_fro(x, y, len);
                     if (!(e <= cv[q]))
                         cv[q] = e;
                 }
@@ -1083,7 +1078,6 @@ static void round_out(double *o, size_t n, vla_fmt io, vla_fmt file)
         o[i] = vla_round_fmt(file, vla_round_fmt(io, o[i]));
 }
 
-static double rel_fro(const double *x, const double *y, long n) { return relerr(x, y, n); }
 
 static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, int prec_given)
 {
@@ -1233,9 +1227,9 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     if (have_S && (srel = calloc((size_t)H * 2, sizeof *srel))) {
         for (int h = 0; h < H; h++) {
             const size_t at = (size_t)h * dv * d;
-            double e = rel_fro(ks.data + at, rs[R_REF] + at, (long)dv * d), top = 0;
+            double e = vla_rel_fro(ks.data + at, rs[R_REF] + at, (long)dv * d), top = 0;
             for (int r = R_RND; r < NR; r++) {
-                double a = rel_fro(rs[r] + at, rs[R_REF] + at, (long)dv * d);
+                double a = vla_rel_fro(rs[r] + at, rs[R_REF] + at, (long)dv * d);
                 if (worse(a, top))
                     top = a;
             }

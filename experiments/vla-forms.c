@@ -109,7 +109,7 @@ static vla_prec uniform_of(vla_fmt f)
 
 static double relerr(const double *x, const double *ref, long n)
 {
-    double e = vla_fro_diff(x, ref, n) / vla_fro(ref, n);
+    double e = vla_rel_fro(x, ref, n);
     return e <= 1e300 ? e : INFINITY; /* NaN and Inf alike: the run turned non-finite */
 }
 

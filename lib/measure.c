@@ -70,6 +70,12 @@ double vla_fro(const double *x, long n) { return fro2(x, NULL, n); }
 
 double vla_fro_diff(const double *x, const double *y, long n) { return fro2(x, y, n); }
 
+double vla_rel_fro(const double *x, const double *y, long n)
+{
+    double diff = fro2(x, y, n);
+    return diff == 0 ? 0 : diff / fro2(y, NULL, n);
+}
+
 double vla_sym_defect(const double *A, int d)
 {
     if (d < 1)

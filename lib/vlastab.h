@@ -575,6 +575,9 @@ void vla_npy_free(vla_npy *a);
 /* ---- measures (section 7) that need no reference ---- */
 double vla_fro(const double *x, long n);
 double vla_fro_diff(const double *x, const double *y, long n);
+/* ||x - y||_F / ||y||_F, the relative error of x against the reference y: 0 when they are equal
+ * (both 0 too), Inf for a difference from a zero reference, NaN when x holds a NaN */
+double vla_rel_fro(const double *x, const double *y, long n);
 double vla_sym_defect(const double *A, int d); /* ||A - A^T||_F / ||A||_F */
 /* ||I - k a^T||_2 for unit k, a with c = a.k: sqrt((3 - 2c + sqrt(5 - 4c)) / 2). */
 double vla_jac_norm_unit(double c);
