@@ -426,7 +426,8 @@ endif
 # stagnation and solvers tables from the paper's, for a commit. About 6 minutes on 2 idle cores (and the
 # solvers' 112 tables about 10 minutes more, on 2 loaded cores; the forms' tables 26 minutes more,
 # 18 of them forms-chunk-vla3-lmlike's 10^5 steps with the exact reference, on 2 loaded cores, and
-# forms-ut's 10 seeds about 5 minutes of CPU time more than its one seed took);
+# forms-ut's 10 seeds about 5 minutes of CPU time more than its one seed took; the gated figure's
+# ||J_t|| and every model's chunk:C tables 105 s of CPU);
 # figures-long about an hour of CPU time more (its five runs, two at a time with -j2), and the
 # solvers' 24 runs to 10^6 (solvers-long) about 18 minutes more on 2 loaded cores.
 DATA      ?= data

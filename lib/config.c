@@ -564,9 +564,6 @@ int vla_form_check(const vla_config *c, const char **why)
     else if (c->form == VLA_FORM_SCAN && c->model == VLA_VLA1)
         w = "vla1 clips its error v - S k by its norm: S is no affine recurrence, so it has no "
             "scan (--form seq or chunk:C)";
-    else if (chunk && vla_col_lr(c->model))
-        w = "rwkv7's chunk form (fla's DPLR chunk, two UT-like transforms of the low-rank pair) is "
-            "not in vlastab yet: --form seq or scan (docs/gated.md)";
     if (why)
         *why = w;
     return w ? VLA_ENOTSUP : VLA_OK;

@@ -8,7 +8,7 @@ For each model, on inputs in the published layers' ranges (gated_ref.example_inp
 T = 160, d = 16):
   - seq (f64) against gated_ref's seq: every read-out and the final state;
   - scan (f64) against gated_ref's seq (an associative reordering of the same recurrence);
-  - chunk:C (f64, where vlastab has the chunk form: gdn, mamba2, kda, gla) against gated_ref's chunk: every
+  - chunk:C (f64, every model: rwkv7's the DPLR chunk) against gated_ref's chunk: every
     token's read-out (the chunk's masked intra-chunk part included) and the final state.
 The bound: two binary64 evaluations of one recurrence in different orders differ by at most
 c d T u64 norm-wise in the worst case (d = 16 terms per product, T = 160 steps, u64 = 2^-53), but
@@ -63,6 +63,8 @@ def ref_chunk(model, x, C):
     args = dict(q=x["q"], k=x["k"], v=x["v"], logdecay=x.get("logdecay"), C=C)
     if model in ("gdn", "kda"):
         args["beta"] = x["beta"]
+    if model == "rwkv7":
+        args["a"], args["b"] = x["a"], x["b"]
     return f(**args)
 
 
@@ -86,15 +88,14 @@ for model in ("gdn", "kda", "gla", "mamba2", "rwkv7"):
         check(eo <= bound and eS <= bound,
               "%-6s %-5s f64 against gated_ref seq: o %.1e, S %.1e (bound %.1e)" % (
                   model, form, eo, eS, bound))
-    if model in ("gdn", "mamba2", "kda", "gla"):
-        for C in (4, 16, 32):
-            o_c, S_c = ref_chunk(model, x, C)
-            o, S = ours(model, x, "chunk:%d" % C)
-            eo = gated_ref.relerr(o, o_c)  # every token's read-out, the masked ones too
-            eS = gated_ref.relerr(S, S_c)
-            check(eo <= bound and eS <= bound,
-                  "%-6s chunk:%-3d f64 against gated_ref chunk: o %.1e, S %.1e (bound %.1e)" % (
-                      model, C, eo, eS, bound))
+    for C in (4, 16, 32):
+        o_c, S_c = ref_chunk(model, x, C)
+        o, S = ours(model, x, "chunk:%d" % C)
+        eo = gated_ref.relerr(o, o_c)  # every token's read-out, the masked ones too
+        eS = gated_ref.relerr(S, S_c)
+        check(eo <= bound and eS <= bound,
+              "%-6s chunk:%-3d f64 against gated_ref chunk: o %.1e, S %.1e (bound %.1e)" % (
+                  model, C, eo, eS, bound))
 
 # the check can fail: the same inputs with one planted slip each (the gates shifted by one token,
 # the low-rank pair swapped, beta halved) are far outside the bound
@@ -109,6 +110,11 @@ o_ref, _ = ref_seq("rwkv7", x)
 o, _ = ours("rwkv7", dict(x, a=x["b"], b=x["a"]))
 check(gated_ref.relerr(o, o_ref) > 1e3 * bound, "an rwkv7 with a and b swapped is caught (%.1e)"
       % gated_ref.relerr(o, o_ref))
+o_c, _ = ref_chunk("rwkv7", x, 16)
+y = dict(x, logdecay=np.roll(x["logdecay"], 1, axis=1))
+o, _ = ours("rwkv7", y, "chunk:16")
+check(gated_ref.relerr(o, o_c) > 1e3 * bound, "an rwkv7 chunk:16 whose gates are a token late is "
+      "caught (%.1e)" % gated_ref.relerr(o, o_c))
 x = inputs("kda", T, d)
 o_ref, _ = ref_seq("kda", x)
 o, _ = ours("kda", dict(x, beta=x["beta"] / 2))
