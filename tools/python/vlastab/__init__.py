@@ -72,7 +72,12 @@ class _Config(ctypes.Structure):
                 ("sr_seed", ctypes.c_uint64), ("keynorm", ctypes.c_int), ("form", ctypes.c_int),
                 ("chunk", ctypes.c_int), ("gamma", ctypes.c_double),
                 ("solve_k", ctypes.c_int), ("solve_tol", ctypes.c_double),
-                ("scale", ctypes.c_double), ("qknorm", ctypes.c_int), ("l2_eps", ctypes.c_double)]
+                ("scale", ctypes.c_double), ("qknorm", ctypes.c_int), ("l2_eps", ctypes.c_double),
+                # issue 35: the exponent range of the chunk forms
+                ("cumsum_tree", ctypes.c_int), ("cumsum_io", ctypes.c_int),
+                ("gate_clamp", ctypes.c_int), ("anchor", ctypes.c_int),
+                ("anchor_block", ctypes.c_int), ("base2", ctypes.c_int),
+                ("gate_lb", ctypes.c_double), ("gate_map", ctypes.c_int)]
 
 
 class _Input(ctypes.Structure):
