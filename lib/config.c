@@ -302,13 +302,13 @@ static const struct {
 static const struct {
     const char *name;
     size_t off;
-    const char *values[5], *why;
+    const char *values[6], *why;
 } words[] = {
     {"cumsum", offsetof(vla_config, cumsum_tree), {"run", "tree"}, "is neither run nor tree"},
     {"cumsum_fmt", offsetof(vla_config, cumsum_io), {"compute", "io"},
      "is neither compute nor io"},
-    {"anchor", offsetof(vla_config, anchor), {"direct", "first", "last", "mid"},
-     "is not an anchor (direct, first, last, mid)"},
+    {"anchor", offsetof(vla_config, anchor), {"direct", "first", "last", "mid", "start"},
+     "is not an anchor (direct, first, last, mid, start)"},
     {"base", offsetof(vla_config, base2), {"e", "2"}, "is neither e nor 2"},
     {"gate_map", offsetof(vla_config, gate_map), {"clamp", "sigmoid", "pin"},
      "is not a gate map (clamp, sigmoid, pin)"},
@@ -441,7 +441,7 @@ int vla_config_check_why(const vla_config *c, char *why, size_t len)
         return VLA_ERANGE;
     }
     if ((unsigned)c->cumsum_tree > 1 || (unsigned)c->cumsum_io > 1 || (unsigned)c->base2 > 1 ||
-        (unsigned)c->anchor > VLA_ANCHOR_MID || (unsigned)c->gate_map > VLA_GATE_PIN ||
+        (unsigned)c->anchor > VLA_ANCHOR_START || (unsigned)c->gate_map > VLA_GATE_PIN ||
         c->anchor_block < 0 || c->anchor_block > VLA_CHUNK_MAX ||
         (c->anchor_block & (c->anchor_block - 1))) {
         if (why)

@@ -114,18 +114,35 @@ VLA_FN void FN(chunk_dexp)(CXP, ST *s, NREF r, NREF a, NREF b)
     FRAME_END;
 }
 
-/* The anchor n of the decay from token c to token r of a chunk (c <= r), -1 for a direct
- * difference: blocks of B = anchor_block tokens (0: the chunk); a pair within r's block takes its
- * block's first, last or middle (start + B/2, fla's safe_gate) token, a pair reaching an earlier
- * block the first token of r's block (fla's off-diagonal sub-blocks, both factors <= 1) */
+/* The anchor n of the decay from token c to token r of a chunk (c <= r), -2 for a direct
+ * difference: blocks of B = anchor_block tokens (0: the chunk) starting at b0; a pair within r's
+ * block takes its block's first, last or middle (b0 + B/2, fla's safe_gate) token, or its start
+ * (b0 - 1: the cumulative sum before the block, -1 meaning gamma = 0 before the chunk, FlashKDA's
+ * exp(-gamma)); a pair reaching an earlier block the first token of r's block (fla's off-diagonal
+ * sub-blocks, both factors <= 1), b0 - 1 with anchor=start */
 VLA_FN int FN(chunk_anchor)(const vla_config *cfg, long r, long c)
 {
     if (cfg->anchor == VLA_ANCHOR_DIRECT)
-        return -1;
+        return -2;
     const int B = cfg->anchor_block ? cfg->anchor_block : cfg->chunk, b0 = (int)(r / B * B);
+    if (cfg->anchor == VLA_ANCHOR_START)
+        return b0 - 1;
     if (c < b0 || cfg->anchor == VLA_ANCHOR_FIRST)
         return b0;
     return cfg->anchor == VLA_ANCHOR_LAST ? b0 + B - 1 : b0 + B / 2;
+}
+
+/* t = G_a - G_b of two rows of a chunk's cumulative log-gates (G: rows of n, column j), a row -1
+ * meaning gamma = 0 (the sum before the chunk) */
+VLA_FN void FN(chunk_gdiff)(CXP, NREF t, NUM *G, long a, long b, long n, long j)
+{
+    if (b < 0)
+        COPY(R(t), E(G, a * n + j));
+    else if (a < 0) {
+        SETI(R(t), 0);
+        SUB(R(t), R(t), E(G, b * n + j));
+    } else
+        SUB(R(t), E(G, a * n + j), E(G, b * n + j));
 }
 
 /* Gamma_r = sum_{t <= r} g_t, r < C, of the chunk's log-gates g_r = cb[r rl + off] into G[r n + j]
@@ -165,15 +182,15 @@ VLA_FN void FN(chunk_decay)(CXP, ST *s, NREF m, long r, long c)
     FRAME_BEGIN;
     SCALAR(t);
     const int n = FN(chunk_anchor)(&s->cfg, r, c);
-    if (n < 0) {
+    if (n < -1) {
         FN(chunk_dexp)(CX, s, P(t), P(E(s->cg, r)), P(E(s->cg, c)));
         MUL(R(m), R(m), t);
     } else {
-        SUB(t, E(s->cg, r), E(s->cg, n));
+        FN(chunk_gdiff)(CX, P(t), s->cg, r, n, 1, 0);
         FN(chunk_exp)(CX, s, P(t), P(t));
         STORE_I(t);
         MUL(R(m), R(m), t);
-        SUB(t, E(s->cg, n), E(s->cg, c));
+        FN(chunk_gdiff)(CX, P(t), s->cg, n, c, 1, 0);
         FN(chunk_exp)(CX, s, P(t), P(t));
         STORE_I(t);
         MUL(R(m), R(m), t);
@@ -383,20 +400,20 @@ VLA_FN void FN(dot_decay)(CXP, ST *s, NREF r_, const NUM *X, long xo, const NUM 
     SCALAR(e);
     const int n = s->d, an = FN(chunk_anchor)(&s->cfg, r, c);
     NUM *G = s->cgd;
-    const long gr = r * n, gc = c * n, gn = (long)an * n;
+    const long gr = r * n, gc = c * n;
     for (int j = 0; j < n; j++) {
         TEMP(t);
         TEMP(e);
-        if (an < 0) {
+        if (an < -1) {
             FN(chunk_dexp)(CX, s, P(e), P(E(G, gr + j)), P(E(G, gc + j)));
             MUL(t, E(X, xo + j), E(Y, yo + j));
             MUL(t, t, e);
         } else {
-            SUB(e, E(G, gr + j), E(G, gn + j));
+            FN(chunk_gdiff)(CX, P(e), G, r, an, n, j);
             FN(chunk_exp)(CX, s, P(e), P(e));
             MUL(t, E(X, xo + j), e);
             STORE_I(t);
-            SUB(e, E(G, gn + j), E(G, gc + j));
+            FN(chunk_gdiff)(CX, P(e), G, an, c, n, j);
             FN(chunk_exp)(CX, s, P(e), P(e));
             MUL(e, E(Y, yo + j), e);
             STORE_I(e);

@@ -155,11 +155,12 @@ typedef struct {
     double gate_lb;   /* the log-gate's lower bound, < 0, applied by gate_map; 0: none */
     int gate_map;     /* VLA_GATE_*: how gate_lb is applied to each input log-gate g */
 } vla_config;
-/* anchors: direct, every exponent a difference gamma_i - gamma_j <= 0; first, last, mid: the
- * decay between tokens i and j (same block) as exp(gamma_i - gamma_n) exp(gamma_n - gamma_j),
- * n the block's first, last (a future row) or middle (start + B/2: fla's safe_gate) token, each
- * factor rounded to io; a pair in an earlier block by n = the first token of i's block */
-enum { VLA_ANCHOR_DIRECT, VLA_ANCHOR_FIRST, VLA_ANCHOR_LAST, VLA_ANCHOR_MID };
+/* anchors: direct, every exponent a difference gamma_i - gamma_j <= 0; first, last, mid, start:
+ * the decay between tokens i and j (same block) as exp(gamma_i - gamma_n) exp(gamma_n - gamma_j),
+ * n the block's first, last (a future row) or middle (b0 + B/2: fla's safe_gate) token, or the
+ * sum before the block (FlashKDA's exp(-gamma)), each factor rounded to io; a pair in an earlier
+ * block by n = the first token of i's block (start: the sum before it) */
+enum { VLA_ANCHOR_DIRECT, VLA_ANCHOR_FIRST, VLA_ANCHOR_LAST, VLA_ANCHOR_MID, VLA_ANCHOR_START };
 /* gate maps: clamp g <- max(g, lb); sigmoid g <- lb sigmoid(g) (kda's lower_bound gate: the
  * input is the raw logit); pin g <- lb (every gate at the bound) */
 enum { VLA_GATE_CLAMP, VLA_GATE_SIGMOID, VLA_GATE_PIN };
