@@ -459,10 +459,12 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     g = None if g is None else _heads(g, "g", H, T, dv, 0, 1)
     beta = None if beta is None else _heads(beta, "beta", H, T, lo=0, scalar=True)
     decay = None if decay is None else _heads(decay, "decay", H, T, lo=0, hi=1, scalar=True)
+    # gate_map=sigmoid takes raw logits (g = gate_lb sigmoid(x)), of either sign
+    lhi = np.inf if str(constants.get("gate_map")) == "sigmoid" else 0
     if logdecay is not None and np.ndim(logdecay) == 3 and np.shape(logdecay)[2] != 1:
-        logdecay = _heads(logdecay, "logdecay", H, T, d, hi=0)
+        logdecay = _heads(logdecay, "logdecay", H, T, d, hi=lhi)
     elif logdecay is not None:
-        logdecay = _heads(logdecay, "logdecay", H, T, hi=0, scalar=True)
+        logdecay = _heads(logdecay, "logdecay", H, T, hi=lhi, scalar=True)
     a = None if a is None else _heads(a, "a", H, T, d)
     b = None if b is None else _heads(b, "b", H, T, d)
     cfg = _configure(model, precision, track, strict, d, dv, constants)
