@@ -44,7 +44,11 @@ static vla_cli_opt common[] = {
     {"set", "NAME=VALUE", "a model constant: lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, "
                           "clamp, clamp_eps, renorm, beta, gamma (forgetting factor of M, in (0, 1]; "
                           "1 = none), delta_form=gated|decay, features=own|id, "
-                          "nudge|guard|clamp_on|normalize=on|off (repeatable)"},
+                          "nudge|guard|clamp_on|normalize=on|off; the chunk forms' exponent range "
+                          "(docs/forms.md): cumsum=run|tree, cumsum_fmt=compute|io, base=e|2, "
+                          "gate_clamp=on|off, anchor=direct|first|last|mid|start, anchor_block=B "
+                          "(0: C), gate_lb=LB (<= 0; 0: none) with gate_map=clamp|sigmoid|pin "
+                          "(repeatable)"},
     {"ref", "KIND", "reference: exact (MPFR), f64 (lib in binary64, for horizons beyond exact) or none"},
     {"ref-bits", "P", "precision of the exact reference in bits (default 256)"},
     {"backend", "B", "where the runs advance, every one with the same bits: cpu (the default: "

@@ -20,6 +20,7 @@ typedef struct {
     long Cs[LMAX];
     int nC;
     long samples, seeds;
+    long prefix; /* causal: P */
 } forms_opts;
 
 /* A comma-separated list of at most LMAX items, each parsed by one(o, item, k), which says what is
@@ -77,9 +78,9 @@ static int on_opt(void *ctx, const char *name, const char *val)
     forms_opts *o = ctx;
     if (!strcmp(name, "what")) {
         o->what = val;
-        if (strcmp(val, "sweep") && strcmp(val, "ut"))
-            return fprintf(stderr, "vla-forms: --what: '%s' is neither sweep nor ut (try --help)\n",
-                           val), 1;
+        if (strcmp(val, "sweep") && strcmp(val, "ut") && strcmp(val, "causal"))
+            return fprintf(stderr, "vla-forms: --what: '%s' is not sweep, ut or causal (try "
+                           "--help)\n", val), 1;
         return 0;
     }
     if (!strcmp(name, "forms"))
@@ -94,7 +95,7 @@ static int on_opt(void *ctx, const char *name, const char *val)
     if (end == val || *end || errno || n < 1 || n > max)
         return fprintf(stderr, "vla-forms: --%s: '%s' is not an integer in 1..%ld (try --help)\n",
                        name, val, max), 1;
-    *(!strcmp(name, "seeds") ? &o->seeds : &o->samples) = n;
+    *(!strcmp(name, "seeds") ? &o->seeds : !strcmp(name, "prefix") ? &o->prefix : &o->samples) = n;
     return 0;
 }
 
@@ -255,6 +256,149 @@ done:
     free(m);
     free(err);
     free(x);
+    return status;
+}
+
+/* ---- causal ---- */
+
+/* |a - b| in units in the last place of format f at the io-rounded reference a (its binade's
+ * spacing, the subnormals' below the smallest normal); a and b already rounded to f */
+static double ulps(double a, double b, vla_fmt f)
+{
+    if (a == b)
+        return 0;
+    if (!isfinite(a) || !isfinite(b))
+        return INFINITY;
+    const double two_u = 2 * vla_fmt_unit_roundoff(f), tiny = vla_fmt_min_normal(f);
+    const double ulp = fabs(a) < tiny ? tiny * two_u : ldexp(two_u, ilogb(a));
+    return fabs(a - b) / ulp;
+}
+
+/* Numerical causality (fla issue 1240): each form and precision runs the stream's first T steps
+ * twice, the second time with every input of the tokens t > P (1-based: the tokens after the
+ * prefix of P) replaced by the stream's draw at step t + T (the same law, other numbers); the
+ * read-outs of the prefix's tokens, rounded to the io format (the kernels' output dtype), are
+ * compared: a causal form moves none of them. A chunk form's read-outs come at its chunk's end
+ * (VLA_Q_CO); T is --steps rounded down to the largest C. */
+#define CAUSAL_NCOL 6
+static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
+{
+    const int d = c->cfg.d, dv = c->cfg.dv, nr = c->runs, np = o->np, nf = o->nf;
+    long Cmax = 1;
+    for (int f = 0; f < nf; f++)
+        Cmax = o->forms[f].chunk > Cmax ? o->forms[f].chunk : Cmax;
+    const long T = c->steps / Cmax * Cmax, P = o->prefix;
+    if (T < 1)
+        vla_cli_die(spec, "--steps %ld: less than the largest chunk, %ld", c->steps, Cmax);
+    if (P < 1 || P >= T)
+        vla_cli_die(spec, "--prefix %ld: it must be in 1..%ld (the steps run, less one)", P, T - 1);
+    vla_stream *st = NULL;
+    vla_step_buf b = {0};
+    char err[300];
+    if (vla_stream_open_part(&st, c->stream, d, dv, c->seed, 0, nr, 2 * T, err, sizeof err))
+        vla_cli_die(spec, "--stream %s: %s (causal reads 2 x %ld steps: the second T replace the "
+                    "inputs after the prefix)", c->stream, err, T);
+    vla_stream_want(st, vla_model_reads(&c->cfg));
+    double *rows = calloc((size_t)np * nf * CAUSAL_NCOL, sizeof *rows);
+    double *o0 = malloc((size_t)T * dv * sizeof *o0), *o1 = malloc((size_t)T * dv * sizeof *o1);
+    double *co = malloc((size_t)Cmax * dv * sizeof *co);
+    if (!rows || !o0 || !o1 || !co || vla_step_buf_alloc(&b, d, dv))
+        vla_cli_die(spec, "out of memory");
+    int status = 0;
+    char form[32];
+    for (int p = 0; p < np && !status; p++)
+        for (int f = 0; f < nf && !status; f++) {
+            vla_config k = c->cfg;
+            const char *why = NULL;
+            k.prec = o->precs[p];
+            k.form = o->forms[f].form;
+            k.chunk = o->forms[f].chunk;
+            vla_form_name(&k, form, sizeof form);
+            if (k.form == VLA_FORM_SCAN)
+                vla_cli_die(spec, "--forms scan: causal compares seq and chunk:C forms (a scan's "
+                            "read-outs are the sequential ones by construction)");
+            if (vla_track_check(&k, &why) || vla_form_check(&k, &why))
+                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k.prec), why);
+            const vla_fmt io = vla_prec_io(k.prec);
+            const long C = k.form == VLA_FORM_CHUNK ? k.chunk : 1;
+            double *row = rows + ((size_t)p * nf + f) * CAUSAL_NCOL;
+            row[0] = k.form == VLA_FORM_SEQ ? 0 : (double)C;
+            row[2] = (double)P;
+            for (int h = 0; h < nr && !status; h++)
+                for (int run = 0; run < 2 && !status; run++) {
+                    double *oo = run ? o1 : o0;
+                    vla_model *m;
+                    int e = vla_model_new(&m, &k);
+                    if (e)
+                        vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k.prec),
+                                    vla_strerror(e));
+                    for (long t = 1; t <= T && !status; t++) {
+                        if (vla_cli_stop) {
+                            status = interrupted();
+                            break;
+                        }
+                        if ((e = vla_stream_get(st, (uint32_t)h, run && t > P ? t + T : t, &b))) {
+                            fprintf(stderr, "vla-forms: --stream %s, head %d, step %ld: %s\n",
+                                    c->stream, h, t, vla_strerror(e));
+                            status = 1;
+                            break;
+                        }
+                        vla_input in = vla_input_of(&b);
+                        if ((e = vla_model_step(m, &in))) {
+                            fprintf(stderr, "vla-forms: %s in %s, head %d, step %ld: %s\n", form,
+                                    vla_prec_name(k.prec), h, t, vla_strerror(e));
+                            status = 1;
+                            break;
+                        }
+                        if (C == 1)
+                            vla_model_get(m, VLA_Q_O, oo + (t - 1) * dv);
+                        else if (t % C == 0) {
+                            vla_model_get(m, VLA_Q_CO, co);
+                            memcpy(oo + (t - C) * dv, co, (size_t)C * dv * sizeof *co);
+                        }
+                    }
+                    vla_model_free(m);
+                }
+            for (long i = 0; i < P * dv && !status; i++) {
+                const double a = vla_round_fmt(io, o0[i]), x = vla_round_fmt(io, o1[i]);
+                const double du = ulps(a, x, io);
+                row[3] += a != x && !(isnan(a) && isnan(x));
+                row[4] = du > row[4] || isnan(du) ? du : row[4];
+                row[5] = fmax(row[5], fabs(a - x));
+            }
+        }
+    if (!status) {
+        vla_cli_provenance(out, c);
+        vla_dat_meta(out, "causal", "T = %ld steps of %d heads; the inputs of tokens %ld..%ld "
+                                    "replaced by the stream's steps %ld..%ld; the read-outs of "
+                                    "tokens 1..%ld compared, rounded to the io format", T, nr,
+                     P + 1, T, P + 1 + T, 2 * T, P);
+        vla_summary sm = {.len = 0};
+        for (int i = 0; i < np * nf; i++)
+            if (rows[i * CAUSAL_NCOL + 3] > 0) {
+                vla_config k = c->cfg;
+                k.form = o->forms[i % nf].form;
+                k.chunk = o->forms[i % nf].chunk;
+                vla_form_name(&k, form, sizeof form);
+                vla_summary_add(&sm, 1, "%s %s is not causal: the inputs after token %ld move %.0f "
+                                "read-outs before it, up to %g ulps", vla_prec_name(o->precs[i / nf]),
+                                form, P, rows[i * CAUSAL_NCOL + 3], rows[i * CAUSAL_NCOL + 4]);
+            }
+        if (!sm.len)
+            vla_summary_add(&sm, 0, "every form is causal: no read-out before token %ld moved", P + 1);
+        vla_cli_summary_end(&sm, "vla-forms", out);
+        vla_dat_columns(out, "C prec prefix moved max_ulps max_abs");
+        for (int i = 0; i < np * nf; i++) {
+            const char *names[CAUSAL_NCOL] = {NULL, vla_prec_name(o->precs[i / nf])};
+            vla_dat_row_named(out, rows + (size_t)i * CAUSAL_NCOL, names, CAUSAL_NCOL);
+        }
+    }
+    vla_step_buf_free(&b);
+    vla_stream_close(st);
+    free(rows);
+    free(o0);
+    free(o1);
+    free(co);
     return status;
 }
 
@@ -433,7 +577,8 @@ int main(int argc, char **argv)
     static forms_opts opts = {.what = "sweep", .samples = 100, .seeds = 1};
     static const vla_cli_opt own[] = {
         {"what", "Q", "sweep (the default): the error of every form in --forms and precision in "
-                      "--precisions against the exact reference; ut: the UT transform's growth"},
+                      "--precisions against the exact reference; ut: the UT transform's growth; "
+                      "causal: how far the inputs after --prefix move the read-outs before it"},
         {"forms", "LIST", "sweep: the forms, e.g. seq,chunk:2,chunk:64,scan (default "
                           "seq,chunk:1,chunk:2,...,chunk:256,scan); each must fit the model's "
                           "switches (a nudge period that is a multiple of every C: --set "
@@ -441,6 +586,8 @@ int main(int argc, char **argv)
         {"precisions", "LIST", "sweep: the precisions (default all)"},
         {"Cs", "LIST", "ut: the chunk sizes, 2..256 (default 2,4,8,16,32,64,128,256)"},
         {"samples", "N", "ut: draws per chunk size and seed (default 100)"},
+        {"prefix", "P", "causal: the prefix whose read-outs are compared (tokens 1..P), the "
+                        "inputs after it replaced"},
         {"seeds", "N", "ut: seeds --seed .. --seed + N - 1, each drawing --samples (default 1): "
                        "the medians are the median over the seeds of each seed's, with their range"},
         {NULL, NULL, NULL},
@@ -461,6 +608,9 @@ int main(int argc, char **argv)
             "and L_ij ~ N(0,1) (fla issue 537), T by lib's own forward substitution. With\n"
             "--seeds N it draws them for N seeds and gives the median over the seeds of each\n"
             "seed's median with its range: one seed's median can be several times off.\n"
+            "--what causal runs each form twice, the inputs after token --prefix P replaced the\n"
+            "second time, and counts the read-outs of tokens 1..P that moved, in ulps of the io\n"
+            "format (0 for a causal form; fla issue 1240's future-row anchor moves them).\n"
             "No checkpoint files (--resume is refused).",
         .columns = "  sweep: t C prec s_relerr a_relerr o_relerr\n"
                    "    C     0 seq, -1 scan, else the chunk size\n"
@@ -475,7 +625,11 @@ int main(int argc, char **argv)
                    "    f16_over, f32_over  the fraction of all draws whose T exceeds the format's "
                    "largest number\n"
                    "    max_f32_med  the median max |T_ij| computed in binary32 (inf: overflow)\n"
-                   "    *_med_lo, *_med_hi  the least and greatest of the seeds' medians (--seeds)",
+                   "    *_med_lo, *_med_hi  the least and greatest of the seeds' medians (--seeds)\n"
+                   "  causal: C prec prefix moved max_ulps max_abs\n"
+                   "    moved     read-outs (entries) of tokens 1..P that moved, over the heads\n"
+                   "    max_ulps  the largest move in ulps of the io format; max_abs the same "
+                   "absolute",
         .example = "vla-forms --what sweep --model vla3 --set period=256 --stream lmlike --d 32 "
                    "--steps 1e5 --runs 2 --forms seq,chunk:16,chunk:64,scan --precisions f32,f16-kern\n"
                    "vla-forms --what ut --d 64 --samples 200 --seeds 10 --out data/forms-ut.dat",
@@ -507,6 +661,8 @@ int main(int argc, char **argv)
         for (long C = 2; C <= VLA_CHUNK_MAX; C *= 2)
             opts.Cs[opts.nC++] = C;
     vla_dat *out = vla_cli_out(&c, &spec);
-    int status = !strcmp(opts.what, "ut") ? ut(&c, &spec, &opts, out) : sweep(&c, &spec, &opts, out);
+    int status = !strcmp(opts.what, "ut")       ? ut(&c, &spec, &opts, out)
+                 : !strcmp(opts.what, "causal") ? causal(&c, &spec, &opts, out)
+                                                : sweep(&c, &spec, &opts, out);
     return vla_cli_close(out, &c, &spec, status);
 }

@@ -38,8 +38,10 @@
  * (delta's decay in the chunk form) and this line only keeps the text compiling */
 #ifdef __CUDACC__
 #define EXP(r, a) ((r) = RO((NUM)exp((double)(a))))
+#define EXP2(r, a) ((r) = RO((NUM)exp2((double)(a))))
 #else
 #define EXP(r, a) ((r) = (NUM)vla_round_fmt(FMT_C, exp((double)(a))))
+#define EXP2(r, a) ((r) = (NUM)vla_round_fmt(FMT_C, exp2((double)(a))))
 #endif
 #define COPY(r, a) ((r) = (a))
 #define SETI(r, i) ((r) = (NUM)(i)) /* small integers: exact in every format */

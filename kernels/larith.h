@@ -30,14 +30,16 @@
 #define MUL(r, a, b) ((r) = KBL((r), RO((a) * (b))))
 #define DIV(r, a, b) ((r) = KBL((r), RO((a) / (b))))
 #define SQRT(r, a) ((r) = KBL((r), RO(LSQRT(a))))
-/* exp lane by lane, lib's convention (binary64 exp rounded once to the compute format) */
-#define EXP(r, a)                                                                                  \
+/* exp (exp2) lane by lane, lib's convention (binary64 exp rounded once to the compute format) */
+#define LEXP_(r, a, f)                                                                             \
     ((r) = KBL((r), ({                                                                             \
          NUM x_ = (a);                                                                             \
          for (int l_ = 0; l_ < LW; l_++)                                                           \
-             x_[l_] = (LT)vla_round_fmt(FMT_C, exp((double)x_[l_]));                               \
+             x_[l_] = (LT)vla_round_fmt(FMT_C, f((double)x_[l_]));                                 \
          x_;                                                                                       \
      })))
+#define EXP(r, a) LEXP_(r, a, exp)
+#define EXP2(r, a) LEXP_(r, a, exp2)
 #define COPY(r, a) ((r) = KBL((r), (a)))
 #define SETI(r, i) ((r) = KBL((r), LSET(i))) /* small integers: exact in every format */
 #define STORE(r) ((r) = KBL((r), RS(r)))

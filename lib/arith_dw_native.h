@@ -66,6 +66,7 @@
 #define LOAD_LOG(r, x)                                                                             \
     ((r).h = (BASE)vla_round_fmt(FMT_S, log(vla_round_fmt(FMT_S, (x)))), (r).l = 0)
 #define EXP(r, a) SETD(r, exp(TOD(a))) /* binary64 exp of the pair, as a constant is set */
+#define EXP2(r, a) SETD(r, exp2(TOD(a)))
 #define ISFIN(a) (isfinite((a).h) && isfinite((a).l))
 #define LESS(a, b) FN(dw_less)(&(a), &(b))
 #define ABSLESS(a, b) FN(dw_absless)(CX, &(a), &(b))

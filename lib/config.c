@@ -279,6 +279,7 @@ static const struct {
     {"renorm", offsetof(vla_config, renorm), 0, INFINITY, 0, ">= 0 (0: off)"},
     {"beta", offsetof(vla_config, beta), 0, 2, 1, "in (0, 2)"},
     {"gamma", offsetof(vla_config, gamma), 0, 1 + DBL_EPSILON, 1, "in (0, 1]"}, /* hi: 1 is in */
+    {"gate_lb", offsetof(vla_config, gate_lb), -INFINITY, DBL_TRUE_MIN, 0, "<= 0 (0: no bound)"},
     {"scale", offsetof(vla_config, scale), 0, INFINITY, 1, "> 0"},
     {"l2_eps", offsetof(vla_config, l2_eps), 0, INFINITY, 0, ">= 0"},
 };
@@ -294,7 +295,25 @@ static const struct {
     {"normalize", offsetof(vla_config, normalize)},
     {"keynorm", offsetof(vla_config, keynorm)},
     {"qknorm", offsetof(vla_config, qknorm)},
+    {"gate_clamp", offsetof(vla_config, gate_clamp)},
 };
+
+/* issue 35's words (docs/forms.md): each setting's values in the order of its field's codes */
+static const struct {
+    const char *name;
+    size_t off;
+    const char *values[6], *why;
+} words[] = {
+    {"cumsum", offsetof(vla_config, cumsum_tree), {"run", "tree"}, "is neither run nor tree"},
+    {"cumsum_fmt", offsetof(vla_config, cumsum_io), {"compute", "io"},
+     "is neither compute nor io"},
+    {"anchor", offsetof(vla_config, anchor), {"direct", "first", "last", "mid", "start"},
+     "is not an anchor (direct, first, last, mid, start)"},
+    {"base", offsetof(vla_config, base2), {"e", "2"}, "is neither e nor 2"},
+    {"gate_map", offsetof(vla_config, gate_map), {"clamp", "sigmoid", "pin"},
+     "is not a gate map (clamp, sigmoid, pin)"},
+};
+#define NWORDS (sizeof words / sizeof words[0])
 
 int vla_config_set_why(vla_config *c, const char *name, const char *value, const char **why)
 {
@@ -313,7 +332,25 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, const
             *why = "is not on or off (1 or 0, yes or no, true or false)";
             return parse_switch(value, (int *)((char *)c + switches[i].off)) ? VLA_ERANGE : VLA_OK;
         }
+    for (size_t i = 0; i < NWORDS; i++)
+        if (!strcmp(name, words[i].name)) {
+            *why = words[i].why;
+            for (int k = 0; words[i].values[k]; k++)
+                if (!strcmp(value, words[i].values[k])) {
+                    *(int *)((char *)c + words[i].off) = k;
+                    return VLA_OK;
+                }
+            return VLA_ERANGE;
+        }
     double p;
+    if (!strcmp(name, "anchor_block")) {
+        *why = "is not 0 (the chunk) or a power of two in 1..256";
+        if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 0 || p > VLA_CHUNK_MAX ||
+            ((long)p & ((long)p - 1)))
+            return VLA_ERANGE;
+        c->anchor_block = (int)p;
+        return VLA_OK;
+    }
     if (!strcmp(name, "period")) {
         *why = "is not an integer in 1..1e9";
         if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 1 || p > 1e9)
@@ -349,8 +386,9 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, const
         return VLA_OK;
     }
     *why = "is not a constant (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, clamp, "
-           "clamp_eps, renorm, beta, gamma, scale, l2_eps, sr_seed, delta_form, features, nudge, "
-           "guard, clamp_on, normalize, keynorm, qknorm)";
+           "clamp_eps, renorm, beta, gamma, gate_lb, scale, l2_eps, sr_seed, delta_form, features, "
+           "nudge, guard, clamp_on, normalize, keynorm, qknorm, gate_clamp, cumsum, cumsum_fmt, "
+           "anchor, anchor_block, base, gate_map)";
     return VLA_EINVAL;
 }
 
@@ -400,6 +438,27 @@ int vla_config_check_why(const vla_config *c, char *why, size_t len)
     if (c->period < 1) {
         if (why)
             snprintf(why, len, "period = %d: it must be >= 1", c->period);
+        return VLA_ERANGE;
+    }
+    if ((unsigned)c->cumsum_tree > 1 || (unsigned)c->cumsum_io > 1 || (unsigned)c->base2 > 1 ||
+        (unsigned)c->anchor > VLA_ANCHOR_START || (unsigned)c->gate_map > VLA_GATE_PIN ||
+        c->anchor_block < 0 || c->anchor_block > VLA_CHUNK_MAX ||
+        (c->anchor_block & (c->anchor_block - 1))) {
+        if (why)
+            snprintf(why, len, "cumsum, cumsum_fmt, base, anchor, anchor_block or gate_map out of "
+                     "range (docs/forms.md)");
+        return VLA_ERANGE;
+    }
+    if (c->gate_lb == 0 && c->gate_map != VLA_GATE_CLAMP) {
+        if (why)
+            snprintf(why, len, "gate_map = %s needs a bound: set gate_lb < 0",
+                     words[4].values[c->gate_map]);
+        return VLA_ERANGE;
+    }
+    if (c->gate_lb != 0 && !vla_model_gate(c->model)) {
+        if (why)
+            snprintf(why, len, "gate_lb = %g: only the gated family (gdn, kda, gla, mamba2, rwkv7) "
+                     "has log-gates to bound", c->gate_lb);
         return VLA_ERANGE;
     }
     if (c->solve_k < 1 || c->solve_k > VLA_SOLVE_KMAX || !(c->solve_tol >= 0 && c->solve_tol < 1)) {
@@ -482,6 +541,18 @@ void vla_config_describe(const vla_config *c, char *buf, size_t len)
     if (vla_model_gate(c->model) && n < len) /* the gated family's (NREALS - 2, - 1) */
         n += snprintf(buf + n, len - n, " scale=%s qknorm=%s l2_eps=%s", num[NREALS - 2],
                       c->qknorm ? "on" : "off", num[NREALS - 1]);
+    if (c->gate_lb != 0 && n < len) /* issue 35's settings, each only when not the default */
+        n += snprintf(buf + n, len - n, " gate_lb=%s gate_map=%s", num[11],
+                      words[4].values[c->gate_map]);
+    if (c->gate_clamp && n < len)
+        n += snprintf(buf + n, len - n, " gate_clamp=on");
+    for (size_t i = 0; i < 4; i++) {
+        int k = *(const int *)((const char *)c + words[i].off);
+        if (k && n < len)
+            n += snprintf(buf + n, len - n, " %s=%s", words[i].name, words[i].values[k]);
+    }
+    if (c->anchor_block && n < len)
+        n += snprintf(buf + n, len - n, " anchor_block=%d", c->anchor_block);
     if (c->form != VLA_FORM_SEQ && n + 6 < len) {
         n += snprintf(buf + n, len - n, " form=");
         vla_form_name(c, buf + n, len - n);
@@ -564,6 +635,11 @@ int vla_form_check(const vla_config *c, const char **why)
     else if (c->form == VLA_FORM_SCAN && c->model == VLA_VLA1)
         w = "vla1 clips its error v - S k by its norm: S is no affine recurrence, so it has no "
             "scan (--form seq or chunk:C)";
+    else if (chunk && c->gate_clamp && c->anchor != VLA_ANCHOR_DIRECT)
+        w = "gate_clamp clamps a direct difference gamma_i - gamma_j at 0, and an anchored factor "
+            "exp(gamma_i - gamma_n) is > 1 by design: set anchor=direct or gate_clamp=off";
+    else if (chunk && c->anchor_block > c->chunk)
+        w = "anchor_block is larger than the chunk: set anchor_block to 0 (the chunk) or at most C";
     if (why)
         *why = w;
     return w ? VLA_ENOTSUP : VLA_OK;

@@ -187,13 +187,15 @@ VLA_FN int FN(vstate_step)(CXP, ST *s, const vla_input *in)
  * exist. Every model's chunk reads its length from cfg.chunk, set to c for the call. */
 VLA_FN int FN(vstate_finish)(CXP, ST *s)
 {
-    const int C = s->cfg.chunk, c = (int)vla_form_pending(&s->cfg, s->t);
+    const int C = s->cfg.chunk, B = s->cfg.anchor_block, c = (int)vla_form_pending(&s->cfg, s->t);
     if (s->tail || !c)
         return VLA_OK;
     ARITH_ENTER;
     s->cfg.chunk = c;
+    s->cfg.anchor_block = B ? B : C; /* the anchors' blocks stay those of a chunk of C */
     FN(chunk_run)(CX, s);
     s->cfg.chunk = C;
+    s->cfg.anchor_block = B;
     s->tail = c;
     ARITH_LEAVE;
     return VLA_OK;

@@ -52,6 +52,9 @@
 #ifndef EXP
 #error "recur.h: the includer did not define EXP (r = exp(a): binary64 exp rounded to the compute format)"
 #endif
+#ifndef EXP2
+#error "recur.h: the includer did not define EXP2 (r = 2^a: binary64 exp2 rounded to the compute format)"
+#endif
 #ifndef COPY
 #error "recur.h: the includer did not define COPY (r = a, exact)"
 #endif

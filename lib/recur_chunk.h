@@ -85,15 +85,118 @@ VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C)
     FRAME_END;
 }
 
+/* ---- issue 35: the exponent range of the chunk forms (docs/forms.md): the order and format of
+ * the cumulative log-gates, the base, the clamp of a difference, the anchors ---- */
+
+/* r = e^x, or 2^x with base=2 (x then a cumulative log-gate times RCP_LN2, as fla's kernels) */
+VLA_FN void FN(chunk_exp)(CXP, ST *s, NREF r, NREF x)
+{
+    if (s->cfg.base2)
+        EXP2(R(r), R(x));
+    else
+        EXP(R(r), R(x));
+}
+
+/* r = the decay exp(gamma_a - gamma_b) of a direct difference, the difference first clamped to
+ * min(., 0) with gate_clamp (mamba PR 713: tl.exp(tl.minimum(dA_cs_m - dA_cs_k, 0.0))) */
+VLA_FN void FN(chunk_dexp)(CXP, ST *s, NREF r, NREF a, NREF b)
+{
+    FRAME_BEGIN;
+    SCALAR(z);
+    SUB(R(r), R(a), R(b));
+    if (s->cfg.gate_clamp) {
+        SETI(z, 0);
+        LANE_IF(LESS(z, R(r))) {
+            COPY(R(r), z);
+        } LANE_END
+    }
+    FN(chunk_exp)(CX, s, r, r);
+    FRAME_END;
+}
+
+/* The anchor n of the decay from token c to token r of a chunk (c <= r), -2 for a direct
+ * difference: blocks of B = anchor_block tokens (0: the chunk) starting at b0; a pair within r's
+ * block takes its block's first, last or middle (b0 + B/2, fla's safe_gate) token, or its start
+ * (b0 - 1: the cumulative sum before the block, -1 meaning gamma = 0 before the chunk, FlashKDA's
+ * exp(-gamma)); a pair reaching an earlier block the first token of r's block (fla's off-diagonal
+ * sub-blocks, both factors <= 1), b0 - 1 with anchor=start */
+VLA_FN int FN(chunk_anchor)(const vla_config *cfg, long r, long c)
+{
+    if (cfg->anchor == VLA_ANCHOR_DIRECT)
+        return -2;
+    const int B = cfg->anchor_block ? cfg->anchor_block : cfg->chunk, b0 = (int)(r / B * B);
+    if (cfg->anchor == VLA_ANCHOR_START)
+        return b0 - 1;
+    if (c < b0 || cfg->anchor == VLA_ANCHOR_FIRST)
+        return b0;
+    const int n = cfg->anchor == VLA_ANCHOR_LAST ? b0 + B - 1 : b0 + B / 2;
+    return n < cfg->chunk ? n : cfg->chunk - 1; /* a stream's last, shorter chunk (vstate_finish):
+                                                   the rows past T, masked, hold gamma_T */
+}
+
+/* t = G_a - G_b of two rows of a chunk's cumulative log-gates (G: rows of n, column j), a row -1
+ * meaning gamma = 0 (the sum before the chunk) */
+VLA_FN void FN(chunk_gdiff)(CXP, NREF t, NUM *G, long a, long b, long n, long j)
+{
+    if (b < 0)
+        COPY(R(t), E(G, a * n + j));
+    else if (a < 0) {
+        SETI(R(t), 0);
+        SUB(R(t), R(t), E(G, b * n + j));
+    } else
+        SUB(R(t), E(G, a * n + j), E(G, b * n + j));
+}
+
+/* Gamma_r = sum_{t <= r} g_t, r < C, of the chunk's log-gates g_r = cb[r rl + off] into G[r n + j]
+ * (fla's chunk_local_cumsum): a running sum (cumsum=run) or a Hillis-Steele scan (cumsum=tree:
+ * rounds step = 1, 2, 4, ..., each row adding the partial sum `step` rows above, as a parallel
+ * scan orders it), each partial sum rounded to io with cumsum_fmt=io; then, base 2, times RCP_LN2
+ * (fla scales after the sum). A running sum of terms <= 0 is monotone in any format, a tree's
+ * is not (mamba PR 713). */
+VLA_FN void FN(chunk_gamma)(CXP, ST *s, NUM *G, long n, long j, long rl, long off)
+{
+    const int C = s->cfg.chunk, tree = s->cfg.cumsum_tree, io = s->cfg.cumsum_io;
+    COPY(E(G, j), E(s->cb, off));
+    for (int r = 1; r < C; r++) {
+        if (tree)
+            COPY(E(G, r * n + j), E(s->cb, r * rl + off));
+        else
+            ADD(E(G, r * n + j), E(G, (r - 1) * n + j), E(s->cb, r * rl + off));
+        if (io && !tree)
+            STORE_I(E(G, r * n + j));
+    }
+    for (int step = 1; tree && step < C; step *= 2)
+        for (int r = C - 1; r >= step; r--) { /* from the last row: row r - step is still old */
+            ADD(E(G, r * n + j), E(G, (r - step) * n + j), E(G, r * n + j));
+            if (io)
+                STORE_I(E(G, r * n + j));
+        }
+    for (int r = 0; s->cfg.base2 && r < C; r++)
+        MUL(E(G, r * n + j), E(G, r * n + j), E(s->c, C_RCPLN2));
+}
+
 /* m <- m exp(gamma_r - gamma_c): a chunk matrix's entry (r, c), c <= r, decayed from token c to
- * token r (fla's exp of the cumulative log-decays' difference) */
+ * token r (fla's exp of the cumulative log-decays' difference); anchored at n, m's two factors
+ * (m e^(gamma_r - gamma_n)) e^(gamma_n - gamma_c), each exponential rounded to io (no kernel
+ * factors a scalar decay: the per-channel dot_decay rounds the factored operands themselves) */
 VLA_FN void FN(chunk_decay)(CXP, ST *s, NREF m, long r, long c)
 {
     FRAME_BEGIN;
     SCALAR(t);
-    SUB(t, E(s->cg, r), E(s->cg, c));
-    EXP(t, t);
-    MUL(R(m), R(m), t);
+    const int n = FN(chunk_anchor)(&s->cfg, r, c);
+    if (n < -1) {
+        FN(chunk_dexp)(CX, s, P(t), P(E(s->cg, r)), P(E(s->cg, c)));
+        MUL(R(m), R(m), t);
+    } else {
+        FN(chunk_gdiff)(CX, P(t), s->cg, r, n, 1, 0);
+        FN(chunk_exp)(CX, s, P(t), P(t));
+        STORE_I(t);
+        MUL(R(m), R(m), t);
+        FN(chunk_gdiff)(CX, P(t), s->cg, n, c, 1, 0);
+        FN(chunk_exp)(CX, s, P(t), P(t));
+        STORE_I(t);
+        MUL(R(m), R(m), t);
+    }
     FRAME_END;
 }
 
@@ -175,13 +278,10 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
     const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(qa, d, dv, s->ng, s->nr);
     NUM *X = s->cx, *B = s->cy, *U = s->ce, *M = s->cm, *cb = s->cb, *G = s->cg;
     SETI(gl, 1); /* exp(gamma_C), set below when there is a decay (no decay: 1) */
-    if (decay) { /* gamma, one thread's running sum (fla's chunk_local_cumsum), and exp(gamma_C) */
-        VLA_PFOR(i, 0, 1) {
-            COPY(E(G, 0), E(cb, CB_AT(0, beta_decay) + 2));
-            for (int r = 1; r < C; r++)
-                ADD(E(G, r), E(G, r - 1), E(cb, CB_AT(r, beta_decay) + 2));
-        }
-        EXP(gl, E(G, C - 1));
+    if (decay) { /* gamma, one thread's cumulative sum (fla's chunk_local_cumsum), exp(gamma_C) */
+        VLA_PFOR(i, 0, 1)
+            FN(chunk_gamma)(CX, s, G, 1, 0, rl, CB_AT(0, beta_decay) + 2);
+        FN(chunk_exp)(CX, s, P(gl), P(E(G, C - 1)));
     }
     /* C = the values (times beta), A = x times beta, rounded to io (fla: (v * beta).to(v.dtype)) */
     VLA_PFOR(i, 0, C * dv) {
@@ -211,7 +311,7 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
         if (decay) /* W's operand beta_t exp(gamma_t) k'_t, rounded once (fla: k * beta * exp(g)) */
             VLA_PFOR(i, 0, C * d) {
                 TEMP(t);
-                EXP(t, E(G, i / d));
+                FN(chunk_exp)(CX, s, P(t), P(E(G, i / d)));
                 MUL(E(X, i), E(cb, CB_AT(i / d, beta_decay)), E(B, i));
                 MUL(E(X, i), E(X, i), t);
                 STORE_I(E(X, i));
@@ -250,7 +350,7 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
         long r = i / dv, a = i % dv;
         FN(dot_at)(CX, P(E(s->co, i)), s->s0, a * d, cb, r * rl + oq, d);
         if (decay) {
-            EXP(acc, E(G, r));
+            FN(chunk_exp)(CX, s, P(acc), P(E(G, r)));
             MUL(E(s->co, i), E(s->co, i), acc);
         }
         FN(chunk_masked)(CX, P(acc), M, U, r, a, C, dv);
@@ -265,8 +365,7 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
     if (decay)
         VLA_PFOR(i, 0, C * dv) {
             TEMP(t);
-            SUB(t, E(G, C - 1), E(G, i / dv));
-            EXP(t, t);
+            FN(chunk_dexp)(CX, s, P(t), P(E(G, C - 1)), P(E(G, i / dv)));
             MUL(E(U, i), E(U, i), t);
             STORE_I(E(U, i));
         }
@@ -291,21 +390,37 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
 }
 
 /* sum_j X_rj Y_cj exp(G_rj - G_cj), j ascending from the first term: a score between tokens r and c
- * (c <= r) of a chunk with decays per key channel, each exponent a direct difference of the
- * cumulative log-decays (<= 0: the secondary chunk's anchored exponents are issue 35's knob) */
-VLA_FN void FN(dot_decay)(CXP, NREF r_, const NUM *X, long xo, const NUM *Y, long yo, const NUM *G,
-                          long gr, long gc, int n)
+ * (c <= r) of a chunk with decays per key channel (G = cgd, rows of d), each exponent a direct
+ * difference of the cumulative log-decays (<= 0); anchored at n (chunk_anchor), the product of
+ * the operands (X_rj e^(G_rj - G_nj))_io (Y_cj e^(G_nj - G_cj))_io as fla's kda forms them
+ * (q * exp2(g - g_n), k * exp2(g_n - g)) */
+VLA_FN void FN(dot_decay)(CXP, ST *s, NREF r_, const NUM *X, long xo, const NUM *Y, long yo, long r,
+                          long c)
 {
     FRAME_BEGIN;
     SCALAR(t);
     SCALAR(e);
+    const int n = s->d, an = FN(chunk_anchor)(&s->cfg, r, c);
+    NUM *G = s->cgd;
+    const long gr = r * n, gc = c * n;
     for (int j = 0; j < n; j++) {
         TEMP(t);
         TEMP(e);
-        SUB(e, E(G, gr + j), E(G, gc + j));
-        EXP(e, e);
-        MUL(t, E(X, xo + j), E(Y, yo + j));
-        MUL(t, t, e);
+        if (an < -1) {
+            FN(chunk_dexp)(CX, s, P(e), P(E(G, gr + j)), P(E(G, gc + j)));
+            MUL(t, E(X, xo + j), E(Y, yo + j));
+            MUL(t, t, e);
+        } else {
+            FN(chunk_gdiff)(CX, P(e), G, r, an, n, j);
+            FN(chunk_exp)(CX, s, P(e), P(e));
+            MUL(t, E(X, xo + j), e);
+            STORE_I(t);
+            FN(chunk_gdiff)(CX, P(e), G, an, c, n, j);
+            FN(chunk_exp)(CX, s, P(e), P(e));
+            MUL(e, E(Y, yo + j), e);
+            STORE_I(e);
+            MUL(t, t, e);
+        }
         if (j == 0)
             COPY(R(r_), t);
         else
@@ -332,11 +447,8 @@ VLA_FN void FN(chunk_ch)(CXP, ST *s, int wy)
     const int d = s->d, dv = s->dv, C = s->cfg.chunk;
     const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
     NUM *X = s->cx, *B = s->cy, *U = s->ce, *M = s->cm, *cb = s->cb, *G = s->cgd, *K = s->cu;
-    VLA_PFOR(j, 0, d) { /* Gamma, each channel's running sum (fla's chunk_local_cumsum) */
-        COPY(E(G, j), E(cb, CB_AT(0, lg) + j));
-        for (int r = 1; r < C; r++)
-            ADD(E(G, (long)r * d + j), E(G, (long)(r - 1) * d + j), E(cb, CB_AT(r, lg) + j));
-    }
+    VLA_PFOR(j, 0, d) /* Gamma, each channel's cumulative sum (fla's chunk_local_cumsum) */
+        FN(chunk_gamma)(CX, s, G, d, j, rl, CB_AT(0, lg) + j);
     VLA_PFOR(i, 0, C * dv) { /* (beta) v, rounded to io */
         long r = i / dv;
         if (wy)
@@ -349,14 +461,14 @@ VLA_FN void FN(chunk_ch)(CXP, ST *s, int wy)
         VLA_PFOR(i, 0, C * C) { /* L below the diagonal of M */
             long r = i / C, c = i % C;
             if (c < r) {
-                FN(dot_decay)(CX, P(E(M, i)), B, r * d, B, c * d, G, r * d, c * d, d);
+                FN(dot_decay)(CX, s, P(E(M, i)), B, r * d, B, c * d, r, c);
                 MUL(E(M, i), E(cb, CB_AT(r, beta_decay)), E(M, i));
             }
         }
         FN(chunk_ut)(CX, M, C);
         VLA_PFOR(i, 0, C * d) { /* W's operand beta_r k_r o exp(Gamma_r), rounded once */
             TEMP(t);
-            EXP(t, E(G, i));
+            FN(chunk_exp)(CX, s, P(t), P(E(G, i)));
             MUL(E(X, i), E(cb, CB_AT(i / d, beta_decay)), E(B, i));
             MUL(E(X, i), E(X, i), t);
             STORE_I(E(X, i));
@@ -368,13 +480,13 @@ VLA_FN void FN(chunk_ch)(CXP, ST *s, int wy)
     VLA_PFOR(i, 0, C * C) { /* P on and below the diagonal (L and T are spent) */
         long r = i / C, c = i % C;
         if (c <= r) {
-            FN(dot_decay)(CX, P(E(M, i)), cb, r * rl + oq, B, c * d, G, r * d, c * d, d);
+            FN(dot_decay)(CX, s, P(E(M, i)), cb, r * rl + oq, B, c * d, r, c);
             STORE_I(E(M, i));
         }
     }
     VLA_PFOR(i, 0, C * d) { /* q_r o exp(Gamma_r), rounded to io (W is spent) */
         TEMP(t);
-        EXP(t, E(G, i));
+        FN(chunk_exp)(CX, s, P(t), P(E(G, i)));
         MUL(E(X, i), E(cb, (i / d) * rl + oq + i % d), t);
         STORE_I(E(X, i));
     }
@@ -387,15 +499,14 @@ VLA_FN void FN(chunk_ch)(CXP, ST *s, int wy)
     }
     VLA_PFOR(i, 0, C * d) { /* k_c o exp(Gamma_C - Gamma_c), rounded to io */
         TEMP(t);
-        SUB(t, E(G, (long)(C - 1) * d + i % d), E(G, i));
-        EXP(t, t);
+        FN(chunk_dexp)(CX, s, P(t), P(E(G, (long)(C - 1) * d + i % d)), P(E(G, i)));
         MUL(E(K, i), E(B, i), t);
         STORE_I(E(K, i));
     }
     VLA_PFOR(i, 0, dv * d) { /* S_C = S_0 D(Gamma_C) + E^T K */
         const long c = i % d;
         FN(chunk_outer)(CX, P(acc), U, K, i / d, c, C, dv, d);
-        EXP(t, E(G, (long)(C - 1) * d + c));
+        FN(chunk_exp)(CX, s, P(t), P(E(G, (long)(C - 1) * d + c)));
         MUL(E(s->S, i), E(s->S, i), t);
         ADD(E(s->S, i), E(s->S, i), acc);
         STORE(E(s->S, i));

@@ -36,6 +36,7 @@
 #undef LOAD_LANES_
 #undef LOAD_LOG
 #undef EXP
+#undef EXP2
 #undef TOD
 #undef NUM_ALLOC
 #undef NUM_FREE

@@ -61,6 +61,8 @@ VLA_FN void FN(vstate_consts)(CXP, const vla_config *cfg, NUM *c)
     SETD(E(c, C_TOL), fmax(cfg->solve_tol, vla_fmt_unit_roundoff(vla_prec_compute(cfg->prec))));
     SETD(E(c, C_SCALE), cfg->scale);
     SETD(E(c, C_L2EPS), cfg->l2_eps);
+    SETD(E(c, C_GATE_LB), cfg->gate_lb);
+    SETD(E(c, C_RCPLN2), 0x1.715476p+0); /* fla's RCP_LN2 = 1.4426950216, 0x3FB8AA3B */
 }
 
 /* cfg has been checked. Arrays start at +0; A_0 = I / lambda0 is computed in the compute format
@@ -129,6 +131,33 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
             LOAD_PHI(E(dst, i_), (x)[i_]);                                                         \
     } while (0)
 #endif
+/* g <- the log-gate's lower bound applied as gate_map says (none when gate_lb is 0), in the
+ * compute format as fla's in-kernel gates (kda's lower_bound * sigmoid(.) in binary32) */
+VLA_FN void FN(gate_map)(CXP, ST *s, NREF g)
+{
+    if (s->cfg.gate_lb == 0)
+        return;
+    FRAME_BEGIN;
+    SCALAR(t);
+    SCALAR(one);
+    const NUM *c = s->c;
+    if (s->cfg.gate_map == VLA_GATE_PIN)
+        COPY(R(g), E(c, C_GATE_LB));
+    else if (s->cfg.gate_map == VLA_GATE_SIGMOID) { /* lb sigmoid(g) = lb / (1 + exp(-g)) */
+        SETI(t, 0);
+        SETI(one, 1);
+        SUB(t, t, R(g));
+        EXP(t, t);
+        ADD(t, one, t);
+        DIV(R(g), E(c, C_GATE_LB), t);
+    } else {
+        LANE_IF(LESS(R(g), E(c, C_GATE_LB))) {
+            COPY(R(g), E(c, C_GATE_LB));
+        } LANE_END
+    }
+    FRAME_END;
+}
+
 /* Rounds this step's inputs into the storage format; phi is applied in binary64 before that
  * rounding (docs/math.md section 5), the identity map when cfg.features says so. Host only: a
  * device takes inputs that the host prepared with this function. */
@@ -156,6 +185,7 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
         LOAD_IN(E(s->beta_decay, 0), in->beta);
     if (vla_col_gate(s->cfg.model) == 1) { /* the log-decay as the kernels take it, then a */
         LOAD_IN(E(s->beta_decay, 2), in->lgs);
+        FN(gate_map)(CX, s, P(E(s->beta_decay, 2)));
         EXP(E(s->beta_decay, 1), E(s->beta_decay, 2));
     } else if (isnan(in->decay)) {
         SETI(E(s->beta_decay, 1), 1);
@@ -166,6 +196,7 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
     }
     for (int i = 0; i < s->ng; i++) { /* per key channel (a scalar input serves each) */
         LOAD_IN(E(s->lg, i), in->lg ? in->lg[i] : in->lgs);
+        FN(gate_map)(CX, s, P(E(s->lg, i)));
         EXP(E(s->ag, i), E(s->lg, i));
     }
     for (int i = 0; i < s->nr; i++) {

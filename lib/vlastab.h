@@ -143,7 +143,27 @@ typedef struct {
     int qknorm;            /* gdn, kda: q and k L2-normalized in the model (fla's
                               use_qk_l2norm_in_kernel), x / sqrt(x . x + l2_eps) */
     double l2_eps;         /* ... its epsilon (fla: 1e-6) */
+    /* issue 35: the exponent range of the chunk forms (docs/forms.md, "The exponent range of the
+     * chunk forms"); the defaults keep the bits the chunk forms had before these knobs */
+    int cumsum_tree;  /* the chunk-local cumulative log-gates: 0 a running sum, 1 a Hillis-Steele
+                         scan (the order of a parallel scan such as Triton's tl.cumsum) */
+    int cumsum_io;    /* ... each partial sum rounded to the io format (0: the compute format) */
+    int gate_clamp;   /* exp(min(gamma_i - gamma_j, 0)): mamba PR 713's clamp of a difference */
+    int anchor;       /* VLA_ANCHOR_*: where a chunk's decays between two tokens are anchored */
+    int anchor_block; /* the blocks that carry one anchor each (fla's sub-chunk BC); 0: C */
+    int base2;        /* 1: exp2 of gamma * RCP_LN2 (fla's chunk kernels); 0: exp of gamma */
+    double gate_lb;   /* the log-gate's lower bound, < 0, applied by gate_map; 0: none */
+    int gate_map;     /* VLA_GATE_*: how gate_lb is applied to each input log-gate g */
 } vla_config;
+/* anchors: direct, every exponent a difference gamma_i - gamma_j <= 0; first, last, mid, start:
+ * the decay between tokens i and j (same block) as exp(gamma_i - gamma_n) exp(gamma_n - gamma_j),
+ * n the block's first, last (a future row) or middle (b0 + B/2: fla's safe_gate) token, or the
+ * sum before the block (FlashKDA's exp(-gamma)), each factor rounded to io; a pair in an earlier
+ * block by n = the first token of i's block (start: the sum before it) */
+enum { VLA_ANCHOR_DIRECT, VLA_ANCHOR_FIRST, VLA_ANCHOR_LAST, VLA_ANCHOR_MID, VLA_ANCHOR_START };
+/* gate maps: clamp g <- max(g, lb); sigmoid g <- lb sigmoid(g) (kda's lower_bound gate: the
+ * input is the raw logit); pin g <- lb (every gate at the bound) */
+enum { VLA_GATE_CLAMP, VLA_GATE_SIGMOID, VLA_GATE_PIN };
 /* The trace's optional files (VLA_IN_* bits, vla_stream_optional) that c's model reads */
 unsigned vla_model_reads(const vla_config *c);
 

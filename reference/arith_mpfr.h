@@ -177,14 +177,17 @@ static inline void vref_load_log(vref_ctx *cx, mpfr_ptr r, double x)
         vref_load(cx, r, log(mpfr_get_d(cx->tmp_i, MPFR_RNDN)));
 }
 
-/* r = exp(a): in emulation lib/'s convention (the C library's binary64 exp of a, which binary64
- * holds exactly, rounded once into the compute format, as SETD rounds); exact, MPFR's exp */
-static inline void vref_exp(vref_ctx *cx, mpfr_ptr r, mpfr_srcptr a)
+/* r = exp(a) (two: 2^a): in emulation lib/'s convention (the C library's binary64 exp or exp2 of
+ * a, which binary64 holds exactly, rounded once into the compute format, as SETD rounds); exact,
+ * MPFR's exp or exp2 */
+static inline void vref_exp(vref_ctx *cx, mpfr_ptr r, mpfr_srcptr a, int two)
 {
     if (cx->exact)
-        vref_fin(cx, r, mpfr_exp(r, a, MPFR_RNDN));
-    else
-        vref_fin(cx, r, mpfr_set_d(r, exp(mpfr_get_d(a, MPFR_RNDN)), MPFR_RNDN));
+        vref_fin(cx, r, two ? mpfr_exp2(r, a, MPFR_RNDN) : mpfr_exp(r, a, MPFR_RNDN));
+    else {
+        double x = mpfr_get_d(a, MPFR_RNDN);
+        vref_fin(cx, r, mpfr_set_d(r, two ? exp2(x) : exp(x), MPFR_RNDN));
+    }
 }
 
 static inline void vref_enter(vref_ctx *cx)
@@ -264,7 +267,8 @@ static inline int vref_load_array(FILE *f, __mpfr_struct *p, size_t n)
 #define LOAD_IN(r, x) vref_load(cx_, (r), (x))
 #define LOAD_PHI(r, x) vref_load_phi(cx_, (r), (x))
 #define LOAD_LOG(r, x) vref_load_log(cx_, (r), (x))
-#define EXP(r, a) vref_exp(cx_, (r), (a))
+#define EXP(r, a) vref_exp(cx_, (r), (a), 0)
+#define EXP2(r, a) vref_exp(cx_, (r), (a), 1)
 #define ISFIN(a) mpfr_number_p(a)
 #define LESS(a, b) mpfr_less_p((a), (b))
 #define ABSLESS(a, b) (mpfr_cmpabs((a), (b)) < 0)

@@ -318,6 +318,45 @@ TEST(conform_forms)
         }
 }
 
+/* Issue 35's knobs of the chunk forms (docs/forms.md, the exponent range), bit for bit: the gated
+ * models with a chunk form (gdn, mamba2: a scalar decay; kda, gla: per channel) in every precision,
+ * chunk:16 on d = 4, each under six settings that together take every value of every knob: the
+ * tree-ordered, io-rounded cumulative sum in base 2 with the clamp; each anchor (blocks of 4, 8 and
+ * of the chunk); the gate's bound by each map */
+TEST(conform_gates)
+{
+    static const char *const sets[][8] = {
+        {"cumsum=tree", "cumsum_fmt=io", "base=2", "gate_clamp=on"},
+        {"anchor=mid", "anchor_block=4", "base=2", "gate_lb=-5", "gate_map=sigmoid"},
+        {"anchor=last", "cumsum=tree", "gate_lb=-2"},
+        {"anchor=first", "anchor_block=8", "cumsum_fmt=io", "gate_lb=-1", "gate_map=clamp"},
+        {"anchor=mid", "base=2", "gate_lb=-3", "gate_map=pin"},
+        {"anchor=start", "anchor_block=8", "gate_lb=-4", "gate_map=pin"},
+    };
+    static const vla_model_kind ms[] = {VLA_GDN, VLA_MAMBA2, VLA_KDA, VLA_GLA};
+    int k = 0;
+    for (int i = 0; i < 6; i++)
+        for (int m = 0; m < 4; m++)
+            for (int p = 0; p < VLA_NPREC; p++, k++) {
+                vla_config c;
+                char desc[128] = "";
+                CHECK(config_of(&c, ms[m], "sm", 1, p, 4, "chunk:16"));
+                for (int j = 0; j < 8 && sets[i][j]; j++) {
+                    char name[32];
+                    const char *eq = strchr(sets[i][j], '=');
+                    snprintf(name, sizeof name, "%.*s", (int)(eq - sets[i][j]), sets[i][j]);
+                    CHECK(vla_config_set(&c, name, eq + 1) == 0);
+                    snprintf(desc + strlen(desc), sizeof desc - strlen(desc), " %s", sets[i][j]);
+                }
+                CHECK(vla_config_check(&c) == 0 && vla_form_check(&c, NULL) == 0);
+                first_diff fd = {0};
+                long bad = conform(&c, streams[k % 3], scaled(64), &fd);
+                CHECK_MSG(bad == 0, "%s %s chunk:16%s: first difference at step %ld in %s[%d]: "
+                          "lib %a, emulation %a", vla_model_name(c.model), vla_prec_name(c.prec),
+                          desc, fd.t, fd.what, fd.elem, fd.a, fd.b);
+            }
+}
+
 /* In exact arithmetic a form is the recurrence: every model's chunk and scan forms against the
  * sequential one on the same inputs in MPFR at P bits, |X_form - X_seq|_F / |X_seq|_F for S, A,
  * o at every chunk's end. At P = 40 below d t u, u = 2^-40 (measured: 2^-37.6 .. 2^-34.8 for

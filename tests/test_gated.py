@@ -97,6 +97,34 @@ for model in ("gdn", "kda", "gla", "mamba2", "rwkv7"):
               "%-6s chunk:%-3d f64 against gated_ref chunk: o %.1e, S %.1e (bound %.1e)" % (
                   model, C, eo, eS, bound))
 
+# issue 35's knobs (docs/forms.md, the exponent range) against gated_ref's own chunk algorithm,
+# written from fla's kernels: base 2 (exp2 of cumsum(g) * RCP_LN2, RCP_LN2 the binary32 1/ln 2) in
+# gdn and kda, and kda's safe_gate anchor (sub-chunks of 16, the diagonal sub-blocks anchored at
+# row 8, the off-diagonal ones at the row sub-chunk's first row), on the same bound
+for model, sets, ref_kw in (
+        ("gdn", dict(base="2"), dict(base="2")),
+        ("kda", dict(base="2"), dict(base="2")),
+        ("kda", dict(anchor="mid", anchor_block=16, base="2"), dict(anchor="mid", base="2")),
+        ("kda", dict(anchor="first", anchor_block=16), dict())):
+    x = inputs(model, T, d)
+    o_c, S_c = gated_ref.MODELS[model].chunk(q=x["q"], k=x["k"], v=x["v"], beta=x["beta"],
+                                             logdecay=x["logdecay"], C=32, **ref_kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = vlastab.run(x["q"], x["k"], x["v"], model=model, precision="f64", form="chunk:32",
+                        beta=x["beta"], logdecay=x["logdecay"], reference=False, **sets)
+    if model == "kda" and sets == dict(base="2"):
+        o_2 = r["o"]
+    eo, eS = gated_ref.relerr(r["o"], o_c), gated_ref.relerr(r["S"], S_c)
+    check(eo <= bound and eS <= bound, "%-6s chunk:32 %-40s f64 against gated_ref chunk: o %.1e, "
+          "S %.1e (bound %.1e)" % (model, " ".join("%s=%s" % kv for kv in sets.items()), eo, eS,
+                                   bound))
+# base 2 is not base e: fla's exponent is off by 1.3e-8 relative, far above the bound
+o_e, _ = gated_ref.kda.chunk(q=x["q"], k=x["k"], v=x["v"], beta=x["beta"],
+                             logdecay=x["logdecay"], C=32)
+check(gated_ref.relerr(o_2, o_e) > 10 * bound, "base 2 differs from base e (%.1e)" %
+      gated_ref.relerr(o_2, o_e))
+
 # the check can fail: the same inputs with one planted slip each (the gates shifted by one token,
 # the low-rank pair swapped, beta halved) are far outside the bound
 x = inputs("gdn", T, d)

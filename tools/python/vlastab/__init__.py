@@ -72,7 +72,12 @@ class _Config(ctypes.Structure):
                 ("sr_seed", ctypes.c_uint64), ("keynorm", ctypes.c_int), ("form", ctypes.c_int),
                 ("chunk", ctypes.c_int), ("gamma", ctypes.c_double),
                 ("solve_k", ctypes.c_int), ("solve_tol", ctypes.c_double),
-                ("scale", ctypes.c_double), ("qknorm", ctypes.c_int), ("l2_eps", ctypes.c_double)]
+                ("scale", ctypes.c_double), ("qknorm", ctypes.c_int), ("l2_eps", ctypes.c_double),
+                # issue 35: the exponent range of the chunk forms
+                ("cumsum_tree", ctypes.c_int), ("cumsum_io", ctypes.c_int),
+                ("gate_clamp", ctypes.c_int), ("anchor", ctypes.c_int),
+                ("anchor_block", ctypes.c_int), ("base2", ctypes.c_int),
+                ("gate_lb", ctypes.c_double), ("gate_map", ctypes.c_int)]
 
 
 class _Input(ctypes.Structure):
@@ -459,10 +464,12 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     g = None if g is None else _heads(g, "g", H, T, dv, 0, 1)
     beta = None if beta is None else _heads(beta, "beta", H, T, lo=0, scalar=True)
     decay = None if decay is None else _heads(decay, "decay", H, T, lo=0, hi=1, scalar=True)
+    # gate_map=sigmoid takes raw logits (g = gate_lb sigmoid(x)), of either sign
+    lhi = np.inf if str(constants.get("gate_map")) == "sigmoid" else 0
     if logdecay is not None and np.ndim(logdecay) == 3 and np.shape(logdecay)[2] != 1:
-        logdecay = _heads(logdecay, "logdecay", H, T, d, hi=0)
+        logdecay = _heads(logdecay, "logdecay", H, T, d, hi=lhi)
     elif logdecay is not None:
-        logdecay = _heads(logdecay, "logdecay", H, T, hi=0, scalar=True)
+        logdecay = _heads(logdecay, "logdecay", H, T, hi=lhi, scalar=True)
     a = None if a is None else _heads(a, "a", H, T, d)
     b = None if b is None else _heads(b, "b", H, T, d)
     cfg = _configure(model, precision, track, strict, d, dv, constants)
