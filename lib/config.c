@@ -638,6 +638,9 @@ int vla_form_check(const vla_config *c, const char **why)
     else if (chunk && c->gate_clamp && c->anchor != VLA_ANCHOR_DIRECT)
         w = "gate_clamp clamps a direct difference gamma_i - gamma_j at 0, and an anchored factor "
             "exp(gamma_i - gamma_n) is > 1 by design: set anchor=direct or gate_clamp=off";
+    else if (chunk && vla_col_lr(c->model) && c->anchor != VLA_ANCHOR_DIRECT)
+        w = "rwkv7's chunk takes direct differences of the cumulative log-decays only (fla's default "
+            "DPLR path); its safe_gate path, anchored mid-chunk, is not in vlastab: anchor=direct";
     else if (chunk && c->anchor_block > c->chunk)
         w = "anchor_block is larger than the chunk: set anchor_block to 0 (the chunk) or at most C";
     if (why)

@@ -58,7 +58,8 @@ VLA_FN void FN(dot_strided)(CXP, NREF r_, const NUM *X, long x0, long xs, const 
  * and u_r = S_{r-1} a_r (fla's v_new), S_r = S_0 Diag(e^Gamma_r) + sum_{c <= r} (v_c k_c^T +
  * u_c b_c^T) Diag(e^(Gamma_r - Gamma_c)), so (I - A_ab) U = A_ak V + (A o e^Gamma_{r-1}) S_0^T with
  * the strictly lower A_ab = (a_r, b_c)_(r-1,c), A_ak = (a_r, k_c)_(r-1,c), (x, y)_(r,c) = sum_j x_j
- * y_j e^(Gamma_rj - Gamma_cj) (dot_decay, direct differences <= 0: fla's default sub_intra path).
+ * y_j e^(Gamma_rj - Gamma_cj) (dot_decay, direct differences <= 0: fla's default sub_intra path;
+ * the cumulative sums' order, format and base as chunk_gamma makes them, anchor=direct only).
  * T = (I - A_ab)^-1 by forward substitution (chunk_ut of -A_ab), W = T (A o e^Gamma_{r-1}),
  * U = (T A_ak) V, V2 = W S_0^T + U; o_r = scale ((q_r o e^Gamma_r) S_0^T + sum_{c <= r} A_qk v_c +
  * A_qb v2_c), S_C = S_0 Diag(e^Gamma_C) + V^T (K o e^(Gamma_C - Gamma)) + V2^T (B o e^(Gamma_C -
@@ -78,15 +79,12 @@ VLA_FN void FN(chunk_rwkv7)(CXP, ST *s)
     NUM *X = s->cx, *V2 = s->ce, *M = s->cm, *cb = s->cb, *G = s->cgd, *KG = s->cu, *BG = s->cz;
     SETI(zero, 0);
     FN(chunk_additive)(CX, s); /* the queries (pq), the last token's slot for the state passed on */
-    VLA_PFOR(j, 0, d) { /* Gamma, each channel's running sum */
-        COPY(E(G, j), E(cb, CB_AT(0, lg) + j));
-        for (int r = 1; r < C; r++)
-            ADD(E(G, (long)r * d + j), E(G, (long)(r - 1) * d + j), E(cb, CB_AT(r, lg) + j));
-    }
+    VLA_PFOR(j, 0, d) /* Gamma, each channel's cumulative sum (cumsum=, base=: chunk_gamma) */
+        FN(chunk_gamma)(CX, s, G, d, j, rl, CB_AT(0, lg) + j);
     VLA_PFOR(i, 0, C * C) { /* -A_ab below the diagonal of M, io */
         long r = i / C, c = i % C;
         if (c < r) {
-            FN(dot_decay)(CX, P(E(M, i)), cb, oa + r * rl, cb, ob + c * rl, G, (r - 1) * d, c * d, d);
+            FN(dot_decay)(CX, s, P(E(M, i)), cb, oa + r * rl, cb, ob + c * rl, r - 1, c);
             STORE_I(E(M, i));
             SUB(E(M, i), zero, E(M, i));
         }
@@ -95,7 +93,7 @@ VLA_FN void FN(chunk_rwkv7)(CXP, ST *s)
     VLA_PFOR(i, 0, C * C) { /* A_ak below the diagonal, io */
         long r = i / C, c = i % C;
         if (c < r) {
-            FN(dot_decay)(CX, P(E(M, i)), cb, oa + r * rl, cb, ok + c * rl, G, (r - 1) * d, c * d, d);
+            FN(dot_decay)(CX, s, P(E(M, i)), cb, oa + r * rl, cb, ok + c * rl, r - 1, c);
             STORE_I(E(M, i));
         }
     }
@@ -113,7 +111,7 @@ VLA_FN void FN(chunk_rwkv7)(CXP, ST *s)
         COPY(E(X, i), E(cb, oa + (i / d) * rl + i % d));
         if (i >= d) {
             TEMP(t);
-            EXP(t, E(G, i - d));
+            FN(chunk_exp)(CX, s, P(t), P(E(G, i - d)));
             MUL(E(X, i), E(X, i), t);
         }
         STORE_I(E(X, i));
@@ -133,8 +131,7 @@ VLA_FN void FN(chunk_rwkv7)(CXP, ST *s)
     VLA_PFOR(i, 0, C * d) { /* k_c and b_c times e^(Gamma_C - Gamma_c), io */
         long r = i / d, j = i % d;
         TEMP(t);
-        SUB(t, E(G, (long)(C - 1) * d + j), E(G, i));
-        EXP(t, t);
+        FN(chunk_dexp)(CX, s, P(t), P(E(G, (long)(C - 1) * d + j)), P(E(G, i)));
         MUL(E(KG, i), E(cb, ok + r * rl + j), t);
         STORE_I(E(KG, i));
         MUL(E(BG, i), E(cb, ob + r * rl + j), t);
@@ -146,7 +143,7 @@ VLA_FN void FN(chunk_rwkv7)(CXP, ST *s)
         FN(dot_strided)(CX, P(acc), cb, ov + a, rl, KG, c, d, C);
         FN(dot_strided)(CX, P(t), V2, a, dv, BG, c, d, C);
         ADD(acc, acc, t);
-        EXP(t, E(G, (long)(C - 1) * d + c));
+        FN(chunk_exp)(CX, s, P(t), P(E(G, (long)(C - 1) * d + c)));
         MUL(E(s->S, i), E(s->S, i), t);
         ADD(E(s->S, i), E(s->S, i), acc);
         STORE(E(s->S, i));
@@ -154,14 +151,14 @@ VLA_FN void FN(chunk_rwkv7)(CXP, ST *s)
     FN(round_io)(CX, V2, (long)C * dv); /* fla's v_new, the read-out's operand */
     VLA_PFOR(i, 0, C * d) { /* q_r o e^Gamma_r, io (W is spent) */
         TEMP(t);
-        EXP(t, E(G, i));
+        FN(chunk_exp)(CX, s, P(t), P(E(G, i)));
         MUL(E(X, i), E(cb, (i / d) * rl + oq + i % d), t);
         STORE_I(E(X, i));
     }
     VLA_PFOR(i, 0, C * C) { /* A_qk on and below the diagonal, io (T and T A_ak are spent) */
         long r = i / C, c = i % C;
         if (c <= r) {
-            FN(dot_decay)(CX, P(E(M, i)), cb, r * rl + oq, cb, ok + c * rl, G, r * d, c * d, d);
+            FN(dot_decay)(CX, s, P(E(M, i)), cb, r * rl + oq, cb, ok + c * rl, r, c);
             STORE_I(E(M, i));
         }
     }
@@ -174,7 +171,7 @@ VLA_FN void FN(chunk_rwkv7)(CXP, ST *s)
     VLA_PFOR(i, 0, C * C) { /* A_qb on and below the diagonal, io */
         long r = i / C, c = i % C;
         if (c <= r) {
-            FN(dot_decay)(CX, P(E(M, i)), cb, r * rl + oq, cb, ob + c * rl, G, r * d, c * d, d);
+            FN(dot_decay)(CX, s, P(E(M, i)), cb, r * rl + oq, cb, ob + c * rl, r, c);
             STORE_I(E(M, i));
         }
     }
