@@ -156,6 +156,8 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
         c->scale = pow(d, model_rows[model].scale); /* fla's K ** -0.5 */
     }
     c->l2_eps = 1e-6;
+    c->tri = VLA_TRI_BLOCKED; /* fla's solve_tril and its fused C = 64 kernels */
+    c->stage = VLA_HALF_IO;   /* fla: h.to(k.dtype) */
     switch (model) {
     case VLA_VLA1: /* the v1 layer: guarded Sherman-Morrison, nudge every 50, norm clamp */
         c->nudge = c->guard = c->clamp_on = 1;
@@ -294,7 +296,23 @@ static const struct {
     {"normalize", offsetof(vla_config, normalize)},
     {"keynorm", offsetof(vla_config, keynorm)},
     {"qknorm", offsetof(vla_config, qknorm)},
+    {"decay_bf16", offsetof(vla_config, decay_bf16)},
+    {"beta_bf16", offsetof(vla_config, beta_bf16)},
 };
+
+/* issue 35's words: the triangular inverse's ways, and the 16-bit formats (state16 takes
+ * off|f16|bf16, stage also io) */
+static const char *const tri_names[] = {"blocked", "forward", "neumann"};
+static const char *const half_names[] = {"off", "f16", "bf16", "io"};
+static int parse_word(const char *s, const char *const *names, int n, int *out)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i])) {
+            *out = i;
+            return VLA_OK;
+        }
+    return VLA_EINVAL;
+}
 
 int vla_config_set_why(vla_config *c, const char *name, const char *value, const char **why)
 {
@@ -348,9 +366,26 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, const
             return VLA_ERANGE;
         return VLA_OK;
     }
+    int word;
+    if (!strcmp(name, "tri")) {
+        *why = "is not forward, neumann or blocked";
+        if (parse_word(value, tri_names, 3, &word))
+            return VLA_ERANGE;
+        c->tri = (vla_tri)word;
+        return VLA_OK;
+    }
+    if (!strcmp(name, "stage") || !strcmp(name, "state16")) {
+        const int stage = !strcmp(name, "stage");
+        *why = stage ? "is not io, f16, bf16 or off" : "is not f16, bf16 or off";
+        if (parse_word(value, half_names, stage ? 4 : 3, &word))
+            return VLA_ERANGE;
+        *(stage ? &c->stage : &c->state16) = (vla_half)word;
+        return VLA_OK;
+    }
     *why = "is not a constant (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, clamp, "
-           "clamp_eps, renorm, beta, gamma, scale, l2_eps, sr_seed, delta_form, features, nudge, "
-           "guard, clamp_on, normalize, keynorm, qknorm)";
+           "clamp_eps, renorm, beta, gamma, scale, l2_eps, sr_seed, delta_form, features, tri, "
+           "stage, state16, nudge, guard, clamp_on, normalize, keynorm, qknorm, decay_bf16, "
+           "beta_bf16)";
     return VLA_EINVAL;
 }
 
@@ -406,6 +441,28 @@ int vla_config_check_why(const vla_config *c, char *why, size_t len)
         if (why)
             snprintf(why, len, "solve_k = %d, solve_tol = %g: K is in 1..%d, TOL in [0, 1)",
                      c->solve_k, c->solve_tol, VLA_SOLVE_KMAX);
+        return VLA_ERANGE;
+    }
+    if ((unsigned)c->tri > VLA_TRI_NEUMANN || (unsigned)c->stage > VLA_HALF_IO ||
+        (unsigned)c->state16 > VLA_HALF_BF16 || (unsigned)c->decay_bf16 > 1 ||
+        (unsigned)c->beta_bf16 > 1) {
+        if (why)
+            snprintf(why, len, "tri = %d, stage = %d, state16 = %d, decay_bf16 = %d, beta_bf16 = "
+                     "%d: no such setting", (int)c->tri, (int)c->stage, (int)c->state16,
+                     c->decay_bf16, c->beta_bf16);
+        return VLA_ERANGE;
+    }
+    const unsigned reads = vla_model_reads(c);
+    if (c->decay_bf16 && !(reads & (VLA_IN_DECAY | VLA_IN_LOGDECAY))) {
+        if (why)
+            snprintf(why, len, "decay_bf16 = on: %s takes no decay (gdn, kda, gla, mamba2, rwkv7, "
+                     "delta with delta_form=decay do)", vla_model_name(c->model));
+        return VLA_ERANGE;
+    }
+    if (c->beta_bf16 && !(reads & VLA_IN_BETA)) {
+        if (why)
+            snprintf(why, len, "beta_bf16 = on: %s takes no beta (delta, gdn, kda do)",
+                     vla_model_name(c->model));
         return VLA_ERANGE;
     }
     return VLA_OK;
@@ -564,6 +621,10 @@ int vla_form_check(const vla_config *c, const char **why)
     else if (c->form == VLA_FORM_SCAN && c->model == VLA_VLA1)
         w = "vla1 clips its error v - S k by its norm: S is no affine recurrence, so it has no "
             "scan (--form seq or chunk:C)";
+    else if ((chunk || c->form == VLA_FORM_SCAN) &&
+             (c->state16 || c->decay_bf16 || c->beta_bf16))
+        w = "state16, decay_bf16 and beta_bf16 are decoding's settings (a 16-bit state between "
+            "the tokens' binary32 updates): --form seq (a chunk stages S_0 with stage=)";
     else if (chunk && vla_col_lr(c->model))
         w = "rwkv7's chunk form (fla's DPLR chunk, two UT-like transforms of the low-rank pair) is "
             "not in vlastab yet: --form seq or scan (docs/gated.md)";

@@ -403,3 +403,43 @@ TEST(forms_exact_agree_with_seq)
             vla_model_free(b);
         }
 }
+
+/* Issue 35's knobs (docs/forms.md), bit for bit in every precision: the chunk's triangular
+ * inverse by each way (tri=forward, neumann, blocked; blocked merges 16 x 16 blocks at C = 32 and
+ * 64, and is forward substitution at C <= 16) in gdn and kda, S_0 staged in f16, bf16 or not
+ * rounded (stage=off), and decoding's 16-bit state, bfloat16 decays and beta (state16,
+ * decay_bf16, beta_bf16) in every gated model with a decay */
+TEST(conform_issue35_knobs)
+{
+    static const char *const tris[] = {"forward", "neumann", "blocked"};
+    static const char *const stages[] = {"f16", "bf16", "off"};
+    static const vla_model_kind ms[] = {VLA_GDN, VLA_KDA};
+    int k = 0;
+    for (int p = 0; p < VLA_NPREC; p++)
+        for (int m = 0; m < 2; m++, k++) {
+            vla_config c;
+            for (int t = 0; t < 3; t++) {
+                CHECK(config_of(&c, ms[m], "sm", 1, p, 4, "chunk:32"));
+                CHECK(vla_config_set(&c, "tri", tris[t]) == 0);
+                check_conform(&c, tris[t], streams[k % 3], scaled(64));
+            }
+            CHECK(config_of(&c, ms[m], "sm", 1, p, k % 4 ? 4 : 5, "chunk:64"));
+            CHECK(vla_config_set(&c, "tri", tris[k % 2 ? 1 : 2]) == 0);
+            check_conform(&c, tris[k % 2 ? 1 : 2], streams[(k + 1) % 3], scaled(64));
+            CHECK(config_of(&c, ms[m], "sm", 1, p, 4, "chunk:16"));
+            CHECK(vla_config_set(&c, "stage", stages[k % 3]) == 0);
+            check_conform(&c, stages[k % 3], streams[k % 3], scaled(64));
+        }
+    static const vla_model_kind gm[] = {VLA_GDN, VLA_KDA, VLA_GLA, VLA_MAMBA2, VLA_RWKV7};
+    for (int p = 0; p < VLA_NPREC; p++)
+        for (int m = 0; m < 5; m++, k++) {
+            vla_config c;
+            CHECK(config_of(&c, gm[m], "sm", 1, p, k % 5 ? 4 : 7, NULL));
+            CHECK(vla_config_set(&c, "state16", k % 2 ? "bf16" : "f16") == 0);
+            CHECK(vla_config_set(&c, "decay_bf16", k % 3 ? "on" : "off") == 0);
+            if (gm[m] == VLA_GDN || gm[m] == VLA_KDA)
+                CHECK(vla_config_set(&c, "beta_bf16", k % 4 < 2 ? "on" : "off") == 0);
+            CHECK(vla_config_check(&c) == 0);
+            check_conform(&c, "sm", streams[k % 3], scaled(200));
+        }
+}

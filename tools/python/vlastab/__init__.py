@@ -72,7 +72,9 @@ class _Config(ctypes.Structure):
                 ("sr_seed", ctypes.c_uint64), ("keynorm", ctypes.c_int), ("form", ctypes.c_int),
                 ("chunk", ctypes.c_int), ("gamma", ctypes.c_double),
                 ("solve_k", ctypes.c_int), ("solve_tol", ctypes.c_double),
-                ("scale", ctypes.c_double), ("qknorm", ctypes.c_int), ("l2_eps", ctypes.c_double)]
+                ("scale", ctypes.c_double), ("qknorm", ctypes.c_int), ("l2_eps", ctypes.c_double),
+                ("tri", ctypes.c_int), ("stage", ctypes.c_int), ("state16", ctypes.c_int),
+                ("decay_bf16", ctypes.c_int), ("beta_bf16", ctypes.c_int)]
 
 
 class _Input(ctypes.Structure):
