@@ -44,7 +44,13 @@ static vla_cli_opt common[] = {
     {"set", "NAME=VALUE", "a model constant: lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, "
                           "clamp, clamp_eps, renorm, beta, gamma (forgetting factor of M, in (0, 1]; "
                           "1 = none), delta_form=gated|decay, features=own|id, "
-                          "nudge|guard|clamp_on|normalize=on|off (repeatable)"},
+                          "nudge|guard|clamp_on|normalize=on|off; the kernels' 16-bit choices "
+                          "(docs/forms.md): tri=blocked|forward|neumann (the chunk's (I + L)^-1; "
+                          "blocked, fla's, by default), stage=io|f16|bf16|off (the chunk's S_0 as "
+                          "the products' operand; io by default), state16=off|f16|bf16, "
+                          "decay_bf16|beta_bf16=on|off (decoding, --form seq: S stored in 16 bits "
+                          "between binary32 updates, the decays, beta rounded to bfloat16) "
+                          "(repeatable)"},
     {"ref", "KIND", "reference: exact (MPFR), f64 (lib in binary64, for horizons beyond exact) or none"},
     {"ref-bits", "P", "precision of the exact reference in bits (default 256)"},
     {"backend", "B", "where the runs advance, every one with the same bits: cpu (the default: "
