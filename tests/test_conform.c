@@ -443,3 +443,44 @@ TEST(conform_issue35_knobs)
             check_conform(&c, "sm", streams[k % 3], scaled(200));
         }
 }
+
+/* Issue 35's settings refused with a reason: a word that is none of the ways or formats, a knob
+ * for an input the model does not take, decoding's knobs in a chunk or a scan; the programs
+ * exit 2 naming the setting */
+TEST(issue35_bad_settings_refused)
+{
+    vla_config c;
+    const char *why = NULL;
+    char buf[300];
+    vla_config_default(&c, VLA_GDN, 8);
+    static const char *const bad[][2] = {{"tri", "solve"}, {"stage", "f32"}, {"state16", "io"},
+                                         {"decay_bf16", "maybe"}, {"beta_bf16", ""}};
+    for (int i = 0; i < 5; i++) {
+        CHECK_MSG(vla_config_set_why(&c, bad[i][0], bad[i][1], &why) == VLA_ERANGE && why,
+                  "%s=%s accepted", bad[i][0], bad[i][1]);
+    }
+    CHECK(c.tri == VLA_TRI_BLOCKED && c.stage == VLA_HALF_IO && !c.state16);
+    vla_config_default(&c, VLA_LA, 8);
+    CHECK(vla_config_set(&c, "decay_bf16", "on") == 0);
+    CHECK(vla_config_check_why(&c, buf, sizeof buf) == VLA_ERANGE && strstr(buf, "no decay"));
+    vla_config_default(&c, VLA_MAMBA2, 8);
+    CHECK(vla_config_set(&c, "beta_bf16", "on") == 0);
+    CHECK(vla_config_check_why(&c, buf, sizeof buf) == VLA_ERANGE && strstr(buf, "no beta"));
+    static const char *const forms[] = {"chunk:16", "scan"};
+    for (int f = 0; f < 2; f++) {
+        vla_config_default(&c, VLA_KDA, 8);
+        CHECK(vla_form_parse(&c, forms[f]) == 0 && vla_config_set(&c, "state16", "bf16") == 0);
+        CHECK(vla_form_check(&c, &why) == VLA_ENOTSUP && why && strstr(why, "--form seq"));
+    }
+    char *out = NULL;
+    int st = vla_test_sh(&out, "bin/vla-forms --what sweep --model gdn --steps 64 --forms chunk:64 "
+                               "--set tri=solve 2>&1");
+    CHECK_MSG(st == 2 && out && strstr(out, "tri=solve") && strstr(out, "neumann"), "exit %d: %s",
+              st, out ? out : "");
+    free(out);
+    out = NULL;
+    st = vla_test_sh(&out, "bin/vla-forms --what sweep --model gdn --steps 64 --forms chunk:64 "
+                           "--set state16=bf16 2>&1");
+    CHECK_MSG(st == 2 && out && strstr(out, "decoding"), "exit %d: %s", st, out ? out : "");
+    free(out);
+}
