@@ -908,6 +908,8 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
     ref->taps = 0;
     ref->cfg.form = VLA_FORM_SEQ; /* the recurrence as defined: a form's error includes its own */
     ref->cfg.chunk = 0;
+    ref->cfg.state16 = VLA_HALF_OFF; /* and decoding's 16-bit roundings (issue 35) their own */
+    ref->cfg.decay_bf16 = ref->cfg.beta_bf16 = 0;
     /* an iteration's reference is the exact answer it approximates: M y = x solved */
     if (ref->cfg.track == VLA_TRACK_CG || ref->cfg.track == VLA_TRACK_CHEB)
         ref->cfg.track = VLA_TRACK_SOLVE;

@@ -502,6 +502,7 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
         ref.prec = _parse("vla_prec_parse", "f64", "precision")
         ref.mode = 0
         ref.form, ref.chunk = 0, 0  # the sequential form
+        ref.state16, ref.decay_bf16, ref.beta_bf16 = 0, 0, 0  # without decoding's 16-bit roundings
         way = lambda n: _parse("vla_track_parse", n, "track")
         if ref.track in (way("cg"), way("cheb")):  # the exact solve that the iteration approximates
             ref.track = way("solve")
