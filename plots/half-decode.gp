@@ -27,10 +27,10 @@ do for [cols in SIZES] {
     c = cols + 0
     eval begin(c, c == 2 ? 2.6 : 5.0)
     if (c == 2) {
-        G_rows = 1; G_cols = 2; G_left = 0.07; G_right = 0.99; G_bottom = 0.16; G_top = 0.8
-        G_hsp = 0.08
+        G_rows = 1; G_cols = 2; G_left = 0.095; G_right = 0.975; G_bottom = 0.16; G_top = 0.8
+        G_hsp = 0.07
     } else {
-        G_rows = 2; G_cols = 1; G_left = 0.17; G_right = 0.96; G_bottom = 0.08; G_top = 0.86
+        G_rows = 2; G_cols = 1; G_left = 0.17; G_right = 0.96; G_bottom = 0.08; G_top = 0.8
         G_vsp = 0.14
     }
     eval keyarea(c == 2 ? 8 : 4)
@@ -53,6 +53,7 @@ do for [cols in SIZES] {
          2**-8 w l dt 3 lc rgb REF, 2**-11 w l dt 3 lc rgb REF
 
     eval panel(2)
+    if (c == 2) { unset ylabel }
     set title "(b) sparkinfer 244: decays near 1, {/:Italic d} = 64"
     plot for [m in "gdn kda"] for [s in "bf16 f32"] sel(fspk, m, s) u 3:4 w l lw 1.5 \
              dt st_dt(s) lc rgb gated_color(m), \
