@@ -86,7 +86,8 @@ VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C, int nb)
             SUB(E(M, (long)c * C + r), zero, acc);
         }
     for (int i0 = nb; i0 < C; i0 += nb) {
-        VLA_PFOR(x, 0, nb * i0) { /* Y into T's places (above the diagonal) */
+        const int nbr = C - i0 < nb ? C - i0 : nb; /* (a last, partial block) */
+        VLA_PFOR(x, 0, nbr * i0) { /* Y into T's places (above the diagonal) */
             const long r = i0 + x / i0, c = x % i0;
             COPY(acc, E(M, r * C + c));
             for (int m = (int)c + 1; m < i0; m++) {
@@ -96,7 +97,7 @@ VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C, int nb)
             }
             COPY(E(M, c * C + r), acc);
         }
-        for (int r = i0 + nb - 1; r >= i0; r--) /* rows from the last: Y_mc (m < r) still there */
+        for (int r = i0 + nbr - 1; r >= i0; r--) /* rows from the last: Y_mc (m < r) there */
             VLA_PFOR(c, 0, i0) {
                 COPY(acc, E(M, (long)c * C + r));
                 if (r > i0) {

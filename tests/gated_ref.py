@@ -219,7 +219,7 @@ def tri_inverse16(L, method, io="f16", block=SUB):
         Y = L32[rows, :i0].copy()
         for m in range(i0):
             Y[:, :m] = Y[:, :m] + L32[rows, m:m + 1] * T[m:m + 1, :m]
-        for r in range(i0, i0 + nb):
+        for r in range(i0, min(i0 + nb, n)):
             acc = Y[r - i0].copy()
             if r > i0:
                 acc = T[r, i0] * Y[0]
