@@ -48,6 +48,12 @@ static vla_cli_opt common[] = {
                           "(docs/forms.md): cumsum=run|tree, cumsum_fmt=compute|io, base=e|2, "
                           "gate_clamp=on|off, anchor=direct|first|last|mid|start, anchor_block=B "
                           "(0: C), gate_lb=LB (<= 0; 0: none) with gate_map=clamp|sigmoid|pin "
+                          "; the kernels' 16-bit choices "
+                          "(docs/forms.md): tri=blocked|forward|neumann (the chunk's (I + L)^-1; "
+                          "blocked, fla's, by default), stage=io|f16|bf16|off (the chunk's S_0 as "
+                          "the products' operand; io by default), state16=off|f16|bf16, "
+                          "decay_bf16|beta_bf16=on|off (decoding, --form seq: S stored in 16 bits "
+                          "between binary32 updates, the decays, beta rounded to bfloat16) "
                           "(repeatable)"},
     {"ref", "KIND", "reference: exact (MPFR), f64 (lib in binary64, for horizons beyond exact) or none"},
     {"ref-bits", "P", "precision of the exact reference in bits (default 256)"},
@@ -907,6 +913,8 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
     ref->taps = 0;
     ref->cfg.form = VLA_FORM_SEQ; /* the recurrence as defined: a form's error includes its own */
     ref->cfg.chunk = 0;
+    ref->cfg.state16 = VLA_HALF_OFF; /* and decoding's 16-bit roundings (issue 35) their own */
+    ref->cfg.decay_bf16 = ref->cfg.beta_bf16 = 0;
     /* an iteration's reference is the exact answer it approximates: M y = x solved */
     if (ref->cfg.track == VLA_TRACK_CG || ref->cfg.track == VLA_TRACK_CHEB)
         ref->cfg.track = VLA_TRACK_SOLVE;

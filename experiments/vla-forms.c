@@ -489,7 +489,7 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
                                            : vla_gauss(seed, VLA_VAR_AUX, (uint32_t)s, r + 1, q);
                         }
                     double *x = st + s * 4, mx = 0;
-                    if (vla_ut_inverse(VLA_F64, L, C, T))
+                    if (vla_ut_inverse(VLA_F64, VLA_TRI_FORWARD, L, C, T))
                         vla_cli_die(spec, "out of memory");
                     for (size_t i = 0; i < (size_t)C * C; i++)
                         mx = fmax(mx, fabs(T[i]));
@@ -500,7 +500,7 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
                     x[1] = nt * norm2(L, C, sv);
                     for (int r = 0; r < C; r++)
                         L[(size_t)r * C + r] = 0;
-                    vla_ut_inverse(VLA_F32, L, C, T);
+                    vla_ut_inverse(VLA_F32, VLA_TRI_FORWARD, L, C, T);
                     mx = 0;
                     for (size_t i = 0; i < (size_t)C * C; i++)
                         mx = isfinite(T[i]) ? fmax(mx, fabs(T[i])) : INFINITY;

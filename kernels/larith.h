@@ -43,6 +43,14 @@
 #define COPY(r, a) ((r) = KBL((r), (a)))
 #define SETI(r, i) ((r) = KBL((r), LSET(i))) /* small integers: exact in every format */
 #define STORE(r) ((r) = KBL((r), RS(r)))
+/* issue 35's 16-bit roundings into format f, lane by lane through binary64 (lib's convention) */
+#define ROUND_FMT(r, f)                                                                            \
+    ((r) = KBL((r), ({                                                                             \
+         NUM x_ = (r);                                                                             \
+         for (int l_ = 0; l_ < LW; l_++)                                                           \
+             x_[l_] = (LT)vla_round_fmt((f), (double)x_[l_]);                                      \
+         x_;                                                                                       \
+     })))
 #ifdef RI
 #define STORE_I(r) ((r) = KBL((r), RI(r)))
 #endif

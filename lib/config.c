@@ -156,6 +156,8 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
         c->scale = pow(d, model_rows[model].scale); /* fla's K ** -0.5 */
     }
     c->l2_eps = 1e-6;
+    c->tri = VLA_TRI_BLOCKED; /* fla's solve_tril and its fused C = 64 kernels */
+    c->stage = VLA_HALF_IO;   /* fla: h.to(k.dtype) */
     switch (model) {
     case VLA_VLA1: /* the v1 layer: guarded Sherman-Morrison, nudge every 50, norm clamp */
         c->nudge = c->guard = c->clamp_on = 1;
@@ -296,6 +298,8 @@ static const struct {
     {"keynorm", offsetof(vla_config, keynorm)},
     {"qknorm", offsetof(vla_config, qknorm)},
     {"gate_clamp", offsetof(vla_config, gate_clamp)},
+    {"decay_bf16", offsetof(vla_config, decay_bf16)},
+    {"beta_bf16", offsetof(vla_config, beta_bf16)},
 };
 
 /* issue 35's words (docs/forms.md): each setting's values in the order of its field's codes */
@@ -312,8 +316,15 @@ static const struct {
     {"base", offsetof(vla_config, base2), {"e", "2"}, "is neither e nor 2"},
     {"gate_map", offsetof(vla_config, gate_map), {"clamp", "sigmoid", "pin"},
      "is not a gate map (clamp, sigmoid, pin)"},
+    {"tri", offsetof(vla_config, tri), {"blocked", "forward", "neumann"},
+     "is not forward, neumann or blocked"},
+    {"stage", offsetof(vla_config, stage), {"off", "f16", "bf16", "io"},
+     "is not io, f16, bf16 or off"},
+    {"state16", offsetof(vla_config, state16), {"off", "f16", "bf16"}, "is not f16, bf16 or off"},
 };
 #define NWORDS (sizeof words / sizeof words[0])
+_Static_assert(sizeof(vla_tri) == sizeof(int) && sizeof(vla_half) == sizeof(int),
+               "the words' fields are ints");
 
 int vla_config_set_why(vla_config *c, const char *name, const char *value, const char **why)
 {
@@ -387,8 +398,8 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, const
     }
     *why = "is not a constant (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, clamp, "
            "clamp_eps, renorm, beta, gamma, gate_lb, scale, l2_eps, sr_seed, delta_form, features, "
-           "nudge, guard, clamp_on, normalize, keynorm, qknorm, gate_clamp, cumsum, cumsum_fmt, "
-           "anchor, anchor_block, base, gate_map)";
+           "tri, stage, state16, nudge, guard, clamp_on, normalize, keynorm, qknorm, decay_bf16, "
+           "beta_bf16, gate_clamp, cumsum, cumsum_fmt, anchor, anchor_block, base, gate_map)";
     return VLA_EINVAL;
 }
 
@@ -465,6 +476,28 @@ int vla_config_check_why(const vla_config *c, char *why, size_t len)
         if (why)
             snprintf(why, len, "solve_k = %d, solve_tol = %g: K is in 1..%d, TOL in [0, 1)",
                      c->solve_k, c->solve_tol, VLA_SOLVE_KMAX);
+        return VLA_ERANGE;
+    }
+    if ((unsigned)c->tri > VLA_TRI_NEUMANN || (unsigned)c->stage > VLA_HALF_IO ||
+        (unsigned)c->state16 > VLA_HALF_BF16 || (unsigned)c->decay_bf16 > 1 ||
+        (unsigned)c->beta_bf16 > 1) {
+        if (why)
+            snprintf(why, len, "tri = %d, stage = %d, state16 = %d, decay_bf16 = %d, beta_bf16 = "
+                     "%d: no such setting", (int)c->tri, (int)c->stage, (int)c->state16,
+                     c->decay_bf16, c->beta_bf16);
+        return VLA_ERANGE;
+    }
+    const unsigned reads = vla_model_reads(c);
+    if (c->decay_bf16 && !(reads & (VLA_IN_DECAY | VLA_IN_LOGDECAY))) {
+        if (why)
+            snprintf(why, len, "decay_bf16 = on: %s takes no decay (gdn, kda, gla, mamba2, rwkv7, "
+                     "delta with delta_form=decay do)", vla_model_name(c->model));
+        return VLA_ERANGE;
+    }
+    if (c->beta_bf16 && !(reads & VLA_IN_BETA)) {
+        if (why)
+            snprintf(why, len, "beta_bf16 = on: %s takes no beta (delta, gdn, kda do)",
+                     vla_model_name(c->model));
         return VLA_ERANGE;
     }
     return VLA_OK;
@@ -643,6 +676,10 @@ int vla_form_check(const vla_config *c, const char **why)
             "DPLR path); its safe_gate path, anchored mid-chunk, is not in vlastab: anchor=direct";
     else if (chunk && c->anchor_block > c->chunk)
         w = "anchor_block is larger than the chunk: set anchor_block to 0 (the chunk) or at most C";
+    else if ((chunk || c->form == VLA_FORM_SCAN) &&
+             (c->state16 || c->decay_bf16 || c->beta_bf16))
+        w = "state16, decay_bf16 and beta_bf16 are decoding's settings (a 16-bit state between "
+            "the tokens' binary32 updates): --form seq (a chunk stages S_0 with stage=)";
     if (why)
         *why = w;
     return w ? VLA_ENOTSUP : VLA_OK;

@@ -190,14 +190,14 @@ const vla_config *vla_model_config(const vla_model *m) { return &m->cfg; }
 const vla_counts *vla_model_counts(const vla_model *m) { return m->counts; }
 long vla_model_t(const vla_model *m) { return m->counts->steps; }
 
-int vla_ut_inverse(vla_prec p, const double *L, int n, double *T)
+int vla_ut_inverse(vla_prec p, vla_tri tri, const double *L, int n, double *T)
 {
-    if (!L || !T || n < 1 || n > VLA_CHUNK_MAX)
+    if (!L || !T || n < 1 || n > VLA_CHUNK_MAX || (unsigned)tri > VLA_TRI_NEUMANN)
         return VLA_EINVAL;
     switch (p) {
 #define VLA_X_(ID, name, sfx, ...)                                                                 \
     case VLA_##ID:                                                                                 \
-        return (VLA_CAT(ut_inverse, sfx))(L, n, T);
+        return (VLA_CAT(ut_inverse, sfx))(tri, L, n, T);
         VLA_PRECS(VLA_X_)
 #undef VLA_X_
     default:

@@ -120,18 +120,22 @@ int FN(vla_renorm)(NUM *S, int dv, int d, NUM threshold)
 void FN(vla_nudge)(NUM *A, int d, NUM eps) { FN(add_diag)(NULL, A, d, &eps); }
 
 /* vla_ut_inverse in this policy: L's entries rounded to the io format as inputs are */
-static int FN(ut_inverse)(const double *L, int n, double *T)
+static int FN(ut_inverse)(vla_tri tri, const double *L, int n, double *T)
 {
-    NUM *M = calloc((size_t)n * n, sizeof *M);
-    if (!M)
+    NUM *M = calloc((size_t)n * n, sizeof *M), *W = calloc((size_t)n * n, sizeof *W);
+    if (!M || !W) {
+        free(M);
+        free(W);
         return VLA_ENOMEM;
+    }
     for (int i = 0; i < n * n; i++)
         LOAD_IN(M[i], L[i]);
-    FN(chunk_ut)(NULL, M, n);
+    FN(chunk_inverse)(NULL, tri, M, W, n);
     for (int r = 0; r < n; r++)
         for (int c = 0; c < n; c++)
             T[r * n + c] = c < r ? (double)M[c * n + r] : c == r;
     free(M);
+    free(W);
     return VLA_OK;
 }
 #undef PRIM_ARGS

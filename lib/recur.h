@@ -42,6 +42,20 @@
 #ifndef STORE_I
 #define STORE_I(r) STORE(r)
 #endif
+/* ROUND_FMT(r, f): r rounded into format f (a vla_fmt, known at run time), kept in the container:
+ * by default through binary64, which holds every number of every format exactly (an arithmetic
+ * with its own rounding, or without a host's vla_round_fmt, defines its own). ROUND_H(r, h): into
+ * issue 35's 16-bit format h (vla_half: f16 or bf16; off and io leave r as it is) */
+#ifndef ROUND_FMT
+#define ROUND_FMT(r, f) SETD(r, vla_round_fmt((f), TOD(r)))
+#endif
+#define ROUND_H(r, h)                                                                              \
+    do {                                                                                           \
+        if ((h) == VLA_HALF_F16)                                                                   \
+            ROUND_FMT(r, VLA_FMT_F16);                                                             \
+        else if ((h) == VLA_HALF_BF16)                                                             \
+            ROUND_FMT(r, VLA_FMT_BF16);                                                            \
+    } while (0)
 #define FN(name) VLA_CAT(name, SFX)
 #define ST FN(vstate)
 
@@ -164,6 +178,9 @@ VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
         } LANE_END
     }
     FN(read_loaded)(CX, s);
+    if (s->cfg.state16) /* decoding's 16-bit state: read out from the binary32 update, stored */
+        VLA_PFOR(i, 0, s->dv * s->d)
+            ROUND_H(E(s->S, i), s->cfg.state16);
 }
 
 #ifndef VLA_RECUR_DEVICE

@@ -61,8 +61,14 @@ VLA_FN void FN(chunk_tri)(CXP, const NUM *M, NUM *Y, int C, int n)
 /* The UT transform T = (I + L)^-1 of the C x C strictly lower L below the diagonal of M, by
  * forward substitution row by row in the compute format, T_rc = -(L_rc + sum_{c<m<r} L_rm T_mc),
  * written above the diagonal (T_rc at M[c][r], so that a row's entries are independent of one
- * another), then rounded to the io format (fla keeps T in the inputs' dtype) */
-VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C)
+ * another), then rounded to the io format (fla keeps T in the inputs' dtype). nb < C: only within
+ * the diagonal blocks of nb rows (fla's 16 x 16 forward substitution), the blocks below them then
+ * merged (fla's solve_tril, merge_16x16_to_32x32_inverse and the fused C = 64 kernels): for block
+ * row I (rows i0..i0+nb-1) and every column c < i0, Y_rc = sum_{c <= m < i0} L_rm T_mc (T_cc = 1,
+ * m ascending; fla's L_I0 X_00 + L_I1 X_10 + ...), then T_rc = -(sum_{i0 <= m < r} T_rm Y_mc +
+ * Y_rc), the diagonal block's inverse times Y, every sum in the compute format (tl.dot's binary32
+ * accumulation, IEEE inputs). nb = C is the forward substitution of the whole chunk. */
+VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C, int nb)
 {
     FRAME_BEGIN;
     SCALAR(acc);
@@ -70,7 +76,7 @@ VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C)
     SCALAR(zero);
     SETI(zero, 0);
     for (int r = 1; r < C; r++)
-        VLA_PFOR(c, 0, r) {
+        VLA_PFOR(c, r - r % nb, r) {
             COPY(acc, E(M, (long)r * C + c));
             for (int m = c + 1; m < r; m++) {
                 TEMP(t);
@@ -79,6 +85,33 @@ VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C)
             }
             SUB(E(M, (long)c * C + r), zero, acc);
         }
+    for (int i0 = nb; i0 < C; i0 += nb) {
+        const int nbr = C - i0 < nb ? C - i0 : nb; /* (a last, partial block) */
+        VLA_PFOR(x, 0, nbr * i0) { /* Y into T's places (above the diagonal) */
+            const long r = i0 + x / i0, c = x % i0;
+            COPY(acc, E(M, r * C + c));
+            for (int m = (int)c + 1; m < i0; m++) {
+                TEMP(t);
+                MUL(t, E(M, r * C + m), E(M, c * C + m));
+                ADD(acc, acc, t);
+            }
+            COPY(E(M, c * C + r), acc);
+        }
+        for (int r = i0 + nbr - 1; r >= i0; r--) /* rows from the last: Y_mc (m < r) there */
+            VLA_PFOR(c, 0, i0) {
+                COPY(acc, E(M, (long)c * C + r));
+                if (r > i0) {
+                    MUL(acc, E(M, (long)i0 * C + r), E(M, (long)c * C + i0));
+                    for (int m = i0 + 1; m < r; m++) {
+                        TEMP(t);
+                        MUL(t, E(M, (long)m * C + r), E(M, (long)c * C + m));
+                        ADD(acc, acc, t);
+                    }
+                    ADD(acc, acc, E(M, (long)c * C + r));
+                }
+                SUB(E(M, (long)c * C + r), zero, acc);
+            }
+    }
     VLA_PFOR(i, 0, C * C)
         if (i % C > i / C)
             STORE_I(E(M, i));
@@ -175,6 +208,69 @@ VLA_FN void FN(chunk_gamma)(CXP, ST *s, NUM *G, long n, long j, long rl, long of
         MUL(E(G, r * n + j), E(G, r * n + j), E(s->c, C_RCPLN2));
 }
 
+/* The UT transform by Neumann-series doubling (FlashKDA before vllm-project/FlashKDA PR 10,
+ * megagdn-pto's tri_inverse): (I + L)^-1 = (I - L)(I + L^2)(I + L^4)... (L is nilpotent: the
+ * powers below C), every product from operands in the io format accumulated in the compute format
+ * and rounded to io: L rounded to io; P = L (in M's lower triangle), X = I - L (its strictly lower
+ * part transposed above the diagonal, where T goes); then while 2p < C: P <- P P (L^2p),
+ * (P P)_rc = sum_{c<m<r} P_rm P_mc, and X <- X + X P, (X P)_rc = sum_{c<m<=r} X_rm P_mc (X_rr = 1,
+ * that term last), each sum from 0 with m ascending, rounded to io. W: C x C numbers of work. */
+VLA_FN void FN(chunk_neumann)(CXP, NUM *M, NUM *W, int C)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(zero);
+    SETI(zero, 0);
+    VLA_PFOR(i, 0, C * C)
+        if (i % C < i / C) {
+            STORE_I(E(M, i));
+            SUB(E(M, (long)(i % C) * C + i / C), zero, E(M, i));
+        }
+    for (int p = 1; 2 * p < C; p *= 2) {
+        VLA_PFOR(i, 0, C * C) { /* P P */
+            const long r = i / C, c = i % C;
+            COPY(E(W, i), zero);
+            for (long m = c + 1; m < r; m++) {
+                TEMP(t);
+                MUL(t, E(M, r * C + m), E(M, m * C + c));
+                ADD(E(W, i), E(W, i), t);
+            }
+            STORE_I(E(W, i));
+        }
+        VLA_PFOR(i, 0, C * C)
+            if (i % C < i / C)
+                COPY(E(M, i), E(W, i));
+        VLA_PFOR(i, 0, C * C) { /* X + X P */
+            const long r = i / C, c = i % C;
+            if (c < r) {
+                COPY(acc, zero);
+                for (long m = c + 1; m < r; m++) {
+                    TEMP(t);
+                    MUL(t, E(M, m * C + r), E(M, m * C + c));
+                    ADD(acc, acc, t);
+                }
+                ADD(acc, acc, E(M, i));
+                ADD(E(W, i), E(M, c * C + r), acc);
+                STORE_I(E(W, i));
+            }
+        }
+        VLA_PFOR(i, 0, C * C)
+            if (i % C < i / C)
+                COPY(E(M, (long)(i % C) * C + i / C), E(W, i));
+    }
+    FRAME_END;
+}
+
+/* (I + L)^-1 as cfg's tri says (docs/forms.md), L below the diagonal of M, T above it */
+VLA_FN void FN(chunk_inverse)(CXP, vla_tri tri, NUM *M, NUM *W, int C)
+{
+    if (tri == VLA_TRI_NEUMANN)
+        FN(chunk_neumann)(CX, M, W, C);
+    else
+        FN(chunk_ut)(CX, M, C, tri == VLA_TRI_BLOCKED && C > VLA_TRI_BLOCK ? VLA_TRI_BLOCK : C);
+}
+
 /* m <- m exp(gamma_r - gamma_c): a chunk matrix's entry (r, c), c <= r, decayed from token c to
  * token r (fla's exp of the cumulative log-decays' difference); anchored at n, m's two factors
  * (m e^(gamma_r - gamma_n)) e^(gamma_n - gamma_c), each exponential rounded to io (no kernel
@@ -232,17 +328,20 @@ VLA_FN void FN(chunk_outer)(CXP, NREF acc, const NUM *Ev, const NUM *B, long a, 
     FRAME_END;
 }
 
-/* S_0, the chunk's first state, rounded to the io format into s0 (the chunk's products take it
- * so: fla stages h in k's dtype); then, with W (rows of d in X), E = U - W S_0^T in place of U,
+/* S_0, the chunk's first state, staged into s0 as the chunk's products take it (cfg.stage: the io
+ * format by default, as fla stages h in k's dtype); then, with W (rows of d in X), E = U - W S_0^T in place of U,
  * rounded to io (fla's v_new) */
 VLA_FN void FN(chunk_s0)(CXP, ST *s, NUM *U, const NUM *X)
 {
     FRAME_BEGIN;
     SCALAR(acc);
     const int d = s->d, dv = s->dv, C = s->cfg.chunk;
-    VLA_PFOR(i, 0, dv * d) {
+    VLA_PFOR(i, 0, dv * d) { /* stage=io: fla's h.to(k.dtype); f16, bf16; off: as S is */
         COPY(E(s->s0, i), E(s->S, i));
-        STORE_I(E(s->s0, i));
+        if (s->cfg.stage == VLA_HALF_IO)
+            STORE_I(E(s->s0, i));
+        else
+            ROUND_H(E(s->s0, i), s->cfg.stage);
     }
     if (X)
         VLA_PFOR(i, 0, C * dv) {
@@ -307,7 +406,7 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
                     FN(chunk_decay)(CX, s, P(E(M, i)), r, c);
             }
         }
-        FN(chunk_ut)(CX, M, C);
+        FN(chunk_inverse)(CX, s->cfg.tri, M, s->cn, C);
         if (decay) /* W's operand beta_t exp(gamma_t) k'_t, rounded once (fla: k * beta * exp(g)) */
             VLA_PFOR(i, 0, C * d) {
                 TEMP(t);
@@ -465,7 +564,7 @@ VLA_FN void FN(chunk_ch)(CXP, ST *s, int wy)
                 MUL(E(M, i), E(cb, CB_AT(r, beta_decay)), E(M, i));
             }
         }
-        FN(chunk_ut)(CX, M, C);
+        FN(chunk_inverse)(CX, s->cfg.tri, M, s->cn, C);
         VLA_PFOR(i, 0, C * d) { /* W's operand beta_r k_r o exp(Gamma_r), rounded once */
             TEMP(t);
             FN(chunk_exp)(CX, s, P(t), P(E(G, i)));

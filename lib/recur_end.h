@@ -22,6 +22,8 @@
 #undef SETI
 #undef STORE
 #undef STORE_I
+#undef ROUND_FMT
+#undef ROUND_H
 #undef ISFIN
 #undef LESS
 #undef ABSLESS

@@ -183,6 +183,8 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
         COPY(E(s->beta_decay, 0), E(s->c, C_BETA));
     else
         LOAD_IN(E(s->beta_decay, 0), in->beta);
+    if (s->cfg.beta_bf16) /* SGLang 38975: sigmoid(b).to(bfloat16) each step */
+        ROUND_FMT(E(s->beta_decay, 0), VLA_FMT_BF16);
     if (vla_col_gate(s->cfg.model) == 1) { /* the log-decay as the kernels take it, then a */
         LOAD_IN(E(s->beta_decay, 2), in->lgs);
         FN(gate_map)(CX, s, P(E(s->beta_decay, 2)));
@@ -198,6 +200,11 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
         LOAD_IN(E(s->lg, i), in->lg ? in->lg[i] : in->lgs);
         FN(gate_map)(CX, s, P(E(s->lg, i)));
         EXP(E(s->ag, i), E(s->lg, i));
+    }
+    if (s->cfg.decay_bf16) { /* vmlx-swift 433: exp(g) narrowed to bfloat16 before use */
+        ROUND_FMT(E(s->beta_decay, 1), VLA_FMT_BF16);
+        for (int i = 0; i < s->ng; i++)
+            ROUND_FMT(E(s->ag, i), VLA_FMT_BF16);
     }
     for (int i = 0; i < s->nr; i++) {
         LOAD_IN(E(s->ra, i), in->a ? in->a[i] : 0.0);

@@ -163,16 +163,17 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
  * the scan carries the transition J of an affine S (every model but la), else 0. */
 #define VLA_SCAN_LEVELS 30 /* the scan's blocks cover t < 2^30 (the programs' steps go to 1e9) */
 typedef struct {
-    int d, dv, nc, nm, nl, nj, ng, nr;
+    int d, dv, nc, nm, nl, nj, ng, nr, nn;
 } vla_dims;
 static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 {
-    vla_dims m = {c->d, c->dv, 0, 0, 0, 0, 0, 0};
+    vla_dims m = {c->d, c->dv, 0, 0, 0, 0, 0, 0, 0};
     m.ng = vla_col_gate(c->model) == 2 ? c->d : 0;
     m.nr = vla_col_lr(c->model) ? c->d : 0;
     if (c->form == VLA_FORM_CHUNK && c->chunk > 1) {
         m.nc = c->chunk;
         m.nm = c->track == VLA_TRACK_CG ? c->d : 0;
+        m.nn = c->tri == VLA_TRI_NEUMANN ? c->chunk : 0;
     }
     if (c->form == VLA_FORM_SCAN) {
         m.nl = VLA_SCAN_LEVELS;
@@ -183,8 +184,8 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 /* the names the lengths below are written in, as locals (unused ones are fine) */
 #define VLA_DIMS_LOCALS(m)                                                                         \
     const int d = (m).d, dv = (m).dv, nc = (m).nc, nm = (m).nm, nl = (m).nl, nj = (m).nj,          \
-              ng = (m).ng, nr = (m).nr;                                                            \
-    (void)d, (void)dv, (void)nc, (void)nm, (void)nl, (void)nj, (void)ng, (void)nr
+              ng = (m).ng, nr = (m).nr, nn = (m).nn;                                               \
+    (void)d, (void)dv, (void)nc, (void)nm, (void)nl, (void)nj, (void)ng, (void)nr, (void)nn
 
 /* The arrays of a run's state (recur.h's struct), one row X(name, len) each under its role. A
  * length is an expression in d, dv, nc, nl and nj (VLA_DIMS_LOCALS), which every consumer has in
@@ -228,6 +229,7 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(ce, nc * dv)   /* ... U, then E = U - W S_0^T */                                             \
     X(co, nc * dv)   /* ... their read-outs */                                                     \
     X(cm, nc * nc)   /* ... G and its factor; then L below, T^T above the diagonal; then P */     \
+    X(cn, nn * nn)   /* ... tri=neumann: a product of the doubling */                             \
     X(cp, nc)        /* ... the pivots of G; cg: the scores u'_j . p */                            \
     X(cr, nc)        /* ... the read-outs' denominators */                                         \
     X(cg, nc)        /* ... delta's cumulative log-decays gamma */                                 \

@@ -81,6 +81,11 @@ typedef enum { VLA_FORMS(VLA_X_) VLA_NFORM } vla_form;
 #define VLA_CHUNK_MAX 256
 typedef enum { VLA_FEAT_OWN, VLA_FEAT_ID } vla_features;
 typedef enum { VLA_DELTA_GATED, VLA_DELTA_DECAY } vla_delta_form;
+/* issue 35's knobs: the chunk's triangular inverse (tri=forward|neumann|blocked), and a 16-bit
+ * format where one is rounded to (none: VLA_HALF_OFF; stage's io: VLA_HALF_IO) */
+typedef enum { VLA_TRI_BLOCKED, VLA_TRI_FORWARD, VLA_TRI_NEUMANN } vla_tri;
+typedef enum { VLA_HALF_OFF, VLA_HALF_F16, VLA_HALF_BF16, VLA_HALF_IO } vla_half;
+#define VLA_TRI_BLOCK 16 /* tri=blocked: the diagonal blocks' size (fla's 16 x 16) */
 
 const char *vla_model_name(vla_model_kind m);
 int vla_model_parse(const char *name, vla_model_kind *out);
@@ -154,6 +159,14 @@ typedef struct {
     int base2;        /* 1: exp2 of gamma * RCP_LN2 (fla's chunk kernels); 0: exp of gamma */
     double gate_lb;   /* the log-gate's lower bound, < 0, applied by gate_map; 0: none */
     int gate_map;     /* VLA_GATE_*: how gate_lb is applied to each input log-gate g */
+    /* issue 35: the triangular inverse and 16-bit state (docs/forms.md, the kernels' choices) */
+    vla_tri tri;           /* chunk: (I + L)^-1 by forward substitution, Neumann doubling or 16 x 16
+                              diagonal blocks merged (fla's solve_tril, the default) */
+    vla_half stage;        /* chunk: the format S_0 is staged in as the products' operand (io,
+                              the default: fla's h.to(k.dtype); or f16, bf16) */
+    vla_half state16;      /* seq: S rounded to binary16 or bfloat16 after every step (off) */
+    int decay_bf16;        /* seq: the decays exp(g) rounded to bfloat16 before use (off) */
+    int beta_bf16;         /* seq: beta rounded to bfloat16 before use (off) */
 } vla_config;
 /* anchors: direct, every exponent a difference gamma_i - gamma_j <= 0; first, last, mid, start:
  * the decay between tokens i and j (same block) as exp(gamma_i - gamma_n) exp(gamma_n - gamma_j),
@@ -182,7 +195,8 @@ void vla_track_spec(const vla_config *cfg, char *buf, size_t len);
 
 /* NAME=VALUE of a model constant or switch (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip,
  * clamp, clamp_eps, renorm, beta, gamma, sr_seed, delta_form=gated|decay, nudge, guard, clamp_on,
- * normalize, features):
+ * normalize, features; issue 35's tri=forward|neumann|blocked, stage=io|f16|bf16|off,
+ * state16=off|f16|bf16, decay_bf16, beta_bf16):
  * the switches take on/off/1/0. */
 int vla_config_set(vla_config *cfg, const char *name, const char *value); /* VLA_EINVAL if not */
 /* the same, but VLA_EINVAL for an unknown NAME and VLA_ERANGE for a bad VALUE, with *why (may be
@@ -306,10 +320,11 @@ int vla_model_load(vla_model *m, FILE *f);
  * without A. */
 int vla_uprime(const vla_config *cfg, const double *k, const double *u, double *up);
 /* The chunk forms' UT transform T = (I + strictly_lower(L))^-1 of an n x n L (row-major; the
- * diagonal and above unread), n <= VLA_CHUNK_MAX, by recur.h's own forward substitution in
- * policy p: L's entries rounded to p's io format, T computed in its compute format and rounded
- * to its io format, as a chunk computes it (docs/forms.md). T: n x n, unit lower triangular. */
-int vla_ut_inverse(vla_prec p, const double *L, int n, double *T);
+ * diagonal and above unread), n <= VLA_CHUNK_MAX, by recur.h's own code in policy p and way tri
+ * (forward substitution, Neumann doubling, 16 x 16 blocks merged: the chunk's --set tri=): L's
+ * entries rounded to p's io format, T computed in its compute format and rounded to its io
+ * format, as a chunk computes it (docs/forms.md). T: n x n, unit lower triangular. */
+int vla_ut_inverse(vla_prec p, vla_tri tri, const double *L, int n, double *T);
 const vla_config *vla_model_config(const vla_model *m);
 const vla_counts *vla_model_counts(const vla_model *m);
 long vla_model_t(const vla_model *m);

@@ -39,6 +39,7 @@ typedef struct {
     vla_sr_state sr;
     double tiny;              /* smallest normal of the compute format (zero-norm events) */
     mpfr_t tmp_s, tmp_i;      /* a number in the storage format, one in the io format */
+    mpfr_t tmp_h;             /* one in a 16-bit format (ROUND_FMT; its precision set per use) */
     mpfr_t pool[VREF_POOL];
     int top;
     /* a step that may be given up (vref_model_stop_on): while armed, every operation looks at
@@ -127,6 +128,20 @@ static inline void vref_store_i(vref_ctx *cx, mpfr_ptr r)
         vref_round_into(cx, cx->tmp_i, cx->emin_i, cx->emax_i, r);
     else
         vref_store(cx, r);
+}
+
+void vref_fmt_params(vla_fmt f, long *prec, long *emin, long *emax); /* (vlaref.h) */
+
+/* r <- r rounded into format f (ROUND_FMT: issue 35's 16-bit state, decays, beta, staged S_0);
+ * the exact reference does not round (as it does not store) */
+static inline void vref_round_fmt(vref_ctx *cx, mpfr_ptr r, vla_fmt f)
+{
+    long p, lo, hi;
+    if (cx->exact)
+        return;
+    vref_fmt_params(f, &p, &lo, &hi);
+    mpfr_set_prec(cx->tmp_h, p);
+    vref_round_into(cx, cx->tmp_h, lo, hi, r);
 }
 
 /* tmp_i <- x (binary64) rounded into the io format, in every kind of reference: rounded to the
@@ -264,6 +279,7 @@ static inline int vref_load_array(FILE *f, __mpfr_struct *p, size_t n)
 #define SETI(r, i) vref_fin(cx_, (r), mpfr_set_si((r), (i), MPFR_RNDN))
 #define STORE(r) vref_store(cx_, (r))
 #define STORE_I(r) vref_store_i(cx_, (r))
+#define ROUND_FMT(r, f) vref_round_fmt(cx_, (r), (f))
 #define LOAD_IN(r, x) vref_load(cx_, (r), (x))
 #define LOAD_PHI(r, x) vref_load_phi(cx_, (r), (x))
 #define LOAD_LOG(r, x) vref_load_log(cx_, (r), (x))

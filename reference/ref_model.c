@@ -31,6 +31,7 @@ void vref_ctx_clear(vref_ctx *cx)
 {
     mpfr_clear(cx->tmp_s);
     mpfr_clear(cx->tmp_i);
+    mpfr_clear(cx->tmp_h);
     for (int i = 0; i < VREF_POOL; i++)
         mpfr_clear(cx->pool[i]);
 }
@@ -72,6 +73,7 @@ void vref_ctx_init(vref_ctx *cx, const vla_config *cfg, int kind, long bits)
     }
     mpfr_init2(cx->tmp_s, cx->prec_s);
     mpfr_init2(cx->tmp_i, cx->prec_i);
+    mpfr_init2(cx->tmp_h, 11);
     for (int i = 0; i < VREF_POOL; i++)
         mpfr_init2(cx->pool[i], cx->prec_c);
     cx->top = 0;

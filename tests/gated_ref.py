@@ -162,6 +162,74 @@ def tri_inverse(L, method="forward", block=SUB):
     raise ValueError("tri must be forward, blocked, neumann or solve")
 
 
+def rnd16(x, fmt):
+    """x (float64) rounded to nearest even into binary16 ('f16': numpy's float16 conversion) or
+    bfloat16 ('bf16': 8 significant bits kept by frexp and numpy's half-even round, binary32's
+    exponent range; the values here are far from its under- and overflow), returned as float64."""
+    x = np.asarray(x, dtype=np.float64)
+    if fmt == "f32":
+        return x.astype(np.float32).astype(np.float64)
+    if fmt == "f16":
+        with np.errstate(over="ignore"):  # (an overflow to Inf is the rounding's result)
+            return x.astype(np.float16).astype(np.float64)
+    if fmt == "bf16":
+        m, e = np.frexp(x)                      # x = m 2^e, |m| in [0.5, 1)
+        return np.ldexp(np.round(np.ldexp(m, 8)), e - 8)
+    raise ValueError("fmt must be f16 or bf16")
+
+
+def tri_inverse16(L, method, io="f16", block=SUB):
+    """(I + L)^-1 as the 16-bit kernels compute it: L's entries rounded to io, every product's
+    operands in io (or binary32), sums in binary32 with the terms in ascending order, the result
+    rounded to io. 'neumann' (FlashKDA, megagdn-pto): X = I - L, P = L; while 2p < n: P <- P P and
+    X <- X + X P, each rounded to io. 'blocked' (fla's solve_tril): 16 x 16 diagonal blocks by
+    forward substitution in binary32, the block rows below merged, X_IJ = -X_II (sum_K L_IK X_KJ),
+    binary32 throughout; 'forward': one block. Returns float64 (values of io)."""
+    f32 = np.float32
+    n = L.shape[0]
+    Lr = rnd16(np.tril(L, -1), io)
+    if method == "neumann":
+        P = Lr.astype(f32)
+        X = (np.eye(n) - Lr).astype(f32)
+        r, c = np.indices((n, n))
+        p = 1
+        with np.errstate(over="ignore", invalid="ignore"):  # (the doubling's overflow is shown)
+            while 2 * p < n:
+                acc = np.zeros((n, n), f32)
+                for m in range(n):              # (P P)_rc: c < m < r ascending, in binary32
+                    acc = np.where((c < m) & (m < r), acc + P[:, m:m + 1] * P[m:m + 1, :], acc)
+                P = rnd16(acc, io).astype(f32)
+                acc = np.zeros((n, n), f32)
+                for m in range(n):              # (X P)_rc: c < m <= r, X_rr = 1 the last term
+                    acc = np.where((c < m) & (m <= r), acc + X[:, m:m + 1] * P[m:m + 1, :], acc)
+                X = rnd16(np.where(c < r, X + acc, 0), io).astype(f32) + np.eye(n, dtype=f32)
+                p *= 2
+        return X.astype(np.float64)
+    nb = n if method == "forward" else min(block, n)
+    L32 = Lr.astype(f32)
+    T = np.eye(n, dtype=f32)
+    for r in range(1, n):                       # diagonal blocks: T_rc = -(L_rc + sum L_rm T_mc)
+        r0 = r - r % nb
+        acc = L32[r, r0:r].copy()
+        for m in range(r0 + 1, r):
+            acc[:m - r0] = acc[:m - r0] + L32[r, m] * T[m, r0:m]
+        T[r, r0:r] = -acc
+    for i0 in range(nb, n, nb):                 # block rows: Y = L_I,<i0 T_<i0, then -T_II Y
+        rows = slice(i0, i0 + nb)
+        Y = L32[rows, :i0].copy()
+        for m in range(i0):
+            Y[:, :m] = Y[:, :m] + L32[rows, m:m + 1] * T[m:m + 1, :m]
+        for r in range(i0, min(i0 + nb, n)):
+            acc = Y[r - i0].copy()
+            if r > i0:
+                acc = T[r, i0] * Y[0]
+                for m in range(i0 + 1, r):
+                    acc = acc + T[r, m] * Y[m - i0]
+                acc = acc + Y[r - i0]
+            T[r, :i0] = -acc
+    return rnd16(T.astype(np.float64), io)
+
+
 def _pair_decay(gam, E, incl, sub=None, anchor="direct", Xrow=None, Xcol=None):
     """sum_c Xrow[i,c] Xcol[j,c] E(gam[i,c] - gam[j,c]) for j < i (incl: j <= i), per-channel gam.
 
@@ -191,17 +259,22 @@ def _pair_decay(gam, E, incl, sub=None, anchor="direct", Xrow=None, Xcol=None):
 # ---------------------------------------------------------------------------------------------
 # gdn: Gated DeltaNet (fla chunk_gated_delta_rule / fused_recurrent_gated_delta_rule)
 
-def gdn_seq(q, k, v, beta=None, logdecay=None, scale=None, qk_l2norm=True, eps=L2_EPS, S0=None):
+def gdn_seq(q, k, v, beta=None, logdecay=None, scale=None, qk_l2norm=True, eps=L2_EPS, S0=None,
+            state16=None, decay_bf16=False, beta_bf16=False):
     q, k, v, H, T, d, dv, S = _setup(q, k, v, scale, qk_l2norm, eps, S0)
     beta = np.ones((H, T)) if beta is None else _f64(beta)
     g = np.zeros((H, T)) if logdecay is None else _f64(logdecay)
     scale = d ** -0.5 if scale is None else scale
+    beta = rnd16(beta, "bf16") if beta_bf16 else beta
+    a = np.exp(g)
+    a = rnd16(a, "bf16") if decay_bf16 else a
     o = np.zeros((H, T, dv))
     for t in range(T):
-        S = np.exp(g[:, t])[:, None, None] * S                         # S' = a_t S_{t-1}
+        S = a[:, t][:, None, None] * S                                 # S' = a_t S_{t-1}
         e = beta[:, t, None] * (v[:, t] - np.einsum("hij,hj->hi", S, k[:, t]))
         S = S + e[:, :, None] * k[:, t, None, :]                      # S_t = S' + e k^T
         o[:, t] = scale * np.einsum("hij,hj->hi", S, q[:, t])
+        S = rnd16(S, state16) if state16 else S                       # stored in 16 bits
     return o, S
 
 
@@ -236,17 +309,22 @@ def gdn_chunk(q, k, v, beta=None, logdecay=None, C=64, scale=None, qk_l2norm=Tru
 # ---------------------------------------------------------------------------------------------
 # kda: Kimi Delta Attention (fla chunk_kda / fused_recurrent_kda), per-key-channel decay
 
-def kda_seq(q, k, v, beta=None, logdecay=None, scale=None, qk_l2norm=True, eps=L2_EPS, S0=None):
+def kda_seq(q, k, v, beta=None, logdecay=None, scale=None, qk_l2norm=True, eps=L2_EPS, S0=None,
+            state16=None, decay_bf16=False, beta_bf16=False):
     q, k, v, H, T, d, dv, S = _setup(q, k, v, scale, qk_l2norm, eps, S0)
     beta = np.ones((H, T)) if beta is None else _f64(beta)
     g = np.zeros((H, T, d)) if logdecay is None else _f64(logdecay)
     scale = d ** -0.5 if scale is None else scale
+    beta = rnd16(beta, "bf16") if beta_bf16 else beta
+    a = np.exp(g)
+    a = rnd16(a, "bf16") if decay_bf16 else a
     o = np.zeros((H, T, dv))
     for t in range(T):
-        S = S * np.exp(g[:, t])[:, None, :]                           # S' = S_{t-1} Diag(a_t)
+        S = S * a[:, t][:, None, :]                                   # S' = S_{t-1} Diag(a_t)
         e = beta[:, t, None] * (v[:, t] - np.einsum("hij,hj->hi", S, k[:, t]))
         S = S + e[:, :, None] * k[:, t, None, :]
         o[:, t] = scale * np.einsum("hij,hj->hi", S, q[:, t])
+        S = rnd16(S, state16) if state16 else S
     return o, S
 
 

@@ -457,3 +457,84 @@ TEST(forms_exact_agree_with_seq)
             vla_model_free(b);
         }
 }
+
+/* Issue 35's knobs (docs/forms.md), bit for bit in every precision: the chunk's triangular
+ * inverse by each way (tri=forward, neumann, blocked; blocked merges 16 x 16 blocks at C = 32 and
+ * 64, and is forward substitution at C <= 16) in gdn and kda, S_0 staged in f16, bf16 or not
+ * rounded (stage=off), and decoding's 16-bit state, bfloat16 decays and beta (state16,
+ * decay_bf16, beta_bf16) in every gated model with a decay */
+TEST(conform_issue35_knobs)
+{
+    static const char *const tris[] = {"forward", "neumann", "blocked"};
+    static const char *const stages[] = {"f16", "bf16", "off"};
+    static const vla_model_kind ms[] = {VLA_GDN, VLA_KDA};
+    int k = 0;
+    for (int p = 0; p < VLA_NPREC; p++)
+        for (int m = 0; m < 2; m++, k++) {
+            vla_config c;
+            for (int t = 0; t < 3; t++) {
+                CHECK(config_of(&c, ms[m], "sm", 1, p, 4, "chunk:32"));
+                CHECK(vla_config_set(&c, "tri", tris[t]) == 0);
+                check_conform(&c, tris[t], streams[k % 3], scaled(64));
+            }
+            CHECK(config_of(&c, ms[m], "sm", 1, p, k % 4 ? 4 : 5, "chunk:64"));
+            CHECK(vla_config_set(&c, "tri", tris[k % 2 ? 1 : 2]) == 0);
+            check_conform(&c, tris[k % 2 ? 1 : 2], streams[(k + 1) % 3], scaled(64));
+            CHECK(config_of(&c, ms[m], "sm", 1, p, 4, "chunk:16"));
+            CHECK(vla_config_set(&c, "stage", stages[k % 3]) == 0);
+            check_conform(&c, stages[k % 3], streams[k % 3], scaled(64));
+        }
+    static const vla_model_kind gm[] = {VLA_GDN, VLA_KDA, VLA_GLA, VLA_MAMBA2, VLA_RWKV7};
+    for (int p = 0; p < VLA_NPREC; p++)
+        for (int m = 0; m < 5; m++, k++) {
+            vla_config c;
+            CHECK(config_of(&c, gm[m], "sm", 1, p, k % 5 ? 4 : 7, NULL));
+            CHECK(vla_config_set(&c, "state16", k % 2 ? "bf16" : "f16") == 0);
+            CHECK(vla_config_set(&c, "decay_bf16", k % 3 ? "on" : "off") == 0);
+            if (gm[m] == VLA_GDN || gm[m] == VLA_KDA)
+                CHECK(vla_config_set(&c, "beta_bf16", k % 4 < 2 ? "on" : "off") == 0);
+            CHECK(vla_config_check(&c) == 0);
+            check_conform(&c, "sm", streams[k % 3], scaled(200));
+        }
+}
+
+/* Issue 35's settings refused with a reason: a word that is none of the ways or formats, a knob
+ * for an input the model does not take, decoding's knobs in a chunk or a scan; the programs
+ * exit 2 naming the setting */
+TEST(issue35_bad_settings_refused)
+{
+    vla_config c;
+    const char *why = NULL;
+    char buf[300];
+    vla_config_default(&c, VLA_GDN, 8);
+    static const char *const bad[][2] = {{"tri", "solve"}, {"stage", "f32"}, {"state16", "io"},
+                                         {"decay_bf16", "maybe"}, {"beta_bf16", ""}};
+    for (int i = 0; i < 5; i++) {
+        CHECK_MSG(vla_config_set_why(&c, bad[i][0], bad[i][1], &why) == VLA_ERANGE && why,
+                  "%s=%s accepted", bad[i][0], bad[i][1]);
+    }
+    CHECK(c.tri == VLA_TRI_BLOCKED && c.stage == VLA_HALF_IO && !c.state16);
+    vla_config_default(&c, VLA_LA, 8);
+    CHECK(vla_config_set(&c, "decay_bf16", "on") == 0);
+    CHECK(vla_config_check_why(&c, buf, sizeof buf) == VLA_ERANGE && strstr(buf, "no decay"));
+    vla_config_default(&c, VLA_MAMBA2, 8);
+    CHECK(vla_config_set(&c, "beta_bf16", "on") == 0);
+    CHECK(vla_config_check_why(&c, buf, sizeof buf) == VLA_ERANGE && strstr(buf, "no beta"));
+    static const char *const forms[] = {"chunk:16", "scan"};
+    for (int f = 0; f < 2; f++) {
+        vla_config_default(&c, VLA_KDA, 8);
+        CHECK(vla_form_parse(&c, forms[f]) == 0 && vla_config_set(&c, "state16", "bf16") == 0);
+        CHECK(vla_form_check(&c, &why) == VLA_ENOTSUP && why && strstr(why, "--form seq"));
+    }
+    char *out = NULL;
+    int st = vla_test_sh(&out, "bin/vla-forms --what sweep --model gdn --steps 64 --forms chunk:64 "
+                               "--set tri=solve 2>&1");
+    CHECK_MSG(st == 2 && out && strstr(out, "tri=solve") && strstr(out, "neumann"), "exit %d: %s",
+              st, out ? out : "");
+    free(out);
+    out = NULL;
+    st = vla_test_sh(&out, "bin/vla-forms --what sweep --model gdn --steps 64 --forms chunk:64 "
+                           "--set state16=bf16 2>&1");
+    CHECK_MSG(st == 2 && out && strstr(out, "decoding"), "exit %d: %s", st, out ? out : "");
+    free(out);
+}

@@ -58,3 +58,12 @@ TEST_SLOW(python_judge_own_kernels)
     snprintf(args, sizeof args, "tools/python/test_judge.py %s", vla_test_bin_dir());
     run_python(args, "judge: passed");
 }
+
+/* Issue 35's knobs against numpy written from the kernels' algorithms (tests/test_half.py): the
+ * triangular inverse in each way against the exact one and, in f16-kern and bf16-kern, bit for bit
+ * against gated_ref.tri_inverse16; decoding's 16-bit state, decays and beta against gated_ref's
+ * seq with the same roundings */
+TEST_SLOW(python_half_knobs_against_numpy)
+{
+    run_python("tests/test_half.py", "half: passed");
+}

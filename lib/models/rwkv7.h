@@ -89,7 +89,7 @@ VLA_FN void FN(chunk_rwkv7)(CXP, ST *s)
             SUB(E(M, i), zero, E(M, i));
         }
     }
-    FN(chunk_ut)(CX, M, C); /* T = (I - A_ab)^-1 above the diagonal, io */
+    FN(chunk_inverse)(CX, s->cfg.tri, M, s->cn, C); /* T = (I - A_ab)^-1 above the diagonal, io */
     VLA_PFOR(i, 0, C * C) { /* A_ak below the diagonal, io */
         long r = i / C, c = i % C;
         if (c < r) {

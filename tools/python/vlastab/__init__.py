@@ -77,7 +77,9 @@ class _Config(ctypes.Structure):
                 ("cumsum_tree", ctypes.c_int), ("cumsum_io", ctypes.c_int),
                 ("gate_clamp", ctypes.c_int), ("anchor", ctypes.c_int),
                 ("anchor_block", ctypes.c_int), ("base2", ctypes.c_int),
-                ("gate_lb", ctypes.c_double), ("gate_map", ctypes.c_int)]
+                ("gate_lb", ctypes.c_double), ("gate_map", ctypes.c_int),
+                ("tri", ctypes.c_int), ("stage", ctypes.c_int), ("state16", ctypes.c_int),
+                ("decay_bf16", ctypes.c_int), ("beta_bf16", ctypes.c_int)]
 
 
 class _Input(ctypes.Structure):
@@ -512,6 +514,7 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
         ref.prec = _parse("vla_prec_parse", "f64", "precision")
         ref.mode = 0
         ref.form, ref.chunk = 0, 0  # the sequential form
+        ref.state16, ref.decay_bf16, ref.beta_bf16 = 0, 0, 0  # without decoding's 16-bit roundings
         way = lambda n: _parse("vla_track_parse", n, "track")
         if ref.track in (way("cg"), way("cheb")):  # the exact solve that the iteration approximates
             ref.track = way("solve")
