@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,9 +133,12 @@ int finish(child *ch, double timeout)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         int st;
-        pid_t r = waitpid(ch->pid, &st, WNOHANG);
-        if (r == ch->pid)
+        struct rusage ru;
+        pid_t r = wait4(ch->pid, &st, WNOHANG, &ru);
+        if (r == ch->pid) {
+            ch->maxrss_kb = ru.ru_maxrss;
             return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
         if (r < 0)
             return -2;
         clock_gettime(CLOCK_MONOTONIC, &t);

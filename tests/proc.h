@@ -22,6 +22,7 @@ char *read_all(const char *path, size_t *len);
 typedef struct {
     pid_t pid;
     char err[600]; /* the child's stderr goes to this file */
+    long maxrss_kb;  /* its peak resident memory, once finish saw it end */
 } child;
 /* Starts argv[0] with argv in directory cwd (NULL: here), env entries "K=V" added, stdout to
  * /dev/null and stderr to a file. */
