@@ -202,12 +202,16 @@ int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, si
 extern volatile sig_atomic_t vla_cli_stop;
 void vla_cli_signals(void);
 
-/* progress on stderr when it is a terminal: at most a line a second */
+/* Progress on stderr when it is a terminal (nothing otherwise, so that tables and logs stay
+ * clean): at most a line a second, "done/total UNIT, rate UNIT/s, ETA s", the line cleared by
+ * vla_progress_end. A program whose loop runs on several threads calls update inside a critical
+ * section. */
 typedef struct {
     double t0, last;
     long total;
+    const char *unit; /* what is counted: "steps", "head-steps", "points" */
 } vla_progress;
-void vla_progress_start(vla_progress *p, long total);
+void vla_progress_start(vla_progress *p, long total, const char *unit);
 void vla_progress_update(vla_progress *p, long done);
 void vla_progress_end(vla_progress *p);
 double vla_cli_now(void);

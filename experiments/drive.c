@@ -40,10 +40,11 @@ double vla_cli_now(void)
 
 /* ---- progress ---- */
 
-void vla_progress_start(vla_progress *p, long total)
+void vla_progress_start(vla_progress *p, long total, const char *unit)
 {
     p->t0 = p->last = vla_cli_now();
-    p->total = isatty(2) ? total : 0;
+    p->total = isatty(2) && total > 0 ? total : 0;
+    p->unit = unit;
 }
 
 void vla_progress_update(vla_progress *p, long done)
@@ -55,14 +56,14 @@ void vla_progress_update(vla_progress *p, long done)
         return;
     p->last = t;
     double rate = done / (t - p->t0);
-    fprintf(stderr, "\r%ld/%ld steps, %.3g steps/s, ETA %.0f s   ", done, p->total, rate,
-            rate > 0 ? (p->total - done) / rate : 0);
+    fprintf(stderr, "\r%ld/%ld %s, %.3g %s/s, ETA %.0f s   ", done, p->total, p->unit, rate,
+            p->unit, rate > 0 ? (p->total - done) / rate : 0);
 }
 
 void vla_progress_end(vla_progress *p)
 {
     if (p->total)
-        fprintf(stderr, "\r%60s\r", "");
+        fprintf(stderr, "\r%79s\r", "");
 }
 
 /* ---- rows ---- */
@@ -1023,7 +1024,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     }
 
     vla_progress prog;
-    vla_progress_start(&prog, c->steps * nr);
+    vla_progress_start(&prog, c->steps * nr, "head-steps");
     double last_save = vla_cli_now();
     long slice = every == 0 ? 1024 : 64; /* steps per slice: grows to about a second */
     int interrupted = 0, unsaved = 0, kept = 0, first_kept = -1, save_failed = 0;

@@ -156,7 +156,7 @@ typedef struct {
  * rounding and reference: the forms of a model and the policies that round their inputs alike),
  * advanced together beside one run of it: the reference's steps, the longest work of the f64 rows
  * at 256 bits, are taken once. Each member gets what it would get alone. */
-static void check_group(const vla_cli *c, member_t *mb, int n)
+static void check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog, long *done)
 {
     const vla_config *cfg = mb[0].cfg;
     const int nr = c->runs, d = cfg->d, dv = cfg->dv, hasA = vla_model_has_A(cfg->model);
@@ -255,6 +255,10 @@ static void check_group(const vla_cli *c, member_t *mb, int n)
             }
             w->done = upto;
         }
+#ifdef _OPENMP
+#pragma omp critical(check_progress)
+#endif
+        vla_progress_update(prog, *done += (to - t) * nr);
         t = to;
         for (int k = 0; k < n; k++) { /* the checkpoint's measures of the state, where it is one */
             member_t *w = &mb[k];
@@ -1516,7 +1520,9 @@ int main(int argc, char **argv)
             "configuration that a form or a way refuses (vla3's nudge every 20 steps inside a chunk\n"
             "of 64, a solver way with the nudge on) is listed in the header as refused, with the\n"
             "reason; the rows run in parallel (OMP_NUM_THREADS). No checkpoint files (--resume is\n"
-            "refused): an interrupted check starts over.\n"
+            "refused): an interrupted check starts over. On a terminal, stderr shows the progress\n"
+            "(head-steps done of all the rows', their rate, the time left); elsewhere nothing of it.\n"
+            "A trace is read a block of steps at a time: the memory does not grow with T.\n"
             "\n"
             "OUTPUTS. vla-check trace:DIR --outputs DIR2 judges your own kernel instead: its read-outs\n"
             "DIR2/o.npy (heads, T, dv) on the trace's inputs (and its final state DIR2/S.npy, (heads,\n"
@@ -1783,9 +1789,19 @@ int main(int argc, char **argv)
     if (strcmp(o.report, "none") && report_paths_ok(o.report, &c, 0))
         return release(2, rows, nrows, order, group, gof, av);
     vla_dat *out = vla_cli_out(&c, &spec);
+    /* progress: the groups' steps of every head (a group's steps: its longest row's) */
+    long total = 0, done = 0;
+    for (int g = 0; g < ng; g++) {
+        long tend = 0;
+        for (int j = group[g]; j < group[g + 1]; j++) {
+            const row_t *w = &rows[order[j]];
+            if (w->nck && w->cks[w->nck - 1] > tend)
+                tend = w->cks[w->nck - 1];
+        }
+        total += tend * c.runs;
+    }
     vla_progress prog;
-    vla_progress_start(&prog, nrows);
-    int done = 0;
+    vla_progress_start(&prog, total, "head-steps");
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1)
 #endif
@@ -1799,7 +1815,7 @@ int main(int argc, char **argv)
                                w->skip, sizeof w->skip, 0, NULL, {0}, 0};
         }
         if (mb && res && !vla_cli_stop)
-            check_group(&c, mb, n);
+            check_group(&c, mb, n, &prog, &done);
         for (int j = 0; j < n; j++) {
             row_t *w = &rows[order[group[g] + j]];
             if (!mb || !res)
@@ -1813,11 +1829,8 @@ int main(int argc, char **argv)
         }
         free(mb);
         free(res);
-#ifdef _OPENMP
-#pragma omp critical(check_progress)
-#endif
-        vla_progress_update(&prog, done += n);
     }
+    vla_progress_end(&prog);
     if (vla_cli_stop) { /* the table closed without its columns line is discarded */
         fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n", (int)vla_cli_stop);
         return vla_cli_close(out, &c, &spec, 3);

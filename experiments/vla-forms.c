@@ -170,10 +170,17 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
             }
         }
     int status = 0; /* (a stop or a failed step: to done, which frees what was made) */
+    long ne = np * nf, done = 0; /* progress: the engines' steps */
+    for (int i = 0; i < VLA_NFMT; i++)
+        ne += ref[i] != NULL;
+    vla_progress prog;
+    vla_progress_start(&prog, nck ? ne * cks[nck - 1] : 0, "engine-steps");
     for (long k = 0; k < nck; k++) {
         for (int i = 0; i < VLA_NFMT + np * nf; i++) {
             vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
             int r = e ? vla_engine_advance(e, cks[k]) : 0;
+            if (e)
+                vla_progress_update(&prog, done += cks[k] - (k ? cks[k - 1] : 0));
             if (r == VLA_EINTR) {
                 status = interrupted();
                 goto done;
@@ -248,6 +255,7 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
     free(blk);
     free(bname);
 done:
+    vla_progress_end(&prog);
     for (int i = 0; i < np * nf; i++)
         vla_engine_free(m[i]);
     for (int i = 0; i < VLA_NFMT; i++)

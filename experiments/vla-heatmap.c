@@ -183,15 +183,19 @@ int main(int argc, char **argv)
     vla_dat *out = vla_cli_out(&c, &spec);
     e = vref_drift_init(acc, &c.cfg);
     int k = 0;
+    vla_progress prog;
+    vla_progress_start(&prog, opts.at[opts.n - 1], "steps");
     for (; !e && k < opts.n; k++) {
         if ((e = vla_engine_advance(m, opts.at[k])))
             break;
+        vla_progress_update(&prog, opts.at[k]);
         if ((e = take(&snap[k], m, acc, opts.at[k])))
             break;
         /* an overflow is a result, but it must not pass unsaid (the warning below) */
         if (!inf_at && !vla_cli_run_finite(m, 0, fbuf))
             inf_at = opts.at[k];
     }
+    vla_progress_end(&prog);
     if (e == VLA_EINTR)
         fprintf(stderr, "vla-heatmap: interrupted (signal %d); nothing saved: the heatmap writes "
                         "no checkpoints\n", (int)vla_cli_stop);

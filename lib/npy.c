@@ -242,26 +242,76 @@ static double bf16_to_double(uint16_t h)
 }
 
 static int read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
-                     int bf16, char *err, size_t errlen);
+                     int bf16, int lazy, char *err, size_t errlen);
 
 int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen)
 {
-    return read_part(path, out, 0, -1, -1, NULL, 0, err, errlen);
+    return read_part(path, out, 0, -1, -1, NULL, 0, 0, err, errlen);
 }
 
 int vla_npy_read_bf16(const char *path, vla_npy *out, char *err, size_t errlen)
 {
-    return read_part(path, out, 0, -1, -1, NULL, 1, err, errlen);
+    return read_part(path, out, 0, -1, -1, NULL, 1, 0, err, errlen);
 }
 
 int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
                       char *err, size_t errlen)
 {
-    return read_part(path, out, h0, nh, steps, full, 0, err, errlen);
+    return read_part(path, out, h0, nh, steps, full, 0, 0, err, errlen);
+}
+
+int vla_npy_open_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
+                      char *err, size_t errlen)
+{
+    return read_part(path, out, h0, nh, steps, full, 0, 1, err, errlen);
+}
+
+/* m items of the file at f's position, converted into x (chunk: 64 KiB of scratch) */
+static int read_items(FILE *f, size_t m, int itemsize, const char *dtype, unsigned char *chunk,
+                      double *x)
+{
+    size_t per = (1 << 16) / itemsize;
+    for (size_t i = 0; i < m; i += per) {
+        size_t k = m - i < per ? m - i : per;
+        if (fread(chunk, itemsize, k, f) != k)
+            return 1;
+        for (size_t j = 0; j < k; j++) {
+            const unsigned char *b = chunk + j * itemsize;
+            x[i + j] = itemsize == 2 ? (dtype[0] == 'u' ? bf16_to_double(le16(b))
+                                                        : f16_to_double(le16(b)))
+                       : itemsize == 4 ? f32_to_double(b)
+                                       : f64_to_double(b);
+        }
+    }
+    return 0;
+}
+
+int vla_npy_read_steps(const vla_npy *a, long h, long t, long n, double *dst, char *err,
+                       size_t errlen)
+{
+    if (!a->path || h < 0 || h >= a->shape[0] || t < 0 || n < 0 || t + n > a->shape[1])
+        return fail(VLA_EINVAL, err, errlen, a->path ? a->path : "(not open)",
+                    "no steps %ld..%ld of head %ld", t, t + n - 1, h);
+    FILE *f;
+    const char *kind;
+    if (vla_file_read_open(a->path, LONG_MAX, &f, &kind))
+        return fail(VLA_EIO, err, errlen, a->path, "cannot open: %s", strerror(errno));
+    unsigned char *chunk = malloc(1 << 16);
+    size_t at = ((size_t)(a->h0 + h) * (size_t)a->fileT + (size_t)t) * a->inner;
+    int rc = 0;
+    if (!chunk)
+        rc = fail(VLA_ENOMEM, err, errlen, a->path, "out of memory");
+    else if (fseek(f, (long)(a->off + at * a->itemsize), SEEK_SET) != 0)
+        rc = fail(VLA_EIO, err, errlen, a->path, "cannot seek: %s", strerror(errno));
+    else if (read_items(f, (size_t)n * a->inner, a->itemsize, a->dtype, chunk, dst))
+        rc = fail(VLA_EFORMAT, err, errlen, a->path, "truncated data (changed since it was opened?)");
+    fclose(f);
+    free(chunk);
+    return rc;
 }
 
 static int read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
-                     int bf16, char *err, size_t errlen)
+                     int bf16, int lazy, char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = 0;
@@ -372,34 +422,32 @@ static int read_part(const char *path, vla_npy *out, long h0, long nh, long step
         out->shape[1] = steps;
     }
     const size_t row = (size_t)steps * inner, m_all = (size_t)nh * row;
+    if (lazy) { /* read later, by vla_npy_read_steps */
+        out->path = strdup(path);
+        out->off = (long)(hoff + hlen);
+        out->itemsize = itemsize;
+        out->fileT = T;
+        out->inner = inner;
+        out->h0 = h0;
+        if (!out->path)
+            rc = fail(VLA_ENOMEM, err, errlen, path, "out of memory");
+        goto done;
+    }
     out->data = malloc(m_all ? m_all * sizeof(double) : 1);
     chunk = malloc(1 << 16);
     if (!out->data || !chunk) {
         rc = fail(VLA_ENOMEM, err, errlen, path, "out of memory for %zu values", m_all);
         goto done;
     }
-    size_t per = (1 << 16) / itemsize;
     for (long h = 0; h < nh && row; h++) {
         size_t at = (size_t)(h0 + h) * (size_t)T * inner; /* the row's first element */
         if (fseek(f, (long)(hoff + hlen + at * itemsize), SEEK_SET) != 0) {
             rc = fail(VLA_EIO, err, errlen, path, "cannot seek: %s", strerror(errno));
             goto done;
         }
-        for (size_t i = 0; i < row; i += per) {
-            size_t m = row - i < per ? row - i : per;
-            if (fread(chunk, itemsize, m, f) != m) {
-                rc = fail(VLA_EFORMAT, err, errlen, path, "truncated data: %zu bytes expected",
-                          need);
-                goto done;
-            }
-            double *x = out->data + (size_t)h * row + i;
-            for (size_t j = 0; j < m; j++) {
-                const unsigned char *b = chunk + j * itemsize;
-                x[j] = itemsize == 2   ? (out->dtype[0] == 'u' ? bf16_to_double(le16(b))
-                                                                   : f16_to_double(le16(b)))
-                       : itemsize == 4 ? f32_to_double(b)
-                                       : f64_to_double(b);
-            }
+        if (read_items(f, row, itemsize, out->dtype, chunk, out->data + (size_t)h * row)) {
+            rc = fail(VLA_EFORMAT, err, errlen, path, "truncated data: %zu bytes expected", need);
+            goto done;
         }
     }
 done:
@@ -471,5 +519,6 @@ void vla_npy_free(vla_npy *a)
     if (!a)
         return;
     free(a->data);
+    free(a->path);
     memset(a, 0, sizeof *a);
 }

@@ -47,6 +47,13 @@ struct vla_stream {
     long h0, nh, wT;    /* ... the part read: heads h0 .. h0 + nh - 1, steps 1 .. wT */
     vla_npy q, k, v, u, gate, beta, decay; /* trace; u, gate, beta, decay may hold no data */
     vla_npy logdecay, ra, rb;              /* ... and the gated family's */
+    /* A trace is read a block of steps at a time (memory bounded by the block, not by T): each
+     * file's last block, [NARR] in open_trace's order; ident its hash, taken while open checked */
+    struct {
+        double *buf;
+        long h, t0, n; /* head h (of the part, from 0), steps t0 .. t0 + n - 1 (from 0) */
+    } blk[10];
+    uint64_t ident;
     unsigned want;                         /* what a synthetic stream draws (vla_stream_want) */
 };
 
@@ -103,6 +110,16 @@ static void shape_str(char *buf, size_t len, const vla_npy *a)
         snprintf(buf + n, len - n, a->ndim == 1 ? ",)" : ")");
 }
 
+/* the steps of a block read at once: 64 KiB of binary64 numbers */
+static long block_steps(const vla_npy *a)
+{
+    long B = 8192 / (long)(a->inner ? a->inner : 1);
+    return B > 0 ? B : 1;
+}
+
+static int bad_value(const char *path, double x, long h, long t, long i, double lo, double hi,
+                     char *err, size_t errlen);
+
 /* Loads DIR/NAME; an optional file that does not exist leaves a->data NULL. dim: the last size
  * required (0 for a scalar per step, beta or decay, which may be (heads, T) or (heads, T, 1); -d
  * for the log-decays, a scalar per step or d per step: (heads, T) or (heads, T, d)); heads, T: 0
@@ -120,7 +137,7 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
     if (!required && stat(path, &st) != 0 && errno == ENOENT)
         goto done;
     long full[8];
-    rc = vla_npy_read_part(path, a, s->h0, s->nh, s->wT, full, err, errlen);
+    rc = vla_npy_open_part(path, a, s->h0, s->nh, s->wT, full, err, errlen);
     if (rc)
         goto done;
     char sh[200];
@@ -182,35 +199,81 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
         lo = 0, hi = 1;
     else if (!strcmp(name, "logdecay.npy")) /* log a <= 0: a decay, not a growth */
         hi = 0;
-    long n = a->shape[0] * a->shape[1] * (ok3 ? a->shape[2] : 1);
-    for (long i = 0; i < n; i++) {
-        double x = a->data[i];
-        if (isfinite(x) && x >= lo && x <= hi)
-            continue;
-        long inner = ok3 ? a->shape[2] : 1, t = i / inner % a->shape[1];
-        long h = s->h0 + i / inner / a->shape[1];
-        char at[80];
-        if (ok3)
-            snprintf(at, sizeof at, "[%ld, %ld, %ld]", h, t, i % inner);
-        else
-            snprintf(at, sizeof at, "[%ld, %ld]", h, t);
-        if (!isfinite(x))
-            rc = fail(VLA_ENONFINITE, err, errlen, "%s: %s at %s", path, isnan(x) ? "NaN" : "Inf",
-                      at);
-        else
-            rc = fail(VLA_ERANGE, err, errlen, "%s: %.17g at %s is outside [%g, %g]", path, x, at,
-                      lo, hi);
-        break;
+    /* the identity's hash of the part (as of the numbers read whole, in order) and the numbers'
+     * check, read by blocks */
+    int nd = a->ndim;
+    s->ident = vla_fnv1a(s->ident, &nd, sizeof nd);
+    for (int j = 0; j < nd; j++)
+        s->ident = vla_fnv1a(s->ident, &a->shape[j], sizeof a->shape[j]);
+    const long inner = (long)a->inner, B = block_steps(a);
+    double *x = malloc((size_t)B * inner * sizeof *x);
+    if (!x) {
+        rc = fail(VLA_ENOMEM, err, errlen, "out of memory");
+        goto done;
     }
+    for (long h = 0; !rc && h < a->shape[0]; h++)
+        for (long t0 = 0; !rc && t0 < a->shape[1]; t0 += B) {
+            long m = a->shape[1] - t0 < B ? a->shape[1] - t0 : B;
+            if ((rc = vla_npy_read_steps(a, h, t0, m, x, err, errlen)))
+                break;
+            s->ident = vla_fnv1a(s->ident, x, (size_t)m * inner * sizeof *x);
+            for (long i = 0; i < m * inner; i++)
+                if (!(isfinite(x[i]) && x[i] >= lo && x[i] <= hi)) {
+                    rc = bad_value(path, x[i], s->h0 + h, t0 + i / inner, ok3 ? i % inner : -1,
+                                   lo, hi, err, errlen);
+                    break;
+                }
+        }
+    free(x);
 done:
     if (rc)
         vla_npy_free(a);
+    else if (!a->path) /* absent: hashed as ndim 0 */
+        s->ident = vla_fnv1a(s->ident, &(int){0}, sizeof(int));
     free(path);
     return rc;
 }
 
+/* a step's number x of head h at step t (from 0; channel i, or -1 for a scalar per step) is not a
+ * number or outside [lo, hi] */
+static int bad_value(const char *path, double x, long h, long t, long i, double lo, double hi,
+                     char *err, size_t errlen)
+{
+    char at[80];
+    if (i >= 0)
+        snprintf(at, sizeof at, "[%ld, %ld, %ld]", h, t, i);
+    else
+        snprintf(at, sizeof at, "[%ld, %ld]", h, t);
+    if (!isfinite(x))
+        return fail(VLA_ENONFINITE, err, errlen, "%s: %s at %s", path, isnan(x) ? "NaN" : "Inf",
+                    at);
+    return fail(VLA_ERANGE, err, errlen, "%s: %.17g at %s is outside [%g, %g]", path, x, at, lo,
+                hi);
+}
+
+/* the numbers of step t (from 0) of the part's head h of file i (open_trace's order, a its
+ * vla_npy), from its block of steps, read when the step is outside it; NULL when the read fails */
+static const double *step_of(vla_stream *s, int i, const vla_npy *a, long h, long t)
+{
+    __typeof__(s->blk[0]) *b = &s->blk[i];
+    if (!b->buf || b->h != h || t < b->t0 || t >= b->t0 + b->n) {
+        long B = block_steps(a);
+        if (!b->buf && !(b->buf = malloc((size_t)B * a->inner * sizeof *b->buf)))
+            return NULL;
+        b->h = h;
+        b->t0 = t / B * B;
+        b->n = a->shape[1] - b->t0 < B ? a->shape[1] - b->t0 : B;
+        if (vla_npy_read_steps(a, h, b->t0, b->n, b->buf, NULL, 0)) {
+            b->n = 0;
+            return NULL;
+        }
+    }
+    return b->buf + (size_t)(t - b->t0) * a->inner;
+}
+
 static int open_trace(vla_stream *s, const char *dir, char *err, size_t errlen)
 {
+    s->ident = VLA_FNV_INIT;
     int rc = load(s, dir, "q.npy", 1, &s->q, s->d, err, errlen);
     if (!rc)
         rc = load(s, dir, "k.npy", 1, &s->k, s->d, err, errlen);
@@ -392,6 +455,8 @@ void vla_stream_close(vla_stream *s)
     vla_npy_free(&s->logdecay);
     vla_npy_free(&s->ra);
     vla_npy_free(&s->rb);
+    for (int i = 0; i < 10; i++)
+        free(s->blk[i].buf);
     free(s);
 }
 
@@ -409,21 +474,9 @@ void vla_stream_identity(const vla_stream *s, char *buf, size_t len)
         snprintf(buf, len, "%s", s->spec);
         return;
     }
-    uint64_t h = VLA_FNV_INIT; /* (of the part read: what the runs take) */
-    const vla_npy *a[] = {&s->q,     &s->k,        &s->v,  &s->u, &s->gate,
-                          &s->beta,  &s->decay,    &s->logdecay, &s->ra, &s->rb};
-    for (int i = 0; i < 10; i++) { /* an absent file hashes as ndim 0 */
-        int nd = a[i]->data ? a[i]->ndim : 0;
-        size_t n = 1;
-        h = vla_fnv1a(h, &nd, sizeof nd);
-        for (int j = 0; j < nd; j++) {
-            h = vla_fnv1a(h, &a[i]->shape[j], sizeof a[i]->shape[j]);
-            n *= (size_t)a[i]->shape[j];
-        }
-        if (nd)
-            h = vla_fnv1a(h, a[i]->data, n * sizeof(double));
-    }
-    snprintf(buf, len, "trace:%016llx", (unsigned long long)h);
+    /* (of the part read, what the runs take: each file's ndim, shape and numbers in binary64, an
+     * absent file's ndim 0; taken by open, which read them) */
+    snprintf(buf, len, "trace:%016llx", (unsigned long long)s->ident);
 }
 
 vla_stream_kind vla_stream_kind_of(const vla_stream *s) { return s->kind; }
@@ -442,10 +495,10 @@ unsigned vla_stream_optional(const vla_stream *s)
 {
     if (!s || s->kind != VLA_STREAM_TRACE)
         return 0;
-    return (s->u.data ? VLA_IN_U : 0) | (s->gate.data ? VLA_IN_G : 0) |
-           (s->beta.data ? VLA_IN_BETA : 0) | (s->decay.data ? VLA_IN_DECAY : 0) |
-           (!s->logdecay.data ? 0 : s->logdecay.ndim == 3 ? VLA_IN_LOGDECAY_D : VLA_IN_LOGDECAY) |
-           (s->ra.data ? VLA_IN_A : 0) | (s->rb.data ? VLA_IN_B : 0);
+    return (s->u.path ? VLA_IN_U : 0) | (s->gate.path ? VLA_IN_G : 0) |
+           (s->beta.path ? VLA_IN_BETA : 0) | (s->decay.path ? VLA_IN_DECAY : 0) |
+           (!s->logdecay.path ? 0 : s->logdecay.ndim == 3 ? VLA_IN_LOGDECAY_D : VLA_IN_LOGDECAY) |
+           (s->ra.path ? VLA_IN_A : 0) | (s->rb.path ? VLA_IN_B : 0);
 }
 
 void vla_stream_want(vla_stream *s, unsigned bits)
@@ -657,32 +710,39 @@ int vla_stream_get(vla_stream *s, uint32_t head, long t, vla_step_buf *b)
         break;
     }
     case VLA_STREAM_TRACE: {
-        size_t row = (size_t)(head - s->h0) * s->wT + (t - 1);
-        memcpy(b->q, s->q.data + row * d, d * sizeof(double));
-        memcpy(b->k, s->k.data + row * d, d * sizeof(double));
-        memcpy(b->v, s->v.data + row * dv, dv * sizeof(double));
-        memcpy(b->u, (s->u.data ? s->u.data : s->k.data) + row * d, d * sizeof(double));
-        if (s->gate.data) {
-            memcpy(b->g, s->gate.data + row * dv, dv * sizeof(double));
+        /* each file's numbers of the step, from its block (open_trace's order) */
+        const long h = (long)head - s->h0, r = t - 1;
+        const vla_npy *a[10] = {&s->q, &s->k, &s->v, &s->u, &s->gate, &s->beta, &s->decay,
+                                &s->logdecay, &s->ra, &s->rb};
+        const double *x[10] = {NULL};
+        for (int i = 0; i < 10; i++)
+            if (a[i]->path && !(x[i] = step_of(s, i, a[i], h, r)))
+                return VLA_EIO; /* (the file changed or went away since open checked it) */
+        memcpy(b->q, x[0], d * sizeof(double));
+        memcpy(b->k, x[1], d * sizeof(double));
+        memcpy(b->v, x[2], dv * sizeof(double));
+        memcpy(b->u, x[3] ? x[3] : x[1], d * sizeof(double));
+        if (x[4]) {
+            memcpy(b->g, x[4], dv * sizeof(double));
             b->has_g = 1;
         }
-        if (s->beta.data)
-            b->beta = s->beta.data[row];
-        if (s->decay.data)
-            b->decay = s->decay.data[row];
-        if (s->logdecay.data && s->logdecay.ndim == 3) {
-            memcpy(b->lg, s->logdecay.data + row * d, d * sizeof(double));
+        if (x[5])
+            b->beta = x[5][0];
+        if (x[6])
+            b->decay = x[6][0];
+        if (x[7] && s->logdecay.ndim == 3) {
+            memcpy(b->lg, x[7], d * sizeof(double));
             b->has_gates |= VLA_IN_LOGDECAY_D;
-        } else if (s->logdecay.data) {
-            b->lgs = s->logdecay.data[row];
+        } else if (x[7]) {
+            b->lgs = x[7][0];
             b->has_gates |= VLA_IN_LOGDECAY;
         }
-        if (s->ra.data) {
-            memcpy(b->a, s->ra.data + row * d, d * sizeof(double));
+        if (x[8]) {
+            memcpy(b->a, x[8], d * sizeof(double));
             b->has_gates |= VLA_IN_A;
         }
-        if (s->rb.data) {
-            memcpy(b->b, s->rb.data + row * d, d * sizeof(double));
+        if (x[9]) {
+            memcpy(b->b, x[9], d * sizeof(double));
             b->has_gates |= VLA_IN_B;
         }
         break;

@@ -590,6 +590,11 @@ typedef struct {
     long shape[8];
     double *data; /* converted to binary64 */
     char dtype[4]; /* the file's type without its byte order: "f2", "f4", "f8" ("u2": bfloat16) */
+    /* opened by vla_npy_open_part (data NULL): where the part lies in the file */
+    char *path;
+    long off, fileT, h0; /* the data's offset, the file's T, the part's first head */
+    size_t inner;        /* the numbers per step */
+    int itemsize;
 } vla_npy;
 /* Reads a whole file. On failure returns an error and writes a one-line reason to err. */
 int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen);
@@ -604,6 +609,14 @@ int vla_npy_read_bf16(const char *path, vla_npy *out, char *err, size_t errlen);
  * whole. */
 int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
                       char *err, size_t errlen);
+/* The same part opened, not read: out->data NULL, out->shape the part's; its numbers are read
+ * later, a block of steps at a time, by vla_npy_read_steps (the file opened for each block: no
+ * descriptor is held), so that a long trace costs no memory of its length. */
+int vla_npy_open_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
+                      char *err, size_t errlen);
+/* steps t .. t + n - 1 (from 0) of the part's head h (from 0) into dst, n x a->inner numbers */
+int vla_npy_read_steps(const vla_npy *a, long h, long t, long n, double *dst, char *err,
+                       size_t errlen);
 int vla_npy_write(const char *path, const double *data, int ndim, const long *shape);
 void vla_npy_free(vla_npy *a);
 

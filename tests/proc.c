@@ -5,11 +5,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -130,9 +133,12 @@ int finish(child *ch, double timeout)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         int st;
-        pid_t r = waitpid(ch->pid, &st, WNOHANG);
-        if (r == ch->pid)
+        struct rusage ru;
+        pid_t r = wait4(ch->pid, &st, WNOHANG, &ru);
+        if (r == ch->pid) {
+            ch->maxrss_kb = ru.ru_maxrss;
             return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
         if (r < 0)
             return -2;
         clock_gettime(CLOCK_MONOTONIC, &t);
@@ -157,6 +163,60 @@ int run(const char *cwd, char *const argv[], char *const env[], char *msg, size_
     free(text);
     unlink(ch.err);
     return st;
+}
+
+int run_tty(const char *cwd, char *const argv[], char *const env[], char *msg, size_t len,
+            double timeout)
+{
+    int master, slave;
+    if (openpty(&master, &slave, NULL, NULL, NULL))
+        return -3;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(master);
+        close(slave);
+        return -2;
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        close(master);
+        if (null < 0 || dup2(null, 1) < 0 || dup2(slave, 2) < 0 || (cwd && chdir(cwd)))
+            _exit(126);
+        for (int i = 0; env && env[i]; i++)
+            putenv(env[i]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(slave);
+    /* read until the child has closed the terminal (EIO on Linux), or the time is up */
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    size_t n = 0;
+    for (;;) {
+        struct pollfd pf = {master, POLLIN, 0};
+        if (seconds_since(&t0) > timeout) {
+            kill(pid, SIGKILL);
+            break;
+        }
+        if (poll(&pf, 1, 100) <= 0)
+            continue;
+        char buf[4096];
+        ssize_t r = read(master, buf, sizeof buf);
+        if (r <= 0)
+            break;
+        for (ssize_t i = 0; i < r && n + 1 < len; i++)
+            msg[n++] = buf[i];
+    }
+    if (len)
+        msg[n < len ? n : len - 1] = 0;
+    close(master);
+    int st;
+    if (waitpid(pid, &st, 0) != pid)
+        return -2;
+    if (seconds_since(&t0) > timeout)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 double seconds_since(const struct timespec *t0)

@@ -22,6 +22,7 @@ char *read_all(const char *path, size_t *len);
 typedef struct {
     pid_t pid;
     char err[600]; /* the child's stderr goes to this file */
+    long maxrss_kb;  /* its peak resident memory, once finish saw it end */
 } child;
 /* Starts argv[0] with argv in directory cwd (NULL: here), env entries "K=V" added, stdout to
  * /dev/null and stderr to a file. */
@@ -32,6 +33,10 @@ int finish(child *ch, double timeout);
 /* runs to the end; the child's stderr into msg (NUL-terminated), the status returned */
 int run(const char *cwd, char *const argv[], char *const env[], char *msg, size_t len,
         double timeout);
+/* as run, but the child's stderr is a terminal (a pseudo-terminal, what it wrote read back into
+ * msg): what a program shows only on a terminal; -3 when no pseudo-terminal can be had */
+int run_tty(const char *cwd, char *const argv[], char *const env[], char *msg, size_t len,
+            double timeout);
 double seconds_since(const struct timespec *t0);
 /* A test's programs and scratch folder: n pairs (a program's name, where its path goes), and dir
  * made; 0 when a program is not built (the test is skipped, saying which) or no folder can be
