@@ -1,4 +1,4 @@
-/* recur_grad.h: the backward pass of the seq form in recur.h's text (docs/math.md section 10):
+/* recur_grad.h: the backward pass of the seq form in recur.h's text (docs/math.md section 11):
  * the reverse-mode recurrence of the loss L = sum_t c_t . o_t, the state's cotangent dS carried
  * from the last step to the first, giving dq, dk, dv, dbeta and the log-decays' gradients dg at
  * every step. Included after recur.h by the strict native instantiations (native_inst.h, PRIMS)

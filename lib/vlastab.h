@@ -285,7 +285,7 @@ int vla_uprime(const vla_config *cfg, const double *k, const double *u, double *
  * policy p: L's entries rounded to p's io format, T computed in its compute format and rounded
  * to its io format, as a chunk computes it (docs/forms.md). T: n x n, unit lower triangular. */
 int vla_ut_inverse(vla_prec p, const double *L, int n, double *T);
-/* ---- the backward pass (docs/math.md section 10; lib/recur_grad.h) ----
+/* ---- the backward pass (docs/math.md section 11; lib/recur_grad.h) ----
  * The gradients of L = sum_t c_t . o_t (o_t the read-out after step t, c_t given) with respect to
  * every step's inputs, by the reverse-mode recurrence of the seq form: the state's cotangent dS
  * carried from the last step to the first, the forward states recomputed from checkpoints every

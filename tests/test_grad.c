@@ -1,4 +1,4 @@
-/* test_grad.c: the backward pass (lib/recur_grad.h, docs/math.md section 10). The exact gradients
+/* test_grad.c: the backward pass (lib/recur_grad.h, docs/math.md section 11). The exact gradients
  * (MPFR, 256 bits) against central finite differences of the exact forward, an independent check
  * of the derivation; and every policy's gradients against its MPFR emulation, bit for bit (the
  * same text in both, as tests/test_conform.c checks the forward). tests/test_grad.py checks them
