@@ -685,6 +685,42 @@ int vla_form_check(const vla_config *c, const char **why)
     return w ? VLA_ENOTSUP : VLA_OK;
 }
 
+int vla_grad_check(const vla_config *c, const char **why)
+{
+    const char *w = NULL;
+    if (vla_model_has_A(c->model))
+        w = "the backward through A (the Sherman-Morrison update, alpha = unit(A k'), the penalty "
+            "u') is not written yet (issue 40): la, delta and the gated family have one";
+    else if (vla_form_pending(c, 1) || c->form == VLA_FORM_SCAN)
+        w = "the backward exists in the seq form only; the chunked backward (the state recomputed "
+            "per chunk, as the kernels do) is later work (issue 40): --form seq";
+    else if (c->renorm > 0)
+        w = "renorm's rescaling of S is not differentiated: set renorm=0";
+    else if (c->gamma != 1)
+        w = "forgetting (gamma) is not in the backward: set gamma=1";
+    else if (c->gate_lb != 0)
+        w = "the gate's lower bound (gate_lb, gate_map) is not in the backward: the gradients are "
+            "those of the log-gates as given (set gate_lb=0)";
+    else if (c->state16 || c->decay_bf16 || c->beta_bf16)
+        w = "decoding's 16-bit roundings (state16, decay_bf16, beta_bf16) are not in the backward";
+    if (why)
+        *why = w;
+    return w ? VLA_ENOTSUP : VLA_OK;
+}
+
+int vla_grad_has(const vla_config *c, vla_grad_kind which)
+{
+    switch (which) {
+    case VLA_GRAD_BETA:
+        return c->model == VLA_DELTA || c->model == VLA_GDN || c->model == VLA_KDA;
+    case VLA_GRAD_G:
+        return vla_col_gate(c->model) != 0 ||
+               (c->model == VLA_DELTA && c->delta_form == VLA_DELTA_DECAY);
+    case VLA_GRAD_LR: return vla_col_lr(c->model) != 0;
+    }
+    return 0;
+}
+
 long vla_form_pending(const vla_config *c, long writes)
 {
     return c->form == VLA_FORM_CHUNK && c->chunk > 1 ? writes % c->chunk : 0;

@@ -91,6 +91,25 @@ int NATIVE_CREATE(const vla_config *cfg, vla_model **out)
     default: return VLA_EINVAL;
     }
 }
+#if PRIMS
+int vla_grad(const vla_config *cfg, long T, vla_grad_input in, void *ctx, const double *c,
+             const vla_grads *out)
+{
+    int r;
+    if (!cfg || !in || !c || !out || !out->dq || !out->dk || !out->dv || T < 1 ||
+        (vla_grad_has(cfg, VLA_GRAD_LR) && (!out->da) != (!out->db)))
+        return VLA_EINVAL;
+    if ((r = vla_config_check(cfg)) || (r = vla_grad_check(cfg, NULL)))
+        return r;
+    switch (cfg->prec) {
+#define VLA_X_(ID, name, sfx, ...)                                                                \
+    case VLA_##ID: return (VLA_CAT(grad, TAG(sfx)))(cfg, T, in, ctx, c, out);
+        VLA_PRECS(VLA_X_)
+#undef VLA_X_
+    default: return VLA_EINVAL;
+    }
+}
+#endif
 #undef TAG
 #undef PRIMS
 #undef NATIVE_CREATE

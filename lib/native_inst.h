@@ -139,6 +139,21 @@ static int FN(ut_inverse)(vla_tri tri, const double *L, int n, double *T)
     return VLA_OK;
 }
 #undef PRIM_ARGS
+
+/* the backward pass in this policy (lib/recur_grad.h), strict arithmetic */
+#include "recur_grad.h"
+static int FN(grad)(const vla_config *cfg, long T, vla_grad_input in, void *ctx, const double *c,
+                    const vla_grads *out)
+{
+    ST *s;
+    vla_sr_state init = {.seed = cfg->sr_seed};
+    int r = FN(vstate_new)(&init, cfg, &s);
+    if (r)
+        return r;
+    r = FN(grad_run)(&s->sr, s, T, in, ctx, c, out);
+    FN(vstate_free)(NULL, s);
+    return r;
+}
 #endif
 
 #include "recur_end.h"

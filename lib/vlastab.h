@@ -325,6 +325,38 @@ int vla_uprime(const vla_config *cfg, const double *k, const double *u, double *
  * entries rounded to p's io format, T computed in its compute format and rounded to its io
  * format, as a chunk computes it (docs/forms.md). T: n x n, unit lower triangular. */
 int vla_ut_inverse(vla_prec p, vla_tri tri, const double *L, int n, double *T);
+/* ---- the backward pass (docs/math.md section 11; lib/recur_grad.h) ----
+ * The gradients of L = sum_t c_t . o_t (o_t the read-out after step t, c_t given) with respect to
+ * every step's inputs, by the reverse-mode recurrence of the seq form: the state's cotangent dS
+ * carried from the last step to the first, the forward states recomputed from checkpoints every
+ * ceil(sqrt(T)) steps. Arrays row-major, step t = 0 .. T-1 first. dq and dk are with respect to
+ * the query and key the recurrence takes: phi(q), phi(k) when features=own (delta's write takes
+ * the raw k), before the gated family's L2 normalization. */
+typedef struct {
+    double *dq, *dk; /* T x d */
+    double *dv;      /* T x dv */
+    double *dbeta;   /* T (delta, gdn, kda; 0 for the others), or NULL */
+    double *dg;      /* T x ng, or NULL: the log-decays' gradients, ng = d for a decay per key
+                        channel (kda, gla, rwkv7), else 1 (gdn, mamba2: g; delta_form=decay:
+                        log a; 0 for the models without a decay) */
+    double *da, *db; /* T x d, or NULL: rwkv7's low-rank pair */
+    unsigned char *dS_zero; /* T x dv x d, or NULL: 1 where the cotangent of S_{t-1} that step t
+                               hands back is exactly 0 (an underflow when the exact one is not) */
+} vla_grads;
+/* step t's inputs (t = 0 .. T-1) into *in, kept valid until the next call; a vla_err */
+typedef int (*vla_grad_input)(void *ctx, long t, vla_input *in);
+/* Whether cfg has a backward (VLA_ENOTSUP with a one-line reason in *why, which may be NULL) */
+int vla_grad_check(const vla_config *cfg, const char **why);
+typedef enum { VLA_GRAD_BETA = 1, VLA_GRAD_G = 2, VLA_GRAD_LR = 4 } vla_grad_kind;
+/* whether cfg's model has the gradient (VLA_GRAD_*): a beta, a log-decay, rwkv7's a and b */
+int vla_grad_has(const vla_config *cfg, vla_grad_kind which);
+/* The gradients of T steps in cfg's precision policy, strict arithmetic (whatever cfg's mode):
+ * dS stored in the storage format, c_t rounded as an input, the gradients computed in the
+ * compute format and rounded to the io format. VLA_EINVAL (NULL arrays, T < 1), vla_grad_check's
+ * VLA_ENOTSUP (or an input with delta's row gates g), the input callback's or a step's error,
+ * VLA_ENOMEM. */
+int vla_grad(const vla_config *cfg, long T, vla_grad_input in, void *ctx, const double *c,
+             const vla_grads *out);
 const vla_config *vla_model_config(const vla_model *m);
 const vla_counts *vla_model_counts(const vla_model *m);
 long vla_model_t(const vla_model *m);

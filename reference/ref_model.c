@@ -165,6 +165,30 @@ void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop)
     if (m && m->ops == &ref_ops)
         ((vref_model *)m->self)->cx.stop = stop;
 }
+
+/* the backward pass (lib/recur_grad.h) in MPFR: exact at prec_bits, or a policy's emulation */
+#include "recur_grad.h"
+int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla_grad_input in,
+              void *ctx, const double *c, const vla_grads *out)
+{
+    int r;
+    if (!cfg || !in || !c || !out || !out->dq || !out->dk || !out->dv || T < 1 ||
+        (kind != VREF_EXACT && kind != VREF_EMULATE) || ((!out->da) != (!out->db)))
+        return VLA_EINVAL;
+    if ((r = vla_config_check(cfg)) || (r = vla_grad_check(cfg, NULL)))
+        return r;
+    if (kind == VREF_EXACT && (prec_bits < MPFR_PREC_MIN || prec_bits > (1L << 20)))
+        return VLA_ERANGE;
+    vref_ctx cx = {0};
+    ST *s;
+    vref_ctx_init(&cx, cfg, kind, prec_bits);
+    if (!(r = FN(vstate_new)(&cx, cfg, &s))) {
+        r = FN(grad_run)(&cx, s, T, in, ctx, c, out);
+        FN(vstate_free)(&cx, s);
+    }
+    vref_ctx_clear(&cx);
+    return r;
+}
 #include "recur_end.h"
 
 double vref_round_op(vla_fmt f, char op, double a, double b)

@@ -30,6 +30,12 @@ int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long 
  * emulation, whose steps are short. */
 void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop);
 
+/* vla_grad (vlastab.h) in MPFR: exact at prec_bits (VREF_EXACT), or the emulation of cfg's
+ * policy bit for bit (VREF_EMULATE): the same text as lib's, so the emulation's gradients are
+ * lib's, bit for bit */
+int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla_grad_input in,
+              void *ctx, const double *c, const vla_grads *out);
+
 /* The MPFR models as engine backends (vla_engine_spec.backend): exact at spec.ref_bits (0: 256),
  * and the format emulation. */
 const vla_backend *vref_backend_exact(void);

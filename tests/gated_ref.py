@@ -576,6 +576,44 @@ def relerr(x, ref):
     return float((num / np.maximum(den, 1e-300)).max())
 
 
+def torch_seq(name, t):
+    """The five recurrences in torch float64 (torch imported by the caller; t a dict of tensors
+    as example_inputs names them, S0 optional), in fla's orientation h = S^T (d x dv),
+    o = h^T (scale q), every operation differentiable (tests/test_grad.py takes its gradients by
+    torch.autograd). Returns o (H, T, dv) and the final h (H, d, dv)."""
+    import torch
+    q, k, v = t["q"], t["k"], t["v"]
+    H, T, d = q.shape
+    if name in ("gdn", "kda"):
+        q = q / torch.sqrt((q * q).sum(-1, keepdim=True) + L2_EPS)
+        k = k / torch.sqrt((k * k).sum(-1, keepdim=True) + L2_EPS)
+    scale = d ** -0.5 if name in ("gdn", "kda", "gla") else 1.0
+    outs, finals = [], []
+    for i in range(H):
+        hh = t["S0"][i].T if "S0" in t else torch.zeros(d, v.shape[-1], dtype=torch.float64)
+        os_ = []
+        for s in range(T):
+            qt, kt, vt, gt = q[i, s], k[i, s], v[i, s], t["logdecay"][i, s]
+            if name == "gdn":
+                hh = hh * torch.exp(gt)
+                hh = hh + torch.outer(kt, t["beta"][i, s] * (vt - kt @ hh))
+            elif name == "kda":
+                hh = torch.exp(gt)[:, None] * hh
+                hh = hh + torch.outer(kt, t["beta"][i, s] * (vt - kt @ hh))
+            elif name == "gla":
+                hh = torch.exp(gt)[:, None] * hh + torch.outer(kt, vt)
+            elif name == "mamba2":
+                hh = torch.exp(gt) * hh + torch.outer(kt, vt)
+            else:   # rwkv7: h_t = (Diag(w) + b a^T) h_{t-1} + k v^T
+                at, bt = t["a"][i, s], t["b"][i, s]
+                hh = torch.exp(gt)[:, None] * hh + torch.outer(bt, at @ hh) \
+                    + torch.outer(kt, vt)
+            os_.append(hh.T @ (scale * qt))
+        outs.append(torch.stack(os_))
+        finals.append(hh)
+    return torch.stack(outs), torch.stack(finals)
+
+
 def _torch_check(tol):
     """The five recurrences once more in torch float64, in fla's orientation h = S^T (d x dv),
     o = h^T (scale q): an independent text and library for the orientation and the defaults."""
@@ -589,36 +627,9 @@ def _torch_check(tol):
         x = example_inputs(name, H=2, T=96, d=16, dv=12, seed=7, S0=True)
         o_np, S_np = m.seq(**x)
         t = {key: torch.tensor(val, dtype=torch.float64) for key, val in x.items()}
-        q, k, v = t["q"], t["k"], t["v"]
-        H, T, d = q.shape
-        if name in ("gdn", "kda"):
-            q = q / torch.sqrt((q * q).sum(-1, keepdim=True) + L2_EPS)
-            k = k / torch.sqrt((k * k).sum(-1, keepdim=True) + L2_EPS)
-        scale = d ** -0.5 if name in ("gdn", "kda", "gla") else 1.0
-        hs = t["S0"].transpose(1, 2).clone()        # (H, d, dv)
-        o = torch.zeros(H, T, v.shape[-1], dtype=torch.float64)
-        for i in range(H):
-            hh = hs[i]
-            for s in range(T):
-                qt, kt, vt, gt = q[i, s], k[i, s], v[i, s], t["logdecay"][i, s]
-                if name == "gdn":
-                    hh = hh * torch.exp(gt)
-                    hh = hh + torch.outer(kt, t["beta"][i, s] * (vt - kt @ hh))
-                elif name == "kda":
-                    hh = torch.exp(gt)[:, None] * hh
-                    hh = hh + torch.outer(kt, t["beta"][i, s] * (vt - kt @ hh))
-                elif name == "gla":
-                    hh = torch.exp(gt)[:, None] * hh + torch.outer(kt, vt)
-                elif name == "mamba2":
-                    hh = torch.exp(gt) * hh + torch.outer(kt, vt)
-                else:   # rwkv7: h_t = (Diag(w) + b a^T) h_{t-1} + k v^T
-                    at, bt = t["a"][i, s], t["b"][i, s]
-                    hh = torch.exp(gt)[:, None] * hh + torch.outer(bt, at @ hh) \
-                        + torch.outer(kt, vt)
-                o[i, s] = hh.T @ (scale * qt)
-            hs[i] = hh
-        eo = relerr(o.numpy(), o_np)
-        eS = relerr(hs.transpose(1, 2).numpy(), S_np)
+        o, hs = torch_seq(name, t)
+        eo = relerr(o.detach().numpy(), o_np)
+        eS = relerr(hs.transpose(1, 2).detach().numpy(), S_np)
         ok = eo <= tol and eS <= tol
         fails += not ok
         print("torch  %-6s fla orientation (h = S^T)  o %.1e  S %.1e  %s"

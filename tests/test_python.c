@@ -48,6 +48,13 @@ TEST_SLOW(python_gated_against_published_equations)
     run_python("tests/test_gated.py", "gated: passed");
 }
 
+/* The backward pass (vla_grad, f64) against torch.autograd float64 of tests/gated_ref.py's
+ * torch_seq (tests/test_grad.py says how and within what bound) */
+TEST_SLOW(python_grad_against_torch_autograd)
+{
+    run_python("tests/test_grad.py", "grad: passed");
+}
+
 /* vlastab.judge (issue 36): the example kernels of tools/python/vlastab/examples.py against a
  * float64 sequential gdn written in the test, the causality and chunk-split checks, the layout
  * checks, run() against vla-check on a policy's reference, and judge() end to end through

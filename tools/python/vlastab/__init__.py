@@ -530,6 +530,79 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     return out
 
 
+class _Grads(ctypes.Structure):
+    """vla_grads of lib/vlastab.h, field for field"""
+    _fields_ = [("dq", _D), ("dk", _D), ("dv", _D), ("dbeta", _D), ("dg", _D), ("da", _D),
+                ("db", _D), ("dS_zero", ctypes.POINTER(ctypes.c_ubyte))]
+
+
+_GradInput = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_long,
+                              ctypes.POINTER(_Input))
+_L.vla_grad.argtypes = [ctypes.POINTER(_Config), ctypes.c_long, _GradInput, ctypes.c_void_p, _D,
+                        ctypes.POINTER(_Grads)]
+_L.vla_grad_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(ctypes.c_char_p)]
+
+
+def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=None, b=None,
+         **constants):
+    """The gradients of L = sum_t c_t . o_t (c of v's shape, (heads, T, dv)) with respect to every
+    input of every head, by the library's backward pass (vla_grad, docs/math.md section 11) in
+    PRECISION: a dict of numpy arrays dq, dk (heads, T, d), dv (heads, T, dv), dbeta (heads, T),
+    dg ((heads, T) for a scalar log-decay, (heads, T, d) per key channel), and for rwkv7 da, db
+    (heads, T, d). The inputs as run() takes them; a model or form without a backward is a
+    ValueError with the library's reason."""
+    if beta is not None and np.ndim(beta) == 0:
+        constants["beta"], beta = beta, None
+    q = _heads(q, "q")
+    H, T, d = q.shape
+    k = _heads(k, "k", H, T, d)
+    v = _heads(v, "v", H, T)
+    dv = v.shape[2]
+    c = _heads(c, "c", H, T, dv)
+    beta = None if beta is None else _heads(beta, "beta", H, T, lo=0, scalar=True)
+    per_channel = logdecay is not None and np.ndim(logdecay) == 3 and np.shape(logdecay)[2] != 1
+    if per_channel:
+        logdecay = _heads(logdecay, "logdecay", H, T, d, hi=0)
+    elif logdecay is not None:
+        logdecay = _heads(logdecay, "logdecay", H, T, hi=0, scalar=True)
+    a = None if a is None else _heads(a, "a", H, T, d)
+    b = None if b is None else _heads(b, "b", H, T, d)
+    cfg = _configure(model, precision, "sm", True, d, dv, constants)
+    why = ctypes.c_char_p()
+    if _L.vla_grad_check(ctypes.byref(cfg), ctypes.byref(why)):
+        raise ValueError("model %s: %s" % (model, why.value.decode()))
+    ng = d if per_channel else 1
+    out = {"dq": np.zeros((H, T, d)), "dk": np.zeros((H, T, d)), "dv": np.zeros((H, T, dv)),
+           "dbeta": np.zeros((H, T)), "dg": np.zeros((H, T, ng))}
+    lr = a is not None or b is not None
+    if lr:
+        out["da"], out["db"] = np.zeros((H, T, d)), np.zeros((H, T, d))
+    pd = lambda x: x.ctypes.data_as(_D)
+    for h in range(H):
+        keep = []
+
+        def get(ctx, t, inp, h=h):
+            x = _Input(pd(q[h, t]), pd(k[h, t]), pd(v[h, t]), None, None,
+                       beta[h, t, 0] if beta is not None else np.nan, np.nan,
+                       pd(logdecay[h, t]) if per_channel else None,
+                       pd(a[h, t]) if a is not None else None,
+                       pd(b[h, t]) if b is not None else None,
+                       logdecay[h, t, 0] if logdecay is not None and not per_channel else 0.0)
+            keep.append(x)
+            inp[0] = x
+            return 0
+        gr = _Grads(pd(out["dq"][h]), pd(out["dk"][h]), pd(out["dv"][h]), pd(out["dbeta"][h]),
+                    pd(out["dg"][h]), pd(out["da"][h]) if lr else None,
+                    pd(out["db"][h]) if lr else None, None)
+        ch = np.ascontiguousarray(c[h], dtype=np.float64)
+        r = _L.vla_grad(ctypes.byref(cfg), T, _GradInput(get), None, pd(ch), ctypes.byref(gr))
+        if r:
+            raise ValueError("head %d: vla_grad: %s" % (h, _L.vla_strerror(r).decode()))
+    if not per_channel:
+        out["dg"] = out["dg"][:, :, 0]
+    return out
+
+
 def read_dat(path):
     """A vlastab table: {"meta": {key: value or [values]}, "columns": [...], "runs": [one dict per
     block (run, head): column -> numpy array]}. A column of names ("vla3", "never") stays a list

@@ -1,0 +1,372 @@
+/* recur_grad.h: the backward pass of the seq form in recur.h's text (docs/math.md section 11):
+ * the reverse-mode recurrence of the loss L = sum_t c_t . o_t, the state's cotangent dS carried
+ * from the last step to the first, giving dq, dk, dv, dbeta and the log-decays' gradients dg at
+ * every step. Included after recur.h by the strict native instantiations (native_inst.h, PRIMS)
+ * and the MPFR reference (reference/ref_model.c): the same text in every arithmetic, so the
+ * emulation of a policy checks its gradients bit for bit.
+ *
+ * The forward states the backward needs are recomputed from checkpoints: the forward pass keeps
+ * the state every K = ceil(sqrt(T)) steps; the backward re-runs each segment of K steps from its
+ * checkpoint, keeping its K states, then walks it backward, re-running each step from its stored
+ * S_{t-1} to get the step's vectors (k', e, the read vector) and S_t. Memory: 2 sqrt(T) states.
+ *
+ * Arithmetic: the cotangent dS is a state, stored in the storage format after every update (the
+ * "tape" of a 16-bit training run); c_t is an input (the io format); every gradient is computed
+ * in the compute format and rounded to the io format when it is handed out (STORE_I). */
+#ifndef VLA_RECUR_DEVICE
+
+/* the backward's arrays (one set per run) */
+typedef struct {
+    NUM *dS;            /* dv x d: the cotangent of S_t, then of S_{t-1} */
+    NUM *dn;            /* d: the cotangent of the normalizer n (la) */
+    NUM *ct;            /* dv: c_t */
+    NUM *dx;            /* d: the read vector's cotangent, then dq */
+    NUM *dkp;           /* d: the write direction k''s cotangent, then dk */
+    NUM *db;            /* dv: the cotangent of beta e (delta rule), then dv */
+    NUM *dg;            /* d: the log-decays' gradients (scalar decays: entry 0) */
+    NUM *dbeta;         /* 1 */
+    NUM *ra, *rb;       /* d each: rwkv7's da and db */
+    NUM *y;             /* dv: rwkv7's S_{t-1} a */
+    NUM *ck, *seg;      /* the checkpoints and a segment's states, nsav numbers each */
+    long nsav, K, nck;
+} FN(gstate);
+
+/* the numbers of a state's saved arrays (tables.h's VLA_STATE_SAVED), S first */
+static long FN(grad_nsav)(const vla_config *cfg)
+{
+    VLA_DIMS_LOCALS(vla_dims_of(cfg));
+    return 0 VLA_STATE_SAVED(VLA_LEN_);
+}
+
+/* dst <- the saved arrays of s (dir 0), or s's saved arrays <- src (dir 1), exactly */
+VLA_FN void FN(grad_snap)(CXP, ST *s, NUM *buf, int dir)
+{
+    VLA_DIMS_LOCALS(vla_dims_of(&s->cfg));
+    long o = 0;
+#define VLA_X_(name, len)                                                                          \
+    for (long i = 0; i < (long)(len); i++, o++) {                                                  \
+        if (dir)                                                                                   \
+            COPY(E(s->name, i), E(buf, o));                                                        \
+        else                                                                                       \
+            COPY(E(buf, o), E(s->name, i));                                                        \
+    }
+    VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
+}
+
+/* y = x / sqrt(x . x + eps) backward (l2norm; unit with eps = 0, whose guard left x as it was
+ * when ||x|| < TINY): dy in g becomes dx = (dy - y (y . dy)) / r, r = sqrt(x . x + eps) */
+VLA_FN void FN(grad_norm)(CXP, NUM *g, const NUM *x, int n, NREF eps, int guarded)
+{
+    FRAME_BEGIN;
+    SCALAR(r);
+    SCALAR(yd);
+    SCALAR(t);
+    FN(dot)(CX, P(r), x, x, n);
+    if (eps)
+        ADD(r, r, R(eps));
+    SQRT(r, r);
+    if (guarded && (!ISFIN(r) || LESSD(r, TINY))) {
+        FRAME_END;
+        return;
+    }
+    FN(dot)(CX, P(yd), x, g, n); /* x . dy, then y . dy = x . dy / r */
+    DIV(yd, yd, r);
+    for (int j = 0; j < n; j++) {
+        DIV(t, E(x, j), r); /* y_j */
+        MUL(t, t, yd);
+        SUB(E(g, j), E(g, j), t);
+        DIV(E(g, j), E(g, j), r);
+    }
+    FRAME_END;
+}
+
+/* the read-out o = S_t x / den (den = max(n . x, floor) when the model normalizes, else 1):
+ * dS += (c / den) x^T, stored; G->dx = S_t^T (c / den) (+ dden n, dden = -(c . o) / den, when
+ * den = n . x), G->dn += dden x */
+VLA_FN void FN(grad_read)(CXP, ST *s, FN(gstate) *G, const NUM *x, NREF floor)
+{
+    FRAME_BEGIN;
+    SCALAR(den);
+    SCALAR(dd);
+    SCALAR(t);
+    const int d = s->d, dv = s->dv;
+    int live = 0; /* den = n . x, not its floor */
+    if (s->cfg.normalize) {
+        FN(dot)(CX, P(den), s->n, x, d);
+        live = !LESS(den, R(floor));
+        if (!live)
+            COPY(den, R(floor));
+        FN(dot)(CX, P(dd), G->ct, s->o, dv);
+        DIV(dd, dd, den);
+        SETI(t, 0);
+        SUB(dd, t, dd);
+        for (int i = 0; i < dv; i++)
+            DIV(E(G->ct, i), E(G->ct, i), den);
+    }
+    for (int i = 0; i < dv; i++)
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            MUL(t, E(G->ct, i), E(x, j));
+            ADD(E(G->dS, ij), E(G->dS, ij), t);
+            STORE(E(G->dS, ij));
+        }
+    FN(matvec_t)(CX, G->dx, s->S, G->ct, d, dv);
+    if (live)
+        for (int j = 0; j < d; j++) {
+            MUL(t, dd, E(s->n, j));
+            ADD(E(G->dx, j), E(G->dx, j), t);
+            MUL(t, dd, E(x, j));
+            ADD(E(G->dn, j), E(G->dn, j), t);
+            STORE(E(G->dn, j));
+        }
+    FRAME_END;
+}
+
+/* the gated family's query backward: w = scale l2norm(q) (recur_state.h's gated_query) */
+VLA_FN void FN(grad_gated_query)(CXP, ST *s, FN(gstate) *G)
+{
+    for (int j = 0; j < s->d; j++)
+        MUL(E(G->dx, j), E(G->dx, j), E(s->c, C_SCALE));
+    if (s->cfg.qknorm)
+        FN(grad_norm)(CX, G->dx, s->pq, s->d, P(E(s->c, C_L2EPS)), 0);
+}
+
+/* The decay's backward, dS holding the cotangent of S' = decay(S_{t-1}): dg = a (dS' . S_{t-1})
+ * (per key channel: a_j sum_i dS'_ij S_ij), then dS <- dS' a (dS' Diag(a)), stored.
+ * kind: 0 none, 1 the scalar a = beta_decay[1], 2 a per key channel (ag) */
+VLA_FN void FN(grad_decay)(CXP, ST *s, FN(gstate) *G, const NUM *Sp, int kind)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d, dv = s->dv;
+    if (kind == 0) {
+        FRAME_END;
+        return;
+    }
+    for (int j = 0; j < d; j++)
+        SETI(E(G->dg, j), 0);
+    for (int i = 0; i < dv; i++)
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            MUL(t, E(G->dS, ij), E(Sp, ij));
+            ADD(E(G->dg, kind == 1 ? 0 : j), E(G->dg, kind == 1 ? 0 : j), t);
+            MUL(E(G->dS, ij), E(G->dS, ij), kind == 1 ? E(s->beta_decay, 1) : E(s->ag, j));
+            STORE(E(G->dS, ij));
+        }
+    for (int j = 0; j < (kind == 1 ? 1 : d); j++)
+        MUL(E(G->dg, j), E(G->dg, j), kind == 1 ? E(s->beta_decay, 1) : E(s->ag, j));
+    FRAME_END;
+}
+
+/* The delta rule's write backward (delta, gdn, kda): S' = decay(S_{t-1}), e = v - S' k',
+ * S_t = S' + (beta e) k'^T. With b = dS k' (the cotangent of beta e):
+ *   dbeta = b . e, dv = beta b, dk' = dS^T (beta e) - S'^T (beta b),
+ *   dS' = dS - (beta b) k'^T, then the decay's backward. */
+VLA_FN void FN(grad_delta_write)(CXP, ST *s, FN(gstate) *G, const NUM *Sp, int kind)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    SCALAR(sp);
+    const int d = s->d, dv = s->dv;
+    FN(matvec)(CX, G->db, G->dS, s->kp, dv, d);      /* b = dS k' */
+    FN(dot)(CX, P(E(G->dbeta, 0)), G->db, s->e, dv);     /* dbeta = b . e */
+    for (int i = 0; i < dv; i++)                       /* e <- beta e, b <- beta b = dv */
+        {
+        MUL(E(s->e, i), E(s->beta_decay, 0), E(s->e, i));
+        MUL(E(G->db, i), E(s->beta_decay, 0), E(G->db, i));
+    }
+    FN(matvec_t)(CX, G->dkp, G->dS, s->e, d, dv);     /* dS^T (beta e) */
+    for (int i = 0; i < dv; i++)
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            COPY(sp, E(Sp, ij)); /* S'_ij as the forward stored it */
+            if (kind)
+                MUL(sp, sp, kind == 1 ? E(s->beta_decay, 1) : E(s->ag, j));
+            STORE(sp);
+            MUL(t, sp, E(G->db, i));
+            SUB(E(G->dkp, j), E(G->dkp, j), t);
+            MUL(t, E(G->db, i), E(s->kp, j));
+            SUB(E(G->dS, ij), E(G->dS, ij), t);
+            STORE(E(G->dS, ij));
+        }
+    FN(grad_decay)(CX, s, G, Sp, kind);
+    FRAME_END;
+}
+
+/* The additive write backward (la, gla, mamba2, rwkv7): S_t = decay(S_{t-1}) + v k^T:
+ * dv = dS k, dk = dS^T v (k = phi(k)), then the decay's backward */
+VLA_FN void FN(grad_additive)(CXP, ST *s, FN(gstate) *G, const NUM *Sp, int kind)
+{
+    FN(matvec)(CX, G->db, G->dS, s->pk, s->dv, s->d);
+    FN(matvec_t)(CX, G->dkp, G->dS, s->v, s->d, s->dv);
+    FN(grad_decay)(CX, s, G, Sp, kind);
+}
+
+/* rwkv7: S_t = S_{t-1} Diag(w) + (S_{t-1} a) b^T + v k^T. With z = dS b:
+ * db = dS^T (S_{t-1} a), da = S_{t-1}^T z, dS_{t-1} = dS Diag(w) + z a^T, dg = w (dS . S_{t-1}) */
+VLA_FN void FN(grad_rwkv7)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d, dv = s->dv;
+    FN(matvec)(CX, G->y, Sp, s->ra, dv, d);           /* S_{t-1} a, as the forward computed it */
+    FN(matvec_t)(CX, G->rb, G->dS, G->y, d, dv);      /* db */
+    FN(matvec)(CX, G->y, G->dS, s->rb, dv, d);        /* z */
+    FN(matvec_t)(CX, G->ra, Sp, G->y, d, dv);         /* da */
+    FN(grad_additive)(CX, s, G, Sp, 2);
+    for (int i = 0; i < dv; i++)
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            MUL(t, E(G->y, i), E(s->ra, j));
+            ADD(E(G->dS, ij), E(G->dS, ij), t);
+            STORE(E(G->dS, ij));
+        }
+    FRAME_END;
+}
+
+/* the gated family's read-out backward: o = S_t w, w = scale l2norm(q) */
+VLA_FN void FN(grad_read_gated)(CXP, ST *s, FN(gstate) *G)
+{
+    FN(grad_read)(CX, s, G, s->w, P(E(s->c, C_STAB)));
+    FN(grad_gated_query)(CX, s, G);
+}
+
+/* One step's backward: s holds S_t and the step's vectors (re-run from S_{t-1} = Sp), G->dS the
+ * cotangent of S_t from the later steps; on return G->dS is that of S_{t-1} and G's vectors hold
+ * the step's gradients. */
+VLA_FN void FN(grad_step)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    const int d = s->d;
+    int gated = vla_col_gate(s->cfg.model) != 0;
+    if (gated)
+        FN(grad_read_gated)(CX, s, G);
+    else
+        FN(grad_read)(CX, s, G, s->pq,
+                      s->cfg.model == VLA_LA ? P(E(s->c, C_EPS_O)) : P(E(s->c, C_STAB)));
+    switch (s->cfg.model) {
+    case VLA_LA:
+        FN(grad_additive)(CX, s, G, Sp, 0);
+        for (int j = 0; j < d; j++) /* n_t = n_{t-1} + phi(k): dk += dn, dn carried */
+            ADD(E(G->dkp, j), E(G->dkp, j), E(G->dn, j));
+        break;
+    case VLA_DELTA:
+        FN(grad_delta_write)(CX, s, G, Sp, s->cfg.delta_form == VLA_DELTA_DECAY);
+        if (s->cfg.keynorm) /* k' = unit(k) */
+            FN(grad_norm)(CX, G->dkp, s->k, d, NULL, 1);
+        break;
+    case VLA_GDN:
+    case VLA_KDA:
+        FN(grad_delta_write)(CX, s, G, Sp, s->cfg.model == VLA_GDN ? 1 : 2);
+        if (s->cfg.qknorm)
+            FN(grad_norm)(CX, G->dkp, s->pk, d, P(E(s->c, C_L2EPS)), 0);
+        break;
+    case VLA_GLA: FN(grad_additive)(CX, s, G, Sp, 2); break;
+    case VLA_MAMBA2: FN(grad_additive)(CX, s, G, Sp, 1); break;
+    case VLA_RWKV7: FN(grad_rwkv7)(CX, s, G, Sp); break;
+    default: break; /* refused by vla_grad_check */
+    }
+}
+
+
+/* the numbers of the backward's arrays, in allocation order (one list, so alloc and free agree) */
+#define VLA_GRAD_ARRAYS(X, d, dv, nsav, K, nck)                                                   \
+    X(dS, (long)(dv) * (d)) X(dn, d) X(ct, dv) X(dx, d) X(dkp, d) X(db, dv) X(dg, d) X(dbeta, 1)  \
+    X(ra, d) X(rb, d) X(y, dv) X(ck, (nck) * (nsav)) X(seg, (K) * (nsav))
+
+/* The backward of T steps of s (a fresh state of a configuration vla_grad_check admits): in(t)
+ * gives step t's inputs (t = 0 .. T-1), c holds c_t (T x dv), out the gradients (vlastab.h's
+ * vla_grads). Returns a vla_err: the inputs' callback's, or VLA_ENOMEM. */
+VLA_FN int FN(grad_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, const double *c,
+                        const vla_grads *out)
+{
+    const int d = s->d, dv = s->dv, ng = vla_col_gate(s->cfg.model) == 2 ? d : 1;
+    FN(gstate) G = {0};
+    G.nsav = FN(grad_nsav)(&s->cfg);
+    G.K = 1;
+    while (G.K * G.K < T)
+        G.K++;
+    G.nck = (T + G.K - 1) / G.K;
+    int r = VLA_OK, ok = 1;
+    vla_input x;
+#define VLA_X_(name, len) ok &= (G.name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
+    VLA_GRAD_ARRAYS(VLA_X_, d, dv, G.nsav, G.K, G.nck)
+#undef VLA_X_
+    if (!ok) {
+        r = VLA_ENOMEM;
+        goto out;
+    }
+    for (long t = 0; t < T && !r; t++) { /* the forward, a checkpoint every K steps */
+        if (t % G.K == 0) {
+            ARITH_ENTER;
+            FN(grad_snap)(CX, s, VLA_ROWP(G.ck, t / G.K * G.nsav), 0);
+            ARITH_LEAVE;
+        }
+        if (!(r = in(ctx, t, &x)) && x.g && s->cfg.model == VLA_DELTA)
+            r = VLA_ENOTSUP; /* delta's row gates are not in the backward */
+        if (!r)
+            r = FN(vstate_step)(CX, s, &x);
+    }
+    for (long j = G.nck - 1; j >= 0 && !r; j--) {
+        long t0 = j * G.K, t1 = t0 + G.K < T ? t0 + G.K : T;
+        ARITH_ENTER;
+        FN(grad_snap)(CX, s, VLA_ROWP(G.ck, j * G.nsav), 1);
+        ARITH_LEAVE;
+        s->t = t0;
+        for (long t = t0; t < t1 && !r; t++) { /* the segment's states S_{t-1} */
+            ARITH_ENTER;
+            FN(grad_snap)(CX, s, VLA_ROWP(G.seg, (t - t0) * G.nsav), 0);
+            ARITH_LEAVE;
+            if (!(r = in(ctx, t, &x)))
+                r = FN(vstate_step)(CX, s, &x);
+        }
+        for (long t = t1 - 1; t >= t0 && !r; t--) {
+            if ((r = in(ctx, t, &x)))
+                break;
+            const NUM *Sp = VLA_ROWP(G.seg, (t - t0) * G.nsav); /* S first among the saved arrays */
+            ARITH_ENTER;
+            FN(grad_snap)(CX, s, VLA_ROWP(G.seg, (t - t0) * G.nsav), 1);
+            s->t = t;
+            FN(load)(CX, s, &x);
+            FN(vstate_advance)(CX, s, x.g != NULL);
+            LOAD_IN_N(G.ct, c + t * dv, dv);
+            FN(grad_step)(CX, s, &G, Sp);
+            for (int i = 0; i < d; i++) {
+                STORE_I(E(G.dx, i));
+                STORE_I(E(G.dkp, i));
+                out->dq[t * d + i] = TOD(E(G.dx, i));
+                out->dk[t * d + i] = TOD(E(G.dkp, i));
+            }
+            for (int i = 0; i < dv; i++) {
+                STORE_I(E(G.db, i));
+                out->dv[t * dv + i] = TOD(E(G.db, i));
+            }
+            STORE_I(E(G.dbeta, 0));
+            if (out->dbeta)
+                out->dbeta[t] = vla_grad_has(&s->cfg, VLA_GRAD_BETA) ? TOD(E(G.dbeta, 0)) : 0;
+            for (int i = 0; i < ng && out->dg; i++) {
+                STORE_I(E(G.dg, i));
+                out->dg[t * ng + i] = vla_grad_has(&s->cfg, VLA_GRAD_G) ? TOD(E(G.dg, i)) : 0;
+            }
+            for (int i = 0; i < d && out->da; i++) {
+                STORE_I(E(G.ra, i));
+                STORE_I(E(G.rb, i));
+                out->da[t * d + i] = TOD(E(G.ra, i));
+                out->db[t * d + i] = TOD(E(G.rb, i));
+            }
+            if (out->dS_zero) /* the cotangent of S_{t-1}, handed to step t - 1 */
+                for (long i = 0; i < (long)dv * d; i++)
+                    out->dS_zero[t * dv * d + i] = ISFIN(E(G.dS, i)) && CMPD(E(G.dS, i), 0.0) == 0;
+            ARITH_LEAVE;
+        }
+    }
+out:
+#define VLA_X_(name, len)                                                                          \
+    if (G.name)                                                                                    \
+        NUM_FREE(G.name, FN(alloc_len)(len));
+    VLA_GRAD_ARRAYS(VLA_X_, d, dv, G.nsav, G.K, G.nck)
+#undef VLA_X_
+    return r;
+}
+#undef VLA_GRAD_ARRAYS
+#endif

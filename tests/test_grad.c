@@ -1,0 +1,270 @@
+/* test_grad.c: the backward pass (lib/recur_grad.h, docs/math.md section 11). The exact gradients
+ * (MPFR, 256 bits) against central finite differences of the exact forward, an independent check
+ * of the derivation; and every policy's gradients against its MPFR emulation, bit for bit (the
+ * same text in both, as tests/test_conform.c checks the forward). tests/test_grad.py checks them
+ * against torch.autograd of the published equations. */
+#include "check.h"
+#include "vlaref.h"
+#include "vlastab.h"
+#include <float.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TMAX 64
+#define DMAX 8
+
+/* one sequence's inputs, owned here so that a finite difference can move one entry */
+typedef struct {
+    int T, d;
+    double q[TMAX][DMAX], k[TMAX][DMAX], v[TMAX][DMAX], lg[TMAX][DMAX], a[TMAX][DMAX],
+        b[TMAX][DMAX];
+    double beta[TMAX], lgs[TMAX], decay[TMAX];
+    int has_beta, has_lgs, has_lg, has_lr, has_decay;
+} seq;
+
+static int seq_input(void *ctx, long t, vla_input *in)
+{
+    seq *s = ctx;
+    memset(in, 0, sizeof *in);
+    in->q = s->q[t];
+    in->k = s->k[t];
+    in->v = s->v[t];
+    in->beta = s->has_beta ? s->beta[t] : NAN;
+    in->decay = s->has_decay ? s->decay[t] : NAN;
+    in->lgs = s->has_lgs ? s->lgs[t] : 0;
+    in->lg = s->has_lg ? s->lg[t] : NULL;
+    in->a = s->has_lr ? s->a[t] : NULL;
+    in->b = s->has_lr ? s->b[t] : NULL;
+    return VLA_OK;
+}
+
+static uint64_t rng_state;
+static double uni(double lo, double hi) /* xorshift64*: the test's own draws */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return lo + (hi - lo) * (double)((rng_state * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-53;
+}
+
+/* the configuration of a model for these tests: features id (so that dq, dk are the gradients of
+ * the raw inputs a finite difference moves), la's positive q and k (n . q above its floor) */
+static void setup(vla_config *cfg, seq *s, vla_model_kind mk, int d, int T, int decay_form,
+                  uint64_t seed)
+{
+    vla_config_default(cfg, mk, d);
+    cfg->features = VLA_FEAT_ID;
+    if (decay_form)
+        cfg->delta_form = VLA_DELTA_DECAY;
+    memset(s, 0, sizeof *s);
+    s->T = T;
+    s->d = d;
+    rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
+    double lo = mk == VLA_LA ? 0.1 : -1;
+    for (int t = 0; t < T; t++) {
+        for (int j = 0; j < d; j++) {
+            s->q[t][j] = uni(lo, 1);
+            s->k[t][j] = uni(lo, 1);
+            s->v[t][j] = uni(-1, 1);
+            s->lg[t][j] = -uni(0.01, 0.5);
+            s->a[t][j] = uni(-0.3, 0.3);
+            s->b[t][j] = uni(-0.3, 0.3);
+        }
+        s->beta[t] = uni(0.2, 0.9);
+        s->lgs[t] = -uni(0.01, 0.5);
+        s->decay[t] = uni(0.5, 1);
+    }
+    s->has_beta = vla_grad_has(cfg, VLA_GRAD_BETA);
+    s->has_lgs = vla_model_gate(mk) == 1;
+    s->has_lg = vla_model_gate(mk) == 2;
+    s->has_lr = vla_grad_has(cfg, VLA_GRAD_LR);
+    s->has_decay = decay_form;
+}
+
+/* the gradients' arrays of one run */
+typedef struct {
+    double dq[TMAX * DMAX], dk[TMAX * DMAX], dv[TMAX * DMAX], dbeta[TMAX], dg[TMAX * DMAX],
+        da[TMAX * DMAX], db[TMAX * DMAX];
+    unsigned char z[TMAX * DMAX * DMAX];
+} grads;
+static vla_grads grads_of(grads *g, int lr)
+{
+    vla_grads o = {g->dq, g->dk, g->dv, g->dbeta, g->dg, lr ? g->da : NULL, lr ? g->db : NULL,
+                   g->z};
+    return o;
+}
+
+/* L = sum_t c_t . o_t of the exact forward (MPFR at 256 bits), o_t rounded to binary64 and summed
+ * in binary64; *mag = sum |c_t,i o_t,i| (the rounding's scale) */
+static double loss_exact(const vla_config *cfg, seq *s, const double *c, double *mag)
+{
+    vla_model *m;
+    vla_input in;
+    double o[DMAX], L = 0, M = 0;
+    CHECK(vref_model_new(&m, cfg, VREF_EXACT, 256) == 0);
+    for (int t = 0; t < s->T; t++) {
+        seq_input(s, t, &in);
+        CHECK(vla_model_step(m, &in) == 0);
+        CHECK(vla_model_get(m, VLA_Q_O, o) == 0);
+        for (int i = 0; i < s->d; i++) {
+            L += c[t * s->d + i] * o[i];
+            M += fabs(c[t * s->d + i] * o[i]);
+        }
+    }
+    vla_model_free(m);
+    if (mag)
+        *mag = M;
+    return L;
+}
+
+/* the central difference of L in the entry *x with step h */
+static double fd(const vla_config *cfg, seq *s, const double *c, double *x, double h, double *mag,
+                 int mult)
+{
+    double x0 = *x, lp, lm;
+    *x = mult ? x0 * exp(h) : x0 + h; /* mult: the difference in log x (delta's decay a) */
+    lp = loss_exact(cfg, s, c, mag);
+    *x = mult ? x0 * exp(-h) : x0 - h;
+    lm = loss_exact(cfg, s, c, NULL);
+    *x = x0;
+    return (lp - lm) / (2 * h);
+}
+
+/* One entry's check: |g - FD(h)| within twice the difference's error bound, which is its
+ * truncation, h^2 f'''/6, estimated from FD(2h) - FD(h) = (4 - 1) h^2 f'''/6 (so |FD(2h) -
+ * FD(h)| / 3), plus its rounding: L's binary64 rounding of T dv read-outs and their sum,
+ * (T dv + 1) u64 sum|c o| at each of the two points, over 2h. j < 0: x is a decay a > 0 and g
+ * the gradient in log a (x moved by the factor e^(+-h); its rounding in binary64, u64 / h
+ * relative, is far below the bound). Returns |g - FD| / bound. */
+static double fd_entry(const vla_config *cfg, seq *s, const double *c, double *x, double g,
+                       const char *what, int t, int j)
+{
+    const double h = 1e-4;
+    double mag, f1 = fd(cfg, s, c, x, h, &mag, j < 0), f2 = fd(cfg, s, c, x, 2 * h, NULL, j < 0);
+    double bound = fabs(f2 - f1) / 3 + (s->T * s->d + 1) * DBL_EPSILON / 2 * mag / h;
+    CHECK_MSG(fabs(g - f1) <= 2 * bound, "%s: d%s[%d][%d] = %.17g, the finite difference %.17g "
+              "(|diff| %.3g > 2 x bound %.3g)", vla_model_name(cfg->model), what, t, j, g, f1,
+              fabs(g - f1), bound);
+    return fabs(g - f1) / bound;
+}
+
+static const struct {
+    vla_model_kind mk;
+    int decay;
+} fd_models[] = {{VLA_LA, 0},  {VLA_DELTA, 0},  {VLA_DELTA, 1}, {VLA_GDN, 0},
+                 {VLA_KDA, 0}, {VLA_GLA, 0},    {VLA_MAMBA2, 0}, {VLA_RWKV7, 0}};
+
+TEST(grad_exact_matches_finite_differences)
+{
+    const int d = 4, T = 16;
+    static seq s;
+    static grads g;
+    double c[TMAX * DMAX];
+    for (size_t mi = 0; mi < sizeof fd_models / sizeof fd_models[0]; mi++) {
+        vla_config cfg;
+        setup(&cfg, &s, fd_models[mi].mk, d, T, fd_models[mi].decay, 7 + mi);
+        for (int i = 0; i < T * d; i++)
+            c[i] = uni(-1, 1);
+        int lr = s.has_lr;
+        vla_grads o = grads_of(&g, lr);
+        CHECK(vref_grad(&cfg, VREF_EXACT, 256, T, seq_input, &s, c, &o) == 0);
+        double worst = 0, gmax = 0;
+        /* every entry at four steps: the first (the longest backward), two inside, the last */
+        static const int ts[] = {0, 5, 11, 15};
+        for (int ti = 0; ti < 4; ti++) {
+            int t = ts[ti];
+            for (int j = 0; j < d; j++) {
+                worst = fmax(worst, fd_entry(&cfg, &s, c, &s.q[t][j], g.dq[t * d + j], "q", t, j));
+                worst = fmax(worst, fd_entry(&cfg, &s, c, &s.k[t][j], g.dk[t * d + j], "k", t, j));
+                worst = fmax(worst, fd_entry(&cfg, &s, c, &s.v[t][j], g.dv[t * d + j], "v", t, j));
+                gmax = fmax(gmax, fmax(fabs(g.dq[t * d + j]), fabs(g.dk[t * d + j])));
+                if (s.has_lg)
+                    worst = fmax(worst, fd_entry(&cfg, &s, c, &s.lg[t][j], g.dg[t * d + j], "g",
+                                                 t, j));
+                if (lr) {
+                    worst = fmax(worst, fd_entry(&cfg, &s, c, &s.a[t][j], g.da[t * d + j], "a",
+                                                 t, j));
+                    worst = fmax(worst, fd_entry(&cfg, &s, c, &s.b[t][j], g.db[t * d + j], "b",
+                                                 t, j));
+                }
+            }
+            if (s.has_beta)
+                worst = fmax(worst, fd_entry(&cfg, &s, c, &s.beta[t], g.dbeta[t], "beta", t, 0));
+            if (s.has_lgs)
+                worst = fmax(worst, fd_entry(&cfg, &s, c, &s.lgs[t], g.dg[t], "g", t, 0));
+            if (s.has_decay) /* dg is d/d log a: the difference moves a by the factor e^(+-h) */
+                worst = fmax(worst, fd_entry(&cfg, &s, c, &s.decay[t], g.dg[t], "g (log a)", t,
+                                             -1));
+        }
+        /* the check has teeth: a gradient is some 1e-1 to 1e0 here, a slip in the derivation
+         * moves it by as much, and the bound is below 1e-6 of it */
+        CHECK_MSG(gmax > 1e-2, "%s: the gradients are too small to test (%.3g)",
+                  vla_model_name(cfg.model), gmax);
+        if (getenv("VLA_TEST_VERBOSE"))
+            printf("grad fd %s%s: worst |g - FD| / bound %.3g\n", vla_model_name(cfg.model),
+                   fd_models[mi].decay ? " (decay)" : "", worst);
+    }
+}
+
+/* equal bit patterns (+0 and -0 differ; any two NaNs equal, as in test_conform.c) */
+static long diff_at(const double *x, const double *y, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (memcmp(&x[i], &y[i], sizeof *x) && !(isnan(x[i]) && isnan(y[i])))
+            return i;
+    return -1;
+}
+
+TEST(grad_conform_every_policy_bit_for_bit)
+{
+    const int d = 8, T = 40; /* two segments of ceil(sqrt(40)) = 7 steps and a partial one */
+    static seq s;
+    static grads a, b;
+    double c[TMAX * DMAX];
+    for (size_t mi = 0; mi < sizeof fd_models / sizeof fd_models[0]; mi++)
+        for (int p = 0; p < VLA_NPREC; p++) {
+            vla_config cfg;
+            setup(&cfg, &s, fd_models[mi].mk, d, T, fd_models[mi].decay, 100 + mi);
+            cfg.prec = (vla_prec)p;
+            for (int i = 0; i < T * d; i++)
+                c[i] = uni(-1, 1);
+            vla_grads ga = grads_of(&a, s.has_lr), gb = grads_of(&b, s.has_lr);
+            memset(&a, 0x5a, sizeof a);
+            memset(&b, 0xa5, sizeof b);
+            CHECK(vla_grad(&cfg, T, seq_input, &s, c, &ga) == 0);
+            CHECK(vref_grad(&cfg, VREF_EMULATE, 0, T, seq_input, &s, c, &gb) == 0);
+            const char *names[] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db"};
+            const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg, a.da, a.db};
+            const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg, b.da, b.db};
+            const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1),
+                               s.has_lr ? T * d : 0, s.has_lr ? T * d : 0};
+            for (int q = 0; q < 7; q++) {
+                long i = diff_at(xs[q], ys[q], ns[q]);
+                CHECK_MSG(i < 0, "%s %s: %s[%ld] lib %a, MPFR emulation %a",
+                          vla_model_name(cfg.model), vla_prec_name(cfg.prec), names[q], i,
+                          i < 0 ? 0 : xs[q][i], i < 0 ? 0 : ys[q][i]);
+            }
+            CHECK(!memcmp(a.z, b.z, (size_t)T * d * d));
+        }
+}
+
+TEST(grad_refuses_what_it_has_not)
+{
+    vla_config cfg;
+    const char *why = NULL;
+    static seq s;
+    static grads g;
+    double c[TMAX * DMAX] = {0};
+    vla_grads o = grads_of(&g, 0);
+    vla_config_default(&cfg, VLA_VLA3, 4);
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "through A"));
+    setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
+    CHECK(vla_grad(&cfg, 8, seq_input, &s, c, &o) == 0);
+    CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "seq form only"));
+    CHECK(vla_grad(&cfg, 8, seq_input, &s, c, &o) == VLA_ENOTSUP);
+    setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
+    CHECK(vla_grad(&cfg, 0, seq_input, &s, c, &o) == VLA_EINVAL);
+    CHECK(vla_grad(&cfg, 8, seq_input, &s, NULL, &o) == VLA_EINVAL);
+}
