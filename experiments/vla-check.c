@@ -902,6 +902,8 @@ static int run_all(vla_engine_spec sp, long T, double *o, double *S, char *why, 
     if (vla_engine_new(&e, &sp, why, len))
         return 1;
     int r = vla_engine_advance(e, T);
+    if (!r)
+        r = vla_engine_finish(e); /* a chunk form's last T mod C tokens */
     if (r)
         snprintf(why, len, "%s", vla_engine_error(e));
     for (int h = 0; !r && h < sp.runs; h++)

@@ -345,8 +345,9 @@ static void k_describe(void *self, char *buf, size_t len)
     vla_cuda_describe(((kself *)self)->g, buf, len);
 }
 
-static const vla_backend_ops k_ops = {k_open, k_close,  k_advance, k_t,         k_get,
-                                      k_counts, k_save, k_load,    k_describe};
+/* (no last, partial chunk: vla_engine_finish refuses a pending one) */
+static const vla_backend_ops k_ops = {k_open,   k_close, k_advance,  k_t,  k_get,
+                                      k_counts, k_save,  k_load, k_describe, NULL};
 
 const vla_backend *vla_backend_lanes(void)
 {

@@ -246,6 +246,23 @@ int vla_engine_advance(vla_engine *e, long t)
     return e->code ? e->code : r;
 }
 
+int vla_engine_finish(vla_engine *e)
+{
+    if (!e)
+        return VLA_EINVAL;
+    if (e->code)
+        return e->code;
+    for (int run = 0; !e->b->ops->finish && run < e->spec.runs; run++) {
+        vla_counts c;
+        if (vla_engine_counts(e, run, &c) == 0 && vla_form_pending(&e->spec.cfg, c.steps))
+            return vla_engine_fail(e, run, VLA_ENOTSUP, "head %d: the --backend %s computes no "
+                                   "last, partial chunk (T mod C tokens): --backend cpu",
+                                   e->spec.first_head + run, e->b->name);
+    }
+    int r = e->b->ops->finish ? e->b->ops->finish(e, e->self) : VLA_OK;
+    return e->code ? e->code : r;
+}
+
 long vla_engine_t(const vla_engine *e, int run)
 {
     return e && run >= 0 && run < e->spec.runs ? e->b->ops->t(e->self, run) : -1;
@@ -399,13 +416,6 @@ static int models_open(vla_engine *e, void **self, char *err, size_t len)
     return VLA_OK;
 }
 
-/* the last step of the runs' inputs when the engine knows it (a stream's stream_steps, prepared
- * inputs that do not cycle), else 0 */
-static long inputs_end(const vla_engine_spec *sp)
-{
-    return sp->stream ? sp->stream_steps : sp->cycle ? 0 : sp->T;
-}
-
 /* run r's steps up to t; 0, VLA_EINTR, or an error recorded in the engine */
 static int models_run_to(mself *s, int run, long t)
 {
@@ -430,21 +440,15 @@ static int models_run_to(mself *s, int run, long t)
             return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, step,
                                    why ? why : vla_strerror(r));
         x->t = step;
-        /* the inputs end inside a chunk: the chunk form computes that last chunk now */
-        const long pending = vla_form_pending(&sp->cfg, vla_model_counts(x->m)->steps);
-        const int tail = pending && step == inputs_end(sp);
-        if (tail && (r = vla_model_finish(x->m)))
-            return vla_engine_fail(e, run, r, "head %d, step %ld: the last chunk: %s", head, step,
-                                   vla_strerror(r));
         if (!sp->on_step)
             continue;
         vla_step_view v = {.run = run, .t = step, .in = &x->raw, .a_moved = -1,
                            .a_moved_diag = -1};
         double *o = x->tap, *kp = o + dv, *al = kp + d;
-        if ((sp->taps & VLA_TAP_O) && (tail || !pending))
+        if ((sp->taps & VLA_TAP_O) && !vla_form_pending(&sp->cfg, vla_model_counts(x->m)->steps))
             vla_model_get(x->m, VLA_Q_O, o), v.o = o; /* (a chunk's read-outs: at its end) */
         if (v.o && !x->raw.is_read && vla_model_get(x->m, VLA_Q_CO, x->co) == 0)
-            v.co = x->co, v.nco = tail ? (int)pending : sp->cfg.chunk; /* every token's */
+            v.co = x->co, v.nco = sp->cfg.chunk; /* ... all of them: every token's */
         if (sp->taps & VLA_TAP_KP)
             vla_model_get(x->m, VLA_Q_KP, kp), v.kp = kp;
         if (sp->taps & VLA_TAP_ALPHA)
@@ -513,6 +517,33 @@ static int models_load(void *self, int run, FILE *f)
     return r;
 }
 
+/* every run's last, partial chunk (vla_model_finish), its read-outs through on_step */
+static int models_finish(vla_engine *e, void *self)
+{
+    mself *s = self;
+    const vla_engine_spec *sp = &e->spec;
+    for (int run = 0; run < sp->runs; run++) {
+        mrun *x = &s->r[run];
+        const long c = vla_form_pending(&sp->cfg, vla_model_counts(x->m)->steps);
+        int r;
+        if (!c)
+            continue;
+        if ((r = vla_model_finish(x->m)))
+            return vla_engine_fail(e, run, r, "head %d, step %ld: the last chunk: %s",
+                                   sp->first_head + run, x->t, vla_strerror(r));
+        if (!sp->on_step || !(sp->taps & VLA_TAP_O))
+            continue;
+        vla_step_view v = {.run = run, .t = x->t, .in = &x->raw, .o = x->tap, .co = x->co,
+                           .nco = (int)c, .a_moved = -1, .a_moved_diag = -1};
+        vla_model_get(x->m, VLA_Q_O, x->tap);
+        vla_model_get(x->m, VLA_Q_CO, x->co);
+        if ((r = sp->on_step(sp->ctx, &v)))
+            return vla_engine_fail(e, run, r, "head %d, step %ld: %s", sp->first_head + run, x->t,
+                                   vla_strerror(r));
+    }
+    return VLA_OK;
+}
+
 static void models_describe(void *self, char *buf, size_t len)
 {
     mself *s = self;
@@ -521,7 +552,8 @@ static void models_describe(void *self, char *buf, size_t len)
 
 const vla_backend_ops vla_engine_models_ops = {models_open, models_close, models_advance,
                                                 models_t,    models_get,   models_counts,
-                                                models_save, models_load,  models_describe};
+                                                models_save, models_load,  models_describe,
+                                                models_finish};
 
 static int make_cpu_model(vla_model **out, const vla_config *cfg, const vla_engine_spec *spec)
 {

@@ -21,6 +21,8 @@ typedef struct {
     int (*save)(void *self, int run, FILE *f);
     int (*load)(void *self, int run, FILE *f);
     void (*describe)(void *self, char *buf, size_t len);
+    /* optional: vla_engine_finish (NULL: the backend computes no last, partial chunk) */
+    int (*finish)(vla_engine *e, void *self);
 } vla_backend_ops;
 
 struct vla_backend {

@@ -524,9 +524,8 @@ typedef struct {
     const double *co;        /* VLA_TAP_O, the chunk form at a chunk's end: the read-outs of
                                 every token of the chunk (nco x dv, row r token t - nco + 1 + r;
                                 the cpu and exact backends; NULL on the others and elsewhere) */
-    int nco;                 /* its tokens: C, or T mod C at the end of a finite stream whose T
-                                is no multiple of C (the cpu and exact backends compute that
-                                last chunk: vla_model_finish) */
+    int nco;                 /* its tokens: C, or T mod C for the last, partial chunk of
+                                vla_engine_finish */
     const double *kp, *alpha; /* VLA_TAP_KP, VLA_TAP_ALPHA: the write's k' and alpha (d) */
     long a_moved;            /* VLA_TAP_MOVED: entries of A this step changed (-1: chol, solve,
                                 cg and cheb keep no A, a model without A, or the chunk form,
@@ -543,8 +542,7 @@ typedef struct {
     const char *stream;
     uint64_t seed;
     int first_head;
-    long stream_steps; /* the steps the runs will take: of a trace no more is read (0: all); the
-                          stream's end, where a chunk form computes a last partial chunk */
+    long stream_steps; /* the steps the runs will take: of a trace no more is read (0: all) */
     /* ... or prepared inputs (stream NULL): in[r * T + t - 1] for run r at step t (shared: in[t - 1]
      * for every run), is_read (may be NULL) likewise; steps beyond T wrap around when cycle is set,
      * else are an error. The engine keeps the pointers: the arrays must outlive it. */
@@ -582,6 +580,11 @@ void vla_engine_free(vla_engine *e);
  * with the run, the step and the reason in vla_engine_error. */
 int vla_engine_advance(vla_engine *e, long t);
 long vla_engine_t(const vla_engine *e, int run);
+/* The inputs end where the runs are: a chunk form computes each run's last, partial chunk (T mod
+ * C tokens: vla_model_finish), its read-outs handed to on_step (vla_step_view.nco of them); after
+ * it no run advances. The cpu and exact backends; on the others VLA_ENOTSUP where a chunk is
+ * pending, with the reason in vla_engine_error. Nothing happens where no chunk is pending. */
+int vla_engine_finish(vla_engine *e);
 int vla_engine_runs(const vla_engine *e);
 const vla_config *vla_engine_config(const vla_engine *e);
 const vla_engine_spec *vla_engine_spec_of(const vla_engine *e);
