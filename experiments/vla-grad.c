@@ -1,8 +1,8 @@
-/* vla-grad: the backward pass (docs/math.md section 11) against the exact one. Per head, precision
- * and gradient (dq, dk, dv, dbeta, dg, da, db as the model has them) of L = sum_t c_t . o_t: the
- * norm-wise relative error against the exact gradients (MPFR) on the same inputs, the first step,
- * counted backward, at which a window's error passes 1e-3, 1e-1 and 1, the non-finite entries,
- * and the state cotangents flushed to exactly zero where the exact one is not. */
+/* vla-grad: the gradients of the backward pass against the exact ones (docs/math.md section 11).
+ * Per head, precision and gradient (dq, dk, dv, dbeta, dg, da, db as the model has them) of
+ * L = sum_t c_t . o_t: the norm-wise relative error against the exact gradients (MPFR) on the
+ * same inputs, the first step, counted backward, at which a window's error passes 1e-3, 1e-1 and
+ * 1, the non-finite entries, and the state cotangents exactly 0 where the exact ones are not. */
 #include "cli.h"
 #include "vlaref.h"
 #include <errno.h>
@@ -174,6 +174,20 @@ int main(int argc, char **argv)
                         "(default 16)"},
         {NULL, NULL, NULL},
     };
+    static const vla_doc_item exits[] = {
+        {"0", NULL, "the table was written"},
+        {"1", NULL, "a backward failed (the message names the head, the precision and the "
+                    "reason), out of memory, or the table could not be written (no half-written "
+                    "table is left)"},
+        {"2", NULL, "a usage error: an unknown option or value, a value out of range, a bad input "
+                    "file, a configuration without a backward (the models with A, the chunk and "
+                    "scan forms, issue 35's switches: vla_grad_check's reason is said), a stream "
+                    "with delta's row gates g, --ref other than exact, --backend other than cpu, "
+                    "--resume"},
+        {"3", NULL, "interrupted by SIGINT or SIGTERM: nothing is saved (vla-grad writes no "
+                    "checkpoints) and no table or temporary is left"},
+        {NULL, NULL, NULL},
+    };
     static const vla_cli_spec spec = {
         .prog = "vla-grad",
         .summary =
@@ -205,7 +219,7 @@ int main(int argc, char **argv)
                    "             ones are not (the same in every row of a block)",
         .example = "vla-grad --model gdn --precisions f32,bf16-kern --d 64 --steps 1024 --runs 2\n"
                    "vla-grad --model kda --precision bf16 --stream trace:mytrace --window 64",
-        .phrase = "gradients of the backward pass against the exact ones",
+        .exit = exits,
         .default_steps = 256,
         .default_stream = "gauss",
         .default_model = VLA_GDN,
