@@ -1,0 +1,377 @@
+/* vla-grad: the gradients of the backward pass against the exact ones (docs/math.md section 11).
+ * Per head, precision and gradient (dq, dk, dv, dbeta, dg, da, db as the model has them) of
+ * L = sum_t c_t . o_t: the norm-wise relative error against the exact gradients (MPFR) on the
+ * same inputs, the first step, counted backward, at which a window's error passes 1e-3, 1e-1 and
+ * 1, the non-finite entries, and the state cotangents exactly 0 where the exact ones are not. */
+#include "cli.h"
+#include "vlaref.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PMAX 8
+#define NG 7 /* dq dk dv dbeta dg da db */
+#define NCOL 9
+#define COLUMNS "prec head grad relerr back_1e-3 back_1e-1 back_1 nonfinite ds_zero"
+/* c_t's draws: their own seed, so that they are no other draw of the stream's */
+#define C_SEED_OFFSET 0x9e3779b97f4a7c15ull
+
+typedef struct {
+    vla_prec precs[PMAX];
+    int np;
+    long window;
+} grad_opts;
+
+static int on_opt(void *ctx, const char *name, const char *val)
+{
+    grad_opts *o = ctx;
+    if (!strcmp(name, "window")) {
+        char *end;
+        errno = 0;
+        o->window = strtol(val, &end, 10);
+        if (end == val || *end || errno || o->window < 1 || o->window > 1000000000L)
+            return fprintf(stderr, "vla-grad: --window: '%s' is not a whole number in 1..1e9 "
+                           "(try --help)\n", val), 1;
+        return 0;
+    }
+    /* --precisions LIST */
+    char buf[256];
+    if (strlen(val) >= sizeof buf)
+        return fprintf(stderr, "vla-grad: --precisions: list too long (try --help)\n"), 1;
+    strcpy(buf, val);
+    o->np = 0;
+    for (char *t = buf, *next; t; t = next) {
+        if ((next = strchr(t, ',')))
+            *next++ = 0;
+        if (o->np == PMAX)
+            return fprintf(stderr, "vla-grad: --precisions: more than %d items (try --help)\n",
+                           PMAX), 1;
+        if (vla_prec_parse(t, &o->precs[o->np]))
+            return fprintf(stderr, "vla-grad: --precisions: '%s' is not a precision (%s) (try "
+                           "--help)\n", t, vla_names(VLA_LIST_PREC)), 1;
+        o->np++;
+    }
+    return 0;
+}
+
+/* one head's inputs, handed to vla_grad step by step; a stop (SIGINT, SIGTERM) ends the pass */
+typedef struct {
+    const vla_inputs *x;
+    int head;
+} head_in;
+static int grad_input(void *ctx, long t, vla_input *in)
+{
+    const head_in *h = ctx;
+    if (vla_cli_stop)
+        return VLA_EINTR;
+    *in = h->x->in[(long)h->head * h->x->T + t];
+    return VLA_OK;
+}
+
+/* the gradients of one pass: one block of memory, its arrays in vla_grads */
+typedef struct {
+    vla_grads g;
+    double *mem;
+} gbuf;
+static int gbuf_new(gbuf *b, const vla_config *cfg, long T)
+{
+    const long d = cfg->d, dv = cfg->dv, ng = vla_model_gate(cfg->model) == 2 ? d : 1;
+    const int lr = vla_grad_has(cfg, VLA_GRAD_LR);
+    memset(b, 0, sizeof *b);
+    b->mem = malloc((size_t)T * (4 * d + dv + 1 + ng) * sizeof(double));
+    b->g.dS_zero = malloc((size_t)T * dv * d);
+    if (!b->mem || !b->g.dS_zero)
+        return VLA_ENOMEM;
+    double *p = b->mem;
+    b->g.dq = p, p += T * d;
+    b->g.dk = p, p += T * d;
+    b->g.dv = p, p += T * dv;
+    b->g.dbeta = p, p += T;
+    b->g.dg = p, p += T * ng;
+    b->g.da = lr ? p : NULL, p += T * d;
+    b->g.db = lr ? p : NULL;
+    return VLA_OK;
+}
+static void gbuf_free(gbuf *b)
+{
+    free(b->mem);
+    free(b->g.dS_zero);
+}
+
+static const char *const gname[NG] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db"};
+
+/* gradient i's array and width per step, or NULL when cfg's model has no such gradient */
+static const double *grad_of(const vla_grads *g, const vla_config *cfg, int i, long *w)
+{
+    const int d = cfg->d;
+    switch (i) {
+    case 0: return *w = d, g->dq;
+    case 1: return *w = d, g->dk;
+    case 2: return *w = cfg->dv, g->dv;
+    case 3: return *w = 1, vla_grad_has(cfg, VLA_GRAD_BETA) ? g->dbeta : NULL;
+    case 4: return *w = vla_model_gate(cfg->model) == 2 ? d : 1,
+                   vla_grad_has(cfg, VLA_GRAD_G) ? g->dg : NULL;
+    case 5: return *w = d, vla_grad_has(cfg, VLA_GRAD_LR) ? g->da : NULL;
+    default: return *w = d, vla_grad_has(cfg, VLA_GRAD_LR) ? g->db : NULL;
+    }
+}
+
+static double nratio(double e2, double r2)
+{
+    if (!(e2 <= 1e308)) /* NaN or Inf: a gradient turned non-finite */
+        return INFINITY;
+    return e2 == 0 ? 0 : r2 == 0 ? INFINITY : sqrt(e2 / r2);
+}
+
+/* One gradient's row: row[3..7] of the errors of x (T x w) against the exact y; e2, r2: T each */
+static void measure(const double *x, const double *y, long T, long w, long W, double *e2,
+                    double *r2, double *row)
+{
+    double se = 0, sr = 0;
+    long bad = 0;
+    for (long t = 0; t < T; t++) {
+        double a = 0, b = 0;
+        for (long j = 0; j < w; j++) {
+            double v = x[t * w + j], r = y[t * w + j];
+            bad += !isfinite(v);
+            a += (v - r) * (v - r);
+            b += r * r;
+        }
+        e2[t] = a, r2[t] = b, se += a, sr += b;
+    }
+    row[3] = nratio(se, sr);
+    /* tau = T - t (1-based t): the window of the W steps the backward took last, tau - W + 1 ..
+     * tau counted backward (fewer at its start) */
+    static const double thr[3] = {1e-3, 1e-1, 1};
+    row[4] = row[5] = row[6] = 0;
+    double a = 0, b = 0;
+    for (long tau = 1; tau <= T; tau++) {
+        a += e2[T - tau], b += r2[T - tau];
+        if (tau > W)
+            a -= e2[T - tau + W], b -= r2[T - tau + W];
+        double e = nratio(fmax(a, 0), fmax(b, 0));
+        for (int k = 0; k < 3; k++)
+            if (row[4 + k] == 0 && e >= thr[k])
+                row[4 + k] = (double)tau;
+    }
+    row[7] = (double)bad;
+}
+
+static int interrupted(void)
+{
+    fprintf(stderr, "vla-grad: interrupted (signal %d); nothing saved: vla-grad writes no "
+                    "checkpoints\n", (int)vla_cli_stop);
+    return 3;
+}
+
+int main(int argc, char **argv)
+{
+    static grad_opts opts = {.window = 16};
+    static const vla_cli_opt own[] = {
+        {"precisions", "LIST", "the precisions, e.g. f32,bf16-kern (default: --precision's)"},
+        {"window", "W", "the window of the per-step error: the W steps the backward took last "
+                        "(default 16)"},
+        {NULL, NULL, NULL},
+    };
+    static const vla_doc_item exits[] = {
+        {"0", NULL, "the table was written"},
+        {"1", NULL, "a backward failed (the message names the head, the precision and the "
+                    "reason), out of memory, or the table could not be written (no half-written "
+                    "table is left)"},
+        {"2", NULL, "a usage error: an unknown option or value, a value out of range, a bad input "
+                    "file, a configuration without a backward (the models with A, the chunk and "
+                    "scan forms, issue 35's switches: vla_grad_check's reason is said), a stream "
+                    "with delta's row gates g, --ref other than exact, --backend other than cpu, "
+                    "--resume"},
+        {"3", NULL, "interrupted by SIGINT or SIGTERM: nothing is saved (vla-grad writes no "
+                    "checkpoints) and no table or temporary is left"},
+        {NULL, NULL, NULL},
+    };
+    static const vla_cli_spec spec = {
+        .prog = "vla-grad",
+        .summary =
+            "The backward pass (docs/math.md section 11) of the loss L = sum_t c_t . o_t\n"
+            "against the exact one. For each head of the stream and each precision, the\n"
+            "gradients of every step's inputs (dq, dk, dv, and dbeta, dg, da, db where the\n"
+            "model has them) by lib's vla_grad in the policy, and the exact gradients by MPFR\n"
+            "at --ref-bits (vref_grad) on the same inputs: the stream's q, k, v, gates and\n"
+            "c_t rounded to the policy's io format, as the policy's run reads them (vla-check's\n"
+            "rounded reference). c_t,i = vla_gauss(SEED + 0x9e3779b97f4a7c15, VLA_VAR_AUX,\n"
+            "head, t, i), t = 0..T-1: standard normals of their own seed. Writes one block per\n"
+            "precision and head, one row per gradient: the relative error over all steps, the\n"
+            "first step counted backward (T - t + 1) at which the error over a window of\n"
+            "--window steps passes 1e-3, 1e-1 and 1, the non-finite entries, and the entries\n"
+            "of the state's cotangent dS that were flushed to exactly 0 where the exact one is\n"
+            "not (a 16-bit tape's underflow). The models with A (rls, vla1, vla3), the chunk\n"
+            "and scan forms and issue 35's switches have no backward: refused, with the reason.\n"
+            "No checkpoint files (--resume is refused).",
+        .columns = "  prec       the precision policy\n"
+                   "  head       the stream's head\n"
+                   "  grad       dq, dk, dv, dbeta, dg, da or db\n"
+                   "  relerr     ||g - g_exact||_F / ||g_exact||_F over all steps (inf: non-finite)\n"
+                   "  back_1e-3, back_1e-1, back_1  the first step counted backward, tau = T - t + 1,\n"
+                   "             at which ||g - g_exact|| / ||g_exact|| over the steps tau - W + 1 ..\n"
+                   "             tau counted backward (W = --window) is at least 1e-3, 1e-1, 1;\n"
+                   "             0: never\n"
+                   "  nonfinite  the entries of g that are Inf or NaN\n"
+                   "  ds_zero    the entries of dS_{t-1}, over all steps, exactly 0 where the exact\n"
+                   "             ones are not (the same in every row of a block)",
+        .example = "vla-grad --model gdn --precisions f32,bf16-kern --d 64 --steps 1024 --runs 2\n"
+                   "vla-grad --model kda --precision bf16 --stream trace:mytrace --window 64",
+        .exit = exits,
+        .default_steps = 256,
+        .default_stream = "gauss",
+        .default_model = VLA_GDN,
+        .default_ref = REF_EXACT,
+        .opts = own,
+        .on_opt = on_opt,
+        .ctx = &opts,
+    };
+    vla_cli c;
+    vla_cli_parse(&c, &spec, argc, argv);
+    if (c.resume)
+        vla_cli_die(&spec, "--resume: vla-grad writes no checkpoints");
+    if (c.ref != REF_EXACT)
+        vla_cli_die(&spec, "--ref: vla-grad's reference is the exact backward (--ref exact)");
+    if (strcmp(c.backend, "cpu"))
+        vla_cli_die(&spec, "--backend %s: the backward runs on the CPU only (--backend cpu)",
+                    c.backend);
+    if (!opts.np)
+        opts.precs[opts.np++] = c.cfg.prec;
+    for (int p = 0; p < opts.np; p++) {
+        vla_config k = c.cfg;
+        const char *why = NULL;
+        k.prec = opts.precs[p];
+        if (vla_grad_check(&k, &why))
+            vla_cli_die(&spec, "%s in %s has no backward: %s", vla_model_name(k.model),
+                        vla_prec_name(k.prec), why ? why : "refused");
+    }
+    const int nr = c.runs, np = opts.np;
+    vla_inputs x;
+    char err[400];
+    if (vla_inputs_draw(&x, c.stream, c.seed, c.cfg.d, c.cfg.dv, nr, c.steps,
+                        vla_model_reads(&c.cfg), err, sizeof err))
+        vla_cli_die(&spec, "--stream %s: %s", c.stream, err);
+    const long T = x.T, dv = c.cfg.dv;
+    gbuf gp, ge;
+    double *cc = malloc((size_t)T * dv * sizeof *cc), *e2 = malloc((size_t)T * sizeof *e2);
+    double *r2 = malloc((size_t)T * sizeof *r2);
+    double *rows = calloc((size_t)np * nr * NG, NCOL * sizeof *rows);
+    int status = 0, ok = gbuf_new(&gp, &c.cfg, T) == 0;
+    ok &= gbuf_new(&ge, &c.cfg, T) == 0;
+    if (!ok || !cc || !e2 || !r2 || !rows) {
+        fprintf(stderr, "vla-grad: out of memory for %ld steps of gradients\n", T);
+        status = 1;
+        goto done;
+    }
+    vla_progress prog;
+    vla_progress_start(&prog, (long)nr * 2 * np * T, "steps");
+    long done = 0;
+    for (int h = 0; h < nr && !status; h++) {
+        head_in hi = {&x, h};
+        for (long t = 0; t < T; t++)
+            vla_gauss_fill(cc + t * dv, (int)dv, c.seed + C_SEED_OFFSET, VLA_VAR_AUX,
+                           (uint32_t)h, (uint64_t)t, 1);
+        int have = -1; /* the io format whose exact gradients ge holds */
+        for (int p = 0; p < np && !status; p++) {
+            vla_config k = c.cfg;
+            k.prec = opts.precs[p];
+            int r = 0;
+            if ((int)vla_prec_io(k.prec) != have) {
+                r = vref_grad(&k, VREF_EXACT, c.ref_bits, T, grad_input, &hi, cc, &ge.g);
+                have = (int)vla_prec_io(k.prec);
+            }
+            vla_progress_update(&prog, done += T);
+            if (!r)
+                r = vla_grad(&k, T, grad_input, &hi, cc, &gp.g);
+            vla_progress_update(&prog, done += T);
+            if (r == VLA_EINTR) {
+                status = interrupted();
+                break;
+            }
+            if (r == VLA_ENOTSUP) { /* vla_grad_check passed: an input it does not take */
+                fprintf(stderr, "vla-grad: --stream %s: head %d has delta's row gates g (g.npy), "
+                        "which the backward does not take\n",
+                        c.stream, h);
+                status = 2;
+                break;
+            }
+            if (r) {
+                fprintf(stderr, "vla-grad: head %d, %s: the backward failed (%s)\n", h,
+                        vla_prec_name(k.prec), vla_strerror(r));
+                status = 1;
+                break;
+            }
+            long zero = 0;
+            for (long i = 0; i < T * dv * c.cfg.d; i++)
+                zero += gp.g.dS_zero[i] && !ge.g.dS_zero[i];
+            for (int i = 0; i < NG; i++) {
+                double *row = rows + (((size_t)p * nr + h) * NG + i) * NCOL;
+                long w;
+                const double *a = grad_of(&gp.g, &k, i, &w), *b = grad_of(&ge.g, &k, i, &w);
+                row[0] = NAN; /* not had: the row is not written */
+                if (!a)
+                    continue;
+                row[0] = p, row[1] = h, row[2] = i, row[8] = (double)zero;
+                measure(a, b, T, w, opts.window, e2, r2, row);
+            }
+        }
+    }
+    vla_progress_end(&prog);
+    if (status)
+        goto done;
+    vla_dat *out = vla_cli_out(&c, &spec);
+    vla_cli_provenance(out, &c);
+    char pl[200] = "";
+    for (int p = 0; p < np; p++)
+        snprintf(pl + strlen(pl), sizeof pl - strlen(pl), "%s%s", p ? " " : "",
+                 vla_prec_name(opts.precs[p]));
+    vla_dat_meta(out, "precisions", "%s (the blocks', in this order; config's prec= is "
+                 "--precision's)", pl);
+    vla_dat_meta(out, "reference_inputs", "the exact backward (vref_grad, MPFR at %ld bits) on the "
+                 "inputs and c_t rounded to each policy's io format, as the policy reads them",
+                 c.ref_bits);
+    vla_dat_meta(out, "loss", "L = sum_t c_t . o_t, c_t,i = vla_gauss(%llu + 0x9e3779b97f4a7c15, "
+                 "VLA_VAR_AUX, head, t, i), t = 0..%ld", (unsigned long long)c.seed, T - 1);
+    vla_dat_meta(out, "window", "%ld steps (the per-step error's, counted backward)",
+                 opts.window);
+    vla_summary sm = {.len = 0};
+    for (long i = 0; i < (long)np * nr * NG; i++) {
+        const double *row = rows + i * NCOL;
+        if (isnan(row[0]))
+            continue;
+        if (row[7] > 0)
+            vla_summary_add(&sm, 1, "%s head %.0f: %s has %.0f non-finite entries",
+                            vla_prec_name(opts.precs[(int)row[0]]), row[1], gname[(int)row[2]],
+                            row[7]);
+        else if (row[6] > 0)
+            vla_summary_add(&sm, 1, "%s head %.0f: %s's error reaches 1 at step %.0f counted "
+                            "backward", vla_prec_name(opts.precs[(int)row[0]]), row[1],
+                            gname[(int)row[2]], row[6]);
+    }
+    if (!sm.len)
+        vla_summary_add(&sm, 0, "every gradient stayed finite and no window's error reached 1");
+    vla_cli_summary_end(&sm, "vla-grad", out);
+    vla_dat_columns(out, COLUMNS);
+    for (int b = 0; b < np * nr; b++) {
+        if (b)
+            vla_dat_block(out);
+        for (int i = 0; i < NG; i++) {
+            const double *row = rows + ((size_t)b * NG + i) * NCOL;
+            const char *names[NCOL] = {vla_prec_name(opts.precs[b / nr]), NULL, gname[i]};
+            if (!isnan(row[0]))
+                vla_dat_row_named(out, row, names, NCOL);
+        }
+    }
+    status = vla_cli_close(out, &c, &spec, 0);
+done:
+    gbuf_free(&gp);
+    gbuf_free(&ge);
+    free(cc);
+    free(e2);
+    free(r2);
+    free(rows);
+    vla_inputs_free(&x);
+    return status;
+}
