@@ -427,8 +427,8 @@ endif
 # solvers' 112 tables about 10 minutes more, on 2 loaded cores; the forms' tables 26 minutes more,
 # 18 of them forms-chunk-vla3-lmlike's 10^5 steps with the exact reference, on 2 loaded cores, and
 # forms-ut's 10 seeds about 5 minutes of CPU time more than its one seed took; the gated figure's
-# ||J_t|| and every model's chunk:C tables 105 s of CPU; the safe-gate map's 384 tables 53 s of user
-# CPU and its 14 others 13 s, AMD EPYC);
+# ||J_t|| and every model's chunk:C tables 105 s of CPU; the safe-gate map's 397 tables 54 s of user
+# and 6 s of system CPU, 48 s on 2 cores with -j2, AMD EPYC);
 # figures-long about an hour of CPU time more (its five runs, two at a time with -j2), and the
 # solvers' 24 runs to 10^6 (solvers-long) about 18 minutes more on 2 loaded cores.
 DATA      ?= data
