@@ -2,7 +2,8 @@
  * chunk forms"): each bad value refused with its reason; the tree-ordered cumulative sum is a sum
  * (the bits of the running one where every partial sum is exact) and, in binary32, gives mamba PR
  * 713's positive differences that the clamp removes; vla-forms --what causal finds fla issue
- * 1240's future-row anchor and no other. Bit-for-bit conformance: test_conform.c's conform_gates. */
+ * 1240's future-row anchor and no other; the gate bound lands on its closed form 128 ln 2 / span.
+ * Bit-for-bit conformance: test_conform.c's conform_gates. */
 #include "check.h"
 #include "vlastab.h"
 #include <stdlib.h>
@@ -171,4 +172,55 @@ TEST(gates_causal)
         }
         free(out);
     }
+}
+
+/* kda's chunk:64 (d = 8, f32) with every log-gate pinned at lb and the anchor a (blocks of B):
+ * whether every read-out of the first chunk is finite (all = 1) or only its last token's (all = 0,
+ * what vla-forms --what sweep reads at its checkpoints, the safe-gate map's tables) */
+static int run_pinned(const char *a, const char *B, const char *lb, int all)
+{
+    vla_config c;
+    vla_config_default(&c, VLA_KDA, 8);
+    c.prec = VLA_F32;
+    CHECK(vla_form_parse(&c, "chunk:64") == 0);
+    const char *sets[][2] = {{"gate_map", "pin"}, {"gate_lb", lb}, {"base", "2"},
+                             {"anchor", a},       {"anchor_block", B}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        CHECK(vla_config_set(&c, sets[i][0], sets[i][1]) == 0);
+    vla_model *m;
+    CHECK(vla_model_new(&m, &c) == 0);
+    double q[8], k[8], v[8], co[64 * 8];
+    for (long t = 1; t <= 64; t++) {
+        for (int j = 0; j < 8; j++) {
+            q[j] = vla_gauss(7, VLA_VAR_Q, 0, t, j);
+            k[j] = vla_gauss(7, VLA_VAR_K, 0, t, j);
+            v[j] = vla_gauss(7, VLA_VAR_V, 0, t, j);
+        }
+        vla_input in = {.q = q, .k = k, .v = v, .beta = 1, .decay = NAN, .lgs = -1};
+        CHECK(vla_model_step(m, &in) == 0);
+    }
+    vla_model_get(m, VLA_Q_CO, co);
+    vla_model_free(m);
+    int finite = 1;
+    for (int i = all ? 0 : 63 * 8; i < 64 * 8; i++)
+        finite &= isfinite(co[i]);
+    return finite;
+}
+
+/* the closed form of the gate bound, |lb| = 128 ln 2 / span (docs/forms.md, reproduction 5): the
+ * first anchor on blocks of 16 reaches span 15 at every token (5.915); one mid anchor per chunk of
+ * 64 reaches 32 at the block's first token (2.773) but 31 at its last (2.862), which is why the
+ * safe-gate map's tables, read at the last token, put mid/C's onset at the smaller span */
+TEST(gates_bound_closed_form)
+{
+    CHECK(run_pinned("first", "16", "-5.91", 1));
+    CHECK(!run_pinned("first", "16", "-5.92", 1));
+    CHECK(!run_pinned("first", "16", "-5.92", 0));
+    CHECK(run_pinned("mid", "0", "-2.77", 1));
+    CHECK(!run_pinned("mid", "0", "-2.78", 1));
+    CHECK(run_pinned("mid", "0", "-2.78", 0));
+    CHECK(run_pinned("mid", "0", "-2.86", 0));
+    CHECK(!run_pinned("mid", "0", "-2.87", 0));
+    /* direct differences: no exponent > 0, finite far past every anchored bound */
+    CHECK(run_pinned("direct", "0", "-40", 1));
 }
