@@ -32,6 +32,12 @@ static int write_trace(const char *dir, long T)
 
 TEST_SLOW(check_memory_does_not_grow_with_T)
 {
+#ifdef __SANITIZE_ADDRESS__
+    /* its quarantine keeps freed blocks (256 MB by default), so the peak is the allocator's: in
+     * make test-san, 607 MB at T = 1024 and 626 MB at T = 32768 */
+    vla_test_skip("AddressSanitizer's quarantine holds freed blocks: the peak is not the program's");
+    return;
+#endif
     const char *check;
     char dir[300];
     if (!begin(dir, sizeof dir, 1, "vla-check", &check))
