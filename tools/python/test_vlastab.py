@@ -197,6 +197,21 @@ if r is not None:
     check((r["nonfinite_ref"] == 0).all(), "the reference is finite")
 r = run5()
 check((r["nonfinite"] == 0).all() and (r["nonfinite_ref"] == 0).all(), "a finite run flagged")
+# a read-out inside a chunk counts at its own step, not at the chunk's end, nor missed when the
+# chunk's last read-out and the state are finite (one huge query at step 2 of chunk:4: o_2 = S q_2
+# overflows binary16, o_4 and S do not)
+rngb = np.random.default_rng(1)
+qb, kb, vb = (rngb.standard_normal((2, 8, 4)) for _ in range(3))
+qb[:, 1] *= 1e6
+for mdl in ("delta", "gdn"):
+    r = warned("%s f16 chunk:4 read-out to Inf" % mdl,
+               lambda: vlastab.run(qb, kb, vb,
+                                   model=mdl, precision="f16", form="chunk:4", reference=False),
+               "%s in f16 is not finite (Inf or NaN) in 2 of 2 heads" % mdl)
+    if r is not None:
+        fin = np.isfinite(r["o"]).all(axis=2)
+        check(list(r["nonfinite"]) == [2, 2] and not fin[:, 1].any() and fin[:, 3].all(),
+              "%s chunk:4: nonfinite %s, finite read-outs %s" % (mdl, r["nonfinite"], fin))
 # norms neither underflow nor overflow (the library's, as the programs'): a state of 1e-170
 check(run5(model="la", precision="f64", v=v5 * 1e-170)["s_fro"].min() > 1e-171,
       "s_fro underflows to 0")

@@ -303,6 +303,9 @@ def _trajectory(cfg, arrs):
                     n = n or C
                     _L.vla_model_get(m, _Q_CO, pd(co))
                     o[h, t + 1 - n:t + 1] = co[:n * dv].reshape(n, dv)
+                    fin = np.isfinite(o[h, t + 1 - n:t + 1]).all(axis=1)
+                    if not bad[h] and not fin.all():  # a read-out inside the chunk: its own step
+                        bad[h] = t + 2 - n + int(np.argmin(fin))
                 _L.vla_model_get(m, _Q_S, pd(S))
                 s_fro[h, t] = _fro(S)
                 if hasA:
