@@ -1958,12 +1958,15 @@ int main(int argc, char **argv)
         else if (!rows[i].ran)
             fprintf(stderr, "vla-check: %s %s: %s\n", rows[i].refused ? "refused" : "did not run",
                     rows[i].name, rows[i].skip);
-    fprintf(stderr, "vla-check: %d of %d rows fail (threshold %g)%s%s%s%s%s\n", nfail, nrun,
+    /* a row that did not run (a read error, memory) is a run that failed: exit 1, as documented */
+    int nlost = nrows - nrun - nrefused;
+    fprintf(stderr, "vla-check: %d of %d rows fail (threshold %g)%s%s%s%s%s%s\n", nfail, nrun,
             o.threshold, strcmp(o.report, "none") ? "; report: " : "",
             strcmp(o.report, "none") ? o.report : "", strcmp(o.report, "none") ? ".md" : "",
             nrefused ? "; configurations refused by their form, way or reference: the header's '# refused:' "
                        "lines" : "",
             gate ? unmet[0] ? "; a precision of --require had no row that ran: exit 1"
-                            : "; a precision of --require failed: exit 1" : "");
-    return release(gate, rows, nrows, order, group, gof, av);
+                            : "; a precision of --require failed: exit 1" : "",
+            nlost && !gate ? "; a row did not run (the line above): exit 1" : "");
+    return release(gate || nlost, rows, nrows, order, group, gof, av);
 }

@@ -69,3 +69,54 @@ TEST_SLOW(check_memory_does_not_grow_with_T)
     printf("  peak memory: %ld kB at T = %ld, %ld kB at T = %ld\n", rss[0], Ts[0], rss[1], Ts[1]);
     remove_tree(dir);
 }
+
+/* A trace read by blocks can change under a running check (a file truncated or rewritten by the
+ * job that makes it): the row that cannot read its steps did not run, and vla-check exits 1 (a run
+ * failed, its man page says), not 0 with "0 of 0 rows fail". The file is truncated at fractions
+ * of the whole run's time on this machine, until one lands inside the run. */
+TEST_SLOW(check_trace_truncated_mid_run_exits_1)
+{
+    const char *check;
+    char dir[300];
+    if (!begin(dir, sizeof dir, 1, "vla-check", &check))
+        return;
+    const long T = 16384;
+    char stream[420], out[420], q[420], *body = NULL;
+    snprintf(stream, sizeof stream, "trace:%s", dir);
+    snprintf(out, sizeof out, "%s/t.dat", dir);
+    snprintf(q, sizeof q, "%s/q.npy", dir);
+    char *argv[] = {(char *)check, stream, "--models", "gdn", "--precisions", "f32",
+                    "--forms", "seq", "--report", "none", "--out", out, NULL};
+    CHECK_MSG(!write_trace(dir, T), "cannot write the trace in %s", dir);
+    size_t n;
+    body = read_all(q, &n);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char msg[2000];
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 600);
+    double whole = seconds_since(&t0);
+    CHECK_MSG(st == 0, "vla-check on the whole trace: exit %d: %s", st, msg);
+    int hit = 0;
+    for (double f = 0.2; body && !hit && f < 0.95; f += 0.15) {
+        write_bytes(q, body, n);
+        child ch;
+        CHECK_MSG(!spawn(&ch, NULL, argv, NULL), "cannot start %s", check);
+        struct timespec nap = {0, (long)(f * whole * 1e9)};
+        nanosleep(&nap, NULL);
+        CHECK_MSG(!truncate(q, 4096), "cannot truncate %s", q);
+        st = finish(&ch, 600);
+        char *err = read_all(ch.err, NULL);
+        hit = err && strstr(err, "did not run");
+        if (hit)
+            CHECK_MSG(st == 1 && strstr(err, "exit 1"),
+                      "truncated at %.2f s of %.2f: exit %d: %s", f * whole, whole, st, err);
+        else
+            CHECK_MSG(st == 0 || st == 2, "truncated at %.2f s of %.2f: exit %d: %s", f * whole,
+                      whole, st, err ? err : "");
+        free(err);
+        unlink(ch.err);
+    }
+    CHECK_MSG(hit, "no truncation landed inside the run (%.2f s)", whole);
+    free(body);
+    remove_tree(dir);
+}
