@@ -212,29 +212,43 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         int d;
         const char *form;
         int decay; /* delta's decay (vla_test_decay's), in prepared inputs */
-    } cs[] = {{VLA_VLA3, VLA_TRACK_SM, VLA_F16, "lmlike", 8, "seq", 0},
-              {VLA_VLA3, VLA_TRACK_SMSYM, VLA_F32, "gauss", 5, "seq", 0},
-              {VLA_RLS, VLA_TRACK_SM, VLA_BF16_F32, "subspace:2,0.01", 8, "seq", 0},
-              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "seq", 0},
-              {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "mqar:5,2", 8, "seq", 0},
-              {VLA_LA, VLA_TRACK_SM, VLA_BF16, "lmlike", 6, "seq", 0},
-              {VLA_VLA3, VLA_TRACK_JOSEPH, VLA_F32, "lmlike", 8, "seq", 0},
-              {VLA_RLS, VLA_TRACK_CHOL, VLA_F16_F32, "gauss", 8, "seq", 0},
-              {VLA_VLA3, VLA_TRACK_SM, VLA_F16_F32, "lmlike", 8, "chunk:4", 0},
-              {VLA_DELTA, VLA_TRACK_SM, VLA_F16_KERN, "gauss", 6, "chunk:8", 0},
-              {VLA_LA, VLA_TRACK_SM, VLA_BF16_KERN, "mqar:12,4", 5, "chunk:16", 0},
-              {VLA_RLS, VLA_TRACK_SM, VLA_F32, "gauss", 4, "chunk:4", 0},
-              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "chunk:2", 0},
-              {VLA_VLA3, VLA_TRACK_CG, VLA_BF16_F32, "lmlike", 8, "chunk:4", 0},
-              {VLA_RLS, VLA_TRACK_CG, VLA_F16_KERN, "gauss", 6, "chunk:16", 0},
-              {VLA_VLA1, VLA_TRACK_CG, VLA_F32, "gauss:10", 5, "chunk:8", 0},
-              {VLA_VLA3, VLA_TRACK_SMSYM, VLA_BF16, "lmlike", 6, "scan", 0},
-              {VLA_LA, VLA_TRACK_SM, VLA_F16, "lmlike", 5, "scan", 0},
-              {VLA_DELTA, VLA_TRACK_SM, VLA_BF16_KERN, "gauss", 6, "chunk:8", 1},
-              {VLA_DELTA, VLA_TRACK_SM, VLA_F32, "lmlike", 5, "chunk:4", 1},
-              {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "lmlike", 7, "scan", 1},
-              {VLA_RWKV7, VLA_TRACK_SM, VLA_BF16_KERN, "lmlike", 8, "chunk:16", 0},
-              {VLA_RWKV7, VLA_TRACK_SM, VLA_F16_KERN, "lmlike", 5, "chunk:4", 0}};
+        const char *set; /* issue 35's settings, NAME=VALUE,... (docs/forms.md) */
+    } cs[] = {{VLA_VLA3, VLA_TRACK_SM, VLA_F16, "lmlike", 8, "seq", 0, NULL},
+              {VLA_VLA3, VLA_TRACK_SMSYM, VLA_F32, "gauss", 5, "seq", 0, NULL},
+              {VLA_RLS, VLA_TRACK_SM, VLA_BF16_F32, "subspace:2,0.01", 8, "seq", 0, NULL},
+              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "seq", 0, NULL},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "mqar:5,2", 8, "seq", 0, NULL},
+              {VLA_LA, VLA_TRACK_SM, VLA_BF16, "lmlike", 6, "seq", 0, NULL},
+              {VLA_VLA3, VLA_TRACK_JOSEPH, VLA_F32, "lmlike", 8, "seq", 0, NULL},
+              {VLA_RLS, VLA_TRACK_CHOL, VLA_F16_F32, "gauss", 8, "seq", 0, NULL},
+              {VLA_VLA3, VLA_TRACK_SM, VLA_F16_F32, "lmlike", 8, "chunk:4", 0, NULL},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_F16_KERN, "gauss", 6, "chunk:8", 0, NULL},
+              {VLA_LA, VLA_TRACK_SM, VLA_BF16_KERN, "mqar:12,4", 5, "chunk:16", 0, NULL},
+              {VLA_RLS, VLA_TRACK_SM, VLA_F32, "gauss", 4, "chunk:4", 0, NULL},
+              {VLA_VLA1, VLA_TRACK_SM, VLA_F64, "gauss:10", 4, "chunk:2", 0, NULL},
+              {VLA_VLA3, VLA_TRACK_CG, VLA_BF16_F32, "lmlike", 8, "chunk:4", 0, NULL},
+              {VLA_RLS, VLA_TRACK_CG, VLA_F16_KERN, "gauss", 6, "chunk:16", 0, NULL},
+              {VLA_VLA1, VLA_TRACK_CG, VLA_F32, "gauss:10", 5, "chunk:8", 0, NULL},
+              {VLA_VLA3, VLA_TRACK_SMSYM, VLA_BF16, "lmlike", 6, "scan", 0, NULL},
+              {VLA_LA, VLA_TRACK_SM, VLA_F16, "lmlike", 5, "scan", 0, NULL},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_BF16_KERN, "gauss", 6, "chunk:8", 1, NULL},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_F32, "lmlike", 5, "chunk:4", 1, NULL},
+              {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "lmlike", 7, "scan", 1, NULL},
+              {VLA_RWKV7, VLA_TRACK_SM, VLA_BF16_KERN, "lmlike", 8, "chunk:16", 0, NULL},
+              {VLA_RWKV7, VLA_TRACK_SM, VLA_F16_KERN, "lmlike", 5, "chunk:4", 0, NULL},
+              /* the gated family with issue 35's settings: the kernels run recur.h's text, so
+               * every setting reaches them (the GPU refuses a gated chunk: its exp is not lib's) */
+              {VLA_GDN, VLA_TRACK_SM, VLA_BF16_KERN, "lmlike", 8, "chunk:16", 0,
+               "tri=neumann,stage=bf16,cumsum=tree"},
+              {VLA_KDA, VLA_TRACK_SM, VLA_F16_KERN, "lmlike", 6, "chunk:8", 0,
+               "tri=forward,anchor=mid,base=2,gate_lb=-5"},
+              {VLA_GLA, VLA_TRACK_SM, VLA_BF16_KERN, "lmlike", 5, "chunk:4", 0,
+               "cumsum_fmt=io,anchor=first,stage=f16"},
+              {VLA_MAMBA2, VLA_TRACK_SM, VLA_F32, "lmlike", 6, "chunk:8", 0,
+               "gate_clamp=1,cumsum=tree,tri=neumann"},
+              {VLA_GDN, VLA_TRACK_SM, VLA_BF16_KERN, "lmlike", 8, "seq", 0,
+               "state16=bf16,decay_bf16=1,beta_bf16=1"},
+              {VLA_KDA, VLA_TRACK_SM, VLA_F32, "lmlike", 6, "seq", 0, "state16=f16"}};
     for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
         if ((kb != vla_backend_lanes()) && cs[c].tr != VLA_TRACK_SM && cs[c].tr != VLA_TRACK_SMSYM)
             continue; /* the CUDA kernels track A by sm or sm-sym */
@@ -243,6 +257,15 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         vla_engine_spec sp;
         spec_of(&sp, cs[c].mk, cs[c].tr, cs[c].p, d, cs[c].stream, runs);
         CHECK(vla_form_parse(&sp.cfg, cs[c].form) == 0);
+        char set[200];
+        snprintf(set, sizeof set, "%s", cs[c].set ? cs[c].set : "");
+        for (char *kv = strtok(set, ","); kv; kv = strtok(NULL, ",")) {
+            char *eq = strchr(kv, '=');
+            const char *why = NULL;
+            *eq = 0;
+            CHECK_MSG(vla_config_set_why(&sp.cfg, kv, eq + 1, &why) == 0, "case %zu: %s=%s: %s", c,
+                      kv, eq + 1, why ? why : "refused");
+        }
         int chunk = vla_form_pending(&sp.cfg, 1) != 0;
         if (kb == vla_backend_cuda() && chunk && vla_model_gate(cs[c].mk))
             continue; /* the GPU's exp is not lib's: refused (rwkv7's chunk, as delta's decay) */
@@ -298,6 +321,21 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         long bad = taprec_diff(&ta, &tb, runs, what, sizeof what);
         CHECK_MSG(bad == 0, "%s case %zu: %ld steps' taps differ from the cpu's, first %s", name, c,
                   bad, what);
+        if (cs[c].set) { /* the settings matter here: without them the cpu's read-outs differ */
+            vla_engine *z;
+            taprec tz;
+            taprec_init(&tz, runs, T, d, d);
+            vla_config_default(&sp.cfg, cs[c].mk, d);
+            sp.cfg.prec = cs[c].p;
+            CHECK(vla_form_parse(&sp.cfg, cs[c].form) == 0);
+            sp.backend = vla_backend_cpu(), sp.ctx = &tz;
+            CHECK_MSG(vla_engine_new(&z, &sp, err, sizeof err) == 0, "case %zu: %s", c, err);
+            CHECK_EQ_INT(vla_engine_advance(z, T), 0);
+            CHECK_MSG(taprec_diff(&ta, &tz, runs, what, sizeof what) > 0,
+                      "case %zu: %s moved no read-out", c, cs[c].set);
+            vla_engine_free(z);
+            taprec_free(&tz);
+        }
         /* the moved count means something: some A entries move early on, none on a read */
         if (vla_model_has_A(cs[c].mk) && cs[c].tr != VLA_TRACK_CHOL && !chunk)
             CHECK_MSG(ta.moved[0] > 0 && ta.moved[1] > 0 && ta.moved[1] <= ta.moved[0] &&
