@@ -372,14 +372,14 @@ TEST(judge_outputs)
         snprintf(cmd, sizeof cmd,
                  "%s -c \"import json; r = json.load(open('%s/r3.json')); "
                  "assert set(r) == {'verdict', 'model', 'precision', 'form', 'ref', 'window', "
-                 "'slack', 'settings', 'heads', 'state', 'summary'}, sorted(r); "
+                 "'slack', 'settings', 'heads', 'state', 'grads', 'summary'}, sorted(r); "
                  "assert set(r['heads'][0]) == {'head', 'rel_rms', 'max_abs', 'max_rel_window', "
                  "'t_max_rel_window', 'max_rel_pointwise', 'ulps_max', 'bits_lost', "
                  "'attainable_seq', 'attainable_form', 'input_budget', 'budget', "
                  "'first_t_nonfinite', 'verdict'}; "
                  "assert (r['verdict'], r['model'], r['precision'], r['form'], r['ref'], "
-                 "r['window'], r['slack'], r['state']) == ('beyond', 'gdn', 'bf16-kern', 'seq', "
-                 "'exact', 1, 4.0, None), r; "
+                 "r['window'], r['slack'], r['state'], r['grads']) == ('beyond', 'gdn', 'bf16-kern', "
+                 "'seq', 'exact', 1, 4.0, None, None), r; "
                  "h = r['heads']; assert [x['verdict'] for x in h] == ['ok', 'beyond']; "
                  "assert h[1]['t_max_rel_window'] == 100 and h[1]['first_t_nonfinite'] is None\"",
                  py, dir);
