@@ -27,6 +27,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -367,13 +368,23 @@ def _backward(fn, x, o_shape, seed):
             for n, a in x.items()}
     args = {n: leaf[n] for n in ("g", "beta") if leaf.get(n) is not None}
     with torch.enable_grad():
-        out = fn(leaf["q"], leaf["k"], leaf["v"], **args)
+        try:
+            out = fn(leaf["q"], leaf["k"], leaf["v"], **args)
+        except RuntimeError as e:  # an in-place write into a leaf, a kernel without autograd
+            why = "fn raised with inputs that require grad: %s" % str(e).split("\n")[0]
+            warnings.warn("vlastab.judge: gradients not judged: " + why)
+            return None, why
         o = out[0] if isinstance(out, (tuple, list)) else out
         if not isinstance(o, torch.Tensor) or not o.requires_grad:
             return None, "fn's outputs do not require grad"
         gen = torch.Generator().manual_seed(seed + 1)
         do = torch.randn(tuple(o_shape), generator=gen, dtype=torch.float64).to(o.dtype)
-        o.backward(do.to(o.device))
+        try:
+            o.backward(do.to(o.device))
+        except RuntimeError as e:  # a forward-only kernel's in-place writes: said, not judged
+            why = "fn's backward raised: %s" % str(e).split("\n")[0]
+            warnings.warn("vlastab.judge: gradients not judged: " + why)
+            return None, why
     grads = {f: leaf[n].grad for n, f in _GRADS if leaf.get(n) is not None and
              leaf[n].grad is not None}
     return do, grads
