@@ -1056,7 +1056,10 @@ static void read_outputs(const vla_cli_spec *spec, const char *dir, const char *
         vla_cli_die(spec, "--outputs: %s holds uint16 ('<u2'): bfloat16 bit patterns are read "
                           "only when %s/dtype.txt says bfloat16 (numpy has no bfloat16)", path,
                     dir);
-    if (a->ndim != 3 || a->shape[0] != n0 || a->shape[1] != n1 || a->shape[2] != n2) {
+    /* one number per step (dbeta, a scalar dg): (n0, n1) or (n0, n1, 1), as beta.npy */
+    int flat = n2 == 1 && a->ndim == 2 && a->shape[0] == n0 && a->shape[1] == n1;
+    if (!flat &&
+        (a->ndim != 3 || a->shape[0] != n0 || a->shape[1] != n1 || a->shape[2] != n2)) {
         char got[200] = "(";
         for (int i = 0; i < a->ndim; i++)
             snprintf(got + strlen(got), sizeof got - strlen(got), "%s%ld", i ? ", " : "",
@@ -1084,6 +1087,267 @@ static void round_out(double *o, size_t n, vla_fmt io, vla_fmt file)
         o[i] = vla_round_fmt(file, vla_round_fmt(io, o[i]));
 }
 
+
+/* ---- the gradients: DIR2's dq.npy ... from your kernel's backward (issue 40). The loss is
+ * L = sum_t do_t . o_t with do_t from DIR2/do.npy (the upstream gradient as a kernel's backward
+ * receives it); each gradient is judged per head as the read-outs are, against the exact backward
+ * (MPFR, lib/recur_grad.h) on the inputs as given, beside vlastab's own seq backward in the policy
+ * (the attainable error) and the exact backward on the inputs and do rounded to the policy's io
+ * format (the input budget). The backward exists in the seq form only: a chunked kernel's
+ * gradients are held to the seq backward's error. ---- */
+#define NGRAD 7
+static const char *const gname[NGRAD] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db"};
+
+/* gradient i's numbers per step in cfg's model; 0 (and *why) when the model has no such input */
+static long grad_width(const vla_config *cfg, int i, const char **why)
+{
+    static const char *const no[] = {
+        [3] = "has no beta (dbeta: delta, gdn, kda)",
+        [4] = "has no log-decay (dg: gdn, kda, gla, mamba2, rwkv7, delta with delta_form=decay)",
+        [5] = "has no low-rank pair a, b (da, db: rwkv7)"};
+    const vla_grad_kind kind[] = {0, 0, 0, VLA_GRAD_BETA, VLA_GRAD_G, VLA_GRAD_LR, VLA_GRAD_LR};
+    if (kind[i] && !vla_grad_has(cfg, kind[i])) {
+        *why = no[i < 5 ? i : 5];
+        return 0;
+    }
+    return i == 2 ? cfg->dv : i == 3 ? 1 : i == 4 && vla_model_gate(cfg->model) != 2 ? 1 : cfg->d;
+}
+
+/* one head's gradients, one block: vla_grads' arrays (da, db always: NULL-free for rwkv7) */
+typedef struct {
+    vla_grads g;
+    double *mem;
+} gset_t;
+
+static int gset_new(gset_t *b, const vla_config *cfg, long T)
+{
+    const long d = cfg->d, dv = cfg->dv;
+    memset(b, 0, sizeof *b);
+    if (!(b->mem = malloc((size_t)T * (5 * d + dv + 1 + d) * sizeof(double))))
+        return VLA_ENOMEM;
+    double *p = b->mem;
+    b->g.dq = p, p += T * d;
+    b->g.dk = p, p += T * d;
+    b->g.dv = p, p += T * dv;
+    b->g.dbeta = p, p += T;
+    b->g.dg = p, p += T * d;
+    if (vla_grad_has(cfg, VLA_GRAD_LR))
+        b->g.da = p, b->g.db = p + T * d;
+    return VLA_OK;
+}
+
+static double *gset_get(const gset_t *b, int i)
+{
+    double *const a[NGRAD] = {b->g.dq, b->g.dk, b->g.dv, b->g.dbeta, b->g.dg, b->g.da, b->g.db};
+    return a[i];
+}
+
+/* head h's inputs for vla_grad, rounded to f (VLA_FMT_F64: as given) */
+typedef struct {
+    const vla_inputs *x;
+    int head, d, dv;
+    vla_fmt f;
+    double *buf; /* 8 x max(d, dv) */
+} gin_t;
+
+static const double *gin_round(const double *src, int n, vla_fmt f, double *dst)
+{
+    if (!src)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        dst[i] = vla_round_fmt(f, src[i]);
+    return dst;
+}
+
+static int gin(void *ctx, long t, vla_input *in)
+{
+    const gin_t *g = ctx;
+    if (vla_cli_stop)
+        return VLA_EINTR;
+    *in = g->x->in[(long)g->head * g->x->T + t];
+    if (g->f == VLA_FMT_F64)
+        return VLA_OK;
+    const int m = g->d > g->dv ? g->d : g->dv;
+    double *b = g->buf;
+    in->q = gin_round(in->q, g->d, g->f, b);
+    in->k = gin_round(in->k, g->d, g->f, b + m);
+    in->v = gin_round(in->v, g->dv, g->f, b + 2 * m);
+    in->u = gin_round(in->u, g->d, g->f, b + 3 * m);
+    in->g = gin_round(in->g, g->dv, g->f, b + 4 * m);
+    in->lg = gin_round(in->lg, g->d, g->f, b + 5 * m);
+    in->a = gin_round(in->a, g->d, g->f, b + 6 * m);
+    in->b = gin_round(in->b, g->d, g->f, b + 7 * m);
+    in->beta = vla_round_fmt(g->f, in->beta);
+    in->decay = vla_round_fmt(g->f, in->decay);
+    in->lgs = vla_round_fmt(g->f, in->lgs);
+    return VLA_OK;
+}
+
+/* the kernel's gradients and what they are judged against */
+typedef struct {
+    int n, which[NGRAD]; /* the gradients given, indices into gname */
+    long w[NGRAD];
+    vla_npy file[NGRAD], dout;
+    vla_fmt fmt[NGRAD], fo[NGRAD], dofmt;
+    /* per head x given gradient: the kernel's errors, the attainable and the budget */
+    struct grow {
+        meas_t k;
+        double bits, att_seq, inp, budget;
+        int ok;
+    } *row;
+    int nbad;
+} grads_t;
+
+/* DIR2's gradient files and do.npy, read and checked against cfg (usage errors: exit 2); 0 when
+ * there is none */
+static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const char *dir, long H,
+                      long T, int bf16, grads_t *G)
+{
+    char path[4200], fname[16], axes[32];
+    memset(G, 0, sizeof *G);
+    for (int i = 0; i < NGRAD; i++) {
+        snprintf(fname, sizeof fname, "%s.npy", gname[i]);
+        out_path(path, sizeof path, dir, fname);
+        if (access(path, F_OK))
+            continue;
+        const char *no = NULL, *nb = NULL;
+        long w = grad_width(cfg, i, &no);
+        if (!w)
+            vla_cli_die(spec, "--outputs: %s: %s %s", path, vla_model_name(cfg->model), no);
+        if (cfg->features == VLA_FEAT_OWN && (i == 0 || (i == 1 && cfg->model == VLA_LA)) &&
+            (cfg->model == VLA_LA || cfg->model == VLA_DELTA))
+            vla_cli_die(spec, "--outputs: %s: %s's backward gives the gradient with respect to "
+                              "phi(%c) = elu(%c) + 1, not %c (features=own; docs/math.md section "
+                              "11): judge it with --set features=id, or leave %s out",
+                        path, vla_model_name(cfg->model), "qk"[i], "qk"[i], "qk"[i], fname);
+        vla_config s = *cfg;
+        s.form = VLA_FORM_SEQ, s.chunk = 0;
+        if (vla_grad_check(&s, &nb))
+            vla_cli_die(spec, "--outputs: %s: %s in %s has no backward to judge it against: %s",
+                        path, vla_model_name(cfg->model), vla_prec_name(cfg->prec), nb);
+        const int j = G->n++;
+        G->which[j] = i, G->w[j] = w;
+        snprintf(axes, sizeof axes, "(heads, T, %s)", w == 1 ? "1" : i == 2 ? "dv" : "d");
+        read_outputs(spec, dir, fname, axes, H, T, w, bf16, &G->file[j], &G->fmt[j]);
+    }
+    out_path(path, sizeof path, dir, "do.npy");
+    int have_do = access(path, F_OK) == 0;
+    if (G->n && !have_do)
+        vla_cli_die(spec, "--outputs: %s/%s.npy needs %s, the upstream gradient do_t of the loss "
+                          "L = sum_t do_t . o_t that the gradients are of", dir,
+                    gname[G->which[0]], path);
+    if (!G->n && have_do)
+        vla_cli_die(spec, "--outputs: %s is there but no gradient to judge with it (dq.npy, dk.npy, "
+                          "dv.npy, dbeta.npy, dg.npy, da.npy, db.npy)", path);
+    if (!G->n)
+        return 0;
+    read_outputs(spec, dir, "do.npy", "(heads, T, dv)", H, T, cfg->dv, bf16, &G->dout, &G->dofmt);
+    for (long i = 0; i < H * T * cfg->dv; i++)
+        if (!isfinite(G->dout.data[i]))
+            vla_cli_die(spec, "--outputs: %s: %s at [%ld, %ld, %ld] (do is the loss's input: every "
+                              "value finite)", path, isnan(G->dout.data[i]) ? "NaN" : "Inf",
+                        i / (T * cfg->dv), i / cfg->dv % T, i % cfg->dv);
+    const vla_fmt io = vla_prec_io(cfg->prec);
+    for (int j = 0; j < G->n; j++)
+        G->fo[j] = vla_fmt_precision(io) < vla_fmt_precision(G->fmt[j]) ? io : G->fmt[j];
+    return G->n;
+}
+
+/* The gradients judged: per head, the exact backward on the inputs as given (--ref exact; lib's
+ * binary64 backward with --ref f64), the same on the inputs and do rounded to the policy's io
+ * format, and lib's seq backward in the policy; 0, 2 (a backward that refused the inputs: delta's
+ * row gates), 3 (interrupted), else 1 */
+static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, long W,
+                       double slack, grads_t *G)
+{
+    const int d = cfg->d, dv = cfg->dv;
+    const vla_fmt io = vla_prec_io(cfg->prec);
+    vla_config ref = *cfg, pol = *cfg;
+    pol.form = VLA_FORM_SEQ, pol.chunk = 0;
+    ref = pol, ref.prec = VLA_F64;
+    vla_inputs x;
+    char err[600];
+    if (vla_inputs_draw(&x, c->stream, c->seed, d, dv, (int)H, T, vla_model_reads(cfg), err,
+                        sizeof err)) {
+        fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, err);
+        return 2;
+    }
+    enum { G_REF, G_RND, G_SEQ, NG };
+    gset_t gs[NG];
+    const int m = d > dv ? d : dv;
+    double *buf = malloc(8 * (size_t)m * sizeof *buf), *cr = malloc((size_t)T * dv * sizeof *cr);
+    double *e2 = malloc((size_t)T * sizeof *e2), *r2 = malloc((size_t)T * sizeof *r2);
+    int st = !buf || !cr || !e2 || !r2 ||
+             !(G->row = calloc((size_t)H * G->n, sizeof *G->row));
+    for (int r = 0; r < NG; r++)
+        st |= gset_new(&gs[r], cfg, T) != 0;
+    for (long h = 0; h < H && !st; h++) {
+        const double *ch = G->dout.data + (size_t)h * T * dv;
+        gin_t as = {&x, (int)h, d, dv, VLA_FMT_F64, buf}, rnd = as;
+        rnd.f = io;
+        for (long i = 0; i < T * dv; i++)
+            cr[i] = vla_round_fmt(io, ch[i]);
+        int r = c->ref == REF_EXACT ? vref_grad(&ref, VREF_EXACT, c->ref_bits, T, gin, &as, ch,
+                                                &gs[G_REF].g)
+                                    : vla_grad(&ref, T, gin, &as, ch, &gs[G_REF].g);
+        if (!r && io != VLA_FMT_F64)
+            r = c->ref == REF_EXACT ? vref_grad(&ref, VREF_EXACT, c->ref_bits, T, gin, &rnd, cr,
+                                                &gs[G_RND].g)
+                                    : vla_grad(&ref, T, gin, &rnd, cr, &gs[G_RND].g);
+        if (!r)
+            r = vla_grad(&pol, T, gin, &as, ch, &gs[G_SEQ].g);
+        if (r) {
+            st = r == VLA_EINTR ? 3 : r == VLA_ENOTSUP ? 2 : 1;
+            if (r == VLA_EINTR)
+                fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
+                        (int)vla_cli_stop);
+            else
+                fprintf(stderr, "vla-check: the backward of head %ld (%s %s): %s\n", h,
+                        vla_model_name(cfg->model), vla_prec_name(cfg->prec),
+                        r == VLA_ENOTSUP ? "the trace has delta's row gates g (g.npy), which the "
+                                           "backward does not take" : vla_strerror(r));
+            break;
+        }
+        for (int j = 0; j < G->n; j++) {
+            const int i = G->which[j];
+            const long n = T * G->w[j];
+            struct grow *y = &G->row[h * G->n + j];
+            double *ref_g = gset_get(&gs[G_REF], i), *seq = gset_get(&gs[G_SEQ], i);
+            round_out(seq, (size_t)n, io, G->fmt[j]);
+            meas_t mm;
+            measure(G->file[j].data + (size_t)h * n, ref_g, T, (int)G->w[j], W, G->fo[j], &y->k,
+                    e2, r2);
+            measure(seq, ref_g, T, (int)G->w[j], W, G->fo[j], &mm, e2, r2);
+            y->att_seq = mm.mrw;
+            y->inp = 0;
+            if (io != VLA_FMT_F64) {
+                measure(gset_get(&gs[G_RND], i), ref_g, T, (int)G->w[j], W, G->fo[j], &mm, e2, r2);
+                y->inp = mm.mrw;
+            }
+            y->budget = slack * (worse(y->inp, y->att_seq) ? y->inp : y->att_seq);
+            const double u = vla_fmt_unit_roundoff(G->fo[j]);
+            y->bits = y->k.rel_rms > u ? log2(y->k.rel_rms / u) : y->k.rel_rms >= 0 ? 0 : NAN;
+            y->ok = !y->k.t_nonfinite && y->k.mrw <= y->budget;
+            G->nbad += !y->ok;
+        }
+    }
+    if (st == 1 && !G->row)
+        fprintf(stderr, "vla-check: out of memory for the gradients of %ld steps\n", T);
+    for (int r = 0; r < NG; r++)
+        free(gs[r].mem);
+    free(buf), free(cr), free(e2), free(r2);
+    vla_inputs_free(&x);
+    return st;
+}
+
+static void grads_free(grads_t *G)
+{
+    for (int j = 0; j < G->n; j++)
+        vla_npy_free(&G->file[j]);
+    if (G->n)
+        vla_npy_free(&G->dout);
+    free(G->row);
+}
 
 static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, int prec_given)
 {
@@ -1142,6 +1406,8 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     if (C > 1 && strcmp(c->backend, "cpu"))
         vla_cli_die(spec, "--outputs with --form %s: --backend cpu (the one whose chunk form "
                           "gives every token's read-out to compare), not %s", form, c->backend);
+    grads_t G;
+    grads_read(spec, &cfg, o->outputs, H, T, bf16, &G);
     if (strcmp(o->report, "none") && report_paths_ok(o->report, c, 1))
         return 2;
     char unread[600];
@@ -1244,7 +1510,13 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
             sbad += srel[2 * h + 1] == 0;
         }
     }
-    const int beyond = nbad || sbad;
+    /* the gradients */
+    if (G.n) {
+        int r = grads_judge(c, &cfg, H, T, W, slack, &G);
+        if (r)
+            return r;
+    }
+    const int beyond = nbad || sbad || G.nbad;
     /* the summary, one line */
     char sum[1200];
     int n = snprintf(sum, sizeof sum, "%s: %d of %d heads beyond the budget", beyond ? "beyond" : "ok",
@@ -1265,7 +1537,21 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
             n += snprintf(sum + n, sizeof sum - n, "; head %d: %.3g at t = %ld past its budget %.3g",
                           h, hd[h].k.mrw, hd[h].k.t_mrw, hd[h].budget);
     if (sbad && n < (int)sizeof sum)
-        snprintf(sum + n, sizeof sum - n, "; the final state beyond its budget in %d heads", sbad);
+        n += snprintf(sum + n, sizeof sum - n, "; the final state beyond its budget in %d heads",
+                      sbad);
+    if (G.n && n < (int)sizeof sum)
+        n += snprintf(sum + n, sizeof sum - n, "; gradients: %d of %d beyond", G.nbad,
+                      (int)H * G.n);
+    for (int i = 0; i < (int)H * G.n && n < (int)sizeof sum; i++) {
+        const struct grow *y = &G.row[i];
+        if (y->k.t_nonfinite)
+            n += snprintf(sum + n, sizeof sum - n, "; %s of head %d not finite from t = %ld",
+                          gname[G.which[i % G.n]], i / G.n, y->k.t_nonfinite);
+        else if (!y->ok)
+            n += snprintf(sum + n, sizeof sum - n, "; %s of head %d: %.3g at t = %ld past its "
+                          "budget %.3g", gname[G.which[i % G.n]], i / G.n, y->k.mrw, y->k.t_mrw,
+                          y->budget);
+    }
 
     /* the table */
     const char *sets[VLA_CLI_MAXSETS + 64];
@@ -1288,6 +1574,15 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     vla_dat_meta(out, "window", "%ld", W);
     vla_dat_meta(out, "slack", "%g (a head is ok when max_rel_window <= slack x max(attainable_seq, "
                               "attainable_form, input_budget))", slack);
+    if (G.n) {
+        char gl[200] = "";
+        for (int j = 0, m = 0; j < G.n; j++)
+            m += snprintf(gl + m, sizeof gl - m, "%s%s.npy %s", j ? ", " : "", gname[G.which[j]],
+                          dtype_name(G.fmt[j]));
+        vla_dat_meta(out, "gradients", "%s of L = sum_t do_t . o_t (do.npy %s), against the "
+                     "exact seq backward: rows in the report's JSON and Markdown", gl,
+                     dtype_name(G.dofmt));
+    }
     vla_dat_meta(out, "summary", "%s", sum);
     vla_dat_columns(out, "head rel_rms max_abs max_rel_window t_max_rel_window max_rel_pointwise "
                          "ulps_max bits_lost attainable_seq attainable_form input_budget budget "
@@ -1358,7 +1653,28 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
             fprintf(f, ", \"verdict\": \"%s\"}%s", srel[2 * h + 1] ? "ok" : "beyond",
                     h == H - 1 ? "]" : "");
         }
-        fprintf(f, ",\n \"summary\": ");
+        fprintf(f, ",\n \"grads\": %s", G.n ? "[" : "null");
+        for (int i = 0; i < (int)H * G.n; i++) {
+            const struct grow *y = &G.row[i];
+            const double v[] = {y->k.rel_rms, y->k.max_abs, y->k.mrw, y->k.max_rel_pt, y->k.ulps,
+                                y->bits, y->att_seq, y->inp, y->budget};
+            static const char *const key[] = {"rel_rms", "max_abs", "max_rel_window",
+                                              "max_rel_pointwise", "ulps_max", "bits_lost",
+                                              "attainable_seq", "input_budget", "budget"};
+            fprintf(f, "%s\n  {\"grad\": \"%s\", \"head\": %d, \"dtype\": \"%s\", "
+                       "\"t_max_rel_window\": %ld, \"first_t_nonfinite\": ", i ? "," : "",
+                    gname[G.which[i % G.n]], i / G.n, dtype_name(G.fmt[i % G.n]), y->k.t_mrw);
+            if (y->k.t_nonfinite)
+                fprintf(f, "%ld", y->k.t_nonfinite);
+            else
+                fputs("null", f);
+            for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+                fprintf(f, ", \"%s\": ", key[k]);
+                json_num(f, v[k]);
+            }
+            fprintf(f, ", \"verdict\": \"%s\"}", y->ok ? "ok" : "beyond");
+        }
+        fprintf(f, "%s,\n \"summary\": ", G.n ? "]" : "");
         json_str(f, sum);
         fprintf(f, "}\n");
         if (fclose(f))
@@ -1423,6 +1739,30 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
             for (int h = 0; h < H; h++)
                 fprintf(f, "| %d | %.3g | %s |\n", h, srel[2 * h], srel[2 * h + 1] ? "ok" : "**beyond**");
         }
+        if (G.n) {
+            fprintf(f, "\nThe gradients of L = sum_t do_t . o_t (do_t from do.npy, %s) per head, "
+                       "against the exact seq backward on the inputs as given, the same columns "
+                       "as the read-outs' (t counts forward from 1); attainable_seq is vlastab's "
+                       "seq backward in %s (the backward has no chunk form: a chunked kernel's "
+                       "gradients are held to the seq backward's error); input_budget rounds the "
+                       "inputs and do to %s; budget = %g x max(attainable_seq, input_budget).\n\n"
+                       "| grad | head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise "
+                       "| ulps_max | bits_lost | attainable_seq | input_budget | budget | "
+                       "non-finite from | verdict |\n|", dtype_name(G.dofmt),
+                    vla_prec_name(cfg.prec), vla_fmt_name(io), slack);
+            for (int k = 0; k < 14; k++)
+                fprintf(f, "---|");
+            for (int i = 0; i < (int)H * G.n; i++) {
+                const struct grow *y = &G.row[i];
+                fprintf(f, "\n| %s | %d | %.3g | %.3g | %.3g | %ld | %.3g | %.3g | %.2f | %.3g | "
+                           "%.3g | %.3g |", gname[G.which[i % G.n]], i / G.n, y->k.rel_rms,
+                        y->k.max_abs, y->k.mrw, y->k.t_mrw, y->k.max_rel_pt, y->k.ulps, y->bits,
+                        y->att_seq, y->inp, y->budget);
+                md_t(f, y->k.t_nonfinite);
+                fprintf(f, " %s |", y->ok ? "ok" : "**beyond**");
+            }
+            fprintf(f, "\n");
+        }
         fprintf(f, "\nThe command:\n\n");
         md_command(f, c->argc, c->argv);
         if (fclose(f))
@@ -1437,6 +1777,7 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     free(e2), free(r2), free(hd), free(srel);
     vla_npy_free(&ko);
     vla_npy_free(&ks);
+    grads_free(&G);
     return beyond;
 }
 
@@ -1479,7 +1820,10 @@ int main(int argc, char **argv)
         {"outputs", "DIR2", "judge your kernel's own read-outs on this trace: DIR2/o.npy (heads, T, "
                             "dv) and optionally DIR2/S.npy, its final state (heads, dv, d); float16, "
                             "float32, float64, or uint16 holding bfloat16 bits with DIR2/dtype.txt "
-                            "saying bfloat16 (OUTPUTS, in the description)"},
+                            "saying bfloat16; and your backward's gradients when there: DIR2/dq.npy, "
+                            "dk.npy, dv.npy, dbeta.npy, dg.npy (da.npy, db.npy for rwkv7) of the "
+                            "loss sum_t do_t . o_t, do_t from DIR2/do.npy (OUTPUTS, in the "
+                            "description)"},
         {"window", "W", "with --outputs: the verdict's error is the largest over windows of W tokens "
                         "(default 64) of ||o - o_ref|| / ||o_ref|| over the window"},
         {"slack", "F", "with --outputs: a head is ok when its windowed error is at most F (default 4) "
@@ -1490,14 +1834,16 @@ int main(int argc, char **argv)
         {"0", NULL, "the table and the report were written; with --require, every precision it "
                     "names had a row that ran and passed; with --outputs, every head was ok"},
         {"1", NULL, "with --require, a precision it names failed or had no row that ran; with "
-                    "--outputs, a head was beyond (the summary on stderr names it); a run failed "
+                    "--outputs, a head's read-outs or one of its gradients were beyond (the "
+                    "summary on stderr names them); a run failed "
                     "(the message names the head, the step and the reason); or the table or the "
                     "report could not be written. Without --require or --outputs, FAIL rows are "
                     "a finding, not an exit status: the table and the report say them"},
         {"2", NULL, "a usage error: an unknown option or value, a value out of range, a "
                     "configuration the backend or the reference cannot run, a bad input file "
-                    "(o.npy of another shape than the trace's, ...), a table or report path that cannot be "
-                    "written (checked before the runs)"},
+                    "(o.npy, a gradient or do.npy of another shape than the trace's, a NaN in "
+                    "do.npy, a gradient of a model without a backward, ...), a table or report "
+                    "path that cannot be written (checked before the runs)"},
         {"3", NULL, "interrupted by SIGINT or SIGTERM: no table, report or temporary is left"},
         {NULL, NULL, NULL},
     };
@@ -1543,7 +1889,22 @@ int main(int argc, char **argv)
             "--slack (4) x max(attainable_seq, attainable_form, input_budget), else beyond. Writes the\n"
             "per-head table (--out), PREFIX.md and PREFIX.json (--report); exit 0 when every head (and\n"
             "the state) is ok, 1 when one is beyond, 2 for a usage error (o.npy of another shape than\n"
-            "(heads, T, dv), uint16 without dtype.txt, ...).",
+            "(heads, T, dv), uint16 without dtype.txt, ...).\n\n"
+            "GRADIENTS. When DIR2 also holds your kernel's backward, dq.npy, dk.npy (heads, T, d),\n"
+            "dv.npy (heads, T, dv), dbeta.npy (heads, T), dg.npy (heads, T), or (heads, T, d) for a\n"
+            "log-decay per key channel, da.npy and db.npy (rwkv7), any of them, with do.npy (heads,\n"
+            "T, dv): the gradients of L = sum_t do_t . o_t (do_t: the upstream gradient as the\n"
+            "backward receives it; dq and dk before the gated family's L2 norm), each is judged per\n"
+            "head as o is, against the exact seq backward (MPFR; lib's binary64 with --ref f64) on\n"
+            "the inputs as given, beside vlastab's seq backward in P (attainable_seq: the backward\n"
+            "has no chunk form) and the exact backward on the inputs and do rounded to P's io format\n"
+            "(input_budget); budget = --slack x max(attainable_seq, input_budget). A gradient beyond\n"
+            "is exit 1 and named in the summary; its rows are in PREFIX.json (\"grads\") and\n"
+            "PREFIX.md. Refused (exit 2): a gradient the model has no input for (dbeta for mamba2),\n"
+            "a model without a backward (rls, vla1, vla3: the reason is said), a gradient without\n"
+            "do.npy or do.npy without a gradient, a shape other than the trace's, a NaN or Inf in\n"
+            "do.npy, la's and delta's dq (dk for la) with features=own (the backward's are with\n"
+            "respect to phi(q), phi(k)). A NaN in a gradient is no error: beyond, its t named.",
         .columns = "  model prec track form  the row: a model, a precision policy, a way of tracking A\n"
                    "            (its K: cg:8), a form (chunk:64: the steps and checkpoints rounded down\n"
                    "            to multiples of C, o measured at every token of each chunk)\n"

@@ -372,14 +372,14 @@ TEST(judge_outputs)
         snprintf(cmd, sizeof cmd,
                  "%s -c \"import json; r = json.load(open('%s/r3.json')); "
                  "assert set(r) == {'verdict', 'model', 'precision', 'form', 'ref', 'window', "
-                 "'slack', 'settings', 'heads', 'state', 'summary'}, sorted(r); "
+                 "'slack', 'settings', 'heads', 'state', 'grads', 'summary'}, sorted(r); "
                  "assert set(r['heads'][0]) == {'head', 'rel_rms', 'max_abs', 'max_rel_window', "
                  "'t_max_rel_window', 'max_rel_pointwise', 'ulps_max', 'bits_lost', "
                  "'attainable_seq', 'attainable_form', 'input_budget', 'budget', "
                  "'first_t_nonfinite', 'verdict'}; "
                  "assert (r['verdict'], r['model'], r['precision'], r['form'], r['ref'], "
-                 "r['window'], r['slack'], r['state']) == ('beyond', 'gdn', 'bf16-kern', 'seq', "
-                 "'exact', 1, 4.0, None), r; "
+                 "r['window'], r['slack'], r['state'], r['grads']) == ('beyond', 'gdn', 'bf16-kern', "
+                 "'seq', 'exact', 1, 4.0, None, None), r; "
                  "h = r['heads']; assert [x['verdict'] for x in h] == ['ok', 'beyond']; "
                  "assert h[1]['t_max_rel_window'] == 100 and h[1]['first_t_nonfinite'] is None\"",
                  py, dir);
@@ -433,6 +433,156 @@ TEST(judge_outputs)
               "stderr: %s", err ? err : "");
     free(err);
     free(o);
+    if (!getenv("VLA_KEEP")) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        CHECK(system(cmd) == 0);
+    }
+}
+
+/* head h's inputs from the trace, for vla_grad */
+typedef struct {
+    const vla_inputs *x;
+    int h;
+} gin_ctx;
+static int gin_of(void *ctx, long t, vla_input *in)
+{
+    const gin_ctx *g = ctx;
+    *in = g->x->in[(long)g->h * T + t]; /* the trace's T steps */
+    return VLA_OK;
+}
+
+/* vla-check --outputs with gradients (issue 40), without torch: the "kernel's" backward is
+ * vlastab's own binary64 one (vla_grad) on the trace, do_t standard normals. Ok (its error is the
+ * attainable one); dk of head 1 at t = 100 moved by 5% with --window 1: beyond, dk and its t
+ * named; a NaN in dk: beyond from its t; a NaN in do.npy, dq saved (T, heads, d), dbeta for
+ * mamba2, and a gradient without do.npy: exit 2 naming the file. */
+TEST(judge_gradients)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/vla-check", vla_test_bin_dir());
+    if (access(p, X_OK)) {
+        vla_test_skip("bin/vla-check not built (run make first)");
+        return;
+    }
+    char dir[64] = "/tmp/vla-judge-grad.XXXXXX", tr[100], ko[100], path[200], cmd[1200];
+    if (!mkdtemp(dir)) {
+        CHECK_MSG(0, "cannot make a folder under /tmp");
+        return;
+    }
+    snprintf(tr, sizeof tr, "%s/tr", dir);
+    snprintf(ko, sizeof ko, "%s/kernel", dir);
+    mkdir(tr, 0700);
+    mkdir(ko, 0700);
+    const size_t n = (size_t)H * T * D;
+    double *o = malloc(sizeof(double) * n), *c = malloc(sizeof(double) * n);
+    double *g[5] = {malloc(sizeof(double) * n), malloc(sizeof(double) * n),
+                    malloc(sizeof(double) * n), malloc(sizeof(double) * H * T),
+                    malloc(sizeof(double) * H * T)};
+    vla_inputs x;
+    vla_config cfg;
+    vla_config_default(&cfg, VLA_GDN, D);
+    cfg.dv = D;
+    cfg.prec = VLA_F64;
+    char stream[200], err[300] = "";
+    snprintf(stream, sizeof stream, "trace:%s", tr);
+    int bad = !o || !c || !g[0] || !g[1] || !g[2] || !g[3] || !g[4] || write_trace(tr) ||
+              own_run(tr, VLA_F64, o, NULL) ||
+              vla_inputs_draw(&x, stream, 1, D, D, H, T, vla_model_reads(&cfg), err, sizeof err);
+    CHECK_MSG(!bad, "cannot write the trace or run it: %s", err);
+    for (size_t i = 0; !bad && i < n; i++)
+        c[i] = vla_gauss(5, VLA_VAR_AUX, 0, (uint64_t)i, 0);
+    for (int h = 0; !bad && h < H; h++) {
+        gin_ctx gc = {&x, h};
+        vla_grads gr = {g[0] + (size_t)h * T * D, g[1] + (size_t)h * T * D,
+                        g[2] + (size_t)h * T * D, g[3] + (size_t)h * T, g[4] + (size_t)h * T,
+                        NULL, NULL, NULL};
+        bad = vla_grad(&cfg, T, gin_of, &gc, c + (size_t)h * T * D, &gr) != 0;
+    }
+    CHECK_MSG(!bad, "vla_grad failed");
+    if (bad) {
+        free(o), free(c);
+        for (int i = 0; i < 5; i++)
+            free(g[i]);
+        return;
+    }
+    vla_inputs_free(&x);
+    static const char *const gn[5] = {"dq", "dk", "dv", "dbeta", "dg"};
+    const long shape[3] = {H, T, D}, tshape[3] = {T, H, D}, sshape[2] = {H, T};
+    snprintf(path, sizeof path, "%s/o.npy", ko);
+    CHECK(vla_npy_write(path, o, 3, shape) == 0);
+    snprintf(path, sizeof path, "%s/do.npy", ko);
+    CHECK(vla_npy_write(path, c, 3, shape) == 0);
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s/%s.npy", ko, gn[i]);
+        CHECK(vla_npy_write(path, g[i], i < 3 ? 3 : 2, i < 3 ? shape : sshape) == 0);
+    }
+    struct {
+        const char *what, *extra;
+        int status;
+        const char *says;
+    } cases[] = {
+        {"own binary64 gradients", "", 0, "gradients: 0 of 10 beyond"},
+        {"dk moved by 5%", "--window 1", 1, "dk of head 1: "},
+        {"a NaN in dk", "", 1, "dk of head 0 not finite from t = 31"},
+        {"a NaN in do", "", 2, "do.npy: NaN at [0, 3, 1]"},
+        {"dq saved (T, heads, d)", "", 2, "dq.npy: shape (256, 2, 16), expected (heads, T, d) = "
+                                          "(2, 256, 16)"},
+        {"dbeta for mamba2", "--model mamba2", 2, "dbeta.npy: mamba2 has no beta"},
+        {"no do.npy", "", 2, "dq.npy needs"},
+    };
+    for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
+        char gpath[200];
+        if (k == 1) { /* dk of head 1 at t = 100, 5% */
+            for (int j = 0; j < D; j++)
+                g[1][((size_t)1 * T + 99) * D + j] *= 1.05;
+        } else if (k == 2) {
+            for (int j = 0; j < D; j++)
+                g[1][((size_t)1 * T + 99) * D + j] /= 1.05;
+            g[1][((size_t)0 * T + 30) * D + 1] = NAN;
+        } else if (k == 3) {
+            g[1][((size_t)0 * T + 30) * D + 1] = 0;
+            c[((size_t)0 * T + 3) * D + 1] = NAN;
+        }
+        snprintf(gpath, sizeof gpath, "%s/dk.npy", ko);
+        CHECK(vla_npy_write(gpath, g[1], 3, shape) == 0);
+        snprintf(gpath, sizeof gpath, "%s/do.npy", ko);
+        CHECK(vla_npy_write(gpath, c, 3, shape) == 0);
+        if (k == 4) {
+            c[((size_t)0 * T + 3) * D + 1] = 0;
+            CHECK(vla_npy_write(gpath, c, 3, shape) == 0);
+            snprintf(gpath, sizeof gpath, "%s/dq.npy", ko);
+            CHECK(vla_npy_write(gpath, g[0], 3, tshape) == 0);
+        } else if (k == 5) {
+            snprintf(gpath, sizeof gpath, "%s/dq.npy", ko);
+            CHECK(vla_npy_write(gpath, g[0], 3, shape) == 0);
+        } else if (k == 6) {
+            unlink(gpath);
+        }
+        snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s %s --report %s/r >/dev/null "
+                                  "2>%s/err",
+                 tr, ko, cases[k].extra, dir, dir);
+        int st = vla_test_sh(NULL, "%s", cmd);
+        snprintf(p, sizeof p, "%s/err", dir);
+        char *e = slurp(p);
+        CHECK_MSG(st == cases[k].status && e && strstr(e, cases[k].says) &&
+                      (k != 1 || strstr(e, "at t = 100 past its budget")),
+                  "%s: %s: exit %d (expected %d), stderr: %s", cases[k].what, cmd, st,
+                  cases[k].status, e ? e : "");
+        free(e);
+        if (k == 0) { /* the JSON's rows: ten, each ok, its error the attainable one exactly */
+            snprintf(p, sizeof p, "%s/r.json", dir);
+            char *js = slurp(p);
+            int nrow = 0;
+            for (const char *s = js; s && (s = strstr(s, "\"grad\": ")); s++)
+                nrow++;
+            CHECK_MSG(js && nrow == 10 && !strstr(js, "\"beyond\""), "r.json: %d rows: %s", nrow,
+                      js ? js : "");
+            free(js);
+        }
+    }
+    free(o), free(c);
+    for (int i = 0; i < 5; i++)
+        free(g[i]);
     if (!getenv("VLA_KEEP")) {
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         CHECK(system(cmd) == 0);

@@ -66,6 +66,17 @@ TEST_SLOW(python_judge_own_kernels)
     run_python(args, "judge: passed");
 }
 
+/* vlastab.judge and vla-check --outputs with a kernel's gradients (issue 40): a gdn PyTorch loop's
+ * autograd in float64 within 4 sqrt(d T) u64 of the exact gradients, in float32 ok; a dropped
+ * term and a float16 tape beyond, the gradients named; bad gradient files refused
+ * (tools/python/test_judge_grad.py says how and within what bound) */
+TEST_SLOW(python_judge_gradients)
+{
+    char args[PATH_MAX + 64];
+    snprintf(args, sizeof args, "tools/python/test_judge_grad.py %s", vla_test_bin_dir());
+    run_python(args, "judge-grad: passed");
+}
+
 /* Issue 35's knobs against numpy written from the kernels' algorithms (tests/test_half.py): the
  * triangular inverse in each way against the exact one and, in f16-kern and bf16-kern, bit for bit
  * against gated_ref.tri_inverse16; decoding's 16-bit state, decays and beta against gated_ref's

@@ -7,6 +7,10 @@ inputs' rounding alone costs; its JSON becomes a Verdict. Two checks run here, i
 function alone: causality (outputs before P must not move, bit for bit, when the inputs after P
 change) and, where fn takes fla's initial_state and output_final_state, chunk-boundary invariance
 (two calls with the state carried give the outputs of one, within the verdict's budget).
+When fn's outputs require grad (fn built of autograd operations, or a torch.autograd.Function
+with its own backward), judge() also calls the backward with a drawn upstream gradient do and
+vla-check judges the gradients dq, dk, dv, dg, dbeta the same way, per head, against the exact
+backward (Verdict.grads; docs/trace.md).
 
     import vlastab
     verdict = vlastab.judge(my_gdn, q, k, v, g=g, beta=beta, dtype=torch.bfloat16,
@@ -23,6 +27,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -229,12 +234,14 @@ class Verdict:
     inputs, the split calls within the budget."""
 
     def __init__(self, data, causality=(), chunk_split=None, chunk_split_skipped=None,
-                 nonfinite=None, folder=None):
+                 nonfinite=None, folder=None, grads_skipped=None):
         if not isinstance(data, dict) or "verdict" not in data or "heads" not in data:
             raise ValueError("vla-check's JSON: no verdict or heads (%s)" % (
                 sorted(data) if isinstance(data, dict) else type(data).__name__))
         self.json = data
         self.heads = list(data["heads"])
+        self.grads = list(data.get("grads") or [])  # one dict per (gradient, head)
+        self.grads_skipped = grads_skipped
         self.causality = list(causality)
         self.chunk_split = chunk_split
         self.chunk_split_skipped = chunk_split_skipped
@@ -265,6 +272,15 @@ class Verdict:
                 lines.append("acausal outputs: %d outputs before P = %d moved when the inputs "
                              "after it changed, first at t = %d (head %d), up to %g ulps" % (
                                  c["moved"], c["P"], c["first_t"], c["head"], c["ulps_max"]))
+        for g in self.grads:
+            if g.get("first_t_nonfinite") is not None:
+                lines.append("gradient %s of head %s: non-finite from t = %s" % (
+                    g.get("grad"), g.get("head"), g["first_t_nonfinite"]))
+            elif g.get("verdict") != "ok":
+                lines.append("gradient %s of head %s beyond: %s at t = %s, budget %s (attainable "
+                             "%s)" % (g.get("grad"), g.get("head"), _fmt(g.get("max_rel_window")),
+                                      g.get("t_max_rel_window"), _fmt(g.get("budget")),
+                                      _fmt(g.get("attainable_seq"))))
         if self.chunk_split is not None and not self.chunk_split["ok"]:
             s = self.chunk_split
             lines.append("chunk-boundary invariance: split at t = %d, the outputs differ from one "
@@ -287,6 +303,13 @@ class Verdict:
             "ok" if self.ok else "FAIL"), " ".join("%-12s" % c[1] for c in cols).rstrip()]
         for h in self.heads:
             out.append(" ".join("%-12s" % _fmt(h.get(c[0])) for c in cols).rstrip())
+        if self.grads:
+            gc = (("grad", "grad"),) + cols[:6] + cols[6:7] + cols[8:]
+            out.append(" ".join("%-12s" % c[1] for c in gc).rstrip())
+            for g in self.grads:
+                out.append(" ".join("%-12s" % _fmt(g.get(c[0])) for c in gc).rstrip())
+        elif self.grads_skipped:
+            out.append("gradients: not judged (%s)" % self.grads_skipped)
         for c in self.causality:
             out.append("causality P = %d: %s" % (c["P"], "ok (bit for bit)" if c["ok"] else
                                                  "%d outputs moved, first t = %d (head %d), up to "
@@ -316,20 +339,55 @@ def _fmt(x):
     return str(x)
 
 
-def _save_o(o, folder):
-    """o (B, T, H, dv) as DIR2/o.npy (B H, T, dv) in its own format: bfloat16 as its raw uint16
-    bits with dtype.txt saying bfloat16"""
+def _save_o(o, folder, name="o"):
+    """o (B, T, H, ...) as DIR2/NAME.npy (B H, T, ...) in its own format: bfloat16 as its raw
+    uint16 bits with dtype.txt saying bfloat16"""
     torch = _torch()
-    oh = _heads(o).contiguous()
+    oh = _heads(o.detach().cpu()).contiguous()
     if oh.dtype == torch.bfloat16:
-        np.save(os.path.join(folder, "o.npy"), oh.view(torch.int16).numpy().view(np.uint16))
+        np.save(os.path.join(folder, name + ".npy"), oh.view(torch.int16).numpy().view(np.uint16))
         with open(os.path.join(folder, "dtype.txt"), "w") as f:
             f.write("bfloat16\n")
     elif oh.dtype in (torch.float16, torch.float32, torch.float64):
-        np.save(os.path.join(folder, "o.npy"), oh.numpy())
+        np.save(os.path.join(folder, name + ".npy"), oh.numpy())
     else:
-        raise TypeError("fn returned o of dtype %s: vla-check reads float16, bfloat16, float32, "
-                        "float64" % oh.dtype)
+        raise TypeError("fn returned %s of dtype %s: vla-check reads float16, bfloat16, float32, "
+                        "float64" % (name, oh.dtype))
+
+
+# the gradients' files: fla's argument -> vla-check's file (docs/trace.md)
+_GRADS = (("q", "dq"), ("k", "dk"), ("v", "dv"), ("g", "dg"), ("beta", "dbeta"))
+
+
+def _backward(fn, x, o_shape, seed):
+    """fn called with autograd on leaf copies of x, then its backward with do drawn (standard
+    normals of seed + 1, in o's dtype): (do, {file: gradient}), or (None, why) when fn's outputs
+    do not require grad"""
+    torch = _torch()
+    leaf = {n: (None if a is None else a.detach().clone().requires_grad_(True))
+            for n, a in x.items()}
+    args = {n: leaf[n] for n in ("g", "beta") if leaf.get(n) is not None}
+    with torch.enable_grad():
+        try:
+            out = fn(leaf["q"], leaf["k"], leaf["v"], **args)
+        except RuntimeError as e:  # an in-place write into a leaf, a kernel without autograd
+            why = "fn raised with inputs that require grad: %s" % str(e).split("\n")[0]
+            warnings.warn("vlastab.judge: gradients not judged: " + why)
+            return None, why
+        o = out[0] if isinstance(out, (tuple, list)) else out
+        if not isinstance(o, torch.Tensor) or not o.requires_grad:
+            return None, "fn's outputs do not require grad"
+        gen = torch.Generator().manual_seed(seed + 1)
+        do = torch.randn(tuple(o_shape), generator=gen, dtype=torch.float64).to(o.dtype)
+        try:
+            o.backward(do.to(o.device))
+        except RuntimeError as e:  # a forward-only kernel's in-place writes: said, not judged
+            why = "fn's backward raised: %s" % str(e).split("\n")[0]
+            warnings.warn("vlastab.judge: gradients not judged: " + why)
+            return None, why
+    grads = {f: leaf[n].grad for n, f in _GRADS if leaf.get(n) is not None and
+             leaf[n].grad is not None}
+    return do, grads
 
 
 def _prepare(q, k, v, g, beta, model, dtype):
@@ -411,7 +469,7 @@ def _split_verdict(sp, o, window, budgets):
 
 def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
           form="seq", precision=None, chunk_split=None, causality=True, seed=0, keep=None,
-          timeout=None):
+          timeout=None, grad=True):
     """Judges fn, your kernel: fn(q, k, v, g=g, beta=beta) -> o (batch, T, heads, dv), or fla's
     (o, final_state), with the state convention fn(..., initial_state=S0, output_final_state=True)
     -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments.
@@ -426,7 +484,10 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     your kernel computes (seq, chunk:C, scan). chunk_split: the step at which the sequence is cut
     into two calls (default T/2 + 1, inside a chunk). causality: P = T/2 and a random odd P
     (seeded by seed; odd: inside every chunk). keep: a folder to keep the trace, the outputs and
-    the report in (default: a temporary, removed).
+    the report in (default: a temporary, removed). grad: when fn's outputs require grad (the
+    inputs are handed to it as leaves that do), its backward is called with do drawn from seed
+    (standard normals in o's dtype) and the gradients of q, k, v, g, beta are judged too
+    (Verdict.grads); grad=False skips them.
 
     Returns a Verdict. Raises ValueError naming the input for a layout or range it can detect
     wrong, FileNotFoundError without vla-check, RuntimeError when vla-check fails to judge."""
@@ -446,7 +507,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
         for f in ("q.npy", "k.npy", "v.npy", "beta.npy", "logdecay.npy", "model.txt"):
             if os.path.exists(os.path.join(tdir, f)):  # a kept folder: this call's files only
                 os.unlink(os.path.join(tdir, f))
-        for f in ("o.npy", "dtype.txt", "S.npy"):
+        for f in ("o.npy", "dtype.txt", "S.npy", "do.npy") + tuple(f + ".npy" for _, f in _GRADS):
             if os.path.exists(os.path.join(odir, f)):
                 os.unlink(os.path.join(odir, f))
         from .torch_trace import TraceRecorder
@@ -458,7 +519,21 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
                     a = x[n].transpose(0, 1).reshape((1, T, B * H) + tuple(x[n].shape[3:]))
                     rec.capture(role, a)
         rec.save(tdir, model=model, settings=settings)
+        if dtype == _torch().float64:  # the recorder keeps float32: the kernel's own numbers instead
+            for n, role in (("q", "q"), ("k", "k"), ("v", "v"), ("beta", "beta"),
+                            ("g", "logdecay")):
+                if x[n] is not None:
+                    np.save(os.path.join(tdir, role + ".npy"),
+                            np.ascontiguousarray(_heads(x[n]).cpu().numpy()))
         _save_o(o, odir)
+        gskip = "grad=False"
+        if grad:
+            do, grads = _backward(fn, x, o.shape, seed)
+            gskip = grads if do is None else None
+            if do is not None:
+                _save_o(do, odir, "do")
+                for f, gr in grads.items():
+                    _save_o(gr, odir, f)
         if S is not None and tuple(S.shape) == (B, H, d, dv):  # fla's h = S^T -> (heads, dv, d)
             np.save(os.path.join(odir, "S.npy"),
                     S.cpu().transpose(-1, -2).reshape(B * H, dv, d).double().numpy())
@@ -484,7 +559,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
             sp, o, data.get("window") or 1, [h.get("budget") for h in data.get("heads", [])])
         skipped = None if state else \
             "fn does not take initial_state and output_final_state (fla's convention)"
-        return Verdict(data, caus, split, skipped, nonfinite, folder if keep else None)
+        return Verdict(data, caus, split, skipped, nonfinite, folder if keep else None, gskip)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)

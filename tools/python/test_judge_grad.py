@@ -1,0 +1,175 @@
+"""The judge of a kernel's gradients (issue 40; tests/test_python.c runs it with Debian's
+/usr/bin/python3): a Gated DeltaNet written here as a PyTorch loop from the published equations
+(Yang et al., ICLR 2025; its gradients are torch.autograd's, independent of vlastab's backward)
+judged by vlastab.judge() through vla-check --outputs, gradients and all:
+  - in float64 the loop's autograd gradients agree with vla-check's exact ones within
+    4 sqrt(d T) u64 (norm-wise, rel_rms: the bound of tests/test_grad.py): an independent check of
+    the judge's reference gradients, and of the files' layout;
+  - in float32 it passes, every gradient ok;
+  - with a dropped term (the state's path through the delta rule's prediction S' k' detached:
+    the forward's bits unchanged) the read-outs pass and dq with them (dq_t = S_t^T c_t needs no
+    later step), while dk, dv, dbeta, dg are beyond and named;
+  - with the state's cotangent dS rounded to float16 at every step (a float16 tape), beyond;
+  - bad files, straight to vla-check: a gradient of another shape, NaN in do.npy, a gradient
+    without do.npy, dbeta for mamba2, a model without a backward (exit 2, the file named); a NaN
+    in dk.npy (exit 1, dk and its t named).
+Exit 0: passed; 77: skipped (no numpy or torch); anything else: failed.
+usage: test_judge_grad.py BIN_DIR"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import numpy as np
+    import torch
+except ImportError as e:
+    print("skip: %s in %s (Debian: apt-get install python3-numpy python3-torch)" % (
+        e, sys.executable))
+    sys.exit(77)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checking  # noqa: E402
+from checking import check  # noqa: E402
+vlastab = checking.vlastab_or_skip()
+
+BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bin")
+os.environ["VLA_BIN_DIR"] = BIN
+torch.set_num_threads(2)
+t_start = time.time()
+
+
+def gdn(q, k, v, g=None, beta=None, detach_pred=False, tape16=False):
+    """Gated DeltaNet token by token in fla's layout (B, T, H, .), in q's dtype:
+    S_t = a_t S_{t-1} + beta_t (v_t - a_t S_{t-1} k_t) k_t^T, a_t = exp(g_t),
+    o_t = S_t q_t d^-1/2, q and k L2-normalized (x / sqrt(x.x + 1e-6)); S is (dv, d) per head.
+    detach_pred: the prediction a S k taken without its gradient (a dropped term); tape16: the
+    state's cotangent rounded to float16 at every step"""
+    B, T, H, d = q.shape
+    q = q / (q * q).sum(-1, keepdim=True).add(1e-6).sqrt()
+    k = k / (k * k).sum(-1, keepdim=True).add(1e-6).sqrt()
+    S, o = q.new_zeros(B, H, v.shape[-1], d), []
+    for t in range(T):
+        S = S * g[:, t, :, None, None].exp()
+        pred = torch.einsum("bhvk,bhk->bhv", S.detach() if detach_pred else S, k[:, t])
+        S = S + torch.einsum("bhv,bhk->bhvk", beta[:, t, :, None] * (v[:, t] - pred), k[:, t])
+        if tape16 and S.requires_grad:
+            S.register_hook(lambda gr: gr.half().to(gr.dtype))
+        o.append(torch.einsum("bhvk,bhk->bhv", S, q[:, t]) * d ** -0.5)
+    return torch.stack(o, 1)
+
+
+B, T, H, d = 1, 48, 2, 8
+torch.manual_seed(0)
+q, k, v = (torch.randn(B, T, H, d, dtype=torch.float64) for _ in range(3))
+beta = torch.randn(B, T, H, dtype=torch.float64).sigmoid()
+g = -0.1 * torch.nn.functional.softplus(torch.randn(B, T, H, dtype=torch.float64))
+NAMES = ("dq", "dk", "dv", "dg", "dbeta")
+
+
+def judged(fn, dtype, keep=None):
+    return vlastab.judge(fn, q, k, v, g=g, beta=beta, dtype=dtype, causality=False, keep=keep)
+
+
+def by_grad(ver):
+    """{grad: [row of head 0, row of head 1]}"""
+    out = {}
+    for r in ver.grads:
+        out.setdefault(r["grad"], []).append(r)
+    return out
+
+
+# (1) float64: the loop's autograd against the exact gradients, within 4 sqrt(d T) u64
+ver = judged(gdn, torch.float64)
+rows = by_grad(ver)
+bound = 4 * np.sqrt(d * T) * 2.0 ** -53
+check(sorted(rows) == sorted(NAMES) and all(len(r) == B * H for r in rows.values()),
+      "f64: gradients judged %s" % {n: len(r) for n, r in rows.items()})
+worst = max((r["rel_rms"], r["grad"]) for rs in rows.values() for r in rs)
+check(worst[0] <= bound and ver.ok, "f64: autograd's %s is %.3g from the exact, bound %.3g (%s)" % (
+    worst[1], worst[0], bound, ver))
+print("f64: worst gradient rel_rms %.3g (%s), bound 4 sqrt(d T) u64 = %.3g" % (
+    worst[0], worst[1], bound))
+
+# (2) float32: ok, every gradient within its budget
+ver = judged(gdn, torch.float32)
+rows = by_grad(ver)
+check(ver.ok and sorted(rows) == sorted(NAMES) and all(r["verdict"] == "ok" for rs in rows.values()
+                                                       for r in rs), "f32 correct: %s" % ver)
+print("f32 correct: %s; worst window error / budget %.3g" % (
+    "ok" if ver.ok else "FAIL", max(r["max_rel_window"] / r["budget"] for r in ver.grads)))
+
+# (3) a dropped term: the forward the same, dq ok, the others beyond and named
+ver = judged(lambda *a, **kw: gdn(*a, detach_pred=True, **kw), torch.float32)
+rows = by_grad(ver)
+bad = sorted(n for n, rs in rows.items() if any(r["verdict"] != "ok" for r in rs))
+check(not ver.ok and all(h["verdict"] == "ok" for h in ver.heads) and
+      bad == sorted(("dk", "dv", "dg", "dbeta")) and "gradient dk of head 0 beyond" in str(ver),
+      "dropped term: beyond %s, read-outs %s: %s" % (bad, [h["verdict"] for h in ver.heads], ver))
+print("dropped term: beyond %s; dk head 0 %.3g against budget %.3g" % (
+    bad, rows["dk"][0]["max_rel_window"], rows["dk"][0]["budget"]))
+
+# (4) a float16 tape: dS rounded to binary16 at every step
+ver = judged(lambda *a, **kw: gdn(*a, tape16=True, **kw), torch.float32)
+rows = by_grad(ver)
+bad = sorted(n for n, rs in rows.items() if any(r["verdict"] != "ok" for r in rs))
+check(not ver.ok and "dk" in bad and "dv" in bad, "float16 tape: beyond %s: %s" % (bad, ver))
+print("float16 tape: beyond %s; dv head 0 %.3g against budget %.3g" % (
+    bad, rows["dv"][0]["max_rel_window"], rows["dv"][0]["budget"]))
+
+# (5) bad files, straight to vla-check
+tmp = tempfile.mkdtemp(prefix="vla-judge-grad-")
+judged(gdn, torch.float32, keep=tmp)
+tr, od = os.path.join(tmp, "trace"), os.path.join(tmp, "outputs")
+base = os.path.join(tmp, "base")
+shutil.copytree(od, base)
+
+
+def vcheck(trace, *extra):
+    p = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + trace, "--outputs", od,
+                        "--report", os.path.join(tmp, "r")] + list(extra),
+                       capture_output=True, text=True)
+    return p.returncode, p.stderr
+
+
+def case(what, edit, code, *words, trace=None):
+    shutil.rmtree(od)
+    shutil.copytree(base, od)
+    edit()
+    rc, err = vcheck(trace or tr)
+    check(rc == code and all(w in err for w in words),
+          "%s: exit %d (expected %d), stderr: %s" % (what, rc, code, err.strip()))
+
+
+def save(name, x):
+    np.save(os.path.join(od, name + ".npy"), x)
+
+
+dk = np.load(os.path.join(base, "dk.npy"))
+case("intact", lambda: None, 0, "gradients: 0 of 10 beyond")
+case("dq transposed", lambda: save("dq", dk.transpose(1, 0, 2).copy()), 2,
+     "dq.npy: shape (48, 2, 8), expected (heads, T, d) = (2, 48, 8)")
+do = np.load(os.path.join(base, "do.npy"))
+do_nan = do.copy()
+do_nan[1, 5, 2] = np.nan
+case("NaN in do", lambda: save("do", do_nan), 2, "do.npy: NaN at [1, 5, 2]")
+case("no do", lambda: os.unlink(os.path.join(od, "do.npy")), 2, "dq.npy needs", "do.npy")
+dk_nan = dk.copy()
+dk_nan[0, 30, 1] = np.nan
+case("NaN in dk", lambda: save("dk", dk_nan), 1, "dk of head 0 not finite from t = 31")
+# a model of the trace's files without the gradient's input, and one without a backward
+rc, err = vcheck(tr, "--model", "mamba2")
+check(rc == 2 and "dbeta.npy: mamba2 has no beta" in err, "dbeta for mamba2: %d %s" % (rc, err))
+rc, err = vcheck(tr, "--model", "vla3")
+check(rc == 2 and "vla3 in f32 has no backward" in err, "vla3: %d %s" % (rc, err))
+rc, err = vcheck(tr, "--model", "la")
+check(rc == 2 and "dq.npy: la's backward gives the gradient with respect to phi(q)" in err,
+      "la: %d %s" % (rc, err))
+shutil.rmtree(tmp)
+
+dt = time.time() - t_start
+print("judge-grad: %s (%d failed checks), %.1f s" % ("passed" if not checking.fails else "FAILED",
+                                                      checking.fails, dt))
+sys.exit(1 if checking.fails else 0)
