@@ -109,7 +109,7 @@ TEST(vgrad_usage_errors)
         const char *args, *want;
     } cases[] = {
         {"--model nosuch", "nosuch"},
-        {"--model vla3", "through A"},          /* vla_grad_check's reason */
+        {"--model vla3 --track joseph", "--track sm"}, /* vla_grad_check's reason */
         {"--model gdn --form chunk:16", "seq form only"},
         {"--model gdn --precisions f32,f99", "f99"},
         {"--model gdn --window 0", "--window"},

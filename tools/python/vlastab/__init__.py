@@ -544,7 +544,7 @@ _L.vla_grad_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(ctypes.c_c
 
 
 def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=None, b=None,
-         u=None, **constants):
+         u=None, track="sm", **constants):
     """The gradients of L = sum_t c_t . o_t (c of v's shape, (heads, T, dv)) with respect to every
     input of every head, by the library's backward pass (vla_grad, docs/math.md section 11) in
     PRECISION: a dict of numpy arrays dq, dk (heads, T, d), dv (heads, T, dv), dbeta (heads, T),
@@ -568,7 +568,7 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
     a = None if a is None else _heads(a, "a", H, T, d)
     b = None if b is None else _heads(b, "b", H, T, d)
     u = k if u is None else _heads(u, "u", H, T, d)
-    cfg = _configure(model, precision, "sm", True, d, dv, constants)
+    cfg = _configure(model, precision, track, True, d, dv, constants)
     why = ctypes.c_char_p()
     if _L.vla_grad_check(ctypes.byref(cfg), ctypes.byref(why)):
         raise ValueError("model %s: %s" % (model, why.value.decode()))
