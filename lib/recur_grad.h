@@ -1,9 +1,10 @@
 /* recur_grad.h: the backward pass of the seq form in recur.h's text (docs/math.md section 11):
  * the reverse-mode recurrence of the loss L = sum_t c_t . o_t, the state's cotangent dS carried
  * from the last step to the first, giving dq, dk, dv, dbeta and the log-decays' gradients dg at
- * every step. Included after recur.h by the strict native instantiations (native_inst.h, PRIMS)
- * and the MPFR reference (reference/ref_model.c): the same text in every arithmetic, so the
- * emulation of a policy checks its gradients bit for bit.
+ * every step; for the models with A (rls, vla1, vla3, track sm: grad_A, grad_sm) the cotangent
+ * dA carried beside dS, and du. Included after recur.h by the strict native instantiations
+ * (native_inst.h, PRIMS) and the MPFR reference (reference/ref_model.c): the same text in every
+ * arithmetic, so the emulation of a policy checks its gradients bit for bit.
  *
  * The forward states the backward needs are recomputed from checkpoints: the forward pass keeps
  * the state every K = ceil(sqrt(T)) steps; the backward re-runs each segment of K steps from its

@@ -62,7 +62,8 @@ static void vgrad_bounds(const char *model, const char *extra, int ngrad, const 
 {
     char *out = NULL;
     int st = vla_test_sh(&out, "%s/vla-grad --model %s %s --precisions f64,bf16-kern --d 8 "
-                               "--steps 64 --runs 2 --seed 3 2>&1", vla_test_bin_dir(), model, extra);
+                               "--steps 64 --runs 2 --seed 3 2>&1", vla_test_bin_dir(), model,
+                         extra);
     if (st == 127) {
         free(out);
         vla_test_skip("bin/vla-grad not built");
