@@ -1,5 +1,5 @@
 /* vla-grad: the gradients of the backward pass against the exact ones (docs/math.md section 11).
- * Per head, precision and gradient (dq, dk, dv, dbeta, dg, da, db as the model has them) of
+ * Per head, precision and gradient (dq, dk, dv, dbeta, dg, da, db, du as the model has them) of
  * L = sum_t c_t . o_t: the norm-wise relative error against the exact gradients (MPFR) on the
  * same inputs, the first step, counted backward, at which a window's error passes 1e-3, 1e-1 and
  * 1, the non-finite entries, and the state cotangents exactly 0 where the exact ones are not. */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define PMAX 8
-#define NG 7 /* dq dk dv dbeta dg da db */
+#define NG 8 /* dq dk dv dbeta dg da db du */
 #define NCOL 9
 #define COLUMNS "prec head grad relerr back_1e-3 back_1e-1 back_1 nonfinite ds_zero"
 /* c_t's draws: their own seed, so that they are no other draw of the stream's */
@@ -79,7 +79,7 @@ static int gbuf_new(gbuf *b, const vla_config *cfg, long T)
     const long d = cfg->d, dv = cfg->dv, ng = vla_model_gate(cfg->model) == 2 ? d : 1;
     const int lr = vla_grad_has(cfg, VLA_GRAD_LR);
     memset(b, 0, sizeof *b);
-    b->mem = malloc((size_t)T * (4 * d + dv + 1 + ng) * sizeof(double));
+    b->mem = malloc((size_t)T * (5 * d + dv + 1 + ng) * sizeof(double));
     b->g.dS_zero = malloc((size_t)T * dv * d);
     if (!b->mem || !b->g.dS_zero)
         return VLA_ENOMEM;
@@ -90,7 +90,8 @@ static int gbuf_new(gbuf *b, const vla_config *cfg, long T)
     b->g.dbeta = p, p += T;
     b->g.dg = p, p += T * ng;
     b->g.da = lr ? p : NULL, p += T * d;
-    b->g.db = lr ? p : NULL;
+    b->g.db = lr ? p : NULL, p += T * d;
+    b->g.du = p;
     return VLA_OK;
 }
 static void gbuf_free(gbuf *b)
@@ -99,7 +100,7 @@ static void gbuf_free(gbuf *b)
     free(b->g.dS_zero);
 }
 
-static const char *const gname[NG] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db"};
+static const char *const gname[NG] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db", "du"};
 
 /* gradient i's array and width per step, or NULL when cfg's model has no such gradient */
 static const double *grad_of(const vla_grads *g, const vla_config *cfg, int i, long *w)
@@ -113,7 +114,8 @@ static const double *grad_of(const vla_grads *g, const vla_config *cfg, int i, l
     case 4: return *w = vla_model_gate(cfg->model) == 2 ? d : 1,
                    vla_grad_has(cfg, VLA_GRAD_G) ? g->dg : NULL;
     case 5: return *w = d, vla_grad_has(cfg, VLA_GRAD_LR) ? g->da : NULL;
-    default: return *w = d, vla_grad_has(cfg, VLA_GRAD_LR) ? g->db : NULL;
+    case 6: return *w = d, vla_grad_has(cfg, VLA_GRAD_LR) ? g->db : NULL;
+    default: return *w = d, vla_grad_has(cfg, VLA_GRAD_U) ? g->du : NULL;
     }
 }
 
@@ -180,8 +182,8 @@ int main(int argc, char **argv)
                     "reason), out of memory, or the table could not be written (no half-written "
                     "table is left)"},
         {"2", NULL, "a usage error: an unknown option or value, a value out of range, a bad input "
-                    "file, a configuration without a backward (the models with A, the chunk and "
-                    "scan forms, issue 35's switches: vla_grad_check's reason is said), a stream "
+                    "file, a configuration without a backward (the models with A in a --track other "
+                    "than sm, the chunk and scan forms, issue 35's switches: vla_grad_check's reason is said), a stream "
                     "with delta's row gates g, --ref other than exact, --backend other than cpu, "
                     "--resume"},
         {"3", NULL, "interrupted by SIGINT or SIGTERM: nothing is saved (vla-grad writes no "
@@ -193,7 +195,7 @@ int main(int argc, char **argv)
         .summary =
             "The backward pass (docs/math.md section 11) of the loss L = sum_t c_t . o_t\n"
             "against the exact one. For each head of the stream and each precision, the\n"
-            "gradients of every step's inputs (dq, dk, dv, and dbeta, dg, da, db where the\n"
+            "gradients of every step's inputs (dq, dk, dv, and dbeta, dg, da, db, du where the\n"
             "model has them) by lib's vla_grad in the policy, and the exact gradients by MPFR\n"
             "at --ref-bits (vref_grad) on the same inputs: the stream's q, k, v, gates and\n"
             "c_t rounded to the policy's io format, as the policy's run reads them (vla-check's\n"
@@ -203,12 +205,14 @@ int main(int argc, char **argv)
             "first step counted backward (T - t + 1) at which the error over a window of\n"
             "--window steps passes 1e-3, 1e-1 and 1, the non-finite entries, and the entries\n"
             "of the state's cotangent dS that were flushed to exactly 0 where the exact one is\n"
-            "not (a 16-bit tape's underflow). The models with A (rls, vla1, vla3), the chunk\n"
-            "and scan forms and issue 35's switches have no backward: refused, with the reason.\n"
+            "not (a 16-bit tape's underflow). The models with A (rls, vla1, vla3) have the\n"
+            "backward of --track sm only (the cotangent of A carried beside dS); the other\n"
+            "ways of tracking A, the chunk and scan forms and issue 35's switches have no\n"
+            "backward: refused, with the reason.\n"
             "No checkpoint files (--resume is refused).",
         .columns = "  prec       the precision policy\n"
                    "  head       the stream's head\n"
-                   "  grad       dq, dk, dv, dbeta, dg, da or db\n"
+                   "  grad       dq, dk, dv, dbeta, dg, da, db or du\n"
                    "  relerr     ||g - g_exact||_F / ||g_exact||_F over all steps (inf: non-finite)\n"
                    "  back_1e-3, back_1e-1, back_1  the first step counted backward, tau = T - t + 1,\n"
                    "             at which ||g - g_exact|| / ||g_exact|| over the steps tau - W + 1 ..\n"

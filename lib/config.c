@@ -688,9 +688,11 @@ int vla_form_check(const vla_config *c, const char **why)
 int vla_grad_check(const vla_config *c, const char **why)
 {
     const char *w = NULL;
-    if (vla_model_has_A(c->model))
-        w = "the backward through A (the Sherman-Morrison update, alpha = unit(A k'), the penalty "
-            "u') is not written yet (issue 40): la, delta and the gated family have one";
+    if (vla_model_has_A(c->model) && c->track != VLA_TRACK_SM)
+        w = "the backward of the models with A differentiates the Sherman-Morrison update as sm "
+            "computes it (docs/math.md 11.2); the other ways of tracking A (a factor of M, a solve "
+            "with M, double words, stochastic rounding) have other backwards, not written: "
+            "--track sm";
     else if (vla_form_pending(c, 1) || c->form == VLA_FORM_SCAN)
         w = "the backward exists in the seq form only; the chunked backward (the state recomputed "
             "per chunk, as the kernels do) is later work (issue 40): --form seq";
@@ -717,6 +719,7 @@ int vla_grad_has(const vla_config *c, vla_grad_kind which)
         return vla_col_gate(c->model) != 0 ||
                (c->model == VLA_DELTA && c->delta_form == VLA_DELTA_DECAY);
     case VLA_GRAD_LR: return vla_col_lr(c->model) != 0;
+    case VLA_GRAD_U: return c->model == VLA_VLA1 || c->model == VLA_VLA3;
     }
     return 0;
 }

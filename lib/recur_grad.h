@@ -1,9 +1,10 @@
 /* recur_grad.h: the backward pass of the seq form in recur.h's text (docs/math.md section 11):
  * the reverse-mode recurrence of the loss L = sum_t c_t . o_t, the state's cotangent dS carried
  * from the last step to the first, giving dq, dk, dv, dbeta and the log-decays' gradients dg at
- * every step. Included after recur.h by the strict native instantiations (native_inst.h, PRIMS)
- * and the MPFR reference (reference/ref_model.c): the same text in every arithmetic, so the
- * emulation of a policy checks its gradients bit for bit.
+ * every step; for the models with A (rls, vla1, vla3, track sm: grad_A, grad_sm) the cotangent
+ * dA carried beside dS, and du. Included after recur.h by the strict native instantiations
+ * (native_inst.h, PRIMS) and the MPFR reference (reference/ref_model.c): the same text in every
+ * arithmetic, so the emulation of a policy checks its gradients bit for bit.
  *
  * The forward states the backward needs are recomputed from checkpoints: the forward pass keeps
  * the state every K = ceil(sqrt(T)) steps; the backward re-runs each segment of K steps from its
@@ -27,6 +28,10 @@ typedef struct {
     NUM *dbeta;         /* 1 */
     NUM *ra, *rb;       /* d each: rwkv7's da and db */
     NUM *y;             /* dv: rwkv7's S_{t-1} a */
+    NUM *dA;            /* d x d: the cotangent of A_t, then of A_{t-1} (rls, vla1, vla3) */
+    NUM *er;            /* dv: vla1's residual before the clip */
+    NUM *za, *zb, *zc;  /* d each: the SM backward's z, and work */
+    NUM *du;            /* d: the cotangent of u', then du */
     NUM *ck, *seg;      /* the checkpoints and a segment's states, nsav numbers each */
     long nsav, K, nck;
 } FN(gstate);
@@ -232,6 +237,159 @@ VLA_FN void FN(grad_read_gated)(CXP, ST *s, FN(gstate) *G)
     FN(grad_gated_query)(CX, s, G);
 }
 
+/* The Sherman-Morrison update's backward (track sm; docs/math.md 11.2): A_t = A - z z^T / delta,
+ * z = A^T u, delta = 1 + u . z (A = A_{t-1}, u = u'). G->dA holds W = dA_t on entry, dA_{t-1} on
+ * return; G->du gets du. With the guard: a skipped update (|delta| < eps or not finite; it adds
+ * eps I, a constant) passes W through and du = 0; a floored delta (vla3) is a constant:
+ *   ddelta = (z . W z) / delta^2 (0 when floored),  dz = -(W + W^T) z / delta + ddelta u,
+ *   du = ddelta z + A dz,  dA_{t-1} = W + u dz^T (stored). */
+VLA_FN void FN(grad_sm)(CXP, ST *s, FN(gstate) *G, const NUM *A, const NUM *u, int guard, NREF eps)
+{
+    FRAME_BEGIN;
+    SCALAR(delta);
+    SCALAR(dd);
+    SCALAR(t);
+    const int d = s->d;
+    int live = 1; /* delta is 1 + u . z, not its floor */
+    FN(matvec_t)(CX, G->za, A, u, d, d); /* z, as the forward computed it */
+    FN(dot)(CX, P(delta), u, G->za, d);
+    SETI(t, 1);
+    ADD(delta, t, delta);
+    for (int j = 0; j < d; j++)
+        SETI(E(G->du, j), 0);
+    if (guard == GUARD_SKIP && (!ISFIN(delta) || ABSLESS(delta, R(eps)))) {
+        FRAME_END;
+        return;
+    }
+    if (guard == GUARD_FLOOR && LESS(delta, R(eps))) {
+        COPY(delta, R(eps));
+        live = 0;
+    }
+    FN(matvec)(CX, G->zb, G->dA, G->za, d, d);   /* W z */
+    FN(matvec_t)(CX, G->zc, G->dA, G->za, d, d); /* W^T z */
+    SETI(dd, 0);
+    if (live) {
+        FN(dot)(CX, P(dd), G->za, G->zb, d);
+        DIV(dd, dd, delta);
+        DIV(dd, dd, delta);
+    }
+    for (int j = 0; j < d; j++) { /* dz into zb */
+        ADD(t, E(G->zb, j), E(G->zc, j));
+        DIV(t, t, delta);
+        MUL(E(G->zb, j), dd, E(u, j));
+        SUB(E(G->zb, j), E(G->zb, j), t);
+    }
+    FN(matvec)(CX, G->du, A, G->zb, d, d); /* A dz, then + ddelta z */
+    for (int j = 0; j < d; j++) {
+        MUL(t, dd, E(G->za, j));
+        ADD(E(G->du, j), E(G->du, j), t);
+    }
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            MUL(t, E(u, i), E(G->zb, j));
+            ADD(E(G->dA, ij), E(G->dA, ij), t);
+            STORE(E(G->dA, ij));
+        }
+    FRAME_END;
+}
+
+/* dA += x dy^T (stored) and dx += A dy, the backward of y = A^T x (apply_sym) */
+VLA_FN void FN(grad_apply)(CXP, ST *s, FN(gstate) *G, const NUM *x, const NUM *dy, NUM *dx)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d;
+    FN(matvec)(CX, G->zc, s->A, dy, d, d);
+    for (int j = 0; j < d; j++)
+        ADD(E(dx, j), E(dx, j), E(G->zc, j));
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            MUL(t, E(x, i), E(dy, j));
+            ADD(E(G->dA, ij), E(G->dA, ij), t);
+            STORE(E(G->dA, ij));
+        }
+    FRAME_END;
+}
+
+/* The models with A (rls, vla1, vla3; docs/math.md 11.2): the read-out, the write
+ * S_t = S_{t-1} + e' alpha^T (e' = e = v - S_{t-1} k', or vla1's clip of e), alpha = A^T k'
+ * (vla3: unit(A^T k')) with A after the update and the nudge (before vla1's clamp), then the
+ * update's backward and u' = k (rls), u / sqrt(d) (vla1), unit(u) / sqrt(d) (vla3). The nudge
+ * and the clamp add constants to A: dA passes through them. s->A is A_t on entry; A_{t-1} is in
+ * Sp after S; the step's vectors are recomputed from it in the forward's bits (vec_<model>). */
+VLA_FN void FN(grad_A)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d, dv = s->dv, m = s->cfg.model;
+    const NUM *A0 = VLA_ROWP(Sp, (size_t)dv * d);
+    if (m == VLA_VLA1) { /* o = S_t w, w = A_t^T q */
+        FN(grad_read)(CX, s, G, s->w, P(E(s->c, C_STAB)));
+        for (int j = 0; j < d; j++)
+            SETI(E(G->du, j), 0);
+        FN(grad_apply)(CX, s, G, s->q, G->dx, G->du);
+        for (int j = 0; j < d; j++)
+            COPY(E(G->dx, j), E(G->du, j));
+    } else
+        FN(grad_read)(CX, s, G, m == VLA_VLA3 ? s->pq : s->q, P(E(s->c, C_STAB)));
+    FN(matvec)(CX, G->db, G->dS, s->al, dv, d);       /* de' = dS alpha */
+    FN(matvec_t)(CX, G->zb, G->dS, s->e, d, dv);      /* dalpha = dS^T e' */
+    if (m == VLA_VLA1) {                               /* e' = clip e / ||e|| when ||e|| > clip */
+        FN(residual)(CX, G->er, s->v, Sp, s->kp, dv, d);
+        FN(norm2)(CX, P(t), G->er, dv);
+        if (LESS(E(s->c, C_CLIP), t)) {
+            FN(grad_norm)(CX, G->db, G->er, dv, NULL, 0);
+            for (int i = 0; i < dv; i++)
+                MUL(E(G->db, i), E(G->db, i), E(s->c, C_CLIP));
+        }
+    }
+    FN(matvec_t)(CX, G->dkp, Sp, G->db, d, dv);       /* dk' = -S_{t-1}^T de */
+    SETI(t, 0);
+    for (int j = 0; j < d; j++)
+        SUB(E(G->dkp, j), t, E(G->dkp, j));
+    for (int i = 0; i < dv; i++)                       /* dS_{t-1} = dS - de k'^T */
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            MUL(t, E(G->db, i), E(s->kp, j));
+            SUB(E(G->dS, ij), E(G->dS, ij), t);
+            STORE(E(G->dS, ij));
+        }
+    for (long i = 0; i < (long)d * d; i++) /* A_{t-1}, then the update and the nudge again */
+        COPY(E(s->A, i), E(A0, i));
+    switch (m) {
+    case VLA_RLS: FN(vec_rls)(CX, s); break;
+    case VLA_VLA1: FN(vec_vla1)(CX, s); break;
+    default: FN(vec_vla3)(CX, s); break;
+    }
+    if (m == VLA_VLA3) { /* alpha = unit(y), y = A^T k' */
+        FN(matvec_t)(CX, G->zc, s->A, s->kp, d, d);
+        for (int j = 0; j < d; j++)
+            COPY(E(G->za, j), E(G->zc, j));
+        FN(grad_norm)(CX, G->zb, G->za, d, NULL, 1);
+    }
+    FN(grad_apply)(CX, s, G, s->kp, G->zb, G->dkp);
+    FN(grad_sm)(CX, s, G, A0, m == VLA_RLS ? s->k : s->w,
+                m == VLA_VLA3 ? (s->cfg.guard ? GUARD_FLOOR : GUARD_NONE)
+                              : (s->cfg.guard ? GUARD_SKIP : GUARD_NONE),
+                m == VLA_VLA3 ? P(E(s->c, C_STAB)) : P(E(s->c, C_EPS_G)));
+    if (m == VLA_RLS)
+        for (int j = 0; j < d; j++)
+            ADD(E(G->dkp, j), E(G->dkp, j), E(G->du, j));
+    else {
+        for (int j = 0; j < d; j++)
+            DIV(E(G->du, j), E(G->du, j), E(s->c, C_SQRTD));
+        if (m == VLA_VLA3) {
+            FN(grad_norm)(CX, G->du, s->u, d, NULL, 1);
+            FN(grad_norm)(CX, G->dkp, s->pk, d, NULL, 1);
+            for (int j = 0; j < d; j++) /* n_t = n_{t-1} + phi(k) */
+                ADD(E(G->dkp, j), E(G->dkp, j), E(G->dn, j));
+        }
+    }
+    FRAME_END;
+}
+
 /* One step's backward: s holds S_t and the step's vectors (re-run from S_{t-1} = Sp), G->dS the
  * cotangent of S_t from the later steps; on return G->dS is that of S_{t-1} and G's vectors hold
  * the step's gradients. */
@@ -239,6 +397,10 @@ VLA_FN void FN(grad_step)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
 {
     const int d = s->d;
     int gated = vla_col_gate(s->cfg.model) != 0;
+    if (vla_model_has_A(s->cfg.model)) {
+        FN(grad_A)(CX, s, G, Sp);
+        return;
+    }
     if (gated)
         FN(grad_read_gated)(CX, s, G);
     else
@@ -272,7 +434,8 @@ VLA_FN void FN(grad_step)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
 /* the numbers of the backward's arrays, in allocation order (one list, so alloc and free agree) */
 #define VLA_GRAD_ARRAYS(X, d, dv, nsav, K, nck)                                                   \
     X(dS, (long)(dv) * (d)) X(dn, d) X(ct, dv) X(dx, d) X(dkp, d) X(db, dv) X(dg, d) X(dbeta, 1)  \
-    X(ra, d) X(rb, d) X(y, dv) X(ck, (nck) * (nsav)) X(seg, (K) * (nsav))
+    X(ra, d) X(rb, d) X(y, dv) X(dA, (long)(d) * (d)) X(er, dv) X(za, d) X(zb, d) X(zc, d)      \
+    X(du, d) X(ck, (nck) * (nsav)) X(seg, (K) * (nsav))
 
 /* The backward of T steps of s (a fresh state of a configuration vla_grad_check admits): in(t)
  * gives step t's inputs (t = 0 .. T-1), c holds c_t (T x dv), out the gradients (vlastab.h's
@@ -347,6 +510,10 @@ VLA_FN int FN(grad_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, const 
             for (int i = 0; i < ng && out->dg; i++) {
                 STORE_I(E(G.dg, i));
                 out->dg[t * ng + i] = vla_grad_has(&s->cfg, VLA_GRAD_G) ? TOD(E(G.dg, i)) : 0;
+            }
+            for (int i = 0; i < d && out->du; i++) {
+                STORE_I(E(G.du, i));
+                out->du[t * d + i] = vla_grad_has(&s->cfg, VLA_GRAD_U) ? TOD(E(G.du, i)) : 0;
             }
             for (int i = 0; i < d && out->da; i++) {
                 STORE_I(E(G.ra, i));

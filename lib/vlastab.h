@@ -342,13 +342,15 @@ typedef struct {
     double *da, *db; /* T x d, or NULL: rwkv7's low-rank pair */
     unsigned char *dS_zero; /* T x dv x d, or NULL: 1 where the cotangent of S_{t-1} that step t
                                hands back is exactly 0 (an underflow when the exact one is not) */
+    double *du;      /* T x d, or NULL: the penalty's vector u (vla1, vla3; 0 for the others:
+                        rls's u' is k, in dk) */
 } vla_grads;
 /* step t's inputs (t = 0 .. T-1) into *in, kept valid until the next call; a vla_err */
 typedef int (*vla_grad_input)(void *ctx, long t, vla_input *in);
 /* Whether cfg has a backward (VLA_ENOTSUP with a one-line reason in *why, which may be NULL) */
 int vla_grad_check(const vla_config *cfg, const char **why);
-typedef enum { VLA_GRAD_BETA = 1, VLA_GRAD_G = 2, VLA_GRAD_LR = 4 } vla_grad_kind;
-/* whether cfg's model has the gradient (VLA_GRAD_*): a beta, a log-decay, rwkv7's a and b */
+typedef enum { VLA_GRAD_BETA = 1, VLA_GRAD_G = 2, VLA_GRAD_LR = 4, VLA_GRAD_U = 8 } vla_grad_kind;
+/* whether cfg's model has the gradient (VLA_GRAD_*): a beta, a log-decay, rwkv7's a and b, u */
 int vla_grad_has(const vla_config *cfg, vla_grad_kind which);
 /* The gradients of T steps in cfg's precision policy, strict arithmetic (whatever cfg's mode):
  * dS stored in the storage format, c_t rounded as an input, the gradients computed in the

@@ -17,8 +17,8 @@
 /* one sequence's inputs, owned here so that a finite difference can move one entry */
 typedef struct {
     int T, d;
-    double q[TMAX][DMAX], k[TMAX][DMAX], v[TMAX][DMAX], lg[TMAX][DMAX], a[TMAX][DMAX],
-        b[TMAX][DMAX];
+    double q[TMAX][DMAX], k[TMAX][DMAX], v[TMAX][DMAX], u[TMAX][DMAX], lg[TMAX][DMAX],
+        a[TMAX][DMAX], b[TMAX][DMAX];
     double beta[TMAX], lgs[TMAX], decay[TMAX];
     int has_beta, has_lgs, has_lg, has_lr, has_decay;
 } seq;
@@ -30,6 +30,7 @@ static int seq_input(void *ctx, long t, vla_input *in)
     in->q = s->q[t];
     in->k = s->k[t];
     in->v = s->v[t];
+    in->u = s->u[t];
     in->beta = s->has_beta ? s->beta[t] : NAN;
     in->decay = s->has_decay ? s->decay[t] : NAN;
     in->lgs = s->has_lgs ? s->lgs[t] : 0;
@@ -49,24 +50,32 @@ static double uni(double lo, double hi) /* xorshift64*: the test's own draws */
 }
 
 /* the configuration of a model for these tests: features id (so that dq, dk are the gradients of
- * the raw inputs a finite difference moves), la's positive q and k (n . q above its floor) */
+ * the raw inputs a finite difference moves), la's and vla3's positive q and k (n . q above its
+ * floor). variant 1: delta_form=decay; 2: vla1's clip, clamp and nudge, vla3's nudge, made to
+ * fire within T = 16 steps (clip 0.5, clamp 1.5, period 3) */
 static void setup(vla_config *cfg, seq *s, vla_model_kind mk, int d, int T, int decay_form,
                   uint64_t seed)
 {
     vla_config_default(cfg, mk, d);
     cfg->features = VLA_FEAT_ID;
-    if (decay_form)
+    if (decay_form == 1)
         cfg->delta_form = VLA_DELTA_DECAY;
+    if (decay_form == 2) {
+        cfg->clip = 0.5;
+        cfg->clamp = 1.5;
+        cfg->period = 3;
+    }
     memset(s, 0, sizeof *s);
     s->T = T;
     s->d = d;
     rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
-    double lo = mk == VLA_LA ? 0.1 : -1;
+    double lo = mk == VLA_LA || mk == VLA_VLA3 ? 0.1 : -1;
     for (int t = 0; t < T; t++) {
         for (int j = 0; j < d; j++) {
             s->q[t][j] = uni(lo, 1);
             s->k[t][j] = uni(lo, 1);
             s->v[t][j] = uni(-1, 1);
+            s->u[t][j] = uni(-1, 1);
             s->lg[t][j] = -uni(0.01, 0.5);
             s->a[t][j] = uni(-0.3, 0.3);
             s->b[t][j] = uni(-0.3, 0.3);
@@ -79,19 +88,19 @@ static void setup(vla_config *cfg, seq *s, vla_model_kind mk, int d, int T, int 
     s->has_lgs = vla_model_gate(mk) == 1;
     s->has_lg = vla_model_gate(mk) == 2;
     s->has_lr = vla_grad_has(cfg, VLA_GRAD_LR);
-    s->has_decay = decay_form;
+    s->has_decay = decay_form == 1;
 }
 
 /* the gradients' arrays of one run */
 typedef struct {
     double dq[TMAX * DMAX], dk[TMAX * DMAX], dv[TMAX * DMAX], dbeta[TMAX], dg[TMAX * DMAX],
-        da[TMAX * DMAX], db[TMAX * DMAX];
+        da[TMAX * DMAX], db[TMAX * DMAX], du[TMAX * DMAX];
     unsigned char z[TMAX * DMAX * DMAX];
 } grads;
 static vla_grads grads_of(grads *g, int lr)
 {
     vla_grads o = {g->dq, g->dk, g->dv, g->dbeta, g->dg, lr ? g->da : NULL, lr ? g->db : NULL,
-                   g->z};
+                   g->z, g->du};
     return o;
 }
 
@@ -152,8 +161,9 @@ static double fd_entry(const vla_config *cfg, seq *s, const double *c, double *x
 static const struct {
     vla_model_kind mk;
     int decay;
-} fd_models[] = {{VLA_LA, 0},  {VLA_DELTA, 0},  {VLA_DELTA, 1}, {VLA_GDN, 0},
-                 {VLA_KDA, 0}, {VLA_GLA, 0},    {VLA_MAMBA2, 0}, {VLA_RWKV7, 0}};
+} fd_models[] = {{VLA_LA, 0},  {VLA_DELTA, 0},  {VLA_DELTA, 1},  {VLA_GDN, 0},
+                 {VLA_KDA, 0}, {VLA_GLA, 0},    {VLA_MAMBA2, 0}, {VLA_RWKV7, 0},
+                 {VLA_RLS, 0}, {VLA_VLA1, 0},   {VLA_VLA1, 2},   {VLA_VLA3, 0}, {VLA_VLA3, 2}};
 
 TEST(grad_exact_matches_finite_differences)
 {
@@ -179,6 +189,9 @@ TEST(grad_exact_matches_finite_differences)
                 worst = fmax(worst, fd_entry(&cfg, &s, c, &s.k[t][j], g.dk[t * d + j], "k", t, j));
                 worst = fmax(worst, fd_entry(&cfg, &s, c, &s.v[t][j], g.dv[t * d + j], "v", t, j));
                 gmax = fmax(gmax, fmax(fabs(g.dq[t * d + j]), fabs(g.dk[t * d + j])));
+                if (vla_grad_has(&cfg, VLA_GRAD_U))
+                    worst = fmax(worst, fd_entry(&cfg, &s, c, &s.u[t][j], g.du[t * d + j], "u",
+                                                 t, j));
                 if (s.has_lg)
                     worst = fmax(worst, fd_entry(&cfg, &s, c, &s.lg[t][j], g.dg[t * d + j], "g",
                                                  t, j));
@@ -203,7 +216,22 @@ TEST(grad_exact_matches_finite_differences)
                   vla_model_name(cfg.model), gmax);
         if (getenv("VLA_TEST_VERBOSE"))
             printf("grad fd %s%s: worst |g - FD| / bound %.3g\n", vla_model_name(cfg.model),
-                   fd_models[mi].decay ? " (decay)" : "", worst);
+                   fd_models[mi].decay ? (fd_models[mi].decay == 1 ? " (decay)" : " (variant 2)")
+                                       : "", worst);
+        if (fd_models[mi].decay == 2) { /* the variant's switches fired */
+            vla_model *m;
+            vla_input in;
+            CHECK(vref_model_new(&m, &cfg, VREF_EXACT, 256) == 0);
+            for (int t = 0; t < T; t++) {
+                seq_input(&s, t, &in);
+                CHECK(vla_model_step(m, &in) == 0);
+            }
+            const vla_counts *n = vla_model_counts(m);
+            CHECK_MSG(n->nudge > 0 && (cfg.model != VLA_VLA1 || (n->clip > 0 && n->clamp > 0)),
+                      "%s variant 2: nudge %ld, clip %ld, clamp %ld", vla_model_name(cfg.model),
+                      n->nudge, n->clip, n->clamp);
+            vla_model_free(m);
+        }
     }
 }
 
@@ -234,12 +262,12 @@ TEST(grad_conform_every_policy_bit_for_bit)
             memset(&b, 0xa5, sizeof b);
             CHECK(vla_grad(&cfg, T, seq_input, &s, c, &ga) == 0);
             CHECK(vref_grad(&cfg, VREF_EMULATE, 0, T, seq_input, &s, c, &gb) == 0);
-            const char *names[] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db"};
-            const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg, a.da, a.db};
-            const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg, b.da, b.db};
+            const char *names[] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db", "du"};
+            const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg, a.da, a.db, a.du};
+            const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg, b.da, b.db, b.du};
             const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1),
-                               s.has_lr ? T * d : 0, s.has_lr ? T * d : 0};
-            for (int q = 0; q < 7; q++) {
+                               s.has_lr ? T * d : 0, s.has_lr ? T * d : 0, T * d};
+            for (int q = 0; q < 8; q++) {
                 long i = diff_at(xs[q], ys[q], ns[q]);
                 CHECK_MSG(i < 0, "%s %s: %s[%ld] lib %a, MPFR emulation %a",
                           vla_model_name(cfg.model), vla_prec_name(cfg.prec), names[q], i,
@@ -258,7 +286,9 @@ TEST(grad_refuses_what_it_has_not)
     double c[TMAX * DMAX] = {0};
     vla_grads o = grads_of(&g, 0);
     vla_config_default(&cfg, VLA_VLA3, 4);
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "through A"));
+    CHECK(vla_grad_check(&cfg, &why) == VLA_OK);
+    CHECK(vla_track_set(&cfg, "joseph") == 0);
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "--track sm"));
     setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
     CHECK(vla_grad(&cfg, 8, seq_input, &s, c, &o) == 0);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);

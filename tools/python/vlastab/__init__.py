@@ -536,7 +536,7 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
 class _Grads(ctypes.Structure):
     """vla_grads of lib/vlastab.h, field for field"""
     _fields_ = [("dq", _D), ("dk", _D), ("dv", _D), ("dbeta", _D), ("dg", _D), ("da", _D),
-                ("db", _D), ("dS_zero", ctypes.POINTER(ctypes.c_ubyte))]
+                ("db", _D), ("dS_zero", ctypes.POINTER(ctypes.c_ubyte)), ("du", _D)]
 
 
 _GradInput = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_long,
@@ -547,7 +547,7 @@ _L.vla_grad_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(ctypes.c_c
 
 
 def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=None, b=None,
-         **constants):
+         u=None, track="sm", **constants):
     """The gradients of L = sum_t c_t . o_t (c of v's shape, (heads, T, dv)) with respect to every
     input of every head, by the library's backward pass (vla_grad, docs/math.md section 11) in
     PRECISION: a dict of numpy arrays dq, dk (heads, T, d), dv (heads, T, dv), dbeta (heads, T),
@@ -570,13 +570,14 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
         logdecay = _heads(logdecay, "logdecay", H, T, hi=0, scalar=True)
     a = None if a is None else _heads(a, "a", H, T, d)
     b = None if b is None else _heads(b, "b", H, T, d)
-    cfg = _configure(model, precision, "sm", True, d, dv, constants)
+    u = k if u is None else _heads(u, "u", H, T, d)
+    cfg = _configure(model, precision, track, True, d, dv, constants)
     why = ctypes.c_char_p()
     if _L.vla_grad_check(ctypes.byref(cfg), ctypes.byref(why)):
         raise ValueError("model %s: %s" % (model, why.value.decode()))
     ng = d if per_channel else 1
     out = {"dq": np.zeros((H, T, d)), "dk": np.zeros((H, T, d)), "dv": np.zeros((H, T, dv)),
-           "dbeta": np.zeros((H, T)), "dg": np.zeros((H, T, ng))}
+           "dbeta": np.zeros((H, T)), "dg": np.zeros((H, T, ng)), "du": np.zeros((H, T, d))}
     lr = a is not None or b is not None
     if lr:
         out["da"], out["db"] = np.zeros((H, T, d)), np.zeros((H, T, d))
@@ -585,7 +586,7 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
         keep = []
 
         def get(ctx, t, inp, h=h):
-            x = _Input(pd(q[h, t]), pd(k[h, t]), pd(v[h, t]), None, None,
+            x = _Input(pd(q[h, t]), pd(k[h, t]), pd(v[h, t]), pd(u[h, t]), None,
                        beta[h, t, 0] if beta is not None else np.nan, np.nan,
                        pd(logdecay[h, t]) if per_channel else None,
                        pd(a[h, t]) if a is not None else None,
@@ -596,7 +597,7 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
             return 0
         gr = _Grads(pd(out["dq"][h]), pd(out["dk"][h]), pd(out["dv"][h]), pd(out["dbeta"][h]),
                     pd(out["dg"][h]), pd(out["da"][h]) if lr else None,
-                    pd(out["db"][h]) if lr else None, None)
+                    pd(out["db"][h]) if lr else None, None, pd(out["du"][h]))
         ch = np.ascontiguousarray(c[h], dtype=np.float64)
         r = _L.vla_grad(ctypes.byref(cfg), T, _GradInput(get), None, pd(ch), ctypes.byref(gr))
         if r:
