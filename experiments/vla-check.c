@@ -1095,8 +1095,8 @@ static void round_out(double *o, size_t n, vla_fmt io, vla_fmt file)
  * (the attainable error) and the exact backward on the inputs and do rounded to the policy's io
  * format (the input budget). The backward exists in the seq form only: a chunked kernel's
  * gradients are held to the seq backward's error. ---- */
-#define NGRAD 7
-static const char *const gname[NGRAD] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db"};
+#define NGRAD 8
+static const char *const gname[NGRAD] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db", "du"};
 
 /* gradient i's numbers per step in cfg's model; 0 (and *why) when the model has no such input */
 static long grad_width(const vla_config *cfg, int i, const char **why)
@@ -1104,10 +1104,12 @@ static long grad_width(const vla_config *cfg, int i, const char **why)
     static const char *const no[] = {
         [3] = "has no beta (dbeta: delta, gdn, kda)",
         [4] = "has no log-decay (dg: gdn, kda, gla, mamba2, rwkv7, delta with delta_form=decay)",
-        [5] = "has no low-rank pair a, b (da, db: rwkv7)"};
-    const vla_grad_kind kind[] = {0, 0, 0, VLA_GRAD_BETA, VLA_GRAD_G, VLA_GRAD_LR, VLA_GRAD_LR};
+        [5] = "has no low-rank pair a, b (da, db: rwkv7)",
+        [7] = "has no penalty vector u (du: vla1, vla3)"};
+    const vla_grad_kind kind[] = {0, 0, 0, VLA_GRAD_BETA, VLA_GRAD_G, VLA_GRAD_LR, VLA_GRAD_LR,
+                                  VLA_GRAD_U};
     if (kind[i] && !vla_grad_has(cfg, kind[i])) {
-        *why = no[i < 5 ? i : 5];
+        *why = no[i == 6 ? 5 : i];
         return 0;
     }
     return i == 2 ? cfg->dv : i == 3 ? 1 : i == 4 && vla_model_gate(cfg->model) != 2 ? 1 : cfg->d;
@@ -1123,7 +1125,7 @@ static int gset_new(gset_t *b, const vla_config *cfg, long T)
 {
     const long d = cfg->d, dv = cfg->dv;
     memset(b, 0, sizeof *b);
-    if (!(b->mem = malloc((size_t)T * (5 * d + dv + 1 + d) * sizeof(double))))
+    if (!(b->mem = malloc((size_t)T * (6 * d + dv + 1 + d) * sizeof(double))))
         return VLA_ENOMEM;
     double *p = b->mem;
     b->g.dq = p, p += T * d;
@@ -1133,12 +1135,16 @@ static int gset_new(gset_t *b, const vla_config *cfg, long T)
     b->g.dg = p, p += T * d;
     if (vla_grad_has(cfg, VLA_GRAD_LR))
         b->g.da = p, b->g.db = p + T * d;
+    p += 2 * T * d;
+    if (vla_grad_has(cfg, VLA_GRAD_U))
+        b->g.du = p;
     return VLA_OK;
 }
 
 static double *gset_get(const gset_t *b, int i)
 {
-    double *const a[NGRAD] = {b->g.dq, b->g.dk, b->g.dv, b->g.dbeta, b->g.dg, b->g.da, b->g.db};
+    double *const a[NGRAD] = {b->g.dq, b->g.dk, b->g.dv, b->g.dbeta, b->g.dg, b->g.da, b->g.db,
+                              b->g.du};
     return a[i];
 }
 
@@ -1214,17 +1220,20 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
         long w = grad_width(cfg, i, &no);
         if (!w)
             vla_cli_die(spec, "--outputs: %s: %s %s", path, vla_model_name(cfg->model), no);
-        if (cfg->features == VLA_FEAT_OWN && (i == 0 || (i == 1 && cfg->model == VLA_LA)) &&
-            (cfg->model == VLA_LA || cfg->model == VLA_DELTA))
-            vla_cli_die(spec, "--outputs: %s: %s's backward gives the gradient with respect to "
-                              "phi(%c) = elu(%c) + 1, not %c (features=own; docs/math.md section "
-                              "11): judge it with --set features=id, or leave %s out",
-                        path, vla_model_name(cfg->model), "qk"[i], "qk"[i], "qk"[i], fname);
         vla_config s = *cfg;
         s.form = VLA_FORM_SEQ, s.chunk = 0;
         if (vla_grad_check(&s, &nb))
             vla_cli_die(spec, "--outputs: %s: %s in %s has no backward to judge it against: %s",
                         path, vla_model_name(cfg->model), vla_prec_name(cfg->prec), nb);
+        /* the models that read phi(q) (la, delta, vla3) and phi(k) (la, vla3; delta's write
+         * takes the raw k; rls and vla1 read neither) */
+        const int phi_q = cfg->model == VLA_LA || cfg->model == VLA_DELTA || cfg->model == VLA_VLA3;
+        const int phi_k = cfg->model == VLA_LA || cfg->model == VLA_VLA3;
+        if (cfg->features == VLA_FEAT_OWN && ((i == 0 && phi_q) || (i == 1 && phi_k)))
+            vla_cli_die(spec, "--outputs: %s: %s's backward gives the gradient with respect to "
+                              "phi(%c) = elu(%c) + 1, not %c (features=own; docs/math.md section "
+                              "11): judge it with --set features=id, or leave %s out",
+                        path, vla_model_name(cfg->model), "qk"[i], "qk"[i], "qk"[i], fname);
         const int j = G->n++;
         G->which[j] = i, G->w[j] = w;
         snprintf(axes, sizeof axes, "(heads, T, %s)", w == 1 ? "1" : i == 2 ? "dv" : "d");
@@ -1238,7 +1247,7 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
                     gname[G->which[0]], path);
     if (!G->n && have_do)
         vla_cli_die(spec, "--outputs: %s is there but no gradient to judge with it (dq.npy, dk.npy, "
-                          "dv.npy, dbeta.npy, dg.npy, da.npy, db.npy)", path);
+                          "dv.npy, dbeta.npy, dg.npy, da.npy, db.npy, du.npy)", path);
     if (!G->n)
         return 0;
     read_outputs(spec, dir, "do.npy", "(heads, T, dv)", H, T, cfg->dv, bf16, &G->dout, &G->dofmt);
@@ -1821,7 +1830,7 @@ int main(int argc, char **argv)
                             "dv) and optionally DIR2/S.npy, its final state (heads, dv, d); float16, "
                             "float32, float64, or uint16 holding bfloat16 bits with DIR2/dtype.txt "
                             "saying bfloat16; and your backward's gradients when there: DIR2/dq.npy, "
-                            "dk.npy, dv.npy, dbeta.npy, dg.npy (da.npy, db.npy for rwkv7) of the "
+                            "dk.npy, dv.npy, dbeta.npy, dg.npy (da.npy, db.npy for rwkv7, du.npy for vla1 and vla3) of the "
                             "loss sum_t do_t . o_t, do_t from DIR2/do.npy (OUTPUTS, in the "
                             "description)"},
         {"window", "W", "with --outputs: the verdict's error is the largest over windows of W tokens "
@@ -1892,7 +1901,8 @@ int main(int argc, char **argv)
             "(heads, T, dv), uint16 without dtype.txt, ...).\n\n"
             "GRADIENTS. When DIR2 also holds your kernel's backward, dq.npy, dk.npy (heads, T, d),\n"
             "dv.npy (heads, T, dv), dbeta.npy (heads, T), dg.npy (heads, T), or (heads, T, d) for a\n"
-            "log-decay per key channel, da.npy and db.npy (rwkv7), any of them, with do.npy (heads,\n"
+            "log-decay per key channel, da.npy and db.npy (rwkv7), du.npy (vla1, vla3), any of them,\n"
+            "with do.npy (heads,\n"
             "T, dv): the gradients of L = sum_t do_t . o_t (do_t: the upstream gradient as the\n"
             "backward receives it; dq and dk before the gated family's L2 norm), each is judged per\n"
             "head as o is, against the exact seq backward (MPFR; lib's binary64 with --ref f64) on\n"
@@ -1901,9 +1911,11 @@ int main(int argc, char **argv)
             "(input_budget); budget = --slack x max(attainable_seq, input_budget). A gradient beyond\n"
             "is exit 1 and named in the summary; its rows are in PREFIX.json (\"grads\") and\n"
             "PREFIX.md. Refused (exit 2): a gradient the model has no input for (dbeta for mamba2),\n"
-            "a model without a backward (rls, vla1, vla3: the reason is said), a gradient without\n"
+            "a model without a backward (rls, vla1, vla3 in a way of tracking A other than sm: the\n"
+            "reason is said), a gradient without\n"
             "do.npy or do.npy without a gradient, a shape other than the trace's, a NaN or Inf in\n"
-            "do.npy, la's and delta's dq (dk for la) with features=own (the backward's are with\n"
+            "do.npy, la's, delta's and vla3's dq (dk for la and vla3) with features=own (the\n"
+            "backward's are with\n"
             "respect to phi(q), phi(k)). A NaN in a gradient is no error: beyond, its t named.",
         .columns = "  model prec track form  the row: a model, a precision policy, a way of tracking A\n"
                    "            (its K: cg:8), a form (chunk:64: the steps and checkpoints rounded down\n"

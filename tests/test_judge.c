@@ -495,7 +495,7 @@ TEST(judge_gradients)
         gin_ctx gc = {&x, h};
         vla_grads gr = {g[0] + (size_t)h * T * D, g[1] + (size_t)h * T * D,
                         g[2] + (size_t)h * T * D, g[3] + (size_t)h * T, g[4] + (size_t)h * T,
-                        NULL, NULL, NULL};
+                        NULL, NULL, NULL, NULL};
         bad = vla_grad(&cfg, T, gin_of, &gc, c + (size_t)h * T * D, &gr) != 0;
     }
     CHECK_MSG(!bad, "vla_grad failed");

@@ -15,6 +15,7 @@ judged by vlastab.judge() through vla-check --outputs, gradients and all:
     in dk.npy (exit 1, dk and its t named).
 Exit 0: passed; 77: skipped (no numpy or torch); anything else: failed.
 usage: test_judge_grad.py BIN_DIR"""
+import json
 import os
 import shutil
 import subprocess
@@ -162,11 +163,44 @@ case("NaN in dk", lambda: save("dk", dk_nan), 1, "dk of head 0 not finite from t
 # a model of the trace's files without the gradient's input, and one without a backward
 rc, err = vcheck(tr, "--model", "mamba2")
 check(rc == 2 and "dbeta.npy: mamba2 has no beta" in err, "dbeta for mamba2: %d %s" % (rc, err))
+rc, err = vcheck(tr, "--model", "vla3", "--track", "joseph")
+check(rc == 2 and "vla3 in f32 has no backward" in err and "--track sm" in err,
+      "vla3 joseph: %d %s" % (rc, err))
 rc, err = vcheck(tr, "--model", "vla3")
-check(rc == 2 and "vla3 in f32 has no backward" in err, "vla3: %d %s" % (rc, err))
+check(rc == 2 and "dq.npy: vla3's backward gives the gradient with respect to phi(q)" in err,
+      "vla3: %d %s" % (rc, err))
 rc, err = vcheck(tr, "--model", "la")
 check(rc == 2 and "dq.npy: la's backward gives the gradient with respect to phi(q)" in err,
       "la: %d %s" % (rc, err))
+
+# (6) vla1's du: a trace with u.npy, the kernel's gradients vlastab's own binary64 ones (ok, du
+# judged), then du moved 1% at one step (beyond, du named)
+vt, vo = os.path.join(tmp, "vla1"), os.path.join(tmp, "vla1-out")
+os.makedirs(vt), os.makedirs(vo)
+rv = np.random.default_rng(3)
+q1, k1, v1, u1, do1 = (rv.standard_normal((2, 40, 6)) for _ in range(5))
+for n, x in (("q", q1), ("k", k1), ("v", v1), ("u", u1)):
+    np.save(os.path.join(vt, n + ".npy"), x)
+with open(os.path.join(vt, "model.txt"), "w") as f:
+    f.write("model vla1\n")
+g1 = vlastab.grad(q1, k1, v1, do1, model="vla1", u=u1)
+np.save(os.path.join(vo, "o.npy"), vlastab.run(q1, k1, v1, model="vla1", u=u1, precision="f64",
+                                                reference=False)["o"])
+np.save(os.path.join(vo, "do.npy"), do1)
+for n in ("dq", "dk", "dv", "du"):
+    np.save(os.path.join(vo, n + ".npy"), g1[n])
+ok = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + vt, "--outputs", vo, "--report",
+                     os.path.join(tmp, "v1")], capture_output=True, text=True)
+with open(os.path.join(tmp, "v1.json")) as f:
+    rows = [r for r in json.load(f)["grads"] if r["grad"] == "du"] if ok.returncode == 0 else []
+check(ok.returncode == 0 and len(rows) == 2 and all(r["verdict"] == "ok" for r in rows),
+      "vla1 du: exit %d, rows %s: %s" % (ok.returncode, rows, ok.stderr.strip()))
+g1["du"][1, 20] *= 1.01
+np.save(os.path.join(vo, "du.npy"), g1["du"])
+bad = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + vt, "--outputs", vo, "--report",
+                      os.path.join(tmp, "v1")], capture_output=True, text=True)
+check(bad.returncode == 1 and "du of head 1" in bad.stderr,
+      "vla1 du moved: exit %d: %s" % (bad.returncode, bad.stderr.strip()))
 shutil.rmtree(tmp)
 
 dt = time.time() - t_start
