@@ -268,10 +268,12 @@ regress-update: $(BIN)/vla-regress
 	@diff -u --label 'baseline before' --label 'baseline now' $(BUILD)/regress-old.tsv $(REGRESS_BASE) \
 	    && echo "regress-update: the baseline did not change" || true
 
-# ---- vla-sweep (tools/sweep/vla-sweep.c, sweeps/): parameter sweeps on this machine, under MPI or
-# as a Slurm job array. Its own program, linking nothing of ours, so that building it with mpicc
-# cannot disturb the others. MPI=auto uses mpicc when found (for `mpirun -np N bin/vla-sweep --mpi
-# FILE`), MPI=0 builds with $(CC) and --mpi then says so; the stamp rebuilds it when that changes.
+# ---- vla-sweep (tools/sweep/, sweeps/): parameter sweeps on this machine, under MPI or as a Slurm
+# job array: a parser (parse.c), a runner (run.c), one file per scheduler (local.c, mpi.c, slurm.c)
+# and main (vla-sweep.c). Its own program, linking nothing of ours, so that building it with mpicc
+# cannot disturb the others. MPI=auto compiles mpi.c with mpicc when found and links with it (for
+# `mpirun -np N bin/vla-sweep --mpi FILE`), MPI=0 builds all with $(CC) and --mpi then says so;
+# the stamp rebuilds mpi.o when that changes.
 MPI         ?= auto
 MPICC       ?= $(shell command -v mpicc 2>/dev/null)
 SWEEP_MPI   := $(if $(filter 0,$(MPI)),,$(MPICC))
@@ -281,10 +283,11 @@ $(info sweep: $(if $(SWEEP_MPI),MPI built with $(SWEEP_MPI),MPI skipped ($(if $(
 endif
 $(SWEEP_STAMP):
 	@mkdir -p $(@D) && rm -f $(BUILD)/tools/sweep/sweep.* && touch $@
-$(BUILD)/tools/sweep/vla-sweep.o: tools/sweep/vla-sweep.c $(SWEEP_STAMP)
+SWEEP_OBJ   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tools/sweep/*.c))
+$(BUILD)/tools/sweep/mpi.o: tools/sweep/mpi.c $(SWEEP_STAMP)
 	@mkdir -p $(@D)
 	$(if $(SWEEP_MPI),$(SWEEP_MPI) -DVLA_SWEEP_MPI,$(CC)) $(ALLCFLAGS) -c $< -o $@
-$(BIN)/vla-sweep: $(BUILD)/tools/sweep/vla-sweep.o $(DOC_OBJ)
+$(BIN)/vla-sweep: $(SWEEP_OBJ) $(DOC_OBJ)
 	@mkdir -p $(@D)
 	$(or $(SWEEP_MPI),$(CC)) $(LDSAN) -o $@ $(filter %.o,$^)
 
