@@ -90,8 +90,9 @@ $(BUILD)/experiments/%.o: experiments/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) $(OPENMP) -c $< -o $@
 
-$(BUILD)/tests/run: $(TEST_OBJ) $(BUILD)/experiments/summary.o $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
-	$(CC) $(LDSAN) $(OPENMP) -o $@ $(TEST_OBJ) $(BUILD)/experiments/summary.o $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
+# the tests link the regression suite's library (tests/test_regress.c runs a slice of it)
+$(BUILD)/tests/run: $(TEST_OBJ) $(BUILD)/experiments/summary.o $(BUILD)/tools/regress/regress.o $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
+	$(CC) $(LDSAN) $(OPENMP) -o $@ $(TEST_OBJ) $(BUILD)/experiments/summary.o $(BUILD)/tools/regress/regress.o $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 
 # the tests run the programs of this build (VLA_BIN_DIR): a sanitized build's are sanitized too
 test: $(BUILD)/tests/run $(ALL_PROGS)
@@ -222,9 +223,9 @@ bench: $(BIN)/vla-bench
 # sanitized build)
 -include $(sort $(shell find $(BUILD) -name '*.d' 2>/dev/null) $(wildcard $(GPU_OBJ:.o=.d)))
 
-# ---- make regress (tools/regress/vla-regress.c): every model, way of tracking A and precision of a
-# fixed suite against the exact reference, in bits lost, compared with the reviewed baseline
-# tests/regress/baseline.tsv; exit 1 when a case lost more than half a bit. `make regress-update`
+# ---- make regress (tools/regress/: the suite in regress.c, main in vla-regress.c): every model,
+# way of tracking A and precision of a fixed suite against the exact reference, in bits lost,
+# compared with the reviewed baseline tests/regress/baseline.tsv; exit 1 when a case lost more than half a bit. `make regress-update`
 # rewrites the baseline and shows the diff, for the commit. REGRESS_ARGS passes options (--only
 # PATTERNS, --backend cuda, --bits, --changed). For `make test` the program is also linked with a
 # fault planted in a copy of lib/ in the build tree: $(BUILD)/plant/N/lib/recur.h is lib/recur.h
@@ -237,8 +238,9 @@ REGRESS_PLANTS := $(foreach n,$(PLANTS),$(BUILD)/plant/vla-regress-plant$(n))
 .PHONY: regress regress-update
 .SECONDARY: $(foreach n,$(PLANTS),$(BUILD)/plant/$(n)/model.o $(BUILD)/plant/$(n)/model_simd.o \
             $(BUILD)/plant/$(n)/lib/recur.h)
-$(BUILD)/tools/regress/vla-regress.o: ALLCFLAGS += $(OPENMP)
-$(BIN)/vla-regress: $(BUILD)/tools/regress/vla-regress.o $(DOC_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
+REGRESS_OBJ    := $(BUILD)/tools/regress/vla-regress.o $(BUILD)/tools/regress/regress.o
+$(BUILD)/tools/regress/regress.o: ALLCFLAGS += $(OPENMP)
+$(BIN)/vla-regress: $(REGRESS_OBJ) $(DOC_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
 	@mkdir -p $(@D)
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(filter %.o,$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 $(CLI_OBJ): ALLCFLAGS += $(OPENMP)
@@ -254,7 +256,7 @@ $(BUILD)/plant/%/model_simd.o: lib/model_simd.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -DVLA_NO_SIMD -c $< -o $@
 $(REGRESS_PLANTS): LIBS := $(KERN_LIBS) $(LIBS)
-$(BUILD)/plant/vla-regress-plant%: $(BUILD)/tools/regress/vla-regress.o $(DOC_OBJ) $(BUILD)/plant/%/model.o \
+$(BUILD)/plant/vla-regress-plant%: $(REGRESS_OBJ) $(DOC_OBJ) $(BUILD)/plant/%/model.o \
         $(if $(wildcard lib/model_simd.c),$(BUILD)/plant/%/model_simd.o) $(BUILD)/libvlaref.a \
         $(BUILD)/libvlastab.a $(if $(KERN_LIBS),$(BUILD)/libvlacuda.a)
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(filter %.o,$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
