@@ -7,8 +7,9 @@
 # matches, and plots/<figure>.gp draws it in two sizes, a double-column (7 in) and a single-column
 # (3.4 in, NAME-1col) figure, each as PDF and PNG. Figures go to $(FIGDIR) and data to $(DATA), both
 # outside the tracked tree: make figures never dirties the commit that its tables and the paper
-# name. `make readme-update` copies the README's figures into docs/figures/ and its claims, tracks,
-# stagnation and solvers tables from the paper's, for a commit. About 6 minutes on 2 idle cores (and the
+# name. `make readme-update` copies the README's figures into docs/figures/, the claims table into
+# the README and the tracks, stagnation and solvers tables into docs/findings.md, from the paper's,
+# for a commit. About 6 minutes on 2 idle cores (and the
 # solvers' 112 tables about 10 minutes more, on 2 loaded cores; the forms' tables 26 minutes more,
 # 18 of them forms-chunk-vla3-lmlike's 10^5 steps with the exact reference, on 2 loaded cores, and
 # forms-ut's 10 seeds about 5 minutes of CPU time more than its one seed took; the gated figure's
@@ -89,7 +90,7 @@ paper: paper/vla-stability.pdf
 paper/vla-stability.pdf: paper/vla-stability.tex $(PAPER_GEN) $(PAPER_FIGS:%=$(FIGDIR)/%.pdf)
 	cd paper && TEXINPUTS='$(abspath $(FIGDIR))/:' latexmk -pdf -g -interaction=nonstopmode -halt-on-error -outdir=build vla-stability.tex
 	cp paper/build/vla-stability.pdf $@
-	@sh paper/gen-numbers.sh --check-readme paper/generated README.md
+	@sh paper/gen-numbers.sh --check-readme paper/generated $(README_PAGES)
 deps-paper:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends latexmk \
@@ -98,10 +99,12 @@ deps-paper:
 # the README's snapshot: its figures as make figures (and figures-long) drew them, and the claims,
 # tracks, stagnation and solvers tables as the paper has them
 README_FIGS := $(FIGS) $(PAPER_LONG)
+# the pages that hold the tables: the claims table the README, the others docs/findings.md
+README_PAGES := README.md docs/findings.md
 readme-update: $(README_FIGS:%=$(FIGDIR)/%.png) $(PAPER_GEN)
 	@mkdir -p docs/figures
 	cp $(README_FIGS:%=$(FIGDIR)/%.png) docs/figures/
-	sh paper/gen-numbers.sh --splice-readme paper/generated README.md
+	sh paper/gen-numbers.sh --splice-readme paper/generated $(README_PAGES)
 
 # make and the sweep file agree: every table make figures and figures-long make is a case of the
 # sweep, with the sweep's command, and every case feeds a figure
