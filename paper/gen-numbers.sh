@@ -9,29 +9,35 @@
 # Markdown for the README (claims.md), so that the two say the same; so are the tables of the ways of
 # tracking A (tracks) and of stagnation.
 # Usage: paper/gen-numbers.sh [DATA [SHARED [OUT]]]   (defaults: data ../shared paper/generated)
-#        paper/gen-numbers.sh --check-readme OUT README.md    warn where the README's tables differ
-#        paper/gen-numbers.sh --splice-readme OUT README.md   put OUT's Markdown tables into the README
+#        paper/gen-numbers.sh --check-readme OUT FILE...    warn where the pages' tables differ
+#        paper/gen-numbers.sh --splice-readme OUT FILE...   put OUT's Markdown tables into the pages
+# (the pages: README.md, which holds the claims table, and docs/findings.md, which holds the others)
 set -eu
 
-# the README's copy of the table NAME (OUT/NAME.md) lies between these two lines
+# a page's copy of the table NAME (OUT/NAME.md) lies between these two lines
 BLOCKS="claims tracks stagnation solvers"
 mark_begin() { echo "<!-- $1 table: written by paper/gen-numbers.sh from data/ (make readme-update) -->"; }
 mark_end() { echo "<!-- end of the $1 table -->"; }
 readme_block() { awk -v b="$(mark_begin "$2")" -v e="$(mark_end "$2")" '$0 == e { f = 0 } f { print } $0 == b { f = 1 }' "$1"; }
+# the page of FILE... that holds the table NAME
+page_of() { b=$(mark_begin "$1"); shift; for f in "$@"; do grep -qxF "$b" "$f" && { echo "$f"; return 0; }; done; return 0; }
 case "${1:-}" in
 --check-readme)
+    out=$2; shift 2
     for n in $BLOCKS; do
-        readme_block "$3" "$n" | cmp -s - "$2/$n.md" ||
-            echo "gen-numbers.sh: warning: the $n table of $3 is not the paper's ($2/$n.md): make readme-update" >&2
+        f=$(page_of "$n" "$@")
+        [ -n "$f" ] && readme_block "$f" "$n" | cmp -s - "$out/$n.md" ||
+            echo "gen-numbers.sh: warning: the $n table of ${f:-$*} is not the paper's ($out/$n.md): make readme-update" >&2
     done
     exit 0;;
 --splice-readme)
+    out=$2; shift 2
     for n in $BLOCKS; do
-        b=$(mark_begin "$n"); e=$(mark_end "$n")
-        grep -qxF "$b" "$3" && grep -qxF "$e" "$3" || { echo "gen-numbers.sh: $3 has no $n table markers" >&2; exit 1; }
-        awk -v b="$b" -v e="$e" -v t="$2/$n.md" '
+        b=$(mark_begin "$n"); e=$(mark_end "$n"); f=$(page_of "$n" "$@")
+        [ -n "$f" ] && grep -qxF "$e" "$f" || { echo "gen-numbers.sh: no $n table markers in $*" >&2; exit 1; }
+        awk -v b="$b" -v e="$e" -v t="$out/$n.md" '
             $0 == e { while ((getline l < t) > 0) print l; f = 0 }
-            !f { print } $0 == b { f = 1 }' "$3" > "$3.tmp" && mv "$3.tmp" "$3"
+            !f { print } $0 == b { f = 1 }' "$f" > "$f.tmp" && mv "$f.tmp" "$f"
     done
     exit 0;;
 esac

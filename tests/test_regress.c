@@ -1,13 +1,16 @@
-/* test_regress.c: make regress does its job. The suite's own code (experiments/vla-regress.c,
- * included) runs a slice of the suite in-process against the committed baseline and must pass;
+/* test_regress.c: make regress does its job. The suite's own code (tools/regress/regress.c,
+ * linked) runs a slice of the suite in-process against the committed baseline and must pass;
  * the builds of vla-regress with a fault planted in a copy of lib/recur.h ($(BUILD)/plant/N/,
  * the copy edited by tests/regress/plants/N.sed) must fail on the cases each fault touches,
  * naming them, and leave the others alone. */
-#define VLA_REGRESS_NO_MAIN
-#include "vla-regress.c"
+#include "regress.h"
 
 #include "check.h"
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char *const base_path = "tests/regress/baseline.tsv";
 

@@ -3,7 +3,7 @@
 delta_form=decay) made from a trace's row gates: a_t = exp(mean_i log g_t,i), the geometric mean
 of the step's gates; and the range of the cumulative log-decay gamma within chunks of C tokens,
 where exp(-gamma) (the factorization q exp(gamma), k exp(-gamma) some kernels use) overflows
-binary16 (gamma < -ln 65504 = -11.09). Standard library only (docs/forms.md, README.md).
+binary16 (gamma < -ln 65504 = -11.09). Standard library only (docs/forms.md, docs/forms-findings.md).
 DST_DIR/model.txt names the model that reads the result, delta with delta_form=decay, so that the
 programs run it without --set (docs/trace.md).
 q, k, v (and beta, when SRC_DIR has one) are copied, not linked: a later writer into DST_DIR
