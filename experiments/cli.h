@@ -198,7 +198,8 @@ void vla_cli_summary_end(const vla_summary *s, const char *prog, vla_dat *out);
 /* The solves of e's runs (the ways that keep M; else 0): a summary for the table's header in head,
  * and in warn the first failure (the step and the value) or "" when none failed (drive.c) */
 int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, size_t wlen);
-/* the signal flag the engines stop on (set by SIGINT and SIGTERM once vla_cli_signals ran) */
+/* the signal flag the engines stop on (set by SIGINT and SIGTERM once vla_cli_signals ran;
+ * signals.c) */
 extern volatile sig_atomic_t vla_cli_stop;
 void vla_cli_signals(void);
 

@@ -20,17 +20,6 @@
 #include <omp.h>
 #endif
 
-volatile sig_atomic_t vla_cli_stop;
-static void on_signal(int sig) { vla_cli_stop = sig; }
-
-void vla_cli_signals(void)
-{
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
 double vla_cli_now(void)
 {
     struct timespec ts;

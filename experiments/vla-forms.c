@@ -101,11 +101,20 @@ static int on_opt(void *ctx, const char *name, const char *val)
 
 /* ---- sweep ---- */
 
-/* the policy of one format whose inputs are rounded as p's are: the exact reference of p */
-static vla_prec uniform_of(vla_fmt f)
+/* the policy of one format whose inputs are rounded as p's are, the row of VLA_PRECS with
+ * storage, compute and io p's io format: the exact reference of p; a format without such a row
+ * is an error, never another format's reference */
+static vla_prec uniform_of(const vla_cli_spec *spec, vla_prec p)
 {
-    static const vla_prec of[VLA_NFMT] = {VLA_F64, VLA_F32, VLA_F16, VLA_BF16};
-    return of[f];
+    const vla_fmt f = vla_prec_io(p);
+#define VLA_X_(ID, name, sfx, S, C, IO, ...)                                                       \
+    if (VLA_FMT_##S == f && VLA_FMT_##C == f && VLA_FMT_##IO == f)                                 \
+        return VLA_##ID;
+    VLA_PRECS(VLA_X_)
+#undef VLA_X_
+    vla_cli_die(spec, "%s: no precision computes in its io format, %s, alone (a row of "
+                      "VLA_PRECS with storage, compute and io %s), which its exact reference "
+                      "needs", vla_prec_name(p), vla_fmt_name(f), vla_fmt_name(f));
 }
 
 static double relerr(const double *x, const double *ref, long n)
@@ -159,7 +168,7 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
                 vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), e_msg);
             vla_fmt io = vla_prec_io(k->prec);
             if (!ref[io]) {
-                sp.cfg.prec = uniform_of(io);
+                sp.cfg.prec = uniform_of(spec, k->prec);
                 sp.cfg.track = VLA_TRACK_SM;
                 sp.cfg.form = VLA_FORM_SEQ;
                 sp.cfg.chunk = 0;

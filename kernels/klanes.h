@@ -5,8 +5,10 @@
  * reordered: a dot product is still a chain of additions, now LW chains side by side), hence a
  * lane's bits are the CPU model's. Branches on computed values go through recur.h's LANE_IF,
  * which masks the writes of the lanes that do not take them (lanes.c). Included by lanes.c once
- * per policy, with NUM (the vector type), POL, RO and RS set, and the vector operations of
- * NUM's width (larith.h). The state and the input records move as lib/tables.h's list says. */
+ * per policy through lib/policy.h (POL, RO, RS, RI), with LNUM (the vector type) and the vector
+ * operations of its width set (larith.h). The state and the input records move as
+ * lib/tables.h's list says. */
+#define NUM LNUM
 #include "larith.h"
 
 /* recur.h's two matrix-vector products, y_i = sum_j M[i rs + j cs] x_j (matvec: rs = n, cs = 1;

@@ -77,6 +77,13 @@ static inline lv16 lrnd_bf16(lv16 x)
     r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x00400000)));
     return (lv16)_mm512_castsi512_ps(r);
 }
+/* the AVX-512 lanes' rounding to each format (lib/policy.h; the container: LDBL_ below), binary32
+ * of binary64 vectors by the conversion instruction (round to nearest even, subnormals kept) */
+#define LRND_F64(x) _Generic((x), lv8: (x))
+#define LRND_F32(x)                                                                                \
+    _Generic((x), lv16: (x), lv8: (lv8)_mm512_cvtps_pd(_mm512_cvtpd_ps((__m512d)(x))))
+#define LRND_F16(x) lrnd_f16(x)
+#define LRND_BF16(x) lrnd_bf16(x)
 /* for tests/test_cuda.c: x rounded to binary16 (bf: bfloat16) by the AVX-512 lanes' rounding */
 static void round16_512(int bf, const float *x, float *y, size_t n)
 {
@@ -95,6 +102,15 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
 }
 #pragma GCC pop_options
 
+/* The lanes' container of each format of VLA_FORMATS, LDBL_<ID> (1: binary64 vectors, 0:
+ * binary32), beside its rounding in each instruction set (LRND_<ID>, LRND2_<ID> above; lib/
+ * policy.h derives each policy's RO, RS and RI from them). Each group of instantiations below
+ * takes the rows of VLA_PRECS whose compute format has the group's container, LNUM. */
+#define LDBL_F64 1
+#define LDBL_F32 0
+#define LDBL_F16 0
+#define LDBL_BF16 0
+
 /* ---- AVX-512: every write a merge-masked (or zero-masked) operation under a k register ---- */
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw")
@@ -109,49 +125,12 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
 #define LILO ((lvi16){0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23})
 #define LIHI ((lvi16){8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31})
 #define LTAG(x) x
-#define NUM lv16
-#define POL f32
-#define RO(x) (x)
-#define RS(x) (x)
-#include "klanes.h"
-
-#define NUM lv16
-#define POL f16
-#define RO(x) lrnd_f16(x)
-#define RS(x) (x)
-#include "klanes.h"
-
-#define NUM lv16
-#define POL bf16
-#define RO(x) lrnd_bf16(x)
-#define RS(x) (x)
-#include "klanes.h"
-
-#define NUM lv16
-#define POL f16f32
-#define RO(x) (x)
-#define RS(x) lrnd_f16(x)
-#include "klanes.h"
-
-#define NUM lv16
-#define POL bf16f32
-#define RO(x) (x)
-#define RS(x) lrnd_bf16(x)
-#include "klanes.h"
-
-#define NUM lv16
-#define POL f16kern
-#define RO(x) (x)
-#define RS(x) (x)
-#define RI(x) lrnd_f16(x)
-#include "klanes.h"
-
-#define NUM lv16
-#define POL bf16kern
-#define RO(x) (x)
-#define RS(x) (x)
-#define RI(x) lrnd_bf16(x)
-#include "klanes.h"
+#define LNUM lv16
+#define VLA_EACH "klanes.h"
+#define VLA_EACH_RND LRND_
+#define VLA_EACH_IF (VLA_JOIN(LDBL_, POL_C) == 0)
+#include "policy.h"
+#undef LNUM
 
 /* binary64: 8 lanes */
 #undef KBL
@@ -168,11 +147,12 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
 #define LABS(a) ((lv8)_mm512_abs_pd((__m512d)(a)))
 #define LILO ((lvl8){0, 8, 1, 9, 2, 10, 3, 11})
 #define LIHI ((lvl8){4, 12, 5, 13, 6, 14, 7, 15})
-#define NUM lv8
-#define POL f64
-#define RO(x) (x)
-#define RS(x) (x)
-#include "klanes.h"
+#define LNUM lv8
+#define VLA_EACH "klanes.h"
+#define VLA_EACH_RND LRND_
+#define VLA_EACH_IF (VLA_JOIN(LDBL_, POL_C) == 1)
+#include "policy.h"
+#undef LNUM
 #undef LTAG
 #pragma GCC pop_options
 
@@ -212,6 +192,12 @@ static inline lv8f lrnd2_bf16(lv8f x)
                            _mm256_castps_si256(nan));
     return (lv8f)_mm256_castsi256_ps(r);
 }
+/* the AVX2 lanes' rounding to each format */
+#define LRND2_F64(x) _Generic((x), lv4d: (x))
+#define LRND2_F32(x)                                                                               \
+    _Generic((x), lv8f: (x), lv4d: (lv4d)_mm256_cvtps_pd(_mm256_cvtpd_ps((__m256d)(x))))
+#define LRND2_F16(x) lrnd2_f16(x)
+#define LRND2_BF16(x) lrnd2_bf16(x)
 static void round16_avx2(int bf, const float *x, float *y, size_t n)
 {
     for (size_t i = 0; i < n; i += 8) {
@@ -231,49 +217,12 @@ static void round16_avx2(int bf, const float *x, float *y, size_t n)
 #define LILO ((lvi8){0, 8, 1, 9, 2, 10, 3, 11})
 #define LIHI ((lvi8){4, 12, 5, 13, 6, 14, 7, 15})
 #define LTAG(x) VLA_CAT(a2, x)
-#define NUM lv8f
-#define POL f32
-#define RO(x) (x)
-#define RS(x) (x)
-#include "klanes.h"
-
-#define NUM lv8f
-#define POL f16
-#define RO(x) lrnd2_f16(x)
-#define RS(x) (x)
-#include "klanes.h"
-
-#define NUM lv8f
-#define POL bf16
-#define RO(x) lrnd2_bf16(x)
-#define RS(x) (x)
-#include "klanes.h"
-
-#define NUM lv8f
-#define POL f16f32
-#define RO(x) (x)
-#define RS(x) lrnd2_f16(x)
-#include "klanes.h"
-
-#define NUM lv8f
-#define POL bf16f32
-#define RO(x) (x)
-#define RS(x) lrnd2_bf16(x)
-#include "klanes.h"
-
-#define NUM lv8f
-#define POL f16kern
-#define RO(x) (x)
-#define RS(x) (x)
-#define RI(x) lrnd2_f16(x)
-#include "klanes.h"
-
-#define NUM lv8f
-#define POL bf16kern
-#define RO(x) (x)
-#define RS(x) (x)
-#define RI(x) lrnd2_bf16(x)
-#include "klanes.h"
+#define LNUM lv8f
+#define VLA_EACH "klanes.h"
+#define VLA_EACH_RND LRND2_
+#define VLA_EACH_IF (VLA_JOIN(LDBL_, POL_C) == 0)
+#include "policy.h"
+#undef LNUM
 
 #undef KBL
 #undef LCMP
@@ -289,11 +238,12 @@ static void round16_avx2(int bf, const float *x, float *y, size_t n)
 #define LABS(a) ((lv4d)_mm256_andnot_pd(_mm256_set1_pd(-0.0), (__m256d)(a)))
 #define LILO ((lvl4){0, 4, 1, 5})
 #define LIHI ((lvl4){2, 6, 3, 7})
-#define NUM lv4d
-#define POL f64
-#define RO(x) (x)
-#define RS(x) (x)
-#include "klanes.h"
+#define LNUM lv4d
+#define VLA_EACH "klanes.h"
+#define VLA_EACH_RND LRND2_
+#define VLA_EACH_IF (VLA_JOIN(LDBL_, POL_C) == 1)
+#include "policy.h"
+#undef LNUM
 #undef LTAG
 #pragma GCC pop_options
 

@@ -1,9 +1,9 @@
 /* larith.h: the arithmetic macros of lib/recur.h (the vocabulary is documented in
  * lib/arith_native.h) for the CPU's vector lanes: every number a vector of LW runs, every write
  * through the mask of the active lanes. Included by klanes.h at the start of each policy's
- * instantiation and undefined by lib/recur_end.h at its end. The includer (lanes.c) sets NUM (the
- * vector type), POL (the policy's row of vlalists.h), RO, RS (and RI where the io format is not
- * storage's), and for a group of them the
+ * instantiation and undefined by lib/recur_end.h at its end. The includer (klanes.h, through
+ * lanes.c's lib/policy.h loop) sets NUM (the vector type), POL (the policy's row of vlalists.h),
+ * RO, RS and RI, and for a group of them the
  * vector operations KBL, LCMP, LSET, LSQRT, LABS, the mask setter LSETM and LTAG (the names of
  * the group's instantiations). */
 #define VLA_RECUR_DEVICE

@@ -112,4 +112,15 @@ static inline float vla_sr_f16(float x, uint32_t r)
         a = 0x7f800000u;
     return vla_u2f(a | s);
 }
+
+/* The native arithmetic's rounding to each format of lib/vlalists.h's VLA_FORMATS, by the
+ * format's ID (lib/policy.h derives each policy's RO, RS and RI from them): binary64 and
+ * binary32 by the C conversion; binary16 and bfloat16 of a binary32 value by the functions above
+ * (the correctly rounded result of a binary32 operation on values of that format, as they say).
+ * Only a binary32 container takes those: a policy that held a 16-bit format in binary64, where
+ * rounding through binary32 would round twice, does not compile. */
+#define VLA_RND_F64(x) ((double)(x))
+#define VLA_RND_F32(x) ((float)(x))
+#define VLA_RND_F16(x) _Generic((x), float: vla_rnd_f16)(x)
+#define VLA_RND_BF16(x) _Generic((x), float: vla_rnd_bf16)(x)
 #endif

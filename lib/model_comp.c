@@ -5,25 +5,15 @@
 #include "model_impl.h"
 #include "tables.h"
 
-#define POL f64
-#define RO(x) (x)
-#include "dw_inst.h"
+/* every policy of one format (vlalists.h's mixed = 0 and kern = 0), its base operations rounding
+ * as fmt.h's VLA_RND_<format> say: for the 16-bit bases, binary32 results of 16-bit operands
+ * rounded again; fmaf then rounding is the correctly rounded fma only where it is exact, which
+ * is the one place dw_body.h uses it */
+#define VLA_EACH "dw_inst.h"
+#define VLA_EACH_IF (!POL_MIXED && !POL_KERN)
+#include "policy.h"
 
-#define POL f32
-#define RO(x) (x)
-#include "dw_inst.h"
-
-/* 16-bit bases: binary32 results of 16-bit operands rounded again (fmt.h); fmaf then rounding is
- * the correctly rounded fma only where it is exact, which is the one place dw_body.h uses it */
-#define POL f16
-#define RO(x) vla_rnd_f16(x)
-#include "dw_inst.h"
-
-#define POL bf16
-#define RO(x) vla_rnd_bf16(x)
-#include "dw_inst.h"
-
-/* every policy of one format (vlalists.h's mixed = 0 and kern = 0) has its block above */
+/* the dispatch: a policy of one format the loop above skipped is an undeclared name */
 int vla_native_create_comp(const vla_config *cfg, vla_model **out)
 {
     switch (cfg->prec) {

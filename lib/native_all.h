@@ -1,77 +1,37 @@
-/* native_all.h: the native policies of section 5 (the rows of vlalists.h's VLA_PRECS), each an
- * instantiation of recur.h, and the constructor NATIVE_CREATE that picks one. Included by
+/* native_all.h: the native policies of section 5, one instantiation of recur.h for each row of
+ * vlalists.h's VLA_PRECS (policy.h makes them from the rows), and the constructor NATIVE_CREATE
+ * that picks one. Included by
  * model.c (strict: no fma contraction, the public primitives), model_fast.c (compiled with
  * contraction allowed) and model_simd.c (vectorized), which set TAG(x) (the name of an
  * instantiation), PRIMS, NATIVE_CREATE and optionally NATIVE_EXTRA, NATIVE_MATVEC(_T) and
- * NATIVE_WHOLE_ROWS (arith_native.h); they are undefined at the end. A block per policy: its row
- * (POL) and how its arithmetic rounds (RO: every operation, RS: every store). */
+ * NATIVE_WHOLE_ROWS (arith_native.h); they are undefined at the end. */
 
-#define POL f64
-#define RO(x) (x)
-#define RS(x) (x)
-#include "native_inst.h"
-
-#define POL f32
-#define RO(x) (x)
-#define RS(x) (x)
-#include "native_inst.h"
-
-/* 16-bit arithmetic: each result of binary32 arithmetic on 16-bit values rounded again (fmt.h
- * says why that is the correctly rounded result) */
-#define POL f16
-#define RO(x) vla_rnd_f16(x)
-#define RS(x) (x)
-#include "native_inst.h"
-
-#define POL bf16
-#define RO(x) vla_rnd_bf16(x)
-#define RS(x) (x)
-#include "native_inst.h"
-
-/* 16-bit storage, binary32 arithmetic: rounded to 16 bits only when stored */
-#define POL f16f32
-#define RO(x) (x)
-#define RS(x) vla_rnd_f16(x)
-#include "native_inst.h"
-
-#define POL bf16f32
-#define RO(x) (x)
-#define RS(x) vla_rnd_bf16(x)
-#include "native_inst.h"
-
-/* the fast chunked kernels' policies: 16-bit inputs and chunk intermediates, binary32 arithmetic
- * and state */
-#define POL f16kern
-#define RO(x) (x)
-#define RS(x) (x)
-#define RI(x) vla_rnd_f16(x)
-#include "native_inst.h"
-
-#define POL bf16kern
-#define RO(x) (x)
-#define RS(x) (x)
-#define RI(x) vla_rnd_bf16(x)
-#include "native_inst.h"
+/* every row of VLA_PRECS, rounding as fmt.h's VLA_RND_<format> say */
+#define VLA_EACH "native_inst.h"
+#include "policy.h"
 
 /* sr, for the mixed policies: binary32 arithmetic, every stored 16-bit result rounded
- * stochastically (models only: the public primitives are the round-to-nearest policies) */
+ * stochastically (models only: the public primitives are the round-to-nearest policies). There
+ * is no stochastic rounding into binary32 or binary64: only their own containers take them. */
+#define SR_RND_F64(x) _Generic((x), double: (x))
+#define SR_RND_F32(x) _Generic((x), float: (x))
+#define SR_RND_F16(x) _Generic((x), float: vla_sr_f16)((x), vla_sr_next((vla_sr_state *)cx_))
+#define SR_RND_BF16(x) _Generic((x), float: vla_sr_bf16)((x), vla_sr_next((vla_sr_state *)cx_))
 #pragma push_macro("PRIMS")
 #undef PRIMS
 #define PRIMS 0
-#define POL f16f32
-#define SFX TAG(f16f32sr)
-#define RO(x) (x)
-#define RS(x) vla_sr_f16((x), vla_sr_next((vla_sr_state *)cx_))
-#include "native_inst.h"
-
-#define POL bf16f32
-#define SFX TAG(bf16f32sr)
-#define RO(x) (x)
-#define RS(x) vla_sr_bf16((x), vla_sr_next((vla_sr_state *)cx_))
-#include "native_inst.h"
+#define VLA_EACH "native_inst.h"
+#define VLA_EACH_RND SR_RND_
+#define VLA_EACH_IF POL_MIXED
+#define VLA_EACH_SFX TAG(VLA_JOIN(POL, sr))
+#include "policy.h"
 #pragma pop_macro("PRIMS")
+#undef SR_RND_F64
+#undef SR_RND_F32
+#undef SR_RND_F16
+#undef SR_RND_BF16
 
-/* the dispatch, made from the list: a policy without its block above is an undeclared name */
+/* the dispatch, made from the list: a row the loops above did not take is an undeclared name */
 int NATIVE_CREATE(const vla_config *cfg, vla_model **out)
 {
     if (cfg->track == VLA_TRACK_SR) {

@@ -49,7 +49,7 @@ typedef struct {
     int armed;
 } vref_ctx;
 
-/* ref_model.c: a context for cfg (its formats, stochastic rounding, the pool) and its end */
+/* ref_ctx.c: a context for cfg (its formats, stochastic rounding, the pool) and its end */
 void vref_ctx_init(vref_ctx *cx, const vla_config *cfg, int kind, long bits);
 void vref_ctx_clear(vref_ctx *cx);
 /* ref_model_dw.c: the emulation of the comp way (double-word arithmetic) */

@@ -268,32 +268,45 @@ TEST_SLOW(lists_a_model_row_without_its_functions_fails_to_build)
     show("step_vla4_f64");
 }
 
-TEST_SLOW(lists_a_policy_row_without_its_instantiations_fails_to_build)
+TEST_SLOW(lists_a_policy_row_is_instantiated_from_its_formats)
 {
     if (!fresh_lib())
         return;
     CHECK_MSG(compile("kernels/lanes.c", "", out, sizeof out) == 0, "the copy itself: %s", out);
+    /* a policy of formats whose roundings every arithmetic has (binary64 state and arithmetic,
+     * binary32 inputs): the row alone, and every file that instantiates the policies builds
+     * (lib/policy.h's loops, kpolicy.h for the kernel's one policy) */
     edit("vlalists.h", "s/^    X(BF16_KERN, \"bf16-kern\", bf16kern, F32, F32, BF16, 0, 1)$/&"
-                       " X(F16_F64, \"f16-f64\", f16f64, F16, F64, F16, 1, 0)/");
-    /* lib's strict and sr dispatch, the comp dispatch is spared (a mixed policy has none) */
-    CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0);
-    CHECK_MSG(strstr(out, "create_f16f64") && strstr(out, "create_f16f64sr"), "%s", out);
-    show("create_f16f64");
-    CHECK(compile("@/lib/model_comp.c", "", out, sizeof out) == 0);
-    /* the kernels: the lanes and the host's preparation; the kernel itself needs nothing (the
-     * build compiles it once per row, kpolicy.h deriving the row's roundings: its emulation
-     * here, and emu.c's table of the rows' blocks) */
-    CHECK(compile("kernels/lanes.c", "", out, sizeof out) != 0);
-    CHECK_MSG(strstr(out, "lanes_block_f16f64") && strstr(out, "lanes_block_a2_f16f64"), "%s", out);
-    show("lanes_block_f16f64");
-    CHECK_MSG(compile("kernels/emu_block.c", "-DPOL=f16f64", out, sizeof out) == 0, "%s", out);
-    CHECK_MSG(compile("kernels/emu.c", "", out, sizeof out) == 0, "%s", out);
-    CHECK(compile("kernels/host.c", "", out, sizeof out) != 0 && strstr(out, "kh_init_f16f64_kh"));
-    /* a uniform row without its double-word instantiation: comp's dispatch */
+                       " X(F64_F32IN, \"f64-f32in\", f64f32in, F64, F64, F32, 0, 1)/");
+    static const char *const all[] = {"@/lib/model.c", "@/lib/model_fast.c", "@/lib/model_simd.c",
+                                      "@/lib/model_comp.c", "kernels/lanes.c", "kernels/host.c",
+                                      "kernels/emu.c"};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        CHECK_MSG(compile(all[i], "", out, sizeof out) == 0, "%s: %s", all[i], out);
+    CHECK_MSG(compile("kernels/emu_block.c", "-DPOL=f64f32in", out, sizeof out) == 0, "%s", out);
+    /* a policy whose rounding an arithmetic lacks (binary16 held in binary64, which rounding
+     * through binary32 would round twice): lib's native arithmetic and the lanes refuse it */
     fresh_lib();
     edit("vlalists.h", "s/^    X(BF16_KERN, \"bf16-kern\", bf16kern, F32, F32, BF16, 0, 1)$/&"
-                       " X(F16X, \"f16x\", f16x, F16, F16, F16, 0, 0)/");
-    CHECK(compile("@/lib/model_comp.c", "", out, sizeof out) != 0 && strstr(out, "create_f16xc"));
+                       " X(F16_F64, \"f16-f64\", f16f64, F16, F64, F16, 1, 0)/");
+    CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "VLA_RND_F16") && strstr(out, "_Generic"), "%s", out);
+    show("VLA_RND_F16");
+    CHECK(compile("kernels/lanes.c", "", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "LRND_F16") && strstr(out, "lrnd_f16"), "%s", out);
+    show("LRND_F16");
+    /* a format without its roundings: each arithmetic names the one it lacks */
+    fresh_lib();
+    edit("vlalists.h", "s/^    X(BF16, bf16, 8, -126, 127, float)$/&"
+                       " X(E5M2, e5m2, 3, -14, 15, float)/");
+    edit("vlalists.h", "s/^    X(BF16_KERN, \"bf16-kern\", bf16kern, F32, F32, BF16, 0, 1)$/&"
+                       " X(E5M2, \"e5m2\", e5m2, E5M2, E5M2, E5M2, 0, 0)/");
+    CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0 && strstr(out, "VLA_RND_E5M2"));
+    show("VLA_RND_E5M2");
+    CHECK(compile("kernels/lanes.c", "", out, sizeof out) != 0 && strstr(out, "LRND_E5M2"));
+    CHECK(compile("kernels/emu_block.c", "-DPOL=e5m2", out, sizeof out) != 0 &&
+          strstr(out, "krnd_e5m2"));
+    show("krnd_e5m2");
     /* a mixed column that contradicts the formats */
     fresh_lib();
     edit("vlalists.h", "s/X(F16_F32, \"f16-f32\", f16f32, F16, F32, F16, 1, 0)/"
