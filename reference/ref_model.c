@@ -42,6 +42,7 @@ void vref_ctx_init(vref_ctx *cx, const vla_config *cfg, int kind, long bits)
     vla_fmt fs = vla_prec_storage(cfg->prec), fc = vla_prec_compute(cfg->prec),
             fi = vla_prec_io(cfg->prec);
     cx->exact = kind == VREF_EXACT;
+    cx->lo = 0;
     vref_fmt_params(fs, &p, &lo, &hi);
     cx->prec_s = p;
     cx->emin_s = lo;
@@ -132,6 +133,19 @@ static int op_finish(void *self)
 }
 static const vla_model_ops ref_ops = {op_step, op_read,   op_get,   op_destroy,
                                      op_save, op_load, vref_rest, op_finish};
+
+int vref_model_get_lo(const vla_model *m, vla_quantity q, double *lo)
+{
+    if (!m || !lo)
+        return VLA_EINVAL;
+    if (m->ops != &ref_ops)
+        return vref_dd_get_lo(m, q, lo);
+    vref_model *r = m->self;
+    r->cx.lo = 1;
+    int s = op_get(r, q, lo);
+    r->cx.lo = 0;
+    return s;
+}
 
 int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long prec_bits)
 {

@@ -30,6 +30,20 @@ int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long 
  * emulation, whose steps are short. */
 void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop);
 
+/* The exact reference in double-double arithmetic (reference/ref_model_dd.c, issue 37): every
+ * operation of recur.h, the input transforms included (phi, log, exp, exp2), in pairs of
+ * binary64 numbers (about 106 bits); the same answers as VREF_EXACT to about 1e-30 relative
+ * (docs/math.md 6.3), at about the speed of the comp way. cfg as for vref_model_new. */
+int vref_dd_model_new(vla_model **out, const vla_config *cfg);
+/* What a quantity holds below its binary64 rounding, per element (hi + lo is the number to
+ * about 2^-106 relative; vla_model_get gives hi): for VREF_EXACT and dd models (else
+ * VLA_EINVAL), so that the two can be compared far below binary64's resolution */
+int vref_model_get_lo(const vla_model *m, vla_quantity q, double *lo);
+int vref_dd_get_lo(const vla_model *m, vla_quantity q, double *lo); /* (the dd half of it) */
+/* the dd reference's elementary functions, for the tests: f 'e' (exp), '2' (exp2), 'l' (log) of
+ * the pair a into the pair r */
+void vref_dd_fun(char f, const double a[2], double r[2]);
+
 /* vla_grad (vlastab.h) in MPFR: exact at prec_bits (VREF_EXACT), or the emulation of cfg's
  * policy bit for bit (VREF_EMULATE): the same text as lib's, so the emulation's gradients are
  * lib's, bit for bit */
