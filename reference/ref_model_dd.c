@@ -58,6 +58,7 @@ typedef struct {
 
 /* ---- the elementary functions of pairs ---- */
 
+/* h + l as a normalized pair, |h| >= |l| (FastTwoSum) */
 static vdd dd_make(double h, double l)
 {
     vdd z;
@@ -179,7 +180,7 @@ static vdd dd_load(vdd_ctx *cx, double x) { return dd_d(vla_round_fmt(cx->fi, x)
 static vdd dd_load_phi(vdd_ctx *cx, double x)
 {
     double r = vla_round_fmt(cx->fi, x);
-    return r > 0 ? dd_make(r, 1.0) : dd_exp(dd_d(r));
+    return r > 0 ? dd_add(dd_d(r), dd_d(1)) : dd_exp(dd_d(r));
 }
 
 #define NUM vdd

@@ -147,23 +147,23 @@ static double run(vla_model_kind mk, int dec, const char *form, vla_prec p, cons
 }
 
 /* Every model (delta also with its decay, whose log is an input transform), seq and chunk:16, in
- * f32 and bf16 (the io formats the exact reference rounds inputs into), on lmlike and gauss; kda
+ * f64, f32 and bf16 (the io formats the exact reference rounds inputs into), on lmlike and gauss; kda
  * with the sigmoid gate map, gdn's chunk in base 2. The bound d T u^2 (2.5e-29 at d = 8,
  * T = 256): a step's O(d) operations on an entry err by a few u^2 each (at most 15 u^2, DWDivDW2;
  * 16 u^2 the functions above), carried on linearly over T steps, the constant taken as 1; the
- * measured worst (VLA_DD_REPORT=1) is 3.4e-31 (27 u^2, vla1 chunk:16 bf16 gauss), 75 times below
- * it and far below the 1e-19 that a binary64 error printed to 3 digits would notice */
+ * measured worst (VLA_DD_REPORT=1) is 4.3e-31 (35 u^2, rls chunk:16 f64 gauss), 59 times below
+ * it (phi's x + 1 formed by FastTwoSum with |x| < 1 failed it at 3.4e-16 in f64) and far below the 1e-19 that a binary64 error printed to 3 digits would notice */
 TEST_SLOW(dd_models_against_mpfr_exact)
 {
     const long T = 256;
     const double bound = 8.0 * T * U2;
     const char *const forms[] = {"seq", "chunk:16"};
-    const vla_prec precs[] = {VLA_F32, VLA_BF16};
+    const vla_prec precs[] = {VLA_F64, VLA_F32, VLA_BF16};
     const char *const streams[] = {"lmlike", "gauss"};
     double all = 0;
     for (int m = 0; m <= VLA_NMODEL; m++)
         for (int f = 0; f < 2; f++)
-            for (int p = 0; p < 2; p++)
+            for (int p = 0; p < 3; p++)
                 for (int st = 0; st < 2; st++) {
                     const vla_model_kind mk = m < VLA_NMODEL ? (vla_model_kind)m : VLA_DELTA;
                     const char *tw = mk == VLA_KDA && st ? "sigmoid"
