@@ -55,6 +55,27 @@ int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla
 const vla_backend *vref_backend_exact(void);
 const vla_backend *vref_backend_emulate(void);
 
+/* The double-double exact reference as an engine backend ("dd"), and its check on every run:
+ * MPFR's exact reference (256 bits) beside the dd engine's run 0 for its first `steps` steps,
+ * compared at the checkpoints the program calls vref_ddcheck_at with (S, o, n, A at double-double
+ * resolution: vref_model_get_lo). A program trusts the dd reference when the largest relative
+ * difference is at most VREF_DD_TRUST: 1e-24 is 1e-8 of binary64's unit roundoff, so that a
+ * binary64 error printed to 3 digits cannot move; else it runs MPFR instead and says so in the
+ * table's header (vref_ddcheck_describe). VREF_DD_CHECK_STEPS: the steps the programs check. */
+#define VREF_DD_TRUST 1e-24
+#define VREF_DD_CHECK_STEPS 4096
+const vla_backend *vref_backend_dd(void);
+typedef struct vref_ddcheck vref_ddcheck;
+int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, char *err,
+                     size_t len);
+/* at a checkpoint t (dd's run 0 at t): MPFR to t and the comparison, when t <= steps */
+int vref_ddcheck_at(vref_ddcheck *c, vla_engine *dd, long t);
+int vref_ddcheck_ok(const vref_ddcheck *c); /* compared at least once, within VREF_DD_TRUST */
+double vref_ddcheck_worst(const vref_ddcheck *c); /* the largest relative difference seen */
+/* the reference in words, for a table's header: dd and its check, or MPFR and why */
+void vref_ddcheck_describe(const vref_ddcheck *c, char *buf, size_t len);
+void vref_ddcheck_free(vref_ddcheck *c);
+
 /* MPFR's emulation parameters of a format: precision and emin/emax in MPFR's convention */
 void vref_fmt_params(vla_fmt f, long *prec, long *emin, long *emax);
 

@@ -184,3 +184,47 @@ TEST_SLOW(dd_models_against_mpfr_exact)
     if (report())
         printf("dd vs mpfr256: worst %.3g (bound %.3g)\n", all, bound);
 }
+
+/* the check of every run (vref_ddcheck): a dd engine passes it, within the bound above, and
+ * describes itself; an engine that is not exact to 1e-24 (MPFR at 64 bits) fails it */
+static double checked(const vla_backend *b, long bits, int *ok, char *why, size_t len)
+{
+    vla_engine_spec sp = {0};
+    vla_config_default(&sp.cfg, VLA_VLA3, 8);
+    sp.cfg.prec = VLA_F64;
+    sp.backend = b;
+    sp.ref_bits = bits;
+    sp.runs = 2;
+    sp.stream = "lmlike";
+    sp.seed = 9;
+    sp.round_inputs = VLA_FMT_F64;
+    vla_engine *e;
+    vref_ddcheck *c;
+    char err[400];
+    CHECK_MSG(vla_engine_new(&e, &sp, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(vref_ddcheck_new(&c, &sp, 256, err, sizeof err) == 0, "%s", err);
+    for (long t = 64; t <= 512; t *= 2) {
+        CHECK(vla_engine_advance(e, t) == 0);
+        CHECK(vref_ddcheck_at(c, e, t) == 0);
+    }
+    *ok = vref_ddcheck_ok(c);
+    vref_ddcheck_describe(c, why, len);
+    double worst = vref_ddcheck_worst(c);
+    vref_ddcheck_free(c);
+    vla_engine_free(e);
+    return worst;
+}
+
+TEST(dd_check_of_every_run)
+{
+    char why[400];
+    int ok;
+    double w = checked(vref_backend_dd(), 0, &ok, why, sizeof why);
+    CHECK_MSG(ok && w <= 8.0 * 256 * U2 && strstr(why, "double-double") &&
+                  strstr(why, "3 checkpoints to t = 256"),
+              "dd: %s", why);
+    w = checked(vref_backend_exact(), 64, &ok, why, sizeof why);
+    CHECK_MSG(!ok && w > VREF_DD_TRUST && strstr(why, "so it was not used"), "mpfr64: %s", why);
+    if (report())
+        printf("dd check: mpfr at 64 bits: %s\n", why);
+}
