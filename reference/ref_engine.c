@@ -74,7 +74,7 @@ struct vref_ddcheck {
     vla_engine *mp; /* MPFR's exact reference (256 bits) on the dd engine's run 0 alone */
     long steps;     /* ... up to this step */
     double worst;
-    long compared;
+    long compared, last; /* checkpoints compared, the last one's t */
 };
 
 int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, char *err,
@@ -140,6 +140,7 @@ int vref_ddcheck_at(vref_ddcheck *c, vla_engine *dd, long t)
     free(buf);
     c->worst = isnan(e) || e > c->worst ? e : c->worst;
     c->compared++;
+    c->last = t;
     return 0;
 }
 
@@ -156,11 +157,11 @@ void vref_ddcheck_describe(const vref_ddcheck *c, char *buf, size_t len)
         snprintf(buf, len, "double-double (106 bits, every operation and input transform), checked "
                            "against MPFR at %d bits on run 0 at its %ld checkpoints to t = %ld: "
                            "largest relative difference %.2g (trusted to %.0e)",
-                 VREF_DEFAULT_BITS, c->compared, c->steps, c->worst, VREF_DD_TRUST);
+                 VREF_DEFAULT_BITS, c->compared, c->last, c->worst, VREF_DD_TRUST);
     else
         snprintf(buf, len, "MPFR at %d bits: the double-double reference differed from it by %.2g "
                            "(more than %.0e) on run 0 by t = %ld, so it was not used",
-                 VREF_DEFAULT_BITS, c->worst, VREF_DD_TRUST, c->steps);
+                 VREF_DEFAULT_BITS, c->worst, VREF_DD_TRUST, c->last);
 }
 
 void vref_ddcheck_free(vref_ddcheck *c)
