@@ -645,8 +645,11 @@ int main(int argc, char **argv)
         .summary =
             "The chunk and scan forms (docs/forms.md) against the recurrence they compute.\n"
             "--what sweep runs every form of --forms in every precision of --precisions on the\n"
-            "same inputs (the stream's heads), beside the exact sequential recurrence (MPFR at\n"
-            "--ref-bits, one per input format, shared by every run that rounds its inputs so),\n"
+            "same inputs (the stream's heads), beside the exact sequential recurrence (one per\n"
+            "input format, shared by every run that rounds its inputs so: in double-double, checked\n"
+            "against MPFR on head 0's first 4096 steps and MPFR itself where that check finds more\n"
+            "than 1e-24, or where --ref-bits is not 256; the header's exact_reference line says\n"
+            "which, docs/math.md 6.1.1),\n"
             "and writes the relative error of S_t, A_t and o_t at log-spaced checkpoints that\n"
             "every form has (multiples of the largest C), one block per precision and form.\n"
             "--what ut draws --samples chunks of C tokens and writes the growth of the UT\n"

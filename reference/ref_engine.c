@@ -145,6 +145,7 @@ int vref_ddcheck_at(vref_ddcheck *c, vla_engine *dd, long t)
 }
 
 double vref_ddcheck_worst(const vref_ddcheck *c) { return c->worst; }
+long vref_ddcheck_compared(const vref_ddcheck *c) { return c->compared; }
 
 int vref_ddcheck_ok(const vref_ddcheck *c) { return c->compared > 0 && c->worst <= VREF_DD_TRUST; }
 

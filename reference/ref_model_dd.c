@@ -3,7 +3,7 @@
  * parts, about 106 bits), every operation in the pairs, the input transforms included: phi,
  * delta's log, the gates' exp and exp2 are the double-double functions below, not binary64's.
  * It answers what the MPFR exact reference (ref_model.c, 256 bits) answers, to about 1e-30
- * relative (docs/math.md section 6.3 derives the bound; tests/test_dd.c measures it per model);
+ * relative (docs/math.md section 6.1.1; tests/test_dd.c measures it per model);
  * vref_dd_check (ref_engine.c's "dd" backend) shows it on every run. */
 #include "vlaref.h"
 #include "model_impl.h"

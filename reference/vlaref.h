@@ -33,7 +33,7 @@ void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop);
 /* The exact reference in double-double arithmetic (reference/ref_model_dd.c, issue 37): every
  * operation of recur.h, the input transforms included (phi, log, exp, exp2), in pairs of
  * binary64 numbers (about 106 bits); the same answers as VREF_EXACT to about 1e-30 relative
- * (docs/math.md 6.3), at about the speed of the comp way. cfg as for vref_model_new. */
+ * (docs/math.md 6.1.1), at about the speed of the comp way. cfg as for vref_model_new. */
 int vref_dd_model_new(vla_model **out, const vla_config *cfg);
 /* What a quantity holds below its binary64 rounding, per element (hi + lo is the number to
  * about 2^-106 relative; vla_model_get gives hi): for VREF_EXACT and dd models (else
@@ -72,6 +72,7 @@ int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, 
 int vref_ddcheck_at(vref_ddcheck *c, vla_engine *dd, long t);
 int vref_ddcheck_ok(const vref_ddcheck *c); /* compared at least once, within VREF_DD_TRUST */
 double vref_ddcheck_worst(const vref_ddcheck *c); /* the largest relative difference seen */
+long vref_ddcheck_compared(const vref_ddcheck *c); /* ... over this many checkpoints */
 /* the reference in words, for a table's header: dd and its check, or MPFR and why */
 void vref_ddcheck_describe(const vref_ddcheck *c, char *buf, size_t len);
 void vref_ddcheck_free(vref_ddcheck *c);

@@ -1,7 +1,7 @@
 /* test_dd.c: the double-double exact reference (reference/ref_model_dd.c, issue 37 item 1)
  * against MPFR's exact reference at 256 bits: its elementary functions on their whole ranges,
  * and every model's state and read-out, seq and chunk forms, the gate maps and base 2, each to
- * within a bound derived from u = 2^-53 (docs/math.md 6.3). VLA_DD_REPORT=1 prints the measured
+ * within a bound derived from u = 2^-53 (docs/math.md 6.1.1). VLA_DD_REPORT=1 prints the measured
  * worst per case. */
 #include "check.h"
 #include "vlaref.h"
