@@ -223,7 +223,8 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                 }
         }
     }
-    snprintf(why, whylen, "MPFR at %ld bits", c->ref_bits ? c->ref_bits : VREF_DEFAULT_BITS);
+    if (!*why) /* (a run again in MPFR keeps the failed check's words) */
+        snprintf(why, whylen, "MPFR at %ld bits", c->ref_bits ? c->ref_bits : VREF_DEFAULT_BITS);
     for (int i = 0; i < VLA_NFMT; i++)
         if (chk[i]) {
             vref_ddcheck_describe(chk[i], why, whylen);
@@ -297,7 +298,7 @@ done:
  * (another --ref-bits, or the dd reference's check failed) MPFR */
 static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
 {
-    char why[400];
+    char why[400] = "";
     const long bits = c->ref_bits ? c->ref_bits : VREF_DEFAULT_BITS;
     int r = sweep_ref(c, spec, o, out, bits == VREF_DEFAULT_BITS, why, sizeof why);
     if (r != VLA_DD_REDO)

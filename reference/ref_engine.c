@@ -119,6 +119,10 @@ static double dd_diff(vla_model *a, vla_model *b, vla_quantity q, size_t n, doub
     return den > 0 ? num / den : num;
 }
 
+/* the larger of two differences, NaN the largest (an overflow in one reference that the other
+ * does not have must fail the check: fmax would drop it) */
+static double worse(double e, double f) { return isnan(e) ? e : isnan(f) || f > e ? f : e; }
+
 int vref_ddcheck_at(vref_ddcheck *c, vla_engine *dd, long t)
 {
     if (t > c->steps || t < 1 || vla_engine_t(dd, 0) != t)
@@ -132,13 +136,13 @@ int vref_ddcheck_at(vref_ddcheck *c, vla_engine *dd, long t)
     double *buf = malloc(4 * n * sizeof *buf);
     if (!a || !b || !buf)
         return free(buf), VLA_ENOMEM;
-    double e = fmax(dd_diff(a, b, VLA_Q_S, dv * d, buf), dd_diff(a, b, VLA_Q_O, dv, buf));
+    double e = worse(dd_diff(a, b, VLA_Q_S, dv * d, buf), dd_diff(a, b, VLA_Q_O, dv, buf));
     if (cfg->normalize)
-        e = fmax(e, dd_diff(a, b, VLA_Q_N, d, buf));
+        e = worse(e, dd_diff(a, b, VLA_Q_N, d, buf));
     if (vla_model_has_A(cfg->model) && vla_track_holds(cfg->track) == VLA_HOLDS_A)
-        e = fmax(e, dd_diff(a, b, VLA_Q_A, d * d, buf));
+        e = worse(e, dd_diff(a, b, VLA_Q_A, d * d, buf));
     free(buf);
-    c->worst = isnan(e) || e > c->worst ? e : c->worst;
+    c->worst = worse(c->worst, e);
     c->compared++;
     c->last = t;
     return 0;
