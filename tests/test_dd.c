@@ -186,16 +186,18 @@ TEST_SLOW(dd_models_against_mpfr_exact)
 }
 
 /* the check of every run (vref_ddcheck): a dd engine passes it, within the bound above, and
- * describes itself; an engine that is not exact to 1e-24 (MPFR at 64 bits) fails it */
-static double checked(const vla_backend *b, long bits, int *ok, char *why, size_t len)
+ * describes itself; an engine that is not exact to 1e-24 (MPFR at 64 bits) fails it, and so does
+ * the dd reference where it overflows and MPFR does not (la's S ~ 1e400 on gauss:1e200) */
+static double checked(const vla_backend *b, long bits, vla_model_kind mk, const char *stream,
+                      int *ok, char *why, size_t len)
 {
     vla_engine_spec sp = {0};
-    vla_config_default(&sp.cfg, VLA_VLA3, 8);
+    vla_config_default(&sp.cfg, mk, 8);
     sp.cfg.prec = VLA_F64;
     sp.backend = b;
     sp.ref_bits = bits;
     sp.runs = 2;
-    sp.stream = "lmlike";
+    sp.stream = stream;
     sp.seed = 9;
     sp.round_inputs = VLA_FMT_F64;
     vla_engine *e;
@@ -219,12 +221,14 @@ TEST(dd_check_of_every_run)
 {
     char why[400];
     int ok;
-    double w = checked(vref_backend_dd(), 0, &ok, why, sizeof why);
+    double w = checked(vref_backend_dd(), 0, VLA_VLA3, "lmlike", &ok, why, sizeof why);
     CHECK_MSG(ok && w <= 8.0 * 256 * U2 && strstr(why, "double-double") &&
                   strstr(why, "3 checkpoints to t = 256"),
               "dd: %s", why);
-    w = checked(vref_backend_exact(), 64, &ok, why, sizeof why);
+    w = checked(vref_backend_exact(), 64, VLA_VLA3, "lmlike", &ok, why, sizeof why);
     CHECK_MSG(!ok && w > VREF_DD_TRUST && strstr(why, "so it was not used"), "mpfr64: %s", why);
+    w = checked(vref_backend_dd(), 0, VLA_LA, "gauss:1e200", &ok, why, sizeof why);
+    CHECK_MSG(!ok && isnan(w), "dd overflowing: %s", why);
     if (report())
         printf("dd check: mpfr at 64 bits: %s\n", why);
 }
