@@ -156,13 +156,39 @@ typedef struct {
  * rounding and reference: the forms of a model and the policies that round their inputs alike),
  * advanced together beside one run of it: the reference's steps, the longest work of the f64 rows
  * at 256 bits, are taken once. Each member gets what it would get alone. */
-static void check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog, long *done)
+/* the f64 rows' exact references: in double-double (vref_backend_dd) where 256 bits are asked
+ * for, each checked against MPFR on its head 0 (vref_ddcheck); a group whose check fails runs
+ * again with MPFR. The header says which and how close (refck_describe). */
+static struct {
+    int dd, mpfr;   /* groups whose reference was dd, and those that fell back to MPFR */
+    long compared;  /* the dd checks' comparisons */
+    double worst;   /* ... their largest relative difference */
+} refck;
+#define REDO_MPFR 2 /* check_group: the dd reference failed its check; run the group with MPFR */
+
+static void refck_describe(long bits, long steps, char *buf, size_t len)
+{
+    if (!refck.dd && !refck.mpfr)
+        snprintf(buf, len, "exact (MPFR, %ld bits)", bits);
+    else
+        snprintf(buf, len, "exact (%d groups in double-double, 106 bits, checked against MPFR at "
+                           "256 bits on head 0 to t = %ld at %ld checkpoints: largest relative "
+                           "difference %.2g, trusted to %.0e; %d groups in MPFR, whose dd reference "
+                           "failed the check)", refck.dd,
+                 steps < VREF_DD_CHECK_STEPS ? steps : VREF_DD_CHECK_STEPS, refck.compared,
+                 refck.worst, VREF_DD_TRUST, refck.mpfr);
+}
+
+static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog, long *done,
+                       int use_dd)
 {
     const vla_config *cfg = mb[0].cfg;
     const int nr = c->runs, d = cfg->d, dv = cfg->dv, hasA = vla_model_has_A(cfg->model);
     vla_cli rc = *c;
     rc.ref = cfg->prec == VLA_F64 ? REF_EXACT : REF_F64;
     vla_engine *ref = NULL;
+    vref_ddcheck *chk = NULL;
+    int redo = 0;
     taps_t tr = {NULL, NULL, dv, 1, NULL};
     size_t nbuf = (size_t)d * (d > dv ? d : dv);
     double *x = malloc(nbuf * sizeof *x), *y = malloc(nbuf * sizeof *y);
@@ -198,7 +224,11 @@ static void check_group(const vla_cli *c, member_t *mb, int n, vla_progress *pro
             rs.taps = VLA_TAP_O;
             rs.on_step = on_step;
             rs.ctx = &tr;
-            refbad = vla_engine_new(&ref, &rs, refwhy, sizeof refwhy) != 0;
+            if (use_dd && rc.ref == REF_EXACT && rs.ref_bits == VREF_DEFAULT_BITS)
+                rs.backend = vref_backend_dd();
+            refbad = vla_engine_new(&ref, &rs, refwhy, sizeof refwhy) != 0 ||
+                     (rs.backend == vref_backend_dd() &&
+                      vref_ddcheck_new(&chk, &rs, VREF_DD_CHECK_STEPS, refwhy, sizeof refwhy));
         }
         if (!w->failed && w->nck && w->cks[w->nck - 1] > tend)
             tend = w->cks[w->nck - 1];
@@ -212,6 +242,11 @@ static void check_group(const vla_cli *c, member_t *mb, int n, vla_progress *pro
         long to = t + WIN < next ? t + WIN : next;
         if (vla_engine_advance(ref, to)) {
             snprintf(refwhy, sizeof refwhy, "%s", vla_engine_error(ref));
+            refbad = 1;
+            break;
+        }
+        if (chk && vref_ddcheck_at(chk, ref, to)) {
+            snprintf(refwhy, sizeof refwhy, "the reference's check stopped");
             refbad = 1;
             break;
         }
@@ -313,6 +348,21 @@ static void check_group(const vla_cli *c, member_t *mb, int n, vla_progress *pro
                 }
         }
     }
+    if (chk && !refbad) {
+#ifdef _OPENMP
+#pragma omp critical(check_refck)
+#endif
+        {
+            if (vref_ddcheck_ok(chk)) {
+                refck.dd++;
+                refck.compared += vref_ddcheck_compared(chk);
+            } else
+                refck.mpfr++;
+            refck.worst = fmax(refck.worst, vref_ddcheck_worst(chk));
+        }
+        redo = !vref_ddcheck_ok(chk);
+    }
+    vref_ddcheck_free(chk);
     for (int k = 0; k < n; k++) {
         if (refbad && !mb[k].failed)
             mb[k].failed = 1, snprintf(mb[k].err, mb[k].errlen, "%s", refwhy);
@@ -326,6 +376,7 @@ static void check_group(const vla_cli *c, member_t *mb, int n, vla_progress *pro
     free(lam);
     free(tr.o);
     free(tr.seen);
+    return redo ? REDO_MPFR : 0;
 }
 
 /* res[0] becomes the worst of the runs: the earliest steps, the largest errors; *head the run
@@ -783,7 +834,8 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
     fprintf(f, ") over every head, against binary64 "
                "in the sequential form (lib, on the same inputs "
                "rounded to the policy's storage format); the f64 rows against the exact reference "
-               "(MPFR, %ld bits). The error of S and A is measured at %ld log-spaced checkpoints, "
+               "(%ld bits; double-double checked against MPFR, or MPFR: the table's reference line says "
+               "which). The error of S and A is measured at %ld log-spaced checkpoints, "
                "that of the read-out o at every step (a chunk form's too: every token's read-out, "
                "which the chunk computes at its end); a step is the first at which the worst head's "
                "error passed the threshold (- : never). A row fails when anything went non-finite, "
@@ -1868,7 +1920,10 @@ int main(int argc, char **argv)
             "recurrence, and the chunk:C or scan form your kernel computes) over all heads and all\n"
             "steps of STREAM (trace:DIR: your model's q, k, v, ...; docs/trace.md, FILES below), each\n"
             "against binary64 on the same rounded inputs in the sequential form (the f64 rows against\n"
-            "the exact MPFR reference), and prints a verdict table: per model x way x form x\n"
+            "the exact reference: in double-double, checked against MPFR on head 0's first 4096\n"
+            "steps, MPFR itself where that check finds more than 1e-24 or --ref-bits is not 256;\n"
+            "the header's reference line says which, docs/math.md 6.1.1), and prints a verdict\n"
+            "table: per model x way x form x\n"
             "precision, the first t at which the relative error of S, A and o passed 1e-3, 1e-1 and\n"
             "1, the first t of a non-finite value, of a read-out that is exactly 0 (its denominator\n"
             "overflowed), of A losing positive definiteness, of A's stagnation, and the guard events;\n"
@@ -2184,13 +2239,16 @@ int main(int argc, char **argv)
         const int n = group[g + 1] - group[g];
         member_t *mb = calloc((size_t)n, sizeof *mb);
         result *res = calloc((size_t)n * c.runs, sizeof *res);
-        for (int j = 0; mb && res && j < n; j++) {
-            row_t *w = &rows[order[group[g] + j]];
-            mb[j] = (member_t){&w->cfg, w->cks, w->nck, 0, res + (size_t)j * c.runs, w->curve,
-                               w->skip, sizeof w->skip, 0, NULL, {0}, 0};
+        for (int use_dd = 1; use_dd >= 0; use_dd--) { /* dd, or MPFR where its check failed */
+            for (int j = 0; mb && res && j < n; j++) {
+                row_t *w = &rows[order[group[g] + j]];
+                mb[j] = (member_t){&w->cfg, w->cks, w->nck, 0, res + (size_t)j * c.runs, w->curve,
+                                   w->skip, sizeof w->skip, 0, NULL, {0}, 0};
+            }
+            if (!mb || !res || vla_cli_stop ||
+                check_group(&c, mb, n, &prog, &done, use_dd) != REDO_MPFR)
+                break;
         }
-        if (mb && res && !vla_cli_stop)
-            check_group(&c, mb, n, &prog, &done);
         for (int j = 0; j < n; j++) {
             row_t *w = &rows[order[group[g] + j]];
             if (!mb || !res)
@@ -2220,8 +2278,10 @@ int main(int argc, char **argv)
     vla_dat_meta(out, "steps", "%ld", c.steps);
     vla_dat_meta(out, "runs", "%d (every head, the worst in each cell)", c.runs);
     vla_dat_meta(out, "backend", "%s", c.backend);
-    vla_dat_meta(out, "reference", "f64 (lib in binary64 on the rounded inputs); the f64 rows: "
-                                   "exact (MPFR, %ld bits)", c.ref_bits);
+    char exact[600];
+    refck_describe(c.ref_bits, c.steps, exact, sizeof exact);
+    vla_dat_meta(out, "reference", "f64 (lib in binary64 on the rounded inputs); the f64 rows: %s",
+                 exact);
     vla_dat_meta(out, "constants", "d=%d dv=%d mode=%s and each model's defaults (--set changes "
                                    "them)", c.cfg.d, c.cfg.dv, c.cfg.mode ? "fast" : "strict");
     vla_dat_meta(out, "threshold", "%g", o.threshold);

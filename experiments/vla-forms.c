@@ -130,12 +130,18 @@ static int interrupted(void)
     return 3;
 }
 
-static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
+/* The sweep with its exact reference in double-double (use_dd: vref_backend_dd, checked against
+ * MPFR on head 0's first VREF_DD_CHECK_STEPS steps), or in MPFR; returns VLA_DD_REDO, having
+ * written nothing, when the check failed, and *why says which reference the table has. */
+#define VLA_DD_REDO (-100)
+static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out, int use_dd,
+                     char *why, size_t whylen)
 {
     const int d = c->cfg.d, dv = c->cfg.dv, A = vla_model_has_A(c->cfg.model), nr = c->runs;
     const int np = o->np, nf = o->nf;
     vla_config *cfg = calloc((size_t)np * nf, sizeof *cfg);
     vla_engine **m = calloc((size_t)np * nf, sizeof *m), *ref[VLA_NFMT] = {NULL};
+    vref_ddcheck *chk[VLA_NFMT] = {NULL};
     long Cmax = 1;
     for (int f = 0; f < nf; f++)
         Cmax = o->forms[f].chunk > Cmax ? o->forms[f].chunk : Cmax;
@@ -172,9 +178,11 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
                 sp.cfg.track = VLA_TRACK_SM;
                 sp.cfg.form = VLA_FORM_SEQ;
                 sp.cfg.chunk = 0;
-                sp.backend = vref_backend_exact();
+                sp.backend = use_dd ? vref_backend_dd() : vref_backend_exact();
                 sp.ref_bits = c->ref_bits;
-                if (vla_engine_new(&ref[io], &sp, e_msg, sizeof e_msg))
+                if (vla_engine_new(&ref[io], &sp, e_msg, sizeof e_msg) ||
+                    (use_dd && vref_ddcheck_new(&chk[io], &sp, VREF_DD_CHECK_STEPS, e_msg,
+                                                sizeof e_msg)))
                     vla_cli_die(spec, "the exact reference: %s", e_msg);
             }
         }
@@ -200,6 +208,12 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
                 goto done;
             }
         }
+        for (int i = 0; i < VLA_NFMT; i++)
+            if (chk[i] && (status = vref_ddcheck_at(chk[i], ref[i], cks[k]))) {
+                fprintf(stderr, "vla-forms: the reference's check: %s\n", vla_strerror(status));
+                status = status == VLA_EINTR ? interrupted() : 1;
+                goto done;
+            }
         /* the error of each quantity, the mean over the heads (inf: a head turned non-finite) */
         for (int i = 0; i < np * nf; i++) {
             vla_engine *rf = ref[vla_prec_io(cfg[i].prec)];
@@ -218,7 +232,18 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
                 }
         }
     }
+    if (!*why) /* (a run again in MPFR keeps the failed check's words) */
+        snprintf(why, whylen, "MPFR at %ld bits", c->ref_bits ? c->ref_bits : VREF_DEFAULT_BITS);
+    for (int i = 0; i < VLA_NFMT; i++)
+        if (chk[i]) {
+            vref_ddcheck_describe(chk[i], why, whylen);
+            if (!vref_ddcheck_ok(chk[i])) {
+                status = VLA_DD_REDO;
+                goto done;
+            }
+        }
     vla_cli_provenance(out, c);
+    vla_dat_meta(out, "exact_reference", "%s", why);
     vla_dat_meta(out, "forms", "C: 0 seq, -1 scan, else chunk:C (chunk:1 is seq by definition)");
     vla_dat_meta(out, "sweep", "steps %ld and checkpoints rounded down to multiples of %ld, where "
                                "every form has a state; the reference: the exact sequential "
@@ -267,13 +292,29 @@ done:
     vla_progress_end(&prog);
     for (int i = 0; i < np * nf; i++)
         vla_engine_free(m[i]);
-    for (int i = 0; i < VLA_NFMT; i++)
+    for (int i = 0; i < VLA_NFMT; i++) {
         vla_engine_free(ref[i]);
+        vref_ddcheck_free(chk[i]);
+    }
     free(cfg);
     free(m);
     free(err);
     free(x);
     return status;
+}
+
+/* the sweep: its exact reference in double-double where the default 256 bits are asked for, else
+ * (another --ref-bits, or the dd reference's check failed) MPFR */
+static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
+{
+    char why[400] = "";
+    const long bits = c->ref_bits ? c->ref_bits : VREF_DEFAULT_BITS;
+    int r = sweep_ref(c, spec, o, out, bits == VREF_DEFAULT_BITS, why, sizeof why);
+    if (r != VLA_DD_REDO)
+        return r;
+    fprintf(stderr, "vla-forms: %s; running MPFR\n", why);
+    r = sweep_ref(c, spec, o, out, 0, why, sizeof why);
+    return r;
 }
 
 /* ---- causal ---- */
@@ -614,8 +655,11 @@ int main(int argc, char **argv)
         .summary =
             "The chunk and scan forms (docs/forms.md) against the recurrence they compute.\n"
             "--what sweep runs every form of --forms in every precision of --precisions on the\n"
-            "same inputs (the stream's heads), beside the exact sequential recurrence (MPFR at\n"
-            "--ref-bits, one per input format, shared by every run that rounds its inputs so),\n"
+            "same inputs (the stream's heads), beside the exact sequential recurrence (one per\n"
+            "input format, shared by every run that rounds its inputs so: in double-double, checked\n"
+            "against MPFR on head 0's first 4096 steps and MPFR itself where that check finds more\n"
+            "than 1e-24, or where --ref-bits is not 256; the header's exact_reference line says\n"
+            "which, docs/math.md 6.1.1),\n"
             "and writes the relative error of S_t, A_t and o_t at log-spaced checkpoints that\n"
             "every form has (multiples of the largest C), one block per precision and form.\n"
             "--what ut draws --samples chunks of C tokens and writes the growth of the UT\n"

@@ -328,6 +328,13 @@ typedef struct {
     int threads;
 } mself;
 
+vla_model *vla_engine_run_model(vla_engine *e, int run)
+{
+    if (!e || e->b->ops != &vla_engine_models_ops || run < 0 || run >= e->spec.runs)
+        return NULL;
+    return ((mself *)e->self)->r[run].m;
+}
+
 static void models_close(void *p)
 {
     mself *s = p;

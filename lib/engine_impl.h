@@ -57,6 +57,10 @@ struct vla_engine {
 /* one vla_model per run, stepped on the CPU (make_model makes them): the cpu and exact backends */
 extern const vla_backend_ops vla_engine_models_ops;
 
+/* run's model where e's backend keeps one per run (vla_engine_models_ops), else NULL: for a
+ * reference that reads more of a number than vla_engine_get gives (vref_ddcheck) */
+vla_model *vla_engine_run_model(vla_engine *e, int run);
+
 /* The inputs of run's step t into raw (as drawn) and, when the spec rounds inputs, into rnd;
  * *in then points into the one the model takes. A stream is opened for the run on first use
  * (*stream, owned by the caller's run; one per run since a stream is not thread-safe). */

@@ -47,6 +47,7 @@ typedef struct {
     volatile sig_atomic_t *stop;
     jmp_buf *jump;
     int armed;
+    int lo; /* TOD gives a number's residual beyond its binary64 rounding (vref_model_get_lo) */
 } vref_ctx;
 
 /* ref_ctx.c: a context for cfg (its formats, stochastic rounding, the pool) and its end */
@@ -205,6 +206,17 @@ static inline void vref_exp(vref_ctx *cx, mpfr_ptr r, mpfr_srcptr a, int two)
     }
 }
 
+/* a - fl64(a) rounded to binary64: what a double-double holds below its high part */
+static inline double vref_lo(mpfr_srcptr a)
+{
+    mpfr_t t;
+    mpfr_init2(t, mpfr_get_prec(a) + 64);
+    mpfr_sub_d(t, a, mpfr_get_d(a, MPFR_RNDN), MPFR_RNDN);
+    double l = mpfr_get_d(t, MPFR_RNDN);
+    mpfr_clear(t);
+    return l;
+}
+
 static inline void vref_enter(vref_ctx *cx)
 {
     cx->saved_emin = mpfr_get_emin();
@@ -290,7 +302,7 @@ static inline int vref_load_array(FILE *f, __mpfr_struct *p, size_t n)
 #define ABSLESS(a, b) (mpfr_cmpabs((a), (b)) < 0)
 #define CMPD(a, c) mpfr_cmp_d((a), (c))
 #define TINY (cx_->tiny)
-#define TOD(a) mpfr_get_d((a), MPFR_RNDN)
+#define TOD(a) (cx_->lo ? vref_lo(a) : mpfr_get_d((a), MPFR_RNDN))
 #define NUM_ALLOC(n) vref_alloc(cx_, (n))
 #define NUM_FREE(p, n) vref_free((p), (n))
 #define SAVE_ARRAY(f, p, n) vref_save_array((f), (__mpfr_struct *)(p), (n))

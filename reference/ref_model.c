@@ -67,6 +67,19 @@ static int op_finish(void *self)
 static const vla_model_ops ref_ops = {op_step, op_read,   op_get,   op_destroy,
                                      op_save, op_load, vref_rest, op_finish};
 
+int vref_model_get_lo(const vla_model *m, vla_quantity q, double *lo)
+{
+    if (!m || !lo)
+        return VLA_EINVAL;
+    if (m->ops != &ref_ops)
+        return vref_dd_get_lo(m, q, lo);
+    vref_model *r = m->self;
+    r->cx.lo = 1;
+    int s = op_get(r, q, lo);
+    r->cx.lo = 0;
+    return s;
+}
+
 int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long prec_bits)
 {
     if (!out || !cfg || (kind != VREF_EXACT && kind != VREF_EMULATE))

@@ -30,6 +30,20 @@ int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long 
  * emulation, whose steps are short. */
 void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop);
 
+/* The exact reference in double-double arithmetic (reference/ref_model_dd.c, issue 37): every
+ * operation of recur.h, the input transforms included (phi, log, exp, exp2), in pairs of
+ * binary64 numbers (about 106 bits); the same answers as VREF_EXACT to about 1e-30 relative
+ * (docs/math.md 6.1.1), at about the speed of the comp way. cfg as for vref_model_new. */
+int vref_dd_model_new(vla_model **out, const vla_config *cfg);
+/* What a quantity holds below its binary64 rounding, per element (hi + lo is the number to
+ * about 2^-106 relative; vla_model_get gives hi): for VREF_EXACT and dd models (else
+ * VLA_EINVAL), so that the two can be compared far below binary64's resolution */
+int vref_model_get_lo(const vla_model *m, vla_quantity q, double *lo);
+int vref_dd_get_lo(const vla_model *m, vla_quantity q, double *lo); /* (the dd half of it) */
+/* the dd reference's elementary functions, for the tests: f 'e' (exp), '2' (exp2), 'l' (log) of
+ * the pair a into the pair r */
+void vref_dd_fun(char f, const double a[2], double r[2]);
+
 /* vla_grad (vlastab.h) in MPFR: exact at prec_bits (VREF_EXACT), or the emulation of cfg's
  * policy bit for bit (VREF_EMULATE): the same text as lib's, so the emulation's gradients are
  * lib's, bit for bit */
@@ -40,6 +54,28 @@ int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla
  * and the format emulation. */
 const vla_backend *vref_backend_exact(void);
 const vla_backend *vref_backend_emulate(void);
+
+/* The double-double exact reference as an engine backend ("dd"), and its check on every run:
+ * MPFR's exact reference (256 bits) beside the dd engine's run 0 for its first `steps` steps,
+ * compared at the checkpoints the program calls vref_ddcheck_at with (S, o, n, A at double-double
+ * resolution: vref_model_get_lo). A program trusts the dd reference when the largest relative
+ * difference is at most VREF_DD_TRUST: 1e-24 is 1e-8 of binary64's unit roundoff, so that a
+ * binary64 error printed to 3 digits cannot move; else it runs MPFR instead and says so in the
+ * table's header (vref_ddcheck_describe). VREF_DD_CHECK_STEPS: the steps the programs check. */
+#define VREF_DD_TRUST 1e-24
+#define VREF_DD_CHECK_STEPS 4096
+const vla_backend *vref_backend_dd(void);
+typedef struct vref_ddcheck vref_ddcheck;
+int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, char *err,
+                     size_t len);
+/* at a checkpoint t (dd's run 0 at t): MPFR to t and the comparison, when t <= steps */
+int vref_ddcheck_at(vref_ddcheck *c, vla_engine *dd, long t);
+int vref_ddcheck_ok(const vref_ddcheck *c); /* compared at least once, within VREF_DD_TRUST */
+double vref_ddcheck_worst(const vref_ddcheck *c); /* the largest relative difference seen */
+long vref_ddcheck_compared(const vref_ddcheck *c); /* ... over this many checkpoints */
+/* the reference in words, for a table's header: dd and its check, or MPFR and why */
+void vref_ddcheck_describe(const vref_ddcheck *c, char *buf, size_t len);
+void vref_ddcheck_free(vref_ddcheck *c);
 
 /* MPFR's emulation parameters of a format: precision and emin/emax in MPFR's convention */
 void vref_fmt_params(vla_fmt f, long *prec, long *emin, long *emax);
