@@ -691,9 +691,14 @@ int vla_grad_check(const vla_config *c, const char **why)
     if (vla_model_has_A(c->model))
         w = "the backward through A (the Sherman-Morrison update, alpha = unit(A k'), the penalty "
             "u') is not written yet (issue 40): la, delta and the gated family have one";
-    else if (vla_form_pending(c, 1) || c->form == VLA_FORM_SCAN)
-        w = "the backward exists in the seq form only; the chunked backward (the state recomputed "
-            "per chunk, as the kernels do) is later work (issue 40): --form seq";
+    else if (c->form == VLA_FORM_SCAN)
+        w = "the scan form has no backward: --form seq, or chunk:C for delta and gdn";
+    else if (vla_form_pending(c, 1) && c->model != VLA_DELTA && c->model != VLA_GDN)
+        w = "the chunk backward (lib/recur_gradchunk.h) is written for delta and gdn, fla's "
+            "chunk_gated_delta_rule_bwd; kda, gla, mamba2, rwkv7 and la: --form seq";
+    else if (vla_form_pending(c, 1) && c->normalize)
+        w = "the chunk backward does not differentiate the read-out's denominator: normalize "
+            "off, or --form seq";
     else if (c->renorm > 0)
         w = "renorm's rescaling of S is not differentiated: set renorm=0";
     else if (c->gamma != 1)

@@ -614,6 +614,52 @@ def torch_seq(name, t):
     return torch.stack(outs), torch.stack(finals)
 
 
+def torch_chunk(name, t, C):
+    """gdn's chunked algorithm in torch float64, every operation differentiable (tests/
+    test_gradchunk.py takes its gradients by torch.autograd), from the published equations
+    (Yang, Kautz and Hatamizadeh 2025, Gated Delta Networks, section 3.3: the UT transform; fla's
+    chunk_gated_delta_rule): per chunk of C tokens (the last may be shorter), gamma the
+    cumulative log-decays, L = strictly_lower(beta k k^T o exp(gamma_i - gamma_j)),
+    T = (I + L)^-1, W = T (beta exp(gamma) k), U = T (beta v), v_new = U - W h,
+    o = scale (exp(gamma) q h + (q k^T o exp(gamma_i - gamma_j))_causal v_new),
+    h <- exp(gamma_C) h + k^T (exp(gamma_C - gamma) v_new), h = S^T (d x dv).
+    name "delta": the delta rule, no decay, k / ||k|| (unit, no eps), q as given, scale 1.
+    Returns o (H, T, dv)."""
+    import torch
+    q, k, v = t["q"], t["k"], t["v"]
+    H, T, d = q.shape
+    if name == "gdn":
+        q = q / torch.sqrt((q * q).sum(-1, keepdim=True) + L2_EPS)
+        k = k / torch.sqrt((k * k).sum(-1, keepdim=True) + L2_EPS)
+        g, scale = t["logdecay"], d ** -0.5
+    else:
+        k = k / torch.sqrt((k * k).sum(-1, keepdim=True))
+        g, scale = torch.zeros(H, T, dtype=torch.float64), 1.0
+    outs = []
+    for i in range(H):
+        hh = torch.zeros(d, v.shape[-1], dtype=torch.float64)
+        os_ = []
+        for s, e in _chunks(T, C):
+            Q, K, V, b = q[i, s:e], k[i, s:e], v[i, s:e], t["beta"][i, s:e]
+            gam = torch.cumsum(g[i, s:e], 0)
+            n = e - s
+            D = gam[:, None] - gam[None, :]
+            strict = torch.tril(torch.ones(n, n, dtype=torch.bool), -1)
+            incl = torch.tril(torch.ones(n, n, dtype=torch.bool))
+            zero = torch.zeros(n, n, dtype=torch.float64)
+            L = torch.where(strict, b[:, None] * (K @ K.T) * torch.exp(torch.where(strict, D, zero)),
+                            zero)
+            Tm = torch.linalg.inv(torch.eye(n, dtype=torch.float64) + L)
+            W = Tm @ ((b * torch.exp(gam))[:, None] * K)
+            U = Tm @ (b[:, None] * V)
+            Ev = U - W @ hh
+            A = torch.where(incl, (Q @ K.T) * torch.exp(torch.where(incl, D, zero)), zero)
+            os_.append(scale * (torch.exp(gam)[:, None] * (Q @ hh) + A @ Ev))
+            hh = torch.exp(gam[-1]) * hh + K.T @ (torch.exp(gam[-1] - gam)[:, None] * Ev)
+        outs.append(torch.cat(os_))
+    return torch.stack(outs)
+
+
 def _torch_check(tol):
     """The five recurrences once more in torch float64, in fla's orientation h = S^T (d x dv),
     o = h^T (scale q): an independent text and library for the orientation and the defaults."""
