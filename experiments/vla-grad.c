@@ -181,7 +181,7 @@ int main(int argc, char **argv)
                     "table is left)"},
         {"2", NULL, "a usage error: an unknown option or value, a value out of range, a bad input "
                     "file, a configuration without a backward (the models with A, the scan form, "
-                    "the chunk forms of models other than delta and gdn or with anchors, issue "
+                    "the chunk forms of models other than delta and gdn or with normalize, issue "
                     "35's gate bounds: vla_grad_check's reason is said), a stream "
                     "with delta's row gates g, --ref other than exact, --backend other than cpu, "
                     "--resume"},

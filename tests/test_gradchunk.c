@@ -5,6 +5,7 @@
  * differentiate is refused with the reason. tests/test_gradchunk.py checks it against
  * torch.autograd of a chunk forward written from the published equations. */
 #include "check.h"
+#include "proc.h"
 #include "vlaref.h"
 #include "vlastab.h"
 #include <stdint.h>
@@ -263,4 +264,34 @@ TEST(gradchunk_refuses_what_it_has_not)
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
     cfg.normalize = 1;
     CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "denominator"));
+}
+
+/* vla-grad --form chunk:C (man vla-grad): gdn's rows in f64 within test_vgrad.c's d T u64 of the
+ * exact chunk backward, a last chunk of 8 tokens (T = 40, C = 16); kda's chunk refused, exit 2 */
+TEST(gradchunk_vla_grad_program)
+{
+    char *out = NULL;
+    int st = vla_test_sh(&out, "%s/vla-grad --model gdn --form chunk:16 --precisions f64 --d 8 "
+                               "--steps 40 --runs 1 --seed 5 2>&1", vla_test_bin_dir());
+    if (st == 127) {
+        free(out);
+        vla_test_skip("bin/vla-grad not built");
+        return;
+    }
+    CHECK_MSG(st == 0 && out, "exit %d: %s", st, out ? out : "");
+    int rows = 0;
+    for (const char *p = out ? strstr(out, "\nf64 0 ") : NULL; p; p = strstr(p + 1, "\nf64 0 ")) {
+        char g[8];
+        double e;
+        CHECK(sscanf(p, "\nf64 0 %7s %lf", g, &e) == 2);
+        CHECK_MSG(e <= 8 * 40 * 0x1p-53, "vla-grad chunk:16 f64 %s: relerr %g > d T u64", g, e);
+        rows++;
+    }
+    CHECK_MSG(rows == 5, "%d rows of dq dk dv dbeta dg: %s", rows, out ? out : "");
+    free(out);
+    out = NULL;
+    st = vla_test_sh(&out, "%s/vla-grad --model kda --form chunk:16 --d 4 --steps 16 2>&1",
+                     vla_test_bin_dir());
+    CHECK_MSG(st == 2 && out && strstr(out, "delta and gdn"), "exit %d: %s", st, out ? out : "");
+    free(out);
 }
