@@ -181,7 +181,7 @@ int main(int argc, char **argv)
                     "table is left)"},
         {"2", NULL, "a usage error: an unknown option or value, a value out of range, a bad input "
                     "file, a configuration without a backward (the models with A, the scan form, "
-                    "the chunk forms of models other than delta and gdn or with normalize, issue "
+                    "the chunk forms of models other than delta, gdn and kda, issue "
                     "35's gate bounds: vla_grad_check's reason is said), a stream "
                     "with delta's row gates g, --ref other than exact, --backend other than cpu, "
                     "--resume"},
@@ -204,8 +204,8 @@ int main(int argc, char **argv)
             "first step counted backward (T - t + 1) at which the error over a window of\n"
             "--window steps passes 1e-3, 1e-1 and 1, the non-finite entries, and the entries\n"
             "of the state's cotangent dS that were flushed to exactly 0 where the exact one is\n"
-            "not (a 16-bit tape's underflow). --form chunk:C takes the chunk backward of delta\n"
-            "and gdn (docs/math.md section 11, the chunk form's: each chunk re-run from its\n"
+            "not (a 16-bit tape's underflow). --form chunk:C takes the chunk backward of delta,\n"
+            "gdn and kda (docs/math.md section 11, the chunk form's: each chunk re-run from its\n"
             "first state, the UT transform's backward), its dS at the chunks' first steps only.\n"
             "The models with A (rls, vla1, vla3), the scan form, the other models' chunk forms\n"
             "and issue 35's gate bounds have no backward: refused, with the reason.\n"

@@ -693,9 +693,13 @@ int vla_grad_check(const vla_config *c, const char **why)
             "u') is not written yet (issue 40): la, delta and the gated family have one";
     else if (c->form == VLA_FORM_SCAN)
         w = "the scan form has no backward: --form seq, or chunk:C for delta and gdn";
-    else if (vla_form_pending(c, 1) && c->model != VLA_DELTA && c->model != VLA_GDN)
-        w = "the chunk backward (lib/recur_gradchunk.h) is written for delta and gdn, fla's "
-            "chunk_gated_delta_rule_bwd; kda, gla, mamba2, rwkv7 and la: --form seq";
+    else if (vla_form_pending(c, 1) && c->model != VLA_DELTA && c->model != VLA_GDN &&
+             c->model != VLA_KDA)
+        w = "the chunk backward (lib/recur_gradchunk.h) is written for delta, gdn and kda, fla's "
+            "chunk_gated_delta_rule_bwd and chunk_kda's; gla, mamba2, rwkv7 and la: --form seq";
+    else if (vla_form_pending(c, 1) && c->model == VLA_KDA && c->anchor != VLA_ANCHOR_DIRECT)
+        w = "kda's chunk backward takes the per-channel decays' direct differences, not the "
+            "anchored operands: anchor=direct, or --form seq";
     else if (vla_form_pending(c, 1) && c->normalize)
         w = "the chunk backward does not differentiate the read-out's denominator: normalize "
             "off, or --form seq";

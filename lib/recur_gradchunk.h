@@ -1,6 +1,7 @@
 /* recur_gradchunk.h: the backward pass of the chunk form chunk:C in recur.h's text (docs/math.md
  * section 11), for the models whose chunk is recur_chunk.h's chunk_wy: the delta rule (plain or
- * with fla's scalar decay) and Gated DeltaNet, as fla's chunk_gated_delta_rule_bwd computes it:
+ * with fla's scalar decay) and Gated DeltaNet, as fla's chunk_gated_delta_rule_bwd computes it
+ * (and kda's chunk_ch, gradchunk_kda below):
  * the forward keeps each chunk's first state; the backward walks the chunks from the last,
  * re-running each one's forward from its stored first state (the same operations, so the same
  * bits: T = (I + L)^-1, W, U, E = U - W S_0^T, the scores P), then takes the chunk's gradients
@@ -41,6 +42,7 @@ typedef struct {
     NUM *dP;            /* C x C: do_r . e_c, then times D_rc */
     NUM *eg, *eC;       /* C: exp(gamma_r), exp(gamma_C - gamma_r) */
     NUM *dgam, *dbeta;  /* C */
+    NUM *Wk, *egd, *dgd; /* C x d, kda: W, exp(Gamma), the gradients of Gamma */
     long nsav, nck;
 } FN(gcstate);
 
@@ -300,13 +302,230 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
     FRAME_END;
 }
 
+/* kda's chunk (recur_chunk.h's chunk_ch with wy: decays per key channel, Gamma = cgd, rows of d):
+ * the same backward with every decay a vector. D_rcj = exp(Gamma_rj - Gamma_cj) (direct
+ * differences: anchors refused), P_rc = sum_j q'_rj k'_cj D_rcj, L_rc = beta_r sum_j k'_rj k'_cj
+ * D_rcj, Kb_r = beta_r k'_r o exp(Gamma_r), the read-out's operand Xq_r = q'_r o exp(Gamma_r) (cx
+ * after the forward), the write's K2_c = k'_c o exp(Gamma_C - Gamma_c) (cu), S_C = S_0
+ * Diag(exp(Gamma_C)) + E^T K2; W = T Kb is recomputed (cx holds Xq). Gradients of Gamma per
+ * channel into dgd (C x d), then dg_tj = sum_{r >= t} dGamma_rj. */
+VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(e);
+    SCALAR(da);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
+    NUM *cb = s->cb, *K = s->cy, *Xq = s->cx, *K2 = s->cu, *Pm = s->cm, *Gm = s->cgd, *s0 = s->s0;
+    NUM *W = G->Wk, *dG = G->dgd;
+#define QR_(r, j) E(cb, (long)(r) * rl + oq + (j))
+#define AT_(r, a) ((long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
+#define BETA_(r) E(cb, AT_(r, beta_decay))
+    for (long i = 0; i < (long)C * dv; i++) {
+        MUL(E(G->Vb, i), BETA_(i / dv), E(cb, AT_(i / dv, v) + i % dv));
+        STORE_I(E(G->Vb, i));
+        COPY(E(G->U, i), E(G->Vb, i));
+    }
+    for (long i = 0; i < (long)C * d; i++) {
+        FN(chunk_exp)(CX, s, P(E(G->egd, i)), P(E(Gm, i)));
+        MUL(E(W, i), BETA_(i / d), E(K, i));
+        MUL(E(W, i), E(W, i), E(G->egd, i));
+        STORE_I(E(W, i));
+        COPY(E(G->Kb, i), E(W, i));
+        SETI(E(dG, i), 0);
+    }
+    for (long i = 0; i < (long)C * C; i++) {
+        const long r = i / C, c2 = i % C;
+        if (c2 < r) {
+            FN(dot_decay)(CX, s, P(E(G->Tm, i)), K, r * d, K, c2 * d, r, c2);
+            MUL(E(G->Tm, i), BETA_(r), E(G->Tm, i));
+        }
+    }
+    FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
+    FN(chunk_tri)(CX, G->Tm, W, C, d);     /* W = T Kb */
+    FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
+    for (long i = 0; i < (long)C * dv; i++) { /* E = U - W S_0^T */
+        FN(dot_at)(CX, P(acc), s0, (i % dv) * d, W, (i / dv) * d, d);
+        SUB(E(G->Ev, i), E(G->U, i), acc);
+        STORE_I(E(G->Ev, i));
+    }
+    for (long i = 0; i < (long)dv * d; i++) {
+        COPY(E(G->dSi, i), E(G->dS, i));
+        STORE_I(E(G->dSi, i));
+    }
+    for (long i = 0; i < (long)C * dv; i++) {
+        LOAD_IN(E(G->dO, i), c[i]);
+        MUL(E(G->dO, i), E(G->dO, i), E(s->c, C_SCALE));
+        STORE_I(E(G->dO, i));
+    }
+    for (long i = 0; i < (long)C * dv; i++) { /* dE_c = sum_{r >= c} P_rc do_r + dS K2_c */
+        const long cc = i / dv, a = i % dv;
+        FN(dot_at)(CX, P(acc), G->dSi, a * d, K2, cc * d, d);
+        for (long r = cc; r < C; r++) {
+            MUL(t, E(Pm, r * C + cc), E(G->dO, r * dv + a));
+            ADD(acc, acc, t);
+        }
+        COPY(E(G->dE, i), acc);
+        STORE_I(E(G->dE, i));
+    }
+    for (int r = 0; r < C; r++)
+        SETI(E(G->dbeta, r), 0);
+    /* the read-out: dXq_r = S_0^T do_r; the scores dP_rc = do_r . e_c per channel */
+    for (long r = 0; r < C; r++)
+        for (long j = 0; j < d; j++) {
+            MUL(acc, E(s0, j), E(G->dO, r * dv));
+            for (long a = 1; a < dv; a++) {
+                MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
+                ADD(acc, acc, t);
+            }
+            MUL(t, acc, E(Xq, r * d + j));
+            ADD(E(dG, r * d + j), E(dG, r * d + j), t);
+            MUL(E(G->dq, r * d + j), acc, E(G->egd, r * d + j));
+        }
+    for (long cc = 0; cc < C; cc++) /* the write: dK2_c = dS^T e_c */
+        for (long j = 0; j < d; j++) {
+            MUL(acc, E(G->dSi, j), E(G->Ev, cc * dv));
+            for (long a = 1; a < dv; a++) {
+                MUL(t, E(G->dSi, a * d + j), E(G->Ev, cc * dv + a));
+                ADD(acc, acc, t);
+            }
+            MUL(t, acc, E(K2, cc * d + j));
+            SUB(E(dG, cc * d + j), E(dG, cc * d + j), t);
+            ADD(E(dG, (C - 1) * d + j), E(dG, (C - 1) * d + j), t);
+            FN(chunk_dexp)(CX, s, P(e), P(E(Gm, (C - 1) * d + j)), P(E(Gm, cc * d + j)));
+            MUL(E(G->dk, cc * d + j), acc, e);
+        }
+    for (long j = 0; j < d; j++) { /* S_0 Diag(exp(Gamma_C)) */
+        SETI(acc, 0);
+        for (long a = 0; a < dv; a++) {
+            MUL(t, E(G->dS, a * d + j), E(S0, a * d + j));
+            ADD(acc, acc, t);
+        }
+        MUL(acc, acc, E(G->egd, (C - 1) * d + j));
+        ADD(E(dG, (C - 1) * d + j), E(dG, (C - 1) * d + j), acc);
+    }
+    for (long r = 0; r < C; r++)
+        for (long cc = 0; cc <= r; cc++) {
+            FN(dot_at)(CX, P(da), G->dO, r * dv, G->Ev, cc * dv, dv);
+            for (long j = 0; j < d; j++) {
+                FN(chunk_dexp)(CX, s, P(e), P(E(Gm, r * d + j)), P(E(Gm, cc * d + j)));
+                MUL(e, e, da); /* dP_rc D_rcj */
+                MUL(t, e, E(K, cc * d + j));
+                ADD(E(G->dq, r * d + j), E(G->dq, r * d + j), t);
+                MUL(t, e, QR_(r, j));
+                ADD(E(G->dk, cc * d + j), E(G->dk, cc * d + j), t);
+                MUL(t, t, E(K, cc * d + j));
+                ADD(E(dG, r * d + j), E(dG, r * d + j), t);
+                SUB(E(dG, cc * d + j), E(dG, cc * d + j), t);
+            }
+        }
+    /* dS_0 = dS Diag(exp(Gamma_C)) + sum_r do_r Xq_r^T - sum_r dE_r W_r^T */
+    for (long i = 0; i < (long)dv * d; i++) {
+        const long a = i / d, j = i % d;
+        MUL(acc, E(G->dS, i), E(G->egd, (C - 1) * d + j));
+        for (long r = 0; r < C; r++) {
+            MUL(t, E(G->dO, r * dv + a), E(Xq, r * d + j));
+            ADD(acc, acc, t);
+            MUL(t, E(G->dE, r * dv + a), E(W, r * d + j));
+            SUB(acc, acc, t);
+        }
+        COPY(E(G->dS0, i), acc);
+        STORE(E(G->dS0, i));
+    }
+    for (long i = 0; i < (long)C * d; i++) { /* dW = -dE S_0 */
+        const long r = i / d, j = i % d;
+        SETI(acc, 0);
+        for (long a = 0; a < dv; a++) {
+            MUL(t, E(G->dE, r * dv + a), E(s0, a * d + j));
+            SUB(acc, acc, t);
+        }
+        COPY(E(G->dW, i), acc);
+        STORE_I(E(G->dW, i));
+    }
+    for (long cc = 0; cc < C; cc++) { /* dVb = T^T dE, dKb = T^T dW */
+        for (long a = 0; a < dv; a++) {
+            COPY(acc, E(G->dE, cc * dv + a));
+            for (long r = cc + 1; r < C; r++) {
+                MUL(t, E(G->Tm, cc * C + r), E(G->dE, r * dv + a));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dVb, cc * dv + a), acc);
+            STORE_I(E(G->dVb, cc * dv + a));
+        }
+        for (long j = 0; j < d; j++) {
+            COPY(acc, E(G->dW, cc * d + j));
+            for (long r = cc + 1; r < C; r++) {
+                MUL(t, E(G->Tm, cc * C + r), E(G->dW, r * d + j));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dKb, cc * d + j), acc);
+            STORE_I(E(G->dKb, cc * d + j));
+        }
+    }
+    /* -dA_rc = dVb_r . U_c + dKb_r . W_c (c < r), L_rc = beta_r sum_j k'_rj k'_cj D_rcj */
+    for (long r = 1; r < C; r++)
+        for (long cc = 0; cc < r; cc++) {
+            FN(dot_at)(CX, P(da), G->dVb, r * dv, G->U, cc * dv, dv);
+            FN(dot_at)(CX, P(t), G->dKb, r * d, W, cc * d, d);
+            ADD(da, da, t);
+            for (long j = 0; j < d; j++) {
+                FN(chunk_dexp)(CX, s, P(e), P(E(Gm, r * d + j)), P(E(Gm, cc * d + j)));
+                MUL(e, e, da); /* -dA_rc D_rcj */
+                MUL(t, e, E(K, r * d + j));
+                MUL(t, t, E(K, cc * d + j));
+                SUB(E(G->dbeta, r), E(G->dbeta, r), t);
+                MUL(t, t, BETA_(r));
+                SUB(E(dG, r * d + j), E(dG, r * d + j), t);
+                ADD(E(dG, cc * d + j), E(dG, cc * d + j), t);
+                MUL(e, e, BETA_(r));
+                MUL(t, e, E(K, cc * d + j));
+                SUB(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
+                MUL(t, e, E(K, r * d + j));
+                SUB(E(G->dk, cc * d + j), E(G->dk, cc * d + j), t);
+            }
+        }
+    for (long r = 0; r < C; r++) { /* Vb = beta v, Kb = beta k' o exp(Gamma) */
+        FN(dot_at)(CX, P(t), G->dVb, r * dv, cb, AT_(r, v), dv);
+        ADD(E(G->dbeta, r), E(G->dbeta, r), t);
+        for (long a = 0; a < dv; a++)
+            MUL(E(G->dVb, r * dv + a), E(G->dVb, r * dv + a), BETA_(r));
+        for (long j = 0; j < d; j++) {
+            MUL(t, E(G->dKb, r * d + j), E(K, r * d + j));
+            MUL(t, t, E(G->egd, r * d + j));
+            ADD(E(G->dbeta, r), E(G->dbeta, r), t);
+            MUL(t, t, BETA_(r));
+            ADD(E(dG, r * d + j), E(dG, r * d + j), t);
+            MUL(t, BETA_(r), E(G->egd, r * d + j));
+            MUL(t, t, E(G->dKb, r * d + j));
+            ADD(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
+        }
+    }
+    if (s->cfg.base2) {
+        SETD(t, 0x1.62e42fefa39efp-1);
+        MUL(t, t, E(s->c, C_RCPLN2));
+        for (long i = 0; i < (long)C * d; i++)
+            MUL(E(dG, i), E(dG, i), t);
+    }
+    for (long r = C - 2; r >= 0; r--)
+        for (long j = 0; j < d; j++)
+            ADD(E(dG, r * d + j), E(dG, r * d + j), E(dG, (r + 1) * d + j));
+    for (long i = 0; i < (long)dv * d; i++)
+        COPY(E(G->dS, i), E(G->dS0, i));
+#undef QR_
+#undef BETA_
+#undef AT_
+    FRAME_END;
+}
+
 /* the numbers of the chunk backward's arrays, in allocation order */
 #define VLA_GC_ARRAYS(X, d, dv, C, nsav, nck)                                                     \
     X(ck, (nck) * (nsav)) X(dS, (long)(dv) * (d)) X(dS0, (long)(dv) * (d)) X(dSi, (long)(dv) * (d)) X(Tm, (C) * (C))        \
     X(wk, (C) * (C)) X(Xb, (C) * (d)) X(Kb, (C) * (d)) X(Vb, (C) * (dv)) X(U, (C) * (dv))          \
     X(Ev, (C) * (dv)) X(dO, (C) * (dv)) X(dE, (C) * (dv)) X(Y, (C) * (dv)) X(dVb, (C) * (dv))      \
     X(dW, (C) * (d)) X(dKb, (C) * (d)) X(dq, (C) * (d)) X(dk, (C) * (d)) X(dP, (C) * (C))          \
-    X(eg, C) X(eC, C) X(dgam, C) X(dbeta, C)
+    X(eg, C) X(eC, C) X(dgam, C) X(dbeta, C) X(Wk, (C) * (d)) X(egd, (C) * (d)) X(dgd, (C) * (d))
 
 /* grad_run's chunk twin (vlastab.h's vla_grad): T steps of s, whose cfg is chunk:C of delta or
  * gdn (vla_grad_check); a last chunk of T mod C tokens is the chunk vstate_finish computes. */
@@ -351,7 +570,10 @@ VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, c
             break;
         ARITH_ENTER;
         s->cfg.chunk = (int)n;
-        FN(gradchunk_chunk)(CX, s, &G, VLA_ROWP(G.ck, j * G.nsav), c + t0 * dv);
+        if (s->cfg.model == VLA_KDA)
+            FN(gradchunk_kda)(CX, s, &G, VLA_ROWP(G.ck, j * G.nsav), c + t0 * dv);
+        else
+            FN(gradchunk_chunk)(CX, s, &G, VLA_ROWP(G.ck, j * G.nsav), c + t0 * dv);
         s->cfg.chunk = C;
         ARITH_LEAVE;
         for (long t = t0; t < t0 + n && !r; t++) { /* the norms' backward, the gradients out */
@@ -361,7 +583,7 @@ VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, c
             ARITH_ENTER;
             FN(load)(CX, s, &x);
             NUM *dq = VLA_ROWP(G.dq, i * d), *dk = VLA_ROWP(G.dk, i * d);
-            if (s->cfg.model == VLA_GDN && s->cfg.qknorm) {
+            if (s->cfg.model != VLA_DELTA && s->cfg.qknorm) {
                 FN(grad_norm)(CX, dq, s->pq, d, P(E(s->c, C_L2EPS)), 0);
                 FN(grad_norm)(CX, dk, s->pk, d, P(E(s->c, C_L2EPS)), 0);
             } else if (s->cfg.model == VLA_DELTA && s->cfg.keynorm)
@@ -380,7 +602,12 @@ VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, c
             STORE_I(E(G.dgam, i));
             if (out->dbeta)
                 out->dbeta[t] = TOD(E(G.dbeta, i));
-            if (out->dg)
+            if (out->dg && s->cfg.model == VLA_KDA)
+                for (int k = 0; k < d; k++) {
+                    STORE_I(E(G.dgd, i * d + k));
+                    out->dg[t * d + k] = TOD(E(G.dgd, i * d + k));
+                }
+            else if (out->dg)
                 out->dg[t] = vla_grad_has(&s->cfg, VLA_GRAD_G) ? TOD(E(G.dgam, i)) : 0;
             if (out->dS_zero) /* a state's cotangent at the chunk's first token only */
                 for (long k = 0; k < (long)dv * d; k++)
