@@ -624,10 +624,17 @@ def torch_chunk(name, t, C):
     o = scale (exp(gamma) q h + (q k^T o exp(gamma_i - gamma_j))_causal v_new),
     h <- exp(gamma_C) h + k^T (exp(gamma_C - gamma) v_new), h = S^T (d x dv).
     name "delta": the delta rule, no decay, k / ||k|| (unit, no eps), q as given, scale 1.
+    name "kda": a log-decay per key channel (Kimi Linear's chunkwise KDA), gamma (C, d):
+    L_ij = beta_i sum_c k_ic k_jc exp(gamma_ic - gamma_jc), W = T (beta k o exp(gamma)), the
+    scores sum_c q_ic k_jc exp(gamma_ic - gamma_jc), the read-out's (q o exp(gamma)) h,
+    h <- Diag(exp(gamma_C)) h + (k o exp(gamma_C - gamma))^T v_new; the differences masked to 0
+    above the diagonal before exp (transformers PR 48455).
     Returns o (H, T, dv)."""
     import torch
     q, k, v = t["q"], t["k"], t["v"]
     H, T, d = q.shape
+    if name == "kda":
+        return _torch_chunk_kda(t, C)
     if name == "gdn":
         q = q / torch.sqrt((q * q).sum(-1, keepdim=True) + L2_EPS)
         k = k / torch.sqrt((k * k).sum(-1, keepdim=True) + L2_EPS)
@@ -656,6 +663,38 @@ def torch_chunk(name, t, C):
             A = torch.where(incl, (Q @ K.T) * torch.exp(torch.where(incl, D, zero)), zero)
             os_.append(scale * (torch.exp(gam)[:, None] * (Q @ hh) + A @ Ev))
             hh = torch.exp(gam[-1]) * hh + K.T @ (torch.exp(gam[-1] - gam)[:, None] * Ev)
+        outs.append(torch.cat(os_))
+    return torch.stack(outs)
+
+
+def _torch_chunk_kda(t, C):
+    """torch_chunk's kda (its docstring)"""
+    import torch
+    q, k, v = t["q"], t["k"], t["v"]
+    H, T, d = q.shape
+    q = q / torch.sqrt((q * q).sum(-1, keepdim=True) + L2_EPS)
+    k = k / torch.sqrt((k * k).sum(-1, keepdim=True) + L2_EPS)
+    outs = []
+    for i in range(H):
+        hh = torch.zeros(d, v.shape[-1], dtype=torch.float64)
+        os_ = []
+        for s, e in _chunks(T, C):
+            Q, K, V, b = q[i, s:e], k[i, s:e], v[i, s:e], t["beta"][i, s:e]
+            gam = torch.cumsum(t["logdecay"][i, s:e], 0)              # (n, d)
+            n = e - s
+            incl = torch.tril(torch.ones(n, n, dtype=torch.bool))
+            D = gam[:, None, :] - gam[None, :, :]                      # (n, n, d)
+            Dx = torch.exp(torch.where(incl[:, :, None], D, torch.zeros_like(D)))
+            strict = torch.tril(torch.ones(n, n, dtype=torch.bool), -1)
+            zero = torch.zeros(n, n, dtype=torch.float64)
+            L = torch.where(strict, b[:, None] * torch.einsum("ic,jc,ijc->ij", K, K, Dx), zero)
+            Tm = torch.linalg.inv(torch.eye(n, dtype=torch.float64) + L)
+            W = Tm @ (b[:, None] * K * torch.exp(gam))
+            U = Tm @ (b[:, None] * V)
+            Ev = U - W @ hh
+            A = torch.where(incl, torch.einsum("ic,jc,ijc->ij", Q, K, Dx), zero)
+            os_.append(d ** -0.5 * ((Q * torch.exp(gam)) @ hh + A @ Ev))
+            hh = torch.exp(gam[-1])[:, None] * hh + (K * torch.exp(gam[-1] - gam)).T @ Ev
         outs.append(torch.cat(os_))
     return torch.stack(outs)
 

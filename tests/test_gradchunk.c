@@ -1,7 +1,7 @@
 /* test_gradchunk.c: the chunk form's backward (lib/recur_gradchunk.h, docs/math.md section 11) of
- * delta (plain and fla's scalar decay), gdn and kda: exact (MPFR, 256 bits) it equals the seq backward's
- * exact gradients, both rounded once to binary64; binary64's is within a derived bound of the
- * exact; every policy's gradients are its MPFR emulation's bit for bit; what it does not
+ * delta (plain and fla's scalar decay), gdn and kda: exact (MPFR, 256 bits) it equals the seq
+ * backward's exact gradients, both rounded once to binary64; binary64's is within a derived bound
+ * of the exact; every policy's gradients are its MPFR emulation's bit for bit; what it does not
  * differentiate is refused with the reason. tests/test_gradchunk.py checks it against
  * torch.autograd of a chunk forward written from the published equations. */
 #include "check.h"

@@ -5,7 +5,7 @@ tests/gated_ref.py's torch_chunk, gdn's chunked algorithm written from the publi
 (not from recur.h, which the MPFR twin shares): the gradients of L = sum_t c_t . o_t with respect
 to q, k, v, beta and the log-decays, on gated_ref.example_inputs (2 heads x T = 64, d = 16,
 dv = 12, C = 16 and a C = 32 that leaves no partial chunk, C = 16 at T = 56 that does), c drawn
-N(0, 1); and the delta rule's chunk (no decay, unit keys).
+N(0, 1); the delta rule's chunk (no decay, unit keys) and kda's (a decay per key channel).
 
 The bound, as tests/test_grad.py's: two binary64 evaluations of the same gradients in different
 orders differ norm-wise by rounding errors growing like the square root of the operations'
@@ -47,8 +47,9 @@ def torch_grads(name, x, c, C):
 
 
 rng = np.random.default_rng(12)
-for name, T, C in (("gdn", 64, 16), ("gdn", 64, 32), ("gdn", 56, 16), ("delta", 56, 16)):
-    x = gated_ref.example_inputs("gdn", H=H, T=T, d=d, dv=dv, seed=6)
+for name, T, C in (("gdn", 64, 16), ("gdn", 64, 32), ("gdn", 56, 16), ("delta", 56, 16),
+                   ("kda", 56, 16)):
+    x = gated_ref.example_inputs("kda" if name == "kda" else "gdn", H=H, T=T, d=d, dv=dv, seed=6)
     if name == "delta":
         del x["logdecay"]
     c = rng.standard_normal((H, T, dv))
