@@ -181,7 +181,7 @@ int main(int argc, char **argv)
                     "table is left)"},
         {"2", NULL, "a usage error: an unknown option or value, a value out of range, a bad input "
                     "file, a configuration without a backward (the models with A, the scan form, "
-                    "the chunk forms of models other than delta, gdn and kda, issue "
+                    "the chunk forms of rwkv7 and la, issue "
                     "35's gate bounds: vla_grad_check's reason is said), a stream "
                     "with delta's row gates g, --ref other than exact, --backend other than cpu, "
                     "--resume"},
@@ -205,10 +205,11 @@ int main(int argc, char **argv)
             "--window steps passes 1e-3, 1e-1 and 1, the non-finite entries, and the entries\n"
             "of the state's cotangent dS that were flushed to exactly 0 where the exact one is\n"
             "not (a 16-bit tape's underflow). --form chunk:C takes the chunk backward of delta,\n"
-            "gdn and kda (docs/math.md section 11, the chunk form's: each chunk re-run from its\n"
-            "first state, the UT transform's backward), its dS at the chunks' first steps only.\n"
-            "The models with A (rls, vla1, vla3), the scan form, the other models' chunk forms\n"
-            "and issue 35's gate bounds have no backward: refused, with the reason.\n"
+            "gdn, kda, gla and mamba2 (docs/math.md section 11, the chunk form's: each chunk\n"
+            "re-run from its first state, the UT transform's backward), its dS at the chunks'\n"
+            "first steps only. The models with A (rls, vla1, vla3), the scan form, rwkv7's and\n"
+            "la's chunk forms and issue 35's gate bounds have no backward: refused, with the\n"
+            "reason.\n"
             "No checkpoint files (--resume is refused).",
         .columns = "  prec       the precision policy\n"
                    "  head       the stream's head\n"

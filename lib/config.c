@@ -693,13 +693,14 @@ int vla_grad_check(const vla_config *c, const char **why)
             "u') is not written yet (issue 40): la, delta and the gated family have one";
     else if (c->form == VLA_FORM_SCAN)
         w = "the scan form has no backward: --form seq, or chunk:C for delta and gdn";
-    else if (vla_form_pending(c, 1) && c->model != VLA_DELTA && c->model != VLA_GDN &&
-             c->model != VLA_KDA)
-        w = "the chunk backward (lib/recur_gradchunk.h) is written for delta, gdn and kda, fla's "
-            "chunk_gated_delta_rule_bwd and chunk_kda's; gla, mamba2, rwkv7 and la: --form seq";
-    else if (vla_form_pending(c, 1) && c->model == VLA_KDA && c->anchor != VLA_ANCHOR_DIRECT)
-        w = "kda's chunk backward takes the per-channel decays' direct differences, not the "
-            "anchored operands: anchor=direct, or --form seq";
+    else if (vla_form_pending(c, 1) && (c->model == VLA_RWKV7 || c->model == VLA_LA))
+        w = "the chunk backward (lib/recur_gradchunk.h) is written for delta, gdn, kda, gla and "
+            "mamba2 (fla's chunk_gated_delta_rule_bwd, chunk_kda's, chunk_gla's); rwkv7's DPLR "
+            "chunk and la's: --form seq";
+    else if (vla_form_pending(c, 1) && (c->model == VLA_KDA || c->model == VLA_GLA) &&
+             c->anchor != VLA_ANCHOR_DIRECT)
+        w = "the chunk backward of the decays per key channel (kda, gla) takes their direct "
+            "differences, not the anchored operands: anchor=direct, or --form seq";
     else if (vla_form_pending(c, 1) && c->normalize)
         w = "the chunk backward does not differentiate the read-out's denominator: normalize "
             "off, or --form seq";

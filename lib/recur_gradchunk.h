@@ -1,7 +1,7 @@
 /* recur_gradchunk.h: the backward pass of the chunk form chunk:C in recur.h's text (docs/math.md
  * section 11), for the models whose chunk is recur_chunk.h's chunk_wy: the delta rule (plain or
- * with fla's scalar decay) and Gated DeltaNet, as fla's chunk_gated_delta_rule_bwd computes it
- * (and kda's chunk_ch, gradchunk_kda below):
+ * with fla's scalar decay), Gated DeltaNet and mamba2 (no UT transform), as fla's
+ * chunk_gated_delta_rule_bwd computes it (and chunk_ch's kda and gla, gradchunk_kda below):
  * the forward keeps each chunk's first state; the backward walks the chunks from the last,
  * re-running each one's forward from its stored first state (the same operations, so the same
  * bits: T = (I + L)^-1, W, U, E = U - W S_0^T, the scores P), then takes the chunk's gradients
@@ -59,7 +59,8 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
     SCALAR(gC);
     SCALAR(da);
     SCALAR(kk);
-    const int d = s->d, dv = s->dv, C = s->cfg.chunk, gated = s->cfg.model == VLA_GDN;
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk, wy = s->cfg.model != VLA_MAMBA2;
+    const int gated = s->cfg.model == VLA_GDN || !wy; /* the read-out scaled */
     const int decay = gated || s->cfg.delta_form == VLA_DELTA_DECAY;
     const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
     NUM *cb = s->cb, *K = s->cy, *W = s->cx, *Pm = s->cm, *Gm = s->cg, *s0 = s->s0;
@@ -79,11 +80,15 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
     if (decay)
         FN(chunk_exp)(CX, s, P(gC), P(E(Gm, C - 1)));
     for (long i = 0; i < (long)C * dv; i++) {
-        MUL(E(G->Vb, i), BETA_(i / dv), E(cb, AT_(i / dv, v) + i % dv));
+        if (wy)
+            MUL(E(G->Vb, i), BETA_(i / dv), E(cb, AT_(i / dv, v) + i % dv));
+        else /* mamba2: E = V, no UT transform */
+            COPY(E(G->Vb, i), E(cb, AT_(i / dv, v) + i % dv));
         STORE_I(E(G->Vb, i));
         COPY(E(G->U, i), E(G->Vb, i));
+        COPY(E(G->Ev, i), E(G->Vb, i));
     }
-    for (long i = 0; i < (long)C * d; i++) {
+    for (long i = 0; wy && i < (long)C * d; i++) {
         MUL(E(G->Xb, i), BETA_(i / d), E(K, i));
         STORE_I(E(G->Xb, i));
         MUL(E(G->Kb, i), BETA_(i / d), E(K, i));
@@ -91,7 +96,7 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
             MUL(E(G->Kb, i), E(G->Kb, i), E(G->eg, i / d));
         STORE_I(E(G->Kb, i));
     }
-    for (long i = 0; i < (long)C * C; i++) {
+    for (long i = 0; wy && i < (long)C * C; i++) {
         const long r = i / C, c2 = i % C;
         if (c2 < r) {
             FN(dot_at)(CX, P(E(G->Tm, i)), G->Xb, r * d, K, c2 * d, d);
@@ -99,9 +104,11 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
                 FN(chunk_decay)(CX, s, P(E(G->Tm, i)), r, c2);
         }
     }
-    FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
-    FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
-    for (long i = 0; i < (long)C * dv; i++) { /* E = U - W S_0^T (chunk_s0) */
+    if (wy) {
+        FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
+        FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
+    }
+    for (long i = 0; wy && i < (long)C * dv; i++) { /* E = U - W S_0^T (chunk_s0) */
         FN(dot_at)(CX, P(acc), s0, (i % dv) * d, W, (i / dv) * d, d);
         SUB(E(G->Ev, i), E(G->U, i), acc);
         STORE_I(E(G->Ev, i));
@@ -202,14 +209,19 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
             MUL(t, E(G->dO, r * dv + a), QR_(r, j));
             MUL(t, t, E(G->eg, r));
             ADD(acc, acc, t);
-            MUL(t, E(G->dE, r * dv + a), E(W, r * d + j));
-            SUB(acc, acc, t);
+            if (wy) {
+                MUL(t, E(G->dE, r * dv + a), E(W, r * d + j));
+                SUB(acc, acc, t);
+            }
         }
         COPY(E(G->dS0, i), acc);
         STORE(E(G->dS0, i));
     }
-    /* dW = -dE S_0; the UT transform's backward dVb = T^T dE, dKb = T^T dW (T_rc at Tm[c][r]) */
-    for (long i = 0; i < (long)C * d; i++) {
+    /* dW = -dE S_0; the UT transform's backward dVb = T^T dE, dKb = T^T dW (T_rc at Tm[c][r]);
+     * mamba2: dv = dE */
+    for (long i = 0; !wy && i < (long)C * dv; i++)
+        COPY(E(G->dVb, i), E(G->dE, i));
+    for (long i = 0; wy && i < (long)C * d; i++) {
         const long r = i / d, j = i % d;
         SETI(acc, 0);
         for (long a = 0; a < dv; a++) {
@@ -219,7 +231,7 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
         COPY(E(G->dW, i), acc);
         STORE_I(E(G->dW, i));
     }
-    for (long cc = 0; cc < C; cc++) {
+    for (long cc = 0; wy && cc < C; cc++) {
         for (long a = 0; a < dv; a++) {
             COPY(acc, E(G->dE, cc * dv + a));
             for (long r = cc + 1; r < C; r++) {
@@ -240,7 +252,7 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
         }
     }
     /* dA_rc = -(dVb_r . U_c + dKb_r . W_c), c < r; A_rc = beta_r (k'_r . k'_c) D_rc */
-    for (long r = 1; r < C; r++)
+    for (long r = 1; wy && r < C; r++)
         for (long cc = 0; cc < r; cc++) {
             FN(dot_at)(CX, P(da), G->dVb, r * dv, G->U, cc * dv, dv);
             FN(dot_at)(CX, P(t), G->dKb, r * d, W, cc * d, d);
@@ -267,7 +279,7 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
             }
         }
     /* Vb = beta v, Kb = beta exp(gamma) k' */
-    for (long r = 0; r < C; r++) {
+    for (long r = 0; wy && r < C; r++) {
         FN(dot_at)(CX, P(t), G->dVb, r * dv, cb, AT_(r, v), dv);
         ADD(E(G->dbeta, r), E(G->dbeta, r), t);
         for (long a = 0; a < dv; a++)
@@ -303,7 +315,7 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
 }
 
 /* kda's chunk (recur_chunk.h's chunk_ch with wy: decays per key channel, Gamma = cgd, rows of d):
- * the same backward with every decay a vector. D_rcj = exp(Gamma_rj - Gamma_cj) (direct
+ * the same backward with every decay a vector; gla (no UT transform, wy 0): E = V, dv = dE. D_rcj = exp(Gamma_rj - Gamma_cj) (direct
  * differences: anchors refused), P_rc = sum_j q'_rj k'_cj D_rcj, L_rc = beta_r sum_j k'_rj k'_cj
  * D_rcj, Kb_r = beta_r k'_r o exp(Gamma_r), the read-out's operand Xq_r = q'_r o exp(Gamma_r) (cx
  * after the forward), the write's K2_c = k'_c o exp(Gamma_C - Gamma_c) (cu), S_C = S_0
@@ -316,7 +328,7 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
     SCALAR(t);
     SCALAR(e);
     SCALAR(da);
-    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk, wy = s->cfg.model == VLA_KDA;
     const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
     NUM *cb = s->cb, *K = s->cy, *Xq = s->cx, *K2 = s->cu, *Pm = s->cm, *Gm = s->cgd, *s0 = s->s0;
     NUM *W = G->Wk, *dG = G->dgd;
@@ -324,9 +336,13 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
 #define AT_(r, a) ((long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
 #define BETA_(r) E(cb, AT_(r, beta_decay))
     for (long i = 0; i < (long)C * dv; i++) {
-        MUL(E(G->Vb, i), BETA_(i / dv), E(cb, AT_(i / dv, v) + i % dv));
+        if (wy)
+            MUL(E(G->Vb, i), BETA_(i / dv), E(cb, AT_(i / dv, v) + i % dv));
+        else /* gla: E = V, no UT transform */
+            COPY(E(G->Vb, i), E(cb, AT_(i / dv, v) + i % dv));
         STORE_I(E(G->Vb, i));
         COPY(E(G->U, i), E(G->Vb, i));
+        COPY(E(G->Ev, i), E(G->Vb, i));
     }
     for (long i = 0; i < (long)C * d; i++) {
         FN(chunk_exp)(CX, s, P(E(G->egd, i)), P(E(Gm, i)));
@@ -336,17 +352,19 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
         COPY(E(G->Kb, i), E(W, i));
         SETI(E(dG, i), 0);
     }
-    for (long i = 0; i < (long)C * C; i++) {
+    for (long i = 0; wy && i < (long)C * C; i++) {
         const long r = i / C, c2 = i % C;
         if (c2 < r) {
             FN(dot_decay)(CX, s, P(E(G->Tm, i)), K, r * d, K, c2 * d, r, c2);
             MUL(E(G->Tm, i), BETA_(r), E(G->Tm, i));
         }
     }
-    FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
-    FN(chunk_tri)(CX, G->Tm, W, C, d);     /* W = T Kb */
-    FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
-    for (long i = 0; i < (long)C * dv; i++) { /* E = U - W S_0^T */
+    if (wy) {
+        FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
+        FN(chunk_tri)(CX, G->Tm, W, C, d);     /* W = T Kb */
+        FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
+    }
+    for (long i = 0; wy && i < (long)C * dv; i++) { /* E = U - W S_0^T */
         FN(dot_at)(CX, P(acc), s0, (i % dv) * d, W, (i / dv) * d, d);
         SUB(E(G->Ev, i), E(G->U, i), acc);
         STORE_I(E(G->Ev, i));
@@ -428,13 +446,17 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
         for (long r = 0; r < C; r++) {
             MUL(t, E(G->dO, r * dv + a), E(Xq, r * d + j));
             ADD(acc, acc, t);
-            MUL(t, E(G->dE, r * dv + a), E(W, r * d + j));
-            SUB(acc, acc, t);
+            if (wy) {
+                MUL(t, E(G->dE, r * dv + a), E(W, r * d + j));
+                SUB(acc, acc, t);
+            }
         }
         COPY(E(G->dS0, i), acc);
         STORE(E(G->dS0, i));
     }
-    for (long i = 0; i < (long)C * d; i++) { /* dW = -dE S_0 */
+    for (long i = 0; !wy && i < (long)C * dv; i++) /* gla: dv = dE */
+        COPY(E(G->dVb, i), E(G->dE, i));
+    for (long i = 0; wy && i < (long)C * d; i++) { /* dW = -dE S_0 */
         const long r = i / d, j = i % d;
         SETI(acc, 0);
         for (long a = 0; a < dv; a++) {
@@ -444,7 +466,7 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
         COPY(E(G->dW, i), acc);
         STORE_I(E(G->dW, i));
     }
-    for (long cc = 0; cc < C; cc++) { /* dVb = T^T dE, dKb = T^T dW */
+    for (long cc = 0; wy && cc < C; cc++) { /* dVb = T^T dE, dKb = T^T dW */
         for (long a = 0; a < dv; a++) {
             COPY(acc, E(G->dE, cc * dv + a));
             for (long r = cc + 1; r < C; r++) {
@@ -465,7 +487,7 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
         }
     }
     /* -dA_rc = dVb_r . U_c + dKb_r . W_c (c < r), L_rc = beta_r sum_j k'_rj k'_cj D_rcj */
-    for (long r = 1; r < C; r++)
+    for (long r = 1; wy && r < C; r++)
         for (long cc = 0; cc < r; cc++) {
             FN(dot_at)(CX, P(da), G->dVb, r * dv, G->U, cc * dv, dv);
             FN(dot_at)(CX, P(t), G->dKb, r * d, W, cc * d, d);
@@ -486,7 +508,7 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
                 SUB(E(G->dk, cc * d + j), E(G->dk, cc * d + j), t);
             }
         }
-    for (long r = 0; r < C; r++) { /* Vb = beta v, Kb = beta k' o exp(Gamma) */
+    for (long r = 0; wy && r < C; r++) { /* Vb = beta v, Kb = beta k' o exp(Gamma) */
         FN(dot_at)(CX, P(t), G->dVb, r * dv, cb, AT_(r, v), dv);
         ADD(E(G->dbeta, r), E(G->dbeta, r), t);
         for (long a = 0; a < dv; a++)
@@ -570,7 +592,7 @@ VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, c
             break;
         ARITH_ENTER;
         s->cfg.chunk = (int)n;
-        if (s->cfg.model == VLA_KDA)
+        if (s->cfg.model == VLA_KDA || s->cfg.model == VLA_GLA)
             FN(gradchunk_kda)(CX, s, &G, VLA_ROWP(G.ck, j * G.nsav), c + t0 * dv);
         else
             FN(gradchunk_chunk)(CX, s, &G, VLA_ROWP(G.ck, j * G.nsav), c + t0 * dv);
@@ -583,9 +605,10 @@ VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, c
             ARITH_ENTER;
             FN(load)(CX, s, &x);
             NUM *dq = VLA_ROWP(G.dq, i * d), *dk = VLA_ROWP(G.dk, i * d);
-            if (s->cfg.model != VLA_DELTA && s->cfg.qknorm) {
+            if (s->cfg.model != VLA_DELTA && s->cfg.qknorm) { /* the keys: gdn's and kda's */
                 FN(grad_norm)(CX, dq, s->pq, d, P(E(s->c, C_L2EPS)), 0);
-                FN(grad_norm)(CX, dk, s->pk, d, P(E(s->c, C_L2EPS)), 0);
+                if (s->cfg.model == VLA_GDN || s->cfg.model == VLA_KDA)
+                    FN(grad_norm)(CX, dk, s->pk, d, P(E(s->c, C_L2EPS)), 0);
             } else if (s->cfg.model == VLA_DELTA && s->cfg.keynorm)
                 FN(grad_norm)(CX, dk, s->k, d, NULL, 1);
             for (int k = 0; k < d; k++) {
@@ -602,7 +625,7 @@ VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, c
             STORE_I(E(G.dgam, i));
             if (out->dbeta)
                 out->dbeta[t] = TOD(E(G.dbeta, i));
-            if (out->dg && s->cfg.model == VLA_KDA)
+            if (out->dg && (s->cfg.model == VLA_KDA || s->cfg.model == VLA_GLA))
                 for (int k = 0; k < d; k++) {
                     STORE_I(E(G.dgd, i * d + k));
                     out->dg[t * d + k] = TOD(E(G.dgd, i * d + k));

@@ -1,5 +1,5 @@
 /* test_gradchunk.c: the chunk form's backward (lib/recur_gradchunk.h, docs/math.md section 11) of
- * delta (plain and fla's scalar decay), gdn and kda: exact (MPFR, 256 bits) it equals the seq
+ * delta (plain and fla's scalar decay), gdn, kda, gla and mamba2: exact (MPFR, 256 bits) it equals the seq
  * backward's exact gradients, both rounded once to binary64; binary64's is within a derived bound
  * of the exact; every policy's gradients are its MPFR emulation's bit for bit; what it does not
  * differentiate is refused with the reason. tests/test_gradchunk.py checks it against
@@ -43,18 +43,21 @@ static double uni(double lo, double hi) /* xorshift64* */
     return lo + (hi - lo) * (double)((rs * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-53;
 }
 
-/* the models of the chunk backward: delta, delta_form=decay, gdn (m 2 and 3), kda (m 4) */
+/* the models of the chunk backward: delta, delta_form=decay, gdn (m 2 and 3), kda (4), gla (5),
+ * mamba2 (6) */
 static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
 {
-    vla_config_default(cfg, m == 4 ? VLA_KDA : m >= 2 ? VLA_GDN : VLA_DELTA, d);
+    static const vla_model_kind mk[] = {VLA_DELTA, VLA_DELTA, VLA_GDN, VLA_GDN, VLA_KDA, VLA_GLA,
+                                        VLA_MAMBA2};
+    vla_config_default(cfg, mk[m], d);
     cfg->features = VLA_FEAT_ID;
     if (m == 1)
         cfg->delta_form = VLA_DELTA_DECAY;
     cfg->normalize = 0;
     memset(s, 0, sizeof *s);
     s->has_decay = m == 1;
-    s->has_lgs = m == 2 || m == 3;
-    s->has_lg = m == 4;
+    s->has_lgs = m == 2 || m == 3 || m == 6;
+    s->has_lg = m == 4 || m == 5;
     rs = seed * 0x9E3779B97F4A7C15ULL + 1;
     for (int t = 0; t < TM; t++) {
         for (int j = 0; j < DM; j++) {
@@ -69,7 +72,7 @@ static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
     }
 }
 static const char *mname[] = {"delta", "delta (decay)", "gdn", "gdn (neumann, tree, start)",
-                              "kda"};
+                              "kda", "gla", "mamba2"};
 
 /* m 3: gdn with issue 35's settings the chunk backward takes: tri=neumann, cumsum=tree, the
  * decays anchored at the sum before each block of 4 (anchor=start), and base 2 when base2 */
@@ -120,7 +123,7 @@ TEST(gradchunk_exact_equals_seq)
     static cgrads a, b, f;
     double c[TM * DM];
     double worst = 0;
-    for (int m = 0; m < 5; m++)
+    for (int m = 0; m < 7; m++)
         for (int ci = 0; ci < 2; ci++) {
             const char *form = ci ? "chunk:4" : "chunk:16";
             vla_config cs, cc;
@@ -139,7 +142,7 @@ TEST(gradchunk_exact_equals_seq)
             const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg};
             const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
             const double *fs[] = {f.dq, f.dk, f.dv, f.dbeta, f.dg};
-            const long ns[] = {T * d, T * d, T * d, T, T * (m == 4 ? d : 1)};
+            const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1)};
             for (int q = 0; q < 5; q++) {
                 double big = 0;
                 for (long i = 0; i < ns[q]; i++)
@@ -221,7 +224,7 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
     static cseq s;
     static cgrads a, b;
     double c[TM * DM];
-    for (int m = 0; m < 5; m++)
+    for (int m = 0; m < 7; m++)
         for (int p = 0; p < VLA_NPREC; p++) {
             vla_config cfg;
             setup(&cfg, &s, m, d, 30 + m);
@@ -238,7 +241,7 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
             const char *names[] = {"dq", "dk", "dv", "dbeta", "dg"};
             const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg};
             const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
-            const long ns[] = {T * d, T * d, T * d, T, T * (m == 4 ? d : 1)};
+            const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1)};
             for (int q = 0; q < 5; q++) {
                 long i = diff_at(xs[q], ys[q], ns[q]);
                 CHECK_MSG(i < 0, "%s %s: %s[%ld] lib %a, MPFR emulation %a", mname[m],
@@ -256,9 +259,9 @@ TEST(gradchunk_refuses_what_it_has_not)
     static cgrads g;
     double c[TM * DM] = {0};
     vla_grads o = gof(&g);
-    vla_config_default(&cfg, VLA_GLA, 4);
+    vla_config_default(&cfg, VLA_RWKV7, 4);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "delta, gdn and kda"));
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "rwkv7's DPLR"));
     vla_config_default(&cfg, VLA_KDA, 4);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
     CHECK(vla_grad_check(&cfg, NULL) == VLA_OK);
@@ -277,7 +280,7 @@ TEST(gradchunk_refuses_what_it_has_not)
 }
 
 /* vla-grad --form chunk:C (man vla-grad): gdn's rows in f64 within test_vgrad.c's d T u64 of the
- * exact chunk backward, a last chunk of 8 tokens (T = 40, C = 16); gla's chunk refused, exit 2 */
+ * exact chunk backward, a last chunk of 8 tokens (T = 40, C = 16); rwkv7's chunk refused, exit 2 */
 TEST(gradchunk_vla_grad_program)
 {
     char *out = NULL;
@@ -300,9 +303,8 @@ TEST(gradchunk_vla_grad_program)
     CHECK_MSG(rows == 5, "%d rows of dq dk dv dbeta dg: %s", rows, out ? out : "");
     free(out);
     out = NULL;
-    st = vla_test_sh(&out, "%s/vla-grad --model gla --form chunk:16 --d 4 --steps 16 2>&1",
+    st = vla_test_sh(&out, "%s/vla-grad --model rwkv7 --form chunk:16 --d 4 --steps 16 2>&1",
                      vla_test_bin_dir());
-    CHECK_MSG(st == 2 && out && strstr(out, "delta, gdn and kda"), "exit %d: %s", st,
-              out ? out : "");
+    CHECK_MSG(st == 2 && out && strstr(out, "rwkv7's DPLR"), "exit %d: %s", st, out ? out : "");
     free(out);
 }

@@ -5,7 +5,8 @@ tests/gated_ref.py's torch_chunk, gdn's chunked algorithm written from the publi
 (not from recur.h, which the MPFR twin shares): the gradients of L = sum_t c_t . o_t with respect
 to q, k, v, beta and the log-decays, on gated_ref.example_inputs (2 heads x T = 64, d = 16,
 dv = 12, C = 16 and a C = 32 that leaves no partial chunk, C = 16 at T = 56 that does), c drawn
-N(0, 1); the delta rule's chunk (no decay, unit keys) and kda's (a decay per key channel).
+N(0, 1); the delta rule's chunk (no decay, unit keys), kda's (a decay per key channel), gla's and
+mamba2's (no UT transform).
 
 The bound, as tests/test_grad.py's: two binary64 evaluations of the same gradients in different
 orders differ norm-wise by rounding errors growing like the square root of the operations'
@@ -48,16 +49,16 @@ def torch_grads(name, x, c, C):
 
 rng = np.random.default_rng(12)
 for name, T, C in (("gdn", 64, 16), ("gdn", 64, 32), ("gdn", 56, 16), ("delta", 56, 16),
-                   ("kda", 56, 16)):
-    x = gated_ref.example_inputs("kda" if name == "kda" else "gdn", H=H, T=T, d=d, dv=dv, seed=6)
+                   ("kda", 56, 16), ("gla", 56, 16), ("mamba2", 56, 16)):
+    x = gated_ref.example_inputs("gdn" if name == "delta" else name, H=H, T=T, d=d, dv=dv, seed=6)
     if name == "delta":
         del x["logdecay"]
     c = rng.standard_normal((H, T, dv))
     ref = torch_grads(name, x, c, C)
     extra = {"features": "id"} if name == "delta" else {}
-    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model=name, precision="f64", beta=x["beta"],
+    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model=name, precision="f64", beta=x.get("beta"),
                         logdecay=x.get("logdecay"), form="chunk:%d" % C, normalize="off", **extra)
-    names = [("q", "dq"), ("k", "dk"), ("v", "dv"), ("beta", "dbeta")]
+    names = [("q", "dq"), ("k", "dk"), ("v", "dv")] + ([("beta", "dbeta")] if "beta" in x else [])
     names += [("logdecay", "dg")] if "logdecay" in x else []
     errs = {n: gated_ref.relerr(ours[g], ref[n]) for n, g in names}
     bound = 4 * np.sqrt(d * T) * U64
@@ -73,11 +74,12 @@ ours = vlastab.grad(x["q"], x["k"], x["v"], np.roll(c, 1, axis=1), model="gdn", 
 e = gated_ref.relerr(ours["dq"], ref["q"])
 check(e > 1e3 * 4 * np.sqrt(d * 64) * U64, "a c_t a token late is caught in dq (%.1e)" % e)
 try:
-    vlastab.grad(x["q"], x["k"], x["v"], c, model="gla",
-                 logdecay=np.repeat(x["logdecay"][:, :, None], d, axis=2), form="chunk:16")
-    check(False, "gla's chunk backward is refused")
+    r = gated_ref.example_inputs("rwkv7", H=H, T=64, d=d, dv=dv, seed=6)
+    vlastab.grad(r["q"], r["k"], r["v"], c, model="rwkv7", logdecay=r["logdecay"], a=r["a"],
+                 b=r["b"], form="chunk:16")
+    check(False, "rwkv7's chunk backward is refused")
 except ValueError as err:
-    check("delta, gdn and kda" in str(err), "gla's chunk backward is refused: %s" % err)
+    check("rwkv7's DPLR" in str(err), "rwkv7's chunk backward is refused: %s" % err)
 
 print("gradchunk: %s" % ("passed" if not failed else "%d failed" % failed))
 sys.exit(1 if failed else 0)

@@ -110,7 +110,7 @@ TEST(vgrad_usage_errors)
     } cases[] = {
         {"--model nosuch", "nosuch"},
         {"--model vla3", "through A"},          /* vla_grad_check's reason */
-        {"--model gla --form chunk:16", "delta, gdn and kda"},
+        {"--model rwkv7 --form chunk:16", "rwkv7's DPLR"},
         {"--model gdn --precisions f32,f99", "f99"},
         {"--model gdn --window 0", "--window"},
         {"--model gdn --ref f64", "exact"},
