@@ -183,7 +183,8 @@ int main(int argc, char **argv)
                     "table is left)"},
         {"2", NULL, "a usage error: an unknown option or value, a value out of range, a bad input "
                     "file, a configuration without a backward (the models with A in a --track other "
-                    "than sm, the chunk and scan forms, issue 35's switches: vla_grad_check's reason is said), a stream "
+                    "than sm or a chunk form, the scan form, the chunk forms of rwkv7 and la, issue "
+                    "35's gate bounds: vla_grad_check's reason is said), a stream "
                     "with delta's row gates g, --ref other than exact, --backend other than cpu, "
                     "--resume"},
         {"3", NULL, "interrupted by SIGINT or SIGTERM: nothing is saved (vla-grad writes no "
@@ -205,9 +206,12 @@ int main(int argc, char **argv)
             "first step counted backward (T - t + 1) at which the error over a window of\n"
             "--window steps passes 1e-3, 1e-1 and 1, the non-finite entries, and the entries\n"
             "of the state's cotangent dS that were flushed to exactly 0 where the exact one is\n"
-            "not (a 16-bit tape's underflow). The models with A (rls, vla1, vla3) have the\n"
-            "backward of --track sm only (the cotangent of A carried beside dS); the other\n"
-            "ways of tracking A, the chunk and scan forms and issue 35's switches have no\n"
+            "not (a 16-bit tape's underflow). --form chunk:C takes the chunk backward of delta,\n"
+            "gdn, kda, gla and mamba2 (docs/math.md section 11, the chunk form's: each chunk\n"
+            "re-run from its first state, the UT transform's backward), its dS at the chunks'\n"
+            "first steps only. The models with A (rls, vla1, vla3) have the seq backward of\n"
+            "--track sm only (the cotangent of A carried beside dS). The other ways of tracking\n"
+            "A, the scan form, rwkv7's and la's chunk forms and issue 35's gate bounds have no\n"
             "backward: refused, with the reason.\n"
             "No checkpoint files (--resume is refused).",
         .columns = "  prec       the precision policy\n"
@@ -220,8 +224,10 @@ int main(int argc, char **argv)
                    "             0: never\n"
                    "  nonfinite  the entries of g that are Inf or NaN\n"
                    "  ds_zero    the entries of dS_{t-1}, over all steps, exactly 0 where the exact\n"
-                   "             ones are not (the same in every row of a block)",
+                   "             ones are not (the same in every row of a block); chunk:C: at each\n"
+                   "             chunk's first step, where the chunk backward hands dS on",
         .example = "vla-grad --model gdn --precisions f32,bf16-kern --d 64 --steps 1024 --runs 2\n"
+                   "vla-grad --model gdn --form chunk:64 --precisions f16-kern,f16 --d 64\n"
                    "vla-grad --model kda --precision bf16 --stream trace:mytrace --window 64",
         .exit = exits,
         .default_steps = 256,

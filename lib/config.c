@@ -693,9 +693,22 @@ int vla_grad_check(const vla_config *c, const char **why)
             "computes it (docs/math.md 11.2); the other ways of tracking A (a factor of M, a solve "
             "with M, double words, stochastic rounding) have other backwards, not written: "
             "--track sm";
-    else if (vla_form_pending(c, 1) || c->form == VLA_FORM_SCAN)
-        w = "the backward exists in the seq form only; the chunked backward (the state recomputed "
-            "per chunk, as the kernels do) is later work (issue 40): --form seq";
+    else if (vla_model_has_A(c->model) && (vla_form_pending(c, 1) || c->form == VLA_FORM_SCAN))
+        w = "the models with A have the seq backward only (docs/math.md 11.2): --form seq";
+    else if (c->form == VLA_FORM_SCAN)
+        w = "the scan form has no backward: --form seq, or chunk:C for delta, gdn, kda, gla and "
+            "mamba2";
+    else if (vla_form_pending(c, 1) && (c->model == VLA_RWKV7 || c->model == VLA_LA))
+        w = "the chunk backward (lib/recur_gradchunk.h) is written for delta, gdn, kda, gla and "
+            "mamba2 (fla's chunk_gated_delta_rule_bwd, chunk_kda's, chunk_gla's); rwkv7's DPLR "
+            "chunk and la's: --form seq";
+    else if (vla_form_pending(c, 1) && (c->model == VLA_KDA || c->model == VLA_GLA) &&
+             c->anchor != VLA_ANCHOR_DIRECT)
+        w = "the chunk backward of the decays per key channel (kda, gla) takes their direct "
+            "differences, not the anchored operands: anchor=direct, or --form seq";
+    else if (vla_form_pending(c, 1) && c->normalize)
+        w = "the chunk backward does not differentiate the read-out's denominator: normalize "
+            "off, or --form seq";
     else if (c->renorm > 0)
         w = "renorm's rescaling of S is not differentiated: set renorm=0";
     else if (c->gamma != 1)

@@ -142,6 +142,7 @@ static int FN(ut_inverse)(vla_tri tri, const double *L, int n, double *T)
 
 /* the backward pass in this policy (lib/recur_grad.h), strict arithmetic */
 #include "recur_grad.h"
+#include "recur_gradchunk.h"
 static int FN(grad)(const vla_config *cfg, long T, vla_grad_input in, void *ctx, const double *c,
                     const vla_grads *out)
 {
@@ -150,7 +151,10 @@ static int FN(grad)(const vla_config *cfg, long T, vla_grad_input in, void *ctx,
     int r = FN(vstate_new)(&init, cfg, &s);
     if (r)
         return r;
-    r = FN(grad_run)(&s->sr, s, T, in, ctx, c, out);
+    if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1)
+        r = FN(gradchunk_run)(&s->sr, s, T, in, ctx, c, out);
+    else
+        r = FN(grad_run)(&s->sr, s, T, in, ctx, c, out);
     FN(vstate_free)(NULL, s);
     return r;
 }

@@ -115,6 +115,7 @@ void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop)
 
 /* the backward pass (lib/recur_grad.h) in MPFR: exact at prec_bits, or a policy's emulation */
 #include "recur_grad.h"
+#include "recur_gradchunk.h"
 int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla_grad_input in,
               void *ctx, const double *c, const vla_grads *out)
 {
@@ -130,7 +131,10 @@ int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla
     ST *s;
     vref_ctx_init(&cx, cfg, kind, prec_bits);
     if (!(r = FN(vstate_new)(&cx, cfg, &s))) {
-        r = FN(grad_run)(&cx, s, T, in, ctx, c, out);
+        if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1)
+            r = FN(gradchunk_run)(&cx, s, T, in, ctx, c, out);
+        else
+            r = FN(grad_run)(&cx, s, T, in, ctx, c, out);
         FN(vstate_free)(&cx, s);
     }
     vref_ctx_clear(&cx);

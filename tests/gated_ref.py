@@ -614,6 +614,100 @@ def torch_seq(name, t):
     return torch.stack(outs), torch.stack(finals)
 
 
+def torch_chunk(name, t, C):
+    """gdn's chunked algorithm in torch float64, every operation differentiable (tests/
+    test_gradchunk.py takes its gradients by torch.autograd), from the published equations
+    (Yang, Kautz and Hatamizadeh 2025, Gated Delta Networks, section 3.3: the UT transform; fla's
+    chunk_gated_delta_rule): per chunk of C tokens (the last may be shorter), gamma the
+    cumulative log-decays, L = strictly_lower(beta k k^T o exp(gamma_i - gamma_j)),
+    T = (I + L)^-1, W = T (beta exp(gamma) k), U = T (beta v), v_new = U - W h,
+    o = scale (exp(gamma) q h + (q k^T o exp(gamma_i - gamma_j))_causal v_new),
+    h <- exp(gamma_C) h + k^T (exp(gamma_C - gamma) v_new), h = S^T (d x dv).
+    name "delta": the delta rule, no decay, k / ||k|| (unit, no eps), q as given, scale 1.
+    name "kda": a log-decay per key channel (Kimi Linear's chunkwise KDA), gamma (C, d):
+    L_ij = beta_i sum_c k_ic k_jc exp(gamma_ic - gamma_jc), W = T (beta k o exp(gamma)), the
+    scores sum_c q_ic k_jc exp(gamma_ic - gamma_jc), the read-out's (q o exp(gamma)) h,
+    h <- Diag(exp(gamma_C)) h + (k o exp(gamma_C - gamma))^T v_new; the differences masked to 0
+    above the diagonal before exp (transformers PR 48455). "gla" and "mamba2": the same without the
+    UT transform (v_new = v; fla's chunk_gla, SSD's chunk scan), gla's decays per channel, mamba2's
+    scalar (broadcast over the channels), no q/k normalization, scale d^-1/2 (gla) or 1 (mamba2).
+    Returns o (H, T, dv)."""
+    import torch
+    q, k, v = t["q"], t["k"], t["v"]
+    H, T, d = q.shape
+    if name in ("kda", "gla", "mamba2"):
+        return _torch_chunk_ch(name, t, C)
+    if name == "gdn":
+        q = q / torch.sqrt((q * q).sum(-1, keepdim=True) + L2_EPS)
+        k = k / torch.sqrt((k * k).sum(-1, keepdim=True) + L2_EPS)
+        g, scale = t["logdecay"], d ** -0.5
+    else:
+        k = k / torch.sqrt((k * k).sum(-1, keepdim=True))
+        g, scale = torch.zeros(H, T, dtype=torch.float64), 1.0
+    outs = []
+    for i in range(H):
+        hh = torch.zeros(d, v.shape[-1], dtype=torch.float64)
+        os_ = []
+        for s, e in _chunks(T, C):
+            Q, K, V, b = q[i, s:e], k[i, s:e], v[i, s:e], t["beta"][i, s:e]
+            gam = torch.cumsum(g[i, s:e], 0)
+            n = e - s
+            D = gam[:, None] - gam[None, :]
+            strict = torch.tril(torch.ones(n, n, dtype=torch.bool), -1)
+            incl = torch.tril(torch.ones(n, n, dtype=torch.bool))
+            zero = torch.zeros(n, n, dtype=torch.float64)
+            L = torch.where(strict, b[:, None] * (K @ K.T) * torch.exp(torch.where(strict, D, zero)),
+                            zero)
+            Tm = torch.linalg.inv(torch.eye(n, dtype=torch.float64) + L)
+            W = Tm @ ((b * torch.exp(gam))[:, None] * K)
+            U = Tm @ (b[:, None] * V)
+            Ev = U - W @ hh
+            A = torch.where(incl, (Q @ K.T) * torch.exp(torch.where(incl, D, zero)), zero)
+            os_.append(scale * (torch.exp(gam)[:, None] * (Q @ hh) + A @ Ev))
+            hh = torch.exp(gam[-1]) * hh + K.T @ (torch.exp(gam[-1] - gam)[:, None] * Ev)
+        outs.append(torch.cat(os_))
+    return torch.stack(outs)
+
+
+def _torch_chunk_ch(name, t, C):
+    """torch_chunk's kda, gla and mamba2 (its docstring)"""
+    import torch
+    q, k, v = t["q"], t["k"], t["v"]
+    H, T, d = q.shape
+    wy = name == "kda"
+    if wy:
+        q = q / torch.sqrt((q * q).sum(-1, keepdim=True) + L2_EPS)
+        k = k / torch.sqrt((k * k).sum(-1, keepdim=True) + L2_EPS)
+    g = t["logdecay"] if t["logdecay"].dim() == 3 else t["logdecay"][:, :, None].expand(H, T, d)
+    scale = 1.0 if name == "mamba2" else d ** -0.5
+    outs = []
+    for i in range(H):
+        hh = torch.zeros(d, v.shape[-1], dtype=torch.float64)
+        os_ = []
+        for s, e in _chunks(T, C):
+            Q, K, V = q[i, s:e], k[i, s:e], v[i, s:e]
+            gam = torch.cumsum(g[i, s:e], 0)                           # (n, d)
+            n = e - s
+            incl = torch.tril(torch.ones(n, n, dtype=torch.bool))
+            D = gam[:, None, :] - gam[None, :, :]                      # (n, n, d)
+            Dx = torch.exp(torch.where(incl[:, :, None], D, torch.zeros_like(D)))
+            zero = torch.zeros(n, n, dtype=torch.float64)
+            if wy:
+                b = t["beta"][i, s:e]
+                strict = torch.tril(torch.ones(n, n, dtype=torch.bool), -1)
+                L = torch.where(strict, b[:, None] * torch.einsum("ic,jc,ijc->ij", K, K, Dx), zero)
+                Tm = torch.linalg.inv(torch.eye(n, dtype=torch.float64) + L)
+                W = Tm @ (b[:, None] * K * torch.exp(gam))
+                Ev = Tm @ (b[:, None] * V) - W @ hh
+            else:
+                Ev = V
+            A = torch.where(incl, torch.einsum("ic,jc,ijc->ij", Q, K, Dx), zero)
+            os_.append(scale * ((Q * torch.exp(gam)) @ hh + A @ Ev))
+            hh = torch.exp(gam[-1])[:, None] * hh + (K * torch.exp(gam[-1] - gam)).T @ Ev
+        outs.append(torch.cat(os_))
+    return torch.stack(outs)
+
+
 def _torch_check(tol):
     """The five recurrences once more in torch float64, in fla's orientation h = S^T (d x dv),
     o = h^T (scale q): an independent text and library for the orientation and the defaults."""

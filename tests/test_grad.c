@@ -291,8 +291,8 @@ TEST(grad_refuses_what_it_has_not)
     CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "--track sm"));
     setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
     CHECK(vla_grad(&cfg, 8, seq_input, &s, c, &o) == 0);
-    CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "seq form only"));
+    CHECK(vla_form_parse(&cfg, "scan") == 0);
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "scan form"));
     CHECK(vla_grad(&cfg, 8, seq_input, &s, c, &o) == VLA_ENOTSUP);
     setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
     CHECK(vla_grad(&cfg, 0, seq_input, &s, c, &o) == VLA_EINVAL);

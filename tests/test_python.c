@@ -55,6 +55,13 @@ TEST_SLOW(python_grad_against_torch_autograd)
     run_python("tests/test_grad.py", "grad: passed");
 }
 
+/* The chunk form's backward (vla_grad with chunk:C, f64) against torch.autograd float64 of
+ * tests/gated_ref.py's torch_chunk (tests/test_gradchunk.py says how and within what bound) */
+TEST_SLOW(python_gradchunk_against_torch_autograd)
+{
+    run_python("tests/test_gradchunk.py", "gradchunk: passed");
+}
+
 /* vlastab.judge (issue 36): the example kernels of tools/python/vlastab/examples.py against a
  * float64 sequential gdn written in the test, the causality and chunk-split checks, the layout
  * checks, run() against vla-check on a policy's reference, and judge() end to end through

@@ -129,7 +129,8 @@ TEST(vgrad_usage_errors)
     } cases[] = {
         {"--model nosuch", "nosuch"},
         {"--model vla3 --track joseph", "--track sm"}, /* vla_grad_check's reason */
-        {"--model gdn --form chunk:16", "seq form only"},
+        {"--model vla3 --form chunk:16", "seq backward only"},
+        {"--model rwkv7 --form chunk:16", "rwkv7's DPLR"},
         {"--model gdn --precisions f32,f99", "f99"},
         {"--model gdn --window 0", "--window"},
         {"--model gdn --ref f64", "exact"},

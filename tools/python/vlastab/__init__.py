@@ -547,13 +547,14 @@ _L.vla_grad_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(ctypes.c_c
 
 
 def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=None, b=None,
-         u=None, track="sm", **constants):
+         u=None, track="sm", form="seq", **constants):
     """The gradients of L = sum_t c_t . o_t (c of v's shape, (heads, T, dv)) with respect to every
     input of every head, by the library's backward pass (vla_grad, docs/math.md section 11) in
     PRECISION: a dict of numpy arrays dq, dk (heads, T, d), dv (heads, T, dv), dbeta (heads, T),
     dg ((heads, T) for a scalar log-decay, (heads, T, d) per key channel), and for rwkv7 da, db
-    (heads, T, d). The inputs as run() takes them; a model or form without a backward is a
-    ValueError with the library's reason."""
+    (heads, T, d). The inputs as run() takes them; form seq or chunk:C (delta and gdn: the chunk
+    backward, lib/recur_gradchunk.h); a model or form without a backward is a ValueError with the
+    library's reason."""
     if beta is not None and np.ndim(beta) == 0:
         constants["beta"], beta = beta, None
     q = _heads(q, "q")
@@ -572,6 +573,9 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
     b = None if b is None else _heads(b, "b", H, T, d)
     u = k if u is None else _heads(u, "u", H, T, d)
     cfg = _configure(model, precision, track, True, d, dv, constants)
+    if _L.vla_form_parse(ctypes.byref(cfg), _text(form, "form")):
+        raise ValueError("form: %r is not a form (seq, chunk:C with C a power of two in 1..256, "
+                         "scan)" % form)
     why = ctypes.c_char_p()
     if _L.vla_grad_check(ctypes.byref(cfg), ctypes.byref(why)):
         raise ValueError("model %s: %s" % (model, why.value.decode()))

@@ -1,0 +1,651 @@
+/* recur_gradchunk.h: the backward pass of the chunk form chunk:C in recur.h's text (docs/math.md
+ * section 11), for the models whose chunk is recur_chunk.h's chunk_wy: the delta rule (plain or
+ * with fla's scalar decay), Gated DeltaNet and mamba2 (no UT transform), as fla's
+ * chunk_gated_delta_rule_bwd computes it (and chunk_ch's kda and gla, gradchunk_kda below):
+ * the forward keeps each chunk's first state; the backward walks the chunks from the last,
+ * re-running each one's forward from its stored first state (the same operations, so the same
+ * bits: T = (I + L)^-1, W, U, E = U - W S_0^T, the scores P), then takes the chunk's gradients
+ * from the cotangent dS of its last state and the read-outs' c_r, and hands dS_0 to the chunk
+ * before. Included after recur_grad.h by native_inst.h and reference/ref_model.c.
+ *
+ * With do_r = scale c_r (gdn's read-out scale; 1 for delta), gamma the cumulative log-decays (0
+ * without a decay), D_rc = exp(gamma_r - gamma_c) (chunk_decay: anchored as the forward's, with
+ * cfg's anchor), eC_c = exp(gamma_C - gamma_c):
+ *   dE_c  = sum_{r >= c} P_rc do_r + eC_c dS k'_c                       (the cotangent of e_c, U)
+ *   dS_0  = exp(gamma_C) dS + sum_r exp(gamma_r) do_r q'_r^T - sum_r dE_r W_r^T
+ *   dP_rc = do_r . e_c (c <= r):  dq'_r += exp(gamma_r) S_0^T do_r + sum_c dP_rc D_rc k'_c,
+ *                                 dk'_c += sum_r dP_rc D_rc q'_r + eC_c dS^T e_c
+ *   dW = -dE S_0, dVb = T^T dE, dKb = T^T dW (T^T: the UT transform's backward),
+ *   dA_rc = -(dVb_r . U_c + dKb_r . W_c) below the diagonal (A = L = beta_r (k'_r . k'_c) D_rc),
+ *   Vb = beta v and Kb = beta exp(gamma) k' (W's operand) to dv, dbeta, dk', dgamma;
+ * every exponential's gradient is the exponential times its cotangent (dgamma), and
+ * dg_t = sum_{r >= t} dgamma_r (the cumulative sum's backward, whatever its order or base).
+ *
+ * Arithmetic: every sum in the compute format; dE, dW and their T^T products rounded to the io
+ * format when their stage ends (fla stores dv and dw in the inputs' dtype); dS carried in the
+ * storage format (fla's b_dh in binary32), its operand in the chunk's products rounded to io (fla's
+ * dh in q's dtype); the gradients rounded to io when handed out. */
+#ifndef VLA_RECUR_DEVICE
+
+/* the chunk backward's arrays (one set per run) */
+typedef struct {
+    NUM *ck;            /* the chunks' first states, grad_snap's nsav numbers each */
+    NUM *dS, *dS0;      /* dv x d: the cotangent of the chunk's last state, then of its first */
+    NUM *dSi;           /* dv x d: dS rounded to io, the products' operand (fla's dh) */
+    NUM *Tm, *wk;       /* C x C: T = (I + L)^-1 above the diagonal (chunk_inverse's); its work */
+    NUM *Xb, *Kb;       /* C x d: beta k' (L's operand), beta exp(gamma) k' (W's) */
+    NUM *Vb, *U, *Ev;   /* C x dv: beta v, U = T Vb, E = U - W S_0^T */
+    NUM *dO, *dE, *Y;   /* C x dv: scale c_r; the cotangent of E and U; eC_c dS k'_c */
+    NUM *dVb;           /* C x dv: T^T dE */
+    NUM *dW, *dKb;      /* C x d: -dE S_0, T^T dW */
+    NUM *dq, *dk;       /* C x d: the gradients of q' and k' (before the norms' backward) */
+    NUM *dP;            /* C x C: do_r . e_c, then times D_rc */
+    NUM *eg, *eC;       /* C: exp(gamma_r), exp(gamma_C - gamma_r) */
+    NUM *dgam, *dbeta;  /* C */
+    NUM *Wk, *egd, *dgd; /* C x d, kda: W, exp(Gamma), the gradients of Gamma */
+    long nsav, nck;
+} FN(gcstate);
+
+/* s holds the chunk's forward (its buffer, k' rows in cy, gamma in cg, the staged S_0 in s0, W in
+ * cx, P below cm's diagonal), S0 its first state as stored, c its read-outs' cotangents (C x dv),
+ * G->dS the cotangent of its last state; on return G->dS is that of its first state and G's rows
+ * hold the gradients of q', k' (dq, dk), v (dVb), beta, gamma (dgam: of the log-decays g). */
+VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(e);
+    SCALAR(gC);
+    SCALAR(da);
+    SCALAR(kk);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk, wy = s->cfg.model != VLA_MAMBA2;
+    const int gated = s->cfg.model == VLA_GDN || !wy; /* the read-out scaled */
+    const int decay = gated || s->cfg.delta_form == VLA_DELTA_DECAY;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
+    NUM *cb = s->cb, *K = s->cy, *W = s->cx, *Pm = s->cm, *Gm = s->cg, *s0 = s->s0;
+#define QR_(r, j) E(cb, (long)(r) * rl + oq + (j)) /* q'_r, as the forward's scores read it */
+#define AT_(r, a) ((long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
+#define BETA_(r) E(cb, AT_(r, beta_decay))
+    /* the forward's operands, by its own operations (chunk_wy): the same bits */
+    SETI(gC, 1);
+    for (int r = 0; r < C; r++) {
+        SETI(E(G->eg, r), 1);
+        SETI(E(G->eC, r), 1);
+        if (decay) {
+            FN(chunk_exp)(CX, s, P(E(G->eg, r)), P(E(Gm, r)));
+            FN(chunk_dexp)(CX, s, P(E(G->eC, r)), P(E(Gm, C - 1)), P(E(Gm, r)));
+        }
+    }
+    if (decay)
+        FN(chunk_exp)(CX, s, P(gC), P(E(Gm, C - 1)));
+    for (long i = 0; i < (long)C * dv; i++) {
+        if (wy)
+            MUL(E(G->Vb, i), BETA_(i / dv), E(cb, AT_(i / dv, v) + i % dv));
+        else /* mamba2: E = V, no UT transform */
+            COPY(E(G->Vb, i), E(cb, AT_(i / dv, v) + i % dv));
+        STORE_I(E(G->Vb, i));
+        COPY(E(G->U, i), E(G->Vb, i));
+        COPY(E(G->Ev, i), E(G->Vb, i));
+    }
+    for (long i = 0; wy && i < (long)C * d; i++) {
+        MUL(E(G->Xb, i), BETA_(i / d), E(K, i));
+        STORE_I(E(G->Xb, i));
+        MUL(E(G->Kb, i), BETA_(i / d), E(K, i));
+        if (decay)
+            MUL(E(G->Kb, i), E(G->Kb, i), E(G->eg, i / d));
+        STORE_I(E(G->Kb, i));
+    }
+    for (long i = 0; wy && i < (long)C * C; i++) {
+        const long r = i / C, c2 = i % C;
+        if (c2 < r) {
+            FN(dot_at)(CX, P(E(G->Tm, i)), G->Xb, r * d, K, c2 * d, d);
+            if (decay)
+                FN(chunk_decay)(CX, s, P(E(G->Tm, i)), r, c2);
+        }
+    }
+    if (wy) {
+        FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
+        FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
+    }
+    for (long i = 0; wy && i < (long)C * dv; i++) { /* E = U - W S_0^T (chunk_s0) */
+        FN(dot_at)(CX, P(acc), s0, (i % dv) * d, W, (i / dv) * d, d);
+        SUB(E(G->Ev, i), E(G->U, i), acc);
+        STORE_I(E(G->Ev, i));
+    }
+    /* dS staged in io as the products take it (fla stores dh in q's dtype; the carried dh, and
+     * dS_0's exp(gamma_C) dS term, stay in the storage format); do_r = scale c_r */
+    for (long i = 0; i < (long)dv * d; i++) {
+        COPY(E(G->dSi, i), E(G->dS, i));
+        STORE_I(E(G->dSi, i));
+    }
+    for (long i = 0; i < (long)C * dv; i++) {
+        LOAD_IN(E(G->dO, i), c[i]);
+        if (gated) {
+            MUL(E(G->dO, i), E(G->dO, i), E(s->c, C_SCALE));
+            STORE_I(E(G->dO, i));
+        }
+    }
+    for (long i = 0; i < (long)C * dv; i++) {
+        const long cc = i / dv, a = i % dv;
+        FN(dot_at)(CX, P(E(G->Y, i)), G->dSi, a * d, K, cc * d, d);
+        MUL(E(G->Y, i), E(G->Y, i), E(G->eC, cc));
+        COPY(acc, E(G->Y, i));
+        for (long r = cc; r < C; r++) {
+            MUL(t, E(Pm, r * C + cc), E(G->dO, r * dv + a));
+            ADD(acc, acc, t);
+        }
+        COPY(E(G->dE, i), acc);
+        STORE_I(E(G->dE, i));
+    }
+    for (int r = 0; r < C; r++) {
+        SETI(E(G->dgam, r), 0);
+        SETI(E(G->dbeta, r), 0);
+    }
+    /* dP, its gamma terms, then dP D; dq' and dk' from the scores */
+    for (long i = 0; i < (long)C * C; i++) {
+        const long r = i / C, cc = i % C;
+        if (cc > r)
+            continue;
+        FN(dot_at)(CX, P(E(G->dP, i)), G->dO, r * dv, G->Ev, cc * dv, dv);
+        if (decay) {
+            MUL(t, E(G->dP, i), E(Pm, i));
+            ADD(E(G->dgam, r), E(G->dgam, r), t);
+            SUB(E(G->dgam, cc), E(G->dgam, cc), t);
+            SETI(e, 1);
+            FN(chunk_decay)(CX, s, P(e), r, cc); /* D_rc, anchored as the forward's */
+            MUL(E(G->dP, i), E(G->dP, i), e);
+        }
+    }
+    for (long r = 0; r < C; r++)
+        for (long j = 0; j < d; j++) {
+            long i = r * d + j;
+            MUL(acc, E(s0, j), E(G->dO, r * dv)); /* (S_0^T do_r)_j exp(gamma_r) */
+            for (long a = 1; a < dv; a++) {
+                MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
+                ADD(acc, acc, t);
+            }
+            MUL(acc, acc, E(G->eg, r));
+            if (decay) {
+                MUL(t, acc, QR_(r, j));
+                ADD(E(G->dgam, r), E(G->dgam, r), t);
+            }
+            for (long cc = 0; cc <= r; cc++) {
+                MUL(t, E(G->dP, r * C + cc), E(K, cc * d + j));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dq, i), acc);
+        }
+    for (long cc = 0; cc < C; cc++)
+        for (long j = 0; j < d; j++) {
+            MUL(acc, E(G->dSi, j), E(G->Ev, cc * dv)); /* (dS^T e_c)_j eC_c */
+            for (long a = 1; a < dv; a++) {
+                MUL(t, E(G->dSi, a * d + j), E(G->Ev, cc * dv + a));
+                ADD(acc, acc, t);
+            }
+            MUL(acc, acc, E(G->eC, cc));
+            for (long r = cc; r < C; r++) {
+                MUL(t, E(G->dP, r * C + cc), QR_(r, j));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dk, cc * d + j), acc);
+        }
+    if (decay) /* S_C = exp(gamma_C) S_0 + sum_c eC_c e_c k'_c^T */
+        for (long cc = 0; cc < C; cc++) {
+            FN(dot_at)(CX, P(t), G->Ev, cc * dv, G->Y, cc * dv, dv);
+            SUB(E(G->dgam, cc), E(G->dgam, cc), t);
+            ADD(E(G->dgam, C - 1), E(G->dgam, C - 1), t);
+            if (cc == 0) {
+                FN(dot_at)(CX, P(t), G->dS, 0, S0, 0, dv * d);
+                MUL(t, t, gC);
+                ADD(E(G->dgam, C - 1), E(G->dgam, C - 1), t);
+            }
+        }
+    /* dS_0 = exp(gamma_C) dS + sum_r exp(gamma_r) do_r q'_r^T - sum_r dE_r W_r^T */
+    for (long i = 0; i < (long)dv * d; i++) {
+        const long a = i / d, j = i % d;
+        MUL(acc, E(G->dS, i), gC);
+        for (long r = 0; r < C; r++) {
+            MUL(t, E(G->dO, r * dv + a), QR_(r, j));
+            MUL(t, t, E(G->eg, r));
+            ADD(acc, acc, t);
+            if (wy) {
+                MUL(t, E(G->dE, r * dv + a), E(W, r * d + j));
+                SUB(acc, acc, t);
+            }
+        }
+        COPY(E(G->dS0, i), acc);
+        STORE(E(G->dS0, i));
+    }
+    /* dW = -dE S_0; the UT transform's backward dVb = T^T dE, dKb = T^T dW (T_rc at Tm[c][r]);
+     * mamba2: dv = dE */
+    for (long i = 0; !wy && i < (long)C * dv; i++)
+        COPY(E(G->dVb, i), E(G->dE, i));
+    for (long i = 0; wy && i < (long)C * d; i++) {
+        const long r = i / d, j = i % d;
+        SETI(acc, 0);
+        for (long a = 0; a < dv; a++) {
+            MUL(t, E(G->dE, r * dv + a), E(s0, a * d + j));
+            SUB(acc, acc, t);
+        }
+        COPY(E(G->dW, i), acc);
+        STORE_I(E(G->dW, i));
+    }
+    for (long cc = 0; wy && cc < C; cc++) {
+        for (long a = 0; a < dv; a++) {
+            COPY(acc, E(G->dE, cc * dv + a));
+            for (long r = cc + 1; r < C; r++) {
+                MUL(t, E(G->Tm, cc * C + r), E(G->dE, r * dv + a));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dVb, cc * dv + a), acc);
+            STORE_I(E(G->dVb, cc * dv + a));
+        }
+        for (long j = 0; j < d; j++) {
+            COPY(acc, E(G->dW, cc * d + j));
+            for (long r = cc + 1; r < C; r++) {
+                MUL(t, E(G->Tm, cc * C + r), E(G->dW, r * d + j));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dKb, cc * d + j), acc);
+            STORE_I(E(G->dKb, cc * d + j));
+        }
+    }
+    /* dA_rc = -(dVb_r . U_c + dKb_r . W_c), c < r; A_rc = beta_r (k'_r . k'_c) D_rc */
+    for (long r = 1; wy && r < C; r++)
+        for (long cc = 0; cc < r; cc++) {
+            FN(dot_at)(CX, P(da), G->dVb, r * dv, G->U, cc * dv, dv);
+            FN(dot_at)(CX, P(t), G->dKb, r * d, W, cc * d, d);
+            ADD(da, da, t);
+            FN(dot_at)(CX, P(kk), K, r * d, K, cc * d, d);
+            if (decay) {
+                SETI(e, 1);
+                FN(chunk_decay)(CX, s, P(e), r, cc);
+                MUL(da, da, e);
+            }
+            MUL(t, da, kk); /* -dA_rc D_rc (k'_r . k'_c): dbeta_r, and beta_r times it dgamma */
+            SUB(E(G->dbeta, r), E(G->dbeta, r), t);
+            if (decay) {
+                MUL(t, t, BETA_(r));
+                SUB(E(G->dgam, r), E(G->dgam, r), t);
+                ADD(E(G->dgam, cc), E(G->dgam, cc), t);
+            }
+            MUL(da, da, BETA_(r)); /* -dA_rc beta_r D_rc */
+            for (long j = 0; j < d; j++) {
+                MUL(t, da, E(K, cc * d + j));
+                SUB(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
+                MUL(t, da, E(K, r * d + j));
+                SUB(E(G->dk, cc * d + j), E(G->dk, cc * d + j), t);
+            }
+        }
+    /* Vb = beta v, Kb = beta exp(gamma) k' */
+    for (long r = 0; wy && r < C; r++) {
+        FN(dot_at)(CX, P(t), G->dVb, r * dv, cb, AT_(r, v), dv);
+        ADD(E(G->dbeta, r), E(G->dbeta, r), t);
+        for (long a = 0; a < dv; a++)
+            MUL(E(G->dVb, r * dv + a), E(G->dVb, r * dv + a), BETA_(r));
+        FN(dot_at)(CX, P(t), G->dKb, r * d, K, r * d, d);
+        MUL(t, t, E(G->eg, r));
+        ADD(E(G->dbeta, r), E(G->dbeta, r), t);
+        if (decay) {
+            MUL(t, t, BETA_(r));
+            ADD(E(G->dgam, r), E(G->dgam, r), t);
+        }
+        MUL(e, BETA_(r), E(G->eg, r));
+        for (long j = 0; j < d; j++) {
+            MUL(t, e, E(G->dKb, r * d + j));
+            ADD(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
+        }
+    }
+    if (decay && s->cfg.base2) { /* 2^(gamma RCP_LN2) = e^(gamma RCP_LN2 ln 2): the binary32
+                                    RCP_LN2 is 1/ln 2 to 1.3e-8, so its factor is in the gradient */
+        SETD(t, 0x1.62e42fefa39efp-1);
+        MUL(t, t, E(s->c, C_RCPLN2));
+        for (long r = 0; r < C; r++)
+            MUL(E(G->dgam, r), E(G->dgam, r), t);
+    }
+    for (long r = C - 2; r >= 0; r--) /* dg_t = sum_{r >= t} dgamma_r */
+        ADD(E(G->dgam, r), E(G->dgam, r), E(G->dgam, r + 1));
+    for (long i = 0; i < (long)dv * d; i++)
+        COPY(E(G->dS, i), E(G->dS0, i));
+#undef QR_
+#undef BETA_
+#undef AT_
+    FRAME_END;
+}
+
+/* kda's chunk (recur_chunk.h's chunk_ch with wy: decays per key channel, Gamma = cgd, rows of d):
+ * the same backward with every decay a vector; gla (no UT transform, wy 0): E = V, dv = dE. D_rcj = exp(Gamma_rj - Gamma_cj) (direct
+ * differences: anchors refused), P_rc = sum_j q'_rj k'_cj D_rcj, L_rc = beta_r sum_j k'_rj k'_cj
+ * D_rcj, Kb_r = beta_r k'_r o exp(Gamma_r), the read-out's operand Xq_r = q'_r o exp(Gamma_r) (cx
+ * after the forward), the write's K2_c = k'_c o exp(Gamma_C - Gamma_c) (cu), S_C = S_0
+ * Diag(exp(Gamma_C)) + E^T K2; W = T Kb is recomputed (cx holds Xq). Gradients of Gamma per
+ * channel into dgd (C x d), then dg_tj = sum_{r >= t} dGamma_rj. */
+VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(e);
+    SCALAR(da);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk, wy = s->cfg.model == VLA_KDA;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
+    NUM *cb = s->cb, *K = s->cy, *Xq = s->cx, *K2 = s->cu, *Pm = s->cm, *Gm = s->cgd, *s0 = s->s0;
+    NUM *W = G->Wk, *dG = G->dgd;
+#define QR_(r, j) E(cb, (long)(r) * rl + oq + (j))
+#define AT_(r, a) ((long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
+#define BETA_(r) E(cb, AT_(r, beta_decay))
+    for (long i = 0; i < (long)C * dv; i++) {
+        if (wy)
+            MUL(E(G->Vb, i), BETA_(i / dv), E(cb, AT_(i / dv, v) + i % dv));
+        else /* gla: E = V, no UT transform */
+            COPY(E(G->Vb, i), E(cb, AT_(i / dv, v) + i % dv));
+        STORE_I(E(G->Vb, i));
+        COPY(E(G->U, i), E(G->Vb, i));
+        COPY(E(G->Ev, i), E(G->Vb, i));
+    }
+    for (long i = 0; i < (long)C * d; i++) {
+        FN(chunk_exp)(CX, s, P(E(G->egd, i)), P(E(Gm, i)));
+        MUL(E(W, i), BETA_(i / d), E(K, i));
+        MUL(E(W, i), E(W, i), E(G->egd, i));
+        STORE_I(E(W, i));
+        COPY(E(G->Kb, i), E(W, i));
+        SETI(E(dG, i), 0);
+    }
+    for (long i = 0; wy && i < (long)C * C; i++) {
+        const long r = i / C, c2 = i % C;
+        if (c2 < r) {
+            FN(dot_decay)(CX, s, P(E(G->Tm, i)), K, r * d, K, c2 * d, r, c2);
+            MUL(E(G->Tm, i), BETA_(r), E(G->Tm, i));
+        }
+    }
+    if (wy) {
+        FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
+        FN(chunk_tri)(CX, G->Tm, W, C, d);     /* W = T Kb */
+        FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
+    }
+    for (long i = 0; wy && i < (long)C * dv; i++) { /* E = U - W S_0^T */
+        FN(dot_at)(CX, P(acc), s0, (i % dv) * d, W, (i / dv) * d, d);
+        SUB(E(G->Ev, i), E(G->U, i), acc);
+        STORE_I(E(G->Ev, i));
+    }
+    for (long i = 0; i < (long)dv * d; i++) {
+        COPY(E(G->dSi, i), E(G->dS, i));
+        STORE_I(E(G->dSi, i));
+    }
+    for (long i = 0; i < (long)C * dv; i++) {
+        LOAD_IN(E(G->dO, i), c[i]);
+        MUL(E(G->dO, i), E(G->dO, i), E(s->c, C_SCALE));
+        STORE_I(E(G->dO, i));
+    }
+    for (long i = 0; i < (long)C * dv; i++) { /* dE_c = sum_{r >= c} P_rc do_r + dS K2_c */
+        const long cc = i / dv, a = i % dv;
+        FN(dot_at)(CX, P(acc), G->dSi, a * d, K2, cc * d, d);
+        for (long r = cc; r < C; r++) {
+            MUL(t, E(Pm, r * C + cc), E(G->dO, r * dv + a));
+            ADD(acc, acc, t);
+        }
+        COPY(E(G->dE, i), acc);
+        STORE_I(E(G->dE, i));
+    }
+    for (int r = 0; r < C; r++)
+        SETI(E(G->dbeta, r), 0);
+    /* the read-out: dXq_r = S_0^T do_r; the scores dP_rc = do_r . e_c per channel */
+    for (long r = 0; r < C; r++)
+        for (long j = 0; j < d; j++) {
+            MUL(acc, E(s0, j), E(G->dO, r * dv));
+            for (long a = 1; a < dv; a++) {
+                MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
+                ADD(acc, acc, t);
+            }
+            MUL(t, acc, E(Xq, r * d + j));
+            ADD(E(dG, r * d + j), E(dG, r * d + j), t);
+            MUL(E(G->dq, r * d + j), acc, E(G->egd, r * d + j));
+        }
+    for (long cc = 0; cc < C; cc++) /* the write: dK2_c = dS^T e_c */
+        for (long j = 0; j < d; j++) {
+            MUL(acc, E(G->dSi, j), E(G->Ev, cc * dv));
+            for (long a = 1; a < dv; a++) {
+                MUL(t, E(G->dSi, a * d + j), E(G->Ev, cc * dv + a));
+                ADD(acc, acc, t);
+            }
+            MUL(t, acc, E(K2, cc * d + j));
+            SUB(E(dG, cc * d + j), E(dG, cc * d + j), t);
+            ADD(E(dG, (C - 1) * d + j), E(dG, (C - 1) * d + j), t);
+            FN(chunk_dexp)(CX, s, P(e), P(E(Gm, (C - 1) * d + j)), P(E(Gm, cc * d + j)));
+            MUL(E(G->dk, cc * d + j), acc, e);
+        }
+    for (long j = 0; j < d; j++) { /* S_0 Diag(exp(Gamma_C)) */
+        SETI(acc, 0);
+        for (long a = 0; a < dv; a++) {
+            MUL(t, E(G->dS, a * d + j), E(S0, a * d + j));
+            ADD(acc, acc, t);
+        }
+        MUL(acc, acc, E(G->egd, (C - 1) * d + j));
+        ADD(E(dG, (C - 1) * d + j), E(dG, (C - 1) * d + j), acc);
+    }
+    for (long r = 0; r < C; r++)
+        for (long cc = 0; cc <= r; cc++) {
+            FN(dot_at)(CX, P(da), G->dO, r * dv, G->Ev, cc * dv, dv);
+            for (long j = 0; j < d; j++) {
+                FN(chunk_dexp)(CX, s, P(e), P(E(Gm, r * d + j)), P(E(Gm, cc * d + j)));
+                MUL(e, e, da); /* dP_rc D_rcj */
+                MUL(t, e, E(K, cc * d + j));
+                ADD(E(G->dq, r * d + j), E(G->dq, r * d + j), t);
+                MUL(t, e, QR_(r, j));
+                ADD(E(G->dk, cc * d + j), E(G->dk, cc * d + j), t);
+                MUL(t, t, E(K, cc * d + j));
+                ADD(E(dG, r * d + j), E(dG, r * d + j), t);
+                SUB(E(dG, cc * d + j), E(dG, cc * d + j), t);
+            }
+        }
+    /* dS_0 = dS Diag(exp(Gamma_C)) + sum_r do_r Xq_r^T - sum_r dE_r W_r^T */
+    for (long i = 0; i < (long)dv * d; i++) {
+        const long a = i / d, j = i % d;
+        MUL(acc, E(G->dS, i), E(G->egd, (C - 1) * d + j));
+        for (long r = 0; r < C; r++) {
+            MUL(t, E(G->dO, r * dv + a), E(Xq, r * d + j));
+            ADD(acc, acc, t);
+            if (wy) {
+                MUL(t, E(G->dE, r * dv + a), E(W, r * d + j));
+                SUB(acc, acc, t);
+            }
+        }
+        COPY(E(G->dS0, i), acc);
+        STORE(E(G->dS0, i));
+    }
+    for (long i = 0; !wy && i < (long)C * dv; i++) /* gla: dv = dE */
+        COPY(E(G->dVb, i), E(G->dE, i));
+    for (long i = 0; wy && i < (long)C * d; i++) { /* dW = -dE S_0 */
+        const long r = i / d, j = i % d;
+        SETI(acc, 0);
+        for (long a = 0; a < dv; a++) {
+            MUL(t, E(G->dE, r * dv + a), E(s0, a * d + j));
+            SUB(acc, acc, t);
+        }
+        COPY(E(G->dW, i), acc);
+        STORE_I(E(G->dW, i));
+    }
+    for (long cc = 0; wy && cc < C; cc++) { /* dVb = T^T dE, dKb = T^T dW */
+        for (long a = 0; a < dv; a++) {
+            COPY(acc, E(G->dE, cc * dv + a));
+            for (long r = cc + 1; r < C; r++) {
+                MUL(t, E(G->Tm, cc * C + r), E(G->dE, r * dv + a));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dVb, cc * dv + a), acc);
+            STORE_I(E(G->dVb, cc * dv + a));
+        }
+        for (long j = 0; j < d; j++) {
+            COPY(acc, E(G->dW, cc * d + j));
+            for (long r = cc + 1; r < C; r++) {
+                MUL(t, E(G->Tm, cc * C + r), E(G->dW, r * d + j));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dKb, cc * d + j), acc);
+            STORE_I(E(G->dKb, cc * d + j));
+        }
+    }
+    /* -dA_rc = dVb_r . U_c + dKb_r . W_c (c < r), L_rc = beta_r sum_j k'_rj k'_cj D_rcj */
+    for (long r = 1; wy && r < C; r++)
+        for (long cc = 0; cc < r; cc++) {
+            FN(dot_at)(CX, P(da), G->dVb, r * dv, G->U, cc * dv, dv);
+            FN(dot_at)(CX, P(t), G->dKb, r * d, W, cc * d, d);
+            ADD(da, da, t);
+            for (long j = 0; j < d; j++) {
+                FN(chunk_dexp)(CX, s, P(e), P(E(Gm, r * d + j)), P(E(Gm, cc * d + j)));
+                MUL(e, e, da); /* -dA_rc D_rcj */
+                MUL(t, e, E(K, r * d + j));
+                MUL(t, t, E(K, cc * d + j));
+                SUB(E(G->dbeta, r), E(G->dbeta, r), t);
+                MUL(t, t, BETA_(r));
+                SUB(E(dG, r * d + j), E(dG, r * d + j), t);
+                ADD(E(dG, cc * d + j), E(dG, cc * d + j), t);
+                MUL(e, e, BETA_(r));
+                MUL(t, e, E(K, cc * d + j));
+                SUB(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
+                MUL(t, e, E(K, r * d + j));
+                SUB(E(G->dk, cc * d + j), E(G->dk, cc * d + j), t);
+            }
+        }
+    for (long r = 0; wy && r < C; r++) { /* Vb = beta v, Kb = beta k' o exp(Gamma) */
+        FN(dot_at)(CX, P(t), G->dVb, r * dv, cb, AT_(r, v), dv);
+        ADD(E(G->dbeta, r), E(G->dbeta, r), t);
+        for (long a = 0; a < dv; a++)
+            MUL(E(G->dVb, r * dv + a), E(G->dVb, r * dv + a), BETA_(r));
+        for (long j = 0; j < d; j++) {
+            MUL(t, E(G->dKb, r * d + j), E(K, r * d + j));
+            MUL(t, t, E(G->egd, r * d + j));
+            ADD(E(G->dbeta, r), E(G->dbeta, r), t);
+            MUL(t, t, BETA_(r));
+            ADD(E(dG, r * d + j), E(dG, r * d + j), t);
+            MUL(t, BETA_(r), E(G->egd, r * d + j));
+            MUL(t, t, E(G->dKb, r * d + j));
+            ADD(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
+        }
+    }
+    if (s->cfg.base2) {
+        SETD(t, 0x1.62e42fefa39efp-1);
+        MUL(t, t, E(s->c, C_RCPLN2));
+        for (long i = 0; i < (long)C * d; i++)
+            MUL(E(dG, i), E(dG, i), t);
+    }
+    for (long r = C - 2; r >= 0; r--)
+        for (long j = 0; j < d; j++)
+            ADD(E(dG, r * d + j), E(dG, r * d + j), E(dG, (r + 1) * d + j));
+    for (long i = 0; i < (long)dv * d; i++)
+        COPY(E(G->dS, i), E(G->dS0, i));
+#undef QR_
+#undef BETA_
+#undef AT_
+    FRAME_END;
+}
+
+/* the numbers of the chunk backward's arrays, in allocation order */
+#define VLA_GC_ARRAYS(X, d, dv, C, nsav, nck)                                                     \
+    X(ck, (nck) * (nsav)) X(dS, (long)(dv) * (d)) X(dS0, (long)(dv) * (d)) X(dSi, (long)(dv) * (d)) X(Tm, (C) * (C))        \
+    X(wk, (C) * (C)) X(Xb, (C) * (d)) X(Kb, (C) * (d)) X(Vb, (C) * (dv)) X(U, (C) * (dv))          \
+    X(Ev, (C) * (dv)) X(dO, (C) * (dv)) X(dE, (C) * (dv)) X(Y, (C) * (dv)) X(dVb, (C) * (dv))      \
+    X(dW, (C) * (d)) X(dKb, (C) * (d)) X(dq, (C) * (d)) X(dk, (C) * (d)) X(dP, (C) * (C))          \
+    X(eg, C) X(eC, C) X(dgam, C) X(dbeta, C) X(Wk, (C) * (d)) X(egd, (C) * (d)) X(dgd, (C) * (d))
+
+/* grad_run's chunk twin (vlastab.h's vla_grad): T steps of s, whose cfg is chunk:C of delta or
+ * gdn (vla_grad_check); a last chunk of T mod C tokens is the chunk vstate_finish computes. */
+VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, const double *c,
+                             const vla_grads *out)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    FN(gcstate) G = {0};
+    G.nsav = FN(grad_nsav)(&s->cfg);
+    G.nck = (T + C - 1) / C;
+    int r = VLA_OK, ok = 1;
+    vla_input x;
+#define VLA_X_(name, len) ok &= (G.name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
+    VLA_GC_ARRAYS(VLA_X_, d, dv, C, G.nsav, G.nck)
+#undef VLA_X_
+    if (!ok) {
+        r = VLA_ENOMEM;
+        goto out;
+    }
+    for (long t = 0; t < T && !r; t++) { /* the forward, each chunk's first state kept */
+        if (t % C == 0) {
+            ARITH_ENTER;
+            FN(grad_snap)(CX, s, VLA_ROWP(G.ck, t / C * G.nsav), 0);
+            ARITH_LEAVE;
+        }
+        if (!(r = in(ctx, t, &x)) && x.g && s->cfg.model == VLA_DELTA)
+            r = VLA_ENOTSUP; /* delta's row gates: no chunk form (vla_form_input_why) */
+        if (!r)
+            r = FN(vstate_step)(CX, s, &x);
+    }
+    for (long j = G.nck - 1; j >= 0 && !r; j--) {
+        const long t0 = j * C, n = t0 + C < T ? C : T - t0;
+        ARITH_ENTER;
+        FN(grad_snap)(CX, s, VLA_ROWP(G.ck, j * G.nsav), 1);
+        ARITH_LEAVE;
+        s->t = t0;
+        s->tail = 0;
+        for (long t = t0; t < t0 + n && !r; t++) /* the chunk's forward again */
+            if (!(r = in(ctx, t, &x)))
+                r = FN(vstate_step)(CX, s, &x);
+        if (r || (r = FN(vstate_finish)(CX, s))) /* a last, shorter chunk */
+            break;
+        ARITH_ENTER;
+        s->cfg.chunk = (int)n;
+        if (s->cfg.model == VLA_KDA || s->cfg.model == VLA_GLA)
+            FN(gradchunk_kda)(CX, s, &G, VLA_ROWP(G.ck, j * G.nsav), c + t0 * dv);
+        else
+            FN(gradchunk_chunk)(CX, s, &G, VLA_ROWP(G.ck, j * G.nsav), c + t0 * dv);
+        s->cfg.chunk = C;
+        ARITH_LEAVE;
+        for (long t = t0; t < t0 + n && !r; t++) { /* the norms' backward, the gradients out */
+            const long i = t - t0;
+            if ((r = in(ctx, t, &x)))
+                break;
+            ARITH_ENTER;
+            FN(load)(CX, s, &x);
+            NUM *dq = VLA_ROWP(G.dq, i * d), *dk = VLA_ROWP(G.dk, i * d);
+            if (s->cfg.model != VLA_DELTA && s->cfg.qknorm) { /* the keys: gdn's and kda's */
+                FN(grad_norm)(CX, dq, s->pq, d, P(E(s->c, C_L2EPS)), 0);
+                if (s->cfg.model == VLA_GDN || s->cfg.model == VLA_KDA)
+                    FN(grad_norm)(CX, dk, s->pk, d, P(E(s->c, C_L2EPS)), 0);
+            } else if (s->cfg.model == VLA_DELTA && s->cfg.keynorm)
+                FN(grad_norm)(CX, dk, s->k, d, NULL, 1);
+            for (int k = 0; k < d; k++) {
+                STORE_I(E(dq, k));
+                STORE_I(E(dk, k));
+                out->dq[t * d + k] = TOD(E(dq, k));
+                out->dk[t * d + k] = TOD(E(dk, k));
+            }
+            for (int a = 0; a < dv; a++) {
+                STORE_I(E(G.dVb, i * dv + a));
+                out->dv[t * dv + a] = TOD(E(G.dVb, i * dv + a));
+            }
+            STORE_I(E(G.dbeta, i));
+            STORE_I(E(G.dgam, i));
+            if (out->dbeta)
+                out->dbeta[t] = TOD(E(G.dbeta, i));
+            if (out->dg && (s->cfg.model == VLA_KDA || s->cfg.model == VLA_GLA))
+                for (int k = 0; k < d; k++) {
+                    STORE_I(E(G.dgd, i * d + k));
+                    out->dg[t * d + k] = TOD(E(G.dgd, i * d + k));
+                }
+            else if (out->dg)
+                out->dg[t] = vla_grad_has(&s->cfg, VLA_GRAD_G) ? TOD(E(G.dgam, i)) : 0;
+            if (out->dS_zero) /* a state's cotangent at the chunk's first token only */
+                for (long k = 0; k < (long)dv * d; k++)
+                    out->dS_zero[t * dv * d + k] =
+                        t == t0 && ISFIN(E(G.dS, k)) && CMPD(E(G.dS, k), 0.0) == 0;
+            ARITH_LEAVE;
+        }
+    }
+out:
+#define VLA_X_(name, len)                                                                          \
+    if (G.name)                                                                                    \
+        NUM_FREE(G.name, FN(alloc_len)(len));
+    VLA_GC_ARRAYS(VLA_X_, d, dv, C, G.nsav, G.nck)
+#undef VLA_X_
+    return r;
+}
+#undef VLA_GC_ARRAYS
+#endif

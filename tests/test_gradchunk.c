@@ -1,0 +1,310 @@
+/* test_gradchunk.c: the chunk form's backward (lib/recur_gradchunk.h, docs/math.md section 11) of
+ * delta (plain and fla's scalar decay), gdn, kda, gla and mamba2: exact (MPFR, 256 bits) it equals the seq
+ * backward's exact gradients, both rounded once to binary64; binary64's is within a derived bound
+ * of the exact; every policy's gradients are its MPFR emulation's bit for bit; what it does not
+ * differentiate is refused with the reason. tests/test_gradchunk.py checks it against
+ * torch.autograd of a chunk forward written from the published equations. */
+#include "check.h"
+#include "proc.h"
+#include "vlaref.h"
+#include "vlastab.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TM 40
+#define DM 8
+
+typedef struct {
+    int has_decay, has_lgs, has_lg;
+    double q[TM][DM], k[TM][DM], v[TM][DM], lg[TM][DM], beta[TM], lgs[TM], decay[TM];
+} cseq;
+
+static int cseq_input(void *ctx, long t, vla_input *in)
+{
+    cseq *s = ctx;
+    memset(in, 0, sizeof *in);
+    in->q = s->q[t];
+    in->k = s->k[t];
+    in->v = s->v[t];
+    in->beta = s->beta[t];
+    in->decay = s->has_decay ? s->decay[t] : NAN;
+    in->lgs = s->has_lgs ? s->lgs[t] : 0;
+    in->lg = s->has_lg ? s->lg[t] : NULL;
+    return VLA_OK;
+}
+
+static uint64_t rs;
+static double uni(double lo, double hi) /* xorshift64* */
+{
+    rs ^= rs >> 12;
+    rs ^= rs << 25;
+    rs ^= rs >> 27;
+    return lo + (hi - lo) * (double)((rs * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-53;
+}
+
+/* the models of the chunk backward: delta, delta_form=decay, gdn (m 2 and 3), kda (4), gla (5),
+ * mamba2 (6) */
+static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
+{
+    static const vla_model_kind mk[] = {VLA_DELTA, VLA_DELTA, VLA_GDN, VLA_GDN, VLA_KDA, VLA_GLA,
+                                        VLA_MAMBA2};
+    vla_config_default(cfg, mk[m], d);
+    cfg->features = VLA_FEAT_ID;
+    if (m == 1)
+        cfg->delta_form = VLA_DELTA_DECAY;
+    cfg->normalize = 0;
+    memset(s, 0, sizeof *s);
+    s->has_decay = m == 1;
+    s->has_lgs = m == 2 || m == 3 || m == 6;
+    s->has_lg = m == 4 || m == 5;
+    rs = seed * 0x9E3779B97F4A7C15ULL + 1;
+    for (int t = 0; t < TM; t++) {
+        for (int j = 0; j < DM; j++) {
+            s->q[t][j] = uni(-1, 1);
+            s->k[t][j] = uni(-1, 1);
+            s->v[t][j] = uni(-1, 1);
+            s->lg[t][j] = -uni(0.01, 0.5);
+        }
+        s->beta[t] = uni(0.2, 0.9);
+        s->lgs[t] = -uni(0.01, 0.5);
+        s->decay[t] = uni(0.6, 1);
+    }
+}
+static const char *mname[] = {"delta", "delta (decay)", "gdn", "gdn (neumann, tree, start)",
+                              "kda", "gla", "mamba2"};
+
+/* m 3: gdn with issue 35's settings the chunk backward takes: tri=neumann, cumsum=tree, the
+ * decays anchored at the sum before each block of 4 (anchor=start), and base 2 when base2 */
+static void settings(vla_config *cfg, int m, int base2)
+{
+    if (m != 3)
+        return;
+    CHECK(vla_config_set(cfg, "tri", "neumann") == 0);
+    CHECK(vla_config_set(cfg, "cumsum", "tree") == 0);
+    CHECK(vla_config_set(cfg, "base", base2 ? "2" : "e") == 0);
+    CHECK(vla_config_set(cfg, "anchor", "start") == 0);
+    CHECK(vla_config_set(cfg, "anchor_block", "4") == 0);
+}
+
+typedef struct {
+    double dq[TM * DM], dk[TM * DM], dv[TM * DM], dbeta[TM], dg[TM * DM];
+} cgrads;
+static vla_grads gof(cgrads *g)
+{
+    vla_grads o = {g->dq, g->dk, g->dv, g->dbeta, g->dg, NULL, NULL, NULL};
+    return o;
+}
+
+/* ||x - y|| / ||y|| over n entries (0 / 0 = 0) */
+static double nrel(const double *x, const double *y, long n)
+{
+    double a = 0, b = 0;
+    for (long i = 0; i < n; i++) {
+        a += (x[i] - y[i]) * (x[i] - y[i]);
+        b += y[i] * y[i];
+    }
+    return a == 0 ? 0 : sqrt(a / b);
+}
+
+/* Exact, the chunk and seq backwards compute the same function's gradients at 256 bits, each then
+ * rounded to binary64 once: entry by entry within u64 of each other's magnitude, 2 u64 |seq|
+ * plus 2^-200 max |g| for entries that are 0 exactly (dg at step 0, whose decay acts on S_{-1} = 0,
+ * comes out of the chunk's 256-bit sums as a cancellation near 2^-256 of its terms). binary64's chunk gradients against the exact:
+ * each entry gathers the chunk's C x C and C x d products and the T / C chunks' state cotangents,
+ * sums of at most d T terms of O(1) numbers (decays below 1, |beta| < 1, unit keys), so norm-wise
+ * relerr <= d T u64 (test_vgrad.c's bound for the seq backward); measured at most 0.025 of it
+ * (VLA_TEST_VERBOSE=1 build/tests/run gradchunk_exact). T = 38 with C = 16 leaves a last chunk of
+ * 6 tokens; C = 4 gives 10 chunks, the last of 2. */
+TEST(gradchunk_exact_equals_seq)
+{
+    const int d = DM, T = 38;
+    static cseq s;
+    static cgrads a, b, f;
+    double c[TM * DM];
+    double worst = 0;
+    for (int m = 0; m < 7; m++)
+        for (int ci = 0; ci < 2; ci++) {
+            const char *form = ci ? "chunk:4" : "chunk:16";
+            vla_config cs, cc;
+            setup(&cs, &s, m, d, 7 + m);
+            for (int i = 0; i < T * d; i++)
+                c[i] = uni(-1, 1);
+            cc = cs;
+            CHECK(vla_form_parse(&cc, form) == 0);
+            settings(&cc, m, 0);
+            vla_grads ga = gof(&a), gb = gof(&b), gf = gof(&f);
+            CHECK(vref_grad(&cs, VREF_EXACT, 256, T, cseq_input, &s, c, &ga) == 0);
+            CHECK(vref_grad(&cc, VREF_EXACT, 256, T, cseq_input, &s, c, &gb) == 0);
+            cc.prec = VLA_F64;
+            CHECK(vla_grad(&cc, T, cseq_input, &s, c, &gf) == 0);
+            const char *names[] = {"dq", "dk", "dv", "dbeta", "dg"};
+            const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg};
+            const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
+            const double *fs[] = {f.dq, f.dk, f.dv, f.dbeta, f.dg};
+            const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1)};
+            for (int q = 0; q < 5; q++) {
+                double big = 0;
+                for (long i = 0; i < ns[q]; i++)
+                    big = fmax(big, fabs(xs[q][i]));
+                for (long i = 0; i < ns[q]; i++)
+                    if (!(fabs(xs[q][i] - ys[q][i]) <= 0x1p-52 * fabs(xs[q][i]) + 0x1p-200 * big)) {
+                        CHECK_MSG(0, "%s %s %s[%ld]: exact seq %a, exact chunk %a", mname[m],
+                                  form, names[q], i, xs[q][i], ys[q][i]);
+                        break;
+                    }
+                double e = nrel(fs[q], xs[q], ns[q]);
+                CHECK_MSG(e <= d * T * 0x1p-53, "%s %s f64 %s: relerr %g > d T u64", mname[m],
+                          form, names[q], e);
+                worst = fmax(worst, e / (d * T * 0x1p-53));
+            }
+            double n = 0; /* a backward that is all zeros would pass the above */
+            for (long i = 0; i < T * d; i++)
+                n += fabs(b.dq[i]) + fabs(b.dk[i]) + fabs(b.dv[i]);
+            CHECK_MSG(n > 1, "%s %s: the gradients are %g in all", mname[m], form, n);
+        }
+    if (getenv("VLA_TEST_VERBOSE"))
+        printf("gradchunk: f64 chunk against exact, worst relerr / (d T u64) %.3g\n", worst);
+}
+
+/* base 2: the chunk takes 2^(gamma RCP_LN2) with fla's binary32 RCP_LN2, e^(gamma f), f =
+ * RCP_LN2 ln 2 = 1 - 1.3e-8, another function than base e's: exact, its gradients are those of
+ * base e at the log-decays g f, dg times f. The inputs g f rounded to binary64 (u64 relative)
+ * move the exponents, |gamma| <= 16 x 0.5 = 8 in a chunk of 16, by 8 u64, each decay by as much
+ * relative, and a gradient gathers them: norm-wise within 64 u64. Without the factor f the
+ * difference is 1.3e-8, 10^6 times that. Measured 0.24 to 0.83 u64 (VLA_TEST_VERBOSE=1). */
+TEST(gradchunk_exact_base2)
+{
+    const int d = DM, T = 38;
+    static cseq s;
+    static cgrads a, b;
+    double c[TM * DM];
+    vla_config c2, ce;
+    setup(&c2, &s, 2, d, 11);
+    for (int i = 0; i < T * d; i++)
+        c[i] = uni(-1, 1);
+    CHECK(vla_form_parse(&c2, "chunk:16") == 0);
+    ce = c2;
+    CHECK(vla_config_set(&c2, "base", "2") == 0);
+    vla_grads ga = gof(&a), gb = gof(&b);
+    CHECK(vref_grad(&c2, VREF_EXACT, 256, T, cseq_input, &s, c, &ga) == 0);
+    const double f = 0x1.715476p+0 * 0x1.62e42fefa39efp-1;
+    for (int t = 0; t < T; t++)
+        s.lgs[t] *= f;
+    CHECK(vref_grad(&ce, VREF_EXACT, 256, T, cseq_input, &s, c, &gb) == 0);
+    for (int t = 0; t < T; t++)
+        b.dg[t] *= f;
+    const char *names[] = {"dq", "dk", "dv", "dbeta", "dg"};
+    const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg};
+    const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
+    const long ns[] = {T * d, T * d, T * d, T, T};
+    for (int q = 0; q < 5; q++) {
+        double e = nrel(xs[q], ys[q], ns[q]);
+        CHECK_MSG(e <= 64 * 0x1p-53, "gdn base 2 %s: relerr %g against base e at g f > 64 u64",
+                  names[q], e);
+        if (getenv("VLA_TEST_VERBOSE"))
+            printf("gradchunk base 2: %s relerr / u64 %.3g\n", names[q], e / 0x1p-53);
+    }
+}
+
+/* equal bit patterns (+0 and -0 differ; any two NaNs equal) */
+static long diff_at(const double *x, const double *y, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (memcmp(&x[i], &y[i], sizeof *x) && !(isnan(x[i]) && isnan(y[i])))
+            return i;
+    return -1;
+}
+
+/* every policy against its MPFR emulation, bit for bit: chunk:8 of T = 20 (a last chunk of 4),
+ * and gdn with issue 35's settings (settings()) */
+TEST(gradchunk_conform_every_policy_bit_for_bit)
+{
+    const int d = DM, T = 20;
+    static cseq s;
+    static cgrads a, b;
+    double c[TM * DM];
+    for (int m = 0; m < 7; m++)
+        for (int p = 0; p < VLA_NPREC; p++) {
+            vla_config cfg;
+            setup(&cfg, &s, m, d, 30 + m);
+            CHECK(vla_form_parse(&cfg, "chunk:8") == 0);
+            settings(&cfg, m, 1);
+            cfg.prec = (vla_prec)p;
+            for (int i = 0; i < T * d; i++)
+                c[i] = uni(-1, 1);
+            vla_grads ga = gof(&a), gb = gof(&b);
+            memset(&a, 0x5a, sizeof a);
+            memset(&b, 0xa5, sizeof b);
+            CHECK(vla_grad(&cfg, T, cseq_input, &s, c, &ga) == 0);
+            CHECK(vref_grad(&cfg, VREF_EMULATE, 0, T, cseq_input, &s, c, &gb) == 0);
+            const char *names[] = {"dq", "dk", "dv", "dbeta", "dg"};
+            const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg};
+            const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
+            const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1)};
+            for (int q = 0; q < 5; q++) {
+                long i = diff_at(xs[q], ys[q], ns[q]);
+                CHECK_MSG(i < 0, "%s %s: %s[%ld] lib %a, MPFR emulation %a", mname[m],
+                          vla_prec_name(cfg.prec), names[q], i, i < 0 ? 0 : xs[q][i],
+                          i < 0 ? 0 : ys[q][i]);
+            }
+        }
+}
+
+TEST(gradchunk_refuses_what_it_has_not)
+{
+    vla_config cfg;
+    const char *why = NULL;
+    static cseq s;
+    static cgrads g;
+    double c[TM * DM] = {0};
+    vla_grads o = gof(&g);
+    vla_config_default(&cfg, VLA_RWKV7, 4);
+    CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "rwkv7's DPLR"));
+    vla_config_default(&cfg, VLA_KDA, 4);
+    CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
+    CHECK(vla_grad_check(&cfg, NULL) == VLA_OK);
+    CHECK(vla_config_set(&cfg, "anchor", "mid") == 0);
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "anchor=direct"));
+    setup(&cfg, &s, 2, 4, 1);
+    CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
+    CHECK(vla_grad(&cfg, 8, cseq_input, &s, c, &o) == 0);
+    CHECK(vla_config_set(&cfg, "gate_lb", "-5") == 0);
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "gate_lb"));
+    CHECK(vla_grad(&cfg, 8, cseq_input, &s, c, &o) == VLA_ENOTSUP);
+    setup(&cfg, &s, 0, 4, 1);
+    CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
+    cfg.normalize = 1;
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "denominator"));
+}
+
+/* vla-grad --form chunk:C (man vla-grad): gdn's rows in f64 within test_vgrad.c's d T u64 of the
+ * exact chunk backward, a last chunk of 8 tokens (T = 40, C = 16); rwkv7's chunk refused, exit 2 */
+TEST(gradchunk_vla_grad_program)
+{
+    char *out = NULL;
+    int st = vla_test_sh(&out, "%s/vla-grad --model gdn --form chunk:16 --precisions f64 --d 8 "
+                               "--steps 40 --runs 1 --seed 5 2>&1", vla_test_bin_dir());
+    if (st == 127) {
+        free(out);
+        vla_test_skip("bin/vla-grad not built");
+        return;
+    }
+    CHECK_MSG(st == 0 && out, "exit %d: %s", st, out ? out : "");
+    int rows = 0;
+    for (const char *p = out ? strstr(out, "\nf64 0 ") : NULL; p; p = strstr(p + 1, "\nf64 0 ")) {
+        char g[8];
+        double e;
+        CHECK(sscanf(p, "\nf64 0 %7s %lf", g, &e) == 2);
+        CHECK_MSG(e <= 8 * 40 * 0x1p-53, "vla-grad chunk:16 f64 %s: relerr %g > d T u64", g, e);
+        rows++;
+    }
+    CHECK_MSG(rows == 5, "%d rows of dq dk dv dbeta dg: %s", rows, out ? out : "");
+    free(out);
+    out = NULL;
+    st = vla_test_sh(&out, "%s/vla-grad --model rwkv7 --form chunk:16 --d 4 --steps 16 2>&1",
+                     vla_test_bin_dir());
+    CHECK_MSG(st == 2 && out && strstr(out, "rwkv7's DPLR"), "exit %d: %s", st, out ? out : "");
+    free(out);
+}
