@@ -28,7 +28,7 @@ worst(n) = band(tab(n), 6)
 run_color(n) = n[1:5] eq 'flash' ? '#D55E00' : n[1:9] eq 'spark-gdn' ? '#0072B2' : \
                n[1:9] eq 'spark-kda' ? '#CC79A7' : n[1:5] eq 'trtmc' ? '#009E73' : \
                n[1:4] eq 'vmlx' ? '#E69F00' : '#56B4E9'
-run_dt(n) = n[strlen(n) - 2 :] eq 'off' ? 3 : n[1:9] eq 'trtmc-f16' ? 2 : 1
+run_dt(n) = n[1:9] eq 'trtmc-f16' ? 2 : n[strlen(n) - 2 :] eq 'off' ? 3 : 1
 # megagdn: the o error of precision p at the checkpoints, non-finite as 1e40 (the top edge)
 mg(tri, p) = sprintf("< awk '!/^#/ && NF && $3 == \"%s\" { print $1, ($6 ~ /nan|inf/ ? 1e40 : $6), ($6 ~ /nan|inf/ ? 1 : 0) }' '%s'", p, tab('megagdn-' . tri))
 tri_color(t) = t eq 'neumann' ? '#D55E00' : t eq 'forward' ? '#0072B2' : '#009E73'
@@ -36,15 +36,15 @@ prec_pt(p) = p eq 'f16-kern' ? 7 : p eq 'bf16-kern' ? 5 : 9
 
 do for [cols in SIZES] {
     c = cols + 0
-    eval begin(c, c == 2 ? 2.8 : 7.2)
+    eval begin(c, c == 2 ? 3.8 : 7.8)
     if (c == 2) {
-        G_rows = 1; G_cols = 3; G_left = 0.065; G_right = 0.985; G_bottom = 0.15; G_top = 0.72
-        G_hsp = 0.07
+        G_rows = 1; G_cols = 3; G_left = 0.07; G_right = 0.985; G_bottom = 0.11; G_top = 0.6
+        G_hsp = 0.09
     } else {
-        G_rows = 3; G_cols = 1; G_left = 0.19; G_right = 0.96; G_bottom = 0.06; G_top = 0.8
-        G_vsp = 0.085
+        G_rows = 3; G_cols = 1; G_left = 0.19; G_right = 0.96; G_bottom = 0.06; G_top = 0.66
+        G_vsp = 0.1
     }
-    eval keyarea(c == 2 ? 6 : 2)
+    eval keyarea(c == 2 ? 4 : 2)
     plot NaN w l lw 2 lc rgb run_color('flashkda') t 'FlashKDA: kda, S bf16', \
          NaN w l lw 2 lc rgb run_color('spark-gdn') t 'sparkinfer: gdn, S bf16', \
          NaN w l lw 2 lc rgb run_color('spark-kda') t 'sparkinfer: kda, S bf16', \
@@ -83,9 +83,9 @@ do for [cols in SIZES] {
     set xtics (128, 256)
     set format x '%g'
     set yrange [1e-8 : 1e45]
-    plot for [t in TRI] for [p in "f16-kern bf16-kern f32"] mg(t, p) u 1:($3 ? NaN : $2) \
+    plot for [t in TRI] for [p in "f16-kern bf16-kern f32"] mg(t, p) u 1:($3 > 0 ? NaN : $2) \
              w lp lw 1.5 pt prec_pt(p) lc rgb tri_color(t) notitle, \
-         for [t in TRI] for [p in "f16-kern"] mg(t, p) u 1:($3 ? 1e44 : NaN) w p pt 2 ps 1.5 \
+         for [t in TRI] for [p in "f16-kern"] mg(t, p) u 1:($3 > 0 ? 1e44 : NaN) w p pt 2 ps 1.5 \
              lc rgb tri_color(t) notitle
     unset xrange; unset xtics; set xtics
     eval finish(c)
