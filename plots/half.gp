@@ -41,7 +41,7 @@ do for [cols in SIZES] {
         G_rows = 1; G_cols = 3; G_left = 0.07; G_right = 0.985; G_bottom = 0.11; G_top = 0.6
         G_hsp = 0.09
     } else {
-        G_rows = 3; G_cols = 1; G_left = 0.19; G_right = 0.96; G_bottom = 0.06; G_top = 0.66
+        G_rows = 3; G_cols = 1; G_left = 0.19; G_right = 0.96; G_bottom = 0.06; G_top = 0.72
         G_vsp = 0.1
     }
     eval keyarea(c == 2 ? 4 : 2)
