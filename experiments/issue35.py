@@ -4,7 +4,8 @@
 prints a table and writes data/issue35/<part>.dat for plots/half-decode.gp.
 
     /usr/bin/python3 experiments/issue35.py [PART...]   (default: every part; PART one of
-        megagdn, entries, stage, vmlx, sglang, trtmc, flashkda, decode, spark)
+        megagdn, entries, stage, vmlx, sglang, trtmc, flashkda, decode, spark; trace464
+        writes sweeps/traces/ag464, the input of the sweep's half-stage-* tables)
 
 Decoding runs (vmlx ... spark) step the library token by token: the run under test in binary32
 (the f32 policy; trtmc also f16) with the knobs, the others beside it on the same inputs, and a
@@ -199,10 +200,9 @@ def part_entries():
     write("entries", "C d unit_beta01 unit_beta02 unit_beta2 raw_beta01", rows)
 
 
-def part_stage():
-    """attention-gym PR 464: gdn chunk:64, a state entry of 65536 at a chunk's start (d = 4,
-    four orthonormal keys (Hadamard rows / 2) with v = 32768 in channel 0, beta 1, then beta 0)"""
-    print("\n## attention-gym PR 464: an S entry of 65536 staged at chunk 2's start")
+def stage_inputs():
+    """attention-gym PR 464's input: d = 4, T = 128, four orthonormal keys (Hadamard rows / 2)
+    with v = 32768 in channel 0, beta 1, then beta 0, no decay: S_00 = 65536 at t = 64"""
     d, T = 4, 128
     H4 = np.array([[1, 1, 1, 1], [1, -1, 1, -1], [1, 1, -1, -1], [1, -1, -1, 1]]) / 2.0
     k = np.tile(H4, (T // 4, 1))[None]
@@ -211,6 +211,23 @@ def part_stage():
     beta = np.zeros((1, T))
     beta[0, :4] = 1
     q = np.random.default_rng(464).standard_normal((1, T, d))
+    return q, k, v, beta
+
+
+def part_trace464():
+    """writes stage_inputs() as the trace sweeps/traces/ag464 (binary32 .npy, every value exact),
+    which sweeps/paper.sweep's half-stage-* tables replay (claim 9d)"""
+    out = os.path.join(here, "..", "sweeps", "traces", "ag464")
+    os.makedirs(out, exist_ok=True)
+    for n, a in zip(("q", "k", "v", "beta"), stage_inputs()):
+        np.save(os.path.join(out, n + ".npy"), a.astype(np.float32))
+
+
+def part_stage():
+    """attention-gym PR 464: gdn chunk:64, a state entry of 65536 at a chunk's start"""
+    print("\n## attention-gym PR 464: an S entry of 65536 staged at chunk 2's start")
+    q, k, v, beta = stage_inputs()
+    T = k.shape[1]
     rows = []
     for p, st in (("f16-kern", "io"), ("bf16-kern", "io"), ("f16-kern", "bf16"),
                   ("f16-kern", "off"), ("f32", "io")):

@@ -14,7 +14,9 @@
 # 18 of them forms-chunk-vla3-lmlike's 10^5 steps with the exact reference, on 2 loaded cores, and
 # forms-ut's 10 seeds about 5 minutes of CPU time more than its one seed took; the gated figure's
 # ||J_t|| and every model's chunk:C tables 105 s of CPU; the safe-gate map's 397 tables 54 s of user
-# and 6 s of system CPU, 48 s on 2 cores with -j2, AMD EPYC);
+# and 6 s of system CPU, 48 s on 2 cores with -j2, AMD EPYC; the half-* tables of claims 9a-9h
+# 61 s of user CPU, relinking included, 4.2 minutes on 2 cores shared with other builds, AMD EPYC;
+# the grad figure's eight vla-grad tables 16 s of user CPU);
 # figures-long about an hour of CPU time more (its five runs, two at a time with -j2), and the
 # solvers' 24 runs to 10^6 (solvers-long) about 18 minutes more on 2 loaded cores.
 DATA      ?= data
@@ -23,7 +25,7 @@ SHARED    ?= ../shared
 SWEEP     := sweeps/paper.sweep
 SWEEP_MK  := $(BUILD)/paper-sweep.mk
 FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap solvers \
-             solvers-cost forms-chunk forms-ut forms-scan gated safegate grad
+             solvers-cost forms-chunk forms-ut forms-scan gated safegate grad half
 FIGS_LONG := statenorm-long solvers-long
 FIG_TABLES_statenorm      := statenorm-lmlike-% statenorm-trace-%
 FIG_TABLES_drift          := drift-%
@@ -44,6 +46,7 @@ FIG_TABLES_forms-scan     := forms-scan-%
 FIG_TABLES_gated          := gated-%
 FIG_TABLES_safegate       := safegate-%
 FIG_TABLES_grad           := grad-%
+FIG_TABLES_half           := half-%
 fig_tables = $(filter $(FIG_TABLES_$(1):%=$(DATA)/%.dat),$(SWEEP_TABLES))
 fig_files  = $(foreach x,png pdf,$(FIGDIR)/$(1).$(x) $(FIGDIR)/$(1)-1col.$(x))
 # a table's prerequisite on its program: order-only for the long ones

@@ -544,6 +544,8 @@ for p in $PRECS; do
             def "Sv$P$G${W}X" "$(fmt "$x" 2)"; def "Sv$P$G${W}Nan" "$(fmtint "$nt")"
             def "Sv$P$G${W}Neg" "$(fmtint "$ng")"; def "Sv$P$G${W}Lmin" "$(fmt "$lm" 2)"
             def "Sv$P$G${W}Fails" "$(fmtint "$fl")"
+            # the heads' range: x_err's mean over two heads can hide a factor 10 between them
+            def "Sv$P$G${W}Xr" "$(fmt "$(atmin "$L" 100000 15)" 2)--$(fmt "$(atmax "$L" 100000 15)" 2)"
         done
     done
 done
@@ -633,6 +635,68 @@ sgc5e=$(sgerr "$(sge cudnn-mid 5)" bf16-kern 64); def SgCudnnErrFive "$(fmt "$sg
 sgd5e=$(sgerr "$(sge cudnn-direct 5)" bf16-kern 16); def SgDirectErrFive "$(fmt "$sgd5e" 2)"
 sgd3e=$(sgerr "$(sge cudnn-direct 3)" bf16-kern 16); def SgDirectErrThree "$(fmt "$sgd3e" 2)"
 
+# ---- the kernels' 16-bit choices: claims 9a-9h (vla-forms, vla-statenorm; issue 35, docs/gated.md
+# "The 16-bit knobs against the reports"), sweeps/paper.sweep's half-* tables ----
+hf() { echo "$DATA/half-$1.dat"; }
+# the worst head's column C (6: S's error, 7: o's) of a decoding table at the checkpoint nearest t
+hw() { atmax "$(hf "$1")" "$(near "$(hf "$1")" "$2")" "$3"; }
+for n in megagdn-neumann megagdn-forward megagdn-blocked ut stage-io stage-bf16 stage-off \
+         flashkda-off flashkda-bf16 vmlx-off vmlx-on sglang-off sglang-on spark-gdn-off spark-gdn-bf16 \
+         spark-kda-off spark-kda-bf16 trtmc-f32-off trtmc-f32-f16 trtmc-f16-off; do need "$(hf $n)"; done
+# 9a: megagdn-pto PR 74, gdn chunk:128 on correlated keys
+mgnf=$(sgnf "$(hf megagdn-neumann)" f16-kern 128); def HfMgNanT "$(fmtint "$mgnf")"
+mgb=$(sgerr "$(hf megagdn-neumann)" bf16-kern 128); def HfMgNeuBh "$(fmt "$mgb" 2)"
+mgs=$(sgerr "$(hf megagdn-neumann)" f32 128); def HfMgNeuFs "$(fmt "$mgs" 2)"
+mgfw=$(sgerr "$(hf megagdn-forward)" f16-kern 128); def HfMgFwdFh "$(fmt "$mgfw" 3)"
+mgbl=$(sgerr "$(hf megagdn-blocked)" f16-kern 128); def HfMgBlkFh "$(fmt "$mgbl" 3)"
+mgfwb=$(sgerr "$(hf megagdn-forward)" bf16-kern 128); def HfMgFwdBh "$(fmt "$mgfwb" 2)"
+# 9b: FlashKDA (c), the largest |T_ij| over the draws (vla-forms --what ut: C kind max_med max_max ..
+# f16_over): unit keys and rates in (0, 1), raw keys
+utc() { awk -v C="$1" -v K="$2" -v F="$3" '!/^#/ && NF && $1 == C && $2 == K { print $F; exit }' "$(hf ut)"; }
+ut16u=$(utc 16 unit 4); ut64u=$(utc 64 unit 4); ut16r=$(utc 16 raw 4); ut64r=$(utc 64 raw 4)
+ut16o=$(utc 16 raw 7); ut64o=$(utc 64 raw 7)
+def HfUtUnitA "$(fmt "$ut16u" 3)"; def HfUtUnitB "$(fmt "$ut64u" 3)"
+def HfUtRawA "$(fmt "$ut16r" 2)"; def HfUtRawB "$(fmt "$ut64r" 2)"
+def HfUtRawOverA "$(fmt "$(calc 'a * 100' "$ut16o")" 2)"; def HfUtRawOverB "$(fmt "$(calc 'a * 100' "$ut64o")" 2)"
+def HfUtSamples "$(hdr "$(hf ut)" command | sed -n 's/.*--samples \([0-9]*\).*/\1/p')"
+def HfUtD "$(hdr "$(hf ut)" command | sed -n 's/.*--d \([0-9]*\).*/\1/p')"
+# 9d: attention-gym PR 464, the chunk's first state staged in the io format, bfloat16 or binary32
+stio=$(sgnf "$(hf stage-io)" f16-kern 64); def HfStageNanT "$(fmtint "$stio")"
+stok=0
+for f in stage-bf16 stage-off; do [ "$(sgnf "$(hf $f)" f16-kern 64)" = none ] && stok=$((stok + 1)); done
+for p in bf16-kern f32; do [ "$(sgnf "$(hf stage-io)" $p 64)" = none ] && stok=$((stok + 1)); done
+stbh=$(sgerr "$(hf stage-bf16)" f16-kern 64); def HfStageBhErr "$(fmt "$stbh" 2)"
+stoff=$(sgerr "$(hf stage-off)" f16-kern 64); def HfStageOffErr "$(fmt "$stoff" 2)"
+# decoding (9c, 9e-9h): the worst head's error of S (and o) at the end T and nearer the start
+dec() { # NAME MACRO T: S and o at t = T
+    eval "hs_$2=\$(hw \"$1\" \"$3\" 6); ho_$2=\$(hw \"$1\" \"$3\" 7)"
+    eval "def HfS$2 \"\$(fmt \$hs_$2 2)\"; def HfO$2 \"\$(fmt \$ho_$2 2)\""; }
+def HfT "$(fmtt "$(lastt "$(hf sglang-on)")")"
+TF=$(lastt "$(hf flashkda-bf16)"); def HfFkT "$(fmtt "$TF")"
+dec flashkda-bf16 FkBh "$TF"; dec flashkda-off FkOff "$TF"; dec flashkda-bf16 FkBhK 4096
+# (a read-out's error at one checkpoint moves with the size of that token's o: the largest from 10^3)
+set -- $(colmax "$(hf flashkda-bf16)" 7 1000); fkomax=$1; def HfOFkBhMax "$(fmt "$1" 2)"
+def HfOFkUnits "$(fmt "$(calc 'a * 256' "$fkomax")" 2)"
+set -- $(colmax "$(hf flashkda-off)" 7 1000); def HfOFkOffMax "$(fmt "$1" 2)"
+TV=$(lastt "$(hf vmlx-on)"); def HfVmT "$(fmtint "$TV")"
+dec vmlx-on VmOn "$TV"; dec vmlx-off VmOff "$TV"; dec vmlx-on VmOnH 100; dec vmlx-on VmOnK 1000
+TS=$(lastt "$(hf sglang-on)")
+dec sglang-on SgOn "$TS"; dec sglang-off SgOff "$TS"; dec sglang-on SgOnH 100; dec sglang-on SgOnK 1000
+dec sglang-on SgOnM 10000
+TP=$(lastt "$(hf spark-gdn-bf16)")
+for m in gdn kda; do M=$(case $m in (gdn) echo G;; (*) echo K;; esac)
+    dec spark-$m-bf16 "Sp${M}" "$TP"; dec spark-$m-bf16 "Sp${M}K" 1000; dec spark-$m-off "Sp${M}Off" "$TP"; done
+TT=$(lastt "$(hf trtmc-f32-f16)"); def HfTrT "$(fmtt "$TT")"
+dec trtmc-f32-f16 TrSt "$TT"; dec trtmc-f16-off TrUp "$TT"; dec trtmc-f32-off TrOff "$TT"
+dec trtmc-f32-f16 TrStK 1000; dec trtmc-f16-off TrUpK 1000
+# the 16-bit state's error over the binary32 state's at the end (FlashKDA, sparkinfer, TRT-MC)
+set -- $(for r in "$hs_FkBh $hs_FkOff" "$hs_SpG $hs_SpGOff" "$hs_SpK $hs_SpKOff" "$hs_TrSt $hs_TrOff"; do
+    calc 'a / b' $r; done | sort -g | sed -n '1p;$p')
+sig2() { awk -v x="$1" 'BEGIN { printf "%.17g\n", sprintf("%.2g", x) + 0 }'; }
+def HfRatioMin "$(fmt "$(sig2 "$1")" 2)"; def HfRatioMax "$(fmt "$(sig2 "$2")" 2)"
+def HfSpGRatio "$(fmt "$(sig2 "$(calc 'a / b' "$hs_SpG" "$hs_SpGOff")")" 2)"
+def HfSpKRatio "$(fmt "$(sig2 "$(calc 'a / b' "$hs_SpK" "$hs_SpKOff")")" 2)"
+
 # ---- the claims table: LaTeX for the paper, Markdown for the README, from the same cells ----
 verdict() {   # verdict NAME TEXT CONDITION a b c d: TEXT if the condition holds on the data
     name=$1; text=$2; cond=$3; shift 3
@@ -648,7 +712,7 @@ row() { [ $nrows = 0 ] || printf '\\midrule\n' >> "$CLM"; nrows=$((nrows + 1))
         "$(printf '%s' "$4" | tomd)" >> "$CLMD"; }
 : > "$CLM"
 printf '%% generated by paper/gen-numbers.sh from %s; the macros are in numbers.tex\n' "$DATA" >> "$CLM"
-printf '| # | claim of the source documents | verdict | measured |\n|---|---|---|---|\n' > "$CLMD"
+printf '| # | claim and its source | verdict | measured |\n|---|---|---|---|\n' > "$CLMD"
 # the cells that only the 10^7-token runs can fill
 if [ $LONG = 1 ]; then
     L1=" To \\LgT{} tokens (\\LgRuns{} heads, five precisions, nudge on) vla3's mean \$\\|S_t\\|_F\$ ends between \\LgSmin{} and \\LgSmax."
@@ -720,7 +784,7 @@ row '6c' "\\claim{The \$|\\delta|\$ guard protects against singularity.}\\src{00
 # flash-linear-attention report say (quoted; the sources are public, not seeds/)
 fin() { if is_num "$1"; then echo 1; else echo 0; fi; }
 SVC="$(sv lmlike g1 f32 cg8) $(sv lmlike g1 f16-f32 cg8) $(sv lmlike g0.999 bf16-f32 cg8)"
-V7a=$(verdict 7a '\vCond{with $M$ in binary32:} there cg:8 stays finite and $M$ positive definite ($\lambda_{\min} \ge \SvFsOneCgLmin$), but 8 warm-started iterations stay short of the Cholesky solve'"'"'s accuracy, far short with forgetting (x\_err \SvFsOneCgX{} at $t = 10^5$, \SvFsFgCgX{} with $\gamma = 0.999$, against \SvFsOneSolveX{} and \SvFsFgSolveX{} for the solve; \SvFsOneCgFails{} solves of $10^5$ ended with $\|r\| > \|x\|$). With $M$ stored in 16 bits it turns NaN without forgetting (from $t = \SvFhsOneCgNan$ in f16-f32, \SvBhsOneCgNan{} in bf16-f32), and in bfloat16 storage with forgetting too (\SvBhsFgCgNan).' \
+V7a=$(verdict 7a '\vCond{with $M$ in binary32:} there cg:8 stays finite and $M$ positive definite ($\lambda_{\min} \ge \SvFsOneCgLmin$), but 8 warm-started iterations stay short of the Cholesky solve'"'"'s accuracy, far short with forgetting (x\_err at $t = 10^5$, the mean of the heads and their range: \SvFsOneCgX{} (\SvFsOneCgXr), \SvFsFgCgX{} (\SvFsFgCgXr) with $\gamma = 0.999$, against \SvFsOneSolveX{} and \SvFsFgSolveX{} for the solve; \SvFsOneCgFails{} solves of $10^5$ ended with $\|r\| > \|x\|$). With $M$ stored in 16 bits it turns NaN without forgetting (from $t = \SvFhsOneCgNan$ in f16-f32, \SvBhsOneCgNan{} in bf16-f32), and in bfloat16 storage with forgetting too (\SvBhsFgCgNan).' \
     'a < 0.1 && b < 0.2 && c == 0 && d == 0 && e > 0' "$sx_Fs_One_Cg" "$sx_Fs_Fg_Cg" "$(fin "$sx_Fhs_One_Cg")" "$(fin "$sx_Bhs_Fg_Cg")" "$slmin_Fs_One_Cg")
 row '7a' "\\claim{MesaNet's layer is \`\`numerically stable'': its in-context loss is \`\`minimized to optimality at every time point using a fast conjugate gradient solver.''}\\srcpub{MesaNet, von Oswald et al., 2025, abstract}" \
     "$(cmds $SVC)" \
@@ -752,7 +816,7 @@ row '8a' "\\claim{A vendored kda kernel (\$C = 64\$, one mid anchor) is 100\\% N
     "$(cmds "$(sge cudnn-mid 3)" "$(sge cudnn-direct 5)")" \
     "kda, bf16-kern, \$d = 128\$, 2 heads, \$T = 256\$, gates \$lb \\cdot \\mathrm{sigmoid}(x)\$, largest error of o over the checkpoints (the chunks' last tokens): chunk:64 with one mid anchor \\SgCudnnErrThree{} at \$lb = -3\$, \\SgCudnnErrFive{} at \$-5\$; chunk:16 direct \\SgDirectErrThree{} and \\SgDirectErrFive." "$V8a"
 
-V8b=$(verdict 8b '\vHolds{} for the causal anchor and for the closed form, in binary32 and bfloat16-kern alike: kda'"'"'s o is finite at $|lb| = \SgFirstLo$ and non-finite at \SgFirstHi{} (first, blocks of 16, chunk:64; closed form \SgFirstClosed). These tables read o at the chunk'"'"'s last token, whose span under a mid anchor is one less than the block'"'"'s largest: there the onset lies between \SgMidbLo{} and \SgMidbHi{} (mid, blocks of 16: span 7, closed form \SgMidbClosed) and between \SgMidLo{} and \SgMidHi{} (one mid anchor per chunk of 64: span 31, \SgMidClosed). The claim'"'"'s 11.09 and 2.773 (spans 8 and 32, the block'"'"'s first token) are not in these tables (tools/python/gates\_repro.py reads every token: docs/forms.md). rwkv7'"'"'s dplr chunk form is not in vlastab: the 2.773 row is kda with its anchor.' \
+V8b=$(verdict 8b '\vHolds{} for the causal anchor and for the closed form, in binary32 and bfloat16-kern alike: kda'"'"'s o is finite at $|lb| = \SgFirstLo$ and non-finite at \SgFirstHi{} (first, blocks of 16, chunk:64; closed form \SgFirstClosed). These tables read o at the chunk'"'"'s last token, whose span under a mid anchor is one less than the block'"'"'s largest: there the onset lies between \SgMidbLo{} and \SgMidbHi{} (mid, blocks of 16: span 7, closed form \SgMidbClosed) and between \SgMidLo{} and \SgMidHi{} (one mid anchor per chunk of 64: span 31, \SgMidClosed). The claim'"'"'s 11.09 and 2.773 (spans 8 and 32, the block'"'"'s first token) are not in these tables (tools/python/gates\_repro.py reads every token: docs/forms.md). rwkv7'"'"'s chunk form here is fla'"'"'s default DPLR path (direct differences); its safe\_gate path, anchored mid-chunk, is not in vlastab (vla-forms refuses the anchor, exit 2): the 2.773 row is kda with its anchor.' \
     'a == 1 && b == 1' "$sgfin" "$sgnfin")
 row '8b' "\\claim{\$|lb| \\le 128 / (\\text{span} \\cdot \\mathrm{log}_2 e)\$: 5.915 for a causal anchor, 11.09 for a midpoint one; with \$C = 64\$ and every gate pinned at the bound, the NaN onset between \$-2.75\$ and \$-2.80\$.}\\srcpub{attention-gym PR 337, flash-linear-attention PR 1069}" \
     "$(cmds "$(sge edge-first16 5.92)" "$(sge edge-mid16 12.68)" "$(sge edge-mid 2.87)")" \
@@ -763,6 +827,56 @@ V8c=$(verdict 8c '\vHolds{}, with a margin: at $lb = -5$ the start anchor'"'"'s 
 row '8c' "\\claim{\`\`The worst-case accumulation (\$-5.0 \\times 16 = -80\$) remains safely within the [\$-85\$, 85] non-overflow zone for exp().''}\\srcpub{flash-linear-attention PR 701}" \
     "$(cmds "$(sge edge-start16 5)" "$(sge edge-start16 5.55)")" \
     "kda, \$d = 16\$, \$T = 256\$, every log-gate at \$lb\$, anchor start (the sum before the block), chunk:16, f32 and bf16-kern: finite at \$lb = -5\$ and \$-\\SgStartLo\$, non-finite at \$-\\SgStartHi\$." "$V8c"
+
+
+# claims 9a-9h: the kernels' 16-bit choices (issue 35), against the reports (quoted; public sources)
+V9a=$(verdict 9a '\vHolds{} on a correlated input: Neumann doubling in binary16 turns the read-out non-finite from the first chunk'"'"'s end ($t = \HfMgNanT$); beyond the report, where the format'"'"'s range is wider the doubling does not overflow but cancels, finite and wrong by \HfMgNeuBh{} (bfloat16) and \HfMgNeuFs{} (binary32). Forward substitution and the merged 16 x 16 blocks stay within \HfMgFwdFh{} and \HfMgBlkFh{} in binary16 on the same input.' \
+    'a > 0 && b > 1 && c > 1 && d < 1e-2 && e < 1e-2' "$(is_num "$mgnf" && echo 1 || echo 0)" "$mgb" "$mgs" "$mgfw" "$mgbl")
+row '9a' "\\claim{fp16 doubling of the triangular inverse over a whole chunk of 128 (chosen on synthetic inputs whose largest \$\\|A\\|\$ was 0.243) overflows on a trained layer's input (\$\\|A\\|\$ = 37.3 in the row-sum norm, intermediates near \$7\\times10^5\$), silently; forward substitution does not.}\\srcpub{megagdn-pto PR 72 and PR 74}" \
+    "$(cmds "$(hf megagdn-neumann)")" \
+    "gdn, chunk:128, \$d = 128\$, \$T = 256\$, keys along one direction plus noise (subspace:1,1.5, normalized), \$\\beta = 0.99\$, decay 1 (every log-gate pinned at \$-10^{-12}\$); largest error of o at the chunk ends: Neumann f16-kern non-finite from \$t = \\HfMgNanT\$, bf16-kern \\HfMgNeuBh, f32 \\HfMgNeuFs; forward f16-kern \\HfMgFwdFh{} (bf16-kern \\HfMgFwdBh), blocked f16-kern \\HfMgBlkFh." "$V9a"
+
+V9b=$(verdict 9b '\vCond{under its condition:} with unit keys and rates in $(0, 1)$ the largest entry over \HfUtSamples{} draws is \HfUtUnitA{} ($C = 16$) and \HfUtUnitB{} ($C = 64$), the diagonal'"'"'s; with raw $N(0,1)$ keys it reaches \HfUtRawA{} and \HfUtRawB{} (beyond binary16 in \HfUtRawOverA\% and \HfUtRawOverB\% of the draws). The bound covers $T$, not the Neumann doubling'"'"'s intermediates (claim 9a).' \
+    'a <= 1 + 1e-12 && b <= 1 + 1e-12 && c > 1 && d > 1' "$ut16u" "$ut64u" "$ut16r" "$ut64r")
+row '9b' "\\claim{The inverse's elements \`\`are bounded within [\$-1\$, 1], so fp16's narrower dynamic range is sufficient'' (keys with \$\\|k_i\\| \\le 1\$).}\\srcpub{FlashKDA v1 deep dive}" \
+    "$(cmds "$(hf ut)")" \
+    "max \$|T_{ij}|\$ of \$(I + L)^{-1}\$ (the delta rule's \$L\$, no decay: decays \$\\le 1\$ do not enlarge the bound, docs/gated.md), binary64, \$d = \\HfUtD\$: unit keys, rates sigmoid(\$N(0,1)\$): \\HfUtUnitA{} (\$C = 16\$), \\HfUtUnitB{} (64); raw keys: \\HfUtRawA, \\HfUtRawB." "$V9b"
+
+V9c=$(verdict 9c '\vCond{at about the output'"'"'s bfloat16 resolution:} the read-out'"'"'s error stays within two bfloat16 roundings (worst head, largest over the checkpoints from $t = 10^3$: \HfOFkBhMax, \HfOFkUnits{} times $2^{-8}$; \HfOFkOffMax{} with a binary32 state), and the state'"'"'s is measurable against a binary32 state'"'"'s (\HfSFkBh{} against \HfSFkOff{} at $t = \HfFkT$); it does not grow from $t = 4096$ (\HfSFkBhK) to \HfFkT.' \
+    'a < 2 * 2^-8 && b > 100 * c && b < 2 * d' "$fkomax" "$hs_FkBh" "$hs_FkOff" "$hs_FkBhK")
+row '9c' "\\claim{Storing the accumulator in bf16 between updates \`\`introduces no measurable accuracy loss'' when the update is binary32.}\\srcpub{FlashKDA v1 deep dive}" \
+    "$(cmds "$(hf flashkda-bf16)")" \
+    "kda seq, \$d = 128\$, gates \$-5 \\cdot \\mathrm{sigmoid}(g)\$, 2 heads, worst head: S in bf16 between binary32 updates, S \\HfSFkBhK{} at \$t = 4096\$, \\HfSFkBh{} at \\HfFkT, o up to \\HfOFkBhMax{} from \$t = 10^3\$; binary32 state S \\HfSFkOff, o up to \\HfOFkOffMax." "$V9c"
+
+V9d=$(verdict 9d '\vHolds{} (reproduced): with the chunk'"'"'s first state staged as a binary16 operand the next chunk'"'"'s read-outs are NaN from $t = \HfStageNanT$; staging it in bfloat16 or not rounding it keeps them finite (error of o \HfStageBhErr{} and \HfStageOffErr), as do bf16-kern and binary32.' \
+    'a == 1 && b == 4' "$(is_num "$stio" && echo 1 || echo 0)" "$stok")
+row '9d' "\\claim{\`\`An FP32 state element of 65536 is carried correctly (...) yet becomes inf when the unscaled chunk-entry state is read as an FP16 operand, and 0 * inf poisons the chunk''; BF16 passes.}\\srcpub{attention-gym PR 464}" \
+    "$(cmds "$(hf stage-io)")" \
+    "gdn, chunk:64, \$d = 4\$ (sweeps/traces/ag464: four orthonormal keys written with \$v = 32768\$, so \$S_{00} = 65536\$ at \$t = 64\$): f16-kern with stage=io non-finite from \$t = \\HfStageNanT\$; stage=bf16 and off finite, bf16-kern and f32 finite." "$V9d"
+
+V9e=$(verdict 9e '\vHolds{} in kind: with every decay 0.99992 rounded to bfloat16 (to 1: the channel never forgets) the state'"'"'s error compounds over the first $10^3$ tokens (\HfSVmOnH{} at $t = 100$, \HfSVmOnK{} at $10^3$) and is \HfSVmOn{} (o \HfOVmOn) at $t = \HfVmT$, where it has levelled off, against \HfSVmOff{} with binary32 decays; the report'"'"'s $1.1\times10^{-2}$ is of the same order, on its own inputs.' \
+    'a > 1e-3 && b < 1e-4 && c < a / 3' "$hs_VmOn" "$hs_VmOff" "$hs_VmOnH")
+row '9e' "\\claim{In bf16 every decay above about 0.998 becomes exactly 1, and \`\`the recurrence compounds the error every token'': state error \$1.1\\times10^{-2}\$ after 4096 steps of decays near 0.99992, \$4\\times10^{-7}\$ with fp32 decays.}\\srcpub{vmlx-swift PR 433}" \
+    "$(cmds "$(hf vmlx-on)")" \
+    "kda seq, \$d = 128\$, every decay 0.99992 (gate\\_map=pin), 2 heads, worst head at \$t = \\HfVmT\$, S (o): decays rounded to bf16 \\HfSVmOn{} (\\HfOVmOn); binary32 decays \\HfSVmOff{} (\\HfOVmOff)." "$V9e"
+
+V9f=$(verdict 9f '\vCond{in size, not in growth:} beta rounded to bfloat16 costs \HfSSgOn{} at $t = \HfT$ against \HfSSgOff{} with binary32 beta, but the error does not accumulate with the length: \HfSSgOnH, \HfSSgOnK, \HfSSgOnM{} at $t = 10^2$, $10^3$, $10^4$ (the decay forgets each step'"'"'s perturbation, at most $2^{-8}$ relative).' \
+    'a > 100 * b && a < 2 * c && a < 2 * d' "$hs_SgOn" "$hs_SgOff" "$hs_SgOnH" "$hs_SgOnK")
+row '9f' "\\claim{sigmoid(beta) rounded through bf16 in decode: \`\`this rounding error enters the state once per token and accumulates with context length.''}\\srcpub{SGLang issue 38975}" \
+    "$(cmds "$(hf sglang-on)")" \
+    "gdn seq, \$d = 64\$, the stream's gates, beta sigmoid(\$N(0,1)\$), 2 heads, worst head's S error: beta in bf16 \\HfSSgOnH{} (\$t = 10^2\$), \\HfSSgOnK{} (\$10^3\$), \\HfSSgOnM{} (\$10^4\$), \\HfSSgOn{} (\\HfT); binary32 beta \\HfSSgOff." "$V9f"
+
+V9g=$(verdict 9g '\vCond{as boundedness, to \HfT{} tokens:} with decays near 1 (gdn: every decay 0.999; kda: per channel in $(0.999, 1)$) a bfloat16 state levels off (gdn \HfSSpGK{} at $t = 10^3$, \HfSSpG{} at \HfT; kda \HfSSpKK, \HfSSpK), but at several units of bfloat16'"'"'s $2^{-8}$, \HfSpGRatio{} (gdn) and \HfSpKRatio{} (kda) times a binary32 state'"'"'s: bounded, but not as accurate as the binary32 state it replaces.' \
+    'a < 2 * b && c < 2 * d && a > 2 * 2^-8 && c > 2 * 2^-8 && a > 1000 * e' "$hs_SpG" "$hs_SpGK" "$hs_SpK" "$hs_SpKK" "$hs_SpGOff")
+row '9g' "\\claim{\`\`bf16 precision is safe for the recurrent state because the gated decay (g < 1) bounds accumulation over the sequence.''}\\srcpub{sparkinfer PR 244}" \
+    "$(cmds "$(hf spark-gdn-bf16)")" \
+    "gdn and kda seq, \$d = 64\$, decays 0.999 (gdn) and in (0.999, 1) (kda), 2 heads, worst head's S error, S in bf16 between binary32 updates: gdn \\HfSSpGK{} (\$t = 10^3\$), \\HfSSpG{} (\\HfT), o \\HfOSpG; kda \\HfSSpKK, \\HfSSpK, o \\HfOSpK; binary32 state: gdn \\HfSSpGOff, kda \\HfSSpKOff." "$V9g"
+
+V9h=$(verdict 9h '\vCond{for the state'"'"'s error at binary16'"'"'s level, not for its accumulation:} S stored in binary16 is off by \HfSTrSt{} at $t = \HfTrT$ (the whole update in binary16: \HfSTrUp), against \HfSTrOff{} in binary32, and within a factor 2 of its value at $t = 10^3$ (\HfSTrStK, \HfSTrUpK). The MMLU drop is a model-level measure, not measured here.' \
+    'a > 100 * c && a < 2 * d && b < 2 * e' "$hs_TrSt" "$hs_TrUp" "$hs_TrOff" "$hs_TrStK" "$hs_TrUpK")
+row '9h' "\\claim{Casting the DeltaNet state and every step of its update to fp16: \`\`the accumulating round-off error made long five-shot MMLU prompts diverge'' (MMLU 0.45 to 0.15).}\\srcpub{TensorRT-Model-Connect PR 725}" \
+    "$(cmds "$(hf trtmc-f32-f16)" "$(hf trtmc-f16-off)")" \
+    "gdn seq, \$d = 128\$, the stream's gates, 2 heads, worst head's S error at \$t = 10^3\$ and \\HfTrT: S in binary16 between binary32 updates \\HfSTrStK, \\HfSTrSt{} (o \\HfOTrSt); f16 policy \\HfSTrUpK, \\HfSTrUp{} (o \\HfOTrUp); binary32 \\HfSTrOff." "$V9h"
 
 for f in numbers claims runs tracks stagnation solvers; do mv "$OUT/$f.tex.tmp" "$OUT/$f.tex"; done
 for f in claims tracks stagnation solvers; do mv "$OUT/$f.md.tmp" "$OUT/$f.md"; done
