@@ -19,7 +19,7 @@ INC_reference   := -Ilib -Ireference
 INC_kernels     := -Ilib -Ikernels
 INC_experiments := -Ilib -Ireference -Ikernels -Iexperiments
 INC_tools       := -Ilib -Ireference -Ikernels -Iexperiments
-INC_bench       := -Ilib -Ikernels -Iexperiments
+INC_bench       := -Ilib -Ireference -Ikernels -Iexperiments
 INC_tests       := -Ilib -Ireference -Ikernels -Iexperiments -Itests -Itools/regress
 # the folder of the object being made ($(BUILD)/lib/x.o -> lib; the planted copies are lib's)
 INC = $(INC_$(word 2,$(subst /, ,$(subst $(BUILD)/plant/,$(BUILD)/lib/,$@))))
@@ -212,11 +212,15 @@ $(KERN_STAMP):
 	@mkdir -p $(@D) && rm -f $(BUILD)/kernels/config.* && touch $@
 $(BUILD)/libvlacuda.a: $(KERN_OBJ) $(KERN_STAMP)
 	rm -f $@ && ar rcs $@ $(KERN_OBJ)
-$(BIN)/vla-bench: $(BUILD)/bench/bench.o $(DOC_OBJ) $(BUILD)/libvlastab.a
+$(BIN)/vla-bench: $(BUILD)/bench/bench.o $(DOC_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
 	@mkdir -p $(@D)
-	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(DOC_OBJ) $(KERN_LIBS) $(LIBS)
-bench: $(BIN)/vla-bench
+	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(DOC_OBJ) $(BUILD)/libvlaref.a $(KERN_LIBS) $(LIBS_REF) $(LIBS)
+# the production case (bench/production.sh): BENCH_SCALE="H T d" (default 16 32768 128, hours on
+# 2 cores; "4 2048 64" takes minutes), none to skip it
+BENCH_SCALE ?= 16 32768 128
+bench: $(BIN)/vla-bench $(BIN)/vla-check
 	$(BIN)/vla-bench $(BENCH_ARGS)
+	$(if $(filter none,$(BENCH_SCALE)),,bench/production.sh $(BENCH_SCALE))
 
 # header and included-source dependencies written by -MMD (the GPU's objects' too, in a
 # sanitized build)
