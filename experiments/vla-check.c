@@ -193,8 +193,8 @@ static void check_group(const vla_cli *c, member_t *mb, int n, vla_progress *pro
         sp.stream = NULL;
         sp.in = in.in;
         sp.is_read = in.is_read;
-        sp.T = WIN;
-        sp.cycle = 1; /* step t from slot (t - 1) % WIN of the window */
+        sp.T = in.T; /* WIN, or a shorter stream's length */
+        sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
         w->tm = (taps_t){malloc((size_t)nr * RING * dv * sizeof *w->tm.o), malloc((size_t)nr * RING),
                          dv, w->cfg->form == VLA_FORM_CHUNK && w->cfg->chunk > 1 ? w->cfg->chunk : 1,
                          w->res};

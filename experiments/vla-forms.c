@@ -166,8 +166,8 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
             sp.stream = NULL;
             sp.in = in.in;
             sp.is_read = in.is_read;
-            sp.T = WIN;
-            sp.cycle = 1; /* step t from slot (t - 1) % WIN of the window */
+            sp.T = in.T; /* WIN, or a shorter stream's length */
+            sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
             if (vla_engine_new(&m[p * nf + f], &sp, e_msg, sizeof e_msg))
                 vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), e_msg);
             vla_fmt io = vla_prec_io(k->prec);

@@ -497,7 +497,7 @@ TEST(engine_window_inputs)
                                       vla_model_reads(&sp.cfg), err, sizeof err) == 0, "%s", err);
             vla_engine *a, *b;
             CHECK_MSG(vla_engine_new(&a, &sp, err, sizeof err) == 0, "%s", err);
-            sp.stream = NULL, sp.in = x.in, sp.is_read = x.is_read, sp.T = W, sp.cycle = 1;
+            sp.stream = NULL, sp.in = x.in, sp.is_read = x.is_read, sp.T = x.T, sp.cycle = 1;
             CHECK_MSG(vla_engine_new(&b, &sp, err, sizeof err) == 0, "%s", err);
             for (long t = 0, to; t < T; t = to) {
                 to = t + 3 + t % W < T ? t + 3 + t % W : T; /* uneven strides, at most W */
@@ -516,6 +516,11 @@ TEST(engine_window_inputs)
             vla_engine_free(b);
             vla_inputs_free(&x);
         }
+    /* a window longer than a finite stream is cut to its length: engines take x.T */
+    vla_inputs x;
+    CHECK(vla_inputs_open(&x, "mqar:3,2", 7, d, d, runs, W, W, 0, err, sizeof err) == 0);
+    CHECK_EQ_INT(x.T, 8);
+    vla_inputs_free(&x);
 }
 
 /* round_inputs: the binary64 reference of an f16 run takes the f16-rounded inputs */
