@@ -8,6 +8,7 @@
 #include "doc.h"
 #include "summary.h"
 #include "vlacuda.h"
+#include "vlaref.h"
 #include "vlastab.h"
 #include <errno.h>
 #include <math.h>
@@ -261,6 +262,7 @@ static double all_cores_rate(const vla_config *c, const inputs *x, long steps, i
 
 /* ---- options ---- */
 typedef struct {
+    const char *trace; /* --trace DIR: the reference section only */
     int quick, cpu, gpu, ab, peak;
     long lat_steps, max_runs;
     int nd, ds[8];
@@ -282,6 +284,9 @@ static const vla_doc_item bench_opts[] = {
     {"lat-steps", "N", "GPU: steps per launch of the latency timing"},
     {"max-runs", "N", "GPU: a cap on the runs of the aggregate timing"},
     {"no-peak", NULL, "GPU: no peak measurement"},
+    {"trace", "DIR", "only the references' steps per second on the trace DIR (every head, the "
+                     "model of --models, d of --d): exact (MPFR) and binary64, on OMP_NUM_THREADS "
+                     "threads (bench/production.sh)"},
     {"help", NULL, "this text"},
     {"version", NULL, "the version"},
     {NULL, NULL, NULL},
@@ -377,7 +382,7 @@ static int one_prec(const char *w, int *v)
 static void parse(opts *o, int argc, char **argv)
 {
     static const int ds[] = {16, 32, 64, 128};
-    *o = (opts){0, 1, 1, 1, 1, 0, 0, 4, {0}, VLA_NMODEL, {0}, VLA_NPREC, {0}, VLA_TRACK_SM};
+    *o = (opts){NULL, 0, 1, 1, 1, 1, 0, 0, 4, {0}, VLA_NMODEL, {0}, VLA_NPREC, {0}, VLA_TRACK_SM};
     memcpy(o->ds, ds, sizeof ds);
     for (int i = 0; i < VLA_NMODEL; i++)
         o->ms[i] = i;
@@ -395,6 +400,8 @@ static void parse(opts *o, int argc, char **argv)
             o->ab = 0;
         else if (!strcmp(a, "--no-peak"))
             o->peak = 0;
+        else if (v && !strcmp(a, "--trace"))
+            o->trace = v, i++;
         else if (v && !strcmp(a, "--lat-steps") && !one_count(v, &o->lat_steps))
             i++;
         else if (v && !strcmp(a, "--max-runs") && !one_count(v, &o->max_runs))
@@ -754,6 +761,77 @@ static void gpu_section(const opts *o)
             }
 }
 
+/* ---- the references on a trace (make bench's production case, bench/production.sh): every
+ * head of a trace DIR as one engine on all threads, fresh from t = 0, for steps that take about
+ * 2 s (at most the trace's), the stream opened by a first step outside the timing ---- */
+static double ref_rate(const vla_engine_spec *base, long T, long *steps_out)
+{
+    for (long steps = 16;; steps *= 2) {
+        vla_engine_spec sp = *base;
+        vla_engine *e;
+        char err[400];
+        steps = steps < T - 1 ? steps : T - 1;
+        sp.stream_steps = steps + 1;
+        if (vla_engine_new(&e, &sp, err, sizeof err))
+            return fprintf(stderr, "vla-bench: --trace: %s\n", err), NAN;
+        double t0 = 0, dt = 0;
+        int r = vla_engine_advance(e, 1);
+        if (!r) {
+            t0 = now();
+            r = vla_engine_advance(e, 1 + steps);
+            dt = now() - t0;
+        }
+        if (r)
+            fprintf(stderr, "vla-bench: --trace: %s\n", vla_engine_error(e));
+        else
+            tally_run(e);
+        vla_engine_free(e);
+        if (r)
+            return NAN;
+        if (dt > 2 || steps == T - 1) {
+            *steps_out = steps;
+            return sp.runs * (double)steps / dt;
+        }
+    }
+}
+
+static void trace_section(const opts *o, int threads)
+{
+    char spec[4200], err[300];
+    snprintf(spec, sizeof spec, "trace:%s", o->trace);
+    const int d = o->ds[0];
+    vla_stream *s;
+    if (vla_stream_open_part(&s, spec, d, d, 0, 0, 0, 0, err, sizeof err)) {
+        fprintf(stderr, "vla-bench: --trace: %s\n", err);
+        exit(2);
+    }
+    const long heads = vla_stream_heads(s), T = vla_stream_length(s);
+    vla_stream_close(s);
+    if (T < 2) {
+        fprintf(stderr, "vla-bench: --trace %s: %ld steps, at least 2 needed\n", o->trace, T);
+        exit(2);
+    }
+    printf("## references on %s: %ld heads x %ld steps, d = %d, %d threads\n", spec, heads, T, d,
+           threads);
+    printf("%-6s %-22s %8s %16s\n", "model", "reference", "steps", "head_steps/s");
+    for (int mi = 0; mi < o->nm; mi++) {
+        const struct {
+            const char *name;
+            const vla_backend *b;
+        } refs[] = {{"exact-mpfr-256", vref_backend_exact()}, {"f64-cpu", vla_backend_cpu()}};
+        for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++) {
+            vla_engine_spec sp = {.backend = refs[k].b, .runs = (int)heads, .stream = spec,
+                                  .round_inputs = VLA_FMT_F64, .threads = threads};
+            config(&sp.cfg, o->ms[mi], VLA_F64, d, VLA_TRACK_SM);
+            long steps = 0;
+            double rate = ref_rate(&sp, T, &steps);
+            printf("%-6s %-22s %8ld %16.1f\n", vla_model_name((vla_model_kind)o->ms[mi]),
+                   refs[k].name, steps, rate);
+            fflush(stdout);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     opts o;
@@ -764,6 +842,11 @@ int main(int argc, char **argv)
     int threads = max_threads();
     printf("# vla-bench %s (%s), host %s\n", VLA_VERSION, VLA_GIT, host);
     printf("# %s\n", vla_cuda_build());
+    if (o.trace) {
+        printf("# CPU: %s, %d threads\n", cpu, threads);
+        trace_section(&o, threads);
+        o.cpu = o.gpu = 0;
+    }
     if (o.cpu) {
         fma_kind k = best_fma();
         double p1 = cpu_fma_peak(k, 1), pall = cpu_fma_peak(k, threads);

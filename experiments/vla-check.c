@@ -18,7 +18,9 @@
 #define NTHR 3
 static const double thr[NTHR] = {1e-3, 1e-1, 1};
 enum { QS, QA, QO, NQ };
-#define WIN 1024 /* steps per advance: the read-outs of a window are kept for the comparison */
+/* steps per advance: the inputs of a window are read once for a group's engines, and its
+ * read-outs kept for the comparison */
+#define WIN 256
 /* the read-outs are kept by step modulo RING: a window plus the unfinished chunk before it, whose
  * tokens' read-outs come at the chunk's end, in the next window when another row's checkpoint
  * ends a window inside the chunk (seq's checkpoints beside chunk:64's, the default forms) */
@@ -197,12 +199,28 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
     tr.seen = malloc((size_t)nr * RING);
     char refwhy[400] = "out of memory";
     int refbad = !x || !y || !lam || !tr.o || !tr.seen;
+    /* the group's inputs, read (a trace) or drawn (a stream) once for all its engines, a window
+     * of WIN steps at a time, which every engine takes as prepared inputs in a ring */
+    unsigned want = 0;
+    for (int k = 0; k < n; k++)
+        want |= vla_model_reads(mb[k].cfg);
+    vla_inputs in;
+    if (!refbad)
+        refbad = vla_inputs_open(&in, c->stream, c->seed, d, dv, nr, WIN, c->steps, want, refwhy,
+                                 sizeof refwhy) != 0;
+    else
+        memset(&in, 0, sizeof in);
     long tend = 0;
     for (int k = 0; k < n; k++) {
         member_t *w = &mb[k];
         vla_engine_spec sp, rs;
         vla_cli_engine_spec(&rc, w->cfg, &sp);
         sp.threads = 1; /* the groups run in parallel, each on one thread (the same bits) */
+        sp.stream = NULL;
+        sp.in = in.in;
+        sp.is_read = in.is_read;
+        sp.T = in.T; /* WIN, or a shorter stream's length */
+        sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
         w->tm = (taps_t){malloc((size_t)nr * RING * dv * sizeof *w->tm.o), malloc((size_t)nr * RING),
                          dv, w->cfg->form == VLA_FORM_CHUNK && w->cfg->chunk > 1 ? w->cfg->chunk : 1,
                          w->res};
@@ -217,6 +235,8 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
         w->m = NULL;
         if (!w->tm.o || !w->tm.seen)
             w->failed = 1, snprintf(w->err, w->errlen, "out of memory");
+        else if (!in.in) /* the group's inputs could not be had: its reason */
+            w->failed = 1, snprintf(w->err, w->errlen, "%s", refwhy);
         else if (vla_engine_new(&w->m, &sp, w->err, w->errlen))
             w->failed = 1;
         if (!refbad && !ref) { /* the group's reference, from its first member's spec */
@@ -240,6 +260,10 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
             if (!mb[k].failed && mb[k].ci < mb[k].nck && mb[k].cks[mb[k].ci] < next)
                 next = mb[k].cks[mb[k].ci];
         long to = t + WIN < next ? t + WIN : next;
+        if (vla_inputs_fill(&in, t, to, refwhy, sizeof refwhy)) {
+            refbad = 1;
+            break;
+        }
         if (vla_engine_advance(ref, to)) {
             snprintf(refwhy, sizeof refwhy, "%s", vla_engine_error(ref));
             refbad = 1;
@@ -371,6 +395,7 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
         free(mb[k].tm.seen);
     }
     vla_engine_free(ref);
+    vla_inputs_free(&in);
     free(x);
     free(y);
     free(lam);
@@ -1934,7 +1959,8 @@ int main(int argc, char **argv)
             "reason; the rows run in parallel (OMP_NUM_THREADS). No checkpoint files (--resume is\n"
             "refused): an interrupted check starts over. On a terminal, stderr shows the progress\n"
             "(head-steps done of all the rows', their rate, the time left); elsewhere nothing of it.\n"
-            "A trace is read a block of steps at a time: the memory does not grow with T.\n"
+            "A trace is read a block of steps at a time: the memory does not grow with T; the rows\n"
+            "that share a reference (the model, its input rounding) read it, or draw a stream, once.\n"
             "\n"
             "OUTPUTS. vla-check trace:DIR --outputs DIR2 judges your own kernel instead: its read-outs\n"
             "DIR2/o.npy (heads, T, dv) on the trace's inputs (and its final state DIR2/S.npy, (heads,\n"

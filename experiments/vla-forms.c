@@ -101,6 +101,8 @@ static int on_opt(void *ctx, const char *name, const char *val)
 
 /* ---- sweep ---- */
 
+#define WIN 256 /* steps per advance: the inputs of a window are drawn once for every engine */
+
 /* the policy of one format whose inputs are rounded as p's are, the row of VLA_PRECS with
  * storage, compute and io p's io format: the exact reference of p; a format without such a row
  * is an error, never another format's reference */
@@ -157,6 +159,12 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     if (!cfg || !m || !err || !x)
         vla_cli_die(spec, "out of memory");
     char e_msg[400], form[32];
+    /* the inputs, drawn (or read) once for every engine, a window of WIN steps at a time, which
+     * the engines take as prepared inputs in a ring */
+    vla_inputs in;
+    if (vla_inputs_open(&in, c->stream, c->seed, d, dv, nr, WIN, T, vla_model_reads(&c->cfg), e_msg,
+                        sizeof e_msg))
+        vla_cli_die(spec, "--stream: %s", e_msg);
     for (int p = 0; p < np; p++)
         for (int f = 0; f < nf; f++) {
             vla_config *k = &cfg[p * nf + f];
@@ -170,6 +178,11 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                 vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), why);
             vla_engine_spec sp;
             vla_cli_engine_spec(c, k, &sp);
+            sp.stream = NULL;
+            sp.in = in.in;
+            sp.is_read = in.is_read;
+            sp.T = in.T; /* WIN, or a shorter stream's length */
+            sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
             if (vla_engine_new(&m[p * nf + f], &sp, e_msg, sizeof e_msg))
                 vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), e_msg);
             vla_fmt io = vla_prec_io(k->prec);
@@ -192,20 +205,28 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
         ne += ref[i] != NULL;
     vla_progress prog;
     vla_progress_start(&prog, nck ? ne * cks[nck - 1] : 0, "engine-steps");
-    for (long k = 0; k < nck; k++) {
-        for (int i = 0; i < VLA_NFMT + np * nf; i++) {
-            vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
-            int r = e ? vla_engine_advance(e, cks[k]) : 0;
-            if (e)
-                vla_progress_update(&prog, done += cks[k] - (k ? cks[k - 1] : 0));
-            if (r == VLA_EINTR) {
-                status = interrupted();
-                goto done;
-            }
-            if (r) {
-                fprintf(stderr, "vla-forms: %s\n", vla_engine_error(e));
+    for (long k = 0, t = 0, to; k < nck; k++) {
+        for (; t < cks[k]; t = to) { /* a window at a time */
+            to = t + WIN < cks[k] ? t + WIN : cks[k];
+            if (vla_inputs_fill(&in, t, to, e_msg, sizeof e_msg)) {
+                fprintf(stderr, "vla-forms: --stream: %s\n", e_msg);
                 status = 1;
                 goto done;
+            }
+            for (int i = 0; i < VLA_NFMT + np * nf; i++) {
+                vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
+                int r = e ? vla_engine_advance(e, to) : 0;
+                if (e)
+                    vla_progress_update(&prog, done += to - t);
+                if (r == VLA_EINTR) {
+                    status = interrupted();
+                    goto done;
+                }
+                if (r) {
+                    fprintf(stderr, "vla-forms: %s\n", vla_engine_error(e));
+                    status = 1;
+                    goto done;
+                }
             }
         }
         for (int i = 0; i < VLA_NFMT; i++)
@@ -296,6 +317,7 @@ done:
         vla_engine_free(ref[i]);
         vref_ddcheck_free(chk[i]);
     }
+    vla_inputs_free(&in);
     free(cfg);
     free(m);
     free(err);

@@ -766,26 +766,26 @@ vla_input vla_input_of(const vla_step_buf *b)
 
 void vla_inputs_free(vla_inputs *x)
 {
+    vla_stream_close(x->s);
+    vla_step_buf_free(&x->b);
     free(x->in);
     free(x->is_read);
     free(x->store);
     memset(x, 0, sizeof *x);
 }
 
-int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
-                    long T, unsigned want, char *err, size_t errlen)
+int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
+                    long T, long steps, unsigned want, char *err, size_t errlen)
 {
-    vla_stream *s;
-    vla_step_buf b;
     memset(x, 0, sizeof *x);
-    int e = vla_stream_open_part(&s, spec, d, dv, seed, 0, -1, T, err, errlen);
+    int e = vla_stream_open_part(&x->s, spec, d, dv, seed, 0, heads, steps, err, errlen);
     if (e)
         return e;
-    vla_stream_want(s, want);
-    long len = vla_stream_length(s), nh = vla_stream_heads(s);
+    vla_stream_want(x->s, want);
+    long len = vla_stream_length(x->s), nh = vla_stream_heads(x->s);
     if (nh > 0 && nh < heads) {
         snprintf(err, errlen, "stream %.150s: %ld heads, %d wanted", spec, nh, heads);
-        vla_stream_close(s);
+        vla_inputs_free(x);
         return VLA_ERANGE;
     }
     if (len > 0 && T > len) /* a finite stream bounds the steps */
@@ -799,39 +799,61 @@ int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int d
     x->in = calloc(n, sizeof *x->in);
     x->is_read = calloc(n, 1);
     x->store = malloc(n * per * sizeof(double));
-    if (!x->in || !x->is_read || !x->store || vla_step_buf_alloc(&b, d, dv)) {
-        vla_stream_close(s);
+    if (!x->in || !x->is_read || !x->store || vla_step_buf_alloc(&x->b, d, dv)) {
         vla_inputs_free(x);
         snprintf(err, errlen, "out of memory for %ld steps of %d heads of inputs", T, heads);
         return VLA_ENOMEM;
     }
-    for (int h = 0; h < heads && !e; h++)
-        for (long t = 1; t <= T && !e; t++) {
-            size_t i = (size_t)h * T + (t - 1);
+    return VLA_OK;
+}
+
+int vla_inputs_fill(vla_inputs *x, long t0, long t1, char *err, size_t errlen)
+{
+    const int d = x->d, dv = x->dv;
+    const size_t per = 6 * (size_t)d + 2 * (size_t)dv;
+    vla_step_buf *b = &x->b;
+    if (t1 - t0 > x->T) {
+        snprintf(err, errlen, "steps %ld .. %ld: more than the %ld a window holds", t0 + 1, t1,
+                 x->T);
+        return VLA_ERANGE;
+    }
+    for (int h = 0; h < x->heads; h++)
+        for (long t = t0 + 1; t <= t1; t++) {
+            size_t i = (size_t)h * x->T + (size_t)((t - 1) % x->T);
             double *p = x->store + i * per;
-            if ((e = vla_stream_get(s, (uint32_t)h, t, &b))) {
-                snprintf(err, errlen, "stream %.200s, head %d, step %ld: %s", spec, h, t,
-                         vla_strerror(e));
-                break;
+            int e = vla_stream_get(x->s, (uint32_t)h, t, b);
+            if (e) {
+                snprintf(err, errlen, "stream %.200s, head %d, step %ld: %s",
+                         vla_stream_spec(x->s), h, t, vla_strerror(e));
+                return e;
             }
-            memcpy(p, b.q, d * sizeof(double));
-            memcpy(p + d, b.k, d * sizeof(double));
-            memcpy(p + 2 * d, b.u, d * sizeof(double));
-            memcpy(p + 3 * d, b.v, dv * sizeof(double));
-            memcpy(p + 3 * d + dv, b.g, dv * sizeof(double));
+            memcpy(p, b->q, d * sizeof(double));
+            memcpy(p + d, b->k, d * sizeof(double));
+            memcpy(p + 2 * d, b->u, d * sizeof(double));
+            memcpy(p + 3 * d, b->v, dv * sizeof(double));
+            memcpy(p + 3 * d + dv, b->g, dv * sizeof(double));
             double *lg = p + 3 * d + 2 * dv, *ra = lg + d, *rb = ra + d;
-            memcpy(lg, b.lg, d * sizeof(double));
-            memcpy(ra, b.a, d * sizeof(double));
-            memcpy(rb, b.b, d * sizeof(double));
-            x->in[i] = (vla_input){p, p + d, p + 3 * d, p + 2 * d, b.has_g ? p + 3 * d + dv : NULL,
-                                   b.beta, b.decay, b.has_gates & VLA_IN_LOGDECAY_D ? lg : NULL,
-                                   b.has_gates & VLA_IN_A ? ra : NULL,
-                                   b.has_gates & VLA_IN_B ? rb : NULL, b.lgs};
-            x->is_read[i] = (unsigned char)b.is_read;
+            memcpy(lg, b->lg, d * sizeof(double));
+            memcpy(ra, b->a, d * sizeof(double));
+            memcpy(rb, b->b, d * sizeof(double));
+            x->in[i] = (vla_input){p, p + d, p + 3 * d, p + 2 * d, b->has_g ? p + 3 * d + dv : NULL,
+                                   b->beta, b->decay, b->has_gates & VLA_IN_LOGDECAY_D ? lg : NULL,
+                                   b->has_gates & VLA_IN_A ? ra : NULL,
+                                   b->has_gates & VLA_IN_B ? rb : NULL, b->lgs};
+            x->is_read[i] = (unsigned char)b->is_read;
         }
-    vla_step_buf_free(&b);
-    vla_stream_close(s);
-    if (e)
+    return VLA_OK;
+}
+
+int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
+                    long T, unsigned want, char *err, size_t errlen)
+{
+    int e = vla_inputs_open(x, spec, seed, d, dv, heads, T, T, want, err, errlen);
+    if (!e && (e = vla_inputs_fill(x, 0, x->T, err, errlen)))
         vla_inputs_free(x);
+    if (!e) { /* every step is here: the stream is done */
+        vla_stream_close(x->s);
+        x->s = NULL;
+    }
     return e;
 }

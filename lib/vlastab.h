@@ -488,13 +488,23 @@ uint64_t vla_fnv1a(uint64_t h, const void *p, size_t n);
 typedef struct {
     int d, dv, heads;
     long T;
-    vla_input *in;          /* [head * T + t - 1] */
+    vla_input *in;          /* [head * T + (t - 1) % T] */
     unsigned char *is_read; /* likewise */
     double *store;          /* their numbers */
+    vla_stream *s;          /* a window's stream (vla_inputs_open), NULL once drawn whole */
+    vla_step_buf b;
 } vla_inputs;
 /* want: the gates a synthetic stream draws too (vla_stream_want; 0: none) */
 int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
                     long T, unsigned want, char *err, size_t errlen);
+/* The same as a window of T steps, refilled as engines advance: vla_inputs_fill puts steps t0 + 1
+ * .. t1 (at most T of them) of every head in their slots (t - 1) % T, and engines given in,
+ * is_read, T and cycle = 1 read step t there during an advance to t1, so that the engines of
+ * many configurations read a trace, or draw a stream, once (vla-check's groups). steps: the
+ * steps that will be asked for (of a trace no more is read). */
+int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
+                    long T, long steps, unsigned want, char *err, size_t errlen);
+int vla_inputs_fill(vla_inputs *x, long t0, long t1, char *err, size_t errlen);
 void vla_inputs_free(vla_inputs *x);
 
 /* ---- engines: the one place where runs advance (docs/engine.md) ----

@@ -17,7 +17,7 @@ INC_reference   := -Ilib -Ireference
 INC_kernels     := -Ilib -Ikernels
 INC_experiments := -Ilib -Ireference -Ikernels -Iexperiments
 INC_tools       := -Ilib -Ireference -Ikernels -Iexperiments
-INC_bench       := -Ilib -Ikernels -Iexperiments
+INC_bench       := -Ilib -Ireference -Ikernels -Iexperiments
 INC_tests       := -Ilib -Ireference -Ikernels -Iexperiments -Itests -Itools/regress
 # the folder of the object being made ($(BUILD)/lib/x.o -> lib; the planted copies are lib's)
 INC = $(INC_$(word 2,$(subst /, ,$(subst $(BUILD)/plant/,$(BUILD)/lib/,$@))))

@@ -509,6 +509,58 @@ TEST(engine_prepared_inputs)
     free(in);
 }
 
+/* a window of a stream's steps (vla_inputs_open, _fill), refilled between advances: engines fed
+ * from it take the bits of engines that read the stream themselves (vla-check's groups read a
+ * trace once this way), gates and mqar's reads included, on the cpu and in the lanes */
+TEST(engine_window_inputs)
+{
+    const struct {
+        vla_model_kind mk;
+        vla_prec p;
+        const char *stream, *form;
+    } cs[] = {{VLA_GDN, VLA_BF16, "lmlike", "chunk:8"}, {VLA_LA, VLA_F32, "mqar:12,4", "seq"},
+              {VLA_VLA3, VLA_F16, "gauss", "seq"}, {VLA_RWKV7, VLA_F32, "lmlike", "seq"}};
+    const vla_backend *bs[2] = {vla_backend_cpu(), vla_backend_lanes()};
+    const int d = 8, runs = 3;
+    const long W = 16, T = 28;
+    char err[400], what[200] = "";
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++)
+        for (int k = 0; k < 2; k++) {
+            vla_engine_spec sp;
+            spec_of(&sp, cs[c].mk, VLA_TRACK_SM, cs[c].p, d, cs[c].stream, runs);
+            CHECK(vla_form_parse(&sp.cfg, cs[c].form) == 0);
+            sp.backend = bs[k];
+            vla_inputs x;
+            CHECK_MSG(vla_inputs_open(&x, cs[c].stream, 7, d, d, runs, W, T,
+                                      vla_model_reads(&sp.cfg), err, sizeof err) == 0, "%s", err);
+            vla_engine *a, *b;
+            CHECK_MSG(vla_engine_new(&a, &sp, err, sizeof err) == 0, "%s", err);
+            sp.stream = NULL, sp.in = x.in, sp.is_read = x.is_read, sp.T = x.T, sp.cycle = 1;
+            CHECK_MSG(vla_engine_new(&b, &sp, err, sizeof err) == 0, "%s", err);
+            for (long t = 0, to; t < T; t = to) {
+                to = t + 3 + t % W < T ? t + 3 + t % W : T; /* uneven strides, at most W */
+                CHECK_MSG(vla_inputs_fill(&x, t, to, err, sizeof err) == 0, "%s", err);
+                CHECK_EQ_INT(vla_engine_advance(a, to), 0);
+                CHECK_MSG(vla_engine_advance(b, to) == 0, "%s", vla_engine_error(b));
+                for (int run = 0; run < runs && !vla_form_pending(&sp.cfg, to); run++)
+                    CHECK_MSG(diff_state(a, run, b, run, what, sizeof what) == 0,
+                              "case %zu on %s, run %d, t %ld: %s", c, vla_backend_name(bs[k]),
+                              run, to, what);
+            }
+            CHECK_EQ_INT(vla_engine_t(b, runs - 1), T);
+            /* more steps than the window holds: refused, nothing overwritten */
+            CHECK(vla_inputs_fill(&x, 0, W + 1, err, sizeof err) == VLA_ERANGE);
+            vla_engine_free(a);
+            vla_engine_free(b);
+            vla_inputs_free(&x);
+        }
+    /* a window longer than a finite stream is cut to its length: engines take x.T */
+    vla_inputs x;
+    CHECK(vla_inputs_open(&x, "mqar:3,2", 7, d, d, runs, W, W, 0, err, sizeof err) == 0);
+    CHECK_EQ_INT(x.T, 8);
+    vla_inputs_free(&x);
+}
+
 /* round_inputs: the binary64 reference of an f16 run takes the f16-rounded inputs */
 TEST(engine_round_inputs)
 {
