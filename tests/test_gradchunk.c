@@ -92,7 +92,7 @@ typedef struct {
 } cgrads;
 static vla_grads gof(cgrads *g)
 {
-    vla_grads o = {g->dq, g->dk, g->dv, g->dbeta, g->dg, NULL, NULL, NULL};
+    vla_grads o = {g->dq, g->dk, g->dv, g->dbeta, g->dg, NULL, NULL, NULL, NULL};
     return o;
 }
 
