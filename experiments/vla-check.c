@@ -341,7 +341,7 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
                 if (!r->nonfinite && !vla_cli_run_finite(m, h, x))
                     r->nonfinite = t;
                 /* stagnation: under half of A's diagonal moved over the window (vla-drift's
-                 * a_moved_diag; README "Where round-to-nearest stagnates") */
+                 * a_moved_diag; docs/findings.md, "Where round-to-nearest stagnates") */
                 if (r->steps && !r->stagnant && 2 * r->moved < (long)d * r->steps)
                     r->stagnant = t;
                 r->moved = r->steps = 0;
@@ -462,7 +462,7 @@ static void add_cause(row_t *w, const char *fmt, ...)
     va_end(ap);
 }
 
-/* the verdict and what the harness knows of the causes (docs/math.md, the README, trace.md) */
+/* the verdict and what the harness knows of the causes (docs/math.md, docs/findings.md, trace.md) */
 static void judge(row_t *w, double threshold)
 {
     const result *r = &w->r;
@@ -525,7 +525,7 @@ static void judge(row_t *w, double threshold)
         snprintf(pred, sizeof pred, ", near t = 1/u - lambda0 d^2 = %.0f", onset);
     if (r->stagnant)
         add_cause(w, "A stagnates from t = %ld: under half of its diagonal still moves, the updates "
-                     "falling below half an ulp of %s and rounding away (README, 'Where "
+                     "falling below half an ulp of %s and rounding away (docs/findings.md, 'Where "
                      "round-to-nearest stagnates'%s)",
                   r->stagnant, vla_fmt_name(st), pred);
     if (r->notpd)
