@@ -54,7 +54,8 @@ do for [cols in SIZES] {
          NaN w l lw 1.5 dt 3 lc rgb '#444444' t 'binary32 (knob off)', \
          NaN w lp pt 7 lc rgb '#444444' t 'f16-kern', NaN w lp pt 5 lc rgb '#444444' t 'bf16-kern', \
          NaN w lp pt 9 lc rgb '#444444' t 'f32', \
-         for [t in TRI] NaN w l lw 2 lc rgb tri_color(t) t t
+         for [t in TRI] NaN w l lw 2 lc rgb tri_color(t) t t, \
+         NaN w l dt 3 lc rgb REF t 'u: bf16 2^{-8}, f16 2^{-11}'
     eval keydone
     set logscale xy
     set format x '10^{%T}'
@@ -77,7 +78,7 @@ do for [cols in SIZES] {
          2**-8 w l dt 3 lc rgb REF
 
     eval panel(3)
-    set title "(c) gdn chunk:128, correlated keys"
+    set title "(c) gdn chunk:128, corr. keys"
     set ylabel 'error of {/:Italic o} (x: non-finite)'
     set xrange [100 : 320]
     set xtics (128, 256)
