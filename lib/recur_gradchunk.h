@@ -46,6 +46,102 @@ typedef struct {
     long nsav, nck;
 } FN(gcstate);
 
+/* The two chunks' (gradchunk_chunk, gradchunk_kda) shared steps, in their order. A row r of the
+ * chunk's buffer cb (rl numbers, recur_chunk.h's layout) holds beta_r, v_r and q'_r. */
+#define GC_AT_(r, a) ((long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
+#define GC_BETA_(r) E(s->cb, GC_AT_(r, beta_decay))
+
+/* Vb = beta v (wy; gla and mamba2: v, E = V), rounded to io; U and E start as Vb */
+VLA_FN void FN(gc_vb)(CXP, ST *s, FN(gcstate) *G, int wy)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr);
+    for (long i = 0; i < (long)C * dv; i++) {
+        if (wy)
+            MUL(E(G->Vb, i), GC_BETA_(i / dv), E(s->cb, GC_AT_(i / dv, v) + i % dv));
+        else
+            COPY(E(G->Vb, i), E(s->cb, GC_AT_(i / dv, v) + i % dv));
+        STORE_I(E(G->Vb, i));
+        COPY(E(G->U, i), E(G->Vb, i));
+        COPY(E(G->Ev, i), E(G->Vb, i));
+    }
+}
+
+/* E = U - W S_0^T (chunk_s0's), rounded to io; then dS staged in io as the products take it (fla
+ * stores dh in q's dtype; the carried dh, and dS_0's exp(gamma_C) dS term, stay in storage) */
+VLA_FN void FN(gc_e_dsi)(CXP, ST *s, FN(gcstate) *G, const NUM *W, int wy)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    for (long i = 0; wy && i < (long)C * dv; i++) {
+        FN(dot_at)(CX, P(acc), s->s0, (i % dv) * d, W, (i / dv) * d, d);
+        SUB(E(G->Ev, i), E(G->U, i), acc);
+        STORE_I(E(G->Ev, i));
+    }
+    for (long i = 0; i < (long)dv * d; i++) {
+        COPY(E(G->dSi, i), E(G->dS, i));
+        STORE_I(E(G->dSi, i));
+    }
+    FRAME_END;
+}
+
+/* dW = -dE S_0; the UT transform's backward dVb = T^T dE, dKb = T^T dW (T_rc at Tm[c][r]), each
+ * rounded to io; without the UT transform (gla, mamba2) dv = dE */
+VLA_FN void FN(gc_ut_back)(CXP, ST *s, FN(gcstate) *G, int wy)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    for (long i = 0; !wy && i < (long)C * dv; i++)
+        COPY(E(G->dVb, i), E(G->dE, i));
+    for (long i = 0; wy && i < (long)C * d; i++) {
+        const long r = i / d, j = i % d;
+        SETI(acc, 0);
+        for (long a = 0; a < dv; a++) {
+            MUL(t, E(G->dE, r * dv + a), E(s->s0, a * d + j));
+            SUB(acc, acc, t);
+        }
+        COPY(E(G->dW, i), acc);
+        STORE_I(E(G->dW, i));
+    }
+    for (long cc = 0; wy && cc < C; cc++) {
+        for (long a = 0; a < dv; a++) {
+            COPY(acc, E(G->dE, cc * dv + a));
+            for (long r = cc + 1; r < C; r++) {
+                MUL(t, E(G->Tm, cc * C + r), E(G->dE, r * dv + a));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dVb, cc * dv + a), acc);
+            STORE_I(E(G->dVb, cc * dv + a));
+        }
+        for (long j = 0; j < d; j++) {
+            COPY(acc, E(G->dW, cc * d + j));
+            for (long r = cc + 1; r < C; r++) {
+                MUL(t, E(G->Tm, cc * C + r), E(G->dW, r * d + j));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dKb, cc * d + j), acc);
+            STORE_I(E(G->dKb, cc * d + j));
+        }
+    }
+    FRAME_END;
+}
+
+/* base=2: 2^(gamma RCP_LN2) = e^(gamma RCP_LN2 ln 2); the binary32 RCP_LN2 is 1/ln 2 to 1.3e-8,
+ * so its factor is in the gradient of each of the n log-decays in dg */
+VLA_FN void FN(gc_base2)(CXP, ST *s, NUM *dg, long n)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    SETD(t, 0x1.62e42fefa39efp-1);
+    MUL(t, t, E(s->c, C_RCPLN2));
+    for (long i = 0; i < n; i++)
+        MUL(E(dg, i), E(dg, i), t);
+    FRAME_END;
+}
+
 /* s holds the chunk's forward (its buffer, k' rows in cy, gamma in cg, the staged S_0 in s0, W in
  * cx, P below cm's diagonal), S0 its first state as stored, c its read-outs' cotangents (C x dv),
  * G->dS the cotangent of its last state; on return G->dS is that of its first state and G's rows
@@ -79,15 +175,7 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
     }
     if (decay)
         FN(chunk_exp)(CX, s, P(gC), P(E(Gm, C - 1)));
-    for (long i = 0; i < (long)C * dv; i++) {
-        if (wy)
-            MUL(E(G->Vb, i), BETA_(i / dv), E(cb, AT_(i / dv, v) + i % dv));
-        else /* mamba2: E = V, no UT transform */
-            COPY(E(G->Vb, i), E(cb, AT_(i / dv, v) + i % dv));
-        STORE_I(E(G->Vb, i));
-        COPY(E(G->U, i), E(G->Vb, i));
-        COPY(E(G->Ev, i), E(G->Vb, i));
-    }
+    FN(gc_vb)(CX, s, G, wy); /* mamba2: E = V, no UT transform */
     for (long i = 0; wy && i < (long)C * d; i++) {
         MUL(E(G->Xb, i), BETA_(i / d), E(K, i));
         STORE_I(E(G->Xb, i));
@@ -108,17 +196,8 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
         FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
         FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
     }
-    for (long i = 0; wy && i < (long)C * dv; i++) { /* E = U - W S_0^T (chunk_s0) */
-        FN(dot_at)(CX, P(acc), s0, (i % dv) * d, W, (i / dv) * d, d);
-        SUB(E(G->Ev, i), E(G->U, i), acc);
-        STORE_I(E(G->Ev, i));
-    }
-    /* dS staged in io as the products take it (fla stores dh in q's dtype; the carried dh, and
-     * dS_0's exp(gamma_C) dS term, stay in the storage format); do_r = scale c_r */
-    for (long i = 0; i < (long)dv * d; i++) {
-        COPY(E(G->dSi, i), E(G->dS, i));
-        STORE_I(E(G->dSi, i));
-    }
+    FN(gc_e_dsi)(CX, s, G, W, wy);
+    /* do_r = scale c_r */
     for (long i = 0; i < (long)C * dv; i++) {
         LOAD_IN(E(G->dO, i), c[i]);
         if (gated) {
@@ -217,40 +296,7 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
         COPY(E(G->dS0, i), acc);
         STORE(E(G->dS0, i));
     }
-    /* dW = -dE S_0; the UT transform's backward dVb = T^T dE, dKb = T^T dW (T_rc at Tm[c][r]);
-     * mamba2: dv = dE */
-    for (long i = 0; !wy && i < (long)C * dv; i++)
-        COPY(E(G->dVb, i), E(G->dE, i));
-    for (long i = 0; wy && i < (long)C * d; i++) {
-        const long r = i / d, j = i % d;
-        SETI(acc, 0);
-        for (long a = 0; a < dv; a++) {
-            MUL(t, E(G->dE, r * dv + a), E(s0, a * d + j));
-            SUB(acc, acc, t);
-        }
-        COPY(E(G->dW, i), acc);
-        STORE_I(E(G->dW, i));
-    }
-    for (long cc = 0; wy && cc < C; cc++) {
-        for (long a = 0; a < dv; a++) {
-            COPY(acc, E(G->dE, cc * dv + a));
-            for (long r = cc + 1; r < C; r++) {
-                MUL(t, E(G->Tm, cc * C + r), E(G->dE, r * dv + a));
-                ADD(acc, acc, t);
-            }
-            COPY(E(G->dVb, cc * dv + a), acc);
-            STORE_I(E(G->dVb, cc * dv + a));
-        }
-        for (long j = 0; j < d; j++) {
-            COPY(acc, E(G->dW, cc * d + j));
-            for (long r = cc + 1; r < C; r++) {
-                MUL(t, E(G->Tm, cc * C + r), E(G->dW, r * d + j));
-                ADD(acc, acc, t);
-            }
-            COPY(E(G->dKb, cc * d + j), acc);
-            STORE_I(E(G->dKb, cc * d + j));
-        }
-    }
+    FN(gc_ut_back)(CX, s, G, wy); /* mamba2: dv = dE */
     /* dA_rc = -(dVb_r . U_c + dKb_r . W_c), c < r; A_rc = beta_r (k'_r . k'_c) D_rc */
     for (long r = 1; wy && r < C; r++)
         for (long cc = 0; cc < r; cc++) {
@@ -297,13 +343,8 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
             ADD(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
         }
     }
-    if (decay && s->cfg.base2) { /* 2^(gamma RCP_LN2) = e^(gamma RCP_LN2 ln 2): the binary32
-                                    RCP_LN2 is 1/ln 2 to 1.3e-8, so its factor is in the gradient */
-        SETD(t, 0x1.62e42fefa39efp-1);
-        MUL(t, t, E(s->c, C_RCPLN2));
-        for (long r = 0; r < C; r++)
-            MUL(E(G->dgam, r), E(G->dgam, r), t);
-    }
+    if (decay && s->cfg.base2)
+        FN(gc_base2)(CX, s, G->dgam, C);
     for (long r = C - 2; r >= 0; r--) /* dg_t = sum_{r >= t} dgamma_r */
         ADD(E(G->dgam, r), E(G->dgam, r), E(G->dgam, r + 1));
     for (long i = 0; i < (long)dv * d; i++)
@@ -335,15 +376,7 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
 #define QR_(r, j) E(cb, (long)(r) * rl + oq + (j))
 #define AT_(r, a) ((long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
 #define BETA_(r) E(cb, AT_(r, beta_decay))
-    for (long i = 0; i < (long)C * dv; i++) {
-        if (wy)
-            MUL(E(G->Vb, i), BETA_(i / dv), E(cb, AT_(i / dv, v) + i % dv));
-        else /* gla: E = V, no UT transform */
-            COPY(E(G->Vb, i), E(cb, AT_(i / dv, v) + i % dv));
-        STORE_I(E(G->Vb, i));
-        COPY(E(G->U, i), E(G->Vb, i));
-        COPY(E(G->Ev, i), E(G->Vb, i));
-    }
+    FN(gc_vb)(CX, s, G, wy); /* gla: E = V, no UT transform */
     for (long i = 0; i < (long)C * d; i++) {
         FN(chunk_exp)(CX, s, P(E(G->egd, i)), P(E(Gm, i)));
         MUL(E(W, i), BETA_(i / d), E(K, i));
@@ -364,15 +397,7 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
         FN(chunk_tri)(CX, G->Tm, W, C, d);     /* W = T Kb */
         FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
     }
-    for (long i = 0; wy && i < (long)C * dv; i++) { /* E = U - W S_0^T */
-        FN(dot_at)(CX, P(acc), s0, (i % dv) * d, W, (i / dv) * d, d);
-        SUB(E(G->Ev, i), E(G->U, i), acc);
-        STORE_I(E(G->Ev, i));
-    }
-    for (long i = 0; i < (long)dv * d; i++) {
-        COPY(E(G->dSi, i), E(G->dS, i));
-        STORE_I(E(G->dSi, i));
-    }
+    FN(gc_e_dsi)(CX, s, G, W, wy);
     for (long i = 0; i < (long)C * dv; i++) {
         LOAD_IN(E(G->dO, i), c[i]);
         MUL(E(G->dO, i), E(G->dO, i), E(s->c, C_SCALE));
@@ -454,38 +479,7 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
         COPY(E(G->dS0, i), acc);
         STORE(E(G->dS0, i));
     }
-    for (long i = 0; !wy && i < (long)C * dv; i++) /* gla: dv = dE */
-        COPY(E(G->dVb, i), E(G->dE, i));
-    for (long i = 0; wy && i < (long)C * d; i++) { /* dW = -dE S_0 */
-        const long r = i / d, j = i % d;
-        SETI(acc, 0);
-        for (long a = 0; a < dv; a++) {
-            MUL(t, E(G->dE, r * dv + a), E(s0, a * d + j));
-            SUB(acc, acc, t);
-        }
-        COPY(E(G->dW, i), acc);
-        STORE_I(E(G->dW, i));
-    }
-    for (long cc = 0; wy && cc < C; cc++) { /* dVb = T^T dE, dKb = T^T dW */
-        for (long a = 0; a < dv; a++) {
-            COPY(acc, E(G->dE, cc * dv + a));
-            for (long r = cc + 1; r < C; r++) {
-                MUL(t, E(G->Tm, cc * C + r), E(G->dE, r * dv + a));
-                ADD(acc, acc, t);
-            }
-            COPY(E(G->dVb, cc * dv + a), acc);
-            STORE_I(E(G->dVb, cc * dv + a));
-        }
-        for (long j = 0; j < d; j++) {
-            COPY(acc, E(G->dW, cc * d + j));
-            for (long r = cc + 1; r < C; r++) {
-                MUL(t, E(G->Tm, cc * C + r), E(G->dW, r * d + j));
-                ADD(acc, acc, t);
-            }
-            COPY(E(G->dKb, cc * d + j), acc);
-            STORE_I(E(G->dKb, cc * d + j));
-        }
-    }
+    FN(gc_ut_back)(CX, s, G, wy); /* gla: dv = dE */
     /* -dA_rc = dVb_r . U_c + dKb_r . W_c (c < r), L_rc = beta_r sum_j k'_rj k'_cj D_rcj */
     for (long r = 1; wy && r < C; r++)
         for (long cc = 0; cc < r; cc++) {
@@ -524,12 +518,8 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
             ADD(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
         }
     }
-    if (s->cfg.base2) {
-        SETD(t, 0x1.62e42fefa39efp-1);
-        MUL(t, t, E(s->c, C_RCPLN2));
-        for (long i = 0; i < (long)C * d; i++)
-            MUL(E(dG, i), E(dG, i), t);
-    }
+    if (s->cfg.base2)
+        FN(gc_base2)(CX, s, dG, (long)C * d);
     for (long r = C - 2; r >= 0; r--)
         for (long j = 0; j < d; j++)
             ADD(E(dG, r * d + j), E(dG, r * d + j), E(dG, (r + 1) * d + j));
@@ -648,4 +638,6 @@ out:
     return r;
 }
 #undef VLA_GC_ARRAYS
+#undef GC_AT_
+#undef GC_BETA_
 #endif
