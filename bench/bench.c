@@ -205,7 +205,7 @@ static void tally_run(vla_engine *e)
  * (caches, and the first steps' special values), on one thread */
 static double time_steps(creator mk, const vla_config *c, const inputs *x, long steps)
 {
-    const vla_backend b = {"cpu", &vla_engine_models_ops, mk, 0, NULL};
+    const vla_backend b = {.name = "cpu", .ops = &vla_engine_models_ops, .make_model = mk};
     vla_engine_spec sp = {.backend = &b, .cfg = *c, .runs = 1, .in = x->in, .T = NIN,
                           .shared = 1, .cycle = 1, .round_inputs = VLA_FMT_F64, .threads = 1};
     vla_engine *e;
@@ -818,7 +818,9 @@ static void trace_section(const opts *o, int threads)
         const struct {
             const char *name;
             const vla_backend *b;
-        } refs[] = {{"exact-mpfr-256", vref_backend_exact()}, {"f64-cpu", vla_backend_cpu()}};
+        } refs[] = {{"exact-mpfr-256", vref_backend_exact()},
+                    {"exact-dd-106", vref_backend_dd()},
+                    {"f64-cpu", vla_backend_cpu()}};
         for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++) {
             vla_engine_spec sp = {.backend = refs[k].b, .runs = (int)heads, .stream = spec,
                                   .round_inputs = VLA_FMT_F64, .threads = threads};

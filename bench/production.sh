@@ -2,7 +2,8 @@
 # production.sh: make bench's production case (bench/README.md, "The production case"): a
 # synthetic layer of H heads x T tokens x d (default 16 x 32768 x 128) of gdn and vla3
 # (bench/production-trace.py, written under DIR, not committed), and on this machine, in one run:
-#   - the references' head-steps per second: exact (MPFR) and binary64 (bin/vla-bench --trace),
+#   - the references' head-steps per second: exact (MPFR, and double-double) and binary64
+#     (bin/vla-bench --trace),
 #     against a float64 PyTorch loop of the same recurrence (bench/torch-loop.py) on the same
 #     number of threads (THREADS: OMP_NUM_THREADS and torch.set_num_threads);
 #   - vla-check's wall time and peak memory (/usr/bin/time): the default table of a trace

@@ -534,8 +534,9 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         } else if (!strcmp(name, "ref-bits")) {
             c->ref_bits = parse_long(spec, "ref-bits", v, 64, 1 << 16);
         } else if (!strcmp(name, "backend")) {
-            if (!vla_cli_backend(v))
-                vla_cli_die(spec, "--backend: '%s' is not cpu, lanes, cuda or emu", v);
+            char names[100];
+            if (!vla_backend_named(v))
+                vla_cli_die(spec, "--backend: '%s' is not %s", v, vla_backend_names(names, sizeof names));
             c->backend = v;
         } else if (!strcmp(name, "checkpoints")) {
             c->per_decade = (int)parse_long(spec, "checkpoints", v, 1, 1000);
@@ -882,20 +883,10 @@ int vla_cli_close(vla_dat *out, const vla_cli *c, const vla_cli_spec *spec, int 
 
 /* ---- engines ---- */
 
-const vla_backend *vla_cli_backend(const char *name)
-{
-    const vla_backend *all[] = {vla_backend_cpu(), vla_backend_lanes(), vla_backend_cuda(),
-                                vla_backend_emu()};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (!strcmp(name, vla_backend_name(all[i])))
-            return all[i];
-    return NULL;
-}
-
 void vla_cli_engine_spec(const vla_cli *c, const vla_config *cfg, vla_engine_spec *sp)
 {
     memset(sp, 0, sizeof *sp);
-    sp->backend = vla_cli_backend(c->backend);
+    sp->backend = vla_backend_named(c->backend);
     sp->cfg = *cfg;
     sp->runs = c->runs;
     sp->stream = c->stream;

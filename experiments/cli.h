@@ -111,8 +111,6 @@ const vla_cli_opt *vla_cli_common(void);
 
 /* ---- engines ---- */
 
-/* the backend of a name (cpu, lanes, cuda, emu), NULL for another */
-const vla_backend *vla_cli_backend(const char *name);
 /* The engine spec of c's runs in configuration cfg (which may differ from c->cfg: programs that
  * run several models), on c's backend and stream, with c's stop flag (drive.c's signals). */
 void vla_cli_engine_spec(const vla_cli *c, const vla_config *cfg, vla_engine_spec *sp);

@@ -4,6 +4,7 @@
  * 5). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "vlacuda.h"
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <sched.h>
@@ -475,7 +476,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--dv") || !strcmp(argv[i], "--resume") || !strcmp(argv[i], "--ref"))
             vla_cli_die(&spec, "%s: not an option of a timing (dv = d; no reference; nothing to "
                                "resume)", argv[i]);
-    const vla_backend *backend = vla_cli_backend(c.backend);
+    const vla_backend *backend = vla_backend_named(c.backend);
 
     /* every configuration is checked before any timing starts */
     static vla_config cfgs[MAXL][MAXL][MAXL]; /* [prec][model][d] */

@@ -167,24 +167,15 @@ static const char *cuda_tracks(char *buf, size_t len)
     return buf;
 }
 
-int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda_opts *opts,
-                 char *err, size_t errlen)
+int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, char *err, size_t errlen)
 {
-    static const vla_cuda_opts gpu0 = {VLA_CUDA_GPU, 0, 0};
     const char *why = NULL;
     int r;
-    if (!out || !cfg)
-        return fail(NULL, err, errlen, VLA_EINVAL, "vla_cuda_new: NULL argument");
-    *out = NULL;
-    if (!opts)
-        opts = &gpu0;
-    if (runs < 1)
-        return fail(NULL, err, errlen, VLA_EINVAL, "runs = %d: at least one run", runs);
     if ((r = vla_config_check(cfg)))
         return fail(NULL, err, errlen, r, "invalid configuration: %s", vla_strerror(r));
     if ((r = vla_track_check(cfg, &why)))
         return fail(NULL, err, errlen, r, "%s", why ? why : vla_strerror(r));
-    const int lanes = opts->target == VLA_CUDA_LANES;
+    const int lanes = target == VLA_CUDA_LANES;
     if (lanes && (cfg->track == VLA_TRACK_COMP || cfg->track == VLA_TRACK_SR))
         return fail(NULL, err, errlen, VLA_ENOTSUP,
                     "track=%s: the lanes run sm, sm-sym, joseph and chol (comp and sr have an "
@@ -198,7 +189,7 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
     if (cfg->mode != VLA_STRICT)
         return fail(NULL, err, errlen, VLA_ENOTSUP,
                     "mode=fast: the kernels are strict only (use the CPU for fast mode)");
-    if (opts->target == VLA_CUDA_GPU && (vla_col_decay(cfg) || vla_col_gate(cfg->model)) &&
+    if (target == VLA_CUDA_GPU && (vla_col_decay(cfg) || vla_col_gate(cfg->model)) &&
         vla_form_pending(cfg, 1))
         return fail(NULL, err, errlen, VLA_ENOTSUP,
                     "%s's decays in the chunk form take exp of the cumulative log-decays, which "
@@ -212,6 +203,30 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
                     "d = %d, dv = %d: the CUDA kernels keep A and S in shared memory up to "
                     "d = %d in %s",
                     cfg->d, cfg->dv, maxd, vla_prec_name(cfg->prec));
+    if (!lanes && vla_cuda_smem_bytes(cfg) > VLA_CUDA_SMEM_MAX)
+        return fail(NULL, err, errlen, VLA_ERANGE,
+                    "%s %s d = %d: a block's state and workspace take %ld bytes of shared memory, "
+                    "more than a GPU of compute capability 9.0 allows (%ld)",
+                    vla_model_name(cfg->model), vla_prec_name(cfg->prec), cfg->d,
+                    vla_cuda_smem_bytes(cfg), VLA_CUDA_SMEM_MAX);
+    return VLA_OK;
+}
+
+int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda_opts *opts,
+                 char *err, size_t errlen)
+{
+    static const vla_cuda_opts gpu0 = {VLA_CUDA_GPU, 0, 0};
+    int r;
+    if (!out || !cfg)
+        return fail(NULL, err, errlen, VLA_EINVAL, "vla_cuda_new: NULL argument");
+    *out = NULL;
+    if (!opts)
+        opts = &gpu0;
+    if (runs < 1)
+        return fail(NULL, err, errlen, VLA_EINVAL, "runs = %d: at least one run", runs);
+    if ((r = vla_cuda_supports(cfg, opts->target, err, errlen)))
+        return r;
+    const int lanes = opts->target == VLA_CUDA_LANES;
     const kdev_ops *ops = opts->target == VLA_CUDA_EMULATE ? vla_kdev_emu()
                           : lanes                          ? vla_kdev_lanes()
                                                            : vla_kdev_cuda();

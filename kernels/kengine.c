@@ -349,20 +349,48 @@ static void k_describe(void *self, char *buf, size_t len)
 static const vla_backend_ops k_ops = {k_open,   k_close, k_advance,  k_t,  k_get,
                                       k_counts, k_save,  k_load, k_describe, NULL};
 
-const vla_backend *vla_backend_lanes(void)
+static int k_supports(const vla_backend *b, const vla_config *cfg, char *why, size_t len)
 {
-    static const vla_backend b = {"lanes", &k_ops, NULL, VLA_CUDA_LANES, NULL};
-    return &b;
+    return vla_cuda_supports(cfg, (vla_cuda_target)b->target, why, len);
 }
 
-const vla_backend *vla_backend_cuda(void)
+static int k_available(const vla_backend *b, char *why, size_t len)
 {
-    static const vla_backend b = {"cuda", &k_ops, NULL, VLA_CUDA_GPU, NULL};
-    return &b;
+    return vla_cuda_probe_target((vla_cuda_target)b->target, why, len) ? VLA_OK : VLA_ENOTSUP;
 }
 
-const vla_backend *vla_backend_emu(void)
+#define KBACKEND(fn, nm, tg)                                                                       \
+    const vla_backend *fn(void)                                                                    \
+    {                                                                                              \
+        static const vla_backend b = {.name = nm, .ops = &k_ops, .target = tg,                    \
+                                      .supports = k_supports, .available = k_available};          \
+        return &b;                                                                                 \
+    }
+KBACKEND(vla_backend_lanes, "lanes", VLA_CUDA_LANES)
+KBACKEND(vla_backend_cuda, "cuda", VLA_CUDA_GPU)
+KBACKEND(vla_backend_emu, "emu", VLA_CUDA_EMULATE)
+
+const vla_backend *vla_backend_at(int i)
 {
-    static const vla_backend b = {"emu", &k_ops, NULL, VLA_CUDA_EMULATE, NULL};
-    return &b;
+#define AT_(ID, fn) i == VLA_BACKEND_##ID ? fn():
+    return VLA_BACKENDS(AT_) NULL;
+#undef AT_
+}
+
+const vla_backend *vla_backend_named(const char *name)
+{
+    for (int i = 0; i < VLA_NBACKEND; i++)
+        if (!strcmp(name, vla_backend_name(vla_backend_at(i))))
+            return vla_backend_at(i);
+    return NULL;
+}
+
+const char *vla_backend_names(char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int i = 0; i < VLA_NBACKEND && at < len; i++)
+        at += snprintf(buf + at, len - at, "%s%s", !i ? "" : i + 1 < VLA_NBACKEND ? ", " : " or ",
+                       vla_backend_name(vla_backend_at(i)));
+    return buf;
 }

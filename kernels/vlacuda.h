@@ -38,6 +38,11 @@ int vla_cuda_max_d(vla_prec p);
 #define VLA_CUDA_SMEM_MAX (227L * 1024)
 long vla_cuda_smem_bytes(const vla_config *cfg);
 
+/* VLA_OK when target runs cfg at all, whatever this machine has (the ways of tracking the
+ * kernels are built for, strict mode, d and shared memory; the GPU: no gated chunk form), else
+ * the code with the reason in why; vla_cuda_new refuses the same with the same words. The
+ * emulation runs what the GPU runs. */
+int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, char *why, size_t len);
 /* The number of usable GPUs; 0 with the reason in why ("no CUDA backend in this build",
  * "cudaGetDeviceCount: no CUDA-capable device is detected", ...). */
 int vla_cuda_probe(char *why, size_t len);
@@ -103,6 +108,23 @@ long vla_cuda_t(vla_cuda *g, int r);
 const vla_backend *vla_backend_lanes(void);
 const vla_backend *vla_backend_cuda(void);
 const vla_backend *vla_backend_emu(void);
+
+/* The backends a program can name (--backend; vla-regress runs its suite on them in this order):
+ * X(ID, backend), the enum constant VLA_BACKEND_<ID> and the function that gives it. What each
+ * runs and where: vla_backend_supports and vla_backend_available (vlastab.h). */
+#define VLA_BACKENDS(X)                                                                            \
+    X(CPU, vla_backend_cpu)                                                                        \
+    X(CUDA, vla_backend_cuda)                                                                      \
+    X(EMU, vla_backend_emu)                                                                        \
+    X(LANES, vla_backend_lanes)
+#define VLA_BACKEND_ENUM_(ID, fn) VLA_BACKEND_##ID,
+enum { VLA_BACKENDS(VLA_BACKEND_ENUM_) VLA_NBACKEND };
+#undef VLA_BACKEND_ENUM_
+/* backend i (VLA_BACKEND_<ID>; NULL outside 0 .. VLA_NBACKEND - 1), the one named name (NULL:
+ * none), and their names as a list for a message, in buf ("cpu, cuda, emu or lanes") */
+const vla_backend *vla_backend_at(int i);
+const vla_backend *vla_backend_named(const char *name);
+const char *vla_backend_names(char *buf, size_t len);
 
 /* the reason of the last failure */
 const char *vla_cuda_error(const vla_cuda *g);

@@ -570,6 +570,27 @@ static int make_cpu_model(vla_model **out, const vla_config *cfg, const vla_engi
 
 const vla_backend *vla_backend_cpu(void)
 {
-    static const vla_backend b = {"cpu", &vla_engine_models_ops, make_cpu_model, 0, NULL};
+    static const vla_backend b = {.name = "cpu", .ops = &vla_engine_models_ops,
+                                  .make_model = make_cpu_model};
     return &b;
+}
+
+int vla_backend_supports(const vla_backend *b, const vla_config *cfg, char *why, size_t len)
+{
+    char tmp[8];
+    if (!why)
+        why = tmp, len = sizeof tmp;
+    if (len)
+        why[0] = 0;
+    return !b->supports || b->supports(b, cfg, why, len) == VLA_OK;
+}
+
+int vla_backend_available(const vla_backend *b, char *why, size_t len)
+{
+    char tmp[8];
+    if (!why)
+        why = tmp, len = sizeof tmp;
+    if (len)
+        why[0] = 0;
+    return !b->available || b->available(b, why, len) == VLA_OK;
 }

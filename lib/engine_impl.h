@@ -35,6 +35,11 @@ struct vla_backend {
      * (the MPFR backends, whose numbers grow with spec->ref_bits); NULL: lib's native containers
      * (vla_engine_number_bytes) */
     long (*number_bytes)(const vla_engine_spec *spec);
+    /* optional (NULL: every configuration lib runs, on every machine): what vla_backend_supports
+     * and vla_backend_available answer, as a code (VLA_OK, else VLA_ENOTSUP, VLA_ERANGE, ... with
+     * the reason in why); open refuses the same configurations with the same words */
+    int (*supports)(const vla_backend *b, const vla_config *cfg, char *why, size_t len);
+    int (*available)(const vla_backend *b, char *why, size_t len);
 };
 
 /* the numbers of a run's state arrays (tables.h's VLA_STATE_ARRAYS, or only the ones it saves) */

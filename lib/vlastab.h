@@ -521,6 +521,13 @@ typedef struct vla_engine vla_engine;
 /* the CPU backend: each run a vla_model (every policy, way of tracking and mode) */
 const vla_backend *vla_backend_cpu(void);
 const char *vla_backend_name(const vla_backend *b);
+/* 1 when backend b runs cfg at all, whatever this machine has (the kernels: the ways of tracking
+ * they are built for, strict mode, a state that fits a block's shared memory, ...); else 0 with
+ * the reason in why (may be NULL). vla_engine_new refuses what it does not support. */
+int vla_backend_supports(const vla_backend *b, const vla_config *cfg, char *why, size_t len);
+/* 1 when b can run here (the GPU: a device found; the lanes: a vector unit); else 0 with the
+ * reason */
+int vla_backend_available(const vla_backend *b, char *why, size_t len);
 
 /* What an engine records after every step, for vla_engine_spec.on_step (VLA_TAP_*). */
 enum { VLA_TAP_O = 1, VLA_TAP_KP = 2, VLA_TAP_ALPHA = 4, VLA_TAP_MOVED = 8 };

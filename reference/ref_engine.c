@@ -39,14 +39,15 @@ static long emulate_bytes(const vla_engine_spec *spec) { return mpfr_bytes(64, s
 
 const vla_backend *vref_backend_exact(void)
 {
-    static const vla_backend b = {"exact", &vla_engine_models_ops, make_exact, 0, exact_bytes};
+    static const vla_backend b = {.name = "exact", .ops = &vla_engine_models_ops,
+                                  .make_model = make_exact, .number_bytes = exact_bytes};
     return &b;
 }
 
 const vla_backend *vref_backend_emulate(void)
 {
-    static const vla_backend b = {"emulate", &vla_engine_models_ops, make_emulate, 0,
-                                  emulate_bytes};
+    static const vla_backend b = {.name = "emulate", .ops = &vla_engine_models_ops,
+                                  .make_model = make_emulate, .number_bytes = emulate_bytes};
     return &b;
 }
 
@@ -66,7 +67,8 @@ static long dd_bytes(const vla_engine_spec *spec)
 
 const vla_backend *vref_backend_dd(void)
 {
-    static const vla_backend b = {"dd", &vla_engine_models_ops, make_dd, 0, dd_bytes};
+    static const vla_backend b = {.name = "dd", .ops = &vla_engine_models_ops,
+                                  .make_model = make_dd, .number_bytes = dd_bytes};
     return &b;
 }
 

@@ -699,6 +699,65 @@ TEST(engine_errors)
     vla_engine_free(e);
 }
 
+/* The backends' table (VLA_BACKENDS) and what each says it runs: every backend is found by its
+ * name, and on a grid of configurations (every model, way of tracking, policy and form; d from 16
+ * to the lanes' 256) vla_backend_supports says yes exactly where vla_engine_new opens an engine,
+ * and names the same reason where it refuses: the abilities are written once (the kernels'
+ * vla_cuda_supports). A backend not available here is asked, not opened. */
+TEST(engine_backends_table_supports_is_what_opens)
+{
+    char names[100], why[300], err[400];
+    vla_backend_names(names, sizeof names);
+    CHECK_MSG(!strcmp(names, "cpu, cuda, emu or lanes"), "%s", names);
+    CHECK(vla_backend_at(VLA_NBACKEND) == NULL && vla_backend_named("gpu") == NULL);
+    static const char *const forms[] = {"seq", "chunk:16", "chunk:64", "scan"};
+    static const int ds[] = {16, 64, 128, 256};
+    for (int b = 0; b < VLA_NBACKEND; b++) {
+        const vla_backend *be = vla_backend_at(b);
+        CHECK(vla_backend_named(vla_backend_name(be)) == be);
+        const int here = vla_backend_available(be, why, sizeof why);
+        CHECK_MSG(here || why[0], "%s: not available and no reason", vla_backend_name(be));
+        long yes = 0, no = 0, opened = 0;
+        for (int m = 0; m < VLA_NMODEL; m++)
+            for (int tr = 0; tr < VLA_NTRACK; tr++)
+                for (int p = 0; p < VLA_NPREC; p++)
+                    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++)
+                        for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+                            vla_engine_spec sp;
+                            spec_of(&sp, (vla_model_kind)m, (vla_track)tr, (vla_prec)p, ds[k],
+                                    "gauss", 1);
+                            if ((tr && !vla_model_has_A((vla_model_kind)m)) ||
+                                vla_form_parse(&sp.cfg, forms[f]) ||
+                                vla_track_check(&sp.cfg, NULL) || vla_form_check(&sp.cfg, NULL))
+                                continue; /* lib's own refusals, the same on every backend */
+                            sp.backend = be;
+                            why[0] = 0;
+                            const int s = vla_backend_supports(be, &sp.cfg, why, sizeof why);
+                            yes += s, no += !s;
+                            CHECK_MSG(s || why[0], "%s refuses without a reason",
+                                      vla_backend_name(be));
+                            /* opening the emulation allocates its blocks: one d per form */
+                            if (!here || (b == VLA_BACKEND_EMU && ds[k] != 16 && s))
+                                continue;
+                            vla_engine *e = NULL;
+                            const int r = vla_engine_new(&e, &sp, err, sizeof err);
+                            opened += !r;
+                            CHECK_MSG((r == 0) == s, "%s %s %s %s %s d %d: supports %d, opens %d (%s)",
+                                      vla_backend_name(be), vla_model_name(sp.cfg.model),
+                                      vla_track_name(sp.cfg.track), vla_prec_name(sp.cfg.prec),
+                                      forms[f], ds[k], s, !r, r ? err : "");
+                            if (r && !s)
+                                CHECK_MSG(!strcmp(err, why), "%s: '%s' vs '%s'",
+                                          vla_backend_name(be), err, why);
+                            vla_engine_free(e);
+                        }
+        /* the cpu runs all; each kernel backend refuses some and runs some */
+        CHECK_MSG(yes > 0 && (b == VLA_BACKEND_CPU ? no == 0 : no > 0), "%s: %ld yes, %ld no",
+                  vla_backend_name(be), yes, no);
+        CHECK(!here || opened > 0);
+    }
+}
+
 /* the exact backend runs MPFR models: an f32 run and its 256-bit reference differ by about u */
 TEST(engine_exact_backend)
 {

@@ -28,7 +28,7 @@ static int slice_state; /* 0: not run; 1: ran; -1: failed */
 static const rg_run *slice_run(void)
 {
     if (!slice_state) {
-        rg_opts o = {.backends = 1u << RG_CPU, .only = SLICE, .margin = RG_MARGIN};
+        rg_opts o = {.backends = 1u << VLA_BACKEND_CPU, .only = SLICE, .margin = RG_MARGIN};
         slice_state = rg_execute(&o, &slice) == 0 ? 1 : -1;
     }
     return slice_state > 0 ? &slice : NULL;
@@ -72,7 +72,7 @@ static int have_baseline(void)
 TEST(regress_suite_is_what_the_library_admits)
 {
     rg_case *cs;
-    int n = rg_suite(&cs, 1u << RG_CPU, NULL), nsr = 0, nchol = 0;
+    int n = rg_suite(&cs, 1u << VLA_BACKEND_CPU, NULL), nsr = 0, nchol = 0;
     CHECK(n > 300);
     for (int i = 0; i < n; i++) {
         const vla_config *c = &cs[i].cfg;

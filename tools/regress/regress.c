@@ -44,8 +44,6 @@ static const rg_stream_def rg_streams[] = {
 
 
 
-const char *const rg_backend_names[RG_NBACKEND] = {"cpu", "cuda", "emu", "lanes"};
-
 /* A reference: the exact recurrence of one model configuration on one stream, with the inputs
  * rounded to one storage format. Every case whose numbers it stands for shares it. */
 typedef struct {
@@ -104,31 +102,6 @@ void rg_case_name(char *buf, size_t len, const vla_config *cfg, int stream)
              rg_streams[stream].name, form);
 }
 
-/* whether a backend runs cfg at all (its availability on this machine is another matter): the
- * engine says, on this machine; elsewhere, what the kernels' restrictions are (vlacuda.h) */
-int rg_backend_supports(int b, const vla_config *cfg)
-{
-    if (b == RG_CPU)
-        return 1;
-    if (b == RG_LANES) /* every way of tracking with the policies' own arithmetic */
-        return cfg->track != VLA_TRACK_COMP && cfg->track != VLA_TRACK_SR;
-    /* the kernels track A by the ways they are built for, with the state in a block's shared
-     * memory */
-    return (VLA_CUDA_TRACKS >> cfg->track & 1u) &&
-           cfg->d <= vla_cuda_max_d(cfg->prec) && cfg->dv <= vla_cuda_max_d(cfg->prec) &&
-           vla_cuda_smem_bytes(cfg) <= VLA_CUDA_SMEM_MAX;
-}
-
-/* 1 when backend b can run here; else 0 with the reason */
-int rg_backend_available(int b, char *why, size_t len)
-{
-    if (b == RG_CPU || b == RG_EMU)
-        return 1;
-    if (b == RG_LANES)
-        return vla_cuda_probe_target(VLA_CUDA_LANES, why, len);
-    return vla_cuda_probe(why, len) > 0;
-}
-
 /* Every case of the suite in form (NULL: seq) on the backends in `backends` (a bit per backend),
  * in a fixed order: backend, stream, model, track, precision. The precisions, ways of tracking and
  * forms are those vla_track_check and vla_form_check admit, so a new way of tracking joins the
@@ -137,7 +110,7 @@ int rg_suite(rg_case **out, unsigned backends, const vla_config *form)
 {
     int n = 0, cap = 0;
     rg_case *cs = NULL;
-    for (int b = 0; b < RG_NBACKEND; b++) {
+    for (int b = 0; b < VLA_NBACKEND; b++) {
         if (!(backends >> b & 1))
             continue;
         for (int s = 0; s < RG_NSTREAM; s++)
@@ -149,7 +122,7 @@ int rg_suite(rg_case **out, unsigned backends, const vla_config *form)
                         rg_case c = {.backend = b, .stream = s, .group = -1};
                         rg_config(&c.cfg, m, tr, p, rg_streams[s].d, form);
                         if (vla_config_check(&c.cfg) || vla_track_check(&c.cfg, NULL) ||
-                            vla_form_check(&c.cfg, NULL) || !rg_backend_supports(b, &c.cfg))
+                            vla_form_check(&c.cfg, NULL) || !vla_backend_supports(vla_backend_at(b), &c.cfg, NULL, 0))
                             continue;
                         rg_case_name(c.name, sizeof c.name, &c.cfg, s);
                         if (n == cap) {
@@ -303,13 +276,6 @@ static void rg_visit_counts(rg_meas *m, int h, const vla_counts *c)
     }
 }
 
-/* the engine backend of each of vla-regress's backends */
-static const vla_backend *rg_engine_backend(int b)
-{
-    return b == RG_CUDA ? vla_backend_cuda() : b == RG_EMU ? vla_backend_emu()
-           : b == RG_LANES ? vla_backend_lanes() : vla_backend_cpu();
-}
-
 /* The heads of x in configuration cfg on backend b (ref_bits > 0: the exact reference), from
  * checkpoint to checkpoint: visit(ctx, head, ck, A or NULL, S, o) at each, then end(ctx, head,
  * counts). 0, or a vla_err with the reason in err. */
@@ -427,7 +393,7 @@ static void rg_case_run(const rg_case *c, const rg_group *g, const rg_inputs *x,
     m.u = vla_fmt_unit_roundoff(vla_prec_storage(c->cfg.prec));
     for (int h = 0; h < RG_HEADS; h++)
         m.fp[h] = VLA_FNV_INIT;
-    int e = rg_engine_run(rg_engine_backend(c->backend), &c->cfg, x, cks, g->nck, 0, rg_case_visit,
+    int e = rg_engine_run(vla_backend_at(c->backend), &c->cfg, x, cks, g->nck, 0, rg_case_visit,
                           rg_case_end, &m, r->err, sizeof r->err);
     if (e)
         return;
@@ -501,19 +467,18 @@ int rg_execute(const rg_opts *o, rg_run *run)
     unsigned want = o->backends;
     char why[300];
     if (!want) { /* every backend available here (never the slow emulation) */
-        want = 1u << RG_CPU;
-        if (rg_backend_available(RG_CUDA, why, sizeof why))
-            want |= 1u << RG_CUDA;
-        else
-            rg_note(run, "backend cuda not run: %s", why);
-        if (rg_backend_available(RG_LANES, why, sizeof why))
-            want |= 1u << RG_LANES;
-        else
-            rg_note(run, "backend lanes not run: %s", why);
+        for (int b = 0; b < VLA_NBACKEND; b++) {
+            if (b == VLA_BACKEND_EMU)
+                continue;
+            if (vla_backend_available(vla_backend_at(b), why, sizeof why))
+                want |= 1u << b;
+            else
+                rg_note(run, "backend %s not run: %s", vla_backend_name(vla_backend_at(b)), why);
+        }
     }
-    for (int b = 0; b < RG_NBACKEND; b++)
-        if ((want >> b & 1) && !rg_backend_available(b, why, sizeof why)) {
-            fprintf(stderr, "vla-regress: backend %s: %s\n", rg_backend_names[b], why);
+    for (int b = 0; b < VLA_NBACKEND; b++)
+        if ((want >> b & 1) && !vla_backend_available(vla_backend_at(b), why, sizeof why)) {
+            fprintf(stderr, "vla-regress: backend %s: %s\n", vla_backend_name(vla_backend_at(b)), why);
             return VLA_ENOTSUP;
         }
     rg_case *all;
@@ -625,10 +590,10 @@ int rg_execute(const rg_opts *o, rg_run *run)
     rg_nt = k > 0 ? k : 1;
     RG_PARALLEL_FOR
     for (int i = 0; i < k; i++)
-        if (all[i].backend == RG_CPU)
+        if (all[i].backend == VLA_BACKEND_CPU)
             rg_case_run(&all[i], &gs[all[i].group], &in[all[i].stream], cks, &run->res[i]);
     for (int i = 0; i < k; i++)
-        if (all[i].backend != RG_CPU)
+        if (all[i].backend != VLA_BACKEND_CPU)
             rg_case_run(&all[i], &gs[all[i].group], &in[all[i].stream], cks, &run->res[i]);
     for (int g = 0; g < ng; g++)
         free(gs[g].ref);
@@ -771,7 +736,7 @@ static int rg_row_of_form(const char *name, const char *sfx)
 int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *old)
 {
     rg_case *suite;
-    int n = rg_suite(&suite, 1u << RG_CPU, &run->form);
+    int n = rg_suite(&suite, 1u << VLA_BACKEND_CPU, &run->form);
     if (n < 0)
         return n;
     /* renamed over the baseline: only a regular file (the link's, through a symlink) */
@@ -815,7 +780,7 @@ int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *old)
         for (int i = 0; i < n; i++) {
             const rg_result *r = NULL;
             for (int j = 0; j < run->n; j++)
-                if (run->cases[j].backend == RG_CPU && !strcmp(run->cases[j].name, suite[i].name)) {
+                if (run->cases[j].backend == VLA_BACKEND_CPU && !strcmp(run->cases[j].name, suite[i].name)) {
                     r = run->res[j].ran ? &run->res[j] : NULL;
                     break;
                 }
@@ -901,7 +866,7 @@ void rg_summary(vla_summary *s, const rg_opts *o, const rg_run *run, rg_baseline
         for (int i = 0; i < run->n; i++)
             if (rg_is(o, run, base, i, v) && count++ < 4 && n < (int)sizeof names)
                 n += snprintf(names + n, sizeof names - n, "%s%s:%s", count > 1 ? ", " : "",
-                              rg_backend_names[run->cases[i].backend], run->cases[i].name);
+                              vla_backend_name(vla_backend_at(run->cases[i].backend)), run->cases[i].name);
         if (v == V_SAME)
             vla_summary_add(s, 0, "%d cases: %d same", run->n, count);
         else if (count)
@@ -955,7 +920,7 @@ int rg_report(FILE *out, const rg_opts *o, const rg_run *run, rg_baseline *base)
         if (o->changed_only && v == V_SAME)
             continue;
         char label[128];
-        snprintf(label, sizeof label, "%s:%s", rg_backend_names[c->backend], c->name);
+        snprintf(label, sizeof label, "%s:%s", vla_backend_name(vla_backend_at(c->backend)), c->name);
         fprintf(out, "%-46s", label);
         for (int q = 0; q < 3; q++) {
             char sb[32], sn[32], sc[32];
@@ -1000,10 +965,10 @@ int rg_report(FILE *out, const rg_opts *o, const rg_run *run, rg_baseline *base)
             if (!rg_is_failure(v, o->bits))
                 continue;
             if (v == V_WORSE)
-                fprintf(out, " %s:%s (%+.2f bits)", rg_backend_names[run->cases[i].backend],
+                fprintf(out, " %s:%s (%+.2f bits)", vla_backend_name(vla_backend_at(run->cases[i].backend)),
                         run->cases[i].name, worst);
             else
-                fprintf(out, " %s:%s (%s)", rg_backend_names[run->cases[i].backend],
+                fprintf(out, " %s:%s (%s)", vla_backend_name(vla_backend_at(run->cases[i].backend)),
                         run->cases[i].name, rg_vname[v]);
             shown++;
         }

@@ -5,6 +5,7 @@
 #define VLA_REGRESS_H
 #include "vlastab.h"
 #include "summary.h"
+#include "vlacuda.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -35,11 +36,10 @@
  * check exists for (binary16 accumulation in f16-f32: up to +1.8 bits). */
 #define RG_MARGIN 0.5
 
-/* the backends a case can run on (the engine's, vlastab.h): cuda, the GPU; emu, the same kernel
- * text on host threads (slow; it checks the block decomposition, never chosen by default); lanes,
- * the recurrences on the CPU's vector lanes, the heads of a case side by side */
-enum { RG_CPU, RG_CUDA, RG_EMU, RG_LANES, RG_NBACKEND };
-extern const char *const rg_backend_names[RG_NBACKEND];
+/* the backends a case can run on, VLA_BACKEND_<ID> (kernels/vlacuda.h: VLA_BACKENDS, what each
+ * runs: vla_backend_supports): cuda, the GPU; emu, the same kernel text on host threads (slow; it
+ * checks the block decomposition, never chosen by default); lanes, the recurrences on the CPU's
+ * vector lanes, the heads of a case side by side */
 
 typedef struct {
     int backend, stream;
@@ -100,8 +100,6 @@ extern const char *const rg_vname[V_NV];
 void rg_config(vla_config *cfg, vla_model_kind m, vla_track tr, vla_prec p, int d,
                const vla_config *form);
 void rg_case_name(char *buf, size_t len, const vla_config *cfg, int stream);
-int rg_backend_supports(int b, const vla_config *cfg);
-int rg_backend_available(int b, char *why, size_t len);
 int rg_suite(rg_case **out, unsigned backends, const vla_config *form);
 int rg_find_trace(char *buf, size_t len);
 void rg_run_free(rg_run *r);

@@ -183,16 +183,17 @@ int main(int argc, char **argv)
             if (*end || end == argv[i] || !(o.margin >= 0) || o.margin > 64)
                 usage_exit("--margin: '%s' is not a number of bits in 0..64", argv[i]);
         } else if (!strcmp(a, "--backend") && has) {
-            char buf[256];
+            char buf[256], names[100];
             snprintf(buf, sizeof buf, "%s", argv[++i]);
+            vla_backend_names(names, sizeof names);
             if (!buf[strspn(buf, ",")])
-                usage_exit("--backend: '%s' names no backend (cpu, cuda, cuda-emu, lanes)", buf);
+                usage_exit("--backend: '%s' names no backend (%s)", buf, names);
             for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
                 int b = 0;
-                while (b < RG_NBACKEND && strcmp(t, rg_backend_names[b]))
+                while (b < VLA_NBACKEND && strcmp(t, vla_backend_name(vla_backend_at(b))))
                     b++;
-                if (b == RG_NBACKEND)
-                    usage_exit("--backend: unknown '%s' (cpu, cuda, emu, lanes)", t);
+                if (b == VLA_NBACKEND)
+                    usage_exit("--backend: unknown '%s' (%s)", t, names);
                 o.backends |= 1u << b;
             }
         } else if (!strcmp(a, "--form") && has) {
@@ -216,7 +217,7 @@ int main(int argc, char **argv)
         else
             usage_exit("unknown argument '%s'", a);
     }
-    if (o.update && o.backends && !(o.backends >> RG_CPU & 1))
+    if (o.update && o.backends && !(o.backends >> VLA_BACKEND_CPU & 1))
         usage_exit("--update writes the CPU's numbers: include --backend cpu");
     /* before the run, not minutes into it: the baseline is read whole and --update renames over
      * it, so it must be a regular file (or, for --update, nothing yet) */
@@ -236,7 +237,7 @@ int main(int argc, char **argv)
         return e == VLA_ENOTSUP || e == VLA_EIO ? 2 : 1;
     if (o.list) {
         for (int i = 0; i < run.n; i++)
-            printf("%s:%s\n", rg_backend_names[run.cases[i].backend], run.cases[i].name);
+            printf("%s:%s\n", vla_backend_name(vla_backend_at(run.cases[i].backend)), run.cases[i].name);
         rg_run_free(&run);
         return 0;
     }
