@@ -158,27 +158,83 @@ typedef struct {
  * rounding and reference: the forms of a model and the policies that round their inputs alike),
  * advanced together beside one run of it: the reference's steps, the longest work of the f64 rows
  * at 256 bits, are taken once. Each member gets what it would get alone. */
-/* the f64 rows' exact references: in double-double (vref_backend_dd) where 256 bits are asked
- * for, each checked against MPFR on its head 0 (vref_ddcheck); a group whose check fails runs
- * again with MPFR. The header says which and how close (refck_describe). */
+/* the f64 rows' exact references (and --outputs' two): in double-double (vref_backend_dd) where
+ * 256 bits are asked for, each checked against MPFR on its head 0 (vref_ddcheck); a group (or a
+ * reference of the judge) whose check fails runs again with MPFR, and so does one that dd cannot
+ * run. The header says which and how close (refck_describe). */
 static struct {
     int dd, mpfr;   /* groups whose reference was dd, and those that fell back to MPFR */
+    int refused;    /* ... those in MPFR because dd could not run them */
     long compared;  /* the dd checks' comparisons */
     double worst;   /* ... their largest relative difference */
 } refck;
-#define REDO_MPFR 2 /* check_group: the dd reference failed its check; run the group with MPFR */
+#define REDO_MPFR 2 /* the dd reference failed its check: run it again with MPFR */
 
-static void refck_describe(long bits, long steps, char *buf, size_t len)
+/* what the exact references were, in words: what the groups of the table or the judge's
+ * references ("group", "reference": an s where there are more than one) */
+static void refck_describe(long bits, long steps, const char *what, char *buf, size_t len)
 {
+    char fell[120] = "";
+    if (refck.refused)
+        snprintf(fell, sizeof fell, "; %d %s%s in MPFR, which double-double could not run",
+                 refck.refused, what, refck.refused == 1 ? "" : "s");
     if (!refck.dd && !refck.mpfr)
         snprintf(buf, len, "exact (MPFR, %ld bits)", bits);
     else
-        snprintf(buf, len, "exact (%d groups in double-double, 106 bits, checked against MPFR at "
+        snprintf(buf, len, "exact (%d %s%s in double-double, 106 bits, checked against MPFR at "
                            "256 bits on head 0 to t = %ld at %ld checkpoints: largest relative "
-                           "difference %.2g, trusted to %.0e; %d groups in MPFR, whose dd reference "
-                           "failed the check)", refck.dd,
+                           "difference %.2g, trusted to %.0e; %d %s%s in MPFR, whose dd reference "
+                           "failed the check%s)", refck.dd, what, refck.dd == 1 ? "" : "s",
                  steps < VREF_DD_CHECK_STEPS ? steps : VREF_DD_CHECK_STEPS, refck.compared,
-                 refck.worst, VREF_DD_TRUST, refck.mpfr);
+                 refck.worst, VREF_DD_TRUST, refck.mpfr, what, refck.mpfr == 1 ? "" : "s", fell);
+}
+
+/* The engine of rs (vla_cli_ref_spec's, or any other spec: made as it is): the exact reference
+ * in double-double where use_dd and MPFR at the default bits are asked for, with its check in
+ * *chk (else NULL); MPFR where dd cannot run it. 0, else 1 with the reason in why. */
+static int ref_new(vla_engine **ref, vref_ddcheck **chk, vla_engine_spec rs, int use_dd,
+                   char *why, size_t len)
+{
+    *chk = NULL;
+    if (use_dd && rs.backend == vref_backend_exact() && rs.ref_bits == VREF_DEFAULT_BITS) {
+        rs.backend = vref_backend_dd();
+        if (!vla_engine_new(ref, &rs, why, len)) {
+            if (!vref_ddcheck_new(chk, &rs, VREF_DD_CHECK_STEPS, why, len))
+                return 0;
+            vla_engine_free(*ref);
+            *ref = NULL;
+            return 1;
+        }
+        rs.backend = vref_backend_exact();
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+        refck.refused++;
+    }
+    return vla_engine_new(ref, &rs, why, len) != 0;
+}
+
+/* a reference's check at its end (none: NULL), counted for refck_describe: REDO_MPFR when it
+ * failed, and the reference must run again with MPFR */
+static int refck_note(const vref_ddcheck *chk)
+{
+    if (!chk)
+        return 0;
+    const int ok = vref_ddcheck_ok(chk);
+    const double w = vref_ddcheck_worst(chk);
+#ifdef _OPENMP
+#pragma omp critical(check_refck)
+#endif
+    {
+        if (ok) {
+            refck.dd++;
+            refck.compared += vref_ddcheck_compared(chk);
+        } else
+            refck.mpfr++;
+        if (!isnan(refck.worst) && !(w <= refck.worst)) /* a NaN (an overflow in one) stays */
+            refck.worst = w;
+    }
+    return ok ? 0 : REDO_MPFR;
 }
 
 static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog, long *done,
@@ -244,11 +300,7 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
             rs.taps = VLA_TAP_O;
             rs.on_step = on_step;
             rs.ctx = &tr;
-            if (use_dd && rc.ref == REF_EXACT && rs.ref_bits == VREF_DEFAULT_BITS)
-                rs.backend = vref_backend_dd();
-            refbad = vla_engine_new(&ref, &rs, refwhy, sizeof refwhy) != 0 ||
-                     (rs.backend == vref_backend_dd() &&
-                      vref_ddcheck_new(&chk, &rs, VREF_DD_CHECK_STEPS, refwhy, sizeof refwhy));
+            refbad = ref_new(&ref, &chk, rs, use_dd, refwhy, sizeof refwhy);
         }
         if (!w->failed && w->nck && w->cks[w->nck - 1] > tend)
             tend = w->cks[w->nck - 1];
@@ -372,20 +424,8 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
                 }
         }
     }
-    if (chk && !refbad) {
-#ifdef _OPENMP
-#pragma omp critical(check_refck)
-#endif
-        {
-            if (vref_ddcheck_ok(chk)) {
-                refck.dd++;
-                refck.compared += vref_ddcheck_compared(chk);
-            } else
-                refck.mpfr++;
-            refck.worst = fmax(refck.worst, vref_ddcheck_worst(chk));
-        }
-        redo = !vref_ddcheck_ok(chk);
-    }
+    if (!refbad)
+        redo = refck_note(chk);
     vref_ddcheck_free(chk);
     for (int k = 0; k < n; k++) {
         if (refbad && !mb[k].failed)
@@ -401,7 +441,7 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
     free(lam);
     free(tr.o);
     free(tr.seen);
-    return redo ? REDO_MPFR : 0;
+    return redo;
 }
 
 /* res[0] becomes the worst of the runs: the earliest steps, the largest errors; *head the run
@@ -964,8 +1004,11 @@ static int keep_step(void *ctx, const vla_step_view *v)
 }
 
 /* Runs sp over T steps, its read-outs into o (runs x T x dv; NaN where none came) and its final
- * states into S (runs x dv x d): 0, else 1 with the reason in why */
-static int run_all(vla_engine_spec sp, long T, double *o, double *S, char *why, size_t len)
+ * states into S (runs x dv x d): 0, else 1 with the reason in why. An exact reference runs in
+ * double-double where use_dd (ref_new), advanced a window at a time over the steps its check
+ * compares: REDO_MPFR when the check failed (run it again without use_dd). */
+static int run_all(vla_engine_spec sp, long T, double *o, double *S, int use_dd, char *why,
+                   size_t len)
 {
     const int dv = sp.cfg.dv, d = sp.cfg.d;
     keep_t k = {o, T, dv};
@@ -976,17 +1019,27 @@ static int run_all(vla_engine_spec sp, long T, double *o, double *S, char *why, 
     sp.ctx = &k;
     sp.stream_steps = T;
     vla_engine *e;
-    if (vla_engine_new(&e, &sp, why, len))
+    vref_ddcheck *chk;
+    if (ref_new(&e, &chk, sp, use_dd, why, len))
         return 1;
-    int r = vla_engine_advance(e, T);
-    if (!r)
+    int r = 0, rc = 0;
+    for (long t = 0, to; !r && !rc && t < T; t = to) {
+        to = !chk || t >= VREF_DD_CHECK_STEPS ? T : t + WIN < T ? t + WIN : T;
+        if (!(r = vla_engine_advance(e, to)) && chk)
+            rc = vref_ddcheck_at(chk, e, to);
+    }
+    if (!r && !rc)
         r = vla_engine_finish(e); /* a chunk form's last T mod C tokens */
     if (r)
         snprintf(why, len, "%s", vla_engine_error(e));
-    for (int h = 0; !r && h < sp.runs; h++)
+    else if (rc)
+        snprintf(why, len, "the reference's check: %s", vla_strerror(rc));
+    for (int h = 0; !r && !rc && h < sp.runs; h++)
         vla_engine_get(e, h, VLA_Q_S, S + (size_t)h * dv * d);
+    const int redo = r || rc ? 0 : refck_note(chk);
+    vref_ddcheck_free(chk);
     vla_engine_free(e);
-    return r != 0;
+    return r || rc ? 1 : redo;
 }
 
 /* x is worse than cur: larger, or NaN (a NaN stays the worst) */
@@ -1530,10 +1583,13 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     vla_cli_engine_spec(&rc, &cfg, &sp[R_FORM]);
     for (int r = 0; r < NR; r++) {
         char err[600];
+        int st = 0;
         if ((r == R_RND && io == VLA_FMT_F64) || (r == R_FORM && cfg.form == VLA_FORM_SEQ)) {
             memcpy(ro[r], ro[r == R_RND ? R_REF : R_SEQ], no * sizeof(double));
             memcpy(rs[r], rs[r == R_RND ? R_REF : R_SEQ], ns * sizeof(double));
-        } else if (run_all(sp[r], T, ro[r], rs[r], err, sizeof err)) {
+        } else if ((st = run_all(sp[r], T, ro[r], rs[r], 1, err, sizeof err)) == REDO_MPFR)
+            st = run_all(sp[r], T, ro[r], rs[r], 0, err, sizeof err); /* dd failed its check */
+        if (st) {
             if (vla_cli_stop) {
                 fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
                         (int)vla_cli_stop);
@@ -1642,9 +1698,11 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     /* the table */
     const char *sets[VLA_CLI_MAXSETS + 64];
     int nsets = settings(c, sets, VLA_CLI_MAXSETS + 64);
-    char reftxt[200], setall[4000] = "";
-    snprintf(reftxt, sizeof reftxt, c->ref == REF_EXACT ? "exact (MPFR, %ld bits)"
-                                                         : "f64 (lib in binary64)", c->ref_bits);
+    char reftxt[600], setall[4000] = "";
+    if (c->ref == REF_EXACT) /* MPFR, or double-double checked against it (ref_new) */
+        refck_describe(c->ref_bits, T, "reference", reftxt, sizeof reftxt);
+    else
+        snprintf(reftxt, sizeof reftxt, "f64 (lib in binary64)");
     for (int i = 0, m = 0; i < nsets && m < (int)sizeof setall; i++)
         m += snprintf(setall + m, sizeof setall - m, "%s%s", i ? " " : "", sets[i]);
     vla_dat *out = vla_cli_out(c, spec);
@@ -1696,9 +1754,10 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
             return report_write(path, NULL, 0);
         fprintf(f, "{\"verdict\": \"%s\", \"model\": ", beyond ? "beyond" : "ok");
         json_str(f, vla_model_name(cfg.model));
-        fprintf(f, ", \"precision\": \"%s\", \"form\": \"%s\", \"ref\": \"%s\", \"window\": %ld, "
-                   "\"slack\": ", vla_prec_name(cfg.prec), form,
-                c->ref == REF_EXACT ? "exact" : "f64", W);
+        fprintf(f, ", \"precision\": \"%s\", \"form\": \"%s\", \"ref\": \"%s\", \"reference\": ",
+                vla_prec_name(cfg.prec), form, c->ref == REF_EXACT ? "exact" : "f64");
+        json_str(f, reftxt);
+        fprintf(f, ", \"window\": %ld, \"slack\": ", W);
         json_num(f, slack);
         fprintf(f, ",\n \"settings\": {");
         for (int i = 0; i < nsets; i++) {
@@ -1964,29 +2023,32 @@ int main(int argc, char **argv)
             "\n"
             "OUTPUTS. vla-check trace:DIR --outputs DIR2 judges your own kernel instead: its read-outs\n"
             "DIR2/o.npy (heads, T, dv) on the trace's inputs (and its final state DIR2/S.npy, (heads,\n"
-            "dv, d), when there is one) against the exact reference (--ref exact, MPFR; --ref f64 for\n"
-            "long traces) on the inputs as given, head by head. One model (the trace's model.txt or\n"
-            "--model), the kernel's policy --precision P (default from o.npy's dtype: bfloat16\n"
-            "bf16-kern, float16 f16-kern, float32 f32, float64 f64) and form --form F (default seq;\n"
-            "chunk:64, ...). Per head: rel_rms = ||o - o_ref||_F / ||o_ref||_F (fla's metric), max_abs,\n"
-            "max_rel_window (for each window of --window W tokens, ||o - o_ref|| / ||o_ref|| over the\n"
-            "window; the largest, and its t, from 1), max_rel_pointwise (per token; a column only),\n"
-            "ulps_max (in the coarser of P's io format and o.npy's), bits_lost = log2(rel_rms / u)\n"
-            "clipped at 0; beside them the attainable errors: max_rel_window of vlastab's emulation of\n"
-            "P in seq and in form F, read-outs rounded as the kernel's, and the input budget: the\n"
-            "reference on the inputs rounded to P's io format against the reference on the inputs as\n"
-            "given. The rule: a head is ok when every read-out is finite and max_rel_window <= budget =\n"
-            "--slack (4) x max(attainable_seq, attainable_form, input_budget), else beyond. Writes the\n"
-            "per-head table (--out), PREFIX.md and PREFIX.json (--report); exit 0 when every head (and\n"
-            "the state) is ok, 1 when one is beyond, 2 for a usage error (o.npy of another shape than\n"
-            "(heads, T, dv), uint16 without dtype.txt, ...).\n\n"
+            "dv, d), when there is one) against the exact reference (--ref exact: in double-double,\n"
+            "checked against MPFR on head 0's first 4096 steps, MPFR itself where that check fails or\n"
+            "--ref-bits is not 256, as for the f64 rows; the header's and the JSON's reference say\n"
+            "which; --ref f64 for long traces) on the inputs as given, head by head. One model (the\n"
+            "trace's model.txt or --model), the kernel's policy --precision P (default from o.npy's\n"
+            "dtype: bfloat16 bf16-kern, float16 f16-kern, float32 f32, float64 f64) and form --form F\n"
+            "(default seq; chunk:64, ...). Per head: rel_rms = ||o - o_ref||_F / ||o_ref||_F (fla's\n"
+            "metric), max_abs, max_rel_window (for each window of --window W tokens, ||o - o_ref|| /\n"
+            "||o_ref|| over the window; the largest, and its t, from 1), max_rel_pointwise (per token;\n"
+            "a column only), ulps_max (in the coarser of P's io format and o.npy's), bits_lost =\n"
+            "log2(rel_rms / u) clipped at 0; beside them the attainable errors: max_rel_window of\n"
+            "vlastab's emulation of P in seq and in form F, read-outs rounded as the kernel's, and the\n"
+            "input budget: the reference on the inputs rounded to P's io format against the reference\n"
+            "on the inputs as given. The rule: a head is ok when every read-out is finite and\n"
+            "max_rel_window <= budget = --slack (4) x max(attainable_seq, attainable_form,\n"
+            "input_budget), else beyond. Writes the per-head table (--out), PREFIX.md and PREFIX.json\n"
+            "(--report); exit 0 when every head (and the state) is ok, 1 when one is beyond, 2 for a\n"
+            "usage error (o.npy of another shape than (heads, T, dv), uint16 without dtype.txt, ...).\n\n"
             "GRADIENTS. When DIR2 also holds your kernel's backward, dq.npy, dk.npy (heads, T, d),\n"
             "dv.npy (heads, T, dv), dbeta.npy (heads, T), dg.npy (heads, T), or (heads, T, d) for a\n"
             "log-decay per key channel, da.npy and db.npy (rwkv7), du.npy (vla1, vla3), any of them,\n"
             "with do.npy (heads,\n"
             "T, dv): the gradients of L = sum_t do_t . o_t (do_t: the upstream gradient as the\n"
             "backward receives it; dq and dk before the gated family's L2 norm), each is judged per\n"
-            "head as o is, against the exact seq backward (MPFR; lib's binary64 with --ref f64) on\n"
+            "head as o is, against the exact seq backward (MPFR, at any --ref-bits: the\n"
+            "double-double reference has no backward; lib's binary64 with --ref f64) on\n"
             "the inputs as given, beside vlastab's seq backward in P (attainable_seq: the backward\n"
             "has no chunk form) and the exact backward on the inputs and do rounded to P's io format\n"
             "(input_budget); budget = --slack x max(attainable_seq, input_budget). A gradient beyond\n"
@@ -2305,7 +2367,7 @@ int main(int argc, char **argv)
     vla_dat_meta(out, "runs", "%d (every head, the worst in each cell)", c.runs);
     vla_dat_meta(out, "backend", "%s", c.backend);
     char exact[600];
-    refck_describe(c.ref_bits, c.steps, exact, sizeof exact);
+    refck_describe(c.ref_bits, c.steps, "group", exact, sizeof exact);
     vla_dat_meta(out, "reference", "f64 (lib in binary64 on the rounded inputs); the f64 rows: %s",
                  exact);
     vla_dat_meta(out, "constants", "d=%d dv=%d mode=%s and each model's defaults (--set changes "

@@ -371,8 +371,8 @@ TEST(judge_outputs)
     if (access(py, X_OK) == 0) {
         snprintf(cmd, sizeof cmd,
                  "%s -c \"import json; r = json.load(open('%s/r3.json')); "
-                 "assert set(r) == {'verdict', 'model', 'precision', 'form', 'ref', 'window', "
-                 "'slack', 'settings', 'heads', 'state', 'grads', 'summary'}, sorted(r); "
+                 "assert set(r) == {'verdict', 'model', 'precision', 'form', 'ref', 'reference', "
+                 "'window', 'slack', 'settings', 'heads', 'state', 'grads', 'summary'}, sorted(r); "
                  "assert set(r['heads'][0]) == {'head', 'rel_rms', 'max_abs', 'max_rel_window', "
                  "'t_max_rel_window', 'max_rel_pointwise', 'ulps_max', 'bits_lost', "
                  "'attainable_seq', 'attainable_form', 'input_budget', 'budget', "
@@ -436,6 +436,139 @@ TEST(judge_outputs)
     if (!getenv("VLA_KEEP")) {
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         CHECK(system(cmd) == 0);
+    }
+}
+
+/* the table's rows (its lines not opening with '#'), malloc'd */
+static char *table_rows(const char *out)
+{
+    char *r = calloc(1, out ? strlen(out) + 1 : 1), *w = r;
+    for (const char *p = out; r && p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        size_t n = strchr(p, '\n') ? (size_t)(strchr(p, '\n') - p + 1) : strlen(p);
+        if (*p != '#')
+            memcpy(w, p, n), w += n;
+    }
+    return r;
+}
+
+/* the judge in dir/NAME: its table on stdout into *out, its JSON into *js; its exit status */
+static int judge_run(const char *args, const char *dir, const char *name, char **out, char **js)
+{
+    char p[300];
+    int st = vla_test_sh(out, "bin/vla-check %s --report %s/%s 2>%s/%s.err", args, dir, name, dir,
+                         name);
+    snprintf(p, sizeof p, "%s/%s.json", dir, name);
+    *js = slurp(p);
+    return st;
+}
+
+/* The judge's exact references (R_REF, R_RND) run in double-double, each checked against MPFR on
+ * head 0 (issue 37): the table's reference line, the JSON's "reference" and the Markdown name it,
+ * and every number of the table and the JSON is MPFR's (--ref-bits 512: MPFR, as any bits but
+ * 256), to the last printed digit. Where the check fails (la on gauss:1e200: dd's state overflows
+ * binary64's range, MPFR's does not; tests/test_dd.c) that reference runs in MPFR, said so, and
+ * its numbers are MPFR's again. */
+TEST(judge_reference_dd)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/vla-check", vla_test_bin_dir());
+    if (access(p, X_OK)) {
+        vla_test_skip("bin/vla-check not built (run make first)");
+        return;
+    }
+    char dir[64] = "/tmp/vla-judge-dd.XXXXXX", tr[100], ko[100], kl[100], path[200], args[600];
+    if (!mkdtemp(dir)) {
+        CHECK_MSG(0, "cannot make a folder under /tmp");
+        return;
+    }
+    snprintf(tr, sizeof tr, "%s/tr", dir);
+    snprintf(ko, sizeof ko, "%s/kernel", dir);
+    snprintf(kl, sizeof kl, "%s/la", dir);
+    mkdir(tr, 0700);
+    mkdir(ko, 0700);
+    mkdir(kl, 0700);
+    double *o = malloc(sizeof(double) * H * T * D), S[H * D * D];
+    if (!o || write_trace(tr) || own_run(tr, VLA_F32, o, S)) {
+        CHECK_MSG(0, "cannot write the trace or run it");
+        free(o);
+        return;
+    }
+    const long shape[3] = {H, T, D}, sshape[3] = {H, D, D};
+    snprintf(path, sizeof path, "%s/o.npy", ko);
+    CHECK(vla_npy_write(path, o, 3, shape) == 0);
+    snprintf(path, sizeof path, "%s/S.npy", ko);
+    CHECK(vla_npy_write(path, S, 3, sshape) == 0);
+    /* the kernel in f32 (o.npy float64, --precision f32): both references run, and the state */
+    char *out[2] = {NULL, NULL}, *js[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "trace:%s --outputs %s --precision f32%s", tr, ko,
+                 k ? " --ref-bits 512" : "");
+        int st = judge_run(args, dir, k ? "mpfr" : "dd", &out[k], &js[k]);
+        CHECK_MSG(st == 0, "vla-check %s: exit %d", args, st);
+    }
+    const char *dd = "exact (2 references in double-double, 106 bits, checked against MPFR at 256 "
+                     "bits on head 0 to t = 256 at 2 checkpoints: largest relative difference ";
+    char line[300];
+    snprintf(line, sizeof line, "# reference: %s", dd);
+    CHECK_MSG(out[0] && strstr(out[0], line) && strstr(out[0], "; 0 references in MPFR"),
+              "the dd run's header: %s", out[0] ? out[0] : "");
+    snprintf(line, sizeof line, "\"reference\": \"%s", dd);
+    CHECK_MSG(js[0] && strstr(js[0], line), "dd.json: %s", js[0] ? js[0] : "");
+    CHECK_MSG(out[1] && strstr(out[1], "# reference: exact (MPFR, 512 bits) on the inputs as "
+                                       "given") &&
+                  js[1] && strstr(js[1], "\"reference\": \"exact (MPFR, 512 bits)\""),
+              "the MPFR run's header: %s", out[1] ? out[1] : "");
+    snprintf(path, sizeof path, "%s/dd.md", dir);
+    char *md = slurp(path);
+    CHECK_MSG(md && strstr(md, "against the reference, exact (2 references in double-double"),
+              "dd.md: %s", md ? md : "");
+    free(md);
+    /* every number: the rows, and the JSON from its settings on (heads, state, summary) */
+    char *r0 = table_rows(out[0]), *r1 = table_rows(out[1]);
+    const char *j0 = js[0] ? strstr(js[0], "\n \"settings\"") : NULL;
+    const char *j1 = js[1] ? strstr(js[1], "\n \"settings\"") : NULL;
+    CHECK_MSG(r0 && r1 && *r0 && !strcmp(r0, r1), "dd's rows:\n%s\nMPFR's:\n%s", r0 ? r0 : "",
+              r1 ? r1 : "");
+    CHECK_MSG(j0 && j1 && strstr(j0, "\"state\": [{") && !strcmp(j0, j1),
+              "dd's JSON:\n%s\nMPFR's:\n%s", j0 ? j0 : "", j1 ? j1 : "");
+    for (int k = 0; k < 2; k++) {
+        free(out[k]), free(js[k]);
+        out[k] = js[k] = NULL;
+    }
+    free(r0), free(r1);
+
+    /* the fallback: la on gauss:1e200 (f64: one reference), any read-outs */
+    double *ol = malloc(sizeof(double) * H * T * 8);
+    for (long i = 0; ol && i < (long)H * T * 8; i++)
+        ol[i] = 1;
+    const long lshape[3] = {H, T, 8};
+    snprintf(path, sizeof path, "%s/o.npy", kl);
+    CHECK(ol && vla_npy_write(path, ol, 3, lshape) == 0);
+    free(ol);
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "--stream gauss:1e200 --model la --d 8 --runs %d --steps %d "
+                                    "--outputs %s%s", H, T, kl, k ? " --ref-bits 512" : "");
+        int st = judge_run(args, dir, k ? "la-mpfr" : "la-dd", &out[k], &js[k]);
+        CHECK_MSG(st == 0 || st == 1, "vla-check %s: exit %d", args, st);
+    }
+    const char *fell = "exact (0 references in double-double, 106 bits, checked against MPFR at "
+                       "256 bits on head 0 to t = 256 at 0 checkpoints: largest relative "
+                       "difference nan, trusted to 1e-24; 1 reference in MPFR, whose dd reference "
+                       "failed the check)";
+    snprintf(line, sizeof line, "# reference: %s on the inputs as given", fell);
+    CHECK_MSG(out[0] && strstr(out[0], line), "the fallback's header: %s", out[0] ? out[0] : "");
+    snprintf(line, sizeof line, "\"reference\": \"%s\"", fell);
+    CHECK_MSG(js[0] && strstr(js[0], line), "la-dd.json: %s", js[0] ? js[0] : "");
+    r0 = table_rows(out[0]), r1 = table_rows(out[1]);
+    CHECK_MSG(r0 && r1 && *r0 && !strcmp(r0, r1), "the fallback's rows:\n%s\nMPFR's:\n%s",
+              r0 ? r0 : "", r1 ? r1 : "");
+    for (int k = 0; k < 2; k++)
+        free(out[k]), free(js[k]);
+    free(r0), free(r1);
+    free(o);
+    if (!getenv("VLA_KEEP")) {
+        snprintf(args, sizeof args, "rm -rf '%s'", dir);
+        CHECK(system(args) == 0);
     }
 }
 
