@@ -166,7 +166,8 @@ static struct {
     int dd, mpfr;   /* groups whose reference was dd, and those that fell back to MPFR */
     int refused;    /* ... those in MPFR because dd could not run them */
     long compared;  /* the dd checks' comparisons */
-    double worst;   /* ... their largest relative difference */
+    double worst;   /* ... their largest relative difference (the checks that passed) */
+    double failed;  /* ... that of the checks that failed (NaN: not finite in one of the two) */
 } refck;
 #define REDO_MPFR 2 /* the dd reference failed its check: run it again with MPFR */
 
@@ -174,19 +175,33 @@ static struct {
  * references ("group", "reference": an s where there are more than one) */
 static void refck_describe(long bits, long steps, const char *what, char *buf, size_t len)
 {
-    char fell[120] = "";
+    char fell[300] = "", bad[40];
+    if (isnan(refck.failed))
+        snprintf(bad, sizeof bad, "not finite in one of the two");
+    else
+        snprintf(bad, sizeof bad, "%.2g", refck.failed);
     if (refck.refused)
         snprintf(fell, sizeof fell, "; %d %s%s in MPFR, which double-double could not run",
                  refck.refused, what, refck.refused == 1 ? "" : "s");
     if (!refck.dd && !refck.mpfr)
-        snprintf(buf, len, "exact (MPFR, %ld bits)", bits);
-    else
+        snprintf(buf, len, "exact (MPFR, %ld bits%s)", bits, fell);
+    else if (!refck.dd)
+        snprintf(buf, len, "exact (MPFR, 256 bits: the double-double reference of %d %s%s failed "
+                           "its check against MPFR on head 0 (largest relative difference %s, "
+                           "trusted to %.0e)%s)", refck.mpfr, what, refck.mpfr == 1 ? "" : "s", bad,
+                 VREF_DD_TRUST, fell);
+    else {
+        char why[80] = "";
+        if (refck.mpfr)
+            snprintf(why, sizeof why, " (largest relative difference %s)", bad);
         snprintf(buf, len, "exact (%d %s%s in double-double, 106 bits, checked against MPFR at "
                            "256 bits on head 0 to t = %ld at %ld checkpoints: largest relative "
                            "difference %.2g, trusted to %.0e; %d %s%s in MPFR, whose dd reference "
-                           "failed the check%s)", refck.dd, what, refck.dd == 1 ? "" : "s",
+                           "failed the check%s%s)", refck.dd, what, refck.dd == 1 ? "" : "s",
                  steps < VREF_DD_CHECK_STEPS ? steps : VREF_DD_CHECK_STEPS, refck.compared,
-                 refck.worst, VREF_DD_TRUST, refck.mpfr, what, refck.mpfr == 1 ? "" : "s", fell);
+                 refck.worst, VREF_DD_TRUST, refck.mpfr, what, refck.mpfr == 1 ? "" : "s", why,
+                 fell);
+    }
 }
 
 /* The engine of rs (vla_cli_ref_spec's, or any other spec: made as it is): the exact reference
@@ -226,13 +241,14 @@ static int refck_note(const vref_ddcheck *chk)
 #pragma omp critical(check_refck)
 #endif
     {
+        double *worst = ok ? &refck.worst : &refck.failed;
         if (ok) {
             refck.dd++;
             refck.compared += vref_ddcheck_compared(chk);
         } else
             refck.mpfr++;
-        if (!isnan(refck.worst) && !(w <= refck.worst)) /* a NaN (an overflow in one) stays */
-            refck.worst = w;
+        if (!isnan(*worst) && !(w <= *worst)) /* a NaN (an overflow in one) stays */
+            *worst = w;
     }
     return ok ? 0 : REDO_MPFR;
 }
@@ -1068,16 +1084,30 @@ static void measure(const double *o, const double *ref, long T, int dv, long W, 
                     meas_t *m, double *e2, double *r2)
 {
     *m = (meas_t){0};
+    /* the squares below are summed plainly, as fro2 (lib/measure.c) does in its safe range; a head
+     * whose read-outs or errors reach 2^500 (their squares summed over T dv terms would overflow)
+     * or stay below 2^-500 is first scaled by a power of 2, exactly, so that its ratios are
+     * those of its numbers, not Inf / Inf */
+    double top = 0, sc = 1;
+    for (size_t i = 0; i < (size_t)T * dv; i++) {
+        const double a = fabs(o[i] - ref[i]), b = fabs(ref[i]);
+        if (isfinite(a) && a > top)
+            top = a;
+        if (isfinite(b) && b > top)
+            top = b;
+    }
+    if (top > 0x1p500 || (top > 0 && top < 0x1p-500))
+        sc = ldexp(1, -ilogb(top));
     double se = 0, sr = 0;
     for (long t = 0; t < T; t++) {
         const double *x = o + (size_t)t * dv, *y = ref + (size_t)t * dv;
         double a = 0, b = 0;
         for (int j = 0; j < dv; j++) {
-            double diff = fabs(x[j] - y[j]);
+            double diff = fabs(x[j] - y[j]), ds = diff * sc, ys = y[j] * sc;
             if (!isfinite(x[j]) && !m->t_nonfinite)
                 m->t_nonfinite = t + 1;
-            a += diff * diff;
-            b += y[j] * y[j];
+            a += ds * ds;
+            b += ys * ys;
             if (worse(diff, m->max_abs))
                 m->max_abs = diff;
             if (worse(diff / ulp_in(fo, y[j]), m->ulps))
@@ -1675,7 +1705,13 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
                       "%s recurrence with the same inputs (%.1f bits at most, head %d)",
                       vla_prec_name(cfg.prec), more, worst);
     for (int h = 0; h < H && n < (int)sizeof sum; h++)
-        if (!hd[h].ok && !hd[h].k.t_nonfinite)
+        if (!hd[h].ok && !hd[h].k.t_nonfinite && isnan(hd[h].budget))
+            n += snprintf(sum + n, sizeof sum - n, "; head %d: %.3g at t = %ld, and no budget: "
+                          "vlastab's own %s run of these inputs (%s) is not finite, so no error "
+                          "is attainable", h, hd[h].k.mrw, hd[h].k.t_mrw, vla_prec_name(cfg.prec),
+                          isnan(hd[h].att_seq) ? "seq" : isnan(hd[h].att_form) ? form
+                                                                                : "rounded inputs");
+        else if (!hd[h].ok && !hd[h].k.t_nonfinite)
             n += snprintf(sum + n, sizeof sum - n, "; head %d: %.3g at t = %ld past its budget %.3g",
                           h, hd[h].k.mrw, hd[h].k.t_mrw, hd[h].budget);
     if (sbad && n < (int)sizeof sum)
