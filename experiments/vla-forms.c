@@ -218,6 +218,12 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                 int r = e ? vla_engine_advance(e, to) : 0;
                 if (e)
                     vla_progress_update(&prog, done += to - t);
+                if (!r && i < VLA_NFMT && chk[i] && /* the check reads the same window */
+                    (r = vref_ddcheck_follow(chk[i], to)) && r != VLA_EINTR) {
+                    fprintf(stderr, "vla-forms: the reference's check: %s\n", vla_strerror(r));
+                    status = 1;
+                    goto done;
+                }
                 if (r == VLA_EINTR) {
                     status = interrupted();
                     goto done;

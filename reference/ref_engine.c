@@ -75,6 +75,7 @@ const vla_backend *vref_backend_dd(void)
 struct vref_ddcheck {
     vla_engine *mp; /* MPFR's exact reference (256 bits) on the dd engine's run 0 alone */
     long steps;     /* ... up to this step */
+    long ring;      /* prepared inputs in a ring of this many steps (cycle), else 0 */
     double worst;
     long compared, last; /* checkpoints compared, the last one's t */
 };
@@ -101,8 +102,24 @@ int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, 
         return r;
     }
     c->steps = steps;
+    c->ring = !one.stream && one.cycle ? one.T : 0;
     *out = c;
     return 0;
+}
+
+/* MPFR's engine to t (at most the checked steps). Its inputs are the dd engine's: where they are
+ * a ring refilled as the engines advance, a step more than a ring behind has been overwritten, and
+ * reading it would compare two references of different inputs: refused (VLA_ERANGE). */
+int vref_ddcheck_follow(vref_ddcheck *c, long t)
+{
+    if (t > c->steps)
+        t = c->steps;
+    const long at = vla_engine_t(c->mp, 0);
+    if (t <= at)
+        return 0;
+    if (c->ring && t - at > c->ring)
+        return VLA_ERANGE;
+    return vla_engine_advance(c->mp, t);
 }
 
 /* max_i |(x_i + xl_i) - (y_i + yl_i)| / max_i |y_i| of quantity q (n numbers) of two models;
@@ -129,7 +146,7 @@ int vref_ddcheck_at(vref_ddcheck *c, vla_engine *dd, long t)
 {
     if (t > c->steps || t < 1 || vla_engine_t(dd, 0) != t)
         return 0;
-    int r = vla_engine_advance(c->mp, t);
+    int r = vref_ddcheck_follow(c, t);
     if (r)
         return r;
     vla_model *a = vla_engine_run_model(dd, 0), *b = vla_engine_run_model(c->mp, 0);

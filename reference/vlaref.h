@@ -70,6 +70,10 @@ int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, 
                      size_t len);
 /* at a checkpoint t (dd's run 0 at t): MPFR to t and the comparison, when t <= steps */
 int vref_ddcheck_at(vref_ddcheck *c, vla_engine *dd, long t);
+/* MPFR to t without a comparison. A dd engine on prepared inputs in a ring (cycle: vla_inputs_open's
+ * windows) shares them with the check, which must then follow every refill: vref_ddcheck_at and
+ * this refuse (VLA_ERANGE) a step a whole ring behind, whose inputs were overwritten. */
+int vref_ddcheck_follow(vref_ddcheck *c, long t);
 int vref_ddcheck_ok(const vref_ddcheck *c); /* compared at least once, within VREF_DD_TRUST */
 double vref_ddcheck_worst(const vref_ddcheck *c); /* the largest relative difference seen */
 long vref_ddcheck_compared(const vref_ddcheck *c); /* ... over this many checkpoints */

@@ -218,6 +218,60 @@ static double checked(const vla_backend *b, long bits, vla_model_kind mk, const 
     return worst;
 }
 
+/* The check on prepared inputs in a ring (vla_inputs_open's windows, as vla-forms and vla-check
+ * feed their engines): its MPFR engine reads the same ring, so it follows every refill
+ * (vref_ddcheck_follow) and then agrees with dd to the trust; a checkpoint a whole ring after the
+ * last one is refused (VLA_ERANGE), not compared on overwritten inputs (vla-forms did that, at
+ * checkpoints 832 steps apart with a ring of 256, and fell back to MPFR on a difference of 0.74) */
+TEST(dd_check_follows_a_ring_of_inputs)
+{
+    enum { WIN = 64, D = 8, RUNS = 2 };
+    const long cks[] = {32, 64, 300, 1000};
+    for (int follow = 1; follow >= 0; follow--) {
+        vla_inputs in;
+        char err[400];
+        CHECK_MSG(vla_inputs_open(&in, "lmlike", 3, D, D, RUNS, WIN, 1000, 0, err, sizeof err) == 0,
+                  "%s", err);
+        vla_engine_spec sp = {0};
+        vla_config_default(&sp.cfg, VLA_VLA3, D);
+        sp.cfg.prec = VLA_F64;
+        sp.backend = vref_backend_dd();
+        sp.runs = RUNS;
+        sp.in = in.in;
+        sp.is_read = in.is_read;
+        sp.T = in.T;
+        sp.cycle = 1;
+        sp.round_inputs = VLA_FMT_F64;
+        vla_engine *e;
+        vref_ddcheck *c;
+        CHECK_MSG(vla_engine_new(&e, &sp, err, sizeof err) == 0, "%s", err);
+        CHECK_MSG(vref_ddcheck_new(&c, &sp, 4096, err, sizeof err) == 0, "%s", err);
+        int refused = 0;
+        for (long t = 0, k = 0; k < 4; k++)
+            for (long to; t < cks[k]; t = to) {
+                to = t + WIN < cks[k] ? t + WIN : cks[k];
+                CHECK(vla_inputs_fill(&in, t, to, err, sizeof err) == 0);
+                CHECK(vla_engine_advance(e, to) == 0);
+                if (follow)
+                    CHECK(vref_ddcheck_follow(c, to) == 0);
+                if (to == cks[k]) {
+                    int r = vref_ddcheck_at(c, e, to);
+                    refused += r == VLA_ERANGE;
+                    CHECK_MSG(r == 0 || (!follow && r == VLA_ERANGE), "t = %ld: %d", to, r);
+                }
+            }
+        if (follow)
+            CHECK_MSG(vref_ddcheck_ok(c) && vref_ddcheck_compared(c) == 4, "worst %g over %ld",
+                      vref_ddcheck_worst(c), vref_ddcheck_compared(c));
+        else /* 64 -> 300 and 300 -> 1000 are more than a ring apart */
+            CHECK_MSG(refused == 2 && vref_ddcheck_compared(c) == 2, "%d refused, %ld compared",
+                      refused, vref_ddcheck_compared(c));
+        vref_ddcheck_free(c);
+        vla_engine_free(e);
+        vla_inputs_free(&in);
+    }
+}
+
 TEST(dd_check_of_every_run)
 {
     char why[400];
