@@ -55,7 +55,7 @@ RUNS=$OUT/runs.tex.tmp
 die() { echo "gen-numbers.sh: $*" >&2; exit 1; }
 need() { for f in "$@"; do [ -r "$f" ] || die "missing $f (make figures writes it)"; done; }
 
-# ---- reading the tables (SPEC section 9: '#' headers, whitespace columns, blank-line blocks) ----
+# ---- reading the tables (docs/math.md section 9: '#' headers, whitespace columns, blank-line blocks) ----
 # mean over the rows (heads) whose first column is T of column C; nan if any of them is not finite
 at() { awk -v T="$2" -v C="$3" '!/^#/ && NF && $1 == T { if ($C ~ /nan|inf/) bad = 1; s += $C; n++ }
     END { if (!n) exit 1; if (bad) print "nan"; else printf "%.17g\n", s / n }' "$1" ||
@@ -727,7 +727,7 @@ V1=$(verdict 1 '\vCond{in part:} vla3 levels off on the synthetic stream'"$V1L"'
     '(a < 0 ? -a : a) < 0.1 && b < c && d < e && f < 0.9 && g < 0.95' "$syng_vla3" "$trc_sb" "$trc_sa" "$trc_ab" "$trc_aa" "$syng_la" "$trc_lb")
 row '1' "\\claim{\$\\|S_t\\|_F\$ is self-limiting for vla3 (Prop.~1) while la grows like \$O(t)\$.}\\src{004}" \
     "$(cmds "$DATA/statenorm-lmlike-vla3.dat" "$DATA/statenorm-lmlike-la.dat" "$DATA/statenorm-trace-vla3.dat")" \
-    "lmlike, \$t = \\SnT\$: vla3 \\SynSVlathreeEnd{} (growth exponent \\SynGVlathree), la \\SynSLaEnd{} (\\SynGLa).$L1 Real trace, \$T = \\TrcT\$: vla3 \\TrcSVlathree, local exponent \\TrcSlopeVlathreeA{} over \$t = \\TrcWinA\$ and \\TrcSlopeVlathreeB{} over \\TrcWinB, while \$\\|A_t\\|_F\$ falls from \\TrcAVlathreeA{} to \\TrcAVlathreeB; la \\TrcSLa, local exponent \\TrcSlopeLaB{} over \\TrcWinB." "$V1"
+    "lmlike, \$t = \\SnT\$: vla3 \\SynSVlathreeEnd{} (growth exponent \\SynGVlathree), la \\SynSLaEnd{} (\\SynGLa).$L1 Real trace, \$T = \\TrcT\$: vla3 \\TrcSVlathree, local exponent \\TrcSlopeVlathreeA{} over \$t =\$ \\TrcWinA{} and \\TrcSlopeVlathreeB{} over \\TrcWinB, while \$\\|A_t\\|_F\$ falls from \\TrcAVlathreeA{} to \\TrcAVlathreeB; la \\TrcSLa, local exponent \\TrcSlopeLaB{} over \\TrcWinB." "$V1"
 
 V2=$(verdict 2 '\vFails{} for vla3. What holds: $\|J_t\|_2 = \sqrt{(3 - 2c + \sqrt{5 - 4c})/2} \in [1, \Golden)$ with $c = \hat\alpha \cdot \hat k$, equal to 1 only at $c = 1$: for la ($J_t = I$) and delta at $\beta = 1$ (a projector). The spectral radius is 1 and the finite-time Lyapunov exponent is negative in every head; at short horizons its value depends on the head (inputs and start vector of the power iteration: a factor \JVlyapSpreadK{} across the heads at $t = \JlyapK$ on lmlike). It has converged on gauss (a factor \JGlyapSpreadT{} at $t = \JT$), not yet on lmlike (\JVlyapSpreadT).' \
     'a > 1 + 1e-6 && b < 1e-3 && c == 1 && d < 0' "$jvmax" "$jvone" "$jlmax" "$lyapmax")
@@ -735,7 +735,7 @@ row '2' "\\claim{\$\\|J_t\\|_2 = 1\$ exactly for all \$t\$ and \$d\$ (Prop.~2).}
     "$(cmds "$JV" "$JL")" \
     "vla3, lmlike, \\JRuns{} heads: max \\JVmax{} (at \$t = \\JVmaxT\$); last window p50 \\JVpfifty, p99 \\JVpnn; share of steps with norm 1: \\JVone; closed form at the least \$c\$ (\\JVminc): \\JVclosed. la: \\JLmax{} at every step. Lyapunov exponent at \$t = \\JT\$ (mean, range of the heads): lmlike \\JVlyapT{} (\\JVlyapLoT{} to \\JVlyapHiT), gauss \\JGlyapT{} (\\JGlyapLoT{} to \\JGlyapHiT)." "$V2"
 
-V3=$(verdict 3 '\vCond{on the real trace, and in kind:} vla3 stays below 15, but la reaches \TrcSLa, not 1600: a ratio of \TrcRatio, not 109--113 (these inputs are seed 7; the notebook'"'"'s figures, seed 42). Not on SPEC'"'"'s synthetic lmlike stream: a ratio of \SynRatioK, la growing like $t^{1/2}$.' \
+V3=$(verdict 3 '\vCond{on the real trace, and in kind:} vla3 stays below 15, but la reaches \TrcSLa, not 1600: a ratio of \TrcRatio, not 109--113 (these inputs are seed 7; the notebook'"'"'s figures, seed 42). Not on the synthetic lmlike stream: a ratio of \SynRatioK, la growing like $t^{1/2}$.' \
     'a < 15 && b > 1000 && c < 100 && d < 0.01' "$trc_vla3" "$trc_la" "$SynRatio" "$nbrel")
 row '3' "\\claim{At \$T = 1000\$ la's \$\\|S\\|_F \\approx 1600\$ and vla3's below 15: a 109--113\$\\times\$ reduction.}\\src{004, 001}" \
     "$(cmds "$DATA/statenorm-trace-la.dat" "$DATA/statenorm-trace-vla3.dat" "$DATA/statenorm-lmlike-la.dat")" \
