@@ -155,9 +155,10 @@ typedef struct {
 } member_t;
 
 /* The configurations of a group, which share one reference (the same model, constants, input
- * rounding and reference: the forms of a model and the policies that round their inputs alike),
- * advanced together beside one run of it: the reference's steps, the longest work of the f64 rows
- * at 256 bits, are taken once. Each member gets what it would get alone. */
+ * rounding and reference: the forms of a model, and for the exact reference the policies that
+ * round their inputs alike; ref_key), advanced together beside one run of it: the reference's
+ * steps, the longest work of the f64 rows, are taken once. Each member gets what it would get
+ * alone. */
 /* the f64 rows' exact references (and --outputs' two): in double-double (vref_backend_dd) where
  * 256 bits are asked for, each checked against MPFR on its head 0 (vref_ddcheck); a group (or a
  * reference of the judge) whose check fails runs again with MPFR, and so does one that dd cannot
@@ -989,8 +990,11 @@ static void ref_key(const vla_cli *c, const vla_config *cfg, char *key, size_t l
     vla_cli_engine_spec(&rc, cfg, &sp);
     vla_cli_ref_spec(&rc, &sp, &rs);
     vla_config_describe(&rs.cfg, desc, sizeof desc);
-    snprintf(key, len, "%s %d %ld %s", vla_backend_name(rs.backend), (int)rs.round_inputs,
-             rs.ref_bits, desc);
+    /* a binary64 reference costs less than any policy it is run beside, so each policy gets its
+     * own (its forms share it): the groups then spread over the cores (the f16 family of a 16 x
+     * 4096 x 128 gdn trace was one group of 50 s beside the exact one's 48 s) */
+    snprintf(key, len, "%s %d %ld %s %s", vla_backend_name(rs.backend), (int)rs.round_inputs,
+             rs.ref_bits, desc, rc.ref == REF_F64 ? vla_prec_name(cfg->prec) : "");
 }
 
 /* ---- --outputs DIR2: your kernel's own read-outs against the exact reference (docs/trace.md,
