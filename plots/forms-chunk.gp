@@ -21,8 +21,8 @@ Tt = tmax(tr)
 bits = system(sprintf("sed -n 's/^# reference: exact (MPFR, \\([0-9]*\\) bits.*/\\1/p' '%s' | head -1", lm))
 # the reference the table was measured against: double-double where its check against MPFR passed
 # (the exact_reference line), else MPFR at those bits
-dd = system(sprintf("grep -c '^# exact_reference: double-double' '%s'", lm))
-ref = dd eq '1' ? 'double-double, checked against MPFR' : sprintf('MPFR, %s bits', bits)
+ref = header(lm, 'exact_reference')[1:13] eq 'double-double' ? 'double-double, checked against MPFR' \
+      : sprintf('MPFR, %s bits', bits)
 nudge = config(lm, 'nudge') eq 'off' ? 'nudge off' : sprintf('nudge every %s steps', config(lm, 'period'))
 set encoding utf8
 set logscale xy

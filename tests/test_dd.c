@@ -272,6 +272,21 @@ TEST(dd_check_follows_a_ring_of_inputs)
     }
 }
 
+/* ... and vla-forms, whose checkpoints lie more than a ring apart past t ~ 1000, follows it: a gdn
+ * sweep of 3000 steps trusts its double-double reference (5.5e-32 from MPFR). Before the rule its
+ * check compared stale inputs, differed by 6e-21 and fell back to MPFR. */
+TEST(dd_forms_sweep_trusts_its_reference)
+{
+    char *out = NULL;
+    int st = vla_test_sh(&out, "bin/vla-forms --what sweep --model gdn --stream lmlike --d 8 "
+                               "--steps 3000 --runs 1 --forms seq,chunk:16 --precisions f32 "
+                               "--out - 2>&1 | grep '^# exact_reference'");
+    CHECK_MSG(st == 0 && out && strstr(out, "# exact_reference: double-double") &&
+                  strstr(out, "to t = 2992"),
+              "exit %d: %s", st, out ? out : "");
+    free(out);
+}
+
 TEST(dd_check_of_every_run)
 {
     char why[400];
