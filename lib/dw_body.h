@@ -46,12 +46,18 @@
 
 /* The algorithms assume no overflow; where the high part overflows, the error-free
  * transformations compute Inf - Inf in the low part. An infinite (or NaN) high part gets a zero
- * low part, so a double word overflows to +-Inf like a number of the format. */
+ * low part, so a double word overflows to +-Inf like a number of the format. An includer whose
+ * base numbers are vectors of lanes (reference/ref_model_dd.c's lanes) defines DW_LANES and, for
+ * the two branches on values below, DW_FINITE itself and B_WHERE_ZERO(z, x) (z = (x_h, 0) in the
+ * lanes where x_h is zero); it compares with masks of its own, so the predicates at the end are
+ * left out. */
+#ifndef DW_FINITE
 #define DW_FINITE(z)                                                                               \
     do {                                                                                           \
         if (!B_ISFIN(BH(z)))                                                                       \
             B_ZERO(BL(z));                                                                         \
     } while (0)
+#endif
 
 /* z = (xh + xl) + (yh + yl): AccurateDWPlusDW on the four parts (dw_add and dw_sub) */
 VLA_FN void FN(dw_add_parts)(CXP, DWP z, BSRC xh, BSRC xl, BSRC yh, BSRC yl)
@@ -146,12 +152,14 @@ VLA_FN void FN(dw_sqrt)(CXP, DWP z, DWCP x)
     BSCALAR(p);
     BSCALAR(e);
     BSCALAR(t1);
+#ifndef DW_LANES
     if (B_ISZERO(BH(x))) {
         B_COPY(BH(z), BH(x));
         B_ZERO(BL(z));
         FRAME_END;
         return;
     }
+#endif
     B_SQRT(s, BH(x));
     DW_TWO_PROD(p, e, s, s);
     B_SUB(p, BH(x), p);
@@ -161,9 +169,13 @@ VLA_FN void FN(dw_sqrt)(CXP, DWP z, DWCP x)
     B_DIV(p, p, e);
     DW_FAST_TWO_SUM(BH(z), BL(z), s, p, t1);
     DW_FINITE(z);
+#ifdef DW_LANES
+    B_WHERE_ZERO(z, x);
+#endif
     FRAME_END;
 }
 
+#ifndef DW_LANES
 /* x < y for normalized pairs (|lo| <= ulp(hi) / 2): by the high parts, then the low ones */
 VLA_FN int FN(dw_less)(DWCP x, DWCP y)
 {
@@ -191,6 +203,8 @@ VLA_FN int FN(dw_absless)(CXP, DWCP x, DWCP y)
     FRAME_END;
     return r;
 }
+
+#endif
 
 /* z = c, a binary64 constant, to double-word accuracy: hi = c rounded, lo = the rest rounded
  * (c - hi is exact in binary64) */

@@ -423,73 +423,152 @@ static int models_open(vla_engine *e, void **self, char *err, size_t len)
     return VLA_OK;
 }
 
-/* run r's steps up to t; 0, VLA_EINTR, or an error recorded in the engine */
-static int models_run_to(mself *s, int run, long t)
+/* run's inputs of step `step` into *in, checked as a step needs them; 0, or an error recorded */
+static int models_input(mself *s, int run, long step, vla_input *in)
+{
+    vla_engine *e = s->e;
+    mrun *x = &s->r[run];
+    int r = vla_engine_input(e, run, step, &x->s, &x->raw, &x->rnd, in);
+    const long writes = vla_model_counts(x->m)->steps;
+    if (!r && x->raw.is_read)
+        r = vla_engine_read_inside(e, run, step, writes);
+    return r;
+}
+
+/* run's step `step` taken (its model holds the state after it): the step's view to on_step */
+static int models_view(mself *s, int run, long step)
 {
     vla_engine *e = s->e;
     const vla_engine_spec *sp = &e->spec;
     const int d = sp->cfg.d, dv = sp->cfg.dv, head = sp->first_head + run;
     mrun *x = &s->r[run];
+    x->t = step;
+    if (!sp->on_step)
+        return VLA_OK;
+    vla_step_view v = {.run = run, .t = step, .in = &x->raw, .a_moved = -1, .a_moved_diag = -1};
+    double *o = x->tap, *kp = o + dv, *al = kp + d;
+    if ((sp->taps & VLA_TAP_O) && !vla_form_pending(&sp->cfg, vla_model_counts(x->m)->steps))
+        vla_model_get(x->m, VLA_Q_O, o), v.o = o; /* (a chunk's read-outs: at its end) */
+    if (v.o && !x->raw.is_read && vla_model_get(x->m, VLA_Q_CO, x->co) == 0)
+        v.co = x->co, v.nco = sp->cfg.chunk; /* ... all of them: every token's */
+    if (sp->taps & VLA_TAP_KP)
+        vla_model_get(x->m, VLA_Q_KP, kp), v.kp = kp;
+    if (sp->taps & VLA_TAP_ALPHA)
+        vla_model_get(x->m, VLA_Q_ALPHA, al), v.alpha = al;
+    if (x->track_moved) { /* bit patterns: +0 and -0 differ, as the stored numbers do */
+        double *A = al + d, *prev = A + (size_t)d * d;
+        v.a_moved = v.a_moved_diag = 0;
+        if (!x->raw.is_read) {
+            vla_model_get(x->m, VLA_Q_A, A);
+            for (size_t i = 0; i < (size_t)d * d; i++) {
+                int moved = memcmp(&A[i], &prev[i], sizeof *A) != 0;
+                v.a_moved += moved;
+                v.a_moved_diag += moved && i % (size_t)(d + 1) == 0;
+            }
+            memcpy(prev, A, (size_t)d * d * sizeof *A);
+        }
+    }
+    int r = sp->on_step(sp->ctx, &v);
+    return r ? vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, step, vla_strerror(r))
+             : VLA_OK;
+}
+
+/* run r's steps up to t; 0, VLA_EINTR, or an error recorded in the engine */
+static int models_run_to(mself *s, int run, long t)
+{
+    vla_engine *e = s->e;
+    const vla_engine_spec *sp = &e->spec;
+    mrun *x = &s->r[run];
     while (x->t < t) {
         if (vla_engine_stopped(e))
             return VLA_EINTR;
         vla_input in;
-        long step = x->t + 1;
-        int r = vla_engine_input(e, run, step, &x->s, &x->raw, &x->rnd, &in);
-        const long writes = vla_model_counts(x->m)->steps;
-        if (r || (x->raw.is_read && (r = vla_engine_read_inside(e, run, step, writes))))
+        const long step = x->t + 1;
+        int r = models_input(s, run, step, &in);
+        if (r)
             return r;
         r = x->raw.is_read ? vla_model_read(x->m, in.q) : vla_model_step(x->m, &in);
         if (r == VLA_EINTR) /* a step given up (the exact backend): no failure, a stop */
             return r;
         const char *why = r == VLA_ENOTSUP ? vla_form_input_why(&sp->cfg, &in) : NULL;
         if (r)
-            return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, step,
+            return vla_engine_fail(e, run, r, "head %d, step %ld: %s", sp->first_head + run, step,
                                    why ? why : vla_strerror(r));
-        x->t = step;
-        if (!sp->on_step)
-            continue;
-        vla_step_view v = {.run = run, .t = step, .in = &x->raw, .a_moved = -1,
-                           .a_moved_diag = -1};
-        double *o = x->tap, *kp = o + dv, *al = kp + d;
-        if ((sp->taps & VLA_TAP_O) && !vla_form_pending(&sp->cfg, vla_model_counts(x->m)->steps))
-            vla_model_get(x->m, VLA_Q_O, o), v.o = o; /* (a chunk's read-outs: at its end) */
-        if (v.o && !x->raw.is_read && vla_model_get(x->m, VLA_Q_CO, x->co) == 0)
-            v.co = x->co, v.nco = sp->cfg.chunk; /* ... all of them: every token's */
-        if (sp->taps & VLA_TAP_KP)
-            vla_model_get(x->m, VLA_Q_KP, kp), v.kp = kp;
-        if (sp->taps & VLA_TAP_ALPHA)
-            vla_model_get(x->m, VLA_Q_ALPHA, al), v.alpha = al;
-        if (x->track_moved) { /* bit patterns: +0 and -0 differ, as the stored numbers do */
-            double *A = al + d, *prev = A + (size_t)d * d;
-            v.a_moved = v.a_moved_diag = 0;
-            if (!x->raw.is_read) {
-                vla_model_get(x->m, VLA_Q_A, A);
-                for (size_t i = 0; i < (size_t)d * d; i++) {
-                    int moved = memcmp(&A[i], &prev[i], sizeof *A) != 0;
-                    v.a_moved += moved;
-                    v.a_moved_diag += moved && i % (size_t)(d + 1) == 0;
-                }
-                memcpy(prev, A, (size_t)d * d * sizeof *A);
-            }
-        }
-        if ((r = sp->on_step(sp->ctx, &v)))
-            return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, step, vla_strerror(r));
+        if ((r = models_view(s, run, step)))
+            return r;
     }
     return VLA_OK;
+}
+
+/* Runs first .. first + n - 1 to t together, as one group of the backend's (vla_group_ops):
+ * each step's inputs drawn run by run, the step taken by the group, the views read from the
+ * runs' models. Where the runs part ways (a read in one and a write in another, an input that a
+ * step refuses or that cannot be drawn), the group gives the state back and each run goes on
+ * alone from the step it stands at, drawing its inputs again (a stream and prepared inputs give
+ * any step's): every failure is then the one, in the words, that the run alone meets. A run whose
+ * view failed stops there, as alone. */
+static int models_group_to(mself *s, int first, int n, long t)
+{
+    vla_engine *e = s->e;
+    const vla_config *cfg = &e->spec.cfg;
+    const vla_group_ops *g = e->b->group;
+    vla_model *m[VLA_GROUP_MAX];
+    vla_input in[VLA_GROUP_MAX];
+    for (int i = 0; i < n; i++)
+        m[i] = s->r[first + i].m;
+    void *grp = NULL;
+    int apart = g->begin(&grp, m, n) != VLA_OK, failed = 0;
+    for (long step = s->r[first].t + 1; !apart && step <= t; step++) {
+        if (vla_engine_stopped(e))
+            break; /* (each run, alone below, says the stop) */
+        for (int i = 0; i < n && !apart; i++)
+            apart = models_input(s, first + i, step, &in[i]) != VLA_OK;
+        const int rd = s->r[first].raw.is_read;
+        for (int i = 0; i < n && !apart; i++)
+            apart = s->r[first + i].raw.is_read != rd || (in[i].g != NULL) != (in[0].g != NULL) ||
+                    (rd ? !vla_finite_all(in[i].q, cfg->d) : vla_input_check(cfg, &in[i]) != 0);
+        if (apart || (apart = g->step(grp, in, rd) != VLA_OK))
+            break;
+        for (int i = 0; i < n; i++)
+            if (models_view(s, first + i, step))
+                failed |= 1 << i, apart = 1;
+    }
+    g->end(grp);
+    int r = failed ? e->code : VLA_OK;
+    for (int i = 0; i < n; i++) {
+        const int ri = failed >> i & 1 ? VLA_OK : models_run_to(s, first + i, t);
+        r = r == VLA_EINTR || !ri ? r : ri;
+    }
+    return r;
 }
 
 static int models_advance(vla_engine *e, void *self, long t)
 {
     mself *s = self;
+    const int nr = e->spec.runs;
+    /* the backend's groups (vla_group_ops): consecutive runs at the same t, at most w of them;
+     * without groups (or memory for their list) every run is its own */
+    const int w = e->b->group && !s->r[0].track_moved ? e->b->group->width(&e->spec.cfg) : 1;
+    int ng = 0, *start = w > 1 ? malloc(sizeof(int) * (nr + 1)) : NULL;
+    for (int i = 0; start && i < nr; i++)
+        if (i == 0 || i - start[ng - 1] == w || s->r[i].t != s->r[start[ng - 1]].t)
+            start[ng++] = i;
+    if (start)
+        start[ng] = nr;
+    else
+        ng = nr;
     int stopped = 0;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads) reduction(+ : stopped)
 #endif
-    for (int i = 0; i < e->spec.runs; i++) {
-        stopped += models_run_to(s, i, t) == VLA_EINTR;
-        vla_model_rest(s->r[i].m); /* before the thread returns to OpenMP's pool */
+    for (int k = 0; k < ng; k++) {
+        const int first = start ? start[k] : k, n = start ? start[k + 1] - first : 1;
+        stopped += (n > 1 ? models_group_to(s, first, n, t) : models_run_to(s, first, t)) ==
+                   VLA_EINTR;
+        for (int i = first; i < first + n; i++)
+            vla_model_rest(s->r[i].m); /* before the thread returns to OpenMP's pool */
     }
+    free(start);
     return e->code ? e->code : stopped ? VLA_EINTR : VLA_OK;
 }
 

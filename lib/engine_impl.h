@@ -25,6 +25,22 @@ typedef struct {
     int (*finish)(vla_engine *e, void *self);
 } vla_backend_ops;
 
+/* Optional, for a backend of one vla_model per run (vla_engine_models_ops): up to width(cfg)
+ * runs' models stepped together (the double-double reference in the CPU's vector lanes). The
+ * models stay the runs' state between advances. begin takes n runs' models, all at the same t and
+ * none finished; step takes each run's inputs of one step (all writes, or all reads with is_read),
+ * every one already checked, and leaves in each model its t, its counts and what a step's view
+ * reads (o, the chunk's read-outs, k', alpha); end gives the rest of the state back to the models
+ * and frees the group (NULL: nothing). A step that the group cannot take returns non-zero with
+ * nothing changed, and the engine takes it run by run. */
+enum { VLA_GROUP_MAX = 16 };
+typedef struct vla_group_ops {
+    int (*width)(const vla_config *cfg); /* 1: no group for cfg */
+    int (*begin)(void **grp, vla_model *const *m, int n);
+    int (*step)(void *grp, const vla_input *in, int is_read);
+    void (*end)(void *grp);
+} vla_group_ops;
+
 struct vla_backend {
     const char *name;
     const vla_backend_ops *ops;
@@ -40,6 +56,7 @@ struct vla_backend {
      * the reason in why); open refuses the same configurations with the same words */
     int (*supports)(const vla_backend *b, const vla_config *cfg, char *why, size_t len);
     int (*available)(const vla_backend *b, char *why, size_t len);
+    const vla_group_ops *group; /* optional (NULL: none) */
 };
 
 /* the numbers of a run's state arrays (tables.h's VLA_STATE_ARRAYS, or only the ones it saves) */

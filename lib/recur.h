@@ -218,17 +218,23 @@ VLA_FN int FN(vstate_finish)(CXP, ST *s)
     return VLA_OK;
 }
 
-VLA_FN int FN(vstate_read)(CXP, ST *s, const double *q)
+/* a read's query into q and its features into pq (FN(load) does the same for a write) */
+VLA_FN void FN(load_query)(CXP, ST *s, const double *q)
 {
-    if (!s->tail && vla_form_pending(&s->cfg, s->t)) /* no state inside a chunk (docs/forms.md) */
-        return VLA_ENOTSUP;
-    ARITH_ENTER;
     LOAD_IN_N(s->q, q, s->d);
     if (s->cfg.features == VLA_FEAT_OWN)
         LOAD_PHI_N(s->pq, q, s->d);
     else
         for (int i = 0; i < s->d; i++)
             COPY(E(s->pq, i), E(s->q, i));
+}
+
+VLA_FN int FN(vstate_read)(CXP, ST *s, const double *q)
+{
+    if (!s->tail && vla_form_pending(&s->cfg, s->t)) /* no state inside a chunk (docs/forms.md) */
+        return VLA_ENOTSUP;
+    ARITH_ENTER;
+    FN(load_query)(CX, s, q);
     s->cnt.reads++;
     FN(read_loaded)(CX, s);
     ARITH_LEAVE;

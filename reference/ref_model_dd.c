@@ -7,6 +7,7 @@
  * vref_dd_check (ref_engine.c's "dd" backend) shows it on every run. */
 #include "vlaref.h"
 #include "model_impl.h"
+#include "engine_impl.h"
 #include "tables.h"
 #include <math.h>
 #include <stdio.h>
@@ -302,3 +303,327 @@ void vref_dd_fun(char f, const double a[2], double r[2])
 #undef DW
 #undef DWP
 #undef DWCP
+
+/* ---- the same text in the CPU's vector lanes: eight runs at once (issue 37) ----
+ * recur.h once more, each number a pair of AVX-512 vectors whose lane l holds run l's pair:
+ * every operation is dw_body.h's algorithm on the eight lanes at once, each lane doing what the
+ * scalar pairs above do for its run, in the same order, so a lane ends with the very bits of its
+ * run's scalar model (tests/test_dd.c checks it on every model, way and form). Branches on values
+ * go through recur.h's LANE_IF with a mask of the active lanes, as kernels/lanes.c's; the inputs
+ * are loaded by the scalar text above (phi, delta's log, the gates' exp: O(d) a step) and moved
+ * into the lanes; the elementary functions inside a step (the chunk forms' exps) go lane by lane
+ * through the scalar ones. The engine steps the runs' scalar models this way in groups of eight
+ * (lib/engine_impl.h's vla_group_ops); the models keep the state between advances. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(VLA_NO_SIMD)
+#include <immintrin.h>
+#include <string.h>
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512dq")
+
+enum { LDW = 8, LDCOUNTS = sizeof(vla_counts) / sizeof(long) };
+typedef double ldv __attribute__((vector_size(64)));
+typedef struct {
+    ldv h, l;
+} ldd;
+
+typedef struct {
+    unsigned m;              /* the lanes active now */
+    double tiny;             /* as vdd_ctx's */
+    long *base;              /* the state's vla_counts, as longs: what COUNT's pointer is in */
+    long cnt[LDCOUNTS][LDW]; /* events per counter and lane since the group began */
+} ldd_ctx;
+
+static inline ldv ldv_set(double x) { return (ldv)_mm512_set1_pd(x); }
+static inline unsigned ldv_fin(ldv x)
+{
+    return _mm512_cmp_pd_mask(_mm512_abs_pd((__m512d)x), _mm512_set1_pd(INFINITY), _CMP_LT_OQ);
+}
+/* the pair n in the active lanes m, o in the others */
+static inline ldd ldd_bl(unsigned m, ldd o, ldd n)
+{
+    return (ldd){(ldv)_mm512_mask_mov_pd((__m512d)o.h, (__mmask8)m, (__m512d)n.h),
+                 (ldv)_mm512_mask_mov_pd((__m512d)o.l, (__mmask8)m, (__m512d)n.l)};
+}
+static inline void ldd_count(ldd_ctx *c, const long *x, long n)
+{
+    long i = x - c->base;
+    for (unsigned m = c->m; m; m &= m - 1)
+        c->cnt[i][__builtin_ctz(m)] += n;
+}
+
+#define SFX ddl
+#define VLA_FN static
+#define FN(name) VLA_CAT(name, SFX)
+#define CXP ldd_ctx *cx_
+#define CX cx_
+#define FRAME_BEGIN
+#define FRAME_END
+#define DW ldd
+#define DWP ldd *
+#define DWCP const ldd *
+#define DW_LANES
+#define BH(p) ((p)->h)
+#define BL(p) ((p)->l)
+#define BSCALAR(x) ldv x
+#define BSRC ldv
+#define B_ADD(r, a, b) ((r) = (a) + (b))
+#define B_SUB(r, a, b) ((r) = (a) - (b))
+#define B_MUL(r, a, b) ((r) = (a) * (b))
+#define B_DIV(r, a, b) ((r) = (a) / (b))
+#define B_SQRT(r, a) ((r) = (ldv)_mm512_sqrt_pd((__m512d)(a)))
+#define B_FMA(r, a, b, c) ((r) = (ldv)_mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
+#define B_NEG(r, a) ((r) = -(a))
+#define B_COPY(r, a) ((r) = (a))
+#define B_ZERO(r) ((r) = ldv_set(0))
+#define B_SETD(r, c) ((r) = ldv_set(c))
+#define B_TOD(a) ((a)[0])
+#define DW_FINITE(z) (BL(z) = (ldv)_mm512_maskz_mov_pd(ldv_fin(BH(z)), (__m512d)BL(z)))
+#define B_WHERE_ZERO(z, x)                                                                         \
+    do {                                                                                           \
+        __mmask8 z0_ = _mm512_cmp_pd_mask((__m512d)BH(x), _mm512_setzero_pd(), _CMP_EQ_OQ);       \
+        BH(z) = (ldv)_mm512_mask_mov_pd((__m512d)BH(z), z0_, (__m512d)BH(x));                      \
+        BL(z) = (ldv)_mm512_mask_mov_pd((__m512d)BL(z), z0_, _mm512_setzero_pd());                 \
+    } while (0)
+#include "dw_body.h"
+#undef DW_LANES
+#undef B_WHERE_ZERO
+
+/* the comparisons of dw_body.h's scalar predicates, lane by lane as masks */
+static inline unsigned ldd_less(ldd a, ldd b)
+{
+    return _mm512_cmp_pd_mask((__m512d)a.h, (__m512d)b.h, _CMP_LT_OQ) |
+           (_mm512_cmp_pd_mask((__m512d)a.h, (__m512d)b.h, _CMP_EQ_OQ) &
+            _mm512_cmp_pd_mask((__m512d)a.l, (__m512d)b.l, _CMP_LT_OQ));
+}
+static inline unsigned ldd_lessd(ldd a, double c) /* dw_cmpd(a, c) < 0 */
+{
+    return ldd_less(a, (ldd){ldv_set(c), ldv_set(0)});
+}
+/* an elementary function of the scalar pairs, in each active lane */
+static inline ldd ldd_fun(unsigned m, ldd a, vdd (*f)(vdd))
+{
+    for (; m; m &= m - 1) {
+        int l = __builtin_ctz(m);
+        vdd y = f((vdd){a.h[l], a.l[l]});
+        a.h[l] = y.h;
+        a.l[l] = y.l;
+    }
+    return a;
+}
+
+#define LDD_OP(r, f, ...) ((r) = ldd_bl(cx_->m, (r), ({ ldd z_; f(CX, &z_, __VA_ARGS__); z_; })))
+#define NUM ldd
+#define NREF ldd *
+#define E(a, i) (a)[i]
+#define R(p) (*(p))
+#define P(x) (&(x))
+#define SCALAR(x) ldd x = {{0}, {0}}
+#define ADD(r, a, b) LDD_OP(r, FN(dw_add), &(a), &(b))
+#define SUB(r, a, b) LDD_OP(r, FN(dw_sub), &(a), &(b))
+#define MUL(r, a, b) LDD_OP(r, FN(dw_mul), &(a), &(b))
+#define DIV(r, a, b) LDD_OP(r, FN(dw_div), &(a), &(b))
+#define SQRT(r, a) LDD_OP(r, FN(dw_sqrt), &(a))
+#define SETD(r, c) LDD_OP(r, FN(dw_setd), (c))
+#define SETI(r, i) SETD(r, (double)(i))
+#define COPY(r, a) ((r) = ldd_bl(cx_->m, (r), (a)))
+#define STORE(r) ((void)0) /* exact, as the scalar pairs */
+#define ROUND_FMT(r, f) ((void)0)
+#define EXP(r, a) ((r) = ldd_bl(cx_->m, (r), ldd_fun(cx_->m, (a), dd_exp)))
+#define EXP2(r, a) ((r) = ldd_bl(cx_->m, (r), ldd_fun(cx_->m, (a), dd_exp2)))
+#define ISFIN(a) (ldv_fin((a).h) & ldv_fin((a).l))
+#define LESS(a, b) ldd_less((a), (b))
+#define ABSLESS(a, b) (ldd_less((a), (b)) & ldd_less((ldd){-(b).h, -(b).l}, (a)))
+#define LESSD(a, c) ldd_lessd((a), (c))
+#define TINY (cx_->tiny)
+#define ARITH_ENTER
+#define ARITH_LEAVE
+#define VLA_RECUR_DEVICE
+#define LPRED unsigned
+#define PNOT(a) (~(a))
+#define POR(a, b) ((a) | (b))
+#define PFALSE 0u
+#define COUNT(x) ldd_count(cx_, &(x), 1)
+#define COUNT_ADD(x, n) ldd_count(cx_, &(x), (n))
+#define TEMP(t) ((t) = (ldd){{0}, {0}})
+#define LANE_IF(c)                                                                                 \
+    {                                                                                              \
+        const unsigned lsv_ = cx_->m, lc_ = (c);                                                   \
+        cx_->m = lsv_ & lc_;                                                                       \
+        if (cx_->m)
+#define LANE_ELSE                                                                                  \
+    cx_->m = lsv_ & ~lc_;                                                                          \
+    if (cx_->m)
+#define LANE_END                                                                                   \
+    cx_->m = lsv_;                                                                                 \
+    }
+#include "recur.h"
+
+/* A group: up to eight runs' scalar models and their state in the lanes */
+typedef struct {
+    vdd_model *m[LDW];
+    int n;
+    ldd_ctx cx;
+    ST s;
+    ldd *arena;
+    vla_counts c0[LDW]; /* each run's counts when the group began */
+} ldd_group;
+
+/* the scalar state's arrays that X lists into lane l of the lanes' (in) or back (out) */
+#define LDD_MOVE_(X, g, l, in)                                                                     \
+    do {                                                                                           \
+        VLA_DIMS_LOCALS(vla_dims_of(&(g)->s.cfg));                                                 \
+        vstate_dd *ss_ = (g)->m[l]->st;                                                            \
+        X(LDD_ARRAY_)                                                                              \
+    } while (0)
+#define LDD_ARRAY_(name, len)                                                                      \
+    for (long i_ = 0; i_ < (long)(len); i_++) {                                                    \
+        if (in_)                                                                                   \
+            g_->s.name[i_].h[l_] = ss_->name[i_].h, g_->s.name[i_].l[l_] = ss_->name[i_].l;        \
+        else                                                                                       \
+            ss_->name[i_].h = g_->s.name[i_].h[l_], ss_->name[i_].l = g_->s.name[i_].l[l_];        \
+    }
+#define LDD_MOVE(X, g, l, in)                                                                      \
+    do {                                                                                           \
+        ldd_group *g_ = (g);                                                                       \
+        const int l_ = (l), in_ = (in);                                                            \
+        LDD_MOVE_(X, g_, l_, in_);                                                                 \
+    } while (0)
+
+/* each run's t and counts: its own at the start, plus the group's and its lane's since */
+static void ldd_counts_out(ldd_group *g)
+{
+    for (int l = 0; l < g->n; l++) {
+        vstate_dd *ss = g->m[l]->st;
+        long *c = (long *)&ss->cnt;
+        const long *c0 = (const long *)&g->c0[l], *sh = (const long *)&g->s.cnt;
+        for (int j = 0; j < LDCOUNTS; j++)
+            c[j] = c0[j] + sh[j] + g->cx.cnt[j][l];
+        ss->t = g->s.t;
+    }
+}
+
+static int ldd_width(const vla_config *cfg)
+{
+    (void)cfg;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                   __builtin_cpu_supports("avx512dq") && !getenv("VLA_DD_SCALAR")
+               ? LDW
+               : 1;
+}
+
+static int ldd_begin(void **out, vla_model *const *m, int n)
+{
+    if (n < 1 || n > LDW)
+        return VLA_EINVAL;
+    ldd_group *g = aligned_alloc(64, (sizeof *g + 63) / 64 * 64);
+    if (!g)
+        return VLA_ENOMEM;
+    memset(g, 0, sizeof *g);
+    g->n = n;
+    for (int l = 0; l < LDW; l++) { /* (the lanes past n hold run 0, their writes unused) */
+        g->m[l] = m[l < n ? l : 0]->self;
+        if (m[l < n ? l : 0]->ops != &dd_ops || g->m[l]->st->tail ||
+            g->m[l]->st->t != g->m[0]->st->t) {
+            free(g);
+            return VLA_EINVAL;
+        }
+    }
+    const vla_config *cfg = &g->m[0]->st->cfg;
+    VLA_DIMS_LOCALS(vla_dims_of(cfg));
+    size_t len = 0;
+#define VLA_X_(name, alen) len += (size_t)((alen) > 0 ? (alen) : 1);
+    VLA_STATE_ARRAYS(VLA_X_)
+#undef VLA_X_
+    if (!(g->arena = aligned_alloc(64, len * sizeof(ldd)))) {
+        free(g);
+        return VLA_ENOMEM;
+    }
+    memset(g->arena, 0, len * sizeof(ldd));
+    ST *s = &g->s;
+    s->cfg = *cfg;
+    s->d = d;
+    s->dv = dv;
+    s->ng = ng;
+    s->nr = nr;
+    s->t = g->m[0]->st->t;
+    ldd *p = g->arena;
+#define VLA_X_(name, alen) s->name = p, p += (alen) > 0 ? (alen) : 1;
+    VLA_STATE_ARRAYS(VLA_X_)
+#undef VLA_X_
+    g->cx.tiny = g->m[0]->cx.tiny;
+    g->cx.base = (long *)&s->cnt;
+    for (int l = 0; l < LDW; l++) {
+        LDD_MOVE(VLA_STATE_ARRAYS, g, l, 1);
+        g->c0[l] = g->m[l]->st->cnt;
+    }
+    *out = g;
+    return VLA_OK;
+}
+
+/* a read's query (recur.h's load_query) */
+#define LDD_QUERY(X) X(q, d) X(pq, d)
+/* what a step's view reads (lib/engine.c's models_view) */
+#define LDD_VIEW(X) X(o, dv) X(kp, d) X(al, d) X(co, nc * dv)
+
+static int ldd_step(void *grp, const vla_input *in, int is_read)
+{
+    ldd_group *g = grp;
+    ST *s = &g->s;
+    if (!is_read && s->cfg.form == VLA_FORM_SCAN && s->t + 1 >= 1L << VLA_SCAN_LEVELS)
+        return VLA_ERANGE; /* (vstate_step's refusal, said by the run alone) */
+    for (int l = 0; l < g->n; l++) { /* each run's inputs by the scalar text, into its lane */
+        vdd_model *m = g->m[l];
+        if (is_read) {
+            load_query_dd(&m->cx, m->st, in[l].q);
+            LDD_MOVE(LDD_QUERY, g, l, 1);
+        } else {
+            load_dd(&m->cx, m->st, &in[l]);
+            LDD_MOVE(VLA_STATE_INPUT, g, l, 1);
+        }
+    }
+    g->cx.m = (1u << g->n) - 1;
+    if (is_read) {
+        s->cnt.reads++;
+        read_loaded_ddl(&g->cx, s);
+    } else {
+        vstate_advance_ddl(&g->cx, s, in[0].g != NULL);
+    }
+    for (int l = 0; l < g->n; l++)
+        LDD_MOVE(LDD_VIEW, g, l, 0);
+    ldd_counts_out(g);
+    return VLA_OK;
+}
+
+static void ldd_end(void *grp)
+{
+    ldd_group *g = grp;
+    if (!g)
+        return;
+    for (int l = 0; l < g->n; l++) {
+        LDD_MOVE(VLA_STATE_SAVED, g, l, 0);
+        LDD_MOVE(VLA_STATE_INPUT, g, l, 0);
+        LDD_MOVE(VLA_STATE_WORK, g, l, 0);
+    }
+    ldd_counts_out(g);
+    free(g->arena);
+    free(g);
+}
+
+static const vla_group_ops ldd_ops = {ldd_width, ldd_begin, ldd_step, ldd_end};
+const vla_group_ops *vref_dd_group(void) { return &ldd_ops; }
+
+#undef LDD_OP
+#undef LDD_MOVE
+#undef LDD_MOVE_
+#undef LDD_ARRAY_
+#undef LDD_QUERY
+#undef LDD_VIEW
+#undef DW
+#undef DWP
+#undef DWCP
+#include "recur_end.h"
+#pragma GCC pop_options
+#else
+const vla_group_ops *vref_dd_group(void) { return NULL; }
+#endif

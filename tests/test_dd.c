@@ -4,6 +4,8 @@
  * within a bound derived from u = 2^-53 (docs/math.md 6.1.1). VLA_DD_REPORT=1 prints the measured
  * worst per case. */
 #include "check.h"
+#include "engine_impl.h"
+#include "tables.h"
 #include "vlaref.h"
 #include "vlastab.h"
 #include <mpfr.h>
@@ -345,4 +347,156 @@ TEST_SLOW(dd_faster_than_mpfr)
                rate[0], rate[1], rate[1] / rate[0]);
     vla_step_buf_free(&b);
     vla_stream_close(s);
+}
+
+/* ---- the lanes: eight runs' dd models stepped at once (ref_model_dd.c's groups) ---- */
+
+enum { LR = 11, LT_ = 100 }; /* runs: a group of eight and one of three; steps */
+
+typedef struct {
+    double *o;   /* every run's read-out at every step its view had one (NaN: none) */
+    int d;
+} lane_taps;
+
+static int lane_tap(void *ctx, const vla_step_view *v)
+{
+    lane_taps *k = ctx;
+    for (int i = 0; i < k->d; i++)
+        k->o[((size_t)v->run * LT_ + v->t - 1) * k->d + i] = v->o ? v->o[i] : NAN;
+    return 0;
+}
+
+/* spec's runs to steps 37, 64 and LT_ (groups ended inside a chunk, then begun again), with the
+ * lanes (VLA_DD_SCALAR unset) or each model alone; every run's saved state (its arrays, t and
+ * counts: vla_engine_save) into *state, its views' read-outs into taps */
+static int lanes_run(vla_engine_spec sp, int scalar, char **state, size_t *len, double *o,
+                     char *err, size_t elen)
+{
+    if (scalar)
+        setenv("VLA_DD_SCALAR", "1", 1);
+    else
+        unsetenv("VLA_DD_SCALAR");
+    lane_taps k = {o, sp.cfg.dv};
+    for (size_t i = 0; i < (size_t)LR * LT_ * sp.cfg.dv; i++)
+        o[i] = -1;
+    sp.on_step = lane_tap;
+    sp.ctx = &k;
+    sp.taps = VLA_TAP_O;
+    vla_engine *e;
+    int r = vla_engine_new(&e, &sp, err, elen);
+    const long to[] = {37, 64, LT_};
+    for (int i = 0; !r && i < 3; i++)
+        if ((r = vla_engine_advance(e, to[i])))
+            snprintf(err, elen, "%s", vla_engine_error(e));
+    FILE *f = open_memstream(state, len);
+    for (int i = 0; !r && i < LR; i++)
+        r = vla_engine_save(e, i, f);
+    fclose(f);
+    if (!r)
+        vla_engine_finish(e);
+    vla_engine_free(e);
+    unsetenv("VLA_DD_SCALAR");
+    return r;
+}
+
+/* The lanes give every run the bits of its scalar model: every model (delta with its decay too),
+ * every way of tracking A, seq, chunk:16 and scan, io formats f64 and bf16 (the inputs the
+ * reference rounds), the gated family with its sigmoid gate map; the state, t and counts
+ * (vla_engine_save's bytes) and the read-out of every step's view. Then prepared inputs with reads:
+ * first in every run at once, then one run reading where the others write (its group parts, each
+ * run alone from there). */
+TEST(dd_lanes_bits_equal_scalar)
+{
+    if (!vref_dd_group() || vref_dd_group()->width(NULL) < 2) {
+        vla_test_skip("this processor has no AVX-512 (F, VL, DQ): the dd reference runs each "
+                      "model alone");
+        return;
+    }
+    const int d = 8;
+    const char *forms[] = {"seq", "chunk:16", "scan"};
+    const vla_prec precs[] = {VLA_F64, VLA_BF16};
+    double *oa = malloc(sizeof(double) * LR * LT_ * d), *ob = malloc(sizeof(double) * LR * LT_ * d);
+    int cases = 0, same = 0;
+    char err[400];
+    for (int mk = 0; mk < VLA_NMODEL + 1; mk++)
+        for (int w = 0; w < VLA_NTRACK; w++)
+            for (int fo = 0; fo < 3; fo++)
+                for (int pi = 0; pi < 2; pi++) {
+                    const int dec = mk == VLA_NMODEL; /* delta with its decay */
+                    vla_engine_spec sp = {0};
+                    vla_config_default(&sp.cfg, dec ? VLA_DELTA : (vla_model_kind)mk, d);
+                    if (dec)
+                        sp.cfg.delta_form = VLA_DELTA_DECAY;
+                    if (!vla_model_has_A(sp.cfg.model) && w)
+                        continue;
+                    sp.cfg.track = (vla_track)w;
+                    sp.cfg.prec = precs[pi];
+                    if (vla_col_gate(sp.cfg.model) == 2) {
+                        sp.cfg.gate_lb = -5;
+                        sp.cfg.gate_map = VLA_GATE_SIGMOID;
+                    }
+                    if (vla_form_parse(&sp.cfg, forms[fo]) || vla_track_check(&sp.cfg, NULL) ||
+                        vla_form_check(&sp.cfg, NULL) ||
+                        !vla_backend_supports(vref_backend_dd(), &sp.cfg, err, sizeof err))
+                        continue;
+                    sp.backend = vref_backend_dd();
+                    sp.runs = LR;
+                    sp.stream = "lmlike";
+                    sp.seed = 77;
+                    sp.round_inputs = vla_prec_io(sp.cfg.prec);
+                    char *a = NULL, *b = NULL;
+                    size_t na = 0, nb = 0;
+                    int ra = lanes_run(sp, 0, &a, &na, oa, err, sizeof err);
+                    CHECK_MSG(ra == 0, "%s %s %s: %s", vla_model_name(sp.cfg.model), forms[fo],
+                              vla_track_name(sp.cfg.track), err);
+                    int rb = lanes_run(sp, 1, &b, &nb, ob, err, sizeof err);
+                    CHECK_MSG(rb == 0, "alone: %s", err);
+                    int eq = !ra && !rb && na == nb && !memcmp(a, b, na) &&
+                             !memcmp(oa, ob, sizeof(double) * LR * LT_ * d);
+                    CHECK_MSG(eq, "%s%s %s %s %s: the lanes' bits differ from the scalar models'",
+                              vla_model_name(sp.cfg.model), dec ? " (decay)" : "", forms[fo],
+                              vla_track_name(sp.cfg.track), vla_prec_name(sp.cfg.prec));
+                    cases++;
+                    same += eq;
+                    free(a);
+                    free(b);
+                }
+    CHECK_MSG(cases >= 60, "only %d cases ran", cases);
+    /* reads: every run at every 7th step, then run 5 alone at step 50 */
+    for (int apart = 0; apart < 2; apart++)
+        for (int mk = 0; mk < 2; mk++) {
+            vla_inputs in;
+            CHECK_MSG(vla_inputs_draw(&in, "lmlike", 5, d, d, LR, LT_, VLA_IN_BETA | VLA_IN_LOGDECAY,
+                                      err, sizeof err) == 0, "%s", err);
+            for (int h = 0; h < LR; h++)
+                for (long t = 1; t <= LT_; t++)
+                    in.is_read[h * LT_ + t - 1] = t % 7 == 0 || (apart && h == 5 && t == 50);
+            vla_engine_spec sp = {0};
+            vla_config_default(&sp.cfg, mk ? VLA_GDN : VLA_VLA3, d);
+            sp.cfg.prec = VLA_F64;
+            sp.backend = vref_backend_dd();
+            sp.runs = LR;
+            sp.in = in.in;
+            sp.is_read = in.is_read;
+            sp.T = in.T;
+            sp.round_inputs = VLA_FMT_F64;
+            char *a = NULL, *b = NULL;
+            size_t na = 0, nb = 0;
+            int ra = lanes_run(sp, 0, &a, &na, oa, err, sizeof err);
+            CHECK_MSG(ra == 0, "reads: %s", err);
+            int rb = lanes_run(sp, 1, &b, &nb, ob, err, sizeof err);
+            int eq = !ra && !rb && na == nb && !memcmp(a, b, na) &&
+                     !memcmp(oa, ob, sizeof(double) * LR * LT_ * d);
+            CHECK_MSG(eq, "%s with reads%s: the lanes' bits differ from the scalar models'",
+                      vla_model_name(sp.cfg.model), apart ? ", one run apart" : "");
+            cases++;
+            same += eq;
+            free(a);
+            free(b);
+            vla_inputs_free(&in);
+        }
+    if (report())
+        printf("dd lanes: %d of %d cases bit for bit\n", same, cases);
+    free(oa);
+    free(ob);
 }
