@@ -11,51 +11,8 @@
 #define NUM LNUM
 #include "larith.h"
 
-/* recur.h's two matrix-vector products, y_i = sum_j M[i rs + j cs] x_j (matvec: rs = n, cs = 1;
- * matvec_t: rs = 1, cs = m), with eight rows' sums in flight at once: each row's sum is still
- * the chain of recur.h's dot, first product then left to right, but eight independent chains
- * keep the adder's pipeline full where one would wait out each addition's latency. */
-static inline int VLA_CAT(lmv, SFX)(lctx *cx_, NUM *y, const NUM *M, const NUM *x, int m, int n,
-                                    size_t rs, size_t cs)
-{
-    int i = 0;
-    for (; i + 8 <= m; i += 8) {
-        const NUM *r = M + (size_t)i * rs;
-        NUM a[8], t[8];
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++) {
-            a[k] = t[k] = LSET(0);
-            MUL(a[k], r[k * rs], x[0]);
-        }
-        for (int j = 1; j < n; j++)
-#pragma GCC unroll 8
-            for (int k = 0; k < 8; k++) {
-                TEMP(t[k]);
-                MUL(t[k], r[k * rs + j * cs], x[j]);
-                ADD(a[k], a[k], t[k]);
-            }
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++)
-            COPY(y[i + k], a[k]);
-    }
-    for (; i < m; i++) {
-        const NUM *r = M + (size_t)i * rs;
-        NUM a = LSET(0), t = LSET(0);
-        MUL(a, r[0], x[0]);
-        for (int j = 1; j < n; j++) {
-            TEMP(t);
-            MUL(t, r[j * cs], x[j]);
-            ADD(a, a, t);
-        }
-        COPY(y[i], a);
-    }
-    return 1;
-}
-#define VLA_MATVEC_HOOK(y, M, x, m, n) VLA_CAT(lmv, SFX)(cx_, (y), (M), (x), (m), (n), (n), 1)
-#define VLA_MATVEC_T_HOOK(y, M, x, m, n) VLA_CAT(lmv, SFX)(cx_, (y), (M), (x), (m), (n), 1, (m))
+#define VLA_MATVEC_ROWS /* recur_prim.h: eight rows' chains in flight */
 #include "recur.h"
-#undef VLA_MATVEC_HOOK
-#undef VLA_MATVEC_T_HOOK
 
 /* x[i][l] = rec[l][o + i] for i < n and every lane l: each run's record into its lane, LW numbers
  * at a time by a transpose of LW x LW in registers (a number one at a time into its lane took a

@@ -65,6 +65,7 @@
 #undef TEMP
 #undef VLA_MATVEC_HOOK
 #undef VLA_MATVEC_T_HOOK
+#undef VLA_MATVEC_ROWS
 #undef VLA_RECUR_DEVICE
 #undef VLA_TRACK_MASK
 #undef VLA_TRACK_ON

@@ -25,6 +25,56 @@ VLA_FN void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
     FN(dot_at)(CX, r, x, 0, y, 0, n);
 }
 
+/* VLA_MATVEC_ROWS (the includer defines it): matvec and matvec_t below with eight rows' sums in
+ * flight, y_i = sum_j M[i rs + j cs] x_j (matvec: rs = n, cs = 1; matvec_t: rs = 1, cs = m).
+ * Each row's sum is still the chain of dot, first product then left to right, but eight
+ * independent chains keep the pipeline full where one would wait out each addition's latency:
+ * for an arithmetic whose every operation is a long one (vectors of lanes, kernels/klanes.h; pairs
+ * of them, reference/ref_model_dd.c). */
+#ifdef VLA_MATVEC_ROWS
+VLA_FN int FN(matvec_rows)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n, size_t rs,
+                           size_t cs)
+{
+    int i = 0;
+    for (; i + 8 <= m; i += 8) {
+        const NUM *r = M + (size_t)i * rs;
+        NUM a[8], t[8];
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++) {
+            TEMP(a[k]);
+            TEMP(t[k]);
+            MUL(a[k], E(r, k * rs), E(x, 0));
+        }
+        for (int j = 1; j < n; j++)
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; k++) {
+                TEMP(t[k]);
+                MUL(t[k], E(r, k * rs + j * cs), E(x, j));
+                ADD(a[k], a[k], t[k]);
+            }
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++)
+            COPY(E(y, i + k), a[k]);
+    }
+    for (; i < m; i++) {
+        const NUM *r = M + (size_t)i * rs;
+        NUM a, t;
+        TEMP(a);
+        TEMP(t);
+        MUL(a, E(r, 0), E(x, 0));
+        for (int j = 1; j < n; j++) {
+            TEMP(t);
+            MUL(t, E(r, j * cs), E(x, j));
+            ADD(a, a, t);
+        }
+        COPY(E(y, i), a);
+    }
+    return 1;
+}
+#define VLA_MATVEC_HOOK(y, M, x, m, n) FN(matvec_rows)(CX, (y), (M), (x), (m), (n), (n), 1)
+#define VLA_MATVEC_T_HOOK(y, M, x, m, n) FN(matvec_rows)(CX, (y), (M), (x), (m), (n), 1, (m))
+#endif
+
 /* y = M x, M m x n (y must not alias x). VLA_MATVEC_HOOK: a native policy's vectorized twin that
  * computes the same row sums in the same order, several rows at a time (1: done; 0: not taken). */
 VLA_FN void FN(matvec)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)

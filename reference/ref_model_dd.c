@@ -352,7 +352,7 @@ static inline void ldd_count(ldd_ctx *c, const long *x, long n)
 }
 
 #define SFX ddl
-#define VLA_FN static
+#define VLA_FN static inline __attribute__((always_inline)) /* dw_body.h's: in registers */
 #define FN(name) VLA_CAT(name, SFX)
 #define CXP ldd_ctx *cx_
 #define CX cx_
@@ -387,6 +387,8 @@ static inline void ldd_count(ldd_ctx *c, const long *x, long n)
 #include "dw_body.h"
 #undef DW_LANES
 #undef B_WHERE_ZERO
+#undef VLA_FN
+#define VLA_FN static
 
 /* the comparisons of dw_body.h's scalar predicates, lane by lane as masks */
 static inline unsigned ldd_less(ldd a, ldd b)
@@ -438,6 +440,7 @@ static inline ldd ldd_fun(unsigned m, ldd a, vdd (*f)(vdd))
 #define ARITH_ENTER
 #define ARITH_LEAVE
 #define VLA_RECUR_DEVICE
+#define VLA_MATVEC_ROWS
 #define LPRED unsigned
 #define PNOT(a) (~(a))
 #define POR(a, b) ((a) | (b))
