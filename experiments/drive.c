@@ -587,8 +587,8 @@ done:
 /* Record h at f's position: its length and checksum checked, then k->parse. CK_OK, CK_MISSING
  * (length 0) or CK_DAMAGED with why; *next: where the next record starts, -1 when it cannot be
  * known */
-static int ckpt_load_run(const ckpt_file *k, FILE *f, int h, long size, long *next, char *why,
-                         size_t len)
+static int ckpt_load_record(const ckpt_file *k, FILE *f, int h, long size, long *next,
+                            char *why, size_t len)
 {
     uint64_t rlen = 0, sum = 0, want = VLA_FNV_INIT;
     long at = ftell(f);
@@ -600,8 +600,8 @@ static int ckpt_load_run(const ckpt_file *k, FILE *f, int h, long size, long *ne
         *next = at + 8;
         return CK_MISSING;
     }
-    snprintf(why, len, "its length (%llu bytes) is not that of a checkpoint of this command's "
-             "runs (%ld to %ld bytes)", (unsigned long long)rlen, k->rec_min, k->rec_max);
+    snprintf(why, len, "its length (%llu bytes) is not that of a record of this command's "
+             "checkpoint (%ld to %ld bytes)", (unsigned long long)rlen, k->rec_min, k->rec_max);
     if (rlen < (uint64_t)k->rec_min || rlen > (uint64_t)k->rec_max)
         return CK_DAMAGED;
     snprintf(why, len, "the file ends inside it");
@@ -708,7 +708,7 @@ static int ckpt_load(const ckpt_file *k, int *got, char *first_why, size_t flen,
         } else {
             long next;
             fseek(f, at, SEEK_SET);
-            got[h] = ckpt_load_run(k, f, h, size, &next, w, sizeof w);
+            got[h] = ckpt_load_record(k, f, h, size, &next, w, sizeof w);
             at = next;
         }
         if (got[h] == CK_DAMAGED && !first_why[0])

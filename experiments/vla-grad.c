@@ -207,8 +207,8 @@ int main(int argc, char **argv)
             "--track sm only (the cotangent of A carried beside dS). The other ways of tracking\n"
             "A, the scan form, rwkv7's and la's chunk forms and issue 35's gate bounds have no\n"
             "backward: refused, with the reason.\n"
-            "--resume: skips the heads finished before the stop (OUT.ckpt, as each head ends);\n"
-            "the head in progress starts over.",
+            "--resume: skips the heads finished before the stop (kept in OUT.ckpt); the head in\n"
+            "progress starts over.",
         .columns = "  prec       the precision policy\n"
                    "  head       the stream's head\n"
                    "  grad       dq, dk, dv, dbeta, dg, da, db or du\n"
