@@ -4,7 +4,8 @@
  * constants keyed exactly and a trace by its contents; checkpoints go only beside a regular file,
  * through the rules of lib/file.h; an exact reference at many bits answers a signal within its
  * step; a signal or a kill -9 leaves no temporary behind for long; what is read whole is a
- * regular file; messages name the cause; recall says when its read-outs overflow. */
+ * regular file; messages name the cause; recall says when its read-outs overflow. The programs
+ * that do not run on vla_drive resume too, from the units of work they finished (issue 33). */
 #define _GNU_SOURCE
 #include "check.h"
 #include "proc.h"
