@@ -106,14 +106,15 @@ static const vla_doc_item cli_exit[] = {
                 "could not be written (no half-written table is left)"},
     {"2", NULL, "a usage error: an unknown option or value, a value out of range, a configuration "
                 "the backend or the reference cannot run, a bad input file"},
-    {"3", NULL, "interrupted by SIGINT or SIGTERM: the runs' checkpoint is written beside the "
-                "table (with --out FILE; a program without checkpoints says so), and the same "
-                "command with --resume continues; no table or temporary is left"},
+    {"3", NULL, "interrupted by SIGINT or SIGTERM: the runs' checkpoint, or the units of work "
+                "finished (rows, heads, snapshots, timings), is written beside the table (with "
+                "--out FILE; a program without checkpoints says so), and the same command with "
+                "--resume continues; no table or temporary is left"},
     {NULL, NULL, NULL},
 };
 static const vla_doc_item cli_env[] = {
     {"VLA_CHECKPOINT_SECONDS", NULL, "seconds between checkpoint writes (default 60; 0: about "
-                                     "every 1024 steps)"},
+                                     "every 1024 steps, or every unit of work)"},
     {"OMP_NUM_THREADS", NULL, "threads the runs are spread over (the results do not depend on it)"},
     {"VLA_SIMD", NULL, "avx2 or off: the vector width of the cpu backend's path for one run and "
                        "of the inputs' preparation (the streams' generator and W k, the roundings "
@@ -125,10 +126,11 @@ static const vla_doc_item cli_env[] = {
 static const vla_doc_item cli_files[] = {
     {"FILE", NULL, "the table (--out): written to a temporary beside it, synced, and renamed over "
                    "FILE when complete; only a regular file is replaced"},
-    {"FILE.ckpt", NULL, "the runs' checkpoint beside the table, one file for all of them: written "
-                        "every VLA_CHECKPOINT_SECONDS and on SIGINT or SIGTERM (to FILE.ckpt.tmp.PID, "
-                        "synced and renamed), read by --resume, removed once the table is "
-                        "written"},
+    {"FILE.ckpt", NULL, "the runs' checkpoint beside the table, one file for all of them (or the "
+                        "units of work finished, where a program's work is rows, heads, snapshots "
+                        "or timings): written every VLA_CHECKPOINT_SECONDS and on SIGINT or "
+                        "SIGTERM (to FILE.ckpt.tmp.PID, synced and renamed), read by --resume, "
+                        "removed once the table is written"},
     {"DIR/q.npy DIR/k.npy DIR/v.npy", NULL,
      "--stream trace:DIR, your own model's inputs: one attention layer's raw projections (the "
      "outputs of W_q, W_k, W_v, before any feature map: each model applies its own), shape (heads, "

@@ -163,6 +163,30 @@ typedef struct {
  * after the failing run's reason. */
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out);
 
+/* Checkpoints of a program's units of work, for the programs that do not run on vla_drive
+ * (vla-forms, vla-heatmap, vla-recall, vla-scaling, vla-grad): a unit is the smallest piece
+ * whose result is cheap to keep (a row, a head, a snapshot, a timing), its result opaque bytes.
+ * The file, its key, checksums, atomic save, --out rules and the rule that it goes when the
+ * program exits 0 are vla_drive's (OUT.ckpt, one record per unit). vla_units_open reads it with
+ * c->resume (a checkpoint of another command is refused, naming the option that differs: the
+ * key is vla_drive's, with --runs, extra's "NAME=VALUE" lines and every one of the program's own
+ * options); a finished unit goes to vla_units_save, and is written every VLA_CHECKPOINT_SECONDS
+ * (60) and at a stop, so that a resume skips the units finished before the stop and the one in
+ * progress starts over. noun names a unit in the messages ("row"). open returns 0, or the exit
+ * status after its message (1, 2, 3). */
+typedef struct vla_units vla_units;
+int vla_units_open(vla_units **u, const vla_cli *c, const vla_cli_spec *spec, const char *noun,
+                   const char *extra, int n, size_t max);
+/* unit i's bytes when it was finished before (read from the checkpoint, or saved), else NULL */
+const void *vla_units_get(const vla_units *u, int i, size_t *len);
+/* unit i finished, its result rec (len bytes, at most open's max); VLA_OK or VLA_ENOMEM */
+int vla_units_save(vla_units *u, int i, const void *rec, size_t len);
+/* The end, with the program's exit status: 3 (a stop) writes the checkpoint and says what was
+ * saved and how to resume; 0 has the checkpoint removed when the program exits 0. Frees u;
+ * returns status. */
+int vla_units_end(vla_units *u, int status);
+void vla_units_free(vla_units *u);
+
 /* Whether run's state (S, A where the model has one, the last read-out) holds only finite
  * numbers; buf holds d * max(d, dv) doubles. The driver checks it at every checkpoint step. */
 int vla_cli_run_finite(vla_engine *e, int run, double *buf);

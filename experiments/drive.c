@@ -314,9 +314,11 @@ static void ckpt_remove_on_success(int status, void *arg)
 /* The key: what a checkpoint must match to be resumed, everything that decides a run's numbers
  * and rows (a --resume with another seed, stream or horizon would otherwise splice two runs into
  * one table), and the build (a table names the commit that made it: another build's state must
- * not end in it). Not --runs or --backend: runs are independent, and every backend gives the
- * same bits. NULL when out of memory or the stream cannot be read again. */
-static char *ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv)
+ * not end in it). Not --runs or --backend for vla_drive: runs are independent, and every backend
+ * gives the same bits. more: the caller's lines after the columns'. NULL when out of memory or the
+ * stream cannot be read again. */
+static char *ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const char *columns,
+                      const char *more)
 {
     char cfg[1024], stream[600] = "", err[256];
     vla_config_describe(&c->cfg, cfg, sizeof cfg);
@@ -329,13 +331,14 @@ static char *ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const vla_driv
         return NULL;
     vla_stream_identity(st, stream, sizeof stream);
     vla_stream_close(st);
-    size_t n = strlen(cfg) + strlen(stream) + strlen(drv->columns) + strlen(vla_build_git()) + 512;
+    size_t n = strlen(cfg) + strlen(stream) + strlen(columns) + strlen(more) +
+               strlen(vla_build_git()) + 512;
     char *key = malloc(n);
     if (key)
         snprintf(key, n,
-                 "build=vlastab %s (git %s)\nprogram=%s\ncolumns=%s\naccumulator=%zu\n%s\n"
+                 "build=vlastab %s (git %s)\nprogram=%s\ncolumns=%s\n%s%s\n"
                  "stream=%s\nseed=%llu\nsteps=%ld\ncheckpoints=%d\nref=%s\nref-bits=%ld\n",
-                 VLA_VERSION, vla_build_git(), spec->prog, drv->columns, drv->acc_size, cfg, stream,
+                 VLA_VERSION, vla_build_git(), spec->prog, columns, more, cfg, stream,
                  (unsigned long long)c->seed, c->steps, c->per_decade,
                  c->ref == REF_EXACT ? "exact" : c->ref == REF_F64 ? "f64" : "none",
                  c->ref == REF_EXACT ? c->ref_bits : 0);
@@ -355,8 +358,13 @@ static const char *ckpt_option(const char *name, size_t len, const char **dflt, 
         {"ref-bits", "--ref-bits"}, {"gamma", "--set gamma", "1"},
         {"keynorm", "--set keynorm", "on"}, {"program", "the program"},
         {"build", "the build"}, {"columns", "the table's columns"},
-        {"accumulator", "the program's accumulator"}};
+        {"accumulator", "the program's accumulator"}, {"runs", "--runs"},
+        {"backend", "--backend"}};
     *dflt = NULL;
+    if (len > 2 && !strncmp(name, "--", 2)) { /* a program's own option (vla_units_open's key) */
+        snprintf(buf, blen, "%.*s", (int)len, name);
+        return buf;
+    }
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (strlen(opts[i][0]) == len && !strncmp(name, opts[i][0], len)) {
             *dflt = opts[i][2];
@@ -449,6 +457,19 @@ static void ckpt_mismatch(const char *got, const char *want, char *why, size_t l
         snprintf(why, len, "its key differs from this command's");
 }
 
+/* The file as such, whatever its records hold (vla_drive's runs, vla_units' units) */
+typedef struct {
+    const char *out, *key; /* the file is OUT.ckpt */
+    int n;                 /* records */
+    long rec_min, rec_max; /* the lengths a record of this command can have */
+    /* record i into *buf (*n bytes, to free; *n 0: none); VLA_EINTR: the previous file's stays */
+    int (*record)(void *ctx, int i, char **buf, size_t *n);
+    /* record i (len bytes whose checksum matched) from f: CK_OK, or CK_DAMAGED with why */
+    int (*parse)(void *ctx, FILE *f, int i, long len, char *why, size_t wlen);
+    void *ctx;
+} ckpt_file;
+
+/* vla_drive's record of a run */
 typedef struct {
     const vla_cli *c;
     const vla_driver *drv;
@@ -458,8 +479,6 @@ typedef struct {
     long *ci;        /* each run's next checkpoint: a run stopped at one has not measured it yet */
     const long *cks; /* the checkpoint steps */
     long nck;
-    const char *key;
-    long rec_max; /* the longest record a run of this command writes */
     /* what the summary says of each run (vla_cli_summary), carried over a resume: the first
      * checkpoint at which it was not finite (inf_ref: its reference), its first read-out exactly
      * 0 (zero_den: the denominator's overflow, zero_n times) */
@@ -484,8 +503,9 @@ static int ckpt_digest(FILE *f, long n, uint64_t *h)
 
 /* Run h's record into a buffer (*buf, *n, to free): VLA_EINTR when its state was lost to a stop
  * within a step (the exact reference gives a step up) */
-static int ckpt_record(const ckpt_ctx *k, int h, char **buf, size_t *n)
+static int ckpt_record(void *ctx, int h, char **buf, size_t *n)
 {
+    const ckpt_ctx *k = ctx;
     FILE *f = open_memstream(buf, n);
     if (!f)
         return VLA_ENOMEM;
@@ -512,7 +532,7 @@ static int ckpt_record(const ckpt_ctx *k, int h, char **buf, size_t *n)
 /* The header of a checkpoint file, read and checked: CK_OK with the key's text checked against
  * this command's and *nrec, or CK_DAMAGED / CK_OTHER_RUN with why */
 enum { CK_OK, CK_MISSING, CK_DAMAGED, CK_OTHER_RUN, CK_UNREADABLE, CK_STOPPED };
-static int ckpt_header(const ckpt_ctx *k, FILE *f, long size, long *nrec, long *end, char *why,
+static int ckpt_header(const ckpt_file *k, FILE *f, long size, long *nrec, long *end, char *why,
                        size_t len)
 {
     char magic[8], *key = NULL;
@@ -564,11 +584,11 @@ done:
     return res;
 }
 
-/* Run h's record at f's position (its length read): into the engines, its accumulator and rows.
- * CK_OK, CK_MISSING (length 0) or CK_DAMAGED with why; *next: where the next record starts, -1
- * when it cannot be known */
-static int ckpt_load_run(const ckpt_ctx *k, FILE *f, int h, long size, long *next, char *why,
-                         size_t len)
+/* Record h at f's position: its length and checksum checked, then k->parse. CK_OK, CK_MISSING
+ * (length 0) or CK_DAMAGED with why; *next: where the next record starts, -1 when it cannot be
+ * known */
+static int ckpt_load_record(const ckpt_file *k, FILE *f, int h, long size, long *next,
+                            char *why, size_t len)
 {
     uint64_t rlen = 0, sum = 0, want = VLA_FNV_INIT;
     long at = ftell(f);
@@ -580,9 +600,9 @@ static int ckpt_load_run(const ckpt_ctx *k, FILE *f, int h, long size, long *nex
         *next = at + 8;
         return CK_MISSING;
     }
-    snprintf(why, len, "its length (%llu bytes) is not that of a checkpoint of this command's "
-             "runs (16 to %ld bytes)", (unsigned long long)rlen, k->rec_max);
-    if (rlen < 16 || rlen > (uint64_t)k->rec_max)
+    snprintf(why, len, "its length (%llu bytes) is not that of a record of this command's "
+             "checkpoint (%ld to %ld bytes)", (unsigned long long)rlen, k->rec_min, k->rec_max);
+    if (rlen < (uint64_t)k->rec_min || rlen > (uint64_t)k->rec_max)
         return CK_DAMAGED;
     snprintf(why, len, "the file ends inside it");
     if (at + 8 + (long)rlen + 8 > size)
@@ -594,6 +614,20 @@ static int ckpt_load_run(const ckpt_ctx *k, FILE *f, int h, long size, long *nex
         fseek(f, at + 8, SEEK_SET))
         return CK_DAMAGED;
     /* whole as written: from here on a failed test is a writer's bug or a forged record */
+    int r = k->parse(k->ctx, f, h, (long)rlen, why, len);
+    if (r != CK_OK)
+        return r;
+    snprintf(why, len, "it holds more than a checkpoint");
+    if (ftell(f) != at + 8 + (long)rlen)
+        return CK_DAMAGED;
+    return fseek(f, *next, SEEK_SET) ? CK_DAMAGED : CK_OK;
+}
+
+/* vla_drive's parse: run h's record into the engines, its accumulator and rows */
+static int ckpt_parse_run(void *ctx, FILE *f, int h, long rlen, char *why, size_t len)
+{
+    const ckpt_ctx *k = ctx;
+    (void)rlen;
     vla_rows *rows = &k->rows[h];
     long ci = -1, n = -1;
     snprintf(why, len, "its next checkpoint's index is out of range");
@@ -634,11 +668,8 @@ static int ckpt_load_run(const ckpt_ctx *k, FILE *f, int h, long size, long *nex
     snprintf(why, len, "its accumulator is not valid");
     if (k->drv->acc_size && k->drv->check(k->acc[h], rows, tm, k->drv->ctx))
         return CK_DAMAGED;
-    snprintf(why, len, "it holds more than a checkpoint");
-    if (ftell(f) != at + 8 + (long)rlen)
-        return CK_DAMAGED;
     k->ci[h] = ci;
-    return fseek(f, *next, SEEK_SET) ? CK_DAMAGED : CK_OK;
+    return CK_OK;
 }
 
 /* OUT.ckpt into the engines, the accumulators and the rows: got[h] says what became of run h
@@ -646,11 +677,11 @@ static int ckpt_load_run(const ckpt_ctx *k, FILE *f, int h, long size, long *nex
  * became of the file: CK_OK (read: see got), CK_MISSING (none), CK_DAMAGED (its header: every run
  * starts over), CK_OTHER_RUN (refused: kept), CK_UNREADABLE, with why, or CK_STOPPED (a signal:
  * the runs not read yet would be saved from step 0 over their checkpoints, so nothing is) */
-static int ckpt_load(const ckpt_ctx *k, int *got, char *first_why, size_t flen, char *why,
+static int ckpt_load(const ckpt_file *k, int *got, char *first_why, size_t flen, char *why,
                      size_t len)
 {
-    const int nr = k->c->runs;
-    char *path = ckpt_path(k->c->out);
+    const int nr = k->n;
+    char *path = ckpt_path(k->out);
     const char *kind = "";
     FILE *f = NULL;
     int r = !path ? VLA_ENOMEM : vla_file_read_open(path, LONG_MAX, &f, &kind);
@@ -677,7 +708,7 @@ static int ckpt_load(const ckpt_ctx *k, int *got, char *first_why, size_t flen, 
         } else {
             long next;
             fseek(f, at, SEEK_SET);
-            got[h] = ckpt_load_run(k, f, h, size, &next, w, sizeof w);
+            got[h] = ckpt_load_record(k, f, h, size, &next, w, sizeof w);
             at = next;
         }
         if (got[h] == CK_DAMAGED && !first_why[0])
@@ -701,7 +732,7 @@ typedef struct {
 } ckpt_prev;
 
 /* the record of run h in the previous file (*buf, *n; *n 0 when there is none usable) */
-static void ckpt_prev_record(const ckpt_ctx *k, ckpt_prev *p, const char *target, int h,
+static void ckpt_prev_record(const ckpt_file *k, ckpt_prev *p, const char *target, int h,
                              char **buf, size_t *n)
 {
     char why[600];
@@ -741,9 +772,9 @@ static void ckpt_prev_record(const ckpt_ctx *k, ckpt_prev *p, const char *target
  * kill at any moment leaves the previous checkpoint intact. A run whose state a stop within a step
  * lost (the exact reference) keeps its previous record, if any (*kept counts them, *first_kept
  * the first). 0, or a failure with why. */
-static int ckpt_save(const ckpt_ctx *k, int *kept, int *first_kept, char *why, size_t len)
+static int ckpt_save(const ckpt_file *k, int *kept, int *first_kept, char *why, size_t len)
 {
-    char *path = ckpt_path(k->c->out), *target = NULL, *tmp = NULL;
+    char *path = ckpt_path(k->out), *target = NULL, *tmp = NULL;
     const char *kind = NULL;
     FILE *f = NULL;
     ckpt_prev prev = {NULL, 0, 0, 0, 0, 0};
@@ -755,7 +786,7 @@ static int ckpt_save(const ckpt_ctx *k, int *kept, int *first_kept, char *why, s
         r = !tmp ? VLA_ENOMEM : (f = vla_file_create(tmp)) ? VLA_OK : VLA_EIO;
     }
     if (!r) {
-        const uint32_t klen = (uint32_t)strlen(k->key), nr = (uint32_t)k->c->runs;
+        const uint32_t klen = (uint32_t)strlen(k->key), nr = (uint32_t)k->n;
         uint64_t sum = vla_fnv1a(VLA_FNV_INIT, ckpt_magic, 8);
         sum = vla_fnv1a(vla_fnv1a(vla_fnv1a(sum, &klen, 4), k->key, klen), &nr, 4);
         int ok = fwrite(ckpt_magic, 8, 1, f) == 1 && fwrite(&klen, 4, 1, f) == 1 &&
@@ -764,7 +795,7 @@ static int ckpt_save(const ckpt_ctx *k, int *kept, int *first_kept, char *why, s
         for (int h = 0; ok && !r && h < (int)nr; h++) {
             char *rec = NULL;
             size_t n = 0;
-            r = ckpt_record(k, h, &rec, &n);
+            r = k->record(k->ctx, h, &rec, &n);
             if (r == VLA_EINTR) { /* its state was given up within a step: the last stays */
                 *first_kept = (*kept)++ ? *first_kept : h;
                 ckpt_prev_record(k, &prev, target, h, &rec, &n);
@@ -822,6 +853,265 @@ static int restore(vla_engine *e, FILE *f, int h)
     return r;
 }
 
+/* the seconds between checkpoints: VLA_CHECKPOINT_SECONDS (tests make them frequent), else 60;
+ * a value that is not a number of seconds is a usage error (said; nonzero) */
+static int ckpt_every(const char *prog, double *every)
+{
+    const char *ev = getenv("VLA_CHECKPOINT_SECONDS");
+    *every = 60;
+    if (ev && (vla_parse_real(ev, every, NULL) || !(*every >= 0 && *every <= 1e9))) {
+        fprintf(stderr, "%s: VLA_CHECKPOINT_SECONDS='%s' is not a number of seconds\n", prog, ev);
+        return 2;
+    }
+    return 0;
+}
+
+/* checkpoints beside a regular file (or one still to come), not beside /dev/null or a pipe */
+static int ckpt_beside(const char *out)
+{
+    struct stat st;
+    return strcmp(out, "-") && (stat(out, &st) != 0 || S_ISREG(st.st_mode));
+}
+
+/* what ckpt_load's answer `file` ends, said: the exit status (0: nothing, go on) */
+static int ckpt_refused(const char *prog, const char *out, int file, const char *why)
+{
+    if (file == CK_OTHER_RUN)
+        fprintf(stderr, "%s: --resume: %s.ckpt: %s; refusing to continue another run (the "
+                        "checkpoint is kept; without --resume the run starts over and "
+                        "replaces it)\n", prog, out, why);
+    else if (file == CK_UNREADABLE)
+        fprintf(stderr, "%s: cannot read %s.ckpt: %s\n", prog, out, why);
+    else if (file == CK_STOPPED)
+        fprintf(stderr, "%s: interrupted (signal %d) while reading %s.ckpt, which is kept as it "
+                        "was. Resume with the same command and --resume.\n", prog,
+                (int)vla_cli_stop, out);
+    return file == CK_OTHER_RUN ? 2 : file == CK_UNREADABLE ? 1 : file == CK_STOPPED ? 3 : 0;
+}
+
+/* the checkpoint goes when the program exits 0 (ckpt_remove_on_success) */
+static void ckpt_remove_at_exit(const char *out)
+{
+    if (!ckpt_owner) {
+        ckpt_owner = out;
+        on_exit(ckpt_remove_on_success, NULL);
+    }
+}
+
+/* ---- checkpoints of a program's units of work ----
+ * OUT.ckpt as vla_drive writes it, a record per unit: a finished unit's bytes, or length 0 */
+
+struct vla_units {
+    const vla_cli *c;
+    const vla_cli_spec *spec;
+    const char *noun; /* "row" */
+    int n, files, resumed, done, save_failed;
+    char **rec; /* each finished unit's bytes, NULL while not finished */
+    size_t *len;
+    double every, last_save;
+    char *key;
+    ckpt_file file;
+};
+
+static int units_record(void *ctx, int i, char **buf, size_t *n)
+{
+    const vla_units *u = ctx;
+    *buf = NULL;
+    *n = 0;
+    if (!u->rec[i])
+        return VLA_OK;
+    if (!(*buf = malloc(u->len[i])))
+        return VLA_ENOMEM;
+    memcpy(*buf, u->rec[i], *n = u->len[i]);
+    return VLA_OK;
+}
+
+static int units_parse(void *ctx, FILE *f, int i, long len, char *why, size_t wlen)
+{
+    vla_units *u = ctx;
+    free(u->rec[i]);
+    u->rec[i] = malloc((size_t)len);
+    snprintf(why, wlen, "out of memory");
+    if (!u->rec[i] || fread(u->rec[i], 1, (size_t)len, f) != (size_t)len) {
+        free(u->rec[i]);
+        u->rec[i] = NULL;
+        return CK_DAMAGED;
+    }
+    u->len[i] = (size_t)len;
+    return CK_OK;
+}
+
+/* the program's own options in a key: "--NAME=VALUE" each, the last one given, or "(default)" */
+static char *units_options(const vla_cli *c, const vla_cli_spec *spec, const char *extra)
+{
+    size_t n = strlen(extra) + 64;
+    for (int i = 1; i < c->argc; i++)
+        n += strlen(c->argv[i]) + 16;
+    for (const vla_cli_opt *o = spec->opts; o && o->name; o++)
+        n += strlen(o->name) + 16;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    snprintf(s, n, "runs=%d\n%s", c->runs, extra);
+    for (const vla_cli_opt *o = spec->opts; o && o->name; o++) {
+        const char *v = "(default)";
+        for (int i = 1; i < c->argc; i++)
+            if (!strncmp(c->argv[i], "--", 2) && !strcmp(c->argv[i] + 2, o->name))
+                v = !o->arg ? "on" : i + 1 < c->argc ? c->argv[i + 1] : v;
+        snprintf(s + strlen(s), n - strlen(s), "--%s=%s\n", o->name, v);
+    }
+    return s;
+}
+
+int vla_units_open(vla_units **up, const vla_cli *c, const vla_cli_spec *spec, const char *noun,
+                   const char *extra, int n, size_t max)
+{
+    vla_units *u = calloc(1, sizeof *u);
+    char *opts = NULL;
+    int status = 1;
+    *up = NULL;
+    if (!u || !(u->rec = calloc(n > 0 ? n : 1, sizeof *u->rec)) ||
+        !(u->len = calloc(n > 0 ? n : 1, sizeof *u->len)) ||
+        !(opts = units_options(c, spec, extra ? extra : ""))) {
+        fprintf(stderr, "%s: out of memory\n", spec->prog);
+        goto fail;
+    }
+    u->c = c, u->spec = spec, u->noun = noun, u->n = n;
+    u->files = ckpt_beside(c->out);
+    if (ckpt_every(spec->prog, &u->every)) {
+        status = 2;
+        goto fail;
+    }
+    u->last_save = vla_cli_now();
+    /* (the table's columns follow from the build, the program and its options) */
+    if (u->files && !(u->key = ckpt_key(c, spec, "-", opts))) {
+        fprintf(stderr, "%s: out of memory, or the stream cannot be read again\n", spec->prog);
+        goto fail;
+    }
+    u->file = (ckpt_file){c->out, u->key ? u->key : "", n, 1, (long)max, units_record,
+                          units_parse, u};
+    if (c->resume && u->files) {
+        int *got = calloc(n > 0 ? n : 1, sizeof *got);
+        char why[1200] = "", first_bad[600] = "";
+        int file = got ? ckpt_load(&u->file, got, first_bad, sizeof first_bad, why, sizeof why)
+                       : -1;
+        if (file < 0) {
+            fprintf(stderr, "%s: out of memory\n", spec->prog);
+        } else if (!(status = ckpt_refused(spec->prog, c->out, file, why))) {
+            int bad = 0, b1 = -1;
+            for (int i = 0; i < n; i++) {
+                if (file != CK_OK || got[i] != CK_OK) { /* a damaged one starts over */
+                    free(u->rec[i]);
+                    u->rec[i] = NULL;
+                }
+                if (file == CK_OK && got[i] == CK_DAMAGED && !bad++)
+                    b1 = i;
+                u->resumed += u->rec[i] != NULL;
+            }
+            if (file == CK_DAMAGED)
+                fprintf(stderr, "%s: warning: %s.ckpt is damaged (%s): every %s starts over\n",
+                        spec->prog, c->out, why, noun);
+            else if (file == CK_MISSING)
+                fprintf(stderr, "%s: note: no checkpoint %s.ckpt: every %s starts over\n",
+                        spec->prog, c->out, noun);
+            else if (bad)
+                fprintf(stderr, "%s: warning: %s.ckpt: %d %s%s damaged (the first, %s %d: %s): "
+                                "%s over\n", spec->prog, c->out, bad, noun, bad == 1 ? " is" :
+                        "s are", noun, b1, first_bad, bad == 1 ? "it starts" : "they start");
+            if (u->resumed)
+                fprintf(stderr, "%s: note: %s.ckpt: %d of %d %ss finished before, kept\n",
+                        spec->prog, c->out, u->resumed, n, noun);
+        }
+        free(got);
+        if (status)
+            goto fail;
+    }
+    u->done = u->resumed;
+    free(opts);
+    *up = u;
+    return 0;
+fail:
+    free(opts);
+    vla_units_free(u);
+    return status;
+}
+
+const void *vla_units_get(const vla_units *u, int i, size_t *len)
+{
+    if (len)
+        *len = u->rec[i] ? u->len[i] : 0;
+    return u->rec[i];
+}
+
+static void units_write(vla_units *u)
+{
+    char why[300];
+    int kept = 0, first = -1;
+    if (ckpt_save(&u->file, &kept, &first, why, sizeof why)) {
+        if (!u->save_failed++ || vla_cli_stop) /* said once, not every VLA_CHECKPOINT_SECONDS */
+            fprintf(stderr, "%s: cannot write checkpoint %s.ckpt: %s\n", u->spec->prog, u->c->out,
+                    why);
+    } else {
+        u->save_failed = 0;
+    }
+    u->last_save = vla_cli_now();
+}
+
+int vla_units_save(vla_units *u, int i, const void *rec, size_t len)
+{
+    char *b = malloc(len ? len : 1);
+    if (!b)
+        return VLA_ENOMEM;
+    memcpy(b, rec, len);
+    u->done += !u->rec[i];
+    free(u->rec[i]);
+    u->rec[i] = b;
+    u->len[i] = len;
+    if (u->files && vla_cli_now() - u->last_save >= u->every)
+        units_write(u);
+    return VLA_OK;
+}
+
+int vla_units_end(vla_units *u, int status)
+{
+    const vla_cli *c = u->c;
+    const char *prog = u->spec->prog, *noun = u->noun;
+    if (status == 3 && !u->files) {
+        fprintf(stderr, "%s: interrupted (signal %d); nothing saved: checkpoints need --out "
+                        "naming a regular file.\n", prog, (int)vla_cli_stop);
+    } else if (status == 3 && !u->done) { /* (no file for nothing) */
+        fprintf(stderr, "%s: interrupted (signal %d); nothing saved: no %s had finished.\n",
+                prog, (int)vla_cli_stop, noun);
+    } else if (status == 3) {
+        units_write(u);
+        if (u->save_failed)
+            fprintf(stderr, "%s: interrupted (signal %d); the checkpoint could not be written "
+                            "beside %s. --resume continues from the last one written.\n", prog,
+                    (int)vla_cli_stop, c->out);
+        else
+            fprintf(stderr, "%s: interrupted (signal %d); %d of %d %ss finished, saved in "
+                            "%s.ckpt. Resume with the same command and --resume (the %s in "
+                            "progress starts over).\n", prog, (int)vla_cli_stop, u->done, u->n,
+                    noun, c->out, noun);
+    } else if (status == 0 && u->files) {
+        ckpt_remove_at_exit(c->out);
+    }
+    vla_units_free(u);
+    return status;
+}
+
+void vla_units_free(vla_units *u)
+{
+    for (int i = 0; u && u->rec && i < u->n; i++)
+        free(u->rec[i]);
+    if (u) {
+        free(u->rec);
+        free(u->len);
+        free(u->key);
+    }
+    free(u);
+}
+
 /* ---- the driver ---- */
 
 typedef struct {
@@ -846,20 +1136,10 @@ static int unmeasured(vla_engine *m, const long *ci, const long *cks, long nck, 
 
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out)
 {
-    /* tests make checkpoints frequent; a value that is not a number of seconds is a usage error */
-    double every = 60;
-    const char *ev = getenv("VLA_CHECKPOINT_SECONDS");
-    if (ev) {
-        if (vla_parse_real(ev, &every, NULL) || !(every >= 0 && every <= 1e9)) {
-            fprintf(stderr, "%s: VLA_CHECKPOINT_SECONDS='%s' is not a number of seconds\n",
-                    spec->prog, ev);
-            return 2;
-        }
-    }
-    /* checkpoints beside a regular file (or one still to come), not beside /dev/null or a pipe */
-    struct stat st;
-    const int ncol = count_columns(drv->columns), nr = c->runs,
-              files = strcmp(c->out, "-") && (stat(c->out, &st) != 0 || S_ISREG(st.st_mode));
+    double every;
+    if (ckpt_every(spec->prog, &every))
+        return 2;
+    const int ncol = count_columns(drv->columns), nr = c->runs, files = ckpt_beside(c->out);
     long nck = vla_checkpoints(c->steps, c->per_decade, NULL, 0);
     long *cks = malloc((size_t)(nck > 0 ? nck : 1) * sizeof *cks);
     long *ci = calloc(nr, sizeof *ci); /* each run's next checkpoint */
@@ -907,15 +1187,18 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         fprintf(stderr, "%s: note: --backend lanes computes %d runs per register; %d runs leave "
                         "%d lanes idle (--runs %d would fill them)\n",
                 spec->prog, lw, nr, (nr + lw - 1) / lw * lw - nr, (nr + lw - 1) / lw * lw);
-    key = files ? ckpt_key(c, spec, drv) : NULL;
-    ckpt_ctx kc = {c,    drv,  m,        ref,    acc,   rows, ci, cks, nck, files ? key : "", 0,
-                   inf_at, zero_at, zero_n, inf_ref, zero_den};
-    if (!kc.key) {
+    char accl[40];
+    snprintf(accl, sizeof accl, "accumulator=%zu\n", drv->acc_size);
+    key = files ? ckpt_key(c, spec, drv->columns, accl) : NULL;
+    ckpt_ctx kc = {c, drv, m, ref, acc, rows, ci, cks, nck, inf_at, zero_at, zero_n, inf_ref,
+                   zero_den};
+    ckpt_file kf = {c->out, files ? key : "", nr, 16, 0, ckpt_record, ckpt_parse_run, &kc};
+    if (!kf.key) {
         fprintf(stderr, "%s: out of memory, or the stream cannot be read again\n", spec->prog);
         status = 1;
         goto done;
     }
-    kc.rec_max = 8 + vla_engine_save_max(m) + (ref ? vla_engine_save_max(ref) : 0) +
+    kf.rec_max = 8 + vla_engine_save_max(m) + (ref ? vla_engine_save_max(ref) : 0) +
                  (long)drv->acc_size + 8 + nck * ncol * 8 + CKPT_MARKS * 8;
 
     /* each run from its checkpoint, or from the start; a checkpoint of another run is refused
@@ -923,26 +1206,16 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     FILE *m0 = c->resume ? save_all(m) : NULL, *r0 = c->resume ? save_all(ref) : NULL;
     int *got = calloc(nr, sizeof *got);
     char fwhy[1200] = "", first_bad[600] = "";
-    int file = !got ? -1 : c->resume ? ckpt_load(&kc, got, first_bad, sizeof first_bad, fwhy,
+    int file = !got ? -1 : c->resume ? ckpt_load(&kf, got, first_bad, sizeof first_bad, fwhy,
                                                  sizeof fwhy)
                                      : CK_MISSING;
     if (file < 0) {
         fprintf(stderr, "%s: out of memory\n", spec->prog);
         status = 1;
-    } else if (file == CK_OTHER_RUN) {
-        fprintf(stderr, "%s: --resume: %s.ckpt: %s; refusing to continue another run (the "
-                        "checkpoint is kept; without --resume the run starts over and "
-                        "replaces it)\n", spec->prog, c->out, fwhy);
-        status = 2;
-    } else if (file == CK_UNREADABLE) {
-        fprintf(stderr, "%s: cannot read %s.ckpt: %s\n", spec->prog, c->out, fwhy);
-        status = 1;
-    } else if (file == CK_STOPPED) {
-        fprintf(stderr, "%s: interrupted (signal %d) while reading %s.ckpt, which is kept as it "
-                        "was. Resume with the same command and --resume.\n", spec->prog,
-                (int)vla_cli_stop, c->out);
-        status = 3;
-    } else if (c->resume) { /* what did not resume is said, in one line a kind */
+    } else {
+        status = ckpt_refused(spec->prog, c->out, file, fwhy);
+    }
+    if (!status && file >= 0 && c->resume) { /* what did not resume is said, in one line a kind */
         int nbad = 0, nmiss = 0, bad1 = -1, miss1 = -1;
         for (int h = 0; h < nr; h++) {
             got[h] = file == CK_OK ? got[h] : file;
@@ -1098,7 +1371,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         }
         if (files && !status && (interrupted || vla_cli_now() - last_save >= every)) {
             char why[300];
-            if (ckpt_save(&kc, &kept, &first_kept, why, sizeof why)) {
+            if (ckpt_save(&kf, &kept, &first_kept, why, sizeof why)) {
                 /* said once, not every VLA_CHECKPOINT_SECONDS */
                 if (!save_failed++ || interrupted)
                     fprintf(stderr, "%s: cannot write checkpoint %s.ckpt: %s\n", spec->prog,
@@ -1168,10 +1441,8 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             for (long i = 0; i < rows[h].n; i++)
                 vla_dat_row(out, rows[h].v + (size_t)i * ncol, ncol);
         }
-        if (files && !ckpt_owner) {
-            ckpt_owner = c->out;
-            on_exit(ckpt_remove_on_success, NULL);
-        }
+        if (files)
+            ckpt_remove_at_exit(c->out);
     }
 done:
     free(key);

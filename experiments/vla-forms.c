@@ -127,7 +127,7 @@ static double relerr(const double *x, const double *ref, long n)
 
 static int interrupted(void)
 {
-    fprintf(stderr, "vla-forms: interrupted (signal %d); nothing saved: vla-forms writes no "
+    fprintf(stderr, "vla-forms: interrupted (signal %d); nothing saved: --what sweep writes no "
                     "checkpoints\n", (int)vla_cli_stop);
     return 3;
 }
@@ -390,7 +390,8 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
     double *co = malloc((size_t)Cmax * dv * sizeof *co);
     if (!rows || !o0 || !o1 || !co || vla_step_buf_alloc(&b, d, dv))
         vla_cli_die(spec, "out of memory");
-    int status = 0;
+    vla_units *u; /* a row (precision, form) is a unit of the checkpoint */
+    int status = vla_units_open(&u, c, spec, "row", NULL, np * nf, CAUSAL_NCOL * sizeof *rows);
     char form[32];
     for (int p = 0; p < np && !status; p++)
         for (int f = 0; f < nf && !status; f++) {
@@ -408,6 +409,11 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
             const vla_fmt io = vla_prec_io(k.prec);
             const long C = k.form == VLA_FORM_CHUNK ? k.chunk : 1;
             double *row = rows + ((size_t)p * nf + f) * CAUSAL_NCOL;
+            const void *saved = vla_units_get(u, p * nf + f, NULL);
+            if (saved) {
+                memcpy(row, saved, CAUSAL_NCOL * sizeof *row);
+                continue;
+            }
             row[0] = k.form == VLA_FORM_SEQ ? 0 : (double)C;
             row[2] = (double)P;
             for (int h = 0; h < nr && !status; h++)
@@ -420,7 +426,7 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
                                     vla_strerror(e));
                     for (long t = 1; t <= T && !status; t++) {
                         if (vla_cli_stop) {
-                            status = interrupted();
+                            status = 3;
                             break;
                         }
                         if ((e = vla_stream_get(st, (uint32_t)h, run && t > P ? t + T : t, &b))) {
@@ -452,7 +458,10 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
                 row[4] = du > row[4] || isnan(du) ? du : row[4];
                 row[5] = fmax(row[5], fabs(a - x));
             }
+            if (!status && vla_units_save(u, p * nf + f, row, CAUSAL_NCOL * sizeof *row))
+                vla_cli_die(spec, "out of memory");
         }
+    status = u ? vla_units_end(u, status) : status;
     if (!status) {
         vla_cli_provenance(out, c);
         vla_dat_meta(out, "causal", "T = %ld steps of %d heads; the inputs of tokens %ld..%ld "
@@ -541,20 +550,28 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
                                "fractions over all %ld draws",
                  N, (unsigned long long)c->seed, (unsigned long long)(c->seed + N - 1), S * N);
     /* the rows first, for the summary in the header: what overflowed, from which C */
-    int status = 0; /* (a stop: to done, which frees what was made) */
     double *rows = malloc((size_t)3 * o->nC * UT_NCOL * sizeof *rows);
     if (!rows)
         vla_cli_die(spec, "out of memory");
+    vla_units *u; /* a row (kind, C) is a unit of the checkpoint */
+    int status = vla_units_open(&u, c, spec, "row", NULL, 3 * o->nC, UT_NCOL * sizeof *rows);
+    if (status)
+        goto done;
     for (int kind = 0; kind < 3; kind++) {
         for (int ci = 0; ci < o->nC; ci++) {
             const int C = (int)o->Cs[ci];
+            const void *saved = vla_units_get(u, kind * o->nC + ci, NULL);
+            if (saved) {
+                memcpy(rows + ((size_t)kind * o->nC + ci) * UT_NCOL, saved, UT_NCOL * sizeof *rows);
+                continue;
+            }
             double mxall = 0, cdall = 0;
             long o16 = 0, o32 = 0;
             for (long sd = 0; sd < N; sd++) {
                 const uint64_t seed = c->seed + (uint64_t)sd;
                 for (long s = 0; s < S; s++) {
                     if (vla_cli_stop) {
-                        status = interrupted();
+                        status = vla_units_end(u, 3);
                         goto done;
                     }
                     for (int t = 0; t < C; t++) { /* the draw: head s, step t (the stream's numbers) */
@@ -618,8 +635,11 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
             row[7] = (double)o32 / (S * N);
             row[8] = median(med + 2 * N, N);
             memcpy(rows + ((size_t)kind * o->nC + ci) * UT_NCOL, row, sizeof row);
+            if (vla_units_save(u, kind * o->nC + ci, row, sizeof row))
+                vla_cli_die(spec, "out of memory");
         }
     }
+    vla_units_end(u, 0);
     vla_summary sm = {.len = 0};
     static const char *const fmts[2] = {"binary16", "binary32"};
     for (int f = 0; f < 2; f++)
@@ -700,7 +720,8 @@ int main(int argc, char **argv)
             "--what causal runs each form twice, the inputs after token --prefix P replaced the\n"
             "second time, and counts the read-outs of tokens 1..P that moved, in ulps of the io\n"
             "format (0 for a causal form; fla issue 1240's future-row anchor moves them).\n"
-            "No checkpoint files (--resume is refused).",
+            "--resume (ut, causal): skips the rows finished before the stop (OUT.ckpt); the row\n"
+            "in progress starts over. --what sweep writes no checkpoints (--resume is refused).",
         .columns = "  sweep: t C prec s_relerr a_relerr o_relerr\n"
                    "    C     0 seq, -1 scan, else the chunk size\n"
                    "    prec  the precision policy (--precisions)\n"
@@ -732,8 +753,8 @@ int main(int argc, char **argv)
     };
     vla_cli c;
     vla_cli_parse(&c, &spec, argc, argv);
-    if (c.resume)
-        vla_cli_die(&spec, "--resume: vla-forms writes no checkpoints");
+    if (c.resume && !strcmp(opts.what, "sweep"))
+        vla_cli_die(&spec, "--resume: --what sweep writes no checkpoints (ut and causal do)");
     if (c.cfg.form != VLA_FORM_SEQ)
         vla_cli_die(&spec, "--form: vla-forms takes its forms from --forms");
     if (!opts.nf) {

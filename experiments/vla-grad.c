@@ -160,13 +160,6 @@ static void measure(const double *x, const double *y, long T, long w, long W, do
     row[7] = (double)bad;
 }
 
-static int interrupted(void)
-{
-    fprintf(stderr, "vla-grad: interrupted (signal %d); nothing saved: vla-grad writes no "
-                    "checkpoints\n", (int)vla_cli_stop);
-    return 3;
-}
-
 int main(int argc, char **argv)
 {
     static grad_opts opts = {.window = 16};
@@ -186,9 +179,10 @@ int main(int argc, char **argv)
                     "than sm or a chunk form, the scan form, the chunk forms of rwkv7 and la, issue "
                     "35's gate bounds: vla_grad_check's reason is said), a stream "
                     "with delta's row gates g, --ref other than exact, --backend other than cpu, "
-                    "--resume"},
-        {"3", NULL, "interrupted by SIGINT or SIGTERM: nothing is saved (vla-grad writes no "
-                    "checkpoints) and no table or temporary is left"},
+                    "a --resume of another command (the option that differs is named)"},
+        {"3", NULL, "interrupted by SIGINT or SIGTERM: the heads finished are saved in OUT.ckpt "
+                    "(with --out FILE) and the same command with --resume skips them; the head in "
+                    "progress starts over. No table or temporary is left"},
         {NULL, NULL, NULL},
     };
     static const vla_cli_spec spec = {
@@ -213,7 +207,8 @@ int main(int argc, char **argv)
             "--track sm only (the cotangent of A carried beside dS). The other ways of tracking\n"
             "A, the scan form, rwkv7's and la's chunk forms and issue 35's gate bounds have no\n"
             "backward: refused, with the reason.\n"
-            "No checkpoint files (--resume is refused).",
+            "--resume: skips the heads finished before the stop (kept in OUT.ckpt); the head in\n"
+            "progress starts over.",
         .columns = "  prec       the precision policy\n"
                    "  head       the stream's head\n"
                    "  grad       dq, dk, dv, dbeta, dg, da, db or du\n"
@@ -240,8 +235,6 @@ int main(int argc, char **argv)
     };
     vla_cli c;
     vla_cli_parse(&c, &spec, argc, argv);
-    if (c.resume)
-        vla_cli_die(&spec, "--resume: vla-grad writes no checkpoints");
     if (c.ref != REF_EXACT)
         vla_cli_die(&spec, "--ref: vla-grad's reference is the exact backward (--ref exact)");
     if (strcmp(c.backend, "cpu"))
@@ -268,17 +261,31 @@ int main(int argc, char **argv)
     double *cc = malloc((size_t)T * dv * sizeof *cc), *e2 = malloc((size_t)T * sizeof *e2);
     double *r2 = malloc((size_t)T * sizeof *r2);
     double *rows = calloc((size_t)np * nr * NG, NCOL * sizeof *rows);
+    /* a head's rows, [p][gradient][column], is a unit of the checkpoint */
+    const size_t hsize = (size_t)np * NG * NCOL * sizeof *rows;
+    double *hrow = malloc(hsize);
     int status = 0, ok = gbuf_new(&gp, &c.cfg, T) == 0;
     ok &= gbuf_new(&ge, &c.cfg, T) == 0;
-    if (!ok || !cc || !e2 || !r2 || !rows) {
+    if (!ok || !cc || !e2 || !r2 || !rows || !hrow) {
         fprintf(stderr, "vla-grad: out of memory for %ld steps of gradients\n", T);
         status = 1;
         goto done;
     }
+    vla_units *u;
+    if ((status = vla_units_open(&u, &c, &spec, "head", NULL, nr, hsize)))
+        goto done;
     vla_progress prog;
     vla_progress_start(&prog, (long)nr * 2 * np * T, "steps");
     long done = 0;
     for (int h = 0; h < nr && !status; h++) {
+        const double *saved = vla_units_get(u, h, NULL);
+        for (int p = 0; saved && p < np; p++)
+            memcpy(rows + ((size_t)p * nr + h) * NG * NCOL, saved + (size_t)p * NG * NCOL,
+                   NG * NCOL * sizeof *rows);
+        if (saved) {
+            vla_progress_update(&prog, done += 2 * np * T);
+            continue;
+        }
         head_in hi = {&x, h};
         for (long t = 0; t < T; t++)
             vla_gauss_fill(cc + t * dv, (int)dv, c.seed + C_SEED_OFFSET, VLA_VAR_AUX,
@@ -297,7 +304,7 @@ int main(int argc, char **argv)
                 r = vla_grad(&k, T, grad_input, &hi, cc, &gp.g);
             vla_progress_update(&prog, done += T);
             if (r == VLA_EINTR) {
-                status = interrupted();
+                status = 3;
                 break;
             }
             if (r == VLA_ENOTSUP) { /* vla_grad_check passed: an input it does not take */
@@ -327,9 +334,15 @@ int main(int argc, char **argv)
                 measure(a, b, T, w, opts.window, e2, r2, row);
             }
         }
+        for (int p = 0; !status && p < np; p++)
+            memcpy(hrow + (size_t)p * NG * NCOL, rows + ((size_t)p * nr + h) * NG * NCOL, NG * NCOL * sizeof *rows);
+        if (!status && vla_units_save(u, h, hrow, hsize)) {
+            fprintf(stderr, "vla-grad: out of memory\n");
+            status = 1;
+        }
     }
     vla_progress_end(&prog);
-    if (status)
+    if ((status = vla_units_end(u, status)))
         goto done;
     vla_dat *out = vla_cli_out(&c, &spec);
     vla_cli_provenance(out, &c);
@@ -382,6 +395,7 @@ done:
     free(e2);
     free(r2);
     free(rows);
+    free(hrow);
     vla_inputs_free(&x);
     return status;
 }

@@ -1,7 +1,8 @@
 /* vla-heatmap: snapshots of the penalty inverse A_t and of M_t at chosen steps, as gnuplot-ready
  * matrices (the A_t / M_t heatmap figure), with their diagonals. One head, no reference: the run
  * is short and the question is the picture, so it advances its engine from snapshot to snapshot
- * itself, without the driver's checkpoint files. M_t's Gram is reference/drift.c's. */
+ * itself; each snapshot, with the state it was taken from, is a unit of drive.c's checkpoint
+ * (vla_units). M_t's Gram is reference/drift.c's. */
 #include "cli.h"
 #include "vlaref.h"
 #include <errno.h>
@@ -87,6 +88,48 @@ static int take(snapshot *s, vla_engine *m, const vref_drift *acc, long t)
     return VLA_OK;
 }
 
+/* A snapshot as a unit of the checkpoint: t, m_src and the first non-finite snapshot step so far,
+ * A and M, then the Gram's accumulator and the engine's state after it, to go on from */
+static int unit_of(const snapshot *s, long inf_at, const vref_drift *acc, size_t asize,
+                   vla_engine *m, char **buf, size_t *n)
+{
+    const size_t dd = (size_t)acc->d * acc->d;
+    const long head[3] = {s->t, s->m_src, inf_at};
+    FILE *f = open_memstream(buf, n);
+    if (!f)
+        return VLA_ENOMEM;
+    int ok = fwrite(head, sizeof head, 1, f) == 1 && fwrite(s->A, sizeof *s->A, dd, f) == dd &&
+             fwrite(s->M, sizeof *s->M, dd, f) == dd && fwrite(acc, asize, 1, f) == 1 &&
+             vla_engine_save(m, 0, f) == 0;
+    ok = fclose(f) == 0 && ok;
+    if (!ok)
+        free(*buf);
+    return ok ? VLA_OK : VLA_ENOMEM;
+}
+
+/* ... read back: the snapshot, and with state the accumulator and the engine's state (the last
+ * one finished); VLA_EFORMAT when it is not one of this command's */
+static int unit_read(const void *rec, size_t n, snapshot *s, long *inf_at, vref_drift *acc,
+                     size_t asize, vla_engine *m, int state)
+{
+    const size_t dd = (size_t)acc->d * acc->d;
+    long head[3];
+    FILE *f = fmemopen((void *)rec, n, "r");
+    if (!f)
+        return VLA_ENOMEM;
+    s->A = malloc(dd * sizeof *s->A);
+    s->M = malloc(dd * sizeof *s->M);
+    const int d = acc->d;
+    int ok = s->A && s->M && fread(head, sizeof head, 1, f) == 1 &&
+             fread(s->A, sizeof *s->A, dd, f) == dd && fread(s->M, sizeof *s->M, dd, f) == dd;
+    s->t = head[0], s->m_src = (int)head[1], *inf_at = head[2];
+    if (ok && state)
+        ok = fread(acc, asize, 1, f) == 1 && acc->d == d && vla_engine_load(m, 0, f) == 0 &&
+             vla_engine_t(m, 0) == s->t;
+    fclose(f);
+    return ok ? VLA_OK : VLA_EFORMAT;
+}
+
 int main(int argc, char **argv)
 {
     static heat_opts opts = {{1, 10, 100, 1000}, 4, 0};
@@ -108,7 +151,9 @@ int main(int argc, char **argv)
             "j inner; blocks N..2N-1 are their diagonals (i = j, d rows each). Every row is\n"
             "\"t i j a m m_src\", which `plot FILE index K using 3:2:4 with image` draws (j across,\n"
             "i down with `set yrange [] reverse`). --steps defaults to the last --at step;\n"
-            "no reference, checkpoint or second run is used (--ref, --resume, --runs: errors).",
+            "no reference or second run is used (--ref, --runs: errors). --resume: skips the\n"
+            "snapshots finished before the stop (OUT.ckpt keeps each with the state at its step);\n"
+            "the run to the next snapshot starts over from there.",
         .columns = "  t      step of the snapshot\n"
                    "  i, j   row and column, 0-based\n"
                    "  a      (A_t)_ij\n"
@@ -135,8 +180,6 @@ int main(int argc, char **argv)
                     vla_model_name(c.cfg.model), vla_cli_model_src(&c, NULL, 0));
     if (c.ref != REF_NONE)
         vla_cli_die(&spec, "--ref: the heatmap has no reference (--ref none)");
-    if (c.resume)
-        vla_cli_die(&spec, "--resume: the heatmap writes no checkpoints");
     if (c.runs != 1)
         vla_cli_die(&spec, "--runs %d: the heatmap draws one head (use --seed for another)", c.runs);
     long last = opts.at[opts.n - 1];
@@ -182,10 +225,27 @@ int main(int argc, char **argv)
      * without its columns line (a failed or interrupted run) is discarded by vla_cli_close */
     vla_dat *out = vla_cli_out(&c, &spec);
     e = vref_drift_init(acc, &c.cfg);
+    const size_t asize = vref_drift_size(d);
+    vla_units *u;
+    int status = vla_units_open(&u, &c, &spec, "snapshot", NULL, opts.n,
+                                3 * sizeof(long) + 2 * (size_t)d * d * sizeof(double) + asize +
+                                    (size_t)vla_engine_save_max(m));
+    if (status) {
+        vla_cli_close(out, &c, &spec, status);
+        goto done;
+    }
     int k = 0;
+    size_t n;
+    for (const void *rec; !e && k < opts.n && (rec = vla_units_get(u, k, &n)); k++) {
+        const int last = k + 1 == opts.n || !vla_units_get(u, k + 1, NULL);
+        if ((e = unit_read(rec, n, &snap[k], &inf_at, acc, asize, m, last)))
+            fprintf(stderr, "vla-heatmap: %s.ckpt: snapshot %d is not one of this command's\n",
+                    c.out, k);
+    }
     vla_progress prog;
     vla_progress_start(&prog, opts.at[opts.n - 1], "steps");
     for (; !e && k < opts.n; k++) {
+        char *rec;
         if ((e = vla_engine_advance(m, opts.at[k])))
             break;
         vla_progress_update(&prog, opts.at[k]);
@@ -194,14 +254,17 @@ int main(int argc, char **argv)
         /* an overflow is a result, but it must not pass unsaid (the warning below) */
         if (!inf_at && !vla_cli_run_finite(m, 0, fbuf))
             inf_at = opts.at[k];
+        if ((e = unit_of(&snap[k], inf_at, acc, asize, m, &rec, &n)))
+            break;
+        e = vla_units_save(u, k, rec, n);
+        free(rec);
+        if (e)
+            break;
     }
     vla_progress_end(&prog);
-    if (e == VLA_EINTR)
-        fprintf(stderr, "vla-heatmap: interrupted (signal %d); nothing saved: the heatmap writes "
-                        "no checkpoints\n", (int)vla_cli_stop);
-    else if (e)
+    if (e && e != VLA_EINTR && e != VLA_EFORMAT)
         fprintf(stderr, "vla-heatmap: %s\n", vla_engine_error(m)[0] ? vla_engine_error(m) : vla_strerror(e));
-    int status = e == VLA_EINTR ? 3 : 1;
+    status = vla_units_end(u, e == VLA_EINTR ? 3 : e ? 1 : 0);
     if (e) {
         vla_cli_close(out, &c, &spec, status);
         goto done;

@@ -102,7 +102,8 @@ int main(int argc, char **argv)
             "d = 32), DeltaNet 0.010 and la 0.074 at that load; recall held to length 512 at n = 8\n"
             "(--n 8 --gap 496). The results do not depend on the thread count. --stream, --steps,\n"
             "--ref and --checkpoints do not apply (the stream is mqar:N,G); --model M means\n"
-            "--models M. Use --runs 64 or more for smooth curves.",
+            "--models M. Use --runs 64 or more for smooth curves. --resume: skips the rows\n"
+            "(model, feature map, n, G) finished before the stop; the row in progress starts over.",
         .columns =
             "  n         pairs written\n"
             "  gap       distractor pairs between the writes and the reads\n"
@@ -128,8 +129,7 @@ int main(int argc, char **argv)
     rec_spec = &spec;
     const char *model_opt = NULL, *set_features = NULL;
     for (int i = 1; i < argc; i++) {
-        static const char *na[] = {"--stream", "--steps", "--ref", "--ref-bits", "--resume",
-                                   "--checkpoints"};
+        static const char *na[] = {"--stream", "--steps", "--ref", "--ref-bits", "--checkpoints"};
         for (size_t k = 0; k < sizeof na / sizeof na[0]; k++)
             if (!strcmp(argv[i], na[k]))
                 vla_cli_die(&spec, "%s does not apply: the stream is mqar:N,G from --n and --gap",
@@ -213,29 +213,40 @@ int main(int argc, char **argv)
         vla_cli_close(out, &c, &spec, 1);
         return 1;
     }
+    /* a row's runs (a job) is a unit of the checkpoint */
+    vla_units *u;
+    int st = vla_units_open(&u, &c, &spec, "row", NULL, (int)njobs, runs * sizeof *res);
+    if (st) {
+        vla_cli_close(out, &c, &spec, st);
+        free(res);
+        return st;
+    }
     /* one engine per (block, n, gap), its runs the heads; each head's reads are summed in read
      * order and the heads in head order below, so the table is the same whatever the thread
      * count and the backend */
     for (long jb = 0; jb < njobs; jb++) {
         int gi = (int)(jb % ng), ni = (int)(jb / ng % nn), bi = (int)(jb / ng / nn);
         vla_engine_spec sp;
-        char err[400];
+        char err[400] = "out of memory";
+        const void *saved = vla_units_get(u, (int)jb, NULL);
+        if (saved) {
+            memcpy(res + jb * runs, saved, runs * sizeof *res);
+            continue;
+        }
         vla_cli_engine_spec(&c, &cfgs[bi], &sp);
         int e = vla_recall_run(&sp, ns[ni], gs[gi], res + jb * runs, err, sizeof err);
-        if (e == VLA_EINTR) {
-            fprintf(stderr, "vla-recall: interrupted (signal %d); nothing saved: vla-recall writes "
-                            "no checkpoints\n", (int)vla_cli_stop);
-            vla_cli_close(out, &c, &spec, 1);
-            free(res);
-            return 3;
-        }
+        if (!e)
+            e = vla_units_save(u, (int)jb, res + jb * runs, runs * sizeof *res);
         if (e) {
-            fprintf(stderr, "vla-recall: %s\n", err);
-            vla_cli_close(out, &c, &spec, 1);
+            if (e != VLA_EINTR)
+                fprintf(stderr, "vla-recall: %s\n", err);
+            st = vla_units_end(u, e == VLA_EINTR ? 3 : 1);
+            vla_cli_close(out, &c, &spec, st);
             free(res);
-            return 1;
+            return st;
         }
     }
+    vla_units_end(u, 0);
 
     vla_dat_meta(out, "stream", "mqar:N,G for N in {%s}, G in {%s}: 2N + G steps per run", opts.n,
                  opts.gap);

@@ -354,12 +354,12 @@ static double crossover(const smcurve *c, int use_cpu, double ns, int *measured)
 }
 
 /* SIGINT or SIGTERM (vla_cli_parse's handlers): polled between timings, so answered within one
- * (a softmax timing takes at most about --softmax-budget) */
-static int interrupted(int tty)
+ * (a softmax timing takes at most about --softmax-budget); the timings finished are saved */
+static int interrupted(int tty, vla_units *u)
 {
-    fprintf(stderr, "%svla-scaling: interrupted (signal %d); nothing saved: vla-scaling writes no "
-                    "checkpoints\n", tty ? "\n" : "", (int)vla_cli_stop);
-    return 3;
+    if (tty)
+        fputc('\n', stderr);
+    return vla_units_end(u, 3);
 }
 
 /* what main made before a stop or a failure, freed; its status */
@@ -422,7 +422,10 @@ int main(int argc, char **argv)
             "crossover is the T where softmax's total time passes the model's T * ns_per_step.\n"
             "Claim 5 of the source documents: O(T) cost, and a fused GPU kernel beating softmax\n"
             "beyond about 43,000 tokens; this program measures the CPU. --d, --steps, --model and\n"
-            "--precision, when given, stand for one-element --ds, --Ts, --models, --precisions.",
+            "--precision, when given, stand for one-element --ds, --Ts, --models, --precisions.\n"
+            "--resume: skips the timings finished before the stop (each (round, point) and each\n"
+            "softmax curve; the table keeps their times as measured then); the timing in\n"
+            "progress starts over. The elapsed line is this process's.",
         .columns = "  model        a model of --model's list, or softmax (causal softmax attention)\n"
                    "  prec         f64, f32, f16, bf16, f16-f32, bf16-f32, f16-kern or bf16-kern\n"
                    "  track        how A is tracked (--track); - for a model without A and softmax\n"
@@ -473,9 +476,8 @@ int main(int argc, char **argv)
         vla_cli_die(&spec, "--runs: on the cpu backend the timing is of one run on one core "
                            "(--backend lanes times --runs runs side by side)");
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--dv") || !strcmp(argv[i], "--resume") || !strcmp(argv[i], "--ref"))
-            vla_cli_die(&spec, "%s: not an option of a timing (dv = d; no reference; nothing to "
-                               "resume)", argv[i]);
+        if (!strcmp(argv[i], "--dv") || !strcmp(argv[i], "--ref"))
+            vla_cli_die(&spec, "%s: not an option of a timing (dv = d; no reference)", argv[i]);
     const vla_backend *backend = vla_backend_named(c.backend);
 
     /* every configuration is checked before any timing starts */
@@ -548,12 +550,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "vla-scaling: out of memory\n");
         return 1;
     }
+    /* units of the checkpoint: each timing (round, point), then each softmax curve (prec, d);
+     * a resumed table keeps the saved timings as they were measured */
+    vla_units *u;
+    char extra[64];
+    snprintf(extra, sizeof extra, "backend=%s\n", c.backend);
+    int st = vla_units_open(&u, &c, &spec, "timing", extra, (int)(npts * o.repeat + o.np * o.nd),
+                            sizeof(smcurve));
+    if (st)
+        return stopped(st, pools, o.nd, tw, tc, fin, &R);
     for (int rep = 0; rep < o.repeat; rep++) {
         long k = 0;
         for (int pi = 0; pi < o.np; pi++)
             for (int mi = 0; mi < o.nm; mi++)
                 for (int di = 0; di < o.nd; di++)
                     for (int ti = 0; ti < o.nT; ti++, k++) {
+                        const double *saved = vla_units_get(u, (int)(rep * npts + k), NULL);
+                        if (saved) {
+                            tw[k * o.repeat + rep] = saved[0];
+                            tc[k * o.repeat + rep] = saved[1];
+                            fin[k] = (int)saved[2];
+                            continue;
+                        }
                         if (tty)
                             fprintf(stderr, "\rround %d of %d: %s %s d=%ld T=%ld ...          ",
                                     rep + 1, o.repeat, vla_model_name(o.models[mi]),
@@ -562,11 +580,17 @@ int main(int argc, char **argv)
                                            c.runs, &tw[k * o.repeat + rep],
                                            &tc[k * o.repeat + rep], &fin[k]);
                         if (e == VLA_EINTR || vla_cli_stop)
-                            return stopped(interrupted(tty), pools, o.nd, tw, tc, fin, &R);
+                            return stopped(interrupted(tty, u), pools, o.nd, tw, tc, fin, &R);
                         if (e) {
                             fprintf(stderr, "%svla-scaling: %s in %s at d = %ld: %s\n",
                                     tty ? "\n" : "", vla_model_name(o.models[mi]),
                                     vla_prec_name(o.precs[pi]), o.ds[di], vla_strerror(e));
+                            return stopped(1, pools, o.nd, tw, tc, fin, &R);
+                        }
+                        const double rec[3] = {tw[k * o.repeat + rep], tc[k * o.repeat + rep],
+                                               fin[k]};
+                        if (vla_units_save(u, (int)(rep * npts + k), rec, sizeof rec)) {
+                            fprintf(stderr, "%svla-scaling: out of memory\n", tty ? "\n" : "");
                             return stopped(1, pools, o.nd, tw, tc, fin, &R);
                         }
                     }
@@ -625,6 +649,12 @@ int main(int argc, char **argv)
             done_before |= sm_dbl[pj] == sm_dbl[pi];
         for (int di = 0; !done_before && di < o.nd; di++) {
             smcurve *cv = &sm[pi][di];
+            const int unit = (int)(npts * o.repeat) + pi * o.nd + di;
+            const void *saved = vla_units_get(u, unit, NULL);
+            if (saved) {
+                memcpy(cv, saved, sizeof *cv);
+                continue;
+            }
             long grid[128];
             int ng = 0;
             for (long T = 16; T <= 1000000000L && ng < 64; T *= 2)
@@ -651,7 +681,7 @@ int main(int argc, char **argv)
                 int reps = 0;
                 for (; reps < o.repeat && reps < 64; reps++) {
                     if (vla_cli_stop)
-                        return stopped(interrupted(tty), pools, o.nd, tw, tc, fin, &R);
+                        return stopped(interrupted(tty, u), pools, o.nd, tw, tc, fin, &R);
                     x[reps] = time_softmax(&pools[di], T, sm_dbl[pi], &y[reps]);
                     if (x[reps] < 0) {
                         fprintf(stderr, "%svla-scaling: softmax at T = %ld, d = %ld: out of memory\n",
@@ -671,6 +701,10 @@ int main(int argc, char **argv)
                 cv->n++;
             }
             fit_quadratic(cv);
+            if (vla_units_save(u, unit, cv, sizeof *cv)) {
+                fprintf(stderr, "%svla-scaling: out of memory\n", tty ? "\n" : "");
+                return stopped(1, pools, o.nd, tw, tc, fin, &R);
+            }
         }
         for (int pj = 0; pj < pi; pj++) /* the same softmax arithmetic: measured once */
             if (sm_dbl[pj] == sm_dbl[pi]) {
@@ -679,10 +713,11 @@ int main(int argc, char **argv)
             }
     }
     if (vla_cli_stop)
-        return stopped(interrupted(tty), pools, o.nd, tw, tc, fin, &R);
+        return stopped(interrupted(tty, u), pools, o.nd, tw, tc, fin, &R);
     if (tty)
         fprintf(stderr, "\r%60s\r", "");
     double elapsed = (now_ns() - t_start) * 1e-9;
+    vla_units_end(u, 0);
 
     /* ---- the table ---- */
     vla_dat *out = vla_cli_out(&c, &spec);

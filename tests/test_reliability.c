@@ -4,7 +4,8 @@
  * constants keyed exactly and a trace by its contents; checkpoints go only beside a regular file,
  * through the rules of lib/file.h; an exact reference at many bits answers a signal within its
  * step; a signal or a kill -9 leaves no temporary behind for long; what is read whole is a
- * regular file; messages name the cause; recall says when its read-outs overflow. */
+ * regular file; messages name the cause; recall says when its read-outs overflow. The programs
+ * that do not run on vla_drive resume too, from the units of work they finished (issue 33). */
 #define _GNU_SOURCE
 #include "check.h"
 #include "proc.h"
@@ -630,6 +631,23 @@ TEST(reliability_exact_reference_stops_within_its_step)
     remove_tree(dir);
 }
 
+/* what a stopped run left in dir but OUT.ckpt (the units it finished, issue 33), into first ("":
+ * nothing), and OUT.ckpt removed for the next run */
+static void left_but_checkpoint(const char *dir, const char *out, char *first, size_t len)
+{
+    char ck[450];
+    snprintf(ck, sizeof ck, "%s.ckpt", out);
+    const char *base = strrchr(ck, '/') ? strrchr(ck, '/') + 1 : ck;
+    first[0] = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, base))
+            snprintf(first, len, "%s", e->d_name);
+    if (d)
+        closedir(d);
+    unlink(ck);
+}
+
 /* vla-recall and vla-heatmap stop on SIGINT and SIGTERM with exit 3 and leave no OUT.tmp.PID;
  * the temporary of a run killed with SIGKILL (a dead process's) is removed by the next run that
  * writes OUT, while a live process's is left alone. */
@@ -650,12 +668,7 @@ TEST(reliability_signal_temporaries)
             int st = run_signalled(argv, NULL, NULL, 0.7, sig ? SIGTERM : SIGINT, &latency, msg,
                                    sizeof msg);
             char first[300] = "";
-            DIR *d = opendir(dir);
-            for (struct dirent *e; d && (e = readdir(d));)
-                if (e->d_name[0] != '.')
-                    snprintf(first, sizeof first, "%s", e->d_name);
-            if (d)
-                closedir(d);
+            left_but_checkpoint(dir, out, first, sizeof first);
             CHECK_MSG(st == 3 && !first[0] && latency < 2, "%s, %s: status %d after %.2f s, '%s' "
                       "left, '%s'", prog ? "heatmap" : "recall", sig ? "SIGTERM" : "SIGINT", st,
                       latency, first, msg);
@@ -1023,8 +1036,8 @@ TEST(reliability_cpu_memory_estimate)
 
 /* vla-scaling and vla-forms --what ut died of SIGTERM (no exit 3, a temporary left by the one
  * that had opened its table); vla-forms left a half-written temporary on a usage error found
- * after it opened its table. Now every one exits 3 on a signal, saying so, and leaves nothing;
- * a usage error leaves nothing either. */
+ * after it opened its table. Now every one exits 3 on a signal, saying so, and leaves nothing
+ * but its checkpoint (the units it finished); a usage error leaves nothing either. */
 TEST(reliability_signals_and_usage_leave_nothing)
 {
     const char *ps, *pf;
@@ -1046,12 +1059,7 @@ TEST(reliability_signals_and_usage_leave_nothing)
             int st = run_signalled(argv, NULL, NULL, 1.0, sig ? SIGTERM : SIGINT, &latency, msg,
                                    sizeof msg);
             char first[300] = "", want[80];
-            DIR *d = opendir(dir);
-            for (struct dirent *e; d && (e = readdir(d));)
-                if (e->d_name[0] != '.')
-                    snprintf(first, sizeof first, "%s", e->d_name);
-            if (d)
-                closedir(d);
+            left_but_checkpoint(dir, out, first, sizeof first);
             snprintf(want, sizeof want, "interrupted (signal %d)", sig ? SIGTERM : SIGINT);
             CHECK_MSG(st == 3 && strstr(msg, want) && !first[0] && latency < 5,
                       "%s, %s: status %d after %.2f s, '%s' left, '%s'", names[k],
@@ -1363,4 +1371,153 @@ TEST(forms_ut_seeds_median_and_range)
         CHECK_MSG(fabs(a[6] - o16) < 1e-12 && fabs(a[7] - o32) < 1e-12, "row %d: fractions %g %g, "
                   "the seeds' mean %g %g", r, a[6], a[7], o16, o32);
     }
+}
+
+/* ---- issue 33: every program resumes (vla_units, drive.c) ---- */
+
+/* The programs that do not run on vla_drive checkpoint their finished units (a row, a head, a
+ * snapshot, a timing). Each, short, is interrupted by SIGINT once its first unit is in OUT.ckpt
+ * and resumed: the table is the uninterrupted run's, byte for byte (vla-scaling's but for its
+ * times: its rows' model, precision, track, d and T); a --resume with another of its options is
+ * refused (2), naming the option, and the checkpoint kept; the checkpoint goes with the exit 0. */
+typedef struct {
+    const char *prog;
+    const char *args[24];
+    const char *other, *val; /* a --resume with this is another command's */
+} units_case;
+
+static const units_case units_cases[] = {
+    {"vla-grad", {"--model", "gdn", "--precisions", "f32,bf16", "--d", "8", "--steps", "1000",
+                  "--runs", "4", NULL}, "--window", "8"},
+    {"vla-recall", {"--models", "vla3,la", "--features", "own", "--n", "4,8", "--gap", "100000",
+                    "--d", "8", "--runs", "2", NULL}, "--gap", "99999"},
+    {"vla-heatmap", {"--model", "vla3", "--d", "8", "--at", "10,200000,400000,600000", NULL},
+     "--at", "10,200000,400000"},
+    {"vla-forms", {"--what", "ut", "--Cs", "128,256", "--samples", "6", "--d", "16", NULL},
+     "--samples", "61"},
+    {"vla-forms", {"--what", "causal", "--model", "gdn", "--forms", "seq,chunk:16,chunk:32",
+                   "--precisions", "f32", "--d", "16", "--steps", "100000", "--prefix", "100",
+                   NULL}, "--prefix", "99"},
+    {"vla-scaling", {"--models", "vla3", "--precisions", "f32", "--ds", "32", "--Ts", "200000",
+                     "--repeat", "3", "--softmax-budget", "0.01", NULL}, "--repeat", "2"},
+};
+
+/* a table's body (table_body); a timing table's first block (the models' rows: the softmax rows'
+ * number and the crossovers follow the times), its rows cut to their first five fields */
+static char *units_body(const char *path, int timing)
+{
+    char *b = table_body(path);
+    if (!b || !timing)
+        return b;
+    char *o = malloc(strlen(b) + 1), *q = o;
+    for (char *l = b, *e; *l; l = *e ? e + 1 : e) {
+        e = l + strcspn(l, "\n");
+        if (e == l && q > o)
+            break;
+        if (*l == '#' || e == l)
+            continue;
+        char *f = l;
+        for (int k = 0; k < 5 && f < e; k++)
+            f += strcspn(f, " \n"), f += strspn(f, " ");
+        q += sprintf(q, "%.*s\n", (int)(f - l), l);
+    }
+    *q = 0;
+    free(b);
+    return o;
+}
+
+/* case i interrupted by sig once its checkpoint is there, then refused with another option, then
+ * resumed to the uninterrupted table (want) */
+static void units_resume(const units_case *k, const char *p, const char *dir, const char *want,
+                         int sig)
+{
+    char out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL}; /* every unit written as it ends */
+    const int timing = !strcmp(k->prog, "vla-scaling");
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, k->args, "--out", out, NULL, NULL);
+    int st = run_signalled(argv, env, ck, 0, sig, NULL, msg, sizeof msg);
+    CHECK_MSG(st == (sig == SIGINT ? 3 : 128 + SIGKILL) && exists(ck) &&
+                  (sig != SIGINT || (strstr(msg, "finished, saved in") && strstr(msg, "--resume"))),
+              "%s %s: status %d, %s, '%s'", k->prog, k->args[1], st,
+              exists(ck) ? "a checkpoint" : "no checkpoint", msg);
+    make_argv(argv, p, k->args, "--out", out, "--resume", k->other);
+    int n = 0;
+    while (argv[n])
+        n++;
+    argv[n++] = (char *)k->val;
+    argv[n] = NULL;
+    st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    CHECK_MSG(st == 2 && strstr(msg, k->other) && strstr(msg, "refusing") && exists(ck),
+              "%s %s, resumed with %s %s: status %d '%s'", k->prog, k->args[1], k->other, k->val,
+              st, msg);
+    make_argv(argv, p, k->args, "--out", out, "--resume", NULL);
+    st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+    char *got = units_body(out, timing);
+    CHECK_MSG(st == 0 && strstr(msg, "finished before, kept") && got && want &&
+                  !strcmp(got, want) && !exists(ck),
+              "%s %s, resumed after signal %d: status %d, table %s, checkpoint %s, '%s'", k->prog,
+              k->args[1], sig, st, got && want && !strcmp(got, want) ? "equal" : "differs",
+              exists(ck) ? "left" : "removed", msg);
+    free(got);
+}
+
+TEST(reliability_units_resume)
+{
+    for (size_t i = 0; i < sizeof units_cases / sizeof units_cases[0]; i++) {
+        const units_case *k = &units_cases[i];
+        const char *p;
+        char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+        if (!begin(dir, sizeof dir, 1, k->prog, &p))
+            return;
+        paths(dir, out, ref, ck);
+        make_argv(argv, p, k->args, "--out", ref, NULL, NULL);
+        int st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+        char *want = units_body(ref, !strcmp(k->prog, "vla-scaling"));
+        CHECK_MSG(st == 0 && want, "%s %s uninterrupted: status %d '%s'", k->prog, k->args[1], st,
+                  msg);
+        units_resume(k, p, dir, want, SIGINT);
+        if (i == 1) /* a kill -9 loses the unit in progress only */
+            units_resume(k, p, dir, want, SIGKILL);
+        free(want);
+        remove_tree(dir);
+    }
+}
+
+/* The resume takes a finished unit from the checkpoint, not computing it again: a value forged
+ * in vla-grad's first head (its record's checksum made to match) is in the resumed table. */
+TEST(reliability_units_read_back)
+{
+    const units_case *k = &units_cases[0];
+    const char *p;
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    if (!begin(dir, sizeof dir, 1, k->prog, &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, k->args, "--out", out, NULL, NULL);
+    int st = run_signalled(argv, env, ck, 0, SIGINT, NULL, msg, sizeof msg);
+    size_t len, at;
+    char *b = read_all(ck, &len);
+    uint64_t rlen = 0;
+    if (b && (at = record_at(b, len, 0)))
+        memcpy(&rlen, b + at, 8);
+    CHECK_MSG(st == 3 && rlen >= 4 * 8, "interrupted: status %d, head 0's record %llu bytes '%s'",
+              st, (unsigned long long)rlen, msg);
+    if (rlen >= 4 * 8) {
+        const double forged = 12345.5; /* prec f32, head 0, dq: its relerr */
+        memcpy(b + at + 8 + 3 * 8, &forged, 8);
+        uint64_t h = vla_fnv1a(vla_fnv1a(VLA_FNV_INIT, &rlen, 8), b + at + 8, rlen);
+        memcpy(b + at + 8 + rlen, &h, 8);
+        write_bytes(ck, b, len);
+        make_argv(argv, p, k->args, "--out", out, "--resume", NULL);
+        st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+        char *got = table_body(out);
+        CHECK_MSG(st == 0 && got && strstr(got, "f32 0 dq 12345.5 "), "resumed: status %d, the "
+                  "forged value %s '%s'", st, got && strstr(got, "12345.5") ? "there" : "not there",
+                  msg);
+        free(got);
+    }
+    free(b);
+    remove_tree(dir);
 }
