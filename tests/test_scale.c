@@ -1,8 +1,10 @@
 /* test_scale.c: what a production layer's check costs in memory. A trace is read from its .npy
  * files a block of steps at a time (lib/stream.c), and vla-check keeps per-row statistics and a
  * ring of read-outs, so the peak memory of a check does not grow with T: a 32x longer trace may
- * cost less than one head's q in binary64 more. (Read whole, the trace cost every stream, one per
- * engine and head, its head's q, k and v: 2 engines x 2 heads x 3 x 8 MB here.) */
+ * cost less than one head's q in binary64 more. (Read whole, the trace cost every stream, one
+ * per engine and head, its head's q, k and v: 2 engines x 2 heads x 3 x 8 MB here.) Its judge of
+ * a kernel's read-outs (--outputs) streams them too: an 8x longer trace costs less than one
+ * head's read-outs more. */
 #include "check.h"
 #include "proc.h"
 #include "vlastab.h"
