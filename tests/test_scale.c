@@ -32,6 +32,28 @@ static int write_trace(const char *dir, long T)
     return e;
 }
 
+/* argv run to its end, exit 0 expected (on a trace of T steps): its peak memory in kB */
+static long peak_kb(char *const argv[], long T)
+{
+    child ch;
+    CHECK_MSG(!spawn(&ch, NULL, argv, NULL), "cannot start %s", argv[0]);
+    int st = finish(&ch, 600);
+    char *msg = read_all(ch.err, NULL);
+    CHECK_MSG(st == 0, "%s on T = %ld: exit %d: %s", argv[0], T, st, msg ? msg : "");
+    free(msg);
+    unlink(ch.err);
+    return ch.maxrss_kb;
+}
+
+/* the peaks at Ts[0] and Ts[1] (kB) differ by less than bound kB */
+static void flat(const long rss[2], const long Ts[2], long bound)
+{
+    CHECK_MSG(rss[1] - rss[0] < bound,
+              "peak memory %ld kB at T = %ld, %ld kB at T = %ld: it grows with T (bound %ld kB)",
+              rss[1], Ts[1], rss[0], Ts[0], bound);
+    printf("  peak memory: %ld kB at T = %ld, %ld kB at T = %ld\n", rss[0], Ts[0], rss[1], Ts[1]);
+}
+
 TEST_SLOW(check_memory_does_not_grow_with_T)
 {
 #ifdef __SANITIZE_ADDRESS__
@@ -54,21 +76,9 @@ TEST_SLOW(check_memory_does_not_grow_with_T)
         CHECK_MSG(!mkdir(tdir, 0755) && !write_trace(tdir, Ts[i]), "cannot write %s", tdir);
         char *argv[] = {(char *)check, stream, "--models", "gdn", "--precisions", "f32",
                         "--forms", "seq", "--report", "none", "--out", out, NULL};
-        child ch;
-        CHECK_MSG(!spawn(&ch, NULL, argv, NULL), "cannot start %s", check);
-        int st = finish(&ch, 600);
-        char *msg = read_all(ch.err, NULL);
-        CHECK_MSG(st == 0, "vla-check on T = %ld: exit %d: %s", Ts[i], st, msg ? msg : "");
-        free(msg);
-        unlink(ch.err);
-        rss[i] = ch.maxrss_kb;
+        rss[i] = peak_kb(argv, Ts[i]);
     }
-    /* one head's q in binary64, in kB */
-    const long bound = Ts[1] * D * 8 / 1024;
-    CHECK_MSG(rss[1] - rss[0] < bound,
-              "peak memory %ld kB at T = %ld, %ld kB at T = %ld: it grows with T (bound %ld kB)",
-              rss[1], Ts[1], rss[0], Ts[0], bound);
-    printf("  peak memory: %ld kB at T = %ld, %ld kB at T = %ld\n", rss[0], Ts[0], rss[1], Ts[1]);
+    flat(rss, Ts, Ts[1] * D * 8 / 1024); /* one head's q in binary64, in kB */
     remove_tree(dir);
 }
 
@@ -142,21 +152,9 @@ TEST_SLOW(judge_memory_does_not_grow_with_T)
         /* the kernel is vlastab's own f32 run: ok, its error the attainable one */
         char *argv[] = {(char *)check, stream, "--model", "la", "--precision", "f32",
                         "--outputs", odir, "--report", "none", "--out", out, NULL};
-        child ch;
-        CHECK_MSG(!spawn(&ch, NULL, argv, NULL), "cannot start %s", check);
-        int st = finish(&ch, 600);
-        char *msg = read_all(ch.err, NULL);
-        CHECK_MSG(st == 0, "vla-check --outputs on T = %ld: exit %d: %s", Ts[i], st, msg ? msg : "");
-        free(msg);
-        unlink(ch.err);
-        rss[i] = ch.maxrss_kb;
+        rss[i] = peak_kb(argv, Ts[i]);
     }
-    /* one head's read-outs in binary64 at the longer T, in kB (2 MB) */
-    const long bound = Ts[1] * D * 8 / 1024;
-    CHECK_MSG(rss[1] - rss[0] < bound,
-              "peak memory %ld kB at T = %ld, %ld kB at T = %ld: it grows with T (bound %ld kB)",
-              rss[1], Ts[1], rss[0], Ts[0], bound);
-    printf("  peak memory: %ld kB at T = %ld, %ld kB at T = %ld\n", rss[0], Ts[0], rss[1], Ts[1]);
+    flat(rss, Ts, Ts[1] * D * 8 / 1024); /* one head's read-outs in binary64 (2 MB) */
     remove_tree(dir);
 }
 
