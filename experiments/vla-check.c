@@ -1622,19 +1622,18 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             struct grow *y = &G->row[h * G->n + j];
             double *ref_g = gset_get(&gs[G_REF], i), *seq = gset_get(&gs[G_SEQ], i);
             round_out(seq, (size_t)n, io, G->fmt[j]);
-            meas_t mm = {0};
-            if ((st = measure(G->file[j].data + (size_t)h * n, ref_g, T, (int)G->w[j], W,
-                              G->fo[j], &y->k) ||
-                      measure(seq, ref_g, T, (int)G->w[j], W, G->fo[j], &mm)))
+            meas_t mm = {0}, mr = {0};
+            if (measure(G->file[j].data + (size_t)h * n, ref_g, T, (int)G->w[j], W, G->fo[j],
+                        &y->k) ||
+                measure(seq, ref_g, T, (int)G->w[j], W, G->fo[j], &mm) ||
+                (io != VLA_FMT_F64 && measure(gset_get(&gs[G_RND], i), ref_g, T, (int)G->w[j], W,
+                                              G->fo[j], &mr))) {
+                fprintf(stderr, "vla-check: out of memory for the gradients' windows\n");
+                st = 1;
                 break;
-            y->att_seq = mm.mrw;
-            y->inp = 0;
-            if (io != VLA_FMT_F64) {
-                if ((st = measure(gset_get(&gs[G_RND], i), ref_g, T, (int)G->w[j], W, G->fo[j],
-                                  &mm) != 0))
-                    break;
-                y->inp = mm.mrw;
             }
+            y->att_seq = mm.mrw;
+            y->inp = mr.mrw; /* 0 at f64 */
             y->budget = slack * (worse(y->inp, y->att_seq) ? y->inp : y->att_seq);
             const double u = vla_fmt_unit_roundoff(G->fo[j]);
             y->bits = y->k.rel_rms > u ? log2(y->k.rel_rms / u) : y->k.rel_rms >= 0 ? 0 : NAN;
@@ -1642,7 +1641,7 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             G->nbad += !y->ok;
         }
     }
-    if (st == 1 && (!G->row || !buf || !cr))
+    if (st == 1 && !G->row)
         fprintf(stderr, "vla-check: out of memory for the gradients of %ld steps\n", T);
     for (int r = 0; r < NG; r++)
         free(gs[r].mem);
@@ -1758,8 +1757,9 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
                                                                : r;
     int st, failed, rescale;
     char err[600];
-    while ((st = judge_pass(&J, &failed, &rescale, err, sizeof err)) == REDO_MPFR || (!st && rescale))
-        ; /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
+    do /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
+        st = judge_pass(&J, &failed, &rescale, err, sizeof err);
+    while (st == REDO_MPFR || (!st && rescale));
     if (st) {
         if (vla_cli_stop) {
             fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
