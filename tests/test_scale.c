@@ -32,56 +32,6 @@ static int write_trace(const char *dir, long T)
     return e;
 }
 
-/* argv run to its end, exit 0 expected (on a trace of T steps): its peak memory in kB */
-static long peak_kb(char *const argv[], long T)
-{
-    child ch;
-    CHECK_MSG(!spawn(&ch, NULL, argv, NULL), "cannot start %s", argv[0]);
-    int st = finish(&ch, 600);
-    char *msg = read_all(ch.err, NULL);
-    CHECK_MSG(st == 0, "%s on T = %ld: exit %d: %s", argv[0], T, st, msg ? msg : "");
-    free(msg);
-    unlink(ch.err);
-    return ch.maxrss_kb;
-}
-
-/* the peaks at Ts[0] and Ts[1] (kB) differ by less than bound kB */
-static void flat(const long rss[2], const long Ts[2], long bound)
-{
-    CHECK_MSG(rss[1] - rss[0] < bound,
-              "peak memory %ld kB at T = %ld, %ld kB at T = %ld: it grows with T (bound %ld kB)",
-              rss[1], Ts[1], rss[0], Ts[0], bound);
-    printf("  peak memory: %ld kB at T = %ld, %ld kB at T = %ld\n", rss[0], Ts[0], rss[1], Ts[1]);
-}
-
-TEST_SLOW(check_memory_does_not_grow_with_T)
-{
-#ifdef __SANITIZE_ADDRESS__
-    /* its quarantine keeps freed blocks (256 MB by default), so the peak is the allocator's: in
-     * make test-san, 607 MB at T = 1024 and 626 MB at T = 32768 */
-    vla_test_skip("AddressSanitizer's quarantine holds freed blocks: the peak is not the program's");
-    return;
-#endif
-    const char *check;
-    char dir[300];
-    if (!begin(dir, sizeof dir, 1, "vla-check", &check))
-        return;
-    const long Ts[2] = {1024, 32768};
-    long rss[2] = {0, 0};
-    for (int i = 0; i < 2; i++) {
-        char tdir[400], stream[420], out[420];
-        snprintf(tdir, sizeof tdir, "%s/T%ld", dir, Ts[i]);
-        snprintf(stream, sizeof stream, "trace:%s", tdir);
-        snprintf(out, sizeof out, "%s/t%ld.dat", dir, Ts[i]);
-        CHECK_MSG(!mkdir(tdir, 0755) && !write_trace(tdir, Ts[i]), "cannot write %s", tdir);
-        char *argv[] = {(char *)check, stream, "--models", "gdn", "--precisions", "f32",
-                        "--forms", "seq", "--report", "none", "--out", out, NULL};
-        rss[i] = peak_kb(argv, Ts[i]);
-    }
-    flat(rss, Ts, Ts[1] * D * 8 / 1024); /* one head's q in binary64, in kB */
-    remove_tree(dir);
-}
-
 /* vlastab's own run of la in f32 on the trace in tdir, its read-outs saved as a kernel's would be:
  * odir/o.npy (H x T x D, float64 holding binary32 numbers) */
 typedef struct {
@@ -124,39 +74,70 @@ static int write_outputs(const char *tdir, const char *odir, long T)
     return r;
 }
 
-/* The judge of a kernel's own read-outs (vla-check --outputs) streams as well (issue 37): o.npy
- * read a window of steps at a time beside its runs, and per head running sums and the last
- * --window steps' norms, not arrays of T. It kept the read-outs of the kernel and of its 4 runs
- * whole, 5 x 2 x T x 32 doubles: 18 MB more at T = 8192 than at T = 1024. */
-TEST_SLOW(judge_memory_does_not_grow_with_T)
+/* vla-check's peak memory in kB, rss[i], on a trace of Ts[i] steps: its table's gdn f32 row, or
+ * (judge) its judge of vlastab's own la f32 run as a kernel's read-outs (ok: the error is the
+ * attainable one); 0 when it is not built (skipped) */
+static int peaks(const long Ts[2], int judge, long rss[2])
 {
-#ifdef __SANITIZE_ADDRESS__
-    vla_test_skip("AddressSanitizer's quarantine holds freed blocks: the peak is not the program's");
-    return;
-#endif
     const char *check;
     char dir[300];
     if (!begin(dir, sizeof dir, 1, "vla-check", &check))
-        return;
-    const long Ts[2] = {1024, 8192};
-    long rss[2] = {0, 0};
+        return 0;
     for (int i = 0; i < 2; i++) {
         char tdir[400], odir[400], stream[420], out[420];
         snprintf(tdir, sizeof tdir, "%s/T%ld", dir, Ts[i]);
         snprintf(odir, sizeof odir, "%s/o%ld", dir, Ts[i]);
         snprintf(stream, sizeof stream, "trace:%s", tdir);
-        snprintf(out, sizeof out, "%s/j%ld.dat", dir, Ts[i]);
+        snprintf(out, sizeof out, "%s/t%ld.dat", dir, Ts[i]);
         CHECK_MSG(!mkdir(tdir, 0755) && !write_trace(tdir, Ts[i]) &&
-                      !write_outputs(tdir, odir, Ts[i]),
+                      (!judge || !write_outputs(tdir, odir, Ts[i])),
                   "cannot write %s or %s", tdir, odir);
-        /* the kernel is vlastab's own f32 run: ok, its error the attainable one */
-        char *argv[] = {(char *)check, stream, "--model", "la", "--precision", "f32",
-                        "--outputs", odir, "--report", "none", "--out", out, NULL};
-        rss[i] = peak_kb(argv, Ts[i]);
+        char *table[] = {(char *)check, stream, "--models", "gdn", "--precisions", "f32",
+                         "--forms", "seq", "--report", "none", "--out", out, NULL};
+        char *judged[] = {(char *)check, stream, "--model", "la", "--precision", "f32",
+                          "--outputs", odir, "--report", "none", "--out", out, NULL};
+        char *const *argv = judge ? judged : table;
+        child ch;
+        CHECK_MSG(!spawn(&ch, NULL, argv, NULL), "cannot start %s", check);
+        int st = finish(&ch, 600);
+        char *msg = read_all(ch.err, NULL);
+        CHECK_MSG(st == 0, "vla-check%s on T = %ld: exit %d: %s", judge ? " --outputs" : "",
+                  Ts[i], st, msg ? msg : "");
+        free(msg);
+        unlink(ch.err);
+        rss[i] = ch.maxrss_kb;
     }
-    flat(rss, Ts, Ts[1] * D * 8 / 1024); /* one head's read-outs in binary64 (2 MB) */
     remove_tree(dir);
+    return 1;
 }
+
+/* The peaks at T0 and T1 = 8 or 32 T0 differ by less than one head's q (or read-outs) in
+ * binary64, T1 D doubles (in kB) */
+static void memory_flat(long T0, long T1, int judge)
+{
+#ifdef __SANITIZE_ADDRESS__
+    /* its quarantine keeps freed blocks (256 MB by default), so the peak is the allocator's: in
+     * make test-san, 607 MB at T = 1024 and 626 MB at T = 32768 (the table) */
+    vla_test_skip("AddressSanitizer's quarantine holds freed blocks: the peak is not the program's");
+    return;
+#endif
+    const long Ts[2] = {T0, T1}, bound = T1 * D * 8 / 1024;
+    long rss[2];
+    if (!peaks(Ts, judge, rss))
+        return;
+    CHECK_MSG(rss[1] - rss[0] < bound,
+              "peak memory %ld kB at T = %ld, %ld kB at T = %ld: it grows with T (bound %ld kB)",
+              rss[1], T1, rss[0], T0, bound);
+    printf("  peak memory: %ld kB at T = %ld, %ld kB at T = %ld\n", rss[0], T0, rss[1], T1);
+}
+
+TEST_SLOW(check_memory_does_not_grow_with_T) { memory_flat(1024, 32768, 0); }
+
+/* The judge of a kernel's own read-outs (vla-check --outputs) streams as well (issue 37): o.npy
+ * read a window of steps at a time beside its runs, and per head running sums and the last
+ * --window steps' norms, not arrays of T. It kept the read-outs of the kernel and of its 4 runs
+ * whole, 5 x 2 x T x 32 doubles: 18 MB more at T = 8192 than at T = 1024 (bound: 2 MB). */
+TEST_SLOW(judge_memory_does_not_grow_with_T) { memory_flat(1024, 8192, 1); }
 
 /* A trace read by blocks can change under a running check (a file truncated or rewritten by the
  * job that makes it): the row that cannot read its steps did not run, and vla-check exits 1 (a run
