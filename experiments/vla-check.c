@@ -1003,65 +1003,6 @@ static void ref_key(const vla_cli *c, const vla_config *cfg, char *key, size_t l
  * through the same output format) and what the inputs' rounding alone costs; a head is ok when
  * its windowed error is within --slack times the largest of the three. ---- */
 
-/* every read-out of every run, kept whole: o[(run T + t - 1) dv] */
-typedef struct {
-    double *o;
-    long T;
-    int dv;
-} keep_t;
-
-static int keep_step(void *ctx, const vla_step_view *v)
-{
-    keep_t *k = ctx;
-    double *at = k->o + ((size_t)v->run * k->T + (size_t)(v->t - 1)) * k->dv;
-    if (v->o)
-        memcpy(at, v->o, k->dv * sizeof *v->o);
-    if (v->co) /* the chunk form at a chunk's end: every token's read-out (row r: t - nco + 1 + r) */
-        for (int r = 0; r < v->nco; r++)
-            memcpy(at - (size_t)(v->nco - 1 - r) * k->dv, v->co + (size_t)r * k->dv,
-                   k->dv * sizeof *v->co);
-    return VLA_OK;
-}
-
-/* Runs sp over T steps, its read-outs into o (runs x T x dv; NaN where none came) and its final
- * states into S (runs x dv x d): 0, else 1 with the reason in why. An exact reference runs in
- * double-double where use_dd (ref_new), advanced a window at a time over the steps its check
- * compares: REDO_MPFR when the check failed (run it again without use_dd). */
-static int run_all(vla_engine_spec sp, long T, double *o, double *S, int use_dd, char *why,
-                   size_t len)
-{
-    const int dv = sp.cfg.dv, d = sp.cfg.d;
-    keep_t k = {o, T, dv};
-    for (size_t i = 0; i < (size_t)sp.runs * T * dv; i++)
-        o[i] = NAN;
-    sp.taps = VLA_TAP_O;
-    sp.on_step = keep_step;
-    sp.ctx = &k;
-    sp.stream_steps = T;
-    vla_engine *e;
-    vref_ddcheck *chk;
-    if (ref_new(&e, &chk, sp, use_dd, why, len))
-        return 1;
-    int r = 0, rc = 0;
-    for (long t = 0, to; !r && !rc && t < T; t = to) {
-        to = !chk || t >= VREF_DD_CHECK_STEPS ? T : t + WIN < T ? t + WIN : T;
-        if (!(r = vla_engine_advance(e, to)) && chk)
-            rc = vref_ddcheck_at(chk, e, to);
-    }
-    if (!r && !rc)
-        r = vla_engine_finish(e); /* a chunk form's last T mod C tokens */
-    if (r)
-        snprintf(why, len, "%s", vla_engine_error(e));
-    else if (rc)
-        snprintf(why, len, "the reference's check: %s", vla_strerror(rc));
-    for (int h = 0; !r && !rc && h < sp.runs; h++)
-        vla_engine_get(e, h, VLA_Q_S, S + (size_t)h * dv * d);
-    const int redo = r || rc ? 0 : refck_note(chk);
-    vref_ddcheck_free(chk);
-    vla_engine_free(e);
-    return r || rc ? 1 : redo;
-}
-
 /* x is worse than cur: larger, or NaN (a NaN stays the worst) */
 static int worse(double x, double cur) { return !isnan(cur) && !(x <= cur); }
 
@@ -1078,68 +1019,261 @@ static double ulp_in(vla_fmt f, double x)
     return ldexp(1, e - vla_fmt_precision(f));
 }
 
-/* one head's errors against the reference (o, ref: T x dv; e2, r2: T doubles of room) */
+/* one head's errors against the reference */
 typedef struct {
     double rel_rms, max_abs, mrw, max_rel_pt, ulps;
     long t_mrw, t_nonfinite; /* 1-based steps; 0: none */
 } meas_t;
 
-static void measure(const double *o, const double *ref, long T, int dv, long W, vla_fmt fo,
-                    meas_t *m, double *e2, double *r2)
+/* ... measured a step at a time (meas_step), in memory of the window, not of T: the running sums
+ * and the last w steps' squared norms. The squares are summed plainly, as fro2 (lib/measure.c)
+ * does in its safe range; a head whose read-outs or errors reach 2^500 (their squares summed over
+ * T dv terms would overflow) or stay below 2^-500 is measured again with its numbers scaled by a
+ * power of 2 sc, exactly, so that its ratios are those of its numbers, not Inf / Inf: meas_end
+ * says which sc the head's largest finite number asks for, known only at its end. */
+typedef struct {
+    meas_t m;
+    double sc, top, se, sr;
+    double *e2, *r2; /* steps s - w + 1 .. s, step s at s % w */
+    long s, w;       /* the steps measured; the window's length */
+} meas_run;
+
+static int meas_begin(meas_run *r, long T, long W, double sc)
 {
-    *m = (meas_t){0};
-    /* the squares below are summed plainly, as fro2 (lib/measure.c) does in its safe range; a head
-     * whose read-outs or errors reach 2^500 (their squares summed over T dv terms would overflow)
-     * or stay below 2^-500 is first scaled by a power of 2, exactly, so that its ratios are
-     * those of its numbers, not Inf / Inf */
-    double top = 0, sc = 1;
-    for (size_t i = 0; i < (size_t)T * dv; i++) {
-        const double a = fabs(o[i] - ref[i]), b = fabs(ref[i]);
-        if (isfinite(a) && a > top)
-            top = a;
-        if (isfinite(b) && b > top)
-            top = b;
+    *r = (meas_run){.sc = sc, .w = W < T ? W : T}; /* one window of T tokens when T < W */
+    r->m.mrw = -1;
+    r->e2 = malloc(2 * (size_t)r->w * sizeof *r->e2);
+    r->r2 = r->e2 + r->w;
+    return r->e2 ? VLA_OK : VLA_ENOMEM;
+}
+
+/* the next step: the read-out x against the reference y (dv numbers), in ulps of format fo */
+static void meas_step(meas_run *r, const double *x, const double *y, int dv, vla_fmt fo)
+{
+    meas_t *m = &r->m;
+    const long s = r->s++, w = r->w;
+    double a = 0, b = 0;
+    for (int j = 0; j < dv; j++) {
+        double diff = fabs(x[j] - y[j]), ds = diff * r->sc, ys = y[j] * r->sc;
+        if (isfinite(diff) && diff > r->top)
+            r->top = diff;
+        if (isfinite(y[j]) && fabs(y[j]) > r->top)
+            r->top = fabs(y[j]);
+        if (!isfinite(x[j]) && !m->t_nonfinite)
+            m->t_nonfinite = s + 1;
+        a += ds * ds;
+        b += ys * ys;
+        if (worse(diff, m->max_abs))
+            m->max_abs = diff;
+        if (worse(diff / ulp_in(fo, y[j]), m->ulps))
+            m->ulps = diff / ulp_in(fo, y[j]);
     }
-    if (top > 0x1p500 || (top > 0 && top < 0x1p-500))
-        sc = ldexp(1, -ilogb(top));
-    double se = 0, sr = 0;
-    for (long t = 0; t < T; t++) {
-        const double *x = o + (size_t)t * dv, *y = ref + (size_t)t * dv;
-        double a = 0, b = 0;
-        for (int j = 0; j < dv; j++) {
-            double diff = fabs(x[j] - y[j]), ds = diff * sc, ys = y[j] * sc;
-            if (!isfinite(x[j]) && !m->t_nonfinite)
-                m->t_nonfinite = t + 1;
-            a += ds * ds;
-            b += ys * ys;
-            if (worse(diff, m->max_abs))
-                m->max_abs = diff;
-            if (worse(diff / ulp_in(fo, y[j]), m->ulps))
-                m->ulps = diff / ulp_in(fo, y[j]);
+    r->e2[s % w] = a;
+    r->r2[s % w] = b;
+    r->se += a;
+    r->sr += b;
+    if (worse(nratio(a, b), m->max_rel_pt))
+        m->max_rel_pt = nratio(a, b);
+    if (s < w - 1)
+        return;
+    /* the window of w tokens ending here: the error's norm over the window's read-outs' norm, so
+     * that a read-out near 0 weighs as little as it is; at the worst one, its token with the
+     * largest error */
+    double ea = 0, eb = 0;
+    for (long t = s - w + 1; t <= s; t++)
+        ea += r->e2[t % w], eb += r->r2[t % w];
+    if (!worse(nratio(ea, eb), m->mrw))
+        return;
+    m->mrw = nratio(ea, eb);
+    double big = -1;
+    for (long t = s - w + 1; t <= s; t++)
+        if (worse(r->e2[t % w], big))
+            big = r->e2[t % w], m->t_mrw = t + 1;
+}
+
+/* the head measured: its rel_rms; the scale its numbers ask for, which must be the one it was
+ * measured with (else measure it again with that one) */
+static double meas_end(meas_run *r)
+{
+    r->m.rel_rms = nratio(r->se, r->sr);
+    free(r->e2);
+    r->e2 = r->r2 = NULL;
+    const double top = r->top;
+    return top > 0x1p500 || (top > 0 && top < 0x1p-500) ? ldexp(1, -ilogb(top)) : 1;
+}
+
+/* one head's errors from whole arrays (o, ref: T x dv), windows of W tokens */
+static int measure(const double *o, const double *ref, long T, int dv, long W, vla_fmt fo,
+                   meas_t *m)
+{
+    for (double sc = 1;;) {
+        meas_run r;
+        if (meas_begin(&r, T, W, sc))
+            return VLA_ENOMEM;
+        for (long t = 0; t < T; t++)
+            meas_step(&r, o + (size_t)t * dv, ref + (size_t)t * dv, dv, fo);
+        const double need = meas_end(&r);
+        *m = r.m;
+        if (need == sc)
+            return VLA_OK;
+        sc = need;
+    }
+}
+
+/* ---- the judge's runs: the reference (exact, or lib's binary64, on the inputs as given), the
+ * same on the inputs rounded to the policy's io format, the policy's emulation in seq and in the
+ * kernel's form, advanced together on the trace's inputs read once, a window of WIN steps at a
+ * time, and each head's read-outs measured against the reference's as they come (the kernel's
+ * read from o.npy by the window): the memory is the states' and the windows', not T's ---- */
+enum { R_REF, R_RND, R_SEQ, R_FORM, NR };
+/* the measures of a head against the reference: the kernel's, then runs R_RND .. R_FORM's */
+#define M_KERNEL R_REF
+/* an exact reference's double-double: checked at this pass (its note to come), checked at an
+ * earlier one (the same bits again), or not run (MPFR: its check failed, or dd refused it) */
+enum { DD_CHECK, DD_DONE, DD_NO };
+
+typedef struct {
+    const vla_cli *c;
+    vla_engine_spec sp[NR];
+    int alias[NR];  /* the run whose read-outs stand for r's (R_RND: R_REF at f64; R_FORM: R_SEQ) */
+    int dd[NR];     /* DD_* */
+    const vla_config *cfg; /* the kernel's configuration (R_FORM's) */
+    const vla_npy *ko; /* the kernel's o.npy, opened */
+    long T, W;
+    vla_fmt io, ofmt, fo;
+    double *sc;     /* H x NR: each measure's scale (meas_end) */
+    meas_t *m;      /* H x NR: the measures */
+    double *S[NR];  /* each run's final states (H x dv x d) */
+} jpass_t;
+
+/* One pass over the trace: 0, REDO_MPFR (a dd reference failed its check: pass again, that
+ * reference in MPFR), or 1 with the reason in why and the run that failed in *failed (-1: o.npy).
+ * *rescale: a measure's numbers asked for another scale than J->sc's (now in J->sc): pass again */
+static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t len)
+{
+    const vla_cli *c = J->c;
+    const vla_config *cfg = J->cfg;
+    const int H = c->runs, d = cfg->d, dv = cfg->dv;
+    const long T = J->T, C = cfg->form == VLA_FORM_CHUNK ? cfg->chunk : 1;
+    vla_engine *e[NR] = {NULL};
+    vref_ddcheck *chk[NR] = {NULL};
+    taps_t tp[NR] = {{0}};
+    vla_inputs in;
+    double *kbuf = malloc((size_t)H * RING * dv * sizeof *kbuf);
+    double *row = malloc(2 * (size_t)dv * sizeof *row), *nan = row + dv;
+    meas_run *mr = calloc((size_t)H * NR, sizeof *mr);
+    int st = 0;
+    *failed = R_REF, *rescale = 0;
+    snprintf(why, len, "out of memory");
+    if (row)
+        for (int j = 0; j < dv; j++)
+            nan[j] = NAN; /* a read-out where none came */
+    if (!kbuf || !row || !mr ||
+        vla_inputs_open(&in, c->stream, c->seed, d, dv, H, WIN, T, vla_model_reads(cfg), why, len))
+        return free(kbuf), free(row), free(mr), 1;
+    for (int r = 0; r < NR && !st; r++) {
+        if (J->alias[r] != r)
+            continue;
+        vla_engine_spec sp = J->sp[r];
+        sp.stream = NULL; /* the window's inputs, read once for every run */
+        sp.in = in.in;
+        sp.is_read = in.is_read;
+        sp.T = in.T;
+        sp.cycle = 1;
+        tp[r] = (taps_t){malloc((size_t)H * RING * dv * sizeof(double)), malloc((size_t)H * RING),
+                         dv, (int)C, NULL};
+        sp.taps = VLA_TAP_O;
+        sp.on_step = on_step;
+        sp.ctx = &tp[r];
+        *failed = r;
+        const int use_dd = J->dd[r] != DD_NO;
+        if (!tp[r].o || !tp[r].seen)
+            st = 1;
+        else if (!(st = ref_new(&e[r], &chk[r], sp, use_dd, why, len)) && use_dd && !chk[r])
+            J->dd[r] = DD_NO; /* dd refused it (ref_new counted it once), or no exact reference */
+        if (chk[r] && J->dd[r] == DD_DONE)
+            vref_ddcheck_free(chk[r]), chk[r] = NULL; /* checked at an earlier pass */
+    }
+    for (int i = 0; !st && i < H * NR; i++)
+        st = meas_begin(&mr[i], T, J->W, J->sc[i]) ? (*failed = R_REF, 1) : 0;
+    long done = 0;
+    for (long t = 0, to; !st && t < T; t = to) {
+        to = t + WIN < T ? t + WIN : T;
+        if (vla_inputs_fill(&in, t, to, why, len)) {
+            st = 1, *failed = R_REF;
+            break;
         }
-        e2[t] = a;
-        r2[t] = b;
-        se += a;
-        sr += b;
-        if (worse(nratio(a, b), m->max_rel_pt))
-            m->max_rel_pt = nratio(a, b);
+        int redo = 0;
+        for (int r = 0; r < NR && !st; r++) {
+            if (!e[r])
+                continue;
+            int rc = 0;
+            *failed = r;
+            if ((st = vla_engine_advance(e[r], to) != 0) ||
+                (to == T && (st = vla_engine_finish(e[r]) != 0))) /* a chunk's last T mod C */
+                snprintf(why, len, "%s", vla_engine_error(e[r]));
+            else if (chk[r] && (rc = vref_ddcheck_at(chk[r], e[r], to)))
+                st = 1, snprintf(why, len, "the reference's check: %s", vla_strerror(rc));
+            else if (chk[r] && to >= (T < VREF_DD_CHECK_STEPS ? T : VREF_DD_CHECK_STEPS)) {
+                /* its check is over: noted once (refck_describe) */
+                redo |= refck_note(chk[r]) == REDO_MPFR;
+                J->dd[r] = vref_ddcheck_ok(chk[r]) ? DD_DONE : DD_NO;
+                vref_ddcheck_free(chk[r]), chk[r] = NULL;
+            }
+        }
+        if (st || redo) {
+            st = st ? st : REDO_MPFR;
+            break;
+        }
+        /* the steps every run has read out (a chunk's come at its end) */
+        const long upto = to == T ? T : to / C * C;
+        for (int h = 0; h < H && !st; h++)
+            if (upto > done &&
+                vla_npy_read_steps(J->ko, h, done, upto - done, kbuf + (size_t)h * RING * dv, why,
+                                   len))
+                st = 1, *failed = -1;
+        for (int h = 0; h < H && !st; h++)
+            for (long s = done; s < upto; s++) {
+                const size_t slot = (size_t)h * RING + (size_t)(s % RING);
+                const double *ref = tp[R_REF].seen[slot] ? tp[R_REF].o + slot * dv : nan;
+                for (int k = 0; k < NR; k++) {
+                    const taps_t *x = &tp[J->alias[k]];
+                    const double *o = k == M_KERNEL ? kbuf + ((size_t)h * RING + (s - done)) * dv
+                                      : x->seen[slot] ? x->o + slot * dv
+                                                      : NULL;
+                    for (int j = 0; j < dv; j++) /* NaN where none came; the emulations' read-outs
+                                                  * rounded as the kernel's are */
+                        row[j] = !o ? NAN
+                                 : k == R_SEQ || k == R_FORM
+                                     ? vla_round_fmt(J->ofmt, vla_round_fmt(J->io, o[j]))
+                                     : o[j];
+                    meas_step(&mr[h * NR + k], row, ref, dv, J->fo);
+                }
+            }
+        for (int r = 0; r < NR && !st; r++)
+            for (int h = 0; h < H && tp[r].seen; h++)
+                for (long s = done; s < upto; s++)
+                    tp[r].seen[(size_t)h * RING + (size_t)(s % RING)] = 0;
+        done = upto;
     }
-    m->rel_rms = nratio(se, sr);
-    /* the windows of W tokens ending at W .. T (one of T tokens when T < W): the error's norm
-     * over the window's read-outs' norm, so that a read-out near 0 weighs as little as it is */
-    long w = W < T ? W : T, s0 = 0;
-    m->mrw = -1;
-    for (long end = w - 1; end < T; end++) {
-        double a = 0, b = 0;
-        for (long t = end - w + 1; t <= end; t++)
-            a += e2[t], b += r2[t];
-        if (worse(nratio(a, b), m->mrw))
-            m->mrw = nratio(a, b), s0 = end - w + 1;
+    for (int r = 0; r < NR && !st; r++)
+        for (int h = 0; h < H; h++)
+            vla_engine_get(e[J->alias[r]], h, VLA_Q_S, J->S[r] + (size_t)h * dv * d);
+    for (int i = 0; i < H * NR; i++) {
+        const double need = meas_end(&mr[i]);
+        if (!st) {
+            *rescale |= need != J->sc[i];
+            J->sc[i] = need, J->m[i] = mr[i].m;
+        }
     }
-    double big = -1; /* its t: the token of the worst window with the largest error */
-    for (long t = s0; t < s0 + w; t++)
-        if (worse(e2[t], big))
-            big = e2[t], m->t_mrw = t + 1;
+    for (int r = 0; r < NR; r++) {
+        vref_ddcheck_free(chk[r]);
+        vla_engine_free(e[r]);
+        free(tp[r].o), free(tp[r].seen);
+    }
+    vla_inputs_free(&in);
+    free(kbuf), free(row), free(mr);
+    return st;
 }
 
 /* a number in JSON: null when it is not finite */
@@ -1205,16 +1339,17 @@ static void out_path(char *buf, size_t len, const char *dir, const char *name)
     snprintf(buf, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
 }
 
-/* DIR2/NAME.npy as a kernel's array of the shape (n0, n1, n2): read, or a usage error; *fmt
+/* DIR2/NAME.npy as a kernel's array of the shape (n0, n1, n2): read (lazy: opened, to be read by
+ * vla_npy_read_steps), or a usage error; *fmt
  * the format it was saved in (bfloat16 for uint16 with DIR2/dtype.txt saying bfloat16; the
  * others as their dtype says: a bfloat16 o beside a float32 state, as fla returns them) */
 static void read_outputs(const vla_cli_spec *spec, const char *dir, const char *name,
-                         const char *axes, long n0, long n1, long n2, int bf16, vla_npy *a,
-                         vla_fmt *fmt)
+                         const char *axes, long n0, long n1, long n2, int bf16, int lazy,
+                         vla_npy *a, vla_fmt *fmt)
 {
     char path[4200], err[600];
     out_path(path, sizeof path, dir, name);
-    if (vla_npy_read_bf16(path, a, err, sizeof err))
+    if ((lazy ? vla_npy_open_bf16 : vla_npy_read_bf16)(path, a, err, sizeof err))
         vla_cli_die(spec, "--outputs: %s", err);
     if (!strcmp(a->dtype, "u2") && !bf16)
         vla_cli_die(spec, "--outputs: %s holds uint16 ('<u2'): bfloat16 bit patterns are read "
@@ -1401,7 +1536,7 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
         const int j = G->n++;
         G->which[j] = i, G->w[j] = w;
         snprintf(axes, sizeof axes, "(heads, T, %s)", w == 1 ? "1" : i == 2 ? "dv" : "d");
-        read_outputs(spec, dir, fname, axes, H, T, w, bf16, &G->file[j], &G->fmt[j]);
+        read_outputs(spec, dir, fname, axes, H, T, w, bf16, 0, &G->file[j], &G->fmt[j]);
     }
     out_path(path, sizeof path, dir, "do.npy");
     int have_do = access(path, F_OK) == 0;
@@ -1414,7 +1549,8 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
                           "dv.npy, dbeta.npy, dg.npy, da.npy, db.npy, du.npy)", path);
     if (!G->n)
         return 0;
-    read_outputs(spec, dir, "do.npy", "(heads, T, dv)", H, T, cfg->dv, bf16, &G->dout, &G->dofmt);
+    read_outputs(spec, dir, "do.npy", "(heads, T, dv)", H, T, cfg->dv, bf16, 0, &G->dout,
+                 &G->dofmt);
     for (long i = 0; i < H * T * cfg->dv; i++)
         if (!isfinite(G->dout.data[i]))
             vla_cli_die(spec, "--outputs: %s: %s at [%ld, %ld, %ld] (do is the loss's input: every "
@@ -1449,8 +1585,7 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
     gset_t gs[NG];
     const int m = d > dv ? d : dv;
     double *buf = malloc(8 * (size_t)m * sizeof *buf), *cr = malloc((size_t)T * dv * sizeof *cr);
-    double *e2 = malloc((size_t)T * sizeof *e2), *r2 = malloc((size_t)T * sizeof *r2);
-    int st = !buf || !cr || !e2 || !r2 ||
+    int st = !buf || !cr ||
              !(G->row = calloc((size_t)H * G->n, sizeof *G->row));
     for (int r = 0; r < NG; r++)
         st |= gset_new(&gs[r], cfg, T) != 0;
@@ -1487,16 +1622,18 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             struct grow *y = &G->row[h * G->n + j];
             double *ref_g = gset_get(&gs[G_REF], i), *seq = gset_get(&gs[G_SEQ], i);
             round_out(seq, (size_t)n, io, G->fmt[j]);
-            meas_t mm;
-            measure(G->file[j].data + (size_t)h * n, ref_g, T, (int)G->w[j], W, G->fo[j], &y->k,
-                    e2, r2);
-            measure(seq, ref_g, T, (int)G->w[j], W, G->fo[j], &mm, e2, r2);
-            y->att_seq = mm.mrw;
-            y->inp = 0;
-            if (io != VLA_FMT_F64) {
-                measure(gset_get(&gs[G_RND], i), ref_g, T, (int)G->w[j], W, G->fo[j], &mm, e2, r2);
-                y->inp = mm.mrw;
+            meas_t mm = {0}, mr = {0};
+            if (measure(G->file[j].data + (size_t)h * n, ref_g, T, (int)G->w[j], W, G->fo[j],
+                        &y->k) ||
+                measure(seq, ref_g, T, (int)G->w[j], W, G->fo[j], &mm) ||
+                (io != VLA_FMT_F64 && measure(gset_get(&gs[G_RND], i), ref_g, T, (int)G->w[j], W,
+                                              G->fo[j], &mr))) {
+                fprintf(stderr, "vla-check: out of memory for the gradients' windows\n");
+                st = 1;
+                break;
             }
+            y->att_seq = mm.mrw;
+            y->inp = mr.mrw; /* 0 at f64 */
             y->budget = slack * (worse(y->inp, y->att_seq) ? y->inp : y->att_seq);
             const double u = vla_fmt_unit_roundoff(G->fo[j]);
             y->bits = y->k.rel_rms > u ? log2(y->k.rel_rms / u) : y->k.rel_rms >= 0 ? 0 : NAN;
@@ -1508,7 +1645,7 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
         fprintf(stderr, "vla-check: out of memory for the gradients of %ld steps\n", T);
     for (int r = 0; r < NG; r++)
         free(gs[r].mem);
-    free(buf), free(cr), free(e2), free(r2);
+    free(buf), free(cr);
     vla_inputs_free(&x);
     return st;
 }
@@ -1553,11 +1690,11 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     }
     vla_npy ko, ks = {0};
     vla_fmt ofmt, sfmt;
-    read_outputs(spec, o->outputs, "o.npy", "(heads, T, dv)", H, T, dv, bf16, &ko, &ofmt);
+    read_outputs(spec, o->outputs, "o.npy", "(heads, T, dv)", H, T, dv, bf16, 1, &ko, &ofmt);
     out_path(path, sizeof path, o->outputs, "S.npy");
     int have_S = access(path, F_OK) == 0;
     if (have_S)
-        read_outputs(spec, o->outputs, "S.npy", "(heads, dv, d)", H, dv, d, bf16, &ks, &sfmt);
+        read_outputs(spec, o->outputs, "S.npy", "(heads, dv, d)", H, dv, d, bf16, 0, &ks, &sfmt);
     /* the policy: --precision's, else the one o's format names */
     vla_config cfg;
     vla_cli_config_for(c, c->cfg.model, &cfg);
@@ -1587,55 +1724,55 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     if (vla_cli_unread(c, &cfg, unread, sizeof unread))
         fprintf(stderr, "vla-check: warning: %s\n", unread);
 
-    /* the runs: the reference (exact, or lib's binary64, on the inputs as given), the same on
-     * the inputs rounded to the policy's io format, the policy's emulation in seq and in the
-     * kernel's form */
-    enum { R_REF, R_RND, R_SEQ, R_FORM, NR };
+    /* the runs (judge_pass), each head measured as they go */
     static const char *const rname[NR] = {"the reference", "the reference on rounded inputs",
                                            "the seq emulation", "the form's emulation"};
-    const size_t no = (size_t)H * T * dv, ns = (size_t)H * dv * d;
-    double *ro[NR], *rs[NR], *e2 = malloc((size_t)T * sizeof *e2),
-                            *r2 = malloc((size_t)T * sizeof *r2);
-    int ok = e2 && r2;
+    const size_t ns = (size_t)H * dv * d;
+    jpass_t J = {.c = c, .cfg = &cfg, .ko = &ko, .T = T, .W = W, .io = io, .ofmt = ofmt, .fo = fo};
+    int ok = (J.sc = malloc((size_t)H * NR * sizeof *J.sc)) &&
+             (J.m = calloc((size_t)H * NR, sizeof *J.m));
     for (int r = 0; r < NR; r++)
-        ok &= (ro[r] = malloc(no * sizeof(double))) && (rs[r] = malloc(ns * sizeof(double)));
+        ok = ok && (J.S[r] = malloc(ns * sizeof(double)));
     if (!ok) {
-        fprintf(stderr, "vla-check: out of memory for %d runs of %zu read-outs\n", NR, no);
+        fprintf(stderr, "vla-check: out of memory for %d runs of %d heads\n", NR, H);
         return 1;
     }
+    for (int i = 0; i < H * NR; i++)
+        J.sc[i] = 1;
     vla_cli rc = *c;
-    vla_engine_spec sp[NR], tmp;
+    vla_engine_spec tmp;
     vla_config g = cfg;
     g.prec = VLA_F64;
     g.form = VLA_FORM_SEQ, g.chunk = 0;
     vla_cli_engine_spec(&rc, &g, &tmp);
-    vla_cli_ref_spec(&rc, &tmp, &sp[R_REF]); /* binary64 policy: no input rounded */
+    vla_cli_ref_spec(&rc, &tmp, &J.sp[R_REF]); /* binary64 policy: no input rounded */
     g.prec = cfg.prec;
     vla_cli_engine_spec(&rc, &g, &tmp);
-    vla_cli_ref_spec(&rc, &tmp, &sp[R_RND]); /* rounds the inputs to io (vlaref.h, cli.h) */
-    vla_cli_engine_spec(&rc, &g, &sp[R_SEQ]);
-    vla_cli_engine_spec(&rc, &cfg, &sp[R_FORM]);
-    for (int r = 0; r < NR; r++) {
-        char err[600];
-        int st = 0;
-        if ((r == R_RND && io == VLA_FMT_F64) || (r == R_FORM && cfg.form == VLA_FORM_SEQ)) {
-            memcpy(ro[r], ro[r == R_RND ? R_REF : R_SEQ], no * sizeof(double));
-            memcpy(rs[r], rs[r == R_RND ? R_REF : R_SEQ], ns * sizeof(double));
-        } else if ((st = run_all(sp[r], T, ro[r], rs[r], 1, err, sizeof err)) == REDO_MPFR)
-            st = run_all(sp[r], T, ro[r], rs[r], 0, err, sizeof err); /* dd failed its check */
-        if (st) {
-            if (vla_cli_stop) {
-                fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
-                        (int)vla_cli_stop);
-                return 3;
-            }
-            fprintf(stderr, "vla-check: %s (%s %s) did not run: %s\n", rname[r],
-                    vla_model_name(cfg.model), vla_prec_name(sp[r].cfg.prec), err);
-            return 1;
+    vla_cli_ref_spec(&rc, &tmp, &J.sp[R_RND]); /* rounds the inputs to io (vlaref.h, cli.h) */
+    vla_cli_engine_spec(&rc, &g, &J.sp[R_SEQ]);
+    vla_cli_engine_spec(&rc, &cfg, &J.sp[R_FORM]);
+    for (int r = 0; r < NR; r++)
+        J.alias[r] = r == R_RND && io == VLA_FMT_F64         ? R_REF
+                     : r == R_FORM && cfg.form == VLA_FORM_SEQ ? R_SEQ
+                                                               : r;
+    int st, failed, rescale;
+    char err[600];
+    do /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
+        st = judge_pass(&J, &failed, &rescale, err, sizeof err);
+    while (st == REDO_MPFR || (!st && rescale));
+    if (st) {
+        if (vla_cli_stop) {
+            fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
+                    (int)vla_cli_stop);
+            return 3;
         }
+        if (failed < 0)
+            fprintf(stderr, "vla-check: --outputs: %s\n", err);
+        else
+            fprintf(stderr, "vla-check: %s (%s %s) did not run: %s\n", rname[failed],
+                    vla_model_name(cfg.model), vla_prec_name(J.sp[failed].cfg.prec), err);
+        return 1;
     }
-    round_out(ro[R_SEQ], no, io, ofmt);
-    round_out(ro[R_FORM], no, io, ofmt);
 
     /* per head */
     head_t *hd = calloc((size_t)H, sizeof *hd);
@@ -1644,16 +1781,12 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     int nbad = 0, worst = 0, first_nf = -1;
     double more = -INFINITY;
     for (int h = 0; h < H; h++) {
-        const size_t at = (size_t)h * T * dv;
+        const meas_t *m = J.m + (size_t)h * NR;
         head_t *x = &hd[h];
-        meas_t m;
-        measure(ko.data + at, ro[R_REF] + at, T, dv, W, fo, &x->k, e2, r2);
-        measure(ro[R_SEQ] + at, ro[R_REF] + at, T, dv, W, fo, &m, e2, r2);
-        x->att_seq = m.mrw;
-        measure(ro[R_FORM] + at, ro[R_REF] + at, T, dv, W, fo, &m, e2, r2);
-        x->att_form = m.mrw;
-        measure(ro[R_RND] + at, ro[R_REF] + at, T, dv, W, fo, &m, e2, r2);
-        x->inp = m.mrw;
+        x->k = m[M_KERNEL];
+        x->att_seq = m[R_SEQ].mrw;
+        x->att_form = m[R_FORM].mrw;
+        x->inp = m[R_RND].mrw;
         double top = x->att_seq;
         if (worse(x->att_form, top))
             top = x->att_form;
@@ -1675,9 +1808,9 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     if (have_S && (srel = calloc((size_t)H * 2, sizeof *srel))) {
         for (int h = 0; h < H; h++) {
             const size_t at = (size_t)h * dv * d;
-            double e = vla_rel_fro(ks.data + at, rs[R_REF] + at, (long)dv * d), top = 0;
+            double e = vla_rel_fro(ks.data + at, J.S[R_REF] + at, (long)dv * d), top = 0;
             for (int r = R_RND; r < NR; r++) {
-                double a = vla_rel_fro(rs[r] + at, rs[R_REF] + at, (long)dv * d);
+                double a = vla_rel_fro(J.S[r] + at, J.S[R_REF] + at, (long)dv * d);
                 if (worse(a, top))
                     top = a;
             }
@@ -1958,8 +2091,8 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     fprintf(stderr, "vla-check: %s%s%s%s\n", sum, strcmp(o->report, "none") ? "; report: " : "",
             strcmp(o->report, "none") ? o->report : "", strcmp(o->report, "none") ? ".md, .json" : "");
     for (int r = 0; r < NR; r++)
-        free(ro[r]), free(rs[r]);
-    free(e2), free(r2), free(hd), free(srel);
+        free(J.S[r]);
+    free(J.sc), free(J.m), free(hd), free(srel);
     vla_npy_free(&ko);
     vla_npy_free(&ks);
     grads_free(&G);
@@ -2080,7 +2213,9 @@ int main(int argc, char **argv)
             "max_rel_window <= budget = --slack (4) x max(attainable_seq, attainable_form,\n"
             "input_budget), else beyond. Writes the per-head table (--out), PREFIX.md and PREFIX.json\n"
             "(--report); exit 0 when every head (and the state) is ok, 1 when one is beyond, 2 for a\n"
-            "usage error (o.npy of another shape than (heads, T, dv), uint16 without dtype.txt, ...).\n\n"
+            "usage error (o.npy of another shape than (heads, T, dv), uint16 without dtype.txt, ...).\n"
+            "o.npy is read a window of steps at a time beside the runs, so that the memory is the\n"
+            "states' and the window's, not T's (the gradients below, when given, are read whole).\n\n"
             "GRADIENTS. When DIR2 also holds your kernel's backward, dq.npy, dk.npy (heads, T, d),\n"
             "dv.npy (heads, T, dv), dbeta.npy (heads, T), dg.npy (heads, T), or (heads, T, d) for a\n"
             "log-decay per key channel, da.npy and db.npy (rwkv7), du.npy (vla1, vla3), any of them,\n"

@@ -254,6 +254,11 @@ int vla_npy_read_bf16(const char *path, vla_npy *out, char *err, size_t errlen)
     return read_part(path, out, 0, -1, -1, NULL, 1, 0, err, errlen);
 }
 
+int vla_npy_open_bf16(const char *path, vla_npy *out, char *err, size_t errlen)
+{
+    return read_part(path, out, 0, -1, -1, NULL, 1, 1, err, errlen);
+}
+
 int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
                       char *err, size_t errlen)
 {

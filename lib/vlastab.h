@@ -671,6 +671,10 @@ int vla_npy_open_part(const char *path, vla_npy *out, long h0, long nh, long ste
 /* steps t .. t + n - 1 (from 0) of the part's head h (from 0) into dst, n x a->inner numbers */
 int vla_npy_read_steps(const vla_npy *a, long h, long t, long n, double *dst, char *err,
                        size_t errlen);
+/* A whole file opened as vla_npy_open_part opens a part, '<u2' taken as bfloat16 bit patterns as
+ * vla_npy_read_bf16 takes them: vla-check --outputs reads a kernel's read-outs a window at a
+ * time */
+int vla_npy_open_bf16(const char *path, vla_npy *out, char *err, size_t errlen);
 int vla_npy_write(const char *path, const double *data, int ndim, const long *shape);
 void vla_npy_free(vla_npy *a);
 
