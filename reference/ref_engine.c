@@ -67,9 +67,9 @@ static long dd_bytes(const vla_engine_spec *spec)
 
 const vla_backend *vref_backend_dd(void)
 {
-    static vla_backend b = {.name = "dd", .ops = &vla_engine_models_ops, .make_model = make_dd,
-                            .number_bytes = dd_bytes};
-    b.group = vref_dd_group();
+    static const vla_backend b = {.name = "dd", .ops = &vla_engine_models_ops,
+                                  .make_model = make_dd, .number_bytes = dd_bytes,
+                                  .group = &vref_dd_group};
     return &b;
 }
 

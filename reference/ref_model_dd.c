@@ -613,8 +613,7 @@ static void ldd_end(void *grp)
     free(g);
 }
 
-static const vla_group_ops ldd_ops = {ldd_width, ldd_begin, ldd_step, ldd_end};
-const vla_group_ops *vref_dd_group(void) { return &ldd_ops; }
+const vla_group_ops vref_dd_group = {ldd_width, ldd_begin, ldd_step, ldd_end};
 
 #undef LDD_OP
 #undef LDD_MOVE
@@ -628,5 +627,10 @@ const vla_group_ops *vref_dd_group(void) { return &ldd_ops; }
 #include "recur_end.h"
 #pragma GCC pop_options
 #else
-const vla_group_ops *vref_dd_group(void) { return NULL; }
+static int ldd_width(const vla_config *cfg)
+{
+    (void)cfg;
+    return 1; /* (no lanes: each model alone) */
+}
+const vla_group_ops vref_dd_group = {ldd_width, NULL, NULL, NULL};
 #endif

@@ -41,9 +41,8 @@ int vref_dd_model_new(vla_model **out, const vla_config *cfg);
 int vref_model_get_lo(const vla_model *m, vla_quantity q, double *lo);
 int vref_dd_get_lo(const vla_model *m, vla_quantity q, double *lo); /* (the dd half of it) */
 /* the engine's groups of dd models stepped in the CPU's vector lanes (lib/engine_impl.h's
- * vla_group_ops), NULL where they are not built */
-struct vla_group_ops;
-const struct vla_group_ops *vref_dd_group(void);
+ * vla_group_ops; its width is 1 where the lanes are not built or the processor lacks AVX-512) */
+extern const struct vla_group_ops vref_dd_group;
 /* the dd reference's elementary functions, for the tests: f 'e' (exp), '2' (exp2), 'l' (log) of
  * the pair a into the pair r */
 void vref_dd_fun(char f, const double a[2], double r[2]);
