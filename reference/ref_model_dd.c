@@ -566,8 +566,9 @@ static int ldd_begin(void **out, vla_model *const *m, int n)
 
 /* a read's query (recur.h's load_query) */
 #define LDD_QUERY(X) X(q, d) X(pq, d)
-/* what a step's view reads (lib/engine.c's models_view) */
-#define LDD_VIEW(X) X(o, dv) X(kp, d) X(al, d) X(co, nc * dv)
+/* what a step's view reads (lib/engine.c's models_view); a chunk's read-outs only at its end */
+#define LDD_VIEW(X) X(o, dv) X(kp, d) X(al, d)
+#define LDD_CHUNK(X) X(co, nc * dv)
 
 static int ldd_step(void *grp, const vla_input *in, int is_read)
 {
@@ -592,8 +593,12 @@ static int ldd_step(void *grp, const vla_input *in, int is_read)
     } else {
         vstate_advance_ddl(&g->cx, s, in[0].g != NULL);
     }
-    for (int l = 0; l < g->n; l++)
+    const int chunk_end = !is_read && vla_form_pending(&s->cfg, 1) && !vla_form_pending(&s->cfg, s->t);
+    for (int l = 0; l < g->n; l++) {
         LDD_MOVE(LDD_VIEW, g, l, 0);
+        if (chunk_end)
+            LDD_MOVE(LDD_CHUNK, g, l, 0);
+    }
     ldd_counts_out(g);
     return VLA_OK;
 }
@@ -621,6 +626,7 @@ const vla_group_ops vref_dd_group = {ldd_width, ldd_begin, ldd_step, ldd_end};
 #undef LDD_ARRAY_
 #undef LDD_QUERY
 #undef LDD_VIEW
+#undef LDD_CHUNK
 #undef DW
 #undef DWP
 #undef DWCP

@@ -354,15 +354,19 @@ TEST_SLOW(dd_faster_than_mpfr)
 enum { LR = 11, LT_ = 100 }; /* runs: a group of eight and one of three; steps */
 
 typedef struct {
-    double *o;   /* every run's read-out at every step its view had one (NaN: none) */
+    double *o;   /* every run's read-out at every step its view had one (NaN: none), plus its
+                    chunk's read-outs weighted by their rows at a chunk's end */
     int d;
 } lane_taps;
 
 static int lane_tap(void *ctx, const vla_step_view *v)
 {
     lane_taps *k = ctx;
+    double *o = k->o + ((size_t)v->run * LT_ + v->t - 1) * k->d;
     for (int i = 0; i < k->d; i++)
-        k->o[((size_t)v->run * LT_ + v->t - 1) * k->d + i] = v->o ? v->o[i] : NAN;
+        o[i] = v->o ? v->o[i] : NAN;
+    for (int i = 0; v->co && i < v->nco * k->d; i++) /* a chunk's read-outs, into its last step's */
+        o[i % k->d] += (i / k->d + 1) * v->co[i];
     return 0;
 }
 
