@@ -17,8 +17,6 @@ extern "C" {
 #endif
 
 #ifdef __CUDACC__
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 /* Explicitly rounded operations: never contracted into fma and never approximated, whatever
  * nvcc's flags (the build also says --fmad=false). */
 static __device__ __forceinline__ float kadd(float a, float b) { return __fadd_rn(a, b); }
@@ -31,17 +29,6 @@ static __device__ __forceinline__ float kdiv(float a, float b) { return __fdiv_r
 static __device__ __forceinline__ double kdiv(double a, double b) { return __ddiv_rn(a, b); }
 static __device__ __forceinline__ float ksqrt(float a) { return __fsqrt_rn(a); }
 static __device__ __forceinline__ double ksqrt(double a) { return __dsqrt_rn(a); }
-/* The hardware conversions round to nearest even with subnormals and overflow to Inf: the
- * same function as lib/fmt.h's vla_rnd_f16 / vla_rnd_bf16 on every non-NaN float (a NaN
- * keeps NaN, though not necessarily its payload). */
-static __device__ __forceinline__ float krnd_f16(float x)
-{
-    return __half2float(__float2half_rn(x));
-}
-static __device__ __forceinline__ float krnd_bf16(float x)
-{
-    return __bfloat162float(__float2bfloat16_rn(x));
-}
 #define KADD(a, b) kadd((a), (b))
 #define KSUB(a, b) ksub((a), (b))
 #define KMUL(a, b) kmul((a), (b))
@@ -55,13 +42,11 @@ static __device__ __forceinline__ float krnd_bf16(float x)
 #define KMUL(a, b) ((a) * (b))
 #define KDIV(a, b) ((a) / (b))
 #define KSQRT(a) _Generic((a), float: sqrtf, double: sqrt)(a)
-#define krnd_f16 vla_rnd_f16
-#define krnd_bf16 vla_rnd_bf16
 #endif
-
-/* x rounded to a format held in a wider container: by a conversion to binary32 and binary64 */
-#define krnd_f32(x) ((float)(x))
-#define krnd_f64(x) ((double)(x))
+/* each format's rounding, krnd_<tok>, from its file lib/formats/<tok>.h: the device's (the
+ * hardware conversions) under nvcc, fmt.h's in the host emulation */
+#define VLA_FMT_PART VLA_PART_KERNEL
+#include "formats/each.h"
 #ifdef __CUDACC__
 #define KINLINE static __device__ __forceinline__
 #else

@@ -22,6 +22,7 @@
 #endif
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(VLA_NO_SIMD)
+#include "fmt.h"        /* each format's scalar rounding, which its lanes' may take lane by lane */
 #include "model_impl.h" /* types recur.h's state holds */
 #include <immintrin.h>
 
@@ -59,31 +60,12 @@ static inline void lanes_count(lctx *c, const long *x, long n)
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512dq,avx512bw")
-/* the rounding of lib/fmt.h's vla_rnd_f16 / vla_rnd_bf16, 16 lanes at once: the conversion
- * instruction rounds to nearest even with subnormals and overflow to Inf; bf16 by lib's integer
- * rule, NaN kept quiet (tests/test_cuda.c compares both with fmt.h's over many patterns) */
-static inline lv16 lrnd_f16(lv16 x)
-{
-    return (lv16)_mm512_cvtph_ps(_mm512_cvtps_ph((__m512)x, _MM_FROUND_TO_NEAREST_INT |
-                                                                _MM_FROUND_NO_EXC));
-}
-static inline lv16 lrnd_bf16(lv16 x)
-{
-    __m512i u = _mm512_castps_si512((__m512)x), one = _mm512_set1_epi32(1);
-    __mmask16 nan = _mm512_cmp_ps_mask((__m512)x, (__m512)x, _CMP_UNORD_Q);
-    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff),
-                                                     _mm512_and_si512(_mm512_srli_epi32(u, 16), one)));
-    r = _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u));
-    r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(u, _mm512_set1_epi32(0x00400000)));
-    return (lv16)_mm512_castsi512_ps(r);
-}
-/* the AVX-512 lanes' rounding to each format (lib/policy.h; the container: LDBL_ below), binary32
- * of binary64 vectors by the conversion instruction (round to nearest even, subnormals kept) */
-#define LRND_F64(x) _Generic((x), lv8: (x))
-#define LRND_F32(x)                                                                                \
-    _Generic((x), lv16: (x), lv8: (lv8)_mm512_cvtps_pd(_mm512_cvtpd_ps((__m512d)(x))))
-#define LRND_F16(x) lrnd_f16(x)
-#define LRND_BF16(x) lrnd_bf16(x)
+/* each format's rounding in the AVX-512 lanes, LRND_<ID>, and its container in both instruction
+ * sets, LDBL_<ID> (1: binary64 vectors, 0: binary32), from its file lib/formats/<tok>.h; lib/
+ * policy.h derives each policy's RO, RS and RI from them. Each group of instantiations below
+ * takes the rows of VLA_PRECS whose compute format has the group's container, LNUM. */
+#define VLA_FMT_PART VLA_PART_AVX512
+#include "formats/each.h"
 /* for tests/test_cuda.c: x rounded to binary16 (bf: bfloat16) by the AVX-512 lanes' rounding */
 static void round16_512(int bf, const float *x, float *y, size_t n)
 {
@@ -101,15 +83,6 @@ static void round16_512(int bf, const float *x, float *y, size_t n)
     }
 }
 #pragma GCC pop_options
-
-/* The lanes' container of each format of VLA_FORMATS, LDBL_<ID> (1: binary64 vectors, 0:
- * binary32), beside its rounding in each instruction set (LRND_<ID>, LRND2_<ID> above; lib/
- * policy.h derives each policy's RO, RS and RI from them). Each group of instantiations below
- * takes the rows of VLA_PRECS whose compute format has the group's container, LNUM. */
-#define LDBL_F64 1
-#define LDBL_F32 0
-#define LDBL_F16 0
-#define LDBL_BF16 0
 
 /* ---- AVX-512: every write a merge-masked (or zero-masked) operation under a k register ---- */
 #pragma GCC push_options
@@ -176,28 +149,9 @@ static inline void lsetm2(lctx *c, unsigned m)
     c->mv64 = (lmv)_mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(m), b64), b64);
 }
 #define LSETM(c, v) lsetm2((c), (v))
-static inline lv8f lrnd2_f16(lv8f x)
-{
-    return (lv8f)_mm256_cvtph_ps(_mm256_cvtps_ph((__m256)x, _MM_FROUND_TO_NEAREST_INT |
-                                                                _MM_FROUND_NO_EXC));
-}
-static inline lv8f lrnd2_bf16(lv8f x)
-{
-    __m256i u = _mm256_castps_si256((__m256)x), one = _mm256_set1_epi32(1);
-    __m256 nan = _mm256_cmp_ps((__m256)x, (__m256)x, _CMP_UNORD_Q);
-    __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
-                                                     _mm256_and_si256(_mm256_srli_epi32(u, 16), one)));
-    r = _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u));
-    r = _mm256_blendv_epi8(r, _mm256_or_si256(u, _mm256_set1_epi32(0x00400000)),
-                           _mm256_castps_si256(nan));
-    return (lv8f)_mm256_castsi256_ps(r);
-}
-/* the AVX2 lanes' rounding to each format */
-#define LRND2_F64(x) _Generic((x), lv4d: (x))
-#define LRND2_F32(x)                                                                               \
-    _Generic((x), lv8f: (x), lv4d: (lv4d)_mm256_cvtps_pd(_mm256_cvtpd_ps((__m256d)(x))))
-#define LRND2_F16(x) lrnd2_f16(x)
-#define LRND2_BF16(x) lrnd2_bf16(x)
+/* each format's rounding in the AVX2 lanes, LRND2_<ID>, from its file lib/formats/<tok>.h */
+#define VLA_FMT_PART VLA_PART_AVX2
+#include "formats/each.h"
 static void round16_avx2(int bf, const float *x, float *y, size_t n)
 {
     for (size_t i = 0; i < n; i += 8) {

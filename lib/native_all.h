@@ -6,17 +6,14 @@
  * instantiation), PRIMS, NATIVE_CREATE and optionally NATIVE_EXTRA, NATIVE_MATVEC(_T) and
  * NATIVE_WHOLE_ROWS (arith_native.h); they are undefined at the end. */
 
-/* every row of VLA_PRECS, rounding as fmt.h's VLA_RND_<format> say */
+/* every row of VLA_PRECS, rounding as its formats' VLA_RND_<ID> say (fmt.h, lib/formats/) */
 #define VLA_EACH "native_inst.h"
 #include "policy.h"
 
 /* sr, for the mixed policies: binary32 arithmetic, every stored 16-bit result rounded
- * stochastically (models only: the public primitives are the round-to-nearest policies). There
- * is no stochastic rounding into binary32 or binary64: only their own containers take them. */
-#define SR_RND_F64(x) _Generic((x), double: (x))
-#define SR_RND_F32(x) _Generic((x), float: (x))
-#define SR_RND_F16(x) _Generic((x), float: vla_sr_f16)((x), vla_sr_next((vla_sr_state *)cx_))
-#define SR_RND_BF16(x) _Generic((x), float: vla_sr_bf16)((x), vla_sr_next((vla_sr_state *)cx_))
+ * stochastically (models only: the public primitives are the round-to-nearest policies), by
+ * each format's SR_RND_<ID> (fmt.h, from lib/formats/<tok>.h). There is no stochastic rounding
+ * into binary32 or binary64: only their own containers take them. */
 #pragma push_macro("PRIMS")
 #undef PRIMS
 #define PRIMS 0
@@ -26,10 +23,6 @@
 #define VLA_EACH_SFX TAG(VLA_JOIN(POL, sr))
 #include "policy.h"
 #pragma pop_macro("PRIMS")
-#undef SR_RND_F64
-#undef SR_RND_F32
-#undef SR_RND_F16
-#undef SR_RND_BF16
 
 /* the dispatch, made from the list: a row the loops above did not take is an undeclared name */
 int NATIVE_CREATE(const vla_config *cfg, vla_model **out)

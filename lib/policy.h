@@ -2,11 +2,12 @@
  * the files that instantiate recur.h for all the policies in one translation unit (native_all.h:
  * lib/'s CPU models; model_comp.c: the comp way; kernels/lanes.c: the vector lanes;
  * kernels/kpolicy.h does the same for the one policy of a kernel object). The one place where a
- * row's storage, compute and io formats become an arithmetic's roundings. An arithmetic says,
- * once per format of VLA_FORMATS, how it rounds a number of its container to that format: a
- * macro <prefix><ID>(x), ID the format's first column (fmt.h's VLA_RND_F16 for the native
- * arithmetic, the default; lanes.c's LRND_F16), the identity where the container is the format,
- * and one that a container it cannot take does not compile. The includer sets
+ * row's storage, compute and io formats become an arithmetic's roundings. Each format of
+ * VLA_FORMATS says, in its file lib/formats/<tok>.h, how each arithmetic rounds a number of its
+ * container to that format: a macro <prefix><ID>(x), ID the format's first column (VLA_RND_F16
+ * for the native arithmetic, the default, from fmt.h; LRND_F16 for the lanes, from lanes.c;
+ * lib/formats/each.h), the identity where the container is the format, and one that a container
+ * it cannot take does not compile. The includer sets
  *     VLA_EACH       the file to include once per row ("native_inst.h")
  *     VLA_EACH_RND   the prefix of its roundings (default VLA_RND_)
  *     VLA_EACH_IF    the rows it takes: an #if expression in the columns below (default all)
@@ -27,25 +28,6 @@
 #ifndef VLA_POLICY_H
 #define VLA_POLICY_H
 #include "tables.h"
-/* the i-th item of a list (0-based, i a literal 0..15): VLA_NTH(i, a, b, c,) */
-#define VLA_NTH(i, ...) VLA_NTH_(i, __VA_ARGS__)
-#define VLA_NTH_(i, ...) VLA_JOIN(VLA_NTH, i)(__VA_ARGS__)
-#define VLA_NTH0(a, ...) a
-#define VLA_NTH1(a, ...) VLA_NTH0(__VA_ARGS__)
-#define VLA_NTH2(a, ...) VLA_NTH1(__VA_ARGS__)
-#define VLA_NTH3(a, ...) VLA_NTH2(__VA_ARGS__)
-#define VLA_NTH4(a, ...) VLA_NTH3(__VA_ARGS__)
-#define VLA_NTH5(a, ...) VLA_NTH4(__VA_ARGS__)
-#define VLA_NTH6(a, ...) VLA_NTH5(__VA_ARGS__)
-#define VLA_NTH7(a, ...) VLA_NTH6(__VA_ARGS__)
-#define VLA_NTH8(a, ...) VLA_NTH7(__VA_ARGS__)
-#define VLA_NTH9(a, ...) VLA_NTH8(__VA_ARGS__)
-#define VLA_NTH10(a, ...) VLA_NTH9(__VA_ARGS__)
-#define VLA_NTH11(a, ...) VLA_NTH10(__VA_ARGS__)
-#define VLA_NTH12(a, ...) VLA_NTH11(__VA_ARGS__)
-#define VLA_NTH13(a, ...) VLA_NTH12(__VA_ARGS__)
-#define VLA_NTH14(a, ...) VLA_NTH13(__VA_ARGS__)
-#define VLA_NTH15(a, ...) VLA_NTH14(__VA_ARGS__)
 /* a column of row i of VLA_PRECS, and the number of rows, for the preprocessor */
 #define VLA_PCOL_SFX_(ID, name, sfx, S, C, IO, mixed, kern) sfx,
 #define VLA_PCOL_S_(ID, name, sfx, S, C, IO, mixed, kern) S,
@@ -54,7 +36,6 @@
 #define VLA_PCOL_MIXED_(ID, name, sfx, S, C, IO, mixed, kern) mixed,
 #define VLA_PCOL_KERN_(ID, name, sfx, S, C, IO, mixed, kern) kern,
 #define VLA_PCOL(i, col) VLA_NTH(i, VLA_PRECS(VLA_PCOL_##col##_))
-#define VLA_PONE_(...) +1
 #if (0 VLA_PRECS(VLA_PONE_)) > 16
 #error "policy.h: more than 16 rows in VLA_PRECS: extend VLA_NTH and the loop below"
 #endif

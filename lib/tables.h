@@ -24,6 +24,28 @@
 #define VLA_IFNOT_1(...)
 #define VLA_IFNOT_0(...) __VA_ARGS__
 #define VLA_MAX(a, b) ((a) > (b) ? (a) : (b))
+/* the i-th item of a list (0-based, i a literal 0..15): VLA_NTH(i, a, b, c,); the number of rows
+ * of a list, for the preprocessor: (0 VLA_FORMATS(VLA_PONE_)) (the loops of lib/policy.h and
+ * lib/formats/each.h) */
+#define VLA_NTH(i, ...) VLA_NTH_(i, __VA_ARGS__)
+#define VLA_NTH_(i, ...) VLA_JOIN(VLA_NTH, i)(__VA_ARGS__)
+#define VLA_NTH0(a, ...) a
+#define VLA_NTH1(a, ...) VLA_NTH0(__VA_ARGS__)
+#define VLA_NTH2(a, ...) VLA_NTH1(__VA_ARGS__)
+#define VLA_NTH3(a, ...) VLA_NTH2(__VA_ARGS__)
+#define VLA_NTH4(a, ...) VLA_NTH3(__VA_ARGS__)
+#define VLA_NTH5(a, ...) VLA_NTH4(__VA_ARGS__)
+#define VLA_NTH6(a, ...) VLA_NTH5(__VA_ARGS__)
+#define VLA_NTH7(a, ...) VLA_NTH6(__VA_ARGS__)
+#define VLA_NTH8(a, ...) VLA_NTH7(__VA_ARGS__)
+#define VLA_NTH9(a, ...) VLA_NTH8(__VA_ARGS__)
+#define VLA_NTH10(a, ...) VLA_NTH9(__VA_ARGS__)
+#define VLA_NTH11(a, ...) VLA_NTH10(__VA_ARGS__)
+#define VLA_NTH12(a, ...) VLA_NTH11(__VA_ARGS__)
+#define VLA_NTH13(a, ...) VLA_NTH12(__VA_ARGS__)
+#define VLA_NTH14(a, ...) VLA_NTH13(__VA_ARGS__)
+#define VLA_NTH15(a, ...) VLA_NTH14(__VA_ARGS__)
+#define VLA_PONE_(...) +1
 
 /* An instantiation names its policy by the row's suffix (POL, e.g. f16f32); these give the
  * row's enum constant, formats and C container: VLA_PREC_OF(POL), VLA_FMTS_OF(POL),

@@ -53,7 +53,7 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 DOC_OBJ  := $(BUILD)/experiments/doc.o $(BUILD)/experiments/summary.o
 # headers: the C and nvcc objects' dependencies come from -MMD alone (a header rebuilds what
 # includes it); the fuzz build, which writes none, depends on these
-HDRS     := $(wildcard lib/*.h lib/models/*.h reference/*.h tests/*.h experiments/*.h)
+HDRS     := $(wildcard lib/*.h lib/models/*.h lib/formats/*.h reference/*.h tests/*.h experiments/*.h)
 
 VLA_TEST_SCALE ?= 1
 # the interpreter with numpy and torch (Debian's python3-numpy, python3-torch): not the first python3

@@ -20,11 +20,11 @@ $(BIN)/vla-regress: $(REGRESS_OBJ) $(DOC_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libv
 	$(CC) $(LDSAN) $(OPENMP) -o $@ $(filter %.o,$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
 $(CLI_OBJ): ALLCFLAGS += $(OPENMP)
 $(BUILD)/plant/%/lib/recur.h: lib/recur.h tests/regress/plants/%.sed $(HDRS) lib/model.c
-	@mkdir -p $(@D)/models
-	cp lib/*.h lib/model.c $(@D)/ && cp lib/models/*.h $(@D)/models/
-	@for f in lib/*.h lib/models/*.h; do sed -f tests/regress/plants/$*.sed $$f > $(@D)/$${f#lib/} || exit 1; done
+	@mkdir -p $(@D)/models $(@D)/formats
+	cp lib/*.h lib/model.c $(@D)/ && cp lib/models/*.h $(@D)/models/ && cp lib/formats/*.h $(@D)/formats/
+	@for f in lib/*.h lib/models/*.h lib/formats/*.h; do sed -f tests/regress/plants/$*.sed $$f > $(@D)/$${f#lib/} || exit 1; done
 	@if diff -rq lib $(@D) | grep -q 'differ$$'; then :; else rm -f $@; \
-	    echo "plant $*: tests/regress/plants/$*.sed no longer changes recur.h's text (lib/*.h, lib/models/*.h): update it" >&2; exit 1; fi
+	    echo "plant $*: tests/regress/plants/$*.sed no longer changes recur.h's text (lib/*.h, lib/models/*.h, lib/formats/*.h): update it" >&2; exit 1; fi
 $(BUILD)/plant/%/model.o: $(BUILD)/plant/%/lib/recur.h
 	$(CC) $(ALLCFLAGS) -c $(@D)/lib/model.c -o $@
 $(BUILD)/plant/%/model_simd.o: lib/model_simd.c $(HDRS)

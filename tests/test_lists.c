@@ -295,18 +295,63 @@ TEST_SLOW(lists_a_policy_row_is_instantiated_from_its_formats)
     CHECK(compile("kernels/lanes.c", "", out, sizeof out) != 0);
     CHECK_MSG(strstr(out, "LRND_F16") && strstr(out, "lrnd_f16"), "%s", out);
     show("LRND_F16");
-    /* a format without its roundings: each arithmetic names the one it lacks */
+    /* a format: its row, a policy of it, and its file lib/formats/e5m2.h. Without the file,
+     * every arithmetic stops at that one file, and names nothing else */
     fresh_lib();
     edit("vlalists.h", "s/^    X(BF16, bf16, 8, -126, 127, float)$/&"
                        " X(E5M2, e5m2, 3, -14, 15, float)/");
     edit("vlalists.h", "s/^    X(BF16_KERN, \"bf16-kern\", bf16kern, F32, F32, BF16, 0, 1)$/&"
                        " X(E5M2, \"e5m2\", e5m2, E5M2, E5M2, E5M2, 0, 0)/");
+    static const char *const e5m2[][2] = {
+        {"@/lib/model.c", ""}, {"kernels/lanes.c", ""}, {"kernels/emu_block.c", "-DPOL=e5m2"}};
+    for (size_t i = 0; i < sizeof e5m2 / sizeof e5m2[0]; i++) {
+        CHECK(compile(e5m2[i][0], e5m2[i][1], out, sizeof out) != 0);
+        CHECK_MSG(strstr(out, "e5m2.h: No such file") && !strstr(out, "E5M2") &&
+                  !strstr(out, "krnd_e5m2"), "%s: %s", e5m2[i][0], out);
+    }
+    show("e5m2.h");
+    /* with a file that lacks the roundings, each arithmetic names the one it lacks */
+    FILE *f = NULL;
+    char path[128];
+    snprintf(path, sizeof path, "%s/lib/formats/e5m2.h", scratch);
+    CHECK((f = fopen(path, "w")) != NULL);
+    if (!f)
+        return;
+    fprintf(f, "/* e5m2.h: nothing yet */\n");
+    fclose(f);
     CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0 && strstr(out, "VLA_RND_E5M2"));
     show("VLA_RND_E5M2");
     CHECK(compile("kernels/lanes.c", "", out, sizeof out) != 0 && strstr(out, "LRND_E5M2"));
+    show("LRND_E5M2");
     CHECK(compile("kernels/emu_block.c", "-DPOL=e5m2", out, sizeof out) != 0 &&
           strstr(out, "krnd_e5m2"));
     show("krnd_e5m2");
+    /* and with its roundings (each part as lib/formats/each.h says; in the lanes, the scalar
+     * rounding lane by lane), every file that instantiates the policies builds: the row and the
+     * file are all a format takes */
+    CHECK((f = fopen(path, "w")) != NULL);
+    if (!f)
+        return;
+    fprintf(f, "#if VLA_FMT_PART == VLA_PART_SCALAR\n"
+               "static inline float vla_rnd_e5m2(float x)\n"
+               "{ return (float)vla_round_narrow(x, 3, -14, 0x1.cp15); }\n"
+               "#define VLA_RND_E5M2(x) _Generic((x), float: vla_rnd_e5m2)(x)\n"
+               "#elif VLA_FMT_PART == VLA_PART_AVX512\n"
+               "#define LDBL_E5M2 0\n"
+               "static inline lv16 lrnd_e5m2(lv16 x)\n"
+               "{ for (int i = 0; i < 16; i++) x[i] = vla_rnd_e5m2(x[i]); return x; }\n"
+               "#define LRND_E5M2(x) lrnd_e5m2(x)\n"
+               "#elif VLA_FMT_PART == VLA_PART_AVX2\n"
+               "static inline lv8f lrnd2_e5m2(lv8f x)\n"
+               "{ for (int i = 0; i < 8; i++) x[i] = vla_rnd_e5m2(x[i]); return x; }\n"
+               "#define LRND2_E5M2(x) lrnd2_e5m2(x)\n"
+               "#elif VLA_FMT_PART == VLA_PART_KERNEL\n"
+               "#define krnd_e5m2 vla_rnd_e5m2\n"
+               "#endif\n");
+    fclose(f);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        CHECK_MSG(compile(all[i], "", out, sizeof out) == 0, "%s: %s", all[i], out);
+    CHECK_MSG(compile("kernels/emu_block.c", "-DPOL=e5m2", out, sizeof out) == 0, "%s", out);
     /* a mixed column that contradicts the formats */
     fresh_lib();
     edit("vlalists.h", "s/X(F16_F32, \"f16-f32\", f16f32, F16, F32, F16, 1, 0)/"
