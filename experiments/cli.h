@@ -164,8 +164,9 @@ typedef struct {
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out);
 
 /* Checkpoints of a program's units of work, for the programs that do not run on vla_drive
- * (vla-forms, vla-heatmap, vla-recall, vla-scaling, vla-grad): a unit is the smallest piece
- * whose result is cheap to keep (a row, a head, a snapshot, a timing), its result opaque bytes.
+ * (vla-forms, vla-heatmap, vla-recall, vla-scaling, vla-grad, vla-check): a unit is the smallest
+ * piece whose result is cheap to keep (a row, a head, a snapshot, a timing, a group of rows), its
+ * result opaque bytes.
  * The file, its key, checksums, atomic save, --out rules and the rule that it goes when the
  * program exits 0 are vla_drive's (OUT.ckpt, one record per unit). vla_units_open reads it with
  * c->resume (a checkpoint of another command is refused, naming the option that differs: the

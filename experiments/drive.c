@@ -315,10 +315,11 @@ static void ckpt_remove_on_success(int status, void *arg)
  * and rows (a --resume with another seed, stream or horizon would otherwise splice two runs into
  * one table), and the build (a table names the commit that made it: another build's state must
  * not end in it). Not --runs or --backend for vla_drive: runs are independent, and every backend
- * gives the same bits. more: the caller's lines after the columns'. NULL when out of memory or the
- * stream cannot be read again. */
+ * gives the same bits. more: the caller's lines after the columns'. NULL, said, with the exit
+ * status in *status: 1 out of memory, 2 when the stream cannot be read again (a trace changed
+ * since it was parsed: its reason, as the parser says it). */
 static char *ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const char *columns,
-                      const char *more)
+                      const char *more, int *status)
 {
     char cfg[1024], stream[600] = "", err[256];
     vla_config_describe(&c->cfg, cfg, sizeof cfg);
@@ -327,8 +328,11 @@ static char *ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const char *co
             *p = '\n';
     vla_stream *st;
     if (vla_stream_open_part(&st, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, -1, c->steps, err,
-                             sizeof err))
+                             sizeof err)) {
+        fprintf(stderr, "%s: --stream: %s\n", spec->prog, err);
+        *status = 2;
         return NULL;
+    }
     vla_stream_identity(st, stream, sizeof stream);
     vla_stream_close(st);
     size_t n = strlen(cfg) + strlen(stream) + strlen(columns) + strlen(more) +
@@ -342,6 +346,8 @@ static char *ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const char *co
                  (unsigned long long)c->seed, c->steps, c->per_decade,
                  c->ref == REF_EXACT ? "exact" : c->ref == REF_F64 ? "f64" : "none",
                  c->ref == REF_EXACT ? c->ref_bits : 0);
+    else
+        fprintf(stderr, "%s: out of memory\n", spec->prog), *status = 1;
     return key;
 }
 
@@ -984,10 +990,8 @@ int vla_units_open(vla_units **up, const vla_cli *c, const vla_cli_spec *spec, c
     }
     u->last_save = vla_cli_now();
     /* (the table's columns follow from the build, the program and its options) */
-    if (u->files && !(u->key = ckpt_key(c, spec, "-", opts))) {
-        fprintf(stderr, "%s: out of memory, or the stream cannot be read again\n", spec->prog);
+    if (u->files && !(u->key = ckpt_key(c, spec, "-", opts, &status)))
         goto fail;
-    }
     u->file = (ckpt_file){c->out, u->key ? u->key : "", n, 1, (long)max, units_record,
                           units_parse, u};
     if (c->resume && u->files) {
@@ -1189,15 +1193,12 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                 spec->prog, lw, nr, (nr + lw - 1) / lw * lw - nr, (nr + lw - 1) / lw * lw);
     char accl[40];
     snprintf(accl, sizeof accl, "accumulator=%zu\n", drv->acc_size);
-    key = files ? ckpt_key(c, spec, drv->columns, accl) : NULL;
+    key = files ? ckpt_key(c, spec, drv->columns, accl, &status) : NULL;
     ckpt_ctx kc = {c, drv, m, ref, acc, rows, ci, cks, nck, inf_at, zero_at, zero_n, inf_ref,
                    zero_den};
     ckpt_file kf = {c->out, files ? key : "", nr, 16, 0, ckpt_record, ckpt_parse_run, &kc};
-    if (!kf.key) {
-        fprintf(stderr, "%s: out of memory, or the stream cannot be read again\n", spec->prog);
-        status = 1;
+    if (!kf.key) /* (said) */
         goto done;
-    }
     kf.rec_max = 8 + vla_engine_save_max(m) + (ref ? vla_engine_save_max(ref) : 0) +
                  (long)drv->acc_size + 8 + nck * ncol * 8 + CKPT_MARKS * 8;
 

@@ -163,14 +163,35 @@ typedef struct {
  * 256 bits are asked for, each checked against MPFR on its head 0 (vref_ddcheck); a group (or a
  * reference of the judge) whose check fails runs again with MPFR, and so does one that dd cannot
  * run. The header says which and how close (refck_describe). */
-static struct {
-    int dd, mpfr;   /* groups whose reference was dd, and those that fell back to MPFR */
-    int refused;    /* ... those in MPFR because dd could not run them */
+typedef struct {
+    long dd, mpfr;  /* groups whose reference was dd, and those that fell back to MPFR */
+    long refused;   /* ... those in MPFR because dd could not run them */
     long compared;  /* the dd checks' comparisons */
     double worst;   /* ... their largest relative difference (the checks that passed) */
     double failed;  /* ... that of the checks that failed (NaN: not finite in one of the two) */
-} refck;
+} refck_t;
+/* the table's or the judge's: each group counts its own (a group's record keeps it: a resumed
+ * group's references are said as when it ran), added here when it ends (refck_add) */
+static refck_t refck;
 #define REDO_MPFR 2 /* the dd reference failed its check: run it again with MPFR */
+
+/* *worst becomes w where w is larger, or NaN (a NaN, an overflow in one, stays) */
+static void refck_worst(double *worst, double w)
+{
+    if (!isnan(*worst) && !(w <= *worst))
+        *worst = w;
+}
+
+/* a group's counts into the table's (in any order: the same sums and largest differences) */
+static void refck_add(refck_t *to, const refck_t *g)
+{
+    to->dd += g->dd;
+    to->mpfr += g->mpfr;
+    to->refused += g->refused;
+    to->compared += g->compared;
+    refck_worst(&to->worst, g->worst);
+    refck_worst(&to->failed, g->failed);
+}
 
 /* what the exact references were, in words: what the groups of the table or the judge's
  * references ("group", "reference": an s where there are more than one) */
@@ -182,12 +203,12 @@ static void refck_describe(long bits, long steps, const char *what, char *buf, s
     else
         snprintf(bad, sizeof bad, "%.2g", refck.failed);
     if (refck.refused)
-        snprintf(fell, sizeof fell, "; %d %s%s in MPFR, which double-double could not run",
+        snprintf(fell, sizeof fell, "; %ld %s%s in MPFR, which double-double could not run",
                  refck.refused, what, refck.refused == 1 ? "" : "s");
     if (!refck.dd && !refck.mpfr)
         snprintf(buf, len, "exact (MPFR, %ld bits%s)", bits, fell);
     else if (!refck.dd)
-        snprintf(buf, len, "exact (MPFR, 256 bits: the double-double reference of %d %s%s failed "
+        snprintf(buf, len, "exact (MPFR, 256 bits: the double-double reference of %ld %s%s failed "
                            "its check against MPFR on head 0 (largest relative difference %s, "
                            "trusted to %.0e)%s)", refck.mpfr, what, refck.mpfr == 1 ? "" : "s", bad,
                  VREF_DD_TRUST, fell);
@@ -195,9 +216,9 @@ static void refck_describe(long bits, long steps, const char *what, char *buf, s
         char why[80] = "";
         if (refck.mpfr)
             snprintf(why, sizeof why, " (largest relative difference %s)", bad);
-        snprintf(buf, len, "exact (%d %s%s in double-double, 106 bits, checked against MPFR at "
+        snprintf(buf, len, "exact (%ld %s%s in double-double, 106 bits, checked against MPFR at "
                            "256 bits on head 0 to t = %ld at %ld checkpoints: largest relative "
-                           "difference %.2g, trusted to %.0e; %d %s%s in MPFR, whose dd reference "
+                           "difference %.2g, trusted to %.0e; %ld %s%s in MPFR, whose dd reference "
                            "failed the check%s%s)", refck.dd, what, refck.dd == 1 ? "" : "s",
                  steps < VREF_DD_CHECK_STEPS ? steps : VREF_DD_CHECK_STEPS, refck.compared,
                  refck.worst, VREF_DD_TRUST, refck.mpfr, what, refck.mpfr == 1 ? "" : "s", why,
@@ -209,7 +230,7 @@ static void refck_describe(long bits, long steps, const char *what, char *buf, s
  * in double-double where use_dd and MPFR at the default bits are asked for, with its check in
  * *chk (else NULL); MPFR where dd cannot run it. 0, else 1 with the reason in why. */
 static int ref_new(vla_engine **ref, vref_ddcheck **chk, vla_engine_spec rs, int use_dd,
-                   char *why, size_t len)
+                   refck_t *rk, char *why, size_t len)
 {
     *chk = NULL;
     if (use_dd && rs.backend == vref_backend_exact() && rs.ref_bits == VREF_DEFAULT_BITS) {
@@ -222,40 +243,29 @@ static int ref_new(vla_engine **ref, vref_ddcheck **chk, vla_engine_spec rs, int
             return 1;
         }
         rs.backend = vref_backend_exact();
-#ifdef _OPENMP
-#pragma omp atomic
-#endif
-        refck.refused++;
+        rk->refused++;
     }
     return vla_engine_new(ref, &rs, why, len) != 0;
 }
 
-/* a reference's check at its end (none: NULL), counted for refck_describe: REDO_MPFR when it
- * failed, and the reference must run again with MPFR */
-static int refck_note(const vref_ddcheck *chk)
+/* a reference's check at its end (none: NULL), counted in *rk for refck_describe: REDO_MPFR when
+ * it failed, and the reference must run again with MPFR */
+static int refck_note(const vref_ddcheck *chk, refck_t *rk)
 {
     if (!chk)
         return 0;
     const int ok = vref_ddcheck_ok(chk);
-    const double w = vref_ddcheck_worst(chk);
-#ifdef _OPENMP
-#pragma omp critical(check_refck)
-#endif
-    {
-        double *worst = ok ? &refck.worst : &refck.failed;
-        if (ok) {
-            refck.dd++;
-            refck.compared += vref_ddcheck_compared(chk);
-        } else
-            refck.mpfr++;
-        if (!isnan(*worst) && !(w <= *worst)) /* a NaN (an overflow in one) stays */
-            *worst = w;
-    }
+    if (ok) {
+        rk->dd++;
+        rk->compared += vref_ddcheck_compared(chk);
+    } else
+        rk->mpfr++;
+    refck_worst(ok ? &rk->worst : &rk->failed, vref_ddcheck_worst(chk));
     return ok ? 0 : REDO_MPFR;
 }
 
 static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog, long *done,
-                       int use_dd)
+                       int use_dd, refck_t *rk)
 {
     const vla_config *cfg = mb[0].cfg;
     const int nr = c->runs, d = cfg->d, dv = cfg->dv, hasA = vla_model_has_A(cfg->model);
@@ -317,7 +327,7 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
             rs.taps = VLA_TAP_O;
             rs.on_step = on_step;
             rs.ctx = &tr;
-            refbad = ref_new(&ref, &chk, rs, use_dd, refwhy, sizeof refwhy);
+            refbad = ref_new(&ref, &chk, rs, use_dd, rk, refwhy, sizeof refwhy);
         }
         if (!w->failed && w->nck && w->cks[w->nck - 1] > tend)
             tend = w->cks[w->nck - 1];
@@ -442,7 +452,7 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
         }
     }
     if (!refbad)
-        redo = refck_note(chk);
+        redo = refck_note(chk, rk);
     vref_ddcheck_free(chk);
     for (int k = 0; k < n; k++) {
         if (refbad && !mb[k].failed)
@@ -997,6 +1007,87 @@ static void ref_key(const vla_cli *c, const vla_config *cfg, char *key, size_t l
              rs.ref_bits, desc, rc.ref == REF_F64 ? vla_prec_name(cfg->prec) : "");
 }
 
+/* ---- checkpoints: a group is a unit of work (vla_units, drive.c). Its record: its references'
+ * counts (refck_t), then each row's worst head and merged result, and its curve (nck x NQ); the
+ * verdict and the causes follow from them (judge). Only a group whose rows all ran is kept: one
+ * that a stop cut short, or whose row failed, runs again on --resume. ---- */
+typedef struct {
+    long head; /* (no padding: a record's bytes are all written) */
+    result r;
+} saved_row;
+
+/* the bytes of group g's record (its rows: rows[order[group[g]]] .. rows[order[group[g + 1] - 1]]) */
+static size_t group_size(const row_t *rows, const int *order, const int *group, int g)
+{
+    size_t n = sizeof(refck_t);
+    for (int j = group[g]; j < group[g + 1]; j++)
+        n += sizeof(saved_row) + (size_t)rows[order[j]].nck * NQ * sizeof(double);
+    return n;
+}
+
+/* group g, its rows ran, into the checkpoint: VLA_OK or VLA_ENOMEM */
+static int group_save(vla_units *u, int g, const refck_t *rk, const row_t *rows, const int *order,
+                      const int *group)
+{
+    const size_t len = group_size(rows, order, group, g);
+    char *rec = malloc(len), *p = rec;
+    if (!rec)
+        return VLA_ENOMEM;
+    memcpy(p, rk, sizeof *rk), p += sizeof *rk;
+    for (int j = group[g]; j < group[g + 1]; j++) {
+        const row_t *w = &rows[order[j]];
+        const saved_row sr = {w->head, w->r};
+        const size_t nc = (size_t)w->nck * NQ * sizeof(double);
+        memcpy(p, &sr, sizeof sr), p += sizeof sr;
+        memcpy(p, w->curve, nc), p += nc;
+    }
+    const int e = vla_units_save(u, g, rec, len);
+    free(rec);
+    return e;
+}
+
+/* group g from the checkpoint, where it finished before: its rows ran, with their results and
+ * curves, and its counts in *rk (1); 0 when it has no record, or one that cannot be this command's
+ * (said; it runs again) */
+static int group_load(const vla_units *u, int g, refck_t *rk, row_t *rows, const int *order,
+                      const int *group, const vla_cli *c)
+{
+    size_t len;
+    const char *rec = vla_units_get(u, g, &len), *p = rec;
+    if (!rec)
+        return 0;
+    refck_t k;
+    int ok = len == group_size(rows, order, group, g);
+    if (ok) {
+        memcpy(&k, p, sizeof k), p += sizeof k;
+        ok = k.dd >= 0 && k.mpfr >= 0 && k.refused >= 0 && k.compared >= 0;
+    }
+    for (int j = group[g]; ok && j < group[g + 1]; j++) {
+        saved_row sr;
+        memcpy(&sr, p, sizeof sr);
+        ok = sr.head >= 0 && sr.head < c->runs;
+        p += sizeof sr + (size_t)rows[order[j]].nck * NQ * sizeof(double);
+    }
+    if (!ok) {
+        fprintf(stderr, "vla-check: warning: %s.ckpt: the record of group %d is not one this "
+                        "command writes: its rows run again\n", c->out, g);
+        return 0;
+    }
+    *rk = k;
+    p = rec + sizeof k;
+    for (int j = group[g]; j < group[g + 1]; j++) {
+        row_t *w = &rows[order[j]];
+        saved_row sr;
+        const size_t nc = (size_t)w->nck * NQ * sizeof(double);
+        memcpy(&sr, p, sizeof sr), p += sizeof sr;
+        memcpy(w->curve, p, nc), p += nc;
+        w->ran = 1;
+        w->head = sr.head;
+        w->r = sr.r;
+    }
+    return 1;
+}
+
 /* ---- --outputs DIR2: your kernel's own read-outs against the exact reference (docs/trace.md,
  * "Your own kernel, judged"; issue 36). The kernel's error is measured per head beside what the
  * policy attains (vlastab's own emulation in seq and in the kernel's form, its read-outs taken
@@ -1189,7 +1280,8 @@ static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t l
         const int use_dd = J->dd[r] != DD_NO;
         if (!tp[r].o || !tp[r].seen)
             st = 1;
-        else if (!(st = ref_new(&e[r], &chk[r], sp, use_dd, why, len)) && use_dd && !chk[r])
+        else if (!(st = ref_new(&e[r], &chk[r], sp, use_dd, &refck, why, len)) && use_dd &&
+                 !chk[r])
             J->dd[r] = DD_NO; /* dd refused it (ref_new counted it once), or no exact reference */
         if (chk[r] && J->dd[r] == DD_DONE)
             vref_ddcheck_free(chk[r]), chk[r] = NULL; /* checked at an earlier pass */
@@ -1216,7 +1308,7 @@ static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t l
                 st = 1, snprintf(why, len, "the reference's check: %s", vla_strerror(rc));
             else if (chk[r] && to >= (T < VREF_DD_CHECK_STEPS ? T : VREF_DD_CHECK_STEPS)) {
                 /* its check is over: noted once (refck_describe) */
-                redo |= refck_note(chk[r]) == REDO_MPFR;
+                redo |= refck_note(chk[r], &refck) == REDO_MPFR;
                 J->dd[r] = vref_ddcheck_ok(chk[r]) ? DD_DONE : DD_NO;
                 vref_ddcheck_free(chk[r]), chk[r] = NULL;
             }
@@ -2162,7 +2254,9 @@ int main(int argc, char **argv)
                     "(o.npy, a gradient or do.npy of another shape than the trace's, a NaN in "
                     "do.npy, a gradient of a model without a backward, ...), a table or report "
                     "path that cannot be written (checked before the runs)"},
-        {"3", NULL, "interrupted by SIGINT or SIGTERM: no table, report or temporary is left"},
+        {"3", NULL, "interrupted by SIGINT or SIGTERM: no table, report or temporary is left; "
+                    "with --out FILE the groups of rows finished are in FILE.ckpt, and the same "
+                    "command with --resume goes on from them"},
         {NULL, NULL, NULL},
     };
     static const vla_cli_spec spec = {
@@ -2188,9 +2282,16 @@ int main(int argc, char **argv)
             "with one figure, and exits 1 when a precision named by --require fails (--threshold). A\n"
             "configuration that a form or a way refuses (vla3's nudge every 20 steps inside a chunk\n"
             "of 64, a solver way with the nudge on) is listed in the header as refused, with the\n"
-            "reason; the rows run in parallel (OMP_NUM_THREADS). No checkpoint files (--resume is\n"
-            "refused): an interrupted check starts over. On a terminal, stderr shows the progress\n"
-            "(head-steps done of all the rows', their rate, the time left); elsewhere nothing of it.\n"
+            "reason; the rows run in parallel (OMP_NUM_THREADS). With --out FILE, each group of rows\n"
+            "that share a reference (a model and a way of tracking A in one policy, with its forms)\n"
+            "is kept in FILE.ckpt once all its rows ran (written every VLA_CHECKPOINT_SECONDS, and at\n"
+            "SIGINT or SIGTERM, exit 3); the same command with --resume reads those groups back, runs\n"
+            "the others (the groups in progress at the stop start over), and writes the table and\n"
+            "report of an uninterrupted check (the report's command without --resume). FILE.ckpt goes\n"
+            "when vla-check exits 0; after exit 1 (--require's too) what was written of it stays, for\n"
+            "--resume. The table on standard output keeps no checkpoint, nor does --outputs (--resume\n"
+            "is refused there). On a terminal, stderr shows the progress (head-steps done of all the\n"
+            "rows', their rate, the time left); elsewhere nothing of it.\n"
             "A trace is read a block of steps at a time: the memory does not grow with T; the rows\n"
             "that share a reference (the model, its input rounding) read it, or draw a stream, once.\n"
             "\n"
@@ -2265,8 +2366,8 @@ int main(int argc, char **argv)
         .ctx = &o,
     };
     /* STREAM may come as a word of its own: it is --stream STREAM */
-    char **av = malloc((size_t)(argc + 2) * sizeof *av);
-    int ac = 0, have_stream = 0, have_ck = 0;
+    char **av = malloc((size_t)(2 * argc + 3) * sizeof *av), **cmd = av + argc + 2;
+    int ac = 0, ncmd = 0, have_stream = 0, have_ck = 0;
     if (!av)
         return 1;
     for (int i = 0; i < argc; i++) {
@@ -2283,11 +2384,13 @@ int main(int argc, char **argv)
             av[ac++] = "--stream";
             have_stream = 1;
         }
+        if (!i || strcmp(a, "--resume")) /* (the report's command: the check, as typed) */
+            cmd[ncmd++] = argv[i];
         av[ac++] = argv[i];
         if (takes && i + 1 < argc)
-            av[ac++] = argv[++i];
+            cmd[ncmd++] = av[ac++] = argv[++i];
     }
-    av[ac] = NULL;
+    av[ac] = cmd[ncmd] = NULL;
     int help = 0;
     for (int i = 1; i < argc; i++)
         help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "--man") ||
@@ -2310,7 +2413,8 @@ int main(int argc, char **argv)
                                "and --form, not --%s", o.models ? "models" : o.precs ? "precisions"
                                : o.tracks ? "tracks" : o.require ? "require" : "forms");
         if (c.resume)
-            vla_cli_die(&spec, "--resume: vla-check writes no checkpoints");
+            vla_cli_die(&spec, "--resume: --outputs writes no checkpoints (an interrupted judge "
+                               "starts over)");
         int prec_given = 0;
         for (int i = 1; i < argc; i++)
             prec_given |= !strcmp(argv[i], "--precision");
@@ -2323,9 +2427,6 @@ int main(int argc, char **argv)
     if (c.cfg.form != VLA_FORM_SEQ)
         vla_cli_die(&spec, "--form: vla-check takes its forms from --forms (a list); --form goes "
                            "with --outputs");
-    if (c.resume)
-        vla_cli_die(&spec, "--resume: vla-check writes no checkpoints (an interrupted check starts "
-                           "over)");
     /* the models: --models', else the trace's (model.txt) or --model's, else every one */
     if (o.models && c.model_opt)
         vla_cli_die(&spec, "--model and --models: give one of them (--model M means --models M)");
@@ -2482,13 +2583,47 @@ int main(int argc, char **argv)
     if (strcmp(o.report, "none") && report_paths_ok(o.report, &c, 0))
         return release(2, rows, nrows, order, group, gof, av);
     vla_dat *out = vla_cli_out(&c, &spec);
-    /* progress: the groups' steps of every head (a group's steps: its longest row's) */
+    /* the checkpoint (with --out FILE): a group is a unit of work. Its key adds, to the options,
+     * the settings in the order they apply (the trace's model.txt's, then --set's): they make
+     * every model's constants, where the key's description is of one model's */
+    const char *sets[VLA_CLI_MAXSETS + 64];
+    const int nsets = settings(&c, sets, VLA_CLI_MAXSETS + 64);
+    size_t xlen = 64, umax = 0;
+    for (int i = 0; i < nsets; i++)
+        xlen += strlen(sets[i]) + 1;
+    for (int g = 0; g < ng; g++) {
+        const size_t n = group_size(rows, order, group, g);
+        umax = n > umax ? n : umax;
+    }
+    char *extra = malloc(xlen);
+    if (!extra)
+        return release(vla_cli_close(out, &c, &spec, 1), rows, nrows, order, group, gof, av);
+    int xn = snprintf(extra, xlen, "--set=");
+    for (int i = 0; i < nsets; i++)
+        xn += snprintf(extra + xn, xlen - xn, "%s%s", i ? " " : "", sets[i]);
+    snprintf(extra + xn, xlen - xn, "\n");
+    vla_units *u;
+    int st = vla_units_open(&u, &c, &spec, "group", extra, ng, umax);
+    free(extra);
+    if (st)
+        return release(vla_cli_close(out, &c, &spec, st), rows, nrows, order, group, gof, av);
+    /* the groups finished before: read back, not run (their rows' ran is set) */
+    for (int g = 0; g < ng; g++) {
+        refck_t rk;
+        if (!group_load(u, g, &rk, rows, order, group, &c))
+            continue;
+        refck_add(&refck, &rk);
+        for (int j = group[g]; j < group[g + 1]; j++)
+            judge(&rows[order[j]], o.threshold);
+    }
+    /* progress: the steps of every head of the groups to run (a group's steps: its longest
+     * row's) */
     long total = 0, done = 0;
     for (int g = 0; g < ng; g++) {
         long tend = 0;
         for (int j = group[g]; j < group[g + 1]; j++) {
             const row_t *w = &rows[order[j]];
-            if (w->nck && w->cks[w->nck - 1] > tend)
+            if (!w->ran && w->nck && w->cks[w->nck - 1] > tend)
                 tend = w->cks[w->nck - 1];
         }
         total += tend * c.runs;
@@ -2500,8 +2635,11 @@ int main(int argc, char **argv)
 #endif
     for (int g = 0; g < ng; g++) {
         const int n = group[g + 1] - group[g];
+        if (rows[order[group[g]]].ran) /* read back */
+            continue;
         member_t *mb = calloc((size_t)n, sizeof *mb);
         result *res = calloc((size_t)n * c.runs, sizeof *res);
+        refck_t rk = {0};
         for (int use_dd = 1; use_dd >= 0; use_dd--) { /* dd, or MPFR where its check failed */
             for (int j = 0; mb && res && j < n; j++) {
                 row_t *w = &rows[order[group[g] + j]];
@@ -2509,28 +2647,43 @@ int main(int argc, char **argv)
                                    w->skip, sizeof w->skip, 0, NULL, {0}, 0};
             }
             if (!mb || !res || vla_cli_stop ||
-                check_group(&c, mb, n, &prog, &done, use_dd) != REDO_MPFR)
+                check_group(&c, mb, n, &prog, &done, use_dd, &rk) != REDO_MPFR)
                 break;
         }
+        /* a stop from here on cut nothing short: the engines had all stepped to their end */
+        const int stopped = vla_cli_stop != 0;
+        int all = mb && res && !stopped;
         for (int j = 0; j < n; j++) {
             row_t *w = &rows[order[group[g] + j]];
             if (!mb || !res)
                 snprintf(w->skip, sizeof w->skip, "out of memory");
-            else if (!mb[j].failed && !vla_cli_stop) {
+            else if (!mb[j].failed && !stopped) {
                 w->ran = 1;
                 merge(mb[j].res, c.runs, &w->head);
                 w->r = mb[j].res[0];
                 judge(w, o.threshold);
             }
+            all &= w->ran;
+        }
+#ifdef _OPENMP
+#pragma omp critical(check_units)
+#endif
+        {
+            refck_add(&refck, &rk);
+            if (all && group_save(u, g, &rk, rows, order, group))
+                fprintf(stderr, "vla-check: warning: out of memory for the checkpoint of group "
+                                "%d: a --resume runs it again\n", g);
         }
         free(mb);
         free(res);
     }
     vla_progress_end(&prog);
-    if (vla_cli_stop) { /* the table closed without its columns line is discarded */
-        fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n", (int)vla_cli_stop);
-        return vla_cli_close(out, &c, &spec, 3);
+    if (vla_cli_stop) { /* the groups finished are saved (vla_units_end says where); the table
+                         * closed without its columns line is discarded */
+        vla_units_end(u, 3);
+        return release(vla_cli_close(out, &c, &spec, 3), rows, nrows, order, group, gof, av);
     }
+    vla_units_end(u, 0); /* the checkpoint goes when vla-check exits 0 */
     /* the table */
     char files[600];
     vla_cli_stream_files(&c, files, sizeof files);
@@ -2642,8 +2795,11 @@ int main(int argc, char **argv)
     }
     if (vla_cli_close(out, &c, &spec, 0))
         return 1;
+    vla_cli shown = c; /* the report's command: the check's, without --resume */
+    shown.argc = ncmd;
+    shown.argv = cmd;
     if (strcmp(o.report, "none") &&
-        write_report(o.report, &c, &o, rows, nrows, nck0, files,
+        write_report(o.report, &shown, &o, rows, nrows, nck0, files,
                      strcmp(c.out, "-") ? c.out : "standard output"))
         return 1;
 

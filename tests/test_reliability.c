@@ -1521,3 +1521,181 @@ TEST(reliability_units_read_back)
     free(b);
     remove_tree(dir);
 }
+
+/* ---- vla-check resumes by groups of rows ---- */
+
+/* vla-check's unit is a group: the rows that share a reference (a model and a way of tracking A
+ * in one policy, with its forms). On a trace of 2 heads x CK_T steps at d = 8 written here, la and
+ * vla3 in f64, f32 and bf16 are 6 groups, the f64 ones against the exact reference (double-double,
+ * whose check the table's reference line counts). Stopped by SIGINT once a group is in the
+ * checkpoint, while others run, it refuses a --resume with another --threshold, or another --set
+ * of a constant no checked model's description in the key holds (the gated family's scale: the
+ * settings' line of the key holds it), and resumes to the table, the Markdown report and the
+ * figure's data and script of the uninterrupted run, byte for byte; the same after SIGKILL. A
+ * number forged in a finished group's record (a row's s_max, its checksum resealed) is in the
+ * resumed table: the group is read back, not run again. */
+#define CK_T 10000
+static const char *const ck_outs[] = {"a.dat", "r.md", "r-errors.dat", "r.gp"};
+
+typedef struct {
+    char trace[300], out[300], rep[300], ck[310];
+    char *argv[20];
+} ck_cmd;
+
+/* the check of dir's trace, its table dir/a.dat and report dir/r, with up to three more words */
+static void ck_make(ck_cmd *k, const char *p, const char *dir, const char *m1, const char *m2,
+                    const char *m3)
+{
+    snprintf(k->trace, sizeof k->trace, "trace:%s/tr", dir);
+    snprintf(k->out, sizeof k->out, "%s/a.dat", dir);
+    snprintf(k->rep, sizeof k->rep, "%s/r", dir);
+    snprintf(k->ck, sizeof k->ck, "%s.ckpt", k->out);
+    const char *a[] = {p, k->trace, "--models", "la,vla3", "--precisions", "f64,f32,bf16", "--out",
+                       k->out, "--report", k->rep, m1, m2, m3};
+    int n = 0;
+    for (size_t i = 0; i < sizeof a / sizeof *a && a[i]; i++)
+        k->argv[n++] = (char *)a[i];
+    k->argv[n] = NULL;
+}
+
+/* q, k, v: 2 heads x CK_T steps x 8, Gaussian of spread 0.5 from a fixed seed */
+static int ck_trace(const char *dir)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/tr", dir);
+    double *x = malloc(sizeof(double) * 2 * CK_T * 8);
+    int e = !x || mkdir(path, 0755);
+    for (int f = 0; !e && f < 3; f++) {
+        for (long i = 0; i < 2 * CK_T * 8; i++)
+            x[i] = 0.5 * vla_gauss(7, (vla_var)f, 0, (uint64_t)i, 0);
+        snprintf(path, sizeof path, "%s/tr/%c.npy", dir, "qkv"[f]);
+        const long shape[3] = {2, CK_T, 8};
+        e = vla_npy_write(path, x, 3, shape);
+    }
+    free(x);
+    return e;
+}
+
+/* whether dir's outputs are the uninterrupted run's (its copies ref-NAME) byte for byte, the table
+ * but for its command and date lines; else the first that differs in *what */
+static int ck_same(const char *dir, const char **what)
+{
+    for (size_t i = 0; i < sizeof ck_outs / sizeof *ck_outs; i++) {
+        char a[400], b[400];
+        snprintf(a, sizeof a, "%s/%s", dir, ck_outs[i]);
+        snprintf(b, sizeof b, "%s/ref-%s", dir, ck_outs[i]);
+        int same = 0;
+        if (i == 0) {
+            char *x = table_body(a), *y = table_body(b);
+            same = x && y && !strcmp(x, y);
+            free(x);
+            free(y);
+        } else {
+            same = same_file(a, b);
+        }
+        if (!same) {
+            *what = ck_outs[i];
+            return 0;
+        }
+    }
+    *what = "";
+    return 1;
+}
+
+/* stopped by sig once a group is in the checkpoint (each written as it ends), then resumed to
+ * the uninterrupted run's outputs; the checkpoint as it was before the resume into *saved */
+static void ck_stop_resume(const char *p, const char *dir, int sig, char **saved, size_t *len)
+{
+    ck_cmd k;
+    char msg[3000], *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    const char *what;
+    ck_make(&k, p, dir, NULL, NULL, NULL);
+    int st = run_signalled(k.argv, env, k.ck, 0, sig, NULL, msg, sizeof msg);
+    CHECK_MSG(st == (sig == SIGINT ? 3 : 128 + SIGKILL) && exists(k.ck) &&
+                  (sig != SIGINT || (strstr(msg, " of 6 groups finished, saved in") &&
+                                     !strstr(msg, "6 of 6") && strstr(msg, "--resume"))),
+              "vla-check stopped by signal %d: status %d, %s, '%s'", sig, st,
+              exists(k.ck) ? "a checkpoint" : "no checkpoint", msg);
+    *saved = read_all(k.ck, len);
+    if (sig == SIGINT) { /* another command's checkpoint: refused, naming the option, and kept */
+        static const char *const other[][2] = {{"--threshold", "0.2"}, {"--set", "scale=0.5"}};
+        for (int i = 0; i < 2; i++) {
+            ck_make(&k, p, dir, "--resume", other[i][0], other[i][1]);
+            st = run(NULL, k.argv, NULL, msg, sizeof msg, 120);
+            CHECK_MSG(st == 2 && strstr(msg, other[i][0]) && strstr(msg, "refusing") &&
+                          exists(k.ck),
+                      "resumed with %s %s: status %d '%s'", other[i][0], other[i][1], st, msg);
+        }
+    }
+    ck_make(&k, p, dir, "--resume", NULL, NULL);
+    st = run(NULL, k.argv, NULL, msg, sizeof msg, 120);
+    int same = ck_same(dir, &what);
+    CHECK_MSG(st == 0 && strstr(msg, "groups finished before, kept") && same && !exists(k.ck),
+              "resumed after signal %d: status %d, %s%s, checkpoint %s, '%s'", sig, st,
+              same ? "the same outputs" : "differs: ", what, exists(k.ck) ? "left" : "removed",
+              msg);
+}
+
+TEST_SLOW(reliability_check_resume)
+{
+    const char *p;
+    char dir[256], msg[3000], a[400], b[400];
+    if (!begin(dir, sizeof dir, 1, "vla-check", &p))
+        return;
+    ck_cmd k;
+    ck_make(&k, p, dir, NULL, NULL, NULL);
+    int st = ck_trace(dir) ? -9 : run(NULL, k.argv, NULL, msg, sizeof msg, 120);
+    for (size_t i = 0; i < sizeof ck_outs / sizeof *ck_outs; i++) {
+        snprintf(a, sizeof a, "%s/%s", dir, ck_outs[i]);
+        snprintf(b, sizeof b, "%s/ref-%s", dir, ck_outs[i]);
+        CHECK_MSG(rename(a, b) == 0, "%s: %s", a, strerror(errno));
+    }
+    CHECK_MSG(st == 0, "vla-check uninterrupted: status %d '%s'", st, msg);
+    char *saved;
+    size_t len;
+    ck_stop_resume(p, dir, SIGINT, &saved, &len);
+    free(saved);
+    ck_stop_resume(p, dir, SIGKILL, &saved, &len);
+
+    /* a row's s_max (the table's 14th column) forged where a finished group's record holds it */
+    snprintf(b, sizeof b, "%s/ref-a.dat", dir);
+    char *ref = table_body(b);
+    const double forged = 12345.5;
+    int found = 0;
+    for (char *l = ref; l && *l && !found; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
+        double v = 0;
+        if (*l != '#') {
+            char *f = l;
+            for (int i = 0; i < 13; i++)
+                f += strcspn(f, " \n"), f += strspn(f, " ");
+            v = strtod(f, NULL);
+        }
+        for (int h = 0; saved && v > 0 && h < 6 && !found; h++) {
+            size_t at = record_at(saved, len, h);
+            uint64_t rlen = 0;
+            if (at)
+                memcpy(&rlen, saved + at, 8);
+            for (size_t o = at + 8; rlen && o + 8 <= at + 8 + rlen; o++)
+                if (!memcmp(saved + o, &v, 8)) /* (the group's curve holds it too) */
+                    memcpy(saved + o, &forged, 8), found = 1;
+            if (found) {
+                uint64_t hs = vla_fnv1a(vla_fnv1a(VLA_FNV_INIT, &rlen, 8), saved + at + 8, rlen);
+                memcpy(saved + at + 8 + rlen, &hs, 8);
+            }
+        }
+    }
+    CHECK_MSG(found, "no row's s_max found in the checkpoint's records");
+    if (found) {
+        write_bytes(k.ck, saved, len);
+        ck_make(&k, p, dir, "--resume", NULL, NULL);
+        st = run(NULL, k.argv, NULL, msg, sizeof msg, 120);
+        char *got = table_body(k.out);
+        CHECK_MSG(st == 0 && got && strstr(got, " 12345.5 "), "resumed from a forged record: "
+                  "status %d, the forged value %s '%s'", st,
+                  got && strstr(got, "12345.5") ? "there" : "not there", msg);
+        free(got);
+    }
+    free(ref);
+    free(saved);
+    remove_tree(dir);
+}
