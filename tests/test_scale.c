@@ -4,7 +4,8 @@
  * cost less than one head's q in binary64 more. (Read whole, the trace cost every stream, one
  * per engine and head, its head's q, k and v: 2 engines x 2 heads x 3 x 8 MB here.) Its judge of
  * a kernel's read-outs (--outputs) streams them too: an 8x longer trace costs less than one
- * head's read-outs more. */
+ * head's read-outs more; and it judges a kernel's gradients a head at a time: 16 heads cost less
+ * than one head's arrays more than 2. */
 #include "check.h"
 #include "proc.h"
 #include "vlastab.h"
