@@ -1539,10 +1539,10 @@ static double *gset_get(const gset_t *b, int i)
     return a[i];
 }
 
-/* head h's inputs for vla_grad, rounded to f (VLA_FMT_F64: as given) */
+/* one head's inputs (vla_inputs_draw_part) for vla_grad, rounded to f (VLA_FMT_F64: as given) */
 typedef struct {
     const vla_inputs *x;
-    int head, d, dv;
+    int d, dv;
     vla_fmt f;
     double *buf; /* 8 x max(d, dv) */
 } gin_t;
@@ -1561,7 +1561,7 @@ static int gin(void *ctx, long t, vla_input *in)
     const gin_t *g = ctx;
     if (vla_cli_stop)
         return VLA_EINTR;
-    *in = g->x->in[(long)g->head * g->x->T + t];
+    *in = g->x->in[t];
     if (g->f == VLA_FMT_F64)
         return VLA_OK;
     const int m = g->d > g->dv ? g->d : g->dv;
@@ -1584,7 +1584,7 @@ static int gin(void *ctx, long t, vla_input *in)
 typedef struct {
     int n, which[NGRAD]; /* the gradients given, indices into gname */
     long w[NGRAD];
-    vla_npy file[NGRAD], dout;
+    vla_npy file[NGRAD], dout; /* opened (shape and size checked), read a head at a time */
     vla_fmt fmt[NGRAD], fo[NGRAD], dofmt;
     /* per head x given gradient: the kernel's errors, the attainable and the budget */
     struct grow {
@@ -1595,8 +1595,9 @@ typedef struct {
     int nbad;
 } grads_t;
 
-/* DIR2's gradient files and do.npy, read and checked against cfg (usage errors: exit 2); 0 when
- * there is none */
+/* DIR2's gradient files and do.npy, opened and checked against cfg, do's values read head by head
+ * (usage errors: exit 2, before any work): how many gradients, 0 when there is none, -1 out of
+ * memory or a read error (said) */
 static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const char *dir, long H,
                       long T, int bf16, grads_t *G)
 {
@@ -1628,7 +1629,7 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
         const int j = G->n++;
         G->which[j] = i, G->w[j] = w;
         snprintf(axes, sizeof axes, "(heads, T, %s)", w == 1 ? "1" : i == 2 ? "dv" : "d");
-        read_outputs(spec, dir, fname, axes, H, T, w, bf16, 0, &G->file[j], &G->fmt[j]);
+        read_outputs(spec, dir, fname, axes, H, T, w, bf16, 1, &G->file[j], &G->fmt[j]);
     }
     out_path(path, sizeof path, dir, "do.npy");
     int have_do = access(path, F_OK) == 0;
@@ -1641,13 +1642,29 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
                           "dv.npy, dbeta.npy, dg.npy, da.npy, db.npy, du.npy)", path);
     if (!G->n)
         return 0;
-    read_outputs(spec, dir, "do.npy", "(heads, T, dv)", H, T, cfg->dv, bf16, 0, &G->dout,
+    read_outputs(spec, dir, "do.npy", "(heads, T, dv)", H, T, cfg->dv, bf16, 1, &G->dout,
                  &G->dofmt);
-    for (long i = 0; i < H * T * cfg->dv; i++)
-        if (!isfinite(G->dout.data[i]))
-            vla_cli_die(spec, "--outputs: %s: %s at [%ld, %ld, %ld] (do is the loss's input: every "
-                              "value finite)", path, isnan(G->dout.data[i]) ? "NaN" : "Inf",
-                        i / (T * cfg->dv), i / cfg->dv % T, i % cfg->dv);
+    const long n = T * cfg->dv;
+    double *c = malloc((size_t)n * sizeof *c);
+    char err[600];
+    if (!c) {
+        fprintf(stderr, "vla-check: --outputs: %s: out of memory for a head's %ld steps\n", path,
+                T);
+        return -1;
+    }
+    for (long h = 0; h < H; h++) {
+        if (vla_npy_read_steps(&G->dout, h, 0, T, c, err, sizeof err)) {
+            fprintf(stderr, "vla-check: --outputs: %s\n", err);
+            free(c);
+            return -1;
+        }
+        for (long i = 0; i < n; i++)
+            if (!isfinite(c[i]))
+                vla_cli_die(spec, "--outputs: %s: %s at [%ld, %ld, %ld] (do is the loss's input: "
+                                  "every value finite)", path, isnan(c[i]) ? "NaN" : "Inf", h,
+                            i / cfg->dv, i % cfg->dv);
+    }
+    free(c);
     const vla_fmt io = vla_prec_io(cfg->prec);
     for (int j = 0; j < G->n; j++)
         G->fo[j] = vla_fmt_precision(io) < vla_fmt_precision(G->fmt[j]) ? io : G->fmt[j];
@@ -1657,7 +1674,8 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
 /* The gradients judged: per head, the exact backward on the inputs as given (--ref exact; lib's
  * binary64 backward with --ref f64), the same on the inputs and do rounded to the policy's io
  * format, and lib's seq backward in the policy; 0, 2 (a backward that refused the inputs: delta's
- * row gates), 3 (interrupted), else 1 */
+ * row gates), 3 (interrupted), else 1. One head at a time: its inputs, do and the kernel's
+ * gradients read for it alone, so that the memory is one head's arrays of T steps, not H's. */
 static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, long W,
                        double slack, grads_t *G)
 {
@@ -1666,24 +1684,36 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
     vla_config ref = *cfg, pol = *cfg;
     pol.form = VLA_FORM_SEQ, pol.chunk = 0;
     ref = pol, ref.prec = VLA_F64;
-    vla_inputs x;
+    vla_inputs x = {0};
     char err[600];
-    if (vla_inputs_draw(&x, c->stream, c->seed, d, dv, (int)H, T, vla_model_reads(cfg), err,
-                        sizeof err)) {
-        fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, err);
-        return 2;
-    }
     enum { G_REF, G_RND, G_SEQ, NG };
     gset_t gs[NG];
     const int m = d > dv ? d : dv;
-    double *buf = malloc(8 * (size_t)m * sizeof *buf), *cr = malloc((size_t)T * dv * sizeof *cr);
-    int st = !buf || !cr ||
+    long wmax = 1; /* the widest gradient given: the kernel's, a head at a time */
+    for (int j = 0; j < G->n; j++)
+        wmax = G->w[j] > wmax ? G->w[j] : wmax;
+    double *buf = malloc(8 * (size_t)m * sizeof *buf), *ch = malloc((size_t)T * dv * sizeof *ch),
+           *cr = malloc((size_t)T * dv * sizeof *cr), *kg = malloc((size_t)T * wmax * sizeof *kg);
+    int st = !buf || !ch || !cr || !kg ||
              !(G->row = calloc((size_t)H * G->n, sizeof *G->row));
     for (int r = 0; r < NG; r++)
         st |= gset_new(&gs[r], cfg, T) != 0;
+    if (st)
+        fprintf(stderr, "vla-check: out of memory for the gradients of %ld steps\n", T);
     for (long h = 0; h < H && !st; h++) {
-        const double *ch = G->dout.data + (size_t)h * T * dv;
-        gin_t as = {&x, (int)h, d, dv, VLA_FMT_F64, buf}, rnd = as;
+        vla_inputs_free(&x);
+        if (vla_inputs_draw_part(&x, c->stream, c->seed, d, dv, (int)h, 1, T,
+                                 vla_model_reads(cfg), err, sizeof err)) {
+            fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, err);
+            st = 2;
+            break;
+        }
+        if (vla_npy_read_steps(&G->dout, h, 0, T, ch, err, sizeof err)) {
+            fprintf(stderr, "vla-check: --outputs: %s\n", err);
+            st = 1;
+            break;
+        }
+        gin_t as = {&x, d, dv, VLA_FMT_F64, buf}, rnd = as;
         rnd.f = io;
         for (long i = 0; i < T * dv; i++)
             cr[i] = vla_round_fmt(io, ch[i]);
@@ -1715,8 +1745,12 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             double *ref_g = gset_get(&gs[G_REF], i), *seq = gset_get(&gs[G_SEQ], i);
             round_out(seq, (size_t)n, io, G->fmt[j]);
             meas_t mm = {0}, mr = {0};
-            if (measure(G->file[j].data + (size_t)h * n, ref_g, T, (int)G->w[j], W, G->fo[j],
-                        &y->k) ||
+            if (vla_npy_read_steps(&G->file[j], h, 0, T, kg, err, sizeof err)) {
+                fprintf(stderr, "vla-check: --outputs: %s\n", err);
+                st = 1;
+                break;
+            }
+            if (measure(kg, ref_g, T, (int)G->w[j], W, G->fo[j], &y->k) ||
                 measure(seq, ref_g, T, (int)G->w[j], W, G->fo[j], &mm) ||
                 (io != VLA_FMT_F64 && measure(gset_get(&gs[G_RND], i), ref_g, T, (int)G->w[j], W,
                                               G->fo[j], &mr))) {
@@ -1733,11 +1767,9 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             G->nbad += !y->ok;
         }
     }
-    if (st == 1 && !G->row)
-        fprintf(stderr, "vla-check: out of memory for the gradients of %ld steps\n", T);
     for (int r = 0; r < NG; r++)
         free(gs[r].mem);
-    free(buf), free(cr);
+    free(buf), free(ch), free(cr), free(kg);
     vla_inputs_free(&x);
     return st;
 }
@@ -1809,7 +1841,8 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
         vla_cli_die(spec, "--outputs with --form %s: --backend cpu (the one whose chunk form "
                           "gives every token's read-out to compare), not %s", form, c->backend);
     grads_t G;
-    grads_read(spec, &cfg, o->outputs, H, T, bf16, &G);
+    if (grads_read(spec, &cfg, o->outputs, H, T, bf16, &G) < 0)
+        return 1;
     if (strcmp(o->report, "none") && report_paths_ok(o->report, c, 1))
         return 2;
     char unread[600];
@@ -2316,7 +2349,8 @@ int main(int argc, char **argv)
             "(--report); exit 0 when every head (and the state) is ok, 1 when one is beyond, 2 for a\n"
             "usage error (o.npy of another shape than (heads, T, dv), uint16 without dtype.txt, ...).\n"
             "o.npy is read a window of steps at a time beside the runs, so that the memory is the\n"
-            "states' and the window's, not T's (the gradients below, when given, are read whole).\n\n"
+            "states' and the window's, not T's; the gradients below, when given, are judged a head\n"
+            "at a time: the memory is one head's arrays of T steps, not every head's.\n\n"
             "GRADIENTS. When DIR2 also holds your kernel's backward, dq.npy, dk.npy (heads, T, d),\n"
             "dv.npy (heads, T, dv), dbeta.npy (heads, T), dg.npy (heads, T), or (heads, T, d) for a\n"
             "log-decay per key channel, da.npy and db.npy (rwkv7), du.npy (vla1, vla3), any of them,\n"

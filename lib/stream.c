@@ -774,17 +774,18 @@ void vla_inputs_free(vla_inputs *x)
     memset(x, 0, sizeof *x);
 }
 
-int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
-                    long T, long steps, unsigned want, char *err, size_t errlen)
+/* vla_inputs_open of heads h0 .. h0 + heads - 1 */
+static int inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int h0,
+                       int heads, long T, long steps, unsigned want, char *err, size_t errlen)
 {
     memset(x, 0, sizeof *x);
-    int e = vla_stream_open_part(&x->s, spec, d, dv, seed, 0, heads, steps, err, errlen);
+    int e = vla_stream_open_part(&x->s, spec, d, dv, seed, h0, heads, steps, err, errlen);
     if (e)
         return e;
     vla_stream_want(x->s, want);
     long len = vla_stream_length(x->s), nh = vla_stream_heads(x->s);
-    if (nh > 0 && nh < heads) {
-        snprintf(err, errlen, "stream %.150s: %ld heads, %d wanted", spec, nh, heads);
+    if (nh > 0 && nh < (long)h0 + heads) {
+        snprintf(err, errlen, "stream %.150s: %ld heads, %d wanted", spec, nh, h0 + heads);
         vla_inputs_free(x);
         return VLA_ERANGE;
     }
@@ -795,6 +796,7 @@ int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int d
     x->d = d;
     x->dv = dv;
     x->heads = heads;
+    x->h0 = h0;
     x->T = T;
     x->in = calloc(n, sizeof *x->in);
     x->is_read = calloc(n, 1);
@@ -805,6 +807,12 @@ int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int d
         return VLA_ENOMEM;
     }
     return VLA_OK;
+}
+
+int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
+                    long T, long steps, unsigned want, char *err, size_t errlen)
+{
+    return inputs_open(x, spec, seed, d, dv, 0, heads, T, steps, want, err, errlen);
 }
 
 int vla_inputs_fill(vla_inputs *x, long t0, long t1, char *err, size_t errlen)
@@ -821,10 +829,10 @@ int vla_inputs_fill(vla_inputs *x, long t0, long t1, char *err, size_t errlen)
         for (long t = t0 + 1; t <= t1; t++) {
             size_t i = (size_t)h * x->T + (size_t)((t - 1) % x->T);
             double *p = x->store + i * per;
-            int e = vla_stream_get(x->s, (uint32_t)h, t, b);
+            int e = vla_stream_get(x->s, (uint32_t)(x->h0 + h), t, b);
             if (e) {
                 snprintf(err, errlen, "stream %.200s, head %d, step %ld: %s",
-                         vla_stream_spec(x->s), h, t, vla_strerror(e));
+                         vla_stream_spec(x->s), x->h0 + h, t, vla_strerror(e));
                 return e;
             }
             memcpy(p, b->q, d * sizeof(double));
@@ -848,7 +856,13 @@ int vla_inputs_fill(vla_inputs *x, long t0, long t1, char *err, size_t errlen)
 int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
                     long T, unsigned want, char *err, size_t errlen)
 {
-    int e = vla_inputs_open(x, spec, seed, d, dv, heads, T, T, want, err, errlen);
+    return vla_inputs_draw_part(x, spec, seed, d, dv, 0, heads, T, want, err, errlen);
+}
+
+int vla_inputs_draw_part(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int h0,
+                         int heads, long T, unsigned want, char *err, size_t errlen)
+{
+    int e = inputs_open(x, spec, seed, d, dv, h0, heads, T, T, want, err, errlen);
     if (!e && (e = vla_inputs_fill(x, 0, x->T, err, errlen)))
         vla_inputs_free(x);
     if (!e) { /* every step is here: the stream is done */

@@ -487,8 +487,9 @@ uint64_t vla_fnv1a(uint64_t h, const void *p, size_t n);
  * stream's length; a trace with fewer heads is VLA_ERANGE. A one-line reason in err. */
 typedef struct {
     int d, dv, heads;
+    int h0; /* the first head (vla_inputs_draw_part; else 0): in[] holds h0 .. h0 + heads - 1 */
     long T;
-    vla_input *in;          /* [head * T + (t - 1) % T] */
+    vla_input *in;          /* [(head - h0) * T + (t - 1) % T] */
     unsigned char *is_read; /* likewise */
     double *store;          /* their numbers */
     vla_stream *s;          /* a window's stream (vla_inputs_open), NULL once drawn whole */
@@ -497,6 +498,10 @@ typedef struct {
 /* want: the gates a synthetic stream draws too (vla_stream_want; 0: none) */
 int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
                     long T, unsigned want, char *err, size_t errlen);
+/* The same for heads h0 .. h0 + heads - 1 alone (of a trace only that part is read: memory of the
+ * heads drawn, not of the trace's; vla-check's judge of a kernel's gradients, head by head) */
+int vla_inputs_draw_part(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int h0,
+                         int heads, long T, unsigned want, char *err, size_t errlen);
 /* The same as a window of T steps, refilled as engines advance: vla_inputs_fill puts steps t0 + 1
  * .. t1 (at most T of them) of every head in their slots (t - 1) % T, and engines given in,
  * is_read, T and cycle = 1 read step t there during an advance to t1, so that the engines of

@@ -561,6 +561,37 @@ TEST(engine_window_inputs)
     vla_inputs_free(&x);
 }
 
+/* vla_inputs_draw_part (vla-check's judge of gradients, a head at a time): heads h0 .. h0 + n - 1
+ * drawn alone are those heads of vla_inputs_draw, bit for bit, the gated family's inputs too */
+TEST(inputs_draw_part_is_the_heads_of_draw)
+{
+    const int d = 8, dv = 4, H = 3;
+    const long T = 20;
+    const unsigned want = VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B;
+    const char *streams[] = {"lmlike", "gauss:1,sigmoid"};
+    char err[400];
+    for (int c = 0; c < 2; c++) {
+        vla_inputs all, part;
+        CHECK_MSG(vla_inputs_draw(&all, streams[c], 7, d, dv, H, T, want, err, sizeof err) == 0,
+                  "%s", err);
+        CHECK_MSG(vla_inputs_draw_part(&part, streams[c], 7, d, dv, 1, 2, T, want, err,
+                                       sizeof err) == 0, "%s", err);
+        for (long i = 0; i < 2 * T; i++) {
+            const vla_input *a = &all.in[T + i], *b = &part.in[i];
+            const double *va[] = {a->q, a->k, a->u, a->lg, a->a, a->b, a->v, &a->beta, &a->lgs};
+            const double *vb[] = {b->q, b->k, b->u, b->lg, b->a, b->b, b->v, &b->beta, &b->lgs};
+            const int len[] = {d, d, d, d, d, d, dv, 1, 1};
+            for (int j = 0; j < 9; j++)
+                CHECK_MSG(!va[j] == !vb[j] &&
+                              (!va[j] || !memcmp(va[j], vb[j], len[j] * sizeof(double))),
+                          "%s: head %ld, step %ld: input %d differs", streams[c], 1 + i / T,
+                          i % T + 1, j);
+        }
+        vla_inputs_free(&all);
+        vla_inputs_free(&part);
+    }
+}
+
 /* round_inputs: the binary64 reference of an f16 run takes the f16-rounded inputs */
 TEST(engine_round_inputs)
 {
