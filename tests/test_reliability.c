@@ -1400,6 +1400,11 @@ static const units_case units_cases[] = {
                    NULL}, "--prefix", "99"},
     {"vla-scaling", {"--models", "vla3", "--precisions", "f32", "--ds", "32", "--Ts", "200000",
                      "--repeat", "3", "--softmax-budget", "0.01", NULL}, "--repeat", "2"},
+    /* its unit a checkpoint, the last one finished with every engine's state and the dd
+     * reference's and its MPFR check's */
+    {"vla-forms", {"--what", "sweep", "--model", "vla3", "--set", "period=16", "--d", "8",
+                   "--steps", "4000", "--runs", "2", "--forms", "seq,chunk:16,scan",
+                   "--precisions", "f32,bf16", NULL}, "--forms", "seq,chunk:16"},
 };
 
 /* a table's body (table_body); a timing table's first block (the models' rows: the softmax rows'
@@ -1477,7 +1482,7 @@ TEST(reliability_units_resume)
         CHECK_MSG(st == 0 && want, "%s %s uninterrupted: status %d '%s'", k->prog, k->args[1], st,
                   msg);
         units_resume(k, p, dir, want, SIGINT);
-        if (i == 1) /* a kill -9 loses the unit in progress only */
+        if (i == 1 || !strcmp(k->args[1], "sweep")) /* a kill -9 loses the unit in progress only */
             units_resume(k, p, dir, want, SIGKILL);
         free(want);
         remove_tree(dir);
@@ -1485,12 +1490,12 @@ TEST(reliability_units_resume)
 }
 
 /* The resume takes a finished unit from the checkpoint, not computing it again: a value forged
- * in vla-grad's first head (its record's checksum made to match) is in the resumed table. */
-TEST(reliability_units_read_back)
+ * in unit 0's record at byte `at` of its bytes (its checksum made to match) is in the resumed
+ * table, in the row `row` says ("%g": the value) */
+static void units_read_back(const units_case *k, size_t off, const char *row)
 {
-    const units_case *k = &units_cases[0];
     const char *p;
-    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40], want[100];
     char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     if (!begin(dir, sizeof dir, 1, k->prog, &p))
         return;
@@ -1502,22 +1507,88 @@ TEST(reliability_units_read_back)
     uint64_t rlen = 0;
     if (b && (at = record_at(b, len, 0)))
         memcpy(&rlen, b + at, 8);
-    CHECK_MSG(st == 3 && rlen >= 4 * 8, "interrupted: status %d, head 0's record %llu bytes '%s'",
-              st, (unsigned long long)rlen, msg);
-    if (rlen >= 4 * 8) {
-        const double forged = 12345.5; /* prec f32, head 0, dq: its relerr */
-        memcpy(b + at + 8 + 3 * 8, &forged, 8);
+    CHECK_MSG(st == 3 && rlen >= off + 8, "%s %s interrupted: status %d, unit 0's record %llu "
+              "bytes '%s'", k->prog, k->args[1], st, (unsigned long long)rlen, msg);
+    if (rlen >= off + 8) {
+        const double forged = 12345.5;
+        memcpy(b + at + 8 + off, &forged, 8);
         uint64_t h = vla_fnv1a(vla_fnv1a(VLA_FNV_INIT, &rlen, 8), b + at + 8, rlen);
         memcpy(b + at + 8 + rlen, &h, 8);
         write_bytes(ck, b, len);
         make_argv(argv, p, k->args, "--out", out, "--resume", NULL);
         st = run(NULL, argv, NULL, msg, sizeof msg, 120);
         char *got = table_body(out);
-        CHECK_MSG(st == 0 && got && strstr(got, "f32 0 dq 12345.5 "), "resumed: status %d, the "
-                  "forged value %s '%s'", st, got && strstr(got, "12345.5") ? "there" : "not there",
-                  msg);
+        snprintf(want, sizeof want, row, forged);
+        CHECK_MSG(st == 0 && got && strstr(got, want), "%s %s resumed: status %d, the forged "
+                  "value %s '%s'", k->prog, k->args[1], st, got && strstr(got, "12345.5") ?
+                  "there" : "not there", msg);
         free(got);
     }
     free(b);
+    remove_tree(dir);
+}
+
+/* vla-grad's first head (prec f32, head 0, dq: its relerr); the sweep's first checkpoint, after
+ * its 4-number head: f32 seq's s_relerr */
+TEST(reliability_units_read_back)
+{
+    units_read_back(&units_cases[0], 3 * 8, "f32 0 dq %g ");
+    units_read_back(&units_cases[6], 4 * 8, " 0 f32 %g ");
+}
+
+/* A sweep whose double-double reference overflows (la on gauss:1e200: its check finds NaN) runs
+ * again in MPFR; stopped in that pass (its first checkpoint's record says so: not dd), the
+ * resume goes on in MPFR, not from the double-double pass, to the uninterrupted table. */
+TEST(reliability_sweep_resume_in_mpfr)
+{
+    static const char *const args[] = {"--what", "sweep", "--model", "la", "--stream",
+                                       "gauss:1e200", "--d", "8", "--steps", "100000",
+                                       "--forms", "seq,chunk:16", "--precisions", "f32", NULL};
+    const char *p;
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    if (!begin(dir, sizeof dir, 1, "vla-forms", &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, args, "--out", ref, NULL, NULL);
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && want && strstr(msg, "running MPFR") && strstr(want, "so it was not used"),
+              "uninterrupted: status %d '%s'", st, msg);
+    make_argv(argv, p, args, "--out", out, NULL, NULL);
+    child ch;
+    int sent = 0;
+    if (spawn(&ch, NULL, argv, env) == 0) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (!sent && seconds_since(&t0) < 120) { /* until unit 0 is MPFR's (head[1] 0) */
+            size_t len, at;
+            char *b = read_all(ck, &len);
+            long use_dd = 1;
+            if (b && (at = record_at(b, len, 0)) && at + 8 + 16 <= len)
+                memcpy(&use_dd, b + at + 8 + 8, 8);
+            free(b);
+            if (!use_dd)
+                sent = kill(ch.pid, SIGINT) == 0;
+            else
+                nanosleep(&(struct timespec){0, 2000000}, NULL);
+        }
+        st = finish(&ch, 120);
+        char *text = read_all(ch.err, NULL);
+        snprintf(msg, sizeof msg, "%s", text ? text : "");
+        free(text);
+        unlink(ch.err);
+    }
+    CHECK_MSG(sent && st == 3 && strstr(msg, "running MPFR") && strstr(msg, "finished, saved in"),
+              "stopped in the MPFR pass: %s, status %d '%s'", sent ? "sent" : "not sent", st, msg);
+    make_argv(argv, p, args, "--out", out, "--resume", NULL);
+    st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+    char *got = table_body(out);
+    CHECK_MSG(st == 0 && got && want && !strcmp(got, want) && strstr(msg, "finished before, kept") &&
+                  strstr(msg, "running MPFR") && !exists(ck),
+              "resumed: status %d, table %s, '%s'", st,
+              got && want && !strcmp(got, want) ? "equal" : "differs", msg);
+    free(got);
+    free(want);
     remove_tree(dir);
 }
