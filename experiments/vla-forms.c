@@ -331,16 +331,22 @@ static int sweep_resume(vla_cli *c, const vla_cli_spec *spec, const forms_opts *
         sw->redo[head[3]] = 0;
         fprintf(stderr, "vla-forms: %s; running MPFR\n", sw->redo);
     }
+    /* a damaged one (said by vla_units_open) leaves no state to go on from with every one before
+     * it: the last one kept holds none, or one before it is missing */
+    long gap = !head[2] ? last : -1;
+    for (long k = last; k >= 0; k--)
+        gap = vla_units_get(u, k, NULL) ? gap : k;
+    if (gap >= 0) {
+        fprintf(stderr, "vla-forms: warning: %s.ckpt: checkpoint %ld %s: every checkpoint starts "
+                        "over\n", c->out, gap, gap == last && !head[2] ? "holds no state (the one "
+                        "after it, which did, is damaged)" : "is damaged, and the state to go on "
+                        "from is a later one's");
+        for (long k = 0; k <= last; k++)
+            vla_units_drop(u, (int)k);
+        return 0;
+    }
     for (long k = 0; k <= last; k++) {
-        if (!(rec = vla_units_get(u, k, &n))) { /* (damaged: said by vla_units_open) */
-            fprintf(stderr, "vla-forms: warning: %s.ckpt: checkpoint %ld is missing before the "
-                            "last one kept (%ld), whose state the sweep would go on from: every "
-                            "checkpoint starts over\n", c->out, k, last);
-            for (long j = 0; j <= last; j++)
-                vla_units_drop(u, (int)j);
-            memset(sw->err, 0, (size_t)sw->ne * sw->nck * 3 * sizeof *sw->err);
-            return 0;
-        }
+        rec = vla_units_get(u, k, &n);
         if (unit_read(sw, rec, n, k, k == last)) {
             fprintf(stderr, "vla-forms: %s.ckpt: checkpoint %ld is not one of this command's\n",
                     c->out, k);

@@ -1536,6 +1536,104 @@ TEST(reliability_units_read_back)
     units_read_back(&units_cases[6], 4 * 8, " 0 f32 %g ");
 }
 
+/* Runs argv (env added) until its checkpoint ck is ready(bytes, length), then sends SIGINT;
+ * the exit status (-1: ready never came within 120 s, -2: no start), stderr in msg */
+static int stop_when(char *const argv[], char *const env[], const char *ck,
+                     int (*ready)(const char *b, size_t len), char *msg, size_t len)
+{
+    child ch;
+    int sent = 0;
+    if (spawn(&ch, NULL, argv, env))
+        return -2;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!sent && seconds_since(&t0) < 120) {
+        size_t n;
+        char *b = read_all(ck, &n);
+        if (b && ready(b, n))
+            sent = kill(ch.pid, SIGINT) == 0;
+        else
+            nanosleep(&(struct timespec){0, 2000000}, NULL);
+        free(b);
+    }
+    int st = finish(&ch, 120);
+    char *text = read_all(ch.err, NULL);
+    snprintf(msg, len, "%s", text ? text : "");
+    free(text);
+    unlink(ch.err);
+    return sent ? st : -1;
+}
+
+/* a sweep's checkpoint with two checkpoints finished (records 0 and 1 not empty) */
+static int two_finished(const char *b, size_t len)
+{
+    size_t at = record_at(b, len, 1);
+    uint64_t n = 0;
+    if (at)
+        memcpy(&n, b + at, 8);
+    return n > 0;
+}
+
+/* ... whose first checkpoint is the MPFR pass's (its head's second number, use_dd, 0) */
+static int mpfr_pass(const char *b, size_t len)
+{
+    size_t at = record_at(b, len, 0);
+    long use_dd = 1;
+    if (at && at + 8 + 16 <= len)
+        memcpy(&use_dd, b + at + 8 + 8, 8);
+    return !use_dd;
+}
+
+/* The sweep goes on from the state its last checkpoint finished carries: a damaged record, the
+ * first one's or the last one's (a byte flipped: its checksum fails), leaves no state to go on
+ * from with every checkpoint before it, and the sweep starts over, saying so, to the
+ * uninterrupted table (it once resumed nothing and failed, exit 1) */
+TEST(reliability_sweep_damaged_state)
+{
+    const units_case *k = &units_cases[6];
+    const char *p;
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    if (!begin(dir, sizeof dir, 1, k->prog, &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, k->args, "--out", ref, NULL, NULL);
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && want, "uninterrupted: status %d '%s'", st, msg);
+    for (int which = 0; which < 2; which++) { /* the first record, the last one kept */
+        unlink(ck); /* (what a failed round left) */
+        make_argv(argv, p, k->args, "--out", out, NULL, NULL);
+        st = stop_when(argv, env, ck, two_finished, msg, sizeof msg);
+        size_t len, at = 0, rec;
+        char *b = read_all(ck, &len);
+        uint64_t rlen = 0;
+        for (int h = 0; b && (rec = record_at(b, len, h)); h++) {
+            uint64_t n;
+            memcpy(&n, b + rec, 8);
+            if (n && (!at || which))
+                at = rec, rlen = n;
+        }
+        CHECK_MSG(st == 3 && rlen > 64, "interrupted: status %d, record %llu bytes '%s'", st,
+                  (unsigned long long)rlen, msg);
+        if (rlen > 64) {
+            b[at + 8 + rlen / 2] ^= 1;
+            write_bytes(ck, b, len);
+            make_argv(argv, p, k->args, "--out", out, "--resume", NULL);
+            st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+            char *got = table_body(out);
+            CHECK_MSG(st == 0 && got && want && !strcmp(got, want) && strstr(msg, "damaged") &&
+                          strstr(msg, "every checkpoint starts over"),
+                      "%s record damaged: status %d, table %s, '%s'", which ? "last" : "first", st,
+                      got && want && !strcmp(got, want) ? "equal" : "differs", msg);
+            free(got);
+        }
+        free(b);
+    }
+    free(want);
+    remove_tree(dir);
+}
+
 /* A sweep whose double-double reference overflows (la on gauss:1e200: its check finds NaN) runs
  * again in MPFR; stopped in that pass (its first checkpoint's record says so: not dd), the
  * resume goes on in MPFR, not from the double-double pass, to the uninterrupted table. */
@@ -1556,31 +1654,9 @@ TEST(reliability_sweep_resume_in_mpfr)
     CHECK_MSG(st == 0 && want && strstr(msg, "running MPFR") && strstr(want, "so it was not used"),
               "uninterrupted: status %d '%s'", st, msg);
     make_argv(argv, p, args, "--out", out, NULL, NULL);
-    child ch;
-    int sent = 0;
-    if (spawn(&ch, NULL, argv, env) == 0) {
-        struct timespec t0;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        while (!sent && seconds_since(&t0) < 120) { /* until unit 0 is MPFR's (head[1] 0) */
-            size_t len, at;
-            char *b = read_all(ck, &len);
-            long use_dd = 1;
-            if (b && (at = record_at(b, len, 0)) && at + 8 + 16 <= len)
-                memcpy(&use_dd, b + at + 8 + 8, 8);
-            free(b);
-            if (!use_dd)
-                sent = kill(ch.pid, SIGINT) == 0;
-            else
-                nanosleep(&(struct timespec){0, 2000000}, NULL);
-        }
-        st = finish(&ch, 120);
-        char *text = read_all(ch.err, NULL);
-        snprintf(msg, sizeof msg, "%s", text ? text : "");
-        free(text);
-        unlink(ch.err);
-    }
-    CHECK_MSG(sent && st == 3 && strstr(msg, "running MPFR") && strstr(msg, "finished, saved in"),
-              "stopped in the MPFR pass: %s, status %d '%s'", sent ? "sent" : "not sent", st, msg);
+    st = stop_when(argv, env, ck, mpfr_pass, msg, sizeof msg);
+    CHECK_MSG(st == 3 && strstr(msg, "running MPFR") && strstr(msg, "finished, saved in"),
+              "stopped in the MPFR pass: status %d '%s'", st, msg);
     make_argv(argv, p, args, "--out", out, "--resume", NULL);
     st = run(NULL, argv, NULL, msg, sizeof msg, 120);
     char *got = table_body(out);
