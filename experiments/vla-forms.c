@@ -280,8 +280,9 @@ static size_t unit_max(const sweep_pass *sw)
     return n;
 }
 
-/* Unit k read back into sw (its errors; with state the engines, at cks[k]); VLA_EFORMAT when it
- * is not checkpoint k of this pass, with last: the state, else none */
+/* Unit k read back into sw (its errors; the last one's state into the engines, at cks[k]: one
+ * before it may hold its own too, written before it was saved again without); VLA_EFORMAT when
+ * it is not checkpoint k of this pass */
 static int unit_read(sweep_pass *sw, const void *rec, size_t n, long k, int last)
 {
     long head[4];
@@ -290,7 +291,7 @@ static int unit_read(sweep_pass *sw, const void *rec, size_t n, long k, int last
         return VLA_ENOMEM;
     char redo[sizeof sw->redo];
     int ok = fread(head, sizeof head, 1, f) == 1 && head[0] == k && head[1] == sw->use_dd &&
-             head[2] == last && head[3] == (long)strlen(sw->redo) &&
+             (head[2] == 1 || (head[2] == 0 && !last)) && head[3] == (long)strlen(sw->redo) &&
              fread(redo, 1, (size_t)head[3], f) == (size_t)head[3] &&
              !memcmp(redo, sw->redo, (size_t)head[3]);
     for (int i = 0; ok && i < sw->ne; i++)
@@ -302,7 +303,7 @@ static int unit_read(sweep_pass *sw, const void *rec, size_t n, long k, int last
         if (ok && i >= sw->ne && sw->chk[i - sw->ne])
             ok = vref_ddcheck_load(sw->chk[i - sw->ne], f, sw->cks[k]) == 0;
     }
-    ok = ok && fgetc(f) == EOF;
+    ok = ok && (!last && head[2] ? 1 : fgetc(f) == EOF);
     fclose(f);
     return ok ? VLA_OK : VLA_EFORMAT;
 }
@@ -436,7 +437,8 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                     sum[q] += relerr(x, x + len[q], len[q]) / nr;
                 }
         }
-        /* checkpoint k finished, with the state to go on from; the one before keeps its errors */
+        /* checkpoint k finished, with the state to go on from; the one before keeps its errors
+         * (in this order: a file written between the two holds both states) */
         unit_save(spec, sw, u, k, 1);
         if (k > 0)
             unit_save(spec, sw, u, k - 1, 0);

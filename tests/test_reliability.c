@@ -1584,6 +1584,74 @@ static int mpfr_pass(const char *b, size_t len)
     return !use_dd;
 }
 
+/* ... keeping the first checkpoint file whose record 0 is there (its state with it) */
+static char *early;
+static size_t early_len;
+static int two_finished_keeping_early(const char *b, size_t len)
+{
+    size_t at = record_at(b, len, 0);
+    uint64_t n = 0;
+    if (at)
+        memcpy(&n, b + at, 8);
+    if (n && !early && (early = malloc(len)))
+        memcpy(early, b, early_len = len);
+    return two_finished(b, len);
+}
+
+/* A checkpoint file written between the two saves of a checkpoint (kill -9 there) holds the state
+ * of the last one finished and that of the one before, not saved again yet: the one before's
+ * record of an earlier file spliced into a later one (every record keeps its checksum) resumes to
+ * the uninterrupted table (it was refused: "checkpoint 0 is not one of this command's", exit 1) */
+TEST(reliability_sweep_two_states)
+{
+    const units_case *k = &units_cases[6];
+    const char *p;
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    if (!begin(dir, sizeof dir, 1, k->prog, &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, k->args, "--out", ref, NULL, NULL);
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && want, "uninterrupted: status %d '%s'", st, msg);
+    make_argv(argv, p, k->args, "--out", out, NULL, NULL);
+    free(early);
+    early = NULL;
+    st = stop_when(argv, env, ck, two_finished_keeping_early, msg, sizeof msg);
+    size_t len, a0, a1, e0, e1;
+    char *b = read_all(ck, &len);
+    int ok = st == 3 && b && early && (a0 = record_at(b, len, 0)) && (a1 = record_at(b, len, 1)) &&
+             (e0 = record_at(early, early_len, 0)) && (e1 = record_at(early, early_len, 1)) &&
+             e1 - e0 > a1 - a0; /* its record 0 with the state, the later one's without */
+    CHECK_MSG(ok, "interrupted: status %d, %s '%s'", st, early ? "an early file" : "no early file",
+              msg);
+    if (ok) {
+        char *spliced = malloc(len + (e1 - e0));
+        size_t n = 0;
+        memcpy(spliced, b, a0);
+        n += a0;
+        memcpy(spliced + n, early + e0, e1 - e0);
+        n += e1 - e0;
+        memcpy(spliced + n, b + a1, len - a1);
+        n += len - a1;
+        write_bytes(ck, spliced, n);
+        free(spliced);
+        make_argv(argv, p, k->args, "--out", out, "--resume", NULL);
+        st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+        char *got = table_body(out);
+        CHECK_MSG(st == 0 && got && want && !strcmp(got, want) && strstr(msg, "finished before, kept"),
+                  "resumed: status %d, table %s, '%s'", st,
+                  got && want && !strcmp(got, want) ? "equal" : "differs", msg);
+        free(got);
+    }
+    free(b);
+    free(early);
+    early = NULL;
+    free(want);
+    remove_tree(dir);
+}
+
 /* The sweep goes on from the state its last checkpoint finished carries: a damaged record, the
  * first one's or the last one's (a byte flipped: its checksum fails), leaves no state to go on
  * from with every checkpoint before it, and the sweep starts over, saying so, to the
