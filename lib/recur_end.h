@@ -34,6 +34,7 @@
 #undef LOAD_IN
 #undef LOAD_PHI
 #undef LOAD_PHI_N
+#undef EXP_N
 #undef LOAD_IN_N
 #undef LOAD_LANES_
 #undef LOAD_LOG

@@ -131,6 +131,14 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
             LOAD_PHI(E(dst, i_), (x)[i_]);                                                         \
     } while (0)
 #endif
+/* EXP_N(dst, a, n): EXP of a[0..n) into dst, batched where the arithmetic has a batch */
+#ifndef EXP_N
+#define EXP_N(dst, a, n)                                                                           \
+    do {                                                                                           \
+        for (int i_ = 0; i_ < (n); i_++)                                                           \
+            EXP(E(dst, i_), E(a, i_));                                                             \
+    } while (0)
+#endif
 /* g <- the log-gate's lower bound applied as gate_map says (none when gate_lb is 0), in the
  * compute format as fla's in-kernel gates (kda's lower_bound * sigmoid(.) in binary32) */
 VLA_FN void FN(gate_map)(CXP, ST *s, NREF g)
@@ -199,8 +207,8 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
     for (int i = 0; i < s->ng; i++) { /* per key channel (a scalar input serves each) */
         LOAD_IN(E(s->lg, i), in->lg ? in->lg[i] : in->lgs);
         FN(gate_map)(CX, s, P(E(s->lg, i)));
-        EXP(E(s->ag, i), E(s->lg, i));
     }
+    EXP_N(s->ag, s->lg, s->ng);
     if (s->cfg.decay_bf16) { /* vmlx-swift 433: exp(g) narrowed to bfloat16 before use */
         ROUND_FMT(E(s->beta_decay, 1), VLA_FMT_BF16);
         for (int i = 0; i < s->ng; i++)

@@ -21,7 +21,10 @@ typedef struct {
     vla_fmt fi;  /* the io format: inputs are rounded into it, then taken exactly */
     double tiny; /* the compute format's smallest normal (zero-norm events, as MPFR's exact) */
     int lo;      /* TOD gives the low part (vref_model_get_lo) */
+    int lanes;   /* phi eight inputs at a time in the vector lanes (ldd_width's answer) */
 } vdd_ctx;
+
+static int ldd_width(const vla_config *cfg);
 
 #define SFX dd
 #define VLA_FN static
@@ -184,6 +187,12 @@ static vdd dd_load_phi(vdd_ctx *cx, double x)
     return r > 0 ? dd_add(dd_d(r), dd_d(1)) : dd_exp(dd_d(r));
 }
 
+/* phi of x[0..n) into dst: eight at a time by the vector lanes' dd_exp (below, the same bits)
+ * where the processor has them, the rest one by one */
+static void dd_phi_n(vdd_ctx *cx, vdd *dst, const double *x, long n);
+/* dd_exp of a[0..n) into dst, likewise (the gated family's per-channel decays) */
+static void dd_exp_n(vdd_ctx *cx, vdd *dst, const vdd *a, long n);
+
 #define NUM vdd
 #define NREF vdd *
 #define E(a, i) (a)[i]
@@ -202,8 +211,10 @@ static vdd dd_load_phi(vdd_ctx *cx, double x)
 #define ROUND_FMT(r, f) ((void)0)
 #define LOAD_IN(r, x) ((r) = dd_load(cx_, (x)))
 #define LOAD_PHI(r, x) ((r) = dd_load_phi(cx_, (x)))
+#define LOAD_PHI_N(dst, x, n) dd_phi_n(cx_, (dst), (x), (n))
 #define LOAD_LOG(r, x) ((r) = dd_log(dd_load(cx_, (x))))
 #define EXP(r, a) ((r) = dd_exp(a))
+#define EXP_N(dst, a, n) dd_exp_n(cx_, (dst), (a), (n))
 #define EXP2(r, a) ((r) = dd_exp2(a))
 #define ISFIN(a) (isfinite((a).h) && isfinite((a).l))
 #define LESS(a, b) FN(dw_less)(&(a), &(b))
@@ -272,6 +283,7 @@ int vref_dd_model_new(vla_model **out, const vla_config *cfg)
         return VLA_ENOMEM;
     m->cx.fi = vla_prec_io(cfg->prec);
     m->cx.tiny = vla_fmt_min_normal(vla_prec_compute(cfg->prec));
+    m->cx.lanes = ldd_width(cfg) > 1;
     int r = FN(vstate_new)(&m->cx, cfg, &m->st);
     if (r) {
         free(m);
@@ -310,9 +322,9 @@ void vref_dd_fun(char f, const double a[2], double r[2])
  * scalar pairs above do for its run, in the same order, so a lane ends with the very bits of its
  * run's scalar model (tests/test_dd.c checks it on every model, way and form). Branches on values
  * go through recur.h's LANE_IF with a mask of the active lanes, as kernels/lanes.c's; the inputs
- * are loaded by the scalar text above (phi, delta's log, the gates' exp: O(d) a step) and moved
- * into the lanes; the elementary functions inside a step (the chunk forms' exps) go lane by lane
- * through the scalar ones. The engine steps the runs' scalar models this way in groups of eight
+ * are loaded by the scalar text above (delta's log, the gates' exp: O(d) a step; phi eight
+ * inputs at a time by the lanes' exp) and moved into the lanes; the elementary functions inside
+ * a step (the chunk forms' exps) are the lanes' own, dd_exp's and dd_exp2's bits. The engine steps the runs' scalar models this way in groups of eight
  * (lib/engine_impl.h's vla_group_ops); the models keep the state between advances. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(VLA_NO_SIMD)
 #include <immintrin.h>
@@ -401,16 +413,118 @@ static inline unsigned ldd_lessd(ldd a, double c) /* dw_cmpd(a, c) < 0 */
 {
     return ldd_less(a, (ldd){ldv_set(c), ldv_set(0)});
 }
-/* an elementary function of the scalar pairs, in each active lane */
-static inline ldd ldd_fun(unsigned m, ldd a, vdd (*f)(vdd))
+/* ---- dd_exp and dd_exp2 above, on eight lanes: the same operations in the same order, so each
+ * lane's pair has the scalar function's bits (tests/test_dd.c: dd_lanes_functions_bits_equal).
+ * ldexp(x, k) is x * 2^k, one rounding as ldexp's (|k| <= 539 here, so 2^k is a number); a
+ * branch on a value is both sides and a blend. ---- */
+static inline ldd ldd_c(double c) { return (ldd){ldv_set(c), ldv_set(0)}; }
+static inline ldd ldd_add(ldd a, ldd b) { ldd z; FN(dw_add)(NULL, &z, &a, &b); return z; }
+static inline ldd ldd_sub(ldd a, ldd b) { ldd z; FN(dw_sub)(NULL, &z, &a, &b); return z; }
+static inline ldd ldd_mul(ldd a, ldd b) { ldd z; FN(dw_mul)(NULL, &z, &a, &b); return z; }
+static inline ldd ldd_div(ldd a, ldd b) { ldd z; FN(dw_div)(NULL, &z, &a, &b); return z; }
+static inline ldd ldd_make(ldv h, ldv l)
 {
-    for (; m; m &= m - 1) {
-        int l = __builtin_ctz(m);
-        vdd y = f((vdd){a.h[l], a.l[l]});
-        a.h[l] = y.h;
-        a.l[l] = y.l;
-    }
-    return a;
+    ldd z;
+    z.h = h + l;
+    z.l = l - (z.h - h);
+    return z;
+}
+static inline ldv ldv_round(ldv x, int mode)
+{
+    return (ldv)_mm512_roundscale_pd((__m512d)x, mode | _MM_FROUND_NO_EXC);
+}
+static inline ldv ldv_pow2(ldv k) { return (ldv)_mm512_scalef_pd(_mm512_set1_pd(1), (__m512d)k); }
+static inline ldv ldv_if(unsigned m, ldv yes, ldv no)
+{
+    return (ldv)_mm512_mask_mov_pd((__m512d)no, (__mmask8)m, (__m512d)yes);
+}
+static inline unsigned ldv_cmp(ldv a, ldv b, int op)
+{
+    return _mm512_cmp_pd_mask((__m512d)a, (__m512d)b, op);
+}
+
+static inline ldd ldd_expm1_small(ldd r)
+{
+    ldd s = {r.h * ldv_set(0x1p-6), r.l * ldv_set(0x1p-6)}, t = ldd_c(1), one = ldd_c(1),
+        two = ldd_c(2);
+    for (int n = 12; n >= 2; n--)
+        t = ldd_add(one, ldd_div(ldd_mul(t, s), ldd_c(n)));
+    ldd e = ldd_mul(s, t);
+    for (int i = 0; i < 6; i++)
+        e = ldd_mul(e, ldd_add(two, e));
+    return e;
+}
+
+static inline ldd ldd_scale(ldd e, ldv k)
+{
+    ldd m = ldd_add(ldd_c(1), e);
+    ldv k1 = ldv_round(k * ldv_set(0.5), _MM_FROUND_TO_ZERO), p1 = ldv_pow2(k1),
+        p2 = ldv_pow2(k - k1);
+    m.h = m.h * p1 * p2;
+    m.l = (ldv)_mm512_maskz_mov_pd(ldv_fin(m.h), (__m512d)(m.l * p1 * p2));
+    return m;
+}
+
+/* the special arguments: NaN as it is, Inf above hi, 0 below lo */
+static inline ldd ldd_special(ldd y, ldv a, double hi, double lo)
+{
+    unsigned nan = ldv_cmp(a, a, _CMP_UNORD_Q), big = ldv_cmp(a, ldv_set(hi), _CMP_GT_OQ),
+             small = ldv_cmp(a, ldv_set(lo), _CMP_LT_OQ);
+    y.h = ldv_if(big, ldv_set(INFINITY), ldv_if(small, ldv_set(0), ldv_if(nan, a, y.h)));
+    y.l = ldv_if(nan | big | small, ldv_set(0), y.l);
+    return y;
+}
+
+static inline ldd ldd_exp(ldd a)
+{
+    ldv k = ldv_round(a.h / ldv_set(LN2_1), _MM_FROUND_TO_NEAREST_INT);
+    ldv p1 = k * ldv_set(LN2_1), p2 = k * ldv_set(LN2_2);
+    ldv e1 = (ldv)_mm512_fmadd_pd((__m512d)k, _mm512_set1_pd(LN2_1), (__m512d)-p1);
+    ldv e2 = (ldv)_mm512_fmadd_pd((__m512d)k, _mm512_set1_pd(LN2_2), (__m512d)-p2);
+    ldd r = ldd_sub(a, ldd_make(p1, e1));
+    r = ldd_sub(r, ldd_make(p2, e2));
+    r = ldd_sub(r, (ldd){k * ldv_set(LN2_3), ldv_set(0)});
+    unsigned k0 = ldv_cmp(k, ldv_set(0), _CMP_EQ_OQ);
+    r = (ldd){ldv_if(k0, a.h, r.h), ldv_if(k0, a.l, r.l)};
+    return ldd_special(ldd_scale(ldd_expm1_small(r), k), a.h, 709.79, -746);
+}
+
+static inline ldd ldd_exp2(ldd a)
+{
+    ldv k = ldv_round(a.h, _MM_FROUND_TO_NEAREST_INT);
+    ldd f = ldd_make(a.h - k, a.l),
+        r = ldd_mul(f, ldd_make(ldv_set(LN2_1), ldv_set(LN2_2)));
+    return ldd_special(ldd_scale(ldd_expm1_small(r), k), a.h, 1024, -1076);
+}
+
+/* dd_load_phi of eight inputs already rounded to the io format */
+static __attribute__((noinline)) void ldd_phi(vdd *dst, const double *r)
+{
+    ldd x = {(ldv)_mm512_loadu_pd(r), ldv_set(0)};
+    ldd e = ldd_exp(x), p = ldd_add(x, ldd_c(1));
+    unsigned pos = ldv_cmp(x.h, ldv_set(0), _CMP_GT_OQ);
+    for (int l = 0; l < LDW; l++)
+        dst[l] = pos >> l & 1 ? (vdd){p.h[l], p.l[l]} : (vdd){e.h[l], e.l[l]};
+}
+
+/* dd_exp of eight pairs */
+static __attribute__((noinline)) void ldd_exp8(vdd *dst, const vdd *a)
+{
+    ldd x;
+    for (int l = 0; l < LDW; l++)
+        x.h[l] = a[l].h, x.l[l] = a[l].l;
+    ldd y = ldd_exp(x);
+    for (int l = 0; l < LDW; l++)
+        dst[l] = (vdd){y.h[l], y.l[l]};
+}
+
+/* dd_exp ('e') or dd_exp2 ('2') of eight pairs, for tests/test_dd.c */
+static __attribute__((noinline)) void ldd_fun8(char f, const double *a, double *r)
+{
+    ldd x = {(ldv)_mm512_loadu_pd(a), (ldv)_mm512_loadu_pd(a + LDW)};
+    ldd y = f == 'e' ? ldd_exp(x) : ldd_exp2(x);
+    _mm512_storeu_pd(r, (__m512d)y.h);
+    _mm512_storeu_pd(r + LDW, (__m512d)y.l);
 }
 
 #define LDD_OP(r, f, ...) ((r) = ldd_bl(cx_->m, (r), ({ ldd z_; f(CX, &z_, __VA_ARGS__); z_; })))
@@ -430,8 +544,8 @@ static inline ldd ldd_fun(unsigned m, ldd a, vdd (*f)(vdd))
 #define COPY(r, a) ((r) = ldd_bl(cx_->m, (r), (a)))
 #define STORE(r) ((void)0) /* exact, as the scalar pairs */
 #define ROUND_FMT(r, f) ((void)0)
-#define EXP(r, a) ((r) = ldd_bl(cx_->m, (r), ldd_fun(cx_->m, (a), dd_exp)))
-#define EXP2(r, a) ((r) = ldd_bl(cx_->m, (r), ldd_fun(cx_->m, (a), dd_exp2)))
+#define EXP(r, a) ((r) = ldd_bl(cx_->m, (r), ldd_exp(a)))
+#define EXP2(r, a) ((r) = ldd_bl(cx_->m, (r), ldd_exp2(a)))
 #define ISFIN(a) (ldv_fin((a).h) & ldv_fin((a).l))
 #define LESS(a, b) ldd_less((a), (b))
 #define ABSLESS(a, b) (ldd_less((a), (b)) & ldd_less((ldd){-(b).h, -(b).l}, (a)))
@@ -639,4 +753,42 @@ static int ldd_width(const vla_config *cfg)
     return 1; /* (no lanes: each model alone) */
 }
 const vla_group_ops vref_dd_group = {ldd_width, NULL, NULL, NULL};
+#define VLA_DD_NO_LANES
 #endif
+
+static void dd_phi_n(vdd_ctx *cx, vdd *dst, const double *x, long n)
+{
+    long i = 0;
+#ifndef VLA_DD_NO_LANES
+    for (double r[LDW]; cx->lanes && i + LDW <= n; i += LDW) {
+        for (int l = 0; l < LDW; l++)
+            r[l] = vla_round_fmt(cx->fi, x[i + l]);
+        ldd_phi(dst + i, r);
+    }
+#endif
+    for (; i < n; i++)
+        dst[i] = dd_load_phi(cx, x[i]);
+}
+
+static void dd_exp_n(vdd_ctx *cx, vdd *dst, const vdd *a, long n)
+{
+    long i = 0;
+#ifndef VLA_DD_NO_LANES
+    for (; cx->lanes && i + LDW <= n; i += LDW)
+        ldd_exp8(dst + i, a + i);
+#endif
+    for (; i < n; i++)
+        dst[i] = dd_exp(a[i]);
+}
+
+int vref_dd_fun8(char f, const double a[16], double r[16])
+{
+#ifndef VLA_DD_NO_LANES
+    if (ldd_width(NULL) > 1 && (f == 'e' || f == '2')) {
+        ldd_fun8(f, a, r);
+        return VLA_OK;
+    }
+#endif
+    (void)f, (void)a, (void)r;
+    return VLA_ENOTSUP;
+}

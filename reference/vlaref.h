@@ -46,6 +46,9 @@ extern const struct vla_group_ops vref_dd_group;
 /* the dd reference's elementary functions, for the tests: f 'e' (exp), '2' (exp2), 'l' (log) of
  * the pair a into the pair r */
 void vref_dd_fun(char f, const double a[2], double r[2]);
+/* the same for eight pairs at once in the vector lanes (f 'e' or '2'): a[0..8) the high parts,
+ * a[8..16) the low ones, r likewise; VLA_ENOTSUP where the lanes are not there */
+int vref_dd_fun8(char f, const double a[16], double r[16]);
 
 /* vla_grad (vlastab.h) in MPFR: exact at prec_bits (VREF_EXACT), or the emulation of cfg's
  * policy bit for bit (VREF_EMULATE): the same text as lib's, so the emulation's gradients are

@@ -77,6 +77,51 @@ TEST(dd_elementary_functions)
                worst[0], worst[1], worst[2], U2);
 }
 
+/* The lanes' exp and exp2 (phi's exp and the chunk forms' gates in the vector lanes) give the
+ * scalar functions' bits, +0 and -0 apart, on their whole ranges and past them: the reduction's
+ * k = 0 and k != 0, the low part's subnormal range, the results that underflow and overflow, the
+ * bounds themselves (709.79, -746, 1024, -1076) and their neighbours, +-0, +-Inf and NaN. */
+TEST(dd_lanes_functions_bits_equal)
+{
+    double a[16] = {0}, r[16];
+    if (vref_dd_fun8('e', a, r) == VLA_ENOTSUP) {
+        vla_test_skip("this processor has no AVX-512 (F, VL, DQ): no lanes");
+        return;
+    }
+    static const double edge[] = {0, -0.0, INFINITY, -INFINITY, NAN, 709.79, -746, 1024, -1076,
+                                  709.78, 709.8, -745.9, -746.1, 1023.9, 1024.1, -1075.9,
+                                  -1076.1, -708.4, -708.3, 0x1p-1074, -0x1p-1074, 0.5, -0.5,
+                                  0.34657359027997264, -0.34657359027997264, 1, -1, 700, -700};
+    const int ne = sizeof edge / sizeof *edge;
+    unsigned long s = 777;
+    long bad = 0;
+    for (int i = 0; i < 4000; i++) {
+        for (int l = 0; l < 8; l++) {
+            s = s * 6364136223846793005ul + 1442695040888963407ul;
+            double u = (double)(s >> 11) * 0x1p-53, lo = ((double)((s >> 3) & 0xffff) - 32768) * 0x1p-70;
+            double h = i < 4 ? edge[(i * 8 + l) % ne]
+                       : i % 3 == 0 ? ldexp(u - 0.5, -(int)(s % 60)) /* near 0 */
+                       : (u - 0.5) * 2200;                           /* both ranges and past */
+            a[l] = h;
+            a[8 + l] = isfinite(h) && h != 0 ? h * lo : 0; /* a low part below h's ulp */
+        }
+        for (int f = 0; f < 2; f++) {
+            const char fc = f ? '2' : 'e';
+            CHECK(vref_dd_fun8(fc, a, r) == VLA_OK);
+            for (int l = 0; l < 8; l++) {
+                double x[2] = {a[l], a[8 + l]}, y[2];
+                vref_dd_fun(fc, x, y);
+                if (memcmp(&y[0], &r[l], sizeof(double)) || memcmp(&y[1], &r[8 + l], sizeof(double))) {
+                    if (bad++ < 5)
+                        CHECK_MSG(0, "%c(%a + %a): lanes %a + %a, scalar %a + %a", fc, x[0], x[1],
+                                  r[l], r[8 + l], y[0], y[1]);
+                }
+            }
+        }
+    }
+    CHECK_MSG(bad == 0, "%ld of 64000 results differ from the scalar function's bits", bad);
+}
+
 /* max_i |(a_i + alo_i) - (b_i + blo_i)| / max_i |b_i|: the normwise difference of two models'
  * quantities at double-double resolution */
 static double diff(const vla_model *a, const vla_model *b, vla_quantity q, size_t n)
