@@ -182,6 +182,8 @@ int vla_units_open(vla_units **u, const vla_cli *c, const vla_cli_spec *spec, co
 const void *vla_units_get(const vla_units *u, int i, size_t *len);
 /* unit i finished, its result rec (len bytes, at most open's max); VLA_OK or VLA_ENOMEM */
 int vla_units_save(vla_units *u, int i, const void *rec, size_t len);
+/* unit i not finished after all (a program whose units go on from one another starts over) */
+void vla_units_drop(vla_units *u, int i);
 /* The end, with the program's exit status: 3 (a stop) writes the checkpoint and says what was
  * saved and how to resume; 0 has the checkpoint removed when the program exits 0. Frees u;
  * returns status. */

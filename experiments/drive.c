@@ -1047,6 +1047,13 @@ const void *vla_units_get(const vla_units *u, int i, size_t *len)
     return u->rec[i];
 }
 
+void vla_units_drop(vla_units *u, int i)
+{
+    u->done -= u->rec[i] != NULL;
+    free(u->rec[i]);
+    u->rec[i] = NULL;
+}
+
 static void units_write(vla_units *u)
 {
     char why[300];

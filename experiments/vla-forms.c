@@ -125,49 +125,71 @@ static double relerr(const double *x, const double *ref, long n)
     return e <= 1e300 ? e : INFINITY; /* NaN and Inf alike: the run turned non-finite */
 }
 
-static int interrupted(void)
+/* One pass of the sweep: its checkpoints, where every form has a state, and the engines of every
+ * form and precision with their exact references (one per input format: in double-double with
+ * its MPFR check, or in MPFR) on one ring of inputs */
+typedef struct {
+    int use_dd;
+    char redo[400]; /* MPFR after the dd reference's check failed: the check's words, else "" */
+    long T, Cmax, nck, cks[512];
+    int ne; /* engines: precisions x forms */
+    vla_config *cfg;
+    vla_engine **m, *ref[VLA_NFMT];
+    vref_ddcheck *chk[VLA_NFMT];
+    vla_inputs in;
+    double *err; /* [ne][nck][3]: the mean error of S, A and o over the heads at each checkpoint */
+} sweep_pass;
+
+static void sweep_close(sweep_pass *sw)
 {
-    fprintf(stderr, "vla-forms: interrupted (signal %d); nothing saved: --what sweep writes no "
-                    "checkpoints\n", (int)vla_cli_stop);
-    return 3;
+    for (int i = 0; sw->m && i < sw->ne; i++)
+        vla_engine_free(sw->m[i]);
+    for (int i = 0; i < VLA_NFMT; i++) {
+        vla_engine_free(sw->ref[i]);
+        vref_ddcheck_free(sw->chk[i]);
+        sw->ref[i] = NULL;
+        sw->chk[i] = NULL;
+    }
+    vla_inputs_free(&sw->in);
+    free(sw->cfg);
+    free(sw->m);
+    free(sw->err);
+    sw->cfg = NULL;
+    sw->m = NULL;
+    sw->err = NULL;
 }
 
-/* The sweep with its exact reference in double-double (use_dd: vref_backend_dd, checked against
- * MPFR on head 0's first VREF_DD_CHECK_STEPS steps), or in MPFR; returns VLA_DD_REDO, having
- * written nothing, when the check failed, and *why says which reference the table has. */
-#define VLA_DD_REDO (-100)
-static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out, int use_dd,
-                     char *why, size_t whylen)
+/* The checkpoints and the engines of a pass (use_dd: the dd reference), from step 0 */
+static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o, sweep_pass *sw,
+                       int use_dd)
 {
-    const int d = c->cfg.d, dv = c->cfg.dv, A = vla_model_has_A(c->cfg.model), nr = c->runs;
-    const int np = o->np, nf = o->nf;
-    vla_config *cfg = calloc((size_t)np * nf, sizeof *cfg);
-    vla_engine **m = calloc((size_t)np * nf, sizeof *m), *ref[VLA_NFMT] = {NULL};
-    vref_ddcheck *chk[VLA_NFMT] = {NULL};
-    long Cmax = 1;
+    const int d = c->cfg.d, dv = c->cfg.dv, nr = c->runs, np = o->np, nf = o->nf;
+    sw->use_dd = use_dd;
+    sw->ne = np * nf;
+    sw->Cmax = 1;
     for (int f = 0; f < nf; f++)
-        Cmax = o->forms[f].chunk > Cmax ? o->forms[f].chunk : Cmax;
-    long T = c->steps / Cmax * Cmax, cks[512];
-    if (T < 1)
-        vla_cli_die(spec, "--steps %ld: less than the largest chunk, %ld", c->steps, Cmax);
+        sw->Cmax = o->forms[f].chunk > sw->Cmax ? o->forms[f].chunk : sw->Cmax;
+    sw->T = c->steps / sw->Cmax * sw->Cmax;
+    if (sw->T < 1)
+        vla_cli_die(spec, "--steps %ld: less than the largest chunk, %ld", c->steps, sw->Cmax);
     vla_config big = c->cfg; /* the checkpoints where every form has a state */
     big.form = VLA_FORM_CHUNK;
-    big.chunk = (int)Cmax;
-    long nck = vla_checkpoints_form(&big, cks, vla_checkpoints(T, c->per_decade, cks, 512));
-    double *err = calloc((size_t)np * nf * nck * 3, sizeof *err);
-    double *x = malloc((size_t)(d * d + dv * d + dv) * 2 * sizeof *x);
-    if (!cfg || !m || !err || !x)
+    big.chunk = (int)sw->Cmax;
+    sw->nck = vla_checkpoints_form(&big, sw->cks, vla_checkpoints(sw->T, c->per_decade, sw->cks, 512));
+    sw->cfg = calloc((size_t)sw->ne, sizeof *sw->cfg);
+    sw->m = calloc((size_t)sw->ne, sizeof *sw->m);
+    sw->err = calloc((size_t)sw->ne * sw->nck * 3 + 1, sizeof *sw->err);
+    if (!sw->cfg || !sw->m || !sw->err)
         vla_cli_die(spec, "out of memory");
     char e_msg[400], form[32];
     /* the inputs, drawn (or read) once for every engine, a window of WIN steps at a time, which
      * the engines take as prepared inputs in a ring */
-    vla_inputs in;
-    if (vla_inputs_open(&in, c->stream, c->seed, d, dv, nr, WIN, T, vla_model_reads(&c->cfg), e_msg,
-                        sizeof e_msg))
+    if (vla_inputs_open(&sw->in, c->stream, c->seed, d, dv, nr, WIN, sw->T,
+                        vla_model_reads(&c->cfg), e_msg, sizeof e_msg))
         vla_cli_die(spec, "--stream: %s", e_msg);
     for (int p = 0; p < np; p++)
         for (int f = 0; f < nf; f++) {
-            vla_config *k = &cfg[p * nf + f];
+            vla_config *k = &sw->cfg[p * nf + f];
             const char *why = NULL;
             *k = c->cfg;
             k->prec = o->precs[p];
@@ -179,41 +201,198 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
             vla_engine_spec sp;
             vla_cli_engine_spec(c, k, &sp);
             sp.stream = NULL;
-            sp.in = in.in;
-            sp.is_read = in.is_read;
-            sp.T = in.T; /* WIN, or a shorter stream's length */
+            sp.in = sw->in.in;
+            sp.is_read = sw->in.is_read;
+            sp.T = sw->in.T; /* WIN, or a shorter stream's length */
             sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
-            if (vla_engine_new(&m[p * nf + f], &sp, e_msg, sizeof e_msg))
+            if (vla_engine_new(&sw->m[p * nf + f], &sp, e_msg, sizeof e_msg))
                 vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), e_msg);
             vla_fmt io = vla_prec_io(k->prec);
-            if (!ref[io]) {
+            if (!sw->ref[io]) {
                 sp.cfg.prec = uniform_of(spec, k->prec);
                 sp.cfg.track = VLA_TRACK_SM;
                 sp.cfg.form = VLA_FORM_SEQ;
                 sp.cfg.chunk = 0;
                 sp.backend = use_dd ? vref_backend_dd() : vref_backend_exact();
                 sp.ref_bits = c->ref_bits;
-                if (vla_engine_new(&ref[io], &sp, e_msg, sizeof e_msg) ||
-                    (use_dd && vref_ddcheck_new(&chk[io], &sp, VREF_DD_CHECK_STEPS, e_msg,
+                if (vla_engine_new(&sw->ref[io], &sp, e_msg, sizeof e_msg) ||
+                    (use_dd && vref_ddcheck_new(&sw->chk[io], &sp, VREF_DD_CHECK_STEPS, e_msg,
                                                 sizeof e_msg)))
                     vla_cli_die(spec, "the exact reference: %s", e_msg);
             }
         }
-    int status = 0; /* (a stop or a failed step: to done, which frees what was made) */
-    long ne = np * nf, done = 0; /* progress: the engines' steps */
+}
+
+/* A checkpoint k of the sweep as a unit of OUT.ckpt: k, the pass (use_dd, and redo's words),
+ * whether the state follows, the errors of every engine at k; with state, every engine's runs'
+ * states at cks[k], the references' and their checks'. The last checkpoint finished carries the
+ * state, to go on from; those before it only their errors. */
+static int unit_of(const sweep_pass *sw, long k, int state, char **buf, size_t *n)
+{
+    const long head[4] = {k, sw->use_dd, state, (long)strlen(sw->redo)};
+    FILE *f = open_memstream(buf, n);
+    if (!f)
+        return VLA_ENOMEM;
+    int ok = fwrite(head, sizeof head, 1, f) == 1 &&
+             fwrite(sw->redo, 1, (size_t)head[3], f) == (size_t)head[3];
+    for (int i = 0; ok && i < sw->ne; i++)
+        ok = fwrite(sw->err + ((size_t)i * sw->nck + k) * 3, sizeof *sw->err, 3, f) == 3;
+    for (int i = 0; ok && state && i < sw->ne + VLA_NFMT; i++) {
+        vla_engine *e = i < sw->ne ? sw->m[i] : sw->ref[i - sw->ne];
+        for (int h = 0; ok && e && h < vla_engine_runs(e); h++)
+            ok = vla_engine_save(e, h, f) == 0;
+        if (ok && i >= sw->ne && sw->chk[i - sw->ne])
+            ok = vref_ddcheck_save(sw->chk[i - sw->ne], f) == 0;
+    }
+    ok = fclose(f) == 0 && ok;
+    if (!ok)
+        free(*buf);
+    return ok ? VLA_OK : VLA_ENOMEM;
+}
+
+static void unit_save(const vla_cli_spec *spec, const sweep_pass *sw, vla_units *u, long k,
+                      int state)
+{
+    char *rec;
+    size_t n;
+    if (unit_of(sw, k, state, &rec, &n))
+        vla_cli_die(spec, "out of memory");
+    int r = vla_units_save(u, (int)k, rec, n);
+    free(rec);
+    if (r)
+        vla_cli_die(spec, "out of memory");
+}
+
+/* the most bytes a unit takes, in this pass or in MPFR after it (a reference's runs and its
+ * check at most runs + 1 of the larger of the two numbers) */
+static size_t unit_max(const sweep_pass *sw)
+{
+    size_t n = 4 * sizeof(long) + sizeof sw->redo + (size_t)sw->ne * 3 * sizeof(double);
+    for (int i = 0; i < sw->ne; i++)
+        n += (size_t)vla_engine_runs(sw->m[i]) * (size_t)vla_engine_save_max(sw->m[i]);
     for (int i = 0; i < VLA_NFMT; i++)
-        ne += ref[i] != NULL;
+        if (sw->ref[i]) {
+            long one = vla_engine_save_max(sw->ref[i]);
+            if (sw->chk[i] && vref_ddcheck_save_max(sw->chk[i]) > one)
+                one = vref_ddcheck_save_max(sw->chk[i]);
+            n += (size_t)(vla_engine_runs(sw->ref[i]) + 1) * (size_t)one;
+        }
+    return n;
+}
+
+/* Unit k read back into sw (its errors; the last one's state into the engines, at cks[k]: one
+ * before it may hold its own too, written before it was saved again without); VLA_EFORMAT when
+ * it is not checkpoint k of this pass */
+static int unit_read(sweep_pass *sw, const void *rec, size_t n, long k, int last)
+{
+    long head[4];
+    FILE *f = fmemopen((void *)rec, n, "r");
+    if (!f)
+        return VLA_ENOMEM;
+    char redo[sizeof sw->redo];
+    int ok = fread(head, sizeof head, 1, f) == 1 && head[0] == k && head[1] == sw->use_dd &&
+             (head[2] == 1 || (head[2] == 0 && !last)) && head[3] == (long)strlen(sw->redo) &&
+             fread(redo, 1, (size_t)head[3], f) == (size_t)head[3] &&
+             !memcmp(redo, sw->redo, (size_t)head[3]);
+    for (int i = 0; ok && i < sw->ne; i++)
+        ok = fread(sw->err + ((size_t)i * sw->nck + k) * 3, sizeof *sw->err, 3, f) == 3;
+    for (int i = 0; ok && last && i < sw->ne + VLA_NFMT; i++) {
+        vla_engine *e = i < sw->ne ? sw->m[i] : sw->ref[i - sw->ne];
+        for (int h = 0; ok && e && h < vla_engine_runs(e); h++)
+            ok = vla_engine_load(e, h, f) == 0 && vla_engine_t(e, h) == sw->cks[k];
+        if (ok && i >= sw->ne && sw->chk[i - sw->ne])
+            ok = vref_ddcheck_load(sw->chk[i - sw->ne], f, sw->cks[k]) == 0;
+    }
+    ok = ok && (!last && head[2] ? 1 : fgetc(f) == EOF);
+    fclose(f);
+    return ok ? VLA_OK : VLA_EFORMAT;
+}
+
+/* The checkpoints finished before a stop into sw: their errors, and the engines at the last one's
+ * step; *next: the checkpoint to go on from (0: none was kept). A pass in MPFR after the dd check
+ * failed goes on as that pass. 0, or the exit status after its message. */
+static int sweep_resume(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o,
+                        sweep_pass *sw, vla_units *u, long *next)
+{
+    long last = -1, head[4] = {0};
+    size_t n;
+    const void *rec;
+    *next = 0;
+    for (long k = 0; k < sw->nck; k++)
+        last = vla_units_get(u, k, NULL) ? k : last;
+    if (last < 0)
+        return 0;
+    rec = vla_units_get(u, last, &n);
+    memcpy(head, rec, n >= sizeof head ? sizeof head : 0);
+    if (n >= sizeof head && sw->use_dd && !head[1] && head[3] > 0 &&
+        head[3] < (long)sizeof sw->redo && n >= sizeof head + (size_t)head[3]) {
+        sweep_close(sw); /* the dd reference failed its check: MPFR from here */
+        sweep_open(c, spec, o, sw, 0);
+        memcpy(sw->redo, (const char *)rec + sizeof head, (size_t)head[3]);
+        sw->redo[head[3]] = 0;
+        fprintf(stderr, "vla-forms: %s; running MPFR\n", sw->redo);
+    }
+    /* a damaged one (said by vla_units_open) leaves no state to go on from with every one before
+     * it: the last one kept holds none, or one before it is missing */
+    long gap = !head[2] ? last : -1;
+    for (long k = last; k >= 0; k--)
+        gap = vla_units_get(u, k, NULL) ? gap : k;
+    if (gap >= 0) {
+        fprintf(stderr, "vla-forms: warning: %s.ckpt: checkpoint %ld %s: every checkpoint starts "
+                        "over\n", c->out, gap, gap == last && !head[2] ? "holds no state (the one "
+                        "after it, which did, is damaged)" : "is damaged, and the state to go on "
+                        "from is a later one's");
+        for (long k = 0; k <= last; k++)
+            vla_units_drop(u, (int)k);
+        return 0;
+    }
+    for (long k = 0; k <= last; k++) {
+        rec = vla_units_get(u, k, &n);
+        if (unit_read(sw, rec, n, k, k == last)) {
+            fprintf(stderr, "vla-forms: %s.ckpt: checkpoint %ld is not one of this command's\n",
+                    c->out, k);
+            return 1;
+        }
+    }
+    *next = last + 1;
+    return 0;
+}
+
+/* The sweep's pass from checkpoint k0 (its engines there) to the end and its table; returns
+ * VLA_DD_REDO, having written nothing, when the dd reference's check failed, and *why says which
+ * reference the table has. */
+#define VLA_DD_REDO (-100)
+static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out,
+                     sweep_pass *sw, vla_units *u, long k0, char *why, size_t whylen)
+{
+    const int d = c->cfg.d, dv = c->cfg.dv, A = vla_model_has_A(c->cfg.model), nr = c->runs;
+    const int ne = sw->ne;
+    const long nck = sw->nck, *cks = sw->cks;
+    vla_engine **m = sw->m, **ref = sw->ref;
+    vref_ddcheck **chk = sw->chk;
+    vla_config *cfg = sw->cfg;
+    double *err = sw->err, *x = malloc((size_t)(d * d + dv * d + dv) * 2 * sizeof *x);
+    if (!x)
+        vla_cli_die(spec, "out of memory");
+    char e_msg[400], form[32];
+    snprintf(why, whylen, "%s", sw->redo);
+    int status = 0; /* (a stop or a failed step: to done, which frees what was made) */
+    long nengines = ne, done = 0; /* progress: the engines' steps */
+    for (int i = 0; i < VLA_NFMT; i++)
+        nengines += ref[i] != NULL;
     vla_progress prog;
-    vla_progress_start(&prog, nck ? ne * cks[nck - 1] : 0, "engine-steps");
-    for (long k = 0, t = 0, to; k < nck; k++) {
+    vla_progress_start(&prog, nck ? nengines * cks[nck - 1] : 0, "engine-steps");
+    const long t0 = k0 ? cks[k0 - 1] : 0;
+    vla_progress_update(&prog, done = nengines * t0);
+    for (long k = k0, t = t0, to; k < nck; k++) {
         for (; t < cks[k]; t = to) { /* a window at a time */
             to = t + WIN < cks[k] ? t + WIN : cks[k];
-            if (vla_inputs_fill(&in, t, to, e_msg, sizeof e_msg)) {
+            if (vla_inputs_fill(&sw->in, t, to, e_msg, sizeof e_msg)) {
                 fprintf(stderr, "vla-forms: --stream: %s\n", e_msg);
                 status = 1;
                 goto done;
             }
-            for (int i = 0; i < VLA_NFMT + np * nf; i++) {
+            for (int i = 0; i < VLA_NFMT + ne; i++) {
                 vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
                 int r = e ? vla_engine_advance(e, to) : 0;
                 if (e)
@@ -225,7 +404,7 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                     goto done;
                 }
                 if (r == VLA_EINTR) {
-                    status = interrupted();
+                    status = 3;
                     goto done;
                 }
                 if (r) {
@@ -238,11 +417,11 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
         for (int i = 0; i < VLA_NFMT; i++)
             if (chk[i] && (status = vref_ddcheck_at(chk[i], ref[i], cks[k]))) {
                 fprintf(stderr, "vla-forms: the reference's check: %s\n", vla_strerror(status));
-                status = status == VLA_EINTR ? interrupted() : 1;
+                status = status == VLA_EINTR ? 3 : 1;
                 goto done;
             }
         /* the error of each quantity, the mean over the heads (inf: a head turned non-finite) */
-        for (int i = 0; i < np * nf; i++) {
+        for (int i = 0; i < ne; i++) {
             vla_engine *rf = ref[vla_prec_io(cfg[i].prec)];
             double *sum = err + ((size_t)i * nck + k) * 3;
             static const vla_quantity qs[3] = {VLA_Q_S, VLA_Q_A, VLA_Q_O};
@@ -258,6 +437,11 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                     sum[q] += relerr(x, x + len[q], len[q]) / nr;
                 }
         }
+        /* checkpoint k finished, with the state to go on from; the one before keeps its errors
+         * (in this order: a file written between the two holds both states) */
+        unit_save(spec, sw, u, k, 1);
+        if (k > 0)
+            unit_save(spec, sw, u, k - 1, 0);
     }
     if (!*why) /* (a run again in MPFR keeps the failed check's words) */
         snprintf(why, whylen, "MPFR at %ld bits", c->ref_bits ? c->ref_bits : VREF_DEFAULT_BITS);
@@ -275,15 +459,15 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     vla_dat_meta(out, "sweep", "steps %ld and checkpoints rounded down to multiples of %ld, where "
                                "every form has a state; the reference: the exact sequential "
                                "recurrence, one per input format; errors: the mean over the %d "
-                               "heads", T, Cmax, nr);
+                               "heads", sw->T, sw->Cmax, nr);
     /* the rows, then the summary of their errors (inf: a head turned non-finite) */
     static const char columns[] = "t C prec s_relerr a_relerr o_relerr";
-    double *rows = malloc((size_t)np * nf * nck * 6 * sizeof *rows);
-    vla_summary_block *blk = malloc((size_t)np * nf * sizeof *blk);
-    char (*bname)[48] = malloc((size_t)np * nf * sizeof *bname);
+    double *rows = malloc((size_t)ne * nck * 6 * sizeof *rows);
+    vla_summary_block *blk = malloc((size_t)ne * sizeof *blk);
+    char (*bname)[48] = malloc((size_t)ne * sizeof *bname);
     if (!rows || !blk || !bname)
         vla_cli_die(spec, "out of memory");
-    for (int i = 0; i < np * nf; i++) {
+    for (int i = 0; i < ne; i++) {
         const vla_config *k = &cfg[i];
         vla_form_name(k, form, sizeof form);
         snprintf(bname[i], sizeof bname[i], "%s %s", vla_prec_name(k->prec), form);
@@ -297,14 +481,14 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
         }
     }
     vla_summary sm = {.len = 0};
-    int said = vla_summary_errors(&sm, columns, blk, np * nf, VLA_SUM_PAST1 | VLA_SUM_NONFINITE);
-    for (int i = 0; i < np * nf; i++) /* a read-out 0 by an overflowed denominator */
+    int said = vla_summary_errors(&sm, columns, blk, ne, VLA_SUM_PAST1 | VLA_SUM_NONFINITE);
+    for (int i = 0; i < ne; i++) /* a read-out 0 by an overflowed denominator */
         said |= vla_cli_den_summary(&sm, m[i], bname[i]);
     if (!said)
         vla_summary_add(&sm, 0, "every form stayed finite and no error reached 1");
     vla_cli_summary_end(&sm, "vla-forms", out);
     vla_dat_columns(out, columns);
-    for (int i = 0; i < np * nf; i++) {
+    for (int i = 0; i < ne; i++) {
         if (i)
             vla_dat_block(out);
         for (long j = 0; j < nck; j++) {
@@ -317,31 +501,40 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     free(bname);
 done:
     vla_progress_end(&prog);
-    for (int i = 0; i < np * nf; i++)
-        vla_engine_free(m[i]);
-    for (int i = 0; i < VLA_NFMT; i++) {
-        vla_engine_free(ref[i]);
-        vref_ddcheck_free(chk[i]);
-    }
-    vla_inputs_free(&in);
-    free(cfg);
-    free(m);
-    free(err);
     free(x);
     return status;
 }
 
 /* the sweep: its exact reference in double-double where the default 256 bits are asked for, else
- * (another --ref-bits, or the dd reference's check failed) MPFR */
+ * (another --ref-bits, or the dd reference's check failed) MPFR; its checkpoints units of OUT.ckpt
+ * (--resume goes on from the last one finished) */
 static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
 {
     char why[400] = "";
     const long bits = c->ref_bits ? c->ref_bits : VREF_DEFAULT_BITS;
-    int r = sweep_ref(c, spec, o, out, bits == VREF_DEFAULT_BITS, why, sizeof why);
-    if (r != VLA_DD_REDO)
+    sweep_pass sw = {.redo = ""};
+    sweep_open(c, spec, o, &sw, bits == VREF_DEFAULT_BITS);
+    vla_units *u;
+    long k0 = 0;
+    int r = vla_units_open(&u, c, spec, "checkpoint", NULL, (int)sw.nck, unit_max(&sw));
+    if (r) {
+        sweep_close(&sw);
         return r;
-    fprintf(stderr, "vla-forms: %s; running MPFR\n", why);
-    r = sweep_ref(c, spec, o, out, 0, why, sizeof why);
+    }
+    r = sweep_resume(c, spec, o, &sw, u, &k0);
+    if (!r)
+        r = sweep_ref(c, spec, o, out, &sw, u, k0, why, sizeof why);
+    if (r == VLA_DD_REDO) {
+        fprintf(stderr, "vla-forms: %s; running MPFR\n", why);
+        for (long k = 0; k < sw.nck; k++) /* (the dd pass's checkpoints) */
+            vla_units_drop(u, (int)k);
+        sweep_close(&sw);
+        sweep_open(c, spec, o, &sw, 0);
+        snprintf(sw.redo, sizeof sw.redo, "%s", why);
+        r = sweep_ref(c, spec, o, out, &sw, u, 0, why, sizeof why);
+    }
+    r = vla_units_end(u, r);
+    sweep_close(&sw);
     return r;
 }
 
@@ -720,8 +913,9 @@ int main(int argc, char **argv)
             "--what causal runs each form twice, the inputs after token --prefix P replaced the\n"
             "second time, and counts the read-outs of tokens 1..P that moved, in ulps of the io\n"
             "format (0 for a causal form; fla issue 1240's future-row anchor moves them).\n"
-            "--resume (ut, causal): skips the rows finished before the stop (OUT.ckpt); the row\n"
-            "in progress starts over. --what sweep writes no checkpoints (--resume is refused).",
+            "--resume: ut and causal skip the rows finished before the stop (OUT.ckpt), the row\n"
+            "in progress starts over; sweep goes on from the last checkpoint finished (OUT.ckpt\n"
+            "keeps every engine's and reference's state at it).",
         .columns = "  sweep: t C prec s_relerr a_relerr o_relerr\n"
                    "    C     0 seq, -1 scan, else the chunk size\n"
                    "    prec  the precision policy (--precisions)\n"
@@ -753,8 +947,6 @@ int main(int argc, char **argv)
     };
     vla_cli c;
     vla_cli_parse(&c, &spec, argc, argv);
-    if (c.resume && !strcmp(opts.what, "sweep"))
-        vla_cli_die(&spec, "--resume: --what sweep writes no checkpoints (ut and causal do)");
     if (c.cfg.form != VLA_FORM_SEQ)
         vla_cli_die(&spec, "--form: vla-forms takes its forms from --forms");
     if (!opts.nf) {

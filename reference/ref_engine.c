@@ -173,6 +173,35 @@ long vref_ddcheck_compared(const vref_ddcheck *c) { return c->compared; }
 
 int vref_ddcheck_ok(const vref_ddcheck *c) { return c->compared > 0 && c->worst <= VREF_DD_TRUST; }
 
+int vref_ddcheck_save(vref_ddcheck *c, FILE *f)
+{
+    const long n[2] = {c->compared, c->last};
+    if (fwrite(&c->worst, sizeof c->worst, 1, f) != 1 || fwrite(n, sizeof n, 1, f) != 1)
+        return VLA_EIO;
+    return vla_engine_save(c->mp, 0, f);
+}
+
+int vref_ddcheck_load(vref_ddcheck *c, FILE *f, long t)
+{
+    const long at = t < c->steps ? t : c->steps;
+    double worst;
+    long n[2];
+    if (fread(&worst, sizeof worst, 1, f) != 1 || fread(n, sizeof n, 1, f) != 1 || n[0] < 0 ||
+        n[0] > at || n[1] < 0 || n[1] > at || (n[0] > 0) != (n[1] > 0) ||
+        !(isnan(worst) || worst >= 0) || vla_engine_load(c->mp, 0, f) ||
+        vla_engine_t(c->mp, 0) != at)
+        return VLA_EFORMAT;
+    c->worst = worst;
+    c->compared = n[0];
+    c->last = n[1];
+    return VLA_OK;
+}
+
+long vref_ddcheck_save_max(const vref_ddcheck *c)
+{
+    return (long)(sizeof c->worst + 2 * sizeof(long)) + vla_engine_save_max(c->mp);
+}
+
 void vref_ddcheck_describe(const vref_ddcheck *c, char *buf, size_t len)
 {
     if (!c->compared)

@@ -83,6 +83,13 @@ int vref_ddcheck_follow(vref_ddcheck *c, long t);
 int vref_ddcheck_ok(const vref_ddcheck *c); /* compared at least once, within VREF_DD_TRUST */
 double vref_ddcheck_worst(const vref_ddcheck *c); /* the largest relative difference seen */
 long vref_ddcheck_compared(const vref_ddcheck *c); /* ... over this many checkpoints */
+/* The check's state at a checkpoint t of the program, to go on from after a stop (vla-forms'
+ * sweep): the comparisons so far and MPFR's run at min(t, steps), vla_engine_save's format. load
+ * refuses (VLA_EFORMAT) a state that is not this check's at t; a program on a ring of inputs
+ * refills the ring from t, which the check then follows. save_max: the most bytes save writes. */
+int vref_ddcheck_save(vref_ddcheck *c, FILE *f);
+int vref_ddcheck_load(vref_ddcheck *c, FILE *f, long t);
+long vref_ddcheck_save_max(const vref_ddcheck *c);
 /* the reference in words, for a table's header: dd and its check, or MPFR and why */
 void vref_ddcheck_describe(const vref_ddcheck *c, char *buf, size_t len);
 void vref_ddcheck_free(vref_ddcheck *c);

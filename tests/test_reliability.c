@@ -1400,6 +1400,11 @@ static const units_case units_cases[] = {
                    NULL}, "--prefix", "99"},
     {"vla-scaling", {"--models", "vla3", "--precisions", "f32", "--ds", "32", "--Ts", "200000",
                      "--repeat", "3", "--softmax-budget", "0.01", NULL}, "--repeat", "2"},
+    /* its unit a checkpoint, the last one finished with every engine's state and the dd
+     * reference's and its MPFR check's */
+    {"vla-forms", {"--what", "sweep", "--model", "vla3", "--set", "period=16", "--d", "8",
+                   "--steps", "4000", "--runs", "2", "--forms", "seq,chunk:16,scan",
+                   "--precisions", "f32,bf16", NULL}, "--forms", "seq,chunk:16"},
 };
 
 /* a table's body (table_body); a timing table's first block (the models' rows: the softmax rows'
@@ -1477,7 +1482,7 @@ TEST(reliability_units_resume)
         CHECK_MSG(st == 0 && want, "%s %s uninterrupted: status %d '%s'", k->prog, k->args[1], st,
                   msg);
         units_resume(k, p, dir, want, SIGINT);
-        if (i == 1) /* a kill -9 loses the unit in progress only */
+        if (i == 1 || !strcmp(k->args[1], "sweep")) /* a kill -9 loses the unit in progress only */
             units_resume(k, p, dir, want, SIGKILL);
         free(want);
         remove_tree(dir);
@@ -1485,12 +1490,12 @@ TEST(reliability_units_resume)
 }
 
 /* The resume takes a finished unit from the checkpoint, not computing it again: a value forged
- * in vla-grad's first head (its record's checksum made to match) is in the resumed table. */
-TEST(reliability_units_read_back)
+ * in unit 0's record at byte `at` of its bytes (its checksum made to match) is in the resumed
+ * table, in the row `row` says ("%g": the value) */
+static void units_read_back(const units_case *k, size_t off, const char *row)
 {
-    const units_case *k = &units_cases[0];
     const char *p;
-    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40], want[100];
     char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     if (!begin(dir, sizeof dir, 1, k->prog, &p))
         return;
@@ -1502,20 +1507,21 @@ TEST(reliability_units_read_back)
     uint64_t rlen = 0;
     if (b && (at = record_at(b, len, 0)))
         memcpy(&rlen, b + at, 8);
-    CHECK_MSG(st == 3 && rlen >= 4 * 8, "interrupted: status %d, head 0's record %llu bytes '%s'",
-              st, (unsigned long long)rlen, msg);
-    if (rlen >= 4 * 8) {
-        const double forged = 12345.5; /* prec f32, head 0, dq: its relerr */
-        memcpy(b + at + 8 + 3 * 8, &forged, 8);
+    CHECK_MSG(st == 3 && rlen >= off + 8, "%s %s interrupted: status %d, unit 0's record %llu "
+              "bytes '%s'", k->prog, k->args[1], st, (unsigned long long)rlen, msg);
+    if (rlen >= off + 8) {
+        const double forged = 12345.5;
+        memcpy(b + at + 8 + off, &forged, 8);
         uint64_t h = vla_fnv1a(vla_fnv1a(VLA_FNV_INIT, &rlen, 8), b + at + 8, rlen);
         memcpy(b + at + 8 + rlen, &h, 8);
         write_bytes(ck, b, len);
         make_argv(argv, p, k->args, "--out", out, "--resume", NULL);
         st = run(NULL, argv, NULL, msg, sizeof msg, 120);
         char *got = table_body(out);
-        CHECK_MSG(st == 0 && got && strstr(got, "f32 0 dq 12345.5 "), "resumed: status %d, the "
-                  "forged value %s '%s'", st, got && strstr(got, "12345.5") ? "there" : "not there",
-                  msg);
+        snprintf(want, sizeof want, row, forged);
+        CHECK_MSG(st == 0 && got && strstr(got, want), "%s %s resumed: status %d, the forged "
+                  "value %s '%s'", k->prog, k->args[1], st, got && strstr(got, "12345.5") ?
+                  "there" : "not there", msg);
         free(got);
     }
     free(b);
@@ -1697,5 +1703,214 @@ TEST_SLOW(reliability_check_resume)
     }
     free(ref);
     free(saved);
+    remove_tree(dir);
+}
+
+/* vla-grad's first head (prec f32, head 0, dq: its relerr); the sweep's first checkpoint, after
+ * its 4-number head: f32 seq's s_relerr */
+TEST(reliability_units_read_back)
+{
+    units_read_back(&units_cases[0], 3 * 8, "f32 0 dq %g ");
+    units_read_back(&units_cases[6], 4 * 8, " 0 f32 %g ");
+}
+
+/* Runs argv (env added) until its checkpoint ck is ready(bytes, length), then sends SIGINT;
+ * the exit status (-1: ready never came within 120 s, -2: no start), stderr in msg */
+static int stop_when(char *const argv[], char *const env[], const char *ck,
+                     int (*ready)(const char *b, size_t len), char *msg, size_t len)
+{
+    child ch;
+    int sent = 0;
+    if (spawn(&ch, NULL, argv, env))
+        return -2;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!sent && seconds_since(&t0) < 120) {
+        size_t n;
+        char *b = read_all(ck, &n);
+        if (b && ready(b, n))
+            sent = kill(ch.pid, SIGINT) == 0;
+        else
+            nanosleep(&(struct timespec){0, 2000000}, NULL);
+        free(b);
+    }
+    int st = finish(&ch, 120);
+    char *text = read_all(ch.err, NULL);
+    snprintf(msg, len, "%s", text ? text : "");
+    free(text);
+    unlink(ch.err);
+    return sent ? st : -1;
+}
+
+/* a sweep's checkpoint with two checkpoints finished (records 0 and 1 not empty) */
+static int two_finished(const char *b, size_t len)
+{
+    size_t at = record_at(b, len, 1);
+    uint64_t n = 0;
+    if (at)
+        memcpy(&n, b + at, 8);
+    return n > 0;
+}
+
+/* ... whose first checkpoint is the MPFR pass's (its head's second number, use_dd, 0) */
+static int mpfr_pass(const char *b, size_t len)
+{
+    size_t at = record_at(b, len, 0);
+    long use_dd = 1;
+    if (at && at + 8 + 16 <= len)
+        memcpy(&use_dd, b + at + 8 + 8, 8);
+    return !use_dd;
+}
+
+/* ... keeping the first checkpoint file whose record 0 is there (its state with it) */
+static char *early;
+static size_t early_len;
+static int two_finished_keeping_early(const char *b, size_t len)
+{
+    size_t at = record_at(b, len, 0);
+    uint64_t n = 0;
+    if (at)
+        memcpy(&n, b + at, 8);
+    if (n && !early && (early = malloc(len)))
+        memcpy(early, b, early_len = len);
+    return two_finished(b, len);
+}
+
+/* A checkpoint file written between the two saves of a checkpoint (kill -9 there) holds the state
+ * of the last one finished and that of the one before, not saved again yet: the one before's
+ * record of an earlier file spliced into a later one (every record keeps its checksum) resumes to
+ * the uninterrupted table (it was refused: "checkpoint 0 is not one of this command's", exit 1) */
+TEST(reliability_sweep_two_states)
+{
+    const units_case *k = &units_cases[6];
+    const char *p;
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    if (!begin(dir, sizeof dir, 1, k->prog, &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, k->args, "--out", ref, NULL, NULL);
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && want, "uninterrupted: status %d '%s'", st, msg);
+    make_argv(argv, p, k->args, "--out", out, NULL, NULL);
+    free(early);
+    early = NULL;
+    st = stop_when(argv, env, ck, two_finished_keeping_early, msg, sizeof msg);
+    size_t len, a0, a1, e0, e1;
+    char *b = read_all(ck, &len);
+    int ok = st == 3 && b && early && (a0 = record_at(b, len, 0)) && (a1 = record_at(b, len, 1)) &&
+             (e0 = record_at(early, early_len, 0)) && (e1 = record_at(early, early_len, 1)) &&
+             e1 - e0 > a1 - a0; /* its record 0 with the state, the later one's without */
+    CHECK_MSG(ok, "interrupted: status %d, %s '%s'", st, early ? "an early file" : "no early file",
+              msg);
+    if (ok) {
+        char *spliced = malloc(len + (e1 - e0));
+        size_t n = 0;
+        memcpy(spliced, b, a0);
+        n += a0;
+        memcpy(spliced + n, early + e0, e1 - e0);
+        n += e1 - e0;
+        memcpy(spliced + n, b + a1, len - a1);
+        n += len - a1;
+        write_bytes(ck, spliced, n);
+        free(spliced);
+        make_argv(argv, p, k->args, "--out", out, "--resume", NULL);
+        st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+        char *got = table_body(out);
+        CHECK_MSG(st == 0 && got && want && !strcmp(got, want) && strstr(msg, "finished before, kept"),
+                  "resumed: status %d, table %s, '%s'", st,
+                  got && want && !strcmp(got, want) ? "equal" : "differs", msg);
+        free(got);
+    }
+    free(b);
+    free(early);
+    early = NULL;
+    free(want);
+    remove_tree(dir);
+}
+
+/* The sweep goes on from the state its last checkpoint finished carries: a damaged record, the
+ * first one's or the last one's (a byte flipped: its checksum fails), leaves no state to go on
+ * from with every checkpoint before it, and the sweep starts over, saying so, to the
+ * uninterrupted table (it once resumed nothing and failed, exit 1) */
+TEST(reliability_sweep_damaged_state)
+{
+    const units_case *k = &units_cases[6];
+    const char *p;
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    if (!begin(dir, sizeof dir, 1, k->prog, &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, k->args, "--out", ref, NULL, NULL);
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && want, "uninterrupted: status %d '%s'", st, msg);
+    for (int which = 0; which < 2; which++) { /* the first record, the last one kept */
+        unlink(ck); /* (what a failed round left) */
+        make_argv(argv, p, k->args, "--out", out, NULL, NULL);
+        st = stop_when(argv, env, ck, two_finished, msg, sizeof msg);
+        size_t len, at = 0, rec;
+        char *b = read_all(ck, &len);
+        uint64_t rlen = 0;
+        for (int h = 0; b && (rec = record_at(b, len, h)); h++) {
+            uint64_t n;
+            memcpy(&n, b + rec, 8);
+            if (n && (!at || which))
+                at = rec, rlen = n;
+        }
+        CHECK_MSG(st == 3 && rlen > 64, "interrupted: status %d, record %llu bytes '%s'", st,
+                  (unsigned long long)rlen, msg);
+        if (rlen > 64) {
+            b[at + 8 + rlen / 2] ^= 1;
+            write_bytes(ck, b, len);
+            make_argv(argv, p, k->args, "--out", out, "--resume", NULL);
+            st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+            char *got = table_body(out);
+            CHECK_MSG(st == 0 && got && want && !strcmp(got, want) && strstr(msg, "damaged") &&
+                          strstr(msg, "every checkpoint starts over"),
+                      "%s record damaged: status %d, table %s, '%s'", which ? "last" : "first", st,
+                      got && want && !strcmp(got, want) ? "equal" : "differs", msg);
+            free(got);
+        }
+        free(b);
+    }
+    free(want);
+    remove_tree(dir);
+}
+
+/* A sweep whose double-double reference overflows (la on gauss:1e200: its check finds NaN) runs
+ * again in MPFR; stopped in that pass (its first checkpoint's record says so: not dd), the
+ * resume goes on in MPFR, not from the double-double pass, to the uninterrupted table. */
+TEST(reliability_sweep_resume_in_mpfr)
+{
+    static const char *const args[] = {"--what", "sweep", "--model", "la", "--stream",
+                                       "gauss:1e200", "--d", "8", "--steps", "100000",
+                                       "--forms", "seq,chunk:16", "--precisions", "f32", NULL};
+    const char *p;
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    if (!begin(dir, sizeof dir, 1, "vla-forms", &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, args, "--out", ref, NULL, NULL);
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+    char *want = table_body(ref);
+    CHECK_MSG(st == 0 && want && strstr(msg, "running MPFR") && strstr(want, "so it was not used"),
+              "uninterrupted: status %d '%s'", st, msg);
+    make_argv(argv, p, args, "--out", out, NULL, NULL);
+    st = stop_when(argv, env, ck, mpfr_pass, msg, sizeof msg);
+    CHECK_MSG(st == 3 && strstr(msg, "running MPFR") && strstr(msg, "finished, saved in"),
+              "stopped in the MPFR pass: status %d '%s'", st, msg);
+    make_argv(argv, p, args, "--out", out, "--resume", NULL);
+    st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+    char *got = table_body(out);
+    CHECK_MSG(st == 0 && got && want && !strcmp(got, want) && strstr(msg, "finished before, kept") &&
+                  strstr(msg, "running MPFR") && !exists(ck),
+              "resumed: status %d, table %s, '%s'", st,
+              got && want && !strcmp(got, want) ? "equal" : "differs", msg);
+    free(got);
+    free(want);
     remove_tree(dir);
 }
