@@ -2,6 +2,7 @@
  * With an argument, only the tests whose name contains it; --quick leaves out the slow ones
  * (TEST_SLOW: `make check`). Exit status 1 when any failed. */
 #include "check.h"
+#include "proc.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,8 @@ int main(int argc, char **argv)
     int passed = 0, failed = 0, nskipped = 0, nslow = 0, quick = 0;
     int verbose = getenv("VLA_TEST_VERBOSE") != NULL;
     const char *only = NULL;
+    if (argc >= 4 && !strcmp(argv[1], "--measure-rss")) /* proc.h's spawn_measured */
+        return measure_rss_main(argv);
     for (int a = 1; a < argc; a++)
         if (!strcmp(argv[a], "--quick"))
             quick = 1;

@@ -23,10 +23,19 @@ typedef struct {
     pid_t pid;
     char err[600]; /* the child's stderr goes to this file */
     long maxrss_kb;  /* its peak resident memory, once finish saw it end */
+    char rss[620];   /* spawn_measured: where the runner's fresh copy writes the program's peak */
 } child;
 /* Starts argv[0] with argv in directory cwd (NULL: here), env entries "K=V" added, stdout to
  * /dev/null and stderr to a file. */
 int spawn(child *ch, const char *cwd, char *const argv[], char *const env[]);
+/* As spawn (here, no env), for a child whose peak memory finish reports as its own. A process's
+ * ru_maxrss counts the memory of the process it was forked from (Linux keeps the larger at exec):
+ * late in the suite this runner holds tens of MB, more than the programs measured. So a fresh
+ * copy of the runner (exec'd: small) forks the program, waits for it and writes its peak into
+ * ch->rss for finish; signals sent to ch->pid reach that copy, not the program. */
+int spawn_measured(child *ch, char *const argv[]);
+/* tests/main.c's entry for that copy: argv = {runner, "--measure-rss", FILE, program, args...} */
+int measure_rss_main(char **argv);
 /* The child's status: its exit code, 128 + the signal that ended it, or -1 when it ran past
  * timeout seconds (then it is killed: a hang). */
 int finish(child *ch, double timeout);

@@ -100,7 +100,7 @@ static int peaks(const long Ts[2], int judge, long rss[2])
                           "--outputs", odir, "--report", "none", "--out", out, NULL};
         char *const *argv = judge ? judged : table;
         child ch;
-        CHECK_MSG(!spawn(&ch, NULL, argv, NULL), "cannot start %s", check);
+        CHECK_MSG(!spawn_measured(&ch, argv), "cannot start %s", check);
         int st = finish(&ch, 600);
         char *msg = read_all(ch.err, NULL);
         CHECK_MSG(st == 0, "vla-check%s on T = %ld: exit %d: %s", judge ? " --outputs" : "",
@@ -251,7 +251,7 @@ TEST_SLOW(judge_gradients_memory_does_not_grow_with_heads)
         char *argv[] = {(char *)check, stream, "--model", "gdn", "--ref", "f64", "--outputs", odir,
                         "--report", "none", "--out", out, NULL};
         child ch;
-        CHECK_MSG(!spawn(&ch, NULL, argv, NULL), "cannot start %s", check);
+        CHECK_MSG(!spawn_measured(&ch, argv), "cannot start %s", check);
         int st = finish(&ch, 600);
         char *msg = read_all(ch.err, NULL), *table = read_all(out, NULL);
         /* every head's five gradients judged, and ok: their errors are lib's own, exactly */
