@@ -322,9 +322,10 @@ void vref_dd_fun(char f, const double a[2], double r[2])
  * scalar pairs above do for its run, in the same order, so a lane ends with the very bits of its
  * run's scalar model (tests/test_dd.c checks it on every model, way and form). Branches on values
  * go through recur.h's LANE_IF with a mask of the active lanes, as kernels/lanes.c's; the inputs
- * are loaded by the scalar text above (delta's log, the gates' exp: O(d) a step; phi eight
- * inputs at a time by the lanes' exp) and moved into the lanes; the elementary functions inside
- * a step (the chunk forms' exps) are the lanes' own, dd_exp's and dd_exp2's bits. The engine steps the runs' scalar models this way in groups of eight
+ * are loaded by the scalar text above (delta's log, the gate maps: O(d) a step), its phi and
+ * per-channel exp(g) eight inputs at a time by the lanes' exp, and moved into the lanes; the
+ * exps inside a step (the chunk forms') are the lanes' own, with dd_exp's and dd_exp2's bits.
+ * The engine steps the runs' scalar models this way in groups of eight
  * (lib/engine_impl.h's vla_group_ops); the models keep the state between advances. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(VLA_NO_SIMD)
 #include <immintrin.h>
@@ -485,7 +486,7 @@ static inline ldd ldd_exp(ldd a)
     r = ldd_sub(r, ldd_make(p2, e2));
     r = ldd_sub(r, (ldd){k * ldv_set(LN2_3), ldv_set(0)});
     unsigned k0 = ldv_cmp(k, ldv_set(0), _CMP_EQ_OQ);
-    r = (ldd){ldv_if(k0, a.h, r.h), ldv_if(k0, a.l, r.l)};
+    r = ldd_bl(k0, r, a);
     return ldd_special(ldd_scale(ldd_expm1_small(r), k), a.h, 709.79, -746);
 }
 

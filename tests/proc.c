@@ -135,9 +135,10 @@ int spawn_measured(child *ch, char *const argv[])
     for (int i = 0; argv[i] && n < 62; i++)
         av[++n] = argv[i];
     av[n + 1] = NULL;
+    static int serial;
     char rss[620];
     const char *base = getenv("TMPDIR");
-    snprintf(rss, sizeof rss, "%s/vla-rss.%ld.%d", base ? base : "/tmp", (long)getpid(), rand());
+    snprintf(rss, sizeof rss, "%s/vla-rss.%ld.%d", base ? base : "/tmp", (long)getpid(), serial++);
     av[2] = rss;
     int r = spawn(ch, NULL, av, NULL);
     snprintf(ch->rss, sizeof ch->rss, "%s", rss);

@@ -98,7 +98,8 @@ TEST(dd_lanes_functions_bits_equal)
     for (int i = 0; i < 4000; i++) {
         for (int l = 0; l < 8; l++) {
             s = s * 6364136223846793005ul + 1442695040888963407ul;
-            double u = (double)(s >> 11) * 0x1p-53, lo = ((double)((s >> 3) & 0xffff) - 32768) * 0x1p-70;
+            double u = (double)(s >> 11) * 0x1p-53,
+                   lo = ((double)((s >> 3) & 0xffff) - 32768) * 0x1p-70;
             double h = i < 4 ? edge[(i * 8 + l) % ne]
                        : i % 3 == 0 ? ldexp(u - 0.5, -(int)(s % 60)) /* near 0 */
                        : (u - 0.5) * 2200;                           /* both ranges and past */
@@ -111,7 +112,8 @@ TEST(dd_lanes_functions_bits_equal)
             for (int l = 0; l < 8; l++) {
                 double x[2] = {a[l], a[8 + l]}, y[2];
                 vref_dd_fun(fc, x, y);
-                if (memcmp(&y[0], &r[l], sizeof(double)) || memcmp(&y[1], &r[8 + l], sizeof(double))) {
+                if (memcmp(&y[0], &r[l], sizeof(double)) ||
+                    memcmp(&y[1], &r[8 + l], sizeof(double))) {
                     if (bad++ < 5)
                         CHECK_MSG(0, "%c(%a + %a): lanes %a + %a, scalar %a + %a", fc, x[0], x[1],
                                   r[l], r[8 + l], y[0], y[1]);
