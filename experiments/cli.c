@@ -346,15 +346,17 @@ static void read_model_txt(vla_cli *c, const vla_cli_spec *spec, const char *dir
     vla_config probe;
     vla_config_default(&probe, c->txt_model, d);
     for (int i = 0; i < c->nsets; i++) {
-        char key[64], why_cfg[200];
-        const char *eq = strchr(c->sets[i], '='), *why;
+        char key[64];
+        const char *eq = strchr(c->sets[i], '=');
+        vla_error why;
         snprintf(key, sizeof key, "%.*s", (int)(eq - c->sets[i]), c->sets[i]);
         e = vla_config_set_why(&probe, key, eq + 1, &why);
         if (e)
             vla_cli_die(spec, "--stream: %s:%d: set %s: '%s' %s", path, lines[i], c->sets[i],
-                        e == VLA_EINVAL ? key : eq + 1, why);
-        if (vla_config_check_why(&probe, why_cfg, sizeof why_cfg))
-            vla_cli_die(spec, "--stream: %s:%d: set %s: %s", path, lines[i], c->sets[i], why_cfg);
+                        e == VLA_EINVAL ? key : eq + 1, vla_error_msg(&why));
+        if (vla_config_check_why(&probe, &why))
+            vla_cli_die(spec, "--stream: %s:%d: set %s: %s", path, lines[i], c->sets[i],
+                        vla_error_msg(&why));
     }
     c->model_txt = path;
 }
@@ -516,12 +518,11 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
                 vla_cli_die(spec, "--set: '%s' is not NAME=VALUE", v);
             memcpy(key, v, eq - v);
             key[eq - v] = 0;
-            const char *why;
+            vla_error why;
             int e = vla_config_set_why(&c->cfg, key, eq + 1, &why);
-            if (e == VLA_EINVAL)
-                vla_cli_die(spec, "--set %s: '%s' %s", v, key, why);
             if (e)
-                vla_cli_die(spec, "--set %s: '%s' %s", v, eq + 1, why);
+                vla_cli_die(spec, "--set %s: '%s' %s", v, e == VLA_EINVAL ? key : eq + 1,
+                            vla_error_msg(&why));
             if (!strcmp(key, "gamma") && !(c->cfg.gamma > 0 && c->cfg.gamma <= 1))
                 vla_cli_die(spec, "--set %s: gamma, the forgetting factor of M, is in (0, 1]", v);
         } else if (!strcmp(name, "ref")) {
@@ -552,9 +553,9 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     }
     if (!dv_set)
         c->cfg.dv = dv_trace ? dv_trace : c->cfg.d;
-    char why_cfg[200];
-    if (vla_config_check_why(&c->cfg, why_cfg, sizeof why_cfg))
-        vla_cli_die(spec, "the model configuration is not valid: %s", why_cfg);
+    vla_error why;
+    if (vla_config_check_why(&c->cfg, &why))
+        vla_cli_die(spec, "the model configuration is not valid: %s", vla_error_msg(&why));
     /* A program of several models (--models) builds and checks a configuration per model, and
      * names the one that fails; the default model's must not stand in for them ("--form chunk:256
      * with --model vla3" was said of vla-scaling --models la) */
@@ -564,7 +565,6 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     for (int i = 1; i < argc; i++)
         models_given |= !strcmp(argv[i], "--models");
     const int per_model = has_models && models_given && !c->model_opt;
-    const char *why;
     if (per_model)
         ; /* (the model-dependent checks below are the program's) */
     else if (c->cfg.gamma != 1 && !vla_model_has_A(c->cfg.model))
@@ -574,13 +574,13 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     else if (vla_track_check(&c->cfg, &why)) {
         char way[48];
         vla_track_spec(&c->cfg, way, sizeof way);
-        vla_cli_die(spec, "--track %s: %s", way, why);
+        vla_cli_die(spec, "--track %s: %s", way, vla_error_msg(&why));
     }
     char form[32];
     vla_form_name(&c->cfg, form, sizeof form);
     if (!per_model && vla_form_check(&c->cfg, &why))
         vla_cli_die(spec, "--form %s with --model %s%s: %s", form, vla_model_name(c->cfg.model),
-                    vla_cli_model_src(c, NULL, 0), why);
+                    vla_cli_model_src(c, NULL, 0), vla_error_msg(&why));
     struct stat st;
     if (c->resume && (!strcmp(c->out, "-") || (stat(c->out, &st) == 0 && !S_ISREG(st.st_mode))))
         vla_cli_die(spec, "--resume needs --out FILE, a regular file (the checkpoints live beside "

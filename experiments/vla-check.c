@@ -1490,7 +1490,9 @@ static void round_out(double *o, size_t n, vla_fmt io, vla_fmt file)
 static const char *const gname[NGRAD] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db", "du"};
 
 /* gradient i's numbers per step in cfg's model; 0 (and *why) when the model has no such input */
-static long grad_width(const vla_config *cfg, int i, const char **why)
+/* the width of gradient file i (gname) for cfg's model into *w; VLA_ENOTSUP when the model has
+ * no such gradient, with the rest of a sentence that starts with the model's name */
+static int grad_width(const vla_config *cfg, int i, long *w, vla_error *err)
 {
     static const char *const no[] = {
         [3] = "has no beta (dbeta: delta, gdn, kda)",
@@ -1499,11 +1501,10 @@ static long grad_width(const vla_config *cfg, int i, const char **why)
         [7] = "has no penalty vector u (du: vla1, vla3)"};
     const vla_grad_kind kind[] = {0, 0, 0, VLA_GRAD_BETA, VLA_GRAD_G, VLA_GRAD_LR, VLA_GRAD_LR,
                                   VLA_GRAD_U};
-    if (kind[i] && !vla_grad_has(cfg, kind[i])) {
-        *why = no[i == 6 ? 5 : i];
-        return 0;
-    }
-    return i == 2 ? cfg->dv : i == 3 ? 1 : i == 4 && vla_model_gate(cfg->model) != 2 ? 1 : cfg->d;
+    if (kind[i] && !vla_grad_has(cfg, kind[i]))
+        return vla_fail(err, VLA_ENOTSUP, "%s", no[i == 6 ? 5 : i]);
+    *w = i == 2 ? cfg->dv : i == 3 ? 1 : i == 4 && vla_model_gate(cfg->model) != 2 ? 1 : cfg->d;
+    return VLA_OK;
 }
 
 /* one head's gradients, one block: vla_grads' arrays (da, db always: NULL-free for rwkv7) */
@@ -1608,15 +1609,17 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
         out_path(path, sizeof path, dir, fname);
         if (access(path, F_OK))
             continue;
-        const char *no = NULL, *nb = NULL;
-        long w = grad_width(cfg, i, &no);
-        if (!w)
-            vla_cli_die(spec, "--outputs: %s: %s %s", path, vla_model_name(cfg->model), no);
+        vla_error why;
+        long w = 0;
+        if (grad_width(cfg, i, &w, &why))
+            vla_cli_die(spec, "--outputs: %s: %s %s", path, vla_model_name(cfg->model),
+                        vla_error_msg(&why));
         vla_config s = *cfg;
         s.form = VLA_FORM_SEQ, s.chunk = 0;
-        if (vla_grad_check(&s, &nb))
+        if (vla_grad_check(&s, &why))
             vla_cli_die(spec, "--outputs: %s: %s in %s has no backward to judge it against: %s",
-                        path, vla_model_name(cfg->model), vla_prec_name(cfg->prec), nb);
+                        path, vla_model_name(cfg->model), vla_prec_name(cfg->prec),
+                        vla_error_msg(&why));
         /* the models that read phi(q) (la, delta, vla3) and phi(k) (la, vla3; delta's write
          * takes the raw k; rls and vla1 read neither) */
         const int phi_q = cfg->model == VLA_LA || cfg->model == VLA_DELTA || cfg->model == VLA_VLA3;
@@ -1831,10 +1834,14 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     const double u = vla_fmt_unit_roundoff(fo);
     char form[32];
     vla_form_name(&cfg, form, sizeof form);
+    vla_error ve;
     const char *why = NULL;
     const long C = cfg.form == VLA_FORM_CHUNK ? cfg.chunk : 1;
-    if (vla_track_check(&cfg, &why) || vla_form_check(&cfg, &why) ||
-        (why = vla_cli_gates_why(c, &cfg)) || (why = vla_cli_form_input_why(c, &cfg)))
+    if (vla_track_check(&cfg, &ve) || vla_form_check(&cfg, &ve))
+        why = vla_error_msg(&ve);
+    else if (!(why = vla_cli_gates_why(c, &cfg)))
+        why = vla_cli_form_input_why(c, &cfg);
+    if (why)
         vla_cli_die(spec, "--outputs: %s %s %s: %s", vla_model_name(cfg.model),
                     vla_prec_name(cfg.prec), form, why);
     if (C > 1 && strcmp(c->backend, "cpu"))
@@ -2540,12 +2547,16 @@ int main(int argc, char **argv)
                     snprintf(w->name, sizeof w->name, "%s %s %s%s%s", vla_model_name(g->model),
                              vla_prec_name(g->prec), w->way, g->form == VLA_FORM_SEQ ? "" : " ",
                              g->form == VLA_FORM_SEQ ? "" : w->form);
+                    vla_error ve;
                     const char *why = NULL;
                     const long C = g->form == VLA_FORM_CHUNK ? g->chunk : 1;
-                    if (vla_track_check(g, &why)) {
+                    if (vla_track_check(g, &ve)) {
                         if (o.tracks && !strcmp(o.tracks, "all"))
                             continue;
-                    } else if (vla_form_check(g, &why) == 0 && C > c.steps) {
+                        why = vla_error_msg(&ve);
+                    } else if (vla_form_check(g, &ve)) {
+                        why = vla_error_msg(&ve);
+                    } else if (C > c.steps) {
                         snprintf(w->skip, sizeof w->skip, "--forms %s: C = %ld exceeds the %ld "
                                  "steps", w->form, C, c.steps);
                         w->refused = 1;

@@ -190,14 +190,14 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
     for (int p = 0; p < np; p++)
         for (int f = 0; f < nf; f++) {
             vla_config *k = &sw->cfg[p * nf + f];
-            const char *why = NULL;
+            vla_error why;
             *k = c->cfg;
             k->prec = o->precs[p];
             k->form = o->forms[f].form;
             k->chunk = o->forms[f].chunk;
             vla_form_name(k, form, sizeof form);
             if (vla_track_check(k, &why) || vla_form_check(k, &why))
-                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), why);
+                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), vla_error_msg(&why));
             vla_engine_spec sp;
             vla_cli_engine_spec(c, k, &sp);
             sp.stream = NULL;
@@ -589,7 +589,7 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
     for (int p = 0; p < np && !status; p++)
         for (int f = 0; f < nf && !status; f++) {
             vla_config k = c->cfg;
-            const char *why = NULL;
+            vla_error why;
             k.prec = o->precs[p];
             k.form = o->forms[f].form;
             k.chunk = o->forms[f].chunk;
@@ -598,7 +598,7 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
                 vla_cli_die(spec, "--forms scan: causal compares seq and chunk:C forms (a scan's "
                             "read-outs are the sequential ones by construction)");
             if (vla_track_check(&k, &why) || vla_form_check(&k, &why))
-                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k.prec), why);
+                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k.prec), vla_error_msg(&why));
             const vla_fmt io = vla_prec_io(k.prec);
             const long C = k.form == VLA_FORM_CHUNK ? k.chunk : 1;
             double *row = rows + ((size_t)p * nf + f) * CAUSAL_NCOL;

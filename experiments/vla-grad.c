@@ -244,11 +244,11 @@ int main(int argc, char **argv)
         opts.precs[opts.np++] = c.cfg.prec;
     for (int p = 0; p < opts.np; p++) {
         vla_config k = c.cfg;
-        const char *why = NULL;
+        vla_error why;
         k.prec = opts.precs[p];
         if (vla_grad_check(&k, &why))
             vla_cli_die(&spec, "%s in %s has no backward: %s", vla_model_name(k.model),
-                        vla_prec_name(k.prec), why ? why : "refused");
+                        vla_prec_name(k.prec), vla_error_msg(&why));
     }
     const int nr = c.runs, np = opts.np;
     vla_inputs x;

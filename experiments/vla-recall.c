@@ -196,9 +196,9 @@ int main(int argc, char **argv)
             if (r)
                 vla_cli_die(&spec, "model %s (%s, track %s): %s", mt, vla_prec_name(cfg->prec),
                             vla_track_name(cfg->track), vla_strerror(r));
-            const char *why;
+            vla_error why;
             if (vla_form_check(cfg, &why))
-                vla_cli_die(&spec, "--form with model %s: %s", mt, why);
+                vla_cli_die(&spec, "--form with model %s: %s", mt, vla_error_msg(&why));
         }
     }
 

@@ -505,11 +505,11 @@ int main(int argc, char **argv)
                         key[kl] = 0;
                         vla_config_set(cf, key, eq + 1); /* the parser has checked it */
                     }
-                const char *why = "";
+                vla_error why = {0}; /* (vla_config_check gives no reason) */
                 if (vla_config_check(cf) || vla_track_check(cf, &why) || vla_form_check(cf, &why))
                     vla_cli_die(&spec, "model %s at d = %ld in %s: the configuration is not valid%s%s",
                                 vla_model_name(cf->model), o.ds[di], vla_prec_name(cf->prec),
-                                *why ? ": " : "", why);
+                                why.code ? ": " : "", why.code ? vla_error_msg(&why) : "");
             }
     for (int ti = 0; ti < o.nT; ti++) /* a chunk's tokens are computed at its end */
         if (vla_form_pending(&c.cfg, o.Ts[ti]))

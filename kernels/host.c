@@ -169,12 +169,12 @@ static const char *cuda_tracks(char *buf, size_t len)
 
 int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, char *err, size_t errlen)
 {
-    const char *why = NULL;
+    vla_error why;
     int r;
     if ((r = vla_config_check(cfg)))
         return fail(NULL, err, errlen, r, "invalid configuration: %s", vla_strerror(r));
     if ((r = vla_track_check(cfg, &why)))
-        return fail(NULL, err, errlen, r, "%s", why ? why : vla_strerror(r));
+        return fail(NULL, err, errlen, r, "%s", vla_error_msg(&why));
     const int lanes = target == VLA_CUDA_LANES;
     if (lanes && (cfg->track == VLA_TRACK_COMP || cfg->track == VLA_TRACK_SR))
         return fail(NULL, err, errlen, VLA_ENOTSUP,

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +23,27 @@ const char *vla_strerror(int err)
     case VLA_EFORMAT: return "malformed file";
     default: return "unknown error";
     }
+}
+
+int vla_fail(vla_error *e, int code, const char *fmt, ...)
+{
+    if (!e)
+        return code;
+    char msg[sizeof e->msg] = "";
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+    }
+    e->code = code;
+    memcpy(e->msg, msg, sizeof msg);
+    return code;
+}
+
+const char *vla_error_msg(const vla_error *e)
+{
+    return !e ? vla_strerror(VLA_OK) : e->msg[0] ? e->msg : vla_strerror(e->code);
 }
 
 static const struct {
@@ -186,7 +209,7 @@ void vla_num_text(char *buf, size_t len, double x, int min_digits)
     }
 }
 
-int vla_parse_real(const char *s, double *out, const char **why)
+int vla_parse_real(const char *s, double *out, vla_error *err)
 {
     const char *w = NULL;
     char *end;
@@ -201,10 +224,8 @@ int vla_parse_real(const char *s, double *out, const char **why)
     else if (errno == ERANGE && x == 0)
         w = "underflows binary64 to 0";
     /* a subnormal result (ERANGE, nonzero) is a number like any other */
-    if (why)
-        *why = w;
     if (w)
-        return VLA_EINVAL;
+        return vla_fail(err, VLA_EINVAL, "%s", w);
     *out = x;
     return VLA_OK;
 }
@@ -326,81 +347,75 @@ static const struct {
 _Static_assert(sizeof(vla_tri) == sizeof(int) && sizeof(vla_half) == sizeof(int),
                "the words' fields are ints");
 
-int vla_config_set_why(vla_config *c, const char *name, const char *value, const char **why)
+int vla_config_set_why(vla_config *c, const char *name, const char *value, vla_error *err)
 {
-    const char *w = NULL;
-    if (!why)
-        why = &w;
-    *why = NULL;
     if (!c || !name || !value)
-        return VLA_EINVAL;
+        return vla_fail(err, VLA_EINVAL, NULL);
+    vla_error e;
     for (size_t i = 0; i < NREALS; i++)
         if (!strcmp(name, reals[i].name))
-            return vla_parse_real(value, (double *)((char *)c + reals[i].off), why) ? VLA_ERANGE
-                                                                                    : VLA_OK;
+            return vla_parse_real(value, (double *)((char *)c + reals[i].off), &e)
+                       ? vla_fail(err, VLA_ERANGE, "%s", e.msg)
+                       : VLA_OK;
     for (size_t i = 0; i < sizeof switches / sizeof switches[0]; i++)
         if (!strcmp(name, switches[i].name)) {
-            *why = "is not on or off (1 or 0, yes or no, true or false)";
-            return parse_switch(value, (int *)((char *)c + switches[i].off)) ? VLA_ERANGE : VLA_OK;
+            return parse_switch(value, (int *)((char *)c + switches[i].off))
+                       ? vla_fail(err, VLA_ERANGE,
+                                  "is not on or off (1 or 0, yes or no, true or false)")
+                       : VLA_OK;
         }
     for (size_t i = 0; i < NWORDS; i++)
         if (!strcmp(name, words[i].name)) {
-            *why = words[i].why;
             for (int k = 0; words[i].values[k]; k++)
                 if (!strcmp(value, words[i].values[k])) {
                     *(int *)((char *)c + words[i].off) = k;
                     return VLA_OK;
                 }
-            return VLA_ERANGE;
+            return vla_fail(err, VLA_ERANGE, "%s", words[i].why);
         }
     double p;
     if (!strcmp(name, "anchor_block")) {
-        *why = "is not 0 (the chunk) or a power of two in 1..256";
         if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 0 || p > VLA_CHUNK_MAX ||
             ((long)p & ((long)p - 1)))
-            return VLA_ERANGE;
+            return vla_fail(err, VLA_ERANGE, "is not 0 (the chunk) or a power of two in 1..256");
         c->anchor_block = (int)p;
         return VLA_OK;
     }
     if (!strcmp(name, "period")) {
-        *why = "is not an integer in 1..1e9";
         if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 1 || p > 1e9)
-            return VLA_ERANGE;
+            return vla_fail(err, VLA_ERANGE, "is not an integer in 1..1e9");
         c->period = (int)p;
         return VLA_OK;
     }
     if (!strcmp(name, "sr_seed")) {
-        *why = "is not an integer in 0..2^53";
         if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 0 || p > 0x1p53)
-            return VLA_ERANGE;
+            return vla_fail(err, VLA_ERANGE, "is not an integer in 0..2^53");
         c->sr_seed = (uint64_t)p;
         return VLA_OK;
     }
     if (!strcmp(name, "features")) {
-        *why = "is neither own nor id";
         if (!strcmp(value, "id"))
             c->features = VLA_FEAT_ID;
         else if (!strcmp(value, "own") || !strcmp(value, "phi"))
             c->features = VLA_FEAT_OWN;
         else
-            return VLA_ERANGE;
+            return vla_fail(err, VLA_ERANGE, "is neither own nor id");
         return VLA_OK;
     }
     if (!strcmp(name, "delta_form")) {
-        *why = "is neither gated nor decay";
         if (!strcmp(value, "gated"))
             c->delta_form = VLA_DELTA_GATED;
         else if (!strcmp(value, "decay"))
             c->delta_form = VLA_DELTA_DECAY;
         else
-            return VLA_ERANGE;
+            return vla_fail(err, VLA_ERANGE, "is neither gated nor decay");
         return VLA_OK;
     }
-    *why = "is not a constant (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, clamp, "
-           "clamp_eps, renorm, beta, gamma, gate_lb, scale, l2_eps, sr_seed, delta_form, features, "
-           "tri, stage, state16, nudge, guard, clamp_on, normalize, keynorm, qknorm, decay_bf16, "
-           "beta_bf16, gate_clamp, cumsum, cumsum_fmt, anchor, anchor_block, base, gate_map)";
-    return VLA_EINVAL;
+    return vla_fail(err, VLA_EINVAL, "is not a constant (lambda0, eps_g, stab_eps, per_eps, "
+                    "period, eps_o, clip, clamp, clamp_eps, renorm, beta, gamma, gate_lb, scale, "
+                    "l2_eps, sr_seed, delta_form, features, tri, stage, state16, nudge, guard, "
+                    "clamp_on, normalize, keynorm, qknorm, decay_bf16, beta_bf16, gate_clamp, "
+                    "cumsum, cumsum_fmt, anchor, anchor_block, base, gate_map)");
 }
 
 int vla_config_set(vla_config *c, const char *name, const char *value)
@@ -408,102 +423,75 @@ int vla_config_set(vla_config *c, const char *name, const char *value)
     return vla_config_set_why(c, name, value, NULL) ? VLA_EINVAL : VLA_OK;
 }
 
-int vla_config_check_why(const vla_config *c, char *why, size_t len)
+int vla_config_check_why(const vla_config *c, vla_error *err)
 {
-    if (why && len)
-        why[0] = 0;
     if ((unsigned)c->model >= VLA_NMODEL || (unsigned)c->track >= VLA_NTRACK ||
         (unsigned)c->prec >= VLA_NPREC || (c->mode != VLA_STRICT && c->mode != VLA_FAST) ||
-        (unsigned)c->form >= VLA_NFORM) {
-        if (why)
-            snprintf(why, len, "no such model, way of tracking, precision, mode or form");
-        return VLA_EINVAL;
-    }
+        (unsigned)c->form >= VLA_NFORM)
+        return vla_fail(err, VLA_EINVAL, "no such model, way of tracking, precision, mode or form");
     if (c->form == VLA_FORM_CHUNK
             ? c->chunk < 1 || c->chunk > VLA_CHUNK_MAX || (c->chunk & (c->chunk - 1))
-            : c->chunk != 0) {
-        if (why)
-            snprintf(why, len, "chunk = %d: C must be a power of two in 1..%d in the chunk form, "
-                     "0 in the others", c->chunk, VLA_CHUNK_MAX);
-        return VLA_ERANGE;
-    }
-    if (c->d < VLA_D_MIN || c->d > VLA_D_MAX || c->dv < VLA_D_MIN || c->dv > VLA_D_MAX) {
-        if (why)
-            snprintf(why, len, "d = %d, dv = %d: each must be in %d..%d", c->d, c->dv, VLA_D_MIN,
-                     VLA_D_MAX);
-        return VLA_ERANGE;
-    }
+            : c->chunk != 0)
+        return vla_fail(err, VLA_ERANGE,
+                        "chunk = %d: C must be a power of two in 1..%d in the chunk form, "
+                        "0 in the others",
+                        c->chunk, VLA_CHUNK_MAX);
+    if (c->d < VLA_D_MIN || c->d > VLA_D_MAX || c->dv < VLA_D_MIN || c->dv > VLA_D_MAX)
+        return vla_fail(err, VLA_ERANGE, "d = %d, dv = %d: each must be in %d..%d", c->d, c->dv,
+                        VLA_D_MIN, VLA_D_MAX);
     for (size_t i = 0; i < NREALS; i++) {
         double x = *(const double *)((const char *)c + reals[i].off);
         if (isfinite(x) && (reals[i].lo_open ? x > reals[i].lo : x >= reals[i].lo) &&
             x < reals[i].hi)
             continue;
-        if (why) {
-            char num[32];
-            vla_num_text(num, sizeof num, x, 6);
-            snprintf(why, len, "%s = %s: it must be finite and %s", reals[i].name, num,
-                     reals[i].range);
-        }
-        return VLA_ERANGE;
+        char num[32];
+        vla_num_text(num, sizeof num, x, 6);
+        return vla_fail(err, VLA_ERANGE, "%s = %s: it must be finite and %s", reals[i].name, num,
+                        reals[i].range);
     }
-    if (c->period < 1) {
-        if (why)
-            snprintf(why, len, "period = %d: it must be >= 1", c->period);
-        return VLA_ERANGE;
-    }
+    if (c->period < 1)
+        return vla_fail(err, VLA_ERANGE, "period = %d: it must be >= 1", c->period);
     if ((unsigned)c->cumsum_tree > 1 || (unsigned)c->cumsum_io > 1 || (unsigned)c->base2 > 1 ||
         (unsigned)c->anchor > VLA_ANCHOR_START || (unsigned)c->gate_map > VLA_GATE_PIN ||
         c->anchor_block < 0 || c->anchor_block > VLA_CHUNK_MAX ||
-        (c->anchor_block & (c->anchor_block - 1))) {
-        if (why)
-            snprintf(why, len, "cumsum, cumsum_fmt, base, anchor, anchor_block or gate_map out of "
-                     "range (docs/forms.md)");
-        return VLA_ERANGE;
-    }
-    if (c->gate_lb == 0 && c->gate_map != VLA_GATE_CLAMP) {
-        if (why)
-            snprintf(why, len, "gate_map = %s needs a bound: set gate_lb < 0",
-                     words[4].values[c->gate_map]);
-        return VLA_ERANGE;
-    }
-    if (c->gate_lb != 0 && !vla_model_gate(c->model)) {
-        if (why)
-            snprintf(why, len, "gate_lb = %g: only the gated family (gdn, kda, gla, mamba2, rwkv7) "
-                     "has log-gates to bound", c->gate_lb);
-        return VLA_ERANGE;
-    }
-    if (c->solve_k < 1 || c->solve_k > VLA_SOLVE_KMAX || !(c->solve_tol >= 0 && c->solve_tol < 1)) {
-        if (why)
-            snprintf(why, len, "solve_k = %d, solve_tol = %g: K is in 1..%d, TOL in [0, 1)",
-                     c->solve_k, c->solve_tol, VLA_SOLVE_KMAX);
-        return VLA_ERANGE;
-    }
+        (c->anchor_block & (c->anchor_block - 1)))
+        return vla_fail(err, VLA_ERANGE,
+                        "cumsum, cumsum_fmt, base, anchor, anchor_block or gate_map out of "
+                        "range (docs/forms.md)");
+    if (c->gate_lb == 0 && c->gate_map != VLA_GATE_CLAMP)
+        return vla_fail(err, VLA_ERANGE, "gate_map = %s needs a bound: set gate_lb < 0",
+                        words[4].values[c->gate_map]);
+    if (c->gate_lb != 0 && !vla_model_gate(c->model))
+        return vla_fail(err, VLA_ERANGE,
+                        "gate_lb = %g: only the gated family (gdn, kda, gla, mamba2, rwkv7) "
+                        "has log-gates to bound",
+                        c->gate_lb);
+    if (c->solve_k < 1 || c->solve_k > VLA_SOLVE_KMAX || !(c->solve_tol >= 0 && c->solve_tol < 1))
+        return vla_fail(err, VLA_ERANGE,
+                        "solve_k = %d, solve_tol = %g: K is in 1..%d, TOL in [0, 1)", c->solve_k,
+                        c->solve_tol, VLA_SOLVE_KMAX);
     if ((unsigned)c->tri > VLA_TRI_NEUMANN || (unsigned)c->stage > VLA_HALF_IO ||
         (unsigned)c->state16 > VLA_HALF_BF16 || (unsigned)c->decay_bf16 > 1 ||
-        (unsigned)c->beta_bf16 > 1) {
-        if (why)
-            snprintf(why, len, "tri = %d, stage = %d, state16 = %d, decay_bf16 = %d, beta_bf16 = "
-                     "%d: no such setting", (int)c->tri, (int)c->stage, (int)c->state16,
-                     c->decay_bf16, c->beta_bf16);
-        return VLA_ERANGE;
-    }
+        (unsigned)c->beta_bf16 > 1)
+        return vla_fail(err, VLA_ERANGE,
+                        "tri = %d, stage = %d, state16 = %d, decay_bf16 = %d, beta_bf16 = "
+                        "%d: no such setting",
+                        (int)c->tri, (int)c->stage, (int)c->state16, c->decay_bf16, c->beta_bf16);
     const unsigned reads = vla_model_reads(c);
-    if (c->decay_bf16 && !(reads & (VLA_IN_DECAY | VLA_IN_LOGDECAY))) {
-        if (why)
-            snprintf(why, len, "decay_bf16 = on: %s takes no decay (gdn, kda, gla, mamba2, rwkv7, "
-                     "delta with delta_form=decay do)", vla_model_name(c->model));
-        return VLA_ERANGE;
-    }
-    if (c->beta_bf16 && !(reads & VLA_IN_BETA)) {
-        if (why)
-            snprintf(why, len, "beta_bf16 = on: %s takes no beta (delta, gdn, kda do)",
-                     vla_model_name(c->model));
-        return VLA_ERANGE;
-    }
+    if (c->decay_bf16 && !(reads & (VLA_IN_DECAY | VLA_IN_LOGDECAY)))
+        return vla_fail(err, VLA_ERANGE,
+                        "decay_bf16 = on: %s takes no decay (gdn, kda, gla, mamba2, rwkv7, "
+                        "delta with delta_form=decay do)",
+                        vla_model_name(c->model));
+    if (c->beta_bf16 && !(reads & VLA_IN_BETA))
+        return vla_fail(err, VLA_ERANGE, "beta_bf16 = on: %s takes no beta (delta, gdn, kda do)",
+                        vla_model_name(c->model));
     return VLA_OK;
 }
 
-int vla_config_check(const vla_config *c) { return vla_config_check_why(c, NULL, 0); }
+int vla_config_check(const vla_config *c) {
+    return vla_config_check_why(c, NULL);
+}
 
 /* the messages of the ways that need a kind of policy name them from the list, written once
  * when the library is loaded (before any thread can ask) */
@@ -516,7 +504,7 @@ __attribute__((constructor)) static void track_messages(void)
              "sr rounds stored 16-bit results of binary32 arithmetic: use %s", mixed_list + 2);
 }
 
-int vla_track_check(const vla_config *c, const char **why)
+int vla_track_check(const vla_config *c, vla_error *err)
 {
     const char *w = NULL;
     const int keeps_M = vla_track_holds(c->track) == VLA_HOLDS_M;
@@ -541,9 +529,7 @@ int vla_track_check(const vla_config *c, const char **why)
         w = need_uniform;
     else if (c->track == VLA_TRACK_SR && !vla_prec_mixed(c->prec)) /* (kern rows: 32-bit state) */
         w = need_mixed;
-    if (why)
-        *why = w;
-    return w ? VLA_ENOTSUP : VLA_OK;
+    return w ? vla_fail(err, VLA_ENOTSUP, "%s", w) : VLA_OK;
 }
 
 /* The constants as the shortest text that reads back as the same double (what %g writes when that
@@ -631,7 +617,7 @@ void vla_form_name(const vla_config *cfg, char *buf, size_t len)
         snprintf(buf, len, "%s", (unsigned)cfg->form < VLA_NFORM ? form_names[cfg->form] : "?");
 }
 
-int vla_form_check(const vla_config *c, const char **why)
+int vla_form_check(const vla_config *c, vla_error *err)
 {
     const char *w = NULL;
     const int chunk = c->form == VLA_FORM_CHUNK && c->chunk > 1, A = vla_model_has_A(c->model);
@@ -680,12 +666,10 @@ int vla_form_check(const vla_config *c, const char **why)
              (c->state16 || c->decay_bf16 || c->beta_bf16))
         w = "state16, decay_bf16 and beta_bf16 are decoding's settings (a 16-bit state between "
             "the tokens' binary32 updates): --form seq (a chunk stages S_0 with stage=)";
-    if (why)
-        *why = w;
-    return w ? VLA_ENOTSUP : VLA_OK;
+    return w ? vla_fail(err, VLA_ENOTSUP, "%s", w) : VLA_OK;
 }
 
-int vla_grad_check(const vla_config *c, const char **why)
+int vla_grad_check(const vla_config *c, vla_error *err)
 {
     const char *w = NULL;
     if (vla_model_has_A(c->model) && c->track != VLA_TRACK_SM)
@@ -718,9 +702,7 @@ int vla_grad_check(const vla_config *c, const char **why)
             "those of the log-gates as given (set gate_lb=0)";
     else if (c->state16 || c->decay_bf16 || c->beta_bf16)
         w = "decoding's 16-bit roundings (state16, decay_bf16, beta_bf16) are not in the backward";
-    if (why)
-        *why = w;
-    return w ? VLA_ENOTSUP : VLA_OK;
+    return w ? vla_fail(err, VLA_ENOTSUP, "%s", w) : VLA_OK;
 }
 
 int vla_grad_has(const vla_config *c, vla_grad_kind which)

@@ -183,6 +183,7 @@ static double memory_here(const char **what)
 int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, char *err, size_t errlen)
 {
     const char *why = NULL;
+    vla_error ve;
     int r = VLA_EINVAL;
     if (out)
         *out = NULL;
@@ -199,8 +200,9 @@ int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, char *err, siz
         why = "round_inputs is not a format";
     else if ((r = vla_config_check(&spec->cfg)))
         why = vla_strerror(r);
-    else if (!(r = vla_track_check(&spec->cfg, &why)) && !(r = vla_form_check(&spec->cfg, &why)) &&
-             spec->on_step && (spec->taps & (VLA_TAP_KP | VLA_TAP_ALPHA)) &&
+    else if ((r = vla_track_check(&spec->cfg, &ve)) || (r = vla_form_check(&spec->cfg, &ve)))
+        why = ve.msg;
+    else if (spec->on_step && (spec->taps & (VLA_TAP_KP | VLA_TAP_ALPHA)) &&
              vla_form_pending(&spec->cfg, 1)) {
         why = "a chunk's k' and alpha exist at its end only (docs/forms.md): no per-step k' and "
               "alpha taps in the chunk form (--form seq or scan)";

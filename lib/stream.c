@@ -371,13 +371,13 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
     int rc = 0;
     char canon[96];
     char a[32];
-    const char *why = "";
+    vla_error why;
     switch (s->kind) {
     case VLA_STREAM_GAUSS:
     case VLA_STREAM_LMLIKE:
         s->scale = s->kind == VLA_STREAM_GAUSS ? 1.0 : 0.23;
         if (ntok && vla_parse_real(tok[0], &s->scale, &why))
-            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': '%s' %s", spec, tok[0], why);
+            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': '%s' %s", spec, tok[0], why.msg);
         else if (!(s->scale > 0 && s->scale <= VLA_STREAM_SCALE_MAX))
             rc = fail(VLA_ERANGE, err, errlen, "stream '%s': the scale must be in (0, 1e300] "
                       "(a larger one overflows binary64 in the drawn inputs)", spec);
@@ -387,7 +387,7 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
         snprintf(canon, sizeof canon, "%s:%s%s", names[kind], a, s->sigmoid ? ",sigmoid" : "");
         break;
     case VLA_STREAM_SUBSPACE:
-        if (!parse_int(tok[0], &s->r) || vla_parse_real(tok[1], &s->noise, &why))
+        if (!parse_int(tok[0], &s->r) || vla_parse_real(tok[1], &s->noise, NULL))
             rc = fail(VLA_EINVAL, err, errlen, "stream '%s': expected subspace:R,NOISE with an "
                       "integer R and a finite number NOISE", spec);
         else if (s->r < 1 || s->r > d)

@@ -29,6 +29,20 @@ enum vla_err {
     VLA_EFORMAT = -7,    /* a file is malformed or truncated */
 };
 const char *vla_strerror(int err);
+/* The one error channel: a failing function returns its code and, given a vla_error (NULL: the
+ * code alone), writes the code and the reason of the place that knows. The reason is what the
+ * caller prints after its own context ("'abc' is not a number", "q.npy: truncated data: ...");
+ * 1024 bytes hold a path and its reason (a longer one is cut, NUL-terminated). */
+typedef struct vla_error {
+    int code;
+    char msg[1024];
+} vla_error;
+/* e (may be NULL) <- code and the reason (printf format; NULL: none, vla_error_msg then says
+ * vla_strerror(code)); returns code, so that `return vla_fail(err, VLA_EINVAL, "...", ...);` is
+ * the one way to fail with a reason. The arguments may include e->msg itself (to prefix it). */
+int vla_fail(vla_error *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* the reason: e->msg, or vla_strerror(e->code) when no reason was written */
+const char *vla_error_msg(const vla_error *e);
 
 /* ---- formats and precision policies (section 5), from vlalists.h ---- */
 #define VLA_X_(ID, ...) VLA_FMT_##ID,
@@ -199,24 +213,24 @@ void vla_track_spec(const vla_config *cfg, char *buf, size_t len);
  * state16=off|f16|bf16, decay_bf16, beta_bf16):
  * the switches take on/off/1/0. */
 int vla_config_set(vla_config *cfg, const char *name, const char *value); /* VLA_EINVAL if not */
-/* the same, but VLA_EINVAL for an unknown NAME and VLA_ERANGE for a bad VALUE, with *why (may be
- * NULL) the rest of a sentence that starts with the name or the value ("underflows binary64 to
- * 0") */
-int vla_config_set_why(vla_config *cfg, const char *name, const char *value, const char **why);
+/* the same, but VLA_EINVAL for an unknown NAME and VLA_ERANGE for a bad VALUE, with err's reason
+ * (err may be NULL) the rest of a sentence that starts with the name or the value ("underflows
+ * binary64 to 0") */
+int vla_config_set_why(vla_config *cfg, const char *name, const char *value, vla_error *err);
 int vla_config_check(const vla_config *cfg);
-/* the same, with the reason in why ("lambda0 = 0: it must be finite and > 0") */
-int vla_config_check_why(const vla_config *cfg, char *why, size_t len);
-/* A real number of text s: finite, a subnormal included; VLA_EINVAL with *why (may be NULL) the
- * rest of a sentence that starts with s ("is not a number", "underflows binary64 to 0"). */
-int vla_parse_real(const char *s, double *x, const char **why);
+/* the same, with the reason in err ("lambda0 = 0: it must be finite and > 0") */
+int vla_config_check_why(const vla_config *cfg, vla_error *err);
+/* A real number of text s: finite, a subnormal included; VLA_EINVAL with err's reason (err may be
+ * NULL) the rest of a sentence that starts with s ("is not a number", "underflows binary64 to 0"). */
+int vla_parse_real(const char *s, double *x, vla_error *err);
 /* x as the shortest "%.Pg", P from min_digits up to 17, that reads back as x: text that round-trips
  * (min_digits 6 gives what %g gives whenever %g is exact) */
 void vla_num_text(char *buf, size_t len, double x, int min_digits);
 /* Whether cfg's way of tracking A is defined for its model, switches and precision (chol and the
  * ways that keep M: no nudge and no clamp, which change A and not M; solve, cg, cheb and a
  * forgetting factor: a model with A; sr: a 16-bit storage policy with binary32 arithmetic).
- * VLA_ENOTSUP with a one-line reason in *why (may be NULL). */
-int vla_track_check(const vla_config *cfg, const char **why);
+ * VLA_ENOTSUP with a one-line reason in err (may be NULL). */
+int vla_track_check(const vla_config *cfg, vla_error *err);
 /* The form of s ("seq", "chunk:C", "scan") into cfg; VLA_EINVAL for another word, VLA_ERANGE for
  * a C that is no power of two in 1..VLA_CHUNK_MAX. vla_form_name writes cfg's form that way. */
 int vla_form_parse(vla_config *cfg, const char *s);
@@ -228,8 +242,8 @@ long vla_form_pending(const vla_config *cfg, long writes);
 /* Whether cfg's model, switches and way of tracking A have cfg's form (docs/forms.md: a chunk
  * of C > 1 tokens takes no per-step device that falls inside it, and computes A by the sm
  * update blockwise; the scan needs an S that is affine given the step's vectors).
- * VLA_ENOTSUP with a one-line reason in *why (may be NULL). */
-int vla_form_check(const vla_config *cfg, const char **why);
+ * VLA_ENOTSUP with a one-line reason in err (may be NULL). */
+int vla_form_check(const vla_config *cfg, vla_error *err);
 /* one line "model=vla3 track=sm prec=f32 mode=strict d=32 dv=32 lambda0=..." for provenance, its
  * numbers exact (vla_num_text; keynorm and the form follow only when they are not the defaults,
  * so that the seq form's lines, and its checkpoints, are what they were) */
@@ -347,8 +361,8 @@ typedef struct {
 } vla_grads;
 /* step t's inputs (t = 0 .. T-1) into *in, kept valid until the next call; a vla_err */
 typedef int (*vla_grad_input)(void *ctx, long t, vla_input *in);
-/* Whether cfg has a backward (VLA_ENOTSUP with a one-line reason in *why, which may be NULL) */
-int vla_grad_check(const vla_config *cfg, const char **why);
+/* Whether cfg has a backward (VLA_ENOTSUP with a one-line reason in err, which may be NULL) */
+int vla_grad_check(const vla_config *cfg, vla_error *err);
 typedef enum { VLA_GRAD_BETA = 1, VLA_GRAD_G = 2, VLA_GRAD_LR = 4, VLA_GRAD_U = 8 } vla_grad_kind;
 /* whether cfg's model has the gradient (VLA_GRAD_*): a beta, a log-decay, rwkv7's a and b, u */
 int vla_grad_has(const vla_config *cfg, vla_grad_kind which);

@@ -504,27 +504,27 @@ TEST(conform_issue35_knobs)
 TEST(issue35_bad_settings_refused)
 {
     vla_config c;
-    const char *why = NULL;
-    char buf[300];
+    vla_error why = {0};
+    vla_error buf = {0};
     vla_config_default(&c, VLA_GDN, 8);
     static const char *const bad[][2] = {{"tri", "solve"}, {"stage", "f32"}, {"state16", "io"},
                                          {"decay_bf16", "maybe"}, {"beta_bf16", ""}};
     for (int i = 0; i < 5; i++) {
-        CHECK_MSG(vla_config_set_why(&c, bad[i][0], bad[i][1], &why) == VLA_ERANGE && why,
+        CHECK_MSG(vla_config_set_why(&c, bad[i][0], bad[i][1], &why) == VLA_ERANGE && why.msg[0],
                   "%s=%s accepted", bad[i][0], bad[i][1]);
     }
     CHECK(c.tri == VLA_TRI_BLOCKED && c.stage == VLA_HALF_IO && !c.state16);
     vla_config_default(&c, VLA_LA, 8);
     CHECK(vla_config_set(&c, "decay_bf16", "on") == 0);
-    CHECK(vla_config_check_why(&c, buf, sizeof buf) == VLA_ERANGE && strstr(buf, "no decay"));
+    CHECK(vla_config_check_why(&c, &buf) == VLA_ERANGE && strstr(buf.msg, "no decay"));
     vla_config_default(&c, VLA_MAMBA2, 8);
     CHECK(vla_config_set(&c, "beta_bf16", "on") == 0);
-    CHECK(vla_config_check_why(&c, buf, sizeof buf) == VLA_ERANGE && strstr(buf, "no beta"));
+    CHECK(vla_config_check_why(&c, &buf) == VLA_ERANGE && strstr(buf.msg, "no beta"));
     static const char *const forms[] = {"chunk:16", "scan"};
     for (int f = 0; f < 2; f++) {
         vla_config_default(&c, VLA_KDA, 8);
         CHECK(vla_form_parse(&c, forms[f]) == 0 && vla_config_set(&c, "state16", "bf16") == 0);
-        CHECK(vla_form_check(&c, &why) == VLA_ENOTSUP && why && strstr(why, "--form seq"));
+        CHECK(vla_form_check(&c, &why) == VLA_ENOTSUP && strstr(why.msg, "--form seq"));
     }
     char *out = NULL;
     int st = vla_test_sh(&out, "bin/vla-forms --what sweep --model gdn --steps 64 --forms chunk:64 "

@@ -429,7 +429,7 @@ TEST(cuda_refusals)
     /* the kernels take exactly the ways they were compiled for (VLA_CUDA_TRACKS), in a precision
      * where the way is valid */
     for (int t = 0; t < VLA_NTRACK; t++) {
-        const char *why = NULL;
+        vla_error why = {0};
         vla_config_default(&c, VLA_VLA3, 8);
         c.track = (vla_track)t;
         if (vla_track_holds(c.track) != VLA_HOLDS_A) /* what the ways that keep M require */

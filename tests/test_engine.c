@@ -261,10 +261,10 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         snprintf(set, sizeof set, "%s", cs[c].set ? cs[c].set : "");
         for (char *kv = strtok(set, ","); kv; kv = strtok(NULL, ",")) {
             char *eq = strchr(kv, '=');
-            const char *why = NULL;
+            vla_error why = {0};
             *eq = 0;
             CHECK_MSG(vla_config_set_why(&sp.cfg, kv, eq + 1, &why) == 0, "case %zu: %s=%s: %s", c,
-                      kv, eq + 1, why ? why : "refused");
+                      kv, eq + 1, vla_error_msg(&why));
         }
         int chunk = vla_form_pending(&sp.cfg, 1) != 0;
         if (kb == vla_backend_cuda() && chunk && vla_model_gate(cs[c].mk))

@@ -19,31 +19,31 @@ TEST(gates_settings_refused)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         vla_config c;
-        const char *why = NULL;
+        vla_error why = {0};
         vla_config_default(&c, VLA_KDA, 8);
-        CHECK_MSG(vla_config_set_why(&c, bad[i][0], bad[i][1], &why) == VLA_ERANGE && why,
+        CHECK_MSG(vla_config_set_why(&c, bad[i][0], bad[i][1], &why) == VLA_ERANGE && why.msg[0],
                   "%s=%s: not refused with a reason", bad[i][0], bad[i][1]);
     }
     /* combinations: a map without a bound, a bound on a model without log-gates, the clamp of an
      * anchored factor, anchor blocks larger than the chunk */
     vla_config c;
-    char why[200];
-    const char *w = NULL;
+    vla_error e = {0};
+    vla_error w = {0};
     vla_config_default(&c, VLA_KDA, 8);
     CHECK(vla_config_set(&c, "gate_map", "pin") == 0);
-    CHECK(vla_config_check_why(&c, why, sizeof why) == VLA_ERANGE && strstr(why, "gate_lb"));
+    CHECK(vla_config_check_why(&c, &e) == VLA_ERANGE && strstr(e.msg, "gate_lb"));
     CHECK(vla_config_set(&c, "gate_lb", "0.5") == 0); /* a real is set, then checked */
-    CHECK(vla_config_check_why(&c, why, sizeof why) == VLA_ERANGE && strstr(why, "gate_lb"));
+    CHECK(vla_config_check_why(&c, &e) == VLA_ERANGE && strstr(e.msg, "gate_lb"));
     vla_config_default(&c, VLA_DELTA, 8);
     CHECK(vla_config_set(&c, "gate_lb", "-5") == 0);
-    CHECK(vla_config_check_why(&c, why, sizeof why) == VLA_ERANGE && strstr(why, "gated family"));
+    CHECK(vla_config_check_why(&c, &e) == VLA_ERANGE && strstr(e.msg, "gated family"));
     vla_config_default(&c, VLA_GDN, 8);
     CHECK(vla_form_parse(&c, "chunk:16") == 0);
     CHECK(vla_config_set(&c, "gate_clamp", "on") == 0 && vla_config_set(&c, "anchor", "mid") == 0);
-    CHECK(vla_config_check(&c) == 0 && vla_form_check(&c, &w) == VLA_ENOTSUP && w);
+    CHECK(vla_config_check(&c) == 0 && vla_form_check(&c, &w) == VLA_ENOTSUP && w.msg[0]);
     CHECK(vla_config_set(&c, "gate_clamp", "off") == 0 && vla_form_check(&c, NULL) == 0);
     CHECK(vla_config_set(&c, "anchor_block", "32") == 0);
-    CHECK(vla_form_check(&c, &w) == VLA_ENOTSUP && w && strstr(w, "anchor_block"));
+    CHECK(vla_form_check(&c, &w) == VLA_ENOTSUP && strstr(w.msg, "anchor_block"));
     /* and the program says so, exit 2 (man/vla-forms.1) */
     char *out = NULL;
     int st = vla_test_sh(&out, "bin/vla-forms --what causal --model kda --steps 64 --prefix 3 "

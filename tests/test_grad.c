@@ -280,7 +280,7 @@ TEST(grad_conform_every_policy_bit_for_bit)
 TEST(grad_refuses_what_it_has_not)
 {
     vla_config cfg;
-    const char *why = NULL;
+    vla_error why = {0};
     static seq s;
     static grads g;
     double c[TMAX * DMAX] = {0};
@@ -288,11 +288,11 @@ TEST(grad_refuses_what_it_has_not)
     vla_config_default(&cfg, VLA_VLA3, 4);
     CHECK(vla_grad_check(&cfg, &why) == VLA_OK);
     CHECK(vla_track_set(&cfg, "joseph") == 0);
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "--track sm"));
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "--track sm"));
     setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
     CHECK(vla_grad(&cfg, 8, seq_input, &s, c, &o) == 0);
     CHECK(vla_form_parse(&cfg, "scan") == 0);
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "scan form"));
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "scan form"));
     CHECK(vla_grad(&cfg, 8, seq_input, &s, c, &o) == VLA_ENOTSUP);
     setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
     CHECK(vla_grad(&cfg, 0, seq_input, &s, c, &o) == VLA_EINVAL);

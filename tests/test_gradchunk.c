@@ -254,29 +254,29 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
 TEST(gradchunk_refuses_what_it_has_not)
 {
     vla_config cfg;
-    const char *why = NULL;
+    vla_error why = {0};
     static cseq s;
     static cgrads g;
     double c[TM * DM] = {0};
     vla_grads o = gof(&g);
     vla_config_default(&cfg, VLA_RWKV7, 4);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "rwkv7's DPLR"));
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "rwkv7's DPLR"));
     vla_config_default(&cfg, VLA_KDA, 4);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
     CHECK(vla_grad_check(&cfg, NULL) == VLA_OK);
     CHECK(vla_config_set(&cfg, "anchor", "mid") == 0);
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "anchor=direct"));
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "anchor=direct"));
     setup(&cfg, &s, 2, 4, 1);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
     CHECK(vla_grad(&cfg, 8, cseq_input, &s, c, &o) == 0);
     CHECK(vla_config_set(&cfg, "gate_lb", "-5") == 0);
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "gate_lb"));
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "gate_lb"));
     CHECK(vla_grad(&cfg, 8, cseq_input, &s, c, &o) == VLA_ENOTSUP);
     setup(&cfg, &s, 0, 4, 1);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
     cfg.normalize = 1;
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && why && strstr(why, "denominator"));
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "denominator"));
 }
 
 /* vla-grad --form chunk:C (man vla-grad): gdn's rows in f64 within test_vgrad.c's d T u64 of the

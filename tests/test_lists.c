@@ -43,13 +43,13 @@ TEST(lists_names_and_parsing)
     CHECK(vla_prec_parse("f16f32", &p) == VLA_EINVAL); /* one spelling: f16-f32 */
     /* the messages of the ways that need a kind of policy name the policies of that kind */
     vla_config c;
-    const char *why;
+    vla_error why = {0};
     vla_config_default(&c, VLA_VLA3, 8);
     c.track = VLA_TRACK_SR;
-    CHECK(vla_track_check(&c, &why) == VLA_ENOTSUP && strstr(why, "use f16-f32, bf16-f32"));
+    CHECK(vla_track_check(&c, &why) == VLA_ENOTSUP && strstr(why.msg, "use f16-f32, bf16-f32"));
     c.track = VLA_TRACK_COMP;
     c.prec = VLA_BF16_F32;
-    CHECK(vla_track_check(&c, &why) == VLA_ENOTSUP && strstr(why, "use f64, f32, f16, bf16"));
+    CHECK(vla_track_check(&c, &why) == VLA_ENOTSUP && strstr(why.msg, "use f64, f32, f16, bf16"));
     CHECK(vla_names((vla_list)99)[0] == '?');
 }
 

@@ -88,6 +88,11 @@ class _Input(ctypes.Structure):
                 ("lgs", ctypes.c_double)]
 
 
+class _Error(ctypes.Structure):
+    """vla_error of lib/vlastab.h: a code and the reason of the place that knows"""
+    _fields_ = [("code", ctypes.c_int), ("msg", ctypes.c_char * 1024)]
+
+
 class _Counts(ctypes.Structure):
     _fields_ = [(n, ctypes.c_long) for n in
                 ("guard", "clamp", "clip", "nudge", "zero_norm", "renorm", "steps", "reads",
@@ -101,6 +106,8 @@ for _py, _c in ((_Config, _L.vla_config_size()), (_Counts, _L.vla_counts_size())
         raise ImportError("vlastab: %s is %d bytes here, %d in the library: the binding does not "
                           "match lib/vlastab.h" % (_py.__name__, ctypes.sizeof(_py), _c))
 _L.vla_strerror.restype = ctypes.c_char_p
+_L.vla_error_msg.restype = ctypes.c_char_p
+_L.vla_error_msg.argtypes = [ctypes.POINTER(_Error)]
 _L.vla_names.restype = ctypes.c_char_p
 _L.vla_round_fmt.restype = ctypes.c_double
 _L.vla_round_fmt.argtypes = [ctypes.c_int, ctypes.c_double]
@@ -123,12 +130,12 @@ _L.vla_model_reads.restype = ctypes.c_uint
 _L.vla_model_reads.argtypes = [ctypes.POINTER(_Config)]
 _L.vla_model_gate.argtypes = [ctypes.c_int]
 _L.vla_form_parse.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p]
-_L.vla_form_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(ctypes.c_char_p)]
+_L.vla_form_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(_Error)]
 _L.vla_config_set_why.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p, ctypes.c_char_p,
-                                  ctypes.POINTER(ctypes.c_char_p)]
-_L.vla_config_check_why.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p, ctypes.c_size_t]
+                                  ctypes.POINTER(_Error)]
+_L.vla_config_check_why.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(_Error)]
 _L.vla_track_set.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p]
-_L.vla_track_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(ctypes.c_char_p)]
+_L.vla_track_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(_Error)]
 _L.vla_model_name.restype = ctypes.c_char_p
 _Q_S, _Q_A, _Q_N, _Q_O, _Q_CO = 0, 1, 2, 3, 9  # vla_quantity
 _EINVAL, _ERANGE = -1, -2  # vla_err
@@ -357,26 +364,26 @@ def _configure(model, precision, track, strict, d, dv, constants):
             track, ", ".join(tracks())))
     for name, val in constants.items():
         text = _setting_text(name, val)
-        why = ctypes.c_char_p()
+        why = _Error()
         r = _L.vla_config_set_why(ctypes.byref(cfg), _text(name, "constant"),
                                   _text(text, name), ctypes.byref(why))
         if r:
             raise ValueError("%s=%s: '%s' %s" % (name, text, name if r == _EINVAL else text,
-                                                 why.value.decode()))
+                                                 _L.vla_error_msg(ctypes.byref(why)).decode()))
         if name == "gamma" and not 0 < cfg.gamma <= 1:
             raise ValueError("%s=%s: gamma, the forgetting factor of M, is in (0, 1]" % (
                 name, text))
-    why = ctypes.create_string_buffer(200)
-    if _L.vla_config_check_why(ctypes.byref(cfg), why, len(why)):
-        why = why.value.decode()
+    why = _Error()
+    if _L.vla_config_check_why(ctypes.byref(cfg), ctypes.byref(why)):
+        why = _L.vla_error_msg(ctypes.byref(why)).decode()
         raise ValueError("the model configuration is not valid: %s%s" % (
             why, " (d from q, dv from v)" if why.startswith("d = ") else ""))
     if cfg.gamma != 1 and not _L.vla_model_has_A(cfg.model):
         raise ValueError("gamma=%g: %s has no A, so no M = A^-1 to forget in (rls, vla1, vla3)"
                          % (cfg.gamma, model))
-    w = ctypes.c_char_p()
+    w = _Error()
     if _L.vla_track_check(ctypes.byref(cfg), ctypes.byref(w)):
-        raise ValueError("track %s: %s" % (track, w.value.decode()))
+        raise ValueError("track %s: %s" % (track, _L.vla_error_msg(ctypes.byref(w)).decode()))
     return cfg
 
 
@@ -481,9 +488,10 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     if _L.vla_form_parse(ctypes.byref(cfg), _text(form, "form")):
         raise ValueError("form: %r is not a form (seq, chunk:C with C a power of two in 1..256, "
                          "scan)" % form)
-    why = ctypes.c_char_p()
+    why = _Error()
     if _L.vla_form_check(ctypes.byref(cfg), ctypes.byref(why)):
-        raise ValueError("form %s with model %s: %s" % (form, model, why.value.decode()))
+        raise ValueError("form %s with model %s: %s" % (form, model,
+                                                        _L.vla_error_msg(ctypes.byref(why)).decode()))
     if logdecay is not None and logdecay.shape[2] > 1 and _L.vla_model_gate(cfg.model) == 1:
         raise ValueError("logdecay: shape %s holds one log-decay per key channel; %s takes a "
                          "scalar per token, (heads, T)" % (logdecay.shape, model))
@@ -543,7 +551,7 @@ _GradInput = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_long,
                               ctypes.POINTER(_Input))
 _L.vla_grad.argtypes = [ctypes.POINTER(_Config), ctypes.c_long, _GradInput, ctypes.c_void_p, _D,
                         ctypes.POINTER(_Grads)]
-_L.vla_grad_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(ctypes.c_char_p)]
+_L.vla_grad_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(_Error)]
 
 
 def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=None, b=None,
@@ -576,9 +584,9 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
     if _L.vla_form_parse(ctypes.byref(cfg), _text(form, "form")):
         raise ValueError("form: %r is not a form (seq, chunk:C with C a power of two in 1..256, "
                          "scan)" % form)
-    why = ctypes.c_char_p()
+    why = _Error()
     if _L.vla_grad_check(ctypes.byref(cfg), ctypes.byref(why)):
-        raise ValueError("model %s: %s" % (model, why.value.decode()))
+        raise ValueError("model %s: %s" % (model, _L.vla_error_msg(ctypes.byref(why)).decode()))
     ng = d if per_channel else 1
     out = {"dq": np.zeros((H, T, d)), "dk": np.zeros((H, T, d)), "dv": np.zeros((H, T, dv)),
            "dbeta": np.zeros((H, T)), "dg": np.zeros((H, T, ng)), "du": np.zeros((H, T, d))}
