@@ -156,9 +156,9 @@ typedef vla_inputs inputs;
 /* NIN steps of head 0 of lmlike, which every run of a timing takes (shared inputs) */
 static int inputs_make(inputs *x, int d, int dv)
 {
-    char err[200];
-    if (vla_inputs_draw(x, "lmlike", 7, d, dv, 1, NIN, 0, err, sizeof err))
-        return fprintf(stderr, "vla-bench: %s\n", err), -1;
+    vla_error err;
+    if (vla_inputs_draw(x, "lmlike", 7, d, dv, 1, NIN, 0, &err))
+        return fprintf(stderr, "vla-bench: %s\n", vla_error_msg(&err)), -1;
     return 0;
 }
 static void inputs_free(inputs *x) { vla_inputs_free(x); }
@@ -797,12 +797,13 @@ static double ref_rate(const vla_engine_spec *base, long T, long *steps_out)
 
 static void trace_section(const opts *o, int threads)
 {
-    char spec[4200], err[300];
+    char spec[4200];
     snprintf(spec, sizeof spec, "trace:%s", o->trace);
     const int d = o->ds[0];
     vla_stream *s;
-    if (vla_stream_open_part(&s, spec, d, d, 0, 0, 0, 0, err, sizeof err)) {
-        fprintf(stderr, "vla-bench: --trace: %s\n", err);
+    vla_error ve;
+    if (vla_stream_open_part(&s, spec, d, d, 0, 0, 0, 0, &ve)) {
+        fprintf(stderr, "vla-bench: --trace: %s\n", vla_error_msg(&ve));
         exit(2);
     }
     const long heads = vla_stream_heads(s), T = vla_stream_length(s);

@@ -143,8 +143,11 @@ int main(int argc, char **argv)
             goto done;
         }
     } else {
-        if ((e = vla_stream_open(&s, spec, d, dv, seed, err, sizeof err)))
+        vla_error ve;
+        if ((e = vla_stream_open(&s, spec, d, dv, seed, &ve))) {
+            snprintf(err, sizeof err, "%s", vla_error_msg(&ve));
             goto done;
+        }
         if (vla_stream_length(s) > 0 && steps > vla_stream_length(s))
             steps = vla_stream_length(s);
         if (dump && !(out = fopen(dump, "w"))) {

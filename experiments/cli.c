@@ -212,11 +212,10 @@ const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg)
     static char msg[400];
     vla_stream *s;
     vla_step_buf b;
-    char err[256];
     const char *why = NULL;
     const long T = c->optional & VLA_IN_DECAY ? c->steps : 1;
     if (vla_stream_open_part(&s, c->stream, cfg->d, cfg->dv, c->seed, 0, T > 1 ? c->runs : 1, T,
-                             err, sizeof err))
+                             NULL))
         return NULL; /* (the parser checked the stream) */
     if (vla_step_buf_alloc(&b, cfg->d, cfg->dv) == 0) {
         for (int h = 0; h < (T > 1 ? c->runs : 1) && !why; h++)
@@ -257,11 +256,11 @@ static void warn_unread(const char *prog, const vla_cli *c);
  * range, else dflt (the stream's own check then says what is wrong) */
 static int trace_dim(const char *dir, const char *name, int dflt)
 {
-    char path[4200], err[256];
+    char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     vla_npy a;
     long full[8];
-    if (vla_npy_read_part(path, &a, 0, 0, 0, full, err, sizeof err)) /* the header alone */
+    if (vla_npy_read_part(path, &a, 0, 0, 0, full, NULL)) /* the header alone */
         return dflt;
     memcpy(a.shape, full, sizeof full);
     long n = a.ndim == 3 ? a.shape[2] : 0;
@@ -588,9 +587,9 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     /* the stream must parse: fail now, not in a worker thread. A trace: its shapes first, then the
      * values of the heads and steps the runs take, and no others (--steps 10 reads 10 steps) */
     vla_stream *s;
-    char err[256];
-    if (vla_stream_open_part(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, 0, 0, err, sizeof err))
-        vla_cli_die(spec, "--stream: %s", err);
+    vla_error err;
+    if (vla_stream_open_part(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, 0, 0, &err))
+        vla_cli_die(spec, "--stream: %s", vla_error_msg(&err));
     long heads = vla_stream_heads(s), len = vla_stream_length(s);
     c->optional = vla_stream_optional(s);
     vla_stream_close(s);
@@ -602,8 +601,8 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         c->steps = len; /* a finite stream bounds the horizon */
     if (heads > 0) {
         if (vla_stream_open_part(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, c->runs, c->steps,
-                                 err, sizeof err))
-            vla_cli_die(spec, "--stream: %s", err);
+                                 &err))
+            vla_cli_die(spec, "--stream: %s", vla_error_msg(&err));
         vla_stream_close(s);
     }
     vla_cli_form_fits(c, spec, form, per_model);
@@ -623,13 +622,14 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         sp.cfg.form = VLA_FORM_SEQ;
         sp.cfg.chunk = 0;
     }
-    if (vla_engine_new(&probe, &sp, err, sizeof err))
-        vla_cli_die(spec, "--backend %s: %s", c->backend, err);
+    char ew[256];
+    if (vla_engine_new(&probe, &sp, ew, sizeof ew))
+        vla_cli_die(spec, "--backend %s: %s", c->backend, ew);
     vla_engine_free(probe);
     if (vla_cli_ref_spec(c, &sp, &rs) == 0) {
-        if (vla_engine_new(&probe, &rs, err, sizeof err))
+        if (vla_engine_new(&probe, &rs, ew, sizeof ew))
             vla_cli_die(spec, "--ref %s with --track %s: %s", c->ref == REF_EXACT ? "exact" : "f64",
-                        vla_track_name(c->cfg.track), err);
+                        vla_track_name(c->cfg.track), ew);
         vla_engine_free(probe);
     }
     /* from here on a signal is answered as the programs document it (exit 3, nothing half

@@ -321,15 +321,15 @@ static void ckpt_remove_on_success(int status, void *arg)
 static char *ckpt_key(const vla_cli *c, const vla_cli_spec *spec, const char *columns,
                       const char *more, int *status)
 {
-    char cfg[1024], stream[600] = "", err[256];
+    char cfg[1024], stream[600] = "";
     vla_config_describe(&c->cfg, cfg, sizeof cfg);
     for (char *p = cfg; *p; p++) /* one constant a line, like the rest */
         if (*p == ' ')
             *p = '\n';
     vla_stream *st;
-    if (vla_stream_open_part(&st, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, -1, c->steps, err,
-                             sizeof err)) {
-        fprintf(stderr, "%s: --stream: %s\n", spec->prog, err);
+    vla_error ve;
+    if (vla_stream_open_part(&st, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, -1, c->steps, &ve)) {
+        fprintf(stderr, "%s: --stream: %s\n", spec->prog, vla_error_msg(&ve));
         *status = 2;
         return NULL;
     }

@@ -288,10 +288,11 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
     for (int k = 0; k < n; k++)
         want |= vla_model_reads(mb[k].cfg);
     vla_inputs in;
-    if (!refbad)
-        refbad = vla_inputs_open(&in, c->stream, c->seed, d, dv, nr, WIN, c->steps, want, refwhy,
-                                 sizeof refwhy) != 0;
-    else
+    vla_error ve;
+    if (!refbad && (refbad = vla_inputs_open(&in, c->stream, c->seed, d, dv, nr, WIN, c->steps,
+                                             want, &ve) != 0))
+        snprintf(refwhy, sizeof refwhy, "%s", vla_error_msg(&ve));
+    else if (refbad)
         memset(&in, 0, sizeof in);
     long tend = 0;
     for (int k = 0; k < n; k++) {
@@ -339,7 +340,8 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
             if (!mb[k].failed && mb[k].ci < mb[k].nck && mb[k].cks[mb[k].ci] < next)
                 next = mb[k].cks[mb[k].ci];
         long to = t + WIN < next ? t + WIN : next;
-        if (vla_inputs_fill(&in, t, to, refwhy, sizeof refwhy)) {
+        if (vla_inputs_fill(&in, t, to, &ve)) {
+            snprintf(refwhy, sizeof refwhy, "%s", vla_error_msg(&ve));
             refbad = 1;
             break;
         }
@@ -1259,9 +1261,13 @@ static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t l
     if (row)
         for (int j = 0; j < dv; j++)
             nan[j] = NAN; /* a read-out where none came */
+    vla_error ve;
     if (!kbuf || !row || !mr ||
-        vla_inputs_open(&in, c->stream, c->seed, d, dv, H, WIN, T, vla_model_reads(cfg), why, len))
+        vla_inputs_open(&in, c->stream, c->seed, d, dv, H, WIN, T, vla_model_reads(cfg), &ve)) {
+        if (kbuf && row && mr)
+            snprintf(why, len, "%s", vla_error_msg(&ve));
         return free(kbuf), free(row), free(mr), 1;
+    }
     for (int r = 0; r < NR && !st; r++) {
         if (J->alias[r] != r)
             continue;
@@ -1291,7 +1297,8 @@ static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t l
     long done = 0;
     for (long t = 0, to; !st && t < T; t = to) {
         to = t + WIN < T ? t + WIN : T;
-        if (vla_inputs_fill(&in, t, to, why, len)) {
+        if (vla_inputs_fill(&in, t, to, &ve)) {
+            snprintf(why, len, "%s", vla_error_msg(&ve));
             st = 1, *failed = R_REF;
             break;
         }
@@ -1321,9 +1328,8 @@ static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t l
         const long upto = to == T ? T : to / C * C;
         for (int h = 0; h < H && !st; h++)
             if (upto > done &&
-                vla_npy_read_steps(J->ko, h, done, upto - done, kbuf + (size_t)h * RING * dv, why,
-                                   len))
-                st = 1, *failed = -1;
+                vla_npy_read_steps(J->ko, h, done, upto - done, kbuf + (size_t)h * RING * dv, &ve))
+                st = 1, *failed = -1, snprintf(why, len, "%s", vla_error_msg(&ve));
         for (int h = 0; h < H && !st; h++)
             for (long s = done; s < upto; s++) {
                 const size_t slot = (size_t)h * RING + (size_t)(s % RING);
@@ -1439,10 +1445,11 @@ static void read_outputs(const vla_cli_spec *spec, const char *dir, const char *
                          const char *axes, long n0, long n1, long n2, int bf16, int lazy,
                          vla_npy *a, vla_fmt *fmt)
 {
-    char path[4200], err[600];
+    char path[4200];
+    vla_error err;
     out_path(path, sizeof path, dir, name);
-    if ((lazy ? vla_npy_open_bf16 : vla_npy_read_bf16)(path, a, err, sizeof err))
-        vla_cli_die(spec, "--outputs: %s", err);
+    if ((lazy ? vla_npy_open_bf16 : vla_npy_read_bf16)(path, a, &err))
+        vla_cli_die(spec, "--outputs: %s", vla_error_msg(&err));
     if (!strcmp(a->dtype, "u2") && !bf16)
         vla_cli_die(spec, "--outputs: %s holds uint16 ('<u2'): bfloat16 bit patterns are read "
                           "only when %s/dtype.txt says bfloat16 (numpy has no bfloat16)", path,
@@ -1649,15 +1656,15 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
                  &G->dofmt);
     const long n = T * cfg->dv;
     double *c = malloc((size_t)n * sizeof *c);
-    char err[600];
+    vla_error err;
     if (!c) {
         fprintf(stderr, "vla-check: --outputs: %s: out of memory for a head's %ld steps\n", path,
                 T);
         return -1;
     }
     for (long h = 0; h < H; h++) {
-        if (vla_npy_read_steps(&G->dout, h, 0, T, c, err, sizeof err)) {
-            fprintf(stderr, "vla-check: --outputs: %s\n", err);
+        if (vla_npy_read_steps(&G->dout, h, 0, T, c, &err)) {
+            fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
             free(c);
             return -1;
         }
@@ -1688,7 +1695,7 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
     pol.form = VLA_FORM_SEQ, pol.chunk = 0;
     ref = pol, ref.prec = VLA_F64;
     vla_inputs x = {0};
-    char err[600];
+    vla_error err;
     enum { G_REF, G_RND, G_SEQ, NG };
     gset_t gs[NG];
     const int m = d > dv ? d : dv;
@@ -1706,13 +1713,13 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
     for (long h = 0; h < H && !st; h++) {
         vla_inputs_free(&x);
         if (vla_inputs_draw_part(&x, c->stream, c->seed, d, dv, (int)h, 1, T,
-                                 vla_model_reads(cfg), err, sizeof err)) {
-            fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, err);
+                                 vla_model_reads(cfg), &err)) {
+            fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, vla_error_msg(&err));
             st = 2;
             break;
         }
-        if (vla_npy_read_steps(&G->dout, h, 0, T, ch, err, sizeof err)) {
-            fprintf(stderr, "vla-check: --outputs: %s\n", err);
+        if (vla_npy_read_steps(&G->dout, h, 0, T, ch, &err)) {
+            fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
             st = 1;
             break;
         }
@@ -1748,8 +1755,8 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             double *ref_g = gset_get(&gs[G_REF], i), *seq = gset_get(&gs[G_SEQ], i);
             round_out(seq, (size_t)n, io, G->fmt[j]);
             meas_t mm = {0}, mr = {0};
-            if (vla_npy_read_steps(&G->file[j], h, 0, T, kg, err, sizeof err)) {
-                fprintf(stderr, "vla-check: --outputs: %s\n", err);
+            if (vla_npy_read_steps(&G->file[j], h, 0, T, kg, &err)) {
+                fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
                 st = 1;
                 break;
             }

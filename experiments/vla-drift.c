@@ -44,9 +44,8 @@ static double cap_lmin(const cap_ctx *x, vla_run *r)
     double g = NAN;
     vla_stream **s = &x->s[r->run];
     if (!*s) {
-        char err[300];
         if (vla_stream_open_part(s, x->c->stream, d, cfg->dv, x->c->seed, r->run, 1,
-                                 x->c->steps + C, err, sizeof err))
+                                 x->c->steps + C, NULL))
             *s = NULL;
     }
     if (!A || !U || !G || !lam || !*s || vla_step_buf_alloc(&b, d, cfg->dv) ||

@@ -184,9 +184,10 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
     char e_msg[400], form[32];
     /* the inputs, drawn (or read) once for every engine, a window of WIN steps at a time, which
      * the engines take as prepared inputs in a ring */
+    vla_error ve;
     if (vla_inputs_open(&sw->in, c->stream, c->seed, d, dv, nr, WIN, sw->T,
-                        vla_model_reads(&c->cfg), e_msg, sizeof e_msg))
-        vla_cli_die(spec, "--stream: %s", e_msg);
+                        vla_model_reads(&c->cfg), &ve))
+        vla_cli_die(spec, "--stream: %s", vla_error_msg(&ve));
     for (int p = 0; p < np; p++)
         for (int f = 0; f < nf; f++) {
             vla_config *k = &sw->cfg[p * nf + f];
@@ -374,7 +375,7 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     double *err = sw->err, *x = malloc((size_t)(d * d + dv * d + dv) * 2 * sizeof *x);
     if (!x)
         vla_cli_die(spec, "out of memory");
-    char e_msg[400], form[32];
+    char form[32];
     snprintf(why, whylen, "%s", sw->redo);
     int status = 0; /* (a stop or a failed step: to done, which frees what was made) */
     long nengines = ne, done = 0; /* progress: the engines' steps */
@@ -387,8 +388,9 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     for (long k = k0, t = t0, to; k < nck; k++) {
         for (; t < cks[k]; t = to) { /* a window at a time */
             to = t + WIN < cks[k] ? t + WIN : cks[k];
-            if (vla_inputs_fill(&sw->in, t, to, e_msg, sizeof e_msg)) {
-                fprintf(stderr, "vla-forms: --stream: %s\n", e_msg);
+            vla_error ve;
+            if (vla_inputs_fill(&sw->in, t, to, &ve)) {
+                fprintf(stderr, "vla-forms: --stream: %s\n", vla_error_msg(&ve));
                 status = 1;
                 goto done;
             }
@@ -573,10 +575,10 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
         vla_cli_die(spec, "--prefix %ld: it must be in 1..%ld (the steps run, less one)", P, T - 1);
     vla_stream *st = NULL;
     vla_step_buf b = {0};
-    char err[300];
-    if (vla_stream_open_part(&st, c->stream, d, dv, c->seed, 0, nr, 2 * T, err, sizeof err))
+    vla_error err;
+    if (vla_stream_open_part(&st, c->stream, d, dv, c->seed, 0, nr, 2 * T, &err))
         vla_cli_die(spec, "--stream %s: %s (causal reads 2 x %ld steps: the second T replace the "
-                    "inputs after the prefix)", c->stream, err, T);
+                    "inputs after the prefix)", c->stream, vla_error_msg(&err), T);
     vla_stream_want(st, vla_model_reads(&c->cfg));
     double *rows = calloc((size_t)np * nf * CAUSAL_NCOL, sizeof *rows);
     double *o0 = malloc((size_t)T * dv * sizeof *o0), *o1 = malloc((size_t)T * dv * sizeof *o1);

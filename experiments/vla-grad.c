@@ -252,10 +252,10 @@ int main(int argc, char **argv)
     }
     const int nr = c.runs, np = opts.np;
     vla_inputs x;
-    char err[400];
+    vla_error err;
     if (vla_inputs_draw(&x, c.stream, c.seed, c.cfg.d, c.cfg.dv, nr, c.steps,
-                        vla_model_reads(&c.cfg), err, sizeof err))
-        vla_cli_die(&spec, "--stream %s: %s", c.stream, err);
+                        vla_model_reads(&c.cfg), &err))
+        vla_cli_die(&spec, "--stream %s: %s", c.stream, vla_error_msg(&err));
     const long T = x.T, dv = c.cfg.dv;
     gbuf gp, ge;
     double *cc = malloc((size_t)T * dv * sizeof *cc), *e2 = malloc((size_t)T * sizeof *e2);

@@ -191,9 +191,8 @@ int main(int argc, char **argv)
         vla_cli_die(&spec, "--at %ld is beyond --steps %ld", last, c.steps);
     if (!opts.steps_given) {
         vla_stream *s;
-        char err[256];
-        int opened = vla_stream_open_part(&s, c.stream, c.cfg.d, c.cfg.dv, c.seed, 0, 0, 0, err,
-                                          sizeof err) == 0; /* (its length alone) */
+        int opened = vla_stream_open_part(&s, c.stream, c.cfg.d, c.cfg.dv, c.seed, 0, 0, 0,
+                                          NULL) == 0; /* (its length alone) */
         long len = opened ? vla_stream_length(s) : -1; /* -1 too: an unbounded stream */
         if (opened)
             vla_stream_close(s);

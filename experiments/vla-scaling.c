@@ -520,11 +520,10 @@ int main(int argc, char **argv)
         maxT = o.Ts[ti] > maxT ? o.Ts[ti] : maxT;
     long pool_len = o.pool < maxT ? o.pool : maxT;
     for (int di = 0; di < o.nd; di++) {
-        char err[256];
+        vla_error err;
         if (vla_inputs_draw(&pools[di], c.stream, c.seed, (int)o.ds[di], (int)o.ds[di], 1, pool_len,
-                            VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B,
-                            err, sizeof err))
-            vla_cli_die(&spec, "--stream at d = %ld: %s", o.ds[di], err);
+                            VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B, &err))
+            vla_cli_die(&spec, "--stream at d = %ld: %s", o.ds[di], vla_error_msg(&err));
     }
 
     /* one core: the question is the latency of a step, and a migration mid-run is noise */

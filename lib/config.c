@@ -36,6 +36,9 @@ int vla_fail(vla_error *e, int code, const char *fmt, ...)
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
     }
+    for (char *c = msg; *c; c++) /* a newline in a path or a spec must not break the line */
+        if (*c == '\n')
+            *c = ' ';
     e->code = code;
     memcpy(e->msg, msg, sizeof msg);
     return code;

@@ -54,12 +54,12 @@ int vla_engine_input(vla_engine *e, int run, long t, vla_stream **stream, vla_st
     const vla_fmt f = sp->round_inputs;
     if (sp->stream) {
         int r = 0;
-        char why[256];
+        vla_error why;
         /* a run reads its head, and no further than its steps */
         if (!*stream && (r = vla_stream_open_part(stream, sp->stream, d, dv, sp->seed, head, 1,
                                                   sp->stream_steps > 0 ? sp->stream_steps : -1,
-                                                  why, sizeof why)))
-            return vla_engine_fail(e, run, r, "--stream: %s", why);
+                                                  &why)))
+            return vla_engine_fail(e, run, r, "--stream: %s", vla_error_msg(&why));
         vla_stream_want(*stream, vla_model_reads(&sp->cfg));
         if ((r = vla_stream_get(*stream, (uint32_t)head, t, raw)))
             return vla_engine_fail(e, run, r, "head %d, step %ld: %s", head, t, vla_strerror(r));

@@ -12,23 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(int code, char *err, size_t errlen, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int fail(int code, char *err, size_t errlen, const char *path, const char *fmt, ...)
+/* err <- "PATH: reason" */
+static int fail(vla_error *err, int code, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(vla_error *err, int code, const char *path, const char *fmt, ...)
 {
-    if (err && errlen) {
-        int n = snprintf(err, errlen, "%s: ", path);
-        if (n >= 0 && (size_t)n < errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(err + n, errlen - n, fmt, ap);
-            va_end(ap);
-        }
-        for (char *c = err; *c; c++) /* a path with a newline must not break the line */
-            if (*c == '\n')
-                *c = ' ';
-    }
-    return code;
+    if (!err)
+        return code;
+    char why[sizeof err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return vla_fail(err, code, "%s: %s", path, why);
 }
 
 /* ---- a parser for the one Python literal numpy writes: {'descr': S, 'fortran_order': B,
@@ -161,63 +157,63 @@ static int host_little_endian(void)
 /* Parses the header dict into itemsize, ndim and shape; on failure writes the reason and returns
  * VLA_EFORMAT. */
 static int parse_header(const char *h, size_t len, const char *path, int *itemsize, vla_npy *out,
-                        int bf16, char *err, size_t errlen)
+                        int bf16, vla_error *err)
 {
     cursor c = {h, h + len};
     char key[32], descr[64];
     int have_descr = 0, have_order = 0, have_shape = 0;
     if (!eat(&c, '{'))
-        return fail(VLA_EFORMAT, err, errlen, path, "header is not a dict");
+        return fail(err, VLA_EFORMAT, path, "header is not a dict");
     while (!eat(&c, '}')) {
         if (!read_str(&c, key, sizeof key) || !eat(&c, ':'))
-            return fail(VLA_EFORMAT, err, errlen, path, "malformed header dict");
+            return fail(err, VLA_EFORMAT, path, "malformed header dict");
         /* a repeated key would leave sizes of the first shape beyond the second's ndim */
         if ((!strcmp(key, "descr") && have_descr) || (!strcmp(key, "fortran_order") && have_order) ||
             (!strcmp(key, "shape") && have_shape))
-            return fail(VLA_EFORMAT, err, errlen, path, "header repeats key '%s'", key);
+            return fail(err, VLA_EFORMAT, path, "header repeats key '%s'", key);
         if (!strcmp(key, "descr")) {
             if (!read_str(&c, descr, sizeof descr))
-                return fail(VLA_EFORMAT, err, errlen, path,
+                return fail(err, VLA_EFORMAT, path,
                             "unsupported dtype (not a simple type string)");
             have_descr = 1;
         } else if (!strcmp(key, "fortran_order")) {
             if (read_word(&c, "True"))
-                return fail(VLA_EFORMAT, err, errlen, path,
+                return fail(err, VLA_EFORMAT, path,
                             "fortran_order True is not supported (C order only)");
             if (!read_word(&c, "False"))
-                return fail(VLA_EFORMAT, err, errlen, path, "fortran_order is not True or False");
+                return fail(err, VLA_EFORMAT, path, "fortran_order is not True or False");
             have_order = 1;
         } else if (!strcmp(key, "shape")) {
             int r = read_shape(&c, &out->ndim, out->shape);
             if (r == -1)
-                return fail(VLA_EFORMAT, err, errlen, path, "more than 8 dimensions");
+                return fail(err, VLA_EFORMAT, path, "more than 8 dimensions");
             if (r == -2)
-                return fail(VLA_EFORMAT, err, errlen, path, "a dimension is too large");
+                return fail(err, VLA_EFORMAT, path, "a dimension is too large");
             if (r == 0)
-                return fail(VLA_EFORMAT, err, errlen, path, "shape is not a tuple of sizes");
+                return fail(err, VLA_EFORMAT, path, "shape is not a tuple of sizes");
             have_shape = 1;
         } else {
-            return fail(VLA_EFORMAT, err, errlen, path, "unexpected header key '%s'", key);
+            return fail(err, VLA_EFORMAT, path, "unexpected header key '%s'", key);
         }
         if (!eat(&c, ',')) {
             if (!eat(&c, '}'))
-                return fail(VLA_EFORMAT, err, errlen, path, "malformed header dict");
+                return fail(err, VLA_EFORMAT, path, "malformed header dict");
             break;
         }
     }
     if (!have_descr || !have_order || !have_shape)
-        return fail(VLA_EFORMAT, err, errlen, path, "header lacks '%s'",
+        return fail(err, VLA_EFORMAT, path, "header lacks '%s'",
                     !have_descr ? "descr" : !have_order ? "fortran_order" : "shape");
 
     char order = descr[0];
     const char *type = descr + 1;
     if (order == '>')
-        return fail(VLA_EFORMAT, err, errlen, path,
+        return fail(err, VLA_EFORMAT, path,
                     "big-endian data ('%s') is not supported", descr);
     if (order != '<' && order != '=' && order != '|')
-        return fail(VLA_EFORMAT, err, errlen, path, "unsupported dtype '%s'", descr);
+        return fail(err, VLA_EFORMAT, path, "unsupported dtype '%s'", descr);
     if (order != '<' && !host_little_endian()) /* native order means big-endian here */
-        return fail(VLA_EFORMAT, err, errlen, path,
+        return fail(err, VLA_EFORMAT, path,
                     "native-order data ('%s') on a big-endian host", descr);
     if (!strcmp(type, "f2"))
         *itemsize = 2;
@@ -228,7 +224,7 @@ static int parse_header(const char *h, size_t len, const char *path, int *itemsi
     else if (bf16 && !strcmp(type, "u2") && order != '|')
         *itemsize = 2;
     else
-        return fail(VLA_EFORMAT, err, errlen, path, "unsupported dtype '%s' (float16, float32, "
+        return fail(err, VLA_EFORMAT, path, "unsupported dtype '%s' (float16, float32, "
                     "float64%s only)", descr, bf16 ? ", uint16 holding bfloat16" : "");
     memcpy(out->dtype, type, 3);
     return 0;
@@ -242,33 +238,33 @@ static double bf16_to_double(uint16_t h)
 }
 
 static int read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
-                     int bf16, int lazy, char *err, size_t errlen);
+                     int bf16, int lazy, vla_error *err);
 
-int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen)
+int vla_npy_read(const char *path, vla_npy *out, vla_error *err)
 {
-    return read_part(path, out, 0, -1, -1, NULL, 0, 0, err, errlen);
+    return read_part(path, out, 0, -1, -1, NULL, 0, 0, err);
 }
 
-int vla_npy_read_bf16(const char *path, vla_npy *out, char *err, size_t errlen)
+int vla_npy_read_bf16(const char *path, vla_npy *out, vla_error *err)
 {
-    return read_part(path, out, 0, -1, -1, NULL, 1, 0, err, errlen);
+    return read_part(path, out, 0, -1, -1, NULL, 1, 0, err);
 }
 
-int vla_npy_open_bf16(const char *path, vla_npy *out, char *err, size_t errlen)
+int vla_npy_open_bf16(const char *path, vla_npy *out, vla_error *err)
 {
-    return read_part(path, out, 0, -1, -1, NULL, 1, 1, err, errlen);
+    return read_part(path, out, 0, -1, -1, NULL, 1, 1, err);
 }
 
 int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
-                      char *err, size_t errlen)
+                      vla_error *err)
 {
-    return read_part(path, out, h0, nh, steps, full, 0, 0, err, errlen);
+    return read_part(path, out, h0, nh, steps, full, 0, 0, err);
 }
 
 int vla_npy_open_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
-                      char *err, size_t errlen)
+                      vla_error *err)
 {
-    return read_part(path, out, h0, nh, steps, full, 0, 1, err, errlen);
+    return read_part(path, out, h0, nh, steps, full, 0, 1, err);
 }
 
 /* m items of the file at f's position, converted into x (chunk: 64 KiB of scratch) */
@@ -291,92 +287,89 @@ static int read_items(FILE *f, size_t m, int itemsize, const char *dtype, unsign
     return 0;
 }
 
-int vla_npy_read_steps(const vla_npy *a, long h, long t, long n, double *dst, char *err,
-                       size_t errlen)
+int vla_npy_read_steps(const vla_npy *a, long h, long t, long n, double *dst, vla_error *err)
 {
     if (!a->path || h < 0 || h >= a->shape[0] || t < 0 || n < 0 || t + n > a->shape[1])
-        return fail(VLA_EINVAL, err, errlen, a->path ? a->path : "(not open)",
+        return fail(err, VLA_EINVAL, a->path ? a->path : "(not open)",
                     "no steps %ld..%ld of head %ld", t, t + n - 1, h);
     FILE *f;
     const char *kind;
     if (vla_file_read_open(a->path, LONG_MAX, &f, &kind))
-        return fail(VLA_EIO, err, errlen, a->path, "cannot open: %s", strerror(errno));
+        return fail(err, VLA_EIO, a->path, "cannot open: %s", strerror(errno));
     unsigned char *chunk = malloc(1 << 16);
     size_t at = ((size_t)(a->h0 + h) * (size_t)a->fileT + (size_t)t) * a->inner;
     int rc = 0;
     if (!chunk)
-        rc = fail(VLA_ENOMEM, err, errlen, a->path, "out of memory");
+        rc = fail(err, VLA_ENOMEM, a->path, "out of memory");
     else if (fseek(f, (long)(a->off + at * a->itemsize), SEEK_SET) != 0)
-        rc = fail(VLA_EIO, err, errlen, a->path, "cannot seek: %s", strerror(errno));
+        rc = fail(err, VLA_EIO, a->path, "cannot seek: %s", strerror(errno));
     else if (read_items(f, (size_t)n * a->inner, a->itemsize, a->dtype, chunk, dst))
-        rc = fail(VLA_EFORMAT, err, errlen, a->path, "truncated data (changed since it was opened?)");
+        rc = fail(err, VLA_EFORMAT, a->path, "truncated data (changed since it was opened?)");
     fclose(f);
     free(chunk);
     return rc;
 }
 
 static int read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
-                     int bf16, int lazy, char *err, size_t errlen)
+                     int bf16, int lazy, vla_error *err)
 {
-    if (err && errlen)
-        err[0] = 0;
     if (!path || !out)
-        return fail(VLA_EINVAL, err, errlen, path ? path : "(null)", "no path or no output");
+        return fail(err, VLA_EINVAL, path ? path : "(null)", "no path or no output");
     memset(out, 0, sizeof *out);
     /* a regular file only: a FIFO would block the reader, a device would never end */
     FILE *f;
     const char *kind;
     int e = vla_file_read_open(path, LONG_MAX, &f, &kind);
     if (e == VLA_EINVAL)
-        return fail(VLA_EFORMAT, err, errlen, path, "%s, not a .npy file", kind);
+        return fail(err, VLA_EFORMAT, path, "%s, not a .npy file", kind);
     if (e)
-        return fail(VLA_EIO, err, errlen, path, "cannot open: %s", strerror(errno));
+        return fail(err, VLA_EIO, path, "cannot open: %s", strerror(errno));
 
     int rc = 0;
     char *hdr = NULL;
     unsigned char *chunk = NULL;
     unsigned char pre[12];
     if (fread(pre, 1, 8, f) != 8 || memcmp(pre, "\x93NUMPY", 6)) {
-        rc = fail(VLA_EFORMAT, err, errlen, path, "not a .npy file (bad magic)");
+        rc = fail(err, VLA_EFORMAT, path, "not a .npy file (bad magic)");
         goto done;
     }
     int major = pre[6];
     size_t hlen, hoff;
     if (major == 1) {
         if (fread(pre + 8, 1, 2, f) != 2) {
-            rc = fail(VLA_EFORMAT, err, errlen, path, "truncated header");
+            rc = fail(err, VLA_EFORMAT, path, "truncated header");
             goto done;
         }
         hlen = le16(pre + 8);
         hoff = 10;
     } else if (major == 2 || major == 3) {
         if (fread(pre + 8, 1, 4, f) != 4) {
-            rc = fail(VLA_EFORMAT, err, errlen, path, "truncated header");
+            rc = fail(err, VLA_EFORMAT, path, "truncated header");
             goto done;
         }
         hlen = le32(pre + 8);
         hoff = 12;
     } else {
-        rc = fail(VLA_EFORMAT, err, errlen, path, "unsupported format version %d.%d", major,
+        rc = fail(err, VLA_EFORMAT, path, "unsupported format version %d.%d", major,
                   pre[7]);
         goto done;
     }
     if (hlen > (1u << 24)) { /* numpy itself refuses headers this long */
-        rc = fail(VLA_EFORMAT, err, errlen, path, "header of %zu bytes is implausibly long", hlen);
+        rc = fail(err, VLA_EFORMAT, path, "header of %zu bytes is implausibly long", hlen);
         goto done;
     }
     hdr = malloc(hlen + 1);
     if (!hdr) {
-        rc = fail(VLA_ENOMEM, err, errlen, path, "out of memory");
+        rc = fail(err, VLA_ENOMEM, path, "out of memory");
         goto done;
     }
     if (fread(hdr, 1, hlen, f) != hlen) {
-        rc = fail(VLA_EFORMAT, err, errlen, path, "truncated header");
+        rc = fail(err, VLA_EFORMAT, path, "truncated header");
         goto done;
     }
     hdr[hlen] = 0;
     int itemsize = 8;
-    rc = parse_header(hdr, hlen, path, &itemsize, out, bf16, err, errlen);
+    rc = parse_header(hdr, hlen, path, &itemsize, out, bf16, err);
     if (rc)
         goto done;
 
@@ -387,13 +380,13 @@ static int read_part(const char *path, vla_npy *out, long h0, long nh, long step
     for (int i = 0; i < out->ndim; i++) {
         size_t s = (size_t)out->shape[i];
         if (s && n > (SIZE_MAX / sizeof(double)) / s) {
-            rc = fail(VLA_EFORMAT, err, errlen, path, "shape too large (its size overflows)");
+            rc = fail(err, VLA_EFORMAT, path, "shape too large (its size overflows)");
             goto done;
         }
         n *= s;
     }
     if (n > (size_t)LONG_MAX) {
-        rc = fail(VLA_EFORMAT, err, errlen, path, "shape too large (its size overflows)");
+        rc = fail(err, VLA_EFORMAT, path, "shape too large (its size overflows)");
         goto done;
     }
     size_t need = n * itemsize;
@@ -403,12 +396,12 @@ static int read_part(const char *path, vla_npy *out, long h0, long nh, long step
         long size = ftell(f);
         size_t have = size > (long)(hoff + hlen) ? (size_t)size - hoff - hlen : 0;
         if (size >= 0 && have < need) {
-            rc = fail(VLA_EFORMAT, err, errlen, path,
+            rc = fail(err, VLA_EFORMAT, path,
                       "truncated data: %zu bytes expected, %zu present", need, have);
             goto done;
         }
         if (fseek(f, (long)(hoff + hlen), SEEK_SET) != 0) {
-            rc = fail(VLA_EIO, err, errlen, path, "cannot seek: %s", strerror(errno));
+            rc = fail(err, VLA_EIO, path, "cannot seek: %s", strerror(errno));
             goto done;
         }
     }
@@ -435,23 +428,23 @@ static int read_part(const char *path, vla_npy *out, long h0, long nh, long step
         out->inner = inner;
         out->h0 = h0;
         if (!out->path)
-            rc = fail(VLA_ENOMEM, err, errlen, path, "out of memory");
+            rc = fail(err, VLA_ENOMEM, path, "out of memory");
         goto done;
     }
     out->data = malloc(m_all ? m_all * sizeof(double) : 1);
     chunk = malloc(1 << 16);
     if (!out->data || !chunk) {
-        rc = fail(VLA_ENOMEM, err, errlen, path, "out of memory for %zu values", m_all);
+        rc = fail(err, VLA_ENOMEM, path, "out of memory for %zu values", m_all);
         goto done;
     }
     for (long h = 0; h < nh && row; h++) {
         size_t at = (size_t)(h0 + h) * (size_t)T * inner; /* the row's first element */
         if (fseek(f, (long)(hoff + hlen + at * itemsize), SEEK_SET) != 0) {
-            rc = fail(VLA_EIO, err, errlen, path, "cannot seek: %s", strerror(errno));
+            rc = fail(err, VLA_EIO, path, "cannot seek: %s", strerror(errno));
             goto done;
         }
         if (read_items(f, row, itemsize, out->dtype, chunk, out->data + (size_t)h * row)) {
-            rc = fail(VLA_EFORMAT, err, errlen, path, "truncated data: %zu bytes expected", need);
+            rc = fail(err, VLA_EFORMAT, path, "truncated data: %zu bytes expected", need);
             goto done;
         }
     }

@@ -57,22 +57,6 @@ struct vla_stream {
     unsigned want;                         /* what a synthetic stream draws (vla_stream_want) */
 };
 
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(int code, char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-        for (char *c = err; *c; c++) /* a newline in a spec or path must not break the line */
-            if (*c == '\n')
-                *c = ' ';
-    }
-    return code;
-}
-
 static int parse_int(const char *s, long *x)
 {
     char *end;
@@ -118,26 +102,26 @@ static long block_steps(const vla_npy *a)
 }
 
 static int bad_value(const char *path, double x, long h, long t, long i, double lo, double hi,
-                     char *err, size_t errlen);
+                     vla_error *err);
 
 /* Loads DIR/NAME; an optional file that does not exist leaves a->data NULL. dim: the last size
  * required (0 for a scalar per step, beta or decay, which may be (heads, T) or (heads, T, 1); -d
  * for the log-decays, a scalar per step or d per step: (heads, T) or (heads, T, d)); heads, T: 0
  * when this file defines them. */
 static int load(vla_stream *s, const char *dir, const char *name, int required, vla_npy *a,
-                int dim, char *err, size_t errlen)
+                int dim, vla_error *err)
 {
     size_t plen = strlen(dir) + strlen(name) + 2;
     char *path = malloc(plen);
     if (!path)
-        return fail(VLA_ENOMEM, err, errlen, "out of memory");
+        return vla_fail(err, VLA_ENOMEM, "out of memory");
     snprintf(path, plen, "%s/%s", dir, name);
     struct stat st;
     int rc = 0;
     if (!required && stat(path, &st) != 0 && errno == ENOENT)
         goto done;
     long full[8];
-    rc = vla_npy_open_part(path, a, s->h0, s->nh, s->wT, full, err, errlen);
+    rc = vla_npy_open_part(path, a, s->h0, s->nh, s->wT, full, err);
     if (rc)
         goto done;
     char sh[200];
@@ -147,13 +131,13 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
     int ok3 = a->ndim == 3, is_beta = dim <= 0;
     if (!(ok3 || (is_beta && a->ndim == 2))) {
         if (dim < 0)
-            rc = fail(VLA_EFORMAT, err, errlen,
+            rc = vla_fail(err, VLA_EFORMAT,
                       "%s: shape %s, expected (heads, T) or (heads, T, %d)", path, sh, -dim);
         else if (is_beta)
-            rc = fail(VLA_EFORMAT, err, errlen,
+            rc = vla_fail(err, VLA_EFORMAT,
                       "%s: shape %s, expected (heads, T) or (heads, T, 1)", path, sh);
         else
-            rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected (heads, T, %d)", path, sh,
+            rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected (heads, T, %d)", path, sh,
                       dim);
         goto done;
     }
@@ -161,29 +145,29 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
         s->heads = a->shape[0];
         s->T = a->shape[1];
         if (s->heads < 1 || s->T < 1 || s->heads > UINT32_MAX) {
-            rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s has no steps or heads", path, sh);
+            rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s has no steps or heads", path, sh);
             goto done;
         }
     }
     if (a->shape[0] != s->heads) {
-        rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected %ld heads (as q.npy)", path, sh,
+        rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected %ld heads (as q.npy)", path, sh,
                   s->heads);
     } else if (a->shape[1] != s->T) {
-        rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected %ld steps (as q.npy)", path, sh,
+        rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected %ld steps (as q.npy)", path, sh,
                   s->T);
     } else if (ok3 && !is_beta && (a->shape[2] < VLA_D_MIN || a->shape[2] > VLA_D_MAX)) {
         /* (said as such, not as "expected dim 32": the size the programs chose without it) */
-        rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s: its last size, %s = %ld, is outside "
+        rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s: its last size, %s = %ld, is outside "
                   "%d..%d", path, sh, !strcmp(name, "v.npy") || !strcmp(name, "g.npy") ? "dv" : "d",
                   a->shape[2], VLA_D_MIN, VLA_D_MAX);
     } else if (ok3 && dim < 0 && a->shape[2] != -dim) {
-        rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected (heads, T, d = %d): a log-decay "
+        rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected (heads, T, d = %d): a log-decay "
                   "per key channel", path, sh, -dim);
     } else if (ok3 && dim >= 0 && a->shape[2] != (is_beta ? 1 : dim)) {
-        rc = fail(VLA_EFORMAT, err, errlen, "%s: shape %s, expected dim %d", path, sh,
+        rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected dim %d", path, sh,
                   is_beta ? 1 : dim);
     } else if (s->h0 >= s->heads && s->nh) {
-        rc = fail(VLA_ERANGE, err, errlen, "%s: shape %s has no head %ld", path, sh, s->h0);
+        rc = vla_fail(err, VLA_ERANGE, "%s: shape %s has no head %ld", path, sh, s->h0);
     }
     if (rc)
         goto done;
@@ -208,19 +192,19 @@ static int load(vla_stream *s, const char *dir, const char *name, int required, 
     const long inner = (long)a->inner, B = block_steps(a);
     double *x = malloc((size_t)B * inner * sizeof *x);
     if (!x) {
-        rc = fail(VLA_ENOMEM, err, errlen, "out of memory");
+        rc = vla_fail(err, VLA_ENOMEM, "out of memory");
         goto done;
     }
     for (long h = 0; !rc && h < a->shape[0]; h++)
         for (long t0 = 0; !rc && t0 < a->shape[1]; t0 += B) {
             long m = a->shape[1] - t0 < B ? a->shape[1] - t0 : B;
-            if ((rc = vla_npy_read_steps(a, h, t0, m, x, err, errlen)))
+            if ((rc = vla_npy_read_steps(a, h, t0, m, x, err)))
                 break;
             s->ident = vla_fnv1a(s->ident, x, (size_t)m * inner * sizeof *x);
             for (long i = 0; i < m * inner; i++)
                 if (!(isfinite(x[i]) && x[i] >= lo && x[i] <= hi)) {
                     rc = bad_value(path, x[i], s->h0 + h, t0 + i / inner, ok3 ? i % inner : -1,
-                                   lo, hi, err, errlen);
+                                   lo, hi, err);
                     break;
                 }
         }
@@ -237,7 +221,7 @@ done:
 /* a step's number x of head h at step t (from 0; channel i, or -1 for a scalar per step) is not a
  * number or outside [lo, hi] */
 static int bad_value(const char *path, double x, long h, long t, long i, double lo, double hi,
-                     char *err, size_t errlen)
+                     vla_error *err)
 {
     char at[80];
     if (i >= 0)
@@ -245,9 +229,9 @@ static int bad_value(const char *path, double x, long h, long t, long i, double 
     else
         snprintf(at, sizeof at, "[%ld, %ld]", h, t);
     if (!isfinite(x))
-        return fail(VLA_ENONFINITE, err, errlen, "%s: %s at %s", path, isnan(x) ? "NaN" : "Inf",
+        return vla_fail(err, VLA_ENONFINITE, "%s: %s at %s", path, isnan(x) ? "NaN" : "Inf",
                     at);
-    return fail(VLA_ERANGE, err, errlen, "%s: %.17g at %s is outside [%g, %g]", path, x, at, lo,
+    return vla_fail(err, VLA_ERANGE, "%s: %.17g at %s is outside [%g, %g]", path, x, at, lo,
                 hi);
 }
 
@@ -263,7 +247,7 @@ static const double *step_of(vla_stream *s, int i, const vla_npy *a, long h, lon
         b->h = h;
         b->t0 = t / B * B;
         b->n = a->shape[1] - b->t0 < B ? a->shape[1] - b->t0 : B;
-        if (vla_npy_read_steps(a, h, b->t0, b->n, b->buf, NULL, 0)) {
+        if (vla_npy_read_steps(a, h, b->t0, b->n, b->buf, NULL)) {
             b->n = 0;
             return NULL;
         }
@@ -271,51 +255,48 @@ static const double *step_of(vla_stream *s, int i, const vla_npy *a, long h, lon
     return b->buf + (size_t)(t - b->t0) * a->inner;
 }
 
-static int open_trace(vla_stream *s, const char *dir, char *err, size_t errlen)
+static int open_trace(vla_stream *s, const char *dir, vla_error *err)
 {
     s->ident = VLA_FNV_INIT;
-    int rc = load(s, dir, "q.npy", 1, &s->q, s->d, err, errlen);
+    int rc = load(s, dir, "q.npy", 1, &s->q, s->d, err);
     if (!rc)
-        rc = load(s, dir, "k.npy", 1, &s->k, s->d, err, errlen);
+        rc = load(s, dir, "k.npy", 1, &s->k, s->d, err);
     if (!rc)
-        rc = load(s, dir, "v.npy", 1, &s->v, s->dv, err, errlen);
+        rc = load(s, dir, "v.npy", 1, &s->v, s->dv, err);
     if (!rc)
-        rc = load(s, dir, "u.npy", 0, &s->u, s->d, err, errlen);
+        rc = load(s, dir, "u.npy", 0, &s->u, s->d, err);
     if (!rc)
-        rc = load(s, dir, "g.npy", 0, &s->gate, s->dv, err, errlen);
+        rc = load(s, dir, "g.npy", 0, &s->gate, s->dv, err);
     if (!rc)
-        rc = load(s, dir, "beta.npy", 0, &s->beta, 0, err, errlen);
+        rc = load(s, dir, "beta.npy", 0, &s->beta, 0, err);
     if (!rc)
-        rc = load(s, dir, "decay.npy", 0, &s->decay, 0, err, errlen);
+        rc = load(s, dir, "decay.npy", 0, &s->decay, 0, err);
     if (!rc)
-        rc = load(s, dir, "logdecay.npy", 0, &s->logdecay, -s->d, err, errlen);
+        rc = load(s, dir, "logdecay.npy", 0, &s->logdecay, -s->d, err);
     if (!rc)
-        rc = load(s, dir, "a.npy", 0, &s->ra, s->d, err, errlen);
+        rc = load(s, dir, "a.npy", 0, &s->ra, s->d, err);
     if (!rc)
-        rc = load(s, dir, "b.npy", 0, &s->rb, s->d, err, errlen);
+        rc = load(s, dir, "b.npy", 0, &s->rb, s->d, err);
     return rc;
 }
 
 /* ---- opening: parse the spec, check every parameter, write the canonical spec ---- */
 
-int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed, char *err,
-                    size_t errlen)
+int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed, vla_error *err)
 {
-    return vla_stream_open_part(out, spec, d, dv, seed, 0, -1, -1, err, errlen);
+    return vla_stream_open_part(out, spec, d, dv, seed, 0, -1, -1, err);
 }
 
 int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
-                         long h0, long nh, long steps, char *err, size_t errlen)
+                         long h0, long nh, long steps, vla_error *err)
 {
-    if (err && errlen)
-        err[0] = 0;
     if (!out)
-        return fail(VLA_EINVAL, err, errlen, "no place for the stream");
+        return vla_fail(err, VLA_EINVAL, "no place for the stream");
     *out = NULL;
     if (!spec)
-        return fail(VLA_EINVAL, err, errlen, "no stream spec");
+        return vla_fail(err, VLA_EINVAL, "no stream spec");
     if (d < VLA_D_MIN || d > VLA_D_MAX || dv < VLA_D_MIN || dv > VLA_D_MAX)
-        return fail(VLA_ERANGE, err, errlen, "stream '%s': d = %d, dv = %d: each must be in %d..%d",
+        return vla_fail(err, VLA_ERANGE, "stream '%s': d = %d, dv = %d: each must be in %d..%d",
                     spec, d, dv, VLA_D_MIN, VLA_D_MAX);
 
     const char *colon = strchr(spec, ':');
@@ -330,7 +311,7 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
         if (strlen(names[i]) == nlen && !strncmp(spec, names[i], nlen))
             kind = i;
     if (kind < 0)
-        return fail(VLA_EINVAL, err, errlen,
+        return vla_fail(err, VLA_EINVAL,
                     "unknown stream '%.*s' (gauss, lmlike, subspace, repeat, mqar, trace)",
                     (int)nlen, spec);
 
@@ -342,7 +323,7 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
         ntok = *args ? 1 : 0;
     } else if (args) {
         if (strlen(args) >= sizeof buf)
-            return fail(VLA_EINVAL, err, errlen, "stream '%s': parameters too long", spec);
+            return vla_fail(err, VLA_EINVAL, "stream '%s': parameters too long", spec);
         strcpy(buf, args);
         for (char *p = buf; p; ntok++) {
             if (ntok == 3) /* more than any stream takes */
@@ -353,11 +334,11 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
         }
     }
     if (ntok < nmin[kind] || ntok > nmax[kind] || (args && ntok == 0))
-        return fail(VLA_EINVAL, err, errlen, "stream '%s': expected %s", spec, usage[kind]);
+        return vla_fail(err, VLA_EINVAL, "stream '%s': expected %s", spec, usage[kind]);
 
     vla_stream *s = calloc(1, sizeof *s);
     if (!s)
-        return fail(VLA_ENOMEM, err, errlen, "out of memory");
+        return vla_fail(err, VLA_ENOMEM, "out of memory");
     s->kind = (vla_stream_kind)kind;
     s->d = d;
     s->dv = dv;
@@ -377,46 +358,46 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
     case VLA_STREAM_LMLIKE:
         s->scale = s->kind == VLA_STREAM_GAUSS ? 1.0 : 0.23;
         if (ntok && vla_parse_real(tok[0], &s->scale, &why))
-            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': '%s' %s", spec, tok[0], why.msg);
+            rc = vla_fail(err, VLA_EINVAL, "stream '%s': '%s' %s", spec, tok[0], why.msg);
         else if (!(s->scale > 0 && s->scale <= VLA_STREAM_SCALE_MAX))
-            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': the scale must be in (0, 1e300] "
+            rc = vla_fail(err, VLA_ERANGE, "stream '%s': the scale must be in (0, 1e300] "
                       "(a larger one overflows binary64 in the drawn inputs)", spec);
         else if (ntok == 2 && !(s->sigmoid = !strcmp(tok[1], "sigmoid")))
-            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': '%s' is not sigmoid", spec, tok[1]);
+            rc = vla_fail(err, VLA_EINVAL, "stream '%s': '%s' is not sigmoid", spec, tok[1]);
         vla_num_text(a, sizeof a, s->scale, 1); /* a spec that round-trips */
         snprintf(canon, sizeof canon, "%s:%s%s", names[kind], a, s->sigmoid ? ",sigmoid" : "");
         break;
     case VLA_STREAM_SUBSPACE:
         if (!parse_int(tok[0], &s->r) || vla_parse_real(tok[1], &s->noise, NULL))
-            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': expected subspace:R,NOISE with an "
+            rc = vla_fail(err, VLA_EINVAL, "stream '%s': expected subspace:R,NOISE with an "
                       "integer R and a finite number NOISE", spec);
         else if (s->r < 1 || s->r > d)
-            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': R = %ld must be in 1..d = %d", spec,
+            rc = vla_fail(err, VLA_ERANGE, "stream '%s': R = %ld must be in 1..d = %d", spec,
                       s->r, d);
         else if (!(s->noise >= 0 && s->noise <= VLA_STREAM_SCALE_MAX))
-            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': NOISE must be in [0, 1e300]", spec);
+            rc = vla_fail(err, VLA_ERANGE, "stream '%s': NOISE must be in [0, 1e300]", spec);
         else if (!(s->tmp = malloc((s->r + d) * sizeof(double))))
-            rc = fail(VLA_ENOMEM, err, errlen, "out of memory");
+            rc = vla_fail(err, VLA_ENOMEM, "out of memory");
         vla_num_text(a, sizeof a, s->noise, 1);
         snprintf(canon, sizeof canon, "subspace:%ld,%s", s->r, a);
         break;
     case VLA_STREAM_REPEAT:
         if (!parse_int(tok[0], &s->m))
-            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': M must be an integer", spec);
+            rc = vla_fail(err, VLA_EINVAL, "stream '%s': M must be an integer", spec);
         else if (s->m < 1)
-            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': M must be >= 1", spec);
+            rc = vla_fail(err, VLA_ERANGE, "stream '%s': M must be >= 1", spec);
         snprintf(canon, sizeof canon, "repeat:%ld", s->m);
         break;
     case VLA_STREAM_MQAR:
         if (!parse_int(tok[0], &s->n) || !parse_int(tok[1], &s->g))
-            rc = fail(VLA_EINVAL, err, errlen, "stream '%s': N and G must be integers", spec);
+            rc = vla_fail(err, VLA_EINVAL, "stream '%s': N and G must be integers", spec);
         else if (s->n < 1 || s->g < 0 || s->n > LONG_MAX / 4 || s->g > LONG_MAX / 4)
-            rc = fail(VLA_ERANGE, err, errlen, "stream '%s': N must be >= 1, G >= 0 (and not huge)",
+            rc = vla_fail(err, VLA_ERANGE, "stream '%s': N must be >= 1, G >= 0 (and not huge)",
                       spec);
         snprintf(canon, sizeof canon, "mqar:%ld,%ld", s->n, s->g);
         break;
     case VLA_STREAM_TRACE:
-        rc = open_trace(s, args, err, errlen);
+        rc = open_trace(s, args, err);
         if (!rc) { /* the part read */
             s->nh = s->q.shape[0];
             s->wT = s->q.shape[1];
@@ -427,7 +408,7 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
     if (!rc) {
         s->spec = s->kind == VLA_STREAM_TRACE ? strdup(spec) : strdup(canon);
         if (!s->spec)
-            rc = fail(VLA_ENOMEM, err, errlen, "out of memory");
+            rc = vla_fail(err, VLA_ENOMEM, "out of memory");
     }
     if (rc) {
         vla_stream_close(s);
@@ -776,18 +757,17 @@ void vla_inputs_free(vla_inputs *x)
 
 /* vla_inputs_open of heads h0 .. h0 + heads - 1 */
 static int inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int h0,
-                       int heads, long T, long steps, unsigned want, char *err, size_t errlen)
+                       int heads, long T, long steps, unsigned want, vla_error *err)
 {
     memset(x, 0, sizeof *x);
-    int e = vla_stream_open_part(&x->s, spec, d, dv, seed, h0, heads, steps, err, errlen);
+    int e = vla_stream_open_part(&x->s, spec, d, dv, seed, h0, heads, steps, err);
     if (e)
         return e;
     vla_stream_want(x->s, want);
     long len = vla_stream_length(x->s), nh = vla_stream_heads(x->s);
     if (nh > 0 && nh < (long)h0 + heads) {
-        snprintf(err, errlen, "stream %.150s: %ld heads, %d wanted", spec, nh, h0 + heads);
         vla_inputs_free(x);
-        return VLA_ERANGE;
+        return vla_fail(err, VLA_ERANGE, "stream %.150s: %ld heads, %d wanted", spec, nh, h0 + heads);
     }
     if (len > 0 && T > len) /* a finite stream bounds the steps */
         T = len;
@@ -803,38 +783,34 @@ static int inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, in
     x->store = malloc(n * per * sizeof(double));
     if (!x->in || !x->is_read || !x->store || vla_step_buf_alloc(&x->b, d, dv)) {
         vla_inputs_free(x);
-        snprintf(err, errlen, "out of memory for %ld steps of %d heads of inputs", T, heads);
-        return VLA_ENOMEM;
+        return vla_fail(err, VLA_ENOMEM, "out of memory for %ld steps of %d heads of inputs", T,
+                        heads);
     }
     return VLA_OK;
 }
 
 int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
-                    long T, long steps, unsigned want, char *err, size_t errlen)
+                    long T, long steps, unsigned want, vla_error *err)
 {
-    return inputs_open(x, spec, seed, d, dv, 0, heads, T, steps, want, err, errlen);
+    return inputs_open(x, spec, seed, d, dv, 0, heads, T, steps, want, err);
 }
 
-int vla_inputs_fill(vla_inputs *x, long t0, long t1, char *err, size_t errlen)
+int vla_inputs_fill(vla_inputs *x, long t0, long t1, vla_error *err)
 {
     const int d = x->d, dv = x->dv;
     const size_t per = 6 * (size_t)d + 2 * (size_t)dv;
     vla_step_buf *b = &x->b;
-    if (t1 - t0 > x->T) {
-        snprintf(err, errlen, "steps %ld .. %ld: more than the %ld a window holds", t0 + 1, t1,
-                 x->T);
-        return VLA_ERANGE;
-    }
+    if (t1 - t0 > x->T)
+        return vla_fail(err, VLA_ERANGE, "steps %ld .. %ld: more than the %ld a window holds",
+                        t0 + 1, t1, x->T);
     for (int h = 0; h < x->heads; h++)
         for (long t = t0 + 1; t <= t1; t++) {
             size_t i = (size_t)h * x->T + (size_t)((t - 1) % x->T);
             double *p = x->store + i * per;
             int e = vla_stream_get(x->s, (uint32_t)(x->h0 + h), t, b);
-            if (e) {
-                snprintf(err, errlen, "stream %.200s, head %d, step %ld: %s",
-                         vla_stream_spec(x->s), x->h0 + h, t, vla_strerror(e));
-                return e;
-            }
+            if (e)
+                return vla_fail(err, e, "stream %.200s, head %d, step %ld: %s",
+                                vla_stream_spec(x->s), x->h0 + h, t, vla_strerror(e));
             memcpy(p, b->q, d * sizeof(double));
             memcpy(p + d, b->k, d * sizeof(double));
             memcpy(p + 2 * d, b->u, d * sizeof(double));
@@ -854,16 +830,16 @@ int vla_inputs_fill(vla_inputs *x, long t0, long t1, char *err, size_t errlen)
 }
 
 int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
-                    long T, unsigned want, char *err, size_t errlen)
+                    long T, unsigned want, vla_error *err)
 {
-    return vla_inputs_draw_part(x, spec, seed, d, dv, 0, heads, T, want, err, errlen);
+    return vla_inputs_draw_part(x, spec, seed, d, dv, 0, heads, T, want, err);
 }
 
 int vla_inputs_draw_part(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int h0,
-                         int heads, long T, unsigned want, char *err, size_t errlen)
+                         int heads, long T, unsigned want, vla_error *err)
 {
-    int e = inputs_open(x, spec, seed, d, dv, h0, heads, T, T, want, err, errlen);
-    if (!e && (e = vla_inputs_fill(x, 0, x->T, err, errlen)))
+    int e = inputs_open(x, spec, seed, d, dv, h0, heads, T, T, want, err);
+    if (!e && (e = vla_inputs_fill(x, 0, x->T, err)))
         vla_inputs_free(x);
     if (!e) { /* every step is here: the stream is done */
         vla_stream_close(x->s);

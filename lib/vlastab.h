@@ -39,7 +39,8 @@ typedef struct vla_error {
 } vla_error;
 /* e (may be NULL) <- code and the reason (printf format; NULL: none, vla_error_msg then says
  * vla_strerror(code)); returns code, so that `return vla_fail(err, VLA_EINVAL, "...", ...);` is
- * the one way to fail with a reason. The arguments may include e->msg itself (to prefix it). */
+ * the one way to fail with a reason. The arguments may include e->msg itself (to prefix it). A
+ * newline in the reason becomes a space: a reason is one line. */
 int vla_fail(vla_error *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* the reason: e->msg, or vla_strerror(e->code) when no reason was written */
 const char *vla_error_msg(const vla_error *e);
@@ -429,14 +430,13 @@ typedef enum {
 typedef struct vla_stream vla_stream;
 /* spec: gauss[:SIGMA[,sigmoid]] (sigmoid: a rate beta_t = sigmoid(N(0, 1)) per step, as fla
  * issue 736 draws them), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR. */
-int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
-                    char *err, size_t errlen);
+int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed, vla_error *err);
 /* The same, reading of a trace only heads h0 .. h0 + nh - 1 and steps 1 .. steps (nh or steps
  * < 0: to the end; 0: none, the files' shapes alone): a run of 10 steps of a long trace reads
  * 10 steps. The files' shapes are checked whole, the values of the part read; a head or step
  * outside it is VLA_ERANGE for vla_stream_get, and vla_stream_identity is the part's. */
 int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
-                         long h0, long nh, long steps, char *err, size_t errlen);
+                         long h0, long nh, long steps, vla_error *err);
 void vla_stream_close(vla_stream *s);
 vla_stream_kind vla_stream_kind_of(const vla_stream *s);
 /* Steps the stream defines (trace: T of the files; mqar: n + G + n; others: -1, unbounded). */
@@ -511,19 +511,19 @@ typedef struct {
 } vla_inputs;
 /* want: the gates a synthetic stream draws too (vla_stream_want; 0: none) */
 int vla_inputs_draw(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
-                    long T, unsigned want, char *err, size_t errlen);
+                    long T, unsigned want, vla_error *err);
 /* The same for heads h0 .. h0 + heads - 1 alone (of a trace only that part is read: memory of the
  * heads drawn, not of the trace's; vla-check's judge of a kernel's gradients, head by head) */
 int vla_inputs_draw_part(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int h0,
-                         int heads, long T, unsigned want, char *err, size_t errlen);
+                         int heads, long T, unsigned want, vla_error *err);
 /* The same as a window of T steps, refilled as engines advance: vla_inputs_fill puts steps t0 + 1
  * .. t1 (at most T of them) of every head in their slots (t - 1) % T, and engines given in,
  * is_read, T and cycle = 1 read step t there during an advance to t1, so that the engines of
  * many configurations read a trace, or draw a stream, once (vla-check's groups). steps: the
  * steps that will be asked for (of a trace no more is read). */
 int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
-                    long T, long steps, unsigned want, char *err, size_t errlen);
-int vla_inputs_fill(vla_inputs *x, long t0, long t1, char *err, size_t errlen);
+                    long T, long steps, unsigned want, vla_error *err);
+int vla_inputs_fill(vla_inputs *x, long t0, long t1, vla_error *err);
 void vla_inputs_free(vla_inputs *x);
 
 /* ---- engines: the one place where runs advance (docs/engine.md) ----
@@ -669,31 +669,31 @@ typedef struct {
     size_t inner;        /* the numbers per step */
     int itemsize;
 } vla_npy;
-/* Reads a whole file. On failure returns an error and writes a one-line reason to err. */
-int vla_npy_read(const char *path, vla_npy *out, char *err, size_t errlen);
+/* Reads a whole file. On failure returns an error with err's reason (err may be NULL):
+ * "PATH: what is wrong", one line. */
+int vla_npy_read(const char *path, vla_npy *out, vla_error *err);
 /* The same, but '<u2' is taken as bfloat16 bit patterns (numpy has no bfloat16: a kernel's bf16
  * outputs saved as x.view(torch.uint16)); a caller that has said so (vla-check --outputs reads a
  * tag file beside it) */
-int vla_npy_read_bf16(const char *path, vla_npy *out, char *err, size_t errlen);
+int vla_npy_read_bf16(const char *path, vla_npy *out, vla_error *err);
 /* Reads part of a file of two or more axes (heads, T, ...): heads h0 .. h0 + nh - 1 and their
  * first `steps` steps, each head's part read where it lies (nh or steps < 0: to the axis' end;
  * 0: nothing, the header alone). out->shape is the part's; full (8 longs, may be NULL) gets the
  * file's. The file's size is checked against its whole shape. An array of fewer axes is read
  * whole. */
 int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
-                      char *err, size_t errlen);
+                      vla_error *err);
 /* The same part opened, not read: out->data NULL, out->shape the part's; its numbers are read
  * later, a block of steps at a time, by vla_npy_read_steps (the file opened for each block: no
  * descriptor is held), so that a long trace costs no memory of its length. */
 int vla_npy_open_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
-                      char *err, size_t errlen);
+                      vla_error *err);
 /* steps t .. t + n - 1 (from 0) of the part's head h (from 0) into dst, n x a->inner numbers */
-int vla_npy_read_steps(const vla_npy *a, long h, long t, long n, double *dst, char *err,
-                       size_t errlen);
+int vla_npy_read_steps(const vla_npy *a, long h, long t, long n, double *dst, vla_error *err);
 /* A whole file opened as vla_npy_open_part opens a part, '<u2' taken as bfloat16 bit patterns as
  * vla_npy_read_bf16 takes them: vla-check --outputs reads a kernel's read-outs a window at a
  * time */
-int vla_npy_open_bf16(const char *path, vla_npy *out, char *err, size_t errlen);
+int vla_npy_open_bf16(const char *path, vla_npy *out, vla_error *err);
 int vla_npy_write(const char *path, const double *data, int ndim, const long *shape);
 void vla_npy_free(vla_npy *a);
 

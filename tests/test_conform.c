@@ -66,10 +66,10 @@ static long conform(const vla_config *cfg, const char *stream, long steps, first
     const int d = c.d;
     vla_model *a, *b;
     vla_stream *s;
-    char err[200];
+    vla_error err = {0};
     CHECK(vla_model_new(&a, &c) == 0);
     CHECK(vref_model_new(&b, &c, VREF_EMULATE, 0) == 0);
-    CHECK_MSG(vla_stream_open(&s, stream, d, d, 1234, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(vla_stream_open(&s, stream, d, d, 1234, &err) == 0, "%s", err.msg);
     vla_stream_want(s, vla_model_reads(&c)); /* the gated family's gates */
     vla_step_buf buf;
     vla_step_buf_alloc(&buf, d, d);
@@ -383,10 +383,10 @@ TEST(forms_exact_agree_with_seq)
             cs.chunk = 0;
             vla_model *a, *b;
             vla_stream *s;
-            char err[200];
+            vla_error err = {0};
             CHECK(vref_model_new(&a, &cs, VREF_EXACT, P) == 0);
             CHECK(vref_model_new(&b, &cf, VREF_EXACT, P) == 0);
-            CHECK(vla_stream_open(&s, "lmlike", d, d, 77, err, sizeof err) == 0);
+            CHECK(vla_stream_open(&s, "lmlike", d, d, 77, &err) == 0);
             vla_stream_want(s, vla_model_reads(&cf));
             vla_step_buf buf;
             vla_step_buf_alloc(&buf, d, d);
@@ -433,8 +433,8 @@ TEST(forms_exact_agree_with_seq)
             c.chunk = 0;
             CHECK(vla_model_new(&b, &c) == 0);
             vla_stream *s;
-            char err[200];
-            CHECK(vla_stream_open(&s, "gauss", 5, 5, 3, err, sizeof err) == 0);
+            vla_error err = {0};
+            CHECK(vla_stream_open(&s, "gauss", 5, 5, 3, &err) == 0);
             vla_stream_want(s, vla_model_reads(&c));
             vla_step_buf buf;
             vla_step_buf_alloc(&buf, 5, 5);

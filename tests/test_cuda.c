@@ -48,7 +48,8 @@ static void add_delta_inputs(const ccase *c, vla_step_buf *b, int head, long t)
  * the CPU; returns the number of differing comparisons and describes the first one. */
 static long cuda_case(const ccase *c, const vla_cuda_opts *opts, int runs, long steps, long chunk)
 {
-    char what[160], err[400];
+    char what[160];
+    vla_error err = {0};
     describe(c, what, sizeof what);
     vla_config cfg;
     vla_config_default(&cfg, c->mk, c->d);
@@ -69,8 +70,8 @@ static long cuda_case(const ccase *c, const vla_cuda_opts *opts, int runs, long 
     if (c->inputs == 2)
         CHECK(vla_config_set(&cfg, "delta_form", "decay") == 0);
     vla_cuda *g;
-    if (vla_cuda_new(&g, &cfg, runs, opts, err, sizeof err)) {
-        CHECK_MSG(0, "%s: vla_cuda_new: %s", what, err);
+    if (vla_cuda_new(&g, &cfg, runs, opts, err.msg, sizeof err.msg)) {
+        CHECK_MSG(0, "%s: vla_cuda_new: %s", what, err.msg);
         return 1;
     }
     vla_model **cpu = calloc(runs, sizeof *cpu);
@@ -83,8 +84,8 @@ static long cuda_case(const ccase *c, const vla_cuda_opts *opts, int runs, long 
            *y = malloc(nn * sizeof *y);
     for (int r = 0; r < runs; r++) {
         CHECK(vla_model_new(&cpu[r], &cfg) == 0);
-        CHECK_MSG(vla_stream_open(&st[r], c->stream, c->d, c->dv, 4321, err, sizeof err) == 0,
-                  "%s", err);
+        CHECK_MSG(vla_stream_open(&st[r], c->stream, c->d, c->dv, 4321, &err) == 0,
+                  "%s", err.msg);
     }
     for (long i = 0; i < (long)runs * chunk; i++)
         vla_step_buf_alloc(&buf[i], c->d, c->dv);
@@ -296,7 +297,8 @@ TEST_SLOW(lanes_bits_equal_cpu)
  * with a read step among the writes */
 TEST(lanes_shared_inputs_equal_cpu)
 {
-    char why[400], err[400];
+    char why[400];
+    vla_error err = {0};
     if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
         vla_test_skip("no lanes");
         return;
@@ -309,14 +311,14 @@ TEST(lanes_shared_inputs_equal_cpu)
         cfg.prec = ps[pi];
         vla_cuda *g;
         vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2};
-        if (vla_cuda_new(&g, &cfg, RUNS, &o, err, sizeof err)) {
-            CHECK_MSG(0, "vla_cuda_new: %s", err);
+        if (vla_cuda_new(&g, &cfg, RUNS, &o, err.msg, sizeof err.msg)) {
+            CHECK_MSG(0, "vla_cuda_new: %s", err.msg);
             return;
         }
         vla_model *cpu;
         vla_stream *st;
         CHECK(vla_model_new(&cpu, &cfg) == 0);
-        CHECK(vla_stream_open(&st, "gauss", D, D, 5, err, sizeof err) == 0);
+        CHECK(vla_stream_open(&st, "gauss", D, D, 5, &err) == 0);
         static vla_step_buf b[T];
         vla_input in[T];
         unsigned char rd[T] = {0};

@@ -167,10 +167,10 @@ static double run(vla_model_kind mk, int dec, const char *form, vla_prec p, cons
         return -1;
     vla_model *a, *b;
     vla_stream *s;
-    char err[200];
+    vla_error err = {0};
     CHECK(vref_dd_model_new(&a, &c) == 0);
     CHECK(vref_model_new(&b, &c, VREF_EXACT, 256) == 0);
-    CHECK_MSG(vla_stream_open(&s, stream, d, d, 4321, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(vla_stream_open(&s, stream, d, d, 4321, &err) == 0, "%s", err.msg);
     vla_stream_want(s, vla_model_reads(&c));
     vla_step_buf buf;
     vla_step_buf_alloc(&buf, d, d);
@@ -278,9 +278,9 @@ TEST(dd_check_follows_a_ring_of_inputs)
     const long cks[] = {32, 64, 300, 1000};
     for (int follow = 1; follow >= 0; follow--) {
         vla_inputs in;
-        char err[400];
-        CHECK_MSG(vla_inputs_open(&in, "lmlike", 3, D, D, RUNS, WIN, 1000, 0, err, sizeof err) == 0,
-                  "%s", err);
+        vla_error err = {0};
+        CHECK_MSG(vla_inputs_open(&in, "lmlike", 3, D, D, RUNS, WIN, 1000, 0, &err) == 0,
+                  "%s", err.msg);
         vla_engine_spec sp = {0};
         vla_config_default(&sp.cfg, VLA_VLA3, D);
         sp.cfg.prec = VLA_F64;
@@ -293,13 +293,13 @@ TEST(dd_check_follows_a_ring_of_inputs)
         sp.round_inputs = VLA_FMT_F64;
         vla_engine *e;
         vref_ddcheck *c;
-        CHECK_MSG(vla_engine_new(&e, &sp, err, sizeof err) == 0, "%s", err);
-        CHECK_MSG(vref_ddcheck_new(&c, &sp, 4096, err, sizeof err) == 0, "%s", err);
+        CHECK_MSG(vla_engine_new(&e, &sp, err.msg, sizeof err.msg) == 0, "%s", err.msg);
+        CHECK_MSG(vref_ddcheck_new(&c, &sp, 4096, err.msg, sizeof err.msg) == 0, "%s", err.msg);
         int refused = 0;
         for (long t = 0, k = 0; k < 4; k++)
             for (long to; t < cks[k]; t = to) {
                 to = t + WIN < cks[k] ? t + WIN : cks[k];
-                CHECK(vla_inputs_fill(&in, t, to, err, sizeof err) == 0);
+                CHECK(vla_inputs_fill(&in, t, to, &err) == 0);
                 CHECK(vla_engine_advance(e, to) == 0);
                 if (follow)
                     CHECK(vref_ddcheck_follow(c, to) == 0);
@@ -368,10 +368,10 @@ TEST_SLOW(dd_faster_than_mpfr)
     vla_config c;
     vla_config_default(&c, VLA_VLA3, d);
     c.prec = VLA_F64;
-    char err[200];
+    vla_error err = {0};
     vla_stream *s;
     vla_step_buf b;
-    CHECK(vla_stream_open(&s, "lmlike", d, d, 1, err, sizeof err) == 0);
+    CHECK(vla_stream_open(&s, "lmlike", d, d, 1, &err) == 0);
     vla_stream_want(s, vla_model_reads(&c));
     vla_step_buf_alloc(&b, d, d);
     const long n[2] = {300, 3000};
@@ -468,7 +468,7 @@ TEST(dd_lanes_bits_equal_scalar)
     const vla_prec precs[] = {VLA_F64, VLA_BF16};
     double *oa = malloc(sizeof(double) * LR * LT_ * d), *ob = malloc(sizeof(double) * LR * LT_ * d);
     int cases = 0, same = 0;
-    char err[400];
+    vla_error err = {0};
     for (int mk = 0; mk < VLA_NMODEL + 1; mk++)
         for (int w = 0; w < VLA_NTRACK; w++)
             for (int fo = 0; fo < 3; fo++)
@@ -488,7 +488,7 @@ TEST(dd_lanes_bits_equal_scalar)
                     }
                     if (vla_form_parse(&sp.cfg, forms[fo]) || vla_track_check(&sp.cfg, NULL) ||
                         vla_form_check(&sp.cfg, NULL) ||
-                        !vla_backend_supports(vref_backend_dd(), &sp.cfg, err, sizeof err))
+                        !vla_backend_supports(vref_backend_dd(), &sp.cfg, err.msg, sizeof err.msg))
                         continue;
                     sp.backend = vref_backend_dd();
                     sp.runs = LR;
@@ -497,11 +497,11 @@ TEST(dd_lanes_bits_equal_scalar)
                     sp.round_inputs = vla_prec_io(sp.cfg.prec);
                     char *a = NULL, *b = NULL;
                     size_t na = 0, nb = 0;
-                    int ra = lanes_run(sp, 0, &a, &na, oa, err, sizeof err);
+                    int ra = lanes_run(sp, 0, &a, &na, oa, err.msg, sizeof err.msg);
                     CHECK_MSG(ra == 0, "%s %s %s: %s", vla_model_name(sp.cfg.model), forms[fo],
-                              vla_track_name(sp.cfg.track), err);
-                    int rb = lanes_run(sp, 1, &b, &nb, ob, err, sizeof err);
-                    CHECK_MSG(rb == 0, "alone: %s", err);
+                              vla_track_name(sp.cfg.track), err.msg);
+                    int rb = lanes_run(sp, 1, &b, &nb, ob, err.msg, sizeof err.msg);
+                    CHECK_MSG(rb == 0, "alone: %s", err.msg);
                     int eq = !ra && !rb && na == nb && !memcmp(a, b, na) &&
                              !memcmp(oa, ob, sizeof(double) * LR * LT_ * d);
                     CHECK_MSG(eq, "%s%s %s %s %s: the lanes' bits differ from the scalar models'",
@@ -518,7 +518,7 @@ TEST(dd_lanes_bits_equal_scalar)
         for (int mk = 0; mk < 2; mk++) {
             vla_inputs in;
             CHECK_MSG(vla_inputs_draw(&in, "lmlike", 5, d, d, LR, LT_, VLA_IN_BETA | VLA_IN_LOGDECAY,
-                                      err, sizeof err) == 0, "%s", err);
+                                      &err) == 0, "%s", err.msg);
             for (int h = 0; h < LR; h++)
                 for (long t = 1; t <= LT_; t++)
                     in.is_read[h * LT_ + t - 1] = t % 7 == 0 || (apart && h == 5 && t == 50);
@@ -533,9 +533,9 @@ TEST(dd_lanes_bits_equal_scalar)
             sp.round_inputs = VLA_FMT_F64;
             char *a = NULL, *b = NULL;
             size_t na = 0, nb = 0;
-            int ra = lanes_run(sp, 0, &a, &na, oa, err, sizeof err);
-            CHECK_MSG(ra == 0, "reads: %s", err);
-            int rb = lanes_run(sp, 1, &b, &nb, ob, err, sizeof err);
+            int ra = lanes_run(sp, 0, &a, &na, oa, err.msg, sizeof err.msg);
+            CHECK_MSG(ra == 0, "reads: %s", err.msg);
+            int rb = lanes_run(sp, 1, &b, &nb, ob, err.msg, sizeof err.msg);
             int eq = !ra && !rb && na == nb && !memcmp(a, b, na) &&
                      !memcmp(oa, ob, sizeof(double) * LR * LT_ * d);
             CHECK_MSG(eq, "%s with reads%s: the lanes' bits differ from the scalar models'",

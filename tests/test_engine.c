@@ -84,9 +84,10 @@ TEST(engine_cpu_is_the_model)
         vla_engine_spec sp;
         spec_of(&sp, cs[c].mk, cs[c].tr, cs[c].p, 8, cs[c].stream, 3);
         vla_engine *e;
-        char err[400], what[200] = "";
-        int r = vla_engine_new(&e, &sp, err, sizeof err);
-        CHECK_MSG(r == 0, "case %zu: %s", c, err);
+        char what[200] = "";
+        vla_error err = {0};
+        int r = vla_engine_new(&e, &sp, err.msg, sizeof err.msg);
+        CHECK_MSG(r == 0, "case %zu: %s", c, err.msg);
         if (r)
             continue;
         long T = !strncmp(cs[c].stream, "mqar", 4) ? 15 : 300;
@@ -97,12 +98,12 @@ TEST(engine_cpu_is_the_model)
             one.runs = 1;
             one.first_head = run;
             vla_engine *h;
-            CHECK(vla_engine_new(&h, &one, err, sizeof err) == 0);
+            CHECK(vla_engine_new(&h, &one, err.msg, sizeof err.msg) == 0);
             vla_model *m;
             vla_stream *s;
             vla_step_buf b;
             CHECK(vla_model_new(&m, &sp.cfg) == 0);
-            CHECK(vla_stream_open(&s, sp.stream, 8, 8, sp.seed, err, sizeof err) == 0);
+            CHECK(vla_stream_open(&s, sp.stream, 8, 8, sp.seed, &err) == 0);
             vla_step_buf_alloc(&b, 8, 8);
             for (long t = 1; t <= T; t++) {
                 vla_stream_get(s, (uint32_t)run, t, &b);
@@ -271,8 +272,8 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
             continue; /* the GPU's exp is not lib's: refused (rwkv7's chunk, as delta's decay) */
         vla_inputs x = {0};
         if (cs[c].decay) {
-            char e[200];
-            CHECK_MSG(vla_inputs_draw(&x, cs[c].stream, 7, d, d, runs, T, 0, e, sizeof e) == 0, "%s", e);
+            vla_error e = {0};
+            CHECK_MSG(vla_inputs_draw(&x, cs[c].stream, 7, d, d, runs, T, 0, &e) == 0, "%s", e.msg);
             for (long i = 0; i < runs * T; i++)
                 x.in[i].decay = vla_test_decay(i % T + 1 + i / T);
             sp.cfg.delta_form = VLA_DELTA_DECAY;
@@ -462,9 +463,10 @@ TEST(engine_prepared_inputs)
 {
     const int d = 8, runs = 2;
     const long T = 50;
-    char err[400], what[200] = "";
+    char what[200] = "";
+    vla_error err = {0};
     vla_stream *s;
-    CHECK(vla_stream_open(&s, "gauss", d, d, 7, err, sizeof err) == 0);
+    CHECK(vla_stream_open(&s, "gauss", d, d, 7, &err) == 0);
     double *store = malloc((size_t)runs * T * 5 * d * sizeof *store);
     vla_input *in = malloc((size_t)runs * T * sizeof *in);
     vla_step_buf b;
@@ -483,11 +485,11 @@ TEST(engine_prepared_inputs)
     vla_engine_spec sp;
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_BF16, d, "gauss", runs);
     vla_engine *a, *p, *c;
-    CHECK(vla_engine_new(&a, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&a, &sp, err.msg, sizeof err.msg) == 0);
     sp.stream = NULL;
     sp.in = in;
     sp.T = T;
-    CHECK(vla_engine_new(&p, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&p, &sp, err.msg, sizeof err.msg) == 0);
     CHECK_EQ_INT(vla_engine_advance(a, T), 0);
     CHECK_EQ_INT(vla_engine_advance(p, T), 0);
     for (int run = 0; run < runs; run++)
@@ -496,7 +498,7 @@ TEST(engine_prepared_inputs)
     CHECK_MSG(strstr(vla_engine_error(p), "inputs end at step 50") != NULL, "%s", vla_engine_error(p));
     /* shared and cycled: every run takes head 0's T steps again and again */
     sp.shared = sp.cycle = 1;
-    CHECK(vla_engine_new(&c, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&c, &sp, err.msg, sizeof err.msg) == 0);
     CHECK_EQ_INT(vla_engine_advance(c, 3 * T), 0);
     CHECK_MSG(diff_state(c, 0, c, 1, what, sizeof what) == 0, "shared inputs: %s", what);
     CHECK_EQ_INT(vla_engine_t(c, 1), 3 * T);
@@ -523,7 +525,8 @@ TEST(engine_window_inputs)
     const vla_backend *bs[2] = {vla_backend_cpu(), vla_backend_lanes()};
     const int d = 8, runs = 3;
     const long W = 16, T = 28;
-    char err[400], what[200] = "";
+    char what[200] = "";
+    vla_error err = {0};
     for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++)
         for (int k = 0; k < 2; k++) {
             vla_engine_spec sp;
@@ -532,14 +535,14 @@ TEST(engine_window_inputs)
             sp.backend = bs[k];
             vla_inputs x;
             CHECK_MSG(vla_inputs_open(&x, cs[c].stream, 7, d, d, runs, W, T,
-                                      vla_model_reads(&sp.cfg), err, sizeof err) == 0, "%s", err);
+                                      vla_model_reads(&sp.cfg), &err) == 0, "%s", err.msg);
             vla_engine *a, *b;
-            CHECK_MSG(vla_engine_new(&a, &sp, err, sizeof err) == 0, "%s", err);
+            CHECK_MSG(vla_engine_new(&a, &sp, err.msg, sizeof err.msg) == 0, "%s", err.msg);
             sp.stream = NULL, sp.in = x.in, sp.is_read = x.is_read, sp.T = x.T, sp.cycle = 1;
-            CHECK_MSG(vla_engine_new(&b, &sp, err, sizeof err) == 0, "%s", err);
+            CHECK_MSG(vla_engine_new(&b, &sp, err.msg, sizeof err.msg) == 0, "%s", err.msg);
             for (long t = 0, to; t < T; t = to) {
                 to = t + 3 + t % W < T ? t + 3 + t % W : T; /* uneven strides, at most W */
-                CHECK_MSG(vla_inputs_fill(&x, t, to, err, sizeof err) == 0, "%s", err);
+                CHECK_MSG(vla_inputs_fill(&x, t, to, &err) == 0, "%s", err.msg);
                 CHECK_EQ_INT(vla_engine_advance(a, to), 0);
                 CHECK_MSG(vla_engine_advance(b, to) == 0, "%s", vla_engine_error(b));
                 for (int run = 0; run < runs && !vla_form_pending(&sp.cfg, to); run++)
@@ -549,14 +552,14 @@ TEST(engine_window_inputs)
             }
             CHECK_EQ_INT(vla_engine_t(b, runs - 1), T);
             /* more steps than the window holds: refused, nothing overwritten */
-            CHECK(vla_inputs_fill(&x, 0, W + 1, err, sizeof err) == VLA_ERANGE);
+            CHECK(vla_inputs_fill(&x, 0, W + 1, &err) == VLA_ERANGE);
             vla_engine_free(a);
             vla_engine_free(b);
             vla_inputs_free(&x);
         }
     /* a window longer than a finite stream is cut to its length: engines take x.T */
     vla_inputs x;
-    CHECK(vla_inputs_open(&x, "mqar:3,2", 7, d, d, runs, W, W, 0, err, sizeof err) == 0);
+    CHECK(vla_inputs_open(&x, "mqar:3,2", 7, d, d, runs, W, W, 0, &err) == 0);
     CHECK_EQ_INT(x.T, 8);
     vla_inputs_free(&x);
 }
@@ -569,13 +572,13 @@ TEST(inputs_draw_part_is_the_heads_of_draw)
     const long T = 20;
     const unsigned want = VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B;
     const char *streams[] = {"lmlike", "gauss:1,sigmoid"};
-    char err[400];
+    vla_error err = {0};
     for (int c = 0; c < 2; c++) {
         vla_inputs all, part;
-        CHECK_MSG(vla_inputs_draw(&all, streams[c], 7, d, dv, H, T, want, err, sizeof err) == 0,
-                  "%s", err);
-        CHECK_MSG(vla_inputs_draw_part(&part, streams[c], 7, d, dv, 1, 2, T, want, err,
-                                       sizeof err) == 0, "%s", err);
+        CHECK_MSG(vla_inputs_draw(&all, streams[c], 7, d, dv, H, T, want, &err) == 0,
+                  "%s", err.msg);
+        CHECK_MSG(vla_inputs_draw_part(&part, streams[c], 7, d, dv, 1, 2, T, want, &err) == 0,
+                  "%s", err.msg);
         for (long i = 0; i < 2 * T; i++) {
             const vla_input *a = &all.in[T + i], *b = &part.in[i];
             const double *va[] = {a->q, a->k, a->u, a->lg, a->a, a->b, a->v, &a->beta, &a->lgs};
@@ -595,18 +598,19 @@ TEST(inputs_draw_part_is_the_heads_of_draw)
 /* round_inputs: the binary64 reference of an f16 run takes the f16-rounded inputs */
 TEST(engine_round_inputs)
 {
-    char err[400], what[200] = "";
+    char what[200] = "";
+    vla_error err = {0};
     vla_engine_spec sp;
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F64, 8, "lmlike", 1);
     sp.round_inputs = VLA_FMT_F16;
     vla_engine *e, *h;
-    CHECK(vla_engine_new(&e, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&e, &sp, err.msg, sizeof err.msg) == 0);
     CHECK_EQ_INT(vla_engine_advance(e, 200), 0);
     vla_model *m;
     vla_stream *s;
     vla_step_buf b;
     CHECK(vla_model_new(&m, &sp.cfg) == 0);
-    vla_stream_open(&s, "lmlike", 8, 8, 7, err, sizeof err);
+    vla_stream_open(&s, "lmlike", 8, 8, 7, &err);
     vla_step_buf_alloc(&b, 8, 8);
     for (long t = 1; t <= 200; t++) {
         vla_stream_get(s, 0, t, &b);
@@ -620,7 +624,7 @@ TEST(engine_round_inputs)
         vla_model_step(m, &in);
     }
     sp.round_inputs = VLA_FMT_F64;
-    CHECK(vla_engine_new(&h, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&h, &sp, err.msg, sizeof err.msg) == 0);
     FILE *f = tmpfile();
     vla_model_save(m, f);
     rewind(f);
@@ -629,7 +633,7 @@ TEST(engine_round_inputs)
     CHECK_MSG(diff_state(e, 0, h, 0, what, sizeof what) == 0, "%s", what);
     /* and it is not the unrounded run (the check can fail) */
     vla_engine *u;
-    CHECK(vla_engine_new(&u, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&u, &sp, err.msg, sizeof err.msg) == 0);
     CHECK_EQ_INT(vla_engine_advance(u, 200), 0);
     CHECK(diff_state(e, 0, u, 0, what, sizeof what) > 0);
     vla_engine_free(u);

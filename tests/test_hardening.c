@@ -61,18 +61,19 @@ TEST(hardening_npy_seeds)
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        char path[600], err[300];
+        char path[600];
+        vla_error err = {0};
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         vla_npy a;
-        int rc = vla_npy_read(path, &a, err, sizeof err);
+        int rc = vla_npy_read(path, &a, &err);
         files++;
         if (rc == 0) {
             good++;
             CHECK_MSG(a.data && a.ndim >= 0 && a.ndim <= 8, "%s: read but empty", path);
         } else {
             /* a failure is one line that names the file, and keeps nothing */
-            CHECK_MSG(rc < 0 && !strncmp(err, path, strlen(path)) && !strchr(err, '\n') && !a.data,
-                      "%s: rc %d, reason '%s'", path, rc, err);
+            CHECK_MSG(rc < 0 && !strncmp(err.msg, path, strlen(path)) && !strchr(err.msg, '\n') && !a.data,
+                      "%s: rc %d, reason '%s'", path, rc, err.msg);
         }
         vla_npy_free(&a);
     }
@@ -85,7 +86,8 @@ TEST(hardening_npy_seeds)
  * left beyond the second's ndim. Now a repeated key is a format error. */
 TEST(hardening_npy_repeated_key)
 {
-    char dir[256], path[300], err[300];
+    char dir[256], path[300];
+    vla_error err = {0};
     if (!make_tmpdir(dir, sizeof dir)) {
         CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
         return;
@@ -95,17 +97,17 @@ TEST(hardening_npy_repeated_key)
     write_npy_header(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), "
                            "'shape': (5,), }", x, sizeof x);
     vla_npy a;
-    int rc = vla_npy_read(path, &a, err, sizeof err);
-    CHECK_MSG(rc == VLA_EFORMAT && strstr(err, "repeats key 'shape'"), "rc %d: %s", rc, err);
+    int rc = vla_npy_read(path, &a, &err);
+    CHECK_MSG(rc == VLA_EFORMAT && strstr(err.msg, "repeats key 'shape'"), "rc %d: %s", rc, err.msg);
     write_npy_header(path, "{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, "
                            "'shape': (6,), }", x, sizeof x);
-    rc = vla_npy_read(path, &a, err, sizeof err);
-    CHECK_MSG(rc == VLA_EFORMAT && strstr(err, "repeats key 'descr'"), "rc %d: %s", rc, err);
+    rc = vla_npy_read(path, &a, &err);
+    CHECK_MSG(rc == VLA_EFORMAT && strstr(err.msg, "repeats key 'descr'"), "rc %d: %s", rc, err.msg);
     /* the same file with each key once is fine */
     write_npy_header(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", x,
                      sizeof x);
-    rc = vla_npy_read(path, &a, err, sizeof err);
-    CHECK_MSG(rc == 0 && a.ndim == 2 && a.shape[1] == 3 && a.data[5] == 6, "rc %d: %s", rc, err);
+    rc = vla_npy_read(path, &a, &err);
+    CHECK_MSG(rc == 0 && a.ndim == 2 && a.shape[1] == 3 && a.data[5] == 6, "rc %d: %s", rc, err.msg);
     vla_npy_free(&a);
     remove_tree(dir);
 }
@@ -123,7 +125,8 @@ TEST(hardening_stream_seeds)
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        char path[600], err[300];
+        char path[600];
+        vla_error err = {0};
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         size_t n;
         char *in = read_all(path, &n);
@@ -135,9 +138,9 @@ TEST(hardening_stream_seeds)
         /* the fuzzer's layout: d, dv, seed, then the spec */
         int dd = (unsigned char)in[0] % 260, dv = (unsigned char)in[1] % 260;
         vla_stream *s = NULL;
-        int rc = vla_stream_open(&s, in + 3, dd, dv, (unsigned char)in[2], err, sizeof err);
-        CHECK_MSG(rc == 0 ? s != NULL : (rc < 0 && !s && err[0] && !strchr(err, '\n')),
-                  "%s: rc %d, '%s'", path, rc, err);
+        int rc = vla_stream_open(&s, in + 3, dd, dv, (unsigned char)in[2], &err);
+        CHECK_MSG(rc == 0 ? s != NULL : (rc < 0 && !s && err.msg[0] && !strchr(err.msg, '\n')),
+                  "%s: rc %d, '%s'", path, rc, err.msg);
         vla_stream_close(s);
         free(in);
     }
@@ -165,7 +168,8 @@ TEST(hardening_trace_seeds)
     while (d && (e = readdir(d))) {
         if (e->d_name[0] == '.')
             continue;
-        char path[600], err[600];
+        char path[600];
+        vla_error err = {0};
         snprintf(path, sizeof path, "%s/%s", sd, e->d_name);
         size_t n;
         unsigned char *in = (unsigned char *)read_all(path, &n);
@@ -192,9 +196,9 @@ TEST(hardening_trace_seeds)
         char spec[300];
         snprintf(spec, sizeof spec, "trace:%s", dir);
         vla_stream *s = NULL;
-        int rc = vla_stream_open(&s, spec, dd, dv, 1, err, sizeof err);
-        CHECK_MSG(rc == 0 ? s != NULL : (rc < 0 && !s && err[0] && !strchr(err, '\n')),
-                  "%s: rc %d, '%s'", path, rc, err);
+        int rc = vla_stream_open(&s, spec, dd, dv, 1, &err);
+        CHECK_MSG(rc == 0 ? s != NULL : (rc < 0 && !s && err.msg[0] && !strchr(err.msg, '\n')),
+                  "%s: rc %d, '%s'", path, rc, err.msg);
         opened += rc == 0;
         vla_stream_close(s);
         free(in);
@@ -209,7 +213,8 @@ TEST(hardening_trace_seeds)
  * accepted, and the delta rule then overflowed into a table of nan with exit status 0. */
 TEST(hardening_trace_rates)
 {
-    char dir[256], path[300], spec[300], err[512];
+    char dir[256], path[300], spec[300];
+    vla_error err = {0};
     if (!make_tmpdir(dir, sizeof dir)) {
         CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
         return;
@@ -241,16 +246,16 @@ TEST(hardening_trace_rates)
         snprintf(path, sizeof path, "%s/%s", dir, cases[c].file);
         CHECK_EQ_INT(vla_npy_write(path, y, 3, ysh), 0);
         vla_stream *s = NULL;
-        int rc = vla_stream_open(&s, spec, 2, 2, 1, err, sizeof err);
-        CHECK_MSG(rc == VLA_ERANGE && strstr(err, cases[c].file) && strstr(err, cases[c].want),
-                  "%s = %g: rc %d '%s'", cases[c].file, cases[c].bad, rc, err);
+        int rc = vla_stream_open(&s, spec, 2, 2, 1, &err);
+        CHECK_MSG(rc == VLA_ERANGE && strstr(err.msg, cases[c].file) && strstr(err.msg, cases[c].want),
+                  "%s = %g: rc %d '%s'", cases[c].file, cases[c].bad, rc, err.msg);
         vla_stream_close(s);
         /* the ends of the ranges are a saturated sigmoid, not an error */
         for (int i = 0; i < 12; i++)
             y[i] = i % 2 ? 0 : 1;
         CHECK_EQ_INT(vla_npy_write(path, y, 3, ysh), 0);
-        rc = vla_stream_open(&s, spec, 2, 2, 1, err, sizeof err);
-        CHECK_MSG(rc == 0, "%s at the ends of its range: rc %d '%s'", cases[c].file, rc, err);
+        rc = vla_stream_open(&s, spec, 2, 2, 1, &err);
+        CHECK_MSG(rc == 0, "%s at the ends of its range: rc %d '%s'", cases[c].file, rc, err.msg);
         vla_stream_close(s);
         unlink(path);
     }

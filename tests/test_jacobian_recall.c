@@ -254,9 +254,9 @@ TEST(recall_stream_contract_and_gap)
 {
     vla_stream *s;
     vla_step_buf b;
-    char err[256];
+    vla_error err = {0};
     double w[8][32];
-    CHECK_EQ_INT(vla_stream_open(&s, "mqar:8,5", 32, 32, 3, err, sizeof err), 0);
+    CHECK_EQ_INT(vla_stream_open(&s, "mqar:8,5", 32, 32, 3, &err), 0);
     CHECK_EQ_INT(vla_step_buf_alloc(&b, 32, 32), 0);
     for (long t = 1; t <= 21; t++) {
         vla_stream_get(s, 2, t, &b);

@@ -625,12 +625,13 @@ TEST(judge_gradients)
     vla_config_default(&cfg, VLA_GDN, D);
     cfg.dv = D;
     cfg.prec = VLA_F64;
-    char stream[200], err[300] = "";
+    char stream[200];
+    vla_error err = {0};
     snprintf(stream, sizeof stream, "trace:%s", tr);
     int bad = !o || !c || !g[0] || !g[1] || !g[2] || !g[3] || !g[4] || write_trace(tr) ||
               own_run(tr, VLA_F64, o, NULL) ||
-              vla_inputs_draw(&x, stream, 1, D, D, H, T, vla_model_reads(&cfg), err, sizeof err);
-    CHECK_MSG(!bad, "cannot write the trace or run it: %s", err);
+              vla_inputs_draw(&x, stream, 1, D, D, H, T, vla_model_reads(&cfg), &err);
+    CHECK_MSG(!bad, "cannot write the trace or run it: %s", err.msg);
     for (size_t i = 0; !bad && i < n; i++)
         c[i] = vla_gauss(5, VLA_VAR_AUX, 0, (uint64_t)i, 0);
     for (int h = 0; !bad && h < H; h++) {

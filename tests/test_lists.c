@@ -125,9 +125,9 @@ TEST(lists_flops_counted_from_the_recurrence)
     vla_step_buf b;
     for (int d = 4; d <= 64; d *= 4) {
         vla_stream *s;
-        char err[100];
+        vla_error err = {0};
         CHECK(vla_step_buf_alloc(&b, d, d) == 0 &&
-              vla_stream_open(&s, "gauss", d, d, 3, err, sizeof err) == 0);
+              vla_stream_open(&s, "gauss", d, d, 3, &err) == 0);
         vla_stream_get(s, 0, 1, &b);
         vla_stream_close(s);
         vla_input in = {.q = b.q, .k = b.k, .v = b.v, .u = b.u, .beta = NAN, .decay = NAN};

@@ -186,7 +186,8 @@ static int write_gdn(const char *tdir, const char *odir, int nh)
  * from odir/do.npy */
 static int write_gdn_kernel(const char *tdir, const char *odir, int nh)
 {
-    char stream[420], err[300], path[620];
+    char stream[420], path[620];
+    vla_error err;
     snprintf(stream, sizeof stream, "trace:%s", tdir);
     snprintf(path, sizeof path, "%s/do.npy", odir);
     const size_t n = (size_t)nh * GT * GD;
@@ -201,8 +202,8 @@ static int write_gdn_kernel(const char *tdir, const char *odir, int nh)
     cfg.dv = GD;
     cfg.prec = VLA_F64;
     int e = !a[0] || !a[1] || !a[2] || !a[3] || !a[4] || !a[5] ||
-            vla_npy_read(path, &c, err, sizeof err) ||
-            vla_inputs_draw(&x, stream, 1, GD, GD, nh, GT, vla_model_reads(&cfg), err, sizeof err);
+            vla_npy_read(path, &c, &err) ||
+            vla_inputs_draw(&x, stream, 1, GD, GD, nh, GT, vla_model_reads(&cfg), &err);
     for (int h = 0; !e && h < nh; h++) {
         const size_t at = (size_t)h * GT * GD;
         vla_model *m = NULL;

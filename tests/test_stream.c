@@ -406,9 +406,9 @@ TEST(gauss_moments)
 static vla_stream *open_ok(const char *spec, int d, int dv, uint64_t seed)
 {
     vla_stream *s = NULL;
-    char err[512];
-    int rc = vla_stream_open(&s, spec, d, dv, seed, err, sizeof err);
-    CHECK_MSG(rc == 0 && s, "open '%s': %d %s", spec, rc, err);
+    vla_error err = {0};
+    int rc = vla_stream_open(&s, spec, d, dv, seed, &err);
+    CHECK_MSG(rc == 0 && s, "open '%s': %d %s", spec, rc, err.msg);
     return rc ? NULL : s;
 }
 
@@ -761,22 +761,22 @@ TEST(stream_bad_specs)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         vla_stream *s = (vla_stream *)&s; /* must come back NULL */
-        char err[256] = "";
-        int rc = vla_stream_open(&s, bad[i].spec, bad[i].d, 8, 1, err, sizeof err);
+        vla_error err = {0};
+        int rc = vla_stream_open(&s, bad[i].spec, bad[i].d, 8, 1, &err);
         CHECK_MSG(rc == bad[i].rc, "'%s' d=%d: rc %d, expected %d (%s)", bad[i].spec, bad[i].d, rc,
-                  bad[i].rc, err);
+                  bad[i].rc, err.msg);
         CHECK_MSG(s == NULL, "'%s': stream not NULL", bad[i].spec);
-        CHECK_MSG(err[0] && !strchr(err, '\n'), "'%s': reason '%s'", bad[i].spec, err);
+        CHECK_MSG(err.msg[0] && !strchr(err.msg, '\n'), "'%s': reason '%s'", bad[i].spec, err.msg);
         if (rc == 0)
             vla_stream_close(s);
     }
     vla_stream *s = NULL;
-    CHECK_EQ_INT(vla_stream_open(&s, "gauss", 8, 0, 1, NULL, 0), VLA_ERANGE);
-    CHECK_EQ_INT(vla_stream_open(&s, NULL, 8, 8, 1, NULL, 0), VLA_EINVAL);
-    /* a short err buffer truncates, never overflows */
-    char tiny[8];
-    CHECK_EQ_INT(vla_stream_open(&s, "subspace:99,1", 8, 8, 1, tiny, sizeof tiny), VLA_ERANGE);
-    CHECK(strlen(tiny) == sizeof tiny - 1);
+    CHECK_EQ_INT(vla_stream_open(&s, "gauss", 8, 0, 1, NULL), VLA_ERANGE);
+    CHECK_EQ_INT(vla_stream_open(&s, NULL, 8, 8, 1, NULL), VLA_EINVAL);
+    /* the reason comes with its code (a long one is cut: tests/test_errors.c) */
+    vla_error e;
+    CHECK_EQ_INT(vla_stream_open(&s, "subspace:99,1", 8, 8, 1, &e), VLA_ERANGE);
+    CHECK(e.code == VLA_ERANGE && strstr(e.msg, "R = 99 must be in 1..d = 8"));
     vla_step_buf b;
     CHECK_EQ_INT(vla_step_buf_alloc(&b, 0, 4), VLA_ERANGE);
     CHECK_EQ_INT(vla_step_buf_alloc(&b, 4, 257), VLA_ERANGE);
@@ -789,7 +789,8 @@ TEST(stream_trace_real)
         vla_test_skip("no shared directory (set VLA_SHARED)");
         return;
     }
-    char spec[512], path[512], err[512];
+    char spec[512], path[512];
+    vla_error err;
     snprintf(spec, sizeof spec, "trace:%s/data/lmtrace-seed7/vla3", sh);
     vla_stream *s = open_ok(spec, 32, 32, 0);
     if (!s)
@@ -805,8 +806,8 @@ TEST(stream_trace_real)
     for (int f = 0; f < 4; f++) {
         vla_npy a;
         snprintf(path, sizeof path, "%s/data/lmtrace-seed7/vla3/%s.npy", sh, names[f]);
-        int rc = vla_npy_read(path, &a, err, sizeof err);
-        CHECK_MSG(rc == 0, "%s", err);
+        int rc = vla_npy_read(path, &a, &err);
+        CHECK_MSG(rc == 0, "%s", err.msg);
         if (rc)
             continue;
         for (int j = 0; j < 4; j++) {
@@ -837,10 +838,10 @@ TEST(stream_trace_real)
     /* the wrong d names the file */
     snprintf(spec, sizeof spec, "trace:%s/data/lmtrace-seed7/vla3", sh);
     s = NULL;
-    CHECK_EQ_INT(vla_stream_open(&s, spec, 16, 32, 0, err, sizeof err), VLA_EFORMAT);
-    CHECK_MSG(strstr(err, "q.npy: shape (4, 1000, 32), expected dim 16"), "%s", err);
-    CHECK_EQ_INT(vla_stream_open(&s, spec, 32, 8, 0, err, sizeof err), VLA_EFORMAT);
-    CHECK_MSG(strstr(err, "v.npy") && strstr(err, "expected dim 8"), "%s", err);
+    CHECK_EQ_INT(vla_stream_open(&s, spec, 16, 32, 0, &err), VLA_EFORMAT);
+    CHECK_MSG(strstr(err.msg, "q.npy: shape (4, 1000, 32), expected dim 16"), "%s", err.msg);
+    CHECK_EQ_INT(vla_stream_open(&s, spec, 32, 8, 0, &err), VLA_EFORMAT);
+    CHECK_MSG(strstr(err.msg, "v.npy") && strstr(err.msg, "expected dim 8"), "%s", err.msg);
     vla_step_buf_free(&b);
 }
 
@@ -870,14 +871,15 @@ static void write_good_trace(void)
 /* opens the small trace expecting rc, and a reason containing want1 and want2 */
 static void expect_trace(int rc_want, const char *want1, const char *want2)
 {
-    char spec[300], err[512] = "";
+    char spec[300];
+    vla_error err = {0};
     vla_stream *s = NULL;
     snprintf(spec, sizeof spec, "trace:%s", tmpdir);
-    int rc = vla_stream_open(&s, spec, 3, 2, 0, err, sizeof err);
-    CHECK_MSG(rc == rc_want, "rc %d, expected %d (%s)", rc, rc_want, err);
+    int rc = vla_stream_open(&s, spec, 3, 2, 0, &err);
+    CHECK_MSG(rc == rc_want, "rc %d, expected %d (%s)", rc, rc_want, err.msg);
     if (want1)
-        CHECK_MSG(strstr(err, want1) && (!want2 || strstr(err, want2)),
-                  "reason '%s' lacks '%s' '%s'", err, want1, want2 ? want2 : "");
+        CHECK_MSG(strstr(err.msg, want1) && (!want2 || strstr(err.msg, want2)),
+                  "reason '%s' lacks '%s' '%s'", err.msg, want1, want2 ? want2 : "");
     vla_stream_close(s);
 }
 
@@ -1008,8 +1010,8 @@ TEST(npy_roundtrip)
     const char *p = tmp_path("a.npy");
     CHECK_EQ_INT(vla_npy_write(p, x, 3, shape), 0);
     vla_npy a;
-    char err[512];
-    CHECK_EQ_INT(vla_npy_read(p, &a, err, sizeof err), 0);
+    vla_error err = {0};
+    CHECK_EQ_INT(vla_npy_read(p, &a, &err), 0);
     CHECK_EQ_INT(a.ndim, 3);
     CHECK(a.shape[0] == 2 && a.shape[1] == 3 && a.shape[2] == 4);
     CHECK(a.data && same_bits(a.data, x, 24));
@@ -1028,7 +1030,7 @@ TEST(npy_roundtrip)
     /* 1-d, 0-d and empty shapes */
     long s1[1] = {5}, s0[2] = {0, 3};
     CHECK_EQ_INT(vla_npy_write(p, x, 1, s1), 0);
-    CHECK_EQ_INT(vla_npy_read(p, &a, err, sizeof err), 0);
+    CHECK_EQ_INT(vla_npy_read(p, &a, &err), 0);
     CHECK(a.ndim == 1 && a.shape[0] == 5 && same_bits(a.data, x, 5));
     vla_npy_free(&a);
     f = fopen(p, "rb");
@@ -1038,11 +1040,11 @@ TEST(npy_roundtrip)
     h[got] = 0;
     CHECK(got > 64 && strstr((char *)h + 10, "'shape': (5,), }"));
     CHECK_EQ_INT(vla_npy_write(p, x + 5, 0, NULL), 0);
-    CHECK_EQ_INT(vla_npy_read(p, &a, err, sizeof err), 0);
+    CHECK_EQ_INT(vla_npy_read(p, &a, &err), 0);
     CHECK(a.ndim == 0 && a.data && a.data[0] == x[5]);
     vla_npy_free(&a);
     CHECK_EQ_INT(vla_npy_write(p, NULL, 2, s0), 0);
-    CHECK_EQ_INT(vla_npy_read(p, &a, err, sizeof err), 0);
+    CHECK_EQ_INT(vla_npy_read(p, &a, &err), 0);
     CHECK(a.ndim == 2 && a.shape[0] == 0 && a.shape[1] == 3);
     vla_npy_free(&a);
     long neg[1] = {-1};
@@ -1058,7 +1060,7 @@ TEST(npy_f32_f16)
         CHECK_MSG(0, "mkdtemp failed");
         return;
     }
-    char err[512];
+    vla_error err = {0};
     vla_npy a;
     const char *p = tmp_path("h.npy");
 
@@ -1075,8 +1077,8 @@ TEST(npy_f32_f16)
     CHECK_EQ_INT(
         write_npy_raw(p, 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (3, 4), }", raw, 24),
         0);
-    int rc = vla_npy_read(p, &a, err, sizeof err);
-    CHECK_MSG(rc == 0, "%s", err);
+    int rc = vla_npy_read(p, &a, &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
     if (!rc) {
         CHECK(a.ndim == 2 && a.shape[0] == 3 && a.shape[1] == 4);
         for (int i = 0; i < 12; i++)
@@ -1094,8 +1096,8 @@ TEST(npy_f32_f16)
                                "{'descr': '<f2', 'fortran_order': False, 'shape': (65536,), }", all,
                                sizeof all),
                  0);
-    rc = vla_npy_read(p, &a, err, sizeof err);
-    CHECK_MSG(rc == 0, "%s", err);
+    rc = vla_npy_read(p, &a, &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
     if (!rc) {
         long bad = 0;
         for (unsigned i = 0; i < 65536; i++) {
@@ -1125,8 +1127,8 @@ TEST(npy_f32_f16)
     CHECK_EQ_INT(
         write_npy_raw(p4, 2, "{\"shape\":(5,),\"fortran_order\":False,\"descr\":\"=f4\"}", r4, 20),
         0);
-    rc = vla_npy_read(p4, &a, err, sizeof err);
-    CHECK_MSG(rc == 0, "%s", err);
+    rc = vla_npy_read(p4, &a, &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
     if (!rc) {
         CHECK(a.ndim == 1 && a.shape[0] == 5);
         for (int i = 0; i < 5; i++)
@@ -1145,8 +1147,8 @@ TEST(npy_f32_f16)
     CHECK_EQ_INT(
         write_npy_raw(p4, 3, "{'descr': '<f8', 'fortran_order': False, 'shape': (1,2), }", r8, 16),
         0);
-    rc = vla_npy_read(p4, &a, err, sizeof err);
-    CHECK_MSG(rc == 0, "%s", err);
+    rc = vla_npy_read(p4, &a, &err);
+    CHECK_MSG(rc == 0, "%s", err.msg);
     if (!rc) {
         CHECK(a.ndim == 2 && a.shape[1] == 2 && same_bits(a.data, d2, 2));
         vla_npy_free(&a);
@@ -1193,15 +1195,15 @@ TEST(npy_bad)
         {4, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 16, "version"},
     };
     static const unsigned char zeros[64];
-    char err[512];
+    vla_error err = {0};
     const char *p = tmp_path("bad.npy");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_npy_raw(p, bad[i].major, bad[i].dict, zeros, bad[i].ndata);
         vla_npy a;
-        err[0] = 0;
-        int rc = vla_npy_read(p, &a, err, sizeof err);
-        CHECK_MSG(rc == VLA_EFORMAT && strstr(err, p) && strstr(err, bad[i].reason),
-                  "%s: rc %d, reason '%s'", bad[i].dict, rc, err);
+        err.msg[0] = 0;
+        int rc = vla_npy_read(p, &a, &err);
+        CHECK_MSG(rc == VLA_EFORMAT && strstr(err.msg, p) && strstr(err.msg, bad[i].reason),
+                  "%s: rc %d, reason '%s'", bad[i].dict, rc, err.msg);
         CHECK(a.data == NULL);
         if (!rc)
             vla_npy_free(&a);
@@ -1209,8 +1211,8 @@ TEST(npy_bad)
     /* bad magic, and truncation at every point of a valid file's header */
     vla_npy a;
     CHECK_EQ_INT(write_bytes(p, "\x93NUMPZ\x01\x00\x10\x00{}", 12), 0);
-    CHECK_EQ_INT(vla_npy_read(p, &a, err, sizeof err), VLA_EFORMAT);
-    CHECK_MSG(strstr(err, "magic"), "%s", err);
+    CHECK_EQ_INT(vla_npy_read(p, &a, &err), VLA_EFORMAT);
+    CHECK_MSG(strstr(err.msg, "magic"), "%s", err.msg);
     double x[3] = {1, 2, 3};
     long sh[1] = {3};
     CHECK_EQ_INT(vla_npy_write(p, x, 1, sh), 0);
@@ -1223,10 +1225,10 @@ TEST(npy_bad)
     int all = 1;
     for (size_t cut = 0; cut < n; cut++) {
         write_bytes(p, whole, cut);
-        all &= vla_npy_read(p, &a, err, sizeof err) == VLA_EFORMAT && strstr(err, p);
+        all &= vla_npy_read(p, &a, &err) == VLA_EFORMAT && strstr(err.msg, p);
     }
     CHECK(all);
-    CHECK_EQ_INT(vla_npy_read(tmp_path("missing.npy"), &a, err, sizeof err), VLA_EIO);
-    CHECK(strstr(err, "missing.npy") != NULL);
+    CHECK_EQ_INT(vla_npy_read(tmp_path("missing.npy"), &a, &err), VLA_EIO);
+    CHECK(strstr(err.msg, "missing.npy") != NULL);
     remove_tmpdir();
 }

@@ -32,11 +32,12 @@ static const char *const colname[3] = {"S_fro", "A_fro", "o_norm"};
  * makes, and records the three norms after every step. */
 static int run_trace(traj *out, vla_model_kind mk, vla_prec prec, const char *dir, const char *sub)
 {
-    char spec[700], err[256];
+    char spec[700];
+    vla_error err = {0};
     snprintf(spec, sizeof spec, "trace:%s/%s", dir, sub);
     vla_stream *s = NULL;
-    int e = vla_stream_open(&s, spec, D, D, 1, err, sizeof err);
-    CHECK_MSG(e == 0, "open %s: %s", spec, err);
+    int e = vla_stream_open(&s, spec, D, D, 1, &err);
+    CHECK_MSG(e == 0, "open %s: %s", spec, err.msg);
     if (e)
         return e;
     CHECK_EQ_INT(vla_stream_heads(s), HEADS);

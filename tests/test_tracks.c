@@ -20,9 +20,9 @@ static double run(vla_track tr, vla_prec p, const char *stream, int d, long step
     x.track = VLA_TRACK_SM; /* every way is the same recurrence in exact arithmetic */
     vla_model *m, *ref;
     vla_stream *s;
-    char err[200];
+    vla_error err = {0};
     CHECK(vla_model_new(&m, &c) == 0 && vref_model_new(&ref, &x, VREF_EXACT, 256) == 0);
-    CHECK(vla_stream_open(&s, stream, d, d, 3, err, sizeof err) == 0);
+    CHECK(vla_stream_open(&s, stream, d, d, 3, &err) == 0);
     vla_step_buf b;
     vla_step_buf_alloc(&b, d, d);
     double *A = malloc(sizeof(double) * d * d), *X = malloc(sizeof(double) * d * d), lam[64];
@@ -94,9 +94,9 @@ TEST(chol_factor_stays_positive_definite)
         c.nudge = 0;
         vla_model *m;
         vla_stream *s;
-        char err[200];
+        vla_error err = {0};
         CHECK(vla_model_new(&m, &c) == 0);
-        CHECK(vla_stream_open(&s, "subspace:2,0.01", 8, 8, 3, err, sizeof err) == 0);
+        CHECK(vla_stream_open(&s, "subspace:2,0.01", 8, 8, 3, &err) == 0);
         vla_step_buf b;
         vla_step_buf_alloc(&b, 8, 8);
         double L[64], A[64];

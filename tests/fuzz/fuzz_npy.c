@@ -35,13 +35,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     put(fd, data, size);
 
     vla_npy a;
-    char err[200];
-    memset(err, 'x', sizeof err);
-    int rc = vla_npy_read(path, &a, err, sizeof err);
+    vla_error err;
+    memset(&err, 'x', sizeof err);
+    int rc = vla_npy_read(path, &a, &err);
     if (rc) {
         /* a failure: a known negative code, a one-line reason that names the file, nothing kept */
-        if (rc > 0 || rc < VLA_EFORMAT || !err[0] || strlen(err) >= sizeof err ||
-            strchr(err, '\n') || strncmp(err, path, strlen(path)) || a.data || a.ndim)
+        if (rc > 0 || rc < VLA_EFORMAT || err.code != rc || !err.msg[0] ||
+            strlen(err.msg) >= sizeof err.msg || strchr(err.msg, '\n') ||
+            strncmp(err.msg, path, strlen(path)) || a.data || a.ndim)
             abort();
         return 0;
     }
@@ -65,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (vla_npy_write(out, a.data, a.ndim, a.shape))
         abort();
     vla_npy b;
-    if (vla_npy_read(out, &b, err, sizeof err) || b.ndim != a.ndim ||
+    if (vla_npy_read(out, &b, &err) || b.ndim != a.ndim ||
         memcmp(b.shape, a.shape, a.ndim * sizeof a.shape[0]) || (n && memcmp(a.data, b.data, n * 8)))
         abort();
     vla_npy_free(&b);

@@ -20,10 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     spec[size - 3] = 0;
 
     vla_stream *s;
-    char err[256];
-    int rc = vla_stream_open(&s, spec, d, dv, seed, err, sizeof err);
+    vla_error err = {0};
+    int rc = vla_stream_open(&s, spec, d, dv, seed, &err);
     if (rc) {
-        if (rc > 0 || rc < VLA_EFORMAT || s || !err[0] || strchr(err, '\n'))
+        if (rc > 0 || rc < VLA_EFORMAT || s || !err.msg[0] || strchr(err.msg, '\n'))
             abort();
         free(spec);
         return 0;
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (vla_stream_kind_of(s) != VLA_STREAM_TRACE) {
         char *canon = strdup(vla_stream_spec(s));
         vla_stream *s2;
-        if (!canon || vla_stream_open(&s2, canon, d, dv, seed, err, sizeof err) ||
+        if (!canon || vla_stream_open(&s2, canon, d, dv, seed, &err) ||
             strcmp(vla_stream_spec(s2), canon))
             abort();
         vla_stream_close(s2);

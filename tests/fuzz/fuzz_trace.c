@@ -65,12 +65,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         put(names[i], p, next - p);
         p = next;
     }
-    char spec[96], err[512];
+    char spec[96];
+    vla_error err = {0};
     snprintf(spec, sizeof spec, "trace:%s", dir);
     vla_stream *s;
-    int rc = vla_stream_open(&s, spec, d, dv, 1, err, sizeof err);
+    int rc = vla_stream_open(&s, spec, d, dv, 1, &err);
     if (rc) {
-        if (rc > 0 || rc < VLA_EFORMAT || s || !err[0] || strchr(err, '\n'))
+        if (rc > 0 || rc < VLA_EFORMAT || s || !err.msg[0] || strchr(err.msg, '\n'))
             abort();
         return 0;
     }

@@ -200,9 +200,11 @@ static int rg_inputs_load(rg_inputs *x, const char *spec, int d, int heads, long
 {
     memset(x, 0, sizeof *x);
     /* the gates of the gated family too, which the other models do not read */
+    vla_error ve;
     int e = vla_inputs_draw(&x->v, spec, 1, d, d, heads, T,
-                            VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B, x->err,
-                            sizeof x->err);
+                            VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B, &ve);
+    if (e)
+        snprintf(x->err, sizeof x->err, "%s", vla_error_msg(&ve));
     if (!e && x->v.T < T) {
         snprintf(x->err, sizeof x->err, "stream %.150s: %ld steps, the suite needs %ld", spec,
                  x->v.T, T);
