@@ -3,8 +3,8 @@
 # Debian libraries (GSL, MPFR, LAPACKE) that the full build links: the CUDA=1 test runner and the
 # programs of BINS, stripped and packed with xz -9, whose window spans two binaries (the eight
 # kernels' code, 25 MB, is in each: four binaries of 32 MB pack into 9 MB), and the shared
-# libraries they need beyond the C and C++ runtimes. From the root of a tree built with `make CUDA=1` at the commit to check, into DEST (default .dev, which
-# .git/info/exclude should name):
+# libraries they need beyond the C and C++ runtimes. From the root of a tree built with
+# `make CUDA=1` at the commit to check, into DEST (default .dev, which .git/info/exclude names):
 #     sh kernels/device-bundle.sh [DEST]
 # then, on the device (carry DEST; kernels/README.md, "Running on a GPU"):
 #     tar xJf .dev/bins.tar.xz -C .dev && mkdir -p build/tests bin && mv .dev/run build/tests/ &&
