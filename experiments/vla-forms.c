@@ -198,7 +198,8 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
             k->chunk = o->forms[f].chunk;
             vla_form_name(k, form, sizeof form);
             if (vla_track_check(k, &why) || vla_form_check(k, &why))
-                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), vla_error_msg(&why));
+                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec),
+                            vla_error_msg(&why));
             vla_engine_spec sp;
             vla_cli_engine_spec(c, k, &sp);
             sp.stream = NULL;

@@ -282,7 +282,8 @@ static int open_trace(vla_stream *s, const char *dir, vla_error *err)
 
 /* ---- opening: parse the spec, check every parameter, write the canonical spec ---- */
 
-int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed, vla_error *err)
+int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
+                    vla_error *err)
 {
     return vla_stream_open_part(out, spec, d, dv, seed, 0, -1, -1, err);
 }
@@ -767,7 +768,8 @@ static int inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, in
     long len = vla_stream_length(x->s), nh = vla_stream_heads(x->s);
     if (nh > 0 && nh < (long)h0 + heads) {
         vla_inputs_free(x);
-        return vla_fail(err, VLA_ERANGE, "stream %.150s: %ld heads, %d wanted", spec, nh, h0 + heads);
+        return vla_fail(err, VLA_ERANGE, "stream %.150s: %ld heads, %d wanted", spec, nh,
+                        h0 + heads);
     }
     if (len > 0 && T > len) /* a finite stream bounds the steps */
         T = len;

@@ -222,7 +222,8 @@ int vla_config_check(const vla_config *cfg);
 /* the same, with the reason in err ("lambda0 = 0: it must be finite and > 0") */
 int vla_config_check_why(const vla_config *cfg, vla_error *err);
 /* A real number of text s: finite, a subnormal included; VLA_EINVAL with err's reason (err may be
- * NULL) the rest of a sentence that starts with s ("is not a number", "underflows binary64 to 0"). */
+ * NULL) the rest of a sentence that starts with s ("is not a number", "underflows binary64 to
+ * 0"). */
 int vla_parse_real(const char *s, double *x, vla_error *err);
 /* x as the shortest "%.Pg", P from min_digits up to 17, that reads back as x: text that round-trips
  * (min_digits 6 gives what %g gives whenever %g is exact) */
@@ -430,7 +431,8 @@ typedef enum {
 typedef struct vla_stream vla_stream;
 /* spec: gauss[:SIGMA[,sigmoid]] (sigmoid: a rate beta_t = sigmoid(N(0, 1)) per step, as fla
  * issue 736 draws them), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR. */
-int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed, vla_error *err);
+int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
+                    vla_error *err);
 /* The same, reading of a trace only heads h0 .. h0 + nh - 1 and steps 1 .. steps (nh or steps
  * < 0: to the end; 0: none, the files' shapes alone): a run of 10 steps of a long trace reads
  * 10 steps. The files' shapes are checked whole, the values of the part read; a head or step

@@ -72,7 +72,8 @@ TEST(hardening_npy_seeds)
             CHECK_MSG(a.data && a.ndim >= 0 && a.ndim <= 8, "%s: read but empty", path);
         } else {
             /* a failure is one line that names the file, and keeps nothing */
-            CHECK_MSG(rc < 0 && !strncmp(err.msg, path, strlen(path)) && !strchr(err.msg, '\n') && !a.data,
+            CHECK_MSG(rc < 0 && !strncmp(err.msg, path, strlen(path)) && !strchr(err.msg, '\n') &&
+                          !a.data,
                       "%s: rc %d, reason '%s'", path, rc, err.msg);
         }
         vla_npy_free(&a);
@@ -98,16 +99,19 @@ TEST(hardening_npy_repeated_key)
                            "'shape': (5,), }", x, sizeof x);
     vla_npy a;
     int rc = vla_npy_read(path, &a, &err);
-    CHECK_MSG(rc == VLA_EFORMAT && strstr(err.msg, "repeats key 'shape'"), "rc %d: %s", rc, err.msg);
+    CHECK_MSG(rc == VLA_EFORMAT && strstr(err.msg, "repeats key 'shape'"), "rc %d: %s", rc,
+              err.msg);
     write_npy_header(path, "{'descr': '<f4', 'descr': '<f8', 'fortran_order': False, "
                            "'shape': (6,), }", x, sizeof x);
     rc = vla_npy_read(path, &a, &err);
-    CHECK_MSG(rc == VLA_EFORMAT && strstr(err.msg, "repeats key 'descr'"), "rc %d: %s", rc, err.msg);
+    CHECK_MSG(rc == VLA_EFORMAT && strstr(err.msg, "repeats key 'descr'"), "rc %d: %s", rc,
+              err.msg);
     /* the same file with each key once is fine */
     write_npy_header(path, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", x,
                      sizeof x);
     rc = vla_npy_read(path, &a, &err);
-    CHECK_MSG(rc == 0 && a.ndim == 2 && a.shape[1] == 3 && a.data[5] == 6, "rc %d: %s", rc, err.msg);
+    CHECK_MSG(rc == 0 && a.ndim == 2 && a.shape[1] == 3 && a.data[5] == 6, "rc %d: %s", rc,
+              err.msg);
     vla_npy_free(&a);
     remove_tree(dir);
 }
@@ -247,7 +251,8 @@ TEST(hardening_trace_rates)
         CHECK_EQ_INT(vla_npy_write(path, y, 3, ysh), 0);
         vla_stream *s = NULL;
         int rc = vla_stream_open(&s, spec, 2, 2, 1, &err);
-        CHECK_MSG(rc == VLA_ERANGE && strstr(err.msg, cases[c].file) && strstr(err.msg, cases[c].want),
+        CHECK_MSG(rc == VLA_ERANGE && strstr(err.msg, cases[c].file) &&
+                      strstr(err.msg, cases[c].want),
                   "%s = %g: rc %d '%s'", cases[c].file, cases[c].bad, rc, err.msg);
         vla_stream_close(s);
         /* the ends of the ranges are a saturated sigmoid, not an error */

@@ -490,8 +490,8 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
                          "scan)" % form)
     why = _Error()
     if _L.vla_form_check(ctypes.byref(cfg), ctypes.byref(why)):
-        raise ValueError("form %s with model %s: %s" % (form, model,
-                                                        _L.vla_error_msg(ctypes.byref(why)).decode()))
+        why = _L.vla_error_msg(ctypes.byref(why)).decode()
+        raise ValueError("form %s with model %s: %s" % (form, model, why))
     if logdecay is not None and logdecay.shape[2] > 1 and _L.vla_model_gate(cfg.model) == 1:
         raise ValueError("logdecay: shape %s holds one log-decay per key channel; %s takes a "
                          "scalar per token, (heads, T)" % (logdecay.shape, model))
