@@ -509,6 +509,9 @@ int vla_inputs_draw_part(vla_inputs *x, const char *spec, uint64_t seed, int d, 
  * steps that will be asked for (of a trace no more is read). */
 int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
                     long T, long steps, unsigned want, char *err, size_t errlen);
+/* ... of heads h0 .. h0 + heads - 1 alone (vla-check's judge, a block of heads at a time) */
+int vla_inputs_open_part(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int h0,
+                         int heads, long T, long steps, unsigned want, char *err, size_t errlen);
 int vla_inputs_fill(vla_inputs *x, long t0, long t1, char *err, size_t errlen);
 void vla_inputs_free(vla_inputs *x);
 
