@@ -1706,6 +1706,32 @@ TEST_SLOW(reliability_check_resume)
     remove_tree(dir);
 }
 
+/* The sweep copies its engines' state only where the file is due to be written: with
+ * VLA_CHECKPOINT_SECONDS=3600, stopped by SIGINT two seconds in (checkpoints finished), it has
+ * written nothing and says so, naming the checkpoints a resume runs again (it copied the state
+ * at every checkpoint and wrote the last at the stop: its peak 84 -> 39 MB on
+ * forms-chunk-vla3-lmlike at 2000 steps) */
+TEST(reliability_sweep_state_when_due)
+{
+    static const char *const args[] = {"--what", "sweep", "--model", "vla3", "--set", "period=16",
+                                       "--d", "8", "--steps", "40000", "--runs", "2", "--forms",
+                                       "seq,chunk:16,scan", "--precisions", "f32,bf16", NULL};
+    const char *p;
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=3600", NULL};
+    if (!begin(dir, sizeof dir, 1, "vla-forms", &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, args, "--out", out, NULL, NULL);
+    int st = run_signalled(argv, env, NULL, 2, SIGINT, NULL, msg, sizeof msg);
+    CHECK_MSG(st == 3 && !exists(ck) &&
+                  strstr(msg, "nothing saved: no checkpoint had been written") &&
+                  strstr(msg, "finished after the last one written"),
+              "stopped before a write was due: status %d, %s, '%s'", st,
+              exists(ck) ? "a checkpoint" : "no checkpoint", msg);
+    remove_tree(dir);
+}
+
 /* ---- vla-check --outputs resumes by heads ---- */
 
 /* The judge of a kernel's read-outs: 4 heads of la (d = 8, JT steps; the "kernel" is lib's own
