@@ -182,6 +182,13 @@ int vla_units_open(vla_units **u, const vla_cli *c, const vla_cli_spec *spec, co
 const void *vla_units_get(const vla_units *u, int i, size_t *len);
 /* unit i finished, its result rec (len bytes, at most open's max); VLA_OK or VLA_ENOMEM */
 int vla_units_save(vla_units *u, int i, const void *rec, size_t len);
+/* the same, kept for the next write but not writing (a unit that is only whole with the one
+ * saved after it: vla-forms' sweep) */
+int vla_units_keep(vla_units *u, int i, const void *rec, size_t len);
+/* whether the checkpoint is due to be written: VLA_CHECKPOINT_SECONDS passed since the last write
+ * (vla_units_save writes it now), or a stop came (vla_units_end writes it); never without a file.
+ * A program whose unit is costly to make (a copy of every engine's state) makes it only then. */
+int vla_units_due(const vla_units *u);
 /* unit i not finished after all (a program whose units go on from one another starts over) */
 void vla_units_drop(vla_units *u, int i);
 /* The end, with the program's exit status: 3 (a stop) writes the checkpoint and says what was

@@ -1068,7 +1068,7 @@ static void units_write(vla_units *u)
     u->last_save = vla_cli_now();
 }
 
-int vla_units_save(vla_units *u, int i, const void *rec, size_t len)
+int vla_units_keep(vla_units *u, int i, const void *rec, size_t len)
 {
     char *b = malloc(len ? len : 1);
     if (!b)
@@ -1078,9 +1078,20 @@ int vla_units_save(vla_units *u, int i, const void *rec, size_t len)
     free(u->rec[i]);
     u->rec[i] = b;
     u->len[i] = len;
-    if (u->files && vla_cli_now() - u->last_save >= u->every)
-        units_write(u);
     return VLA_OK;
+}
+
+int vla_units_due(const vla_units *u)
+{
+    return u->files && (vla_cli_stop || vla_cli_now() - u->last_save >= u->every);
+}
+
+int vla_units_save(vla_units *u, int i, const void *rec, size_t len)
+{
+    const int e = vla_units_keep(u, i, rec, len);
+    if (!e && u->files && vla_cli_now() - u->last_save >= u->every)
+        units_write(u);
+    return e;
 }
 
 int vla_units_end(vla_units *u, int status)

@@ -49,6 +49,8 @@ typedef struct {
     const char *outputs; /* --outputs DIR2: a kernel's read-outs to judge */
     long window;         /* --window W (0: not given) */
     double slack;        /* --slack F (0: not given) */
+    int ncmd;            /* the command as typed without --resume: the judge's report's */
+    char **cmd;
 } opts_t;
 
 static int on_opt(void *ctx, const char *name, const char *val)
@@ -1217,7 +1219,9 @@ static int measure(const double *o, const double *ref, long T, int dv, long W, v
  * same on the inputs rounded to the policy's io format, the policy's emulation in seq and in the
  * kernel's form, advanced together on the trace's inputs read once, a window of WIN steps at a
  * time, and each head's read-outs measured against the reference's as they come (the kernel's
- * read from o.npy by the window): the memory is the states' and the windows', not T's ---- */
+ * read from o.npy by the window): the memory is the states' and the windows', not T's. A pass
+ * runs a block of heads (a head's numbers are the same in any block); the dd references are
+ * checked on head 0, in the first block, and the later blocks run as that check decided ---- */
 enum { R_REF, R_RND, R_SEQ, R_FORM, NR };
 /* the measures of a head against the reference: the kernel's, then runs R_RND .. R_FORM's */
 #define M_KERNEL R_REF
@@ -1239,14 +1243,15 @@ typedef struct {
     double *S[NR];  /* each run's final states (H x dv x d) */
 } jpass_t;
 
-/* One pass over the trace: 0, REDO_MPFR (a dd reference failed its check: pass again, that
- * reference in MPFR), or 1 with the reason in why and the run that failed in *failed (-1: o.npy).
- * *rescale: a measure's numbers asked for another scale than J->sc's (now in J->sc): pass again */
-static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t len)
+/* One pass over the trace of heads h0 .. h0 + H - 1: 0, REDO_MPFR (a dd reference failed its
+ * check: pass again, that reference in MPFR), or 1 with the reason in why and the run that failed
+ * in *failed (-1: o.npy). *rescale: a measure's numbers asked for another scale than J->sc's (now
+ * in J->sc): pass again */
+static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, char *why, size_t len)
 {
     const vla_cli *c = J->c;
     const vla_config *cfg = J->cfg;
-    const int H = c->runs, d = cfg->d, dv = cfg->dv;
+    const int d = cfg->d, dv = cfg->dv;
     const long T = J->T, C = cfg->form == VLA_FORM_CHUNK ? cfg->chunk : 1;
     vla_engine *e[NR] = {NULL};
     vref_ddcheck *chk[NR] = {NULL};
@@ -1263,7 +1268,8 @@ static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t l
             nan[j] = NAN; /* a read-out where none came */
     vla_error ve;
     if (!kbuf || !row || !mr ||
-        vla_inputs_open(&in, c->stream, c->seed, d, dv, H, WIN, T, vla_model_reads(cfg), &ve)) {
+        vla_inputs_open_part(&in, c->stream, c->seed, d, dv, h0, H, WIN, T, vla_model_reads(cfg),
+                             &ve)) {
         if (kbuf && row && mr)
             snprintf(why, len, "%s", vla_error_msg(&ve));
         return free(kbuf), free(row), free(mr), 1;
@@ -1277,6 +1283,7 @@ static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t l
         sp.is_read = in.is_read;
         sp.T = in.T;
         sp.cycle = 1;
+        sp.runs = H;
         tp[r] = (taps_t){malloc((size_t)H * RING * dv * sizeof(double)), malloc((size_t)H * RING),
                          dv, (int)C, NULL};
         sp.taps = VLA_TAP_O;
@@ -1292,8 +1299,10 @@ static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t l
         if (chk[r] && J->dd[r] == DD_DONE)
             vref_ddcheck_free(chk[r]), chk[r] = NULL; /* checked at an earlier pass */
     }
+    double *const sc = J->sc + (size_t)h0 * NR;
+    meas_t *const m = J->m + (size_t)h0 * NR;
     for (int i = 0; !st && i < H * NR; i++)
-        st = meas_begin(&mr[i], T, J->W, J->sc[i]) ? (*failed = R_REF, 1) : 0;
+        st = meas_begin(&mr[i], T, J->W, sc[i]) ? (*failed = R_REF, 1) : 0;
     long done = 0;
     for (long t = 0, to; !st && t < T; t = to) {
         to = t + WIN < T ? t + WIN : T;
@@ -1328,7 +1337,8 @@ static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t l
         const long upto = to == T ? T : to / C * C;
         for (int h = 0; h < H && !st; h++)
             if (upto > done &&
-                vla_npy_read_steps(J->ko, h, done, upto - done, kbuf + (size_t)h * RING * dv, &ve))
+                vla_npy_read_steps(J->ko, h0 + h, done, upto - done, kbuf + (size_t)h * RING * dv,
+                                   &ve))
                 st = 1, *failed = -1, snprintf(why, len, "%s", vla_error_msg(&ve));
         for (int h = 0; h < H && !st; h++)
             for (long s = done; s < upto; s++) {
@@ -1356,12 +1366,12 @@ static int judge_pass(jpass_t *J, int *failed, int *rescale, char *why, size_t l
     }
     for (int r = 0; r < NR && !st; r++)
         for (int h = 0; h < H; h++)
-            vla_engine_get(e[J->alias[r]], h, VLA_Q_S, J->S[r] + (size_t)h * dv * d);
+            vla_engine_get(e[J->alias[r]], h, VLA_Q_S, J->S[r] + (size_t)(h0 + h) * dv * d);
     for (int i = 0; i < H * NR; i++) {
         const double need = meas_end(&mr[i]);
         if (!st) {
-            *rescale |= need != J->sc[i];
-            J->sc[i] = need, J->m[i] = mr[i].m;
+            *rescale |= need != sc[i];
+            sc[i] = need, m[i] = mr[i].m;
         }
     }
     for (int r = 0; r < NR; r++) {
@@ -1685,9 +1695,10 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
  * binary64 backward with --ref f64), the same on the inputs and do rounded to the policy's io
  * format, and lib's seq backward in the policy; 0, 2 (a backward that refused the inputs: delta's
  * row gates), 3 (interrupted), else 1. One head at a time: its inputs, do and the kernel's
- * gradients read for it alone, so that the memory is one head's arrays of T steps, not H's. */
+ * gradients read for it alone, so that the memory is one head's arrays of T steps, not H's. Head
+ * h's rows are unit H + h of u: read back where it was judged before, else saved. */
 static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, long W,
-                       double slack, grads_t *G)
+                       double slack, grads_t *G, vla_units *u)
 {
     const int d = cfg->d, dv = cfg->dv;
     const vla_fmt io = vla_prec_io(cfg->prec);
@@ -1711,6 +1722,14 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
     if (st)
         fprintf(stderr, "vla-check: out of memory for the gradients of %ld steps\n", T);
     for (long h = 0; h < H && !st; h++) {
+        size_t len;
+        const void *rec = vla_units_get(u, (int)(H + h), &len);
+        if (rec && len == G->n * sizeof *G->row) { /* judged before */
+            memcpy(&G->row[h * G->n], rec, len);
+            for (int j = 0; j < G->n; j++)
+                G->nbad += !G->row[h * G->n + j].ok;
+            continue;
+        }
         vla_inputs_free(&x);
         if (vla_inputs_draw_part(&x, c->stream, c->seed, d, dv, (int)h, 1, T,
                                  vla_model_reads(cfg), &err)) {
@@ -1738,10 +1757,7 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             r = vla_grad(&pol, T, gin, &as, ch, &gs[G_SEQ].g);
         if (r) {
             st = r == VLA_EINTR ? 3 : r == VLA_ENOTSUP ? 2 : 1;
-            if (r == VLA_EINTR)
-                fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
-                        (int)vla_cli_stop);
-            else
+            if (r != VLA_EINTR) /* (a stop: the caller says what was saved) */
                 fprintf(stderr, "vla-check: the backward of head %ld (%s %s): %s\n", h,
                         vla_model_name(cfg->model), vla_prec_name(cfg->prec),
                         r == VLA_ENOTSUP ? "the trace has delta's row gates g (g.npy), which the "
@@ -1776,6 +1792,10 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             y->ok = !y->k.t_nonfinite && y->k.mrw <= y->budget;
             G->nbad += !y->ok;
         }
+        if (!st && vla_units_save(u, (int)(H + h), &G->row[h * G->n], G->n * sizeof *G->row)) {
+            fprintf(stderr, "vla-check: out of memory\n");
+            st = 1;
+        }
     }
     for (int r = 0; r < NG; r++)
         free(gs[r].mem);
@@ -1791,6 +1811,93 @@ static void grads_free(grads_t *G)
     if (G->n)
         vla_npy_free(&G->dout);
     free(G->row);
+}
+
+/* ---- the judge's checkpoint (vla_units, drive.c): unit h < H is head h's read-outs measured,
+ * its record the references' counts and passes (refck and J->dd, which head 0's block decides
+ * for every block), its NR measures and its final state's error and verdict; unit H + h is its
+ * gradients' rows (grads_judge). The key holds each file of DIR2 by its contents. ---- */
+#define HEAD_REC (sizeof(refck_t) + NR * sizeof(long) + NR * sizeof(meas_t) + 2 * sizeof(double))
+
+static int head_save(vla_units *u, int h, const jpass_t *J, const double *srel)
+{
+    char rec[HEAD_REC], *p = rec;
+    long dd[NR];
+    const double none[2] = {0, 0};
+    for (int r = 0; r < NR; r++)
+        dd[r] = J->dd[r];
+    memcpy(p, &refck, sizeof refck), p += sizeof refck;
+    memcpy(p, dd, sizeof dd), p += sizeof dd;
+    memcpy(p, J->m + (size_t)h * NR, NR * sizeof *J->m), p += NR * sizeof *J->m;
+    memcpy(p, srel ? srel + 2 * h : none, sizeof none);
+    return vla_units_save(u, h, rec, sizeof rec);
+}
+
+/* head h from the checkpoint, where it was measured before: 1, its measures and state's error in
+ * J and srel, the references' counts and passes as they were; else 0 (it runs) */
+static int head_load(const vla_units *u, int h, jpass_t *J, double *srel)
+{
+    size_t len;
+    const char *p = vla_units_get(u, h, &len);
+    long dd[NR];
+    if (!p || len != HEAD_REC)
+        return 0;
+    memcpy(dd, p + sizeof refck, sizeof dd);
+    for (int r = 0; r < NR; r++)
+        if (dd[r] < DD_CHECK || dd[r] > DD_NO)
+            return 0;
+    memcpy(&refck, p, sizeof refck), p += sizeof refck + sizeof dd;
+    for (int r = 0; r < NR; r++)
+        J->dd[r] = (int)dd[r];
+    memcpy(J->m + (size_t)h * NR, p, NR * sizeof *J->m), p += NR * sizeof *J->m;
+    if (srel)
+        memcpy(srel + 2 * h, p, 2 * sizeof *srel);
+    return 1;
+}
+
+/* the judge's lines of the key: the settings (as the table's), and with a checkpoint, each file
+ * of DIR2 that it reads by its bytes' FNV-1a (outputs written again are another judge's) */
+static char *judge_key(const vla_cli *c, const char *dir)
+{
+    static const char *const names[] = {"dtype.txt", "o.npy", "S.npy", "dq.npy", "dk.npy",
+                                        "dv.npy", "dbeta.npy", "dg.npy", "da.npy", "db.npy",
+                                        "du.npy", "do.npy"};
+    const char *sets[VLA_CLI_MAXSETS + 64];
+    const int nsets = settings(c, sets, VLA_CLI_MAXSETS + 64);
+    char *text = NULL, path[4200], buf[1 << 16];
+    size_t len = 0, k;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        fprintf(stderr, "vla-check: out of memory\n");
+        return NULL;
+    }
+    fprintf(f, "--set=");
+    for (int i = 0; i < nsets; i++)
+        fprintf(f, "%s%s", i ? " " : "", sets[i]);
+    fprintf(f, "\n");
+    for (size_t i = 0; strcmp(c->out, "-") && i < sizeof names / sizeof *names; i++) {
+        out_path(path, sizeof path, dir, names[i]);
+        FILE *in = fopen(path, "rb");
+        if (!in)
+            continue;
+        uint64_t h = VLA_FNV_INIT;
+        long long n = 0;
+        while ((k = fread(buf, 1, sizeof buf, in)) > 0)
+            h = vla_fnv1a(h, buf, k), n += (long long)k;
+        if (ferror(in)) {
+            fprintf(stderr, "vla-check: --outputs: %s: %s\n", path, strerror(errno));
+            fclose(in), fclose(f), free(text);
+            return NULL;
+        }
+        fclose(in);
+        fprintf(f, "--outputs %s=%016llx (%lld bytes)\n", names[i], (unsigned long long)h, n);
+    }
+    if (fclose(f)) {
+        fprintf(stderr, "vla-check: out of memory\n");
+        free(text);
+        return NULL;
+    }
+    return text;
 }
 
 static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, int prec_given)
@@ -1868,14 +1975,32 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
                                            "the seq emulation", "the form's emulation"};
     const size_t ns = (size_t)H * dv * d;
     jpass_t J = {.c = c, .cfg = &cfg, .ko = &ko, .T = T, .W = W, .io = io, .ofmt = ofmt, .fo = fo};
+    double *srel = NULL; /* per head: the final state's error and verdict */
     int ok = (J.sc = malloc((size_t)H * NR * sizeof *J.sc)) &&
-             (J.m = calloc((size_t)H * NR, sizeof *J.m));
+             (J.m = calloc((size_t)H * NR, sizeof *J.m)) &&
+             (!have_S || (srel = calloc((size_t)H * 2, sizeof *srel)));
     for (int r = 0; r < NR; r++)
         ok = ok && (J.S[r] = malloc(ns * sizeof(double)));
     if (!ok) {
         fprintf(stderr, "vla-check: out of memory for %d runs of %d heads\n", NR, H);
         return 1;
     }
+    /* the checkpoint: a head's read-outs measured, then its gradients, are its units */
+    vla_units *units;
+    char *extra = judge_key(c, o->outputs);
+    const size_t urec = G.n * sizeof *G.row > HEAD_REC ? G.n * sizeof *G.row : HEAD_REC;
+    int st = extra ? vla_units_open(&units, c, spec, G.n ? "measure" : "head", extra,
+                                    G.n ? 2 * H : H, urec) : 1;
+    free(extra);
+    if (st)
+        return st;
+    int *had = calloc((size_t)H, sizeof *had);
+    if (!had) {
+        fprintf(stderr, "vla-check: out of memory\n");
+        return vla_units_end(units, 1);
+    }
+    for (int h = 0; h < H; h++)
+        had[h] = head_load(units, h, &J, srel);
     for (int i = 0; i < H * NR; i++)
         J.sc[i] = 1;
     vla_cli rc = *c;
@@ -1894,24 +2019,49 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
         J.alias[r] = r == R_RND && io == VLA_FMT_F64         ? R_REF
                      : r == R_FORM && cfg.form == VLA_FORM_SEQ ? R_SEQ
                                                                : r;
-    int st, failed, rescale;
+    int failed, rescale;
     char err[600];
-    do /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
-        st = judge_pass(&J, &failed, &rescale, err, sizeof err);
-    while (st == REDO_MPFR || (!st && rescale));
-    if (st) {
-        if (vla_cli_stop) {
-            fprintf(stderr, "vla-check: interrupted (signal %d); nothing written\n",
-                    (int)vla_cli_stop);
-            return 3;
+    /* the heads not read back, a block of as many as threads at a time (their order: head 0's
+     * block, which checks the dd references, first) */
+    for (int h0 = 0, nb; h0 < H; h0 += nb) {
+        for (nb = 0; h0 + nb < H && !had[h0 + nb] && nb < vla_cli_threads(); nb++)
+            ;
+        if (!nb) {
+            nb = 1;
+            continue;
         }
-        if (failed < 0)
-            fprintf(stderr, "vla-check: --outputs: %s\n", err);
-        else
-            fprintf(stderr, "vla-check: %s (%s %s) did not run: %s\n", rname[failed],
-                    vla_model_name(cfg.model), vla_prec_name(J.sp[failed].cfg.prec), err);
-        return 1;
+        do /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
+            st = judge_pass(&J, h0, nb, &failed, &rescale, err, sizeof err);
+        while (st == REDO_MPFR || (!st && rescale));
+        if (st && vla_cli_stop)
+            return vla_units_end(units, 3);
+        if (st) {
+            if (failed < 0)
+                fprintf(stderr, "vla-check: --outputs: %s\n", err);
+            else
+                fprintf(stderr, "vla-check: %s (%s %s) did not run: %s\n", rname[failed],
+                        vla_model_name(cfg.model), vla_prec_name(J.sp[failed].cfg.prec), err);
+            return vla_units_end(units, 1);
+        }
+        for (int h = h0; h < h0 + nb; h++) {
+            if (srel) { /* the final state against the reference's */
+                const size_t at = (size_t)h * dv * d;
+                double e = vla_rel_fro(ks.data + at, J.S[R_REF] + at, (long)dv * d), top = 0;
+                for (int r = R_RND; r < NR; r++) {
+                    double a = vla_rel_fro(J.S[r] + at, J.S[R_REF] + at, (long)dv * d);
+                    if (worse(a, top))
+                        top = a;
+                }
+                srel[2 * h] = e;
+                srel[2 * h + 1] = e <= top * slack; /* (NaN: beyond) */
+            }
+            if (head_save(units, h, &J, srel)) {
+                fprintf(stderr, "vla-check: out of memory\n");
+                return vla_units_end(units, 1);
+            }
+        }
     }
+    free(had);
 
     /* per head */
     head_t *hd = calloc((size_t)H, sizeof *hd);
@@ -1942,28 +2092,13 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
             more = b, worst = h;
     }
     /* the final state */
-    double *srel = NULL;
     int sbad = 0;
-    if (have_S && (srel = calloc((size_t)H * 2, sizeof *srel))) {
-        for (int h = 0; h < H; h++) {
-            const size_t at = (size_t)h * dv * d;
-            double e = vla_rel_fro(ks.data + at, J.S[R_REF] + at, (long)dv * d), top = 0;
-            for (int r = R_RND; r < NR; r++) {
-                double a = vla_rel_fro(J.S[r] + at, J.S[R_REF] + at, (long)dv * d);
-                if (worse(a, top))
-                    top = a;
-            }
-            srel[2 * h] = e;
-            srel[2 * h + 1] = e <= top * slack; /* (NaN: beyond) */
-            sbad += srel[2 * h + 1] == 0;
-        }
-    }
+    for (int h = 0; srel && h < H; h++)
+        sbad += srel[2 * h + 1] == 0;
     /* the gradients */
-    if (G.n) {
-        int r = grads_judge(c, &cfg, H, T, W, slack, &G);
-        if (r)
-            return r;
-    }
+    if (G.n && (st = grads_judge(c, &cfg, H, T, W, slack, &G, units)))
+        return vla_units_end(units, st);
+    vla_units_end(units, 0); /* (the checkpoint goes when vla-check exits 0) */
     const int beyond = nbad || sbad || G.nbad;
     /* the summary, one line */
     char sum[1200];
@@ -2221,7 +2356,7 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
             fprintf(f, "\n");
         }
         fprintf(f, "\nThe command:\n\n");
-        md_command(f, c->argc, c->argv);
+        md_command(f, o->ncmd, o->cmd);
         if (fclose(f))
             free(text), text = NULL;
         if (report_write(path, text, len))
@@ -2336,9 +2471,9 @@ int main(int argc, char **argv)
             "the others (the groups in progress at the stop start over), and writes the table and\n"
             "report of an uninterrupted check (the report's command without --resume). FILE.ckpt goes\n"
             "when vla-check exits 0; after exit 1 (--require's too) what was written of it stays, for\n"
-            "--resume. The table on standard output keeps no checkpoint, nor does --outputs (--resume\n"
-            "is refused there). On a terminal, stderr shows the progress (head-steps done of all the\n"
-            "rows', their rate, the time left); elsewhere nothing of it.\n"
+            "--resume. The table on standard output keeps no checkpoint. On a terminal, stderr shows\n"
+            "the progress (head-steps done of all the rows', their rate, the time left); elsewhere\n"
+            "nothing of it.\n"
             "A trace is read a block of steps at a time: the memory does not grow with T; the rows\n"
             "that share a reference (the model, its input rounding) read it, or draw a stream, once.\n"
             "\n"
@@ -2364,7 +2499,13 @@ int main(int argc, char **argv)
             "usage error (o.npy of another shape than (heads, T, dv), uint16 without dtype.txt, ...).\n"
             "o.npy is read a window of steps at a time beside the runs, so that the memory is the\n"
             "states' and the window's, not T's; the gradients below, when given, are judged a head\n"
-            "at a time: the memory is one head's arrays of T steps, not every head's.\n\n"
+            "at a time: the memory is one head's arrays of T steps, not every head's. The heads run\n"
+            "a block of OMP_NUM_THREADS at a time (the numbers do not depend on it). With --out\n"
+            "FILE, each head measured (and then its gradients) is kept in FILE.ckpt, as the table's\n"
+            "groups are: written every VLA_CHECKPOINT_SECONDS and at SIGINT or SIGTERM (exit 3);\n"
+            "--resume reads them back and judges the others to the table, report and JSON of an\n"
+            "uninterrupted judge. Its key holds DIR2's files by their contents: outputs written\n"
+            "again are refused (2), named (--outputs o.npy).\n\n"
             "GRADIENTS. When DIR2 also holds your kernel's backward, dq.npy, dk.npy (heads, T, d),\n"
             "dv.npy (heads, T, dv), dbeta.npy (heads, T), dg.npy (heads, T), or (heads, T, d) for a\n"
             "log-decay per key channel, da.npy and db.npy (rwkv7), du.npy (vla1, vla3), any of them,\n"
@@ -2460,14 +2601,12 @@ int main(int argc, char **argv)
             vla_cli_die(&spec, "--outputs judges one configuration: --model, --precision, --track "
                                "and --form, not --%s", o.models ? "models" : o.precs ? "precisions"
                                : o.tracks ? "tracks" : o.require ? "require" : "forms");
-        if (c.resume)
-            vla_cli_die(&spec, "--resume: --outputs writes no checkpoints (an interrupted judge "
-                               "starts over)");
         int prec_given = 0;
         for (int i = 1; i < argc; i++)
             prec_given |= !strcmp(argv[i], "--precision");
         o.window = o.window ? o.window : 64;
         o.slack = o.slack ? o.slack : 4;
+        o.ncmd = ncmd, o.cmd = cmd;
         int st = judge_outputs(&c, &spec, &o, prec_given);
         free(av);
         return st;

@@ -252,6 +252,8 @@ static int unit_of(const sweep_pass *sw, long k, int state, char **buf, size_t *
     return ok ? VLA_OK : VLA_ENOMEM;
 }
 
+/* checkpoint k as a unit: with the state, saved (written when due); without, kept for the write
+ * that the one with the state makes */
 static void unit_save(const vla_cli_spec *spec, const sweep_pass *sw, vla_units *u, long k,
                       int state)
 {
@@ -259,7 +261,7 @@ static void unit_save(const vla_cli_spec *spec, const sweep_pass *sw, vla_units 
     size_t n;
     if (unit_of(sw, k, state, &rec, &n))
         vla_cli_die(spec, "out of memory");
-    int r = vla_units_save(u, (int)k, rec, n);
+    int r = state ? vla_units_save(u, (int)k, rec, n) : vla_units_keep(u, (int)k, rec, n);
     free(rec);
     if (r)
         vla_cli_die(spec, "out of memory");
@@ -385,6 +387,7 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     vla_progress prog;
     vla_progress_start(&prog, nck ? nengines * cks[nck - 1] : 0, "engine-steps");
     const long t0 = k0 ? cks[k0 - 1] : 0;
+    long kept = k0, finished = k0; /* in u: 0 .. kept - 1, the last with the state */
     vla_progress_update(&prog, done = nengines * t0);
     for (long k = k0, t = t0, to; k < nck; k++) {
         for (; t < cks[k]; t = to) { /* a window at a time */
@@ -440,11 +443,18 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                     sum[q] += relerr(x, x + len[q], len[q]) / nr;
                 }
         }
-        /* checkpoint k finished, with the state to go on from; the one before keeps its errors
-         * (in this order: a file written between the two holds both states) */
-        unit_save(spec, sw, u, k, 1);
-        if (k > 0)
-            unit_save(spec, sw, u, k - 1, 0);
+        /* checkpoint k finished. Where the file is due to be written (vla_units_due), k is
+         * saved with the state to go on from, after the ones since the last write and the one
+         * that held the state before, with their errors alone; else nothing is copied (the
+         * errors stay in err): a copy of every engine's state at every checkpoint doubled the
+         * memory. A stop that comes during the next ones goes on from the last written. */
+        if (vla_units_due(u)) {
+            for (long j = kept > 0 ? kept - 1 : 0; j < k; j++)
+                unit_save(spec, sw, u, j, 0);
+            unit_save(spec, sw, u, k, 1);
+            kept = k + 1;
+        }
+        finished = k + 1;
     }
     if (!*why) /* (a run again in MPFR keeps the failed check's words) */
         snprintf(why, whylen, "MPFR at %ld bits", c->ref_bits ? c->ref_bits : VREF_DEFAULT_BITS);
@@ -504,6 +514,11 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     free(bname);
 done:
     vla_progress_end(&prog);
+    if (status == 3 && finished > kept)
+        fprintf(stderr, "vla-forms: checkpoints %ld to %ld finished after the last one written "
+                        "(the state is copied only when a write is due, every "
+                        "VLA_CHECKPOINT_SECONDS): a --resume runs them again\n", kept,
+                finished - 1);
     free(x);
     return status;
 }
@@ -536,7 +551,16 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
         snprintf(sw.redo, sizeof sw.redo, "%s", why);
         r = sweep_ref(c, spec, o, out, &sw, u, 0, why, sizeof why);
     }
-    r = vla_units_end(u, r);
+    int saved = 0;
+    for (long k = 0; k < sw.nck; k++)
+        saved |= vla_units_get(u, (int)k, NULL) != NULL;
+    if (r == 3 && !saved) { /* (checkpoints may have finished, none was written) */
+        fprintf(stderr, "vla-forms: interrupted (signal %d); nothing saved: no checkpoint had "
+                        "been written.\n", (int)vla_cli_stop);
+        vla_units_free(u);
+    } else {
+        r = vla_units_end(u, r);
+    }
     sweep_close(&sw);
     return r;
 }

@@ -797,6 +797,12 @@ int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int d
     return inputs_open(x, spec, seed, d, dv, 0, heads, T, steps, want, err);
 }
 
+int vla_inputs_open_part(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int h0,
+                         int heads, long T, long steps, unsigned want, vla_error *err)
+{
+    return inputs_open(x, spec, seed, d, dv, h0, heads, T, steps, want, err);
+}
+
 int vla_inputs_fill(vla_inputs *x, long t0, long t1, vla_error *err)
 {
     const int d = x->d, dv = x->dv;

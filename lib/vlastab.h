@@ -525,6 +525,9 @@ int vla_inputs_draw_part(vla_inputs *x, const char *spec, uint64_t seed, int d, 
  * steps that will be asked for (of a trace no more is read). */
 int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int heads,
                     long T, long steps, unsigned want, vla_error *err);
+/* ... of heads h0 .. h0 + heads - 1 alone (vla-check's judge, a block of heads at a time) */
+int vla_inputs_open_part(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int h0,
+                         int heads, long T, long steps, unsigned want, vla_error *err);
 int vla_inputs_fill(vla_inputs *x, long t0, long t1, vla_error *err);
 void vla_inputs_free(vla_inputs *x);
 

@@ -1706,6 +1706,209 @@ TEST_SLOW(reliability_check_resume)
     remove_tree(dir);
 }
 
+/* The sweep copies its engines' state only where the file is due to be written: with
+ * VLA_CHECKPOINT_SECONDS=3600, stopped by SIGINT two seconds in (checkpoints finished), it has
+ * written nothing and says so, naming the checkpoints a resume runs again (it copied the state
+ * at every checkpoint and wrote the last at the stop: its peak 84 -> 39 MB on
+ * forms-chunk-vla3-lmlike at 2000 steps) */
+TEST(reliability_sweep_state_when_due)
+{
+    static const char *const args[] = {"--what", "sweep", "--model", "vla3", "--set", "period=16",
+                                       "--d", "8", "--steps", "40000", "--runs", "2", "--forms",
+                                       "seq,chunk:16,scan", "--precisions", "f32,bf16", NULL};
+    const char *p;
+    char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=3600", NULL};
+    if (!begin(dir, sizeof dir, 1, "vla-forms", &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, args, "--out", out, NULL, NULL);
+    int st = run_signalled(argv, env, NULL, 2, SIGINT, NULL, msg, sizeof msg);
+    CHECK_MSG(st == 3 && !exists(ck) &&
+                  strstr(msg, "nothing saved: no checkpoint had been written") &&
+                  strstr(msg, "finished after the last one written"),
+              "stopped before a write was due: status %d, %s, '%s'", st,
+              exists(ck) ? "a checkpoint" : "no checkpoint", msg);
+    remove_tree(dir);
+}
+
+/* ---- vla-check --outputs resumes by heads ---- */
+
+/* The judge of a kernel's read-outs: 4 heads of la (d = 8, JT steps; the "kernel" is lib's own
+ * binary64 run, o.npy), one thread (a head a unit). Stopped by SIGINT once a head is in the
+ * checkpoint, it refuses a --resume whose o.npy was written again with one number moved (naming
+ * --outputs o.npy) and keeps the checkpoint; resumed, its table, report and JSON are the
+ * uninterrupted run's byte for byte; the same after SIGKILL. A head's rel_rms forged in its
+ * record (the checksum resealed) is in the resumed JSON: the head was read back, not judged
+ * again. */
+#define JT 5000
+#define JH 4
+static const char *const judge_outs[] = {"a.dat", "r.md", "r.json"};
+
+/* the judge of dir's trace and kernel, its table dir/a.dat and report dir/r, and one more word */
+static void judge_argv(char **argv, char *buf, const char *p, const char *dir, const char *more)
+{
+    char *b = buf;
+    const char *a[] = {p, b, "--model", "la", "--d", "8", "--runs", "4", "--outputs",
+                       b + 300, "--out", b + 600, "--report", b + 900, more};
+    snprintf(b, 300, "trace:%s/tr", dir);
+    snprintf(b + 300, 300, "%s/ko", dir);
+    snprintf(b + 600, 300, "%s/a.dat", dir);
+    snprintf(b + 900, 300, "%s/r", dir);
+    int n = 0;
+    for (size_t i = 0; i < sizeof a / sizeof *a && a[i]; i++)
+        argv[n++] = (char *)a[i];
+    argv[n] = NULL;
+}
+
+/* the trace (q, k, v: JH heads x JT steps x 8, N(0, 1/4)) and the kernel's o.npy (lib's la in
+ * binary64 on it) */
+static int judge_files(const char *dir)
+{
+    char path[400], stream[400], err[300];
+    const size_t n = (size_t)JH * JT * 8;
+    double *x = malloc(sizeof(double) * n);
+    const long shape[3] = {JH, JT, 8};
+    snprintf(path, sizeof path, "%s/tr", dir);
+    int e = !x || mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/ko", dir);
+    e = e || mkdir(path, 0755);
+    for (int f = 0; !e && f < 3; f++) {
+        for (size_t i = 0; i < n; i++)
+            x[i] = 0.5 * vla_gauss(9, (vla_var)f, 0, (uint64_t)i, 0);
+        snprintf(path, sizeof path, "%s/tr/%c.npy", dir, "qkv"[f]);
+        e = vla_npy_write(path, x, 3, shape);
+    }
+    vla_engine_spec sp;
+    vla_engine *eng = NULL;
+    memset(&sp, 0, sizeof sp);
+    vla_config_default(&sp.cfg, VLA_LA, 8);
+    sp.cfg.dv = 8;
+    sp.runs = JH;
+    snprintf(stream, sizeof stream, "trace:%s/tr", dir);
+    sp.stream = stream;
+    sp.round_inputs = VLA_FMT_F64;
+    e = e || vla_engine_new(&eng, &sp, err, sizeof err);
+    for (long t = 1; !e && t <= JT; t++) {
+        e = vla_engine_advance(eng, t);
+        for (int h = 0; !e && h < JH; h++)
+            e = vla_engine_get(eng, h, VLA_Q_O, x + ((size_t)h * JT + (size_t)(t - 1)) * 8);
+    }
+    vla_engine_free(eng);
+    snprintf(path, sizeof path, "%s/ko/o.npy", dir);
+    e = e || vla_npy_write(path, x, 3, shape);
+    free(x);
+    return e;
+}
+
+/* whether dir's outputs are the uninterrupted run's (ref-NAME) byte for byte, the table but for
+ * its command and date; else the first that differs in *what */
+static int judge_same(const char *dir, const char **what)
+{
+    for (size_t i = 0; i < sizeof judge_outs / sizeof *judge_outs; i++) {
+        char a[400], b[400];
+        snprintf(a, sizeof a, "%s/%s", dir, judge_outs[i]);
+        snprintf(b, sizeof b, "%s/ref-%s", dir, judge_outs[i]);
+        int same = 0;
+        if (i == 0) {
+            char *x = table_body(a), *y = table_body(b);
+            same = x && y && !strcmp(x, y);
+            free(x);
+            free(y);
+        } else {
+            same = same_file(a, b);
+        }
+        if (!same) {
+            *what = judge_outs[i];
+            return 0;
+        }
+    }
+    *what = "";
+    return 1;
+}
+
+TEST_SLOW(reliability_judge_resume)
+{
+    const char *p, *what;
+    char dir[256], buf[1200], msg[3000], a[400], b[400], ck[400], *argv[20];
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", "OMP_NUM_THREADS=1", NULL};
+    if (!begin(dir, sizeof dir, 1, "vla-check", &p))
+        return;
+    snprintf(ck, sizeof ck, "%s/a.dat.ckpt", dir);
+    judge_argv(argv, buf, p, dir, NULL);
+    int st = judge_files(dir) ? -9 : run(NULL, argv, NULL, msg, sizeof msg, 300);
+    for (size_t i = 0; i < sizeof judge_outs / sizeof *judge_outs; i++) {
+        snprintf(a, sizeof a, "%s/%s", dir, judge_outs[i]);
+        snprintf(b, sizeof b, "%s/ref-%s", dir, judge_outs[i]);
+        CHECK_MSG(rename(a, b) == 0, "%s: %s", a, strerror(errno));
+    }
+    CHECK_MSG(st == 0 && !exists(ck), "the judge uninterrupted: status %d '%s'", st, msg);
+    char *saved = NULL;
+    size_t len = 0;
+    for (int sig = SIGINT; sig; sig = sig == SIGINT ? SIGKILL : 0) {
+        judge_argv(argv, buf, p, dir, NULL);
+        st = run_signalled(argv, env, ck, 0, sig, NULL, msg, sizeof msg);
+        CHECK_MSG(st == (sig == SIGINT ? 3 : 128 + SIGKILL) && exists(ck) &&
+                      (sig != SIGINT || (strstr(msg, " of 4 heads finished, saved in") &&
+                                         !strstr(msg, "4 of 4") && strstr(msg, "--resume"))),
+                  "the judge stopped by signal %d: status %d, %s, '%s'", sig, st,
+                  exists(ck) ? "a checkpoint" : "no checkpoint", msg);
+        if (sig == SIGINT) { /* o.npy written again, one number moved: another judge's */
+            char o[400];
+            size_t olen;
+            free(saved);
+            saved = read_all(ck, &len);
+            snprintf(o, sizeof o, "%s/ko/o.npy", dir);
+            char *ob = read_all(o, &olen), *keep = ob ? malloc(olen) : NULL;
+            if (keep) {
+                memcpy(keep, ob, olen);
+                ob[olen - 1] ^= 1;
+                write_bytes(o, ob, olen);
+                judge_argv(argv, buf, p, dir, "--resume");
+                st = run(NULL, argv, NULL, msg, sizeof msg, 120);
+                CHECK_MSG(st == 2 && strstr(msg, "--outputs o.npy") && strstr(msg, "refusing") &&
+                              exists(ck),
+                          "resumed with another o.npy: status %d '%s'", st, msg);
+                write_bytes(o, keep, olen);
+            }
+            free(ob);
+            free(keep);
+        }
+        judge_argv(argv, buf, p, dir, "--resume");
+        st = run(NULL, argv, NULL, msg, sizeof msg, 300);
+        int same = judge_same(dir, &what);
+        CHECK_MSG(st == 0 && strstr(msg, "heads finished before, kept") && same && !exists(ck),
+                  "the judge resumed after signal %d: status %d, %s%s, checkpoint %s, '%s'", sig,
+                  st, same ? "the same outputs" : "differs: ", what, exists(ck) ? "left" :
+                  "removed", msg);
+    }
+    /* head 0's rel_rms, after its record's counts of the references (refck_t: 48 bytes) and
+     * their passes (4 longs) */
+    size_t at = saved ? record_at(saved, len, 0) : 0;
+    uint64_t rlen = 0;
+    if (at)
+        memcpy(&rlen, saved + at, 8);
+    CHECK_MSG(rlen >= 88, "head 0's record: %llu bytes", (unsigned long long)rlen);
+    if (rlen >= 88) {
+        const double forged = 12345.5;
+        memcpy(saved + at + 8 + 80, &forged, 8);
+        uint64_t h = vla_fnv1a(vla_fnv1a(VLA_FNV_INIT, &rlen, 8), saved + at + 8, rlen);
+        memcpy(saved + at + 8 + rlen, &h, 8);
+        write_bytes(ck, saved, len);
+        judge_argv(argv, buf, p, dir, "--resume");
+        st = run(NULL, argv, NULL, msg, sizeof msg, 300);
+        snprintf(a, sizeof a, "%s/r.json", dir);
+        char *js = read_all(a, NULL);
+        CHECK_MSG(st != 2 && js && strstr(js, "\"head\": 0,") &&
+                      strstr(js, "\"rel_rms\": 12345.5,"),
+                  "resumed from a forged record: status %d, the forged value %s '%s'", st,
+                  js && strstr(js, "12345.5") ? "there" : "not there", msg);
+        free(js);
+    }
+    free(saved);
+    remove_tree(dir);
+}
+
 /* vla-grad's first head (prec f32, head 0, dq: its relerr); the sweep's first checkpoint, after
  * its 4-number head: f32 seq's s_relerr */
 TEST(reliability_units_read_back)
