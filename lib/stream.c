@@ -815,6 +815,12 @@ int vla_inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, int d
     return inputs_open(x, spec, seed, d, dv, 0, heads, T, steps, want, err, errlen);
 }
 
+int vla_inputs_open_part(vla_inputs *x, const char *spec, uint64_t seed, int d, int dv, int h0,
+                         int heads, long T, long steps, unsigned want, char *err, size_t errlen)
+{
+    return inputs_open(x, spec, seed, d, dv, h0, heads, T, steps, want, err, errlen);
+}
+
 int vla_inputs_fill(vla_inputs *x, long t0, long t1, char *err, size_t errlen)
 {
     const int d = x->d, dv = x->dv;
