@@ -4,8 +4,9 @@
  * cost less than one head's q in binary64 more. (Read whole, the trace cost every stream, one
  * per engine and head, its head's q, k and v: 2 engines x 2 heads x 3 x 8 MB here.) Its judge of
  * a kernel's read-outs (--outputs) streams them too: an 8x longer trace costs less than one
- * head's read-outs more; and it judges a kernel's gradients a head at a time: 16 heads cost less
- * than one head's arrays more than 2. */
+ * head's read-outs more; and it judges a kernel's gradients a head and a block of steps at a
+ * time: 16 heads cost less than one head's arrays more than 2, and 8 times the steps no more
+ * than the backwards' checkpoints and the measures' 16 bytes a step. */
 #include "check.h"
 #include "proc.h"
 #include "vlastab.h"
@@ -293,8 +294,8 @@ TEST_SLOW(judge_gradients_memory_does_not_grow_with_heads)
  * are: their bits), and each of the 3 backwards 2 K states, K = ceil(sqrt(T)) (vla_state's saved
  * arrays of gdn in binary64: S, d dv numbers, and n, o, k', alpha and the solvers' 2 d + 3, 356
  * numbers at d = 16, counted as 2 d dv = 512), and the allocator 1 MB: 6.2 MB more at T = 16384
- * than at 2048 (the judge measured 4.6 MB). A block as large as T (the backward's states of T
- * steps, 3 x T x 356 doubles) costs 117 MB more. */
+ * than at 2048 (the judge: 3.8 and 4.6 MB in two runs). A block as large as T (the backward's
+ * states of T steps, 3 x T x 356 doubles, and a block's arrays of T steps) cost 172 MB more. */
 TEST_SLOW(judge_gradients_memory_does_not_grow_with_T)
 {
     const int nh[2] = {2, 2};
