@@ -51,9 +51,19 @@ fig_tables = $(filter $(FIG_TABLES_$(1):%=$(DATA)/%.dat),$(SWEEP_TABLES))
 fig_files  = $(foreach x,png pdf,$(FIGDIR)/$(1).$(x) $(FIGDIR)/$(1)-1col.$(x))
 # a table's prerequisite on its program: order-only for the long ones
 table_prog = $(if $(filter $(foreach f,$(FIGS_LONG),$(FIG_TABLES_$(f))),$(1)),| )$(2)
-.PHONY: figures figures-long figures-list paper deps-paper readme-update test-grid
-ifneq ($(filter figures figures-long figures-list paper readme-update $(DATA)/% $(FIGDIR)/% paper/%,$(MAKECMDGOALS)),)
+.PHONY: figures figures-all figures-long figures-list paper deps-paper readme-update test-grid
+ifneq ($(filter figures figures-all figures-long figures-list paper readme-update $(DATA)/% $(FIGDIR)/% paper/%,$(MAKECMDGOALS)),)
 include $(SWEEP_MK)
+endif
+# make figures runs its tables FIG_JOBS at a time (every processor) unless make was given -j (make
+# -j1 figures: one at a time). The timings (the sweep's alone sections, SWEEP_ALONE) run one at a
+# time after every other table of the figures, so that no table shares their cores, as vla-sweep
+# runs them.
+FIG_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
+ifneq ($(filter figures-all,$(MAKECMDGOALS)),)
+fig_rest  := $(filter-out $(SWEEP_ALONE),$(foreach f,$(FIGS),$(call fig_tables,$(f))))
+$(foreach t,$(filter $(SWEEP_ALONE),$(foreach f,$(FIGS),$(call fig_tables,$(f)))),\
+    $(eval $(t): | $(fig_rest))$(eval fig_rest := $(t)))
 endif
 $(SWEEP_MK): $(SWEEP) sweeps/make-rules.awk bin/vla-sweep
 	@mkdir -p $(@D)
@@ -66,7 +76,9 @@ $(call fig_files,$(1)) &: plots/$(1).gp plots/style.gp plots/tables.gp $$(call f
 endef
 $(foreach f,$(FIGS) $(FIGS_LONG),$(eval $(call fig_rule,$(f))))
 
-figures: $(foreach f,$(FIGS),$(call fig_files,$(f)))
+figures:
+	+@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(FIG_JOBS)) figures-all
+figures-all: $(foreach f,$(FIGS),$(call fig_files,$(f)))
 	@echo "figures: $(FIGS:%=$(FIGDIR)/%) (.pdf, .png, -1col); tables in $(DATA)/"
 figures-long: $(foreach f,$(FIGS_LONG),$(call fig_files,$(f)))
 	@echo "figures-long: $(FIGS_LONG:%=$(FIGDIR)/%) (.pdf, .png, -1col); tables in $(DATA)/"

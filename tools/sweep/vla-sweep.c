@@ -25,7 +25,7 @@ static const char help_summary[] =
 static const vla_doc_item opts[] = {
     {"jobs", "N", "parallel workers (-j N for short; default: the number of cores)"},
     {"out", "DIR", "the output tree (default: the file's out line, else data/NAME)"},
-    {"dry-run", NULL, "list the cases and their commands (run or complete); run nothing"},
+    {"dry-run", NULL, "list the cases and their commands (run or complete, and alone for a case of an alone section); run nothing"},
     {"mpi", NULL, "under mpirun -np N: rank 0 hands the cases out, every rank runs them"},
     {"slurm", NULL, "write a Slurm job-array script (OUT/NAME.sbatch) and run nothing"},
     {"chunk", "K", "cases per Slurm array task (default: the file's chunk line, else 1)"},
@@ -352,8 +352,8 @@ int main(int argc, char **argv)
     if (dry) {
         printf("# %d cases of %s into %s/: %d to run, %d complete\n", n, file, tree, ntodo, n - ntodo);
         for (int i = 0; i < n; i++)
-            printf("%s\t%s\t%s\n", cs[i].name, cs[i].state == C_COMPLETE ? "complete" : "run",
-                   cs[i].command);
+            printf("%s\t%s%s\t%s\n", cs[i].name, cs[i].state == C_COMPLETE ? "complete" : "run",
+                   sw.sec[cs[i].sec].alone ? " alone" : "", cs[i].command);
         free(todo);
         free_cases(cs, n);
         free_sweep(&sw);
