@@ -1142,27 +1142,38 @@ static int meas_begin(meas_run *r, long T, long W, double sc)
     return r->e2 ? VLA_OK : VLA_ENOMEM;
 }
 
-/* the next step: the read-out x against the reference y (dv numbers), in ulps of format fo */
-static void meas_step(meas_run *r, const double *x, const double *y, int dv, vla_fmt fo)
+/* step s's read-out x against the reference y (dv numbers), in ulps of format fo: the measures
+ * of its numbers, which no order of the steps changes (maxima, worse's NaN kept whatever comes
+ * after it; the first non-finite step, the least), and its squared norms, *a (the error's) and
+ * *b (the reference's), for meas_push */
+static void meas_elems(meas_run *r, long s, const double *x, const double *y, int dv, vla_fmt fo,
+                       double *a, double *b)
 {
     meas_t *m = &r->m;
-    const long s = r->s++, w = r->w;
-    double a = 0, b = 0;
+    double sa = 0, sb = 0;
     for (int j = 0; j < dv; j++) {
         double diff = fabs(x[j] - y[j]), ds = diff * r->sc, ys = y[j] * r->sc;
         if (isfinite(diff) && diff > r->top)
             r->top = diff;
         if (isfinite(y[j]) && fabs(y[j]) > r->top)
             r->top = fabs(y[j]);
-        if (!isfinite(x[j]) && !m->t_nonfinite)
+        if (!isfinite(x[j]) && (!m->t_nonfinite || s + 1 < m->t_nonfinite))
             m->t_nonfinite = s + 1;
-        a += ds * ds;
-        b += ys * ys;
+        sa += ds * ds;
+        sb += ys * ys;
         if (worse(diff, m->max_abs))
             m->max_abs = diff;
         if (worse(diff / ulp_in(fo, y[j]), m->ulps))
             m->ulps = diff / ulp_in(fo, y[j]);
     }
+    *a = sa, *b = sb;
+}
+
+/* the next step's squared norms (meas_elems'), in step order: the sums and the windows */
+static void meas_push(meas_run *r, double a, double b)
+{
+    meas_t *m = &r->m;
+    const long s = r->s++, w = r->w;
     r->e2[s % w] = a;
     r->r2[s % w] = b;
     r->se += a;
@@ -1186,6 +1197,14 @@ static void meas_step(meas_run *r, const double *x, const double *y, int dv, vla
             big = r->e2[t % w], m->t_mrw = t + 1;
 }
 
+/* the next step: the read-out x against the reference y (dv numbers), in ulps of format fo */
+static void meas_step(meas_run *r, const double *x, const double *y, int dv, vla_fmt fo)
+{
+    double a, b;
+    meas_elems(r, r->s, x, y, dv, fo, &a, &b);
+    meas_push(r, a, b);
+}
+
 /* the head measured: its rel_rms; the scale its numbers ask for, which must be the one it was
  * measured with (else measure it again with that one) */
 static double meas_end(meas_run *r)
@@ -1195,24 +1214,6 @@ static double meas_end(meas_run *r)
     r->e2 = r->r2 = NULL;
     const double top = r->top;
     return top > 0x1p500 || (top > 0 && top < 0x1p-500) ? ldexp(1, -ilogb(top)) : 1;
-}
-
-/* one head's errors from whole arrays (o, ref: T x dv), windows of W tokens */
-static int measure(const double *o, const double *ref, long T, int dv, long W, vla_fmt fo,
-                   meas_t *m)
-{
-    for (double sc = 1;;) {
-        meas_run r;
-        if (meas_begin(&r, T, W, sc))
-            return VLA_ENOMEM;
-        for (long t = 0; t < T; t++)
-            meas_step(&r, o + (size_t)t * dv, ref + (size_t)t * dv, dv, fo);
-        const double need = meas_end(&r);
-        *m = r.m;
-        if (need == sc)
-            return VLA_OK;
-        sc = need;
-    }
 }
 
 /* ---- the judge's runs: the reference (exact, or lib's binary64, on the inputs as given), the
@@ -1524,27 +1525,28 @@ static int grad_width(const vla_config *cfg, int i, long *w, vla_error *err)
     return VLA_OK;
 }
 
-/* one head's gradients, one block: vla_grads' arrays (da, db always: NULL-free for rwkv7) */
+/* one head's gradients, one block: vla_grads' arrays of n steps (da, db always: NULL-free for
+ * rwkv7) */
 typedef struct {
     vla_grads g;
     double *mem;
 } gset_t;
 
-static int gset_new(gset_t *b, const vla_config *cfg, long T)
+static int gset_new(gset_t *b, const vla_config *cfg, long n)
 {
     const long d = cfg->d, dv = cfg->dv;
     memset(b, 0, sizeof *b);
-    if (!(b->mem = malloc((size_t)T * (6 * d + dv + 1 + d) * sizeof(double))))
+    if (!(b->mem = malloc((size_t)n * (6 * d + dv + 1 + d) * sizeof(double))))
         return VLA_ENOMEM;
     double *p = b->mem;
-    b->g.dq = p, p += T * d;
-    b->g.dk = p, p += T * d;
-    b->g.dv = p, p += T * dv;
-    b->g.dbeta = p, p += T;
-    b->g.dg = p, p += T * d;
+    b->g.dq = p, p += n * d;
+    b->g.dk = p, p += n * d;
+    b->g.dv = p, p += n * dv;
+    b->g.dbeta = p, p += n;
+    b->g.dg = p, p += n * d;
     if (vla_grad_has(cfg, VLA_GRAD_LR))
-        b->g.da = p, b->g.db = p + T * d;
-    p += 2 * T * d;
+        b->g.da = p, b->g.db = p + n * d;
+    p += 2 * n * d;
     if (vla_grad_has(cfg, VLA_GRAD_U))
         b->g.du = p;
     return VLA_OK;
@@ -1557,9 +1559,17 @@ static double *gset_get(const gset_t *b, int i)
     return a[i];
 }
 
-/* one head's inputs (vla_inputs_draw_part) for vla_grad, rounded to f (VLA_FMT_F64: as given) */
+/* one head's inputs for its backwards, a block of steps at a time (vla_inputs_open_part): a
+ * window of the backwards' block length, filled with the block that holds the step asked for */
 typedef struct {
-    const vla_inputs *x;
+    vla_inputs x;
+    long t0, n, T; /* the window holds steps t0 .. t0 + n - 1 of T */
+    vla_error err; /* why a fill failed */
+} gwin_t;
+
+/* the window's inputs for a backward, rounded to f (VLA_FMT_F64: as given) */
+typedef struct {
+    gwin_t *w;
     int d, dv;
     vla_fmt f;
     double *buf; /* 8 x max(d, dv) */
@@ -1577,9 +1587,17 @@ static const double *gin_round(const double *src, int n, vla_fmt f, double *dst)
 static int gin(void *ctx, long t, vla_input *in)
 {
     const gin_t *g = ctx;
+    gwin_t *w = g->w;
     if (vla_cli_stop)
         return VLA_EINTR;
-    *in = g->x->in[t];
+    if (t < w->t0 || t >= w->t0 + w->n) {
+        const long K = w->x.T, t0 = t / K * K, t1 = t0 + K < w->T ? t0 + K : w->T;
+        int e = vla_inputs_fill(&w->x, t0, t1, &w->err);
+        w->t0 = t0, w->n = e ? 0 : t1 - t0;
+        if (e)
+            return e;
+    }
+    *in = w->x.in[t % w->x.T];
     if (g->f == VLA_FMT_F64)
         return VLA_OK;
     const int m = g->d > g->dv ? g->d : g->dv;
@@ -1602,7 +1620,7 @@ static int gin(void *ctx, long t, vla_input *in)
 typedef struct {
     int n, which[NGRAD]; /* the gradients given, indices into gname */
     long w[NGRAD];
-    vla_npy file[NGRAD], dout; /* opened (shape and size checked), read a head at a time */
+    vla_npy file[NGRAD], dout; /* opened (shape and size checked), read a block at a time */
     vla_fmt fmt[NGRAD], fo[NGRAD], dofmt;
     /* per head x given gradient: the kernel's errors, the attainable and the budget */
     struct grow {
@@ -1664,26 +1682,26 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
         return 0;
     read_outputs(spec, dir, "do.npy", "(heads, T, dv)", H, T, cfg->dv, bf16, 1, &G->dout,
                  &G->dofmt);
-    const long n = T * cfg->dv;
-    double *c = malloc((size_t)n * sizeof *c);
+    double *c = malloc((size_t)WIN * cfg->dv * sizeof *c); /* WIN steps at a time */
     vla_error err;
     if (!c) {
-        fprintf(stderr, "vla-check: --outputs: %s: out of memory for a head's %ld steps\n", path,
-                T);
+        fprintf(stderr, "vla-check: --outputs: %s: out of memory for %d steps\n", path, WIN);
         return -1;
     }
-    for (long h = 0; h < H; h++) {
-        if (vla_npy_read_steps(&G->dout, h, 0, T, c, &err)) {
-            fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
-            free(c);
-            return -1;
+    for (long h = 0; h < H; h++)
+        for (long t = 0; t < T; t += WIN) {
+            const long n = (t + WIN < T ? WIN : T - t) * cfg->dv;
+            if (vla_npy_read_steps(&G->dout, h, t, n / cfg->dv, c, &err)) {
+                fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
+                free(c);
+                return -1;
+            }
+            for (long i = 0; i < n; i++)
+                if (!isfinite(c[i]))
+                    vla_cli_die(spec, "--outputs: %s: %s at [%ld, %ld, %ld] (do is the loss's "
+                                      "input: every value finite)", path,
+                                isnan(c[i]) ? "NaN" : "Inf", h, t + i / cfg->dv, i % cfg->dv);
         }
-        for (long i = 0; i < n; i++)
-            if (!isfinite(c[i]))
-                vla_cli_die(spec, "--outputs: %s: %s at [%ld, %ld, %ld] (do is the loss's input: "
-                                  "every value finite)", path, isnan(c[i]) ? "NaN" : "Inf", h,
-                            i / cfg->dv, i % cfg->dv);
-    }
     free(c);
     const vla_fmt io = vla_prec_io(cfg->prec);
     for (int j = 0; j < G->n; j++)
@@ -1694,31 +1712,146 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
 /* The gradients judged: per head, the exact backward on the inputs as given (--ref exact; lib's
  * binary64 backward with --ref f64), the same on the inputs and do rounded to the policy's io
  * format, and lib's seq backward in the policy; 0, 2 (a backward that refused the inputs: delta's
- * row gates), 3 (interrupted), else 1. One head at a time: its inputs, do and the kernel's
- * gradients read for it alone, so that the memory is one head's arrays of T steps, not H's. Head
- * h's rows are unit H + h of u: read back where it was judged before, else saved. */
+ * row gates), 3 (interrupted), else 1. One head at a time, and of it a block of K = ceil(sqrt(T))
+ * steps at a time: the three backwards (vla_backward) advance together from the last block to the
+ * first, and the block's inputs, do and the kernel's gradients are read for it alone, so that
+ * the memory is the backwards' checkpoints and a block's arrays, not T's. Each gradient has three
+ * measures against the reference's (the kernel's, the seq backward's, the rounded inputs'); their
+ * numbers' measures (meas_elems) are taken as the blocks come, but the sums and windows add the
+ * steps' squared norms in step order, as the read-outs' measures do: those are kept, 2 doubles a
+ * step, and pushed from step 1 when the head is done. */
+enum { G_REF, G_RND, G_SEQ, NG };  /* the backwards */
+enum { GM_K, GM_SEQ, GM_RND, NGM }; /* a gradient's measures against the reference's */
+
+typedef struct {
+    const vla_cli *c;
+    vla_config ref, pol;
+    long T, W, K;
+    vla_fmt io;
+    gset_t gs[NG];
+    double *ch, *cr, *kg, *buf; /* a block's do, do rounded, a kernel's gradient; gin's */
+    meas_run *m;                /* G->n x NGM */
+    double *ab;                 /* G->n x NGM x T x 2: each step's squared norms (meas_elems) */
+    gwin_t win;
+} gjudge_t;
+
+/* whether measure k is taken: the rounded inputs' only when rounding changes them */
+static int gm_taken(const gjudge_t *J, int k) { return k % NGM != GM_RND || J->io != VLA_FMT_F64; }
+
+/* one pass over head h: its backwards a block at a time, each gradient's measures begun with the
+ * scales sc (G->n x NGM) and their steps' numbers measured; 0, else grads_judge's status (said) */
+static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
+{
+    const vla_cli *c = J->c;
+    const vla_config *cfg = &J->pol;
+    const int d = cfg->d, dv = cfg->dv, nm = G->n * NGM;
+    const long T = J->T;
+    const vla_fmt io = J->io;
+    vla_error err;
+    vla_backward *b[NG] = {NULL};
+    gin_t as = {&J->win, d, dv, VLA_FMT_F64, J->buf}, rnd = as;
+    rnd.f = io;
+    int st = 0, r = 0;
+    for (int k = 0; k < nm && !st; k++)
+        if (gm_taken(J, k) && meas_begin(&J->m[k], T, J->W, sc[k])) {
+            fprintf(stderr, "vla-check: out of memory for the gradients' windows\n");
+            st = 1;
+        }
+    vla_inputs_free(&J->win.x);
+    J->win = (gwin_t){.T = T};
+    if (!st && vla_inputs_open_part(&J->win.x, c->stream, c->seed, d, dv, (int)h, 1, J->K, T,
+                                    vla_model_reads(cfg), &err)) {
+        fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, vla_error_msg(&err));
+        st = 2;
+    }
+    if (!st) {
+        r = c->ref == REF_EXACT
+                ? vref_backward_new(&b[G_REF], &J->ref, VREF_EXACT, c->ref_bits, T, gin, &as)
+                : vla_backward_new(&b[G_REF], &J->ref, T, gin, &as);
+        if (!r && io != VLA_FMT_F64)
+            r = c->ref == REF_EXACT
+                    ? vref_backward_new(&b[G_RND], &J->ref, VREF_EXACT, c->ref_bits, T, gin, &rnd)
+                    : vla_backward_new(&b[G_RND], &J->ref, T, gin, &rnd);
+        if (!r)
+            r = vla_backward_new(&b[G_SEQ], cfg, T, gin, &as);
+    }
+    long t0, n;
+    while (!st && !r && (n = vla_backward_span(b[G_REF], &t0)) > 0) {
+        if (vla_npy_read_steps(&G->dout, h, t0, n, J->ch, &err)) {
+            fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
+            st = 1;
+            break;
+        }
+        for (long i = 0; i < n * dv; i++)
+            J->cr[i] = vla_round_fmt(io, J->ch[i]);
+        r = vla_backward_next(b[G_REF], J->ch, &J->gs[G_REF].g);
+        if (!r && b[G_RND])
+            r = vla_backward_next(b[G_RND], J->cr, &J->gs[G_RND].g);
+        if (!r)
+            r = vla_backward_next(b[G_SEQ], J->ch, &J->gs[G_SEQ].g);
+        for (int j = 0; j < G->n && !r && !st; j++) {
+            const int i = G->which[j], w = (int)G->w[j];
+            const double *ref_g = gset_get(&J->gs[G_REF], i), *rn = gset_get(&J->gs[G_RND], i);
+            double *seq = gset_get(&J->gs[G_SEQ], i);
+            round_out(seq, (size_t)(n * w), io, G->fmt[j]);
+            if (vla_npy_read_steps(&G->file[j], h, t0, n, J->kg, &err)) {
+                fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
+                st = 1;
+                break;
+            }
+            for (long t = t0; t < t0 + n; t++) {
+                const size_t o = (size_t)(t - t0) * w;
+                double *ab = J->ab + ((size_t)j * NGM * T + t) * 2;
+                meas_elems(&J->m[j * NGM + GM_K], t, J->kg + o, ref_g + o, w, G->fo[j], ab, ab + 1);
+                ab += 2 * T;
+                meas_elems(&J->m[j * NGM + GM_SEQ], t, seq + o, ref_g + o, w, G->fo[j], ab, ab + 1);
+                ab += 2 * T;
+                if (gm_taken(J, j * NGM + GM_RND))
+                    meas_elems(&J->m[j * NGM + GM_RND], t, rn + o, ref_g + o, w, G->fo[j], ab,
+                               ab + 1);
+            }
+        }
+    }
+    for (int k = 0; k < NG; k++)
+        vla_backward_free(b[k]);
+    if (r && !st) {
+        st = r == VLA_EINTR ? 3 : r == VLA_ENOTSUP ? 2 : 1;
+        if (r == VLA_EINTR)
+            ; /* (a stop: the caller says what was saved) */
+        else if (J->win.err.code) { /* a block of the inputs that could not be read */
+            fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, vla_error_msg(&J->win.err));
+            st = 2;
+        } else
+            fprintf(stderr, "vla-check: the backward of head %ld (%s %s): %s\n", h,
+                    vla_model_name(cfg->model), vla_prec_name(cfg->prec),
+                    r == VLA_ENOTSUP ? "the trace has delta's row gates g (g.npy), which the "
+                                       "backward does not take" : vla_strerror(r));
+    }
+    return st;
+}
+
 static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, long W,
                        double slack, grads_t *G, vla_units *u)
 {
-    const int d = cfg->d, dv = cfg->dv;
-    const vla_fmt io = vla_prec_io(cfg->prec);
-    vla_config ref = *cfg, pol = *cfg;
-    pol.form = VLA_FORM_SEQ, pol.chunk = 0;
-    ref = pol, ref.prec = VLA_F64;
-    vla_inputs x = {0};
-    vla_error err;
-    enum { G_REF, G_RND, G_SEQ, NG };
-    gset_t gs[NG];
-    const int m = d > dv ? d : dv;
-    long wmax = 1; /* the widest gradient given: the kernel's, a head at a time */
+    const int d = cfg->d, dv = cfg->dv, m = d > dv ? d : dv, nm = G->n * NGM;
+    gjudge_t J = {.c = c, .pol = *cfg, .T = T, .W = W, .K = vla_backward_block_len(T),
+                  .io = vla_prec_io(cfg->prec)};
+    J.pol.form = VLA_FORM_SEQ, J.pol.chunk = 0;
+    J.ref = J.pol, J.ref.prec = VLA_F64;
+    long wmax = 1; /* the widest gradient given: the kernel's, a block at a time */
     for (int j = 0; j < G->n; j++)
         wmax = G->w[j] > wmax ? G->w[j] : wmax;
-    double *buf = malloc(8 * (size_t)m * sizeof *buf), *ch = malloc((size_t)T * dv * sizeof *ch),
-           *cr = malloc((size_t)T * dv * sizeof *cr), *kg = malloc((size_t)T * wmax * sizeof *kg);
-    int st = !buf || !ch || !cr || !kg ||
+    double sc[NGRAD * NGM];
+    J.buf = malloc(8 * (size_t)m * sizeof *J.buf);
+    J.ch = malloc((size_t)J.K * dv * sizeof *J.ch);
+    J.cr = malloc((size_t)J.K * dv * sizeof *J.cr);
+    J.kg = malloc((size_t)J.K * wmax * sizeof *J.kg);
+    J.m = calloc((size_t)nm, sizeof *J.m);
+    J.ab = malloc((size_t)nm * T * 2 * sizeof *J.ab);
+    int st = !J.buf || !J.ch || !J.cr || !J.kg || !J.m || !J.ab ||
              !(G->row = calloc((size_t)H * G->n, sizeof *G->row));
     for (int r = 0; r < NG; r++)
-        st |= gset_new(&gs[r], cfg, T) != 0;
+        st |= gset_new(&J.gs[r], cfg, J.K) != 0;
     if (st)
         fprintf(stderr, "vla-check: out of memory for the gradients of %ld steps\n", T);
     for (long h = 0; h < H && !st; h++) {
@@ -1730,62 +1863,30 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
                 G->nbad += !G->row[h * G->n + j].ok;
             continue;
         }
-        vla_inputs_free(&x);
-        if (vla_inputs_draw_part(&x, c->stream, c->seed, d, dv, (int)h, 1, T,
-                                 vla_model_reads(cfg), &err)) {
-            fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, vla_error_msg(&err));
-            st = 2;
-            break;
+        for (int k = 0; k < nm; k++)
+            sc[k] = 1;
+        /* a second pass when a measure's numbers ask for a scale (meas_end): its top does not
+         * depend on the scale, so the second pass's is the first's */
+        for (int again = 1; again && !st;) {
+            if ((st = grads_pass(&J, G, h, sc)))
+                break;
+            again = 0;
+            for (int k = 0; k < nm; k++) {
+                if (!gm_taken(&J, k))
+                    continue;
+                const double *ab = J.ab + (size_t)k * T * 2;
+                for (long t = 0; t < T; t++)
+                    meas_push(&J.m[k], ab[2 * t], ab[2 * t + 1]);
+                const double need = meas_end(&J.m[k]);
+                again |= need != sc[k];
+                sc[k] = need;
+            }
         }
-        if (vla_npy_read_steps(&G->dout, h, 0, T, ch, &err)) {
-            fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
-            st = 1;
-            break;
-        }
-        gin_t as = {&x, d, dv, VLA_FMT_F64, buf}, rnd = as;
-        rnd.f = io;
-        for (long i = 0; i < T * dv; i++)
-            cr[i] = vla_round_fmt(io, ch[i]);
-        int r = c->ref == REF_EXACT ? vref_grad(&ref, VREF_EXACT, c->ref_bits, T, gin, &as, ch,
-                                                &gs[G_REF].g)
-                                    : vla_grad(&ref, T, gin, &as, ch, &gs[G_REF].g);
-        if (!r && io != VLA_FMT_F64)
-            r = c->ref == REF_EXACT ? vref_grad(&ref, VREF_EXACT, c->ref_bits, T, gin, &rnd, cr,
-                                                &gs[G_RND].g)
-                                    : vla_grad(&ref, T, gin, &rnd, cr, &gs[G_RND].g);
-        if (!r)
-            r = vla_grad(&pol, T, gin, &as, ch, &gs[G_SEQ].g);
-        if (r) {
-            st = r == VLA_EINTR ? 3 : r == VLA_ENOTSUP ? 2 : 1;
-            if (r != VLA_EINTR) /* (a stop: the caller says what was saved) */
-                fprintf(stderr, "vla-check: the backward of head %ld (%s %s): %s\n", h,
-                        vla_model_name(cfg->model), vla_prec_name(cfg->prec),
-                        r == VLA_ENOTSUP ? "the trace has delta's row gates g (g.npy), which the "
-                                           "backward does not take" : vla_strerror(r));
-            break;
-        }
-        for (int j = 0; j < G->n; j++) {
-            const int i = G->which[j];
-            const long n = T * G->w[j];
+        for (int j = 0; j < G->n && !st; j++) {
             struct grow *y = &G->row[h * G->n + j];
-            double *ref_g = gset_get(&gs[G_REF], i), *seq = gset_get(&gs[G_SEQ], i);
-            round_out(seq, (size_t)n, io, G->fmt[j]);
-            meas_t mm = {0}, mr = {0};
-            if (vla_npy_read_steps(&G->file[j], h, 0, T, kg, &err)) {
-                fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
-                st = 1;
-                break;
-            }
-            if (measure(kg, ref_g, T, (int)G->w[j], W, G->fo[j], &y->k) ||
-                measure(seq, ref_g, T, (int)G->w[j], W, G->fo[j], &mm) ||
-                (io != VLA_FMT_F64 && measure(gset_get(&gs[G_RND], i), ref_g, T, (int)G->w[j], W,
-                                              G->fo[j], &mr))) {
-                fprintf(stderr, "vla-check: out of memory for the gradients' windows\n");
-                st = 1;
-                break;
-            }
-            y->att_seq = mm.mrw;
-            y->inp = mr.mrw; /* 0 at f64 */
+            y->k = J.m[j * NGM + GM_K].m;
+            y->att_seq = J.m[j * NGM + GM_SEQ].m.mrw;
+            y->inp = J.io != VLA_FMT_F64 ? J.m[j * NGM + GM_RND].m.mrw : 0;
             y->budget = slack * (worse(y->inp, y->att_seq) ? y->inp : y->att_seq);
             const double u = vla_fmt_unit_roundoff(G->fo[j]);
             y->bits = y->k.rel_rms > u ? log2(y->k.rel_rms / u) : y->k.rel_rms >= 0 ? 0 : NAN;
@@ -1797,10 +1898,12 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             st = 1;
         }
     }
+    for (int k = 0; J.m && k < nm; k++)
+        free(J.m[k].e2); /* a pass given up before meas_end */
     for (int r = 0; r < NG; r++)
-        free(gs[r].mem);
-    free(buf), free(ch), free(cr), free(kg);
-    vla_inputs_free(&x);
+        free(J.gs[r].mem);
+    free(J.buf), free(J.ch), free(J.cr), free(J.kg), free(J.m), free(J.ab);
+    vla_inputs_free(&J.win.x);
     return st;
 }
 
@@ -2499,13 +2602,9 @@ int main(int argc, char **argv)
             "usage error (o.npy of another shape than (heads, T, dv), uint16 without dtype.txt, ...).\n"
             "o.npy is read a window of steps at a time beside the runs, so that the memory is the\n"
             "states' and the window's, not T's; the gradients below, when given, are judged a head\n"
-            "at a time: the memory is one head's arrays of T steps, not every head's. The heads run\n"
-            "a block of OMP_NUM_THREADS at a time (the numbers do not depend on it). With --out\n"
-            "FILE, each head measured (and then its gradients) is kept in FILE.ckpt, as the table's\n"
-            "groups are: written every VLA_CHECKPOINT_SECONDS and at SIGINT or SIGTERM (exit 3);\n"
-            "--resume reads them back and judges the others to the table, report and JSON of an\n"
-            "uninterrupted judge. Its key holds DIR2's files by their contents: outputs written\n"
-            "again are refused (2), named (--outputs o.npy).\n\n"
+            "at a time, and a block of ceil(sqrt(T)) steps of it at a time (the backward's own\n"
+            "checkpoints): the memory is the backwards' 2 sqrt(T) states and a block's arrays, and\n"
+            "16 bytes a step for each of a gradient's three measures, not arrays of T steps.\n\n"
             "GRADIENTS. When DIR2 also holds your kernel's backward, dq.npy, dk.npy (heads, T, d),\n"
             "dv.npy (heads, T, dv), dbeta.npy (heads, T), dg.npy (heads, T), or (heads, T, d) for a\n"
             "log-decay per key channel, da.npy and db.npy (rwkv7), du.npy (vla1, vla3), any of them,\n"

@@ -159,6 +159,63 @@ void vla_model_rest(vla_model *m)
         m->ops->rest(m->self);
 }
 
+long vla_backward_block_len(long T)
+{
+    long K = 1;
+    while (K * K < T)
+        K++;
+    return K;
+}
+
+int vla_backward_wrap(vla_backward **out, const vla_backward_ops *ops, void *self, long T, int dv)
+{
+    vla_backward *b = calloc(1, sizeof *b);
+    if (!b) {
+        ops->destroy(self);
+        return VLA_ENOMEM;
+    }
+    *b = (vla_backward){ops, self, T, vla_backward_block_len(T), 0, dv};
+    b->j = (T + b->K - 1) / b->K - 1;
+    *out = b;
+    return VLA_OK;
+}
+
+long vla_backward_span(const vla_backward *b, long *t0)
+{
+    const long s = b->j * b->K;
+    if (t0)
+        *t0 = b->j < 0 ? 0 : s;
+    return b->j < 0 ? 0 : s + b->K < b->T ? b->K : b->T - s;
+}
+
+int vla_backward_next(vla_backward *b, const double *c, const vla_grads *out)
+{
+    long t0;
+    if (!b || !c || !out || !out->dq || !out->dk || !out->dv || (!out->da) != (!out->db))
+        return VLA_EINVAL;
+    if (!vla_backward_span(b, &t0))
+        return VLA_ERANGE;
+    int r = b->ops->block(b->self, b->j, c, out, t0);
+    b->j = r ? -1 : b->j - 1; /* a failed block leaves the carried cotangent undefined */
+    return r;
+}
+
+int vla_backward_whole(vla_backward *b, const double *c, const vla_grads *out)
+{
+    int r = VLA_OK;
+    for (; b->j >= 0 && !r; b->j--)
+        r = b->ops->block(b->self, b->j, c, out, 0);
+    return r;
+}
+
+void vla_backward_free(vla_backward *b)
+{
+    if (b) {
+        b->ops->destroy(b->self);
+        free(b);
+    }
+}
+
 int vla_model_load(vla_model *m, FILE *f)
 {
     if (!m || !f)

@@ -33,6 +33,26 @@ int vla_model_wrap(vla_model **out, const vla_config *cfg, const vla_model_ops *
 /* ops->rest where the backend has one */
 void vla_model_rest(vla_model *m);
 
+/* What sits behind the opaque vla_backward (vlastab.h): one instantiation's backward in seq
+ * (lib/recur_grad.h's grad_begin done), block j computed by block (its grad_block: c_t and the
+ * gradients of step t at rows t - base), so that lib's policies and MPFR's are driven alike. */
+typedef struct {
+    int (*block)(void *self, long j, const double *c, const vla_grads *out, long base);
+    void (*destroy)(void *self);
+} vla_backward_ops;
+
+struct vla_backward {
+    const vla_backward_ops *ops;
+    void *self;
+    long T, K, j; /* the steps, a block's, the next block (-1: all done) */
+    int dv;
+};
+
+/* Wraps a backend's backward of T steps; on failure destroys self. */
+int vla_backward_wrap(vla_backward **out, const vla_backward_ops *ops, void *self, long T, int dv);
+/* every block of b in turn into whole arrays of T steps (vla_grad, vref_grad) */
+int vla_backward_whole(vla_backward *b, const double *c, const vla_grads *out);
+
 /* The random words of stochastic rounding: a pure function of (seed, t, the count of stores
  * within step t), so a run is reproducible and the emulation can draw the same words. Step 0 is
  * the model's construction. */

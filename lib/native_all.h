@@ -45,6 +45,26 @@ int NATIVE_CREATE(const vla_config *cfg, vla_model **out)
     }
 }
 #if PRIMS
+int vla_backward_new(vla_backward **out, const vla_config *cfg, long T, vla_grad_input in,
+                     void *ctx)
+{
+    int r;
+    if (!out || !cfg || !in || T < 1)
+        return VLA_EINVAL;
+    *out = NULL;
+    if ((r = vla_config_check(cfg)) || (r = vla_grad_check(cfg, NULL)))
+        return r;
+    if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1)
+        return VLA_ENOTSUP;
+    switch (cfg->prec) {
+#define VLA_X_(ID, name, sfx, ...)                                                                \
+    case VLA_##ID: return (VLA_CAT(backward, TAG(sfx)))(cfg, T, in, ctx, out);
+        VLA_PRECS(VLA_X_)
+#undef VLA_X_
+    default: return VLA_EINVAL;
+    }
+}
+
 int vla_grad(const vla_config *cfg, long T, vla_grad_input in, void *ctx, const double *c,
              const vla_grads *out)
 {
@@ -54,13 +74,19 @@ int vla_grad(const vla_config *cfg, long T, vla_grad_input in, void *ctx, const 
         return VLA_EINVAL;
     if ((r = vla_config_check(cfg)) || (r = vla_grad_check(cfg, NULL)))
         return r;
-    switch (cfg->prec) {
+    if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1)
+        switch (cfg->prec) {
 #define VLA_X_(ID, name, sfx, ...)                                                                \
-    case VLA_##ID: return (VLA_CAT(grad, TAG(sfx)))(cfg, T, in, ctx, c, out);
-        VLA_PRECS(VLA_X_)
+    case VLA_##ID: return (VLA_CAT(gradchunk, TAG(sfx)))(cfg, T, in, ctx, c, out);
+            VLA_PRECS(VLA_X_)
 #undef VLA_X_
-    default: return VLA_EINVAL;
-    }
+        default: return VLA_EINVAL;
+        }
+    vla_backward *b = NULL;
+    if (!(r = vla_backward_new(&b, cfg, T, in, ctx)))
+        r = vla_backward_whole(b, c, out);
+    vla_backward_free(b);
+    return r;
 }
 #endif
 #undef TAG

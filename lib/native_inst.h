@@ -140,21 +140,60 @@ static int FN(ut_inverse)(vla_tri tri, const double *L, int n, double *T)
 }
 #undef PRIM_ARGS
 
-/* the backward pass in this policy (lib/recur_grad.h), strict arithmetic */
+/* the backward pass in this policy (lib/recur_grad.h), strict arithmetic: the seq form's a
+ * block at a time behind a vla_backward, the chunk form's whole */
 #include "recur_grad.h"
 #include "recur_gradchunk.h"
-static int FN(grad)(const vla_config *cfg, long T, vla_grad_input in, void *ctx, const double *c,
-                    const vla_grads *out)
+typedef struct {
+    ST *s;
+    FN(gstate) G;
+    vla_grad_input in;
+    void *ctx;
+} FN(bwd);
+
+static int FN(bwd_block)(void *self, long j, const double *c, const vla_grads *out, long base)
+{
+    FN(bwd) *b = self;
+    return FN(grad_block)(&b->s->sr, b->s, &b->G, j, b->in, b->ctx, c, out, base);
+}
+
+static void FN(bwd_destroy)(void *self)
+{
+    FN(bwd) *b = self;
+    FN(grad_end)(&b->G);
+    FN(vstate_free)(NULL, b->s);
+    free(b);
+}
+
+static const vla_backward_ops FN(bwd_ops) = {FN(bwd_block), FN(bwd_destroy)};
+
+static int FN(backward)(const vla_config *cfg, long T, vla_grad_input in, void *ctx,
+                        vla_backward **out)
+{
+    FN(bwd) *b = calloc(1, sizeof *b);
+    vla_sr_state init = {.seed = cfg->sr_seed};
+    int r = b ? FN(vstate_new)(&init, cfg, &b->s) : VLA_ENOMEM;
+    if (r) {
+        free(b);
+        return r;
+    }
+    b->in = in, b->ctx = ctx;
+    if ((r = FN(grad_begin)(&b->s->sr, b->s, &b->G, T, in, ctx))) {
+        FN(bwd_destroy)(b);
+        return r;
+    }
+    return vla_backward_wrap(out, &FN(bwd_ops), b, T, cfg->dv);
+}
+
+static int FN(gradchunk)(const vla_config *cfg, long T, vla_grad_input in, void *ctx,
+                         const double *c, const vla_grads *out)
 {
     ST *s;
     vla_sr_state init = {.seed = cfg->sr_seed};
     int r = FN(vstate_new)(&init, cfg, &s);
     if (r)
         return r;
-    if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1)
-        r = FN(gradchunk_run)(&s->sr, s, T, in, ctx, c, out);
-    else
-        r = FN(grad_run)(&s->sr, s, T, in, ctx, c, out);
+    r = FN(gradchunk_run)(&s->sr, s, T, in, ctx, c, out);
     FN(vstate_free)(NULL, s);
     return r;
 }

@@ -33,7 +33,8 @@ typedef struct {
     NUM *za, *zb, *zc;  /* d each: the SM backward's z, and work */
     NUM *du;            /* d: the cotangent of u', then du */
     NUM *ck, *seg;      /* the checkpoints and a segment's states, nsav numbers each */
-    long nsav, K, nck;
+    long nsav, K, nck, T;
+    int d, dv;
 } FN(gstate);
 
 /* the numbers of a state's saved arrays (tables.h's VLA_STATE_SAVED), S first */
@@ -437,32 +438,38 @@ VLA_FN void FN(grad_step)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
     X(ra, d) X(rb, d) X(y, dv) X(dA, (long)(d) * (d)) X(er, dv) X(za, d) X(zb, d) X(zc, d)      \
     X(du, d) X(ck, (nck) * (nsav)) X(seg, (K) * (nsav))
 
-/* The backward of T steps of s (a fresh state of a configuration vla_grad_check admits): in(t)
- * gives step t's inputs (t = 0 .. T-1), c holds c_t (T x dv), out the gradients (vlastab.h's
- * vla_grads). Returns a vla_err: the inputs' callback's, or VLA_ENOMEM. */
-VLA_FN int FN(grad_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, const double *c,
-                        const vla_grads *out)
+/* the backward's arrays freed (after grad_begin, whatever it returned) */
+VLA_FN void FN(grad_end)(FN(gstate) *G)
 {
-    const int d = s->d, dv = s->dv, ng = vla_col_gate(s->cfg.model) == 2 ? d : 1;
-    FN(gstate) G = {0};
-    G.nsav = FN(grad_nsav)(&s->cfg);
-    G.K = 1;
-    while (G.K * G.K < T)
-        G.K++;
-    G.nck = (T + G.K - 1) / G.K;
+#define VLA_X_(name, len)                                                                          \
+    if (G->name)                                                                                   \
+        NUM_FREE(G->name, FN(alloc_len)(len));
+    VLA_GRAD_ARRAYS(VLA_X_, G->d, G->dv, G->nsav, G->K, G->nck)
+#undef VLA_X_
+}
+
+/* The forward of the backward of T steps of s (a fresh state of a configuration vla_grad_check
+ * admits), a checkpoint every K = ceil(sqrt(T)) steps (vla_backward_block_len): in(t)
+ * gives step t's inputs (t = 0 .. T-1). Then grad_block for j = nck - 1 down to 0, and grad_end.
+ * Returns a vla_err: the inputs' callback's, or VLA_ENOMEM. */
+VLA_FN int FN(grad_begin)(CXP, ST *s, FN(gstate) *G, long T, vla_grad_input in, void *ctx)
+{
+    const int d = s->d, dv = s->dv;
+    *G = (FN(gstate)){.d = d, .dv = dv, .T = T};
+    G->nsav = FN(grad_nsav)(&s->cfg);
+    G->K = vla_backward_block_len(T);
+    G->nck = (T + G->K - 1) / G->K;
     int r = VLA_OK, ok = 1;
     vla_input x;
-#define VLA_X_(name, len) ok &= (G.name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
-    VLA_GRAD_ARRAYS(VLA_X_, d, dv, G.nsav, G.K, G.nck)
+#define VLA_X_(name, len) ok &= (G->name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
+    VLA_GRAD_ARRAYS(VLA_X_, d, dv, G->nsav, G->K, G->nck)
 #undef VLA_X_
-    if (!ok) {
-        r = VLA_ENOMEM;
-        goto out;
-    }
+    if (!ok)
+        return VLA_ENOMEM;
     for (long t = 0; t < T && !r; t++) { /* the forward, a checkpoint every K steps */
-        if (t % G.K == 0) {
+        if (t % G->K == 0) {
             ARITH_ENTER;
-            FN(grad_snap)(CX, s, VLA_ROWP(G.ck, t / G.K * G.nsav), 0);
+            FN(grad_snap)(CX, s, VLA_ROWP(G->ck, t / G->K * G->nsav), 0);
             ARITH_LEAVE;
         }
         if (!(r = in(ctx, t, &x)) && x.g && s->cfg.model == VLA_DELTA)
@@ -470,69 +477,74 @@ VLA_FN int FN(grad_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, const 
         if (!r)
             r = FN(vstate_step)(CX, s, &x);
     }
-    for (long j = G.nck - 1; j >= 0 && !r; j--) {
-        long t0 = j * G.K, t1 = t0 + G.K < T ? t0 + G.K : T;
+    return r;
+}
+
+/* Block j's backward, steps t0 = j K .. t1 - 1, after the later blocks' (G->dS carries the
+ * cotangent of S_{t1 - 1} from them): c_t at c + (t - base) dv, the gradients into out's rows
+ * t - base (vlastab.h's vla_grads): base 0 for arrays of T steps, t0 for a block's. */
+VLA_FN int FN(grad_block)(CXP, ST *s, FN(gstate) *G, long j, vla_grad_input in, void *ctx,
+                          const double *c, const vla_grads *out, long base)
+{
+    const int d = s->d, dv = s->dv, ng = vla_col_gate(s->cfg.model) == 2 ? d : 1;
+    const long t0 = j * G->K, t1 = t0 + G->K < G->T ? t0 + G->K : G->T;
+    int r = VLA_OK;
+    vla_input x;
+    ARITH_ENTER;
+    FN(grad_snap)(CX, s, VLA_ROWP(G->ck, j * G->nsav), 1);
+    ARITH_LEAVE;
+    s->t = t0;
+    for (long t = t0; t < t1 && !r; t++) { /* the segment's states S_{t-1} */
         ARITH_ENTER;
-        FN(grad_snap)(CX, s, VLA_ROWP(G.ck, j * G.nsav), 1);
+        FN(grad_snap)(CX, s, VLA_ROWP(G->seg, (t - t0) * G->nsav), 0);
         ARITH_LEAVE;
-        s->t = t0;
-        for (long t = t0; t < t1 && !r; t++) { /* the segment's states S_{t-1} */
-            ARITH_ENTER;
-            FN(grad_snap)(CX, s, VLA_ROWP(G.seg, (t - t0) * G.nsav), 0);
-            ARITH_LEAVE;
-            if (!(r = in(ctx, t, &x)))
-                r = FN(vstate_step)(CX, s, &x);
-        }
-        for (long t = t1 - 1; t >= t0 && !r; t--) {
-            if ((r = in(ctx, t, &x)))
-                break;
-            const NUM *Sp = VLA_ROWP(G.seg, (t - t0) * G.nsav); /* S first among the saved arrays */
-            ARITH_ENTER;
-            FN(grad_snap)(CX, s, VLA_ROWP(G.seg, (t - t0) * G.nsav), 1);
-            s->t = t;
-            FN(load)(CX, s, &x);
-            FN(vstate_advance)(CX, s, x.g != NULL);
-            LOAD_IN_N(G.ct, c + t * dv, dv);
-            FN(grad_step)(CX, s, &G, Sp);
-            for (int i = 0; i < d; i++) {
-                STORE_I(E(G.dx, i));
-                STORE_I(E(G.dkp, i));
-                out->dq[t * d + i] = TOD(E(G.dx, i));
-                out->dk[t * d + i] = TOD(E(G.dkp, i));
-            }
-            for (int i = 0; i < dv; i++) {
-                STORE_I(E(G.db, i));
-                out->dv[t * dv + i] = TOD(E(G.db, i));
-            }
-            STORE_I(E(G.dbeta, 0));
-            if (out->dbeta)
-                out->dbeta[t] = vla_grad_has(&s->cfg, VLA_GRAD_BETA) ? TOD(E(G.dbeta, 0)) : 0;
-            for (int i = 0; i < ng && out->dg; i++) {
-                STORE_I(E(G.dg, i));
-                out->dg[t * ng + i] = vla_grad_has(&s->cfg, VLA_GRAD_G) ? TOD(E(G.dg, i)) : 0;
-            }
-            for (int i = 0; i < d && out->du; i++) {
-                STORE_I(E(G.du, i));
-                out->du[t * d + i] = vla_grad_has(&s->cfg, VLA_GRAD_U) ? TOD(E(G.du, i)) : 0;
-            }
-            for (int i = 0; i < d && out->da; i++) {
-                STORE_I(E(G.ra, i));
-                STORE_I(E(G.rb, i));
-                out->da[t * d + i] = TOD(E(G.ra, i));
-                out->db[t * d + i] = TOD(E(G.rb, i));
-            }
-            if (out->dS_zero) /* the cotangent of S_{t-1}, handed to step t - 1 */
-                for (long i = 0; i < (long)dv * d; i++)
-                    out->dS_zero[t * dv * d + i] = ISFIN(E(G.dS, i)) && CMPD(E(G.dS, i), 0.0) == 0;
-            ARITH_LEAVE;
-        }
+        if (!(r = in(ctx, t, &x)))
+            r = FN(vstate_step)(CX, s, &x);
     }
-out:
-#define VLA_X_(name, len)                                                                          \
-    if (G.name)                                                                                    \
-        NUM_FREE(G.name, FN(alloc_len)(len));
-    VLA_GRAD_ARRAYS(VLA_X_, d, dv, G.nsav, G.K, G.nck)
-#undef VLA_X_
+    for (long t = t1 - 1; t >= t0 && !r; t--) {
+        if ((r = in(ctx, t, &x)))
+            break;
+        const NUM *Sp = VLA_ROWP(G->seg, (t - t0) * G->nsav); /* S first among the saved arrays */
+        const long o = t - base; /* the step's row in c and out */
+        ARITH_ENTER;
+        FN(grad_snap)(CX, s, VLA_ROWP(G->seg, (t - t0) * G->nsav), 1);
+        s->t = t;
+        FN(load)(CX, s, &x);
+        FN(vstate_advance)(CX, s, x.g != NULL);
+        LOAD_IN_N(G->ct, c + o * dv, dv);
+        FN(grad_step)(CX, s, G, Sp);
+        for (int i = 0; i < d; i++) {
+            STORE_I(E(G->dx, i));
+            STORE_I(E(G->dkp, i));
+            out->dq[o * d + i] = TOD(E(G->dx, i));
+            out->dk[o * d + i] = TOD(E(G->dkp, i));
+        }
+        for (int i = 0; i < dv; i++) {
+            STORE_I(E(G->db, i));
+            out->dv[o * dv + i] = TOD(E(G->db, i));
+        }
+        STORE_I(E(G->dbeta, 0));
+        if (out->dbeta)
+            out->dbeta[o] = vla_grad_has(&s->cfg, VLA_GRAD_BETA) ? TOD(E(G->dbeta, 0)) : 0;
+        for (int i = 0; i < ng && out->dg; i++) {
+            STORE_I(E(G->dg, i));
+            out->dg[o * ng + i] = vla_grad_has(&s->cfg, VLA_GRAD_G) ? TOD(E(G->dg, i)) : 0;
+        }
+        for (int i = 0; i < d && out->du; i++) {
+            STORE_I(E(G->du, i));
+            out->du[o * d + i] = vla_grad_has(&s->cfg, VLA_GRAD_U) ? TOD(E(G->du, i)) : 0;
+        }
+        for (int i = 0; i < d && out->da; i++) {
+            STORE_I(E(G->ra, i));
+            STORE_I(E(G->rb, i));
+            out->da[o * d + i] = TOD(E(G->ra, i));
+            out->db[o * d + i] = TOD(E(G->rb, i));
+        }
+        if (out->dS_zero) /* the cotangent of S_{t-1}, handed to step t - 1 */
+            for (long i = 0; i < (long)dv * d; i++)
+                out->dS_zero[o * dv * d + i] = ISFIN(E(G->dS, i)) && CMPD(E(G->dS, i), 0.0) == 0;
+        ARITH_LEAVE;
+    }
     return r;
 }
 #undef VLA_GRAD_ARRAYS

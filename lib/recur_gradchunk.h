@@ -539,8 +539,9 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
     X(dW, (C) * (d)) X(dKb, (C) * (d)) X(dq, (C) * (d)) X(dk, (C) * (d)) X(dP, (C) * (C))          \
     X(eg, C) X(eC, C) X(dgam, C) X(dbeta, C) X(Wk, (C) * (d)) X(egd, (C) * (d)) X(dgd, (C) * (d))
 
-/* grad_run's chunk twin (vlastab.h's vla_grad): T steps of s, whose cfg is chunk:C of delta or
- * gdn (vla_grad_check); a last chunk of T mod C tokens is the chunk vstate_finish computes. */
+/* the seq backward's chunk twin (vlastab.h's vla_grad), whole: T steps of s, whose cfg is
+ * chunk:C of delta or gdn (vla_grad_check); a last chunk of T mod C tokens is the chunk
+ * vstate_finish computes. */
 VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, const double *c,
                              const vla_grads *out)
 {

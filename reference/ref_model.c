@@ -113,31 +113,97 @@ void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop)
         ((vref_model *)m->self)->cx.stop = stop;
 }
 
-/* the backward pass (lib/recur_grad.h) in MPFR: exact at prec_bits, or a policy's emulation */
+/* the backward pass (lib/recur_grad.h) in MPFR: exact at prec_bits, or a policy's emulation; the
+ * seq form's a block at a time behind a vla_backward (lib/model_impl.h), the chunk form's whole */
 #include "recur_grad.h"
 #include "recur_gradchunk.h"
-int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla_grad_input in,
-              void *ctx, const double *c, const vla_grads *out)
+typedef struct {
+    vref_ctx cx;
+    ST *s;
+    FN(gstate) G;
+    vla_grad_input in;
+    void *ctx;
+} vref_bwd;
+
+static int bwd_block(void *self, long j, const double *c, const vla_grads *out, long base)
+{
+    vref_bwd *b = self;
+    return FN(grad_block)(&b->cx, b->s, &b->G, j, b->in, b->ctx, c, out, base);
+}
+
+static void bwd_destroy(void *self)
+{
+    vref_bwd *b = self;
+    FN(grad_end)(&b->G);
+    if (b->s)
+        FN(vstate_free)(&b->cx, b->s);
+    vref_ctx_clear(&b->cx);
+    free(b);
+}
+
+static const vla_backward_ops bwd_ops = {bwd_block, bwd_destroy};
+
+/* the arguments vref_grad and vref_backward_new check alike */
+static int bwd_check(const vla_config *cfg, vref_kind kind, long prec_bits, long T,
+                     vla_grad_input in)
 {
     int r;
-    if (!cfg || !in || !c || !out || !out->dq || !out->dk || !out->dv || T < 1 ||
-        (kind != VREF_EXACT && kind != VREF_EMULATE) || ((!out->da) != (!out->db)))
+    if (!cfg || !in || T < 1 || (kind != VREF_EXACT && kind != VREF_EMULATE))
         return VLA_EINVAL;
     if ((r = vla_config_check(cfg)) || (r = vla_grad_check(cfg, NULL)))
         return r;
     if (kind == VREF_EXACT && (prec_bits < MPFR_PREC_MIN || prec_bits > (1L << 20)))
         return VLA_ERANGE;
-    vref_ctx cx = {0};
-    ST *s;
-    vref_ctx_init(&cx, cfg, kind, prec_bits);
-    if (!(r = FN(vstate_new)(&cx, cfg, &s))) {
-        if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1)
-            r = FN(gradchunk_run)(&cx, s, T, in, ctx, c, out);
-        else
-            r = FN(grad_run)(&cx, s, T, in, ctx, c, out);
-        FN(vstate_free)(&cx, s);
+    return VLA_OK;
+}
+
+int vref_backward_new(vla_backward **out, const vla_config *cfg, vref_kind kind, long prec_bits,
+                      long T, vla_grad_input in, void *ctx)
+{
+    int r;
+    if (!out)
+        return VLA_EINVAL;
+    *out = NULL;
+    if ((r = bwd_check(cfg, kind, prec_bits, T, in)))
+        return r;
+    if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1)
+        return VLA_ENOTSUP;
+    vref_bwd *b = calloc(1, sizeof *b);
+    if (!b)
+        return VLA_ENOMEM;
+    vref_ctx_init(&b->cx, cfg, kind, prec_bits);
+    b->in = in, b->ctx = ctx;
+    if ((r = FN(vstate_new)(&b->cx, cfg, &b->s)) ||
+        (r = FN(grad_begin)(&b->cx, b->s, &b->G, T, in, ctx))) {
+        bwd_destroy(b);
+        return r;
     }
-    vref_ctx_clear(&cx);
+    return vla_backward_wrap(out, &bwd_ops, b, T, cfg->dv);
+}
+
+int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla_grad_input in,
+              void *ctx, const double *c, const vla_grads *out)
+{
+    int r;
+    if (!c || !out || !out->dq || !out->dk || !out->dv || ((!out->da) != (!out->db)))
+        return VLA_EINVAL;
+    if ((r = bwd_check(cfg, kind, prec_bits, T, in)))
+        return r;
+    if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1) {
+        vref_ctx cx = {0};
+        ST *s;
+        vref_ctx_init(&cx, cfg, kind, prec_bits);
+        if (!(r = FN(vstate_new)(&cx, cfg, &s))) {
+            r = FN(gradchunk_run)(&cx, s, T, in, ctx, c, out);
+            FN(vstate_free)(&cx, s);
+        }
+        vref_ctx_clear(&cx);
+        return r;
+    }
+    vla_backward *b = NULL;
+    if (!(r = vref_backward_new(&b, cfg, kind, prec_bits, T, in, ctx)))
+        r = vla_backward_whole(b, c, out);
+    vla_backward_free(b);
     return r;
 }
 #include "recur_end.h"

@@ -55,6 +55,10 @@ int vref_dd_fun8(char f, const double a[16], double r[16]);
  * lib's, bit for bit */
 int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla_grad_input in,
               void *ctx, const double *c, const vla_grads *out);
+/* vla_backward_new (vlastab.h) in MPFR likewise: the seq form's backward a block at a time, its
+ * blocks bit for bit vref_grad's */
+int vref_backward_new(vla_backward **out, const vla_config *cfg, vref_kind kind, long prec_bits,
+                      long T, vla_grad_input in, void *ctx);
 
 /* The MPFR models as engine backends (vla_engine_spec.backend): exact at spec.ref_bits (0: 256),
  * and the format emulation. */

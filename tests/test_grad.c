@@ -298,3 +298,66 @@ TEST(grad_refuses_what_it_has_not)
     CHECK(vla_grad(&cfg, 0, seq_input, &s, c, &o) == VLA_EINVAL);
     CHECK(vla_grad(&cfg, 8, seq_input, &s, NULL, &o) == VLA_EINVAL);
 }
+
+/* The backward a block at a time (vla_backward_new, vref_backward_new: vla-check's judge of a
+ * kernel's gradients): T = 40 in blocks of ceil(sqrt(40)) = 7 steps from the last, [35, 40),
+ * [28, 35) ... [0, 7), each block's gradients vla_grad's (vref_grad's, exact) rows bit for bit;
+ * then no block (VLA_ERANGE); a chunk form: VLA_ENOTSUP. */
+TEST(grad_backward_blocks_are_vla_grads)
+{
+    const int d = 8, T = 40;
+    static seq s;
+    static grads w, b;
+    double c[TMAX * DMAX];
+    const struct {
+        vla_model_kind mk;
+        int decay;
+    } ms[] = {{VLA_GDN, 0}, {VLA_RWKV7, 0}, {VLA_VLA3, 2}, {VLA_DELTA, 1}};
+    CHECK(vla_backward_block_len(T) == 7 && vla_backward_block_len(49) == 7 &&
+          vla_backward_block_len(1) == 1);
+    for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+        for (int exact = 0; exact < 2; exact++) {
+            vla_config cfg;
+            setup(&cfg, &s, ms[mi].mk, d, T, ms[mi].decay, 300 + mi);
+            cfg.prec = exact ? VLA_F64 : VLA_BF16;
+            for (int i = 0; i < T * d; i++)
+                c[i] = uni(-1, 1);
+            vla_grads gw = grads_of(&w, s.has_lr), gb = grads_of(&b, s.has_lr);
+            gb.dS_zero = NULL;
+            memset(&w, 0x5a, sizeof w);
+            CHECK(exact ? vref_grad(&cfg, VREF_EXACT, 256, T, seq_input, &s, c, &gw) == 0
+                        : vla_grad(&cfg, T, seq_input, &s, c, &gw) == 0);
+            vla_backward *bw = NULL;
+            CHECK(exact ? vref_backward_new(&bw, &cfg, VREF_EXACT, 256, T, seq_input, &s) == 0
+                        : vla_backward_new(&bw, &cfg, T, seq_input, &s) == 0);
+            if (!bw)
+                continue;
+            long t0, n, end = T, bad = 0;
+            const int ng = s.has_lg ? d : 1;
+            while ((n = vla_backward_span(bw, &t0)) > 0) {
+                CHECK_MSG(t0 + n == end && n == (end == T ? T - 35 : 7),
+                          "%s: block [%ld, %ld) after [%ld, ...)", vla_model_name(cfg.model), t0,
+                          t0 + n, end);
+                memset(&b, 0xa5, sizeof b);
+                CHECK(vla_backward_next(bw, c + t0 * d, &gb) == 0);
+                const double *xs[] = {w.dq, w.dk, w.dv, w.dbeta, w.dg, w.da, w.db, w.du};
+                const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg, b.da, b.db, b.du};
+                const long wd[] = {d, d, d, 1, ng, s.has_lr ? d : 0, s.has_lr ? d : 0,
+                                   ms[mi].mk == VLA_VLA3 ? d : 0};
+                for (int q = 0; q < 8; q++)
+                    bad += diff_at(xs[q] + t0 * wd[q], ys[q], n * wd[q]) >= 0;
+                end = t0;
+            }
+            CHECK_MSG(end == 0 && !bad, "%s %s: the blocks end at %ld; %ld arrays differ from "
+                                        "the whole backward's", vla_model_name(cfg.model),
+                      exact ? "exact" : "bf16", end, bad);
+            CHECK(vla_backward_next(bw, c, &gb) == VLA_ERANGE);
+            vla_backward_free(bw);
+        }
+    vla_config cfg;
+    vla_backward *bw = NULL;
+    setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
+    CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
+    CHECK(vla_backward_new(&bw, &cfg, 8, seq_input, &s) == VLA_ENOTSUP && !bw);
+    vla_backward_free(NULL);
+}

@@ -4,8 +4,9 @@
  * cost less than one head's q in binary64 more. (Read whole, the trace cost every stream, one
  * per engine and head, its head's q, k and v: 2 engines x 2 heads x 3 x 8 MB here.) Its judge of
  * a kernel's read-outs (--outputs) streams them too: an 8x longer trace costs less than one
- * head's read-outs more; and it judges a kernel's gradients a head at a time: 16 heads cost less
- * than one head's arrays more than 2. */
+ * head's read-outs more; and it judges a kernel's gradients a head and a block of steps at a
+ * time: 16 heads cost less than one head's arrays more than 2, and 8 times the steps no more
+ * than the backwards' checkpoints and the measures' 16 bytes a step. */
 #include "check.h"
 #include "proc.h"
 #include "vlastab.h"
@@ -141,42 +142,44 @@ TEST_SLOW(check_memory_does_not_grow_with_T) { memory_flat(1024, 32768, 0); }
  * whole, 5 x 2 x T x 32 doubles: 18 MB more at T = 8192 than at T = 1024 (bound: 2 MB). */
 TEST_SLOW(judge_memory_does_not_grow_with_T) { memory_flat(1024, 8192, 1); }
 
-/* The judge of a kernel's gradients (dq.npy ... with do.npy, issue 37) takes them head by head:
- * a head's inputs, do and gradients read for it alone beside its backward's arrays of T steps, so
- * that its memory does not grow with the heads. A gdn trace of nh heads x GT steps (d = dv = D),
- * its "kernel" vlastab's own binary64 forward and backward (lib's vla_grad), judged with --ref
- * f64 (lib's binary64 backward: the same memory per head as the exact one, in a fraction of the
- * time). */
-#define GT 8192
+/* The judge of a kernel's gradients (dq.npy ... with do.npy, issue 37) takes them head by head,
+ * and of a head a block of its backward's K = ceil(sqrt(T)) steps at a time: a head's three
+ * backwards advance together from the last block to the first, a block's inputs, do and
+ * gradients read for it alone, so that its memory grows neither with the heads nor (beyond the
+ * backwards' 2 sqrt(T) states and 2 doubles a step for each measure's sums, below) with T. A gdn
+ * trace of nh heads x T steps (d = dv = GD), its "kernel" vlastab's own binary64 forward and
+ * backward (lib's vla_grad), judged with --ref f64 (lib's binary64 backward: the same memory per
+ * head as the exact one, in a fraction of the time). */
 #define GD 16
 
-/* head h's inputs (all heads drawn, GT steps each), for vla_grad */
+/* head h's inputs (all heads drawn, T steps each), for vla_grad */
 typedef struct {
     const vla_inputs *x;
     int h;
+    long T;
 } gin1_t;
 static int gin1(void *ctx, long t, vla_input *in)
 {
     const gin1_t *g = ctx;
-    *in = g->x->in[(size_t)g->h * GT + t];
+    *in = g->x->in[(size_t)g->h * g->T + t];
     return VLA_OK;
 }
 
-static int write_gdn(const char *tdir, const char *odir, int nh)
+static int write_gdn(const char *tdir, const char *odir, int nh, long T)
 {
     static const char *names[] = {"q", "k", "v", "beta", "logdecay", "do"};
-    const size_t n = (size_t)nh * GT * GD;
+    const size_t n = (size_t)nh * T * GD;
     double *x = malloc(sizeof(double) * n);
     int e = !x || mkdir(odir, 0755);
     for (int f = 0; !e && f < 6; f++) { /* do_t: standard normals, beside the kernel's files */
-        const size_t m = f == 3 || f == 4 ? (size_t)nh * GT : n;
+        const size_t m = f == 3 || f == 4 ? (size_t)nh * T : n;
         for (size_t i = 0; i < m; i++) {
             double g = vla_gauss(11, (vla_var)f, 0, (uint64_t)i, 0);
             x[i] = f == 3 ? 1 / (1 + exp(-g)) : f == 4 ? -0.05 * fabs(g) : g;
         }
         char path[600];
         snprintf(path, sizeof path, "%s/%s.npy", f < 5 ? tdir : odir, names[f]);
-        e = vla_npy_write(path, x, f == 3 || f == 4 ? 2 : 3, (long[]){nh, GT, GD});
+        e = vla_npy_write(path, x, f == 3 || f == 4 ? 2 : 3, (long[]){nh, T, GD});
     }
     free(x);
     return e;
@@ -184,17 +187,17 @@ static int write_gdn(const char *tdir, const char *odir, int nh)
 
 /* the kernel's o.npy and gradients: vlastab's own gdn in binary64 on the trace in tdir, do_t
  * from odir/do.npy */
-static int write_gdn_kernel(const char *tdir, const char *odir, int nh)
+static int write_gdn_kernel(const char *tdir, const char *odir, int nh, long T)
 {
     char stream[420], path[620];
     vla_error err;
     snprintf(stream, sizeof stream, "trace:%s", tdir);
     snprintf(path, sizeof path, "%s/do.npy", odir);
-    const size_t n = (size_t)nh * GT * GD;
+    const size_t n = (size_t)nh * T * GD;
     static const char *names[] = {"o", "dq", "dk", "dv", "dbeta", "dg"};
     double *a[6] = {NULL};
     for (int i = 0; i < 6; i++)
-        a[i] = malloc(sizeof(double) * (i < 4 ? n : (size_t)nh * GT));
+        a[i] = malloc(sizeof(double) * (i < 4 ? n : (size_t)nh * T));
     vla_npy c = {0};
     vla_inputs x = {0};
     vla_config cfg;
@@ -203,23 +206,23 @@ static int write_gdn_kernel(const char *tdir, const char *odir, int nh)
     cfg.prec = VLA_F64;
     int e = !a[0] || !a[1] || !a[2] || !a[3] || !a[4] || !a[5] ||
             vla_npy_read(path, &c, &err) ||
-            vla_inputs_draw(&x, stream, 1, GD, GD, nh, GT, vla_model_reads(&cfg), &err);
+            vla_inputs_draw(&x, stream, 1, GD, GD, nh, T, vla_model_reads(&cfg), &err);
     for (int h = 0; !e && h < nh; h++) {
-        const size_t at = (size_t)h * GT * GD;
+        const size_t at = (size_t)h * T * GD;
         vla_model *m = NULL;
         e = vla_model_new(&m, &cfg);
-        for (long t = 0; !e && t < GT; t++)
-            e = vla_model_step(m, &x.in[(size_t)h * GT + t]) ||
+        for (long t = 0; !e && t < T; t++)
+            e = vla_model_step(m, &x.in[(size_t)h * T + t]) ||
                 vla_model_get(m, VLA_Q_O, a[0] + at + (size_t)t * GD);
         vla_model_free(m);
-        gin1_t g = {&x, h};
-        vla_grads gr = {a[1] + at, a[2] + at, a[3] + at, a[4] + (size_t)h * GT,
-                        a[5] + (size_t)h * GT, NULL, NULL, NULL, NULL};
-        e = e || vla_grad(&cfg, GT, gin1, &g, c.data + at, &gr);
+        gin1_t g = {&x, h, T};
+        vla_grads gr = {a[1] + at, a[2] + at, a[3] + at, a[4] + (size_t)h * T,
+                        a[5] + (size_t)h * T, NULL, NULL, NULL, NULL};
+        e = e || vla_grad(&cfg, T, gin1, &g, c.data + at, &gr);
     }
     for (int i = 0; !e && i < 6; i++) {
         snprintf(path, sizeof path, "%s/%s.npy", odir, names[i]);
-        e = vla_npy_write(path, a[i], i < 4 ? 3 : 2, (long[]){nh, GT, GD});
+        e = vla_npy_write(path, a[i], i < 4 ? 3 : 2, (long[]){nh, T, GD});
     }
     for (int i = 0; i < 6; i++)
         free(a[i]);
@@ -228,26 +231,27 @@ static int write_gdn_kernel(const char *tdir, const char *odir, int nh)
     return e;
 }
 
-TEST_SLOW(judge_gradients_memory_does_not_grow_with_heads)
+/* vla-check --outputs's peak memory in kB, rss[i], judging the gradients of the kernel above on
+ * a trace of nh[i] heads x Ts[i] steps (each of its 5 nh[i] gradients ok: their errors are lib's
+ * own, exactly); 0 when it is not built (skipped) */
+static int grad_peaks(const int nh[2], const long Ts[2], long rss[2])
 {
 #ifdef __SANITIZE_ADDRESS__
     vla_test_skip("AddressSanitizer's quarantine holds freed blocks: the peak is not the program's");
-    return;
+    return 0;
 #endif
     const char *check;
     char dir[300];
     if (!begin(dir, sizeof dir, 1, "vla-check", &check))
-        return;
-    const int nhs[2] = {2, 16};
-    long rss[2] = {0};
+        return 0;
     for (int i = 0; i < 2; i++) {
         char tdir[400], odir[400], stream[420], out[420], want[100];
-        snprintf(tdir, sizeof tdir, "%s/H%d", dir, nhs[i]);
-        snprintf(odir, sizeof odir, "%s/k%d", dir, nhs[i]);
+        snprintf(tdir, sizeof tdir, "%s/H%dT%ld", dir, nh[i], Ts[i]);
+        snprintf(odir, sizeof odir, "%s/k%dT%ld", dir, nh[i], Ts[i]);
         snprintf(stream, sizeof stream, "trace:%s", tdir);
-        snprintf(out, sizeof out, "%s/h%d.dat", dir, nhs[i]);
-        CHECK_MSG(!mkdir(tdir, 0755) && !write_gdn(tdir, odir, nhs[i]) &&
-                      !write_gdn_kernel(tdir, odir, nhs[i]),
+        snprintf(out, sizeof out, "%s/h%d.dat", dir, i);
+        CHECK_MSG(!mkdir(tdir, 0755) && !write_gdn(tdir, odir, nh[i], Ts[i]) &&
+                      !write_gdn_kernel(tdir, odir, nh[i], Ts[i]),
                   "cannot write %s or %s", tdir, odir);
         char *argv[] = {(char *)check, stream, "--model", "gdn", "--ref", "f64", "--outputs", odir,
                         "--report", "none", "--out", out, NULL};
@@ -255,25 +259,59 @@ TEST_SLOW(judge_gradients_memory_does_not_grow_with_heads)
         CHECK_MSG(!spawn_measured(&ch, argv), "cannot start %s", check);
         int st = finish(&ch, 600);
         char *msg = read_all(ch.err, NULL), *table = read_all(out, NULL);
-        /* every head's five gradients judged, and ok: their errors are lib's own, exactly */
-        snprintf(want, sizeof want, "gradients: 0 of %d beyond", 5 * nhs[i]);
+        snprintf(want, sizeof want, "gradients: 0 of %d beyond", 5 * nh[i]);
         CHECK_MSG(st == 0 && table && strstr(table, want),
-                  "vla-check --outputs with gradients, %d heads: exit %d: %s%s", nhs[i], st,
-                  msg ? msg : "", table ? table : "");
+                  "vla-check --outputs with gradients, %d heads x %ld steps: exit %d: %s%s", nh[i],
+                  Ts[i], st, msg ? msg : "", table ? table : "");
         free(msg), free(table);
         unlink(ch.err);
         rss[i] = ch.maxrss_kb;
     }
+    remove_tree(dir);
+    return 1;
+}
+
+TEST_SLOW(judge_gradients_memory_does_not_grow_with_heads)
+{
+    const int nh[2] = {2, 16};
+    const long Ts[2] = {8192, 8192};
+    long rss[2];
+    if (!grad_peaks(nh, Ts, rss))
+        return;
     /* one head's arrays of T steps that were kept for every head: its inputs (q k u, v g and the
      * gated family's lg a b, vla_inputs: 6 d + 2 dv numbers a step), the kernel's dq dk dv dbeta
      * dg and do, in binary64 (kB) */
-    const long bound = (long)GT * (6 * GD + 2 * GD + 3 * GD + 2 + GD) * 8 / 1024;
+    const long bound = Ts[0] * (6 * GD + 2 * GD + 3 * GD + 2 + GD) * 8 / 1024;
     CHECK_MSG(rss[1] - rss[0] < bound,
               "peak memory %ld kB with %d heads, %ld kB with %d: it grows with the heads (bound "
-              "%ld kB)", rss[1], nhs[1], rss[0], nhs[0], bound);
+              "%ld kB)", rss[1], nh[1], rss[0], nh[0], bound);
     printf("  peak memory: %ld kB with %d heads, %ld kB with %d (bound on the difference: %ld "
-           "kB)\n", rss[0], nhs[0], rss[1], nhs[1], bound);
-    remove_tree(dir);
+           "kB)\n", rss[0], nh[0], rss[1], nh[1], bound);
+}
+
+/* 8 times the steps cost at most what T steps keep by design: each of the 15 measures (the 5
+ * gradients' kernel, seq and rounded-inputs measures; the last are not taken at f64, counted
+ * anyway) keeps 2 doubles a step for its sums (added in step order from step 1, as the read-outs'
+ * are: their bits), and each of the 3 backwards 2 K states, K = ceil(sqrt(T)) (vla_state's saved
+ * arrays of gdn in binary64: S, d dv numbers, and n, o, k', alpha and the solvers' 2 d + 3, 356
+ * numbers at d = 16, counted as 2 d dv = 512), and the allocator 1 MB: 6.2 MB more at T = 16384
+ * than at 2048 (the judge: 3.8 and 4.6 MB in two runs). A block as large as T (the backward's
+ * states of T steps, 3 x T x 356 doubles, and a block's arrays of T steps) cost 172 MB more. */
+TEST_SLOW(judge_gradients_memory_does_not_grow_with_T)
+{
+    const int nh[2] = {2, 2};
+    const long Ts[2] = {2048, 16384};
+    long rss[2];
+    if (!grad_peaks(nh, Ts, rss))
+        return;
+    const long dT = Ts[1] - Ts[0], dK = vla_backward_block_len(Ts[1]) -
+                                          vla_backward_block_len(Ts[0]);
+    const long bound = (dT * 15 * 2 * 8 + 3 * 2 * dK * 2 * GD * GD * 8) / 1024 + 1024;
+    CHECK_MSG(rss[1] - rss[0] < bound,
+              "peak memory %ld kB at T = %ld, %ld kB at T = %ld: it grows with T (bound %ld kB)",
+              rss[1], Ts[1], rss[0], Ts[0], bound);
+    printf("  peak memory: %ld kB at T = %ld, %ld kB at T = %ld (bound on the difference: %ld "
+           "kB)\n", rss[0], Ts[0], rss[1], Ts[1], bound);
 }
 
 /* A trace read by blocks can change under a running check (a file truncated or rewritten by the
