@@ -1582,14 +1582,15 @@ static int ck_trace(const char *dir)
     return e;
 }
 
-/* whether dir's outputs are the uninterrupted run's (its copies ref-NAME) byte for byte, the table
- * but for its command and date lines; else the first that differs in *what */
-static int ck_same(const char *dir, const char **what)
+/* whether dir's outputs outs[0 .. n - 1] are the uninterrupted run's (its copies ref-NAME) byte
+ * for byte, the table (outs[0]) but for its command and date lines; else the first that differs
+ * in *what */
+static int outs_same(const char *dir, const char *const *outs, size_t n, const char **what)
 {
-    for (size_t i = 0; i < sizeof ck_outs / sizeof *ck_outs; i++) {
+    for (size_t i = 0; i < n; i++) {
         char a[400], b[400];
-        snprintf(a, sizeof a, "%s/%s", dir, ck_outs[i]);
-        snprintf(b, sizeof b, "%s/ref-%s", dir, ck_outs[i]);
+        snprintf(a, sizeof a, "%s/%s", dir, outs[i]);
+        snprintf(b, sizeof b, "%s/ref-%s", dir, outs[i]);
         int same = 0;
         if (i == 0) {
             char *x = table_body(a), *y = table_body(b);
@@ -1600,7 +1601,7 @@ static int ck_same(const char *dir, const char **what)
             same = same_file(a, b);
         }
         if (!same) {
-            *what = ck_outs[i];
+            *what = outs[i];
             return 0;
         }
     }
@@ -1635,7 +1636,7 @@ static void ck_stop_resume(const char *p, const char *dir, int sig, char **saved
     }
     ck_make(&k, p, dir, "--resume", NULL, NULL);
     st = run(NULL, k.argv, NULL, msg, sizeof msg, 120);
-    int same = ck_same(dir, &what);
+    int same = outs_same(dir, ck_outs, sizeof ck_outs / sizeof *ck_outs, &what);
     CHECK_MSG(st == 0 && strstr(msg, "groups finished before, kept") && same && !exists(k.ck),
               "resumed after signal %d: status %d, %s%s, checkpoint %s, '%s'", sig, st,
               same ? "the same outputs" : "differs: ", what, exists(k.ck) ? "left" : "removed",
@@ -1801,32 +1802,6 @@ static int judge_files(const char *dir)
     return e;
 }
 
-/* whether dir's outputs are the uninterrupted run's (ref-NAME) byte for byte, the table but for
- * its command and date; else the first that differs in *what */
-static int judge_same(const char *dir, const char **what)
-{
-    for (size_t i = 0; i < sizeof judge_outs / sizeof *judge_outs; i++) {
-        char a[400], b[400];
-        snprintf(a, sizeof a, "%s/%s", dir, judge_outs[i]);
-        snprintf(b, sizeof b, "%s/ref-%s", dir, judge_outs[i]);
-        int same = 0;
-        if (i == 0) {
-            char *x = table_body(a), *y = table_body(b);
-            same = x && y && !strcmp(x, y);
-            free(x);
-            free(y);
-        } else {
-            same = same_file(a, b);
-        }
-        if (!same) {
-            *what = judge_outs[i];
-            return 0;
-        }
-    }
-    *what = "";
-    return 1;
-}
-
 TEST_SLOW(reliability_judge_resume)
 {
     const char *p, *what;
@@ -1876,7 +1851,7 @@ TEST_SLOW(reliability_judge_resume)
         }
         judge_argv(argv, buf, p, dir, "--resume");
         st = run(NULL, argv, NULL, msg, sizeof msg, 300);
-        int same = judge_same(dir, &what);
+        int same = outs_same(dir, judge_outs, sizeof judge_outs / sizeof *judge_outs, &what);
         CHECK_MSG(st == 0 && strstr(msg, "heads finished before, kept") && same && !exists(ck),
                   "the judge resumed after signal %d: status %d, %s%s, checkpoint %s, '%s'", sig,
                   st, same ? "the same outputs" : "differs: ", what, exists(ck) ? "left" :
