@@ -1806,9 +1806,10 @@ TEST_SLOW(reliability_judge_resume)
 {
     const char *p, *what;
     char dir[256], buf[1200], msg[3000], a[400], b[400], ck[400], *argv[20];
-    /* Under ASan the judge's stop and refusal exits leave memory unfreed, and LeakSanitizer turns
-     * their status into 1 (found by make test-san, 2026-12-04; not yet mended): leaks are not
-     * checked on those two exits, only on the others */
+    /* Under ASan the judge's stop and refusal exits once ended with status 1 after their own
+     * messages, as LeakSanitizer makes a leak at exit (a loaded make test-san, 2026-12-04; a quiet
+     * rerun passed: it depends on where the stop lands; not yet found): leaks are not checked on
+     * those two exits, only on the others */
 #ifdef __SANITIZE_ADDRESS__
     char *env[] = {"VLA_CHECKPOINT_SECONDS=0", "OMP_NUM_THREADS=1", "ASAN_OPTIONS=detect_leaks=0",
                    NULL};
