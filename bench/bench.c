@@ -209,8 +209,7 @@ static double time_steps(creator mk, const vla_config *c, const inputs *x, long 
     vla_engine_spec sp = {.backend = &b, .cfg = *c, .runs = 1, .in = x->in, .T = NIN,
                           .shared = 1, .cycle = 1, .round_inputs = VLA_FMT_F64, .threads = 1};
     vla_engine *e;
-    char err[400];
-    if (vla_engine_new(&e, &sp, err, sizeof err) || vla_engine_advance(e, NIN))
+    if (vla_engine_new(&e, &sp, NULL) || vla_engine_advance(e, NIN))
         return NAN;
     double t0 = now();
     int r = vla_engine_advance(e, NIN + steps);
@@ -540,10 +539,10 @@ static void cpu_section(const opts *o, double peak1, double peakall, int threads
  * run and staged once, so that only the recurrence is timed (as on the GPU); the median of reps
  * launches of about target seconds each. NAN with the reason in err on failure. */
 static double launch_rate(const vla_config *c, const vla_cuda_opts *o, int runs, const inputs *x,
-                          double target, int reps, char *err, size_t len)
+                          double target, int reps, vla_error *err)
 {
     vla_cuda *g;
-    if (vla_cuda_new(&g, c, runs, o, err, len))
+    if (vla_cuda_new(&g, c, runs, o, err))
         return NAN;
     long steps = 8;
     double rate = NAN, v[16];
@@ -572,7 +571,7 @@ static double launch_rate(const vla_config *c, const vla_cuda_opts *o, int runs,
     rate = vla_median(v, reps);
 out:
     if (rate != rate)
-        snprintf(err, len, "%s", vla_cuda_error(g));
+        *err = *vla_cuda_error(g);
     vla_cuda_free(g);
     return rate;
 }
@@ -591,8 +590,7 @@ static double engine_rate(const vla_config *c, int runs, const inputs *x, double
                           .T = NIN, .shared = 1, .cycle = 1, .round_inputs = VLA_FMT_F64,
                           .threads = threads};
     vla_engine *e;
-    char err[400];
-    if (vla_engine_new(&e, &sp, err, sizeof err))
+    if (vla_engine_new(&e, &sp, NULL))
         return NAN;
     long t = 64, steps = 64;
     double v[16];
@@ -620,9 +618,9 @@ static double engine_rate(const vla_config *c, int runs, const inputs *x, double
 
 static void lanes_section(const opts *o, double peak1, double peakall, int threads)
 {
-    char why[400], err[400];
-    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
-        printf("# CPU vector lanes: skipped: %s\n\n", why);
+    vla_error why, err;
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, &why) <= 0) {
+        printf("# CPU vector lanes: skipped: %s\n\n", vla_error_msg(&why));
         return;
     }
     printf("# CPU vector lanes (kernels/lanes.c, %s), strict, track %s: runs advance together in "
@@ -651,12 +649,11 @@ static void lanes_section(const opts *o, double peak1, double peakall, int threa
                 double target = o->quick ? 0.01 : 0.05;
                 int reps = o->quick ? 3 : 5;
                 vla_cuda_opts o1 = {VLA_CUDA_LANES, 0, 1}, on = {VLA_CUDA_LANES, 0, threads};
-                double r1 = launch_rate(&c, &o1, lw, &x, target, reps, err, sizeof err);
-                double rn = r1 == r1 ? launch_rate(&c, &on, lw * threads, &x, target, reps, err,
-                                                   sizeof err)
+                double r1 = launch_rate(&c, &o1, lw, &x, target, reps, &err);
+                double rn = r1 == r1 ? launch_rate(&c, &on, lw * threads, &x, target, reps, &err)
                                      : NAN;
                 if (rn != rn)
-                    printf("# %s %s d=%d: %s\n", vla_model_name(m), vla_prec_name(p), d, err);
+                    printf("# %s %s d=%d: %s\n", vla_model_name(m), vla_prec_name(p), d, vla_error_msg(&err));
                 double fl = vla_step_flops(&c, x.in, NIN);
                 double re = engine_rate(&c, lw, NULL, 4 * target, reps, 1);
                 double rp = engine_rate(&c, lw, &x, 4 * target, reps, 1);
@@ -677,23 +674,24 @@ static void lanes_section(const opts *o, double peak1, double peakall, int threa
 /* ---- GPU ---- */
 static void gpu_section(const opts *o)
 {
-    char why[400];
-    if (vla_cuda_probe(why, sizeof why) <= 0) {
-        printf("# GPU: skipped: %s\n", why);
+    vla_error why;
+    if (vla_cuda_probe(&why) <= 0) {
+        printf("# GPU: skipped: %s\n", vla_error_msg(&why));
         return;
     }
     vla_config c;
     vla_cuda *g;
-    char err[400], desc[300];
+    vla_error err;
+    char desc[300];
     config(&c, VLA_VLA3, VLA_F32, 32, o->track);
-    if (vla_cuda_new(&g, &c, 1, NULL, err, sizeof err)) {
-        printf("# GPU: %s\n", err);
+    if (vla_cuda_new(&g, &c, 1, NULL, &err)) {
+        printf("# GPU: %s\n", vla_error_msg(&err));
         return;
     }
     double peak = NAN;
     vla_cuda_describe(g, desc, sizeof desc);
     if (o->peak && vla_cuda_fma_peak(g, &peak))
-        printf("# GPU fma peak: %s\n", vla_cuda_error(g));
+        printf("# GPU fma peak: %s\n", vla_error_msg(vla_cuda_error(g)));
     vla_cuda_free(g);
     printf("# GPU: %s\n# GPU measured binary32 fma peak: %.1f Tflop/s\n", desc, peak / 1e12);
     printf("# GPU, strict, track %s: one run (latency: ns per step, %s steps per launch) and "
@@ -721,7 +719,7 @@ static void gpu_section(const opts *o)
                     in[t] = x.in[t % NIN];
                 double lat = NAN, agg = NAN;
                 int runs = 0;
-                if (!vla_cuda_new(&g, &c, 1, NULL, err, sizeof err)) {
+                if (!vla_cuda_new(&g, &c, 1, NULL, &err)) {
                     if (!vla_cuda_stage(g, lsteps, in, NULL, 1) && !vla_cuda_launch(g, NULL)) {
                         double v[5];
                         for (int r = 0; r < 3; r++) {
@@ -736,9 +734,9 @@ static void gpu_section(const opts *o)
                         runs = (int)o->max_runs;
                     vla_cuda_free(g);
                 } else {
-                    printf("# %s %s d=%d: %s\n", vla_model_name(m), vla_prec_name(p), d, err);
+                    printf("# %s %s d=%d: %s\n", vla_model_name(m), vla_prec_name(p), d, vla_error_msg(&err));
                 }
-                if (runs > 0 && !vla_cuda_new(&g, &c, runs, NULL, err, sizeof err)) {
+                if (runs > 0 && !vla_cuda_new(&g, &c, runs, NULL, &err)) {
                     if (!vla_cuda_stage(g, tsteps, in, NULL, 1) && !vla_cuda_launch(g, NULL)) {
                         double v[5];
                         for (int r = 0; r < 3; r++) {
@@ -748,7 +746,7 @@ static void gpu_section(const opts *o)
                         }
                         agg = vla_median(v, 3);
                     } else {
-                        printf("# %s\n", vla_cuda_error(g));
+                        printf("# %s\n", vla_error_msg(vla_cuda_error(g)));
                     }
                     vla_cuda_free(g);
                 }
@@ -769,11 +767,11 @@ static double ref_rate(const vla_engine_spec *base, long T, long *steps_out)
     for (long steps = 16;; steps *= 2) {
         vla_engine_spec sp = *base;
         vla_engine *e;
-        char err[400];
+        vla_error err;
         steps = steps < T - 1 ? steps : T - 1;
         sp.stream_steps = steps + 1;
-        if (vla_engine_new(&e, &sp, err, sizeof err))
-            return fprintf(stderr, "vla-bench: --trace: %s\n", err), NAN;
+        if (vla_engine_new(&e, &sp, &err))
+            return fprintf(stderr, "vla-bench: --trace: %s\n", vla_error_msg(&err)), NAN;
         double t0 = 0, dt = 0;
         int r = vla_engine_advance(e, 1);
         if (!r) {
@@ -782,7 +780,7 @@ static double ref_rate(const vla_engine_spec *base, long T, long *steps_out)
             dt = now() - t0;
         }
         if (r)
-            fprintf(stderr, "vla-bench: --trace: %s\n", vla_engine_error(e));
+            fprintf(stderr, "vla-bench: --trace: %s\n", vla_error_msg(vla_engine_error(e)));
         else
             tally_run(e);
         vla_engine_free(e);

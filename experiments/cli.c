@@ -622,14 +622,14 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         sp.cfg.form = VLA_FORM_SEQ;
         sp.cfg.chunk = 0;
     }
-    char ew[256];
-    if (vla_engine_new(&probe, &sp, ew, sizeof ew))
-        vla_cli_die(spec, "--backend %s: %s", c->backend, ew);
+    vla_error ew;
+    if (vla_engine_new(&probe, &sp, &ew))
+        vla_cli_die(spec, "--backend %s: %s", c->backend, vla_error_msg(&ew));
     vla_engine_free(probe);
     if (vla_cli_ref_spec(c, &sp, &rs) == 0) {
-        if (vla_engine_new(&probe, &rs, ew, sizeof ew))
+        if (vla_engine_new(&probe, &rs, &ew))
             vla_cli_die(spec, "--ref %s with --track %s: %s", c->ref == REF_EXACT ? "exact" : "f64",
-                        vla_track_name(c->cfg.track), ew);
+                        vla_track_name(c->cfg.track), vla_error_msg(&ew));
         vla_engine_free(probe);
     }
     /* from here on a signal is answered as the programs document it (exit 3, nothing half
@@ -924,9 +924,8 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
     ref->round_inputs = vla_prec_io(sp->cfg.prec);
     vla_engine_spec one = *ref;
     vla_engine *probe;
-    char err[400];
     one.runs = 1;
-    if (vla_engine_new(&probe, &one, err, sizeof err))
+    if (vla_engine_new(&probe, &one, NULL))
         ref->backend = vla_backend_cpu(); /* the run's backend cannot: binary64 on the CPU */
     else
         vla_engine_free(probe);

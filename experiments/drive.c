@@ -1182,7 +1182,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
     vla_engine *m = NULL, *ref = NULL;
     char *key = NULL;
     int status = 0;
-    char err[400] = "out of memory";
+    vla_error err = {VLA_ENOMEM, "out of memory"};
     step_ctx sc = {drv, acc};
     if (ok) {
         vla_checkpoints(c->steps, c->per_decade, cks, nck);
@@ -1195,11 +1195,11 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             sp.ctx = &sc;
             sp.taps = drv->taps;
         }
-        ok = vla_engine_new(&m, &sp, err, sizeof err) == 0 &&
-             (vla_cli_ref_spec(c, &sp, &rs) || vla_engine_new(&ref, &rs, err, sizeof err) == 0);
+        ok = vla_engine_new(&m, &sp, &err) == 0 &&
+             (vla_cli_ref_spec(c, &sp, &rs) || vla_engine_new(&ref, &rs, &err) == 0);
     }
     if (!ok) {
-        fprintf(stderr, "%s: %s\n", spec->prog, err);
+        fprintf(stderr, "%s: %s\n", spec->prog, vla_error_msg(&err));
         status = 1;
         goto done;
     }
@@ -1333,7 +1333,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         } else if (e) {
             /* "head H, step T: reason", of the model or of its reference */
             fprintf(stderr, "%s: %s\n", spec->prog,
-                    vla_engine_error(m)[0] ? vla_engine_error(m) : vla_engine_error(ref));
+                    vla_error_msg(vla_engine_error(vla_engine_error(m)->code ? m : ref)));
             status = 1;
             break;
         }

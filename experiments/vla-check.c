@@ -140,7 +140,7 @@ static void passed(result *r, int q, double err, long t)
 }
 
 /* One configuration of a group, over every run: res[run], and the largest error over the runs at
- * each of its checkpoints into curve[i * NQ + q]; failed, with a one-line reason in err, when it
+ * each of its checkpoints into curve[i * NQ + q]; failed, with the code and reason in err, when it
  * cannot run here (skipped) */
 typedef struct {
     const vla_config *cfg;
@@ -148,8 +148,7 @@ typedef struct {
     long nck, ci; /* its checkpoints, and the next one */
     result *res;
     double *curve;
-    char *err;
-    size_t errlen;
+    vla_error err;
     int failed;
     vla_engine *m;
     taps_t tm;
@@ -232,13 +231,13 @@ static void refck_describe(long bits, long steps, const char *what, char *buf, s
  * in double-double where use_dd and MPFR at the default bits are asked for, with its check in
  * *chk (else NULL); MPFR where dd cannot run it. 0, else 1 with the reason in why. */
 static int ref_new(vla_engine **ref, vref_ddcheck **chk, vla_engine_spec rs, int use_dd,
-                   refck_t *rk, char *why, size_t len)
+                   refck_t *rk, vla_error *why)
 {
     *chk = NULL;
     if (use_dd && rs.backend == vref_backend_exact() && rs.ref_bits == VREF_DEFAULT_BITS) {
         rs.backend = vref_backend_dd();
-        if (!vla_engine_new(ref, &rs, why, len)) {
-            if (!vref_ddcheck_new(chk, &rs, VREF_DD_CHECK_STEPS, why, len))
+        if (!vla_engine_new(ref, &rs, why)) {
+            if (!vref_ddcheck_new(chk, &rs, VREF_DD_CHECK_STEPS, why))
                 return 0;
             vla_engine_free(*ref);
             *ref = NULL;
@@ -247,7 +246,7 @@ static int ref_new(vla_engine **ref, vref_ddcheck **chk, vla_engine_spec rs, int
         rs.backend = vref_backend_exact();
         rk->refused++;
     }
-    return vla_engine_new(ref, &rs, why, len) != 0;
+    return vla_engine_new(ref, &rs, why) != 0;
 }
 
 /* a reference's check at its end (none: NULL), counted in *rk for refck_describe: REDO_MPFR when
@@ -282,7 +281,7 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
     double *lam = malloc((size_t)d * sizeof *lam);
     tr.o = malloc((size_t)nr * RING * dv * sizeof *tr.o);
     tr.seen = malloc((size_t)nr * RING);
-    char refwhy[400] = "out of memory";
+    vla_error refwhy = {VLA_ENOMEM, "out of memory"};
     int refbad = !x || !y || !lam || !tr.o || !tr.seen;
     /* the group's inputs, read (a trace) or drawn (a stream) once for all its engines, a window
      * of WIN steps at a time, which every engine takes as prepared inputs in a ring */
@@ -293,7 +292,7 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
     vla_error ve;
     if (!refbad && (refbad = vla_inputs_open(&in, c->stream, c->seed, d, dv, nr, WIN, c->steps,
                                              want, &ve) != 0))
-        snprintf(refwhy, sizeof refwhy, "%s", vla_error_msg(&ve));
+        refwhy = ve;
     else if (refbad)
         memset(&in, 0, sizeof in);
     long tend = 0;
@@ -320,17 +319,17 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
         w->done = 0;
         w->m = NULL;
         if (!w->tm.o || !w->tm.seen)
-            w->failed = 1, snprintf(w->err, w->errlen, "out of memory");
+            w->failed = 1, vla_fail(&w->err, VLA_ENOMEM, "out of memory");
         else if (!in.in) /* the group's inputs could not be had: its reason */
-            w->failed = 1, snprintf(w->err, w->errlen, "%s", refwhy);
-        else if (vla_engine_new(&w->m, &sp, w->err, w->errlen))
+            w->failed = 1, w->err = refwhy;
+        else if (vla_engine_new(&w->m, &sp, &w->err))
             w->failed = 1;
         if (!refbad && !ref) { /* the group's reference, from its first member's spec */
             vla_cli_ref_spec(&rc, &sp, &rs);
             rs.taps = VLA_TAP_O;
             rs.on_step = on_step;
             rs.ctx = &tr;
-            refbad = ref_new(&ref, &chk, rs, use_dd, rk, refwhy, sizeof refwhy);
+            refbad = ref_new(&ref, &chk, rs, use_dd, rk, &refwhy);
         }
         if (!w->failed && w->nck && w->cks[w->nck - 1] > tend)
             tend = w->cks[w->nck - 1];
@@ -343,17 +342,18 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
                 next = mb[k].cks[mb[k].ci];
         long to = t + WIN < next ? t + WIN : next;
         if (vla_inputs_fill(&in, t, to, &ve)) {
-            snprintf(refwhy, sizeof refwhy, "%s", vla_error_msg(&ve));
+            refwhy = ve;
             refbad = 1;
             break;
         }
         if (vla_engine_advance(ref, to)) {
-            snprintf(refwhy, sizeof refwhy, "%s", vla_engine_error(ref));
+            refwhy = *vla_engine_error(ref);
             refbad = 1;
             break;
         }
-        if (chk && vref_ddcheck_at(chk, ref, to)) {
-            snprintf(refwhy, sizeof refwhy, "the reference's check stopped");
+        int rc;
+        if (chk && (rc = vref_ddcheck_at(chk, ref, to))) {
+            vla_fail(&refwhy, rc, "the reference's check stopped");
             refbad = 1;
             break;
         }
@@ -362,7 +362,7 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
             if (w->failed || w->ci >= w->nck)
                 continue;
             if (vla_engine_advance(w->m, to)) {
-                snprintf(w->err, w->errlen, "%s", vla_engine_error(w->m));
+                w->err = *vla_engine_error(w->m);
                 w->failed = 1;
                 continue;
             }
@@ -460,7 +460,7 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
     vref_ddcheck_free(chk);
     for (int k = 0; k < n; k++) {
         if (refbad && !mb[k].failed)
-            mb[k].failed = 1, snprintf(mb[k].err, mb[k].errlen, "%s", refwhy);
+            mb[k].failed = 1, mb[k].err = refwhy;
         vla_engine_free(mb[k].m);
         free(mb[k].tm.o);
         free(mb[k].tm.seen);
@@ -1248,7 +1248,7 @@ typedef struct {
  * check: pass again, that reference in MPFR), or 1 with the reason in why and the run that failed
  * in *failed (-1: o.npy). *rescale: a measure's numbers asked for another scale than J->sc's (now
  * in J->sc): pass again */
-static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, char *why, size_t len)
+static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_error *why)
 {
     const vla_cli *c = J->c;
     const vla_config *cfg = J->cfg;
@@ -1263,7 +1263,7 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, char
     meas_run *mr = calloc((size_t)H * NR, sizeof *mr);
     int st = 0;
     *failed = R_REF, *rescale = 0;
-    snprintf(why, len, "out of memory");
+    vla_fail(why, VLA_ENOMEM, "out of memory");
     if (row)
         for (int j = 0; j < dv; j++)
             nan[j] = NAN; /* a read-out where none came */
@@ -1272,7 +1272,7 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, char
         vla_inputs_open_part(&in, c->stream, c->seed, d, dv, h0, H, WIN, T, vla_model_reads(cfg),
                              &ve)) {
         if (kbuf && row && mr)
-            snprintf(why, len, "%s", vla_error_msg(&ve));
+            *why = ve;
         return free(kbuf), free(row), free(mr), 1;
     }
     for (int r = 0; r < NR && !st; r++) {
@@ -1294,7 +1294,7 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, char
         const int use_dd = J->dd[r] != DD_NO;
         if (!tp[r].o || !tp[r].seen)
             st = 1;
-        else if (!(st = ref_new(&e[r], &chk[r], sp, use_dd, &refck, why, len)) && use_dd &&
+        else if (!(st = ref_new(&e[r], &chk[r], sp, use_dd, &refck, why)) && use_dd &&
                  !chk[r])
             J->dd[r] = DD_NO; /* dd refused it (ref_new counted it once), or no exact reference */
         if (chk[r] && J->dd[r] == DD_DONE)
@@ -1308,7 +1308,7 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, char
     for (long t = 0, to; !st && t < T; t = to) {
         to = t + WIN < T ? t + WIN : T;
         if (vla_inputs_fill(&in, t, to, &ve)) {
-            snprintf(why, len, "%s", vla_error_msg(&ve));
+            *why = ve;
             st = 1, *failed = R_REF;
             break;
         }
@@ -1320,9 +1320,9 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, char
             *failed = r;
             if ((st = vla_engine_advance(e[r], to) != 0) ||
                 (to == T && (st = vla_engine_finish(e[r]) != 0))) /* a chunk's last T mod C */
-                snprintf(why, len, "%s", vla_engine_error(e[r]));
+                *why = *vla_engine_error(e[r]);
             else if (chk[r] && (rc = vref_ddcheck_at(chk[r], e[r], to)))
-                st = 1, snprintf(why, len, "the reference's check: %s", vla_strerror(rc));
+                st = 1, vla_fail(why, rc, "the reference's check: %s", vla_strerror(rc));
             else if (chk[r] && to >= (T < VREF_DD_CHECK_STEPS ? T : VREF_DD_CHECK_STEPS)) {
                 /* its check is over: noted once (refck_describe) */
                 redo |= refck_note(chk[r], &refck) == REDO_MPFR;
@@ -1340,7 +1340,7 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, char
             if (upto > done &&
                 vla_npy_read_steps(J->ko, h0 + h, done, upto - done, kbuf + (size_t)h * RING * dv,
                                    &ve))
-                st = 1, *failed = -1, snprintf(why, len, "%s", vla_error_msg(&ve));
+                st = 1, *failed = -1, *why = ve;
         for (int h = 0; h < H && !st; h++)
             for (long s = done; s < upto; s++) {
                 const size_t slot = (size_t)h * RING + (size_t)(s % RING);
@@ -2123,7 +2123,7 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
                      : r == R_FORM && cfg.form == VLA_FORM_SEQ ? R_SEQ
                                                                : r;
     int failed, rescale;
-    char err[600];
+    vla_error err;
     /* the heads not read back, a block of as many as threads at a time (their order: head 0's
      * block, which checks the dd references, first) */
     for (int h0 = 0, nb; h0 < H; h0 += nb) {
@@ -2134,16 +2134,17 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
             continue;
         }
         do /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
-            st = judge_pass(&J, h0, nb, &failed, &rescale, err, sizeof err);
+            st = judge_pass(&J, h0, nb, &failed, &rescale, &err);
         while (st == REDO_MPFR || (!st && rescale));
         if (st && vla_cli_stop)
             return vla_units_end(units, 3);
         if (st) {
             if (failed < 0)
-                fprintf(stderr, "vla-check: --outputs: %s\n", err);
+                fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
             else
                 fprintf(stderr, "vla-check: %s (%s %s) did not run: %s\n", rname[failed],
-                        vla_model_name(cfg.model), vla_prec_name(J.sp[failed].cfg.prec), err);
+                        vla_model_name(cfg.model), vla_prec_name(J.sp[failed].cfg.prec),
+                        vla_error_msg(&err));
             return vla_units_end(units, 1);
         }
         for (int h = h0; h < h0 + nb; h++) {
@@ -2934,7 +2935,7 @@ int main(int argc, char **argv)
             for (int j = 0; mb && res && j < n; j++) {
                 row_t *w = &rows[order[group[g] + j]];
                 mb[j] = (member_t){&w->cfg, w->cks, w->nck, 0, res + (size_t)j * c.runs, w->curve,
-                                   w->skip, sizeof w->skip, 0, NULL, {0}, 0};
+                                   {0, ""}, 0, NULL, {0}, 0};
             }
             if (!mb || !res || vla_cli_stop ||
                 check_group(&c, mb, n, &prog, &done, use_dd, &rk) != REDO_MPFR)
@@ -2947,7 +2948,9 @@ int main(int argc, char **argv)
             row_t *w = &rows[order[group[g] + j]];
             if (!mb || !res)
                 snprintf(w->skip, sizeof w->skip, "out of memory");
-            else if (!mb[j].failed && !stopped) {
+            else if (mb[j].failed)
+                snprintf(w->skip, sizeof w->skip, "%s", mb[j].err.msg); /* (a stop: none) */
+            else if (!stopped) {
                 w->ran = 1;
                 merge(mb[j].res, c.runs, &w->head);
                 w->r = mb[j].res[0];

@@ -181,7 +181,8 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
     sw->err = calloc((size_t)sw->ne * sw->nck * 3 + 1, sizeof *sw->err);
     if (!sw->cfg || !sw->m || !sw->err)
         vla_cli_die(spec, "out of memory");
-    char e_msg[400], form[32];
+    vla_error e_msg;
+    char form[32];
     /* the inputs, drawn (or read) once for every engine, a window of WIN steps at a time, which
      * the engines take as prepared inputs in a ring */
     vla_error ve;
@@ -207,8 +208,9 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
             sp.is_read = sw->in.is_read;
             sp.T = sw->in.T; /* WIN, or a shorter stream's length */
             sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
-            if (vla_engine_new(&sw->m[p * nf + f], &sp, e_msg, sizeof e_msg))
-                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), e_msg);
+            if (vla_engine_new(&sw->m[p * nf + f], &sp, &e_msg))
+                vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec),
+                            vla_error_msg(&e_msg));
             vla_fmt io = vla_prec_io(k->prec);
             if (!sw->ref[io]) {
                 sp.cfg.prec = uniform_of(spec, k->prec);
@@ -217,10 +219,9 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
                 sp.cfg.chunk = 0;
                 sp.backend = use_dd ? vref_backend_dd() : vref_backend_exact();
                 sp.ref_bits = c->ref_bits;
-                if (vla_engine_new(&sw->ref[io], &sp, e_msg, sizeof e_msg) ||
-                    (use_dd && vref_ddcheck_new(&sw->chk[io], &sp, VREF_DD_CHECK_STEPS, e_msg,
-                                                sizeof e_msg)))
-                    vla_cli_die(spec, "the exact reference: %s", e_msg);
+                if (vla_engine_new(&sw->ref[io], &sp, &e_msg) ||
+                    (use_dd && vref_ddcheck_new(&sw->chk[io], &sp, VREF_DD_CHECK_STEPS, &e_msg)))
+                    vla_cli_die(spec, "the exact reference: %s", vla_error_msg(&e_msg));
             }
         }
 }
@@ -414,7 +415,7 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                     goto done;
                 }
                 if (r) {
-                    fprintf(stderr, "vla-forms: %s\n", vla_engine_error(e));
+                    fprintf(stderr, "vla-forms: %s\n", vla_error_msg(vla_engine_error(e)));
                     status = 1;
                     goto done;
                 }

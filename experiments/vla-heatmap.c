@@ -207,7 +207,7 @@ int main(int argc, char **argv)
     /* the state's check at each snapshot, the driver's (vla_cli_run_finite) */
     double *fbuf = malloc((size_t)d * (d > c.cfg.dv ? d : c.cfg.dv) * sizeof *fbuf);
     long inf_at = 0; /* the first snapshot step whose state was not finite */
-    char err[400] = "";
+    vla_error err;
     if (!acc || !snap || !fbuf) {
         fprintf(stderr, "vla-heatmap: out of memory\n");
         return 1;
@@ -218,8 +218,8 @@ int main(int argc, char **argv)
     sp.on_step = vref_drift_on_step;
     sp.ctx = &gc;
     vla_engine *m;
-    if ((e = vla_engine_new(&m, &sp, err, sizeof err)))
-        vla_cli_die(&spec, "%s", err); /* the parser probed it: a combination lib/ does not build */
+    if ((e = vla_engine_new(&m, &sp, &err)))
+        vla_cli_die(&spec, "%s", vla_error_msg(&err)); /* the parser probed it: a combination lib/ does not build */
     /* open the table before the run, so that an unwritable path fails at once; a table closed
      * without its columns line (a failed or interrupted run) is discarded by vla_cli_close */
     vla_dat *out = vla_cli_out(&c, &spec);
@@ -262,7 +262,8 @@ int main(int argc, char **argv)
     }
     vla_progress_end(&prog);
     if (e && e != VLA_EINTR && e != VLA_EFORMAT)
-        fprintf(stderr, "vla-heatmap: %s\n", vla_engine_error(m)[0] ? vla_engine_error(m) : vla_strerror(e));
+        fprintf(stderr, "vla-heatmap: %s\n",
+                vla_engine_error(m)->code ? vla_error_msg(vla_engine_error(m)) : vla_strerror(e));
     status = vla_units_end(u, e == VLA_EINTR ? 3 : e ? 1 : 0);
     if (e) {
         vla_cli_close(out, &c, &spec, status);

@@ -227,19 +227,19 @@ int main(int argc, char **argv)
     for (long jb = 0; jb < njobs; jb++) {
         int gi = (int)(jb % ng), ni = (int)(jb / ng % nn), bi = (int)(jb / ng / nn);
         vla_engine_spec sp;
-        char err[400] = "out of memory";
+        vla_error err = {VLA_ENOMEM, "out of memory"};
         const void *saved = vla_units_get(u, (int)jb, NULL);
         if (saved) {
             memcpy(res + jb * runs, saved, runs * sizeof *res);
             continue;
         }
         vla_cli_engine_spec(&c, &cfgs[bi], &sp);
-        int e = vla_recall_run(&sp, ns[ni], gs[gi], res + jb * runs, err, sizeof err);
+        int e = vla_recall_run(&sp, ns[ni], gs[gi], res + jb * runs, &err);
         if (!e)
             e = vla_units_save(u, (int)jb, res + jb * runs, runs * sizeof *res);
         if (e) {
             if (e != VLA_EINTR)
-                fprintf(stderr, "vla-recall: %s\n", err);
+                fprintf(stderr, "vla-recall: %s\n", vla_error_msg(&err));
             st = vla_units_end(u, e == VLA_EINTR ? 3 : 1);
             vla_cli_close(out, &c, &spec, st);
             free(res);

@@ -61,20 +61,17 @@ typedef struct {
 
 static pthread_mutex_t emu_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int emu_probe(char *why, size_t len)
+static int emu_probe(vla_error *why)
 {
     (void)why;
-    (void)len;
     return 1;
 }
 
-static int emu_open(void **ctx, int threads, char *err, size_t len)
+static int emu_open(void **ctx, int threads, vla_error *err)
 {
     emu_ctx *c = calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(err, len, "out of host memory");
-        return VLA_ENOMEM;
-    }
+    if (!c)
+        return vla_fail(err, VLA_ENOMEM, "out of host memory");
     c->threads = threads > 0 ? threads : 3;
     *ctx = c;
     return VLA_OK;
@@ -82,14 +79,12 @@ static int emu_open(void **ctx, int threads, char *err, size_t len)
 
 static void emu_close(void *ctx) { free(ctx); }
 
-static int emu_alloc(void *ctx, void **p, size_t bytes, const char *what, char *err, size_t len)
+static int emu_alloc(void *ctx, void **p, size_t bytes, const char *what, vla_error *err)
 {
     (void)ctx;
     *p = calloc(1, bytes ? bytes : 1);
-    if (!*p) {
-        snprintf(err, len, "out of host memory for %s (%.1f MB)", what, bytes / 1e6);
-        return VLA_ENOMEM;
-    }
+    if (!*p)
+        return vla_fail(err, VLA_ENOMEM, "out of host memory for %s (%.1f MB)", what, bytes / 1e6);
     return VLA_OK;
 }
 
@@ -99,19 +94,17 @@ static void emu_release(void *ctx, void *p)
     free(p);
 }
 
-static int emu_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t len)
+static int emu_copy(void *ctx, void *dst, const void *src, size_t bytes, vla_error *err)
 {
     (void)ctx;
     (void)err;
-    (void)len;
     memcpy(dst, src, bytes);
     return VLA_OK;
 }
 
-static int emu_plan(void *ctx, kparams *p, char *err, size_t len)
+static int emu_plan(void *ctx, kparams *p, vla_error *err)
 {
     (void)err;
-    (void)len;
     p->threads = ((emu_ctx *)ctx)->threads;
     return VLA_OK;
 }
@@ -132,7 +125,7 @@ static void *emu_thread(void *arg)
     return NULL;
 }
 
-static int emu_launch(void *ctx, const kparams *p, char *err, size_t len)
+static int emu_launch(void *ctx, const kparams *p, vla_error *err)
 {
     int nt = ((emu_ctx *)ctx)->threads, r = VLA_OK;
     size_t es = vla_prec_num_size(p->cfg.prec);
@@ -140,8 +133,7 @@ static int emu_launch(void *ctx, const kparams *p, char *err, size_t len)
     pthread_t *th = calloc(nt, sizeof *th);
     emu_arg *args = calloc(nt, sizeof *args);
     if (!arena || !th || !args) {
-        snprintf(err, len, "out of host memory");
-        r = VLA_ENOMEM;
+        r = vla_fail(err, VLA_ENOMEM, "out of host memory");
         goto out;
     }
     /* NaN everywhere, so that reading what nothing wrote shows up as a difference */
@@ -183,12 +175,11 @@ static void emu_describe(void *ctx, char *buf, size_t len)
     snprintf(buf, len, "emulated: %d host threads per block", ((emu_ctx *)ctx)->threads);
 }
 
-static int emu_fma_peak(void *ctx, double *flops, char *err, size_t len)
+static int emu_fma_peak(void *ctx, double *flops, vla_error *err)
 {
     (void)ctx;
     (void)flops;
-    snprintf(err, len, "the emulation has no peak of its own");
-    return VLA_ENOTSUP;
+    return vla_fail(err, VLA_ENOTSUP, "the emulation has no peak of its own");
 }
 
 static const kdev_ops emu_ops = {"emulated", emu_probe,  emu_open,   emu_close,

@@ -58,23 +58,22 @@ struct vla_cuda {
     void *h_buf;              /* one run's state, or the read-outs of a launch */
     size_t h_buf_cap;
     int staged;
-    char err[400];
+    vla_error err; /* the last failure: vla_cuda_error */
 };
 
-static int fail(vla_cuda *g, char *err, size_t len, int code, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int fail(vla_cuda *g, char *err, size_t len, int code, const char *fmt, ...)
+/* the code and the reason, in g's record (may be NULL) and the caller's err (may be NULL) */
+static int fail(vla_cuda *g, vla_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(vla_cuda *g, vla_error *err, int code, const char *fmt, ...)
 {
-    char buf[400];
+    char buf[sizeof err->msg];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (g)
-        snprintf(g->err, sizeof g->err, "%s", buf);
-    if (err && len)
-        snprintf(err, len, "%s", buf);
-    return code;
+        vla_fail(&g->err, code, "%s", buf);
+    return vla_fail(err, code, "%s", buf);
 }
 
 /* A and S of binary64 numbers fit shared memory to d = 64, of binary32 ones to 128 */
@@ -86,16 +85,20 @@ long vla_cuda_smem_bytes(const vla_config *cfg)
            (long)vla_prec_num_size(cfg->prec);
 }
 
-int vla_cuda_probe(char *why, size_t len) { return vla_kdev_cuda()->probe(why, len); }
+int vla_cuda_probe(vla_error *why) { return vla_kdev_cuda()->probe(why); }
 const char *vla_cuda_build(void) { return vla_kdev_cuda_build(); }
-int vla_cuda_probe_target(vla_cuda_target t, char *why, size_t len)
+int vla_cuda_probe_target(vla_cuda_target t, vla_error *why)
 {
     const kdev_ops *o = t == VLA_CUDA_EMULATE ? vla_kdev_emu()
                         : t == VLA_CUDA_LANES ? vla_kdev_lanes()
                                               : vla_kdev_cuda();
-    return o->probe(why, len) > 0;
+    return o->probe(why) > 0;
 }
-const char *vla_cuda_error(const vla_cuda *g) { return g ? g->err : "no handle"; }
+const vla_error *vla_cuda_error(const vla_cuda *g)
+{
+    static const vla_error none = {VLA_EINVAL, "no handle"};
+    return g ? &g->err : &none;
+}
 
 /* grows a buffer on the device (contents not kept) */
 static int dev_reserve(vla_cuda *g, void **p, size_t *cap, size_t bytes, const char *what)
@@ -106,7 +109,7 @@ static int dev_reserve(vla_cuda *g, void **p, size_t *cap, size_t bytes, const c
         g->ops->release(g->dev, *p);
     *p = NULL;
     *cap = 0;
-    int r = g->ops->alloc(g->dev, p, bytes, what, g->err, sizeof g->err);
+    int r = g->ops->alloc(g->dev, p, bytes, what, &g->err);
     if (!r)
         *cap = bytes;
     return r;
@@ -121,7 +124,7 @@ static int host_reserve(vla_cuda *g, void **p, size_t *cap, size_t bytes)
     *cap = 0;
     void *q = malloc(bytes);
     if (!q)
-        return fail(g, NULL, 0, VLA_ENOMEM, "out of host memory staging %.1f MB", bytes / 1e6);
+        return fail(g, NULL, VLA_ENOMEM, "out of host memory staging %.1f MB", bytes / 1e6);
     *p = q;
     *cap = bytes;
     return VLA_OK;
@@ -167,31 +170,31 @@ static const char *cuda_tracks(char *buf, size_t len)
     return buf;
 }
 
-int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, char *err, size_t errlen)
+int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, vla_error *err)
 {
     vla_error why;
     int r;
     if ((r = vla_config_check(cfg)))
-        return fail(NULL, err, errlen, r, "invalid configuration: %s", vla_strerror(r));
+        return fail(NULL, err, r, "invalid configuration: %s", vla_strerror(r));
     if ((r = vla_track_check(cfg, &why)))
-        return fail(NULL, err, errlen, r, "%s", vla_error_msg(&why));
+        return fail(NULL, err, r, "%s", vla_error_msg(&why));
     const int lanes = target == VLA_CUDA_LANES;
     if (lanes && (cfg->track == VLA_TRACK_COMP || cfg->track == VLA_TRACK_SR))
-        return fail(NULL, err, errlen, VLA_ENOTSUP,
+        return fail(NULL, err, VLA_ENOTSUP,
                     "track=%s: the lanes run sm, sm-sym, joseph and chol (comp and sr have an "
                     "arithmetic of their own)",
                     vla_track_name(cfg->track));
     if (!lanes && !(VLA_CUDA_TRACKS >> cfg->track & 1u)) { /* not compiled into the kernels */
         char ways[200];
-        return fail(NULL, err, errlen, VLA_ENOTSUP, "track=%s: the CUDA kernels track A by %s only",
+        return fail(NULL, err, VLA_ENOTSUP, "track=%s: the CUDA kernels track A by %s only",
                     vla_track_name(cfg->track), cuda_tracks(ways, sizeof ways));
     }
     if (cfg->mode != VLA_STRICT)
-        return fail(NULL, err, errlen, VLA_ENOTSUP,
+        return fail(NULL, err, VLA_ENOTSUP,
                     "mode=fast: the kernels are strict only (use the CPU for fast mode)");
     if (target == VLA_CUDA_GPU && (vla_col_decay(cfg) || vla_col_gate(cfg->model)) &&
         vla_form_pending(cfg, 1))
-        return fail(NULL, err, errlen, VLA_ENOTSUP,
+        return fail(NULL, err, VLA_ENOTSUP,
                     "%s's decays in the chunk form take exp of the cumulative log-decays, which "
                     "lib/ computes with the C library's exp; the GPU's exp is another function, "
                     "so its bits would not be the CPU's (use the cpu, the lanes or the emulation, "
@@ -199,12 +202,12 @@ int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, char *err, 
                     vla_model_name(cfg->model));
     int maxd = lanes ? VLA_D_MAX : vla_cuda_max_d(cfg->prec);
     if (cfg->d > maxd || cfg->dv > maxd)
-        return fail(NULL, err, errlen, VLA_ERANGE,
+        return fail(NULL, err, VLA_ERANGE,
                     "d = %d, dv = %d: the CUDA kernels keep A and S in shared memory up to "
                     "d = %d in %s",
                     cfg->d, cfg->dv, maxd, vla_prec_name(cfg->prec));
     if (!lanes && vla_cuda_smem_bytes(cfg) > VLA_CUDA_SMEM_MAX)
-        return fail(NULL, err, errlen, VLA_ERANGE,
+        return fail(NULL, err, VLA_ERANGE,
                     "%s %s d = %d: a block's state and workspace take %ld bytes of shared memory, "
                     "more than a GPU of compute capability 9.0 allows (%ld)",
                     vla_model_name(cfg->model), vla_prec_name(cfg->prec), cfg->d,
@@ -213,30 +216,30 @@ int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, char *err, 
 }
 
 int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda_opts *opts,
-                 char *err, size_t errlen)
+                 vla_error *err)
 {
     static const vla_cuda_opts gpu0 = {VLA_CUDA_GPU, 0, 0};
     int r;
     if (!out || !cfg)
-        return fail(NULL, err, errlen, VLA_EINVAL, "vla_cuda_new: NULL argument");
+        return fail(NULL, err, VLA_EINVAL, "vla_cuda_new: NULL argument");
     *out = NULL;
     if (!opts)
         opts = &gpu0;
     if (runs < 1)
-        return fail(NULL, err, errlen, VLA_EINVAL, "runs = %d: at least one run", runs);
-    if ((r = vla_cuda_supports(cfg, opts->target, err, errlen)))
+        return fail(NULL, err, VLA_EINVAL, "runs = %d: at least one run", runs);
+    if ((r = vla_cuda_supports(cfg, opts->target, err)))
         return r;
     const int lanes = opts->target == VLA_CUDA_LANES;
     const kdev_ops *ops = opts->target == VLA_CUDA_EMULATE ? vla_kdev_emu()
                           : lanes                          ? vla_kdev_lanes()
                                                            : vla_kdev_cuda();
-    char pwhy[300];
-    if (ops->probe(pwhy, sizeof pwhy) <= 0)
-        return fail(NULL, err, errlen, VLA_ENOTSUP, "%s", pwhy);
+    vla_error pwhy;
+    if (ops->probe(&pwhy) <= 0)
+        return fail(NULL, err, VLA_ENOTSUP, "%s", pwhy.msg);
 
     vla_cuda *g = calloc(1, sizeof *g);
     if (!g)
-        return fail(NULL, err, errlen, VLA_ENOMEM, "out of host memory");
+        return fail(NULL, err, VLA_ENOMEM, "out of host memory");
     g->cfg = *cfg;
     g->ops = ops;
     g->pol = &kh_pol[cfg->prec];
@@ -253,19 +256,19 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
     p->state_len = kstate_len(p->dm);
     p->arena_len = (int)karena_off(KA_N_ARRAYS, p->dm, p->shift);
     r = ops->open(&g->dev, opts->target != VLA_CUDA_GPU ? opts->emu_threads : opts->device,
-                  g->err, sizeof g->err);
+                  &g->err);
     if (!r)
-        r = ops->plan(g->dev, p, g->err, sizeof g->err);
+        r = ops->plan(g->dev, p, &g->err);
     size_t sbytes = (size_t)runs * p->state_len * g->es;
     if (!r)
-        r = ops->alloc(g->dev, &p->state, sbytes, "the runs' states", g->err, sizeof g->err);
+        r = ops->alloc(g->dev, &p->state, sbytes, "the runs' states", &g->err);
     void *consts = NULL;
     if (!r)
-        r = ops->alloc(g->dev, &consts, C_NCONST * g->es, "constants", g->err, sizeof g->err);
+        r = ops->alloc(g->dev, &consts, C_NCONST * g->es, "constants", &g->err);
     p->consts = consts;
     if (!r)
         r = ops->alloc(g->dev, (void **)&p->counts, (size_t)runs * sizeof(kcounts), "counters",
-                       g->err, sizeof g->err);
+                       &g->err);
     /* the initial state of every run is the CPU model's, replicated */
     unsigned char *hs = NULL, *hc = NULL;
     kcounts *hk = NULL;
@@ -274,25 +277,25 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
         hc = malloc(C_NCONST * g->es);
         hk = calloc(runs, sizeof *hk);
         if (!hs || !hc || !hk)
-            r = fail(g, NULL, 0, VLA_ENOMEM, "out of host memory for %d initial states", runs);
+            r = fail(g, NULL, VLA_ENOMEM, "out of host memory for %d initial states", runs);
     }
     if (!r && (r = g->pol->init(cfg, hc, hs)))
-        fail(g, NULL, 0, r, "initial state: %s", vla_strerror(r));
+        fail(g, NULL, r, "initial state: %s", vla_strerror(r));
     if (!r) {
         size_t one = (size_t)p->state_len * g->es;
         for (int i = 1; i < runs; i++)
             memcpy(hs + i * one, hs, one);
-        r = ops->put(g->dev, p->state, hs, sbytes, g->err, sizeof g->err);
+        r = ops->put(g->dev, p->state, hs, sbytes, &g->err);
     }
     if (!r)
-        r = ops->put(g->dev, consts, hc, C_NCONST * g->es, g->err, sizeof g->err);
+        r = ops->put(g->dev, consts, hc, C_NCONST * g->es, &g->err);
     if (!r)
-        r = ops->put(g->dev, p->counts, hk, (size_t)runs * sizeof *hk, g->err, sizeof g->err);
+        r = ops->put(g->dev, p->counts, hk, (size_t)runs * sizeof *hk, &g->err);
     free(hs);
     free(hc);
     free(hk);
     if (r) {
-        fail(NULL, err, errlen, r, "%s", g->err);
+        fail(NULL, err, r, "%s", vla_error_msg(&g->err));
         vla_cuda_free(g);
         return r;
     }
@@ -319,7 +322,7 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
                    int shared)
 {
     if (!g || !in || steps < 1)
-        return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_stage: no inputs");
+        return fail(g, NULL, VLA_EINVAL, "vla_cuda_stage: no inputs");
     kparams *p = &g->p;
     size_t n = shared ? (size_t)steps : (size_t)p->runs * steps;
     for (size_t i = 0; i < n; i++) {
@@ -330,7 +333,7 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
         int e = rd ? (in[i].q ? (finite_n(in[i].q, p->d) ? 0 : VLA_ENONFINITE) : VLA_EINVAL)
                    : vla_input_check(&g->cfg, &in[i]);
         if (e)
-            return fail(g, NULL, 0, e, "run %ld, step %ld of the chunk: %s", run, t,
+            return fail(g, NULL, e, "run %ld, step %ld of the chunk: %s", run, t,
                         e == VLA_ENONFINITE ? "NaN or Inf in the input"
                         : e == VLA_ENOTSUP  ? vla_form_input_why(&g->cfg, &in[i])
                                             : "missing input vector");
@@ -356,7 +359,7 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
 #endif
     for (int i = 0; i < nt; i++)
         if (!scratch_of(g, i))
-            return fail(g, NULL, 0, VLA_ENOMEM, "out of host memory");
+            return fail(g, NULL, VLA_ENOMEM, "out of host memory");
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static)
 #endif
@@ -378,9 +381,9 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
         if (!r)
             r = dev_reserve(g, &g->d_flags, &g->d_flags_cap, n, "step flags");
         if (!r)
-            r = g->ops->put(g->dev, g->d_in, g->h_in, n * rec, g->err, sizeof g->err);
+            r = g->ops->put(g->dev, g->d_in, g->h_in, n * rec, &g->err);
         if (!r)
-            r = g->ops->put(g->dev, g->d_flags, g->h_flags, n, g->err, sizeof g->err);
+            r = g->ops->put(g->dev, g->d_flags, g->h_flags, n, &g->err);
         if (r)
             return r;
     }
@@ -409,7 +412,7 @@ int vla_cuda_launch_taps(vla_cuda *g, const vla_cuda_taps *taps)
     if (!g)
         return VLA_EINVAL;
     if (!g->staged)
-        return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_launch: no inputs staged");
+        return fail(g, NULL, VLA_EINVAL, "vla_cuda_launch: no inputs staged");
     kparams *p = &g->p;
     const size_t rs = (size_t)p->runs * p->steps, d = p->d, dv = p->dv;
     /* o, kp, al, moved and prev_a: where each goes on the host, and its size */
@@ -429,14 +432,14 @@ int vla_cuda_launch_taps(vla_cuda *g, const vla_cuda_taps *taps)
         if (on[i])
             *dst[i] = g->d_tap[i].p;
     }
-    int r = g->ops->launch(g->dev, p, g->err, sizeof g->err);
+    int r = g->ops->launch(g->dev, p, &g->err);
     for (int i = 0; !r && i < 4; i++) {
         if (!on[i])
             continue;
         const void *src = g->d_tap[i].p; /* read in place from host memory, else copied back */
         if (!g->ops->host_memory &&
             ((r = host_reserve(g, &g->h_buf, &g->h_buf_cap, bytes[i])) ||
-             (r = g->ops->get(g->dev, g->h_buf, src, bytes[i], g->err, sizeof g->err))))
+             (r = g->ops->get(g->dev, g->h_buf, src, bytes[i], &g->err))))
             break;
         src = g->ops->host_memory ? src : g->h_buf;
         if (i == 3)
@@ -472,18 +475,17 @@ int vla_cuda_get(vla_cuda *g, int run, vla_quantity q, double *dst)
      * (buffers of this call's own: runs are measured from several threads at once) */
     size_t bytes = (size_t)g->p.state_len * g->es;
     void *buf = malloc(bytes), *s = NULL;
-    char err[400] = "";
+    vla_error err = {0, ""};
     int r = buf ? 0 : VLA_ENOMEM;
     if (!r)
-        r = g->ops->get(g->dev, buf, (char *)g->p.state + (size_t)run * bytes, bytes, err,
-                        sizeof err);
+        r = g->ops->get(g->dev, buf, (char *)g->p.state + (size_t)run * bytes, bytes, &err);
     if (!r)
         r = g->pol->scratch(&g->cfg, &s) ? VLA_ENOMEM : g->pol->get(s, buf, q, dst);
     if (s)
         g->pol->scratch_free(s);
     free(buf);
-    if (err[0])
-        fail(g, NULL, 0, r, "%s", err);
+    if (err.msg[0])
+        fail(g, NULL, r, "%s", err.msg);
     return r;
 }
 
@@ -492,10 +494,10 @@ int vla_cuda_counts(vla_cuda *g, int run, vla_counts *out)
     if (!g || !out || run < 0 || run >= g->p.runs)
         return VLA_EINVAL;
     kcounts k;
-    char err[400] = "";
-    int r = g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, err, sizeof err);
+    vla_error err = {0, ""};
+    int r = g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, &err);
     if (r)
-        fail(g, NULL, 0, r, "%s", err);
+        fail(g, NULL, r, "%s", vla_error_msg(&err));
     if (!r)
         *out = k.cnt;
     return r;
@@ -506,7 +508,7 @@ long vla_cuda_t(vla_cuda *g, int run)
     if (!g || run < 0 || run >= g->p.runs)
         return -1;
     kcounts k;
-    return g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, g->err, sizeof g->err) ? -1 : k.t;
+    return g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, &g->err) ? -1 : k.t;
 }
 
 void vla_cuda_describe(vla_cuda *g, char *buf, size_t len)
@@ -521,7 +523,7 @@ int vla_cuda_resident_runs(vla_cuda *g) { return g ? g->ops->resident(g->dev, &g
 
 int vla_cuda_fma_peak(vla_cuda *g, double *flops)
 {
-    return g && flops ? g->ops->fma_peak(g->dev, flops, g->err, sizeof g->err) : VLA_EINVAL;
+    return g && flops ? g->ops->fma_peak(g->dev, flops, &g->err) : VLA_EINVAL;
 }
 
 int vla_cuda_state(vla_cuda *g, int run, long *t, vla_counts *cnt, void *state, size_t *bytes)
@@ -535,13 +537,12 @@ int vla_cuda_state(vla_cuda *g, int run, long *t, vla_counts *cnt, void *state, 
         if (!state)
             return VLA_OK;
         if (cap < sb)
-            return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_state: %zu bytes given, %zu needed", cap, sb);
+            return fail(g, NULL, VLA_EINVAL, "vla_cuda_state: %zu bytes given, %zu needed", cap, sb);
     }
     kcounts k;
-    int r = g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, g->err, sizeof g->err);
+    int r = g->ops->get(g->dev, &k, g->p.counts + run, sizeof k, &g->err);
     if (!r && state)
-        r = g->ops->get(g->dev, state, (char *)g->p.state + (size_t)run * sb, sb, g->err,
-                        sizeof g->err);
+        r = g->ops->get(g->dev, state, (char *)g->p.state + (size_t)run * sb, sb, &g->err);
     if (!r && t)
         *t = k.t;
     if (!r && cnt)
@@ -556,10 +557,9 @@ int vla_cuda_set_state(vla_cuda *g, int run, long t, const vla_counts *cnt, cons
         return VLA_EINVAL;
     size_t sb = (size_t)g->p.state_len * g->es;
     if (bytes != sb)
-        return fail(g, NULL, 0, VLA_EINVAL, "vla_cuda_set_state: %zu bytes given, %zu needed",
+        return fail(g, NULL, VLA_EINVAL, "vla_cuda_set_state: %zu bytes given, %zu needed",
                     bytes, sb);
     kcounts k = {t, *cnt};
-    int r = g->ops->put(g->dev, (char *)g->p.state + (size_t)run * sb, state, sb, g->err,
-                        sizeof g->err);
-    return r ? r : g->ops->put(g->dev, g->p.counts + run, &k, sizeof k, g->err, sizeof g->err);
+    int r = g->ops->put(g->dev, (char *)g->p.state + (size_t)run * sb, state, sb, &g->err);
+    return r ? r : g->ops->put(g->dev, g->p.counts + run, &k, sizeof k, &g->err);
 }

@@ -89,30 +89,26 @@ static void bind_bufs(vla_step_buf *b, double *x, long n, int d, int dv, int gat
     }
 }
 
-static int k_open(vla_engine *e, void **self, char *err, size_t len)
+static int k_open(vla_engine *e, void **self, vla_error *err)
 {
     const vla_engine_spec *sp = &e->spec;
     const int d = sp->cfg.d, dv = sp->cfg.dv, nr = sp->runs;
     vla_cuda_opts o = {e->b->target, sp->device, sp->threads};
     kself *k = calloc(1, sizeof *k);
-    if (!k) {
-        snprintf(err, len, "out of memory");
-        return VLA_ENOMEM;
-    }
+    if (!k)
+        return vla_fail(err, VLA_ENOMEM, "out of memory");
     k->e = e;
     k->runs = nr;
     k->d = d;
     k->dv = dv;
-    char why[300];
+    vla_error why;
     int r = 0;
-    if (e->b->target == VLA_CUDA_GPU && vla_cuda_probe(why, sizeof why) <= 0) {
+    if (e->b->target == VLA_CUDA_GPU && vla_cuda_probe(&why) <= 0)
         /* no GPU here: say why, and name the way to run these kernels anyway */
-        snprintf(err, len, "no CUDA device (%s); --backend emu runs the same kernels on host "
-                           "threads", why);
-        r = VLA_ENOTSUP;
-    } else {
-        r = vla_cuda_new(&k->g, &sp->cfg, nr, &o, err, len);
-    }
+        r = vla_fail(err, VLA_ENOTSUP, "no CUDA device (%s); --backend emu runs the same kernels "
+                     "on host threads", why.msg);
+    else
+        r = vla_cuda_new(&k->g, &sp->cfg, nr, &o, err);
     if (r) {
         k_close(k);
         return r;
@@ -155,7 +151,7 @@ static int k_open(vla_engine *e, void **self, char *err, size_t len)
         ((sp->taps & VLA_TAP_O) && sp->on_step && !k->o) ||
         ((sp->taps & VLA_TAP_KP) && sp->on_step && !k->kp) ||
         ((sp->taps & VLA_TAP_ALPHA) && sp->on_step && !k->al)) {
-        snprintf(err, len, "out of memory for %ld steps of inputs of %d runs", k->cap, nr);
+        vla_fail(err, VLA_ENOMEM, "out of memory for %ld steps of inputs of %d runs", k->cap, nr);
         k_close(k);
         return VLA_ENOMEM;
     }
@@ -242,23 +238,23 @@ static int k_advance(vla_engine *e, void *self, long to)
 #endif
             for (int r = 0; r < k->runs; r++)
                 draw(k, r, n, r >= lo && r < hi ? to : k->t[r]);
-            if (e->code)
-                return e->code;
+            if (e->err.code)
+                return e->err.code;
             int r = vla_cuda_stage(k->g, n, k->in, k->rd, 0);
             vla_cuda_taps taps = {k->o, k->kp, k->al, k->moved};
             if (!r)
                 r = vla_cuda_launch_taps(k->g, sp->on_step ? &taps : NULL);
             if (r)
                 return vla_engine_fail(e, -1, r, "steps %ld..%ld: %s", k->t[lo] + 1, k->t[lo] + n,
-                                       vla_cuda_error(k->g));
+                                       vla_error_msg(vla_cuda_error(k->g)));
             if (sp->on_step) {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
 #endif
                 for (int q = lo; q < hi; q++)
                     hand_over(k, q, n);
-                if (e->code)
-                    return e->code;
+                if (e->err.code)
+                    return e->err.code;
             }
             for (int q = lo; q < hi; q++) {
                 k->t[q] = k->t[q] + n < to ? k->t[q] + n : (k->t[q] < to ? to : k->t[q]);
@@ -349,14 +345,14 @@ static void k_describe(void *self, char *buf, size_t len)
 static const vla_backend_ops k_ops = {k_open,   k_close, k_advance,  k_t,  k_get,
                                       k_counts, k_save,  k_load, k_describe, NULL};
 
-static int k_supports(const vla_backend *b, const vla_config *cfg, char *why, size_t len)
+static int k_supports(const vla_backend *b, const vla_config *cfg, vla_error *why)
 {
-    return vla_cuda_supports(cfg, (vla_cuda_target)b->target, why, len);
+    return vla_cuda_supports(cfg, (vla_cuda_target)b->target, why);
 }
 
-static int k_available(const vla_backend *b, char *why, size_t len)
+static int k_available(const vla_backend *b, vla_error *why)
 {
-    return vla_cuda_probe_target((vla_cuda_target)b->target, why, len) ? VLA_OK : VLA_ENOTSUP;
+    return vla_cuda_probe_target((vla_cuda_target)b->target, why) ? VLA_OK : VLA_ENOTSUP;
 }
 
 #define KBACKEND(fn, nm, tg)                                                                       \

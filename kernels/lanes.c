@@ -249,12 +249,12 @@ int vla_cuda_lanes_width(vla_prec p)
     return isa == ISA_NONE ? 0 : lanes_of(p, isa);
 }
 
-static int lanes_probe(char *why, size_t len)
+static int lanes_probe(vla_error *why)
 {
     if (lanes_isa() != ISA_NONE)
         return 1;
-    snprintf(why, len, "this processor has neither AVX-512 (F, VL, DQ, BW) nor AVX2 with F16C, "
-                       "which the lanes need");
+    vla_fail(why, VLA_ENOTSUP, "this processor has neither AVX-512 (F, VL, DQ, BW) nor AVX2 with "
+                               "F16C, which the lanes need");
     return 0;
 }
 
@@ -262,13 +262,11 @@ typedef struct {
     int threads, isa;
 } lanes_ctx;
 
-static int lanes_open(void **ctx, int threads, char *err, size_t len)
+static int lanes_open(void **ctx, int threads, vla_error *err)
 {
     lanes_ctx *c = calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(err, len, "out of host memory");
-        return VLA_ENOMEM;
-    }
+    if (!c)
+        return vla_fail(err, VLA_ENOMEM, "out of host memory");
 #ifdef _OPENMP
     c->threads = threads > 0 ? threads : omp_get_max_threads();
 #else
@@ -281,14 +279,12 @@ static int lanes_open(void **ctx, int threads, char *err, size_t len)
 
 static void lanes_close(void *ctx) { free(ctx); }
 
-static int lanes_alloc(void *ctx, void **p, size_t bytes, const char *what, char *err, size_t len)
+static int lanes_alloc(void *ctx, void **p, size_t bytes, const char *what, vla_error *err)
 {
     (void)ctx;
     *p = calloc(1, bytes ? bytes : 1);
-    if (!*p) {
-        snprintf(err, len, "out of host memory for %s (%.1f MB)", what, bytes / 1e6);
-        return VLA_ENOMEM;
-    }
+    if (!*p)
+        return vla_fail(err, VLA_ENOMEM, "out of host memory for %s (%.1f MB)", what, bytes / 1e6);
     return VLA_OK;
 }
 
@@ -298,20 +294,18 @@ static void lanes_release(void *ctx, void *p)
     free(p);
 }
 
-static int lanes_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t len)
+static int lanes_copy(void *ctx, void *dst, const void *src, size_t bytes, vla_error *err)
 {
     (void)ctx;
     (void)err;
-    (void)len;
     memcpy(dst, src, bytes);
     return VLA_OK;
 }
 
-static int lanes_plan(void *ctx, kparams *p, char *err, size_t len)
+static int lanes_plan(void *ctx, kparams *p, vla_error *err)
 {
     (void)ctx;
     (void)err;
-    (void)len;
     p->threads = 1;
     return VLA_OK;
 }
@@ -325,7 +319,7 @@ static int same_course(const kparams *p, int a, int b)
             !memcmp(p->flags + (size_t)a * p->steps, p->flags + (size_t)b * p->steps, p->steps));
 }
 
-static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
+static int lanes_launch(void *ctx, const kparams *p, vla_error *err)
 {
     const lanes_ctx *lc = ctx;
     const int lw = lanes_of(p->cfg.prec, lc->isa), nt = lc->threads;
@@ -335,8 +329,7 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
     if (!runs || !gstart) {
         free(runs);
         free(gstart);
-        snprintf(err, len, "out of host memory");
-        return VLA_ENOMEM;
+        return vla_fail(err, VLA_ENOMEM, "out of host memory");
     }
     /* groups of consecutive runs on the same course, at most lw each */
     for (int i = 0; i < p->runs; i++) {
@@ -378,7 +371,7 @@ static int lanes_launch(void *ctx, const kparams *p, char *err, size_t len)
         free(prev);
     }
     if (r)
-        snprintf(err, len, "out of host memory for the lanes' state (%.1f MB per thread)",
+        vla_fail(err, r, "out of host memory for the lanes' state (%.1f MB per thread)",
                  arena_bytes / 1e6);
     free(runs);
     free(gstart);
@@ -399,12 +392,11 @@ static void lanes_describe(void *ctx, char *buf, size_t len)
              lanes_of(VLA_F64, lc->isa), lc->threads, lc->threads == 1 ? "" : "s");
 }
 
-static int lanes_fma_peak(void *ctx, double *flops, char *err, size_t len)
+static int lanes_fma_peak(void *ctx, double *flops, vla_error *err)
 {
     (void)ctx;
     (void)flops;
-    snprintf(err, len, "the lanes' peak is the CPU's: make bench measures it");
-    return VLA_ENOTSUP;
+    return vla_fail(err, VLA_ENOTSUP, "the lanes' peak is the CPU's: make bench measures it");
 }
 
 static const kdev_ops lanes_ops = {"lanes",        lanes_probe,    lanes_open,    lanes_close,
@@ -414,9 +406,9 @@ static const kdev_ops lanes_ops = {"lanes",        lanes_probe,    lanes_open,  
 const kdev_ops *vla_kdev_lanes(void) { return &lanes_ops; }
 
 #else /* not GCC on x86-64 */
-static int lanes_probe(char *why, size_t len)
+static int lanes_probe(vla_error *why)
 {
-    snprintf(why, len, "the lanes are built with GCC for x86-64 only");
+    vla_fail(why, VLA_ENOTSUP, "the lanes are built with GCC for x86-64 only");
     return 0;
 }
 static const kdev_ops lanes_ops = {"lanes", lanes_probe};

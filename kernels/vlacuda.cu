@@ -28,9 +28,8 @@ static const void *kern_of(vla_prec p)
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) {                                                                   \
-            snprintf(err, len, "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__,          \
-                     __LINE__);                                                                    \
-            return e_ == cudaErrorMemoryAllocation ? VLA_ENOMEM : VLA_EIO;                         \
+            return vla_fail(err, e_ == cudaErrorMemoryAllocation ? VLA_ENOMEM : VLA_EIO,           \
+                            "%s: %s (%s:%d)", #call, cudaGetErrorString(e_), __FILE__, __LINE__);  \
         }                                                                                          \
     } while (0)
 
@@ -39,44 +38,40 @@ typedef struct {
     cudaDeviceProp prop;
 } cu_ctx;
 
-static int cu_probe(char *why, size_t len)
+static int cu_probe(vla_error *why)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        snprintf(why, len, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+        vla_fail(why, VLA_ENOTSUP, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
         cudaGetLastError(); /* clear it: later calls must not report this one */
         return 0;
     }
     if (n == 0)
-        snprintf(why, len, "cudaGetDeviceCount found none");
+        vla_fail(why, VLA_ENOTSUP, "cudaGetDeviceCount found none");
     return n;
 }
 
-static int cu_open(void **ctx, int ordinal, char *err, size_t len)
+static int cu_open(void **ctx, int ordinal, vla_error *err)
 {
     cu_ctx *c = (cu_ctx *)calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(err, len, "out of host memory");
-        return VLA_ENOMEM;
-    }
+    if (!c)
+        return vla_fail(err, VLA_ENOMEM, "out of host memory");
     *ctx = c;
     c->dev = ordinal;
     CK(cudaSetDevice(ordinal));
     CK(cudaGetDeviceProperties(&c->prop, ordinal));
-    if (c->prop.major < 8) {
-        snprintf(err, len,
-                 "%s has compute capability %d.%d: these kernels are built for 9.0 with PTX "
-                 "for 8.0 and newer",
-                 c->prop.name, c->prop.major, c->prop.minor);
-        return VLA_ENOTSUP;
-    }
+    if (c->prop.major < 8)
+        return vla_fail(err, VLA_ENOTSUP,
+                        "%s has compute capability %d.%d: these kernels are built for 9.0 with "
+                        "PTX for 8.0 and newer",
+                        c->prop.name, c->prop.major, c->prop.minor);
     return VLA_OK;
 }
 
 static void cu_close(void *ctx) { free(ctx); }
 
-static int cu_alloc(void *ctx, void **p, size_t bytes, const char *what, char *err, size_t len)
+static int cu_alloc(void *ctx, void **p, size_t bytes, const char *what, vla_error *err)
 {
     (void)ctx;
     cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
@@ -87,9 +82,9 @@ static int cu_alloc(void *ctx, void **p, size_t bytes, const char *what, char *e
     cudaGetLastError();
     if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) /* then the sizes print as 0 */
         cudaGetLastError();
-    snprintf(err, len, "cudaMalloc of %.1f MB for %s: %s (the device has %.1f MB free of %.1f MB)",
-             bytes / 1e6, what, cudaGetErrorString(e), fr / 1e6, tot / 1e6);
-    return e == cudaErrorMemoryAllocation ? VLA_ENOMEM : VLA_EIO;
+    return vla_fail(err, e == cudaErrorMemoryAllocation ? VLA_ENOMEM : VLA_EIO,
+                    "cudaMalloc of %.1f MB for %s: %s (the device has %.1f MB free of %.1f MB)",
+                    bytes / 1e6, what, cudaGetErrorString(e), fr / 1e6, tot / 1e6);
 }
 
 static void cu_release(void *ctx, void *p)
@@ -99,14 +94,14 @@ static void cu_release(void *ctx, void *p)
         cudaGetLastError();
 }
 
-static int cu_put(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t len)
+static int cu_put(void *ctx, void *dst, const void *src, size_t bytes, vla_error *err)
 {
     (void)ctx;
     CK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
     return VLA_OK;
 }
 
-static int cu_get(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t len)
+static int cu_get(void *ctx, void *dst, const void *src, size_t bytes, vla_error *err)
 {
     (void)ctx;
     CK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
@@ -118,26 +113,24 @@ static size_t smem_bytes(const kparams *p)
     return (size_t)p->arena_len * vla_prec_num_size(p->cfg.prec);
 }
 
-static int cu_plan(void *ctx, kparams *p, char *err, size_t len)
+static int cu_plan(void *ctx, kparams *p, vla_error *err)
 {
     cu_ctx *c = (cu_ctx *)ctx;
     int m = p->d > p->dv ? p->d : p->dv;
     p->threads = (m + 31) / 32 * 32; /* one thread per row: a warp at d <= 32 */
     size_t need = smem_bytes(p);
-    if (need > c->prop.sharedMemPerBlockOptin) {
-        snprintf(err, len,
-                 "d = %d, dv = %d in %s needs %.1f KB of shared memory per block; %s allows "
-                 "%.1f KB",
-                 p->d, p->dv, vla_prec_name(p->cfg.prec), need / 1024.0, c->prop.name,
-                 c->prop.sharedMemPerBlockOptin / 1024.0);
-        return VLA_ERANGE;
-    }
+    if (need > c->prop.sharedMemPerBlockOptin)
+        return vla_fail(err, VLA_ERANGE,
+                        "d = %d, dv = %d in %s needs %.1f KB of shared memory per block; %s allows "
+                        "%.1f KB",
+                        p->d, p->dv, vla_prec_name(p->cfg.prec), need / 1024.0, c->prop.name,
+                        c->prop.sharedMemPerBlockOptin / 1024.0);
     CK(cudaFuncSetAttribute(kern_of(p->cfg.prec), cudaFuncAttributeMaxDynamicSharedMemorySize,
                             (int)need));
     return VLA_OK;
 }
 
-static int cu_launch(void *ctx, const kparams *p, char *err, size_t len)
+static int cu_launch(void *ctx, const kparams *p, vla_error *err)
 {
     (void)ctx;
     void *args[] = {(void *)p}; /* the kernel's one argument, a kparams by value */
@@ -193,7 +186,7 @@ __global__ void fma_peak_kernel(float *sink, float a, float b)
         sink[0] = s;
 }
 
-static int cu_fma_peak(void *ctx, double *flops, char *err, size_t len)
+static int cu_fma_peak(void *ctx, double *flops, vla_error *err)
 {
     cu_ctx *c = (cu_ctx *)ctx;
     float *sink;

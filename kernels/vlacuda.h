@@ -42,15 +42,16 @@ long vla_cuda_smem_bytes(const vla_config *cfg);
  * kernels are built for, strict mode, d and shared memory; the GPU: no gated chunk form), else
  * the code with the reason in why; vla_cuda_new refuses the same with the same words. The
  * emulation runs what the GPU runs. */
-int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, char *why, size_t len);
-/* The number of usable GPUs; 0 with the reason in why ("no CUDA backend in this build",
- * "cudaGetDeviceCount: no CUDA-capable device is detected", ...). */
-int vla_cuda_probe(char *why, size_t len);
+int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, vla_error *why);
+/* The number of usable GPUs; 0 with VLA_ENOTSUP and the reason in why (may be NULL: "no CUDA
+ * backend in this build", "cudaGetDeviceCount: no CUDA-capable device is detected", ...). */
+int vla_cuda_probe(vla_error *why);
 /* VLA_CUDA_LANES: the runs per vector register in precision p on this processor (16, f64 8 with
  * AVX-512; 8 and 4 with AVX2; 0: no lanes). A multiple of it fills the lanes. */
 int vla_cuda_lanes_width(vla_prec p);
-/* 1 when target can run here, else 0 with the reason (GPU: vla_cuda_probe) */
-int vla_cuda_probe_target(vla_cuda_target t, char *why, size_t len);
+/* 1 when target can run here, else 0 with the code and the reason in why (may be NULL; GPU:
+ * vla_cuda_probe) */
+int vla_cuda_probe_target(vla_cuda_target t, vla_error *why);
 /* one line: how the CUDA part of this build was made */
 const char *vla_cuda_build(void);
 
@@ -58,9 +59,10 @@ typedef struct vla_cuda vla_cuda;
 
 /* runs independent runs of cfg from the initial state (t = 0). cfg must be strict, with A
  * tracked by sm or sm-sym (VLA_ENOTSUP otherwise) and d, dv <= vla_cuda_max_d (VLA_ERANGE).
- * opts may be NULL (GPU 0). On failure *out is NULL and err holds the reason. */
+ * opts may be NULL (GPU 0). On failure *out is NULL and err (may be NULL) holds the code and the
+ * reason. */
 int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda_opts *opts,
-                 char *err, size_t errlen);
+                 vla_error *err);
 void vla_cuda_free(vla_cuda *g);
 
 /* What a step of a launch is, in is_read: a write (the default), a read of query in.q
@@ -126,8 +128,9 @@ const vla_backend *vla_backend_at(int i);
 const vla_backend *vla_backend_named(const char *name);
 const char *vla_backend_names(char *buf, size_t len);
 
-/* the reason of the last failure */
-const char *vla_cuda_error(const vla_cuda *g);
+/* the last failure of g's calls: its code and reason, written where it was met (g NULL:
+ * VLA_EINVAL, "no handle"). Read it with vla_error_msg. */
+const vla_error *vla_cuda_error(const vla_cuda *g);
 /* the device, in words ("NVIDIA H200, 132 SMs, ..."; emulated: "host threads, 3 per block") */
 void vla_cuda_describe(vla_cuda *g, char *buf, size_t len);
 /* blocks of this configuration resident at once on the device: the runs that fill it */

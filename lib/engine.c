@@ -17,7 +17,7 @@
 
 int vla_engine_fail(vla_engine *e, int run, int code, const char *fmt, ...)
 {
-    char buf[sizeof e->err];
+    char buf[sizeof e->err.msg];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
@@ -25,10 +25,9 @@ int vla_engine_fail(vla_engine *e, int run, int code, const char *fmt, ...)
 #ifdef _OPENMP
 #pragma omp critical(vla_engine_fail)
 #endif
-    if (!e->code || run < e->fail_run) {
-        e->code = code;
+    if (!e->err.code || run < e->fail_run) {
         e->fail_run = run;
-        memcpy(e->err, buf, sizeof buf);
+        vla_fail(&e->err, code, "%s", buf);
     }
     return code;
 }
@@ -180,17 +179,15 @@ static double memory_here(const char **what)
     return m;
 }
 
-int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, char *err, size_t errlen)
+int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, vla_error *err)
 {
     const char *why = NULL;
     vla_error ve;
     int r = VLA_EINVAL;
     if (out)
         *out = NULL;
-    if (!out || !spec) {
-        snprintf(err, errlen, "vla_engine_new: NULL argument");
-        return VLA_EINVAL;
-    }
+    if (!out || !spec)
+        return vla_fail(err, VLA_EINVAL, "vla_engine_new: NULL argument");
     const vla_backend *b = spec->backend ? spec->backend : vla_backend_cpu();
     if (spec->runs < 1)
         why = "at least one run";
@@ -208,19 +205,15 @@ int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, char *err, siz
               "alpha taps in the chunk form (--form seq or scan)";
         r = VLA_ENOTSUP;
     }
-    if (why || r) {
-        snprintf(err, errlen, "%s", why ? why : vla_strerror(r));
-        return r ? r : VLA_EINVAL;
-    }
+    if (why || r)
+        return vla_fail(err, r ? r : VLA_EINVAL, "%s", why ? why : vla_strerror(r));
     vla_engine *e = calloc(1, sizeof *e);
-    if (!e) {
-        snprintf(err, errlen, "out of memory");
-        return VLA_ENOMEM;
-    }
+    if (!e)
+        return vla_fail(err, VLA_ENOMEM, "out of memory");
     e->spec = *spec;
     e->spec.backend = e->b = b;
     e->fail_run = -1;
-    if ((r = b->ops->open(e, &e->self, err, errlen))) {
+    if ((r = b->ops->open(e, &e->self, err))) {
         free(e);
         return r;
     }
@@ -240,20 +233,20 @@ int vla_engine_advance(vla_engine *e, long t)
 {
     if (!e)
         return VLA_EINVAL;
-    if (e->code) /* a failed engine stays failed */
-        return e->code;
+    if (e->err.code) /* a failed engine stays failed */
+        return e->err.code;
     int r = e->b->ops->advance(e, e->self, t);
-    if (r && r != VLA_EINTR && !e->code)
+    if (r && r != VLA_EINTR && !e->err.code)
         vla_engine_fail(e, -1, r, "%s", vla_strerror(r));
-    return e->code ? e->code : r;
+    return e->err.code ? e->err.code : r;
 }
 
 int vla_engine_finish(vla_engine *e)
 {
     if (!e)
         return VLA_EINVAL;
-    if (e->code)
-        return e->code;
+    if (e->err.code)
+        return e->err.code;
     for (int run = 0; !e->b->ops->finish && run < e->spec.runs; run++) {
         vla_counts c;
         if (vla_engine_counts(e, run, &c) == 0 && vla_form_pending(&e->spec.cfg, c.steps))
@@ -262,7 +255,7 @@ int vla_engine_finish(vla_engine *e)
                                    e->spec.first_head + run, e->b->name);
     }
     int r = e->b->ops->finish ? e->b->ops->finish(e, e->self) : VLA_OK;
-    return e->code ? e->code : r;
+    return e->err.code ? e->err.code : r;
 }
 
 long vla_engine_t(const vla_engine *e, int run)
@@ -272,7 +265,11 @@ long vla_engine_t(const vla_engine *e, int run)
 int vla_engine_runs(const vla_engine *e) { return e->spec.runs; }
 const vla_config *vla_engine_config(const vla_engine *e) { return &e->spec.cfg; }
 const vla_engine_spec *vla_engine_spec_of(const vla_engine *e) { return &e->spec; }
-const char *vla_engine_error(const vla_engine *e) { return e ? e->err : "no engine"; }
+const vla_error *vla_engine_error(const vla_engine *e)
+{
+    static const vla_error none = {VLA_EINVAL, "no engine"};
+    return e ? &e->err : &none;
+}
 
 int vla_engine_get(vla_engine *e, int run, vla_quantity q, double *dst)
 {
@@ -362,7 +359,7 @@ static void moved_reset(mself *s, mrun *r)
         vla_model_get(r->m, VLA_Q_A, r->tap + dv + 2 * d + (size_t)d * d);
 }
 
-static int models_open(vla_engine *e, void **self, char *err, size_t len)
+static int models_open(vla_engine *e, void **self, vla_error *err)
 {
     const vla_engine_spec *sp = &e->spec;
     const vla_config *cfg = &sp->cfg;
@@ -377,13 +374,11 @@ static int models_open(vla_engine *e, void **self, char *err, size_t len)
                  total = per * nr;
     const char *where;
     const double have = memory_here(&where);
-    if (total > have) {
-        snprintf(err, len, "out of memory: %d runs of %s in %s at d = %d take about %.4g MB (%.3g "
-                           "MB each), more than the %.4g MB of the %s (fewer runs, or a smaller d)",
-                 nr, vla_model_name(cfg->model), vla_prec_name(cfg->prec), d, total / 1e6,
-                 per / 1e6, have / 1e6, where);
-        return VLA_ENOMEM;
-    }
+    if (total > have)
+        return vla_fail(err, VLA_ENOMEM, "out of memory: %d runs of %s in %s at d = %d take about "
+                        "%.4g MB (%.3g MB each), more than the %.4g MB of the %s (fewer runs, or a "
+                        "smaller d)", nr, vla_model_name(cfg->model), vla_prec_name(cfg->prec), d,
+                        total / 1e6, per / 1e6, have / 1e6, where);
     mself *s = calloc(1, sizeof *s);
     int r = s && (s->r = calloc(nr, sizeof *s->r)) ? 0 : VLA_ENOMEM;
     if (s)
@@ -395,21 +390,20 @@ static int models_open(vla_engine *e, void **self, char *err, size_t len)
         mrun *x = &s->r[i];
         x->track_moved = moved;
         if ((r = e->b->make_model(&x->m, cfg, sp))) {
-            snprintf(err, len, "model %s in %s: %s", vla_model_name(cfg->model),
+            vla_fail(err, r, "model %s in %s: %s", vla_model_name(cfg->model),
                      vla_prec_name(cfg->prec), vla_strerror(r));
             break;
         }
         if ((r = vla_step_buf_alloc(&x->raw, d, dv)) || (r = vla_step_buf_alloc(&x->rnd, d, dv)) ||
             !(x->tap = malloc((dv + 2 * (size_t)d + 2 * (size_t)d * d) * sizeof(double))) ||
             !(x->co = malloc(((size_t)cfg->chunk + 1) * dv * sizeof(double)))) {
-            snprintf(err, len, "out of memory");
-            r = VLA_ENOMEM;
+            r = vla_fail(err, VLA_ENOMEM, "out of memory");
             break;
         }
         moved_reset(s, x);
     }
     if (r && !(s && s->r))
-        snprintf(err, len, "out of memory");
+        vla_fail(err, r, "out of memory");
     if (r) {
         models_close(s);
         return r;
@@ -536,7 +530,7 @@ static int models_group_to(mself *s, int first, int n, long t)
                 failed |= 1 << i, apart = 1;
     }
     g->end(grp);
-    int r = failed ? e->code : VLA_OK;
+    int r = failed ? e->err.code : VLA_OK;
     for (int i = 0; i < n; i++) {
         const int ri = failed >> i & 1 ? VLA_OK : models_run_to(s, first + i, t);
         r = r == VLA_EINTR || !ri ? r : ri;
@@ -571,7 +565,7 @@ static int models_advance(vla_engine *e, void *self, long t)
             vla_model_rest(s->r[i].m); /* before the thread returns to OpenMP's pool */
     }
     free(start);
-    return e->code ? e->code : stopped ? VLA_EINTR : VLA_OK;
+    return e->err.code ? e->err.code : stopped ? VLA_EINTR : VLA_OK;
 }
 
 static long models_t(void *self, int run) { return ((mself *)self)->r[run].t; }
@@ -656,22 +650,14 @@ const vla_backend *vla_backend_cpu(void)
     return &b;
 }
 
-int vla_backend_supports(const vla_backend *b, const vla_config *cfg, char *why, size_t len)
+int vla_backend_supports(const vla_backend *b, const vla_config *cfg, vla_error *why)
 {
-    char tmp[8];
-    if (!why)
-        why = tmp, len = sizeof tmp;
-    if (len)
-        why[0] = 0;
-    return !b->supports || b->supports(b, cfg, why, len) == VLA_OK;
+    vla_fail(why, VLA_OK, NULL);
+    return !b->supports || b->supports(b, cfg, why) == VLA_OK;
 }
 
-int vla_backend_available(const vla_backend *b, char *why, size_t len)
+int vla_backend_available(const vla_backend *b, vla_error *why)
 {
-    char tmp[8];
-    if (!why)
-        why = tmp, len = sizeof tmp;
-    if (len)
-        why[0] = 0;
-    return !b->available || b->available(b, why, len) == VLA_OK;
+    vla_fail(why, VLA_OK, NULL);
+    return !b->available || b->available(b, why) == VLA_OK;
 }

@@ -7,8 +7,9 @@
 #include "vlastab.h"
 
 typedef struct {
-    /* the backend's state for e, whose spec is checked; a one-line reason in err on failure */
-    int (*open)(vla_engine *e, void **self, char *err, size_t len);
+    /* the backend's state for e, whose spec is checked; the code and the reason in err (may be
+     * NULL) on failure */
+    int (*open)(vla_engine *e, void **self, vla_error *err);
     void (*close)(void *self);
     /* every run to step t, calling vla_engine_view_emit after each step when the spec has an
      * on_step; VLA_EINTR when the spec's stop flag was seen; other errors via vla_engine_fail */
@@ -53,9 +54,10 @@ struct vla_backend {
     long (*number_bytes)(const vla_engine_spec *spec);
     /* optional (NULL: every configuration lib runs, on every machine): what vla_backend_supports
      * and vla_backend_available answer, as a code (VLA_OK, else VLA_ENOTSUP, VLA_ERANGE, ... with
-     * the reason in why); open refuses the same configurations with the same words */
-    int (*supports)(const vla_backend *b, const vla_config *cfg, char *why, size_t len);
-    int (*available)(const vla_backend *b, char *why, size_t len);
+     * the reason in why, which may be NULL); open refuses the same configurations with the same
+     * words */
+    int (*supports)(const vla_backend *b, const vla_config *cfg, vla_error *why);
+    int (*available)(const vla_backend *b, vla_error *why);
     const vla_group_ops *group; /* optional (NULL: none) */
 };
 
@@ -70,10 +72,9 @@ struct vla_engine {
     vla_engine_spec spec;
     const vla_backend *b;
     void *self;
-    int code;     /* the failure reported: 0 none */
-    int fail_run; /* ... and its run (-1: the engine's own), the lowest run's, so that the message
-                     does not depend on which thread failed first */
-    char err[400];
+    vla_error err; /* the failure reported (code 0: none): vla_engine_error */
+    int fail_run;  /* ... and its run (-1: the engine's own), the lowest run's, so that the message
+                      does not depend on which thread failed first */
 };
 
 /* one vla_model per run, stepped on the CPU (make_model makes them): the cpu and exact backends */

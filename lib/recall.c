@@ -64,8 +64,7 @@ static int rec_step(void *ctx, const vla_step_view *v)
     return VLA_OK;
 }
 
-int vla_recall_run(const vla_engine_spec *base, long n, long G, vla_recall *res, char *err,
-                   size_t errlen)
+int vla_recall_run(const vla_engine_spec *base, long n, long G, vla_recall *res, vla_error *err)
 {
     char spec[64];
     snprintf(spec, sizeof spec, "mqar:%ld,%ld", n, G);
@@ -88,13 +87,10 @@ int vla_recall_run(const vla_engine_spec *base, long n, long G, vla_recall *res,
         sp.on_step = rec_step;
         sp.ctx = &x;
         vla_engine *m = NULL;
-        if (!x.val || !x.vn) {
-            snprintf(err, errlen, "out of memory");
-            e = VLA_ENOMEM;
-        } else if (!(e = vla_engine_new(&m, &sp, err, errlen)) &&
-                   (e = vla_engine_advance(m, 2 * n + G))) {
-            snprintf(err, errlen, "%s: %s", spec, vla_engine_error(m));
-        }
+        if (!x.val || !x.vn)
+            e = vla_fail(err, VLA_ENOMEM, "out of memory");
+        else if (!(e = vla_engine_new(&m, &sp, err)) && (e = vla_engine_advance(m, 2 * n + G)))
+            vla_fail(err, e, "%s: %s", spec, vla_error_msg(vla_engine_error(m)));
         for (int h = 0; !e && h < nb; h++) {
             vla_counts cn;
             if (vla_engine_counts(m, h, &cn) == 0)

@@ -565,11 +565,11 @@ const vla_backend *vla_backend_cpu(void);
 const char *vla_backend_name(const vla_backend *b);
 /* 1 when backend b runs cfg at all, whatever this machine has (the kernels: the ways of tracking
  * they are built for, strict mode, a state that fits a block's shared memory, ...); else 0 with
- * the reason in why (may be NULL). vla_engine_new refuses what it does not support. */
-int vla_backend_supports(const vla_backend *b, const vla_config *cfg, char *why, size_t len);
+ * the code and the reason in why (may be NULL). vla_engine_new refuses what it does not support. */
+int vla_backend_supports(const vla_backend *b, const vla_config *cfg, vla_error *why);
 /* 1 when b can run here (the GPU: a device found; the lanes: a vector unit); else 0 with the
- * reason */
-int vla_backend_available(const vla_backend *b, char *why, size_t len);
+ * code and the reason in why (may be NULL) */
+int vla_backend_available(const vla_backend *b, vla_error *why);
 
 /* What an engine records after every step, for vla_engine_spec.on_step (VLA_TAP_*). */
 enum { VLA_TAP_O = 1, VLA_TAP_KP = 2, VLA_TAP_ALPHA = 4, VLA_TAP_MOVED = 8 };
@@ -633,8 +633,9 @@ typedef struct {
 #define VLA_EINTR (-8) /* vla_engine_advance: stopped by spec.stop */
 
 /* An engine at t = 0 (every run from S_0 = 0, A_0 = I / lambda0). On failure *out is NULL and err
- * holds a one-line reason ("--backend cuda: no CUDA device (...); --backend emu runs ..."). */
-int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, char *err, size_t errlen);
+ * (may be NULL) holds the code and the reason ("--backend cuda: no CUDA device (...); --backend
+ * emu runs ..."). */
+int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, vla_error *err);
 void vla_engine_free(vla_engine *e);
 /* Every run to step t (from where each is; a run already at or beyond t stays). VLA_EINTR when
  * spec.stop was set (vla_engine_t says where each run stopped); another error fails the engine,
@@ -660,7 +661,9 @@ int vla_engine_load(vla_engine *e, int run, FILE *f);
 /* The most bytes vla_engine_save writes for one run of e: what a reader of saved states checks
  * a length against before it reads one */
 long vla_engine_save_max(const vla_engine *e);
-const char *vla_engine_error(const vla_engine *e);
+/* a failed engine's failure: its code and reason, as the run or the backend that met it wrote them
+ * (code 0: none; e NULL: VLA_EINVAL, "no engine"). Read it with vla_error_msg. */
+const vla_error *vla_engine_error(const vla_engine *e);
 /* the machine it runs on, in words ("cpu, 2 threads", "NVIDIA H200, ...") */
 void vla_engine_describe(vla_engine *e, char *buf, size_t len);
 
@@ -676,9 +679,8 @@ typedef struct {
 /* The runs of base (its backend, configuration, runs, seed and first_head; its inputs are
  * replaced) write the pairs of mqar:n,G and read every key back; res[run] scores the reads (a read
  * is correct when its read-out's nearest stored value by cosine, the value as the write drew it
- * in binary64, is the right one). A one-line reason in err on failure. */
-int vla_recall_run(const vla_engine_spec *base, long n, long G, vla_recall *res, char *err,
-                   size_t errlen);
+ * in binary64, is the right one). The code and the reason in err (may be NULL) on failure. */
+int vla_recall_run(const vla_engine_spec *base, long n, long G, vla_recall *res, vla_error *err);
 
 /* ---- .npy arrays (numpy's format, C order, float16/32/64) ---- */
 typedef struct {

@@ -81,12 +81,11 @@ struct vref_ddcheck {
     long compared, last; /* checkpoints compared, the last one's t */
 };
 
-int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, char *err,
-                     size_t len)
+int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, vla_error *err)
 {
     vref_ddcheck *c = calloc(1, sizeof *c);
     if (!c)
-        return snprintf(err, len, "out of memory"), VLA_ENOMEM;
+        return vla_fail(err, VLA_ENOMEM, "out of memory");
     vla_engine_spec one = *dd;
     one.backend = vref_backend_exact();
     one.ref_bits = VREF_DEFAULT_BITS;
@@ -97,7 +96,7 @@ int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, 
     one.taps = 0;
     if (one.stream && one.stream_steps > steps) /* of a trace, no more than the check reads */
         one.stream_steps = steps;
-    int r = vla_engine_new(&c->mp, &one, err, len);
+    int r = vla_engine_new(&c->mp, &one, err);
     if (r) {
         free(c);
         return r;

@@ -76,8 +76,9 @@ const vla_backend *vref_backend_emulate(void);
 #define VREF_DD_CHECK_STEPS 4096
 const vla_backend *vref_backend_dd(void);
 typedef struct vref_ddcheck vref_ddcheck;
-int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, char *err,
-                     size_t len);
+/* the check of dd's run 0 for its first steps; the code and the reason in err (may be NULL) on
+ * failure */
+int vref_ddcheck_new(vref_ddcheck **out, const vla_engine_spec *dd, long steps, vla_error *err);
 /* at a checkpoint t (dd's run 0 at t): MPFR to t and the comparison, when t <= steps */
 int vref_ddcheck_at(vref_ddcheck *c, vla_engine *dd, long t);
 /* MPFR to t without a comparison. A dd engine on prepared inputs in a ring (cycle: vla_inputs_open's

@@ -70,7 +70,7 @@ static long cuda_case(const ccase *c, const vla_cuda_opts *opts, int runs, long 
     if (c->inputs == 2)
         CHECK(vla_config_set(&cfg, "delta_form", "decay") == 0);
     vla_cuda *g;
-    if (vla_cuda_new(&g, &cfg, runs, opts, err.msg, sizeof err.msg)) {
+    if (vla_cuda_new(&g, &cfg, runs, opts, &err)) {
         CHECK_MSG(0, "%s: vla_cuda_new: %s", what, err.msg);
         return 1;
     }
@@ -109,7 +109,7 @@ static long cuda_case(const ccase *c, const vla_cuda_opts *opts, int runs, long 
                 rd[r * n + t] = (unsigned char)b->is_read;
             }
         int e = vla_cuda_run(g, n, in, rd, o);
-        CHECK_MSG(e == 0, "%s: vla_cuda_run: %s", what, vla_cuda_error(g));
+        CHECK_MSG(e == 0, "%s: vla_cuda_run: %s", what, vla_error_msg(vla_cuda_error(g)));
         if (e) {
             bad++;
             break;
@@ -224,9 +224,10 @@ static void grid(const vla_cuda_opts *o, const int *ds, int nd, int ntr, int run
 /* the GPU, when there is one: d = 4, 32, 33, 64, 300 steps in launches of 100 */
 TEST(cuda_strict_bits_equal_cpu)
 {
-    static char why[400], reason[460];
-    if (vla_cuda_probe(why, sizeof why) <= 0) {
-        snprintf(reason, sizeof reason, "no CUDA device: %s", why);
+    static vla_error why;
+    static char reason[sizeof why.msg + 40];
+    if (vla_cuda_probe(&why) <= 0) {
+        snprintf(reason, sizeof reason, "no CUDA device: %s", why.msg);
         vla_test_skip(reason);
         return;
     }
@@ -254,9 +255,10 @@ TEST_SLOW(cuda_emulated_bits_equal_cpu)
  * do not: the masked writes are under test, and the per-lane counters with them. */
 TEST_SLOW(lanes_bits_equal_cpu)
 {
-    static char why[400], reason[460];
-    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
-        snprintf(reason, sizeof reason, "no lanes: %s", why);
+    static vla_error why;
+    static char reason[sizeof why.msg + 40];
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, &why) <= 0) {
+        snprintf(reason, sizeof reason, "no lanes: %s", why.msg);
         vla_test_skip(reason);
         return;
     }
@@ -297,9 +299,9 @@ TEST_SLOW(lanes_bits_equal_cpu)
  * with a read step among the writes */
 TEST(lanes_shared_inputs_equal_cpu)
 {
-    char why[400];
+    vla_error why;
     vla_error err = {0};
-    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, &why) <= 0) {
         vla_test_skip("no lanes");
         return;
     }
@@ -311,7 +313,7 @@ TEST(lanes_shared_inputs_equal_cpu)
         cfg.prec = ps[pi];
         vla_cuda *g;
         vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2};
-        if (vla_cuda_new(&g, &cfg, RUNS, &o, err.msg, sizeof err.msg)) {
+        if (vla_cuda_new(&g, &cfg, RUNS, &o, &err)) {
             CHECK_MSG(0, "vla_cuda_new: %s", err.msg);
             return;
         }
@@ -356,10 +358,10 @@ TEST(lanes_shared_inputs_equal_cpu)
  * also has AVX-512: VLA_LANES=avx2 chooses them. 11 runs: a full group and a partial one. */
 TEST_SLOW(lanes_avx2_bits_equal_cpu)
 {
-    char why[400];
+    vla_error why;
     const char *old = getenv("VLA_LANES");
     setenv("VLA_LANES", "avx2", 1);
-    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, &why) <= 0) {
         vla_test_skip("no AVX2 lanes");
     } else {
         CHECK_EQ_INT(vla_cuda_lanes_width(VLA_F32), 8);
@@ -379,8 +381,8 @@ TEST_SLOW(lanes_avx2_bits_equal_cpu)
 void vla_lanes_round16(int bf, const float *x, float *y, size_t n);
 TEST(lanes_round16_equals_lib)
 {
-    char why[400];
-    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) <= 0) {
+    vla_error why;
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, &why) <= 0) {
         vla_test_skip("no lanes");
         return;
     }
@@ -420,14 +422,14 @@ TEST(lanes_round16_equals_lib)
 /* what the backend refuses, and how it says so */
 TEST(cuda_refusals)
 {
-    char err[400];
+    vla_error err;
     vla_config c;
     vla_cuda *g;
     vla_cuda_opts o = {VLA_CUDA_EMULATE, 0, 2};
     vla_config_default(&c, VLA_VLA3, 32);
     c.track = VLA_TRACK_JOSEPH;
-    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, err, sizeof err), VLA_ENOTSUP);
-    CHECK(g == NULL && strstr(err, "sm or sm-sym"));
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, &err), VLA_ENOTSUP);
+    CHECK(g == NULL && strstr(err.msg, "sm or sm-sym"));
     /* the kernels take exactly the ways they were compiled for (VLA_CUDA_TRACKS), in a precision
      * where the way is valid */
     for (int t = 0; t < VLA_NTRACK; t++) {
@@ -441,47 +443,47 @@ TEST(cuda_refusals)
             ;
         if (vla_config_check(&c) || vla_track_check(&c, &why))
             continue;
-        int r = vla_cuda_new(&g, &c, 1, &o, err, sizeof err);
+        int r = vla_cuda_new(&g, &c, 1, &o, &err);
         if (VLA_CUDA_TRACKS >> t & 1u) {
-            CHECK_MSG(r == 0, "%s: %s", vla_track_name(c.track), err);
+            CHECK_MSG(r == 0, "%s: %s", vla_track_name(c.track), err.msg);
             vla_cuda_free(g);
         } else
-            CHECK_MSG(r == VLA_ENOTSUP && g == NULL && strstr(err, "sm or sm-sym"), "%s: %s",
-                      vla_track_name(c.track), err);
+            CHECK_MSG(r == VLA_ENOTSUP && g == NULL && strstr(err.msg, "sm or sm-sym"), "%s: %s",
+                      vla_track_name(c.track), err.msg);
     }
     vla_config_default(&c, VLA_VLA3, 128);
     c.prec = VLA_F64;
-    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, err, sizeof err), VLA_ERANGE);
-    CHECK_MSG(strstr(err, "up to d = 64 in f64") != NULL, "%s", err);
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, &err), VLA_ERANGE);
+    CHECK_MSG(strstr(err.msg, "up to d = 64 in f64") != NULL, "%s", err.msg);
     vla_config_default(&c, VLA_VLA3, 32);
     c.mode = VLA_FAST;
-    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, err, sizeof err), VLA_ENOTSUP);
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, &err), VLA_ENOTSUP);
     vla_config_default(&c, VLA_VLA3, 8);
-    CHECK_EQ_INT(vla_cuda_new(&g, &c, 0, &o, err, sizeof err), VLA_EINVAL);
-    CHECK_EQ_INT(vla_cuda_new(&g, &c, 2, &o, err, sizeof err), 0);
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 0, &o, &err), VLA_EINVAL);
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 2, &o, &err), 0);
     double q[8] = {0}, k[8] = {0}, v[8] = {0};
     k[3] = NAN;
     vla_input in[2] = {{.q = q, .k = q, .v = v, .beta = NAN, .decay = NAN},
                        {.q = q, .k = k, .v = v, .beta = NAN, .decay = NAN}};
     CHECK_EQ_INT(vla_cuda_run(g, 1, in, NULL, NULL), VLA_ENONFINITE);
-    CHECK_MSG(strstr(vla_cuda_error(g), "run 1, step 0") != NULL, "%s", vla_cuda_error(g));
+    CHECK_MSG(strstr(vla_error_msg(vla_cuda_error(g)), "run 1, step 0") != NULL, "%s", vla_error_msg(vla_cuda_error(g)));
     CHECK_EQ_INT(vla_cuda_t(g, 1), 0); /* nothing ran */
     CHECK_EQ_INT(vla_cuda_launch(g, NULL), VLA_EINVAL); /* nothing staged */
     vla_cuda_free(g);
     /* without a GPU, a GPU handle is refused with the probe's reason */
-    char why[400];
-    if (vla_cuda_probe(why, sizeof why) <= 0) {
-        CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, NULL, err, sizeof err), VLA_ENOTSUP);
-        CHECK_MSG(!strcmp(err, why), "'%s' vs '%s'", err, why);
+    vla_error why;
+    if (vla_cuda_probe(&why) <= 0) {
+        CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, NULL, &err), VLA_ENOTSUP);
+        CHECK_MSG(!strcmp(err.msg, why.msg), "'%s' vs '%s'", err.msg, why.msg);
     }
     /* delta's decay in a chunk takes the C library's exp: refused on a GPU (GPU or not), run by
      * the emulation and the lanes */
     vla_config_default(&c, VLA_DELTA, 8);
     c.delta_form = VLA_DELTA_DECAY;
     CHECK(vla_form_parse(&c, "chunk:4") == 0);
-    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, NULL, err, sizeof err), VLA_ENOTSUP);
-    CHECK_MSG(strstr(err, "the GPU's exp is another function") != NULL, "%s", err);
-    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, err, sizeof err), 0);
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, NULL, &err), VLA_ENOTSUP);
+    CHECK_MSG(strstr(err.msg, "the GPU's exp is another function") != NULL, "%s", err.msg);
+    CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, &err), 0);
     vla_cuda_free(g);
     CHECK(strlen(vla_cuda_build()) > 10);
 }

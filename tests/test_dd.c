@@ -252,9 +252,9 @@ static double checked(const vla_backend *b, long bits, vla_model_kind mk, const 
     sp.round_inputs = VLA_FMT_F64;
     vla_engine *e;
     vref_ddcheck *c;
-    char err[400];
-    CHECK_MSG(vla_engine_new(&e, &sp, err, sizeof err) == 0, "%s", err);
-    CHECK_MSG(vref_ddcheck_new(&c, &sp, 256, err, sizeof err) == 0, "%s", err);
+    vla_error err;
+    CHECK_MSG(vla_engine_new(&e, &sp, &err) == 0, "%s", err.msg);
+    CHECK_MSG(vref_ddcheck_new(&c, &sp, 256, &err) == 0, "%s", err.msg);
     for (long t = 64; t <= 512; t *= 2) {
         CHECK(vla_engine_advance(e, t) == 0);
         CHECK(vref_ddcheck_at(c, e, t) == 0);
@@ -293,8 +293,8 @@ TEST(dd_check_follows_a_ring_of_inputs)
         sp.round_inputs = VLA_FMT_F64;
         vla_engine *e;
         vref_ddcheck *c;
-        CHECK_MSG(vla_engine_new(&e, &sp, err.msg, sizeof err.msg) == 0, "%s", err.msg);
-        CHECK_MSG(vref_ddcheck_new(&c, &sp, 4096, err.msg, sizeof err.msg) == 0, "%s", err.msg);
+        CHECK_MSG(vla_engine_new(&e, &sp, &err) == 0, "%s", err.msg);
+        CHECK_MSG(vref_ddcheck_new(&c, &sp, 4096, &err) == 0, "%s", err.msg);
         int refused = 0;
         for (long t = 0, k = 0; k < 4; k++)
             for (long to; t < cks[k]; t = to) {
@@ -421,7 +421,7 @@ static int lane_tap(void *ctx, const vla_step_view *v)
  * lanes (VLA_DD_SCALAR unset) or each model alone; every run's saved state (its arrays, t and
  * counts: vla_engine_save) into *state, its views' read-outs into taps */
 static int lanes_run(vla_engine_spec sp, int scalar, char **state, size_t *len, double *o,
-                     char *err, size_t elen)
+                     vla_error *err)
 {
     if (scalar)
         setenv("VLA_DD_SCALAR", "1", 1);
@@ -434,11 +434,11 @@ static int lanes_run(vla_engine_spec sp, int scalar, char **state, size_t *len, 
     sp.ctx = &k;
     sp.taps = VLA_TAP_O;
     vla_engine *e;
-    int r = vla_engine_new(&e, &sp, err, elen);
+    int r = vla_engine_new(&e, &sp, err);
     const long to[] = {37, 64, LT_};
     for (int i = 0; !r && i < 3; i++)
         if ((r = vla_engine_advance(e, to[i])))
-            snprintf(err, elen, "%s", vla_engine_error(e));
+            *err = *vla_engine_error(e);
     FILE *f = open_memstream(state, len);
     for (int i = 0; !r && i < LR; i++)
         r = vla_engine_save(e, i, f);
@@ -488,7 +488,7 @@ TEST(dd_lanes_bits_equal_scalar)
                     }
                     if (vla_form_parse(&sp.cfg, forms[fo]) || vla_track_check(&sp.cfg, NULL) ||
                         vla_form_check(&sp.cfg, NULL) ||
-                        !vla_backend_supports(vref_backend_dd(), &sp.cfg, err.msg, sizeof err.msg))
+                        !vla_backend_supports(vref_backend_dd(), &sp.cfg, &err))
                         continue;
                     sp.backend = vref_backend_dd();
                     sp.runs = LR;
@@ -497,10 +497,10 @@ TEST(dd_lanes_bits_equal_scalar)
                     sp.round_inputs = vla_prec_io(sp.cfg.prec);
                     char *a = NULL, *b = NULL;
                     size_t na = 0, nb = 0;
-                    int ra = lanes_run(sp, 0, &a, &na, oa, err.msg, sizeof err.msg);
+                    int ra = lanes_run(sp, 0, &a, &na, oa, &err);
                     CHECK_MSG(ra == 0, "%s %s %s: %s", vla_model_name(sp.cfg.model), forms[fo],
                               vla_track_name(sp.cfg.track), err.msg);
-                    int rb = lanes_run(sp, 1, &b, &nb, ob, err.msg, sizeof err.msg);
+                    int rb = lanes_run(sp, 1, &b, &nb, ob, &err);
                     CHECK_MSG(rb == 0, "alone: %s", err.msg);
                     int eq = !ra && !rb && na == nb && !memcmp(a, b, na) &&
                              !memcmp(oa, ob, sizeof(double) * LR * LT_ * d);
@@ -533,9 +533,9 @@ TEST(dd_lanes_bits_equal_scalar)
             sp.round_inputs = VLA_FMT_F64;
             char *a = NULL, *b = NULL;
             size_t na = 0, nb = 0;
-            int ra = lanes_run(sp, 0, &a, &na, oa, err.msg, sizeof err.msg);
+            int ra = lanes_run(sp, 0, &a, &na, oa, &err);
             CHECK_MSG(ra == 0, "reads: %s", err.msg);
-            int rb = lanes_run(sp, 1, &b, &nb, ob, err.msg, sizeof err.msg);
+            int rb = lanes_run(sp, 1, &b, &nb, ob, &err);
             int eq = !ra && !rb && na == nb && !memcmp(a, b, na) &&
                      !memcmp(oa, ob, sizeof(double) * LR * LT_ * d);
             CHECK_MSG(eq, "%s with reads%s: the lanes' bits differ from the scalar models'",

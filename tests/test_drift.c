@@ -23,7 +23,7 @@ typedef struct {
 static int run_measured(const vla_config *cfg, const char *stream, int head, int exact,
                         const long *at, int n, mrow *rows)
 {
-    char err[400] = "";
+    vla_error err = {0, ""};
     vref_drift *acc = calloc(1, vref_drift_size(cfg->d));
     vref_drift_tap gc = {acc, cfg};
     vla_engine_spec sp = {.cfg = *cfg, .runs = 1, .stream = stream, .seed = 1,
@@ -40,18 +40,18 @@ static int run_measured(const vla_config *cfg, const char *stream, int head, int
     vla_engine *m = NULL, *ref = NULL;
     int e = acc ? vref_drift_init(acc, cfg) : VLA_ENOMEM;
     if (!e)
-        e = vla_engine_new(&m, &sp, err, sizeof err);
+        e = vla_engine_new(&m, &sp, &err);
     if (!e)
-        e = vla_engine_new(&ref, &rs, err, sizeof err);
+        e = vla_engine_new(&ref, &rs, &err);
     for (int k = 0; !e && k < n; k++) {
         if ((e = vla_engine_advance(m, at[k])) || (e = vla_engine_advance(ref, at[k])))
-            snprintf(err, sizeof err, "%s", vla_engine_error(e && vla_engine_error(m)[0] ? m : ref));
+            err = *vla_engine_error(vla_engine_error(m)->code ? m : ref);
         rows[k].t = at[k];
         if (!e)
             e = vref_drift_measure(m, ref, 0, acc, at[k], rows[k].v);
     }
     CHECK_MSG(e == 0, "run_measured(%s, %s): %s %s", vla_model_name(cfg->model), stream,
-              vla_strerror(e), err);
+              vla_strerror(e), err.msg);
     vla_engine_free(m);
     vla_engine_free(ref);
     free(acc);

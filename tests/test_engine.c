@@ -86,7 +86,7 @@ TEST(engine_cpu_is_the_model)
         vla_engine *e;
         char what[200] = "";
         vla_error err = {0};
-        int r = vla_engine_new(&e, &sp, err.msg, sizeof err.msg);
+        int r = vla_engine_new(&e, &sp, &err);
         CHECK_MSG(r == 0, "case %zu: %s", c, err.msg);
         if (r)
             continue;
@@ -98,7 +98,7 @@ TEST(engine_cpu_is_the_model)
             one.runs = 1;
             one.first_head = run;
             vla_engine *h;
-            CHECK(vla_engine_new(&h, &one, err.msg, sizeof err.msg) == 0);
+            CHECK(vla_engine_new(&h, &one, &err) == 0);
             vla_model *m;
             vla_stream *s;
             vla_step_buf b;
@@ -195,12 +195,12 @@ static long taprec_diff(const taprec *a, const taprec *b, int runs, char *what, 
 
 static void backend_vs_cpu(const vla_backend *kb, const char *name)
 {
-    static char why[300]; /* the skip's reason outlives the call */
+    static vla_error why; /* the skip's reason outlives the call */
     if (!vla_cuda_probe_target(kb == vla_backend_lanes() ? VLA_CUDA_LANES
                                : kb == vla_backend_emu() ? VLA_CUDA_EMULATE
                                                           : VLA_CUDA_GPU,
-                               why, sizeof why)) {
-        vla_test_skip(why);
+                               &why)) {
+        vla_test_skip(why.msg);
         return;
     }
     const int emu = kb == vla_backend_emu();
@@ -293,13 +293,14 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         taprec_init(&ta, runs, T, d, d);
         taprec_init(&tb, runs, T, d, d);
         vla_engine *a, *b;
-        char err[400], what[200] = "";
+        vla_error err;
+        char what[200] = "";
         sp.ctx = &ta;
-        CHECK_MSG(vla_engine_new(&a, &sp, err, sizeof err) == 0, "%s case %zu: %s", name, c, err);
+        CHECK_MSG(vla_engine_new(&a, &sp, &err) == 0, "%s case %zu: %s", name, c, err.msg);
         sp.backend = kb;
         sp.ctx = &tb;
-        int r = vla_engine_new(&b, &sp, err, sizeof err);
-        CHECK_MSG(r == 0, "%s case %zu: %s", name, c, err);
+        int r = vla_engine_new(&b, &sp, &err);
+        CHECK_MSG(r == 0, "%s case %zu: %s", name, c, err.msg);
         if (r) {
             vla_engine_free(a);
             continue;
@@ -308,7 +309,7 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         for (long t = 7; t < T + 7; t += 7 + t / 3) {
             long to = t < T ? t : T;
             CHECK_EQ_INT(vla_engine_advance(a, to), 0);
-            CHECK_MSG(vla_engine_advance(b, to) == 0, "%s: %s", name, vla_engine_error(b));
+            CHECK_MSG(vla_engine_advance(b, to) == 0, "%s: %s", name, vla_error_msg(vla_engine_error(b)));
             for (int run = 0; run < runs; run++) {
                 long bad = diff_state(a, run, b, run, what, sizeof what);
                 CHECK_MSG(bad == 0, "%s case %zu run %d t %ld: %ld differ from the cpu, first %s",
@@ -330,7 +331,7 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
             sp.cfg.prec = cs[c].p;
             CHECK(vla_form_parse(&sp.cfg, cs[c].form) == 0);
             sp.backend = vla_backend_cpu(), sp.ctx = &tz;
-            CHECK_MSG(vla_engine_new(&z, &sp, err, sizeof err) == 0, "case %zu: %s", c, err);
+            CHECK_MSG(vla_engine_new(&z, &sp, &err) == 0, "case %zu: %s", c, err.msg);
             CHECK_EQ_INT(vla_engine_advance(z, T), 0);
             CHECK_MSG(taprec_diff(&ta, &tz, runs, what, sizeof what) > 0,
                       "case %zu: %s moved no read-out", c, cs[c].set);
@@ -358,8 +359,8 @@ TEST(engine_cuda_bits_equal_cpu) { backend_vs_cpu(vla_backend_cuda(), "cuda"); }
 /* the kernel backend that runs here: the lanes where the CPU has them, else the emulation */
 static const vla_backend *kernel_backend(void)
 {
-    char why[300];
-    return vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why) ? vla_backend_lanes()
+    vla_error why;
+    return vla_cuda_probe_target(VLA_CUDA_LANES, &why) ? vla_backend_lanes()
                                                                    : vla_backend_emu();
 }
 
@@ -370,7 +371,7 @@ static void hand_over(vla_engine *from, vla_engine *to, int runs)
         FILE *f = tmpfile();
         CHECK(vla_engine_save(from, run, f) == 0);
         rewind(f);
-        CHECK_MSG(vla_engine_load(to, run, f) == 0, "%s", vla_engine_error(to));
+        CHECK_MSG(vla_engine_load(to, run, f) == 0, "%s", vla_error_msg(vla_engine_error(to)));
         fclose(f);
     }
 }
@@ -378,15 +379,16 @@ static void hand_over(vla_engine *from, vla_engine *to, int runs)
 /* a run saved on one backend continues on another with the same bits */
 TEST(engine_save_load_across_backends)
 {
-    char err[400], what[200] = "";
+    vla_error err;
+    char what[200] = "";
     const vla_backend *kb = kernel_backend();
     vla_engine_spec sp;
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F16, 8, "lmlike", 2);
     vla_engine *a, *b, *c;
-    CHECK(vla_engine_new(&a, &sp, err, sizeof err) == 0);
-    CHECK(vla_engine_new(&c, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&a, &sp, &err) == 0);
+    CHECK(vla_engine_new(&c, &sp, &err) == 0);
     sp.backend = kb;
-    CHECK_MSG(vla_engine_new(&b, &sp, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(vla_engine_new(&b, &sp, &err) == 0, "%s", err.msg);
     CHECK_EQ_INT(vla_engine_advance(a, 100), 0);
     CHECK_EQ_INT(vla_engine_advance(c, 250), 0);
     hand_over(a, b, 2); /* cpu at 100 -> kernel */
@@ -402,7 +404,7 @@ TEST(engine_save_load_across_backends)
     vla_engine_spec other;
     spec_of(&other, VLA_VLA3, VLA_TRACK_SM, VLA_F32, 8, "lmlike", 1);
     vla_engine *x;
-    CHECK(vla_engine_new(&x, &other, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&x, &other, &err) == 0);
     FILE *f = tmpfile();
     vla_engine_save(a, 0, f);
     rewind(f);
@@ -418,17 +420,18 @@ TEST(engine_save_load_across_backends)
  * backend with the same bits; a read inside a chunk and per-step k' taps are refused */
 TEST(engine_forms_save_inside_chunk_and_refusals)
 {
-    char err[400], what[200] = "";
+    vla_error err;
+    char what[200] = "";
     const vla_backend *kb = kernel_backend();
     vla_engine_spec sp;
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F16_KERN, 8, "lmlike", 2);
     CHECK(vla_form_parse(&sp.cfg, "chunk:8") == 0);
     sp.cfg.period = 16;
     vla_engine *a, *b, *c;
-    CHECK(vla_engine_new(&a, &sp, err, sizeof err) == 0);
-    CHECK(vla_engine_new(&c, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&a, &sp, &err) == 0);
+    CHECK(vla_engine_new(&c, &sp, &err) == 0);
     sp.backend = kb;
-    CHECK_MSG(vla_engine_new(&b, &sp, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(vla_engine_new(&b, &sp, &err) == 0, "%s", err.msg);
     CHECK_EQ_INT(vla_engine_advance(a, 13), 0);
     CHECK_EQ_INT(vla_engine_advance(c, 40), 0);
     hand_over(a, b, 2);
@@ -446,16 +449,16 @@ TEST(engine_forms_save_inside_chunk_and_refusals)
         spec_of(&sp, VLA_DELTA, VLA_TRACK_SM, VLA_F32, 8, "mqar:5,2", 1);
         sp.backend = bs[i];
         CHECK(vla_form_parse(&sp.cfg, "chunk:4") == 0);
-        CHECK(vla_engine_new(&a, &sp, err, sizeof err) == 0);
+        CHECK(vla_engine_new(&a, &sp, &err) == 0);
         CHECK_EQ_INT(vla_engine_advance(a, 12), VLA_ENOTSUP);
-        CHECK_MSG(strstr(vla_engine_error(a), "step 8: a read inside a chunk (3 of its 4"), "%s",
-                  vla_engine_error(a));
+        CHECK_MSG(strstr(vla_error_msg(vla_engine_error(a)), "step 8: a read inside a chunk (3 of its 4"), "%s",
+                  vla_error_msg(vla_engine_error(a)));
         vla_engine_free(a);
     }
     sp.taps = VLA_TAP_KP;
     sp.on_step = record;
-    CHECK_EQ_INT(vla_engine_new(&a, &sp, err, sizeof err), VLA_ENOTSUP);
-    CHECK_MSG(strstr(err, "no per-step k' and alpha taps in the chunk form"), "%s", err);
+    CHECK_EQ_INT(vla_engine_new(&a, &sp, &err), VLA_ENOTSUP);
+    CHECK_MSG(strstr(err.msg, "no per-step k' and alpha taps in the chunk form"), "%s", err.msg);
 }
 
 /* prepared inputs give the stream's bits; shared and cycled inputs are what benchmarks use */
@@ -485,20 +488,20 @@ TEST(engine_prepared_inputs)
     vla_engine_spec sp;
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_BF16, d, "gauss", runs);
     vla_engine *a, *p, *c;
-    CHECK(vla_engine_new(&a, &sp, err.msg, sizeof err.msg) == 0);
+    CHECK(vla_engine_new(&a, &sp, &err) == 0);
     sp.stream = NULL;
     sp.in = in;
     sp.T = T;
-    CHECK(vla_engine_new(&p, &sp, err.msg, sizeof err.msg) == 0);
+    CHECK(vla_engine_new(&p, &sp, &err) == 0);
     CHECK_EQ_INT(vla_engine_advance(a, T), 0);
     CHECK_EQ_INT(vla_engine_advance(p, T), 0);
     for (int run = 0; run < runs; run++)
         CHECK_MSG(diff_state(a, run, p, run, what, sizeof what) == 0, "run %d: %s", run, what);
     CHECK(vla_engine_advance(p, T + 1) == VLA_ERANGE); /* beyond the inputs, without cycle */
-    CHECK_MSG(strstr(vla_engine_error(p), "inputs end at step 50") != NULL, "%s", vla_engine_error(p));
+    CHECK_MSG(strstr(vla_error_msg(vla_engine_error(p)), "inputs end at step 50") != NULL, "%s", vla_error_msg(vla_engine_error(p)));
     /* shared and cycled: every run takes head 0's T steps again and again */
     sp.shared = sp.cycle = 1;
-    CHECK(vla_engine_new(&c, &sp, err.msg, sizeof err.msg) == 0);
+    CHECK(vla_engine_new(&c, &sp, &err) == 0);
     CHECK_EQ_INT(vla_engine_advance(c, 3 * T), 0);
     CHECK_MSG(diff_state(c, 0, c, 1, what, sizeof what) == 0, "shared inputs: %s", what);
     CHECK_EQ_INT(vla_engine_t(c, 1), 3 * T);
@@ -537,14 +540,14 @@ TEST(engine_window_inputs)
             CHECK_MSG(vla_inputs_open(&x, cs[c].stream, 7, d, d, runs, W, T,
                                       vla_model_reads(&sp.cfg), &err) == 0, "%s", err.msg);
             vla_engine *a, *b;
-            CHECK_MSG(vla_engine_new(&a, &sp, err.msg, sizeof err.msg) == 0, "%s", err.msg);
+            CHECK_MSG(vla_engine_new(&a, &sp, &err) == 0, "%s", err.msg);
             sp.stream = NULL, sp.in = x.in, sp.is_read = x.is_read, sp.T = x.T, sp.cycle = 1;
-            CHECK_MSG(vla_engine_new(&b, &sp, err.msg, sizeof err.msg) == 0, "%s", err.msg);
+            CHECK_MSG(vla_engine_new(&b, &sp, &err) == 0, "%s", err.msg);
             for (long t = 0, to; t < T; t = to) {
                 to = t + 3 + t % W < T ? t + 3 + t % W : T; /* uneven strides, at most W */
                 CHECK_MSG(vla_inputs_fill(&x, t, to, &err) == 0, "%s", err.msg);
                 CHECK_EQ_INT(vla_engine_advance(a, to), 0);
-                CHECK_MSG(vla_engine_advance(b, to) == 0, "%s", vla_engine_error(b));
+                CHECK_MSG(vla_engine_advance(b, to) == 0, "%s", vla_error_msg(vla_engine_error(b)));
                 for (int run = 0; run < runs && !vla_form_pending(&sp.cfg, to); run++)
                     CHECK_MSG(diff_state(a, run, b, run, what, sizeof what) == 0,
                               "case %zu on %s, run %d, t %ld: %s", c, vla_backend_name(bs[k]),
@@ -604,7 +607,7 @@ TEST(engine_round_inputs)
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F64, 8, "lmlike", 1);
     sp.round_inputs = VLA_FMT_F16;
     vla_engine *e, *h;
-    CHECK(vla_engine_new(&e, &sp, err.msg, sizeof err.msg) == 0);
+    CHECK(vla_engine_new(&e, &sp, &err) == 0);
     CHECK_EQ_INT(vla_engine_advance(e, 200), 0);
     vla_model *m;
     vla_stream *s;
@@ -624,7 +627,7 @@ TEST(engine_round_inputs)
         vla_model_step(m, &in);
     }
     sp.round_inputs = VLA_FMT_F64;
-    CHECK(vla_engine_new(&h, &sp, err.msg, sizeof err.msg) == 0);
+    CHECK(vla_engine_new(&h, &sp, &err) == 0);
     FILE *f = tmpfile();
     vla_model_save(m, f);
     rewind(f);
@@ -633,7 +636,7 @@ TEST(engine_round_inputs)
     CHECK_MSG(diff_state(e, 0, h, 0, what, sizeof what) == 0, "%s", what);
     /* and it is not the unrounded run (the check can fail) */
     vla_engine *u;
-    CHECK(vla_engine_new(&u, &sp, err.msg, sizeof err.msg) == 0);
+    CHECK(vla_engine_new(&u, &sp, &err) == 0);
     CHECK_EQ_INT(vla_engine_advance(u, 200), 0);
     CHECK(diff_state(e, 0, u, 0, what, sizeof what) > 0);
     vla_engine_free(u);
@@ -658,21 +661,22 @@ static int stop_at_60(void *ctx, const vla_step_view *v)
 
 TEST(engine_stop_flag)
 {
-    char why[300], err[400], what[200] = "";
+    vla_error why, err;
+    char what[200] = "";
     const vla_backend *bs[] = {vla_backend_cpu(), vla_backend_lanes()};
     for (int k = 0; k < 2; k++) {
-        if (k == 1 && !vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why))
+        if (k == 1 && !vla_cuda_probe_target(VLA_CUDA_LANES, &why))
             break;
         vla_engine_spec sp;
         spec_of(&sp, VLA_RLS, VLA_TRACK_SM, VLA_F32, 8, "gauss", 2);
         vla_engine *ref, *e;
-        CHECK(vla_engine_new(&ref, &sp, err, sizeof err) == 0);
+        CHECK(vla_engine_new(&ref, &sp, &err) == 0);
         sp.backend = bs[k];
         sp.on_step = stop_at_60;
         sp.stop = &stop_flag;
         stop_flag = 0;
         stop_once = 1;
-        CHECK(vla_engine_new(&e, &sp, err, sizeof err) == 0);
+        CHECK(vla_engine_new(&e, &sp, &err) == 0);
         CHECK_EQ_INT(vla_engine_advance(e, 5000), VLA_EINTR);
         /* cpu: each run stops at its next step (one not yet started, at 0); the kernels at the end
          * of their chunk, every run at the same step */
@@ -696,28 +700,28 @@ TEST(engine_stop_flag)
 
 TEST(engine_errors)
 {
-    char err[400] = "";
+    vla_error err;
     vla_engine *e;
     vla_engine_spec sp;
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F32, 8, "gauss", 1);
-    char why[300];
-    if (vla_cuda_probe(why, sizeof why) <= 0) { /* no GPU: the message names the emulation */
+    vla_error why;
+    if (vla_cuda_probe(&why) <= 0) { /* no GPU: the message names the emulation */
         sp.backend = vla_backend_cuda();
-        CHECK(vla_engine_new(&e, &sp, err, sizeof err) == VLA_ENOTSUP);
-        CHECK_MSG(strstr(err, "--backend emu") != NULL, "%s", err);
+        CHECK(vla_engine_new(&e, &sp, &err) == VLA_ENOTSUP);
+        CHECK_MSG(strstr(err.msg, "--backend emu") != NULL, "%s", err.msg);
     }
     sp.backend = vla_backend_lanes();
     sp.cfg.track = VLA_TRACK_COMP;
-    if (vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why)) {
-        CHECK(vla_engine_new(&e, &sp, err, sizeof err) == VLA_ENOTSUP);
-        CHECK_MSG(strstr(err, "comp") != NULL, "%s", err);
+    if (vla_cuda_probe_target(VLA_CUDA_LANES, &why)) {
+        CHECK(vla_engine_new(&e, &sp, &err) == VLA_ENOTSUP);
+        CHECK_MSG(strstr(err.msg, "comp") != NULL, "%s", err.msg);
     }
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F32, 8, NULL, 1);
-    CHECK(vla_engine_new(&e, &sp, err, sizeof err) == VLA_EINVAL); /* no inputs */
+    CHECK(vla_engine_new(&e, &sp, &err) == VLA_EINVAL); /* no inputs */
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F32, 8, "nonesuch", 1);
-    CHECK(vla_engine_new(&e, &sp, err, sizeof err) == 0); /* the stream opens on first use */
+    CHECK(vla_engine_new(&e, &sp, &err) == 0); /* the stream opens on first use */
     CHECK(vla_engine_advance(e, 3) != 0);
-    CHECK_MSG(strstr(vla_engine_error(e), "--stream") != NULL, "%s", vla_engine_error(e));
+    CHECK_MSG(strstr(vla_error_msg(vla_engine_error(e)), "--stream") != NULL, "%s", vla_error_msg(vla_engine_error(e)));
     CHECK(vla_engine_advance(e, 3) != 0); /* a failed engine stays failed */
     vla_engine_free(e);
     /* a NaN in prepared inputs names the head and the step */
@@ -727,9 +731,9 @@ TEST(engine_errors)
     spec_of(&sp, VLA_LA, VLA_TRACK_SM, VLA_F32, 8, NULL, 1);
     sp.in = in;
     sp.T = 2;
-    CHECK(vla_engine_new(&e, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&e, &sp, &err) == 0);
     CHECK_EQ_INT(vla_engine_advance(e, 2), VLA_ENONFINITE);
-    CHECK_MSG(strstr(vla_engine_error(e), "head 0, step 2") != NULL, "%s", vla_engine_error(e));
+    CHECK_MSG(strstr(vla_error_msg(vla_engine_error(e)), "head 0, step 2") != NULL, "%s", vla_error_msg(vla_engine_error(e)));
     CHECK_EQ_INT(vla_engine_t(e, 0), 1);
     vla_engine_free(e);
 }
@@ -741,7 +745,8 @@ TEST(engine_errors)
  * vla_cuda_supports). A backend not available here is asked, not opened. */
 TEST(engine_backends_table_supports_is_what_opens)
 {
-    char names[100], why[300], err[400];
+    char names[100];
+    vla_error why, err;
     vla_backend_names(names, sizeof names);
     CHECK_MSG(!strcmp(names, "cpu, cuda, emu or lanes"), "%s", names);
     CHECK(vla_backend_at(VLA_NBACKEND) == NULL && vla_backend_named("gpu") == NULL);
@@ -750,8 +755,9 @@ TEST(engine_backends_table_supports_is_what_opens)
     for (int b = 0; b < VLA_NBACKEND; b++) {
         const vla_backend *be = vla_backend_at(b);
         CHECK(vla_backend_named(vla_backend_name(be)) == be);
-        const int here = vla_backend_available(be, why, sizeof why);
-        CHECK_MSG(here || why[0], "%s: not available and no reason", vla_backend_name(be));
+        const int here = vla_backend_available(be, &why);
+        CHECK_MSG(here || (why.code && why.msg[0]), "%s: not available and no reason",
+                  vla_backend_name(be));
         long yes = 0, no = 0, opened = 0;
         for (int m = 0; m < VLA_NMODEL; m++)
             for (int tr = 0; tr < VLA_NTRACK; tr++)
@@ -766,24 +772,24 @@ TEST(engine_backends_table_supports_is_what_opens)
                                 vla_track_check(&sp.cfg, NULL) || vla_form_check(&sp.cfg, NULL))
                                 continue; /* lib's own refusals, the same on every backend */
                             sp.backend = be;
-                            why[0] = 0;
-                            const int s = vla_backend_supports(be, &sp.cfg, why, sizeof why);
+                            const int s = vla_backend_supports(be, &sp.cfg, &why);
                             yes += s, no += !s;
-                            CHECK_MSG(s || why[0], "%s refuses without a reason",
+                            CHECK_MSG(s || (why.code && why.msg[0]), "%s refuses without a reason",
                                       vla_backend_name(be));
                             /* opening the emulation allocates its blocks: one d per form */
                             if (!here || (b == VLA_BACKEND_EMU && ds[k] != 16 && s))
                                 continue;
                             vla_engine *e = NULL;
-                            const int r = vla_engine_new(&e, &sp, err, sizeof err);
+                            const int r = vla_engine_new(&e, &sp, &err);
                             opened += !r;
                             CHECK_MSG((r == 0) == s, "%s %s %s %s %s d %d: supports %d, opens %d (%s)",
                                       vla_backend_name(be), vla_model_name(sp.cfg.model),
                                       vla_track_name(sp.cfg.track), vla_prec_name(sp.cfg.prec),
-                                      forms[f], ds[k], s, !r, r ? err : "");
-                            if (r && !s)
-                                CHECK_MSG(!strcmp(err, why), "%s: '%s' vs '%s'",
-                                          vla_backend_name(be), err, why);
+                                      forms[f], ds[k], s, !r, r ? err.msg : "");
+                            if (r && !s) /* the same code and the same words */
+                                CHECK_MSG(err.code == why.code && !strcmp(err.msg, why.msg),
+                                          "%s: %d '%s' vs %d '%s'", vla_backend_name(be),
+                                          err.code, err.msg, why.code, why.msg);
                             vla_engine_free(e);
                         }
         /* the cpu runs all; each kernel backend refuses some and runs some */
@@ -796,13 +802,13 @@ TEST(engine_backends_table_supports_is_what_opens)
 /* the exact backend runs MPFR models: an f32 run and its 256-bit reference differ by about u */
 TEST(engine_exact_backend)
 {
-    char err[400];
+    vla_error err;
     vla_engine_spec sp;
     spec_of(&sp, VLA_VLA3, VLA_TRACK_SM, VLA_F32, 8, "lmlike", 2);
     vla_engine *e, *x;
-    CHECK(vla_engine_new(&e, &sp, err, sizeof err) == 0);
+    CHECK(vla_engine_new(&e, &sp, &err) == 0);
     sp.backend = vref_backend_exact();
-    CHECK_MSG(vla_engine_new(&x, &sp, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(vla_engine_new(&x, &sp, &err) == 0, "%s", err.msg);
     CHECK_EQ_INT(vla_engine_advance(e, 100), 0);
     CHECK_EQ_INT(vla_engine_advance(x, 100), 0);
     double S[64], R[64];

@@ -4,6 +4,7 @@
  * arrives at the caller with its code and the words of the place that found it. */
 #include "check.h"
 #include "proc.h"
+#include "vlacuda.h"
 #include "vlastab.h"
 
 #include <stdio.h>
@@ -98,4 +99,88 @@ TEST(errors_arrive_from_deep_inside)
     CHECK_EQ_INT(vla_form_check(&c, &e), VLA_ENOTSUP);
     CHECK_MSG(e.code == VLA_ENOTSUP && strstr(e.msg, "vla1 clips its error"), "%d '%s'", e.code,
               e.msg);
+}
+
+/* The engine and its backends on the same channel: a refusal made deep inside (the kernels'
+ * vla_cuda_supports under the lanes' open, the CUDA runtime's probe under the GPU's) arrives in
+ * vla_engine_new's vla_error with its code and the words of the place that knows, the same that
+ * vla_backend_supports and vla_backend_available give; a failure met while advancing is kept by
+ * the engine (vla_engine_error) with its code; and vla_recall_run hands the engine's refusal up
+ * unchanged. */
+TEST(errors_arrive_from_the_engine)
+{
+    vla_engine_spec sp;
+    memset(&sp, 0, sizeof sp);
+    vla_config_default(&sp.cfg, VLA_VLA3, 8);
+    sp.cfg.prec = VLA_F32;
+    sp.cfg.track = VLA_TRACK_COMP;
+    sp.stream = "gauss";
+    sp.seed = 7;
+    sp.runs = 1;
+    sp.round_inputs = VLA_FMT_F64;
+    sp.backend = vla_backend_lanes();
+    /* a configuration the lanes do not run: the kernels' words (kernels/host.c), VLA_ENOTSUP */
+    static const char lanes_comp[] = "track=comp: the lanes run sm, sm-sym, joseph and chol (comp "
+                                     "and sr have an arithmetic of their own)";
+    vla_error e = {0}, why = {0};
+    vla_engine *eng = NULL;
+    CHECK_EQ_INT(vla_engine_new(&eng, &sp, &e), VLA_ENOTSUP);
+    CHECK_MSG(e.code == VLA_ENOTSUP && !strcmp(e.msg, lanes_comp), "%d '%s'", e.code, e.msg);
+    CHECK_EQ_INT(vla_engine_new(&eng, &sp, NULL), VLA_ENOTSUP); /* the code alone */
+    CHECK_EQ_INT(vla_backend_supports(vla_backend_lanes(), &sp.cfg, &why), 0);
+    CHECK_MSG(why.code == VLA_ENOTSUP && !strcmp(why.msg, lanes_comp), "%d '%s'", why.code,
+              why.msg);
+    CHECK_EQ_INT(vla_backend_supports(vla_backend_cpu(), &sp.cfg, &why), 1);
+    CHECK_MSG(why.code == VLA_OK && !why.msg[0], "%d '%s'", why.code, why.msg);
+    /* ... and through vla_recall_run, which opens the engines itself */
+    vla_recall res;
+    memset(&e, 0, sizeof e);
+    CHECK_EQ_INT(vla_recall_run(&sp, 4, 0, &res, &e), VLA_ENOTSUP);
+    CHECK_MSG(e.code == VLA_ENOTSUP && !strcmp(e.msg, lanes_comp), "%d '%s'", e.code, e.msg);
+    /* a state too large for a block's shared memory: VLA_ERANGE, the kernels' words */
+    vla_config_default(&sp.cfg, VLA_VLA3, 200);
+    sp.cfg.prec = VLA_F32;
+    sp.backend = vla_backend_emu();
+    CHECK_EQ_INT(vla_engine_new(&eng, &sp, &e), VLA_ERANGE);
+    CHECK_MSG(e.code == VLA_ERANGE && !strcmp(e.msg, "d = 200, dv = 200: the CUDA kernels keep A "
+                                                     "and S in shared memory up to d = 128 in f32"),
+              "%d '%s'", e.code, e.msg);
+    /* a backend this machine lacks: the probe's reason inside the engine's sentence */
+    vla_config_default(&sp.cfg, VLA_VLA3, 8);
+    sp.backend = vla_backend_cuda();
+    if (vla_cuda_probe(&why) <= 0) {
+        char want[sizeof why.msg + 100];
+        CHECK_EQ_INT(why.code, VLA_ENOTSUP);
+        snprintf(want, sizeof want, "no CUDA device (%s); --backend emu runs the same kernels on "
+                 "host threads", why.msg);
+        CHECK_EQ_INT(vla_engine_new(&eng, &sp, &e), VLA_ENOTSUP);
+        CHECK_MSG(e.code == VLA_ENOTSUP && !strcmp(e.msg, want), "%d '%s'", e.code, e.msg);
+        vla_error avail = {0};
+        CHECK_EQ_INT(vla_backend_available(vla_backend_cuda(), &avail), 0);
+        CHECK_MSG(avail.code == VLA_ENOTSUP && !strcmp(avail.msg, why.msg), "%d '%s'",
+                  avail.code, avail.msg);
+    }
+    /* a failure while advancing: kept by the engine with its code, the run and the step */
+    double x[8] = {0}, nan8[8] = {NAN};
+    vla_input in[2] = {{.q = x, .k = x, .v = x, .u = x, .beta = NAN, .decay = NAN},
+                       {.q = nan8, .k = x, .v = x, .u = x, .beta = NAN, .decay = NAN}};
+    memset(&sp, 0, sizeof sp);
+    vla_config_default(&sp.cfg, VLA_LA, 8);
+    sp.runs = 1;
+    sp.in = in;
+    sp.T = 2;
+    sp.round_inputs = VLA_FMT_F64;
+    CHECK_EQ_INT(vla_engine_new(&eng, &sp, &e), 0);
+    if (eng) {
+        CHECK_MSG(vla_engine_error(eng)->code == 0, "a fresh engine: %d",
+                  vla_engine_error(eng)->code);
+        CHECK_EQ_INT(vla_engine_advance(eng, 2), VLA_ENONFINITE);
+        const vla_error *f = vla_engine_error(eng);
+        CHECK_MSG(f->code == VLA_ENONFINITE && !strncmp(f->msg, "head 0, step 2: ", 16), "%d '%s'",
+                  f->code, f->msg);
+        vla_engine_free(eng);
+    }
+    const vla_error *none = vla_engine_error(NULL);
+    CHECK_MSG(none->code == VLA_EINVAL && !strcmp(vla_error_msg(none), "no engine"), "%d '%s'",
+              none->code, none->msg);
 }

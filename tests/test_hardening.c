@@ -1191,8 +1191,9 @@ TEST_SLOW(programs_same_table_on_every_backend)
             vla_test_skip("bin/ not built");
             return;
         }
-    char msg[1000], *a = NULL, *b = NULL, why[300];
-    int lanes = vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why);
+    char msg[1000], *a = NULL, *b = NULL;
+    vla_error why;
+    int lanes = vla_cuda_probe_target(VLA_CUDA_LANES, &why);
     static const char *const cases[][16] = {
         {"vla-statenorm", "--model", "vla3", "--precision", "f16", "--stream", "lmlike", "--ref", "none", "--runs", "19", "--steps", "1500"},
         {"vla-statenorm", "--model", "rls", "--precision", "f32", "--track", "chol", "--stream", "gauss", "--runs", "19", "--steps", "1500"},
@@ -1251,8 +1252,8 @@ TEST_SLOW(programs_same_table_on_every_backend)
 TEST_SLOW(hardening_lanes_checkpoints_and_refusals)
 {
     const char *p = program("vla-statenorm");
-    char why[300];
-    if (!p || !vla_cuda_probe_target(VLA_CUDA_LANES, why, sizeof why)) {
+    vla_error why;
+    if (!p || !vla_cuda_probe_target(VLA_CUDA_LANES, &why)) {
         vla_test_skip(p ? "no lanes on this processor" : "bin/vla-statenorm not built");
         return;
     }
@@ -1309,7 +1310,7 @@ TEST_SLOW(hardening_lanes_checkpoints_and_refusals)
         a = NULL;
     }
     /* no GPU here: the message names the emulation */
-    if (vla_cuda_probe(why, sizeof why) <= 0) {
+    if (vla_cuda_probe(&why) <= 0) {
         char *argv[] = {(char *)p, "--d", "4", "--backend", "cuda", NULL};
         int st = run_capture(argv, &a, msg, sizeof msg, 30);
         CHECK_MSG(st == 2 && strstr(msg, "--backend emu"), "--backend cuda: status %d '%s'", st, msg);

@@ -214,9 +214,9 @@ static gwalk gated_walk(vla_model_kind mk, int d, const char *stream, long steps
                           .round_inputs = VLA_FMT_F64, .taps = VLA_TAP_KP | VLA_TAP_ALPHA,
                           .on_step = gwalk_step, .ctx = &w};
     vla_engine *e;
-    char err[400];
-    if (vref_jac_init(acc, d, 5) || vla_engine_new(&e, &sp, err, sizeof err)) {
-        vla_check_fail(__FILE__, __LINE__, "%s: %s", vla_model_name(mk), err);
+    vla_error err;
+    if (vref_jac_init(acc, d, 5) || vla_engine_new(&e, &sp, &err)) {
+        vla_check_fail(__FILE__, __LINE__, "%s: %s", vla_model_name(mk), err.msg);
         w.steps = -1;
         return w;
     }

@@ -57,8 +57,8 @@ static jac_stats jac_walk(const vla_config *cfg, const char *spec, long steps, v
                           .round_inputs = VLA_FMT_F64, .taps = VLA_TAP_KP | VLA_TAP_ALPHA,
                           .on_step = walk_step, .ctx = &w};
     vla_engine *e;
-    char err[400];
-    if (vref_jac_init(acc, cfg->d, 7) || vla_engine_new(&e, &sp, err, sizeof err))
+    vla_error err;
+    if (vref_jac_init(acc, cfg->d, 7) || vla_engine_new(&e, &sp, &err))
         return w.st;
     int r = vla_engine_advance(e, steps);
     vla_engine_free(e);
@@ -192,9 +192,9 @@ static vla_recall rec_heads(vla_model_kind mk, const char *features, long n, lon
     if (set_name)
         vla_config_set(&sp.cfg, set_name, set_val);
     vla_recall sum = {0, 0, 0, 0, 0, 0}, *r = calloc(heads, sizeof *r);
-    char err[400];
-    if (!r || vla_recall_run(&sp, n, G, r, err, sizeof err)) {
-        vla_check_fail(__FILE__, __LINE__, "vla_recall_run: %s", r ? err : "out of memory");
+    vla_error err;
+    if (!r || vla_recall_run(&sp, n, G, r, &err)) {
+        vla_check_fail(__FILE__, __LINE__, "vla_recall_run: %s", r ? err.msg : "out of memory");
         free(r);
         return sum;
     }

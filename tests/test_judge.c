@@ -64,7 +64,8 @@ static int keep(void *ctx, const vla_step_view *v)
  * final state into S (H x D x D) when S is not NULL */
 static int own_run_on(const vla_backend *b, const char *dir, vla_prec p, double *o, double *S)
 {
-    char stream[200], err[300];
+    char stream[200];
+    vla_error err;
     snprintf(stream, sizeof stream, "trace:%s", dir);
     vla_engine_spec sp;
     memset(&sp, 0, sizeof sp);
@@ -80,7 +81,7 @@ static int own_run_on(const vla_backend *b, const char *dir, vla_prec p, double 
     sp.on_step = keep;
     sp.ctx = &k;
     vla_engine *e;
-    if (vla_engine_new(&e, &sp, err, sizeof err))
+    if (vla_engine_new(&e, &sp, &err))
         return 1;
     int r = vla_engine_advance(e, T);
     for (int h = 0; !r && S && h < H; h++)

@@ -133,7 +133,8 @@ TEST(regress_verdicts)
 
 TEST(regress_baseline_rejects_a_malformed_row)
 {
-    char path[] = "/tmp/vla-regress-bad-XXXXXX", err[600];
+    char path[] = "/tmp/vla-regress-bad-XXXXXX";
+    vla_error err;
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     if (fd < 0)
@@ -143,11 +144,12 @@ TEST(regress_baseline_rejects_a_malformed_row)
                "la/-/f32/gauss\t-\t1.0\tnan\t00000000000000ff\n");
     fclose(f);
     rg_baseline b;
-    CHECK_EQ_INT(rg_baseline_read(&b, path, err, sizeof err), VLA_EFORMAT);
-    CHECK_MSG(strstr(err, ":3:") != NULL, "the message names line 3: %s", err);
+    CHECK_EQ_INT(rg_baseline_read(&b, path, &err), VLA_EFORMAT);
+    CHECK_MSG(err.code == VLA_EFORMAT && strstr(err.msg, ":3:") != NULL,
+              "the message names line 3: %s", err.msg);
     free(b.rows);
     unlink(path);
-    CHECK_EQ_INT(rg_baseline_read(&b, path, err, sizeof err), VLA_EIO);
+    CHECK_EQ_INT(rg_baseline_read(&b, path, &err), VLA_EIO);
 }
 
 /* The baseline is read whole and --update renames over it: a device or a FIFO is refused (2)
@@ -156,7 +158,8 @@ TEST(regress_baseline_rejects_a_malformed_row)
  * lives in a scratch folder, so that a regression replaces nothing outside it. */
 TEST(regress_baseline_files_and_empty_values)
 {
-    char dir[] = "/tmp/vla-regress-files-XXXXXX", fifo[64], big[64], err[600], cmd[512];
+    char dir[] = "/tmp/vla-regress-files-XXXXXX", fifo[64], big[64], cmd[512];
+    vla_error err;
     CHECK(mkdtemp(dir) != NULL);
     snprintf(fifo, sizeof fifo, "%s/fifo", dir);
     snprintf(big, sizeof big, "%s/big.tsv", dir);
@@ -166,10 +169,10 @@ TEST(regress_baseline_files_and_empty_values)
         fputs("# a comment line of thirty b\n", f);
     CHECK(f && fclose(f) == 0);
     rg_baseline b;
-    CHECK_EQ_INT(rg_baseline_read(&b, "/dev/zero", err, sizeof err), VLA_EFORMAT);
-    CHECK_MSG(strstr(err, "/dev/zero: a character device, not a regular file"), "%s", err);
-    CHECK_EQ_INT(rg_baseline_read(&b, big, err, sizeof err), VLA_EFORMAT);
-    CHECK_MSG(strstr(err, "larger than 1048576 bytes, the limit of a baseline"), "%s", err);
+    CHECK_EQ_INT(rg_baseline_read(&b, "/dev/zero", &err), VLA_EFORMAT);
+    CHECK_MSG(strstr(err.msg, "/dev/zero: a character device, not a regular file"), "%s", err.msg);
+    CHECK_EQ_INT(rg_baseline_read(&b, big, &err), VLA_EFORMAT);
+    CHECK_MSG(strstr(err.msg, "larger than 1048576 bytes, the limit of a baseline"), "%s", err.msg);
     free(b.rows);
     rg_run none = {0};
     rg_baseline old = {0};
@@ -202,12 +205,13 @@ TEST(regress_baseline_files_and_empty_values)
                              args, dir);
         snprintf(cmd, sizeof cmd, "%s/err", dir);
         FILE *e = fopen(cmd, "r");
-        size_t n = e ? fread(err, 1, sizeof err - 1, e) : 0;
-        err[n] = 0;
+        char out[600];
+        size_t n = e ? fread(out, 1, sizeof out - 1, e) : 0;
+        out[n] = 0;
         if (e)
             fclose(e);
-        CHECK_MSG(rc == 2 && strstr(err, bad[i].want), "vla-regress %s: status %d, want '%s': %s",
-                  args, rc, bad[i].want, err);
+        CHECK_MSG(rc == 2 && strstr(out, bad[i].want), "vla-regress %s: status %d, want '%s': %s",
+                  args, rc, bad[i].want, out);
     }
     CHECK_MSG(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
     /* --only '' would be every case (minutes), not a usage error */
@@ -229,9 +233,10 @@ TEST(regress_unchanged_build_passes)
         return;
     const rg_run run = *rp;
     rg_baseline base, back;
-    char err[600], suite[300];
+    vla_error err;
+    char suite[300];
     CHECK_EQ_INT(run.n, 7);
-    CHECK_EQ_INT(rg_baseline_read(&base, base_path, err, sizeof err), 0);
+    CHECK_EQ_INT(rg_baseline_read(&base, base_path, &err), 0);
     rg_suite_line(suite, sizeof suite);
     CHECK_MSG(!strcmp(base.suite, suite), "the baseline says '%s', the suite is '%s'", base.suite,
               suite);
@@ -249,7 +254,7 @@ TEST(regress_unchanged_build_passes)
     if (fd >= 0) {
         close(fd);
         CHECK_EQ_INT(rg_baseline_write(path, &run, &base), 0);
-        CHECK_EQ_INT(rg_baseline_read(&back, path, err, sizeof err), 0);
+        CHECK_EQ_INT(rg_baseline_read(&back, path, &err), 0);
         CHECK_EQ_INT(back.n, base.n);
         CHECK(!strcmp(back.suite, suite));
         for (int i = 0; i < run.n; i++) {

@@ -304,9 +304,9 @@ TEST(reliability_state_load_checks)
         vla_engine_spec sp = {.backend = bs[bi], .cfg = cfg, .runs = 1, .in = &in, .T = 1,
                               .shared = 1, .cycle = 1, .round_inputs = VLA_FMT_F64};
         vla_engine *e;
-        char err[400];
-        if (vla_engine_new(&e, &sp, err, sizeof err)) {
-            CHECK_MSG(bi != 0, "cpu engine: %s", err);
+        vla_error err;
+        if (vla_engine_new(&e, &sp, &err)) {
+            CHECK_MSG(bi != 0, "cpu engine: %s", err.msg);
             continue; /* a backend this machine lacks */
         }
         CHECK(vla_engine_advance(e, 45) == 0);
@@ -1766,7 +1766,7 @@ static void judge_argv(char **argv, char *buf, const char *p, const char *dir, c
  * binary64 on it) */
 static int judge_files(const char *dir)
 {
-    char path[400], stream[400], err[300];
+    char path[400], stream[400];
     const size_t n = (size_t)JH * JT * 8;
     double *x = malloc(sizeof(double) * n);
     const long shape[3] = {JH, JT, 8};
@@ -1789,7 +1789,7 @@ static int judge_files(const char *dir)
     snprintf(stream, sizeof stream, "trace:%s/tr", dir);
     sp.stream = stream;
     sp.round_inputs = VLA_FMT_F64;
-    e = e || vla_engine_new(&eng, &sp, err, sizeof err);
+    e = e || vla_engine_new(&eng, &sp, NULL);
     for (long t = 1; !e && t <= JT; t++) {
         e = vla_engine_advance(eng, t);
         for (int h = 0; !e && h < JH; h++)

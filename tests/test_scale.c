@@ -52,7 +52,7 @@ static int keep_o(void *ctx, const vla_step_view *v)
 
 static int write_outputs(const char *tdir, const char *odir, long T)
 {
-    char stream[420], err[300], path[420];
+    char stream[420], path[420];
     snprintf(stream, sizeof stream, "trace:%s", tdir);
     snprintf(path, sizeof path, "%s/o.npy", odir);
     keep_t k = {malloc(sizeof(double) * H * T * D), T};
@@ -68,7 +68,7 @@ static int write_outputs(const char *tdir, const char *odir, long T)
     sp.on_step = keep_o;
     sp.ctx = &k;
     vla_engine *e;
-    int r = !k.o || mkdir(odir, 0755) || vla_engine_new(&e, &sp, err, sizeof err);
+    int r = !k.o || mkdir(odir, 0755) || vla_engine_new(&e, &sp, NULL);
     if (!r) {
         r = vla_engine_advance(e, T) || vla_npy_write(path, k.o, 3, (long[]){H, T, D});
         vla_engine_free(e);

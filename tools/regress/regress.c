@@ -122,7 +122,7 @@ int rg_suite(rg_case **out, unsigned backends, const vla_config *form)
                         rg_case c = {.backend = b, .stream = s, .group = -1};
                         rg_config(&c.cfg, m, tr, p, rg_streams[s].d, form);
                         if (vla_config_check(&c.cfg) || vla_track_check(&c.cfg, NULL) ||
-                            vla_form_check(&c.cfg, NULL) || !vla_backend_supports(vla_backend_at(b), &c.cfg, NULL, 0))
+                            vla_form_check(&c.cfg, NULL) || !vla_backend_supports(vla_backend_at(b), &c.cfg, NULL))
                             continue;
                         rg_case_name(c.name, sizeof c.name, &c.cfg, s);
                         if (n == cap) {
@@ -285,8 +285,7 @@ static int rg_engine_run(const vla_backend *b, const vla_config *cfg, const rg_i
                          const long *cks, long nck, long ref_bits,
                          void (*visit)(void *, int, int, const double *, const double *,
                                        const double *),
-                         void (*end)(void *, int, const vla_counts *), void *ctx, char *err,
-                         size_t len)
+                         void (*end)(void *, int, const vla_counts *), void *ctx, vla_error *err)
 {
     const int d = cfg->d, dv = cfg->dv, has_A = vla_model_has_A(cfg->model);
     vla_engine_spec sp = {.backend = b, .cfg = *cfg, .runs = RG_HEADS, .in = x->v.in,
@@ -295,18 +294,16 @@ static int rg_engine_run(const vla_backend *b, const vla_config *cfg, const rg_i
     double *A = malloc(((size_t)d * d + (size_t)dv * d + dv) * sizeof *A), *S = A + (size_t)d * d,
            *o = S + (size_t)dv * d;
     vla_engine *e = NULL;
-    int r = A ? vla_engine_new(&e, &sp, err, len) : VLA_ENOMEM;
-    if (!A)
-        snprintf(err, len, "out of memory");
+    int r = A ? vla_engine_new(&e, &sp, err) : vla_fail(err, VLA_ENOMEM, "out of memory");
     for (long ck = 0; !r && ck < nck; ck++) {
         if ((r = vla_engine_advance(e, cks[ck]))) {
-            snprintf(err, len, "%s", vla_engine_error(e));
+            *err = *vla_engine_error(e);
             break;
         }
         for (int h = 0; h < RG_HEADS && !r; h++) {
             if ((has_A && (r = vla_engine_get(e, h, VLA_Q_A, A))) ||
                 (r = vla_engine_get(e, h, VLA_Q_S, S)) || (r = vla_engine_get(e, h, VLA_Q_O, o)))
-                snprintf(err, len, "vla_engine_get: %s", vla_engine_error(e));
+                vla_fail(err, r, "vla_engine_get: %s", vla_error_msg(vla_engine_error(e)));
             else
                 visit(ctx, h, (int)ck, has_A ? A : NULL, S, o);
         }
@@ -353,11 +350,11 @@ static int rg_group_run(rg_group *g, const rg_inputs *x, const long *cks)
         snprintf(g->err, sizeof g->err, "out of memory");
         return VLA_ENOMEM;
     }
-    char err[300];
+    vla_error err;
     int e = rg_engine_run(vref_backend_exact(), &g->cfg, x, cks, g->nck, RG_REF_BITS,
-                          rg_group_visit, NULL, g, err, sizeof err);
+                          rg_group_visit, NULL, g, &err);
     if (e)
-        snprintf(g->err, sizeof g->err, "exact reference: %.180s", err);
+        snprintf(g->err, sizeof g->err, "exact reference: %.180s", vla_error_msg(&err));
     return e;
 }
 
@@ -395,10 +392,13 @@ static void rg_case_run(const rg_case *c, const rg_group *g, const rg_inputs *x,
     m.u = vla_fmt_unit_roundoff(vla_prec_storage(c->cfg.prec));
     for (int h = 0; h < RG_HEADS; h++)
         m.fp[h] = VLA_FNV_INIT;
+    vla_error err;
     int e = rg_engine_run(vla_backend_at(c->backend), &c->cfg, x, cks, g->nck, 0, rg_case_visit,
-                          rg_case_end, &m, r->err, sizeof r->err);
-    if (e)
+                          rg_case_end, &m, &err);
+    if (e) {
+        snprintf(r->err, sizeof r->err, "%s", vla_error_msg(&err));
         return;
+    }
     /* the mean over heads and over the last decade's checkpoints: a single checkpoint's (or the
      * worst one's) error swings with the particular rounding errors by a bit or more, the mean
      * by a few tenths (see RG_MARGIN) */
@@ -467,20 +467,22 @@ int rg_execute(const rg_opts *o, rg_run *run)
     run->form = o->form;
     double t0 = rg_now();
     unsigned want = o->backends;
-    char why[300];
+    vla_error why;
     if (!want) { /* every backend available here (never the slow emulation) */
         for (int b = 0; b < VLA_NBACKEND; b++) {
             if (b == VLA_BACKEND_EMU)
                 continue;
-            if (vla_backend_available(vla_backend_at(b), why, sizeof why))
+            if (vla_backend_available(vla_backend_at(b), &why))
                 want |= 1u << b;
             else
-                rg_note(run, "backend %s not run: %s", vla_backend_name(vla_backend_at(b)), why);
+                rg_note(run, "backend %s not run: %s", vla_backend_name(vla_backend_at(b)),
+                        vla_error_msg(&why));
         }
     }
     for (int b = 0; b < VLA_NBACKEND; b++)
-        if ((want >> b & 1) && !vla_backend_available(vla_backend_at(b), why, sizeof why)) {
-            fprintf(stderr, "vla-regress: backend %s: %s\n", vla_backend_name(vla_backend_at(b)), why);
+        if ((want >> b & 1) && !vla_backend_available(vla_backend_at(b), &why)) {
+            fprintf(stderr, "vla-regress: backend %s: %s\n", vla_backend_name(vla_backend_at(b)),
+                    vla_error_msg(&why));
             return VLA_ENOTSUP;
         }
     rg_case *all;
@@ -637,31 +639,26 @@ static int rg_parse_bits(const char *s, double *out)
 
 /* 0; VLA_EIO when the file does not exist; VLA_EFORMAT with the line (or what is wrong with the
  * file: not a regular file, larger than RG_BASELINE_MAX) written to err */
-int rg_baseline_read(rg_baseline *b, const char *path, char *err, size_t len)
+int rg_baseline_read(rg_baseline *b, const char *path, vla_error *err)
 {
     memset(b, 0, sizeof *b);
     FILE *f;
     const char *kind;
     int e = vla_file_read_open(path, RG_BASELINE_MAX, &f, &kind);
-    if (e == VLA_EIO || e == VLA_ENOMEM) {
-        snprintf(err, len, "%s: %s", path, strerror(errno));
-        return VLA_EIO;
-    }
+    if (e == VLA_EIO || e == VLA_ENOMEM)
+        return vla_fail(err, VLA_EIO, "%s: %s", path, strerror(errno));
     if (e == VLA_EINVAL)
-        snprintf(err, len, "%s: %s, not a regular file", path, kind);
-    if (e == VLA_ERANGE)
-        snprintf(err, len, "%s: larger than %ld bytes, the limit of a baseline", path,
-                 RG_BASELINE_MAX);
+        return vla_fail(err, VLA_EFORMAT, "%s: %s, not a regular file", path, kind);
     if (e)
-        return VLA_EFORMAT;
+        return vla_fail(err, VLA_EFORMAT, "%s: larger than %ld bytes, the limit of a baseline",
+                        path, RG_BASELINE_MAX);
     char line[1024];
     int cap = 0, lineno = 0;
     while (fgets(line, sizeof line, f)) {
         lineno++;
         if (ftell(f) > RG_BASELINE_MAX) { /* it grew since it was opened */
-            snprintf(err, len, "%s: larger than %ld bytes, the limit of a baseline", path,
-                     RG_BASELINE_MAX);
-            e = VLA_EFORMAT;
+            e = vla_fail(err, VLA_EFORMAT, "%s: larger than %ld bytes, the limit of a baseline",
+                         path, RG_BASELINE_MAX);
             break;
         }
         line[strcspn(line, "\r\n")] = 0;
@@ -677,9 +674,8 @@ int rg_baseline_read(rg_baseline *b, const char *path, char *err, size_t len)
         if (!f4 || extra || strlen(f0) >= sizeof r.name || !rg_parse_bits(f1, &r.bits[0]) ||
             !rg_parse_bits(f2, &r.bits[1]) || !rg_parse_bits(f3, &r.bits[2]) ||
             (r.fp = strtoull(f4, &endp, 16), *endp || strlen(f4) != 16)) {
-            snprintf(err, len, "%s:%d: expected case, three bits-lost numbers (or - or inf) and "
-                               "a 16-digit fingerprint, tab-separated", path, lineno);
-            e = VLA_EFORMAT;
+            e = vla_fail(err, VLA_EFORMAT, "%s:%d: expected case, three bits-lost numbers (or - or "
+                         "inf) and a 16-digit fingerprint, tab-separated", path, lineno);
             break;
         }
         snprintf(r.name, sizeof r.name, "%s", f0);
@@ -687,7 +683,7 @@ int rg_baseline_read(rg_baseline *b, const char *path, char *err, size_t len)
             cap = cap ? 2 * cap : 512;
             rg_row *p = realloc(b->rows, cap * sizeof *p);
             if (!p) {
-                e = VLA_ENOMEM;
+                e = vla_fail(err, VLA_ENOMEM, "out of memory");
                 break;
             }
             b->rows = p;

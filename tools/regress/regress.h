@@ -105,7 +105,7 @@ int rg_find_trace(char *buf, size_t len);
 void rg_run_free(rg_run *r);
 int rg_execute(const rg_opts *o, rg_run *run);
 void rg_suite_line(char *buf, size_t len);
-int rg_baseline_read(rg_baseline *b, const char *path, char *err, size_t len);
+int rg_baseline_read(rg_baseline *b, const char *path, vla_error *err);
 int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *old);
 int rg_verdict(const rg_result *r, const rg_row *b, double margin, double *worst);
 int rg_is_failure(int v, int bits);

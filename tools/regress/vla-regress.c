@@ -248,11 +248,12 @@ int main(int argc, char **argv)
     }
 
     rg_baseline base;
-    char err[600], suite[300];
+    char suite[300];
+    vla_error err;
     rg_suite_line(suite, sizeof suite);
-    e = rg_baseline_read(&base, o.baseline, err, sizeof err);
+    e = rg_baseline_read(&base, o.baseline, &err);
     if (e == VLA_EFORMAT || (e && !o.update)) {
-        fprintf(stderr, "vla-regress: %s%s\n", err,
+        fprintf(stderr, "vla-regress: %s%s\n", vla_error_msg(&err),
                 e == VLA_EIO ? " (no baseline yet? `make regress-update` writes one)" : "");
         rg_run_free(&run);
         return e == VLA_EFORMAT ? 2 : 1;
