@@ -35,14 +35,12 @@ void vla_gp_path(FILE *f, const char *path)
     quoted(f, path[0] == '<' || path[0] == '|' ? "./" : "", path);
 }
 
-int vla_gp_path_bad(const char *path, char *why, size_t len)
+int vla_gp_path_bad(const char *path, vla_error *why)
 {
     for (const char *s = path; *s; s++)
-        if (control((unsigned char)*s)) {
-            snprintf(why, len, "it holds a control character (0x%02x at byte %d), which no gnuplot "
-                     "string can name", (unsigned char)*s, (int)(s - path));
-            return 1;
-        }
+        if (control((unsigned char)*s))
+            return vla_fail(why, VLA_EINVAL, "it holds a control character (0x%02x at byte %d), "
+                            "which no gnuplot string can name", (unsigned char)*s, (int)(s - path));
     return 0;
 }
 

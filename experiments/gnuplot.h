@@ -6,6 +6,7 @@
  * on its standard input. gnuplot.c. */
 #ifndef VLA_GNUPLOT_H
 #define VLA_GNUPLOT_H
+#include "vlastab.h"
 #include <stddef.h>
 #include <stdio.h>
 
@@ -15,9 +16,9 @@ void vla_gp_str(FILE *f, const char *s);
 /* the file name path as a single-quoted gnuplot string that names that file and nothing else:
  * "./" before a name that starts with '<' or '|' */
 void vla_gp_path(FILE *f, const char *path);
-/* 0 when path can be a file name in a gnuplot script; else 1 with the reason in why ("holds a line
- * break"): no gnuplot string holds a control character */
-int vla_gp_path_bad(const char *path, char *why, size_t len);
+/* 0 when path can be a file name in a gnuplot script; else VLA_EINVAL with the reason in why (may
+ * be NULL; "it holds a control character ..."): no gnuplot string holds a control character */
+int vla_gp_path_bad(const char *path, vla_error *why);
 
 /* Runs gnuplot on the script (len bytes) without a shell: posix_spawnp("gnuplot"), the script
  * written to its standard input, its standard output discarded and, when quiet, its standard error

@@ -803,14 +803,15 @@ static int report_paths_ok(const char *prefix, const vla_cli *c, int judged)
     static const char *const exts[2][4] = {{".md", "-errors.dat", ".gp", ".png"},
                                            {".md", ".json"}};
     const char *const *ext = exts[judged != 0];
-    char why[200], in[4200];
+    char in[4200];
+    vla_error why;
     if (!*prefix || prefix[strlen(prefix) - 1] == '/') {
         fprintf(stderr, "vla-check: --report '%s': a prefix of file names is needed (PREFIX.md, "
                         "...), not %s (try --help)\n", prefix, *prefix ? "a folder" : "nothing");
         return 2;
     }
-    if (vla_gp_path_bad(prefix, why, sizeof why)) {
-        fprintf(stderr, "vla-check: --report: %s (try --help)\n", why);
+    if (vla_gp_path_bad(prefix, &why)) {
+        fprintf(stderr, "vla-check: --report: %s (try --help)\n", vla_error_msg(&why));
         return 2;
     }
     struct stat so, sr;

@@ -111,9 +111,9 @@ int main(int argc, char **argv)
     }
     if (!table || !ncols)
         die(2, "give a TABLE and at least one COLUMN%s%s", "", "");
-    char why[200];
-    if (vla_gp_path_bad(table, why, sizeof why))
-        die(2, "TABLE: %s%s", why, "");
+    vla_error why;
+    if (vla_gp_path_bad(table, &why))
+        die(2, "TABLE: %s%s", vla_error_msg(&why), "");
     const char *kind = NULL;
     FILE *f;
     switch (vla_file_read_open(table, 1L << 32, &f, &kind)) {
@@ -177,8 +177,8 @@ int main(int argc, char **argv)
     }
     if (logx < 0)
         logx = !strcmp(name[0], "t");
-    if (vla_gp_path_bad(out, why, sizeof why))
-        die(2, "--out: %s%s", why, "");
+    if (vla_gp_path_bad(out, &why))
+        die(2, "--out: %s%s", vla_error_msg(&why), "");
     /* gnuplot draws into a temporary beside the figure, renamed onto it once drawn: a failed
      * drawing leaves the old figure or none, and a FIFO or a device at --out is never opened */
     char *target, *tmp;
