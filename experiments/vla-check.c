@@ -1655,11 +1655,10 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
             vla_cli_die(spec, "--outputs: %s: %s in %s has no backward to judge it against: %s",
                         path, vla_model_name(cfg->model), vla_prec_name(cfg->prec),
                         vla_error_msg(&why));
-        /* the models that read phi(q) (la, delta, vla3) and phi(k) (la, vla3; delta's write
-         * takes the raw k; rls and vla1 read neither) */
-        const int phi_q = cfg->model == VLA_LA || cfg->model == VLA_DELTA || cfg->model == VLA_VLA3;
-        const int phi_k = cfg->model == VLA_LA || cfg->model == VLA_VLA3;
-        if (cfg->features == VLA_FEAT_OWN && ((i == 0 && phi_q) || (i == 1 && phi_k)))
+        /* dq, dk: of phi(q), phi(k) where the model takes them (its column phi) */
+        const unsigned phi = vla_model_phi(cfg->model);
+        if (cfg->features == VLA_FEAT_OWN &&
+            ((i == 0 && (phi & VLA_PHI_Q)) || (i == 1 && (phi & VLA_PHI_K))))
             vla_cli_die(spec, "--outputs: %s: %s's backward gives the gradient with respect to "
                               "phi(%c) = elu(%c) + 1, not %c (features=own; docs/math.md section "
                               "11): judge it with --set features=id, or leave %s out",
