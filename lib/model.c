@@ -167,14 +167,15 @@ long vla_backward_block_len(long T)
     return K;
 }
 
-int vla_backward_wrap(vla_backward **out, const vla_backward_ops *ops, void *self, long T, int dv)
+int vla_backward_wrap(vla_backward **out, const vla_backward_ops *ops, void *self, long T, long K,
+                      int dv)
 {
     vla_backward *b = calloc(1, sizeof *b);
     if (!b) {
         ops->destroy(self);
         return VLA_ENOMEM;
     }
-    *b = (vla_backward){ops, self, T, vla_backward_block_len(T), 0, dv};
+    *b = (vla_backward){ops, self, T, K, 0, dv};
     b->j = (T + b->K - 1) / b->K - 1;
     *out = b;
     return VLA_OK;

@@ -33,8 +33,9 @@ int vla_model_wrap(vla_model **out, const vla_config *cfg, const vla_model_ops *
 /* ops->rest where the backend has one */
 void vla_model_rest(vla_model *m);
 
-/* What sits behind the opaque vla_backward (vlastab.h): one instantiation's backward in seq
- * (lib/recur_grad.h's grad_begin done), block j computed by block (its grad_block: c_t and the
+/* What sits behind the opaque vla_backward (vlastab.h): one instantiation's backward, the seq
+ * form's (lib/recur_grad.h's grad_begin done) or the chunk form's (recur_gradchunk.h's
+ * gradchunk_begin), block j computed by block (grad_block, gradchunk_block: c_t and the
  * gradients of step t at rows t - base), so that lib's policies and MPFR's are driven alike. */
 typedef struct {
     int (*block)(void *self, long j, const double *c, const vla_grads *out, long base);
@@ -48,8 +49,10 @@ struct vla_backward {
     int dv;
 };
 
-/* Wraps a backend's backward of T steps; on failure destroys self. */
-int vla_backward_wrap(vla_backward **out, const vla_backward_ops *ops, void *self, long T, int dv);
+/* Wraps a backend's backward of T steps in blocks of K (recur_grad.h's gckpt: the seq form's
+ * ceil(sqrt(T)) steps, the chunk form's whole chunks); on failure destroys self. */
+int vla_backward_wrap(vla_backward **out, const vla_backward_ops *ops, void *self, long T, long K,
+                      int dv);
 /* every block of b in turn into whole arrays of T steps (vla_grad, vref_grad) */
 int vla_backward_whole(vla_backward *b, const double *c, const vla_grads *out);
 

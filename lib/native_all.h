@@ -54,8 +54,6 @@ int vla_backward_new(vla_backward **out, const vla_config *cfg, long T, vla_grad
     *out = NULL;
     if ((r = vla_config_check(cfg)) || (r = vla_grad_check(cfg, NULL)))
         return r;
-    if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1)
-        return VLA_ENOTSUP;
     switch (cfg->prec) {
 #define VLA_X_(ID, name, sfx, ...)                                                                \
     case VLA_##ID: return (VLA_CAT(backward, TAG(sfx)))(cfg, T, in, ctx, out);
@@ -72,16 +70,6 @@ int vla_grad(const vla_config *cfg, long T, vla_grad_input in, void *ctx, const 
     if (!cfg || !in || !c || !out || !out->dq || !out->dk || !out->dv || T < 1 ||
         (vla_grad_has(cfg, VLA_GRAD_LR) && (!out->da) != (!out->db)))
         return VLA_EINVAL;
-    if ((r = vla_config_check(cfg)) || (r = vla_grad_check(cfg, NULL)))
-        return r;
-    if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1)
-        switch (cfg->prec) {
-#define VLA_X_(ID, name, sfx, ...)                                                                \
-    case VLA_##ID: return (VLA_CAT(gradchunk, TAG(sfx)))(cfg, T, in, ctx, c, out);
-            VLA_PRECS(VLA_X_)
-#undef VLA_X_
-        default: return VLA_EINVAL;
-        }
     vla_backward *b = NULL;
     if (!(r = vla_backward_new(&b, cfg, T, in, ctx)))
         r = vla_backward_whole(b, c, out);

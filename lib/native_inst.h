@@ -140,13 +140,15 @@ static int FN(ut_inverse)(vla_tri tri, const double *L, int n, double *T)
 }
 #undef PRIM_ARGS
 
-/* the backward pass in this policy (lib/recur_grad.h), strict arithmetic: the seq form's a
- * block at a time behind a vla_backward, the chunk form's whole */
+/* the backward pass in this policy (lib/recur_grad.h), strict arithmetic, a block at a time
+ * behind a vla_backward: the seq form's (grad_block) or the chunk form's (gradchunk_block) */
 #include "recur_grad.h"
 #include "recur_gradchunk.h"
 typedef struct {
     ST *s;
     FN(gstate) G;
+    FN(gcstate) GC;
+    int chunk; /* the chunk form's backward: GC; else G */
     vla_grad_input in;
     void *ctx;
 } FN(bwd);
@@ -154,13 +156,18 @@ typedef struct {
 static int FN(bwd_block)(void *self, long j, const double *c, const vla_grads *out, long base)
 {
     FN(bwd) *b = self;
+    if (b->chunk)
+        return FN(gradchunk_block)(&b->s->sr, b->s, &b->GC, j, b->in, b->ctx, c, out, base);
     return FN(grad_block)(&b->s->sr, b->s, &b->G, j, b->in, b->ctx, c, out, base);
 }
 
 static void FN(bwd_destroy)(void *self)
 {
     FN(bwd) *b = self;
-    FN(grad_end)(&b->G);
+    if (b->chunk)
+        FN(gradchunk_end)(&b->GC);
+    else
+        FN(grad_end)(&b->G);
     FN(vstate_free)(NULL, b->s);
     free(b);
 }
@@ -178,24 +185,14 @@ static int FN(backward)(const vla_config *cfg, long T, vla_grad_input in, void *
         return r;
     }
     b->in = in, b->ctx = ctx;
-    if ((r = FN(grad_begin)(&b->s->sr, b->s, &b->G, T, in, ctx))) {
+    b->chunk = cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1;
+    r = b->chunk ? FN(gradchunk_begin)(&b->s->sr, b->s, &b->GC, T, in, ctx)
+                 : FN(grad_begin)(&b->s->sr, b->s, &b->G, T, in, ctx);
+    if (r) {
         FN(bwd_destroy)(b);
         return r;
     }
-    return vla_backward_wrap(out, &FN(bwd_ops), b, T, cfg->dv);
-}
-
-static int FN(gradchunk)(const vla_config *cfg, long T, vla_grad_input in, void *ctx,
-                         const double *c, const vla_grads *out)
-{
-    ST *s;
-    vla_sr_state init = {.seed = cfg->sr_seed};
-    int r = FN(vstate_new)(&init, cfg, &s);
-    if (r)
-        return r;
-    r = FN(gradchunk_run)(&s->sr, s, T, in, ctx, c, out);
-    FN(vstate_free)(NULL, s);
-    return r;
+    return vla_backward_wrap(out, &FN(bwd_ops), b, T, b->chunk ? b->GC.P.K : b->G.P.K, cfg->dv);
 }
 #endif
 

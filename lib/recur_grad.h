@@ -6,15 +6,33 @@
  * (native_inst.h, PRIMS) and the MPFR reference (reference/ref_model.c): the same text in every
  * arithmetic, so the emulation of a policy checks its gradients bit for bit.
  *
- * The forward states the backward needs are recomputed from checkpoints: the forward pass keeps
- * the state every K = ceil(sqrt(T)) steps; the backward re-runs each segment of K steps from its
- * checkpoint, keeping its K states, then walks it backward, re-running each step from its stored
- * S_{t-1} to get the step's vectors (k', e, the read vector) and S_t. Memory: 2 sqrt(T) states.
+ * The forward states the backward needs are recomputed from checkpoints (gckpt, below, shared
+ * with the chunk form's backward, recur_gradchunk.h): the forward pass keeps the state every
+ * K = ceil(sqrt(T)) steps; the backward re-runs each segment of K steps from its checkpoint,
+ * keeping its K states, then walks it backward, re-running each step from its stored S_{t-1} to
+ * get the step's vectors (k', e, the read vector) and S_t. Memory: 2 sqrt(T) states.
  *
  * Arithmetic: the cotangent dS is a state, stored in the storage format after every update (the
  * "tape" of a 16-bit training run); c_t is an input (the io format); every gradient is computed
  * in the compute format and rounded to the io format when it is handed out (STORE_I). */
 #ifndef VLA_RECUR_DEVICE
+
+/* The backward's checkpoints, for a forward of T steps taken in units of U steps (the seq form:
+ * U = 1; the chunk form: U = C, a chunk) and walked backward a block of K = U ceil(sqrt(ceil(T /
+ * U))) steps at a time (vla_backward_block_len of the units): ck holds the state at every
+ * block's first step (nck of them), seg a block's states at its units' first steps (K / U), each
+ * grad_snap's nsav numbers. Memory: about 2 sqrt(T / U) states, whatever the block. */
+typedef struct {
+    NUM *ck, *seg;
+    long nsav, U, K, nck, T;
+} FN(gckpt);
+
+/* the numbers of a state's saved arrays (tables.h's VLA_STATE_SAVED), S first */
+static long FN(grad_nsav)(const vla_config *cfg)
+{
+    VLA_DIMS_LOCALS(vla_dims_of(cfg));
+    return 0 VLA_STATE_SAVED(VLA_LEN_);
+}
 
 /* the backward's arrays (one set per run) */
 typedef struct {
@@ -32,17 +50,9 @@ typedef struct {
     NUM *er;            /* dv: vla1's residual before the clip */
     NUM *za, *zb, *zc;  /* d each: the SM backward's z, and work */
     NUM *du;            /* d: the cotangent of u', then du */
-    NUM *ck, *seg;      /* the checkpoints and a segment's states, nsav numbers each */
-    long nsav, K, nck, T;
+    FN(gckpt) P;        /* the checkpoints, one state every step of a block */
     int d, dv;
 } FN(gstate);
-
-/* the numbers of a state's saved arrays (tables.h's VLA_STATE_SAVED), S first */
-static long FN(grad_nsav)(const vla_config *cfg)
-{
-    VLA_DIMS_LOCALS(vla_dims_of(cfg));
-    return 0 VLA_STATE_SAVED(VLA_LEN_);
-}
 
 /* dst <- the saved arrays of s (dir 0), or s's saved arrays <- src (dir 1), exactly */
 VLA_FN void FN(grad_snap)(CXP, ST *s, NUM *buf, int dir)
@@ -433,10 +443,77 @@ VLA_FN void FN(grad_step)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
 
 
 /* the numbers of the backward's arrays, in allocation order (one list, so alloc and free agree) */
-#define VLA_GRAD_ARRAYS(X, d, dv, nsav, K, nck)                                                   \
+#define VLA_GRAD_ARRAYS(X, d, dv)                                                                 \
     X(dS, (long)(dv) * (d)) X(dn, d) X(ct, dv) X(dx, d) X(dkp, d) X(db, dv) X(dg, d) X(dbeta, 1)  \
     X(ra, d) X(rb, d) X(y, dv) X(dA, (long)(d) * (d)) X(er, dv) X(za, d) X(zb, d) X(zc, d)      \
-    X(du, d) X(ck, (nck) * (nsav)) X(seg, (K) * (nsav))
+    X(du, d)
+
+/* the checkpoints' arrays freed (after ckpt_begin, whatever it returned) */
+VLA_FN void FN(ckpt_end)(FN(gckpt) *P)
+{
+    if (P->ck)
+        NUM_FREE(P->ck, FN(alloc_len)(P->nck * P->nsav));
+    if (P->seg)
+        NUM_FREE(P->seg, FN(alloc_len)(P->K / P->U * P->nsav));
+}
+
+/* The forward of T steps of s (a fresh state of a configuration vla_grad_check admits) in units
+ * of U steps, the state kept at every block's first step: in(t) gives step t's inputs (t = 0 ..
+ * T-1). Then ckpt_block for each block from the last, and ckpt_end. Returns a vla_err: the
+ * inputs' callback's, VLA_ENOTSUP for delta's row gates, or VLA_ENOMEM. */
+VLA_FN int FN(ckpt_begin)(CXP, ST *s, FN(gckpt) *P, long T, long U, vla_grad_input in, void *ctx)
+{
+    *P = (FN(gckpt)){.nsav = FN(grad_nsav)(&s->cfg), .U = U, .T = T};
+    P->K = U * vla_backward_block_len((T + U - 1) / U);
+    P->nck = (T + P->K - 1) / P->K;
+    P->ck = NUM_ALLOC(FN(alloc_len)(P->nck * P->nsav));
+    P->seg = NUM_ALLOC(FN(alloc_len)(P->K / U * P->nsav));
+    if (!P->ck || !P->seg)
+        return VLA_ENOMEM;
+    int r = VLA_OK;
+    vla_input x;
+    for (long t = 0; t < T && !r; t++) { /* the forward, a checkpoint every K steps */
+        if (t % P->K == 0) {
+            ARITH_ENTER;
+            FN(grad_snap)(CX, s, VLA_ROWP(P->ck, t / P->K * P->nsav), 0);
+            ARITH_LEAVE;
+        }
+        if (!(r = in(ctx, t, &x)) && x.g && s->cfg.model == VLA_DELTA)
+            r = VLA_ENOTSUP; /* delta's row gates are not in the backward (nor a chunk form) */
+        if (!r)
+            r = FN(vstate_step)(CX, s, &x);
+    }
+    return r;
+}
+
+/* Block j's states: s from its checkpoint, re-run over the block's steps [j K, *t1), the state at
+ * each unit's first step t into seg's row (t - j K) / U (the last unit's first is the last
+ * kept: the steps after it are not run). Returns the block's first step, or a vla_err (< 0). */
+VLA_FN long FN(ckpt_block)(CXP, ST *s, FN(gckpt) *P, long j, vla_grad_input in, void *ctx,
+                           long *t1)
+{
+    const long t0 = j * P->K, last = t0 + P->K < P->T ? t0 + P->K : P->T;
+    int r = VLA_OK;
+    vla_input x;
+    ARITH_ENTER;
+    FN(grad_snap)(CX, s, VLA_ROWP(P->ck, j * P->nsav), 1);
+    ARITH_LEAVE;
+    s->t = t0;
+    s->tail = 0;
+    for (long t = t0; t < last && !r; t++) {
+        if ((t - t0) % P->U == 0) {
+            ARITH_ENTER;
+            FN(grad_snap)(CX, s, VLA_ROWP(P->seg, (t - t0) / P->U * P->nsav), 0);
+            ARITH_LEAVE;
+            if (t + P->U >= last)
+                break;
+        }
+        if (!(r = in(ctx, t, &x)))
+            r = FN(vstate_step)(CX, s, &x);
+    }
+    *t1 = last;
+    return r ? r : t0;
+}
 
 /* the backward's arrays freed (after grad_begin, whatever it returned) */
 VLA_FN void FN(grad_end)(FN(gstate) *G)
@@ -444,40 +521,25 @@ VLA_FN void FN(grad_end)(FN(gstate) *G)
 #define VLA_X_(name, len)                                                                          \
     if (G->name)                                                                                   \
         NUM_FREE(G->name, FN(alloc_len)(len));
-    VLA_GRAD_ARRAYS(VLA_X_, G->d, G->dv, G->nsav, G->K, G->nck)
+    VLA_GRAD_ARRAYS(VLA_X_, G->d, G->dv)
 #undef VLA_X_
+    FN(ckpt_end)(&G->P);
 }
 
-/* The forward of the backward of T steps of s (a fresh state of a configuration vla_grad_check
- * admits), a checkpoint every K = ceil(sqrt(T)) steps (vla_backward_block_len): in(t)
- * gives step t's inputs (t = 0 .. T-1). Then grad_block for j = nck - 1 down to 0, and grad_end.
+/* The forward of the backward of T steps of s (ckpt_begin's, a checkpoint every K = ceil(sqrt(T))
+ * steps, vla_backward_block_len). Then grad_block for j = G->P.nck - 1 down to 0, and grad_end.
  * Returns a vla_err: the inputs' callback's, or VLA_ENOMEM. */
 VLA_FN int FN(grad_begin)(CXP, ST *s, FN(gstate) *G, long T, vla_grad_input in, void *ctx)
 {
     const int d = s->d, dv = s->dv;
-    *G = (FN(gstate)){.d = d, .dv = dv, .T = T};
-    G->nsav = FN(grad_nsav)(&s->cfg);
-    G->K = vla_backward_block_len(T);
-    G->nck = (T + G->K - 1) / G->K;
-    int r = VLA_OK, ok = 1;
-    vla_input x;
+    *G = (FN(gstate)){.d = d, .dv = dv};
+    int ok = 1;
 #define VLA_X_(name, len) ok &= (G->name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
-    VLA_GRAD_ARRAYS(VLA_X_, d, dv, G->nsav, G->K, G->nck)
+    VLA_GRAD_ARRAYS(VLA_X_, d, dv)
 #undef VLA_X_
     if (!ok)
         return VLA_ENOMEM;
-    for (long t = 0; t < T && !r; t++) { /* the forward, a checkpoint every K steps */
-        if (t % G->K == 0) {
-            ARITH_ENTER;
-            FN(grad_snap)(CX, s, VLA_ROWP(G->ck, t / G->K * G->nsav), 0);
-            ARITH_LEAVE;
-        }
-        if (!(r = in(ctx, t, &x)) && x.g && s->cfg.model == VLA_DELTA)
-            r = VLA_ENOTSUP; /* delta's row gates are not in the backward */
-        if (!r)
-            r = FN(vstate_step)(CX, s, &x);
-    }
-    return r;
+    return FN(ckpt_begin)(CX, s, &G->P, T, 1, in, ctx);
 }
 
 /* Block j's backward, steps t0 = j K .. t1 - 1, after the later blocks' (G->dS carries the
@@ -487,27 +549,17 @@ VLA_FN int FN(grad_block)(CXP, ST *s, FN(gstate) *G, long j, vla_grad_input in, 
                           const double *c, const vla_grads *out, long base)
 {
     const int d = s->d, dv = s->dv, ng = vla_col_gate(s->cfg.model) == 2 ? d : 1;
-    const long t0 = j * G->K, t1 = t0 + G->K < G->T ? t0 + G->K : G->T;
-    int r = VLA_OK;
+    long t1;
+    const long t0 = FN(ckpt_block)(CX, s, &G->P, j, in, ctx, &t1); /* the states S_{t-1} */
+    int r = t0 < 0 ? (int)t0 : VLA_OK;
     vla_input x;
-    ARITH_ENTER;
-    FN(grad_snap)(CX, s, VLA_ROWP(G->ck, j * G->nsav), 1);
-    ARITH_LEAVE;
-    s->t = t0;
-    for (long t = t0; t < t1 && !r; t++) { /* the segment's states S_{t-1} */
-        ARITH_ENTER;
-        FN(grad_snap)(CX, s, VLA_ROWP(G->seg, (t - t0) * G->nsav), 0);
-        ARITH_LEAVE;
-        if (!(r = in(ctx, t, &x)))
-            r = FN(vstate_step)(CX, s, &x);
-    }
     for (long t = t1 - 1; t >= t0 && !r; t--) {
         if ((r = in(ctx, t, &x)))
             break;
-        const NUM *Sp = VLA_ROWP(G->seg, (t - t0) * G->nsav); /* S first among the saved arrays */
+        NUM *Sp = VLA_ROWP(G->P.seg, (t - t0) * G->P.nsav); /* S first among the saved arrays */
         const long o = t - base; /* the step's row in c and out */
         ARITH_ENTER;
-        FN(grad_snap)(CX, s, VLA_ROWP(G->seg, (t - t0) * G->nsav), 1);
+        FN(grad_snap)(CX, s, Sp, 1);
         s->t = t;
         FN(load)(CX, s, &x);
         FN(vstate_advance)(CX, s, x.g != NULL);

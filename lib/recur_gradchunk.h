@@ -2,8 +2,10 @@
  * section 11), for the models whose chunk is recur_chunk.h's chunk_wy: the delta rule (plain or
  * with fla's scalar decay), Gated DeltaNet and mamba2 (no UT transform), as fla's
  * chunk_gated_delta_rule_bwd computes it (and chunk_ch's kda and gla, gradchunk_kda below):
- * the forward keeps each chunk's first state; the backward walks the chunks from the last,
- * re-running each one's forward from its stored first state (the same operations, so the same
+ * the chunks' first states recomputed from checkpoints as the seq form's states are (recur_grad.h's
+ * gckpt, in units of a chunk: a block of ceil(sqrt(T / C)) chunks, 2 sqrt(T / C) states), the
+ * backward walks the chunks from the last, re-running each one's forward from its first state
+ * (the same operations, so the same
  * bits: T = (I + L)^-1, W, U, E = U - W S_0^T, the scores P), then takes the chunk's gradients
  * from the cotangent dS of its last state and the read-outs' c_r, and hands dS_0 to the chunk
  * before. Included after recur_grad.h by native_inst.h and reference/ref_model.c.
@@ -29,7 +31,7 @@
 
 /* the chunk backward's arrays (one set per run) */
 typedef struct {
-    NUM *ck;            /* the chunks' first states, grad_snap's nsav numbers each */
+    FN(gckpt) P;        /* the checkpoints (recur_grad.h), a block's chunks' first states */
     NUM *dS, *dS0;      /* dv x d: the cotangent of the chunk's last state, then of its first */
     NUM *dSi;           /* dv x d: dS rounded to io, the products' operand (fla's dh) */
     NUM *Tm, *wk;       /* C x C: T = (I + L)^-1 above the diagonal (chunk_inverse's); its work */
@@ -43,7 +45,7 @@ typedef struct {
     NUM *eg, *eC;       /* C: exp(gamma_r), exp(gamma_C - gamma_r) */
     NUM *dgam, *dbeta;  /* C */
     NUM *Wk, *egd, *dgd; /* C x d, kda: W, exp(Gamma), the gradients of Gamma */
-    long nsav, nck;
+    int d, dv, C;
 } FN(gcstate);
 
 /* The two chunks' (gradchunk_chunk, gradchunk_kda) shared steps, in their order. A row r of the
@@ -532,47 +534,58 @@ VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const d
 }
 
 /* the numbers of the chunk backward's arrays, in allocation order */
-#define VLA_GC_ARRAYS(X, d, dv, C, nsav, nck)                                                     \
-    X(ck, (nck) * (nsav)) X(dS, (long)(dv) * (d)) X(dS0, (long)(dv) * (d)) X(dSi, (long)(dv) * (d)) X(Tm, (C) * (C))        \
+#define VLA_GC_ARRAYS(X, d, dv, C)                                                                \
+    X(dS, (long)(dv) * (d)) X(dS0, (long)(dv) * (d)) X(dSi, (long)(dv) * (d)) X(Tm, (C) * (C))   \
     X(wk, (C) * (C)) X(Xb, (C) * (d)) X(Kb, (C) * (d)) X(Vb, (C) * (dv)) X(U, (C) * (dv))          \
     X(Ev, (C) * (dv)) X(dO, (C) * (dv)) X(dE, (C) * (dv)) X(Y, (C) * (dv)) X(dVb, (C) * (dv))      \
     X(dW, (C) * (d)) X(dKb, (C) * (d)) X(dq, (C) * (d)) X(dk, (C) * (d)) X(dP, (C) * (C))          \
     X(eg, C) X(eC, C) X(dgam, C) X(dbeta, C) X(Wk, (C) * (d)) X(egd, (C) * (d)) X(dgd, (C) * (d))
 
-/* the seq backward's chunk twin (vlastab.h's vla_grad), whole: T steps of s, whose cfg is
- * chunk:C of delta or gdn (vla_grad_check); a last chunk of T mod C tokens is the chunk
- * vstate_finish computes. */
-VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, const double *c,
-                             const vla_grads *out)
+/* the chunk backward's arrays freed (after gradchunk_begin, whatever it returned) */
+VLA_FN void FN(gradchunk_end)(FN(gcstate) *G)
+{
+#define VLA_X_(name, len)                                                                          \
+    if (G->name)                                                                                   \
+        NUM_FREE(G->name, FN(alloc_len)(len));
+    VLA_GC_ARRAYS(VLA_X_, G->d, G->dv, G->C)
+#undef VLA_X_
+    FN(ckpt_end)(&G->P);
+}
+
+/* The seq backward's chunk twin (grad_begin): the forward of T steps of s, whose cfg is chunk:C
+ * of a model vla_grad_check admits, a checkpoint at every block's first chunk, a block being
+ * ceil(sqrt(ceil(T / C))) chunks (ckpt_begin with U = C). Then gradchunk_block for each block from
+ * the last, and gradchunk_end. A vla_err. */
+VLA_FN int FN(gradchunk_begin)(CXP, ST *s, FN(gcstate) *G, long T, vla_grad_input in, void *ctx)
 {
     const int d = s->d, dv = s->dv, C = s->cfg.chunk;
-    FN(gcstate) G = {0};
-    G.nsav = FN(grad_nsav)(&s->cfg);
-    G.nck = (T + C - 1) / C;
-    int r = VLA_OK, ok = 1;
-    vla_input x;
-#define VLA_X_(name, len) ok &= (G.name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
-    VLA_GC_ARRAYS(VLA_X_, d, dv, C, G.nsav, G.nck)
+    *G = (FN(gcstate)){.d = d, .dv = dv, .C = C};
+    int ok = 1;
+#define VLA_X_(name, len) ok &= (G->name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
+    VLA_GC_ARRAYS(VLA_X_, d, dv, C)
 #undef VLA_X_
-    if (!ok) {
-        r = VLA_ENOMEM;
-        goto out;
-    }
-    for (long t = 0; t < T && !r; t++) { /* the forward, each chunk's first state kept */
-        if (t % C == 0) {
-            ARITH_ENTER;
-            FN(grad_snap)(CX, s, VLA_ROWP(G.ck, t / C * G.nsav), 0);
-            ARITH_LEAVE;
-        }
-        if (!(r = in(ctx, t, &x)) && x.g && s->cfg.model == VLA_DELTA)
-            r = VLA_ENOTSUP; /* delta's row gates: no chunk form (vla_form_input_why) */
-        if (!r)
-            r = FN(vstate_step)(CX, s, &x);
-    }
-    for (long j = G.nck - 1; j >= 0 && !r; j--) {
-        const long t0 = j * C, n = t0 + C < T ? C : T - t0;
+    if (!ok)
+        return VLA_ENOMEM;
+    return FN(ckpt_begin)(CX, s, &G->P, T, C, in, ctx);
+}
+
+/* Block j's backward (grad_block's twin), its chunks from the last, after the later blocks'
+ * (G->dS carries the cotangent of the block's last state): each chunk's forward re-run from its
+ * first state (ckpt_block's), a last chunk of T mod C tokens the chunk vstate_finish computes;
+ * c_t at c + (t - base) dv, the gradients into out's rows t - base. */
+VLA_FN int FN(gradchunk_block)(CXP, ST *s, FN(gcstate) *G, long j, vla_grad_input in, void *ctx,
+                               const double *c, const vla_grads *out, long base)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    long t1;
+    const long tb = FN(ckpt_block)(CX, s, &G->P, j, in, ctx, &t1);
+    int r = tb < 0 ? (int)tb : VLA_OK;
+    vla_input x;
+    for (long t0 = tb + (t1 - 1 - tb) / C * C; t0 >= tb && !r; t0 -= C) {
+        const long n = t0 + C < t1 ? C : t1 - t0;
+        NUM *S0 = VLA_ROWP(G->P.seg, (t0 - tb) / C * G->P.nsav); /* the chunk's first state */
         ARITH_ENTER;
-        FN(grad_snap)(CX, s, VLA_ROWP(G.ck, j * G.nsav), 1);
+        FN(grad_snap)(CX, s, S0, 1);
         ARITH_LEAVE;
         s->t = t0;
         s->tail = 0;
@@ -584,18 +597,18 @@ VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, c
         ARITH_ENTER;
         s->cfg.chunk = (int)n;
         if (s->cfg.model == VLA_KDA || s->cfg.model == VLA_GLA)
-            FN(gradchunk_kda)(CX, s, &G, VLA_ROWP(G.ck, j * G.nsav), c + t0 * dv);
+            FN(gradchunk_kda)(CX, s, G, S0, c + (t0 - base) * dv);
         else
-            FN(gradchunk_chunk)(CX, s, &G, VLA_ROWP(G.ck, j * G.nsav), c + t0 * dv);
+            FN(gradchunk_chunk)(CX, s, G, S0, c + (t0 - base) * dv);
         s->cfg.chunk = C;
         ARITH_LEAVE;
         for (long t = t0; t < t0 + n && !r; t++) { /* the norms' backward, the gradients out */
-            const long i = t - t0;
+            const long i = t - t0, o = t - base; /* the step's row in the chunk's and in out */
             if ((r = in(ctx, t, &x)))
                 break;
             ARITH_ENTER;
             FN(load)(CX, s, &x);
-            NUM *dq = VLA_ROWP(G.dq, i * d), *dk = VLA_ROWP(G.dk, i * d);
+            NUM *dq = VLA_ROWP(G->dq, i * d), *dk = VLA_ROWP(G->dk, i * d);
             if (s->cfg.model != VLA_DELTA && s->cfg.qknorm) { /* the keys: gdn's and kda's */
                 FN(grad_norm)(CX, dq, s->pq, d, P(E(s->c, C_L2EPS)), 0);
                 if (s->cfg.model == VLA_GDN || s->cfg.model == VLA_KDA)
@@ -605,37 +618,31 @@ VLA_FN int FN(gradchunk_run)(CXP, ST *s, long T, vla_grad_input in, void *ctx, c
             for (int k = 0; k < d; k++) {
                 STORE_I(E(dq, k));
                 STORE_I(E(dk, k));
-                out->dq[t * d + k] = TOD(E(dq, k));
-                out->dk[t * d + k] = TOD(E(dk, k));
+                out->dq[o * d + k] = TOD(E(dq, k));
+                out->dk[o * d + k] = TOD(E(dk, k));
             }
             for (int a = 0; a < dv; a++) {
-                STORE_I(E(G.dVb, i * dv + a));
-                out->dv[t * dv + a] = TOD(E(G.dVb, i * dv + a));
+                STORE_I(E(G->dVb, i * dv + a));
+                out->dv[o * dv + a] = TOD(E(G->dVb, i * dv + a));
             }
-            STORE_I(E(G.dbeta, i));
-            STORE_I(E(G.dgam, i));
+            STORE_I(E(G->dbeta, i));
+            STORE_I(E(G->dgam, i));
             if (out->dbeta)
-                out->dbeta[t] = TOD(E(G.dbeta, i));
+                out->dbeta[o] = TOD(E(G->dbeta, i));
             if (out->dg && (s->cfg.model == VLA_KDA || s->cfg.model == VLA_GLA))
                 for (int k = 0; k < d; k++) {
-                    STORE_I(E(G.dgd, i * d + k));
-                    out->dg[t * d + k] = TOD(E(G.dgd, i * d + k));
+                    STORE_I(E(G->dgd, i * d + k));
+                    out->dg[o * d + k] = TOD(E(G->dgd, i * d + k));
                 }
             else if (out->dg)
-                out->dg[t] = vla_grad_has(&s->cfg, VLA_GRAD_G) ? TOD(E(G.dgam, i)) : 0;
+                out->dg[o] = vla_grad_has(&s->cfg, VLA_GRAD_G) ? TOD(E(G->dgam, i)) : 0;
             if (out->dS_zero) /* a state's cotangent at the chunk's first token only */
                 for (long k = 0; k < (long)dv * d; k++)
-                    out->dS_zero[t * dv * d + k] =
-                        t == t0 && ISFIN(E(G.dS, k)) && CMPD(E(G.dS, k), 0.0) == 0;
+                    out->dS_zero[o * dv * d + k] =
+                        t == t0 && ISFIN(E(G->dS, k)) && CMPD(E(G->dS, k), 0.0) == 0;
             ARITH_LEAVE;
         }
     }
-out:
-#define VLA_X_(name, len)                                                                          \
-    if (G.name)                                                                                    \
-        NUM_FREE(G.name, FN(alloc_len)(len));
-    VLA_GC_ARRAYS(VLA_X_, d, dv, C, G.nsav, G.nck)
-#undef VLA_X_
     return r;
 }
 #undef VLA_GC_ARRAYS

@@ -379,21 +379,23 @@ int vla_grad_has(const vla_config *cfg, vla_grad_kind which);
  * VLA_ENOMEM. */
 int vla_grad(const vla_config *cfg, long T, vla_grad_input in, void *ctx, const double *c,
              const vla_grads *out);
-/* The same backward (the seq form's) a block of steps at a time, from the last block to the
- * first, for a caller that keeps a block's gradients, not T's (vla-check's judge of a kernel's):
- * vla_backward_new runs the forward (in(t) for t = 0 .. T-1, a checkpoint every K =
- * ceil(sqrt(T)) steps); vla_backward_span says which steps the next block is, [*t0, *t0 + n) with
- * n its return (at most K; 0 once the first block is done), and vla_backward_next computes it:
- * c holds their c_t (n x dv, step *t0 first), out's arrays n rows, step *t0 first. Each block
- * re-reads its steps' inputs (in(t), t0 <= t < t0 + n). The gradients are vla_grad's, bit for bit.
- * vla_grad's errors, and VLA_ENOTSUP for a chunk form; after an error of vla_backward_next (or
- * VLA_ERANGE: no block left) the backward is over. vla_backward_free(NULL) does nothing. */
+/* The same backward a block of steps at a time, from the last block to the first, for a caller
+ * that keeps a block's gradients, not T's (vla-check's judge of a kernel's): vla_backward_new
+ * runs the forward (in(t) for t = 0 .. T-1, a checkpoint every K = ceil(sqrt(T)) steps; a chunk
+ * form chunk:C, every K = C ceil(sqrt(ceil(T / C))) steps, whole chunks); vla_backward_span says
+ * which steps the next block is, [*t0, *t0 + n) with n its return (at most K; 0 once the first
+ * block is done), and vla_backward_next computes it: c holds their c_t (n x dv, step *t0 first),
+ * out's arrays n rows, step *t0 first. Each block re-reads its steps' inputs (in(t), t0 <= t <
+ * t0 + n). The gradients are vla_grad's, bit for bit (vla_grad is these blocks). vla_grad's
+ * errors; after an error of vla_backward_next (or VLA_ERANGE: no block left) the backward is
+ * over. vla_backward_free(NULL) does nothing. */
 typedef struct vla_backward vla_backward;
 int vla_backward_new(vla_backward **out, const vla_config *cfg, long T, vla_grad_input in,
                      void *ctx);
 long vla_backward_span(const vla_backward *b, long *t0);
-/* K, the steps of a block of a backward of T steps (the last block: T - (ceil(T / K) - 1) K), so
- * that its checkpoints and a block's states are 2 sqrt(T) states */
+/* K, the steps of a block of the seq form's backward of T steps (the last block: T - (ceil(T /
+ * K) - 1) K), so that its checkpoints and a block's states are 2 sqrt(T) states; chunk:C's
+ * block is C vla_backward_block_len(ceil(T / C)) steps */
 long vla_backward_block_len(long T);
 int vla_backward_next(vla_backward *b, const double *c, const vla_grads *out);
 void vla_backward_free(vla_backward *b);

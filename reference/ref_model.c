@@ -113,14 +113,16 @@ void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop)
         ((vref_model *)m->self)->cx.stop = stop;
 }
 
-/* the backward pass (lib/recur_grad.h) in MPFR: exact at prec_bits, or a policy's emulation; the
- * seq form's a block at a time behind a vla_backward (lib/model_impl.h), the chunk form's whole */
+/* the backward pass (lib/recur_grad.h) in MPFR: exact at prec_bits, or a policy's emulation, a
+ * block at a time behind a vla_backward (lib/model_impl.h): the seq form's or the chunk form's */
 #include "recur_grad.h"
 #include "recur_gradchunk.h"
 typedef struct {
     vref_ctx cx;
     ST *s;
     FN(gstate) G;
+    FN(gcstate) GC;
+    int chunk; /* the chunk form's backward: GC; else G */
     vla_grad_input in;
     void *ctx;
 } vref_bwd;
@@ -128,13 +130,18 @@ typedef struct {
 static int bwd_block(void *self, long j, const double *c, const vla_grads *out, long base)
 {
     vref_bwd *b = self;
+    if (b->chunk)
+        return FN(gradchunk_block)(&b->cx, b->s, &b->GC, j, b->in, b->ctx, c, out, base);
     return FN(grad_block)(&b->cx, b->s, &b->G, j, b->in, b->ctx, c, out, base);
 }
 
 static void bwd_destroy(void *self)
 {
     vref_bwd *b = self;
-    FN(grad_end)(&b->G);
+    if (b->chunk)
+        FN(gradchunk_end)(&b->GC);
+    else
+        FN(grad_end)(&b->G);
     if (b->s)
         FN(vstate_free)(&b->cx, b->s);
     vref_ctx_clear(&b->cx);
@@ -166,19 +173,19 @@ int vref_backward_new(vla_backward **out, const vla_config *cfg, vref_kind kind,
     *out = NULL;
     if ((r = bwd_check(cfg, kind, prec_bits, T, in)))
         return r;
-    if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1)
-        return VLA_ENOTSUP;
     vref_bwd *b = calloc(1, sizeof *b);
     if (!b)
         return VLA_ENOMEM;
     vref_ctx_init(&b->cx, cfg, kind, prec_bits);
     b->in = in, b->ctx = ctx;
+    b->chunk = cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1;
     if ((r = FN(vstate_new)(&b->cx, cfg, &b->s)) ||
-        (r = FN(grad_begin)(&b->cx, b->s, &b->G, T, in, ctx))) {
+        (r = b->chunk ? FN(gradchunk_begin)(&b->cx, b->s, &b->GC, T, in, ctx)
+                      : FN(grad_begin)(&b->cx, b->s, &b->G, T, in, ctx))) {
         bwd_destroy(b);
         return r;
     }
-    return vla_backward_wrap(out, &bwd_ops, b, T, cfg->dv);
+    return vla_backward_wrap(out, &bwd_ops, b, T, b->chunk ? b->GC.P.K : b->G.P.K, cfg->dv);
 }
 
 int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla_grad_input in,
@@ -187,19 +194,6 @@ int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla
     int r;
     if (!c || !out || !out->dq || !out->dk || !out->dv || ((!out->da) != (!out->db)))
         return VLA_EINVAL;
-    if ((r = bwd_check(cfg, kind, prec_bits, T, in)))
-        return r;
-    if (cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1) {
-        vref_ctx cx = {0};
-        ST *s;
-        vref_ctx_init(&cx, cfg, kind, prec_bits);
-        if (!(r = FN(vstate_new)(&cx, cfg, &s))) {
-            r = FN(gradchunk_run)(&cx, s, T, in, ctx, c, out);
-            FN(vstate_free)(&cx, s);
-        }
-        vref_ctx_clear(&cx);
-        return r;
-    }
     vla_backward *b = NULL;
     if (!(r = vref_backward_new(&b, cfg, kind, prec_bits, T, in, ctx)))
         r = vla_backward_whole(b, c, out);

@@ -302,7 +302,7 @@ TEST(grad_refuses_what_it_has_not)
 /* The backward a block at a time (vla_backward_new, vref_backward_new: vla-check's judge of a
  * kernel's gradients): T = 40 in blocks of ceil(sqrt(40)) = 7 steps from the last, [35, 40),
  * [28, 35) ... [0, 7), each block's gradients vla_grad's (vref_grad's, exact) rows bit for bit;
- * then no block (VLA_ERANGE); a chunk form: VLA_ENOTSUP. */
+ * then no block (VLA_ERANGE). The chunk form's blocks: test_gradchunk.c. */
 TEST(grad_backward_blocks_are_vla_grads)
 {
     const int d = 8, T = 40;
@@ -354,10 +354,5 @@ TEST(grad_backward_blocks_are_vla_grads)
             CHECK(vla_backward_next(bw, c, &gb) == VLA_ERANGE);
             vla_backward_free(bw);
         }
-    vla_config cfg;
-    vla_backward *bw = NULL;
-    setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
-    CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
-    CHECK(vla_backward_new(&bw, &cfg, 8, seq_input, &s) == VLA_ENOTSUP && !bw);
     vla_backward_free(NULL);
 }

@@ -8,7 +8,9 @@
 #include "proc.h"
 #include "vlaref.h"
 #include "vlastab.h"
+#include <malloc.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,21 +218,23 @@ static long diff_at(const double *x, const double *y, long n)
     return -1;
 }
 
-/* every policy against its MPFR emulation, bit for bit: chunk:8 of T = 20 (a last chunk of 4),
- * and gdn with issue 35's settings (settings()) */
+/* every policy against its MPFR emulation, bit for bit, and gdn with issue 35's settings
+ * (settings()): chunk:8 of T = 20 (3 chunks in blocks of 2: [16, 20), one chunk of 4, then [0,
+ * 16)) and chunk:4 of T = 38 (10 chunks in blocks of 4: [32, 38), whose second chunk has 2
+ * tokens, [16, 32), [0, 16)): T no multiple of C nor of the block */
 TEST(gradchunk_conform_every_policy_bit_for_bit)
 {
-    const int d = DM, T = 20;
     static cseq s;
     static cgrads a, b;
     double c[TM * DM];
     for (int m = 0; m < 7; m++)
-        for (int p = 0; p < VLA_NPREC; p++) {
+        for (int p = 0; p < 2 * VLA_NPREC; p++) {
+            const int d = DM, T = p < VLA_NPREC ? 20 : 38;
             vla_config cfg;
             setup(&cfg, &s, m, d, 30 + m);
-            CHECK(vla_form_parse(&cfg, "chunk:8") == 0);
+            CHECK(vla_form_parse(&cfg, T == 20 ? "chunk:8" : "chunk:4") == 0);
             settings(&cfg, m, 1);
-            cfg.prec = (vla_prec)p;
+            cfg.prec = (vla_prec)(p % VLA_NPREC);
             for (int i = 0; i < T * d; i++)
                 c[i] = uni(-1, 1);
             vla_grads ga = gof(&a), gb = gof(&b);
@@ -244,11 +248,162 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
             const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1)};
             for (int q = 0; q < 5; q++) {
                 long i = diff_at(xs[q], ys[q], ns[q]);
-                CHECK_MSG(i < 0, "%s %s: %s[%ld] lib %a, MPFR emulation %a", mname[m],
-                          vla_prec_name(cfg.prec), names[q], i, i < 0 ? 0 : xs[q][i],
+                CHECK_MSG(i < 0, "%s %s T = %d: %s[%ld] lib %a, MPFR emulation %a", mname[m],
+                          vla_prec_name(cfg.prec), T, names[q], i, i < 0 ? 0 : xs[q][i],
                           i < 0 ? 0 : ys[q][i]);
             }
         }
+}
+
+/* The chunk backward a block at a time (vla_backward_new, vref_backward_new): chunk:4 of T = 38
+ * is 10 chunks in blocks of ceil(sqrt(10)) = 4 chunks, [32, 38) (a chunk of 4, one of 2), [16,
+ * 32), [0, 16), each block's gradients vla_grad's (vref_grad's, exact) rows bit for bit; then no
+ * block (VLA_ERANGE). gdn, kda and delta with fla's decay, lib in bf16 and MPFR exact. */
+TEST(gradchunk_backward_blocks_are_vla_grads)
+{
+    const int d = DM, T = 38;
+    static cseq s;
+    static cgrads w, b;
+    double c[TM * DM];
+    static const int ms[] = {2, 4, 1};
+    for (int mi = 0; mi < 3; mi++)
+        for (int exact = 0; exact < 2; exact++) {
+            const int m = ms[mi];
+            vla_config cfg;
+            setup(&cfg, &s, m, d, 60 + m);
+            CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
+            cfg.prec = exact ? VLA_F64 : VLA_BF16;
+            for (int i = 0; i < T * d; i++)
+                c[i] = uni(-1, 1);
+            vla_grads gw = gof(&w), gb = gof(&b);
+            memset(&w, 0x5a, sizeof w);
+            CHECK(exact ? vref_grad(&cfg, VREF_EXACT, 256, T, cseq_input, &s, c, &gw) == 0
+                        : vla_grad(&cfg, T, cseq_input, &s, c, &gw) == 0);
+            vla_backward *bw = NULL;
+            CHECK(exact ? vref_backward_new(&bw, &cfg, VREF_EXACT, 256, T, cseq_input, &s) == 0
+                        : vla_backward_new(&bw, &cfg, T, cseq_input, &s) == 0);
+            if (!bw)
+                continue;
+            long t0, n, end = T, bad = 0;
+            const long ng = s.has_lg ? d : 1;
+            while ((n = vla_backward_span(bw, &t0)) > 0) {
+                CHECK_MSG(t0 + n == end && n == (end == T ? 6 : 16),
+                          "%s: block [%ld, %ld) after [%ld, ...)", mname[m], t0, t0 + n, end);
+                memset(&b, 0xa5, sizeof b);
+                CHECK(vla_backward_next(bw, c + t0 * d, &gb) == 0);
+                const double *xs[] = {w.dq, w.dk, w.dv, w.dbeta, w.dg};
+                const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
+                const long wd[] = {d, d, d, 1, ng};
+                for (int q = 0; q < 5; q++)
+                    bad += diff_at(xs[q] + t0 * wd[q], ys[q], n * wd[q]) >= 0;
+                end = t0;
+            }
+            CHECK_MSG(end == 0 && !bad, "%s %s: the blocks end at %ld; %ld arrays differ from "
+                                        "the whole backward's", mname[m], exact ? "exact" : "bf16",
+                      end, bad);
+            CHECK(vla_backward_next(bw, c, &gb) == VLA_ERANGE);
+            vla_backward_free(bw);
+        }
+}
+
+/* inputs of any T, made at the step from a hash of (t, j): gdn's q, k, v of d = DM numbers in
+ * (-1, 1), beta in (0.2, 0.9), log-decay in (-0.5, -0.01); no array of T steps */
+static double hashed(long t, int j)
+{
+    uint64_t x = (uint64_t)t * 0x9E3779B97F4A7C15ULL + (uint64_t)j * 0xD1B54A32D192ED03ULL + 1;
+    x ^= x >> 31, x *= 0xBF58476D1CE4E5B9ULL, x ^= x >> 29;
+    return (double)(x >> 11) * 0x1p-53;
+}
+static int hashed_input(void *ctx, long t, vla_input *in)
+{
+    static double q[DM], k[DM], v[DM];
+    (void)ctx;
+    memset(in, 0, sizeof *in);
+    for (int j = 0; j < DM; j++) {
+        q[j] = 2 * hashed(t, j) - 1;
+        k[j] = 2 * hashed(t, DM + j) - 1;
+        v[j] = 2 * hashed(t, 2 * DM + j) - 1;
+    }
+    in->q = q, in->k = k, in->v = v;
+    in->beta = 0.2 + 0.7 * hashed(t, 3 * DM);
+    in->decay = NAN;
+    in->lgs = -0.01 - 0.49 * hashed(t, 3 * DM + 1);
+    return VLA_OK;
+}
+
+/* the bytes malloc holds (glibc: the arena's chunks in use and the mmapped ones) */
+static long held(void)
+{
+#ifdef __GLIBC__
+    struct mallinfo2 mi = mallinfo2();
+    return (long)(mi.uordblks + mi.hblkhd);
+#else
+    return 0;
+#endif
+}
+
+/* The chunk backward's memory is that of its checkpoints, not T's (issue 37 item 3): gdn chunk:16
+ * in f64, d = 8, the most malloc holds while vla_backward_new runs the forward and while the
+ * blocks go backward (a block's rows allocated before, outside the count), at T = 1024 (64 chunks:
+ * 8 blocks of 8) and T = 16384 (1024 chunks: 32 blocks of 32). The checkpoints are a state at each
+ * block's first chunk and one at each chunk of a block, 2 sqrt(T / C) states; a state is what
+ * vla_model_save writes for the configuration (the saved arrays, recur_grad.h's grad_snap). Bound
+ * on the growth from T = 1024 to 16384: 2 (32 - 8) + 2 states and 4 kB. Kept as one block of T
+ * (every chunk's first state, as the whole backward did), it grows by 960 states: it fails. */
+TEST(gradchunk_backward_memory_does_not_grow_with_T)
+{
+#if defined(__SANITIZE_ADDRESS__) || !defined(__GLIBC__)
+    vla_test_skip("mallinfo2 counts glibc's malloc (not AddressSanitizer's)");
+    return;
+#else
+    const long Ts[2] = {1024, 16384}, C = 16, Kmax = 32 * C;
+    vla_config cfg;
+    vla_config_default(&cfg, VLA_GDN, DM);
+    cfg.features = VLA_FEAT_ID;
+    cfg.normalize = 0;
+    cfg.prec = VLA_F64;
+    CHECK(vla_form_parse(&cfg, "chunk:16") == 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    vla_model *m = NULL;
+    CHECK(f && vla_model_new(&m, &cfg) == 0 && vla_model_save(m, f) == 0);
+    vla_model_free(m);
+    if (f)
+        fclose(f);
+    free(buf);
+    const long state = (long)len; /* with its header: the description, a few hundred bytes */
+    double *c = calloc((size_t)Kmax * DM, sizeof *c), *g = calloc((size_t)Kmax * 5 * DM, sizeof *g);
+    vla_grads o = {g, g + Kmax * DM, g + 2 * Kmax * DM, g + 3 * Kmax * DM, g + 4 * Kmax * DM,
+                   NULL, NULL, NULL, NULL};
+    long peak[2] = {0, 0};
+    for (int i = 0; i < 2 && c && g; i++) {
+        const long base = held();
+        vla_backward *bw = NULL;
+        CHECK(vla_backward_new(&bw, &cfg, Ts[i], hashed_input, NULL) == 0);
+        peak[i] = held() - base;
+        long t0, n = -1;
+        while (bw && (n = vla_backward_span(bw, &t0)) > 0 && n <= Kmax) {
+            for (long r = 0; r < n * DM; r++)
+                c[r] = 2 * hashed(t0 * DM + r, 99) - 1;
+            CHECK(vla_backward_next(bw, c, &o) == 0);
+            peak[i] = peak[i] > held() - base ? peak[i] : held() - base;
+        }
+        CHECK_MSG(bw && n == 0, "T = %ld: a block of %ld steps (at most %ld)", Ts[i], n, Kmax);
+        vla_backward_free(bw);
+    }
+    const long bound = (2 * (32 - 8) + 2) * state + 4096;
+    CHECK_MSG(peak[1] - peak[0] < bound, "the chunk backward held %ld bytes at T = %ld, %ld at "
+              "T = %ld: it grows with T (bound %ld: 50 states of %ld bytes and 4 kB)",
+              peak[0], Ts[0], peak[1], Ts[1], bound, state);
+    CHECK_MSG(peak[0] > 16 * state / 2, "%ld bytes held at T = %ld: not the 16 states' %ld",
+              peak[0], Ts[0], 16 * state);
+    if (getenv("VLA_TEST_VERBOSE"))
+        printf("gradchunk memory: %ld bytes at T = %ld, %ld at T = %ld (a state %ld bytes, bound "
+               "on the growth %ld)\n", peak[0], Ts[0], peak[1], Ts[1], state, bound);
+    free(c);
+    free(g);
+#endif
 }
 
 TEST(gradchunk_refuses_what_it_has_not)
