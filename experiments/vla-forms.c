@@ -210,6 +210,7 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
             sp.is_read = sw->in.is_read;
             sp.T = sw->in.T; /* WIN, or a shorter stream's length */
             sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
+            sp.threads = 1; /* the engines run in parallel, each on one thread (the same bits) */
             if (vla_engine_new(&sw->m[p * nf + f], &sp, e_msg, sizeof e_msg))
                 vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec), e_msg);
             vla_fmt io = vla_prec_io(k->prec);
@@ -379,8 +380,10 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     vref_ddcheck **chk = sw->chk;
     vla_config *cfg = sw->cfg;
     double *err = sw->err, *x = malloc((size_t)(d * d + dv * d + dv) * 2 * sizeof *x);
-    if (!x)
+    int *radv = calloc((size_t)(VLA_NFMT + ne), sizeof *radv), rchk[VLA_NFMT] = {0};
+    if (!x || !radv)
         vla_cli_die(spec, "out of memory");
+    const int nth = vla_cli_threads();
     char form[32];
     snprintf(why, whylen, "%s", sw->redo);
     int status = 0; /* (a stop or a failed step: to done, which frees what was made) */
@@ -401,13 +404,28 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                 status = 1;
                 goto done;
             }
+            /* the engines (each on one thread) spread over the threads, a window at a time: one
+             * barrier per window, not one per engine; then the first that failed, in order */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
+#endif
             for (int i = 0; i < VLA_NFMT + ne; i++) {
                 vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
                 int r = e ? vla_engine_advance(e, to) : 0;
-                if (e)
+                if (!r && i < VLA_NFMT && chk[i]) /* the check reads the same window */
+                    rchk[i] = vref_ddcheck_follow(chk[i], to);
+                radv[i] = r;
+                if (e) {
+#ifdef _OPENMP
+#pragma omp critical(forms_progress)
+#endif
                     vla_progress_update(&prog, done += to - t);
-                if (!r && i < VLA_NFMT && chk[i] && /* the check reads the same window */
-                    (r = vref_ddcheck_follow(chk[i], to)) && r != VLA_EINTR) {
+                }
+            }
+            for (int i = 0; i < VLA_NFMT + ne; i++) {
+                vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
+                int r = radv[i];
+                if (!r && i < VLA_NFMT && chk[i] && (r = rchk[i]) && r != VLA_EINTR) {
                     fprintf(stderr, "vla-forms: the reference's check: %s\n", vla_strerror(r));
                     status = 1;
                     goto done;
@@ -523,6 +541,7 @@ done:
                         "VLA_CHECKPOINT_SECONDS): a --resume runs them again\n", kept,
                 finished - 1);
     free(x);
+    free(radv);
     return status;
 }
 
