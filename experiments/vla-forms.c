@@ -1008,6 +1008,9 @@ int main(int argc, char **argv)
             "--what causal runs each form twice, the inputs after token --prefix P replaced the\n"
             "second time, and counts the read-outs of tokens 1..P that moved, in ulps of the io\n"
             "format (0 for a causal form; fla issue 1240's future-row anchor moves them).\n"
+            "Threads (OMP_NUM_THREADS): sweep advances its engines in parallel, each on one\n"
+            "thread, a window of 256 steps at a time; ut spreads each seed's draws over them.\n"
+            "The table does not depend on their number.\n"
             "--resume: ut and causal skip the rows finished before the stop (OUT.ckpt), the row\n"
             "in progress starts over; sweep goes on from the last checkpoint finished (OUT.ckpt\n"
             "keeps every engine's and reference's state at it).",
