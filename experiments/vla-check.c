@@ -1655,11 +1655,10 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
             vla_cli_die(spec, "--outputs: %s: %s in %s has no backward to judge it against: %s",
                         path, vla_model_name(cfg->model), vla_prec_name(cfg->prec),
                         vla_error_msg(&why));
-        /* the models that read phi(q) (la, delta, vla3) and phi(k) (la, vla3; delta's write
-         * takes the raw k; rls and vla1 read neither) */
-        const int phi_q = cfg->model == VLA_LA || cfg->model == VLA_DELTA || cfg->model == VLA_VLA3;
-        const int phi_k = cfg->model == VLA_LA || cfg->model == VLA_VLA3;
-        if (cfg->features == VLA_FEAT_OWN && ((i == 0 && phi_q) || (i == 1 && phi_k)))
+        /* dq, dk: of phi(q), phi(k) where the model takes them (its column phi) */
+        const unsigned phi = vla_model_phi(cfg->model);
+        if (cfg->features == VLA_FEAT_OWN &&
+            ((i == 0 && (phi & VLA_PHI_Q)) || (i == 1 && (phi & VLA_PHI_K))))
             vla_cli_die(spec, "--outputs: %s: %s's backward gives the gradient with respect to "
                               "phi(%c) = elu(%c) + 1, not %c (features=own; docs/math.md section "
                               "11): judge it with --set features=id, or leave %s out",
@@ -2032,7 +2031,15 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
                               "o.npy and S.npy saved as uint16 bit patterns)", path, tag);
         bf16 = 1;
     }
-    vla_npy ko, ks = {0};
+    /* what the judge holds, freed at done: on every exit, the stops and refusals too */
+    vla_npy ko = {0}, ks = {0};
+    grads_t G = {0};
+    jpass_t J = {0};
+    double *srel = NULL; /* per head: the final state's error and verdict */
+    int *had = NULL;
+    head_t *hd = NULL;
+    vla_units *units = NULL;
+    int st;
     vla_fmt ofmt, sfmt;
     read_outputs(spec, o->outputs, "o.npy", "(heads, T, dv)", H, T, dv, bf16, 1, &ko, &ofmt);
     out_path(path, sizeof path, o->outputs, "S.npy");
@@ -2064,11 +2071,14 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     if (C > 1 && strcmp(c->backend, "cpu"))
         vla_cli_die(spec, "--outputs with --form %s: --backend cpu (the one whose chunk form "
                           "gives every token's read-out to compare), not %s", form, c->backend);
-    grads_t G;
-    if (grads_read(spec, &cfg, o->outputs, H, T, bf16, &G) < 0)
-        return 1;
-    if (strcmp(o->report, "none") && report_paths_ok(o->report, c, 1))
-        return 2;
+    if (grads_read(spec, &cfg, o->outputs, H, T, bf16, &G) < 0) {
+        st = 1;
+        goto done;
+    }
+    if (strcmp(o->report, "none") && report_paths_ok(o->report, c, 1)) {
+        st = 2;
+        goto done;
+    }
     char unread[600];
     if (vla_cli_unread(c, &cfg, unread, sizeof unread))
         fprintf(stderr, "vla-check: warning: %s\n", unread);
@@ -2077,8 +2087,7 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     static const char *const rname[NR] = {"the reference", "the reference on rounded inputs",
                                            "the seq emulation", "the form's emulation"};
     const size_t ns = (size_t)H * dv * d;
-    jpass_t J = {.c = c, .cfg = &cfg, .ko = &ko, .T = T, .W = W, .io = io, .ofmt = ofmt, .fo = fo};
-    double *srel = NULL; /* per head: the final state's error and verdict */
+    J = (jpass_t){.c = c, .cfg = &cfg, .ko = &ko, .T = T, .W = W, .io = io, .ofmt = ofmt, .fo = fo};
     int ok = (J.sc = malloc((size_t)H * NR * sizeof *J.sc)) &&
              (J.m = calloc((size_t)H * NR, sizeof *J.m)) &&
              (!have_S || (srel = calloc((size_t)H * 2, sizeof *srel)));
@@ -2086,21 +2095,23 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
         ok = ok && (J.S[r] = malloc(ns * sizeof(double)));
     if (!ok) {
         fprintf(stderr, "vla-check: out of memory for %d runs of %d heads\n", NR, H);
-        return 1;
+        st = 1;
+        goto done;
     }
     /* the checkpoint: a head's read-outs measured, then its gradients, are its units */
-    vla_units *units;
     char *extra = judge_key(c, o->outputs);
     const size_t urec = G.n * sizeof *G.row > HEAD_REC ? G.n * sizeof *G.row : HEAD_REC;
-    int st = extra ? vla_units_open(&units, c, spec, G.n ? "measure" : "head", extra,
+    st = extra ? vla_units_open(&units, c, spec, G.n ? "measure" : "head", extra,
                                     G.n ? 2 * H : H, urec) : 1;
     free(extra);
-    if (st)
-        return st;
-    int *had = calloc((size_t)H, sizeof *had);
-    if (!had) {
+    if (st) {
+        units = NULL; /* (vla_units_open made none) */
+        goto done;
+    }
+    if (!(had = calloc((size_t)H, sizeof *had))) {
         fprintf(stderr, "vla-check: out of memory\n");
-        return vla_units_end(units, 1);
+        st = 1;
+        goto done;
     }
     for (int h = 0; h < H; h++)
         had[h] = head_load(units, h, &J, srel);
@@ -2136,15 +2147,18 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
         do /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
             st = judge_pass(&J, h0, nb, &failed, &rescale, err, sizeof err);
         while (st == REDO_MPFR || (!st && rescale));
-        if (st && vla_cli_stop)
-            return vla_units_end(units, 3);
+        if (st && vla_cli_stop) {
+            st = 3;
+            goto done;
+        }
         if (st) {
             if (failed < 0)
                 fprintf(stderr, "vla-check: --outputs: %s\n", err);
             else
                 fprintf(stderr, "vla-check: %s (%s %s) did not run: %s\n", rname[failed],
                         vla_model_name(cfg.model), vla_prec_name(J.sp[failed].cfg.prec), err);
-            return vla_units_end(units, 1);
+            st = 1;
+            goto done;
         }
         for (int h = h0; h < h0 + nb; h++) {
             if (srel) { /* the final state against the reference's */
@@ -2160,16 +2174,18 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
             }
             if (head_save(units, h, &J, srel)) {
                 fprintf(stderr, "vla-check: out of memory\n");
-                return vla_units_end(units, 1);
+                st = 1;
+                goto done;
             }
         }
     }
-    free(had);
 
     /* per head */
-    head_t *hd = calloc((size_t)H, sizeof *hd);
-    if (!hd)
-        return 1;
+    if (!(hd = calloc((size_t)H, sizeof *hd))) {
+        fprintf(stderr, "vla-check: out of memory\n");
+        st = 1;
+        goto done;
+    }
     int nbad = 0, worst = 0, first_nf = -1;
     double more = -INFINITY;
     for (int h = 0; h < H; h++) {
@@ -2200,8 +2216,9 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
         sbad += srel[2 * h + 1] == 0;
     /* the gradients */
     if (G.n && (st = grads_judge(c, &cfg, H, T, W, slack, &G, units)))
-        return vla_units_end(units, st);
+        goto done;
     vla_units_end(units, 0); /* (the checkpoint goes when vla-check exits 0) */
+    units = NULL;
     const int beyond = nbad || sbad || G.nbad;
     /* the summary, one line */
     char sum[1200];
@@ -2291,8 +2308,10 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
         nm[13] = x->ok ? "ok" : "beyond";
         vla_dat_row_named(out, v, nm, 14);
     }
-    if (vla_cli_close(out, c, spec, 0))
-        return 1;
+    if (vla_cli_close(out, c, spec, 0)) {
+        st = 1;
+        goto done;
+    }
 
     /* the report: PREFIX.json (keys fixed: tools/python's vlastab.judge reads them) and PREFIX.md */
     if (strcmp(o->report, "none")) {
@@ -2300,8 +2319,10 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         snprintf(path, sizeof path, "%s.json", o->report);
-        if (!f)
-            return report_write(path, NULL, 0);
+        if (!f) {
+            st = report_write(path, NULL, 0);
+            goto done;
+        }
         fprintf(f, "{\"verdict\": \"%s\", \"model\": ", beyond ? "beyond" : "ok");
         json_str(f, vla_model_name(cfg.model));
         fprintf(f, ", \"precision\": \"%s\", \"form\": \"%s\", \"ref\": \"%s\", \"reference\": ",
@@ -2374,12 +2395,16 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
         fprintf(f, "}\n");
         if (fclose(f))
             free(text), text = NULL;
-        if (report_write(path, text, len))
-            return 1;
+        if (report_write(path, text, len)) {
+            st = 1;
+            goto done;
+        }
         /* the Markdown report */
         snprintf(path, sizeof path, "%s.md", o->report);
-        if (!(f = open_memstream(&text, &len)))
-            return report_write(path, NULL, 0);
+        if (!(f = open_memstream(&text, &len))) {
+            st = report_write(path, NULL, 0);
+            goto done;
+        }
         fprintf(f, "# vla-check: your kernel's read-outs, judged\n\n**%s**: ", beyond ? "beyond" : "ok");
         md_text(f, sum + strcspn(sum, ":") + 2); /* (the summary opens with the verdict) */
         fprintf(f, ".\n\nThe read-outs in ");
@@ -2462,18 +2487,24 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
         md_command(f, o->ncmd, o->cmd);
         if (fclose(f))
             free(text), text = NULL;
-        if (report_write(path, text, len))
-            return 1;
+        if (report_write(path, text, len)) {
+            st = 1;
+            goto done;
+        }
     }
     fprintf(stderr, "vla-check: %s%s%s%s\n", sum, strcmp(o->report, "none") ? "; report: " : "",
             strcmp(o->report, "none") ? o->report : "", strcmp(o->report, "none") ? ".md, .json" : "");
+    st = beyond;
+done:
+    if (units) /* (says where a stop's measures are saved) */
+        st = vla_units_end(units, st);
     for (int r = 0; r < NR; r++)
         free(J.S[r]);
-    free(J.sc), free(J.m), free(hd), free(srel);
+    free(J.sc), free(J.m), free(had), free(hd), free(srel);
     vla_npy_free(&ko);
     vla_npy_free(&ks);
     grads_free(&G);
-    return beyond;
+    return st;
 }
 
 /* main's arrays freed (a usage error found after they were made, and the end); its status */

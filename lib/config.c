@@ -51,12 +51,13 @@ const char *vla_error_msg(const vla_error *e)
 
 static const struct {
     const char *name;
-    int has_A, normalize, gate, feat, qknorm;
+    int has_A, normalize, gate, feat, phi, qknorm;
     double scale;
     const char *uprime;
 } model_rows[VLA_NMODEL] = {
-#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, qknorm, scale, reads, uprime) \
-    {#tok, has_A, normalize, gate, VLA_FEAT_##feat, qknorm, scale, uprime},
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
+               reads, uprime)                                                                  \
+    {#tok, has_A, normalize, gate, VLA_FEAT_##feat, phi, qknorm, scale, uprime},
     VLA_MODELS(VLA_X_)
 #undef VLA_X_
 };
@@ -74,6 +75,7 @@ const char *vla_model_name(vla_model_kind m)
 const char *vla_track_name(vla_track t) { return (unsigned)t < VLA_NTRACK ? track_names[t] : "?"; }
 int vla_model_has_A(vla_model_kind m) { return (unsigned)m < VLA_NMODEL && model_rows[m].has_A; }
 int vla_model_gate(vla_model_kind m) { return (unsigned)m < VLA_NMODEL ? model_rows[m].gate : 0; }
+unsigned vla_model_phi(vla_model_kind m) { return (unsigned)m < VLA_NMODEL ? model_rows[m].phi : 0; }
 const char *vla_model_uprime(vla_model_kind m)
 {
     return (unsigned)m < VLA_NMODEL ? model_rows[m].uprime : "";
@@ -81,7 +83,8 @@ const char *vla_model_uprime(vla_model_kind m)
 unsigned vla_model_reads(const vla_config *c)
 {
     switch (c->model) {
-#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, qknorm, scale, reads, uprime) \
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
+               reads, uprime)                                                                  \
     case VLA_##ID:                                                                                 \
         return (reads);
         VLA_MODELS(VLA_X_)
@@ -710,14 +713,14 @@ int vla_grad_check(const vla_config *c, vla_error *err)
 
 int vla_grad_has(const vla_config *c, vla_grad_kind which)
 {
+    /* a gradient for each input the model reads (VLA_MODELS' column reads); delta's row gates g
+     * (delta_form=gated) have none */
+    const unsigned r = vla_model_reads(c);
     switch (which) {
-    case VLA_GRAD_BETA:
-        return c->model == VLA_DELTA || c->model == VLA_GDN || c->model == VLA_KDA;
-    case VLA_GRAD_G:
-        return vla_col_gate(c->model) != 0 ||
-               (c->model == VLA_DELTA && c->delta_form == VLA_DELTA_DECAY);
-    case VLA_GRAD_LR: return vla_col_lr(c->model) != 0;
-    case VLA_GRAD_U: return c->model == VLA_VLA1 || c->model == VLA_VLA3;
+    case VLA_GRAD_BETA: return (r & VLA_IN_BETA) != 0;
+    case VLA_GRAD_G: return (r & (VLA_IN_LOGDECAY | VLA_IN_DECAY)) != 0;
+    case VLA_GRAD_LR: return (r & VLA_IN_A) != 0;
+    case VLA_GRAD_U: return (r & VLA_IN_U) != 0;
     }
     return 0;
 }

@@ -38,7 +38,8 @@
 
 /* Models (docs/math.md section 2; the gated family: docs/gated.md), one file each
  * (lib/models/<tok>.h, docs/adding.md):
- * X(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, qknorm, scale, reads, uprime)
+ * X(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, reads,
+ *   uprime)
  *   ID         the enum constant VLA_<ID>     tok  the name; its file's step_<tok>, read_<tok>, ...
  *   has_A      1: the model tracks A (then its file has uprime_<tok>, the u' of M += u' u'^T)
  *   normalize  the default of the read-out's normalization o = S x / (n . x)
@@ -49,23 +50,27 @@
  *              token (a_t = exp(g_t) in J_t), 2 one per key channel (J_t = Diag(a_t) ...)
  *   lr         1: J_t has a low-rank term a_t b_t^T of the step's inputs (rwkv7)
  *   feat       the default feature map: OWN (phi) or ID (none, the gated family)
+ *   phi        the inputs the feature map takes when features=own (VLA_PHI_* bits; delta's write
+ *              takes the raw k, rls and vla1 both raw): what dq and dk are the gradients of
  *   qknorm     the default of q and k L2-normalized in the model (gdn, kda)
  *   scale      the default read-out scale d^scale (fla: d^-1/2; the seeds' models: none)
  *   reads      the trace's optional files the model reads (VLA_IN_* bits): an expression in c
  *   uprime     u' in words, for the headers of the programs that measure A ("" without A) */
 #define VLA_MODELS(X)                                                                              \
-    X(LA, la, 0, 1, 0, 1, 0, 0, 0, OWN, 0, 0, 0, "")                                               \
-    X(DELTA, delta, 0, 0, 1, 0, (c)->delta_form == VLA_DELTA_DECAY, 0, 0, OWN, 0, 0,               \
-      VLA_IN_BETA | ((c)->delta_form == VLA_DELTA_DECAY ? VLA_IN_DECAY : VLA_IN_G), "")           \
-    X(RLS, rls, 1, 0, 1, 0, 0, 0, 0, OWN, 0, 0, 0, "k")                                            \
-    X(VLA1, vla1, 1, 0, 1, 0, 0, 0, 0, OWN, 0, 0, VLA_IN_U, "u / sqrt(d)")                         \
-    X(VLA3, vla3, 1, 1, 1, 1, 0, 0, 0, OWN, 0, 0, VLA_IN_U, "unit(u) / sqrt(d)")                   \
-    X(GDN, gdn, 0, 0, 1, 0, 1, 1, 0, ID, 1, -0.5, VLA_IN_BETA | VLA_IN_LOGDECAY, "")               \
-    X(KDA, kda, 0, 0, 1, 0, 0, 2, 0, ID, 1, -0.5,                                                  \
+    X(LA, la, 0, 1, 0, 1, 0, 0, 0, OWN, VLA_PHI_Q | VLA_PHI_K, 0, 0, 0, "")                        \
+    X(DELTA, delta, 0, 0, 1, 0, (c)->delta_form == VLA_DELTA_DECAY, 0, 0, OWN, VLA_PHI_Q, 0, 0,    \
+      VLA_IN_BETA | ((c)->delta_form == VLA_DELTA_DECAY ? VLA_IN_DECAY : VLA_IN_G), "")            \
+    X(RLS, rls, 1, 0, 1, 0, 0, 0, 0, OWN, 0, 0, 0, 0, "k")                                         \
+    X(VLA1, vla1, 1, 0, 1, 0, 0, 0, 0, OWN, 0, 0, 0, VLA_IN_U, "u / sqrt(d)")                      \
+    X(VLA3, vla3, 1, 1, 1, 1, 0, 0, 0, OWN, VLA_PHI_Q | VLA_PHI_K, 0, 0, VLA_IN_U, "unit(u) / sqrt(d)")\
+    X(GDN, gdn, 0, 0, 1, 0, 1, 1, 0, ID, VLA_PHI_Q | VLA_PHI_K, 1, -0.5,                           \
+      VLA_IN_BETA | VLA_IN_LOGDECAY, "")                                                           \
+    X(KDA, kda, 0, 0, 1, 0, 0, 2, 0, ID, VLA_PHI_Q | VLA_PHI_K, 1, -0.5,                           \
       VLA_IN_BETA | VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D, "")                                       \
-    X(GLA, gla, 0, 0, 1, 0, 0, 2, 0, ID, 0, -0.5, VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D, "")         \
-    X(MAMBA2, mamba2, 0, 0, 1, 0, 1, 1, 0, ID, 0, 0, VLA_IN_LOGDECAY, "")                          \
-    X(RWKV7, rwkv7, 0, 0, 1, 0, 0, 2, 1, ID, 0, 0,                                                 \
+    X(GLA, gla, 0, 0, 1, 0, 0, 2, 0, ID, VLA_PHI_Q | VLA_PHI_K, 0, -0.5,                           \
+      VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D, "")                                                     \
+    X(MAMBA2, mamba2, 0, 0, 1, 0, 1, 1, 0, ID, VLA_PHI_Q | VLA_PHI_K, 0, 0, VLA_IN_LOGDECAY, "")   \
+    X(RWKV7, rwkv7, 0, 0, 1, 0, 0, 2, 1, ID, VLA_PHI_Q | VLA_PHI_K, 0, 0,                          \
       VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B, "")
 
 /* Ways of tracking A (docs/math.md section 4; docs/math.md 4.7-4.9 for the ways that keep M):

@@ -109,6 +109,10 @@ int vla_track_parse(const char *name, vla_track *out);
 int vla_model_has_A(vla_model_kind m); /* rls, vla1, vla3 */
 /* the log-decays model m takes (VLA_MODELS' gate): 0 none, 1 a scalar per token, 2 per key channel */
 int vla_model_gate(vla_model_kind m);
+/* the inputs the feature map phi takes when features=own (VLA_MODELS' phi): dq and dk are the
+ * gradients with respect to phi(q), phi(k) where a bit is set, q and k as given elsewhere */
+enum { VLA_PHI_Q = 1, VLA_PHI_K = 2 };
+unsigned vla_model_phi(vla_model_kind m);
 /* u' in words ("unit(u) / sqrt(d)"; "" for a model without A) */
 const char *vla_model_uprime(vla_model_kind m);
 

@@ -671,6 +671,9 @@ TEST(judge_gradients)
         {"dq saved (T, heads, d)", "", 2, "dq.npy: shape (256, 2, 16), expected (heads, T, d) = "
                                           "(2, 256, 16)"},
         {"dbeta for mamba2", "--model mamba2", 2, "dbeta.npy: mamba2 has no beta"},
+        /* the gated family takes phi(q) with features=own (its column phi) */
+        {"dq with features=own", "--set features=own", 2,
+         "gdn's backward gives the gradient with respect to phi(q)"},
         {"no do.npy", "", 2, "dq.npy needs"},
     };
     for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
@@ -698,7 +701,7 @@ TEST(judge_gradients)
         } else if (k == 5) {
             snprintf(gpath, sizeof gpath, "%s/dq.npy", ko);
             CHECK(vla_npy_write(gpath, g[0], 3, shape) == 0);
-        } else if (k == 6) {
+        } else if (k == 7) {
             unlink(gpath);
         }
         snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s %s --report %s/r >/dev/null "

@@ -7,6 +7,7 @@
 #include "model_impl.h"
 #include "vlaref.h"
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -114,6 +115,78 @@ TEST(lists_uprime_is_the_recurrences)
         CHECK_NEAR(up[i] * 3, vla_round_fmt(VLA_FMT_F32, k[i]) / sqrt(kk), 4 * d * 0x1p-53);
     vla_config_default(&c, VLA_LA, d);
     CHECK(vla_uprime(&c, k, u, up) == VLA_EINVAL); /* no A, no u' */
+}
+
+/* The column phi against what each model computes: with features=own on raw q and k, a model's
+ * read-outs are those of features=id on inputs with phi(x) = elu(x) + 1 applied by hand (docs/math.md
+ * section 5) to exactly the inputs its column names (VLA_PHI_Q, VLA_PHI_K), and to no other set:
+ * of the four sets, the column's agrees to a few ulps (phi in binary64 either way; the gated
+ * family's l2norm after it), the other three differ by O(1) (q and k hold entries of both signs, so
+ * phi moves them). vla-check refuses dq.npy and dk.npy with features=own by this column. */
+static double phi_by_hand(double x) { return x > 0 ? x + 1 : exp(x); }
+
+static double phi_run(vla_model_kind m, int features, unsigned mask, double *o_all)
+{
+    enum { d = 6, T = 12 };
+    vla_config c;
+    vla_config_default(&c, m, d);
+    c.dv = d;
+    c.prec = VLA_F64;
+    c.features = features;
+    vla_model *mo = NULL;
+    if (vla_model_new(&mo, &c))
+        return NAN;
+    double q[d], k[d], v[d], u[d], lg[d], a[d], b[d];
+    for (int t = 0; t < T; t++) {
+        for (int i = 0; i < d; i++) {
+            q[i] = sin(1.7 * t + 0.9 * i + 0.3);
+            k[i] = cos(1.3 * t + 1.1 * i);
+            v[i] = sin(0.7 * t - 0.5 * i);
+            u[i] = cos(0.4 * t + 0.8 * i + 1);
+            lg[i] = -0.05 - 0.01 * i;
+            a[i] = -0.1 * cos(t + i), b[i] = 0.05 * sin(t + 2 * i);
+            if (mask & VLA_PHI_Q)
+                q[i] = phi_by_hand(q[i]);
+            if (mask & VLA_PHI_K)
+                k[i] = phi_by_hand(k[i]);
+        }
+        vla_input in = {.q = q, .k = k, .v = v, .u = u, .beta = 0.6, .decay = NAN, .lgs = -0.07,
+                        .lg = vla_model_gate(m) == 2 ? lg : NULL, .a = a, .b = b};
+        if (vla_model_step(mo, &in) || vla_model_get(mo, VLA_Q_O, o_all + (size_t)t * d)) {
+            vla_model_free(mo);
+            return NAN;
+        }
+    }
+    vla_model_free(mo);
+    return T * d;
+}
+
+TEST(lists_phi_is_what_the_models_take)
+{
+    enum { n = 12 * 6 };
+    for (int m = 0; m < VLA_NMODEL; m++) {
+        double own[n], id[n];
+        CHECK_MSG(phi_run(m, VLA_FEAT_OWN, 0, own) == n, "%s: features=own did not run",
+                  vla_model_name(m));
+        int agree = -1, nagree = 0;
+        for (unsigned mask = 0; mask < 4; mask++) {
+            CHECK_MSG(phi_run(m, VLA_FEAT_ID, mask, id) == n, "%s: features=id did not run",
+                      vla_model_name(m));
+            double num = 0, den = 0;
+            for (int i = 0; i < n; i++)
+                num += (own[i] - id[i]) * (own[i] - id[i]), den += own[i] * own[i];
+            const double rel = sqrt(num / den);
+            if (rel <= 64 * 0x1p-53)
+                agree = (int)mask, nagree++;
+            else
+                CHECK_MSG(rel > 1e-3, "%s: phi on %s: %.3g, neither the same nor apart",
+                          vla_model_name(m), mask == 3 ? "q, k" : mask == 2 ? "k" : mask ? "q" : "none",
+                          rel);
+        }
+        CHECK_MSG(nagree == 1 && agree == (int)vla_model_phi(m),
+                  "%s: features=own is features=id with phi on set %d (%d sets agree); its column "
+                  "phi says %u", vla_model_name(m), agree, nagree, vla_model_phi(m));
+    }
 }
 
 /* The count of la's step in closed form from docs/math.md section 2 (each dot product of length n
@@ -260,7 +333,8 @@ TEST_SLOW(lists_a_model_row_without_its_functions_fails_to_build)
         return;
     CHECK_MSG(compile("@/lib/model.c", "", out, sizeof out) == 0, "the copy itself: %s", out);
     edit("vlalists.h", "s/^    X(VLA3, vla3, /"
-                       "    X(VLA4, vla4, 1, 1, 1, 1, 0, 0, 0, OWN, 0, 0, VLA_IN_U, \"u\") X(VLA3, vla3, /");
+                       "    X(VLA4, vla4, 1, 1, 1, 1, 0, 0, 0, OWN, VLA_PHI_Q, 0, 0, VLA_IN_U, \"u\") "
+                       "X(VLA3, vla3, /");
     CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0);
     /* each piece the row asks for is named: its step, its read-out, its u' (it has A) */
     CHECK_MSG(strstr(out, "step_vla4_f64") && strstr(out, "undeclared"), "%s", out);
