@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define LMAX 16
 
@@ -208,6 +211,7 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
             sp.is_read = sw->in.is_read;
             sp.T = sw->in.T; /* WIN, or a shorter stream's length */
             sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
+            sp.threads = 1; /* the engines run in parallel, each on one thread (the same bits) */
             if (vla_engine_new(&sw->m[p * nf + f], &sp, &e_msg))
                 vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k->prec),
                             vla_error_msg(&e_msg));
@@ -377,8 +381,10 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     vref_ddcheck **chk = sw->chk;
     vla_config *cfg = sw->cfg;
     double *err = sw->err, *x = malloc((size_t)(d * d + dv * d + dv) * 2 * sizeof *x);
-    if (!x)
+    int *radv = calloc((size_t)(VLA_NFMT + ne), sizeof *radv), rchk[VLA_NFMT] = {0};
+    if (!x || !radv)
         vla_cli_die(spec, "out of memory");
+    const int nth = vla_cli_threads();
     char form[32];
     snprintf(why, whylen, "%s", sw->redo);
     int status = 0; /* (a stop or a failed step: to done, which frees what was made) */
@@ -399,13 +405,28 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                 status = 1;
                 goto done;
             }
+            /* the engines (each on one thread) spread over the threads, a window at a time: one
+             * barrier per window, not one per engine; then the first that failed, in order */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
+#endif
             for (int i = 0; i < VLA_NFMT + ne; i++) {
                 vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
                 int r = e ? vla_engine_advance(e, to) : 0;
-                if (e)
+                if (!r && i < VLA_NFMT && chk[i]) /* the check reads the same window */
+                    rchk[i] = vref_ddcheck_follow(chk[i], to);
+                radv[i] = r;
+                if (e) {
+#ifdef _OPENMP
+#pragma omp critical(forms_progress)
+#endif
                     vla_progress_update(&prog, done += to - t);
-                if (!r && i < VLA_NFMT && chk[i] && /* the check reads the same window */
-                    (r = vref_ddcheck_follow(chk[i], to)) && r != VLA_EINTR) {
+                }
+            }
+            for (int i = 0; i < VLA_NFMT + ne; i++) {
+                vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
+                int r = radv[i];
+                if (!r && i < VLA_NFMT && chk[i] && (r = rchk[i]) && r != VLA_EINTR) {
                     fprintf(stderr, "vla-forms: the reference's check: %s\n", vla_strerror(r));
                     status = 1;
                     goto done;
@@ -521,6 +542,7 @@ done:
                         "VLA_CHECKPOINT_SECONDS): a --resume runs them again\n", kept,
                 finished - 1);
     free(x);
+    free(radv);
     return status;
 }
 
@@ -727,9 +749,9 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* the largest singular value of the n x n X */
-static double norm2(const double *X, int n, double *sv)
+static double norm2(vref_svd_ws *w, const double *X, int n, double *sv)
 {
-    return vref_svd(X, n, n, sv) ? NAN : sv[0];
+    return vref_svd_in(w, X, n, n, sv) ? NAN : sv[0];
 }
 
 /* the median of the n values of v (sorted in place) */
@@ -749,16 +771,87 @@ static double median(double *v, long n)
  * and beta = sigmoid(N(0,1)) (fla issue 736), 1 the same keys normalized, 2 L_ij ~ N(0,1) (fla
  * issue 537's solve_tril input). Seed i draws with --seed + i. */
 #define UT_NCOL 13
+
+/* the calling thread's number among the threads of ut's draws */
+static int ut_thread(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* one thread's scratch for ut_draw */
+typedef struct {
+    double *L, *T, *sv, *K, *beta;
+    vref_svd_ws ws;
+} ut_scratch;
+
+/* Draw s of a seed for chunk size C and kind (the stream's numbers: head s, step t) into x: max
+ * |T_ij| and cond_2(T) in binary64, max |T_ij| in binary32, whether T overflows binary16.
+ * Independent of every other draw: the threads take them in any order. VLA_ENOMEM, or 0. */
+static int ut_draw(ut_scratch *w, int kind, int C, int d, uint64_t seed, long s, double *x)
+{
+    double *L = w->L, *T = w->T, *K = w->K, *beta = w->beta;
+    for (int t = 0; kind < 2 && t < C; t++) { /* (L ~ N(0,1) draws no keys) */
+        vla_gauss_fill(K + (size_t)t * d, d, seed, VLA_VAR_K, (uint32_t)s, t + 1, 1);
+        beta[t] = 1 / (1 + exp(-vla_gauss(seed, VLA_VAR_BETA, (uint32_t)s, t + 1, 0)));
+        double n = vla_fro(K + (size_t)t * d, d);
+        for (int j = 0; kind == 1 && j < d; j++)
+            K[(size_t)t * d + j] /= n;
+    }
+    for (int r = 0; r < C; r++)
+        for (int q = 0; q < C; q++) {
+            double dot = 0;
+            for (int j = 0; kind < 2 && q < r && j < d; j++)
+                dot += K[(size_t)r * d + j] * K[(size_t)q * d + j];
+            L[(size_t)r * C + q] = q >= r     ? 0
+                                   : kind < 2 ? beta[r] * dot
+                                              : vla_gauss(seed, VLA_VAR_AUX, (uint32_t)s, r + 1, q);
+        }
+    double mx = 0;
+    if (vla_ut_inverse(VLA_F64, VLA_TRI_FORWARD, L, C, T))
+        return VLA_ENOMEM;
+    for (size_t i = 0; i < (size_t)C * C; i++)
+        mx = fmax(mx, fabs(T[i]));
+    x[0] = mx;
+    double nt = norm2(&w->ws, T, C, w->sv);
+    for (int r = 0; r < C; r++)
+        L[(size_t)r * C + r] = 1; /* I + L */
+    x[1] = nt * norm2(&w->ws, L, C, w->sv);
+    for (int r = 0; r < C; r++)
+        L[(size_t)r * C + r] = 0;
+    if (vla_ut_inverse(VLA_F32, VLA_TRI_FORWARD, L, C, T))
+        return VLA_ENOMEM;
+    mx = 0;
+    for (size_t i = 0; i < (size_t)C * C; i++)
+        mx = isfinite(T[i]) ? fmax(mx, fabs(T[i])) : INFINITY;
+    x[2] = mx;
+    x[3] = x[0] > vla_fmt_max(VLA_FMT_F16);
+    return VLA_OK;
+}
+
 static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
 {
     const int d = c->cfg.d;
     const long S = o->samples, N = o->seeds;
-    size_t nn = (size_t)VLA_CHUNK_MAX * VLA_CHUNK_MAX;
-    double *L = malloc(nn * sizeof *L), *T = malloc(nn * sizeof *T), *sv = malloc(VLA_CHUNK_MAX * sizeof *sv);
-    double *K = malloc((size_t)VLA_CHUNK_MAX * d * sizeof *K), *beta = malloc(VLA_CHUNK_MAX * sizeof *beta);
+    /* the draws of a seed spread over the threads, each with its scratch, into their slots of st */
+    const int nth = vla_cli_threads() < S ? vla_cli_threads() : (int)S;
+    const size_t nn = (size_t)VLA_CHUNK_MAX * VLA_CHUNK_MAX;
+    ut_scratch *w = calloc((size_t)nth, sizeof *w);
+    for (int i = 0; w && i < nth; i++) {
+        w[i].L = malloc(nn * sizeof *w[i].L);
+        w[i].T = malloc(nn * sizeof *w[i].T);
+        w[i].sv = malloc(VLA_CHUNK_MAX * sizeof *w[i].sv);
+        w[i].K = malloc((size_t)VLA_CHUNK_MAX * d * sizeof *w[i].K);
+        w[i].beta = malloc(VLA_CHUNK_MAX * sizeof *w[i].beta);
+        if (!w[i].L || !w[i].T || !w[i].sv || !w[i].K || !w[i].beta)
+            vla_cli_die(spec, "out of memory");
+    }
     double *st = malloc((size_t)S * 4 * sizeof *st); /* per draw: max, cond, f32's max, f16 overflow */
     double *v = malloc((size_t)S * sizeof *v), *med = malloc((size_t)N * 3 * sizeof *med);
-    if (!L || !T || !sv || !K || !beta || !st || !v || !med)
+    if (!w || !st || !v || !med)
         vla_cli_die(spec, "out of memory");
     vla_cli_provenance(out, c);
     static const char *const kinds[3] = {"raw", "unit", "gauss"};
@@ -790,47 +883,18 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
             long o16 = 0, o32 = 0;
             for (long sd = 0; sd < N; sd++) {
                 const uint64_t seed = c->seed + (uint64_t)sd;
-                for (long s = 0; s < S; s++) {
-                    if (vla_cli_stop) {
-                        status = vla_units_end(u, 3);
-                        goto done;
-                    }
-                    for (int t = 0; t < C; t++) { /* the draw: head s, step t (the stream's numbers) */
-                        vla_gauss_fill(K + (size_t)t * d, d, seed, VLA_VAR_K, (uint32_t)s, t + 1, 1);
-                        beta[t] = 1 / (1 + exp(-vla_gauss(seed, VLA_VAR_BETA, (uint32_t)s, t + 1, 0)));
-                        double n = vla_fro(K + (size_t)t * d, d);
-                        for (int j = 0; kind == 1 && j < d; j++)
-                            K[(size_t)t * d + j] /= n;
-                    }
-                    for (int r = 0; r < C; r++)
-                        for (int q = 0; q < C; q++) {
-                            double dot = 0;
-                            for (int j = 0; kind < 2 && j < d; j++)
-                                dot += K[(size_t)r * d + j] * K[(size_t)q * d + j];
-                            L[(size_t)r * C + q] =
-                                q >= r ? 0
-                                : kind < 2 ? beta[r] * dot
-                                           : vla_gauss(seed, VLA_VAR_AUX, (uint32_t)s, r + 1, q);
-                        }
-                    double *x = st + s * 4, mx = 0;
-                    if (vla_ut_inverse(VLA_F64, VLA_TRI_FORWARD, L, C, T))
-                        vla_cli_die(spec, "out of memory");
-                    for (size_t i = 0; i < (size_t)C * C; i++)
-                        mx = fmax(mx, fabs(T[i]));
-                    x[0] = mx;
-                    double nt = norm2(T, C, sv);
-                    for (int r = 0; r < C; r++)
-                        L[(size_t)r * C + r] = 1; /* I + L */
-                    x[1] = nt * norm2(L, C, sv);
-                    for (int r = 0; r < C; r++)
-                        L[(size_t)r * C + r] = 0;
-                    vla_ut_inverse(VLA_F32, VLA_TRI_FORWARD, L, C, T);
-                    mx = 0;
-                    for (size_t i = 0; i < (size_t)C * C; i++)
-                        mx = isfinite(T[i]) ? fmax(mx, fabs(T[i])) : INFINITY;
-                    x[2] = mx;
-                    x[3] = x[0] > vla_fmt_max(VLA_FMT_F16);
+                int fail = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth) reduction(| : fail)
+#endif
+                for (long s = 0; s < S; s++)
+                    fail |= !vla_cli_stop && ut_draw(w + ut_thread(), kind, C, d, seed, s, st + s * 4);
+                if (vla_cli_stop) {
+                    status = vla_units_end(u, 3);
+                    goto done;
                 }
+                if (fail)
+                    vla_cli_die(spec, "out of memory");
                 for (int q = 0; q < 3; q++) { /* this seed's medians of max, cond, f32's max */
                     for (long s = 0; s < S; s++)
                         v[s] = st[s * 4 + q];
@@ -888,11 +952,15 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
     }
 done:
     free(rows);
-    free(L);
-    free(T);
-    free(sv);
-    free(K);
-    free(beta);
+    for (int i = 0; i < nth; i++) {
+        free(w[i].L);
+        free(w[i].T);
+        free(w[i].sv);
+        free(w[i].K);
+        free(w[i].beta);
+        vref_svd_free(&w[i].ws);
+    }
+    free(w);
     free(st);
     free(v);
     free(med);
@@ -941,6 +1009,9 @@ int main(int argc, char **argv)
             "--what causal runs each form twice, the inputs after token --prefix P replaced the\n"
             "second time, and counts the read-outs of tokens 1..P that moved, in ulps of the io\n"
             "format (0 for a causal form; fla issue 1240's future-row anchor moves them).\n"
+            "Threads (OMP_NUM_THREADS): sweep advances its engines in parallel, each on one\n"
+            "thread, a window of 256 steps at a time; ut spreads each seed's draws over them.\n"
+            "The table does not depend on their number.\n"
             "--resume: ut and causal skip the rows finished before the stop (OUT.ckpt), the row\n"
             "in progress starts over; sweep goes on from the last checkpoint finished (OUT.ckpt\n"
             "keeps every engine's and reference's state at it).",

@@ -213,32 +213,66 @@ int vref_sym_eig(const double *A, int d, double *lambda)
     return r;
 }
 
-/* m, n >= 1 and m n <= 2^24: any matrix of the project (d x d, dv x d, t x d for modest t) */
-int vref_svd(const double *X, int m, int n, double *s)
+/* m, n >= 1 and m n <= 2^24: any matrix of the project (d x d, dv x d, t x d for modest t). The
+ * call that LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', ...) makes, made directly: X transposed
+ * into column-major order and dgesvd with the workspace size that its query gives for m x n (the
+ * size picks dgebrd's blocking, so the same size gives the same bits); w keeps both buffers and
+ * the size, queried again only when the shape changes. */
+int vref_svd_in(vref_svd_ws *w, const double *X, int m, int n, double *s)
 {
     one_blas_thread();
-    if (!X || !s)
+    if (!w || !X || !s)
         return VLA_EINVAL;
     if (m < 1 || n < 1 || (long long)m * n > (1LL << 24))
         return VLA_ERANGE;
     size_t mn = (size_t)m * n;
     if (!all_finite(X, mn))
         return VLA_ENONFINITE;
-    int k = m < n ? m : n;
-    double *a = malloc(mn * sizeof *a), *sv = malloc((size_t)k * sizeof *sv),
-           *superb = malloc((size_t)(k > 1 ? k - 1 : 1) * sizeof *superb);
-    int r = VLA_ENOMEM;
-    if (a && sv && superb) {
-        memcpy(a, X, mn * sizeof *a);
-        lapack_int info =
-            LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', m, n, a, n, sv, NULL, 1, NULL, 1, superb);
-        r = info > 0 ? VLA_ERANGE : lapack_status(info); /* > 0: the QR sweeps did not converge */
-        if (r == VLA_OK)
-            memcpy(s, sv, (size_t)k * sizeof *sv);
+    const char job = 'N';
+    const lapack_int lm = m, ln = n, one = 1;
+    lapack_int info = 0;
+    if (w->m != m || w->n != n) {
+        double q = 0, none = 0;
+        const lapack_int query = -1;
+        LAPACK_dgesvd(&job, &job, &lm, &ln, &none, &lm, s, NULL, &one, NULL, &one, &q, &query,
+                      &info);
+        if (info)
+            return lapack_status(info);
+        w->m = w->n = 0; /* until both buffers fit m x n */
+        double *a = realloc(w->a, mn * sizeof *a);
+        if (a)
+            w->a = a;
+        double *work = a ? realloc(w->work, ((size_t)q > 1 ? (size_t)q : 1) * sizeof *work) : NULL;
+        if (!work)
+            return VLA_ENOMEM;
+        w->work = work;
+        w->lwork = (long)q;
+        w->m = m;
+        w->n = n;
     }
-    free(a);
-    free(sv);
-    free(superb);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            w->a[(size_t)j * m + i] = X[(size_t)i * n + j];
+    const lapack_int lwork = (lapack_int)w->lwork;
+    LAPACK_dgesvd(&job, &job, &lm, &ln, w->a, &lm, s, NULL, &one, NULL, &one, w->work, &lwork,
+                  &info);
+    return info > 0 ? VLA_ERANGE : lapack_status(info); /* > 0: the QR sweeps did not converge */
+}
+
+void vref_svd_free(vref_svd_ws *w)
+{
+    if (!w)
+        return;
+    free(w->a);
+    free(w->work);
+    *w = (vref_svd_ws){0};
+}
+
+int vref_svd(const double *X, int m, int n, double *s)
+{
+    vref_svd_ws w = {0};
+    int r = vref_svd_in(&w, X, m, n, s);
+    vref_svd_free(&w);
     return r;
 }
 

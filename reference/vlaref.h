@@ -281,6 +281,17 @@ int vref_spd_inverse(const double *M, int d, double *Ainv);
 int vref_sym_eig(const double *A, int d, double *lambda);
 /* the singular values (descending, min(m, n) of them) of the m x n matrix X, by dgesvd */
 int vref_svd(const double *X, int m, int n, double *s);
+/* vref_svd's scratch, kept across calls on one thread ({0}: none yet): X in column-major order
+ * and dgesvd's workspace, with the shape its size was queried for */
+typedef struct {
+    double *a, *work;
+    long lwork;
+    int m, n;
+} vref_svd_ws;
+/* vref_svd with the scratch of w (the same bits): many calls of one shape allocate once and query
+ * dgesvd's workspace once; vref_svd_free releases w */
+int vref_svd_in(vref_svd_ws *w, const double *X, int m, int n, double *s);
+void vref_svd_free(vref_svd_ws *w);
 /* the largest singular value of the m x n X by the largest eigenvalue of its Gram matrix X^T X
  * (dsyevr; X scaled by a power of two first): an independent route beside dgesvd's, of about its
  * cost (d x d: 0.06 ms at d = 32, 0.44 ms at 64, 5 ms at 128). Inf or NaN in X: *out Inf or NaN

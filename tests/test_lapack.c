@@ -6,6 +6,8 @@
 #include "vlaref.h"
 
 #include <float.h>
+#include <lapacke.h> /* the call vref_svd_in makes as LAPACKE makes it */
+#undef I /* complex.h's, which lapacke.h includes: the tests name a matrix I */
 #include <mpfr.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -143,6 +145,46 @@ TEST(lapack_eig_svd_hand)
     CHECK_EQ_INT(vref_svd(bad, 2, 2, s), VLA_ENONFINITE);
     CHECK_EQ_INT(vref_svd(X, 0, 2, s), VLA_ERANGE);
     CHECK_EQ_INT(vref_sym_eig(A, 300, w), VLA_ERANGE);
+}
+
+/* vref_svd_in calls dgesvd as LAPACKE_dgesvd's row-major call does, with its own scratch: the
+ * same bits as LAPACKE_dgesvd, with one scratch reused over shapes, back and forth (200 x 200:
+ * dgebrd's blocked path, which its workspace size picks) */
+TEST(lapack_svd_in_lapacke_bits)
+{
+    static const int shape[][2] = {{200, 200}, {3, 5}, {200, 200}, {150, 90}, {90, 150}, {1, 1},
+                                   {200, 200}};
+    vref_svd_ws w = {0};
+    double *X = malloc(200 * 200 * sizeof *X), *a = malloc(200 * 200 * sizeof *a),
+           *s = malloc(200 * sizeof *s), *want = malloc(200 * sizeof *want),
+           *superb = malloc(200 * sizeof *superb);
+    CHECK(X && a && s && want && superb);
+    uint64_t z = 12345;
+    for (size_t k = 0; X && a && s && want && superb && k < sizeof shape / sizeof shape[0]; k++) {
+        const int m = shape[k][0], n = shape[k][1], mn = m < n ? m : n;
+        for (int i = 0; i < m * n; i++) { /* splitmix64 to [-1, 1) */
+            uint64_t r = (z += 0x9e3779b97f4a7c15u);
+            r = (r ^ (r >> 30)) * 0xbf58476d1ce4e5b9u;
+            r = (r ^ (r >> 27)) * 0x94d049bb133111ebu;
+            X[i] = (double)((r ^ (r >> 31)) >> 11) / 4503599627370496.0 - 1;
+        }
+        memcpy(a, X, (size_t)m * n * sizeof *a);
+        CHECK_EQ_INT(LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'N', m, n, a, n, want, NULL, 1, NULL, 1,
+                                    superb), 0);
+        CHECK_EQ_INT(vref_svd_in(&w, X, m, n, s), 0);
+        CHECK_MSG(!memcmp(s, want, (size_t)mn * sizeof *s), "%d x %d (shape %zu): s[0] %.17g, "
+                  "LAPACKE's %.17g; s[%d] %.17g, LAPACKE's %.17g", m, n, k, s[0], want[0], mn - 1,
+                  s[mn - 1], want[mn - 1]);
+        CHECK_EQ_INT(vref_svd(X, m, n, s), 0);
+        CHECK_MSG(!memcmp(s, want, (size_t)mn * sizeof *s), "vref_svd %d x %d", m, n);
+    }
+    vref_svd_free(&w);
+    CHECK(w.a == NULL && w.work == NULL && w.m == 0);
+    free(X);
+    free(a);
+    free(s);
+    free(want);
+    free(superb);
 }
 
 /* The Gram matrix must be the exact sum rounded once. An entry of a double-double sum is off the
