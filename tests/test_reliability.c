@@ -1373,9 +1373,9 @@ TEST(forms_ut_seeds_median_and_range)
     }
 }
 
-/* vla-forms --what ut spreads a seed's draws over the threads, each draw into its own slot: the
- * table is the same bytes on 1 and on 3 threads (but its threads line) */
-TEST(forms_ut_threads_same_table)
+/* vla-forms with ARGS on 1 and on 3 threads: the same table bytes (but its threads and date lines),
+ * and a row that starts with ROW there */
+static void forms_same_on_threads(const char *args, const char *row)
 {
     char prog[600];
     snprintf(prog, sizeof prog, "%s/vla-forms", vla_test_bin_dir());
@@ -1385,42 +1385,30 @@ TEST(forms_ut_threads_same_table)
     }
     char *out[2] = {NULL, NULL};
     for (int i = 0; i < 2; i++)
-        CHECK_MSG(!vla_test_sh(&out[i], "OMP_NUM_THREADS=%d %s --what ut --d 8 --samples 13 "
-                               "--seeds 2 --Cs 4,32,64 --out - 2>/dev/null | grep -v '^# "
-                               "\\(threads\\|date\\):'", 1 + 2 * i, prog) && out[i],
-                  "vla-forms --what ut on %d threads failed", 1 + 2 * i);
+        CHECK_MSG(!vla_test_sh(&out[i], "OMP_NUM_THREADS=%d %s %s --out - 2>/dev/null | grep -v "
+                               "'^# \\(threads\\|date\\):'", 1 + 2 * i, prog, args) && out[i],
+                  "vla-forms %s on %d threads failed", args, 1 + 2 * i);
     if (out[0] && out[1]) {
-        CHECK_MSG(strstr(out[0], "\n32 raw ") != NULL, "no row C = 32 in:\n%s", out[0]);
+        CHECK_MSG(strstr(out[0], row) != NULL, "no row '%s' in:\n%s", row + 1, out[0]);
         CHECK_MSG(!strcmp(out[0], out[1]), "1 thread:\n%s\n3 threads:\n%s", out[0], out[1]);
     }
     free(out[0]);
     free(out[1]);
 }
 
+/* vla-forms --what ut spreads a seed's draws over the threads, each draw into its own slot */
+TEST(forms_ut_threads_same_table)
+{
+    forms_same_on_threads("--what ut --d 8 --samples 13 --seeds 2 --Cs 4,32,64", "\n32 raw ");
+}
+
 /* vla-forms --what sweep advances its engines (each on one thread) in parallel, a window at a
- * time: the table is the same bytes on 1 and on 3 threads (but its threads line) */
+ * time */
 TEST(forms_sweep_threads_same_table)
 {
-    char prog[600];
-    snprintf(prog, sizeof prog, "%s/vla-forms", vla_test_bin_dir());
-    if (access(prog, X_OK)) {
-        vla_test_skip("bin/vla-forms not built (run make first)");
-        return;
-    }
-    char *out[2] = {NULL, NULL};
-    for (int i = 0; i < 2; i++)
-        CHECK_MSG(!vla_test_sh(&out[i], "OMP_NUM_THREADS=%d %s --what sweep --model vla3 --set "
-                               "period=256 --stream lmlike --d 8 --steps 768 --runs 2 --forms "
-                               "seq,chunk:4,chunk:64 --precisions f32,f16,bf16-f32 --out - "
-                               "2>/dev/null | grep -v '^# \\(threads\\|date\\):'", 1 + 2 * i,
-                               prog) && out[i],
-                  "vla-forms --what sweep on %d threads failed", 1 + 2 * i);
-    if (out[0] && out[1]) {
-        CHECK_MSG(strstr(out[0], "\n768 64 bf16-f32 ") != NULL, "no row t = 768 in:\n%s", out[0]);
-        CHECK_MSG(!strcmp(out[0], out[1]), "1 thread:\n%s\n3 threads:\n%s", out[0], out[1]);
-    }
-    free(out[0]);
-    free(out[1]);
+    forms_same_on_threads("--what sweep --model vla3 --set period=256 --stream lmlike --d 8 "
+                          "--steps 768 --runs 2 --forms seq,chunk:4,chunk:64 --precisions "
+                          "f32,f16,bf16-f32", "\n768 64 bf16-f32 ");
 }
 
 /* ---- issue 33: every program resumes (vla_units, drive.c) ---- */
