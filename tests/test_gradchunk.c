@@ -306,6 +306,7 @@ TEST(gradchunk_backward_blocks_are_vla_grads)
         }
 }
 
+#if !defined(__SANITIZE_ADDRESS__) && defined(__GLIBC__) /* (the memory test's helpers) */
 /* inputs of any T, made at the step from a hash of (t, j): gdn's q, k, v of d = DM numbers in
  * (-1, 1), beta in (0.2, 0.9), log-decay in (-0.5, -0.01); no array of T steps */
 static double hashed(long t, int j)
@@ -334,13 +335,10 @@ static int hashed_input(void *ctx, long t, vla_input *in)
 /* the bytes malloc holds (glibc: the arena's chunks in use and the mmapped ones) */
 static long held(void)
 {
-#ifdef __GLIBC__
     struct mallinfo2 mi = mallinfo2();
     return (long)(mi.uordblks + mi.hblkhd);
-#else
-    return 0;
-#endif
 }
+#endif
 
 /* The chunk backward's memory is that of its checkpoints, not T's (issue 37 item 3): gdn chunk:16
  * in f64, d = 8, the most malloc holds while vla_backward_new runs the forward and while the
