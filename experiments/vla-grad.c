@@ -208,10 +208,12 @@ static int head_group(grad_run *R, int h, int p0, int p1, vla_progress *prog, lo
                 zero[b - 1] += R->gp.g.dS_zero[i] && !R->ge.g.dS_zero[i];
             for (int i = 0; i < NG; i++) {
                 long w;
-                const double *x = grad_of(&R->gp.g, &k[b], i, &w), *y = grad_of(&R->ge.g, &k[b], i, &w);
+                const double *x = grad_of(&R->gp.g, &k[b], i, &w);
+                const double *y = grad_of(&R->ge.g, &k[b], i, &w);
                 if (!x)
                     continue;
-                double *e2 = R->ab + ((size_t)(b - 1) * R->ngrad + R->slot[i]) * 2 * T, *r2 = e2 + T;
+                double *e2 = R->ab + ((size_t)(b - 1) * R->ngrad + R->slot[i]) * 2 * T;
+                double *r2 = e2 + T;
                 for (long t = 0; t < n; t++)
                     bad[b - 1][i] += step_norms(x + t * w, y + t * w, w, e2 + t0 + t, r2 + t0 + t);
             }
@@ -294,7 +296,13 @@ int main(int argc, char **argv)
             "A, the scan form, rwkv7's and la's chunk forms and issue 35's gate bounds have no\n"
             "backward: refused, with the reason.\n"
             "--resume: skips the heads finished before the stop (kept in OUT.ckpt); the head in\n"
-            "progress starts over.",
+            "progress starts over.\n"
+            "Memory: a head at a time, and of it a block of about sqrt(T) steps (chunk:C:\n"
+            "sqrt(C T), whole chunks): the exact backward and each precision's advance together\n"
+            "(vla_backward, docs/math.md section 11), keeping their checkpoints and the block's\n"
+            "inputs, c_t and gradients; of every step only 2 numbers per gradient and precision\n"
+            "(relerr adds the steps' squared norms in step order; the blocks come last first).\n"
+            "Measured in bench/README.md.",
         .columns = "  prec       the precision policy\n"
                    "  head       the stream's head\n"
                    "  grad       dq, dk, dv, dbeta, dg, da, db or du\n"
@@ -391,7 +399,8 @@ int main(int argc, char **argv)
             status = err.code == VLA_ENOMEM ? 1 : 2;
         }
         for (int p0 = 0, p1; p0 < np && !status; p0 = p1) {
-            for (p1 = p0 + 1; p1 < np && vla_prec_io(opts.precs[p1]) == vla_prec_io(opts.precs[p0]);)
+            const vla_fmt io = vla_prec_io(opts.precs[p0]);
+            for (p1 = p0 + 1; p1 < np && vla_prec_io(opts.precs[p1]) == io;)
                 p1++;
             status = head_group(&R, h, p0, p1, &prog, &done);
         }
