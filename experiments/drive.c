@@ -222,7 +222,7 @@ void vla_cli_summary_end(const vla_summary *s, const char *prog, vla_dat *out)
 /* The solves of e's runs in words, for the table's header ("cg:8: 40000 solves, 7.9 iterations
  * per solve; none failed"), and when one failed the first failure for stderr ("the solver (cg:8)
  * failed in 1 of 4 runs, first in head 2 at step 57: p.Mp = -0.0039"). 0: the way keeps no M. */
-int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, size_t wlen)
+int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, vla_error *warn)
 {
     const vla_config *cfg = vla_engine_config(e);
     if (vla_track_holds(cfg->track) != VLA_HOLDS_M)
@@ -261,10 +261,10 @@ int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, si
     else
         snprintf(head + n, hlen - n, "none failed");
     if (nfail)
-        snprintf(warn, wlen, "the solver (%s) failed in %d of %d runs, first in head %d at step "
-                 "%ld: %s %.6g", way, nfail, nr, first, first_t, what, val);
+        vla_fail(warn, VLA_ERANGE, "the solver (%s) failed in %d of %d runs, first in head %d at "
+                 "step %ld: %s %.6g", way, nfail, nr, first, first_t, what, val);
     else
-        warn[0] = 0;
+        vla_fail(warn, VLA_OK, NULL);
     return 1;
 }
 
@@ -1398,20 +1398,20 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             first = h;
     /* a failed solve is a result too: said in the table's header and on stderr, with the
      * step and the value of the first failure */
-    char shead[400], swarn[400] = "";
-    int solver = !status && !interrupted && vla_cli_solver_report(m, shead, sizeof shead, swarn,
-                                                                  sizeof swarn);
+    char shead[400];
+    vla_error swarn = {0};
+    int solver = !status && !interrupted && vla_cli_solver_report(m, shead, sizeof shead, &swarn);
     const char *state = first >= 0 && inf_ref[first] ? "the state of the reference"
                                                       : "the state of the model";
-    if (swarn[0] && ninf) { /* one line: the failure, then the non-finite state it led to */
+    if (swarn.code && ninf) { /* one line: the failure, then the non-finite state it led to */
         char text[600];
         nonfinite_text(text, sizeof text, state, ninf, nr, first, inf_at[first],
                        "checked at the table's steps", "its rows carry inf or nan from there on");
-        fprintf(stderr, "%s: warning: %s; %s\n", spec->prog, swarn, text);
+        fprintf(stderr, "%s: warning: %s; %s\n", spec->prog, vla_error_msg(&swarn), text);
         if (out)
             vla_dat_meta(out, "nonfinite", "%s", text);
-    } else if (swarn[0]) {
-        fprintf(stderr, "%s: warning: %s\n", spec->prog, swarn);
+    } else if (swarn.code) {
+        fprintf(stderr, "%s: warning: %s\n", spec->prog, vla_error_msg(&swarn));
     } else if (ninf && !status && !interrupted) {
         vla_cli_nonfinite(out, spec->prog, state, ninf, nr, first, inf_at[first],
                           "checked at the table's steps", "its rows carry inf or nan from there on");
