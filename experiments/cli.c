@@ -198,38 +198,35 @@ static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v,
  * c's stream (NULL: it does): delta's row gates have no chunk or scan here, which step 1 of head 0
  * tells, and a chunk takes no decay of 0, which every step of every run of a stream with decays
  * is looked at for (the reason then names the head and the step) */
-const char *vla_cli_gates_why(const vla_cli *c, const vla_config *cfg)
+int vla_cli_gates_check(const vla_cli *c, const vla_config *cfg, vla_error *err)
 {
     if ((c->optional & VLA_IN_LOGDECAY_D) && vla_model_gate(cfg->model) == 1)
-        return "the trace's logdecay.npy holds a log-decay per key channel (heads, T, d), and this "
-               "model takes a scalar per token, (heads, T) (gdn, mamba2); kda, gla and rwkv7 take "
-               "one per channel";
-    return NULL;
+        return vla_fail(err, VLA_EINVAL, "the trace's logdecay.npy holds a log-decay per key "
+                        "channel (heads, T, d), and this model takes a scalar per token, (heads, T) "
+                        "(gdn, mamba2); kda, gla and rwkv7 take one per channel");
+    return VLA_OK;
 }
 
-const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg)
+int vla_cli_form_input_check(const vla_cli *c, const vla_config *cfg, vla_error *err)
 {
-    static char msg[400];
     vla_stream *s;
     vla_step_buf b;
-    const char *why = NULL;
+    int r = VLA_OK;
     const long T = c->optional & VLA_IN_DECAY ? c->steps : 1;
     if (vla_stream_open_part(&s, c->stream, cfg->d, cfg->dv, c->seed, 0, T > 1 ? c->runs : 1, T,
                              NULL))
-        return NULL; /* (the parser checked the stream) */
+        return VLA_OK; /* (the parser checked the stream) */
     if (vla_step_buf_alloc(&b, cfg->d, cfg->dv) == 0) {
-        for (int h = 0; h < (T > 1 ? c->runs : 1) && !why; h++)
-            for (long t = 1; t <= T && !why && vla_stream_get(s, (uint32_t)h, t, &b) == 0; t++) {
+        for (int h = 0; h < (T > 1 ? c->runs : 1) && !r; h++)
+            for (long t = 1; t <= T && !r && vla_stream_get(s, (uint32_t)h, t, &b) == 0; t++) {
                 vla_input in = vla_input_of(&b);
-                if ((why = vla_form_input_why(cfg, &in)) && T > 1) {
-                    snprintf(msg, sizeof msg, "head %d, step %ld: %s", h, t, why);
-                    why = msg;
-                }
+                if ((r = vla_form_input_check(cfg, &in, err)) && T > 1)
+                    vla_fail(err, r, "head %d, step %ld: %s", h, t, vla_error_msg(err));
             }
         vla_step_buf_free(&b);
     }
     vla_stream_close(s);
-    return why;
+    return r;
 }
 
 static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *form,
@@ -241,9 +238,9 @@ static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *
     c->whole_steps = c->steps;
     c->steps = c->steps / C * C;
     long n, G;
-    const char *why = per_model ? NULL : vla_cli_form_input_why(c, &c->cfg);
-    if (why)
-        vla_cli_die(spec, "--form %s with --stream %s: %s", form, c->stream, why);
+    vla_error why;
+    if (!per_model && vla_cli_form_input_check(c, &c->cfg, &why))
+        vla_cli_die(spec, "--form %s with --stream %s: %s", form, c->stream, vla_error_msg(&why));
     if (sscanf(c->stream, "mqar:%ld,%ld", &n, &G) == 2 && (n + G) % C)
         vla_cli_die(spec, "--form %s with --stream %s: the reads follow %ld writes, no multiple of "
                           "C: a read inside a chunk has no state to read (docs/forms.md)",
@@ -606,10 +603,10 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         vla_stream_close(s);
     }
     vla_cli_form_fits(c, spec, form, per_model);
-    const char *gw = per_model ? NULL : vla_cli_gates_why(c, &c->cfg);
-    if (gw)
+    vla_error gw;
+    if (!per_model && vla_cli_gates_check(c, &c->cfg, &gw))
         vla_cli_die(spec, "--model %s%s: %s", vla_model_name(c->cfg.model),
-                    vla_cli_model_src(c, NULL, 0), gw);
+                    vla_cli_model_src(c, NULL, 0), vla_error_msg(&gw));
     if (!spec->many_models)
         warn_unread(spec->prog, c);
     /* a configuration the backend or the reference cannot run is the user's choice, not a

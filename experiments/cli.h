@@ -73,13 +73,14 @@ void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len);
  * with delta_form=gated (only by ...)", "; " between files) into buf: their number (0: it reads
  * every file the trace has). A program says them on stderr and in its header's "# unread:" line. */
 int vla_cli_unread(const vla_cli *c, const vla_config *g, char *buf, size_t len);
-/* Why the stream's inputs do not fit cfg's form, NULL when they do (vla_form_input_why: delta's
- * row gates in a chunk or a scan, on the first step; a decay of 0 in a chunk, on every step of
- * every run of a stream that carries decays, and the reason then names the head and the step) */
-const char *vla_cli_form_input_why(const vla_cli *c, const vla_config *cfg);
-/* Why the trace's gates do not fit cfg's model (a log-decay per key channel for a model that takes
- * one per token), NULL when they do */
-const char *vla_cli_gates_why(const vla_cli *c, const vla_config *cfg);
+/* Whether the stream's inputs fit cfg's form: 0, or VLA_ENOTSUP with the reason in err
+ * (vla_form_input_check: delta's row gates in a chunk or a scan, on the first step; a decay of 0 in
+ * a chunk, on every step of every run of a stream that carries decays, and the reason then names
+ * the head and the step) */
+int vla_cli_form_input_check(const vla_cli *c, const vla_config *cfg, vla_error *err);
+/* Whether the trace's gates fit cfg's model: 0, or VLA_EINVAL with the reason in err (a log-decay
+ * per key channel for a model that takes one per token) */
+int vla_cli_gates_check(const vla_cli *c, const vla_config *cfg, vla_error *err);
 /* Where c's model came from, in words: " (from DIR/model.txt)", " (the program's default)",
  * " (--model; DIR/model.txt names gdn)", and "" for --model alone; with header, " (--model)" for
  * it, and the model.txt's settings named. how: another source of the models ("--models all") in
@@ -228,8 +229,9 @@ void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, co
  * (out: an open table before its columns line, or NULL) as "# summary: ..." */
 void vla_cli_summary_end(const vla_summary *s, const char *prog, vla_dat *out);
 /* The solves of e's runs (the ways that keep M; else 0): a summary for the table's header in head,
- * and in warn the first failure (the step and the value) or "" when none failed (drive.c) */
-int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, size_t wlen);
+ * and in warn the first failure (code VLA_ERANGE, the step and the value), code 0 when none failed
+ * (drive.c) */
+int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, vla_error *warn);
 /* the signal flag the engines stop on (set by SIGINT and SIGTERM once vla_cli_signals ran;
  * signals.c) */
 extern volatile sig_atomic_t vla_cli_stop;

@@ -222,7 +222,7 @@ void vla_cli_summary_end(const vla_summary *s, const char *prog, vla_dat *out)
 /* The solves of e's runs in words, for the table's header ("cg:8: 40000 solves, 7.9 iterations
  * per solve; none failed"), and when one failed the first failure for stderr ("the solver (cg:8)
  * failed in 1 of 4 runs, first in head 2 at step 57: p.Mp = -0.0039"). 0: the way keeps no M. */
-int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, size_t wlen)
+int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, vla_error *warn)
 {
     const vla_config *cfg = vla_engine_config(e);
     if (vla_track_holds(cfg->track) != VLA_HOLDS_M)
@@ -261,10 +261,10 @@ int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, si
     else
         snprintf(head + n, hlen - n, "none failed");
     if (nfail)
-        snprintf(warn, wlen, "the solver (%s) failed in %d of %d runs, first in head %d at step "
-                 "%ld: %s %.6g", way, nfail, nr, first, first_t, what, val);
+        vla_fail(warn, VLA_ERANGE, "the solver (%s) failed in %d of %d runs, first in head %d at "
+                 "step %ld: %s %.6g", way, nfail, nr, first, first_t, what, val);
     else
-        warn[0] = 0;
+        vla_fail(warn, VLA_OK, NULL);
     return 1;
 }
 
@@ -391,17 +391,6 @@ static const char *key_value(const char *key, const char *name, size_t nlen, siz
     return NULL;
 }
 
-/* appends to the string in buf (cap bytes), cut where it is full */
-static void say(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *buf, size_t cap, const char *fmt, ...)
-{
-    size_t n = strlen(buf);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, cap - n, fmt, ap);
-    va_end(ap);
-}
-
 /* whether a line NAME differs between two keys */
 static int key_differs(const char *got, const char *want, const char *name)
 {
@@ -410,11 +399,20 @@ static int key_differs(const char *got, const char *want, const char *name)
     return !gv || !wv || gl != wl || memcmp(gv, wv, gl);
 }
 
+/* What a checkpoint file or record is to this command, the return of its reader: CK_OK (read),
+ * CK_MISSING (none), CK_DAMAGED, CK_OTHER_RUN (another command's, refused), CK_UNREADABLE (the file
+ * cannot be opened), CK_STOPPED (a signal). A verdict other than CK_OK and CK_MISSING comes with its
+ * reason in a vla_error, written where it is found: ck_fail(err, CK_DAMAGED, "its ...") writes it
+ * (code VLA_EFORMAT; VLA_EINVAL for another run's) and is the verdict. */
+enum { CK_OK, CK_MISSING, CK_DAMAGED, CK_OTHER_RUN, CK_UNREADABLE, CK_STOPPED };
+#define ck_fail(err, verdict, ...)                                                                 \
+    (vla_fail((err), (verdict) == CK_OTHER_RUN ? VLA_EINVAL : VLA_EFORMAT, __VA_ARGS__), (verdict))
+
 /* Why a checkpoint's key `got` is not this command's `want`, in words: the build, the program or
  * the model when it differs (which explains the rest: the model's defaults follow it), else every
  * line that differs, of either key, with the option that sets it ("it was written with
- * form=chunk:256, this command has form=seq (--form)") */
-static void ckpt_mismatch(const char *got, const char *want, char *why, size_t len)
+ * form=chunk:256, this command has form=seq (--form)"): CK_OTHER_RUN, with that in err */
+static int ckpt_mismatch(const char *got, const char *want, vla_error *err)
 {
     static const char *const first[] = {"build", "program", "model"};
     for (int i = 0; i < 3; i++) {
@@ -423,20 +421,22 @@ static void ckpt_mismatch(const char *got, const char *want, char *why, size_t l
         if (gv && wv && gl == wl && !memcmp(gv, wv, gl))
             continue;
         if (i == 2)
-            snprintf(why, len, "it was written with model=%.*s, this command has model=%.*s "
-                     "(--model)", (int)gl, gv ? gv : "(none)", (int)wl, wv ? wv : "(none)");
-        else
-            snprintf(why, len, "it was written by %.*s, this is %.*s%s", (int)gl,
-                     gv ? gv : "(none)", (int)wl, wv ? wv : "(none)",
-                     i ? "" : ": a checkpoint resumes only in the build that wrote it (the "
-                              "table names the commit that made it)");
-        return;
+            return ck_fail(err, CK_OTHER_RUN, "it was written with model=%.*s, this command has "
+                           "model=%.*s (--model)", (int)gl, gv ? gv : "(none)", (int)wl,
+                           wv ? wv : "(none)");
+        return ck_fail(err, CK_OTHER_RUN, "it was written by %.*s, this is %.*s%s", (int)gl,
+                       gv ? gv : "(none)", (int)wl, wv ? wv : "(none)",
+                       i ? "" : ": a checkpoint resumes only in the build that wrote it (the "
+                                "table names the commit that made it)");
     }
     /* a trace's digest is of the steps read: another horizon changes it too, which --steps says */
     const int steps_only = key_differs(got, want, "steps");
-    char was[600] = "", has[600] = "", opts[300] = "";
+    char *was = NULL, *has = NULL, *opts = NULL; /* the lines that differ, each side's, whole */
+    size_t wasn, hasn, optsn;
+    FILE *fw = open_memstream(&was, &wasn), *fh = open_memstream(&has, &hasn),
+         *fo = open_memstream(&opts, &optsn);
     int nd = 0;
-    for (int side = 0; side < 2; side++) /* want's lines, then those only got has */
+    for (int side = 0; fw && fh && fo && side < 2; side++) /* want's lines, then only got's */
         for (const char *l = side ? got : want; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != 0)) {
             size_t nl = strcspn(l, "=\n"), gl = 0, wl = 0;
             const char *gv = key_value(got, l, nl, &gl), *wv = key_value(want, l, nl, &wl), *dflt;
@@ -451,16 +451,25 @@ static void ckpt_mismatch(const char *got, const char *want, char *why, size_t l
             if (gv && wv && gl == wl && !memcmp(gv, wv, gl))
                 continue;
             const char *sep = nd++ ? " and " : "";
-            say(was, sizeof was, "%s%.*s=%.*s", sep, (int)nl, l, (int)(gv ? gl : 6),
-                gv ? gv : "(none)");
-            say(has, sizeof has, "%s%.*s=%.*s", sep, (int)nl, l, (int)(wv ? wl : 6),
-                wv ? wv : "(none)");
-            say(opts, sizeof opts, "%s%s", nd > 1 ? ", " : "", opt);
+            fprintf(fw, "%s%.*s=%.*s", sep, (int)nl, l, (int)(gv ? gl : 6), gv ? gv : "(none)");
+            fprintf(fh, "%s%.*s=%.*s", sep, (int)nl, l, (int)(wv ? wl : 6), wv ? wv : "(none)");
+            fprintf(fo, "%s%s", nd > 1 ? ", " : "", opt);
         }
-    if (nd)
-        snprintf(why, len, "it was written with %s, this command has %s (%s)", was, has, opts);
-    else
-        snprintf(why, len, "its key differs from this command's");
+    const int ok = fw && fh && fo; /* (out of memory: the sentence without the lines) */
+    if (fw)
+        fclose(fw);
+    if (fh)
+        fclose(fh);
+    if (fo)
+        fclose(fo);
+    int res = ok && nd && was && has && opts
+                  ? ck_fail(err, CK_OTHER_RUN, "it was written with %s, this command has %s (%s)",
+                            was, has, opts)
+                  : ck_fail(err, CK_OTHER_RUN, "its key differs from this command's");
+    free(was);
+    free(has);
+    free(opts);
+    return res;
 }
 
 /* The file as such, whatever its records hold (vla_drive's runs, vla_units' units) */
@@ -470,8 +479,8 @@ typedef struct {
     long rec_min, rec_max; /* the lengths a record of this command can have */
     /* record i into *buf (*n bytes, to free; *n 0: none); VLA_EINTR: the previous file's stays */
     int (*record)(void *ctx, int i, char **buf, size_t *n);
-    /* record i (len bytes whose checksum matched) from f: CK_OK, or CK_DAMAGED with why */
-    int (*parse)(void *ctx, FILE *f, int i, long len, char *why, size_t wlen);
+    /* record i (len bytes whose checksum matched) from f: CK_OK, or CK_DAMAGED with err */
+    int (*parse)(void *ctx, FILE *f, int i, long len, vla_error *err);
     void *ctx;
 } ckpt_file;
 
@@ -536,155 +545,140 @@ static int ckpt_record(void *ctx, int h, char **buf, size_t *n)
 }
 
 /* The header of a checkpoint file, read and checked: CK_OK with the key's text checked against
- * this command's and *nrec, or CK_DAMAGED / CK_OTHER_RUN with why */
-enum { CK_OK, CK_MISSING, CK_DAMAGED, CK_OTHER_RUN, CK_UNREADABLE, CK_STOPPED };
-static int ckpt_header(const ckpt_file *k, FILE *f, long size, long *nrec, long *end, char *why,
-                       size_t len)
+ * this command's and *nrec, or CK_DAMAGED / CK_OTHER_RUN with the reason in err */
+static int ckpt_header(const ckpt_file *k, FILE *f, long size, long *nrec, long *end,
+                       vla_error *err)
 {
     char magic[8], *key = NULL;
     uint32_t klen = 0, nr = 0;
     uint64_t sum = 0, want = VLA_FNV_INIT;
-    int res = CK_DAMAGED;
-    snprintf(why, len, "it is shorter than a checkpoint");
-    if (size < 8 + 4 + 4 + 8 || fread(magic, 8, 1, f) != 1)
+    int res;
+    if (size < 8 + 4 + 4 + 8 || fread(magic, 8, 1, f) != 1) {
+        res = ck_fail(err, CK_DAMAGED, "it is shorter than a checkpoint");
         goto done;
+    }
     if (memcmp(magic, ckpt_magic, 7)) {
-        snprintf(why, len, "it is not a checkpoint (no magic)");
+        res = ck_fail(err, CK_DAMAGED, "it is not a checkpoint (no magic)");
         goto done;
     }
     if (magic[7] != ckpt_magic[7]) {
-        snprintf(why, len, "it is a checkpoint of another version of vlastab (format %c, here %c)",
-                 magic[7], ckpt_magic[7]);
-        res = CK_OTHER_RUN;
+        res = ck_fail(err, CK_OTHER_RUN, "it is a checkpoint of another version of vlastab "
+                      "(format %c, here %c)", magic[7], ckpt_magic[7]);
         goto done;
     }
-    snprintf(why, len, "its header is not a checkpoint's");
     if (fread(&klen, 4, 1, f) != 1 || klen > CKPT_KEY_MAX || 8 + 4 + (long)klen + 4 + 8 > size ||
-        !(key = malloc(klen + 1)) || fread(key, 1, klen, f) != klen || fread(&nr, 4, 1, f) != 1)
+        !(key = malloc(klen + 1)) || fread(key, 1, klen, f) != klen || fread(&nr, 4, 1, f) != 1) {
+        res = ck_fail(err, CK_DAMAGED, "its header is not a checkpoint's");
         goto done;
+    }
     key[klen] = 0;
     want = vla_fnv1a(vla_fnv1a(vla_fnv1a(vla_fnv1a(want, magic, 8), &klen, 4), key, klen), &nr, 4);
-    snprintf(why, len, "its header's checksum does not match its contents");
-    if (fread(&sum, 8, 1, f) != 1 || sum != want)
+    if (fread(&sum, 8, 1, f) != 1 || sum != want) {
+        res = ck_fail(err, CK_DAMAGED, "its header's checksum does not match its contents");
         goto done;
+    }
     /* whole as written: from here on a failed test is a writer's bug or a forged file */
     *end = 8 + 4 + (long)klen + 4 + 8;
-    if (nr > CKPT_RUNS_MAX) {
-        snprintf(why, len, "it claims %u runs, more than a command has (%d)", nr, CKPT_RUNS_MAX);
-        goto done;
-    }
-    if (size > *end + (long)nr * (16 + k->rec_max)) {
-        snprintf(why, len, "it is larger (%ld bytes) than %u checkpoints of this command's runs "
-                 "can be (%ld bytes)", size, nr, *end + (long)nr * (16 + k->rec_max));
-        goto done;
-    }
-    if (strcmp(key, k->key)) {
-        ckpt_mismatch(key, k->key, why, len);
-        res = CK_OTHER_RUN;
-        goto done;
-    }
-    *nrec = nr;
-    res = CK_OK;
+    if (nr > CKPT_RUNS_MAX)
+        res = ck_fail(err, CK_DAMAGED, "it claims %u runs, more than a command has (%d)", nr,
+                      CKPT_RUNS_MAX);
+    else if (size > *end + (long)nr * (16 + k->rec_max))
+        res = ck_fail(err, CK_DAMAGED, "it is larger (%ld bytes) than %u checkpoints of this "
+                      "command's runs can be (%ld bytes)", size, nr,
+                      *end + (long)nr * (16 + k->rec_max));
+    else if (strcmp(key, k->key))
+        res = ckpt_mismatch(key, k->key, err);
+    else
+        *nrec = nr, res = CK_OK;
 done:
     free(key);
     return res;
 }
 
 /* Record h at f's position: its length and checksum checked, then k->parse. CK_OK, CK_MISSING
- * (length 0) or CK_DAMAGED with why; *next: where the next record starts, -1 when it cannot be
+ * (length 0) or CK_DAMAGED with err; *next: where the next record starts, -1 when it cannot be
  * known */
 static int ckpt_load_record(const ckpt_file *k, FILE *f, int h, long size, long *next,
-                            char *why, size_t len)
+                            vla_error *err)
 {
     uint64_t rlen = 0, sum = 0, want = VLA_FNV_INIT;
     long at = ftell(f);
     *next = -1;
-    snprintf(why, len, "the file ends inside it");
     if (fread(&rlen, 8, 1, f) != 1)
-        return CK_DAMAGED;
+        return ck_fail(err, CK_DAMAGED, "the file ends inside it");
     if (rlen == 0) {
         *next = at + 8;
         return CK_MISSING;
     }
-    snprintf(why, len, "its length (%llu bytes) is not that of a record of this command's "
-             "checkpoint (%ld to %ld bytes)", (unsigned long long)rlen, k->rec_min, k->rec_max);
     if (rlen < (uint64_t)k->rec_min || rlen > (uint64_t)k->rec_max)
-        return CK_DAMAGED;
-    snprintf(why, len, "the file ends inside it");
+        return ck_fail(err, CK_DAMAGED, "its length (%llu bytes) is not that of a record of this "
+                       "command's checkpoint (%ld to %ld bytes)", (unsigned long long)rlen,
+                       k->rec_min, k->rec_max);
     if (at + 8 + (long)rlen + 8 > size)
-        return CK_DAMAGED;
+        return ck_fail(err, CK_DAMAGED, "the file ends inside it");
     *next = at + 8 + (long)rlen + 8;
     want = vla_fnv1a(want, &rlen, 8);
-    snprintf(why, len, "its checksum does not match its contents");
     if (ckpt_digest(f, (long)rlen, &want) || fread(&sum, 8, 1, f) != 1 || sum != want ||
         fseek(f, at + 8, SEEK_SET))
-        return CK_DAMAGED;
+        return ck_fail(err, CK_DAMAGED, "its checksum does not match its contents");
     /* whole as written: from here on a failed test is a writer's bug or a forged record */
-    int r = k->parse(k->ctx, f, h, (long)rlen, why, len);
+    int r = k->parse(k->ctx, f, h, (long)rlen, err);
     if (r != CK_OK)
         return r;
-    snprintf(why, len, "it holds more than a checkpoint");
-    if (ftell(f) != at + 8 + (long)rlen)
-        return CK_DAMAGED;
-    return fseek(f, *next, SEEK_SET) ? CK_DAMAGED : CK_OK;
+    if (ftell(f) != at + 8 + (long)rlen || fseek(f, *next, SEEK_SET))
+        return ck_fail(err, CK_DAMAGED, "it holds more than a checkpoint");
+    return CK_OK;
 }
 
 /* vla_drive's parse: run h's record into the engines, its accumulator and rows */
-static int ckpt_parse_run(void *ctx, FILE *f, int h, long rlen, char *why, size_t len)
+static int ckpt_parse_run(void *ctx, FILE *f, int h, long rlen, vla_error *err)
 {
     const ckpt_ctx *k = ctx;
     (void)rlen;
     vla_rows *rows = &k->rows[h];
     long ci = -1, n = -1;
-    snprintf(why, len, "its next checkpoint's index is out of range");
     if (fread(&ci, sizeof ci, 1, f) != 1 || ci < 0 || ci > k->nck)
-        return CK_DAMAGED;
-    snprintf(why, len, "its state of the model is not valid");
+        return ck_fail(err, CK_DAMAGED, "its next checkpoint's index is out of range");
     if (vla_engine_load(k->m, h, f))
-        return CK_DAMAGED;
-    snprintf(why, len, "its state of the reference is not valid");
+        return ck_fail(err, CK_DAMAGED, "its state of the model is not valid");
     if (k->ref && vla_engine_load(k->ref, h, f))
-        return CK_DAMAGED;
+        return ck_fail(err, CK_DAMAGED, "its state of the reference is not valid");
     /* the steps agree with the index: the model at or past the last checkpoint measured and not
      * past the next, the reference at most where the model is (it advances second) */
     long tm = vla_engine_t(k->m, h), tr = k->ref ? vla_engine_t(k->ref, h) : tm;
     long lo = ci > 0 ? k->cks[ci - 1] : 0, hi = ci < k->nck ? k->cks[ci] : k->c->steps;
-    snprintf(why, len, "its steps (model %ld, reference %ld) do not fit its checkpoint index %ld",
-             tm, tr, ci);
     if (!(tm >= lo && tm <= hi && tr >= lo && tr <= tm))
-        return CK_DAMAGED;
-    snprintf(why, len, "its rows are not its checkpoints'");
+        return ck_fail(err, CK_DAMAGED, "its steps (model %ld, reference %ld) do not fit its "
+                       "checkpoint index %ld", tm, tr, ci);
     if ((k->drv->acc_size && fread(k->acc[h], k->drv->acc_size, 1, f) != 1) ||
         fread(&n, sizeof n, 1, f) != 1 || n != ci)
-        return CK_DAMAGED;
+        return ck_fail(err, CK_DAMAGED, "its rows are not its checkpoints'");
     for (long i = 0; i < n; i++) {
         double row[64];
         if (rows->ncol > 64 || fread(row, sizeof(double), rows->ncol, f) != (size_t)rows->ncol ||
             row[0] != (double)k->cks[i] || vla_rows_add(rows, row))
-            return CK_DAMAGED;
+            return ck_fail(err, CK_DAMAGED, "its rows are not its checkpoints'");
     }
     long mk[CKPT_MARKS];
-    snprintf(why, len, "its summary marks are not valid");
     if (fread(mk, sizeof mk, 1, f) != 1 || mk[0] < 0 || mk[0] > tm || mk[2] < 0 || mk[2] > tm ||
         (unsigned long)mk[1] > 1 || (unsigned long)mk[3] > 1 || mk[4] < 0 || mk[4] > 2 * tm ||
         (mk[1] && !mk[0]) || (mk[3] && !mk[2]))
-        return CK_DAMAGED;
+        return ck_fail(err, CK_DAMAGED, "its summary marks are not valid");
     k->inf_at[h] = mk[0], k->inf_ref[h] = (char)mk[1], k->zero_at[h] = mk[2];
     k->zero_den[h] = (char)mk[3], k->zero_n[h] = mk[4];
-    snprintf(why, len, "its accumulator is not valid");
     if (k->drv->acc_size && k->drv->check(k->acc[h], rows, tm, k->drv->ctx))
-        return CK_DAMAGED;
+        return ck_fail(err, CK_DAMAGED, "its accumulator is not valid");
     k->ci[h] = ci;
     return CK_OK;
 }
 
 /* OUT.ckpt into the engines, the accumulators and the rows: got[h] says what became of run h
- * (CK_OK, CK_MISSING, CK_DAMAGED, the first damaged one's why in first_why), and the return what
- * became of the file: CK_OK (read: see got), CK_MISSING (none), CK_DAMAGED (its header: every run
- * starts over), CK_OTHER_RUN (refused: kept), CK_UNREADABLE, with why, or CK_STOPPED (a signal:
- * the runs not read yet would be saved from step 0 over their checkpoints, so nothing is) */
-static int ckpt_load(const ckpt_file *k, int *got, char *first_why, size_t flen, char *why,
-                     size_t len)
+ * (CK_OK, CK_MISSING, CK_DAMAGED, the first damaged one's reason in first_bad), and the return
+ * what became of the file: CK_OK (read: see got), CK_MISSING (none), CK_DAMAGED (its header: every
+ * run starts over), CK_OTHER_RUN (refused: kept), CK_UNREADABLE, with the reason in err, or
+ * CK_STOPPED (a signal: the runs not read yet would be saved from step 0 over their checkpoints,
+ * so nothing is) */
+static int ckpt_load(const ckpt_file *k, int *got, vla_error *first_bad, vla_error *err)
 {
     const int nr = k->n;
     char *path = ckpt_path(k->out);
@@ -693,38 +687,35 @@ static int ckpt_load(const ckpt_file *k, int *got, char *first_why, size_t flen,
     int r = !path ? VLA_ENOMEM : vla_file_read_open(path, LONG_MAX, &f, &kind);
     free(path);
     if (r) {
-        snprintf(why, len, "%s", r == VLA_EINVAL ? kind : strerror(errno));
-        return r == VLA_EIO && errno == ENOENT ? CK_MISSING : CK_UNREADABLE;
+        const int errnum = errno;
+        vla_fail(err, r, "%s", r == VLA_EINVAL ? kind : strerror(errnum));
+        return r == VLA_EIO && errnum == ENOENT ? CK_MISSING : CK_UNREADABLE;
     }
     struct stat st;
     long size = fstat(fileno(f), &st) == 0 ? (long)st.st_size : -1, nrec = 0, at = 0;
-    int res = ckpt_header(k, f, size, &nrec, &at, why, len);
-    first_why[0] = 0;
+    int res = ckpt_header(k, f, size, &nrec, &at, err), nbad = 0;
+    vla_error later; /* the reasons of the damaged runs after the first, not said */
     for (int h = 0; h < nr && res == CK_OK; h++) {
-        char w[600];
+        vla_error *w = nbad ? &later : first_bad;
         if (vla_cli_stop) { /* 100,000 records take seconds */
             res = CK_STOPPED;
             break;
         }
         if (h >= nrec || at < 0) {
-            got[h] = h >= nrec ? CK_MISSING : CK_DAMAGED;
-            if (at < 0)
-                snprintf(w, sizeof w, "a checkpoint before it is damaged where its length is: its "
-                         "place is lost");
+            got[h] = h >= nrec ? CK_MISSING
+                               : ck_fail(w, CK_DAMAGED, "a checkpoint before it is damaged where "
+                                         "its length is: its place is lost");
         } else {
             long next;
             fseek(f, at, SEEK_SET);
-            got[h] = ckpt_load_record(k, f, h, size, &next, w, sizeof w);
+            got[h] = ckpt_load_record(k, f, h, size, &next, w);
             at = next;
         }
-        if (got[h] == CK_DAMAGED && !first_why[0])
-            snprintf(first_why, flen, "%s", w);
+        nbad += got[h] == CK_DAMAGED;
     }
     /* the runs of a resume with fewer --runs are not read; after the last record, nothing */
-    if (res == CK_OK && nr >= nrec && at >= 0 && at != size) {
-        snprintf(why, len, "it holds more than its %ld checkpoints", nrec);
-        res = CK_DAMAGED;
-    }
+    if (res == CK_OK && nr >= nrec && at >= 0 && at != size)
+        res = ck_fail(err, CK_DAMAGED, "it holds more than its %ld checkpoints", nrec);
     fclose(f);
     return res;
 }
@@ -741,7 +732,6 @@ typedef struct {
 static void ckpt_prev_record(const ckpt_file *k, ckpt_prev *p, const char *target, int h,
                              char **buf, size_t *n)
 {
-    char why[600];
     *buf = NULL;
     *n = 0;
     if (!p->f && p->ok >= 0) {
@@ -749,8 +739,8 @@ static void ckpt_prev_record(const ckpt_file *k, ckpt_prev *p, const char *targe
         struct stat st;
         p->ok = vla_file_read_open(target, LONG_MAX, &p->f, &kind) == 0 &&
                         fstat(fileno(p->f), &st) == 0 &&
-                        ckpt_header(k, p->f, p->size = st.st_size, &p->nrec, &p->at, why,
-                                    sizeof why) == CK_OK
+                        ckpt_header(k, p->f, p->size = st.st_size, &p->nrec, &p->at, NULL) ==
+                            CK_OK
                     ? 1
                     : -1;
     }
@@ -777,8 +767,8 @@ static void ckpt_prev_record(const ckpt_file *k, ckpt_prev *p, const char *targe
 /* Every run's checkpoint into a temporary file beside OUT.ckpt, synced and renamed, so that a
  * kill at any moment leaves the previous checkpoint intact. A run whose state a stop within a step
  * lost (the exact reference) keeps its previous record, if any (*kept counts them, *first_kept
- * the first). 0, or a failure with why. */
-static int ckpt_save(const ckpt_file *k, int *kept, int *first_kept, char *why, size_t len)
+ * the first). 0, or a failure with its reason in err. */
+static int ckpt_save(const ckpt_file *k, int *kept, int *first_kept, vla_error *err)
 {
     char *path = ckpt_path(k->out), *target = NULL, *tmp = NULL;
     const char *kind = NULL;
@@ -829,7 +819,7 @@ static int ckpt_save(const ckpt_file *k, int *kept, int *first_kept, char *why, 
     if (prev.f)
         fclose(prev.f);
     if (r)
-        snprintf(why, len, "%s", kind ? kind : r == VLA_ENOMEM ? "out of memory" : strerror(errno));
+        vla_fail(err, r, "%s", kind ? kind : r == VLA_ENOMEM ? "out of memory" : strerror(errno));
     free(path);
     free(target);
     free(tmp);
@@ -880,8 +870,9 @@ static int ckpt_beside(const char *out)
 }
 
 /* what ckpt_load's answer `file` ends, said: the exit status (0: nothing, go on) */
-static int ckpt_refused(const char *prog, const char *out, int file, const char *why)
+static int ckpt_refused(const char *prog, const char *out, int file, const vla_error *err)
 {
+    const char *why = vla_error_msg(err);
     if (file == CK_OTHER_RUN)
         fprintf(stderr, "%s: --resume: %s.ckpt: %s; refusing to continue another run (the "
                         "checkpoint is kept; without --resume the run starts over and "
@@ -932,16 +923,15 @@ static int units_record(void *ctx, int i, char **buf, size_t *n)
     return VLA_OK;
 }
 
-static int units_parse(void *ctx, FILE *f, int i, long len, char *why, size_t wlen)
+static int units_parse(void *ctx, FILE *f, int i, long len, vla_error *err)
 {
     vla_units *u = ctx;
     free(u->rec[i]);
     u->rec[i] = malloc((size_t)len);
-    snprintf(why, wlen, "out of memory");
     if (!u->rec[i] || fread(u->rec[i], 1, (size_t)len, f) != (size_t)len) {
         free(u->rec[i]);
         u->rec[i] = NULL;
-        return CK_DAMAGED;
+        return ck_fail(err, CK_DAMAGED, "out of memory");
     }
     u->len[i] = (size_t)len;
     return CK_OK;
@@ -996,12 +986,11 @@ int vla_units_open(vla_units **up, const vla_cli *c, const vla_cli_spec *spec, c
                           units_parse, u};
     if (c->resume && u->files) {
         int *got = calloc(n > 0 ? n : 1, sizeof *got);
-        char why[1200] = "", first_bad[600] = "";
-        int file = got ? ckpt_load(&u->file, got, first_bad, sizeof first_bad, why, sizeof why)
-                       : -1;
+        vla_error why = {0}, first_bad = {0};
+        int file = got ? ckpt_load(&u->file, got, &first_bad, &why) : -1;
         if (file < 0) {
             fprintf(stderr, "%s: out of memory\n", spec->prog);
-        } else if (!(status = ckpt_refused(spec->prog, c->out, file, why))) {
+        } else if (!(status = ckpt_refused(spec->prog, c->out, file, &why))) {
             int bad = 0, b1 = -1;
             for (int i = 0; i < n; i++) {
                 if (file != CK_OK || got[i] != CK_OK) { /* a damaged one starts over */
@@ -1014,14 +1003,15 @@ int vla_units_open(vla_units **up, const vla_cli *c, const vla_cli_spec *spec, c
             }
             if (file == CK_DAMAGED)
                 fprintf(stderr, "%s: warning: %s.ckpt is damaged (%s): every %s starts over\n",
-                        spec->prog, c->out, why, noun);
+                        spec->prog, c->out, vla_error_msg(&why), noun);
             else if (file == CK_MISSING)
                 fprintf(stderr, "%s: note: no checkpoint %s.ckpt: every %s starts over\n",
                         spec->prog, c->out, noun);
             else if (bad)
                 fprintf(stderr, "%s: warning: %s.ckpt: %d %s%s damaged (the first, %s %d: %s): "
                                 "%s over\n", spec->prog, c->out, bad, noun, bad == 1 ? " is" :
-                        "s are", noun, b1, first_bad, bad == 1 ? "it starts" : "they start");
+                        "s are", noun, b1, vla_error_msg(&first_bad),
+                        bad == 1 ? "it starts" : "they start");
             if (u->resumed)
                 fprintf(stderr, "%s: note: %s.ckpt: %d of %d %ss finished before, kept\n",
                         spec->prog, c->out, u->resumed, n, noun);
@@ -1056,12 +1046,12 @@ void vla_units_drop(vla_units *u, int i)
 
 static void units_write(vla_units *u)
 {
-    char why[300];
+    vla_error why;
     int kept = 0, first = -1;
-    if (ckpt_save(&u->file, &kept, &first, why, sizeof why)) {
+    if (ckpt_save(&u->file, &kept, &first, &why)) {
         if (!u->save_failed++ || vla_cli_stop) /* said once, not every VLA_CHECKPOINT_SECONDS */
             fprintf(stderr, "%s: cannot write checkpoint %s.ckpt: %s\n", u->spec->prog, u->c->out,
-                    why);
+                    vla_error_msg(&why));
     } else {
         u->save_failed = 0;
     }
@@ -1224,15 +1214,13 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
      * before anything is written, and kept */
     FILE *m0 = c->resume ? save_all(m) : NULL, *r0 = c->resume ? save_all(ref) : NULL;
     int *got = calloc(nr, sizeof *got);
-    char fwhy[1200] = "", first_bad[600] = "";
-    int file = !got ? -1 : c->resume ? ckpt_load(&kf, got, first_bad, sizeof first_bad, fwhy,
-                                                 sizeof fwhy)
-                                     : CK_MISSING;
+    vla_error fwhy = {0}, first_bad = {0};
+    int file = !got ? -1 : c->resume ? ckpt_load(&kf, got, &first_bad, &fwhy) : CK_MISSING;
     if (file < 0) {
         fprintf(stderr, "%s: out of memory\n", spec->prog);
         status = 1;
     } else {
-        status = ckpt_refused(spec->prog, c->out, file, fwhy);
+        status = ckpt_refused(spec->prog, c->out, file, &fwhy);
     }
     if (!status && file >= 0 && c->resume) { /* what did not resume is said, in one line a kind */
         int nbad = 0, nmiss = 0, bad1 = -1, miss1 = -1;
@@ -1250,7 +1238,7 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         const int old = file == CK_MISSING && stat(older, &so) == 0;
         if (file == CK_DAMAGED)
             fprintf(stderr, "%s: warning: %s.ckpt is damaged (%s): %s starts over from step 0\n",
-                    spec->prog, c->out, fwhy, all);
+                    spec->prog, c->out, vla_error_msg(&fwhy), all);
         else if (file == CK_MISSING)
             fprintf(stderr, "%s: note: no checkpoint %s.ckpt%s%s%s: %s starts from step 0\n",
                     spec->prog, c->out, old ? " (" : "", old ? older : "",
@@ -1260,11 +1248,11 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
         else if (nbad == 1)
             fprintf(stderr, "%s: warning: %s.ckpt: the checkpoint of head %d is damaged (%s): "
                             "head %d starts over from step 0\n", spec->prog, c->out, bad1,
-                    first_bad, bad1);
+                    vla_error_msg(&first_bad), bad1);
         else if (nbad)
             fprintf(stderr, "%s: warning: %s.ckpt: the checkpoints of %d heads are damaged (the "
                             "first, head %d: %s): they start over from step 0\n", spec->prog,
-                    c->out, nbad, bad1, first_bad);
+                    c->out, nbad, bad1, vla_error_msg(&first_bad));
         if (file == CK_OK && nmiss)
             fprintf(stderr, "%s: note: %s.ckpt holds no checkpoint of %d head%s (the first: head "
                             "%d): %s from step 0\n", spec->prog, c->out, nmiss,
@@ -1389,12 +1377,12 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             vla_progress_update(&prog, tmin * nr);
         }
         if (files && !status && (interrupted || vla_cli_now() - last_save >= every)) {
-            char why[300];
-            if (ckpt_save(&kf, &kept, &first_kept, why, sizeof why)) {
+            vla_error why;
+            if (ckpt_save(&kf, &kept, &first_kept, &why)) {
                 /* said once, not every VLA_CHECKPOINT_SECONDS */
                 if (!save_failed++ || interrupted)
                     fprintf(stderr, "%s: cannot write checkpoint %s.ckpt: %s\n", spec->prog,
-                            c->out, why);
+                            c->out, vla_error_msg(&why));
                 unsaved = interrupted;
             }
             last_save = vla_cli_now();
@@ -1410,20 +1398,20 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
             first = h;
     /* a failed solve is a result too: said in the table's header and on stderr, with the
      * step and the value of the first failure */
-    char shead[400], swarn[400] = "";
-    int solver = !status && !interrupted && vla_cli_solver_report(m, shead, sizeof shead, swarn,
-                                                                  sizeof swarn);
+    char shead[400];
+    vla_error swarn = {0};
+    int solver = !status && !interrupted && vla_cli_solver_report(m, shead, sizeof shead, &swarn);
     const char *state = first >= 0 && inf_ref[first] ? "the state of the reference"
                                                       : "the state of the model";
-    if (swarn[0] && ninf) { /* one line: the failure, then the non-finite state it led to */
+    if (swarn.code && ninf) { /* one line: the failure, then the non-finite state it led to */
         char text[600];
         nonfinite_text(text, sizeof text, state, ninf, nr, first, inf_at[first],
                        "checked at the table's steps", "its rows carry inf or nan from there on");
-        fprintf(stderr, "%s: warning: %s; %s\n", spec->prog, swarn, text);
+        fprintf(stderr, "%s: warning: %s; %s\n", spec->prog, vla_error_msg(&swarn), text);
         if (out)
             vla_dat_meta(out, "nonfinite", "%s", text);
-    } else if (swarn[0]) {
-        fprintf(stderr, "%s: warning: %s\n", spec->prog, swarn);
+    } else if (swarn.code) {
+        fprintf(stderr, "%s: warning: %s\n", spec->prog, vla_error_msg(&swarn));
     } else if (ninf && !status && !interrupted) {
         vla_cli_nonfinite(out, spec->prog, state, ninf, nr, first, inf_at[first],
                           "checked at the table's steps", "its rows carry inf or nan from there on");

@@ -2043,15 +2043,11 @@ static int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const opts_t *o, 
     char form[32];
     vla_form_name(&cfg, form, sizeof form);
     vla_error ve;
-    const char *why = NULL;
     const long C = cfg.form == VLA_FORM_CHUNK ? cfg.chunk : 1;
-    if (vla_track_check(&cfg, &ve) || vla_form_check(&cfg, &ve))
-        why = vla_error_msg(&ve);
-    else if (!(why = vla_cli_gates_why(c, &cfg)))
-        why = vla_cli_form_input_why(c, &cfg);
-    if (why)
+    if (vla_track_check(&cfg, &ve) || vla_form_check(&cfg, &ve) ||
+        vla_cli_gates_check(c, &cfg, &ve) || vla_cli_form_input_check(c, &cfg, &ve))
         vla_cli_die(spec, "--outputs: %s %s %s: %s", vla_model_name(cfg.model),
-                    vla_prec_name(cfg.prec), form, why);
+                    vla_prec_name(cfg.prec), form, vla_error_msg(&ve));
     if (C > 1 && strcmp(c->backend, "cpu"))
         vla_cli_die(spec, "--outputs with --form %s: --backend cpu (the one whose chunk form "
                           "gives every token's read-out to compare), not %s", form, c->backend);
@@ -2822,10 +2818,10 @@ int main(int argc, char **argv)
                                  "steps", w->form, C, c.steps);
                         w->refused = 1;
                     }
-                    if (!why && !w->refused)
-                        why = vla_cli_gates_why(&c, g);
-                    if (!why && !w->refused)
-                        why = vla_cli_form_input_why(&c, g); /* delta's gates in a chunk */
+                    if (!why && !w->refused &&
+                        (vla_cli_gates_check(&c, g, &ve) ||
+                         vla_cli_form_input_check(&c, g, &ve))) /* delta's gates in a chunk */
+                        why = vla_error_msg(&ve);
                     if (!why && !w->refused && p == VLA_F64 && c.ref != REF_EXACT)
                         why = "a binary64 row is measured against the exact reference (--ref "
                               "exact), not against itself or nothing: give --ref exact, or leave "

@@ -26,10 +26,10 @@ typedef struct {
     long prefix; /* causal: P */
 } forms_opts;
 
-/* A comma-separated list of at most LMAX items, each parsed by one(o, item, k), which says what is
- * wrong with an item (NULL: nothing); 1 after the message naming the item and what is wrong */
+/* A comma-separated list of at most LMAX items, each parsed by one(o, item, k, err): 0, or what is
+ * wrong with the item in err; 1 after the message naming the item and what is wrong */
 static int each_item(const char *opt, const char *val, int *n,
-                     const char *(*one)(void *, const char *, int), void *o)
+                     int (*one)(void *, const char *, int, vla_error *), void *o)
 {
     char buf[512];
     if (strlen(val) >= sizeof buf)
@@ -42,38 +42,37 @@ static int each_item(const char *opt, const char *val, int *n,
         if (*n == LMAX)
             return fprintf(stderr, "vla-forms: --%s: more than %d items (try --help)\n", opt,
                            LMAX), 1;
-        const char *why = *t ? one(o, t, *n) : "is empty: a list like the help's has no empty item";
-        if (why)
-            return fprintf(stderr, "vla-forms: --%s: '%s' %s (try --help)\n", opt, t, why), 1;
+        vla_error why;
+        if (*t ? one(o, t, *n, &why)
+               : vla_fail(&why, VLA_EINVAL, "is empty: a list like the help's has no empty item"))
+            return fprintf(stderr, "vla-forms: --%s: '%s' %s (try --help)\n", opt, t,
+                           vla_error_msg(&why)), 1;
         (*n)++;
     }
     return 0;
 }
 
-static const char *one_form(void *o, const char *t, int k)
+static int one_form(void *o, const char *t, int k, vla_error *err)
 {
     int e = vla_form_parse(&((forms_opts *)o)->forms[k], t);
-    return !e ? NULL
-           : e == VLA_ERANGE ? "is not chunk:C with C a power of two in 1..256"
-                             : "is not a form (seq, chunk:C or scan)";
+    return !e ? 0
+           : vla_fail(err, e, "%s", e == VLA_ERANGE ? "is not chunk:C with C a power of two in 1..256"
+                                                    : "is not a form (seq, chunk:C or scan)");
 }
-static const char *one_prec(void *o, const char *t, int k)
+static int one_prec(void *o, const char *t, int k, vla_error *err)
 {
-    static char why[300];
-    if (!vla_prec_parse(t, &((forms_opts *)o)->precs[k]))
-        return NULL;
-    snprintf(why, sizeof why, "is not a precision (%s)", vla_names(VLA_LIST_PREC));
-    return why;
+    int e = vla_prec_parse(t, &((forms_opts *)o)->precs[k]);
+    return e ? vla_fail(err, e, "is not a precision (%s)", vla_names(VLA_LIST_PREC)) : 0;
 }
-static const char *one_C(void *o, const char *t, int k)
+static int one_C(void *o, const char *t, int k, vla_error *err)
 {
     char *end;
     errno = 0;
     long C = strtol(t, &end, 10);
     ((forms_opts *)o)->Cs[k] = C;
-    return end == t || *end || errno || C < 2 || C > VLA_CHUNK_MAX ? "is not a chunk size, an "
-                                                                     "integer in 2..256"
-                                                                   : NULL;
+    return end == t || *end || errno || C < 2 || C > VLA_CHUNK_MAX
+               ? vla_fail(err, VLA_EINVAL, "is not a chunk size, an integer in 2..256")
+               : 0;
 }
 
 static int on_opt(void *ctx, const char *name, const char *val)
@@ -367,12 +366,12 @@ static int sweep_resume(vla_cli *c, const vla_cli_spec *spec, const forms_opts *
     return 0;
 }
 
-/* The sweep's pass from checkpoint k0 (its engines there) to the end and its table; returns
- * VLA_DD_REDO, having written nothing, when the dd reference's check failed, and *why says which
- * reference the table has. */
+/* The sweep's pass from checkpoint k0 (its engines there) to the end and its table, whose
+ * exact_reference line says which reference it has; returns VLA_DD_REDO, having written nothing,
+ * when the dd reference's check failed, with the check's words in redo (code VLA_ERANGE). */
 #define VLA_DD_REDO (-100)
 static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out,
-                     sweep_pass *sw, vla_units *u, long k0, char *why, size_t whylen)
+                     sweep_pass *sw, vla_units *u, long k0, vla_error *redo)
 {
     const int d = c->cfg.d, dv = c->cfg.dv, A = vla_model_has_A(c->cfg.model), nr = c->runs;
     const int ne = sw->ne;
@@ -385,7 +384,8 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     if (!x || !radv)
         vla_cli_die(spec, "out of memory");
     const int nth = vla_cli_threads();
-    char form[32];
+    char form[32], why[sizeof sw->redo]; /* the table's exact_reference line */
+    const size_t whylen = sizeof why;
     snprintf(why, whylen, "%s", sw->redo);
     int status = 0; /* (a stop or a failed step: to done, which frees what was made) */
     long nengines = ne, done = 0; /* progress: the engines' steps */
@@ -484,6 +484,7 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
         if (chk[i]) {
             vref_ddcheck_describe(chk[i], why, whylen);
             if (!vref_ddcheck_ok(chk[i])) {
+                vla_fail(redo, VLA_ERANGE, "%s", why);
                 status = VLA_DD_REDO;
                 goto done;
             }
@@ -551,7 +552,7 @@ done:
  * (--resume goes on from the last one finished) */
 static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
 {
-    char why[400] = "";
+    vla_error why;
     const long bits = c->ref_bits ? c->ref_bits : VREF_DEFAULT_BITS;
     sweep_pass sw = {.redo = ""};
     sweep_open(c, spec, o, &sw, bits == VREF_DEFAULT_BITS);
@@ -564,15 +565,15 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
     }
     r = sweep_resume(c, spec, o, &sw, u, &k0);
     if (!r)
-        r = sweep_ref(c, spec, o, out, &sw, u, k0, why, sizeof why);
+        r = sweep_ref(c, spec, o, out, &sw, u, k0, &why);
     if (r == VLA_DD_REDO) {
-        fprintf(stderr, "vla-forms: %s; running MPFR\n", why);
+        fprintf(stderr, "vla-forms: %s; running MPFR\n", vla_error_msg(&why));
         for (long k = 0; k < sw.nck; k++) /* (the dd pass's checkpoints) */
             vla_units_drop(u, (int)k);
         sweep_close(&sw);
         sweep_open(c, spec, o, &sw, 0);
-        snprintf(sw.redo, sizeof sw.redo, "%s", why);
-        r = sweep_ref(c, spec, o, out, &sw, u, 0, why, sizeof why);
+        snprintf(sw.redo, sizeof sw.redo, "%s", vla_error_msg(&why));
+        r = sweep_ref(c, spec, o, out, &sw, u, 0, &why);
     }
     int saved = 0;
     for (long k = 0; k < sw.nck; k++)

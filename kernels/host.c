@@ -332,10 +332,13 @@ int vla_cuda_stage(vla_cuda *g, long steps, const vla_input *in, const unsigned 
             continue;
         int e = rd ? (in[i].q ? (finite_n(in[i].q, p->d) ? 0 : VLA_ENONFINITE) : VLA_EINVAL)
                    : vla_input_check(&g->cfg, &in[i]);
+        vla_error why = {e, ""};
+        if (e == VLA_ENOTSUP)
+            vla_form_input_check(&g->cfg, &in[i], &why);
         if (e)
             return fail(g, NULL, e, "run %ld, step %ld of the chunk: %s", run, t,
                         e == VLA_ENONFINITE ? "NaN or Inf in the input"
-                        : e == VLA_ENOTSUP  ? vla_form_input_why(&g->cfg, &in[i])
+                        : e == VLA_ENOTSUP  ? vla_error_msg(&why)
                                             : "missing input vector");
     }
     size_t rec = (size_t)p->rec_len * g->es;

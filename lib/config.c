@@ -730,19 +730,20 @@ long vla_form_pending(const vla_config *c, long writes)
     return c->form == VLA_FORM_CHUNK && c->chunk > 1 ? writes % c->chunk : 0;
 }
 
-const char *vla_form_input_why(const vla_config *c, const vla_input *in)
+int vla_form_input_check(const vla_config *c, const vla_input *in, vla_error *err)
 {
     const int chunk = c->form == VLA_FORM_CHUNK && c->chunk > 1;
     if (c->model != VLA_DELTA || !(chunk || c->form == VLA_FORM_SCAN))
-        return NULL;
+        return VLA_OK;
     if (c->delta_form == VLA_DELTA_GATED && in->g)
-        return "the input's row gates g (delta_form=gated) give each row of S a transition of its "
-               "own, so a chunk would need a UT transform per row, which no fast kernel computes "
-               "(fla's gated delta rule takes a scalar decay): --form seq, or delta_form=decay "
-               "with decay.npy";
+        return vla_fail(err, VLA_ENOTSUP, "the input's row gates g (delta_form=gated) give each "
+                        "row of S a transition of its own, so a chunk would need a UT transform "
+                        "per row, which no fast kernel computes (fla's gated delta rule takes a "
+                        "scalar decay): --form seq, or delta_form=decay with decay.npy");
     if (chunk && c->delta_form == VLA_DELTA_DECAY && !isnan(in->decay) &&
         vla_round_fmt(vla_prec_io(c->prec), in->decay) == 0)
-        return "a decay of 0 (or one that rounds to 0 in the inputs' format) has no log: the "
-               "chunk form's cumulative log-decay would be -Inf (--form seq or scan take it)";
-    return NULL;
+        return vla_fail(err, VLA_ENOTSUP, "a decay of 0 (or one that rounds to 0 in the inputs' "
+                        "format) has no log: the chunk form's cumulative log-decay would be -Inf "
+                        "(--form seq or scan take it)");
+    return VLA_OK;
 }

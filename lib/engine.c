@@ -486,10 +486,13 @@ static int models_run_to(mself *s, int run, long t)
         r = x->raw.is_read ? vla_model_read(x->m, in.q) : vla_model_step(x->m, &in);
         if (r == VLA_EINTR) /* a step given up (the exact backend): no failure, a stop */
             return r;
-        const char *why = r == VLA_ENOTSUP ? vla_form_input_why(&sp->cfg, &in) : NULL;
-        if (r)
+        if (r) {
+            vla_error why = {r, ""}; /* (no reason written: vla_strerror(r)) */
+            if (r == VLA_ENOTSUP)
+                vla_form_input_check(&sp->cfg, &in, &why);
             return vla_engine_fail(e, run, r, "head %d, step %ld: %s", sp->first_head + run, step,
-                                   why ? why : vla_strerror(r));
+                                   vla_error_msg(&why));
+        }
         if ((r = models_view(s, run, step)))
             return r;
     }

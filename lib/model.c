@@ -70,7 +70,7 @@ int vla_input_check(const vla_config *cfg, const vla_input *in)
         return VLA_ENONFINITE;
     if (in->decay < 0 || in->decay > 1) /* (NaN: the default, 1) */
         return VLA_ERANGE;
-    return vla_form_input_why(cfg, in) ? VLA_ENOTSUP : VLA_OK;
+    return vla_form_input_check(cfg, in, NULL);
 }
 
 int vla_model_step(vla_model *m, const vla_input *in)

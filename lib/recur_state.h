@@ -200,7 +200,7 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
     } else if (isnan(in->decay)) {
         SETI(E(s->beta_decay, 1), 1);
         SETI(E(s->beta_decay, 2), 0);
-    } else { /* log(a), an input as fla's g (a = 0: -Inf, which vla_form_input_why refuses) */
+    } else { /* log(a), an input as fla's g (a = 0: -Inf, which vla_form_input_check refuses) */
         LOAD_IN(E(s->beta_decay, 1), in->decay);
         LOAD_LOG(E(s->beta_decay, 2), in->decay);
     }

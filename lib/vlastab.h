@@ -266,11 +266,11 @@ typedef struct {
     const double *lg, *a, *b;
     double lgs;
 } vla_input;
-/* Why the inputs of one step do not fit cfg's form (NULL: they do): delta's row gate g
- * (delta_form=gated) in a chunk or a scan, whose per-row transitions these forms do not take; a
- * decay (delta_form=decay) of 0 in the inputs' format in a chunk, whose log-decay would be -Inf.
- * vla_model_step then answers VLA_ENOTSUP. */
-const char *vla_form_input_why(const vla_config *cfg, const vla_input *in);
+/* Whether the inputs of one step fit cfg's form: 0, or VLA_ENOTSUP with the reason in err: delta's
+ * row gate g (delta_form=gated) in a chunk or a scan, whose per-row transitions these forms do not
+ * take; a decay (delta_form=decay) of 0 in the inputs' format in a chunk, whose log-decay would be
+ * -Inf. vla_model_step then answers VLA_ENOTSUP. */
+int vla_form_input_check(const vla_config *cfg, const vla_input *in, vla_error *err);
 
 /* Event counters of one run. */
 typedef struct {

@@ -916,6 +916,56 @@ static int run_stopped_past(char *const argv[], char *const env[], const char *c
     return st;
 }
 
+/* The reason a --resume is refused arrives whole, written once where it is found (drive.c's
+ * ck_fail into a vla_error) and printed by the program: a line of 900 bytes in the checkpoint's key
+ * that this command's key lacks is named with all of its value. The callers' buffers of before
+ * cut each side of a mismatch at 599 bytes. */
+TEST(reliability_other_run_reason_whole)
+{
+    enum { X = 900 };
+    const char *p;
+    char dir[256], ref[400], out[400], ck[450], msg[4000], *argv[40];
+    if (!begin(dir, sizeof dir, 1, "vla-statenorm", &p))
+        return;
+    paths(dir, out, ref, ck);
+    make_argv(argv, p, sn_args, "--out", out, NULL, NULL);
+    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
+    int st = run_signalled(argv, env, ck, 0.05, SIGINT, NULL, msg, sizeof msg);
+    size_t len;
+    char *orig = read_all(ck, &len);
+    uint32_t klen = 0;
+    if (orig && len >= 12)
+        memcpy(&klen, orig + 8, 4);
+    const size_t head = 8 + 4 + (size_t)klen + 4; /* the header before its checksum */
+    CHECK_MSG(st == 3 && orig && head + 8 <= len, "interrupted: status %d '%s'", st, msg);
+    if (st == 3 && orig && head + 8 <= len) {
+        /* the key with "zzz=xxx...x\n" after its last line, the header's checksum resealed */
+        char line[X + 8], want[X + 100];
+        snprintf(line, sizeof line, "zzz=%.*s\n", X, "");
+        memset(line + 4, 'x', X);
+        const size_t ll = strlen(line), n = len + ll;
+        const uint32_t kl2 = klen + (uint32_t)ll;
+        char *b = malloc(n);
+        memcpy(b, orig, 8);
+        memcpy(b + 8, &kl2, 4);
+        memcpy(b + 12, orig + 12, klen);
+        memcpy(b + 12 + klen, line, ll);
+        memcpy(b + 12 + klen + ll, orig + 12 + klen, len - 12 - klen);
+        uint64_t h = vla_fnv1a(VLA_FNV_INIT, b, head + ll);
+        memcpy(b + head + ll, &h, 8);
+        write_bytes(ck, b, n);
+        free(b);
+        make_argv(argv, p, sn_args, "--out", out, "--resume", NULL);
+        st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+        snprintf(want, sizeof want, "it was written with zzz=%.*s, this command has zzz=(none) "
+                 "(--set zzz); refusing", X, line + 4);
+        CHECK_MSG(st == 2 && strstr(msg, want), "status %d, a message of %zu bytes: '%s'", st,
+                  strlen(msg), msg);
+    }
+    free(orig);
+    remove_tree(dir);
+}
+
 /* A checkpoint's sizes are checked before the bytes they cover are read: a file grown to 20 GB
  * (sparse: no disk) was hashed whole, and the SIGINT of its --resume answered after 52 s. Grown,
  * or grown with its record's length forged to cover the growth, it is damaged at once: its run
