@@ -161,12 +161,13 @@ static double phi_run(vla_model_kind m, int features, unsigned mask, double *o_a
     return T * d;
 }
 
-/* The column devices against what the models do and what vla_config_check refuses (binary64,
+/* The column devices against what the models do and what the checks refuse (binary64,
  * d = 6, 12 steps of phi_run's inputs): a clip of 0.01 fires (vla_counts.clip) and the scan is
  * refused exactly for the models with CLIP (their S is no affine recurrence); clamp_on with a clamp
  * of 1e-3 fires (vla_counts.clamp) and chunk:4 and chol with clamp_on are refused exactly for those
- * with CLAMP; of the models with A, chunk:4 with the guard on runs exactly for those with FLOOR, and
- * there the floor fires inside the chunks (vla_counts.guard, stab_eps = 100), the others refused. */
+ * with CLAMP (vla_form_check, vla_track_check); of the models with A, chunk:4 with the guard on is
+ * refused exactly for those without FLOOR, and the guard fires inside the chunks (vla_counts.guard,
+ * stab_eps = 100) exactly for those with FLOOR (the others' chunk has no guard: the refusal). */
 static int devices_run(const vla_config *c, vla_counts *n)
 {
     enum { d = 6, T = 12 };
@@ -216,18 +217,18 @@ TEST(lists_devices_are_what_the_models_have)
         s = c;
         s.clamp_on = 0;
         CHECK(vla_form_parse(&s, "scan") == 0);
-        CHECK_MSG((vla_config_check(&s) == VLA_ENOTSUP) == ((dev & VLA_DEV_CLIP) != 0),
+        CHECK_MSG((vla_form_check(&s, NULL) == VLA_ENOTSUP) == ((dev & VLA_DEV_CLIP) != 0),
                   "%s: the scan's refusal", name);
         s = c;
         s.nudge = s.guard = 0;
         CHECK(vla_form_parse(&s, "chunk:4") == 0);
-        CHECK_MSG((vla_config_check(&s) == VLA_ENOTSUP) == ((dev & VLA_DEV_CLAMP) != 0),
+        CHECK_MSG((vla_form_check(&s, NULL) == VLA_ENOTSUP) == ((dev & VLA_DEV_CLAMP) != 0),
                   "%s: chunk:4's refusal with clamp_on", name);
         s = c;
         s.nudge = s.guard = 0;
         s.track = VLA_TRACK_CHOL;
         CHECK_MSG(!vla_model_has_A((vla_model_kind)m) ||
-                      (vla_config_check(&s) == VLA_ENOTSUP) == ((dev & VLA_DEV_CLAMP) != 0),
+                      (vla_track_check(&s, NULL) == VLA_ENOTSUP) == ((dev & VLA_DEV_CLAMP) != 0),
                   "%s: chol's refusal with clamp_on", name);
         if (!vla_model_has_A((vla_model_kind)m))
             continue;
@@ -236,10 +237,11 @@ TEST(lists_devices_are_what_the_models_have)
         s.guard = 1;
         s.stab_eps = 100;
         CHECK(vla_form_parse(&s, "chunk:4") == 0);
-        const int r = devices_run(&s, &n);
-        CHECK_MSG(r == ((dev & VLA_DEV_FLOOR) ? 0 : VLA_ENOTSUP), "%s: chunk:4 with the guard: %d",
-                  name, r);
-        CHECK_MSG(r || n.guard > 0, "%s: the floor fired %ld times in the chunks", name, n.guard);
+        CHECK_MSG((vla_form_check(&s, NULL) == VLA_ENOTSUP) == !(dev & VLA_DEV_FLOOR),
+                  "%s: chunk:4's refusal with the guard", name);
+        CHECK_MSG(devices_run(&s, &n) == 0, "%s: chunk:4 with the guard", name);
+        CHECK_MSG((n.guard > 0) == ((dev & VLA_DEV_FLOOR) != 0), "%s: the guard fired %ld times in "
+                  "the chunks", name, n.guard);
     }
 }
 
