@@ -52,7 +52,8 @@ fig_files  = $(foreach x,png pdf,$(FIGDIR)/$(1).$(x) $(FIGDIR)/$(1)-1col.$(x))
 # a table's prerequisite on its program: order-only for the long ones
 table_prog = $(if $(filter $(foreach f,$(FIGS_LONG),$(FIG_TABLES_$(f))),$(1)),| )$(2)
 .PHONY: figures figures-all figures-long figures-list paper deps-paper readme-update test-grid
-ifneq ($(filter figures figures-all figures-long figures-list paper readme-update $(DATA)/% $(FIGDIR)/% paper/%,$(MAKECMDGOALS)),)
+# (not for `figures` itself: the sub-make below reads it, so that the build runs under its -j)
+ifneq ($(filter figures-all figures-long figures-list paper readme-update $(DATA)/% $(FIGDIR)/% paper/%,$(MAKECMDGOALS)),)
 include $(SWEEP_MK)
 endif
 # make figures runs its tables FIG_JOBS at a time (every processor) unless make was given -j (make

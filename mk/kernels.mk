@@ -37,8 +37,11 @@ $(if $(KERN_POLS),,$(error no policies read from lib/vlalists.h's VLA_PRECS with
 $(info kernels: $(if $(KERN_GPU),CUDA built with $(NVCC) (sm_90 + compute_80 PTX); GPU tests run where a device is,CUDA skipped ($(if $(filter 0,$(CUDA)),CUDA=0,nvcc not found)): stub + host-thread emulation only); bench: make bench)
 endif
 .PHONY: bench
-$(BUILD)/tests/run $(PROGS) $(BIN)/vla-bench: $(BUILD)/libvlacuda.a
-$(BUILD)/tests/run $(PROGS): LIBS := $(KERN_LIBS) $(LIBS)
+# (vla-sweep links nothing of ours: it waits for none of this, so that make figures' sweep rules,
+# made before its tables, do not build the kernels first, one file at a time)
+KERN_USERS := $(BUILD)/tests/run $(filter-out $(BIN)/vla-sweep,$(PROGS))
+$(KERN_USERS) $(BIN)/vla-bench: $(BUILD)/libvlacuda.a
+$(KERN_USERS): LIBS := $(KERN_LIBS) $(LIBS)
 $(BUILD)/kernels/host.o $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o $(BUILD)/bench/bench.o $(BUILD)/lib/engine.o: ALLCFLAGS += $(OPENMP)
 $(EMU_OBJ): $(BUILD)/kernels/emu_%.o: kernels/emu_block.c
 	@mkdir -p $(@D)
