@@ -933,3 +933,19 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
         vla_engine_free(probe);
     return 0;
 }
+
+int vla_cli_window_input(void *ctx, long t, vla_input *in)
+{
+    vla_cli_window *w = ctx;
+    if (vla_cli_stop)
+        return VLA_EINTR;
+    if (t < w->t0 || t >= w->t0 + w->n) {
+        const long K = w->x.T, t0 = t / K * K, t1 = t0 + K < w->T ? t0 + K : w->T;
+        int e = vla_inputs_fill(&w->x, t0, t1, &w->err);
+        w->t0 = t0, w->n = e ? 0 : t1 - t0;
+        if (e)
+            return e;
+    }
+    *in = w->x.in[t % w->x.T];
+    return VLA_OK;
+}

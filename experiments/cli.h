@@ -235,6 +235,20 @@ int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, char *warn, si
 extern volatile sig_atomic_t vla_cli_stop;
 void vla_cli_signals(void);
 
+/* One head's inputs for a backward (vla_backward_new, vla_grad), a window of steps at a time:
+ * x opened by vla_inputs_open_part for that head alone, a window of the backward's block length
+ * K (x.T), T the steps of the run; vla_cli_window_input (a vla_grad_input, ctx a vla_cli_window)
+ * fills the window with the block of K steps that holds the step asked for, so that a backward's
+ * forward and each of its blocks read every step once and the memory is a block's, not T's
+ * (vla-check's judge, vla-grad). VLA_EINTR once vla_cli_stop is set; a fill's error, said in
+ * err. */
+typedef struct {
+    vla_inputs x;
+    long t0, n, T; /* the window holds steps t0 .. t0 + n - 1 of T */
+    vla_error err; /* why a fill failed */
+} vla_cli_window;
+int vla_cli_window_input(void *ctx, long t, vla_input *in);
+
 /* Progress on stderr when it is a terminal (nothing otherwise, so that tables and logs stay
  * clean): at most a line a second, "done/total UNIT, rate UNIT/s, ETA s", the line cleared by
  * vla_progress_end. A program whose loop runs on several threads calls update inside a critical

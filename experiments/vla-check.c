@@ -1561,17 +1561,10 @@ static double *gset_get(const gset_t *b, int i)
     return a[i];
 }
 
-/* one head's inputs for its backwards, a block of steps at a time (vla_inputs_open_part): a
- * window of the backwards' block length, filled with the block that holds the step asked for */
+/* one head's inputs for its backwards, a block of steps at a time (cli.h's vla_cli_window),
+ * rounded to f (VLA_FMT_F64: as given) */
 typedef struct {
-    vla_inputs x;
-    long t0, n, T; /* the window holds steps t0 .. t0 + n - 1 of T */
-    vla_error err; /* why a fill failed */
-} gwin_t;
-
-/* the window's inputs for a backward, rounded to f (VLA_FMT_F64: as given) */
-typedef struct {
-    gwin_t *w;
+    vla_cli_window *w;
     int d, dv;
     vla_fmt f;
     double *buf; /* 8 x max(d, dv) */
@@ -1589,19 +1582,9 @@ static const double *gin_round(const double *src, int n, vla_fmt f, double *dst)
 static int gin(void *ctx, long t, vla_input *in)
 {
     const gin_t *g = ctx;
-    gwin_t *w = g->w;
-    if (vla_cli_stop)
-        return VLA_EINTR;
-    if (t < w->t0 || t >= w->t0 + w->n) {
-        const long K = w->x.T, t0 = t / K * K, t1 = t0 + K < w->T ? t0 + K : w->T;
-        int e = vla_inputs_fill(&w->x, t0, t1, &w->err);
-        w->t0 = t0, w->n = e ? 0 : t1 - t0;
-        if (e)
-            return e;
-    }
-    *in = w->x.in[t % w->x.T];
-    if (g->f == VLA_FMT_F64)
-        return VLA_OK;
+    int e = vla_cli_window_input(g->w, t, in);
+    if (e || g->f == VLA_FMT_F64)
+        return e;
     const int m = g->d > g->dv ? g->d : g->dv;
     double *b = g->buf;
     in->q = gin_round(in->q, g->d, g->f, b);
@@ -1733,7 +1716,7 @@ typedef struct {
     double *ch, *cr, *kg, *buf; /* a block's do, do rounded, a kernel's gradient; gin's */
     meas_run *m;                /* G->n x NGM */
     double *ab;                 /* G->n x NGM x T x 2: each step's squared norms (meas_elems) */
-    gwin_t win;
+    vla_cli_window win;
 } gjudge_t;
 
 /* whether measure k is taken: the rounded inputs' only when rounding changes them */
@@ -1759,7 +1742,7 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
             st = 1;
         }
     vla_inputs_free(&J->win.x);
-    J->win = (gwin_t){.T = T};
+    J->win = (vla_cli_window){.T = T};
     if (!st && vla_inputs_open_part(&J->win.x, c->stream, c->seed, d, dv, (int)h, 1, J->K, T,
                                     vla_model_reads(cfg), &err)) {
         fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, vla_error_msg(&err));

@@ -55,42 +55,28 @@ static int on_opt(void *ctx, const char *name, const char *val)
     return 0;
 }
 
-/* one head's inputs, handed to vla_grad step by step; a stop (SIGINT, SIGTERM) ends the pass */
-typedef struct {
-    const vla_inputs *x;
-    int head;
-} head_in;
-static int grad_input(void *ctx, long t, vla_input *in)
-{
-    const head_in *h = ctx;
-    if (vla_cli_stop)
-        return VLA_EINTR;
-    *in = h->x->in[(long)h->head * h->x->T + t];
-    return VLA_OK;
-}
-
-/* the gradients of one pass: one block of memory, its arrays in vla_grads */
+/* the gradients of one block of n steps: one block of memory, its arrays in vla_grads */
 typedef struct {
     vla_grads g;
     double *mem;
 } gbuf;
-static int gbuf_new(gbuf *b, const vla_config *cfg, long T)
+static int gbuf_new(gbuf *b, const vla_config *cfg, long n)
 {
     const long d = cfg->d, dv = cfg->dv, ng = vla_model_gate(cfg->model) == 2 ? d : 1;
     const int lr = vla_grad_has(cfg, VLA_GRAD_LR);
     memset(b, 0, sizeof *b);
-    b->mem = malloc((size_t)T * (5 * d + dv + 1 + ng) * sizeof(double));
-    b->g.dS_zero = malloc((size_t)T * dv * d);
+    b->mem = malloc((size_t)n * (5 * d + dv + 1 + ng) * sizeof(double));
+    b->g.dS_zero = malloc((size_t)n * dv * d);
     if (!b->mem || !b->g.dS_zero)
         return VLA_ENOMEM;
     double *p = b->mem;
-    b->g.dq = p, p += T * d;
-    b->g.dk = p, p += T * d;
-    b->g.dv = p, p += T * dv;
-    b->g.dbeta = p, p += T;
-    b->g.dg = p, p += T * ng;
-    b->g.da = lr ? p : NULL, p += T * d;
-    b->g.db = lr ? p : NULL, p += T * d;
+    b->g.dq = p, p += n * d;
+    b->g.dk = p, p += n * d;
+    b->g.dv = p, p += n * dv;
+    b->g.dbeta = p, p += n;
+    b->g.dg = p, p += n * ng;
+    b->g.da = lr ? p : NULL, p += n * d;
+    b->g.db = lr ? p : NULL, p += n * d;
     b->g.du = p;
     return VLA_OK;
 }
@@ -126,22 +112,28 @@ static double nratio(double e2, double r2)
     return e2 == 0 ? 0 : r2 == 0 ? INFINITY : sqrt(e2 / r2);
 }
 
-/* One gradient's row: row[3..7] of the errors of x (T x w) against the exact y; e2, r2: T each */
-static void measure(const double *x, const double *y, long T, long w, long W, double *e2,
-                    double *r2, double *row)
+/* one step's squared norms of the error of x (w numbers) against the exact y into *e2 and *r2;
+ * returns x's non-finite entries */
+static long step_norms(const double *x, const double *y, long w, double *e2, double *r2)
+{
+    double a = 0, b = 0;
+    long bad = 0;
+    for (long j = 0; j < w; j++) {
+        double v = x[j], r = y[j];
+        bad += !isfinite(v);
+        a += (v - r) * (v - r);
+        b += r * r;
+    }
+    *e2 = a, *r2 = b;
+    return bad;
+}
+
+/* One gradient's row[3..6] from its steps' squared norms e2, r2 (T each, step_norms) */
+static void measure(const double *e2, const double *r2, long T, long W, double *row)
 {
     double se = 0, sr = 0;
-    long bad = 0;
-    for (long t = 0; t < T; t++) {
-        double a = 0, b = 0;
-        for (long j = 0; j < w; j++) {
-            double v = x[t * w + j], r = y[t * w + j];
-            bad += !isfinite(v);
-            a += (v - r) * (v - r);
-            b += r * r;
-        }
-        e2[t] = a, r2[t] = b, se += a, sr += b;
-    }
+    for (long t = 0; t < T; t++)
+        se += e2[t], sr += r2[t];
     row[3] = nratio(se, sr);
     /* tau = T - t (1-based t): the window of the W steps the backward took last, tau - W + 1 ..
      * tau counted backward (fewer at its start) */
@@ -157,7 +149,103 @@ static void measure(const double *x, const double *y, long T, long w, long W, do
             if (row[4 + k] == 0 && e >= thr[k])
                 row[4 + k] = (double)tau;
     }
-    row[7] = (double)bad;
+}
+
+/* the backward's block length: vla_backward_block_len's, of whole chunks in a chunk form */
+static long block_len(const vla_config *cfg, long T)
+{
+    const long C = cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1 ? cfg->chunk : 1;
+    return C * vla_backward_block_len((T + C - 1) / C);
+}
+
+/* One head's pass over the precisions that share an io format, and what it keeps */
+typedef struct {
+    const vla_cli *c;
+    const grad_opts *o;
+    int nr, ngrad, slot[NG]; /* the gradients cfg's model has: slot[i], or -1 */
+    long T;
+    vla_cli_window win;  /* the head's inputs, a block at a time */
+    gbuf ge, gp;         /* a block's gradients: the exact ones, a precision's */
+    double *cc;          /* a block's c_t */
+    double *ab;          /* per precision of a group and gradient had: e2, r2 of every step */
+    double *rows;        /* [precision][head][gradient][column] */
+} grad_run;
+
+/* head h's rows of precisions p0 .. p1 - 1, which share an io format and so one exact backward
+ * (vref_backward_new): it and each precision's (vla_backward_new) advance together from the last
+ * block to the first, c_t drawn for the block alone, and each block's gradients are measured as
+ * they come: the non-finite entries and ds_zero counted, and each step's squared norms kept (2
+ * doubles a step and gradient, R->ab) for relerr, which adds them in step order, from the first
+ * step (the blocks come last first). Memory: the backwards' checkpoints and a block's arrays, and
+ * those norms. 0, or the exit status (said); *done: the steps of progress. */
+static int head_group(grad_run *R, int h, int p0, int p1, vla_progress *prog, long *done)
+{
+    const vla_cli *c = R->c;
+    const long T = R->T, d = c->cfg.d, dv = c->cfg.dv;
+    const int nb = 1 + p1 - p0; /* the backwards: [0] the exact one, [1 + p - p0] precision p's */
+    vla_backward *bw[PMAX + 1] = {NULL};
+    vla_config k[PMAX + 1];
+    long bad[PMAX][NG] = {{0}}, zero[PMAX] = {0}, t0, n;
+    int who = p0, r = 0; /* the precision whose backward failed */
+    for (int b = 0; b < nb; b++)
+        k[b] = c->cfg, k[b].prec = R->o->precs[b ? p0 + b - 1 : p0];
+    r = vref_backward_new(&bw[0], &k[0], VREF_EXACT, c->ref_bits, T, vla_cli_window_input,
+                          &R->win);
+    for (int b = 1; b < nb && !r; b++)
+        r = vla_backward_new(&bw[b], &k[b], T, vla_cli_window_input, &R->win), who = p0 + b - 1;
+    while (!r && (n = vla_backward_span(bw[0], &t0)) > 0) {
+        for (long t = t0; t < t0 + n; t++)
+            vla_gauss_fill(R->cc + (t - t0) * dv, (int)dv, c->seed + C_SEED_OFFSET, VLA_VAR_AUX,
+                           (uint32_t)h, (uint64_t)t, 1);
+        who = p0;
+        r = vla_backward_next(bw[0], R->cc, &R->ge.g);
+        for (int b = 1; b < nb && !r; b++) {
+            if ((r = vla_backward_next(bw[b], R->cc, &R->gp.g))) {
+                who = p0 + b - 1;
+                break;
+            }
+            for (long i = 0; i < n * dv * d; i++)
+                zero[b - 1] += R->gp.g.dS_zero[i] && !R->ge.g.dS_zero[i];
+            for (int i = 0; i < NG; i++) {
+                long w;
+                const double *x = grad_of(&R->gp.g, &k[b], i, &w);
+                const double *y = grad_of(&R->ge.g, &k[b], i, &w);
+                if (!x)
+                    continue;
+                double *e2 = R->ab + ((size_t)(b - 1) * R->ngrad + R->slot[i]) * 2 * T;
+                double *r2 = e2 + T;
+                for (long t = 0; t < n; t++)
+                    bad[b - 1][i] += step_norms(x + t * w, y + t * w, w, e2 + t0 + t, r2 + t0 + t);
+            }
+        }
+        vla_progress_update(prog, *done += nb * n);
+    }
+    for (int b = 0; b < nb; b++)
+        vla_backward_free(bw[b]);
+    if (r == VLA_EINTR)
+        return 3;
+    if (r && R->win.err.code) /* a block of the inputs that could not be read */
+        return fprintf(stderr, "vla-grad: --stream %s: %s\n", c->stream,
+                       vla_error_msg(&R->win.err)), 2;
+    if (r == VLA_ENOTSUP) /* vla_grad_check passed: an input it does not take */
+        return fprintf(stderr, "vla-grad: --stream %s: head %d has delta's row gates g (g.npy), "
+                       "which the backward does not take\n", c->stream, h), 2;
+    if (r)
+        return fprintf(stderr, "vla-grad: head %d, %s: the backward failed (%s)\n", h,
+                       vla_prec_name(R->o->precs[who]), vla_strerror(r)), 1;
+    for (int b = 1; b < nb; b++)
+        for (int i = 0; i < NG; i++) {
+            const int p = p0 + b - 1;
+            double *row = R->rows + (((size_t)p * R->nr + h) * NG + i) * NCOL;
+            row[0] = NAN; /* not had: the row is not written */
+            if (R->slot[i] < 0)
+                continue;
+            const double *e2 = R->ab + ((size_t)(b - 1) * R->ngrad + R->slot[i]) * 2 * T;
+            row[0] = p, row[1] = h, row[2] = i, row[7] = (double)bad[b - 1][i];
+            row[8] = (double)zero[b - 1];
+            measure(e2, e2 + T, T, R->o->window, row);
+        }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -208,7 +296,13 @@ int main(int argc, char **argv)
             "A, the scan form, rwkv7's and la's chunk forms and issue 35's gate bounds have no\n"
             "backward: refused, with the reason.\n"
             "--resume: skips the heads finished before the stop (kept in OUT.ckpt); the head in\n"
-            "progress starts over.",
+            "progress starts over.\n"
+            "Memory: a head at a time, and of it a block of about sqrt(T) steps (chunk:C:\n"
+            "sqrt(C T), whole chunks): the exact backward and each precision's advance together\n"
+            "(vla_backward, docs/math.md section 11), keeping their checkpoints and the block's\n"
+            "inputs, c_t and gradients; of every step only 2 numbers per gradient and precision\n"
+            "(relerr adds the steps' squared norms in step order; the blocks come last first).\n"
+            "Measured in bench/README.md.",
         .columns = "  prec       the precision policy\n"
                    "  head       the stream's head\n"
                    "  grad       dq, dk, dv, dbeta, dg, da, db or du\n"
@@ -251,22 +345,34 @@ int main(int argc, char **argv)
                         vla_prec_name(k.prec), vla_error_msg(&why));
     }
     const int nr = c.runs, np = opts.np;
-    vla_inputs x;
+    const unsigned reads = vla_model_reads(&c.cfg);
     vla_error err;
-    if (vla_inputs_draw(&x, c.stream, c.seed, c.cfg.d, c.cfg.dv, nr, c.steps,
-                        vla_model_reads(&c.cfg), &err))
+    vla_inputs x; /* the stream opened for every head: checked (and a trace's steps) before work */
+    if (vla_inputs_open_part(&x, c.stream, c.seed, c.cfg.d, c.cfg.dv, 0, nr, 1, c.steps, reads,
+                             &err))
         vla_cli_die(&spec, "--stream %s: %s", c.stream, vla_error_msg(&err));
-    const long T = x.T, dv = c.cfg.dv;
-    gbuf gp, ge;
-    double *cc = malloc((size_t)T * dv * sizeof *cc), *e2 = malloc((size_t)T * sizeof *e2);
-    double *r2 = malloc((size_t)T * sizeof *r2);
-    double *rows = calloc((size_t)np * nr * NG, NCOL * sizeof *rows);
+    const long len = vla_stream_length(x.s), T = len > 0 && len < c.steps ? len : c.steps;
+    const long K = block_len(&c.cfg, T) < T ? block_len(&c.cfg, T) : T, dv = c.cfg.dv;
+    vla_inputs_free(&x);
+    int ngroup = 0, gmax = 0; /* the runs of precisions that share an io format; the longest */
+    for (int p = 0, m = 0; p < np; p++) {
+        m = p && vla_prec_io(opts.precs[p]) == vla_prec_io(opts.precs[p - 1]) ? m + 1 : 1;
+        ngroup += m == 1, gmax = m > gmax ? m : gmax;
+    }
+    grad_run R = {.c = &c, .o = &opts, .nr = nr, .T = T};
     /* a head's rows, [p][gradient][column], is a unit of the checkpoint */
-    const size_t hsize = (size_t)np * NG * NCOL * sizeof *rows;
+    const size_t hsize = (size_t)np * NG * NCOL * sizeof *R.rows;
     double *hrow = malloc(hsize);
-    int status = 0, ok = gbuf_new(&gp, &c.cfg, T) == 0;
-    ok &= gbuf_new(&ge, &c.cfg, T) == 0;
-    if (!ok || !cc || !e2 || !r2 || !rows || !hrow) {
+    int status = 0, ok = gbuf_new(&R.gp, &c.cfg, K) == 0;
+    ok &= gbuf_new(&R.ge, &c.cfg, K) == 0;
+    for (int i = 0; ok && i < NG; i++) {
+        long w;
+        R.slot[i] = grad_of(&R.ge.g, &c.cfg, i, &w) ? R.ngrad++ : -1;
+    }
+    R.cc = malloc((size_t)K * dv * sizeof *R.cc);
+    R.ab = malloc((size_t)gmax * R.ngrad * 2 * T * sizeof *R.ab);
+    R.rows = calloc((size_t)np * nr * NG, NCOL * sizeof *R.rows);
+    if (!ok || !R.cc || !R.ab || !R.rows || !hrow) {
         fprintf(stderr, "vla-grad: out of memory for %ld steps of gradients\n", T);
         status = 1;
         goto done;
@@ -275,67 +381,33 @@ int main(int argc, char **argv)
     if ((status = vla_units_open(&u, &c, &spec, "head", NULL, nr, hsize)))
         goto done;
     vla_progress prog;
-    vla_progress_start(&prog, (long)nr * 2 * np * T, "steps");
+    vla_progress_start(&prog, (long)nr * (np + ngroup) * T, "steps");
     long done = 0;
     for (int h = 0; h < nr && !status; h++) {
         const double *saved = vla_units_get(u, h, NULL);
         for (int p = 0; saved && p < np; p++)
-            memcpy(rows + ((size_t)p * nr + h) * NG * NCOL, saved + (size_t)p * NG * NCOL,
-                   NG * NCOL * sizeof *rows);
+            memcpy(R.rows + ((size_t)p * nr + h) * NG * NCOL, saved + (size_t)p * NG * NCOL,
+                   NG * NCOL * sizeof *R.rows);
         if (saved) {
-            vla_progress_update(&prog, done += 2 * np * T);
+            vla_progress_update(&prog, done += (np + ngroup) * T);
             continue;
         }
-        head_in hi = {&x, h};
-        for (long t = 0; t < T; t++)
-            vla_gauss_fill(cc + t * dv, (int)dv, c.seed + C_SEED_OFFSET, VLA_VAR_AUX,
-                           (uint32_t)h, (uint64_t)t, 1);
-        int have = -1; /* the io format whose exact gradients ge holds */
-        for (int p = 0; p < np && !status; p++) {
-            vla_config k = c.cfg;
-            k.prec = opts.precs[p];
-            int r = 0;
-            if ((int)vla_prec_io(k.prec) != have) {
-                r = vref_grad(&k, VREF_EXACT, c.ref_bits, T, grad_input, &hi, cc, &ge.g);
-                have = (int)vla_prec_io(k.prec);
-            }
-            vla_progress_update(&prog, done += T);
-            if (!r)
-                r = vla_grad(&k, T, grad_input, &hi, cc, &gp.g);
-            vla_progress_update(&prog, done += T);
-            if (r == VLA_EINTR) {
-                status = 3;
-                break;
-            }
-            if (r == VLA_ENOTSUP) { /* vla_grad_check passed: an input it does not take */
-                fprintf(stderr, "vla-grad: --stream %s: head %d has delta's row gates g (g.npy), "
-                        "which the backward does not take\n",
-                        c.stream, h);
-                status = 2;
-                break;
-            }
-            if (r) {
-                fprintf(stderr, "vla-grad: head %d, %s: the backward failed (%s)\n", h,
-                        vla_prec_name(k.prec), vla_strerror(r));
-                status = 1;
-                break;
-            }
-            long zero = 0;
-            for (long i = 0; i < T * dv * c.cfg.d; i++)
-                zero += gp.g.dS_zero[i] && !ge.g.dS_zero[i];
-            for (int i = 0; i < NG; i++) {
-                double *row = rows + (((size_t)p * nr + h) * NG + i) * NCOL;
-                long w;
-                const double *a = grad_of(&gp.g, &k, i, &w), *b = grad_of(&ge.g, &k, i, &w);
-                row[0] = NAN; /* not had: the row is not written */
-                if (!a)
-                    continue;
-                row[0] = p, row[1] = h, row[2] = i, row[8] = (double)zero;
-                measure(a, b, T, w, opts.window, e2, r2, row);
-            }
+        R.win = (vla_cli_window){.T = T};
+        if (vla_inputs_open_part(&R.win.x, c.stream, c.seed, c.cfg.d, c.cfg.dv, h, 1, K, T, reads,
+                                 &err)) {
+            fprintf(stderr, "vla-grad: --stream %s: %s\n", c.stream, vla_error_msg(&err));
+            status = err.code == VLA_ENOMEM ? 1 : 2;
         }
+        for (int p0 = 0, p1; p0 < np && !status; p0 = p1) {
+            const vla_fmt io = vla_prec_io(opts.precs[p0]);
+            for (p1 = p0 + 1; p1 < np && vla_prec_io(opts.precs[p1]) == io;)
+                p1++;
+            status = head_group(&R, h, p0, p1, &prog, &done);
+        }
+        vla_inputs_free(&R.win.x);
         for (int p = 0; !status && p < np; p++)
-            memcpy(hrow + (size_t)p * NG * NCOL, rows + ((size_t)p * nr + h) * NG * NCOL, NG * NCOL * sizeof *rows);
+            memcpy(hrow + (size_t)p * NG * NCOL, R.rows + ((size_t)p * nr + h) * NG * NCOL,
+                   NG * NCOL * sizeof *R.rows);
         if (!status && vla_units_save(u, h, hrow, hsize)) {
             fprintf(stderr, "vla-grad: out of memory\n");
             status = 1;
@@ -361,7 +433,7 @@ int main(int argc, char **argv)
                  opts.window);
     vla_summary sm = {.len = 0};
     for (long i = 0; i < (long)np * nr * NG; i++) {
-        const double *row = rows + i * NCOL;
+        const double *row = R.rows + i * NCOL;
         if (isnan(row[0]))
             continue;
         if (row[7] > 0)
@@ -381,7 +453,7 @@ int main(int argc, char **argv)
         if (b)
             vla_dat_block(out);
         for (int i = 0; i < NG; i++) {
-            const double *row = rows + ((size_t)b * NG + i) * NCOL;
+            const double *row = R.rows + ((size_t)b * NG + i) * NCOL;
             const char *names[NCOL] = {vla_prec_name(opts.precs[b / nr]), NULL, gname[i]};
             if (!isnan(row[0]))
                 vla_dat_row_named(out, row, names, NCOL);
@@ -389,13 +461,11 @@ int main(int argc, char **argv)
     }
     status = vla_cli_close(out, &c, &spec, 0);
 done:
-    gbuf_free(&gp);
-    gbuf_free(&ge);
-    free(cc);
-    free(e2);
-    free(r2);
-    free(rows);
+    gbuf_free(&R.gp);
+    gbuf_free(&R.ge);
+    free(R.cc);
+    free(R.ab);
+    free(R.rows);
     free(hrow);
-    vla_inputs_free(&x);
     return status;
 }

@@ -193,3 +193,56 @@ TEST(vgrad_interrupted_exits_3)
     unlink(ch.err);
     remove_tree(dir);
 }
+
+/* vla-grad's memory grows with the state and the backward's block, not with T: gdn in f32, d = 8,
+ * one head, at T = 2048 and 16384 (peak RSS of the program, spawn_measured). What T steps keep by
+ * design: relerr's sums add the steps' squared norms in step order while the backward hands the
+ * blocks last first, so each of the 5 gradients keeps 2 doubles a step; the exact backward's
+ * (MPFR, 256 bits: 64 bytes a number) and f32's checkpoints are 2 K states each, K =
+ * ceil(sqrt(T)) (the saved arrays of gdn: S and A, 2 d dv numbers, and n, o, k', alpha and the
+ * solvers' 5 d + dv + 4: counted as 3 d dv, each backward's as MPFR's); a block's arrays (the
+ * two sets of gradients, (5 d + dv + 2) doubles and dv d bytes a step, its inputs 6 d + 2 dv
+ * doubles and c_t dv) K steps; and the allocator 1 MB. Measured 2026-12-05 (AMD EPYC, loaded):
+ * 7,944 and 11,156 kB, 3,212 kB more (bound 6,200 kB). It fails with the vla-grad before (every
+ * step's gradients, twice, its inputs and ds_zero kept: 9,264 and 29,876 kB) and with the inputs
+ * alone drawn for every step (a window of T steps: 9,352 and 20,980 kB). */
+TEST_SLOW(vgrad_memory_does_not_grow_with_T)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    vla_test_skip("AddressSanitizer's quarantine holds freed blocks: the peak is not the program's");
+    return;
+#endif
+    const long Ts[2] = {2048, 16384}, d = 8, dv = 8;
+    const char *p;
+    char dir[256], outp[400], steps[32];
+    long rss[2] = {0, 0};
+    if (!begin(dir, sizeof dir, 1, "vla-grad", &p))
+        return;
+    for (int i = 0; i < 2; i++) {
+        snprintf(outp, sizeof outp, "%s/t%d.dat", dir, i);
+        snprintf(steps, sizeof steps, "%ld", Ts[i]);
+        char *argv[] = {(char *)p, "--model", "gdn", "--precisions", "f32", "--d", "8", "--steps",
+                        steps, "--runs", "1", "--out", outp, NULL};
+        child ch;
+        CHECK_MSG(!spawn_measured(&ch, argv), "cannot start %s", p);
+        int st = finish(&ch, 300);
+        char *msg = read_all(ch.err, NULL), *table = read_all(outp, NULL);
+        CHECK_MSG(st == 0 && table && strstr(table, "\nf32 0 dg "), "vla-grad at T = %ld: exit %d: %s",
+                  Ts[i], st, msg ? msg : "");
+        free(msg), free(table);
+        unlink(ch.err);
+        rss[i] = ch.maxrss_kb;
+    }
+    remove_tree(dir);
+    const long dT = Ts[1] - Ts[0], dK = vla_backward_block_len(Ts[1]) -
+                                          vla_backward_block_len(Ts[0]);
+    const long block = 2 * ((5 * d + dv + 2) * 8 + dv * d) + (6 * d + 3 * dv) * 8;
+    const long bound = (dT * 5 * 2 * 8 + 2 * 2 * dK * 3 * d * dv * 64 + dK * block) / 1024 + 1024;
+    CHECK_MSG(rss[1] - rss[0] < bound,
+              "vla-grad's peak memory %ld kB at T = %ld, %ld kB at T = %ld: it grows with T (bound "
+              "%ld kB)", rss[0], Ts[0], rss[1], Ts[1], bound);
+    CHECK_MSG(rss[0] > 1000, "peak memory %ld kB at T = %ld: not measured", rss[0], Ts[0]);
+    if (getenv("VLA_TEST_VERBOSE"))
+        printf("  vla-grad peak memory: %ld kB at T = %ld, %ld kB at T = %ld (bound on the "
+               "difference %ld kB)\n", rss[0], Ts[0], rss[1], Ts[1], bound);
+}
