@@ -679,7 +679,9 @@ int vla_cli_unread(const vla_cli *c, const vla_config *g, char *buf, size_t len)
 {
     const struct vla_trace_file *f = trace_files;
     const unsigned reads = vla_model_reads(g);
-    const int delta = g->model == VLA_DELTA;
+    vla_config other = *g; /* a model whose reads depend on delta_form (delta) says which */
+    other.delta_form = g->delta_form == VLA_DELTA_DECAY ? VLA_DELTA_GATED : VLA_DELTA_DECAY;
+    const int delta = vla_model_reads(&other) != reads;
     int n = 0, k = 0;
     buf[0] = 0;
     for (size_t i = 0; i < NTRACE_FILES; i++)

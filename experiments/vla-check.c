@@ -589,10 +589,11 @@ static void judge(row_t *w, double threshold)
                      "state's stayed below %.3g: with S that accurate, o = S x has a large relative "
                      "error only where it is small against ||S|| ||x|| (a read-out near 0)",
                   r->worst[QO], threshold, r->worst[QS]);
-    /* vla3's A_t is about (lambda0 + t / d^2)^-1 I: its diagonal stalls near 1/u - lambda0 d^2 */
+    /* with u' = unit(u) / sqrt(d) (vla3's, VLA_MODELS' uprime) A_t is about (lambda0 + t / d^2)^-1
+     * I: its diagonal stalls near 1/u - lambda0 d^2 */
     double onset = 1 / vla_fmt_unit_roundoff(st) - cfg->lambda0 * cfg->d * cfg->d;
     char pred[120] = "";
-    if (cfg->model == VLA_VLA3 && onset > 0)
+    if (!strcmp(vla_model_uprime(cfg->model), "unit(u) / sqrt(d)") && onset > 0)
         snprintf(pred, sizeof pred, ", near t = 1/u - lambda0 d^2 = %.0f", onset);
     if (r->stagnant)
         add_cause(w, "A stagnates from t = %ld: under half of its diagonal still moves, the updates "
@@ -605,8 +606,8 @@ static void judge(row_t *w, double threshold)
                   r->notpd);
     if (r->guards)
         add_cause(w, "the guard fired %ld times from t = %ld (%s)", r->guards, r->guard_t,
-                  cfg->model == VLA_VLA3 ? "delta floored at stab_eps"
-                                         : "update skipped, A += eps_g I");
+                  vla_model_devices(cfg->model) & VLA_DEV_FLOOR ? "delta floored at stab_eps"
+                                                                 : "update skipped, A += eps_g I");
 }
 
 static int in_list(const char *list, const char *name)

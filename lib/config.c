@@ -54,10 +54,11 @@ static const struct {
     int has_A, normalize, gate, feat, phi, qknorm;
     double scale;
     const char *uprime;
+    int devices, gradchunk;
 } model_rows[VLA_NMODEL] = {
 #define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
-               reads, uprime)                                                                  \
-    {#tok, has_A, normalize, gate, VLA_FEAT_##feat, phi, qknorm, scale, uprime},
+               reads, uprime, devices, gradchunk)                                              \
+    {#tok, has_A, normalize, gate, VLA_FEAT_##feat, phi, qknorm, scale, uprime, devices, gradchunk},
     VLA_MODELS(VLA_X_)
 #undef VLA_X_
 };
@@ -80,11 +81,19 @@ const char *vla_model_uprime(vla_model_kind m)
 {
     return (unsigned)m < VLA_NMODEL ? model_rows[m].uprime : "";
 }
+unsigned vla_model_devices(vla_model_kind m)
+{
+    return (unsigned)m < VLA_NMODEL ? (unsigned)model_rows[m].devices : 0;
+}
+int vla_model_gradchunk(vla_model_kind m)
+{
+    return (unsigned)m < VLA_NMODEL && model_rows[m].gradchunk;
+}
 unsigned vla_model_reads(const vla_config *c)
 {
     switch (c->model) {
 #define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
-               reads, uprime)                                                                  \
+               reads, ...)                                                                     \
     case VLA_##ID:                                                                                 \
         return (reads);
         VLA_MODELS(VLA_X_)
@@ -499,37 +508,86 @@ int vla_config_check(const vla_config *c) {
     return vla_config_check_why(c, NULL);
 }
 
-/* the messages of the ways that need a kind of policy name them from the list, written once
- * when the library is loaded (before any thread can ask) */
-static char need_uniform[160], need_mixed[160];
+/* the names of the models m where has(m), from VLA_MODELS' columns: "a, b, c", or with and_last
+ * "a, b and c" */
+static void models_where(char *buf, size_t len, int (*has)(vla_model_kind), int and_last)
+{
+    int total = 0, n = 0;
+    size_t k = 0;
+    for (int m = 0; m < VLA_NMODEL; m++)
+        total += has((vla_model_kind)m) != 0;
+    buf[0] = 0;
+    for (int m = 0; m < VLA_NMODEL; m++)
+        if (has((vla_model_kind)m) && k < len) {
+            n++;
+            k += (size_t)snprintf(buf + k, len - k, "%s%s",
+                                  n == 1 ? "" : n == total && and_last ? " and " : ", ",
+                                  vla_model_name((vla_model_kind)m));
+        }
+}
+static int gradchunk_per_channel(vla_model_kind m)
+{
+    return vla_model_gradchunk(m) && vla_model_gate(m) == 2;
+}
+
+/* the messages of the ways that need a kind of policy name them from the list, and those that
+ * list the models that have something from its column, written once when the library is loaded
+ * (before any thread can ask) */
+static char need_uniform[160], need_mixed[160], need_A[2][200], bwd_scan[200], bwd_chunk[320],
+    bwd_channels[240];
 __attribute__((constructor)) static void track_messages(void)
 {
     snprintf(need_uniform, sizeof need_uniform,
              "comp is double-word arithmetic of one format: use %s", uniform_list + 2);
     snprintf(need_mixed, sizeof need_mixed,
              "sr rounds stored 16-bit results of binary32 arithmetic: use %s", mixed_list + 2);
+    char withA[96], chunked[96], channels[96];
+    models_where(withA, sizeof withA, vla_model_has_A, 0);
+    models_where(chunked, sizeof chunked, vla_model_gradchunk, 1);
+    models_where(channels, sizeof channels, gradchunk_per_channel, 0);
+    snprintf(need_A[0], sizeof need_A[0],
+             "solve, cg and cheb solve M y = x with M = A^-1: use a model with A (%s)", withA);
+    snprintf(need_A[1], sizeof need_A[1], "gamma forgets in M = A^-1: use a model with A (%s)",
+             withA);
+    snprintf(bwd_scan, sizeof bwd_scan,
+             "the scan form has no backward: --form seq, or chunk:C for %s", chunked);
+    snprintf(bwd_chunk, sizeof bwd_chunk,
+             "the chunk backward (lib/recur_gradchunk.h) is written for %s (fla's "
+             "chunk_gated_delta_rule_bwd, chunk_kda's, chunk_gla's); rwkv7's DPLR chunk and la's: "
+             "--form seq",
+             chunked);
+    snprintf(bwd_channels, sizeof bwd_channels,
+             "the chunk backward of the decays per key channel (%s) takes their direct "
+             "differences, not the anchored operands: anchor=direct, or --form seq",
+             channels);
 }
+
+/* a refusal's reason that names c's model (fmt's one %s) in the caller's array buf */
+#define MODEL_WHY(buf, fmt) (snprintf(buf, sizeof buf, fmt, vla_model_name(c->model)), buf)
 
 int vla_track_check(const vla_config *c, vla_error *err)
 {
     const char *w = NULL;
-    const int keeps_M = vla_track_holds(c->track) == VLA_HOLDS_M;
+    const int keeps_M = vla_track_holds(c->track) == VLA_HOLDS_M,
+              clamp = (vla_model_devices(c->model) & VLA_DEV_CLAMP) && c->clamp_on;
+    char own[160];
     if ((unsigned)c->track >= VLA_NTRACK)
         w = "no such way of tracking A";
     else if (keeps_M && !vla_model_has_A(c->model))
-        w = "solve, cg and cheb solve M y = x with M = A^-1: use a model with A (rls, vla1, vla3)";
+        w = need_A[0];
     else if (c->gamma != 1 && !vla_model_has_A(c->model))
-        w = "gamma forgets in M = A^-1: use a model with A (rls, vla1, vla3)";
+        w = need_A[1];
     else if (keeps_M && c->nudge)
         w = "solve, cg and cheb keep M = A^-1 and a nudge of A is no low-rank change of M: "
             "set nudge=off";
-    else if (keeps_M && c->model == VLA_VLA1 && c->clamp_on)
-        w = "solve, cg and cheb cannot apply vla1's clamp (A += eps I): set clamp_on=off";
+    else if (keeps_M && clamp)
+        w = MODEL_WHY(own, "solve, cg and cheb cannot apply %s's clamp (A += eps I): set "
+                           "clamp_on=off");
     else if (c->track == VLA_TRACK_CHOL && vla_model_has_A(c->model) && c->nudge)
         w = "chol keeps the factor of M = A^-1 and a nudge of A is no low-rank change of M: "
             "set nudge=off";
-    else if (c->track == VLA_TRACK_CHOL && c->model == VLA_VLA1 && c->clamp_on)
-        w = "chol cannot apply vla1's clamp (A += eps I): set clamp_on=off";
+    else if (c->track == VLA_TRACK_CHOL && clamp)
+        w = MODEL_WHY(own, "chol cannot apply %s's clamp (A += eps I): set clamp_on=off");
     else if (c->track == VLA_TRACK_COMP &&
              (vla_prec_mixed(c->prec) || vla_prec_io(c->prec) != vla_prec_storage(c->prec)))
         w = need_uniform;
@@ -627,6 +685,8 @@ int vla_form_check(const vla_config *c, vla_error *err)
 {
     const char *w = NULL;
     const int chunk = c->form == VLA_FORM_CHUNK && c->chunk > 1, A = vla_model_has_A(c->model);
+    const unsigned dev = vla_model_devices(c->model);
+    char own[200];
     if (chunk && A && (c->track == VLA_TRACK_SOLVE || c->track == VLA_TRACK_CHEB))
         w = c->track == VLA_TRACK_SOLVE
                 ? "solve factors each token's M_i, which no chunk kernel forms (a chunk keeps M_0 "
@@ -643,12 +703,12 @@ int vla_form_check(const vla_config *c, vla_error *err)
     else if (chunk && A && c->nudge && c->period % c->chunk)
         w = "the nudge (A += per_eps I every `period` steps) falls inside a chunk: set nudge=off, "
             "or a period that is a multiple of C";
-    else if (chunk && A && c->guard && c->model != VLA_VLA3 && c->track != VLA_TRACK_CG)
+    else if (chunk && A && c->guard && !(dev & VLA_DEV_FLOOR) && c->track != VLA_TRACK_CG)
         w = "the guard's skip adds eps_g I to A inside a chunk, which no blocked update "
             "expresses: set guard=off (vla3's floor fits: it floors the capacitance's pivots)";
-    else if (chunk && c->model == VLA_VLA1 && c->clamp_on)
-        w = "vla1's clamp reads ||S|| and ||A|| after every step, inside the chunk: set "
-            "clamp_on=off";
+    else if (chunk && (dev & VLA_DEV_CLAMP) && c->clamp_on)
+        w = MODEL_WHY(own, "%s's clamp reads ||S|| and ||A|| after every step, inside the chunk: "
+                           "set clamp_on=off");
     else if ((chunk || c->form == VLA_FORM_SCAN) && c->renorm > 0)
         w = "renorm rescales S after every step, which neither a chunk nor a scan has: set "
             "renorm=0";
@@ -657,15 +717,16 @@ int vla_form_check(const vla_config *c, vla_error *err)
     else if (c->form == VLA_FORM_SCAN && A && vla_track_holds(c->track) == VLA_HOLDS_M)
         w = "the ways that keep M (solve, cg, cheb) are not checked in the scan form yet: "
             "--form seq";
-    else if (c->form == VLA_FORM_SCAN && c->model == VLA_VLA1)
-        w = "vla1 clips its error v - S k by its norm: S is no affine recurrence, so it has no "
-            "scan (--form seq or chunk:C)";
+    else if (c->form == VLA_FORM_SCAN && (dev & VLA_DEV_CLIP))
+        w = MODEL_WHY(own, "%s clips its error v - S k by its norm: S is no affine recurrence, so "
+                           "it has no scan (--form seq or chunk:C)");
     else if (chunk && c->gate_clamp && c->anchor != VLA_ANCHOR_DIRECT)
         w = "gate_clamp clamps a direct difference gamma_i - gamma_j at 0, and an anchored factor "
             "exp(gamma_i - gamma_n) is > 1 by design: set anchor=direct or gate_clamp=off";
     else if (chunk && vla_col_lr(c->model) && c->anchor != VLA_ANCHOR_DIRECT)
-        w = "rwkv7's chunk takes direct differences of the cumulative log-decays only (fla's default "
-            "DPLR path); its safe_gate path, anchored mid-chunk, is not in vlastab: anchor=direct";
+        w = MODEL_WHY(own, "%s's chunk takes direct differences of the cumulative log-decays only "
+                           "(fla's default DPLR path); its safe_gate path, anchored mid-chunk, is "
+                           "not in vlastab: anchor=direct");
     else if (chunk && c->anchor_block > c->chunk)
         w = "anchor_block is larger than the chunk: set anchor_block to 0 (the chunk) or at most C";
     else if ((chunk || c->form == VLA_FORM_SCAN) &&
@@ -686,16 +747,12 @@ int vla_grad_check(const vla_config *c, vla_error *err)
     else if (vla_model_has_A(c->model) && (vla_form_pending(c, 1) || c->form == VLA_FORM_SCAN))
         w = "the models with A have the seq backward only (docs/math.md 11.2): --form seq";
     else if (c->form == VLA_FORM_SCAN)
-        w = "the scan form has no backward: --form seq, or chunk:C for delta, gdn, kda, gla and "
-            "mamba2";
-    else if (vla_form_pending(c, 1) && (c->model == VLA_RWKV7 || c->model == VLA_LA))
-        w = "the chunk backward (lib/recur_gradchunk.h) is written for delta, gdn, kda, gla and "
-            "mamba2 (fla's chunk_gated_delta_rule_bwd, chunk_kda's, chunk_gla's); rwkv7's DPLR "
-            "chunk and la's: --form seq";
-    else if (vla_form_pending(c, 1) && (c->model == VLA_KDA || c->model == VLA_GLA) &&
+        w = bwd_scan;
+    else if (vla_form_pending(c, 1) && !vla_model_gradchunk(c->model))
+        w = bwd_chunk;
+    else if (vla_form_pending(c, 1) && vla_model_gate(c->model) == 2 &&
              c->anchor != VLA_ANCHOR_DIRECT)
-        w = "the chunk backward of the decays per key channel (kda, gla) takes their direct "
-            "differences, not the anchored operands: anchor=direct, or --form seq";
+        w = bwd_channels;
     else if (vla_form_pending(c, 1) && c->normalize)
         w = "the chunk backward does not differentiate the read-out's denominator: normalize "
             "off, or --form seq";
@@ -733,7 +790,8 @@ long vla_form_pending(const vla_config *c, long writes)
 int vla_form_input_check(const vla_config *c, const vla_input *in, vla_error *err)
 {
     const int chunk = c->form == VLA_FORM_CHUNK && c->chunk > 1;
-    if (c->model != VLA_DELTA || !(chunk || c->form == VLA_FORM_SCAN))
+    if (!(vla_model_reads(c) & (VLA_IN_G | VLA_IN_DECAY)) ||
+        !(chunk || c->form == VLA_FORM_SCAN))
         return VLA_OK;
     if (c->delta_form == VLA_DELTA_GATED && in->g)
         return vla_fail(err, VLA_ENOTSUP, "the input's row gates g (delta_form=gated) give each "

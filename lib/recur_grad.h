@@ -478,7 +478,7 @@ VLA_FN int FN(ckpt_begin)(CXP, ST *s, FN(gckpt) *P, long T, long U, vla_grad_inp
             FN(grad_snap)(CX, s, VLA_ROWP(P->ck, t / P->K * P->nsav), 0);
             ARITH_LEAVE;
         }
-        if (!(r = in(ctx, t, &x)) && x.g && s->cfg.model == VLA_DELTA)
+        if (!(r = in(ctx, t, &x)) && x.g && (vla_model_reads(&s->cfg) & VLA_IN_G))
             r = VLA_ENOTSUP; /* delta's row gates are not in the backward (nor a chunk form) */
         if (!r)
             r = FN(vstate_step)(CX, s, &x);

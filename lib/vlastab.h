@@ -115,6 +115,13 @@ enum { VLA_PHI_Q = 1, VLA_PHI_K = 2 };
 unsigned vla_model_phi(vla_model_kind m);
 /* u' in words ("unit(u) / sqrt(d)"; "" for a model without A) */
 const char *vla_model_uprime(vla_model_kind m);
+/* the model's own safety devices (VLA_MODELS' devices): its error clipped by its norm (clip: then
+ * S is no affine recurrence, and there is no scan form), clamp_on's clamp of ||S|| and ||A|| after
+ * every step, a guard that floors the denominator at stab_eps (the others' guard skips the update) */
+enum { VLA_DEV_CLIP = 1, VLA_DEV_CLAMP = 2, VLA_DEV_FLOOR = 4 };
+unsigned vla_model_devices(vla_model_kind m);
+/* 1 where the chunk form has its backward (VLA_MODELS' gradchunk, lib/recur_gradchunk.h) */
+int vla_model_gradchunk(vla_model_kind m);
 
 /* What the state's d x d array holds under a way of tracking (the holds column of VLA_TRACKS):
  * A, chol's Cholesky factor L of M = A^-1, or M itself (solve, cg, cheb: the upper triangle). */

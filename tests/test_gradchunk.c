@@ -404,6 +404,55 @@ TEST(gradchunk_backward_memory_does_not_grow_with_T)
 #endif
 }
 
+/* The column gradchunk against the backward: for every model without A (binary64, d = 8, T = 38,
+ * chunk:4, the seed's inputs with the decays the model takes), where the column is 1 vla_grad's
+ * chunk gradients are its seq gradients within 2 d T u64 (each is within d T u64 of the exact:
+ * gradchunk_exact_equals_seq), and where it is 0 vla_grad and vla_backward_new refuse the chunk
+ * (VLA_ENOTSUP); the models with A have the seq backward only, and the column says 0. */
+TEST(gradchunk_column_is_the_chunk_backward)
+{
+    const int d = DM, T = 38;
+    static cseq s;
+    static cgrads a, b;
+    double c[TM * DM];
+    for (int m = 0; m < VLA_NMODEL; m++) {
+        const char *name = vla_model_name((vla_model_kind)m);
+        const int has = vla_model_gradchunk((vla_model_kind)m);
+        if (vla_model_has_A((vla_model_kind)m)) {
+            CHECK_MSG(!has, "%s has A and a chunk backward", name);
+            continue;
+        }
+        vla_config cs, cc;
+        setup(&cs, &s, 0, d, 90 + m); /* (delta's inputs, every array filled) */
+        vla_config_default(&cs, (vla_model_kind)m, d);
+        cs.features = VLA_FEAT_ID;
+        cs.normalize = 0;
+        cs.prec = VLA_F64;
+        s.has_lgs = vla_model_gate((vla_model_kind)m) == 1;
+        s.has_lg = vla_model_gate((vla_model_kind)m) == 2;
+        for (int i = 0; i < T * d; i++)
+            c[i] = uni(-1, 1);
+        cc = cs;
+        CHECK(vla_form_parse(&cc, "chunk:4") == 0);
+        vla_grads ga = gof(&a), gb = gof(&b);
+        CHECK_MSG(vla_grad(&cs, T, cseq_input, &s, c, &ga) == 0, "%s: the seq backward", name);
+        const int r = vla_grad(&cc, T, cseq_input, &s, c, &gb);
+        vla_backward *bw = NULL;
+        const int rb = vla_backward_new(&bw, &cc, T, cseq_input, &s);
+        vla_backward_free(bw);
+        CHECK_MSG(r == (has ? 0 : VLA_ENOTSUP) && rb == r, "%s: chunk:4's backward %d, %d", name,
+                  r, rb);
+        if (r)
+            continue;
+        const double *xs[] = {a.dq, a.dk, a.dv}, *ys[] = {b.dq, b.dk, b.dv};
+        for (int q = 0; q < 3; q++) {
+            const double e = nrel(ys[q], xs[q], T * d);
+            CHECK_MSG(e <= 2 * d * T * 0x1p-53, "%s: chunk against seq, %s relerr %g", name,
+                      (const char *[]){"dq", "dk", "dv"}[q], e);
+        }
+    }
+}
+
 TEST(gradchunk_refuses_what_it_has_not)
 {
     vla_config cfg;

@@ -161,6 +161,90 @@ static double phi_run(vla_model_kind m, int features, unsigned mask, double *o_a
     return T * d;
 }
 
+/* The column devices against what the models do and what the checks refuse (binary64,
+ * d = 6, 12 steps of phi_run's inputs): a clip of 0.01 fires (vla_counts.clip) and the scan is
+ * refused exactly for the models with CLIP (their S is no affine recurrence); clamp_on with a clamp
+ * of 1e-3 fires (vla_counts.clamp) and chunk:4 and chol with clamp_on are refused exactly for those
+ * with CLAMP (vla_form_check, vla_track_check); of the models with A, chunk:4 with the guard on is
+ * refused exactly for those without FLOOR, and the guard fires inside the chunks (vla_counts.guard,
+ * stab_eps = 100) exactly for those with FLOOR (the others' chunk has no guard: the refusal). */
+static int devices_run(const vla_config *c, vla_counts *n)
+{
+    enum { d = 6, T = 12 };
+    vla_model *mo = NULL;
+    int r = vla_model_new(&mo, c);
+    double q[d], k[d], v[d], u[d], lg[d], a[d], b[d], o[d];
+    for (int t = 0; t < T && !r; t++) {
+        for (int i = 0; i < d; i++) {
+            q[i] = sin(1.7 * t + 0.9 * i + 0.3);
+            k[i] = cos(1.3 * t + 1.1 * i);
+            v[i] = sin(0.7 * t - 0.5 * i);
+            u[i] = cos(0.4 * t + 0.8 * i + 1);
+            lg[i] = -0.05 - 0.01 * i;
+            a[i] = -0.1 * cos(t + i), b[i] = 0.05 * sin(t + 2 * i);
+        }
+        vla_input in = {.q = q, .k = k, .v = v, .u = u, .beta = 0.6, .decay = NAN, .lgs = -0.07,
+                        .lg = vla_model_gate(c->model) == 2 ? lg : NULL, .a = a, .b = b};
+        r = vla_model_step(mo, &in);
+        if (!r && c->form == VLA_FORM_SEQ)
+            r = vla_model_get(mo, VLA_Q_O, o);
+    }
+    if (!r)
+        r = vla_model_finish(mo);
+    if (!r)
+        *n = *vla_model_counts(mo);
+    vla_model_free(mo);
+    return r;
+}
+
+TEST(lists_devices_are_what_the_models_have)
+{
+    enum { d = 6 };
+    for (int m = 0; m < VLA_NMODEL; m++) {
+        const unsigned dev = vla_model_devices((vla_model_kind)m);
+        const char *name = vla_model_name((vla_model_kind)m);
+        vla_config c, s;
+        vla_counts n;
+        vla_config_default(&c, (vla_model_kind)m, d);
+        c.dv = d;
+        c.prec = VLA_F64;
+        c.clip = 0.01;
+        c.clamp = 1e-3;
+        c.clamp_on = 1;
+        CHECK_MSG(devices_run(&c, &n) == 0, "%s: seq run", name);
+        CHECK_MSG((n.clip > 0) == ((dev & VLA_DEV_CLIP) != 0), "%s: %ld clips", name, n.clip);
+        CHECK_MSG((n.clamp > 0) == ((dev & VLA_DEV_CLAMP) != 0), "%s: %ld clamps", name, n.clamp);
+        s = c;
+        s.clamp_on = 0;
+        CHECK(vla_form_parse(&s, "scan") == 0);
+        CHECK_MSG((vla_form_check(&s, NULL) == VLA_ENOTSUP) == ((dev & VLA_DEV_CLIP) != 0),
+                  "%s: the scan's refusal", name);
+        s = c;
+        s.nudge = s.guard = 0;
+        CHECK(vla_form_parse(&s, "chunk:4") == 0);
+        CHECK_MSG((vla_form_check(&s, NULL) == VLA_ENOTSUP) == ((dev & VLA_DEV_CLAMP) != 0),
+                  "%s: chunk:4's refusal with clamp_on", name);
+        s = c;
+        s.nudge = s.guard = 0;
+        s.track = VLA_TRACK_CHOL;
+        CHECK_MSG(!vla_model_has_A((vla_model_kind)m) ||
+                      (vla_track_check(&s, NULL) == VLA_ENOTSUP) == ((dev & VLA_DEV_CLAMP) != 0),
+                  "%s: chol's refusal with clamp_on", name);
+        if (!vla_model_has_A((vla_model_kind)m))
+            continue;
+        s = c;
+        s.nudge = s.clamp_on = 0;
+        s.guard = 1;
+        s.stab_eps = 100;
+        CHECK(vla_form_parse(&s, "chunk:4") == 0);
+        CHECK_MSG((vla_form_check(&s, NULL) == VLA_ENOTSUP) == !(dev & VLA_DEV_FLOOR),
+                  "%s: chunk:4's refusal with the guard", name);
+        CHECK_MSG(devices_run(&s, &n) == 0, "%s: chunk:4 with the guard", name);
+        CHECK_MSG((n.guard > 0) == ((dev & VLA_DEV_FLOOR) != 0), "%s: the guard fired %ld times in "
+                  "the chunks", name, n.guard);
+    }
+}
+
 TEST(lists_phi_is_what_the_models_take)
 {
     enum { n = 12 * 6 };

@@ -77,7 +77,7 @@ void rg_config(vla_config *cfg, vla_model_kind m, vla_track tr, vla_prec p, int 
     if (vla_form_pending(cfg, 1)) {
         cfg->period = cfg->chunk > 64 ? cfg->chunk : 64;
         cfg->clamp_on = 0;
-        cfg->guard = m == VLA_VLA3;
+        cfg->guard = (vla_model_devices(m) & VLA_DEV_FLOOR) != 0;
     }
 }
 
