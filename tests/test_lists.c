@@ -123,6 +123,21 @@ TEST(lists_uprime_is_the_recurrences)
  * of the four sets, the column's agrees to a few ulps (phi in binary64 either way; the gated
  * family's l2norm after it), the other three differ by O(1) (q and k hold entries of both signs, so
  * phi moves them). vla-check refuses dq.npy and dk.npy with features=own by this column. */
+/* step t's inputs of the column tests below: q, k, v, u, the per-channel log-decays lg and
+ * rwkv7's a, b, each d entries (both signs in q and k) */
+static void col_inputs(int t, int d, double *q, double *k, double *v, double *u, double *lg,
+                       double *a, double *b)
+{
+    for (int i = 0; i < d; i++) {
+        q[i] = sin(1.7 * t + 0.9 * i + 0.3);
+        k[i] = cos(1.3 * t + 1.1 * i);
+        v[i] = sin(0.7 * t - 0.5 * i);
+        u[i] = cos(0.4 * t + 0.8 * i + 1);
+        lg[i] = -0.05 - 0.01 * i;
+        a[i] = -0.1 * cos(t + i), b[i] = 0.05 * sin(t + 2 * i);
+    }
+}
+
 static double phi_by_hand(double x) { return x > 0 ? x + 1 : exp(x); }
 
 static double phi_run(vla_model_kind m, int features, unsigned mask, double *o_all)
@@ -138,13 +153,8 @@ static double phi_run(vla_model_kind m, int features, unsigned mask, double *o_a
         return NAN;
     double q[d], k[d], v[d], u[d], lg[d], a[d], b[d];
     for (int t = 0; t < T; t++) {
+        col_inputs(t, d, q, k, v, u, lg, a, b);
         for (int i = 0; i < d; i++) {
-            q[i] = sin(1.7 * t + 0.9 * i + 0.3);
-            k[i] = cos(1.3 * t + 1.1 * i);
-            v[i] = sin(0.7 * t - 0.5 * i);
-            u[i] = cos(0.4 * t + 0.8 * i + 1);
-            lg[i] = -0.05 - 0.01 * i;
-            a[i] = -0.1 * cos(t + i), b[i] = 0.05 * sin(t + 2 * i);
             if (mask & VLA_PHI_Q)
                 q[i] = phi_by_hand(q[i]);
             if (mask & VLA_PHI_K)
@@ -175,14 +185,7 @@ static int devices_run(const vla_config *c, vla_counts *n)
     int r = vla_model_new(&mo, c);
     double q[d], k[d], v[d], u[d], lg[d], a[d], b[d], o[d];
     for (int t = 0; t < T && !r; t++) {
-        for (int i = 0; i < d; i++) {
-            q[i] = sin(1.7 * t + 0.9 * i + 0.3);
-            k[i] = cos(1.3 * t + 1.1 * i);
-            v[i] = sin(0.7 * t - 0.5 * i);
-            u[i] = cos(0.4 * t + 0.8 * i + 1);
-            lg[i] = -0.05 - 0.01 * i;
-            a[i] = -0.1 * cos(t + i), b[i] = 0.05 * sin(t + 2 * i);
-        }
+        col_inputs(t, d, q, k, v, u, lg, a, b);
         vla_input in = {.q = q, .k = k, .v = v, .u = u, .beta = 0.6, .decay = NAN, .lgs = -0.07,
                         .lg = vla_model_gate(c->model) == 2 ? lg : NULL, .a = a, .b = b};
         r = vla_model_step(mo, &in);
