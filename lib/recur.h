@@ -23,6 +23,13 @@
 #ifndef VLA_FN
 #define VLA_FN static
 #endif
+/* VLA_PRIM qualifies recur_prim.h's primitives (the vector loops, the rank-1 updates, the
+ * triangular solves), VLA_FN everything above them (the state, the ways of tracking, the models,
+ * the forms). The same for C; the kernels inline the primitives and call the rest, which made
+ * nvcc five times faster (kernels/karith.h). */
+#ifndef VLA_PRIM
+#define VLA_PRIM VLA_FN
+#endif
 /* VLA_TRACK_MASK: the ways of tracking A this instantiation runs, a bit per VLA_TRACK_<ID> (by
  * default all). An includer that runs fewer (the GPU's kernels: kernels/vlacuda.h's
  * VLA_CUDA_TRACKS) leaves the others' code out, as the compiler drops what no path reaches: their

@@ -50,6 +50,7 @@
 #undef FN
 #undef ST
 #undef VLA_FN
+#undef VLA_PRIM
 #undef SR_RESET
 #undef VLA_PFOR
 #undef VLA_ROWP

@@ -6,7 +6,7 @@
 
 /* r = sum_j X[xo + j] Y[yo + j], j ascending from the first term: on flat offsets, for rows of
  * any length on any layout (the chunk forms' rows of dv numbers) */
-VLA_FN void FN(dot_at)(CXP, NREF r, const NUM *X, long xo, const NUM *Y, long yo, int n)
+VLA_PRIM void FN(dot_at)(CXP, NREF r, const NUM *X, long xo, const NUM *Y, long yo, int n)
 {
     FRAME_BEGIN;
     SCALAR(t);
@@ -20,7 +20,7 @@ VLA_FN void FN(dot_at)(CXP, NREF r, const NUM *X, long xo, const NUM *Y, long yo
 }
 
 /* r = x . y */
-VLA_FN void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
+VLA_PRIM void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
 {
     FN(dot_at)(CX, r, x, 0, y, 0, n);
 }
@@ -32,7 +32,7 @@ VLA_FN void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
  * for an arithmetic whose every operation is a long one (vectors of lanes, kernels/klanes.h; pairs
  * of them, reference/ref_model_dd.c). */
 #ifdef VLA_MATVEC_ROWS
-VLA_FN int FN(matvec_rows)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n, size_t rs,
+VLA_PRIM int FN(matvec_rows)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n, size_t rs,
                            size_t cs)
 {
     int i = 0;
@@ -77,7 +77,7 @@ VLA_FN int FN(matvec_rows)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n
 
 /* y = M x, M m x n (y must not alias x). VLA_MATVEC_HOOK: a native policy's vectorized twin that
  * computes the same row sums in the same order, several rows at a time (1: done; 0: not taken). */
-VLA_FN void FN(matvec)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
+VLA_PRIM void FN(matvec)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
 {
 #ifdef VLA_MATVEC_HOOK
     if (VLA_MATVEC_HOOK(y, M, x, m, n))
@@ -90,7 +90,7 @@ VLA_FN void FN(matvec)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
 /* y = M^T x, M n x m: y_i = sum_j M_ji x_j, j ascending. For an exactly symmetric M (A under sm
  * and sm-sym) these are matvec's numbers, read down the columns, which vectorizes across i (and
  * on a GPU reads consecutive addresses across threads). VLA_MATVEC_T_HOOK as above. */
-VLA_FN void FN(matvec_t)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
+VLA_PRIM void FN(matvec_t)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
 {
 #ifdef VLA_MATVEC_T_HOOK
     if (VLA_MATVEC_T_HOOK(y, M, x, m, n))
@@ -111,7 +111,7 @@ VLA_FN void FN(matvec_t)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n)
 
 /* r = ||x||_2, the plain sqrt of the sum of squares (a 16-bit format under- or overflows here;
  * that is part of what we measure) */
-VLA_FN void FN(norm2)(CXP, NREF r, const NUM *x, int n)
+VLA_PRIM void FN(norm2)(CXP, NREF r, const NUM *x, int n)
 {
     FN(dot)(CX, r, x, x, n);
     SQRT(R(r), R(r));
@@ -119,7 +119,7 @@ VLA_FN void FN(norm2)(CXP, NREF r, const NUM *x, int n)
 
 /* x <- x / ||x||_2. A norm below the smallest normal of the compute format, or not finite, is a
  * zero-norm event: x is left as it is and the event counted (never a NaN). */
-VLA_FN void FN(unit)(CXP, NUM *x, int n, long *zero_norm)
+VLA_PRIM void FN(unit)(CXP, NUM *x, int n, long *zero_norm)
 {
     FRAME_BEGIN;
     SCALAR(nrm);
@@ -135,7 +135,7 @@ VLA_FN void FN(unit)(CXP, NUM *x, int n, long *zero_norm)
 
 /* x <- x / sqrt(x . x + eps): fla's l2norm (the epsilon inside the root; the gated family's q
  * and k), in the compute format */
-VLA_FN void FN(l2norm)(CXP, NUM *x, int n, NREF eps)
+VLA_PRIM void FN(l2norm)(CXP, NUM *x, int n, NREF eps)
 {
     FRAME_BEGIN;
     SCALAR(nrm);
@@ -148,7 +148,7 @@ VLA_FN void FN(l2norm)(CXP, NUM *x, int n, NREF eps)
 }
 
 /* A += eps I, stored */
-VLA_FN void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
+VLA_PRIM void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
 {
     VLA_PFOR(i, 0, d) {
         ADD(E(A, (size_t)i * d + i), E(A, (size_t)i * d + i), R(eps));
@@ -159,7 +159,7 @@ VLA_FN void FN(add_diag)(CXP, NUM *A, int d, NREF eps)
 /* delta = 1 + u . z, guarded: GUARD_SKIP (vla1, section 3): |delta| < eps or delta not finite
  * skips the update and adds eps I to A (returns where it did); GUARD_FLOOR (vla3): delta =
  * max(delta, eps). Either counts into *guards. */
-VLA_FN LPRED FN(sm_delta)(CXP, NREF delta, NUM *A, const NUM *u, const NUM *z, int d, int guard,
+VLA_PRIM LPRED FN(sm_delta)(CXP, NREF delta, NUM *A, const NUM *u, const NUM *z, int d, int guard,
                           NREF eps, long *guards)
 {
     FRAME_BEGIN;
@@ -196,7 +196,7 @@ VLA_FN LPRED FN(sm_delta)(CXP, NREF delta, NUM *A, const NUM *u, const NUM *z, i
  * z (d entries) is workspace and holds A_{t-1} u (sym: scaled) on return, computed as A^T u
  * (matvec_t): the same numbers, since every A this update makes is exactly symmetric (sr: the
  * product with the A it holds, as every consumer of A computes it). */
-VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, NREF eps, int sym,
+VLA_PRIM void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, NREF eps, int sym,
                           int whole, long *guards)
 {
     FRAME_BEGIN;
@@ -238,7 +238,7 @@ VLA_FN void FN(sm_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, int guard, N
  * A - g w^T - z g^T + delta g g^T where z = A u and w = A^T u are computed separately (they are
  * equal only while A is exactly symmetric). Symmetric and positive semidefinite in exact
  * arithmetic whatever A is; the same delta guard as sm. z, w: workspace. */
-VLA_FN void FN(joseph_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, NUM *w, int guard,
+VLA_PRIM void FN(joseph_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, NUM *w, int guard,
                                NREF eps, long *guards)
 {
     FRAME_BEGIN;
@@ -273,7 +273,7 @@ VLA_FN void FN(joseph_update)(CXP, NUM *A, const NUM *u, int d, NUM *z, NUM *w, 
 /* chol: L (lower triangle of the d x d array, row-major) with M = L L^T; M += u u^T as the
  * classical rank-1 Cholesky update (a sequence of rotations, O(d^2)): L stays a Cholesky factor,
  * so M stays positive definite by construction. x (d entries) is workspace. */
-VLA_FN void FN(chol_update)(CXP, NUM *L, const NUM *u, int d, NUM *x)
+VLA_PRIM void FN(chol_update)(CXP, NUM *L, const NUM *u, int d, NUM *x)
 {
     FRAME_BEGIN;
     SCALAR(r);
@@ -309,7 +309,7 @@ VLA_FN void FN(chol_update)(CXP, NUM *L, const NUM *u, int d, NUM *x)
 /* y = M^-1 x = L^-T L^-1 x: forward then backward substitution, each sum in ascending j, with
  * L's strict lower triangle in L and its diagonal at dg[i * ds] (chol: in L itself, ds = d + 1;
  * solve: apart, ds = 1); y must not alias x */
-VLA_FN void FN(tri_solve)(CXP, const NUM *L, const NUM *dg, int ds, NUM *y, const NUM *x, int d)
+VLA_PRIM void FN(tri_solve)(CXP, const NUM *L, const NUM *dg, int ds, NUM *y, const NUM *x, int d)
 {
     FRAME_BEGIN;
     SCALAR(t);
@@ -332,7 +332,7 @@ VLA_FN void FN(tri_solve)(CXP, const NUM *L, const NUM *dg, int ds, NUM *y, cons
     }
     FRAME_END;
 }
-VLA_FN void FN(chol_solve)(CXP, const NUM *L, NUM *y, const NUM *x, int d)
+VLA_PRIM void FN(chol_solve)(CXP, const NUM *L, NUM *y, const NUM *x, int d)
 {
     FN(tri_solve)(CX, L, L, d + 1, y, x, d);
 }
@@ -343,7 +343,7 @@ VLA_FN void FN(chol_solve)(CXP, const NUM *L, NUM *y, const NUM *x, int d)
  * stored). *pmin gets the smallest pivot M_jj - sum_k L_jk^2 while all are positive, else the
  * first that is not (<= 0, or NaN); the arithmetic goes on past it (the square root of a negative
  * number is NaN), so a failed factorization shows, and the caller reports it. */
-VLA_FN void FN(chol_factor)(CXP, NUM *A, NUM *dg, int d, NREF pmin)
+VLA_PRIM void FN(chol_factor)(CXP, NUM *A, NUM *dg, int d, NREF pmin)
 {
     FRAME_BEGIN;
     SCALAR(p);
@@ -379,7 +379,7 @@ VLA_FN void FN(chol_factor)(CXP, NUM *A, NUM *dg, int d, NREF pmin)
 }
 
 /* S += e a^T (S dv x d), stored */
-VLA_FN void FN(modulate)(CXP, NUM *S, const NUM *e, const NUM *a, int dv, int d)
+VLA_PRIM void FN(modulate)(CXP, NUM *S, const NUM *e, const NUM *a, int dv, int d)
 {
     FRAME_BEGIN;
     SCALAR(t);
@@ -394,7 +394,7 @@ VLA_FN void FN(modulate)(CXP, NUM *S, const NUM *e, const NUM *a, int dv, int d)
 }
 
 /* S /= ||S||_F when ||S||_F > threshold; returns where it did */
-VLA_FN LPRED FN(renorm)(CXP, NUM *S, int dv, int d, NREF threshold)
+VLA_PRIM LPRED FN(renorm)(CXP, NUM *S, int dv, int d, NREF threshold)
 {
     FRAME_BEGIN;
     SCALAR(f);
@@ -411,7 +411,7 @@ VLA_FN LPRED FN(renorm)(CXP, NUM *S, int dv, int d, NREF threshold)
 }
 
 /* e = v - S x: the residual of the value against the memory's prediction for key x */
-VLA_FN void FN(residual)(CXP, NUM *e, const NUM *v, const NUM *S, const NUM *x, int dv, int d)
+VLA_PRIM void FN(residual)(CXP, NUM *e, const NUM *v, const NUM *S, const NUM *x, int dv, int d)
 {
     FN(matvec)(CX, e, S, x, dv, d);
     VLA_PFOR(i, 0, dv)
