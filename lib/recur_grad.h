@@ -1,7 +1,7 @@
 /* recur_grad.h: the backward pass of the seq form in recur.h's text (docs/math.md section 11):
  * the reverse-mode recurrence of the loss L = sum_t c_t . o_t, the state's cotangent dS carried
  * from the last step to the first, giving dq, dk, dv, dbeta and the log-decays' gradients dg at
- * every step; for the models with A (rls, vla1, vla3, track sm: grad_A, grad_sm) the cotangent
+ * every step; for the models with A (rls, vla1, vla3, track sm: grad_A_*, grad_sm) the cotangent
  * dA carried beside dS, and du. Included after recur.h by the strict native instantiations
  * (native_inst.h, PRIMS) and the MPFR reference (reference/ref_model.c): the same text in every
  * arithmetic, so the emulation of a policy checks its gradients bit for bit.
@@ -219,28 +219,6 @@ VLA_FN void FN(grad_additive)(CXP, ST *s, FN(gstate) *G, const NUM *Sp, int kind
     FN(grad_decay)(CX, s, G, Sp, kind);
 }
 
-/* rwkv7: S_t = S_{t-1} Diag(w) + (S_{t-1} a) b^T + v k^T. With z = dS b:
- * db = dS^T (S_{t-1} a), da = S_{t-1}^T z, dS_{t-1} = dS Diag(w) + z a^T, dg = w (dS . S_{t-1}) */
-VLA_FN void FN(grad_rwkv7)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
-{
-    FRAME_BEGIN;
-    SCALAR(t);
-    const int d = s->d, dv = s->dv;
-    FN(matvec)(CX, G->y, Sp, s->ra, dv, d);           /* S_{t-1} a, as the forward computed it */
-    FN(matvec_t)(CX, G->rb, G->dS, G->y, d, dv);      /* db */
-    FN(matvec)(CX, G->y, G->dS, s->rb, dv, d);        /* z */
-    FN(matvec_t)(CX, G->ra, Sp, G->y, d, dv);         /* da */
-    FN(grad_additive)(CX, s, G, Sp, 2);
-    for (int i = 0; i < dv; i++)
-        for (int j = 0; j < d; j++) {
-            size_t ij = (size_t)i * d + j;
-            MUL(t, E(G->y, i), E(s->ra, j));
-            ADD(E(G->dS, ij), E(G->dS, ij), t);
-            STORE(E(G->dS, ij));
-        }
-    FRAME_END;
-}
-
 /* the gated family's read-out backward: o = S_t w, w = scale l2norm(q) */
 VLA_FN void FN(grad_read_gated)(CXP, ST *s, FN(gstate) *G)
 {
@@ -324,124 +302,84 @@ VLA_FN void FN(grad_apply)(CXP, ST *s, FN(gstate) *G, const NUM *x, const NUM *d
     FRAME_END;
 }
 
-/* The models with A (rls, vla1, vla3; docs/math.md 11.2): the read-out, the write
- * S_t = S_{t-1} + e' alpha^T (e' = e = v - S_{t-1} k', or vla1's clip of e), alpha = A^T k'
- * (vla3: unit(A^T k')) with A after the update and the nudge (before vla1's clamp), then the
- * update's backward and u' = k (rls), u / sqrt(d) (vla1), unit(u) / sqrt(d) (vla3). The nudge
- * and the clamp add constants to A: dA passes through them. s->A is A_t on entry; A_{t-1} is in
- * Sp after S; the step's vectors are recomputed from it in the forward's bits (vec_<model>). */
-VLA_FN void FN(grad_A)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+/* The write of the models with A (rls, vla1, vla3; docs/math.md 11.2), S_t = S_{t-1} + e' alpha^T
+ * (e' = e = v - S_{t-1} k', or vla1's clip of e), alpha = A^T k' (vla3: unit(A^T k')) with A
+ * after the update and the nudge (before vla1's clamp); the nudge and the clamp add constants to
+ * A, and dA passes through them. Each model's file (grad_<tok>) calls, after its read-out's
+ * backward: grad_A_e, its clip's backward if any, grad_A_S, its vec_<tok> (the step's vectors
+ * again, from A_{t-1}, in the forward's bits), its alpha's backward if any, grad_A_update with its
+ * u' and guard, and its u''s backward. */
+
+/* G->db = de' = dS alpha, G->zb = dalpha = dS^T e' */
+VLA_FN void FN(grad_A_e)(CXP, ST *s, FN(gstate) *G)
+{
+    FN(matvec)(CX, G->db, G->dS, s->al, s->dv, s->d);
+    FN(matvec_t)(CX, G->zb, G->dS, s->e, s->d, s->dv);
+}
+
+/* de (G->db) to dk' = -S_{t-1}^T de and dS_{t-1} = dS - de k'^T (stored); then s->A = A_{t-1}
+ * (in Sp after S_{t-1}), for the model's vectors of the step */
+VLA_FN void FN(grad_A_S)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
 {
     FRAME_BEGIN;
     SCALAR(t);
-    const int d = s->d, dv = s->dv, m = s->cfg.model;
+    const int d = s->d, dv = s->dv;
     const NUM *A0 = VLA_ROWP(Sp, (size_t)dv * d);
-    if (m == VLA_VLA1) { /* o = S_t w, w = A_t^T q */
-        FN(grad_read)(CX, s, G, s->w, P(E(s->c, C_STAB)));
-        for (int j = 0; j < d; j++)
-            SETI(E(G->du, j), 0);
-        FN(grad_apply)(CX, s, G, s->q, G->dx, G->du);
-        for (int j = 0; j < d; j++)
-            COPY(E(G->dx, j), E(G->du, j));
-    } else
-        FN(grad_read)(CX, s, G, m == VLA_VLA3 ? s->pq : s->q, P(E(s->c, C_STAB)));
-    FN(matvec)(CX, G->db, G->dS, s->al, dv, d);       /* de' = dS alpha */
-    FN(matvec_t)(CX, G->zb, G->dS, s->e, d, dv);      /* dalpha = dS^T e' */
-    if (m == VLA_VLA1) {                               /* e' = clip e / ||e|| when ||e|| > clip */
-        FN(residual)(CX, G->er, s->v, Sp, s->kp, dv, d);
-        FN(norm2)(CX, P(t), G->er, dv);
-        if (LESS(E(s->c, C_CLIP), t)) {
-            FN(grad_norm)(CX, G->db, G->er, dv, NULL, 0);
-            for (int i = 0; i < dv; i++)
-                MUL(E(G->db, i), E(G->db, i), E(s->c, C_CLIP));
-        }
-    }
-    FN(matvec_t)(CX, G->dkp, Sp, G->db, d, dv);       /* dk' = -S_{t-1}^T de */
+    FN(matvec_t)(CX, G->dkp, Sp, G->db, d, dv);
     SETI(t, 0);
     for (int j = 0; j < d; j++)
         SUB(E(G->dkp, j), t, E(G->dkp, j));
-    for (int i = 0; i < dv; i++)                       /* dS_{t-1} = dS - de k'^T */
+    for (int i = 0; i < dv; i++)
         for (int j = 0; j < d; j++) {
             size_t ij = (size_t)i * d + j;
             MUL(t, E(G->db, i), E(s->kp, j));
             SUB(E(G->dS, ij), E(G->dS, ij), t);
             STORE(E(G->dS, ij));
         }
-    for (long i = 0; i < (long)d * d; i++) /* A_{t-1}, then the update and the nudge again */
+    for (long i = 0; i < (long)d * d; i++)
         COPY(E(s->A, i), E(A0, i));
-    switch (m) {
-    case VLA_RLS: FN(vec_rls)(CX, s); break;
-    case VLA_VLA1: FN(vec_vla1)(CX, s); break;
-    default: FN(vec_vla3)(CX, s); break;
-    }
-    if (m == VLA_VLA3) { /* alpha = unit(y), y = A^T k' */
-        FN(matvec_t)(CX, G->zc, s->A, s->kp, d, d);
-        for (int j = 0; j < d; j++)
-            COPY(E(G->za, j), E(G->zc, j));
-        FN(grad_norm)(CX, G->zb, G->za, d, NULL, 1);
-    }
-    FN(grad_apply)(CX, s, G, s->kp, G->zb, G->dkp);
-    FN(grad_sm)(CX, s, G, A0, m == VLA_RLS ? s->k : s->w,
-                m == VLA_VLA3 ? (s->cfg.guard ? GUARD_FLOOR : GUARD_NONE)
-                              : (s->cfg.guard ? GUARD_SKIP : GUARD_NONE),
-                m == VLA_VLA3 ? P(E(s->c, C_STAB)) : P(E(s->c, C_EPS_G)));
-    if (m == VLA_RLS)
-        for (int j = 0; j < d; j++)
-            ADD(E(G->dkp, j), E(G->dkp, j), E(G->du, j));
-    else {
-        for (int j = 0; j < d; j++)
-            DIV(E(G->du, j), E(G->du, j), E(s->c, C_SQRTD));
-        if (m == VLA_VLA3) {
-            FN(grad_norm)(CX, G->du, s->u, d, NULL, 1);
-            FN(grad_norm)(CX, G->dkp, s->pk, d, NULL, 1);
-            for (int j = 0; j < d; j++) /* n_t = n_{t-1} + phi(k) */
-                ADD(E(G->dkp, j), E(G->dkp, j), E(G->dn, j));
-        }
-    }
     FRAME_END;
 }
 
-/* One step's backward: s holds S_t and the step's vectors (re-run from S_{t-1} = Sp), G->dS the
- * cotangent of S_t from the later steps; on return G->dS is that of S_{t-1} and G's vectors hold
- * the step's gradients. */
-VLA_FN void FN(grad_step)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+/* alpha = A^T k' (dalpha in G->zb) and A's update by u (grad_sm: the guard and eps of the
+ * model's update) backward: dk' += A dalpha, dA, G->du = du */
+VLA_FN void FN(grad_A_update)(CXP, ST *s, FN(gstate) *G, const NUM *Sp, const NUM *u, int guard,
+                              NREF eps)
 {
-    const int d = s->d;
-    int gated = vla_col_gate(s->cfg.model) != 0;
-    if (vla_model_has_A(s->cfg.model)) {
-        FN(grad_A)(CX, s, G, Sp);
-        return;
-    }
-    if (gated)
-        FN(grad_read_gated)(CX, s, G);
-    else
-        FN(grad_read)(CX, s, G, s->pq,
-                      s->cfg.model == VLA_LA ? P(E(s->c, C_EPS_O)) : P(E(s->c, C_STAB)));
-    switch (s->cfg.model) {
-    case VLA_LA:
-        FN(grad_additive)(CX, s, G, Sp, 0);
-        for (int j = 0; j < d; j++) /* n_t = n_{t-1} + phi(k): dk += dn, dn carried */
-            ADD(E(G->dkp, j), E(G->dkp, j), E(G->dn, j));
-        break;
-    case VLA_DELTA:
-        FN(grad_delta_write)(CX, s, G, Sp, s->cfg.delta_form == VLA_DELTA_DECAY);
-        if (s->cfg.keynorm) /* k' = unit(k) */
-            FN(grad_norm)(CX, G->dkp, s->k, d, NULL, 1);
-        break;
-    case VLA_GDN:
-    case VLA_KDA:
-        FN(grad_delta_write)(CX, s, G, Sp, s->cfg.model == VLA_GDN ? 1 : 2);
-        if (s->cfg.qknorm)
-            FN(grad_norm)(CX, G->dkp, s->pk, d, P(E(s->c, C_L2EPS)), 0);
-        break;
-    case VLA_GLA: FN(grad_additive)(CX, s, G, Sp, 2); break;
-    case VLA_MAMBA2: FN(grad_additive)(CX, s, G, Sp, 1); break;
-    case VLA_RWKV7: FN(grad_rwkv7)(CX, s, G, Sp); break;
-    default: break; /* a model not named here has no backward of its write, and nothing refuses it:
-                       tests/test_grad.c's finite differences, over every model, fail for it */
-    }
+    FN(grad_apply)(CX, s, G, s->kp, G->zb, G->dkp);
+    FN(grad_sm)(CX, s, G, VLA_ROWP(Sp, (size_t)s->dv * s->d), u, guard, eps);
 }
 
+/* u' = u / sqrt(d) backward (vla1, vla3): du = du' / sqrt(d) */
+VLA_FN void FN(grad_A_sqrtd)(CXP, ST *s, FN(gstate) *G)
+{
+    for (int j = 0; j < s->d; j++)
+        DIV(E(G->du, j), E(G->du, j), E(s->c, C_SQRTD));
+}
+
+/* Each model's backward of one step (its file's second part, lib/models/<tok>.h under
+ * VLA_MODEL_GRAD, included at the end of recur_gradchunk.h), declared here from VLA_MODELS so
+ * that a model without one is a build error (used but never defined): s holds S_t and the step's
+ * vectors (re-run from S_{t-1} = Sp), G->dS the cotangent of S_t from the later steps; on return
+ * G->dS is that of S_{t-1} and G's vectors hold the step's gradients. */
+#define VLA_X_(ID, tok, ...) VLA_FN void FN(grad_##tok)(CXP, ST *s, FN(gstate) *G, const NUM *Sp);
+VLA_MODELS(VLA_X_)
+#undef VLA_X_
+
+/* One step's backward: the model's */
+VLA_FN void FN(grad_step)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    switch (s->cfg.model) {
+#define VLA_X_(ID, tok, ...)                                                                       \
+    case VLA_##ID:                                                                                 \
+        (FN(grad_##tok))(CX, s, G, Sp);                                                            \
+        break;
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        break;
+    }
+}
 
 /* the numbers of the backward's arrays, in allocation order (one list, so alloc and free agree) */
 #define VLA_GRAD_ARRAYS(X, d, dv)                                                                 \

@@ -1,7 +1,7 @@
 /* recur_gradchunk.h: the backward pass of the chunk form chunk:C in recur.h's text (docs/math.md
  * section 11), for the models whose chunk is recur_chunk.h's chunk_wy: the delta rule (plain or
  * with fla's scalar decay), Gated DeltaNet and mamba2 (no UT transform), as fla's
- * chunk_gated_delta_rule_bwd computes it (and chunk_ch's kda and gla, gradchunk_kda below):
+ * chunk_gated_delta_rule_bwd computes it (and chunk_ch's kda and gla, gradchunk_ch below):
  * the chunks' first states recomputed from checkpoints as the seq form's states are (recur_grad.h's
  * gckpt, in units of a chunk: a block of ceil(sqrt(T / C)) chunks, 2 sqrt(T / C) states), the
  * backward walks the chunks from the last, re-running each one's forward from its first state
@@ -48,7 +48,7 @@ typedef struct {
     int d, dv, C;
 } FN(gcstate);
 
-/* The two chunks' (gradchunk_chunk, gradchunk_kda) shared steps, in their order. A row r of the
+/* The two chunks' (gradchunk_wy, gradchunk_ch) shared steps, in their order. A row r of the
  * chunk's buffer cb (rl numbers, recur_chunk.h's layout) holds beta_r, v_r and q'_r. */
 #define GC_AT_(r, a) ((long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
 #define GC_BETA_(r) E(s->cb, GC_AT_(r, beta_decay))
@@ -147,8 +147,11 @@ VLA_FN void FN(gc_base2)(CXP, ST *s, NUM *dg, long n)
 /* s holds the chunk's forward (its buffer, k' rows in cy, gamma in cg, the staged S_0 in s0, W in
  * cx, P below cm's diagonal), S0 its first state as stored, c its read-outs' cotangents (C x dv),
  * G->dS the cotangent of its last state; on return G->dS is that of its first state and G's rows
- * hold the gradients of q', k' (dq, dk), v (dVb), beta, gamma (dgam: of the log-decays g). */
-VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+ * hold the gradients of q', k' (dq, dk), v (dVb), beta, gamma (dgam: of the log-decays g).
+ * wy, decay, scaled: the model's, as it gave them to the forward's chunk_wy (wy 0: mamba2's E = V,
+ * no UT transform; scaled: the gated read-out's scale). */
+VLA_FN void FN(gradchunk_wy)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c, int wy,
+                             int decay, int scaled)
 {
     FRAME_BEGIN;
     SCALAR(acc);
@@ -157,9 +160,7 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
     SCALAR(gC);
     SCALAR(da);
     SCALAR(kk);
-    const int d = s->d, dv = s->dv, C = s->cfg.chunk, wy = s->cfg.model != VLA_MAMBA2;
-    const int gated = s->cfg.model == VLA_GDN || !wy; /* the read-out scaled */
-    const int decay = gated || s->cfg.delta_form == VLA_DELTA_DECAY;
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
     const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
     NUM *cb = s->cb, *K = s->cy, *W = s->cx, *Pm = s->cm, *Gm = s->cg, *s0 = s->s0;
 #define QR_(r, j) E(cb, (long)(r) * rl + oq + (j)) /* q'_r, as the forward's scores read it */
@@ -202,7 +203,7 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
     /* do_r = scale c_r */
     for (long i = 0; i < (long)C * dv; i++) {
         LOAD_IN(E(G->dO, i), c[i]);
-        if (gated) {
+        if (scaled) {
             MUL(E(G->dO, i), E(G->dO, i), E(s->c, C_SCALE));
             STORE_I(E(G->dO, i));
         }
@@ -364,14 +365,14 @@ VLA_FN void FN(gradchunk_chunk)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const
  * after the forward), the write's K2_c = k'_c o exp(Gamma_C - Gamma_c) (cu), S_C = S_0
  * Diag(exp(Gamma_C)) + E^T K2; W = T Kb is recomputed (cx holds Xq). Gradients of Gamma per
  * channel into dgd (C x d), then dg_tj = sum_{r >= t} dGamma_rj. */
-VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c, int wy)
 {
     FRAME_BEGIN;
     SCALAR(acc);
     SCALAR(t);
     SCALAR(e);
     SCALAR(da);
-    const int d = s->d, dv = s->dv, C = s->cfg.chunk, wy = s->cfg.model == VLA_KDA;
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
     const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
     NUM *cb = s->cb, *K = s->cy, *Xq = s->cx, *K2 = s->cu, *Pm = s->cm, *Gm = s->cgd, *s0 = s->s0;
     NUM *W = G->Wk, *dG = G->dgd;
@@ -552,6 +553,21 @@ VLA_FN void FN(gradchunk_end)(FN(gcstate) *G)
     FN(ckpt_end)(&G->P);
 }
 
+/* The chunk backward of each model with one (VLA_MODELS' gradchunk column), in its file's second
+ * part (lib/models/<tok>.h under VLA_MODEL_GRAD, included below): gradchunk_<tok>, the chunk's
+ * backward (gradchunk_wy or gradchunk_ch with the arguments its forward gave chunk_wy or
+ * chunk_ch), and gradkey_<tok>, the backward of its k' of k (dk in place), which its seq
+ * backward (grad_<tok>) calls too. Declared here, so that a model marked without them is a build
+ * error. */
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
+               reads, uprime, devices, gradchunk)                                                  \
+    VLA_IF(gradchunk,                                                                              \
+           VLA_FN void FN(gradchunk_##tok)(CXP, ST *s, FN(gcstate) *G, const NUM *S0,              \
+                                           const double *c);                                       \
+           VLA_FN void FN(gradkey_##tok)(CXP, ST *s, NUM *dk);)
+VLA_MODELS(VLA_X_)
+#undef VLA_X_
+
 /* The seq backward's chunk twin (grad_begin): the forward of T steps of s, whose cfg is chunk:C
  * of a model vla_grad_check admits, a checkpoint at every block's first chunk, a block being
  * ceil(sqrt(ceil(T / C))) chunks (ckpt_begin with U = C). Then gradchunk_block for each block from
@@ -596,10 +612,16 @@ VLA_FN int FN(gradchunk_block)(CXP, ST *s, FN(gcstate) *G, long j, vla_grad_inpu
             break;
         ARITH_ENTER;
         s->cfg.chunk = (int)n;
-        if (s->cfg.model == VLA_KDA || s->cfg.model == VLA_GLA)
-            FN(gradchunk_kda)(CX, s, G, S0, c + (t0 - base) * dv);
-        else
-            FN(gradchunk_chunk)(CX, s, G, S0, c + (t0 - base) * dv);
+        switch (s->cfg.model) { /* the model's (its file's gradchunk_<tok>) */
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
+               reads, uprime, devices, gradchunk)                                                  \
+    VLA_IF(gradchunk, case VLA_##ID : (FN(gradchunk_##tok))(CX, s, G, S0, c + (t0 - base) * dv);  \
+           break;)
+            VLA_MODELS(VLA_X_)
+#undef VLA_X_
+        default:
+            break;
+        }
         s->cfg.chunk = C;
         ARITH_LEAVE;
         for (long t = t0; t < t0 + n && !r; t++) { /* the norms' backward, the gradients out */
@@ -609,12 +631,17 @@ VLA_FN int FN(gradchunk_block)(CXP, ST *s, FN(gcstate) *G, long j, vla_grad_inpu
             ARITH_ENTER;
             FN(load)(CX, s, &x);
             NUM *dq = VLA_ROWP(G->dq, i * d), *dk = VLA_ROWP(G->dk, i * d);
-            if (s->cfg.model != VLA_DELTA && s->cfg.qknorm) { /* the keys: gdn's and kda's */
+            if (vla_col_gate(s->cfg.model) && s->cfg.qknorm) /* the gated read's q (gated_query) */
                 FN(grad_norm)(CX, dq, s->pq, d, P(E(s->c, C_L2EPS)), 0);
-                if (s->cfg.model == VLA_GDN || s->cfg.model == VLA_KDA)
-                    FN(grad_norm)(CX, dk, s->pk, d, P(E(s->c, C_L2EPS)), 0);
-            } else if (s->cfg.model == VLA_DELTA && s->cfg.keynorm)
-                FN(grad_norm)(CX, dk, s->k, d, NULL, 1);
+            switch (s->cfg.model) { /* the model's k' of k (its file's gradkey_<tok>) */
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
+               reads, uprime, devices, gradchunk)                                                  \
+    VLA_IF(gradchunk, case VLA_##ID : (FN(gradkey_##tok))(CX, s, dk); break;)
+                VLA_MODELS(VLA_X_)
+#undef VLA_X_
+            default:
+                break;
+            }
             for (int k = 0; k < d; k++) {
                 STORE_I(E(dq, k));
                 STORE_I(E(dk, k));
@@ -629,7 +656,7 @@ VLA_FN int FN(gradchunk_block)(CXP, ST *s, FN(gcstate) *G, long j, vla_grad_inpu
             STORE_I(E(G->dgam, i));
             if (out->dbeta)
                 out->dbeta[o] = TOD(E(G->dbeta, i));
-            if (out->dg && (s->cfg.model == VLA_KDA || s->cfg.model == VLA_GLA))
+            if (out->dg && vla_col_gate(s->cfg.model) == 2) /* a log-decay per key channel */
                 for (int k = 0; k < d; k++) {
                     STORE_I(E(G->dgd, i * d + k));
                     out->dg[o * d + k] = TOD(E(G->dgd, i * d + k));
@@ -648,4 +675,10 @@ VLA_FN int FN(gradchunk_block)(CXP, ST *s, FN(gcstate) *G, long j, vla_grad_inpu
 #undef VLA_GC_ARRAYS
 #undef GC_AT_
 #undef GC_BETA_
+
+/* every model's backward (grad_<tok>; with a chunk backward, gradchunk_<tok> and gradkey_<tok>):
+ * the second part of its file */
+#define VLA_MODEL_GRAD
+#include "models/models.h"
+#undef VLA_MODEL_GRAD
 #endif

@@ -2,6 +2,7 @@
  * o = S phi(q); with delta's row gates g (delta_form=gated) S = diag(g) S + ..., or with fla's
  * scalar decay a (delta_form=decay) S' = a S, then S = S' + beta (v - S' k') k'^T. */
 
+#ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* k' = unit(k) (keynorm off: k), and the Jacobian's (gate aside) I - k' (beta k')^T */
 VLA_FN void FN(vec_delta)(CXP, ST *s)
 {
@@ -38,3 +39,25 @@ VLA_FN void FN(chunk_delta)(CXP, ST *s)
     FN(chunk_wy)(CX, s, 1, 1, s->cfg.delta_form == VLA_DELTA_DECAY, VLA_IN_pq, 0, 0,
                   P(E(s->c, C_STAB)));
 }
+
+#else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
+
+/* k' = unit(k) (keynorm off: k) */
+VLA_FN void FN(gradkey_delta)(CXP, ST *s, NUM *dk)
+{
+    if (s->cfg.keynorm)
+        FN(grad_norm)(CX, dk, s->k, s->d, NULL, 1);
+}
+
+VLA_FN void FN(grad_delta)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FN(grad_read)(CX, s, G, s->pq, P(E(s->c, C_STAB)));
+    FN(grad_delta_write)(CX, s, G, Sp, s->cfg.delta_form == VLA_DELTA_DECAY);
+    FN(gradkey_delta)(CX, s, G->dkp);
+}
+
+VLA_FN void FN(gradchunk_delta)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+{
+    FN(gradchunk_wy)(CX, s, G, S0, c, 1, s->cfg.delta_form == VLA_DELTA_DECAY, 0);
+}
+#endif

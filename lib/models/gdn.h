@@ -3,6 +3,7 @@
  * beta_t v k^T, a_t = exp(g_t) from the scalar log-decay g_t <= 0 as fla takes it (exp in the
  * compute format), q and k L2-normalized in the model (qknorm), o = S (scale q), scale d^-1/2. */
 
+#ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* k' = l2norm(k) (qknorm off: k), alpha = beta k': J = a (I - k' alpha^T), B = v alpha^T */
 VLA_FN void FN(vec_gdn)(CXP, ST *s)
 {
@@ -38,3 +39,25 @@ VLA_FN void FN(chunk_gdn)(CXP, ST *s)
     }
     FN(chunk_wy)(CX, s, 1, 1, 1, VLA_IN_pq, 0, 1, P(E(s->c, C_STAB)));
 }
+
+#else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
+
+/* k' = l2norm(k) (qknorm off: k) */
+VLA_FN void FN(gradkey_gdn)(CXP, ST *s, NUM *dk)
+{
+    if (s->cfg.qknorm)
+        FN(grad_norm)(CX, dk, s->pk, s->d, P(E(s->c, C_L2EPS)), 0);
+}
+
+VLA_FN void FN(grad_gdn)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FN(grad_read_gated)(CX, s, G);
+    FN(grad_delta_write)(CX, s, G, Sp, 1);
+    FN(gradkey_gdn)(CX, s, G->dkp);
+}
+
+VLA_FN void FN(gradchunk_gdn)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+{
+    FN(gradchunk_wy)(CX, s, G, S0, c, 1, 1, 1);
+}
+#endif

@@ -2,6 +2,7 @@
  * S_t = S_{t-1} Diag(a_t) + v k^T with a log-decay per key channel (a = exp(g) in the compute
  * format), no normalizer; o = S (scale q), scale d^-1/2. */
 
+#ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* no delta term: k' = 0, alpha = k, so J = Diag(a) and B = v k^T */
 VLA_FN void FN(vec_gla)(CXP, ST *s) { FN(vec_additive)(CX, s); }
 
@@ -22,3 +23,19 @@ VLA_FN void FN(chunk_gla)(CXP, ST *s)
     FN(chunk_additive)(CX, s);
     FN(chunk_ch)(CX, s, 0);
 }
+
+#else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
+
+VLA_FN void FN(grad_gla)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FN(grad_read_gated)(CX, s, G);
+    FN(grad_additive)(CX, s, G, Sp, 2);
+}
+
+VLA_FN void FN(gradkey_gla)(CXP, ST *s, NUM *dk) {} /* k' is k */
+
+VLA_FN void FN(gradchunk_gla)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+{
+    FN(gradchunk_ch)(CX, s, G, S0, c, 0);
+}
+#endif

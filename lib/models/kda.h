@@ -3,6 +3,7 @@
  * channel (a = exp(g) in the compute format), q and k L2-normalized in the model (qknorm),
  * o = S (scale q), scale d^-1/2. */
 
+#ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* k' = l2norm(k), alpha = beta k': J = Diag(a) (I - k' alpha^T), B = v alpha^T */
 VLA_FN void FN(vec_kda)(CXP, ST *s) { FN(vec_gdn)(CX, s); }
 
@@ -28,3 +29,20 @@ VLA_FN void FN(chunk_kda)(CXP, ST *s)
     }
     FN(chunk_ch)(CX, s, 1);
 }
+
+#else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
+
+VLA_FN void FN(gradkey_kda)(CXP, ST *s, NUM *dk) { FN(gradkey_gdn)(CX, s, dk); }
+
+VLA_FN void FN(grad_kda)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FN(grad_read_gated)(CX, s, G);
+    FN(grad_delta_write)(CX, s, G, Sp, 2);
+    FN(gradkey_kda)(CX, s, G->dkp);
+}
+
+VLA_FN void FN(gradchunk_kda)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+{
+    FN(gradchunk_ch)(CX, s, G, S0, c, 1);
+}
+#endif

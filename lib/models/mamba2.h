@@ -3,6 +3,7 @@
  * the compute format), no normalizer; the trace maps k = B dt, q = C, v = x (docs/trace.md);
  * o = S (scale q), scale 1. */
 
+#ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* no delta term: k' = 0, alpha = k, so J = a I and B = v k^T */
 VLA_FN void FN(vec_mamba2)(CXP, ST *s) { FN(vec_additive)(CX, s); }
 
@@ -22,3 +23,19 @@ VLA_FN void FN(chunk_mamba2)(CXP, ST *s)
     FN(chunk_additive)(CX, s);
     FN(chunk_wy)(CX, s, 0, 0, 1, VLA_IN_pq, 0, 1, P(E(s->c, C_STAB)));
 }
+
+#else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
+
+VLA_FN void FN(grad_mamba2)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FN(grad_read_gated)(CX, s, G);
+    FN(grad_additive)(CX, s, G, Sp, 1);
+}
+
+VLA_FN void FN(gradkey_mamba2)(CXP, ST *s, NUM *dk) {} /* k' is k */
+
+VLA_FN void FN(gradchunk_mamba2)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+{
+    FN(gradchunk_wy)(CX, s, G, S0, c, 0, 1, 1);
+}
+#endif

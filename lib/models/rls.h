@@ -1,6 +1,7 @@
 /* models/rls.h: exact online regularized least squares (docs/math.md 2.3): A_t = (lambda0 I +
  * sum k k^T)^-1 by Sherman-Morrison (u' = k), S += (v - S k) (A_t k)^T, o = S q. */
 
+#ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* u', the vector whose outer product a step adds to M = A^-1 (uprime_<tok>: into w, or the input
  * that is u') */
 VLA_FN NUM *FN(uprime_rls)(CXP, ST *s) { return s->k; }
@@ -40,3 +41,19 @@ VLA_FN void FN(chunk_rls)(CXP, ST *s)
     FN(chunk_update_A)(CX, s);
     FN(chunk_wy)(CX, s, 1, 0, 0, VLA_IN_q, 0, 0, P(E(s->c, C_STAB)));
 }
+
+#else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
+
+/* o = S_t q; the write with A (recur_grad.h's grad_A_*), u' = k: dk' += du */
+VLA_FN void FN(grad_rls)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FN(grad_read)(CX, s, G, s->q, P(E(s->c, C_STAB)));
+    FN(grad_A_e)(CX, s, G);
+    FN(grad_A_S)(CX, s, G, Sp);
+    FN(vec_rls)(CX, s);
+    FN(grad_A_update)(CX, s, G, Sp, s->k, s->cfg.guard ? GUARD_SKIP : GUARD_NONE,
+                      P(E(s->c, C_EPS_G)));
+    for (int j = 0; j < s->d; j++)
+        ADD(E(G->dkp, j), E(G->dkp, j), E(G->du, j));
+}
+#endif

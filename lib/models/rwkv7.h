@@ -3,6 +3,7 @@
  * v k^T, the low-rank term on the undecayed S_{t-1}, w = exp(g) per key channel in the compute
  * format, a and b from the trace (RWKV-7: a = -kappa, b = kappa * iclr); o = S (scale q), scale 1. */
 
+#ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* no delta term: k' = 0, alpha = k, so J = Diag(w) + a b^T and B = v k^T */
 VLA_FN void FN(vec_rwkv7)(CXP, ST *s) { FN(vec_additive)(CX, s); }
 
@@ -185,3 +186,29 @@ VLA_FN void FN(chunk_rwkv7)(CXP, ST *s)
         COPY(E(s->o, a), E(s->co, (long)(C - 1) * dv + a));
     FRAME_END;
 }
+
+#else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
+
+/* S_t = S_{t-1} Diag(w) + (S_{t-1} a) b^T + v k^T. With z = dS b:
+ * db = dS^T (S_{t-1} a), da = S_{t-1}^T z, dS_{t-1} = dS Diag(w) + z a^T, dg = w (dS . S_{t-1}) */
+VLA_FN void FN(grad_rwkv7)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d, dv = s->dv;
+    FN(grad_read_gated)(CX, s, G);
+    FN(matvec)(CX, G->y, Sp, s->ra, dv, d);           /* S_{t-1} a, as the forward computed it */
+    FN(matvec_t)(CX, G->rb, G->dS, G->y, d, dv);      /* db */
+    FN(matvec)(CX, G->y, G->dS, s->rb, dv, d);        /* z */
+    FN(matvec_t)(CX, G->ra, Sp, G->y, d, dv);         /* da */
+    FN(grad_additive)(CX, s, G, Sp, 2);
+    for (int i = 0; i < dv; i++)
+        for (int j = 0; j < d; j++) {
+            size_t ij = (size_t)i * d + j;
+            MUL(t, E(G->y, i), E(s->ra, j));
+            ADD(E(G->dS, ij), E(G->dS, ij), t);
+            STORE(E(G->dS, ij));
+        }
+    FRAME_END;
+}
+#endif

@@ -2,6 +2,7 @@
  * sqrt(d), the periodic nudge, the norm clamp, and the clipped write S += clip(v - S k) (A k)^T;
  * o = S (A q). */
 
+#ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 VLA_FN NUM *FN(uprime_vla1)(CXP, ST *s) /* u / sqrt(d) */
 {
     VLA_PFOR(j, 0, s->d)
@@ -90,3 +91,35 @@ VLA_FN void FN(chunk_vla1)(CXP, ST *s)
     FN(chunk_update_A)(CX, s);
     FN(nudge)(CX, s);
 }
+
+#else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
+
+/* o = S_t w, w = A_t^T q; the write with A (recur_grad.h's grad_A_*), e' = clip e / ||e|| when
+ * ||e|| > clip; u' = u / sqrt(d) */
+VLA_FN void FN(grad_vla1)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d, dv = s->dv;
+    FN(grad_read)(CX, s, G, s->w, P(E(s->c, C_STAB)));
+    for (int j = 0; j < d; j++)
+        SETI(E(G->du, j), 0);
+    FN(grad_apply)(CX, s, G, s->q, G->dx, G->du);
+    for (int j = 0; j < d; j++)
+        COPY(E(G->dx, j), E(G->du, j));
+    FN(grad_A_e)(CX, s, G);
+    FN(residual)(CX, G->er, s->v, Sp, s->kp, dv, d);
+    FN(norm2)(CX, P(t), G->er, dv);
+    if (LESS(E(s->c, C_CLIP), t)) {
+        FN(grad_norm)(CX, G->db, G->er, dv, NULL, 0);
+        for (int i = 0; i < dv; i++)
+            MUL(E(G->db, i), E(G->db, i), E(s->c, C_CLIP));
+    }
+    FN(grad_A_S)(CX, s, G, Sp);
+    FN(vec_vla1)(CX, s);
+    FN(grad_A_update)(CX, s, G, Sp, s->w, s->cfg.guard ? GUARD_SKIP : GUARD_NONE,
+                      P(E(s->c, C_EPS_G)));
+    FN(grad_A_sqrtd)(CX, s, G);
+    FRAME_END;
+}
+#endif

@@ -2,6 +2,7 @@
  * Sherman-Morrison with delta floored at stab_eps, the nudge; k' = unit(phi(k)), alpha = unit(A k'),
  * S += (v - S k') alpha^T, n += phi(k); o = S phi(q) / max(n . phi(q), stab_eps). */
 
+#ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 VLA_FN NUM *FN(uprime_vla3)(CXP, ST *s) /* unit(u) / sqrt(d) */
 {
     VLA_PFOR(j, 0, s->d)
@@ -56,3 +57,28 @@ VLA_FN void FN(chunk_vla3)(CXP, ST *s)
     FN(nudge)(CX, s);
     FN(chunk_wy)(CX, s, 1, 0, 0, VLA_IN_pq, 1, 0, P(E(s->c, C_STAB)));
 }
+
+#else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
+
+/* o = S_t phi(q) / den; the write with A (recur_grad.h's grad_A_*), alpha = unit(y), y = A^T k'
+ * (delta floored at stab_eps); u' = unit(u) / sqrt(d), k' = unit(phi(k)), n_t = n_{t-1} + phi(k) */
+VLA_FN void FN(grad_vla3)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    const int d = s->d;
+    FN(grad_read)(CX, s, G, s->pq, P(E(s->c, C_STAB)));
+    FN(grad_A_e)(CX, s, G);
+    FN(grad_A_S)(CX, s, G, Sp);
+    FN(vec_vla3)(CX, s);
+    FN(matvec_t)(CX, G->zc, s->A, s->kp, d, d);
+    for (int j = 0; j < d; j++)
+        COPY(E(G->za, j), E(G->zc, j));
+    FN(grad_norm)(CX, G->zb, G->za, d, NULL, 1);
+    FN(grad_A_update)(CX, s, G, Sp, s->w, s->cfg.guard ? GUARD_FLOOR : GUARD_NONE,
+                      P(E(s->c, C_STAB)));
+    FN(grad_A_sqrtd)(CX, s, G);
+    FN(grad_norm)(CX, G->du, s->u, d, NULL, 1);
+    FN(grad_norm)(CX, G->dkp, s->pk, d, NULL, 1);
+    for (int j = 0; j < d; j++)
+        ADD(E(G->dkp, j), E(G->dkp, j), E(G->dn, j));
+}
+#endif
