@@ -142,9 +142,9 @@ int main(int argc, char **argv)
             "  jac_min_c     min over the window of cos(alpha, k') (nan where alpha or k' is 0:\n"
             "                la, gla, mamba2, rwkv7, whose J has no delta term)\n"
             "  jac_unit_err  max over the window of |unit-vector formula - general| / general,\n"
-            "                where k' and alpha are unit by construction (vla3, delta at beta 1;\n"
-            "                else nan, the gated family included): how far the stored, rounded\n"
-            "                vectors are from unit\n"
+            "                where k' and alpha are unit by construction (vla3; delta with\n"
+            "                keynorm at beta 1; else nan, the gated family included): how far\n"
+            "                the stored, rounded vectors are from unit\n"
             "  jac_one       fraction of the window's steps with ||J_t||_2 within 2^-40 of 1",
         .example = "vla-jacobian --model vla3 --stream lmlike --d 32 --steps 100000 --precision f32\n"
                    "vla-jacobian --model rwkv7 --stream lmlike --d 16 --steps 2000\n"

@@ -57,7 +57,7 @@ static const struct {
     int devices, gradchunk;
 } model_rows[VLA_NMODEL] = {
 #define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
-               reads, uprime, devices, gradchunk)                                              \
+               reads, uprime, devices, gradchunk, ...)                                         \
     {#tok, has_A, normalize, gate, VLA_FEAT_##feat, phi, qknorm, scale, uprime, devices, gradchunk},
     VLA_MODELS(VLA_X_)
 #undef VLA_X_
@@ -96,6 +96,19 @@ unsigned vla_model_reads(const vla_config *c)
                reads, ...)                                                                     \
     case VLA_##ID:                                                                                 \
         return (reads);
+        VLA_MODELS(VLA_X_)
+#undef VLA_X_
+    default:
+        return 0;
+    }
+}
+int vla_model_unit(const vla_config *c)
+{
+    switch (c->model) {
+#define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
+               reads, uprime, devices, gradchunk, unit)                                        \
+    case VLA_##ID:                                                                                 \
+        return (unit);
         VLA_MODELS(VLA_X_)
 #undef VLA_X_
     default:

@@ -560,7 +560,7 @@ VLA_FN void FN(gradchunk_end)(FN(gcstate) *G)
  * backward (grad_<tok>) calls too. Declared here, so that a model marked without them is a build
  * error. */
 #define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
-               reads, uprime, devices, gradchunk)                                                  \
+               reads, uprime, devices, gradchunk, ...)                                             \
     VLA_IF(gradchunk,                                                                              \
            VLA_FN void FN(gradchunk_##tok)(CXP, ST *s, FN(gcstate) *G, const NUM *S0,              \
                                            const double *c);                                       \
@@ -614,7 +614,7 @@ VLA_FN int FN(gradchunk_block)(CXP, ST *s, FN(gcstate) *G, long j, vla_grad_inpu
         s->cfg.chunk = (int)n;
         switch (s->cfg.model) { /* the model's (its file's gradchunk_<tok>) */
 #define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
-               reads, uprime, devices, gradchunk)                                                  \
+               reads, uprime, devices, gradchunk, ...)                                             \
     VLA_IF(gradchunk, case VLA_##ID : (FN(gradchunk_##tok))(CX, s, G, S0, c + (t0 - base) * dv);  \
            break;)
             VLA_MODELS(VLA_X_)
@@ -635,7 +635,7 @@ VLA_FN int FN(gradchunk_block)(CXP, ST *s, FN(gcstate) *G, long j, vla_grad_inpu
                 FN(grad_norm)(CX, dq, s->pq, d, P(E(s->c, C_L2EPS)), 0);
             switch (s->cfg.model) { /* the model's k' of k (its file's gradkey_<tok>) */
 #define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
-               reads, uprime, devices, gradchunk)                                                  \
+               reads, uprime, devices, gradchunk, ...)                                             \
     VLA_IF(gradchunk, case VLA_##ID : (FN(gradkey_##tok))(CX, s, dk); break;)
                 VLA_MODELS(VLA_X_)
 #undef VLA_X_

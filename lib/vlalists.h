@@ -39,7 +39,7 @@
 /* Models (docs/math.md section 2; the gated family: docs/gated.md), one file each
  * (lib/models/<tok>.h, docs/adding.md):
  * X(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, reads,
- *   uprime, devices, gradchunk)
+ *   uprime, devices, gradchunk, unit)
  *   ID         the enum constant VLA_<ID>     tok  the name; its file's step_<tok>, read_<tok>, ...
  *   has_A      1: the model tracks A (then its file has uprime_<tok>, the u' of M += u' u'^T)
  *   normalize  the default of the read-out's normalization o = S x / (n . x)
@@ -61,26 +61,31 @@
  *              CLAMP, clamp_on clamps ||S|| and ||A|| after every step (in no chunk, nor with chol,
  *              solve, cg, cheb); FLOOR, its guard floors the denominator at stab_eps, which fits a
  *              chunk (the other models' guard skips the update and adds eps_g I to A)
- *   gradchunk  1: the chunk form has its backward (lib/recur_gradchunk.h); 0: --form seq only */
+ *   gradchunk  1: the chunk form has its backward (lib/recur_gradchunk.h); 0: --form seq only
+ *   unit       its k' and alpha are unit vectors by construction, so that the Jacobian I - k' alpha^T
+ *              has the closed form of docs/math.md section 7 (vla-jacobian's jac_unit_err): 1
+ *              always, 2 where the step's beta is 1 (alpha = beta k'), 0 never; an expression in
+ *              c (delta's k' is unit(k) only with keynorm) */
 #define VLA_MODELS(X)                                                                              \
-    X(LA, la, 0, 1, 0, 1, 0, 0, 0, OWN, VLA_PHI_Q | VLA_PHI_K, 0, 0, 0, "", 0, 0)                  \
+    X(LA, la, 0, 1, 0, 1, 0, 0, 0, OWN, VLA_PHI_Q | VLA_PHI_K, 0, 0, 0, "", 0, 0, 0)               \
     X(DELTA, delta, 0, 0, 1, 0, (c)->delta_form == VLA_DELTA_DECAY, 0, 0, OWN, VLA_PHI_Q, 0, 0,    \
-      VLA_IN_BETA | ((c)->delta_form == VLA_DELTA_DECAY ? VLA_IN_DECAY : VLA_IN_G), "", 0, 1)      \
-    X(RLS, rls, 1, 0, 1, 0, 0, 0, 0, OWN, 0, 0, 0, 0, "k", 0, 0)                                   \
+      VLA_IN_BETA | ((c)->delta_form == VLA_DELTA_DECAY ? VLA_IN_DECAY : VLA_IN_G), "", 0, 1,      \
+      (c)->keynorm ? 2 : 0)                                                                        \
+    X(RLS, rls, 1, 0, 1, 0, 0, 0, 0, OWN, 0, 0, 0, 0, "k", 0, 0, 0)                                \
     X(VLA1, vla1, 1, 0, 1, 0, 0, 0, 0, OWN, 0, 0, 0, VLA_IN_U, "u / sqrt(d)",                      \
-      VLA_DEV_CLIP | VLA_DEV_CLAMP, 0)                                                             \
+      VLA_DEV_CLIP | VLA_DEV_CLAMP, 0, 0)                                                          \
     X(VLA3, vla3, 1, 1, 1, 1, 0, 0, 0, OWN, VLA_PHI_Q | VLA_PHI_K, 0, 0, VLA_IN_U,                 \
-      "unit(u) / sqrt(d)", VLA_DEV_FLOOR, 0)                                                       \
+      "unit(u) / sqrt(d)", VLA_DEV_FLOOR, 0, 1)                                                    \
     X(GDN, gdn, 0, 0, 1, 0, 1, 1, 0, ID, VLA_PHI_Q | VLA_PHI_K, 1, -0.5,                           \
-      VLA_IN_BETA | VLA_IN_LOGDECAY, "", 0, 1)                                                     \
+      VLA_IN_BETA | VLA_IN_LOGDECAY, "", 0, 1, 0)                                                  \
     X(KDA, kda, 0, 0, 1, 0, 0, 2, 0, ID, VLA_PHI_Q | VLA_PHI_K, 1, -0.5,                           \
-      VLA_IN_BETA | VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D, "", 0, 1)                                 \
+      VLA_IN_BETA | VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D, "", 0, 1, 0)                              \
     X(GLA, gla, 0, 0, 1, 0, 0, 2, 0, ID, VLA_PHI_Q | VLA_PHI_K, 0, -0.5,                           \
-      VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D, "", 0, 1)                                               \
-    X(MAMBA2, mamba2, 0, 0, 1, 0, 1, 1, 0, ID, VLA_PHI_Q | VLA_PHI_K, 0, 0, VLA_IN_LOGDECAY, "", 0, \
-      1)                                                                                           \
+      VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D, "", 0, 1, 0)                                            \
+    X(MAMBA2, mamba2, 0, 0, 1, 0, 1, 1, 0, ID, VLA_PHI_Q | VLA_PHI_K, 0, 0, VLA_IN_LOGDECAY, "", 0,\
+      1, 0)                                                                                        \
     X(RWKV7, rwkv7, 0, 0, 1, 0, 0, 2, 1, ID, VLA_PHI_Q | VLA_PHI_K, 0, 0,                          \
-      VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B, "", 0, 0)
+      VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B, "", 0, 0, 0)
 
 /* Ways of tracking A (docs/math.md section 4; docs/math.md 4.7-4.9 for the ways that keep M):
  * X(ID, name, update, apply, holds)

@@ -205,6 +205,9 @@ enum { VLA_ANCHOR_DIRECT, VLA_ANCHOR_FIRST, VLA_ANCHOR_LAST, VLA_ANCHOR_MID, VLA
 enum { VLA_GATE_CLAMP, VLA_GATE_SIGMOID, VLA_GATE_PIN };
 /* The trace's optional files (VLA_IN_* bits, vla_stream_optional) that c's model reads */
 unsigned vla_model_reads(const vla_config *c);
+/* c's model makes k' and alpha unit vectors (VLA_MODELS' unit column): 1 always, 2 where the
+ * step's beta is 1, 0 never */
+int vla_model_unit(const vla_config *c);
 
 void vla_config_default(vla_config *cfg, vla_model_kind model, int d);
 /* sizeof (vla_config) and sizeof (vla_counts) as this library was built: a binding that declares

@@ -127,8 +127,8 @@ static double jac_dot(const double *a, const double *b, int d)
     return s;
 }
 
-/* One step's J = I - kp al^T. unit: the model makes kp and al unit vectors (vla3; delta at beta 1),
- * so the closed form of c = cos(al, kp) applies too, and its disagreement with the general 2 x 2
+/* One step's J = I - kp al^T. unit: the model makes kp and al unit vectors (vla3; delta with
+ * keynorm at beta 1), so the closed form of c = cos(al, kp) applies too, and its disagreement with the general 2 x 2
  * reduction on the stored (rounded, not exactly unit) vectors is recorded. Returns ||J||_2. */
 /* the window's smallest cos(al, kp); returns it for this step (NaN where a vector is 0) */
 static double jac_min_c(vref_jac *a, const double *kp, const double *al, int d)
@@ -224,15 +224,15 @@ int vref_jac_check(const vref_jac *a, long t)
     return sum == h->n ? VLA_OK : VLA_EFORMAT;
 }
 
-/* vla3's k' and alpha are unit by construction; delta's alpha is beta k', unit at beta 1. The
- * unit formula counts d - 1 singular values of 1 besides the top one: it needs d >= 2. */
+/* k' and alpha unit by construction (the model's unit column: vla3's always, delta's with
+ * keynorm where beta is 1, alpha = beta k'). The unit formula counts d - 1 singular values of 1
+ * besides the top one: it needs d >= 2. */
 int vref_jac_is_unit(const vla_config *cfg, double step_beta)
 {
+    const int unit = vla_model_unit(cfg);
     if (cfg->d < 2)
         return 0;
-    if (cfg->model == VLA_VLA3)
-        return 1;
-    return cfg->model == VLA_DELTA && (isnan(step_beta) ? cfg->beta : step_beta) == 1;
+    return unit == 1 || (unit == 2 && (isnan(step_beta) ? cfg->beta : step_beta) == 1);
 }
 
 /* ---- the gated family's transitions (docs/math.md 2.6): J = Diag(dec) (I - kp al^T) + la lb^T ---- */

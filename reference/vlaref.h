@@ -238,7 +238,7 @@ double vref_jac_step(vref_jac *a, const double *kp, const double *al, int d, int
  * starts over. Only VLA_ENOMEM fails: a J that dgesvd cannot take gives nan entries. */
 int vref_jac_row(vref_jac *a, const double *kp, const double *al, int d, long t, int unit,
                  double *row);
-/* whether the model's k' and alpha are unit by construction (vla3; delta at beta 1), d >= 2 */
+/* whether the model's k' and alpha are unit by construction (VLA_MODELS' unit column), d >= 2 */
 int vref_jac_is_unit(const vla_config *cfg, double step_beta);
 
 /* The form of cfg's model's J (VLA_MODELS' gate and lr columns): PLAIN for the seeds' models

@@ -124,6 +124,38 @@ TEST(jacobian_la_is_identity)
     CHECK(!vref_jac_is_unit(&cfg, NAN));
 }
 
+/* The unit formula's column only where the model makes k' and alpha unit (VLA_MODELS' unit
+ * column): vla3 always, delta with keynorm at beta 1. delta with keynorm=off has k' = k: it
+ * counted as unit until 2026-12-05, and its jac_unit_err read 0.90 on gauss d = 16; now nan. */
+TEST(jacobian_unit_only_where_the_model_makes_unit_vectors)
+{
+    vla_config cfg;
+    vla_config_default(&cfg, VLA_DELTA, 16);
+    CHECK(cfg.keynorm && cfg.beta == 1);
+    CHECK(vref_jac_is_unit(&cfg, NAN) && vref_jac_is_unit(&cfg, 1) && !vref_jac_is_unit(&cfg, 0.5));
+    cfg.keynorm = 0;
+    CHECK(!vref_jac_is_unit(&cfg, NAN) && !vref_jac_is_unit(&cfg, 1));
+    vla_config_default(&cfg, VLA_VLA3, 16);
+    CHECK(vref_jac_is_unit(&cfg, NAN) && vref_jac_is_unit(&cfg, 0.5));
+    cfg.d = 1;
+    CHECK(!vref_jac_is_unit(&cfg, NAN));
+    for (int m = 0; m < VLA_NMODEL; m++) { /* no other model claims it */
+        vla_config_default(&cfg, (vla_model_kind)m, 16);
+        CHECK_MSG(vref_jac_is_unit(&cfg, NAN) == (m == VLA_VLA3 || m == VLA_DELTA), "%s",
+                  vla_model_name((vla_model_kind)m));
+    }
+    char *out = NULL; /* the program's column 10 (jac_unit_err) on delta's raw keys */
+    int st = vla_test_sh(&out, "bin/vla-jacobian --model delta --set keynorm=off --stream gauss "
+                               "--d 16 --steps 50 --checkpoints 1 --out - | grep -v '^#'");
+    double v[11];
+    CHECK_MSG(st == 0 && out &&
+                  sscanf(out, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2],
+                         &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]) == 11 &&
+                  v[1] > 2 && isnan(v[9]),
+              "status %d: %s", st, out ? out : "");
+    free(out);
+}
+
 /* rls and vla1 carry raw vectors: the general 2 x 2 reduction against dgesvd; norms pass the
  * golden ratio (rls near t = d, where K K^T + I is most anisotropic; vla1 from the start, its
  * alpha.k = k^T A k near d). */
