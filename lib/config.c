@@ -542,11 +542,12 @@ static int gradchunk_per_channel(vla_model_kind m)
 {
     return vla_model_gradchunk(m) && vla_model_gate(m) == 2;
 }
+static int no_gradchunk(vla_model_kind m) { return !vla_model_gradchunk(m); }
 
 /* the messages of the ways that need a kind of policy name them from the list, and those that
  * list the models that have something from its column, written once when the library is loaded
  * (before any thread can ask) */
-static char need_uniform[160], need_mixed[160], need_A[2][200], bwd_scan[200], bwd_chunk[320],
+static char need_uniform[160], need_mixed[160], need_A[2][200], bwd_scan[200], bwd_chunk[400],
     bwd_channels[240];
 __attribute__((constructor)) static void track_messages(void)
 {
@@ -554,9 +555,10 @@ __attribute__((constructor)) static void track_messages(void)
              "comp is double-word arithmetic of one format: use %s", uniform_list + 2);
     snprintf(need_mixed, sizeof need_mixed,
              "sr rounds stored 16-bit results of binary32 arithmetic: use %s", mixed_list + 2);
-    char withA[96], chunked[96], channels[96];
+    char withA[96], chunked[96], unchunked[96], channels[96];
     models_where(withA, sizeof withA, vla_model_has_A, 0);
     models_where(chunked, sizeof chunked, vla_model_gradchunk, 1);
+    models_where(unchunked, sizeof unchunked, no_gradchunk, 1);
     models_where(channels, sizeof channels, gradchunk_per_channel, 0);
     snprintf(need_A[0], sizeof need_A[0],
              "solve, cg and cheb solve M y = x with M = A^-1: use a model with A (%s)", withA);
@@ -566,9 +568,8 @@ __attribute__((constructor)) static void track_messages(void)
              "the scan form has no backward: --form seq, or chunk:C for %s", chunked);
     snprintf(bwd_chunk, sizeof bwd_chunk,
              "the chunk backward (lib/recur_gradchunk.h) is written for %s (fla's "
-             "chunk_gated_delta_rule_bwd, chunk_kda's, chunk_gla's); rwkv7's DPLR chunk and la's: "
-             "--form seq",
-             chunked);
+             "chunk_gated_delta_rule_bwd, chunk_kda's, chunk_gla's); for %s: --form seq",
+             chunked, unchunked);
     snprintf(bwd_channels, sizeof bwd_channels,
              "the chunk backward of the decays per key channel (%s) takes their direct "
              "differences, not the anchored operands: anchor=direct, or --form seq",

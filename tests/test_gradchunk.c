@@ -463,7 +463,7 @@ TEST(gradchunk_refuses_what_it_has_not)
     vla_grads o = gof(&g);
     vla_config_default(&cfg, VLA_RWKV7, 4);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "rwkv7's DPLR"));
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "rwkv7: --form seq"));
     vla_config_default(&cfg, VLA_KDA, 4);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
     CHECK(vla_grad_check(&cfg, NULL) == VLA_OK);
@@ -507,6 +507,6 @@ TEST(gradchunk_vla_grad_program)
     out = NULL;
     st = vla_test_sh(&out, "%s/vla-grad --model rwkv7 --form chunk:16 --d 4 --steps 16 2>&1",
                      vla_test_bin_dir());
-    CHECK_MSG(st == 2 && out && strstr(out, "rwkv7's DPLR"), "exit %d: %s", st, out ? out : "");
+    CHECK_MSG(st == 2 && out && strstr(out, "rwkv7: --form seq"), "exit %d: %s", st, out ? out : "");
     free(out);
 }
