@@ -1,7 +1,7 @@
 # ---- vla-sweep (tools/sweep/, sweeps/): parameter sweeps on this machine, under MPI or as a Slurm
-# job array: a parser (parse.c), a runner (run.c), one file per scheduler (local.c, mpi.c, slurm.c)
-# and main (vla-sweep.c). Its own program, linking nothing of ours, so that building it with mpicc
-# cannot disturb the others. MPI=auto compiles mpi.c with mpicc when found and links with it (for
+# job array: a parser (parse.c), a runner (run.c), one file per scheduler (local.c, mpi.c, slurm.c),
+# main (vla-sweep.c) and the exits and memory they all call (util.c). Its own program, linking
+# nothing of ours, so that building it with mpicc cannot disturb the others. MPI=auto compiles mpi.c with mpicc when found and links with it (for
 # `mpirun -np N bin/vla-sweep --mpi FILE`), MPI=0 builds all with $(CC) and --mpi then says so;
 # the stamp rebuilds mpi.o when that changes.
 MPI         ?= auto

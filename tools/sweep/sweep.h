@@ -1,7 +1,8 @@
 /* sweep.h: what the parts of vla-sweep share. The parser (parse.c) reads a sweep file into a
  * sweep_t and expands it into cases; the runner (run.c) spawns a case, waits for it and keeps the
  * manifest; the schedulers hand the cases out: local.c (N workers), mpi.c (under mpirun, the one
- * file mpicc builds) and slurm.c (a job-array script); vla-sweep.c holds the help and main. */
+ * file mpicc builds) and slurm.c (a job-array script); vla-sweep.c holds the help and main,
+ * util.c the exits and memory that all of them call. */
 #ifndef VLA_SWEEP_H
 #define VLA_SWEEP_H
 #define _GNU_SOURCE
@@ -81,10 +82,10 @@ typedef struct {
 
 /* the signal that stops the sweep (SIGINT, SIGTERM), 0 while none came (run.c) */
 extern volatile sig_atomic_t stop_sig;
-/* set by the exits on an error (vla-sweep.c) */
+/* set by the exits on an error (util.c) */
 extern volatile int abandoned;
 
-/* vla-sweep.c: the exits and memory */
+/* util.c: the exits and memory */
 void usage_exit(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 void *xmalloc(size_t n);

@@ -4,10 +4,7 @@
  * it never parses the experiments' options, only appends --out to each command (help_format). */
 #include "sweep.h"
 
-#include <errno.h>
-#include <stdarg.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- the help text, also the man page: one source, so that the two agree word for word ---- */
 
@@ -135,80 +132,6 @@ static void doc(int man)
     if (man)
         vla_doc_man(&d);
     vla_doc_help(&d);
-}
-
-/* Set by the exits on an error (usage_exit, die, perr): the work is abandoned mid-way and its
- * memory left to the system, so LeakSanitizer (make test-san) checks only the runs that end by
- * returning from main (the hook is LeakSanitizer's own: sanitizer/lsan_interface.h) */
-volatile int abandoned;
-int __lsan_is_turned_off(void);
-int __lsan_is_turned_off(void)
-{
-    return abandoned;
-}
-
-void usage_exit(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, PROG ": ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (try --help)\n");
-    va_end(ap);
-    abandoned = 1;
-    exit(2);
-}
-
-void die(int status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, PROG ": ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    abandoned = 1;
-    exit(status);
-}
-
-void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        die(1, "out of memory");
-    return p;
-}
-void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p)
-        die(1, "out of memory");
-    return p;
-}
-void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        die(1, "out of memory");
-    return p;
-}
-char *xstrdup(const char *s) { return strcpy(xmalloc(strlen(s) + 1), s); }
-char *xprintf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s;
-    if (vasprintf(&s, fmt, ap) < 0)
-        die(1, "out of memory");
-    va_end(ap);
-    return s;
-}
-
-double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
 /* ---- main ---- */
