@@ -16,6 +16,8 @@ set -eu
 DEST=${1:-.dev}
 BINS=${BINS:-vla-bench vla-check vla-statenorm vla-forms}
 FILES="build/tests/run $(for b in $BINS; do printf 'bin/%s ' "$b"; done)"
+# bin/vla-bench-inline, where it was built (kernels/README.md): the kernels inlined all through
+[ -x bin/vla-bench-inline ] && FILES="$FILES bin/vla-bench-inline"
 for f in $FILES; do
     [ -x "$f" ] || { echo "device-bundle.sh: $f: not built (make CUDA=1 first)" >&2; exit 2; }
 done

@@ -10,7 +10,11 @@
  * per model function and step, where a step is microseconds of dependent arithmetic and barriers
  * (bench/README.md, "GPU"); the arithmetic is the same instructions (strict: --fmad=false,
  * __fadd_rn and friends, which no optimizer fuses), so the bits are too. */
+#ifdef VLA_KERN_INLINE /* make KERN_INLINE=1: all inlined, as before, to time the calls on a GPU */
+#define VLA_FN static __device__
+#else
 #define VLA_FN static __device__ __noinline__
+#endif
 #define VLA_PRIM static __device__
 #else
 #define VLA_FN static

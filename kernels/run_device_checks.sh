@@ -102,4 +102,21 @@ echo "bench exit $?" >>"$OUT/bench_gpu.txt"
 cat "$OUT/bench_gpu.txt"
 timeout 40 "$BENCH" --cpu-only --quick --models vla3 --precs f32 --d 32,128 >"$OUT/bench_cpu.txt" 2>&1
 cat "$OUT/bench_cpu.txt"
+
+# the calls' cost (kernels/karith.h: the kernels call recur.h's functions above its primitives):
+# the same rows from the kernels inlined all through (make KERN_INLINE=1), where the bundle has
+# them as bin/vla-bench-inline, one after the other twice
+phase "calls against inlined"
+if [ -x bin/vla-bench-inline ]; then
+    CMP=(--gpu-only --no-peak --models vla3,gdn,delta,rwkv7 --precs f32,bf16 --d 32,128)
+    for i in 1 2; do
+        for b in "$BENCH" bin/vla-bench-inline; do
+            echo "## $b (round $i)"
+            timeout 60 "$b" "${CMP[@]}" 2>&1
+        done
+    done >"$OUT/bench_inline.txt"
+    cat "$OUT/bench_inline.txt"
+else
+    echo "no bin/vla-bench-inline (kernels/README.md, Running on a GPU)" | tee "$OUT/bench_inline.txt"
+fi
 phase "done"

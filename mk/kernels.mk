@@ -19,9 +19,14 @@ else ifeq ($(CUDA),1)
 $(error CUDA=1, but nvcc is neither on PATH nor in /usr/local/cuda/bin: set NVCC=/path/to/nvcc)
 endif
 CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+# KERN_INLINE=1: the kernels inline every recur.h function, as they did before 2026-12-05 (nvcc 84
+# s a kernel instead of 16: kernels/karith.h), to time the calls' cost on a GPU against the default;
+# the stamp recompiles the kernels when it changes
+KERN_INLINE ?= 0
+KERN_ISTAMP := build/kernels/inline.$(KERN_INLINE)
 NVFLAGS    := -O3 --fmad=false -prec-div=true -prec-sqrt=true -ftz=false -std=c++17 \
               -gencode arch=compute_80,code=[sm_90,compute_80] \
-              -Xcompiler -fPIC -Ilib -Ikernels
+              -Xcompiler -fPIC -Ilib -Ikernels $(if $(filter 1,$(KERN_INLINE)),-DVLA_KERN_INLINE)
 KERN_POLS  := $(shell echo 'VLA_PRECS(K_)' | $(CC) -E -P -Ilib -include vlalists.h '-DK_(ID,name,sfx,...)=sfx' -x c - 2>/dev/null)
 # nvcc knows no sanitizer: the GPU's objects are always the plain build's, which a sanitized build
 # links as they are (one nvcc run of each, not two)
@@ -46,7 +51,9 @@ $(BUILD)/kernels/host.o $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o $(BU
 $(EMU_OBJ): $(BUILD)/kernels/emu_%.o: kernels/emu_block.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -DPOL=$* -c $< -o $@
-$(filter build/kernels/kern_%,$(GPU_OBJ)): build/kernels/kern_%.o: kernels/kern.cu
+$(KERN_ISTAMP):
+	@mkdir -p $(@D) && rm -f build/kernels/inline.* && touch $@
+$(filter build/kernels/kern_%,$(GPU_OBJ)): build/kernels/kern_%.o: kernels/kern.cu $(KERN_ISTAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -MMD -MP -MF $(@:.o=.d) -DPOL=$* -c $< -o $@
 build/kernels/vlacuda.o: kernels/vlacuda.cu
