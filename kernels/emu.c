@@ -5,47 +5,9 @@
  * one after another, so one launch at a time (a mutex serializes launches). */
 #include "kdev.h"
 #include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static _Thread_local int k_emu_tid, k_emu_sense;
-static int k_emu_nt;
-static atomic_int k_emu_count, k_emu_flag;
-
-/* A sense-reversing barrier that spins a little, then yields: more threads than cores is the
- * normal case here. Threads of a block that stop meeting at the same barriers have diverged on
- * data that should have been identical, a race in the decomposition (on a GPU: undefined
- * behaviour, often a hang); here that is reported and the program stops, rather than hanging. */
-void vla_emu_sync(void)
-{
-    k_emu_sense = !k_emu_sense;
-    if (atomic_fetch_add(&k_emu_count, 1) == k_emu_nt - 1) {
-        atomic_store(&k_emu_count, 0);
-        atomic_store(&k_emu_flag, k_emu_sense);
-        return;
-    }
-    time_t t0 = 0;
-    for (long spin = 0; atomic_load(&k_emu_flag) != k_emu_sense; spin++) {
-        if (spin < 64)
-            continue;
-        sched_yield();
-        if ((spin & 1023) == 0) {
-            if (!t0)
-                t0 = time(NULL);
-            else if (time(NULL) - t0 > 20) {
-                fprintf(stderr, "emu: thread %d of %d waited 20 s at a barrier the others never "
-                                "reached: the block's threads diverged (a race in the kernel's "
-                                "decomposition)\n",
-                        k_emu_tid, k_emu_nt);
-                abort();
-            }
-        }
-    }
-}
 
 /* the kernel of each policy (emu_block.c, compiled once per row) */
 typedef void (*emu_block_fn)(const kparams *p, int run, void *arena, int tid, int nt);
@@ -112,16 +74,15 @@ static int emu_plan(void *ctx, kparams *p, vla_error *err)
 typedef struct {
     const kparams *p;
     void *arena;
-    int tid;
+    int tid, nt;
 } emu_arg;
 
 static void *emu_thread(void *arg)
 {
     emu_arg *a = arg;
-    k_emu_tid = a->tid;
-    k_emu_sense = 0;
+    vla_emu_sync_thread(a->tid);
     for (int run = 0; run < a->p->runs; run++)
-        emu_blocks[a->p->cfg.prec](a->p, run, a->arena, a->tid, k_emu_nt);
+        emu_blocks[a->p->cfg.prec](a->p, run, a->arena, a->tid, a->nt);
     return NULL;
 }
 
@@ -139,12 +100,10 @@ static int emu_launch(void *ctx, const kparams *p, vla_error *err)
     /* NaN everywhere, so that reading what nothing wrote shows up as a difference */
     memset(arena, 0xff, (size_t)p->arena_len * es);
     pthread_mutex_lock(&emu_lock);
-    k_emu_nt = nt;
-    atomic_store(&k_emu_count, 0);
-    atomic_store(&k_emu_flag, 0);
+    vla_emu_sync_begin(nt);
     int started = 0;
     for (int i = 0; i < nt; i++) {
-        args[i] = (emu_arg){p, arena, i};
+        args[i] = (emu_arg){p, arena, i, nt};
         if (pthread_create(&th[i], NULL, emu_thread, &args[i]))
             break;
         started++;

@@ -37,13 +37,16 @@ typedef struct {
 
 /* The kernel of each policy, compiled once per row of VLA_PRECS (kpolicy.h, kdriver.h): for the
  * GPU (kern.cu: the __global__ function, for vlacuda.cu's launches), and for the emulation
- * (emu_block.c: run run's block as host thread tid of nt; emu.c's barrier is vla_emu_sync). */
+ * (emu_block.c: run run's block as host thread tid of nt; its barrier is emu_sync.c's). */
 #define VLA_X_(ID, name, sfx, ...)                                                                 \
     const void *vla_kern_##sfx(void);                                                              \
     void vla_emu_block_##sfx(const kparams *p, int run, void *arena, int tid, int nt);
 VLA_PRECS(VLA_X_)
 #undef VLA_X_
+/* emu_sync.c: the emulated block's barrier; a launch of nt threads begins; this thread is tid */
 void vla_emu_sync(void);
+void vla_emu_sync_begin(int nt);
+void vla_emu_sync_thread(int tid);
 
 const kdev_ops *vla_kdev_cuda(void); /* vlacuda.cu, or the stub of nocuda.c */
 const kdev_ops *vla_kdev_emu(void);  /* emu.c */

@@ -11,22 +11,6 @@
 #define NATIVE_CREATE vla_native_create_strict
 #include "native_all.h"
 
-int vla_model_wrap(vla_model **out, const vla_config *cfg, const vla_model_ops *ops, void *self,
-                   const vla_counts *counts)
-{
-    vla_model *m = calloc(1, sizeof *m);
-    if (!m) {
-        ops->destroy(self);
-        return VLA_ENOMEM;
-    }
-    m->ops = ops;
-    m->self = self;
-    m->cfg = *cfg;
-    m->counts = counts;
-    *out = m;
-    return VLA_OK;
-}
-
 int vla_model_new(vla_model **out, const vla_config *cfg)
 {
     if (!out || !cfg)
@@ -104,18 +88,6 @@ int vla_model_get(const vla_model *m, vla_quantity q, double *dst)
     if ((q == VLA_Q_A || q == VLA_Q_L) && !vla_model_has_A(m->cfg.model))
         return VLA_EINVAL;
     return m->ops->get(m->self, q, dst);
-}
-
-int vla_counts_check(const vla_config *cfg, long t, const vla_counts *c)
-{
-    const long max = 1L << 60;
-    int ok = t >= 0 && t <= max && c->steps == t && c->reads >= 0 && c->reads <= max &&
-             c->guard >= 0 && c->guard <= t && c->clamp >= 0 && c->clamp <= t && c->clip >= 0 &&
-             c->clip <= t && c->renorm >= 0 && c->renorm <= t && c->zero_norm >= 0 &&
-             c->zero_norm <= 3 * t && c->nudge >= 0 && c->nudge <= t / cfg->period &&
-             c->den_inf >= 0 && c->den_inf <= t + c->reads && c->den_inf_t >= 0 &&
-             c->den_inf_t <= t && (c->den_inf_t > 0) == (c->den_inf > 0);
-    return ok ? VLA_OK : VLA_EFORMAT;
 }
 
 /* a checkpoint opens with a magic and the configuration's description, so that a state is never

@@ -26,7 +26,7 @@ struct vla_model {
     const vla_counts *counts; /* owned by self */
 };
 
-/* Wraps a backend's state; on failure destroys self. */
+/* Wraps a backend's state; on failure destroys self (model_wrap.c, as vla_counts_check). */
 int vla_model_wrap(vla_model **out, const vla_config *cfg, const vla_model_ops *ops, void *self,
                    const vla_counts *counts);
 

@@ -32,8 +32,9 @@ KERN_POLS  := $(shell echo 'VLA_PRECS(K_)' | $(CC) -E -P -Ilib -include vlalists
 # links as they are (one nvcc run of each, not two)
 GPU_OBJ    := $(KERN_POLS:%=build/kernels/kern_%.o) build/kernels/vlacuda.o
 EMU_OBJ    := $(KERN_POLS:%=$(BUILD)/kernels/emu_%.o)
-KERN_OBJ   := $(BUILD)/kernels/host.o $(BUILD)/kernels/emu.o $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o \
-              $(EMU_OBJ) $(if $(KERN_GPU),$(GPU_OBJ),$(BUILD)/kernels/nocuda.o)
+KERN_OBJ   := $(BUILD)/kernels/host.o $(BUILD)/kernels/emu.o $(BUILD)/kernels/emu_sync.o \
+              $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o $(EMU_OBJ) \
+              $(if $(KERN_GPU),$(GPU_OBJ),$(BUILD)/kernels/nocuda.o)
 KERN_STAMP := $(BUILD)/kernels/config.$(if $(KERN_GPU),cuda,nocuda)
 KERN_LIBS  := $(BUILD)/libvlacuda.a $(BUILD)/libvlastab.a \
               $(if $(KERN_GPU),-L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++) -lpthread
