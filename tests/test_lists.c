@@ -429,6 +429,33 @@ TEST_SLOW(lists_a_model_row_without_its_functions_fails_to_build)
     show("step_vla4_f64");
 }
 
+/* docs/adding.md's walkthrough: la0, a row, a file and models.h's line. Its file with the forward
+ * alone (la's, renamed) stops the build at its backward, named (recur_grad.h declares grad_<tok>
+ * for every row); with la's backward renamed too, it builds. */
+TEST_SLOW(lists_a_model_file_without_its_backward_fails_to_build)
+{
+    if (!fresh_lib())
+        return;
+    edit("vlalists.h", "s/^    X(VLA3, vla3, /"
+                       "    X(LA0, la0, 0, 0, 0, 1, 0, 0, 0, OWN, VLA_PHI_Q | VLA_PHI_K, 0, 0, 0, \"\", "
+                       "0, 0, 0) X(VLA3, vla3, /");
+    edit("models/models.h", "$a #include \"models/la0.h\"");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, /* the forward: la.h up to its backward, then the part's #endif */
+             "cd %s/lib/models && sed -e '/^#else .* the backward/,$d' -e 's/_la)/_la0)/g' la.h > la0.h "
+             "&& echo '#endif' >> la0.h",
+             scratch);
+    CHECK_MSG(system(cmd) == 0, "%s", cmd);
+    CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0);
+    CHECK_MSG(strstr(out, "grad_la0_f64") && strstr(out, "used but never defined") &&
+                  !strstr(out, "undeclared"),
+              "%s", out);
+    show("grad_la0_f64");
+    snprintf(cmd, sizeof cmd, "cd %s/lib/models && sed -e 's/_la)/_la0)/g' la.h > la0.h", scratch);
+    CHECK_MSG(system(cmd) == 0, "%s", cmd);
+    CHECK_MSG(compile("@/lib/model.c", "", out, sizeof out) == 0, "la0 with its backward: %s", out);
+}
+
 TEST_SLOW(lists_a_policy_row_is_instantiated_from_its_formats)
 {
     if (!fresh_lib())
