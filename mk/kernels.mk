@@ -23,6 +23,7 @@ CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 # s a kernel instead of 16: kernels/karith.h), to time the calls' cost on a GPU against the default;
 # the stamp recompiles the kernels when it changes
 KERN_INLINE ?= 0
+$(if $(filter-out 0 1,$(KERN_INLINE)),$(error KERN_INLINE=$(KERN_INLINE): 0 or 1))
 KERN_ISTAMP := build/kernels/inline.$(KERN_INLINE)
 NVFLAGS    := -O3 --fmad=false -prec-div=true -prec-sqrt=true -ftz=false -std=c++17 \
               -gencode arch=compute_80,code=[sm_90,compute_80] \
