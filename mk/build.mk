@@ -20,7 +20,8 @@ $(BUILD)/libvlaref.a: $(REF_OBJ)
 .SECONDARY: $(PROG_SRC:%.c=$(BUILD)/%.o)
 $(BIN)/%: $(BUILD)/experiments/%.o $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a
 	@mkdir -p $(@D)
-	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(CLI_OBJ) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
+	$(CC) $(LDSAN) $(OPENMP) -o $@ $< $(CLI_OBJ) $(filter $(CHECK_OBJ),$^) $(BUILD)/libvlaref.a $(BUILD)/libvlastab.a $(LIBS_REF) $(LIBS)
+$(BIN)/vla-check: $(CHECK_OBJ)
 
 $(BUILD)/experiments/%.o: experiments/%.c
 	@mkdir -p $(@D)

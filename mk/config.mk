@@ -49,6 +49,9 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 REF_OBJ  := $(REF_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# vla-check's own files beside its main: the references it runs, its reports, the judge of a kernel
+CHECK_SRC := experiments/refrun.c experiments/report.c experiments/judge.c
+CHECK_OBJ := $(CHECK_SRC:%.c=$(BUILD)/%.o)
 # what every program's page and summary line are made with (doc.h, summary.h): libc only
 DOC_OBJ  := $(BUILD)/experiments/doc.o $(BUILD)/experiments/summary.o
 # headers: the C and nvcc objects' dependencies come from -MMD alone (a header rebuilds what

@@ -1,0 +1,1361 @@
+/* judge.c: vla-check --outputs DIR2, a kernel's own read-outs (o.npy, its final state S.npy) and
+ * gradients (dq.npy ...) judged per head against the exact reference of the same inputs, beside what
+ * vlastab's emulation of the kernel's policy attains; the verdict table, PREFIX.json and PREFIX.md
+ * (judge.h; docs/trace.md, "Your own kernel, judged"). */
+#include "judge.h"
+#include "file.h"
+#include "refrun.h"
+#include "report.h"
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- --outputs DIR2: your kernel's own read-outs against the exact reference (docs/trace.md,
+ * "Your own kernel, judged"; issue 36). The kernel's error is measured per head beside what the
+ * policy attains (vlastab's own emulation in seq and in the kernel's form, its read-outs taken
+ * through the same output format) and what the inputs' rounding alone costs; a head is ok when
+ * its windowed error is within --slack times the largest of the three. ---- */
+
+/* x is worse than cur: larger, or NaN (a NaN stays the worst) */
+static int worse(double x, double cur) { return !isnan(cur) && !(x <= cur); }
+
+/* sqrt(a / b), the ratio of two norms from their squares: 0 when a is 0, Inf when only b is */
+static double nratio(double a, double b) { return a == 0 ? 0 : sqrt(a) / sqrt(b); }
+
+/* the spacing of format f's numbers at x: 2^(E - p + 1), E = x's exponent, at least emin */
+static double ulp_in(vla_fmt f, double x)
+{
+    int e, emin = ilogb(vla_fmt_min_normal(f));
+    frexp(x, &e); /* |x| = m 2^e, m in [1/2, 1): E = e - 1 */
+    if (x == 0 || !isfinite(x) || e - 1 < emin)
+        e = emin + 1;
+    return ldexp(1, e - vla_fmt_precision(f));
+}
+
+/* one head's errors against the reference */
+typedef struct {
+    double rel_rms, max_abs, mrw, max_rel_pt, ulps;
+    long t_mrw, t_nonfinite; /* 1-based steps; 0: none */
+} meas_t;
+
+/* ... measured a step at a time (meas_step), in memory of the window, not of T: the running sums
+ * and the last w steps' squared norms. The squares are summed plainly, as fro2 (lib/measure.c)
+ * does in its safe range; a head whose read-outs or errors reach 2^500 (their squares summed over
+ * T dv terms would overflow) or stay below 2^-500 is measured again with its numbers scaled by a
+ * power of 2 sc, exactly, so that its ratios are those of its numbers, not Inf / Inf: meas_end
+ * says which sc the head's largest finite number asks for, known only at its end. */
+typedef struct {
+    meas_t m;
+    double sc, top, se, sr;
+    double *e2, *r2; /* steps s - w + 1 .. s, step s at s % w */
+    long s, w;       /* the steps measured; the window's length */
+} meas_run;
+
+static int meas_begin(meas_run *r, long T, long W, double sc)
+{
+    *r = (meas_run){.sc = sc, .w = W < T ? W : T}; /* one window of T tokens when T < W */
+    r->m.mrw = -1;
+    r->e2 = malloc(2 * (size_t)r->w * sizeof *r->e2);
+    r->r2 = r->e2 + r->w;
+    return r->e2 ? VLA_OK : VLA_ENOMEM;
+}
+
+/* step s's read-out x against the reference y (dv numbers), in ulps of format fo: the measures
+ * of its numbers, which no order of the steps changes (maxima, worse's NaN kept whatever comes
+ * after it; the first non-finite step, the least), and its squared norms, *a (the error's) and
+ * *b (the reference's), for meas_push */
+static void meas_elems(meas_run *r, long s, const double *x, const double *y, int dv, vla_fmt fo,
+                       double *a, double *b)
+{
+    meas_t *m = &r->m;
+    double sa = 0, sb = 0;
+    for (int j = 0; j < dv; j++) {
+        double diff = fabs(x[j] - y[j]), ds = diff * r->sc, ys = y[j] * r->sc;
+        if (isfinite(diff) && diff > r->top)
+            r->top = diff;
+        if (isfinite(y[j]) && fabs(y[j]) > r->top)
+            r->top = fabs(y[j]);
+        if (!isfinite(x[j]) && (!m->t_nonfinite || s + 1 < m->t_nonfinite))
+            m->t_nonfinite = s + 1;
+        sa += ds * ds;
+        sb += ys * ys;
+        if (worse(diff, m->max_abs))
+            m->max_abs = diff;
+        if (worse(diff / ulp_in(fo, y[j]), m->ulps))
+            m->ulps = diff / ulp_in(fo, y[j]);
+    }
+    *a = sa, *b = sb;
+}
+
+/* the next step's squared norms (meas_elems'), in step order: the sums and the windows */
+static void meas_push(meas_run *r, double a, double b)
+{
+    meas_t *m = &r->m;
+    const long s = r->s++, w = r->w;
+    r->e2[s % w] = a;
+    r->r2[s % w] = b;
+    r->se += a;
+    r->sr += b;
+    if (worse(nratio(a, b), m->max_rel_pt))
+        m->max_rel_pt = nratio(a, b);
+    if (s < w - 1)
+        return;
+    /* the window of w tokens ending here: the error's norm over the window's read-outs' norm, so
+     * that a read-out near 0 weighs as little as it is; at the worst one, its token with the
+     * largest error */
+    double ea = 0, eb = 0;
+    for (long t = s - w + 1; t <= s; t++)
+        ea += r->e2[t % w], eb += r->r2[t % w];
+    if (!worse(nratio(ea, eb), m->mrw))
+        return;
+    m->mrw = nratio(ea, eb);
+    double big = -1;
+    for (long t = s - w + 1; t <= s; t++)
+        if (worse(r->e2[t % w], big))
+            big = r->e2[t % w], m->t_mrw = t + 1;
+}
+
+/* the next step: the read-out x against the reference y (dv numbers), in ulps of format fo */
+static void meas_step(meas_run *r, const double *x, const double *y, int dv, vla_fmt fo)
+{
+    double a, b;
+    meas_elems(r, r->s, x, y, dv, fo, &a, &b);
+    meas_push(r, a, b);
+}
+
+/* the head measured: its rel_rms; the scale its numbers ask for, which must be the one it was
+ * measured with (else measure it again with that one) */
+static double meas_end(meas_run *r)
+{
+    r->m.rel_rms = nratio(r->se, r->sr);
+    free(r->e2);
+    r->e2 = r->r2 = NULL;
+    const double top = r->top;
+    return top > 0x1p500 || (top > 0 && top < 0x1p-500) ? ldexp(1, -ilogb(top)) : 1;
+}
+
+/* ---- the judge's runs: the reference (exact, or lib's binary64, on the inputs as given), the
+ * same on the inputs rounded to the policy's io format, the policy's emulation in seq and in the
+ * kernel's form, advanced together on the trace's inputs read once, a window of WIN steps at a
+ * time, and each head's read-outs measured against the reference's as they come (the kernel's
+ * read from o.npy by the window): the memory is the states' and the windows', not T's. A pass
+ * runs a block of heads (a head's numbers are the same in any block); the dd references are
+ * checked on head 0, in the first block, and the later blocks run as that check decided ---- */
+enum { R_REF, R_RND, R_SEQ, R_FORM, NR };
+/* the measures of a head against the reference: the kernel's, then runs R_RND .. R_FORM's */
+#define M_KERNEL R_REF
+/* an exact reference's double-double: checked at this pass (its note to come), checked at an
+ * earlier one (the same bits again), or not run (MPFR: its check failed, or dd refused it) */
+enum { DD_CHECK, DD_DONE, DD_NO };
+
+typedef struct {
+    const vla_cli *c;
+    vla_engine_spec sp[NR];
+    int alias[NR];  /* the run whose read-outs stand for r's (R_RND: R_REF at f64; R_FORM: R_SEQ) */
+    int dd[NR];     /* DD_* */
+    const vla_config *cfg; /* the kernel's configuration (R_FORM's) */
+    const vla_npy *ko; /* the kernel's o.npy, opened */
+    long T, W;
+    vla_fmt io, ofmt, fo;
+    double *sc;     /* H x NR: each measure's scale (meas_end) */
+    meas_t *m;      /* H x NR: the measures */
+    double *S[NR];  /* each run's final states (H x dv x d) */
+} jpass_t;
+
+/* One pass over the trace of heads h0 .. h0 + H - 1: 0, REDO_MPFR (a dd reference failed its
+ * check: pass again, that reference in MPFR), or 1 with the reason in why and the run that failed
+ * in *failed (-1: o.npy). *rescale: a measure's numbers asked for another scale than J->sc's (now
+ * in J->sc): pass again */
+static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_error *why)
+{
+    const vla_cli *c = J->c;
+    const vla_config *cfg = J->cfg;
+    const int d = cfg->d, dv = cfg->dv;
+    const long T = J->T, C = cfg->form == VLA_FORM_CHUNK ? cfg->chunk : 1;
+    vla_engine *e[NR] = {NULL};
+    vref_ddcheck *chk[NR] = {NULL};
+    taps_t tp[NR] = {{0}};
+    vla_inputs in;
+    double *kbuf = malloc((size_t)H * RING * dv * sizeof *kbuf);
+    double *row = malloc(2 * (size_t)dv * sizeof *row), *nan = row + dv;
+    meas_run *mr = calloc((size_t)H * NR, sizeof *mr);
+    int st = 0;
+    *failed = R_REF, *rescale = 0;
+    vla_fail(why, VLA_ENOMEM, "out of memory");
+    if (row)
+        for (int j = 0; j < dv; j++)
+            nan[j] = NAN; /* a read-out where none came */
+    vla_error ve;
+    if (!kbuf || !row || !mr ||
+        vla_inputs_open_part(&in, c->stream, c->seed, d, dv, h0, H, WIN, T, vla_model_reads(cfg),
+                             &ve)) {
+        if (kbuf && row && mr)
+            *why = ve;
+        return free(kbuf), free(row), free(mr), 1;
+    }
+    for (int r = 0; r < NR && !st; r++) {
+        if (J->alias[r] != r)
+            continue;
+        vla_engine_spec sp = J->sp[r];
+        sp.stream = NULL; /* the window's inputs, read once for every run */
+        sp.in = in.in;
+        sp.is_read = in.is_read;
+        sp.T = in.T;
+        sp.cycle = 1;
+        sp.runs = H;
+        tp[r] = (taps_t){malloc((size_t)H * RING * dv * sizeof(double)), malloc((size_t)H * RING),
+                         dv, (int)C, NULL, NULL};
+        sp.taps = VLA_TAP_O;
+        sp.on_step = taps_on_step;
+        sp.ctx = &tp[r];
+        *failed = r;
+        const int use_dd = J->dd[r] != DD_NO;
+        if (!tp[r].o || !tp[r].seen)
+            st = 1;
+        else if (!(st = ref_new(&e[r], &chk[r], sp, use_dd, &refck, why)) && use_dd &&
+                 !chk[r])
+            J->dd[r] = DD_NO; /* dd refused it (ref_new counted it once), or no exact reference */
+        if (chk[r] && J->dd[r] == DD_DONE)
+            vref_ddcheck_free(chk[r]), chk[r] = NULL; /* checked at an earlier pass */
+    }
+    double *const sc = J->sc + (size_t)h0 * NR;
+    meas_t *const m = J->m + (size_t)h0 * NR;
+    for (int i = 0; !st && i < H * NR; i++)
+        st = meas_begin(&mr[i], T, J->W, sc[i]) ? (*failed = R_REF, 1) : 0;
+    long done = 0;
+    for (long t = 0, to; !st && t < T; t = to) {
+        to = t + WIN < T ? t + WIN : T;
+        if (vla_inputs_fill(&in, t, to, &ve)) {
+            *why = ve;
+            st = 1, *failed = R_REF;
+            break;
+        }
+        int redo = 0;
+        for (int r = 0; r < NR && !st; r++) {
+            if (!e[r])
+                continue;
+            int rc = 0;
+            *failed = r;
+            if ((st = vla_engine_advance(e[r], to) != 0) ||
+                (to == T && (st = vla_engine_finish(e[r]) != 0))) /* a chunk's last T mod C */
+                *why = *vla_engine_error(e[r]);
+            else if (chk[r] && (rc = vref_ddcheck_at(chk[r], e[r], to)))
+                st = 1, vla_fail(why, rc, "the reference's check: %s", vla_strerror(rc));
+            else if (chk[r] && to >= (T < VREF_DD_CHECK_STEPS ? T : VREF_DD_CHECK_STEPS)) {
+                /* its check is over: noted once (refck_describe) */
+                redo |= refck_note(chk[r], &refck) == REDO_MPFR;
+                J->dd[r] = vref_ddcheck_ok(chk[r]) ? DD_DONE : DD_NO;
+                vref_ddcheck_free(chk[r]), chk[r] = NULL;
+            }
+        }
+        if (st || redo) {
+            st = st ? st : REDO_MPFR;
+            break;
+        }
+        /* the steps every run has read out (a chunk's come at its end) */
+        const long upto = to == T ? T : to / C * C;
+        for (int h = 0; h < H && !st; h++)
+            if (upto > done &&
+                vla_npy_read_steps(J->ko, h0 + h, done, upto - done, kbuf + (size_t)h * RING * dv,
+                                   &ve))
+                st = 1, *failed = -1, *why = ve;
+        for (int h = 0; h < H && !st; h++)
+            for (long s = done; s < upto; s++) {
+                const size_t slot = (size_t)h * RING + (size_t)(s % RING);
+                const double *ref = tp[R_REF].seen[slot] ? tp[R_REF].o + slot * dv : nan;
+                for (int k = 0; k < NR; k++) {
+                    const taps_t *x = &tp[J->alias[k]];
+                    const double *o = k == M_KERNEL ? kbuf + ((size_t)h * RING + (s - done)) * dv
+                                      : x->seen[slot] ? x->o + slot * dv
+                                                      : NULL;
+                    for (int j = 0; j < dv; j++) /* NaN where none came; the emulations' read-outs
+                                                  * rounded as the kernel's are */
+                        row[j] = !o ? NAN
+                                 : k == R_SEQ || k == R_FORM
+                                     ? vla_round_fmt(J->ofmt, vla_round_fmt(J->io, o[j]))
+                                     : o[j];
+                    meas_step(&mr[h * NR + k], row, ref, dv, J->fo);
+                }
+            }
+        for (int r = 0; r < NR && !st; r++)
+            for (int h = 0; h < H && tp[r].seen; h++)
+                for (long s = done; s < upto; s++)
+                    tp[r].seen[(size_t)h * RING + (size_t)(s % RING)] = 0;
+        done = upto;
+    }
+    for (int r = 0; r < NR && !st; r++)
+        for (int h = 0; h < H; h++)
+            vla_engine_get(e[J->alias[r]], h, VLA_Q_S, J->S[r] + (size_t)(h0 + h) * dv * d);
+    for (int i = 0; i < H * NR; i++) {
+        const double need = meas_end(&mr[i]);
+        if (!st) {
+            *rescale |= need != sc[i];
+            sc[i] = need, m[i] = mr[i].m;
+        }
+    }
+    for (int r = 0; r < NR; r++) {
+        vref_ddcheck_free(chk[r]);
+        vla_engine_free(e[r]);
+        free(tp[r].o), free(tp[r].seen);
+    }
+    vla_inputs_free(&in);
+    free(kbuf), free(row), free(mr);
+    return st;
+}
+
+/* one head's row: the kernel's errors, the attainable ones and the budget */
+typedef struct {
+    meas_t k;
+    double bits, att_seq, att_form, inp, budget;
+    int ok;
+} head_t;
+
+/* the outputs' folder's file NAME: its path */
+static void out_path(char *buf, size_t len, const char *dir, const char *name)
+{
+    snprintf(buf, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+}
+
+/* DIR2/NAME.npy as a kernel's array of the shape (n0, n1, n2): read (lazy: opened, to be read by
+ * vla_npy_read_steps), or a usage error; *fmt
+ * the format it was saved in (bfloat16 for uint16 with DIR2/dtype.txt saying bfloat16; the
+ * others as their dtype says: a bfloat16 o beside a float32 state, as fla returns them) */
+static void read_outputs(const vla_cli_spec *spec, const char *dir, const char *name,
+                         const char *axes, long n0, long n1, long n2, int bf16, int lazy,
+                         vla_npy *a, vla_fmt *fmt)
+{
+    char path[4200];
+    vla_error err;
+    out_path(path, sizeof path, dir, name);
+    if ((lazy ? vla_npy_open_bf16 : vla_npy_read_bf16)(path, a, &err))
+        vla_cli_die(spec, "--outputs: %s", vla_error_msg(&err));
+    if (!strcmp(a->dtype, "u2") && !bf16)
+        vla_cli_die(spec, "--outputs: %s holds uint16 ('<u2'): bfloat16 bit patterns are read "
+                          "only when %s/dtype.txt says bfloat16 (numpy has no bfloat16)", path,
+                    dir);
+    /* one number per step (dbeta, a scalar dg): (n0, n1) or (n0, n1, 1), as beta.npy */
+    int flat = n2 == 1 && a->ndim == 2 && a->shape[0] == n0 && a->shape[1] == n1;
+    if (!flat &&
+        (a->ndim != 3 || a->shape[0] != n0 || a->shape[1] != n1 || a->shape[2] != n2)) {
+        char got[200] = "(";
+        for (int i = 0; i < a->ndim; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%ld", i ? ", " : "",
+                     a->shape[i]);
+        vla_cli_die(spec, "--outputs: %s: shape %s), expected %s = (%ld, %ld, %ld) as the "
+                          "trace's (--runs and --steps: the heads and steps judged)",
+                    path, got, axes, n0, n1, n2);
+    }
+    *fmt = !strcmp(a->dtype, "u2") ? VLA_FMT_BF16
+           : a->dtype[1] == '2'        ? VLA_FMT_F16
+           : a->dtype[1] == '4'        ? VLA_FMT_F32
+                                       : VLA_FMT_F64;
+}
+
+static const char *dtype_name(vla_fmt f)
+{
+    return f == VLA_FMT_BF16 ? "bfloat16" : f == VLA_FMT_F16 ? "float16" : f == VLA_FMT_F32
+                                                                            ? "float32" : "float64";
+}
+
+/* o rounded as the kernel's read-outs are: into the policy's io format, then the file's */
+static void round_out(double *o, size_t n, vla_fmt io, vla_fmt file)
+{
+    for (size_t i = 0; i < n; i++)
+        o[i] = vla_round_fmt(file, vla_round_fmt(io, o[i]));
+}
+
+
+/* ---- the gradients: DIR2's dq.npy ... from your kernel's backward (issue 40). The loss is
+ * L = sum_t do_t . o_t with do_t from DIR2/do.npy (the upstream gradient as a kernel's backward
+ * receives it); each gradient is judged per head as the read-outs are, against the exact backward
+ * (MPFR, lib/recur_grad.h) on the inputs as given, beside vlastab's own seq backward in the policy
+ * (the attainable error) and the exact backward on the inputs and do rounded to the policy's io
+ * format (the input budget). The backward exists in the seq form only: a chunked kernel's
+ * gradients are held to the seq backward's error. ---- */
+#define NGRAD 8
+static const char *const gname[NGRAD] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db", "du"};
+
+/* gradient i's numbers per step in cfg's model; 0 (and *why) when the model has no such input */
+/* the width of gradient file i (gname) for cfg's model into *w; VLA_ENOTSUP when the model has
+ * no such gradient, with the rest of a sentence that starts with the model's name */
+static int grad_width(const vla_config *cfg, int i, long *w, vla_error *err)
+{
+    static const char *const no[] = {
+        [3] = "has no beta (dbeta: delta, gdn, kda)",
+        [4] = "has no log-decay (dg: gdn, kda, gla, mamba2, rwkv7, delta with delta_form=decay)",
+        [5] = "has no low-rank pair a, b (da, db: rwkv7)",
+        [7] = "has no penalty vector u (du: vla1, vla3)"};
+    const vla_grad_kind kind[] = {0, 0, 0, VLA_GRAD_BETA, VLA_GRAD_G, VLA_GRAD_LR, VLA_GRAD_LR,
+                                  VLA_GRAD_U};
+    if (kind[i] && !vla_grad_has(cfg, kind[i]))
+        return vla_fail(err, VLA_ENOTSUP, "%s", no[i == 6 ? 5 : i]);
+    *w = i == 2 ? cfg->dv : i == 3 ? 1 : i == 4 && vla_model_gate(cfg->model) != 2 ? 1 : cfg->d;
+    return VLA_OK;
+}
+
+/* one head's gradients, one block: vla_grads' arrays of n steps (da, db always: NULL-free for
+ * rwkv7) */
+typedef struct {
+    vla_grads g;
+    double *mem;
+} gset_t;
+
+static int gset_new(gset_t *b, const vla_config *cfg, long n)
+{
+    const long d = cfg->d, dv = cfg->dv;
+    memset(b, 0, sizeof *b);
+    if (!(b->mem = malloc((size_t)n * (6 * d + dv + 1 + d) * sizeof(double))))
+        return VLA_ENOMEM;
+    double *p = b->mem;
+    b->g.dq = p, p += n * d;
+    b->g.dk = p, p += n * d;
+    b->g.dv = p, p += n * dv;
+    b->g.dbeta = p, p += n;
+    b->g.dg = p, p += n * d;
+    if (vla_grad_has(cfg, VLA_GRAD_LR))
+        b->g.da = p, b->g.db = p + n * d;
+    p += 2 * n * d;
+    if (vla_grad_has(cfg, VLA_GRAD_U))
+        b->g.du = p;
+    return VLA_OK;
+}
+
+static double *gset_get(const gset_t *b, int i)
+{
+    double *const a[NGRAD] = {b->g.dq, b->g.dk, b->g.dv, b->g.dbeta, b->g.dg, b->g.da, b->g.db,
+                              b->g.du};
+    return a[i];
+}
+
+/* one head's inputs for its backwards, a block of steps at a time (cli.h's vla_cli_window),
+ * rounded to f (VLA_FMT_F64: as given) */
+typedef struct {
+    vla_cli_window *w;
+    int d, dv;
+    vla_fmt f;
+    double *buf; /* 8 x max(d, dv) */
+} gin_t;
+
+static const double *gin_round(const double *src, int n, vla_fmt f, double *dst)
+{
+    if (!src)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        dst[i] = vla_round_fmt(f, src[i]);
+    return dst;
+}
+
+static int gin(void *ctx, long t, vla_input *in)
+{
+    const gin_t *g = ctx;
+    int e = vla_cli_window_input(g->w, t, in);
+    if (e || g->f == VLA_FMT_F64)
+        return e;
+    const int m = g->d > g->dv ? g->d : g->dv;
+    double *b = g->buf;
+    in->q = gin_round(in->q, g->d, g->f, b);
+    in->k = gin_round(in->k, g->d, g->f, b + m);
+    in->v = gin_round(in->v, g->dv, g->f, b + 2 * m);
+    in->u = gin_round(in->u, g->d, g->f, b + 3 * m);
+    in->g = gin_round(in->g, g->dv, g->f, b + 4 * m);
+    in->lg = gin_round(in->lg, g->d, g->f, b + 5 * m);
+    in->a = gin_round(in->a, g->d, g->f, b + 6 * m);
+    in->b = gin_round(in->b, g->d, g->f, b + 7 * m);
+    in->beta = vla_round_fmt(g->f, in->beta);
+    in->decay = vla_round_fmt(g->f, in->decay);
+    in->lgs = vla_round_fmt(g->f, in->lgs);
+    return VLA_OK;
+}
+
+/* the kernel's gradients and what they are judged against */
+typedef struct {
+    int n, which[NGRAD]; /* the gradients given, indices into gname */
+    long w[NGRAD];
+    vla_npy file[NGRAD], dout; /* opened (shape and size checked), read a block at a time */
+    vla_fmt fmt[NGRAD], fo[NGRAD], dofmt;
+    /* per head x given gradient: the kernel's errors, the attainable and the budget */
+    struct grow {
+        meas_t k;
+        double bits, att_seq, inp, budget;
+        int ok;
+    } *row;
+    int nbad;
+} grads_t;
+
+/* DIR2's gradient files and do.npy, opened and checked against cfg, do's values read head by head
+ * (usage errors: exit 2, before any work): how many gradients, 0 when there is none, -1 out of
+ * memory or a read error (said) */
+static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const char *dir, long H,
+                      long T, int bf16, grads_t *G)
+{
+    char path[4200], fname[16], axes[32];
+    memset(G, 0, sizeof *G);
+    for (int i = 0; i < NGRAD; i++) {
+        snprintf(fname, sizeof fname, "%s.npy", gname[i]);
+        out_path(path, sizeof path, dir, fname);
+        if (access(path, F_OK))
+            continue;
+        vla_error why;
+        long w = 0;
+        if (grad_width(cfg, i, &w, &why))
+            vla_cli_die(spec, "--outputs: %s: %s %s", path, vla_model_name(cfg->model),
+                        vla_error_msg(&why));
+        vla_config s = *cfg;
+        s.form = VLA_FORM_SEQ, s.chunk = 0;
+        if (vla_grad_check(&s, &why))
+            vla_cli_die(spec, "--outputs: %s: %s in %s has no backward to judge it against: %s",
+                        path, vla_model_name(cfg->model), vla_prec_name(cfg->prec),
+                        vla_error_msg(&why));
+        /* dq, dk: of phi(q), phi(k) where the model takes them (its column phi) */
+        const unsigned phi = vla_model_phi(cfg->model);
+        if (cfg->features == VLA_FEAT_OWN &&
+            ((i == 0 && (phi & VLA_PHI_Q)) || (i == 1 && (phi & VLA_PHI_K))))
+            vla_cli_die(spec, "--outputs: %s: %s's backward gives the gradient with respect to "
+                              "phi(%c) = elu(%c) + 1, not %c (features=own; docs/math.md section "
+                              "11): judge it with --set features=id, or leave %s out",
+                        path, vla_model_name(cfg->model), "qk"[i], "qk"[i], "qk"[i], fname);
+        const int j = G->n++;
+        G->which[j] = i, G->w[j] = w;
+        snprintf(axes, sizeof axes, "(heads, T, %s)", w == 1 ? "1" : i == 2 ? "dv" : "d");
+        read_outputs(spec, dir, fname, axes, H, T, w, bf16, 1, &G->file[j], &G->fmt[j]);
+    }
+    out_path(path, sizeof path, dir, "do.npy");
+    int have_do = access(path, F_OK) == 0;
+    if (G->n && !have_do)
+        vla_cli_die(spec, "--outputs: %s/%s.npy needs %s, the upstream gradient do_t of the loss "
+                          "L = sum_t do_t . o_t that the gradients are of", dir,
+                    gname[G->which[0]], path);
+    if (!G->n && have_do)
+        vla_cli_die(spec, "--outputs: %s is there but no gradient to judge with it (dq.npy, dk.npy, "
+                          "dv.npy, dbeta.npy, dg.npy, da.npy, db.npy, du.npy)", path);
+    if (!G->n)
+        return 0;
+    read_outputs(spec, dir, "do.npy", "(heads, T, dv)", H, T, cfg->dv, bf16, 1, &G->dout,
+                 &G->dofmt);
+    double *c = malloc((size_t)WIN * cfg->dv * sizeof *c); /* WIN steps at a time */
+    vla_error err;
+    if (!c) {
+        fprintf(stderr, "vla-check: --outputs: %s: out of memory for %d steps\n", path, WIN);
+        return -1;
+    }
+    for (long h = 0; h < H; h++)
+        for (long t = 0; t < T; t += WIN) {
+            const long n = (t + WIN < T ? WIN : T - t) * cfg->dv;
+            if (vla_npy_read_steps(&G->dout, h, t, n / cfg->dv, c, &err)) {
+                fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
+                free(c);
+                return -1;
+            }
+            for (long i = 0; i < n; i++)
+                if (!isfinite(c[i]))
+                    vla_cli_die(spec, "--outputs: %s: %s at [%ld, %ld, %ld] (do is the loss's "
+                                      "input: every value finite)", path,
+                                isnan(c[i]) ? "NaN" : "Inf", h, t + i / cfg->dv, i % cfg->dv);
+        }
+    free(c);
+    const vla_fmt io = vla_prec_io(cfg->prec);
+    for (int j = 0; j < G->n; j++)
+        G->fo[j] = vla_fmt_precision(io) < vla_fmt_precision(G->fmt[j]) ? io : G->fmt[j];
+    return G->n;
+}
+
+/* The gradients judged: per head, the exact backward on the inputs as given (--ref exact; lib's
+ * binary64 backward with --ref f64), the same on the inputs and do rounded to the policy's io
+ * format, and lib's seq backward in the policy; 0, 2 (a backward that refused the inputs: delta's
+ * row gates), 3 (interrupted), else 1. One head at a time, and of it a block of K = ceil(sqrt(T))
+ * steps at a time: the three backwards (vla_backward) advance together from the last block to the
+ * first, and the block's inputs, do and the kernel's gradients are read for it alone, so that
+ * the memory is the backwards' checkpoints and a block's arrays, not T's. Each gradient has three
+ * measures against the reference's (the kernel's, the seq backward's, the rounded inputs'); their
+ * numbers' measures (meas_elems) are taken as the blocks come, but the sums and windows add the
+ * steps' squared norms in step order, as the read-outs' measures do: those are kept, 2 doubles a
+ * step, and pushed from step 1 when the head is done. */
+enum { G_REF, G_RND, G_SEQ, NG };  /* the backwards */
+enum { GM_K, GM_SEQ, GM_RND, NGM }; /* a gradient's measures against the reference's */
+
+typedef struct {
+    const vla_cli *c;
+    vla_config ref, pol;
+    long T, W, K;
+    vla_fmt io;
+    gset_t gs[NG];
+    double *ch, *cr, *kg, *buf; /* a block's do, do rounded, a kernel's gradient; gin's */
+    meas_run *m;                /* G->n x NGM */
+    double *ab;                 /* G->n x NGM x T x 2: each step's squared norms (meas_elems) */
+    vla_cli_window win;
+} gjudge_t;
+
+/* whether measure k is taken: the rounded inputs' only when rounding changes them */
+static int gm_taken(const gjudge_t *J, int k) { return k % NGM != GM_RND || J->io != VLA_FMT_F64; }
+
+/* one pass over head h: its backwards a block at a time, each gradient's measures begun with the
+ * scales sc (G->n x NGM) and their steps' numbers measured; 0, else grads_judge's status (said) */
+static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
+{
+    const vla_cli *c = J->c;
+    const vla_config *cfg = &J->pol;
+    const int d = cfg->d, dv = cfg->dv, nm = G->n * NGM;
+    const long T = J->T;
+    const vla_fmt io = J->io;
+    vla_error err;
+    vla_backward *b[NG] = {NULL};
+    gin_t as = {&J->win, d, dv, VLA_FMT_F64, J->buf}, rnd = as;
+    rnd.f = io;
+    int st = 0, r = 0;
+    for (int k = 0; k < nm && !st; k++)
+        if (gm_taken(J, k) && meas_begin(&J->m[k], T, J->W, sc[k])) {
+            fprintf(stderr, "vla-check: out of memory for the gradients' windows\n");
+            st = 1;
+        }
+    vla_inputs_free(&J->win.x);
+    J->win = (vla_cli_window){.T = T};
+    if (!st && vla_inputs_open_part(&J->win.x, c->stream, c->seed, d, dv, (int)h, 1, J->K, T,
+                                    vla_model_reads(cfg), &err)) {
+        fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, vla_error_msg(&err));
+        st = 2;
+    }
+    if (!st) {
+        r = c->ref == REF_EXACT
+                ? vref_backward_new(&b[G_REF], &J->ref, VREF_EXACT, c->ref_bits, T, gin, &as)
+                : vla_backward_new(&b[G_REF], &J->ref, T, gin, &as);
+        if (!r && io != VLA_FMT_F64)
+            r = c->ref == REF_EXACT
+                    ? vref_backward_new(&b[G_RND], &J->ref, VREF_EXACT, c->ref_bits, T, gin, &rnd)
+                    : vla_backward_new(&b[G_RND], &J->ref, T, gin, &rnd);
+        if (!r)
+            r = vla_backward_new(&b[G_SEQ], cfg, T, gin, &as);
+    }
+    long t0, n;
+    while (!st && !r && (n = vla_backward_span(b[G_REF], &t0)) > 0) {
+        if (vla_npy_read_steps(&G->dout, h, t0, n, J->ch, &err)) {
+            fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
+            st = 1;
+            break;
+        }
+        for (long i = 0; i < n * dv; i++)
+            J->cr[i] = vla_round_fmt(io, J->ch[i]);
+        r = vla_backward_next(b[G_REF], J->ch, &J->gs[G_REF].g);
+        if (!r && b[G_RND])
+            r = vla_backward_next(b[G_RND], J->cr, &J->gs[G_RND].g);
+        if (!r)
+            r = vla_backward_next(b[G_SEQ], J->ch, &J->gs[G_SEQ].g);
+        for (int j = 0; j < G->n && !r && !st; j++) {
+            const int i = G->which[j], w = (int)G->w[j];
+            const double *ref_g = gset_get(&J->gs[G_REF], i), *rn = gset_get(&J->gs[G_RND], i);
+            double *seq = gset_get(&J->gs[G_SEQ], i);
+            round_out(seq, (size_t)(n * w), io, G->fmt[j]);
+            if (vla_npy_read_steps(&G->file[j], h, t0, n, J->kg, &err)) {
+                fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
+                st = 1;
+                break;
+            }
+            for (long t = t0; t < t0 + n; t++) {
+                const size_t o = (size_t)(t - t0) * w;
+                double *ab = J->ab + ((size_t)j * NGM * T + t) * 2;
+                meas_elems(&J->m[j * NGM + GM_K], t, J->kg + o, ref_g + o, w, G->fo[j], ab, ab + 1);
+                ab += 2 * T;
+                meas_elems(&J->m[j * NGM + GM_SEQ], t, seq + o, ref_g + o, w, G->fo[j], ab, ab + 1);
+                ab += 2 * T;
+                if (gm_taken(J, j * NGM + GM_RND))
+                    meas_elems(&J->m[j * NGM + GM_RND], t, rn + o, ref_g + o, w, G->fo[j], ab,
+                               ab + 1);
+            }
+        }
+    }
+    for (int k = 0; k < NG; k++)
+        vla_backward_free(b[k]);
+    if (r && !st) {
+        st = r == VLA_EINTR ? 3 : r == VLA_ENOTSUP ? 2 : 1;
+        if (r == VLA_EINTR)
+            ; /* (a stop: the caller says what was saved) */
+        else if (J->win.err.code) { /* a block of the inputs that could not be read */
+            fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, vla_error_msg(&J->win.err));
+            st = 2;
+        } else
+            fprintf(stderr, "vla-check: the backward of head %ld (%s %s): %s\n", h,
+                    vla_model_name(cfg->model), vla_prec_name(cfg->prec),
+                    r == VLA_ENOTSUP ? "the trace has delta's row gates g (g.npy), which the "
+                                       "backward does not take" : vla_strerror(r));
+    }
+    return st;
+}
+
+static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, long W,
+                       double slack, grads_t *G, vla_units *u)
+{
+    const int d = cfg->d, dv = cfg->dv, m = d > dv ? d : dv, nm = G->n * NGM;
+    gjudge_t J = {.c = c, .pol = *cfg, .T = T, .W = W, .K = vla_backward_block_len(T),
+                  .io = vla_prec_io(cfg->prec)};
+    J.pol.form = VLA_FORM_SEQ, J.pol.chunk = 0;
+    J.ref = J.pol, J.ref.prec = VLA_F64;
+    long wmax = 1; /* the widest gradient given: the kernel's, a block at a time */
+    for (int j = 0; j < G->n; j++)
+        wmax = G->w[j] > wmax ? G->w[j] : wmax;
+    double sc[NGRAD * NGM];
+    J.buf = malloc(8 * (size_t)m * sizeof *J.buf);
+    J.ch = malloc((size_t)J.K * dv * sizeof *J.ch);
+    J.cr = malloc((size_t)J.K * dv * sizeof *J.cr);
+    J.kg = malloc((size_t)J.K * wmax * sizeof *J.kg);
+    J.m = calloc((size_t)nm, sizeof *J.m);
+    J.ab = malloc((size_t)nm * T * 2 * sizeof *J.ab);
+    int st = !J.buf || !J.ch || !J.cr || !J.kg || !J.m || !J.ab ||
+             !(G->row = calloc((size_t)H * G->n, sizeof *G->row));
+    for (int r = 0; r < NG; r++)
+        st |= gset_new(&J.gs[r], cfg, J.K) != 0;
+    if (st)
+        fprintf(stderr, "vla-check: out of memory for the gradients of %ld steps\n", T);
+    for (long h = 0; h < H && !st; h++) {
+        size_t len;
+        const void *rec = vla_units_get(u, (int)(H + h), &len);
+        if (rec && len == G->n * sizeof *G->row) { /* judged before */
+            memcpy(&G->row[h * G->n], rec, len);
+            for (int j = 0; j < G->n; j++)
+                G->nbad += !G->row[h * G->n + j].ok;
+            continue;
+        }
+        for (int k = 0; k < nm; k++)
+            sc[k] = 1;
+        /* a second pass when a measure's numbers ask for a scale (meas_end): its top does not
+         * depend on the scale, so the second pass's is the first's */
+        for (int again = 1; again && !st;) {
+            if ((st = grads_pass(&J, G, h, sc)))
+                break;
+            again = 0;
+            for (int k = 0; k < nm; k++) {
+                if (!gm_taken(&J, k))
+                    continue;
+                const double *ab = J.ab + (size_t)k * T * 2;
+                for (long t = 0; t < T; t++)
+                    meas_push(&J.m[k], ab[2 * t], ab[2 * t + 1]);
+                const double need = meas_end(&J.m[k]);
+                again |= need != sc[k];
+                sc[k] = need;
+            }
+        }
+        for (int j = 0; j < G->n && !st; j++) {
+            struct grow *y = &G->row[h * G->n + j];
+            y->k = J.m[j * NGM + GM_K].m;
+            y->att_seq = J.m[j * NGM + GM_SEQ].m.mrw;
+            y->inp = J.io != VLA_FMT_F64 ? J.m[j * NGM + GM_RND].m.mrw : 0;
+            y->budget = slack * (worse(y->inp, y->att_seq) ? y->inp : y->att_seq);
+            const double u = vla_fmt_unit_roundoff(G->fo[j]);
+            y->bits = y->k.rel_rms > u ? log2(y->k.rel_rms / u) : y->k.rel_rms >= 0 ? 0 : NAN;
+            y->ok = !y->k.t_nonfinite && y->k.mrw <= y->budget;
+            G->nbad += !y->ok;
+        }
+        if (!st && vla_units_save(u, (int)(H + h), &G->row[h * G->n], G->n * sizeof *G->row)) {
+            fprintf(stderr, "vla-check: out of memory\n");
+            st = 1;
+        }
+    }
+    for (int k = 0; J.m && k < nm; k++)
+        free(J.m[k].e2); /* a pass given up before meas_end */
+    for (int r = 0; r < NG; r++)
+        free(J.gs[r].mem);
+    free(J.buf), free(J.ch), free(J.cr), free(J.kg), free(J.m), free(J.ab);
+    vla_inputs_free(&J.win.x);
+    return st;
+}
+
+static void grads_free(grads_t *G)
+{
+    for (int j = 0; j < G->n; j++)
+        vla_npy_free(&G->file[j]);
+    if (G->n)
+        vla_npy_free(&G->dout);
+    free(G->row);
+}
+
+/* ---- the judge's checkpoint (vla_units, drive.c): unit h < H is head h's read-outs measured,
+ * its record the references' counts and passes (refck and J->dd, which head 0's block decides
+ * for every block), its NR measures and its final state's error and verdict; unit H + h is its
+ * gradients' rows (grads_judge). The key holds each file of DIR2 by its contents. ---- */
+#define HEAD_REC (sizeof(refck_t) + NR * sizeof(long) + NR * sizeof(meas_t) + 2 * sizeof(double))
+
+static int head_save(vla_units *u, int h, const jpass_t *J, const double *srel)
+{
+    char rec[HEAD_REC], *p = rec;
+    long dd[NR];
+    const double none[2] = {0, 0};
+    for (int r = 0; r < NR; r++)
+        dd[r] = J->dd[r];
+    memcpy(p, &refck, sizeof refck), p += sizeof refck;
+    memcpy(p, dd, sizeof dd), p += sizeof dd;
+    memcpy(p, J->m + (size_t)h * NR, NR * sizeof *J->m), p += NR * sizeof *J->m;
+    memcpy(p, srel ? srel + 2 * h : none, sizeof none);
+    return vla_units_save(u, h, rec, sizeof rec);
+}
+
+/* head h from the checkpoint, where it was measured before: 1, its measures and state's error in
+ * J and srel, the references' counts and passes as they were; else 0 (it runs) */
+static int head_load(const vla_units *u, int h, jpass_t *J, double *srel)
+{
+    size_t len;
+    const char *p = vla_units_get(u, h, &len);
+    long dd[NR];
+    if (!p || len != HEAD_REC)
+        return 0;
+    memcpy(dd, p + sizeof refck, sizeof dd);
+    for (int r = 0; r < NR; r++)
+        if (dd[r] < DD_CHECK || dd[r] > DD_NO)
+            return 0;
+    memcpy(&refck, p, sizeof refck), p += sizeof refck + sizeof dd;
+    for (int r = 0; r < NR; r++)
+        J->dd[r] = (int)dd[r];
+    memcpy(J->m + (size_t)h * NR, p, NR * sizeof *J->m), p += NR * sizeof *J->m;
+    if (srel)
+        memcpy(srel + 2 * h, p, 2 * sizeof *srel);
+    return 1;
+}
+
+/* the judge's lines of the key: the settings (as the table's), and with a checkpoint, each file
+ * of DIR2 that it reads by its bytes' FNV-1a (outputs written again are another judge's) */
+static char *judge_key(const vla_cli *c, const char *dir)
+{
+    static const char *const names[] = {"dtype.txt", "o.npy", "S.npy", "dq.npy", "dk.npy",
+                                        "dv.npy", "dbeta.npy", "dg.npy", "da.npy", "db.npy",
+                                        "du.npy", "do.npy"};
+    const char *sets[VLA_CLI_MAXSETS + 64];
+    const int nsets = cli_settings(c, sets, VLA_CLI_MAXSETS + 64);
+    char *text = NULL, path[4200], buf[1 << 16];
+    size_t len = 0, k;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) {
+        fprintf(stderr, "vla-check: out of memory\n");
+        return NULL;
+    }
+    fprintf(f, "--set=");
+    for (int i = 0; i < nsets; i++)
+        fprintf(f, "%s%s", i ? " " : "", sets[i]);
+    fprintf(f, "\n");
+    for (size_t i = 0; strcmp(c->out, "-") && i < sizeof names / sizeof *names; i++) {
+        out_path(path, sizeof path, dir, names[i]);
+        FILE *in = fopen(path, "rb");
+        if (!in)
+            continue;
+        uint64_t h = VLA_FNV_INIT;
+        long long n = 0;
+        while ((k = fread(buf, 1, sizeof buf, in)) > 0)
+            h = vla_fnv1a(h, buf, k), n += (long long)k;
+        if (ferror(in)) {
+            fprintf(stderr, "vla-check: --outputs: %s: %s\n", path, strerror(errno));
+            fclose(in), fclose(f), free(text);
+            return NULL;
+        }
+        fclose(in);
+        fprintf(f, "--outputs %s=%016llx (%lld bytes)\n", names[i], (unsigned long long)h, n);
+    }
+    if (fclose(f)) {
+        fprintf(stderr, "vla-check: out of memory\n");
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int prec_given)
+{
+    const int H = c->runs, d = c->cfg.d, dv = c->cfg.dv;
+    const long T = c->whole_steps, W = o->window; /* a chunk form's last chunk may be partial */
+    const double slack = o->slack;
+    if (c->ref == REF_NONE)
+        vla_cli_die(spec, "--outputs: the kernel is judged against a reference: --ref exact (the "
+                          "default) or f64, not none");
+    if (!c->model_txt && !c->model_opt)
+        vla_cli_die(spec, "--outputs judges one model: %s; give --model M",
+                    strncmp(c->stream, "trace:", 6) ? "the stream names none"
+                                                    : "the trace has no model.txt naming it");
+    /* the kernel's files */
+    char path[4200];
+    out_path(path, sizeof path, o->outputs, "dtype.txt");
+    int bf16 = 0;
+    FILE *tf = fopen(path, "r");
+    if (tf) {
+        char tag[64] = "";
+        size_t n = fread(tag, 1, sizeof tag - 1, tf);
+        fclose(tf);
+        while (n && isspace((unsigned char)tag[n - 1]))
+            n--;
+        tag[n] = 0;
+        if (strcmp(tag, "bfloat16"))
+            vla_cli_die(spec, "--outputs: %s says '%.40s': the one tag it takes is bfloat16 (for "
+                              "o.npy and S.npy saved as uint16 bit patterns)", path, tag);
+        bf16 = 1;
+    }
+    /* what the judge holds, freed at done: on every exit, the stops and refusals too */
+    vla_npy ko = {0}, ks = {0};
+    grads_t G = {0};
+    jpass_t J = {0};
+    double *srel = NULL; /* per head: the final state's error and verdict */
+    int *had = NULL;
+    head_t *hd = NULL;
+    vla_units *units = NULL;
+    int st;
+    vla_fmt ofmt, sfmt;
+    read_outputs(spec, o->outputs, "o.npy", "(heads, T, dv)", H, T, dv, bf16, 1, &ko, &ofmt);
+    out_path(path, sizeof path, o->outputs, "S.npy");
+    int have_S = access(path, F_OK) == 0;
+    if (have_S)
+        read_outputs(spec, o->outputs, "S.npy", "(heads, dv, d)", H, dv, d, bf16, 0, &ks, &sfmt);
+    /* the policy: --precision's, else the one o's format names */
+    vla_config cfg;
+    vla_cli_config_for(c, c->cfg.model, &cfg);
+    if (!prec_given)
+        cfg.prec = ofmt == VLA_FMT_BF16 ? VLA_BF16_KERN : ofmt == VLA_FMT_F16 ? VLA_F16_KERN
+                   : ofmt == VLA_FMT_F32 ? VLA_F32 : VLA_F64;
+    const vla_fmt io = vla_prec_io(cfg.prec);
+    /* the read-outs' format: the coarser of the policy's io format and the file's */
+    const vla_fmt fo = vla_fmt_precision(io) < vla_fmt_precision(ofmt) ? io : ofmt;
+    const double u = vla_fmt_unit_roundoff(fo);
+    char form[32];
+    vla_form_name(&cfg, form, sizeof form);
+    vla_error ve;
+    const long C = cfg.form == VLA_FORM_CHUNK ? cfg.chunk : 1;
+    if (vla_track_check(&cfg, &ve) || vla_form_check(&cfg, &ve) ||
+        vla_cli_gates_check(c, &cfg, &ve) || vla_cli_form_input_check(c, &cfg, &ve))
+        vla_cli_die(spec, "--outputs: %s %s %s: %s", vla_model_name(cfg.model),
+                    vla_prec_name(cfg.prec), form, vla_error_msg(&ve));
+    if (C > 1 && strcmp(c->backend, "cpu"))
+        vla_cli_die(spec, "--outputs with --form %s: --backend cpu (the one whose chunk form "
+                          "gives every token's read-out to compare), not %s", form, c->backend);
+    if (grads_read(spec, &cfg, o->outputs, H, T, bf16, &G) < 0) {
+        st = 1;
+        goto done;
+    }
+    if (strcmp(o->report, "none") && report_paths_ok(o->report, c, 1)) {
+        st = 2;
+        goto done;
+    }
+    char unread[600];
+    if (vla_cli_unread(c, &cfg, unread, sizeof unread))
+        fprintf(stderr, "vla-check: warning: %s\n", unread);
+
+    /* the runs (judge_pass), each head measured as they go */
+    static const char *const rname[NR] = {"the reference", "the reference on rounded inputs",
+                                           "the seq emulation", "the form's emulation"};
+    const size_t ns = (size_t)H * dv * d;
+    J = (jpass_t){.c = c, .cfg = &cfg, .ko = &ko, .T = T, .W = W, .io = io, .ofmt = ofmt, .fo = fo};
+    int ok = (J.sc = malloc((size_t)H * NR * sizeof *J.sc)) &&
+             (J.m = calloc((size_t)H * NR, sizeof *J.m)) &&
+             (!have_S || (srel = calloc((size_t)H * 2, sizeof *srel)));
+    for (int r = 0; r < NR; r++)
+        ok = ok && (J.S[r] = malloc(ns * sizeof(double)));
+    if (!ok) {
+        fprintf(stderr, "vla-check: out of memory for %d runs of %d heads\n", NR, H);
+        st = 1;
+        goto done;
+    }
+    /* the checkpoint: a head's read-outs measured, then its gradients, are its units */
+    char *extra = judge_key(c, o->outputs);
+    const size_t urec = G.n * sizeof *G.row > HEAD_REC ? G.n * sizeof *G.row : HEAD_REC;
+    st = extra ? vla_units_open(&units, c, spec, G.n ? "measure" : "head", extra,
+                                    G.n ? 2 * H : H, urec) : 1;
+    free(extra);
+    if (st) {
+        units = NULL; /* (vla_units_open made none) */
+        goto done;
+    }
+    if (!(had = calloc((size_t)H, sizeof *had))) {
+        fprintf(stderr, "vla-check: out of memory\n");
+        st = 1;
+        goto done;
+    }
+    for (int h = 0; h < H; h++)
+        had[h] = head_load(units, h, &J, srel);
+    for (int i = 0; i < H * NR; i++)
+        J.sc[i] = 1;
+    vla_cli rc = *c;
+    vla_engine_spec tmp;
+    vla_config g = cfg;
+    g.prec = VLA_F64;
+    g.form = VLA_FORM_SEQ, g.chunk = 0;
+    vla_cli_engine_spec(&rc, &g, &tmp);
+    vla_cli_ref_spec(&rc, &tmp, &J.sp[R_REF]); /* binary64 policy: no input rounded */
+    g.prec = cfg.prec;
+    vla_cli_engine_spec(&rc, &g, &tmp);
+    vla_cli_ref_spec(&rc, &tmp, &J.sp[R_RND]); /* rounds the inputs to io (vlaref.h, cli.h) */
+    vla_cli_engine_spec(&rc, &g, &J.sp[R_SEQ]);
+    vla_cli_engine_spec(&rc, &cfg, &J.sp[R_FORM]);
+    for (int r = 0; r < NR; r++)
+        J.alias[r] = r == R_RND && io == VLA_FMT_F64         ? R_REF
+                     : r == R_FORM && cfg.form == VLA_FORM_SEQ ? R_SEQ
+                                                               : r;
+    int failed, rescale;
+    vla_error err;
+    /* the heads not read back, a block of as many as threads at a time (their order: head 0's
+     * block, which checks the dd references, first) */
+    for (int h0 = 0, nb; h0 < H; h0 += nb) {
+        for (nb = 0; h0 + nb < H && !had[h0 + nb] && nb < vla_cli_threads(); nb++)
+            ;
+        if (!nb) {
+            nb = 1;
+            continue;
+        }
+        do /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
+            st = judge_pass(&J, h0, nb, &failed, &rescale, &err);
+        while (st == REDO_MPFR || (!st && rescale));
+        if (st && vla_cli_stop) {
+            st = 3;
+            goto done;
+        }
+        if (st) {
+            if (failed < 0)
+                fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
+            else
+                fprintf(stderr, "vla-check: %s (%s %s) did not run: %s\n", rname[failed],
+                        vla_model_name(cfg.model), vla_prec_name(J.sp[failed].cfg.prec),
+                        vla_error_msg(&err));
+            st = 1;
+            goto done;
+        }
+        for (int h = h0; h < h0 + nb; h++) {
+            if (srel) { /* the final state against the reference's */
+                const size_t at = (size_t)h * dv * d;
+                double e = vla_rel_fro(ks.data + at, J.S[R_REF] + at, (long)dv * d), top = 0;
+                for (int r = R_RND; r < NR; r++) {
+                    double a = vla_rel_fro(J.S[r] + at, J.S[R_REF] + at, (long)dv * d);
+                    if (worse(a, top))
+                        top = a;
+                }
+                srel[2 * h] = e;
+                srel[2 * h + 1] = e <= top * slack; /* (NaN: beyond) */
+            }
+            if (head_save(units, h, &J, srel)) {
+                fprintf(stderr, "vla-check: out of memory\n");
+                st = 1;
+                goto done;
+            }
+        }
+    }
+
+    /* per head */
+    if (!(hd = calloc((size_t)H, sizeof *hd))) {
+        fprintf(stderr, "vla-check: out of memory\n");
+        st = 1;
+        goto done;
+    }
+    int nbad = 0, worst = 0, first_nf = -1;
+    double more = -INFINITY;
+    for (int h = 0; h < H; h++) {
+        const meas_t *m = J.m + (size_t)h * NR;
+        head_t *x = &hd[h];
+        x->k = m[M_KERNEL];
+        x->att_seq = m[R_SEQ].mrw;
+        x->att_form = m[R_FORM].mrw;
+        x->inp = m[R_RND].mrw;
+        double top = x->att_seq;
+        if (worse(x->att_form, top))
+            top = x->att_form;
+        if (worse(x->inp, top))
+            top = x->inp;
+        x->budget = top * slack;
+        x->bits = x->k.rel_rms > u ? log2(x->k.rel_rms / u) : x->k.rel_rms >= 0 ? 0 : NAN;
+        x->ok = !x->k.t_nonfinite && x->k.mrw <= x->budget;
+        nbad += !x->ok;
+        if (x->k.t_nonfinite && first_nf < 0)
+            first_nf = h;
+        double b = x->k.mrw == 0 ? 0 : log2(x->k.mrw / x->att_seq);
+        if (worse(b, more))
+            more = b, worst = h;
+    }
+    /* the final state */
+    int sbad = 0;
+    for (int h = 0; srel && h < H; h++)
+        sbad += srel[2 * h + 1] == 0;
+    /* the gradients */
+    if (G.n && (st = grads_judge(c, &cfg, H, T, W, slack, &G, units)))
+        goto done;
+    vla_units_end(units, 0); /* (the checkpoint goes when vla-check exits 0) */
+    units = NULL;
+    const int beyond = nbad || sbad || G.nbad;
+    /* the summary, one line */
+    char sum[1200];
+    int n = snprintf(sum, sizeof sum, "%s: %d of %d heads beyond the budget", beyond ? "beyond" : "ok",
+                     nbad, H);
+    if (first_nf >= 0)
+        n += snprintf(sum + n, sizeof sum - n, "; your kernel's read-out is not finite from t = "
+                      "%ld in head %d", hd[first_nf].k.t_nonfinite, first_nf);
+    else if (isfinite(more) && more >= 0.05)
+        n += snprintf(sum + n, sizeof sum - n, "; your kernel loses %.1f bits more than a "
+                      "sequential %s recurrence with the same inputs (head %d)", more,
+                      vla_prec_name(cfg.prec), worst);
+    else if (isfinite(more))
+        n += snprintf(sum + n, sizeof sum - n, "; your kernel loses no more than a sequential "
+                      "%s recurrence with the same inputs (%.1f bits at most, head %d)",
+                      vla_prec_name(cfg.prec), more, worst);
+    for (int h = 0; h < H && n < (int)sizeof sum; h++)
+        if (!hd[h].ok && !hd[h].k.t_nonfinite && isnan(hd[h].budget))
+            n += snprintf(sum + n, sizeof sum - n, "; head %d: %.3g at t = %ld, and no budget: "
+                          "vlastab's own %s run of these inputs (%s) is not finite, so no error "
+                          "is attainable", h, hd[h].k.mrw, hd[h].k.t_mrw, vla_prec_name(cfg.prec),
+                          isnan(hd[h].att_seq) ? "seq" : isnan(hd[h].att_form) ? form
+                                                                                : "rounded inputs");
+        else if (!hd[h].ok && !hd[h].k.t_nonfinite)
+            n += snprintf(sum + n, sizeof sum - n, "; head %d: %.3g at t = %ld past its budget %.3g",
+                          h, hd[h].k.mrw, hd[h].k.t_mrw, hd[h].budget);
+    if (sbad && n < (int)sizeof sum)
+        n += snprintf(sum + n, sizeof sum - n, "; the final state beyond its budget in %d heads",
+                      sbad);
+    if (G.n && n < (int)sizeof sum)
+        n += snprintf(sum + n, sizeof sum - n, "; gradients: %d of %d beyond", G.nbad,
+                      (int)H * G.n);
+    for (int i = 0; i < (int)H * G.n && n < (int)sizeof sum; i++) {
+        const struct grow *y = &G.row[i];
+        if (y->k.t_nonfinite)
+            n += snprintf(sum + n, sizeof sum - n, "; %s of head %d not finite from t = %ld",
+                          gname[G.which[i % G.n]], i / G.n, y->k.t_nonfinite);
+        else if (!y->ok)
+            n += snprintf(sum + n, sizeof sum - n, "; %s of head %d: %.3g at t = %ld past its "
+                          "budget %.3g", gname[G.which[i % G.n]], i / G.n, y->k.mrw, y->k.t_mrw,
+                          y->budget);
+    }
+
+    /* the table */
+    const char *sets[VLA_CLI_MAXSETS + 64];
+    int nsets = cli_settings(c, sets, VLA_CLI_MAXSETS + 64);
+    char reftxt[600], setall[4000] = "";
+    if (c->ref == REF_EXACT) /* MPFR, or double-double checked against it (ref_new) */
+        refck_describe(c->ref_bits, T, "reference", reftxt, sizeof reftxt);
+    else
+        snprintf(reftxt, sizeof reftxt, "f64 (lib in binary64)");
+    for (int i = 0, m = 0; i < nsets && m < (int)sizeof setall; i++)
+        m += snprintf(setall + m, sizeof setall - m, "%s%s", i ? " " : "", sets[i]);
+    vla_dat *out = vla_cli_out(c, spec);
+    vla_dat_meta(out, "model", "%s%s", vla_model_name(cfg.model), vla_cli_model_src(c, NULL, 1));
+    vla_dat_meta(out, "stream", "%s", c->stream);
+    vla_dat_meta(out, "outputs", "%s (o.npy %s%s; read-outs compared in %s, u = %g)", o->outputs,
+                 dtype_name(ofmt), have_S ? ", S.npy" : "",
+                 vla_fmt_name(fo), u);
+    vla_dat_meta(out, "policy", "%s%s, form %s", vla_prec_name(cfg.prec),
+                 prec_given ? "" : " (from o.npy's dtype)", form);
+    vla_dat_meta(out, "settings", "%s", nsets ? setall : "none");
+    vla_dat_meta(out, "reference", "%s on the inputs as given", reftxt);
+    vla_dat_meta(out, "window", "%ld", W);
+    vla_dat_meta(out, "slack", "%g (a head is ok when max_rel_window <= slack x max(attainable_seq, "
+                              "attainable_form, input_budget))", slack);
+    if (G.n) {
+        char gl[200] = "";
+        for (int j = 0, m = 0; j < G.n; j++)
+            m += snprintf(gl + m, sizeof gl - m, "%s%s.npy %s", j ? ", " : "", gname[G.which[j]],
+                          dtype_name(G.fmt[j]));
+        vla_dat_meta(out, "gradients", "%s of L = sum_t do_t . o_t (do.npy %s), against the "
+                     "exact seq backward: rows in the report's JSON and Markdown", gl,
+                     dtype_name(G.dofmt));
+    }
+    vla_dat_meta(out, "summary", "%s", sum);
+    vla_dat_columns(out, "head rel_rms max_abs max_rel_window t_max_rel_window max_rel_pointwise "
+                         "ulps_max bits_lost attainable_seq attainable_form input_budget budget "
+                         "first_t_nonfinite verdict");
+    for (int h = 0; h < H; h++) {
+        const head_t *x = &hd[h];
+        double v[14] = {h, x->k.rel_rms, x->k.max_abs, x->k.mrw, (double)x->k.t_mrw,
+                        x->k.max_rel_pt, x->k.ulps, x->bits, x->att_seq, x->att_form, x->inp,
+                        x->budget, (double)x->k.t_nonfinite, 0};
+        const char *nm[14] = {NULL};
+        nm[12] = x->k.t_nonfinite ? NULL : "never";
+        nm[13] = x->ok ? "ok" : "beyond";
+        vla_dat_row_named(out, v, nm, 14);
+    }
+    if (vla_cli_close(out, c, spec, 0)) {
+        st = 1;
+        goto done;
+    }
+
+    /* the report: PREFIX.json (keys fixed: tools/python's vlastab.judge reads them) and PREFIX.md */
+    if (strcmp(o->report, "none")) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        snprintf(path, sizeof path, "%s.json", o->report);
+        if (!f) {
+            st = report_write(path, NULL, 0);
+            goto done;
+        }
+        fprintf(f, "{\"verdict\": \"%s\", \"model\": ", beyond ? "beyond" : "ok");
+        json_str(f, vla_model_name(cfg.model));
+        fprintf(f, ", \"precision\": \"%s\", \"form\": \"%s\", \"ref\": \"%s\", \"reference\": ",
+                vla_prec_name(cfg.prec), form, c->ref == REF_EXACT ? "exact" : "f64");
+        json_str(f, reftxt);
+        fprintf(f, ", \"window\": %ld, \"slack\": ", W);
+        json_num(f, slack);
+        fprintf(f, ",\n \"settings\": {");
+        for (int i = 0; i < nsets; i++) {
+            char key[64];
+            snprintf(key, sizeof key, "%.*s", (int)strcspn(sets[i], "="), sets[i]);
+            fprintf(f, "%s", i ? ", " : "");
+            json_str(f, key);
+            fprintf(f, ": ");
+            json_str(f, strchr(sets[i], '=') + 1);
+        }
+        fprintf(f, "},\n \"heads\": [");
+        for (int h = 0; h < H; h++) {
+            const head_t *x = &hd[h];
+            const double v[] = {x->k.rel_rms, x->k.max_abs, x->k.mrw, x->k.max_rel_pt, x->k.ulps,
+                                x->bits, x->att_seq, x->att_form, x->inp, x->budget};
+            static const char *const key[] = {"rel_rms", "max_abs", "max_rel_window",
+                                              "max_rel_pointwise", "ulps_max", "bits_lost",
+                                              "attainable_seq", "attainable_form", "input_budget",
+                                              "budget"};
+            fprintf(f, "%s\n  {\"head\": %d, \"t_max_rel_window\": %ld, \"first_t_nonfinite\": ",
+                    h ? "," : "", h, x->k.t_mrw);
+            if (x->k.t_nonfinite)
+                fprintf(f, "%ld", x->k.t_nonfinite);
+            else
+                fputs("null", f);
+            for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+                fprintf(f, ", \"%s\": ", key[i]);
+                json_num(f, v[i]);
+            }
+            fprintf(f, ", \"verdict\": \"%s\"}", x->ok ? "ok" : "beyond");
+        }
+        fprintf(f, "],\n \"state\": ");
+        if (!srel)
+            fputs("null", f);
+        for (int h = 0; srel && h < H; h++) {
+            fprintf(f, "%s{\"head\": %d, \"rel_fro\": ", h ? ", " : "[", h);
+            json_num(f, srel[2 * h]);
+            fprintf(f, ", \"verdict\": \"%s\"}%s", srel[2 * h + 1] ? "ok" : "beyond",
+                    h == H - 1 ? "]" : "");
+        }
+        fprintf(f, ",\n \"grads\": %s", G.n ? "[" : "null");
+        for (int i = 0; i < (int)H * G.n; i++) {
+            const struct grow *y = &G.row[i];
+            const double v[] = {y->k.rel_rms, y->k.max_abs, y->k.mrw, y->k.max_rel_pt, y->k.ulps,
+                                y->bits, y->att_seq, y->inp, y->budget};
+            static const char *const key[] = {"rel_rms", "max_abs", "max_rel_window",
+                                              "max_rel_pointwise", "ulps_max", "bits_lost",
+                                              "attainable_seq", "input_budget", "budget"};
+            fprintf(f, "%s\n  {\"grad\": \"%s\", \"head\": %d, \"dtype\": \"%s\", "
+                       "\"t_max_rel_window\": %ld, \"first_t_nonfinite\": ", i ? "," : "",
+                    gname[G.which[i % G.n]], i / G.n, dtype_name(G.fmt[i % G.n]), y->k.t_mrw);
+            if (y->k.t_nonfinite)
+                fprintf(f, "%ld", y->k.t_nonfinite);
+            else
+                fputs("null", f);
+            for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+                fprintf(f, ", \"%s\": ", key[k]);
+                json_num(f, v[k]);
+            }
+            fprintf(f, ", \"verdict\": \"%s\"}", y->ok ? "ok" : "beyond");
+        }
+        fprintf(f, "%s,\n \"summary\": ", G.n ? "]" : "");
+        json_str(f, sum);
+        fprintf(f, "}\n");
+        if (fclose(f))
+            free(text), text = NULL;
+        if (report_write(path, text, len)) {
+            st = 1;
+            goto done;
+        }
+        /* the Markdown report */
+        snprintf(path, sizeof path, "%s.md", o->report);
+        if (!(f = open_memstream(&text, &len))) {
+            st = report_write(path, NULL, 0);
+            goto done;
+        }
+        fprintf(f, "# vla-check: your kernel's read-outs, judged\n\n**%s**: ", beyond ? "beyond" : "ok");
+        md_text(f, sum + strcspn(sum, ":") + 2); /* (the summary opens with the verdict) */
+        fprintf(f, ".\n\nThe read-outs in ");
+        md_text(f, o->outputs);
+        fprintf(f, " (o.npy, %s%s) of %d heads x %ld steps (d = %d, dv = %d) on the inputs of ",
+                dtype_name(ofmt), have_S ? "; S.npy, the final state" : "",
+                H, T, d, dv);
+        md_text(f, c->stream);
+        fprintf(f, ", against the reference, %s, on the same inputs as given. Model %s", reftxt,
+                vla_model_name(cfg.model));
+        md_text(f, vla_cli_model_src(c, NULL, 1));
+        fprintf(f, "; settings: ");
+        md_text(f, nsets ? setall : "none");
+        fprintf(f, "; the kernel's policy %s%s, form %s.\n\n", vla_prec_name(cfg.prec),
+                prec_given ? " (--precision)" : " (from o.npy's dtype)", form);
+        fprintf(f, "- rel_rms: ||o - o_ref||_F / ||o_ref||_F over every step (fla's metric); "
+                   "max_abs: the largest pointwise error; max_rel_pointwise: the largest "
+                   "||o_t - o_ref,t|| / ||o_ref,t|| (a column only: it is large where o_ref,t is "
+                   "near 0); ulps_max: the largest pointwise error in ulps of the reference value "
+                   "in %s (the coarser of the policy's io format and o.npy's); bits_lost: "
+                   "log2(rel_rms / u), u = %g, clipped at 0.\n", vla_fmt_name(fo), u);
+        fprintf(f, "- max_rel_window (the verdict's error): for each window of %ld tokens, "
+                   "||o - o_ref|| over the window / ||o_ref|| over the window, the largest over "
+                   "the windows, at t: that window's token of the largest error (t counts from 1).\n", W);
+        fprintf(f, "- attainable_seq, attainable_form: max_rel_window of vlastab's emulation of "
+                   "%s, token by token and in form %s, its read-outs rounded as the kernel's (to "
+                   "%s, then o.npy's format); input_budget: that of the reference on the inputs "
+                   "rounded to %s (the policy's io format) against the reference on the inputs "
+                   "as given.\n", vla_prec_name(cfg.prec), form, vla_fmt_name(io), vla_fmt_name(io));
+        fprintf(f, "- verdict: ok when max_rel_window <= budget = %g (--slack) x max(attainable_seq, "
+                   "attainable_form, input_budget) and every read-out is finite; else beyond.\n\n",
+                slack);
+        fprintf(f, "| head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise | ulps_max | "
+                   "bits_lost | attainable_seq | attainable_form | input_budget | budget | "
+                   "non-finite from | verdict |\n|");
+        for (int k = 0; k < 14; k++)
+            fprintf(f, "---|");
+        for (int h = 0; h < H; h++) {
+            const head_t *x = &hd[h];
+            fprintf(f, "\n| %d | %.3g | %.3g | %.3g | %ld | %.3g | %.3g | %.2f | %.3g | %.3g | %.3g "
+                       "| %.3g |", h, x->k.rel_rms, x->k.max_abs, x->k.mrw, x->k.t_mrw,
+                    x->k.max_rel_pt, x->k.ulps, x->bits, x->att_seq, x->att_form, x->inp,
+                    x->budget);
+            md_t(f, x->k.t_nonfinite);
+            fprintf(f, " %s |", x->ok ? "ok" : "**beyond**");
+        }
+        fprintf(f, "\n");
+        if (srel) {
+            fprintf(f, "\nThe final state S.npy: ||S - S_ref||_F / ||S_ref||_F per head, ok within "
+                       "%g x the largest of the emulations' and the rounded inputs'.\n\n| head | "
+                       "rel_fro | verdict |\n|---|---|---|\n", slack);
+            for (int h = 0; h < H; h++)
+                fprintf(f, "| %d | %.3g | %s |\n", h, srel[2 * h], srel[2 * h + 1] ? "ok" : "**beyond**");
+        }
+        if (G.n) {
+            fprintf(f, "\nThe gradients of L = sum_t do_t . o_t (do_t from do.npy, %s) per head, "
+                       "against the exact seq backward on the inputs as given, the same columns "
+                       "as the read-outs' (t counts forward from 1); attainable_seq is vlastab's "
+                       "seq backward in %s (the backward has no chunk form: a chunked kernel's "
+                       "gradients are held to the seq backward's error); input_budget rounds the "
+                       "inputs and do to %s; budget = %g x max(attainable_seq, input_budget).\n\n"
+                       "| grad | head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise "
+                       "| ulps_max | bits_lost | attainable_seq | input_budget | budget | "
+                       "non-finite from | verdict |\n|", dtype_name(G.dofmt),
+                    vla_prec_name(cfg.prec), vla_fmt_name(io), slack);
+            for (int k = 0; k < 14; k++)
+                fprintf(f, "---|");
+            for (int i = 0; i < (int)H * G.n; i++) {
+                const struct grow *y = &G.row[i];
+                fprintf(f, "\n| %s | %d | %.3g | %.3g | %.3g | %ld | %.3g | %.3g | %.2f | %.3g | "
+                           "%.3g | %.3g |", gname[G.which[i % G.n]], i / G.n, y->k.rel_rms,
+                        y->k.max_abs, y->k.mrw, y->k.t_mrw, y->k.max_rel_pt, y->k.ulps, y->bits,
+                        y->att_seq, y->inp, y->budget);
+                md_t(f, y->k.t_nonfinite);
+                fprintf(f, " %s |", y->ok ? "ok" : "**beyond**");
+            }
+            fprintf(f, "\n");
+        }
+        fprintf(f, "\nThe command:\n\n");
+        md_command(f, o->ncmd, o->cmd);
+        if (fclose(f))
+            free(text), text = NULL;
+        if (report_write(path, text, len)) {
+            st = 1;
+            goto done;
+        }
+    }
+    fprintf(stderr, "vla-check: %s%s%s%s\n", sum, strcmp(o->report, "none") ? "; report: " : "",
+            strcmp(o->report, "none") ? o->report : "", strcmp(o->report, "none") ? ".md, .json" : "");
+    st = beyond;
+done:
+    if (units) /* (says where a stop's measures are saved) */
+        st = vla_units_end(units, st);
+    for (int r = 0; r < NR; r++)
+        free(J.S[r]);
+    free(J.sc), free(J.m), free(had), free(hd), free(srel);
+    vla_npy_free(&ko);
+    vla_npy_free(&ks);
+    grads_free(&G);
+    return st;
+}
