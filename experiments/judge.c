@@ -481,7 +481,7 @@ typedef struct {
     /* per head x given gradient: the kernel's errors, the attainable and the budget */
     struct grow {
         meas_t k;
-        double bits, att_seq, inp, budget;
+        double bits, att_seq, att_form, inp, budget; /* att_form: NaN, no form backward */
         int ok;
     } *row;
     int nbad;
@@ -575,8 +575,8 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
  * numbers' measures (meas_elems) are taken as the blocks come, but the sums and windows add the
  * steps' squared norms in step order, as the read-outs' measures do: those are kept, 2 doubles a
  * step, and pushed from step 1 when the head is done. */
-enum { G_REF, G_RND, G_SEQ, NG };  /* the backwards */
-enum { GM_K, GM_SEQ, GM_RND, NGM }; /* a gradient's measures against the reference's */
+enum { G_REF, G_RND, G_SEQ, G_FORM, NG };  /* the backwards */
+enum { GM_K, GM_SEQ, GM_RND, GM_FORM, NGM }; /* a gradient's measures against the reference's */
 
 typedef struct {
     const vla_cli *c;
@@ -588,10 +588,53 @@ typedef struct {
     meas_run *m;                /* G->n x NGM */
     double *ab;                 /* G->n x NGM x T x 2: each step's squared norms (meas_elems) */
     vla_cli_window win;
+    /* the kernel's form's backward in the policy (form chunk:C with a chunk backward): its blocks
+     * of KF steps are not the seq backwards' K, so its gradients wait in a ring of R = 2 KF
+     * steps, gradient j's at fring + R woff[j], step t at row t mod R, until the reference's
+     * block of the same steps comes; flo: the first step it has computed */
+    vla_config form;
+    int has_form;
+    long KF, R, flo, woff[NGRAD];
+    double *fring, *fc; /* the ring; a form's block's do */
 } gjudge_t;
 
-/* whether measure k is taken: the rounded inputs' only when rounding changes them */
-static int gm_taken(const gjudge_t *J, int k) { return k % NGM != GM_RND || J->io != VLA_FMT_F64; }
+/* whether measure k is taken: the rounded inputs' only when rounding changes them, the form's
+ * where the kernel's form has a backward of its own */
+static int gm_taken(const gjudge_t *J, int k)
+{
+    return (k % NGM != GM_RND || J->io != VLA_FMT_F64) && (k % NGM != GM_FORM || J->has_form);
+}
+
+/* the form's backward's blocks, down to step t0 (the reference's next block's first), into the
+ * ring: 0, else a backward's code (*st set where it was a read of do.npy, said) */
+static int grads_form_to(gjudge_t *J, grads_t *G, vla_backward *b, long h, long t0, int *st)
+{
+    const vla_fmt io = J->io;
+    vla_error err;
+    while (J->flo > t0) {
+        long f0, nf = vla_backward_span(b, &f0);
+        if (nf <= 0)
+            return VLA_ERANGE;
+        if (vla_npy_read_steps(&G->dout, h, f0, nf, J->fc, &err)) {
+            fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
+            *st = 1;
+            return 0;
+        }
+        int r = vla_backward_next(b, J->fc, &J->gs[G_FORM].g);
+        if (r)
+            return r;
+        for (int j = 0; j < G->n; j++) {
+            const long w = G->w[j];
+            double *src = gset_get(&J->gs[G_FORM], G->which[j]);
+            round_out(src, (size_t)(nf * w), io, G->fmt[j]);
+            for (long t = f0; t < f0 + nf; t++)
+                memcpy(J->fring + J->R * J->woff[j] + (t % J->R) * w, src + (t - f0) * w,
+                       (size_t)w * sizeof *src);
+        }
+        J->flo = f0;
+    }
+    return 0;
+}
 
 /* one pass over head h: its backwards a block at a time, each gradient's measures begun with the
  * scales sc (G->n x NGM) and their steps' numbers measured; 0, else grads_judge's status (said) */
@@ -629,6 +672,9 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
                     : vla_backward_new(&b[G_RND], &J->ref, T, gin, &rnd);
         if (!r)
             r = vla_backward_new(&b[G_SEQ], cfg, T, gin, &as);
+        if (!r && J->has_form)
+            r = vla_backward_new(&b[G_FORM], &J->form, T, gin, &as);
+        J->flo = T;
     }
     long t0, n;
     while (!st && !r && (n = vla_backward_span(b[G_REF], &t0)) > 0) {
@@ -644,6 +690,8 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
             r = vla_backward_next(b[G_RND], J->cr, &J->gs[G_RND].g);
         if (!r)
             r = vla_backward_next(b[G_SEQ], J->ch, &J->gs[G_SEQ].g);
+        if (!r && b[G_FORM])
+            r = grads_form_to(J, G, b[G_FORM], h, t0, &st);
         for (int j = 0; j < G->n && !r && !st; j++) {
             const int i = G->which[j], w = (int)G->w[j];
             const double *ref_g = gset_get(&J->gs[G_REF], i), *rn = gset_get(&J->gs[G_RND], i);
@@ -656,14 +704,13 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
             }
             for (long t = t0; t < t0 + n; t++) {
                 const size_t o = (size_t)(t - t0) * w;
-                double *ab = J->ab + ((size_t)j * NGM * T + t) * 2;
-                meas_elems(&J->m[j * NGM + GM_K], t, J->kg + o, ref_g + o, w, G->fo[j], ab, ab + 1);
-                ab += 2 * T;
-                meas_elems(&J->m[j * NGM + GM_SEQ], t, seq + o, ref_g + o, w, G->fo[j], ab, ab + 1);
-                ab += 2 * T;
-                if (gm_taken(J, j * NGM + GM_RND))
-                    meas_elems(&J->m[j * NGM + GM_RND], t, rn + o, ref_g + o, w, G->fo[j], ab,
-                               ab + 1);
+                const double *x[NGM] = {J->kg + o, seq + o, rn + o,
+                                        J->fring + J->R * J->woff[j] + (t % J->R) * w};
+                for (int k = 0; k < NGM; k++)
+                    if (gm_taken(J, j * NGM + k)) {
+                        double *ab = J->ab + (((size_t)j * NGM + k) * T + t) * 2;
+                        meas_elems(&J->m[j * NGM + k], t, x[k], ref_g + o, w, G->fo[j], ab, ab + 1);
+                    }
             }
         }
     }
@@ -693,6 +740,14 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
                   .io = vla_prec_io(cfg->prec)};
     J.pol.form = VLA_FORM_SEQ, J.pol.chunk = 0;
     J.ref = J.pol, J.ref.prec = VLA_F64;
+    /* the kernel's form's own backward, where it has one (vla_grad_check); its blocks */
+    J.form = *cfg;
+    J.has_form = cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1 && !vla_grad_check(&J.form, NULL);
+    J.KF = J.has_form ? cfg->chunk * vla_backward_block_len((T + cfg->chunk - 1) / cfg->chunk) : 1;
+    J.R = 2 * J.KF;
+    long wsum = 0;
+    for (int j = 0; j < G->n; j++)
+        J.woff[j] = wsum, wsum += G->w[j];
     long wmax = 1; /* the widest gradient given: the kernel's, a block at a time */
     for (int j = 0; j < G->n; j++)
         wmax = G->w[j] > wmax ? G->w[j] : wmax;
@@ -703,10 +758,12 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
     J.kg = malloc((size_t)J.K * wmax * sizeof *J.kg);
     J.m = calloc((size_t)nm, sizeof *J.m);
     J.ab = malloc((size_t)nm * T * 2 * sizeof *J.ab);
-    int st = !J.buf || !J.ch || !J.cr || !J.kg || !J.m || !J.ab ||
+    J.fring = malloc((size_t)J.R * wsum * sizeof *J.fring);
+    J.fc = malloc((size_t)J.KF * dv * sizeof *J.fc);
+    int st = !J.buf || !J.ch || !J.cr || !J.kg || !J.m || !J.ab || !J.fring || !J.fc ||
              !(G->row = calloc((size_t)H * G->n, sizeof *G->row));
     for (int r = 0; r < NG; r++)
-        st |= gset_new(&J.gs[r], cfg, J.K) != 0;
+        st |= gset_new(&J.gs[r], cfg, r == G_FORM ? J.KF : J.K) != 0;
     if (st)
         fprintf(stderr, "vla-check: out of memory for the gradients of %ld steps\n", T);
     for (long h = 0; h < H && !st; h++) {
@@ -741,8 +798,12 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             struct grow *y = &G->row[h * G->n + j];
             y->k = J.m[j * NGM + GM_K].m;
             y->att_seq = J.m[j * NGM + GM_SEQ].m.mrw;
+            y->att_form = J.has_form ? J.m[j * NGM + GM_FORM].m.mrw : NAN;
             y->inp = J.io != VLA_FMT_F64 ? J.m[j * NGM + GM_RND].m.mrw : 0;
-            y->budget = slack * (worse(y->inp, y->att_seq) ? y->inp : y->att_seq);
+            double top = worse(y->inp, y->att_seq) ? y->inp : y->att_seq;
+            if (J.has_form && worse(y->att_form, top))
+                top = y->att_form;
+            y->budget = slack * top;
             const double u = vla_fmt_unit_roundoff(G->fo[j]);
             y->bits = y->k.rel_rms > u ? log2(y->k.rel_rms / u) : y->k.rel_rms >= 0 ? 0 : NAN;
             y->ok = !y->k.t_nonfinite && y->k.mrw <= y->budget;
@@ -757,7 +818,8 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
         free(J.m[k].e2); /* a pass given up before meas_end */
     for (int r = 0; r < NG; r++)
         free(J.gs[r].mem);
-    free(J.buf), free(J.ch), free(J.cr), free(J.kg), free(J.m), free(J.ab);
+    free(J.buf), free(J.ch), free(J.cr), free(J.kg), free(J.m), free(J.ab), free(J.fring),
+        free(J.fc);
     vla_inputs_free(&J.win.x);
     return st;
 }
@@ -1226,10 +1288,11 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
         for (int i = 0; i < (int)H * G.n; i++) {
             const struct grow *y = &G.row[i];
             const double v[] = {y->k.rel_rms, y->k.max_abs, y->k.mrw, y->k.max_rel_pt, y->k.ulps,
-                                y->bits, y->att_seq, y->inp, y->budget};
+                                y->bits, y->att_seq, y->att_form, y->inp, y->budget};
             static const char *const key[] = {"rel_rms", "max_abs", "max_rel_window",
                                               "max_rel_pointwise", "ulps_max", "bits_lost",
-                                              "attainable_seq", "input_budget", "budget"};
+                                              "attainable_seq", "attainable_form", "input_budget",
+                                              "budget"};
             fprintf(f, "%s\n  {\"grad\": \"%s\", \"head\": %d, \"dtype\": \"%s\", "
                        "\"t_max_rel_window\": %ld, \"first_t_nonfinite\": ", i ? "," : "",
                     gname[G.which[i % G.n]], i / G.n, dtype_name(G.fmt[i % G.n]), y->k.t_mrw);
@@ -1315,22 +1378,27 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
         if (G.n) {
             fprintf(f, "\nThe gradients of L = sum_t do_t . o_t (do_t from do.npy, %s) per head, "
                        "against the exact seq backward on the inputs as given, the same columns "
-                       "as the read-outs' (t counts forward from 1); attainable_seq is vlastab's "
-                       "seq backward in %s (the backward has no chunk form: a chunked kernel's "
-                       "gradients are held to the seq backward's error); input_budget rounds the "
-                       "inputs and do to %s; budget = %g x max(attainable_seq, input_budget).\n\n"
+                       "as the read-outs' (t counts forward from 1); attainable_seq and "
+                       "attainable_form are vlastab's backward in %s token by token and in form %s "
+                       "(%s); input_budget rounds the inputs and do to %s; budget = %g x "
+                       "max(attainable_seq, attainable_form, input_budget).\n\n"
                        "| grad | head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise "
-                       "| ulps_max | bits_lost | attainable_seq | input_budget | budget | "
-                       "non-finite from | verdict |\n|", dtype_name(G.dofmt),
-                    vla_prec_name(cfg.prec), vla_fmt_name(io), slack);
-            for (int k = 0; k < 14; k++)
+                       "| ulps_max | bits_lost | attainable_seq | attainable_form | input_budget | "
+                       "budget | non-finite from | verdict |\n|", dtype_name(G.dofmt),
+                    vla_prec_name(cfg.prec), form,
+                    cfg.form == VLA_FORM_SEQ ? "the same backward"
+                    : isnan(G.row[0].att_form) ? "no backward of its own: '-', the gradients held to "
+                                                 "the seq backward's error"
+                                               : "its own chunk backward",
+                    vla_fmt_name(io), slack);
+            for (int k = 0; k < 15; k++)
                 fprintf(f, "---|");
             for (int i = 0; i < (int)H * G.n; i++) {
                 const struct grow *y = &G.row[i];
                 fprintf(f, "\n| %s | %d | %.3g | %.3g | %.3g | %ld | %.3g | %.3g | %.2f | %.3g | "
-                           "%.3g | %.3g |", gname[G.which[i % G.n]], i / G.n, y->k.rel_rms,
+                           "%.3g | %.3g | %.3g |", gname[G.which[i % G.n]], i / G.n, y->k.rel_rms,
                         y->k.max_abs, y->k.mrw, y->k.t_mrw, y->k.max_rel_pt, y->k.ulps, y->bits,
-                        y->att_seq, y->inp, y->budget);
+                        y->att_seq, y->att_form, y->inp, y->budget);
                 md_t(f, y->k.t_nonfinite);
                 fprintf(f, " %s |", y->ok ? "ok" : "**beyond**");
             }

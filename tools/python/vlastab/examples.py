@@ -72,7 +72,7 @@ def _forward(q, k, v, g, beta, scale, initial_state, output_final_state, qk_l2no
     scale = d ** -0.5 if scale is None else scale
     S = q.new_zeros(B, H, dv, d) if initial_state is None else \
         initial_state.float().transpose(-1, -2).clone()  # fla's (B, H, d, dv) -> S (dv x d)
-    o = q.new_empty(B, H, T, dv)
+    o = []
     for s in range(0, T, C):
         e = min(s + C, T)
         Q, K, V, b = q[:, :, s:e], k[:, :, s:e], v[:, :, s:e], beta[:, :, s:e]
@@ -83,10 +83,10 @@ def _forward(q, k, v, g, beta, scale, initial_state, output_final_state, qk_l2no
         U = Tm @ (b[..., None] * V)
         E = U - W @ S.transpose(-1, -2)
         A = (Q @ K.transpose(-1, -2)) * Gam
-        o[:, :, s:e] = scale * (torch.exp(G)[..., None] * (Q @ S.transpose(-1, -2)) + A @ E)
+        o.append(scale * (torch.exp(G)[..., None] * (Q @ S.transpose(-1, -2)) + A @ E))
         Gl = G[..., -1:]
         S = torch.exp(Gl)[..., None] * S + (E * torch.exp(Gl - G)[..., None]).transpose(-1, -2) @ K
-    o = o.transpose(1, 2).to(dtype)
+    o = torch.cat(o, 2).transpose(1, 2).to(dtype)
     return (o, S.transpose(-1, -2).contiguous()) if output_final_state else o
 
 
@@ -101,10 +101,20 @@ def _ut_f32(K, b, Gam):
     """T = (I + StrictTril(diag(b) K K^T * Gam))^-1 by forward substitution, in float32"""
     n = K.shape[-2]
     L = torch.tril(b[..., None] * (K @ K.transpose(-1, -2)) * Gam, -1)
-    Tm = torch.eye(n, device=L.device).expand(L.shape).clone()
-    for i in range(1, n):  # row i of (I + L) T = I: T_i = e_i - sum_{j<i} L_ij T_j
-        Tm[..., i, :i] = -(L[..., i, None, :i] @ Tm[..., :i, :i])[..., 0, :]
-    return Tm
+    return _substitute(L, lambda x: x)
+
+
+def _substitute(L, rnd):
+    """T = (I + L)^-1 for a strictly lower triangular L, row by row (row i of (I + L) T = I: T_i =
+    e_i - sum_{j<i} L_ij T_j), each row through rnd; built of new tensors, no in-place write, so
+    that autograd differentiates it"""
+    n = L.shape[-1]
+    eye = torch.eye(n, dtype=L.dtype, device=L.device).expand(L.shape)
+    rows = [eye[..., 0, :]]
+    for i in range(1, n):
+        prev = torch.stack(rows, -2)  # (..., i, n): rows 0 .. i-1
+        rows.append(eye[..., i, :] - rnd((L[..., i, None, :i] @ prev)[..., 0, :]))
+    return torch.stack(rows, -2)
 
 
 def gdn_chunk(q, k, v, g=None, beta=None, scale=None, initial_state=None,
@@ -137,10 +147,7 @@ def _ut_f16(K, b, Gam):
     n = K.shape[-2]
     KK = _r16(_r16(K) @ _r16(K).transpose(-1, -2))  # |k|^2 > 65504: inf
     L = torch.tril(_r16(_r16(_r16(b)[..., None] * KK) * _r16(Gam)), -1)
-    Tm = torch.eye(n, device=L.device).expand(L.shape).clone()
-    for i in range(1, n):
-        Tm[..., i, :i] = _r16(-(L[..., i, None, :i] @ Tm[..., :i, :i])[..., 0, :])
-    return Tm
+    return _substitute(L, _r16)
 
 
 def gdn_chunk_fp16_ut(q, k, v, g=None, beta=None, scale=None, initial_state=None,
