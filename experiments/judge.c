@@ -21,6 +21,11 @@
  * through the same output format) and what the inputs' rounding alone costs; a head is ok when
  * its windowed error is within --slack times the largest of the three. ---- */
 
+/* whether a budget checks anything: a relative error of 1 is that of a read-out of 0, so a
+ * budget of 1 or more (or NaN: no error attainable) passes an output that computes nothing, and a
+ * row judged against it fails as not judged */
+static int checks(double budget) { return budget < 1; }
+
 /* x is worse than cur: larger, or NaN (a NaN stays the worst) */
 static int worse(double x, double cur) { return !isnan(cur) && !(x <= cur); }
 
@@ -40,6 +45,10 @@ static double ulp_in(vla_fmt f, double x)
 /* one head's errors against the reference */
 typedef struct {
     double rel_rms, max_abs, mrw, max_rel_pt, ulps;
+    /* the least-squares ratio of the numbers to the reference's, sum x y / sum y y, and the
+     * relative error left once they are divided by it: a constant ratio names a scale or a
+     * normalization */
+    double scale, rel_after_scale;
     long t_mrw, t_nonfinite; /* 1-based steps; 0: none */
 } meas_t;
 
@@ -51,7 +60,7 @@ typedef struct {
  * says which sc the head's largest finite number asks for, known only at its end. */
 typedef struct {
     meas_t m;
-    double sc, top, se, sr;
+    double sc, top, se, sr, sxy, sxx;
     double *e2, *r2; /* steps s - w + 1 .. s, step s at s % w */
     long s, w;       /* the steps measured; the window's length */
 } meas_run;
@@ -75,7 +84,9 @@ static void meas_elems(meas_run *r, long s, const double *x, const double *y, in
     meas_t *m = &r->m;
     double sa = 0, sb = 0;
     for (int j = 0; j < dv; j++) {
-        double diff = fabs(x[j] - y[j]), ds = diff * r->sc, ys = y[j] * r->sc;
+        double diff = fabs(x[j] - y[j]), ds = diff * r->sc, ys = y[j] * r->sc, xs = x[j] * r->sc;
+        r->sxy += xs * ys;
+        r->sxx += xs * xs;
         if (isfinite(diff) && diff > r->top)
             r->top = diff;
         if (isfinite(y[j]) && fabs(y[j]) > r->top)
@@ -133,6 +144,9 @@ static void meas_step(meas_run *r, const double *x, const double *y, int dv, vla
 static double meas_end(meas_run *r)
 {
     r->m.rel_rms = nratio(r->se, r->sr);
+    r->m.scale = r->sr > 0 ? r->sxy / r->sr : NAN;
+    const double left = r->sxx - r->sxy * r->m.scale; /* sum (x - a y)^2, a the scale */
+    r->m.rel_after_scale = r->sr > 0 ? sqrt(left > 0 ? left : 0) / sqrt(r->sr) : NAN;
     free(r->e2);
     r->e2 = r->r2 = NULL;
     const double top = r->top;
@@ -314,6 +328,14 @@ typedef struct {
     double bits, att_seq, att_form, inp, budget;
     int ok;
 } head_t;
+
+/* whether DIR2 has a file at path: anything there, a link to nothing too (then read, and refused
+ * as unreadable), never passed over as if it were not there */
+static int present(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
 
 /* the outputs' folder's file NAME: its path */
 static void out_path(char *buf, size_t len, const char *dir, const char *name)
@@ -498,7 +520,7 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
     for (int i = 0; i < NGRAD; i++) {
         snprintf(fname, sizeof fname, "%s.npy", gname[i]);
         out_path(path, sizeof path, dir, fname);
-        if (access(path, F_OK))
+        if (!present(path))
             continue;
         vla_error why;
         long w = 0;
@@ -525,7 +547,7 @@ static int grads_read(const vla_cli_spec *spec, const vla_config *cfg, const cha
         read_outputs(spec, dir, fname, axes, H, T, w, bf16, 1, &G->file[j], &G->fmt[j]);
     }
     out_path(path, sizeof path, dir, "do.npy");
-    int have_do = access(path, F_OK) == 0;
+    int have_do = present(path);
     if (G->n && !have_do)
         vla_cli_die(spec, "--outputs: %s/%s.npy needs %s, the upstream gradient do_t of the loss "
                           "L = sum_t do_t . o_t that the gradients are of", dir,
@@ -806,7 +828,7 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             y->budget = slack * top;
             const double u = vla_fmt_unit_roundoff(G->fo[j]);
             y->bits = y->k.rel_rms > u ? log2(y->k.rel_rms / u) : y->k.rel_rms >= 0 ? 0 : NAN;
-            y->ok = !y->k.t_nonfinite && y->k.mrw <= y->budget;
+            y->ok = !y->k.t_nonfinite && y->k.mrw <= y->budget && checks(y->budget);
             G->nbad += !y->ok;
         }
         if (!st && vla_units_save(u, (int)(H + h), &G->row[h * G->n], G->n * sizeof *G->row)) {
@@ -961,7 +983,7 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     vla_fmt ofmt, sfmt;
     read_outputs(spec, o->outputs, "o.npy", "(heads, T, dv)", H, T, dv, bf16, 1, &ko, &ofmt);
     out_path(path, sizeof path, o->outputs, "S.npy");
-    int have_S = access(path, F_OK) == 0;
+    int have_S = present(path);
     if (have_S)
         read_outputs(spec, o->outputs, "S.npy", "(heads, dv, d)", H, dv, d, bf16, 0, &ks, &sfmt);
     /* the policy: --precision's, else the one o's format names */
@@ -1085,7 +1107,7 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
                         top = a;
                 }
                 srel[2 * h] = e;
-                srel[2 * h + 1] = e <= top * slack; /* (NaN: beyond) */
+                srel[2 * h + 1] = e <= top * slack && checks(top * slack); /* (NaN: beyond) */
             }
             if (head_save(units, h, &J, srel)) {
                 fprintf(stderr, "vla-check: out of memory\n");
@@ -1117,7 +1139,7 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
             top = x->inp;
         x->budget = top * slack;
         x->bits = x->k.rel_rms > u ? log2(x->k.rel_rms / u) : x->k.rel_rms >= 0 ? 0 : NAN;
-        x->ok = !x->k.t_nonfinite && x->k.mrw <= x->budget;
+        x->ok = !x->k.t_nonfinite && x->k.mrw <= x->budget && checks(x->budget);
         nbad += !x->ok;
         if (x->k.t_nonfinite && first_nf < 0)
             first_nf = h;
@@ -1157,6 +1179,11 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
                           "is attainable", h, hd[h].k.mrw, hd[h].k.t_mrw, vla_prec_name(cfg.prec),
                           isnan(hd[h].att_seq) ? "seq" : isnan(hd[h].att_form) ? form
                                                                                 : "rounded inputs");
+        else if (!hd[h].ok && !hd[h].k.t_nonfinite && !checks(hd[h].budget))
+            n += snprintf(sum + n, sizeof sum - n, "; head %d: not judged: its budget %.3g is 1 or "
+                          "more, so read-outs of 0 would pass (vlastab's own %s run of these "
+                          "inputs loses them: their format flushes or overflows them)", h,
+                          hd[h].budget, vla_prec_name(cfg.prec));
         else if (!hd[h].ok && !hd[h].k.t_nonfinite)
             n += snprintf(sum + n, sizeof sum - n, "; head %d: %.3g at t = %ld past its budget %.3g",
                           h, hd[h].k.mrw, hd[h].k.t_mrw, hd[h].budget);
@@ -1171,6 +1198,11 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
         if (y->k.t_nonfinite)
             n += snprintf(sum + n, sizeof sum - n, "; %s of head %d not finite from t = %ld",
                           gname[G.which[i % G.n]], i / G.n, y->k.t_nonfinite);
+        else if (!y->ok && !checks(y->budget))
+            n += snprintf(sum + n, sizeof sum - n, "; %s of head %d: not judged: its budget %.3g "
+                          "is 1 or more, so gradients of 0 would pass (vlastab's own backward of "
+                          "these inputs and do loses them)", gname[G.which[i % G.n]], i / G.n,
+                          y->budget);
         else if (!y->ok)
             n += snprintf(sum + n, sizeof sum - n, "; %s of head %d: %.3g at t = %ld past its "
                           "budget %.3g", gname[G.which[i % G.n]], i / G.n, y->k.mrw, y->k.t_mrw,
@@ -1258,11 +1290,12 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
         for (int h = 0; h < H; h++) {
             const head_t *x = &hd[h];
             const double v[] = {x->k.rel_rms, x->k.max_abs, x->k.mrw, x->k.max_rel_pt, x->k.ulps,
-                                x->bits, x->att_seq, x->att_form, x->inp, x->budget};
+                                x->bits, x->att_seq, x->att_form, x->inp, x->budget, x->k.scale,
+                                x->k.rel_after_scale};
             static const char *const key[] = {"rel_rms", "max_abs", "max_rel_window",
                                               "max_rel_pointwise", "ulps_max", "bits_lost",
                                               "attainable_seq", "attainable_form", "input_budget",
-                                              "budget"};
+                                              "budget", "scale", "rel_after_scale"};
             fprintf(f, "%s\n  {\"head\": %d, \"t_max_rel_window\": %ld, \"first_t_nonfinite\": ",
                     h ? "," : "", h, x->k.t_mrw);
             if (x->k.t_nonfinite)
@@ -1288,11 +1321,12 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
         for (int i = 0; i < (int)H * G.n; i++) {
             const struct grow *y = &G.row[i];
             const double v[] = {y->k.rel_rms, y->k.max_abs, y->k.mrw, y->k.max_rel_pt, y->k.ulps,
-                                y->bits, y->att_seq, y->att_form, y->inp, y->budget};
+                                y->bits, y->att_seq, y->att_form, y->inp, y->budget, y->k.scale,
+                                y->k.rel_after_scale};
             static const char *const key[] = {"rel_rms", "max_abs", "max_rel_window",
                                               "max_rel_pointwise", "ulps_max", "bits_lost",
                                               "attainable_seq", "attainable_form", "input_budget",
-                                              "budget"};
+                                              "budget", "scale", "rel_after_scale"};
             fprintf(f, "%s\n  {\"grad\": \"%s\", \"head\": %d, \"dtype\": \"%s\", "
                        "\"t_max_rel_window\": %ld, \"first_t_nonfinite\": ", i ? "," : "",
                     gname[G.which[i % G.n]], i / G.n, dtype_name(G.fmt[i % G.n]), y->k.t_mrw);

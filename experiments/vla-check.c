@@ -45,6 +45,7 @@ typedef struct {
     const char *outputs; /* --outputs DIR2: a kernel's read-outs to judge */
     long window;         /* --window W (0: not given) */
     double slack;        /* --slack F (0: not given) */
+    int threshold_given;
 } opts_t;
 
 static int on_opt(void *ctx, const char *name, const char *val)
@@ -62,8 +63,14 @@ static int on_opt(void *ctx, const char *name, const char *val)
         o->report = val;
     else if (!strcmp(name, "forms"))
         o->forms = val;
-    else if (!strcmp(name, "outputs"))
+    else if (!strcmp(name, "outputs")) {
+        if (!*val) {
+            fprintf(stderr, "vla-check: --outputs: a folder is needed (o.npy ...), not nothing "
+                            "(try --help)\n");
+            return 1;
+        }
         o->outputs = val;
+    }
     else if (!strcmp(name, "window")) {
         char *end;
         errno = 0;
@@ -1032,6 +1039,9 @@ int main(int argc, char **argv)
     c.argv = argv;
     if (!have_ck)
         c.per_decade = 100; /* the first steps past a threshold to 2% */
+    if (o.outputs && o.threshold_given)
+        vla_cli_die(&spec, "--threshold is the rows' (vla-check without --outputs); a kernel's "
+                           "outputs are judged against budgets: --slack, --window");
     if (!o.outputs && (o.window || o.slack))
         vla_cli_die(&spec, "--%s goes with --outputs (a kernel's read-outs to judge)",
                     o.window ? "window" : "slack");

@@ -145,16 +145,35 @@ def _takes_state(fn):
     return "initial_state" in ps and "output_final_state" in ps
 
 
+class InputWritten(ValueError):
+    """fn wrote into an input it was handed (a kernel must leave its inputs as they were)"""
+
+
+def _copies(x):
+    return {n: (None if a is None else a.clone()) for n, a in x.items()}
+
+
+def _unwritten(x, given, when):
+    """InputWritten when fn changed one of the copies `given` of x (bit for bit)"""
+    for n, a in x.items():
+        if a is not None and not _torch().equal(a.view(-1), given[n].detach().view(-1)):
+            raise InputWritten("fn wrote into its input %s (%s): a kernel must leave its inputs "
+                               "as they were; judged on copies, the caller's tensors are untouched"
+                               % (n, when))
+
+
 def _call(fn, x, state, **kw):
-    """fn on the inputs x (a dict), o (and fla's final state) back; fla's functions return (o,
-    state) even without the state"""
-    args = {n: x[n] for n in ("g", "beta") if x.get(n) is not None}
+    """fn on copies of the inputs x (a dict), o (and fla's final state) back; fla's functions
+    return (o, state) even without the state. InputWritten when fn wrote into a copy."""
+    given = _copies(x)
+    args = {n: given[n] for n in ("g", "beta") if given.get(n) is not None}
     args.update(kw)
     if state:
         args["output_final_state"] = True
     torch = _torch()
     with torch.no_grad():
-        out = fn(x["q"], x["k"], x["v"], **args)
+        out = fn(given["q"], given["k"], given["v"], **args)
+    _unwritten(x, given, "in its forward")
     S = None
     if isinstance(out, (tuple, list)):
         out, S = out[0], (out[1] if len(out) > 1 else None)
@@ -228,13 +247,16 @@ def _normwise(diff, ref, window):
 
 
 class Verdict:
-    """vla-check's verdict on your kernel's outputs (.json: its JSON, whole; .heads: its heads)
-    and the checks run in Python (.causality: one dict per P, .chunk_split: a dict, or None with
-    .chunk_split_skipped saying why). ok: every head within its budget, no output moved by later
-    inputs, the split calls within the budget."""
+    """vla-check's verdict on your kernel's outputs (.json: its JSON, whole; .heads: its heads;
+    .grads: its gradients' rows) and the checks run in Python (.causality: one dict per P,
+    .chunk_split: a dict, or None with .chunk_split_skipped saying why; .logic: the float32 run's
+    check, a dict with its JSON under "verdict" or why it could not run). ok: every head and
+    gradient within its budget, the gradients asked for had (.grads_failed says why not), no
+    output moved by later inputs, the split calls within the budget, the logic check passed.
+    .headline: the first line of str(verdict), what failed first and its likely cause."""
 
     def __init__(self, data, causality=(), chunk_split=None, chunk_split_skipped=None,
-                 nonfinite=None, folder=None, grads_skipped=None):
+                 nonfinite=None, folder=None, grads_skipped=None, grads_failed=None, logic=None):
         if not isinstance(data, dict) or "verdict" not in data or "heads" not in data:
             raise ValueError("vla-check's JSON: no verdict or heads (%s)" % (
                 sorted(data) if isinstance(data, dict) else type(data).__name__))
@@ -242,19 +264,97 @@ class Verdict:
         self.heads = list(data["heads"])
         self.grads = list(data.get("grads") or [])  # one dict per (gradient, head)
         self.grads_skipped = grads_skipped
+        self.grads_failed = grads_failed
+        self.logic = logic
         self.causality = list(causality)
         self.chunk_split = chunk_split
         self.chunk_split_skipped = chunk_split_skipped
         self.nonfinite = nonfinite
         self.folder = folder
         self.judged_ok = data["verdict"] == "ok"
-        self.ok = self.judged_ok and all(c["ok"] for c in self.causality) and \
-            (chunk_split is None or chunk_split["ok"])
+        self.logic_ok = logic is None or logic.get("skipped") or \
+            (logic.get("verdict") or {}).get("verdict") == "ok"
+        self.ok = bool(self.judged_ok and all(c["ok"] for c in self.causality) and
+                       (chunk_split is None or chunk_split["ok"]) and not grads_failed and
+                       self.logic_ok)
 
     @classmethod
     def from_file(cls, path, **kw):
         with open(path) as f:
             return cls(json.load(f), **kw)
+
+    def as_dict(self):
+        """every number the table shows, and the checks': vla-check's JSON with the Python
+        checks beside it (json.dumps-able)"""
+        return {"ok": self.ok, "headline": self.headline, "vla_check": self.json,
+                "causality": self.causality, "chunk_split": None if self.chunk_split is None else
+                {k: v for k, v in self.chunk_split.items()}, "chunk_split_skipped":
+                self.chunk_split_skipped, "grads_failed": self.grads_failed,
+                "grads_skipped": self.grads_skipped, "logic": self.logic,
+                "nonfinite": self.nonfinite}
+
+    @property
+    def headline(self):
+        """what failed first, and its likely cause, in one line (or what passed)"""
+        j = self.json
+        if self.ok:
+            extra = "" if not self.logic or not self.logic.get("skipped") else \
+                "; the float32 logic check was not run (logic=False)"
+            return "vlastab.judge: ok: model %s, %s, form %s: every head%s within its budget, " \
+                "causal, %s%s" % (j.get("model"), j.get("precision"), j.get("form"),
+                                  " and gradient" if self.grads else "",
+                                  "the split calls agree" if self.chunk_split else
+                                  "no split check (%s)" % self.chunk_split_skipped, extra)
+        why = []
+        if self.nonfinite:
+            why.append("non-finite read-outs from t = %d (head %d): an overflow or a NaN" % (
+                self.nonfinite[1], self.nonfinite[0]))
+        lv = (self.logic or {}).get("verdict")
+        if self.logic and not self.logic_ok:
+            if lv is None:
+                why.append("the float32 logic check could not run: %s (logic=False skips it)" %
+                           self.logic.get("why"))
+            else:
+                bad = [h for h in lv["heads"] if h.get("verdict") != "ok"]
+                gbad = [g for g in lv.get("grads") or [] if g.get("verdict") != "ok"]
+                if bad:
+                    h = max(bad, key=lambda h: _ratio(h))
+                    why.append("with float32 inputs the read-outs are %s off in head %s (budget "
+                               "%s): an error that does not shrink with the precision is the "
+                               "algorithm's, not the rounding's%s" % (
+                                   _fmt(h.get("max_rel_window")), h.get("head"),
+                                   _fmt(h.get("budget")), _cause(h)))
+                if gbad:
+                    g = max(gbad, key=lambda g: _ratio(g))
+                    why.append("with float32 inputs gradient %s of head %s is %s off (budget %s): "
+                               "the backward's algorithm%s" % (
+                                   g.get("grad"), g.get("head"), _fmt(g.get("max_rel_window")),
+                                   _fmt(g.get("budget")), _cause(g)))
+        if any(not c["ok"] for c in self.causality):
+            why.append("acausal: outputs moved when later inputs changed")
+        if any(h.get("verdict") != "ok" for h in self.heads):
+            h = max((h for h in self.heads if h.get("verdict") != "ok"), key=lambda h: _ratio(h))
+            why.append("in %s the read-outs of head %s are %s off, beyond the budget %s (what "
+                       "vlastab's own %s run attains: %s x %s)%s" % (
+                           j.get("precision"), h.get("head"), _fmt(h.get("max_rel_window")),
+                           _fmt(h.get("budget")), j.get("precision"), _fmt(j.get("slack")),
+                           _fmt(max(x for x in (h.get("attainable_seq"), h.get("attainable_form"),
+                                                h.get("input_budget"), 0) if x is not None)),
+                           _cause(h)))
+        if self.chunk_split is not None and not self.chunk_split["ok"]:
+            why.append("the split calls differ from one call (%s): the state carried between "
+                       "calls (initial_state, the final state)" % _fmt(self.chunk_split["diff_max"]))
+        if self.grads_failed:
+            why.append("gradients asked for but not had: %s" % self.grads_failed)
+        gb = [g for g in self.grads if g.get("verdict") != "ok"]
+        if gb:
+            g = max(gb, key=lambda g: _ratio(g))
+            why.append("gradient %s of head %s is %s off, beyond its budget %s%s" % (
+                g.get("grad"), g.get("head"), _fmt(g.get("max_rel_window")), _fmt(g.get("budget")),
+                _cause(g)))
+        if not why:
+            why.append(j.get("summary", "beyond"))
+        return "vlastab.judge: FAIL: " + "; ".join(why)
 
     @property
     def summary(self):
@@ -278,14 +378,21 @@ class Verdict:
                     g.get("grad"), g.get("head"), g["first_t_nonfinite"]))
             elif g.get("verdict") != "ok":
                 lines.append("gradient %s of head %s beyond: %s at t = %s, budget %s (attainable "
-                             "%s)" % (g.get("grad"), g.get("head"), _fmt(g.get("max_rel_window")),
-                                      g.get("t_max_rel_window"), _fmt(g.get("budget")),
-                                      _fmt(g.get("attainable_seq"))))
+                             "%s seq, %s in the form)" % (
+                                 g.get("grad"), g.get("head"), _fmt(g.get("max_rel_window")),
+                                 g.get("t_max_rel_window"), _fmt(g.get("budget")),
+                                 _fmt(g.get("attainable_seq")), _fmt(g.get("attainable_form"))))
+        if self.grads_failed:
+            lines.append("gradients: FAIL, not had: %s" % self.grads_failed)
+        if self.logic and not self.logic_ok:
+            lv = self.logic.get("verdict")
+            lines.append("logic check (float32 inputs): FAIL: %s" % (
+                lv.get("summary") if lv else self.logic.get("why")))
         if self.chunk_split is not None and not self.chunk_split["ok"]:
             s = self.chunk_split
-            lines.append("chunk-boundary invariance: split at t = %d, the outputs differ from one "
-                         "call's by %.3g (norm-wise), beyond the budget %s" % (
-                             s["split"], s["diff_max"], s["budget"]))
+            lines.append("chunk-boundary invariance: split at t = %d, the outputs of head %d differ "
+                         "from one call's by %.3g (norm-wise), beyond its budget %s" % (
+                             s["split"], s["worst_head"], s["diff_max"], _fmt(s["budget"])))
         return "\n".join(lines)
 
     def __bool__(self):
@@ -298,18 +405,34 @@ class Verdict:
                 ("bits_lost", "bits_lost"), ("attainable_seq", "attain_seq"),
                 ("attainable_form", "attain_form"), ("input_budget", "input_budget"),
                 ("budget", "budget"), ("first_t_nonfinite", "nonfinite_t"))
-        out = ["vlastab.judge: model %s, precision %s, form %s, verdict %s" % (
+        gc = (("grad", "grad"),) + cols
+        out = [self.headline]
+
+        def table(title, data):
+            out.append(title)
+            out.append(" ".join("%-12s" % c[1] for c in cols).rstrip())
+            for h in data["heads"]:
+                out.append(" ".join("%-12s" % _fmt(h.get(c[0])) for c in cols).rstrip())
+            if data.get("grads"):
+                out.append(" ".join("%-12s" % c[1] for c in gc).rstrip())
+                for g in data["grads"]:
+                    out.append(" ".join("%-12s" % _fmt(g.get(c[0])) for c in gc).rstrip())
+
+        table("model %s, precision %s, form %s: %s" % (
             self.json.get("model"), self.json.get("precision"), self.json.get("form"),
-            "ok" if self.ok else "FAIL"), " ".join("%-12s" % c[1] for c in cols).rstrip()]
-        for h in self.heads:
-            out.append(" ".join("%-12s" % _fmt(h.get(c[0])) for c in cols).rstrip())
-        if self.grads:
-            gc = (("grad", "grad"),) + cols[:6] + cols[6:7] + cols[8:]
-            out.append(" ".join("%-12s" % c[1] for c in gc).rstrip())
-            for g in self.grads:
-                out.append(" ".join("%-12s" % _fmt(g.get(c[0])) for c in gc).rstrip())
+            "ok" if self.judged_ok and not self.grads_failed else "FAIL"), self.json)
+        if self.grads_failed:
+            out.append("gradients: FAIL, not had: %s" % self.grads_failed)
         elif self.grads_skipped:
             out.append("gradients: not judged (%s)" % self.grads_skipped)
+        if self.logic:
+            lv = self.logic.get("verdict")
+            if lv:
+                table("logic check, the same inputs in float32 (policy f32): %s" % (
+                    "ok" if self.logic_ok else "FAIL"), lv)
+            else:
+                out.append("logic check, the same inputs in float32: %s (%s)" % (
+                    "not run" if self.logic.get("skipped") else "FAIL", self.logic.get("why")))
         for c in self.causality:
             out.append("causality P = %d: %s" % (c["P"], "ok (bit for bit)" if c["ok"] else
                                                  "%d outputs moved, first t = %d (head %d), up to "
@@ -317,9 +440,10 @@ class Verdict:
                                                               c["ulps_max"])))
         if self.chunk_split is not None:
             s = self.chunk_split
-            out.append("chunk split at t = %d: norm-wise difference %.3g (budget %s)%s, final "
-                       "state %s" % (s["split"], s["diff_max"], _fmt(s["budget"]),
-                                     "" if s["ok"] else " FAIL", _fmt(s.get("state_rel"))))
+            out.append("chunk split at t = %d: norm-wise difference %.3g in head %d (its budget "
+                       "%s)%s, final state %s" % (s["split"], s["diff_max"], s["worst_head"],
+                                                 _fmt(s["budget"]), "" if s["ok"] else " FAIL",
+                                                 _fmt(s.get("state_rel"))))
         elif self.chunk_split_skipped:
             out.append("chunk split: skipped (%s)" % self.chunk_split_skipped)
         out.append(self.summary)
@@ -329,6 +453,25 @@ class Verdict:
         if not self.ok:
             raise AssertionError(str(self))
         return self
+
+
+def _ratio(h):
+    """how far beyond its budget a row is (inf: not finite, or no budget)"""
+    e, b = h.get("max_rel_window"), h.get("budget")
+    if e is None or b is None or not b > 0:
+        return float("inf")
+    return e / b
+
+
+def _cause(h):
+    """the row's error named where its shape says what it is: a constant ratio to the reference
+    (vla-check's scale column) is a scale or a normalization"""
+    r, after = h.get("scale"), h.get("rel_after_scale")
+    if r is not None and after is not None and h.get("budget") is not None and \
+            after <= h["budget"] and abs(r - 1) > 2 * (h.get("max_rel_window") or 0) / 3:
+        return "; the read-outs are the reference's times %.6g (within the budget once scaled: "\
+            "%s): a scale or a normalization" % (r, _fmt(after))
+    return ""
 
 
 def _fmt(x):
@@ -359,10 +502,12 @@ def _save_o(o, folder, name="o"):
 _GRADS = (("q", "dq"), ("k", "dk"), ("v", "dv"), ("g", "dg"), ("beta", "dbeta"))
 
 
-def _backward(fn, x, o_shape, seed):
-    """fn called with autograd on leaf copies of x, then its backward with do drawn (standard
-    normals of seed + 1, in o's dtype): (do, {file: gradient}), or (None, why) when fn's outputs
-    do not require grad"""
+def _backward(fn, x, o_shape, seed, do=None):
+    """fn called with autograd on leaf copies of x, then its backward with do (drawn where None:
+    standard normals of seed + 1, in o's dtype; else do cast to o's dtype): (do, {file:
+    gradient}), or (None, why) when no gradient could be had: fn's outputs do not require grad,
+    fn or its backward raised, or its backward gives no gradient for an input it takes (a path
+    detached). Every one of these fails the verdict: gradients asked for are judged or failed."""
     torch = _torch()
     leaf = {n: (None if a is None else a.detach().clone().requires_grad_(True))
             for n, a in x.items()}
@@ -371,23 +516,25 @@ def _backward(fn, x, o_shape, seed):
         try:
             out = fn(leaf["q"], leaf["k"], leaf["v"], **args)
         except RuntimeError as e:  # an in-place write into a leaf, a kernel without autograd
-            why = "fn raised with inputs that require grad: %s" % str(e).split("\n")[0]
-            warnings.warn("vlastab.judge: gradients not judged: " + why)
-            return None, why
+            return None, "fn raised with inputs that require grad: %s" % str(e).split("\n")[0]
         o = out[0] if isinstance(out, (tuple, list)) else out
         if not isinstance(o, torch.Tensor) or not o.requires_grad:
-            return None, "fn's outputs do not require grad"
-        gen = torch.Generator().manual_seed(seed + 1)
-        do = torch.randn(tuple(o_shape), generator=gen, dtype=torch.float64).to(o.dtype)
+            return None, ("fn's outputs do not require grad: fn has no backward (pass grad=False "
+                          "to judge its forward alone)")
+        if do is None:
+            gen = torch.Generator().manual_seed(seed + 1)
+            do = torch.randn(tuple(o_shape), generator=gen, dtype=torch.float64)
+        do = do.to(o.dtype)
         try:
             o.backward(do.to(o.device))
-        except RuntimeError as e:  # a forward-only kernel's in-place writes: said, not judged
-            why = "fn's backward raised: %s" % str(e).split("\n")[0]
-            warnings.warn("vlastab.judge: gradients not judged: " + why)
-            return None, why
-    grads = {f: leaf[n].grad for n, f in _GRADS if leaf.get(n) is not None and
-             leaf[n].grad is not None}
-    return do, grads
+        except RuntimeError as e:  # a forward-only kernel's in-place writes
+            return None, "fn's backward raised: %s" % str(e).split("\n")[0]
+    missing = [n for n, f in _GRADS if leaf.get(n) is not None and leaf[n].grad is None]
+    if missing:
+        return None, ("fn's backward gives no gradient for %s (a path detached from the graph, or "
+                      "an input fn does not read)" % ", ".join(missing))
+    _unwritten(x, leaf, "in its backward")
+    return do, {f: leaf[n].grad for n, f in _GRADS if leaf.get(n) is not None}
 
 
 def _prepare(q, k, v, g, beta, model, dtype):
@@ -459,17 +606,99 @@ def checks(fn, q, k, v, *, model="gdn", g=None, beta=None, dtype=None, chunk_spl
 
 
 def _split_verdict(sp, o, window, budgets):
+    """the split's per-head norm-wise differences, each against its head's budget: the worst head
+    is the one furthest past (or nearest) its own budget"""
     nw = _normwise(sp["diff"], _heads(o).double().numpy(), window)
     b = [budgets[min(i, len(budgets) - 1)] if budgets else None for i in range(len(nw))]
-    return {"split": sp["split"], "diff_max": float(nw.max()), "per_head": nw.tolist(),
-            "budget": min((x for x in b if x is not None), default=None),
+    ratio = [nw[i] / bi if bi else (np.inf if nw[i] > 0 else 0.0) for i, bi in enumerate(b)]
+    w = int(np.argmax(ratio)) if any(bi is not None for bi in b) else int(np.argmax(nw))
+    return {"split": sp["split"], "diff_max": float(nw[w]), "worst_head": w,
+            "per_head": nw.tolist(), "budget": b[w],
             "ok": bool(all(bi is None or nw[i] <= bi for i, bi in enumerate(b))),
             "state_rel": sp["state_rel"]}
 
 
+def _outputs(folder, name, o, S, B, H, d, dv, do=None, grads=None):
+    """DIR2 (folder/name) written anew: o, and S in vlastab's (heads, dv, d), do and the gradients.
+    A link at the folder's name is refused: judge() never writes through a link it did not make."""
+    odir = os.path.join(folder, name)
+    if os.path.islink(odir):
+        raise ValueError("keep: %s is a symbolic link; judge() writes only into folders it makes "
+                         "or finds as folders" % odir)
+    os.makedirs(odir, exist_ok=True)
+    for f in ("o.npy", "dtype.txt", "S.npy", "do.npy") + tuple(f + ".npy" for _, f in _GRADS):
+        if os.path.lexists(os.path.join(odir, f)):  # a kept folder: this call's files only
+            os.unlink(os.path.join(odir, f))
+    _save_o(o, odir)
+    if do is not None:
+        _save_o(do, odir, "do")
+        for f, gr in grads.items():
+            _save_o(gr, odir, f)
+    if S is not None and tuple(S.shape) == (B, H, d, dv):  # fla's h = S^T -> (heads, dv, d)
+        np.save(os.path.join(odir, "S.npy"),
+                S.cpu().transpose(-1, -2).reshape(B * H, dv, d).double().numpy())
+    return odir
+
+
+def _vla_check(exe, tdir, odir, precision, form, prefix, slack, window, ref, timeout):
+    """vla-check --outputs on one DIR2: its JSON (a report left by an earlier call is removed
+    first: a stale one is never read)"""
+    for ext in (".json", ".md"):
+        if os.path.lexists(prefix + ext):
+            os.unlink(prefix + ext)
+    cmd = [exe, "trace:" + tdir, "--outputs", odir, "--precision", precision, "--form", form,
+           "--report", prefix]
+    for opt, val in (("--slack", slack), ("--window", window), ("--ref", ref)):
+        if val is not None:
+            cmd += [opt, str(val)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if p.returncode == 2:
+        raise ValueError("vla-check refused the judgement (exit 2): %s\n  command: %s" % (
+            p.stderr.strip(), " ".join(cmd)))
+    if p.returncode not in (0, 1) or not os.path.exists(prefix + ".json"):
+        raise RuntimeError("vla-check: exit %d, no %s.json: %s\n  command: %s" % (
+            p.returncode, prefix, p.stderr.strip()[-2000:], " ".join(cmd)))
+    with open(prefix + ".json") as f:
+        data = json.load(f)
+    if (data.get("verdict") == "ok") != (p.returncode == 0):
+        raise RuntimeError("vla-check: exit %d with a %s verdict in %s.json: %s" % (
+            p.returncode, data.get("verdict"), prefix, p.stderr.strip()[-2000:]))
+    return data
+
+
+def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window, ref, timeout):
+    """The logic check: fn on the same inputs in float32 (exact: every value of a 16-bit format
+    is a float32), judged against the same exact reference with the f32 policy's attainable
+    error, where rounding costs little and an error of the algorithm costs as much as at the
+    kernel's dtype. A dict: verdict (vla-check's JSON) or why (fn could not run in float32)."""
+    torch = _torch()
+    B, T, H, d, dv = shape
+    x32 = {n: (None if a is None else a.to(torch.float32)) for n, a in x.items()}
+    try:
+        o, S = _call(fn, x32, state)
+    except InputWritten:
+        raise
+    except Exception as e:  # noqa: BLE001 (any failure of fn at float32 is the check's)
+        return {"dtype": "float32", "why": "fn raised with float32 inputs: %s: %s" % (
+            type(e).__name__, str(e).split("\n")[0])}
+    if o.dtype != torch.float32:
+        return {"dtype": "float32", "why": "fn returned o of dtype %s for float32 inputs (the "
+                "check needs fn to compute in its inputs' dtype)" % str(o.dtype).replace(
+                    "torch.", "")}
+    dg, grads = None, None
+    if grad:
+        dg, grads = _backward(fn, x32, o.shape, 0, do=do.to(torch.float32))
+        if dg is None:
+            return {"dtype": "float32", "why": "gradients at float32: " + grads}
+    odir = _outputs(folder, "outputs-f32", o, S, B, H, d, dv, dg, grads)
+    data = _vla_check(exe, tdir, odir, "f32", form, os.path.join(folder, "report-f32"), slack,
+                      window, ref, timeout)
+    return {"dtype": "float32", "verdict": data}
+
+
 def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
           form="seq", precision=None, chunk_split=None, causality=True, seed=0, keep=None,
-          timeout=None, grad=True):
+          timeout=None, grad=True, logic=True, slack=None, window=None, ref=None):
     """Judges fn, your kernel: fn(q, k, v, g=g, beta=beta) -> o (batch, T, heads, dv), or fla's
     (o, final_state), with the state convention fn(..., initial_state=S0, output_final_state=True)
     -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments.
@@ -484,32 +713,42 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     your kernel computes (seq, chunk:C, scan). chunk_split: the step at which the sequence is cut
     into two calls (default T/2 + 1, inside a chunk). causality: P = T/2 and a random odd P
     (seeded by seed; odd: inside every chunk). keep: a folder to keep the trace, the outputs and
-    the report in (default: a temporary, removed). grad: when fn's outputs require grad (the
-    inputs are handed to it as leaves that do), its backward is called with do drawn from seed
-    (standard normals in o's dtype) and the gradients of q, k, v, g, beta are judged too
-    (Verdict.grads); grad=False skips them.
+    the reports in (default: a temporary, removed). grad: fn's backward is called (the inputs
+    handed to it as leaves that require grad) with do drawn from seed (standard normals in o's
+    dtype) and the gradients of q, k, v, g, beta are judged too (Verdict.grads); gradients that
+    cannot be had (fn without a backward, a backward that raises or gives no gradient for an
+    input) fail the verdict: grad=False judges the forward alone. logic: where dtype is a 16-bit
+    format, fn runs again on the same inputs in float32 and is judged with the f32 policy's
+    budget (Verdict.logic): an error of the algorithm does not shrink with the precision, the
+    rounding's does; a kernel that cannot compute in float32 (or computes in TF32 or 16 bits
+    whatever its inputs) fails it: logic=False skips it, said in the verdict. slack, window, ref:
+    vla-check's --slack (the budget's factor over the attainable error), --window (tokens per
+    window of the norm-wise error) and --ref (exact or f64); None: vla-check's defaults.
 
     Returns a Verdict. Raises ValueError naming the input for a layout or range it can detect
-    wrong, FileNotFoundError without vla-check, RuntimeError when vla-check fails to judge."""
+    wrong (and InputWritten, a ValueError, when fn writes into its inputs), FileNotFoundError
+    without vla-check, RuntimeError when vla-check fails to judge."""
     x, shape, dtype = _prepare(q, k, v, g, beta, model, dtype)
     B, T, H, d, dv = shape
-    precision = precision or _POLICY[str(dtype).replace("torch.", "")]
+    dname = str(dtype).replace("torch.", "")
+    precision = precision or _POLICY[dname]
     exe = vla_check_path()
     o, S, state = _first_call(fn, x, shape)
     caus = _causality_all(fn, x, o, state, T, seed) if causality else []
     sp = _split(fn, x, o, S, T, chunk_split) if state else None
+    if keep is not None:
+        for sub in ("trace", "outputs", "outputs-f32"):
+            if os.path.islink(os.path.join(keep, sub)):
+                raise ValueError("keep: %s is a symbolic link; judge() writes only into folders "
+                                 "it makes or finds as folders" % os.path.join(keep, sub))
     folder = keep or tempfile.mkdtemp(prefix="vla-judge-")
     try:
         os.makedirs(folder, exist_ok=True)
-        tdir, odir = os.path.join(folder, "trace"), os.path.join(folder, "outputs")
+        tdir = os.path.join(folder, "trace")
         os.makedirs(tdir, exist_ok=True)
-        os.makedirs(odir, exist_ok=True)
         for f in ("q.npy", "k.npy", "v.npy", "beta.npy", "logdecay.npy", "model.txt"):
-            if os.path.exists(os.path.join(tdir, f)):  # a kept folder: this call's files only
+            if os.path.lexists(os.path.join(tdir, f)):  # a kept folder: this call's files only
                 os.unlink(os.path.join(tdir, f))
-        for f in ("o.npy", "dtype.txt", "S.npy", "do.npy") + tuple(f + ".npy" for _, f in _GRADS):
-            if os.path.exists(os.path.join(odir, f)):
-                os.unlink(os.path.join(odir, f))
         from .torch_trace import TraceRecorder
         rec = TraceRecorder(heads=B * H)
         with rec:
@@ -525,41 +764,36 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
                 if x[n] is not None:
                     np.save(os.path.join(tdir, role + ".npy"),
                             np.ascontiguousarray(_heads(x[n]).cpu().numpy()))
-        _save_o(o, odir)
-        gskip = "grad=False"
+        do, grads, gfail = None, None, None
         if grad:
             do, grads = _backward(fn, x, o.shape, seed)
-            gskip = grads if do is None else None
-            if do is not None:
-                _save_o(do, odir, "do")
-                for f, gr in grads.items():
-                    _save_o(gr, odir, f)
-        if S is not None and tuple(S.shape) == (B, H, d, dv):  # fla's h = S^T -> (heads, dv, d)
-            np.save(os.path.join(odir, "S.npy"),
-                    S.cpu().transpose(-1, -2).reshape(B * H, dv, d).double().numpy())
+            if do is None:
+                gfail, grads = grads, None
+        odir = _outputs(folder, "outputs", o, S, B, H, d, dv, do, grads)
         of = o.float().numpy()
         nonfinite = None
         if not np.isfinite(of).all():
             idx = np.argwhere(~np.isfinite(of))
             first = idx[np.argmin(idx[:, 1])]
             nonfinite = (int(first[0] * H + first[2]), int(first[1]) + 1)
-        prefix = os.path.join(folder, "report")
-        cmd = [exe, "trace:" + tdir, "--outputs", odir, "--precision", precision, "--form", form,
-               "--report", prefix]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        if p.returncode == 2:
-            raise ValueError("vla-check refused the judgement (exit 2): %s\n  command: %s" % (
-                p.stderr.strip(), " ".join(cmd)))
-        if p.returncode not in (0, 1) or not os.path.exists(prefix + ".json"):
-            raise RuntimeError("vla-check: exit %d, no %s.json: %s" % (
-                p.returncode, prefix, p.stderr.strip()[-2000:]))
-        with open(prefix + ".json") as f:
-            data = json.load(f)
+        data = _vla_check(exe, tdir, odir, precision, form, os.path.join(folder, "report"), slack,
+                          window, ref, timeout)
+        lg = None
+        if not logic:
+            lg = {"dtype": "float32", "why": "not asked (logic=False)", "skipped": True}
+        elif dname in ("bfloat16", "float16"):
+            if do is None and grad:  # the gradients already failed: the forward's logic alone
+                lg = _logic(fn, x, shape, state, None, False, exe, tdir, folder, form, slack,
+                            window, ref, timeout)
+            else:
+                lg = _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack,
+                            window, ref, timeout)
         split = None if sp is None else _split_verdict(
             sp, o, data.get("window") or 1, [h.get("budget") for h in data.get("heads", [])])
         skipped = None if state else \
             "fn does not take initial_state and output_final_state (fla's convention)"
-        return Verdict(data, caus, split, skipped, nonfinite, folder if keep else None, gskip)
+        return Verdict(data, caus, split, skipped, nonfinite, folder if keep else None,
+                       "grad=False" if not grad else None, grads_failed=gfail, logic=lg)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
