@@ -322,9 +322,66 @@ else:
                        settings={"qknorm": False})
     check(vp.ok, "judge(gdn_chunk without the norm) on (c)'s data: %s" % vp)
     # vlastab's own emulation of the policy through the same path: the attainable error itself
-    vl = vlastab.judge(lib, q, k, v, g=g, beta=beta, dtype=bf, form="chunk:64")
-    check(vl.ok and vl.chunk_split is None and vl.chunk_split_skipped,
+    # (it computes bf16-kern whatever its inputs' dtype, and has no backward: the float32 logic
+    # check and the gradients are off, and said so)
+    vl = vlastab.judge(lib, q, k, v, g=g, beta=beta, dtype=bf, form="chunk:64", grad=False,
+                       logic=False)
+    check(vl.ok and vl.chunk_split is None and vl.chunk_split_skipped and
+          "logic check was not run" in vl.headline,
           "judge(library_kernel bf16-kern chunk:64): %s" % vl)
+
+    # what judge() must not pass, on a small problem: each with the cause its first line names
+    ts = (1, 128, 2, 16)
+    qs, ks, vs = (torch.randn(*ts) for _ in range(3))
+    bs, gs = torch.randn(ts[:3]).sigmoid(), -0.1 * torch.nn.functional.softplus(torch.randn(ts[:3]))
+    small = dict(g=gs, beta=bs, dtype=bf, form="chunk:64", causality=False)
+    # a scale of 1.005 on the read-outs: within the bf16 budget (2^-8 is coarser), 13+ bits past
+    # the float32 one, and named as a scale by the constant ratio
+    scaled = lambda q, k, v, g=None, beta=None: gdn_chunk(q, k, v, g=g, beta=beta) * 1.005
+    vs1 = vlastab.judge(scaled, qs, ks, vs, grad=False, **small)
+    check(vs1.judged_ok and not vs1.ok and "with float32 inputs" in vs1.headline and
+          "a scale or a normalization" in vs1.headline, "judge(o x 1.005): %s" % vs1)
+    # a backward that gives no gradient for q (q detached): a failure, not "0 of 8 beyond"
+    det = lambda q, k, v, g=None, beta=None: gdn_chunk(q.detach(), k, v, g=g, beta=beta)
+    vd = vlastab.judge(det, qs, ks, vs, logic=False, **small)
+    check(not vd.ok and "no gradient for q" in vd.headline, "judge(q detached): %s" % vd)
+    # a kernel without a backward, gradients asked for: a failure that says grad=False
+    nob = lambda q, k, v, g=None, beta=None: gdn_chunk(q, k, v, g=g, beta=beta).detach()
+    vn = vlastab.judge(nob, qs, ks, vs, logic=False, **small)
+    check(not vn.ok and "grad=False" in vn.headline, "judge(no backward): %s" % vn)
+    # a kernel that writes into its inputs: refused, the caller's tensors untouched
+    def scribbler(q, k, v, g=None, beta=None):
+        v.mul_(2)
+        return gdn_chunk(q, k, v, g=g, beta=beta)
+    v_before = vs.clone()
+    refused("judge(fn that writes into v)", lambda: vlastab.judge(scribbler, qs, ks, vs, **small),
+            verdict.InputWritten, "wrote into its input v")
+    check(torch.equal(vs, v_before), "judge(fn that writes into v) changed the caller's v")
+    # keep=K with K/outputs a link: refused before anything is written through it
+    kl = tempfile.mkdtemp(prefix="vla-keep-")
+    victim = os.path.join(kl, "victim")
+    os.makedirs(victim)
+    os.symlink(victim, os.path.join(kl, "outputs"))
+    refused("judge(keep=K, K/outputs a link)", lambda: vlastab.judge(
+        gdn_chunk, qs, ks, vs, keep=kl, grad=False, logic=False, **small), ValueError,
+        "symbolic link")
+    check(os.listdir(victim) == [], "judge(keep=K) wrote through K/outputs: %s" % os.listdir(victim))
+    # a vla-check that fails without a report: an error, never an earlier call's report read
+    os.unlink(os.path.join(kl, "outputs"))
+    with open(os.path.join(kl, "report.json"), "w") as f:
+        json.dump(dict(HAND, verdict="ok"), f)
+    fake = os.path.join(kl, "bin")
+    os.makedirs(fake)
+    with open(os.path.join(fake, "vla-check"), "w") as f:
+        f.write("#!/bin/sh\necho 'vla-check: cannot write report.json: No space left' >&2\n"
+                "exit 1\n")
+    os.chmod(os.path.join(fake, "vla-check"), 0o755)
+    os.environ["VLA_BIN_DIR"] = fake
+    refused("judge() whose vla-check wrote no report", lambda: vlastab.judge(
+        gdn_chunk, qs, ks, vs, keep=kl, grad=False, logic=False, **small), RuntimeError,
+        "No space left")
+    os.environ["VLA_BIN_DIR"] = BIN
+    subprocess.run(["rm", "-rf", kl])
 
 subprocess.run(["rm", "-rf", tmp])
 print("note: test_judge took %.1f s" % (time.time() - t_start))
