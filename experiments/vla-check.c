@@ -24,8 +24,12 @@ enum { QS, QA, QO, NQ };
 
 #define COLUMNS                                                                                    \
     "model prec track form s_1e-3 s_1e-1 s_1 a_1e-3 a_1e-1 a_1 o_1e-3 o_1e-1 o_1 s_max a_max "    \
-    "o_max nonfinite o_zero not_pd stagnation guard verdict"
-#define NCOL 22
+    "o_max nonfinite o_zero not_pd stagnation guard o_window verdict"
+#define NCOL 23
+/* the read-out's norm-wise error, which decides a row: over windows of OWIN tokens (the judge's
+ * default --window), ||o - o_ref|| / ||o_ref|| of the window's read-outs, so that a read-out near
+ * 0 weighs as little as it is; o_max and o_1e-3 ... stay pointwise, as columns */
+#define OWIN 64
 #define MAXFORMS 16
 
 /* what one run (head) of one configuration showed; a step 0 means never */
@@ -37,7 +41,26 @@ typedef struct {
     double nsum; /* ||n||_1 at the end: the read-out's denominator, for the cause line */
     double nerr; /* the largest relative error of the normalizer n (la, vla3), for the cause */
     long moved, steps; /* the a_moved_diag window */
+    double owin;       /* the largest windowed norm-wise error of o (OWIN) */
+    double we[OWIN], wr[OWIN]; /* the last OWIN steps' ||o - o_ref||^2, ||o_ref||^2 */
+    long wn;           /* the steps pushed */
 } result;
+
+/* step s's squared norms into r's window of w tokens (OWIN, or T when shorter): the window's
+ * norm-wise error, once it is full, into r->owin (NaN: the worst) */
+static void owin_push(result *r, double e2, double r2, long w)
+{
+    r->we[r->wn % w] = e2;
+    r->wr[r->wn % w] = r2;
+    if (++r->wn < w)
+        return;
+    double a = 0, b = 0;
+    for (long i = 0; i < w; i++)
+        a += r->we[i], b += r->wr[i];
+    const double e = a == 0 ? 0 : sqrt(a) / sqrt(b);
+    if (!isnan(r->owin) && !(e <= r->owin))
+        r->owin = e;
+}
 
 typedef struct {
     const char *models, *precs, *tracks, *require, *report, *forms;
@@ -261,6 +284,10 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
                     if (zero && vla_fro(oref, dv) > 0 && !r->nzero++)
                         r->ozero = s + 1;
                     passed(r, QO, e = vla_rel_fro(om, oref, dv), s + 1);
+                    double e2 = 0, r2 = 0;
+                    for (int j = 0; j < dv; j++)
+                        e2 += (om[j] - oref[j]) * (om[j] - oref[j]), r2 += oref[j] * oref[j];
+                    owin_push(r, e2, r2, c->steps < OWIN ? c->steps : OWIN);
                     if (!(e <= cv[QO]))
                         cv[QO] = e;
                 }
@@ -376,6 +403,8 @@ static void merge(result *res, int nr, int *head)
             w->nsum = r->nsum;
         if (!(r->nerr <= w->nerr))
             w->nerr = r->nerr;
+        if (!isnan(w->owin) && !(r->owin <= w->owin))
+            w->owin = r->owin;
     }
 }
 
@@ -411,8 +440,7 @@ static void judge(row_t *w, double threshold)
     const result *r = &w->r;
     const vla_config *cfg = &w->cfg;
     vla_fmt st = vla_prec_storage(cfg->prec), cp = vla_prec_compute(cfg->prec);
-    w->fail = r->nonfinite || r->ozero || !(r->worst[QS] < threshold) ||
-              !(r->worst[QO] < threshold);
+    w->fail = r->nonfinite || r->ozero || !(r->worst[QS] < threshold) || !(r->owin < threshold);
     /* the denominator overflowed when it is within reach of the largest number: n . phi(q) <=
      * ||n||_1 max phi(q) (an underflow also gives 0, from small numbers) */
     if (r->ozero && cfg->normalize && r->nsum >= vla_fmt_max(cp) / 100)
@@ -457,10 +485,9 @@ static void judge(row_t *w, double threshold)
                      "%g in %s)", r->worst[QS], threshold, r->worst[QO],
                   vla_fmt_unit_roundoff(st), vla_fmt_name(st));
     else if (w->fail && !r->ozero && !r->nonfinite)
-        add_cause(w, "the read-out's error reached %.3g at worst, past the threshold %g, while the "
-                     "state's stayed below %.3g: with S that accurate, o = S x has a large relative "
-                     "error only where it is small against ||S|| ||x|| (a read-out near 0)",
-                  r->worst[QO], threshold, r->worst[QS]);
+        add_cause(w, "the read-out's norm-wise error over %d tokens reached %.3g at worst, past the "
+                     "threshold %g, while the state's stayed below %.3g (pointwise, o reached "
+                     "%.3g)", OWIN, r->owin, threshold, r->worst[QS], r->worst[QO]);
     /* with u' = unit(u) / sqrt(d) (vla3's, VLA_MODELS' uprime) A_t is about (lambda0 + t / d^2)^-1
      * I: its diagonal stalls near 1/u - lambda0 d^2 */
     double onset = 1 / vla_fmt_unit_roundoff(st) - cfg->lambda0 * cfg->d * cfg->d;
@@ -666,12 +693,15 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
                "that of the read-out o at every step (a chunk form's too: every token's read-out, "
                "which the chunk computes at its end); a step is the first at which the worst head's "
                "error passed the threshold (- : never). A row fails when anything went non-finite, "
-               "the read-out went to exactly 0, or the error of S or o reached %g (--threshold).\n\n",
-            c->ref_bits, nck, o->threshold);
+               "the read-out went to exactly 0, or the error of S, or o's norm-wise error over a window "
+               "of %d tokens (window o: ||o - o_ref|| / ||o_ref|| over the window's read-outs, so "
+               "that a read-out near 0 weighs as little as it is), reached %g (--threshold); the "
+               "pointwise error of o is a column.\n\n",
+            c->ref_bits, nck, OWIN, o->threshold);
     fprintf(f, "| model | precision | way | form | S 1e-3 | S 1e-1 | S 1 | A 1e-3 | A 1e-1 | A 1 | "
                "o 1e-3 | o 1e-1 | o 1 | max err S | max err o | non-finite | o = 0 | A not PD | "
-               "stagnation | guards | verdict |\n|");
-    for (int k = 0; k < 21; k++)
+               "stagnation | guards | window o | verdict |\n|");
+    for (int k = 0; k < 22; k++)
         fprintf(f, "---|");
     fprintf(f, "\n");
     for (int i = 0; i < nrows; i++) {
@@ -688,7 +718,7 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
         md_t(f, w->r.ozero);
         md_t(f, w->r.notpd);
         md_t(f, w->r.stagnant);
-        fprintf(f, " %ld | %s |\n", w->r.guards, w->fail ? "**FAIL**" : "ok");
+        fprintf(f, " %ld | %.3g | %s |\n", w->r.guards, w->r.owin, w->fail ? "**FAIL**" : "ok");
     }
     fprintf(f, "\n## Causes\n\n");
     int any = 0;
@@ -985,7 +1015,11 @@ int main(int argc, char **argv)
                    "            definite\n"
                    "  stagnation  the first checkpoint after which under half of A's diagonal moved\n"
                    "  guard     guard events, all heads\n"
-                   "  verdict   ok or FAIL (non-finite, o = 0, or an error of S or o >= --threshold)",
+                   "  o_window  the largest norm-wise error of o over a window of 64 tokens:\n"
+                   "            ||o - o_ref|| / ||o_ref|| of the window's read-outs (a read-out near 0\n"
+                   "            weighs as little as it is; o_max is pointwise)\n"
+                   "  verdict   ok or FAIL (non-finite, o = 0, or an error of S or o_window >=\n"
+                   "            --threshold)",
         .example = "vla-check trace:mytrace --require bf16 --threshold 0.05\n"
                    "vla-check trace:mytrace --outputs mykernel-out --form chunk:64\n"
                    "vla-check trace:mytrace --models vla3 --forms chunk:64 --set period=64 "
@@ -1432,6 +1466,7 @@ int main(int argc, char **argv)
         cell_t(w->r.notpd, &v[j], &nm[j]), j++;
         cell_t(w->r.stagnant, &v[j], &nm[j]), j++;
         v[j++] = (double)w->r.guards;
+        v[j++] = w->r.owin;
         nm[j++] = w->fail ? "FAIL" : "ok";
         vla_dat_row_named(out, v, nm, NCOL);
     }
