@@ -1205,6 +1205,11 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
         if (y->k.t_nonfinite)
             n += snprintf(sum + n, sizeof sum - n, "; %s of head %d not finite from t = %ld",
                           gname[G.which[i % G.n]], i / G.n, y->k.t_nonfinite);
+        else if (!y->ok && isnan(y->budget))
+            n += snprintf(sum + n, sizeof sum - n, "; %s of head %d: %.3g at t = %ld, and no "
+                          "budget: vlastab's own backward of these inputs is not finite, so no "
+                          "error is attainable", gname[G.which[i % G.n]], i / G.n, y->k.mrw,
+                          y->k.t_mrw);
         else if (!y->ok && !checks(y->budget))
             n += snprintf(sum + n, sizeof sum - n, "; %s of head %d: not judged: its budget %.3g "
                           "is 1 or more, so gradients of 0 would pass (vlastab's own backward of "

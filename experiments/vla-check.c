@@ -1424,7 +1424,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < nrows; i++) {
             const result *r = &rows[i].r;
             int hit = !rows[i].ran ? 0 : q == 0 ? r->nonfinite != 0 : q == 1 ? r->ozero != 0
-                      : r->first[QS][NTHR - 1] || r->first[QO][NTHR - 1];
+                      : r->first[QS][NTHR - 1] || !(r->owin < 1);
             if (hit && count++ < 6 && n < (int)sizeof names)
                 n += snprintf(names + n, sizeof names - n, "%s%s", count > 1 ? ", " : "",
                               rows[i].name);
@@ -1503,5 +1503,22 @@ int main(int argc, char **argv)
             gate ? unmet[0] ? "; a precision of --require had no row that ran: exit 1"
                             : "; a precision of --require failed: exit 1" : "",
             nlost && !gate ? "; a row did not run (the line above): exit 1" : "");
+    /* the gate's verdict last, one required precision at a time */
+    char said[600] = "";
+    for (int p = 0, n = 0; o.require && p < VLA_NPREC && n < (int)sizeof said; p++) {
+        if (!in_list(o.require, vla_prec_name((vla_prec)p)))
+            continue;
+        int ran = 0, bad = 0;
+        for (int i = 0; i < nrows; i++)
+            if (rows[i].ran && rows[i].cfg.prec == (vla_prec)p)
+                ran++, bad += rows[i].fail;
+        n += snprintf(said + n, sizeof said - n, "%s%s %s", n ? "; " : "",
+                      vla_prec_name((vla_prec)p), !ran ? "FAILED (no row ran)" : bad ? "FAILED" :
+                      "passed");
+        if (ran && n < (int)sizeof said)
+            n += snprintf(said + n, sizeof said - n, " (%d of %d rows fail)", bad, ran);
+    }
+    if (o.require)
+        fprintf(stderr, "vla-check: --require: %s; exit %d\n", said, gate || nlost);
     return release(gate || nlost, rows, nrows, order, group, gof, av);
 }
