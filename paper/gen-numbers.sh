@@ -147,7 +147,7 @@ tomd() { perl -e '
     s/\\textbf$b/"**" . substr($1, 1, -1) . "**"/ge; s/\\emph$b/"*" . substr($1, 1, -1) . "*"/ge;
     1 while s/\\sqrt$b/"√(" . substr($1, 1, -1) . ")"/ge;
     1 while s/\\(?:ensuremath|claim|textsf|mathrm|text)$b/substr($1, 1, -1)/ge;
-    s/\\lambda_\{\\min\}/λ_min/g; s/\\gamma/γ/g; s/\\_/_/g; s/\\lambda_0/λ0/g; s/\\lambda/λ/g; s/\\delta/δ/g; s/\\beta/β/g;
+    s/\\lambda_\{\\min\}/λ_min/g; s/\\gamma/γ/g; s/\\_/_/g; s/\\lambda_0/λ0/g; s/\\lambda/λ/g; s/\\delta/δ/g; s/\\beta/β/g; s/\\phi/φ/g;
     s/\\hat\\alpha/α̂/g; s/\\hat k/k̂/g; s/\\cdot/·/g; s/\\le(?![a-z])/≤/g; s/\\ge(?![a-z])/≥/g;
     s/\\in(?![a-z])/∈/g; s/\\approx/≈/g; s/\\times\s*/×/g; s/\\\|/‖/g; s/\\,/,/g; s/\\%/%/g;
     s/\^\{([^{}]*)\}/my $x = $1; $x =~ m{^[-\w.]+$} ? "^$x" : "^($x)"/ge; s/_\{([^{}]*)\}/_$1/g; s/\$//g; s/\{\}//g; s/~/ /g; s/--/–/g;
