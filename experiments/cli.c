@@ -39,8 +39,9 @@ static vla_cli_opt common[] = {
     {"steps", "T", "tokens per run"},
     {"runs", "R", "independent heads, run in parallel (default 1)"},
     {"seed", "S", "seed of the input streams (default 1)"},
-    {"stream", "SPEC", "gauss[:SIGMA[,sigmoid]] (sigmoid: delta's rate beta_t = sigmoid(N(0,1)) per "
-                       "step), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR"},
+    {"stream", "SPEC", "gauss[:SIGMA[,sigmoid][,logits]] (sigmoid: delta's rate beta_t = "
+                       "sigmoid(N(0,1)) per step; logits: the log-gates drawn as N(0,1) logits, "
+                       "for --set gate_map=sigmoid), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR"},
     {"set", "NAME=VALUE", "a model constant: lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, "
                           "clamp, clamp_eps, renorm, beta, gamma (forgetting factor of M, in (0, 1]; "
                           "1 = none), delta_form=gated|decay, features=own|id, "
@@ -589,7 +590,12 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         vla_cli_die(spec, "--stream: %s", vla_error_msg(&err));
     long heads = vla_stream_heads(s), len = vla_stream_length(s);
     c->optional = vla_stream_optional(s);
+    const int logits = vla_stream_logits(s);
     vla_stream_close(s);
+    if (logits && !(c->cfg.gate_map == VLA_GATE_SIGMOID && c->cfg.gate_lb < 0))
+        vla_cli_die(spec, "--stream %s draws the log-gates as logits of either sign (a positive "
+                    "log-gate is a growth): set gate_map=sigmoid and gate_lb < 0, which map them "
+                    "to lb sigmoid(x)", c->stream);
     if (heads > 0 && c->runs > heads)
         vla_cli_die(spec, "--runs %d: the trace has only %ld heads", c->runs, heads);
     if (heads > 0 && !runs_set) /* a trace: every head and every step unless told otherwise */
