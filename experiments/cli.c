@@ -175,7 +175,7 @@ static void cli_doc(const vla_cli_spec *spec, vla_doc *d, char *defaults, size_t
         .env = cli_env,
         .files = cli_files,
         .files_end = "The table's header lists the files a trace supplied and the fallbacks of the "
-                     "absent ones ('# files:'); a file the model does not read is a warning on "
+                     "absent ones that the model reads ('# files:'); a file the model does not read is a warning on "
                      "stderr. docs/trace.md gives every rule, and a worked example.",
         .examples = spec->example,
     };
@@ -388,6 +388,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     memset(c, 0, sizeof *c);
     c->argc = argc;
     c->argv = argv;
+    c->many_models = spec->many_models;
     /* the model and d set the defaults that the other options then change */
     vla_model_kind mk = spec->default_model;
     int d = 32, d_set = 0, dv_trace = 0;
@@ -712,14 +713,41 @@ static void warn_unread(const char *prog, const vla_cli *c)
         fprintf(stderr, "%s: warning: %s\n", prog, text);
 }
 
+/* The trace's inputs that the run's models read (the model table's reads column): the one model
+ * named (--model, model.txt), else, in a program that runs several, those of --models' list
+ * (every model without one, or with all) */
+static unsigned models_read(const vla_cli *c)
+{
+    if (!c->many_models || c->model_txt || c->model_opt)
+        return vla_model_reads(&c->cfg);
+    const char *list = NULL;
+    for (int i = 1; i + 1 < c->argc; i++)
+        if (!strcmp(c->argv[i], "--models"))
+            list = c->argv[i + 1];
+    unsigned reads = 0;
+    for (int m = 0; m < VLA_NMODEL; m++) {
+        const char *name = vla_model_name((vla_model_kind)m);
+        const size_t n = strlen(name);
+        int in = !list || !strcmp(list, "all");
+        for (const char *p = list; !in && p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+            in = !strncmp(p, name, n) && (p[n] == ',' || !p[n]);
+        if (in) {
+            vla_config g;
+            vla_cli_config_for(c, (vla_model_kind)m, &g);
+            reads |= vla_model_reads(&g);
+        }
+    }
+    return reads;
+}
+
 void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len)
 {
     if (strncmp(c->stream, "trace:", 6)) {
         snprintf(buf, len, "none (the synthetic stream %s)", c->stream);
         return;
     }
-    /* the seeds' optional files always; the gated family's where present or read */
-    const unsigned reads = vla_model_reads(&c->cfg), ld = VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D;
+    /* the files present, and the fallback of each absent file that a model of the run reads */
+    const unsigned reads = models_read(c), ld = VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D;
     int n = snprintf(buf, len, "q.npy k.npy v.npy");
     for (size_t i = 0; i < NTRACE_FILES && n < (int)len; i++)
         if (c->optional & trace_files[i].bit && (trace_files[i].bit != VLA_IN_LOGDECAY_D ||
@@ -727,8 +755,7 @@ void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len)
             n += snprintf(buf + n, len - n, " %s", trace_files[i].file);
     for (size_t i = 0, k = 0; i < NTRACE_FILES && n < (int)len; i++) {
         const unsigned bit = trace_files[i].bit;
-        if (c->optional & (bit & ld ? ld : bit) || bit == VLA_IN_LOGDECAY_D ||
-            (bit > VLA_IN_DECAY && !(reads & bit)))
+        if (c->optional & (bit & ld ? ld : bit) || bit == VLA_IN_LOGDECAY_D || !(reads & bit))
             continue;
         n += snprintf(buf + n, len - n, "%s%s (no %s)", k++ ? ", " : "; fallbacks: ",
                       trace_files[i].absent, trace_files[i].file);
