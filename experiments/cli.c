@@ -31,7 +31,9 @@ static vla_cli_opt common[] = {
     {"precision", "P", NULL},
     {"mode", "M", "strict (fixed order, no fma; the default) or fast (fma contraction allowed)"},
     {"form", "F", "seq (token by token, the default), chunk:C (C a power of two in 1..256: a chunk "
-                  "of C tokens at once, as the fast kernels compute it; the state exists at "
+                  "of C tokens at once, in the fast kernels' arrangement (the gated family's "
+                  "exponentials by default base e of a running sum: --set base=2 --set "
+                  "cumsum=tree for fla's); the state exists at "
                   "multiples of C, to which the steps and checkpoints are rounded down) or scan "
                   "(the linear part of S as Blelloch's tree-ordered scan); docs/forms.md"},
     {"d", "N", "key dimension, 1..256 (default 32; with a trace, its q.npy's)"},
