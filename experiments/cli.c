@@ -31,7 +31,9 @@ static vla_cli_opt common[] = {
     {"precision", "P", NULL},
     {"mode", "M", "strict (fixed order, no fma; the default) or fast (fma contraction allowed)"},
     {"form", "F", "seq (token by token, the default), chunk:C (C a power of two in 1..256: a chunk "
-                  "of C tokens at once, as the fast kernels compute it; the state exists at "
+                  "of C tokens at once, in the fast kernels' arrangement (the gated family's "
+                  "exponentials by default base e of a running sum: --set base=2 --set "
+                  "cumsum=tree for fla's); the state exists at "
                   "multiples of C, to which the steps and checkpoints are rounded down) or scan "
                   "(the linear part of S as Blelloch's tree-ordered scan); docs/forms.md"},
     {"d", "N", "key dimension, 1..256 (default 32; with a trace, its q.npy's)"},
@@ -39,8 +41,9 @@ static vla_cli_opt common[] = {
     {"steps", "T", "tokens per run"},
     {"runs", "R", "independent heads, run in parallel (default 1)"},
     {"seed", "S", "seed of the input streams (default 1)"},
-    {"stream", "SPEC", "gauss[:SIGMA[,sigmoid]] (sigmoid: delta's rate beta_t = sigmoid(N(0,1)) per "
-                       "step), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR"},
+    {"stream", "SPEC", "gauss[:SIGMA[,sigmoid][,logits]] (sigmoid: delta's rate beta_t = "
+                       "sigmoid(N(0,1)) per step; logits: the log-gates drawn as N(0,1) logits, "
+                       "for --set gate_map=sigmoid), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR"},
     {"set", "NAME=VALUE", "a model constant: lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, "
                           "clamp, clamp_eps, renorm, beta, gamma (forgetting factor of M, in (0, 1]; "
                           "1 = none), delta_form=gated|decay, features=own|id, "
@@ -174,7 +177,7 @@ static void cli_doc(const vla_cli_spec *spec, vla_doc *d, char *defaults, size_t
         .env = cli_env,
         .files = cli_files,
         .files_end = "The table's header lists the files a trace supplied and the fallbacks of the "
-                     "absent ones ('# files:'); a file the model does not read is a warning on "
+                     "absent ones that the model reads ('# files:'); a file the model does not read is a warning on "
                      "stderr. docs/trace.md gives every rule, and a worked example.",
         .examples = spec->example,
     };
@@ -387,6 +390,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     memset(c, 0, sizeof *c);
     c->argc = argc;
     c->argv = argv;
+    c->many_models = spec->many_models;
     /* the model and d set the defaults that the other options then change */
     vla_model_kind mk = spec->default_model;
     int d = 32, d_set = 0, dv_trace = 0;
@@ -589,7 +593,12 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         vla_cli_die(spec, "--stream: %s", vla_error_msg(&err));
     long heads = vla_stream_heads(s), len = vla_stream_length(s);
     c->optional = vla_stream_optional(s);
+    const int logits = vla_stream_logits(s);
     vla_stream_close(s);
+    if (logits && !(c->cfg.gate_map == VLA_GATE_SIGMOID && c->cfg.gate_lb < 0))
+        vla_cli_die(spec, "--stream %s draws the log-gates as logits of either sign (a positive "
+                    "log-gate is a growth): set gate_map=sigmoid and gate_lb < 0, which map them "
+                    "to lb sigmoid(x)", c->stream);
     if (heads > 0 && c->runs > heads)
         vla_cli_die(spec, "--runs %d: the trace has only %ld heads", c->runs, heads);
     if (heads > 0 && !runs_set) /* a trace: every head and every step unless told otherwise */
@@ -706,14 +715,41 @@ static void warn_unread(const char *prog, const vla_cli *c)
         fprintf(stderr, "%s: warning: %s\n", prog, text);
 }
 
+/* The trace's inputs that the run's models read (the model table's reads column): the one model
+ * named (--model, model.txt), else, in a program that runs several, those of --models' list
+ * (every model without one, or with all) */
+static unsigned models_read(const vla_cli *c)
+{
+    if (!c->many_models || c->model_txt || c->model_opt)
+        return vla_model_reads(&c->cfg);
+    const char *list = NULL;
+    for (int i = 1; i + 1 < c->argc; i++)
+        if (!strcmp(c->argv[i], "--models"))
+            list = c->argv[i + 1];
+    unsigned reads = 0;
+    for (int m = 0; m < VLA_NMODEL; m++) {
+        const char *name = vla_model_name((vla_model_kind)m);
+        const size_t n = strlen(name);
+        int in = !list || !strcmp(list, "all");
+        for (const char *p = list; !in && p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+            in = !strncmp(p, name, n) && (p[n] == ',' || !p[n]);
+        if (in) {
+            vla_config g;
+            vla_cli_config_for(c, (vla_model_kind)m, &g);
+            reads |= vla_model_reads(&g);
+        }
+    }
+    return reads;
+}
+
 void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len)
 {
     if (strncmp(c->stream, "trace:", 6)) {
         snprintf(buf, len, "none (the synthetic stream %s)", c->stream);
         return;
     }
-    /* the seeds' optional files always; the gated family's where present or read */
-    const unsigned reads = vla_model_reads(&c->cfg), ld = VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D;
+    /* the files present, and the fallback of each absent file that a model of the run reads */
+    const unsigned reads = models_read(c), ld = VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D;
     int n = snprintf(buf, len, "q.npy k.npy v.npy");
     for (size_t i = 0; i < NTRACE_FILES && n < (int)len; i++)
         if (c->optional & trace_files[i].bit && (trace_files[i].bit != VLA_IN_LOGDECAY_D ||
@@ -721,8 +757,7 @@ void vla_cli_stream_files(const vla_cli *c, char *buf, size_t len)
             n += snprintf(buf + n, len - n, " %s", trace_files[i].file);
     for (size_t i = 0, k = 0; i < NTRACE_FILES && n < (int)len; i++) {
         const unsigned bit = trace_files[i].bit;
-        if (c->optional & (bit & ld ? ld : bit) || bit == VLA_IN_LOGDECAY_D ||
-            (bit > VLA_IN_DECAY && !(reads & bit)))
+        if (c->optional & (bit & ld ? ld : bit) || bit == VLA_IN_LOGDECAY_D || !(reads & bit))
             continue;
         n += snprintf(buf + n, len - n, "%s%s (no %s)", k++ ? ", " : "; fallbacks: ",
                       trace_files[i].absent, trace_files[i].file);

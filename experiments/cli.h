@@ -31,6 +31,7 @@ typedef struct {
     const char *model_txt;
     vla_model_kind txt_model;
     int nsets, model_opt;
+    int many_models; /* the spec's: the program may run several models (--models) */
     const char *sets[VLA_CLI_MAXSETS];
     int argc;
     char **argv;

@@ -38,6 +38,7 @@ struct vla_stream {
     double scale, noise;
     long r, m, n, g;
     int sigmoid; /* gauss: beta_t = sigmoid(N(0, 1)) per step */
+    int logits;  /* gauss: the log-gates drawn as N(0, 1) logits, for gate_map=sigmoid */
     struct {
         long head; /* -1: empty */
         double *mat;
@@ -304,8 +305,8 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
     const char *args = colon ? colon + 1 : NULL;
     static const char *names[] = {"gauss", "lmlike", "subspace", "repeat", "mqar", "trace"};
-    static const int nmin[] = {0, 0, 2, 1, 2, 1}, nmax[] = {2, 1, 2, 1, 2, 1};
-    static const char *usage[] = {"gauss[:SIGMA[,sigmoid]]", "lmlike[:S]", "subspace:R,NOISE",
+    static const int nmin[] = {0, 0, 2, 1, 2, 1}, nmax[] = {3, 1, 2, 1, 2, 1};
+    static const char *usage[] = {"gauss[:SIGMA[,sigmoid][,logits]]", "lmlike[:S]", "subspace:R,NOISE",
                                   "repeat:M", "mqar:N,G", "trace:DIR"};
     int kind = -1;
     for (int i = 0; i < 6; i++)
@@ -318,7 +319,7 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
 
     /* split the parameters at commas; a trace's DIR is taken whole, commas and all */
     char buf[256];
-    char *tok[3];
+    char *tok[4];
     int ntok = 0;
     if (args && kind == VLA_STREAM_TRACE) {
         ntok = *args ? 1 : 0;
@@ -327,7 +328,7 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
             return vla_fail(err, VLA_EINVAL, "stream '%s': parameters too long", spec);
         strcpy(buf, args);
         for (char *p = buf; p; ntok++) {
-            if (ntok == 3) /* more than any stream takes */
+            if (ntok == 4) /* more than any stream takes */
                 break;
             tok[ntok] = p;
             if ((p = strchr(p, ',')))
@@ -363,10 +364,18 @@ int vla_stream_open_part(vla_stream **out, const char *spec, int d, int dv, uint
         else if (!(s->scale > 0 && s->scale <= VLA_STREAM_SCALE_MAX))
             rc = vla_fail(err, VLA_ERANGE, "stream '%s': the scale must be in (0, 1e300] "
                       "(a larger one overflows binary64 in the drawn inputs)", spec);
-        else if (ntok == 2 && !(s->sigmoid = !strcmp(tok[1], "sigmoid")))
-            rc = vla_fail(err, VLA_EINVAL, "stream '%s': '%s' is not sigmoid", spec, tok[1]);
+        for (int i = 1; i < ntok && !rc; i++) { /* each flag once, in either order */
+            int *flag = !strcmp(tok[i], "sigmoid") ? &s->sigmoid
+                        : !strcmp(tok[i], "logits") ? &s->logits : NULL;
+            if (!flag || *flag)
+                rc = vla_fail(err, VLA_EINVAL, "stream '%s': '%s' is not sigmoid or logits (each "
+                              "once)", spec, tok[i]);
+            else
+                *flag = 1;
+        }
         vla_num_text(a, sizeof a, s->scale, 1); /* a spec that round-trips */
-        snprintf(canon, sizeof canon, "%s:%s%s", names[kind], a, s->sigmoid ? ",sigmoid" : "");
+        snprintf(canon, sizeof canon, "%s:%s%s%s", names[kind], a, s->sigmoid ? ",sigmoid" : "",
+                 s->logits ? ",logits" : "");
         break;
     case VLA_STREAM_SUBSPACE:
         if (!parse_int(tok[0], &s->r) || vla_parse_real(tok[1], &s->noise, NULL))
@@ -481,6 +490,11 @@ unsigned vla_stream_optional(const vla_stream *s)
            (s->beta.path ? VLA_IN_BETA : 0) | (s->decay.path ? VLA_IN_DECAY : 0) |
            (!s->logdecay.path ? 0 : s->logdecay.ndim == 3 ? VLA_IN_LOGDECAY_D : VLA_IN_LOGDECAY) |
            (s->ra.path ? VLA_IN_A : 0) | (s->rb.path ? VLA_IN_B : 0);
+}
+
+int vla_stream_logits(const vla_stream *s)
+{
+    return s && s->logits;
 }
 
 void vla_stream_want(vla_stream *s, unsigned bits)
@@ -600,13 +614,14 @@ static void draw_gates(vla_stream *s, uint32_t head, uint64_t t, vla_step_buf *b
 {
     const int d = s->d;
     if (s->want & VLA_IN_LOGDECAY_D) {
-        vla_gauss_fill(b->lg, d, s->seed, VLA_VAR_LOGDECAY, head, t, 1.5);
-        for (int i = 0; i < d; i++)
+        vla_gauss_fill(b->lg, d, s->seed, VLA_VAR_LOGDECAY, head, t, s->logits ? 1 : 1.5);
+        for (int i = 0; i < d && !s->logits; i++)
             b->lg[i] = -exp(-3 + b->lg[i]);
         b->has_gates |= VLA_IN_LOGDECAY_D;
     }
     if (s->want & VLA_IN_LOGDECAY) {
-        b->lgs = -exp(-3 + 1.5 * vla_gauss(s->seed, VLA_VAR_LOGDECAY, head, t, VLA_D_MAX));
+        double z = vla_gauss(s->seed, VLA_VAR_LOGDECAY, head, t, VLA_D_MAX);
+        b->lgs = s->logits ? z : -exp(-3 + 1.5 * z);
         b->has_gates |= VLA_IN_LOGDECAY;
     }
     if (s->want & (VLA_IN_A | VLA_IN_B)) {

@@ -463,8 +463,10 @@ typedef enum {
 } vla_stream_kind;
 
 typedef struct vla_stream vla_stream;
-/* spec: gauss[:SIGMA[,sigmoid]] (sigmoid: a rate beta_t = sigmoid(N(0, 1)) per step, as fla
- * issue 736 draws them), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR. */
+/* spec: gauss[:SIGMA[,sigmoid][,logits]] (sigmoid: a rate beta_t = sigmoid(N(0, 1)) per step, as
+ * fla issue 736 draws them; logits: the gated family's log-gates drawn as N(0, 1) logits of either
+ * sign, the input of gate_map=sigmoid, which makes them lb sigmoid(x) as kda's lower_bound gate
+ * does), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR. */
 int vla_stream_open(vla_stream **out, const char *spec, int d, int dv, uint64_t seed,
                     vla_error *err);
 /* The same, reading of a trace only heads h0 .. h0 + nh - 1 and steps 1 .. steps (nh or steps
@@ -492,7 +494,7 @@ long vla_stream_heads(const vla_stream *s); /* trace: heads in the files; others
  *   a.npy, b.npy (heads, T, d): rwkv7's low-rank vectors, S_t = S_{t-1} (Diag(w) + a b^T) + v k^T
  * A synthetic stream draws the gated family's log-decays and rwkv7's a, b only for a model that
  * reads them (vla_stream_want): log a = -exp(-3 + 1.5 z), z standard normal (most decays near
- * 0.95, a heavy tail toward 0); a = -kappa, b = kappa * iclr with kappa a unit vector and iclr =
+ * 0.95, a heavy tail toward 0), or z itself with gauss's logits; a = -kappa, b = kappa * iclr with kappa a unit vector and iclr =
  * sigmoid(z) per channel (RWKV-7's in-context learning rate). */
 enum {
     VLA_IN_U = 1, VLA_IN_G = 2, VLA_IN_BETA = 4, VLA_IN_DECAY = 8,
@@ -504,6 +506,9 @@ unsigned vla_stream_optional(const vla_stream *s);
 /* The inputs a synthetic stream draws besides q, k, v, u (VLA_IN_LOGDECAY, _D, VLA_IN_A, _B: the
  * reads of the model it feeds); a trace gives what its files hold. */
 void vla_stream_want(vla_stream *s, unsigned bits);
+/* 1 when s draws its log-gates as logits (gauss:..,logits): a positive one is a growth unless the
+ * model maps it (gate_map=sigmoid with gate_lb < 0; the programs refuse the stream otherwise) */
+int vla_stream_logits(const vla_stream *s);
 /* Inputs of step t (1-based) of head h. q, k, u have d entries, v and g dv. *is_read is 1 on the
  * steps that are reads only (mqar queries). has_g says whether g was filled. */
 typedef struct {

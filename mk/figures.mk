@@ -15,7 +15,8 @@
 # forms-ut's 10 seeds about 5 minutes of CPU time more than its one seed took; the gated figure's
 # ||J_t|| and every model's chunk:C tables 105 s of CPU; the safe-gate map's 397 tables 54 s of user
 # and 6 s of system CPU, 48 s on 2 cores with -j2, AMD EPYC; the half-* tables of claims 9a-9h
-# 61 s of user CPU, relinking included, 4.2 minutes on 2 cores shared with other builds, AMD EPYC;
+# 61 s of user CPU, relinking included, 4.2 minutes on 2 cores shared with other builds, AMD EPYC,
+# and their other seeds (half-megagdn-*-seed*, half-ut-seed*) about 44 s more;
 # the grad figure's eight vla-grad tables 16 s of user CPU);
 # figures-long about an hour of CPU time more (its five runs, two at a time with -j2), and the
 # solvers' 24 runs to 10^6 (solvers-long) about 18 minutes more on 2 loaded cores.

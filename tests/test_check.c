@@ -110,8 +110,8 @@ TEST_SLOW(check_zero_readout_and_gate)
     CHECK_MSG(n == NCELLS && !strcmp(cells[17], "never") && !strcmp(cells[NCELLS - 1], "ok"),
               "la f16-f32: o_zero '%s', verdict '%s'", n > 17 ? cells[17] : "",
               n > NCELLS - 1 ? cells[NCELLS - 1] : "");
-    CHECK_MSG(out && strstr(out, "# files: q.npy k.npy v.npy; fallbacks: u = k (no u.npy)"),
-              "no files line in the header");
+    /* (la reads none of the optional files: no fallback is listed) */
+    CHECK_MSG(out && strstr(out, "# files: q.npy k.npy v.npy\n"), "no files line in the header");
     CHECK_MSG(out && strstr(out, "first at t = 9 (head 0)") &&
                   strstr(out, "# FAIL: la f16 sm: the read-out is exactly 0 at "), "no cause in the header: %s", out ? out : "");
     free(out);
@@ -219,12 +219,18 @@ TEST(trace_defaults_and_unread_files)
     char *out = NULL;
     int st = vla_test_sh(&out, "bin/vla-statenorm --model la --stream trace:%s --d %d 2>&1", dir, D);
     CHECK_MSG(st == 0 && out && strstr(out, "# steps: 30\n") && strstr(out, "# runs: 2\n") &&
-              strstr(out, "# files: q.npy k.npy v.npy u.npy; fallbacks: g = 1") &&
+              strstr(out, "# files: q.npy k.npy v.npy u.npy\n") &&
               strstr(out, "vla-statenorm: warning: u.npy is not read by --model la (only by vla1 "
                           "and vla3)"), "exit %d: %s", st, out ? out : "");
     free(out);
     st = vla_test_sh(&out, "bin/vla-statenorm --model vla3 --stream trace:%s --d %d 2>&1", dir, D);
     CHECK_MSG(st == 0 && out && !strstr(out, "warning"), "vla3 reads u.npy: %s", out ? out : "");
+    free(out);
+    /* the fallbacks are those of the inputs the model reads (mamba2: no rate, no u) */
+    st = vla_test_sh(&out, "bin/vla-statenorm --model mamba2 --stream trace:%s --d %d 2>&1", dir, D);
+    CHECK_MSG(st == 0 && out &&
+                  strstr(out, "# files: q.npy k.npy v.npy u.npy; fallbacks: log-decay = 0 (no "
+                              "logdecay.npy)\n"), "mamba2: exit %d: %s", st, out ? out : "");
     free(out);
     rm_dir(dir);
 }

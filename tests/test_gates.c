@@ -174,6 +174,29 @@ TEST(gates_causal)
     }
 }
 
+/* cudnn-frontend PR 1017's setting (claim 8a): gates lb sigmoid(x). The stream's own log-decays
+ * x < 0 give gates above lb / 2 only, and one mid anchor per chunk of 64 stays finite at lb = -5;
+ * with N(0, 1) logits (gauss:1,logits, the report's draw) the chunk's last tokens overflow. The
+ * logits without the sigmoid map, positive log-gates, are refused (exit 2). */
+TEST(gates_sigmoid_logits)
+{
+    static const char *const cmd = "bin/vla-forms --what sweep --model kda --d 32 --steps 256 "
+                                   "--runs 2 --forms chunk:64 --precisions bf16-kern --stream %s "
+                                   "--set base=2 --set anchor=mid --set gate_lb=-5 %s 2>/dev/null";
+    char *out = NULL;
+    int st = vla_test_sh(&out, cmd, "gauss", "--set gate_map=sigmoid");
+    CHECK_MSG(st == 0 && out && strstr(out, "# summary: every form stayed finite"),
+              "the stream's log-decays: exit %d: %s", st, out ? out : "");
+    free(out);
+    st = vla_test_sh(&out, cmd, "gauss:1,logits", "--set gate_map=sigmoid");
+    CHECK_MSG(st == 0 && out && strstr(out, "o_relerr is not finite (bf16-kern chunk:64"),
+              "N(0, 1) logits: exit %d: %s", st, out ? out : "");
+    free(out);
+    st = vla_test_sh(&out, cmd, "gauss:1,logits", "--set gate_map=clamp");
+    CHECK_MSG(st == 2, "logits without gate_map=sigmoid: exit %d, expected 2", st);
+    free(out);
+}
+
 /* kda's chunk:64 (d = 8, f32) with every log-gate pinned at lb and the anchor a (blocks of B):
  * whether every read-out of the first chunk is finite (all = 1) or only its last token's (all = 0,
  * what vla-forms --what sweep reads at its checkpoints, the safe-gate map's tables) */

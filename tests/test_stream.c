@@ -461,6 +461,43 @@ TEST(stream_gauss)
     }
 }
 
+/* gauss's logits: the gated family's log-gates drawn as the N(0, 1) logits z of the log-decays
+ * -exp(-3 + 1.5 z) that the stream draws without it (the same z), of either sign; everything else
+ * the same draws */
+TEST(stream_gauss_logits)
+{
+    vla_stream *s = open_ok("gauss:1,logits,sigmoid", 8, 8, 5), *r = open_ok("gauss:1,sigmoid", 8, 8, 5);
+    if (!s || !r) {
+        vla_stream_close(s);
+        vla_stream_close(r);
+        return;
+    }
+    CHECK(!strcmp(vla_stream_spec(s), "gauss:1,sigmoid,logits"));
+    CHECK(vla_stream_logits(s) && !vla_stream_logits(r));
+    vla_stream_want(s, VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D);
+    vla_stream_want(r, VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D);
+    vla_step_buf b, c;
+    CHECK_EQ_INT(vla_step_buf_alloc(&b, 8, 8), 0);
+    CHECK_EQ_INT(vla_step_buf_alloc(&c, 8, 8), 0);
+    int pos = 0, neg = 0, same = 1;
+    for (long t = 1; t <= 200; t++) {
+        CHECK_EQ_INT(vla_stream_get(s, 0, t, &b), 0);
+        CHECK_EQ_INT(vla_stream_get(r, 0, t, &c), 0);
+        same &= same_bits(b.q, c.q, 8) && same_bits(b.k, c.k, 8) && b.beta == c.beta;
+        same &= c.lgs == -exp(-3 + 1.5 * b.lgs);
+        for (int i = 0; i < 8; i++) {
+            same &= c.lg[i] == -exp(-3 + 1.5 * b.lg[i]);
+            pos += b.lg[i] > 0, neg += b.lg[i] < 0;
+        }
+    }
+    CHECK_MSG(same, "the logits are not the z of the stream's log-decays, or other draws moved");
+    CHECK_MSG(pos > 600 && neg > 600, "logits of either sign: %d positive, %d negative", pos, neg);
+    vla_step_buf_free(&b);
+    vla_step_buf_free(&c);
+    vla_stream_close(s);
+    vla_stream_close(r);
+}
+
 static double phi(double x) { return x > 0 ? x + 1 : exp(x); }
 
 TEST(stream_lmlike)
@@ -731,6 +768,9 @@ TEST(stream_bad_specs)
         {"gauss:1x", 8, VLA_EINVAL},
         {"gauss:nan", 8, VLA_EINVAL},
         {"gauss:1,2", 8, VLA_EINVAL},
+        {"gauss:1,logits,logits", 8, VLA_EINVAL},
+        {"gauss:1,sigmoid,logits,x", 8, VLA_EINVAL},
+        {"lmlike:0.2,logits", 8, VLA_EINVAL},
         {"gauss:-1", 8, VLA_ERANGE},
         {"gauss:0", 8, VLA_ERANGE},
         {"lmlike:0", 8, VLA_ERANGE},
