@@ -104,6 +104,12 @@ PAPER_GEN   := $(foreach f,numbers.tex claims.tex runs.tex tracks.tex stagnation
                tracks.md stagnation.md solvers.md,paper/generated/$(f))
 $(PAPER_GEN) &: paper/gen-numbers.sh $(PAPER_DATA) $(PAPER_TRACE)
 	sh paper/gen-numbers.sh $(DATA) $(SHARED) paper/generated
+# make paper without TeX stops before any table is made, saying what installs it
+ifneq ($(filter paper,$(MAKECMDGOALS)),)
+ifeq ($(shell command -v latexmk),)
+$(error make paper needs latexmk, which is not installed: run 'make deps-paper' (as root) for Debian's TeX)
+endif
+endif
 paper: paper/vla-stability.pdf
 paper/vla-stability.pdf: paper/vla-stability.tex $(PAPER_GEN) $(PAPER_FIGS:%=$(FIGDIR)/%.pdf)
 	cd paper && TEXINPUTS='$(abspath $(FIGDIR))/:' latexmk -pdf -g -interaction=nonstopmode -halt-on-error -outdir=build vla-stability.tex
