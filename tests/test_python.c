@@ -84,6 +84,23 @@ TEST_SLOW(python_judge_gradients)
     run_python(args, "judge-grad: passed");
 }
 
+/* The pytest plugin (vlastab/pytest_plugin.py): the three example kernels' tests of docs/kernel.md
+ * in three lines each, under pytest, the correct one passing and the two faulty ones failing with
+ * the verdict's words (tools/python/test_pytest_examples.py); skipped, with the reason, where the
+ * interpreter has no pytest (make deps installs python3-pytest) */
+TEST_SLOW(python_pytest_plugin_examples)
+{
+    run_python("-c \"import sys; sys.path.insert(0, 'tools/python'); sys.dont_write_bytecode = True\n"
+               "try:\n    import pytest\nexcept ImportError:\n"
+               "    print('skip: no pytest in', sys.executable, '(make deps: python3-pytest)')\n"
+               "    sys.exit(77)\n"
+               "st = pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'vlastab.pytest_plugin', "
+               "'tools/python/test_pytest_examples.py'])\n"
+               "print('pytest-plugin: passed' if st == 0 else 'pytest-plugin: exit %d' % st)\n"
+               "sys.exit(int(st))\"",
+               "pytest-plugin: passed");
+}
+
 /* Issue 35's knobs against numpy written from the kernels' algorithms (tests/test_half.py): the
  * triangular inverse in each way against the exact one and, in f16-kern and bf16-kern, bit for bit
  * against gated_ref.tri_inverse16; decoding's 16-bit state, decays and beta against gated_ref's

@@ -1,0 +1,72 @@
+"""pytest plugin: a kernel's test in three lines. Load it with `-p vlastab.pytest_plugin` on
+pytest's command line, or `pytest_plugins = ["vlastab.pytest_plugin"]` in your conftest.py:
+
+    @pytest.mark.vlastab(model="gdn", dtype=torch.bfloat16, form="chunk:64")
+    def test_my_kernel(vlastab_judge, vlastab_inputs):
+        vlastab_judge(my_kernel, **vlastab_inputs(T=256, H=2, d=32))
+
+The marker's keywords are judge()'s (model, dtype, form, precision, settings, grad, logic, slack,
+window, ref, ...); a keyword given to the fixture's call wins. A verdict that is not ok fails the
+test with the verdict's text (its first line what failed first and why, then its tables);
+vlastab_judge returns the Verdict otherwise.
+"""
+import pytest
+
+# the marker's keywords that are vlastab_inputs' rather than judge()'s
+_INPUT_KEYS = ("seed",)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "vlastab(**kw): judge()'s keywords for the vlastab_judge fixture (model, dtype, "
+        "form, precision, settings, grad, logic, slack, window, ref) and vlastab_inputs' model "
+        "and seed")
+
+
+def _marker(request):
+    m = request.node.get_closest_marker("vlastab")
+    return dict(m.kwargs) if m else {}
+
+
+@pytest.fixture
+def vlastab_judge(request):
+    """fn, q, k, v, **kw -> the Verdict of vlastab.judge(fn, q, k, v, **(marker's keywords | kw));
+    the test fails, with the verdict's text, when it is not ok"""
+    defaults = {k: v for k, v in _marker(request).items() if k not in _INPUT_KEYS}
+
+    def judge(fn, q, k, v, **kw):
+        import vlastab
+        args = dict(defaults)
+        args.update(kw)
+        verdict = vlastab.judge(fn, q, k, v, **args)
+        if not verdict.ok:
+            pytest.fail(str(verdict), pytrace=False)
+        return verdict
+
+    return judge
+
+
+@pytest.fixture
+def vlastab_inputs(request):
+    """(B=1, T=256, H=2, d=32, dv=None, seed=marker's or 0) -> a dict q, k, v and the model's g
+    and beta (the marker's model, default gdn), drawn as docs/kernel.md draws them: q, k, v
+    standard normals in fla's layout (B, T, H, d), beta = sigmoid(N(0, 1)), g = -0.1
+    softplus(N(0, 1)) per head and token (kda, gla: per key channel too)"""
+    mk = _marker(request)
+
+    def inputs(B=1, T=256, H=2, d=32, dv=None, seed=None):
+        import torch
+        from .verdict import _LOGDECAY_MODELS
+        model = mk.get("model", "gdn")
+        gen = torch.Generator().manual_seed(mk.get("seed", 0) if seed is None else seed)
+        dv = d if dv is None else dv
+        x = {"q": torch.randn(B, T, H, d, generator=gen), "k": torch.randn(B, T, H, d, generator=gen),
+             "v": torch.randn(B, T, H, dv, generator=gen)}
+        if model in ("gdn", "kda", "delta"):
+            x["beta"] = torch.randn(B, T, H, generator=gen).sigmoid()
+        if model in _LOGDECAY_MODELS:
+            shape = (B, T, H, d) if model in ("kda", "gla") else (B, T, H)
+            x["g"] = -0.1 * torch.nn.functional.softplus(torch.randn(*shape, generator=gen))
+        return x
+
+    return inputs
