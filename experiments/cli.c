@@ -858,9 +858,6 @@ vla_dat *vla_cli_out(const vla_cli *c, const vla_cli_spec *spec)
         !S_ISFIFO(st.st_mode))
         fprintf(stderr, "%s: cannot write %s: it is %s (a table goes to a regular file, a pipe or "
                         "a terminal)\n", spec->prog, c->out, vla_file_kind(st.st_mode));
-    else if (errnum == ENOENT && lstat(c->out, &st) == 0 && S_ISLNK(st.st_mode))
-        fprintf(stderr, "%s: cannot write %s: it is a symbolic link to nothing (a table replaces "
-                        "the file a link names, and makes none)\n", spec->prog, c->out);
     else
         fprintf(stderr, "%s: cannot write %s: %s\n", spec->prog, c->out, strerror(errnum));
     exit(1);

@@ -745,7 +745,6 @@ TEST(sweep_special_files)
         {"--dry-run %s/big.sweep", "larger than 1048576 bytes, the limit of a sweep file"},
         {"--slurm --script %s/fifo %s/grid.sweep", "/fifo: a FIFO, not a regular file: left as it is"},
         {"--slurm --script %s %s/grid.sweep", ": a directory, not a regular file: left as it is"},
-        {"--slurm --script %s/nowhere %s/grid.sweep", "nowhere: a symbolic link to nothing"},
         {"--dry-run --out '' %s/grid.sweep", "--out: an empty value"},
         {"--slurm --script '' %s/grid.sweep", "--script: an empty value"},
     };
@@ -763,26 +762,33 @@ TEST(sweep_special_files)
     }
     snprintf(p, sizeof p, "%s/fifo", dir);
     CHECK_MSG(is_fifo(p), "the FIFO was replaced");
-    snprintf(p, sizeof p, "%s/nowhere", dir);
     struct stat st;
-    CHECK(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
     /* a character device (a second /dev/null, made here), where mknod is allowed */
     snprintf(p, sizeof p, "%s/null", dir);
     if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0) {
         CHECK_EQ_INT(sh("bin/vla-sweep --slurm --script %s %s/grid.sweep 2>/dev/null", p, dir), 2);
         CHECK(lstat(p, &st) == 0 && S_ISCHR(st.st_mode));
     }
-    /* through a symlink to a regular file: the file is replaced, the link stays */
+    /* a symlink at the script's name, to a regular file or to nothing: the link is replaced by
+     * the script, the file it named left as it was */
     snprintf(p, sizeof p, "%s/old.sbatch", dir);
     put(p, "old\n");
     snprintf(p, sizeof p, "%s/link.sbatch", dir);
     CHECK(symlink("old.sbatch", p) == 0);
     CHECK_EQ_INT(sh("bin/vla-sweep --slurm --script %s %s/grid.sweep >/dev/null 2>&1", p, dir), 0);
-    CHECK(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
-    snprintf(p, sizeof p, "%s/old.sbatch", dir);
+    CHECK(lstat(p, &st) == 0 && S_ISREG(st.st_mode));
     char *s = slurp(p);
-    CHECK_MSG(s && !strncmp(s, "#!/bin/bash\n", 12), "old.sbatch: %.40s", s ? s : "(none)");
+    CHECK_MSG(s && !strncmp(s, "#!/bin/bash\n", 12), "link.sbatch: %.40s", s ? s : "(none)");
     free(s);
+    snprintf(p, sizeof p, "%s/old.sbatch", dir);
+    s = slurp(p);
+    CHECK_MSG(s && !strcmp(s, "old\n"), "the link's target was written: %.40s", s ? s : "(none)");
+    free(s);
+    snprintf(p, sizeof p, "%s/nowhere", dir);
+    CHECK_EQ_INT(sh("bin/vla-sweep --slurm --script %s %s/grid.sweep >/dev/null 2>&1", p, dir), 0);
+    CHECK(lstat(p, &st) == 0 && S_ISREG(st.st_mode));
+    snprintf(p, sizeof p, "%s/missing", dir);
+    CHECK_MSG(access(p, F_OK) != 0, "a folder was made for the dangling link's target");
     /* the manifest a FIFO: refused before any case runs */
     snprintf(p, sizeof p, "%s/m", dir);
     mkdir(p, 0700);
