@@ -400,6 +400,12 @@ static int read_part(const char *path, vla_npy *out, long h0, long nh, long step
                       "truncated data: %zu bytes expected, %zu present", need, have);
             goto done;
         }
+        if (size >= 0 && have > need) { /* np.save writes nothing after the data */
+            rc = fail(err, VLA_EFORMAT, path,
+                      "%zu bytes after the data (%zu bytes expected, %zu present): a .npy file is "
+                      "its header and its data, nothing after", have - need, need, have);
+            goto done;
+        }
         if (fseek(f, (long)(hoff + hlen), SEEK_SET) != 0) {
             rc = fail(err, VLA_EIO, path, "cannot seek: %s", strerror(errno));
             goto done;

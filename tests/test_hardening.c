@@ -390,6 +390,9 @@ static void make_bad_trace(const char *dir, const char *name)
         if (all)
             write_bytes(path, all, n - 13);
         free(all);
+    } else if (!strcmp(name, "trailing")) { /* 8 bytes past the data its header describes */
+        FILE *f = fopen(path, "ab");
+        CHECK(f && fwrite("\0\0\0\0\0\0\xf0\x3f", 1, 8, f) == 8 && fclose(f) == 0);
     } else if (!strcmp(name, "int64")) {
         int64_t y[N] = {0};
         write_npy_header(path, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 20, 4), }",
@@ -439,6 +442,8 @@ static const bad_case bad_cases[] = {
      "q.npy: shape (2, 0, 4) has no steps or heads"},
     {"truncated data", "truncated", "--stream trace:%D", NULL, 2,
      "k.npy: truncated data: 1280 bytes expected, 1267 present"},
+    {"bytes after the data", "trailing", "--stream trace:%D", NULL, 2,
+     "k.npy: 8 bytes after the data (1280 bytes expected, 1288 present)"},
     {"wrong dtype (int64)", "int64", "--stream trace:%D", NULL, 2, "unsupported dtype '<i8'"},
     {"big-endian", "big-endian", "--stream trace:%D", NULL, 2, "big-endian data ('>f8')"},
     {"float16 trace", "float16", "--stream trace:%D", NULL, 0, NULL},
