@@ -701,6 +701,29 @@ TEST(reliability_exact_reference_stops_within_its_step)
     remove_tree(dir);
 }
 
+/* vla-grad's exact backward is given up at a signal, as the forward's exact reference gives up its
+ * step: at 65536 bits (gdn, d = 32, 1000 steps) its arrays alone (72,000 numbers, 600 MB) took
+ * seconds to make, and each block of its steps as long, and it exited 1 to 6 s after SIGTERM (the
+ * rest of them); now within one MPFR operation or 256 numbers made, and the freeing. The signal
+ * goes 1 s in, while the arrays are made here; the run is long enough (minutes here) that no
+ * machine finishes it before. */
+TEST_SLOW(reliability_grad_exact_backward_stops_at_once)
+{
+    const char *p;
+    char dir[256], out[400], ref[400], ck[450], msg[2000], *argv[40];
+    if (!begin(dir, sizeof dir, 1, "vla-grad", &p))
+        return;
+    paths(dir, out, ref, ck);
+    static const char *const args[] = {"--model", "gdn", "--d", "32", "--steps", "1000", "--runs",
+                                       "1", "--precisions", "f32", "--ref-bits", "65536", NULL};
+    make_argv(argv, p, args, "--out", out, NULL, NULL);
+    double latency = -1;
+    int st = run_signalled(argv, NULL, NULL, 1.0, SIGTERM, &latency, msg, sizeof msg);
+    CHECK_MSG(st == 3 && strstr(msg, "interrupted (signal 15)") && latency < 1.0,
+              "status %d after %.2f s: '%s'", st, latency, msg);
+    remove_tree(dir);
+}
+
 /* what a stopped run left in dir but OUT.ckpt (the units it finished, issue 33), into first ("":
  * nothing), and OUT.ckpt removed for the next run */
 static void left_but_checkpoint(const char *dir, const char *out, char *first, size_t len)
