@@ -384,6 +384,7 @@ const char *vla_cli_model_src(const vla_cli *c, const char *how, int header)
 
 void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
 {
+    vla_file_limits(); /* a write past ulimit -f is an error said, not a silent death */
     memset(c, 0, sizeof *c);
     c->argc = argc;
     c->argv = argv;

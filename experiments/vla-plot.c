@@ -32,6 +32,7 @@ static void header_value(const char *line, const char *key, char *buf, size_t le
 
 int main(int argc, char **argv)
 {
+    vla_file_limits(); /* past ulimit -f, a write fails (EFBIG, said) instead of killing */
     static const vla_doc_item opts[] = {
         {"out", "FILE", "the figure, PNG (default: TABLE with .png for its extension)"},
         {"logx", NULL, "t on a log scale (the default when the first column is t)"},

@@ -21,6 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A file size limit (ulimit -f) kills a process that writes past it with SIGXFSZ, without a word
+ * and leaving its temporary; ignored, the write fails with EFBIG instead, which the program says
+ * as it says a full disk. Every program that writes files calls this first. The setting is
+ * inherited by what it runs (vla-sweep's cases, gnuplot), as it should be. */
+static inline void vla_file_limits(void) { signal(SIGXFSZ, SIG_IGN); }
+
 static inline const char *vla_file_kind(mode_t m)
 {
     return S_ISDIR(m)    ? "a directory"

@@ -809,6 +809,33 @@ TEST_SLOW(hardening_full_disk)
     rmdir(dir);
 }
 
+/* Past the file-size limit (ulimit -f) a program's write fails (EFBIG) and is said like a full
+ * disk, exit 1, no table or temporary left; it used to die of SIGXFSZ, status 153, with no word,
+ * its OUT.tmp.PID left. vla-sweep, vla-regress and vla-plot ignore SIGXFSZ the same way. */
+TEST_SLOW(hardening_file_size_limit)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    char dir[256], out[400], msg[1000], first[256] = "";
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    snprintf(out, sizeof out, "%s/big.dat", dir);
+    /* a table of some 500 kB under a limit of 16 blocks (8 or 16 kB, as the shell counts) */
+    char *argv[] = {"/bin/sh", "-c", "ulimit -f 16 && exec \"$0\" \"$@\"", (char *)p, "--d", "4",
+                    "--steps", "100000", "--checkpoints", "1000", "--out", out, NULL};
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    char want[500];
+    snprintf(want, sizeof want, "writing %s failed: File too large", out);
+    CHECK_MSG(st == 1 && strstr(msg, want), "ulimit -f: status %d, '%s'", st, msg);
+    CHECK_MSG(empty_dir(dir, first, sizeof first), "ulimit -f: %s left behind", first);
+    rmdir(dir);
+}
+
 /* Interrupts run 0 of resume_runs (with `extra` arguments) by SIGINT once its first checkpoint
  * is written; returns the exit status. */
 static int interrupted_run(const char *p, const char *out, const char *extra1, const char *extra2)
