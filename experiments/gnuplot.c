@@ -30,9 +30,14 @@ static void quoted(FILE *f, const char *prefix, const char *s)
 
 void vla_gp_str(FILE *f, const char *s) { quoted(f, "", s); }
 
+/* A name gnuplot reads as something else than a file: '<cmd' and '|cmd' (a shell command's
+ * output or input), '$name' (a datablock of the script), '-' (the script's own inline data), '+'
+ * and '++' (its pseudo-files), '' (the previous file). "./" before it names the file. */
 void vla_gp_path(FILE *f, const char *path)
 {
-    quoted(f, path[0] == '<' || path[0] == '|' ? "./" : "", path);
+    int special = strchr("<|$", path[0]) || !strcmp(path, "-") || !strcmp(path, "+") ||
+                  !strcmp(path, "++");
+    quoted(f, special ? "./" : "", path);
 }
 
 int vla_gp_path_bad(const char *path, vla_error *why)

@@ -14,7 +14,8 @@
  * (for titles and labels; a file name is checked with vla_gp_path_ok first) */
 void vla_gp_str(FILE *f, const char *s);
 /* the file name path as a single-quoted gnuplot string that names that file and nothing else:
- * "./" before a name that starts with '<' or '|' */
+ * "./" before a name gnuplot would read otherwise (one that starts with '<', '|' or '$', a
+ * datablock's sigil; "-", "+", "++"; the empty name) */
 void vla_gp_path(FILE *f, const char *path);
 /* 0 when path can be a file name in a gnuplot script; else VLA_EINVAL with the reason in why (may
  * be NULL; "it holds a control character ..."): no gnuplot string holds a control character */
