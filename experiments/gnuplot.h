@@ -21,6 +21,11 @@ void vla_gp_path(FILE *f, const char *path);
  * be NULL; "it holds a control character ..."): no gnuplot string holds a control character */
 int vla_gp_path_bad(const char *path, vla_error *why);
 
+/* 0 when the file gnuplot drew at path is a whole PNG (its signature, and its IEND chunk last),
+ * synced to disk; else VLA_EIO with the reason in why ("it is cut short ..."). gnuplot exits 0
+ * when the disk filled up under its figure: this is how a caller knows. */
+int vla_gp_png_whole(const char *path, vla_error *why);
+
 /* Runs gnuplot on the script (len bytes) without a shell: posix_spawnp("gnuplot"), the script
  * written to its standard input, its standard output discarded and, when quiet, its standard error
  * too. Returns gnuplot's exit status (0: it drew), or -1 with errno when it could not be started
