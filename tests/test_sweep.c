@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -887,5 +888,87 @@ TEST(sweep_error_lines)
                   cases[i].says, err ? err : "");
         free(err);
     }
+    done(dir);
+}
+
+/* A sweep file holding a NUL byte is refused (status 2, FILE:LINE), not cut at the NUL: the rest
+ * of its line (here an axis: a second case) was dropped unread, and one case ran, exit 0. */
+TEST(sweep_file_with_a_nul)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    char p[512], e[512];
+    snprintf(p, sizeof p, "%s/nul.sweep", dir);
+    snprintf(e, sizeof e, "%s/err", dir);
+    static const char text[] = "program vla-statenorm\nfixed --steps 10 --d 4\0\naxis --d 4 8\n";
+    FILE *f = fopen(p, "wb");
+    CHECK(f && fwrite(text, 1, sizeof text - 1, f) == sizeof text - 1 && fclose(f) == 0);
+    CHECK_EQ_INT(sh("bin/vla-sweep --out %s/t %s >/dev/null 2>%s", dir, p, e), 2);
+    char *err = slurp(e);
+    CHECK_MSG(err && strstr(err, "nul.sweep:2: a NUL byte at byte 23 of the line"), "%s",
+              err ? err : "(none)");
+    free(err);
+    snprintf(p, sizeof p, "%s/t", dir);
+    CHECK_MSG(access(p, F_OK) != 0, "a case ran");
+    done(dir);
+}
+
+/* A case's log is made anew: a symbolic link planted at its name (OUT/NAME.log) is replaced, the
+ * file it names left as it was. And a case that fills the disk still says why it failed: its log
+ * holds room kept before it started (here a stand-in fills a 64 kB tmpfs, then says so on
+ * stderr), where the report used to say "(no error output)". The second part needs root. */
+TEST(sweep_logs_links_and_full_disk)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    char p[512], e[512], victim[512], text[1024];
+    snprintf(p, sizeof p, "%s/fail.sh", dir);
+    put(p, "#!/bin/sh\n"
+           "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+           "head -c 1000000 /dev/zero >\"${out%/*}/filler\" 2>/dev/null\n"
+           "echo \"stand-in: no room left for the table\" >&2\n"
+           "exit 1\n");
+    chmod(p, 0755);
+    snprintf(p, sizeof p, "%s/f.sweep", dir);
+    snprintf(text, sizeof text, "program %s/fail.sh\nname x\n", dir);
+    put(p, text);
+    snprintf(e, sizeof e, "%s/t", dir);
+    CHECK(mkdir(e, 0755) == 0);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    put(victim, "keep me\n");
+    snprintf(e, sizeof e, "%s/t/x.log", dir);
+    CHECK(symlink(victim, e) == 0);
+    snprintf(e, sizeof e, "%s/err", dir);
+    CHECK_EQ_INT(sh("bin/vla-sweep --out %s/t %s 2>%s", dir, p, e), 1);
+    char *v = slurp(victim), *err = slurp(e);
+    CHECK_MSG(v && !strcmp(v, "keep me\n"), "the log was written through its link: %s", v ? v : "");
+    CHECK_MSG(err && strstr(err, "FAILED x: exit 1: stand-in: no room left"), "%s", err ? err : "");
+    free(v);
+    free(err);
+    snprintf(e, sizeof e, "%s/t/x.log", dir);
+    struct stat st;
+    CHECK(lstat(e, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < 100);
+    /* the disk filled by the case itself */
+    snprintf(e, sizeof e, "%s/full", dir);
+    CHECK(mkdir(e, 0755) == 0);
+    if (mount("tmpfs", e, "tmpfs", 0, "size=64k") != 0) {
+        vla_test_skip("cannot mount a small tmpfs (needs root)");
+        done(dir);
+        return;
+    }
+    snprintf(e, sizeof e, "%s/err", dir);
+    int rc = sh("bin/vla-sweep --out %s/full/t %s 2>%s", dir, p, e);
+    err = slurp(e);
+    CHECK_MSG(rc == 1 && err && strstr(err, "FAILED x: exit 1: stand-in: no room left"),
+              "a full disk: status %d: %s", rc, err ? err : "");
+    free(err);
+    snprintf(e, sizeof e, "%s/full", dir);
+    umount2(e, MNT_DETACH);
     done(dir);
 }
