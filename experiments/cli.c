@@ -387,6 +387,7 @@ const char *vla_cli_model_src(const vla_cli *c, const char *how, int header)
 
 void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
 {
+    vla_file_limits(); /* a write past ulimit -f is an error said, not a silent death */
     memset(c, 0, sizeof *c);
     c->argc = argc;
     c->argv = argv;
@@ -893,9 +894,6 @@ vla_dat *vla_cli_out(const vla_cli *c, const vla_cli_spec *spec)
         !S_ISFIFO(st.st_mode))
         fprintf(stderr, "%s: cannot write %s: it is %s (a table goes to a regular file, a pipe or "
                         "a terminal)\n", spec->prog, c->out, vla_file_kind(st.st_mode));
-    else if (errnum == ENOENT && lstat(c->out, &st) == 0 && S_ISLNK(st.st_mode))
-        fprintf(stderr, "%s: cannot write %s: it is a symbolic link to nothing (a table replaces "
-                        "the file a link names, and makes none)\n", spec->prog, c->out);
     else
         fprintf(stderr, "%s: cannot write %s: %s\n", spec->prog, c->out, strerror(errnum));
     exit(1);

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,9 +31,14 @@ static void quoted(FILE *f, const char *prefix, const char *s)
 
 void vla_gp_str(FILE *f, const char *s) { quoted(f, "", s); }
 
+/* A name gnuplot reads as something else than a file: '<cmd' and '|cmd' (a shell command's
+ * output or input), '$name' (a datablock of the script), '-' (the script's own inline data), '+'
+ * and '++' (its pseudo-files), '' (the previous file). "./" before it names the file. */
 void vla_gp_path(FILE *f, const char *path)
 {
-    quoted(f, path[0] == '<' || path[0] == '|' ? "./" : "", path);
+    int special = strchr("<|$", path[0]) || !strcmp(path, "-") || !strcmp(path, "+") ||
+                  !strcmp(path, "++");
+    quoted(f, special ? "./" : "", path);
 }
 
 int vla_gp_path_bad(const char *path, vla_error *why)
@@ -41,6 +47,33 @@ int vla_gp_path_bad(const char *path, vla_error *why)
         if (control((unsigned char)*s))
             return vla_fail(why, VLA_EINVAL, "it holds a control character (0x%02x at byte %d), "
                             "which no gnuplot string can name", (unsigned char)*s, (int)(s - path));
+    return 0;
+}
+
+int vla_gp_png_whole(const char *path, vla_error *why)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+    unsigned char head[8], tail[12];
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int errnum = errno;
+        if (fd >= 0)
+            close(fd);
+        return vla_fail(why, VLA_EIO, "%s", strerror(errnum));
+    }
+    int whole = S_ISREG(st.st_mode) && st.st_size >= 20 && pread(fd, head, 8, 0) == 8 &&
+                pread(fd, tail, 12, st.st_size - 12) == 12 && !memcmp(head, sig, 8) &&
+                !memcmp(tail, iend, 12);
+    int synced = whole && fsync(fd) == 0, errnum = errno;
+    close(fd);
+    if (!whole)
+        return vla_fail(why, VLA_EIO, "the PNG gnuplot drew is cut short (%lld bytes, no end "
+                        "chunk): the file system is full, or past its limit?",
+                        (long long)st.st_size);
+    if (!synced)
+        return vla_fail(why, VLA_EIO, "%s", strerror(errnum));
     return 0;
 }
 

@@ -14,11 +14,17 @@
  * (for titles and labels; a file name is checked with vla_gp_path_ok first) */
 void vla_gp_str(FILE *f, const char *s);
 /* the file name path as a single-quoted gnuplot string that names that file and nothing else:
- * "./" before a name that starts with '<' or '|' */
+ * "./" before a name gnuplot would read otherwise (one that starts with '<', '|' or '$', a
+ * datablock's sigil; "-", "+", "++"; the empty name) */
 void vla_gp_path(FILE *f, const char *path);
 /* 0 when path can be a file name in a gnuplot script; else VLA_EINVAL with the reason in why (may
  * be NULL; "it holds a control character ..."): no gnuplot string holds a control character */
 int vla_gp_path_bad(const char *path, vla_error *why);
+
+/* 0 when the file gnuplot drew at path is a whole PNG (its signature, and its IEND chunk last),
+ * synced to disk; else VLA_EIO with the reason in why ("it is cut short ..."). gnuplot exits 0
+ * when the disk filled up under its figure: this is how a caller knows. */
+int vla_gp_png_whole(const char *path, vla_error *why);
 
 /* Runs gnuplot on the script (len bytes) without a shell: posix_spawnp("gnuplot"), the script
  * written to its standard input, its standard output discarded and, when quiet, its standard error

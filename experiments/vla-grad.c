@@ -189,8 +189,9 @@ static int head_group(grad_run *R, int h, int p0, int p1, vla_progress *prog, lo
     int who = p0, r = 0; /* the precision whose backward failed */
     for (int b = 0; b < nb; b++)
         k[b] = c->cfg, k[b].prec = R->o->precs[b ? p0 + b - 1 : p0];
-    r = vref_backward_new(&bw[0], &k[0], VREF_EXACT, c->ref_bits, T, vla_cli_window_input,
-                          &R->win);
+    /* at many bits its arrays and each block take seconds: a signal gives them up at once */
+    r = vref_backward_new_stop(&bw[0], &k[0], VREF_EXACT, c->ref_bits, T, vla_cli_window_input,
+                               &R->win, &vla_cli_stop);
     for (int b = 1; b < nb && !r; b++)
         r = vla_backward_new(&bw[b], &k[b], T, vla_cli_window_input, &R->win), who = p0 + b - 1;
     while (!r && (n = vla_backward_span(bw[0], &t0)) > 0) {

@@ -32,6 +32,7 @@ static void header_value(const char *line, const char *key, char *buf, size_t le
 
 int main(int argc, char **argv)
 {
+    vla_file_limits(); /* past ulimit -f, a write fails (EFBIG, said) instead of killing */
     static const vla_doc_item opts[] = {
         {"out", "FILE", "the figure, PNG (default: TABLE with .png for its extension)"},
         {"logx", NULL, "t on a log scale (the default when the first column is t)"},
@@ -108,6 +109,8 @@ int main(int argc, char **argv)
             table = a;
         else if (ncols < MAXCOL)
             cols[ncols++] = a;
+        else
+            die(2, "more than %s COLUMNs (from '%s')", "64", a);
     }
     if (!table || !ncols)
         die(2, "give a TABLE and at least one COLUMN%s%s", "", "");
@@ -122,13 +125,20 @@ int main(int argc, char **argv)
     case VLA_ERANGE: die(1, "cannot read %s: %s", table, "it is larger than 4 GB"); break;
     default: die(1, "cannot read %s: %s", table, strerror(errno));
     }
-    char line[8192], program[200] = "", config[2048] = "", stream[1024] = "", columns[2048] = "";
+    /* lines of any length: a table of 200,000 columns has a columns line of megabytes */
+    char *line = NULL, *columns = NULL, program[200] = "", config[2048] = "", stream[1024] = "";
+    size_t cap = 0;
     int blocks = 0, blank = 0, data = 0;
-    while (fgets(line, sizeof line, f)) {
+    while (getline(&line, &cap, f) >= 0) {
         header_value(line, "program", program, sizeof program);
         header_value(line, "config", config, sizeof config);
         header_value(line, "stream", stream, sizeof stream);
-        header_value(line, "columns", columns, sizeof columns);
+        if (!strncmp(line, "# columns:", 10)) {
+            free(columns);
+            if (!(columns = strdup(line + 10 + (line[10] == ' '))))
+                die(1, "out of memory%s%s", "", "");
+            columns[strcspn(columns, "\n")] = 0;
+        }
         if (line[0] == '#')
             continue;
         if (line[strspn(line, " \t\r\n")] == 0) {
@@ -140,22 +150,29 @@ int main(int argc, char **argv)
         data = 1;
         blank = 0;
     }
+    free(line);
     fclose(f);
-    if (!columns[0])
+    if (!columns || !columns[strspn(columns, " ")])
         die(1, "%s: no '# columns:' line (not a vlastab table?)%s", table, "");
-    /* the columns' numbers, gnuplot's 1-based */
-    char names[2048], *name[MAXCOL];
+    /* the columns' numbers, gnuplot's 1-based: every name of the line, however many */
+    char *names = strdup(columns), **name = malloc((strlen(columns) / 2 + 1) * sizeof *name);
     int nname = 0, idx[MAXCOL];
-    snprintf(names, sizeof names, "%s", columns);
-    for (char *w = strtok(names, " "); w && nname < MAXCOL; w = strtok(NULL, " "))
+    if (!names || !name)
+        die(1, "out of memory%s%s", "", "");
+    for (char *w = strtok(names, " \t\r"); w; w = strtok(NULL, " \t\r"))
         name[nname++] = w;
     for (int c = 0; c < ncols; c++) {
         idx[c] = 0;
-        for (int j = 0; j < nname; j++)
+        for (int j = 0; j < nname && !idx[c]; j++)
             if (!strcmp(name[j], cols[c]))
                 idx[c] = j + 1;
-        if (!idx[c])
-            die(2, "no column '%s' in the table (%s)", cols[c], columns);
+        if (!idx[c]) {
+            char list[400];
+            int n = snprintf(list, sizeof list, "%s", columns);
+            if (n >= (int)sizeof list) /* the first names, and how many there are */
+                snprintf(list + sizeof list - 40, 40, "... (%d columns)", nname);
+            die(2, "no column '%s' in the table (%s)", cols[c], list);
+        }
     }
     /* the title: the program, the model and precision of the config line, the stream */
     char model[64] = "", prec[64] = "", title[1400];
@@ -225,6 +242,11 @@ int main(int argc, char **argv)
         die(1, "out of memory%s%s", "", "");
     int st = vla_gnuplot(script, slen, 0);
     free(script);
+    /* gnuplot exits 0 with a PNG cut short when the disk fills up under it */
+    if (st == 0 && vla_gp_png_whole(tmp, &why)) {
+        unlink(tmp);
+        die(1, "cannot write %s: %s", out, vla_error_msg(&why));
+    }
     e = st == 0 ? vla_file_replace(tmp, target, &kind) : VLA_EIO;
     if (e) {
         int errnum = errno;

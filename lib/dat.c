@@ -121,9 +121,10 @@ int vla_dat_open(vla_dat **out, const char *path, int argc, char **argv)
     if (strcmp(path, "-") == 0) {
         f->fp = stdout;
     } else {
-        /* A character device or a FIFO (/dev/null, a pipe) is a stream, written in place; a
-         * regular file is replaced by the rename (through a symlink, the file it names); anything
-         * else (a directory, a block device) is refused. */
+        /* A character device or a FIFO (/dev/null, a pipe, /dev/stdout through its link) is a
+         * stream, written in place; a regular file or a symbolic link at path is replaced by the
+         * rename (a link by a regular file: its target is left as it is); anything else (a
+         * directory, a block device) is refused. */
         struct stat st;
         const char *kind;
         int e;

@@ -1,9 +1,12 @@
 /* file.h: the rules for the files a program is named, written once for lib/dat.c's tables and
  * for vla-sweep and vla-regress (which link nothing of lib but this header). A file written whole
- * goes to a temporary beside it and is renamed into place, which replaces whatever is there: only
- * a regular file, or nothing yet, may be replaced. A file read whole must be a regular file of a
- * bounded size: a FIFO would block the reader, /dev/zero would never end. A temporary is created
- * anew (never through a link planted at its name), and one that a killed run left is removed. */
+ * goes to a temporary beside it and is renamed into place, which replaces whatever is at its name:
+ * only a regular file, a symbolic link, or nothing yet may be replaced. A symbolic link there is
+ * replaced by the new regular file, the link itself: its target is never opened, written or
+ * renamed over (a link planted at OUT.ckpt must not let a run rewrite the file it names). A file
+ * read whole must be a regular file of a bounded size: a FIFO would block the reader, /dev/zero
+ * would never end. A temporary is created anew (never through a link planted at its name), and
+ * one that a killed run left is removed. */
 #ifndef VLA_FILE_H
 #define VLA_FILE_H
 #include "vlastab.h"
@@ -18,6 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A file size limit (ulimit -f) kills a process that writes past it with SIGXFSZ, without a word
+ * and leaving its temporary; ignored, the write fails with EFBIG instead, which the program says
+ * as it says a full disk. Every program that writes files calls this first. The setting is
+ * inherited by what it runs (vla-sweep's cases, gnuplot), as it should be. */
+static inline void vla_file_limits(void) { signal(SIGXFSZ, SIG_IGN); }
+
 static inline const char *vla_file_kind(mode_t m)
 {
     return S_ISDIR(m)    ? "a directory"
@@ -29,32 +38,25 @@ static inline const char *vla_file_kind(mode_t m)
                          : "not a regular file";
 }
 
-/* VLA_OK when a rename onto p replaces nothing or a regular file (lstat: not a link either);
- * else VLA_EINVAL, *kind and errno (EISDIR, or ENOTSUP) */
+/* VLA_OK when a rename onto p replaces nothing, a regular file or a symbolic link (lstat: the
+ * link itself, never what it names); else VLA_EINVAL, *kind and errno (EISDIR, or ENOTSUP) */
 static inline int vla_file_replaceable(const char *p, const char **kind)
 {
     struct stat st;
-    if (lstat(p, &st) != 0 || S_ISREG(st.st_mode))
+    if (lstat(p, &st) != 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
         return VLA_OK; /* nothing there, or the rename itself will say why not */
     *kind = vla_file_kind(st.st_mode);
     errno = S_ISDIR(st.st_mode) ? EISDIR : ENOTSUP;
     return VLA_EINVAL;
 }
 
-/* Where the rename that writes PATH lands: *target (to free) is PATH, or the file PATH's symlink
- * names (the link stays a link). VLA_EINVAL with *kind when that is not a regular file. */
+/* Where the rename that writes PATH lands: *target (to free) is PATH itself, whatever is there
+ * (a symbolic link at PATH is replaced, its target left as it is). VLA_EINVAL with *kind when
+ * PATH is something a rename must not replace (a directory, a FIFO, a device). */
 static inline int vla_file_target(const char *path, char **target, const char **kind)
 {
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        *target = realpath(path, NULL);
-        if (!*target) { /* the rename would replace the link itself */
-            *kind = "a symbolic link to nothing";
-            return VLA_EINVAL;
-        }
-    } else if (!(*target = strdup(path))) {
+    if (!(*target = strdup(path)))
         return VLA_ENOMEM;
-    }
     int e = vla_file_replaceable(*target, kind);
     if (e) {
         free(*target);
@@ -63,8 +65,9 @@ static inline int vla_file_target(const char *path, char **target, const char **
     return e;
 }
 
-/* rename(tmp, target), unless target has become something other than a regular file since
- * vla_file_target said where it is (VLA_EINVAL, *kind); VLA_EIO and errno when the rename fails */
+/* rename(tmp, target), unless target has become something other than a regular file or a link
+ * since vla_file_target said where it is (VLA_EINVAL, *kind); VLA_EIO and errno when the rename
+ * fails. rename(2) replaces a link at target, never follows it. */
 static inline int vla_file_replace(const char *tmp, const char *target, const char **kind)
 {
     int e = vla_file_replaceable(target, kind);

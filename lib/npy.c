@@ -400,6 +400,12 @@ static int read_part(const char *path, vla_npy *out, long h0, long nh, long step
                       "truncated data: %zu bytes expected, %zu present", need, have);
             goto done;
         }
+        if (size >= 0 && have > need) { /* np.save writes nothing after the data */
+            rc = fail(err, VLA_EFORMAT, path,
+                      "%zu bytes after the data (%zu bytes expected, %zu present): a .npy file is "
+                      "its header and its data, nothing after", have - need, need, have);
+            goto done;
+        }
         if (fseek(f, (long)(hoff + hlen), SEEK_SET) != 0) {
             rc = fail(err, VLA_EIO, path, "cannot seek: %s", strerror(errno));
             goto done;
@@ -487,9 +493,19 @@ int vla_npy_write(const char *path, const double *data, int ndim, const long *sh
     hdr[h + pad] = '\n';
     int hlen = h + pad + 1;
 
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return VLA_EIO;
+    /* written whole by lib/file.h's rules: a temporary beside path, synced and renamed, so a
+     * symbolic link at path is replaced, never written through, and a failure leaves no half */
+    char *target = NULL, *tmp = NULL;
+    const char *kind;
+    int e = vla_file_target(path, &target, &kind);
+    if (e)
+        return e == VLA_ENOMEM ? e : VLA_EIO;
+    FILE *f = (tmp = vla_file_tmp_name(target)) ? vla_file_create(tmp) : NULL;
+    if (!f) {
+        free(target);
+        free(tmp);
+        return tmp ? VLA_EIO : VLA_ENOMEM;
+    }
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, hlen & 255, hlen >> 8};
     int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == (size_t)hlen;
     unsigned char buf[8 * 512];
@@ -503,13 +519,18 @@ int vla_npy_write(const char *path, const double *data, int ndim, const long *sh
         }
         ok = fwrite(buf, 8, m, f) == m;
     }
-    if (fclose(f) != 0)
-        ok = 0;
-    if (!ok) {
-        remove(path);
-        return VLA_EIO;
-    }
-    return 0;
+    ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    int errnum = errno;
+    if (fclose(f) != 0 && ok)
+        ok = 0, errnum = errno;
+    if (ok && vla_file_replace(tmp, target, &kind) != 0)
+        ok = 0, errnum = errno;
+    if (!ok)
+        unlink(tmp);
+    free(target);
+    free(tmp);
+    errno = errnum;
+    return ok ? 0 : VLA_EIO;
 }
 
 void vla_npy_free(vla_npy *a)

@@ -237,6 +237,12 @@ static inline __mpfr_struct *vref_alloc(vref_ctx *cx, size_t n)
     __mpfr_struct *p = malloc(n * sizeof *p);
     if (p)
         for (size_t i = 0; i < n; i++) {
+            if (cx->armed && *cx->stop && i % 256 == 0) { /* a stop within a big allocation */
+                for (size_t k = 0; k < i; k++) /* in order: from the last, each free trims */
+                    mpfr_clear(&p[k]);
+                free(p);
+                longjmp(*cx->jump, 1);
+            }
             mpfr_init2(&p[i], cx->prec_c);
             mpfr_set_zero(&p[i], 1);
         }

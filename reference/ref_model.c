@@ -123,16 +123,45 @@ typedef struct {
     FN(gstate) G;
     FN(gcstate) GC;
     int chunk; /* the chunk form's backward: GC; else G */
+    int torn;  /* given up half done (vref_backward_new_stop): nothing more is given */
     vla_grad_input in;
     void *ctx;
 } vref_bwd;
 
+/* The forward of the backward (j < 0: T steps, the arrays made) or block j, given up with
+ * VLA_EINTR when *cx.stop is set while it runs, as op_advance gives up a step. What a begin given
+ * up had made is in the state, NULL beyond it, for bwd_destroy. */
+static int bwd_run(vref_bwd *b, long j, long T, const double *c, const vla_grads *out, long base)
+{
+    if (b->torn)
+        return VLA_EINTR;
+    jmp_buf jump;
+    const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+    if (b->cx.stop) {
+        b->cx.jump = &jump;
+        if (setjmp(jump)) {
+            b->cx.armed = 0;
+            mpfr_set_emin(emin); /* the exponent range the block had set */
+            mpfr_set_emax(emax);
+            b->torn = 1;
+            return VLA_EINTR;
+        }
+        b->cx.armed = 1;
+    }
+    int r;
+    if (j < 0)
+        r = b->chunk ? FN(gradchunk_begin)(&b->cx, b->s, &b->GC, T, b->in, b->ctx)
+                     : FN(grad_begin)(&b->cx, b->s, &b->G, T, b->in, b->ctx);
+    else
+        r = b->chunk ? FN(gradchunk_block)(&b->cx, b->s, &b->GC, j, b->in, b->ctx, c, out, base)
+                     : FN(grad_block)(&b->cx, b->s, &b->G, j, b->in, b->ctx, c, out, base);
+    b->cx.armed = 0;
+    return r;
+}
+
 static int bwd_block(void *self, long j, const double *c, const vla_grads *out, long base)
 {
-    vref_bwd *b = self;
-    if (b->chunk)
-        return FN(gradchunk_block)(&b->cx, b->s, &b->GC, j, b->in, b->ctx, c, out, base);
-    return FN(grad_block)(&b->cx, b->s, &b->G, j, b->in, b->ctx, c, out, base);
+    return bwd_run(self, j, 0, c, out, base);
 }
 
 static void bwd_destroy(void *self)
@@ -167,6 +196,13 @@ static int bwd_check(const vla_config *cfg, vref_kind kind, long prec_bits, long
 int vref_backward_new(vla_backward **out, const vla_config *cfg, vref_kind kind, long prec_bits,
                       long T, vla_grad_input in, void *ctx)
 {
+    return vref_backward_new_stop(out, cfg, kind, prec_bits, T, in, ctx, NULL);
+}
+
+int vref_backward_new_stop(vla_backward **out, const vla_config *cfg, vref_kind kind,
+                           long prec_bits, long T, vla_grad_input in, void *ctx,
+                           volatile sig_atomic_t *stop)
+{
     int r;
     if (!out)
         return VLA_EINVAL;
@@ -179,9 +215,8 @@ int vref_backward_new(vla_backward **out, const vla_config *cfg, vref_kind kind,
     vref_ctx_init(&b->cx, cfg, kind, prec_bits);
     b->in = in, b->ctx = ctx;
     b->chunk = cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1;
-    if ((r = FN(vstate_new)(&b->cx, cfg, &b->s)) ||
-        (r = b->chunk ? FN(gradchunk_begin)(&b->cx, b->s, &b->GC, T, in, ctx)
-                      : FN(grad_begin)(&b->cx, b->s, &b->G, T, in, ctx))) {
+    b->cx.stop = stop;
+    if ((r = FN(vstate_new)(&b->cx, cfg, &b->s)) || (r = bwd_run(b, -1, T, NULL, NULL, 0))) {
         bwd_destroy(b);
         return r;
     }

@@ -59,6 +59,14 @@ int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla
  * blocks bit for bit vref_grad's */
 int vref_backward_new(vla_backward **out, const vla_config *cfg, vref_kind kind, long prec_bits,
                       long T, vla_grad_input in, void *ctx);
+/* The same, given up between two MPFR operations (or two numbers of its arrays' allocation) when
+ * *stop becomes nonzero, as vref_model_stop_on makes a model's steps: VLA_EINTR from it, or from
+ * vla_backward_next then and ever after. At 65536 bits the arrays alone (600 MB at d = 32, T =
+ * 1000) take seconds to make, and a block as long: a program stopped by a signal waits for
+ * neither. stop NULL: vref_backward_new. */
+int vref_backward_new_stop(vla_backward **out, const vla_config *cfg, vref_kind kind,
+                           long prec_bits, long T, vla_grad_input in, void *ctx,
+                           volatile sig_atomic_t *stop);
 
 /* The MPFR models as engine backends (vla_engine_spec.backend): exact at spec.ref_bits (0: 256),
  * and the format emulation. */

@@ -390,6 +390,9 @@ static void make_bad_trace(const char *dir, const char *name)
         if (all)
             write_bytes(path, all, n - 13);
         free(all);
+    } else if (!strcmp(name, "trailing")) { /* 8 bytes past the data its header describes */
+        FILE *f = fopen(path, "ab");
+        CHECK(f && fwrite("\0\0\0\0\0\0\xf0\x3f", 1, 8, f) == 8 && fclose(f) == 0);
     } else if (!strcmp(name, "int64")) {
         int64_t y[N] = {0};
         write_npy_header(path, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 20, 4), }",
@@ -439,6 +442,8 @@ static const bad_case bad_cases[] = {
      "q.npy: shape (2, 0, 4) has no steps or heads"},
     {"truncated data", "truncated", "--stream trace:%D", NULL, 2,
      "k.npy: truncated data: 1280 bytes expected, 1267 present"},
+    {"bytes after the data", "trailing", "--stream trace:%D", NULL, 2,
+     "k.npy: 8 bytes after the data (1280 bytes expected, 1288 present)"},
     {"wrong dtype (int64)", "int64", "--stream trace:%D", NULL, 2, "unsupported dtype '<i8'"},
     {"big-endian", "big-endian", "--stream trace:%D", NULL, 2, "big-endian data ('>f8')"},
     {"float16 trace", "float16", "--stream trace:%D", NULL, 0, NULL},
@@ -801,6 +806,88 @@ TEST_SLOW(hardening_full_disk)
         CHECK_MSG(empty_dir(dir, first, sizeof first), "read-only: %s left behind", first);
         umount2(dir, MNT_DETACH);
     }
+    rmdir(dir);
+}
+
+/* vla-plot reads a columns line of any length (a table of 200,001 columns: its last column was
+ * "missing", the line cut at 2048 bytes), and on a full disk exits 1, leaving no figure: gnuplot
+ * exits 0 with its PNG cut short (0 or 8192 of 30940 bytes), and vla-plot used to rename that into
+ * place and exit 0. The full disk needs root (a 64 kB tmpfs, filled but for 16 kB). */
+TEST_SLOW(hardening_plot_wide_table_and_full_disk)
+{
+    const char *plot, *sn;
+    char dir[256], msg[1000], path[400], out[400], first[256] = "";
+    if (!begin(dir, sizeof dir, 2, "vla-plot", &plot, "vla-statenorm", &sn))
+        return;
+    snprintf(path, sizeof path, "%s/wide.dat", dir);
+    FILE *f = fopen(path, "w");
+    enum { NC = 200001 };
+    CHECK(f && fprintf(f, "# program: wide\n# columns: t") > 0);
+    for (int i = 1; f && i < NC; i++)
+        fprintf(f, " c%d", i);
+    for (int r = 0; f && r < 3; r++)
+        for (int i = 0; i < NC; i++)
+            fprintf(f, "%s%d", i ? " " : "\n", r + 1 + i % 7);
+    CHECK(f && fputc('\n', f) != EOF && fclose(f) == 0);
+    char *a0[] = {(char *)plot, "wide.dat", "c200000", "--out", "wide.png", NULL};
+    int st = run(dir, a0, NULL, msg, sizeof msg, 120);
+    snprintf(path, sizeof path, "%s/wide.png", dir);
+    CHECK_MSG(st == 0 && exists(path), "200,001 columns: status %d, '%s'", st, msg);
+    char *a1[] = {(char *)plot, "wide.dat", "c200001", NULL};
+    st = run(dir, a1, NULL, msg, sizeof msg, 120);
+    CHECK_MSG(st == 2 && strstr(msg, "no column 'c200001'") && strstr(msg, "(200001 columns)") &&
+                  strlen(msg) < 600,
+              "a column not there: status %d, '%.300s'", st, msg);
+    /* the full disk */
+    char *a2[] = {(char *)sn, "--d", "4", "--steps", "2000", "--runs", "4", "--out", "sn.dat", NULL};
+    CHECK_EQ_INT(run(dir, a2, NULL, msg, sizeof msg, 60), 0);
+    snprintf(path, sizeof path, "%s/full", dir);
+    CHECK(mkdir(path, 0755) == 0);
+    if (mount("tmpfs", path, "tmpfs", 0, "size=64k") != 0) {
+        vla_test_skip("cannot mount a small tmpfs (needs root)");
+        remove_tree(dir);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/full/filler", dir);
+    char *zeros = calloc(1, 48 << 10);
+    write_bytes(path, zeros, 48 << 10);
+    free(zeros);
+    snprintf(out, sizeof out, "%s/full/sn.png", dir);
+    char *a3[] = {(char *)plot, "sn.dat", "s_fro", "o_norm", "--out", out, NULL};
+    st = run(dir, a3, NULL, msg, sizeof msg, 60);
+    CHECK_MSG(st == 1 && strstr(msg, "cannot write") && !exists(out),
+              "a full disk: status %d, '%s', the figure %s", st, msg, exists(out) ? "left" : "none");
+    unlink(path);
+    snprintf(path, sizeof path, "%s/full", dir);
+    CHECK_MSG(empty_dir(path, first, sizeof first), "a full disk: %s left behind", first);
+    umount2(path, MNT_DETACH);
+    remove_tree(dir);
+}
+
+/* Past the file-size limit (ulimit -f) a program's write fails (EFBIG) and is said like a full
+ * disk, exit 1, no table or temporary left; it used to die of SIGXFSZ, status 153, with no word,
+ * its OUT.tmp.PID left. vla-sweep, vla-regress and vla-plot ignore SIGXFSZ the same way. */
+TEST_SLOW(hardening_file_size_limit)
+{
+    const char *p = program("vla-statenorm");
+    if (!p) {
+        vla_test_skip("bin/vla-statenorm not built");
+        return;
+    }
+    char dir[256], out[400], msg[1000], first[256] = "";
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "mkdtemp: %s", strerror(errno));
+        return;
+    }
+    snprintf(out, sizeof out, "%s/big.dat", dir);
+    /* a table of some 500 kB under a limit of 16 blocks (8 or 16 kB, as the shell counts) */
+    char *argv[] = {"/bin/sh", "-c", "ulimit -f 16 && exec \"$0\" \"$@\"", (char *)p, "--d", "4",
+                    "--steps", "100000", "--checkpoints", "1000", "--out", out, NULL};
+    int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
+    char want[500];
+    snprintf(want, sizeof want, "writing %s failed: File too large", out);
+    CHECK_MSG(st == 1 && strstr(msg, want), "ulimit -f: status %d, '%s'", st, msg);
+    CHECK_MSG(empty_dir(dir, first, sizeof first), "ulimit -f: %s left behind", first);
     rmdir(dir);
 }
 

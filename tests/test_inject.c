@@ -76,8 +76,9 @@ TEST_SLOW(inject_check_report_and_trace_names)
      * shell's quote, $(), backquotes */
     static const char *const traces[] = {"t';system('touch X1');print '", "t`touch X2`",
                                          "<img src=x onerror=alert(1)>", "# t $(touch X3)"};
+    /* "$r": gnuplot reads a name that starts with '$' as a datablock of the script */
     static const char *const reports[] = {"r1'; touch X4; echo '", "|touch X5", "'r';system('touch X6')",
-                                          "<touch X7", "`touch X8`$(touch X9)"};
+                                          "<touch X7", "`touch X8`$(touch X9)", "$r"};
     for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
         const char *tr = traces[i % (sizeof traces / sizeof traces[0])], *rep = reports[i];
         CHECK_MSG(trace_in(dir, tr) == 0, "cannot write the trace '%s'", tr);
@@ -156,10 +157,12 @@ TEST_SLOW(inject_plot_names)
     /* a table whose columns would call system() in a label, under a name gnuplot would open as a
      * pipe */
     static const char *const cols[] = {"';system('touch${IFS}X1');#", "`touch${IFS}X2`",
-                                       "'';system('touch${IFS}X3')"};
+                                       "'';system('touch${IFS}X3')", "plain"};
     char *c = t ? strstr(t, "# columns: t ") : NULL;
     for (size_t i = 0; c && i < sizeof cols / sizeof cols[0]; i++) {
-        static const char *const names[] = {"<touch X4.dat", "|touch X5.dat", "'a'.dat"};
+        /* '$t.dat': gnuplot reads a name that starts with '$' as a datablock of the script */
+        static const char *const names[] = {"<touch X4.dat", "|touch X5.dat", "'a'.dat",
+                                            "$t.dat"};
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         FILE *f = fopen(path, "w");
         CHECK(f && fprintf(f, "%.*s# columns: t %s %s", (int)(c - t), t, cols[i],

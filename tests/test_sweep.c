@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -745,7 +746,6 @@ TEST(sweep_special_files)
         {"--dry-run %s/big.sweep", "larger than 1048576 bytes, the limit of a sweep file"},
         {"--slurm --script %s/fifo %s/grid.sweep", "/fifo: a FIFO, not a regular file: left as it is"},
         {"--slurm --script %s %s/grid.sweep", ": a directory, not a regular file: left as it is"},
-        {"--slurm --script %s/nowhere %s/grid.sweep", "nowhere: a symbolic link to nothing"},
         {"--dry-run --out '' %s/grid.sweep", "--out: an empty value"},
         {"--slurm --script '' %s/grid.sweep", "--script: an empty value"},
     };
@@ -763,26 +763,33 @@ TEST(sweep_special_files)
     }
     snprintf(p, sizeof p, "%s/fifo", dir);
     CHECK_MSG(is_fifo(p), "the FIFO was replaced");
-    snprintf(p, sizeof p, "%s/nowhere", dir);
     struct stat st;
-    CHECK(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
     /* a character device (a second /dev/null, made here), where mknod is allowed */
     snprintf(p, sizeof p, "%s/null", dir);
     if (mknod(p, S_IFCHR | 0666, makedev(1, 3)) == 0) {
         CHECK_EQ_INT(sh("bin/vla-sweep --slurm --script %s %s/grid.sweep 2>/dev/null", p, dir), 2);
         CHECK(lstat(p, &st) == 0 && S_ISCHR(st.st_mode));
     }
-    /* through a symlink to a regular file: the file is replaced, the link stays */
+    /* a symlink at the script's name, to a regular file or to nothing: the link is replaced by
+     * the script, the file it named left as it was */
     snprintf(p, sizeof p, "%s/old.sbatch", dir);
     put(p, "old\n");
     snprintf(p, sizeof p, "%s/link.sbatch", dir);
     CHECK(symlink("old.sbatch", p) == 0);
     CHECK_EQ_INT(sh("bin/vla-sweep --slurm --script %s %s/grid.sweep >/dev/null 2>&1", p, dir), 0);
-    CHECK(lstat(p, &st) == 0 && S_ISLNK(st.st_mode));
-    snprintf(p, sizeof p, "%s/old.sbatch", dir);
+    CHECK(lstat(p, &st) == 0 && S_ISREG(st.st_mode));
     char *s = slurp(p);
-    CHECK_MSG(s && !strncmp(s, "#!/bin/bash\n", 12), "old.sbatch: %.40s", s ? s : "(none)");
+    CHECK_MSG(s && !strncmp(s, "#!/bin/bash\n", 12), "link.sbatch: %.40s", s ? s : "(none)");
     free(s);
+    snprintf(p, sizeof p, "%s/old.sbatch", dir);
+    s = slurp(p);
+    CHECK_MSG(s && !strcmp(s, "old\n"), "the link's target was written: %.40s", s ? s : "(none)");
+    free(s);
+    snprintf(p, sizeof p, "%s/nowhere", dir);
+    CHECK_EQ_INT(sh("bin/vla-sweep --slurm --script %s %s/grid.sweep >/dev/null 2>&1", p, dir), 0);
+    CHECK(lstat(p, &st) == 0 && S_ISREG(st.st_mode));
+    snprintf(p, sizeof p, "%s/missing", dir);
+    CHECK_MSG(access(p, F_OK) != 0, "a folder was made for the dangling link's target");
     /* the manifest a FIFO: refused before any case runs */
     snprintf(p, sizeof p, "%s/m", dir);
     mkdir(p, 0700);
@@ -881,5 +888,87 @@ TEST(sweep_error_lines)
                   cases[i].says, err ? err : "");
         free(err);
     }
+    done(dir);
+}
+
+/* A sweep file holding a NUL byte is refused (status 2, FILE:LINE), not cut at the NUL: the rest
+ * of its line (here an axis: a second case) was dropped unread, and one case ran, exit 0. */
+TEST(sweep_file_with_a_nul)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    char p[512], e[512];
+    snprintf(p, sizeof p, "%s/nul.sweep", dir);
+    snprintf(e, sizeof e, "%s/err", dir);
+    static const char text[] = "program vla-statenorm\nfixed --steps 10 --d 4\0\naxis --d 4 8\n";
+    FILE *f = fopen(p, "wb");
+    CHECK(f && fwrite(text, 1, sizeof text - 1, f) == sizeof text - 1 && fclose(f) == 0);
+    CHECK_EQ_INT(sh("bin/vla-sweep --out %s/t %s >/dev/null 2>%s", dir, p, e), 2);
+    char *err = slurp(e);
+    CHECK_MSG(err && strstr(err, "nul.sweep:2: a NUL byte at byte 23 of the line"), "%s",
+              err ? err : "(none)");
+    free(err);
+    snprintf(p, sizeof p, "%s/t", dir);
+    CHECK_MSG(access(p, F_OK) != 0, "a case ran");
+    done(dir);
+}
+
+/* A case's log is made anew: a symbolic link planted at its name (OUT/NAME.log) is replaced, the
+ * file it names left as it was. And a case that fills the disk still says why it failed: its log
+ * holds room kept before it started (here a stand-in fills a 64 kB tmpfs, then says so on
+ * stderr), where the report used to say "(no error output)". The second part needs root. */
+TEST(sweep_logs_links_and_full_disk)
+{
+    if (!have_bins())
+        return;
+    char *dir = scratch();
+    if (!dir)
+        return;
+    char p[512], e[512], victim[512], text[1024];
+    snprintf(p, sizeof p, "%s/fail.sh", dir);
+    put(p, "#!/bin/sh\n"
+           "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; shift; done\n"
+           "head -c 1000000 /dev/zero >\"${out%/*}/filler\" 2>/dev/null\n"
+           "echo \"stand-in: no room left for the table\" >&2\n"
+           "exit 1\n");
+    chmod(p, 0755);
+    snprintf(p, sizeof p, "%s/f.sweep", dir);
+    snprintf(text, sizeof text, "program %s/fail.sh\nname x\n", dir);
+    put(p, text);
+    snprintf(e, sizeof e, "%s/t", dir);
+    CHECK(mkdir(e, 0755) == 0);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    put(victim, "keep me\n");
+    snprintf(e, sizeof e, "%s/t/x.log", dir);
+    CHECK(symlink(victim, e) == 0);
+    snprintf(e, sizeof e, "%s/err", dir);
+    CHECK_EQ_INT(sh("bin/vla-sweep --out %s/t %s 2>%s", dir, p, e), 1);
+    char *v = slurp(victim), *err = slurp(e);
+    CHECK_MSG(v && !strcmp(v, "keep me\n"), "the log was written through its link: %s", v ? v : "");
+    CHECK_MSG(err && strstr(err, "FAILED x: exit 1: stand-in: no room left"), "%s", err ? err : "");
+    free(v);
+    free(err);
+    snprintf(e, sizeof e, "%s/t/x.log", dir);
+    struct stat st;
+    CHECK(lstat(e, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < 100);
+    /* the disk filled by the case itself */
+    snprintf(e, sizeof e, "%s/full", dir);
+    CHECK(mkdir(e, 0755) == 0);
+    if (mount("tmpfs", e, "tmpfs", 0, "size=64k") != 0) {
+        vla_test_skip("cannot mount a small tmpfs (needs root)");
+        done(dir);
+        return;
+    }
+    snprintf(e, sizeof e, "%s/err", dir);
+    int rc = sh("bin/vla-sweep --out %s/full/t %s 2>%s", dir, p, e);
+    err = slurp(e);
+    CHECK_MSG(rc == 1 && err && strstr(err, "FAILED x: exit 1: stand-in: no room left"),
+              "a full disk: status %d: %s", rc, err ? err : "");
+    free(err);
+    snprintf(e, sizeof e, "%s/full", dir);
+    umount2(e, MNT_DETACH);
     done(dir);
 }

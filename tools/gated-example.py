@@ -15,12 +15,37 @@ z is N(0, 1.5^2) per token (per channel where the gate has one): decays near 1 w
 toward 0. q, k, v are projections of one AR(1) hidden stream (rho 0.95, width 4 d), so that
 successive tokens are correlated as a language model's are, plus N(0, 1) noise.
 Usage: tools/gated-example.py OUTDIR [T] [d]  (writes OUTDIR/MODEL/*.npy and model.txt)"""
+import io
 import os
+import secrets
 import sys
 
 import numpy as np
 
 H = 4
+
+
+def write(path, data):
+    """data (bytes) to PATH without following a link there (lib/file.h's rule): a temporary
+    created anew beside it, renamed over it, so a link at PATH is replaced, not its target"""
+    d, base = os.path.split(path)
+    tmp = os.path.join(d, ".%s.%s.tmp" % (base, secrets.token_hex(6)))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)  # replaces a link itself, never its target
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def npy_bytes(x):
+    b = io.BytesIO()
+    np.save(b, x)
+    return b.getvalue()
 
 
 def softplus(x):
@@ -64,9 +89,10 @@ def main(out, T=4096, d=64, seed=1):
         folder = os.path.join(out, name)
         os.makedirs(folder, exist_ok=True)
         for key, x in arrays.items():
-            np.save(os.path.join(folder, key + ".npy"), np.ascontiguousarray(x, dtype=np.float32))
-        with open(os.path.join(folder, "model.txt"), "w") as f:
-            f.write("# tools/gated-example.py %d %d\nmodel %s\n" % (T, d, name))
+            write(os.path.join(folder, key + ".npy"),
+                  npy_bytes(np.ascontiguousarray(x, dtype=np.float32)))
+        write(os.path.join(folder, "model.txt"),
+              ("# tools/gated-example.py %d %d\nmodel %s\n" % (T, d, name)).encode())
         g = arrays["logdecay"]
         print("%-6s %s: decays exp(logdecay) median %.4f, 1%% %.3g, min %.3g" % (
             name, folder, np.median(np.exp(g)), np.percentile(np.exp(g), 1), np.exp(g).min()))

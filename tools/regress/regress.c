@@ -737,7 +737,7 @@ int rg_baseline_write(const char *path, const rg_run *run, rg_baseline *old)
     int n = rg_suite(&suite, 1u << VLA_BACKEND_CPU, &run->form);
     if (n < 0)
         return n;
-    /* renamed over the baseline: only a regular file (the link's, through a symlink) */
+    /* renamed over the baseline: only a regular file, or a symlink (replaced, not followed) */
     char *target, tmp[4200], line[300];
     const char *kind;
     int e = vla_file_target(path, &target, &kind);

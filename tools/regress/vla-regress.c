@@ -156,6 +156,7 @@ static void rg_doc(int man)
 
 int main(int argc, char **argv)
 {
+    vla_file_limits(); /* past ulimit -f, a write fails (EFBIG, said) instead of killing */
     rg_opts o = {.baseline = "tests/regress/baseline.tsv", .margin = RG_MARGIN};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

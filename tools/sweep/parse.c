@@ -270,10 +270,13 @@ void parse_sweep(sweep_t *sw, const char *file)
     size_t cap = 0;
     int ln = 0;
     section_t *s = NULL;
-    while (getline(&line, &cap, f) >= 0) {
+    for (ssize_t got; (got = getline(&line, &cap, f)) >= 0;) {
         ln++;
         if (ftell(f) > SWEEP_MAX_BYTES) /* it grew since it was opened */
             die(2, "%s: larger than %ld bytes, the limit of a sweep file", file, SWEEP_MAX_BYTES);
+        if ((size_t)got != strlen(line)) /* the rest of the line would be dropped unread */
+            perr(sw, ln, "a NUL byte at byte %zu of the line (a sweep file is text)",
+                 strlen(line) + 1);
         char **w;
         int n = split(line, &w);
         if (n < 0)

@@ -11,11 +11,16 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 extern char **environ;
+
+/* the room a case's log holds for its last words before the case starts (fallocate, the size
+ * kept): a case that fills the disk still says why it failed, in the log the report reads */
+#define LOG_RESERVE 16384
 
 int mkdirs(const char *path) /* mkdir -p of path's folders, and of path itself if dir */
 {
@@ -130,7 +135,7 @@ static int write_manifest(const char *path, const sweep_t *sw, const case_t *cs,
 
 /* What vla-sweep writes whole and renames into place (the manifest, the Slurm script) must be a
  * regular file or new: anything else is refused before the sweep starts, and left as it is.
- * Returns where the rename lands (PATH, or the file its symlink names). */
+ * Returns where the rename lands: PATH itself (a symlink there is replaced, not followed). */
 char *replaceable(const char *path)
 {
     char *target;
@@ -325,7 +330,12 @@ pid_t spawn(const sweep_t *sw, case_t *c, char **env)
         if (getppid() != parent)
             _exit(126);
         int in = open("/dev/null", O_RDONLY);
-        int fd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        /* the log is made anew: a link planted at its name is removed, never followed */
+        if (unlink(c->log) != 0 && errno != ENOENT)
+            _exit(126);
+        int fd = open(c->log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+        if (fd >= 0) /* where the file system cannot, the log is as it was */
+            (void)fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, LOG_RESERVE);
         if (in < 0 || fd < 0 || dup2(in, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
             _exit(126);
         execve(sw->sec[c->sec].path, argv, env);
@@ -348,11 +358,49 @@ pid_t spawn(const sweep_t *sw, case_t *c, char **env)
     return pid;
 }
 
+/* the room LOG_RESERVE kept past a finished case's log given back (a truncation to its size) */
+static void log_release(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, st.st_size) != 0)
+        st.st_size = 0; /* then it is given back when the log is removed or rewritten */
+    close(fd);
+}
+
+/* whether the file system that holds path has no room left (a log that says nothing may have
+ * been unable to) */
+static int log_full(const char *path)
+{
+    char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    struct statvfs v;
+    int full = statvfs(slash ? (*dir ? dir : "/") : ".", &v) == 0 && v.f_bavail == 0;
+    free(dir);
+    return full;
+}
+
+/* a case's log opened to read, when it is still the regular file the sweep made (a FIFO or a
+ * link put at its name since is not followed, nor waited on); -1 otherwise */
+static int log_open(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 /* the last non-empty line of a log, for the report */
 static void last_line(const char *path, char *buf, size_t len)
 {
     buf[0] = 0;
-    int fd = open(path, O_RDONLY);
+    int fd = log_open(path);
     if (fd < 0)
         return;
     char tail[2048];
@@ -384,7 +432,10 @@ static void last_line(const char *path, char *buf, size_t len)
 static void said_summary(const char *path, char *buf, size_t len)
 {
     buf[0] = 0;
-    FILE *f = fopen(path, "r");
+    int fd = log_open(path);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+    if (fd >= 0 && !f)
+        close(fd);
     char line[4096];
     while (f && fgets(line, sizeof line, f)) {
         const char *p = strstr(line, ": summary: ");
@@ -402,6 +453,7 @@ void finish(case_t *c, int status, double secs)
     char line[MSGLEN - 64];
     int resumed = c->msg[0] != 0;
     c->secs = secs;
+    log_release(c->log);
     if (stop_sig && WIFEXITED(status) && WEXITSTATUS(status) == 3) {
         c->state = C_PENDING; /* the program saw our SIGTERM and saved its checkpoints */
         snprintf(c->msg, sizeof c->msg, "interrupted");
@@ -427,7 +479,9 @@ void finish(case_t *c, int status, double secs)
         snprintf(c->msg, sizeof c->msg, "exit 0 but no table %s", c->out);
     else if (WIFEXITED(status))
         snprintf(c->msg, sizeof c->msg, "exit %d: %s", WEXITSTATUS(status),
-                 line[0] ? line : "(no error output)");
+                 line[0]            ? line
+                 : log_full(c->log) ? "(no error output: the file system of its log is full)"
+                                    : "(no error output)");
     else
         snprintf(c->msg, sizeof c->msg, "signal %d (%s): %s", WTERMSIG(status),
                  strsignal(WTERMSIG(status)), line[0] ? line : "(no error output)");

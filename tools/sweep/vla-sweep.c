@@ -180,6 +180,7 @@ static void free_sweep(sweep_t *sw)
 
 int main(int argc, char **argv)
 {
+    vla_file_limits(); /* past ulimit -f, a write fails (EFBIG, said) instead of killing */
     const char *file = NULL, *out = NULL, *script = NULL;
     int jobs = 0, dry = 0, mpi = 0, slurm = 0, chunk = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
