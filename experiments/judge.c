@@ -8,6 +8,7 @@
 #include "report.h"
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -343,6 +344,11 @@ static int present(const char *path)
     struct stat st;
     return lstat(path, &st) == 0;
 }
+
+/* the files of DIR2 that the judge reads */
+static const char *const dir2_names[] = {"dtype.txt", "o.npy", "S.npy", "dq.npy", "dk.npy",
+                                         "dv.npy", "dbeta.npy", "dg.npy", "da.npy", "db.npy",
+                                         "du.npy", "do.npy"};
 
 /* the outputs' folder's file NAME: its path */
 static void out_path(char *buf, size_t len, const char *dir, const char *name)
@@ -693,11 +699,13 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
     }
     if (!st) {
         r = c->ref == REF_EXACT
-                ? vref_backward_new(&b[G_REF], &J->ref, VREF_EXACT, c->ref_bits, T, gin, &as)
+                ? vref_backward_new_stop(&b[G_REF], &J->ref, VREF_EXACT, c->ref_bits, T, gin,
+                                         &as, &vla_cli_stop)
                 : vla_backward_new(&b[G_REF], &J->ref, T, gin, &as);
         if (!r && io != VLA_FMT_F64)
             r = c->ref == REF_EXACT
-                    ? vref_backward_new(&b[G_RND], &J->ref, VREF_EXACT, c->ref_bits, T, gin, &rnd)
+                    ? vref_backward_new_stop(&b[G_RND], &J->ref, VREF_EXACT, c->ref_bits, T, gin,
+                                             &rnd, &vla_cli_stop)
                     : vla_backward_new(&b[G_RND], &J->ref, T, gin, &rnd);
         if (!r)
             r = vla_backward_new(&b[G_SEQ], cfg, T, gin, &as);
@@ -904,13 +912,41 @@ static int head_load(const vla_units *u, int h, jpass_t *J, double *srel)
     return 1;
 }
 
+/* 1 (said) when the table (--out) or a report file would replace a file of DIR2: the same path,
+ * or the same file under another name; the trace's files are vla_cli_is_input's */
+static int outputs_overwritten(const vla_cli_spec *spec, const vla_cli *c, const judge_opts *o)
+{
+    char path[4200], mine[4200];
+    struct stat sa, sb;
+    for (int w = 0; w < 3; w++) {
+        if (w == 0 && !strcmp(c->out, "-"))
+            continue;
+        if (w > 0 && !strcmp(o->report, "none"))
+            break;
+        if (w == 0)
+            snprintf(mine, sizeof mine, "%s", c->out);
+        else
+            snprintf(mine, sizeof mine, "%s%s", o->report, w == 1 ? ".json" : ".md");
+        int have = stat(mine, &sa) == 0;
+        for (size_t i = 0; i < sizeof dir2_names / sizeof *dir2_names; i++) {
+            out_path(path, sizeof path, o->outputs, dir2_names[i]);
+            if (!strcmp(path, mine) ||
+                (have && stat(path, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino)) {
+                fprintf(stderr, "%s: %s %s is your kernel's %s (--outputs); the judge never "
+                                "replaces what it judges\n", spec->prog,
+                        w == 0 ? "--out" : "--report:", mine, path);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* the judge's lines of the key: the settings (as the table's), and with a checkpoint, each file
  * of DIR2 that it reads by its bytes' FNV-1a (outputs written again are another judge's) */
 static char *judge_key(const vla_cli *c, const char *dir)
 {
-    static const char *const names[] = {"dtype.txt", "o.npy", "S.npy", "dq.npy", "dk.npy",
-                                        "dv.npy", "dbeta.npy", "dg.npy", "da.npy", "db.npy",
-                                        "du.npy", "do.npy"};
+    const char *const *names = dir2_names;
     const char *sets[VLA_CLI_MAXSETS + 64];
     const int nsets = cli_settings(c, sets, VLA_CLI_MAXSETS + 64);
     char *text = NULL, path[4200], buf[1 << 16];
@@ -924,11 +960,18 @@ static char *judge_key(const vla_cli *c, const char *dir)
     for (int i = 0; i < nsets; i++)
         fprintf(f, "%s%s", i ? " " : "", sets[i]);
     fprintf(f, "\n");
-    for (size_t i = 0; strcmp(c->out, "-") && i < sizeof names / sizeof *names; i++) {
+    for (size_t i = 0; strcmp(c->out, "-") && i < sizeof dir2_names / sizeof *dir2_names; i++) {
         out_path(path, sizeof path, dir, names[i]);
-        FILE *in = fopen(path, "rb");
-        if (!in)
+        FILE *in = NULL;
+        const char *kind = "";
+        if (!present(path))
             continue;
+        if (vla_file_read_open(path, LONG_MAX, &in, &kind)) {
+            fprintf(stderr, "vla-check: --outputs: %s: %s\n", path,
+                    *kind ? kind : strerror(errno));
+            fclose(f), free(text);
+            return NULL;
+        }
         uint64_t h = VLA_FNV_INIT;
         long long n = 0;
         while ((k = fread(buf, 1, sizeof buf, in)) > 0)
@@ -964,7 +1007,12 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     char path[4200];
     out_path(path, sizeof path, o->outputs, "dtype.txt");
     int bf16 = 0;
-    FILE *tf = fopen(path, "r");
+    FILE *tf = NULL;
+    const char *kind = "";
+    int e = present(path) ? vla_file_read_open(path, 64, &tf, &kind) : VLA_OK;
+    if (e) /* a FIFO there would block the reader: refused, as anything but a small file */
+        vla_cli_die(spec, "--outputs: %s: %s", path, e == VLA_EINVAL ? kind : e == VLA_ERANGE ?
+                    "more than 64 bytes (it holds one word, bfloat16)" : strerror(errno));
     if (tf) {
         char tag[64] = "";
         size_t n = fread(tag, 1, sizeof tag - 1, tf);
@@ -1016,6 +1064,10 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
                           "gives every token's read-out to compare), not %s", form, c->backend);
     if (grads_read(spec, &cfg, o->outputs, H, T, bf16, &G) < 0) {
         st = 1;
+        goto done;
+    }
+    if (outputs_overwritten(spec, c, o)) {
+        st = 2;
         goto done;
     }
     if (strcmp(o->report, "none") && report_paths_ok(o->report, c, 1)) {

@@ -736,3 +736,81 @@ TEST(judge_gradients)
         CHECK(system(cmd) == 0);
     }
 }
+
+/* What the judge reads is never written or waited on: --out or --report naming a file of DIR2
+ * (o.npy by its name, S.npy through a hard link) is refused before any work and the file keeps
+ * its bytes; a FIFO at DIR2/dtype.txt is refused, not opened (it would block the reader); a
+ * dangling S.npy is refused, not passed over as absent */
+TEST(judge_never_writes_or_waits_on_its_inputs)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/vla-check", vla_test_bin_dir());
+    if (access(p, X_OK)) {
+        vla_test_skip("bin/vla-check not built (run make first)");
+        return;
+    }
+    char dir[64] = "/tmp/vla-judge-files.XXXXXX", tr[100], ko[100], path[200], other[200];
+    char cmd[1200];
+    if (!mkdtemp(dir)) {
+        CHECK_MSG(0, "cannot make a folder under /tmp");
+        return;
+    }
+    snprintf(tr, sizeof tr, "%s/tr", dir);
+    snprintf(ko, sizeof ko, "%s/kernel", dir);
+    mkdir(tr, 0700);
+    mkdir(ko, 0700);
+    double *o = malloc(sizeof(double) * H * T * D), S[H * D * D];
+    const long shape[3] = {H, T, D}, sshape[3] = {H, D, D};
+    if (!o || write_trace(tr) || own_run(tr, VLA_F64, o, S)) {
+        CHECK_MSG(0, "cannot write the trace or run it");
+        free(o);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/o.npy", ko);
+    CHECK(vla_npy_write(path, o, 3, shape) == 0);
+    char *before = slurp(path);
+    snprintf(p, sizeof p, "%s/S.npy", ko);
+    CHECK(vla_npy_write(p, S, 3, sshape) == 0);
+    snprintf(other, sizeof other, "%s/table.dat", dir);
+    CHECK(link(p, other) == 0);
+    const struct {
+        const char *out, *says;
+    } cases[] = {{path, "is your kernel's"}, {other, "is your kernel's"}};
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --out %s --report none "
+                                  "2>%s/err", tr, ko, cases[k].out, dir);
+        int st = vla_test_sh(NULL, "%s", cmd);
+        snprintf(p, sizeof p, "%s/err", dir);
+        char *e = slurp(p), *after = slurp(path);
+        CHECK_MSG(st == 2 && e && strstr(e, cases[k].says) && after && before &&
+                      !memcmp(after, before, 1000),
+                  "--out %s: exit %d, stderr: %s", cases[k].out, st, e ? e : "");
+        free(e), free(after);
+    }
+    unlink(other);
+    snprintf(p, sizeof p, "%s/dtype.txt", ko);
+    CHECK(mkfifo(p, 0600) == 0);
+    snprintf(cmd, sizeof cmd, "timeout 60 bin/vla-check trace:%s --outputs %s --out - --report none "
+                              ">/dev/null 2>%s/err", tr, ko, dir);
+    int st = vla_test_sh(NULL, "%s", cmd);
+    snprintf(p, sizeof p, "%s/err", dir);
+    char *e = slurp(p);
+    CHECK_MSG(st == 2 && e && strstr(e, "dtype.txt: a FIFO"), "a FIFO at dtype.txt: exit %d: %s",
+              st, e ? e : "");
+    free(e);
+    snprintf(p, sizeof p, "%s/dtype.txt", ko);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/S.npy", ko);
+    unlink(p);
+    CHECK(symlink("/nonexistent/S.npy", p) == 0);
+    st = vla_test_sh(NULL, "%s", cmd);
+    snprintf(p, sizeof p, "%s/err", dir);
+    e = slurp(p);
+    CHECK_MSG(st == 2 && e && strstr(e, "S.npy"), "a dangling S.npy: exit %d: %s", st,
+              e ? e : "");
+    free(e), free(before), free(o);
+    if (!getenv("VLA_KEEP")) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        CHECK(system(cmd) == 0);
+    }
+}

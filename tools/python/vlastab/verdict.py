@@ -31,6 +31,8 @@ import warnings
 
 import numpy as np
 
+from .torch_trace import _write
+
 # fla's g for these models is a log-decay (<= 0): the trace's logdecay.npy
 _LOGDECAY_MODELS = ("gdn", "kda", "gla", "mamba2")
 _MODELS = _LOGDECAY_MODELS + ("delta", "la")
@@ -488,11 +490,10 @@ def _save_o(o, folder, name="o"):
     torch = _torch()
     oh = _heads(o.detach().cpu()).contiguous()
     if oh.dtype == torch.bfloat16:
-        np.save(os.path.join(folder, name + ".npy"), oh.view(torch.int16).numpy().view(np.uint16))
-        with open(os.path.join(folder, "dtype.txt"), "w") as f:
-            f.write("bfloat16\n")
+        _write(os.path.join(folder, name + ".npy"), oh.view(torch.int16).numpy().view(np.uint16))
+        _write(os.path.join(folder, "dtype.txt"), b"bfloat16\n")
     elif oh.dtype in (torch.float16, torch.float32, torch.float64):
-        np.save(os.path.join(folder, name + ".npy"), oh.numpy())
+        _write(os.path.join(folder, name + ".npy"), oh.numpy())
     else:
         raise TypeError("fn returned %s of dtype %s: vla-check reads float16, bfloat16, float32, "
                         "float64" % (name, oh.dtype))
@@ -635,7 +636,7 @@ def _outputs(folder, name, o, S, B, H, d, dv, do=None, grads=None):
         for f, gr in grads.items():
             _save_o(gr, odir, f)
     if S is not None and tuple(S.shape) == (B, H, d, dv):  # fla's h = S^T -> (heads, dv, d)
-        np.save(os.path.join(odir, "S.npy"),
+        _write(os.path.join(odir, "S.npy"),
                 S.cpu().transpose(-1, -2).reshape(B * H, dv, d).double().numpy())
     return odir
 
@@ -762,7 +763,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
             for n, role in (("q", "q"), ("k", "k"), ("v", "v"), ("beta", "beta"),
                             ("g", "logdecay")):
                 if x[n] is not None:
-                    np.save(os.path.join(tdir, role + ".npy"),
+                    _write(os.path.join(tdir, role + ".npy"),
                             np.ascontiguousarray(_heads(x[n]).cpu().numpy()))
         do, grads, gfail = None, None, None
         if grad:
