@@ -252,13 +252,15 @@ typedef struct {
 } vla_cli_window;
 int vla_cli_window_input(void *ctx, long t, vla_input *in);
 
-/* Progress on stderr when it is a terminal (nothing otherwise, so that tables and logs stay
- * clean): at most a line a second, "done/total UNIT, rate UNIT/s, ETA s", the line cleared by
- * vla_progress_end. A program whose loop runs on several threads calls update inside a critical
- * section. */
+/* Progress on stderr, "done/total UNIT, rate UNIT/s, ETA s": on a terminal at most once a second,
+ * on a line that vla_progress_end clears; elsewhere (a CI log, a file, a pipe) as lines of their
+ * own, "PROG: progress: ...", every VLA_PROGRESS_SECONDS seconds (default 30; 0: at every update;
+ * off: none), so that a long run in a log says it is alive. A program whose loop runs on several
+ * threads calls update inside a critical section. */
 typedef struct {
-    double t0, last;
+    double t0, last, every; /* every: seconds between lines off a terminal (< 0: none) */
     long total;
+    int tty;
     const char *unit; /* what is counted: "steps", "head-steps", "points" */
 } vla_progress;
 void vla_progress_start(vla_progress *p, long total, const char *unit);

@@ -4,6 +4,7 @@
  * checkpoint to the program's measures, writes checkpoint files (every VLA_CHECKPOINT_SECONDS and
  * when a signal arrives) and resumes from them, warns when a state turns non-finite, and writes
  * the table at the end. The same whatever the backend: a run saved on one continues on another. */
+#define _GNU_SOURCE /* program_invocation_short_name: the progress lines' program */
 #include "cli.h"
 #include "file.h"
 #include "vlacuda.h"
@@ -29,10 +30,25 @@ double vla_cli_now(void)
 
 /* ---- progress ---- */
 
+/* VLA_PROGRESS_SECONDS: the seconds between progress lines off a terminal (30 unset; "off": -1) */
+static double progress_every(void)
+{
+    const char *e = getenv("VLA_PROGRESS_SECONDS");
+    char *end;
+    if (!e || !*e)
+        return 30;
+    if (!strcmp(e, "off"))
+        return -1;
+    double x = strtod(e, &end);
+    return *end || !(x >= 0) ? 30 : x;
+}
+
 void vla_progress_start(vla_progress *p, long total, const char *unit)
 {
     p->t0 = p->last = vla_cli_now();
-    p->total = isatty(2) && total > 0 ? total : 0;
+    p->tty = isatty(2);
+    p->every = p->tty ? 1 : progress_every();
+    p->total = total > 0 && p->every >= 0 ? total : 0;
     p->unit = unit;
 }
 
@@ -41,17 +57,22 @@ void vla_progress_update(vla_progress *p, long done)
     if (!p->total)
         return;
     double t = vla_cli_now();
-    if (t - p->last < 1)
+    if (t - p->last < p->every)
         return;
     p->last = t;
     double rate = done / (t - p->t0);
-    fprintf(stderr, "\r%ld/%ld %s, %.3g %s/s, ETA %.0f s   ", done, p->total, p->unit, rate,
-            p->unit, rate > 0 ? (p->total - done) / rate : 0);
+    if (p->tty)
+        fprintf(stderr, "\r%ld/%ld %s, %.3g %s/s, ETA %.0f s   ", done, p->total, p->unit, rate,
+                p->unit, rate > 0 ? (p->total - done) / rate : 0);
+    else
+        fprintf(stderr, "%s: progress: %ld/%ld %s, %.3g %s/s, ETA %.0f s\n",
+                program_invocation_short_name, done,
+                p->total, p->unit, rate, p->unit, rate > 0 ? (p->total - done) / rate : 0);
 }
 
 void vla_progress_end(vla_progress *p)
 {
-    if (p->total)
+    if (p->total && p->tty)
         fprintf(stderr, "\r%79s\r", "");
 }
 

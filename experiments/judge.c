@@ -175,6 +175,8 @@ typedef struct {
     int dd[NR];     /* DD_* */
     const vla_config *cfg; /* the kernel's configuration (R_FORM's) */
     const vla_npy *ko; /* the kernel's o.npy, opened */
+    vla_progress *prog; /* head-steps: the read-outs' passes, then the gradients' */
+    long *done;
     long T, W;
     vla_fmt io, ofmt, fo;
     double *sc;     /* H x NR: each measure's scale (meas_end) */
@@ -301,6 +303,7 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_
             for (int h = 0; h < H && tp[r].seen; h++)
                 for (long s = done; s < upto; s++)
                     tp[r].seen[(size_t)h * RING + (size_t)(s % RING)] = 0;
+        vla_progress_update(J->prog, *J->done += (upto - done) * H);
         done = upto;
     }
     for (int r = 0; r < NR && !st; r++)
@@ -623,6 +626,8 @@ typedef struct {
     meas_run *m;                /* G->n x NGM */
     double *ab;                 /* G->n x NGM x T x 2: each step's squared norms (meas_elems) */
     vla_cli_window win;
+    vla_progress *prog;
+    long *done;
     /* the kernel's form's backward in the policy (form chunk:C with a chunk backward): its blocks
      * of KF steps are not the seq backwards' K, so its gradients wait in a ring of R = 2 KF
      * steps, gradient j's at fring + R woff[j], step t at row t mod R, until the reference's
@@ -722,6 +727,7 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
         }
         for (long i = 0; i < n * dv; i++)
             J->cr[i] = vla_round_fmt(io, J->ch[i]);
+        vla_progress_update(J->prog, *J->done += n);
         r = vla_backward_next(b[G_REF], J->ch, &J->gs[G_REF].g);
         if (!r && b[G_RND])
             r = vla_backward_next(b[G_RND], J->cr, &J->gs[G_RND].g);
@@ -770,10 +776,11 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
 }
 
 static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, long W,
-                       double slack, grads_t *G, vla_units *u)
+                       double slack, grads_t *G, vla_units *u, vla_progress *prog, long *done)
 {
     const int d = cfg->d, dv = cfg->dv, m = d > dv ? d : dv, nm = G->n * NGM;
     gjudge_t J = {.c = c, .pol = *cfg, .T = T, .W = W, .K = vla_backward_block_len(T),
+                  .prog = prog, .done = done,
                   .io = vla_prec_io(cfg->prec)};
     J.pol.form = VLA_FORM_SEQ, J.pol.chunk = 0;
     J.ref = J.pol, J.ref.prec = VLA_F64;
@@ -1033,6 +1040,8 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     int *had = NULL;
     head_t *hd = NULL;
     vla_units *units = NULL;
+    vla_progress prog = {0}; /* (total 0: silent until started) */
+    long pdone = 0;
     int st;
     vla_fmt ofmt, sfmt;
     read_outputs(spec, o->outputs, "o.npy", "(heads, T, dv)", H, T, dv, bf16, 1, &ko, &ofmt);
@@ -1082,7 +1091,8 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     static const char *const rname[NR] = {"the reference", "the reference on rounded inputs",
                                            "the seq emulation", "the form's emulation"};
     const size_t ns = (size_t)H * dv * d;
-    J = (jpass_t){.c = c, .cfg = &cfg, .ko = &ko, .T = T, .W = W, .io = io, .ofmt = ofmt, .fo = fo};
+    J = (jpass_t){.c = c, .cfg = &cfg, .ko = &ko, .T = T, .W = W, .io = io, .ofmt = ofmt, .fo = fo,
+                  .prog = &prog, .done = &pdone};
     int ok = (J.sc = malloc((size_t)H * NR * sizeof *J.sc)) &&
              (J.m = calloc((size_t)H * NR, sizeof *J.m)) &&
              (!have_S || (srel = calloc((size_t)H * 2, sizeof *srel)));
@@ -1130,6 +1140,7 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
                                                                : r;
     int failed, rescale;
     vla_error err;
+    vla_progress_start(&prog, (long)H * T * (G.n ? 2 : 1), "head-steps");
     /* the heads not read back, a block of as many as threads at a time (their order: head 0's
      * block, which checks the dd references, first) */
     for (int h0 = 0, nb; h0 < H; h0 += nb) {
@@ -1211,7 +1222,7 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     for (int h = 0; srel && h < H; h++)
         sbad += srel[2 * h + 1] == 0;
     /* the gradients */
-    if (G.n && (st = grads_judge(c, &cfg, H, T, W, slack, &G, units)))
+    if (G.n && (st = grads_judge(c, &cfg, H, T, W, slack, &G, units, &prog, &pdone)))
         goto done;
     vla_units_end(units, 0); /* (the checkpoint goes when vla-check exits 0) */
     units = NULL;
@@ -1515,6 +1526,7 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
             strcmp(o->report, "none") ? o->report : "", strcmp(o->report, "none") ? ".md, .json" : "");
     st = beyond;
 done:
+    vla_progress_end(&prog);
     if (units) /* (says where a stop's measures are saved) */
         st = vla_units_end(units, st);
     for (int r = 0; r < NR; r++)

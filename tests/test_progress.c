@@ -1,8 +1,10 @@
 /* test_progress.c: the progress line of the programs that run long (experiments/drive.c's
  * vla_progress): on a terminal a line "done/total UNIT, rate UNIT/s, ETA s" comes at most once a
- * second; when stderr is not a terminal nothing of it is written (no carriage return, no ETA), so
- * tables and logs stay as they were. Each run takes a couple of seconds of CPU, more than the
- * second after which the first line is due. */
+ * second; when stderr is not a terminal (a CI log) lines of their own, "PROG: progress: ...", come
+ * every VLA_PROGRESS_SECONDS (0: at every update, so that at least one comes whatever the
+ * machine's speed), with no carriage return, and none with VLA_PROGRESS_SECONDS=off (the test
+ * suite's own setting, tests/main.c). Each run takes a couple of seconds of CPU, more than the
+ * second after which the first line is due on a terminal. */
 #include "check.h"
 #include "proc.h"
 #include <stdlib.h>
@@ -33,10 +35,17 @@ TEST_SLOW(progress_on_a_terminal_only)
         CHECK_MSG(st == 0, "%s on a terminal: exit %d: %s", name, st, msg);
         CHECK_MSG(strstr(msg, "/s, ETA ") != NULL, "%s on a terminal: no progress line: %s", name,
                   msg);
-        st = run(NULL, cmds[i], NULL, msg, sizeof msg, 300);
+        char *off[] = {"VLA_PROGRESS_SECONDS=off", NULL}, *every[] = {"VLA_PROGRESS_SECONDS=0", NULL};
+        st = run(NULL, cmds[i], off, msg, sizeof msg, 300);
         CHECK_MSG(st == 0, "%s: exit %d: %s", name, st, msg);
-        CHECK_MSG(!strchr(msg, '\r') && !strstr(msg, "ETA"), "%s: progress written to a file: %s",
-                  name, msg);
+        CHECK_MSG(!strchr(msg, '\r') && !strstr(msg, "ETA"), "%s: progress written with "
+                  "VLA_PROGRESS_SECONDS=off: %s", name, msg);
+        st = run(NULL, cmds[i], every, msg, sizeof msg, 300);
+        char want[80];
+        snprintf(want, sizeof want, "%s: progress: ", name);
+        CHECK_MSG(st == 0 && !strchr(msg, '\r') && strstr(msg, want) && strstr(msg, "/s, ETA "),
+                  "%s: exit %d, no progress line in a log with VLA_PROGRESS_SECONDS=0: %s", name, st,
+                  msg);
     }
     remove_tree(dir);
 }

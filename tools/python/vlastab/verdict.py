@@ -652,19 +652,49 @@ def _vla_check(exe, tdir, odir, precision, form, prefix, slack, window, ref, tim
     for opt, val in (("--slack", slack), ("--window", window), ("--ref", ref)):
         if val is not None:
             cmd += [opt, str(val)]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if p.returncode == 2:
+    rc, stderr = _run_streaming(cmd, timeout)
+    if rc == 2:
         raise ValueError("vla-check refused the judgement (exit 2): %s\n  command: %s" % (
-            p.stderr.strip(), " ".join(cmd)))
-    if p.returncode not in (0, 1) or not os.path.exists(prefix + ".json"):
+            stderr.strip(), " ".join(cmd)))
+    if rc not in (0, 1) or not os.path.exists(prefix + ".json"):
         raise RuntimeError("vla-check: exit %d, no %s.json: %s\n  command: %s" % (
-            p.returncode, prefix, p.stderr.strip()[-2000:], " ".join(cmd)))
+            rc, prefix, stderr.strip()[-2000:], " ".join(cmd)))
     with open(prefix + ".json") as f:
         data = json.load(f)
-    if (data.get("verdict") == "ok") != (p.returncode == 0):
+    if (data.get("verdict") == "ok") != (rc == 0):
         raise RuntimeError("vla-check: exit %d with a %s verdict in %s.json: %s" % (
-            p.returncode, data.get("verdict"), prefix, p.stderr.strip()[-2000:]))
+            rc, data.get("verdict"), prefix, stderr.strip()[-2000:]))
     return data
+
+
+def _run_streaming(cmd, timeout):
+    """cmd run with its progress lines ("vla-check: progress: ...", every VLA_PROGRESS_SECONDS,
+    default 30) passed on to this process's stderr as they come, so that a long judgement in a CI
+    log says it is alive; (exit status, the rest of its stderr)"""
+    import sys
+    import threading
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    rest = []
+
+    def pump():
+        for line in p.stderr:
+            if ": progress: " in line:
+                sys.stderr.write(line)
+                sys.stderr.flush()
+            else:
+                rest.append(line)
+
+    th = threading.Thread(target=pump, daemon=True)
+    th.start()
+    try:
+        rc = p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        raise
+    finally:
+        th.join()
+    return rc, "".join(rest)
 
 
 def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window, ref, timeout):
