@@ -696,7 +696,14 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
                "the read-out went to exactly 0, or the error of S, or o's norm-wise error over a window "
                "of %d tokens (window o: ||o - o_ref|| / ||o_ref|| over the window's read-outs, so "
                "that a read-out near 0 weighs as little as it is), reached %g (--threshold); the "
-               "pointwise error of o is a column.\n\n",
+               "pointwise error of o is a column.\n\n"
+               "What a row's numbers are not: the error of a kernel in that policy on your model's "
+               "inputs. The reference takes the inputs already rounded to the policy's io format "
+               "(bfloat16 for bf16 and bf16-kern, binary16 for f16 and f16-kern), so the rounding "
+               "of q, k, v, the gates and the rates is on neither side, and it is often the larger "
+               "part (docs/trace.md, \"What a row compares\"). `vla-check trace:DIR --outputs DIR2` "
+               "judges a kernel's read-outs against the inputs as given, the inputs' rounding "
+               "beside them.\n\n",
             c->ref_bits, nck, OWIN, o->threshold);
     fprintf(f, "| model | precision | way | form | S 1e-3 | S 1e-1 | S 1 | A 1e-3 | A 1e-1 | A 1 | "
                "o 1e-3 | o 1e-1 | o 1 | max err S | max err o | non-finite | o = 0 | A not PD | "
@@ -1495,7 +1502,9 @@ int main(int argc, char **argv)
                     rows[i].name, rows[i].skip);
     /* a row that did not run (a read error, memory) is a run that failed: exit 1, as documented */
     int nlost = nrows - nrun - nrefused;
-    fprintf(stderr, "vla-check: %d of %d rows fail (threshold %g)%s%s%s%s%s%s\n", nfail, nrun,
+    fprintf(stderr, "vla-check: %d of %d rows fail (threshold %g; each row against binary64 on the "
+                    "inputs rounded to its policy's io format: the inputs' own rounding is not "
+                    "counted)%s%s%s%s%s%s\n", nfail, nrun,
             o.threshold, strcmp(o.report, "none") ? "; report: " : "",
             strcmp(o.report, "none") ? o.report : "", strcmp(o.report, "none") ? ".md" : "",
             nrefused ? "; configurations refused by their form, way or reference: the header's '# refused:' "
