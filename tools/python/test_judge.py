@@ -341,6 +341,15 @@ else:
     vs1 = vlastab.judge(scaled, qs, ks, vs, grad=False, **small)
     check(vs1.judged_ok and not vs1.ok and "with float32 inputs" in vs1.headline and
           "a scale or a normalization" in vs1.headline, "judge(o x 1.005): %s" % vs1)
+    # fla's default, use_qk_l2norm_in_kernel=False, judged as gdn (the norm on): the first line
+    # says that the read-outs are within the budget without the norm, and how to say so
+    qn, kn = qs / 4, ks / 4  # |q|, |k| near 1 (d = 16): the recurrence stable without the norm
+    nonorm = lambda q, k, v, g=None, beta=None: gdn_chunk(q, k, v, g=g, beta=beta,
+                                                          use_qk_l2norm_in_kernel=False)
+    vq = vlastab.judge(nonorm, qn, kn, vs, grad=False, logic=False, **small)
+    check(not vq.ok and "settings={'qknorm': False}" in vq.headline, "judge(no L2 norm): %s" % vq)
+    check(vlastab.judge(nonorm, qn, kn, vs, grad=False, logic=False, settings={"qknorm": False},
+                        **small).ok, "judge(no L2 norm, qknorm off) is not ok")
     # a backward that gives no gradient for q (q detached): a failure, not "0 of 8 beyond"
     det = lambda q, k, v, g=None, beta=None: gdn_chunk(q.detach(), k, v, g=g, beta=beta)
     vd = vlastab.judge(det, qs, ks, vs, logic=False, **small)

@@ -258,7 +258,8 @@ class Verdict:
     .headline: the first line of str(verdict), what failed first and its likely cause."""
 
     def __init__(self, data, causality=(), chunk_split=None, chunk_split_skipped=None,
-                 nonfinite=None, folder=None, grads_skipped=None, grads_failed=None, logic=None):
+                 nonfinite=None, folder=None, grads_skipped=None, grads_failed=None, logic=None,
+                 hint=None):
         if not isinstance(data, dict) or "verdict" not in data or "heads" not in data:
             raise ValueError("vla-check's JSON: no verdict or heads (%s)" % (
                 sorted(data) if isinstance(data, dict) else type(data).__name__))
@@ -268,6 +269,7 @@ class Verdict:
         self.grads_skipped = grads_skipped
         self.grads_failed = grads_failed
         self.logic = logic
+        self.hint = hint  # a likely cause found by judging again with another setting
         self.causality = list(causality)
         self.chunk_split = chunk_split
         self.chunk_split_skipped = chunk_split_skipped
@@ -293,7 +295,7 @@ class Verdict:
                 {k: v for k, v in self.chunk_split.items()}, "chunk_split_skipped":
                 self.chunk_split_skipped, "grads_failed": self.grads_failed,
                 "grads_skipped": self.grads_skipped, "logic": self.logic,
-                "nonfinite": self.nonfinite}
+                "nonfinite": self.nonfinite, "hint": self.hint}
 
     @property
     def headline(self):
@@ -356,6 +358,8 @@ class Verdict:
                 _cause(g)))
         if not why:
             why.append(j.get("summary", "beyond"))
+        if self.hint:
+            why.insert(0, self.hint)
         return "vlastab.judge: FAIL: " + "; ".join(why)
 
     @property
@@ -641,7 +645,7 @@ def _outputs(folder, name, o, S, B, H, d, dv, do=None, grads=None):
     return odir
 
 
-def _vla_check(exe, tdir, odir, precision, form, prefix, slack, window, ref, timeout):
+def _vla_check(exe, tdir, odir, precision, form, prefix, slack, window, ref, timeout, extra=()):
     """vla-check --outputs on one DIR2: its JSON (a report left by an earlier call is removed
     first: a stale one is never read)"""
     for ext in (".json", ".md"):
@@ -652,6 +656,7 @@ def _vla_check(exe, tdir, odir, precision, form, prefix, slack, window, ref, tim
     for opt, val in (("--slack", slack), ("--window", window), ("--ref", ref)):
         if val is not None:
             cmd += [opt, str(val)]
+    cmd += list(extra)
     rc, stderr = _run_streaming(cmd, timeout)
     if rc == 2:
         raise ValueError("vla-check refused the judgement (exit 2): %s\n  command: %s" % (
@@ -819,12 +824,24 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
             else:
                 lg = _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack,
                             window, ref, timeout)
+        hint = None
+        if data["verdict"] != "ok" and model in ("gdn", "kda") and "qknorm" not in (settings or {}) \
+                and any(h.get("verdict") != "ok" for h in data["heads"]):
+            # fla's use_qk_l2norm_in_kernel defaults to False, vlastab's gdn and kda to the norm:
+            # the read-outs judged again without it say whether that is the difference
+            hdir = _outputs(folder, "outputs-qknorm-off", o, None, B, H, d, dv)
+            alt = _vla_check(exe, tdir, hdir, precision, form, os.path.join(
+                folder, "report-qknorm-off"), slack, window, ref, timeout, ("--set", "qknorm=off"))
+            if all(h.get("verdict") == "ok" for h in alt["heads"]):
+                hint = ("your kernel's read-outs are within the budget of %s without the L2 norm of "
+                        "q and k (fla's use_qk_l2norm_in_kernel=False, its default): judge it with "
+                        "settings={'qknorm': False}" % model)
         split = None if sp is None else _split_verdict(
             sp, o, data.get("window") or 1, [h.get("budget") for h in data.get("heads", [])])
         skipped = None if state else \
             "fn does not take initial_state and output_final_state (fla's convention)"
         return Verdict(data, caus, split, skipped, nonfinite, folder if keep else None,
-                       "grad=False" if not grad else None, grads_failed=gfail, logic=lg)
+                       "grad=False" if not grad else None, grads_failed=gfail, logic=lg, hint=hint)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
