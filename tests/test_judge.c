@@ -159,29 +159,42 @@ static char *slurp(const char *path)
     return s;
 }
 
-TEST(judge_outputs)
+/* a judge's folder from its template (mkdtemp), with the trace in DIR/tr and an empty DIR/kernel,
+ * and vlastab's own binary64 run of it (o: H x T x D, malloc'd; S: H x D x D): 0, else 1 after
+ * a skip (no bin/vla-check) or a failed check */
+static int judge_setup(char *dir, char *tr, char *ko, double **o, double *S)
 {
     char p[600];
+    *o = NULL;
     snprintf(p, sizeof p, "%s/vla-check", vla_test_bin_dir());
     if (access(p, X_OK)) {
         vla_test_skip("bin/vla-check not built (run make first)");
-        return;
+        return 1;
     }
-    char dir[64] = "/tmp/vla-judge-test.XXXXXX", tr[100], ko[100], path[200], cmd[1200];
     if (!mkdtemp(dir)) {
         CHECK_MSG(0, "cannot make a folder under /tmp");
-        return;
+        return 1;
     }
-    snprintf(tr, sizeof tr, "%s/tr", dir);
-    snprintf(ko, sizeof ko, "%s/kernel", dir);
+    sprintf(tr, "%s/tr", dir);
+    sprintf(ko, "%s/kernel", dir);
     mkdir(tr, 0700);
     mkdir(ko, 0700);
-    double *o = malloc(sizeof(double) * H * T * D), S[H * D * D];
-    if (!o || write_trace(tr) || own_run(tr, VLA_F64, o, S)) {
+    if (!(*o = malloc(sizeof(double) * H * T * D)) || write_trace(tr) ||
+        own_run(tr, VLA_F64, *o, S)) {
         CHECK_MSG(0, "cannot write the trace or run it");
-        free(o);
-        return;
+        free(*o);
+        return 1;
     }
+    return 0;
+}
+
+TEST(judge_outputs)
+{
+    char p[600];
+    char dir[64] = "/tmp/vla-judge-test.XXXXXX", tr[100], ko[100], path[200], cmd[1200];
+    double *o, S[H * D * D];
+    if (judge_setup(dir, tr, ko, &o, S))
+        return;
     const long shape[3] = {H, T, D}, tshape[3] = {T, H, D};
     double v[H][NC];
     char verdict[H][16], *out = NULL;
@@ -744,28 +757,12 @@ TEST(judge_gradients)
 TEST(judge_never_writes_or_waits_on_its_inputs)
 {
     char p[600];
-    snprintf(p, sizeof p, "%s/vla-check", vla_test_bin_dir());
-    if (access(p, X_OK)) {
-        vla_test_skip("bin/vla-check not built (run make first)");
-        return;
-    }
     char dir[64] = "/tmp/vla-judge-files.XXXXXX", tr[100], ko[100], path[200], other[200];
     char cmd[1200];
-    if (!mkdtemp(dir)) {
-        CHECK_MSG(0, "cannot make a folder under /tmp");
-        return;
-    }
-    snprintf(tr, sizeof tr, "%s/tr", dir);
-    snprintf(ko, sizeof ko, "%s/kernel", dir);
-    mkdir(tr, 0700);
-    mkdir(ko, 0700);
-    double *o = malloc(sizeof(double) * H * T * D), S[H * D * D];
+    double *o, S[H * D * D];
     const long shape[3] = {H, T, D}, sshape[3] = {H, D, D};
-    if (!o || write_trace(tr) || own_run(tr, VLA_F64, o, S)) {
-        CHECK_MSG(0, "cannot write the trace or run it");
-        free(o);
+    if (judge_setup(dir, tr, ko, &o, S))
         return;
-    }
     snprintf(path, sizeof path, "%s/o.npy", ko);
     CHECK(vla_npy_write(path, o, 3, shape) == 0);
     char *before = slurp(path);
