@@ -24,8 +24,8 @@ enum { QS, QA, QO, NQ };
 
 #define COLUMNS                                                                                    \
     "model prec track form s_1e-3 s_1e-1 s_1 a_1e-3 a_1e-1 a_1 o_1e-3 o_1e-1 o_1 s_max a_max "    \
-    "o_max nonfinite o_zero not_pd stagnation guard o_window verdict"
-#define NCOL 23
+    "o_max nonfinite o_zero not_pd stagnation guard o_window o_window_raw verdict"
+#define NCOL 24
 /* the read-out's norm-wise error, which decides a row: over windows of OWIN tokens (the judge's
  * default --window), ||o - o_ref|| / ||o_ref|| of the window's read-outs, so that a read-out near
  * 0 weighs as little as it is; o_max and o_1e-3 ... stay pointwise, as columns */
@@ -41,25 +41,34 @@ typedef struct {
     double nsum; /* ||n||_1 at the end: the read-out's denominator, for the cause line */
     double nerr; /* the largest relative error of the normalizer n (la, vla3), for the cause */
     long moved, steps; /* the a_moved_diag window */
-    double owin;       /* the largest windowed norm-wise error of o (OWIN) */
-    double we[OWIN], wr[OWIN]; /* the last OWIN steps' ||o - o_ref||^2, ||o_ref||^2 */
-    long wn;           /* the steps pushed */
+    /* the read-out's windowed norm-wise error against the reference (which decides), and
+     * against binary64 on the inputs as given, unrounded (what the inputs' rounding adds: a
+     * column) */
+    struct owin {
+        double worst;            /* the largest over the windows (OWIN) */
+        double e[OWIN], r[OWIN]; /* the last OWIN steps' ||o - o_ref||^2, ||o_ref||^2 */
+        long n;                  /* the steps pushed */
+    } win, raw;
 } result;
 
-/* step s's squared norms into r's window of w tokens (OWIN, or T when shorter): the window's
- * norm-wise error, once it is full, into r->owin (NaN: the worst) */
-static void owin_push(result *r, double e2, double r2, long w)
+/* step s's read-out om against the reference's oref (dv numbers) into the window w of width
+ * len (OWIN, or T when shorter): the window's norm-wise error, once it is full, into w->worst
+ * (NaN: the worst) */
+static void owin_push(struct owin *w, const double *om, const double *oref, int dv, long len)
 {
-    r->we[r->wn % w] = e2;
-    r->wr[r->wn % w] = r2;
-    if (++r->wn < w)
+    double e2 = 0, r2 = 0;
+    for (int j = 0; j < dv; j++)
+        e2 += (om[j] - oref[j]) * (om[j] - oref[j]), r2 += oref[j] * oref[j];
+    w->e[w->n % len] = e2;
+    w->r[w->n % len] = r2;
+    if (++w->n < len)
         return;
     double a = 0, b = 0;
-    for (long i = 0; i < w; i++)
-        a += r->we[i], b += r->wr[i];
+    for (long i = 0; i < len; i++)
+        a += w->e[i], b += w->r[i];
     const double e = a == 0 ? 0 : sqrt(a) / sqrt(b);
-    if (!isnan(r->owin) && !(e <= r->owin))
-        r->owin = e;
+    if (!isnan(w->worst) && !(e <= w->worst))
+        w->worst = e;
 }
 
 typedef struct {
@@ -170,7 +179,8 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
     vla_engine *ref = NULL;
     vref_ddcheck *chk = NULL;
     int redo = 0;
-    taps_t tr = {NULL, NULL, dv, 1, NULL, NULL};
+    taps_t tr = {NULL, NULL, dv, 1, NULL, NULL}, trr = tr;
+    vla_engine *raw = NULL; /* binary64 on the unrounded inputs, where the reference rounds them */
     size_t nbuf = (size_t)d * (d > dv ? d : dv);
     double *x = malloc(nbuf * sizeof *x), *y = malloc(nbuf * sizeof *y);
     double *lam = malloc((size_t)d * sizeof *lam);
@@ -225,6 +235,13 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
             rs.on_step = taps_on_step;
             rs.ctx = &tr;
             refbad = ref_new(&ref, &chk, rs, use_dd, rk, &refwhy);
+            if (!refbad && rs.round_inputs != VLA_FMT_F64) {
+                rs.round_inputs = VLA_FMT_F64;
+                rs.ctx = &trr;
+                trr.o = malloc((size_t)nr * RING * dv * sizeof *trr.o);
+                trr.seen = malloc((size_t)nr * RING);
+                refbad = !trr.o || !trr.seen || vla_engine_new(&raw, &rs, &refwhy);
+            }
         }
         if (!w->failed && w->nck && w->cks[w->nck - 1] > tend)
             tend = w->cks[w->nck - 1];
@@ -241,8 +258,8 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
             refbad = 1;
             break;
         }
-        if (vla_engine_advance(ref, to)) {
-            refwhy = *vla_engine_error(ref);
+        if (vla_engine_advance(ref, to) || (raw && vla_engine_advance(raw, to))) {
+            refwhy = *vla_engine_error(vla_engine_error(ref)->code ? ref : raw);
             refbad = 1;
             break;
         }
@@ -284,10 +301,11 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
                     if (zero && vla_fro(oref, dv) > 0 && !r->nzero++)
                         r->ozero = s + 1;
                     passed(r, QO, e = vla_rel_fro(om, oref, dv), s + 1);
-                    double e2 = 0, r2 = 0;
-                    for (int j = 0; j < dv; j++)
-                        e2 += (om[j] - oref[j]) * (om[j] - oref[j]), r2 += oref[j] * oref[j];
-                    owin_push(r, e2, r2, c->steps < OWIN ? c->steps : OWIN);
+                    const long len = c->steps < OWIN ? c->steps : OWIN;
+                    owin_push(&r->win, om, oref, dv, len);
+                    /* the reference's inputs are the run's: where they are rounded, against the
+                     * unrounded inputs' binary64 too (else the same) */
+                    owin_push(&r->raw, om, raw ? trr.o + slot * dv : oref, dv, len);
                     if (!(e <= cv[QO]))
                         cv[QO] = e;
                 }
@@ -365,6 +383,9 @@ static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog
         free(mb[k].tm.seen);
     }
     vla_engine_free(ref);
+    vla_engine_free(raw);
+    free(trr.o);
+    free(trr.seen);
     vla_inputs_free(&in);
     free(x);
     free(y);
@@ -403,8 +424,10 @@ static void merge(result *res, int nr, int *head)
             w->nsum = r->nsum;
         if (!(r->nerr <= w->nerr))
             w->nerr = r->nerr;
-        if (!isnan(w->owin) && !(r->owin <= w->owin))
-            w->owin = r->owin;
+        if (!isnan(w->win.worst) && !(r->win.worst <= w->win.worst))
+            w->win.worst = r->win.worst;
+        if (!isnan(w->raw.worst) && !(r->raw.worst <= w->raw.worst))
+            w->raw.worst = r->raw.worst;
     }
 }
 
@@ -440,7 +463,7 @@ static void judge(row_t *w, double threshold)
     const result *r = &w->r;
     const vla_config *cfg = &w->cfg;
     vla_fmt st = vla_prec_storage(cfg->prec), cp = vla_prec_compute(cfg->prec);
-    w->fail = r->nonfinite || r->ozero || !(r->worst[QS] < threshold) || !(r->owin < threshold);
+    w->fail = r->nonfinite || r->ozero || !(r->worst[QS] < threshold) || !(r->win.worst < threshold);
     /* the denominator overflowed when it is within reach of the largest number: n . phi(q) <=
      * ||n||_1 max phi(q) (an underflow also gives 0, from small numbers) */
     if (r->ozero && cfg->normalize && r->nsum >= vla_fmt_max(cp) / 100)
@@ -487,7 +510,7 @@ static void judge(row_t *w, double threshold)
     else if (w->fail && !r->ozero && !r->nonfinite)
         add_cause(w, "the read-out's norm-wise error over %d tokens reached %.3g at worst, past the "
                      "threshold %g, while the state's stayed below %.3g (pointwise, o reached "
-                     "%.3g)", OWIN, r->owin, threshold, r->worst[QS], r->worst[QO]);
+                     "%.3g)", OWIN, r->win.worst, threshold, r->worst[QS], r->worst[QO]);
     /* with u' = unit(u) / sqrt(d) (vla3's, VLA_MODELS' uprime) A_t is about (lambda0 + t / d^2)^-1
      * I: its diagonal stalls near 1/u - lambda0 d^2 */
     double onset = 1 / vla_fmt_unit_roundoff(st) - cfg->lambda0 * cfg->d * cfg->d;
@@ -707,8 +730,8 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
             c->ref_bits, nck, OWIN, o->threshold);
     fprintf(f, "| model | precision | way | form | S 1e-3 | S 1e-1 | S 1 | A 1e-3 | A 1e-1 | A 1 | "
                "o 1e-3 | o 1e-1 | o 1 | max err S | max err o | non-finite | o = 0 | A not PD | "
-               "stagnation | guards | window o | verdict |\n|");
-    for (int k = 0; k < 22; k++)
+               "stagnation | guards | window o | window o, inputs unrounded | verdict |\n|");
+    for (int k = 0; k < 23; k++)
         fprintf(f, "---|");
     fprintf(f, "\n");
     for (int i = 0; i < nrows; i++) {
@@ -725,7 +748,8 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
         md_t(f, w->r.ozero);
         md_t(f, w->r.notpd);
         md_t(f, w->r.stagnant);
-        fprintf(f, " %ld | %.3g | %s |\n", w->r.guards, w->r.owin, w->fail ? "**FAIL**" : "ok");
+        fprintf(f, " %ld | %.3g | %.3g | %s |\n", w->r.guards, w->r.win.worst, w->r.raw.worst,
+                w->fail ? "**FAIL**" : "ok");
     }
     fprintf(f, "\n## Causes\n\n");
     int any = 0;
@@ -1032,6 +1056,9 @@ int main(int argc, char **argv)
                    "  o_window  the largest norm-wise error of o over a window of 64 tokens:\n"
                    "            ||o - o_ref|| / ||o_ref|| of the window's read-outs (a read-out near 0\n"
                    "            weighs as little as it is; o_max is pointwise)\n"
+                   "  o_window_raw  the same against binary64 on the inputs as given, unrounded:\n"
+                   "            what the policy loses on your model's inputs, their own rounding\n"
+                   "            counted (a column; the verdict is o_window's)\n"
                    "  verdict   ok or FAIL (non-finite, o = 0, or an error of S or o_window >=\n"
                    "            --threshold)",
         .example = "vla-check trace:mytrace --require bf16 --threshold 0.05\n"
@@ -1431,7 +1458,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < nrows; i++) {
             const result *r = &rows[i].r;
             int hit = !rows[i].ran ? 0 : q == 0 ? r->nonfinite != 0 : q == 1 ? r->ozero != 0
-                      : r->first[QS][NTHR - 1] || !(r->owin < 1);
+                      : r->first[QS][NTHR - 1] || !(r->win.worst < 1);
             if (hit && count++ < 6 && n < (int)sizeof names)
                 n += snprintf(names + n, sizeof names - n, "%s%s", count > 1 ? ", " : "",
                               rows[i].name);
@@ -1479,7 +1506,8 @@ int main(int argc, char **argv)
         cell_t(w->r.notpd, &v[j], &nm[j]), j++;
         cell_t(w->r.stagnant, &v[j], &nm[j]), j++;
         v[j++] = (double)w->r.guards;
-        v[j++] = w->r.owin;
+        v[j++] = w->r.win.worst;
+        v[j++] = w->r.raw.worst;
         nm[j++] = w->fail ? "FAIL" : "ok";
         vla_dat_row_named(out, v, nm, NCOL);
     }

@@ -12,7 +12,7 @@
 #define H 2
 #define D 8
 /* the cells of a row of vla-check's table (its COLUMNS) */
-#define NCELLS 23
+#define NCELLS 24
 
 /* a trace of H heads x T steps: q, k, v constant (qv, kv, vv), or (kv = 0) Gaussian of spread
  * 0.5 from a fixed seed */
@@ -573,7 +573,10 @@ TEST(trace_model_txt_refused)
 /* A row decides on o's norm-wise error over windows of 64 tokens, not on its pointwise error: on
  * the real trace, gdn in bf16 has a read-out near 0 whose own relative error passes the threshold
  * (o_max above 0.1) while the window's error stays well below it (the row is ok); la in bf16,
- * whose normalizer stops growing, fails on the window's error too */
+ * whose normalizer stops growing, fails on the window's error too. Beside it, o_window_raw counts
+ * the inputs' rounding (binary64 on the unrounded float32 inputs): bf16-kern's token-by-token gdn
+ * is within binary32's rounding of the reference on rounded inputs, and at bfloat16's (2^-9 at
+ * least a hundred times more) of the unrounded ones */
 TEST(check_rows_decide_on_the_window_error)
 {
     const char *sh = getenv("VLA_SHARED");
@@ -585,16 +588,22 @@ TEST(check_rows_decide_on_the_window_error)
     }
     char *out = NULL, cells[24][32];
     int st = vla_test_sh(&out, "bin/vla-check trace:%s/data/lmtrace-seed7/la --models gdn,la "
-                               "--precisions bf16 --forms seq --steps 1000 --report none 2>&1", sh);
+                               "--precisions bf16,bf16-kern --forms seq --steps 1000 --report none "
+                               "2>&1", sh);
     int n = row_named(out, "gdn bf16 sm seq", cells, 24);
     CHECK_MSG(st == 0 && n == NCELLS && atof(cells[15]) > 0.1 && atof(cells[21]) < 0.05 &&
-                  !strcmp(cells[22], "ok"),
+                  !strcmp(cells[NCELLS - 1], "ok"),
               "gdn bf16: exit %d, %d cells, o_max %s, o_window %s, verdict %s", st, n,
               n == NCELLS ? cells[15] : "", n == NCELLS ? cells[21] : "",
-              n == NCELLS ? cells[22] : "");
+              n == NCELLS ? cells[NCELLS - 1] : "");
     n = row_named(out, "la bf16 sm seq", cells, 24);
-    CHECK_MSG(n == NCELLS && atof(cells[21]) > 0.1 && !strcmp(cells[22], "FAIL"),
+    CHECK_MSG(n == NCELLS && atof(cells[21]) > 0.1 && !strcmp(cells[NCELLS - 1], "FAIL"),
               "la bf16: %d cells, o_window %s, verdict %s", n, n == NCELLS ? cells[21] : "",
-              n == NCELLS ? cells[22] : "");
+              n == NCELLS ? cells[NCELLS - 1] : "");
+    n = row_named(out, "gdn bf16-kern sm seq", cells, 24);
+    CHECK_MSG(n == NCELLS && atof(cells[21]) < 64 * 1000 * 0x1p-24 && atof(cells[22]) > 0x1p-9 &&
+                  atof(cells[22]) > 100 * atof(cells[21]),
+              "gdn bf16-kern: %d cells, o_window %s (bound d T u32), o_window_raw %s", n,
+              n == NCELLS ? cells[21] : "", n == NCELLS ? cells[22] : "");
     free(out);
 }
