@@ -350,6 +350,18 @@ else:
     check(not vq.ok and "settings={'qknorm': False}" in vq.headline, "judge(no L2 norm): %s" % vq)
     check(vlastab.judge(nonorm, qn, kn, vs, grad=False, logic=False, settings={"qknorm": False},
                         **small).ok, "judge(no L2 norm, qknorm off) is not ok")
+    # a kernel whose state is v-first (fla's state_v_first, FlashInfer's): judged with
+    # state_layout="vk"; with fla's (K, V) default its (dv, d) state is refused, never passed over
+    def vfirst(q, k, v, g=None, beta=None, initial_state=None, output_final_state=False):
+        h0 = None if initial_state is None else initial_state.transpose(-1, -2)
+        r = gdn_chunk(q, k, v, g=g, beta=beta, initial_state=h0,
+                      output_final_state=output_final_state)
+        return (r[0], r[1].transpose(-1, -2)) if output_final_state else r
+    v8 = vs[..., :8].contiguous()  # dv = 8 != d: the layouts differ in shape
+    check(vlastab.judge(vfirst, qs, ks, v8, grad=False, logic=False, state_layout="vk",
+                        **small).ok, "judge(v-first state, state_layout='vk') is not ok")
+    refused("judge(v-first state, fla's layout)", lambda: vlastab.judge(
+        vfirst, qs, ks, v8, grad=False, logic=False, **small), ValueError, "state_layout")
     # a backward that gives no gradient for q (q detached): a failure, not "0 of 8 beyond"
     det = lambda q, k, v, g=None, beta=None: gdn_chunk(q.detach(), k, v, g=g, beta=beta)
     vd = vlastab.judge(det, qs, ks, vs, logic=False, **small)

@@ -623,7 +623,7 @@ def _split_verdict(sp, o, window, budgets):
             "state_rel": sp["state_rel"]}
 
 
-def _outputs(folder, name, o, S, B, H, d, dv, do=None, grads=None):
+def _outputs(folder, name, o, S, B, H, d, dv, do=None, grads=None, layout="kv"):
     """DIR2 (folder/name) written anew: o, and S in vlastab's (heads, dv, d), do and the gradients.
     A link at the folder's name is refused: judge() never writes through a link it did not make."""
     odir = os.path.join(folder, name)
@@ -639,9 +639,15 @@ def _outputs(folder, name, o, S, B, H, d, dv, do=None, grads=None):
         _save_o(do, odir, "do")
         for f, gr in grads.items():
             _save_o(gr, odir, f)
-    if S is not None and tuple(S.shape) == (B, H, d, dv):  # fla's h = S^T -> (heads, dv, d)
-        _write(os.path.join(odir, "S.npy"),
-                S.cpu().transpose(-1, -2).reshape(B * H, dv, d).double().numpy())
+    if S is not None:  # fla's h (K, V) = S^T, or (V, K) = S -> vlastab's (heads, dv, d)
+        want = (B, H, d, dv) if layout == "kv" else (B, H, dv, d)
+        if tuple(S.shape) != want:
+            raise ValueError("fn returned a final state of shape %s, expected %s for "
+                             "state_layout=%r ((batch, heads, %s))" % (
+                                 tuple(S.shape), want, layout,
+                                 "d, dv" if layout == "kv" else "dv, d"))
+        S = S.cpu() if layout == "vk" else S.cpu().transpose(-1, -2)
+        _write(os.path.join(odir, "S.npy"), S.reshape(B * H, dv, d).double().numpy())
     return odir
 
 
@@ -702,7 +708,8 @@ def _run_streaming(cmd, timeout):
     return rc, "".join(rest)
 
 
-def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window, ref, timeout):
+def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window, ref, timeout,
+           layout):
     """The logic check: fn on the same inputs in float32 (exact: every value of a 16-bit format
     is a float32), judged against the same exact reference with the f32 policy's attainable
     error, where rounding costs little and an error of the algorithm costs as much as at the
@@ -726,7 +733,7 @@ def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window
         dg, grads = _backward(fn, x32, o.shape, 0, do=do.to(torch.float32))
         if dg is None:
             return {"dtype": "float32", "why": "gradients at float32: " + grads}
-    odir = _outputs(folder, "outputs-f32", o, S, B, H, d, dv, dg, grads)
+    odir = _outputs(folder, "outputs-f32", o, S, B, H, d, dv, dg, grads, layout)
     data = _vla_check(exe, tdir, odir, "f32", form, os.path.join(folder, "report-f32"), slack,
                       window, ref, timeout)
     return {"dtype": "float32", "verdict": data}
@@ -734,7 +741,8 @@ def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window
 
 def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
           form="seq", precision=None, chunk_split=None, causality=True, seed=0, keep=None,
-          timeout=None, grad=True, logic=True, slack=None, window=None, ref=None):
+          timeout=None, grad=True, logic=True, slack=None, window=None, ref=None,
+          state_layout="kv"):
     """Judges fn, your kernel: fn(q, k, v, g=g, beta=beta) -> o (batch, T, heads, dv), or fla's
     (o, final_state), with the state convention fn(..., initial_state=S0, output_final_state=True)
     -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments.
@@ -760,12 +768,18 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     whatever its inputs) fails it: logic=False skips it, said in the verdict. slack, window, ref:
     vla-check's --slack (the budget's factor over the attainable error), --window (tokens per
     window of the norm-wise error) and --ref (exact or f64); None: vla-check's defaults.
+    state_layout: the final state's layout, "kv" (fla's h, (batch, heads, d, dv), the default) or
+    "vk" (fla's state_v_first, FlashInfer's: (batch, heads, dv, d)); a state of another shape is
+    refused, never passed over.
 
     Returns a Verdict. Raises ValueError naming the input for a layout or range it can detect
     wrong (and InputWritten, a ValueError, when fn writes into its inputs), FileNotFoundError
     without vla-check, RuntimeError when vla-check fails to judge."""
     x, shape, dtype = _prepare(q, k, v, g, beta, model, dtype)
     B, T, H, d, dv = shape
+    if state_layout not in ("kv", "vk"):
+        raise ValueError("state_layout=%r: 'kv' (fla's h, (batch, heads, d, dv)) or 'vk' "
+                         "((batch, heads, dv, d))" % (state_layout,))
     dname = str(dtype).replace("torch.", "")
     precision = precision or _POLICY[dname]
     exe = vla_check_path()
@@ -805,7 +819,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
             do, grads = _backward(fn, x, o.shape, seed)
             if do is None:
                 gfail, grads = grads, None
-        odir = _outputs(folder, "outputs", o, S, B, H, d, dv, do, grads)
+        odir = _outputs(folder, "outputs", o, S, B, H, d, dv, do, grads, state_layout)
         of = o.float().numpy()
         nonfinite = None
         if not np.isfinite(of).all():
@@ -820,10 +834,10 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
         elif dname in ("bfloat16", "float16"):
             if do is None and grad:  # the gradients already failed: the forward's logic alone
                 lg = _logic(fn, x, shape, state, None, False, exe, tdir, folder, form, slack,
-                            window, ref, timeout)
+                            window, ref, timeout, state_layout)
             else:
                 lg = _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack,
-                            window, ref, timeout)
+                            window, ref, timeout, state_layout)
         hint = None
         if data["verdict"] != "ok" and model in ("gdn", "kda") and "qknorm" not in (settings or {}) \
                 and any(h.get("verdict") != "ok" for h in data["heads"]):
