@@ -147,8 +147,8 @@ c[1, 5] = 6e4  # in binary16 c_t rounds to 6e4, and its products overflow
 with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")
     g = vlastab.grad(q, k, v, c, model="delta", precision="f64")
-check(not w and "nonfinite" in g and not g["nonfinite"].any(), "a finite f64 backward warned: %s" % [
-    str(m.message) for m in w])
+check(not w and "nonfinite" in g and not g["nonfinite"].any(),
+      "a finite f64 backward warned: %s" % [str(m.message) for m in w])
 g = warned("f16 gradients that overflow",
            lambda: vlastab.grad(q, k, v, c * 30, model="delta", precision="f16"),
            "vlastab.grad", "not finite", "head 1")
