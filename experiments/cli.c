@@ -413,6 +413,17 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         if (i + 1 < argc && !strcmp(argv[i], "--stream"))
             stream = argv[i + 1];
     }
+    /* the environment's words, which lib reads without a way to refuse: another is no default */
+    static const char *const env_words[][3] = {{"VLA_SIMD", "avx2", "off"},
+                                               {"VLA_LANES", "avx2", NULL}};
+    for (size_t i = 0; i < sizeof env_words / sizeof env_words[0]; i++) {
+        const char *e = getenv(env_words[i][0]);
+        if (e && *e && strcmp(e, env_words[i][1]) &&
+            (!env_words[i][2] || strcmp(e, env_words[i][2])))
+            vla_cli_die(spec, "%s='%s' is not %s%s%s (unset: the widest the processor has)",
+                        env_words[i][0], e, env_words[i][1], env_words[i][2] ? " or " : "",
+                        env_words[i][2] ? env_words[i][2] : "");
+    }
     /* a trace's head sizes are its files': q.npy's last dimension is d, v.npy's dv */
     if (!d_set && !strncmp(stream, "trace:", 6)) {
         d = trace_dim(stream + 6, "q.npy", d);

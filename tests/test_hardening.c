@@ -491,6 +491,8 @@ static const bad_case bad_cases[] = {
     {"a failing Cholesky", NULL,
      "--model rls --precision bf16 --track solve --stream subspace:1,0 --set lambda0=1e-3 --steps 200",
      NULL, 0, "warning: the solver (solve) failed in 1 of 1 runs, first in head 0 at step"},
+    {"VLA_SIMD junk", NULL, "", "VLA_SIMD=junk", 2, "VLA_SIMD='junk' is not avx2 or off"},
+    {"VLA_LANES junk", NULL, "", "VLA_LANES=avx512", 2, "VLA_LANES='avx512' is not avx2"},
     {"a solver's NaN in words", NULL,
      "--model rls --precision f16 --track cg:4 --stream gauss:1e3 --ref none", NULL, 0,
      "the residual ||r|| / ||x|| is not a number (NaN"},
