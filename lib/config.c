@@ -68,6 +68,11 @@ static const char *const track_names[VLA_NTRACK] = {VLA_TRACKS(VLA_X_)};
 #define VLA_X_(ID, name, update, apply, holds) VLA_HOLDS_##holds,
 static const vla_holds track_holds[VLA_NTRACK] = {VLA_TRACKS(VLA_X_)};
 #undef VLA_X_
+/* the column update: a way whose update is not sm's changes how A is tracked and nothing else
+ * (comp and sr are sm's update in an arithmetic of their own, which S's steps take too) */
+#define VLA_X_(ID, name, update, apply, holds) #update,
+static const char *const track_update[VLA_NTRACK] = {VLA_TRACKS(VLA_X_)};
+#undef VLA_X_
 
 const char *vla_model_name(vla_model_kind m)
 {
@@ -589,6 +594,11 @@ int vla_track_check(const vla_config *c, vla_error *err)
         w = "no such way of tracking A";
     else if (keeps_M && !vla_model_has_A(c->model))
         w = need_A[0];
+    else if (!vla_model_has_A(c->model) &&
+             strcmp(track_update[c->track], track_update[VLA_TRACK_SM]))
+        w = (snprintf(own, sizeof own, "%s has no A, and %s changes only how A is tracked, so it "
+                      "would change nothing: --track sm (comp and sr change S's arithmetic too)",
+                      vla_model_name(c->model), track_names[c->track]), own);
     else if (c->gamma != 1 && !vla_model_has_A(c->model))
         w = need_A[1];
     else if (keeps_M && c->nudge)
