@@ -781,7 +781,7 @@ TEST(reliability_recall_nonfinite)
         const char *models, *prec, *set, *n;
         int bad;
     } cases[] = {
-        {"la", "f16", "lambda0=1", "64", 1},
+        {"la", "f16", "eps_o=1e-6", "64", 1},
         {"rls", "f64", "lambda0=1e-300", "8", 1},
         {"rls,vla3", "f32", "lambda0=0.5", "8", 0},
     };

@@ -387,6 +387,16 @@ def _configure(model, precision, track, strict, d, dv, constants):
     return cfg
 
 
+def _refuse_unread_settings(cfg, constants):
+    """a constant that the model, form and way of tracking do not read is refused, as the programs
+    refuse such a --set (vla_setting_read: tri= in the seq form, scale= for la, ...)"""
+    for name, val in constants.items():
+        why = _Error()
+        if _L.vla_setting_read(ctypes.byref(cfg), _text(name, "constant"), ctypes.byref(why)):
+            raise ValueError("%s=%s: %s" % (name, _setting_text(name, val),
+                                            _L.vla_error_msg(ctypes.byref(why)).decode()))
+
+
 def _warn_unread(cfg, has_u, g, beta, decay, logdecay=None, a=None, b=None):
     """an input the model does not read is a warning, as the programs warn of a trace's file (the
     model's reads column of lib/vlalists.h, through vla_model_reads)"""
@@ -492,6 +502,7 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     if _L.vla_form_check(ctypes.byref(cfg), ctypes.byref(why)):
         why = _L.vla_error_msg(ctypes.byref(why)).decode()
         raise ValueError("form %s with model %s: %s" % (form, model, why))
+    _refuse_unread_settings(cfg, constants)
     if logdecay is not None and logdecay.shape[2] > 1 and _L.vla_model_gate(cfg.model) == 1:
         raise ValueError("logdecay: shape %s holds one log-decay per key channel; %s takes a "
                          "scalar per token, (heads, T)" % (logdecay.shape, model))
@@ -552,6 +563,7 @@ _GradInput = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_long,
 _L.vla_grad.argtypes = [ctypes.POINTER(_Config), ctypes.c_long, _GradInput, ctypes.c_void_p, _D,
                         ctypes.POINTER(_Grads)]
 _L.vla_grad_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(_Error)]
+_L.vla_setting_read.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p, ctypes.POINTER(_Error)]
 _L.vla_model_phi.restype = ctypes.c_uint
 _L.vla_model_phi.argtypes = [ctypes.c_int]
 
@@ -601,6 +613,7 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
     why = _Error()
     if _L.vla_grad_check(ctypes.byref(cfg), ctypes.byref(why)):
         raise ValueError("model %s: %s" % (model, _L.vla_error_msg(ctypes.byref(why)).decode()))
+    _refuse_unread_settings(cfg, constants)
     ng = d if per_channel else 1
     out = {"dq": np.zeros((H, T, d)), "dk": np.zeros((H, T, d)), "dv": np.zeros((H, T, dv)),
            "dbeta": np.zeros((H, T)), "dg": np.zeros((H, T, ng)), "du": np.zeros((H, T, d))}
