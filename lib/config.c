@@ -832,10 +832,6 @@ static int reads_decays(const vla_config *c)
 {
     return chunk_form(c) && (vla_col_decay(c) || vla_col_gate(c->model) == 2);
 }
-static int reads_anchor_block(const vla_config *c)
-{
-    return reads_decays(c) && c->anchor != VLA_ANCHOR_DIRECT;
-}
 static int reads_gates(const vla_config *c) { return vla_col_gate(c->model) != 0; }
 static int reads_A(const vla_config *c) { return vla_model_has_A(c->model); }
 static int reads_clip(const vla_config *c)
@@ -872,11 +868,8 @@ static const struct {
 } setting_rules[] = {
     {{"tri"}, reads_tri, 1, "the chunk form (chunk:C, C > 1) of %s, whose chunk solves a UT transform"},
     {{"stage"}, reads_stage, 1, "the chunk form (chunk:C, C > 1) of %s"},
-    {{"cumsum", "cumsum_fmt", "base", "anchor", "gate_clamp"}, reads_decays, 1,
+    {{"cumsum", "cumsum_fmt", "base", "anchor", "anchor_block", "gate_clamp"}, reads_decays, 1,
      "the chunk form (chunk:C, C > 1) of the models with decays, %s"},
-    {{"anchor_block"}, reads_anchor_block, 1,
-     "the chunk form (chunk:C, C > 1) of the models with decays, %s, with an anchor (anchor= first, "
-     "last, mid or start; direct has no blocks)"},
     {{"scale", "qknorm", "l2_eps", "gate_map"}, reads_gates, 0, "the gated family, %s"},
     {{"lambda0"}, reads_A, 0, "the models with A, %s"},
     {{"clip"}, reads_clip, 0, "%s, whose error is clipped"},
@@ -895,8 +888,8 @@ int vla_setting_read(const vla_config *c, const char *name, vla_error *err)
                 continue;
             if (setting_rules[r].reads(c))
                 return VLA_OK;
-            /* the models that read it, in c's form or, for a chunk's setting, in chunk:64 (with
-             * an anchor for anchor_block), with either delta_form */
+            /* the models that read it, in c's form or, for a chunk's setting, in chunk:64, with
+             * either delta_form */
             char who[160] = "";
             size_t k = 0;
             int n = 0, total = 0, has[VLA_NMODEL];
@@ -906,8 +899,6 @@ int vla_setting_read(const vla_config *c, const char *name, vla_error *err)
                 if (setting_rules[r].chunk) {
                     o.form = VLA_FORM_CHUNK;
                     o.chunk = 64;
-                    if (o.anchor == VLA_ANCHOR_DIRECT)
-                        o.anchor = VLA_ANCHOR_FIRST;
                 }
                 has[m] = setting_rules[r].reads(&o);
                 o.delta_form = o.delta_form == VLA_DELTA_DECAY ? VLA_DELTA_GATED : VLA_DELTA_DECAY;

@@ -500,8 +500,6 @@ static const bad_case bad_cases[] = {
      "anchor is read only by the chunk form (chunk:C, C > 1) of the models with decays"},
     {"tri in la's chunk", NULL, "--model la --form chunk:4 --set tri=neumann", NULL, 2,
      "whose chunk solves a UT transform"},
-    {"anchor_block with anchor=direct", NULL, "--model gdn --form chunk:4 --set anchor_block=2",
-     NULL, 2, "with an anchor"},
     {"tri and anchor in gdn's chunk", NULL,
      "--model gdn --form chunk:4 --set tri=neumann --set anchor=first --set anchor_block=2", NULL,
      0, NULL},
