@@ -418,6 +418,17 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         if (i + 1 < argc && !strcmp(argv[i], "--stream"))
             stream = argv[i + 1];
     }
+    /* the environment's words, which lib reads without a way to refuse: another is no default */
+    static const char *const env_words[][3] = {{"VLA_SIMD", "avx2", "off"},
+                                               {"VLA_LANES", "avx2", NULL}};
+    for (size_t i = 0; i < sizeof env_words / sizeof env_words[0]; i++) {
+        const char *e = getenv(env_words[i][0]);
+        if (e && *e && strcmp(e, env_words[i][1]) &&
+            (!env_words[i][2] || strcmp(e, env_words[i][2])))
+            vla_cli_die(spec, "%s='%s' is not %s%s%s (unset: the widest the processor has)",
+                        env_words[i][0], e, env_words[i][1], env_words[i][2] ? " or " : "",
+                        env_words[i][2] ? env_words[i][2] : "");
+    }
     /* a trace's head sizes are its files': q.npy's last dimension is d, v.npy's dv */
     if (!d_set && !strncmp(stream, "trace:", 6)) {
         d = trace_dim(stream + 6, "q.npy", d);
@@ -617,6 +628,14 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     if (!per_model && vla_cli_gates_check(c, &c->cfg, &gw))
         vla_cli_die(spec, "--model %s%s: %s", vla_model_name(c->cfg.model),
                     vla_cli_model_src(c, NULL, 0), vla_error_msg(&gw));
+    /* a --set that the run does not read is refused (issue 53); a program of several models,
+     * forms or ways of tracking checks its list itself */
+    int many = 0;
+    for (const vla_cli_opt *o = spec->opts; o && o->name; o++)
+        many |= !strcmp(o->name, "models") || !strcmp(o->name, "forms") ||
+                !strcmp(o->name, "tracks");
+    if (!many)
+        vla_cli_sets_read(c, spec, &c->cfg, 1);
     if (!spec->many_models)
         warn_unread(spec->prog, c);
     /* a configuration the backend or the reference cannot run is the user's choice, not a
@@ -705,6 +724,26 @@ int vla_cli_unread(const vla_cli *c, const vla_config *g, char *buf, size_t len)
                                                  : " with delta_form=gated", who);
         }
     return n;
+}
+
+void vla_cli_sets_read(const vla_cli *c, const vla_cli_spec *spec, const vla_config *cfgs, int n)
+{
+    for (int i = 1; i + 1 < c->argc; i++) {
+        if (strcmp(c->argv[i], "--set"))
+            continue;
+        const char *v = c->argv[++i];
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(v, "="), v);
+        vla_error why;
+        int read = 0;
+        for (int j = 0; j < n && !read; j++)
+            read = vla_setting_read(&cfgs[j], key, j ? NULL : &why) == VLA_OK;
+        if (!read && n == 1)
+            vla_cli_die(spec, "--set %s: %s", v, vla_error_msg(&why));
+        if (!read)
+            vla_cli_die(spec, "--set %s: none of the %d configurations run reads it (the first: "
+                              "%s)", v, n, vla_error_msg(&why));
+    }
 }
 
 /* A trace's file that the model does not read is a warning, not silence (docs/trace.md), and a

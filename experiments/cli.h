@@ -82,6 +82,11 @@ int vla_cli_form_input_check(const vla_cli *c, const vla_config *cfg, vla_error 
 /* Whether the trace's gates fit cfg's model: 0, or VLA_EINVAL with the reason in err (a log-decay
  * per key channel for a model that takes one per token) */
 int vla_cli_gates_check(const vla_cli *c, const vla_config *cfg, vla_error *err);
+/* Every --set of the command line read by at least one of the n configurations the program runs
+ * (vla_setting_read); else a usage error (exit 2) naming the setting and what reads it. The
+ * parser calls it with the one configuration of a program without --models, --forms or --tracks;
+ * a program with them, with its list. */
+void vla_cli_sets_read(const vla_cli *c, const vla_cli_spec *spec, const vla_config *cfgs, int n);
 /* Where c's model came from, in words: " (from DIR/model.txt)", " (the program's default)",
  * " (--model; DIR/model.txt names gdn)", and "" for --model alone; with header, " (--model)" for
  * it, and the model.txt's settings named. how: another source of the models ("--models all") in

@@ -276,14 +276,20 @@ int vla_cli_solver_report(vla_engine *e, char *head, size_t hlen, vla_error *war
                      solves ? (double)iters / solves : 0.0);
     if (n < 0 || (size_t)n >= hlen)
         n = 0;
+    /* the failing value in words where printf would write nan or -nan (a NaN in the system) */
+    char num[64];
+    if (isnan(val))
+        snprintf(num, sizeof num, "is not a number (NaN: the system held an Inf or a NaN)");
+    else
+        snprintf(num, sizeof num, "%.6g", val);
     if (nfail)
         snprintf(head + n, hlen - n, "failed in %d of %d runs, first in head %d at step %ld: %s "
-                 "%.6g", nfail, nr, first, first_t, what, val);
+                 "%s", nfail, nr, first, first_t, what, num);
     else
         snprintf(head + n, hlen - n, "none failed");
     if (nfail)
         vla_fail(warn, VLA_ERANGE, "the solver (%s) failed in %d of %d runs, first in head %d at "
-                 "step %ld: %s %.6g", way, nfail, nr, first, first_t, what, val);
+                 "step %ld: %s %s", way, nfail, nr, first, first_t, what, num);
     else
         vla_fail(warn, VLA_OK, NULL);
     return 1;

@@ -1062,6 +1062,16 @@ int main(int argc, char **argv)
     if (!opts.nC)
         for (long C = 2; C <= VLA_CHUNK_MAX; C *= 2)
             opts.Cs[opts.nC++] = C;
+    if (strcmp(opts.what, "ut")) { /* every --set read by one of the forms (ut reads none) */
+        vla_config k[LMAX];
+        int n = 0;
+        for (int f = 0; f < opts.nf && n < LMAX; f++) {
+            k[n] = c.cfg;
+            k[n].form = opts.forms[f].form;
+            k[n++].chunk = opts.forms[f].chunk;
+        }
+        vla_cli_sets_read(&c, &spec, k, n);
+    }
     vla_dat *out = vla_cli_out(&c, &spec);
     int status = !strcmp(opts.what, "ut")       ? ut(&c, &spec, &opts, out)
                  : !strcmp(opts.what, "causal") ? causal(&c, &spec, &opts, out)

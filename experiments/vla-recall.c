@@ -201,6 +201,7 @@ int main(int argc, char **argv)
                 vla_cli_die(&spec, "--form with model %s: %s", mt, vla_error_msg(&why));
         }
     }
+    vla_cli_sets_read(&c, &spec, cfgs, nb); /* every --set read by one of the models */
 
     /* an unwritable output fails now, not after the work; a table closed without its columns
      * line is discarded */

@@ -510,6 +510,12 @@ int main(int argc, char **argv)
                                 vla_model_name(cf->model), o.ds[di], vla_prec_name(cf->prec),
                                 why.code ? ": " : "", why.code ? vla_error_msg(&why) : "");
             }
+    { /* every --set read by one of the models */
+        vla_config by_model[MAXL];
+        for (int mi = 0; mi < o.nm; mi++)
+            by_model[mi] = cfgs[0][mi][0];
+        vla_cli_sets_read(&c, &spec, by_model, o.nm);
+    }
     for (int ti = 0; ti < o.nT; ti++) /* a chunk's tokens are computed at its end */
         if (vla_form_pending(&c.cfg, o.Ts[ti]))
             vla_cli_die(&spec, "--Ts %ld: no multiple of the chunk's C = %d", o.Ts[ti], c.cfg.chunk);

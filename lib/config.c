@@ -68,6 +68,11 @@ static const char *const track_names[VLA_NTRACK] = {VLA_TRACKS(VLA_X_)};
 #define VLA_X_(ID, name, update, apply, holds) VLA_HOLDS_##holds,
 static const vla_holds track_holds[VLA_NTRACK] = {VLA_TRACKS(VLA_X_)};
 #undef VLA_X_
+/* the column update: a way whose update is not sm's changes how A is tracked and nothing else
+ * (comp and sr are sm's update in an arithmetic of their own, which S's steps take too) */
+#define VLA_X_(ID, name, update, apply, holds) #update,
+static const char *const track_update[VLA_NTRACK] = {VLA_TRACKS(VLA_X_)};
+#undef VLA_X_
 
 const char *vla_model_name(vla_model_kind m)
 {
@@ -589,6 +594,11 @@ int vla_track_check(const vla_config *c, vla_error *err)
         w = "no such way of tracking A";
     else if (keeps_M && !vla_model_has_A(c->model))
         w = need_A[0];
+    else if (!vla_model_has_A(c->model) &&
+             strcmp(track_update[c->track], track_update[VLA_TRACK_SM]))
+        w = (snprintf(own, sizeof own, "%s has no A, and %s changes only how A is tracked, so it "
+                      "would change nothing: --track sm (comp and sr change S's arithmetic too)",
+                      vla_model_name(c->model), track_names[c->track]), own);
     else if (c->gamma != 1 && !vla_model_has_A(c->model))
         w = need_A[1];
     else if (keeps_M && c->nudge)
@@ -794,6 +804,120 @@ int vla_grad_has(const vla_config *c, vla_grad_kind which)
     case VLA_GRAD_U: return (r & VLA_IN_U) != 0;
     }
     return 0;
+}
+
+/* ---- the settings a configuration reads (issue 53: a --set that changes nothing is refused,
+ * not silently accepted) ---- */
+
+static int chunk_form(const vla_config *c) { return c->form == VLA_FORM_CHUNK && c->chunk > 1; }
+/* a chunk that stages its first state S_0 for its products (chunk_s0, stage=): every model's
+ * chunk but the clipped one's (VLA_DEV_CLIP), whose clipped error is no WY form: it runs its
+ * tokens one by one */
+static int reads_stage(const vla_config *c)
+{
+    return chunk_form(c) && !(vla_model_devices(c->model) & VLA_DEV_CLIP);
+}
+/* a chunk that solves the UT transform (I + L)^-1 (tri=): a write with a rank-one or low-rank
+ * term in J_t, the delta rule's (the models that read beta), A's k' alpha^T (the models with A),
+ * rwkv7's a b^T (the column lr); la's, gla's and mamba2's chunks (J_t = I, a Diag(a_t)) have no L */
+static int reads_tri(const vla_config *c)
+{
+    return reads_stage(c) && (vla_model_has_A(c->model) || (vla_model_reads(c) & VLA_IN_BETA) ||
+                              vla_col_lr(c->model));
+}
+/* a chunk of cumulative log-decays (cumsum=, cumsum_fmt=, base=, anchor=, gate_clamp=): a decay
+ * per token (the column decay: gdn, mamba2, delta with delta_form=decay) or per key channel (the
+ * column gate: kda, gla, rwkv7) */
+static int reads_decays(const vla_config *c)
+{
+    return chunk_form(c) && (vla_col_decay(c) || vla_col_gate(c->model) == 2);
+}
+static int reads_gates(const vla_config *c) { return vla_col_gate(c->model) != 0; }
+static int reads_A(const vla_config *c) { return vla_model_has_A(c->model); }
+static int reads_clip(const vla_config *c)
+{
+    return (vla_model_devices(c->model) & VLA_DEV_CLIP) != 0;
+}
+static int reads_clamp(const vla_config *c)
+{
+    return (vla_model_devices(c->model) & VLA_DEV_CLAMP) != 0;
+}
+static int reads_sr_seed(const vla_config *c) { return c->track == VLA_TRACK_SR; }
+/* the settings that columns of VLA_MODELS are expressions in: read where the column changes */
+static int reads_delta_form(const vla_config *c)
+{
+    vla_config o = *c;
+    o.delta_form = c->delta_form == VLA_DELTA_DECAY ? VLA_DELTA_GATED : VLA_DELTA_DECAY;
+    return vla_model_reads(&o) != vla_model_reads(c) || vla_col_decay(&o) != vla_col_decay(c);
+}
+static int reads_keynorm(const vla_config *c)
+{
+    vla_config o = *c;
+    o.keynorm = !c->keynorm;
+    return vla_model_unit(&o) != vla_model_unit(c);
+}
+
+/* Each rule: the settings it covers, whether a configuration reads them, and what does, in words
+ * ("%s": the models that read them in the chunk form, from the columns). A setting in no rule is
+ * read by every model and form (or refused elsewhere: decoding's, gamma, gate_lb). */
+static const struct {
+    const char *names[6];
+    int (*reads)(const vla_config *c);
+    int chunk; /* 1: read only in a chunk form of C > 1 */
+    const char *who;
+} setting_rules[] = {
+    {{"tri"}, reads_tri, 1, "the chunk form (chunk:C, C > 1) of %s, whose chunk solves a UT transform"},
+    {{"stage"}, reads_stage, 1, "the chunk form (chunk:C, C > 1) of %s"},
+    {{"cumsum", "cumsum_fmt", "base", "anchor", "anchor_block", "gate_clamp"}, reads_decays, 1,
+     "the chunk form (chunk:C, C > 1) of the models with decays, %s"},
+    {{"scale", "qknorm", "l2_eps", "gate_map"}, reads_gates, 0, "the gated family, %s"},
+    {{"lambda0"}, reads_A, 0, "the models with A, %s"},
+    {{"clip"}, reads_clip, 0, "%s, whose error is clipped"},
+    {{"clamp", "clamp_eps", "clamp_on"}, reads_clamp, 0, "%s, whose norms are clamped"},
+    {{"sr_seed"}, reads_sr_seed, 0, "--track sr (stochastic rounding)"},
+    {{"delta_form"}, reads_delta_form, 0, "%s"},
+    {{"keynorm"}, reads_keynorm, 0, "%s"},
+};
+#define NRULES (sizeof setting_rules / sizeof setting_rules[0])
+
+int vla_setting_read(const vla_config *c, const char *name, vla_error *err)
+{
+    for (size_t r = 0; r < NRULES; r++)
+        for (int i = 0; i < 6 && setting_rules[r].names[i]; i++) {
+            if (strcmp(name, setting_rules[r].names[i]))
+                continue;
+            if (setting_rules[r].reads(c))
+                return VLA_OK;
+            /* the models that read it, in c's form or, for a chunk's setting, in chunk:64, with
+             * either delta_form */
+            char who[160] = "";
+            size_t k = 0;
+            int n = 0, total = 0, has[VLA_NMODEL];
+            for (int m = 0; m < VLA_NMODEL; m++) {
+                vla_config o = *c;
+                o.model = (vla_model_kind)m;
+                if (setting_rules[r].chunk) {
+                    o.form = VLA_FORM_CHUNK;
+                    o.chunk = 64;
+                }
+                has[m] = setting_rules[r].reads(&o);
+                o.delta_form = o.delta_form == VLA_DELTA_DECAY ? VLA_DELTA_GATED : VLA_DELTA_DECAY;
+                has[m] |= setting_rules[r].reads(&o);
+                total += has[m];
+            }
+            for (int m = 0; m < VLA_NMODEL; m++)
+                if (has[m] && k < sizeof who)
+                    n++, k += (size_t)snprintf(who + k, sizeof who - k, "%s%s",
+                                               n == 1 ? "" : n == total ? " and " : ", ",
+                                               vla_model_name((vla_model_kind)m));
+            char form[32], what[400];
+            vla_form_name(c, form, sizeof form);
+            snprintf(what, sizeof what, setting_rules[r].who, who);
+            return vla_fail(err, VLA_ENOTSUP, "%s in --form %s with --track %s: %s is read only "
+                            "by %s, so it would change nothing", vla_model_name(c->model), form,
+                            vla_track_name(c->track), name, what);
+        }
+    return VLA_OK;
 }
 
 long vla_form_pending(const vla_config *c, long writes)

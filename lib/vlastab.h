@@ -244,7 +244,8 @@ int vla_parse_real(const char *s, double *x, vla_error *err);
 void vla_num_text(char *buf, size_t len, double x, int min_digits);
 /* Whether cfg's way of tracking A is defined for its model, switches and precision (chol and the
  * ways that keep M: no nudge and no clamp, which change A and not M; solve, cg, cheb and a
- * forgetting factor: a model with A; sr: a 16-bit storage policy with binary32 arithmetic).
+ * forgetting factor: a model with A; sr: a 16-bit storage policy with binary32 arithmetic; a model
+ * without A takes sm, comp and sr, the ways that change more than A).
  * VLA_ENOTSUP with a one-line reason in err (may be NULL). */
 int vla_track_check(const vla_config *cfg, vla_error *err);
 /* The form of s ("seq", "chunk:C", "scan") into cfg; VLA_EINVAL for another word, VLA_ERANGE for
@@ -260,6 +261,13 @@ long vla_form_pending(const vla_config *cfg, long writes);
  * update blockwise; the scan needs an S that is affine given the step's vectors).
  * VLA_ENOTSUP with a one-line reason in err (may be NULL). */
 int vla_form_check(const vla_config *cfg, vla_error *err);
+/* Whether cfg reads the setting NAME (a --set name): the chunk form's settings (tri, stage, the
+ * decays' cumsum, cumsum_fmt, base, anchor, anchor_block, gate_clamp) in a chunk of C > 1 of the
+ * models whose chunk has them, the gated family's (scale, qknorm, l2_eps, gate_map), A's lambda0, vla1's clip and clamp, sr's seed, delta's delta_form and keynorm (the
+ * columns of VLA_MODELS that are expressions in them). VLA_ENOTSUP with a one-line reason naming
+ * what reads it where cfg does not (a setting that would change nothing); VLA_OK for a name no
+ * rule covers (every configuration reads it, or another check refuses it). */
+int vla_setting_read(const vla_config *cfg, const char *name, vla_error *err);
 /* one line "model=vla3 track=sm prec=f32 mode=strict d=32 dv=32 lambda0=..." for provenance, its
  * numbers exact (vla_num_text; keynorm and the form follow only when they are not the defaults,
  * so that the seq form's lines, and its checkpoints, are what they were) */

@@ -211,6 +211,10 @@ void vref_ddcheck_describe(const vref_ddcheck *c, char *buf, size_t len)
                            "against MPFR at %d bits on run 0 at its %ld checkpoints to t = %ld: "
                            "largest relative difference %.2g (trusted to %.0e)",
                  VREF_DEFAULT_BITS, c->compared, c->last, c->worst, VREF_DD_TRUST);
+    else if (isnan(c->worst)) /* (printf would write nan or -nan) */
+        snprintf(buf, len, "MPFR at %d bits: the double-double reference and MPFR's were not both "
+                           "finite (an Inf or a NaN in one of them) on run 0 by t = %ld, so it was "
+                           "not used", VREF_DEFAULT_BITS, c->last);
     else
         snprintf(buf, len, "MPFR at %d bits: the double-double reference differed from it by %.2g "
                            "(more than %.0e) on run 0 by t = %ld, so it was not used",

@@ -427,27 +427,27 @@ TEST(trace_model_txt_names_the_model)
         return;
     char dir[64], want[400];
     if (write_trace(dir, 30, 0, 0, 0, 1) ||
-        put_file(dir, "model.txt", "# by hand\n\n  model\tla \nset lambda0=0.5\n", 0)) {
+        put_file(dir, "model.txt", "# by hand\n\n  model\tla \nset eps_o=0.5\n", 0)) {
         CHECK_MSG(0, "cannot write a trace under /tmp");
         return;
     }
     char *out = NULL;
     int st = vla_test_sh(&out, "bin/vla-statenorm --stream trace:%s 2>&1", dir);
     snprintf(want, sizeof want, "\n# model: la (from %s/model.txt, whose settings come before "
-             "--set's: lambda0=0.5)\n", dir);
+             "--set's: eps_o=0.5)\n", dir);
     CHECK_MSG(st == 0 && out && strstr(out, want) && strstr(out, "# config: model=la ") &&
-              strstr(out, " lambda0=0.5 ") && strstr(out, "vla-statenorm: warning: u.npy is not "
+              strstr(out, " eps_o=0.5 ") && strstr(out, "vla-statenorm: warning: u.npy is not "
               "read by --model la"), "the model of model.txt: exit %d: %s", st, out ? out : "");
     free(out);
-    st = vla_test_sh(&out, "bin/vla-statenorm --stream trace:%s --set lambda0=0.25 2>&1", dir);
-    CHECK_MSG(st == 0 && out && strstr(out, "# config: model=la ") && strstr(out, " lambda0=0.25 "),
+    st = vla_test_sh(&out, "bin/vla-statenorm --stream trace:%s --set eps_o=0.25 2>&1", dir);
+    CHECK_MSG(st == 0 && out && strstr(out, "# config: model=la ") && strstr(out, " eps_o=0.25 "),
               "--set after model.txt's: exit %d: %s", st, out ? out : "");
     free(out);
     st = vla_test_sh(&out, "bin/vla-statenorm --stream trace:%s --model vla3 2>&1", dir);
     snprintf(want, sizeof want, "\n# model: vla3 (--model; %s/model.txt names la, whose settings "
-             "come before --set's: lambda0=0.5)\n", dir);
+             "come before --set's: eps_o=0.5)\n", dir);
     CHECK_MSG(st == 0 && out && strstr(out, want) && strstr(out, "# config: model=vla3 ") &&
-              strstr(out, " lambda0=0.5 ") && !strstr(out, "warning"),
+              strstr(out, " eps_o=0.5 ") && !strstr(out, "warning"),
               "--model wins: exit %d: %s", st, out ? out : "");
     free(out);
     /* vla-check: the file's model, --model's, or every model */

@@ -496,6 +496,33 @@ static const bad_case bad_cases[] = {
     {"a failing Cholesky", NULL,
      "--model rls --precision bf16 --track solve --stream subspace:1,0 --set lambda0=1e-3 --steps 200",
      NULL, 0, "warning: the solver (solve) failed in 1 of 1 runs, first in head 0 at step"},
+    /* a setting the run does not read (vla_setting_read; issue 53), and the ones it does */
+    {"tri in the seq form", NULL, "--model gdn --set tri=neumann", NULL, 2,
+     "--set tri=neumann: gdn in --form seq with --track sm: tri is read only by the chunk form"},
+    {"stage in the scan form", NULL, "--model gdn --form scan --set stage=off", NULL, 2,
+     "stage is read only by the chunk form (chunk:C, C > 1) of la, delta, rls, vla3, gdn"},
+    {"anchor in la's chunk", NULL, "--model la --form chunk:4 --set anchor=first", NULL, 2,
+     "anchor is read only by the chunk form (chunk:C, C > 1) of the models with decays"},
+    {"tri in la's chunk", NULL, "--model la --form chunk:4 --set tri=neumann", NULL, 2,
+     "whose chunk solves a UT transform"},
+    {"tri and anchor in gdn's chunk", NULL,
+     "--model gdn --form chunk:4 --set tri=neumann --set anchor=first --set anchor_block=2", NULL,
+     0, NULL},
+    {"stage in la's chunk", NULL, "--model la --form chunk:4 --set stage=off", NULL, 0, NULL},
+    {"scale for la", NULL, "--model la --set scale=0.5", NULL, 2, "the gated family, gdn, kda"},
+    {"keynorm for gdn", NULL, "--model gdn --set keynorm=off", NULL, 2,
+     "keynorm is read only by delta"},
+    {"clamp_on for vla3", NULL, "--model vla3 --set clamp_on=on", NULL, 2,
+     "is read only by vla1, whose norms are clamped"},
+    {"sr_seed with sm", NULL, "--set sr_seed=3", NULL, 2, "read only by --track sr"},
+    {"chol for gdn", NULL, "--model gdn --track chol", NULL, 2,
+     "--track chol: gdn has no A, and chol changes only how A is tracked"},
+    {"comp for gdn", NULL, "--model gdn --track comp", NULL, 0, NULL},
+    {"VLA_SIMD junk", NULL, "", "VLA_SIMD=junk", 2, "VLA_SIMD='junk' is not avx2 or off"},
+    {"VLA_LANES junk", NULL, "", "VLA_LANES=avx512", 2, "VLA_LANES='avx512' is not avx2"},
+    {"a solver's NaN in words", NULL,
+     "--model rls --precision f16 --track cg:4 --stream gauss:1e3 --ref none", NULL, 0,
+     "the residual ||r|| / ||x|| is not a number (NaN"},
     {"--resume to stdout", NULL, "--resume", NULL, 2, "--resume needs --out FILE"},
     {"bad VLA_CHECKPOINT_SECONDS", NULL, "--out %D/x.dat", "VLA_CHECKPOINT_SECONDS=soon", 2,
      "VLA_CHECKPOINT_SECONDS='soon' is not a number of seconds"},
@@ -562,6 +589,38 @@ TEST(hardening_bad_inputs)
                    (int)strcspn(msg, "\n"), msg);
     }
     remove_tree(dir);
+}
+
+/* A program of several forms or models takes a --set that one of them reads, and refuses one
+ * that none does (vla_cli_sets_read; issue 53) */
+TEST(hardening_sets_read_by_one_of_the_forms)
+{
+    const char *p = program("vla-forms");
+    if (!p) {
+        vla_test_skip("bin/vla-forms not built");
+        return;
+    }
+    static const struct {
+        const char *args;
+        int status;
+        const char *want;
+    } cases[] = {
+        {"--model gdn --forms seq,chunk:4 --set tri=neumann", 0, NULL},
+        {"--model gdn --forms seq,scan --set tri=neumann", 2,
+         "--set tri=neumann: none of the 2 configurations run reads it (the first: gdn in --form "
+         "seq with --track sm: tri is read only by"},
+        {"--model la --forms chunk:4,chunk:8 --set anchor=first", 2, "none of the 2"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *out = NULL;
+        int st = vla_test_sh(&out, "%s --what sweep --stream gauss --d 4 --steps 8 --runs 1 "
+                                   "--precisions f32 %s --out - 2>&1 >/dev/null",
+                             p, cases[i].args);
+        CHECK_MSG(st == cases[i].status && (cases[i].want ? out && strstr(out, cases[i].want) != NULL
+                                                          : !out || !*out),
+                  "vla-forms %s: status %d, '%s'", cases[i].args, st, out ? out : "");
+        free(out);
+    }
 }
 
 /* ---- the programs: kill -9, SIGINT, SIGTERM, --resume ---- */

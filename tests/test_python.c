@@ -55,6 +55,15 @@ TEST_SLOW(python_grad_against_torch_autograd)
     run_python("tests/test_grad.py", "grad: passed");
 }
 
+/* vlastab.grad against central differences of vlastab.run in binary64, every model of the
+ * binding's list: dq and dk of the raw q and k (the chain rule through phi), k's part through u = k
+ * when u is absent; a gradient that is not finite is a RuntimeWarning
+ * (tools/python/test_grad_fd.py says how and within what bound) */
+TEST_SLOW(python_grad_against_finite_differences)
+{
+    run_python("tools/python/test_grad_fd.py", "grad-fd: passed");
+}
+
 /* The chunk form's backward (vla_grad with chunk:C, f64) against torch.autograd float64 of
  * tests/gated_ref.py's torch_chunk (tests/test_gradchunk.py says how and within what bound) */
 TEST_SLOW(python_gradchunk_against_torch_autograd)

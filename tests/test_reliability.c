@@ -424,7 +424,7 @@ TEST(reliability_resume_other_run)
         {"the trace's contents", NULL, NULL, "(--stream", 1, 0, 0, 0, NULL, NULL, NULL},
         {"the horizon", "--steps", "2999", "(--steps)", 0, 0, 0, 0, NULL, NULL, NULL},
         {"the seed", "--seed", "7", "(--seed)", 0, 0, 0, 0, NULL, NULL, NULL},
-        {"the model", "--model", "la", "(--model)", 0, 0, 0, 0, NULL, NULL, NULL},
+        {"the model", "--model", "rls", "(--model)", 0, 0, 0, 0, NULL, NULL, NULL},
         {"the form", "--form", "chunk:4", "(--form)", 0, 0, 0, 0, NULL, NULL,
          "form=seq, this command has form=chunk:4"},
         {"the form and the seed", "--form", "scan", "(--form, --seed)", 0, 0, 0, 0, "--seed",
@@ -874,7 +874,7 @@ TEST(reliability_recall_nonfinite)
         const char *models, *prec, *set, *n;
         int bad;
     } cases[] = {
-        {"la", "f16", "lambda0=1", "64", 1},
+        {"la", "f16", "eps_o=1e-6", "64", 1},
         {"rls", "f64", "lambda0=1e-300", "8", 1},
         {"rls,vla3", "f32", "lambda0=0.5", "8", 0},
     };

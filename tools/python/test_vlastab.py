@@ -160,6 +160,16 @@ for what, kw, exc, words in (
         ("sr in f32", dict(track="sr"), ValueError, ["f16-f32, bf16-f32"]),
         ("cg:0", dict(track="cg:0"), ValueError, ["K is an integer in 1..1000"]),
         ("an unknown way", dict(track="nosuch"), ValueError, ["unknown way 'nosuch'"]),
+        # a setting that the model, form and way do not read (vla_setting_read, issue 53)
+        ("tri in the seq form", dict(model="gdn", tri="neumann"), ValueError,
+         ["tri=neumann: gdn in --form seq", "tri is read only by the chunk form"]),
+        ("stage in the scan form", dict(model="gdn", form="scan", stage="off"), ValueError,
+         ["stage is read only by the chunk form"]),
+        ("anchor in la's chunk", dict(model="la", form="chunk:2", anchor="first"), ValueError,
+         ["anchor is read only by the chunk form (chunk:C, C > 1) of the models with decays"]),
+        ("scale for la", dict(model="la", scale=0.5), ValueError, ["the gated family, gdn"]),
+        ("chol for gdn", dict(model="gdn", track="chol"), ValueError,
+         ["gdn has no A, and chol changes only how A is tracked"]),
         ("strict='no'", dict(strict="no"), TypeError, ["strict"]),
         ("reference=2", dict(reference=2), TypeError, ["reference"]),
         ("an input that overflows f16", dict(k=k5 * 1e5, precision="f16"), ValueError,
@@ -173,6 +183,8 @@ for what, arg, exc, words in (("NaN", [1.0, np.nan], ValueError, ["x: NaN at [1]
 # accepted as the programs accept them
 check(run5(q=np.round(q5).astype(int))["o"].shape == (2, 6, 4), "integer q refused")
 check(run5(model="delta", beta=1.5)["o"].shape == (2, 6, 4), "the constant beta=1.5 refused")
+check(run5(model="gdn", form="chunk:2", tri="neumann", anchor="first")["o"].shape == (2, 6, 4),
+      "tri and anchor refused in gdn's chunk form, which reads them")
 check(run5(model="vla3", track="cg:8", nudge=False)["o"].shape == (2, 6, 4), "cg:8 refused")
 check(run5(model="delta", g=g5.clip(0, 1), beta=beta5.clip(0))["o"].shape == (2, 6, 4),
       "g and beta at the ends of their ranges refused")

@@ -387,6 +387,16 @@ def _configure(model, precision, track, strict, d, dv, constants):
     return cfg
 
 
+def _refuse_unread_settings(cfg, constants):
+    """a constant that the model, form and way of tracking do not read is refused, as the programs
+    refuse such a --set (vla_setting_read: tri= in the seq form, scale= for la, ...)"""
+    for name, val in constants.items():
+        why = _Error()
+        if _L.vla_setting_read(ctypes.byref(cfg), _text(name, "constant"), ctypes.byref(why)):
+            raise ValueError("%s=%s: %s" % (name, _setting_text(name, val),
+                                            _L.vla_error_msg(ctypes.byref(why)).decode()))
+
+
 def _warn_unread(cfg, has_u, g, beta, decay, logdecay=None, a=None, b=None):
     """an input the model does not read is a warning, as the programs warn of a trace's file (the
     model's reads column of lib/vlalists.h, through vla_model_reads)"""
@@ -492,6 +502,7 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     if _L.vla_form_check(ctypes.byref(cfg), ctypes.byref(why)):
         why = _L.vla_error_msg(ctypes.byref(why)).decode()
         raise ValueError("form %s with model %s: %s" % (form, model, why))
+    _refuse_unread_settings(cfg, constants)
     if logdecay is not None and logdecay.shape[2] > 1 and _L.vla_model_gate(cfg.model) == 1:
         raise ValueError("logdecay: shape %s holds one log-decay per key channel; %s takes a "
                          "scalar per token, (heads, T)" % (logdecay.shape, model))
@@ -552,16 +563,30 @@ _GradInput = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_long,
 _L.vla_grad.argtypes = [ctypes.POINTER(_Config), ctypes.c_long, _GradInput, ctypes.c_void_p, _D,
                         ctypes.POINTER(_Grads)]
 _L.vla_grad_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(_Error)]
+_L.vla_setting_read.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p, ctypes.POINTER(_Error)]
+_L.vla_model_phi.restype = ctypes.c_uint
+_L.vla_model_phi.argtypes = [ctypes.c_int]
 
 
 def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=None, b=None,
          u=None, track="sm", form="seq", **constants):
     """The gradients of L = sum_t c_t . o_t (c of v's shape, (heads, T, dv)) with respect to every
-    input of every head, by the library's backward pass (vla_grad, docs/math.md section 11) in
-    PRECISION: a dict of numpy arrays dq, dk (heads, T, d), dv (heads, T, dv), dbeta (heads, T),
-    dg ((heads, T) for a scalar log-decay, (heads, T, d) per key channel), and for rwkv7 da, db
-    (heads, T, d). The inputs as run() takes them; form seq or chunk:C (delta and gdn: the chunk
-    backward, lib/recur_gradchunk.h); a model or form without a backward is a ValueError with the
+    input of every head, the raw inputs as run() takes them, by the library's backward pass
+    (vla_grad, docs/math.md section 11) in PRECISION: a dict of numpy arrays dq, dk (heads, T, d),
+    dv (heads, T, dv), dbeta (heads, T), dg ((heads, T) for a scalar log-decay, (heads, T, d) per
+    key channel), for rwkv7 da, db (heads, T, d), and du (heads, T, d) where u is given (zeros for
+    a model that does not read u). Without u, u = k as in run(), and k's part through u is in dk
+    (vla1, vla3: dk is then the whole dL/dk).
+    The library's dq and dk are with respect to phi(q) and phi(k) where the model's feature map
+    takes them (features=own: la, vla3 both, delta q; the column phi of VLA_MODELS); here they are
+    multiplied by phi'(x) (1 for x > 0, e^x otherwise; x the input rounded to the policy's input
+    format, where the forward takes phi) in binary64, so that every gradient is that of the input
+    as given (tools/python/test_grad_fd.py checks each model against finite differences of run()).
+    A gradient that is not finite (Inf or NaN) is a RuntimeWarning, as run() warns, and the
+    result's nonfinite (heads,) says for each head the latest step (1..T; the backward runs from T
+    down, so it is the first met) at which some gradient is not finite, 0 for none.
+    The inputs as run() takes them; form seq or chunk:C (delta and gdn: the chunk backward,
+    lib/recur_gradchunk.h); a model or form without a backward is a ValueError with the
     library's reason."""
     if beta is not None and np.ndim(beta) == 0:
         constants["beta"], beta = beta, None
@@ -579,6 +604,7 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
         logdecay = _heads(logdecay, "logdecay", H, T, hi=0, scalar=True)
     a = None if a is None else _heads(a, "a", H, T, d)
     b = None if b is None else _heads(b, "b", H, T, d)
+    has_u = u is not None
     u = k if u is None else _heads(u, "u", H, T, d)
     cfg = _configure(model, precision, track, True, d, dv, constants)
     if _L.vla_form_parse(ctypes.byref(cfg), _text(form, "form")):
@@ -587,6 +613,7 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
     why = _Error()
     if _L.vla_grad_check(ctypes.byref(cfg), ctypes.byref(why)):
         raise ValueError("model %s: %s" % (model, _L.vla_error_msg(ctypes.byref(why)).decode()))
+    _refuse_unread_settings(cfg, constants)
     ng = d if per_channel else 1
     out = {"dq": np.zeros((H, T, d)), "dk": np.zeros((H, T, d)), "dv": np.zeros((H, T, dv)),
            "dbeta": np.zeros((H, T)), "dg": np.zeros((H, T, ng)), "du": np.zeros((H, T, d))}
@@ -614,8 +641,35 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
         r = _L.vla_grad(ctypes.byref(cfg), T, _GradInput(get), None, pd(ch), ctypes.byref(gr))
         if r:
             raise ValueError("head %d: vla_grad: %s" % (h, _L.vla_strerror(r).decode()))
+    # the chain rule through phi (docs/math.md section 11: the library's dq, dk are of phi(q),
+    # phi(k)), phi' at the input as the forward takes it, rounded to the policy's input format
+    phi = _L.vla_model_phi(cfg.model) if cfg.features == 0 else 0  # VLA_FEAT_OWN
+    for bit, x, key in ((1, q, "dq"), (2, k, "dk")):  # VLA_PHI_Q, VLA_PHI_K
+        if phi & bit:
+            xr = x if _L.vla_prec_io(cfg.prec) == 0 else round_to(x, precision)  # F64: as is
+            with np.errstate(over="ignore", invalid="ignore"):
+                out[key] = out[key] * np.where(xr > 0, 1.0, np.exp(np.minimum(xr, 0)))
+    if not has_u:  # u = k: k's part through u joins dk (du is 0 where the model reads no u)
+        out["dk"] = out["dk"] + out.pop("du")
     if not per_channel:
         out["dg"] = out["dg"][:, :, 0]
+    bad = np.zeros(H, dtype=int)
+    names = []
+    for key, g in out.items():
+        fin = np.isfinite(g.reshape(H, T, -1)).all(axis=2)
+        if not fin.all():
+            names.append(key)
+            last = np.where(fin.all(axis=1), 0, T - np.argmin(fin[:, ::-1], axis=1))
+            bad = np.maximum(bad, last)
+    out["nonfinite"] = bad
+    if names:
+        hh = int(np.argmax(bad))
+        warnings.warn("vlastab.grad: %s %s not finite (Inf or NaN) in %d of %d heads, first met in "
+                      "head %d at step %d (the backward runs from step T down); the arrays carry "
+                      "inf or nan there (the result's nonfinite: each head's latest such step, 0 "
+                      "for none)" % (", ".join(names), "is" if len(names) == 1 else "are",
+                                     np.count_nonzero(bad), H, hh, bad[hh]),
+                      RuntimeWarning, stacklevel=2)
     return out
 
 
