@@ -189,7 +189,7 @@ def _core(model, cfg, q, k, v, g, beta, scale, h0):
         if per_ch and cfg.kda_anchor and off <= 0:
             return _pair_anchored(X, Y, G, off, cfg.kda_anchor, Ex)
         if per_ch:
-            return torch.einsum("...ic,...jc,...ijc->...ij", X, Y, decay(off))
+            return (X[..., :, None, :] * Y[..., None, :, :] * decay(off)).sum(-1)
         return (X @ Y.transpose(-1, -2)) * decay(off)
 
     mask_o = -1 if "mask_strict_o" in M else (1 if "mask_plus1_o" in M else 0)
@@ -385,7 +385,9 @@ class Kernel:
 # (variant, models, Cfg changes, description)
 CORRECT = [
     ("c64", MODELS, {}, "fla's default: C = 64, tree cumsum, exp2 of log2(e)-scaled gates, "
-     "intermediates stored in the input dtype where fla stores them"),
+     "intermediates stored in the input dtype where fla stores them; kda: the off-diagonal "
+     "16-token sub-blocks factored at the row sub-chunk's first token (fla's chunk_intra), "
+     "both factors <= 1, the diagonal sub-blocks pair by pair"),
     ("c16", ("gdn",), {"C": 16}, "chunk 16"),
     ("c32", ("gdn", "kda"), {"C": 32}, "chunk 32"),
     ("c128", ("gdn", "mamba2"), {"C": 128}, "chunk 128"),
@@ -397,8 +399,9 @@ CORRECT = [
      "K^T v) accumulated as sums of 16-token sub-blocks (another accumulation order)"),
     ("splitcall", ("gdn", "kda", "mamba2"), {"split_call": 17}, "two calls cut at T/2 + 17 (off "
      "the chunk grid), the float32 state carried between them"),
-    ("anchor16", ("kda",), {"kda_anchor": 16}, "kda's off-diagonal 16-token sub-blocks factored "
-     "at the row sub-chunk's first token (fla's chunk_intra), both factors <= 1"),
+    ("direct", ("kda",), {"kda_anchor": 0}, "kda's intra-chunk matrices pair by pair, "
+     "sum_c x_ic y_jc E(G_ic - G_jc) over the whole chunk (no sub-chunk anchor; the eager "
+     "PyTorch form)"),
     ("segsum", ("mamba2",), {"states": "segsum"}, "every chunk's state first, then passed to all "
      "chunks at once by the matrix of exponentials of chunk-gate differences (ssd_minimal's "
      "order)"),
@@ -480,13 +483,14 @@ MUTANTS = [
 
 def _build():
     ks = {}
+    base = {m: Cfg(kda_anchor=16 if m == "kda" else 0) for m in MODELS}
     for var, models, ch, desc in CORRECT:
         for m in models:
-            cfg = replace(Cfg(), **ch)
+            cfg = replace(base[m], **ch)
             ks["%s.%s" % (m, var)] = Kernel("%s.%s" % (m, var), m, cfg, "correct", "-", desc)
     for var, models, sw, where, desc in MUTANTS:
         for m in models:
-            cfg = replace(Cfg(), **sw) if isinstance(sw, dict) else Cfg(mut=frozenset([sw]))
+            cfg = replace(base[m], **(sw if isinstance(sw, dict) else {"mut": frozenset([sw])}))
             ks["%s.%s" % (m, var)] = Kernel("%s.%s" % (m, var), m, cfg, "mutant", where, desc)
     for kn in ks.values():
         kn.fn = make_kernel(kn.model, kn.cfg, kn.name.replace(".", "_"))
