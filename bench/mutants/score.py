@@ -67,6 +67,8 @@ def parse(argv=None):
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--fwd-size", type=_sizes, default=(1, 1024, 2, 64), metavar="B,T,H,d")
     p.add_argument("--grad-size", type=_sizes, default=(1, 256, 2, 32), metavar="B,T,H,d")
+    p.add_argument("--from-json", action="store_true", help="rewrite OUT/results.md from "
+                   "OUT/results.json without running anything")
     p.add_argument("--timeout", type=float, default=900, help="per vla-check call, seconds")
     return p.parse_args(argv)
 
@@ -423,12 +425,81 @@ def summarize(results, a, wall, info):
                 m(V["pearson"]["fwd"]), m(V["pearson"]["grad"]), e64, worst(ff), worst(fg),
                 r["seconds"]))
         w("")
+    w("## Findings, generated\n")
+    for (gates, seed, dts), rs in sorted(groups.items()):
+        mut = [r for r in rs if r["kind"] == "mutant"]
+        none = [r["kernel"] for r in mut if not any(
+            v[s] is False for rule, v in verdicts(r).items() if rule != "torch"
+            for s in ("fwd", "grad"))]
+        w("- gates %s, seed %d, %s: mutants no rule but torch's assert_close catches (%d): %s" % (
+            gates, seed, dts, len(none), ", ".join("`%s`" % n for n in none) or "none"))
+        for rule in RULES:
+            miss = [r["kernel"] for r in mut if not any(verdicts(r)[rule][s] is False
+                                                         for s in ("fwd", "grad"))]
+            w("  - %s misses (%d): %s" % (rule, len(miss), ", ".join("`%s`" % n for n in miss)
+                                          or "none"))
+        onlyj = [r["kernel"] for r in mut if any(verdicts(r)["judge"][s] is False for s in
+                                                  ("fwd", "grad")) and not any(
+            verdicts(r)[rule][s] is False for rule in RULES if rule != "judge"
+            for s in ("fwd", "grad"))]
+        w("- gates %s, seed %d, %s: mutants only the judge catches (%d): %s" % (
+            gates, seed, dts, len(onlyj), ", ".join("`%s`" % n for n in onlyj) or "none"))
+        for r in rs:
+            if r["kind"] != "correct":
+                continue
+            V = verdicts(r)
+            bad = ["%s %s" % (rule, s) for rule in RULES for s in ("fwd", "grad")
+                   if V[rule][s] is False and rule != "torch"]
+            if bad:
+                w("- gates %s, seed %d, %s: correct `%s` failed by %s%s" % (
+                    gates, seed, dts, r["kernel"], ", ".join(bad), _why(r)))
+    bykey = {}
+    for r in results:
+        bykey.setdefault((r["gates"], r["seed"], r["kernel"]), {})[r["dtype"]] = r
+    for rule in RULES:
+        only32 = []
+        for (gates, seed, name), d in sorted(bykey.items()):
+            if "bf16" not in d or "f32" not in d or d["f32"]["kind"] != "mutant":
+                continue
+            cb = any(verdicts(d["bf16"])[rule][s] is False for s in ("fwd", "grad"))
+            cf = any(verdicts(d["f32"])[rule][s] is False for s in ("fwd", "grad"))
+            if cf and not cb:
+                only32.append("%s (%s)" % (name, gates))
+        w("- %s: mutants caught in float32 but not in bf16 (%d): %s" % (
+            rule, len(only32), ", ".join("`%s`" % n for n in only32) or "none"))
+    w("")
     w("## Kernels\n")
     for kn in KERNELS.values():
         if _selected(kn.name, a):
             w("- `%s` (%s%s, chunk %d): %s" % (kn.name, kn.kind, "" if kn.kind == "correct"
                                                 else ", " + kn.where, kn.chunk, kn.desc))
     return "\n".join(lines) + "\n"
+
+
+def _why(r):
+    """the judge's numbers for a failed correct kernel"""
+    out = []
+    jf, jg = r.get("judge_fwd"), r.get("judge_grad")
+    if jf and not jf["ok"]:
+        if "error" in jf:
+            out.append("judge fwd: " + jf["error"])
+        else:
+            hb = [h for h in jf.get("heads", []) if h.get("verdict") != "ok"]
+            out += ["judge head %s: %.3g > budget %.3g" % (h["head"], h["max_rel_window"] or
+                                                           math.inf, h["budget"]) for h in hb]
+            if jf.get("split_ok") is False:
+                out.append("split %.3g" % jf["split_diff"])
+            if jf.get("causality_ok") is False:
+                out.append("causality moved")
+    if jg and not jg["ok"]:
+        if "rows" in jg:
+            out += ["judge %s head %s: %.3g > budget %.3g (%.2fx; attainable seq %.3g)" % (
+                x["grad"], x["head"], x["max_rel_window"] or math.inf, x["budget"],
+                (x["max_rel_window"] or math.inf) / x["budget"], x["attainable_seq"])
+                for x in jg["rows"] if x["verdict"] != "ok"]
+        else:
+            out.append("judge grad: " + jg.get("error", "?"))
+    return (": " + "; ".join(out)) if out else ""
 
 
 def _selected(name, a):
@@ -439,6 +510,23 @@ def _selected(name, a):
 
 def main(argv=None):
     a = parse(argv)
+    if a.from_json:
+        with open(os.path.join(a.out, "results.json")) as f:
+            d = json.load(f)
+        for k in ("fwd_size", "grad_size"):
+            setattr(a, k, tuple(d["info"][k]) if d["info"][k] else None)
+        gl = sorted({r["gates"] for r in d["results"]})
+        a.gates = gl[0] if len(gl) == 1 else "both"
+        a.seed = sorted({r["seed"] for r in d["results"]})
+        a.no_grad = d["info"]["grad_size"] is None
+        a.jobs = d["info"].get("jobs", a.jobs)
+        only = sorted({r["kernel"] for r in d["results"]})
+        from kernels import KERNELS
+        a.only = None if len(only) == len(KERNELS) else only
+        with open(os.path.join(a.out, "results.md"), "w") as f:
+            f.write(summarize(d["results"], a, d["info"]["wall_s"], d["info"]))
+        print("score.py: %s/results.md rewritten from results.json" % a.out)
+        return
     _setup_env(a)
     import torch
     from kernels import KERNELS
@@ -483,7 +571,7 @@ def main(argv=None):
             "ncpu": os.cpu_count(), "bin_dir": os.path.dirname(exe) if exe else "-",
             "vla_check": exe, "wall_s": wall, "torch": torch.__version__,
             "fwd_size": a.fwd_size, "grad_size": None if a.no_grad else a.grad_size,
-            "fla_ratio": FLA_RATIO, "cos_min": COS_MIN, "pearson_min": PEARSON_MIN}
+            "jobs": a.jobs, "fla_ratio": FLA_RATIO, "cos_min": COS_MIN, "pearson_min": PEARSON_MIN}
     results.sort(key=lambda r: (r["gates"], r["seed"], r["dtype"], r["kernel"]))
     for r in results:
         r["verdicts"] = verdicts(r)
