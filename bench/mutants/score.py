@@ -67,6 +67,9 @@ def parse(argv=None):
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--fwd-size", type=_sizes, default=(1, 1024, 2, 64), metavar="B,T,H,d")
     p.add_argument("--grad-size", type=_sizes, default=(1, 256, 2, 32), metavar="B,T,H,d")
+    p.add_argument("--judge-from", default=None, metavar="JSON", help="with --no-judge: take "
+                   "the judge's results from an earlier run's results.json (same kernels, "
+                   "dtypes, gates, seeds, sizes), the field's rules recomputed")
     p.add_argument("--from-json", action="store_true", help="rewrite OUT/results.md from "
                    "OUT/results.json without running anything")
     p.add_argument("--timeout", type=float, default=900, help="per vla-check call, seconds")
@@ -170,7 +173,8 @@ def _reference(model, x, dtype, what):
     for the forward, the float64 one (computed per task: nothing is cached)"""
     import torch
     from kernels import reference
-    xr = {n: (None if x[n] is None else x[n].to(dtype)) for n in ("q", "k", "v", "g", "beta")}
+    xr = {n: (None if x[n] is None else x[n].detach().to(dtype)) for n in ("q", "k", "v", "g",
+                                                                          "beta")}
     if what == "fwd":
         args = {n: (None if xr[n] is None else xr[n].float()) for n in xr}
         with torch.no_grad():
@@ -182,7 +186,8 @@ def _reference(model, x, dtype, what):
                                  output_final_state=True, dtype=torch.float64)
         res = {"o": o32, "ht": S32, "o64": o64, "ht64": S64}
     else:
-        lv = {n: (None if xr[n] is None else xr[n].float().requires_grad_(True)) for n in xr}
+        lv = {n: (None if xr[n] is None else xr[n].detach().float().clone().requires_grad_(True))
+              for n in xr}
         h0 = x["S0"].clone().requires_grad_(True)
         o, S = reference(model, lv["q"], lv["k"], lv["v"], g=lv["g"], beta=lv["beta"],
                          initial_state=h0, output_final_state=True, dtype=torch.float32)
@@ -209,7 +214,9 @@ def field_fwd(kn, x, dtype):
 
 def field_grad(kn, x, dtype):
     import torch
-    xr = {n: (None if x[n] is None else x[n].to(dtype).requires_grad_(True))
+    # leaves of their own (.to(float32) of a float32 tensor is the tensor itself: without the
+    # clone the kernel's and the reference's gradients would accumulate in the same .grad)
+    xr = {n: (None if x[n] is None else x[n].detach().to(dtype).clone().requires_grad_(True))
           for n in ("q", "k", "v", "g", "beta")}
     h0 = x["S0"].clone().requires_grad_(True)
     kw = {"g": xr["g"]} if xr["beta"] is None else {"g": xr["g"], "beta": xr["beta"]}
@@ -572,6 +579,22 @@ def main(argv=None):
             "vla_check": exe, "wall_s": wall, "torch": torch.__version__,
             "fwd_size": a.fwd_size, "grad_size": None if a.no_grad else a.grad_size,
             "jobs": a.jobs, "fla_ratio": FLA_RATIO, "cos_min": COS_MIN, "pearson_min": PEARSON_MIN}
+    if a.judge_from:
+        with open(a.judge_from) as f:
+            old = json.load(f)
+        o_info = old["info"]
+        if tuple(o_info["fwd_size"]) != tuple(a.fwd_size) or (
+                o_info["grad_size"] and tuple(o_info["grad_size"]) != tuple(a.grad_size)):
+            sys.exit("score.py: --judge-from %s has other sizes" % a.judge_from)
+        idx = {(r["kernel"], r["dtype"], r["gates"], r["seed"]): r for r in old["results"]}
+        for r in results:
+            o = idx.get((r["kernel"], r["dtype"], r["gates"], r["seed"]))
+            for k in ("judge_fwd", "judge_grad"):
+                if o and k in o:
+                    r[k] = o[k]
+        info["judge_from"] = a.judge_from
+        info["bin_dir"] = o_info.get("bin_dir")
+        info["judge_wall_s"] = o_info.get("wall_s")
     results.sort(key=lambda r: (r["gates"], r["seed"], r["dtype"], r["kernel"]))
     for r in results:
         r["verdicts"] = verdicts(r)
