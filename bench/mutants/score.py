@@ -358,6 +358,10 @@ def summarize(results, a, wall, info):
     w("Made by `%s` (%s)." % (info["command"], info["date"]))
     w("Machine: %s, %s cores; wall time %.0f s (%.1f min) with --jobs %d; judge: %s.\n" % (
         info["cpu"], info["ncpu"], wall, wall / 60, a.jobs, info["bin_dir"]))
+    if info.get("judge_from"):
+        w("The judge's results are those of %s (a run of %.0f s, the same inputs); the field's "
+          "rules were recomputed by this run (--no-judge --judge-from).\n" % (
+              info["judge_from"], info.get("judge_wall_s") or 0))
     w("Forward inputs (B, T, H, d) = %s, gradient inputs %s; gates %s; seeds %s. "
       "The field's rules use a float32 token recurrence on the same rounded inputs, with "
       "fla's h0 and dht (the final state ht and dh0 are judged by them); the judge gets no "
