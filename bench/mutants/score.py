@@ -249,6 +249,13 @@ def judge_fwd(kn, x, dtype, folder, timeout):
     _write(folder, str(v))
     out["ok"] = bool(v.ok)
     out["heads_ok"] = bool(v.judged_ok)
+    # a newer judge: the float32 "logic" rerun of fn (16-bit dtypes), gradients that failed
+    out["logic_ok"] = None if getattr(v, "logic", None) is None else bool(v.logic_ok)
+    if getattr(v, "logic", None):
+        lv = v.logic.get("verdict") or {}
+        out["logic_heads"] = [{k: h.get(k) for k in ("head", "verdict", "max_rel_window",
+                                                      "budget", "attainable_form")}
+                              for h in lv.get("heads", [])]
     out["causality_ok"] = all(c["ok"] for c in v.causality)
     out["split_ok"] = None if v.chunk_split is None else bool(v.chunk_split["ok"])
     out["split_diff"] = None if v.chunk_split is None else v.chunk_split["diff_max"]
@@ -274,15 +281,28 @@ def judge_grad(kn, x, dtype, folder, timeout):
         _write(folder, out["error"] + "\n" + traceback.format_exc())
         return out
     _write(folder, str(v))
-    out["fwd_ok"] = bool(v.ok) and all(h.get("verdict") == "ok" for h in v.heads)
+    out["fwd_ok"] = all(h.get("verdict") == "ok" for h in v.heads)
+    out["verdict_ok"] = bool(v.ok)
+    lg = getattr(v, "logic", None)
+    out["logic_ok"] = None if lg is None else bool(v.logic_ok)
+    lgrads = ((lg or {}).get("verdict") or {}).get("grads") or []
+    out["logic_grads_ok"] = None if not lgrads else all(g.get("verdict") == "ok" for g in lgrads)
+    out["logic_rows"] = [{k: g.get(k) for k in ("grad", "head", "verdict", "max_rel_window",
+                                                 "budget")} for g in lgrads]
+    if getattr(v, "grads_failed", None):
+        out["error"] = "gradients failed: %s" % v.grads_failed
+        return out
     if not v.grads:
         out["error"] = "gradients not judged: %s" % v.grads_skipped
         return out
     rows = [{k: gr.get(k) for k in ("grad", "head", "verdict", "rel_rms", "max_rel_window",
-                                     "attainable_seq", "budget", "first_t_nonfinite")}
+                                     "attainable_seq", "attainable_form", "input_budget",
+                                     "budget", "first_t_nonfinite")}
             for gr in v.grads]
     out["rows"] = rows
-    out["ok"] = all(r["verdict"] == "ok" for r in rows)
+    # the gradients pass when every row of Verdict.grads is ok and, with a judge that has it,
+    # the float32 logic rerun's gradients too
+    out["ok"] = all(r["verdict"] == "ok" for r in rows) and out["logic_grads_ok"] is not False
     out["beyond"] = sorted({r["grad"] for r in rows if r["verdict"] != "ok"})
     out["worst_over_budget"] = max(
         ((r["max_rel_window"] or math.inf) / r["budget"] if r["budget"] else math.inf)
@@ -356,8 +376,10 @@ def summarize(results, a, wall, info):
     w = lines.append
     w("# Mutation benchmark of vlastab.judge and the field's rules\n")
     w("Made by `%s` (%s)." % (info["command"], info["date"]))
-    w("Machine: %s, %s cores; wall time %.0f s (%.1f min) with --jobs %d; judge: %s.\n" % (
-        info["cpu"], info["ncpu"], wall, wall / 60, a.jobs, info["bin_dir"]))
+    w("Machine: %s, %s cores; wall time %.0f s (%.1f min) with --jobs %d; judge: %s "
+      "(vla-check of %s, sha256 %s...).\n" % (
+          info["cpu"], info["ncpu"], wall, wall / 60, a.jobs, info["bin_dir"],
+          info.get("vla_check_mtime", "?"), (info.get("vla_check_sha256") or "?")[:16]))
     if info.get("judge_from"):
         w("The judge's results are those of %s (a run of %.0f s, the same inputs); the field's "
           "rules were recomputed by this run (--no-judge --judge-from).\n" % (
@@ -408,8 +430,8 @@ def summarize(results, a, wall, info):
     w("")
     w("## Per kernel\n")
     w("Cells: forward / gradients; `.` passes, `X` fails (for a mutant: caught), `-` not run. "
-      "judge: the letters say what failed: h heads, c causality, s split, e exception; "
-      "gradients: the gradients beyond. fla: the worst ratio over its threshold (o, ht; dq .. "
+      "judge: the letters say what failed: h heads, c causality, s split, l the float32 logic "
+      "rerun, e exception; gradients: the gradients beyond (l: the logic rerun's gradients). fla: the worst ratio over its threshold (o, ht; dq .. "
       "dh0). err64: o's norm-wise error against the float64 recurrence.\n")
     for (gates, seed, dts), rs in sorted(groups.items()):
         w("### gates %s, seed %d, %s\n" % (gates, seed, dts))
@@ -421,10 +443,12 @@ def summarize(results, a, wall, info):
             m = lambda b: "-" if b is None else ("." if b else "X")
             jf, jg = r.get("judge_fwd"), r.get("judge_grad")
             jfs = "-" if jf is None else ("." if jf["ok"] else "X " + "".join(
-                c for c, k in (("h", "heads_ok"), ("c", "causality_ok"), ("s", "split_ok"))
-                if jf.get(k) is False) + ("e" if "error" in jf else ""))
+                c for c, k in (("h", "heads_ok"), ("c", "causality_ok"), ("s", "split_ok"),
+                               ("l", "logic_ok")) if jf.get(k) is False) +
+                ("e" if "error" in jf else ""))
             jgs = "-" if jg is None else ("." if jg["ok"] else "X " + (
-                ",".join(jg.get("beyond", [])) if "rows" in jg else "e"))
+                ",".join(jg.get("beyond", [])) if "rows" in jg else "e") +
+                (" l" if jg.get("logic_grads_ok") is False else ""))
             ff, fg = r.get("field_fwd"), r.get("field_grad")
             worst = lambda d: "-" if not d else "%.3g" % max(
                 (x["fla_ratio"] / x["fla_threshold"]) for x in d.values())
@@ -502,12 +526,19 @@ def _why(r):
                 out.append("split %.3g" % jf["split_diff"])
             if jf.get("causality_ok") is False:
                 out.append("causality moved")
+            if jf.get("logic_ok") is False:
+                out += ["float32 logic rerun head %s: %.3g > budget %.3g" % (
+                    h["head"], h["max_rel_window"] or math.inf, h["budget"])
+                    for h in jf.get("logic_heads", []) if h.get("verdict") != "ok"]
     if jg and not jg["ok"]:
         if "rows" in jg:
             out += ["judge %s head %s: %.3g > budget %.3g (%.2fx; attainable seq %.3g)" % (
                 x["grad"], x["head"], x["max_rel_window"] or math.inf, x["budget"],
                 (x["max_rel_window"] or math.inf) / x["budget"], x["attainable_seq"])
                 for x in jg["rows"] if x["verdict"] != "ok"]
+            out += ["float32 logic rerun %s head %s: %.3g > budget %.3g" % (
+                x["grad"], x["head"], x["max_rel_window"] or math.inf, x["budget"])
+                for x in jg.get("logic_rows", []) if x.get("verdict") != "ok"]
         else:
             out.append("judge grad: " + jg.get("error", "?"))
     return (": " + "; ".join(out)) if out else ""
@@ -599,6 +630,13 @@ def main(argv=None):
         info["judge_from"] = a.judge_from
         info["bin_dir"] = o_info.get("bin_dir")
         info["judge_wall_s"] = o_info.get("wall_s")
+    if exe:  # which judge gave the numbers (the judge is being improved in parallel)
+        import hashlib
+        with open(exe, "rb") as f:
+            info["vla_check_sha256"] = hashlib.sha256(f.read()).hexdigest()
+        info["vla_check_mtime"] = time.strftime("%Y-%m-%d %H:%M:%S UTC",
+                                                time.gmtime(os.path.getmtime(exe)))
+        info["vlastab_python"] = os.path.dirname(sys.modules["vlastab"].__file__)
     results.sort(key=lambda r: (r["gates"], r["seed"], r["dtype"], r["kernel"]))
     for r in results:
         r["verdicts"] = verdicts(r)
