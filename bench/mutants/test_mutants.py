@@ -23,15 +23,17 @@ import torch
 
 try:
     import pytest
-    _param = pytest.mark.parametrize
-except ImportError:  # Debian's /usr/bin/python3 has no pytest: run this file as a script
+except ImportError:  # Debian's /usr/bin/python3 may have no pytest: run this file as a script
     pytest = None
 
-    def _param(arg, values):
-        def deco(f):
-            f.params = values
-            return f
-        return deco
+
+def _param(arg, values):
+    """pytest's parametrize where pytest is, and the values kept for the script's own runner"""
+    def deco(f):
+        f.params = values
+        return pytest.mark.parametrize(arg, values)(f) if pytest else f
+    return deco
+
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kernels import KERNELS, reference  # noqa: E402
