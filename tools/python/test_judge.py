@@ -362,8 +362,8 @@ else:
                         **small).ok, "judge(v-first state, state_layout='vk') is not ok")
     refused("judge(v-first state, fla's layout)", lambda: vlastab.judge(
         vfirst, qs, ks, v8, grad=False, logic=False, **small), ValueError, "state_layout")
-    # the float32 logic check holds a gated chunk form to fla's arrangement (exp2 of differences
-    # of a tree-ordered float32 cumulative sum): bench/mutants' correct fla-style mamba2 at C = 128
+    # judge() holds a gated chunk form to fla's arrangement (exp2 of differences of a
+    # tree-ordered float32 cumulative sum): bench/mutants' correct fla-style mamba2 at C = 128
     # with strongly negative gates (a chunk's |G| near 360) is within it, ratio 1; held to the
     # default arrangement (base e, a running sum) it would fail, 5x past the budget
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -374,7 +374,7 @@ else:
     gm = -4 * torch.nn.functional.softplus(torch.randn(1, 256, 1, generator=gen))
     fla_m2 = KERNELS["mamba2.c128"].fn
     vf = vlastab.judge(fla_m2, qm, km, vm, g=gm, model="mamba2", form="chunk:128", grad=False)
-    check(vf.ok and vf.logic.get("settings") == "base=2 cumsum=tree", "judge(fla-style mamba2, "
+    check(vf.ok and vf.arranged == {"base": 2, "cumsum": "tree"}, "judge(fla-style mamba2, "
           "strong gates): %s" % vf)
     ve = vlastab.judge(fla_m2, qm, km, vm, g=gm, model="mamba2", form="chunk:128", grad=False,
                        settings={"base": "e", "cumsum": "run"})

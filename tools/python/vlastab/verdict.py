@@ -259,7 +259,7 @@ class Verdict:
 
     def __init__(self, data, causality=(), chunk_split=None, chunk_split_skipped=None,
                  nonfinite=None, folder=None, grads_skipped=None, grads_failed=None, logic=None,
-                 hint=None):
+                 hint=None, arranged=None):
         if not isinstance(data, dict) or "verdict" not in data or "heads" not in data:
             raise ValueError("vla-check's JSON: no verdict or heads (%s)" % (
                 sorted(data) if isinstance(data, dict) else type(data).__name__))
@@ -270,6 +270,7 @@ class Verdict:
         self.grads_failed = grads_failed
         self.logic = logic
         self.hint = hint  # a likely cause found by judging again with another setting
+        self.arranged = arranged  # the settings judge() chose for the form (fla's arrangement)
         self.causality = list(causality)
         self.chunk_split = chunk_split
         self.chunk_split_skipped = chunk_split_skipped
@@ -295,7 +296,7 @@ class Verdict:
                 {k: v for k, v in self.chunk_split.items()}, "chunk_split_skipped":
                 self.chunk_split_skipped, "grads_failed": self.grads_failed,
                 "grads_skipped": self.grads_skipped, "logic": self.logic,
-                "nonfinite": self.nonfinite, "hint": self.hint}
+                "nonfinite": self.nonfinite, "hint": self.hint, "arranged": self.arranged}
 
     @property
     def headline(self):
@@ -424,9 +425,11 @@ class Verdict:
                 for g in data["grads"]:
                     out.append(" ".join("%-12s" % _fmt(g.get(c[0])) for c in gc).rstrip())
 
-        table("model %s, precision %s, form %s: %s" % (
+        table("model %s, precision %s, form %s%s: %s" % (
             self.json.get("model"), self.json.get("precision"), self.json.get("form"),
-            "ok" if self.judged_ok and not self.grads_failed else "FAIL"), self.json)
+            " in fla's arrangement (%s)" % ", ".join("%s=%s" % kv for kv in self.arranged.items())
+            if self.arranged else "", "ok" if self.judged_ok and not self.grads_failed else "FAIL"),
+            self.json)
         if self.grads_failed:
             out.append("gradients: FAIL, not had: %s" % self.grads_failed)
         elif self.grads_skipped:
@@ -434,9 +437,8 @@ class Verdict:
         if self.logic:
             lv = self.logic.get("verdict")
             if lv:
-                table("logic check, the same inputs in float32 (policy f32%s): %s" % (
-                    ", its form with %s" % self.logic["settings"] if self.logic.get("settings")
-                    else "", "ok" if self.logic_ok else "FAIL"), lv)
+                table("logic check, the same inputs in float32 (policy f32): %s" % (
+                    "ok" if self.logic_ok else "FAIL"), lv)
             else:
                 out.append("logic check, the same inputs in float32: %s (%s)" % (
                     "not run" if self.logic.get("skipped") else "FAIL", self.logic.get("why")))
@@ -715,12 +717,8 @@ def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window
     """The logic check: fn on the same inputs in float32 (exact: every value of a 16-bit format
     is a float32), judged against the same exact reference with the f32 policy's attainable
     error, where rounding costs little and an error of the algorithm costs as much as at the
-    kernel's dtype. In a chunk form of the gated family the attainable error is that of fla's
-    arrangement (exp2 of differences of a tree-ordered float32 cumulative sum of the log-gates:
-    --set base=2 --set cumsum=tree) unless settings choose one: with strongly negative gates its
-    cancellation is most of a correct fla-style kernel's float32 error (1.4e-6 at C = 64 where a
-    running sum and exp give 6e-7: bench/mutants/README.md). A dict: verdict (vla-check's JSON) or
-    why (fn could not run in float32)."""
+    kernel's dtype (in fla's arrangement where judge() chose it). A dict: verdict (vla-check's
+    JSON) or why (fn could not run in float32)."""
     torch = _torch()
     B, T, H, d, dv = shape
     x32 = {n: (None if a is None else a.to(torch.float32)) for n, a in x.items()}
@@ -741,13 +739,9 @@ def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window
         if dg is None:
             return {"dtype": "float32", "why": "gradients at float32: " + grads}
     odir = _outputs(folder, "outputs-f32", o, S, B, H, d, dv, dg, grads, layout)
-    extra = ()
-    if model in _LOGDECAY_MODELS and form.startswith("chunk:") and not \
-            {"base", "cumsum"} & set(settings or {}):
-        extra = ("--set", "base=2", "--set", "cumsum=tree")
     data = _vla_check(exe, tdir, odir, "f32", form, os.path.join(folder, "report-f32"), slack,
-                      window, ref, timeout, extra)
-    return {"dtype": "float32", "verdict": data, "settings": " ".join(extra[1::2]) or None}
+                      window, ref, timeout)
+    return {"dtype": "float32", "verdict": data}
 
 
 def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
@@ -788,6 +782,15 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     without vla-check, RuntimeError when vla-check fails to judge."""
     x, shape, dtype = _prepare(q, k, v, g, beta, model, dtype)
     B, T, H, d, dv = shape
+    arranged = None
+    if model in _LOGDECAY_MODELS and form.startswith("chunk:") and not \
+            {"base", "cumsum"} & set(settings or {}):
+        # the gated family's chunk form as fla's kernels arrange it: exp2 of differences of a
+        # tree-ordered cumulative sum of the log-gates. With strongly negative gates that
+        # cancellation is most of a correct fla-style kernel's float32 error (vlastab's default
+        # arrangement attains 2.3 to 4.4 times less there: bench/mutants/README.md)
+        arranged = {"base": 2, "cumsum": "tree"}
+        settings = dict(settings or {}, **arranged)
     if state_layout not in ("kv", "vk"):
         raise ValueError("state_layout=%r: 'kv' (fla's h, (batch, heads, d, dv)) or 'vk' "
                          "((batch, heads, dv, d))" % (state_layout,))
@@ -866,7 +869,8 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
         skipped = None if state else \
             "fn does not take initial_state and output_final_state (fla's convention)"
         return Verdict(data, caus, split, skipped, nonfinite, folder if keep else None,
-                       "grad=False" if not grad else None, grads_failed=gfail, logic=lg, hint=hint)
+                       "grad=False" if not grad else None, grads_failed=gfail, logic=lg, hint=hint,
+                       arranged=arranged)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
