@@ -1176,6 +1176,13 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
                     if (worse(a, top))
                         top = a;
                 }
+                /* at least sqrt(d) roundings of the policy's arithmetic: a strongly decayed
+                 * state is a sum of a few terms, which vlastab's runs may round less than once,
+                 * where a correct kernel's order of operations rounds a few times more */
+                const double floor_u =
+                    sqrt((double)d) * vla_fmt_unit_roundoff(vla_prec_compute(cfg.prec));
+                if (worse(floor_u, top))
+                    top = floor_u;
                 srel[2 * h] = e;
                 srel[2 * h + 1] = e <= top * slack && checks(top * slack); /* (NaN: beyond) */
             }
