@@ -306,6 +306,12 @@ else:
     check(va.ok and va.json["verdict"] == "ok" and len(va.heads) == H and
           va.chunk_split is not None and va.chunk_split["ok"], "judge(gdn_chunk): %s" % va)
     print("note: judge(gdn_chunk): %s" % va.summary.splitlines()[0])
+    # each gradient is held to the chunk backward in the policy too (its 16-bit intermediates:
+    # above the seq backward's error), where the form has one
+    check(va.grads and all(g.get("attainable_form") is not None and
+                           g["attainable_form"] > g["attainable_seq"] for g in va.grads),
+          "judge(gdn_chunk, chunk:64): gradients without the form's attainable error: %s" % [
+              (g.get("grad"), g.get("attainable_seq"), g.get("attainable_form")) for g in va.grads])
     vb = vlastab.judge(gdn_chunk_anchored, q, k, v, g=g, beta=beta, dtype=bf, form="chunk:64")
     check(not vb.ok and "acausal outputs" in str(vb), "judge(gdn_chunk_anchored): %s" % vb)
     try:
@@ -380,6 +386,24 @@ else:
                        settings={"base": "e", "cumsum": "run"})
     check(not ve.logic_ok, "judge(fla-style mamba2, strong gates, base e): the logic check "
           "passed: %s" % ve)
+    # a budget of 1 or more judges nothing: v x 1e-9 flushes to zero in float16, so vlastab's own
+    # f16-kern run loses every read-out (attainable 1, budget 2); read-outs of 0 must not pass
+    vac = tempfile.mkdtemp(prefix="vla-vacuous-")
+    os.makedirs(os.path.join(vac, "tr"))
+    os.makedirs(os.path.join(vac, "o"))
+    rv = np.random.default_rng(3)
+    for n, scale in (("q", 1), ("k", 1), ("v", 1e-9)):
+        np.save(os.path.join(vac, "tr", n + ".npy"),
+                (scale * rv.standard_normal((2, 64, 8))).astype(np.float32))
+    with open(os.path.join(vac, "tr", "model.txt"), "w") as f:
+        f.write("model la\n")
+    np.save(os.path.join(vac, "o", "o.npy"), np.zeros((2, 64, 8), np.float16))
+    pv = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + os.path.join(vac, "tr"),
+                         "--outputs", os.path.join(vac, "o"), "--precision", "f16-kern",
+                         "--report", "none", "--out", "-"], capture_output=True, text=True)
+    check(pv.returncode == 1 and "not judged: its budget" in pv.stderr,
+          "zeros against a vacuous budget: exit %d: %s" % (pv.returncode, pv.stderr[-400:]))
+    subprocess.run(["rm", "-rf", vac])
     # a backward that gives no gradient for q (q detached): a failure, not "0 of 8 beyond"
     det = lambda q, k, v, g=None, beta=None: gdn_chunk(q.detach(), k, v, g=g, beta=beta)
     vd = vlastab.judge(det, qs, ks, vs, logic=False, **small)
