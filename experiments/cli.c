@@ -118,6 +118,9 @@ static const vla_doc_item cli_exit[] = {
 static const vla_doc_item cli_env[] = {
     {"VLA_CHECKPOINT_SECONDS", NULL, "seconds between checkpoint writes (default 60; 0: about "
                                      "every 1024 steps, or every unit of work)"},
+    {"VLA_STOP_AFTER_CHECKPOINTS", NULL, "N: stop as SIGINT would once the N-th checkpoint file is "
+                                         "written (a stop at an exact point, for tests; default "
+                                         "0: never)"},
     {"OMP_NUM_THREADS", NULL, "threads the runs are spread over (the results do not depend on it)"},
     {"VLA_SIMD", NULL, "avx2 or off: the vector width of the cpu backend's path for one run and "
                        "of the inputs' preparation (the streams' generator and W k, the roundings "

@@ -791,6 +791,10 @@ static void ckpt_prev_record(const ckpt_file *k, ckpt_prev *p, const char *targe
     }
 }
 
+/* VLA_STOP_AFTER_CHECKPOINTS=N: the N-th checkpoint file written stops the program as SIGINT
+ * would, at that exact point whatever the machine's speed (tests stop there); 0 or unset: never */
+static double ckpt_stop_after;
+
 /* Every run's checkpoint into a temporary file beside OUT.ckpt, synced and renamed, so that a
  * kill at any moment leaves the previous checkpoint intact. A run whose state a stop within a step
  * lost (the exact reference) keeps its previous record, if any (*kept counts them, *first_kept
@@ -837,6 +841,9 @@ static int ckpt_save(const ckpt_file *k, int *kept, int *first_kept, vla_error *
             r = VLA_EIO, errno = errnum;
         if (!r)
             r = vla_file_replace(tmp, target, &kind);
+        static long written;
+        if (!r && ++written == (long)ckpt_stop_after && !vla_cli_stop)
+            vla_cli_stop = SIGINT;
         if (r) {
             errnum = errno;
             unlink(tmp);
@@ -877,13 +884,20 @@ static int restore(vla_engine *e, FILE *f, int h)
 }
 
 /* the seconds between checkpoints: VLA_CHECKPOINT_SECONDS (tests make them frequent), else 60;
- * a value that is not a number of seconds is a usage error (said; nonzero) */
+ * a value that is not a number of seconds, or a VLA_STOP_AFTER_CHECKPOINTS that is not a count,
+ * is a usage error (said; nonzero) */
 static int ckpt_every(const char *prog, double *every)
 {
-    const char *ev = getenv("VLA_CHECKPOINT_SECONDS");
+    const char *ev = getenv("VLA_CHECKPOINT_SECONDS"), *es = getenv("VLA_STOP_AFTER_CHECKPOINTS");
     *every = 60;
     if (ev && (vla_parse_real(ev, every, NULL) || !(*every >= 0 && *every <= 1e9))) {
         fprintf(stderr, "%s: VLA_CHECKPOINT_SECONDS='%s' is not a number of seconds\n", prog, ev);
+        return 2;
+    }
+    ckpt_stop_after = 0;
+    if (es && (vla_parse_real(es, &ckpt_stop_after, NULL) || !(ckpt_stop_after >= 0 &&
+               ckpt_stop_after <= 1e9 && ckpt_stop_after == (long)ckpt_stop_after))) {
+        fprintf(stderr, "%s: VLA_STOP_AFTER_CHECKPOINTS='%s' is not a count\n", prog, es);
         return 2;
     }
     return 0;

@@ -580,7 +580,8 @@ static int sweep(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *o
         saved |= vla_units_get(u, (int)k, NULL) != NULL;
     if (r == 3 && !saved) { /* (checkpoints may have finished, none was written) */
         fprintf(stderr, "vla-forms: interrupted (signal %d); nothing saved: no checkpoint had "
-                        "been written.\n", (int)vla_cli_stop);
+                        "been written%s.\n", (int)vla_cli_stop, sw.redo[0] ? " in the MPFR pass "
+                        "(a --resume from the double-double pass's file starts it over)" : "");
         vla_units_free(u);
     } else {
         r = vla_units_end(u, r);

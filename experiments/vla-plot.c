@@ -260,6 +260,9 @@ int main(int argc, char **argv)
     }
     free(tmp);
     free(target);
+    free(name);
+    free(names);
+    free(columns);
     fprintf(stderr, "vla-plot: %s\n", out);
     return 0;
 }

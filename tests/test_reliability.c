@@ -2111,66 +2111,25 @@ TEST(reliability_units_read_back)
     units_read_back(&units_cases[6], 4 * 8, " 0 f32 %g ");
 }
 
-/* Runs argv (env added) until its checkpoint ck is ready(bytes, length), then sends SIGINT;
- * the exit status (-1: ready never came within 120 s, -2: no start), stderr in msg */
-static int stop_when(char *const argv[], char *const env[], const char *ck,
-                     int (*ready)(const char *b, size_t len), char *msg, size_t len)
+/* Runs argv until its n-th checkpoint file is written, where it stops as SIGINT would
+ * (VLA_STOP_AFTER_CHECKPOINTS: the same point however fast the machine is, every unit written);
+ * the exit status, stderr in msg */
+static int stop_after(char *const argv[], int n, char *msg, size_t len)
 {
-    child ch;
-    int sent = 0;
-    if (spawn(&ch, NULL, argv, env))
-        return -2;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (!sent && seconds_since(&t0) < 120) {
-        size_t n;
-        char *b = read_all(ck, &n);
-        if (b && ready(b, n))
-            sent = kill(ch.pid, SIGINT) == 0;
-        else
-            nanosleep(&(struct timespec){0, 2000000}, NULL);
-        free(b);
-    }
-    int st = finish(&ch, 120);
-    char *text = read_all(ch.err, NULL);
-    snprintf(msg, len, "%s", text ? text : "");
-    free(text);
-    unlink(ch.err);
-    return sent ? st : -1;
+    char every[] = "VLA_CHECKPOINT_SECONDS=0", stop[64];
+    snprintf(stop, sizeof stop, "VLA_STOP_AFTER_CHECKPOINTS=%d", n);
+    char *const env[] = {every, stop, NULL};
+    return run(NULL, argv, env, msg, len, 120);
 }
 
-/* a sweep's checkpoint with two checkpoints finished (records 0 and 1 not empty) */
-static int two_finished(const char *b, size_t len)
-{
-    size_t at = record_at(b, len, 1);
-    uint64_t n = 0;
-    if (at)
-        memcpy(&n, b + at, 8);
-    return n > 0;
-}
-
-/* ... whose first checkpoint is the MPFR pass's (its head's second number, use_dd, 0) */
+/* a sweep's checkpoint whose first checkpoint is the MPFR pass's (its head's second number, use_dd, 0) */
 static int mpfr_pass(const char *b, size_t len)
 {
-    size_t at = record_at(b, len, 0);
+    size_t at = b ? record_at(b, len, 0) : 0;
     long use_dd = 1;
     if (at && at + 8 + 16 <= len)
         memcpy(&use_dd, b + at + 8 + 8, 8);
-    return !use_dd;
-}
-
-/* ... keeping the first checkpoint file whose record 0 is there (its state with it) */
-static char *early;
-static size_t early_len;
-static int two_finished_keeping_early(const char *b, size_t len)
-{
-    size_t at = record_at(b, len, 0);
-    uint64_t n = 0;
-    if (at)
-        memcpy(&n, b + at, 8);
-    if (n && !early && (early = malloc(len)))
-        memcpy(early, b, early_len = len);
-    return two_finished(b, len);
+    return at && !use_dd;
 }
 
 /* A checkpoint file written between the two saves of a checkpoint (kill -9 there) holds the state
@@ -2182,7 +2141,6 @@ TEST(reliability_sweep_two_states)
     const units_case *k = &units_cases[6];
     const char *p;
     char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
-    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     if (!begin(dir, sizeof dir, 1, k->prog, &p))
         return;
     paths(dir, out, ref, ck);
@@ -2191,16 +2149,18 @@ TEST(reliability_sweep_two_states)
     char *want = table_body(ref);
     CHECK_MSG(st == 0 && want, "uninterrupted: status %d '%s'", st, msg);
     make_argv(argv, p, k->args, "--out", out, NULL, NULL);
-    free(early);
-    early = NULL;
-    st = stop_when(argv, env, ck, two_finished_keeping_early, msg, sizeof msg);
-    size_t len, a0, a1, e0, e1;
+    size_t len, early_len, a0, a1, e0, e1;
+    int st1 = stop_after(argv, 1, msg, sizeof msg); /* the file after the first checkpoint */
+    char *early = read_all(ck, &early_len);
+    unlink(ck);
+    st = stop_after(argv, 2, msg, sizeof msg); /* ... and after the second */
     char *b = read_all(ck, &len);
-    int ok = st == 3 && b && early && (a0 = record_at(b, len, 0)) && (a1 = record_at(b, len, 1)) &&
-             (e0 = record_at(early, early_len, 0)) && (e1 = record_at(early, early_len, 1)) &&
+    int ok = st1 == 3 && st == 3 && b && early && (a0 = record_at(b, len, 0)) &&
+             (a1 = record_at(b, len, 1)) && (e0 = record_at(early, early_len, 0)) &&
+             (e1 = record_at(early, early_len, 1)) &&
              e1 - e0 > a1 - a0; /* its record 0 with the state, the later one's without */
-    CHECK_MSG(ok, "interrupted: status %d, %s '%s'", st, early ? "an early file" : "no early file",
-              msg);
+    CHECK_MSG(ok, "interrupted: status %d and %d, %s '%s'", st1, st,
+              early ? "an early file" : "no early file", msg);
     if (ok) {
         char *spliced = malloc(len + (e1 - e0));
         size_t n = 0;
@@ -2222,7 +2182,6 @@ TEST(reliability_sweep_two_states)
     }
     free(b);
     free(early);
-    early = NULL;
     free(want);
     remove_tree(dir);
 }
@@ -2236,7 +2195,6 @@ TEST(reliability_sweep_damaged_state)
     const units_case *k = &units_cases[6];
     const char *p;
     char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
-    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     if (!begin(dir, sizeof dir, 1, k->prog, &p))
         return;
     paths(dir, out, ref, ck);
@@ -2247,7 +2205,7 @@ TEST(reliability_sweep_damaged_state)
     for (int which = 0; which < 2; which++) { /* the first record, the last one kept */
         unlink(ck); /* (what a failed round left) */
         make_argv(argv, p, k->args, "--out", out, NULL, NULL);
-        st = stop_when(argv, env, ck, two_finished, msg, sizeof msg);
+        st = stop_after(argv, 2, msg, sizeof msg); /* two finished */
         size_t len, at = 0, rec;
         char *b = read_all(ck, &len);
         uint64_t rlen = 0;
@@ -2287,7 +2245,6 @@ TEST(reliability_sweep_resume_in_mpfr)
                                        "--forms", "seq,chunk:16", "--precisions", "f32", NULL};
     const char *p;
     char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40];
-    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     if (!begin(dir, sizeof dir, 1, "vla-forms", &p))
         return;
     paths(dir, out, ref, ck);
@@ -2297,9 +2254,23 @@ TEST(reliability_sweep_resume_in_mpfr)
     CHECK_MSG(st == 0 && want && strstr(msg, "running MPFR") && strstr(want, "so it was not used"),
               "uninterrupted: status %d '%s'", st, msg);
     make_argv(argv, p, args, "--out", out, NULL, NULL);
-    st = stop_when(argv, env, ck, mpfr_pass, msg, sizeof msg);
-    CHECK_MSG(st == 3 && strstr(msg, "running MPFR") && strstr(msg, "finished, saved in"),
-              "stopped in the MPFR pass: status %d '%s'", st, msg);
+    /* the double-double pass writes its nck checkpoints, the MPFR pass's first is the next */
+    int nck = 0;
+    const char *of = (st = stop_after(argv, 1, msg, sizeof msg)) == 3 ? strstr(msg, "1 of ") : NULL;
+    CHECK_MSG(of && sscanf(of, "1 of %d", &nck) == 1 && nck > 1, "stopped at the first: status %d "
+              "'%s'", st, msg);
+    unlink(ck);
+    st = stop_after(argv, nck, msg, sizeof msg);
+    CHECK_MSG(st == 3 && strstr(msg, "nothing saved: no checkpoint had been written in the MPFR "
+                                     "pass"), "stopped between the passes: status %d '%s'", st, msg);
+    unlink(ck);
+    st = stop_after(argv, nck + 1, msg, sizeof msg);
+    size_t len;
+    char *b = read_all(ck, &len);
+    CHECK_MSG(st == 3 && strstr(msg, "running MPFR") && strstr(msg, "finished, saved in") &&
+              mpfr_pass(b, len), "stopped in the MPFR pass: status %d, %s '%s'", st,
+              mpfr_pass(b, len) ? "its record" : "not its record", msg);
+    free(b);
     make_argv(argv, p, args, "--out", out, "--resume", NULL);
     st = run(NULL, argv, NULL, msg, sizeof msg, 120);
     char *got = table_body(out);
