@@ -93,21 +93,39 @@ TEST_SLOW(python_judge_gradients)
     run_python(args, "judge-grad: passed");
 }
 
+/* Runs pytest (with `plugins`, "-p NAME" words) on the test files `files` under that interpreter,
+ * skipped, with the reason, where it has no pytest (make deps installs python3-pytest) */
+static void run_pytest(const char *plugins, const char *files, const char *name)
+{
+    char script[2000], passed[100];
+    snprintf(passed, sizeof passed, "%s: passed", name);
+    snprintf(script, sizeof script,
+             "-c \"import sys; sys.path.insert(0, 'tools/python'); sys.dont_write_bytecode = True\n"
+             "try:\n    import pytest\nexcept ImportError:\n"
+             "    print('skip: no pytest in', sys.executable, '(make deps: python3-pytest)')\n"
+             "    sys.exit(77)\n"
+             "st = pytest.main(['-q', '-p', 'no:cacheprovider'%s, %s])\n"
+             "print('%s' if st == 0 else '%s: exit %%d' %% st)\n"
+             "sys.exit(int(st))\"", plugins, files, passed, name);
+    run_python(script, passed);
+}
+
 /* The pytest plugin (vlastab/pytest_plugin.py): the three example kernels' tests of docs/kernel.md
  * in three lines each, under pytest, the correct one passing and the two faulty ones failing with
- * the verdict's words (tools/python/test_pytest_examples.py); skipped, with the reason, where the
- * interpreter has no pytest (make deps installs python3-pytest) */
+ * the verdict's words (tools/python/test_pytest_examples.py) */
 TEST_SLOW(python_pytest_plugin_examples)
 {
-    run_python("-c \"import sys; sys.path.insert(0, 'tools/python'); sys.dont_write_bytecode = True\n"
-               "try:\n    import pytest\nexcept ImportError:\n"
-               "    print('skip: no pytest in', sys.executable, '(make deps: python3-pytest)')\n"
-               "    sys.exit(77)\n"
-               "st = pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'vlastab.pytest_plugin', "
-               "'tools/python/test_pytest_examples.py'])\n"
-               "print('pytest-plugin: passed' if st == 0 else 'pytest-plugin: exit %d' % st)\n"
-               "sys.exit(int(st))\"",
-               "pytest-plugin: passed");
+    run_pytest(", '-p', 'vlastab.pytest_plugin'", "'tools/python/test_pytest_examples.py'",
+               "pytest-plugin");
+}
+
+/* The mutation benchmark's kernels (bench/mutants/kernels.py) against the token-by-token float64
+ * recurrence written there from the published equations: every correct variant's output, state
+ * and gradients within 1e-10, every mutant beyond 1e-6 where it says it differs
+ * (bench/mutants/test_mutants.py says how and within what bound) */
+TEST_SLOW(python_mutant_kernels_against_recurrence)
+{
+    run_pytest("", "'bench/mutants/test_mutants.py'", "mutants");
 }
 
 /* Issue 35's knobs against numpy written from the kernels' algorithms (tests/test_half.py): the
