@@ -292,6 +292,7 @@ static const vla_doc_item bench_opts[] = {
 };
 static const vla_doc_item bench_exit[] = {
     {"0", NULL, "the tables were printed (a section that cannot run here says why and is skipped)"},
+    {"1", NULL, "the tables could not be written to standard output (a full disk, a closed pipe)"},
     {"2", NULL, "a usage error"},
     {NULL, NULL, NULL},
 };
@@ -875,5 +876,10 @@ int main(int argc, char **argv)
     if (sm.len)
         printf("# summary: %s\n", sm.text);
     vla_summary_say(&sm, "vla-bench");
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "vla-bench: cannot write the tables to standard output: %s\n",
+                strerror(errno ? errno : EIO));
+        return 1;
+    }
     return 0;
 }

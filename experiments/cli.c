@@ -14,15 +14,27 @@
 #include <omp.h>
 #endif
 
+__attribute__((noreturn)) static void cli_leave(const vla_cli_spec *spec, int status,
+                                                 const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: ", spec->prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "%s\n", status == 2 ? " (try --help)" : "");
+    exit(status);
+}
+
 void vla_cli_die(const vla_cli_spec *spec, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: ", spec->prog);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (try --help)\n");
-    va_end(ap);
-    exit(2);
+    cli_leave(spec, 2, fmt, ap);
+}
+
+void vla_cli_fail(const vla_cli_spec *spec, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cli_leave(spec, 1, fmt, ap);
 }
 
 static vla_cli_opt common[] = {
@@ -296,7 +308,7 @@ static void read_model_txt(vla_cli *c, const vla_cli_spec *spec, const char *dir
         vla_cli_die(spec, "--stream: %s: cannot open: %s", path, strerror(errno));
     size_t n = fread(text, 1, MODEL_TXT_MAX, f);
     if (ferror(f))
-        vla_cli_die(spec, "--stream: %s: cannot read: %s", path, strerror(errno));
+        vla_cli_fail(spec, "--stream: %s: cannot read: %s", path, strerror(errno));
     fclose(f);
     text[n] = 0;
     char *next = text;

@@ -63,8 +63,11 @@ typedef struct {
 /* Parses argv; prints --help or --version and exits 0, or a one-line error and exits 2. A
  * configuration the backend or the reference cannot run is a usage error too. */
 void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv);
-/* a usage error after parsing: "PROG: MESSAGE" and exit 2 */
+/* a usage error after parsing: "PROG: MESSAGE (try --help)" and exit 2 */
 void vla_cli_die(const vla_cli_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+/* a run that failed (out of memory, an input that cannot be read, a reference that failed):
+ * "PROG: MESSAGE" and exit 1 */
+void vla_cli_fail(const vla_cli_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 /* the common provenance lines of section 9 into an open table */
 void vla_cli_provenance(vla_dat *f, const vla_cli *c);
 /* "q.npy k.npy v.npy beta.npy; u = k (no u.npy), ...": a trace's files and the fallbacks of the

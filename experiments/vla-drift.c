@@ -186,7 +186,7 @@ int main(int argc, char **argv)
     const int cap = c.cfg.form == VLA_FORM_CHUNK && c.cfg.chunk > 1 && c.cfg.track != VLA_TRACK_CG;
     cap_ctx cx = {&c, cap ? calloc((size_t)c.runs, sizeof *cx.s) : NULL};
     if (cap && !cx.s)
-        vla_cli_die(&spec, "out of memory");
+        vla_cli_fail(&spec, "out of memory");
     if (cap)
         vla_dat_meta(out, "g_lmin", "lambda_min of G = I + U A_t U^T of the chunk of the %d writes "
                                     "after step t, in binary64 from the stored A_t", c.cfg.chunk);

@@ -182,7 +182,7 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
     sw->m = calloc((size_t)sw->ne, sizeof *sw->m);
     sw->err = calloc((size_t)sw->ne * sw->nck * 3 + 1, sizeof *sw->err);
     if (!sw->cfg || !sw->m || !sw->err)
-        vla_cli_die(spec, "out of memory");
+        vla_cli_fail(spec, "out of memory");
     vla_error e_msg;
     char form[32];
     /* the inputs, drawn (or read) once for every engine, a window of WIN steps at a time, which
@@ -224,7 +224,7 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
                 sp.ref_bits = c->ref_bits;
                 if (vla_engine_new(&sw->ref[io], &sp, &e_msg) ||
                     (use_dd && vref_ddcheck_new(&sw->chk[io], &sp, VREF_DD_CHECK_STEPS, &e_msg)))
-                    vla_cli_die(spec, "the exact reference: %s", vla_error_msg(&e_msg));
+                    vla_cli_fail(spec, "the exact reference: %s", vla_error_msg(&e_msg));
             }
         }
 }
@@ -264,11 +264,11 @@ static void unit_save(const vla_cli_spec *spec, const sweep_pass *sw, vla_units 
     char *rec;
     size_t n;
     if (unit_of(sw, k, state, &rec, &n))
-        vla_cli_die(spec, "out of memory");
+        vla_cli_fail(spec, "out of memory");
     int r = state ? vla_units_save(u, (int)k, rec, n) : vla_units_keep(u, (int)k, rec, n);
     free(rec);
     if (r)
-        vla_cli_die(spec, "out of memory");
+        vla_cli_fail(spec, "out of memory");
 }
 
 /* the most bytes a unit takes, in this pass or in MPFR after it (a reference's runs and its
@@ -382,7 +382,7 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     double *err = sw->err, *x = malloc((size_t)(d * d + dv * d + dv) * 2 * sizeof *x);
     int *radv = calloc((size_t)(VLA_NFMT + ne), sizeof *radv), rchk[VLA_NFMT] = {0};
     if (!x || !radv)
-        vla_cli_die(spec, "out of memory");
+        vla_cli_fail(spec, "out of memory");
     const int nth = vla_cli_threads();
     char form[32], why[sizeof sw->redo]; /* the table's exact_reference line */
     const size_t whylen = sizeof why;
@@ -502,7 +502,7 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
     vla_summary_block *blk = malloc((size_t)ne * sizeof *blk);
     char (*bname)[48] = malloc((size_t)ne * sizeof *bname);
     if (!rows || !blk || !bname)
-        vla_cli_die(spec, "out of memory");
+        vla_cli_fail(spec, "out of memory");
     for (int i = 0; i < ne; i++) {
         const vla_config *k = &cfg[i];
         vla_form_name(k, form, sizeof form);
@@ -634,7 +634,7 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
     double *o0 = malloc((size_t)T * dv * sizeof *o0), *o1 = malloc((size_t)T * dv * sizeof *o1);
     double *co = malloc((size_t)Cmax * dv * sizeof *co);
     if (!rows || !o0 || !o1 || !co || vla_step_buf_alloc(&b, d, dv))
-        vla_cli_die(spec, "out of memory");
+        vla_cli_fail(spec, "out of memory");
     vla_units *u; /* a row (precision, form) is a unit of the checkpoint */
     int status = vla_units_open(&u, c, spec, "row", NULL, np * nf, CAUSAL_NCOL * sizeof *rows);
     char form[32];
@@ -704,7 +704,7 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
                 row[5] = fmax(row[5], fabs(a - x));
             }
             if (!status && vla_units_save(u, p * nf + f, row, CAUSAL_NCOL * sizeof *row))
-                vla_cli_die(spec, "out of memory");
+                vla_cli_fail(spec, "out of memory");
         }
     status = u ? vla_units_end(u, status) : status;
     if (!status) {
@@ -849,12 +849,12 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
         w[i].K = malloc((size_t)VLA_CHUNK_MAX * d * sizeof *w[i].K);
         w[i].beta = malloc(VLA_CHUNK_MAX * sizeof *w[i].beta);
         if (!w[i].L || !w[i].T || !w[i].sv || !w[i].K || !w[i].beta)
-            vla_cli_die(spec, "out of memory");
+            vla_cli_fail(spec, "out of memory");
     }
     double *st = malloc((size_t)S * 4 * sizeof *st); /* per draw: max, cond, f32's max, f16 overflow */
     double *v = malloc((size_t)S * sizeof *v), *med = malloc((size_t)N * 3 * sizeof *med);
     if (!w || !st || !v || !med)
-        vla_cli_die(spec, "out of memory");
+        vla_cli_fail(spec, "out of memory");
     vla_cli_provenance(out, c);
     static const char *const kinds[3] = {"raw", "unit", "gauss"};
     vla_dat_meta(out, "kinds", "raw: delta, raw keys N(0,1) (d = %d), beta = sigmoid(N(0,1)); unit: "
@@ -868,7 +868,7 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
     /* the rows first, for the summary in the header: what overflowed, from which C */
     double *rows = malloc((size_t)3 * o->nC * UT_NCOL * sizeof *rows);
     if (!rows)
-        vla_cli_die(spec, "out of memory");
+        vla_cli_fail(spec, "out of memory");
     vla_units *u; /* a row (kind, C) is a unit of the checkpoint */
     int status = vla_units_open(&u, c, spec, "row", NULL, 3 * o->nC, UT_NCOL * sizeof *rows);
     if (status)
@@ -896,7 +896,7 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
                     goto done;
                 }
                 if (fail)
-                    vla_cli_die(spec, "out of memory");
+                    vla_cli_fail(spec, "out of memory");
                 for (int q = 0; q < 3; q++) { /* this seed's medians of max, cond, f32's max */
                     for (long s = 0; s < S; s++)
                         v[s] = st[s * 4 + q];
@@ -923,7 +923,7 @@ static int ut(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
             row[8] = median(med + 2 * N, N);
             memcpy(rows + ((size_t)kind * o->nC + ci) * UT_NCOL, row, sizeof row);
             if (vla_units_save(u, kind * o->nC + ci, row, sizeof row))
-                vla_cli_die(spec, "out of memory");
+                vla_cli_fail(spec, "out of memory");
         }
     }
     vla_units_end(u, 0);

@@ -1,0 +1,102 @@
+/* test_exits.c: every program's exit statuses as its --help and docs/checking.md say them: 0 for
+ * --help, 2 for a usage error (one line ending "(try --help)"), 1 for a run that failed (here: its
+ * output cannot be written, or its input read). Every program of the build is in the table below:
+ * one that is not fails, so a new program gets its cases. */
+#include "check.h"
+#include "proc.h"
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* a program, and the arguments of a run of it that fails (DIR: the test's scratch folder, where
+ * "missing/" does not exist) */
+static const struct {
+    const char *prog, *fails;
+} exits[] = {
+    {"vla-bench", "--quick --cpu-only --no-ab --d 16 --models la --precs f32 >/dev/full"},
+    {"vla-check", "--stream gauss --model la --steps 100 --out DIR/missing/x.tsv"},
+    {"vla-drift", "--steps 100 --out DIR/missing/x.tsv"},
+    {"vla-forms", "--out DIR/missing/x.tsv"},
+    {"vla-grad", "--out DIR/missing/x.tsv"},
+    {"vla-heatmap", "--out DIR/missing/x.tsv"},
+    {"vla-jacobian", "--out DIR/missing/x.tsv"},
+    {"vla-plot", "DIR/missing/t.dat s_relerr"},
+    {"vla-recall", "--out DIR/missing/x.tsv"},
+    {"vla-regress", "--only la/-/f32/gauss --baseline DIR/missing/b.tsv"},
+    {"vla-scaling", "--out DIR/missing/x.tsv"},
+    {"vla-statenorm", "--out DIR/missing/x.tsv"},
+    {"vla-sweep", "--out DIR/out DIR/bad.sweep"}, /* a case that fails (f99 is no precision) */
+};
+
+/* s with every DIR replaced by dir, into buf */
+static void with_dir(char *buf, size_t len, const char *s, const char *dir)
+{
+    size_t n = 0;
+    for (const char *p = s; *p && n + 1 < len; p++) {
+        if (!strncmp(p, "DIR", 3)) {
+            n += (size_t)snprintf(buf + n, len - n, "%s", dir);
+            p += 2;
+        } else {
+            buf[n++] = *p;
+        }
+        n = n < len ? n : len - 1;
+    }
+    buf[n] = 0;
+}
+
+TEST(exits_every_program_0_1_2)
+{
+    char dir[256], path[400];
+    if (!make_tmpdir(dir, sizeof dir)) {
+        CHECK_MSG(0, "no scratch folder");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/bad.sweep", dir);
+    const char *sweep = "program vla-statenorm\nfixed --steps 200 --d 8\naxis --precision f99\n";
+    write_bytes(path, sweep, strlen(sweep));
+    char bin[PATH_MAX];
+    if (!realpath(vla_test_bin_dir(), bin))
+        snprintf(bin, sizeof bin, "%s", vla_test_bin_dir());
+    DIR *d = opendir(bin);
+    CHECK_MSG(d != NULL, "cannot list %s", bin);
+    int seen = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strncmp(e->d_name, "vla-", 4))
+            continue;
+        size_t i = 0;
+        while (i < sizeof exits / sizeof exits[0] && strcmp(exits[i].prog, e->d_name))
+            i++;
+        if (i == sizeof exits / sizeof exits[0]) {
+            CHECK_MSG(0, "%s/%s: no case in tests/test_exits.c's table", bin, e->d_name);
+            continue;
+        }
+        seen++;
+        char *out = NULL, args[900];
+        int st = vla_test_sh(&out, "'%s/%s' --help 2>&1", bin, e->d_name);
+        CHECK_MSG(st == 0 && out && strstr(out, "Usage:") && strstr(out, "Exit status:") &&
+                      strstr(out, "\n  1  ") && strstr(out, "\n  2  "),
+                  "%s --help: exit %d, %s", e->d_name, st,
+                  out && strstr(out, "Exit status:") ? "a status of 1 or 2 not said" : "no Exit status");
+        free(out);
+        out = NULL;
+        st = vla_test_sh(&out, "'%s/%s' --no-such-option 2>&1 >/dev/null", bin, e->d_name);
+        CHECK_MSG(st == 2 && out && strstr(out, "(try --help)") && !strchr(out, '\n')[1],
+                  "%s --no-such-option: exit %d, '%s'", e->d_name, st, out ? out : "");
+        free(out);
+        out = NULL;
+        with_dir(args, sizeof args, exits[i].fails, dir);
+        st = vla_test_sh(&out, "cd '%s' && { PATH='%s':\"$PATH\" '%s/%s' %s; } 2>&1", dir, bin,
+                         bin, e->d_name, args);
+        size_t n = out ? strlen(out) : 0; /* its last line says why, not "(try --help)" */
+        CHECK_MSG(st == 1 && n > 1 && !(n > 14 && !strncmp(out + n - 14, "(try --help)\n", 13)),
+                  "%s %s: exit %d, '%s'", e->d_name, args, st, out ? out : "");
+        free(out);
+    }
+    if (d)
+        closedir(d);
+    CHECK_MSG(seen == (int)(sizeof exits / sizeof exits[0]), "%d of the table's %d programs in %s",
+              seen, (int)(sizeof exits / sizeof exits[0]), bin);
+    remove_tree(dir);
+}
