@@ -556,6 +556,8 @@ int main(int argc, char **argv)
     }
     /* units of the checkpoint: each timing (round, point), then each softmax curve (prec, d);
      * a resumed table keeps the saved timings as they were measured */
+    vla_dat *out = vla_cli_out(&c, &spec); /* opened first: a table that cannot be written stops
+                                             * the program before minutes of timings */
     vla_units *u;
     char extra[64];
     snprintf(extra, sizeof extra, "backend=%s\n", c.backend);
@@ -724,7 +726,6 @@ int main(int argc, char **argv)
     vla_units_end(u, 0);
 
     /* ---- the table ---- */
-    vla_dat *out = vla_cli_out(&c, &spec);
     char list[512];
     int n = 0;
     for (int i = 0; i < o.nm; i++)
