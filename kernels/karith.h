@@ -61,7 +61,7 @@
 #ifdef RI
 #define STORE_I(r) ((r) = RI(r))
 #endif
-#define ROUND_FMT(r, f) ((r) = krnd((f), (r))) /* (issue 35's 16-bit roundings) */
+#define ROUND_FMT(r, f) ((r) = krnd((f), (r))) /* (the 16-bit state, decays, beta, staged S_0) */
 #define ISFIN(a) isfinite(a)
 #define LESS(a, b) ((a) < (b))
 #define ABSLESS(a, b) (fabs((double)(a)) < (double)(b))
