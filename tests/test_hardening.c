@@ -584,7 +584,7 @@ TEST(hardening_bad_inputs)
                       b->what, msg, b->want);
         else
             CHECK_MSG(!msg[0], "%s: unexpected message '%s'", b->what, msg);
-        if (getenv("VLA_TEST_VERBOSE")) /* the README's table is made from this */
+        if (getenv("VLA_TEST_VERBOSE")) /* docs/checking.md's table is made from this */
             printf("    | %s | `%s` | %d | %.*s |\n", b->what, b->args, st,
                    (int)strcspn(msg, "\n"), msg);
     }
