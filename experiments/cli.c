@@ -643,7 +643,7 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     if (!per_model && vla_cli_gates_check(c, &c->cfg, &gw))
         vla_cli_die(spec, "--model %s%s: %s", vla_model_name(c->cfg.model),
                     vla_cli_model_src(c, NULL, 0), vla_error_msg(&gw));
-    /* a --set that the run does not read is refused (issue 53); a program of several models,
+    /* a --set that the run does not read is refused; a program of several models,
      * forms or ways of tracking checks its list itself */
     int many = 0;
     for (const vla_cli_opt *o = spec->opts; o && o->name; o++)
@@ -992,7 +992,7 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
     ref->taps = 0;
     ref->cfg.form = VLA_FORM_SEQ; /* the recurrence as defined: a form's error includes its own */
     ref->cfg.chunk = 0;
-    ref->cfg.state16 = VLA_HALF_OFF; /* and decoding's 16-bit roundings (issue 35) their own */
+    ref->cfg.state16 = VLA_HALF_OFF; /* and decoding's 16-bit roundings their own */
     ref->cfg.decay_bf16 = ref->cfg.beta_bf16 = 0;
     /* an iteration's reference is the exact answer it approximates: M y = x solved */
     if (ref->cfg.track == VLA_TRACK_CG || ref->cfg.track == VLA_TRACK_CHEB)

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 /* ---- --outputs DIR2: your kernel's own read-outs against the exact reference (docs/trace.md,
- * "Your own kernel, judged"; issue 36). The kernel's error is measured per head beside what the
+ * "Your own kernel, judged"). The kernel's error is measured per head beside what the
  * policy attains (vlastab's own emulation in seq and in the kernel's form, its read-outs taken
  * through the same output format) and what the inputs' rounding alone costs; a head is ok when
  * its windowed error is within --slack times the largest of the three. ---- */
@@ -408,7 +408,7 @@ static void round_out(double *o, size_t n, vla_fmt io, vla_fmt file)
 }
 
 
-/* ---- the gradients: DIR2's dq.npy ... from your kernel's backward (issue 40). The loss is
+/* ---- the gradients: DIR2's dq.npy ... from your kernel's backward. The loss is
  * L = sum_t do_t . o_t with do_t from DIR2/do.npy (the upstream gradient as a kernel's backward
  * receives it); each gradient is judged per head as the read-outs are, against the exact backward
  * (MPFR, lib/recur_grad.h) on the inputs as given, beside vlastab's own seq backward in the policy

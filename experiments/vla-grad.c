@@ -265,8 +265,8 @@ int main(int argc, char **argv)
                     "table is left)"},
         {"2", NULL, "a usage error: an unknown option or value, a value out of range, a bad input "
                     "file, a configuration without a backward (the models with A in a --track other "
-                    "than sm or a chunk form, the scan form, the chunk forms of rwkv7 and la, issue "
-                    "35's gate bounds: vla_grad_check's reason is said), a stream "
+                    "than sm or a chunk form, the scan form, the chunk forms of rwkv7 and la, the "
+                    "gate bound gate_lb: vla_grad_check's reason is said), a stream "
                     "with delta's row gates g, --ref other than exact, --backend other than cpu, "
                     "a --resume of another command (the option that differs is named)"},
         {"3", NULL, "interrupted by SIGINT or SIGTERM: the heads finished are saved in OUT.ckpt "
@@ -294,7 +294,7 @@ int main(int argc, char **argv)
             "re-run from its first state, the UT transform's backward), its dS at the chunks'\n"
             "first steps only. The models with A (rls, vla1, vla3) have the seq backward of\n"
             "--track sm only (the cotangent of A carried beside dS). The other ways of tracking\n"
-            "A, the scan form, rwkv7's and la's chunk forms and issue 35's gate bounds have no\n"
+            "A, the scan form, rwkv7's and la's chunk forms and the gate bound (gate_lb) have no\n"
             "backward: refused, with the reason.\n"
             "--resume: skips the heads finished before the stop (kept in OUT.ckpt); the head in\n"
             "progress starts over.\n"

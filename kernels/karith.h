@@ -4,13 +4,13 @@
  * the operations KADD ... KSQRT; the container, the formats and the suffix follow from POL's row. */
 #ifdef __CUDACC__
 /* The primitives (recur.h's VLA_PRIM: the loops that do a step's work) are inlined where they are
- * called; every function above them is a call. Everything inlined made one function of 69,000
- * lines of PTX per policy, on which ptxas spent 63 s (of nvcc's 80) and cicc 11; called, ptxas
+ * called; every function above them is a call. Everything inlined makes one function of 69,000
+ * lines of PTX per policy, on which ptxas spends 63 s (of nvcc's 80) and cicc 11; called, ptxas
  * takes 15 s and cicc 3.5 (kern.cu, f32, AMD EPYC). A call costs the kernel a few instructions
  * per model function and step, where a step is microseconds of dependent arithmetic and barriers
- * (bench/README.md, "GPU"); the arithmetic is the same instructions (strict: --fmad=false,
+ * (bench/README.md, "GPU: NVIDIA H200"); the arithmetic is the same instructions (strict: --fmad=false,
  * __fadd_rn and friends, which no optimizer fuses), so the bits are too. */
-#ifdef VLA_KERN_INLINE /* make KERN_INLINE=1: all inlined, as before, to time the calls on a GPU */
+#ifdef VLA_KERN_INLINE /* make KERN_INLINE=1: all inlined, to time the calls on a GPU */
 #define VLA_FN static __device__
 #else
 #define VLA_FN static __device__ __noinline__
@@ -61,7 +61,7 @@
 #ifdef RI
 #define STORE_I(r) ((r) = RI(r))
 #endif
-#define ROUND_FMT(r, f) ((r) = krnd((f), (r))) /* (issue 35's 16-bit roundings) */
+#define ROUND_FMT(r, f) ((r) = krnd((f), (r))) /* (the 16-bit state, decays, beta, staged S_0) */
 #define ISFIN(a) isfinite(a)
 #define LESS(a, b) ((a) < (b))
 #define ABSLESS(a, b) (fabs((double)(a)) < (double)(b))

@@ -43,7 +43,8 @@
 #define COPY(r, a) ((r) = KBL((r), (a)))
 #define SETI(r, i) ((r) = KBL((r), LSET(i))) /* small integers: exact in every format */
 #define STORE(r) ((r) = KBL((r), RS(r)))
-/* issue 35's 16-bit roundings into format f, lane by lane through binary64 (lib's convention) */
+/* the 16-bit roundings (state16, decay_bf16, beta_bf16, stage) into format f, lane by lane through
+ * binary64 (lib's convention) */
 #define ROUND_FMT(r, f)                                                                            \
     ((r) = KBL((r), ({                                                                             \
          NUM x_ = (r);                                                                             \

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# kernels/run_device_checks.sh: the GPU checks of issue 5 in one prepared run, for a session that
+# kernels/run_device_checks.sh: the GPU checks in one prepared run, for a session that
 # has the device machine (H200): build with CUDA=1, run the CUDA tests (strict kernels against the
 # CPU, bit for bit) and the GPU benchmark, and write everything to $OUT. From the repository root:
 #     bash kernels/run_device_checks.sh          (device tool: run, timeout_s 600)
 # With VLA_PREBUILT=1 the binaries come built and carried (kernels/device-bundle.sh; the device
 # image lacks GSL, MPFR and LAPACKE): kernels/README.md, "Running on a GPU".
-# Measured on the H200 machine (2026-12-04, prebuilt): 93 s in all (tests 9 s, engine and judge
+# On the H200 machine, prebuilt: 93 s in all (tests 9 s, engine and judge
 # 4 s, racecheck 6 s, the GPU and CPU benchmarks 72 s). Every phase has its own time limit, so the total stays
 # under 9.5 minutes and a slow phase cannot eat the others' results.
 set -u

@@ -356,7 +356,8 @@ static const struct {
     {"beta_bf16", offsetof(vla_config, beta_bf16)},
 };
 
-/* issue 35's words (docs/forms.md): each setting's values in the order of its field's codes */
+/* the chunk forms' and the kernels' words (docs/forms.md): each setting's values in the order of
+ * its field's codes */
 static const struct {
     const char *name;
     size_t off;
@@ -648,7 +649,7 @@ void vla_config_describe(const vla_config *c, char *buf, size_t len)
     if (vla_model_gate(c->model) && n < len) /* the gated family's (NREALS - 2, - 1) */
         n += snprintf(buf + n, len - n, " scale=%s qknorm=%s l2_eps=%s", num[NREALS - 2],
                       c->qknorm ? "on" : "off", num[NREALS - 1]);
-    if (c->gate_lb != 0 && n < len) /* issue 35's settings, each only when not the default */
+    if (c->gate_lb != 0 && n < len) /* the gate bound's settings, each only when not the default */
         n += snprintf(buf + n, len - n, " gate_lb=%s gate_map=%s", num[11],
                       words[4].values[c->gate_map]);
     if (c->gate_clamp && n < len)
@@ -806,7 +807,7 @@ int vla_grad_has(const vla_config *c, vla_grad_kind which)
     return 0;
 }
 
-/* ---- the settings a configuration reads (issue 53: a --set that changes nothing is refused,
+/* ---- the settings a configuration reads (a --set that changes nothing is refused,
  * not silently accepted) ---- */
 
 static int chunk_form(const vla_config *c) { return c->form == VLA_FORM_CHUNK && c->chunk > 1; }

@@ -52,7 +52,7 @@
 /* ROUND_FMT(r, f): r rounded into format f (a vla_fmt, known at run time), kept in the container:
  * by default through binary64, which holds every number of every format exactly (an arithmetic
  * with its own rounding, or without a host's vla_round_fmt, defines its own). ROUND_H(r, h): into
- * issue 35's 16-bit format h (vla_half: f16 or bf16; off and io leave r as it is) */
+ * the 16-bit format h of state16, stage (vla_half: f16 or bf16; off and io leave r as it is) */
 #ifndef ROUND_FMT
 #define ROUND_FMT(r, f) SETD(r, vla_round_fmt((f), TOD(r)))
 #endif

@@ -118,7 +118,7 @@ VLA_FN void FN(chunk_ut)(CXP, NUM *M, int C, int nb)
     FRAME_END;
 }
 
-/* ---- issue 35: the exponent range of the chunk forms (docs/forms.md): the order and format of
+/* ---- the exponent range of the chunk forms (docs/forms.md): the order and format of
  * the cumulative log-gates, the base, the clamp of a difference, the anchors ---- */
 
 /* r = e^x, or 2^x with base=2 (x then a cumulative log-gate times RCP_LN2, as fla's kernels) */

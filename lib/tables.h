@@ -175,7 +175,7 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
        C_BETA, C_SQRTD,
        C_LAMBDA0, C_GAMMA, C_SQRTG, C_FREG, C_TOL, /* forgetting and the ways that keep M */
        C_SCALE, C_L2EPS, /* the gated family's read-out scale and l2norm's epsilon */
-       C_GATE_LB, C_RCPLN2, /* issue 35: the log-gate's bound, fla's RCP_LN2 (binary32 1/ln 2) */
+       C_GATE_LB, C_RCPLN2, /* the log-gate's bound, fla's RCP_LN2 (binary32 1/ln 2) */
        C_NCONST };
 
 /* The sizes the state's arrays are measured in: d and dv, and the form's (vlalists.h's

@@ -96,8 +96,8 @@ typedef enum { VLA_FORMS(VLA_X_) VLA_NFORM } vla_form;
 #define VLA_CHUNK_MAX 256
 typedef enum { VLA_FEAT_OWN, VLA_FEAT_ID } vla_features;
 typedef enum { VLA_DELTA_GATED, VLA_DELTA_DECAY } vla_delta_form;
-/* issue 35's knobs: the chunk's triangular inverse (tri=forward|neumann|blocked), and a 16-bit
- * format where one is rounded to (none: VLA_HALF_OFF; stage's io: VLA_HALF_IO) */
+/* the kernels' 16-bit choices: the chunk's triangular inverse (tri=forward|neumann|blocked), and a
+ * 16-bit format where one is rounded to (none: VLA_HALF_OFF; stage's io: VLA_HALF_IO) */
 typedef enum { VLA_TRI_BLOCKED, VLA_TRI_FORWARD, VLA_TRI_NEUMANN } vla_tri;
 typedef enum { VLA_HALF_OFF, VLA_HALF_F16, VLA_HALF_BF16, VLA_HALF_IO } vla_half;
 #define VLA_TRI_BLOCK 16 /* tri=blocked: the diagonal blocks' size (fla's 16 x 16) */
@@ -174,8 +174,9 @@ typedef struct {
     int qknorm;            /* gdn, kda: q and k L2-normalized in the model (fla's
                               use_qk_l2norm_in_kernel), x / sqrt(x . x + l2_eps) */
     double l2_eps;         /* ... its epsilon (fla: 1e-6) */
-    /* issue 35: the exponent range of the chunk forms (docs/forms.md, "The exponent range of the
-     * chunk forms"); the defaults keep the bits the chunk forms had before these knobs */
+    /* the exponent range of the chunk forms (docs/forms.md, "The exponent range of the chunk
+     * forms"); the defaults (0): a running sum in the compute format, base e, every difference
+     * direct, no clamp and no bound */
     int cumsum_tree;  /* the chunk-local cumulative log-gates: 0 a running sum, 1 a Hillis-Steele
                          scan (the order of a parallel scan such as Triton's tl.cumsum) */
     int cumsum_io;    /* ... each partial sum rounded to the io format (0: the compute format) */
@@ -185,7 +186,7 @@ typedef struct {
     int base2;        /* 1: exp2 of gamma * RCP_LN2 (fla's chunk kernels); 0: exp of gamma */
     double gate_lb;   /* the log-gate's lower bound, < 0, applied by gate_map; 0: none */
     int gate_map;     /* VLA_GATE_*: how gate_lb is applied to each input log-gate g */
-    /* issue 35: the triangular inverse and 16-bit state (docs/forms.md, the kernels' choices) */
+    /* the triangular inverse and 16-bit state (docs/forms.md, the kernels' 16-bit choices) */
     vla_tri tri;           /* chunk: (I + L)^-1 by forward substitution, Neumann doubling or 16 x 16
                               diagonal blocks merged (fla's solve_tril, the default) */
     vla_half stage;        /* chunk: the format S_0 is staged in as the products' operand (io,
@@ -224,7 +225,7 @@ void vla_track_spec(const vla_config *cfg, char *buf, size_t len);
 
 /* NAME=VALUE of a model constant or switch (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip,
  * clamp, clamp_eps, renorm, beta, gamma, sr_seed, delta_form=gated|decay, nudge, guard, clamp_on,
- * normalize, features; issue 35's tri=forward|neumann|blocked, stage=io|f16|bf16|off,
+ * normalize, features; the kernels' choices tri=forward|neumann|blocked, stage=io|f16|bf16|off,
  * state16=off|f16|bf16, decay_bf16, beta_bf16):
  * the switches take on/off/1/0. */
 int vla_config_set(vla_config *cfg, const char *name, const char *value); /* VLA_EINVAL if not */

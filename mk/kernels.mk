@@ -19,8 +19,8 @@ else ifeq ($(CUDA),1)
 $(error CUDA=1, but nvcc is neither on PATH nor in /usr/local/cuda/bin: set NVCC=/path/to/nvcc)
 endif
 CUDA_HOME  ?= $(patsubst %/bin/nvcc,%,$(NVCC))
-# KERN_INLINE=1: the kernels inline every recur.h function, as they did before 2026-12-05 (nvcc 84
-# s a kernel instead of 16: kernels/karith.h), to time the calls' cost on a GPU against the default;
+# KERN_INLINE=1: the kernels inline every recur.h function (nvcc 84 s a kernel instead of 16:
+# kernels/karith.h), to time the calls' cost on a GPU against the default;
 # the stamp recompiles the kernels when it changes
 KERN_INLINE ?= 0
 $(if $(filter-out 0 1,$(KERN_INLINE)),$(error KERN_INLINE=$(KERN_INLINE): 0 or 1))

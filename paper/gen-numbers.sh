@@ -521,7 +521,7 @@ else
     printf '\\newif\\ifLong\\Longfalse\n' >> "$NUM"
 fi
 
-# ---- keep M and solve: claims 7a-7d (vla-drift, vla-scaling; issue 17, docs/math.md 4.7-4.10) ----
+# ---- keep M and solve: claims 7a-7d (vla-drift, vla-scaling; docs/math.md 4.7-4.10) ----
 # vla3 on lmlike, d = 16, nudge off, against lib in binary64: for each precision P, gamma G (One: 1,
 # Fg: 0.999) and way W, x_err at t = 10^5 (SvPGWX: the mean of the heads, NaN if one is), the first
 # checkpoint where x_err is NaN (...Nan) and where lambda_min(M) < 0 (...Neg), the least
@@ -601,7 +601,7 @@ done
       done
   done; } > "$OUT/solvers.tex.tmp"
 
-# ---- the gate bounds: claims 8a-8c (vla-forms; issue 35, docs/forms.md "The exponent range") ----
+# ---- the gate bounds: claims 8a-8c (vla-forms; docs/forms.md "The exponent range") ----
 # kda's chunk forms, every log-gate pinned at lb (safegate-edge-*: d = 16, T = 256) or lb sigmoid(x), x
 # N(0, 1) logits (safegate-cudnn-*: d = 128, T = 256): for table F, precision P and chunk size C, the first
 # checkpoint where o is non-finite ("none") and o's largest error over the checkpoints
@@ -634,7 +634,7 @@ sgc3e=$(sgerr "$(sge cudnn-mid 3)" bf16-kern 64); def SgCudnnErrThree "$(fmt "$s
 sgd5e=$(sgerr "$(sge cudnn-direct 5)" bf16-kern 16); def SgDirectErrFive "$(fmt "$sgd5e" 2)"
 sgd3e=$(sgerr "$(sge cudnn-direct 3)" bf16-kern 16); def SgDirectErrThree "$(fmt "$sgd3e" 2)"
 
-# ---- the kernels' 16-bit choices: claims 9a-9h (vla-forms, vla-statenorm; issue 35, docs/gated.md
+# ---- the kernels' 16-bit choices: claims 9a-9h (vla-forms, vla-statenorm; docs/gated.md
 # "The 16-bit knobs against the reports"), sweeps/paper.sweep's half-* tables ----
 hf() { echo "$DATA/half-$1.dat"; }
 # the worst head's column C (6: S's error, 7: o's) of a decoding table at the checkpoint nearest t
@@ -804,7 +804,7 @@ row '6c' "\\claim{The \$|\\delta|\$ guard protects against singularity.}\\src{00
     "$(cmds "$(vrun f16 off)" "$DATA/guards-rls-f16.dat")" \
     "vla3, nudge off: no event in \\DrGuardNone; f16: \\DrFhOffGuard{} event, between \$t = \\DrFhOffGuardPrev\$ and \\DrFhOffGuardT, after \$\\lambda_{\\min} < 0\$. rls, f16: \\GdRlsFh{} events in \\GdT{} steps." "$V6c"
 
-# claims 7a-7d: the ways that keep M (issue 17), against what MesaNet, Gated KalmaNet and the
+# claims 7a-7d: the ways that keep M, against what MesaNet, Gated KalmaNet and the
 # flash-linear-attention report say (quoted; the sources are public, not seeds/)
 fin() { if is_num "$1"; then echo 1; else echo 0; fi; }
 SVC="$(sv lmlike g1 f32 cg8) $(sv lmlike g1 f16-f32 cg8) $(sv lmlike g0.999 bf16-f32 cg8)"
@@ -832,7 +832,7 @@ row '7d' "\\claim{\`\`fp16 noise is enough to make the matrix in CG solver numer
     "$(cmds "$(sv lmlike g1 f16-f32 cg8)" "$(sv lmlike g1 f32 cg8)")" \
     "cg:8, \$\\gamma = 1\$: f16-f32 \$\\lambda_{\\min}(M) < 0\$ from \$t = \\SvFhsOneCgNeg\$ (least \\SvFhsOneCgLmin), NaN from \\SvFhsOneCgNan; f16 NaN from \\SvFhOneCgNan; f32 least \$\\lambda_{\\min}\$ \\SvFsOneCgLmin, x\\_err \\SvFsOneCgX{} at \$10^5\$. \$\\gamma = 0.999\$: f16-f32 least \$\\lambda_{\\min}\$ \\SvFhsFgCgLmin, x\\_err \\SvFhsFgCgX; bf16-f32 NaN from \\SvBhsFgCgNan." "$V7d"
 
-# claims 8a-8c: the gate bounds of the gated family's chunk kernels (issue 35), against the reports
+# claims 8a-8c: the gate bounds of the gated family's chunk kernels, against the reports
 # (quoted; the sources are public)
 V8a=$(verdict 8a '\vCond{in part:} the NaN at $lb = -5$ and the fix reproduce, the silent error does not. With the logits $x \sim N(0,1)$ (gates down to $lb$) the mid anchor'"'"'s read-out and state are non-finite from the first chunk'"'"'s end ($t = \SgCudnnNanFive$) at $lb = -5$; chunk:16 with direct differences, every exponent $\le 0$, stays finite (error of o \SgDirectErrFive{} at $-5$, \SgDirectErrThree{} at $-3$). At $lb = -3$ the mid anchor'"'"'s error of o is \SgCudnnErrThree, bfloat16'"'"'s level, not $7.5\times10^{-2}$.' \
     'a == 64 && b < 2e-2 && c < 2e-2 && d < 2e-2' "$(is_num "$sgc5" && echo "$sgc5" || echo 0)" "$sgc3e" "$sgd5e" "$sgd3e")
@@ -853,7 +853,7 @@ row '8c' "\\claim{\`\`The worst-case accumulation (\$-5.0 \\times 16 = -80\$) re
     "kda, \$d = 16\$, \$T = 256\$, every log-gate at \$lb\$, anchor start (the sum before the block), chunk:16, f32 and bf16-kern: finite at \$lb = -5\$ and \$-\\SgStartLo\$, non-finite at \$-\\SgStartHi\$." "$V8c"
 
 
-# claims 9a-9h: the kernels' 16-bit choices (issue 35), against the reports (quoted; public sources)
+# claims 9a-9h: the kernels' 16-bit choices, against the reports (quoted; public sources)
 V9a=$(verdict 9a '\vHolds{} on correlated inputs: Neumann doubling in binary16 turns the read-out non-finite from the first chunk'"'"'s end ($t = \HfMgNanT$) in each of \HfMgInputs{} inputs built the same way; beyond the report, where the format'"'"'s range is wider the doubling does not overflow but cancels, finite and wrong by \HfMgNeuBh{} (bfloat16) and \HfMgNeuFs{} (binary32), the median of the inputs (\HfMgNeuBhLo--\HfMgNeuBhHi{} and \HfMgNeuFsLo--\HfMgNeuFsHi). Forward substitution and the merged 16 x 16 blocks stay within \HfMgFwdFh{} and \HfMgBlkFh{} in binary16 on every input.' \
     'a == b && g == 1 && c > 1 && d > 1 && e < 1e-2 && f < 1e-2' "$mgnn" "$(echo $MGSEEDS | wc -w)" "$mgb" "$mgs" "$mgfw" "$mgbl" "$mgfirst")
 row '9a' "\\claim{fp16 doubling of the triangular inverse over a whole chunk of 128 (chosen on synthetic inputs whose largest \$\\|A\\|\$ was 0.243) overflows on a trained layer's input (\$\\|A\\|\$ = 37.3 in the row-sum norm, intermediates near \$7\\times10^5\$), silently; forward substitution does not.}\\srcpub{megagdn-pto PR 72 and PR 74}" \

@@ -1,4 +1,4 @@
-# forms-chunk.gp: the chunk form against the exact recurrence (issue 16, docs/forms.md): the
+# forms-chunk.gp: the chunk form against the exact recurrence (docs/forms.md): the
 # relative error of S, A and o of vla3 against the exact sequential reference, as a function of
 # the chunk size C (C = 1: the sequential form) for each precision, on lmlike at 10^5 steps and on
 # the real trace; and against t for C = 64 beside the sequential form. The titles (model, stream,

@@ -1,5 +1,5 @@
-# forms-scan.gp: the scan form's error growth beside the sequential sum's (issue 16,
-# docs/forms.md): la on lmlike, d = 32, to 10^5 steps, the relative error of S and o against the
+# forms-scan.gp: the scan form's error growth beside the sequential sum's
+# (docs/forms.md): la on lmlike, d = 32, to 10^5 steps, the relative error of S and o against the
 # exact recurrence in the sequential form (dashed), the scan in Blelloch's tree order (solid) and
 # chunk:64 (dotted); and the time per token of each form on the CPU.
 # Usage: gnuplot -e "dir='data'; out='figures/forms-scan'" plots/forms-scan.gp (OUT.png/pdf, OUT-1col.png/pdf)

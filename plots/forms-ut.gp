@@ -1,5 +1,5 @@
 # forms-ut.gp: the growth of the chunked delta rule's UT transform T = (I + L)^-1 with the chunk
-# size C (issue 16, docs/forms.md): its largest entry and its condition number, for raw keys
+# size C (docs/forms.md): its largest entry and its condition number, for raw keys
 # N(0,1) in d = 64 with rates sigmoid(N(0,1)) (fla issue 736's inputs), the same keys normalized,
 # and L_ij ~ N(0,1) (fla issue 537's solve_tril input), beside the largest numbers of binary16 and
 # binary32, which the kernels' T, W and U must fit. d and the numbers of draws and seeds come from

@@ -1,4 +1,4 @@
-# grad.gp: the backward pass against the exact one (issue 40, docs/math.md 11.3): for gdn and vla3
+# grad.gp: the backward pass against the exact one (docs/math.md 11.3): for gdn and vla3
 # (one panel each), the norm-wise relative error of each gradient (dq, dk, dv, and gdn's dbeta and
 # dg, vla3's du) over all T steps against T, in bf16-kern (solid) and f32 (dashed): the median over
 # the heads, the bars their range. Usage: gnuplot -e "dir='data'; out='figures/grad'" plots/grad.gp

@@ -1,12 +1,12 @@
-# half-decode.gp: decoding with the state stored in 16 bits between binary32 updates (issue 35;
-# docs/gated.md, "The 16-bit knobs against the reports"): the relative error of S_t against
+# half-decode.gp: decoding with the state stored in 16 bits between binary32 updates
+# (docs/gated.md, "The 16-bit knobs against the reports"): the relative error of S_t against
 # binary64 without the roundings, (a) every gated model with a decay, d = 64, the layers' gates,
 # S in bf16 (solid), f16 (dashed), binary32 (dotted); (b) sparkinfer PR 244's claim to 10^6 steps,
 # gdn and kda with decays near 1 (0.995..0.9999).
-# Usage: gnuplot -e "dir='data/issue35'; out='figures/half-decode'" plots/half-decode.gp
-#   reads DIR/decode.dat and DIR/spark.dat (experiments/issue35.py: model state t eS eo)
+# Usage: gnuplot -e "dir='data/kernel-choices'; out='figures/half-decode'" plots/half-decode.gp
+#   reads DIR/decode.dat and DIR/spark.dat (experiments/kernel_choices.py: model state t eS eo)
 if (!exists("out")) out = 'figures/half-decode'
-if (!exists("dir")) dir = 'data/issue35'
+if (!exists("dir")) dir = 'data/kernel-choices'
 load system("dirname '" . ARG0 . "'") . '/style.gp'
 
 GATED = "gdn kda gla mamba2 rwkv7"
@@ -16,7 +16,7 @@ fdec = dir . '/decode.dat'
 fspk = dir . '/spark.dat'
 do for [f in fdec . ' ' . fspk] {
     if (!have(f)) {
-        print sprintf('half-decode.gp: missing %s (experiments/issue35.py writes it)', f)
+        print sprintf('half-decode.gp: missing %s (experiments/kernel_choices.py writes it)', f)
         exit status 1
     }
 }

@@ -1,4 +1,4 @@
-# half.gp: the kernels' 16-bit choices on the inputs of each report (issue 35, claims 9a-9h;
+# half.gp: the kernels' 16-bit choices on the inputs of each report (claims 9a-9h;
 # docs/gated.md, "The 16-bit knobs against the reports"), from sweeps/paper.sweep's half-* tables:
 # (a) decoding with S stored in 16 bits between binary32 updates (FlashKDA, sparkinfer 244,
 # TensorRT-Model-Connect 725: the f16 policy too), the relative error of S_t against binary64

@@ -1,15 +1,15 @@
-# safegate.gp: the safe-gate map of issue 35 (docs/forms.md, "The exponent range of the chunk
-# forms"): kda and gdn with every log-gate pinned at the bound lb (gate_map=pin), base 2, one panel
-# per anchor (rows) and precision policy (columns); x: lb; y: the chunk size C, each row split in
-# kda (upper half) and gdn (lower half). A cell is black where the read-out o at a checkpoint (the
-# last token of a chunk) is non-finite (pinned gates make every chunk alike: the first checkpoint,
-# t = 128), orange where o stays finite but its error against the exact sequential recurrence
-# passes 1e-2 at a checkpoint (a silent failure), blank where neither. The closed form |lb| =
-# ln(largest finite number) / span (88.72 / span in binary32 and bfloat16's range, 11.09 / span in
-# binary16's), span the largest exponent (in steps) an anchored factor reaches: dashed, the span of
-# the chunk's last token (what the table reads: first with blocks of 16: 15; mid with blocks of
-# 16: 7; mid over the chunk: C / 2 - 1); dotted, the chunk's largest (docs/forms.md: 15, 8, C / 2,
-# reached by a block's first token, which the table does not read). Direct differences have none.
+# safegate.gp: the safe-gate map of the chunk forms' gate bound (docs/forms.md, "The exponent range
+# of the chunk forms"): kda and gdn with every log-gate pinned at the bound lb (gate_map=pin), base
+# 2, one panel per anchor (rows) and precision policy (columns); x: lb; y: the chunk size C, each
+# row split in kda (upper half) and gdn (lower half). A cell is black where the read-out o at a
+# checkpoint (the last token of a chunk) is non-finite (pinned gates make every chunk alike: the
+# first checkpoint, t = 128), orange where o stays finite but its error against the exact sequential
+# recurrence passes 1e-2 at a checkpoint (a silent failure), blank where neither. The closed form
+# |lb| = ln(largest finite number) / span (88.72 / span in binary32 and bfloat16's range, 11.09 /
+# span in binary16's), span the largest exponent (in steps) an anchored factor reaches: dashed, the
+# span of the chunk's last token (what the table reads: first with blocks of 16: 15; mid with blocks
+# of 16: 7; mid over the chunk: C / 2 - 1); dotted, the chunk's largest (docs/forms.md: 15, 8, C /
+# 2, reached by a block's first token, which the table does not read). Direct differences have none.
 # Usage: gnuplot -e "dir='data'; out='figures/safegate'" plots/safegate.gp
 #   reads DIR/safegate-MODEL-ANCHOR-lbX.dat (bin/vla-forms --what sweep: t C prec s_relerr
 #   a_relerr o_relerr); writes OUT.pdf/png and OUT-1col.pdf/png

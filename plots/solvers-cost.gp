@@ -1,10 +1,10 @@
-# solvers-cost.gp: cost against accuracy of the ways of issue 17 (docs/math.md 4.7-4.10): vla3's
-# time per step at d = 16 on one core (bin/vla-scaling) against the error of the vector it uses at
-# t = 10^5 (x_err, the mean of 2 heads; lmlike, nudge off, reference lib in binary64); colour: the
-# way, shape: the precision; cg:K and cheb:K of one precision joined in the order of K (K = 1, 2, 4,
-# 8, 16 and 2, 4, 8, 16). (a) without forgetting, (b) with gamma = 0.999 (K = 8 only). A run that
-# turned NaN or ended with x_err >= 1 is drawn at the top edge. A shorter run than 10^5 steps is
-# read at its last step, and d comes from the tables.
+# solvers-cost.gp: cost against accuracy of the ways that keep M and solve (docs/math.md 4.7-4.10):
+# vla3's time per step at d = 16 on one core (bin/vla-scaling) against the error of the vector it
+# uses at t = 10^5 (x_err, the mean of 2 heads; lmlike, nudge off, reference lib in binary64);
+# colour: the way, shape: the precision; cg:K and cheb:K of one precision joined in the order of K
+# (K = 1, 2, 4, 8, 16 and 2, 4, 8, 16). (a) without forgetting, (b) with gamma = 0.999 (K = 8 only).
+# A run that turned NaN or ended with x_err >= 1 is drawn at the top edge. A shorter run than 10^5
+# steps is read at its last step, and d comes from the tables.
 # Usage: gnuplot -e "dir='data'; out='figures/solvers-cost'" plots/solvers-cost.gp
 #   reads DIR/solvcost-WAY.dat (bin/vla-scaling: columns model prec track d T ns_per_step ...) and
 #   DIR/solvers-lmlike-gGAMMA-PREC-WAY.dat (bin/vla-drift: column 15 is x_err); writes OUT.pdf/png,

@@ -1,4 +1,4 @@
-# solvers-long.gp (make figures-long): keep M and solve against tracking A to 10^6 steps (issue 17),
+# solvers-long.gp (make figures-long): keep M and solve against tracking A to 10^6 steps,
 # each head on its own, since a head can fail where the other does not: (a), (c) x_err, the
 # relative error of the vector vla3 uses, against t, one curve per way and head, solid without
 # forgetting, dashed with gamma = 0.999; (b), (d) the smallest eigenvalue of the M the solvers keep,

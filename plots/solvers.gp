@@ -1,4 +1,4 @@
-# solvers.gp: keep M and solve, against tracking A (issue 17, docs/math.md 4.7-4.10): the relative
+# solvers.gp: keep M and solve, against tracking A (docs/math.md 4.7-4.10): the relative
 # error of the vector vla3 uses, x_err = ||alpha_t - alpha_t^ref|| / ||alpha_t^ref|| with alpha =
 # unit(A k') (the ways that keep M solve M y = k'), against t, the mean of 2 heads; one curve per
 # way, solid without forgetting, dashed with gamma = 0.999. (a)-(e) lmlike in five precisions

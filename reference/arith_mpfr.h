@@ -133,7 +133,7 @@ static inline void vref_store_i(vref_ctx *cx, mpfr_ptr r)
 
 void vref_fmt_params(vla_fmt f, long *prec, long *emin, long *emax); /* (vlaref.h) */
 
-/* r <- r rounded into format f (ROUND_FMT: issue 35's 16-bit state, decays, beta, staged S_0);
+/* r <- r rounded into format f (ROUND_FMT: the 16-bit state, decays, beta, staged S_0);
  * the exact reference does not round (as it does not store) */
 static inline void vref_round_fmt(vref_ctx *cx, mpfr_ptr r, vla_fmt f)
 {

@@ -1,4 +1,4 @@
-/* ref_model_dd.c: the exact reference at the speed of binary64 arithmetic (issue 37 item 1):
+/* ref_model_dd.c: the exact reference at the speed of binary64 arithmetic:
  * lib/recur.h instantiated over double-double numbers (lib/dw_body.h's algorithms on binary64
  * parts, about 106 bits), every operation in the pairs, the input transforms included: phi,
  * delta's log, the gates' exp and exp2 are the double-double functions below, not binary64's.
@@ -316,7 +316,7 @@ void vref_dd_fun(char f, const double a[2], double r[2])
 #undef DWP
 #undef DWCP
 
-/* ---- the same text in the CPU's vector lanes: eight runs at once (issue 37) ----
+/* ---- the same text in the CPU's vector lanes: eight runs at once ----
  * recur.h once more, each number a pair of AVX-512 vectors whose lane l holds run l's pair:
  * every operation is dw_body.h's algorithm on the eight lanes at once, each lane doing what the
  * scalar pairs above do for its run, in the same order, so a lane ends with the very bits of its

@@ -30,7 +30,7 @@ int vref_model_new(vla_model **out, const vla_config *cfg, vref_kind kind, long 
  * emulation, whose steps are short. */
 void vref_model_stop_on(vla_model *m, volatile sig_atomic_t *stop);
 
-/* The exact reference in double-double arithmetic (reference/ref_model_dd.c, issue 37): every
+/* The exact reference in double-double arithmetic (reference/ref_model_dd.c): every
  * operation of recur.h, the input transforms included (phi, log, exp, exp2), in pairs of
  * binary64 numbers (about 106 bits); the same answers as VREF_EXACT to about 1e-30 relative
  * (docs/math.md 6.1.1), at about the speed of the comp way. cfg as for vref_model_new. */

@@ -15,7 +15,7 @@ flash-linear-attention (fla) keeps h = S^T of shape (K, V) = (d, dv) and reads
 o_t = h_t^T (scale * q_t). Mamba-2's own state (headdim P, d_state N) is already dv x d.
 Everything here is in vlastab's orientation; the torch cross-check at the bottom runs fla's.
 
-Inputs (the trace files of issue 34; numpy arrays, any float dtype, converted to float64):
+Inputs (the trace files of docs/trace.md; numpy arrays, any float dtype, converted to float64):
     q, k       (heads, T, d)
     v          (heads, T, dv)
     beta       (heads, T)                    gdn, kda (default 1)
@@ -507,7 +507,7 @@ def delta_seq(q, k, v, beta, scale):
     return o, S
 
 
-# binary32 cumulative sums in two orders (for the lead: mamba issue 713's positive differences)
+# binary32 cumulative sums in two orders (mamba PR 713's positive differences)
 
 def cumsum32(x, order="seq"):
     """Inclusive cumulative sum of a 1-D array in binary32: 'seq' a running sum (monotone for

@@ -1,5 +1,5 @@
 /* test_conform.c: lib/ in strict mode against the MPFR format emulation, bit for bit (docs/math.md
- * section 6, issue 3 item 1). Both run the same recur.h text, so one differing bit is an arithmetic
+ * section 6). Both run the same recur.h text, so one differing bit is an arithmetic
  * error in lib/ (a missed rounding, a contraction, excess precision), not a transcription error.
  * The first difference is printed with its step, quantity, element and both values in hex. */
 #include "check.h"
@@ -318,7 +318,7 @@ TEST(conform_forms)
         }
 }
 
-/* Issue 35's knobs of the chunk forms (docs/forms.md, the exponent range), bit for bit: the gated
+/* The exponent-range knobs of the chunk forms (docs/forms.md), bit for bit: the gated
  * models with a chunk form (gdn, mamba2: a scalar decay; kda, gla: per channel) in every precision,
  * chunk:16 on d = 4, each under six settings that together take every value of every knob: the
  * tree-ordered, io-rounded cumulative sum in base 2 with the clamp; each anchor (blocks of 4, 8 and
@@ -458,12 +458,12 @@ TEST(forms_exact_agree_with_seq)
         }
 }
 
-/* Issue 35's knobs (docs/forms.md), bit for bit in every precision: the chunk's triangular
- * inverse by each way (tri=forward, neumann, blocked; blocked merges 16 x 16 blocks at C = 32 and
- * 64, and is forward substitution at C <= 16) in gdn and kda, S_0 staged in f16, bf16 or not
- * rounded (stage=off), and decoding's 16-bit state, bfloat16 decays and beta (state16,
+/* The kernels' 16-bit choices (docs/forms.md), bit for bit in every precision: the chunk's
+ * triangular inverse by each way (tri=forward, neumann, blocked; blocked merges 16 x 16 blocks
+ * at C = 32 and 64, and is forward substitution at C <= 16) in gdn and kda, S_0 staged in f16,
+ * bf16 or not rounded (stage=off), and decoding's 16-bit state, bfloat16 decays and beta (state16,
  * decay_bf16, beta_bf16) in every gated model with a decay */
-TEST(conform_issue35_knobs)
+TEST(conform_kernel_choices)
 {
     static const char *const tris[] = {"forward", "neumann", "blocked"};
     static const char *const stages[] = {"f16", "bf16", "off"};
@@ -498,10 +498,10 @@ TEST(conform_issue35_knobs)
         }
 }
 
-/* Issue 35's settings refused with a reason: a word that is none of the ways or formats, a knob
- * for an input the model does not take, decoding's knobs in a chunk or a scan; the programs
+/* The kernels' 16-bit choices refused with a reason: a word that is none of the ways or formats, a
+ * knob for an input the model does not take, decoding's knobs in a chunk or a scan; the programs
  * exit 2 naming the setting */
-TEST(issue35_bad_settings_refused)
+TEST(kernel_choices_bad_settings_refused)
 {
     vla_config c;
     vla_error why = {0};

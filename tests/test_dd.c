@@ -1,4 +1,4 @@
-/* test_dd.c: the double-double exact reference (reference/ref_model_dd.c, issue 37 item 1)
+/* test_dd.c: the double-double exact reference (reference/ref_model_dd.c)
  * against MPFR's exact reference at 256 bits: its elementary functions on their whole ranges,
  * and every model's state and read-out, seq and chunk forms, the gate maps and base 2, each to
  * within a bound derived from u = 2^-53 (docs/math.md 6.1.1). VLA_DD_REPORT=1 prints the measured
@@ -348,7 +348,7 @@ TEST(dd_check_of_every_run)
     CHECK_MSG(!ok && w > VREF_DD_TRUST && strstr(why, "so it was not used"), "mpfr64: %s", why);
     w = checked(vref_backend_dd(), 0, VLA_LA, "gauss:1e200", &ok, why, sizeof why);
     CHECK_MSG(!ok && isnan(w), "dd overflowing: %s", why);
-    /* said in words, not as printf's nan or -nan (issue 53) */
+    /* said in words, not as printf's nan or -nan */
     CHECK_MSG(!strstr(why, "nan") && strstr(why, "not both finite"), "dd overflowing: %s", why);
     if (report())
         printf("dd check: mpfr at 64 bits: %s\n", why);

@@ -213,7 +213,7 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
         int d;
         const char *form;
         int decay; /* delta's decay (vla_test_decay's), in prepared inputs */
-        const char *set; /* issue 35's settings, NAME=VALUE,... (docs/forms.md) */
+        const char *set; /* the chunk forms' settings, NAME=VALUE,... (docs/forms.md) */
     } cs[] = {{VLA_VLA3, VLA_TRACK_SM, VLA_F16, "lmlike", 8, "seq", 0, NULL},
               {VLA_VLA3, VLA_TRACK_SMSYM, VLA_F32, "gauss", 5, "seq", 0, NULL},
               {VLA_RLS, VLA_TRACK_SM, VLA_BF16_F32, "subspace:2,0.01", 8, "seq", 0, NULL},
@@ -237,7 +237,7 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
               {VLA_DELTA, VLA_TRACK_SM, VLA_F16, "lmlike", 7, "scan", 1, NULL},
               {VLA_RWKV7, VLA_TRACK_SM, VLA_BF16_KERN, "lmlike", 8, "chunk:16", 0, NULL},
               {VLA_RWKV7, VLA_TRACK_SM, VLA_F16_KERN, "lmlike", 5, "chunk:4", 0, NULL},
-              /* the gated family with issue 35's settings: the kernels run recur.h's text, so
+              /* the gated family with the chunk forms' settings: the kernels run recur.h's text, so
                * every setting reaches them (the GPU refuses a gated chunk: its exp is not lib's) */
               {VLA_GDN, VLA_TRACK_SM, VLA_BF16_KERN, "lmlike", 8, "chunk:16", 0,
                "tri=neumann,stage=bf16,cumsum=tree"},

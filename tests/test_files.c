@@ -120,8 +120,8 @@ static char *text_of(const char *p)
 
 /* Every writer of lib/file.h (vla_file_write_whole, a table, vla_npy_write) replaces a symbolic
  * link at its name with a regular file: the file the link names keeps its bytes, a link to
- * nothing makes nothing at its target. The rule of issue 53, where OUT.ckpt planted as a link to
- * a system file had that file overwritten by the checkpoint. */
+ * nothing makes nothing at its target. Without the rule, OUT.ckpt planted as a link to a
+ * system file has that file overwritten by the checkpoint. */
 TEST(file_writers_replace_links_not_targets)
 {
     if (!scratch_dir()) {

@@ -97,10 +97,10 @@ for model in ("gdn", "kda", "gla", "mamba2", "rwkv7"):
               "%-6s chunk:%-3d f64 against gated_ref chunk: o %.1e, S %.1e (bound %.1e)" % (
                   model, C, eo, eS, bound))
 
-# issue 35's knobs (docs/forms.md, the exponent range) against gated_ref's own chunk algorithm,
-# written from fla's kernels: base 2 (exp2 of cumsum(g) * RCP_LN2, RCP_LN2 the binary32 1/ln 2) in
-# gdn and kda, and kda's safe_gate anchor (sub-chunks of 16, the diagonal sub-blocks anchored at
-# row 8, the off-diagonal ones at the row sub-chunk's first row), on the same bound
+# the exponent-range knobs of the chunk forms (docs/forms.md) against gated_ref's own chunk
+# algorithm, written from fla's kernels: base 2 (exp2 of cumsum(g) * RCP_LN2, RCP_LN2 the binary32
+# 1/ln 2) in gdn and kda, and kda's safe_gate anchor (sub-chunks of 16, the diagonal sub-blocks
+# anchored at row 8, the off-diagonal ones at the row sub-chunk's first row), on the same bound
 for model, sets, ref_kw in (
         ("gdn", dict(base="2"), dict(base="2")),
         ("kda", dict(base="2"), dict(base="2")),

@@ -1,7 +1,7 @@
-/* test_gates.c: issue 35's knobs of the chunk forms (docs/forms.md, "The exponent range of the
- * chunk forms"): each bad value refused with its reason; the tree-ordered cumulative sum is a sum
- * (the bits of the running one where every partial sum is exact) and, in binary32, gives mamba PR
- * 713's positive differences that the clamp removes; vla-forms --what causal finds fla issue
+/* test_gates.c: the exponent-range knobs of the chunk forms (docs/forms.md, "The exponent range of
+ * the chunk forms"): each bad value refused with its reason; the tree-ordered cumulative sum is a
+ * sum (the bits of the running one where every partial sum is exact) and, in binary32, gives mamba
+ * PR 713's positive differences that the clamp removes; vla-forms --what causal finds fla issue
  * 1240's future-row anchor and no other; the gate bound lands on its closed form 128 ln 2 / span.
  * Bit-for-bit conformance: test_conform.c's conform_gates. */
 #include "check.h"

@@ -76,7 +76,7 @@ static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
 static const char *mname[] = {"delta", "delta (decay)", "gdn", "gdn (neumann, tree, start)",
                               "kda", "gla", "mamba2"};
 
-/* m 3: gdn with issue 35's settings the chunk backward takes: tri=neumann, cumsum=tree, the
+/* m 3: gdn with the chunk forms' settings the chunk backward takes: tri=neumann, cumsum=tree, the
  * decays anchored at the sum before each block of 4 (anchor=start), and base 2 when base2 */
 static void settings(vla_config *cfg, int m, int base2)
 {
@@ -218,7 +218,7 @@ static long diff_at(const double *x, const double *y, long n)
     return -1;
 }
 
-/* every policy against its MPFR emulation, bit for bit, and gdn with issue 35's settings
+/* every policy against its MPFR emulation, bit for bit, and gdn with the chunk forms' settings
  * (settings()): chunk:8 of T = 20 (3 chunks in blocks of 2: [16, 20), one chunk of 4, then [0,
  * 16)) and chunk:4 of T = 38 (10 chunks in blocks of 4: [32, 38), whose second chunk has 2
  * tokens, [16, 32), [0, 16)): T no multiple of C nor of the block */
@@ -340,7 +340,7 @@ static long held(void)
 }
 #endif
 
-/* The chunk backward's memory is that of its checkpoints, not T's (issue 37 item 3): gdn chunk:16
+/* The chunk backward's memory is that of its checkpoints, not T's: gdn chunk:16
  * in f64, d = 8, the most malloc holds while vla_backward_new runs the forward and while the
  * blocks go backward (a block's rows allocated before, outside the count), at T = 1024 (64 chunks:
  * 8 blocks of 8) and T = 16384 (1024 chunks: 32 blocks of 32). The checkpoints are a state at each

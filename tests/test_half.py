@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""test_half.py: issue 35's knobs (docs/forms.md) in vlastab against numpy written from the
-kernels' algorithms (tests/gated_ref.py: tri_inverse, tri_inverse16, the seq forms' state16,
-decay_bf16, beta_bf16), not from lib/recur.h.
+"""test_half.py: the kernels' 16-bit choices (docs/forms.md) in vlastab against numpy written
+from the kernels' algorithms (tests/gated_ref.py: tri_inverse, tri_inverse16, the seq forms'
+state16, decay_bf16, beta_bf16), not from lib/recur.h.
 
 1. The triangular inverse (I + L)^-1 of a chunk's L (kda's, unit keys; and raw keys), by
    vla_ut_inverse in each way (tri = forward, blocked, neumann):

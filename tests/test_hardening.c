@@ -496,7 +496,7 @@ static const bad_case bad_cases[] = {
     {"a failing Cholesky", NULL,
      "--model rls --precision bf16 --track solve --stream subspace:1,0 --set lambda0=1e-3 --steps 200",
      NULL, 0, "warning: the solver (solve) failed in 1 of 1 runs, first in head 0 at step"},
-    /* a setting the run does not read (vla_setting_read; issue 53), and the ones it does */
+    /* a setting the run does not read (vla_setting_read), and the ones it does */
     {"tri in the seq form", NULL, "--model gdn --set tri=neumann", NULL, 2,
      "--set tri=neumann: gdn in --form seq with --track sm: tri is read only by the chunk form"},
     {"stage in the scan form", NULL, "--model gdn --form scan --set stage=off", NULL, 2,
@@ -584,7 +584,7 @@ TEST(hardening_bad_inputs)
                       b->what, msg, b->want);
         else
             CHECK_MSG(!msg[0], "%s: unexpected message '%s'", b->what, msg);
-        if (getenv("VLA_TEST_VERBOSE")) /* the README's table is made from this */
+        if (getenv("VLA_TEST_VERBOSE")) /* docs/checking.md's table is made from this */
             printf("    | %s | `%s` | %d | %.*s |\n", b->what, b->args, st,
                    (int)strcspn(msg, "\n"), msg);
     }
@@ -592,7 +592,7 @@ TEST(hardening_bad_inputs)
 }
 
 /* A program of several forms or models takes a --set that one of them reads, and refuses one
- * that none does (vla_cli_sets_read; issue 53) */
+ * that none does (vla_cli_sets_read) */
 TEST(hardening_sets_read_by_one_of_the_forms)
 {
     const char *p = program("vla-forms");

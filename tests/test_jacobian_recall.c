@@ -125,8 +125,8 @@ TEST(jacobian_la_is_identity)
 }
 
 /* The unit formula's column only where the model makes k' and alpha unit (VLA_MODELS' unit
- * column): vla3 always, delta with keynorm at beta 1. delta with keynorm=off has k' = k: it
- * counted as unit until 2026-12-05, and its jac_unit_err read 0.90 on gauss d = 16; now nan. */
+ * column): vla3 always, delta with keynorm at beta 1. delta with keynorm=off has k' = k: its
+ * jac_unit_err is nan (counted as unit, it would read 0.90 on gauss d = 16). */
 TEST(jacobian_unit_only_where_the_model_makes_unit_vectors)
 {
     vla_config cfg;

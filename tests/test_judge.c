@@ -1,4 +1,4 @@
-/* test_judge.c: vla-check trace:DIR --outputs DIR2 from the outside (issue 36): a kernel's own
+/* test_judge.c: vla-check trace:DIR --outputs DIR2 from the outside: a kernel's own
  * read-outs judged against the exact reference. The "kernels" are vlastab's own runs on the same
  * trace, taken here through the engine: binary64 (ok, near binary64's rounding), bf16-kern saved
  * as bfloat16 bits (ok, its error the attainable one exactly), the same with one token moved by 5%
@@ -478,7 +478,7 @@ static int judge_run(const char *args, const char *dir, const char *name, char *
 }
 
 /* The judge's exact references (R_REF, R_RND) run in double-double, each checked against MPFR on
- * head 0 (issue 37): the table's reference line, the JSON's "reference" and the Markdown name it,
+ * head 0: the table's reference line, the JSON's "reference" and the Markdown name it,
  * and every number of the table and the JSON is MPFR's (--ref-bits 512: MPFR, as any bits but
  * 256), to the last printed digit. Where the check fails (la on gauss:1e200: dd's state overflows
  * binary64's range, MPFR's does not; tests/test_dd.c) that reference runs in MPFR, said so, and
@@ -608,7 +608,7 @@ static int gin_of(void *ctx, long t, vla_input *in)
     return VLA_OK;
 }
 
-/* vla-check --outputs with gradients (issue 40), without torch: the "kernel's" backward is
+/* vla-check --outputs with gradients, without torch: the "kernel's" backward is
  * vlastab's own binary64 one (vla_grad) on the trace, do_t standard normals. Ok (its error is the
  * attainable one); dk of head 1 at t = 100 moved by 5% with --window 1: beyond, dk and its t
  * named; a NaN in dk: beyond from its t; a NaN in do.npy, dq saved (T, heads, d), dbeta for

@@ -71,7 +71,7 @@ TEST_SLOW(python_gradchunk_against_torch_autograd)
     run_python("tests/test_gradchunk.py", "gradchunk: passed");
 }
 
-/* vlastab.judge (issue 36): the example kernels of tools/python/vlastab/examples.py against a
+/* vlastab.judge: the example kernels of tools/python/vlastab/examples.py against a
  * float64 sequential gdn written in the test, the causality and chunk-split checks, the layout
  * checks, run() against vla-check on a policy's reference, and judge() end to end through
  * vla-check --outputs (tools/python/test_judge.py says how and within what bound) */
@@ -82,7 +82,7 @@ TEST_SLOW(python_judge_own_kernels)
     run_python(args, "judge: passed");
 }
 
-/* vlastab.judge and vla-check --outputs with a kernel's gradients (issue 40): a gdn PyTorch loop's
+/* vlastab.judge and vla-check --outputs with a kernel's gradients: a gdn PyTorch loop's
  * autograd in float64 within 4 sqrt(d T) u64 of the exact gradients, in float32 ok; a dropped
  * term and a float16 tape beyond, the gradients named; bad gradient files refused
  * (tools/python/test_judge_grad.py says how and within what bound) */
@@ -128,10 +128,10 @@ TEST_SLOW(python_mutant_kernels_against_recurrence)
     run_pytest("", "'bench/mutants/test_mutants.py'", "mutants");
 }
 
-/* Issue 35's knobs against numpy written from the kernels' algorithms (tests/test_half.py): the
- * triangular inverse in each way against the exact one and, in f16-kern and bf16-kern, bit for bit
- * against gated_ref.tri_inverse16; decoding's 16-bit state, decays and beta against gated_ref's
- * seq with the same roundings */
+/* The kernels' 16-bit choices against numpy written from the kernels' algorithms
+ * (tests/test_half.py): the triangular inverse in each way against the exact one and, in f16-kern
+ * and bf16-kern, bit for bit against gated_ref.tri_inverse16; decoding's 16-bit state, decays and
+ * beta against gated_ref's seq with the same roundings */
 TEST_SLOW(python_half_knobs_against_numpy)
 {
     run_python("tests/test_half.py", "half: passed");

@@ -1,11 +1,11 @@
-/* test_reliability.c: what issue 19 found beyond the hardening tests, each class kept fixed.
+/* test_reliability.c: failure classes beyond the hardening tests, each checked.
  * Checkpoints carry a checksum and every field is checked (a damaged one is said and its run
  * starts over, never trusted); a --resume of another run is refused and its checkpoints kept,
  * constants keyed exactly and a trace by its contents; checkpoints go only beside a regular file,
  * through the rules of lib/file.h; an exact reference at many bits answers a signal within its
  * step; a signal or a kill -9 leaves no temporary behind for long; what is read whole is a
  * regular file; messages name the cause; recall says when its read-outs overflow. The programs
- * that do not run on vla_drive resume too, from the units of work they finished (issue 33). */
+ * that do not run on vla_drive resume too, from the units of work they finished. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "proc.h"
@@ -601,10 +601,10 @@ TEST(reliability_checkpoint_targets)
 }
 
 /* A symbolic link at any name a program writes (its table, OUT.ckpt, the report's four files) is
- * replaced by a regular file, the link itself: the file it names keeps its bytes. Issue 53: `ln -s
- * VICTIM x.dat.ckpt; vla-grad ... --out x.dat` exited 0 with VICTIM holding the checkpoint, and
- * vla-check wrote its table, checkpoint and report through such links. Each name links to a
- * victim of its own (vla-check refuses a report file that is the table itself). */
+ * replaced by a regular file, the link itself: the file it names keeps its bytes. Followed, `ln
+ * -s VICTIM x.dat.ckpt; vla-grad ... --out x.dat` would exit 0 with VICTIM holding the checkpoint,
+ * and vla-check would write its table, checkpoint and report through such links. Each name links
+ * to a victim of its own (vla-check refuses a report file that is the table itself). */
 TEST(reliability_links_at_outputs_replaced_not_followed)
 {
     const char *pg, *pc;
@@ -724,7 +724,7 @@ TEST_SLOW(reliability_grad_exact_backward_stops_at_once)
     remove_tree(dir);
 }
 
-/* what a stopped run left in dir but OUT.ckpt (the units it finished, issue 33), into first ("":
+/* what a stopped run left in dir but OUT.ckpt (the units it finished), into first ("":
  * nothing), and OUT.ckpt removed for the next run */
 static void left_but_checkpoint(const char *dir, const char *out, char *first, size_t len)
 {
@@ -938,7 +938,7 @@ TEST(reliability_config_describe_round_trips)
     CHECK_MSG(!strcmp(buf, "nan"), "nan written '%s'", buf);
 }
 
-/* ---- issue 38: checkpoints of many runs, sizes, builds; signals; messages; traces ---- */
+/* ---- checkpoints of many runs, sizes, builds; signals; messages; traces ---- */
 
 /* the file offset of run h's record in a checkpoint (its length field), 0 when it is not there */
 static size_t record_at(const char *b, size_t len, int h)
@@ -1405,7 +1405,7 @@ TEST(reliability_trace_read_as_needed)
     remove_tree(dir);
 }
 
-/* A resumed run's header says what the uninterrupted run's says (issue 38), whatever step the run
+/* A resumed run's header says what the uninterrupted run's says, whatever step the run
  * was stopped at: the step at which the read-out's denominator overflowed (vla3 in binary16 on
  * gauss:30: n . phi(q) passes 65504; the model's counters carry it), and the checkpoint at which
  * the state turned non-finite (vla3 in binary16 at d = 4 without the nudge, t = 8913 in head 0)
@@ -1591,7 +1591,7 @@ TEST(forms_sweep_threads_same_table)
                           "f32,f16,bf16-f32", "\n768 64 bf16-f32 ");
 }
 
-/* ---- issue 33: every program resumes (vla_units, drive.c) ---- */
+/* ---- every program resumes (vla_units, drive.c) ---- */
 
 /* The programs that do not run on vla_drive checkpoint their finished units (a row, a head, a
  * snapshot, a timing). Each, short, is interrupted by SIGINT once its first unit is in OUT.ckpt

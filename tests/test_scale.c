@@ -136,7 +136,7 @@ static void memory_flat(long T0, long T1, int judge)
 
 TEST_SLOW(check_memory_does_not_grow_with_T) { memory_flat(1024, 32768, 0); }
 
-/* The judge of a kernel's own read-outs (vla-check --outputs) streams as well (issue 37): o.npy
+/* The judge of a kernel's own read-outs (vla-check --outputs) streams as well: o.npy
  * read a window of steps at a time beside its runs, and per head running sums and the last
  * --window steps' norms, not arrays of T. It kept the read-outs of the kernel and of its 4 runs
  * whole, 5 x 2 x T x 32 doubles: 18 MB more at T = 8192 than at T = 1024. The peak of two threads
@@ -146,7 +146,7 @@ TEST_SLOW(check_memory_does_not_grow_with_T) { memory_flat(1024, 32768, 0); }
  * whole: 80 MB more). */
 TEST_SLOW(judge_memory_does_not_grow_with_T) { memory_flat(1024, 32768, 1); }
 
-/* The judge of a kernel's gradients (dq.npy ... with do.npy, issue 37) takes them head by head,
+/* The judge of a kernel's gradients (dq.npy ... with do.npy) takes them head by head,
  * and of a head a block of its backward's K = ceil(sqrt(T)) steps at a time: a head's three
  * backwards advance together from the last block to the first, a block's inputs, do and
  * gradients read for it alone, so that its memory grows neither with the heads nor (beyond the

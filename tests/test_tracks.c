@@ -1,4 +1,4 @@
-/* test_tracks.c: the ways of tracking A against the exact reference (issue 7): comp's error is a
+/* test_tracks.c: the ways of tracking A against the exact reference: comp's error is a
  * small multiple of u^2, joseph and chol stay within the first-order bound of sm, chol keeps A
  * positive definite where the textbook update loses it. Bit-for-bit agreement with the format
  * emulation is tests/test_conform.c's. */

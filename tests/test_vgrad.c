@@ -202,10 +202,10 @@ TEST(vgrad_interrupted_exits_3)
  * ceil(sqrt(T)) (the saved arrays of gdn: S and A, 2 d dv numbers, and n, o, k', alpha and the
  * solvers' 5 d + dv + 4: counted as 3 d dv, each backward's as MPFR's); a block's arrays (the
  * two sets of gradients, (5 d + dv + 2) doubles and dv d bytes a step, its inputs 6 d + 2 dv
- * doubles and c_t dv) K steps; and the allocator 1 MB. Measured 2026-12-05 (AMD EPYC, loaded):
- * 7,944 and 11,156 kB, 3,212 kB more (bound 6,200 kB). It fails with the vla-grad before (every
- * step's gradients, twice, its inputs and ds_zero kept: 9,264 and 29,876 kB) and with the inputs
- * alone drawn for every step (a window of T steps: 9,352 and 20,980 kB). */
+ * doubles and c_t dv) K steps; and the allocator 1 MB. On AMD EPYC (loaded):
+ * 7,944 and 11,156 kB, 3,212 kB more (bound 6,200 kB). It fails where every step's gradients are
+ * kept (twice, with the inputs and ds_zero: 9,264 and 29,876 kB) and where the inputs alone are
+ * drawn for every step (a window of T steps: 9,352 and 20,980 kB). */
 TEST_SLOW(vgrad_memory_does_not_grow_with_T)
 {
 #if defined(__SANITIZE_ADDRESS__)

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""gates_repro.py: issue 35's reproductions of the gate-range reports (docs/forms.md, "The exponent
+"""gates_repro.py: the reproductions of the gate-range reports (docs/forms.md, "The exponent
 range of the chunk forms"), through the binding: the bisections of the gate's lower bound for each
 anchor, cudnn-frontend PR 1017's lb sweep, mamba PR 713's cumulative sum order. Prints the tables
 that docs/forms.md quotes. Run: /usr/bin/python3 tools/python/gates_repro.py (about a minute)."""

@@ -1,4 +1,4 @@
-"""The judge of a kernel's gradients (issue 40; tests/test_python.c runs it with Debian's
+"""The judge of a kernel's gradients (tests/test_python.c runs it with Debian's
 /usr/bin/python3): a Gated DeltaNet written here as a PyTorch loop from the published equations
 (Yang et al., ICLR 2025; its gradients are torch.autograd's, independent of vlastab's backward)
 judged by vlastab.judge() through vla-check --outputs, gradients and all:

@@ -160,7 +160,7 @@ for what, kw, exc, words in (
         ("sr in f32", dict(track="sr"), ValueError, ["f16-f32, bf16-f32"]),
         ("cg:0", dict(track="cg:0"), ValueError, ["K is an integer in 1..1000"]),
         ("an unknown way", dict(track="nosuch"), ValueError, ["unknown way 'nosuch'"]),
-        # a setting that the model, form and way do not read (vla_setting_read, issue 53)
+        # a setting that the model, form and way do not read (vla_setting_read)
         ("tri in the seq form", dict(model="gdn", tri="neumann"), ValueError,
          ["tri=neumann: gdn in --form seq", "tri is read only by the chunk form"]),
         ("stage in the scan form", dict(model="gdn", form="scan", stage="off"), ValueError,
@@ -568,7 +568,7 @@ p = subprocess.run([os.path.join(BIN, "vla-statenorm"), "--stream", "trace:" + d
 check(p.returncode == 0 and "# model: delta (from %s/model.txt" % ddst in p.stdout and
       " delta_form=decay " in p.stdout and "warning" not in p.stderr,
       "decay-trace's model.txt: %d %s" % (p.returncode, p.stderr))
-for n in ("q", "k", "v", "beta"):  # the issue's reproduction: a later writer into that folder
+for n in ("q", "k", "v", "beta"):  # a later writer into that folder
     np.save(os.path.join(ddst, n + ".npy"), np.ones(3))
 check({n: open(os.path.join(dsrc, n), "rb").read() for n in os.listdir(dsrc)} == src_bytes,
       "a writer into decay-trace's folder rewrote the source trace")

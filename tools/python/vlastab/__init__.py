@@ -73,7 +73,7 @@ class _Config(ctypes.Structure):
                 ("chunk", ctypes.c_int), ("gamma", ctypes.c_double),
                 ("solve_k", ctypes.c_int), ("solve_tol", ctypes.c_double),
                 ("scale", ctypes.c_double), ("qknorm", ctypes.c_int), ("l2_eps", ctypes.c_double),
-                # issue 35: the exponent range of the chunk forms
+                # the exponent range of the chunk forms (docs/forms.md)
                 ("cumsum_tree", ctypes.c_int), ("cumsum_io", ctypes.c_int),
                 ("gate_clamp", ctypes.c_int), ("anchor", ctypes.c_int),
                 ("anchor_block", ctypes.c_int), ("base2", ctypes.c_int),

@@ -25,14 +25,13 @@ gdn_chunk:           the above, chunk C = 64, T by forward substitution row by r
                      a difference G_i - G_j <= 0 taken under the mask (never exp of a positive
                      number), computed in float32; inputs and o in the caller's dtype (bf16).
 gdn_chunk_anchored:  the fla issue 1240 class, as this project reproduces its mechanism (an
-                     assumption: the report itself was not at hand; the text of issue 36 describes
-                     it): Gamma_ij = exp(G_i - G_C) * exp(G_C - G_j), both factors anchored on the
-                     chunk's LAST row C and each rounded to the input dtype before the product, as a
-                     kernel that folds them into q and k stored in bf16 does. Exact arithmetic would
-                     cancel G_C; rounded, every output of the chunk depends on G_C, that is on the
-                     gates of tokens after it (acausal outputs), and with a chunk's total decay
-                     beyond 88 exp(G_i - G_C) overflows (inf * 0 = NaN through the mask, applied by
-                     multiplication).
+                     assumption: the report itself was not at hand): Gamma_ij = exp(G_i - G_C) *
+                     exp(G_C - G_j), both factors anchored on the chunk's LAST row C and each
+                     rounded to the input dtype before the product, as a kernel that folds them into
+                     q and k stored in bf16 does. Exact arithmetic would cancel G_C; rounded, every
+                     output of the chunk depends on G_C, that is on the gates of tokens after it
+                     (acausal outputs), and with a chunk's total decay beyond 88 exp(G_i - G_C)
+                     overflows (inf * 0 = NaN through the mask, applied by multiplication).
 gdn_chunk_fp16_ut:   the fla issue 736 class (NaNs after wy_fast with float16 inputs and
                      unnormalized keys): no L2 normalization of q and k, and the UT transform in
                      float16 (K K^T, beta's scaling and the forward substitution each rounded to

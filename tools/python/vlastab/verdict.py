@@ -233,7 +233,8 @@ def _causality(fn, x, o_one, P, state):
 
 def _normwise(diff, ref, window):
     """per head: the largest over windows of `window` steps of sqrt(mean ||diff_t||^2) over the
-    head's RMS read-out sqrt(mean_t ||ref_t||^2) (the norm-wise error of issue 36 item 2)"""
+    head's RMS read-out sqrt(mean_t ||ref_t||^2) (a norm-wise error: a read-out near 0 weighs as
+    little as it is)"""
     with np.errstate(over="ignore", invalid="ignore"):
         d2 = (diff.astype(np.float64) ** 2).sum(-1)  # (heads, T)
     r2 = (ref.astype(np.float64) ** 2).sum(-1)

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""issue35.py: issue 35's triangular-inverse and 16-bit-state reproductions (docs/gated.md, "The
-16-bit knobs against the reports"), through the ctypes binding (tools/python/vlastab): each part
-prints a table and writes data/issue35/<part>.dat for plots/half-decode.gp.
+"""kernel_choices.py: the kernels' 16-bit choices (the triangular inverse, the 16-bit state)
+reproduced on the reports' inputs (docs/gated.md, "The 16-bit knobs against the reports"),
+through the ctypes binding (tools/python/vlastab): each part prints a table and writes
+data/kernel-choices/<part>.dat for plots/half-decode.gp.
 
-    /usr/bin/python3 experiments/issue35.py [PART...]   (default: every part; PART one of
+    /usr/bin/python3 experiments/kernel_choices.py [PART...]   (default: every part; PART one of
         megagdn, entries, stage, vmlx, sglang, trtmc, flashkda, decode, spark; trace464
         writes sweeps/traces/ag464, the input of the sweep's half-stage-* tables)
 
@@ -28,7 +29,7 @@ import vlastab  # noqa: E402
 L_ = vlastab.library
 _D = ctypes.POINTER(ctypes.c_double)
 L_.vla_ut_inverse.argtypes = [ctypes.c_int, ctypes.c_int, _D, ctypes.c_int, _D]
-OUT = os.path.join(here, "..", "data", "issue35")
+OUT = os.path.join(here, "..", "data", "kernel-choices")
 os.makedirs(OUT, exist_ok=True)
 TRI = {"blocked": 0, "forward": 1, "neumann": 2}
 pd = lambda x: x.ctypes.data_as(_D)

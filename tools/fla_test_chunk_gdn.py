@@ -24,7 +24,8 @@ c_j = dht[j, :] / scale read the final state without changing it: sum_j c_j . o_
 The normalize backward is applied here, in emulated fp16 (each torch op's result rounded to
 binary16, as torch's CUDA fp16 ops store them; sums accumulated in fp32).
 
-usage: PYTHONPATH=tools/python /usr/bin/python3 tools/fla640.py [heads]   (about 3 min, 2 cores)
+usage: PYTHONPATH=tools/python /usr/bin/python3 tools/fla_test_chunk_gdn.py [heads]
+       (about 3 min, 2 cores)
 """
 import sys
 import time
