@@ -30,6 +30,14 @@ void vla_cli_die(const vla_cli_spec *spec, const char *fmt, ...)
     cli_leave(spec, 2, fmt, ap);
 }
 
+const char *vla_cli_models_with_A(void)
+{
+    static char buf[96];
+    if (!buf[0])
+        vla_models_where(buf, sizeof buf, vla_model_has_A, " or ");
+    return buf;
+}
+
 void vla_cli_fail(const vla_cli_spec *spec, const char *fmt, ...)
 {
     va_list ap;
@@ -595,9 +603,9 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
     if (per_model)
         ; /* (the model-dependent checks below are the program's) */
     else if (c->cfg.gamma != 1 && !vla_model_has_A(c->cfg.model))
-        vla_cli_die(spec, "--set gamma=%g: %s%s has no A, so no M = A^-1 to forget in (rls, vla1, "
-                    "vla3)", c->cfg.gamma, vla_model_name(c->cfg.model),
-                    vla_cli_model_src(c, NULL, 0));
+        vla_cli_die(spec, "--set gamma=%g: %s%s has no A, so no M = A^-1 to forget in (%s)",
+                    c->cfg.gamma, vla_model_name(c->cfg.model), vla_cli_model_src(c, NULL, 0),
+                    vla_cli_models_with_A());
     else if (vla_track_check(&c->cfg, &why)) {
         char way[48];
         vla_track_spec(&c->cfg, way, sizeof way);

@@ -65,6 +65,8 @@ typedef struct {
 void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv);
 /* a usage error after parsing: "PROG: MESSAGE (try --help)" and exit 2 */
 void vla_cli_die(const vla_cli_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+/* the models that track A, from the model table: "rls, vla1 or vla3" */
+const char *vla_cli_models_with_A(void);
 /* a run that failed (out of memory, an input that cannot be read, a reference that failed):
  * "PROG: MESSAGE" and exit 1 */
 void vla_cli_fail(const vla_cli_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));

@@ -171,8 +171,8 @@ int main(int argc, char **argv)
     vla_cli c;
     vla_cli_parse(&c, &spec, argc, argv);
     if (!vla_model_has_A(c.cfg.model))
-        vla_cli_die(&spec, "--model %s%s has no A to drift (rls, vla1 or vla3)",
-                    vla_model_name(c.cfg.model), vla_cli_model_src(&c, NULL, 0));
+        vla_cli_die(&spec, "--model %s%s has no A to drift (%s)", vla_model_name(c.cfg.model),
+                    vla_cli_model_src(&c, NULL, 0), vla_cli_models_with_A());
     vla_dat *out = vla_cli_out(&c, &spec);
     vla_cli_provenance(out, &c);
     vla_dat_meta(out, "m_t", "lambda0 I + sum u' u'^T in double-double, u' = %s",

@@ -176,8 +176,8 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--steps"))
             opts.steps_given = 1;
     if (!vla_model_has_A(c.cfg.model))
-        vla_cli_die(&spec, "--model %s%s has no A to draw (rls, vla1 or vla3)",
-                    vla_model_name(c.cfg.model), vla_cli_model_src(&c, NULL, 0));
+        vla_cli_die(&spec, "--model %s%s has no A to draw (%s)", vla_model_name(c.cfg.model),
+                    vla_cli_model_src(&c, NULL, 0), vla_cli_models_with_A());
     if (c.ref != REF_NONE)
         vla_cli_die(&spec, "--ref: the heatmap has no reference (--ref none)");
     if (c.runs != 1)

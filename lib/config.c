@@ -457,6 +457,9 @@ int vla_config_set(vla_config *c, const char *name, const char *value)
     return vla_config_set_why(c, name, value, NULL) ? VLA_EINVAL : VLA_OK;
 }
 
+/* the gated family, the models that take beta: from the model table (track_messages) */
+static char gated[96], betas[96];
+
 int vla_config_check_why(const vla_config *c, vla_error *err)
 {
     if ((unsigned)c->model >= VLA_NMODEL || (unsigned)c->track >= VLA_NTRACK ||
@@ -497,9 +500,8 @@ int vla_config_check_why(const vla_config *c, vla_error *err)
                         words[4].values[c->gate_map]);
     if (c->gate_lb != 0 && !vla_model_gate(c->model))
         return vla_fail(err, VLA_ERANGE,
-                        "gate_lb = %g: only the gated family (gdn, kda, gla, mamba2, rwkv7) "
-                        "has log-gates to bound",
-                        c->gate_lb);
+                        "gate_lb = %g: only the gated family (%s) has log-gates to bound",
+                        c->gate_lb, gated);
     if (c->solve_k < 1 || c->solve_k > VLA_SOLVE_KMAX || !(c->solve_tol >= 0 && c->solve_tol < 1))
         return vla_fail(err, VLA_ERANGE,
                         "solve_k = %d, solve_tol = %g: K is in 1..%d, TOL in [0, 1)", c->solve_k,
@@ -514,12 +516,11 @@ int vla_config_check_why(const vla_config *c, vla_error *err)
     const unsigned reads = vla_model_reads(c);
     if (c->decay_bf16 && !(reads & (VLA_IN_DECAY | VLA_IN_LOGDECAY)))
         return vla_fail(err, VLA_ERANGE,
-                        "decay_bf16 = on: %s takes no decay (gdn, kda, gla, mamba2, rwkv7, "
-                        "delta with delta_form=decay do)",
-                        vla_model_name(c->model));
+                        "decay_bf16 = on: %s takes no decay (%s, delta with delta_form=decay "
+                        "do)", vla_model_name(c->model), gated);
     if (c->beta_bf16 && !(reads & VLA_IN_BETA))
-        return vla_fail(err, VLA_ERANGE, "beta_bf16 = on: %s takes no beta (delta, gdn, kda do)",
-                        vla_model_name(c->model));
+        return vla_fail(err, VLA_ERANGE, "beta_bf16 = on: %s takes no beta (%s do)",
+                        vla_model_name(c->model), betas);
     return VLA_OK;
 }
 
@@ -527,22 +528,28 @@ int vla_config_check(const vla_config *c) {
     return vla_config_check_why(c, NULL);
 }
 
-/* the names of the models m where has(m), from VLA_MODELS' columns: "a, b, c", or with and_last
- * "a, b and c" */
-static void models_where(char *buf, size_t len, int (*has)(vla_model_kind), int and_last)
+void vla_models_where(char *buf, size_t len, int (*has)(vla_model_kind), const char *last)
 {
     int total = 0, n = 0;
     size_t k = 0;
     for (int m = 0; m < VLA_NMODEL; m++)
         total += has((vla_model_kind)m) != 0;
-    buf[0] = 0;
+    if (len)
+        buf[0] = 0;
     for (int m = 0; m < VLA_NMODEL; m++)
         if (has((vla_model_kind)m) && k < len) {
             n++;
             k += (size_t)snprintf(buf + k, len - k, "%s%s",
-                                  n == 1 ? "" : n == total && and_last ? " and " : ", ",
+                                  n == 1 ? "" : n == total && last ? last : ", ",
                                   vla_model_name((vla_model_kind)m));
         }
+}
+/* the models whose default configuration reads beta */
+static int takes_beta(vla_model_kind m)
+{
+    vla_config c;
+    vla_config_default(&c, m, 16);
+    return (vla_model_reads(&c) & VLA_IN_BETA) != 0;
 }
 static int gradchunk_per_channel(vla_model_kind m)
 {
@@ -562,10 +569,12 @@ __attribute__((constructor)) static void track_messages(void)
     snprintf(need_mixed, sizeof need_mixed,
              "sr rounds stored 16-bit results of binary32 arithmetic: use %s", mixed_list + 2);
     char withA[96], chunked[96], unchunked[96], channels[96];
-    models_where(withA, sizeof withA, vla_model_has_A, 0);
-    models_where(chunked, sizeof chunked, vla_model_gradchunk, 1);
-    models_where(unchunked, sizeof unchunked, no_gradchunk, 1);
-    models_where(channels, sizeof channels, gradchunk_per_channel, 0);
+    vla_models_where(withA, sizeof withA, vla_model_has_A, NULL);
+    vla_models_where(chunked, sizeof chunked, vla_model_gradchunk, " and ");
+    vla_models_where(unchunked, sizeof unchunked, no_gradchunk, " and ");
+    vla_models_where(channels, sizeof channels, gradchunk_per_channel, NULL);
+    vla_models_where(gated, sizeof gated, vla_model_gate, NULL);
+    vla_models_where(betas, sizeof betas, takes_beta, NULL);
     snprintf(need_A[0], sizeof need_A[0],
              "solve, cg and cheb solve M y = x with M = A^-1: use a model with A (%s)", withA);
     snprintf(need_A[1], sizeof need_A[1], "gamma forgets in M = A^-1: use a model with A (%s)",

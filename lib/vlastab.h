@@ -122,6 +122,10 @@ enum { VLA_DEV_CLIP = 1, VLA_DEV_CLAMP = 2, VLA_DEV_FLOOR = 4 };
 unsigned vla_model_devices(vla_model_kind m);
 /* 1 where the chunk form has its backward (VLA_MODELS' gradchunk, lib/recur_gradchunk.h) */
 int vla_model_gradchunk(vla_model_kind m);
+/* the names of the models m where has(m), in the table's order, into buf: "rls, vla1, vla3", or
+ * with last " or " "rls, vla1 or vla3" (NULL: commas only); for messages that a new model keeps
+ * true */
+void vla_models_where(char *buf, size_t len, int (*has)(vla_model_kind), const char *last);
 
 /* What the state's d x d array holds under a way of tracking (the holds column of VLA_TRACKS):
  * A, chol's Cholesky factor L of M = A^-1, or M itself (solve, cg, cheb: the upper triangle). */

@@ -25,6 +25,17 @@ static int same_bits(const double *x, const double *y, size_t n)
     return 1;
 }
 
+/* the models that track A, from the model table (the ways of tracking A apply to them), into ms;
+ * how many */
+static int models_with_A(vla_model_kind *ms)
+{
+    int n = 0;
+    for (int m = 0; m < VLA_NMODEL; m++)
+        if (vla_model_has_A((vla_model_kind)m))
+            ms[n++] = (vla_model_kind)m;
+    return n;
+}
+
 /* cfg for a model, way of tracking (vla_track_set's spelling), forgetting factor, precision and
  * form (NULL: seq); 1 when lib admits it. chol and the ways that keep M are defined without the
  * nudge and the clamp; a chunk takes the devices that fit it (a nudge period that is a multiple of
@@ -255,11 +266,13 @@ TEST(conform_solvers_forgetting)
 {
     static const char *const specs[] = {"cg:1e-3", "cg:3", "cheb:2", "solve", "sm", "sm-sym",
                                         "joseph", "chol", "comp", "sr"};
-    static const vla_model_kind ms[] = {VLA_RLS, VLA_VLA1, VLA_VLA3};
+    vla_model_kind ms[VLA_NMODEL];
+    const int nm = models_with_A(ms);
     int k = 0;
     for (int i = 0; i < 10; i++)
         for (int p = 0; p < VLA_NPREC; p++, k++)
-            run_spec(ms[k % 3], specs[i], i < 3 ? 1 : 0.97, p, 5, streams[k % 3], scaled(300), NULL);
+            run_spec(ms[k % nm], specs[i], i < 3 ? 1 : 0.97, p, 5, streams[k % 3], scaled(300),
+                     NULL);
 }
 
 /* make conformance-long: VLA_CONFORM_LONG=STEPS runs vla3 and rls in every precision and way of
@@ -299,11 +312,12 @@ TEST(conform_forms)
     /* cg's other settings in a chunk (MesaNet's arrangement): to a tolerance, where each token's
      * iteration stops on its own residual, and fewer iterations than d */
     static const char *const cgs[] = {"cg:1e-3", "cg:3"};
-    static const vla_model_kind ms[] = {VLA_RLS, VLA_VLA1, VLA_VLA3};
+    vla_model_kind ms[VLA_NMODEL];
+    const int nm = models_with_A(ms);
     for (int f = 0; f < 2; f++)
         for (int i = 0; i < 2; i++)
             for (int p = 0; p < VLA_NPREC; p++, k++)
-                run_spec(ms[k % 3], cgs[i], 1, p, k % 4 ? 5 : 13, streams[k % 3], scaled(64),
+                run_spec(ms[k % nm], cgs[i], 1, p, k % 4 ? 5 : 13, streams[k % 3], scaled(64),
                          forms[f]);
     for (int f = 0; f < 3; f++)
         for (int p = 0; p < VLA_NPREC; p++, k++) {
@@ -334,14 +348,14 @@ TEST(conform_gates)
         {"anchor=start", "anchor_block=8", "gate_lb=-4", "gate_map=pin"},
     };
     /* rwkv7's chunk takes the first set only (no anchor: vla_form_check) */
-    static const vla_model_kind ms[] = {VLA_GDN, VLA_MAMBA2, VLA_KDA, VLA_GLA, VLA_RWKV7};
     int k = 0;
     for (int i = 0; i < 6; i++)
-        for (int m = 0; m < 5; m++)
-            for (int p = 0; p < VLA_NPREC && (i == 0 || ms[m] != VLA_RWKV7); p++, k++) {
+        for (int m = 0; m < VLA_NMODEL; m++) /* the gated family, from the model table */
+            for (int p = 0; p < VLA_NPREC && vla_model_gate(m) && (i == 0 || m != VLA_RWKV7);
+                 p++, k++) {
                 vla_config c;
                 char desc[128] = "";
-                CHECK(config_of(&c, ms[m], "sm", 1, p, 4, "chunk:16"));
+                CHECK(config_of(&c, m, "sm", 1, p, 4, "chunk:16"));
                 for (int j = 0; j < 8 && sets[i][j]; j++) {
                     char name[32];
                     const char *eq = strchr(sets[i][j], '=');
@@ -484,17 +498,19 @@ TEST(conform_kernel_choices)
             CHECK(vla_config_set(&c, "stage", stages[k % 3]) == 0);
             check_conform(&c, stages[k % 3], streams[k % 3], scaled(64));
         }
-    static const vla_model_kind gm[] = {VLA_GDN, VLA_KDA, VLA_GLA, VLA_MAMBA2, VLA_RWKV7};
     for (int p = 0; p < VLA_NPREC; p++)
-        for (int m = 0; m < 5; m++, k++) {
+        for (int m = 0; m < VLA_NMODEL; m++) {
             vla_config c;
-            CHECK(config_of(&c, gm[m], "sm", 1, p, k % 5 ? 4 : 7, NULL));
+            if (!vla_model_gate(m)) /* the gated family, from the model table */
+                continue;
+            CHECK(config_of(&c, m, "sm", 1, p, k % 5 ? 4 : 7, NULL));
             CHECK(vla_config_set(&c, "state16", k % 2 ? "bf16" : "f16") == 0);
             CHECK(vla_config_set(&c, "decay_bf16", k % 3 ? "on" : "off") == 0);
-            if (gm[m] == VLA_GDN || gm[m] == VLA_KDA)
+            if (vla_model_reads(&c) & VLA_IN_BETA)
                 CHECK(vla_config_set(&c, "beta_bf16", k % 4 < 2 ? "on" : "off") == 0);
             CHECK(vla_config_check(&c) == 0);
             check_conform(&c, "sm", streams[k % 3], scaled(200));
+            k++;
         }
 }
 

@@ -47,10 +47,25 @@ static double uni(double lo, double hi) /* xorshift64* */
 
 /* the models of the chunk backward: delta, delta_form=decay, gdn (m 2 and 3), kda (4), gla (5),
  * mamba2 (6) */
+static const vla_model_kind mk[] = {VLA_DELTA, VLA_DELTA, VLA_GDN, VLA_GDN, VLA_KDA, VLA_GLA,
+                                    VLA_MAMBA2};
+
+/* every model whose chunk form has a backward (the model table's gradchunk) is one of setup's: a
+ * new one fails here until its inputs are drawn below */
+TEST(gradchunk_setup_covers_every_chunk_backward)
+{
+    for (int m = 0; m < VLA_NMODEL; m++) {
+        int in = 0;
+        for (size_t i = 0; i < sizeof mk / sizeof mk[0]; i++)
+            in |= mk[i] == (vla_model_kind)m;
+        CHECK_MSG(!vla_model_gradchunk((vla_model_kind)m) || in, "%s has a chunk backward that "
+                  "tests/test_gradchunk.c's setup does not draw inputs for",
+                  vla_model_name((vla_model_kind)m));
+    }
+}
+
 static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
 {
-    static const vla_model_kind mk[] = {VLA_DELTA, VLA_DELTA, VLA_GDN, VLA_GDN, VLA_KDA, VLA_GLA,
-                                        VLA_MAMBA2};
     vla_config_default(cfg, mk[m], d);
     cfg->features = VLA_FEAT_ID;
     if (m == 1)

@@ -18,8 +18,17 @@ static double lcg(uint64_t *s)
     return (double)(*s >> 11) * 0x1p-53;
 }
 
-static const vla_model_kind gated[] = {VLA_GDN, VLA_KDA, VLA_GLA, VLA_MAMBA2, VLA_RWKV7};
-#define NGATED (sizeof gated / sizeof gated[0])
+/* the gated family, from the model table (a new gated model is tested here without an edit) */
+static vla_model_kind gated[VLA_NMODEL];
+static size_t ngated_models(void)
+{
+    size_t n = 0;
+    for (int m = 0; m < VLA_NMODEL; m++)
+        if (vla_model_gate((vla_model_kind)m))
+            gated[n++] = (vla_model_kind)m;
+    return n;
+}
+#define NGATED ngated_models()
 
 /* J of one step written from docs/math.md 2.6 on the raw inputs, in binary64 (the f64 policy's
  * decays are the C library's exp of the input, as here): gdn a (I - beta k' k'^T), kda

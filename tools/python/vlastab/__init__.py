@@ -379,8 +379,9 @@ def _configure(model, precision, track, strict, d, dv, constants):
         raise ValueError("the model configuration is not valid: %s%s" % (
             why, " (d from q, dv from v)" if why.startswith("d = ") else ""))
     if cfg.gamma != 1 and not _L.vla_model_has_A(cfg.model):
-        raise ValueError("gamma=%g: %s has no A, so no M = A^-1 to forget in (rls, vla1, vla3)"
-                         % (cfg.gamma, model))
+        raise ValueError("gamma=%g: %s has no A, so no M = A^-1 to forget in (%s)" % (
+            cfg.gamma, model, ", ".join(m for m in models() if _L.vla_model_has_A(
+                _parse("vla_model_parse", m, "model")))))
     w = _Error()
     if _L.vla_track_check(ctypes.byref(cfg), ctypes.byref(w)):
         raise ValueError("track %s: %s" % (track, _L.vla_error_msg(ctypes.byref(w)).decode()))
