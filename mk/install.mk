@@ -103,6 +103,14 @@ uninstall:
 # leaves that to the package
 LDCONFIG    = @if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
+# `pip install .` (setup.py): the shared library and the programs it ships inside the Python
+# package; pip-names names them for setup.py, one line after make's own
+PIP_SHIPS  := $(BUILD)/libvlastab.so.$(VERSION) $(ALL_PROGS)
+.PHONY: pip-build pip-names
+pip-build: $(PIP_SHIPS)
+pip-names:
+	@echo 'pip-ships: $(PIP_SHIPS)'
+
 # VLA_MAKE, not $(MAKE), in the recipe: make -n runs a line naming $(MAKE), and would run the test
 VLA_MAKE   := $(MAKE)
 test-install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
