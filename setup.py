@@ -115,6 +115,9 @@ def scripts():
 os.makedirs(os.path.join(ROOT, PYBUILD), exist_ok=True)
 setup(
     version=version(),
+    package_dir={"": "tools/python"},
+    packages=["vlastab"],
+    zip_safe=False,
     entry_points={"console_scripts": scripts()},
     cmdclass={"build_py": BuildPy},
     distclass=BinaryDistribution,
