@@ -45,7 +45,7 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 	    build-essential libmpfr-dev libgmp-dev liblapacke-dev liblapack-dev libblas-dev \
 	    libgsl-dev gnuplot-nox poppler-utils pkg-config openmpi-bin libopenmpi-dev slurm-wlm munge \
-	    python3-numpy python3-torch python3-pytest
+	    python3-numpy python3-torch python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
 
 clean:
 	rm -rf build build-san bin

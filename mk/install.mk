@@ -91,6 +91,7 @@ install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
 	$(INSTALL) -m 644 $(wildcard docs/*.md) $(DESTDIR)$(DOCDIR)
 	printf '%s\n' $(INSTALLED) > $(DESTDIR)$(DATADIR)/vlastab/installed
 	$(LDCONFIG)
+	@$(INSTALL_SAYS)
 # uninstall removes what this tree installs and what the install it undoes recorded, so a program
 # renamed since is not left behind
 uninstall:
@@ -99,9 +100,34 @@ uninstall:
 	rmdir $(DESTDIR)$(DATADIR)/vlastab/plots $(DESTDIR)$(DATADIR)/vlastab $(DESTDIR)$(DOCDIR)/examples \
 	    $(DESTDIR)$(DOCDIR) $(DESTDIR)$(INCLUDEDIR)/vlastab $(DESTDIR)$(PYTHONDIR)/vlastab 2>/dev/null || true
 	$(LDCONFIG)
+# where each part went, and the variables to set where a folder is not on its default path (a
+# staged install's paths are those of the installed system, DESTDIR left out)
+INSTALL_SAYS = printf '%s\n' \
+    "installed under $(PREFIX)$(if $(DESTDIR), (staged in DESTDIR=$(DESTDIR))):" \
+    "  programs     $(BINDIR) ($(words $(ALL_PROGS)): $(notdir $(firstword $(ALL_PROGS))) ... $(notdir $(lastword $(ALL_PROGS))))" \
+    "  libraries    $(LIBDIR) (libvlastab and libvlaref, .a and .so.$(VERSION))" \
+    "  headers      $(INCLUDEDIR)/vlastab" \
+    "  pkg-config   $(LIBDIR)/pkgconfig (vlastab.pc, vlaref.pc)" \
+    "  man pages    $(MANDIR)/man1 ($(words $(MAN1)) programs), $(MANDIR)/man7/vlastab.7" \
+    "  plots, docs  $(DATADIR)/vlastab/plots, $(DOCDIR)" \
+    "  Python       $(PYTHONDIR)/vlastab (import vlastab, for $(PYTHON); it loads $(LIBDIR)/libvlastab.so.$(SOVERSION))"; \
+    h=; case ":$$PATH:" in *":$(BINDIR):"*) ;; *) h="$$h  export PATH=$(BINDIR):\$$PATH\n";; esac; \
+    $(PYTHON) -c 'import sys; sys.exit("$(PYTHONDIR)" not in sys.path)' 2>/dev/null || \
+        h="$$h  export PYTHONPATH=$(PYTHONDIR)\n"; \
+    case ":$$(pkg-config --variable pc_path pkg-config 2>/dev/null):" in *":$(LIBDIR)/pkgconfig:"*) ;; \
+        *) h="$$h  export PKG_CONFIG_PATH=$(LIBDIR)/pkgconfig\n";; esac; \
+    [ -z "$$h" ] || printf 'not on the default paths; to use them, set:\n%b' "$$h"
 # the loader finds a library in LIBDIR only through ldconfig's cache; a staged (DESTDIR) install
 # leaves that to the package
 LDCONFIG    = @if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+# `pip install .` (setup.py): the shared library and the programs it ships inside the Python
+# package; pip-names names them for setup.py, one line after make's own
+PIP_SHIPS  := $(BUILD)/libvlastab.so.$(VERSION) $(ALL_PROGS)
+.PHONY: pip-build pip-names
+pip-build: $(PIP_SHIPS)
+pip-names:
+	@echo 'pip-ships: $(PIP_SHIPS)'
 
 # VLA_MAKE, not $(MAKE), in the recipe: make -n runs a line naming $(MAKE), and would run the test
 VLA_MAKE   := $(MAKE)

@@ -42,6 +42,15 @@ if ! "$MAKE" install DESTDIR="$dest" PREFIX="$prefix" >"$tmp/install.log" 2>&1; 
 fi
 ok
 
+# ---- make install says where each part went, and what to set: $prefix is on no default path ----
+says() { grep -qF -- "$1" "$tmp/install.log" || { echo "not in make install's output: $1"; return 1; }; }
+for part in "programs     $prefix/bin" "libraries    $prefix/lib" "headers      $prefix/include/vlastab" \
+    "pkg-config   $prefix/lib/pkgconfig" "man pages    $prefix/share/man/man1" "$prefix/share/man/man7/vlastab.7" \
+    "Python       $prefix/lib/python" "export PATH=$prefix/bin:" "export PYTHONPATH=$prefix/lib/python" \
+    "export PKG_CONFIG_PATH=$prefix/lib/pkgconfig"; do
+    check "make install says '$part'" says "$part"
+done
+
 # ---- the files, where a user and the loader look for them ----
 for p in $PROGS; do
     check "bin/$p is installed" test -x "$root/bin/$p"
@@ -75,8 +84,8 @@ done
 py=${PYTHON:-/usr/bin/python3}
 pyinit=$(cd "$root" && find lib -path '*/dist-packages/vlastab/__init__.py' | head -1)
 check "lib/pythonX.Y/dist-packages/vlastab is installed" test -n "$pyinit"
-[ -n "$pyinit" ] && check "the installed vlastab/verdict.py names the programs' folder (judge() finds vla-check)" \
-    sh -c "test -s '$root/${pyinit%__init__.py}verdict.py' && ! grep -q @BINDIR@ '$root/${pyinit%__init__.py}verdict.py'"
+[ -n "$pyinit" ] && check "the installed vlastab/programs.py names the programs' folder (judge() finds vla-check)" \
+    sh -c "test -s '$root/${pyinit%__init__.py}programs.py' && ! grep -q @BINDIR@ '$root/${pyinit%__init__.py}programs.py'"
 if [ -n "$pyinit" ] && "$py" -c 'import numpy' 2>/dev/null; then
     check "the installed binding runs vla3 in f16 on the staged library" \
         env PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/${pyinit%/vlastab/__init__.py}" \

@@ -136,3 +136,20 @@ TEST_SLOW(python_half_knobs_against_numpy)
 {
     run_python("tests/test_half.py", "half: passed");
 }
+
+/* pip install --no-build-isolation --no-index of the repository into a fresh venv, and its wheel
+ * into a second one, used from outside the tree: import vlastab loads the package's own
+ * libvlastab with the source tree's bits, judge() and `python -m vlastab.check` find the package's
+ * own vla-check, every program's console script writes bin/'s table (tools/python/test_pip.py).
+ * Skipped, saying why, without python3-venv, pip, setuptools or wheel, and for a sanitized build,
+ * whose programs are not those a pip build ships; the build's make is a no-op on this tree. */
+TEST_SLOW(python_pip_install_into_fresh_venv)
+{
+    char bin[PATH_MAX], plain[PATH_MAX], args[PATH_MAX + 64];
+    if (!realpath(vla_test_bin_dir(), bin) || !realpath("bin", plain) || strcmp(bin, plain)) {
+        vla_test_skip("the programs are not bin/'s (a sanitized build): pip ships bin/'s");
+        return;
+    }
+    snprintf(args, sizeof args, "tools/python/test_pip.py %s", bin);
+    run_python(args, "pip: passed");
+}

@@ -36,10 +36,12 @@ _LIBDIR = "@LIBDIR@"
 
 
 def _load():
-    cands = [os.environ.get("VLASTAB_LIB", "")]
+    """libvlastab: $VLASTAB_LIB, the package's own _lib (pip install), make install's folder, the
+    source tree's build/, then the loader's search"""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cands = [os.environ.get("VLASTAB_LIB", ""), os.path.join(here, "_lib", "libvlastab.so.0")]
     if not _LIBDIR.startswith("@"):
         cands.append(os.path.join(_LIBDIR, "libvlastab.so.0"))
-    here = os.path.dirname(os.path.abspath(__file__))
     cands.append(os.path.join(here, "..", "..", "..", "build", "libvlastab.so"))
     cands.append("libvlastab.so.0")  # the loader's own search (ldconfig, LD_LIBRARY_PATH)
     errs = []
@@ -50,7 +52,8 @@ def _load():
             return ctypes.CDLL(c)
         except OSError as e:
             errs.append(str(e))
-    raise OSError("libvlastab.so not found (set VLASTAB_LIB, or make install): " + "; ".join(errs))
+    raise OSError("libvlastab.so not found (set VLASTAB_LIB; make, pip install . or make install): "
+                  + "; ".join(errs))
 
 
 library = _load()

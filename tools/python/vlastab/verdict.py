@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 
+from . import programs
 from .torch_trace import _write
 
 # fla's g for these models is a log-decay (<= 0): the trace's logdecay.npy
@@ -38,7 +39,6 @@ _LOGDECAY_MODELS = ("gdn", "kda", "gla", "mamba2")
 _MODELS = _LOGDECAY_MODELS + ("delta", "la")
 # a kernel's io dtype -> the precision policy whose emulation is its attainable error
 _POLICY = {"bfloat16": "bf16-kern", "float16": "f16-kern", "float32": "f32", "float64": "f64"}
-_BINDIR = "@BINDIR@"  # make install writes the programs' folder here
 
 
 def _torch():
@@ -47,22 +47,10 @@ def _torch():
 
 
 def vla_check_path():
-    """bin/vla-check as the binding finds the library: $VLA_BIN_DIR, the installed programs' folder,
-    the source tree's bin/, then PATH"""
-    here = os.path.dirname(os.path.abspath(__file__))
-    cands = [os.environ.get("VLA_BIN_DIR", "")]
-    if not _BINDIR.startswith("@"):
-        cands.append(_BINDIR)
-    cands.append(os.path.join(here, "..", "..", "..", "bin"))
-    for c in cands:
-        if c and os.access(os.path.join(c, "vla-check"), os.X_OK):
-            return os.path.abspath(os.path.join(c, "vla-check"))
-    p = shutil.which("vla-check")
-    if p:
-        return p
-    raise FileNotFoundError("vla-check not found (set VLA_BIN_DIR to the programs' folder, make, "
-                            "or make install); looked in %s and PATH" % ", ".join(c for c in cands
-                                                                                  if c))
+    """vla-check as the binding finds the library: $VLA_BIN_DIR, the package's own _bin (pip
+    install), the installed programs' folder (make install), the source tree's bin/, then PATH
+    (vlastab.programs)"""
+    return programs.path("vla-check")
 
 
 def _tensor(x, name):
