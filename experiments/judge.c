@@ -1150,9 +1150,11 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
             nb = 1;
             continue;
         }
-        do /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
+        const long pdone0 = pdone; /* a pass run again counts its head-steps once */
+        do { /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
+            pdone = pdone0;
             st = judge_pass(&J, h0, nb, &failed, &rescale, &err);
-        while (st == REDO_MPFR || (!st && rescale));
+        } while (st == REDO_MPFR || (!st && rescale));
         if (st && vla_cli_stop) {
             st = 3;
             goto done;

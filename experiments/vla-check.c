@@ -900,6 +900,18 @@ static int release(int status, row_t *rows, int nrows, int *order, int *group, i
     return status;
 }
 
+/* the steps of one group of rows (order[a .. b - 1]) not run before: its longest row's */
+static long group_steps(const row_t *rows, const int *order, int a, int b)
+{
+    long tend = 0;
+    for (int j = a; j < b; j++) {
+        const row_t *w = &rows[order[j]];
+        if (!w->ran && w->nck && w->cks[w->nck - 1] > tend)
+            tend = w->cks[w->nck - 1];
+    }
+    return tend;
+}
+
 int main(int argc, char **argv)
 {
     static opts_t o = {.threshold = 0.1, .report = "vla-check", .forms = "seq,chunk:64"};
@@ -1333,15 +1345,8 @@ int main(int argc, char **argv)
     /* progress: the steps of every head of the groups to run (a group's steps: its longest
      * row's) */
     long total = 0, done = 0;
-    for (int g = 0; g < ng; g++) {
-        long tend = 0;
-        for (int j = group[g]; j < group[g + 1]; j++) {
-            const row_t *w = &rows[order[j]];
-            if (!w->ran && w->nck && w->cks[w->nck - 1] > tend)
-                tend = w->cks[w->nck - 1];
-        }
-        total += tend * c.runs;
-    }
+    for (int g = 0; g < ng; g++)
+        total += group_steps(rows, order, group[g], group[g + 1]) * c.runs;
     vla_progress prog;
     vla_progress_start(&prog, total, "head-steps");
 #ifdef _OPENMP
@@ -1363,6 +1368,11 @@ int main(int argc, char **argv)
             if (!mb || !res || vla_cli_stop ||
                 check_group(&c, mb, n, &prog, &done, use_dd, &rk) != REDO_MPFR)
                 break;
+            /* the MPFR pass steps the group again: its head-steps count again */
+#ifdef _OPENMP
+#pragma omp critical(check_progress)
+#endif
+            prog.total += group_steps(rows, order, group[g], group[g + 1]) * c.runs;
         }
         /* a stop from here on cut nothing short: the engines had all stepped to their end */
         const int stopped = vla_cli_stop != 0;

@@ -46,6 +46,11 @@ TEST_SLOW(progress_on_a_terminal_only)
         CHECK_MSG(st == 0 && !strchr(msg, '\r') && strstr(msg, want) && strstr(msg, "/s, ETA "),
                   "%s: exit %d, no progress line in a log with VLA_PROGRESS_SECONDS=0: %s", name, st,
                   msg);
+        for (const char *l = strstr(msg, want); l; l = strstr(l + 1, want)) { /* never past all */
+            long done = -1, total = -1;
+            sscanf(l + strlen(want), "%ld/%ld", &done, &total);
+            CHECK_MSG(done >= 0 && done <= total && !strstr(l, "ETA -"), "%s: '%.80s'", name, l);
+        }
     }
     remove_tree(dir);
 }
