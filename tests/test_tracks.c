@@ -83,7 +83,7 @@ TEST(joseph_chol_within_first_order_bound)
 /* chol keeps M = L L^T: with L's diagonal positive, M is positive definite by construction, in
  * every precision, on the ill-conditioned subspace stream too. (The A that a measure forms from L
  * by triangular solves in the working format is another matter: in bfloat16 it can show a slightly
- * negative eigenvalue, which the README states.) */
+ * negative eigenvalue, which docs/findings.md states.) */
 TEST(chol_factor_stays_positive_definite)
 {
     for (int p = 0; p < VLA_NPREC; p++) {
