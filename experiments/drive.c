@@ -559,7 +559,8 @@ static int ckpt_record(void *ctx, int h, char **buf, size_t *n)
                                     k->zero_n[h]};
     if (!r && !((k->drv->acc_size == 0 || fwrite(k->acc[h], k->drv->acc_size, 1, f) == 1) &&
                 fwrite(&rows->n, sizeof rows->n, 1, f) == 1 &&
-                fwrite(rows->v, sizeof(double) * rows->ncol, rows->n, f) == (size_t)rows->n &&
+                (rows->n == 0 || /* a run stopped before its first row has no rows->v */
+                 fwrite(rows->v, sizeof(double) * rows->ncol, rows->n, f) == (size_t)rows->n) &&
                 fwrite(marks, sizeof marks, 1, f) == 1))
         r = VLA_ENOMEM;
     if (fclose(f) && !r)

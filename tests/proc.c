@@ -271,6 +271,32 @@ double seconds_since(const struct timespec *t0)
     return t.tv_sec - t0->tv_sec + 1e-9 * (t.tv_nsec - t0->tv_nsec);
 }
 
+int wait_catching(pid_t pid, int sig, double timeout)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        FILE *f = fopen(path, "r");
+        unsigned long long mask = 0;
+        int zombie = 0;
+        while (f && fgets(line, sizeof line, f)) {
+            zombie |= !strncmp(line, "State:", 6) && strchr(line, 'Z');
+            if (!strncmp(line, "SigCgt:", 7))
+                mask = strtoull(line + 7, NULL, 16);
+        }
+        if (f)
+            fclose(f);
+        if (!f || zombie)
+            return 0;
+        if (mask >> (sig - 1) & 1)
+            return 1;
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    } while (seconds_since(&t0) < timeout);
+    return 0;
+}
+
 char *table_body(const char *path)
 {
     char *text = read_all(path, NULL);

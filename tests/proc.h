@@ -47,6 +47,10 @@ int run(const char *cwd, char *const argv[], char *const env[], char *msg, size_
 int run_tty(const char *cwd, char *const argv[], char *const env[], char *msg, size_t len,
             double timeout);
 double seconds_since(const struct timespec *t0);
+/* Waits, up to timeout seconds, until process pid catches sig (its handler set: the SigCgt mask
+ * of /proc/PID/status), so that a test's signal is answered by the program, not by the default
+ * action of a process still starting; 1 when it does, 0 when it ended or the time ran out. */
+int wait_catching(pid_t pid, int sig, double timeout);
 /* A test's programs and scratch folder: n pairs (a program's name, where its path goes), and dir
  * made; 0 when a program is not built (the test is skipped, saying which) or no folder can be
  * made (a failed check) */

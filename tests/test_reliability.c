@@ -25,9 +25,10 @@
 
 /* ---- helpers ---- */
 
-/* Runs argv (env added) until the file `wait_for` exists and `after` more seconds passed (after < 0:
- * -after times the seconds the file took to appear), then sends sig; returns the exit status,
- * *latency the seconds from the signal to the exit. */
+/* Runs argv (env added) until it catches sig (its handler set, unless sig is SIGKILL), the file
+ * `wait_for` exists ("stderr:TEXT": until its stderr says TEXT) and `after` more seconds passed
+ * (after < 0: -after times the seconds from the start until then), then sends sig; returns the
+ * exit status, *latency the seconds from the signal to the exit. */
 static int run_signalled(char *const argv[], char *const env[], const char *wait_for, double after,
                          int sig, double *latency, char *msg, size_t len)
 {
@@ -36,8 +37,16 @@ static int run_signalled(char *const argv[], char *const env[], const char *wait
         return -2;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    while (wait_for && !exists(wait_for) && seconds_since(&t0) < 120)
-        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    if (sig != SIGKILL)
+        wait_catching(ch.pid, sig, 120);
+    const char *text = wait_for && !strncmp(wait_for, "stderr:", 7) ? wait_for + 7 : NULL;
+    for (int there = !wait_for; !there && seconds_since(&t0) < 120;) {
+        char *e = text ? read_all(ch.err, NULL) : NULL;
+        there = text ? e && strstr(e, text) : exists(wait_for);
+        free(e);
+        if (!there)
+            nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
     if (after < 0)
         after *= -seconds_since(&t0);
     nanosleep(&(struct timespec){(time_t)after, (long)((after - (time_t)after) * 1e9)}, NULL);
@@ -46,9 +55,9 @@ static int run_signalled(char *const argv[], char *const env[], const char *wait
     int st = finish(&ch, 120);
     if (latency)
         *latency = seconds_since(&t0);
-    char *text = read_all(ch.err, NULL);
-    snprintf(msg, len, "%s", text ? text : "");
-    free(text);
+    char *out = read_all(ch.err, NULL);
+    snprintf(msg, len, "%s", out ? out : "");
+    free(out);
     unlink(ch.err);
     return st;
 }
@@ -74,6 +83,17 @@ static void paths(const char *dir, char out[400], char ref[400], char ck[450])
     snprintf(out, 400, "%s/a.dat", dir);
     snprintf(ref, 400, "%s/ref.dat", dir);
     snprintf(ck, 450, "%s.ckpt", out);
+}
+
+/* Runs argv until its n-th checkpoint file is written, where it stops as SIGINT would
+ * (VLA_STOP_AFTER_CHECKPOINTS: the same point however fast the machine is, every unit written);
+ * the exit status, stderr in msg */
+static int stop_after(char *const argv[], int n, char *msg, size_t len)
+{
+    char every[] = "VLA_CHECKPOINT_SECONDS=0", stop[64];
+    snprintf(stop, sizeof stop, "VLA_STOP_AFTER_CHECKPOINTS=%d", n);
+    char *const env[] = {every, stop, NULL};
+    return run(NULL, argv, env, msg, len, 120);
 }
 
 static int same_file(const char *a, const char *b)
@@ -173,8 +193,7 @@ TEST(reliability_damaged_checkpoints)
     char *want = table_body(ref);
     CHECK_MSG(st == 0 && want, "uninterrupted: status %d '%s'", st, msg);
     make_argv(argv, p, sn_args, "--out", out, NULL, NULL);
-    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
-    st = run_signalled(argv, env, ck, 0.05, SIGINT, NULL, msg, sizeof msg);
+    st = stop_after(argv, 3, msg, sizeof msg);
     size_t len;
     char *orig = read_all(ck, &len);
     CHECK_MSG(st == 3 && orig, "interrupted: status %d '%s'", st, msg);
@@ -263,8 +282,7 @@ TEST(reliability_damaged_accumulator)
     snprintf(out, sizeof out, "%s/j.dat", dir);
     snprintf(ck, sizeof ck, "%s.ckpt", out);
     make_argv(argv, p, args, "--out", out, NULL, NULL);
-    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
-    int st = run_signalled(argv, env, ck, 0.05, SIGTERM, NULL, msg, sizeof msg);
+    int st = stop_after(argv, 3, msg, sizeof msg);
     size_t len;
     char *b = read_all(ck, &len);
     ckpt_layout L = {0, 0, 0, 0, 0, 0, 0, -1};
@@ -402,8 +420,7 @@ TEST(reliability_resume_other_run)
     const char *const base[] = {"--d", "4", "--precision", "f16", "--set", "lambda0=0.3",
                                 "--checkpoints", "30", "--out", out, NULL};
     make_argv(argv, p, base, "--stream", spec, NULL, NULL);
-    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
-    int st = run_signalled(argv, env, ck, 0.02, SIGINT, NULL, msg, sizeof msg);
+    int st = stop_after(argv, 3, msg, sizeof msg);
     size_t len;
     char *orig = read_all(ck, &len);
     CHECK_MSG(st == 3 && orig, "interrupted: status %d '%s'", st, msg);
@@ -1033,8 +1050,7 @@ TEST(reliability_other_run_reason_whole)
         return;
     paths(dir, out, ref, ck);
     make_argv(argv, p, sn_args, "--out", out, NULL, NULL);
-    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
-    int st = run_signalled(argv, env, ck, 0.05, SIGINT, NULL, msg, sizeof msg);
+    int st = stop_after(argv, 3, msg, sizeof msg);
     size_t len;
     char *orig = read_all(ck, &len);
     uint32_t klen = 0;
@@ -1085,8 +1101,7 @@ TEST(reliability_checkpoint_sizes)
     int st = run(NULL, argv, NULL, msg, sizeof msg, 60);
     char *want = table_body(ref);
     make_argv(argv, p, sn_args, "--out", out, NULL, NULL);
-    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
-    st = run_signalled(argv, env, ck, 0.05, SIGINT, NULL, msg, sizeof msg);
+    st = stop_after(argv, 3, msg, sizeof msg);
     size_t len;
     char *orig = read_all(ck, &len);
     size_t rec = orig ? record_at(orig, len, 0) : 0;
@@ -1135,9 +1150,11 @@ TEST(reliability_checkpoint_many_runs)
     static const char *const many[] = {"--d", "4", "--steps", "1e9", "--ref", "none", "--runs",
                                        "20000", NULL};
     make_argv(argv, p, many, "--out", out, NULL, NULL);
-    char *late[] = {"VLA_CHECKPOINT_SECONDS=1000", NULL}; /* the signal's checkpoint alone */
+    /* the signal's checkpoint alone; the signal once every head has taken a step (the progress
+     * line's count is the heads times the fewest steps a head has taken) */
+    char *late[] = {"VLA_CHECKPOINT_SECONDS=1000", "VLA_PROGRESS_SECONDS=0", NULL};
     double latency = -1;
-    int st = run_signalled(argv, late, NULL, 3, SIGTERM, &latency, msg, sizeof msg);
+    int st = run_signalled(argv, late, "stderr:progress: ", 0, SIGTERM, &latency, msg, sizeof msg);
     int files = 0, others = 0;
     DIR *d = opendir(dir);
     for (struct dirent *e; d && (e = readdir(d));)
@@ -1171,8 +1188,7 @@ TEST(reliability_checkpoint_many_runs)
     st = run(NULL, argv, NULL, msg, sizeof msg, 120);
     char *want = table_body(ref);
     make_argv(argv, p, sn_args, "--runs", "4", "--out", out);
-    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
-    st = run_signalled(argv, env, ck, 0.1, SIGINT, NULL, msg, sizeof msg);
+    st = stop_after(argv, 3, msg, sizeof msg);
     char *orig = read_all(ck, &len);
     size_t r2 = orig ? record_at(orig, len, 2) : 0, r3 = orig ? record_at(orig, len, 3) : 0;
     CHECK_MSG(st == 3 && want && r2 && r3, "4 heads interrupted: status %d '%s'", st, msg);
@@ -1670,7 +1686,9 @@ static void units_resume(const units_case *k, const char *p, const char *dir, co
     const int timing = !strcmp(k->prog, "vla-scaling");
     paths(dir, out, ref, ck);
     make_argv(argv, p, k->args, "--out", out, NULL, NULL);
-    int st = run_signalled(argv, env, ck, 0, sig, NULL, msg, sizeof msg);
+    /* SIGINT as the first unit's checkpoint is written; SIGKILL as soon as it is seen */
+    int st = sig == SIGINT ? stop_after(argv, 1, msg, sizeof msg)
+                           : run_signalled(argv, env, ck, 0, sig, NULL, msg, sizeof msg);
     CHECK_MSG(st == (sig == SIGINT ? 3 : 128 + SIGKILL) && exists(ck) &&
                   (sig != SIGINT || (strstr(msg, "finished, saved in") && strstr(msg, "--resume"))),
               "%s %s: status %d, %s, '%s'", k->prog, k->args[1], st,
@@ -1725,12 +1743,11 @@ static void units_read_back(const units_case *k, size_t off, const char *row)
 {
     const char *p;
     char dir[256], out[400], ref[400], ck[450], msg[3000], *argv[40], want[100];
-    char *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     if (!begin(dir, sizeof dir, 1, k->prog, &p))
         return;
     paths(dir, out, ref, ck);
     make_argv(argv, p, k->args, "--out", out, NULL, NULL);
-    int st = run_signalled(argv, env, ck, 0, SIGINT, NULL, msg, sizeof msg);
+    int st = stop_after(argv, 1, msg, sizeof msg);
     size_t len, at;
     char *b = read_all(ck, &len);
     uint64_t rlen = 0;
@@ -1846,7 +1863,8 @@ static void ck_stop_resume(const char *p, const char *dir, int sig, char **saved
     char msg[3000], *env[] = {"VLA_CHECKPOINT_SECONDS=0", NULL};
     const char *what;
     ck_make(&k, p, dir, NULL, NULL, NULL);
-    int st = run_signalled(k.argv, env, k.ck, 0, sig, NULL, msg, sizeof msg);
+    int st = sig == SIGINT ? stop_after(k.argv, 1, msg, sizeof msg)
+                           : run_signalled(k.argv, env, k.ck, 0, sig, NULL, msg, sizeof msg);
     CHECK_MSG(st == (sig == SIGINT ? 3 : 128 + SIGKILL) && exists(k.ck) &&
                   (sig != SIGINT || (strstr(msg, " of 6 groups finished, saved in") &&
                                      !strstr(msg, "6 of 6") && strstr(msg, "--resume"))),
@@ -2052,7 +2070,10 @@ TEST_SLOW(reliability_judge_resume)
     size_t len = 0;
     for (int sig = SIGINT; sig; sig = sig == SIGINT ? SIGKILL : 0) {
         judge_argv(argv, buf, p, dir, NULL);
-        st = run_signalled(argv, env, ck, 0, sig, NULL, msg, sizeof msg);
+        /* SIGINT as the first head's checkpoint is written; SIGKILL as soon as it is seen */
+        char *stop[] = {env[0], env[1], "VLA_STOP_AFTER_CHECKPOINTS=1", NULL};
+        st = sig == SIGINT ? run(NULL, argv, stop, msg, sizeof msg, 300)
+                           : run_signalled(argv, env, ck, 0, sig, NULL, msg, sizeof msg);
         CHECK_MSG(st == (sig == SIGINT ? 3 : 128 + SIGKILL) && exists(ck) &&
                       (sig != SIGINT || (strstr(msg, " of 4 heads finished, saved in") &&
                                          !strstr(msg, "4 of 4") && strstr(msg, "--resume"))),
@@ -2120,17 +2141,6 @@ TEST(reliability_units_read_back)
 {
     units_read_back(&units_cases[0], 3 * 8, "f32 0 dq %g ");
     units_read_back(&units_cases[6], 4 * 8, " 0 f32 %g ");
-}
-
-/* Runs argv until its n-th checkpoint file is written, where it stops as SIGINT would
- * (VLA_STOP_AFTER_CHECKPOINTS: the same point however fast the machine is, every unit written);
- * the exit status, stderr in msg */
-static int stop_after(char *const argv[], int n, char *msg, size_t len)
-{
-    char every[] = "VLA_CHECKPOINT_SECONDS=0", stop[64];
-    snprintf(stop, sizeof stop, "VLA_STOP_AFTER_CHECKPOINTS=%d", n);
-    char *const env[] = {every, stop, NULL};
-    return run(NULL, argv, env, msg, len, 120);
 }
 
 /* a sweep's checkpoint whose first checkpoint is the MPFR pass's (its head's second number, use_dd, 0) */
