@@ -10,6 +10,8 @@ judged by vlastab.judge() through vla-check --outputs, gradients and all:
     the forward's bits unchanged) the read-outs pass and dq with them (dq_t = S_t^T c_t needs no
     later step), while dk, dv, dbeta, dg are beyond and named;
   - with the state's cotangent dS rounded to float16 at every step (a float16 tape), beyond;
+  - grouped heads (q and k shared by groups of the heads of v): in float64 within the same
+    bound, in float32 ok, and a wrong head mapping beyond in exactly the heads it changes;
   - bad files, straight to vla-check: a gradient of another shape, NaN in do.npy, a gradient
     without do.npy, dbeta for mamba2, a model without a backward (exit 2, the file named); a NaN
     in dk.npy (exit 1, dk and its t named).
@@ -120,7 +122,74 @@ check(not ver.ok and "dk" in bad and "dv" in bad, "float16 tape: beyond %s: %s" 
 print("float16 tape: beyond %s; dv head 0 %.3g against budget %.3g" % (
     bad, rows["dv"][0]["max_rel_window"], rows["dv"][0]["budget"]))
 
-# (5) bad files, straight to vla-check
+# (5) grouped heads (fla's num_v_heads > num_heads, Mamba-2's ngroups): q and k with 2 heads
+# shared by the 4 heads of v, head h reading head h // 2 of q and k (fla's repeat '(h g)'). judge()
+# records q and k repeated and runs the backward once per member of a group (do zero on the
+# others), so that the shared heads' dq and dk are judged per head of v: in float64 within the
+# bound of (1), in float32 ok; the wrong mapping (h % 2: the heads read as '(g h)') beyond in heads
+# 1 and 2, whose q and k it swaps, and ok in heads 0 and 3, which it leaves
+def gdn_grouped(q, k, v, g=None, beta=None, wrong=False):
+    Hq, Hv = q.shape[2], v.shape[2]
+    idx = torch.arange(Hv) % Hq if wrong else torch.arange(Hv) // (Hv // Hq)
+    return gdn(q[:, :, idx], k[:, :, idx], v, g=g, beta=beta)
+
+
+torch.manual_seed(5)
+qg, kg = (torch.randn(B, T, 2, d, dtype=torch.float64) for _ in range(2))
+vg = torch.randn(B, T, 4, d, dtype=torch.float64)
+bg = torch.randn(B, T, 4, dtype=torch.float64).sigmoid()
+gg = -0.1 * torch.nn.functional.softplus(torch.randn(B, T, 4, dtype=torch.float64))
+
+
+def judged_grouped(fn, dtype):
+    return vlastab.judge(fn, qg, kg, vg, g=gg, beta=bg, dtype=dtype, causality=False)
+
+
+ver = judged_grouped(gdn_grouped, torch.float64)
+rows = by_grad(ver)
+check(sorted(rows) == sorted(NAMES) and all(len(r) == 4 for r in rows.values()),
+      "grouped f64: gradients judged %s" % {n: len(r) for n, r in rows.items()})
+worst = max((r["rel_rms"], r["grad"]) for rs in rows.values() for r in rs)
+check(worst[0] <= bound and ver.ok, "grouped f64: autograd's %s is %.3g from the exact, bound %.3g "
+      "(%s)" % (worst[1], worst[0], bound, ver))
+print("grouped f64: worst gradient rel_rms %.3g (%s), bound %.3g" % (worst[0], worst[1], bound))
+ver = judged_grouped(gdn_grouped, torch.float32)
+check(ver.ok and all(r["verdict"] == "ok" for r in ver.grads), "grouped f32: %s" % ver)
+ver = judged_grouped(lambda *a, **kw: gdn_grouped(*a, wrong=True, **kw), torch.float32)
+beyond = [h["head"] for h in ver.heads if h["verdict"] != "ok"]
+check(not ver.ok and beyond == [1, 2], "grouped, wrong mapping: heads beyond %s: %s" % (beyond, ver))
+print("grouped f32: ok; wrong mapping: heads %s beyond" % beyond)
+refused_shape = None
+try:
+    vlastab.judge(gdn_grouped, qg, kg, vg[:, :, :3], g=gg[:, :, :3], beta=bg[:, :, :3])
+except ValueError as e:
+    refused_shape = str(e)
+check(refused_shape and "multiple of q's 2 heads" in refused_shape,
+      "3 heads of v on 2 of q: %s" % refused_shape)
+
+# scale= (fla's): handed to fn and to the model; the same kernel at its own default d^-1/2 is
+# beyond (a constant ratio, said as a scale); a fn without scale= is refused
+def gdn_scaled(q, k, v, g=None, beta=None, scale=None):
+    s = d ** -0.5 if scale is None else scale
+    return gdn(q, k, v, g=g, beta=beta) * (s / d ** -0.5)
+
+
+ver = vlastab.judge(gdn_scaled, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                    grad=False, scale=0.125)
+check(ver.ok, "scale=0.125: %s" % ver)
+ver = vlastab.judge(gdn, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                    grad=False, settings={"scale": 0.125})
+check(not ver.ok and "scale" in str(ver), "the model at scale 0.125, fn at d^-1/2: %s" % ver)
+try:
+    vlastab.judge(gdn, q, k, v, g=g, beta=beta, scale=0.125)
+    refused_scale = None
+except ValueError as e:
+    refused_scale = str(e)
+check(refused_scale and "fn takes no scale=" in refused_scale, "fn without scale=: %s" % (
+    refused_scale,))
+print("scale=: ok at 0.125; fn at d^-1/2 against the model at 0.125 beyond")
+
+# (6) bad files, straight to vla-check
 tmp = tempfile.mkdtemp(prefix="vla-judge-grad-")
 judged(gdn, torch.float32, keep=tmp)
 tr, od = os.path.join(tmp, "trace"), os.path.join(tmp, "outputs")
@@ -173,7 +242,7 @@ rc, err = vcheck(tr, "--model", "la")
 check(rc == 2 and "dq.npy: la's backward gives the gradient with respect to phi(q)" in err,
       "la: %d %s" % (rc, err))
 
-# (6) vla1's du: a trace with u.npy, the kernel's gradients vlastab's own binary64 ones (ok, du
+# (7) vla1's du: a trace with u.npy, the kernel's gradients vlastab's own binary64 ones (ok, du
 # judged), then du moved 1% at one step (beyond, du named)
 vt, vo = os.path.join(tmp, "vla1"), os.path.join(tmp, "vla1-out")
 os.makedirs(vt), os.makedirs(vo)

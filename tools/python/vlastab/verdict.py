@@ -21,6 +21,7 @@ backward (Verdict.grads; docs/trace.md).
 Causality asks for the same bits, so a kernel that is not deterministic run to run (atomics in a
 reduction) shows as moved outputs: judge it in its deterministic mode.
 """
+import functools
 import inspect
 import json
 import os
@@ -83,9 +84,11 @@ def _check_layout(q, k, v, g, beta, model):
         raise ValueError("k: shape %s, expected (batch, T, heads, d) = %s as q%s" % (
             tuple(k.shape), tuple(q.shape), " (k is head-first? x.transpose(1, 2))"
             if tuple(k.shape) == (B, H, T, d) else ""))
-    if v.dim() != 4 or tuple(v.shape[:3]) != (B, T, H):
-        raise ValueError("v: shape %s, expected (batch, T, heads, dv) = (%d, %d, %d, dv) as q" % (
-            tuple(v.shape), B, T, H))
+    if v.dim() != 4 or tuple(v.shape[:2]) != (B, T) or v.shape[2] % H:
+        raise ValueError("v: shape %s, expected (batch, T, heads, dv) = (%d, %d, %d, dv) as q, or "
+                         "a multiple of q's %d heads (grouped: fla's num_v_heads, Mamba-2's "
+                         "ngroups)" % (tuple(v.shape), B, T, H, H))
+    H = v.shape[2]  # the heads judged: v's; q and k's shared by groups of H / q's heads
     if not 1 <= v.shape[3] <= 256:
         raise ValueError("v: dv = %d, expected 1..256" % v.shape[3])
     if g is not None:
@@ -499,12 +502,52 @@ def _save_o(o, folder, name="o"):
 _GRADS = (("q", "dq"), ("k", "dk"), ("v", "dv"), ("g", "dg"), ("beta", "dbeta"))
 
 
+def _group(x):
+    """how many heads of v share a head of q and k (1: none shared)"""
+    return x["v"].shape[2] // x["q"].shape[2]
+
+
+def _expand(x, n):
+    """input n with one head per head of v: q and k repeated over their group (fla's
+    '... h d -> ... (h g) d'), head h of v reading head h // group of q and k"""
+    a = x[n]
+    return a.repeat_interleave(_group(x), dim=2) if n in ("q", "k") and a is not None else a
+
+
 def _backward(fn, x, o_shape, seed, do=None):
     """fn called with autograd on leaf copies of x, then its backward with do (drawn where None:
     standard normals of seed + 1, in o's dtype; else do cast to o's dtype): (do, {file:
-    gradient}), or (None, why) when no gradient could be had: fn's outputs do not require grad,
-    fn or its backward raised, or its backward gives no gradient for an input it takes (a path
-    detached). Every one of these fails the verdict: gradients asked for are judged or failed."""
+    gradient}, each with one head per head of v), or (None, why) when no gradient could be had:
+    fn's outputs do not require grad, fn or its backward raised, or its backward gives no
+    gradient for an input it takes (a path detached). Every one of these fails the verdict:
+    gradients asked for are judged or failed. With grouped heads (_group > 1) the backward runs
+    once per member r of a group, with do zero but on the heads h = r mod group: fn's dq and dk
+    of a shared head are then member r's alone, the gradient of the head of v that the exact
+    backward computes; dv, dg, dbeta of head h are taken from the run of its member."""
+    torch = _torch()
+    if do is None:
+        gen = torch.Generator().manual_seed(seed + 1)
+        do = torch.randn(tuple(o_shape), generator=gen, dtype=torch.float64)
+    G = _group(x)
+    if G > 1:
+        full = {}
+        for r in range(G):
+            mask = torch.zeros(o_shape[2], dtype=torch.bool)
+            mask[r::G] = True
+            dr, gr = _backward_one(fn, x, torch.where(mask[:, None], do.double(), 0.0))
+            if dr is None:
+                return None, gr
+            for f, a in gr.items():
+                if f not in full:
+                    full[f] = torch.zeros(tuple(a.shape[:2]) + (o_shape[2],) + tuple(a.shape[3:]),
+                                          dtype=a.dtype, device=a.device)
+                full[f][:, :, r::G] = a if f in ("dq", "dk") else a[:, :, r::G]
+        return do.to(dr.dtype), full
+    return _backward_one(fn, x, do)
+
+
+def _backward_one(fn, x, do):
+    """_backward's one call of fn and its backward with do (cast to o's dtype)"""
     torch = _torch()
     leaf = {n: (None if a is None else a.detach().clone().requires_grad_(True))
             for n, a in x.items()}
@@ -518,9 +561,6 @@ def _backward(fn, x, o_shape, seed, do=None):
         if not isinstance(o, torch.Tensor) or not o.requires_grad:
             return None, ("fn's outputs do not require grad: fn has no backward (pass grad=False "
                           "to judge its forward alone)")
-        if do is None:
-            gen = torch.Generator().manual_seed(seed + 1)
-            do = torch.randn(tuple(o_shape), generator=gen, dtype=torch.float64)
         do = do.to(o.dtype)
         try:
             o.backward(do.to(o.device))
@@ -532,6 +572,24 @@ def _backward(fn, x, o_shape, seed, do=None):
                       "an input fn does not read)" % ", ".join(missing))
     _unwritten(x, leaf, "in its backward")
     return do, {f: leaf[n].grad for n, f in _GRADS if leaf.get(n) is not None}
+
+
+def _with_scale(fn, scale, settings):
+    """fn with scale= bound, and the settings with the model's scale"""
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not \
+            0 < float(scale) < float("inf"):
+        raise ValueError("scale=%r: a number > 0 (fla's default: d ** -0.5)" % (scale,))
+    try:
+        takes = "scale" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        takes = False
+    if not takes:
+        raise ValueError("scale=%r: fn takes no scale= argument to hand it to (set the model's "
+                         "scale alone with settings={'scale': %r})" % (scale, scale))
+    if settings and "scale" in settings and float(settings["scale"]) != float(scale):
+        raise ValueError("scale=%r and settings={'scale': %r}: two different scales" % (
+            scale, settings["scale"]))
+    return functools.partial(fn, scale=float(scale)), dict(settings or {}, scale=float(scale))
 
 
 def _prepare(q, k, v, g, beta, model, dtype):
@@ -736,14 +794,19 @@ def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window
 def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
           form="seq", precision=None, chunk_split=None, causality=True, seed=0, keep=None,
           timeout=None, grad=True, logic=True, slack=None, window=None, ref=None,
-          state_layout="kv"):
+          state_layout="kv", scale=None):
     """Judges fn, your kernel: fn(q, k, v, g=g, beta=beta) -> o (batch, T, heads, dv), or fla's
     (o, final_state), with the state convention fn(..., initial_state=S0, output_final_state=True)
     -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments.
 
     q, k (batch, T, heads, d), v (batch, T, heads, dv) torch tensors in fla's layout; g the
     log-decays (batch, T, heads) (kda, gla: or (batch, T, heads, d)); beta (batch, T, heads).
-    A batch is judged as batch x heads heads (head b heads + h). dtype: what the inputs are cast
+    Grouped heads (fla's num_v_heads > num_heads, Mamba-2's ngroups): v, g and beta may have a
+    multiple of q and k's heads, head h of v reading head h // (its heads / q's) of q and k
+    (fla's repeat '... h d -> ... (h g) d'); fn gets them as given, the trace holds q and k
+    repeated, and the backward runs once per member of a group (do zero on the other members'
+    heads), so that dq and dk of a shared head are judged per head of v. A batch is judged as
+    batch x heads heads (head b heads + h, heads v's). dtype: what the inputs are cast
     to before fn and the trace see them (default torch.bfloat16); model: vlastab's model that fn
     computes (gdn, kda, gla, mamba2, delta, la); settings: its --set (e.g. {"qknorm": False,
     "scale": 0.25}), written to model.txt. precision: the policy whose emulation is the attainable
@@ -764,13 +827,17 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     window of the norm-wise error) and --ref (exact or f64); None: vla-check's defaults.
     state_layout: the final state's layout, "kv" (fla's h, (batch, heads, d, dv), the default) or
     "vk" (fla's state_v_first, FlashInfer's: (batch, heads, dv, d)); a state of another shape is
-    refused, never passed over.
+    refused, never passed over. scale: fla's scale= (o_t = scale S_t q_t; fla's default, and
+    vlastab's, d^-1/2), handed to fn as scale= and to the model as its setting scale; a fn that
+    takes no scale= is refused.
 
     Returns a Verdict. Raises ValueError naming the input for a layout or range it can detect
     wrong (and InputWritten, a ValueError, when fn writes into its inputs), FileNotFoundError
     without vla-check, RuntimeError when vla-check fails to judge."""
     x, shape, dtype = _prepare(q, k, v, g, beta, model, dtype)
     B, T, H, d, dv = shape
+    if scale is not None:
+        fn, settings = _with_scale(fn, scale, settings)
     arranged = None
     if model in _LOGDECAY_MODELS and form.startswith("chunk:") and not \
             {"base", "cumsum"} & set(settings or {}):
@@ -808,7 +875,8 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
             for n, role in (("q", "q"), ("k", "k"), ("v", "v"), ("beta", "beta"),
                             ("g", "logdecay")):
                 if x[n] is not None:  # (B, T, H, .) -> one sequence of B H heads
-                    a = x[n].transpose(0, 1).reshape((1, T, B * H) + tuple(x[n].shape[3:]))
+                    a = _expand(x, n)
+                    a = a.transpose(0, 1).reshape((1, T, B * H) + tuple(a.shape[3:]))
                     rec.capture(role, a)
         rec.save(tdir, model=model, settings=settings)
         if dtype == _torch().float64:  # the recorder keeps float32: the kernel's own numbers instead
@@ -816,7 +884,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
                             ("g", "logdecay")):
                 if x[n] is not None:
                     _write(os.path.join(tdir, role + ".npy"),
-                            np.ascontiguousarray(_heads(x[n]).cpu().numpy()))
+                            np.ascontiguousarray(_heads(_expand(x, n)).cpu().numpy()))
         do, grads, gfail = None, None, None
         if grad:
             do, grads = _backward(fn, x, o.shape, seed)
