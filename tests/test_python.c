@@ -153,3 +153,17 @@ TEST_SLOW(python_pip_install_into_fresh_venv)
     snprintf(args, sizeof args, "tools/python/test_pip.py %s", bin);
     run_python(args, "pip: passed");
 }
+
+/* The CI recipe of docs/ci.md (examples/ci/run.sh) end to end: the tree pip-installed into a
+ * fresh virtual environment, the example kernel's pytest test, a recorded layer under
+ * --require bf16-kern, the report folder (tools/python/test_ci_example.py). Skipped for a
+ * sanitized build, whose programs are not those a pip build ships. */
+TEST_SLOW(python_ci_example_end_to_end)
+{
+    char bin[PATH_MAX], plain[PATH_MAX];
+    if (!realpath(vla_test_bin_dir(), bin) || !realpath("bin", plain) || strcmp(bin, plain)) {
+        vla_test_skip("the programs are not bin/'s (a sanitized build): pip ships bin/'s");
+        return;
+    }
+    run_python("tools/python/test_ci_example.py", "ci example: passed");
+}

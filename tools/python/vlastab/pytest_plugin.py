@@ -8,12 +8,31 @@ pytest's command line, or `pytest_plugins = ["vlastab.pytest_plugin"]` in your c
 The marker's keywords are judge()'s (model, dtype, form, precision, settings, grad, logic, slack,
 window, ref, ...); a keyword given to the fixture's call wins. A verdict that is not ok fails the
 test with the verdict's text (its first line what failed first and why, then its tables);
-vlastab_judge returns the Verdict otherwise.
+vlastab_judge returns the Verdict otherwise. `--vlastab-keep DIR` keeps each judgement's trace,
+outputs and reports (judge()'s keep=) in DIR/<test name>[-<n>], for a CI job to upload.
 """
+import os
+import re
+
 import pytest
 
 # the marker's keywords that are vlastab_inputs' rather than judge()'s
 _INPUT_KEYS = ("seed",)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--vlastab-keep", metavar="DIR", default=None,
+                     help="keep each vlastab judgement's trace, outputs and reports in "
+                          "DIR/<test name> (judge()'s keep=)")
+
+
+def _keep_dir(request, n):
+    """DIR/<test name>[-n] of --vlastab-keep, or None"""
+    root = request.config.getoption("--vlastab-keep")
+    if root is None:
+        return None
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name).strip("._") or "test"
+    return os.path.join(root, name + ("-%d" % n if n else ""))
 
 
 def pytest_configure(config):
@@ -34,9 +53,15 @@ def vlastab_judge(request):
     the test fails, with the verdict's text, when it is not ok"""
     defaults = {k: v for k, v in _marker(request).items() if k not in _INPUT_KEYS}
 
+    calls = [0]
+
     def judge(fn, q, k, v, **kw):
         import vlastab
         args = dict(defaults)
+        keep = _keep_dir(request, calls[0])
+        calls[0] += 1
+        if keep is not None:
+            args["keep"] = keep
         args.update(kw)
         verdict = vlastab.judge(fn, q, k, v, **args)
         if not verdict.ok:
