@@ -146,6 +146,59 @@ def fields(name, body, enums, known):
     return out
 
 
+# the C file's head: one assertion per field, naming the field and what _abi.py says of it
+C_HEAD = r"""/* abi.c: made by tools/python/mkabi.py from vlastab.h by make; not edited.
+ * The layout of tools/python/vlastab/_abi.py as ctypes lays it out, checked by the compiler
+ * field by field; vla_abi_digest() is its digest, which the binding checks at import. */
+#include <stddef.h>
+#include "vlastab.h"
+
+#define VLA_ABI_FIELD(S, f, ty, off, size)                                         \
+    _Static_assert(offsetof(S, f) == (off) && sizeof(((S *)0)->f) == (size) &&     \
+                   _Generic(&((S *)0)->f, ty: 1, default: 0),                      \
+                   #S "." #f ": not at offset " #off ", of size " #size            \
+                   " and type " #ty " (_abi.py)")"""
+
+
+def module_text(known, layout):
+    """_abi.py: the constants, a ctypes.Structure per struct, digest()"""
+    py = ['"""_abi.py: made by tools/python/mkabi.py from vlastab.h at build time (make); not',
+          "edited. The header's constants and the structures the binding passes to the library;",
+          'the library\'s vla_abi_digest() is digest() of the layout its compiler checked."""',
+          "import ctypes", "", "CONSTANTS = %r" % (tuple(known),), "STRUCTS = %r" % (STRUCTS,), ""]
+    py += ["%s = %d" % (k, v) for k, v in known.items()]
+    for s in STRUCTS:
+        py += ["", "", "class %s(ctypes.Structure):" % s,
+               "    _fields_ = [%s]" % ",\n                ".join(
+                   '("%s", %s)' % (f, t) for f, t, _ in layout[s])]
+    return "\n".join(py) + "\n" + DIGEST_SRC
+
+
+def check_text(known, layout, mod):
+    """abi.c: the assertions of mod's layout (the module made of module_text) and its digest"""
+    c = [C_HEAD]
+    for s in STRUCTS:
+        t = mod[s]
+        size, align = ctypes.sizeof(t), ctypes.alignment(t)
+        c.append('_Static_assert(sizeof(%s) == %d && _Alignof(%s) == %d, "%s: not %d bytes aligned '
+                 'at %d (_abi.py)");' % (s, size, s, align, s, size, align))
+        c += ["VLA_ABI_FIELD(%s, %s, %s, %d, %d);" % (s, f, cty, getattr(t, f).offset,
+                                                      getattr(t, f).size)
+              for f, _, cty in layout[s]]
+    for k, v in known.items():
+        c.append('_Static_assert(%s == %d%s, "%s is not %d (_abi.py)");' % (
+            k, v, "ull" if v >= 2 ** 63 else "ll" if abs(v) >= 2 ** 31 else "", k, v))
+    c += ["", 'const char *vla_abi_digest(void) { return "%s"; }' % mod["digest"](), ""]
+    return "\n".join(c)
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
 def main(argv):
     cc = "cc"
     if len(argv) > 1 and argv[0] == "--cc":
@@ -156,56 +209,12 @@ def main(argv):
     text = preprocess(cc, header)
     known, enums = constants(text)
     code = "\n".join(l for l in text.splitlines() if not l.startswith("#"))
-    src = os.path.relpath(header)
-    py = ['"""_abi.py: made by tools/python/mkabi.py from %s at build time (make); not edited. The'
-          % src,
-          "header's constants and the structures the binding passes to the library; the library's",
-          'vla_abi_digest() is digest() of the layout its compiler checked."""',
-          "import ctypes", "", "CONSTANTS = %r" % (tuple(known),),
-          "STRUCTS = %r" % (STRUCTS,), ""]
-    py += ["%s = %d" % (k, v) for k, v in known.items()]
-    layout = {}
-    for s in STRUCTS:
-        fl = fields(s, struct_body(code, s), enums, known)
-        layout[s] = fl
-        py += ["", "", "class %s(ctypes.Structure):" % s,
-               "    _fields_ = [%s]" % (",\n                ".join(
-                   '("%s", %s)' % (f, t) for f, t, _ in fl))]
-    py.append(DIGEST_SRC)
-    py_text = "\n".join(py)
-    ns = {}
-    exec(compile(py_text, out_py, "exec"), ns)  # noqa: S102 (the module just written)
-    dig = ns["digest"]()
-    c = ["/* %s: made by tools/python/mkabi.py from %s at build time (make); not edited. The"
-         % (os.path.basename(out_c), src),
-         " * layout of tools/python/vlastab/_abi.py, as ctypes lays it out, checked by the compiler",
-         " * field by field; vla_abi_digest() is its digest, which the binding checks at import. */",
-         "#include <stddef.h>", '#include "vlastab.h"', "",
-         "#define VLA_ABI_FIELD(S, f, ty, off, size)                                               "
-         "         \\",
-         "    _Static_assert(offsetof(S, f) == (off) && sizeof(((S *)0)->f) == (size) &&           "
-         "         \\",
-         "                   _Generic(&((S *)0)->f, ty: 1, default: 0),                            "
-         "         \\",
-         '                   #S "." #f ": not at offset " #off ", of size " #size " and type " #ty '
-         '" (_abi.py)")']
-    for s in STRUCTS:
-        t = ns[s]
-        c.append('_Static_assert(sizeof(%s) == %d && _Alignof(%s) == %d, "%s: not %d bytes aligned '
-                 'at %d (_abi.py)");' % (s, ctypes.sizeof(t), s, ctypes.alignment(t), s,
-                                         ctypes.sizeof(t), ctypes.alignment(t)))
-        for f, _, cty in layout[s]:
-            c.append("VLA_ABI_FIELD(%s, %s, %s, %d, %d);" % (s, f, cty, getattr(t, f).offset,
-                                                             getattr(t, f).size))
-    for k, v in known.items():
-        c.append('_Static_assert(%s == %d%s, "%s is not %d (_abi.py)");' % (
-            k, v, "ull" if v >= 2 ** 63 else "ll" if abs(v) >= 2 ** 31 else "", k, v))
-    c += ["", "const char *vla_abi_digest(void) { return \"%s\"; }" % dig, ""]
-    for path, body in ((out_py, py_text), (out_c, "\n".join(c))):
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(path + ".tmp", "w") as f:
-            f.write(body)
-        os.replace(path + ".tmp", path)
+    layout = {s: fields(s, struct_body(code, s), enums, known) for s in STRUCTS}
+    py = module_text(known, layout)
+    mod = {}
+    exec(compile(py, out_py, "exec"), mod)  # noqa: S102 (the module just made)
+    write(out_py, py)
+    write(out_c, check_text(known, layout, mod))
 
 
 if __name__ == "__main__":

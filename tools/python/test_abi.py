@@ -11,7 +11,6 @@ prints only failures, then "abi: passed"; exit 77 (skipped) without numpy or the
 """
 import ctypes
 import os
-import re
 import shlex
 import shutil
 import subprocess
