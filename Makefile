@@ -13,9 +13,10 @@ include mk/config.mk mk/build.mk mk/fuzz.mk mk/kernels.mk mk/regress.mk mk/sweep
         mk/figures.mk
 
 .PHONY: all test test-san check conformance-long deps clean
-# everything `make` builds: the libraries (static and shared), the test binary, the programs
+# everything `make` builds: the libraries (static and shared), the test binary, the programs, the
+# Python binding's _abi.py
 all: $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(BUILD)/tests/run $(PROGS) $(BUILD)/libvlacuda.a \
-     $(BIN)/vla-bench $(SHLIBS)
+     $(BIN)/vla-bench $(SHLIBS) $(ABI_PY)
 	@echo "built: libvlastab, libvlaref, tests, $(words $(ALL_PROGS)) programs in $(BIN)/$(if $(OPENMP), (OpenMP),)"
 
 # make test: the test binary, with the programs of this build (VLA_BIN_DIR: a sanitized build's are
@@ -48,7 +49,7 @@ deps:
 	    python3-numpy python3-torch python3-pytest python3-venv python3-pip python3-setuptools python3-wheel
 
 clean:
-	rm -rf build build-san bin
+	rm -rf build build-san bin $(ABI_PY)
 
 # header and included-source dependencies written by -MMD (the GPU's objects' too, in a
 # sanitized build)

@@ -1,10 +1,12 @@
 """setup.py: the build step of `pip install .` and `pip wheel .` (pyproject.toml holds the metadata).
-It runs the project's own make for libvlastab.so and the programs (`make pip-build`: a no-op where
-build/ and bin/ are current, so a built tree is shipped as it is) and copies them into the package,
-vlastab/_lib/libvlastab.so.0 and vlastab/_bin/vla-*, where the binding and judge() look first
-(vlastab/__init__.py, vlastab/programs.py); each program gets a console script of its name. The
-copies lose their debug sections (strip --strip-debug; the code is the same bytes), unless
-VLASTAB_STRIP=0. The wheel is for this platform (the programs are native code).
+It runs the project's own make (`make pip-build`: a no-op where build/ and bin/ are current, so a
+built tree is shipped as it is) for libvlastab.so, the programs and vlastab/_abi.py (the binding's
+structures and constants, made from lib/vlastab.h, packed with the package's other modules), and
+copies the library and the programs into the package, vlastab/_lib/libvlastab.so.0 and
+vlastab/_bin/vla-*, where the binding and judge() look first (vlastab/__init__.py,
+vlastab/programs.py); each program gets a console script of its name. The copies lose their debug
+sections (strip --strip-debug; the code is the same bytes), unless VLASTAB_STRIP=0. The wheel is
+for this platform (the programs are native code).
 
 Make runs with SAN=0, CUDA as the tree was built (the kernels' stamp in build/kernels/), else
 CUDA=0 (no nvcc run: minutes less), and -jN for N processors; $CUDA and $VLASTAB_MAKEFLAGS (e.g.
@@ -73,11 +75,12 @@ def shipped():
 
 
 class BuildPy(build_py):
-    """build_py, then make pip-build and the library and programs copied into the package"""
+    """make pip-build, then build_py (which finds the _abi.py it made) and the library and programs
+    copied into the package"""
 
     def run(self):
-        super().run()
         make("pip-build")
+        super().run()
         lib, progs = shipped()
         pkg = os.path.join(self.build_lib, "vlastab")
         strip = shutil.which("strip") if os.environ.get("VLASTAB_STRIP", "1") != "0" else None

@@ -216,9 +216,15 @@ int vla_model_unit(const vla_config *c);
 
 void vla_config_default(vla_config *cfg, vla_model_kind model, int d);
 /* sizeof (vla_config) and sizeof (vla_counts) as this library was built: a binding that declares
- * the structures itself (tools/python) checks its copy against them before it uses one */
+ * the structures itself checks its copy against them before it uses one */
 size_t vla_config_size(void);
 size_t vla_counts_size(void);
+/* The digest of the layout of the structures the Python binding passes (vla_config, vla_input,
+ * vla_error, vla_counts, vla_grads: each field's offset, size and type) and of this header's
+ * constants, as tools/python/mkabi.py read them from this header into the binding's _abi.py and
+ * the compiler checked them (build/gen/abi.c); the binding refuses a library whose digest is not
+ * its _abi.py's */
+const char *vla_abi_digest(void);
 /* A way of tracking as the programs spell it, NAME or NAME:PARAM: cg:K (K iterations), cg:TOL
  * (until ||r|| <= TOL ||b||, TOL in (0, 1), at most 2d iterations), cheb:K; the other ways take
  * no parameter. Sets cfg's track, solve_k and solve_tol. VLA_EINVAL for an unknown way or a

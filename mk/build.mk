@@ -10,6 +10,14 @@ $(BUILD)/lib/model_fast.o: lib/model_fast.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) $(FASTFLAGS) -c $< -o $@
 
+# the binding's _abi.py and the compiler's check of it (the offset, size and type of every field,
+# the value of every constant), both read from the public header: a reading the compiler does not
+# share stops the build at abi.o
+$(ABI_C) $(ABI_PY) &: tools/python/mkabi.py lib/vlastab.h lib/vlalists.h
+	$(PYTHON) tools/python/mkabi.py --cc '$(CC)' lib/vlastab.h $(ABI_PY) $(ABI_C)
+$(ABI_C:.c=.o): $(ABI_C)
+	$(CC) $(ALLCFLAGS) -c $< -o $@
+
 $(BUILD)/libvlastab.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/libvlaref.a: $(REF_OBJ)

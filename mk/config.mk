@@ -13,6 +13,7 @@ CFLAGS   ?= $(OPT) -g
 ALLCFLAGS = -MMD -MP -std=gnu11 $(WARN) $(FPFLAGS) -fPIC $(INC) -DVLA_GIT='"$(GIT)"' $(CFLAGS)
 # include paths by folder: a room sees the headers of the rooms it builds on, and no others
 INC_lib         := -Ilib
+INC_gen         := -Ilib
 INC_reference   := -Ilib -Ireference
 INC_kernels     := -Ilib -Ikernels
 INC_experiments := -Ilib -Ireference -Ikernels -Iexperiments
@@ -45,7 +46,11 @@ BIN      := $(if $(filter 1,$(SAN)),$(BUILD)/bin,bin)
 PROGS    := $(PROG_SRC:experiments/%.c=$(BIN)/%) $(patsubst %.c,$(BIN)/%,$(notdir $(TOOL_SRC)))
 # every program a user runs, vla-bench included: installed, each with its page
 ALL_PROGS := $(PROGS) $(BIN)/vla-bench
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# the Python binding's structures and constants (vlastab/_abi.py), made from lib/vlastab.h by
+# tools/python/mkabi.py, and the C file that checks them field by field, compiled into libvlastab
+ABI_PY   := tools/python/vlastab/_abi.py
+ABI_C    := $(BUILD)/gen/abi.c
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(ABI_C:.c=.o)
 REF_OBJ  := $(REF_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)

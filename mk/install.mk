@@ -15,7 +15,7 @@ DOCDIR     ?= $(DATADIR)/doc/vlastab
 # the Python package (tools/python/vlastab: the binding, the .dat reader, the PyTorch recorder), where
 # $(PYTHON) looks for packages under PREFIX (/usr/local/lib/python3.11/dist-packages on Debian)
 PYTHONDIR  ?= $(PREFIX)/lib/$(shell $(PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null || echo python3)/dist-packages
-PY_SRC     := $(wildcard tools/python/vlastab/*.py)
+PY_SRC     := $(sort $(wildcard tools/python/vlastab/*.py) $(ABI_PY))
 INSTALL    ?= install
 VERSION    := $(shell sed -n 's/^.define VLA_VERSION "\(.*\)".*/\1/p' lib/vlastab.h)
 # raised when the ABI breaks (a public struct changes, a signature changes): the version alone
@@ -71,7 +71,7 @@ $(BUILD)/man/%.1: $(BIN)/% $$(call src_of,$$*) man/mkman.sh
 $(BUILD)/man/programs.roff: $(MAN1)
 	for f in $(MAN1); do sed -n '/^\.SH NAME/{n;s/^\(.*\) \\- \(.*\)/.TP\n\\fB\1\\fR(1)\n\2/p;}' $$f; done > $@
 
-install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man
+install: $(ALL_PROGS) $(BUILD)/libvlastab.a $(BUILD)/libvlaref.a $(SHLIBS) man $(ABI_PY)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/vlastab \
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)/vlastab/plots \
 	    $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(PYTHONDIR)/vlastab
@@ -122,10 +122,11 @@ INSTALL_SAYS = printf '%s\n' \
 LDCONFIG    = @if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 # `pip install .` (setup.py): the shared library and the programs it ships inside the Python
-# package; pip-names names them for setup.py, one line after make's own
+# package (and _abi.py, which setup.py's build_py copies with the package's other modules);
+# pip-names names them for setup.py, one line after make's own
 PIP_SHIPS  := $(BUILD)/libvlastab.so.$(VERSION) $(ALL_PROGS)
 .PHONY: pip-build pip-names
-pip-build: $(PIP_SHIPS)
+pip-build: $(PIP_SHIPS) $(ABI_PY)
 pip-names:
 	@echo 'pip-ships: $(PIP_SHIPS)'
 

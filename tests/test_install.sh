@@ -84,6 +84,8 @@ done
 py=${PYTHON:-/usr/bin/python3}
 pyinit=$(cd "$root" && find lib -path '*/dist-packages/vlastab/__init__.py' | head -1)
 check "lib/pythonX.Y/dist-packages/vlastab is installed" test -n "$pyinit"
+[ -n "$pyinit" ] && check "the installed vlastab/_abi.py is make's, from lib/vlastab.h" \
+    cmp -s tools/python/vlastab/_abi.py "$root/${pyinit%__init__.py}_abi.py"
 [ -n "$pyinit" ] && check "the installed vlastab/programs.py names the programs' folder (judge() finds vla-check)" \
     sh -c "test -s '$root/${pyinit%__init__.py}programs.py' && ! grep -q @BINDIR@ '$root/${pyinit%__init__.py}programs.py'"
 if [ -n "$pyinit" ] && "$py" -c 'import numpy' 2>/dev/null; then

@@ -41,6 +41,14 @@ TEST_SLOW(python_binding_reader_and_recorder)
     run_python(args, "python: passed");
 }
 
+/* The binding's structures and constants against the C compiler's reading of lib/vlastab.h, field
+ * by field, and a header changed since the binding was made failing the build's check and the
+ * import (tools/python/test_abi.py) */
+TEST(python_abi_from_header)
+{
+    run_python("tools/python/test_abi.py", "abi: passed");
+}
+
 /* The gated family against tests/gated_ref.py, numpy written from the published equations
  * (tests/test_gated.py says how and within what bound) */
 TEST_SLOW(python_gated_against_published_equations)

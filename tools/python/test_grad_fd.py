@@ -35,6 +35,7 @@ H, T, d, dv = 1, 12, 4, 4
 U64 = 2.0 ** -53
 STEPS = (0, T // 3, 2 * T // 3, T - 1)
 _L = vlastab.library
+_abi = vlastab._abi
 
 
 def reads(model, **constants):
@@ -53,17 +54,17 @@ def inputs(model, seed):
         x = rng.uniform(-1, 1, shape)
         return np.sign(x) * (0.05 + 0.95 * np.abs(x))
     x = {"q": away((H, T, d)), "k": away((H, T, d)), "v": rng.uniform(-1, 1, (H, T, dv))}
-    if bits & 1:  # VLA_IN_U
+    if bits & _abi.VLA_IN_U:
         x["u"] = rng.uniform(-1, 1, (H, T, d))
-    if bits & 4:  # VLA_IN_BETA
+    if bits & _abi.VLA_IN_BETA:
         x["beta"] = rng.uniform(0.2, 0.9, (H, T))
-    if bits & 32:  # VLA_IN_LOGDECAY_D: one per key channel
+    if bits & _abi.VLA_IN_LOGDECAY_D:  # one per key channel
         x["logdecay"] = -rng.uniform(0.01, 0.5, (H, T, d))
-    elif bits & 16:  # VLA_IN_LOGDECAY: a scalar per token
+    elif bits & _abi.VLA_IN_LOGDECAY:  # a scalar per token
         x["logdecay"] = -rng.uniform(0.01, 0.5, (H, T))
-    if bits & 64:  # VLA_IN_A, VLA_IN_B: rwkv7's low rank
+    if bits & _abi.VLA_IN_A:  # rwkv7's low rank
         x["a"] = rng.uniform(-0.3, 0.3, (H, T, d))
-    if bits & 128:
+    if bits & _abi.VLA_IN_B:
         x["b"] = rng.uniform(-0.3, 0.3, (H, T, d))
     return x
 
@@ -132,11 +133,12 @@ def check_model(model, constants, u_given, seed):
 
 for mi, model in enumerate(vlastab.models()):
     own = _L.vla_model_phi(vlastab._configure(model, "f64", "sm", True, d, dv, {}).model)
-    default_id = vlastab._configure(model, "f64", "sm", True, d, dv, {}).features == 1
+    default_id = vlastab._configure(model, "f64", "sm", True, d, dv, {}).features == \
+        _abi.VLA_FEAT_ID
     variants = [{}] + ([{"features": "own"}] if default_id and own else [])
     for vi, constants in enumerate(variants):
         check_model(model, constants, True, 7 + 10 * mi + vi)
-    if reads(model) & 1:  # the model reads u: without it u = k, and dk is all of dL/dk
+    if reads(model) & _abi.VLA_IN_U:  # the model reads u: without it u = k, and dk is all of dL/dk
         check_model(model, {}, False, 7 + 10 * mi + 5)
 
 # a gradient that is not finite is a RuntimeWarning, as run()'s state is, and nonfinite says where

@@ -143,6 +143,10 @@ def use(vbin, where, src, label, full=True):
           got["lib"] == os.path.join(pkg, "_lib", "libvlastab.so.0"))
     check("%s: judge() runs the package's own vla-check (%s)" % (label, got["check"]),
           got["check"] == os.path.join(pkg, "_bin", "vla-check"))
+    with open(os.path.join(pkg, "_abi.py")) as f, \
+            open(os.path.join(REPO, "tools", "python", "vlastab", "_abi.py")) as g:
+        check("%s: the package's vlastab/_abi.py is the tree's (make's, from lib/vlastab.h)"
+              % label, f.read() == g.read())
     check("%s: the package's library gives the source tree's bits (vla3, f16)" % label,
           got["o"] == src["o"], "%s\n%s" % (got["o"], src["o"]))
     progs = sorted(p for p in os.listdir(BIN) if p.startswith("vla-"))

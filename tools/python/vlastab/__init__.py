@@ -61,53 +61,25 @@ _L = library
 _D = ctypes.POINTER(ctypes.c_double)
 
 
-class _Config(ctypes.Structure):
-    """vla_config of lib/vlastab.h, field for field"""
-    _fields_ = [("model", ctypes.c_int), ("track", ctypes.c_int), ("prec", ctypes.c_int),
-                ("mode", ctypes.c_int), ("d", ctypes.c_int), ("dv", ctypes.c_int),
-                ("features", ctypes.c_int), ("lambda0", ctypes.c_double),
-                ("eps_g", ctypes.c_double), ("stab_eps", ctypes.c_double),
-                ("per_eps", ctypes.c_double), ("period", ctypes.c_int),
-                ("eps_o", ctypes.c_double), ("clip", ctypes.c_double), ("clamp", ctypes.c_double),
-                ("clamp_eps", ctypes.c_double), ("renorm", ctypes.c_double),
-                ("beta", ctypes.c_double), ("delta_form", ctypes.c_int), ("nudge", ctypes.c_int),
-                ("guard", ctypes.c_int), ("clamp_on", ctypes.c_int), ("normalize", ctypes.c_int),
-                ("sr_seed", ctypes.c_uint64), ("keynorm", ctypes.c_int), ("form", ctypes.c_int),
-                ("chunk", ctypes.c_int), ("gamma", ctypes.c_double),
-                ("solve_k", ctypes.c_int), ("solve_tol", ctypes.c_double),
-                ("scale", ctypes.c_double), ("qknorm", ctypes.c_int), ("l2_eps", ctypes.c_double),
-                # the exponent range of the chunk forms (docs/forms.md)
-                ("cumsum_tree", ctypes.c_int), ("cumsum_io", ctypes.c_int),
-                ("gate_clamp", ctypes.c_int), ("anchor", ctypes.c_int),
-                ("anchor_block", ctypes.c_int), ("base2", ctypes.c_int),
-                ("gate_lb", ctypes.c_double), ("gate_map", ctypes.c_int),
-                ("tri", ctypes.c_int), ("stage", ctypes.c_int), ("state16", ctypes.c_int),
-                ("decay_bf16", ctypes.c_int), ("beta_bf16", ctypes.c_int)]
-
-
-class _Input(ctypes.Structure):
-    _fields_ = [("q", _D), ("k", _D), ("v", _D), ("u", _D), ("g", _D), ("beta", ctypes.c_double),
-                ("decay", ctypes.c_double), ("lg", _D), ("a", _D), ("b", _D),
-                ("lgs", ctypes.c_double)]
-
-
-class _Error(ctypes.Structure):
-    """vla_error of lib/vlastab.h: a code and the reason of the place that knows"""
-    _fields_ = [("code", ctypes.c_int), ("msg", ctypes.c_char * 1024)]
-
-
-class _Counts(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_long) for n in
-                ("guard", "clamp", "clip", "nudge", "zero_norm", "renorm", "steps", "reads",
-                 "solves", "solve_iters", "solve_fail", "solve_fail_t", "den_inf", "den_inf_t")]
-
-
-_L.vla_config_size.restype = ctypes.c_size_t
-_L.vla_counts_size.restype = ctypes.c_size_t
-for _py, _c in ((_Config, _L.vla_config_size()), (_Counts, _L.vla_counts_size())):
-    if ctypes.sizeof(_py) != _c:  # a field added to lib/vlastab.h and not here
-        raise ImportError("vlastab: %s is %d bytes here, %d in the library: the binding does not "
-                          "match lib/vlastab.h" % (_py.__name__, ctypes.sizeof(_py), _c))
+# the structures and constants of lib/vlastab.h, as make generated them from it (_abi.py, by
+# tools/python/mkabi.py); the library's compiler checked that layout, and vla_abi_digest() is its
+# digest: a library built from another header is refused here, before any structure is passed
+try:
+    from . import _abi
+except ImportError as e:
+    raise ImportError("vlastab: %s: vlastab/_abi.py is made from lib/vlastab.h by make (or pip "
+                      "install .)" % e) from None
+_lib_abi = getattr(_L, "vla_abi_digest", None)  # None: a library that does not export it
+if _lib_abi is not None:
+    _lib_abi.restype = ctypes.c_char_p
+    _lib_abi = _lib_abi().decode()
+if _lib_abi != _abi.digest():
+    raise ImportError("vlastab: %s was built from another lib/vlastab.h than this binding's "
+                      "vlastab/_abi.py (layout digest %s, here %s): rebuild both (make), or set "
+                      "VLASTAB_LIB to the library built with this binding" % (
+                          library._name, _lib_abi or "none", _abi.digest()))
+_Config, _Input, _Error = _abi.vla_config, _abi.vla_input, _abi.vla_error
+_Counts, _Grads = _abi.vla_counts, _abi.vla_grads
 _L.vla_strerror.restype = ctypes.c_char_p
 _L.vla_error_msg.restype = ctypes.c_char_p
 _L.vla_error_msg.argtypes = [ctypes.POINTER(_Error)]
@@ -140,8 +112,6 @@ _L.vla_config_check_why.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(_Err
 _L.vla_track_set.argtypes = [ctypes.POINTER(_Config), ctypes.c_char_p]
 _L.vla_track_check.argtypes = [ctypes.POINTER(_Config), ctypes.POINTER(_Error)]
 _L.vla_model_name.restype = ctypes.c_char_p
-_Q_S, _Q_A, _Q_N, _Q_O, _Q_CO = 0, 1, 2, 3, 9  # vla_quantity
-_EINVAL, _ERANGE = -1, -2  # vla_err
 
 
 def _names(which):
@@ -150,15 +120,15 @@ def _names(which):
 
 def models():
     """the library's models, in its list's order"""
-    return _names(2)
+    return _names(_abi.VLA_LIST_MODEL)
 
 
 def precisions():
-    return _names(1)
+    return _names(_abi.VLA_LIST_PREC)
 
 
 def tracks():
-    return _names(3)
+    return _names(_abi.VLA_LIST_TRACK)
 
 
 def _text(s, what):
@@ -282,7 +252,7 @@ def _trajectory(cfg, arrs):
     bad = np.zeros(H, dtype=int)
     hasA = _L.vla_model_has_A(cfg.model)
     A = np.empty(d * d)
-    C = cfg.chunk if cfg.form == 1 else 1  # VLA_FORM_CHUNK
+    C = cfg.chunk if cfg.form == _abi.VLA_FORM_CHUNK else 1
     co = np.empty(max(C, 1) * dv)
     pd = lambda x: x.ctypes.data_as(_D)
     for h in range(H):
@@ -292,14 +262,14 @@ def _trajectory(cfg, arrs):
             raise ValueError("vla_model_new: " + _L.vla_strerror(r).decode())
         try:
             for t in range(T):  # the library steps; Python only hands it the inputs
-                inp = _Input(pd(q[h, t]), pd(k[h, t]), pd(v[h, t]), pd(u[h, t]),
-                             pd(g[h, t]) if g is not None else None,
-                             beta[h, t, 0] if beta is not None else np.nan,
-                             decay[h, t, 0] if decay is not None else np.nan,
-                             pd(logdecay[h, t]) if per_channel else None,
-                             pd(a[h, t]) if a is not None else None,
-                             pd(b[h, t]) if b is not None else None,
-                             logdecay[h, t, 0] if logdecay is not None and not per_channel
+                inp = _Input(q=pd(q[h, t]), k=pd(k[h, t]), v=pd(v[h, t]), u=pd(u[h, t]),
+                             g=pd(g[h, t]) if g is not None else None,
+                             beta=beta[h, t, 0] if beta is not None else np.nan,
+                             decay=decay[h, t, 0] if decay is not None else np.nan,
+                             lg=pd(logdecay[h, t]) if per_channel else None,
+                             a=pd(a[h, t]) if a is not None else None,
+                             b=pd(b[h, t]) if b is not None else None,
+                             lgs=logdecay[h, t, 0] if logdecay is not None and not per_channel
                              else 0.0)
                 r = _L.vla_model_step(m, ctypes.byref(inp))
                 if r:
@@ -308,18 +278,18 @@ def _trajectory(cfg, arrs):
                 n = (t + 1) % C if t + 1 == T else 0  # the last chunk, T mod C tokens
                 if n:
                     _L.vla_model_finish(m)  # computed now (the kernels mask the rows past T)
-                _L.vla_model_get(m, _Q_O, pd(o[h, t]))
+                _L.vla_model_get(m, _abi.VLA_Q_O, pd(o[h, t]))
                 if C > 1 and ((t + 1) % C == 0 or n):  # a chunk's end: every token's read-out
                     n = n or C
-                    _L.vla_model_get(m, _Q_CO, pd(co))
+                    _L.vla_model_get(m, _abi.VLA_Q_CO, pd(co))
                     o[h, t + 1 - n:t + 1] = co[:n * dv].reshape(n, dv)
                     fin = np.isfinite(o[h, t + 1 - n:t + 1]).all(axis=1)
                     if not bad[h] and not fin.all():  # a read-out inside the chunk: its own step
                         bad[h] = t + 2 - n + int(np.argmin(fin))
-                _L.vla_model_get(m, _Q_S, pd(S))
+                _L.vla_model_get(m, _abi.VLA_Q_S, pd(S))
                 s_fro[h, t] = _fro(S)
                 if hasA:
-                    _L.vla_model_get(m, _Q_A, pd(A))
+                    _L.vla_model_get(m, _abi.VLA_Q_A, pd(A))
                     a_fro[h, t] = _fro(A)
                 if not bad[h] and not (np.isfinite(o[h, t]).all() and np.isfinite(S).all() and
                                        (not hasA or np.isfinite(A).all())):
@@ -357,11 +327,11 @@ def _configure(model, precision, track, strict, d, dv, constants):
     _L.vla_config_default(ctypes.byref(cfg), _parse("vla_model_parse", model, "model"), d)
     cfg.dv = dv
     cfg.prec = _parse("vla_prec_parse", precision, "precision")
-    cfg.mode = 0 if _flag(strict, "strict") else 1
+    cfg.mode = _abi.VLA_STRICT if _flag(strict, "strict") else _abi.VLA_FAST
     r = _L.vla_track_set(ctypes.byref(cfg), _text(track, "track"))
-    if r == _ERANGE:
-        raise ValueError("track %s: K is an integer in 1..1000 (cg also takes a tolerance in "
-                         "(0, 1))" % track)
+    if r == _abi.VLA_ERANGE:
+        raise ValueError("track %s: K is an integer in 1..%d (cg also takes a tolerance in "
+                         "(0, 1))" % (track, _abi.VLA_SOLVE_KMAX))
     if r:
         raise ValueError("track: unknown way %r (%s; cg:K, cg:TOL, cheb:K)" % (
             track, ", ".join(tracks())))
@@ -371,7 +341,7 @@ def _configure(model, precision, track, strict, d, dv, constants):
         r = _L.vla_config_set_why(ctypes.byref(cfg), _text(name, "constant"),
                                   _text(text, name), ctypes.byref(why))
         if r:
-            raise ValueError("%s=%s: '%s' %s" % (name, text, name if r == _EINVAL else text,
+            raise ValueError("%s=%s: '%s' %s" % (name, text, name if r == _abi.VLA_EINVAL else text,
                                                  _L.vla_error_msg(ctypes.byref(why)).decode()))
         if name == "gamma" and not 0 < cfg.gamma <= 1:
             raise ValueError("%s=%s: gamma, the forgetting factor of M, is in (0, 1]" % (
@@ -391,6 +361,13 @@ def _configure(model, precision, track, strict, d, dv, constants):
     return cfg
 
 
+def _set_form(cfg, form):
+    """cfg's form and chunk of form as --form spells it (vla_form_parse), or ValueError"""
+    if _L.vla_form_parse(ctypes.byref(cfg), _text(form, "form")):
+        raise ValueError("form: %r is not a form (seq, chunk:C with C a power of two in 1..%d, "
+                         "scan)" % (form, _abi.VLA_CHUNK_MAX))
+
+
 def _refuse_unread_settings(cfg, constants):
     """a constant that the model, form and way of tracking do not read is refused, as the programs
     refuse such a --set (vla_setting_read: tri= in the seq form, scale= for la, ...)"""
@@ -406,16 +383,19 @@ def _warn_unread(cfg, has_u, g, beta, decay, logdecay=None, a=None, b=None):
     model's reads column of lib/vlalists.h, through vla_model_reads)"""
     name = _L.vla_model_name(cfg.model).decode()
     delta = name == "delta"
-    dec = delta and cfg.delta_form == 1  # VLA_DELTA_DECAY
+    dec = delta and cfg.delta_form == _abi.VLA_DELTA_DECAY
     reads = _L.vla_model_reads(ctypes.byref(cfg))
     def readers(bit):  # "vla1 and vla3", "delta, gdn and kda"
         who = [m for m in models() if _reads(m, bit)]
         return ", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else "".join(who)
-    lgbit = 32 if logdecay is not None and logdecay.shape[2] > 1 else 16
-    for given, arg, bit in ((has_u, "u", 1), (g is not None, "g", 2),
-                            (beta is not None, "beta", 4), (decay is not None, "decay", 8),
-                            (logdecay is not None, "logdecay", lgbit), (a is not None, "a", 64),
-                            (b is not None, "b", 128)):
+    lgbit = _abi.VLA_IN_LOGDECAY_D if logdecay is not None and logdecay.shape[2] > 1 else \
+        _abi.VLA_IN_LOGDECAY
+    for given, arg, bit in ((has_u, "u", _abi.VLA_IN_U), (g is not None, "g", _abi.VLA_IN_G),
+                            (beta is not None, "beta", _abi.VLA_IN_BETA),
+                            (decay is not None, "decay", _abi.VLA_IN_DECAY),
+                            (logdecay is not None, "logdecay", lgbit),
+                            (a is not None, "a", _abi.VLA_IN_A),
+                            (b is not None, "b", _abi.VLA_IN_B)):
         if given and not reads & bit:
             warnings.warn("vlastab.run: %s is not read by model=%s%s (only by %s)" % (
                 arg, name, " with delta_form=" + ("decay" if dec else "gated") if delta else "",
@@ -427,7 +407,7 @@ def _reads(model, bit):
     c = _Config()
     _L.vla_config_default(ctypes.byref(c), _parse("vla_model_parse", model, "model"), 4)
     r = _L.vla_model_reads(ctypes.byref(c))
-    c.delta_form = 1
+    c.delta_form = _abi.VLA_DELTA_DECAY
     return bool((r | _L.vla_model_reads(ctypes.byref(c))) & bit)
 
 
@@ -499,9 +479,7 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     a = None if a is None else _heads(a, "a", H, T, d)
     b = None if b is None else _heads(b, "b", H, T, d)
     cfg = _configure(model, precision, track, strict, d, dv, constants)
-    if _L.vla_form_parse(ctypes.byref(cfg), _text(form, "form")):
-        raise ValueError("form: %r is not a form (seq, chunk:C with C a power of two in 1..256, "
-                         "scan)" % form)
+    _set_form(cfg, form)
     why = _Error()
     if _L.vla_form_check(ctypes.byref(cfg), ctypes.byref(why)):
         why = _L.vla_error_msg(ctypes.byref(why)).decode()
@@ -538,9 +516,10 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
     if reference:
         ref = _Config.from_buffer_copy(cfg)  # the reference of the programs (vla_cli_ref_spec)
         ref.prec = _parse("vla_prec_parse", "f64", "precision")
-        ref.mode = 0
-        ref.form, ref.chunk = 0, 0  # the sequential form
-        ref.state16, ref.decay_bf16, ref.beta_bf16 = 0, 0, 0  # without decoding's 16-bit roundings
+        ref.mode = _abi.VLA_STRICT
+        ref.form, ref.chunk = _abi.VLA_FORM_SEQ, 0
+        # without decoding's 16-bit roundings
+        ref.state16, ref.decay_bf16, ref.beta_bf16 = _abi.VLA_HALF_OFF, 0, 0
         way = lambda n: _parse("vla_track_parse", n, "track")
         if ref.track in (way("cg"), way("cheb")):  # the exact solve that the iteration approximates
             ref.track = way("solve")
@@ -554,12 +533,6 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
         out["o_ref"] = ro
         out["nonfinite_ref"] = rbad
     return out
-
-
-class _Grads(ctypes.Structure):
-    """vla_grads of lib/vlastab.h, field for field"""
-    _fields_ = [("dq", _D), ("dk", _D), ("dv", _D), ("dbeta", _D), ("dg", _D), ("da", _D),
-                ("db", _D), ("dS_zero", ctypes.POINTER(ctypes.c_ubyte)), ("du", _D)]
 
 
 _GradInput = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_long,
@@ -611,9 +584,7 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
     has_u = u is not None
     u = k if u is None else _heads(u, "u", H, T, d)
     cfg = _configure(model, precision, track, True, d, dv, constants)
-    if _L.vla_form_parse(ctypes.byref(cfg), _text(form, "form")):
-        raise ValueError("form: %r is not a form (seq, chunk:C with C a power of two in 1..256, "
-                         "scan)" % form)
+    _set_form(cfg, form)
     why = _Error()
     if _L.vla_grad_check(ctypes.byref(cfg), ctypes.byref(why)):
         raise ValueError("model %s: %s" % (model, _L.vla_error_msg(ctypes.byref(why)).decode()))
@@ -629,28 +600,30 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
         keep = []
 
         def get(ctx, t, inp, h=h):
-            x = _Input(pd(q[h, t]), pd(k[h, t]), pd(v[h, t]), pd(u[h, t]), None,
-                       beta[h, t, 0] if beta is not None else np.nan, np.nan,
-                       pd(logdecay[h, t]) if per_channel else None,
-                       pd(a[h, t]) if a is not None else None,
-                       pd(b[h, t]) if b is not None else None,
-                       logdecay[h, t, 0] if logdecay is not None and not per_channel else 0.0)
+            x = _Input(q=pd(q[h, t]), k=pd(k[h, t]), v=pd(v[h, t]), u=pd(u[h, t]), g=None,
+                       beta=beta[h, t, 0] if beta is not None else np.nan, decay=np.nan,
+                       lg=pd(logdecay[h, t]) if per_channel else None,
+                       a=pd(a[h, t]) if a is not None else None,
+                       b=pd(b[h, t]) if b is not None else None,
+                       lgs=logdecay[h, t, 0] if logdecay is not None and not per_channel
+                       else 0.0)
             keep.append(x)
             inp[0] = x
             return 0
-        gr = _Grads(pd(out["dq"][h]), pd(out["dk"][h]), pd(out["dv"][h]), pd(out["dbeta"][h]),
-                    pd(out["dg"][h]), pd(out["da"][h]) if lr else None,
-                    pd(out["db"][h]) if lr else None, None, pd(out["du"][h]))
+        gr = _Grads(dq=pd(out["dq"][h]), dk=pd(out["dk"][h]), dv=pd(out["dv"][h]),
+                    dbeta=pd(out["dbeta"][h]), dg=pd(out["dg"][h]),
+                    da=pd(out["da"][h]) if lr else None, db=pd(out["db"][h]) if lr else None,
+                    dS_zero=None, du=pd(out["du"][h]))
         ch = np.ascontiguousarray(c[h], dtype=np.float64)
         r = _L.vla_grad(ctypes.byref(cfg), T, _GradInput(get), None, pd(ch), ctypes.byref(gr))
         if r:
             raise ValueError("head %d: vla_grad: %s" % (h, _L.vla_strerror(r).decode()))
     # the chain rule through phi (docs/math.md section 11: the library's dq, dk are of phi(q),
     # phi(k)), phi' at the input as the forward takes it, rounded to the policy's input format
-    phi = _L.vla_model_phi(cfg.model) if cfg.features == 0 else 0  # VLA_FEAT_OWN
-    for bit, x, key in ((1, q, "dq"), (2, k, "dk")):  # VLA_PHI_Q, VLA_PHI_K
+    phi = _L.vla_model_phi(cfg.model) if cfg.features == _abi.VLA_FEAT_OWN else 0
+    for bit, x, key in ((_abi.VLA_PHI_Q, q, "dq"), (_abi.VLA_PHI_K, k, "dk")):
         if phi & bit:
-            xr = x if _L.vla_prec_io(cfg.prec) == 0 else round_to(x, precision)  # F64: as is
+            xr = x if _L.vla_prec_io(cfg.prec) == _abi.VLA_FMT_F64 else round_to(x, precision)
             with np.errstate(over="ignore", invalid="ignore"):
                 out[key] = out[key] * np.where(xr > 0, 1.0, np.exp(np.minimum(xr, 0)))
     if not has_u:  # u = k: k's part through u joins dk (du is 0 where the model reads no u)
