@@ -169,229 +169,281 @@ typedef struct {
  * round their inputs alike; ref_key), advanced together beside one run of it: the reference's
  * steps, the longest work of the f64 rows, are taken once. Each member gets what it would get
  * alone. */
+typedef struct {
+    const vla_cli *c;
+    vla_cli rc; /* c with the group's reference: exact for f64, else binary64 */
+    member_t *mb;
+    int n, nr, d, dv, hasA;
+    vla_engine *ref, *raw; /* raw: binary64 on the unrounded inputs, where the reference rounds them */
+    vref_ddcheck *chk;
+    taps_t tr, trr; /* the reference's read-outs, and raw's */
+    double *x, *y, *lam; /* the state's arrays of a member and of the reference; A's eigenvalues */
+    vla_inputs in;
+    vla_error refwhy; /* why the reference cannot run (refbad) */
+    int refbad;
+    long tend; /* the last checkpoint of the members that run */
+} group_t;
+
+/* the group's buffers and inputs, read (a trace) or drawn (a stream) once for all its engines, a
+ * window of WIN steps at a time, which every engine takes as prepared inputs in a ring */
+static void group_inputs(group_t *G)
+{
+    const vla_cli *c = G->c;
+    const int nr = G->nr, d = G->d, dv = G->dv;
+    size_t nbuf = (size_t)d * (d > dv ? d : dv);
+    G->x = malloc(nbuf * sizeof *G->x), G->y = malloc(nbuf * sizeof *G->y);
+    G->lam = malloc((size_t)d * sizeof *G->lam);
+    G->tr.o = malloc((size_t)nr * RING * dv * sizeof *G->tr.o);
+    G->tr.seen = malloc((size_t)nr * RING);
+    G->refwhy = (vla_error){VLA_ENOMEM, "out of memory"};
+    G->refbad = !G->x || !G->y || !G->lam || !G->tr.o || !G->tr.seen;
+    unsigned want = 0;
+    for (int k = 0; k < G->n; k++)
+        want |= vla_model_reads(G->mb[k].cfg);
+    vla_error ve;
+    if (!G->refbad && (G->refbad = vla_inputs_open(&G->in, c->stream, c->seed, d, dv, nr, WIN,
+                                                   c->steps, want, &ve) != 0))
+        G->refwhy = ve;
+    else if (G->refbad)
+        memset(&G->in, 0, sizeof G->in);
+}
+
+/* member w's engine on the group's inputs (failed, with its reason, where it cannot be made), and
+ * the group's reference from the first member's spec */
+static void group_member(group_t *G, member_t *w, int use_dd, refck_t *rk)
+{
+    const int nr = G->nr, dv = G->dv;
+    vla_engine_spec sp, rs;
+    vla_cli_engine_spec(&G->rc, w->cfg, &sp);
+    sp.threads = 1; /* the groups run in parallel, each on one thread (the same bits) */
+    sp.stream = NULL;
+    sp.in = G->in.in;
+    sp.is_read = G->in.is_read;
+    sp.T = G->in.T; /* WIN, or a shorter stream's length */
+    sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
+    w->tm = (taps_t){malloc((size_t)nr * RING * dv * sizeof *w->tm.o), malloc((size_t)nr * RING),
+                     dv, w->cfg->form == VLA_FORM_CHUNK && w->cfg->chunk > 1 ? w->cfg->chunk : 1,
+                     add_moved, w->res};
+    sp.taps = VLA_TAP_O | VLA_TAP_MOVED;
+    sp.on_step = taps_on_step;
+    sp.ctx = &w->tm;
+    memset(w->res, 0, (size_t)nr * sizeof *w->res);
+    for (long i = 0; i < w->nck * NQ; i++)
+        w->curve[i] = i % NQ == QA && !G->hasA ? NAN : 0;
+    w->ci = 0;
+    w->done = 0;
+    w->m = NULL;
+    if (!w->tm.o || !w->tm.seen)
+        w->failed = 1, vla_fail(&w->err, VLA_ENOMEM, "out of memory");
+    else if (!G->in.in) /* the group's inputs could not be had: its reason */
+        w->failed = 1, w->err = G->refwhy;
+    else if (vla_engine_new(&w->m, &sp, &w->err))
+        w->failed = 1;
+    if (!G->refbad && !G->ref) {
+        vla_cli_ref_spec(&G->rc, &sp, &rs);
+        rs.taps = VLA_TAP_O;
+        rs.on_step = taps_on_step;
+        rs.ctx = &G->tr;
+        G->refbad = ref_new(&G->ref, &G->chk, rs, use_dd, rk, &G->refwhy);
+        if (!G->refbad && rs.round_inputs != VLA_FMT_F64) {
+            rs.round_inputs = VLA_FMT_F64;
+            rs.ctx = &G->trr;
+            G->trr.o = malloc((size_t)nr * RING * dv * sizeof *G->trr.o);
+            G->trr.seen = malloc((size_t)nr * RING);
+            G->refbad = !G->trr.o || !G->trr.seen || vla_engine_new(&G->raw, &rs, &G->refwhy);
+        }
+    }
+    if (!w->failed && w->nck && w->cks[w->nck - 1] > G->tend)
+        G->tend = w->cks[w->nck - 1];
+}
+
+/* the inputs of steps t + 1 .. to, and the reference (and raw) stepped to them: 1 (refbad, with
+ * the reason) when they cannot be */
+static int group_reference_to(group_t *G, long t, long to)
+{
+    vla_error ve;
+    int rc;
+    if (vla_inputs_fill(&G->in, t, to, &ve)) {
+        G->refwhy = ve;
+        return G->refbad = 1;
+    }
+    if (vla_engine_advance(G->ref, to) || (G->raw && vla_engine_advance(G->raw, to))) {
+        G->refwhy = *vla_engine_error(vla_engine_error(G->ref)->code ? G->ref : G->raw);
+        return G->refbad = 1;
+    }
+    if (G->chk && (rc = vref_ddcheck_at(G->chk, G->ref, to))) {
+        vla_fail(&G->refwhy, rc, "the reference's check stopped");
+        return G->refbad = 1;
+    }
+    return 0;
+}
+
+/* member w stepped to to, and its read-outs of the steps from w->done on measured against the
+ * reference's, step by step (an unfinished chunk waits for its end, the reference's read-outs
+ * kept in the ring) */
+static void group_readouts(group_t *G, member_t *w, long to)
+{
+    const int nr = G->nr, dv = G->dv;
+    if (vla_engine_advance(w->m, to)) {
+        w->err = *vla_engine_error(w->m);
+        w->failed = 1;
+        return;
+    }
+    double *cv = w->curve + w->ci * NQ;
+    long upto = to; /* every step with its read-out, in step order */
+    for (int h = 0; h < nr; h++) {
+        long s;
+        for (s = w->done; s < to; s++) { /* s: step s + 1 */
+            double e;
+            const size_t slot = (size_t)h * RING + (size_t)(s % RING);
+            const double *om = w->tm.o + slot * dv, *oref = G->tr.o + slot * dv;
+            result *r = &w->res[h];
+            int zero = 1, finite = 1;
+            if (!w->tm.seen[slot]) {
+                if ((s / w->tm.C + 1) * w->tm.C > to) /* its chunk ends after the */
+                    break;                            /* window: its read-outs then */
+                continue; /* a backend that hands over a chunk's last read-out only */
+            }
+            for (int j = 0; j < dv; j++)
+                zero &= om[j] == 0, finite &= isfinite(om[j]) != 0;
+            if (!finite && !r->nonfinite)
+                r->nonfinite = s + 1;
+            if (zero && vla_fro(oref, dv) > 0 && !r->nzero++)
+                r->ozero = s + 1;
+            passed(r, QO, e = vla_rel_fro(om, oref, dv), s + 1);
+            const long len = G->c->steps < OWIN ? G->c->steps : OWIN;
+            owin_push(&r->win, om, oref, dv, len);
+            /* the reference's inputs are the run's: where they are rounded, against the
+             * unrounded inputs' binary64 too (else the same) */
+            owin_push(&r->raw, om, G->raw ? G->trr.o + slot * dv : oref, dv, len);
+            if (!(e <= cv[QO]))
+                cv[QO] = e;
+        }
+        if (s < upto)
+            upto = s;
+    }
+    w->done = upto;
+}
+
+/* member w's measures of the state at its checkpoint t, head by head, and the figure's curves
+ * there */
+static void group_checkpoint(group_t *G, member_t *w, long t)
+{
+    const int nr = G->nr, d = G->d, dv = G->dv, hasA = G->hasA;
+    double *x = G->x, *y = G->y;
+    vla_engine *m = w->m, *ref = G->ref;
+    double *cv = w->curve + w->ci++ * NQ;
+    for (int h = 0; h < nr; h++) {
+        result *r = &w->res[h];
+        vla_engine_get(m, h, VLA_Q_S, x);
+        vla_engine_get(ref, h, VLA_Q_S, y);
+        passed(r, QS, vla_rel_fro(x, y, (long)d * dv), t);
+        if (hasA) {
+            vla_engine_get(m, h, VLA_Q_A, x);
+            vla_engine_get(ref, h, VLA_Q_A, y);
+            passed(r, QA, vla_rel_fro(x, y, (long)d * d), t);
+            /* the smallest eigenvalue of A's symmetric part, as vla-drift's lambda_min */
+            if (!r->notpd && (vref_sym_eig(x, d, G->lam) || !(G->lam[0] > 0)))
+                r->notpd = t;
+        }
+        if (!r->nonfinite && !vla_cli_run_finite(m, h, x))
+            r->nonfinite = t;
+        /* stagnation: under half of A's diagonal moved over the window (vla-drift's
+         * a_moved_diag; docs/findings.md, "Where round-to-nearest stagnates") */
+        if (r->steps && !r->stagnant && 2 * r->moved < (long)d * r->steps)
+            r->stagnant = t;
+        r->moved = r->steps = 0;
+        vla_counts cn;
+        vla_engine_counts(m, h, &cn);
+        r->guards = cn.guard;
+        if (cn.guard && !r->guard_t)
+            r->guard_t = t;
+        if (w->cfg->normalize && vla_engine_get(m, h, VLA_Q_N, x) == 0 &&
+            vla_engine_get(ref, h, VLA_Q_N, y) == 0) {
+            double e = vla_rel_fro(x, y, d);
+            r->nerr = e > r->nerr || e != e ? e : r->nerr;
+            r->nsum = 0;
+            for (int j = 0; j < d; j++)
+                r->nsum += fabs(x[j]);
+        }
+    }
+    /* the figure's curves: the worst run at the checkpoint (o: over the window's steps) */
+    for (int q = QS; q <= QA; q++)
+        for (int h = 0; h < nr && !(q == QA && !hasA); h++) {
+            vla_quantity qq = q == QS ? VLA_Q_S : VLA_Q_A;
+            long len = q == QS ? (long)d * dv : (long)d * d;
+            vla_engine_get(m, h, qq, x);
+            vla_engine_get(ref, h, qq, y);
+            double e = vla_rel_fro(x, y, len);
+            if (!(e <= cv[q]))
+                cv[q] = e;
+        }
+}
+
+/* the group's engines and buffers freed; a member still running when the reference failed gets
+ * the reference's reason */
+static void group_free(group_t *G)
+{
+    vref_ddcheck_free(G->chk);
+    for (int k = 0; k < G->n; k++) {
+        member_t *w = &G->mb[k];
+        if (G->refbad && !w->failed)
+            w->failed = 1, w->err = G->refwhy;
+        vla_engine_free(w->m);
+        free(w->tm.o);
+        free(w->tm.seen);
+    }
+    vla_engine_free(G->ref);
+    vla_engine_free(G->raw);
+    free(G->trr.o);
+    free(G->trr.seen);
+    vla_inputs_free(&G->in);
+    free(G->x);
+    free(G->y);
+    free(G->lam);
+    free(G->tr.o);
+    free(G->tr.seen);
+}
+
+/* the group's n members mb run to their last checkpoint, window by window; REDO_MPFR when the dd
+ * reference failed its check (then the group runs again with MPFR) */
 static int check_group(const vla_cli *c, member_t *mb, int n, vla_progress *prog, long *done,
                        int use_dd, refck_t *rk)
 {
     const vla_config *cfg = mb[0].cfg;
-    const int nr = c->runs, d = cfg->d, dv = cfg->dv, hasA = vla_model_has_A(cfg->model);
-    vla_cli rc = *c;
-    rc.ref = cfg->prec == VLA_F64 ? REF_EXACT : REF_F64;
-    vla_engine *ref = NULL;
-    vref_ddcheck *chk = NULL;
+    group_t G = {.c = c, .rc = *c, .mb = mb, .n = n, .nr = c->runs, .d = cfg->d, .dv = cfg->dv,
+                 .hasA = vla_model_has_A(cfg->model)};
+    G.rc.ref = cfg->prec == VLA_F64 ? REF_EXACT : REF_F64;
+    G.tr = (taps_t){NULL, NULL, G.dv, 1, NULL, NULL};
+    G.trr = G.tr;
     int redo = 0;
-    taps_t tr = {NULL, NULL, dv, 1, NULL, NULL}, trr = tr;
-    vla_engine *raw = NULL; /* binary64 on the unrounded inputs, where the reference rounds them */
-    size_t nbuf = (size_t)d * (d > dv ? d : dv);
-    double *x = malloc(nbuf * sizeof *x), *y = malloc(nbuf * sizeof *y);
-    double *lam = malloc((size_t)d * sizeof *lam);
-    tr.o = malloc((size_t)nr * RING * dv * sizeof *tr.o);
-    tr.seen = malloc((size_t)nr * RING);
-    vla_error refwhy = {VLA_ENOMEM, "out of memory"};
-    int refbad = !x || !y || !lam || !tr.o || !tr.seen;
-    /* the group's inputs, read (a trace) or drawn (a stream) once for all its engines, a window
-     * of WIN steps at a time, which every engine takes as prepared inputs in a ring */
-    unsigned want = 0;
+    group_inputs(&G);
     for (int k = 0; k < n; k++)
-        want |= vla_model_reads(mb[k].cfg);
-    vla_inputs in;
-    vla_error ve;
-    if (!refbad && (refbad = vla_inputs_open(&in, c->stream, c->seed, d, dv, nr, WIN, c->steps,
-                                             want, &ve) != 0))
-        refwhy = ve;
-    else if (refbad)
-        memset(&in, 0, sizeof in);
-    long tend = 0;
-    for (int k = 0; k < n; k++) {
-        member_t *w = &mb[k];
-        vla_engine_spec sp, rs;
-        vla_cli_engine_spec(&rc, w->cfg, &sp);
-        sp.threads = 1; /* the groups run in parallel, each on one thread (the same bits) */
-        sp.stream = NULL;
-        sp.in = in.in;
-        sp.is_read = in.is_read;
-        sp.T = in.T; /* WIN, or a shorter stream's length */
-        sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
-        w->tm = (taps_t){malloc((size_t)nr * RING * dv * sizeof *w->tm.o), malloc((size_t)nr * RING),
-                         dv, w->cfg->form == VLA_FORM_CHUNK && w->cfg->chunk > 1 ? w->cfg->chunk : 1,
-                         add_moved, w->res};
-        sp.taps = VLA_TAP_O | VLA_TAP_MOVED;
-        sp.on_step = taps_on_step;
-        sp.ctx = &w->tm;
-        memset(w->res, 0, (size_t)nr * sizeof *w->res);
-        for (long i = 0; i < w->nck * NQ; i++)
-            w->curve[i] = i % NQ == QA && !hasA ? NAN : 0;
-        w->ci = 0;
-        w->done = 0;
-        w->m = NULL;
-        if (!w->tm.o || !w->tm.seen)
-            w->failed = 1, vla_fail(&w->err, VLA_ENOMEM, "out of memory");
-        else if (!in.in) /* the group's inputs could not be had: its reason */
-            w->failed = 1, w->err = refwhy;
-        else if (vla_engine_new(&w->m, &sp, &w->err))
-            w->failed = 1;
-        if (!refbad && !ref) { /* the group's reference, from its first member's spec */
-            vla_cli_ref_spec(&rc, &sp, &rs);
-            rs.taps = VLA_TAP_O;
-            rs.on_step = taps_on_step;
-            rs.ctx = &tr;
-            refbad = ref_new(&ref, &chk, rs, use_dd, rk, &refwhy);
-            if (!refbad && rs.round_inputs != VLA_FMT_F64) {
-                rs.round_inputs = VLA_FMT_F64;
-                rs.ctx = &trr;
-                trr.o = malloc((size_t)nr * RING * dv * sizeof *trr.o);
-                trr.seen = malloc((size_t)nr * RING);
-                refbad = !trr.o || !trr.seen || vla_engine_new(&raw, &rs, &refwhy);
-            }
-        }
-        if (!w->failed && w->nck && w->cks[w->nck - 1] > tend)
-            tend = w->cks[w->nck - 1];
-    }
+        group_member(&G, &mb[k], use_dd, rk);
     long t = 0;
-    while (!refbad && t < tend) {
-        long next = tend;
+    while (!G.refbad && t < G.tend) {
+        long next = G.tend;
         for (int k = 0; k < n; k++)
             if (!mb[k].failed && mb[k].ci < mb[k].nck && mb[k].cks[mb[k].ci] < next)
                 next = mb[k].cks[mb[k].ci];
         long to = t + WIN < next ? t + WIN : next;
-        if (vla_inputs_fill(&in, t, to, &ve)) {
-            refwhy = ve;
-            refbad = 1;
+        if (group_reference_to(&G, t, to))
             break;
-        }
-        if (vla_engine_advance(ref, to) || (raw && vla_engine_advance(raw, to))) {
-            refwhy = *vla_engine_error(vla_engine_error(ref)->code ? ref : raw);
-            refbad = 1;
-            break;
-        }
-        int rc;
-        if (chk && (rc = vref_ddcheck_at(chk, ref, to))) {
-            vla_fail(&refwhy, rc, "the reference's check stopped");
-            refbad = 1;
-            break;
-        }
-        for (int k = 0; k < n; k++) { /* the window's read-outs, step by step */
-            member_t *w = &mb[k];
-            if (w->failed || w->ci >= w->nck)
-                continue;
-            if (vla_engine_advance(w->m, to)) {
-                w->err = *vla_engine_error(w->m);
-                w->failed = 1;
-                continue;
-            }
-            double *cv = w->curve + w->ci * NQ;
-            long upto = to; /* every step with its read-out, in step order (an unfinished chunk
-                             * waits for its end, the reference's read-outs kept in the ring) */
-            for (int h = 0; h < nr; h++) {
-                long s;
-                for (s = w->done; s < to; s++) { /* s: step s + 1 */
-                    double e;
-                    const size_t slot = (size_t)h * RING + (size_t)(s % RING);
-                    const double *om = w->tm.o + slot * dv, *oref = tr.o + slot * dv;
-                    result *r = &w->res[h];
-                    int zero = 1, finite = 1;
-                    if (!w->tm.seen[slot]) {
-                        if ((s / w->tm.C + 1) * w->tm.C > to) /* its chunk ends after the */
-                            break;                            /* window: its read-outs then */
-                        continue; /* a backend that hands over a chunk's last read-out only */
-                    }
-                    for (int j = 0; j < dv; j++)
-                        zero &= om[j] == 0, finite &= isfinite(om[j]) != 0;
-                    if (!finite && !r->nonfinite)
-                        r->nonfinite = s + 1;
-                    if (zero && vla_fro(oref, dv) > 0 && !r->nzero++)
-                        r->ozero = s + 1;
-                    passed(r, QO, e = vla_rel_fro(om, oref, dv), s + 1);
-                    const long len = c->steps < OWIN ? c->steps : OWIN;
-                    owin_push(&r->win, om, oref, dv, len);
-                    /* the reference's inputs are the run's: where they are rounded, against the
-                     * unrounded inputs' binary64 too (else the same) */
-                    owin_push(&r->raw, om, raw ? trr.o + slot * dv : oref, dv, len);
-                    if (!(e <= cv[QO]))
-                        cv[QO] = e;
-                }
-                if (s < upto)
-                    upto = s;
-            }
-            w->done = upto;
-        }
+        for (int k = 0; k < n; k++) /* the window's read-outs, step by step */
+            if (!mb[k].failed && mb[k].ci < mb[k].nck)
+                group_readouts(&G, &mb[k], to);
 #ifdef _OPENMP
 #pragma omp critical(check_progress)
 #endif
-        vla_progress_update(prog, *done += (to - t) * nr);
+        vla_progress_update(prog, *done += (to - t) * G.nr);
         t = to;
-        for (int k = 0; k < n; k++) { /* the checkpoint's measures of the state, where it is one */
-            member_t *w = &mb[k];
-            if (w->failed || w->ci >= w->nck || w->cks[w->ci] != t)
-                continue;
-            vla_engine *m = w->m;
-            double *cv = w->curve + w->ci++ * NQ;
-            for (int h = 0; h < nr; h++) {
-                result *r = &w->res[h];
-                vla_engine_get(m, h, VLA_Q_S, x);
-                vla_engine_get(ref, h, VLA_Q_S, y);
-                passed(r, QS, vla_rel_fro(x, y, (long)d * dv), t);
-                if (hasA) {
-                    vla_engine_get(m, h, VLA_Q_A, x);
-                    vla_engine_get(ref, h, VLA_Q_A, y);
-                    passed(r, QA, vla_rel_fro(x, y, (long)d * d), t);
-                    /* the smallest eigenvalue of A's symmetric part, as vla-drift's lambda_min */
-                    if (!r->notpd && (vref_sym_eig(x, d, lam) || !(lam[0] > 0)))
-                        r->notpd = t;
-                }
-                if (!r->nonfinite && !vla_cli_run_finite(m, h, x))
-                    r->nonfinite = t;
-                /* stagnation: under half of A's diagonal moved over the window (vla-drift's
-                 * a_moved_diag; docs/findings.md, "Where round-to-nearest stagnates") */
-                if (r->steps && !r->stagnant && 2 * r->moved < (long)d * r->steps)
-                    r->stagnant = t;
-                r->moved = r->steps = 0;
-                vla_counts cn;
-                vla_engine_counts(m, h, &cn);
-                r->guards = cn.guard;
-                if (cn.guard && !r->guard_t)
-                    r->guard_t = t;
-                if (w->cfg->normalize && vla_engine_get(m, h, VLA_Q_N, x) == 0 &&
-                    vla_engine_get(ref, h, VLA_Q_N, y) == 0) {
-                    double e = vla_rel_fro(x, y, d);
-                    r->nerr = e > r->nerr || e != e ? e : r->nerr;
-                    r->nsum = 0;
-                    for (int j = 0; j < d; j++)
-                        r->nsum += fabs(x[j]);
-                }
-            }
-            /* the figure's curves: the worst run at the checkpoint (o: over the window's steps) */
-            for (int q = QS; q <= QA; q++)
-                for (int h = 0; h < nr && !(q == QA && !hasA); h++) {
-                    vla_quantity qq = q == QS ? VLA_Q_S : VLA_Q_A;
-                    long len = q == QS ? (long)d * dv : (long)d * d;
-                    vla_engine_get(m, h, qq, x);
-                    vla_engine_get(ref, h, qq, y);
-                    double e = vla_rel_fro(x, y, len);
-                    if (!(e <= cv[q]))
-                        cv[q] = e;
-                }
-        }
+        for (int k = 0; k < n; k++) /* the checkpoint's measures of the state, where it is one */
+            if (!mb[k].failed && mb[k].ci < mb[k].nck && mb[k].cks[mb[k].ci] == t)
+                group_checkpoint(&G, &mb[k], t);
     }
-    if (!refbad)
-        redo = refck_note(chk, rk);
-    vref_ddcheck_free(chk);
-    for (int k = 0; k < n; k++) {
-        if (refbad && !mb[k].failed)
-            mb[k].failed = 1, mb[k].err = refwhy;
-        vla_engine_free(mb[k].m);
-        free(mb[k].tm.o);
-        free(mb[k].tm.seen);
-    }
-    vla_engine_free(ref);
-    vla_engine_free(raw);
-    free(trr.o);
-    free(trr.seen);
-    vla_inputs_free(&in);
-    free(x);
-    free(y);
-    free(lam);
-    free(tr.o);
-    free(tr.seen);
+    if (!G.refbad)
+        redo = refck_note(G.chk, rk);
+    group_free(&G);
     return redo;
 }
 
