@@ -686,15 +686,9 @@ static void report_gp(FILE *f, const char *png, const char *dat, const vla_cli *
     fprintf(f, "unset multiplot\n");
 }
 
-static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, const row_t *rows,
-                        int nrows, long nck, const char *files, const char *outname)
+/* the figure's data, one block per row that ran, the worst head at each checkpoint, into dat */
+static int report_dat(const char *dat, const vla_cli *c, const row_t *rows, int nrows)
 {
-    char path[4200], dat[4200], png[4200], gp[4200];
-    snprintf(path, sizeof path, "%s.md", prefix);
-    snprintf(dat, sizeof dat, "%s-errors.dat", prefix);
-    snprintf(png, sizeof png, "%s.png", prefix);
-    snprintf(gp, sizeof gp, "%s.gp", prefix);
-    /* the figure's data: one block per row that ran, the worst head at each checkpoint */
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -718,11 +712,18 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
         if (fclose(f))
             free(text), text = NULL;
     }
-    if (report_write(dat, text, len))
-        return 1;
-    /* the script as written beside the report draws into PREFIX.png; the one run now draws into a
-     * temporary beside it, renamed onto it once drawn */
-    text = NULL;
+    return report_write(dat, text, len);
+}
+
+/* the figure's script into gp, drawing into png, and the figure drawn: the script run now draws
+ * into a temporary beside png, renamed onto it once drawn. *fig: whether it was; 1 when the
+ * script could not be written */
+static int report_figure(const char *gp, const char *png, const char *dat, const vla_cli *c,
+                         const row_t *rows, int nrows, int *fig)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
     if ((f = open_memstream(&text, &len))) {
         report_gp(f, png, dat, c, rows, nrows);
         if (fclose(f))
@@ -733,25 +734,29 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
     char *target = NULL, *tmp = NULL;
     const char *kind;
     FILE *tf = NULL;
-    int fig = vla_file_target(png, &target, &kind) == 0 && (tmp = vla_file_tmp_name(target)) &&
-              (tf = vla_file_create(tmp)) && (f = open_memstream(&text, &len));
+    *fig = vla_file_target(png, &target, &kind) == 0 && (tmp = vla_file_tmp_name(target)) &&
+           (tf = vla_file_create(tmp)) && (f = open_memstream(&text, &len));
     if (tf)
         fclose(tf);
-    if (fig) {
+    if (*fig) {
         report_gp(f, tmp, dat, c, rows, nrows);
         fclose(f);
-        fig = vla_gnuplot(text, len, 1) == 0 && vla_file_replace(tmp, target, &kind) == 0;
+        *fig = vla_gnuplot(text, len, 1) == 0 && vla_file_replace(tmp, target, &kind) == 0;
         free(text);
     }
-    if (tmp && !fig)
+    if (tmp && !*fig)
         unlink(tmp);
     free(tmp);
     free(target);
-    if (!fig)
+    if (!*fig)
         fprintf(stderr, "vla-check: warning: gnuplot could not draw %s (is gnuplot installed?); "
                         "the report goes without its figure\n", png);
-    if (!(f = open_memstream(&text, &len)))
-        return report_write(path, NULL, 0);
+    return 0;
+}
+
+/* the report's opening: what was run and what a row's numbers are */
+static void report_intro(FILE *f, const vla_cli *c, const opts_t *o, long nck, const char *files)
+{
     fprintf(f, "# vla-check: ");
     md_text(f, c->stream);
     fprintf(f, "\n\n%d heads x %ld steps, d = %d, dv = %d; ", c->runs, c->steps, c->cfg.d,
@@ -780,6 +785,12 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
                "judges a kernel's read-outs against the inputs as given, the inputs' rounding "
                "beside them.\n\n",
             c->ref_bits, nck, OWIN, o->threshold);
+}
+
+/* the report's table, a line per row that ran, and its causes: those of the rows, and the rows
+ * that did not run */
+static void report_rows(FILE *f, const row_t *rows, int nrows)
+{
     fprintf(f, "| model | precision | way | form | S 1e-3 | S 1e-1 | S 1 | A 1e-3 | A 1e-1 | A 1 | "
                "o 1e-3 | o 1e-1 | o 1 | max err S | max err o | non-finite | o = 0 | A not PD | "
                "stagnation | guards | window o | window o, inputs unrounded | verdict |\n|");
@@ -820,6 +831,27 @@ static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, c
         }
     if (!any)
         fprintf(f, "Nothing to report: every row stayed finite and under every threshold.\n");
+}
+
+/* PREFIX.md, PREFIX.png (by gnuplot, where it draws), PREFIX-errors.dat and PREFIX.gp */
+static int write_report(const char *prefix, const vla_cli *c, const opts_t *o, const row_t *rows,
+                        int nrows, long nck, const char *files, const char *outname)
+{
+    char path[4200], dat[4200], png[4200], gp[4200];
+    snprintf(path, sizeof path, "%s.md", prefix);
+    snprintf(dat, sizeof dat, "%s-errors.dat", prefix);
+    snprintf(png, sizeof png, "%s.png", prefix);
+    snprintf(gp, sizeof gp, "%s.gp", prefix);
+    int fig = 0;
+    if (report_dat(dat, c, rows, nrows) || report_figure(gp, png, dat, c, rows, nrows, &fig))
+        return 1;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return report_write(path, NULL, 0);
+    report_intro(f, c, o, nck, files);
+    report_rows(f, rows, nrows);
     if (fig) {
         fprintf(f, "\n## The read-out's error\n\n![the read-out's error against t](");
         md_link(f, md_base(png));
