@@ -1187,52 +1187,423 @@ static int unmeasured(vla_engine *m, const long *ci, const long *cks, long nck, 
     return 0;
 }
 
+/* what vla_drive's steps share: the command, the engines, each run's rows and accumulator, its
+ * checkpoints, what the summary says of it, the checkpoint file */
+typedef struct {
+    const vla_cli *c;
+    const vla_cli_spec *spec;
+    const vla_driver *drv;
+    vla_dat *out;
+    double every; /* VLA_CHECKPOINT_SECONDS */
+    int ncol, nr, files;
+    size_t nbuf;  /* a measure's buffer: the largest state array */
+    long nck;
+    long *cks;    /* the checkpoint steps */
+    long *ci;     /* each run's next checkpoint */
+    vla_rows *rows;
+    void **acc;
+    /* the first checkpoint step at which a run's state (or its reference's: inf_ref) was not
+     * finite; its first read-out exactly 0 (vla_cli_zero_readout; zero_den: because its
+     * denominator overflowed, at zero_n steps, the model's count) */
+    long *inf_at, *zero_at, *zero_n;
+    char *inf_ref, *zero_den;
+    vla_engine *m, *ref;
+    step_ctx sc;
+    char *key;
+    ckpt_ctx kc;
+    ckpt_file kf;
+    long tmin; /* the step every run has reached */
+    int interrupted, unsaved, kept, first_kept, save_failed;
+} drive_t;
+
+/* the runs' arrays: 0, or 1 out of memory */
+static int drive_alloc(drive_t *D)
+{
+    const int nr = D->nr;
+    D->cks = malloc((size_t)(D->nck > 0 ? D->nck : 1) * sizeof *D->cks);
+    D->ci = calloc(nr, sizeof *D->ci);
+    D->rows = calloc(nr, sizeof *D->rows);
+    D->acc = calloc(nr, sizeof *D->acc);
+    D->inf_at = calloc(nr, sizeof *D->inf_at);
+    D->inf_ref = calloc(nr, 1);
+    D->zero_at = calloc(nr, sizeof *D->zero_at);
+    D->zero_den = calloc(nr, 1);
+    D->zero_n = calloc(nr, sizeof *D->zero_n);
+    int ok = D->cks && D->ci && D->rows && D->acc && D->inf_at && D->inf_ref && D->zero_at &&
+             D->zero_den && D->zero_n;
+    for (int h = 0; ok && h < nr; h++) {
+        D->rows[h].ncol = D->ncol;
+        ok = (D->acc[h] = calloc(1, D->drv->acc_size ? D->drv->acc_size : 1)) != NULL;
+    }
+    return !ok;
+}
+
+/* the checkpoint steps (a chunk form's rounded down to multiples of C), the model's engine and its
+ * reference's: 0, or 1 with the reason in err */
+static int drive_engines(drive_t *D, vla_error *err)
+{
+    const vla_cli *c = D->c;
+    vla_checkpoints(c->steps, c->per_decade, D->cks, D->nck);
+    D->nck = vla_checkpoints_form(&c->cfg, D->cks, D->nck);
+    vla_engine_spec sp, rs;
+    vla_cli_engine_spec(c, &c->cfg, &sp);
+    sp.stream_steps = c->steps; /* (a trace is read that far, and no further) */
+    if (D->drv->on_step) {
+        sp.on_step = on_step;
+        sp.ctx = &D->sc;
+        sp.taps = D->drv->taps;
+    }
+    return !(vla_engine_new(&D->m, &sp, err) == 0 &&
+             (vla_cli_ref_spec(c, &sp, &rs) || vla_engine_new(&D->ref, &rs, err) == 0));
+}
+
+/* what did not resume, said in one line a kind: file is ckpt_load's verdict on the file, got[h]
+ * each run's (set to the file's where the file is not CK_OK) */
+static void resume_said(const drive_t *D, int file, int *got, const vla_error *fwhy,
+                        const vla_error *first_bad)
+{
+    const char *prog = D->spec->prog, *out = D->c->out;
+    const int nr = D->nr;
+    int nbad = 0, nmiss = 0, bad1 = -1, miss1 = -1;
+    for (int h = 0; h < nr; h++) {
+        got[h] = file == CK_OK ? got[h] : file;
+        if (got[h] == CK_DAMAGED && !nbad++)
+            bad1 = h;
+        if (got[h] == CK_MISSING && !nmiss++)
+            miss1 = h;
+    }
+    const char *all = nr == 1 ? "head 0" : "every head";
+    char older[600];
+    snprintf(older, sizeof older, "%s.ckpt.0", out);
+    struct stat so;
+    const int old = file == CK_MISSING && stat(older, &so) == 0;
+    if (file == CK_DAMAGED)
+        fprintf(stderr, "%s: warning: %s.ckpt is damaged (%s): %s starts over from step 0\n",
+                prog, out, vla_error_msg(fwhy), all);
+    else if (file == CK_MISSING)
+        fprintf(stderr, "%s: note: no checkpoint %s.ckpt%s%s%s: %s starts from step 0\n",
+                prog, out, old ? " (" : "", old ? older : "",
+                old ? " is one of an older vlastab, one file a head, which this one does not "
+                      "read)"
+                    : "", all);
+    else if (nbad == 1)
+        fprintf(stderr, "%s: warning: %s.ckpt: the checkpoint of head %d is damaged (%s): "
+                        "head %d starts over from step 0\n", prog, out, bad1,
+                vla_error_msg(first_bad), bad1);
+    else if (nbad)
+        fprintf(stderr, "%s: warning: %s.ckpt: the checkpoints of %d heads are damaged (the "
+                        "first, head %d: %s): they start over from step 0\n", prog,
+                out, nbad, bad1, vla_error_msg(first_bad));
+    if (file == CK_OK && nmiss)
+        fprintf(stderr, "%s: note: %s.ckpt holds no checkpoint of %d head%s (the first: head "
+                        "%d): %s from step 0\n", prog, out, nmiss,
+                nmiss == 1 ? "" : "s", miss1, nmiss == 1 ? "it starts" : "they start");
+}
+
+/* the runs that did not resume, from the start: with --resume, their partial state dropped and
+ * their engines restored from m0 and r0 (the engines as made, save_all); each one's init. The
+ * status */
+static int runs_start(drive_t *D, const int *got, FILE *m0, FILE *r0)
+{
+    const vla_cli *c = D->c;
+    const vla_driver *drv = D->drv;
+    int status = 0;
+    for (int h = 0; h < D->nr && !status; h++) {
+        vla_run r = {D->m, D->ref, h, 0};
+        if (got[h] == CK_OK && c->resume)
+            continue;
+        if (c->resume) { /* no usable checkpoint: start over, keep nothing partial */
+            D->rows[h].n = 0;
+            D->ci[h] = 0;
+            memset(D->acc[h], 0, drv->acc_size); /* a failed load may have filled part of it */
+            D->inf_at[h] = D->zero_at[h] = D->zero_n[h] = 0;
+            D->inf_ref[h] = D->zero_den[h] = 0;
+            int bad = !m0 || restore(D->m, m0, h) != 0 ||
+                      (D->ref && (!r0 || restore(D->ref, r0, h) != 0));
+            if (bad) {
+                fprintf(stderr, "%s: head %d: cannot start over from a damaged checkpoint\n",
+                        D->spec->prog, h);
+                status = 1;
+            }
+        }
+        int e = !status && drv->init ? drv->init(&r, D->acc[h], drv->ctx) : 0;
+        if (e) {
+            fprintf(stderr, "%s: head %d: %s\n", D->spec->prog, h, vla_strerror(e));
+            status = 1;
+        }
+    }
+    return status;
+}
+
+/* each run from its checkpoint, or from the start; a checkpoint of another run is refused
+ * before anything is written, and kept. The status */
+static int drive_resume(drive_t *D)
+{
+    const vla_cli *c = D->c;
+    const int nr = D->nr;
+    FILE *m0 = c->resume ? save_all(D->m) : NULL, *r0 = c->resume ? save_all(D->ref) : NULL;
+    int *got = calloc(nr, sizeof *got), status;
+    vla_error fwhy = {0}, first_bad = {0};
+    int file = !got ? -1 : c->resume ? ckpt_load(&D->kf, got, &first_bad, &fwhy) : CK_MISSING;
+    if (file < 0) {
+        fprintf(stderr, "%s: out of memory\n", D->spec->prog);
+        status = 1;
+    } else {
+        status = ckpt_refused(D->spec->prog, c->out, file, &fwhy);
+    }
+    if (!status && file >= 0 && c->resume)
+        resume_said(D, file, got, &fwhy, &first_bad);
+    if (!status)
+        status = runs_start(D, got, m0, r0);
+    free(got);
+    if (m0)
+        fclose(m0);
+    if (r0)
+        fclose(r0);
+    D->tmin = c->steps;
+    for (int h = 0; h < nr; h++) {
+        long t = vla_engine_t(D->m, h);
+        D->tmin = t < D->tmin ? t : D->tmin;
+    }
+    return status;
+}
+
+/* run h's checkpoint at step to: the program's measures, then whether its state (or its
+ * reference's) went non-finite and its read-out to exactly 0. 0, or the measures' error */
+static int measure_run(drive_t *D, int h, long to)
+{
+    vla_engine *m = D->m, *ref = D->ref;
+    D->ci[h]++;
+    vla_run r = {m, ref, h, to};
+    double *buf = malloc(D->nbuf * sizeof *buf);
+    int e = buf ? D->drv->on_checkpoint(&r, D->acc[h], &D->rows[h], D->drv->ctx) : VLA_ENOMEM;
+    if (e) {
+        free(buf);
+        return e;
+    }
+    /* an overflow is a result, but it must not pass unsaid (the warning below) */
+    if (!D->inf_at[h] && !vla_cli_run_finite(m, h, buf))
+        D->inf_at[h] = to;
+    else if (!D->inf_at[h] && ref && !vla_cli_run_finite(ref, h, buf))
+        D->inf_at[h] = to, D->inf_ref[h] = 1;
+    /* a read-out exactly 0: its denominator's overflow, which the model counts with its step (no
+     * reference needed; in a state that is not finite, the warning of that says it), else one
+     * that the reference's is not */
+    vla_counts cn;
+    const int counted = vla_engine_counts(m, h, &cn) == 0;
+    if (!D->zero_at[h] && !D->inf_at[h] && counted && cn.den_inf)
+        D->zero_at[h] = cn.den_inf_t, D->zero_den[h] = 1;
+    else if (!D->zero_at[h] && vla_cli_zero_readout(m, ref, h, buf))
+        D->zero_at[h] = to;
+    if (D->zero_den[h] && counted)
+        D->zero_n[h] = cn.den_inf;
+    free(buf);
+    return 0;
+}
+
+/* the checkpoint at step to of every run that is there, in parallel: 0, or 1 after a failed
+ * run's reason */
+static int measure_runs(drive_t *D, long to)
+{
+    int bad = 0;
+    /* no more threads than runs: libgomp crashes when asked for 100000 (OMP_NUM_THREADS) */
+    const int nth = vla_cli_threads() < D->nr ? vla_cli_threads() : D->nr;
+    (void)nth;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bad) num_threads(nth)
+#endif
+    for (int h = 0; h < D->nr; h++) {
+        if (!(D->ci[h] < D->nck && D->cks[D->ci[h]] == to && vla_engine_t(D->m, h) == to))
+            continue;
+        int e = measure_run(D, h, to);
+        if (e) {
+#ifdef _OPENMP
+#pragma omp critical(drive_err)
+#endif
+            fprintf(stderr, "%s: head %d, step %ld: %s\n", D->spec->prog, h, to, vla_strerror(e));
+            bad++;
+        }
+    }
+    return bad ? 1 : 0;
+}
+
+/* the runs advanced from checkpoint to checkpoint in slices of about a second, each checkpoint
+ * measured, the checkpoint file written every `every` seconds and at a stop, unless status (the
+ * resume's) is already a failure. The status */
+static int drive_loop(drive_t *D, int status)
+{
+    const vla_cli *c = D->c;
+    const double every = D->every;
+    const int nr = D->nr;
+    vla_progress prog;
+    vla_progress_start(&prog, c->steps * nr, "head-steps");
+    double last_save = vla_cli_now();
+    long slice = every == 0 ? 1024 : 64; /* steps per slice: grows to about a second */
+    /* (and once more at the end when a checkpoint at tmin is unmeasured: a stop inside the
+     * last slice leaves the runs at the last step, whose rows a --resume must still measure) */
+    while (!status && (D->tmin < c->steps || unmeasured(D->m, D->ci, D->cks, D->nck, nr, D->tmin))) {
+        long next = c->steps, tmin = D->tmin;
+        for (int h = 0; h < nr; h++)
+            if (D->ci[h] < D->nck && D->cks[D->ci[h]] < next)
+                next = D->cks[D->ci[h]];
+        long to = tmin + slice < next ? tmin + slice : next;
+        if (to < next && vla_form_pending(&c->cfg, 1)) { /* (a slice of whole chunks) */
+            long C = c->cfg.chunk;
+            to = to / C * C > tmin ? to / C * C : tmin + C < next ? tmin + C : next;
+        }
+        double t0 = vla_cli_now();
+        int e = vla_engine_advance(D->m, to);
+        if (!e && D->ref)
+            e = vla_engine_advance(D->ref, to);
+        if (e == VLA_EINTR) {
+            D->interrupted = 1;
+        } else if (e) {
+            /* "head H, step T: reason", of the model or of its reference */
+            fprintf(stderr, "%s: %s\n", D->spec->prog,
+                    vla_error_msg(vla_engine_error(vla_engine_error(D->m)->code ? D->m : D->ref)));
+            status = 1;
+            break;
+        }
+        if (!D->interrupted && every > 0) { /* the next slice: about a second, at most `every` */
+            /* (not below 10 ms: VLA_CHECKPOINT_SECONDS=1e-300 made slices of one step, each
+             * followed by a checkpoint, 50 steps a second) */
+            double dt = vla_cli_now() - t0, want = every < 0.01 ? 0.01 : every < 1 ? every : 1;
+            long s = dt > 0 ? (long)((to - tmin) * want / dt) : 2 * slice;
+            slice = s < 1 ? 1 : s > 2 * slice ? 2 * slice : s;
+        }
+        if (!D->interrupted) {
+            D->tmin = to;
+            status = measure_runs(D, to);
+            vla_progress_update(&prog, D->tmin * nr);
+        }
+        if (D->files && !status && (D->interrupted || vla_cli_now() - last_save >= every)) {
+            vla_error why;
+            if (ckpt_save(&D->kf, &D->kept, &D->first_kept, &why)) {
+                /* said once, not every VLA_CHECKPOINT_SECONDS */
+                if (!D->save_failed++ || D->interrupted)
+                    fprintf(stderr, "%s: cannot write checkpoint %s.ckpt: %s\n", D->spec->prog,
+                            c->out, vla_error_msg(&why));
+                D->unsaved = D->interrupted;
+            }
+            last_save = vla_cli_now();
+        }
+        if (D->interrupted)
+            break;
+    }
+    vla_progress_end(&prog);
+    return status;
+}
+
+/* the runs' non-finite states and a failed solve, said (a failed solve is a result too: said in
+ * the table's header and on stderr, with the step and the value of the first failure); *solver:
+ * the solver's header line in shead */
+static void drive_warnings(const drive_t *D, int status, int *solver, char *shead, size_t len)
+{
+    const char *prog = D->spec->prog;
+    const int nr = D->nr;
+    int ninf = 0, first = -1; /* the run that went non-finite first, as the summary names it */
+    for (int h = 0; h < nr; h++)
+        if (D->inf_at[h] && (ninf++ == 0 || D->inf_at[h] < D->inf_at[first]))
+            first = h;
+    vla_error swarn = {0};
+    *solver = !status && !D->interrupted && vla_cli_solver_report(D->m, shead, len, &swarn);
+    const char *state = first >= 0 && D->inf_ref[first] ? "the state of the reference"
+                                                         : "the state of the model";
+    if (swarn.code && ninf) { /* one line: the failure, then the non-finite state it led to */
+        char text[600];
+        nonfinite_text(text, sizeof text, state, ninf, nr, first, D->inf_at[first],
+                       "checked at the table's steps", "its rows carry inf or nan from there on");
+        fprintf(stderr, "%s: warning: %s; %s\n", prog, vla_error_msg(&swarn), text);
+        if (D->out)
+            vla_dat_meta(D->out, "nonfinite", "%s", text);
+    } else if (swarn.code) {
+        fprintf(stderr, "%s: warning: %s\n", prog, vla_error_msg(&swarn));
+    } else if (ninf && !status && !D->interrupted) {
+        vla_cli_nonfinite(D->out, prog, state, ninf, nr, first, D->inf_at[first],
+                          "checked at the table's steps", "its rows carry inf or nan from there on");
+    }
+}
+
+/* a stop, said: where the checkpoints are, or why none */
+static void interrupted_said(const drive_t *D)
+{
+    const char *prog = D->spec->prog, *out = D->c->out;
+    if (!D->files)
+        fprintf(stderr, "%s: interrupted (signal %d); nothing saved: checkpoints need --out "
+                        "naming a regular file.\n", prog, (int)vla_cli_stop);
+    else if (D->unsaved)
+        fprintf(stderr, "%s: interrupted (signal %d); the checkpoint could not be written "
+                        "beside %s. --resume continues from the last one written.\n",
+                prog, (int)vla_cli_stop, out);
+    else if (D->kept)
+        fprintf(stderr, "%s: interrupted (signal %d) within a step of the exact reference, "
+                        "given up: %d head(s) (the first: head %d) keep the checkpoint "
+                        "written before, if any, and resume from there; the other %d "
+                        "written beside %s. Resume with the same command and --resume.\n",
+                prog, (int)vla_cli_stop, D->kept, D->first_kept, D->nr - D->kept, out);
+    else
+        fprintf(stderr, "%s: interrupted (signal %d); checkpoints written beside %s. Resume "
+                        "with the same command and --resume.\n",
+                prog, (int)vla_cli_stop, out);
+}
+
+/* the table: the solver's line, the summary, one block per run */
+static void drive_table(const drive_t *D, int solver, const char *shead)
+{
+    vla_dat *out = D->out;
+    if (solver)
+        vla_dat_meta(out, "solver", "%s", shead);
+    vla_cli_summary(D->spec->prog, D->c, D->drv->columns, D->rows, D->inf_at, D->zero_at,
+                    D->zero_den, D->zero_n, out);
+    vla_dat_columns(out, D->drv->columns);
+    for (int h = 0; h < D->nr; h++) {
+        if (h)
+            vla_dat_block(out);
+        for (long i = 0; i < D->rows[h].n; i++)
+            vla_dat_row(out, D->rows[h].v + (size_t)i * D->ncol, D->ncol);
+    }
+    if (D->files)
+        ckpt_remove_at_exit(D->c->out);
+}
+
+/* what vla_drive made, freed; its status */
+static int drive_free(drive_t *D, int status)
+{
+    free(D->key);
+    vla_engine_free(D->m);
+    vla_engine_free(D->ref);
+    for (int h = 0; D->rows && D->acc && h < D->nr; h++) {
+        free(D->rows[h].v);
+        free(D->acc[h]);
+    }
+    free(D->rows);
+    free(D->acc);
+    free(D->cks);
+    free(D->ci);
+    free(D->inf_at);
+    free(D->inf_ref);
+    free(D->zero_at);
+    free(D->zero_den);
+    free(D->zero_n);
+    return status;
+}
+
 int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv, vla_dat *out)
 {
-    double every;
-    if (ckpt_every(spec->prog, &every))
+    drive_t D = {.c = c, .spec = spec, .drv = drv, .out = out, .first_kept = -1};
+    if (ckpt_every(spec->prog, &D.every))
         return 2;
-    const int ncol = count_columns(drv->columns), nr = c->runs, files = ckpt_beside(c->out);
-    long nck = vla_checkpoints(c->steps, c->per_decade, NULL, 0);
-    long *cks = malloc((size_t)(nck > 0 ? nck : 1) * sizeof *cks);
-    long *ci = calloc(nr, sizeof *ci); /* each run's next checkpoint */
-    vla_rows *rows = calloc(nr, sizeof *rows);
-    void **acc = calloc(nr, sizeof *acc);
-    /* the first checkpoint step at which a run's state (or its reference's) was not finite */
-    long *inf_at = calloc(nr, sizeof *inf_at);
-    char *inf_ref = calloc(nr, 1);
-    long *zero_at = calloc(nr, sizeof *zero_at); /* ... a read-out exactly 0 (vla_cli_zero_readout) */
-    char *zero_den = calloc(nr, 1);              /* ... because its denominator overflowed */
-    long *zero_n = calloc(nr, sizeof *zero_n);   /* ... at that many steps (the model's count) */
-    const size_t nbuf = (size_t)c->cfg.d * (c->cfg.d > c->cfg.dv ? c->cfg.d : c->cfg.dv);
-    int ok = cks && ci && rows && acc && inf_at && inf_ref && zero_at && zero_den && zero_n;
-    for (int h = 0; ok && h < nr; h++) {
-        rows[h].ncol = ncol;
-        ok = (acc[h] = calloc(1, drv->acc_size ? drv->acc_size : 1)) != NULL;
-    }
-    vla_engine *m = NULL, *ref = NULL;
-    char *key = NULL;
+    D.ncol = count_columns(drv->columns), D.nr = c->runs, D.files = ckpt_beside(c->out);
+    D.nck = vla_checkpoints(c->steps, c->per_decade, NULL, 0);
+    D.nbuf = (size_t)c->cfg.d * (c->cfg.d > c->cfg.dv ? c->cfg.d : c->cfg.dv);
+    const int nr = D.nr;
     int status = 0;
     vla_error err = {VLA_ENOMEM, "out of memory"};
-    step_ctx sc = {drv, acc};
-    if (ok) {
-        vla_checkpoints(c->steps, c->per_decade, cks, nck);
-        nck = vla_checkpoints_form(&c->cfg, cks, nck);
-        vla_engine_spec sp, rs;
-        vla_cli_engine_spec(c, &c->cfg, &sp);
-        sp.stream_steps = c->steps; /* (a trace is read that far, and no further) */
-        if (drv->on_step) {
-            sp.on_step = on_step;
-            sp.ctx = &sc;
-            sp.taps = drv->taps;
-        }
-        ok = vla_engine_new(&m, &sp, &err) == 0 &&
-             (vla_cli_ref_spec(c, &sp, &rs) || vla_engine_new(&ref, &rs, &err) == 0);
-    }
-    if (!ok) {
+    int bad = drive_alloc(&D);
+    D.sc = (step_ctx){drv, D.acc};
+    if (bad || drive_engines(&D, &err)) {
         fprintf(stderr, "%s: %s\n", spec->prog, vla_error_msg(&err));
-        status = 1;
-        goto done;
+        return drive_free(&D, 1);
     }
     vla_cli_signals();
     int lw = strcmp(c->backend, "lanes") ? 0 : vla_cuda_lanes_width(c->cfg.prec);
@@ -1242,272 +1613,25 @@ int vla_drive(const vla_cli *c, const vla_cli_spec *spec, const vla_driver *drv,
                 spec->prog, lw, nr, (nr + lw - 1) / lw * lw - nr, (nr + lw - 1) / lw * lw);
     char accl[40];
     snprintf(accl, sizeof accl, "accumulator=%zu\n", drv->acc_size);
-    key = files ? ckpt_key(c, spec, drv->columns, accl, &status) : NULL;
-    ckpt_ctx kc = {c, drv, m, ref, acc, rows, ci, cks, nck, inf_at, zero_at, zero_n, inf_ref,
-                   zero_den};
-    ckpt_file kf = {c->out, files ? key : "", nr, 16, 0, ckpt_record, ckpt_parse_run, &kc};
-    if (!kf.key) /* (said) */
-        goto done;
-    kf.rec_max = 8 + vla_engine_save_max(m) + (ref ? vla_engine_save_max(ref) : 0) +
-                 (long)drv->acc_size + 8 + nck * ncol * 8 + CKPT_MARKS * 8;
-
-    /* each run from its checkpoint, or from the start; a checkpoint of another run is refused
-     * before anything is written, and kept */
-    FILE *m0 = c->resume ? save_all(m) : NULL, *r0 = c->resume ? save_all(ref) : NULL;
-    int *got = calloc(nr, sizeof *got);
-    vla_error fwhy = {0}, first_bad = {0};
-    int file = !got ? -1 : c->resume ? ckpt_load(&kf, got, &first_bad, &fwhy) : CK_MISSING;
-    if (file < 0) {
-        fprintf(stderr, "%s: out of memory\n", spec->prog);
-        status = 1;
-    } else {
-        status = ckpt_refused(spec->prog, c->out, file, &fwhy);
-    }
-    if (!status && file >= 0 && c->resume) { /* what did not resume is said, in one line a kind */
-        int nbad = 0, nmiss = 0, bad1 = -1, miss1 = -1;
-        for (int h = 0; h < nr; h++) {
-            got[h] = file == CK_OK ? got[h] : file;
-            if (got[h] == CK_DAMAGED && !nbad++)
-                bad1 = h;
-            if (got[h] == CK_MISSING && !nmiss++)
-                miss1 = h;
-        }
-        const char *all = nr == 1 ? "head 0" : "every head";
-        char older[600];
-        snprintf(older, sizeof older, "%s.ckpt.0", c->out);
-        struct stat so;
-        const int old = file == CK_MISSING && stat(older, &so) == 0;
-        if (file == CK_DAMAGED)
-            fprintf(stderr, "%s: warning: %s.ckpt is damaged (%s): %s starts over from step 0\n",
-                    spec->prog, c->out, vla_error_msg(&fwhy), all);
-        else if (file == CK_MISSING)
-            fprintf(stderr, "%s: note: no checkpoint %s.ckpt%s%s%s: %s starts from step 0\n",
-                    spec->prog, c->out, old ? " (" : "", old ? older : "",
-                    old ? " is one of an older vlastab, one file a head, which this one does not "
-                          "read)"
-                        : "", all);
-        else if (nbad == 1)
-            fprintf(stderr, "%s: warning: %s.ckpt: the checkpoint of head %d is damaged (%s): "
-                            "head %d starts over from step 0\n", spec->prog, c->out, bad1,
-                    vla_error_msg(&first_bad), bad1);
-        else if (nbad)
-            fprintf(stderr, "%s: warning: %s.ckpt: the checkpoints of %d heads are damaged (the "
-                            "first, head %d: %s): they start over from step 0\n", spec->prog,
-                    c->out, nbad, bad1, vla_error_msg(&first_bad));
-        if (file == CK_OK && nmiss)
-            fprintf(stderr, "%s: note: %s.ckpt holds no checkpoint of %d head%s (the first: head "
-                            "%d): %s from step 0\n", spec->prog, c->out, nmiss,
-                    nmiss == 1 ? "" : "s", miss1, nmiss == 1 ? "it starts" : "they start");
-    }
-    for (int h = 0; h < nr && !status; h++) {
-        vla_run r = {m, ref, h, 0};
-        if (got[h] == CK_OK && c->resume)
-            continue;
-        if (c->resume) { /* no usable checkpoint: start over, keep nothing partial */
-            rows[h].n = 0;
-            ci[h] = 0;
-            memset(acc[h], 0, drv->acc_size); /* a failed load may have filled part of it */
-            inf_at[h] = zero_at[h] = zero_n[h] = 0;
-            inf_ref[h] = zero_den[h] = 0;
-            int bad = !m0 || restore(m, m0, h) != 0 || (ref && (!r0 || restore(ref, r0, h) != 0));
-            if (bad) {
-                fprintf(stderr, "%s: head %d: cannot start over from a damaged checkpoint\n",
-                        spec->prog, h);
-                status = 1;
-            }
-        }
-        int e = !status && drv->init ? drv->init(&r, acc[h], drv->ctx) : 0;
-        if (e) {
-            fprintf(stderr, "%s: head %d: %s\n", spec->prog, h, vla_strerror(e));
-            status = 1;
-        }
-    }
-    free(got);
-    if (m0)
-        fclose(m0);
-    if (r0)
-        fclose(r0);
-    long tmin = c->steps;
-    for (int h = 0; h < nr; h++) {
-        long t = vla_engine_t(m, h);
-        tmin = t < tmin ? t : tmin;
-    }
-
-    vla_progress prog;
-    vla_progress_start(&prog, c->steps * nr, "head-steps");
-    double last_save = vla_cli_now();
-    long slice = every == 0 ? 1024 : 64; /* steps per slice: grows to about a second */
-    int interrupted = 0, unsaved = 0, kept = 0, first_kept = -1, save_failed = 0;
-    /* no more threads than runs: libgomp crashes when asked for 100000 (OMP_NUM_THREADS) */
-    const int nth = vla_cli_threads() < nr ? vla_cli_threads() : nr;
-    (void)nth;
-    /* (and once more at the end when a checkpoint at tmin is unmeasured: a stop inside the
-     * last slice leaves the runs at the last step, whose rows a --resume must still measure) */
-    while (!status && (tmin < c->steps || unmeasured(m, ci, cks, nck, nr, tmin))) {
-        long next = c->steps;
-        for (int h = 0; h < nr; h++)
-            if (ci[h] < nck && cks[ci[h]] < next)
-                next = cks[ci[h]];
-        long to = tmin + slice < next ? tmin + slice : next;
-        if (to < next && vla_form_pending(&c->cfg, 1)) { /* (a slice of whole chunks) */
-            long C = c->cfg.chunk;
-            to = to / C * C > tmin ? to / C * C : tmin + C < next ? tmin + C : next;
-        }
-        double t0 = vla_cli_now();
-        int e = vla_engine_advance(m, to);
-        if (!e && ref)
-            e = vla_engine_advance(ref, to);
-        if (e == VLA_EINTR) {
-            interrupted = 1;
-        } else if (e) {
-            /* "head H, step T: reason", of the model or of its reference */
-            fprintf(stderr, "%s: %s\n", spec->prog,
-                    vla_error_msg(vla_engine_error(vla_engine_error(m)->code ? m : ref)));
-            status = 1;
-            break;
-        }
-        if (!interrupted && every > 0) { /* the next slice: about a second, at most `every` */
-            /* (not below 10 ms: VLA_CHECKPOINT_SECONDS=1e-300 made slices of one step, each
-             * followed by a checkpoint, 50 steps a second) */
-            double dt = vla_cli_now() - t0, want = every < 0.01 ? 0.01 : every < 1 ? every : 1;
-            long s = dt > 0 ? (long)((to - tmin) * want / dt) : 2 * slice;
-            slice = s < 1 ? 1 : s > 2 * slice ? 2 * slice : s;
-        }
-        if (!interrupted) {
-            tmin = to;
-            /* the checkpoint of every run that is there: the program's measures, in parallel */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : status) num_threads(nth)
-#endif
-            for (int h = 0; h < nr; h++) {
-                if (!(ci[h] < nck && cks[ci[h]] == to && vla_engine_t(m, h) == to))
-                    continue;
-                ci[h]++;
-                vla_run r = {m, ref, h, to};
-                double *buf = malloc(nbuf * sizeof *buf);
-                int e2 = buf ? drv->on_checkpoint(&r, acc[h], &rows[h], drv->ctx) : VLA_ENOMEM;
-                if (e2) {
-                    free(buf);
-#ifdef _OPENMP
-#pragma omp critical(drive_err)
-#endif
-                    fprintf(stderr, "%s: head %d, step %ld: %s\n", spec->prog, h, to,
-                            vla_strerror(e2));
-                    status++;
-                    continue;
-                }
-                /* an overflow is a result, but it must not pass unsaid (the warning below) */
-                if (!inf_at[h] && !vla_cli_run_finite(m, h, buf))
-                    inf_at[h] = to;
-                else if (!inf_at[h] && ref && !vla_cli_run_finite(ref, h, buf))
-                    inf_at[h] = to, inf_ref[h] = 1;
-                /* a read-out exactly 0: its denominator's overflow, which the model counts
-                 * with its step (no reference needed; in a state that is not finite, the warning
-                 * of that says it), else one that the reference's is not */
-                vla_counts cn;
-                const int counted = vla_engine_counts(m, h, &cn) == 0;
-                if (!zero_at[h] && !inf_at[h] && counted && cn.den_inf)
-                    zero_at[h] = cn.den_inf_t, zero_den[h] = 1;
-                else if (!zero_at[h] && vla_cli_zero_readout(m, ref, h, buf))
-                    zero_at[h] = to;
-                if (zero_den[h] && counted)
-                    zero_n[h] = cn.den_inf;
-                free(buf);
-            }
-            status = status ? 1 : 0;
-            vla_progress_update(&prog, tmin * nr);
-        }
-        if (files && !status && (interrupted || vla_cli_now() - last_save >= every)) {
-            vla_error why;
-            if (ckpt_save(&kf, &kept, &first_kept, &why)) {
-                /* said once, not every VLA_CHECKPOINT_SECONDS */
-                if (!save_failed++ || interrupted)
-                    fprintf(stderr, "%s: cannot write checkpoint %s.ckpt: %s\n", spec->prog,
-                            c->out, vla_error_msg(&why));
-                unsaved = interrupted;
-            }
-            last_save = vla_cli_now();
-        }
-        if (interrupted)
-            break;
-    }
-    vla_progress_end(&prog);
-
-    int ninf = 0, first = -1; /* the run that went non-finite first, as the summary names it */
-    for (int h = 0; h < nr; h++)
-        if (inf_at[h] && (ninf++ == 0 || inf_at[h] < inf_at[first]))
-            first = h;
-    /* a failed solve is a result too: said in the table's header and on stderr, with the
-     * step and the value of the first failure */
+    D.key = D.files ? ckpt_key(c, spec, drv->columns, accl, &status) : NULL;
+    D.kc = (ckpt_ctx){c, drv, D.m, D.ref, D.acc, D.rows, D.ci, D.cks, D.nck, D.inf_at, D.zero_at,
+                      D.zero_n, D.inf_ref, D.zero_den};
+    D.kf = (ckpt_file){c->out, D.files ? D.key : "", nr, 16, 0, ckpt_record, ckpt_parse_run, &D.kc};
+    if (!D.kf.key) /* (said) */
+        return drive_free(&D, status);
+    D.kf.rec_max = 8 + vla_engine_save_max(D.m) + (D.ref ? vla_engine_save_max(D.ref) : 0) +
+                   (long)drv->acc_size + 8 + D.nck * D.ncol * 8 + CKPT_MARKS * 8;
+    status = drive_loop(&D, drive_resume(&D));
     char shead[400];
-    vla_error swarn = {0};
-    int solver = !status && !interrupted && vla_cli_solver_report(m, shead, sizeof shead, &swarn);
-    const char *state = first >= 0 && inf_ref[first] ? "the state of the reference"
-                                                      : "the state of the model";
-    if (swarn.code && ninf) { /* one line: the failure, then the non-finite state it led to */
-        char text[600];
-        nonfinite_text(text, sizeof text, state, ninf, nr, first, inf_at[first],
-                       "checked at the table's steps", "its rows carry inf or nan from there on");
-        fprintf(stderr, "%s: warning: %s; %s\n", spec->prog, vla_error_msg(&swarn), text);
-        if (out)
-            vla_dat_meta(out, "nonfinite", "%s", text);
-    } else if (swarn.code) {
-        fprintf(stderr, "%s: warning: %s\n", spec->prog, vla_error_msg(&swarn));
-    } else if (ninf && !status && !interrupted) {
-        vla_cli_nonfinite(out, spec->prog, state, ninf, nr, first, inf_at[first],
-                          "checked at the table's steps", "its rows carry inf or nan from there on");
-    }
+    int solver;
+    drive_warnings(&D, status, &solver, shead, sizeof shead);
     if (status) {
         status = status == 2 || status == 3 ? status : 1;
-    } else if (interrupted) {
-        if (!files)
-            fprintf(stderr, "%s: interrupted (signal %d); nothing saved: checkpoints need --out "
-                            "naming a regular file.\n", spec->prog, (int)vla_cli_stop);
-        else if (unsaved)
-            fprintf(stderr, "%s: interrupted (signal %d); the checkpoint could not be written "
-                            "beside %s. --resume continues from the last one written.\n",
-                    spec->prog, (int)vla_cli_stop, c->out);
-        else if (kept)
-            fprintf(stderr, "%s: interrupted (signal %d) within a step of the exact reference, "
-                            "given up: %d head(s) (the first: head %d) keep the checkpoint "
-                            "written before, if any, and resume from there; the other %d "
-                            "written beside %s. Resume with the same command and --resume.\n",
-                    spec->prog, (int)vla_cli_stop, kept, first_kept, nr - kept, c->out);
-        else
-            fprintf(stderr, "%s: interrupted (signal %d); checkpoints written beside %s. Resume "
-                            "with the same command and --resume.\n",
-                    spec->prog, (int)vla_cli_stop, c->out);
+    } else if (D.interrupted) {
+        interrupted_said(&D);
         status = 3;
     } else {
-        if (solver)
-            vla_dat_meta(out, "solver", "%s", shead);
-        vla_cli_summary(spec->prog, c, drv->columns, rows, inf_at, zero_at, zero_den, zero_n, out);
-        vla_dat_columns(out, drv->columns);
-        for (int h = 0; h < nr; h++) {
-            if (h)
-                vla_dat_block(out);
-            for (long i = 0; i < rows[h].n; i++)
-                vla_dat_row(out, rows[h].v + (size_t)i * ncol, ncol);
-        }
-        if (files)
-            ckpt_remove_at_exit(c->out);
+        drive_table(&D, solver, shead);
     }
-done:
-    free(key);
-    vla_engine_free(m);
-    vla_engine_free(ref);
-    for (int h = 0; rows && acc && h < nr; h++) {
-        free(rows[h].v);
-        free(acc[h]);
-    }
-    free(rows);
-    free(acc);
-    free(cks);
-    free(ci);
-    free(inf_at);
-    free(inf_ref);
-    free(zero_at);
-    free(zero_den);
-    free(zero_n);
-    return status;
+    return drive_free(&D, status);
 }
