@@ -9,7 +9,7 @@
  *     its bytes (a run's: the next checkpoint's index, the engines' states, the accumulator, the
  *     rows); then FNV-1a of the length and the record.
  * Read back, every size is checked against what this command's runs can hold before the bytes it
- * covers are read (a checkpoint of absurd size was once hashed whole: SIGINT answered after 52 s),
+ * covers are read (hashing a checkpoint of absurd size whole answers SIGINT after 52 s),
  * a checksum before what it covers is parsed, then every field. A damaged record restarts its run
  * only (and the runs after it when its length is what was damaged: their place is lost). */
 #include "ckpt.h"

@@ -613,8 +613,8 @@ static int check_config(vla_cli *c, const vla_cli_spec *spec, int argc, char **a
     if (vla_config_check_why(&c->cfg, &why))
         vla_cli_die(spec, "the model configuration is not valid: %s", vla_error_msg(&why));
     /* A program of several models (--models) builds and checks a configuration per model, and
-     * names the one that fails; the default model's must not stand in for them ("--form chunk:256
-     * with --model vla3" was said of vla-scaling --models la) */
+     * names the one that fails; the default model's must not stand in for them (vla-scaling --models
+     * la must not hear "--form chunk:256 with --model vla3") */
     int has_models = 0, models_given = 0;
     for (const vla_cli_opt *o = spec->opts; o && o->name; o++)
         has_models |= !strcmp(o->name, "models");
