@@ -408,17 +408,19 @@ const char *vla_cli_model_src(const vla_cli *c, const char *how, int header)
     return buf;
 }
 
-void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
+/* what the first pass over the options finds: the model and d, which set the defaults that the
+ * other options then change, and the stream */
+typedef struct {
+    vla_model_kind mk;
+    int d, d_set;
+    const char *stream;
+} first_pass;
+
+/* the first pass: --help, --man and --version answered (they exit), --model, --d and --stream
+ * read */
+static first_pass parse_first(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
 {
-    vla_file_limits(); /* a write past ulimit -f is an error said, not a silent death */
-    memset(c, 0, sizeof *c);
-    c->argc = argc;
-    c->argv = argv;
-    c->many_models = spec->many_models;
-    /* the model and d set the defaults that the other options then change */
-    vla_model_kind mk = spec->default_model;
-    int d = 32, d_set = 0, dv_trace = 0;
-    const char *stream = spec->default_stream;
+    first_pass f = {spec->default_model, 32, 0, spec->default_stream};
     for (int i = 1; i < argc; i++) {
         vla_doc doc;
         char defaults[300];
@@ -432,16 +434,21 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         }
         if (!strcmp(argv[i], "--man"))
             vla_doc_man(&doc);
-        if (i + 1 < argc && !strcmp(argv[i], "--model") && vla_model_parse(argv[i + 1], &mk))
+        if (i + 1 < argc && !strcmp(argv[i], "--model") && vla_model_parse(argv[i + 1], &f.mk))
             vla_cli_die(spec, "--model: unknown model '%s' (%s)", argv[i + 1],
                         vla_names(VLA_LIST_MODEL));
         c->model_opt |= i + 1 < argc && !strcmp(argv[i], "--model");
         if (i + 1 < argc && !strcmp(argv[i], "--d"))
-            d = (int)parse_long(spec, "d", argv[i + 1], VLA_D_MIN, VLA_D_MAX), d_set = 1;
+            f.d = (int)parse_long(spec, "d", argv[i + 1], VLA_D_MIN, VLA_D_MAX), f.d_set = 1;
         if (i + 1 < argc && !strcmp(argv[i], "--stream"))
-            stream = argv[i + 1];
+            f.stream = argv[i + 1];
     }
-    /* the environment's words, which lib reads without a way to refuse: another is no default */
+    return f;
+}
+
+/* the environment's words, which lib reads without a way to refuse: another is no default */
+static void check_env_words(const vla_cli_spec *spec)
+{
     static const char *const env_words[][3] = {{"VLA_SIMD", "avx2", "off"},
                                                {"VLA_LANES", "avx2", NULL}};
     for (size_t i = 0; i < sizeof env_words / sizeof env_words[0]; i++) {
@@ -452,32 +459,117 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
                         env_words[i][0], e, env_words[i][1], env_words[i][2] ? " or " : "",
                         env_words[i][2] ? env_words[i][2] : "");
     }
-    /* a trace's head sizes are its files': q.npy's last dimension is d, v.npy's dv */
-    if (!d_set && !strncmp(stream, "trace:", 6)) {
-        d = trace_dim(stream + 6, "q.npy", d);
-        dv_trace = trace_dim(stream + 6, "v.npy", 0);
+}
+
+/* the common options given, of those that have a default (dv, steps, runs) */
+typedef struct {
+    int dv, steps, runs;
+} given_t;
+
+/* --set NAME=VALUE into c's configuration, checked */
+static void parse_set(vla_cli *c, const vla_cli_spec *spec, const char *v)
+{
+    char key[64];
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || (size_t)(eq - v) >= sizeof key)
+        vla_cli_die(spec, "--set: '%s' is not NAME=VALUE", v);
+    memcpy(key, v, eq - v);
+    key[eq - v] = 0;
+    vla_error why;
+    int e = vla_config_set_why(&c->cfg, key, eq + 1, &why);
+    if (e)
+        vla_cli_die(spec, "--set %s: '%s' %s", v, e == VLA_EINVAL ? key : eq + 1,
+                    vla_error_msg(&why));
+    if (!strcmp(key, "gamma") && !(c->cfg.gamma > 0 && c->cfg.gamma <= 1))
+        vla_cli_die(spec, "--set %s: gamma, the forgetting factor of M, is in (0, 1]", v);
+}
+
+/* the ways of the model's configuration: --track, --precision, --form, --mode, --set; 0, or 1
+ * when name is none of them */
+static int parse_config_opt(vla_cli *c, const vla_cli_spec *spec, const char *name, const char *v)
+{
+    if (!strcmp(name, "track")) {
+        int r = vla_track_set(&c->cfg, v);
+        if (r == VLA_ERANGE)
+            vla_cli_die(spec, "--track %s: K is an integer in 1..%d (cg also takes a tolerance "
+                        "in (0, 1))", v, VLA_SOLVE_KMAX);
+        if (r)
+            vla_cli_die(spec, "--track: unknown way '%s' (%s; cg:K, cg:TOL, cheb:K)", v,
+                        vla_names(VLA_LIST_TRACK));
+    } else if (!strcmp(name, "precision")) {
+        if (vla_prec_parse(v, &c->cfg.prec))
+            vla_cli_die(spec, "--precision: unknown '%s' (%s)", v, vla_names(VLA_LIST_PREC));
+    } else if (!strcmp(name, "form")) {
+        int e = vla_form_parse(&c->cfg, v);
+        if (e == VLA_ERANGE)
+            vla_cli_die(spec, "--form %s: C must be a power of two in 1..%d", v, VLA_CHUNK_MAX);
+        if (e)
+            vla_cli_die(spec, "--form: '%s' is not seq, chunk:C or scan", v);
+    } else if (!strcmp(name, "mode")) {
+        if (!strcmp(v, "strict"))
+            c->cfg.mode = VLA_STRICT;
+        else if (!strcmp(v, "fast"))
+            c->cfg.mode = VLA_FAST;
+        else
+            vla_cli_die(spec, "--mode: '%s' is neither strict nor fast", v);
+    } else if (!strcmp(name, "set")) {
+        parse_set(c, spec, v);
+    } else {
+        return 1;
     }
-    /* a trace's model.txt names the model unless --model does, and its settings come first */
-    if (!strncmp(stream, "trace:", 6))
-        read_model_txt(c, spec, stream + 6, d);
-    if (c->model_txt && !c->model_opt)
-        mk = c->txt_model;
-    vla_config_default(&c->cfg, mk, d);
-    for (int i = 0; i < c->nsets; i++) {
-        char key[64];
-        snprintf(key, sizeof key, "%.*s", (int)strcspn(c->sets[i], "="), c->sets[i]);
-        vla_config_set(&c->cfg, key, strchr(c->sets[i], '=') + 1); /* (checked on reading) */
+    return 0;
+}
+
+/* one common option, name (without its --) with its value v (NULL: it takes none) */
+static void parse_common(vla_cli *c, const vla_cli_spec *spec, const char *name, const char *v,
+                         given_t *given)
+{
+    if (!strcmp(name, "model") || !strcmp(name, "d") || !parse_config_opt(c, spec, name, v))
+        return; /* (--model and --d: the first pass's) */
+    if (!strcmp(name, "dv")) {
+        c->cfg.dv = (int)parse_long(spec, "dv", v, VLA_D_MIN, VLA_D_MAX);
+        given->dv = 1;
+    } else if (!strcmp(name, "steps")) {
+        c->steps = parse_long(spec, "steps", v, 1, 1000000000L);
+        given->steps = 1;
+    } else if (!strcmp(name, "runs")) {
+        c->runs = (int)parse_long(spec, "runs", v, 1, 100000);
+        given->runs = 1;
+    } else if (!strcmp(name, "seed")) {
+        c->seed = (uint64_t)parse_long(spec, "seed", v, 0, 1L << 53);
+    } else if (!strcmp(name, "stream")) {
+        c->stream = v;
+    } else if (!strcmp(name, "ref")) {
+        if (!strcmp(v, "exact"))
+            c->ref = REF_EXACT;
+        else if (!strcmp(v, "f64"))
+            c->ref = REF_F64;
+        else if (!strcmp(v, "none"))
+            c->ref = REF_NONE;
+        else
+            vla_cli_die(spec, "--ref: '%s' is not exact, f64 or none", v);
+    } else if (!strcmp(name, "ref-bits")) {
+        c->ref_bits = parse_long(spec, "ref-bits", v, 64, 1 << 16);
+    } else if (!strcmp(name, "backend")) {
+        char names[100];
+        if (!vla_backend_named(v))
+            vla_cli_die(spec, "--backend: '%s' is not %s", v, vla_backend_names(names, sizeof names));
+        c->backend = v;
+    } else if (!strcmp(name, "checkpoints")) {
+        c->per_decade = (int)parse_long(spec, "checkpoints", v, 1, 1000);
+    } else if (!strcmp(name, "out")) {
+        if (!*v)
+            vla_cli_die(spec, "--out: an empty name (a file, or - for standard output)");
+        c->out = v;
+    } else if (!strcmp(name, "resume")) {
+        c->resume = 1;
     }
-    c->stream = spec->default_stream;
-    c->steps = spec->default_steps;
-    c->runs = 1;
-    c->seed = 1;
-    c->out = "-";
-    c->per_decade = 10;
-    c->backend = "cpu";
-    c->ref = spec->default_ref;
-    c->ref_bits = VREF_DEFAULT_BITS;
-    int dv_set = 0, steps_set = 0, runs_set = 0;
+}
+
+/* the second pass: every option, the program's own (its on_opt) and the common ones, in order */
+static given_t parse_options(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
+{
+    given_t given = {0, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strncmp(a, "--", 2))
@@ -505,95 +597,24 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         if (own) {
             if (spec->on_opt(spec->ctx, name, v))
                 exit(2);
-        } else if (!strcmp(name, "model")) {
-            /* handled above */
-        } else if (!strcmp(name, "track")) {
-            int r = vla_track_set(&c->cfg, v);
-            if (r == VLA_ERANGE)
-                vla_cli_die(spec, "--track %s: K is an integer in 1..%d (cg also takes a tolerance "
-                            "in (0, 1))", v, VLA_SOLVE_KMAX);
-            if (r)
-                vla_cli_die(spec, "--track: unknown way '%s' (%s; cg:K, cg:TOL, cheb:K)", v,
-                            vla_names(VLA_LIST_TRACK));
-        } else if (!strcmp(name, "precision")) {
-            if (vla_prec_parse(v, &c->cfg.prec))
-                vla_cli_die(spec, "--precision: unknown '%s' (%s)", v, vla_names(VLA_LIST_PREC));
-        } else if (!strcmp(name, "form")) {
-            int e = vla_form_parse(&c->cfg, v);
-            if (e == VLA_ERANGE)
-                vla_cli_die(spec, "--form %s: C must be a power of two in 1..%d", v, VLA_CHUNK_MAX);
-            if (e)
-                vla_cli_die(spec, "--form: '%s' is not seq, chunk:C or scan", v);
-        } else if (!strcmp(name, "mode")) {
-            if (!strcmp(v, "strict"))
-                c->cfg.mode = VLA_STRICT;
-            else if (!strcmp(v, "fast"))
-                c->cfg.mode = VLA_FAST;
-            else
-                vla_cli_die(spec, "--mode: '%s' is neither strict nor fast", v);
-        } else if (!strcmp(name, "d")) {
-            /* handled above */
-        } else if (!strcmp(name, "dv")) {
-            c->cfg.dv = (int)parse_long(spec, "dv", v, VLA_D_MIN, VLA_D_MAX);
-            dv_set = 1;
-        } else if (!strcmp(name, "steps")) {
-            c->steps = parse_long(spec, "steps", v, 1, 1000000000L);
-            steps_set = 1;
-        } else if (!strcmp(name, "runs")) {
-            c->runs = (int)parse_long(spec, "runs", v, 1, 100000);
-            runs_set = 1;
-        } else if (!strcmp(name, "seed")) {
-            c->seed = (uint64_t)parse_long(spec, "seed", v, 0, 1L << 53);
-        } else if (!strcmp(name, "stream")) {
-            c->stream = v;
-        } else if (!strcmp(name, "set")) {
-            char key[64];
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v || (size_t)(eq - v) >= sizeof key)
-                vla_cli_die(spec, "--set: '%s' is not NAME=VALUE", v);
-            memcpy(key, v, eq - v);
-            key[eq - v] = 0;
-            vla_error why;
-            int e = vla_config_set_why(&c->cfg, key, eq + 1, &why);
-            if (e)
-                vla_cli_die(spec, "--set %s: '%s' %s", v, e == VLA_EINVAL ? key : eq + 1,
-                            vla_error_msg(&why));
-            if (!strcmp(key, "gamma") && !(c->cfg.gamma > 0 && c->cfg.gamma <= 1))
-                vla_cli_die(spec, "--set %s: gamma, the forgetting factor of M, is in (0, 1]", v);
-        } else if (!strcmp(name, "ref")) {
-            if (!strcmp(v, "exact"))
-                c->ref = REF_EXACT;
-            else if (!strcmp(v, "f64"))
-                c->ref = REF_F64;
-            else if (!strcmp(v, "none"))
-                c->ref = REF_NONE;
-            else
-                vla_cli_die(spec, "--ref: '%s' is not exact, f64 or none", v);
-        } else if (!strcmp(name, "ref-bits")) {
-            c->ref_bits = parse_long(spec, "ref-bits", v, 64, 1 << 16);
-        } else if (!strcmp(name, "backend")) {
-            char names[100];
-            if (!vla_backend_named(v))
-                vla_cli_die(spec, "--backend: '%s' is not %s", v, vla_backend_names(names, sizeof names));
-            c->backend = v;
-        } else if (!strcmp(name, "checkpoints")) {
-            c->per_decade = (int)parse_long(spec, "checkpoints", v, 1, 1000);
-        } else if (!strcmp(name, "out")) {
-            if (!*v)
-                vla_cli_die(spec, "--out: an empty name (a file, or - for standard output)");
-            c->out = v;
-        } else if (!strcmp(name, "resume")) {
-            c->resume = 1;
+        } else {
+            parse_common(c, spec, name, v, &given);
         }
     }
-    if (!dv_set)
-        c->cfg.dv = dv_trace ? dv_trace : c->cfg.d;
+    return given;
+}
+
+/* the configuration checked: valid, and (unless a program of several models checks each model's
+ * itself: the return, per_model) its gamma, way of tracking and form the model's; form: its name */
+static int check_config(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv, char *form,
+                        size_t len)
+{
     vla_error why;
     if (vla_config_check_why(&c->cfg, &why))
         vla_cli_die(spec, "the model configuration is not valid: %s", vla_error_msg(&why));
     /* A program of several models (--models) builds and checks a configuration per model, and
-     * names the one that fails; the default model's must not stand in for them ("--form chunk:256
-     * with --model vla3" was said of vla-scaling --models la) */
+     * names the one that fails; the default model's must not stand in for them (vla-scaling --models
+     * la must not hear "--form chunk:256 with --model vla3") */
     int has_models = 0, models_given = 0;
     for (const vla_cli_opt *o = spec->opts; o && o->name; o++)
         has_models |= !strcmp(o->name, "models");
@@ -611,17 +632,18 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
         vla_track_spec(&c->cfg, way, sizeof way);
         vla_cli_die(spec, "--track %s: %s", way, vla_error_msg(&why));
     }
-    char form[32];
-    vla_form_name(&c->cfg, form, sizeof form);
+    vla_form_name(&c->cfg, form, len);
     if (!per_model && vla_form_check(&c->cfg, &why))
         vla_cli_die(spec, "--form %s with --model %s%s: %s", form, vla_model_name(c->cfg.model),
                     vla_cli_model_src(c, NULL, 0), vla_error_msg(&why));
-    struct stat st;
-    if (c->resume && (!strcmp(c->out, "-") || (stat(c->out, &st) == 0 && !S_ISREG(st.st_mode))))
-        vla_cli_die(spec, "--resume needs --out FILE, a regular file (the checkpoints live beside "
-                          "it)");
-    /* the stream must parse: fail now, not in a worker thread. A trace: its shapes first, then the
-     * values of the heads and steps the runs take, and no others (--steps 10 reads 10 steps) */
+    return per_model;
+}
+
+/* the stream must parse: fail now, not in a worker thread. A trace: its shapes first, then the
+ * values of the heads and steps the runs take, and no others (--steps 10 reads 10 steps); a
+ * trace's heads and steps are the runs' unless --runs and --steps say fewer */
+static void check_stream(vla_cli *c, const vla_cli_spec *spec, const given_t *given)
+{
     vla_stream *s;
     vla_error err;
     if (vla_stream_open_part(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, 0, 0, &err))
@@ -636,9 +658,9 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
                     "to lb sigmoid(x)", c->stream);
     if (heads > 0 && c->runs > heads)
         vla_cli_die(spec, "--runs %d: the trace has only %ld heads", c->runs, heads);
-    if (heads > 0 && !runs_set) /* a trace: every head and every step unless told otherwise */
+    if (heads > 0 && !given->runs) /* a trace: every head and every step unless told otherwise */
         c->runs = (int)(heads < 100000 ? heads : 100000);
-    if ((len > 0 && c->steps > len) || (heads > 0 && !steps_set))
+    if ((len > 0 && c->steps > len) || (heads > 0 && !given->steps))
         c->steps = len; /* a finite stream bounds the horizon */
     if (heads > 0) {
         if (vla_stream_open_part(&s, c->stream, c->cfg.d, c->cfg.dv, c->seed, 0, c->runs, c->steps,
@@ -646,23 +668,12 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
             vla_cli_die(spec, "--stream: %s", vla_error_msg(&err));
         vla_stream_close(s);
     }
-    vla_cli_form_fits(c, spec, form, per_model);
-    vla_error gw;
-    if (!per_model && vla_cli_gates_check(c, &c->cfg, &gw))
-        vla_cli_die(spec, "--model %s%s: %s", vla_model_name(c->cfg.model),
-                    vla_cli_model_src(c, NULL, 0), vla_error_msg(&gw));
-    /* a --set that the run does not read is refused; a program of several models,
-     * forms or ways of tracking checks its list itself */
-    int many = 0;
-    for (const vla_cli_opt *o = spec->opts; o && o->name; o++)
-        many |= !strcmp(o->name, "models") || !strcmp(o->name, "forms") ||
-                !strcmp(o->name, "tracks");
-    if (!many)
-        vla_cli_sets_read(c, spec, &c->cfg, 1);
-    if (!spec->many_models)
-        warn_unread(spec->prog, c);
-    /* a configuration the backend or the reference cannot run is the user's choice, not a
-     * failure: say so now, before any table is opened */
+}
+
+/* a configuration the backend or the reference cannot run is the user's choice, not a failure:
+ * said now, before any table is opened */
+static void probe_engines(const vla_cli *c, const vla_cli_spec *spec, int per_model)
+{
     vla_engine_spec sp, rs;
     vla_engine *probe;
     vla_cli_engine_spec(c, &c->cfg, &sp);
@@ -681,6 +692,69 @@ void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
                         vla_track_name(c->cfg.track), vla_error_msg(&ew));
         vla_engine_free(probe);
     }
+}
+
+void vla_cli_parse(vla_cli *c, const vla_cli_spec *spec, int argc, char **argv)
+{
+    vla_file_limits(); /* a write past ulimit -f is an error said, not a silent death */
+    memset(c, 0, sizeof *c);
+    c->argc = argc;
+    c->argv = argv;
+    c->many_models = spec->many_models;
+    first_pass f = parse_first(c, spec, argc, argv);
+    int dv_trace = 0;
+    check_env_words(spec);
+    /* a trace's head sizes are its files': q.npy's last dimension is d, v.npy's dv */
+    if (!f.d_set && !strncmp(f.stream, "trace:", 6)) {
+        f.d = trace_dim(f.stream + 6, "q.npy", f.d);
+        dv_trace = trace_dim(f.stream + 6, "v.npy", 0);
+    }
+    /* a trace's model.txt names the model unless --model does, and its settings come first */
+    if (!strncmp(f.stream, "trace:", 6))
+        read_model_txt(c, spec, f.stream + 6, f.d);
+    if (c->model_txt && !c->model_opt)
+        f.mk = c->txt_model;
+    vla_config_default(&c->cfg, f.mk, f.d);
+    for (int i = 0; i < c->nsets; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(c->sets[i], "="), c->sets[i]);
+        vla_config_set(&c->cfg, key, strchr(c->sets[i], '=') + 1); /* (checked on reading) */
+    }
+    c->stream = spec->default_stream;
+    c->steps = spec->default_steps;
+    c->runs = 1;
+    c->seed = 1;
+    c->out = "-";
+    c->per_decade = 10;
+    c->backend = "cpu";
+    c->ref = spec->default_ref;
+    c->ref_bits = VREF_DEFAULT_BITS;
+    const given_t given = parse_options(c, spec, argc, argv);
+    if (!given.dv)
+        c->cfg.dv = dv_trace ? dv_trace : c->cfg.d;
+    char form[32];
+    const int per_model = check_config(c, spec, argc, argv, form, sizeof form);
+    struct stat st;
+    if (c->resume && (!strcmp(c->out, "-") || (stat(c->out, &st) == 0 && !S_ISREG(st.st_mode))))
+        vla_cli_die(spec, "--resume needs --out FILE, a regular file (the checkpoints live beside "
+                          "it)");
+    check_stream(c, spec, &given);
+    vla_cli_form_fits(c, spec, form, per_model);
+    vla_error gw;
+    if (!per_model && vla_cli_gates_check(c, &c->cfg, &gw))
+        vla_cli_die(spec, "--model %s%s: %s", vla_model_name(c->cfg.model),
+                    vla_cli_model_src(c, NULL, 0), vla_error_msg(&gw));
+    /* a --set that the run does not read is refused; a program of several models,
+     * forms or ways of tracking checks its list itself */
+    int many = 0;
+    for (const vla_cli_opt *o = spec->opts; o && o->name; o++)
+        many |= !strcmp(o->name, "models") || !strcmp(o->name, "forms") ||
+                !strcmp(o->name, "tracks");
+    if (!many)
+        vla_cli_sets_read(c, spec, &c->cfg, 1);
+    if (!spec->many_models)
+        warn_unread(spec->prog, c);
+    probe_engines(c, spec, per_model);
     /* from here on a signal is answered as the programs document it (exit 3, nothing half
      * written): each polls vla_cli_stop, or its engines stop on it */
     vla_cli_signals();

@@ -999,338 +999,391 @@ static char *judge_key(const vla_cli *c, const char *dir)
     return text;
 }
 
-int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int prec_given)
+/* what judge_outputs's steps share: the command, the kernel's files, the runs, the verdicts */
+typedef struct {
+    vla_cli *c;
+    const vla_cli_spec *spec;
+    const judge_opts *o;
+    int prec_given, H, d, dv;
+    long T, W;
+    int bf16, have_S; /* dtype.txt says bfloat16; DIR2 has S.npy */
+    vla_npy ko, ks;   /* o.npy and S.npy, opened */
+    vla_fmt ofmt, sfmt, io, fo; /* o.npy's format, S.npy's, the policy's io, the read-outs' */
+    vla_config cfg;   /* the kernel's configuration */
+    char form[32];
+    double u, slack;
+    grads_t G;
+    jpass_t J;
+    double *srel; /* per head: the final state's error and verdict */
+    int *had;     /* per head: read back from the checkpoint */
+    head_t *hd;
+    vla_units *units;
+    vla_progress prog; /* (total 0: silent until started) */
+    long pdone;
+    int nbad, sbad, beyond; /* heads beyond, final states beyond, either or a gradient */
+    int worst, first_nf; /* the head that loses the most bits beside seq, the first not finite */
+    double more;         /* ... the bits it loses */
+    char sum[1200];         /* the summary line */
+    const char *sets[VLA_CLI_MAXSETS + 64];
+    int nsets;
+    char reftxt[600], setall[4000];
+} judgement_t;
+
+/* DIR2/dtype.txt: 1 when it says bfloat16, 0 when there is none; anything else a usage error */
+static int read_dtype(const vla_cli_spec *spec, const char *dir)
 {
-    const int H = c->runs, d = c->cfg.d, dv = c->cfg.dv;
-    const long T = c->whole_steps, W = o->window; /* a chunk form's last chunk may be partial */
-    if (c->ref == REF_NONE)
-        vla_cli_die(spec, "--outputs: the kernel is judged against a reference: --ref exact (the "
-                          "default) or f64, not none");
-    if (!c->model_txt && !c->model_opt)
-        vla_cli_die(spec, "--outputs judges one model: %s; give --model M",
-                    strncmp(c->stream, "trace:", 6) ? "the stream names none"
-                                                    : "the trace has no model.txt naming it");
-    /* the kernel's files */
     char path[4200];
-    out_path(path, sizeof path, o->outputs, "dtype.txt");
-    int bf16 = 0;
+    out_path(path, sizeof path, dir, "dtype.txt");
     FILE *tf = NULL;
     const char *kind = "";
     int e = present(path) ? vla_file_read_open(path, 64, &tf, &kind) : VLA_OK;
     if (e) /* a FIFO there would block the reader: refused, as anything but a small file */
         vla_cli_die(spec, "--outputs: %s: %s", path, e == VLA_EINVAL ? kind : e == VLA_ERANGE ?
                     "more than 64 bytes (it holds one word, bfloat16)" : strerror(errno));
-    if (tf) {
-        char tag[64] = "";
-        size_t n = fread(tag, 1, sizeof tag - 1, tf);
-        fclose(tf);
-        while (n && isspace((unsigned char)tag[n - 1]))
-            n--;
-        tag[n] = 0;
-        if (strcmp(tag, "bfloat16"))
-            vla_cli_die(spec, "--outputs: %s says '%.40s': the one tag it takes is bfloat16 (for "
-                              "o.npy and S.npy saved as uint16 bit patterns)", path, tag);
-        bf16 = 1;
-    }
-    /* what the judge holds, freed at done: on every exit, the stops and refusals too */
-    vla_npy ko = {0}, ks = {0};
-    grads_t G = {0};
-    jpass_t J = {0};
-    double *srel = NULL; /* per head: the final state's error and verdict */
-    int *had = NULL;
-    head_t *hd = NULL;
-    vla_units *units = NULL;
-    vla_progress prog = {0}; /* (total 0: silent until started) */
-    long pdone = 0;
-    int st;
-    vla_fmt ofmt, sfmt;
-    read_outputs(spec, o->outputs, "o.npy", "(heads, T, dv)", H, T, dv, bf16, 1, &ko, &ofmt);
-    out_path(path, sizeof path, o->outputs, "S.npy");
-    int have_S = present(path);
-    if (have_S)
-        read_outputs(spec, o->outputs, "S.npy", "(heads, dv, d)", H, dv, d, bf16, 0, &ks, &sfmt);
-    /* the policy: --precision's, else the one o's format names */
-    vla_config cfg;
-    vla_cli_config_for(c, c->cfg.model, &cfg);
-    if (!prec_given)
-        cfg.prec = ofmt == VLA_FMT_BF16 ? VLA_BF16_KERN : ofmt == VLA_FMT_F16 ? VLA_F16_KERN
-                   : ofmt == VLA_FMT_F32 ? VLA_F32 : VLA_F64;
-    const vla_fmt io = vla_prec_io(cfg.prec);
+    if (!tf)
+        return 0;
+    char tag[64] = "";
+    size_t n = fread(tag, 1, sizeof tag - 1, tf);
+    fclose(tf);
+    while (n && isspace((unsigned char)tag[n - 1]))
+        n--;
+    tag[n] = 0;
+    if (strcmp(tag, "bfloat16"))
+        vla_cli_die(spec, "--outputs: %s says '%.40s': the one tag it takes is bfloat16 (for "
+                          "o.npy and S.npy saved as uint16 bit patterns)", path, tag);
+    return 1;
+}
+
+/* o.npy and S.npy opened, and the kernel's configuration: its policy (--precision's, else the one
+ * o's format names), the read-outs' format, the slack; a configuration that cannot be judged is
+ * a usage error */
+static void judge_config(judgement_t *X)
+{
+    const vla_cli *c = X->c;
+    const vla_cli_spec *spec = X->spec;
+    const char *dir = X->o->outputs;
+    char path[4200];
+    read_outputs(spec, dir, "o.npy", "(heads, T, dv)", X->H, X->T, X->dv, X->bf16, 1, &X->ko,
+                 &X->ofmt);
+    out_path(path, sizeof path, dir, "S.npy");
+    X->have_S = present(path);
+    if (X->have_S)
+        read_outputs(spec, dir, "S.npy", "(heads, dv, d)", X->H, X->dv, X->d, X->bf16, 0, &X->ks,
+                     &X->sfmt);
+    vla_config *cfg = &X->cfg;
+    const vla_fmt ofmt = X->ofmt;
+    vla_cli_config_for(c, c->cfg.model, cfg);
+    if (!X->prec_given)
+        cfg->prec = ofmt == VLA_FMT_BF16 ? VLA_BF16_KERN : ofmt == VLA_FMT_F16 ? VLA_F16_KERN
+                    : ofmt == VLA_FMT_F32 ? VLA_F32 : VLA_F64;
+    X->io = vla_prec_io(cfg->prec);
     /* the read-outs' format: the coarser of the policy's io format and the file's */
-    const vla_fmt fo = vla_fmt_precision(io) < vla_fmt_precision(ofmt) ? io : ofmt;
-    const double u = vla_fmt_unit_roundoff(fo);
-    const double slack = o->slack ? o->slack : judge_slack(io);
-    char form[32];
-    vla_form_name(&cfg, form, sizeof form);
+    X->fo = vla_fmt_precision(X->io) < vla_fmt_precision(ofmt) ? X->io : ofmt;
+    X->u = vla_fmt_unit_roundoff(X->fo);
+    X->slack = X->o->slack ? X->o->slack : judge_slack(X->io);
+    vla_form_name(cfg, X->form, sizeof X->form);
     vla_error ve;
-    const long C = cfg.form == VLA_FORM_CHUNK ? cfg.chunk : 1;
-    if (vla_track_check(&cfg, &ve) || vla_form_check(&cfg, &ve) ||
-        vla_cli_gates_check(c, &cfg, &ve) || vla_cli_form_input_check(c, &cfg, &ve))
-        vla_cli_die(spec, "--outputs: %s %s %s: %s", vla_model_name(cfg.model),
-                    vla_prec_name(cfg.prec), form, vla_error_msg(&ve));
+    const long C = cfg->form == VLA_FORM_CHUNK ? cfg->chunk : 1;
+    if (vla_track_check(cfg, &ve) || vla_form_check(cfg, &ve) ||
+        vla_cli_gates_check(c, cfg, &ve) || vla_cli_form_input_check(c, cfg, &ve))
+        vla_cli_die(spec, "--outputs: %s %s %s: %s", vla_model_name(cfg->model),
+                    vla_prec_name(cfg->prec), X->form, vla_error_msg(&ve));
     if (C > 1 && strcmp(c->backend, "cpu"))
         vla_cli_die(spec, "--outputs with --form %s: --backend cpu (the one whose chunk form "
-                          "gives every token's read-out to compare), not %s", form, c->backend);
-    if (grads_read(spec, &cfg, o->outputs, H, T, bf16, &G) < 0) {
-        st = 1;
-        goto done;
-    }
-    if (outputs_overwritten(spec, c, o)) {
-        st = 2;
-        goto done;
-    }
-    if (strcmp(o->report, "none") && report_paths_ok(o->report, c, 1)) {
-        st = 2;
-        goto done;
-    }
-    char unread[600];
-    if (vla_cli_unread(c, &cfg, unread, sizeof unread))
-        fprintf(stderr, "vla-check: warning: %s\n", unread);
+                          "gives every token's read-out to compare), not %s", X->form, c->backend);
+}
 
-    /* the runs (judge_pass), each head measured as they go */
-    static const char *const rname[NR] = {"the reference", "the reference on rounded inputs",
-                                           "the seq emulation", "the form's emulation"};
-    const size_t ns = (size_t)H * dv * d;
-    J = (jpass_t){.c = c, .cfg = &cfg, .ko = &ko, .T = T, .W = W, .io = io, .ofmt = ofmt, .fo = fo,
-                  .prog = &prog, .done = &pdone};
-    int ok = (J.sc = malloc((size_t)H * NR * sizeof *J.sc)) &&
-             (J.m = calloc((size_t)H * NR, sizeof *J.m)) &&
-             (!have_S || (srel = calloc((size_t)H * 2, sizeof *srel)));
+/* the gradients' files read, the outputs and the report checked not to overwrite what is
+ * judged, the runs' arrays made, and the checkpoint opened (a head's read-outs measured, then its
+ * gradients, are its units), the heads it holds read back: 0, or judge_outputs' status */
+static int judge_open(judgement_t *X)
+{
+    const vla_cli *c = X->c;
+    const judge_opts *o = X->o;
+    const int H = X->H;
+    if (grads_read(X->spec, &X->cfg, o->outputs, H, X->T, X->bf16, &X->G) < 0)
+        return 1;
+    if (outputs_overwritten(X->spec, c, o))
+        return 2;
+    if (strcmp(o->report, "none") && report_paths_ok(o->report, c, 1))
+        return 2;
+    char unread[600];
+    if (vla_cli_unread(c, &X->cfg, unread, sizeof unread))
+        fprintf(stderr, "vla-check: warning: %s\n", unread);
+    jpass_t *J = &X->J;
+    const size_t ns = (size_t)H * X->dv * X->d;
+    *J = (jpass_t){.c = c, .cfg = &X->cfg, .ko = &X->ko, .T = X->T, .W = X->W, .io = X->io,
+                   .ofmt = X->ofmt, .fo = X->fo, .prog = &X->prog, .done = &X->pdone};
+    int ok = (J->sc = malloc((size_t)H * NR * sizeof *J->sc)) &&
+             (J->m = calloc((size_t)H * NR, sizeof *J->m)) &&
+             (!X->have_S || (X->srel = calloc((size_t)H * 2, sizeof *X->srel)));
     for (int r = 0; r < NR; r++)
-        ok = ok && (J.S[r] = malloc(ns * sizeof(double)));
+        ok = ok && (J->S[r] = malloc(ns * sizeof(double)));
     if (!ok) {
         fprintf(stderr, "vla-check: out of memory for %d runs of %d heads\n", NR, H);
-        st = 1;
-        goto done;
+        return 1;
     }
-    /* the checkpoint: a head's read-outs measured, then its gradients, are its units */
+    const grads_t *G = &X->G;
     char *extra = judge_key(c, o->outputs);
-    const size_t urec = G.n * sizeof *G.row > HEAD_REC ? G.n * sizeof *G.row : HEAD_REC;
-    st = extra ? vla_units_open(&units, c, spec, G.n ? "measure" : "head", extra,
-                                    G.n ? 2 * H : H, urec) : 1;
+    const size_t urec = G->n * sizeof *G->row > HEAD_REC ? G->n * sizeof *G->row : HEAD_REC;
+    int st = extra ? vla_units_open(&X->units, c, X->spec, G->n ? "measure" : "head", extra,
+                                    G->n ? 2 * H : H, urec) : 1;
     free(extra);
     if (st) {
-        units = NULL; /* (vla_units_open made none) */
-        goto done;
+        X->units = NULL; /* (vla_units_open made none) */
+        return st;
     }
-    if (!(had = calloc((size_t)H, sizeof *had))) {
+    if (!(X->had = calloc((size_t)H, sizeof *X->had))) {
         fprintf(stderr, "vla-check: out of memory\n");
-        st = 1;
-        goto done;
+        return 1;
     }
     for (int h = 0; h < H; h++)
-        had[h] = head_load(units, h, &J, srel);
+        X->had[h] = head_load(X->units, h, J, X->srel);
     for (int i = 0; i < H * NR; i++)
-        J.sc[i] = 1;
-    vla_cli rc = *c;
+        J->sc[i] = 1;
+    return 0;
+}
+
+/* the runs' engine specs: the reference on the inputs as given and on the inputs rounded to io,
+ * the policy's emulation in seq and in the kernel's form; a run that would repeat another stands
+ * for it (alias) */
+static void judge_specs(judgement_t *X)
+{
+    jpass_t *J = &X->J;
+    vla_cli rc = *X->c;
     vla_engine_spec tmp;
-    vla_config g = cfg;
+    vla_config g = X->cfg;
     g.prec = VLA_F64;
     g.form = VLA_FORM_SEQ, g.chunk = 0;
     vla_cli_engine_spec(&rc, &g, &tmp);
-    vla_cli_ref_spec(&rc, &tmp, &J.sp[R_REF]); /* binary64 policy: no input rounded */
-    g.prec = cfg.prec;
+    vla_cli_ref_spec(&rc, &tmp, &J->sp[R_REF]); /* binary64 policy: no input rounded */
+    g.prec = X->cfg.prec;
     vla_cli_engine_spec(&rc, &g, &tmp);
-    vla_cli_ref_spec(&rc, &tmp, &J.sp[R_RND]); /* rounds the inputs to io (vlaref.h, cli.h) */
-    vla_cli_engine_spec(&rc, &g, &J.sp[R_SEQ]);
-    vla_cli_engine_spec(&rc, &cfg, &J.sp[R_FORM]);
+    vla_cli_ref_spec(&rc, &tmp, &J->sp[R_RND]); /* rounds the inputs to io (vlaref.h, cli.h) */
+    vla_cli_engine_spec(&rc, &g, &J->sp[R_SEQ]);
+    vla_cli_engine_spec(&rc, &X->cfg, &J->sp[R_FORM]);
     for (int r = 0; r < NR; r++)
-        J.alias[r] = r == R_RND && io == VLA_FMT_F64         ? R_REF
-                     : r == R_FORM && cfg.form == VLA_FORM_SEQ ? R_SEQ
-                                                               : r;
-    int failed, rescale;
+        J->alias[r] = r == R_RND && X->io == VLA_FMT_F64         ? R_REF
+                      : r == R_FORM && X->cfg.form == VLA_FORM_SEQ ? R_SEQ
+                                                                   : r;
+}
+
+/* head h's final state against the reference's, into srel[2 h] (the error) and srel[2 h + 1]
+ * (ok) */
+static void state_verdict(judgement_t *X, int h)
+{
+    const jpass_t *J = &X->J;
+    const int d = X->d, dv = X->dv;
+    const size_t at = (size_t)h * dv * d;
+    double e = vla_rel_fro(X->ks.data + at, J->S[R_REF] + at, (long)dv * d), top = 0;
+    for (int r = R_RND; r < NR; r++) {
+        double a = vla_rel_fro(J->S[r] + at, J->S[R_REF] + at, (long)dv * d);
+        if (worse(a, top))
+            top = a;
+    }
+    /* at least sqrt(d) roundings of the policy's arithmetic: a strongly decayed state is a sum of
+     * a few terms, which vlastab's runs may round less than once, where a correct kernel's order
+     * of operations rounds a few times more */
+    const double floor_u = sqrt((double)d) * vla_fmt_unit_roundoff(vla_prec_compute(X->cfg.prec));
+    if (worse(floor_u, top))
+        top = floor_u;
+    X->srel[2 * h] = e;
+    X->srel[2 * h + 1] = e <= top * X->slack && checks(top * X->slack); /* (NaN: beyond) */
+}
+
+/* the runs (judge_pass), each head measured as they go: the heads not read back, a block of as
+ * many as threads at a time (their order: head 0's block, which checks the dd references, first),
+ * each saved in the checkpoint: 0, or judge_outputs' status */
+static int judge_runs(judgement_t *X)
+{
+    static const char *const rname[NR] = {"the reference", "the reference on rounded inputs",
+                                           "the seq emulation", "the form's emulation"};
+    const int H = X->H;
+    int failed, rescale, st;
     vla_error err;
-    vla_progress_start(&prog, (long)H * T * (G.n ? 2 : 1), "head-steps");
-    /* the heads not read back, a block of as many as threads at a time (their order: head 0's
-     * block, which checks the dd references, first) */
+    vla_progress_start(&X->prog, (long)H * X->T * (X->G.n ? 2 : 1), "head-steps");
     for (int h0 = 0, nb; h0 < H; h0 += nb) {
-        for (nb = 0; h0 + nb < H && !had[h0 + nb] && nb < vla_cli_threads(); nb++)
+        for (nb = 0; h0 + nb < H && !X->had[h0 + nb] && nb < vla_cli_threads(); nb++)
             ;
         if (!nb) {
             nb = 1;
             continue;
         }
-        const long pdone0 = pdone; /* a pass run again counts its head-steps once */
+        const long pdone0 = X->pdone; /* a pass run again counts its head-steps once */
         do { /* again: a dd reference in MPFR after its check failed, or a head's numbers scaled */
-            pdone = pdone0;
-            st = judge_pass(&J, h0, nb, &failed, &rescale, &err);
+            X->pdone = pdone0;
+            st = judge_pass(&X->J, h0, nb, &failed, &rescale, &err);
         } while (st == REDO_MPFR || (!st && rescale));
-        if (st && vla_cli_stop) {
-            st = 3;
-            goto done;
-        }
+        if (st && vla_cli_stop)
+            return 3;
         if (st) {
             if (failed < 0)
                 fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err));
             else
                 fprintf(stderr, "vla-check: %s (%s %s) did not run: %s\n", rname[failed],
-                        vla_model_name(cfg.model), vla_prec_name(J.sp[failed].cfg.prec),
+                        vla_model_name(X->cfg.model), vla_prec_name(X->J.sp[failed].cfg.prec),
                         vla_error_msg(&err));
-            st = 1;
-            goto done;
+            return 1;
         }
         for (int h = h0; h < h0 + nb; h++) {
-            if (srel) { /* the final state against the reference's */
-                const size_t at = (size_t)h * dv * d;
-                double e = vla_rel_fro(ks.data + at, J.S[R_REF] + at, (long)dv * d), top = 0;
-                for (int r = R_RND; r < NR; r++) {
-                    double a = vla_rel_fro(J.S[r] + at, J.S[R_REF] + at, (long)dv * d);
-                    if (worse(a, top))
-                        top = a;
-                }
-                /* at least sqrt(d) roundings of the policy's arithmetic: a strongly decayed
-                 * state is a sum of a few terms, which vlastab's runs may round less than once,
-                 * where a correct kernel's order of operations rounds a few times more */
-                const double floor_u =
-                    sqrt((double)d) * vla_fmt_unit_roundoff(vla_prec_compute(cfg.prec));
-                if (worse(floor_u, top))
-                    top = floor_u;
-                srel[2 * h] = e;
-                srel[2 * h + 1] = e <= top * slack && checks(top * slack); /* (NaN: beyond) */
-            }
-            if (head_save(units, h, &J, srel)) {
+            if (X->srel)
+                state_verdict(X, h);
+            if (head_save(X->units, h, &X->J, X->srel)) {
                 fprintf(stderr, "vla-check: out of memory\n");
-                st = 1;
-                goto done;
+                return 1;
             }
         }
     }
+    return 0;
+}
 
-    /* per head */
-    if (!(hd = calloc((size_t)H, sizeof *hd))) {
+/* a verdict's budget: slack x the largest of the attainable errors and the input budget */
+static double budget_of(double att_seq, double att_form, double inp, double slack)
+{
+    double top = att_seq;
+    if (worse(att_form, top))
+        top = att_form;
+    if (worse(inp, top))
+        top = inp;
+    return top * slack;
+}
+
+/* per head: its row (hd) and its verdict, the first head not finite and the one that loses the
+ * most bits beside the seq emulation; the final states' verdicts. 0, or 1 out of memory */
+static int judge_heads(judgement_t *X)
+{
+    const int H = X->H;
+    if (!(X->hd = calloc((size_t)H, sizeof *X->hd))) {
         fprintf(stderr, "vla-check: out of memory\n");
-        st = 1;
-        goto done;
+        return 1;
     }
-    int nbad = 0, worst = 0, first_nf = -1;
-    double more = -INFINITY;
+    X->worst = 0, X->first_nf = -1;
+    X->more = -INFINITY;
     for (int h = 0; h < H; h++) {
-        const meas_t *m = J.m + (size_t)h * NR;
-        head_t *x = &hd[h];
+        const meas_t *m = X->J.m + (size_t)h * NR;
+        head_t *x = &X->hd[h];
         x->k = m[M_KERNEL];
         x->att_seq = m[R_SEQ].mrw;
         x->att_form = m[R_FORM].mrw;
         x->inp = m[R_RND].mrw;
-        double top = x->att_seq;
-        if (worse(x->att_form, top))
-            top = x->att_form;
-        if (worse(x->inp, top))
-            top = x->inp;
-        x->budget = top * slack;
-        x->bits = x->k.rel_rms > u ? log2(x->k.rel_rms / u) : x->k.rel_rms >= 0 ? 0 : NAN;
+        x->budget = budget_of(x->att_seq, x->att_form, x->inp, X->slack);
+        x->bits = x->k.rel_rms > X->u ? log2(x->k.rel_rms / X->u) : x->k.rel_rms >= 0 ? 0 : NAN;
         x->ok = !x->k.t_nonfinite && x->k.mrw <= x->budget && checks(x->budget);
-        nbad += !x->ok;
-        if (x->k.t_nonfinite && first_nf < 0)
-            first_nf = h;
+        X->nbad += !x->ok;
+        if (x->k.t_nonfinite && X->first_nf < 0)
+            X->first_nf = h;
         double b = x->k.mrw == 0 ? 0 : log2(x->k.mrw / x->att_seq);
-        if (worse(b, more))
-            more = b, worst = h;
+        if (worse(b, X->more))
+            X->more = b, X->worst = h;
     }
-    /* the final state */
-    int sbad = 0;
-    for (int h = 0; srel && h < H; h++)
-        sbad += srel[2 * h + 1] == 0;
-    /* the gradients */
-    if (G.n && (st = grads_judge(c, &cfg, H, T, W, slack, &G, units, &prog, &pdone)))
-        goto done;
-    vla_units_end(units, 0); /* (the checkpoint goes when vla-check exits 0) */
-    units = NULL;
-    const int beyond = nbad || sbad || G.nbad;
-    /* the summary, one line */
-    char sum[1200];
-    int n = snprintf(sum, sizeof sum, "%s: %d of %d heads beyond the budget", beyond ? "beyond" : "ok",
-                     nbad, H);
-    if (first_nf >= 0)
-        n += snprintf(sum + n, sizeof sum - n, "; your kernel's read-out is not finite from t = "
-                      "%ld in head %d", hd[first_nf].k.t_nonfinite, first_nf);
-    else if (isfinite(more) && more >= 0.05)
-        n += snprintf(sum + n, sizeof sum - n, "; your kernel loses %.1f bits more than a "
-                      "sequential %s recurrence with the same inputs (head %d)", more,
-                      vla_prec_name(cfg.prec), worst);
-    else if (isfinite(more))
-        n += snprintf(sum + n, sizeof sum - n, "; your kernel loses no more than a sequential "
-                      "%s recurrence with the same inputs (%.1f bits at most, head %d)",
-                      vla_prec_name(cfg.prec), more, worst);
-    for (int h = 0; h < H && n < (int)sizeof sum; h++)
+    for (int h = 0; X->srel && h < H; h++)
+        X->sbad += X->srel[2 * h + 1] == 0;
+    return 0;
+}
+
+/* the summary line: the verdict, the heads beyond and why, the final states, the gradients */
+static void judge_summary(judgement_t *X)
+{
+    char *sum = X->sum;
+    const size_t cap = sizeof X->sum;
+    const int H = X->H;
+    const head_t *hd = X->hd;
+    const grads_t *G = &X->G;
+    const char *prec = vla_prec_name(X->cfg.prec);
+    int n = snprintf(sum, cap, "%s: %d of %d heads beyond the budget",
+                     X->beyond ? "beyond" : "ok", X->nbad, H);
+    if (X->first_nf >= 0)
+        n += snprintf(sum + n, cap - n, "; your kernel's read-out is not finite from t = "
+                      "%ld in head %d", hd[X->first_nf].k.t_nonfinite, X->first_nf);
+    else if (isfinite(X->more) && X->more >= 0.05)
+        n += snprintf(sum + n, cap - n, "; your kernel loses %.1f bits more than a "
+                      "sequential %s recurrence with the same inputs (head %d)", X->more, prec,
+                      X->worst);
+    else if (isfinite(X->more))
+        n += snprintf(sum + n, cap - n, "; your kernel loses no more than a sequential "
+                      "%s recurrence with the same inputs (%.1f bits at most, head %d)", prec,
+                      X->more, X->worst);
+    for (int h = 0; h < H && n < (int)cap; h++)
         if (!hd[h].ok && !hd[h].k.t_nonfinite && isnan(hd[h].budget))
-            n += snprintf(sum + n, sizeof sum - n, "; head %d: %.3g at t = %ld, and no budget: "
+            n += snprintf(sum + n, cap - n, "; head %d: %.3g at t = %ld, and no budget: "
                           "vlastab's own %s run of these inputs (%s) is not finite, so no error "
-                          "is attainable", h, hd[h].k.mrw, hd[h].k.t_mrw, vla_prec_name(cfg.prec),
-                          isnan(hd[h].att_seq) ? "seq" : isnan(hd[h].att_form) ? form
+                          "is attainable", h, hd[h].k.mrw, hd[h].k.t_mrw, prec,
+                          isnan(hd[h].att_seq) ? "seq" : isnan(hd[h].att_form) ? X->form
                                                                                 : "rounded inputs");
         else if (!hd[h].ok && !hd[h].k.t_nonfinite && !checks(hd[h].budget))
-            n += snprintf(sum + n, sizeof sum - n, "; head %d: not judged: its budget %.3g is 1 or "
+            n += snprintf(sum + n, cap - n, "; head %d: not judged: its budget %.3g is 1 or "
                           "more, so read-outs of 0 would pass (vlastab's own %s run of these "
                           "inputs loses them: their format flushes or overflows them)", h,
-                          hd[h].budget, vla_prec_name(cfg.prec));
+                          hd[h].budget, prec);
         else if (!hd[h].ok && !hd[h].k.t_nonfinite)
-            n += snprintf(sum + n, sizeof sum - n, "; head %d: %.3g at t = %ld past its budget %.3g",
+            n += snprintf(sum + n, cap - n, "; head %d: %.3g at t = %ld past its budget %.3g",
                           h, hd[h].k.mrw, hd[h].k.t_mrw, hd[h].budget);
-    if (sbad && n < (int)sizeof sum)
-        n += snprintf(sum + n, sizeof sum - n, "; the final state beyond its budget in %d heads",
-                      sbad);
-    if (G.n && n < (int)sizeof sum)
-        n += snprintf(sum + n, sizeof sum - n, "; gradients: %d of %d beyond", G.nbad,
-                      (int)H * G.n);
-    for (int i = 0; i < (int)H * G.n && n < (int)sizeof sum; i++) {
-        const struct grow *y = &G.row[i];
+    if (X->sbad && n < (int)cap)
+        n += snprintf(sum + n, cap - n, "; the final state beyond its budget in %d heads",
+                      X->sbad);
+    if (G->n && n < (int)cap)
+        n += snprintf(sum + n, cap - n, "; gradients: %d of %d beyond", G->nbad, (int)H * G->n);
+    for (int i = 0; i < (int)H * G->n && n < (int)cap; i++) {
+        const struct grow *y = &G->row[i];
+        const char *gn = gname[G->which[i % G->n]];
         if (y->k.t_nonfinite)
-            n += snprintf(sum + n, sizeof sum - n, "; %s of head %d not finite from t = %ld",
-                          gname[G.which[i % G.n]], i / G.n, y->k.t_nonfinite);
+            n += snprintf(sum + n, cap - n, "; %s of head %d not finite from t = %ld", gn, i / G->n,
+                          y->k.t_nonfinite);
         else if (!y->ok && isnan(y->budget))
-            n += snprintf(sum + n, sizeof sum - n, "; %s of head %d: %.3g at t = %ld, and no "
+            n += snprintf(sum + n, cap - n, "; %s of head %d: %.3g at t = %ld, and no "
                           "budget: vlastab's own backward of these inputs is not finite, so no "
-                          "error is attainable", gname[G.which[i % G.n]], i / G.n, y->k.mrw,
-                          y->k.t_mrw);
+                          "error is attainable", gn, i / G->n, y->k.mrw, y->k.t_mrw);
         else if (!y->ok && !checks(y->budget))
-            n += snprintf(sum + n, sizeof sum - n, "; %s of head %d: not judged: its budget %.3g "
+            n += snprintf(sum + n, cap - n, "; %s of head %d: not judged: its budget %.3g "
                           "is 1 or more, so gradients of 0 would pass (vlastab's own backward of "
-                          "these inputs and do loses them)", gname[G.which[i % G.n]], i / G.n,
-                          y->budget);
+                          "these inputs and do loses them)", gn, i / G->n, y->budget);
         else if (!y->ok)
-            n += snprintf(sum + n, sizeof sum - n, "; %s of head %d: %.3g at t = %ld past its "
-                          "budget %.3g", gname[G.which[i % G.n]], i / G.n, y->k.mrw, y->k.t_mrw,
-                          y->budget);
+            n += snprintf(sum + n, cap - n, "; %s of head %d: %.3g at t = %ld past its "
+                          "budget %.3g", gn, i / G->n, y->k.mrw, y->k.t_mrw, y->budget);
     }
+}
 
-    /* the table */
-    const char *sets[VLA_CLI_MAXSETS + 64];
-    int nsets = cli_settings(c, sets, VLA_CLI_MAXSETS + 64);
-    char reftxt[600], setall[4000] = "";
+/* the per-head table (--out), its header saying what was judged against what: 0, or 1 when it
+ * could not be written */
+static int judge_table(judgement_t *X)
+{
+    const vla_cli *c = X->c;
+    const grads_t *G = &X->G;
+    X->nsets = cli_settings(c, X->sets, VLA_CLI_MAXSETS + 64);
     if (c->ref == REF_EXACT) /* MPFR, or double-double checked against it (ref_new) */
-        refck_describe(c->ref_bits, T, "reference", reftxt, sizeof reftxt);
+        refck_describe(c->ref_bits, X->T, "reference", X->reftxt, sizeof X->reftxt);
     else
-        snprintf(reftxt, sizeof reftxt, "f64 (lib in binary64)");
-    for (int i = 0, m = 0; i < nsets && m < (int)sizeof setall; i++)
-        m += snprintf(setall + m, sizeof setall - m, "%s%s", i ? " " : "", sets[i]);
-    vla_dat *out = vla_cli_out(c, spec);
-    vla_dat_meta(out, "model", "%s%s", vla_model_name(cfg.model), vla_cli_model_src(c, NULL, 1));
+        snprintf(X->reftxt, sizeof X->reftxt, "f64 (lib in binary64)");
+    for (int i = 0, m = 0; i < X->nsets && m < (int)sizeof X->setall; i++)
+        m += snprintf(X->setall + m, sizeof X->setall - m, "%s%s", i ? " " : "", X->sets[i]);
+    vla_dat *out = vla_cli_out(c, X->spec);
+    vla_dat_meta(out, "model", "%s%s", vla_model_name(X->cfg.model), vla_cli_model_src(c, NULL, 1));
     vla_dat_meta(out, "stream", "%s", c->stream);
-    vla_dat_meta(out, "outputs", "%s (o.npy %s%s; read-outs compared in %s, u = %g)", o->outputs,
-                 dtype_name(ofmt), have_S ? ", S.npy" : "",
-                 vla_fmt_name(fo), u);
-    vla_dat_meta(out, "policy", "%s%s, form %s", vla_prec_name(cfg.prec),
-                 prec_given ? "" : " (from o.npy's dtype)", form);
-    vla_dat_meta(out, "settings", "%s", nsets ? setall : "none");
-    vla_dat_meta(out, "reference", "%s on the inputs as given", reftxt);
-    vla_dat_meta(out, "window", "%ld", W);
+    vla_dat_meta(out, "outputs", "%s (o.npy %s%s; read-outs compared in %s, u = %g)",
+                 X->o->outputs, dtype_name(X->ofmt), X->have_S ? ", S.npy" : "",
+                 vla_fmt_name(X->fo), X->u);
+    vla_dat_meta(out, "policy", "%s%s, form %s", vla_prec_name(X->cfg.prec),
+                 X->prec_given ? "" : " (from o.npy's dtype)", X->form);
+    vla_dat_meta(out, "settings", "%s", X->nsets ? X->setall : "none");
+    vla_dat_meta(out, "reference", "%s on the inputs as given", X->reftxt);
+    vla_dat_meta(out, "window", "%ld", X->W);
     vla_dat_meta(out, "slack", "%g (a head is ok when max_rel_window <= slack x max(attainable_seq, "
-                              "attainable_form, input_budget))", slack);
-    if (G.n) {
+                              "attainable_form, input_budget))", X->slack);
+    if (G->n) {
         char gl[200] = "";
-        for (int j = 0, m = 0; j < G.n; j++)
-            m += snprintf(gl + m, sizeof gl - m, "%s%s.npy %s", j ? ", " : "", gname[G.which[j]],
-                          dtype_name(G.fmt[j]));
+        for (int j = 0, m = 0; j < G->n; j++)
+            m += snprintf(gl + m, sizeof gl - m, "%s%s.npy %s", j ? ", " : "", gname[G->which[j]],
+                          dtype_name(G->fmt[j]));
         vla_dat_meta(out, "gradients", "%s of L = sum_t do_t . o_t (do.npy %s), against the "
                      "exact seq backward: rows in the report's JSON and Markdown", gl,
-                     dtype_name(G.dofmt));
+                     dtype_name(G->dofmt));
     }
-    vla_dat_meta(out, "summary", "%s", sum);
+    vla_dat_meta(out, "summary", "%s", X->sum);
     vla_dat_columns(out, "head rel_rms max_abs max_rel_window t_max_rel_window max_rel_pointwise "
                          "ulps_max bits_lost attainable_seq attainable_form input_budget budget "
                          "first_t_nonfinite verdict");
-    for (int h = 0; h < H; h++) {
-        const head_t *x = &hd[h];
+    for (int h = 0; h < X->H; h++) {
+        const head_t *x = &X->hd[h];
         double v[14] = {h, x->k.rel_rms, x->k.max_abs, x->k.mrw, (double)x->k.t_mrw,
                         x->k.max_rel_pt, x->k.ulps, x->bits, x->att_seq, x->att_form, x->inp,
                         x->budget, (double)x->k.t_nonfinite, 0};
@@ -1339,210 +1392,266 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
         nm[13] = x->ok ? "ok" : "beyond";
         vla_dat_row_named(out, v, nm, 14);
     }
-    if (vla_cli_close(out, c, spec, 0)) {
-        st = 1;
-        goto done;
-    }
+    return vla_cli_close(out, c, X->spec, 0) ? 1 : 0;
+}
 
-    /* the report: PREFIX.json (keys fixed: tools/python's vlastab.judge reads them) and PREFIX.md */
-    if (strcmp(o->report, "none")) {
-        char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        snprintf(path, sizeof path, "%s.json", o->report);
-        if (!f) {
-            st = report_write(path, NULL, 0);
-            goto done;
-        }
-        fprintf(f, "{\"verdict\": \"%s\", \"model\": ", beyond ? "beyond" : "ok");
-        json_str(f, vla_model_name(cfg.model));
-        fprintf(f, ", \"precision\": \"%s\", \"form\": \"%s\", \"ref\": \"%s\", \"reference\": ",
-                vla_prec_name(cfg.prec), form, c->ref == REF_EXACT ? "exact" : "f64");
-        json_str(f, reftxt);
-        fprintf(f, ", \"window\": %ld, \"slack\": ", W);
-        json_num(f, slack);
-        fprintf(f, ",\n \"settings\": {");
-        for (int i = 0; i < nsets; i++) {
-            char key[64];
-            snprintf(key, sizeof key, "%.*s", (int)strcspn(sets[i], "="), sets[i]);
-            fprintf(f, "%s", i ? ", " : "");
-            json_str(f, key);
-            fprintf(f, ": ");
-            json_str(f, strchr(sets[i], '=') + 1);
-        }
-        fprintf(f, "},\n \"heads\": [");
-        for (int h = 0; h < H; h++) {
-            const head_t *x = &hd[h];
-            const double v[] = {x->k.rel_rms, x->k.max_abs, x->k.mrw, x->k.max_rel_pt, x->k.ulps,
-                                x->bits, x->att_seq, x->att_form, x->inp, x->budget, x->k.scale,
-                                x->k.rel_after_scale};
-            static const char *const key[] = {"rel_rms", "max_abs", "max_rel_window",
-                                              "max_rel_pointwise", "ulps_max", "bits_lost",
-                                              "attainable_seq", "attainable_form", "input_budget",
-                                              "budget", "scale", "rel_after_scale"};
-            fprintf(f, "%s\n  {\"head\": %d, \"t_max_rel_window\": %ld, \"first_t_nonfinite\": ",
-                    h ? "," : "", h, x->k.t_mrw);
-            if (x->k.t_nonfinite)
-                fprintf(f, "%ld", x->k.t_nonfinite);
-            else
-                fputs("null", f);
-            for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-                fprintf(f, ", \"%s\": ", key[i]);
-                json_num(f, v[i]);
-            }
-            fprintf(f, ", \"verdict\": \"%s\"}", x->ok ? "ok" : "beyond");
-        }
-        fprintf(f, "],\n \"state\": ");
-        if (!srel)
-            fputs("null", f);
-        for (int h = 0; srel && h < H; h++) {
-            fprintf(f, "%s{\"head\": %d, \"rel_fro\": ", h ? ", " : "[", h);
-            json_num(f, srel[2 * h]);
-            fprintf(f, ", \"verdict\": \"%s\"}%s", srel[2 * h + 1] ? "ok" : "beyond",
-                    h == H - 1 ? "]" : "");
-        }
-        fprintf(f, ",\n \"grads\": %s", G.n ? "[" : "null");
-        for (int i = 0; i < (int)H * G.n; i++) {
-            const struct grow *y = &G.row[i];
-            const double v[] = {y->k.rel_rms, y->k.max_abs, y->k.mrw, y->k.max_rel_pt, y->k.ulps,
-                                y->bits, y->att_seq, y->att_form, y->inp, y->budget, y->k.scale,
-                                y->k.rel_after_scale};
-            static const char *const key[] = {"rel_rms", "max_abs", "max_rel_window",
-                                              "max_rel_pointwise", "ulps_max", "bits_lost",
-                                              "attainable_seq", "attainable_form", "input_budget",
-                                              "budget", "scale", "rel_after_scale"};
-            fprintf(f, "%s\n  {\"grad\": \"%s\", \"head\": %d, \"dtype\": \"%s\", "
-                       "\"t_max_rel_window\": %ld, \"first_t_nonfinite\": ", i ? "," : "",
-                    gname[G.which[i % G.n]], i / G.n, dtype_name(G.fmt[i % G.n]), y->k.t_mrw);
-            if (y->k.t_nonfinite)
-                fprintf(f, "%ld", y->k.t_nonfinite);
-            else
-                fputs("null", f);
-            for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
-                fprintf(f, ", \"%s\": ", key[k]);
-                json_num(f, v[k]);
-            }
-            fprintf(f, ", \"verdict\": \"%s\"}", y->ok ? "ok" : "beyond");
-        }
-        fprintf(f, "%s,\n \"summary\": ", G.n ? "]" : "");
-        json_str(f, sum);
-        fprintf(f, "}\n");
-        if (fclose(f))
-            free(text), text = NULL;
-        if (report_write(path, text, len)) {
-            st = 1;
-            goto done;
-        }
-        /* the Markdown report */
-        snprintf(path, sizeof path, "%s.md", o->report);
-        if (!(f = open_memstream(&text, &len))) {
-            st = report_write(path, NULL, 0);
-            goto done;
-        }
-        fprintf(f, "# vla-check: your kernel's read-outs, judged\n\n**%s**: ", beyond ? "beyond" : "ok");
-        md_text(f, sum + strcspn(sum, ":") + 2); /* (the summary opens with the verdict) */
-        fprintf(f, ".\n\nThe read-outs in ");
-        md_text(f, o->outputs);
-        fprintf(f, " (o.npy, %s%s) of %d heads x %ld steps (d = %d, dv = %d) on the inputs of ",
-                dtype_name(ofmt), have_S ? "; S.npy, the final state" : "",
-                H, T, d, dv);
-        md_text(f, c->stream);
-        fprintf(f, ", against the reference, %s, on the same inputs as given. Model %s", reftxt,
-                vla_model_name(cfg.model));
-        md_text(f, vla_cli_model_src(c, NULL, 1));
-        fprintf(f, "; settings: ");
-        md_text(f, nsets ? setall : "none");
-        fprintf(f, "; the kernel's policy %s%s, form %s.\n\n", vla_prec_name(cfg.prec),
-                prec_given ? " (--precision)" : " (from o.npy's dtype)", form);
-        fprintf(f, "- rel_rms: ||o - o_ref||_F / ||o_ref||_F over every step (fla's metric); "
-                   "max_abs: the largest pointwise error; max_rel_pointwise: the largest "
-                   "||o_t - o_ref,t|| / ||o_ref,t|| (a column only: it is large where o_ref,t is "
-                   "near 0); ulps_max: the largest pointwise error in ulps of the reference value "
-                   "in %s (the coarser of the policy's io format and o.npy's); bits_lost: "
-                   "log2(rel_rms / u), u = %g, clipped at 0.\n", vla_fmt_name(fo), u);
-        fprintf(f, "- max_rel_window (the verdict's error): for each window of %ld tokens, "
-                   "||o - o_ref|| over the window / ||o_ref|| over the window, the largest over "
-                   "the windows, at t: that window's token of the largest error (t counts from 1).\n", W);
-        fprintf(f, "- attainable_seq, attainable_form: max_rel_window of vlastab's emulation of "
-                   "%s, token by token and in form %s, its read-outs rounded as the kernel's (to "
-                   "%s, then o.npy's format); input_budget: that of the reference on the inputs "
-                   "rounded to %s (the policy's io format) against the reference on the inputs "
-                   "as given.\n", vla_prec_name(cfg.prec), form, vla_fmt_name(io), vla_fmt_name(io));
-        fprintf(f, "- verdict: ok when max_rel_window <= budget = %g (--slack) x max(attainable_seq, "
-                   "attainable_form, input_budget) and every read-out is finite; else beyond.\n\n",
-                slack);
-        fprintf(f, "| head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise | ulps_max | "
-                   "bits_lost | attainable_seq | attainable_form | input_budget | budget | "
-                   "non-finite from | verdict |\n|");
-        for (int k = 0; k < 14; k++)
-            fprintf(f, "---|");
-        for (int h = 0; h < H; h++) {
-            const head_t *x = &hd[h];
-            fprintf(f, "\n| %d | %.3g | %.3g | %.3g | %ld | %.3g | %.3g | %.2f | %.3g | %.3g | %.3g "
-                       "| %.3g |", h, x->k.rel_rms, x->k.max_abs, x->k.mrw, x->k.t_mrw,
-                    x->k.max_rel_pt, x->k.ulps, x->bits, x->att_seq, x->att_form, x->inp,
-                    x->budget);
-            md_t(f, x->k.t_nonfinite);
-            fprintf(f, " %s |", x->ok ? "ok" : "**beyond**");
-        }
-        fprintf(f, "\n");
-        if (srel) {
-            fprintf(f, "\nThe final state S.npy: ||S - S_ref||_F / ||S_ref||_F per head, ok within "
-                       "%g x the largest of the emulations' and the rounded inputs'.\n\n| head | "
-                       "rel_fro | verdict |\n|---|---|---|\n", slack);
-            for (int h = 0; h < H; h++)
-                fprintf(f, "| %d | %.3g | %s |\n", h, srel[2 * h], srel[2 * h + 1] ? "ok" : "**beyond**");
-        }
-        if (G.n) {
-            fprintf(f, "\nThe gradients of L = sum_t do_t . o_t (do_t from do.npy, %s) per head, "
-                       "against the exact seq backward on the inputs as given, the same columns "
-                       "as the read-outs' (t counts forward from 1); attainable_seq and "
-                       "attainable_form are vlastab's backward in %s token by token and in form %s "
-                       "(%s); input_budget rounds the inputs and do to %s; budget = %g x "
-                       "max(attainable_seq, attainable_form, input_budget).\n\n"
-                       "| grad | head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise "
-                       "| ulps_max | bits_lost | attainable_seq | attainable_form | input_budget | "
-                       "budget | non-finite from | verdict |\n|", dtype_name(G.dofmt),
-                    vla_prec_name(cfg.prec), form,
-                    cfg.form == VLA_FORM_SEQ ? "the same backward"
-                    : isnan(G.row[0].att_form) ? "no backward of its own: '-', the gradients held to "
-                                                 "the seq backward's error"
-                                               : "its own chunk backward",
-                    vla_fmt_name(io), slack);
-            for (int k = 0; k < 15; k++)
-                fprintf(f, "---|");
-            for (int i = 0; i < (int)H * G.n; i++) {
-                const struct grow *y = &G.row[i];
-                fprintf(f, "\n| %s | %d | %.3g | %.3g | %.3g | %ld | %.3g | %.3g | %.2f | %.3g | "
-                           "%.3g | %.3g | %.3g |", gname[G.which[i % G.n]], i / G.n, y->k.rel_rms,
-                        y->k.max_abs, y->k.mrw, y->k.t_mrw, y->k.max_rel_pt, y->k.ulps, y->bits,
-                        y->att_seq, y->att_form, y->inp, y->budget);
-                md_t(f, y->k.t_nonfinite);
-                fprintf(f, " %s |", y->ok ? "ok" : "**beyond**");
-            }
-            fprintf(f, "\n");
-        }
-        fprintf(f, "\nThe command:\n\n");
-        md_command(f, o->ncmd, o->cmd);
-        if (fclose(f))
-            free(text), text = NULL;
-        if (report_write(path, text, len)) {
-            st = 1;
-            goto done;
-        }
+/* a row's measures in JSON, after its opening keys: the errors, the attainable ones, the budget
+ * and the verdict */
+static void json_measures(FILE *f, const meas_t *k, double bits, double att_seq, double att_form,
+                          double inp, double budget, int ok)
+{
+    const double v[] = {k->rel_rms, k->max_abs, k->mrw, k->max_rel_pt, k->ulps, bits, att_seq,
+                        att_form, inp, budget, k->scale, k->rel_after_scale};
+    static const char *const key[] = {"rel_rms", "max_abs", "max_rel_window",
+                                      "max_rel_pointwise", "ulps_max", "bits_lost",
+                                      "attainable_seq", "attainable_form", "input_budget",
+                                      "budget", "scale", "rel_after_scale"};
+    if (k->t_nonfinite)
+        fprintf(f, "%ld", k->t_nonfinite);
+    else
+        fputs("null", f);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        fprintf(f, ", \"%s\": ", key[i]);
+        json_num(f, v[i]);
     }
-    fprintf(stderr, "vla-check: %s%s%s%s\n", sum, strcmp(o->report, "none") ? "; report: " : "",
-            strcmp(o->report, "none") ? o->report : "", strcmp(o->report, "none") ? ".md, .json" : "");
-    st = beyond;
-done:
-    vla_progress_end(&prog);
-    if (units) /* (says where a stop's measures are saved) */
-        st = vla_units_end(units, st);
+    fprintf(f, ", \"verdict\": \"%s\"}", ok ? "ok" : "beyond");
+}
+
+/* PREFIX.json (keys fixed: tools/python's vlastab.judge reads them): 0, or 1 when it could not
+ * be written */
+static int judge_json(const judgement_t *X, const char *path)
+{
+    const vla_cli *c = X->c;
+    const grads_t *G = &X->G;
+    const int H = X->H;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return report_write(path, NULL, 0);
+    fprintf(f, "{\"verdict\": \"%s\", \"model\": ", X->beyond ? "beyond" : "ok");
+    json_str(f, vla_model_name(X->cfg.model));
+    fprintf(f, ", \"precision\": \"%s\", \"form\": \"%s\", \"ref\": \"%s\", \"reference\": ",
+            vla_prec_name(X->cfg.prec), X->form, c->ref == REF_EXACT ? "exact" : "f64");
+    json_str(f, X->reftxt);
+    fprintf(f, ", \"window\": %ld, \"slack\": ", X->W);
+    json_num(f, X->slack);
+    fprintf(f, ",\n \"settings\": {");
+    for (int i = 0; i < X->nsets; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(X->sets[i], "="), X->sets[i]);
+        fprintf(f, "%s", i ? ", " : "");
+        json_str(f, key);
+        fprintf(f, ": ");
+        json_str(f, strchr(X->sets[i], '=') + 1);
+    }
+    fprintf(f, "},\n \"heads\": [");
+    for (int h = 0; h < H; h++) {
+        const head_t *x = &X->hd[h];
+        fprintf(f, "%s\n  {\"head\": %d, \"t_max_rel_window\": %ld, \"first_t_nonfinite\": ",
+                h ? "," : "", h, x->k.t_mrw);
+        json_measures(f, &x->k, x->bits, x->att_seq, x->att_form, x->inp, x->budget, x->ok);
+    }
+    fprintf(f, "],\n \"state\": ");
+    if (!X->srel)
+        fputs("null", f);
+    for (int h = 0; X->srel && h < H; h++) {
+        fprintf(f, "%s{\"head\": %d, \"rel_fro\": ", h ? ", " : "[", h);
+        json_num(f, X->srel[2 * h]);
+        fprintf(f, ", \"verdict\": \"%s\"}%s", X->srel[2 * h + 1] ? "ok" : "beyond",
+                h == H - 1 ? "]" : "");
+    }
+    fprintf(f, ",\n \"grads\": %s", G->n ? "[" : "null");
+    for (int i = 0; i < (int)H * G->n; i++) {
+        const struct grow *y = &G->row[i];
+        fprintf(f, "%s\n  {\"grad\": \"%s\", \"head\": %d, \"dtype\": \"%s\", "
+                   "\"t_max_rel_window\": %ld, \"first_t_nonfinite\": ", i ? "," : "",
+                gname[G->which[i % G->n]], i / G->n, dtype_name(G->fmt[i % G->n]), y->k.t_mrw);
+        json_measures(f, &y->k, y->bits, y->att_seq, y->att_form, y->inp, y->budget, y->ok);
+    }
+    fprintf(f, "%s,\n \"summary\": ", G->n ? "]" : "");
+    json_str(f, X->sum);
+    fprintf(f, "}\n");
+    if (fclose(f))
+        free(text), text = NULL;
+    return report_write(path, text, len);
+}
+
+/* a row's measures in Markdown, after its opening cells */
+static void md_measures(FILE *f, const meas_t *k, double bits, double att_seq, double att_form,
+                        double inp, double budget, int ok)
+{
+    fprintf(f, " %.3g | %.3g | %.3g | %ld | %.3g | %.3g | %.2f | %.3g | %.3g | %.3g | %.3g |",
+            k->rel_rms, k->max_abs, k->mrw, k->t_mrw, k->max_rel_pt, k->ulps, bits, att_seq,
+            att_form, inp, budget);
+    md_t(f, k->t_nonfinite);
+    fprintf(f, " %s |", ok ? "ok" : "**beyond**");
+}
+
+/* the Markdown report's opening: what was judged against what, and what the columns are */
+static void md_intro(FILE *f, const judgement_t *X)
+{
+    const vla_cli *c = X->c;
+    const char *prec = vla_prec_name(X->cfg.prec);
+    fprintf(f, "# vla-check: your kernel's read-outs, judged\n\n**%s**: ",
+            X->beyond ? "beyond" : "ok");
+    md_text(f, X->sum + strcspn(X->sum, ":") + 2); /* (the summary opens with the verdict) */
+    fprintf(f, ".\n\nThe read-outs in ");
+    md_text(f, X->o->outputs);
+    fprintf(f, " (o.npy, %s%s) of %d heads x %ld steps (d = %d, dv = %d) on the inputs of ",
+            dtype_name(X->ofmt), X->have_S ? "; S.npy, the final state" : "", X->H, X->T, X->d,
+            X->dv);
+    md_text(f, c->stream);
+    fprintf(f, ", against the reference, %s, on the same inputs as given. Model %s", X->reftxt,
+            vla_model_name(X->cfg.model));
+    md_text(f, vla_cli_model_src(c, NULL, 1));
+    fprintf(f, "; settings: ");
+    md_text(f, X->nsets ? X->setall : "none");
+    fprintf(f, "; the kernel's policy %s%s, form %s.\n\n", prec,
+            X->prec_given ? " (--precision)" : " (from o.npy's dtype)", X->form);
+    fprintf(f, "- rel_rms: ||o - o_ref||_F / ||o_ref||_F over every step (fla's metric); "
+               "max_abs: the largest pointwise error; max_rel_pointwise: the largest "
+               "||o_t - o_ref,t|| / ||o_ref,t|| (a column only: it is large where o_ref,t is "
+               "near 0); ulps_max: the largest pointwise error in ulps of the reference value "
+               "in %s (the coarser of the policy's io format and o.npy's); bits_lost: "
+               "log2(rel_rms / u), u = %g, clipped at 0.\n", vla_fmt_name(X->fo), X->u);
+    fprintf(f, "- max_rel_window (the verdict's error): for each window of %ld tokens, "
+               "||o - o_ref|| over the window / ||o_ref|| over the window, the largest over "
+               "the windows, at t: that window's token of the largest error (t counts from 1).\n",
+            X->W);
+    fprintf(f, "- attainable_seq, attainable_form: max_rel_window of vlastab's emulation of "
+               "%s, token by token and in form %s, its read-outs rounded as the kernel's (to "
+               "%s, then o.npy's format); input_budget: that of the reference on the inputs "
+               "rounded to %s (the policy's io format) against the reference on the inputs "
+               "as given.\n", prec, X->form, vla_fmt_name(X->io), vla_fmt_name(X->io));
+    fprintf(f, "- verdict: ok when max_rel_window <= budget = %g (--slack) x max(attainable_seq, "
+               "attainable_form, input_budget) and every read-out is finite; else beyond.\n\n",
+            X->slack);
+}
+
+/* the Markdown report's tables of the final state and of the gradients, where there are */
+static void md_state_grads(FILE *f, const judgement_t *X)
+{
+    const grads_t *G = &X->G;
+    const int H = X->H;
+    if (X->srel) {
+        fprintf(f, "\nThe final state S.npy: ||S - S_ref||_F / ||S_ref||_F per head, ok within "
+                   "%g x the largest of the emulations' and the rounded inputs'.\n\n| head | "
+                   "rel_fro | verdict |\n|---|---|---|\n", X->slack);
+        for (int h = 0; h < H; h++)
+            fprintf(f, "| %d | %.3g | %s |\n", h, X->srel[2 * h],
+                    X->srel[2 * h + 1] ? "ok" : "**beyond**");
+    }
+    if (!G->n)
+        return;
+    fprintf(f, "\nThe gradients of L = sum_t do_t . o_t (do_t from do.npy, %s) per head, "
+               "against the exact seq backward on the inputs as given, the same columns "
+               "as the read-outs' (t counts forward from 1); attainable_seq and "
+               "attainable_form are vlastab's backward in %s token by token and in form %s "
+               "(%s); input_budget rounds the inputs and do to %s; budget = %g x "
+               "max(attainable_seq, attainable_form, input_budget).\n\n"
+               "| grad | head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise "
+               "| ulps_max | bits_lost | attainable_seq | attainable_form | input_budget | "
+               "budget | non-finite from | verdict |\n|", dtype_name(G->dofmt),
+            vla_prec_name(X->cfg.prec), X->form,
+            X->cfg.form == VLA_FORM_SEQ ? "the same backward"
+            : isnan(G->row[0].att_form) ? "no backward of its own: '-', the gradients held to "
+                                          "the seq backward's error"
+                                        : "its own chunk backward",
+            vla_fmt_name(X->io), X->slack);
+    for (int k = 0; k < 15; k++)
+        fprintf(f, "---|");
+    for (int i = 0; i < (int)H * G->n; i++) {
+        const struct grow *y = &G->row[i];
+        fprintf(f, "\n| %s | %d |", gname[G->which[i % G->n]], i / G->n);
+        md_measures(f, &y->k, y->bits, y->att_seq, y->att_form, y->inp, y->budget, y->ok);
+    }
+    fprintf(f, "\n");
+}
+
+/* PREFIX.md: 0, or 1 when it could not be written */
+static int judge_md(const judgement_t *X, const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return report_write(path, NULL, 0);
+    md_intro(f, X);
+    fprintf(f, "| head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise | ulps_max | "
+               "bits_lost | attainable_seq | attainable_form | input_budget | budget | "
+               "non-finite from | verdict |\n|");
+    for (int k = 0; k < 14; k++)
+        fprintf(f, "---|");
+    for (int h = 0; h < X->H; h++) {
+        const head_t *x = &X->hd[h];
+        fprintf(f, "\n| %d |", h);
+        md_measures(f, &x->k, x->bits, x->att_seq, x->att_form, x->inp, x->budget, x->ok);
+    }
+    fprintf(f, "\n");
+    md_state_grads(f, X);
+    fprintf(f, "\nThe command:\n\n");
+    md_command(f, X->o->ncmd, X->o->cmd);
+    if (fclose(f))
+        free(text), text = NULL;
+    return report_write(path, text, len);
+}
+
+/* the judge's holdings freed; the status, the checkpoint's end said where it holds one */
+static int judge_close(judgement_t *X, int st)
+{
+    vla_progress_end(&X->prog);
+    if (X->units) /* (says where a stop's measures are saved) */
+        st = vla_units_end(X->units, st);
     for (int r = 0; r < NR; r++)
-        free(J.S[r]);
-    free(J.sc), free(J.m), free(had), free(hd), free(srel);
-    vla_npy_free(&ko);
-    vla_npy_free(&ks);
-    grads_free(&G);
+        free(X->J.S[r]);
+    free(X->J.sc), free(X->J.m), free(X->had), free(X->hd), free(X->srel);
+    vla_npy_free(&X->ko);
+    vla_npy_free(&X->ks);
+    grads_free(&X->G);
     return st;
+}
+
+int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int prec_given)
+{
+    if (c->ref == REF_NONE)
+        vla_cli_die(spec, "--outputs: the kernel is judged against a reference: --ref exact (the "
+                          "default) or f64, not none");
+    if (!c->model_txt && !c->model_opt)
+        vla_cli_die(spec, "--outputs judges one model: %s; give --model M",
+                    strncmp(c->stream, "trace:", 6) ? "the stream names none"
+                                                    : "the trace has no model.txt naming it");
+    /* what the judge holds, freed by judge_close: on every exit, the stops and refusals too */
+    judgement_t X = {.c = c, .spec = spec, .o = o, .prec_given = prec_given, .H = c->runs,
+                     .d = c->cfg.d, .dv = c->cfg.dv, .T = c->whole_steps, .W = o->window};
+    /* (T: a chunk form's last chunk may be partial) */
+    X.bf16 = read_dtype(spec, o->outputs);
+    judge_config(&X);
+    int st = judge_open(&X);
+    if (st)
+        return judge_close(&X, st);
+    judge_specs(&X);
+    if ((st = judge_runs(&X)) || (st = judge_heads(&X)))
+        return judge_close(&X, st);
+    if (X.G.n && (st = grads_judge(c, &X.cfg, X.H, X.T, X.W, X.slack, &X.G, X.units, &X.prog,
+                                   &X.pdone)))
+        return judge_close(&X, st);
+    vla_units_end(X.units, 0); /* (the checkpoint goes when vla-check exits 0) */
+    X.units = NULL;
+    X.beyond = X.nbad || X.sbad || X.G.nbad;
+    judge_summary(&X);
+    if (judge_table(&X))
+        return judge_close(&X, 1);
+    if (strcmp(o->report, "none")) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s.json", o->report);
+        if (judge_json(&X, path))
+            return judge_close(&X, 1);
+        snprintf(path, sizeof path, "%s.md", o->report);
+        if (judge_md(&X, path))
+            return judge_close(&X, 1);
+    }
+    fprintf(stderr, "vla-check: %s%s%s%s\n", X.sum, strcmp(o->report, "none") ? "; report: " : "",
+            strcmp(o->report, "none") ? o->report : "", strcmp(o->report, "none") ? ".md, .json" : "");
+    return judge_close(&X, X.beyond);
 }

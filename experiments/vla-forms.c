@@ -366,6 +366,130 @@ static int sweep_resume(vla_cli *c, const vla_cli_spec *spec, const forms_opts *
     return 0;
 }
 
+/* The sweep's engines advanced from t to to, spread over the threads (each engine on one): one
+ * barrier per window, not one per engine; then the first that failed, in order, said. 0, or the
+ * exit status (3 a stop) */
+static int sweep_window(sweep_pass *sw, long t, long to, vla_progress *prog, long *done,
+                        int *radv, int *rchk)
+{
+    const int ne = sw->ne;
+    vla_engine **m = sw->m, **ref = sw->ref;
+    vref_ddcheck **chk = sw->chk;
+    const int nth = vla_cli_threads();
+    (void)nth;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
+#endif
+    for (int i = 0; i < VLA_NFMT + ne; i++) {
+        vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
+        int r = e ? vla_engine_advance(e, to) : 0;
+        if (!r && i < VLA_NFMT && chk[i]) /* the check reads the same window */
+            rchk[i] = vref_ddcheck_follow(chk[i], to);
+        radv[i] = r;
+        if (e) {
+#ifdef _OPENMP
+#pragma omp critical(forms_progress)
+#endif
+            vla_progress_update(prog, *done += to - t);
+        }
+    }
+    for (int i = 0; i < VLA_NFMT + ne; i++) {
+        vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
+        int r = radv[i];
+        if (!r && i < VLA_NFMT && chk[i] && (r = rchk[i]) && r != VLA_EINTR) {
+            fprintf(stderr, "vla-forms: the reference's check: %s\n", vla_strerror(r));
+            return 1;
+        }
+        if (r == VLA_EINTR)
+            return 3;
+        if (r) {
+            fprintf(stderr, "vla-forms: %s\n", vla_error_msg(vla_engine_error(e)));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* at checkpoint k, the error of each quantity of each form against its input format's reference,
+ * the mean over the heads (inf: a head turned non-finite), into sw->err; x: room for two of the
+ * state's arrays */
+static void sweep_errors(const vla_cli *c, sweep_pass *sw, long k, double *x)
+{
+    const int d = c->cfg.d, dv = c->cfg.dv, A = vla_model_has_A(c->cfg.model), nr = c->runs;
+    for (int i = 0; i < sw->ne; i++) {
+        vla_engine *rf = sw->ref[vla_prec_io(sw->cfg[i].prec)];
+        double *sum = sw->err + ((size_t)i * sw->nck + k) * 3;
+        static const vla_quantity qs[3] = {VLA_Q_S, VLA_Q_A, VLA_Q_O};
+        const long len[3] = {(long)dv * d, (long)d * d, dv};
+        for (int q = 0; q < 3; q++)
+            for (int h = 0; h < nr; h++) {
+                if (q == 1 && !A) {
+                    sum[q] = NAN;
+                    continue;
+                }
+                vla_engine_get(sw->m[i], h, qs[q], x);
+                vla_engine_get(rf, h, qs[q], x + len[q]);
+                sum[q] += relerr(x, x + len[q], len[q]) / nr;
+            }
+    }
+}
+
+/* the sweep's table: its header (the exact reference, why; the forms; the summary of the errors,
+ * inf where a head turned non-finite), one block per form, a row per checkpoint */
+static void sweep_table(const vla_cli *c, const vla_cli_spec *spec, vla_dat *out,
+                        const sweep_pass *sw, const char *why)
+{
+    const int ne = sw->ne;
+    const long nck = sw->nck, *cks = sw->cks;
+    const vla_config *cfg = sw->cfg;
+    char form[32];
+    vla_cli_provenance(out, c);
+    vla_dat_meta(out, "exact_reference", "%s", why);
+    vla_dat_meta(out, "forms", "C: 0 seq, -1 scan, else chunk:C (chunk:1 is seq by definition)");
+    vla_dat_meta(out, "sweep", "steps %ld and checkpoints rounded down to multiples of %ld, where "
+                               "every form has a state; the reference: the exact sequential "
+                               "recurrence, one per input format; errors: the mean over the %d "
+                               "heads", sw->T, sw->Cmax, c->runs);
+    static const char columns[] = "t C prec s_relerr a_relerr o_relerr";
+    double *rows = malloc((size_t)ne * nck * 6 * sizeof *rows);
+    vla_summary_block *blk = malloc((size_t)ne * sizeof *blk);
+    char (*bname)[48] = malloc((size_t)ne * sizeof *bname);
+    if (!rows || !blk || !bname)
+        vla_cli_fail(spec, "out of memory");
+    for (int i = 0; i < ne; i++) {
+        const vla_config *k = &cfg[i];
+        vla_form_name(k, form, sizeof form);
+        snprintf(bname[i], sizeof bname[i], "%s %s", vla_prec_name(k->prec), form);
+        blk[i] = (vla_summary_block){rows + (size_t)i * nck * 6, nck, 6, bname[i]};
+        for (long j = 0; j < nck; j++) {
+            const double *e = sw->err + ((size_t)i * nck + j) * 3;
+            double row[6] = {(double)cks[j],
+                             k->form == VLA_FORM_SCAN ? -1 : k->form == VLA_FORM_SEQ ? 0 : k->chunk,
+                             0, e[0], e[1], e[2]};
+            memcpy(rows + ((size_t)i * nck + j) * 6, row, sizeof row);
+        }
+    }
+    vla_summary sm = {.len = 0};
+    int said = vla_summary_errors(&sm, columns, blk, ne, VLA_SUM_PAST1 | VLA_SUM_NONFINITE);
+    for (int i = 0; i < ne; i++) /* a read-out 0 by an overflowed denominator */
+        said |= vla_cli_den_summary(&sm, sw->m[i], bname[i]);
+    if (!said)
+        vla_summary_add(&sm, 0, "every form stayed finite and no error reached 1");
+    vla_cli_summary_end(&sm, "vla-forms", out);
+    vla_dat_columns(out, columns);
+    for (int i = 0; i < ne; i++) {
+        if (i)
+            vla_dat_block(out);
+        for (long j = 0; j < nck; j++) {
+            const char *names[6] = {NULL, NULL, vla_prec_name(cfg[i].prec)};
+            vla_dat_row_named(out, rows + ((size_t)i * nck + j) * 6, names, 6);
+        }
+    }
+    free(rows);
+    free(blk);
+    free(bname);
+}
+
 /* The sweep's pass from checkpoint k0 (its engines there) to the end and its table, whose
  * exact_reference line says which reference it has; returns VLA_DD_REDO, having written nothing,
  * when the dd reference's check failed, with the check's words in redo (code VLA_ERANGE). */
@@ -373,18 +497,16 @@ static int sweep_resume(vla_cli *c, const vla_cli_spec *spec, const forms_opts *
 static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out,
                      sweep_pass *sw, vla_units *u, long k0, vla_error *redo)
 {
-    const int d = c->cfg.d, dv = c->cfg.dv, A = vla_model_has_A(c->cfg.model), nr = c->runs;
+    const int d = c->cfg.d, dv = c->cfg.dv;
     const int ne = sw->ne;
     const long nck = sw->nck, *cks = sw->cks;
-    vla_engine **m = sw->m, **ref = sw->ref;
+    vla_engine **ref = sw->ref;
     vref_ddcheck **chk = sw->chk;
-    vla_config *cfg = sw->cfg;
-    double *err = sw->err, *x = malloc((size_t)(d * d + dv * d + dv) * 2 * sizeof *x);
+    double *x = malloc((size_t)(d * d + dv * d + dv) * 2 * sizeof *x);
     int *radv = calloc((size_t)(VLA_NFMT + ne), sizeof *radv), rchk[VLA_NFMT] = {0};
     if (!x || !radv)
         vla_cli_fail(spec, "out of memory");
-    const int nth = vla_cli_threads();
-    char form[32], why[sizeof sw->redo]; /* the table's exact_reference line */
+    char why[sizeof sw->redo]; /* the table's exact_reference line */
     const size_t whylen = sizeof why;
     snprintf(why, whylen, "%s", sw->redo);
     int status = 0; /* (a stop or a failed step: to done, which frees what was made) */
@@ -405,42 +527,8 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                 status = 1;
                 goto done;
             }
-            /* the engines (each on one thread) spread over the threads, a window at a time: one
-             * barrier per window, not one per engine; then the first that failed, in order */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
-#endif
-            for (int i = 0; i < VLA_NFMT + ne; i++) {
-                vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
-                int r = e ? vla_engine_advance(e, to) : 0;
-                if (!r && i < VLA_NFMT && chk[i]) /* the check reads the same window */
-                    rchk[i] = vref_ddcheck_follow(chk[i], to);
-                radv[i] = r;
-                if (e) {
-#ifdef _OPENMP
-#pragma omp critical(forms_progress)
-#endif
-                    vla_progress_update(&prog, done += to - t);
-                }
-            }
-            for (int i = 0; i < VLA_NFMT + ne; i++) {
-                vla_engine *e = i < VLA_NFMT ? ref[i] : m[i - VLA_NFMT];
-                int r = radv[i];
-                if (!r && i < VLA_NFMT && chk[i] && (r = rchk[i]) && r != VLA_EINTR) {
-                    fprintf(stderr, "vla-forms: the reference's check: %s\n", vla_strerror(r));
-                    status = 1;
-                    goto done;
-                }
-                if (r == VLA_EINTR) {
-                    status = 3;
-                    goto done;
-                }
-                if (r) {
-                    fprintf(stderr, "vla-forms: %s\n", vla_error_msg(vla_engine_error(e)));
-                    status = 1;
-                    goto done;
-                }
-            }
+            if ((status = sweep_window(sw, t, to, &prog, &done, radv, rchk)))
+                goto done;
         }
         for (int i = 0; i < VLA_NFMT; i++)
             if (chk[i] && (status = vref_ddcheck_at(chk[i], ref[i], cks[k]))) {
@@ -448,23 +536,7 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                 status = status == VLA_EINTR ? 3 : 1;
                 goto done;
             }
-        /* the error of each quantity, the mean over the heads (inf: a head turned non-finite) */
-        for (int i = 0; i < ne; i++) {
-            vla_engine *rf = ref[vla_prec_io(cfg[i].prec)];
-            double *sum = err + ((size_t)i * nck + k) * 3;
-            static const vla_quantity qs[3] = {VLA_Q_S, VLA_Q_A, VLA_Q_O};
-            const long len[3] = {(long)dv * d, (long)d * d, dv};
-            for (int q = 0; q < 3; q++)
-                for (int h = 0; h < nr; h++) {
-                    if (q == 1 && !A) {
-                        sum[q] = NAN;
-                        continue;
-                    }
-                    vla_engine_get(m[i], h, qs[q], x);
-                    vla_engine_get(rf, h, qs[q], x + len[q]);
-                    sum[q] += relerr(x, x + len[q], len[q]) / nr;
-                }
-        }
+        sweep_errors(c, sw, k, x);
         /* checkpoint k finished. Where the file is due to be written (vla_units_due), k is
          * saved with the state to go on from, after the ones since the last write and the one
          * that held the state before, with their errors alone; else nothing is copied (the
@@ -489,52 +561,7 @@ static int sweep_ref(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_da
                 goto done;
             }
         }
-    vla_cli_provenance(out, c);
-    vla_dat_meta(out, "exact_reference", "%s", why);
-    vla_dat_meta(out, "forms", "C: 0 seq, -1 scan, else chunk:C (chunk:1 is seq by definition)");
-    vla_dat_meta(out, "sweep", "steps %ld and checkpoints rounded down to multiples of %ld, where "
-                               "every form has a state; the reference: the exact sequential "
-                               "recurrence, one per input format; errors: the mean over the %d "
-                               "heads", sw->T, sw->Cmax, nr);
-    /* the rows, then the summary of their errors (inf: a head turned non-finite) */
-    static const char columns[] = "t C prec s_relerr a_relerr o_relerr";
-    double *rows = malloc((size_t)ne * nck * 6 * sizeof *rows);
-    vla_summary_block *blk = malloc((size_t)ne * sizeof *blk);
-    char (*bname)[48] = malloc((size_t)ne * sizeof *bname);
-    if (!rows || !blk || !bname)
-        vla_cli_fail(spec, "out of memory");
-    for (int i = 0; i < ne; i++) {
-        const vla_config *k = &cfg[i];
-        vla_form_name(k, form, sizeof form);
-        snprintf(bname[i], sizeof bname[i], "%s %s", vla_prec_name(k->prec), form);
-        blk[i] = (vla_summary_block){rows + (size_t)i * nck * 6, nck, 6, bname[i]};
-        for (long j = 0; j < nck; j++) {
-            const double *e = err + ((size_t)i * nck + j) * 3;
-            double row[6] = {(double)cks[j],
-                             k->form == VLA_FORM_SCAN ? -1 : k->form == VLA_FORM_SEQ ? 0 : k->chunk,
-                             0, e[0], e[1], e[2]};
-            memcpy(rows + ((size_t)i * nck + j) * 6, row, sizeof row);
-        }
-    }
-    vla_summary sm = {.len = 0};
-    int said = vla_summary_errors(&sm, columns, blk, ne, VLA_SUM_PAST1 | VLA_SUM_NONFINITE);
-    for (int i = 0; i < ne; i++) /* a read-out 0 by an overflowed denominator */
-        said |= vla_cli_den_summary(&sm, m[i], bname[i]);
-    if (!said)
-        vla_summary_add(&sm, 0, "every form stayed finite and no error reached 1");
-    vla_cli_summary_end(&sm, "vla-forms", out);
-    vla_dat_columns(out, columns);
-    for (int i = 0; i < ne; i++) {
-        if (i)
-            vla_dat_block(out);
-        for (long j = 0; j < nck; j++) {
-            const char *names[6] = {NULL, NULL, vla_prec_name(cfg[i].prec)};
-            vla_dat_row_named(out, rows + ((size_t)i * nck + j) * 6, names, 6);
-        }
-    }
-    free(rows);
-    free(blk);
-    free(bname);
+    sweep_table(c, spec, out, sw, why);
 done:
     vla_progress_end(&prog);
     if (status == 3 && finished > kept)

@@ -249,109 +249,216 @@ static int head_group(grad_run *R, int h, int p0, int p1, vla_progress *prog, lo
     return 0;
 }
 
-int main(int argc, char **argv)
+/* the command line: vla-grad's own options, its exit statuses and its help */
+static grad_opts opts = {.window = 16};
+static const vla_cli_opt grad_own[] = {
+    {"precisions", "LIST", "the precisions, e.g. f32,bf16-kern (default: --precision's)"},
+    {"window", "W", "the window of the per-step error: the W steps the backward took last "
+                    "(default 16)"},
+    {NULL, NULL, NULL},
+};
+static const vla_doc_item grad_exits[] = {
+    {"0", NULL, "the table was written"},
+    {"1", NULL, "a backward failed (the message names the head, the precision and the "
+                "reason), out of memory, or the table could not be written (no half-written "
+                "table is left)"},
+    {"2", NULL, "a usage error: an unknown option or value, a value out of range, a bad input "
+                "file, a configuration without a backward (the models with A in a --track other "
+                "than sm or a chunk form, the scan form, the chunk forms of rwkv7 and la, the "
+                "gate bound gate_lb: vla_grad_check's reason is said), a stream "
+                "with delta's row gates g, --ref other than exact, --backend other than cpu, "
+                "a --resume of another command (the option that differs is named)"},
+    {"3", NULL, "interrupted by SIGINT or SIGTERM: the heads finished are saved in OUT.ckpt "
+                "(with --out FILE) and the same command with --resume skips them; the head in "
+                "progress starts over. No table or temporary is left"},
+    {NULL, NULL, NULL},
+};
+static const vla_cli_spec grad_spec = {
+    .prog = "vla-grad",
+    .summary =
+        "The backward pass (docs/math.md section 11) of the loss L = sum_t c_t . o_t\n"
+        "against the exact one. For each head of the stream and each precision, the\n"
+        "gradients of every step's inputs (dq, dk, dv, and dbeta, dg, da, db, du where the\n"
+        "model has them) by lib's vla_grad in the policy, and the exact gradients by MPFR\n"
+        "at --ref-bits (vref_grad) on the same inputs: the stream's q, k, v, gates and\n"
+        "c_t rounded to the policy's io format, as the policy's run reads them (vla-check's\n"
+        "rounded reference). c_t,i = vla_gauss(SEED + 0x9e3779b97f4a7c15, VLA_VAR_AUX,\n"
+        "head, t, i), t = 0..T-1: standard normals of their own seed. Writes one block per\n"
+        "precision and head, one row per gradient: the relative error over all steps, the\n"
+        "first step counted backward (T - t + 1) at which the error over a window of\n"
+        "--window steps passes 1e-3, 1e-1 and 1, the non-finite entries, and the entries\n"
+        "of the state's cotangent dS that were flushed to exactly 0 where the exact one is\n"
+        "not (a 16-bit tape's underflow). --form chunk:C takes the chunk backward of delta,\n"
+        "gdn, kda, gla and mamba2 (docs/math.md section 11, the chunk form's: each chunk\n"
+        "re-run from its first state, the UT transform's backward), its dS at the chunks'\n"
+        "first steps only. The models with A (rls, vla1, vla3) have the seq backward of\n"
+        "--track sm only (the cotangent of A carried beside dS). The other ways of tracking\n"
+        "A, the scan form, rwkv7's and la's chunk forms and the gate bound (gate_lb) have no\n"
+        "backward: refused, with the reason.\n"
+        "--resume: skips the heads finished before the stop (kept in OUT.ckpt); the head in\n"
+        "progress starts over.\n"
+        "Memory: a head at a time, and of it a block of about sqrt(T) steps (chunk:C:\n"
+        "sqrt(C T), whole chunks): the exact backward and each precision's advance together\n"
+        "(vla_backward, docs/math.md section 11), keeping their checkpoints and the block's\n"
+        "inputs, c_t and gradients; of every step only 2 numbers per gradient and precision\n"
+        "(relerr adds the steps' squared norms in step order; the blocks come last first).\n"
+        "Measured in bench/README.md.",
+    .columns = "  prec       the precision policy\n"
+               "  head       the stream's head\n"
+               "  grad       dq, dk, dv, dbeta, dg, da, db or du\n"
+               "  relerr     ||g - g_exact||_F / ||g_exact||_F over all steps (inf: non-finite)\n"
+               "  back_1e-3, back_1e-1, back_1  the first step counted backward, tau = T - t + 1,\n"
+               "             at which ||g - g_exact|| / ||g_exact|| over the steps tau - W + 1 ..\n"
+               "             tau counted backward (W = --window) is at least 1e-3, 1e-1, 1;\n"
+               "             0: never\n"
+               "  nonfinite  the entries of g that are Inf or NaN\n"
+               "  ds_zero    the entries of dS_{t-1}, over all steps, exactly 0 where the exact\n"
+               "             ones are not (the same in every row of a block); chunk:C: at each\n"
+               "             chunk's first step, where the chunk backward hands dS on",
+    .example = "vla-grad --model gdn --precisions f32,bf16-kern --d 64 --steps 1024 --runs 2\n"
+               "vla-grad --model gdn --form chunk:64 --precisions f16-kern,f16 --d 64\n"
+               "vla-grad --model kda --precision bf16 --stream trace:mytrace --window 64",
+    .exit = grad_exits,
+    .default_steps = 256,
+    .default_stream = "gauss",
+    .default_model = VLA_GDN,
+    .default_ref = REF_EXACT,
+    .opts = grad_own,
+    .on_opt = on_opt,
+    .ctx = &opts,
+};
+
+/* the options that vla-grad refuses, and every precision's backward checked before any work */
+static void check_args(vla_cli *c)
 {
-    static grad_opts opts = {.window = 16};
-    static const vla_cli_opt own[] = {
-        {"precisions", "LIST", "the precisions, e.g. f32,bf16-kern (default: --precision's)"},
-        {"window", "W", "the window of the per-step error: the W steps the backward took last "
-                        "(default 16)"},
-        {NULL, NULL, NULL},
-    };
-    static const vla_doc_item exits[] = {
-        {"0", NULL, "the table was written"},
-        {"1", NULL, "a backward failed (the message names the head, the precision and the "
-                    "reason), out of memory, or the table could not be written (no half-written "
-                    "table is left)"},
-        {"2", NULL, "a usage error: an unknown option or value, a value out of range, a bad input "
-                    "file, a configuration without a backward (the models with A in a --track other "
-                    "than sm or a chunk form, the scan form, the chunk forms of rwkv7 and la, the "
-                    "gate bound gate_lb: vla_grad_check's reason is said), a stream "
-                    "with delta's row gates g, --ref other than exact, --backend other than cpu, "
-                    "a --resume of another command (the option that differs is named)"},
-        {"3", NULL, "interrupted by SIGINT or SIGTERM: the heads finished are saved in OUT.ckpt "
-                    "(with --out FILE) and the same command with --resume skips them; the head in "
-                    "progress starts over. No table or temporary is left"},
-        {NULL, NULL, NULL},
-    };
-    static const vla_cli_spec spec = {
-        .prog = "vla-grad",
-        .summary =
-            "The backward pass (docs/math.md section 11) of the loss L = sum_t c_t . o_t\n"
-            "against the exact one. For each head of the stream and each precision, the\n"
-            "gradients of every step's inputs (dq, dk, dv, and dbeta, dg, da, db, du where the\n"
-            "model has them) by lib's vla_grad in the policy, and the exact gradients by MPFR\n"
-            "at --ref-bits (vref_grad) on the same inputs: the stream's q, k, v, gates and\n"
-            "c_t rounded to the policy's io format, as the policy's run reads them (vla-check's\n"
-            "rounded reference). c_t,i = vla_gauss(SEED + 0x9e3779b97f4a7c15, VLA_VAR_AUX,\n"
-            "head, t, i), t = 0..T-1: standard normals of their own seed. Writes one block per\n"
-            "precision and head, one row per gradient: the relative error over all steps, the\n"
-            "first step counted backward (T - t + 1) at which the error over a window of\n"
-            "--window steps passes 1e-3, 1e-1 and 1, the non-finite entries, and the entries\n"
-            "of the state's cotangent dS that were flushed to exactly 0 where the exact one is\n"
-            "not (a 16-bit tape's underflow). --form chunk:C takes the chunk backward of delta,\n"
-            "gdn, kda, gla and mamba2 (docs/math.md section 11, the chunk form's: each chunk\n"
-            "re-run from its first state, the UT transform's backward), its dS at the chunks'\n"
-            "first steps only. The models with A (rls, vla1, vla3) have the seq backward of\n"
-            "--track sm only (the cotangent of A carried beside dS). The other ways of tracking\n"
-            "A, the scan form, rwkv7's and la's chunk forms and the gate bound (gate_lb) have no\n"
-            "backward: refused, with the reason.\n"
-            "--resume: skips the heads finished before the stop (kept in OUT.ckpt); the head in\n"
-            "progress starts over.\n"
-            "Memory: a head at a time, and of it a block of about sqrt(T) steps (chunk:C:\n"
-            "sqrt(C T), whole chunks): the exact backward and each precision's advance together\n"
-            "(vla_backward, docs/math.md section 11), keeping their checkpoints and the block's\n"
-            "inputs, c_t and gradients; of every step only 2 numbers per gradient and precision\n"
-            "(relerr adds the steps' squared norms in step order; the blocks come last first).\n"
-            "Measured in bench/README.md.",
-        .columns = "  prec       the precision policy\n"
-                   "  head       the stream's head\n"
-                   "  grad       dq, dk, dv, dbeta, dg, da, db or du\n"
-                   "  relerr     ||g - g_exact||_F / ||g_exact||_F over all steps (inf: non-finite)\n"
-                   "  back_1e-3, back_1e-1, back_1  the first step counted backward, tau = T - t + 1,\n"
-                   "             at which ||g - g_exact|| / ||g_exact|| over the steps tau - W + 1 ..\n"
-                   "             tau counted backward (W = --window) is at least 1e-3, 1e-1, 1;\n"
-                   "             0: never\n"
-                   "  nonfinite  the entries of g that are Inf or NaN\n"
-                   "  ds_zero    the entries of dS_{t-1}, over all steps, exactly 0 where the exact\n"
-                   "             ones are not (the same in every row of a block); chunk:C: at each\n"
-                   "             chunk's first step, where the chunk backward hands dS on",
-        .example = "vla-grad --model gdn --precisions f32,bf16-kern --d 64 --steps 1024 --runs 2\n"
-                   "vla-grad --model gdn --form chunk:64 --precisions f16-kern,f16 --d 64\n"
-                   "vla-grad --model kda --precision bf16 --stream trace:mytrace --window 64",
-        .exit = exits,
-        .default_steps = 256,
-        .default_stream = "gauss",
-        .default_model = VLA_GDN,
-        .default_ref = REF_EXACT,
-        .opts = own,
-        .on_opt = on_opt,
-        .ctx = &opts,
-    };
-    vla_cli c;
-    vla_cli_parse(&c, &spec, argc, argv);
-    if (c.ref != REF_EXACT)
-        vla_cli_die(&spec, "--ref: vla-grad's reference is the exact backward (--ref exact)");
-    if (strcmp(c.backend, "cpu"))
-        vla_cli_die(&spec, "--backend %s: the backward runs on the CPU only (--backend cpu)",
-                    c.backend);
+    if (c->ref != REF_EXACT)
+        vla_cli_die(&grad_spec, "--ref: vla-grad's reference is the exact backward (--ref exact)");
+    if (strcmp(c->backend, "cpu"))
+        vla_cli_die(&grad_spec, "--backend %s: the backward runs on the CPU only (--backend cpu)",
+                    c->backend);
     if (!opts.np)
-        opts.precs[opts.np++] = c.cfg.prec;
+        opts.precs[opts.np++] = c->cfg.prec;
     for (int p = 0; p < opts.np; p++) {
-        vla_config k = c.cfg;
+        vla_config k = c->cfg;
         vla_error why;
         k.prec = opts.precs[p];
         if (vla_grad_check(&k, &why))
-            vla_cli_die(&spec, "%s in %s has no backward: %s", vla_model_name(k.model),
+            vla_cli_die(&grad_spec, "%s in %s has no backward: %s", vla_model_name(k.model),
                         vla_prec_name(k.prec), vla_error_msg(&why));
     }
+}
+
+/* every head's rows: those saved in the checkpoint read back, the others run a group of
+ * precisions at a time (head_group) and saved. The status */
+static int run_heads(grad_run *R, vla_units *u, long K, int ngroup, double *hrow, size_t hsize)
+{
+    const vla_cli *c = R->c;
+    const int nr = R->nr, np = opts.np;
+    const long T = R->T;
+    const unsigned reads = vla_model_reads(&c->cfg);
+    int status = 0;
+    vla_error err;
+    vla_progress prog;
+    vla_progress_start(&prog, (long)nr * (np + ngroup) * T, "steps");
+    long done = 0;
+    for (int h = 0; h < nr && !status; h++) {
+        const double *saved = vla_units_get(u, h, NULL);
+        for (int p = 0; saved && p < np; p++)
+            memcpy(R->rows + ((size_t)p * nr + h) * NG * NCOL, saved + (size_t)p * NG * NCOL,
+                   NG * NCOL * sizeof *R->rows);
+        if (saved) {
+            vla_progress_update(&prog, done += (np + ngroup) * T);
+            continue;
+        }
+        R->win = (vla_cli_window){.T = T};
+        if (vla_inputs_open_part(&R->win.x, c->stream, c->seed, c->cfg.d, c->cfg.dv, h, 1, K, T,
+                                 reads, &err)) {
+            fprintf(stderr, "vla-grad: --stream %s: %s\n", c->stream, vla_error_msg(&err));
+            status = err.code == VLA_ENOMEM ? 1 : 2;
+        }
+        for (int p0 = 0, p1; p0 < np && !status; p0 = p1) {
+            const vla_fmt io = vla_prec_io(opts.precs[p0]);
+            for (p1 = p0 + 1; p1 < np && vla_prec_io(opts.precs[p1]) == io;)
+                p1++;
+            status = head_group(R, h, p0, p1, &prog, &done);
+        }
+        vla_inputs_free(&R->win.x);
+        for (int p = 0; !status && p < np; p++)
+            memcpy(hrow + (size_t)p * NG * NCOL, R->rows + ((size_t)p * nr + h) * NG * NCOL,
+                   NG * NCOL * sizeof *R->rows);
+        if (!status && vla_units_save(u, h, hrow, hsize)) {
+            fprintf(stderr, "vla-grad: out of memory\n");
+            status = 1;
+        }
+    }
+    vla_progress_end(&prog);
+    return status;
+}
+
+/* the table: its header (the precisions, the reference, the loss, the window, the summary), one
+ * block per precision and head, one row per gradient the model has. The status */
+static int write_table(const grad_run *R)
+{
+    const vla_cli *c = R->c;
+    const int nr = R->nr, np = opts.np;
+    vla_dat *out = vla_cli_out(c, &grad_spec);
+    vla_cli_provenance(out, c);
+    char pl[200] = "";
+    for (int p = 0; p < np; p++)
+        snprintf(pl + strlen(pl), sizeof pl - strlen(pl), "%s%s", p ? " " : "",
+                 vla_prec_name(opts.precs[p]));
+    vla_dat_meta(out, "precisions", "%s (the blocks', in this order; config's prec= is "
+                 "--precision's)", pl);
+    vla_dat_meta(out, "reference_inputs", "the exact backward (vref_grad, MPFR at %ld bits) on the "
+                 "inputs and c_t rounded to each policy's io format, as the policy reads them",
+                 c->ref_bits);
+    vla_dat_meta(out, "loss", "L = sum_t c_t . o_t, c_t,i = vla_gauss(%llu + 0x9e3779b97f4a7c15, "
+                 "VLA_VAR_AUX, head, t, i), t = 0..%ld", (unsigned long long)c->seed, R->T - 1);
+    vla_dat_meta(out, "window", "%ld steps (the per-step error's, counted backward)",
+                 opts.window);
+    vla_summary sm = {.len = 0};
+    for (long i = 0; i < (long)np * nr * NG; i++) {
+        const double *row = R->rows + i * NCOL;
+        if (isnan(row[0]))
+            continue;
+        if (row[7] > 0)
+            vla_summary_add(&sm, 1, "%s head %.0f: %s has %.0f non-finite entries",
+                            vla_prec_name(opts.precs[(int)row[0]]), row[1], gname[(int)row[2]],
+                            row[7]);
+        else if (row[6] > 0)
+            vla_summary_add(&sm, 1, "%s head %.0f: %s's error reaches 1 at step %.0f counted "
+                            "backward", vla_prec_name(opts.precs[(int)row[0]]), row[1],
+                            gname[(int)row[2]], row[6]);
+    }
+    if (!sm.len)
+        vla_summary_add(&sm, 0, "every gradient stayed finite and no window's error reached 1");
+    vla_cli_summary_end(&sm, "vla-grad", out);
+    vla_dat_columns(out, COLUMNS);
+    for (int b = 0; b < np * nr; b++) {
+        if (b)
+            vla_dat_block(out);
+        for (int i = 0; i < NG; i++) {
+            const double *row = R->rows + ((size_t)b * NG + i) * NCOL;
+            const char *names[NCOL] = {vla_prec_name(opts.precs[b / nr]), NULL, gname[i]};
+            if (!isnan(row[0]))
+                vla_dat_row_named(out, row, names, NCOL);
+        }
+    }
+    return vla_cli_close(out, c, &grad_spec, 0);
+}
+
+int main(int argc, char **argv)
+{
+    vla_cli c;
+    vla_cli_parse(&c, &grad_spec, argc, argv);
+    check_args(&c);
     const int nr = c.runs, np = opts.np;
     const unsigned reads = vla_model_reads(&c.cfg);
     vla_error err;
     vla_inputs x; /* the stream opened for every head: checked (and a trace's steps) before work */
     if (vla_inputs_open_part(&x, c.stream, c.seed, c.cfg.d, c.cfg.dv, 0, nr, 1, c.steps, reads,
                              &err))
-        vla_cli_die(&spec, "--stream %s: %s", c.stream, vla_error_msg(&err));
+        vla_cli_die(&grad_spec, "--stream %s: %s", c.stream, vla_error_msg(&err));
     const long len = vla_stream_length(x.s), T = len > 0 && len < c.steps ? len : c.steps;
     const long K = block_len(&c.cfg, T) < T ? block_len(&c.cfg, T) : T, dv = c.cfg.dv;
     vla_inputs_free(&x);
@@ -373,95 +480,14 @@ int main(int argc, char **argv)
     R.cc = malloc((size_t)K * dv * sizeof *R.cc);
     R.ab = malloc((size_t)gmax * R.ngrad * 2 * T * sizeof *R.ab);
     R.rows = calloc((size_t)np * nr * NG, NCOL * sizeof *R.rows);
+    vla_units *u;
     if (!ok || !R.cc || !R.ab || !R.rows || !hrow) {
         fprintf(stderr, "vla-grad: out of memory for %ld steps of gradients\n", T);
         status = 1;
-        goto done;
+    } else if (!(status = vla_units_open(&u, &c, &grad_spec, "head", NULL, nr, hsize)) &&
+               !(status = vla_units_end(u, run_heads(&R, u, K, ngroup, hrow, hsize)))) {
+        status = write_table(&R);
     }
-    vla_units *u;
-    if ((status = vla_units_open(&u, &c, &spec, "head", NULL, nr, hsize)))
-        goto done;
-    vla_progress prog;
-    vla_progress_start(&prog, (long)nr * (np + ngroup) * T, "steps");
-    long done = 0;
-    for (int h = 0; h < nr && !status; h++) {
-        const double *saved = vla_units_get(u, h, NULL);
-        for (int p = 0; saved && p < np; p++)
-            memcpy(R.rows + ((size_t)p * nr + h) * NG * NCOL, saved + (size_t)p * NG * NCOL,
-                   NG * NCOL * sizeof *R.rows);
-        if (saved) {
-            vla_progress_update(&prog, done += (np + ngroup) * T);
-            continue;
-        }
-        R.win = (vla_cli_window){.T = T};
-        if (vla_inputs_open_part(&R.win.x, c.stream, c.seed, c.cfg.d, c.cfg.dv, h, 1, K, T, reads,
-                                 &err)) {
-            fprintf(stderr, "vla-grad: --stream %s: %s\n", c.stream, vla_error_msg(&err));
-            status = err.code == VLA_ENOMEM ? 1 : 2;
-        }
-        for (int p0 = 0, p1; p0 < np && !status; p0 = p1) {
-            const vla_fmt io = vla_prec_io(opts.precs[p0]);
-            for (p1 = p0 + 1; p1 < np && vla_prec_io(opts.precs[p1]) == io;)
-                p1++;
-            status = head_group(&R, h, p0, p1, &prog, &done);
-        }
-        vla_inputs_free(&R.win.x);
-        for (int p = 0; !status && p < np; p++)
-            memcpy(hrow + (size_t)p * NG * NCOL, R.rows + ((size_t)p * nr + h) * NG * NCOL,
-                   NG * NCOL * sizeof *R.rows);
-        if (!status && vla_units_save(u, h, hrow, hsize)) {
-            fprintf(stderr, "vla-grad: out of memory\n");
-            status = 1;
-        }
-    }
-    vla_progress_end(&prog);
-    if ((status = vla_units_end(u, status)))
-        goto done;
-    vla_dat *out = vla_cli_out(&c, &spec);
-    vla_cli_provenance(out, &c);
-    char pl[200] = "";
-    for (int p = 0; p < np; p++)
-        snprintf(pl + strlen(pl), sizeof pl - strlen(pl), "%s%s", p ? " " : "",
-                 vla_prec_name(opts.precs[p]));
-    vla_dat_meta(out, "precisions", "%s (the blocks', in this order; config's prec= is "
-                 "--precision's)", pl);
-    vla_dat_meta(out, "reference_inputs", "the exact backward (vref_grad, MPFR at %ld bits) on the "
-                 "inputs and c_t rounded to each policy's io format, as the policy reads them",
-                 c.ref_bits);
-    vla_dat_meta(out, "loss", "L = sum_t c_t . o_t, c_t,i = vla_gauss(%llu + 0x9e3779b97f4a7c15, "
-                 "VLA_VAR_AUX, head, t, i), t = 0..%ld", (unsigned long long)c.seed, T - 1);
-    vla_dat_meta(out, "window", "%ld steps (the per-step error's, counted backward)",
-                 opts.window);
-    vla_summary sm = {.len = 0};
-    for (long i = 0; i < (long)np * nr * NG; i++) {
-        const double *row = R.rows + i * NCOL;
-        if (isnan(row[0]))
-            continue;
-        if (row[7] > 0)
-            vla_summary_add(&sm, 1, "%s head %.0f: %s has %.0f non-finite entries",
-                            vla_prec_name(opts.precs[(int)row[0]]), row[1], gname[(int)row[2]],
-                            row[7]);
-        else if (row[6] > 0)
-            vla_summary_add(&sm, 1, "%s head %.0f: %s's error reaches 1 at step %.0f counted "
-                            "backward", vla_prec_name(opts.precs[(int)row[0]]), row[1],
-                            gname[(int)row[2]], row[6]);
-    }
-    if (!sm.len)
-        vla_summary_add(&sm, 0, "every gradient stayed finite and no window's error reached 1");
-    vla_cli_summary_end(&sm, "vla-grad", out);
-    vla_dat_columns(out, COLUMNS);
-    for (int b = 0; b < np * nr; b++) {
-        if (b)
-            vla_dat_block(out);
-        for (int i = 0; i < NG; i++) {
-            const double *row = R.rows + ((size_t)b * NG + i) * NCOL;
-            const char *names[NCOL] = {vla_prec_name(opts.precs[b / nr]), NULL, gname[i]};
-            if (!isnan(row[0]))
-                vla_dat_row_named(out, row, names, NCOL);
-        }
-    }
-    status = vla_cli_close(out, &c, &spec, 0);
-done:
     gbuf_free(&R.gp);
     gbuf_free(&R.ge);
     free(R.cc);

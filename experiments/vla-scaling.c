@@ -361,18 +361,6 @@ static int interrupted(int tty, vla_units *u)
     return vla_units_end(u, 3);
 }
 
-/* what main made before a stop or a failure, freed; its status */
-static int stopped(int status, vla_inputs *pools, int nd, double *tw, double *tc, int *fin,
-                   rows_t *R)
-{
-    for (int di = 0; di < nd; di++)
-        vla_inputs_free(&pools[di]);
-    free(tw);
-    free(tc);
-    free(fin);
-    free(R->r);
-    return status;
-}
 
 static int in_list(const long *x, int n, long v)
 {
@@ -382,118 +370,151 @@ static int in_list(const long *x, int n, long v)
     return 0;
 }
 
-int main(int argc, char **argv)
-{
-    static opts o = {.np = 1,
-                     .precs = {VLA_F32},
-                     .nd = 4,
-                     .ds = {16, 32, 64, 128},
-                     .nT = 3,
-                     .Ts = {1000, 10000, 100000},
-                     .repeat = 5,
-                     .budget = 3,
-                     .pool = 4096};
-    static const vla_cli_opt own[] = {
-        {"models", "LIST", "models to time, comma-separated (default: every model, as --model "
-                           "lists them)"},
-        {"precisions", "LIST", "precisions, comma-separated (default f32)"},
-        {"ds", "LIST", "key dimensions d (= dv), comma-separated (default 16,32,64,128)"},
-        {"Ts", "LIST", "sequence lengths T (default 1000,10000,100000)"},
-        {"repeat", "R", "timings per point; the median is reported (default 5)"},
-        {"softmax-budget", "SEC", "longest single softmax timing; longer T is extrapolated as "
-                                  "a*T^2 (default 3)"},
-        {"pool", "P", "distinct input steps made before timing and cycled (default 4096)"},
-        {"clock", "C", "what ns_per_step and the crossovers are measured by: wall "
-                       "(CLOCK_MONOTONIC, the default) or cpu (this thread's CPU time, steadier on "
-                       "a shared machine)"},
-        {NULL, NULL, NULL}};
-    static const vla_cli_spec spec = {
-        .prog = "vla-scaling",
-        .summary =
-            "Times one recurrent step of each model on the CPU backend, one thread pinned to one\n"
-            "core, for every d in --ds, T in --Ts and precision in --precisions: ns_per_step is the\n"
-            "median over --repeat runs of T steps (wall time / T by clock_gettime(CLOCK_MONOTONIC),\n"
-            "or this thread's CPU time with --clock cpu); the inputs are made before the clock\n"
-            "starts. Beside it, causal softmax attention\n"
-            "computed directly (for each t: scores against k_1..k_t, softmax, weighted values;\n"
-            "O(T^2 d) in total) in binary64 for f64 and binary32 otherwise, measured while one\n"
-            "run takes at most --softmax-budget seconds and extrapolated beyond as a*T^2. The\n"
-            "crossover is the T where softmax's total time passes the model's T * ns_per_step.\n"
-            "Claim 5 of the source documents: O(T) cost, and a fused GPU kernel beating softmax\n"
-            "beyond about 43,000 tokens; this program measures the CPU. --d, --steps, --model and\n"
-            "--precision, when given, stand for one-element --ds, --Ts, --models, --precisions.\n"
-            "--resume: skips the timings finished before the stop (each (round, point) and each\n"
-            "softmax curve; the table keeps their times as measured then); the timing in\n"
-            "progress starts over. The elapsed line is this process's.",
-        .columns = "  model        a model of --model's list, or softmax (causal softmax attention)\n"
-                   "  prec         f64, f32, f16, bf16, f16-f32, bf16-f32, f16-kern or bf16-kern\n"
-                   "  track        how A is tracked (--track); - for a model without A and softmax\n"
-                   "  d            key dimension (= value dimension)\n"
-                   "  T            sequence length\n"
-                   "  ns_per_step  median ns per step (softmax: ns_total / T, which grows with T)\n"
-                   "  steps_per_s  1e9 / ns_per_step\n"
-                   "  ns_total     the whole sequence: T * ns_per_step for a model\n"
-                   "  measured     1 measured, 0 extrapolated (softmax a*T^2; crossover from the fit)\n"
-                   "  cpu_ns_per_step  the same from this thread's CPU time (CLOCK_THREAD_CPUTIME_ID):\n"
-                   "               below ns_per_step when other processes shared the core\n"
-                   "One block per (precision, model), then one per precision for softmax, then a\n"
-                   "last block of crossovers (T = the crossover length, ns_total = the time there).",
-        .example = "vla-scaling --models la,vla3 --ds 32,64 --Ts 1000,10000 --repeat 3\n"
-                   "vla-scaling --repeat 3 --clock cpu --out data/scaling.dat\n"
-                   "vla-scaling --models vla3 --ds 32 --Ts 1e5 --backend lanes --runs 8",
-        .default_steps = 1000,
-        .default_stream = "lmlike",
-        .default_model = VLA_VLA3,
-        .default_ref = REF_NONE,
-        .opts = own,
-        .on_opt = on_opt,
-        .ctx = &o,
-    };
-    g_spec = &spec;
+/* the command line: vla-scaling's own options and its help */
+static opts scaling_opts = {
+    .np = 1,
+    .precs = {VLA_F32},
+    .nd = 4,
+    .ds = {16, 32, 64, 128},
+    .nT = 3,
+    .Ts = {1000, 10000, 100000},
+    .repeat = 5,
+    .budget = 3,
+    .pool = 4096,
+};
+static const vla_cli_opt scaling_own[] = {
+    {"models", "LIST", "models to time, comma-separated (default: every model, as --model "
+                       "lists them)"},
+    {"precisions", "LIST", "precisions, comma-separated (default f32)"},
+    {"ds", "LIST", "key dimensions d (= dv), comma-separated (default 16,32,64,128)"},
+    {"Ts", "LIST", "sequence lengths T (default 1000,10000,100000)"},
+    {"repeat", "R", "timings per point; the median is reported (default 5)"},
+    {"softmax-budget", "SEC", "longest single softmax timing; longer T is extrapolated as "
+                              "a*T^2 (default 3)"},
+    {"pool", "P", "distinct input steps made before timing and cycled (default 4096)"},
+    {"clock", "C", "what ns_per_step and the crossovers are measured by: wall "
+                   "(CLOCK_MONOTONIC, the default) or cpu (this thread's CPU time, steadier on "
+                   "a shared machine)"},
+    {NULL, NULL, NULL}};
+static const vla_cli_spec scaling_spec = {
+    .prog = "vla-scaling",
+    .summary =
+        "Times one recurrent step of each model on the CPU backend, one thread pinned to one\n"
+        "core, for every d in --ds, T in --Ts and precision in --precisions: ns_per_step is the\n"
+        "median over --repeat runs of T steps (wall time / T by clock_gettime(CLOCK_MONOTONIC),\n"
+        "or this thread's CPU time with --clock cpu); the inputs are made before the clock\n"
+        "starts. Beside it, causal softmax attention\n"
+        "computed directly (for each t: scores against k_1..k_t, softmax, weighted values;\n"
+        "O(T^2 d) in total) in binary64 for f64 and binary32 otherwise, measured while one\n"
+        "run takes at most --softmax-budget seconds and extrapolated beyond as a*T^2. The\n"
+        "crossover is the T where softmax's total time passes the model's T * ns_per_step.\n"
+        "Claim 5 of the source documents: O(T) cost, and a fused GPU kernel beating softmax\n"
+        "beyond about 43,000 tokens; this program measures the CPU. --d, --steps, --model and\n"
+        "--precision, when given, stand for one-element --ds, --Ts, --models, --precisions.\n"
+        "--resume: skips the timings finished before the stop (each (round, point) and each\n"
+        "softmax curve; the table keeps their times as measured then); the timing in\n"
+        "progress starts over. The elapsed line is this process's.",
+    .columns = "  model        a model of --model's list, or softmax (causal softmax attention)\n"
+               "  prec         f64, f32, f16, bf16, f16-f32, bf16-f32, f16-kern or bf16-kern\n"
+               "  track        how A is tracked (--track); - for a model without A and softmax\n"
+               "  d            key dimension (= value dimension)\n"
+               "  T            sequence length\n"
+               "  ns_per_step  median ns per step (softmax: ns_total / T, which grows with T)\n"
+               "  steps_per_s  1e9 / ns_per_step\n"
+               "  ns_total     the whole sequence: T * ns_per_step for a model\n"
+               "  measured     1 measured, 0 extrapolated (softmax a*T^2; crossover from the fit)\n"
+               "  cpu_ns_per_step  the same from this thread's CPU time (CLOCK_THREAD_CPUTIME_ID):\n"
+               "               below ns_per_step when other processes shared the core\n"
+               "One block per (precision, model), then one per precision for softmax, then a\n"
+               "last block of crossovers (T = the crossover length, ns_total = the time there).",
+    .example = "vla-scaling --models la,vla3 --ds 32,64 --Ts 1000,10000 --repeat 3\n"
+               "vla-scaling --repeat 3 --clock cpu --out data/scaling.dat\n"
+               "vla-scaling --models vla3 --ds 32 --Ts 1e5 --backend lanes --runs 8",
+    .default_steps = 1000,
+    .default_stream = "lmlike",
+    .default_model = VLA_VLA3,
+    .default_ref = REF_NONE,
+    .opts = scaling_own,
+    .on_opt = on_opt,
+    .ctx = &scaling_opts,
+};
+
+/* what main's steps share: the command, the configurations and their inputs, the timings, the
+ * table */
+typedef struct {
     vla_cli c;
-    vla_cli_parse(&c, &spec, argc, argv);
-    if (!o.set_m) /* every model of the library's list, in its order; a trace's own model */
-        for (o.nm = 0; o.nm < (c.model_txt ? 1 : VLA_NMODEL); o.nm++)
-            o.models[o.nm] = c.model_txt ? c.cfg.model : (vla_model_kind)o.nm;
-    /* the one-value common options stand for the lists when the lists are not given */
+    opts *o;
+    const vla_backend *backend;
+    vla_inputs pools[MAXL]; /* per d: the steps made before timing and cycled */
+    int cpu;                /* the core the timings are pinned to, or -1 */
+    int tty;
+    double t_start;
+    long npts;                 /* (precision, model, d, T) points */
+    double *tw, *tc;           /* per point x round: the wall clock's and the thread's CPU time */
+    int *fin;                  /* per point: its runs finite at the end (the last round) */
+    rows_t R;                  /* the models' rows, then softmax's */
+    vla_dat *out;
+    vla_units *u;
+    vla_summary sum;
+    int sm_dbl[MAXL];          /* per precision: softmax in binary64 */
+    double load;               /* the median share of the core a timing had (thread CPU / wall) */
+} scaling_t;
+
+static vla_config cfgs[MAXL][MAXL][MAXL]; /* [prec][model][d] */
+static smcurve sm[MAXL][MAXL];            /* [prec][d] */
+
+/* the lists' defaults: every model of the library's list in its order (a trace's own model), and
+ * the one-value common options standing for the lists that are not given */
+static void lists_from_common(scaling_t *k, int argc, char **argv)
+{
+    opts *o = k->o;
+    const vla_cli *c = &k->c;
+    if (!o->set_m)
+        for (o->nm = 0; o->nm < (c->model_txt ? 1 : VLA_NMODEL); o->nm++)
+            o->models[o->nm] = c->model_txt ? c->cfg.model : (vla_model_kind)o->nm;
     for (int i = 1; i + 1 < argc; i++) {
-        if (!strcmp(argv[i], "--model") && !o.set_m) {
-            o.nm = 1;
-            o.models[0] = c.cfg.model;
-        } else if (!strcmp(argv[i], "--precision") && !o.set_p) {
-            o.np = 1;
-            o.precs[0] = c.cfg.prec;
-        } else if (!strcmp(argv[i], "--d") && !o.set_d) {
-            o.nd = 1;
-            o.ds[0] = c.cfg.d;
-        } else if (!strcmp(argv[i], "--steps") && !o.set_T) {
-            o.nT = 1;
-            o.Ts[0] = c.steps;
+        if (!strcmp(argv[i], "--model") && !o->set_m) {
+            o->nm = 1;
+            o->models[0] = c->cfg.model;
+        } else if (!strcmp(argv[i], "--precision") && !o->set_p) {
+            o->np = 1;
+            o->precs[0] = c->cfg.prec;
+        } else if (!strcmp(argv[i], "--d") && !o->set_d) {
+            o->nd = 1;
+            o->ds[0] = c->cfg.d;
+        } else if (!strcmp(argv[i], "--steps") && !o->set_T) {
+            o->nT = 1;
+            o->Ts[0] = c->steps;
         }
     }
-    if (c.runs != 1 && !strcmp(c.backend, "cpu"))
-        vla_cli_die(&spec, "--runs: on the cpu backend the timing is of one run on one core "
-                           "(--backend lanes times --runs runs side by side)");
+    if (c->runs != 1 && !strcmp(c->backend, "cpu"))
+        vla_cli_die(&scaling_spec, "--runs: on the cpu backend the timing is of one run on one core "
+                                   "(--backend lanes times --runs runs side by side)");
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--dv") || !strcmp(argv[i], "--ref"))
-            vla_cli_die(&spec, "%s: not an option of a timing (dv = d; no reference)", argv[i]);
-    const vla_backend *backend = vla_backend_named(c.backend);
+            vla_cli_die(&scaling_spec, "%s: not an option of a timing (dv = d; no reference)",
+                        argv[i]);
+}
 
-    /* every configuration is checked before any timing starts */
-    static vla_config cfgs[MAXL][MAXL][MAXL]; /* [prec][model][d] */
-    for (int pi = 0; pi < o.np; pi++)
-        for (int mi = 0; mi < o.nm; mi++)
-            for (int di = 0; di < o.nd; di++) {
+/* every configuration (cfgs), checked before any timing starts, every --set read by one of the
+ * models, and every T a whole number of chunks */
+static void make_configs(scaling_t *k, int argc, char **argv)
+{
+    const opts *o = k->o;
+    const vla_cli *c = &k->c;
+    for (int pi = 0; pi < o->np; pi++)
+        for (int mi = 0; mi < o->nm; mi++)
+            for (int di = 0; di < o->nd; di++) {
                 vla_config *cf = &cfgs[pi][mi][di];
-                vla_config_default(cf, o.models[mi], (int)o.ds[di]);
-                cf->prec = o.precs[pi];
-                cf->mode = c.cfg.mode;
-                cf->form = c.cfg.form;
-                cf->chunk = c.cfg.chunk;
+                vla_config_default(cf, o->models[mi], (int)o->ds[di]);
+                cf->prec = o->precs[pi];
+                cf->mode = c->cfg.mode;
+                cf->form = c->cfg.form;
+                cf->chunk = c->cfg.chunk;
                 if (vla_model_has_A(cf->model)) {
-                    cf->track = c.cfg.track;
-                    cf->solve_k = c.cfg.solve_k;
-                    cf->solve_tol = c.cfg.solve_tol;
+                    cf->track = c->cfg.track;
+                    cf->solve_k = c->cfg.solve_k;
+                    cf->solve_tol = c->cfg.solve_tol;
                 }
                 for (int i = 1; i + 1 < argc; i++)
                     if (!strcmp(argv[i], "--set")) {
@@ -506,32 +527,42 @@ int main(int argc, char **argv)
                     }
                 vla_error why = {0}; /* (vla_config_check gives no reason) */
                 if (vla_config_check(cf) || vla_track_check(cf, &why) || vla_form_check(cf, &why))
-                    vla_cli_die(&spec, "model %s at d = %ld in %s: the configuration is not valid%s%s",
-                                vla_model_name(cf->model), o.ds[di], vla_prec_name(cf->prec),
-                                why.code ? ": " : "", why.code ? vla_error_msg(&why) : "");
+                    vla_cli_die(&scaling_spec, "model %s at d = %ld in %s: the configuration is "
+                                "not valid%s%s", vla_model_name(cf->model), o->ds[di],
+                                vla_prec_name(cf->prec), why.code ? ": " : "",
+                                why.code ? vla_error_msg(&why) : "");
             }
-    { /* every --set read by one of the models */
-        vla_config by_model[MAXL];
-        for (int mi = 0; mi < o.nm; mi++)
-            by_model[mi] = cfgs[0][mi][0];
-        vla_cli_sets_read(&c, &spec, by_model, o.nm);
-    }
-    for (int ti = 0; ti < o.nT; ti++) /* a chunk's tokens are computed at its end */
-        if (vla_form_pending(&c.cfg, o.Ts[ti]))
-            vla_cli_die(&spec, "--Ts %ld: no multiple of the chunk's C = %d", o.Ts[ti], c.cfg.chunk);
-    vla_inputs pools[MAXL];
-    long maxT = 0;
-    for (int ti = 0; ti < o.nT; ti++)
-        maxT = o.Ts[ti] > maxT ? o.Ts[ti] : maxT;
-    long pool_len = o.pool < maxT ? o.pool : maxT;
-    for (int di = 0; di < o.nd; di++) {
-        vla_error err;
-        if (vla_inputs_draw(&pools[di], c.stream, c.seed, (int)o.ds[di], (int)o.ds[di], 1, pool_len,
-                            VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B, &err))
-            vla_cli_die(&spec, "--stream at d = %ld: %s", o.ds[di], vla_error_msg(&err));
-    }
+    vla_config by_model[MAXL];
+    for (int mi = 0; mi < o->nm; mi++)
+        by_model[mi] = cfgs[0][mi][0];
+    vla_cli_sets_read(c, &scaling_spec, by_model, o->nm);
+    for (int ti = 0; ti < o->nT; ti++) /* a chunk's tokens are computed at its end */
+        if (vla_form_pending(&c->cfg, o->Ts[ti]))
+            vla_cli_die(&scaling_spec, "--Ts %ld: no multiple of the chunk's C = %d", o->Ts[ti],
+                        c->cfg.chunk);
+}
 
-    /* one core: the question is the latency of a step, and a migration mid-run is noise */
+/* the inputs of each d, drawn before timing: the longest T's steps, or --pool's */
+static void draw_pools(scaling_t *k)
+{
+    const opts *o = k->o;
+    long maxT = 0;
+    for (int ti = 0; ti < o->nT; ti++)
+        maxT = o->Ts[ti] > maxT ? o->Ts[ti] : maxT;
+    long pool_len = o->pool < maxT ? o->pool : maxT;
+    for (int di = 0; di < o->nd; di++) {
+        vla_error err;
+        if (vla_inputs_draw(&k->pools[di], k->c.stream, k->c.seed, (int)o->ds[di], (int)o->ds[di],
+                            1, pool_len, VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B,
+                            &err))
+            vla_cli_die(&scaling_spec, "--stream at d = %ld: %s", o->ds[di], vla_error_msg(&err));
+    }
+}
+
+/* one core: the question is the latency of a step, and a migration mid-run is noise. The core,
+ * or -1 */
+static int pin_core(void)
+{
     int cpu = sched_getcpu();
     if (cpu >= 0) {
         cpu_set_t set;
@@ -540,242 +571,271 @@ int main(int argc, char **argv)
         if (sched_setaffinity(0, sizeof set, &set))
             cpu = -1;
     }
+    return cpu;
+}
 
-    rows_t R = {0};
-    int tty = isatty(2);
-    double t_start = now_ns();
-    /* The repeats go round every configuration in turn rather than back to back, so that a burst
-     * of load from other processes spreads over all points instead of spoiling one point's
-     * every timing; the median per point is then taken. */
-    long npts = (long)o.np * o.nm * o.nd * o.nT;
-    double *tw = malloc(npts * o.repeat * sizeof *tw), *tc = malloc(npts * o.repeat * sizeof *tc);
-    int *fin = malloc(npts * sizeof *fin); /* each point's runs finite at the end (the last round) */
-    if (!tw || !tc || !fin) {
-        fprintf(stderr, "vla-scaling: out of memory\n");
-        return 1;
-    }
-    /* units of the checkpoint: each timing (round, point), then each softmax curve (prec, d);
-     * a resumed table keeps the saved timings as they were measured */
-    vla_dat *out = vla_cli_out(&c, &spec); /* opened first: a table that cannot be written stops
-                                             * the program before minutes of timings */
-    vla_units *u;
-    char extra[64];
-    snprintf(extra, sizeof extra, "backend=%s\n", c.backend);
-    int st = vla_units_open(&u, &c, &spec, "timing", extra, (int)(npts * o.repeat + o.np * o.nd),
-                            sizeof(smcurve));
-    if (st)
-        return stopped(st, pools, o.nd, tw, tc, fin, &R);
-    for (int rep = 0; rep < o.repeat; rep++) {
-        long k = 0;
-        for (int pi = 0; pi < o.np; pi++)
-            for (int mi = 0; mi < o.nm; mi++)
-                for (int di = 0; di < o.nd; di++)
-                    for (int ti = 0; ti < o.nT; ti++, k++) {
-                        const double *saved = vla_units_get(u, (int)(rep * npts + k), NULL);
+/* what main made before a stop or a failure, freed; its status */
+static int stopped(int status, scaling_t *k)
+{
+    for (int di = 0; di < k->o->nd; di++)
+        vla_inputs_free(&k->pools[di]);
+    free(k->tw);
+    free(k->tc);
+    free(k->fin);
+    free(k->R.r);
+    return status;
+}
+
+/* The models' timings: the repeats go round every configuration in turn rather than back to back,
+ * so that a burst of load from other processes spreads over all points instead of spoiling one
+ * point's every timing; the median per point is then taken. Each timing (round, point) a unit of
+ * the checkpoint, those saved read back. 0, or main's status for a stop or a failure */
+static int time_models(scaling_t *k)
+{
+    const opts *o = k->o;
+    const int tty = k->tty;
+    const long npts = k->npts;
+    for (int rep = 0; rep < o->repeat; rep++) {
+        long p = 0;
+        for (int pi = 0; pi < o->np; pi++)
+            for (int mi = 0; mi < o->nm; mi++)
+                for (int di = 0; di < o->nd; di++)
+                    for (int ti = 0; ti < o->nT; ti++, p++) {
+                        double *tw = &k->tw[p * o->repeat + rep], *tc = &k->tc[p * o->repeat + rep];
+                        const double *saved = vla_units_get(k->u, (int)(rep * npts + p), NULL);
                         if (saved) {
-                            tw[k * o.repeat + rep] = saved[0];
-                            tc[k * o.repeat + rep] = saved[1];
-                            fin[k] = (int)saved[2];
+                            *tw = saved[0];
+                            *tc = saved[1];
+                            k->fin[p] = (int)saved[2];
                             continue;
                         }
                         if (tty)
                             fprintf(stderr, "\rround %d of %d: %s %s d=%ld T=%ld ...          ",
-                                    rep + 1, o.repeat, vla_model_name(o.models[mi]),
-                                    vla_prec_name(o.precs[pi]), o.ds[di], o.Ts[ti]);
-                        int e = time_model(backend, &cfgs[pi][mi][di], &pools[di], o.Ts[ti],
-                                           c.runs, &tw[k * o.repeat + rep],
-                                           &tc[k * o.repeat + rep], &fin[k]);
+                                    rep + 1, o->repeat, vla_model_name(o->models[mi]),
+                                    vla_prec_name(o->precs[pi]), o->ds[di], o->Ts[ti]);
+                        int e = time_model(k->backend, &cfgs[pi][mi][di], &k->pools[di], o->Ts[ti],
+                                           k->c.runs, tw, tc, &k->fin[p]);
                         if (e == VLA_EINTR || vla_cli_stop)
-                            return stopped(interrupted(tty, u), pools, o.nd, tw, tc, fin, &R);
+                            return interrupted(tty, k->u);
                         if (e) {
                             fprintf(stderr, "%svla-scaling: %s in %s at d = %ld: %s\n",
-                                    tty ? "\n" : "", vla_model_name(o.models[mi]),
-                                    vla_prec_name(o.precs[pi]), o.ds[di], vla_strerror(e));
-                            return stopped(1, pools, o.nd, tw, tc, fin, &R);
+                                    tty ? "\n" : "", vla_model_name(o->models[mi]),
+                                    vla_prec_name(o->precs[pi]), o->ds[di], vla_strerror(e));
+                            return 1;
                         }
-                        const double rec[3] = {tw[k * o.repeat + rep], tc[k * o.repeat + rep],
-                                               fin[k]};
-                        if (vla_units_save(u, (int)(rep * npts + k), rec, sizeof rec)) {
+                        const double rec[3] = {*tw, *tc, k->fin[p]};
+                        if (vla_units_save(k->u, (int)(rep * npts + p), rec, sizeof rec)) {
                             fprintf(stderr, "%svla-scaling: out of memory\n", tty ? "\n" : "");
-                            return stopped(1, pools, o.nd, tw, tc, fin, &R);
+                            return 1;
                         }
                     }
     }
-    double load = 1; /* the median share of the core a timing had (thread CPU / wall) */
-    {
-        double *share = malloc(npts * o.repeat * sizeof *share);
-        if (share) {
-            for (long i = 0; i < npts * o.repeat; i++)
-                share[i] = tc[i] / tw[i];
-            load = vla_median(share, (int)(npts * o.repeat));
-            free(share);
-        }
-        long k = 0;
-        for (int pi = 0; pi < o.np; pi++)
-            for (int mi = 0; mi < o.nm; mi++)
-                for (int di = 0; di < o.nd; di++)
-                    for (int ti = 0; ti < o.nT; ti++, k++) {
-                        double cpu = vla_median(tc + k * o.repeat, o.repeat);
-                        double wall = vla_median(tw + k * o.repeat, o.repeat);
-                        double ns = o.clock_cpu ? cpu : wall;
-                        add(&R, o.models[mi], o.precs[pi], o.ds[di], o.Ts[ti], ns, ns * o.Ts[ti],
-                            1, cpu);
-                    }
-    }
-    vla_summary sum = {.len = 0};
-    {
-        long nbad = 0, k = 0, first = -1;
-        for (; k < npts; k++)
-            if (!fin[k] && nbad++ == 0)
-                first = k;
-        if (nbad) {
-            long ti = first % o.nT, di = first / o.nT % o.nd, mi = first / o.nT / o.nd % o.nm,
-                 pi = first / o.nT / o.nd / o.nm;
-            vla_summary_add(&sum, 1, "the state is not finite at the end of %ld of %ld timed points "
-                            "(first: %s %s d=%ld T=%ld): their times are those of Inf or NaN "
-                            "arithmetic", nbad, npts, vla_model_name(o.models[mi]),
-                            vla_prec_name(o.precs[pi]), o.ds[di], o.Ts[ti]);
-        } else {
-            vla_summary_add(&sum, 0, "the state is finite at the end of every timed run");
-        }
-    }
-    free(fin);
-    free(tw);
-    free(tc);
-    fin = NULL, tw = tc = NULL; /* (for stopped()) */
+    return 0;
+}
 
-    /* softmax: lengths doubling from 16, and the requested ones, while a run fits the budget */
-    static smcurve sm[MAXL][MAXL]; /* [prec][d] */
-    int sm_dbl[MAXL];
-    for (int pi = 0; pi < o.np; pi++)
-        sm_dbl[pi] = vla_prec_compute(o.precs[pi]) == VLA_FMT_F64;
-    for (int pi = 0; pi < o.np; pi++) {
-        int done_before = 0;
-        for (int pj = 0; pj < pi; pj++)
-            done_before |= sm_dbl[pj] == sm_dbl[pi];
-        for (int di = 0; !done_before && di < o.nd; di++) {
-            smcurve *cv = &sm[pi][di];
-            const int unit = (int)(npts * o.repeat) + pi * o.nd + di;
-            const void *saved = vla_units_get(u, unit, NULL);
-            if (saved) {
-                memcpy(cv, saved, sizeof *cv);
-                continue;
-            }
-            long grid[128];
-            int ng = 0;
-            for (long T = 16; T <= 1000000000L && ng < 64; T *= 2)
-                grid[ng++] = T;
-            for (int ti = 0; ti < o.nT; ti++)
-                if (!in_list(grid, ng, o.Ts[ti]))
-                    grid[ng++] = o.Ts[ti];
-            for (int i = 1; i < ng; i++)
-                for (int j = i; j > 0 && grid[j - 1] > grid[j]; j--) {
-                    long tmp = grid[j];
-                    grid[j] = grid[j - 1];
-                    grid[j - 1] = tmp;
+/* the models' rows (the median of each point's timings), the load (the median share of the core
+ * a timing had), and the summary's line on the states' finiteness; the timings freed */
+static void model_rows(scaling_t *k)
+{
+    const opts *o = k->o;
+    const long npts = k->npts;
+    k->load = 1;
+    double *share = malloc(npts * o->repeat * sizeof *share);
+    if (share) {
+        for (long i = 0; i < npts * o->repeat; i++)
+            share[i] = k->tc[i] / k->tw[i];
+        k->load = vla_median(share, (int)(npts * o->repeat));
+        free(share);
+    }
+    long p = 0;
+    for (int pi = 0; pi < o->np; pi++)
+        for (int mi = 0; mi < o->nm; mi++)
+            for (int di = 0; di < o->nd; di++)
+                for (int ti = 0; ti < o->nT; ti++, p++) {
+                    double cpu = vla_median(k->tc + p * o->repeat, o->repeat);
+                    double wall = vla_median(k->tw + p * o->repeat, o->repeat);
+                    double ns = o->clock_cpu ? cpu : wall;
+                    add(&k->R, o->models[mi], o->precs[pi], o->ds[di], o->Ts[ti], ns,
+                        ns * o->Ts[ti], 1, cpu);
                 }
-            double last_T = 0, last_ns = 0, warm;
-            time_softmax(&pools[di], 256, sm_dbl[pi], &warm); /* code and pages, untimed */
-            for (int gi = 0; gi < ng && cv->n < 64; gi++) {
-                long T = grid[gi];
-                if (last_T > 0 && last_ns * (T / last_T) * (T / last_T) > o.budget * 1e9)
-                    break;
-                if (tty)
-                    fprintf(stderr, "\rsoftmax %s d=%ld T=%ld ...          ",
-                            sm_dbl[pi] ? "f64" : "f32", o.ds[di], T);
-                double x[64], y[64];
-                int reps = 0;
-                for (; reps < o.repeat && reps < 64; reps++) {
-                    if (vla_cli_stop)
-                        return stopped(interrupted(tty, u), pools, o.nd, tw, tc, fin, &R);
-                    x[reps] = time_softmax(&pools[di], T, sm_dbl[pi], &y[reps]);
-                    if (x[reps] < 0) {
-                        fprintf(stderr, "%svla-scaling: softmax at T = %ld, d = %ld: out of memory\n",
-                                tty ? "\n" : "", T, o.ds[di]);
-                        return stopped(1, pools, o.nd, tw, tc, fin, &R);
-                    }
-                    if (x[reps] * (o.repeat - 1) > o.budget * 1e9) { /* one long run is enough */
-                        reps++;
-                        break;
-                    }
-                }
-                cv->T[cv->n] = T;
-                cv->cpu[cv->n] = vla_median(y, reps);
-                cv->ns[cv->n] = o.clock_cpu ? cv->cpu[cv->n] : vla_median(x, reps);
-                last_T = T;
-                last_ns = cv->ns[cv->n];
-                cv->n++;
+    long nbad = 0, first = -1;
+    for (p = 0; p < npts; p++)
+        if (!k->fin[p] && nbad++ == 0)
+            first = p;
+    if (nbad) {
+        long ti = first % o->nT, di = first / o->nT % o->nd, mi = first / o->nT / o->nd % o->nm,
+             pi = first / o->nT / o->nd / o->nm;
+        vla_summary_add(&k->sum, 1, "the state is not finite at the end of %ld of %ld timed points "
+                        "(first: %s %s d=%ld T=%ld): their times are those of Inf or NaN "
+                        "arithmetic", nbad, npts, vla_model_name(o->models[mi]),
+                        vla_prec_name(o->precs[pi]), o->ds[di], o->Ts[ti]);
+    } else {
+        vla_summary_add(&k->sum, 0, "the state is finite at the end of every timed run");
+    }
+    free(k->fin);
+    free(k->tw);
+    free(k->tc);
+    k->fin = NULL, k->tw = k->tc = NULL; /* (for stopped()) */
+}
+
+/* x[0 .. n - 1] sorted in place, ascending */
+static void sort_longs(long *x, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && x[j - 1] > x[j]; j--) {
+            long tmp = x[j];
+            x[j] = x[j - 1];
+            x[j - 1] = tmp;
+        }
+}
+
+/* softmax's curve at precision pi and d index di: lengths doubling from 16, and the requested
+ * ones, while a run fits the budget; fitted and saved as a unit of the checkpoint (read back
+ * where saved). 0, or main's status for a stop or a failure */
+static int softmax_curve(scaling_t *k, int pi, int di)
+{
+    const opts *o = k->o;
+    const int tty = k->tty;
+    smcurve *cv = &sm[pi][di];
+    const int unit = (int)(k->npts * o->repeat) + pi * o->nd + di;
+    const void *saved = vla_units_get(k->u, unit, NULL);
+    if (saved) {
+        memcpy(cv, saved, sizeof *cv);
+        return 0;
+    }
+    long grid[128];
+    int ng = 0;
+    for (long T = 16; T <= 1000000000L && ng < 64; T *= 2)
+        grid[ng++] = T;
+    for (int ti = 0; ti < o->nT; ti++)
+        if (!in_list(grid, ng, o->Ts[ti]))
+            grid[ng++] = o->Ts[ti];
+    sort_longs(grid, ng);
+    double last_T = 0, last_ns = 0, warm;
+    time_softmax(&k->pools[di], 256, k->sm_dbl[pi], &warm); /* code and pages, untimed */
+    for (int gi = 0; gi < ng && cv->n < 64; gi++) {
+        long T = grid[gi];
+        if (last_T > 0 && last_ns * (T / last_T) * (T / last_T) > o->budget * 1e9)
+            break;
+        if (tty)
+            fprintf(stderr, "\rsoftmax %s d=%ld T=%ld ...          ",
+                    k->sm_dbl[pi] ? "f64" : "f32", o->ds[di], T);
+        double x[64], y[64];
+        int reps = 0;
+        for (; reps < o->repeat && reps < 64; reps++) {
+            if (vla_cli_stop)
+                return interrupted(tty, k->u);
+            x[reps] = time_softmax(&k->pools[di], T, k->sm_dbl[pi], &y[reps]);
+            if (x[reps] < 0) {
+                fprintf(stderr, "%svla-scaling: softmax at T = %ld, d = %ld: out of memory\n",
+                        tty ? "\n" : "", T, o->ds[di]);
+                return 1;
             }
-            fit_quadratic(cv);
-            if (vla_units_save(u, unit, cv, sizeof *cv)) {
-                fprintf(stderr, "%svla-scaling: out of memory\n", tty ? "\n" : "");
-                return stopped(1, pools, o.nd, tw, tc, fin, &R);
+            if (x[reps] * (o->repeat - 1) > o->budget * 1e9) { /* one long run is enough */
+                reps++;
+                break;
             }
         }
+        cv->T[cv->n] = T;
+        cv->cpu[cv->n] = vla_median(y, reps);
+        cv->ns[cv->n] = o->clock_cpu ? cv->cpu[cv->n] : vla_median(x, reps);
+        last_T = T;
+        last_ns = cv->ns[cv->n];
+        cv->n++;
+    }
+    fit_quadratic(cv);
+    if (vla_units_save(k->u, unit, cv, sizeof *cv)) {
+        fprintf(stderr, "%svla-scaling: out of memory\n", tty ? "\n" : "");
+        return 1;
+    }
+    return 0;
+}
+
+/* softmax's curves, per precision and d, measured once per arithmetic (binary64 or binary32):
+ * 0, or main's status for a stop or a failure */
+static int softmax_curves(scaling_t *k)
+{
+    const opts *o = k->o;
+    for (int pi = 0; pi < o->np; pi++)
+        k->sm_dbl[pi] = vla_prec_compute(o->precs[pi]) == VLA_FMT_F64;
+    for (int pi = 0; pi < o->np; pi++) {
+        int done_before = 0, st;
+        for (int pj = 0; pj < pi; pj++)
+            done_before |= k->sm_dbl[pj] == k->sm_dbl[pi];
+        for (int di = 0; !done_before && di < o->nd; di++)
+            if ((st = softmax_curve(k, pi, di)))
+                return st;
         for (int pj = 0; pj < pi; pj++) /* the same softmax arithmetic: measured once */
-            if (sm_dbl[pj] == sm_dbl[pi]) {
+            if (k->sm_dbl[pj] == k->sm_dbl[pi]) {
                 memcpy(sm[pi], sm[pj], sizeof sm[pi]);
                 break;
             }
     }
-    if (vla_cli_stop)
-        return stopped(interrupted(tty, u), pools, o.nd, tw, tc, fin, &R);
-    if (tty)
-        fprintf(stderr, "\r%60s\r", "");
-    double elapsed = (now_ns() - t_start) * 1e-9;
-    vla_units_end(u, 0);
+    return 0;
+}
 
-    /* ---- the table ---- */
+/* the table's header lines on what was timed, how, and softmax's fits */
+static void table_meta(const scaling_t *k)
+{
+    const opts *o = k->o;
+    const vla_cli *c = &k->c;
+    vla_dat *out = k->out;
     char list[512];
     int n = 0;
-    for (int i = 0; i < o.nm; i++)
-        n += snprintf(list + n, sizeof list - n, "%s%s", i ? "," : "", vla_model_name(o.models[i]));
-    vla_dat_meta(out, "models", "%s%s", list, vla_cli_model_src(&c, o.set_m ? "--models" : o.nm
+    for (int i = 0; i < o->nm; i++)
+        n += snprintf(list + n, sizeof list - n, "%s%s", i ? "," : "", vla_model_name(o->models[i]));
+    vla_dat_meta(out, "models", "%s%s", list, vla_cli_model_src(c, o->set_m ? "--models" : o->nm
                                                                 > 1 ? "the default" : NULL, 1));
     n = 0;
-    for (int i = 0; i < o.np; i++)
-        n += snprintf(list + n, sizeof list - n, "%s%s", i ? "," : "", vla_prec_name(o.precs[i]));
-    vla_dat_meta(out, "precisions", "%s (mode %s)", list, c.cfg.mode == VLA_FAST ? "fast" : "strict");
+    for (int i = 0; i < o->np; i++)
+        n += snprintf(list + n, sizeof list - n, "%s%s", i ? "," : "", vla_prec_name(o->precs[i]));
+    vla_dat_meta(out, "precisions", "%s (mode %s)", list, c->cfg.mode == VLA_FAST ? "fast" : "strict");
     n = 0;
-    for (int i = 0; i < o.nd; i++)
-        n += snprintf(list + n, sizeof list - n, "%s%ld", i ? "," : "", o.ds[i]);
+    for (int i = 0; i < o->nd; i++)
+        n += snprintf(list + n, sizeof list - n, "%s%ld", i ? "," : "", o->ds[i]);
     vla_dat_meta(out, "ds", "%s (dv = d)", list);
     n = 0;
-    for (int i = 0; i < o.nT; i++)
-        n += snprintf(list + n, sizeof list - n, "%s%ld", i ? "," : "", o.Ts[i]);
+    for (int i = 0; i < o->nT; i++)
+        n += snprintf(list + n, sizeof list - n, "%s%ld", i ? "," : "", o->Ts[i]);
     vla_dat_meta(out, "Ts", "%s", list);
     vla_dat_meta(out, "stream", "%s, seed %llu, head 0: the first %ld steps made before timing and "
-                                "cycled", c.stream, (unsigned long long)c.seed, pools[0].T);
-    vla_dat_meta(out, "backend", "%s, %d run%s, one thread%s", c.backend, c.runs,
-                 c.runs == 1 ? "" : "s side by side (ns per run-step)",
-                 cpu >= 0 ? ", pinned to one core" : "");
-    if (cpu >= 0)
-        vla_dat_meta(out, "cpu", "%d of %ld online", cpu, sysconf(_SC_NPROCESSORS_ONLN));
+                                "cycled", c->stream, (unsigned long long)c->seed, k->pools[0].T);
+    vla_dat_meta(out, "backend", "%s, %d run%s, one thread%s", c->backend, c->runs,
+                 c->runs == 1 ? "" : "s side by side (ns per run-step)",
+                 k->cpu >= 0 ? ", pinned to one core" : "");
+    if (k->cpu >= 0)
+        vla_dat_meta(out, "cpu", "%d of %ld online", k->cpu, sysconf(_SC_NPROCESSORS_ONLN));
     vla_dat_meta(out, "timer", "%s; ns_per_step = median of %d timings of T steps of a fresh model "
                                "(time / T), the repeats taken round all points in turn",
-                 o.clock_cpu ? "clock_gettime(CLOCK_THREAD_CPUTIME_ID), thread CPU time"
-                             : "clock_gettime(CLOCK_MONOTONIC), wall clock", o.repeat);
+                 o->clock_cpu ? "clock_gettime(CLOCK_THREAD_CPUTIME_ID), thread CPU time"
+                              : "clock_gettime(CLOCK_MONOTONIC), wall clock", o->repeat);
     vla_dat_meta(out, "softmax", "causal, direct O(T^2 d): scores q_t . k_j / sqrt(d) for j <= t, "
                                  "max-shifted exp, weighted sum of v_j; strict C like the models");
-    for (int pi = 0; pi < o.np; pi++)
-        for (int di = 0; di < o.nd; di++) {
+    for (int pi = 0; pi < o->np; pi++)
+        for (int di = 0; di < o->nd; di++) {
             const smcurve *cv = &sm[pi][di];
             vla_dat_meta(out, "softmax-fit",
                          "prec=%s d=%ld measured T=%.0f..%.0f (budget %g s per run), beyond that "
                          "extrapolated as ns_total = a*T^2 with a = %.6g ns (fit over T >= %ld, "
                          "worst relative residual %.2g)",
-                         sm_dbl[pi] ? "f64" : "f32", o.ds[di], cv->n ? cv->T[0] : 0,
-                         cv->n ? cv->T[cv->n - 1] : 0, o.budget, cv->a, cv->fit_from, cv->resid);
+                         k->sm_dbl[pi] ? "f64" : "f32", o->ds[di], cv->n ? cv->T[0] : 0,
+                         cv->n ? cv->T[cv->n - 1] : 0, o->budget, cv->a, cv->fit_from, cv->resid);
         }
-    /* crossovers against ns_per_step at the largest T (the steady state, most steps timed) */
-    rows_t X = {0};
-    for (int pi = 0; pi < o.np; pi++)
-        for (int mi = 0; mi < o.nm; mi++)
-            for (int di = 0; di < o.nd; di++) {
+}
+
+/* crossovers against ns_per_step at the largest T (the steady state, most steps timed): a header
+ * line each, and their rows into X */
+static void crossovers(scaling_t *k, rows_t *X)
+{
+    const opts *o = k->o;
+    const rows_t *R = &k->R;
+    for (int pi = 0; pi < o->np; pi++)
+        for (int mi = 0; mi < o->nm; mi++)
+            for (int di = 0; di < o->nd; di++) {
                 double ns = 0, cpu = 0, bestT = 0;
-                for (long i = 0; i < R.n; i++) {
-                    const double *v = R.r[i].v;
-                    if (v[0] == o.models[mi] && v[1] == o.precs[pi] && v[2] == o.ds[di] &&
+                for (long i = 0; i < R->n; i++) {
+                    const double *v = R->r[i].v;
+                    if (v[0] == o->models[mi] && v[1] == o->precs[pi] && v[2] == o->ds[di] &&
                         v[3] > bestT) {
                         bestT = v[3];
                         ns = v[4];
@@ -785,98 +845,157 @@ int main(int argc, char **argv)
                 int meas, meas_cpu;
                 double Tx = crossover(&sm[pi][di], 0, ns, &meas);
                 double Tc = crossover(&sm[pi][di], 1, cpu, &meas_cpu);
-                vla_dat_meta(out, "crossover", "model=%s prec=%s d=%ld T=%.0f (%s; model %.4g ns "
-                                               "per step at T=%.0f; by thread CPU time: T=%.0f)",
-                             vla_model_name(o.models[mi]), vla_prec_name(o.precs[pi]), o.ds[di], Tx,
-                             meas ? "between measured softmax lengths" : "from the a*T^2 fit", ns,
-                             bestT, Tc);
-                add(&X, o.models[mi], o.precs[pi], o.ds[di], Tx, ns, Tx * ns, meas, cpu);
+                vla_dat_meta(k->out, "crossover", "model=%s prec=%s d=%ld T=%.0f (%s; model %.4g "
+                                                  "ns per step at T=%.0f; by thread CPU time: "
+                                                  "T=%.0f)",
+                             vla_model_name(o->models[mi]), vla_prec_name(o->precs[pi]), o->ds[di],
+                             Tx, meas ? "between measured softmax lengths" : "from the a*T^2 fit",
+                             ns, bestT, Tc);
+                add(X, o->models[mi], o->precs[pi], o->ds[di], Tx, ns, Tx * ns, meas, cpu);
             }
-    /* how a step's cost grows with d and with T, from thread CPU time: a summary that other
-     * processes on the core must not bend */
-    if (o.nd >= 2)
-        for (int pi = 0; pi < o.np; pi++)
-            for (int mi = 0; mi < o.nm; mi++) {
-                double xs[MAXL], ys[MAXL], tlo = 0, thi = 0;
-                for (int di = 0; di < o.nd; di++) {
-                    double best = 0, lo = 0, loT = 1e300;
-                    for (long i = 0; i < R.n; i++) {
-                        const double *v = R.r[i].v;
-                        if (v[0] != o.models[mi] || v[1] != o.precs[pi] || v[2] != o.ds[di])
-                            continue;
-                        if (v[3] > best) {
-                            best = v[3];
-                            ys[di] = v[8];
-                        }
-                        if (v[3] < loT) {
-                            loT = v[3];
-                            lo = v[8];
-                        }
+}
+
+/* how a step's cost grows with d and with T, from thread CPU time: a summary that other
+ * processes on the core must not bend */
+static void d_exponents(const scaling_t *k)
+{
+    const opts *o = k->o;
+    const rows_t *R = &k->R;
+    for (int pi = 0; pi < o->np; pi++)
+        for (int mi = 0; mi < o->nm; mi++) {
+            double xs[MAXL], ys[MAXL], tlo = 0, thi = 0;
+            for (int di = 0; di < o->nd; di++) {
+                double best = 0, lo = 0, loT = 1e300;
+                for (long i = 0; i < R->n; i++) {
+                    const double *v = R->r[i].v;
+                    if (v[0] != o->models[mi] || v[1] != o->precs[pi] || v[2] != o->ds[di])
+                        continue;
+                    if (v[3] > best) {
+                        best = v[3];
+                        ys[di] = v[8];
                     }
-                    xs[di] = (double)o.ds[di];
-                    tlo += lo;
-                    thi += ys[di];
+                    if (v[3] < loT) {
+                        loT = v[3];
+                        lo = v[8];
+                    }
                 }
-                vla_dat_meta(out, "d-exponent", "model=%s prec=%s slope=%.2f (log cpu_ns_per_step against "
-                                                "log d at the largest T); T-constancy %.3f (ns per step "
-                                                "at the largest T over that at the smallest, summed "
-                                                "over d; 1: the cost of a step does not grow with T)",
-                             vla_model_name(o.models[mi]), vla_prec_name(o.precs[pi]),
-                             vla_loglog_slope(xs, ys, o.nd), thi / tlo);
+                xs[di] = (double)o->ds[di];
+                tlo += lo;
+                thi += ys[di];
             }
-    vla_dat_meta(out, "load", "thread CPU time / wall time over the model timings: median %.2f (1: "
-                              "the core was ours; lower: others shared it and wall-clock numbers are "
-                              "inflated)", load);
-    vla_dat_meta(out, "elapsed", "%.1f s for all timings", elapsed);
-    vla_cli_summary_end(&sum, spec.prog, out);
-    vla_dat_columns(out, COLUMNS);
-    for (long i = 0; i < R.n; i++) {
-        if (i && (R.r[i].v[0] != R.r[i - 1].v[0] || R.r[i].v[1] != R.r[i - 1].v[1]))
-            vla_dat_block(out);
-        put_row(out, &R.r[i], c.cfg.track);
-    }
-    for (int pi = 0; pi < o.np; pi++) { /* one block per precision, so a plot can pick by code */
-        vla_dat_block(out);
-        for (int di = 0; di < o.nd; di++) {
+            vla_dat_meta(k->out, "d-exponent", "model=%s prec=%s slope=%.2f (log cpu_ns_per_step "
+                                               "against log d at the largest T); T-constancy %.3f "
+                                               "(ns per step at the largest T over that at the "
+                                               "smallest, summed over d; 1: the cost of a step "
+                                               "does not grow with T)",
+                         vla_model_name(o->models[mi]), vla_prec_name(o->precs[pi]),
+                         vla_loglog_slope(xs, ys, o->nd), thi / tlo);
+        }
+}
+
+/* softmax's rows, one block per precision (so a plot can pick by code): the measured lengths and
+ * the requested ones, those beyond the budget from the fit */
+static void softmax_rows(scaling_t *k)
+{
+    const opts *o = k->o;
+    for (int pi = 0; pi < o->np; pi++) {
+        vla_dat_block(k->out);
+        for (int di = 0; di < o->nd; di++) {
             const smcurve *cv = &sm[pi][di];
             long Ts[128];
             int nt = 0;
             for (int i = 0; i < cv->n; i++)
                 Ts[nt++] = (long)cv->T[i];
-            for (int ti = 0; ti < o.nT; ti++)
-                if (!in_list(Ts, nt, o.Ts[ti]))
-                    Ts[nt++] = o.Ts[ti];
-            for (int i = 1; i < nt; i++)
-                for (int j = i; j > 0 && Ts[j - 1] > Ts[j]; j--) {
-                    long tmp = Ts[j];
-                    Ts[j] = Ts[j - 1];
-                    Ts[j - 1] = tmp;
-                }
+            for (int ti = 0; ti < o->nT; ti++)
+                if (!in_list(Ts, nt, o->Ts[ti]))
+                    Ts[nt++] = o->Ts[ti];
+            sort_longs(Ts, nt);
             for (int i = 0; i < nt; i++) {
                 double tot = NAN, ctot = NAN;
                 int meas = 0;
-                for (int k = 0; k < cv->n; k++)
-                    if ((long)cv->T[k] == Ts[i]) {
-                        tot = cv->ns[k];
-                        ctot = cv->cpu[k];
+                for (int j = 0; j < cv->n; j++)
+                    if ((long)cv->T[j] == Ts[i]) {
+                        tot = cv->ns[j];
+                        ctot = cv->cpu[j];
                         meas = 1;
                     }
                 if (!meas) {
                     tot = cv->a * (double)Ts[i] * (double)Ts[i];
                     ctot = cv->a_cpu * (double)Ts[i] * (double)Ts[i];
                 }
-                add(&R, SOFTMAX, o.precs[pi], o.ds[di], Ts[i], tot / Ts[i], tot, meas, ctot / Ts[i]);
-                put_row(out, &R.r[R.n - 1], c.cfg.track);
+                add(&k->R, SOFTMAX, o->precs[pi], o->ds[di], Ts[i], tot / Ts[i], tot, meas,
+                    ctot / Ts[i]);
+                put_row(k->out, &k->R.r[k->R.n - 1], k->c.cfg.track);
             }
         }
     }
-    vla_dat_block(out);
+}
+
+int main(int argc, char **argv)
+{
+    static scaling_t k = {.o = &scaling_opts};
+    const opts *o = k.o;
+    vla_cli *c = &k.c;
+    g_spec = &scaling_spec;
+    vla_cli_parse(c, &scaling_spec, argc, argv);
+    lists_from_common(&k, argc, argv);
+    k.backend = vla_backend_named(c->backend);
+    make_configs(&k, argc, argv);
+    draw_pools(&k);
+    k.cpu = pin_core();
+    k.tty = isatty(2);
+    k.t_start = now_ns();
+    k.npts = (long)o->np * o->nm * o->nd * o->nT;
+    k.tw = malloc(k.npts * o->repeat * sizeof *k.tw);
+    k.tc = malloc(k.npts * o->repeat * sizeof *k.tc);
+    k.fin = malloc(k.npts * sizeof *k.fin);
+    if (!k.tw || !k.tc || !k.fin) {
+        fprintf(stderr, "vla-scaling: out of memory\n");
+        return 1;
+    }
+    /* units of the checkpoint: each timing (round, point), then each softmax curve (prec, d);
+     * a resumed table keeps the saved timings as they were measured */
+    k.out = vla_cli_out(c, &scaling_spec); /* opened first: a table that cannot be written stops
+                                             * the program before minutes of timings */
+    char extra[64];
+    snprintf(extra, sizeof extra, "backend=%s\n", c->backend);
+    int st = vla_units_open(&k.u, c, &scaling_spec, "timing", extra,
+                            (int)(k.npts * o->repeat + o->np * o->nd), sizeof(smcurve));
+    if (st || (st = time_models(&k)))
+        return stopped(st, &k);
+    model_rows(&k);
+    if ((st = softmax_curves(&k)))
+        return stopped(st, &k);
+    if (vla_cli_stop)
+        return stopped(interrupted(k.tty, k.u), &k);
+    if (k.tty)
+        fprintf(stderr, "\r%60s\r", "");
+    double elapsed = (now_ns() - k.t_start) * 1e-9;
+    vla_units_end(k.u, 0);
+    table_meta(&k);
+    rows_t X = {0};
+    crossovers(&k, &X);
+    if (o->nd >= 2)
+        d_exponents(&k);
+    vla_dat_meta(k.out, "load", "thread CPU time / wall time over the model timings: median %.2f "
+                                "(1: the core was ours; lower: others shared it and wall-clock "
+                                "numbers are inflated)", k.load);
+    vla_dat_meta(k.out, "elapsed", "%.1f s for all timings", elapsed);
+    vla_cli_summary_end(&k.sum, scaling_spec.prog, k.out);
+    vla_dat_columns(k.out, COLUMNS);
+    for (long i = 0; i < k.R.n; i++) {
+        if (i && (k.R.r[i].v[0] != k.R.r[i - 1].v[0] || k.R.r[i].v[1] != k.R.r[i - 1].v[1]))
+            vla_dat_block(k.out);
+        put_row(k.out, &k.R.r[i], c->cfg.track);
+    }
+    softmax_rows(&k);
+    vla_dat_block(k.out);
     for (long i = 0; i < X.n; i++)
-        put_row(out, &X.r[i], c.cfg.track);
-    int status = vla_cli_close(out, &c, &spec, 0);
-    for (int di = 0; di < o.nd; di++)
-        vla_inputs_free(&pools[di]);
-    free(R.r);
+        put_row(k.out, &X.r[i], c->cfg.track);
+    int status = vla_cli_close(k.out, c, &scaling_spec, 0);
+    for (int di = 0; di < o->nd; di++)
+        vla_inputs_free(&k.pools[di]);
+    free(k.R.r);
     free(X.r);
     return status;
 }

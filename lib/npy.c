@@ -310,6 +310,75 @@ int vla_npy_read_steps(const vla_npy *a, long h, long t, long n, double *dst, vl
     return rc;
 }
 
+/* the header of the .npy file f (its magic, version, and the header's text, in *hdr, to free):
+ * *hlen the text's length, *hoff where it starts. 0, or the error */
+static int read_header(FILE *f, const char *path, char **hdr, size_t *hlen, size_t *hoff,
+                       vla_error *err)
+{
+    unsigned char pre[12];
+    if (fread(pre, 1, 8, f) != 8 || memcmp(pre, "\x93NUMPY", 6))
+        return fail(err, VLA_EFORMAT, path, "not a .npy file (bad magic)");
+    int major = pre[6];
+    if (major == 1) {
+        if (fread(pre + 8, 1, 2, f) != 2)
+            return fail(err, VLA_EFORMAT, path, "truncated header");
+        *hlen = le16(pre + 8);
+        *hoff = 10;
+    } else if (major == 2 || major == 3) {
+        if (fread(pre + 8, 1, 4, f) != 4)
+            return fail(err, VLA_EFORMAT, path, "truncated header");
+        *hlen = le32(pre + 8);
+        *hoff = 12;
+    } else {
+        return fail(err, VLA_EFORMAT, path, "unsupported format version %d.%d", major, pre[7]);
+    }
+    if (*hlen > (1u << 24)) /* numpy itself refuses headers this long */
+        return fail(err, VLA_EFORMAT, path, "header of %zu bytes is implausibly long", *hlen);
+    if (!(*hdr = malloc(*hlen + 1)))
+        return fail(err, VLA_ENOMEM, path, "out of memory");
+    if (fread(*hdr, 1, *hlen, f) != *hlen)
+        return fail(err, VLA_EFORMAT, path, "truncated header");
+    (*hdr)[*hlen] = 0;
+    return 0;
+}
+
+/* the element count of shape's ndim dimensions into *n, refusing any product that overflows what
+ * can be allocated: 0, or the error */
+static int count_elements(const vla_npy *a, const char *path, size_t *n, vla_error *err)
+{
+    *n = 1;
+    for (int i = 0; i < a->ndim; i++) {
+        size_t s = (size_t)a->shape[i];
+        if (s && *n > (SIZE_MAX / sizeof(double)) / s)
+            return fail(err, VLA_EFORMAT, path, "shape too large (its size overflows)");
+        *n *= s;
+    }
+    if (*n > (size_t)LONG_MAX)
+        return fail(err, VLA_EFORMAT, path, "shape too large (its size overflows)");
+    return 0;
+}
+
+/* the data's size (need bytes from off) against the file's, before allocating, so that a tiny
+ * file claiming a huge shape is a format error and not an allocation failure; f left at off.
+ * 0, or the error */
+static int check_size(FILE *f, const char *path, size_t off, size_t need, vla_error *err)
+{
+    if (fseek(f, 0, SEEK_END) != 0)
+        return 0;
+    long size = ftell(f);
+    size_t have = size > (long)off ? (size_t)size - off : 0;
+    if (size >= 0 && have < need)
+        return fail(err, VLA_EFORMAT, path, "truncated data: %zu bytes expected, %zu present",
+                    need, have);
+    if (size >= 0 && have > need) /* np.save writes nothing after the data */
+        return fail(err, VLA_EFORMAT, path,
+                    "%zu bytes after the data (%zu bytes expected, %zu present): a .npy file is "
+                    "its header and its data, nothing after", have - need, need, have);
+    if (fseek(f, (long)off, SEEK_SET) != 0)
+        return fail(err, VLA_EIO, path, "cannot seek: %s", strerror(errno));
+    return 0;
+}
+
 static int read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
                      int bf16, int lazy, vla_error *err)
 {
@@ -325,92 +394,20 @@ static int read_part(const char *path, vla_npy *out, long h0, long nh, long step
     if (e)
         return fail(err, VLA_EIO, path, "cannot open: %s", strerror(errno));
 
-    int rc = 0;
     char *hdr = NULL;
     unsigned char *chunk = NULL;
-    unsigned char pre[12];
-    if (fread(pre, 1, 8, f) != 8 || memcmp(pre, "\x93NUMPY", 6)) {
-        rc = fail(err, VLA_EFORMAT, path, "not a .npy file (bad magic)");
-        goto done;
-    }
-    int major = pre[6];
-    size_t hlen, hoff;
-    if (major == 1) {
-        if (fread(pre + 8, 1, 2, f) != 2) {
-            rc = fail(err, VLA_EFORMAT, path, "truncated header");
-            goto done;
-        }
-        hlen = le16(pre + 8);
-        hoff = 10;
-    } else if (major == 2 || major == 3) {
-        if (fread(pre + 8, 1, 4, f) != 4) {
-            rc = fail(err, VLA_EFORMAT, path, "truncated header");
-            goto done;
-        }
-        hlen = le32(pre + 8);
-        hoff = 12;
-    } else {
-        rc = fail(err, VLA_EFORMAT, path, "unsupported format version %d.%d", major,
-                  pre[7]);
-        goto done;
-    }
-    if (hlen > (1u << 24)) { /* numpy itself refuses headers this long */
-        rc = fail(err, VLA_EFORMAT, path, "header of %zu bytes is implausibly long", hlen);
-        goto done;
-    }
-    hdr = malloc(hlen + 1);
-    if (!hdr) {
-        rc = fail(err, VLA_ENOMEM, path, "out of memory");
-        goto done;
-    }
-    if (fread(hdr, 1, hlen, f) != hlen) {
-        rc = fail(err, VLA_EFORMAT, path, "truncated header");
-        goto done;
-    }
-    hdr[hlen] = 0;
+    size_t hlen = 0, hoff = 0, n;
     int itemsize = 8;
-    rc = parse_header(hdr, hlen, path, &itemsize, out, bf16, err);
-    if (rc)
+    int rc = read_header(f, path, &hdr, &hlen, &hoff, err);
+    if (rc || (rc = parse_header(hdr, hlen, path, &itemsize, out, bf16, err)))
         goto done;
-
-    /* the element count, refusing any product that overflows what can be allocated */
-    size_t n = 1;
     if (full)
         memcpy(full, out->shape, sizeof out->shape);
-    for (int i = 0; i < out->ndim; i++) {
-        size_t s = (size_t)out->shape[i];
-        if (s && n > (SIZE_MAX / sizeof(double)) / s) {
-            rc = fail(err, VLA_EFORMAT, path, "shape too large (its size overflows)");
-            goto done;
-        }
-        n *= s;
-    }
-    if (n > (size_t)LONG_MAX) {
-        rc = fail(err, VLA_EFORMAT, path, "shape too large (its size overflows)");
+    if ((rc = count_elements(out, path, &n, err)))
         goto done;
-    }
     size_t need = n * itemsize;
-    /* compare with the file's size before allocating, so that a tiny file claiming a huge
-     * shape is a format error and not an allocation failure */
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long size = ftell(f);
-        size_t have = size > (long)(hoff + hlen) ? (size_t)size - hoff - hlen : 0;
-        if (size >= 0 && have < need) {
-            rc = fail(err, VLA_EFORMAT, path,
-                      "truncated data: %zu bytes expected, %zu present", need, have);
-            goto done;
-        }
-        if (size >= 0 && have > need) { /* np.save writes nothing after the data */
-            rc = fail(err, VLA_EFORMAT, path,
-                      "%zu bytes after the data (%zu bytes expected, %zu present): a .npy file is "
-                      "its header and its data, nothing after", have - need, need, have);
-            goto done;
-        }
-        if (fseek(f, (long)(hoff + hlen), SEEK_SET) != 0) {
-            rc = fail(err, VLA_EIO, path, "cannot seek: %s", strerror(errno));
-            goto done;
-        }
-    }
+    if ((rc = check_size(f, path, hoff + hlen, need, err)))
+        goto done;
     /* the part: rows h0 .. h0 + nh - 1 of the first axis, the first `steps` of the second, each
      * row's part contiguous in the file (C order); the whole file when there is no part */
     long H = out->ndim >= 2 ? out->shape[0] : 1, T = out->ndim >= 2 ? out->shape[1] : (long)n;

@@ -52,6 +52,8 @@ typedef struct {
  * chunk's buffer cb (rl numbers, recur_chunk.h's layout) holds beta_r, v_r and q'_r. */
 #define GC_AT_(r, a) ((long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
 #define GC_BETA_(r) E(s->cb, GC_AT_(r, beta_decay))
+/* q'_r's entry j, as the forward's scores read it (oq: its offset in a row) */
+#define GC_QR_(r, j) E(s->cb, (long)(r) * rl + oq + (j))
 
 /* Vb = beta v (wy; gla and mamba2: v, E = V), rounded to io; U and E start as Vb */
 VLA_FN void FN(gc_vb)(CXP, ST *s, FN(gcstate) *G, int wy)
@@ -144,6 +146,109 @@ VLA_FN void FN(gc_base2)(CXP, ST *s, NUM *dg, long n)
     FRAME_END;
 }
 
+/* gradchunk_wy's forward operands, by the forward's own operations (chunk_wy): the same bits.
+ * exp(gamma_r) in eg, exp(gamma_C - gamma_r) in eC, exp(gamma_C) in gC; Vb (and U, E as Vb), with
+ * the UT transform beta k' (Xb), Kb, T (Tm) and U = T Vb */
+VLA_FN void FN(gc_wy_forward)(CXP, ST *s, FN(gcstate) *G, int wy, int decay, NREF gC)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr);
+    NUM *K = s->cy, *Gm = s->cg;
+    SETI(R(gC), 1);
+    for (int r = 0; r < C; r++) {
+        SETI(E(G->eg, r), 1);
+        SETI(E(G->eC, r), 1);
+        if (decay) {
+            FN(chunk_exp)(CX, s, P(E(G->eg, r)), P(E(Gm, r)));
+            FN(chunk_dexp)(CX, s, P(E(G->eC, r)), P(E(Gm, C - 1)), P(E(Gm, r)));
+        }
+    }
+    if (decay)
+        FN(chunk_exp)(CX, s, gC, P(E(Gm, C - 1)));
+    FN(gc_vb)(CX, s, G, wy); /* mamba2: E = V, no UT transform */
+    for (long i = 0; wy && i < (long)C * d; i++) {
+        MUL(E(G->Xb, i), GC_BETA_(i / d), E(K, i));
+        STORE_I(E(G->Xb, i));
+        MUL(E(G->Kb, i), GC_BETA_(i / d), E(K, i));
+        if (decay)
+            MUL(E(G->Kb, i), E(G->Kb, i), E(G->eg, i / d));
+        STORE_I(E(G->Kb, i));
+    }
+    for (long i = 0; wy && i < (long)C * C; i++) {
+        const long r = i / C, c2 = i % C;
+        if (c2 < r) {
+            FN(dot_at)(CX, P(E(G->Tm, i)), G->Xb, r * d, K, c2 * d, d);
+            if (decay)
+                FN(chunk_decay)(CX, s, P(E(G->Tm, i)), r, c2);
+        }
+    }
+    if (wy) {
+        FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
+        FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
+    }
+}
+
+/* gradchunk_wy's scores: dP_rc = do_r . e_c (c <= r), its gamma terms, then dP D; dq' and dk'
+ * from them, the read-out's S_0^T do_r and the write's dS^T e_c */
+VLA_FN void FN(gc_wy_scores)(CXP, ST *s, FN(gcstate) *G, int decay)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(e);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
+    NUM *K = s->cy, *Pm = s->cm, *s0 = s->s0;
+    for (long i = 0; i < (long)C * C; i++) {
+        const long r = i / C, cc = i % C;
+        if (cc > r)
+            continue;
+        FN(dot_at)(CX, P(E(G->dP, i)), G->dO, r * dv, G->Ev, cc * dv, dv);
+        if (decay) {
+            MUL(t, E(G->dP, i), E(Pm, i));
+            ADD(E(G->dgam, r), E(G->dgam, r), t);
+            SUB(E(G->dgam, cc), E(G->dgam, cc), t);
+            SETI(e, 1);
+            FN(chunk_decay)(CX, s, P(e), r, cc); /* D_rc, anchored as the forward's */
+            MUL(E(G->dP, i), E(G->dP, i), e);
+        }
+    }
+    for (long r = 0; r < C; r++)
+        for (long j = 0; j < d; j++) {
+            long i = r * d + j;
+            MUL(acc, E(s0, j), E(G->dO, r * dv)); /* (S_0^T do_r)_j exp(gamma_r) */
+            for (long a = 1; a < dv; a++) {
+                MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
+                ADD(acc, acc, t);
+            }
+            MUL(acc, acc, E(G->eg, r));
+            if (decay) {
+                MUL(t, acc, GC_QR_(r, j));
+                ADD(E(G->dgam, r), E(G->dgam, r), t);
+            }
+            for (long cc = 0; cc <= r; cc++) {
+                MUL(t, E(G->dP, r * C + cc), E(K, cc * d + j));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dq, i), acc);
+        }
+    for (long cc = 0; cc < C; cc++)
+        for (long j = 0; j < d; j++) {
+            MUL(acc, E(G->dSi, j), E(G->Ev, cc * dv)); /* (dS^T e_c)_j eC_c */
+            for (long a = 1; a < dv; a++) {
+                MUL(t, E(G->dSi, a * d + j), E(G->Ev, cc * dv + a));
+                ADD(acc, acc, t);
+            }
+            MUL(acc, acc, E(G->eC, cc));
+            for (long r = cc; r < C; r++) {
+                MUL(t, E(G->dP, r * C + cc), GC_QR_(r, j));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dk, cc * d + j), acc);
+        }
+    FRAME_END;
+}
+
 /* s holds the chunk's forward (its buffer, k' rows in cy, gamma in cg, the staged S_0 in s0, W in
  * cx, P below cm's diagonal), S0 its first state as stored, c its read-outs' cotangents (C x dv),
  * G->dS the cotangent of its last state; on return G->dS is that of its first state and G's rows
@@ -162,43 +267,8 @@ VLA_FN void FN(gradchunk_wy)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
     SCALAR(kk);
     const int d = s->d, dv = s->dv, C = s->cfg.chunk;
     const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
-    NUM *cb = s->cb, *K = s->cy, *W = s->cx, *Pm = s->cm, *Gm = s->cg, *s0 = s->s0;
-#define QR_(r, j) E(cb, (long)(r) * rl + oq + (j)) /* q'_r, as the forward's scores read it */
-#define AT_(r, a) ((long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
-#define BETA_(r) E(cb, AT_(r, beta_decay))
-    /* the forward's operands, by its own operations (chunk_wy): the same bits */
-    SETI(gC, 1);
-    for (int r = 0; r < C; r++) {
-        SETI(E(G->eg, r), 1);
-        SETI(E(G->eC, r), 1);
-        if (decay) {
-            FN(chunk_exp)(CX, s, P(E(G->eg, r)), P(E(Gm, r)));
-            FN(chunk_dexp)(CX, s, P(E(G->eC, r)), P(E(Gm, C - 1)), P(E(Gm, r)));
-        }
-    }
-    if (decay)
-        FN(chunk_exp)(CX, s, P(gC), P(E(Gm, C - 1)));
-    FN(gc_vb)(CX, s, G, wy); /* mamba2: E = V, no UT transform */
-    for (long i = 0; wy && i < (long)C * d; i++) {
-        MUL(E(G->Xb, i), BETA_(i / d), E(K, i));
-        STORE_I(E(G->Xb, i));
-        MUL(E(G->Kb, i), BETA_(i / d), E(K, i));
-        if (decay)
-            MUL(E(G->Kb, i), E(G->Kb, i), E(G->eg, i / d));
-        STORE_I(E(G->Kb, i));
-    }
-    for (long i = 0; wy && i < (long)C * C; i++) {
-        const long r = i / C, c2 = i % C;
-        if (c2 < r) {
-            FN(dot_at)(CX, P(E(G->Tm, i)), G->Xb, r * d, K, c2 * d, d);
-            if (decay)
-                FN(chunk_decay)(CX, s, P(E(G->Tm, i)), r, c2);
-        }
-    }
-    if (wy) {
-        FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
-        FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
-    }
+    NUM *cb = s->cb, *K = s->cy, *W = s->cx, *Pm = s->cm;
+    FN(gc_wy_forward)(CX, s, G, wy, decay, P(gC));
     FN(gc_e_dsi)(CX, s, G, W, wy);
     /* do_r = scale c_r */
     for (long i = 0; i < (long)C * dv; i++) {
@@ -224,54 +294,7 @@ VLA_FN void FN(gradchunk_wy)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
         SETI(E(G->dgam, r), 0);
         SETI(E(G->dbeta, r), 0);
     }
-    /* dP, its gamma terms, then dP D; dq' and dk' from the scores */
-    for (long i = 0; i < (long)C * C; i++) {
-        const long r = i / C, cc = i % C;
-        if (cc > r)
-            continue;
-        FN(dot_at)(CX, P(E(G->dP, i)), G->dO, r * dv, G->Ev, cc * dv, dv);
-        if (decay) {
-            MUL(t, E(G->dP, i), E(Pm, i));
-            ADD(E(G->dgam, r), E(G->dgam, r), t);
-            SUB(E(G->dgam, cc), E(G->dgam, cc), t);
-            SETI(e, 1);
-            FN(chunk_decay)(CX, s, P(e), r, cc); /* D_rc, anchored as the forward's */
-            MUL(E(G->dP, i), E(G->dP, i), e);
-        }
-    }
-    for (long r = 0; r < C; r++)
-        for (long j = 0; j < d; j++) {
-            long i = r * d + j;
-            MUL(acc, E(s0, j), E(G->dO, r * dv)); /* (S_0^T do_r)_j exp(gamma_r) */
-            for (long a = 1; a < dv; a++) {
-                MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
-                ADD(acc, acc, t);
-            }
-            MUL(acc, acc, E(G->eg, r));
-            if (decay) {
-                MUL(t, acc, QR_(r, j));
-                ADD(E(G->dgam, r), E(G->dgam, r), t);
-            }
-            for (long cc = 0; cc <= r; cc++) {
-                MUL(t, E(G->dP, r * C + cc), E(K, cc * d + j));
-                ADD(acc, acc, t);
-            }
-            COPY(E(G->dq, i), acc);
-        }
-    for (long cc = 0; cc < C; cc++)
-        for (long j = 0; j < d; j++) {
-            MUL(acc, E(G->dSi, j), E(G->Ev, cc * dv)); /* (dS^T e_c)_j eC_c */
-            for (long a = 1; a < dv; a++) {
-                MUL(t, E(G->dSi, a * d + j), E(G->Ev, cc * dv + a));
-                ADD(acc, acc, t);
-            }
-            MUL(acc, acc, E(G->eC, cc));
-            for (long r = cc; r < C; r++) {
-                MUL(t, E(G->dP, r * C + cc), QR_(r, j));
-                ADD(acc, acc, t);
-            }
-            COPY(E(G->dk, cc * d + j), acc);
-        }
+    FN(gc_wy_scores)(CX, s, G, decay);
     if (decay) /* S_C = exp(gamma_C) S_0 + sum_c eC_c e_c k'_c^T */
         for (long cc = 0; cc < C; cc++) {
             FN(dot_at)(CX, P(t), G->Ev, cc * dv, G->Y, cc * dv, dv);
@@ -288,7 +311,7 @@ VLA_FN void FN(gradchunk_wy)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
         const long a = i / d, j = i % d;
         MUL(acc, E(G->dS, i), gC);
         for (long r = 0; r < C; r++) {
-            MUL(t, E(G->dO, r * dv + a), QR_(r, j));
+            MUL(t, E(G->dO, r * dv + a), GC_QR_(r, j));
             MUL(t, t, E(G->eg, r));
             ADD(acc, acc, t);
             if (wy) {
@@ -315,11 +338,11 @@ VLA_FN void FN(gradchunk_wy)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
             MUL(t, da, kk); /* -dA_rc D_rc (k'_r . k'_c): dbeta_r, and beta_r times it dgamma */
             SUB(E(G->dbeta, r), E(G->dbeta, r), t);
             if (decay) {
-                MUL(t, t, BETA_(r));
+                MUL(t, t, GC_BETA_(r));
                 SUB(E(G->dgam, r), E(G->dgam, r), t);
                 ADD(E(G->dgam, cc), E(G->dgam, cc), t);
             }
-            MUL(da, da, BETA_(r)); /* -dA_rc beta_r D_rc */
+            MUL(da, da, GC_BETA_(r)); /* -dA_rc beta_r D_rc */
             for (long j = 0; j < d; j++) {
                 MUL(t, da, E(K, cc * d + j));
                 SUB(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
@@ -329,18 +352,18 @@ VLA_FN void FN(gradchunk_wy)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
         }
     /* Vb = beta v, Kb = beta exp(gamma) k' */
     for (long r = 0; wy && r < C; r++) {
-        FN(dot_at)(CX, P(t), G->dVb, r * dv, cb, AT_(r, v), dv);
+        FN(dot_at)(CX, P(t), G->dVb, r * dv, cb, GC_AT_(r, v), dv);
         ADD(E(G->dbeta, r), E(G->dbeta, r), t);
         for (long a = 0; a < dv; a++)
-            MUL(E(G->dVb, r * dv + a), E(G->dVb, r * dv + a), BETA_(r));
+            MUL(E(G->dVb, r * dv + a), E(G->dVb, r * dv + a), GC_BETA_(r));
         FN(dot_at)(CX, P(t), G->dKb, r * d, K, r * d, d);
         MUL(t, t, E(G->eg, r));
         ADD(E(G->dbeta, r), E(G->dbeta, r), t);
         if (decay) {
-            MUL(t, t, BETA_(r));
+            MUL(t, t, GC_BETA_(r));
             ADD(E(G->dgam, r), E(G->dgam, r), t);
         }
-        MUL(e, BETA_(r), E(G->eg, r));
+        MUL(e, GC_BETA_(r), E(G->eg, r));
         for (long j = 0; j < d; j++) {
             MUL(t, e, E(G->dKb, r * d + j));
             ADD(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
@@ -352,10 +375,38 @@ VLA_FN void FN(gradchunk_wy)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
         ADD(E(G->dgam, r), E(G->dgam, r), E(G->dgam, r + 1));
     for (long i = 0; i < (long)dv * d; i++)
         COPY(E(G->dS, i), E(G->dS0, i));
-#undef QR_
-#undef BETA_
-#undef AT_
     FRAME_END;
+}
+
+/* gradchunk_ch's forward operands, by the forward's own operations (chunk_ch): Vb (and U, E as
+ * Vb), exp(Gamma) in egd, Kb = beta k' o exp(Gamma), the gradients of Gamma zeroed, and with the
+ * UT transform T (Tm), W = T Kb (Wk) and U = T Vb */
+VLA_FN void FN(gc_ch_forward)(CXP, ST *s, FN(gcstate) *G, int wy)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr);
+    NUM *K = s->cy, *Gm = s->cgd, *W = G->Wk, *dG = G->dgd;
+    FN(gc_vb)(CX, s, G, wy); /* gla: E = V, no UT transform */
+    for (long i = 0; i < (long)C * d; i++) {
+        FN(chunk_exp)(CX, s, P(E(G->egd, i)), P(E(Gm, i)));
+        MUL(E(W, i), GC_BETA_(i / d), E(K, i));
+        MUL(E(W, i), E(W, i), E(G->egd, i));
+        STORE_I(E(W, i));
+        COPY(E(G->Kb, i), E(W, i));
+        SETI(E(dG, i), 0);
+    }
+    for (long i = 0; wy && i < (long)C * C; i++) {
+        const long r = i / C, c2 = i % C;
+        if (c2 < r) {
+            FN(dot_decay)(CX, s, P(E(G->Tm, i)), K, r * d, K, c2 * d, r, c2);
+            MUL(E(G->Tm, i), GC_BETA_(r), E(G->Tm, i));
+        }
+    }
+    if (wy) {
+        FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
+        FN(chunk_tri)(CX, G->Tm, W, C, d);     /* W = T Kb */
+        FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
+    }
 }
 
 /* kda's chunk (recur_chunk.h's chunk_ch with wy: decays per key channel, Gamma = cgd, rows of d):
@@ -376,30 +427,7 @@ VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
     const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
     NUM *cb = s->cb, *K = s->cy, *Xq = s->cx, *K2 = s->cu, *Pm = s->cm, *Gm = s->cgd, *s0 = s->s0;
     NUM *W = G->Wk, *dG = G->dgd;
-#define QR_(r, j) E(cb, (long)(r) * rl + oq + (j))
-#define AT_(r, a) ((long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr))
-#define BETA_(r) E(cb, AT_(r, beta_decay))
-    FN(gc_vb)(CX, s, G, wy); /* gla: E = V, no UT transform */
-    for (long i = 0; i < (long)C * d; i++) {
-        FN(chunk_exp)(CX, s, P(E(G->egd, i)), P(E(Gm, i)));
-        MUL(E(W, i), BETA_(i / d), E(K, i));
-        MUL(E(W, i), E(W, i), E(G->egd, i));
-        STORE_I(E(W, i));
-        COPY(E(G->Kb, i), E(W, i));
-        SETI(E(dG, i), 0);
-    }
-    for (long i = 0; wy && i < (long)C * C; i++) {
-        const long r = i / C, c2 = i % C;
-        if (c2 < r) {
-            FN(dot_decay)(CX, s, P(E(G->Tm, i)), K, r * d, K, c2 * d, r, c2);
-            MUL(E(G->Tm, i), BETA_(r), E(G->Tm, i));
-        }
-    }
-    if (wy) {
-        FN(chunk_inverse)(CX, s->cfg.tri, G->Tm, G->wk, C);
-        FN(chunk_tri)(CX, G->Tm, W, C, d);     /* W = T Kb */
-        FN(chunk_tri)(CX, G->Tm, G->U, C, dv); /* U = T Vb */
-    }
+    FN(gc_ch_forward)(CX, s, G, wy);
     FN(gc_e_dsi)(CX, s, G, W, wy);
     for (long i = 0; i < (long)C * dv; i++) {
         LOAD_IN(E(G->dO, i), c[i]);
@@ -460,7 +488,7 @@ VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
                 MUL(e, e, da); /* dP_rc D_rcj */
                 MUL(t, e, E(K, cc * d + j));
                 ADD(E(G->dq, r * d + j), E(G->dq, r * d + j), t);
-                MUL(t, e, QR_(r, j));
+                MUL(t, e, GC_QR_(r, j));
                 ADD(E(G->dk, cc * d + j), E(G->dk, cc * d + j), t);
                 MUL(t, t, E(K, cc * d + j));
                 ADD(E(dG, r * d + j), E(dG, r * d + j), t);
@@ -495,10 +523,10 @@ VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
                 MUL(t, e, E(K, r * d + j));
                 MUL(t, t, E(K, cc * d + j));
                 SUB(E(G->dbeta, r), E(G->dbeta, r), t);
-                MUL(t, t, BETA_(r));
+                MUL(t, t, GC_BETA_(r));
                 SUB(E(dG, r * d + j), E(dG, r * d + j), t);
                 ADD(E(dG, cc * d + j), E(dG, cc * d + j), t);
-                MUL(e, e, BETA_(r));
+                MUL(e, e, GC_BETA_(r));
                 MUL(t, e, E(K, cc * d + j));
                 SUB(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
                 MUL(t, e, E(K, r * d + j));
@@ -506,17 +534,17 @@ VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
             }
         }
     for (long r = 0; wy && r < C; r++) { /* Vb = beta v, Kb = beta k' o exp(Gamma) */
-        FN(dot_at)(CX, P(t), G->dVb, r * dv, cb, AT_(r, v), dv);
+        FN(dot_at)(CX, P(t), G->dVb, r * dv, cb, GC_AT_(r, v), dv);
         ADD(E(G->dbeta, r), E(G->dbeta, r), t);
         for (long a = 0; a < dv; a++)
-            MUL(E(G->dVb, r * dv + a), E(G->dVb, r * dv + a), BETA_(r));
+            MUL(E(G->dVb, r * dv + a), E(G->dVb, r * dv + a), GC_BETA_(r));
         for (long j = 0; j < d; j++) {
             MUL(t, E(G->dKb, r * d + j), E(K, r * d + j));
             MUL(t, t, E(G->egd, r * d + j));
             ADD(E(G->dbeta, r), E(G->dbeta, r), t);
-            MUL(t, t, BETA_(r));
+            MUL(t, t, GC_BETA_(r));
             ADD(E(dG, r * d + j), E(dG, r * d + j), t);
-            MUL(t, BETA_(r), E(G->egd, r * d + j));
+            MUL(t, GC_BETA_(r), E(G->egd, r * d + j));
             MUL(t, t, E(G->dKb, r * d + j));
             ADD(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
         }
@@ -528,9 +556,6 @@ VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
             ADD(E(dG, r * d + j), E(dG, r * d + j), E(dG, (r + 1) * d + j));
     for (long i = 0; i < (long)dv * d; i++)
         COPY(E(G->dS, i), E(G->dS0, i));
-#undef QR_
-#undef BETA_
-#undef AT_
     FRAME_END;
 }
 

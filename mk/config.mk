@@ -36,8 +36,8 @@ LIBS     := -lgsl -lgslcblas -lm
 LIB_SRC  := $(wildcard lib/*.c)
 REF_SRC  := $(wildcard reference/*.c)
 TEST_SRC := $(wildcard tests/*.c)
-CLI_SRC  := experiments/cli.c experiments/doc.c experiments/drive.c experiments/summary.c \
-            experiments/gnuplot.c experiments/signals.c
+CLI_SRC  := experiments/cli.c experiments/doc.c experiments/drive.c experiments/ckpt.c \
+            experiments/summary.c experiments/gnuplot.c experiments/signals.c
 PROG_SRC := $(wildcard experiments/vla-*.c)
 # the tools, each in a folder of its own: the sweep runner and the regression check
 TOOL_SRC := tools/sweep/vla-sweep.c tools/regress/vla-regress.c

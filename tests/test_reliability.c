@@ -106,10 +106,10 @@ static int same_file(const char *a, const char *b)
     return same;
 }
 
-/* the offsets of a checkpoint's fields (drive.c's layout): the header (the magic, the key's length
- * at 8 and its text, the number of records, the header's checksum), then run 0's record at rec:
- * its length, the next checkpoint's index (ci), the model's state (its magic, description, t,
- * counts), the accumulator, the rows; its checksum at end */
+/* the offsets of a checkpoint's fields (ckpt.c's file, a run's record as drive.c writes it): the
+ * header (the magic, the key's length at 8 and its text, the number of records, the header's
+ * checksum), then run 0's record at rec: its length, the next checkpoint's index (ci), the model's
+ * state (its magic, description, t, counts), the accumulator, the rows; its checksum at end */
 typedef struct {
     size_t rec, ci, t, counts, rows_n, acc, end;
     long nck_done;
@@ -1037,7 +1037,7 @@ static int run_stopped_past(char *const argv[], char *const env[], const char *c
     return st;
 }
 
-/* The reason a --resume is refused arrives whole, written once where it is found (drive.c's
+/* The reason a --resume is refused arrives whole, written once where it is found (ckpt.h's
  * ck_fail into a vla_error) and printed by the program: a line of 900 bytes in the checkpoint's key
  * that this command's key lacks is named with all of its value. The callers' buffers of before
  * cut each side of a mismatch at 599 bytes. */
