@@ -121,6 +121,7 @@ static int on_opt(void *ctx, const char *name, const char *val)
         }
     } else if (!strcmp(name, "threshold")) {
         char *end;
+        o->threshold_given = 1;
         o->threshold = strtod(val, &end);
         if (end == val || *end || !(o->threshold > 0 && o->threshold < INFINITY)) {
             fprintf(stderr, "vla-check: --threshold: '%s' is not a positive number (try --help)\n",

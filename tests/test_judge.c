@@ -447,6 +447,17 @@ TEST(judge_outputs)
     CHECK_MSG(err && strstr(err, "holds uint16 ('<u2')") && strstr(err, "dtype.txt"),
               "stderr: %s", err ? err : "");
     free(err);
+
+    /* (6) --threshold, the rows' rule, with --outputs (judged against budgets): a usage error,
+     * not an option that does nothing */
+    snprintf(cmd, sizeof cmd, "bin/vla-check trace:%s --outputs %s --threshold 0.5 --report "
+             "none 2>%s/err6", tr, ko, dir);
+    st = vla_test_sh(NULL, "%s", cmd);
+    snprintf(p, sizeof p, "%s/err6", dir);
+    err = slurp(p);
+    CHECK_MSG(st == 2 && err && strstr(err, "--threshold is the rows'"), "%s: exit %d: %s", cmd,
+              st, err ? err : "");
+    free(err);
     free(o);
     if (!getenv("VLA_KEEP")) {
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
