@@ -189,6 +189,41 @@ check(refused_scale and "fn takes no scale=" in refused_scale, "fn without scale
     refused_scale,))
 print("scale=: ok at 0.125; fn at d^-1/2 against the model at 0.125 beyond")
 
+# cu_seqlens (fla's varlen call): two sequences of 20 and 28 steps packed into one of 48. The
+# loop run on each sequence from a zero state is ok in float64 (gradients within the bound of
+# (1)) and float32, each sequence alone the same bits as in the pack; the loop that ignores
+# cu_seqlens (fla issue 1088: the first sequence's state leaks into the second) is beyond, in
+# the packing check and in sequence 1's heads, and ok in sequence 0's
+CU = [0, 20, 48]
+
+
+def gdn_varlen(q, k, v, g=None, beta=None, cu_seqlens=None, leak=False):
+    if cu_seqlens is None or leak:
+        return gdn(q, k, v, g=g, beta=beta)
+    c = [int(x) for x in cu_seqlens]
+    return torch.cat([gdn(q[:, a:b], k[:, a:b], v[:, a:b], g=g[:, a:b], beta=beta[:, a:b])
+                      for a, b in zip(c, c[1:])], 1)
+
+
+ver = vlastab.judge(gdn_varlen, q, k, v, g=g, beta=beta, dtype=torch.float64, causality=False,
+                    cu_seqlens=CU)
+rows = by_grad(ver)
+worst = max((r["rel_rms"], r["grad"]) for rs in rows.values() for r in rs)
+check(ver.ok and len(ver.heads) == 2 * H and worst[0] <= bound and ver.packing["bitwise"],
+      "varlen f64: %d heads, worst gradient %.3g (bound %.3g): %s" % (
+          len(ver.heads), worst[0], bound, ver))
+ver = vlastab.judge(gdn_varlen, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                    cu_seqlens=CU)
+check(ver.ok and ver.packing["ok"], "varlen f32: %s" % ver)
+ver = vlastab.judge(lambda *a, **kw: gdn_varlen(*a, leak=True, **kw), q, k, v, g=g, beta=beta,
+                    dtype=torch.float32, causality=False, cu_seqlens=CU, grad=False)
+beyond = [h["head"] for h in ver.heads if h["verdict"] != "ok"]
+check(not ver.ok and not ver.packing["ok"] and ver.packing["worst_seq"] == 1 and
+      beyond == [2, 3] and "a state carried across a sequence boundary" in str(ver),
+      "varlen, leaking state: heads beyond %s, packing %s: %s" % (beyond, ver.packing, ver))
+print("varlen: ok in f64 (worst gradient %.3g) and f32; the leak beyond in heads %s, packing "
+      "%.3g against %.3g" % (worst[0], beyond, ver.packing["diff_max"], ver.packing["budget"]))
+
 # (6) bad files, straight to vla-check
 tmp = tempfile.mkdtemp(prefix="vla-judge-grad-")
 judged(gdn, torch.float32, keep=tmp)

@@ -251,7 +251,7 @@ class Verdict:
 
     def __init__(self, data, causality=(), chunk_split=None, chunk_split_skipped=None,
                  nonfinite=None, folder=None, grads_skipped=None, grads_failed=None, logic=None,
-                 hint=None, arranged=None):
+                 hint=None, arranged=None, packing=None):
         if not isinstance(data, dict) or "verdict" not in data or "heads" not in data:
             raise ValueError("vla-check's JSON: no verdict or heads (%s)" % (
                 sorted(data) if isinstance(data, dict) else type(data).__name__))
@@ -266,6 +266,7 @@ class Verdict:
         self.causality = list(causality)
         self.chunk_split = chunk_split
         self.chunk_split_skipped = chunk_split_skipped
+        self.packing = packing  # cu_seqlens: each sequence alone against its place in the pack
         self.nonfinite = nonfinite
         self.folder = folder
         self.judged_ok = data["verdict"] == "ok"
@@ -273,7 +274,7 @@ class Verdict:
             (logic.get("verdict") or {}).get("verdict") == "ok"
         self.ok = bool(self.judged_ok and all(c["ok"] for c in self.causality) and
                        (chunk_split is None or chunk_split["ok"]) and not grads_failed and
-                       self.logic_ok)
+                       self.logic_ok and (packing is None or packing["ok"]))
 
     @classmethod
     def from_file(cls, path, **kw):
@@ -288,7 +289,8 @@ class Verdict:
                 {k: v for k, v in self.chunk_split.items()}, "chunk_split_skipped":
                 self.chunk_split_skipped, "grads_failed": self.grads_failed,
                 "grads_skipped": self.grads_skipped, "logic": self.logic,
-                "nonfinite": self.nonfinite, "hint": self.hint, "arranged": self.arranged}
+                "nonfinite": self.nonfinite, "hint": self.hint, "arranged": self.arranged,
+                "packing": self.packing}
 
     @property
     def headline(self):
@@ -341,6 +343,11 @@ class Verdict:
         if self.chunk_split is not None and not self.chunk_split["ok"]:
             why.append("the split calls differ from one call (%s): the state carried between "
                        "calls (initial_state, the final state)" % _fmt(self.chunk_split["diff_max"]))
+        if self.packing is not None and not self.packing["ok"]:
+            why.append("sequence %d packed (cu_seqlens) differs from it alone by %s, beyond its "
+                       "budget %s: a state carried across a sequence boundary, or the boundary "
+                       "misplaced" % (self.packing["worst_seq"], _fmt(self.packing["diff_max"]),
+                                      _fmt(self.packing["budget"])))
         if self.grads_failed:
             why.append("gradients asked for but not had: %s" % self.grads_failed)
         gb = [g for g in self.grads if g.get("verdict") != "ok"]
@@ -447,6 +454,13 @@ class Verdict:
                                                  _fmt(s.get("state_rel"))))
         elif self.chunk_split_skipped:
             out.append("chunk split: skipped (%s)" % self.chunk_split_skipped)
+        if self.packing is not None:
+            pk = self.packing
+            out.append("packing (cu_seqlens, %d sequences): each alone against the pack: %s; "
+                       "norm-wise difference %.3g in sequence %d (its budget %s)%s" % (
+                           pk["sequences"], "bit for bit" if pk["bitwise"] else
+                           "%d outputs differ" % pk["moved"], pk["diff_max"], pk["worst_seq"],
+                           _fmt(pk["budget"]), "" if pk["ok"] else " FAIL"))
         out.append(self.summary)
         return "\n".join(out)
 
@@ -502,6 +516,13 @@ def _save_o(o, folder, name="o"):
 _GRADS = (("q", "dq"), ("k", "dk"), ("v", "dv"), ("g", "dg"), ("beta", "dbeta"))
 
 
+def _randn(shape, seed):
+    """standard normals of shape in float64 from torch's generator seeded with seed: do"""
+    torch = _torch()
+    return torch.randn(tuple(shape), generator=torch.Generator().manual_seed(seed),
+                       dtype=torch.float64)
+
+
 def _group(x):
     """how many heads of v share a head of q and k (1: none shared)"""
     return x["v"].shape[2] // x["q"].shape[2]
@@ -526,8 +547,7 @@ def _backward(fn, x, o_shape, seed, do=None):
     backward computes; dv, dg, dbeta of head h are taken from the run of its member."""
     torch = _torch()
     if do is None:
-        gen = torch.Generator().manual_seed(seed + 1)
-        do = torch.randn(tuple(o_shape), generator=gen, dtype=torch.float64)
+        do = _randn(o_shape, seed + 1)
     G = _group(x)
     if G > 1:
         full = {}
@@ -574,22 +594,112 @@ def _backward_one(fn, x, do):
     return do, {f: leaf[n].grad for n, f in _GRADS if leaf.get(n) is not None}
 
 
+def _takes(fn, name):
+    """whether fn takes the keyword argument name (by name or through **kwargs)"""
+    try:
+        ps = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in ps or any(p.kind == p.VAR_KEYWORD for p in ps.values())
+
+
 def _with_scale(fn, scale, settings):
     """fn with scale= bound, and the settings with the model's scale"""
     if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not \
             0 < float(scale) < float("inf"):
         raise ValueError("scale=%r: a number > 0 (fla's default: d ** -0.5)" % (scale,))
-    try:
-        takes = "scale" in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        takes = False
-    if not takes:
+    if not _takes(fn, "scale"):
         raise ValueError("scale=%r: fn takes no scale= argument to hand it to (set the model's "
                          "scale alone with settings={'scale': %r})" % (scale, scale))
     if settings and "scale" in settings and float(settings["scale"]) != float(scale):
         raise ValueError("scale=%r and settings={'scale': %r}: two different scales" % (
             scale, settings["scale"]))
     return functools.partial(fn, scale=float(scale)), dict(settings or {}, scale=float(scale))
+
+
+def _varlen(fn, x, shape, cu_seqlens):
+    """judge()'s cu_seqlens (fla's varlen call: N sequences packed into one of batch 1): fn as a
+    function of the N sequences as a batch (N, longest, heads, .), each padded after its end with
+    null tokens (q = k = v = 0, g = 0, beta = 0: an exact no-op of every judged model, in the
+    reference and in any arithmetic, whose read-outs are 0), packing them for fn with cu_seqlens
+    and its outputs back into the batch; x padded likewise. Returns (fn_b, x_b, shape_b, info)."""
+    torch = _torch()
+    B, T, H, d, dv = shape
+    cu = [int(c) for c in (cu_seqlens.tolist() if hasattr(cu_seqlens, "tolist") else cu_seqlens)]
+    if B != 1:
+        raise ValueError("cu_seqlens: the sequences packed as fla's varlen call takes them, batch 1 "
+                         "(q of shape (1, total T, heads, d)), not batch %d" % B)
+    if len(cu) < 2 or cu[0] != 0 or cu[-1] != T or any(b <= a for a, b in zip(cu, cu[1:])):
+        raise ValueError("cu_seqlens=%s: 0, then each sequence's end, strictly increasing, the last "
+                         "the total T = %d" % (cu, T))
+    if not _takes(fn, "cu_seqlens"):
+        raise ValueError("cu_seqlens: fn takes no cu_seqlens= argument (fla's varlen call)")
+    lens = [b - a for a, b in zip(cu, cu[1:])]
+    N, Tm = len(lens), max(lens)
+    cu_t = torch.tensor(cu, dtype=torch.long)
+    takes_state = _takes_state(fn)
+
+    def pad(a):
+        out = a.new_zeros((N, Tm) + tuple(a.shape[2:]))
+        for i in range(N):
+            out[i, :lens[i]] = a[0, cu[i]:cu[i + 1]]
+        return out
+
+    def pack(a):
+        return None if a is None else torch.cat([a[i, :lens[i]] for i in range(N)], 0)[None]
+
+    def fn_b(q, k, v, g=None, beta=None, initial_state=None, output_final_state=False):
+        if q.shape[1] != Tm:
+            raise ValueError("cu_seqlens: the packed call takes whole sequences (%d steps), not %d"
+                             % (Tm, q.shape[1]))
+        kw = {n: pack(a) for n, a in (("g", g), ("beta", beta)) if a is not None}
+        kw["cu_seqlens"] = cu_t.to(q.device)
+        if takes_state:
+            kw.update(initial_state=initial_state, output_final_state=output_final_state)
+        out = fn(pack(q), pack(k), pack(v), **kw)
+        o = out[0] if isinstance(out, (tuple, list)) else out
+        if not isinstance(o, torch.Tensor) or tuple(o.shape[:2]) != (1, T):
+            raise ValueError("fn(..., cu_seqlens=) returned o of shape %s, expected the packed "
+                             "(1, total T = %d, heads, dv)" % (
+                                 tuple(getattr(o, "shape", ())), T))
+        ob = torch.stack([torch.cat([o[0, cu[i]:cu[i + 1]], o.new_zeros(
+            (Tm - lens[i],) + tuple(o.shape[2:]))], 0) for i in range(N)])
+        return (ob,) + tuple(out[1:]) if isinstance(out, (tuple, list)) else ob
+
+    if not takes_state:
+        P = inspect.Parameter
+        fn_b.__signature__ = inspect.Signature(
+            [P(n, P.POSITIONAL_OR_KEYWORD) for n in ("q", "k", "v")] +
+            [P(n, P.POSITIONAL_OR_KEYWORD, default=None) for n in ("g", "beta")])
+    xb = {n: None if a is None else pad(a) for n, a in x.items()}
+    return fn_b, xb, (N, Tm, H, d, dv), {"fn": fn, "x": x, "cu": cu, "lens": lens}
+
+
+def _packing(vl, o_b, window, budgets):
+    """each sequence alone (fn without cu_seqlens, batch 1) against its place in the packed call
+    (o_b: the packed call's outputs as the batch of _varlen): the outputs whose bits differ, and
+    per head the norm-wise difference over windows against the head's budget (a state that
+    crosses a boundary, a boundary misplaced); the worst sequence the one furthest past it"""
+    cu, H = vl["cu"], o_b.shape[2]
+    worst, moved = (-1.0, 0, 0.0, None), 0
+    for i in range(len(cu) - 1):
+        xi = {n: None if a is None else a[:, cu[i]:cu[i + 1]] for n, a in vl["x"].items()}
+        oi, _ = _call(vl["fn"], xi, False)
+        op = o_b[i:i + 1, :cu[i + 1] - cu[i]]
+        if tuple(oi.shape) != tuple(op.shape):
+            raise ValueError("fn on sequence %d alone returned o of shape %s, expected %s" % (
+                i, tuple(oi.shape), tuple(op.shape)))
+        moved += int((_bits(oi)[1] != _bits(op)[1]).sum())
+        ref = _heads(op).double().numpy()
+        nw = _normwise(np.nan_to_num(_heads(oi).double().numpy() - ref, nan=np.inf), ref, window)
+        for h in range(H):
+            b = budgets[min(i * H + h, len(budgets) - 1)] if budgets else None
+            r = nw[h] / b if b else (np.inf if nw[h] > 0 else 0.0)
+            if r > worst[0]:
+                worst = (r, i, float(nw[h]), b)
+    return {"sequences": len(cu) - 1, "moved": moved, "bitwise": moved == 0,
+            "worst_seq": worst[1], "diff_max": worst[2], "budget": worst[3],
+            "ok": bool(worst[0] <= 1)}
 
 
 def _prepare(q, k, v, g, beta, model, dtype):
@@ -794,7 +904,7 @@ def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window
 def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
           form="seq", precision=None, chunk_split=None, causality=True, seed=0, keep=None,
           timeout=None, grad=True, logic=True, slack=None, window=None, ref=None,
-          state_layout="kv", scale=None):
+          state_layout="kv", scale=None, cu_seqlens=None):
     """Judges fn, your kernel: fn(q, k, v, g=g, beta=beta) -> o (batch, T, heads, dv), or fla's
     (o, final_state), with the state convention fn(..., initial_state=S0, output_final_state=True)
     -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments.
@@ -829,15 +939,25 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     "vk" (fla's state_v_first, FlashInfer's: (batch, heads, dv, d)); a state of another shape is
     refused, never passed over. scale: fla's scale= (o_t = scale S_t q_t; fla's default, and
     vlastab's, d^-1/2), handed to fn as scale= and to the model as its setting scale; a fn that
-    takes no scale= is refused.
+    takes no scale= is refused. cu_seqlens: fla's varlen call, N sequences packed into q, k, v of
+    batch 1, sequence i the steps cu_seqlens[i] to cu_seqlens[i + 1] - 1, fn(..., cu_seqlens=)
+    computing each from a zero state (or initial_state's row i); judged as a batch of N
+    sequences, each padded after its end with null tokens (q = k = v = 0, g = 0, beta = 0: exact
+    no-ops whose read-outs are 0) and the packed outputs placed likewise, with do 0 there; and
+    each sequence alone (fn without cu_seqlens) against its place in the pack
+    (Verdict.packing: bit for bit or not, and within the budget or not). The chunk split is not
+    run: the packing cuts the sequences itself.
 
     Returns a Verdict. Raises ValueError naming the input for a layout or range it can detect
     wrong (and InputWritten, a ValueError, when fn writes into its inputs), FileNotFoundError
     without vla-check, RuntimeError when vla-check fails to judge."""
     x, shape, dtype = _prepare(q, k, v, g, beta, model, dtype)
-    B, T, H, d, dv = shape
     if scale is not None:
         fn, settings = _with_scale(fn, scale, settings)
+    varlen = None
+    if cu_seqlens is not None:
+        fn, x, shape, varlen = _varlen(fn, x, shape, cu_seqlens)
+    B, T, H, d, dv = shape
     arranged = None
     if model in _LOGDECAY_MODELS and form.startswith("chunk:") and not \
             {"base", "cumsum"} & set(settings or {}):
@@ -855,7 +975,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     exe = vla_check_path()
     o, S, state = _first_call(fn, x, shape)
     caus = _causality_all(fn, x, o, state, T, seed) if causality else []
-    sp = _split(fn, x, o, S, T, chunk_split) if state else None
+    sp = _split(fn, x, o, S, T, chunk_split) if state and varlen is None else None
     if keep is not None:
         for sub in ("trace", "outputs", "outputs-f32"):
             if os.path.islink(os.path.join(keep, sub)):
@@ -887,7 +1007,11 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
                             np.ascontiguousarray(_heads(_expand(x, n)).cpu().numpy()))
         do, grads, gfail = None, None, None
         if grad:
-            do, grads = _backward(fn, x, o.shape, seed)
+            if varlen is not None:  # do 0 on the null tokens: a loss of the sequences alone
+                do = _randn(o.shape, seed + 1)
+                for i, n in enumerate(varlen["lens"]):
+                    do[i, n:] = 0
+            do, grads = _backward(fn, x, o.shape, seed, do=do)
             if do is None:
                 gfail, grads = grads, None
         odir = _outputs(folder, "outputs", o, S, B, H, d, dv, do, grads, state_layout)
@@ -923,11 +1047,14 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
                         "settings={'qknorm': False}" % model)
         split = None if sp is None else _split_verdict(
             sp, o, data.get("window") or 1, [h.get("budget") for h in data.get("heads", [])])
-        skipped = None if state else \
+        skipped = "cu_seqlens: the packing cuts the sequences itself" if varlen else \
+            None if state else \
             "fn does not take initial_state and output_final_state (fla's convention)"
+        packing = None if varlen is None else _packing(
+            varlen, o, data.get("window") or 1, [h.get("budget") for h in data.get("heads", [])])
         return Verdict(data, caus, split, skipped, nonfinite, folder if keep else None,
                        "grad=False" if not grad else None, grads_failed=gfail, logic=lg, hint=hint,
-                       arranged=arranged)
+                       arranged=arranged, packing=packing)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
