@@ -224,6 +224,49 @@ check(not ver.ok and not ver.packing["ok"] and ver.packing["worst_seq"] == 1 and
 print("varlen: ok in f64 (worst gradient %.3g) and f32; the leak beyond in heads %s, packing "
       "%.3g against %.3g" % (worst[0], beyond, ver.packing["diff_max"], ver.packing["budget"]))
 
+# states_fn (speculative decoding's rollback): a verify kernel that keeps the state after each
+# token is checked against fn's final state on the first t tokens: the loop's own states are kept
+# exactly; states kept one token late (the state after t + 1 at t: a rejected draft token left in
+# the restored state, SGLang issue 25587's class) fail
+def gdn_state(q, k, v, g=None, beta=None, initial_state=None, output_final_state=False,
+              per_token=False):
+    """gdn with fla's state convention, (batch, heads, d, dv); per_token: (o, the state after
+    each token (batch, T, heads, d, dv))"""
+    B, T, H, d = q.shape
+    qn = q / (q * q).sum(-1, keepdim=True).add(1e-6).sqrt()
+    kn = k / (k * k).sum(-1, keepdim=True).add(1e-6).sqrt()
+    S = q.new_zeros(B, H, v.shape[-1], d) if initial_state is None else \
+        initial_state.transpose(-1, -2).to(q.dtype)
+    o, states = [], []
+    for t in range(T):
+        S = S * g[:, t, :, None, None].exp()
+        pred = torch.einsum("bhvk,bhk->bhv", S, kn[:, t])
+        S = S + torch.einsum("bhv,bhk->bhvk", beta[:, t, :, None] * (v[:, t] - pred), kn[:, t])
+        o.append(torch.einsum("bhvk,bhk->bhv", S, qn[:, t]) * d ** -0.5)
+        states.append(S.transpose(-1, -2))
+    o = torch.stack(o, 1)
+    if per_token:
+        return o, torch.stack(states, 1)
+    return (o, states[-1] if output_final_state else None)
+
+
+def kept_late(q, k, v, g=None, beta=None):
+    o, st = gdn_state(q, k, v, g, beta, per_token=True)
+    return o, torch.cat([st[:, 1:], st[:, -1:]], 1)
+
+
+ver = vlastab.judge(gdn_state, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                    grad=False, states_fn=lambda *a, **kw: gdn_state(*a, per_token=True, **kw))
+rb = ver.rollback
+check(ver.ok and rb and rb["exact"] == len(rb["positions"]), "rollback, kept exactly: %s" % ver)
+ver = vlastab.judge(gdn_state, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                    grad=False, states_fn=kept_late)
+rb = ver.rollback
+check(not ver.ok and rb and not rb["ok"] and "a rejected token left in" in str(ver),
+      "rollback, kept a token late: %s" % ver)
+print("rollback: the loop's states kept exactly at t = %s; kept a token late: %.3g against %.3g" % (
+    rb["positions"], rb["rel"], rb["budget"]))
+
 # (6) bad files, straight to vla-check
 tmp = tempfile.mkdtemp(prefix="vla-judge-grad-")
 judged(gdn, torch.float32, keep=tmp)

@@ -251,7 +251,7 @@ class Verdict:
 
     def __init__(self, data, causality=(), chunk_split=None, chunk_split_skipped=None,
                  nonfinite=None, folder=None, grads_skipped=None, grads_failed=None, logic=None,
-                 hint=None, arranged=None, packing=None):
+                 hint=None, arranged=None, packing=None, rollback=None):
         if not isinstance(data, dict) or "verdict" not in data or "heads" not in data:
             raise ValueError("vla-check's JSON: no verdict or heads (%s)" % (
                 sorted(data) if isinstance(data, dict) else type(data).__name__))
@@ -267,6 +267,7 @@ class Verdict:
         self.chunk_split = chunk_split
         self.chunk_split_skipped = chunk_split_skipped
         self.packing = packing  # cu_seqlens: each sequence alone against its place in the pack
+        self.rollback = rollback  # states_fn: per-token states against the j-token calls' states
         self.nonfinite = nonfinite
         self.folder = folder
         self.judged_ok = data["verdict"] == "ok"
@@ -274,7 +275,8 @@ class Verdict:
             (logic.get("verdict") or {}).get("verdict") == "ok"
         self.ok = bool(self.judged_ok and all(c["ok"] for c in self.causality) and
                        (chunk_split is None or chunk_split["ok"]) and not grads_failed and
-                       self.logic_ok and (packing is None or packing["ok"]))
+                       self.logic_ok and (packing is None or packing["ok"]) and
+                       (rollback is None or rollback["ok"]))
 
     @classmethod
     def from_file(cls, path, **kw):
@@ -290,7 +292,7 @@ class Verdict:
                 self.chunk_split_skipped, "grads_failed": self.grads_failed,
                 "grads_skipped": self.grads_skipped, "logic": self.logic,
                 "nonfinite": self.nonfinite, "hint": self.hint, "arranged": self.arranged,
-                "packing": self.packing}
+                "packing": self.packing, "rollback": self.rollback}
 
     @property
     def headline(self):
@@ -348,6 +350,12 @@ class Verdict:
                        "budget %s: a state carried across a sequence boundary, or the boundary "
                        "misplaced" % (self.packing["worst_seq"], _fmt(self.packing["diff_max"]),
                                       _fmt(self.packing["budget"])))
+        if self.rollback is not None and not self.rollback["ok"]:
+            why.append("the state kept after token %d (states_fn) differs from the state of a call "
+                       "on the first %d tokens by %s, beyond the budget %s: a rollback to it "
+                       "restores another state (a rejected token left in, or one missing)" % (
+                           self.rollback["worst_t"], self.rollback["worst_t"],
+                           _fmt(self.rollback["rel"]), _fmt(self.rollback["budget"])))
         if self.grads_failed:
             why.append("gradients asked for but not had: %s" % self.grads_failed)
         gb = [g for g in self.grads if g.get("verdict") != "ok"]
@@ -461,6 +469,13 @@ class Verdict:
                            pk["sequences"], "bit for bit" if pk["bitwise"] else
                            "%d outputs differ" % pk["moved"], pk["diff_max"], pk["worst_seq"],
                            _fmt(pk["budget"]), "" if pk["ok"] else " FAIL"))
+        if self.rollback is not None:
+            rb = self.rollback
+            out.append("rollback (states_fn, t = %s): %d of %d states kept exactly as the calls on "
+                       "the first t tokens end; the largest difference %.3g at t = %d (budget %s)%s"
+                       % (", ".join(str(t) for t in rb["positions"]), rb["exact"],
+                          len(rb["positions"]), rb["rel"], rb["worst_t"], _fmt(rb["budget"]),
+                          "" if rb["ok"] else " FAIL"))
         out.append(self.summary)
         return "\n".join(out)
 
@@ -702,6 +717,47 @@ def _packing(vl, o_b, window, budgets):
             "ok": bool(worst[0] <= 1)}
 
 
+def _rollback(states_fn, fn, x, T, seed, budget, state_layout):
+    """speculative decoding's rollback: states_fn(q, k, v, g=, beta=) -> (o, states), states
+    (batch, T, heads, d, dv) (state_layout "vk": (..., dv, d)) the state after each token, the
+    one a serving engine restores when it accepts t tokens of a draft; each against the final
+    state of fn on the first t tokens (t = 1, 2, T/2, T - 1, T and three drawn with seed): kept
+    exactly (the same bits), or within the budget (the read-outs' largest), else failed"""
+    torch = _torch()
+    rng = np.random.default_rng(seed + 2)
+    ts = sorted({t for t in [1, 2, T // 2, T - 1, T] + [int(t) for t in rng.integers(1, T + 1, 3)]
+                 if 1 <= t <= T})
+    given = _copies(x)
+    args = {n: given[n] for n in ("g", "beta") if given.get(n) is not None}
+    with torch.no_grad():
+        out = states_fn(given["q"], given["k"], given["v"], **args)
+    states = out[1] if isinstance(out, (tuple, list)) and len(out) > 1 else None
+    B, H, d, dv = x["q"].shape[0], x["v"].shape[2], x["q"].shape[3], x["v"].shape[3]
+    want = (B, T, H, d, dv) if state_layout == "kv" else (B, T, H, dv, d)
+    if not isinstance(states, torch.Tensor) or tuple(states.shape) != want:
+        raise ValueError("states_fn returned states of shape %s, expected (o, states) with states "
+                         "(batch, T, heads, %s) = %s: the state after each token" % (
+                             tuple(getattr(states, "shape", ())),
+                             "d, dv" if state_layout == "kv" else "dv, d", want))
+    exact, worst = 0, (-1.0, ts[0])
+    for t in ts:
+        _, St = _call(fn, {n: None if a is None else a[:, :t] for n, a in x.items()}, True)
+        kept = states[:, t - 1].detach()
+        if St is None or tuple(St.shape) != tuple(kept.shape):
+            raise ValueError("fn on %d tokens returned a final state of shape %s, states_fn's is "
+                             "%s" % (t, tuple(getattr(St, "shape", ())), tuple(kept.shape)))
+        exact += bool(torch.equal(kept.cpu(), St.cpu()))
+        ref = St.cpu().double()
+        den = float(torch.linalg.norm(ref))
+        diff = float(torch.linalg.norm(kept.cpu().double() - ref))
+        rel = diff / den if den else (0.0 if diff == 0 else np.inf)
+        rel = rel if np.isfinite(rel) else np.inf
+        if rel > worst[0]:
+            worst = (rel, t)
+    return {"positions": ts, "exact": exact, "rel": worst[0], "worst_t": worst[1],
+            "budget": budget, "ok": exact == len(ts) or bool(budget and worst[0] <= budget)}
+
+
 def _prepare(q, k, v, g, beta, model, dtype):
     """the inputs as fn and the trace see them (a dict in dtype) and their shapes, checked"""
     if model not in _MODELS:
@@ -904,7 +960,7 @@ def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window
 def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
           form="seq", precision=None, chunk_split=None, causality=True, seed=0, keep=None,
           timeout=None, grad=True, logic=True, slack=None, window=None, ref=None,
-          state_layout="kv", scale=None, cu_seqlens=None):
+          state_layout="kv", scale=None, cu_seqlens=None, states_fn=None):
     """Judges fn, your kernel: fn(q, k, v, g=g, beta=beta) -> o (batch, T, heads, dv), or fla's
     (o, final_state), with the state convention fn(..., initial_state=S0, output_final_state=True)
     -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments.
@@ -946,7 +1002,12 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     no-ops whose read-outs are 0) and the packed outputs placed likewise, with do 0 there; and
     each sequence alone (fn without cu_seqlens) against its place in the pack
     (Verdict.packing: bit for bit or not, and within the budget or not). The chunk split is not
-    run: the packing cuts the sequences itself.
+    run: the packing cuts the sequences itself. states_fn: a kernel of speculative decoding's
+    verify step, states_fn(q, k, v, g=, beta=) -> (o, states), states (batch, T, heads, d, dv)
+    (state_layout's order) the state after each token, the one an engine restores when it
+    accepts t tokens of a draft: at t = 1, 2, T/2, T - 1, T and three drawn from seed, against
+    the final state of fn on the first t tokens (fn must take initial_state and
+    output_final_state), kept exactly or within the budget (Verdict.rollback).
 
     Returns a Verdict. Raises ValueError naming the input for a layout or range it can detect
     wrong (and InputWritten, a ValueError, when fn writes into its inputs), FileNotFoundError
@@ -955,6 +1016,9 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     if scale is not None:
         fn, settings = _with_scale(fn, scale, settings)
     varlen = None
+    if cu_seqlens is not None and states_fn is not None:
+        raise ValueError("states_fn with cu_seqlens: the rollback check takes one sequence a batch "
+                         "row, not packed sequences")
     if cu_seqlens is not None:
         fn, x, shape, varlen = _varlen(fn, x, shape, cu_seqlens)
     B, T, H, d, dv = shape
@@ -1052,9 +1116,17 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
             "fn does not take initial_state and output_final_state (fla's convention)"
         packing = None if varlen is None else _packing(
             varlen, o, data.get("window") or 1, [h.get("budget") for h in data.get("heads", [])])
+        rollback = None
+        if states_fn is not None:
+            if not state:
+                raise ValueError("states_fn: fn must take initial_state and output_final_state, "
+                                 "whose final states the kept ones are checked against")
+            budgets = [h.get("budget") for h in data.get("heads", []) if h.get("budget")]
+            rollback = _rollback(states_fn, fn, x, T, seed, max(budgets) if budgets else None,
+                                 state_layout)
         return Verdict(data, caus, split, skipped, nonfinite, folder if keep else None,
                        "grad=False" if not grad else None, grads_failed=gfail, logic=lg, hint=hint,
-                       arranged=arranged, packing=packing)
+                       arranged=arranged, packing=packing, rollback=rollback)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
