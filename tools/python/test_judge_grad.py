@@ -267,6 +267,31 @@ check(not ver.ok and rb and not rb["ok"] and "a rejected token left in" in str(v
 print("rollback: the loop's states kept exactly at t = %s; kept a token late: %.3g against %.3g" % (
     rb["positions"], rb["rel"], rb["budget"]))
 
+# decode_fn (prefill then decode): fn's prefill of 25 tokens, then one token a call from the state
+# it left, against one call: the loop itself as decode_fn is ok; a prefill that pads its last
+# chunk to 16 tokens whose padded positions still decay the state (g = -0.5 there, q = k = v = 0:
+# transformers issue 46190's class, invisible in one call of 48 tokens) is beyond
+def padded_prefill(q, k, v, g=None, beta=None, initial_state=None, output_final_state=False):
+    T = q.shape[1]
+    n = -T % 16
+
+    def pad(a, val=0.0):
+        return torch.cat([a, a.new_full((a.shape[0], n) + tuple(a.shape[2:]), val)], 1)
+    o, S = gdn_state(pad(q), pad(k), pad(v), pad(g, -0.5), pad(beta), initial_state, True)
+    return o[:, :T], (S if output_final_state else None)
+
+
+ver = vlastab.judge(gdn_state, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                    grad=False, decode_fn=gdn_state)
+check(ver.ok and ver.decode and ver.decode["ok"], "prefill then decode: %s" % ver)
+ver = vlastab.judge(padded_prefill, q, k, v, g=g, beta=beta, dtype=torch.float32,
+                    causality=False, grad=False, decode_fn=gdn_state)
+dc = ver.decode
+check(all(h["verdict"] == "ok" for h in ver.heads) and dc and not dc["ok"] and
+      "prefill of 25 tokens then decode" in str(ver), "padded prefill: %s" % ver)
+print("decode: the loop ok; a padded prefill's decode %.3g against %.3g (one call ok)" % (
+    dc["diff_max"], dc["budget"]))
+
 # (6) bad files, straight to vla-check
 tmp = tempfile.mkdtemp(prefix="vla-judge-grad-")
 judged(gdn, torch.float32, keep=tmp)

@@ -251,7 +251,7 @@ class Verdict:
 
     def __init__(self, data, causality=(), chunk_split=None, chunk_split_skipped=None,
                  nonfinite=None, folder=None, grads_skipped=None, grads_failed=None, logic=None,
-                 hint=None, arranged=None, packing=None, rollback=None):
+                 hint=None, arranged=None, packing=None, rollback=None, decode=None):
         if not isinstance(data, dict) or "verdict" not in data or "heads" not in data:
             raise ValueError("vla-check's JSON: no verdict or heads (%s)" % (
                 sorted(data) if isinstance(data, dict) else type(data).__name__))
@@ -268,6 +268,7 @@ class Verdict:
         self.chunk_split_skipped = chunk_split_skipped
         self.packing = packing  # cu_seqlens: each sequence alone against its place in the pack
         self.rollback = rollback  # states_fn: per-token states against the j-token calls' states
+        self.decode = decode  # decode_fn: fn's prefill, then decode_fn token by token, against one call
         self.nonfinite = nonfinite
         self.folder = folder
         self.judged_ok = data["verdict"] == "ok"
@@ -276,7 +277,7 @@ class Verdict:
         self.ok = bool(self.judged_ok and all(c["ok"] for c in self.causality) and
                        (chunk_split is None or chunk_split["ok"]) and not grads_failed and
                        self.logic_ok and (packing is None or packing["ok"]) and
-                       (rollback is None or rollback["ok"]))
+                       (rollback is None or rollback["ok"]) and (decode is None or decode["ok"]))
 
     @classmethod
     def from_file(cls, path, **kw):
@@ -292,7 +293,7 @@ class Verdict:
                 self.chunk_split_skipped, "grads_failed": self.grads_failed,
                 "grads_skipped": self.grads_skipped, "logic": self.logic,
                 "nonfinite": self.nonfinite, "hint": self.hint, "arranged": self.arranged,
-                "packing": self.packing, "rollback": self.rollback}
+                "packing": self.packing, "rollback": self.rollback, "decode": self.decode}
 
     @property
     def headline(self):
@@ -350,6 +351,12 @@ class Verdict:
                        "budget %s: a state carried across a sequence boundary, or the boundary "
                        "misplaced" % (self.packing["worst_seq"], _fmt(self.packing["diff_max"]),
                                       _fmt(self.packing["budget"])))
+        if self.decode is not None and not self.decode["ok"]:
+            why.append("prefill of %d tokens then decode token by token differs from one call (%s "
+                       "in head %d, beyond its budget %s): the state handed from prefill to decode "
+                       "(a padded last chunk, a layout, a format)" % (
+                           self.decode["split"], _fmt(self.decode["diff_max"]),
+                           self.decode["worst_head"], _fmt(self.decode["budget"])))
         if self.rollback is not None and not self.rollback["ok"]:
             why.append("the state kept after token %d (states_fn) differs from the state of a call "
                        "on the first %d tokens by %s, beyond the budget %s: a rollback to it "
@@ -469,6 +476,12 @@ class Verdict:
                            pk["sequences"], "bit for bit" if pk["bitwise"] else
                            "%d outputs differ" % pk["moved"], pk["diff_max"], pk["worst_seq"],
                            _fmt(pk["budget"]), "" if pk["ok"] else " FAIL"))
+        if self.decode is not None:
+            dc = self.decode
+            out.append("prefill of %d tokens, then decode_fn token by token: norm-wise difference "
+                       "%.3g in head %d (its budget %s)%s, final state %s" % (
+                           dc["split"], dc["diff_max"], dc["worst_head"], _fmt(dc["budget"]),
+                           "" if dc["ok"] else " FAIL", _fmt(dc.get("state_rel"))))
         if self.rollback is not None:
             rb = self.rollback
             out.append("rollback (states_fn, t = %s): %d of %d states kept exactly as the calls on "
@@ -791,19 +804,28 @@ def _causality_all(fn, x, o, state, T, seed):
     return [_causality(fn, x, o, P, state) for P in dict.fromkeys(P for P in Ps if 0 < P < T)]
 
 
-def _split(fn, x, o, S, T, chunk_split):
-    """two calls with the state carried: the per-head difference from one call's outputs (its
-    norm-wise measure is taken against the budget once vla-check has said it)"""
+def _split(fn, x, o, S, T, chunk_split, decode_fn=None):
+    """two calls with the state carried (decode_fn: the second part one call of decode_fn a
+    token, each from the state the last left): the per-head difference from one call's outputs
+    (its norm-wise measure is taken against the budget once vla-check has said it)"""
     torch = _torch()
     c = chunk_split if chunk_split is not None else min(T // 2 + 1, T - 1)
     if isinstance(c, bool) or not isinstance(c, int) or not 0 < c < T:
         raise ValueError("chunk_split=%r: a step in 1..T-1 = 1..%d" % (c, T - 1))
     first = {n: (None if a is None else a[:, :c]) for n, a in x.items()}
-    rest = {n: (None if a is None else a[:, c:]) for n, a in x.items()}
     o1, S1 = _call(fn, first, True)
     if S1 is None:
         raise ValueError("fn(..., output_final_state=True) returned no final state")
-    o2, S2 = _call(fn, rest, True, initial_state=S1)
+    steps = [(c, T)] if decode_fn is None else [(t, t + 1) for t in range(c, T)]
+    o2, S2 = [], S1
+    for a0, a1 in steps:
+        part = {n: (None if a is None else a[:, a0:a1]) for n, a in x.items()}
+        ot, S2 = _call(decode_fn or fn, part, True, initial_state=S2)
+        if S2 is None:
+            raise ValueError("%s(..., output_final_state=True) returned no final state" % (
+                "decode_fn" if decode_fn else "fn"))
+        o2.append(ot)
+    o2 = torch.cat(o2, 1)
     diff = _heads(torch.cat([o1, o2], 1)).double().numpy() - _heads(o).double().numpy()
     srel = None
     if S is not None and S2 is not None:
@@ -960,7 +982,7 @@ def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window
 def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
           form="seq", precision=None, chunk_split=None, causality=True, seed=0, keep=None,
           timeout=None, grad=True, logic=True, slack=None, window=None, ref=None,
-          state_layout="kv", scale=None, cu_seqlens=None, states_fn=None):
+          state_layout="kv", scale=None, cu_seqlens=None, states_fn=None, decode_fn=None):
     """Judges fn, your kernel: fn(q, k, v, g=g, beta=beta) -> o (batch, T, heads, dv), or fla's
     (o, final_state), with the state convention fn(..., initial_state=S0, output_final_state=True)
     -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments.
@@ -1007,7 +1029,11 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     (state_layout's order) the state after each token, the one an engine restores when it
     accepts t tokens of a draft: at t = 1, 2, T/2, T - 1, T and three drawn from seed, against
     the final state of fn on the first t tokens (fn must take initial_state and
-    output_final_state), kept exactly or within the budget (Verdict.rollback).
+    output_final_state), kept exactly or within the budget (Verdict.rollback). decode_fn: a
+    serving engine's decode kernel, decode_fn(q, k, v, g=, beta=, initial_state=,
+    output_final_state=True) -> (o, state) on one token: fn's prefill of the first chunk_split
+    tokens (default T/2 + 1), then decode_fn token by token from the state it left, against one
+    call of fn, within the budget (Verdict.decode).
 
     Returns a Verdict. Raises ValueError naming the input for a layout or range it can detect
     wrong (and InputWritten, a ValueError, when fn writes into its inputs), FileNotFoundError
@@ -1040,6 +1066,10 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     o, S, state = _first_call(fn, x, shape)
     caus = _causality_all(fn, x, o, state, T, seed) if causality else []
     sp = _split(fn, x, o, S, T, chunk_split) if state and varlen is None else None
+    if decode_fn is not None and (not state or varlen is not None):
+        raise ValueError("decode_fn: fn must take initial_state and output_final_state (its prefill "
+                         "hands decode_fn its state), without cu_seqlens")
+    dc = _split(fn, x, o, S, T, chunk_split, decode_fn) if decode_fn is not None else None
     if keep is not None:
         for sub in ("trace", "outputs", "outputs-f32"):
             if os.path.islink(os.path.join(keep, sub)):
@@ -1116,6 +1146,8 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
             "fn does not take initial_state and output_final_state (fla's convention)"
         packing = None if varlen is None else _packing(
             varlen, o, data.get("window") or 1, [h.get("budget") for h in data.get("heads", [])])
+        decode = None if dc is None else _split_verdict(
+            dc, o, data.get("window") or 1, [h.get("budget") for h in data.get("heads", [])])
         rollback = None
         if states_fn is not None:
             if not state:
@@ -1126,7 +1158,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
                                  state_layout)
         return Verdict(data, caus, split, skipped, nonfinite, folder if keep else None,
                        "grad=False" if not grad else None, grads_failed=gfail, logic=lg, hint=hint,
-                       arranged=arranged, packing=packing, rollback=rollback)
+                       arranged=arranged, packing=packing, rollback=rollback, decode=decode)
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
