@@ -71,6 +71,28 @@ static void put_arg(vla_dat *f, const char *a)
     put(f, "'");
 }
 
+/* the processor's model as /proc/cpuinfo names it ("model name"; unknown without one) and the
+ * processors online: the machine a table's timings were taken on, which its host name does not
+ * say */
+static void put_processor(vla_dat *f)
+{
+    char line[512], model[256] = "unknown";
+    FILE *c = fopen("/proc/cpuinfo", "r");
+    while (c && fgets(line, sizeof line, c)) {
+        char *colon = strchr(line, ':');
+        if (!strncmp(line, "model name", 10) && colon) {
+            colon += 1 + strspn(colon + 1, " \t");
+            colon[strcspn(colon, "\n")] = 0;
+            snprintf(model, sizeof model, "%s", colon);
+            break;
+        }
+    }
+    if (c)
+        fclose(c);
+    put_text(f, model);
+    put(f, ", %ld processors online", sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 static void put_header(vla_dat *f, int argc, char **argv)
 {
     const char *prog = argc > 0 && argv && argv[0] ? argv[0] : "unknown";
@@ -95,6 +117,8 @@ static void put_header(vla_dat *f, int argc, char **argv)
     host[sizeof host - 1] = 0;
     put(f, "\n# date: %s\n# host: ", date);
     put_text(f, host);
+    put(f, "\n# processor: ");
+    put_processor(f);
     put(f, "\n# git: ");
     put_text(f, VLA_GIT);
     put(f, "\n");

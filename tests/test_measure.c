@@ -743,9 +743,9 @@ TEST(dat_roundtrip_and_header)
     CHECK_EQ_INT(mismatch, 0);
     CHECK_EQ_INT(r, NROW);
     static const char *order[] = {("vlastab " VLA_VERSION), "program", "command", "date", "host",
-                                  "git",                  "model",   "d",       "note", "columns"};
-    CHECK_EQ_INT(nh, 10);
-    for (int i = 0; i < nh && i < 10; i++)
+                                  "processor", "git", "model", "d", "note", "columns"};
+    CHECK_EQ_INT(nh, 11);
+    for (int i = 0; i < nh && i < 11; i++)
         CHECK_MSG(strcmp(keys[i], order[i]) == 0, "header %d is '%s', want '%s'", i, keys[i],
                   order[i]);
     free(text);
