@@ -175,6 +175,8 @@ TSYN=$(lastt "$SYN")
 def SnT "$(fmtt "$TSYN")"
 def SnRuns "$(hdr "$SYN" runs)"
 def SnD "$(cfg "$SYN" d)"
+# the heads' growth exponents at the end: the mean levels off, each head need not
+def SynGVlathreeLo "$(fmt "$(atmin "$SYN" "$TSYN" 5)" 2)"; def SynGVlathreeHi "$(fmt "$(atmax "$SYN" "$TSYN" 5)" 2)"
 for m in $MODELS; do
     M=$(mname $m)
     s=$DATA/statenorm-lmlike-$m.dat; r=$DATA/statenorm-trace-$m.dat
@@ -238,6 +240,7 @@ golden=$(calc '(1 + sqrt(5)) / 2'); def Golden "$(fmt "$golden" 4)"
 RC=$DATA/recall-capacity.dat; RT=$DATA/recall-retention.dat
 need "$RC" "$RT"
 def RcRuns "$(hdr "$RC" runs)"; def RtRuns "$(hdr "$RT" runs)"; def RcD "$(cfg "$RC" d)"
+def RcPrec "$(cfg "$RC" prec)"
 RTN=$(awk '!/^#/ && NF { print $1; exit }' "$RT")
 RTG=$(awk '!/^#/ && NF { if ($2 > g) g = $2 } END { print g }' "$RT")
 # the retention run whose length 2n + G is 512 (claim 4's length), else the longest
@@ -304,6 +307,11 @@ def ScSoftTmeas "$(fmtint "$(sed -n 's/^# softmax-fit: prec=f32 d=32 measured T=
 def ScTmin "$(fmtt "$(hdr "$SC" Ts | sed 's/,.*//')")"
 def ScClock "$(hdr "$SC" timer | sed 's/^clock_gettime(\([A-Z_]*\)).*/\1/; s/_/\\_/g')"
 def ScRepeat "$(hdr "$SC" timer | sed -n 's/.*median of \([0-9]*\) timings.*/\1/p')"
+# the machine the timings name (its host name and online processors; no processor model is recorded)
+def ScHost "$(hdr "$SC" host | sed 's/_/\\_/g')"
+def ScCpus "$(hdr "$SC" cpu | sed -n 's/.* of \([0-9]*\) online.*/\1/p')"
+# the softmax lengths panel (a) of the cost figure draws: the table's two largest Ts
+def ScTnext "$(fmtt "$(hdr "$SC" Ts | tr , '\n' | sort -g | tail -2 | head -1)")"
 
 # ---- inverse drift, guards, nudge: claim 6 (vla-drift) ----
 PRECS="f32 f16 bf16 f16-f32 bf16-f32"
@@ -331,6 +339,10 @@ for p in $PRECS; do
         if [ "$gt" != none ]; then def "Dr$P${N}GuardPrev" "$(fmtint "$(prevt "$L" "$gt")")"; fi
     done
 done
+# heads per run and seeds of the drift, guard, tracking and stagnation tables (the most, if they differ)
+DRALL=$(ls "$DATA"/drift-*.dat "$DATA"/guards-*.dat "$DATA"/tracks-vla3-*.dat "$DATA"/stagnation-*.dat 2>/dev/null)
+def DrRuns "$(grep -h '^# runs:' $DRALL | sed 's/^# runs: //' | sort -g | tail -1)"
+def DrSeeds "$(grep -h '^# seed:' $DRALL | sed 's/^# seed: //' | sort -un | paste -sd, - | sed 's/,/, /g')"
 # the runs that lose positive definiteness, and the precisions where vla3's guard fired (nudge off)
 indef=""; gnone=""; gsome=""; indef_on=0
 for p in $PRECS; do
@@ -528,6 +540,7 @@ fi
 # lambda_min(M) (...Lmin), the failed solves by 10^5 (...Fails, the mean of the heads); the time
 # per step at d = 16 (SvPWNs, solvcost-W.dat)
 sv() { echo "$DATA/solvers-$1-$2-$3-$4.dat"; }
+def SvRuns "$(hdr "$(sv lmlike g1 f32 sm)" runs)"
 wname() { case $1 in sm) echo Sm;; sr) echo Sr;; solve) echo Solve;; cg8) echo Cg;; cheb8) echo Cheb;;
     cg*) echo "Cg$(echo "${1#cg}" | tr 1246 ABDF)";; cheb*) echo "Cheb$(echo "${1#cheb}" | tr 1246 ABDF)";; esac; }
 gname() { case $1 in g1) echo One;; *) echo Fg;; esac; }
@@ -696,6 +709,8 @@ dec() { # NAME MACRO T: S and o at t = T
     eval "hs_$2=\$(hw \"$1\" \"$3\" 6); ho_$2=\$(hw \"$1\" \"$3\" 7)"
     eval "def HfS$2 \"\$(fmt \$hs_$2 2)\"; def HfO$2 \"\$(fmt \$ho_$2 2)\""; }
 def HfT "$(fmtt "$(lastt "$(hf sglang-on)")")"
+# heads per run of the decoding tables (the most over them)
+def HfRuns "$(for k in flashkda-bf16 flashkda-off spark-gdn-bf16 spark-kda-bf16 trtmc-f32-f16 vmlx-on sglang-on; do hdr "$(hf $k)" runs; done | sort -g | tail -1)"
 TF=$(lastt "$(hf flashkda-bf16)"); def HfFkT "$(fmtt "$TF")"
 dec flashkda-bf16 FkBh "$TF"; dec flashkda-off FkOff "$TF"; dec flashkda-bf16 FkBhK 4096
 # (a read-out's error at one checkpoint moves with the size of that token's o: the largest from 10^3)
