@@ -308,9 +308,10 @@ def ScTmin "$(fmtt "$(hdr "$SC" Ts | sed 's/,.*//')")"
 def ScClock "$(hdr "$SC" timer | sed 's/^clock_gettime(\([A-Z_]*\)).*/\1/; s/_/\\_/g')"
 def ScRepeat "$(hdr "$SC" timer | sed -n 's/.*median of \([0-9]*\) timings.*/\1/p')"
 # the machine the timings name: its host, its processor (the header's processor line, without the
-# count online; "an unrecorded processor" in a table written before the line) and its processors
-def ScHost "$(hdr "$SC" host | sed 's/_/\\_/g')"
-def ScProc "$(p=$(hdr "$SC" processor | sed 's/, [0-9]* processors online$//; s/[_%&#$]/\\&/g'); echo "${p:-an unrecorded processor}")"
+# count online, and of its characters only those TeX prints as they are: /proc/cpuinfo's text is
+# not ours; "an unrecorded processor" in a table written before the line) and its processors
+def ScHost "$(hdr "$SC" host | sed 's/[^A-Za-z0-9._-]//g; s/_/\\_/g')"
+def ScProc "$(p=$(hdr "$SC" processor | sed 's/, [0-9]* processors online$//; s/[^A-Za-z0-9 ().,@+-]//g'); echo "${p:-an unrecorded processor}")"
 def ScCpus "$(hdr "$SC" cpu | sed -n 's/.* of \([0-9]*\) online.*/\1/p')"
 # the softmax lengths panel (a) of the cost figure draws: the table's two largest Ts
 def ScTnext "$(fmtt "$(hdr "$SC" Ts | tr , '\n' | sort -g | tail -2 | head -1)")"
