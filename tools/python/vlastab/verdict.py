@@ -1066,6 +1066,9 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     o, S, state = _first_call(fn, x, shape)
     caus = _causality_all(fn, x, o, state, T, seed) if causality else []
     sp = _split(fn, x, o, S, T, chunk_split) if state and varlen is None else None
+    if states_fn is not None and not state:
+        raise ValueError("states_fn: fn must take initial_state and output_final_state, whose "
+                         "final states the kept ones are checked against")
     if decode_fn is not None and (not state or varlen is not None):
         raise ValueError("decode_fn: fn must take initial_state and output_final_state (its prefill "
                          "hands decode_fn its state), without cu_seqlens")
@@ -1150,9 +1153,6 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
             dc, o, data.get("window") or 1, [h.get("budget") for h in data.get("heads", [])])
         rollback = None
         if states_fn is not None:
-            if not state:
-                raise ValueError("states_fn: fn must take initial_state and output_final_state, "
-                                 "whose final states the kept ones are checked against")
             budgets = [h.get("budget") for h in data.get("heads", []) if h.get("budget")]
             rollback = _rollback(states_fn, fn, x, T, seed, max(budgets) if budgets else None,
                                  state_layout)
