@@ -74,9 +74,11 @@ static vla_cli_opt common[] = {
                           "; the kernels' 16-bit choices "
                           "(docs/forms.md): tri=blocked|forward|neumann (the chunk's (I + L)^-1; "
                           "blocked, fla's, by default), stage=io|f16|bf16|off (the chunk's S_0 as "
-                          "the products' operand; io by default), state16=off|f16|bf16, "
-                          "decay_bf16|beta_bf16=on|off (decoding, --form seq: S stored in 16 bits "
-                          "between binary32 updates, the decays, beta rounded to bfloat16) "
+                          "the products' operand; io by default); decoding's (--form seq): "
+                          "cache=off|f16|bf16|e4m3|e5m2|int8|int16 (the format S is kept in "
+                          "between binary32 updates), cache_rows=R (rows of S per scale; 0: "
+                          "none), cache_round=rn|sr|ef (to nearest, stochastic, error feedback), "
+                          "decay_bf16|beta_bf16=on|off (the decays, beta rounded to bfloat16) "
                           "(repeatable)"},
     {"ref", "KIND", "reference: exact (MPFR), f64 (lib in binary64, for horizons beyond exact) or none"},
     {"ref-bits", "P", "precision of the exact reference in bits (default 256)"},
@@ -1074,7 +1076,9 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
     ref->taps = 0;
     ref->cfg.form = VLA_FORM_SEQ; /* the recurrence as defined: a form's error includes its own */
     ref->cfg.chunk = 0;
-    ref->cfg.state16 = VLA_HALF_OFF; /* and decoding's 16-bit roundings their own */
+    ref->cfg.cache = VLA_CACHE_OFF; /* and decoding's roundings their own */
+    ref->cfg.cache_rows = 0;
+    ref->cfg.cache_round = VLA_CROUND_RN;
     ref->cfg.decay_bf16 = ref->cfg.beta_bf16 = 0;
     /* an iteration's reference is the exact answer it approximates: M y = x solved */
     if (ref->cfg.track == VLA_TRACK_CG || ref->cfg.track == VLA_TRACK_CHEB)

@@ -277,7 +277,7 @@ def part_trtmc():
     """TensorRT-Model-Connect PR 725: gdn decoding with the state (and the update) in fp16"""
     print("\n## TensorRT-Model-Connect PR 725: gdn seq, d = 128, T = 10^5")
     res, s = decode("gdn", 128, 100000, {"f32": ("f32", {}),
-                                         "fp16 state": ("f32", {"state16": "f16"}),
+                                         "fp16 state": ("f32", {"cache": "f16"}),
                                          "f16 (update too)": ("f16", {})}, "layer")
     show("gdn", res, s, ["f32", "fp16 state", "f16 (update too)"])
     for n in res:
@@ -291,7 +291,7 @@ def part_flashkda():
     lb = -5, d = 128, T = 4096 and 10^5"""
     print("\n## FlashKDA (b): kda seq, lb = -5, d = 128")
     res, s = decode("kda", 128, 100000, {"f32": ("f32", {}),
-                                         "bf16 state": ("f32", {"state16": "bf16"})},
+                                         "bf16 state": ("f32", {"cache": "bf16"})},
                     "lb5", cks=[4096, 100000])
     show("kda", res, s, ["f32", "bf16 state"])
     write("flashkda", "run t eS eo", [(n,) + r for n in res for r in res[n]])
@@ -303,8 +303,8 @@ def part_decode():
     rows = []
     for model in ("gdn", "kda", "gla", "mamba2", "rwkv7"):
         res, s = decode(model, 64, 100000, {"f32": ("f32", {}),
-                                            "f16": ("f32", {"state16": "f16"}),
-                                            "bf16": ("f32", {"state16": "bf16"})}, "layer")
+                                            "f16": ("f32", {"cache": "f16"}),
+                                            "bf16": ("f32", {"cache": "bf16"})}, "layer")
         show(model, res, s, ["f32", "f16", "bf16"])
         for n in res:
             rows += [(model, n) + r for r in res[n]]
@@ -317,7 +317,7 @@ def part_spark():
     rows = []
     for model in ("gdn", "kda"):
         res, s = decode(model, 64, 1000000, {"f32": ("f32", {}),
-                                             "bf16": ("f32", {"state16": "bf16"})}, "slow")
+                                             "bf16": ("f32", {"cache": "bf16"})}, "slow")
         show(model, res, s, ["f32", "bf16"])
         for n in res:
             print("   %s %s: S at t = 10^3 .. 10^6: %s" % (model, n, " ".join(

@@ -192,6 +192,11 @@ int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, vla_error *
     if (cfg->mode != VLA_STRICT)
         return fail(NULL, err, VLA_ENOTSUP,
                     "mode=fast: the kernels are strict only (use the CPU for fast mode)");
+    if (vla_cache_scaled(cfg))
+        return fail(NULL, err, VLA_ENOTSUP,
+                    "cache=%s: the kernels keep f16 and bf16 states rounded to nearest without a "
+                    "scale; a scaled, fp8, integer, sr or ef cache runs on the CPU (--backend cpu)",
+                    vla_cache_name(cfg->cache));
     if (target == VLA_CUDA_GPU && (vla_col_decay(cfg) || vla_col_gate(cfg->model)) &&
         vla_form_pending(cfg, 1))
         return fail(NULL, err, VLA_ENOTSUP,

@@ -43,7 +43,7 @@
 #define COPY(r, a) ((r) = KBL((r), (a)))
 #define SETI(r, i) ((r) = KBL((r), LSET(i))) /* small integers: exact in every format */
 #define STORE(r) ((r) = KBL((r), RS(r)))
-/* the 16-bit roundings (state16, decay_bf16, beta_bf16, stage) into format f, lane by lane through
+/* the 16-bit roundings (cache=f16|bf16, decay_bf16, beta_bf16, stage) into format f, lane by lane through
  * binary64 (lib's convention) */
 #define ROUND_FMT(r, f)                                                                            \
     ((r) = KBL((r), ({                                                                             \

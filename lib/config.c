@@ -361,7 +361,7 @@ static const struct {
 static const struct {
     const char *name;
     size_t off;
-    const char *values[6], *why;
+    const char *values[8], *why;
 } words[] = {
     {"cumsum", offsetof(vla_config, cumsum_tree), {"run", "tree"}, "is neither run nor tree"},
     {"cumsum_fmt", offsetof(vla_config, cumsum_io), {"compute", "io"},
@@ -375,11 +375,20 @@ static const struct {
      "is not forward, neumann or blocked"},
     {"stage", offsetof(vla_config, stage), {"off", "f16", "bf16", "io"},
      "is not io, f16, bf16 or off"},
-    {"state16", offsetof(vla_config, state16), {"off", "f16", "bf16"}, "is not f16, bf16 or off"},
+    {"cache", offsetof(vla_config, cache), {"off", "f16", "bf16", "e4m3", "e5m2", "int8", "int16"},
+     "is not a cache format (off, f16, bf16, e4m3, e5m2, int8, int16)"},
+    {"cache_round", offsetof(vla_config, cache_round), {"rn", "sr", "ef"},
+     "is not rn, sr or ef"},
 };
 #define NWORDS (sizeof words / sizeof words[0])
-_Static_assert(sizeof(vla_tri) == sizeof(int) && sizeof(vla_half) == sizeof(int),
+_Static_assert(sizeof(vla_tri) == sizeof(int) && sizeof(vla_half) == sizeof(int) &&
+                   sizeof(vla_cache) == sizeof(int) && sizeof(vla_cround) == sizeof(int),
                "the words' fields are ints");
+
+const char *vla_cache_name(vla_cache f)
+{
+    return (unsigned)f <= VLA_CACHE_INT16 ? words[NWORDS - 2].values[f] : "?";
+}
 
 int vla_config_set_why(vla_config *c, const char *name, const char *value, vla_error *err)
 {
@@ -421,6 +430,12 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, vla_e
         c->period = (int)p;
         return VLA_OK;
     }
+    if (!strcmp(name, "cache_rows")) {
+        if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 0 || p > 65536)
+            return vla_fail(err, VLA_ERANGE, "is not an integer in 0..65536 (0: no scale)");
+        c->cache_rows = (int)p;
+        return VLA_OK;
+    }
     if (!strcmp(name, "sr_seed")) {
         if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 0 || p > 0x1p53)
             return vla_fail(err, VLA_ERANGE, "is not an integer in 0..2^53");
@@ -447,7 +462,8 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, vla_e
     }
     return vla_fail(err, VLA_EINVAL, "is not a constant (lambda0, eps_g, stab_eps, per_eps, "
                     "period, eps_o, clip, clamp, clamp_eps, renorm, beta, gamma, gate_lb, scale, "
-                    "l2_eps, sr_seed, delta_form, features, tri, stage, state16, nudge, guard, "
+                    "l2_eps, sr_seed, delta_form, features, tri, stage, cache, cache_rows, "
+                    "cache_round, nudge, guard, "
                     "clamp_on, normalize, keynorm, qknorm, decay_bf16, beta_bf16, gate_clamp, "
                     "cumsum, cumsum_fmt, anchor, anchor_block, base, gate_map)");
 }
@@ -507,12 +523,25 @@ int vla_config_check_why(const vla_config *c, vla_error *err)
                         "solve_k = %d, solve_tol = %g: K is in 1..%d, TOL in [0, 1)", c->solve_k,
                         c->solve_tol, VLA_SOLVE_KMAX);
     if ((unsigned)c->tri > VLA_TRI_NEUMANN || (unsigned)c->stage > VLA_HALF_IO ||
-        (unsigned)c->state16 > VLA_HALF_BF16 || (unsigned)c->decay_bf16 > 1 ||
-        (unsigned)c->beta_bf16 > 1)
+        (unsigned)c->cache > VLA_CACHE_INT16 || (unsigned)c->cache_round > VLA_CROUND_EF ||
+        c->cache_rows < 0 || (unsigned)c->decay_bf16 > 1 || (unsigned)c->beta_bf16 > 1)
         return vla_fail(err, VLA_ERANGE,
-                        "tri = %d, stage = %d, state16 = %d, decay_bf16 = %d, beta_bf16 = "
-                        "%d: no such setting",
-                        (int)c->tri, (int)c->stage, (int)c->state16, c->decay_bf16, c->beta_bf16);
+                        "tri = %d, stage = %d, cache = %d, cache_round = %d, cache_rows = %d, "
+                        "decay_bf16 = %d, beta_bf16 = %d: no such setting",
+                        (int)c->tri, (int)c->stage, (int)c->cache, (int)c->cache_round,
+                        c->cache_rows, c->decay_bf16, c->beta_bf16);
+    if (c->cache >= VLA_CACHE_INT8 && !c->cache_rows)
+        return vla_fail(err, VLA_ERANGE, "cache = %s: an integer cache needs a scale: set "
+                        "cache_rows to the rows of S that share one (1: a scale per row)",
+                        vla_cache_name(c->cache));
+    if (!c->cache && (c->cache_rows || c->cache_round))
+        return vla_fail(err, VLA_ERANGE, "cache_rows and cache_round are the state cache's: set "
+                        "cache (f16, bf16, e4m3, e5m2, int8, int16)");
+    if (vla_cache_scaled(c) && vla_prec_storage(c->prec) != VLA_FMT_F32)
+        return vla_fail(err, VLA_ERANGE, "cache = %s with a scale, stochastic rounding or error "
+                        "feedback caches a binary32 state (the update in binary32): --precision "
+                        "with binary32 storage (f32, f16-kern, bf16-kern), not %s",
+                        vla_cache_name(c->cache), vla_prec_name(c->prec));
     const unsigned reads = vla_model_reads(c);
     if (c->decay_bf16 && !(reads & (VLA_IN_DECAY | VLA_IN_LOGDECAY)))
         return vla_fail(err, VLA_ERANGE,
@@ -670,6 +699,10 @@ void vla_config_describe(const vla_config *c, char *buf, size_t len)
     }
     if (c->anchor_block && n < len)
         n += snprintf(buf + n, len - n, " anchor_block=%d", c->anchor_block);
+    if (c->cache && n < len)
+        n += snprintf(buf + n, len - n, " cache=%s cache_rows=%d cache_round=%s",
+                      vla_cache_name(c->cache), c->cache_rows,
+                      words[NWORDS - 1].values[c->cache_round]);
     if (c->form != VLA_FORM_SEQ && n + 6 < len) {
         n += snprintf(buf + n, len - n, " form=");
         vla_form_name(c, buf + n, len - n);
@@ -764,9 +797,9 @@ int vla_form_check(const vla_config *c, vla_error *err)
     else if (chunk && c->anchor_block > c->chunk)
         w = "anchor_block is larger than the chunk: set anchor_block to 0 (the chunk) or at most C";
     else if ((chunk || c->form == VLA_FORM_SCAN) &&
-             (c->state16 || c->decay_bf16 || c->beta_bf16))
-        w = "state16, decay_bf16 and beta_bf16 are decoding's settings (a 16-bit state between "
-            "the tokens' binary32 updates): --form seq (a chunk stages S_0 with stage=)";
+             (c->cache || c->decay_bf16 || c->beta_bf16))
+        w = "cache, decay_bf16 and beta_bf16 are decoding's settings (the state kept between the "
+            "tokens' binary32 updates): --form seq (a chunk stages S_0 with stage=)";
     return w ? vla_fail(err, VLA_ENOTSUP, "%s", w) : VLA_OK;
 }
 
@@ -797,8 +830,8 @@ int vla_grad_check(const vla_config *c, vla_error *err)
     else if (c->gate_lb != 0)
         w = "the gate's lower bound (gate_lb, gate_map) is not in the backward: the gradients are "
             "those of the log-gates as given (set gate_lb=0)";
-    else if (c->state16 || c->decay_bf16 || c->beta_bf16)
-        w = "decoding's 16-bit roundings (state16, decay_bf16, beta_bf16) are not in the backward";
+    else if (c->cache || c->decay_bf16 || c->beta_bf16)
+        w = "decoding's roundings (cache, decay_bf16, beta_bf16) are not in the backward";
     return w ? vla_fail(err, VLA_ENOTSUP, "%s", w) : VLA_OK;
 }
 

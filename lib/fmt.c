@@ -92,3 +92,67 @@ double vla_round_fmt(vla_fmt f, double x)
         return (double)(float)x;
     return vla_round_narrow(x, fmt_rows[f].p, fmt_rows[f].emin, fmt_rows[f].max);
 }
+
+/* ---- decoding's state cache (vlastab.h's vla_cache_value) ---- */
+
+/* each cache format's grid: p significant bits, the smallest normal exponent and the largest finite
+ * value (OCP fp8: e4m3 has no Inf, its largest is 1.75 x 2^8; e5m2 is IEEE-like); the integers'
+ * largest (p = 0) */
+static const struct {
+    int p, emin;
+    double max;
+    int saturates;
+} cache_rows[] = {
+    [VLA_CACHE_F16] = {11, -14, 65504, 0},
+    [VLA_CACHE_BF16] = {8, -126, 0x1.fep127, 0},
+    [VLA_CACHE_E4M3] = {4, -6, 448, 1},
+    [VLA_CACHE_E5M2] = {3, -14, 57344, 1},
+    [VLA_CACHE_INT8] = {0, 0, 127, 1},
+    [VLA_CACHE_INT16] = {0, 0, 32767, 1},
+};
+
+float vla_cache_scale(vla_cache f, double amax)
+{
+    return (float)(amax / cache_rows[f].max); /* amax is binary32: one rounding of the quotient */
+}
+
+uint32_t vla_cache_word(uint64_t seed, long t, long i)
+{
+    const uint32_t ctr[4] = {(uint32_t)((uint64_t)i >> 2), (uint32_t)t, (uint32_t)((uint64_t)t >> 32),
+                             0x43430000u /* "CC": apart from the inputs' and sr's streams */};
+    const uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32) ^ 0xA5A5A5A5u};
+    uint32_t out[4];
+    vla_philox4x32_10(ctr, key, out);
+    return out[i & 3];
+}
+
+/* x rounded down to a multiple of q (n q), up when floor(frac 2^32) + word >= 2^32; every step
+ * exact in binary64 (x has 24 bits, q is a power of two) */
+static double sr_floor(double x, double q, uint32_t word)
+{
+    double m = x / q, n = floor(m);
+    return (floor(ldexp(m - n, 32)) + word >= 0x1p32 ? n + 1 : n) * q;
+}
+
+float vla_cache_value(vla_cache f, vla_cround r, float y, float scale, uint32_t word)
+{
+    if (scale == 0 || !isfinite(y)) /* a group of zeros; a non-finite value stays one */
+        return y * (scale == 0 ? 0.0f : 1.0f);
+    const float x = y / scale; /* binary32 */
+    const double max = cache_rows[f].max;
+    double q;
+    if (!cache_rows[f].p) /* the integers: to nearest (ties to even) or floor(x + word 2^-32) */
+        q = r == VLA_CROUND_SR ? sr_floor(x, 1, word) : nearbyint(x);
+    else if (r == VLA_CROUND_SR) { /* the magnitude on the grid of |x|'s binade */
+        int e;
+        frexp(fabs(x), &e); /* |x| in [2^(e-1), 2^e) */
+        int lead = e - 1 < cache_rows[f].emin ? cache_rows[f].emin : e - 1;
+        q = copysign(sr_floor(fabs(x), ldexp(1.0, lead - (cache_rows[f].p - 1)), word), x);
+        if (fabs(q) > max)
+            q = copysign(INFINITY, x);
+    } else
+        q = vla_round_narrow(x, cache_rows[f].p, cache_rows[f].emin, max);
+    if (fabs(q) > max && cache_rows[f].saturates)
+        q = copysign(max, q);
+    return (float)(q * scale); /* binary32: q and scale are exact in binary64, one rounding */
+}

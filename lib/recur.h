@@ -52,7 +52,7 @@
 /* ROUND_FMT(r, f): r rounded into format f (a vla_fmt, known at run time), kept in the container:
  * by default through binary64, which holds every number of every format exactly (an arithmetic
  * with its own rounding, or without a host's vla_round_fmt, defines its own). ROUND_H(r, h): into
- * the 16-bit format h of state16, stage (vla_half: f16 or bf16; off and io leave r as it is) */
+ * the 16-bit format h of cache=f16|bf16, stage (vla_half: f16 or bf16; off and io leave r as it is) */
 #ifndef ROUND_FMT
 #define ROUND_FMT(r, f) SETD(r, vla_round_fmt((f), TOD(r)))
 #endif
@@ -185,9 +185,15 @@ VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
         } LANE_END
     }
     FN(read_loaded)(CX, s);
-    if (s->cfg.state16) /* decoding's 16-bit state: read out from the binary32 update, stored */
+    /* decoding's state cache: read out from the binary32 update, kept in the cache's format */
+#ifndef VLA_RECUR_DEVICE
+    if (vla_cache_scaled(&s->cfg))
+        FN(cache_store)(CX, s);
+    else
+#endif
+    if (s->cfg.cache) /* f16, bf16: VLA_CACHE_'s first three are VLA_HALF_'s */
         VLA_PFOR(i, 0, s->dv * s->d)
-            ROUND_H(E(s->S, i), s->cfg.state16);
+            ROUND_H(E(s->S, i), (vla_half)s->cfg.cache);
 }
 
 #ifndef VLA_RECUR_DEVICE

@@ -115,6 +115,35 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
 #endif
 
 #ifndef VLA_RECUR_DEVICE
+/* Decoding's state cache beyond f16 and bf16 to nearest (vla_cache_scaled): each group of
+ * cache_rows rows of S (without a scale: S whole, scale 1) through vla_cache_value, which holds the
+ * definition; S holds binary32 values (vla_config_check). The scale is the group's largest |y|,
+ * y = S_ij plus, under ef, the residual that entry carried, which is then y less its decoded value
+ * (binary32). sr's words: vla_cache_word of (sr_seed, t, the entry's index in S). */
+VLA_FN void FN(cache_store)(CXP, ST *s)
+{
+    const vla_config *c = &s->cfg;
+    const long n = (long)s->dv * s->d, g = c->cache_rows ? (long)c->cache_rows * s->d : n;
+    const int ef = c->cache_round == VLA_CROUND_EF, sr = c->cache_round == VLA_CROUND_SR;
+    for (long a = 0; a < n; a += g) {
+        const long b = a + g < n ? a + g : n;
+        double amax = 0;
+        for (long i = a; i < b; i++) {
+            const float y = (float)TOD(E(s->S, i)) + (ef ? (float)TOD(E(s->ef, i)) : 0.0f);
+            amax = fabs(y) > amax || y != y ? fabs(y) : amax; /* NaN wins */
+        }
+        const float scale = c->cache_rows ? vla_cache_scale(c->cache, amax) : 1.0f;
+        for (long i = a; i < b; i++) {
+            const float y = (float)TOD(E(s->S, i)) + (ef ? (float)TOD(E(s->ef, i)) : 0.0f);
+            const float r = vla_cache_value(c->cache, c->cache_round, y, scale,
+                                            sr ? vla_cache_word(c->sr_seed, s->t, i) : 0);
+            SETD(E(s->S, i), r);
+            if (ef)
+                SETD(E(s->ef, i), y - r);
+        }
+    }
+}
+
 /* LOAD_IN_N(dst, x, n), LOAD_PHI_N(dst, x, n): LOAD_IN and LOAD_PHI of x[0..n) into dst, an
  * arithmetic's batched form where it has one */
 #ifndef LOAD_IN_N

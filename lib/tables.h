@@ -178,18 +178,28 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
        C_GATE_LB, C_RCPLN2, /* the log-gate's bound, fla's RCP_LN2 (binary32 1/ln 2) */
        C_NCONST };
 
+/* 1 when c's state cache is more than f16 or bf16 rounded to nearest without a scale (which every
+ * backend runs, lane by lane): a format with a scale, fp8, the integers, sr or ef, which the CPU's
+ * scalar arithmetics alone run (recur_state.h's cache_store) */
+static inline VLA_HD int vla_cache_scaled(const vla_config *c)
+{
+    return c->cache > VLA_CACHE_BF16 || c->cache_rows || c->cache_round != VLA_CROUND_RN;
+}
+
 /* The sizes the state's arrays are measured in: d and dv, and the form's (vlalists.h's
  * VLA_FORMS): nc, the chunk's C (0 outside the chunk form, and for chunk:1, which is the
  * sequential recurrence); nm, d when the chunk keeps M (cg: recur.h's cg with recur_forms.h's
  * chunk_mv), else 0; nl, the levels of the scan's blocks (0 outside the scan form); nj, nl when
- * the scan carries the transition J of an affine S (every model but la), else 0. */
+ * the scan carries the transition J of an affine S (every model but la), else 0; ne, 1 when the
+ * state cache carries its rounding's residual (cache_round=ef), else 0. */
 #define VLA_SCAN_LEVELS 30 /* the scan's blocks cover t < 2^30 (the programs' steps go to 1e9) */
 typedef struct {
-    int d, dv, nc, nm, nl, nj, ng, nr, nn;
+    int d, dv, nc, nm, nl, nj, ng, nr, nn, ne;
 } vla_dims;
 static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 {
-    vla_dims m = {c->d, c->dv, 0, 0, 0, 0, 0, 0, 0};
+    vla_dims m = {c->d, c->dv, 0, 0, 0, 0, 0, 0, 0, 0};
+    m.ne = c->cache && c->cache_round == VLA_CROUND_EF;
     m.ng = vla_col_gate(c->model) == 2 ? c->d : 0;
     m.nr = vla_col_lr(c->model) ? c->d : 0;
     if (c->form == VLA_FORM_CHUNK && c->chunk > 1) {
@@ -206,11 +216,12 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 /* the names the lengths below are written in, as locals (unused ones are fine) */
 #define VLA_DIMS_LOCALS(m)                                                                         \
     const int d = (m).d, dv = (m).dv, nc = (m).nc, nm = (m).nm, nl = (m).nl, nj = (m).nj,          \
-              ng = (m).ng, nr = (m).nr, nn = (m).nn;                                               \
-    (void)d, (void)dv, (void)nc, (void)nm, (void)nl, (void)nj, (void)ng, (void)nr, (void)nn
+              ng = (m).ng, nr = (m).nr, nn = (m).nn, ne = (m).ne;                                  \
+    (void)d, (void)dv, (void)nc, (void)nm, (void)nl, (void)nj, (void)ng, (void)nr, (void)nn,       \
+        (void)ne
 
 /* The arrays of a run's state (recur.h's struct), one row X(name, len) each under its role. A
- * length is an expression in d, dv, nc, nl and nj (VLA_DIMS_LOCALS), which every consumer has in
+ * length is an expression in d, dv, nc, nl, nj and ne (VLA_DIMS_LOCALS), which every consumer has in
  * scope. Adding an array is one row here: recur.h's struct, allocation and checkpoints, and the
  * kernels' layouts, bindings and copies follow. The form's arrays are empty in the seq form, so
  * its checkpoints and layouts are what they were.
@@ -231,7 +242,8 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(cb, nc * VLA_INPUT_LEN) /* chunk: the inputs of the chunk's tokens so far, INPUT records */  \
     X(sb, nl * dv * d)        /* scan: level l's block of steps: the B of its S -> S J + B */      \
     X(sj, nj * d * d)         /* ... and its J */                                                  \
-    X(sn, nl * d)             /* ... and its sum of phi(k) */
+    X(sn, nl * d)             /* ... and its sum of phi(k) */                                  \
+    X(ef, ne * dv * d)        /* the state cache's residual (cache_round=ef), binary32 */
 #define VLA_STATE_INPUT(X)                                                                         \
     X(q, d) X(k, d) X(u, d)                                                                        \
     X(pk, d)         /* phi(k) */                                                                  \

@@ -101,6 +101,25 @@ typedef enum { VLA_DELTA_GATED, VLA_DELTA_DECAY } vla_delta_form;
 typedef enum { VLA_TRI_BLOCKED, VLA_TRI_FORWARD, VLA_TRI_NEUMANN } vla_tri;
 typedef enum { VLA_HALF_OFF, VLA_HALF_F16, VLA_HALF_BF16, VLA_HALF_IO } vla_half;
 #define VLA_TRI_BLOCK 16 /* tri=blocked: the diagonal blocks' size (fla's 16 x 16) */
+/* decoding's state cache (cache=, docs/forms.md "The state cache"): the format S is kept in between
+ * two steps, its first three VLA_HALF_'s (round to nearest, no scale: every backend), and its
+ * rounding (cache_round=) */
+typedef enum { VLA_CACHE_OFF, VLA_CACHE_F16, VLA_CACHE_BF16, VLA_CACHE_E4M3, VLA_CACHE_E5M2,
+               VLA_CACHE_INT8, VLA_CACHE_INT16 } vla_cache;
+typedef enum { VLA_CROUND_RN, VLA_CROUND_SR, VLA_CROUND_EF } vla_cround;
+const char *vla_cache_name(vla_cache f); /* "off", "f16", ... "int16" ("?" if none) */
+/* A value of the state into the cache and back, as a kernel stores and reloads it: y (binary32: the
+ * state's value, plus the carried residual under ef) over the group's scale (binary32; 1 without
+ * one), rounded into the cache's format (the integers clamped to +-127, +-32767, fp8 saturating at
+ * its largest finite value), times the scale (binary32). word: sr's random word for this entry
+ * (rounds the magnitude up when floor(frac 2^32) + word >= 2^32, frac the fraction of the grid's
+ * spacing below it). Returns the decoded value (binary32). */
+float vla_cache_value(vla_cache f, vla_cround r, float y, float scale, uint32_t word);
+/* the scale of a group whose largest magnitude is amax: amax over the format's largest (127, 32767,
+ * 448, 57344, 65504, bfloat16's), in binary32; 0 where amax is 0 */
+float vla_cache_scale(vla_cache f, double amax);
+/* the random word of entry i of S at step t under seed (Philox, a stream of its own) */
+uint32_t vla_cache_word(uint64_t seed, long t, long i);
 
 const char *vla_model_name(vla_model_kind m);
 int vla_model_parse(const char *name, vla_model_kind *out);
@@ -195,7 +214,9 @@ typedef struct {
                               diagonal blocks merged (fla's solve_tril, the default) */
     vla_half stage;        /* chunk: the format S_0 is staged in as the products' operand (io,
                               the default: fla's h.to(k.dtype); or f16, bf16) */
-    vla_half state16;      /* seq: S rounded to binary16 or bfloat16 after every step (off) */
+    vla_cache cache;       /* seq: the format S is kept in between steps (off) */
+    int cache_rows;        /* ... the rows of S that share one scale (0: no scale) */
+    vla_cround cache_round; /* ... its rounding: to nearest, stochastic, or with error feedback */
     int decay_bf16;        /* seq: the decays exp(g) rounded to bfloat16 before use (off) */
     int beta_bf16;         /* seq: beta rounded to bfloat16 before use (off) */
 } vla_config;
@@ -236,7 +257,8 @@ void vla_track_spec(const vla_config *cfg, char *buf, size_t len);
 /* NAME=VALUE of a model constant or switch (lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip,
  * clamp, clamp_eps, renorm, beta, gamma, sr_seed, delta_form=gated|decay, nudge, guard, clamp_on,
  * normalize, features; the kernels' choices tri=forward|neumann|blocked, stage=io|f16|bf16|off,
- * state16=off|f16|bf16, decay_bf16, beta_bf16):
+ * decay_bf16, beta_bf16; decoding's state cache cache=off|f16|bf16|e4m3|e5m2|int8|int16,
+ * cache_rows=R, cache_round=rn|sr|ef):
  * the switches take on/off/1/0. */
 int vla_config_set(vla_config *cfg, const char *name, const char *value); /* VLA_EINVAL if not */
 /* the same, but VLA_EINVAL for an unknown NAME and VLA_ERANGE for a bad VALUE, with err's reason

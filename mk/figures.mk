@@ -26,7 +26,7 @@ SHARED    ?= ../shared
 SWEEP     := sweeps/paper.sweep
 SWEEP_MK  := $(BUILD)/paper-sweep.mk
 FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap solvers \
-             solvers-cost forms-chunk forms-ut forms-scan gated safegate grad half
+             solvers-cost forms-chunk forms-ut forms-scan gated safegate grad half cache
 FIGS_LONG := statenorm-long solvers-long
 FIG_TABLES_statenorm      := statenorm-lmlike-% statenorm-trace-%
 FIG_TABLES_drift          := drift-%
@@ -48,6 +48,7 @@ FIG_TABLES_gated          := gated-%
 FIG_TABLES_safegate       := safegate-%
 FIG_TABLES_grad           := grad-%
 FIG_TABLES_half           := half-%
+FIG_TABLES_cache          := cache-% half-spark-gdn-%
 fig_tables = $(filter $(FIG_TABLES_$(1):%=$(DATA)/%.dat),$(SWEEP_TABLES))
 fig_files  = $(foreach x,png pdf,$(FIGDIR)/$(1).$(x) $(FIGDIR)/$(1)-1col.$(x))
 # a table's prerequisite on its program: order-only for the long ones

@@ -745,6 +745,22 @@ def HfRatioMin "$(fmt "$(sig2 "$1")" 2)"; def HfRatioMax "$(fmt "$(sig2 "$2")" 2
 def HfSpGRatio "$(fmt "$(sig2 "$(calc 'a / b' "$hs_SpG" "$hs_SpGOff")")" 2)"
 def HfSpKRatio "$(fmt "$(sig2 "$(calc 'a / b' "$hs_SpK" "$hs_SpKOff")")" 2)"
 
+# ---- decoding's state cache: claim 10a (vla-statenorm; docs/forms.md "The state cache"), the
+# cache-* tables in half-spark-gdn's setting, whose off and bf16 tables are its binary32 and bfloat16
+cf() { case $1 in off|bf16) hf "spark-gdn-$1";; *) echo "$DATA/cache-$1.dat";; esac; }
+CACHES="off bf16 f16 int16-row-rn int8-row-rn int8-row-sr int8-row-ef e4m3-row-rn e4m3-row-sr e5m2-row-rn"
+for n in $CACHES; do need "$(cf $n)"; done
+CaT=$(lastt "$(cf int8-row-rn)")
+def CaT "$(fmtt "$CaT")"
+for n in $CACHES; do
+    M=$(echo "$n" | sed 's/-row//; s/-\(.\)/\U\1/g; s/^\(.\)/\U\1/; s/16/Sixteen/; s/8/Eight/; s/4m3/Fourthree/; s/5m2/Fivetwo/')
+    v=$(atmax "$(cf $n)" "$CaT" 6); eval "ca_$(echo "$n" | tr -- - _)=$v"
+    def "CaS$M" "$(fmt "$v" 2)"; def "CaO$M" "$(fmt "$(atmax "$(cf $n)" "$CaT" 7)" 2)"
+done
+def CaRnOverBh "$(fmt "$(calc 'a / b' "$ca_int8_row_rn" "$ca_bf16")" 2)"
+def CaRnOverEf "$(fmt "$(calc 'a / b' "$ca_int8_row_rn" "$ca_int8_row_ef")" 2)"
+def CaSrOverRn "$(fmt "$(calc 'a / b' "$ca_int8_row_sr" "$ca_int8_row_rn")" 2)"
+
 # ---- the claims table: LaTeX for the paper, Markdown for the README, from the same cells ----
 verdict() {   # verdict NAME TEXT CONDITION a b c d: TEXT if the condition holds on the data
     name=$1; text=$2; cond=$3; shift 3
@@ -925,6 +941,12 @@ V9h=$(verdict 9h '\vCond{for the state'"'"'s error at binary16'"'"'s level, not 
 row '9h' "\\claim{Casting the DeltaNet state and every step of its update to fp16: \`\`the accumulating round-off error made long five-shot MMLU prompts diverge'' (MMLU 0.45 to 0.15).}\\srcpub{TensorRT-Model-Connect PR 725}" \
     "$(cmds "$(hf trtmc-f32-f16)" "$(hf trtmc-f16-off)")" \
     "gdn seq, \$d = 128\$, the stream's gates, 2 heads, worst head's S error at \$t = 10^3\$ and \\HfTrT: S in binary16 between binary32 updates \\HfSTrStK, \\HfSTrSt{} (o \\HfOTrSt); f16 policy \\HfSTrUpK, \\HfSTrUp{} (o \\HfOTrUp); binary32 \\HfSTrOff." "$V9h"
+
+V10a=$(verdict 10a '\vCond{in kind, as the state'"'"'s error:} with a scale per row, int8 rounded to nearest is \CaRnOverBh{} times bfloat16'"'"'s error and error feedback takes it \CaRnOverEf{} times lower, below bfloat16'"'"'s; stochastic rounding instead (vLLM PR 40012, SGLang PR 26929) is \CaSrOverRn{} times round to nearest'"'"'s: unbiased, not more accurate. GSM8K is a model-level measure, not measured here.' \
+    'a > 2 * b && a > 3 * c && c < b && d > a' "$ca_int8_row_rn" "$ca_bf16" "$ca_int8_row_ef" "$ca_int8_row_sr")
+row '10a' "\\claim{An int8 state cache (a scale per (head, head\\_dim)) takes GSM8K from 81\\% to 41\\%; error feedback restores the bf16 state's 81\\%.}\\srcpub{vLLM RFC 55196}" \
+    "$(cmds "$(cf int8-row-rn)" "$(cf int8-row-ef)" "$(cf int8-row-sr)")" \
+    "gdn seq, \$d = 64\$, every decay 0.999, 2 heads, binary32 updates, the worst head's S error at \$t = \\CaT\$ against binary64 without a cache: int8 \\CaSIntEightRn{} (o \\CaOIntEightRn), with error feedback \\CaSIntEightEf, stochastic \\CaSIntEightSr; bf16 \\CaSBfSixteen; f16 \\CaSFSixteen; int16 \\CaSIntSixteenRn; e4m3 \\CaSEFourthreeRn; binary32 \\CaSOff." "$V10a"
 
 for f in numbers claims runs tracks stagnation solvers; do mv "$OUT/$f.tex.tmp" "$OUT/$f.tex"; done
 for f in claims tracks stagnation solvers; do mv "$OUT/$f.md.tmp" "$OUT/$f.md"; done

@@ -260,7 +260,7 @@ def _pair_decay(gam, E, incl, sub=None, anchor="direct", Xrow=None, Xcol=None):
 # gdn: Gated DeltaNet (fla chunk_gated_delta_rule / fused_recurrent_gated_delta_rule)
 
 def gdn_seq(q, k, v, beta=None, logdecay=None, scale=None, qk_l2norm=True, eps=L2_EPS, S0=None,
-            state16=None, decay_bf16=False, beta_bf16=False):
+            cache=None, decay_bf16=False, beta_bf16=False):
     q, k, v, H, T, d, dv, S = _setup(q, k, v, scale, qk_l2norm, eps, S0)
     beta = np.ones((H, T)) if beta is None else _f64(beta)
     g = np.zeros((H, T)) if logdecay is None else _f64(logdecay)
@@ -274,7 +274,7 @@ def gdn_seq(q, k, v, beta=None, logdecay=None, scale=None, qk_l2norm=True, eps=L
         e = beta[:, t, None] * (v[:, t] - np.einsum("hij,hj->hi", S, k[:, t]))
         S = S + e[:, :, None] * k[:, t, None, :]                      # S_t = S' + e k^T
         o[:, t] = scale * np.einsum("hij,hj->hi", S, q[:, t])
-        S = rnd16(S, state16) if state16 else S                       # stored in 16 bits
+        S = rnd16(S, cache) if cache else S                       # stored in 16 bits
     return o, S
 
 
@@ -310,7 +310,7 @@ def gdn_chunk(q, k, v, beta=None, logdecay=None, C=64, scale=None, qk_l2norm=Tru
 # kda: Kimi Delta Attention (fla chunk_kda / fused_recurrent_kda), per-key-channel decay
 
 def kda_seq(q, k, v, beta=None, logdecay=None, scale=None, qk_l2norm=True, eps=L2_EPS, S0=None,
-            state16=None, decay_bf16=False, beta_bf16=False):
+            cache=None, decay_bf16=False, beta_bf16=False):
     q, k, v, H, T, d, dv, S = _setup(q, k, v, scale, qk_l2norm, eps, S0)
     beta = np.ones((H, T)) if beta is None else _f64(beta)
     g = np.zeros((H, T, d)) if logdecay is None else _f64(logdecay)
@@ -324,7 +324,7 @@ def kda_seq(q, k, v, beta=None, logdecay=None, scale=None, qk_l2norm=True, eps=L
         e = beta[:, t, None] * (v[:, t] - np.einsum("hij,hj->hi", S, k[:, t]))
         S = S + e[:, :, None] * k[:, t, None, :]
         o[:, t] = scale * np.einsum("hij,hj->hi", S, q[:, t])
-        S = rnd16(S, state16) if state16 else S
+        S = rnd16(S, cache) if cache else S
     return o, S
 
 

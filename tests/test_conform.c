@@ -3,6 +3,7 @@
  * error in lib/ (a missed rounding, a contraction, excess precision), not a transcription error.
  * The first difference is printed with its step, quantity, element and both values in hex. */
 #include "check.h"
+#include "vlacuda.h"
 #include "vlaref.h"
 #include "vlastab.h"
 #include <stdlib.h>
@@ -475,8 +476,8 @@ TEST(forms_exact_agree_with_seq)
 /* The kernels' 16-bit choices (docs/forms.md), bit for bit in every precision: the chunk's
  * triangular inverse by each way (tri=forward, neumann, blocked; blocked merges 16 x 16 blocks
  * at C = 32 and 64, and is forward substitution at C <= 16) in gdn and kda, S_0 staged in f16,
- * bf16 or not rounded (stage=off), and decoding's 16-bit state, bfloat16 decays and beta (state16,
- * decay_bf16, beta_bf16) in every gated model with a decay */
+ * bf16 or not rounded (stage=off), and decoding's 16-bit state, bfloat16 decays and beta
+ * (cache=f16|bf16, decay_bf16, beta_bf16) in every gated model with a decay */
 TEST(conform_kernel_choices)
 {
     static const char *const tris[] = {"forward", "neumann", "blocked"};
@@ -504,7 +505,7 @@ TEST(conform_kernel_choices)
             if (!vla_model_gate(m)) /* the gated family, from the model table */
                 continue;
             CHECK(config_of(&c, m, "sm", 1, p, k % 5 ? 4 : 7, NULL));
-            CHECK(vla_config_set(&c, "state16", k % 2 ? "bf16" : "f16") == 0);
+            CHECK(vla_config_set(&c, "cache", k % 2 ? "bf16" : "f16") == 0);
             CHECK(vla_config_set(&c, "decay_bf16", k % 3 ? "on" : "off") == 0);
             if (vla_model_reads(&c) & VLA_IN_BETA)
                 CHECK(vla_config_set(&c, "beta_bf16", k % 4 < 2 ? "on" : "off") == 0);
@@ -512,6 +513,61 @@ TEST(conform_kernel_choices)
             check_conform(&c, "sm", streams[k % 3], scaled(200));
             k++;
         }
+}
+
+/* Decoding's state cache (docs/forms.md, "The state cache") bit for bit with its emulation: every
+ * model, each format with each rounding (rn, sr's Philox words, ef's residual), a scale per row,
+ * per 3 rows (a last group cut short), per head, or none, in the policies with a binary32 state */
+TEST(conform_state_cache)
+{
+    static const char *const fmts[] = {"f16", "bf16", "e4m3", "e5m2", "int8", "int16"};
+    static const char *const rounds[] = {"rn", "sr", "ef"};
+    static const char *const rows[] = {"1", "3", "4", "0"};
+    static const vla_prec precs[] = {VLA_F32, VLA_F16_KERN, VLA_BF16_KERN};
+    int k = 0;
+    for (int f = 0; f < 6; f++)
+        for (int r = 0; r < 3; r++, k++) {
+            vla_config c;
+            const vla_model_kind m = (vla_model_kind)(k % VLA_NMODEL);
+            CHECK(config_of(&c, m, "sm", 1, precs[k % 3], 4, NULL));
+            CHECK(vla_config_set(&c, "cache", fmts[f]) == 0);
+            CHECK(vla_config_set(&c, "cache_round", rounds[r]) == 0);
+            CHECK(vla_config_set(&c, "cache_rows", rows[(k + (f >= 4)) % (f >= 4 ? 3 : 4)]) == 0);
+            CHECK_MSG(vla_config_check(&c) == 0, "%s cache=%s cache_round=%s",
+                      vla_model_name(m), fmts[f], rounds[r]);
+            check_conform(&c, fmts[f], streams[k % 3], scaled(120));
+        }
+}
+
+/* The state cache's settings refused with a reason: an integer cache without a scale, a scaled
+ * cache of a state that is not binary32, cache_rows or cache_round without a cache, a cache in the
+ * kernels beyond f16 and bf16 to nearest */
+TEST(state_cache_bad_settings_refused)
+{
+    vla_config c;
+    vla_error why = {0};
+    vla_config_default(&c, VLA_GDN, 8);
+    c.prec = VLA_F32;
+    CHECK(vla_config_set(&c, "cache", "int8") == 0);
+    CHECK(vla_config_check_why(&c, &why) == VLA_ERANGE && strstr(why.msg, "cache_rows"));
+    CHECK(vla_config_set(&c, "cache_rows", "1") == 0 && vla_config_check(&c) == 0);
+    c.prec = VLA_F64;
+    CHECK(vla_config_check_why(&c, &why) == VLA_ERANGE && strstr(why.msg, "binary32"));
+    vla_config_default(&c, VLA_GDN, 8);
+    CHECK(vla_config_set(&c, "cache_round", "ef") == 0);
+    CHECK(vla_config_check_why(&c, &why) == VLA_ERANGE && strstr(why.msg, "set cache"));
+    CHECK(vla_config_set_why(&c, "cache_rows", "1.5", &why) == VLA_ERANGE);
+    CHECK(vla_config_set_why(&c, "cache", "fp8", &why) == VLA_ERANGE && strstr(why.msg, "e4m3"));
+    vla_config_default(&c, VLA_GDN, 8);
+    c.prec = VLA_F32;
+    CHECK(vla_config_set(&c, "cache", "e4m3") == 0 && vla_config_check(&c) == 0);
+    CHECK(!vla_backend_supports(vla_backend_lanes(), &c, &why) && strstr(why.msg, "cache=e4m3"));
+    CHECK(vla_config_set(&c, "cache", "bf16") == 0);
+    CHECK(vla_backend_supports(vla_backend_lanes(), &c, NULL));
+    char *out = NULL;
+    int st = vla_test_sh(&out, "bin/vla-drift --model gdn --steps 10 --set cache=int8 2>&1");
+    CHECK_MSG(st == 2 && out && strstr(out, "cache_rows"), "exit %d: %s", st, out ? out : "");
+    free(out);
 }
 
 /* The kernels' 16-bit choices refused with a reason: a word that is none of the ways or formats, a
@@ -523,13 +579,13 @@ TEST(kernel_choices_bad_settings_refused)
     vla_error why = {0};
     vla_error buf = {0};
     vla_config_default(&c, VLA_GDN, 8);
-    static const char *const bad[][2] = {{"tri", "solve"}, {"stage", "f32"}, {"state16", "io"},
+    static const char *const bad[][2] = {{"tri", "solve"}, {"stage", "f32"}, {"cache", "io"},
                                          {"decay_bf16", "maybe"}, {"beta_bf16", ""}};
     for (int i = 0; i < 5; i++) {
         CHECK_MSG(vla_config_set_why(&c, bad[i][0], bad[i][1], &why) == VLA_ERANGE && why.msg[0],
                   "%s=%s accepted", bad[i][0], bad[i][1]);
     }
-    CHECK(c.tri == VLA_TRI_BLOCKED && c.stage == VLA_HALF_IO && !c.state16);
+    CHECK(c.tri == VLA_TRI_BLOCKED && c.stage == VLA_HALF_IO && !c.cache);
     vla_config_default(&c, VLA_LA, 8);
     CHECK(vla_config_set(&c, "decay_bf16", "on") == 0);
     CHECK(vla_config_check_why(&c, &buf) == VLA_ERANGE && strstr(buf.msg, "no decay"));
@@ -539,7 +595,7 @@ TEST(kernel_choices_bad_settings_refused)
     static const char *const forms[] = {"chunk:16", "scan"};
     for (int f = 0; f < 2; f++) {
         vla_config_default(&c, VLA_KDA, 8);
-        CHECK(vla_form_parse(&c, forms[f]) == 0 && vla_config_set(&c, "state16", "bf16") == 0);
+        CHECK(vla_form_parse(&c, forms[f]) == 0 && vla_config_set(&c, "cache", "bf16") == 0);
         CHECK(vla_form_check(&c, &why) == VLA_ENOTSUP && strstr(why.msg, "--form seq"));
     }
     char *out = NULL;
@@ -550,7 +606,7 @@ TEST(kernel_choices_bad_settings_refused)
     free(out);
     out = NULL;
     st = vla_test_sh(&out, "bin/vla-forms --what sweep --model gdn --steps 64 --forms chunk:64 "
-                           "--set state16=bf16 2>&1");
+                           "--set cache=bf16 2>&1");
     CHECK_MSG(st == 2 && out && strstr(out, "decoding"), "exit %d: %s", st, out ? out : "");
     free(out);
 }

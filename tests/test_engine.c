@@ -248,8 +248,8 @@ static void backend_vs_cpu(const vla_backend *kb, const char *name)
               {VLA_MAMBA2, VLA_TRACK_SM, VLA_F32, "lmlike", 6, "chunk:8", 0,
                "gate_clamp=1,cumsum=tree,tri=neumann"},
               {VLA_GDN, VLA_TRACK_SM, VLA_BF16_KERN, "lmlike", 8, "seq", 0,
-               "state16=bf16,decay_bf16=1,beta_bf16=1"},
-              {VLA_KDA, VLA_TRACK_SM, VLA_F32, "lmlike", 6, "seq", 0, "state16=f16"}};
+               "cache=bf16,decay_bf16=1,beta_bf16=1"},
+              {VLA_KDA, VLA_TRACK_SM, VLA_F32, "lmlike", 6, "seq", 0, "cache=f16"}};
     for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
         if ((kb != vla_backend_lanes()) && cs[c].tr != VLA_TRACK_SM && cs[c].tr != VLA_TRACK_SMSYM)
             continue; /* the CUDA kernels track A by sm or sm-sym */

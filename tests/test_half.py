@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """test_half.py: the kernels' 16-bit choices (docs/forms.md) in vlastab against numpy written
 from the kernels' algorithms (tests/gated_ref.py: tri_inverse, tri_inverse16, the seq forms'
-state16, decay_bf16, beta_bf16), not from lib/recur.h.
+cache, decay_bf16, beta_bf16), not from lib/recur.h.
 
 1. The triangular inverse (I + L)^-1 of a chunk's L (kda's, unit keys; and raw keys), by
    vla_ut_inverse in each way (tri = forward, blocked, neumann):
@@ -12,7 +12,7 @@ state16, decay_bf16, beta_bf16), not from lib/recur.h.
      and 64 (blocked merges 16 x 16 blocks there);
    - f16-kern and bf16-kern against gated_ref.tri_inverse16 (the 16-bit kernels' arithmetic:
      binary32 sums in ascending order, io-rounded operands and results) bit for bit.
-2. Decoding with the 16-bit knobs: gdn and kda seq in vlastab's f64 policy with state16 = f16 or
+2. Decoding with the 16-bit knobs: gdn and kda seq in vlastab's f64 policy with cache = f16 or
    bf16, decay_bf16, beta_bf16 against gated_ref's seq with the same roundings (numpy's float16,
    bfloat16 by frexp and half-even rounding), within sqrt(d T) u64 as tests/test_gated.py (two
    binary64 evaluations in other orders; a 16-bit rounding that a 1e-16 difference flips would
@@ -134,8 +134,8 @@ for model in ("gdn", "kda"):
     x = gated_ref.example_inputs(model, H=2, T=T, d=d, dv=d, seed=5)
     seq = getattr(gated_ref, model + "_seq")
     o0, _ = seq(x["q"], x["k"], x["v"], beta=x["beta"], logdecay=x["logdecay"])
-    for knobs in (dict(state16="bf16"), dict(state16="f16"), dict(decay_bf16=True),
-                  dict(beta_bf16=True), dict(state16="bf16", decay_bf16=True, beta_bf16=True)):
+    for knobs in (dict(cache="bf16"), dict(cache="f16"), dict(decay_bf16=True),
+                  dict(beta_bf16=True), dict(cache="bf16", decay_bf16=True, beta_bf16=True)):
         o_ref, S_ref = seq(x["q"], x["k"], x["v"], beta=x["beta"], logdecay=x["logdecay"],
                            **knobs)
         r = vlastab.run(x["q"], x["k"], x["v"], model=model, precision="f64", beta=x["beta"],

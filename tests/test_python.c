@@ -136,6 +136,15 @@ TEST_SLOW(python_mutant_kernels_against_recurrence)
     run_pytest("", "'bench/mutants/test_mutants.py'", "mutants");
 }
 
+/* Decoding's state cache against numpy and torch written from the serving engines' definitions:
+ * each format's rounding bit for bit with the casts, sr's rule and mean, gdn's decode step with the
+ * cache teacher-forced, and error feedback's bound on la's sum (tests/test_cache.py says how and
+ * within what bound) */
+TEST_SLOW(python_state_cache_against_numpy)
+{
+    run_pytest("", "'tests/test_cache.py'", "state-cache");
+}
+
 /* The kernels' 16-bit choices against numpy written from the kernels' algorithms
  * (tests/test_half.py): the triangular inverse in each way against the exact one and, in f16-kern
  * and bf16-kern, bit for bit against gated_ref.tri_inverse16; decoding's 16-bit state, decays and

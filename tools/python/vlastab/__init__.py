@@ -519,7 +519,8 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
         ref.mode = _abi.VLA_STRICT
         ref.form, ref.chunk = _abi.VLA_FORM_SEQ, 0
         # without decoding's 16-bit roundings
-        ref.state16, ref.decay_bf16, ref.beta_bf16 = _abi.VLA_HALF_OFF, 0, 0
+        ref.cache, ref.cache_rows, ref.cache_round = _abi.VLA_CACHE_OFF, 0, _abi.VLA_CROUND_RN
+        ref.decay_bf16, ref.beta_bf16 = 0, 0
         way = lambda n: _parse("vla_track_parse", n, "track")
         if ref.track in (way("cg"), way("cheb")):  # the exact solve that the iteration approximates
             ref.track = way("solve")
