@@ -8,8 +8,10 @@ the report folder what the job uploads: the judge's trace, outputs and reports, 
 torch or venv."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -19,8 +21,15 @@ pytest.importorskip("venv")
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
-def test_ci_recipe_end_to_end(tmp_path):
-    tmp = str(tmp_path)
+def test_ci_recipe_end_to_end():
+    tmp = tempfile.mkdtemp(prefix="vla-ci-")  # removed after: it holds a virtual environment
+    try:
+        ci_recipe(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def ci_recipe(tmp):
     rep = os.path.join(tmp, "vlastab-report")
     env = dict(os.environ, VLASTAB=ROOT, REPORT=rep, PYTHON=sys.executable)
     for var in ("PYTHONPATH", "VLA_BIN_DIR", "VLASTAB_LIB"):  # the installed package alone
