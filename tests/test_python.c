@@ -15,7 +15,7 @@
 static void run_python(const char *args, const char *passed)
 {
     const char *py = getenv("VLA_PYTHON") ? getenv("VLA_PYTHON") : "/usr/bin/python3";
-    char msg[300];
+    static char msg[300]; /* vla_test_skip keeps the pointer */
     if (access(py, X_OK)) {
         snprintf(msg, sizeof msg, "no Python interpreter at %s (set PYTHON=...)", py);
         vla_test_skip(msg);
