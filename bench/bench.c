@@ -534,7 +534,7 @@ static void cpu_section(const opts *o, double peak1, double peakall, int threads
     printf("\n");
 }
 
-/* ---- CPU vector lanes (kernels/lanes.c) ---- */
+/* ---- CPU vector lanes (lanes/lanes.c) ---- */
 
 /* aggregate steps per second of `runs` runs of c on target o, inputs in[0..steps) shared by every
  * run and staged once, so that only the recurrence is timed (as on the GPU); the median of reps
@@ -624,7 +624,7 @@ static void lanes_section(const opts *o, double peak1, double peakall, int threa
         printf("# CPU vector lanes: skipped: %s\n\n", vla_error_msg(&why));
         return;
     }
-    printf("# CPU vector lanes (kernels/lanes.c, %s), strict, track %s: runs advance together in "
+    printf("# CPU vector lanes (lanes/lanes.c, %s), strict, track %s: runs advance together in "
            "the lanes of vector registers (%d per register, f64 %d), each lane with lib's bits "
            "(tests/test_cuda.c); inputs shared by the runs and prepared once, as on the GPU. "
            "1core: one thread, `lanes` runs; all: %d threads, a group of runs each; e2e: the same "

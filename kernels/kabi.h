@@ -109,7 +109,8 @@ static inline KHD long karena_off(int a, vla_dims dm, int shift)
     return off;
 }
 
-/* points the arrays of recur.h's state s at the arena's arrays a[KA_...] (kdriver.h, klanes.h) */
+/* points the arrays of recur.h's state s at the arena's arrays a[KA_...] (kdriver.h,
+ * lanes/klanes.h) */
 #define KBIND_ONE_(name, len) kb_s->name = kb_a[KA_##name];
 #define KBIND_STATE(s, a)                                                                          \
     do {                                                                                           \

@@ -50,7 +50,7 @@ void vla_emu_sync_thread(int tid);
 
 const kdev_ops *vla_kdev_cuda(void); /* vlacuda.cu, or the stub of nocuda.c */
 const kdev_ops *vla_kdev_emu(void);  /* emu.c */
-const kdev_ops *vla_kdev_lanes(void); /* lanes.c: the CPU's vector lanes */
+const kdev_ops *vla_kdev_lanes(void); /* lanes/lanes.c: the CPU's vector lanes */
 /* how the CUDA part was built: "nvcc 13.0: sm_90 + compute_80 PTX, strict" or the stub's line */
 const char *vla_kdev_cuda_build(void);
 

@@ -15,7 +15,7 @@ extern "C" {
 
 /* GPU: the CUDA kernels; EMULATE: their blocks on host threads (a check of the decomposition);
  * LANES: the same recurrences on the CPU's vector lanes, 16 runs per AVX-512 register (8 in
- * binary64), the fast CPU path for many runs (kernels/lanes.c), which also runs joseph and chol
+ * binary64), the fast CPU path for many runs (lanes/lanes.c), which also runs joseph and chol
  * and any d up to VLA_D_MAX */
 typedef enum { VLA_CUDA_GPU, VLA_CUDA_EMULATE, VLA_CUDA_LANES } vla_cuda_target;
 

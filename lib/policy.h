@@ -1,6 +1,6 @@
 /* policy.h: every precision policy of lib/vlalists.h's VLA_PRECS instantiated from its row, for
  * the files that instantiate recur.h for all the policies in one translation unit (native_all.h:
- * lib/'s CPU models; model_comp.c: the comp way; kernels/lanes.c: the vector lanes;
+ * lib/'s CPU models; model_comp.c: the comp way; lanes/lanes.c: the vector lanes;
  * kernels/kpolicy.h does the same for the one policy of a kernel object). The one place where a
  * row's storage, compute and io formats become an arithmetic's roundings. Each format of
  * VLA_FORMATS says, in its file lib/formats/<tok>.h, how each arithmetic rounds a number of its

@@ -86,7 +86,7 @@
 #endif
 
 /* Branches on computed values. An arithmetic whose NUM holds several runs in the lanes of a
- * vector (kernels/klanes.h) takes a branch in the lanes whose condition holds and the other
+ * vector (lanes/klanes.h) takes a branch in the lanes whose condition holds and the other
  * branch in the rest, writing through a mask; elsewhere these are plain C:
  *   LANE_IF(c) { ... } [LANE_ELSE { ... }] LANE_END
  * LPRED is the type of a condition (LESS, ABSLESS, ISFIN, LESSD), combined with PNOT and POR;

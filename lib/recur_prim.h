@@ -29,7 +29,7 @@ VLA_PRIM void FN(dot)(CXP, NREF r, const NUM *x, const NUM *y, int n)
  * flight, y_i = sum_j M[i rs + j cs] x_j (matvec: rs = n, cs = 1; matvec_t: rs = 1, cs = m).
  * Each row's sum is still the chain of dot, first product then left to right, but eight
  * independent chains keep the pipeline full where one would wait out each addition's latency:
- * for an arithmetic whose every operation is a long one (vectors of lanes, kernels/klanes.h; pairs
+ * for an arithmetic whose every operation is a long one (vectors of lanes, lanes/klanes.h; pairs
  * of them, reference/ref_model_dd.c). */
 #ifdef VLA_MATVEC_ROWS
 VLA_PRIM int FN(matvec_rows)(CXP, NUM *y, const NUM *M, const NUM *x, int m, int n, size_t rs,

@@ -16,6 +16,7 @@ INC_lib         := -Ilib
 INC_gen         := -Ilib
 INC_reference   := -Ilib -Ireference
 INC_kernels     := -Ilib -Ikernels
+INC_lanes       := -Ilib -Ikernels -Ilanes
 INC_experiments := -Ilib -Ireference -Ikernels -Iexperiments
 INC_tools       := -Ilib -Ireference -Ikernels -Iexperiments
 INC_bench       := -Ilib -Ireference -Ikernels -Iexperiments

@@ -34,7 +34,7 @@ KERN_POLS  := $(shell echo 'VLA_PRECS(K_)' | $(CC) -E -P -Ilib -include vlalists
 GPU_OBJ    := $(KERN_POLS:%=build/kernels/kern_%.o) build/kernels/vlacuda.o
 EMU_OBJ    := $(KERN_POLS:%=$(BUILD)/kernels/emu_%.o)
 KERN_OBJ   := $(BUILD)/kernels/host.o $(BUILD)/kernels/emu.o $(BUILD)/kernels/emu_sync.o \
-              $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o $(EMU_OBJ) \
+              $(BUILD)/lanes/lanes.o $(BUILD)/kernels/kengine.o $(EMU_OBJ) \
               $(if $(KERN_GPU),$(GPU_OBJ),$(BUILD)/kernels/nocuda.o)
 KERN_STAMP := $(BUILD)/kernels/config.$(if $(KERN_GPU),cuda,nocuda)
 KERN_LIBS  := $(BUILD)/libvlacuda.a $(BUILD)/libvlastab.a \
@@ -49,7 +49,7 @@ endif
 KERN_USERS := $(BUILD)/tests/run $(filter-out $(BIN)/vla-sweep,$(PROGS))
 $(KERN_USERS) $(BIN)/vla-bench: $(BUILD)/libvlacuda.a
 $(KERN_USERS): LIBS := $(KERN_LIBS) $(LIBS)
-$(BUILD)/kernels/host.o $(BUILD)/kernels/lanes.o $(BUILD)/kernels/kengine.o $(BUILD)/bench/bench.o $(BUILD)/lib/engine.o: ALLCFLAGS += $(OPENMP)
+$(BUILD)/kernels/host.o $(BUILD)/lanes/lanes.o $(BUILD)/kernels/kengine.o $(BUILD)/bench/bench.o $(BUILD)/lib/engine.o: ALLCFLAGS += $(OPENMP)
 $(EMU_OBJ): $(BUILD)/kernels/emu_%.o: kernels/emu_block.c
 	@mkdir -p $(@D)
 	$(CC) $(ALLCFLAGS) -DPOL=$* -c $< -o $@

@@ -321,7 +321,7 @@ void vref_dd_fun(char f, const double a[2], double r[2])
  * every operation is dw_body.h's algorithm on the eight lanes at once, each lane doing what the
  * scalar pairs above do for its run, in the same order, so a lane ends with the very bits of its
  * run's scalar model (tests/test_dd.c checks it on every model, way and form). Branches on values
- * go through recur.h's LANE_IF with a mask of the active lanes, as kernels/lanes.c's; the inputs
+ * go through recur.h's LANE_IF with a mask of the active lanes, as lanes/lanes.c's; the inputs
  * are loaded by the scalar text above (delta's log, the gate maps: O(d) a step), its phi and
  * per-channel exp(g) eight inputs at a time by the lanes' exp, and moved into the lanes; the
  * exps inside a step (the chunk forms') are the lanes' own, with dd_exp's and dd_exp2's bits.

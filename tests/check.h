@@ -6,6 +6,7 @@
 #define VLA_CHECK_H
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef void (*vla_test_fn)(void);
 void vla_test_register(const char *name, vla_test_fn fn, const char *file, int slow);
@@ -28,6 +29,27 @@ static inline double vla_test_decay(long t)
 {
     double f = (double)t * 0.6180339887498949;
     return 1 - 0.6 * (f - floor(f));
+}
+
+/* equal bit patterns (+0 and -0 differ), except that any two NaNs are equal: IEEE 754 leaves
+ * the sign and payload of a NaN result unspecified, and C and MPFR choose differently */
+static inline int vla_test_same(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || !memcmp(&a, &b, sizeof a);
+}
+/* the first index where x and y are not vla_test_same, -1 when none */
+static inline long vla_test_diff_at(const double *x, const double *y, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (!vla_test_same(x[i], y[i]))
+            return i;
+    return -1;
+}
+/* qsort's comparison of doubles, ascending */
+static inline int vla_test_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
 }
 
 #define TEST_(name, slow)                                                                          \

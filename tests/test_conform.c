@@ -16,14 +16,10 @@ typedef struct {
     double a, b;
 } first_diff;
 
-/* equal bit patterns (+0 and -0 differ), except that any two NaNs are equal: IEEE 754 leaves
- * the sign and payload of a NaN result unspecified, and C and MPFR choose differently */
+/* x and y vla_test_same at every one of n entries */
 static int same_bits(const double *x, const double *y, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (memcmp(&x[i], &y[i], sizeof *x) && !(isnan(x[i]) && isnan(y[i])))
-            return 0;
-    return 1;
+    return vla_test_diff_at(x, y, (long)n) < 0;
 }
 
 /* the models that track A, from the model table (the ways of tracking A apply to them), into ms;

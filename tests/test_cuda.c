@@ -23,7 +23,6 @@ typedef struct {
     int inputs;      /* 1: delta's own gate and beta; 2: its scalar decay */
 } ccase;
 
-static int same(double a, double b) { return (isnan(a) && isnan(b)) || !memcmp(&a, &b, sizeof a); }
 
 static void describe(const ccase *c, char *buf, size_t len)
 {
@@ -121,7 +120,7 @@ static long cuda_case(const ccase *c, const vla_cuda_opts *opts, int runs, long 
                             : vla_model_step(cpu[r], &in[i]) == 0);
                 vla_model_get(cpu[r], VLA_Q_O, x);
                 for (int j = 0; j < c->dv && !bad; j++)
-                    if (!same(o[i * c->dv + j], x[j])) {
+                    if (!vla_test_same(o[i * c->dv + j], x[j])) {
                         CHECK_MSG(0, "%s: run %d step %ld: o[%d] %a, cpu %a", what, r, t0 + t + 1,
                                   j, o[i * c->dv + j], x[j]);
                         bad++;
@@ -137,7 +136,7 @@ static long cuda_case(const ccase *c, const vla_cuda_opts *opts, int runs, long 
                                                                     : (size_t)c->d;
                 CHECK(vla_cuda_get(g, r, qs[q], y) == 0 && vla_model_get(cpu[r], qs[q], x) == 0);
                 for (size_t j = 0; j < m && !bad; j++)
-                    if (!same(y[j], x[j])) {
+                    if (!vla_test_same(y[j], x[j])) {
                         CHECK_MSG(0, "%s: run %d after step %ld: %s[%zu] %a, cpu %a", what, r,
                                   t0 + n, qn[q], j, y[j], x[j]);
                         bad++;
@@ -340,7 +339,7 @@ TEST(lanes_shared_inputs_equal_cpu)
             for (int q = 0; q < 4; q++) {
                 CHECK(vla_cuda_get(g, r, qs[q], y) == 0 && vla_model_get(cpu, qs[q], x) == 0);
                 for (int j = 0; j < len[q]; j++)
-                    bad += !same(x[j], y[j]);
+                    bad += !vla_test_same(x[j], y[j]);
             }
         vla_counts kc;
         CHECK(vla_cuda_counts(g, RUNS - 1, &kc) == 0);

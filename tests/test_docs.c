@@ -4,31 +4,13 @@
  * rule for a heading's anchor: lower case, punctuation dropped but for '-' and '_', each space a
  * '-', and "-1", "-2", ... after a repeated one. Links to other sites are not followed. */
 #include "check.h"
+#include "proc.h"
 #include <ctype.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *s = malloc(n + 1);
-    if (s && fread(s, 1, n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s)
-        s[n] = 0;
-    fclose(f);
-    return s;
-}
 
 /* a fence line (``` or ~~~) opens or closes a code block, whose text is no Markdown */
 static int is_fence(const char *line)
@@ -41,7 +23,7 @@ static int is_fence(const char *line)
 /* whether FILE has a heading whose anchor is `anchor` */
 static int has_anchor(const char *file, const char *anchor)
 {
-    char *s = slurp(file);
+    char *s = read_all(file, NULL);
     if (!s)
         return 0;
     int found = 0, fenced = 0;
@@ -89,7 +71,7 @@ static int has_anchor(const char *file, const char *anchor)
  * `say`. */
 static int broken_links(const char *md, int say)
 {
-    char *s = slurp(md);
+    char *s = read_all(md, NULL);
     if (!s) {
         if (say)
             fprintf(stderr, "%s: cannot read\n", md);

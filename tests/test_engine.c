@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int same(double a, double b) { return (isnan(a) && isnan(b)) || !memcmp(&a, &b, sizeof a); }
 
 /* the number of differing entries of the state (S, A where there is one, o, kp, alpha, n) and the
  * counters of run r in engines a and b */
@@ -37,7 +36,7 @@ static long diff_state(vla_engine *a, int ra, vla_engine *b, int rb, char *what,
             continue;
         }
         for (size_t i = 0; i < qs[k].n; i++)
-            if (!same(x[i], y[i]) && bad++ == 0)
+            if (!vla_test_same(x[i], y[i]) && bad++ == 0)
                 snprintf(what, len, "%s[%zu]: %a vs %a", qs[k].name, i, x[i], y[i]);
     }
     vla_counts ca, cb;
@@ -182,10 +181,10 @@ static long taprec_diff(const taprec *a, const taprec *b, int runs, char *what, 
     for (size_t i = 0; i < n; i++) {
         int ok = a->moved[2 * i] == b->moved[2 * i] && a->moved[2 * i + 1] == b->moved[2 * i + 1];
         for (int j = 0; j < a->dv; j++)
-            ok &= same(a->o[i * a->dv + j], b->o[i * a->dv + j]);
+            ok &= vla_test_same(a->o[i * a->dv + j], b->o[i * a->dv + j]);
         for (int j = 0; j < a->d; j++)
-            ok &= same(a->kp[i * a->d + j], b->kp[i * a->d + j]) &&
-                  same(a->al[i * a->d + j], b->al[i * a->d + j]);
+            ok &= vla_test_same(a->kp[i * a->d + j], b->kp[i * a->d + j]) &&
+                  vla_test_same(a->al[i * a->d + j], b->al[i * a->d + j]);
         if (!ok && bad++ == 0)
             snprintf(what, len, "run %zu step %zu (moved %ld vs %ld)", i / a->T, i % a->T + 1,
                      a->moved[2 * i], b->moved[2 * i]);

@@ -14,33 +14,20 @@ The bound: two binary64 evaluations of one recurrence in different orders differ
 c d T u64 norm-wise in the worst case (d = 16 terms per product, T = 160 steps, u64 = 2^-53), but
 rounding errors of independent signs grow like the square root of the number of operations with
 high probability (Higham and Mary, SIAM J. Sci. Comput. 41 (2019)), so the bound used is
-sqrt(d T) u64 = 5.6e-15: the measured errors, printed, sit near 3e-16, and a wrong sign, a missing
+sqrt(d T) u64 = 5.6e-15: the measured errors sit near 3e-16, and a wrong sign, a missing
 decay or a transposed gate moves them to 1e-2 or more (the last checks plant such slips).
-Run by tests/test_python.c with Debian's python3 (numpy); exit 77 without numpy."""
-import os
-import sys
+Run under pytest by tests/test_python.c with Debian's python3 (numpy)."""
 import warnings
 
-try:
-    import numpy as np
-except ImportError:
-    print("numpy absent")
-    sys.exit(77)
+import numpy as np
+import pytest
 
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, here)
-sys.path.insert(0, os.path.join(here, "..", "tools", "python"))
-import gated_ref  # noqa: E402
-import vlastab  # noqa: E402
+import gated_ref
+import vlastab
 
 U64 = 2.0 ** -53
-failed = 0
-
-
-def check(ok, what):
-    global failed
-    print(("ok   " if ok else "FAIL ") + what)
-    failed += not ok
+T, d = 160, 16
+bound = np.sqrt(d * T) * U64
 
 
 def inputs(model, T=160, d=16, seed=3):
@@ -77,77 +64,85 @@ def ours(model, x, form="seq"):
     return r["o"], r["S"]
 
 
-T, d = 160, 16
-bound = np.sqrt(d * T) * U64
-for model in ("gdn", "kda", "gla", "mamba2", "rwkv7"):
+@pytest.mark.parametrize("model", ["gdn", "kda", "gla", "mamba2", "rwkv7"])
+def test_against_gated_ref(model):
     x = inputs(model, T, d)
     o_ref, S_ref = ref_seq(model, x)
     for form in ("seq", "scan"):
         o, S = ours(model, x, form)
         eo, eS = gated_ref.relerr(o, o_ref), gated_ref.relerr(S, S_ref)
-        check(eo <= bound and eS <= bound,
-              "%-6s %-5s f64 against gated_ref seq: o %.1e, S %.1e (bound %.1e)" % (
-                  model, form, eo, eS, bound))
+        assert eo <= bound and eS <= bound, \
+            "%-6s %-5s f64 against gated_ref seq: o %.1e, S %.1e (bound %.1e)" % (
+                model, form, eo, eS, bound)
     for C in (4, 16, 32):
         o_c, S_c = ref_chunk(model, x, C)
         o, S = ours(model, x, "chunk:%d" % C)
         eo = gated_ref.relerr(o, o_c)  # every token's read-out, the masked ones too
         eS = gated_ref.relerr(S, S_c)
-        check(eo <= bound and eS <= bound,
-              "%-6s chunk:%-3d f64 against gated_ref chunk: o %.1e, S %.1e (bound %.1e)" % (
-                  model, C, eo, eS, bound))
+        assert eo <= bound and eS <= bound, \
+            "%-6s chunk:%-3d f64 against gated_ref chunk: o %.1e, S %.1e (bound %.1e)" % (
+                model, C, eo, eS, bound)
+
+
+def chunk32(model, sets):
+    x = inputs(model, T, d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = vlastab.run(x["q"], x["k"], x["v"], model=model, precision="f64", form="chunk:32",
+                        beta=x["beta"], logdecay=x["logdecay"], reference=False, **sets)
+    return x, r
+
 
 # the exponent-range knobs of the chunk forms (docs/forms.md) against gated_ref's own chunk
 # algorithm, written from fla's kernels: base 2 (exp2 of cumsum(g) * RCP_LN2, RCP_LN2 the binary32
 # 1/ln 2) in gdn and kda, and kda's safe_gate anchor (sub-chunks of 16, the diagonal sub-blocks
 # anchored at row 8, the off-diagonal ones at the row sub-chunk's first row), on the same bound
-for model, sets, ref_kw in (
-        ("gdn", dict(base="2"), dict(base="2")),
-        ("kda", dict(base="2"), dict(base="2")),
-        ("kda", dict(anchor="mid", anchor_block=16, base="2"), dict(anchor="mid", base="2")),
-        ("kda", dict(anchor="first", anchor_block=16), dict())):
-    x = inputs(model, T, d)
+@pytest.mark.parametrize("model, sets, ref_kw", [
+    ("gdn", dict(base="2"), dict(base="2")),
+    ("kda", dict(base="2"), dict(base="2")),
+    ("kda", dict(anchor="mid", anchor_block=16, base="2"), dict(anchor="mid", base="2")),
+    ("kda", dict(anchor="first", anchor_block=16), dict())])
+def test_chunk_exponent_knobs(model, sets, ref_kw):
+    x, r = chunk32(model, sets)
     o_c, S_c = gated_ref.MODELS[model].chunk(q=x["q"], k=x["k"], v=x["v"], beta=x["beta"],
                                              logdecay=x["logdecay"], C=32, **ref_kw)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        r = vlastab.run(x["q"], x["k"], x["v"], model=model, precision="f64", form="chunk:32",
-                        beta=x["beta"], logdecay=x["logdecay"], reference=False, **sets)
-    if model == "kda" and sets == dict(base="2"):
-        o_2 = r["o"]
     eo, eS = gated_ref.relerr(r["o"], o_c), gated_ref.relerr(r["S"], S_c)
-    check(eo <= bound and eS <= bound, "%-6s chunk:32 %-40s f64 against gated_ref chunk: o %.1e, "
-          "S %.1e (bound %.1e)" % (model, " ".join("%s=%s" % kv for kv in sets.items()), eo, eS,
-                                   bound))
-# base 2 is not base e: fla's exponent is off by 1.3e-8 relative, far above the bound
-o_e, _ = gated_ref.kda.chunk(q=x["q"], k=x["k"], v=x["v"], beta=x["beta"],
-                             logdecay=x["logdecay"], C=32)
-check(gated_ref.relerr(o_2, o_e) > 10 * bound, "base 2 differs from base e (%.1e)" %
-      gated_ref.relerr(o_2, o_e))
+    assert eo <= bound and eS <= bound, \
+        "%-6s chunk:32 %-40s f64 against gated_ref chunk: o %.1e, S %.1e (bound %.1e)" % (
+            model, " ".join("%s=%s" % kv for kv in sets.items()), eo, eS, bound)
+
+
+def test_base_2_is_not_base_e():
+    """fla's exponent is off by 1.3e-8 relative, far above the bound"""
+    x, r = chunk32("kda", dict(base="2"))
+    o_e, _ = gated_ref.kda.chunk(q=x["q"], k=x["k"], v=x["v"], beta=x["beta"],
+                                 logdecay=x["logdecay"], C=32)
+    e = gated_ref.relerr(r["o"], o_e)
+    assert e > 10 * bound, "base 2 differs from base e by %.1e, not beyond 10 x %.1e" % (e, bound)
+
 
 # the check can fail: the same inputs with one planted slip each (the gates shifted by one token,
 # the low-rank pair swapped, beta halved) are far outside the bound
-x = inputs("gdn", T, d)
-o_ref, _ = ref_seq("gdn", x)
-y = dict(x, logdecay=np.roll(x["logdecay"], 1, axis=1))
-o, _ = ours("gdn", y)
-check(gated_ref.relerr(o, o_ref) > 1e3 * bound, "a gdn whose gates are a token late is caught "
-      "(%.1e)" % gated_ref.relerr(o, o_ref))
-x = inputs("rwkv7", T, d)
-o_ref, _ = ref_seq("rwkv7", x)
-o, _ = ours("rwkv7", dict(x, a=x["b"], b=x["a"]))
-check(gated_ref.relerr(o, o_ref) > 1e3 * bound, "an rwkv7 with a and b swapped is caught (%.1e)"
-      % gated_ref.relerr(o, o_ref))
-o_c, _ = ref_chunk("rwkv7", x, 16)
-y = dict(x, logdecay=np.roll(x["logdecay"], 1, axis=1))
-o, _ = ours("rwkv7", y, "chunk:16")
-check(gated_ref.relerr(o, o_c) > 1e3 * bound, "an rwkv7 chunk:16 whose gates are a token late is "
-      "caught (%.1e)" % gated_ref.relerr(o, o_c))
-x = inputs("kda", T, d)
-o_ref, _ = ref_seq("kda", x)
-o, _ = ours("kda", dict(x, beta=x["beta"] / 2))
-check(gated_ref.relerr(o, o_ref) > 1e3 * bound, "a kda with beta halved is caught (%.1e)" %
-      gated_ref.relerr(o, o_ref))
-
-print("gated: %s" % ("passed" if not failed else "%d failed" % failed))
-sys.exit(1 if failed else 0)
+def test_planted_slips_are_caught():
+    x = inputs("gdn", T, d)
+    o_ref, _ = ref_seq("gdn", x)
+    o, _ = ours("gdn", dict(x, logdecay=np.roll(x["logdecay"], 1, axis=1)))
+    e = gated_ref.relerr(o, o_ref)
+    assert e > 1e3 * bound, "a gdn whose gates are a token late: %.1e, not beyond %.1e" % (
+        e, 1e3 * bound)
+    x = inputs("rwkv7", T, d)
+    o_ref, _ = ref_seq("rwkv7", x)
+    o, _ = ours("rwkv7", dict(x, a=x["b"], b=x["a"]))
+    e = gated_ref.relerr(o, o_ref)
+    assert e > 1e3 * bound, "an rwkv7 with a and b swapped: %.1e, not beyond %.1e" % (
+        e, 1e3 * bound)
+    o_c, _ = ref_chunk("rwkv7", x, 16)
+    o, _ = ours("rwkv7", dict(x, logdecay=np.roll(x["logdecay"], 1, axis=1)), "chunk:16")
+    e = gated_ref.relerr(o, o_c)
+    assert e > 1e3 * bound, "an rwkv7 chunk:16 whose gates are a token late: %.1e, not beyond " \
+        "%.1e" % (e, 1e3 * bound)
+    x = inputs("kda", T, d)
+    o_ref, _ = ref_seq("kda", x)
+    o, _ = ours("kda", dict(x, beta=x["beta"] / 2))
+    e = gated_ref.relerr(o, o_ref)
+    assert e > 1e3 * bound, "a kda with beta halved: %.1e, not beyond %.1e" % (e, 1e3 * bound)

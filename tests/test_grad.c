@@ -243,15 +243,6 @@ TEST(grad_exact_matches_finite_differences)
     }
 }
 
-/* equal bit patterns (+0 and -0 differ; any two NaNs equal, as in test_conform.c) */
-static long diff_at(const double *x, const double *y, long n)
-{
-    for (long i = 0; i < n; i++)
-        if (memcmp(&x[i], &y[i], sizeof *x) && !(isnan(x[i]) && isnan(y[i])))
-            return i;
-    return -1;
-}
-
 TEST(grad_conform_every_policy_bit_for_bit)
 {
     const int d = 8, T = 40; /* two segments of ceil(sqrt(40)) = 7 steps and a partial one */
@@ -278,7 +269,7 @@ TEST(grad_conform_every_policy_bit_for_bit)
             const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1),
                                s.has_lr ? T * d : 0, s.has_lr ? T * d : 0, T * d};
             for (int q = 0; q < 8; q++) {
-                long i = diff_at(xs[q], ys[q], ns[q]);
+                long i = vla_test_diff_at(xs[q], ys[q], ns[q]);
                 CHECK_MSG(i < 0, "%s %s: %s[%ld] lib %a, MPFR emulation %a",
                           vla_model_name(cfg.model), vla_prec_name(cfg.prec), names[q], i,
                           i < 0 ? 0 : xs[q][i], i < 0 ? 0 : ys[q][i]);
@@ -355,7 +346,7 @@ TEST(grad_backward_blocks_are_vla_grads)
                 const long wd[] = {d, d, d, 1, ng, s.has_lr ? d : 0, s.has_lr ? d : 0,
                                    ms[mi].mk == VLA_VLA3 ? d : 0};
                 for (int q = 0; q < 8; q++)
-                    bad += diff_at(xs[q] + t0 * wd[q], ys[q], n * wd[q]) >= 0;
+                    bad += vla_test_diff_at(xs[q] + t0 * wd[q], ys[q], n * wd[q]) >= 0;
                 end = t0;
             }
             CHECK_MSG(end == 0 && !bad, "%s %s: the blocks end at %ld; %ld arrays differ from "

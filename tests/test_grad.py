@@ -15,33 +15,37 @@ dv-term product, so the bound is sqrt(d T) u64 times a factor 4 for the forward 
 passes' two recurrences (and the chain through l2norm): 4 sqrt(16 * 64) 2^-53 = 1.4e-14. The
 errors printed sit near 1e-16 to 1e-15; the last checks plant slips (c a token late, the decays'
 gradient of the wrong sign) that move them to 1e-1 or more.
-Run by tests/test_python.c with /usr/bin/python3; exit 77 without numpy or torch."""
-import os
-import sys
+Run under pytest by tests/test_python.c with /usr/bin/python3 (numpy, torch)."""
+import numpy as np
+import pytest
 
-try:
-    import numpy as np
-    import torch
-except ImportError as err:
-    print("numpy or torch absent: %s" % err)
-    sys.exit(77)
-
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, here)
-sys.path.insert(0, os.path.join(here, "..", "tools", "python"))
+torch = pytest.importorskip("torch")
 import gated_ref  # noqa: E402
 import vlastab  # noqa: E402
 
 U64 = 2.0 ** -53
 H, T, d, dv = 2, 64, 16, 12
 bound = 4 * np.sqrt(d * T) * U64
-failed = 0
+GATED = ("gdn", "kda", "gla", "mamba2", "rwkv7")
+WITH_A = (("rls", {}), ("vla1", {}), ("vla1", {"clip": 0.5, "clamp": 3.0}), ("vla3", {}))
 
 
-def check(ok, what):
-    global failed
-    failed += not ok
-    print("%s %s" % ("ok  " if ok else "FAIL", what))
+def draws():
+    """the cotangents c of every case (and the A models' inputs), drawn from one generator in
+    one order"""
+    rng = np.random.default_rng(11)
+    c = {m: rng.standard_normal((H, T, dv)) for m in GATED}
+    c["slip"] = rng.standard_normal((H, T, dv))
+    xa = []
+    for model, _ in WITH_A:
+        lo = 0.1 if model == "vla3" else -1.0  # vla3: n . q above its floor
+        x = {key: rng.uniform(lo, 1.0, (H, T, d)) for key in ("q", "k", "u")}
+        x["v"] = rng.uniform(-1.0, 1.0, (H, T, dv))
+        xa.append((x, rng.standard_normal((H, T, dv))))
+    return c, xa
+
+
+C, XA = draws()
 
 
 def torch_grads(model, x, c):
@@ -51,10 +55,10 @@ def torch_grads(model, x, c):
     return {key: val.grad.numpy() for key, val in t.items()}
 
 
-rng = np.random.default_rng(11)
-for model in ("gdn", "kda", "gla", "mamba2", "rwkv7"):
+@pytest.mark.parametrize("model", GATED)
+def test_gated_against_autograd(model):
     x = gated_ref.example_inputs(model, H=H, T=T, d=d, dv=dv, seed=5)
-    c = rng.standard_normal((H, T, dv))
+    c = C[model]
     ref = torch_grads(model, x, c)
     ours = vlastab.grad(x["q"], x["k"], x["v"], c, model=model, precision="f64",
                         beta=x.get("beta"), logdecay=x["logdecay"], a=x.get("a"), b=x.get("b"))
@@ -62,21 +66,23 @@ for model in ("gdn", "kda", "gla", "mamba2", "rwkv7"):
     names += [("beta", "dbeta")] if "beta" in x else []
     names += [("a", "da"), ("b", "db")] if "a" in x else []
     errs = {n: gated_ref.relerr(ours[g], ref[n]) for n, g in names}
-    check(max(errs.values()) <= bound, "%-6s f64 against torch.autograd: %s (bound %.1e)" % (
-        model, ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), bound))
+    assert max(errs.values()) <= bound, "%-6s f64 against torch.autograd: %s (bound %.1e)" % (
+        model, ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), bound)
 
-# the check can fail: c a token late, and the gated family's decays' gradient negated
-x = gated_ref.example_inputs("gdn", H=H, T=T, d=d, dv=dv, seed=5)
-c = rng.standard_normal((H, T, dv))
-ref = torch_grads("gdn", x, c)
-ours = vlastab.grad(x["q"], x["k"], x["v"], np.roll(c, 1, axis=1), model="gdn", beta=x["beta"],
-                    logdecay=x["logdecay"])
-e = gated_ref.relerr(ours["dq"], ref["q"])
-check(e > 1e3 * bound, "a c_t a token late is caught in dq (%.1e)" % e)
-ours = vlastab.grad(x["q"], x["k"], x["v"], c, model="gdn", beta=x["beta"],
-                    logdecay=x["logdecay"])
-e = gated_ref.relerr(-ours["dg"], ref["logdecay"])
-check(e > 1e3 * bound, "a negated dg is caught (%.1e)" % e)
+
+def test_gated_slips_are_caught():
+    """c a token late, and the gated family's decays' gradient negated"""
+    x = gated_ref.example_inputs("gdn", H=H, T=T, d=d, dv=dv, seed=5)
+    c = C["slip"]
+    ref = torch_grads("gdn", x, c)
+    ours = vlastab.grad(x["q"], x["k"], x["v"], np.roll(c, 1, axis=1), model="gdn",
+                        beta=x["beta"], logdecay=x["logdecay"])
+    e = gated_ref.relerr(ours["dq"], ref["q"])
+    assert e > 1e3 * bound, "a c_t a token late in dq: %.1e, not beyond %.1e" % (e, 1e3 * bound)
+    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model="gdn", beta=x["beta"],
+                        logdecay=x["logdecay"])
+    e = gated_ref.relerr(-ours["dg"], ref["logdecay"])
+    assert e > 1e3 * bound, "a negated dg: %.1e, not beyond %.1e" % (e, 1e3 * bound)
 
 
 # The models with A (rls, vla1, vla3), written here from docs/math.md sections 2.3-2.5 (the
@@ -124,39 +130,43 @@ def torch_A(model, q, k, v, u, clip=10.0, clamp=1000.0, nudge=True):
     return torch.stack(out)
 
 
-for model, consts in (("rls", {}), ("vla1", {}), ("vla1", {"clip": 0.5, "clamp": 3.0}),
-                      ("vla3", {})):
-    lo = 0.1 if model == "vla3" else -1.0  # vla3: n . q above its floor
-    x = {key: rng.uniform(lo, 1.0, (H, T, d)) for key in ("q", "k", "u")}
-    x["v"] = rng.uniform(-1.0, 1.0, (H, T, dv))
-    c = rng.standard_normal((H, T, dv))
+def autograd_A(model, consts, x, c, h, nudge=True):
+    """torch.autograd's gradients of head h through torch_A"""
+    t = {key: torch.tensor(val[h], dtype=torch.float64, requires_grad=True)
+         for key, val in x.items()}
+    o = torch_A(model, t["q"], t["k"], t["v"], t["u"], nudge=nudge, **consts)
+    (o * torch.tensor(c[h])).sum().backward()
+    return {key: val.grad.numpy() for key, val in t.items() if val.grad is not None}
+
+
+@pytest.mark.parametrize("i", range(len(WITH_A)), ids=["rls", "vla1", "vla1-clip", "vla3"])
+def test_A_models_against_autograd(i):
+    (model, consts), (x, c) = WITH_A[i], XA[i]
     ours = vlastab.grad(x["q"], x["k"], x["v"], c, model=model, u=x["u"], features="id",
                         **consts)
     errs = {}
     for h in range(H):
-        t = {key: torch.tensor(val[h], dtype=torch.float64, requires_grad=True)
-             for key, val in x.items()}
-        o = torch_A(model, t["q"], t["k"], t["v"], t["u"], **consts)
-        (o * torch.tensor(c[h])).sum().backward()
+        g = autograd_A(model, consts, x, c, h)
         for key in ("q", "k", "v") + (("u",) if model != "rls" else ()):
             errs[key] = max(errs.get(key, 0), gated_ref.relerr(ours["d" + key][h][None],
-                                                               t[key].grad.numpy()[None]))
-    check(max(errs.values()) <= bound, "%-6s f64 against torch.autograd%s: %s (bound %.1e)" % (
+                                                               g[key][None]))
+    assert max(errs.values()) <= bound, "%-6s f64 against torch.autograd%s: %s (bound %.1e)" % (
         model, " " + str(consts) if consts else "",
-        ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), bound))
-# the check has teeth here too: a torch forward without vla3's three nudges (1e-3 I at t = 20,
-# 40, 60) is told apart in every gradient, by far more than the bound
-t = {key: torch.tensor(val[0], dtype=torch.float64, requires_grad=True) for key, val in x.items()}
-o = torch_A("vla3", t["q"], t["k"], t["v"], t["u"], nudge=False)
-(o * torch.tensor(c[0])).sum().backward()
-e = min(gated_ref.relerr(ours["d" + key][0][None], t[key].grad.numpy()[None]) for key in "qkvu")
-check(e > 1e3 * bound, "vla3 without its nudges is caught (the smallest relerr %.1e)" % e)
-try:
-    vlastab.grad(x["q"], x["k"], x["v"], c, model="vla3", track="joseph")
-    check(False, "vla3's backward in --track joseph is refused")
-except ValueError as err:
-    check("--track sm" in str(err),
-          "vla3's backward in track joseph is refused: %s" % err)
+        ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), bound)
 
-print("grad: %s" % ("passed" if not failed else "%d failed" % failed))
-sys.exit(1 if failed else 0)
+
+def test_vla3_without_nudges_is_caught():
+    """a torch forward without vla3's three nudges (1e-3 I at t = 20, 40, 60) is told apart in
+    every gradient, by far more than the bound"""
+    x, c = XA[-1]
+    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model="vla3", u=x["u"], features="id")
+    g = autograd_A("vla3", {}, x, c, 0, nudge=False)
+    e = min(gated_ref.relerr(ours["d" + key][0][None], g[key][None]) for key in "qkvu")
+    assert e > 1e3 * bound, "vla3 without its nudges: the smallest relerr %.1e, not beyond " \
+        "%.1e" % (e, 1e3 * bound)
+
+
+def test_vla3_backward_only_in_track_sm():
+    x, c = XA[-1]
+    with pytest.raises(ValueError, match="--track sm"):
+        vlastab.grad(x["q"], x["k"], x["v"], c, model="vla3", track="joseph")

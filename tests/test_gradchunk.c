@@ -224,15 +224,6 @@ TEST(gradchunk_exact_base2)
     }
 }
 
-/* equal bit patterns (+0 and -0 differ; any two NaNs equal) */
-static long diff_at(const double *x, const double *y, long n)
-{
-    for (long i = 0; i < n; i++)
-        if (memcmp(&x[i], &y[i], sizeof *x) && !(isnan(x[i]) && isnan(y[i])))
-            return i;
-    return -1;
-}
-
 /* every policy against its MPFR emulation, bit for bit, and gdn with the chunk forms' settings
  * (settings()): chunk:8 of T = 20 (3 chunks in blocks of 2: [16, 20), one chunk of 4, then [0,
  * 16)) and chunk:4 of T = 38 (10 chunks in blocks of 4: [32, 38), whose second chunk has 2
@@ -262,7 +253,7 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
             const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
             const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1)};
             for (int q = 0; q < 5; q++) {
-                long i = diff_at(xs[q], ys[q], ns[q]);
+                long i = vla_test_diff_at(xs[q], ys[q], ns[q]);
                 CHECK_MSG(i < 0, "%s %s T = %d: %s[%ld] lib %a, MPFR emulation %a", mname[m],
                           vla_prec_name(cfg.prec), T, names[q], i, i < 0 ? 0 : xs[q][i],
                           i < 0 ? 0 : ys[q][i]);
@@ -310,7 +301,7 @@ TEST(gradchunk_backward_blocks_are_vla_grads)
                 const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
                 const long wd[] = {d, d, d, 1, ng};
                 for (int q = 0; q < 5; q++)
-                    bad += diff_at(xs[q] + t0 * wd[q], ys[q], n * wd[q]) >= 0;
+                    bad += vla_test_diff_at(xs[q] + t0 * wd[q], ys[q], n * wd[q]) >= 0;
                 end = t0;
             }
             CHECK_MSG(end == 0 && !bad, "%s %s: the blocks end at %ld; %ld arrays differ from "

@@ -18,36 +18,21 @@ cache, decay_bf16, beta_bf16), not from lib/recur.h.
    binary64 evaluations in other orders; a 16-bit rounding that a 1e-16 difference flips would
    show as 2^-9 relative, far above it); and each knob changes the result by more than 1e3 times
    that bound (the check can fail).
-Run by tests/test_python.c; exit 77 without numpy."""
+Run under pytest by tests/test_python.c (numpy)."""
 import ctypes
-import os
-import sys
 from fractions import Fraction
 
-try:
-    import numpy as np
-except ImportError:
-    print("numpy absent")
-    sys.exit(77)
+import numpy as np
+import pytest
 
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, here)
-sys.path.insert(0, os.path.join(here, "..", "tools", "python"))
-import gated_ref  # noqa: E402
-import vlastab  # noqa: E402
+import gated_ref
+import vlastab
 
 U64 = 2.0 ** -53
 TRI = {"blocked": 0, "forward": 1, "neumann": 2}  # vla_tri
-failed = 0
 _D = ctypes.POINTER(ctypes.c_double)
 lib = vlastab.library
 lib.vla_ut_inverse.argtypes = [ctypes.c_int, ctypes.c_int, _D, ctypes.c_int, _D]
-
-
-def check(ok, what):
-    global failed
-    print(("ok   " if ok else "FAIL ") + what)
-    failed += not ok
 
 
 def prec(name):
@@ -92,45 +77,53 @@ def exact_inverse(L):
     return np.array([[float(x) for x in row] for row in X])
 
 
-for C in (32, 40, 64):  # 40: a last block of 8 rows (a partial chunk's)
-    for unit in (True, False):
-        L = kda_L(C, 16, C + unit, unit)
-        I_L = np.eye(C) + np.tril(L, -1)
-        T_ex = exact_inverse(L)
-        for tri in ("forward", "blocked", "neumann"):
-            T = ut("f64", tri, L)
-            ref = gated_ref.tri_inverse(L, tri)
-            bound = 2 * C * U64 * (np.abs(T_ex) @ np.abs(I_L) @ np.abs(T_ex)).max()
-            e1, e2 = np.abs(T - ref).max(), np.abs(T - T_ex).max()
-            check(e1 <= 2 * bound and e2 <= bound,
-                  "C=%d %s keys tri=%-7s f64 against gated_ref %.1e (bound %.1e), exact %.1e "
-                  "(bound %.1e)" % (C, "unit" if unit else "raw ", tri, e1, 2 * bound, e2, bound))
-        T_solve = T_ex
-        if unit:
-            for p, io in (("f16-kern", "f16"), ("bf16-kern", "bf16")):
-                for tri in ("forward", "blocked", "neumann"):
-                    T = ut(p, tri, L)
-                    ref = gated_ref.tri_inverse16(L, tri, io)
-                    same = np.array_equal(T.view(np.uint64), ref.view(np.uint64))
-                    err = np.abs(ref - T_solve).max()
-                    check(same, "C=%d unit keys tri=%-7s %s against gated_ref.tri_inverse16: "
-                          "bit for bit (error against the exact %.1e)" % (C, tri, p, err))
+@pytest.mark.parametrize("C", (32, 40, 64))  # 40: a last block of 8 rows (a partial chunk's)
+@pytest.mark.parametrize("unit", (True, False), ids=("unit", "raw"))
+def test_tri_inverse(C, unit):
+    L = kda_L(C, 16, C + unit, unit)
+    I_L = np.eye(C) + np.tril(L, -1)
+    T_ex = exact_inverse(L)
+    for tri in ("forward", "blocked", "neumann"):
+        T = ut("f64", tri, L)
+        ref = gated_ref.tri_inverse(L, tri)
+        bound = 2 * C * U64 * (np.abs(T_ex) @ np.abs(I_L) @ np.abs(T_ex)).max()
+        e1, e2 = np.abs(T - ref).max(), np.abs(T - T_ex).max()
+        assert e1 <= 2 * bound and e2 <= bound, \
+            "C=%d %s keys tri=%-7s f64 against gated_ref %.1e (bound %.1e), exact %.1e " \
+            "(bound %.1e)" % (C, "unit" if unit else "raw ", tri, e1, 2 * bound, e2, bound)
+    if unit:
+        for p, io in (("f16-kern", "f16"), ("bf16-kern", "bf16")):
+            for tri in ("forward", "blocked", "neumann"):
+                T = ut(p, tri, L)
+                ref = gated_ref.tri_inverse16(L, tri, io)
+                same = np.array_equal(T.view(np.uint64), ref.view(np.uint64))
+                assert same, "C=%d unit keys tri=%-7s %s against gated_ref.tri_inverse16: not " \
+                    "bit for bit (%d entries differ; error against the exact %.1e)" % (
+                        C, tri, p, (T.view(np.uint64) != ref.view(np.uint64)).sum(),
+                        np.abs(ref - T_ex).max())
 
-# the doubling's weakness: one unit key repeated (T's entries in {-1, 0, 1}), C = 32: the powers
-# L^(2^j) reach 1.6e8 (docs/gated.md), binary16 overflows; forward substitution does not
-C = 32
-L = np.tril(np.ones((C, C)), -1)
-Tn, Tf = ut("f16-kern", "neumann", L), ut("f16-kern", "forward", L)
-ref = gated_ref.tri_inverse16(L, "neumann", "f16")
-check(np.array_equal(np.isfinite(Tn), np.isfinite(ref)) and not np.isfinite(Tn).all()
-      and np.isfinite(Tf).all() and np.array_equal(Tf, np.linalg.solve(np.eye(C) + L, np.eye(C))),
-      "repeated key C=32 f16-kern: neumann non-finite in %d of %d entries as gated_ref's, "
-      "forward exact" % ((~np.isfinite(Tn)).sum(), C * C))
 
-# decoding with 16-bit state, decays, beta
-T, d = 160, 16
-bound = np.sqrt(d * T) * U64
-for model in ("gdn", "kda"):
+def test_neumann_overflows_on_a_repeated_key():
+    """the doubling's weakness: one unit key repeated (T's entries in {-1, 0, 1}), C = 32: the
+    powers L^(2^j) reach 1.6e8 (docs/gated.md), binary16 overflows; forward substitution does
+    not"""
+    C = 32
+    L = np.tril(np.ones((C, C)), -1)
+    Tn, Tf = ut("f16-kern", "neumann", L), ut("f16-kern", "forward", L)
+    ref = gated_ref.tri_inverse16(L, "neumann", "f16")
+    assert np.array_equal(np.isfinite(Tn), np.isfinite(ref)) and not np.isfinite(Tn).all(), \
+        "repeated key C=32 f16-kern: neumann non-finite in %d of %d entries, gated_ref's in %d" % (
+            (~np.isfinite(Tn)).sum(), C * C, (~np.isfinite(ref)).sum())
+    exact = np.linalg.solve(np.eye(C) + L, np.eye(C))
+    assert np.isfinite(Tf).all() and np.array_equal(Tf, exact), \
+        "repeated key C=32 f16-kern: forward not exact (%d entries differ)" % (Tf != exact).sum()
+
+
+@pytest.mark.parametrize("model", ("gdn", "kda"))
+def test_decoding_16bit_knobs(model):
+    """decoding with 16-bit state, decays, beta"""
+    T, d = 160, 16
+    bound = np.sqrt(d * T) * U64
     x = gated_ref.example_inputs(model, H=2, T=T, d=d, dv=d, seed=5)
     seq = getattr(gated_ref, model + "_seq")
     o0, _ = seq(x["q"], x["k"], x["v"], beta=x["beta"], logdecay=x["logdecay"])
@@ -143,9 +136,6 @@ for model in ("gdn", "kda"):
         eo, eS = gated_ref.relerr(r["o"], o_ref), gated_ref.relerr(r["S"], S_ref)
         moved = gated_ref.relerr(o_ref, o0)
         name = " ".join("%s=%s" % kv for kv in sorted(knobs.items()))
-        check(eo <= bound and eS <= bound and moved > 1e3 * bound,
-              "%-3s seq f64 %-45s against gated_ref: o %.1e, S %.1e (bound %.1e); the knob "
-              "moves o by %.1e" % (model, name, eo, eS, bound, moved))
-
-print("half: %s" % ("passed" if not failed else "%d failed" % failed))
-sys.exit(1 if failed else 0)
+        assert eo <= bound and eS <= bound and moved > 1e3 * bound, \
+            "%-3s seq f64 %-45s against gated_ref: o %.1e, S %.1e (bound %.1e); the knob " \
+            "moves o by %.1e (at least %.1e)" % (model, name, eo, eS, bound, moved, 1e3 * bound)

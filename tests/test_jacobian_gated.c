@@ -360,12 +360,6 @@ TEST(jacobian_gated_closed_forms)
 
 /* The histogram's nearest-rank percentiles below 1 (the decayed J): within 8.5e-5 relative of the
  * exact ones, from 1e-9 to 1 - 1e-12, tiny and near-1 norms included */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 TEST(jacobian_histogram_below_one)
 {
     static vref_jac acc;
@@ -383,7 +377,7 @@ TEST(jacobian_histogram_below_one)
         vref_jac_hist_add(&acc.h, x[i]);
     }
     CHECK_EQ_INT(vref_jac_check(&acc, n), 0);
-    qsort(x, n, sizeof x[0], cmp_double);
+    qsort(x, n, sizeof x[0], vla_test_cmp_double);
     for (double p = 0.005; p < 1; p += 0.0175) {
         long rank = (long)ceil(p * n);
         double exact = x[rank - 1], got = vref_jac_hist_quantile(&acc.h, p);

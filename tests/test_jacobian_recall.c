@@ -175,12 +175,6 @@ TEST(jacobian_rls_vla1_general_form_matches_dgesvd)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The histogram's nearest-rank percentiles against the exact ones of the sorted samples: within
  * the documented 8.5e-5 relative, over norms from 1 + 1e-13 to 1 + 1e3, exact 1s included. */
 TEST(jacobian_histogram_percentiles_within_1e4)
@@ -197,7 +191,7 @@ TEST(jacobian_histogram_percentiles_within_1e4)
             x[i] = i % 17 == 0 ? 1 : 1 + pow(10, -13 + 16 * r);
             vref_jac_hist_add(&acc.h, x[i]);
         }
-        qsort(x, n, sizeof x[0], cmp_double);
+        qsort(x, n, sizeof x[0], vla_test_cmp_double);
         const double ps[] = {0.01, 0.1, 0.5, 0.9, 0.99, 1};
         for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
             long rank = (long)ceil(ps[k] * n);

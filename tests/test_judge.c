@@ -6,6 +6,7 @@
  * of 8), vlastab's own CUDA kernels (their emulation; the GPU where there is one); and the usage
  * errors (exit 2). */
 #include "check.h"
+#include "proc.h"
 #include "vlacuda.h"
 #include "vlastab.h"
 #include <stdint.h>
@@ -147,18 +148,6 @@ static int rows(const char *out, double v[H][NC], char verdict[H][16])
 enum { C_RELRMS = 1, C_MAXABS, C_MRW, C_TMRW, C_PT, C_ULPS, C_BITS, C_SEQ, C_FORM, C_INP,
        C_BUDGET, C_NONFIN };
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *s = calloc(1, 1 << 16);
-    if (s)
-        s[fread(s, 1, (1 << 16) - 1, f)] = 0;
-    fclose(f);
-    return s;
-}
-
 /* a judge's folder from its template (mkdtemp), with the trace in DIR/tr and an empty DIR/kernel,
  * and vlastab's own binary64 run of it (o: H x T x D, malloc'd; S: H x D x D): 0, else 1 after
  * a skip (no bin/vla-check) or a failed check */
@@ -225,7 +214,7 @@ TEST(judge_outputs)
     free(out), out = NULL;
     snprintf(p, sizeof p, "%s/r1.json", dir);
     const char *key = "\"state\": [{\"head\": 0, \"rel_fro\": ";
-    char *js = slurp(p), *at = js ? strstr(js, key) : NULL;
+    char *js = read_all(p, NULL), *at = js ? strstr(js, key) : NULL;
     double sr = at ? atof(at + strlen(key)) : -1;
     CHECK_MSG(at && sr >= 0 && sr <= D * T * u53 && strstr(js, "\"summary\": \"ok: ") &&
                   !strstr(js, "\"verdict\": \"beyond\""), "r1.json's state: %s", js ? js : "");
@@ -375,7 +364,7 @@ TEST(judge_outputs)
               "perturbed: head 0 %s, head 1 %s at t = %g (%g, budget %g)", verdict[0], verdict[1],
               v[1][C_TMRW], v[1][C_MRW], v[1][C_BUDGET]);
     snprintf(p, sizeof p, "%s/err3", dir);
-    char *err = slurp(p);
+    char *err = read_all(p, NULL);
     CHECK_MSG(err && strstr(err, "head 1: ") && strstr(err, "at t = 100 past its budget"),
               "stderr: %s", err ? err : "");
     free(err);
@@ -418,7 +407,7 @@ TEST(judge_outputs)
               "NaN: head 0 %s non-finite from %g, head 1 %s", verdict[0], v[0][C_NONFIN],
               verdict[1]);
     snprintf(p, sizeof p, "%s/r6.json", dir);
-    js = slurp(p);
+    js = read_all(p, NULL);
     CHECK_MSG(js && strstr(js, "\"first_t_nonfinite\": 50,") && !strstr(js, "nan") &&
                   !strstr(js, "inf"), "r6.json: %s", js ? js : "");
     free(js);
@@ -431,7 +420,7 @@ TEST(judge_outputs)
     st = vla_test_sh(NULL, "%s", cmd);
     CHECK_MSG(st == 2, "%s: exit %d", cmd, st);
     snprintf(p, sizeof p, "%s/err4", dir);
-    err = slurp(p);
+    err = read_all(p, NULL);
     CHECK_MSG(err && strstr(err, "shape (256, 2, 16), expected (heads, T, dv) = (2, 256, 16)"),
               "stderr: %s", err ? err : "");
     free(err);
@@ -443,7 +432,7 @@ TEST(judge_outputs)
     st = vla_test_sh(NULL, "%s", cmd);
     CHECK_MSG(st == 2, "%s: exit %d", cmd, st);
     snprintf(p, sizeof p, "%s/err5", dir);
-    err = slurp(p);
+    err = read_all(p, NULL);
     CHECK_MSG(err && strstr(err, "holds uint16 ('<u2')") && strstr(err, "dtype.txt"),
               "stderr: %s", err ? err : "");
     free(err);
@@ -454,7 +443,7 @@ TEST(judge_outputs)
              "none 2>%s/err6", tr, ko, dir);
     st = vla_test_sh(NULL, "%s", cmd);
     snprintf(p, sizeof p, "%s/err6", dir);
-    err = slurp(p);
+    err = read_all(p, NULL);
     CHECK_MSG(st == 2 && err && strstr(err, "--threshold is the rows'"), "%s: exit %d: %s", cmd,
               st, err ? err : "");
     free(err);
@@ -484,7 +473,7 @@ static int judge_run(const char *args, const char *dir, const char *name, char *
     int st = vla_test_sh(out, "bin/vla-check %s --report %s/%s 2>%s/%s.err", args, dir, name, dir,
                          name);
     snprintf(p, sizeof p, "%s/%s.json", dir, name);
-    *js = slurp(p);
+    *js = read_all(p, NULL);
     return st;
 }
 
@@ -545,7 +534,7 @@ TEST(judge_reference_dd)
                   js[1] && strstr(js[1], "\"reference\": \"exact (MPFR, 512 bits)\""),
               "the MPFR run's header: %s", out[1] ? out[1] : "");
     snprintf(path, sizeof path, "%s/dd.md", dir);
-    char *md = slurp(path);
+    char *md = read_all(path, NULL);
     CHECK_MSG(md && strstr(md, "against the reference, exact (2 references in double-double"),
               "dd.md: %s", md ? md : "");
     free(md);
@@ -735,7 +724,7 @@ TEST(judge_gradients)
                  tr, ko, cases[k].extra, dir, dir);
         int st = vla_test_sh(NULL, "%s", cmd);
         snprintf(p, sizeof p, "%s/err", dir);
-        char *e = slurp(p);
+        char *e = read_all(p, NULL);
         CHECK_MSG(st == cases[k].status && e && strstr(e, cases[k].says) &&
                       (k != 1 || strstr(e, "at t = 100 past its budget")),
                   "%s: %s: exit %d (expected %d), stderr: %s", cases[k].what, cmd, st,
@@ -743,7 +732,7 @@ TEST(judge_gradients)
         free(e);
         if (k == 0) { /* the JSON's rows: ten, each ok, its error the attainable one exactly */
             snprintf(p, sizeof p, "%s/r.json", dir);
-            char *js = slurp(p);
+            char *js = read_all(p, NULL);
             int nrow = 0;
             for (const char *s = js; s && (s = strstr(s, "\"grad\": ")); s++)
                 nrow++;
@@ -776,7 +765,7 @@ TEST(judge_never_writes_or_waits_on_its_inputs)
         return;
     snprintf(path, sizeof path, "%s/o.npy", ko);
     CHECK(vla_npy_write(path, o, 3, shape) == 0);
-    char *before = slurp(path);
+    char *before = read_all(path, NULL);
     snprintf(p, sizeof p, "%s/S.npy", ko);
     CHECK(vla_npy_write(p, S, 3, sshape) == 0);
     snprintf(other, sizeof other, "%s/table.dat", dir);
@@ -789,7 +778,7 @@ TEST(judge_never_writes_or_waits_on_its_inputs)
                                   "2>%s/err", tr, ko, cases[k].out, dir);
         int st = vla_test_sh(NULL, "%s", cmd);
         snprintf(p, sizeof p, "%s/err", dir);
-        char *e = slurp(p), *after = slurp(path);
+        char *e = read_all(p, NULL), *after = read_all(path, NULL);
         CHECK_MSG(st == 2 && e && strstr(e, cases[k].says) && after && before &&
                       !memcmp(after, before, 1000),
                   "--out %s: exit %d, stderr: %s", cases[k].out, st, e ? e : "");
@@ -802,7 +791,7 @@ TEST(judge_never_writes_or_waits_on_its_inputs)
                               ">/dev/null 2>%s/err", tr, ko, dir);
     int st = vla_test_sh(NULL, "%s", cmd);
     snprintf(p, sizeof p, "%s/err", dir);
-    char *e = slurp(p);
+    char *e = read_all(p, NULL);
     CHECK_MSG(st == 2 && e && strstr(e, "dtype.txt: a FIFO"), "a FIFO at dtype.txt: exit %d: %s",
               st, e ? e : "");
     free(e);
@@ -813,7 +802,7 @@ TEST(judge_never_writes_or_waits_on_its_inputs)
     CHECK(symlink("/nonexistent/S.npy", p) == 0);
     st = vla_test_sh(NULL, "%s", cmd);
     snprintf(p, sizeof p, "%s/err", dir);
-    e = slurp(p);
+    e = read_all(p, NULL);
     CHECK_MSG(st == 2 && e && strstr(e, "S.npy"), "a dangling S.npy: exit %d: %s", st,
               e ? e : "");
     free(e), free(before), free(o);

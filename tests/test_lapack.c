@@ -607,13 +607,6 @@ TEST(lapack_ref_vla3_precision)
 
 /* ============== the emulation is the hardware's arithmetic, bit for bit ============== */
 
-/* bit patterns: +0 and -0 differ; any NaN matches any NaN (the sign and payload of a NaN are
- * not specified by IEEE 754 for these operations) */
-static int same_bits(double x, double y)
-{
-    return (isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0;
-}
-
 static float rand_float_bits(rng_t *r) /* any finite float, every exponent equally likely */
 {
     for (;;) {
@@ -738,7 +731,7 @@ TEST(emul_round_op_f32_vs_hardware)
             double hw = hw_f32(ops[o], fa, fb), em = vref_round_op(VLA_FMT_F32, ops[o], fa, fb);
             kinds[n % 5]++;
             reached(&c, em, fa, fb, ops[o], FLT_MIN);
-            if (!same_bits(hw, em) && ++bad <= 5)
+            if (!vla_test_same(hw, em) && ++bad <= 5)
                 CHECK_MSG(0, "f32 %a %c %a: hardware %a, emulation %a", (double)fa, ops[o],
                           (double)fb, hw, em);
         }
@@ -764,7 +757,7 @@ TEST(emul_round_op_f64_vs_hardware)
                 a = fabs(a);
             double hw = hw_f64(ops[o], a, b), em = vref_round_op(VLA_FMT_F64, ops[o], a, b);
             reached(&c, em, a, b, ops[o], DBL_MIN);
-            if (!same_bits(hw, em) && ++bad <= 5)
+            if (!vla_test_same(hw, em) && ++bad <= 5)
                 CHECK_MSG(0, "f64 %a %c %a: hardware %a, emulation %a", a, ops[o], b, hw, em);
         }
         CHECK_BOUND((double)bad, 0, "f64 '%c' mismatches in %d pairs (%ld sub, %ld inf, %ld to 0)",
@@ -790,7 +783,7 @@ TEST(emul_round_op_special_operands)
                     double a = (i & 1 ? -1 : 1) * v[i / 2], b = (j & 1 ? -1 : 1) * v[j / 2];
                     double hw = fmt ? hw_f64(ops[o], a, b) : hw_f32(ops[o], (float)a, (float)b);
                     double em = vref_round_op(fmt ? VLA_FMT_F64 : VLA_FMT_F32, ops[o], a, b);
-                    if (!same_bits(hw, em) && ++bad <= 8)
+                    if (!vla_test_same(hw, em) && ++bad <= 8)
                         CHECK_MSG(0, "%s %a %c %a: hardware %a, emulation %a", fmt ? "f64" : "f32",
                                   a, ops[o], b, hw, em);
                 }
@@ -813,11 +806,11 @@ TEST(emul_round_op_special_operands)
                 double ai = ldexp((i & 1) ? -m : m, ki - k);
                 double hw = fmt ? a * b : (double)((float)a * (float)b);
                 double em = vref_round_op(fmt ? VLA_FMT_F64 : VLA_FMT_F32, '*', a, b);
-                if (!same_bits(hw, em) && ++bad <= 8)
+                if (!vla_test_same(hw, em) && ++bad <= 8)
                     CHECK_MSG(0, "%a * %a: hardware %a, emulation %a", a, b, hw, em);
                 hw = fmt ? ai / bi : (double)((float)ai / (float)bi);
                 em = vref_round_op(fmt ? VLA_FMT_F64 : VLA_FMT_F32, '/', ai, bi);
-                if (!same_bits(hw, em) && ++bad <= 8)
+                if (!vla_test_same(hw, em) && ++bad <= 8)
                     CHECK_MSG(0, "%a / %a: hardware %a, emulation %a", ai, bi, hw, em);
             }
     }
@@ -871,7 +864,7 @@ static int last_bit_even(const fmt_desc *fd, double x)
 static long conv_check(const fmt_desc *fd, double x, const char *why)
 {
     double lib = vla_round_fmt(fd->f, x), em = vref_round_op(fd->f, 'c', x, 0);
-    if (same_bits(lib, em))
+    if (vla_test_same(lib, em))
         return 0;
     CHECK_MSG(0, "%s %s: vla_round_fmt(%a) = %a, emulation %a", vla_fmt_name(fd->f), why, x, lib,
               em);
@@ -927,7 +920,7 @@ TEST(emul_convert_vs_lib)
     for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
         double lib = vla_round_fmt(edge[i].f, edge[i].x),
                em = vref_round_op(edge[i].f, 'c', edge[i].x, 0);
-        CHECK_MSG(same_bits(lib, edge[i].want) && same_bits(em, edge[i].want),
+        CHECK_MSG(vla_test_same(lib, edge[i].want) && vla_test_same(em, edge[i].want),
                   "%s(%a): lib %a, emulation %a, want %a", vla_fmt_name(edge[i].f), edge[i].x, lib,
                   em, edge[i].want);
     }

@@ -390,9 +390,9 @@ static void edit(const char *file, const char *sed)
 static int compile(const char *src, const char *extra, char *out, size_t len)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s " CFLAGS_ " %s %s -I%s/lib -Ireference -Ikernels %s%s 2>&1",
-             cc(), openmp(), extra, scratch, src[0] == '@' ? scratch : "",
-             src[0] == '@' ? src + 1 : src);
+    snprintf(cmd, sizeof cmd,
+             "%s " CFLAGS_ " %s %s -I%s/lib -Ireference -Ikernels -Ilanes %s%s 2>&1", cc(),
+             openmp(), extra, scratch, src[0] == '@' ? scratch : "", src[0] == '@' ? src + 1 : src);
     FILE *p = popen(cmd, "r");
     size_t n = p ? fread(out, 1, len - 1, p) : 0;
     out[n] = 0;
@@ -460,14 +460,14 @@ TEST_SLOW(lists_a_policy_row_is_instantiated_from_its_formats)
 {
     if (!fresh_lib())
         return;
-    CHECK_MSG(compile("kernels/lanes.c", "", out, sizeof out) == 0, "the copy itself: %s", out);
+    CHECK_MSG(compile("lanes/lanes.c", "", out, sizeof out) == 0, "the copy itself: %s", out);
     /* a policy of formats whose roundings every arithmetic has (binary64 state and arithmetic,
      * binary32 inputs): the row alone, and every file that instantiates the policies builds
      * (lib/policy.h's loops, kpolicy.h for the kernel's one policy) */
     edit("vlalists.h", "s/^    X(BF16_KERN, \"bf16-kern\", bf16kern, F32, F32, BF16, 0, 1)$/&"
                        " X(F64_F32IN, \"f64-f32in\", f64f32in, F64, F64, F32, 0, 1)/");
     static const char *const all[] = {"@/lib/model.c", "@/lib/model_fast.c", "@/lib/model_simd.c",
-                                      "@/lib/model_comp.c", "kernels/lanes.c", "kernels/host.c",
+                                      "@/lib/model_comp.c", "lanes/lanes.c", "kernels/host.c",
                                       "kernels/emu.c"};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         CHECK_MSG(compile(all[i], "", out, sizeof out) == 0, "%s: %s", all[i], out);
@@ -480,7 +480,7 @@ TEST_SLOW(lists_a_policy_row_is_instantiated_from_its_formats)
     CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0);
     CHECK_MSG(strstr(out, "VLA_RND_F16") && strstr(out, "_Generic"), "%s", out);
     show("VLA_RND_F16");
-    CHECK(compile("kernels/lanes.c", "", out, sizeof out) != 0);
+    CHECK(compile("lanes/lanes.c", "", out, sizeof out) != 0);
     CHECK_MSG(strstr(out, "LRND_F16") && strstr(out, "lrnd_f16"), "%s", out);
     show("LRND_F16");
     /* a format: its row, a policy of it, and its file lib/formats/e5m2.h. Without the file,
@@ -491,7 +491,7 @@ TEST_SLOW(lists_a_policy_row_is_instantiated_from_its_formats)
     edit("vlalists.h", "s/^    X(BF16_KERN, \"bf16-kern\", bf16kern, F32, F32, BF16, 0, 1)$/&"
                        " X(E5M2, \"e5m2\", e5m2, E5M2, E5M2, E5M2, 0, 0)/");
     static const char *const e5m2[][2] = {
-        {"@/lib/model.c", ""}, {"kernels/lanes.c", ""}, {"kernels/emu_block.c", "-DPOL=e5m2"}};
+        {"@/lib/model.c", ""}, {"lanes/lanes.c", ""}, {"kernels/emu_block.c", "-DPOL=e5m2"}};
     for (size_t i = 0; i < sizeof e5m2 / sizeof e5m2[0]; i++) {
         CHECK(compile(e5m2[i][0], e5m2[i][1], out, sizeof out) != 0);
         CHECK_MSG(strstr(out, "e5m2.h: No such file") && !strstr(out, "E5M2") &&
@@ -509,7 +509,7 @@ TEST_SLOW(lists_a_policy_row_is_instantiated_from_its_formats)
     fclose(f);
     CHECK(compile("@/lib/model.c", "", out, sizeof out) != 0 && strstr(out, "VLA_RND_E5M2"));
     show("VLA_RND_E5M2");
-    CHECK(compile("kernels/lanes.c", "", out, sizeof out) != 0 && strstr(out, "LRND_E5M2"));
+    CHECK(compile("lanes/lanes.c", "", out, sizeof out) != 0 && strstr(out, "LRND_E5M2"));
     show("LRND_E5M2");
     CHECK(compile("kernels/emu_block.c", "-DPOL=e5m2", out, sizeof out) != 0 &&
           strstr(out, "krnd_e5m2"));
@@ -588,7 +588,7 @@ TEST_SLOW(lists_no_template_macro_leaks_past_an_instantiation)
                                         "lib/model_simd.c",   "lib/model_comp.c",
                                         "lib/flops.c",        "reference/ref_model.c",
                                         "reference/ref_model_dw.c", "kernels/emu.c",
-                                        "kernels/lanes.c",    "kernels/host.c"};
+                                        "lanes/lanes.c",    "kernels/host.c"};
     char cmd[512], path[128];
     snprintf(cmd, sizeof cmd,
              "{ sed -n 's/^#ifndef \\([A-Z_]*\\)$/\\1/p' lib/recur_check.h; "

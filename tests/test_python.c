@@ -1,7 +1,7 @@
-/* test_python.c: the Python side (tools/python/test_vlastab.py) in make test: the ctypes binding
- * against the programs' bits, the .dat reader and the PyTorch recorder, run by the interpreter
- * that has numpy and torch ($VLA_PYTHON: the Makefile's PYTHON, Debian's /usr/bin/python3, not
- * the first python3 on PATH). Skipped, with the reason, where that interpreter or numpy is absent. */
+/* test_python.c: the Python side in make test, one test per file of Python tests, each run under
+ * pytest (with tests/vla_pytest.py, what they share) by the interpreter that has numpy and torch
+ * ($VLA_PYTHON: the Makefile's PYTHON, Debian's /usr/bin/python3, not the first python3 on PATH).
+ * Skipped, with the reason, where that interpreter, pytest or numpy is absent. */
 #include "check.h"
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +9,13 @@
 #include <unistd.h>
 
 /* Runs a Python script (its arguments in args) under that interpreter: skipped with the reason
- * where the interpreter is missing or the script exits 77 (numpy absent); otherwise it must exit
- * 0 and print passed. A line "note: ..." it prints is passed on. */
+ * (its line "skip: ...", else its first line) where the interpreter is missing or the script exits
+ * 77 (numpy absent); otherwise it must exit 0 and print passed. Its first line "note: ..." and
+ * pytest's lines of skipped tests ("SKIPPED ...") are passed on. */
 static void run_python(const char *args, const char *passed)
 {
     const char *py = getenv("VLA_PYTHON") ? getenv("VLA_PYTHON") : "/usr/bin/python3";
-    char msg[300];
+    static char msg[300]; /* vla_test_skip keeps the pointer */
     if (access(py, X_OK)) {
         snprintf(msg, sizeof msg, "no Python interpreter at %s (set PYTHON=...)", py);
         vla_test_skip(msg);
@@ -23,22 +24,44 @@ static void run_python(const char *args, const char *passed)
     char *out = NULL;
     int st = vla_test_sh(&out, "%s %s 2>&1", py, args);
     if (st == 77) {
-        snprintf(msg, sizeof msg, "%s", out && *out ? out : "numpy absent");
+        const char *why = out ? strstr(out, "skip: ") : NULL;
+        snprintf(msg, sizeof msg, "%s", why ? why + 6 : out && *out ? out : "numpy absent");
         msg[strcspn(msg, "\n")] = 0;
         vla_test_skip(msg);
     } else {
         CHECK_MSG(st == 0 && out && strstr(out, passed), "exit %d: %s", st, out ? out : "");
         if (out && strstr(out, "note: "))
             printf("%.*s\n", (int)strcspn(strstr(out, "note: "), "\n"), strstr(out, "note: "));
+        for (const char *l = out; l && (l = strstr(l, "\nSKIPPED ")); l++)
+            printf("note: %.*s\n", (int)strcspn(l + 1, "\n"), l + 1);
     }
     free(out);
 }
 
+/* Runs pytest (with `plugins`, "-p NAME" words) on the test files `files` under that interpreter,
+ * skipped, with the reason, where it has no pytest (make deps installs python3-pytest) or where
+ * every test skipped (tests/vla_pytest.py, the plugin every run loads: exit 77). Tests print what
+ * they measured (-s), and pytest lists the skipped tests with their reasons (-rs). */
+static void run_pytest(const char *plugins, const char *files, const char *name)
+{
+    char script[2000], passed[100];
+    snprintf(passed, sizeof passed, "%s: passed", name);
+    snprintf(script, sizeof script,
+             "-c \"import sys; sys.path[:0] = ['tools/python', 'tests']\n"
+             "sys.dont_write_bytecode = True\n"
+             "try:\n    import pytest\nexcept ImportError:\n"
+             "    print('skip: no pytest in', sys.executable, '(make deps: python3-pytest)')\n"
+             "    sys.exit(77)\n"
+             "st = pytest.main(['-q', '-s', '-rs', '-p', 'no:cacheprovider', '-p', 'vla_pytest'%s,"
+             " %s])\n"
+             "print('%s' if st == 0 else '%s: exit %%d' %% st)\n"
+             "sys.exit(int(st))\"", plugins, files, passed, name);
+    run_python(script, passed);
+}
+
 TEST_SLOW(python_binding_reader_and_recorder)
 {
-    char args[PATH_MAX + 64];
-    snprintf(args, sizeof args, "tools/python/test_vlastab.py %s", vla_test_bin_dir());
-    run_python(args, "python: passed");
+    run_pytest("", "'tools/python/test_vlastab.py'", "python");
 }
 
 /* The binding's structures and constants against the C compiler's reading of lib/vlastab.h, field
@@ -46,21 +69,21 @@ TEST_SLOW(python_binding_reader_and_recorder)
  * import (tools/python/test_abi.py) */
 TEST(python_abi_from_header)
 {
-    run_python("tools/python/test_abi.py", "abi: passed");
+    run_pytest("", "'tools/python/test_abi.py'", "abi");
 }
 
 /* The gated family against tests/gated_ref.py, numpy written from the published equations
  * (tests/test_gated.py says how and within what bound) */
 TEST_SLOW(python_gated_against_published_equations)
 {
-    run_python("tests/test_gated.py", "gated: passed");
+    run_pytest("", "'tests/test_gated.py'", "gated");
 }
 
 /* The backward pass (vla_grad, f64) against torch.autograd float64 of tests/gated_ref.py's
  * torch_seq (tests/test_grad.py says how and within what bound) */
 TEST_SLOW(python_grad_against_torch_autograd)
 {
-    run_python("tests/test_grad.py", "grad: passed");
+    run_pytest("", "'tests/test_grad.py'", "grad");
 }
 
 /* vlastab.grad against central differences of vlastab.run in binary64, every model of the
@@ -69,14 +92,14 @@ TEST_SLOW(python_grad_against_torch_autograd)
  * (tools/python/test_grad_fd.py says how and within what bound) */
 TEST_SLOW(python_grad_against_finite_differences)
 {
-    run_python("tools/python/test_grad_fd.py", "grad-fd: passed");
+    run_pytest("", "'tools/python/test_grad_fd.py'", "grad-fd");
 }
 
 /* The chunk form's backward (vla_grad with chunk:C, f64) against torch.autograd float64 of
  * tests/gated_ref.py's torch_chunk (tests/test_gradchunk.py says how and within what bound) */
 TEST_SLOW(python_gradchunk_against_torch_autograd)
 {
-    run_python("tests/test_gradchunk.py", "gradchunk: passed");
+    run_pytest("", "'tests/test_gradchunk.py'", "gradchunk");
 }
 
 /* vlastab.judge: the example kernels of tools/python/vlastab/examples.py against a
@@ -85,9 +108,7 @@ TEST_SLOW(python_gradchunk_against_torch_autograd)
  * vla-check --outputs (tools/python/test_judge.py says how and within what bound) */
 TEST_SLOW(python_judge_own_kernels)
 {
-    char args[PATH_MAX + 64];
-    snprintf(args, sizeof args, "tools/python/test_judge.py %s", vla_test_bin_dir());
-    run_python(args, "judge: passed");
+    run_pytest("", "'tools/python/test_judge.py'", "judge");
 }
 
 /* vlastab.judge and vla-check --outputs with a kernel's gradients: a gdn PyTorch loop's
@@ -96,26 +117,7 @@ TEST_SLOW(python_judge_own_kernels)
  * (tools/python/test_judge_grad.py says how and within what bound) */
 TEST_SLOW(python_judge_gradients)
 {
-    char args[PATH_MAX + 64];
-    snprintf(args, sizeof args, "tools/python/test_judge_grad.py %s", vla_test_bin_dir());
-    run_python(args, "judge-grad: passed");
-}
-
-/* Runs pytest (with `plugins`, "-p NAME" words) on the test files `files` under that interpreter,
- * skipped, with the reason, where it has no pytest (make deps installs python3-pytest) */
-static void run_pytest(const char *plugins, const char *files, const char *name)
-{
-    char script[2000], passed[100];
-    snprintf(passed, sizeof passed, "%s: passed", name);
-    snprintf(script, sizeof script,
-             "-c \"import sys; sys.path.insert(0, 'tools/python'); sys.dont_write_bytecode = True\n"
-             "try:\n    import pytest\nexcept ImportError:\n"
-             "    print('skip: no pytest in', sys.executable, '(make deps: python3-pytest)')\n"
-             "    sys.exit(77)\n"
-             "st = pytest.main(['-q', '-p', 'no:cacheprovider'%s, %s])\n"
-             "print('%s' if st == 0 else '%s: exit %%d' %% st)\n"
-             "sys.exit(int(st))\"", plugins, files, passed, name);
-    run_python(script, passed);
+    run_pytest("", "'tools/python/test_judge_grad.py'", "judge-grad");
 }
 
 /* The pytest plugin (vlastab/pytest_plugin.py): the three example kernels' tests of docs/kernel.md
@@ -151,7 +153,7 @@ TEST_SLOW(python_state_cache_against_numpy)
  * beta against gated_ref's seq with the same roundings */
 TEST_SLOW(python_half_knobs_against_numpy)
 {
-    run_python("tests/test_half.py", "half: passed");
+    run_pytest("", "'tests/test_half.py'", "half");
 }
 
 /* pip install --no-build-isolation --no-index of the repository into a fresh venv, and its wheel
@@ -162,13 +164,12 @@ TEST_SLOW(python_half_knobs_against_numpy)
  * whose programs are not those a pip build ships; the build's make is a no-op on this tree. */
 TEST_SLOW(python_pip_install_into_fresh_venv)
 {
-    char bin[PATH_MAX], plain[PATH_MAX], args[PATH_MAX + 64];
+    char bin[PATH_MAX], plain[PATH_MAX];
     if (!realpath(vla_test_bin_dir(), bin) || !realpath("bin", plain) || strcmp(bin, plain)) {
         vla_test_skip("the programs are not bin/'s (a sanitized build): pip ships bin/'s");
         return;
     }
-    snprintf(args, sizeof args, "tools/python/test_pip.py %s", bin);
-    run_python(args, "pip: passed");
+    run_pytest("", "'tools/python/test_pip.py'", "pip");
 }
 
 /* The CI recipe of docs/ci.md (examples/ci/run.sh) end to end: the tree pip-installed into a
@@ -182,5 +183,5 @@ TEST_SLOW(python_ci_example_end_to_end)
         vla_test_skip("the programs are not bin/'s (a sanitized build): pip ships bin/'s");
         return;
     }
-    run_python("tools/python/test_ci_example.py", "ci example: passed");
+    run_pytest("", "'tools/python/test_ci_example.py'", "ci-example");
 }

@@ -6,6 +6,7 @@
  * mpirun or an MPI build is missing). */
 #define _GNU_SOURCE
 #include "check.h"
+#include "proc.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -65,22 +66,6 @@ static void put(const char *path, const char *text)
     CHECK_MSG(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *s = malloc(cap);
-    size_t r;
-    while ((r = fread(s + n, 1, cap - n - 1, f)) > 0)
-        if ((n += r) + 1 >= cap)
-            s = realloc(s, cap *= 2);
-    s[n] = 0;
-    fclose(f);
-    return s;
-}
-
 /* runs a shell command line; its exit status (-1 when it did not exit) */
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sh(const char *fmt, ...)
@@ -96,7 +81,7 @@ static int sh(const char *fmt, ...)
  * command (it holds the output path) and the thread count (the results do not depend on it) */
 static char *numbers(const char *path)
 {
-    char *s = slurp(path);
+    char *s = read_all(path, NULL);
     if (!s)
         return NULL;
     char *o = s;
@@ -116,7 +101,7 @@ static char *numbers(const char *path)
 /* a manifest with its seconds column blanked and `from` (a tree's name) replaced by `to` */
 static char *manifest(const char *path, const char *from, const char *to)
 {
-    char *s = slurp(path);
+    char *s = read_all(path, NULL);
     if (!s)
         return NULL;
     size_t cap = strlen(s) * 2 + 64, n = 0;
@@ -222,7 +207,7 @@ static void alone_checks(const char *tree, int parallel)
     for (int i = 0; i < 6; i++) {
         char p[512];
         snprintf(p, sizeof p, "%s/%s%d.dat", tree, i < 4 ? "par" : "alone", i < 4 ? i + 1 : i - 3);
-        char *e = slurp(p);
+        char *e = read_all(p, NULL);
         int n = -1, omp = -1;
         CHECK_MSG(e && sscanf(e, "n=%d omp=%d", &n, &omp) == 2, "%s: %s", p, e ? e : "(none)");
         if (i < 4)
@@ -247,7 +232,7 @@ TEST_SLOW(sweep_local)
     CHECK_EQ_INT(sh("bin/vla-sweep --dry-run --out %s/t %s/grid.sweep >%s/dry", dir, dir, dir), 0);
     char p[512];
     snprintf(p, sizeof p, "%s/dry", dir);
-    char *dry = slurp(p);
+    char *dry = read_all(p, NULL);
     for (int i = 0; dry && i < 4; i++)
         CHECK_MSG(strstr(dry, cases4[i]), "--dry-run lacks %s:\n%s", cases4[i], dry);
     char want[700];
@@ -262,14 +247,14 @@ TEST_SLOW(sweep_local)
         CHECK_MSG(stat(p, &st[i]) == 0, "no table %s", p);
     }
     snprintf(p, sizeof p, "%s/t/grid.manifest.tsv", dir);
-    char *m = slurp(p);
+    char *m = read_all(p, NULL);
     CHECK_MSG(m && count_lines(m, "\tok\t") == 4 && strstr(m, "# case\tcommand\tstatus\tseconds"),
               "manifest: %s", m ? m : "(none)");
     free(m);
     /* run again: everything is complete, nothing is rewritten */
     CHECK_EQ_INT(sh("bin/vla-sweep --out %s/t %s/grid.sweep 2>%s/err", dir, dir, dir), 0);
     snprintf(p, sizeof p, "%s/err", dir);
-    char *err = slurp(p);
+    char *err = read_all(p, NULL);
     CHECK_MSG(err && strstr(err, "0 ran ok, 4 complete before"), "second run: %s", err ? err : "");
     free(err);
     for (int i = 0; i < 4; i++) {
@@ -314,7 +299,7 @@ TEST_SLOW(sweep_mpi)
                 dir, dir);
     char p[512];
     snprintf(p, sizeof p, "%s/mpiout", dir);
-    char *out = slurp(p);
+    char *out = read_all(p, NULL);
     CHECK_MSG(rc == 0, "mpirun: status %d:\n%s", rc, out ? out : "");
     CHECK_MSG(out && strstr(out, "3 ranks"), "%s", out ? out : "");
     free(out);
@@ -338,7 +323,7 @@ TEST_SLOW(sweep_mpi)
     int ranks_seen = 0;
     for (int i = 1; i <= 9; i++) {
         snprintf(p, sizeof p, "%s/env/env.sh-%d.dat", dir, i);
-        char *e = slurp(p);
+        char *e = read_all(p, NULL);
         int gpu = -1, rank = -1, omp = -1;
         CHECK_MSG(e && sscanf(e, "gpu=%d rank=%d omp=%d", &gpu, &rank, &omp) == 3, "%s: %s", p,
                   e ? e : "(none)");
@@ -427,7 +412,7 @@ TEST_SLOW(sweep_resume)
     CHECK_EQ_INT(sh("bin/vla-sweep -j 1 --out %s/k %s 2>%s/err", dir, p, dir), 0);
     char e[512];
     snprintf(e, sizeof e, "%s/err", dir);
-    char *err = slurp(e);
+    char *err = read_all(e, NULL);
     char want[64];
     snprintf(want, sizeof want, "%d ran ok, %d complete before (skipped)", 6 - complete, complete);
     CHECK_MSG(err && strstr(err, want), "want '%s' in:\n%s", want, err ? err : "");
@@ -453,7 +438,7 @@ TEST_SLOW(sweep_resume)
         free(y);
     }
     snprintf(e, sizeof e, "%s/k/slow.manifest.tsv", dir);
-    char *m = slurp(e);
+    char *m = read_all(e, NULL);
     CHECK_MSG(m && count_lines(m, "\tok\t") == 6, "manifest after the resume:\n%s", m ? m : "");
     if (ckpt) {
         snprintf(want, sizeof want, "s%d\t%s", ckpt, bin("vla-statenorm"));
@@ -480,7 +465,7 @@ TEST(sweep_failure)
            "name sn/{precision}\n");
     snprintf(e, sizeof e, "%s/err", dir);
     CHECK_EQ_INT(sh("bin/vla-sweep -j 2 --out %s/t %s 2>%s", dir, p, e), 1);
-    char *err = slurp(e);
+    char *err = read_all(e, NULL);
     char want[700];
     snprintf(want, sizeof want, "command: %s --steps 200 --d 8 --precision f99 --out",
              bin("vla-statenorm"));
@@ -494,7 +479,7 @@ TEST(sweep_failure)
     snprintf(e, sizeof e, "%s/t/sn/half.dat", dir); /* the label names the table */
     CHECK(access(e, F_OK) == 0);
     snprintf(e, sizeof e, "%s/t/bad.manifest.tsv", dir);
-    char *m = slurp(e);
+    char *m = read_all(e, NULL);
     snprintf(want, sizeof want, "sn/f99\t%s --steps 200 --d 8 --precision f99 --out ",
              bin("vla-statenorm"));
     CHECK_MSG(m && strstr(m, want) &&
@@ -517,7 +502,7 @@ TEST(sweep_failure)
     put(p, text);
     CHECK_EQ_INT(sh("bin/vla-sweep --out %s/t3 %s 2>/dev/null", dir, p), 1);
     snprintf(e, sizeof e, "%s/t3/bad.manifest.tsv", dir);
-    m = slurp(e);
+    m = read_all(e, NULL);
     CHECK_MSG(m && strstr(m, "\tfailed\t") && strstr(m, "\texit 127: vla-sweep: cannot run ") &&
                   strstr(m, "/noexec: No such file or directory\n") &&
                   strstr(m, "\tsignal 11 (Segmentation fault): about to fail\n"),
@@ -542,7 +527,7 @@ TEST(sweep_failure)
         put(p, bad[i].text);
         snprintf(e, sizeof e, "%s/err", dir);
         CHECK_MSG(sh("bin/vla-sweep --out %s/t2 %s 2>%s", dir, p, e) == 2, "%s", bad[i].text);
-        err = slurp(e);
+        err = read_all(e, NULL);
         CHECK_MSG(err && strstr(err, bad[i].want), "want '%s', got: %s", bad[i].want, err ? err : "");
         free(err);
     }
@@ -561,7 +546,7 @@ TEST_SLOW(sweep_slurm)
     CHECK_EQ_INT(sh("bin/vla-sweep --slurm --chunk 3 --out %s/s %s/grid.sweep >%s/out 2>/dev/null",
                     dir, dir, dir), 0);
     snprintf(p, sizeof p, "%s/s/grid.sbatch", dir);
-    char *s = slurp(p);
+    char *s = read_all(p, NULL);
     CHECK_MSG(s && !strncmp(s, "#!/bin/bash\n", 12) && strstr(s, "\n#SBATCH --array=0-1\n"),
               "the script: %s", s ? s : "(none)");
     /* each command once, in its task's branch (cases 0-2 in task 0, case 3 in task 1) */
@@ -581,7 +566,7 @@ TEST_SLOW(sweep_slurm)
     CHECK_EQ_INT(sh("bin/vla-sweep --slurm --chunk 3 --out %s/sa %s/alone.sweep >/dev/null "
                     "2>/dev/null", dir, dir), 0);
     snprintf(p, sizeof p, "%s/sa/alone.sbatch", dir);
-    s = slurp(p);
+    s = read_all(p, NULL);
     const char *t2 = s ? strstr(s, "\n2)\n    case_ alone1 ") : NULL;
     CHECK_MSG(s && strstr(s, "\n#SBATCH --array=0-3\n") && strstr(s, "\n1)\n    case_ par4 ") && t2 &&
                   strstr(t2, "\n3)\n    case_ alone2 ") && !strstr(t2 + 1, "\n    case_ par"),
@@ -604,11 +589,11 @@ TEST_SLOW(sweep_slurm)
     /* then vla-sweep collects the manifest, with the array tasks' timings */
     CHECK_EQ_INT(sh("bin/vla-sweep --out %s/s %s/grid.sweep 2>%s/err", dir, dir, dir), 0);
     snprintf(p, sizeof p, "%s/err", dir);
-    char *err = slurp(p);
+    char *err = read_all(p, NULL);
     CHECK_MSG(err && strstr(err, "0 ran ok, 4 complete before"), "%s", err ? err : "");
     free(err);
     snprintf(p, sizeof p, "%s/s/grid.manifest.tsv", dir);
-    char *m = slurp(p);
+    char *m = read_all(p, NULL);
     CHECK_MSG(m && count_lines(m, "\tok\t") == 4 && !strstr(m, "\tok\t-\t"),
               "the collected manifest: %s", m ? m : "");
     free(m);
@@ -657,7 +642,7 @@ TEST(sweep_slurm_quoting)
     CHECK_EQ_INT(sh_in(dir, "\"$REPO\"/bin/vla-sweep --slurm --out 'tree (1)' '%s.sweep' >out 2>err",
                        quoted), 0);
     snprintf(p, sizeof p, "%s/tree (1)/%s.sbatch", dir, hostile);
-    char *s = slurp(p);
+    char *s = read_all(p, NULL);
     CHECK_MSG(s && strstr(s, "\n#SBATCH --job-name=\"vla-sweep-x$(touch canary1)`touch canary2`'q\\\"%b\"\n") &&
                   strstr(s, "\n#SBATCH --output=\"tree (1)/slurm/x$(touch canary1)`touch canary2`'q\\\"%%b-\"%A_%a.log\n"),
               "the #SBATCH lines: %s", s ? s : "(none)");
@@ -674,12 +659,12 @@ TEST(sweep_slurm_quoting)
     for (int t = 0; t < 2; t++)
         CHECK_EQ_INT(sh_in(dir, "SLURM_ARRAY_TASK_ID=%d bash 'tree (1)/%s.sbatch' 2>>err", t, quoted), 0);
     snprintf(p, sizeof p, "%s/tree (1)/ca_b.dat", dir);
-    char *a = slurp(p);
+    char *a = read_all(p, NULL);
     CHECK_MSG(a && !strncmp(a, "--v\na\tb\n--out\n", 14), "the value with a tab arrived as: %s",
               a ? a : "(none)");
     free(a);
     snprintf(p, sizeof p, "%s/tree (1)/cplain.dat", dir);
-    a = slurp(p);
+    a = read_all(p, NULL);
     CHECK_MSG(a && strstr(a, "/cplain.dat\n--resume\n"), "the case with a checkpoint: %s", a ? a : "(none)");
     free(a);
     for (int i = 1; i <= 2; i++) {
@@ -701,7 +686,7 @@ TEST(sweep_slurm_quoting)
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         CHECK_EQ_INT(sh_in(dir, "\"$REPO\"/bin/vla-sweep --slurm --out %s %s 2>err", no[i].out, no[i].file), 2);
         snprintf(p, sizeof p, "%s/err", dir);
-        char *err = slurp(p);
+        char *err = read_all(p, NULL);
         CHECK_MSG(err && strstr(err, no[i].want), "want '%s': %s", no[i].want, err ? err : "");
         free(err);
     }
@@ -759,7 +744,7 @@ TEST(sweep_special_files)
         snprintf(args, sizeof args, bad[i].args, dir, dir);
         /* timeout: a FIFO that is waited on fails the check instead of hanging the suite */
         int rc = sh("timeout 10 bin/vla-sweep %s 2>%s", args, e);
-        char *err = slurp(e);
+        char *err = read_all(e, NULL);
         CHECK_MSG(rc == 2 && err && strstr(err, bad[i].want), "vla-sweep %s: status %d, want '%s': %s",
                   args, rc, bad[i].want, err ? err : "");
         free(err);
@@ -781,11 +766,11 @@ TEST(sweep_special_files)
     CHECK(symlink("old.sbatch", p) == 0);
     CHECK_EQ_INT(sh("bin/vla-sweep --slurm --script %s %s/grid.sweep >/dev/null 2>&1", p, dir), 0);
     CHECK(lstat(p, &st) == 0 && S_ISREG(st.st_mode));
-    char *s = slurp(p);
+    char *s = read_all(p, NULL);
     CHECK_MSG(s && !strncmp(s, "#!/bin/bash\n", 12), "link.sbatch: %.40s", s ? s : "(none)");
     free(s);
     snprintf(p, sizeof p, "%s/old.sbatch", dir);
-    s = slurp(p);
+    s = read_all(p, NULL);
     CHECK_MSG(s && !strcmp(s, "old\n"), "the link's target was written: %.40s", s ? s : "(none)");
     free(s);
     snprintf(p, sizeof p, "%s/nowhere", dir);
@@ -799,7 +784,7 @@ TEST(sweep_special_files)
     snprintf(p, sizeof p, "%s/m/grid.manifest.tsv", dir);
     CHECK(mkfifo(p, 0600) == 0);
     int rc = sh("timeout 10 bin/vla-sweep --out %s/m %s/grid.sweep 2>%s", dir, dir, e);
-    char *err = slurp(e);
+    char *err = read_all(e, NULL);
     CHECK_MSG(rc == 2 && err && strstr(err, "grid.manifest.tsv: a FIFO, not a regular file"),
               "a FIFO manifest: status %d: %s", rc, err ? err : "");
     free(err);
@@ -807,7 +792,7 @@ TEST(sweep_special_files)
     snprintf(p, sizeof p, "%s/m/statenorm-la-f32.dat", dir);
     CHECK(access(p, F_OK) != 0);
     rc = sh("VLA_SWEEP_GPUS= bin/vla-sweep --out %s/g %s/grid.sweep 2>%s", dir, dir, e);
-    err = slurp(e);
+    err = read_all(e, NULL);
     CHECK_MSG(rc == 2 && err && strstr(err, "VLA_SWEEP_GPUS='' is not a number of GPUs"),
               "VLA_SWEEP_GPUS='': status %d: %s", rc, err ? err : "");
     free(err);
@@ -844,7 +829,7 @@ TEST(sweep_lock)
         usleep(10000); /* the first case under way */
     snprintf(e, sizeof e, "%s/err", dir);
     CHECK_EQ_INT(sh("bin/vla-sweep -j 1 --out %s %s 2>%s", out, p, e), 2);
-    char *err = slurp(e), want[500];
+    char *err = read_all(e, NULL), want[500];
     snprintf(want, sizeof want, "another vla-sweep is running on %s (pid %ld)", out, (long)pid);
     CHECK_MSG(err && strstr(err, want), "want '%s' in: %s", want, err ? err : "");
     free(err);
@@ -852,7 +837,7 @@ TEST(sweep_lock)
     waitpid(pid, &st, 0);
     CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first sweep: status %d", st);
     CHECK_EQ_INT(sh("bin/vla-sweep -j 1 --out %s %s 2>%s", out, p, e), 0);
-    err = slurp(e);
+    err = read_all(e, NULL);
     CHECK_MSG(err && strstr(err, "0 ran ok, 2 complete before (skipped)"), "after: %s",
               err ? err : "");
     free(err);
@@ -886,7 +871,7 @@ TEST(sweep_error_lines)
         snprintf(e, sizeof e, "%s/err", dir);
         put(p, cases[i].text);
         CHECK_EQ_INT(sh("bin/vla-sweep --dry-run %s >/dev/null 2>%s", p, e), 2);
-        char *err = slurp(e);
+        char *err = read_all(e, NULL);
         CHECK_MSG(err && strstr(err, cases[i].says), "case %zu: want '%s' in: %s", i,
                   cases[i].says, err ? err : "");
         free(err);
@@ -910,7 +895,7 @@ TEST(sweep_file_with_a_nul)
     FILE *f = fopen(p, "wb");
     CHECK(f && fwrite(text, 1, sizeof text - 1, f) == sizeof text - 1 && fclose(f) == 0);
     CHECK_EQ_INT(sh("bin/vla-sweep --out %s/t %s >/dev/null 2>%s", dir, p, e), 2);
-    char *err = slurp(e);
+    char *err = read_all(e, NULL);
     CHECK_MSG(err && strstr(err, "nul.sweep:2: a NUL byte at byte 23 of the line"), "%s",
               err ? err : "(none)");
     free(err);
@@ -949,7 +934,7 @@ TEST(sweep_logs_links_and_full_disk)
     CHECK(symlink(victim, e) == 0);
     snprintf(e, sizeof e, "%s/err", dir);
     CHECK_EQ_INT(sh("bin/vla-sweep --out %s/t %s 2>%s", dir, p, e), 1);
-    char *v = slurp(victim), *err = slurp(e);
+    char *v = read_all(victim, NULL), *err = read_all(e, NULL);
     CHECK_MSG(v && !strcmp(v, "keep me\n"), "the log was written through its link: %s", v ? v : "");
     CHECK_MSG(err && strstr(err, "FAILED x: exit 1: stand-in: no room left"), "%s", err ? err : "");
     free(v);
@@ -967,7 +952,7 @@ TEST(sweep_logs_links_and_full_disk)
     }
     snprintf(e, sizeof e, "%s/err", dir);
     int rc = sh("bin/vla-sweep --out %s/full/t %s 2>%s", dir, p, e);
-    err = slurp(e);
+    err = read_all(e, NULL);
     CHECK_MSG(rc == 1 && err && strstr(err, "FAILED x: exit 1: stand-in: no room left"),
               "a full disk: status %d: %s", rc, err ? err : "");
     free(err);

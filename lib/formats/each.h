@@ -4,9 +4,9 @@
  *     VLA_PART_SCALAR   lib/fmt.h: VLA_RND_<ID>(x), the native arithmetic's rounding of a C
  *                       number (lib's policies, the comp way's double words, the kernels' host
  *                       side), and SR_RND_<ID>(x), the sr way's stochastic rounding
- *     VLA_PART_AVX512   kernels/lanes.c: LDBL_<ID>, the lanes' container (1: binary64 vectors,
+ *     VLA_PART_AVX512   lanes/lanes.c: LDBL_<ID>, the lanes' container (1: binary64 vectors,
  *                       0: binary32), and LRND_<ID>(x), the rounding of an AVX-512 vector
- *     VLA_PART_AVX2     kernels/lanes.c: LRND2_<ID>(x), of an AVX2 vector
+ *     VLA_PART_AVX2     lanes/lanes.c: LRND2_<ID>(x), of an AVX2 vector
  *     VLA_PART_KERNEL   kernels/kpolicy.h: krnd_<tok>(x), the CUDA device's rounding (under
  *                       __CUDACC__) and its host emulation's
  * lib/policy.h and kpolicy.h make each policy's RO, RS and RI from them. The lanes and the host

@@ -6,8 +6,8 @@ generator makes of the header now. Then the header changed in a copy (a field ad
 of vla_config, a constant's value changed): the build's check of the old reading no longer
 compiles, naming the field and the constant, and a binding made from the changed header refuses
 the library built from the old one at import; a declaration the generator cannot read is an error
-naming it. Run by tests/test_python.c from the repository root (CC: the C compiler, default cc);
-prints only failures, then "abi: passed"; exit 77 (skipped) without numpy or the built library.
+naming it. Run under pytest by tests/test_python.c from the repository root (CC: the C
+compiler, default cc).
 """
 import ctypes
 import os
@@ -15,35 +15,17 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 
-try:
-    import numpy  # noqa: F401 (the binding needs it)
-except ImportError:
-    print("skip: numpy is absent from %s (Debian: apt-get install python3-numpy)" % sys.executable)
-    sys.exit(77)
+import pytest
+
+import vlastab
+from vlastab import _abi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import checking  # noqa: E402
-from checking import check as _check  # noqa: E402
-vlastab = checking.vlastab_or_skip()
-try:
-    from vlastab import _abi
-except ImportError:
-    _abi = None
-
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 HEADER = os.path.join(REPO, "lib", "vlastab.h")
 MKABI = os.path.join(HERE, "mkabi.py")
 CC = shlex.split(os.environ.get("CC", "cc"))
-tmp = tempfile.mkdtemp(prefix="vla-abi-")
-
-
-def check(cond, what):
-    """checking.check, returning cond"""
-    _check(cond, what)
-    return cond
 
 
 def sh(args, **kw):
@@ -72,7 +54,7 @@ def after(anchor, text):
 ADD_FIELD = after("    int d, dv;\n", "    int added;\n")
 
 
-def header_copy(name, edit):
+def header_copy(tmp, name, edit):
     """lib/vlastab.h and vlalists.h copied into tmp/name, vlastab.h through edit (text -> text,
     which must change it); the copy's path"""
     d = os.path.join(tmp, name)
@@ -88,101 +70,114 @@ def header_copy(name, edit):
     return os.path.join(d, "vlastab.h")
 
 
-# every structure the binding declares is _abi.py's (none written by hand beside it)
-own = {n: t for n, t in vars(vlastab).items()
-       if isinstance(t, type) and issubclass(t, ctypes.Structure)}
-check(own and all(t.__module__ == "vlastab._abi" for t in own.values()),
-      "structures of the binding not from vlastab/_abi.py: %s" % sorted(
-          n for n, t in own.items() if t.__module__ != "vlastab._abi"))
-if _abi is None:
-    check(False, "vlastab has no _abi.py, the structures and constants made from lib/vlastab.h")
-    print("abi: %d failed" % checking.fails)
-    sys.exit(1)
-check(set(_abi.STRUCTS) >= {"vla_config", "vla_input", "vla_error", "vla_counts", "vla_grads"},
-      "_abi.py's structures: %s" % (_abi.STRUCTS,))
+def test_structures_are_abi_py_s():
+    """every structure the binding declares is _abi.py's (none written by hand beside it)"""
+    own = {n: t for n, t in vars(vlastab).items()
+           if isinstance(t, type) and issubclass(t, ctypes.Structure)}
+    assert own and all(t.__module__ == "vlastab._abi" for t in own.values()), \
+        "structures of the binding not from vlastab/_abi.py: %s" % sorted(
+            n for n, t in own.items() if t.__module__ != "vlastab._abi")
+    assert set(_abi.STRUCTS) >= {"vla_config", "vla_input", "vla_error", "vla_counts",
+                                 "vla_grads"}, "_abi.py's structures: %s" % (_abi.STRUCTS,)
 
-# every field's offset and size, every struct's size and every constant, as the C compiler says
-lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "vlastab.h"', "int main(void)", "{"]
-want = []
-for s in _abi.STRUCTS:
-    t = getattr(_abi, s)
-    lines.append('    printf("%s %%zu\\n", sizeof(%s));' % (s, s))
-    want.append("%s %d" % (s, ctypes.sizeof(t)))
-    for f, _ in t._fields_:
-        lines.append('    printf("%s.%s %%zu %%zu\\n", offsetof(%s, %s), sizeof(((%s *)0)->%s));'
-                     % (s, f, s, f, s, f))
-        want.append("%s.%s %d %d" % (s, f, getattr(t, f).offset, getattr(t, f).size))
-for n in _abi.CONSTANTS:
-    lines.append('    printf("%s %%lld\\n", (long long)%s);' % (n, n))
-    v = getattr(_abi, n)
-    want.append("%s %d" % (n, v - 2 ** 64 if v >= 2 ** 63 else v))
-lines += ["    return 0;", "}"]
-src, exe = os.path.join(tmp, "layout.c"), os.path.join(tmp, "layout")
-with open(src, "w") as f:
-    f.write("\n".join(lines) + "\n")
-r = sh(CC + ["-std=gnu11", "-I", os.path.join(REPO, "lib"), "-o", exe, src])
-if check(r.returncode == 0, "the layout program does not compile: %s" % errors(r.stdout)):
+
+def test_layout_and_constants_as_the_compiler_says(tmp_path):
+    """every field's offset and size, every struct's size and every constant"""
+    lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "vlastab.h"', "int main(void)",
+             "{"]
+    want = []
+    for s in _abi.STRUCTS:
+        t = getattr(_abi, s)
+        lines.append('    printf("%s %%zu\\n", sizeof(%s));' % (s, s))
+        want.append("%s %d" % (s, ctypes.sizeof(t)))
+        for f, _ in t._fields_:
+            lines.append('    printf("%s.%s %%zu %%zu\\n", offsetof(%s, %s), '
+                         'sizeof(((%s *)0)->%s));' % (s, f, s, f, s, f))
+            want.append("%s.%s %d %d" % (s, f, getattr(t, f).offset, getattr(t, f).size))
+    for n in _abi.CONSTANTS:
+        lines.append('    printf("%s %%lld\\n", (long long)%s);' % (n, n))
+        v = getattr(_abi, n)
+        want.append("%s %d" % (n, v - 2 ** 64 if v >= 2 ** 63 else v))
+    lines += ["    return 0;", "}"]
+    src, exe = str(tmp_path / "layout.c"), str(tmp_path / "layout")
+    with open(src, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    r = sh(CC + ["-std=gnu11", "-I", os.path.join(REPO, "lib"), "-o", exe, src])
+    assert r.returncode == 0, "the layout program does not compile: %s" % errors(r.stdout)
     got = sh([exe]).stdout.split("\n")[:-1]
     diff = [(w, g) for w, g in zip(want, got) if w != g]
-    check(len(got) == len(want) and not diff, "the binding's layout and constants differ from the "
-          "C compiler's (binding, C): %s" % (diff[:5] or "%d lines, %d" % (len(want), len(got))))
+    assert len(got) == len(want) and not diff, "the binding's layout and constants differ from " \
+        "the C compiler's (binding, C): %s" % (diff[:5] or "%d lines, %d" % (len(want), len(got)))
 
-# the binding's _abi.py is what the generator makes of lib/vlastab.h now (make keeps it so)
-now = os.path.join(tmp, "now")
-r = mkabi(HEADER, now)
-if check(r.returncode == 0, "mkabi.py on lib/vlastab.h: %s" % r.stdout):
+
+@pytest.fixture(scope="module")
+def now(tmp_path_factory):
+    """what mkabi.py makes of lib/vlastab.h now, and its check compiled against it"""
+    d = str(tmp_path_factory.mktemp("abi") / "now")
+    r = mkabi(HEADER, d)
+    assert r.returncode == 0, "mkabi.py on lib/vlastab.h: %s" % r.stdout
+    return d
+
+
+def test_abi_py_is_made_from_the_header_now(now):
+    """the binding's _abi.py is what the generator makes of lib/vlastab.h now (make keeps it
+    so), and the check it makes compiles against the header"""
     with open(os.path.join(now, "_abi.py")) as f, open(_abi.__file__) as g:
-        check(f.read() == g.read(), "%s is not what mkabi.py makes of lib/vlastab.h now (make "
-              "remakes it)" % _abi.__file__)
+        assert f.read() == g.read(), "%s is not what mkabi.py makes of lib/vlastab.h now (make " \
+            "remakes it)" % _abi.__file__
     r = sh(CC + ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-I", os.path.join(REPO, "lib"),
                  "-c", os.path.join(now, "abi.c"), "-o", os.path.join(now, "abi.o")])
-    check(r.returncode == 0, "the check of lib/vlastab.h's reading does not compile against it: "
-          "%s" % errors(r.stdout))
-    ok = r.returncode == 0
-    # in a copy of the header, a field added to vla_config, a constant's value changed, a field
-    # added at vla_input's end: the old reading's check stops the build, naming what moved
-    for name, edit, words in (
-            ("field", ADD_FIELD, ["vla_config.features: not at offset"]),
-            ("constant", lambda s: s.replace("VLA_ERANGE = -2,", "VLA_ERANGE = -9,", 1),
-             ["VLA_ERANGE is not -2"]),
-            ("input", after("    double lgs", ", scale"), ["vla_input: not 88 bytes"])):
-        h = header_copy(name, edit)
-        r = sh(CC + ["-std=gnu11", "-I", os.path.dirname(h), "-c", os.path.join(now, "abi.c"),
-                     "-o", os.path.join(tmp, name + ".o")])
-        check(ok and r.returncode != 0 and all(w in r.stdout for w in words),
-              "%s changed in the header: the build's check of the old reading compiled (exit %d) "
-              "or did not say %s: %s" % (name, r.returncode, words, errors(r.stdout)))
+    assert r.returncode == 0, "the check of lib/vlastab.h's reading does not compile against " \
+        "it: %s" % errors(r.stdout)
 
-    # a binding made from the changed header (vla_config with the added field) against the library
-    # built from this one: refused at import, naming both digests
-    h = header_copy("bound", ADD_FIELD)
+
+# in a copy of the header, a field added to vla_config, a constant's value changed, a field
+# added at vla_input's end: the old reading's check stops the build, naming what moved
+@pytest.mark.parametrize("name, edit, words", [
+    ("field", ADD_FIELD, ["vla_config.features: not at offset"]),
+    ("constant", lambda s: s.replace("VLA_ERANGE = -2,", "VLA_ERANGE = -9,", 1),
+     ["VLA_ERANGE is not -2"]),
+    ("input", after("    double lgs", ", scale"), ["vla_input: not 88 bytes"])])
+def test_a_changed_header_stops_the_build(now, tmp_path, name, edit, words):
+    h = header_copy(str(tmp_path), name, edit)
+    r = sh(CC + ["-std=gnu11", "-I", os.path.dirname(h), "-c", os.path.join(now, "abi.c"),
+                 "-o", str(tmp_path / (name + ".o"))])
+    assert r.returncode != 0 and all(w in r.stdout for w in words), \
+        "%s changed in the header: the build's check of the old reading compiled (exit %d) " \
+        "or did not say %s: %s" % (name, r.returncode, words, errors(r.stdout))
+
+
+def test_a_binding_of_a_changed_header_is_refused_at_import(tmp_path):
+    """a binding made from the changed header (vla_config with the added field) against the
+    library built from this one: refused at import, naming both digests"""
+    tmp = str(tmp_path)
+    h = header_copy(tmp, "bound", ADD_FIELD)
     pkg = os.path.join(tmp, "pkg")
     shutil.copytree(os.path.dirname(vlastab.__file__), os.path.join(pkg, "vlastab"),
                     ignore=shutil.ignore_patterns("__pycache__", "_lib", "_bin"))
     r = mkabi(h, os.path.join(tmp, "bound-gen"))
-    if check(r.returncode == 0, "mkabi.py on the header with the field: %s" % r.stdout):
-        shutil.copy(os.path.join(tmp, "bound-gen", "_abi.py"), os.path.join(pkg, "vlastab"))
-        with open(os.path.join(pkg, "vlastab", "_abi.py")) as f:
-            check('("added", ctypes.c_int)' in f.read(),
-                  "the changed header's _abi.py has no field added")
-        env = dict(os.environ, PYTHONPATH=pkg, VLASTAB_LIB=vlastab.library._name,
-                   PYTHONDONTWRITEBYTECODE="1")
-        r = sh([sys.executable, "-c", "import vlastab"], env=env, cwd=tmp)
-        check(r.returncode != 0 and "ImportError" in r.stdout and
-              "was built from another lib/vlastab.h" in r.stdout,
-              "a binding made from a changed header imported against the old library (exit %d): %s"
-              % (r.returncode, r.stdout[-600:]))
+    assert r.returncode == 0, "mkabi.py on the header with the field: %s" % r.stdout
+    shutil.copy(os.path.join(tmp, "bound-gen", "_abi.py"), os.path.join(pkg, "vlastab"))
+    with open(os.path.join(pkg, "vlastab", "_abi.py")) as f:
+        assert '("added", ctypes.c_int)' in f.read(), \
+            "the changed header's _abi.py has no field added"
+    env = dict(os.environ, PYTHONPATH=pkg, VLASTAB_LIB=vlastab.library._name,
+               PYTHONDONTWRITEBYTECODE="1")
+    r = sh([sys.executable, "-c", "import vlastab"], env=env, cwd=tmp)
+    assert r.returncode != 0 and "ImportError" in r.stdout and \
+        "was built from another lib/vlastab.h" in r.stdout, \
+        "a binding made from a changed header imported against the old library (exit %d): %s" % (
+            r.returncode, r.stdout[-600:])
+
 
 # what the generator does not read is an error naming the declaration, never a guess
-for name, field, words in (("bitfield", "int bits : 3;", ["int bits : 3;", "bit-field"]),
-                           ("fnptr", "void (*cb)(void);", ["(*cb)", "function pointer"]),
-                           ("type", "off_t where;", ["off_t where;", "type off_t unknown"])):
-    r = mkabi(header_copy(name, after("    long den_inf_t;", "\n    " + field)),
-              os.path.join(tmp, name + "-gen"))
-    check(r.returncode != 0 and all(w in r.stdout for w in ["vla_counts"] + words), "mkabi.py on "
-          "a header with %s: exit %d, expected a refusal saying %s: %s" % (
-              name, r.returncode, words, r.stdout[-400:]))
-
-shutil.rmtree(tmp)
-print("abi: %s" % ("passed" if not checking.fails else "%d failed" % checking.fails))
-sys.exit(1 if checking.fails else 0)
+@pytest.mark.parametrize("name, field, words", [
+    ("bitfield", "int bits : 3;", ["int bits : 3;", "bit-field"]),
+    ("fnptr", "void (*cb)(void);", ["(*cb)", "function pointer"]),
+    ("type", "off_t where;", ["off_t where;", "type off_t unknown"])])
+def test_the_generator_refuses_what_it_does_not_read(tmp_path, name, field, words):
+    r = mkabi(header_copy(str(tmp_path), name, after("    long den_inf_t;", "\n    " + field)),
+              str(tmp_path / (name + "-gen")))
+    assert r.returncode != 0 and all(w in r.stdout for w in ["vla_counts"] + words), \
+        "mkabi.py on a header with %s: exit %d, expected a refusal saying %s: %s" % (
+            name, r.returncode, words, r.stdout[-400:])

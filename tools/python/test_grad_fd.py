@@ -2,7 +2,7 @@
 binding's list (vlastab.models()) with its default feature map, and with features=own where the
 model's feature map takes q or k: every gradient is that of the input as given (q and k raw,
 before phi; k's part through u = k when u is absent), and a gradient that is not finite is a
-RuntimeWarning, as run()'s state is (tests/test_python.c runs it). Exit 0: passed; 77: skipped.
+RuntimeWarning, as run()'s state is (tests/test_python.c runs it under pytest).
 
 The check, per entry x of an input at four steps (the first, two inside, the last):
 |g - FD(h)| <= 2 (|FD(2h) - FD(h)| / 3 + E / h), FD(h) = (L(x + h) - L(x - h)) / 2h, L = sum_t
@@ -14,22 +14,14 @@ the linear model's count; the models with A and the l2norm are within it at this
 T dv products with c and their sum. Two points, over 2h: E / h. The step h = cbrt(3 E / M) with
 M = max |L| is the one that balances h^2 f'''/6 against E / h for f''' of L's scale, rounded
 down to a power of two so that x +- h is exact; the gradients are O(1) and the planted bug
-(dq of phi(q) instead of q) moves them by 0.2 to 1.6 relative, some 10^6 bounds.
-usage: test_grad_fd.py"""
+(dq of phi(q) instead of q) moves them by 0.2 to 1.6 relative, some 10^6 bounds."""
 import os
-import sys
 import warnings
 
-try:
-    import numpy as np
-except ImportError:
-    print("skip: numpy is absent from %s (Debian: apt-get install python3-numpy)" % sys.executable)
-    sys.exit(77)
+import numpy as np
+import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import checking  # noqa: E402
-from checking import check, refused, warned  # noqa: E402
-vlastab = checking.vlastab_or_skip()
+import vlastab
 
 H, T, d, dv = 1, 12, 4, 4
 U64 = 2.0 ** -53
@@ -90,23 +82,40 @@ def fd(model, x, c, constants, name, i, h):
     return (lp - lm) / (2 * h), mag
 
 
-def check_model(model, constants, u_given, seed):
+def cases():
+    """(model, constants, u given, seed) of every model of the binding's list, its default feature
+    map and features=own where the model's map takes q or k; without u where the model reads it
+    (u = k, and dk is all of dL/dk)"""
+    out = []
+    for mi, model in enumerate(vlastab.models()):
+        own = _L.vla_model_phi(vlastab._configure(model, "f64", "sm", True, d, dv, {}).model)
+        default_id = vlastab._configure(model, "f64", "sm", True, d, dv, {}).features == \
+            _abi.VLA_FEAT_ID
+        variants = [{}] + ([{"features": "own"}] if default_id and own else [])
+        for vi, constants in enumerate(variants):
+            out.append((model, constants, True, 7 + 10 * mi + vi))
+        if reads(model) & _abi.VLA_IN_U:
+            out.append((model, {}, False, 7 + 10 * mi + 5))
+    return out
+
+
+@pytest.mark.parametrize("model, constants, u_given, seed", cases(),
+                         ids=lambda v: None if not isinstance(v, dict) else
+                         ",".join("%s=%s" % kv for kv in v.items()) or "default")
+def test_grad_against_finite_differences(model, constants, u_given, seed):
     x = inputs(model, seed)
     if not u_given:
         x.pop("u", None)
     rng = np.random.default_rng(seed + 1000)
     c = rng.uniform(-1, 1, (H, T, dv))
     a = dict(x)
-    try:
-        g = vlastab.grad(a.pop("q"), a.pop("k"), a.pop("v"), c, model=model, precision="f64",
-                         **a, **constants)
-    except ValueError as e:  # every model of the list has a backward in the seq form
-        check(False, "%s: vlastab.grad refused it: %s" % (model, e))
-        return
+    # every model of the list has a backward in the seq form: a ValueError fails the test
+    g = vlastab.grad(a.pop("q"), a.pop("k"), a.pop("v"), c, model=model, precision="f64", **a,
+                     **constants)
     L, mag = loss(model, x, c, constants)
     E = (T * (3 * d + dv) + T * dv + 1) * U64 * mag
     h = 2.0 ** np.floor(np.log2(np.cbrt(3 * E / max(abs(L), mag, 1e-300))))
-    worst, gmax, name_of = 0.0, 0.0, ""
+    worst, gmax, name_of, bad = 0.0, 0.0, "", []
     for name in x:
         gname = "d" + name if name != "logdecay" else "dg"
         for t in STEPS:
@@ -120,46 +129,39 @@ def check_model(model, constants, u_given, seed):
                 if ratio > worst:
                     worst, name_of = ratio, "%s%s" % (gname, list(i))
                 gmax = max(gmax, abs(gi))
-                check(abs(gi - f1) <= 2 * bound,
-                      "%s%s%s: %s%s = %.17g, the finite difference %.17g (|diff| %.3g > 2 x "
-                      "bound %.3g)" % (model, "".join(" %s=%s" % kv for kv in constants.items()),
-                                       "" if u_given else " (u absent: u = k)", gname, list(i),
-                                       gi, f1, abs(gi - f1), bound))
-    check(gmax > 1e-2, "%s: the gradients are too small to test (%.3g)" % (model, gmax))
+                if not abs(gi - f1) <= 2 * bound:
+                    bad.append("%s%s%s: %s%s = %.17g, the finite difference %.17g (|diff| %.3g "
+                               "> 2 x bound %.3g)" % (
+                                   model, "".join(" %s=%s" % kv for kv in constants.items()),
+                                   "" if u_given else " (u absent: u = k)", gname, list(i), gi,
+                                   f1, abs(gi - f1), bound))
+    assert not bad, "\n".join(bad)
+    assert gmax > 1e-2, "%s: the gradients are too small to test (%.3g)" % (model, gmax)
     if os.environ.get("VLA_TEST_VERBOSE"):
         print("grad fd %s %s%s: h %g, worst |g - FD| / bound %.3g (%s)" % (
             model, constants, "" if u_given else " u absent", h, worst, name_of))
 
 
-for mi, model in enumerate(vlastab.models()):
-    own = _L.vla_model_phi(vlastab._configure(model, "f64", "sm", True, d, dv, {}).model)
-    default_id = vlastab._configure(model, "f64", "sm", True, d, dv, {}).features == \
-        _abi.VLA_FEAT_ID
-    variants = [{}] + ([{"features": "own"}] if default_id and own else [])
-    for vi, constants in enumerate(variants):
-        check_model(model, constants, True, 7 + 10 * mi + vi)
-    if reads(model) & _abi.VLA_IN_U:  # the model reads u: without it u = k, and dk is all of dL/dk
-        check_model(model, {}, False, 7 + 10 * mi + 5)
-
-# a gradient that is not finite is a RuntimeWarning, as run()'s state is, and nonfinite says where
-rng = np.random.default_rng(11)
-q, k, v = (rng.uniform(-1, 1, (2, 8, 4)) for _ in range(3))
-c = rng.uniform(-1, 1, (2, 8, 4))
-c[1, 5] = 6e4  # in binary16 c_t rounds to 6e4, and its products overflow
-with warnings.catch_warnings(record=True) as w:
-    warnings.simplefilter("always")
-    g = vlastab.grad(q, k, v, c, model="delta", precision="f64")
-check(not w and "nonfinite" in g and not g["nonfinite"].any(),
-      "a finite f64 backward warned: %s" % [str(m.message) for m in w])
-g = warned("f16 gradients that overflow",
-           lambda: vlastab.grad(q, k, v, c * 30, model="delta", precision="f16"),
-           "vlastab.grad", "not finite", "head 1")
-if g is not None:
-    check("nonfinite" in g and g["nonfinite"][0] == 0 and g["nonfinite"][1] == 6,
-          "nonfinite %s, expected [0 6] (head 1's c_6 overflows)" % g.get("nonfinite"))
-    check(not np.isfinite(g["dq"][1]).all(), "the warning's gradients are finite")
-refused("grad of a model with A in joseph", lambda: vlastab.grad(q, k, v, c, model="vla3",
-        track="joseph"), ValueError, "sm")
-
-print("grad-fd: %s" % ("passed" if not checking.fails else "%d failed" % checking.fails))
-sys.exit(1 if checking.fails else 0)
+def test_nonfinite_gradients_warn():
+    """a gradient that is not finite is a RuntimeWarning, as run()'s state is, and nonfinite says
+    where"""
+    rng = np.random.default_rng(11)
+    q, k, v = (rng.uniform(-1, 1, (2, 8, 4)) for _ in range(3))
+    c = rng.uniform(-1, 1, (2, 8, 4))
+    c[1, 5] = 6e4  # in binary16 c_t rounds to 6e4, and its products overflow
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        g = vlastab.grad(q, k, v, c, model="delta", precision="f64")
+    assert not w and "nonfinite" in g and not g["nonfinite"].any(), \
+        "a finite f64 backward warned: %s" % [str(m.message) for m in w]
+    with pytest.warns(Warning) as w:
+        g = vlastab.grad(q, k, v, c * 30, model="delta", precision="f16")
+    words = ("vlastab.grad", "not finite", "head 1")
+    assert any(all(x in str(m.message) for x in words) for m in w), \
+        "f16 gradients that overflow: no warning with %s (%s)" % (
+            words, [str(m.message) for m in w])
+    assert "nonfinite" in g and g["nonfinite"][0] == 0 and g["nonfinite"][1] == 6, \
+        "nonfinite %s, expected [0 6] (head 1's c_6 overflows)" % g.get("nonfinite")
+    assert not np.isfinite(g["dq"][1]).all(), "the warning's gradients are finite"
+    with pytest.raises(ValueError, match="sm"):
+        vlastab.grad(q, k, v, c, model="vla3", track="joseph")

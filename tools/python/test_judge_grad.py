@@ -15,33 +15,21 @@ judged by vlastab.judge() through vla-check --outputs, gradients and all:
   - bad files, straight to vla-check: a gradient of another shape, NaN in do.npy, a gradient
     without do.npy, dbeta for mamba2, a model without a backward (exit 2, the file named); a NaN
     in dk.npy (exit 1, dk and its t named).
-Exit 0: passed; 77: skipped (no numpy or torch); anything else: failed.
-usage: test_judge_grad.py BIN_DIR"""
+Run under pytest (tests/vla_pytest.py), the programs of $VLA_BIN_DIR; skipped without numpy or
+torch."""
 import json
 import os
 import shutil
 import subprocess
-import sys
-import tempfile
-import time
 
-try:
-    import numpy as np
-    import torch
-except ImportError as e:
-    print("skip: %s in %s (Debian: apt-get install python3-numpy python3-torch)" % (
-        e, sys.executable))
-    sys.exit(77)
+import numpy as np
+import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import checking  # noqa: E402
-from checking import check  # noqa: E402
-vlastab = checking.vlastab_or_skip()
+torch = pytest.importorskip("torch")
+import vlastab  # noqa: E402
 
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "bin")
-os.environ["VLA_BIN_DIR"] = BIN
+BIN = os.environ["VLA_BIN_DIR"]  # judge() finds this build's vla-check
 torch.set_num_threads(2)
-t_start = time.time()
 
 
 def gdn(q, k, v, g=None, beta=None, detach_pred=False, tape16=False):
@@ -70,6 +58,7 @@ q, k, v = (torch.randn(B, T, H, d, dtype=torch.float64) for _ in range(3))
 beta = torch.randn(B, T, H, dtype=torch.float64).sigmoid()
 g = -0.1 * torch.nn.functional.softplus(torch.randn(B, T, H, dtype=torch.float64))
 NAMES = ("dq", "dk", "dv", "dg", "dbeta")
+bound = 4 * np.sqrt(d * T) * 2.0 ** -53  # of (1)
 
 
 def judged(fn, dtype, keep=None):
@@ -84,43 +73,53 @@ def by_grad(ver):
     return out
 
 
-# (1) float64: the loop's autograd against the exact gradients, within 4 sqrt(d T) u64
-ver = judged(gdn, torch.float64)
-rows = by_grad(ver)
-bound = 4 * np.sqrt(d * T) * 2.0 ** -53
-check(sorted(rows) == sorted(NAMES) and all(len(r) == B * H for r in rows.values()),
-      "f64: gradients judged %s" % {n: len(r) for n, r in rows.items()})
-worst = max((r["rel_rms"], r["grad"]) for rs in rows.values() for r in rs)
-check(worst[0] <= bound and ver.ok, "f64: autograd's %s is %.3g from the exact, bound %.3g (%s)" % (
-    worst[1], worst[0], bound, ver))
-print("f64: worst gradient rel_rms %.3g (%s), bound 4 sqrt(d T) u64 = %.3g" % (
-    worst[0], worst[1], bound))
+def test_float64_autograd_within_the_bound():
+    # (1) float64: the loop's autograd against the exact gradients, within 4 sqrt(d T) u64
+    ver = judged(gdn, torch.float64)
+    rows = by_grad(ver)
+    assert sorted(rows) == sorted(NAMES) and all(len(r) == B * H for r in rows.values()), \
+        "f64: gradients judged %s" % {n: len(r) for n, r in rows.items()}
+    worst = max((r["rel_rms"], r["grad"]) for rs in rows.values() for r in rs)
+    assert worst[0] <= bound and ver.ok, \
+        ("f64: autograd's %s is %.3g from the exact, bound %.3g (%s)" % (
+        worst[1], worst[0], bound, ver))
+    print("f64: worst gradient rel_rms %.3g (%s), bound 4 sqrt(d T) u64 = %.3g" % (
+        worst[0], worst[1], bound))
 
-# (2) float32: ok, every gradient within its budget
-ver = judged(gdn, torch.float32)
-rows = by_grad(ver)
-check(ver.ok and sorted(rows) == sorted(NAMES) and all(r["verdict"] == "ok" for rs in rows.values()
-                                                       for r in rs), "f32 correct: %s" % ver)
-print("f32 correct: %s; worst window error / budget %.3g" % (
-    "ok" if ver.ok else "FAIL", max(r["max_rel_window"] / r["budget"] for r in ver.grads)))
 
-# (3) a dropped term: the forward the same, dq ok, the others beyond and named
-ver = judged(lambda *a, **kw: gdn(*a, detach_pred=True, **kw), torch.float32)
-rows = by_grad(ver)
-bad = sorted(n for n, rs in rows.items() if any(r["verdict"] != "ok" for r in rs))
-check(not ver.ok and all(h["verdict"] == "ok" for h in ver.heads) and
-      bad == sorted(("dk", "dv", "dg", "dbeta")) and "gradient dk of head 0 beyond" in str(ver),
-      "dropped term: beyond %s, read-outs %s: %s" % (bad, [h["verdict"] for h in ver.heads], ver))
-print("dropped term: beyond %s; dk head 0 %.3g against budget %.3g" % (
-    bad, rows["dk"][0]["max_rel_window"], rows["dk"][0]["budget"]))
+def test_float32_ok():
+    # (2) float32: ok, every gradient within its budget
+    ver = judged(gdn, torch.float32)
+    rows = by_grad(ver)
+    assert (ver.ok and sorted(rows) == sorted(NAMES) and
+            all(r["verdict"] == "ok" for rs in rows.values() for r in rs)), \
+        "f32 correct: %s" % ver
+    print("f32 correct: %s; worst window error / budget %.3g" % (
+        "ok" if ver.ok else "FAIL", max(r["max_rel_window"] / r["budget"] for r in ver.grads)))
 
-# (4) a float16 tape: dS rounded to binary16 at every step
-ver = judged(lambda *a, **kw: gdn(*a, tape16=True, **kw), torch.float32)
-rows = by_grad(ver)
-bad = sorted(n for n, rs in rows.items() if any(r["verdict"] != "ok" for r in rs))
-check(not ver.ok and "dk" in bad and "dv" in bad, "float16 tape: beyond %s: %s" % (bad, ver))
-print("float16 tape: beyond %s; dv head 0 %.3g against budget %.3g" % (
-    bad, rows["dv"][0]["max_rel_window"], rows["dv"][0]["budget"]))
+
+def test_a_dropped_term_is_named():
+    # (3) a dropped term: the forward the same, dq ok, the others beyond and named
+    ver = judged(lambda *a, **kw: gdn(*a, detach_pred=True, **kw), torch.float32)
+    rows = by_grad(ver)
+    bad = sorted(n for n, rs in rows.items() if any(r["verdict"] != "ok" for r in rs))
+    assert (not ver.ok and all(h["verdict"] == "ok" for h in ver.heads) and
+            bad == sorted(("dk", "dv", "dg", "dbeta")) and
+            "gradient dk of head 0 beyond" in str(ver)), \
+        "dropped term: beyond %s, read-outs %s: %s" % (bad, [h["verdict"] for h in ver.heads], ver)
+    print("dropped term: beyond %s; dk head 0 %.3g against budget %.3g" % (
+        bad, rows["dk"][0]["max_rel_window"], rows["dk"][0]["budget"]))
+
+
+def test_a_float16_tape_is_beyond():
+    # (4) a float16 tape: dS rounded to binary16 at every step
+    ver = judged(lambda *a, **kw: gdn(*a, tape16=True, **kw), torch.float32)
+    rows = by_grad(ver)
+    bad = sorted(n for n, rs in rows.items() if any(r["verdict"] != "ok" for r in rs))
+    assert not ver.ok and "dk" in bad and "dv" in bad, "float16 tape: beyond %s: %s" % (bad, ver)
+    print("float16 tape: beyond %s; dv head 0 %.3g against budget %.3g" % (
+        bad, rows["dv"][0]["max_rel_window"], rows["dv"][0]["budget"]))
+
 
 # (5) grouped heads (fla's num_v_heads > num_heads, Mamba-2's ngroups): q and k with 2 heads
 # shared by the 4 heads of v, head h reading head h // 2 of q and k (fla's repeat '(h g)'). judge()
@@ -145,27 +144,26 @@ def judged_grouped(fn, dtype):
     return vlastab.judge(fn, qg, kg, vg, g=gg, beta=bg, dtype=dtype, causality=False)
 
 
-ver = judged_grouped(gdn_grouped, torch.float64)
-rows = by_grad(ver)
-check(sorted(rows) == sorted(NAMES) and all(len(r) == 4 for r in rows.values()),
-      "grouped f64: gradients judged %s" % {n: len(r) for n, r in rows.items()})
-worst = max((r["rel_rms"], r["grad"]) for rs in rows.values() for r in rs)
-check(worst[0] <= bound and ver.ok, "grouped f64: autograd's %s is %.3g from the exact, bound %.3g "
-      "(%s)" % (worst[1], worst[0], bound, ver))
-print("grouped f64: worst gradient rel_rms %.3g (%s), bound %.3g" % (worst[0], worst[1], bound))
-ver = judged_grouped(gdn_grouped, torch.float32)
-check(ver.ok and all(r["verdict"] == "ok" for r in ver.grads), "grouped f32: %s" % ver)
-ver = judged_grouped(lambda *a, **kw: gdn_grouped(*a, wrong=True, **kw), torch.float32)
-beyond = [h["head"] for h in ver.heads if h["verdict"] != "ok"]
-check(not ver.ok and beyond == [1, 2], "grouped, wrong mapping: heads beyond %s: %s" % (beyond, ver))
-print("grouped f32: ok; wrong mapping: heads %s beyond" % beyond)
-refused_shape = None
-try:
-    vlastab.judge(gdn_grouped, qg, kg, vg[:, :, :3], g=gg[:, :, :3], beta=bg[:, :, :3])
-except ValueError as e:
-    refused_shape = str(e)
-check(refused_shape and "multiple of q's 2 heads" in refused_shape,
-      "3 heads of v on 2 of q: %s" % refused_shape)
+def test_grouped_heads():
+    ver = judged_grouped(gdn_grouped, torch.float64)
+    rows = by_grad(ver)
+    assert sorted(rows) == sorted(NAMES) and all(len(r) == 4 for r in rows.values()), \
+        "grouped f64: gradients judged %s" % {n: len(r) for n, r in rows.items()}
+    worst = max((r["rel_rms"], r["grad"]) for rs in rows.values() for r in rs)
+    assert worst[0] <= bound and ver.ok, \
+        ("grouped f64: autograd's %s is %.3g from the exact, bound %.3g "
+          "(%s)" % (worst[1], worst[0], bound, ver))
+    print("grouped f64: worst gradient rel_rms %.3g (%s), bound %.3g" % (worst[0], worst[1], bound))
+    ver = judged_grouped(gdn_grouped, torch.float32)
+    assert ver.ok and all(r["verdict"] == "ok" for r in ver.grads), "grouped f32: %s" % ver
+    ver = judged_grouped(lambda *a, **kw: gdn_grouped(*a, wrong=True, **kw), torch.float32)
+    beyond = [h["head"] for h in ver.heads if h["verdict"] != "ok"]
+    assert not ver.ok and beyond == [1, 2], \
+        "grouped, wrong mapping: heads beyond %s: %s" % (beyond, ver)
+    print("grouped f32: ok; wrong mapping: heads %s beyond" % beyond)
+    with pytest.raises(ValueError, match="multiple of q's 2 heads"):  # 3 heads of v on 2 of q
+        vlastab.judge(gdn_grouped, qg, kg, vg[:, :, :3], g=gg[:, :, :3], beta=bg[:, :, :3])
+
 
 # scale= (fla's): handed to fn and to the model; the same kernel at its own default d^-1/2 is
 # beyond (a constant ratio, said as a scale); a fn without scale= is refused
@@ -174,20 +172,17 @@ def gdn_scaled(q, k, v, g=None, beta=None, scale=None):
     return gdn(q, k, v, g=g, beta=beta) * (s / d ** -0.5)
 
 
-ver = vlastab.judge(gdn_scaled, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
-                    grad=False, scale=0.125)
-check(ver.ok, "scale=0.125: %s" % ver)
-ver = vlastab.judge(gdn, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
-                    grad=False, settings={"scale": 0.125})
-check(not ver.ok and "scale" in str(ver), "the model at scale 0.125, fn at d^-1/2: %s" % ver)
-try:
-    vlastab.judge(gdn, q, k, v, g=g, beta=beta, scale=0.125)
-    refused_scale = None
-except ValueError as e:
-    refused_scale = str(e)
-check(refused_scale and "fn takes no scale=" in refused_scale, "fn without scale=: %s" % (
-    refused_scale,))
-print("scale=: ok at 0.125; fn at d^-1/2 against the model at 0.125 beyond")
+def test_scale():
+    ver = vlastab.judge(gdn_scaled, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                        grad=False, scale=0.125)
+    assert ver.ok, "scale=0.125: %s" % ver
+    ver = vlastab.judge(gdn, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                        grad=False, settings={"scale": 0.125})
+    assert not ver.ok and "scale" in str(ver), "the model at scale 0.125, fn at d^-1/2: %s" % ver
+    with pytest.raises(ValueError, match="fn takes no scale="):  # fn without scale=
+        vlastab.judge(gdn, q, k, v, g=g, beta=beta, scale=0.125)
+    print("scale=: ok at 0.125; fn at d^-1/2 against the model at 0.125 beyond")
+
 
 # cu_seqlens (fla's varlen call): two sequences of 20 and 28 steps packed into one of 48. The
 # loop run on each sequence from a zero state is ok in float64 (gradients within the bound of
@@ -205,24 +200,26 @@ def gdn_varlen(q, k, v, g=None, beta=None, cu_seqlens=None, leak=False):
                       for a, b in zip(c, c[1:])], 1)
 
 
-ver = vlastab.judge(gdn_varlen, q, k, v, g=g, beta=beta, dtype=torch.float64, causality=False,
-                    cu_seqlens=CU)
-rows = by_grad(ver)
-worst = max((r["rel_rms"], r["grad"]) for rs in rows.values() for r in rs)
-check(ver.ok and len(ver.heads) == 2 * H and worst[0] <= bound and ver.packing["bitwise"],
-      "varlen f64: %d heads, worst gradient %.3g (bound %.3g): %s" % (
-          len(ver.heads), worst[0], bound, ver))
-ver = vlastab.judge(gdn_varlen, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
-                    cu_seqlens=CU)
-check(ver.ok and ver.packing["ok"], "varlen f32: %s" % ver)
-ver = vlastab.judge(lambda *a, **kw: gdn_varlen(*a, leak=True, **kw), q, k, v, g=g, beta=beta,
-                    dtype=torch.float32, causality=False, cu_seqlens=CU, grad=False)
-beyond = [h["head"] for h in ver.heads if h["verdict"] != "ok"]
-check(not ver.ok and not ver.packing["ok"] and ver.packing["worst_seq"] == 1 and
-      beyond == [2, 3] and "a state carried across a sequence boundary" in str(ver),
-      "varlen, leaking state: heads beyond %s, packing %s: %s" % (beyond, ver.packing, ver))
-print("varlen: ok in f64 (worst gradient %.3g) and f32; the leak beyond in heads %s, packing "
-      "%.3g against %.3g" % (worst[0], beyond, ver.packing["diff_max"], ver.packing["budget"]))
+def test_varlen():
+    ver = vlastab.judge(gdn_varlen, q, k, v, g=g, beta=beta, dtype=torch.float64, causality=False,
+                        cu_seqlens=CU)
+    rows = by_grad(ver)
+    worst = max((r["rel_rms"], r["grad"]) for rs in rows.values() for r in rs)
+    assert ver.ok and len(ver.heads) == 2 * H and worst[0] <= bound and ver.packing["bitwise"], \
+        ("varlen f64: %d heads, worst gradient %.3g (bound %.3g): %s" % (
+              len(ver.heads), worst[0], bound, ver))
+    ver = vlastab.judge(gdn_varlen, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                        cu_seqlens=CU)
+    assert ver.ok and ver.packing["ok"], "varlen f32: %s" % ver
+    ver = vlastab.judge(lambda *a, **kw: gdn_varlen(*a, leak=True, **kw), q, k, v, g=g, beta=beta,
+                        dtype=torch.float32, causality=False, cu_seqlens=CU, grad=False)
+    beyond = [h["head"] for h in ver.heads if h["verdict"] != "ok"]
+    assert (not ver.ok and not ver.packing["ok"] and ver.packing["worst_seq"] == 1 and
+            beyond == [2, 3] and "a state carried across a sequence boundary" in str(ver)), \
+        "varlen, leaking state: heads beyond %s, packing %s: %s" % (beyond, ver.packing, ver)
+    print("varlen: ok in f64 (worst gradient %.3g) and f32; the leak beyond in heads %s, packing "
+          "%.3g against %.3g" % (worst[0], beyond, ver.packing["diff_max"], ver.packing["budget"]))
+
 
 # states_fn (speculative decoding's rollback): a verify kernel that keeps the state after each
 # token is checked against fn's final state on the first t tokens: the loop's own states are kept
@@ -255,17 +252,19 @@ def kept_late(q, k, v, g=None, beta=None):
     return o, torch.cat([st[:, 1:], st[:, -1:]], 1)
 
 
-ver = vlastab.judge(gdn_state, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
-                    grad=False, states_fn=lambda *a, **kw: gdn_state(*a, per_token=True, **kw))
-rb = ver.rollback
-check(ver.ok and rb and rb["exact"] == len(rb["positions"]), "rollback, kept exactly: %s" % ver)
-ver = vlastab.judge(gdn_state, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
-                    grad=False, states_fn=kept_late)
-rb = ver.rollback
-check(not ver.ok and rb and not rb["ok"] and "a rejected token left in" in str(ver),
-      "rollback, kept a token late: %s" % ver)
-print("rollback: the loop's states kept exactly at t = %s; kept a token late: %.3g against %.3g" % (
-    rb["positions"], rb["rel"], rb["budget"]))
+def test_rollback_states():
+    ver = vlastab.judge(gdn_state, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                        grad=False, states_fn=lambda *a, **kw: gdn_state(*a, per_token=True, **kw))
+    rb = ver.rollback
+    assert ver.ok and rb and rb["exact"] == len(rb["positions"]), "rollback, kept exactly: %s" % ver
+    ver = vlastab.judge(gdn_state, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                        grad=False, states_fn=kept_late)
+    rb = ver.rollback
+    assert not ver.ok and rb and not rb["ok"] and "a rejected token left in" in str(ver), \
+        "rollback, kept a token late: %s" % ver
+    print("rollback: the loop's states kept exactly at t = %s; kept a token late: %.3g against "
+          "%.3g" % (rb["positions"], rb["rel"], rb["budget"]))
+
 
 # decode_fn (prefill then decode): fn's prefill of 25 tokens, then one token a call from the state
 # it left, against one call: the loop itself as decode_fn is ok; a prefill that pads its last
@@ -281,101 +280,101 @@ def padded_prefill(q, k, v, g=None, beta=None, initial_state=None, output_final_
     return o[:, :T], (S if output_final_state else None)
 
 
-ver = vlastab.judge(gdn_state, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
-                    grad=False, decode_fn=gdn_state)
-check(ver.ok and ver.decode and ver.decode["ok"], "prefill then decode: %s" % ver)
-ver = vlastab.judge(padded_prefill, q, k, v, g=g, beta=beta, dtype=torch.float32,
-                    causality=False, grad=False, decode_fn=gdn_state)
-dc = ver.decode
-check(all(h["verdict"] == "ok" for h in ver.heads) and dc and not dc["ok"] and
-      "prefill of 25 tokens then decode" in str(ver), "padded prefill: %s" % ver)
-print("decode: the loop ok; a padded prefill's decode %.3g against %.3g (one call ok)" % (
-    dc["diff_max"], dc["budget"]))
-
-# (6) bad files, straight to vla-check
-tmp = tempfile.mkdtemp(prefix="vla-judge-grad-")
-judged(gdn, torch.float32, keep=tmp)
-tr, od = os.path.join(tmp, "trace"), os.path.join(tmp, "outputs")
-base = os.path.join(tmp, "base")
-shutil.copytree(od, base)
+def test_prefill_then_decode():
+    ver = vlastab.judge(gdn_state, q, k, v, g=g, beta=beta, dtype=torch.float32, causality=False,
+                        grad=False, decode_fn=gdn_state)
+    assert ver.ok and ver.decode and ver.decode["ok"], "prefill then decode: %s" % ver
+    ver = vlastab.judge(padded_prefill, q, k, v, g=g, beta=beta, dtype=torch.float32,
+                        causality=False, grad=False, decode_fn=gdn_state)
+    dc = ver.decode
+    assert (all(h["verdict"] == "ok" for h in ver.heads) and dc and not dc["ok"] and
+          "prefill of 25 tokens then decode" in str(ver)), "padded prefill: %s" % ver
+    print("decode: the loop ok; a padded prefill's decode %.3g against %.3g (one call ok)" % (
+        dc["diff_max"], dc["budget"]))
 
 
-def vcheck(trace, *extra):
-    p = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + trace, "--outputs", od,
-                        "--report", os.path.join(tmp, "r")] + list(extra),
-                       capture_output=True, text=True)
-    return p.returncode, p.stderr
+def test_bad_files_to_vla_check(tmp_path):
+    # (6) bad files, straight to vla-check
+    tmp = str(tmp_path)
+    judged(gdn, torch.float32, keep=tmp)
+    tr, od = os.path.join(tmp, "trace"), os.path.join(tmp, "outputs")
+    base = os.path.join(tmp, "base")
+    shutil.copytree(od, base)
 
 
-def case(what, edit, code, *words, trace=None):
-    shutil.rmtree(od)
-    shutil.copytree(base, od)
-    edit()
-    rc, err = vcheck(trace or tr)
-    check(rc == code and all(w in err for w in words),
-          "%s: exit %d (expected %d), stderr: %s" % (what, rc, code, err.strip()))
+    def vcheck(trace, *extra):
+        p = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + trace, "--outputs", od,
+                            "--report", os.path.join(tmp, "r")] + list(extra),
+                           capture_output=True, text=True)
+        return p.returncode, p.stderr
 
 
-def save(name, x):
-    np.save(os.path.join(od, name + ".npy"), x)
+    def case(what, edit, code, *words, trace=None):
+        shutil.rmtree(od)
+        shutil.copytree(base, od)
+        edit()
+        rc, err = vcheck(trace or tr)
+        assert rc == code and all(w in err for w in words), \
+            "%s: exit %d (expected %d), stderr: %s" % (what, rc, code, err.strip())
 
 
-dk = np.load(os.path.join(base, "dk.npy"))
-case("intact", lambda: None, 0, "gradients: 0 of 10 beyond")
-case("dq transposed", lambda: save("dq", dk.transpose(1, 0, 2).copy()), 2,
-     "dq.npy: shape (48, 2, 8), expected (heads, T, d) = (2, 48, 8)")
-do = np.load(os.path.join(base, "do.npy"))
-do_nan = do.copy()
-do_nan[1, 5, 2] = np.nan
-case("NaN in do", lambda: save("do", do_nan), 2, "do.npy: NaN at [1, 5, 2]")
-case("no do", lambda: os.unlink(os.path.join(od, "do.npy")), 2, "dq.npy needs", "do.npy")
-dk_nan = dk.copy()
-dk_nan[0, 30, 1] = np.nan
-case("NaN in dk", lambda: save("dk", dk_nan), 1, "dk of head 0 not finite from t = 31")
-# a model of the trace's files without the gradient's input, and one without a backward
-rc, err = vcheck(tr, "--model", "mamba2")
-check(rc == 2 and "dbeta.npy: mamba2 has no beta" in err, "dbeta for mamba2: %d %s" % (rc, err))
-rc, err = vcheck(tr, "--model", "vla3", "--track", "joseph")
-check(rc == 2 and "vla3 in f32 has no backward" in err and "--track sm" in err,
-      "vla3 joseph: %d %s" % (rc, err))
-rc, err = vcheck(tr, "--model", "vla3")
-check(rc == 2 and "dq.npy: vla3's backward gives the gradient with respect to phi(q)" in err,
-      "vla3: %d %s" % (rc, err))
-rc, err = vcheck(tr, "--model", "la")
-check(rc == 2 and "dq.npy: la's backward gives the gradient with respect to phi(q)" in err,
-      "la: %d %s" % (rc, err))
+    def save(name, x):
+        np.save(os.path.join(od, name + ".npy"), x)
 
-# (7) vla1's du: a trace with u.npy, the kernel's gradients vlastab's own binary64 ones (ok, du
-# judged), then du moved 1% at one step (beyond, du named)
-vt, vo = os.path.join(tmp, "vla1"), os.path.join(tmp, "vla1-out")
-os.makedirs(vt), os.makedirs(vo)
-rv = np.random.default_rng(3)
-q1, k1, v1, u1, do1 = (rv.standard_normal((2, 40, 6)) for _ in range(5))
-for n, x in (("q", q1), ("k", k1), ("v", v1), ("u", u1)):
-    np.save(os.path.join(vt, n + ".npy"), x)
-with open(os.path.join(vt, "model.txt"), "w") as f:
-    f.write("model vla1\n")
-g1 = vlastab.grad(q1, k1, v1, do1, model="vla1", u=u1)
-np.save(os.path.join(vo, "o.npy"), vlastab.run(q1, k1, v1, model="vla1", u=u1, precision="f64",
-                                                reference=False)["o"])
-np.save(os.path.join(vo, "do.npy"), do1)
-for n in ("dq", "dk", "dv", "du"):
-    np.save(os.path.join(vo, n + ".npy"), g1[n])
-ok = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + vt, "--outputs", vo, "--report",
-                     os.path.join(tmp, "v1")], capture_output=True, text=True)
-with open(os.path.join(tmp, "v1.json")) as f:
-    rows = [r for r in json.load(f)["grads"] if r["grad"] == "du"] if ok.returncode == 0 else []
-check(ok.returncode == 0 and len(rows) == 2 and all(r["verdict"] == "ok" for r in rows),
-      "vla1 du: exit %d, rows %s: %s" % (ok.returncode, rows, ok.stderr.strip()))
-g1["du"][1, 20] *= 1.01
-np.save(os.path.join(vo, "du.npy"), g1["du"])
-bad = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + vt, "--outputs", vo, "--report",
-                      os.path.join(tmp, "v1")], capture_output=True, text=True)
-check(bad.returncode == 1 and "du of head 1" in bad.stderr,
-      "vla1 du moved: exit %d: %s" % (bad.returncode, bad.stderr.strip()))
-shutil.rmtree(tmp)
 
-dt = time.time() - t_start
-print("judge-grad: %s (%d failed checks), %.1f s" % ("passed" if not checking.fails else "FAILED",
-                                                      checking.fails, dt))
-sys.exit(1 if checking.fails else 0)
+    dk = np.load(os.path.join(base, "dk.npy"))
+    case("intact", lambda: None, 0, "gradients: 0 of 10 beyond")
+    case("dq transposed", lambda: save("dq", dk.transpose(1, 0, 2).copy()), 2,
+         "dq.npy: shape (48, 2, 8), expected (heads, T, d) = (2, 48, 8)")
+    do = np.load(os.path.join(base, "do.npy"))
+    do_nan = do.copy()
+    do_nan[1, 5, 2] = np.nan
+    case("NaN in do", lambda: save("do", do_nan), 2, "do.npy: NaN at [1, 5, 2]")
+    case("no do", lambda: os.unlink(os.path.join(od, "do.npy")), 2, "dq.npy needs", "do.npy")
+    dk_nan = dk.copy()
+    dk_nan[0, 30, 1] = np.nan
+    case("NaN in dk", lambda: save("dk", dk_nan), 1, "dk of head 0 not finite from t = 31")
+    # a model of the trace's files without the gradient's input, and one without a backward
+    rc, err = vcheck(tr, "--model", "mamba2")
+    assert rc == 2 and "dbeta.npy: mamba2 has no beta" in err, "dbeta for mamba2: %d %s" % (rc, err)
+    rc, err = vcheck(tr, "--model", "vla3", "--track", "joseph")
+    assert rc == 2 and "vla3 in f32 has no backward" in err and "--track sm" in err, \
+        "vla3 joseph: %d %s" % (rc, err)
+    rc, err = vcheck(tr, "--model", "vla3")
+    assert rc == 2 and "dq.npy: vla3's backward gives the gradient with respect to phi(q)" in err, \
+        "vla3: %d %s" % (rc, err)
+    rc, err = vcheck(tr, "--model", "la")
+    assert rc == 2 and "dq.npy: la's backward gives the gradient with respect to phi(q)" in err, \
+        "la: %d %s" % (rc, err)
+
+
+def test_vla1_du(tmp_path):
+    tmp = str(tmp_path)
+    # (7) vla1's du: a trace with u.npy, the kernel's gradients vlastab's own binary64 ones (ok, du
+    # judged), then du moved 1% at one step (beyond, du named)
+    vt, vo = os.path.join(tmp, "vla1"), os.path.join(tmp, "vla1-out")
+    os.makedirs(vt), os.makedirs(vo)
+    rv = np.random.default_rng(3)
+    q1, k1, v1, u1, do1 = (rv.standard_normal((2, 40, 6)) for _ in range(5))
+    for n, x in (("q", q1), ("k", k1), ("v", v1), ("u", u1)):
+        np.save(os.path.join(vt, n + ".npy"), x)
+    with open(os.path.join(vt, "model.txt"), "w") as f:
+        f.write("model vla1\n")
+    g1 = vlastab.grad(q1, k1, v1, do1, model="vla1", u=u1)
+    np.save(os.path.join(vo, "o.npy"), vlastab.run(q1, k1, v1, model="vla1", u=u1, precision="f64",
+                                                    reference=False)["o"])
+    np.save(os.path.join(vo, "do.npy"), do1)
+    for n in ("dq", "dk", "dv", "du"):
+        np.save(os.path.join(vo, n + ".npy"), g1[n])
+    ok = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + vt, "--outputs", vo,
+                         "--report", os.path.join(tmp, "v1")], capture_output=True, text=True)
+    with open(os.path.join(tmp, "v1.json")) as f:
+        rows = [r for r in json.load(f)["grads"] if r["grad"] == "du"] if ok.returncode == 0 else []
+    assert ok.returncode == 0 and len(rows) == 2 and all(r["verdict"] == "ok" for r in rows), \
+        "vla1 du: exit %d, rows %s: %s" % (ok.returncode, rows, ok.stderr.strip())
+    g1["du"][1, 20] *= 1.01
+    np.save(os.path.join(vo, "du.npy"), g1["du"])
+    bad = subprocess.run([os.path.join(BIN, "vla-check"), "trace:" + vt, "--outputs", vo,
+                          "--report", os.path.join(tmp, "v1")], capture_output=True, text=True)
+    assert bad.returncode == 1 and "du of head 1" in bad.stderr, \
+        "vla1 du moved: exit %d: %s" % (bad.returncode, bad.stderr.strip())

@@ -8,9 +8,10 @@ into a second fresh environment (no pip of its own: Debian's installs into it), 
 own library and finds its own vla-check. The build's make is a no-op on a built tree (make test
 builds it first), so the test costs pip's work: copying, stripping, zipping, unzipping.
 
-Run by tests/test_python.c (make test) as `test_pip.py BIN_DIR` from the repository root; exits 77
-saying why (skipped) where numpy, python3-venv, pip, setuptools or wheel is missing; prints only
-failures, then "pip: passed".
+Run under pytest by tests/test_python.c (make test) from the repository root, the programs of
+$VLA_BIN_DIR (else bin); skipped, saying why, where numpy, python3-venv, pip, setuptools or wheel
+is missing. One test: every step's failure is gathered (a pip that fails to install fails every
+use after it) and the test fails naming them all, its output printed on stderr.
 """
 import os
 import shutil
@@ -18,30 +19,28 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "bin"))
+BIN = os.path.abspath(os.environ.get("VLA_BIN_DIR", os.path.join(REPO, "bin")))
 fails = []
 
 
-def skip(why):
-    print("skip: " + why)
-    sys.exit(77)
-
-
 def need():
-    """the Debian packages this path needs (make deps installs them), or exit 77 naming them"""
+    """the Debian packages this path needs (make deps installs them), or a skip naming them"""
     import importlib.util
     missing = [pkg for mod, pkg in (("numpy", "python3-numpy"), ("ensurepip", "python3-venv"),
                                     ("pip", "python3-pip"), ("setuptools", "python3-setuptools"),
                                     ("wheel", "python3-wheel"))
                if importlib.util.find_spec(mod) is None]
     if missing:
-        skip("%s lacks %s (make deps installs %s)" % (sys.executable, ", ".join(
+        pytest.skip("%s lacks %s (make deps installs %s)" % (sys.executable, ", ".join(
             m.split("-", 1)[1] for m in missing), " ".join(missing)))
     v = subprocess.run([sys.executable, "-c", "import setuptools; print(setuptools.__version__)"],
                        stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
     if tuple(int(x) for x in (v.split(".") + ["0", "0"])[:2] if x.isdigit()) < (61, 0):
-        skip("setuptools %s reads no pyproject.toml [project] table (61 or newer)" % (v or "?"))
+        pytest.skip("setuptools %s reads no pyproject.toml [project] table (61 or newer)" % (
+            v or "?"))
 
 
 def check(what, ok, detail=""):
@@ -114,8 +113,7 @@ def probe_source():
                        cwd=REPO, env=dict(env_clean(), PYTHONPATH=os.path.join(REPO, "tools/python"),
                                           VLASTAB_LIB=os.path.join(REPO, "build/libvlastab.so")),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-    if r.returncode:
-        sys.exit("pip: the source tree's binding failed:\n" + r.stderr)
+    assert r.returncode == 0, "the source tree's binding failed:\n" + r.stderr
     import json
     return json.loads(r.stdout.splitlines()[-1])
 
@@ -183,11 +181,11 @@ def use(vbin, where, src, label, full=True):
           mine.stdout + theirs.stdout)
 
 
-def main():
+def test_pip_install_and_wheel():
     import time
     need()
-    if not os.path.isfile(os.path.join(REPO, "pyproject.toml")):
-        sys.exit("pip: no pyproject.toml in %s" % REPO)
+    assert os.path.isfile(os.path.join(REPO, "pyproject.toml")), "no pyproject.toml in %s" % REPO
+    del fails[:]
     t0 = time.time()
     src = probe_source()
     tmp = tempfile.mkdtemp(prefix="vlastab-pip.")
@@ -223,11 +221,4 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("note: test_pip took %.1f s (%s)" % (time.time() - t0, ", ".join(took)))
-    if fails:
-        print("pip: %d failed" % len(fails))
-        sys.exit(1)
-    print("pip: passed")
-
-
-if __name__ == "__main__":
-    main()
+    assert not fails, "%d failed (output above):\n%s" % (len(fails), "\n".join(fails))
