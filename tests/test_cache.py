@@ -18,15 +18,12 @@ against numpy and torch written from the serving engines' definitions, not from 
    own, while round to nearest accumulates its roundings.
 """
 import ctypes
-import os
-import sys
 
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "python"))
-import vlastab  # noqa: E402
-from vlastab import _abi  # noqa: E402
+import vlastab
+from vlastab import _abi
 
 L = vlastab.library
 L.vla_cache_value.restype = ctypes.c_float
