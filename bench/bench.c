@@ -649,7 +649,7 @@ static void lanes_section(const opts *o, double peak1, double peakall, int threa
                     continue;
                 double target = o->quick ? 0.01 : 0.05;
                 int reps = o->quick ? 3 : 5;
-                vla_cuda_opts o1 = {VLA_CUDA_LANES, 0, 1}, on = {VLA_CUDA_LANES, 0, threads};
+                vla_cuda_opts o1 = {VLA_CUDA_LANES, 0, 1, NULL}, on = {VLA_CUDA_LANES, 0, threads, NULL};
                 double r1 = launch_rate(&c, &o1, lw, &x, target, reps, &err);
                 double rn = r1 == r1 ? launch_rate(&c, &on, lw * threads, &x, target, reps, &err)
                                      : NAN;

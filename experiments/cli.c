@@ -228,6 +228,9 @@ static long parse_long(const vla_cli_spec *spec, const char *opt, const char *v,
  * is looked at for (the reason then names the head and the step) */
 int vla_cli_gates_check(const vla_cli *c, const vla_config *cfg, vla_error *err)
 {
+    int r;
+    if ((c->optional & VLA_IN_S0) && (r = vla_config_h0(cfg, err)))
+        return vla_fail(err, r, "the trace's S0.npy (each head's initial state): %s", err->msg);
     if ((c->optional & VLA_IN_LOGDECAY_D) && vla_model_gate(cfg->model) == 1)
         return vla_fail(err, VLA_EINVAL, "the trace's logdecay.npy holds a log-decay per key "
                         "channel (heads, T, d), and this model takes a scalar per token, (heads, T) "
@@ -774,7 +777,8 @@ static const struct vla_trace_file {
                    {VLA_IN_LOGDECAY, "logdecay.npy", "log-decay = 0"},
                    {VLA_IN_LOGDECAY_D, "logdecay.npy", "log-decay = 0"},
                    {VLA_IN_A, "a.npy", "a = 0"},
-                   {VLA_IN_B, "b.npy", "b = 0"}};
+                   {VLA_IN_B, "b.npy", "b = 0"},
+                   {VLA_IN_S0, "S0.npy", "S_0 = 0"}};
 #define NTRACE_FILES (sizeof trace_files / sizeof trace_files[0])
 
 /* the models that read the trace's file bit, in words ("vla1 and vla3", "delta with --set
@@ -813,7 +817,8 @@ int vla_cli_unread(const vla_cli *c, const vla_config *g, char *buf, size_t len)
     int n = 0, k = 0;
     buf[0] = 0;
     for (size_t i = 0; i < NTRACE_FILES; i++)
-        if ((c->optional & f[i].bit) && !(reads & f[i].bit) && k < (int)len) {
+        if ((c->optional & f[i].bit) && !(reads & f[i].bit) && f[i].bit != VLA_IN_S0 &&
+            k < (int)len) { /* (S0.npy: refused where not taken, vla_cli_gates_check) */
             char who[200];
             readers(f[i].bit, who, sizeof who);
             n++, k += snprintf(buf + k, len - k, "%s%s is not read by --model %s%s (only by %s)",
@@ -1072,6 +1077,7 @@ int vla_cli_ref_spec(const vla_cli *c, const vla_engine_spec *sp, vla_engine_spe
     if (c->ref == REF_NONE)
         return 1;
     *ref = *sp;
+    ref->round_S0 = vla_prec_storage(sp->cfg.prec); /* the run's S_0, as its inputs below */
     ref->on_step = NULL;
     ref->taps = 0;
     ref->cfg.form = VLA_FORM_SEQ; /* the recurrence as defined: a form's error includes its own */

@@ -22,7 +22,7 @@ int vla_kernels_native_create(const vla_config *cfg, vla_model **out);
 #include "native_all.h"
 
 typedef struct {
-    int (*init)(const vla_config *cfg, void *consts, void *state);
+    int (*init)(const vla_config *cfg, const double *S0, void *consts, void *state);
     int (*scratch)(const vla_config *cfg, void **out);
     void (*scratch_free)(void *s);
     void (*prepare)(void *scratch, const vla_input *in, int is_read, void *rec);
@@ -223,7 +223,7 @@ int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, vla_error *
 int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda_opts *opts,
                  vla_error *err)
 {
-    static const vla_cuda_opts gpu0 = {VLA_CUDA_GPU, 0, 0};
+    static const vla_cuda_opts gpu0 = {VLA_CUDA_GPU, 0, 0, NULL};
     int r;
     if (!out || !cfg)
         return fail(NULL, err, VLA_EINVAL, "vla_cuda_new: NULL argument");
@@ -246,12 +246,13 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
     if (!g)
         return fail(NULL, err, VLA_ENOMEM, "out of host memory");
     g->cfg = *cfg;
+    g->cfg.h0 = opts->S0 != NULL; /* the scan form folds S_0 into its first step */
     g->ops = ops;
     g->pol = &kh_pol[cfg->prec];
     g->es = g->pol->es;
     int d = cfg->d, dv = cfg->dv;
     kparams *p = &g->p;
-    p->cfg = *cfg;
+    p->cfg = g->cfg;
     p->d = d;
     p->dv = dv;
     p->runs = runs;
@@ -274,7 +275,7 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
     if (!r)
         r = ops->alloc(g->dev, (void **)&p->counts, (size_t)runs * sizeof(kcounts), "counters",
                        &g->err);
-    /* the initial state of every run is the CPU model's, replicated */
+    /* the initial state of every run is the CPU model's: replicated, or each run's from its S_0 */
     unsigned char *hs = NULL, *hc = NULL;
     kcounts *hk = NULL;
     if (!r) {
@@ -284,11 +285,13 @@ int vla_cuda_new(vla_cuda **out, const vla_config *cfg, int runs, const vla_cuda
         if (!hs || !hc || !hk)
             r = fail(g, NULL, VLA_ENOMEM, "out of host memory for %d initial states", runs);
     }
-    if (!r && (r = g->pol->init(cfg, hc, hs)))
-        fail(g, NULL, r, "initial state: %s", vla_strerror(r));
+    const size_t one = (size_t)p->state_len * g->es;
+    for (int i = 0; !r && i < (opts->S0 ? runs : 1); i++)
+        if ((r = g->pol->init(cfg, opts->S0 ? opts->S0 + (size_t)i * dv * d : NULL, hc,
+                              hs + i * one)))
+            fail(g, NULL, r, "initial state: %s", vla_strerror(r));
     if (!r) {
-        size_t one = (size_t)p->state_len * g->es;
-        for (int i = 1; i < runs; i++)
+        for (int i = 1; !opts->S0 && i < runs; i++)
             memcpy(hs + i * one, hs, one);
         r = ops->put(g->dev, p->state, hs, sbytes, &g->err);
     }

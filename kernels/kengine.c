@@ -93,7 +93,7 @@ static int k_open(vla_engine *e, void **self, vla_error *err)
 {
     const vla_engine_spec *sp = &e->spec;
     const int d = sp->cfg.d, dv = sp->cfg.dv, nr = sp->runs;
-    vla_cuda_opts o = {e->b->target, sp->device, sp->threads};
+    vla_cuda_opts o = {e->b->target, sp->device, sp->threads, e->S0};
     kself *k = calloc(1, sizeof *k);
     if (!k)
         return vla_fail(err, VLA_ENOMEM, "out of memory");

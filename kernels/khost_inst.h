@@ -4,13 +4,16 @@
  * from and consumes exactly the bits the CPU model does. Policies the kernels do not run (sr)
  * get these too, unused. */
 
-/* consts: C_NCONST numbers; state: kstate_len numbers in kabi.h's layout */
-__attribute__((unused)) static int FN(kh_init)(const vla_config *cfg, void *consts, void *state)
+/* consts: C_NCONST numbers; state: kstate_len numbers in kabi.h's layout, from S_0 = S0 (NULL: 0) */
+__attribute__((unused)) static int FN(kh_init)(const vla_config *cfg, const double *S0, void *consts,
+                                              void *state)
 {
     ST *s;
     int r = FN(vstate_new)(NULL, cfg, &s);
     if (r)
         return r;
+    if (S0)
+        FN(vstate_start)(NULL, s, S0);
     const vla_dims dm = vla_dims_of(cfg);
     VLA_DIMS_LOCALS(dm);
     memcpy(consts, s->c, C_NCONST * sizeof(NUM));

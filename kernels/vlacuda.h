@@ -23,6 +23,9 @@ typedef struct {
     vla_cuda_target target;
     int device;      /* GPU ordinal (VLA_CUDA_GPU) */
     int emu_threads; /* host threads: per emulated block (0: 3); LANES: in all (0: OpenMP's) */
+    /* run r's initial state S_0 at S0 + r dv d (dv x d, binary64: vla_model_start's, which cfg
+     * must take: vla_config_h0); NULL: every run from S_0 = 0 */
+    const double *S0;
 } vla_cuda_opts;
 
 /* The ways of tracking A the kernels (the GPU's and their emulation) are built for, a bit per

@@ -80,6 +80,20 @@ const char *vla_model_name(vla_model_kind m)
 }
 const char *vla_track_name(vla_track t) { return (unsigned)t < VLA_NTRACK ? track_names[t] : "?"; }
 int vla_model_has_A(vla_model_kind m) { return (unsigned)m < VLA_NMODEL && model_rows[m].has_A; }
+
+int vla_config_h0(const vla_config *c, vla_error *why)
+{
+    const char *name = vla_model_name(c->model);
+    if (vla_model_has_A(c->model))
+        return vla_fail(why, VLA_ENOTSUP, "%s keeps A%s beside S, which an initial state S_0 "
+                        "alone does not give (la with normalize=off, delta, gdn, kda, gla, "
+                        "mamba2 and rwkv7 take one)", name, c->normalize ? " and a normalizer n" : "");
+    if (c->normalize)
+        return vla_fail(why, VLA_ENOTSUP, "%s with normalize=on divides by a normalizer n beside "
+                        "S, which an initial state S_0 alone does not give (--set normalize=off "
+                        "reads S alone)", name);
+    return vla_fail(why, VLA_OK, NULL);
+}
 int vla_model_gate(vla_model_kind m) { return (unsigned)m < VLA_NMODEL ? model_rows[m].gate : 0; }
 unsigned vla_model_phi(vla_model_kind m) { return (unsigned)m < VLA_NMODEL ? model_rows[m].phi : 0; }
 const char *vla_model_uprime(vla_model_kind m)

@@ -17,9 +17,14 @@ static void FN(op_destroy)(void *self) { FN(vstate_free)(NULL, self); }
 static int FN(op_save)(const void *self, FILE *f) { return FN(vstate_save)(self, f); }
 static int FN(op_load)(void *self, FILE *f) { return FN(vstate_load)(self, f); }
 static int FN(op_finish)(void *self) { return FN(vstate_finish)(NULL, self); }
+static int FN(op_start)(void *self, const double *S0)
+{
+    FN(vstate_start)(NULL, self, S0);
+    return VLA_OK;
+}
 static const vla_model_ops FN(ops) = {FN(op_step),    FN(op_read), FN(op_get),
                                       FN(op_destroy), FN(op_save), FN(op_load),
-                                      NULL,           FN(op_finish)};
+                                      NULL,           FN(op_finish), FN(op_start)};
 
 static int FN(create)(const vla_config *cfg, vla_model **out)
 {

@@ -179,6 +179,49 @@ static double memory_here(const char **what)
     return m;
 }
 
+/* e->S0: the spec's initial states, or a trace stream's S0.npy of the runs' heads, rounded to
+ * round_S0; a configuration that takes none is refused here, for every backend */
+static int engine_S0(vla_engine *e, vla_error *err)
+{
+    const vla_engine_spec *sp = &e->spec;
+    const size_t n = (size_t)sp->cfg.dv * sp->cfg.d;
+    const char *from = "the spec's S0";
+    int r = 0;
+    if (!sp->S0 && sp->stream && !strncmp(sp->stream, "trace:", 6)) {
+        vla_stream *s;
+        vla_error why;
+        if ((r = vla_stream_open_part(&s, sp->stream, sp->cfg.d, sp->cfg.dv, sp->seed,
+                                      sp->first_head, sp->runs, 0, &why)))
+            return vla_fail(err, r, "--stream: %s", why.msg);
+        if ((vla_stream_optional(s) & VLA_IN_S0) && !(e->S0 = malloc(sp->runs * n * sizeof *e->S0)))
+            r = vla_fail(err, VLA_ENOMEM, "out of memory");
+        for (int i = 0; !r && e->S0 && i < sp->runs; i++)
+            if ((r = vla_stream_S0(s, sp->first_head + i, e->S0 + i * n)) < 0)
+                vla_fail(err, r, "--stream: %s: head %d: %s", sp->stream, sp->first_head + i,
+                         vla_strerror(r));
+            else
+                r = 0;
+        vla_stream_close(s);
+        from = "the trace's S0.npy";
+    } else if (sp->S0) {
+        if (!(e->S0 = malloc(sp->runs * n * sizeof *e->S0)))
+            return vla_fail(err, VLA_ENOMEM, "out of memory");
+        memcpy(e->S0, sp->S0, sp->runs * n * sizeof *e->S0);
+    }
+    if (r || !e->S0)
+        return r;
+    vla_error why;
+    if ((r = vla_config_h0(&sp->cfg, &why)))
+        return vla_fail(err, r, "%s: %s", from, why.msg);
+    for (size_t i = 0; i < sp->runs * n; i++) {
+        if (!isfinite(e->S0[i]))
+            return vla_fail(err, VLA_ENONFINITE, "%s: %s at run %zu, entry %zu", from,
+                            isnan(e->S0[i]) ? "NaN" : "Inf", i / n, i % n);
+        e->S0[i] = vla_round_fmt(sp->round_S0, e->S0[i]);
+    }
+    return VLA_OK;
+}
+
 int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, vla_error *err)
 {
     const char *why = NULL;
@@ -195,6 +238,8 @@ int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, vla_error *err
         why = "no inputs: a stream or prepared inputs";
     else if (spec->round_inputs < 0 || spec->round_inputs >= VLA_NFMT)
         why = "round_inputs is not a format";
+    else if (spec->round_S0 < 0 || spec->round_S0 >= VLA_NFMT)
+        why = "round_S0 is not a format";
     else if ((r = vla_config_check(&spec->cfg)))
         why = vla_strerror(r);
     else if ((r = vla_track_check(&spec->cfg, &ve)) || (r = vla_form_check(&spec->cfg, &ve)))
@@ -213,7 +258,8 @@ int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, vla_error *err
     e->spec = *spec;
     e->spec.backend = e->b = b;
     e->fail_run = -1;
-    if ((r = b->ops->open(e, &e->self, err))) {
+    if ((r = engine_S0(e, err)) || (r = b->ops->open(e, &e->self, err))) {
+        free(e->S0);
         free(e);
         return r;
     }
@@ -225,6 +271,7 @@ void vla_engine_free(vla_engine *e)
 {
     if (e) {
         e->b->ops->close(e->self);
+        free(e->S0);
         free(e);
     }
 }
@@ -389,7 +436,8 @@ static int models_open(vla_engine *e, void **self, vla_error *err)
     for (int i = 0; !r && i < nr; i++) {
         mrun *x = &s->r[i];
         x->track_moved = moved;
-        if ((r = e->b->make_model(&x->m, cfg, sp))) {
+        if ((r = e->b->make_model(&x->m, cfg, sp)) ||
+            (e->S0 && (r = vla_model_start(x->m, e->S0 + (size_t)i * cfg->dv * cfg->d)))) {
             vla_fail(err, r, "model %s in %s: %s", vla_model_name(cfg->model),
                      vla_prec_name(cfg->prec), vla_strerror(r));
             break;

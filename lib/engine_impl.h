@@ -75,6 +75,8 @@ struct vla_engine {
     vla_error err; /* the failure reported (code 0: none): vla_engine_error */
     int fail_run;  /* ... and its run (-1: the engine's own), the lowest run's, so that the message
                       does not depend on which thread failed first */
+    double *S0;    /* run r's initial state at S0 + r dv d, rounded to spec.round_S0 (the spec's, or
+                      the trace's S0.npy); NULL: S_0 = 0. A backend starts its runs from it. */
 };
 
 /* one vla_model per run, stepped on the CPU (make_model makes them): the cpu and exact backends */

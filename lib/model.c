@@ -81,6 +81,21 @@ int vla_model_read(vla_model *m, const double *q)
     return m->ops->read(m->self, q);
 }
 
+int vla_model_start(vla_model *m, const double *S0)
+{
+    if (!m || !S0)
+        return VLA_EINVAL;
+    int r = vla_config_h0(&m->cfg, NULL);
+    if (r || !m->ops->start)
+        return r ? r : VLA_ENOTSUP;
+    if (m->counts->steps || m->counts->reads)
+        return VLA_EINVAL;
+    if (!vla_finite_all(S0, m->cfg.dv * m->cfg.d))
+        return VLA_ENONFINITE;
+    m->cfg.h0 = 1;
+    return m->ops->start(m->self, S0);
+}
+
 int vla_model_get(const vla_model *m, vla_quantity q, double *dst)
 {
     if (!m || !dst)

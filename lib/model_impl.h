@@ -17,6 +17,8 @@ typedef struct {
     void (*rest)(void *self);
     /* the stream has ended (vla_model_finish) */
     int (*finish)(void *self);
+    /* optional: S_0 = S0 at t = 0 (vla_model_start, checked; recur.h's vstate_start) */
+    int (*start)(void *self, const double *S0);
 } vla_model_ops;
 
 struct vla_model {

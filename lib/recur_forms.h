@@ -86,6 +86,31 @@ VLA_FN void FN(scan_combine)(CXP, ST *s, int l, NUM *jb, NUM *bb, NUM *nb)
     FRAME_END;
 }
 
+/* ub <- S J + B (J NULL: S + B), J at oj of its array and B at ob of its: the block (J, B)
+ * combined with S on its left, each sum over J's rows in order */
+VLA_FN void FN(scan_onto)(CXP, ST *s, const NUM *J, long oj, const NUM *B, long ob)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d, dv = s->dv;
+    VLA_PFOR(i, 0, dv * d) {
+        long a = i / d, c = i % d;
+        if (!J) {
+            ADD(E(s->ub, i), E(s->S, i), E(B, ob + i));
+        } else {
+            MUL(E(s->ub, i), E(s->S, a * d), E(J, oj + c));
+            for (int k = 1; k < d; k++) {
+                TEMP(t);
+                MUL(t, E(s->S, a * d + k), E(J, oj + (long)k * d + c));
+                ADD(E(s->ub, i), E(s->ub, i), t);
+            }
+            ADD(E(s->ub, i), E(s->ub, i), E(B, ob + i));
+        }
+        STORE(E(s->ub, i));
+    }
+    FRAME_END;
+}
+
 VLA_FN void FN(scan_step)(CXP, ST *s)
 {
     FRAME_BEGIN;
@@ -127,6 +152,11 @@ VLA_FN void FN(scan_step)(CXP, ST *s)
             }
             STORE(E(s->tj, i));
         }
+    if (before == 0 && s->cfg.h0) { /* S_1 = S_0 J_1 + B_1: the first element takes S_0 in */
+        FN(scan_onto)(CX, s, J ? s->tj : NULL, 0, s->tb, 0);
+        VLA_PFOR(i, 0, dv * d)
+            COPY(E(s->tb, i), E(s->ub, i));
+    }
     VLA_PFOR(i, 0, d)
         COPY(E(s->z, i), E(s->pk, i)); /* (z: sm's workspace, spent) */
     /* up-sweep: the carry */
@@ -153,26 +183,9 @@ VLA_FN void FN(scan_step)(CXP, ST *s)
         if (!((s->t >> m) & 1))
             continue;
         /* S <- S J_m + B_m: the block's combination with S on the left */
-        if (!J) {
-            VLA_PFOR(i, 0, dv * d) {
-                ADD(E(s->S, i), E(s->S, i), E(s->sb, (long)m * dv * d + i));
-                STORE(E(s->S, i));
-            }
-        } else {
-            VLA_PFOR(i, 0, dv * d) {
-                long a = i / d, c = i % d, oj = (long)m * d * d;
-                MUL(E(s->ub, i), E(s->S, a * d), E(s->sj, oj + c));
-                for (int k = 1; k < d; k++) {
-                    TEMP(t);
-                    MUL(t, E(s->S, a * d + k), E(s->sj, oj + (long)k * d + c));
-                    ADD(E(s->ub, i), E(s->ub, i), t);
-                }
-                ADD(E(s->ub, i), E(s->ub, i), E(s->sb, (long)m * dv * d + i));
-                STORE(E(s->ub, i));
-            }
-            VLA_PFOR(i, 0, dv * d)
-                COPY(E(s->S, i), E(s->ub, i));
-        }
+        FN(scan_onto)(CX, s, J ? s->sj : NULL, (long)m * d * d, s->sb, (long)m * dv * d);
+        VLA_PFOR(i, 0, dv * d)
+            COPY(E(s->S, i), E(s->ub, i));
         if (acc_n)
             VLA_PFOR(i, 0, d) {
                 ADD(E(s->n, i), E(s->n, i), E(s->sn, (long)m * d + i));

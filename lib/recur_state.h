@@ -112,6 +112,18 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
     return VLA_OK;
 }
 
+/* S_0 = S0 (dv x d, binary64) on a state at t = 0: each number rounded once to the storage format,
+ * in which it is then exact in the compute format too (no store rounds it again) */
+VLA_FN void FN(vstate_start)(CXP, ST *s, const double *S0)
+{
+    const vla_fmt f = vla_prec_storage(s->cfg.prec);
+    ARITH_ENTER;
+    for (long i = 0; i < (long)s->dv * s->d; i++)
+        SETD(E(s->S, i), vla_round_fmt(f, S0[i]));
+    ARITH_LEAVE;
+    s->cfg.h0 = 1;
+}
+
 #endif
 
 #ifndef VLA_RECUR_DEVICE

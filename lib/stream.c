@@ -48,6 +48,8 @@ struct vla_stream {
     long h0, nh, wT;    /* ... the part read: heads h0 .. h0 + nh - 1, steps 1 .. wT */
     vla_npy q, k, v, u, gate, beta, decay; /* trace; u, gate, beta, decay may hold no data */
     vla_npy logdecay, ra, rb;              /* ... and the gated family's */
+    double *S0; /* S0.npy of the part's heads, (nh, dv, d) */
+    int has_S0; /* ... the trace has one (its numbers read where the part has heads) */
     /* A trace is read a block of steps at a time (memory bounded by the block, not by T): each
      * file's last block, [NARR] in open_trace's order; ident its hash, taken while open checked */
     struct {
@@ -256,6 +258,71 @@ static const double *step_of(vla_stream *s, int i, const vla_npy *a, long h, lon
     return b->buf + (size_t)(t - b->t0) * a->inner;
 }
 
+/* S0.npy, optional: each head's initial state, (heads, dv, d) as the state S is laid out, the
+ * part's heads read whole and checked finite (hashed into the identity only when present, so that
+ * a trace without one keeps its identity) */
+static int load_S0(vla_stream *s, const char *dir, vla_error *err)
+{
+    size_t plen = strlen(dir) + 8;
+    char *path = malloc(plen);
+    if (!path)
+        return vla_fail(err, VLA_ENOMEM, "out of memory");
+    snprintf(path, plen, "%s/S0.npy", dir);
+    struct stat st;
+    vla_npy a = {0};
+    long full[8];
+    int rc = 0;
+    if (stat(path, &st) != 0 && errno == ENOENT)
+        goto done;
+    if ((rc = vla_npy_read_part(path, &a, s->h0, s->nh, -1, full, err)))
+        goto done;
+    char sh[200];
+    vla_npy f = a;
+    memcpy(f.shape, full, sizeof full);
+    shape_str(sh, sizeof sh, &f);
+    if (f.ndim != 3 || f.shape[1] != s->dv || f.shape[2] != s->d) {
+        rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected (heads, dv, d) = (%ld, %d, %d)%s",
+                      path, sh, s->heads, s->dv, s->d,
+                      f.ndim == 3 && f.shape[1] == s->d && f.shape[2] == s->dv && s->d != s->dv
+                          ? ": the state S as vla_model_get gives it, dv x d (fla's initial_state "
+                            "(heads, d, dv) transposed)" : "");
+        goto done;
+    }
+    if (f.shape[0] != s->heads) {
+        rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected %ld heads (as q.npy)", path, sh,
+                      s->heads);
+        goto done;
+    }
+    const size_t n = (size_t)s->dv * s->d;
+    for (size_t i = 0; i < (size_t)a.shape[0] * n; i++)
+        if (!isfinite(a.data[i])) {
+            rc = vla_fail(err, VLA_ENONFINITE, "%s: %s at [%ld, %ld, %ld]", path,
+                          isnan(a.data[i]) ? "NaN" : "Inf", s->h0 + (long)(i / n),
+                          (long)(i % n / s->d), (long)(i % s->d));
+            goto done;
+        }
+    s->ident = vla_fnv1a(s->ident, "S0", 2);
+    s->ident = vla_fnv1a(s->ident, a.data, (size_t)a.shape[0] * n * sizeof *a.data);
+    s->S0 = a.data;
+    s->has_S0 = 1;
+    a.data = NULL;
+done:
+    vla_npy_free(&a);
+    free(path);
+    return rc;
+}
+
+int vla_stream_S0(const vla_stream *s, long head, double *dst)
+{
+    if (!s->has_S0)
+        return 0;
+    if (!s->S0 || head < s->h0 || head >= s->h0 + s->nh)
+        return VLA_ERANGE;
+    const size_t n = (size_t)s->dv * s->d;
+    memcpy(dst, s->S0 + (size_t)(head - s->h0) * n, n * sizeof *dst);
+    return 1;
+}
+
 static int open_trace(vla_stream *s, const char *dir, vla_error *err)
 {
     s->ident = VLA_FNV_INIT;
@@ -278,6 +345,8 @@ static int open_trace(vla_stream *s, const char *dir, vla_error *err)
         rc = load(s, dir, "a.npy", 0, &s->ra, s->d, err);
     if (!rc)
         rc = load(s, dir, "b.npy", 0, &s->rb, s->d, err);
+    if (!rc)
+        rc = load_S0(s, dir, err);
     return rc;
 }
 
@@ -446,6 +515,7 @@ void vla_stream_close(vla_stream *s)
     vla_npy_free(&s->logdecay);
     vla_npy_free(&s->ra);
     vla_npy_free(&s->rb);
+    free(s->S0);
     for (int i = 0; i < 10; i++)
         free(s->blk[i].buf);
     free(s);
@@ -489,7 +559,7 @@ unsigned vla_stream_optional(const vla_stream *s)
     return (s->u.path ? VLA_IN_U : 0) | (s->gate.path ? VLA_IN_G : 0) |
            (s->beta.path ? VLA_IN_BETA : 0) | (s->decay.path ? VLA_IN_DECAY : 0) |
            (!s->logdecay.path ? 0 : s->logdecay.ndim == 3 ? VLA_IN_LOGDECAY_D : VLA_IN_LOGDECAY) |
-           (s->ra.path ? VLA_IN_A : 0) | (s->rb.path ? VLA_IN_B : 0);
+           (s->ra.path ? VLA_IN_A : 0) | (s->rb.path ? VLA_IN_B : 0) | (s->has_S0 ? VLA_IN_S0 : 0);
 }
 
 int vla_stream_logits(const vla_stream *s)
@@ -768,6 +838,7 @@ void vla_inputs_free(vla_inputs *x)
     free(x->in);
     free(x->is_read);
     free(x->store);
+    free(x->S0);
     memset(x, 0, sizeof *x);
 }
 
@@ -798,7 +869,12 @@ static int inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, in
     x->in = calloc(n, sizeof *x->in);
     x->is_read = calloc(n, 1);
     x->store = malloc(n * per * sizeof(double));
-    if (!x->in || !x->is_read || !x->store || vla_step_buf_alloc(&x->b, d, dv)) {
+    const size_t ns = (size_t)dv * d;
+    if ((vla_stream_optional(x->s) & VLA_IN_S0) && (x->S0 = malloc(heads * ns * sizeof *x->S0)))
+        for (int h = 0; h < heads; h++)
+            vla_stream_S0(x->s, h0 + h, x->S0 + h * ns);
+    if (!x->in || !x->is_read || !x->store || vla_step_buf_alloc(&x->b, d, dv) ||
+        ((vla_stream_optional(x->s) & VLA_IN_S0) && !x->S0)) {
         vla_inputs_free(x);
         return vla_fail(err, VLA_ENOMEM, "out of memory for %ld steps of %d heads of inputs", T,
                         heads);

@@ -219,6 +219,8 @@ typedef struct {
     vla_cround cache_round; /* ... its rounding: to nearest, stochastic, or with error feedback */
     int decay_bf16;        /* seq: the decays exp(g) rounded to bfloat16 before use (off) */
     int beta_bf16;         /* seq: beta rounded to bfloat16 before use (off) */
+    int h0;                /* 1: the run starts from a given S_0 (vla_model_start), which the scan
+                              form folds into its first step's element; set by vla_model_start */
 } vla_config;
 /* anchors: direct, every exponent a difference gamma_i - gamma_j <= 0; first, last, mid, start:
  * the decay between tokens i and j (same block) as exp(gamma_i - gamma_n) exp(gamma_n - gamma_j),
@@ -366,6 +368,16 @@ typedef struct vla_model vla_model;
 
 /* A model of cfg, from S_0 = 0, n_0 = 0, A_0 = I / lambda0, at step t = 0. */
 int vla_model_new(vla_model **out, const vla_config *cfg);
+/* A model at t = 0 starts from S_0 = S0 instead (dv x d, S's layout, binary64), each number rounded
+ * to the policy's storage format (the state's: binary32 in the kernels' policies). Only a model
+ * whose state is S alone takes one (vla_config_h0): VLA_ENOTSUP otherwise; VLA_ENONFINITE for a
+ * NaN or Inf in S0, VLA_EINVAL after a step. */
+int vla_model_start(vla_model *m, const double *S0);
+/* 0 when a run of c can start from a given S_0 (la with normalize=off, delta, gdn, kda, gla,
+ * mamba2, rwkv7: their state is S alone); else VLA_ENOTSUP with the reason in why (may be NULL):
+ * rls, vla1 and vla3 keep A (vla3 and la a normalizer n too) beside S, which an S_0 alone does
+ * not give */
+int vla_config_h0(const vla_config *c, vla_error *why);
 void vla_model_free(vla_model *m);
 /* One step t -> t+1: write, then the read-out o_t with q_t. VLA_ENONFINITE when an input holds NaN
  * or Inf, VLA_ERANGE for a decay outside [0, 1] (the state is left unchanged). */
@@ -541,9 +553,13 @@ enum {
     VLA_IN_U = 1, VLA_IN_G = 2, VLA_IN_BETA = 4, VLA_IN_DECAY = 8,
     VLA_IN_LOGDECAY = 16,   /* a scalar log-decay per token (logdecay.npy (heads, T)) */
     VLA_IN_LOGDECAY_D = 32, /* ... per key channel (logdecay.npy (heads, T, d)) */
-    VLA_IN_A = 64, VLA_IN_B = 128
+    VLA_IN_A = 64, VLA_IN_B = 128,
+    VLA_IN_S0 = 256 /* S0.npy (heads, dv, d): each head's initial state S_0, S's layout */
 };
 unsigned vla_stream_optional(const vla_stream *s);
+/* head's initial state from the trace's S0.npy (dv x d, binary64, as the file holds it) into dst:
+ * 1; 0 when the stream has none (S_0 = 0); VLA_ERANGE for a head outside the part read */
+int vla_stream_S0(const vla_stream *s, long head, double *dst);
 /* The inputs a synthetic stream draws besides q, k, v, u (VLA_IN_LOGDECAY, _D, VLA_IN_A, _B: the
  * reads of the model it feeds); a trace gives what its files hold. */
 void vla_stream_want(vla_stream *s, unsigned bits);
@@ -588,6 +604,7 @@ typedef struct {
     vla_input *in;          /* [(head - h0) * T + (t - 1) % T] */
     unsigned char *is_read; /* likewise */
     double *store;          /* their numbers */
+    double *S0;             /* the trace's S0.npy of these heads ((head - h0) dv d), NULL: none */
     vla_stream *s;          /* a window's stream (vla_inputs_open), NULL once drawn whole */
     vla_step_buf b;
 } vla_inputs;
@@ -676,6 +693,14 @@ typedef struct {
     /* inputs rounded once to this format before the model takes them (the binary64 reference of
      * a run in a narrower policy takes that run's rounded inputs); VLA_FMT_F64: as drawn */
     vla_fmt round_inputs;
+    /* run r's initial state S_0 (dv x d at S0 + r dv d, S's layout; rounded like the inputs, then
+     * by vla_model_start); NULL: a trace stream's S0.npy where it has one, else S_0 = 0. A
+     * configuration that takes none (vla_config_h0) is refused by vla_engine_new. */
+    const double *S0;
+    /* S_0 rounded once to this format before vla_model_start rounds it to the run's own storage
+     * format: the binary64 reference of a run in a narrower policy takes that policy's S_0 (its
+     * storage format, binary32 in the kernels' policies); VLA_FMT_F64 (0): as given */
+    vla_fmt round_S0;
     long ref_bits;     /* the exact backend's precision in bits (0: 256) */
     int threads;       /* threads the runs are spread over (0: OpenMP's default) */
     int device;        /* the GPU (cuda) */
@@ -694,7 +719,7 @@ typedef struct {
 
 #define VLA_EINTR (-8) /* vla_engine_advance: stopped by spec.stop */
 
-/* An engine at t = 0 (every run from S_0 = 0, A_0 = I / lambda0). On failure *out is NULL and err
+/* An engine at t = 0 (every run from S_0 = 0, or the spec's S0, and A_0 = I / lambda0). On failure *out is NULL and err
  * (may be NULL) holds the code and the reason ("--backend cuda: no CUDA device (...); --backend
  * emu runs ..."). */
 int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, vla_error *err);

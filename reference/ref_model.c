@@ -64,8 +64,14 @@ static int op_finish(void *self)
     vref_model *m = self;
     return m->torn ? VLA_EINTR : FN(vstate_finish)(&m->cx, m->st);
 }
+static int op_start(void *self, const double *S0)
+{
+    vref_model *m = self;
+    FN(vstate_start)(&m->cx, m->st, S0);
+    return VLA_OK;
+}
 static const vla_model_ops ref_ops = {op_step, op_read,   op_get,   op_destroy,
-                                     op_save, op_load, vref_rest, op_finish};
+                                     op_save, op_load, vref_rest, op_finish, op_start};
 
 int vref_model_get_lo(const vla_model *m, vla_quantity q, double *lo)
 {

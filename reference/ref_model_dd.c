@@ -271,8 +271,14 @@ static int op_finish(void *self)
     vdd_model *m = self;
     return FN(vstate_finish)(&m->cx, m->st);
 }
+static int op_start(void *self, const double *S0)
+{
+    vdd_model *m = self;
+    FN(vstate_start)(&m->cx, m->st, S0);
+    return VLA_OK;
+}
 static const vla_model_ops dd_ops = {op_step, op_read, op_get,  op_destroy,
-                                     op_save, op_load, NULL,    op_finish};
+                                     op_save, op_load, NULL,    op_finish, op_start};
 
 int vref_dd_model_new(vla_model **out, const vla_config *cfg)
 {

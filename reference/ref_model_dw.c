@@ -187,8 +187,14 @@ static int op_finish(void *self)
     vdw_model *m = self;
     return FN(vstate_finish)(&m->cx, m->st);
 }
+static int op_start(void *self, const double *S0)
+{
+    vdw_model *m = self;
+    FN(vstate_start)(&m->cx, m->st, S0);
+    return VLA_OK;
+}
 static const vla_model_ops dw_ops = {op_step, op_read,   op_get,   op_destroy,
-                                     op_save, op_load, vref_rest, op_finish};
+                                     op_save, op_load, vref_rest, op_finish, op_start};
 
 int vref_dw_model_new(vla_model **out, const vla_config *cfg)
 {

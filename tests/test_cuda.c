@@ -231,7 +231,7 @@ TEST(cuda_strict_bits_equal_cpu)
         return;
     }
     static const int ds[] = {4, 32, 33, 64};
-    vla_cuda_opts o = {VLA_CUDA_GPU, 0, 0};
+    vla_cuda_opts o = {VLA_CUDA_GPU, 0, 0, NULL};
     grid(&o, ds, 4, 2, 3, 300, 100);
 }
 
@@ -240,7 +240,7 @@ TEST(cuda_strict_bits_equal_cpu)
 TEST_SLOW(cuda_emulated_bits_equal_cpu)
 {
     static const int ds[] = {4, 33};
-    vla_cuda_opts o = {VLA_CUDA_EMULATE, 0, 3};
+    vla_cuda_opts o = {VLA_CUDA_EMULATE, 0, 3, NULL};
     grid(&o, ds, 2, 2, 2, 40, 25);
     for (int mk = 0; mk < VLA_NMODEL; mk++) {
         ccase c = {mk, VLA_TRACK_SM, mk % 2 ? VLA_F32 : VLA_BF16_F32, 64, 64, "lmlike", NULL, 0};
@@ -262,7 +262,7 @@ TEST_SLOW(lanes_bits_equal_cpu)
         return;
     }
     static const int ds[] = {4, 33};
-    vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2};
+    vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2, NULL};
     grid(&o, ds, 2, 7, 19, 40, 25);
     for (int mk = 0; mk < VLA_NMODEL; mk++) {
         ccase c = {mk, VLA_TRACK_SM, mk % 2 ? VLA_F64 : VLA_F32, 64, 48, "lmlike", NULL, 0};
@@ -311,7 +311,7 @@ TEST(lanes_shared_inputs_equal_cpu)
         vla_config_default(&cfg, VLA_VLA3, D);
         cfg.prec = ps[pi];
         vla_cuda *g;
-        vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2};
+        vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2, NULL};
         if (vla_cuda_new(&g, &cfg, RUNS, &o, &err)) {
             CHECK_MSG(0, "vla_cuda_new: %s", err.msg);
             return;
@@ -366,7 +366,7 @@ TEST_SLOW(lanes_avx2_bits_equal_cpu)
         CHECK_EQ_INT(vla_cuda_lanes_width(VLA_F32), 8);
         CHECK_EQ_INT(vla_cuda_lanes_width(VLA_F64), 4);
         static const int ds[] = {5, 32};
-        vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2};
+        vla_cuda_opts o = {VLA_CUDA_LANES, 0, 2, NULL};
         grid(&o, ds, 2, 7, 11, 30, 30);
     }
     if (old)
@@ -424,7 +424,7 @@ TEST(cuda_refusals)
     vla_error err;
     vla_config c;
     vla_cuda *g;
-    vla_cuda_opts o = {VLA_CUDA_EMULATE, 0, 2};
+    vla_cuda_opts o = {VLA_CUDA_EMULATE, 0, 2, NULL};
     vla_config_default(&c, VLA_VLA3, 32);
     c.track = VLA_TRACK_JOSEPH;
     CHECK_EQ_INT(vla_cuda_new(&g, &c, 1, &o, &err), VLA_ENOTSUP);

@@ -820,3 +820,177 @@ TEST(engine_exact_backend)
     vla_engine_free(e);
     vla_engine_free(x);
 }
+
+/* S (dv x d) of every run of e at its t into S, runs x dv x d */
+static void states_of(vla_engine *e, int runs, double *S)
+{
+    const vla_config *c = vla_engine_config(e);
+    for (int r = 0; r < runs; r++)
+        CHECK_EQ_INT(vla_engine_get(e, r, VLA_Q_S, S + (size_t)r * c->dv * c->d), 0);
+}
+
+/* ||x - y||_F / ||y||_F over n numbers */
+static double rel_fro(const double *x, const double *y, size_t n)
+{
+    double e = 0, s = 0;
+    for (size_t i = 0; i < n; i++)
+        e += (x[i] - y[i]) * (x[i] - y[i]), s += y[i] * y[i];
+    return sqrt(e / s);
+}
+
+/* An initial state S_0 (spec.S0): a run of T1 + T2 steps from 0, its state at T1 taken as S_0 for
+ * the last T2 steps, gives the same bits at T1 + T2 in every precision, in the seq form and in a
+ * chunk form whose chunks T1 keeps aligned (the models that take S_0 read S alone, and S at T1 is
+ * a number of the storage format, which S_0's rounding leaves as it is), on the cpu and on the
+ * kernels' backend (lanes or emulation). The scan form sums in another tree from S_0 (its blocks
+ * start at step 1, not T1 + 1): binary64 within 4 d T2 u of the seq form. The references: the
+ * double-double one and MPFR's from the same S_0 agree to 1e-20, the cpu's binary64 run within 4 d
+ * T2 u of them (each step's d-term sums, relative error d u each, over T2 contracting steps), while
+ * the run from 0 is off by 10^6 times that at least (0.003 to O(1): the gates forget S_0 in part),
+ * what a backend that ignored S_0 would give. A model that takes no
+ * S_0 is refused by vla_engine_new, naming why. */
+TEST(engine_initial_state)
+{
+    const int d = 8, runs = 2;
+    const long T1 = 32, T2 = 32, T = T1 + T2;
+    const size_t n = (size_t)d * d;
+    static const vla_model_kind models[] = {VLA_LA, VLA_DELTA, VLA_GDN, VLA_KDA, VLA_GLA,
+                                            VLA_MAMBA2, VLA_RWKV7};
+    static const vla_prec precs[] = {VLA_F64, VLA_F32, VLA_F16, VLA_BF16_KERN};
+    const vla_backend *kb = kernel_backend();
+    double *S0 = malloc(runs * n * sizeof *S0), *Sa = malloc(runs * n * sizeof *Sa),
+           *Sb = malloc(runs * n * sizeof *Sb), *Sx = malloc(runs * n * sizeof *Sx);
+    vla_input *tail = malloc((size_t)runs * T2 * sizeof *tail);
+    char what[200] = "";
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
+        vla_engine_spec sp;
+        spec_of(&sp, models[mi], VLA_TRACK_SM, VLA_F64, d, "gauss", runs);
+        sp.cfg.normalize = 0; /* la: S alone */
+        vla_inputs x;
+        vla_error err = {0};
+        if (vla_inputs_draw(&x, "gauss", 7, d, d, runs, T, vla_model_reads(&sp.cfg), &err)) {
+            CHECK_MSG(0, "%s", err.msg);
+            continue;
+        }
+        for (int r = 0; r < runs; r++)
+            memcpy(tail + (size_t)r * T2, x.in + (size_t)r * T + T1, T2 * sizeof *tail);
+        sp.stream = NULL;
+        for (size_t pi = 0; pi < sizeof precs / sizeof precs[0]; pi++)
+            for (int form = 0; form < 3; form++) {
+                sp.cfg.prec = precs[pi];
+                sp.cfg.form = form == 0 ? VLA_FORM_SEQ : form == 1 ? VLA_FORM_CHUNK : VLA_FORM_SCAN;
+                sp.cfg.chunk = form == 1 ? 16 : 0;
+                if (vla_form_check(&sp.cfg, NULL) || (form == 2 && precs[pi] != VLA_F64))
+                    continue;
+                const char *name = vla_model_name(models[mi]);
+                for (int k = 0; k < 2; k++) {
+                    sp.backend = k ? kb : vla_backend_cpu();
+                    if (k && !vla_backend_supports(kb, &sp.cfg, NULL))
+                        continue;
+                    vla_engine *whole, *from;
+                    sp.in = x.in, sp.T = T, sp.S0 = NULL;
+                    if (vla_engine_new(&whole, &sp, &err)) {
+                        CHECK_MSG(0, "%s: %s", name, err.msg);
+                        continue;
+                    }
+                    CHECK_EQ_INT(vla_engine_advance(whole, T1), 0);
+                    states_of(whole, runs, S0);
+                    CHECK_EQ_INT(vla_engine_advance(whole, T), 0);
+                    states_of(whole, runs, Sa);
+                    sp.in = tail, sp.T = T2, sp.S0 = S0;
+                    if (vla_engine_new(&from, &sp, &err) == 0) {
+                        CHECK_EQ_INT(vla_engine_advance(from, T2), 0);
+                        states_of(from, runs, Sb);
+                        if (form < 2) {
+                            long bad = 0;
+                            for (size_t i = 0; i < runs * n; i++)
+                                if (!vla_test_same(Sa[i], Sb[i]) && bad++ == 0)
+                                    snprintf(what, sizeof what, "S[%zu]: %a vs %a", i, Sb[i], Sa[i]);
+                            CHECK_MSG(bad == 0, "%s %s form %d on %s: %ld entries differ, %s", name,
+                                      vla_prec_name(precs[pi]), form, vla_backend_name(sp.backend),
+                                      bad, what);
+                        } else if (k == 0) {
+                            memcpy(Sx, Sb, runs * n * sizeof *Sx); /* the scan from S_0, on the cpu */
+                        } else {
+                            CHECK_MSG(!memcmp(Sx, Sb, runs * n * sizeof *Sx), "%s scan from S_0: "
+                                      "%s differs from the cpu", name, vla_backend_name(kb));
+                        }
+                        vla_engine_free(from);
+                    } else
+                        CHECK_MSG(0, "%s from S_0: %s", name, err.msg);
+                    vla_engine_free(whole);
+                }
+                if (form == 2) { /* the scan against the seq form, both from S_0 */
+                    sp.backend = vla_backend_cpu();
+                    sp.cfg.form = VLA_FORM_SEQ;
+                    vla_engine *seq;
+                    if (vla_engine_new(&seq, &sp, &err) == 0) {
+                        vla_engine_advance(seq, T2);
+                        states_of(seq, runs, Sb);
+                        double e = rel_fro(Sx, Sb, runs * n);
+                        CHECK_MSG(e <= 4.0 * d * T2 * 0x1p-53, "%s scan from S_0: %.3g from seq",
+                                  name, e);
+                        vla_engine_free(seq);
+                    }
+                }
+            }
+        /* the references from S_0 (the binary64 one's at T1) */
+        sp.cfg.prec = VLA_F64;
+        sp.cfg.form = VLA_FORM_SEQ;
+        sp.cfg.chunk = 0;
+        sp.in = tail, sp.T = T2;
+        double *out[3] = {Sa, Sb, Sx};
+        const vla_backend *refs[3] = {vla_backend_cpu(), vref_backend_dd(), vref_backend_exact()};
+        for (int k = 0; k < 3; k++) {
+            vla_engine *e;
+            sp.backend = refs[k];
+            sp.S0 = S0;
+            if (vla_engine_new(&e, &sp, &err) == 0) {
+                vla_engine_advance(e, T2);
+                states_of(e, runs, out[k]);
+                vla_engine_free(e);
+            } else
+                CHECK_MSG(0, "%s on %s: %s", vla_model_name(models[mi]), vla_backend_name(refs[k]),
+                          err.msg);
+        }
+        const char *name = vla_model_name(models[mi]);
+        double e_dd = rel_fro(Sb, Sx, runs * n), e_64 = rel_fro(Sa, Sx, runs * n);
+        CHECK_MSG(e_dd <= 1e-20, "%s: dd from S_0 %.3g from MPFR's", name, e_dd);
+        CHECK_MSG(e_64 <= 4.0 * d * T2 * 0x1p-53, "%s: f64 from S_0 %.3g from MPFR's", name, e_64);
+        vla_engine *zero;
+        sp.backend = vref_backend_exact();
+        sp.S0 = NULL;
+        if (vla_engine_new(&zero, &sp, &err) == 0) {
+            vla_engine_advance(zero, T2);
+            states_of(zero, runs, Sa);
+            double e0 = rel_fro(Sa, Sx, runs * n);
+            CHECK_MSG(e0 > 1e6 * 4.0 * d * T2 * 0x1p-53, "%s: the run from 0 is only %.3g from "
+                      "the run from S_0", name, e0);
+            vla_engine_free(zero);
+        }
+        vla_inputs_free(&x);
+    }
+    /* refused: a model with A, and la's normalizer */
+    static const struct {
+        vla_model_kind m;
+        int normalize;
+        const char *why;
+    } no[] = {{VLA_VLA3, 1, "vla3 keeps A and a normalizer n beside S"},
+              {VLA_RLS, 0, "rls keeps A beside S"},
+              {VLA_LA, 1, "la with normalize=on divides by a normalizer n"}};
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+        vla_engine_spec sp;
+        vla_engine *e = NULL;
+        vla_error err = {0};
+        spec_of(&sp, no[i].m, VLA_TRACK_SM, VLA_F32, d, "gauss", runs);
+        sp.cfg.normalize = no[i].normalize;
+        sp.S0 = S0;
+        CHECK_EQ_INT(vla_engine_new(&e, &sp, &err), VLA_ENOTSUP);
+        CHECK_MSG(e == NULL && strstr(err.msg, no[i].why), "%s", err.msg);
+    }
+    free(S0);
+    free(Sa);
+    free(Sb);
+    free(Sx);
+    free(tail);
+}

@@ -1030,6 +1030,72 @@ TEST(stream_trace_bad)
     remove_tmpdir();
 }
 
+/* S0.npy: each head's initial state, (heads, dv, d) as S; its values read, hashed into the identity,
+ * and every bad file refused as the other files are, naming it; a program refuses it for a model
+ * that takes none (exit 2) and names it in its header's files line */
+TEST(stream_trace_S0)
+{
+    if (!make_tmpdir()) {
+        CHECK_MSG(0, "mkdtemp failed");
+        return;
+    }
+    write_good_trace();
+    char spec[300], id0[64], id1[64];
+    snprintf(spec, sizeof spec, "trace:%s", tmpdir);
+    double x[12], S[6];
+    for (int i = 0; i < 12; i++)
+        x[i] = 0.5 * i - 2;
+    vla_stream *s = open_ok(spec, 3, 2, 0);
+    if (s) {
+        CHECK_EQ_INT(vla_stream_S0(s, 0, S), 0);
+        CHECK(!(vla_stream_optional(s) & VLA_IN_S0));
+        vla_stream_identity(s, id0, sizeof id0);
+        vla_stream_close(s);
+    }
+    long sh[3] = {2, 2, 3};
+    CHECK_EQ_INT(vla_npy_write(tmp_path("S0.npy"), x, 3, sh), 0);
+    if ((s = open_ok(spec, 3, 2, 0))) {
+        CHECK(vla_stream_optional(s) & VLA_IN_S0);
+        CHECK_EQ_INT(vla_stream_S0(s, 1, S), 1);
+        CHECK(S[0] == x[6] && S[5] == x[11]);
+        CHECK_EQ_INT(vla_stream_S0(s, 2, S), VLA_ERANGE);
+        vla_stream_identity(s, id1, sizeof id1);
+        CHECK(strcmp(id0, id1) != 0);
+        vla_stream_close(s);
+    }
+    /* a program: the files line names it; a model without an S-only state refuses it */
+    char *out = NULL;
+    int st = vla_test_sh(&out, "bin/vla-statenorm --model gdn --stream trace:%s --ref none "
+                         "--out - 2>&1", tmpdir);
+    CHECK_MSG(st == 0 && strstr(out, "# files: q.npy k.npy v.npy S0.npy;"), "exit %d: %s", st, out);
+    free(out);
+    st = vla_test_sh(&out, "bin/vla-statenorm --model vla3 --stream trace:%s --ref none "
+                     "--out /dev/null 2>&1", tmpdir);
+    CHECK_MSG(st == 2 && strstr(out, "the trace's S0.npy (each head's initial state): vla3 keeps A "
+                                     "and a normalizer n beside S"), "exit %d: %s", st, out);
+    free(out);
+    /* bad files */
+    long t[3] = {2, 3, 2}, h[3] = {1, 2, 3}, two[2] = {2, 6};
+    vla_npy_write(tmp_path("S0.npy"), x, 3, t);
+    expect_trace(VLA_EFORMAT, "S0.npy: shape (2, 3, 2), expected (heads, dv, d) = (2, 2, 3): the "
+                 "state S as vla_model_get gives it, dv x d (fla's initial_state (heads, d, dv) "
+                 "transposed)", NULL);
+    vla_npy_write(tmp_path("S0.npy"), x, 3, h);
+    expect_trace(VLA_EFORMAT, "S0.npy: shape (1, 2, 3), expected 2 heads (as q.npy)", NULL);
+    vla_npy_write(tmp_path("S0.npy"), x, 2, two);
+    expect_trace(VLA_EFORMAT, "S0.npy: shape (2, 6), expected (heads, dv, d) = (2, 2, 3)", NULL);
+    x[1 * 6 + 0 * 3 + 2] = NAN;
+    vla_npy_write(tmp_path("S0.npy"), x, 3, sh);
+    expect_trace(VLA_ENONFINITE, "S0.npy: NaN at [1, 0, 2]", NULL);
+    x[8] = 0, x[5] = -INFINITY;
+    vla_npy_write(tmp_path("S0.npy"), x, 3, sh);
+    expect_trace(VLA_ENONFINITE, "S0.npy: Inf at [0, 1, 2]", NULL);
+    CHECK_EQ_INT(write_bytes(tmp_path("S0.npy"), "\x93NUMPY\x01\x00", 8), 0);
+    expect_trace(VLA_EFORMAT, "S0.npy", "truncated");
+    unlink(tmp_path("S0.npy"));
+    remove_tmpdir();
+}
+
 /* ---- .npy ---- */
 
 TEST(npy_roundtrip)
