@@ -221,6 +221,7 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_
         vla_engine_spec sp = J->sp[r];
         sp.stream = NULL; /* the window's inputs, read once for every run */
         sp.in = in.in;
+        sp.S0 = in.S0; /* the trace's initial states of these heads, or NULL */
         sp.is_read = in.is_read;
         sp.T = in.T;
         sp.cycle = 1;
@@ -1101,6 +1102,22 @@ static int judge_open(judgement_t *X)
     const vla_cli *c = X->c;
     const judge_opts *o = X->o;
     const int H = X->H;
+    /* vlastab's backward starts from S_0 = 0: on a trace with an initial state no gradient is
+     * judged (against a backward from another state), and dS0 never */
+    char path[4200];
+    out_path(path, sizeof path, o->outputs, "dS0.npy");
+    if (present(path))
+        vla_cli_die(X->spec, "--outputs: %s: the initial state's cotangent is not judged: "
+                    "vlastab's backward starts from S_0 = 0 and gives no dS0 (leave it out)", path);
+    for (size_t i = 3; (c->optional & VLA_IN_S0) && i < sizeof dir2_names / sizeof *dir2_names;
+         i++) { /* dq.npy ... do.npy */
+        out_path(path, sizeof path, o->outputs, dir2_names[i]);
+        if (present(path))
+            vla_cli_die(X->spec, "--outputs: %s: the trace starts from S0.npy, and vlastab's "
+                        "backward starts from S_0 = 0: no gradient is judged on a trace with an "
+                        "initial state (leave them and do.npy out; o.npy and S.npy are judged "
+                        "from S_0)", path);
+    }
     if (grads_read(X->spec, &X->cfg, o->outputs, H, X->T, X->bf16, &X->G) < 0)
         return 1;
     if (outputs_overwritten(X->spec, c, o))

@@ -219,6 +219,7 @@ static void group_member(group_t *G, member_t *w, int use_dd, refck_t *rk)
     sp.threads = 1; /* the groups run in parallel, each on one thread (the same bits) */
     sp.stream = NULL;
     sp.in = G->in.in;
+    sp.S0 = G->in.S0; /* the trace's initial states, or NULL */
     sp.is_read = G->in.is_read;
     sp.T = G->in.T; /* WIN, or a shorter stream's length */
     sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
@@ -247,7 +248,7 @@ static void group_member(group_t *G, member_t *w, int use_dd, refck_t *rk)
         rs.ctx = &G->tr;
         G->refbad = ref_new(&G->ref, &G->chk, rs, use_dd, rk, &G->refwhy);
         if (!G->refbad && rs.round_inputs != VLA_FMT_F64) {
-            rs.round_inputs = VLA_FMT_F64;
+            rs.round_inputs = rs.round_S0 = VLA_FMT_F64;
             rs.ctx = &G->trr;
             G->trr.o = malloc((size_t)nr * RING * dv * sizeof *G->trr.o);
             G->trr.seen = malloc((size_t)nr * RING);

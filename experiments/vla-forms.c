@@ -207,6 +207,7 @@ static void sweep_open(vla_cli *c, const vla_cli_spec *spec, const forms_opts *o
             vla_cli_engine_spec(c, k, &sp);
             sp.stream = NULL;
             sp.in = sw->in.in;
+            sp.S0 = sw->in.S0; /* the trace's initial states, or NULL */
             sp.is_read = sw->in.is_read;
             sp.T = sw->in.T; /* WIN, or a shorter stream's length */
             sp.cycle = 1; /* step t from slot (t - 1) % T of the window */

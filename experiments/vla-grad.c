@@ -336,6 +336,10 @@ static void check_args(vla_cli *c)
     if (strcmp(c->backend, "cpu"))
         vla_cli_die(&grad_spec, "--backend %s: the backward runs on the CPU only (--backend cpu)",
                     c->backend);
+    if (c->optional & VLA_IN_S0)
+        vla_cli_die(&grad_spec, "--stream %s: the trace holds S0.npy (an initial state), and the "
+                    "backward starts from S_0 = 0: its gradients would be another run's (leave "
+                    "S0.npy out of the trace)", c->stream);
     if (!opts.np)
         opts.precs[opts.np++] = c->cfg.prec;
     for (int p = 0; p < opts.np; p++) {
