@@ -486,3 +486,91 @@ def test_judge_keep_and_a_vla_check_without_report(tmp_path, monkeypatch):
     refused("judge() whose vla-check wrote no report", lambda: vlastab.judge(
         gdn_chunk, qs, ks, vs, keep=kl, grad=False, logic=False, **small), RuntimeError,
         "No space left")
+
+
+def gdn_h0_kernel(mode="ok"):
+    """A Gated DeltaNet kernel in PyTorch float64, fla's call with initial_state (B, H, d, dv) =
+    S_0^T and its final state likewise, written from the equations above (Yang et al., ICLR 2025):
+    S_t = a_t S_{t-1} (I - beta_t k_t k_t^T) + beta_t v_t k_t^T from S_0, o_t = d^-1/2 S_t q_t.
+    mode "ignore": starts from 0 whatever initial_state holds; "transposed": reads it as S_0;
+    "vk": takes and returns the state as S itself (state_layout "vk")."""
+    def fn(q, k, v, g=None, beta=None, initial_state=None, output_final_state=False,
+           cu_seqlens=None):
+        io = q.dtype
+        if cu_seqlens is not None:  # fla's varlen call: sequence i from initial_state's row i
+            cu = [int(c) for c in cu_seqlens]
+            outs = [fn(*(x[:, a:b] for x in (q, k, v, g, beta)),
+                       initial_state=None if initial_state is None else initial_state[i:i + 1])
+                    for i, (a, b) in enumerate(zip(cu, cu[1:]))]
+            return torch.cat(outs, 1)
+        q, k, v, g, beta = (x.double() for x in (q, k, v, g, beta))
+        q = q / (q * q).sum(-1, keepdim=True).add(1e-6).sqrt()
+        k = k / (k * k).sum(-1, keepdim=True).add(1e-6).sqrt()
+        Bq, Tq, Hq, dq = q.shape
+        S = q.new_zeros(Bq, Hq, v.shape[-1], dq)
+        if initial_state is not None and mode != "ignore":
+            h0 = initial_state.double()
+            S = h0 if mode in ("transposed", "vk") else h0.transpose(-1, -2)
+        o = []
+        for t in range(Tq):
+            kt = k[:, t]
+            Sk = torch.einsum("bhvk,bhk->bhv", S, kt)
+            S = g[:, t, :, None, None].exp() * (S - beta[:, t, :, None, None] * torch.einsum(
+                "bhv,bhk->bhvk", Sk, kt)) + beta[:, t, :, None, None] * torch.einsum(
+                "bhv,bhk->bhvk", v[:, t], kt)
+            o.append(dq ** -0.5 * torch.einsum("bhvk,bhk->bhv", S, q[:, t]))
+        o = torch.stack(o, 1).to(io)
+        S = S if mode == "vk" else S.transpose(-1, -2)
+        return (o, S.float()) if output_final_state else o
+    return fn
+
+
+def test_initial_state():
+    """judge(initial_state=h0): the float64 kernel above started from h0 is ok in float32 (its
+    error is o's rounding to float32, u32 = 6e-8 per entry, below the f32 emulation's attainable
+    error, which the budget is 4 times); the kernel that ignores h0 and the one that reads it
+    transposed are beyond (the read-outs of the first tokens off by O(1), for a budget of 1e-6);
+    with cu_seqlens, sequence i from h0's row i is ok and a kernel that gives every sequence row 0
+    fails the batch; with grad, without an initial_state= in fn, or of the wrong shape: refused"""
+    torch.manual_seed(3)
+    B, T, H, d = 2, 48, 2, 8
+    q, k, v = (torch.randn(B, T, H, d) for _ in range(3))
+    beta = torch.randn(B, T, H).sigmoid()
+    g = -0.05 * torch.nn.functional.softplus(torch.randn(B, T, H))
+    h0 = torch.randn(B, H, d, d)
+    kw = dict(g=g, beta=beta, model="gdn", dtype=torch.float32, grad=False, initial_state=h0)
+    for mode, want in (("ok", True), ("ignore", False), ("transposed", False)):
+        vd = vlastab.judge(gdn_h0_kernel(mode), q, k, v, **kw)
+        assert bool(vd) == want, "judge(initial_state=h0) of the kernel that %s: %s" % (
+            {"ok": "starts from h0", "ignore": "ignores h0", "transposed": "reads h0 transposed"}[
+                mode], vd.headline)
+        print("note: initial_state, kernel %s: worst window error %.3g, its budget %.3g" % (
+            mode, max(h["max_rel_window"] for h in vd.heads),
+            min(h["budget"] for h in vd.heads)))
+    vk = vlastab.judge(gdn_h0_kernel("vk"), q, k, v, state_layout="vk",
+                       **dict(kw, initial_state=h0.transpose(-1, -2).contiguous()))
+    assert vk, "judge(initial_state=h0 (B, H, dv, d), state_layout='vk') of a kernel that reads " \
+        "S_0 as given: %s" % vk.headline
+    # packed: sequences of 20 and 28 tokens of batch 1, sequence i from h0's row i
+    cu = torch.tensor([0, 20, 48])
+    one = {n: x[:1] for n, x in (("q", q), ("k", k), ("v", v), ("g", g), ("beta", beta))}
+    pk = dict(kw, g=one["g"], beta=one["beta"], cu_seqlens=cu)
+    vd = vlastab.judge(gdn_h0_kernel("ok"), one["q"], one["k"], one["v"], **pk)
+    assert vd and vd.packing["bitwise"], "judge(cu_seqlens, initial_state): %s" % vd.headline
+
+    def row0(q, k, v, g=None, beta=None, initial_state=None, output_final_state=False,
+             cu_seqlens=None):
+        return gdn_h0_kernel("ok")(q, k, v, g, beta, None if initial_state is None else
+                                   initial_state[:1].expand_as(initial_state), output_final_state,
+                                   cu_seqlens)
+    vd = vlastab.judge(row0, one["q"], one["k"], one["v"], **pk)
+    assert not vd, "judge(cu_seqlens, initial_state) of a kernel that starts every sequence " \
+        "from row 0: %s" % vd.headline
+    refused("judge(initial_state=h0, grad=True)", lambda: vlastab.judge(
+        gdn_h0_kernel(), q, k, v, **dict(kw, grad=True)), ValueError, "initial_state with grad")
+    refused("judge(initial_state=h0) of fn without initial_state=", lambda: vlastab.judge(
+        lambda q, k, v, g=None, beta=None: q, q, k, v, **kw), ValueError,
+        "takes no initial_state")
+    refused("judge(initial_state of (B, H, d))", lambda: vlastab.judge(
+        gdn_h0_kernel(), q, k, v, **dict(kw, initial_state=h0[..., 0])), ValueError,
+        "initial_state", "expected a tensor of shape (2, 2, 8, 8)")

@@ -149,7 +149,7 @@ def _copies(x):
 def _unwritten(x, given, when):
     """InputWritten when fn changed one of the copies `given` of x (bit for bit)"""
     for n, a in x.items():
-        if a is not None and not _torch().equal(a.view(-1), given[n].detach().view(-1)):
+        if a is not None and not _torch().equal(a.reshape(-1), given[n].detach().reshape(-1)):
             raise InputWritten("fn wrote into its input %s (%s): a kernel must leave its inputs "
                                "as they were; judged on copies, the caller's tensors are untouched"
                                % (n, when))
@@ -703,6 +703,27 @@ def _varlen(fn, x, shape, cu_seqlens):
     return fn_b, xb, (N, Tm, H, d, dv), {"fn": fn, "x": x, "cu": cu, "lens": lens}
 
 
+def _from_h0(fn, h0, bhdv, layout, varlen):
+    """fn handed h0 as its initial_state (a call's own initial_state= wins), h0 checked: a tensor
+    of (batch, heads, d, dv) (layout "vk": (batch, heads, dv, d)), finite; with cu_seqlens row i
+    is sequence i's, which the packing's check hands to sequence i alone"""
+    torch = _torch()
+    B, H, d, dv = bhdv
+    want = (B, H, d, dv) if layout == "kv" else (B, H, dv, d)
+    if not isinstance(h0, torch.Tensor) or tuple(h0.shape) != want:
+        raise ValueError("initial_state: %s %s, expected a tensor of shape %s for state_layout=%r "
+                         "((batch%s, heads, %s))" % (
+                             type(h0).__name__, tuple(getattr(h0, "shape", ())), want, layout,
+                             " = the sequences of cu_seqlens" if varlen else "",
+                             "d, dv" if layout == "kv" else "dv, d"))
+    if not torch.isfinite(h0).all():
+        raise ValueError("initial_state: NaN or Inf at %s" % (
+            [int(i) for i in torch.nonzero(~torch.isfinite(h0))[0]],))
+    if varlen is not None:
+        varlen["h0"] = h0
+    return functools.partial(fn, initial_state=h0)
+
+
 def _packing(vl, o_b, window, budgets):
     """each sequence alone (fn without cu_seqlens, batch 1) against its place in the packed call
     (o_b: the packed call's outputs as the batch of _varlen): the outputs whose bits differ, and
@@ -712,7 +733,8 @@ def _packing(vl, o_b, window, budgets):
     worst, moved = (-1.0, 0, 0.0, None), 0
     for i in range(len(cu) - 1):
         xi = {n: None if a is None else a[:, cu[i]:cu[i + 1]] for n, a in vl["x"].items()}
-        oi, _ = _call(vl["fn"], xi, False)
+        oi, _ = _call(vl["fn"], xi, False, **({} if vl.get("h0") is None else
+                                                {"initial_state": vl["h0"][i:i + 1]}))
         op = o_b[i:i + 1, :cu[i + 1] - cu[i]]
         if tuple(oi.shape) != tuple(op.shape):
             raise ValueError("fn on sequence %d alone returned o of shape %s, expected %s" % (
@@ -982,7 +1004,8 @@ def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window
 def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
           form="seq", precision=None, chunk_split=None, causality=True, seed=0, keep=None,
           timeout=None, grad=True, logic=True, slack=None, window=None, ref=None,
-          state_layout="kv", scale=None, cu_seqlens=None, states_fn=None, decode_fn=None):
+          state_layout="kv", scale=None, cu_seqlens=None, states_fn=None, decode_fn=None,
+          initial_state=None):
     """Judges fn, your kernel: fn(q, k, v, g=g, beta=beta) -> o (batch, T, heads, dv), or fla's
     (o, final_state), with the state convention fn(..., initial_state=S0, output_final_state=True)
     -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments.
@@ -1033,7 +1056,13 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     serving engine's decode kernel, decode_fn(q, k, v, g=, beta=, initial_state=,
     output_final_state=True) -> (o, state) on one token: fn's prefill of the first chunk_split
     tokens (default T/2 + 1), then decode_fn token by token from the state it left, against one
-    call of fn, within the budget (Verdict.decode).
+    call of fn, within the budget (Verdict.decode). initial_state: each sequence's state before
+    its first token, (batch, heads, d, dv) (state_layout "vk": (batch, heads, dv, d)); with
+    cu_seqlens row i is sequence i's: handed to every call of fn as initial_state= (a call that
+    goes on from a state of its own, the chunk split's second, takes that one instead), and
+    written to the trace as S0.npy, from which vla-check's references start. fn must take
+    initial_state=, and grad must be False: vlastab's backward starts from a zero state and gives
+    no dS0, so gradients from another state are not judged.
 
     Returns a Verdict. Raises ValueError naming the input for a layout or range it can detect
     wrong (and InputWritten, a ValueError, when fn writes into its inputs), FileNotFoundError
@@ -1045,9 +1074,17 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     if cu_seqlens is not None and states_fn is not None:
         raise ValueError("states_fn with cu_seqlens: the rollback check takes one sequence a batch "
                          "row, not packed sequences")
+    if initial_state is not None and grad:
+        raise ValueError("initial_state with grad=True: vlastab's backward starts from S_0 = 0 and "
+                         "gives no dS0, so fn's gradients would be judged against another run's: "
+                         "judge the forward with grad=False")
+    if initial_state is not None and not _takes(fn, "initial_state"):
+        raise ValueError("initial_state: fn takes no initial_state= argument to hand it to")
     if cu_seqlens is not None:
         fn, x, shape, varlen = _varlen(fn, x, shape, cu_seqlens)
     B, T, H, d, dv = shape
+    if initial_state is not None:
+        fn = _from_h0(fn, initial_state, (B, H, d, dv), state_layout, varlen)
     arranged = None
     if model in _LOGDECAY_MODELS and form.startswith("chunk:") and not \
             {"base", "cumsum"} & set(settings or {}):
@@ -1083,7 +1120,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
         os.makedirs(folder, exist_ok=True)
         tdir = os.path.join(folder, "trace")
         os.makedirs(tdir, exist_ok=True)
-        for f in ("q.npy", "k.npy", "v.npy", "beta.npy", "logdecay.npy", "model.txt"):
+        for f in ("q.npy", "k.npy", "v.npy", "beta.npy", "logdecay.npy", "model.txt", "S0.npy"):
             if os.path.lexists(os.path.join(tdir, f)):  # a kept folder: this call's files only
                 os.unlink(os.path.join(tdir, f))
         from .torch_trace import TraceRecorder
@@ -1095,7 +1132,9 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
                     a = _expand(x, n)
                     a = a.transpose(0, 1).reshape((1, T, B * H) + tuple(a.shape[3:]))
                     rec.capture(role, a)
-        rec.save(tdir, model=model, settings=settings)
+        h0 = None if initial_state is None else initial_state.reshape(
+            (B * H,) + tuple(initial_state.shape[2:]))  # the trace's heads, b H + h
+        rec.save(tdir, model=model, settings=settings, initial_state=h0, state_layout=state_layout)
         if dtype == _torch().float64:  # the recorder keeps float32: the kernel's own numbers instead
             for n, role in (("q", "q"), ("k", "k"), ("v", "v"), ("beta", "beta"),
                             ("g", "logdecay")):
