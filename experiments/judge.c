@@ -1376,6 +1376,9 @@ static int judge_table(judgement_t *X)
     vla_dat *out = vla_cli_out(c, X->spec);
     vla_dat_meta(out, "model", "%s%s", vla_model_name(X->cfg.model), vla_cli_model_src(c, NULL, 1));
     vla_dat_meta(out, "stream", "%s", c->stream);
+    char files[600];
+    vla_cli_stream_files(c, files, sizeof files);
+    vla_dat_meta(out, "files", "%s", files);
     vla_dat_meta(out, "outputs", "%s (o.npy %s%s; read-outs compared in %s, u = %g)",
                  X->o->outputs, dtype_name(X->ofmt), X->have_S ? ", S.npy" : "",
                  vla_fmt_name(X->fo), X->u);

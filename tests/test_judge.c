@@ -811,3 +811,68 @@ TEST(judge_never_writes_or_waits_on_its_inputs)
         CHECK(system(cmd) == 0);
     }
 }
+
+/* A trace with S0.npy: the kernel that starts from it (vlastab's own binary64 run, which the
+ * engine starts from the trace's S_0) is ok, within d T u of the exact run from S_0 and at exactly
+ * the attainable error (the same run); the same kernel from S_0 = 0 is beyond in both heads (its
+ * read-outs off by O(1), for a budget near 1e-13); the header names S0.npy; gradients on such a
+ * trace, and dS0.npy on any, are refused (exit 2): vlastab's backward starts from 0 */
+TEST(judge_initial_state)
+{
+    char dir[64] = "/tmp/vla-judge-test.XXXXXX", tr[100], ko[100], path[200], s0[200], away[200];
+    double *o, S[H * D * D], S0[H * D * D];
+    if (judge_setup(dir, tr, ko, &o, S))
+        return;
+    for (int i = 0; i < H * D * D; i++)
+        S0[i] = vla_gauss(12, 0, 0, (uint64_t)i, 0);
+    const long shape[3] = {H, T, D}, sshape[3] = {H, D, D};
+    snprintf(s0, sizeof s0, "%s/S0.npy", tr);
+    snprintf(away, sizeof away, "%s/S0.away", dir);
+    CHECK(vla_npy_write(s0, S0, 3, sshape) == 0);
+    double v[H][NC];
+    char verdict[H][16], *out = NULL;
+    const double u53 = ldexp(1, -53);
+    for (int from0 = 0; from0 < 2; from0++) {
+        if (from0)
+            CHECK(rename(s0, away) == 0); /* the kernel's run from 0, judged from S_0 */
+        CHECK(own_run(tr, VLA_F64, o, S) == 0);
+        if (from0)
+            CHECK(rename(away, s0) == 0);
+        snprintf(path, sizeof path, "%s/o.npy", ko);
+        CHECK(vla_npy_write(path, o, 3, shape) == 0);
+        snprintf(path, sizeof path, "%s/S.npy", ko);
+        CHECK(vla_npy_write(path, S, 3, sshape) == 0);
+        int st = vla_test_sh(&out, "bin/vla-check trace:%s --outputs %s --report none --out - "
+                             "2>/dev/null", tr, ko);
+        CHECK_EQ_INT(rows(out, v, verdict), H);
+        CHECK_MSG(strstr(out, "# files: q.npy k.npy v.npy beta.npy logdecay.npy S0.npy\n"),
+                  "%s", out);
+        for (int h = 0; h < H; h++)
+            if (!from0)
+                CHECK_MSG(st == 0 && v[h][C_MRW] <= D * T * u53 && v[h][C_MRW] == v[h][C_SEQ] &&
+                              !strcmp(verdict[h], "ok"),
+                          "from S_0, head %d: exit %d, %g (attainable %g, d T u %g), %s", h, st,
+                          v[h][C_MRW], v[h][C_SEQ], D * T * u53, verdict[h]);
+            else
+                CHECK_MSG(st == 1 && v[h][C_MRW] > 1e-3 && !strcmp(verdict[h], "beyond"),
+                          "from 0, judged from S_0, head %d: exit %d, %g, %s", h, st,
+                          v[h][C_MRW], verdict[h]);
+        free(out), out = NULL;
+    }
+    /* gradients from an initial state, and dS0.npy: refused, naming the file */
+    static const char *const refused[][2] = {
+        {"dq.npy", "the trace starts from S0.npy, and vlastab's backward starts from S_0 = 0"},
+        {"dS0.npy", "the initial state's cotangent is not judged"}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", ko, refused[i][0]);
+        CHECK(vla_npy_write(path, o, 3, shape) == 0);
+        int st = vla_test_sh(&out, "bin/vla-check trace:%s --outputs %s --report none --out - "
+                             "2>&1", tr, ko);
+        CHECK_MSG(st == 2 && strstr(out, refused[i][0]) && strstr(out, refused[i][1]),
+                  "%s: exit %d, %s", refused[i][0], st, out);
+        free(out), out = NULL;
+        unlink(path);
+    }
+    vla_test_sh(NULL, "rm -rf %s", dir);
+    free(o);
+}
