@@ -173,6 +173,10 @@ static const vla_doc_item cli_files[] = {
                            "beta (--set beta=B)"},
     {"DIR/decay.npy", NULL, "(heads, T), optional: delta's decay a_t in [0, 1] (--set "
                             "delta_form=decay); absent: a_t = 1"},
+    {"DIR/S0.npy", NULL, "(heads, dv, d), optional: each head's initial state S_0 in the state's "
+                         "layout (fla's initial_state transposed), rounded to the policy's storage "
+                         "format; la with normalize=off, delta, gdn, kda, gla, mamba2 and rwkv7 "
+                         "take it, the others refuse it (exit 2); absent: S_0 = 0"},
     {"DIR/model.txt", NULL, "optional: the model that made the trace and its settings, lines "
                             "'model NAME' and 'set NAME=VALUE' ('#' comments; TraceRecorder.save "
                             "writes it): the programs run that model unless --model is given, "
