@@ -545,6 +545,8 @@ long vla_stream_heads(const vla_stream *s); /* trace: heads in the files; others
  *       kernels take them, a scalar per token (gdn, mamba2) or per key channel (kda, gla, rwkv7's
  *       w; a scalar file serves them all channels alike); absent: 0 (a_t = 1)
  *   a.npy, b.npy (heads, T, d): rwkv7's low-rank vectors, S_t = S_{t-1} (Diag(w) + a b^T) + v k^T
+ *   S0.npy (heads, dv, d): each head's initial state S_0, S's layout (vla_stream_S0; the models
+ *       that vla_config_h0 admits); absent: S_0 = 0
  * A synthetic stream draws the gated family's log-decays and rwkv7's a, b only for a model that
  * reads them (vla_stream_want): log a = -exp(-3 + 1.5 z), z standard normal (most decays near
  * 0.95, a heavy tail toward 0), or z itself with gauss's logits; a = -kappa, b = kappa * iclr with kappa a unit vector and iclr =

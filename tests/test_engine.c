@@ -841,8 +841,8 @@ static double rel_fro(const double *x, const double *y, size_t n)
 /* An initial state S_0 (spec.S0): a run of T1 + T2 steps from 0, its state at T1 taken as S_0 for
  * the last T2 steps, gives the same bits at T1 + T2 in every precision, in the seq form and in a
  * chunk form whose chunks T1 keeps aligned (the models that take S_0 read S alone, and S at T1 is
- * a number of the storage format, which S_0's rounding leaves as it is), on the cpu and on the
- * kernels' backend (lanes or emulation). The scan form sums in another tree from S_0 (its blocks
+ * a number of the storage format, which S_0's rounding leaves as it is), on the cpu, on the
+ * kernels' backend here (lanes or emulation) and on the GPU where there is one. The scan form sums in another tree from S_0 (its blocks
  * start at step 1, not T1 + 1): binary64 within 4 d T2 u of the seq form. The references: the
  * double-double one and MPFR's from the same S_0 agree to 1e-20, the cpu's binary64 run within 4 d
  * T2 u of them (each step's d-term sums, relative error d u each, over T2 contracting steps), while
@@ -883,9 +883,11 @@ TEST(engine_initial_state)
                 if (vla_form_check(&sp.cfg, NULL) || (form == 2 && precs[pi] != VLA_F64))
                     continue;
                 const char *name = vla_model_name(models[mi]);
-                for (int k = 0; k < 2; k++) {
-                    sp.backend = k ? kb : vla_backend_cpu();
-                    if (k && !vla_backend_supports(kb, &sp.cfg, NULL))
+                const vla_backend *bs[3] = {vla_backend_cpu(), kb, vla_backend_cuda()};
+                for (int k = 0; k < 3; k++) {
+                    sp.backend = bs[k];
+                    if (!vla_backend_available(bs[k], NULL) ||
+                        !vla_backend_supports(bs[k], &sp.cfg, NULL))
                         continue;
                     vla_engine *whole, *from;
                     sp.in = x.in, sp.T = T, sp.S0 = NULL;
@@ -913,7 +915,7 @@ TEST(engine_initial_state)
                             memcpy(Sx, Sb, runs * n * sizeof *Sx); /* the scan from S_0, on the cpu */
                         } else {
                             CHECK_MSG(!memcmp(Sx, Sb, runs * n * sizeof *Sx), "%s scan from S_0: "
-                                      "%s differs from the cpu", name, vla_backend_name(kb));
+                                      "%s differs from the cpu", name, vla_backend_name(bs[k]));
                         }
                         vla_engine_free(from);
                     } else
