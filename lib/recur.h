@@ -186,14 +186,7 @@ VLA_FN void FN(vstate_advance)(CXP, ST *s, int has_g)
     }
     FN(read_loaded)(CX, s);
     /* decoding's state cache: read out from the binary32 update, kept in the cache's format */
-#ifndef VLA_RECUR_DEVICE
-    if (vla_cache_scaled(&s->cfg))
-        FN(cache_store)(CX, s);
-    else
-#endif
-    if (s->cfg.cache) /* f16, bf16: VLA_CACHE_'s first three are VLA_HALF_'s */
-        VLA_PFOR(i, 0, s->dv * s->d)
-            ROUND_H(E(s->S, i), (vla_half)s->cfg.cache);
+    FN(cache_keep)(CX, s);
 }
 
 #ifndef VLA_RECUR_DEVICE

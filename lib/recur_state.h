@@ -112,18 +112,6 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
     return VLA_OK;
 }
 
-/* S_0 = S0 (dv x d, binary64) on a state at t = 0: each number rounded once to the storage format,
- * in which it is then exact in the compute format too (no store rounds it again) */
-VLA_FN void FN(vstate_start)(CXP, ST *s, const double *S0)
-{
-    const vla_fmt f = vla_prec_storage(s->cfg.prec);
-    ARITH_ENTER;
-    for (long i = 0; i < (long)s->dv * s->d; i++)
-        SETD(E(s->S, i), vla_round_fmt(f, S0[i]));
-    ARITH_LEAVE;
-    s->cfg.h0 = 1;
-}
-
 #endif
 
 #ifndef VLA_RECUR_DEVICE
@@ -259,6 +247,37 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
         LOAD_IN(E(s->ra, i), in->a ? in->a[i] : 0.0);
         LOAD_IN(E(s->rb, i), in->b ? in->b[i] : 0.0);
     }
+}
+#endif
+
+/* The state kept in the cache's format between two updates (docs/forms.md "The state cache"):
+ * f16 and bf16 to nearest everywhere, the others on the host (vla_cache_scaled) */
+VLA_FN void FN(cache_keep)(CXP, ST *s)
+{
+#ifndef VLA_RECUR_DEVICE
+    if (vla_cache_scaled(&s->cfg))
+        FN(cache_store)(CX, s);
+    else
+#endif
+    if (s->cfg.cache) /* f16, bf16: VLA_CACHE_'s first three are VLA_HALF_'s */
+        VLA_PFOR(i, 0, s->dv * s->d)
+            ROUND_H(E(s->S, i), (vla_half)s->cfg.cache);
+}
+
+#ifndef VLA_RECUR_DEVICE
+/* S_0 = S0 (dv x d, binary64) on a state at t = 0: each number rounded once to the storage format,
+ * in which it is then exact in the compute format too (no store rounds it again), then kept in the
+ * state cache as every state between two steps is (a prefill's final state handed to decode is
+ * stored in the cache's format) */
+VLA_FN void FN(vstate_start)(CXP, ST *s, const double *S0)
+{
+    const vla_fmt f = vla_prec_storage(s->cfg.prec);
+    ARITH_ENTER;
+    for (long i = 0; i < (long)s->dv * s->d; i++)
+        SETD(E(s->S, i), vla_round_fmt(f, S0[i]));
+    s->cfg.h0 = 1;
+    FN(cache_keep)(CX, s);
+    ARITH_LEAVE;
 }
 #endif
 

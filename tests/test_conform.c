@@ -6,6 +6,8 @@
 #include "vlacuda.h"
 #include "vlaref.h"
 #include "vlastab.h"
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -533,6 +535,79 @@ TEST(conform_state_cache)
                       vla_model_name(m), fmts[f], rounds[r]);
             check_conform(&c, fmts[f], streams[k % 3], scaled(120));
         }
+}
+
+/* bfloat16's nearest (ties to even) of a binary32 value by its bits, written here from the format's
+ * definition (8 significant bits: the low 16 bits dropped, rounded) */
+static double bf16_of(float y)
+{
+    uint32_t u;
+    memcpy(&u, &y, 4);
+    u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+    memcpy(&y, &u, 4);
+    return y;
+}
+
+/* The state before the first step is kept in the cache as every state between two steps is (a
+ * prefill's final state handed to decode, docs/forms.md "Prefill, then decode"): S_0 read back at
+ * t = 0 is bfloat16's nearest of its binary32 value (bf16_of), and with int8 per row vLLM's
+ * scale -> round -> clamp -> cast: s = amax / 127 in binary32, q = nearest(y / s), S = q s, each
+ * written here; and the run from S_0 is bit for bit its emulation's for 40 steps in every cache
+ * and rounding (ef's residual starting at S_0 less its cached value, sr's words at t = 0) */
+TEST(conform_state_cache_from_S0)
+{
+    static const char *const fmts[] = {"bf16", "int8", "e4m3", "int16", "int8"};
+    static const char *const rounds[] = {"rn", "rn", "sr", "ef", "ef"};
+    static const char *const rows[] = {"0", "1", "1", "3", "1"};
+    const int d = 6;
+    double S0[36], x[36], y[36];
+    for (int i = 0; i < d * d; i++) /* binary32 values of many magnitudes */
+        S0[i] = (float)(sin(1.7 * i + 0.3) * pow(10.0, (i % 7) - 3));
+    for (int f = 0; f < 5; f++) {
+        vla_config c;
+        CHECK(config_of(&c, f % 2 ? VLA_KDA : VLA_GDN, "sm", 1, VLA_F32, d, NULL));
+        CHECK(vla_config_set(&c, "cache", fmts[f]) == 0 &&
+              vla_config_set(&c, "cache_round", rounds[f]) == 0 &&
+              vla_config_set(&c, "cache_rows", rows[f]) == 0 && vla_config_check(&c) == 0);
+        vla_model *a, *b;
+        CHECK(vla_model_new(&a, &c) == 0 && vref_model_new(&b, &c, VREF_EMULATE, 0) == 0);
+        CHECK(vla_model_start(a, S0) == 0 && vla_model_start(b, S0) == 0);
+        CHECK(vla_model_get(a, VLA_Q_S, x) == 0 && vla_model_get(b, VLA_Q_S, y) == 0);
+        CHECK_MSG(same_bits(x, y, 36), "cache=%s %s: S_0 differs from its emulation", fmts[f],
+                  rounds[f]);
+        long off = 0;
+        for (int i = 0; i < d * d && f < 2; i++) {
+            double want = bf16_of((float)S0[i]);
+            if (f == 1) {
+                double amax = 0;
+                for (int j = i / d * d; j < i / d * d + d; j++)
+                    amax = fmax(amax, fabs(S0[j]));
+                const float s = (float)(amax / 127);
+                want = (float)(fmin(fmax(nearbyint((float)(S0[i] / s)), -127), 127) * s);
+            }
+            off += x[i] != want;
+        }
+        CHECK_MSG(off == 0, "cache=%s: %ld entries of S_0 not the cache's", fmts[f], off);
+        CHECK_MSG(f >= 2 || memcmp(x, S0, sizeof x), "cache=%s: S_0 left as it was", fmts[f]);
+        vla_stream *s;
+        vla_step_buf buf;
+        vla_error err = {0};
+        CHECK_MSG(vla_stream_open(&s, "gauss", d, d, 77, &err) == 0, "%s", err.msg);
+        vla_stream_want(s, vla_model_reads(&c));
+        vla_step_buf_alloc(&buf, d, d);
+        for (long t = 1; t <= 40; t++) {
+            vla_stream_get(s, 0, t, &buf);
+            vla_input in = vla_input_of(&buf);
+            CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
+        }
+        CHECK(vla_model_get(a, VLA_Q_S, x) == 0 && vla_model_get(b, VLA_Q_S, y) == 0);
+        CHECK_MSG(same_bits(x, y, 36), "cache=%s %s: S_40 from S_0 differs from its emulation",
+                  fmts[f], rounds[f]);
+        vla_step_buf_free(&buf);
+        vla_stream_close(s);
+        vla_model_free(a);
+        vla_model_free(b);
+    }
 }
 
 /* The state cache's settings refused with a reason: an integer cache without a scale, a scaled
