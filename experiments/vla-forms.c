@@ -23,7 +23,9 @@ typedef struct {
     long Cs[LMAX];
     int nC;
     long samples, seeds;
-    long prefix; /* causal: P */
+    long prefix; /* causal, decode: P */
+    double pad;  /* decode: the log-decay of the prefill's pad tokens */
+    int padded;  /* ... given */
 } forms_opts;
 
 /* A comma-separated list of at most LMAX items, each parsed by one(o, item, k, err): 0, or what is
@@ -80,8 +82,18 @@ static int on_opt(void *ctx, const char *name, const char *val)
     forms_opts *o = ctx;
     if (!strcmp(name, "what")) {
         o->what = val;
-        if (strcmp(val, "sweep") && strcmp(val, "ut") && strcmp(val, "causal"))
-            return fprintf(stderr, "vla-forms: --what: '%s' is not sweep, ut or causal (try "
+        if (strcmp(val, "sweep") && strcmp(val, "ut") && strcmp(val, "causal") &&
+            strcmp(val, "decode"))
+            return fprintf(stderr, "vla-forms: --what: '%s' is not sweep, ut, causal or decode "
+                           "(try --help)\n", val), 1;
+        return 0;
+    }
+    if (!strcmp(name, "pad")) {
+        char *end;
+        o->pad = strtod(val, &end);
+        o->padded = 1;
+        if (end == val || *end || !(o->pad <= 0) || !isfinite(o->pad))
+            return fprintf(stderr, "vla-forms: --pad: '%s' is not a log-decay, a number <= 0 (try "
                            "--help)\n", val), 1;
         return 0;
     }
@@ -997,13 +1009,309 @@ done:
     return status;
 }
 
+/* ---- decode ---- */
+
+/* the read-outs an engine's on_step keeps, rounded to the io format (what a kernel hands on, its
+ * output dtype): tokens from + 1 .. from + len of every run, dv each */
+typedef struct {
+    double *o;
+    long from, len;
+    int dv;
+    vla_fmt io;
+} kept_outs;
+
+static int keep_outs(void *ctx, const vla_step_view *v)
+{
+    const kept_outs *w = ctx;
+    const int n = v->co ? v->nco : v->o ? 1 : 0; /* a chunk's end: its every token */
+    for (int r = 0; r < n; r++) {
+        const long i = v->t - n + r - w->from; /* token v->t - n + 1 + r, 0-based from from */
+        const double *src = (v->co ? v->co : v->o) + (size_t)r * w->dv;
+        for (int j = 0; i >= 0 && i < w->len && j < w->dv; j++)
+            w->o[((size_t)v->run * w->len + i) * w->dv + j] = vla_round_fmt(w->io, src[j]);
+    }
+    return 0;
+}
+
+/* the largest difference between two tokens' read-outs a and b (rounded to f) in ulps of f at a's
+ * largest entry: the spacing of the format where the token's read-out lives */
+static double token_ulps(const double *a, const double *b, int n, vla_fmt f)
+{
+    double amax = 0, dmax = 0;
+    for (int j = 0; j < n; j++) {
+        amax = fmax(amax, fabs(a[j]));
+        dmax = a[j] == b[j] ? dmax : fmax(dmax, isfinite(a[j] - b[j]) ? fabs(a[j] - b[j]) : INFINITY);
+    }
+    return dmax == 0 ? 0 : ulps(amax, amax + dmax, f);
+}
+
+/* prepared inputs in an array of their own: n steps of every head, the first real of them x's
+ * steps from t0 + 1 on, the rest (the prefill's pads) null tokens of log-decay pad */
+static vla_input *inputs_part(const vla_inputs *x, long t0, long n, long real, double pad,
+                              const double *zeros, unsigned char **is_read)
+{
+    vla_input *in = malloc((size_t)x->heads * n * sizeof *in);
+    *is_read = calloc((size_t)x->heads * n, 1);
+    if (!in || !*is_read)
+        return NULL;
+    const vla_input null = {.q = zeros, .k = zeros, .v = zeros, .u = zeros, .beta = NAN,
+                            .decay = NAN, .lgs = pad};
+    for (int h = 0; h < x->heads; h++)
+        for (long t = 0; t < n; t++) {
+            const long s = t0 + t, at = (size_t)h * n + t;
+            in[at] = t < real ? x->in[(size_t)h * x->T + s] : null;
+            (*is_read)[at] = t < real && x->is_read ? x->is_read[(size_t)h * x->T + s] : 0;
+        }
+    return in;
+}
+
+/* One row per checkpoint: t C prec o_one o_pd s_one s_pd max_ulps max_abs */
+#define DEC_NCOL 9
+
+/* Prefill, then decode (docs/forms.md "Prefill, then decode"): for each form (the prefill's) and
+ * precision, the stream's first P tokens run in the form, the last chunk computed as the kernels
+ * mask it or, with --pad G, filled to C tokens by null tokens (q, k, v = 0) of log-decay G; the
+ * state after them is handed, as vla_engine_spec's S0, to the seq form on tokens P + 1 .. T,
+ * which keeps it in the state cache of --set cache (from the hand-over on); beside them, one pass
+ * of the form over the T tokens, and the reference of the policy over the same. At checkpoints t
+ * (multiples of the largest C, log-spaced in the decode's steps t - P): the read-out's and the
+ * state's relative error of the one pass and of prefill-then-decode, the mean over the heads (the
+ * read-outs rounded to the io format, the kernels' output dtype), and the largest difference
+ * between the two's read-outs of a token of P + 1 .. t, in ulps of the io format at the token's
+ * largest read-out, and absolute. */
+static int decode_row(const vla_cli *c, const vla_cli_spec *spec, const forms_opts *o,
+                      const vla_inputs *x, vla_config k, const long *cks, int nck, long T,
+                      double *rows)
+{
+    const int d = c->cfg.d, dv = c->cfg.dv, nr = c->runs;
+    const long P = o->prefix, C = k.form == VLA_FORM_CHUNK ? k.chunk : 1;
+    const long Pp = o->padded ? (P + C - 1) / C * C : P, D = T - P;
+    const vla_fmt io = vla_prec_io(k.prec);
+    char form[32];
+    vla_form_name(&k, form, sizeof form);
+    vla_config dec = k; /* the decode: the seq form, with the cache */
+    dec.form = VLA_FORM_SEQ;
+    dec.chunk = 0;
+    k.cache = VLA_CACHE_OFF; /* the prefill and the one pass: the form, without decoding's */
+    k.cache_rows = 0;        /* settings (the cache, its 16-bit decays and beta) */
+    k.cache_round = VLA_CROUND_RN;
+    k.decay_bf16 = k.beta_bf16 = 0;
+    vla_error why;
+    if (vla_track_check(&k, &why) || vla_form_check(&k, &why) || vla_config_check_why(&dec, &why) ||
+        vla_form_check(&dec, &why))
+        vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k.prec), vla_error_msg(&why));
+    double *zeros = calloc((size_t)(d > dv ? d : dv), sizeof *zeros);
+    double *S = malloc((size_t)nr * dv * d * sizeof *S), *Sx = malloc((size_t)dv * d * sizeof *Sx);
+    double *ox = malloc((size_t)dv * sizeof *ox);
+    kept_outs one_o = {malloc((size_t)nr * D * dv * sizeof(double)), P, D, dv, io};
+    kept_outs dec_o = {malloc((size_t)nr * D * dv * sizeof(double)), 0, D, dv, io};
+    unsigned char *pre_read = NULL, *dec_read = NULL;
+    vla_input *pre_in = inputs_part(x, 0, Pp, P, o->pad, zeros, &pre_read);
+    vla_input *dec_in = inputs_part(x, P, D, D, 0, zeros, &dec_read);
+    if (!zeros || !S || !Sx || !ox || !one_o.o || !dec_o.o || !pre_in || !dec_in)
+        vla_cli_fail(spec, "out of memory");
+    vla_engine_spec sp, rs;
+    vla_cli_engine_spec(c, &k, &sp);
+    sp.stream = NULL;
+    sp.in = x->in;
+    sp.is_read = x->is_read;
+    sp.T = T;
+    sp.S0 = x->S0;
+    if (vla_cli_ref_spec(c, &sp, &rs))
+        vla_cli_die(spec, "--what decode measures against a reference: --ref exact or f64");
+    vla_engine *one, *pre, *dv_e = NULL, *ref;
+    vla_error e_msg;
+    sp.taps = VLA_TAP_O;
+    sp.on_step = keep_outs;
+    sp.ctx = &one_o;
+    if (vla_engine_new(&one, &sp, &e_msg) || vla_engine_new(&ref, &rs, &e_msg))
+        vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k.prec), vla_error_msg(&e_msg));
+    sp.in = pre_in;
+    sp.is_read = pre_read;
+    sp.T = Pp;
+    sp.on_step = NULL;
+    sp.taps = 0;
+    if (vla_engine_new(&pre, &sp, &e_msg))
+        vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k.prec), vla_error_msg(&e_msg));
+    vla_engine *bad = pre; /* the engine whose failure is said */
+    int status = vla_engine_advance(pre, Pp);
+    if (!status && Pp % C)
+        status = vla_engine_finish(pre);
+    for (int h = 0; h < nr && !status; h++)
+        status = vla_engine_get(pre, h, VLA_Q_S, S + (size_t)h * dv * d);
+    if (!status) {
+        vla_cli_engine_spec(c, &dec, &sp);
+        sp.stream = NULL;
+        sp.in = dec_in;
+        sp.is_read = dec_read;
+        sp.T = D;
+        sp.S0 = S; /* binary32 values in the kernels' policies: the cache's rounding is the first */
+        sp.taps = VLA_TAP_O;
+        sp.on_step = keep_outs;
+        sp.ctx = &dec_o;
+        if (vla_engine_new(&dv_e, &sp, &e_msg))
+            vla_cli_die(spec, "the decode in %s: %s", vla_prec_name(k.prec), vla_error_msg(&e_msg));
+    }
+    long done = P; /* the read-outs compared so far: tokens P + 1 .. done */
+    for (int j = 0; j < nck && !status; j++) {
+        const long t = cks[j];
+        if ((status = vla_engine_advance(bad = one, t)) ||
+            (status = vla_engine_advance(bad = ref, t)) ||
+            (status = vla_engine_advance(bad = dv_e, t - P)))
+            break;
+        double *row = rows + (size_t)j * DEC_NCOL;
+        row[0] = (double)t;
+        row[1] = k.form == VLA_FORM_SEQ ? 0 : (double)C;
+        if (j) {
+            row[7] = row[7 - DEC_NCOL];
+            row[8] = row[8 - DEC_NCOL];
+        }
+        for (int h = 0; h < nr; h++) {
+            vla_engine_get(ref, h, VLA_Q_O, ox);
+            vla_engine_get(ref, h, VLA_Q_S, Sx);
+            const double *o1 = one_o.o + ((size_t)h * D + t - P - 1) * dv;
+            row[3] += relerr(o1, ox, dv) / nr;
+            row[4] += relerr(dec_o.o + ((size_t)h * D + t - P - 1) * dv, ox, dv) / nr;
+            vla_engine_get(one, h, VLA_Q_S, S);
+            row[5] += relerr(S, Sx, (long)dv * d) / nr;
+            vla_engine_get(dv_e, h, VLA_Q_S, S);
+            row[6] += relerr(S, Sx, (long)dv * d) / nr;
+            for (long i = done - P; i < t - P; i++) {
+                const double *a = one_o.o + ((size_t)h * D + i) * dv,
+                             *b = dec_o.o + ((size_t)h * D + i) * dv;
+                const double du = token_ulps(a, b, dv, io);
+                row[7] = du > row[7] || isnan(du) ? du : row[7];
+                for (int j = 0; j < dv; j++)
+                    row[8] = fmax(row[8], fabs(a[j] - b[j]));
+            }
+        }
+        done = t;
+    }
+    if (status && status != VLA_EINTR)
+        fprintf(stderr, "vla-forms: %s in %s: %s\n", form, vla_prec_name(k.prec),
+                vla_error_msg(vla_engine_error(bad)));
+    vla_engine_free(one);
+    vla_engine_free(pre);
+    vla_engine_free(dv_e);
+    vla_engine_free(ref);
+    free(zeros);
+    free(S);
+    free(Sx);
+    free(ox);
+    free(one_o.o);
+    free(dec_o.o);
+    free(pre_in);
+    free(pre_read);
+    free(dec_in);
+    free(dec_read);
+    return status == VLA_EINTR ? 3 : status ? 1 : 0;
+}
+
+static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
+{
+    const int nr = c->runs, np = o->np, nf = o->nf;
+    long Cmax = 1;
+    for (int f = 0; f < nf; f++)
+        Cmax = o->forms[f].chunk > Cmax ? o->forms[f].chunk : Cmax;
+    const long T = c->steps / Cmax * Cmax, P = o->prefix;
+    if (P < 1 || P >= T)
+        vla_cli_die(spec, "--prefix %ld: the prefill's tokens, in 1..%ld (the steps run, rounded "
+                    "down to the largest chunk, less one)", P, T - 1);
+    long cks[512], j_cks[512];
+    int nck = 0;
+    const long nj = vla_checkpoints(T - P, c->per_decade, j_cks, 512);
+    for (long i = 0; i < nj; i++) { /* t = P + j up to a multiple of Cmax, once each */
+        const long t = (P + j_cks[i] + Cmax - 1) / Cmax * Cmax;
+        if (t <= T && (!nck || t > cks[nck - 1]))
+            cks[nck++] = t;
+    }
+    vla_inputs x;
+    vla_error ve;
+    if (vla_inputs_draw(&x, c->stream, c->seed, c->cfg.d, c->cfg.dv, nr, T,
+                        vla_model_reads(&c->cfg), &ve))
+        vla_cli_die(spec, "--stream: %s", vla_error_msg(&ve));
+    if (x.T < T)
+        vla_cli_die(spec, "--stream %s: %ld steps, fewer than --steps %ld", c->stream, x.T, T);
+    const size_t unit = (size_t)nck * DEC_NCOL * sizeof(double);
+    double *rows = calloc((size_t)np * nf * nck * DEC_NCOL, sizeof *rows);
+    if (!rows)
+        vla_cli_fail(spec, "out of memory");
+    vla_units *u; /* a block (precision, form) is a unit of the checkpoint */
+    int status = vla_units_open(&u, c, spec, "block", NULL, np * nf, unit);
+    for (int i = 0; i < np * nf && !status; i++) {
+        double *blk = rows + (size_t)i * nck * DEC_NCOL;
+        const void *saved = vla_units_get(u, i, NULL);
+        if (saved) {
+            memcpy(blk, saved, unit);
+            continue;
+        }
+        vla_config k = c->cfg;
+        k.prec = o->precs[i / nf];
+        k.form = o->forms[i % nf].form;
+        k.chunk = o->forms[i % nf].chunk;
+        if (k.form == VLA_FORM_SCAN)
+            vla_cli_die(spec, "--forms scan: decode's prefill is a seq or chunk:C form (a scan's "
+                        "final state is the sequential one by construction)");
+        if (!(status = decode_row(c, spec, o, &x, k, cks, nck, T, blk)) &&
+            vla_units_save(u, i, blk, unit))
+            vla_cli_fail(spec, "out of memory");
+    }
+    status = u ? vla_units_end(u, status) : status;
+    if (!status) {
+        char cache[160];
+        vla_config dec = c->cfg;
+        dec.form = VLA_FORM_SEQ;
+        snprintf(cache, sizeof cache, "%s", vla_cache_name(dec.cache));
+        vla_cli_provenance(out, c);
+        vla_dat_meta(out, "decode", "T = %ld steps of %d heads; the prefill: tokens 1..%ld in the "
+                     "form, %s; then the seq form on tokens %ld..%ld from its state, cache %s "
+                     "(cache_rows %d, %s); one pass: the form on tokens 1..%ld", T, nr, P,
+                     o->padded ? "its last chunk padded to C tokens by null tokens (q, k, v = 0) "
+                     "of log-decay --pad" : "its last chunk masked past the prefill", P + 1, T,
+                     cache, dec.cache_rows, dec.cache_round == VLA_CROUND_EF ? "ef" :
+                     dec.cache_round == VLA_CROUND_SR ? "sr" : "rn", T);
+        if (o->padded)
+            vla_dat_meta(out, "pad", "%.17g", o->pad);
+        vla_summary sm = {.len = 0};
+        for (int i = 0; i < np * nf; i++) {
+            const double *last = rows + ((size_t)i * nck + nck - 1) * DEC_NCOL;
+            vla_config k = c->cfg;
+            char form[32];
+            k.form = o->forms[i % nf].form;
+            k.chunk = o->forms[i % nf].chunk;
+            vla_form_name(&k, form, sizeof form);
+            const int bad = !(isfinite(last[3]) && isfinite(last[4]) && isfinite(last[7]));
+            vla_summary_add(&sm, bad, "%s %s: prefill then decode differs from one pass by up to "
+                            "%.3g ulps of %s (%.3g), its read-out's error at t = %ld %.3g "
+                            "against one pass's %.3g", vla_prec_name(o->precs[i / nf]), form,
+                            last[7], vla_fmt_name(vla_prec_io(o->precs[i / nf])), last[8],
+                            (long)last[0], last[4], last[3]);
+        }
+        vla_cli_summary_end(&sm, "vla-forms", out);
+        vla_dat_columns(out, "t C prec o_one o_pd s_one s_pd max_ulps max_abs");
+        for (int i = 0; i < np * nf; i++) {
+            if (i)
+                vla_dat_block(out);
+            for (int j = 0; j < nck; j++) {
+                const char *names[DEC_NCOL] = {NULL, NULL, vla_prec_name(o->precs[i / nf])};
+                vla_dat_row_named(out, rows + ((size_t)i * nck + j) * DEC_NCOL, names, DEC_NCOL);
+            }
+        }
+    }
+    vla_inputs_free(&x);
+    free(rows);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     static forms_opts opts = {.what = "sweep", .samples = 100, .seeds = 1};
     static const vla_cli_opt own[] = {
         {"what", "Q", "sweep (the default): the error of every form in --forms and precision in "
                       "--precisions against the exact reference; ut: the UT transform's growth; "
-                      "causal: how far the inputs after --prefix move the read-outs before it"},
+                      "causal: how far the inputs after --prefix move the read-outs before it; "
+                      "decode: a prefill of --prefix tokens in each form, then the seq form from "
+                      "its state, against one pass"},
         {"forms", "LIST", "sweep: the forms, e.g. seq,chunk:2,chunk:64,scan (default "
                           "seq,chunk:1,chunk:2,...,chunk:256,scan); each must fit the model's "
                           "switches (a nudge period that is a multiple of every C: --set "
@@ -1012,7 +1320,10 @@ int main(int argc, char **argv)
         {"Cs", "LIST", "ut: the chunk sizes, 2..256 (default 2,4,8,16,32,64,128,256)"},
         {"samples", "N", "ut: draws per chunk size and seed (default 100)"},
         {"prefix", "P", "causal: the prefix whose read-outs are compared (tokens 1..P), the "
-                        "inputs after it replaced"},
+                        "inputs after it replaced; decode: the prefill's tokens"},
+        {"pad", "G", "decode: the prefill's last chunk filled to C tokens by null tokens (q, k, "
+                     "v = 0) whose log-decay is G <= 0 (0: exact no-ops, as zero padding; by "
+                     "default the chunk is masked past the prefill, as the kernels do)"},
         {"seeds", "N", "ut: seeds --seed .. --seed + N - 1, each drawing --samples (default 1): "
                        "the medians are the median over the seeds of each seed's, with their range"},
         {NULL, NULL, NULL},
@@ -1039,11 +1350,17 @@ int main(int argc, char **argv)
             "--what causal runs each form twice, the inputs after token --prefix P replaced the\n"
             "second time, and counts the read-outs of tokens 1..P that moved, in ulps of the io\n"
             "format (0 for a causal form; fla issue 1240's future-row anchor moves them).\n"
+            "--what decode runs the first --prefix P tokens in each form of --forms (a serving\n"
+            "engine's prefill), hands its state to the seq form on the tokens after them (the\n"
+            "decode, in the state cache of --set cache from the hand-over on), and writes the\n"
+            "read-out's and state's error of that and of one pass of the form over every token,\n"
+            "and the largest difference between the two's read-outs in ulps of the io format\n"
+            "(transformers issue 46190's prefill + decode against one pass; --pad G its pads).\n"
             "Threads (OMP_NUM_THREADS): sweep advances its engines in parallel, each on one\n"
             "thread, a window of 256 steps at a time; ut spreads each seed's draws over them.\n"
             "The table does not depend on their number.\n"
-            "--resume: ut and causal skip the rows finished before the stop (OUT.ckpt), the row\n"
-            "in progress starts over; sweep goes on from the last checkpoint finished (OUT.ckpt\n"
+            "--resume: ut, causal and decode skip the rows (decode: blocks) finished before the\n"
+            "stop (OUT.ckpt), the one in progress starts over; sweep goes on from the last checkpoint finished (OUT.ckpt\n"
             "keeps every engine's and reference's state at it).",
         .columns = "  sweep: t C prec s_relerr a_relerr o_relerr\n"
                    "    C     0 seq, -1 scan, else the chunk size\n"
@@ -1062,7 +1379,14 @@ int main(int argc, char **argv)
                    "  causal: C prec prefix moved max_ulps max_abs\n"
                    "    moved     read-outs (entries) of tokens 1..P that moved, over the heads\n"
                    "    max_ulps  the largest move in ulps of the io format; max_abs the same "
-                   "absolute",
+                   "absolute\n"
+                   "  decode: t C prec o_one o_pd s_one s_pd max_ulps max_abs\n"
+                   "    o_one, s_one  the read-out's and state's relative error at t of one pass of "
+                   "the form, the mean over the heads\n"
+                   "    o_pd, s_pd    the same of the prefill then decode\n"
+                   "    max_ulps  the largest difference between the two's read-outs of a token "
+                   "of P+1..t, in ulps of the io format at the token's largest read-out; max_abs "
+                   "the largest absolute (every read-out rounded to the io format)",
         .example = "vla-forms --what sweep --model vla3 --set period=256 --stream lmlike --d 32 "
                    "--steps 1e5 --runs 2 --forms seq,chunk:16,chunk:64,scan --precisions f32,f16-kern\n"
                    "vla-forms --what ut --d 64 --samples 200 --seeds 10 --out data/forms-ut.dat",
@@ -1078,6 +1402,8 @@ int main(int argc, char **argv)
     vla_cli_parse(&c, &spec, argc, argv);
     if (c.cfg.form != VLA_FORM_SEQ)
         vla_cli_die(&spec, "--form: vla-forms takes its forms from --forms");
+    if (opts.padded && strcmp(opts.what, "decode"))
+        vla_cli_die(&spec, "--pad: the prefill's pad tokens, for --what decode");
     if (!opts.nf) {
         static const char *const all[] = {"seq",      "chunk:1",  "chunk:2",   "chunk:4",
                                           "chunk:8",  "chunk:16", "chunk:32",  "chunk:64",
@@ -1092,18 +1418,21 @@ int main(int argc, char **argv)
         for (long C = 2; C <= VLA_CHUNK_MAX; C *= 2)
             opts.Cs[opts.nC++] = C;
     if (strcmp(opts.what, "ut")) { /* every --set read by one of the forms (ut reads none) */
-        vla_config k[LMAX];
+        vla_config k[LMAX + 1];
         int n = 0;
         for (int f = 0; f < opts.nf && n < LMAX; f++) {
             k[n] = c.cfg;
             k[n].form = opts.forms[f].form;
             k[n++].chunk = opts.forms[f].chunk;
         }
+        if (!strcmp(opts.what, "decode")) /* the decode's: the cache */
+            k[n++] = c.cfg;
         vla_cli_sets_read(&c, &spec, k, n);
     }
     vla_dat *out = vla_cli_out(&c, &spec);
     int status = !strcmp(opts.what, "ut")       ? ut(&c, &spec, &opts, out)
                  : !strcmp(opts.what, "causal") ? causal(&c, &spec, &opts, out)
+                 : !strcmp(opts.what, "decode") ? decode(&c, &spec, &opts, out)
                                                 : sweep(&c, &spec, &opts, out);
     return vla_cli_close(out, &c, &spec, status);
 }

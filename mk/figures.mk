@@ -49,7 +49,7 @@ FIG_TABLES_gated          := gated-%
 FIG_TABLES_safegate       := safegate-%
 FIG_TABLES_grad           := grad-%
 FIG_TABLES_half           := half-%
-FIG_TABLES_cache          := cache-% half-spark-gdn-%
+FIG_TABLES_cache          := cache-% half-spark-gdn-% decode-%
 fig_tables = $(filter $(FIG_TABLES_$(1):%=$(DATA)/%.dat),$(SWEEP_TABLES))
 fig_files  = $(foreach x,png pdf,$(FIGDIR)/$(1).$(x) $(FIGDIR)/$(1)-1col.$(x))
 # a table's prerequisite on its program: order-only for the long ones
