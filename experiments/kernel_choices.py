@@ -29,6 +29,9 @@ import vlastab  # noqa: E402
 L_ = vlastab.library
 _D = ctypes.POINTER(ctypes.c_double)
 L_.vla_ut_inverse.argtypes = [ctypes.c_int, ctypes.c_int, _D, ctypes.c_int, _D]
+L_.vla_model_new.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(vlastab._Config)]
+L_.vla_model_step.argtypes = [ctypes.c_void_p, ctypes.POINTER(vlastab._Input)]
+L_.vla_model_get.argtypes = [ctypes.c_void_p, ctypes.c_int, _D]
 OUT = os.path.join(here, "..", "data", "kernel-choices")
 os.makedirs(OUT, exist_ok=True)
 TRI = {"blocked": 0, "forward": 1, "neumann": 2}

@@ -645,13 +645,110 @@ static double ulps(double a, double b, vla_fmt f)
     return fabs(a - b) / ulp;
 }
 
+/* the read-outs of the prefix's tokens, from an engine's taps: runs x P x dv */
+typedef struct {
+    long P;
+    int dv;
+    double *o;
+} causal_tap;
+
+/* after every step: its read-out, or at a chunk's end every token's, kept where t <= P */
+static int causal_step(void *ctx, const vla_step_view *v)
+{
+    const causal_tap *x = ctx;
+    const int n = v->co ? v->nco : 1;
+    const double *src = v->co ? v->co : v->o;
+    for (int i = 0; src && i < n; i++) { /* (src NULL inside a chunk: its read-outs come later) */
+        const long t = v->t - n + 1 + i;
+        if (t <= x->P)
+            memcpy(x->o + ((size_t)v->run * x->P + t - 1) * x->dv, src + (size_t)i * x->dv,
+                   x->dv * sizeof *x->o);
+    }
+    return VLA_OK;
+}
+
 /* Numerical causality (fla issue 1240): each form and precision runs the stream's first T steps
  * twice, the second time with every input of the tokens t > P (1-based: the tokens after the
  * prefix of P) replaced by the stream's draw at step t + T (the same law, other numbers); the
  * read-outs of the prefix's tokens, rounded to the io format (the kernels' output dtype), are
- * compared: a causal form moves none of them. A chunk form's read-outs come at its chunk's end
- * (VLA_Q_CO); T is --steps rounded down to the largest C. */
+ * compared: a causal form moves none of them. Both runs are engines on the cpu, whose taps give
+ * a chunk's every read-out at its end (vla_step_view.co); T is --steps rounded down to the
+ * largest C. */
 #define CAUSAL_NCOL 6
+#define CAUSAL_WIN 256 /* the steps of inputs held at a time */
+
+/* steps t0 + 1 .. t1 of the two runs' inputs into their windows: the first run's in x[0]; the
+ * second's in moved, step t from x[0] up to P and from step t + T of x[1] after it */
+static int causal_fill(vla_inputs x[2], vla_input *moved, int nr, long T, long P, long t0,
+                       long t1, vla_error *err)
+{
+    const long W = x[0].T;
+    int r = vla_inputs_fill(&x[0], t0, t1, err);
+    if (!r && t1 > P)
+        r = vla_inputs_fill(&x[1], (t0 > P ? t0 : P) + T, t1 + T, err);
+    for (int h = 0; !r && h < nr; h++)
+        for (long t = t0 + 1; t <= t1; t++)
+            moved[h * W + (t - 1) % W] = t <= P ? x[0].in[h * W + (t - 1) % W]
+                                                : x[1].in[h * W + (t + T - 1) % W];
+    return r;
+}
+
+/* one row: the two runs of configuration k to T; its counts from the last head's read-outs
+ * (rows 3..5 of the table); 0, 1 (said) or 3 (stopped) */
+static int causal_row(vla_cli *c, const vla_config *k, vla_inputs x[2], vla_input *moved,
+                      causal_tap taps[2], long T, double *row)
+{
+    const int nr = c->runs, dv = k->dv;
+    const long P = taps[0].P, W = x[0].T;
+    char form[32];
+    vla_form_name(k, form, sizeof form);
+    vla_engine *e[2] = {NULL, NULL};
+    vla_error err;
+    int status = 0;
+    for (int run = 0; run < 2 && !status; run++) {
+        vla_engine_spec sp;
+        vla_cli_engine_spec(c, k, &sp);
+        sp.backend = NULL; /* the cpu: the backends of models tap a chunk's read-outs */
+        sp.stream = NULL;
+        sp.in = run ? moved : x[0].in;
+        sp.T = W;
+        sp.cycle = 1; /* step t from slot (t - 1) % W of the window */
+        sp.taps = VLA_TAP_O;
+        sp.on_step = causal_step;
+        sp.ctx = &taps[run];
+        if (vla_engine_new(&e[run], &sp, &err))
+            status = 1, fprintf(stderr, "vla-forms: %s in %s: %s\n", form, vla_prec_name(k->prec),
+                                vla_error_msg(&err));
+    }
+    for (long t0 = 0; t0 < T && !status; t0 += W) {
+        const long t1 = t0 + W < T ? t0 + W : T;
+        if (causal_fill(x, moved, nr, T, P, t0, t1, &err))
+            status = 1, fprintf(stderr, "vla-forms: --stream: %s\n", vla_error_msg(&err));
+        for (int run = 0; run < 2 && !status; run++) {
+            const int r = vla_engine_advance(e[run], t1);
+            if (r)
+                status = r == VLA_EINTR ? 3 : 1;
+            if (r && r != VLA_EINTR)
+                fprintf(stderr, "vla-forms: %s in %s, %s\n", form, vla_prec_name(k->prec),
+                        vla_error_msg(vla_engine_error(e[run])));
+        }
+    }
+    vla_engine_free(e[0]);
+    vla_engine_free(e[1]);
+    /* the last head's read-outs: the row counts one head's */
+    const vla_fmt io = vla_prec_io(k->prec);
+    const double *o0 = taps[0].o + (size_t)(nr - 1) * P * dv,
+                 *o1 = taps[1].o + (size_t)(nr - 1) * P * dv;
+    for (long i = 0; i < P * dv && !status; i++) {
+        const double a = vla_round_fmt(io, o0[i]), b = vla_round_fmt(io, o1[i]);
+        const double du = ulps(a, b, io);
+        row[3] += a != b && !(isnan(a) && isnan(b));
+        row[4] = du > row[4] || isnan(du) ? du : row[4];
+        row[5] = fmax(row[5], fabs(a - b));
+    }
+    return status;
+}
+
 static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
 {
     const int d = c->cfg.d, dv = c->cfg.dv, nr = c->runs, np = o->np, nf = o->nf;
@@ -663,17 +760,19 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
         vla_cli_die(spec, "--steps %ld: less than the largest chunk, %ld", c->steps, Cmax);
     if (P < 1 || P >= T)
         vla_cli_die(spec, "--prefix %ld: it must be in 1..%ld (the steps run, less one)", P, T - 1);
-    vla_stream *st = NULL;
-    vla_step_buf b = {0};
+    /* the stream's steps 1..T and T + 1..2T, a window at a time */
+    vla_inputs x[2];
     vla_error err;
-    if (vla_stream_open_part(&st, c->stream, d, dv, c->seed, 0, nr, 2 * T, &err))
-        vla_cli_die(spec, "--stream %s: %s (causal reads 2 x %ld steps: the second T replace the "
-                    "inputs after the prefix)", c->stream, vla_error_msg(&err), T);
-    vla_stream_want(st, vla_model_reads(&c->cfg));
+    for (int i = 0; i < 2; i++)
+        if (vla_inputs_open(&x[i], c->stream, c->seed, d, dv, nr, CAUSAL_WIN, 2 * T,
+                            vla_model_reads(&c->cfg), &err))
+            vla_cli_die(spec, "--stream %s: %s (causal reads 2 x %ld steps: the second T replace "
+                        "the inputs after the prefix)", c->stream, vla_error_msg(&err), T);
+    vla_input *moved = malloc((size_t)nr * x[0].T * sizeof *moved);
     double *rows = calloc((size_t)np * nf * CAUSAL_NCOL, sizeof *rows);
-    double *o0 = malloc((size_t)T * dv * sizeof *o0), *o1 = malloc((size_t)T * dv * sizeof *o1);
-    double *co = malloc((size_t)Cmax * dv * sizeof *co);
-    if (!rows || !o0 || !o1 || !co || vla_step_buf_alloc(&b, d, dv))
+    causal_tap taps[2] = {{P, dv, malloc((size_t)nr * P * dv * sizeof(double))},
+                          {P, dv, malloc((size_t)nr * P * dv * sizeof(double))}};
+    if (!moved || !rows || !taps[0].o || !taps[1].o)
         vla_cli_fail(spec, "out of memory");
     vla_units *u; /* a row (precision, form) is a unit of the checkpoint */
     int status = vla_units_open(&u, c, spec, "row", NULL, np * nf, CAUSAL_NCOL * sizeof *rows);
@@ -691,58 +790,15 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
                             "read-outs are the sequential ones by construction)");
             if (vla_track_check(&k, &why) || vla_form_check(&k, &why))
                 vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k.prec), vla_error_msg(&why));
-            const vla_fmt io = vla_prec_io(k.prec);
-            const long C = k.form == VLA_FORM_CHUNK ? k.chunk : 1;
             double *row = rows + ((size_t)p * nf + f) * CAUSAL_NCOL;
             const void *saved = vla_units_get(u, p * nf + f, NULL);
             if (saved) {
                 memcpy(row, saved, CAUSAL_NCOL * sizeof *row);
                 continue;
             }
-            row[0] = k.form == VLA_FORM_SEQ ? 0 : (double)C;
+            row[0] = k.form == VLA_FORM_SEQ ? 0 : (double)k.chunk;
             row[2] = (double)P;
-            for (int h = 0; h < nr && !status; h++)
-                for (int run = 0; run < 2 && !status; run++) {
-                    double *oo = run ? o1 : o0;
-                    vla_model *m;
-                    int e = vla_model_new(&m, &k);
-                    if (e)
-                        vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k.prec),
-                                    vla_strerror(e));
-                    for (long t = 1; t <= T && !status; t++) {
-                        if (vla_cli_stop) {
-                            status = 3;
-                            break;
-                        }
-                        if ((e = vla_stream_get(st, (uint32_t)h, run && t > P ? t + T : t, &b))) {
-                            fprintf(stderr, "vla-forms: --stream %s, head %d, step %ld: %s\n",
-                                    c->stream, h, t, vla_strerror(e));
-                            status = 1;
-                            break;
-                        }
-                        vla_input in = vla_input_of(&b);
-                        if ((e = vla_model_step(m, &in))) {
-                            fprintf(stderr, "vla-forms: %s in %s, head %d, step %ld: %s\n", form,
-                                    vla_prec_name(k.prec), h, t, vla_strerror(e));
-                            status = 1;
-                            break;
-                        }
-                        if (C == 1)
-                            vla_model_get(m, VLA_Q_O, oo + (t - 1) * dv);
-                        else if (t % C == 0) {
-                            vla_model_get(m, VLA_Q_CO, co);
-                            memcpy(oo + (t - C) * dv, co, (size_t)C * dv * sizeof *co);
-                        }
-                    }
-                    vla_model_free(m);
-                }
-            for (long i = 0; i < P * dv && !status; i++) {
-                const double a = vla_round_fmt(io, o0[i]), x = vla_round_fmt(io, o1[i]);
-                const double du = ulps(a, x, io);
-                row[3] += a != x && !(isnan(a) && isnan(x));
-                row[4] = du > row[4] || isnan(du) ? du : row[4];
-                row[5] = fmax(row[5], fabs(a - x));
-            }
+            status = causal_row(c, &k, x, moved, taps, T, row);
             if (!status && vla_units_save(u, p * nf + f, row, CAUSAL_NCOL * sizeof *row))
                 vla_cli_fail(spec, "out of memory");
         }
@@ -773,12 +829,12 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
             vla_dat_row_named(out, rows + (size_t)i * CAUSAL_NCOL, names, CAUSAL_NCOL);
         }
     }
-    vla_step_buf_free(&b);
-    vla_stream_close(st);
+    vla_inputs_free(&x[0]);
+    vla_inputs_free(&x[1]);
+    free(moved);
     free(rows);
-    free(o0);
-    free(o1);
-    free(co);
+    free(taps[0].o);
+    free(taps[1].o);
     return status;
 }
 

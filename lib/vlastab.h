@@ -756,6 +756,30 @@ const vla_error *vla_engine_error(const vla_engine *e);
 /* the machine it runs on, in words ("cpu, 2 threads", "NVIDIA H200, ...") */
 void vla_engine_describe(vla_engine *e, char *buf, size_t len);
 
+/* ---- a trajectory: one configuration over given arrays (the Python binding's run()) ---- */
+/* heads x T steps of inputs in binary64, row-major, head first: q, k, u (NULL: k), lg, a, b
+ * heads x T x d; v, g heads x T x dv; beta, decay, lgs heads x T. NULL for g, lg, a, b: none;
+ * for beta, decay, lgs: vla_input's defaults (NaN, NaN, 0). */
+typedef struct {
+    const double *q, *k, *v, *u, *g, *beta, *decay, *lgs, *lg, *a, *b;
+} vla_arrays;
+/* what vla_trajectory_run writes, head first */
+typedef struct {
+    double *o;          /* heads x T x dv: every step's read-out (a chunk's, all of them at its end) */
+    double *s_fro;      /* heads x T: ||S_t||_F after step t (inside a chunk of the chunk form,
+                           the chunk's start: docs/forms.md) */
+    double *a_fro;      /* heads x T: ||A_t||_F likewise; NaN for a model without A */
+    double *S;          /* heads x dv x d: the state after the last step */
+    vla_counts *counts; /* heads */
+    long *nonfinite;    /* heads: the first step (1..T) at which S, A or o held Inf or NaN; 0: none */
+} vla_trajectory;
+/* cfg over T steps of every head of in: an engine of `heads` runs on the cpu backend, its prepared
+ * inputs taken as given, advanced to T and finished (a chunk form's last, partial chunk), so that
+ * the steps, the chunk ends and the last chunk are the engine's. 0, or a vla_err with the reason
+ * in err (may be NULL): "head H, step T: reason" for a step refused. */
+int vla_trajectory_run(const vla_config *cfg, int heads, long T, const vla_arrays *in,
+                       vla_trajectory *out, vla_error *err);
+
 /* ---- recall (docs/math.md section 7.6) ---- */
 /* one run's reads, summed in read order */
 typedef struct {

@@ -2,7 +2,8 @@
  * backend against vla_model stepped by hand (the definition), every kernel backend here (the
  * lanes, the GPU's kernels emulated on host threads; the GPU where there is one) against the cpu
  * backend bit for bit, the per-step taps, save and load across backends, prepared inputs, the
- * rounding of the reference's inputs, the stop flag, and the errors. */
+ * rounding of the reference's inputs, the stop flag, the errors, and vla_trajectory_run (the
+ * engine over given arrays) against models stepped by hand. */
 #include "check.h"
 #include "vlacuda.h"
 #include "vlaref.h"
@@ -995,4 +996,93 @@ TEST(engine_initial_state)
     free(Sb);
     free(Sx);
     free(tail);
+}
+
+/* vla_trajectory_run against the definition, a model per head stepped by hand: gdn in chunk:4
+ * over T = 11 (a last chunk of 3 tokens, computed by vla_model_finish) and vla3 in seq, every
+ * read-out, ||S_t||_F, ||A_t||_F, the final state and the counts bit for bit; a step refused is
+ * "head H, step T: reason" */
+TEST(engine_trajectory_is_the_model)
+{
+    const int d = 8, H = 2;
+    const long T = 11;
+    const struct {
+        vla_model_kind mk;
+        const char *form;
+    } cs[] = {{VLA_GDN, "chunk:4"}, {VLA_VLA3, "seq"}};
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        vla_config cfg;
+        vla_error err;
+        vla_inputs x;
+        vla_config_default(&cfg, cs[c].mk, d);
+        cfg.prec = VLA_BF16;
+        CHECK(vla_form_parse(&cfg, cs[c].form) == 0);
+        CHECK(vla_inputs_draw(&x, "gauss", 7, d, d, H, T, vla_model_reads(&cfg), &err) == 0);
+        const size_t n = (size_t)H * T;
+        double *q = malloc(n * 4 * d * sizeof *q), *k = q + n * d, *v = k + n * d, *u = v + n * d;
+        double *beta = malloc(n * 2 * sizeof *beta), *lgs = beta + n;
+        for (size_t i = 0; i < n; i++) {
+            memcpy(q + i * d, x.in[i].q, d * sizeof *q);
+            memcpy(k + i * d, x.in[i].k, d * sizeof *q);
+            memcpy(v + i * d, x.in[i].v, d * sizeof *q);
+            memcpy(u + i * d, x.in[i].u, d * sizeof *q);
+            beta[i] = x.in[i].beta;
+            lgs[i] = x.in[i].lgs;
+        }
+        vla_arrays in = {.q = q, .k = k, .v = v, .u = u, .beta = beta, .lgs = lgs};
+        double *o = malloc(n * d * sizeof *o), *sf = malloc(n * sizeof *sf),
+               *af = malloc(n * sizeof *af), *S = malloc((size_t)H * d * d * sizeof *S);
+        vla_counts cn[2];
+        long bad[2];
+        vla_trajectory out = {o, sf, af, S, cn, bad};
+        CHECK_EQ_INT(vla_trajectory_run(&cfg, H, T, &in, &out, &err), 0);
+        const int C = cfg.form == VLA_FORM_CHUNK ? cfg.chunk : 1, hasA = vla_model_has_A(cfg.model);
+        double *mo = malloc((size_t)T * d * sizeof *mo), *ms = malloc((size_t)d * d * sizeof *ms);
+        for (int h = 0; h < H; h++) {
+            vla_model *m;
+            CHECK(vla_model_new(&m, &cfg) == 0);
+            for (long t = 1; t <= T; t++) {
+                CHECK_EQ_INT(vla_model_step(m, &x.in[(size_t)h * T + t - 1]), 0);
+                const long tail = t == T ? t % C : 0;
+                if (tail)
+                    CHECK_EQ_INT(vla_model_finish(m), 0);
+                if (C == 1)
+                    vla_model_get(m, VLA_Q_O, mo + (t - 1) * d);
+                else if (t % C == 0 || tail)
+                    vla_model_get(m, VLA_Q_CO, mo + (t - (tail ? tail : C)) * d);
+                vla_model_get(m, VLA_Q_S, ms);
+                const double s = vla_fro(ms, (long)d * d), *got = sf + (size_t)h * T + t - 1;
+                CHECK_MSG(vla_test_same(*got, s), "%s h %d t %ld: s_fro %a, by hand %a",
+                          cs[c].form, h, t, *got, s);
+                if (hasA)
+                    vla_model_get(m, VLA_Q_A, ms);
+                const double a = hasA ? vla_fro(ms, (long)d * d) : NAN;
+                CHECK_MSG(vla_test_same(af[(size_t)h * T + t - 1], a), "%s h %d t %ld: a_fro",
+                          cs[c].form, h, t);
+            }
+            vla_model_get(m, VLA_Q_S, ms);
+            const long at = vla_test_diff_at(o + (size_t)h * T * d, mo, T * d),
+                       as = vla_test_diff_at(S + (size_t)h * d * d, ms, (long)d * d);
+            CHECK_MSG(at < 0 && as < 0, "%s h %d: o differs at %ld, S at %ld", cs[c].form, h, at,
+                      as);
+            CHECK(!memcmp(&cn[h], vla_model_counts(m), sizeof cn[h]) && bad[h] == 0);
+            vla_model_free(m);
+        }
+        vla_inputs_free(&x);
+        free(q), free(beta), free(o), free(sf), free(af), free(S), free(mo), free(ms);
+    }
+    /* a step the form refuses: delta's row gates in a chunk */
+    vla_config cfg;
+    vla_error err;
+    vla_config_default(&cfg, VLA_DELTA, 4);
+    CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
+    double one[8] = {1, 1, 1, 1, 1, 1, 1, 1}, o[8], sf[2], af[2], S[16];
+    vla_counts cn;
+    long bad;
+    vla_arrays in = {.q = one, .k = one, .v = one, .g = one};
+    vla_trajectory out = {o, sf, af, S, &cn, &bad};
+    CHECK_EQ_INT(vla_trajectory_run(&cfg, 1, 2, &in, &out, &err), VLA_ENOTSUP);
+    CHECK_MSG(strstr(err.msg, "head 0, step 1: ") == err.msg && strstr(err.msg, "row gates"), "%s",
+              err.msg);
+    CHECK_EQ_INT(vla_trajectory_run(&cfg, 0, 2, &in, &out, &err), VLA_EINVAL);
 }

@@ -18,7 +18,8 @@ import subprocess
 import sys
 
 # the structures the binding passes to the library, by their C names
-STRUCTS = ("vla_error", "vla_config", "vla_input", "vla_counts", "vla_grads")
+STRUCTS = ("vla_error", "vla_config", "vla_input", "vla_counts", "vla_grads", "vla_arrays",
+           "vla_trajectory")
 BASE = {"int": "c_int", "unsigned": "c_uint", "unsigned int": "c_uint", "long": "c_long",
         "unsigned long": "c_ulong", "char": "c_char", "unsigned char": "c_ubyte",
         "double": "c_double", "float": "c_float", "size_t": "c_size_t", "uint64_t": "c_uint64",

@@ -80,6 +80,7 @@ if _lib_abi != _abi.digest():
                           library._name, _lib_abi or "none", _abi.digest()))
 _Config, _Input, _Error = _abi.vla_config, _abi.vla_input, _abi.vla_error
 _Counts, _Grads = _abi.vla_counts, _abi.vla_grads
+_Arrays, _Trajectory = _abi.vla_arrays, _abi.vla_trajectory
 _L.vla_strerror.restype = ctypes.c_char_p
 _L.vla_error_msg.restype = ctypes.c_char_p
 _L.vla_error_msg.argtypes = [ctypes.POINTER(_Error)]
@@ -94,13 +95,9 @@ _L.vla_fro.argtypes = [_D, ctypes.c_long]
 _L.vla_fro_diff.restype = ctypes.c_double
 _L.vla_fro_diff.argtypes = [_D, _D, ctypes.c_long]
 _L.vla_fmt_unit_roundoff.restype = ctypes.c_double
-_L.vla_model_counts.restype = ctypes.POINTER(_Counts)
-_L.vla_model_new.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_Config)]
-_L.vla_model_free.argtypes = [ctypes.c_void_p]
-_L.vla_model_step.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Input)]
-_L.vla_model_get.argtypes = [ctypes.c_void_p, ctypes.c_int, _D]
-_L.vla_model_finish.argtypes = [ctypes.c_void_p]
-_L.vla_model_counts.argtypes = [ctypes.c_void_p]
+_L.vla_trajectory_run.argtypes = [ctypes.POINTER(_Config), ctypes.c_int, ctypes.c_long,
+                                  ctypes.POINTER(_Arrays), ctypes.POINTER(_Trajectory),
+                                  ctypes.POINTER(_Error)]
 _L.vla_model_reads.restype = ctypes.c_uint
 _L.vla_model_reads.argtypes = [ctypes.POINTER(_Config)]
 _L.vla_model_gate.argtypes = [ctypes.c_int]
@@ -237,69 +234,31 @@ def _relerr(x, y):
 
 
 def _trajectory(cfg, arrs):
-    """one configuration over every head: the read-outs and the norms after every step, and the
-    first step at which S, A or o was not finite (0: never)"""
-    q, k, v, u, g, beta, decay, logdecay, a, b = arrs
+    """one configuration over every head, by the library's engine (vla_trajectory_run: its steps,
+    its chunk ends and its last, partial chunk): the read-outs and the norms after every step, the
+    final state, the counts, and the first step at which S, A or o was not finite (0: never)"""
+    q, k, v, u, g, beta, decay, logdecay, a, b = (
+        None if x is None else np.ascontiguousarray(x, dtype=np.float64) for x in arrs)
     per_channel = logdecay is not None and logdecay.shape[2] > 1
     H, T, d = q.shape
     dv = v.shape[2]
-    o = np.empty((H, T, dv))
-    s_fro = np.empty((H, T))
-    a_fro = np.full((H, T), np.nan)
-    S = np.empty(d * dv)
-    S_all = np.empty((H, dv, d))
-    counts = []
-    bad = np.zeros(H, dtype=int)
-    hasA = _L.vla_model_has_A(cfg.model)
-    A = np.empty(d * d)
-    C = cfg.chunk if cfg.form == _abi.VLA_FORM_CHUNK else 1
-    co = np.empty(max(C, 1) * dv)
-    pd = lambda x: x.ctypes.data_as(_D)
-    for h in range(H):
-        m = ctypes.c_void_p()
-        r = _L.vla_model_new(ctypes.byref(m), ctypes.byref(cfg))
-        if r:
-            raise ValueError("vla_model_new: " + _L.vla_strerror(r).decode())
-        try:
-            for t in range(T):  # the library steps; Python only hands it the inputs
-                inp = _Input(q=pd(q[h, t]), k=pd(k[h, t]), v=pd(v[h, t]), u=pd(u[h, t]),
-                             g=pd(g[h, t]) if g is not None else None,
-                             beta=beta[h, t, 0] if beta is not None else np.nan,
-                             decay=decay[h, t, 0] if decay is not None else np.nan,
-                             lg=pd(logdecay[h, t]) if per_channel else None,
-                             a=pd(a[h, t]) if a is not None else None,
-                             b=pd(b[h, t]) if b is not None else None,
-                             lgs=logdecay[h, t, 0] if logdecay is not None and not per_channel
-                             else 0.0)
-                r = _L.vla_model_step(m, ctypes.byref(inp))
-                if r:
-                    raise ValueError("head %d, step %d: %s" % (h, t + 1,
-                                                               _L.vla_strerror(r).decode()))
-                n = (t + 1) % C if t + 1 == T else 0  # the last chunk, T mod C tokens
-                if n:
-                    _L.vla_model_finish(m)  # computed now (the kernels mask the rows past T)
-                _L.vla_model_get(m, _abi.VLA_Q_O, pd(o[h, t]))
-                if C > 1 and ((t + 1) % C == 0 or n):  # a chunk's end: every token's read-out
-                    n = n or C
-                    _L.vla_model_get(m, _abi.VLA_Q_CO, pd(co))
-                    o[h, t + 1 - n:t + 1] = co[:n * dv].reshape(n, dv)
-                    fin = np.isfinite(o[h, t + 1 - n:t + 1]).all(axis=1)
-                    if not bad[h] and not fin.all():  # a read-out inside the chunk: its own step
-                        bad[h] = t + 2 - n + int(np.argmin(fin))
-                _L.vla_model_get(m, _abi.VLA_Q_S, pd(S))
-                s_fro[h, t] = _fro(S)
-                if hasA:
-                    _L.vla_model_get(m, _abi.VLA_Q_A, pd(A))
-                    a_fro[h, t] = _fro(A)
-                if not bad[h] and not (np.isfinite(o[h, t]).all() and np.isfinite(S).all() and
-                                       (not hasA or np.isfinite(A).all())):
-                    bad[h] = t + 1
-            S_all[h] = S.reshape(dv, d)
-            c = _L.vla_model_counts(m).contents
-            counts.append({n: getattr(c, n) for n, _ in _Counts._fields_})
-        finally:
-            _L.vla_model_free(m)
-    return o, s_fro, a_fro, S_all, counts, bad
+    o, s_fro, a_fro = np.empty((H, T, dv)), np.empty((H, T)), np.empty((H, T))
+    S = np.empty((H, dv, d))
+    counts = (_Counts * H)()
+    bad = np.zeros(H, dtype=np.dtype(ctypes.c_long))
+    pd = lambda x: None if x is None else x.ctypes.data_as(_D)
+    x = _Arrays(q=pd(q), k=pd(k), v=pd(v), u=pd(u), g=pd(g), beta=pd(beta), decay=pd(decay),
+                lgs=None if per_channel else pd(logdecay), lg=pd(logdecay) if per_channel else None,
+                a=pd(a), b=pd(b))
+    out = _Trajectory(o=pd(o), s_fro=pd(s_fro), a_fro=pd(a_fro), S=pd(S),
+                      counts=ctypes.cast(counts, ctypes.POINTER(_Counts)),
+                      nonfinite=bad.ctypes.data_as(ctypes.POINTER(ctypes.c_long)))
+    why = _Error()
+    if _L.vla_trajectory_run(ctypes.byref(cfg), H, T, ctypes.byref(x), ctypes.byref(out),
+                             ctypes.byref(why)):
+        raise ValueError(_L.vla_error_msg(ctypes.byref(why)).decode())
+    return o, s_fro, a_fro, S, [{n: getattr(c, n) for n, _ in _Counts._fields_}
+                                for c in counts], bad
 
 
 def _flag(x, name):
