@@ -6,7 +6,6 @@
 #include "judge.h"
 #include "refrun.h"
 #include "report.h"
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

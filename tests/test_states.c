@@ -119,7 +119,7 @@ typedef struct {
 static int rows(const char *out, row_t *r, int max)
 {
     int n = 0;
-    for (const char *p = out; p && *p && n < max; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+    for (const char *p = out, *nl; p && *p && n < max; p = (nl = strchr(p, '\n')) ? nl + 1 : NULL) {
         if (*p == '#' || *p == '\n')
             continue;
         int i, h;
@@ -229,7 +229,7 @@ TEST(states_labels_and_contents)
     st = judge(tr, ko, "", r, &n, &err);
     CHECK_MSG(st == 0 && n == 4 * H && r[1 * H].label == 37, "int32: exit %d, %d rows", st, n);
     free(err);
-    /* (5) the trace's S0.npy: position 0 is S_0, and the states from it agree; those from 0 do not */
+    /* (5) the trace's S0.npy: position 0 is S_0, the states from it agree, those from 0 do not */
     double S0[H * NS];
     for (int j = 0; j < H * NS; j++)
         S0[j] = vla_gauss(22, 0, 0, (uint64_t)j, 0);
