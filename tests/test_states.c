@@ -76,28 +76,6 @@ static int own_states(const char *tr, const long *ts, int n, double *X)
     return r;
 }
 
-/* a .npy of n integers of dtype descr ('<i8', '<i4', ...), as numpy writes one */
-static int write_ints(const char *path, const char *descr, const long *v, int n)
-{
-    char hdr[128];
-    int len = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }",
-                       descr, n);
-    while ((10 + len + 1) % 64)
-        hdr[len++] = ' ';
-    hdr[len++] = '\n';
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return 1;
-    const unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-                                   (unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
-    int e = fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)len, f) != (size_t)len;
-    const int size = descr[2] - '0';
-    for (int i = 0; !e && i < n; i++)
-        for (int b = 0; !e && b < size; b++) /* little-endian, two's complement */
-            e = fputc((int)(((uint64_t)v[i] >> (8 * b)) & 0xff), f) == EOF;
-    return (fclose(f) != 0) | e;
-}
-
 /* DIR2's states.npy (n states of X) and positions.npy (pos, int64) */
 static void write_cache(const char *ko, const double *X, const long *pos, int n)
 {
@@ -106,7 +84,7 @@ static void write_cache(const char *ko, const double *X, const long *pos, int n)
     snprintf(path, sizeof path, "%s/states.npy", ko);
     CHECK(vla_npy_write(path, X, 4, shape) == 0);
     snprintf(path, sizeof path, "%s/positions.npy", ko);
-    CHECK(write_ints(path, "<i8", pos, n) == 0);
+    CHECK(write_npy_ints(path, "<i8", pos, n) == 0);
 }
 
 /* the table's rows: state head label matched dist_label budget_label dist_matched budget_matched
@@ -225,7 +203,7 @@ TEST(states_labels_and_contents)
     char path[200];
     write_cache(ko, X, ts, 4);
     snprintf(path, sizeof path, "%s/positions.npy", ko);
-    CHECK(write_ints(path, "<i4", ts, 4) == 0);
+    CHECK(write_npy_ints(path, "<i4", ts, 4) == 0);
     st = judge(tr, ko, "", r, &n, &err);
     CHECK_MSG(st == 0 && n == 4 * H && r[1 * H].label == 37, "int32: exit %d, %d rows", st, n);
     free(err);
@@ -308,7 +286,7 @@ TEST(states_refused)
         if (c == 4)
             CHECK(vla_npy_write(path, (const double[]){0, 10, 20}, 1, pshape) == 0);
         else
-            CHECK(write_ints(path, "<i8", c == 6 ? wrong : c == 7 ? neg : ts, c == 5 ? 2 : 3) ==
+            CHECK(write_npy_ints(path, "<i8", c == 6 ? wrong : c == 7 ? neg : ts, c == 5 ? 2 : 3) ==
                   0);
         if (!strcmp(cases[c].cmd, "--out STATES"))
             snprintf(cmd, sizeof cmd, "--out %s/states.npy", ko);
