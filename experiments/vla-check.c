@@ -1151,8 +1151,10 @@ static const vla_cli_spec check_spec = {
         "arithmetic. A state's head is ok when its distance at its label is within the budget\n"
         "there; else mislabelled when its distance at the matched position is within the budget\n"
         "there (the summary: label t=1600, content matches t=364), else unmatched (matches no\n"
-        "position: the nearest is named). The table (--out): a row per state and head; the\n"
-        "summary on stderr names each state that disagrees; exit 1 when one does. The runs are\n"
+        "position: the nearest is named). The table (--out): a row per state and head, columns\n"
+        "state head label matched dist_label budget_label dist_matched budget_matched verdict;\n"
+        "the summary on stderr names each state that disagrees; exit 1 when one does. The runs\n"
+        "are "
         "streamed, never the trajectory kept: the memory is the runs' states and states.npy's,\n"
         "the time the runs' and N x heads x dv x d per step for the distances. Refused (exit 2):\n"
         "--report, --window, --outputs and --resume (one pass, no checkpoint; SIGINT exits 3).",
@@ -1180,6 +1182,7 @@ static const vla_cli_spec check_spec = {
                "            --threshold)",
     .example = "vla-check trace:mytrace --require bf16 --threshold 0.05\n"
                "vla-check trace:mytrace --outputs mykernel-out --form chunk:64\n"
+               "vla-check trace:mytrace --states mycache --precision bf16-kern\n"
                "vla-check trace:mytrace --models vla3 --forms chunk:64 --set period=64 "
                "--precisions f16-kern,bf16-kern --require bf16-kern\n"
                "vla-check trace:mytrace --models vla3 --tracks sm,cg:8,cheb:8 --set nudge=off",
