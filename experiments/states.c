@@ -82,7 +82,7 @@ static void read_states(states_t *X)
         vla_cli_die(spec, "--states: %s: shape (%ld, ...): %s", path, s[0],
                     s[0] ? "too many states" : "it holds no state (N = 0)");
     const long n = (long)X->dv * X->d;
-    for (long i = 0; i < X->N * X->H * n; i++)
+    for (long i = 0; i < (long)X->N * X->H * n; i++)
         if (!isfinite(a->data[i]))
             vla_cli_die(spec, "--states: %s: %s at [%ld, %ld, %ld, %ld] (state, head, row, "
                               "column)", path, isnan(a->data[i]) ? "NaN" : "Inf",
@@ -138,8 +138,8 @@ static void states_config(states_t *X)
         vla_cli_die(spec, "--states: %s %s %s: %s", vla_model_name(cfg->model),
                     vla_prec_name(cfg->prec), X->form, vla_error_msg(&ve));
     if (cfg->form == VLA_FORM_CHUNK && strcmp(c->backend, "cpu"))
-        vla_cli_die(spec, "--states with --form %s: --backend cpu (the one whose chunk form is "
-                          "stepped a token at a time), not %s", X->form, c->backend);
+        vla_cli_die(spec, "--states with --form %s: --backend cpu (the one that computes a last, "
+                          "partial chunk, whose state is S_T), not %s", X->form, c->backend);
     if (!strcmp(c->out, "-"))
         return;
     struct stat sa, sb; /* the table never replaces what it judges */
