@@ -27,6 +27,8 @@
  * row judged against it fails as not judged */
 static int checks(double budget) { return budget < 1; }
 
+int judge_within(double err, double budget) { return err <= budget && checks(budget); }
+
 /* x is worse than cur: larger, or NaN (a NaN stays the worst) */
 static int worse(double x, double cur) { return !isnan(cur) && !(x <= cur); }
 
@@ -161,7 +163,7 @@ static double meas_end(meas_run *r)
  * read from o.npy by the window): the memory is the states' and the windows', not T's. A pass
  * runs a block of heads (a head's numbers are the same in any block); the dd references are
  * checked on head 0, in the first block, and the later blocks run as that check decided ---- */
-enum { R_REF, R_RND, R_SEQ, R_FORM, NR };
+/* (the runs R_REF .. R_FORM: judge.h) */
 /* the measures of a head against the reference: the kernel's, then runs R_RND .. R_FORM's */
 #define M_KERNEL R_REF
 /* an exact reference's double-double: checked at this pass (its note to come), checked at an
@@ -395,7 +397,7 @@ static void read_outputs(const vla_cli_spec *spec, const char *dir, const char *
                                        : VLA_FMT_F64;
 }
 
-static const char *dtype_name(vla_fmt f)
+const char *judge_dtype_name(vla_fmt f)
 {
     return f == VLA_FMT_BF16 ? "bfloat16" : f == VLA_FMT_F16 ? "float16" : f == VLA_FMT_F32
                                                                             ? "float32" : "float64";
@@ -1030,8 +1032,7 @@ typedef struct {
     char reftxt[600], setall[4000];
 } judgement_t;
 
-/* DIR2/dtype.txt: 1 when it says bfloat16, 0 when there is none; anything else a usage error */
-static int read_dtype(const vla_cli_spec *spec, const char *dir)
+int judge_read_dtype(const vla_cli_spec *spec, const char *opt, const char *dir, const char *what)
 {
     char path[4200];
     out_path(path, sizeof path, dir, "dtype.txt");
@@ -1039,7 +1040,7 @@ static int read_dtype(const vla_cli_spec *spec, const char *dir)
     const char *kind = "";
     int e = present(path) ? vla_file_read_open(path, 64, &tf, &kind) : VLA_OK;
     if (e) /* a FIFO there would block the reader: refused, as anything but a small file */
-        vla_cli_die(spec, "--outputs: %s: %s", path, e == VLA_EINVAL ? kind : e == VLA_ERANGE ?
+        vla_cli_die(spec, "%s: %s: %s", opt, path, e == VLA_EINVAL ? kind : e == VLA_ERANGE ?
                     "more than 64 bytes (it holds one word, bfloat16)" : strerror(errno));
     if (!tf)
         return 0;
@@ -1050,8 +1051,8 @@ static int read_dtype(const vla_cli_spec *spec, const char *dir)
         n--;
     tag[n] = 0;
     if (strcmp(tag, "bfloat16"))
-        vla_cli_die(spec, "--outputs: %s says '%.40s': the one tag it takes is bfloat16 (for "
-                          "o.npy and S.npy saved as uint16 bit patterns)", path, tag);
+        vla_cli_die(spec, "%s: %s says '%.40s': the one tag it takes is bfloat16 (for %s saved "
+                          "as uint16 bit patterns)", opt, path, tag, what);
     return 1;
 }
 
@@ -1164,26 +1165,28 @@ static int judge_open(judgement_t *X)
 /* the runs' engine specs: the reference on the inputs as given and on the inputs rounded to io,
  * the policy's emulation in seq and in the kernel's form; a run that would repeat another stands
  * for it (alias) */
-static void judge_specs(judgement_t *X)
+void judge_run_specs(const vla_cli *c, const vla_config *cfg, vla_engine_spec sp[NR],
+                     int alias[NR])
 {
-    jpass_t *J = &X->J;
-    vla_cli rc = *X->c;
+    vla_cli rc = *c;
     vla_engine_spec tmp;
-    vla_config g = X->cfg;
+    vla_config g = *cfg;
     g.prec = VLA_F64;
     g.form = VLA_FORM_SEQ, g.chunk = 0;
     vla_cli_engine_spec(&rc, &g, &tmp);
-    vla_cli_ref_spec(&rc, &tmp, &J->sp[R_REF]); /* binary64 policy: no input rounded */
-    g.prec = X->cfg.prec;
+    vla_cli_ref_spec(&rc, &tmp, &sp[R_REF]); /* binary64 policy: no input rounded */
+    g.prec = cfg->prec;
     vla_cli_engine_spec(&rc, &g, &tmp);
-    vla_cli_ref_spec(&rc, &tmp, &J->sp[R_RND]); /* rounds the inputs to io (vlaref.h, cli.h) */
-    vla_cli_engine_spec(&rc, &g, &J->sp[R_SEQ]);
-    vla_cli_engine_spec(&rc, &X->cfg, &J->sp[R_FORM]);
+    vla_cli_ref_spec(&rc, &tmp, &sp[R_RND]); /* rounds the inputs to io (vlaref.h, cli.h) */
+    vla_cli_engine_spec(&rc, &g, &sp[R_SEQ]);
+    vla_cli_engine_spec(&rc, cfg, &sp[R_FORM]);
     for (int r = 0; r < NR; r++)
-        J->alias[r] = r == R_RND && X->io == VLA_FMT_F64         ? R_REF
-                      : r == R_FORM && X->cfg.form == VLA_FORM_SEQ ? R_SEQ
-                                                                   : r;
+        alias[r] = r == R_RND && vla_prec_io(cfg->prec) == VLA_FMT_F64 ? R_REF
+                   : r == R_FORM && cfg->form == VLA_FORM_SEQ           ? R_SEQ
+                                                                         : r;
 }
+
+static void judge_specs(judgement_t *X) { judge_run_specs(X->c, &X->cfg, X->J.sp, X->J.alias); }
 
 /* head h's final state against the reference's, into srel[2 h] (the error) and srel[2 h + 1]
  * (ok) */
@@ -1192,20 +1195,32 @@ static void state_verdict(judgement_t *X, int h)
     const jpass_t *J = &X->J;
     const int d = X->d, dv = X->dv;
     const size_t at = (size_t)h * dv * d;
-    double e = vla_rel_fro(X->ks.data + at, J->S[R_REF] + at, (long)dv * d), top = 0;
-    for (int r = R_RND; r < NR; r++) {
-        double a = vla_rel_fro(J->S[r] + at, J->S[R_REF] + at, (long)dv * d);
+    const double e = vla_rel_fro(X->ks.data + at, J->S[R_REF] + at, (long)dv * d);
+    const double *runs[NR - R_RND];
+    for (int r = R_RND; r < NR; r++)
+        runs[r - R_RND] = J->S[r] + at;
+    const double b = judge_state_budget(J->S[R_REF] + at, runs, NR - R_RND, (long)dv * d, d,
+                                        X->cfg.prec, X->slack);
+    X->srel[2 * h] = e;
+    X->srel[2 * h + 1] = judge_within(e, b); /* (NaN: beyond) */
+}
+
+double judge_state_budget(const double *ref, const double *const runs[], int nruns, long n,
+                          int d, vla_prec prec, double slack)
+{
+    double top = 0;
+    for (int r = 0; r < nruns; r++) {
+        const double a = runs[r] ? vla_rel_fro(runs[r], ref, n) : 0;
         if (worse(a, top))
             top = a;
     }
     /* at least sqrt(d) roundings of the policy's arithmetic: a strongly decayed state is a sum of
      * a few terms, which vlastab's runs may round less than once, where a correct kernel's order
      * of operations rounds a few times more */
-    const double floor_u = sqrt((double)d) * vla_fmt_unit_roundoff(vla_prec_compute(X->cfg.prec));
+    const double floor_u = sqrt((double)d) * vla_fmt_unit_roundoff(vla_prec_compute(prec));
     if (worse(floor_u, top))
         top = floor_u;
-    X->srel[2 * h] = e;
-    X->srel[2 * h + 1] = e <= top * X->slack && checks(top * X->slack); /* (NaN: beyond) */
+    return top * slack;
 }
 
 /* the runs (judge_pass), each head measured as they go: the heads not read back, a block of as
@@ -1380,7 +1395,7 @@ static int judge_table(judgement_t *X)
     vla_cli_stream_files(c, files, sizeof files);
     vla_dat_meta(out, "files", "%s", files);
     vla_dat_meta(out, "outputs", "%s (o.npy %s%s; read-outs compared in %s, u = %g)",
-                 X->o->outputs, dtype_name(X->ofmt), X->have_S ? ", S.npy" : "",
+                 X->o->outputs, judge_dtype_name(X->ofmt), X->have_S ? ", S.npy" : "",
                  vla_fmt_name(X->fo), X->u);
     vla_dat_meta(out, "policy", "%s%s, form %s", vla_prec_name(X->cfg.prec),
                  X->prec_given ? "" : " (from o.npy's dtype)", X->form);
@@ -1393,10 +1408,10 @@ static int judge_table(judgement_t *X)
         char gl[200] = "";
         for (int j = 0, m = 0; j < G->n; j++)
             m += snprintf(gl + m, sizeof gl - m, "%s%s.npy %s", j ? ", " : "", gname[G->which[j]],
-                          dtype_name(G->fmt[j]));
+                          judge_dtype_name(G->fmt[j]));
         vla_dat_meta(out, "gradients", "%s of L = sum_t do_t . o_t (do.npy %s), against the "
                      "exact seq backward: rows in the report's JSON and Markdown", gl,
-                     dtype_name(G->dofmt));
+                     judge_dtype_name(G->dofmt));
     }
     vla_dat_meta(out, "summary", "%s", X->sum);
     vla_dat_columns(out, "head rel_rms max_abs max_rel_window t_max_rel_window max_rel_pointwise "
@@ -1486,7 +1501,8 @@ static int judge_json(const judgement_t *X, const char *path)
         const struct grow *y = &G->row[i];
         fprintf(f, "%s\n  {\"grad\": \"%s\", \"head\": %d, \"dtype\": \"%s\", "
                    "\"t_max_rel_window\": %ld, \"first_t_nonfinite\": ", i ? "," : "",
-                gname[G->which[i % G->n]], i / G->n, dtype_name(G->fmt[i % G->n]), y->k.t_mrw);
+                gname[G->which[i % G->n]], i / G->n, judge_dtype_name(G->fmt[i % G->n]),
+                y->k.t_mrw);
         json_measures(f, &y->k, y->bits, y->att_seq, y->att_form, y->inp, y->budget, y->ok);
     }
     fprintf(f, "%s,\n \"summary\": ", G->n ? "]" : "");
@@ -1519,8 +1535,8 @@ static void md_intro(FILE *f, const judgement_t *X)
     fprintf(f, ".\n\nThe read-outs in ");
     md_text(f, X->o->outputs);
     fprintf(f, " (o.npy, %s%s) of %d heads x %ld steps (d = %d, dv = %d) on the inputs of ",
-            dtype_name(X->ofmt), X->have_S ? "; S.npy, the final state" : "", X->H, X->T, X->d,
-            X->dv);
+            judge_dtype_name(X->ofmt), X->have_S ? "; S.npy, the final state" : "", X->H, X->T,
+            X->d, X->dv);
     md_text(f, c->stream);
     fprintf(f, ", against the reference, %s, on the same inputs as given. Model %s", X->reftxt,
             vla_model_name(X->cfg.model));
@@ -1572,7 +1588,7 @@ static void md_state_grads(FILE *f, const judgement_t *X)
                "max(attainable_seq, attainable_form, input_budget).\n\n"
                "| grad | head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise "
                "| ulps_max | bits_lost | attainable_seq | attainable_form | input_budget | "
-               "budget | non-finite from | verdict |\n|", dtype_name(G->dofmt),
+               "budget | non-finite from | verdict |\n|", judge_dtype_name(G->dofmt),
             vla_prec_name(X->cfg.prec), X->form,
             X->cfg.form == VLA_FORM_SEQ ? "the same backward"
             : isnan(G->row[0].att_form) ? "no backward of its own: '-', the gradients held to "
@@ -1645,7 +1661,7 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     judgement_t X = {.c = c, .spec = spec, .o = o, .prec_given = prec_given, .H = c->runs,
                      .d = c->cfg.d, .dv = c->cfg.dv, .T = c->whole_steps, .W = o->window};
     /* (T: a chunk form's last chunk may be partial) */
-    X.bf16 = read_dtype(spec, o->outputs);
+    X.bf16 = judge_read_dtype(spec, "--outputs", o->outputs, "o.npy and S.npy");
     judge_config(&X);
     int st = judge_open(&X);
     if (st)

@@ -75,6 +75,7 @@ typedef struct {
     const char *models, *precs, *tracks, *require, *report, *forms;
     double threshold;
     const char *outputs; /* --outputs DIR2: a kernel's read-outs to judge */
+    const char *states;  /* --states DIR2: the states a cache saved, with their positions */
     long window;         /* --window W (0: not given) */
     double slack;        /* --slack F (0: not given) */
     int threshold_given;
@@ -95,13 +96,14 @@ static int on_opt(void *ctx, const char *name, const char *val)
         o->report = val;
     else if (!strcmp(name, "forms"))
         o->forms = val;
-    else if (!strcmp(name, "outputs")) {
+    else if (!strcmp(name, "outputs") || !strcmp(name, "states")) {
         if (!*val) {
-            fprintf(stderr, "vla-check: --outputs: a folder is needed (o.npy ...), not nothing "
-                            "(try --help)\n");
+            fprintf(stderr, "vla-check: --%s: a folder is needed (%s), not nothing (try "
+                            "--help)\n", name, *name == 'o' ? "o.npy ..." : "states.npy, "
+                                                                      "positions.npy");
             return 1;
         }
-        o->outputs = val;
+        *(*name == 'o' ? &o->outputs : &o->states) = val;
     }
     else if (!strcmp(name, "window")) {
         char *end;
@@ -1009,27 +1011,39 @@ static const vla_cli_opt check_own[] = {
                         "dk.npy, dv.npy, dbeta.npy, dg.npy (da.npy, db.npy for rwkv7, du.npy for vla1 and vla3) of the "
                         "loss sum_t do_t . o_t, do_t from DIR2/do.npy (OUTPUTS, in the "
                         "description)"},
+    {"states", "DIR2", "judge the states a cache saved under the positions it claims for them: "
+                       "DIR2/states.npy (N, heads, dv, d), each state in S0.npy's layout, and "
+                       "DIR2/positions.npy (N,) integers, state i the state after positions[i] "
+                       "tokens (0: the initial state); float16, float32, float64, or uint16 "
+                       "holding bfloat16 bits with DIR2/dtype.txt saying bfloat16 (STATES, in the "
+                       "description)"},
     {"window", "W", "with --outputs: the verdict's error is the largest over windows of W tokens "
                     "(default 64) of ||o - o_ref|| / ||o_ref|| over the window"},
     {"slack", "F", "with --outputs: a head is ok when its windowed error is at most F times the "
-                   "largest attainable error (OUTPUTS, in the description); default 2 for a "
+                   "largest attainable error (OUTPUTS, in the description), and with --states a "
+                   "saved state when its distance to its label's state is; default 2 for a "
                    "16-bit policy (bf16-kern, f16-kern, ...), 4 for f32 and f64"},
     {NULL, NULL, NULL},
 };
 static const vla_doc_item check_exits[] = {
     {"0", NULL, "the table and the report were written; with --require, every precision it "
-                "names had a row that ran and passed; with --outputs, every head was ok"},
+                "names had a row that ran and passed; with --outputs, every head was ok; with "
+                "--states, every saved state agreed with its position"},
     {"1", NULL, "with --require, a precision it names failed or had no row that ran; with "
                 "--outputs, a head's read-outs or one of its gradients were beyond (the "
-                "summary on stderr names them); a run failed "
+                "summary on stderr names them); with --states, a saved state disagreed with "
+                "its position in a head or more (the summary names each, and the position its "
+                "content matches); a run failed "
                 "(the message names the head, the step and the reason); or the table or the "
                 "report could not be written. Without --require or --outputs, FAIL rows are "
                 "a finding, not an exit status: the table and the report say them"},
     {"2", NULL, "a usage error: an unknown option or value, a value out of range, a "
                 "configuration the backend or the reference cannot run, a bad input file "
                 "(o.npy, a gradient or do.npy of another shape than the trace's, a NaN in "
-                "do.npy, a gradient of a model without a backward, ...), a table or report "
-                "path that cannot be written (checked before the runs)"},
+                "do.npy, a gradient of a model without a backward, states.npy of another shape "
+                "than (N, heads, dv, d) or with a NaN, positions.npy not integers or outside "
+                "0..T, ...), a table or report path that cannot be written (checked before the "
+                "runs)"},
     {"3", NULL, "interrupted by SIGINT or SIGTERM: no table, report or temporary is left; "
                 "with --out FILE the groups of rows finished are in FILE.ckpt, and the same "
                 "command with --resume goes on from them"},
@@ -1120,7 +1134,30 @@ static const vla_cli_spec check_spec = {
         "do.npy or do.npy without a gradient, a shape other than the trace's, a NaN or Inf in\n"
         "do.npy, la's, delta's and vla3's dq (dk for la and vla3) with features=own (the\n"
         "backward's are with\n"
-        "respect to phi(q), phi(k)). A NaN in a gradient is no error: beyond, its t named.",
+        "respect to phi(q), phi(k)). A NaN in a gradient is no error: beyond, its t named.\n\n"
+        "STATES. vla-check trace:DIR --states DIR2 judges the states a serving engine's prefix\n"
+        "cache saved, each under the position it claims: DIR2/states.npy (N, heads, dv, d), state\n"
+        "i in S0.npy's layout (dv x d per head), and DIR2/positions.npy (N,) integers in 0..T,\n"
+        "state i claimed to be S_t at t = positions[i] (the state after t tokens; 0: the initial\n"
+        "state, S0.npy's or 0). One model (the trace's model.txt or --model) whose state is S\n"
+        "alone (la with normalize=off, delta and the gated family), the cache's policy\n"
+        "--precision P (default from states.npy's dtype, as --outputs' from o.npy's) and form\n"
+        "--form F. The reference (--ref exact or f64, as --outputs') runs the trace a step at a\n"
+        "time; at every t in 0..T each saved state's distance to it, ||X - S_t||_F / ||S_t||_F\n"
+        "per head, is measured, and kept at its label and at its nearest t (the matched\n"
+        "position, the first of equals). The budget at t is --outputs' for S.npy: --slack x the\n"
+        "largest of the state errors at t of P's seq emulation, of its form F (at a chunk's end\n"
+        "and at T), of the reference on the inputs rounded to P's io format, and sqrt(d) u of P's\n"
+        "arithmetic. A state's head is ok when its distance at its label is within the budget\n"
+        "there; else mislabelled when its distance at the matched position is within the budget\n"
+        "there (the summary: label t=1600, content matches t=364), else unmatched (matches no\n"
+        "position: the nearest is named). The table (--out): a row per state and head, columns\n"
+        "state head label matched dist_label budget_label dist_matched budget_matched verdict;\n"
+        "the summary on stderr names each state that disagrees; exit 1 when one does. The runs\n"
+        "are "
+        "streamed, never the trajectory kept: the memory is the runs' states and states.npy's,\n"
+        "the time the runs' and N x heads x dv x d per step for the distances. Refused (exit 2):\n"
+        "--report, --window, --outputs and --resume (one pass, no checkpoint; SIGINT exits 3).",
     .columns = "  model prec track form  the row: a model, a precision policy, a way of tracking A\n"
                "            (its K: cg:8), a form (chunk:64: the steps and checkpoints rounded down\n"
                "            to multiples of C, o measured at every token of each chunk)\n"
@@ -1145,6 +1182,7 @@ static const vla_cli_spec check_spec = {
                "            --threshold)",
     .example = "vla-check trace:mytrace --require bf16 --threshold 0.05\n"
                "vla-check trace:mytrace --outputs mykernel-out --form chunk:64\n"
+               "vla-check trace:mytrace --states mycache --precision bf16-kern\n"
                "vla-check trace:mytrace --models vla3 --forms chunk:64 --set period=64 "
                "--precisions f16-kern,bf16-kern --require bf16-kern\n"
                "vla-check trace:mytrace --models vla3 --tracks sm,cg:8,cheb:8 --set nudge=off",
@@ -1242,6 +1280,30 @@ static int judge_mode(check_t *k, int argc, char **argv)
     o->window = o->window ? o->window : 64;
     const judge_opts jo = {o->outputs, o->report, o->window, o->slack, k->ncmd, k->cmd};
     return judge_outputs(&k->c, &check_spec, &jo, prec_given);
+}
+
+/* --states: one configuration, a cache's saved states judged against their positions
+ * (states.c); its exit status */
+static int states_mode(check_t *k, int argc, char **argv)
+{
+    opts_t *o = &opts;
+    if (o->outputs)
+        vla_cli_die(&check_spec, "--states and --outputs: give one of them (a cache's states, or "
+                                 "a kernel's read-outs)");
+    if (o->models || o->precs || o->tracks || o->require || strcmp(o->forms, "seq,chunk:64"))
+        vla_cli_die(&check_spec, "--states judges one configuration: --model, --precision, "
+                                 "--track and --form, not --%s", o->models ? "models"
+                    : o->precs ? "precisions" : o->tracks ? "tracks" : o->require ? "require"
+                                                                       : "forms");
+    int prec_given = 0;
+    for (int i = 1; i < argc; i++) {
+        prec_given |= !strcmp(argv[i], "--precision");
+        if (!strcmp(argv[i], "--report"))
+            vla_cli_die(&check_spec, "--report: --states writes its table (--out) and a summary "
+                                     "on stderr, no report");
+    }
+    const states_opts so = {o->states, o->slack};
+    return judge_states(&k->c, &check_spec, &so, prec_given);
 }
 
 /* the models (--models', else the trace's model.txt's or --model's, else every one), and the
@@ -1726,12 +1788,18 @@ int main(int argc, char **argv)
     c->argv = argv;
     if (!k.have_ck)
         c->per_decade = 100; /* the first steps past a threshold to 2% */
-    if (opts.outputs && opts.threshold_given)
-        vla_cli_die(spec, "--threshold is the rows' (vla-check without --outputs); a kernel's "
-                          "outputs are judged against budgets: --slack, --window");
-    if (!opts.outputs && (opts.window || opts.slack))
+    if ((opts.outputs || opts.states) && opts.threshold_given)
+        vla_cli_die(spec, "--threshold is the rows' (vla-check without --outputs or --states); a "
+                          "kernel's outputs and a cache's states are judged against budgets: "
+                          "--slack");
+    if (!opts.outputs && (opts.window || (opts.slack && !opts.states)))
         vla_cli_die(spec, "--%s goes with --outputs (a kernel's read-outs to judge)",
                     opts.window ? "window" : "slack");
+    if (opts.states) {
+        int st = states_mode(&k, argc, argv);
+        free(k.av);
+        return st;
+    }
     if (opts.outputs) {
         int st = judge_mode(&k, argc, argv);
         free(k.av);
@@ -1739,7 +1807,7 @@ int main(int argc, char **argv)
     }
     if (c->cfg.form != VLA_FORM_SEQ)
         vla_cli_die(spec, "--form: vla-check takes its forms from --forms (a list); --form goes "
-                          "with --outputs");
+                          "with --outputs and --states");
     choose_models(&k);
     ways_and_forms(&k);
     if (make_rows(&k) || make_groups(&k))

@@ -1,7 +1,8 @@
 /* npy.c: numpy's .npy format, so that a user can replay a real model's projections (trace
- * streams) and so that results can be handed to numpy. Reads float16/32/64, little-endian, C
- * order, header versions 1.0-3.0, into binary64; writes binary64 as version 1.0. Bytes are decoded
- * explicitly as little-endian, so the code does not depend on the host's byte order. */
+ * streams) and so that results can be handed to numpy. Reads float16/32/64 (and, where a caller
+ * asks, integers), little-endian, C order, header versions 1.0-3.0, into binary64; writes binary64
+ * as version 1.0. Bytes are decoded explicitly as little-endian, so the code does not depend on
+ * the host's byte order. */
 #include "vlastab.h"
 #include "file.h"
 
@@ -154,10 +155,13 @@ static int host_little_endian(void)
     return b == 1;
 }
 
+/* what a reader takes: floats; floats and uint16 as bfloat16's bits; integers alone */
+enum { K_FLOAT, K_BF16, K_INT };
+
 /* Parses the header dict into itemsize, ndim and shape; on failure writes the reason and returns
  * VLA_EFORMAT. */
 static int parse_header(const char *h, size_t len, const char *path, int *itemsize, vla_npy *out,
-                        int bf16, vla_error *err)
+                        int accept, vla_error *err)
 {
     cursor c = {h, h + len};
     char key[32], descr[64];
@@ -215,17 +219,24 @@ static int parse_header(const char *h, size_t len, const char *path, int *itemsi
     if (order != '<' && !host_little_endian()) /* native order means big-endian here */
         return fail(err, VLA_EFORMAT, path,
                     "native-order data ('%s') on a big-endian host", descr);
-    if (!strcmp(type, "f2"))
+    if (accept == K_INT) { /* numpy's integers: i1 .. i8, u1 .. u8 */
+        if ((type[0] != 'i' && type[0] != 'u') || !strchr("1248", type[1]) || !type[1] ||
+            type[2] || (order == '|' && type[1] != '1'))
+            return fail(err, VLA_EFORMAT, path, "unsupported dtype '%s' (integers only: int8 to "
+                        "int64, uint8 to uint64)", descr);
+        *itemsize = type[1] - '0';
+    } else if (!strcmp(type, "f2"))
         *itemsize = 2;
     else if (!strcmp(type, "f4"))
         *itemsize = 4;
     else if (!strcmp(type, "f8"))
         *itemsize = 8;
-    else if (bf16 && !strcmp(type, "u2") && order != '|')
+    else if (accept == K_BF16 && !strcmp(type, "u2") && order != '|')
         *itemsize = 2;
     else
         return fail(err, VLA_EFORMAT, path, "unsupported dtype '%s' (float16, float32, "
-                    "float64%s only)", descr, bf16 ? ", uint16 holding bfloat16" : "");
+                    "float64%s only)", descr,
+                    accept == K_BF16 ? ", uint16 holding bfloat16" : "");
     memcpy(out->dtype, type, 3);
     return 0;
 }
@@ -238,38 +249,56 @@ static double bf16_to_double(uint16_t h)
 }
 
 static int read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
-                     int bf16, int lazy, vla_error *err);
+                     int accept, int lazy, vla_error *err);
 
 int vla_npy_read(const char *path, vla_npy *out, vla_error *err)
 {
-    return read_part(path, out, 0, -1, -1, NULL, 0, 0, err);
+    return read_part(path, out, 0, -1, -1, NULL, K_FLOAT, 0, err);
 }
 
 int vla_npy_read_bf16(const char *path, vla_npy *out, vla_error *err)
 {
-    return read_part(path, out, 0, -1, -1, NULL, 1, 0, err);
+    return read_part(path, out, 0, -1, -1, NULL, K_BF16, 0, err);
 }
 
 int vla_npy_open_bf16(const char *path, vla_npy *out, vla_error *err)
 {
-    return read_part(path, out, 0, -1, -1, NULL, 1, 1, err);
+    return read_part(path, out, 0, -1, -1, NULL, K_BF16, 1, err);
+}
+
+int vla_npy_read_int(const char *path, vla_npy *out, vla_error *err)
+{
+    return read_part(path, out, 0, -1, -1, NULL, K_INT, 0, err);
 }
 
 int vla_npy_read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
                       vla_error *err)
 {
-    return read_part(path, out, h0, nh, steps, full, 0, 0, err);
+    return read_part(path, out, h0, nh, steps, full, K_FLOAT, 0, err);
 }
 
 int vla_npy_open_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
                       vla_error *err)
 {
-    return read_part(path, out, h0, nh, steps, full, 0, 1, err);
+    return read_part(path, out, h0, nh, steps, full, K_FLOAT, 1, err);
 }
 
-/* m items of the file at f's position, converted into x (chunk: 64 KiB of scratch) */
-static int read_items(FILE *f, size_t m, int itemsize, const char *dtype, unsigned char *chunk,
-                      double *x)
+/* a little-endian integer of n bytes, signed or not, as binary64 (exact below 2^53 in
+ * magnitude: a position or a count, never a number that large) */
+static double int_to_double(const unsigned char *b, int n, int is_signed)
+{
+    uint64_t w = 0;
+    for (int i = n - 1; i >= 0; i--)
+        w = w << 8 | b[i];
+    if (is_signed && n < 8 && (w >> (8 * n - 1)) & 1)
+        w |= ~(uint64_t)0 << (8 * n); /* sign-extended */
+    return is_signed ? (double)(int64_t)w : (double)w;
+}
+
+/* m items of the file at f's position, converted into x (chunk: 64 KiB of scratch); ints: the
+ * dtype is an integer's (i1 .. u8) */
+static int read_items(FILE *f, size_t m, int itemsize, const char *dtype, int ints,
+                      unsigned char *chunk, double *x)
 {
     size_t per = (1 << 16) / itemsize;
     for (size_t i = 0; i < m; i += per) {
@@ -278,7 +307,8 @@ static int read_items(FILE *f, size_t m, int itemsize, const char *dtype, unsign
             return 1;
         for (size_t j = 0; j < k; j++) {
             const unsigned char *b = chunk + j * itemsize;
-            x[i + j] = itemsize == 2 ? (dtype[0] == 'u' ? bf16_to_double(le16(b))
+            x[i + j] = ints ? int_to_double(b, itemsize, dtype[0] == 'i')
+                       : itemsize == 2 ? (dtype[0] == 'u' ? bf16_to_double(le16(b))
                                                         : f16_to_double(le16(b)))
                        : itemsize == 4 ? f32_to_double(b)
                                        : f64_to_double(b);
@@ -303,7 +333,7 @@ int vla_npy_read_steps(const vla_npy *a, long h, long t, long n, double *dst, vl
         rc = fail(err, VLA_ENOMEM, a->path, "out of memory");
     else if (fseek(f, (long)(a->off + at * a->itemsize), SEEK_SET) != 0)
         rc = fail(err, VLA_EIO, a->path, "cannot seek: %s", strerror(errno));
-    else if (read_items(f, (size_t)n * a->inner, a->itemsize, a->dtype, chunk, dst))
+    else if (read_items(f, (size_t)n * a->inner, a->itemsize, a->dtype, 0, chunk, dst))
         rc = fail(err, VLA_EFORMAT, a->path, "truncated data (changed since it was opened?)");
     fclose(f);
     free(chunk);
@@ -380,7 +410,7 @@ static int check_size(FILE *f, const char *path, size_t off, size_t need, vla_er
 }
 
 static int read_part(const char *path, vla_npy *out, long h0, long nh, long steps, long *full,
-                     int bf16, int lazy, vla_error *err)
+                     int accept, int lazy, vla_error *err)
 {
     if (!path || !out)
         return fail(err, VLA_EINVAL, path ? path : "(null)", "no path or no output");
@@ -399,7 +429,7 @@ static int read_part(const char *path, vla_npy *out, long h0, long nh, long step
     size_t hlen = 0, hoff = 0, n;
     int itemsize = 8;
     int rc = read_header(f, path, &hdr, &hlen, &hoff, err);
-    if (rc || (rc = parse_header(hdr, hlen, path, &itemsize, out, bf16, err)))
+    if (rc || (rc = parse_header(hdr, hlen, path, &itemsize, out, accept, err)))
         goto done;
     if (full)
         memcpy(full, out->shape, sizeof out->shape);
@@ -446,7 +476,8 @@ static int read_part(const char *path, vla_npy *out, long h0, long nh, long step
             rc = fail(err, VLA_EIO, path, "cannot seek: %s", strerror(errno));
             goto done;
         }
-        if (read_items(f, row, itemsize, out->dtype, chunk, out->data + (size_t)h * row)) {
+        if (read_items(f, row, itemsize, out->dtype, accept == K_INT, chunk,
+                       out->data + (size_t)h * row)) {
             rc = fail(err, VLA_EFORMAT, path, "truncated data: %zu bytes expected", need);
             goto done;
         }

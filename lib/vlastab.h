@@ -800,7 +800,8 @@ typedef struct {
     int ndim;
     long shape[8];
     double *data; /* converted to binary64 */
-    char dtype[4]; /* the file's type without its byte order: "f2", "f4", "f8" ("u2": bfloat16) */
+    char dtype[4]; /* the file's type without its byte order: "f2", "f4", "f8" ("u2": bfloat16;
+                    * "i8", "u1", ...: vla_npy_read_int's integers) */
     /* opened by vla_npy_open_part (data NULL): where the part lies in the file */
     char *path;
     long off, fileT, h0; /* the data's offset, the file's T, the part's first head */
@@ -832,6 +833,9 @@ int vla_npy_read_steps(const vla_npy *a, long h, long t, long n, double *dst, vl
  * vla_npy_read_bf16 takes them: vla-check --outputs reads a kernel's read-outs a window at a
  * time */
 int vla_npy_open_bf16(const char *path, vla_npy *out, vla_error *err);
+/* A whole file of integers (int8 to int64, uint8 to uint64; any other dtype refused), each as
+ * binary64, exact below 2^53: vla-check --states reads positions.npy */
+int vla_npy_read_int(const char *path, vla_npy *out, vla_error *err);
 int vla_npy_write(const char *path, const double *data, int ndim, const long *shape);
 void vla_npy_free(vla_npy *a);
 

@@ -56,7 +56,7 @@ REF_OBJ  := $(REF_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 # vla-check's own files beside its main: the references it runs, its reports, the judge of a kernel
-CHECK_SRC := experiments/refrun.c experiments/report.c experiments/judge.c
+CHECK_SRC := experiments/refrun.c experiments/report.c experiments/judge.c experiments/states.c
 CHECK_OBJ := $(CHECK_SRC:%.c=$(BUILD)/%.o)
 # what every program's page and summary line are made with (doc.h, summary.h): libc only
 DOC_OBJ  := $(BUILD)/experiments/doc.o $(BUILD)/experiments/summary.o

@@ -9,6 +9,7 @@
 #include <pty.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,28 @@ void write_bytes(const char *path, const void *data, size_t n)
     int ok = f && fwrite(data, 1, n, f) == n;
     ok = f && fclose(f) == 0 && ok;
     CHECK_MSG(ok, "cannot write %s", path);
+}
+
+/* a .npy of n integers of dtype descr ('<i8', '<i4', ...), as numpy writes one: 0, or 1 */
+int write_npy_ints(const char *path, const char *descr, const long *v, int n)
+{
+    char hdr[128];
+    int len = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }",
+                       descr, n);
+    while ((10 + len + 1) % 64)
+        hdr[len++] = ' ';
+    hdr[len++] = '\n';
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 1;
+    const unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                                   (unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
+    int e = fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)len, f) != (size_t)len;
+    const int size = descr[2] - '0';
+    for (int i = 0; !e && i < n; i++)
+        for (int b = 0; !e && b < size; b++) /* little-endian, two's complement */
+            e = fputc((int)(((uint64_t)v[i] >> (8 * b)) & 0xff), f) == EOF;
+    return (fclose(f) != 0) | e;
 }
 
 char *read_all(const char *path, size_t *len)

@@ -18,6 +18,9 @@ const char *program(const char *name);
 /* a whole file written (a failed CHECK otherwise) or read (NUL-terminated, *len its size) */
 void write_bytes(const char *path, const void *data, size_t n);
 char *read_all(const char *path, size_t *len);
+/* a .npy of n integers (vla-check --states' positions.npy) of numpy's dtype descr ('<i8', '<i4'):
+ * 0, or 1 when it could not be written */
+int write_npy_ints(const char *path, const char *descr, const long *v, int n);
 
 typedef struct {
     pid_t pid;

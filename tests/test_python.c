@@ -147,6 +147,15 @@ TEST_SLOW(python_state_cache_against_numpy)
     run_pytest("", "'tests/test_cache.py'", "state-cache");
 }
 
+/* vla-check --states against numpy written from the published Gated DeltaNet recurrence: the
+ * states of a cache under their true positions agree, one under another position is named with the
+ * position its content holds, and bad files are refused (tests/test_states.py says how and within
+ * what bound) */
+TEST_SLOW(python_prefix_states_against_numpy)
+{
+    run_pytest("", "'tests/test_states.py'", "prefix-states");
+}
+
 /* The kernels' 16-bit choices against numpy written from the kernels' algorithms
  * (tests/test_half.py): the triangular inverse in each way against the exact one and, in f16-kern
  * and bf16-kern, bit for bit against gated_ref.tri_inverse16; decoding's 16-bit state, decays and

@@ -6,7 +6,8 @@
  * a kernel's read-outs (--outputs) streams them too: an 8x longer trace costs less than one
  * head's read-outs more; and it judges a kernel's gradients a head and a block of steps at a
  * time: 16 heads cost less than one head's arrays more than 2, and 8 times the steps no more
- * than the backwards' checkpoints and the measures' 16 bytes a step. */
+ * than the backwards' checkpoints and the measures' 16 bytes a step. Its judge of a cache's saved
+ * states (--states) keeps no trajectory: a 32x longer trace costs less than one head's q more. */
 #include "check.h"
 #include "proc.h"
 #include "vlastab.h"
@@ -77,9 +78,24 @@ static int write_outputs(const char *tdir, const char *odir, long T)
     return r;
 }
 
+/* odir as a cache's saved states (vla-check --states): S_0 = 0 at position 0, and at T / 2 the
+ * same 0 (mislabelled: the content of position 0) */
+static int write_states(const char *odir, long T)
+{
+    char path[420];
+    double *x = calloc(2 * H * D * D, sizeof *x);
+    const long pos[2] = {0, T / 2};
+    snprintf(path, sizeof path, "%s/states.npy", odir);
+    int r = !x || mkdir(odir, 0755) || vla_npy_write(path, x, 4, (long[]){2, H, D, D});
+    snprintf(path, sizeof path, "%s/positions.npy", odir);
+    free(x);
+    return r || write_npy_ints(path, "<i8", pos, 2);
+}
+
 /* vla-check's peak memory in kB, rss[i], on a trace of Ts[i] steps: its table's gdn f32 row, or
- * (judge) its judge of vlastab's own la f32 run as a kernel's read-outs (ok: the error is the
- * attainable one); 0 when it is not built (skipped) */
+ * (judge 1) its judge of vlastab's own la f32 run as a kernel's read-outs (ok: the error is the
+ * attainable one), or (judge 2) its judge of a cache's states (gdn, one mislabelled: exit 1);
+ * 0 when it is not built (skipped) */
 static int peaks(const long Ts[2], int judge, long rss[2])
 {
     const char *check;
@@ -93,19 +109,23 @@ static int peaks(const long Ts[2], int judge, long rss[2])
         snprintf(stream, sizeof stream, "trace:%s", tdir);
         snprintf(out, sizeof out, "%s/t%ld.dat", dir, Ts[i]);
         CHECK_MSG(!mkdir(tdir, 0755) && !write_trace(tdir, Ts[i]) &&
-                      (!judge || !write_outputs(tdir, odir, Ts[i])),
+                      (!judge || !(judge == 1 ? write_outputs(tdir, odir, Ts[i])
+                                               : write_states(odir, Ts[i]))),
                   "cannot write %s or %s", tdir, odir);
         char *table[] = {(char *)check, stream, "--models", "gdn", "--precisions", "f32",
                          "--forms", "seq", "--report", "none", "--out", out, NULL};
         char *judged[] = {(char *)check, stream, "--model", "la", "--precision", "f32",
                           "--outputs", odir, "--report", "none", "--out", out, NULL};
-        char *const *argv = judge ? judged : table;
+        char *states[] = {(char *)check, stream, "--model", "gdn", "--states", odir, "--ref",
+                          "f64", "--out", out, NULL};
+        char *const *argv = judge == 2 ? states : judge ? judged : table;
         child ch;
         CHECK_MSG(!spawn_measured(&ch, argv), "cannot start %s", check);
         int st = finish(&ch, 600);
         char *msg = read_all(ch.err, NULL);
-        CHECK_MSG(st == 0, "vla-check%s on T = %ld: exit %d: %s", judge ? " --outputs" : "",
-                  Ts[i], st, msg ? msg : "");
+        CHECK_MSG(st == (judge == 2) && (judge < 2 || strstr(msg, "state 1: label t=")),
+                  "vla-check%s on T = %ld: exit %d: %s", judge == 2 ? " --states"
+                  : judge ? " --outputs" : "", Ts[i], st, msg ? msg : "");
         free(msg);
         unlink(ch.err);
         rss[i] = ch.maxrss_kb;
@@ -115,7 +135,7 @@ static int peaks(const long Ts[2], int judge, long rss[2])
 }
 
 /* The peaks at T0 and T1 = 8 or 32 T0 differ by less than one head's q (or read-outs) in
- * binary64, T1 D doubles (in kB) */
+ * binary64, T1 D doubles (in kB); judge: peaks' */
 static void memory_flat(long T0, long T1, int judge)
 {
 #ifdef __SANITIZE_ADDRESS__
@@ -145,6 +165,11 @@ TEST_SLOW(check_memory_does_not_grow_with_T) { memory_flat(1024, 32768, 0); }
  * which the bound of T1 = 8192 (2 MB) did not clear: T1 = 32768, bound 8 MB (those read-outs
  * whole: 80 MB more). */
 TEST_SLOW(judge_memory_does_not_grow_with_T) { memory_flat(1024, 32768, 1); }
+
+/* The judge of a cache's saved states (vla-check --states) steps its runs over t and measures
+ * the states at each step: no trajectory is kept (it would be T x 2 x 32 x 32 doubles, 512 MB at
+ * T = 32768) */
+TEST_SLOW(states_memory_does_not_grow_with_T) { memory_flat(1024, 32768, 2); }
 
 /* The judge of a kernel's gradients (dq.npy ... with do.npy) takes them head by head,
  * and of a head a block of its backward's K = ceil(sqrt(T)) steps at a time: a head's three
