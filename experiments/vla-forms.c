@@ -693,8 +693,8 @@ static int causal_fill(vla_inputs x[2], vla_input *moved, int nr, long T, long P
     return r;
 }
 
-/* one row: the two runs of configuration k to T; its counts from the last head's read-outs
- * (rows 3..5 of the table); 0, 1 (said) or 3 (stopped) */
+/* one row: the two runs of configuration k to T; its counts over every head's read-outs (rows
+ * 3..5 of the table); 0, 1 (said) or 3 (stopped) */
 static int causal_row(vla_cli *c, const vla_config *k, vla_inputs x[2], vla_input *moved,
                       causal_tap taps[2], long T, double *row)
 {
@@ -735,11 +735,9 @@ static int causal_row(vla_cli *c, const vla_config *k, vla_inputs x[2], vla_inpu
     }
     vla_engine_free(e[0]);
     vla_engine_free(e[1]);
-    /* the last head's read-outs: the row counts one head's */
-    const vla_fmt io = vla_prec_io(k->prec);
-    const double *o0 = taps[0].o + (size_t)(nr - 1) * P * dv,
-                 *o1 = taps[1].o + (size_t)(nr - 1) * P * dv;
-    for (long i = 0; i < P * dv && !status; i++) {
+    const vla_fmt io = vla_prec_io(k->prec); /* every head's read-outs */
+    const double *o0 = taps[0].o, *o1 = taps[1].o;
+    for (long i = 0; i < nr * P * dv && !status; i++) {
         const double a = vla_round_fmt(io, o0[i]), b = vla_round_fmt(io, o1[i]);
         const double du = ulps(a, b, io);
         row[3] += a != b && !(isnan(a) && isnan(b));

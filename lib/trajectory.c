@@ -71,8 +71,9 @@ int vla_trajectory_run(const vla_config *cfg, int heads, long T, const vla_array
                                .b = in->b ? in->b + i * d : NULL,
                                .lgs = in->lgs ? in->lgs[i] : 0};
     memset(out->nonfinite, 0, (size_t)heads * sizeof *out->nonfinite);
+    /* one head on the calling thread: many small calls (a notebook's, the tests') pay no team */
     vla_engine_spec sp = {.cfg = *cfg, .runs = heads, .in = steps, .T = T, .taps = VLA_TAP_O,
-                          .on_step = traj_step, .ctx = &x};
+                          .on_step = traj_step, .ctx = &x, .threads = heads > 1 ? 0 : 1};
     if (!r && !(r = vla_engine_new(&x.e, &sp, err)) &&
         ((r = vla_engine_advance(x.e, T)) || (r = vla_engine_finish(x.e))))
         vla_fail(err, r, "%s", vla_error_msg(vla_engine_error(x.e)));
