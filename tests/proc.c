@@ -78,21 +78,52 @@ void write_bytes(const char *path, const void *data, size_t n)
 }
 
 /* a .npy of n integers of dtype descr ('<i8', '<i4', ...), as numpy writes one: 0, or 1 */
-int write_npy_ints(const char *path, const char *descr, const long *v, int n)
+FILE *npy_open(const char *path, const char *dict)
 {
-    char hdr[128];
-    int len = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }",
-                       descr, n);
+    char hdr[512];
+    int len = snprintf(hdr, sizeof hdr - 64, "%s", dict);
     while ((10 + len + 1) % 64)
         hdr[len++] = ' ';
     hdr[len++] = '\n';
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return 1;
     const unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
                                    (unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
-    int e = fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)len, f) != (size_t)len;
+    FILE *f = fopen(path, "wb");
+    if (f && (fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)len, f) != (size_t)len)) {
+        fclose(f);
+        f = NULL;
+    }
+    return f;
+}
+
+int judge_folder(char *dir, char *tr, char *out, const char *name)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/vla-check", vla_test_bin_dir());
+    if (access(p, X_OK)) {
+        vla_test_skip("bin/vla-check not built (run make first)");
+        return 1;
+    }
+    if (!mkdtemp(dir)) {
+        CHECK_MSG(0, "cannot make a folder under /tmp");
+        return 1;
+    }
+    sprintf(tr, "%s/tr", dir);
+    sprintf(out, "%s/%s", dir, name);
+    mkdir(tr, 0700);
+    mkdir(out, 0700);
+    return 0;
+}
+
+int write_npy_ints(const char *path, const char *descr, const long *v, int n)
+{
+    char dict[128];
+    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }",
+             descr, n);
+    FILE *f = npy_open(path, dict);
+    if (!f)
+        return 1;
     const int size = descr[2] - '0';
+    int e = 0;
     for (int i = 0; !e && i < n; i++)
         for (int b = 0; !e && b < size; b++) /* little-endian, two's complement */
             e = fputc((int)(((uint64_t)v[i] >> (8 * b)) & 0xff), f) == EOF;

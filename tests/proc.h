@@ -5,6 +5,7 @@
 #ifndef VLA_TEST_PROC_H
 #define VLA_TEST_PROC_H
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -18,6 +19,12 @@ const char *program(const char *name);
 /* a whole file written (a failed CHECK otherwise) or read (NUL-terminated, *len its size) */
 void write_bytes(const char *path, const void *data, size_t n);
 char *read_all(const char *path, size_t *len);
+/* a judge's folder from its template dir (mkdtemp) with empty subfolders tr (DIR/tr, the trace's)
+ * and out (DIR/NAME): 0, else 1 after a skip (no bin/vla-check) or a failed check */
+int judge_folder(char *dir, char *tr, char *out, const char *name);
+/* a .npy file opened for its data after the header: dict, the header's text, padded as numpy pads
+ * it (version 1.0, 64 bytes); NULL when it cannot be written */
+FILE *npy_open(const char *path, const char *dict);
 /* a .npy of n integers (vla-check --states' positions.npy) of numpy's dtype descr ('<i8', '<i4'):
  * 0, or 1 when it could not be written */
 int write_npy_ints(const char *path, const char *descr, const long *v, int n);

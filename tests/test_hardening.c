@@ -26,16 +26,8 @@
 /* a .npy file with the header dict given as text (numpy's padding to 64 bytes, version 1.0) */
 static void write_npy_header(const char *path, const char *dict, const void *data, size_t n)
 {
-    char hdr[512];
-    int h = snprintf(hdr, sizeof hdr, "%s", dict);
-    int total = (10 + h + 1 + 63) / 64 * 64;
-    memset(hdr + h, ' ', total - 10 - h - 1);
-    hdr[total - 11] = '\n';
-    int hlen = total - 10;
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, hlen & 255, hlen >> 8};
-    FILE *f = fopen(path, "wb");
-    int ok = f && fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == (size_t)hlen &&
-             (n == 0 || fwrite(data, 1, n, f) == n);
+    FILE *f = npy_open(path, dict);
+    int ok = f && (n == 0 || fwrite(data, 1, n, f) == n);
     ok = f && fclose(f) == 0 && ok;
     CHECK_MSG(ok, "cannot write %s", path);
 }

@@ -98,18 +98,13 @@ static int own_run(const char *dir, vla_prec p, double *o, double *S)
 /* a .npy of uint16 (bfloat16 bits), as numpy writes one: version 1.0, header padded to 64 */
 static int write_u2(const char *path, const double *x, long n0, long n1, long n2)
 {
-    char hdr[128];
-    int len = snprintf(hdr, sizeof hdr, "{'descr': '<u2', 'fortran_order': False, 'shape': (%ld, "
-                                        "%ld, %ld), }", n0, n1, n2);
-    while ((10 + len + 1) % 64)
-        hdr[len++] = ' ';
-    hdr[len++] = '\n';
-    FILE *f = fopen(path, "wb");
+    char dict[128];
+    snprintf(dict, sizeof dict, "{'descr': '<u2', 'fortran_order': False, 'shape': (%ld, %ld, "
+                                "%ld), }", n0, n1, n2);
+    FILE *f = npy_open(path, dict);
     if (!f)
         return 1;
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff),
-                             (unsigned char)(len >> 8)};
-    int e = fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)len, f) != (size_t)len;
+    int e = 0;
     for (long i = 0; !e && i < n0 * n1 * n2; i++) {
         float v = (float)vla_round_fmt(VLA_FMT_BF16, x[i]);
         uint32_t w;
@@ -153,21 +148,9 @@ enum { C_RELRMS = 1, C_MAXABS, C_MRW, C_TMRW, C_PT, C_ULPS, C_BITS, C_SEQ, C_FOR
  * a skip (no bin/vla-check) or a failed check */
 static int judge_setup(char *dir, char *tr, char *ko, double **o, double *S)
 {
-    char p[600];
     *o = NULL;
-    snprintf(p, sizeof p, "%s/vla-check", vla_test_bin_dir());
-    if (access(p, X_OK)) {
-        vla_test_skip("bin/vla-check not built (run make first)");
+    if (judge_folder(dir, tr, ko, "kernel"))
         return 1;
-    }
-    if (!mkdtemp(dir)) {
-        CHECK_MSG(0, "cannot make a folder under /tmp");
-        return 1;
-    }
-    sprintf(tr, "%s/tr", dir);
-    sprintf(ko, "%s/kernel", dir);
-    mkdir(tr, 0700);
-    mkdir(ko, 0700);
     if (!(*o = malloc(sizeof(double) * H * T * D)) || write_trace(tr) ||
         own_run(tr, VLA_F64, *o, S)) {
         CHECK_MSG(0, "cannot write the trace or run it");

@@ -114,20 +114,8 @@ static int rows(const char *out, row_t *r, int max)
  * skip (no bin/vla-check) or a failed check */
 static int setup(char *dir, char *tr, char *ko)
 {
-    char p[600];
-    snprintf(p, sizeof p, "%s/vla-check", vla_test_bin_dir());
-    if (access(p, X_OK)) {
-        vla_test_skip("bin/vla-check not built (run make first)");
+    if (judge_folder(dir, tr, ko, "cache"))
         return 1;
-    }
-    if (!mkdtemp(dir)) {
-        CHECK_MSG(0, "cannot make a folder under /tmp");
-        return 1;
-    }
-    sprintf(tr, "%s/tr", dir);
-    sprintf(ko, "%s/cache", dir);
-    mkdir(tr, 0700);
-    mkdir(ko, 0700);
     if (write_trace(tr)) {
         CHECK_MSG(0, "cannot write the trace");
         return 1;
