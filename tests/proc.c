@@ -2,9 +2,11 @@
 #define _GNU_SOURCE
 #include "proc.h"
 #include "check.h"
+#include "vlastab.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
@@ -93,6 +95,34 @@ FILE *npy_open(const char *path, const char *dict)
         f = NULL;
     }
     return f;
+}
+
+int write_gdn_trace(const char *dir, int heads, long T, int d, int dv, uint64_t seed,
+                    vla_fmt round)
+{
+    const char *names[] = {"q", "k", "v", "beta", "logdecay"};
+    const int width[] = {d, d, dv, 1, 1};
+    double *x = malloc(sizeof(double) * heads * T * (d > dv ? d : dv));
+    int e = !x;
+    for (int f = 0; !e && f < 5; f++) {
+        const long n = (long)heads * T * width[f];
+        for (long i = 0; i < n; i++) {
+            const double g = vla_gauss(seed, (vla_var)f, 0, (uint64_t)i, 0);
+            x[i] = vla_round_fmt(round, f < 3 ? g : f == 3 ? 1 / (1 + exp(-g)) : -0.05 * fabs(g));
+        }
+        char path[200];
+        const long shape[3] = {heads, T, width[f]};
+        snprintf(path, sizeof path, "%s/%s.npy", dir, names[f]);
+        e = vla_npy_write(path, x, f < 3 ? 3 : 2, shape);
+    }
+    free(x);
+    char path[200];
+    snprintf(path, sizeof path, "%s/model.txt", dir);
+    FILE *f = fopen(path, "w");
+    e |= !f || fputs("model gdn\n", f) < 0;
+    if (f)
+        e |= fclose(f) != 0;
+    return e;
 }
 
 int judge_folder(char *dir, char *tr, char *out, const char *name)

@@ -4,6 +4,7 @@
  * test_reliability.c use them. */
 #ifndef VLA_TEST_PROC_H
 #define VLA_TEST_PROC_H
+#include "vlastab.h"
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -19,6 +20,11 @@ const char *program(const char *name);
 /* a whole file written (a failed CHECK otherwise) or read (NUL-terminated, *len its size) */
 void write_bytes(const char *path, const void *data, size_t n);
 char *read_all(const char *path, size_t *len);
+/* a gdn trace in dir: q, k (heads x T x d) and v (dv) standard normals of seed's Philox stream,
+ * beta sigmoid of one, the log-decays -0.05 |one|, each rounded to the format round (VLA_FMT_F64:
+ * as drawn); model.txt "model gdn": 0, or 1 when a file could not be written */
+int write_gdn_trace(const char *dir, int heads, long T, int d, int dv, uint64_t seed,
+                    vla_fmt round);
 /* a judge's folder from its template dir (mkdtemp) with empty subfolders tr (DIR/tr, the trace's)
  * and out (DIR/NAME): 0, else 1 after a skip (no bin/vla-check) or a failed check */
 int judge_folder(char *dir, char *tr, char *out, const char *name);

@@ -24,29 +24,7 @@
  * exactly 0); model.txt names gdn */
 static int write_trace(const char *dir)
 {
-    const char *names[] = {"q", "k", "v", "beta", "logdecay"};
-    double *x = malloc(sizeof(double) * H * T * D);
-    int e = !x;
-    for (int f = 0; !e && f < 5; f++) {
-        const long n = f < 3 ? (long)H * T * D : (long)H * T;
-        for (long i = 0; i < n; i++) {
-            double g = vla_gauss(11, (vla_var)f, 0, (uint64_t)i, 0);
-            x[i] = vla_round_fmt(VLA_FMT_BF16, f < 3 ? g : f == 3 ? 1 / (1 + exp(-g))
-                                                                  : -0.05 * fabs(g));
-        }
-        char path[200];
-        snprintf(path, sizeof path, "%s/%s.npy", dir, names[f]);
-        long shape[3] = {H, T, D};
-        e = vla_npy_write(path, x, f < 3 ? 3 : 2, shape);
-    }
-    free(x);
-    char path[200];
-    snprintf(path, sizeof path, "%s/model.txt", dir);
-    FILE *f = fopen(path, "w");
-    e |= !f || fputs("model gdn\n", f) < 0;
-    if (f)
-        e |= fclose(f) != 0;
-    return e;
+    return write_gdn_trace(dir, H, T, D, D, 11, VLA_FMT_BF16);
 }
 
 typedef struct {

@@ -24,29 +24,7 @@
 /* a gdn trace of H heads x T steps in binary64; model.txt names gdn */
 static int write_trace(const char *dir)
 {
-    const char *names[] = {"q", "k", "v", "beta", "logdecay"};
-    const int width[] = {D, D, DV, 1, 1};
-    double *x = malloc(sizeof(double) * H * T * D);
-    int e = !x;
-    for (int f = 0; !e && f < 5; f++) {
-        const long n = (long)H * T * width[f];
-        for (long i = 0; i < n; i++) {
-            const double g = vla_gauss(21, (vla_var)f, 0, (uint64_t)i, 0);
-            x[i] = f < 3 ? g : f == 3 ? 1 / (1 + exp(-g)) : -0.05 * fabs(g);
-        }
-        char path[200];
-        const long shape[3] = {H, T, width[f]};
-        snprintf(path, sizeof path, "%s/%s.npy", dir, names[f]);
-        e = vla_npy_write(path, x, f < 3 ? 3 : 2, shape);
-    }
-    free(x);
-    char path[200];
-    snprintf(path, sizeof path, "%s/model.txt", dir);
-    FILE *f = fopen(path, "w");
-    e |= !f || fputs("model gdn\n", f) < 0;
-    if (f)
-        e |= fclose(f) != 0;
-    return e;
+    return write_gdn_trace(dir, H, T, D, DV, 21, VLA_FMT_F64);
 }
 
 /* vlastab's own binary64 run of the trace (from its S0.npy where it has one): its state at each
