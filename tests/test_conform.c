@@ -134,7 +134,7 @@ static long conform(const vla_config *cfg, const char *stream, long steps, first
     CHECK(ca->guard == cb->guard && ca->zero_norm == cb->zero_norm &&
           ca->solve_iters == cb->solve_iters && ca->solve_fail == cb->solve_fail &&
           ca->solve_fail_t == cb->solve_fail_t && ca->den_inf == cb->den_inf &&
-          ca->den_inf_t == cb->den_inf_t);
+          ca->den_inf_t == cb->den_inf_t && ca->cache_sat == cb->cache_sat);
     free(x);
     free(y);
     vla_step_buf_free(&buf);
@@ -608,6 +608,67 @@ TEST(conform_state_cache_from_S0)
         vla_model_free(a);
         vla_model_free(b);
     }
+}
+
+/* An fp8 or integer cache clamps an entry past its largest (e4m3's 448, int8's 127 after the
+ * scale) as a satfinite cast does; each clamp is counted (vla_counts.cache_sat), the same count as
+ * the emulation's. gdn with decay 1 and beta = 1 writes S = v k^T against a unit k: v of size
+ * 2000 puts entries past 448. Without a scale (cache_rows=0) e4m3 clamps; with a scale per row
+ * the largest entry is amax / (amax / 448), 448 within a binary32 rounding, which rounds to 448
+ * (to nearest and with ef): no clamp. sr can round that x, when it lies one binary32 ulp above
+ * the largest, up to the next number and clamp it back, off by less than sr's own spacing: no
+ * saturation either (vla_cache_value_sat), so a scaled cache counts none in every rounding. */
+static long sat_run(const char *fmt, const char *round, const char *rows, double vscale)
+{
+    const int d = 4;
+    vla_config c;
+    CHECK(config_of(&c, VLA_GDN, "sm", 1, VLA_F32, d, NULL));
+    CHECK(vla_config_set(&c, "cache", fmt) == 0 && vla_config_set(&c, "cache_round", round) == 0 &&
+          vla_config_set(&c, "cache_rows", rows) == 0 && vla_config_check(&c) == 0);
+    vla_model *a, *b;
+    CHECK(vla_model_new(&a, &c) == 0 && vref_model_new(&b, &c, VREF_EMULATE, 0) == 0);
+    vla_stream *s;
+    vla_step_buf buf;
+    vla_error err = {0};
+    CHECK_MSG(vla_stream_open(&s, "gauss", d, d, 5, &err) == 0, "%s", err.msg);
+    vla_stream_want(s, vla_model_reads(&c));
+    vla_step_buf_alloc(&buf, d, d);
+    double v[4], x[16], y[16];
+    for (long t = 1; t <= 60; t++) {
+        vla_stream_get(s, 0, t, &buf);
+        vla_input in = vla_input_of(&buf);
+        for (int i = 0; i < d; i++)
+            v[i] = vscale * in.v[i];
+        in.v = v, in.lgs = 0, in.beta = 1;
+        CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
+    }
+    CHECK(vla_model_get(a, VLA_Q_S, x) == 0 && vla_model_get(b, VLA_Q_S, y) == 0);
+    CHECK_MSG(same_bits(x, y, 16), "cache=%s %s rows %s: S differs from its emulation", fmt,
+              round, rows);
+    const long n = vla_model_counts(a)->cache_sat, ne = vla_model_counts(b)->cache_sat;
+    CHECK_MSG(n == ne, "cache=%s %s rows %s: %ld clamps, the emulation %ld", fmt, round, rows, n,
+              ne);
+    vla_step_buf_free(&buf);
+    vla_stream_close(s);
+    vla_model_free(a);
+    vla_model_free(b);
+    return n;
+}
+
+TEST(conform_state_cache_saturation)
+{
+    long n = sat_run("e4m3", "rn", "0", 2000);
+    CHECK_MSG(n > 0, "e4m3 without a scale, |S| past 448: %ld clamps counted", n);
+    CHECK(sat_run("e4m3", "ef", "0", 2000) > 0 && sat_run("e5m2", "rn", "0", 2e5) > 0);
+    CHECK_MSG(sat_run("e4m3", "rn", "0", 1) == 0, "e4m3, |S| far below 448: clamps counted");
+    static const char *const fmts[] = {"e4m3", "e5m2", "int8", "int16"};
+    static const char *const rounds[] = {"rn", "ef", "sr"};
+    for (int f = 0; f < 4; f++)
+        for (int r = 0; r < 3; r++) {
+            n = sat_run(fmts[f], rounds[r], "1", 2e5);
+            CHECK_MSG(n == 0, "cache=%s %s, a scale per row: %ld clamps", fmts[f],
+                      rounds[r], n);
+        }
 }
 
 /* The state cache's settings refused with a reason: an integer cache without a scale, a scaled
