@@ -485,7 +485,8 @@ static void sweep_table(const vla_cli *c, const vla_cli_spec *spec, vla_dat *out
     vla_summary sm = {.len = 0};
     int said = vla_summary_errors(&sm, columns, blk, ne, VLA_SUM_PAST1 | VLA_SUM_NONFINITE);
     for (int i = 0; i < ne; i++) /* a read-out 0 by an overflowed denominator */
-        said |= vla_cli_den_summary(&sm, sw->m[i], bname[i]);
+        said |= vla_cli_den_summary(&sm, sw->m[i], bname[i]) |
+                vla_cli_cache_summary(&sm, sw->m[i], bname[i]);
     if (!said)
         vla_summary_add(&sm, 0, "every form stayed finite and no error reached 1");
     vla_cli_summary_end(&sm, "vla-forms", out);

@@ -671,6 +671,24 @@ TEST(conform_state_cache_saturation)
         }
 }
 
+/* A program says a saturated cache as loudly as a failure: vla-statenorm's summary on stderr
+ * names it (la's S = sum v phi(k)^T of inputs of size 10 passes 448 within 50 steps); the same
+ * runs with a scale per row say nothing of it */
+TEST(state_cache_saturation_said)
+{
+    static const char *const rows[] = {"0", "1"};
+    for (int r = 0; r < 2; r++) {
+        char *out = NULL;
+        int st = vla_test_sh(&out, "bin/vla-statenorm --model la --precision f32 --set cache=e4m3 "
+                             "--set cache_rows=%s --stream gauss:10 --d 4 --steps 50 --runs 2 "
+                             "--ref f64 2>&1 >/dev/null", rows[r]);
+        const int said = out && strstr(out, "the state cache (e4m3) saturated");
+        CHECK_MSG(st == 0 && said == !r, "cache_rows=%s: exit %d: %s", rows[r], st,
+                  out ? out : "");
+        free(out);
+    }
+}
+
 /* The state cache's settings refused with a reason: an integer cache without a scale, a scaled
  * cache of a state that is not binary32, cache_rows or cache_round without a cache, a cache in the
  * kernels beyond f16 and bf16 to nearest */
