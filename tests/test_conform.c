@@ -672,8 +672,9 @@ TEST(conform_state_cache_saturation)
 }
 
 /* A program says a saturated cache as loudly as a failure: vla-statenorm's summary on stderr
- * names it (la's S = sum v phi(k)^T of inputs of size 10 passes 448 within 50 steps); the same
- * runs with a scale per row say nothing of it */
+ * names it (la's S = sum v phi(k)^T of inputs of size 10 passes 448 within 50 steps), and
+ * vla-check's row fails with it as its first cause (exit 0: no --require); the same runs with a
+ * scale per row say nothing of it */
 TEST(state_cache_saturation_said)
 {
     static const char *const rows[] = {"0", "1"};
@@ -682,8 +683,16 @@ TEST(state_cache_saturation_said)
         int st = vla_test_sh(&out, "bin/vla-statenorm --model la --precision f32 --set cache=e4m3 "
                              "--set cache_rows=%s --stream gauss:10 --d 4 --steps 50 --runs 2 "
                              "--ref f64 2>&1 >/dev/null", rows[r]);
-        const int said = out && strstr(out, "the state cache (e4m3) saturated");
+        int said = out && strstr(out, "summary: ") &&
+                   strstr(out, "the state cache (e4m3) saturated");
         CHECK_MSG(st == 0 && said == !r, "cache_rows=%s: exit %d: %s", rows[r], st,
+                  out ? out : "");
+        free(out);
+        st = vla_test_sh(&out, "bin/vla-check gauss:10 --steps 50 --d 4 --runs 2 --models la "
+                         "--precision f32 --precisions f32 --forms seq --set cache=e4m3 --set "
+                         "cache_rows=%s --report none --out /dev/null 2>&1", rows[r]);
+        said = out && strstr(out, "FAIL la f32 sm: the state cache (e4m3) saturated");
+        CHECK_MSG(st == 0 && said == !r, "vla-check, cache_rows=%s: exit %d: %s", rows[r], st,
                   out ? out : "");
         free(out);
     }
