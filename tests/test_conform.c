@@ -673,8 +673,9 @@ TEST(conform_state_cache_saturation)
 
 /* A program says a saturated cache as loudly as a failure: vla-statenorm's summary on stderr
  * names it (la's S = sum v phi(k)^T of inputs of size 10 passes 448 within 50 steps), and
- * vla-check's row fails with it as its first cause (exit 0: no --require); the same runs with a
- * scale per row say nothing of it */
+ * vla-check's row fails with it as its first cause (exit 0: no --require), and vla-forms' decode
+ * (gdn's S of inputs of size 1000) says it of its block; the same runs with a scale per row say
+ * nothing of it */
 TEST(state_cache_saturation_said)
 {
     static const char *const rows[] = {"0", "1"};
@@ -694,6 +695,14 @@ TEST(state_cache_saturation_said)
         said = out && strstr(out, "FAIL la f32 sm: the state cache (e4m3) saturated");
         CHECK_MSG(st == 0 && said == !r, "vla-check, cache_rows=%s: exit %d: %s", rows[r], st,
                   out ? out : "");
+        free(out);
+        st = vla_test_sh(&out, "bin/vla-forms --what decode --model gdn --stream gauss:1000 --d 8 "
+                         "--steps 128 --runs 2 --prefix 60 --forms seq --precision f32 --precisions "
+                         "f32 --set cache=e4m3 --set cache_rows=%s --ref f64 --out /dev/null 2>&1",
+                         rows[r]);
+        said = out && strstr(out, "f32 seq: the decode's state cache (e4m3) saturated");
+        CHECK_MSG(st == 0 && said == !r, "vla-forms --what decode, cache_rows=%s: exit %d: %s",
+                  rows[r], st, out ? out : "");
         free(out);
     }
 }
