@@ -227,15 +227,20 @@ int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf);
  * added to a summary as a loud clause naming what (a block's name, or "" for the program's runs),
  * how many read-outs in how many runs, and the first (head, step); 1 when there were any */
 int vla_cli_den_summary(vla_summary *s, vla_engine *e, const char *what);
+/* The entries of e's runs clamped at the state cache's largest (vla_counts.cache_sat: e4m3,
+ * e5m2, int8, int16 saturate silently, as a kernel's satfinite cast does), added to a summary as
+ * a loud clause naming what, how many entries in how many runs, and the head with the most; 1
+ * when there were any */
+int vla_cli_cache_summary(vla_summary *s, vla_engine *e, const char *what);
 /* The summary of a driven program's runs, in the table's header ("# summary:") and, when a
  * read-out was exactly 0 or a measured error (a column *relerr or a_drift) reached 1, on stderr:
  * non-finite runs, read-outs exactly 0 (zero_den[h]: because the denominator overflowed, counted
  * by the model with its first step, zero_n[h] times; else found against the reference at a
- * checkpoint), and the first step
+ * checkpoint), the state cache's clamped entries (m's counts; m may be NULL), and the first step
  * at which each error reached 1, each with its head and step. */
 void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, const vla_rows *rows,
                      const long *inf_at, const long *zero_at, const char *zero_den,
-                     const long *zero_n, vla_dat *out);
+                     const long *zero_n, vla_engine *m, vla_dat *out);
 /* A program's summary (summary.h), said on stderr when loud and written into the table's header
  * (out: an open table before its columns line, or NULL) as "# summary: ..." */
 void vla_cli_summary_end(const vla_summary *s, const char *prog, vla_dat *out);

@@ -159,7 +159,7 @@ int vla_cli_zero_readout(vla_engine *m, vla_engine *ref, int run, double *buf)
 
 void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, const vla_rows *rows,
                      const long *inf_at, const long *zero_at, const char *zero_den,
-                     const long *zero_n, vla_dat *out)
+                     const long *zero_n, vla_engine *m, vla_dat *out)
 {
     vla_summary s = {.len = 0};
     int nr = c->runs;
@@ -193,6 +193,8 @@ void vla_cli_summary(const char *prog, const vla_cli *c, const char *columns, co
             vla_summary_add(&s, 1, "the read-out is exactly 0 in %d of %d runs (first head %d, t = "
                             "%ld) while the reference's is not", count, nr, head, first);
     }
+    if (m)
+        vla_cli_cache_summary(&s, m, "");
     /* the measured errors: the first step at which one reached 1 */
     vla_summary_block *b = calloc(nr > 0 ? (size_t)nr : 1, sizeof *b);
     char (*names)[24] = calloc(nr > 0 ? (size_t)nr : 1, sizeof *names);
@@ -229,6 +231,28 @@ int vla_cli_den_summary(vla_summary *s, vla_engine *e, const char *what)
         vla_summary_add(s, 1, "%s%sthe read-out's denominator overflowed at %ld read-outs of %d of %d "
                         "runs (first head %d, t = %ld): there o = S x / Inf is exactly 0, or NaN",
                         what, *what ? ": " : "", total, runs, nr, head, first);
+    return runs > 0;
+}
+
+int vla_cli_cache_summary(vla_summary *s, vla_engine *e, const char *what)
+{
+    const int nr = vla_engine_runs(e);
+    long total = 0, most = 0;
+    int runs = 0, head = -1;
+    for (int h = 0; h < nr; h++) {
+        vla_counts cn;
+        if (vla_engine_counts(e, h, &cn) || !cn.cache_sat)
+            continue;
+        total += cn.cache_sat;
+        runs++;
+        if (cn.cache_sat > most)
+            most = cn.cache_sat, head = h;
+    }
+    if (runs) /* loud: a clamped entry lost more than a rounding, and nothing else says it */
+        vla_summary_add(s, 1, "%s%sthe state cache (%s) saturated: %ld entries clamped at the "
+                        "format's largest in %d of %d runs (most in head %d: %ld)", what,
+                        *what ? ": " : "", vla_cache_name(vla_engine_config(e)->cache), total,
+                        runs, nr, head, most);
     return runs > 0;
 }
 
@@ -1029,7 +1053,7 @@ static void drive_table(const drive_t *D, int solver, const char *shead)
     if (solver)
         vla_dat_meta(out, "solver", "%s", shead);
     vla_cli_summary(D->spec->prog, D->c, D->drv->columns, D->rows, D->inf_at, D->zero_at,
-                    D->zero_den, D->zero_n, out);
+                    D->zero_den, D->zero_n, D->m, out);
     vla_dat_columns(out, D->drv->columns);
     for (int h = 0; h < D->nr; h++) {
         if (h)

@@ -38,6 +38,7 @@ typedef struct {
     double worst[NQ];     /* the largest error seen (S and A at the checkpoints, o at every step) */
     long nonfinite, ozero, notpd, stagnant, guard_t;
     long guards, nzero; /* guard events, steps with a zero read-out */
+    long sats; /* the state cache's entries clamped at its format's largest (cache_sat) */
     double nsum; /* ||n||_1 at the end: the read-out's denominator, for the cause line */
     double nerr; /* the largest relative error of the normalizer n (la, vla3), for the cause */
     long moved, steps; /* the a_moved_diag window */
@@ -360,6 +361,7 @@ static void group_checkpoint(group_t *G, member_t *w, long t)
         vla_counts cn;
         vla_engine_counts(m, h, &cn);
         r->guards = cn.guard;
+        r->sats = cn.cache_sat;
         if (cn.guard && !r->guard_t)
             r->guard_t = t;
         if (w->cfg->normalize && vla_engine_get(m, h, VLA_Q_N, x) == 0 &&
@@ -475,6 +477,7 @@ static void merge(result *res, int nr, int *head)
             if (*a[k] && (!*b[k] || *a[k] < *b[k]))
                 *b[k] = *a[k];
         w->guards += r->guards;
+        w->sats += r->sats;
         w->nzero += r->nzero;
         if (r->nsum > w->nsum)
             w->nsum = r->nsum;
@@ -536,6 +539,12 @@ static void judge(row_t *w, double threshold)
         add_cause(w, "a number overflowed %s (largest %.6g) at t = %ld (head %d): the state or the "
                      "read-out holds Inf or NaN from there on",
                   vla_fmt_name(cp), vla_fmt_max(cp), r->nonfinite, w->head);
+    /* before the errors' causes: a clamp, not the rounding, is then what the error first says */
+    if (r->sats)
+        add_cause(w, "the state cache (%s) saturated: %ld entries of its heads clamped at the "
+                     "format's largest (%s; docs/forms.md, 'The state cache')",
+                  vla_cache_name(cfg->cache), r->sats,
+                  cfg->cache_rows ? "with a scale" : "no scale: cache_rows=0");
     if (!(r->nerr < threshold))
         add_cause(w, "the normalizer n, the running sum of phi(k), is off by %.3g at worst: once "
                      "its entries are about 1/u times a step's phi(k) (u = %g in %s) the additions "
@@ -1674,6 +1683,15 @@ static void table_summary(check_t *k)
             vla_summary_add(&sm, 0, "%s in %d: %s%s", what[q], count, names,
                             count > 6 ? ", ..." : "");
     }
+    /* loud: a saturated cache lost more than a rounding, pass or fail */
+    char sat[600] = "";
+    int nsat = 0, ns = 0;
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].ran && rows[i].r.sats && nsat++ < 6 && ns < (int)sizeof sat)
+            ns += snprintf(sat + ns, sizeof sat - ns, "%s%s", nsat > 1 ? ", " : "", rows[i].name);
+    if (nsat)
+        vla_summary_add(&sm, 1, "the state cache saturated in %d: %s%s", nsat, sat,
+                        nsat > 6 ? ", ..." : "");
     if (k->nrefused || nrows - k->nrun - k->nrefused)
         vla_summary_add(&sm, 0, "%d refused by their form, way or reference, %d did not run (the lines "
                         "above)", k->nrefused, nrows - k->nrun - k->nrefused);

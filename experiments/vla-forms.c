@@ -485,7 +485,8 @@ static void sweep_table(const vla_cli *c, const vla_cli_spec *spec, vla_dat *out
     vla_summary sm = {.len = 0};
     int said = vla_summary_errors(&sm, columns, blk, ne, VLA_SUM_PAST1 | VLA_SUM_NONFINITE);
     for (int i = 0; i < ne; i++) /* a read-out 0 by an overflowed denominator */
-        said |= vla_cli_den_summary(&sm, sw->m[i], bname[i]);
+        said |= vla_cli_den_summary(&sm, sw->m[i], bname[i]) |
+                vla_cli_cache_summary(&sm, sw->m[i], bname[i]);
     if (!said)
         vla_summary_add(&sm, 0, "every form stayed finite and no error reached 1");
     vla_cli_summary_end(&sm, "vla-forms", out);
@@ -1121,6 +1122,9 @@ static vla_input *inputs_part(const vla_inputs *x, long t0, long n, long real, d
 
 /* One row per checkpoint: t C prec o_one o_pd s_one s_pd max_ulps max_abs */
 #define DEC_NCOL 9
+/* a block's numbers, a unit of the checkpoint: its nck rows, then the decode's state cache's
+ * saturations (vla_counts.cache_sat, summed over the heads), which its summary says */
+#define DEC_UNIT(nck) ((size_t)(nck) * DEC_NCOL + 1)
 
 /* Prefill, then decode (docs/forms.md "Prefill, then decode"): for each form (the prefill's) and
  * precision, the stream's first P tokens run in the form, the last chunk computed as the kernels
@@ -1241,6 +1245,10 @@ static int decode_row(const vla_cli *c, const vla_cli_spec *spec, const forms_op
         }
         done = t;
     }
+    vla_counts cn;
+    for (int h = 0; h < nr && !status; h++)
+        if (!vla_engine_counts(dv_e, h, &cn))
+            rows[(size_t)nck * DEC_NCOL] += (double)cn.cache_sat;
     if (status && status != VLA_EINTR)
         fprintf(stderr, "vla-forms: %s in %s: %s\n", form, vla_prec_name(k.prec),
                 vla_error_msg(vla_engine_error(bad)));
@@ -1286,14 +1294,14 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
         vla_cli_die(spec, "--stream: %s", vla_error_msg(&ve));
     if (x.T < T)
         vla_cli_die(spec, "--stream %s: %ld steps, fewer than --steps %ld", c->stream, x.T, T);
-    const size_t unit = (size_t)nck * DEC_NCOL * sizeof(double);
-    double *rows = calloc((size_t)np * nf * nck * DEC_NCOL, sizeof *rows);
+    const size_t unit = DEC_UNIT(nck) * sizeof(double);
+    double *rows = calloc((size_t)np * nf * DEC_UNIT(nck), sizeof *rows);
     if (!rows)
         vla_cli_fail(spec, "out of memory");
     vla_units *u; /* a block (precision, form) is a unit of the checkpoint */
     int status = vla_units_open(&u, c, spec, "block", NULL, np * nf, unit);
     for (int i = 0; i < np * nf && !status; i++) {
-        double *blk = rows + (size_t)i * nck * DEC_NCOL;
+        double *blk = rows + (size_t)i * DEC_UNIT(nck);
         const void *saved = vla_units_get(u, i, NULL);
         if (saved) {
             memcpy(blk, saved, unit);
@@ -1328,7 +1336,8 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
             vla_dat_meta(out, "pad", "%.17g", o->pad);
         vla_summary sm = {.len = 0};
         for (int i = 0; i < np * nf; i++) {
-            const double *last = rows + ((size_t)i * nck + nck - 1) * DEC_NCOL;
+            const double *last = rows + (size_t)i * DEC_UNIT(nck) + (size_t)(nck - 1) * DEC_NCOL;
+            const double sat = last[DEC_NCOL]; /* the block's saturations, after its rows */
             vla_config k = c->cfg;
             char form[32];
             k.form = o->forms[i % nf].form;
@@ -1340,6 +1349,11 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
                             "against one pass's %.3g", vla_prec_name(o->precs[i / nf]), form,
                             last[7], vla_fmt_name(vla_prec_io(o->precs[i / nf])), last[8],
                             (long)last[0], last[4], last[3]);
+            if (sat > 0)
+                vla_summary_add(&sm, 1, "%s %s: the decode's state cache (%s) saturated: %.0f "
+                                "entries clamped at the format's largest",
+                                vla_prec_name(o->precs[i / nf]), form,
+                                vla_cache_name(c->cfg.cache), sat);
         }
         vla_cli_summary_end(&sm, "vla-forms", out);
         vla_dat_columns(out, "t C prec o_one o_pd s_one s_pd max_ulps max_abs");
@@ -1348,7 +1362,8 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
                 vla_dat_block(out);
             for (int j = 0; j < nck; j++) {
                 const char *names[DEC_NCOL] = {NULL, NULL, vla_prec_name(o->precs[i / nf])};
-                vla_dat_row_named(out, rows + ((size_t)i * nck + j) * DEC_NCOL, names, DEC_NCOL);
+                vla_dat_row_named(out, rows + (size_t)i * DEC_UNIT(nck) + (size_t)j * DEC_NCOL,
+                                  names, DEC_NCOL);
             }
         }
     }

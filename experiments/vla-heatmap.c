@@ -227,6 +227,7 @@ static int write_table(const vla_cli *c, vla_dat *out, const snapshot *snap, int
     }
     if (!inf_at) /* (a state gone non-finite: the warning said it) */
         vla_cli_den_summary(&sum, m, "");
+    vla_cli_cache_summary(&sum, m, "");
     vla_cli_summary_end(&sum, heat_spec.prog, out);
     vla_dat_columns(out, COLUMNS);
     for (int s = 0; s < 2 * k; s++) {

@@ -136,23 +136,41 @@ static double sr_floor(double x, double q, uint32_t word)
 
 float vla_cache_value(vla_cache f, vla_cround r, float y, float scale, uint32_t word)
 {
+    return vla_cache_value_sat(f, r, y, scale, word, NULL);
+}
+
+float vla_cache_value_sat(vla_cache f, vla_cround r, float y, float scale, uint32_t word,
+                          int *saturated)
+{
+    if (saturated)
+        *saturated = 0;
     if (scale == 0 || !isfinite(y)) /* a group of zeros; a non-finite value stays one */
         return y * (scale == 0 ? 0.0f : 1.0f);
     const float x = y / scale; /* binary32 */
     const double max = cache_rows[f].max;
-    double q;
-    if (!cache_rows[f].p) /* the integers: to nearest (ties to even) or floor(x + word 2^-32) */
+    double q, low; /* low: x's grid neighbour nearer 0 under sr, else q */
+    if (!cache_rows[f].p) { /* the integers: to nearest (ties to even) or floor(x + word 2^-32) */
         q = r == VLA_CROUND_SR ? sr_floor(x, 1, word) : nearbyint(x);
-    else if (r == VLA_CROUND_SR) { /* the magnitude on the grid of |x|'s binade */
+        low = r == VLA_CROUND_SR ? trunc(x) : q;
+    } else if (r == VLA_CROUND_SR) { /* the magnitude on the grid of |x|'s binade */
         int e;
         frexp(fabs(x), &e); /* |x| in [2^(e-1), 2^e) */
         int lead = e - 1 < cache_rows[f].emin ? cache_rows[f].emin : e - 1;
-        q = copysign(sr_floor(fabs(x), ldexp(1.0, lead - (cache_rows[f].p - 1)), word), x);
+        const double sp = ldexp(1.0, lead - (cache_rows[f].p - 1));
+        q = copysign(sr_floor(fabs(x), sp, word), x);
+        low = floor(fabs(x) / sp) * sp;
         if (fabs(q) > max)
             q = copysign(INFINITY, x);
     } else
-        q = vla_round_narrow(x, cache_rows[f].p, cache_rows[f].emin, max);
-    if (fabs(q) > max && cache_rows[f].saturates)
+        q = low = vla_round_narrow(x, cache_rows[f].p, cache_rows[f].emin, max);
+    if (fabs(q) > max && cache_rows[f].saturates) {
         q = copysign(max, q);
+        /* a saturation where the clamp costs more than the rounding may: to nearest, x rounded
+         * past the largest; sr, x past the largest's next number too (sr's round up of an x
+         * within a spacing above the largest, clamped back, is off by less than a spacing, as sr
+         * may be: a scaled group's largest, amax / s, lies there) */
+        if (saturated)
+            *saturated = fabs(low) > max;
+    }
     return (float)(q * scale); /* binary32: q and scale are exact in binary64, one rounding */
 }

@@ -22,12 +22,13 @@ int vla_model_wrap(vla_model **out, const vla_config *cfg, const vla_model_ops *
 
 int vla_counts_check(const vla_config *cfg, long t, const vla_counts *c)
 {
-    const long max = 1L << 60;
+    const long max = 1L << 60, n = (long)cfg->dv * cfg->d > 0 ? (long)cfg->dv * cfg->d : 1;
     int ok = t >= 0 && t <= max && c->steps == t && c->reads >= 0 && c->reads <= max &&
              c->guard >= 0 && c->guard <= t && c->clamp >= 0 && c->clamp <= t && c->clip >= 0 &&
              c->clip <= t && c->renorm >= 0 && c->renorm <= t && c->zero_norm >= 0 &&
              c->zero_norm <= 3 * t && c->nudge >= 0 && c->nudge <= t / cfg->period &&
              c->den_inf >= 0 && c->den_inf <= t + c->reads && c->den_inf_t >= 0 &&
-             c->den_inf_t <= t && (c->den_inf_t > 0) == (c->den_inf > 0);
+             c->den_inf_t <= t && (c->den_inf_t > 0) == (c->den_inf > 0) && c->cache_sat >= 0 &&
+             c->cache_sat / n <= t; /* at most n entries a store, t + 1 stores */
     return ok ? VLA_OK : VLA_EFORMAT;
 }

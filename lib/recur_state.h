@@ -119,7 +119,8 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
  * cache_rows rows of S (without a scale: S whole, scale 1) through vla_cache_value, which holds the
  * definition; S holds binary32 values (vla_config_check). The scale is the group's largest |y|,
  * y = S_ij plus, under ef, the residual that entry carried, which is then y less its decoded value
- * (binary32). sr's words: vla_cache_word of (sr_seed, t, the entry's index in S). */
+ * (binary32). sr's words: vla_cache_word of (sr_seed, t, the entry's index in S). An entry
+ * clamped at the format's largest counts in cache_sat. */
 VLA_FN void FN(cache_store)(CXP, ST *s)
 {
     const vla_config *c = &s->cfg;
@@ -135,8 +136,11 @@ VLA_FN void FN(cache_store)(CXP, ST *s)
         const float scale = c->cache_rows ? vla_cache_scale(c->cache, amax) : 1.0f;
         for (long i = a; i < b; i++) {
             const float y = (float)TOD(E(s->S, i)) + (ef ? (float)TOD(E(s->ef, i)) : 0.0f);
-            const float r = vla_cache_value(c->cache, c->cache_round, y, scale,
-                                            sr ? vla_cache_word(c->sr_seed, s->t, i) : 0);
+            int sat;
+            const float r = vla_cache_value_sat(c->cache, c->cache_round, y, scale,
+                                                sr ? vla_cache_word(c->sr_seed, s->t, i) : 0, &sat);
+            if (sat) /* clamped silently, as a kernel's satfinite cast does: counted */
+                COUNT(s->cnt.cache_sat);
             SETD(E(s->S, i), r);
             if (ef)
                 SETD(E(s->ef, i), y - r);

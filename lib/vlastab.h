@@ -115,6 +115,13 @@ const char *vla_cache_name(vla_cache f); /* "off", "f16", ... "int16" ("?" if no
  * (rounds the magnitude up when floor(frac 2^32) + word >= 2^32, frac the fraction of the grid's
  * spacing below it). Returns the decoded value (binary32). */
 float vla_cache_value(vla_cache f, vla_cround r, float y, float scale, uint32_t word);
+/* the same, and *saturated (may be NULL) 1 where x was clamped at the format's largest (e4m3, e5m2,
+ * int8, int16) at a cost beyond the rounding's: to nearest, x rounded past the largest (an x
+ * between the largest and the threshold above it rounds to the largest as any x rounds); sr, x
+ * past the largest's next number (sr's round up of an x within a spacing of the largest, clamped
+ * back, is off by less than a spacing); else 0 */
+float vla_cache_value_sat(vla_cache f, vla_cround r, float y, float scale, uint32_t word,
+                          int *saturated);
 /* the scale of a group whose largest magnitude is amax: amax over the format's largest (127, 32767,
  * 448, 57344, 65504, bfloat16's), in binary32; 0 where amax is 0 */
 float vla_cache_scale(vla_cache f, double amax);
@@ -344,6 +351,11 @@ typedef struct {
      * Inf is exactly 0 while every stored number may be finite (or NaN from Inf / Inf) */
     long den_inf;
     long den_inf_t; /* the step of the first (0: none) */
+    /* decoding's state cache (cache=e4m3, e5m2, int8, int16): entries whose rounding into the
+     * format went past its largest and were clamped to it (vla_cache_value_sat), over all stores
+     * of S into the cache (the start's included). f16 and bf16 overflow to Inf instead: a state
+     * that is not finite, said as such */
+    long cache_sat;
 } vla_counts;
 
 typedef enum {

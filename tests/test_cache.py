@@ -16,6 +16,10 @@ against numpy and torch written from the serving engines' definitions, not from 
    residual is the binary32 sum, and S_T is within half a quantum per entry of it: relative error
    at most sqrt(d) / 254 (a scale amax / 127 per row, |r| <= scale / 2) plus the binary32 sum's
    own, while round to nearest accumulates its roundings.
+5. Saturation: the flag of vla_cache_value_sat is 1 exactly where the unclamped cast of x went
+   past the format's largest (fp8, the integers), under sr where x passed the largest's next
+   number, and a run's counts carry the clamped entries (cache_sat): la's S = sum v k^T past 448
+   in e4m3 without a scale clamps, with a scale per row it does not.
 """
 import ctypes
 
@@ -29,6 +33,9 @@ L = vlastab.library
 L.vla_cache_value.restype = ctypes.c_float
 L.vla_cache_value.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_float, ctypes.c_float,
                               ctypes.c_uint32]
+L.vla_cache_value_sat.restype = ctypes.c_float
+L.vla_cache_value_sat.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_float, ctypes.c_float,
+                                  ctypes.c_uint32, ctypes.POINTER(ctypes.c_int)]
 L.vla_cache_scale.restype = ctypes.c_float
 L.vla_cache_scale.argtypes = [ctypes.c_int, ctypes.c_double]
 L.vla_cache_word.restype = ctypes.c_uint32
@@ -218,3 +225,41 @@ def test_error_feedback_keeps_the_sum():
     bound = np.sqrt(d) / 254 + 4 * T * 2.0**-24
     assert err["ef"] <= bound, (err, bound)
     assert err["rn"] > 3 * err["ef"], err
+
+
+def test_saturation_flagged_and_counted():
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(3000) * 2.0**rng.integers(-2, 18, 3000)).astype(np.float32)
+    for fmt in ("e4m3", "e5m2", "int8", "int16"):
+        m = LARGEST[fmt]
+        if fmt.startswith("int"):
+            unclamped = np.rint(x.astype(np.float64))
+        else:  # the grid of cast() without its clip
+            p, emin = GRID[fmt]
+            q = 2.0**(np.maximum(np.frexp(x.astype(np.float64))[1] - 1, emin) - (p - 1))
+            unclamped = np.rint(x / q) * q
+        flag = ctypes.c_int(-1)
+        got = []
+        for v in x:
+            L.vla_cache_value_sat(FMTS[fmt], RN, float(v), 1.0, 0, ctypes.byref(flag))
+            got.append(flag.value)
+        want = np.abs(unclamped) > m
+        assert np.array_equal(np.array(got, dtype=bool), want), fmt
+        assert 0 < want.sum() < x.size, (fmt, want.sum())
+    # sr: x within a spacing above the largest, rounded up and clamped back, is no saturation;
+    # past the largest's next number it is
+    top = ctypes.c_int(-1)
+    for fmt, x, want in (("int8", 127 + 2.0**-17, 0), ("int8", -128.25, 1), ("e4m3", 470, 0),
+                         ("e4m3", 481, 1)):
+        v = L.vla_cache_value_sat(FMTS[fmt], SR, x, 1.0, 2**32 - 1, ctypes.byref(top))
+        assert abs(v) == LARGEST[fmt] and top.value == want, (fmt, x, v, top.value)
+    T, d = 50, 8
+    q = rng.standard_normal((1, T, d)).astype(np.float32)
+    k = rng.standard_normal((1, T, d)).astype(np.float32)
+    v = (1000 * rng.standard_normal((1, T, d))).astype(np.float32)
+    sat = {}
+    for rows in (0, 1):
+        r = vlastab.run(q, k, v, model="la", precision="f32", cache="e4m3", cache_rows=rows,
+                        normalize="off", reference=False)
+        sat[rows] = r["counts"][0]["cache_sat"]
+    assert sat[0] > 0 and sat[1] == 0, sat

@@ -134,7 +134,7 @@ static long conform(const vla_config *cfg, const char *stream, long steps, first
     CHECK(ca->guard == cb->guard && ca->zero_norm == cb->zero_norm &&
           ca->solve_iters == cb->solve_iters && ca->solve_fail == cb->solve_fail &&
           ca->solve_fail_t == cb->solve_fail_t && ca->den_inf == cb->den_inf &&
-          ca->den_inf_t == cb->den_inf_t);
+          ca->den_inf_t == cb->den_inf_t && ca->cache_sat == cb->cache_sat);
     free(x);
     free(y);
     vla_step_buf_free(&buf);
@@ -607,6 +607,103 @@ TEST(conform_state_cache_from_S0)
         vla_stream_close(s);
         vla_model_free(a);
         vla_model_free(b);
+    }
+}
+
+/* An fp8 or integer cache clamps an entry past its largest (e4m3's 448, int8's 127 after the
+ * scale) as a satfinite cast does; each clamp is counted (vla_counts.cache_sat), the same count as
+ * the emulation's. gdn with decay 1 and beta = 1 writes S = v k^T against a unit k: v of size
+ * 2000 puts entries past 448. Without a scale (cache_rows=0) e4m3 clamps; with a scale per row
+ * the largest entry is amax / (amax / 448), 448 within a binary32 rounding, which rounds to 448
+ * (to nearest and with ef): no clamp. sr can round that x, when it lies one binary32 ulp above
+ * the largest, up to the next number and clamp it back, off by less than sr's own spacing: no
+ * saturation either (vla_cache_value_sat), so a scaled cache counts none in every rounding. */
+static long sat_run(const char *fmt, const char *round, const char *rows, double vscale)
+{
+    const int d = 4;
+    vla_config c;
+    CHECK(config_of(&c, VLA_GDN, "sm", 1, VLA_F32, d, NULL));
+    CHECK(vla_config_set(&c, "cache", fmt) == 0 && vla_config_set(&c, "cache_round", round) == 0 &&
+          vla_config_set(&c, "cache_rows", rows) == 0 && vla_config_check(&c) == 0);
+    vla_model *a, *b;
+    CHECK(vla_model_new(&a, &c) == 0 && vref_model_new(&b, &c, VREF_EMULATE, 0) == 0);
+    vla_stream *s;
+    vla_step_buf buf;
+    vla_error err = {0};
+    CHECK_MSG(vla_stream_open(&s, "gauss", d, d, 5, &err) == 0, "%s", err.msg);
+    vla_stream_want(s, vla_model_reads(&c));
+    vla_step_buf_alloc(&buf, d, d);
+    double v[4], x[16], y[16];
+    for (long t = 1; t <= 60; t++) {
+        vla_stream_get(s, 0, t, &buf);
+        vla_input in = vla_input_of(&buf);
+        for (int i = 0; i < d; i++)
+            v[i] = vscale * in.v[i];
+        in.v = v, in.lgs = 0, in.beta = 1;
+        CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
+    }
+    CHECK(vla_model_get(a, VLA_Q_S, x) == 0 && vla_model_get(b, VLA_Q_S, y) == 0);
+    CHECK_MSG(same_bits(x, y, 16), "cache=%s %s rows %s: S differs from its emulation", fmt,
+              round, rows);
+    const long n = vla_model_counts(a)->cache_sat, ne = vla_model_counts(b)->cache_sat;
+    CHECK_MSG(n == ne, "cache=%s %s rows %s: %ld clamps, the emulation %ld", fmt, round, rows, n,
+              ne);
+    vla_step_buf_free(&buf);
+    vla_stream_close(s);
+    vla_model_free(a);
+    vla_model_free(b);
+    return n;
+}
+
+TEST(conform_state_cache_saturation)
+{
+    long n = sat_run("e4m3", "rn", "0", 2000);
+    CHECK_MSG(n > 0, "e4m3 without a scale, |S| past 448: %ld clamps counted", n);
+    CHECK(sat_run("e4m3", "ef", "0", 2000) > 0 && sat_run("e5m2", "rn", "0", 2e5) > 0);
+    CHECK_MSG(sat_run("e4m3", "rn", "0", 1) == 0, "e4m3, |S| far below 448: clamps counted");
+    static const char *const fmts[] = {"e4m3", "e5m2", "int8", "int16"};
+    static const char *const rounds[] = {"rn", "ef", "sr"};
+    for (int f = 0; f < 4; f++)
+        for (int r = 0; r < 3; r++) {
+            n = sat_run(fmts[f], rounds[r], "1", 2e5);
+            CHECK_MSG(n == 0, "cache=%s %s, a scale per row: %ld clamps", fmts[f],
+                      rounds[r], n);
+        }
+}
+
+/* A program says a saturated cache as loudly as a failure: vla-statenorm's summary on stderr
+ * names it (la's S = sum v phi(k)^T of inputs of size 10 passes 448 within 50 steps), and
+ * vla-check's row fails with it as its first cause (exit 0: no --require), and vla-forms' decode
+ * (gdn's S of inputs of size 1000) says it of its block; the same runs with a scale per row say
+ * nothing of it */
+TEST(state_cache_saturation_said)
+{
+    static const char *const rows[] = {"0", "1"};
+    for (int r = 0; r < 2; r++) {
+        char *out = NULL;
+        int st = vla_test_sh(&out, "bin/vla-statenorm --model la --precision f32 --set cache=e4m3 "
+                             "--set cache_rows=%s --stream gauss:10 --d 4 --steps 50 --runs 2 "
+                             "--ref f64 2>&1 >/dev/null", rows[r]);
+        int said = out && strstr(out, "summary: ") &&
+                   strstr(out, "the state cache (e4m3) saturated");
+        CHECK_MSG(st == 0 && said == !r, "cache_rows=%s: exit %d: %s", rows[r], st,
+                  out ? out : "");
+        free(out);
+        st = vla_test_sh(&out, "bin/vla-check gauss:10 --steps 50 --d 4 --runs 2 --models la "
+                         "--precision f32 --precisions f32 --forms seq --set cache=e4m3 --set "
+                         "cache_rows=%s --report none --out /dev/null 2>&1", rows[r]);
+        said = out && strstr(out, "FAIL la f32 sm: the state cache (e4m3) saturated");
+        CHECK_MSG(st == 0 && said == !r, "vla-check, cache_rows=%s: exit %d: %s", rows[r], st,
+                  out ? out : "");
+        free(out);
+        st = vla_test_sh(&out, "bin/vla-forms --what decode --model gdn --stream gauss:1000 --d 8 "
+                         "--steps 128 --runs 2 --prefix 60 --forms seq --precision f32 --precisions "
+                         "f32 --set cache=e4m3 --set cache_rows=%s --ref f64 --out /dev/null 2>&1",
+                         rows[r]);
+        said = out && strstr(out, "f32 seq: the decode's state cache (e4m3) saturated");
+        CHECK_MSG(st == 0 && said == !r, "vla-forms --what decode, cache_rows=%s: exit %d: %s",
+                  rows[r], st, out ? out : "");
+        free(out);
     }
 }
 

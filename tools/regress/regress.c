@@ -276,6 +276,8 @@ static void rg_visit_counts(rg_meas *m, int h, const vla_counts *c)
         long w[4] = {c->solves, c->solve_iters, c->solve_fail, c->solve_fail_t};
         m->fp[h] = vla_fnv1a(m->fp[h], w, sizeof w);
     }
+    if (c->cache_sat) /* a saturated state cache (the others' fingerprints as they were) */
+        m->fp[h] = vla_fnv1a(m->fp[h], &c->cache_sat, sizeof c->cache_sat);
 }
 
 /* The heads of x in configuration cfg on backend b (ref_bits > 0: the exact reference), from
