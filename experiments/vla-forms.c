@@ -26,6 +26,7 @@ typedef struct {
     long prefix; /* causal, decode: P */
     double pad;  /* decode: the log-decay of the prefill's pad tokens */
     int padded;  /* ... given */
+    long rejected, stale; /* decode: the handed state's rejected drafts, its missing tokens */
 } forms_opts;
 
 /* A comma-separated list of at most LMAX items, each parsed by one(o, item, k, err): 0, or what is
@@ -109,7 +110,11 @@ static int on_opt(void *ctx, const char *name, const char *val)
     if (end == val || *end || errno || n < 1 || n > max)
         return fprintf(stderr, "vla-forms: --%s: '%s' is not an integer in 1..%ld (try --help)\n",
                        name, val, max), 1;
-    *(!strcmp(name, "seeds") ? &o->seeds : !strcmp(name, "prefix") ? &o->prefix : &o->samples) = n;
+    *(!strcmp(name, "seeds")      ? &o->seeds
+      : !strcmp(name, "prefix")   ? &o->prefix
+      : !strcmp(name, "rejected") ? &o->rejected
+      : !strcmp(name, "stale")    ? &o->stale
+                                  : &o->samples) = n;
     return 0;
 }
 
@@ -1138,12 +1143,13 @@ static vla_input *inputs_part(const vla_inputs *x, long t0, long n, long real, d
  * between the two's read-outs of a token of P + 1 .. t, in ulps of the io format at the token's
  * largest read-out, and absolute. */
 static int decode_row(const vla_cli *c, const vla_cli_spec *spec, const forms_opts *o,
-                      const vla_inputs *x, vla_config k, const long *cks, int nck, long T,
-                      double *rows)
+                      const vla_inputs *x, const vla_inputs *drafts, vla_config k,
+                      const long *cks, int nck, long T, double *rows)
 {
     const int d = c->cfg.d, dv = c->cfg.dv, nr = c->runs;
     const long P = o->prefix, C = k.form == VLA_FORM_CHUNK ? k.chunk : 1;
-    const long Pp = o->padded ? (P + C - 1) / C * C : P, D = T - P;
+    const long R = P - o->stale + o->rejected; /* the prefill's tokens, its drafts included */
+    const long Pp = o->padded ? (R + C - 1) / C * C : R, D = T - P;
     const vla_fmt io = vla_prec_io(k.prec);
     char form[32];
     vla_form_name(&k, form, sizeof form);
@@ -1164,10 +1170,16 @@ static int decode_row(const vla_cli *c, const vla_cli_spec *spec, const forms_op
     kept_outs one_o = {malloc((size_t)nr * D * dv * sizeof(double)), P, D, dv, io};
     kept_outs dec_o = {malloc((size_t)nr * D * dv * sizeof(double)), 0, D, dv, io};
     unsigned char *pre_read = NULL, *dec_read = NULL;
-    vla_input *pre_in = inputs_part(x, 0, Pp, P, o->pad, zeros, &pre_read);
+    vla_input *pre_in = inputs_part(x, 0, Pp, P - o->stale, o->pad, zeros, &pre_read);
     vla_input *dec_in = inputs_part(x, P, D, D, 0, zeros, &dec_read);
     if (!zeros || !S || !Sx || !ox || !one_o.o || !dec_o.o || !pre_in || !dec_in)
         vla_cli_fail(spec, "out of memory");
+    for (int h = 0; h < nr; h++) /* the rejected drafts: the stream's steps T + 1 .. */
+        for (long i = 0; i < o->rejected; i++) {
+            const size_t at = (size_t)h * Pp + P - o->stale + i, from = (size_t)h * drafts->T + T + i;
+            pre_in[at] = drafts->in[from];
+            pre_read[at] = drafts->is_read ? drafts->is_read[from] : 0;
+        }
     vla_engine_spec sp, rs;
     vla_cli_engine_spec(c, &k, &sp);
     sp.stream = NULL;
@@ -1279,6 +1291,9 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
     if (P < 1 || P >= T)
         vla_cli_die(spec, "--prefix %ld: the prefill's tokens, in 1..%ld (the steps run, rounded "
                     "down to the largest chunk, less one)", P, T - 1);
+    if (o->stale >= P)
+        vla_cli_die(spec, "--stale %ld: the prefill's tokens missing from the handed state, in "
+                    "1..%ld (--prefix, less one)", o->stale, P - 1);
     long cks[512], j_cks[512];
     int nck = 0;
     const long nj = vla_checkpoints(T - P, c->per_decade, j_cks, 512);
@@ -1294,6 +1309,14 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
         vla_cli_die(spec, "--stream: %s", vla_error_msg(&ve));
     if (x.T < T)
         vla_cli_die(spec, "--stream %s: %ld steps, fewer than --steps %ld", c->stream, x.T, T);
+    vla_inputs drafts = {0}; /* --rejected N: the stream's steps T + 1 .. T + N */
+    if (o->rejected && vla_inputs_draw(&drafts, c->stream, c->seed, c->cfg.d, c->cfg.dv, nr,
+                                       T + o->rejected, vla_model_reads(&c->cfg), &ve))
+        vla_cli_die(spec, "--stream: %s", vla_error_msg(&ve));
+    if (o->rejected && drafts.T < T + o->rejected)
+        vla_cli_die(spec, "--rejected %ld: the drafts are the stream's steps %ld..%ld, after the "
+                    "%ld steps run, and --stream %s has %ld", o->rejected, T + 1, T + o->rejected, T,
+                    c->stream, drafts.T);
     const size_t unit = DEC_UNIT(nck) * sizeof(double);
     double *rows = calloc((size_t)np * nf * DEC_UNIT(nck), sizeof *rows);
     if (!rows)
@@ -1314,7 +1337,7 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
         if (k.form == VLA_FORM_SCAN)
             vla_cli_die(spec, "--forms scan: decode's prefill is a seq or chunk:C form (a scan's "
                         "final state is the sequential one by construction)");
-        if (!(status = decode_row(c, spec, o, &x, k, cks, nck, T, blk)) &&
+        if (!(status = decode_row(c, spec, o, &x, &drafts, k, cks, nck, T, blk)) &&
             vla_units_save(u, i, blk, unit))
             vla_cli_fail(spec, "out of memory");
     }
@@ -1334,6 +1357,13 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
                      dec.cache_round == VLA_CROUND_SR ? "sr" : "rn", T);
         if (o->padded)
             vla_dat_meta(out, "pad", "%.17g", o->pad);
+        if (o->rejected)
+            vla_dat_meta(out, "rejected", "%ld draft tokens (the stream's steps %ld..%ld) run "
+                         "after the prefill's, left in the state handed to the decode", o->rejected,
+                         T + 1, T + o->rejected);
+        if (o->stale)
+            vla_dat_meta(out, "stale", "the handed state is the prefill's after token %ld: tokens "
+                         "%ld..%ld missing from it", P - o->stale, P - o->stale + 1, P);
         vla_summary sm = {.len = 0};
         for (int i = 0; i < np * nf; i++) {
             const double *last = rows + (size_t)i * DEC_UNIT(nck) + (size_t)(nck - 1) * DEC_NCOL;
@@ -1368,6 +1398,8 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
         }
     }
     vla_inputs_free(&x);
+    if (o->rejected)
+        vla_inputs_free(&drafts);
     free(rows);
     return status;
 }
@@ -1393,6 +1425,11 @@ int main(int argc, char **argv)
         {"pad", "G", "decode: the prefill's last chunk filled to C tokens by null tokens (q, k, "
                      "v = 0) whose log-decay is G <= 0 (0: exact no-ops, as zero padding; by "
                      "default the chunk is masked past the prefill, as the kernels do)"},
+        {"rejected", "N", "decode: N rejected draft tokens (the stream's steps after --steps) "
+                          "run after the prefill's and left in the state handed to the decode, as "
+                          "a speculative decoder's rollback that keeps them"},
+        {"stale", "N", "decode: the state handed to the decode is the prefill's after its first "
+                       "P - N tokens, the last N accepted tokens' updates missing from it"},
         {"seeds", "N", "ut: seeds --seed .. --seed + N - 1, each drawing --samples (default 1): "
                        "the medians are the median over the seeds of each seed's, with their range"},
         {NULL, NULL, NULL},
@@ -1424,7 +1461,9 @@ int main(int argc, char **argv)
             "decode, in the state cache of --set cache from the hand-over on), and writes the\n"
             "read-out's and state's error of that and of one pass of the form over every token,\n"
             "and the largest difference between the two's read-outs in ulps of the io format\n"
-            "(transformers issue 46190's prefill + decode against one pass; --pad G its pads).\n"
+            "(transformers issue 46190's prefill + decode against one pass; --pad G its pads;\n"
+            "--rejected N and --stale N a rollback's state with N rejected drafts left in, or N\n"
+            "accepted tokens missing).\n"
             "Threads (OMP_NUM_THREADS): sweep advances its engines in parallel, each on one\n"
             "thread, a window of 256 steps at a time; ut spreads each seed's draws over them.\n"
             "The table does not depend on their number.\n"
@@ -1473,6 +1512,12 @@ int main(int argc, char **argv)
         vla_cli_die(&spec, "--form: vla-forms takes its forms from --forms");
     if (opts.padded && strcmp(opts.what, "decode"))
         vla_cli_die(&spec, "--pad: the prefill's pad tokens, for --what decode");
+    if ((opts.rejected || opts.stale) && strcmp(opts.what, "decode"))
+        vla_cli_die(&spec, "--%s: the state handed to the decode, for --what decode",
+                    opts.rejected ? "rejected" : "stale");
+    if (opts.rejected && opts.stale)
+        vla_cli_die(&spec, "--rejected and --stale: one of the two (a rollback keeps drafts it "
+                    "rejected, or misses tokens it accepted)");
     if (!opts.nf) {
         static const char *const all[] = {"seq",      "chunk:1",  "chunk:2",   "chunk:4",
                                           "chunk:8",  "chunk:16", "chunk:32",  "chunk:64",

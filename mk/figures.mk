@@ -19,7 +19,8 @@
 # and their other seeds (half-megagdn-*-seed*, half-ut-seed*) about 44 s more;
 # the grad figure's eight vla-grad tables 16 s of user CPU; the cache figure's ten vla-statenorm
 # tables 167 s of user CPU, 6 minutes on 2 cores shared with other builds, AMD EPYC, and its three
-# decode-gdn tables about 70 s each on 2 loaded cores, AMD EPYC);
+# decode-gdn tables about 70 s each on 2 loaded cores, AMD EPYC, its four decode-rollback tables
+# about 30 s each);
 # figures-long about an hour of CPU time more (its five runs, two at a time with -j2), and the
 # solvers' 24 runs to 10^6 (solvers-long) about 18 minutes more on 2 loaded cores.
 DATA      ?= data

@@ -778,6 +778,28 @@ def DcUlps "$(fmt "$dc_ulps" 2)"; def DcAbs "$(fmt "$dc_abs" 2)"
 def DcOOne "$(fmt "$dc_oone" 2)"; def DcOPd "$(fmt "$dc_opd" 2)"
 def DcTOne "$(fmtint "$dc_t1")"; def DcSMask "$(fmt "$dc_smask" 2)"; def DcSDecay "$(fmt "$dc_sdecay" 2)"
 
+# ---- rollback: claim 10c (vla-forms --what decode --rejected / --stale; docs/forms.md "Prefill, then
+# decode"), the decode-rollback-* tables: the state handed to the decode with one rejected draft left
+# in (gdn, mamba2, la) or the last accepted token missing (gdn); column 7 the decode's state error
+rb() { echo "$DATA/decode-rollback-$1.dat"; }
+need "$(rb gdn-rejected)" "$(rb gdn-stale)" "$(rb mamba2-rejected)" "$(rb la-rejected)"
+RbT=$(lastt "$(rb gdn-rejected)"); rb_t1=$(awk '!/^#/ && NF { print $1; exit }' "$(rb gdn-rejected)")
+def RbT "$(fmtint "$RbT")"; def RbTOne "$(fmtint "$rb_t1")"
+def RbP "$(fmtint "$(hdr "$(rb gdn-rejected)" command | sed -n 's/.*--prefix \([0-9]*\).*/\1/p')")"
+for c in gdn-rejected gdn-stale mamba2-rejected la-rejected; do
+    C=$(echo "$c" | sed 's/gdn/Gdn/; s/mamba2/Mamba/; s/la-/La-/; s/-rejected/Rej/; s/-stale/Stale/')
+    f=$(rb "$c"); first=$(atmax "$f" "$rb_t1" 7); end=$(atmax "$f" "$RbT" 7)
+    # the first checkpoint within 10 times the end's error, and the rises above that level
+    near=$(firstt "$f" '$7 < 10 * '"$end")
+    ups=$(awk -v E="$end" '!/^#/ && NF { if (n && $7 > p * 1.01 && $7 > 10 * E) u++; p = $7; n++ } END { print u + 0 }' "$f")
+    ulps=$(atmax "$f" "$RbT" 8)
+    eval "rb_first_$C=$first; rb_end_$C=$end; rb_ups_$C=$ups"
+    def "Rb${C}SOne" "$(fmt "$first" 2)"; def "Rb${C}SEnd" "$(fmt "$end" 2)"
+    def "Rb${C}Near" "$(fmtint "$near")"; def "Rb${C}Ulps" "$(fmt "$ulps" 2)"
+done
+def RbLaRatio "$(fmt "$(calc 'a / b' "$rb_first_LaRej" "$rb_end_LaRej")" 2)"
+def RbLaSqrt "$(fmt "$(calc 'sqrt(a / b)' "$RbT" "$rb_t1")" 2)"
+
 # ---- the claims table: LaTeX for the paper, Markdown for the README, from the same cells ----
 verdict() {   # verdict NAME TEXT CONDITION a b c d: TEXT if the condition holds on the data
     name=$1; text=$2; cond=$3; shift 3
@@ -970,6 +992,12 @@ V10b=$(verdict 10b '\vFails{} in the layer: the zero pads leave every number of 
 row '10b' "\\claim{The torch fallback's zero-padded last chunk updates the state, so prefill then decode differs from one forward pass (0.125 in Qwen3.5's logits).}\\srcpub{transformers issue 46190, PR 46873}" \
     "$(cmds "$(dc masked)" "$(dc pad-zero)" "$(dc pad-decay)")" \
     "gdn, \$d = 128\$, bf16-kern, 4 heads, a prompt of \\DcP{} tokens in chunk:64 handed to the seq form, to \$t = \\DcT\$, against one pass of chunk:64 and the exact: the read-outs' largest difference \\DcUlps{} ulps (\\DcAbs); read-out error at \\DcT: prefill then decode \\DcOPd, one pass \\DcOOne; the first decoded state's error (\$t = \\DcTOne\$): masked \\DcSMask, zero pads the same, decaying pads \\DcSDecay." "$V10b"
+
+V10c=$(verdict 10c '\vFails{} in the gated layer, holds for linear attention: with every decay 0.999 gdn'"'"'s state error from one rejected draft left in is \RbGdnRejSOne{} at $t = \RbTOne$, falls at every checkpoint and is within 10 times the decode'"'"'s own rounding (\RbGdnRejSEnd{} at \RbT) from $t = \RbGdnRejNear$: the decays and the delta rule forget it, and it never grows. The first decoded read-outs differ from one pass by up to \RbGdnRejUlps{} bfloat16 ulps. A missing accepted token is forgotten alike (\RbGdnStaleSOne, within 10 times \RbGdnStaleSEnd{} from \RbGdnStaleNear); mamba2, with decays and no delta rule, later (from \RbMambaRejNear). Plain linear attention (no decay, no delta rule) keeps the draft: its error shrinks only relative to the growing state, \RbLaRatio{} times from \RbTOne{} to \RbT{} (the square root of their ratio: \RbLaSqrt). Repetition loops are a model-level effect (generated tokens fed back), not measured here.' \
+    'a < 1e-3 * b && c < 1e-3 * d && e < 1e-2 * f && g > 0.1 * h && i == 0' "$rb_end_GdnRej" "$rb_first_GdnRej" "$rb_end_GdnStale" "$rb_first_GdnStale" "$rb_end_MambaRej" "$rb_first_MambaRej" "$rb_end_LaRej" "$rb_first_LaRej" "$((rb_ups_GdnRej + rb_ups_GdnStale + rb_ups_MambaRej))")
+row '10c' "\\claim{A state kept after speculative decoding's rollback with a rejected draft token in it, or missing an accepted one, corrupts the recurrent state permanently, with drift accumulating over decode steps.}\\srcpub{vLLM PR 52942, tpu-inference PR 3178}" \
+    "$(cmds "$(rb gdn-rejected)" "$(rb gdn-stale)" "$(rb mamba2-rejected)" "$(rb la-rejected)")" \
+    "bf16-kern, \$d = 128\$, 4 heads, a prompt of \\RbP{} tokens in chunk:64 handed to the seq form to \$t = \\RbT\$, every decay 0.999 (gdn, mamba2), against binary64; the decode's state error at \$t = \\RbTOne\$ and \\RbT: gdn, one rejected draft \\RbGdnRejSOne, \\RbGdnRejSEnd; one accepted token missing \\RbGdnStaleSOne, \\RbGdnStaleSEnd; mamba2 \\RbMambaRejSOne, \\RbMambaRejSEnd; la \\RbLaRejSOne, \\RbLaRejSEnd." "$V10c"
 
 for f in numbers claims runs tracks stagnation solvers; do mv "$OUT/$f.tex.tmp" "$OUT/$f.tex"; done
 for f in claims tracks stagnation solvers; do mv "$OUT/$f.md.tmp" "$OUT/$f.md"; done

@@ -1,6 +1,7 @@
 /* test_decode.c: a prefill handed to decode (vla-forms --what decode, docs/forms.md "Prefill, then
  * decode"): a seq prefill without a cache is one pass bit for bit; zero pads are the masked chunk's
- * bits, pads that decay lose the prompt; bad settings exit 2. The cache's rounding of the handed
+ * bits, pads that decay lose the prompt; a rollback's state (a rejected draft left in, an accepted
+ * token missing) is forgotten at the rate the gates and the delta rule give; bad settings exit 2. The cache's rounding of the handed
  * state against its definition: test_conform.c's conform_state_cache_from_S0. */
 #include "check.h"
 #include "vlastab.h"
@@ -82,6 +83,38 @@ TEST(decode_pads)
         free(out[i]);
 }
 
+/* A rollback's handed state in binary64, seq form: one rejected draft left in, or the last accepted
+ * token missing, puts the first decoded state off by O(0.1); gdn's decays and delta rule forget it,
+ * its error at t falling below 10^-12 (the last rows: the draft's part of the state times every
+ * later token's decay and projection, about 0.95^t here, under binary64's rounding of S) where the
+ * plain handover's is 0; la, with neither, keeps it: the state's error at the end within a factor
+ * 20 of the first (its relative error shrinks only as ||S|| grows, like sqrt(t): 4.5 from t = 101
+ * to 2048). The numbers
+ * against numpy's recurrence written from the published equations: tests/test_decode.py. */
+TEST(decode_rollback_forgotten_or_kept)
+{
+    static const char *const cases[][3] = {{"gdn", "--rejected 1", "forgets"},
+                                           {"gdn", "--stale 1", "forgets"},
+                                           {"la --set normalize=off", "--rejected 1", "keeps"}};
+    for (int i = 0; i < 3; i++) {
+        char *out = NULL;
+        double r[64][8];
+        int st = vla_test_sh(&out, "bin/vla-forms --what decode --model %s --d 16 --steps 2048 "
+                                   "--runs 2 --stream gauss --ref f64 --prefix 100 --forms seq "
+                                   "--precisions f64 %s 2>/dev/null", cases[i][0], cases[i][1]);
+        int n = out ? rows_of(out, r, 64) : 0;
+        CHECK_MSG(st == 0 && n >= 8 && r[0][5] > 1e-3, "%s %s: exit %d, %d rows, first s_pd %g",
+                  cases[i][0], cases[i][1], st, n, n ? r[0][5] : 0);
+        if (n >= 8 && cases[i][2][0] == 'f')
+            CHECK_MSG(r[n - 1][5] < 1e-12 && r[n - 1][4] == 0, "%s %s: s_pd %g at t = %g (one "
+                      "pass %g)", cases[i][0], cases[i][1], r[n - 1][5], r[n - 1][0], r[n - 1][4]);
+        else if (n >= 8)
+            CHECK_MSG(r[n - 1][5] > 0.05 * r[0][5], "%s %s: s_pd %g at t = %g, %g at the first "
+                      "checkpoint", cases[i][0], cases[i][1], r[n - 1][5], r[n - 1][0], r[0][5]);
+        free(out);
+    }
+}
+
 /* bad settings: exit 2 with the reason */
 TEST(decode_bad_settings_refused)
 {
@@ -93,6 +126,12 @@ TEST(decode_bad_settings_refused)
         {"--what sweep --pad -1", "--pad"},
         {"--what decode --prefix 10 --forms scan", "scan"},
         {"--what decode --prefix 10 --ref none", "reference"},
+        {"--what decode --prefix 10 --stale 10", "--stale 10"},
+        {"--what decode --prefix 10 --stale 0", "--stale"},
+        {"--what decode --prefix 10 --rejected 1 --stale 1", "one of the two"},
+        {"--what sweep --rejected 1", "--rejected"},
+        {"--what decode --prefix 10 --rejected 1 --stream trace:../shared/data/lmtrace-seed7/la "
+         "--d 32 --steps 1000", "--rejected 1"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *out = NULL;

@@ -156,6 +156,14 @@ TEST_SLOW(python_prefix_states_against_numpy)
     run_pytest("", "'tests/test_states.py'", "prefix-states");
 }
 
+/* vla-forms --what decode's rollback settings against numpy written from the published Gated
+ * DeltaNet recurrence: the state error of a decode handed a rejected draft or missing the last
+ * accepted token, at every checkpoint (tests/test_decode.py says how and within what bound) */
+TEST_SLOW(python_rollback_against_numpy)
+{
+    run_pytest("", "'tests/test_decode.py'", "rollback");
+}
+
 /* The kernels' 16-bit choices against numpy written from the kernels' algorithms
  * (tests/test_half.py): the triangular inverse in each way against the exact one and, in f16-kern
  * and bf16-kern, bit for bit against gated_ref.tri_inverse16; decoding's 16-bit state, decays and
