@@ -30,7 +30,7 @@ SWEEP     := sweeps/paper.sweep
 SWEEP_MK  := $(BUILD)/paper-sweep.mk
 FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap solvers \
              solvers-cost forms-chunk forms-ut forms-scan gated safegate grad half cache
-FIGS_LONG := statenorm-long solvers-long
+FIGS_LONG := statenorm-long solvers-long cache-long
 FIG_TABLES_statenorm      := statenorm-lmlike-% statenorm-trace-%
 FIG_TABLES_drift          := drift-%
 FIG_TABLES_tracks         := tracks-%
@@ -44,6 +44,7 @@ FIG_TABLES_solvers        := solvers-lmlike-% solvers-gauss-% solvers-subspace-%
 FIG_TABLES_solvers-cost   := solvers-lmlike-% solvcost-%
 FIG_TABLES_statenorm-long := statenorm-long-%
 FIG_TABLES_solvers-long   := solvers-long-%
+FIG_TABLES_cache-long     := cachelong-%
 FIG_TABLES_forms-chunk    := forms-chunk-%
 FIG_TABLES_forms-ut       := forms-ut
 FIG_TABLES_forms-scan     := forms-scan-%

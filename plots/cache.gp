@@ -3,18 +3,20 @@
 # of S_t, (b) of the read-out o_t, against binary64 without a cache, the worst of the two heads at
 # each checkpoint. Solid: round to nearest; dashed: stochastic; dotted: error feedback.
 # Usage: gnuplot -e "dir='data'; out='figures/cache'" plots/cache.gp
+#   (with long defined, cache-long.gp: the cachelong-* tables of make figures-long, 10^6 tokens)
 #   reads DIR/cache-*.dat and DIR/half-spark-gdn-{off,bf16}.dat (bin/vla-statenorm: t s_fro a_fro
 #   o_norm growth s_relerr o_relerr)
-if (!exists("out")) out = 'figures/cache'
+if (!exists("out")) out = exists("long") ? 'figures/cache-long' : 'figures/cache'
 load system("dirname '" . ARG0 . "'") . '/style.gp'
 
 RUNS = "f32 bf16 f16 e5m2-row-rn e4m3-row-rn e4m3-row-sr int8-row-rn int8-row-sr int8-row-ef " . \
        "int16-row-rn"
-tab(n) = n eq 'f32' ? dir . '/half-spark-gdn-off.dat' : n eq 'bf16' ? dir . '/half-spark-gdn-bf16.dat' : \
+tab(n) = exists("long") ? dir . '/cachelong-' . n . '.dat' : \
+         n eq 'f32' ? dir . '/half-spark-gdn-off.dat' : n eq 'bf16' ? dir . '/half-spark-gdn-bf16.dat' : \
          dir . '/cache-' . n . '.dat'
 do for [n in RUNS] {
     if (!have(tab(n))) {
-        print sprintf('cache.gp: missing %s (make figures writes it)', tab(n))
+        print sprintf('cache.gp: missing %s (make figures%s writes it)', tab(n), exists("long") ? '-long' : '')
         exit status 1
     }
 }
