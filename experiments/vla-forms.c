@@ -716,6 +716,7 @@ static int causal_row(vla_cli *c, const vla_config *k, vla_inputs x[2], vla_inpu
         vla_cli_engine_spec(c, k, &sp);
         sp.backend = NULL; /* the cpu: the backends of models tap a chunk's read-outs */
         sp.stream = NULL;
+        sp.S0 = x[0].S0; /* the trace's initial states, or NULL */
         sp.in = run ? moved : x[0].in;
         sp.T = W;
         sp.cycle = 1; /* step t from slot (t - 1) % W of the window */
@@ -760,6 +761,9 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
     for (int f = 0; f < nf; f++)
         Cmax = o->forms[f].chunk > Cmax ? o->forms[f].chunk : Cmax;
     const long T = c->steps / Cmax * Cmax, P = o->prefix;
+    if (c->backend && strcmp(c->backend, "cpu"))
+        vla_cli_die(spec, "--what causal --backend %s: its forms run on the cpu backend, where a "
+                    "chunk's every read-out reaches the program (vla_step_view.co)", c->backend);
     if (T < 1)
         vla_cli_die(spec, "--steps %ld: less than the largest chunk, %ld", c->steps, Cmax);
     if (P < 1 || P >= T)

@@ -51,6 +51,13 @@ TEST(gates_settings_refused)
     CHECK_MSG(st == 2 && out && strstr(out, "'middle' is not an anchor"), "exit %d: %s", st,
               out ? out : "");
     free(out);
+    /* causal runs on the cpu backend, where a chunk's read-outs reach it: another is refused, not
+     * named in the table's header while the cpu runs */
+    out = NULL;
+    st = vla_test_sh(&out, "bin/vla-forms --what causal --model kda --steps 64 --prefix 3 "
+                           "--forms chunk:16 --backend lanes 2>&1");
+    CHECK_MSG(st == 2 && out && strstr(out, "--backend lanes"), "exit %d: %s", st, out ? out : "");
+    free(out);
 }
 
 /* mamba2's chunk on the log-decays of mamba PR 713's trouble: one token in ten with |dt A| near
