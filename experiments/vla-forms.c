@@ -1670,11 +1670,14 @@ static int cp(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
     }
     for (int i = 0; i < nR && lcm <= c->steps; i++)
         lcm = lcm / gcd(lcm, o->ranks[i]) * o->ranks[i];
-    const long T = lcm > c->steps ? 0 : c->steps / (lcm * Cmax) * (lcm * Cmax);
+    if (lcm > c->steps)
+        vla_cli_die(spec, "--ranks: more ranks than tokens: the ranks' least common multiple "
+                    "exceeds --steps %ld (each R must be at most T)", c->steps);
+    const long T = c->steps / (lcm * Cmax) * (lcm * Cmax);
     if (T < 1)
-        vla_cli_die(spec, "--ranks: every R must split the steps into segments of whole chunks: "
-                    "--steps %ld holds no multiple of %ld (the ranks' least common multiple "
-                    "times the largest C, %ld)", c->steps, lcm > c->steps ? lcm : lcm * Cmax, Cmax);
+        vla_cli_die(spec, "--ranks: every rank's segment must hold whole chunks: --steps %ld holds "
+                    "no multiple of %ld (the ranks' least common multiple %ld times the largest "
+                    "C, %ld)", c->steps, lcm * Cmax, lcm, Cmax);
     vla_inputs x;
     if (vla_inputs_draw(&x, c->stream, c->seed, c->cfg.d, c->cfg.dv, nr, T,
                         vla_model_reads(&c->cfg), &why))
