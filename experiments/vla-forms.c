@@ -1598,6 +1598,8 @@ static int cp_row(const vla_cli *c, const vla_config *k, const vla_inputs *x, co
     int st = 0;
     for (long q = 0; q < R && !st; q++) {
         const long t0 = q * L;
+        for (long i = 0; i < (long)nr * L * dv; i++)
+            ko.o[i] = NAN; /* a read-out no tap handed stays NaN, never silent */
         if ((st = cp_rank(c, k, x, t0, L, Z, 0, NULL, B, zeros)) ||
             (st = cp_rank(c, k, x, t0, L, I, w == CP_DIRECT, NULL, A, zeros)) ||
             (st = cp_rank(c, k, x, t0, L, Sin, 0, &ko, Se, zeros)))
@@ -1667,6 +1669,9 @@ static int cp(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
         Cmax = o->forms[f].chunk > Cmax ? o->forms[f].chunk : Cmax;
         if (o->forms[f].form == VLA_FORM_SCAN)
             vla_cli_die(spec, "--forms scan: a rank's kernel is a seq or chunk:C form");
+        if (o->forms[f].chunk > 1 && c->backend && strcmp(c->backend, "cpu"))
+            vla_cli_die(spec, "--what cp --backend %s: a chunk form's every read-out reaches the "
+                        "program on the cpu backend alone (vla_step_view.co)", c->backend);
     }
     for (int i = 0; i < nR && lcm <= c->steps; i++)
         lcm = lcm / gcd(lcm, o->ranks[i]) * o->ranks[i];
