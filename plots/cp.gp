@@ -9,6 +9,7 @@
 if (!exists("dir")) dir = 'data'
 if (!exists("pre")) pre = 'cp'
 if (!exists("out")) out = 'figures/'.pre
+if (!exists("keypos")) keypos = 'center right' # where no curve of the T = 131072 tables runs
 load system("dirname '" . ARG0 . "'") . '/tables.gp'
 models = 'gdn mamba2'
 # the rows of one precision and construction (one curve; a filter, not 1/0, so the line is unbroken)
@@ -37,7 +38,7 @@ do for [k = 1:4] {
     set multiplot layout (k > 2 ? 2 : 1), (k > 2 ? 1 : 2) title (k > 2 ? '' : sprintf("context parallelism, chunk:64, T = %s: the fold's state (squares) and the read-outs (circles), A from two runs (solid) or directly (dashed)", word(header(f1, 'cp'), 3))) font ',11'
     set xlabel 'ranks R'
     set ylabel 'relative error'
-    set key center right Left reverse box opaque font ',9'
+    eval('set key '.keypos." Left reverse box opaque font ',9'")
     do for [m = 1:2] {
         f = dir.'/'.pre.'-'.word(models, m).'.dat'
         ps = precs(f)
