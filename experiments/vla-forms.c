@@ -1408,7 +1408,8 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
 
 static const char *const cp_sum_name[2] = {"two", "direct"};
 
-/* the table and its summary: per block, each construction's errors at the largest R against R = 1 */
+/* the table and its summary: per block, each construction's errors at the largest R against
+ * R = 1 */
 static void cp_table(const vla_cli *c, const forms_opts *o, vla_dat *out, const double *rows,
                      long T)
 {
@@ -1417,8 +1418,8 @@ static void cp_table(const vla_cli *c, const forms_opts *o, vla_dat *out, const 
     vla_cli_provenance(out, c);
     vla_dat_meta(out, "cp", "T = %ld steps of %d heads split into R segments of T / R tokens, a "
                  "rank each; a rank's summary (S_out = S_in A + B) from its form's runs: B from "
-                 "S_in = 0, A from S_in = I with v = 0 (direct) or (A + B) - B (two); the summaries "
-                 "folded left to right in the compute format from S_0; each rank's read-outs from "
+                 "S_in = 0, A from S_in = I with v = 0 (direct) or (A + B) - B (two); the "
+                 "summaries folded left to right in the compute format from S_0; each rank's read-outs from "
                  "its form's run from its incoming state", T, c->runs);
     vla_summary sm = {.len = 0};
     for (int i = 0; i < np * nf; i++) {
@@ -1464,7 +1465,8 @@ static void cp_compose(vla_fmt cf, vla_fmt sf, int dv, int d, const double *S, c
             for (int k = 1; k < d; k++)
                 acc = vla_round_fmt(cf, acc + vla_round_fmt(cf, S[(size_t)a * d + k] *
                                                                     A[(size_t)k * d + col]));
-            out[(size_t)a * d + col] = vla_round_fmt(sf, vla_round_fmt(cf, acc + B[(size_t)a * d + col]));
+            acc = vla_round_fmt(cf, acc + B[(size_t)a * d + col]);
+            out[(size_t)a * d + col] = vla_round_fmt(sf, acc);
         }
 }
 
@@ -1582,8 +1584,9 @@ static int cp_row(const vla_cli *c, const vla_config *k, const vla_inputs *x, co
     double *A = malloc((size_t)nr * n * sizeof *A), *I = calloc((size_t)nr * n, sizeof *I);
     double *Z = calloc((size_t)nr * n, sizeof *Z), *Se = malloc((size_t)nr * n * sizeof *Se);
     kept_outs ko = {malloc((size_t)nr * L * dv * sizeof(double)), 0, L, dv, VLA_FMT_F64};
-    double *on = calloc(nr, sizeof *on), *od = calloc(nr, sizeof *od), *sin = calloc(nr, sizeof *sin);
-    if (!zeros || !Sin || !B || !A || !I || !Z || !Se || !ko.o || !on || !od || !sin)
+    double *on = calloc(nr, sizeof *on), *od = calloc(nr, sizeof *od);
+    double *sinmax = calloc(nr, sizeof *sinmax);
+    if (!zeros || !Sin || !B || !A || !I || !Z || !Se || !ko.o || !on || !od || !sinmax)
         return fprintf(stderr, "vla-forms: out of memory\n"), 1;
     for (int h = 0; h < nr; h++)
         for (int i = 0; i < d; i++)
@@ -1625,13 +1628,13 @@ static int cp_row(const vla_cli *c, const vla_config *k, const vla_inputs *x, co
             memcpy(Sh, Se + (size_t)h * n, (size_t)n * sizeof *Sh);
             const double e = relerr(Sh, cp_ref_S(r, nr, n, t0 + L, h), n);
             if (q < R - 1)
-                sin[h] = e > sin[h] || isnan(e) ? e : sin[h];
+                sinmax[h] = e > sinmax[h] || isnan(e) ? e : sinmax[h];
             else
                 row[5] += e / nr;
         }
     }
     for (int h = 0; h < nr; h++) {
-        row[4] += sin[h] / nr;
+        row[4] += sinmax[h] / nr;
         row[7] += (on[h] == 0 ? 0 : sqrt(on[h] / od[h])) / nr;
     }
     free(zeros);
@@ -1644,7 +1647,7 @@ static int cp_row(const vla_cli *c, const vla_config *k, const vla_inputs *x, co
     free(ko.o);
     free(on);
     free(od);
-    free(sin);
+    free(sinmax);
     return st;
 }
 
