@@ -27,7 +27,13 @@ typedef struct {
     double pad;  /* decode: the log-decay of the prefill's pad tokens */
     int padded;  /* ... given */
     long rejected, stale; /* decode: the handed state's rejected drafts, its missing tokens */
+    long ranks[LMAX]; /* cp: the rank counts R */
+    int nR;
+    int sums[LMAX]; /* cp: the summaries' constructions (CP_TWO, CP_DIRECT) */
+    int ns;
 } forms_opts;
+
+enum { CP_TWO, CP_DIRECT }; /* cp: A = (A + B) - B from two runs, or A from I with v = 0 */
 
 /* A comma-separated list of at most LMAX items, each parsed by one(o, item, k, err): 0, or what is
  * wrong with the item in err; 1 after the message naming the item and what is wrong */
@@ -78,15 +84,34 @@ static int one_C(void *o, const char *t, int k, vla_error *err)
                : 0;
 }
 
+static int one_R(void *o, const char *t, int k, vla_error *err)
+{
+    char *end;
+    errno = 0;
+    long R = strtol(t, &end, 10);
+    ((forms_opts *)o)->ranks[k] = R;
+    return end == t || *end || errno || R < 1 || R > 4096
+               ? vla_fail(err, VLA_EINVAL, "is not a rank count, an integer in 1..4096")
+               : 0;
+}
+static int one_sum(void *o, const char *t, int k, vla_error *err)
+{
+    int *w = ((forms_opts *)o)->sums;
+    w[k] = !strcmp(t, "two") ? CP_TWO : !strcmp(t, "direct") ? CP_DIRECT : -1;
+    return w[k] < 0 ? vla_fail(err, VLA_EINVAL, "is not a summary's construction (two or direct)")
+           : (k && w[k] == w[0]) || k > 1 ? vla_fail(err, VLA_EINVAL, "is named twice")
+                                          : 0;
+}
+
 static int on_opt(void *ctx, const char *name, const char *val)
 {
     forms_opts *o = ctx;
     if (!strcmp(name, "what")) {
         o->what = val;
         if (strcmp(val, "sweep") && strcmp(val, "ut") && strcmp(val, "causal") &&
-            strcmp(val, "decode"))
-            return fprintf(stderr, "vla-forms: --what: '%s' is not sweep, ut, causal or decode "
-                           "(try --help)\n", val), 1;
+            strcmp(val, "decode") && strcmp(val, "cp"))
+            return fprintf(stderr, "vla-forms: --what: '%s' is not sweep, ut, causal, decode or "
+                           "cp (try --help)\n", val), 1;
         return 0;
     }
     if (!strcmp(name, "pad")) {
@@ -104,6 +129,10 @@ static int on_opt(void *ctx, const char *name, const char *val)
         return each_item(name, val, &o->np, one_prec, o);
     if (!strcmp(name, "Cs"))
         return each_item(name, val, &o->nC, one_C, o);
+    if (!strcmp(name, "ranks"))
+        return each_item(name, val, &o->nR, one_R, o);
+    if (!strcmp(name, "summary"))
+        return each_item(name, val, &o->ns, one_sum, o);
     char *end;
     errno = 0;
     long n = strtol(val, &end, 10), max = !strcmp(name, "seeds") ? 1000 : 100000;
@@ -1408,6 +1437,339 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
     return status;
 }
 
+/* ---- cp ---- */
+
+/* One row per rank count and construction: R C prec summary s_in s_fold s_end o o_last */
+#define CP_NCOL 9
+
+static const char *const cp_sum_name[2] = {"two", "direct"};
+
+/* the table and its summary: per block, each construction's errors at the largest R against
+ * R = 1 */
+static void cp_table(const vla_cli *c, const forms_opts *o, vla_dat *out, const double *rows,
+                     long T)
+{
+    const int np = o->np, nf = o->nf, ns = o->ns;
+    const size_t nrow = (size_t)o->nR * ns;
+    vla_cli_provenance(out, c);
+    vla_dat_meta(out, "cp", "T = %ld steps of %d heads split into R segments of T / R tokens, a "
+                 "rank each; a rank's summary (S_out = S_in A + B) from its form's runs: B from "
+                 "S_in = 0, A from S_in = I with v = 0 (direct) or (A + B) - B (two); the "
+                 "summaries folded left to right in the compute format from S_0; each rank's read-outs from "
+                 "its form's run from its incoming state", T, c->runs);
+    vla_summary sm = {.len = 0};
+    for (int i = 0; i < np * nf; i++) {
+        vla_config k = c->cfg;
+        char form[32];
+        k.form = o->forms[i % nf].form;
+        k.chunk = o->forms[i % nf].chunk;
+        vla_form_name(&k, form, sizeof form);
+        for (int s = 0; s < ns; s++) {
+            const double *first = rows + ((size_t)i * nrow + s) * CP_NCOL,
+                         *last = rows + ((size_t)i * nrow + nrow - ns + s) * CP_NCOL;
+            const int bad = !(isfinite(last[5]) && isfinite(last[7]));
+            vla_summary_add(&sm, bad, "%s %s %s: R = %.0f: state %.3g, read-outs %.3g (R = %.0f: "
+                            "%.3g, %.3g)", vla_prec_name(o->precs[i / nf]), form,
+                            cp_sum_name[o->sums[s]], last[0], last[5], last[7], first[0],
+                            first[5], first[7]);
+        }
+    }
+    vla_cli_summary_end(&sm, "vla-forms", out);
+    vla_dat_columns(out, "R C prec summary s_in s_fold s_end o o_last");
+    for (int i = 0; i < np * nf; i++) {
+        if (i)
+            vla_dat_block(out);
+        for (size_t j = 0; j < nrow; j++) {
+            const double *row = rows + ((size_t)i * nrow + j) * CP_NCOL;
+            const char *names[CP_NCOL] = {NULL, NULL, vla_prec_name(o->precs[i / nf]),
+                                          cp_sum_name[(int)row[3]]};
+            vla_dat_row_named(out, row, names, CP_NCOL);
+        }
+    }
+}
+
+/* out (dv x d) <- S A + B in the compute format cf, the sums over k in order from k = 0, B added
+ * last, every product and sum rounded to cf (a binary64 operation on numbers of a narrower format
+ * rounded once: the format's own operation), then stored in sf: the fold h <- h M + h_ext of the
+ * context-parallel kernels' merge, in S's layout */
+static void cp_compose(vla_fmt cf, vla_fmt sf, int dv, int d, const double *S, const double *A,
+                       const double *B, double *out)
+{
+    for (int a = 0; a < dv; a++)
+        for (int col = 0; col < d; col++) {
+            double acc = vla_round_fmt(cf, S[(size_t)a * d] * A[col]);
+            for (int k = 1; k < d; k++)
+                acc = vla_round_fmt(cf, acc + vla_round_fmt(cf, S[(size_t)a * d + k] *
+                                                                    A[(size_t)k * d + col]));
+            acc = vla_round_fmt(cf, acc + B[(size_t)a * d + col]);
+            out[(size_t)a * d + col] = vla_round_fmt(sf, acc);
+        }
+}
+
+/* One rank's run of the form k over its segment, tokens t0 + 1 .. t0 + L of every head, from the
+ * states S0 (nr of them), v replaced by 0 where zero_v; its read-outs into ko (NULL: none), its
+ * final states into S. 0, or the exit status after the message. */
+static int cp_rank(const vla_cli *c, const vla_config *k, const vla_inputs *x, long t0, long L,
+                   const double *S0, int zero_v, kept_outs *ko, double *S, const double *zeros)
+{
+    const int dv = c->cfg.dv, d = c->cfg.d;
+    unsigned char *rd = NULL;
+    vla_input *in = inputs_part(x, t0, L, L, 0, zeros, &rd);
+    if (!in || !rd)
+        return fprintf(stderr, "vla-forms: out of memory\n"), 1;
+    for (long i = 0; zero_v && i < (long)x->heads * L; i++)
+        in[i].v = zeros;
+    vla_engine_spec sp;
+    vla_cli_engine_spec(c, k, &sp);
+    sp.stream = NULL;
+    sp.in = in;
+    sp.is_read = rd;
+    sp.T = L;
+    sp.S0 = S0;
+    sp.taps = ko ? VLA_TAP_O : 0;
+    sp.on_step = ko ? keep_outs : NULL;
+    sp.ctx = ko;
+    vla_engine *e = NULL;
+    vla_error why;
+    int st = vla_engine_new(&e, &sp, &why);
+    if (st)
+        fprintf(stderr, "vla-forms: %s\n", vla_error_msg(&why));
+    else if ((st = vla_engine_advance(e, L)) || (st = vla_engine_finish(e)))
+        fprintf(stderr, "vla-forms: %s\n", vla_error_msg(vla_engine_error(e)));
+    for (int h = 0; h < c->runs && !st; h++)
+        st = vla_engine_get(e, h, VLA_Q_S, S + (size_t)h * dv * d);
+    vla_engine_free(e);
+    free(in);
+    free(rd);
+    return st == VLA_EINTR ? 3 : st ? 1 : 0;
+}
+
+/* the reference: its read-outs of every token (ro, nr T dv) and its states at the ranks' ends
+ * (rs, nb of them at the sorted ends bt, nr dv d each) */
+typedef struct {
+    double *ro, *rs;
+    long *bt;
+    int nb;
+} cp_ref;
+
+static int cp_reference(const vla_cli *c, const vla_cli_spec *spec, const forms_opts *o,
+                        const vla_inputs *x, const vla_config *k, long T, cp_ref *r)
+{
+    const int dv = c->cfg.dv, d = c->cfg.d, nr = c->runs;
+    r->nb = 0;
+    for (long t = 1; t <= T; t++) /* every rank's end, once each, in order */
+        for (int i = 0; i < o->nR; i++)
+            if (t % (T / o->ranks[i]) == 0) {
+                r->bt[r->nb++] = t;
+                break;
+            }
+    vla_engine_spec sp, rs;
+    vla_cli_engine_spec(c, k, &sp);
+    sp.stream = NULL;
+    sp.in = x->in;
+    sp.is_read = x->is_read;
+    sp.T = T;
+    sp.S0 = x->S0;
+    if (vla_cli_ref_spec(c, &sp, &rs))
+        vla_cli_die(spec, "--what cp measures against a reference: --ref exact or f64");
+    kept_outs ko = {r->ro, 0, T, dv, VLA_FMT_F64};
+    rs.taps = VLA_TAP_O;
+    rs.on_step = keep_outs;
+    rs.ctx = &ko;
+    vla_engine *e;
+    vla_error why;
+    if (vla_engine_new(&e, &rs, &why))
+        vla_cli_die(spec, "the reference: %s", vla_error_msg(&why));
+    int st = 0;
+    for (int b = 0; b < r->nb && !st; b++) {
+        if ((st = vla_engine_advance(e, r->bt[b])))
+            fprintf(stderr, "vla-forms: the reference: %s\n", vla_error_msg(vla_engine_error(e)));
+        for (int h = 0; h < nr && !st; h++)
+            st = vla_engine_get(e, h, VLA_Q_S, r->rs + ((size_t)b * nr + h) * dv * d);
+    }
+    vla_engine_free(e);
+    return st == VLA_EINTR ? 3 : st ? 1 : 0;
+}
+
+/* the reference's state of head h at the end of token t, one of its ranks' ends */
+static const double *cp_ref_S(const cp_ref *r, int nr, long n, long t, int h)
+{
+    int b = 0;
+    while (r->bt[b] != t)
+        b++;
+    return r->rs + ((size_t)b * nr + h) * n;
+}
+
+/* Rank count R, construction w: the stream's T tokens split into R segments of L = T / R, a rank
+ * each. Every rank computes its affine summary (S_out = S_in A + B over its segment) with the
+ * form: B from S_in = 0; A from S_in = I with v = 0 (direct) or as (A + B) - B from a run from
+ * S_in = I (two, in the compute format). The summaries fold left to right, S_in of rank r + 1 =
+ * S_in A + B (cp_compose), from the stream's S_0; each rank's read-outs and final state come from
+ * its own run of the form from its S_in. The row: the relative errors, the mean over the heads, of
+ * the incoming states (the largest over ranks 2..R, 0 at R = 1), the fold of all R summaries
+ * (the state after T), the last rank's final state, every read-out (norm-wise over the T tokens)
+ * and the last token's. */
+static int cp_row(const vla_cli *c, const vla_config *k, const vla_inputs *x, const cp_ref *r,
+                  long T, long R, int w, double *row)
+{
+    const int dv = c->cfg.dv, d = c->cfg.d, nr = c->runs;
+    const long L = T / R, n = (long)dv * d;
+    const vla_fmt cf = vla_prec_compute(k->prec), sf = vla_prec_storage(k->prec);
+    double *zeros = calloc((size_t)(d > dv ? d : dv), sizeof *zeros);
+    double *Sin = malloc((size_t)nr * n * sizeof *Sin), *B = malloc((size_t)nr * n * sizeof *B);
+    double *A = malloc((size_t)nr * n * sizeof *A), *I = calloc((size_t)nr * n, sizeof *I);
+    double *Z = calloc((size_t)nr * n, sizeof *Z), *Se = malloc((size_t)nr * n * sizeof *Se);
+    kept_outs ko = {malloc((size_t)nr * L * dv * sizeof(double)), 0, L, dv, VLA_FMT_F64};
+    double *on = calloc(nr, sizeof *on), *od = calloc(nr, sizeof *od);
+    double *sinmax = calloc(nr, sizeof *sinmax);
+    if (!zeros || !Sin || !B || !A || !I || !Z || !Se || !ko.o || !on || !od || !sinmax)
+        return fprintf(stderr, "vla-forms: out of memory\n"), 1;
+    for (int h = 0; h < nr; h++)
+        for (int i = 0; i < d; i++)
+            I[(size_t)h * n + (size_t)i * d + i] = 1;
+    for (int h = 0; h < nr; h++)
+        for (long i = 0; i < n; i++)
+            Sin[(size_t)h * n + i] = vla_round_fmt(sf, x->S0 ? x->S0[(size_t)h * n + i] : 0);
+    memset(row, 0, CP_NCOL * sizeof *row);
+    row[0] = (double)R;
+    row[1] = k->form == VLA_FORM_CHUNK ? k->chunk : 0;
+    row[3] = w;
+    int st = 0;
+    for (long q = 0; q < R && !st; q++) {
+        const long t0 = q * L;
+        for (long i = 0; i < (long)nr * L * dv; i++)
+            ko.o[i] = NAN; /* a read-out no tap handed stays NaN, never silent */
+        if ((st = cp_rank(c, k, x, t0, L, Z, 0, NULL, B, zeros)) ||
+            (st = cp_rank(c, k, x, t0, L, I, w == CP_DIRECT, NULL, A, zeros)) ||
+            (st = cp_rank(c, k, x, t0, L, Sin, 0, &ko, Se, zeros)))
+            break;
+        for (int h = 0; h < nr; h++) {
+            double *Ah = A + (size_t)h * n, *Bh = B + (size_t)h * n, *Sh = Sin + (size_t)h * n;
+            for (long i = 0; w == CP_TWO && i < n; i++) /* A = (A + B) - B */
+                Ah[i] = vla_round_fmt(cf, Ah[i] - Bh[i]);
+            for (long i = 0; i < L; i++) { /* the read-outs against the reference's */
+                const double *a = ko.o + ((size_t)h * L + i) * dv,
+                             *b = r->ro + ((size_t)h * T + t0 + i) * dv;
+                for (int j = 0; j < dv; j++) {
+                    on[h] += (a[j] - b[j]) * (a[j] - b[j]);
+                    od[h] += b[j] * b[j];
+                }
+            }
+            if (q == R - 1) {
+                row[6] += relerr(Se + (size_t)h * n, cp_ref_S(r, nr, n, T, h), n) / nr;
+                row[8] += relerr(ko.o + ((size_t)h * L + L - 1) * dv,
+                                 r->ro + ((size_t)h * T + T - 1) * dv, dv) / nr;
+            }
+            cp_compose(cf, sf, dv, d, Sh, Ah, Bh, Se + (size_t)h * n); /* (Se spent) */
+            memcpy(Sh, Se + (size_t)h * n, (size_t)n * sizeof *Sh);
+            const double e = relerr(Sh, cp_ref_S(r, nr, n, t0 + L, h), n);
+            if (q < R - 1)
+                sinmax[h] = e > sinmax[h] || isnan(e) ? e : sinmax[h];
+            else
+                row[5] += e / nr;
+        }
+    }
+    for (int h = 0; h < nr; h++) {
+        row[4] += sinmax[h] / nr;
+        row[7] += (on[h] == 0 ? 0 : sqrt(on[h] / od[h])) / nr;
+    }
+    free(zeros);
+    free(Sin);
+    free(B);
+    free(A);
+    free(I);
+    free(Z);
+    free(Se);
+    free(ko.o);
+    free(on);
+    free(od);
+    free(sinmax);
+    return st;
+}
+
+static long gcd(long a, long b)
+{
+    return b ? gcd(b, a % b) : a;
+}
+
+static int cp(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
+{
+    const int nr = c->runs, np = o->np, nf = o->nf, nR = o->nR, ns = o->ns;
+    vla_config k0 = c->cfg;
+    vla_error why;
+    if (c->cfg.dv != c->cfg.d)
+        vla_cli_die(spec, "--what cp: the summary A is d x d and a rank computes it as a state "
+                    "from S_in = I: it needs --dv = --d (here %d and %d)", c->cfg.dv, c->cfg.d);
+    if (vla_config_h0(&k0, &why))
+        vla_cli_die(spec, "--what cp: %s: a rank hands on an affine summary of S alone "
+                    "(S_out = S_in A + B), which a model linear in S has", vla_error_msg(&why));
+    long Cmax = 1, lcm = 1;
+    for (int f = 0; f < nf; f++) {
+        Cmax = o->forms[f].chunk > Cmax ? o->forms[f].chunk : Cmax;
+        if (o->forms[f].form == VLA_FORM_SCAN)
+            vla_cli_die(spec, "--forms scan: a rank's kernel is a seq or chunk:C form");
+        if (o->forms[f].chunk > 1 && c->backend && strcmp(c->backend, "cpu"))
+            vla_cli_die(spec, "--what cp --backend %s: a chunk form's every read-out reaches the "
+                        "program on the cpu backend alone (vla_step_view.co)", c->backend);
+    }
+    for (int i = 0; i < nR && lcm <= c->steps; i++)
+        lcm = lcm / gcd(lcm, o->ranks[i]) * o->ranks[i];
+    if (lcm > c->steps)
+        vla_cli_die(spec, "--ranks: more ranks than tokens: the ranks' least common multiple "
+                    "exceeds --steps %ld (each R must be at most T)", c->steps);
+    const long T = c->steps / (lcm * Cmax) * (lcm * Cmax);
+    if (T < 1)
+        vla_cli_die(spec, "--ranks: every rank's segment must hold whole chunks: --steps %ld holds "
+                    "no multiple of %ld (the ranks' least common multiple %ld times the largest "
+                    "C, %ld)", c->steps, lcm * Cmax, lcm, Cmax);
+    vla_inputs x;
+    if (vla_inputs_draw(&x, c->stream, c->seed, c->cfg.d, c->cfg.dv, nr, T,
+                        vla_model_reads(&c->cfg), &why))
+        vla_cli_die(spec, "--stream: %s", vla_error_msg(&why));
+    if (x.T < T)
+        vla_cli_die(spec, "--stream %s: %ld steps, fewer than %ld", c->stream, x.T, T);
+    const size_t nrow = (size_t)nR * ns, unit = nrow * CP_NCOL * sizeof(double);
+    double *rows = calloc((size_t)np * nf * nrow * CP_NCOL, sizeof *rows);
+    cp_ref r = {malloc((size_t)nr * T * c->cfg.dv * sizeof(double)),
+                malloc((size_t)(nR * 4096 + 1) * nr * c->cfg.dv * c->cfg.d * sizeof(double)),
+                malloc((size_t)(nR * 4096 + 1) * sizeof(long)), 0};
+    if (!rows || !r.ro || !r.rs || !r.bt)
+        vla_cli_fail(spec, "out of memory");
+    vla_units *u; /* a block (precision, form) is a unit of the checkpoint */
+    int status = vla_units_open(&u, c, spec, "block", NULL, np * nf, unit);
+    for (int i = 0; i < np * nf && !status; i++) {
+        double *blk = rows + (size_t)i * nrow * CP_NCOL;
+        const void *saved = vla_units_get(u, i, NULL);
+        if (saved) {
+            memcpy(blk, saved, unit);
+            continue;
+        }
+        vla_config k = c->cfg;
+        k.prec = o->precs[i / nf];
+        k.form = o->forms[i % nf].form;
+        k.chunk = o->forms[i % nf].chunk;
+        char form[32];
+        vla_form_name(&k, form, sizeof form);
+        if (vla_track_check(&k, &why) || vla_form_check(&k, &why))
+            vla_cli_die(spec, "%s in %s: %s", form, vla_prec_name(k.prec), vla_error_msg(&why));
+        status = cp_reference(c, spec, o, &x, &k, T, &r);
+        for (size_t j = 0; j < nrow && !status; j++)
+            status = cp_row(c, &k, &x, &r, T, o->ranks[j / ns], o->sums[j % ns],
+                            blk + j * CP_NCOL);
+        if (!status && vla_units_save(u, i, blk, unit))
+            vla_cli_fail(spec, "out of memory");
+    }
+    status = u ? vla_units_end(u, status) : status;
+    if (!status)
+        cp_table(c, o, out, rows, T);
+    vla_inputs_free(&x);
+    free(rows);
+    free(r.ro);
+    free(r.rs);
+    free(r.bt);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     static forms_opts opts = {.what = "sweep", .samples = 100, .seeds = 1};
@@ -1416,7 +1778,8 @@ int main(int argc, char **argv)
                       "--precisions against the exact reference; ut: the UT transform's growth; "
                       "causal: how far the inputs after --prefix move the read-outs before it; "
                       "decode: a prefill of --prefix tokens in each form, then the seq form from "
-                      "its state, against one pass"},
+                      "its state, against one pass; cp: the context-parallel form, the sequence "
+                      "split over R ranks that pass affine summaries"},
         {"forms", "LIST", "sweep: the forms, e.g. seq,chunk:2,chunk:64,scan (default "
                           "seq,chunk:1,chunk:2,...,chunk:256,scan); each must fit the model's "
                           "switches (a nudge period that is a multiple of every C: --set "
@@ -1424,6 +1787,12 @@ int main(int argc, char **argv)
         {"precisions", "LIST", "sweep: the precisions (default all)"},
         {"Cs", "LIST", "ut: the chunk sizes, 2..256 (default 2,4,8,16,32,64,128,256)"},
         {"samples", "N", "ut: draws per chunk size and seed (default 100)"},
+        {"ranks", "LIST", "cp: the rank counts R, 1..4096 (default 1,2,4,8,16,32,64); the steps "
+                          "are rounded down to a multiple of their least common multiple times "
+                          "the largest C"},
+        {"summary", "LIST", "cp: how a rank computes its summary's A: two (A = (A + B) - B from "
+                            "a second run from S_in = I), direct (a run from I with v = 0), or "
+                            "both (default two,direct)"},
         {"prefix", "P", "causal: the prefix whose read-outs are compared (tokens 1..P), the "
                         "inputs after it replaced; decode: the prefill's tokens"},
         {"pad", "G", "decode: the prefill's last chunk filled to C tokens by null tokens (q, k, "
@@ -1468,6 +1837,11 @@ int main(int argc, char **argv)
             "(transformers issue 46190's prefill + decode against one pass; --pad G its pads;\n"
             "--rejected N and --stale N a rollback's state with N rejected drafts left in, or N\n"
             "accepted tokens missing).\n"
+            "--what cp splits the stream's T tokens over R ranks (--ranks) and runs the form of\n"
+            "--forms on each rank's segment: its affine summary (S_out = S_in A + B; --summary)\n"
+            "from S_in = 0 and S_in = I, the summaries folded left to right in the compute format,\n"
+            "each rank's read-outs from its incoming state, against the reference's one pass\n"
+            "(docs/forms.md, the context-parallel form; default chunk:64 in f32).\n"
             "Threads (OMP_NUM_THREADS): sweep advances its engines in parallel, each on one\n"
             "thread, a window of 256 steps at a time; ut spreads each seed's draws over them.\n"
             "The table does not depend on their number.\n"
@@ -1498,7 +1872,15 @@ int main(int argc, char **argv)
                    "    o_pd, s_pd    the same of the prefill then decode\n"
                    "    max_ulps  the largest difference between the two's read-outs of a token "
                    "of P+1..t, in ulps of the io format at the token's largest read-out; max_abs "
-                   "the largest absolute (every read-out rounded to the io format)",
+                   "the largest absolute (every read-out rounded to the io format)\n"
+                   "  cp: R C prec summary s_in s_fold s_end o o_last\n"
+                   "    R        the ranks; summary two or direct (--summary)\n"
+                   "    s_in     the largest relative error of a rank's incoming state (ranks "
+                   "2..R; 0 at R = 1), the mean over the heads\n"
+                   "    s_fold   the same of the fold of all R summaries (the state after T)\n"
+                   "    s_end    the same of the last rank's final state (its own run)\n"
+                   "    o        the read-outs' relative error, norm-wise over the T tokens; "
+                   "o_last the last token's",
         .example = "vla-forms --what sweep --model vla3 --set period=256 --stream lmlike --d 32 "
                    "--steps 1e5 --runs 2 --forms seq,chunk:16,chunk:64,scan --precisions f32,f16-kern\n"
                    "vla-forms --what ut --d 64 --samples 200 --seeds 10 --out data/forms-ut.dat",
@@ -1522,6 +1904,18 @@ int main(int argc, char **argv)
     if (opts.rejected && opts.stale)
         vla_cli_die(&spec, "--rejected and --stale: one of the two (a rollback keeps drafts it "
                     "rejected, or misses tokens it accepted)");
+    if (!strcmp(opts.what, "cp")) { /* cp's defaults: chunk:64 in f32, R = 1, 2, 4, ..., 64, both */
+        if (!opts.nf)
+            vla_form_parse(&opts.forms[opts.nf++], "chunk:64");
+        if (!opts.np)
+            vla_prec_parse("f32", &opts.precs[opts.np++]);
+        if (!opts.nR)
+            for (long R = 1; R <= 64; R *= 2)
+                opts.ranks[opts.nR++] = R;
+        if (!opts.ns)
+            opts.sums[opts.ns++] = CP_TWO, opts.sums[opts.ns++] = CP_DIRECT;
+    } else if (opts.nR || opts.ns)
+        vla_cli_die(&spec, "--ranks, --summary: the context-parallel form's, for --what cp");
     if (!opts.nf) {
         static const char *const all[] = {"seq",      "chunk:1",  "chunk:2",   "chunk:4",
                                           "chunk:8",  "chunk:16", "chunk:32",  "chunk:64",
@@ -1551,6 +1945,7 @@ int main(int argc, char **argv)
     int status = !strcmp(opts.what, "ut")       ? ut(&c, &spec, &opts, out)
                  : !strcmp(opts.what, "causal") ? causal(&c, &spec, &opts, out)
                  : !strcmp(opts.what, "decode") ? decode(&c, &spec, &opts, out)
+                 : !strcmp(opts.what, "cp")     ? cp(&c, &spec, &opts, out)
                                                 : sweep(&c, &spec, &opts, out);
     return vla_cli_close(out, &c, &spec, status);
 }

@@ -20,17 +20,20 @@
 # the grad figure's eight vla-grad tables 16 s of user CPU; the cache figure's ten vla-statenorm
 # tables 167 s of user CPU, 6 minutes on 2 cores shared with other builds, AMD EPYC, and its three
 # decode-gdn tables about 70 s each on 2 loaded cores, AMD EPYC, its four decode-rollback tables
-# about 30 s each);
+# about 30 s each; the cp figure's two tables 77 s and 44 s of user CPU);
 # figures-long about an hour of CPU time more (its five runs, two at a time with -j2), and the
-# solvers' 24 runs to 10^6 (solvers-long) about 18 minutes more on 2 loaded cores.
+# solvers' 24 runs to 10^6 (solvers-long) about 18 minutes more on 2 loaded cores, the ten cachelong
+# tables about 3 minutes each on 2 loaded cores, and cplong's two
+# context-parallel tables at 10^6 tokens 320 s (gdn) and 188 s (mamba2) of user CPU more, 25 and
+# 18 minutes on 2 loaded cores, 2.8 GB resident each.
 DATA      ?= data
 FIGDIR    ?= figures
 SHARED    ?= ../shared
 SWEEP     := sweeps/paper.sweep
 SWEEP_MK  := $(BUILD)/paper-sweep.mk
 FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap solvers \
-             solvers-cost forms-chunk forms-ut forms-scan gated safegate grad half cache
-FIGS_LONG := statenorm-long solvers-long cache-long
+             solvers-cost forms-chunk forms-ut forms-scan gated safegate grad half cache cp
+FIGS_LONG := statenorm-long solvers-long cache-long cplong
 FIG_TABLES_statenorm      := statenorm-lmlike-% statenorm-trace-%
 FIG_TABLES_drift          := drift-%
 FIG_TABLES_tracks         := tracks-%
@@ -53,6 +56,8 @@ FIG_TABLES_safegate       := safegate-%
 FIG_TABLES_grad           := grad-%
 FIG_TABLES_half           := half-%
 FIG_TABLES_cache          := cache-% half-spark-gdn-% decode-%
+FIG_TABLES_cp             := cp-%
+FIG_TABLES_cplong         := cplong-%
 fig_tables = $(filter $(FIG_TABLES_$(1):%=$(DATA)/%.dat),$(SWEEP_TABLES))
 fig_files  = $(foreach x,png pdf,$(FIGDIR)/$(1).$(x) $(FIGDIR)/$(1)-1col.$(x))
 # a table's prerequisite on its program: order-only for the long ones

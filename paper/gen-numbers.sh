@@ -818,6 +818,27 @@ for c in gdn-rejected gdn-stale mamba2-rejected la-rejected; do
 done
 def RbLaRatio "$(fmt "$(calc 'a / b' "$rb_first_LaRej" "$rb_end_LaRej")" 2)"
 def RbLaSqrt "$(fmt "$(calc 'sqrt(a / b)' "$RbT" "$rb_t1")" 2)"
+# ---- context parallelism: claim 10d (vla-forms --what cp; docs/forms.md "cp:R, the context-parallel
+# form"), the cp-* tables: gdn on gauss, mamba2 with its log-gates pinned at -1e-4; the f32 rows
+cpf() { echo "$DATA/cp-$1.dat"; }
+need "$(cpf gdn)" "$(cpf mamba2)"
+# column C of the f32 row of R ranks and construction W (two, direct)
+cpv() { awk -v R="$2" -v W="$3" -v C="$4" '!/^#/ && NF && $1 == R && $3 == "f32" && $4 == W { print $C; f = 1; exit }
+    END { if (!f) exit 1 }' "$1" || die "$1: no f32 row R=$2 summary=$3"; }
+# the largest of column C over the f32 rows of construction W
+cpmax() { awk -v W="$2" -v C="$3" '!/^#/ && NF && $3 == "f32" && $4 == W { if (!n || $C + 0 > m) m = $C + 0; n++ }
+    END { printf "%.17g\n", m }' "$1"; }
+cp_R=$(awk '!/^#/ && NF && $1 + 0 > m { m = $1 + 0 } END { print m }' "$(cpf mamba2)")
+def CpR "$cp_R"; def CpT "$(fmtint "$(hdr "$(cpf mamba2)" cp | sed 's/^T = \([0-9]*\).*/\1/')")"
+cp_o1=$(cpv "$(cpf mamba2)" 1 direct 8); cp_od=$(cpv "$(cpf mamba2)" "$cp_R" direct 8)
+cp_ot=$(cpv "$(cpf mamba2)" "$cp_R" two 8); cp_odmax=$(cpmax "$(cpf mamba2)" direct 8)
+cp_otmax=$(cpmax "$(cpf mamba2)" two 8); cp_stmax=$(cpmax "$(cpf mamba2)" two 6)
+cp_sdmax=$(cpmax "$(cpf mamba2)" direct 6)
+# gdn: every f32 row's s_fold, s_end, o, o_last the same bits, both constructions, every R
+cp_gsame=$(awk '!/^#/ && NF && $3 == "f32" { k[$6 " " $7 " " $8 " " $9]++ } END { n = 0; for (x in k) n++; print n == 1 }' "$(cpf gdn)")
+def CpOOne "$(fmt "$cp_o1" 2)"; def CpODirect "$(fmt "$cp_od" 2)"; def CpOTwo "$(fmt "$cp_ot" 2)"
+def CpODirectMax "$(fmt "$cp_odmax" 2)"; def CpOTwoMax "$(fmt "$cp_otmax" 2)"
+def CpSTwoMax "$(fmt "$cp_stmax" 2)"; def CpSDirectMax "$(fmt "$cp_sdmax" 2)"
 
 # ---- the claims table: LaTeX for the paper, Markdown for the README, from the same cells ----
 verdict() {   # verdict NAME TEXT CONDITION a b c d: TEXT if the condition holds on the data
@@ -1017,6 +1038,11 @@ V10c=$(verdict 10c '\vFails{} in the gated layer, holds for linear attention: wi
 row '10c' "\\claim{A state kept after speculative decoding's rollback with a rejected draft token in it, or missing an accepted one, corrupts the recurrent state permanently, with drift accumulating over decode steps.}\\srcpub{vLLM PR 52942, tpu-inference PR 3178}" \
     "$(cmds "$(rb gdn-rejected)" "$(rb gdn-stale)" "$(rb mamba2-rejected)" "$(rb la-rejected)")" \
     "bf16-kern, \$d = 128\$, 4 heads, a prompt of \\RbP{} tokens in chunk:64 handed to the seq form to \$t = \\RbT\$, every decay 0.999 (gdn, mamba2), against binary64; the decode's state error at \$t = \\RbTOne\$ and \\RbT: gdn, one rejected draft \\RbGdnRejSOne, \\RbGdnRejSEnd; one accepted token missing \\RbGdnStaleSOne, \\RbGdnStaleSEnd; mamba2 \\RbMambaRejSOne, \\RbMambaRejSEnd; la \\RbLaRejSOne, \\RbLaRejSEnd." "$V10c"
+V10d=$(verdict 10d '\vCond{for the direct construction:} composing the summaries costs nothing visible: the read-outs'"'"' error stays at most \CpODirectMax{} for every $R \le \CpR$ (\CpOOne{} in one pass, $R = 1$), neither $\sqrt{R}$ nor $R$ growth, each fold adding one binary32 rounding that the later ranks'"'"' A forget. The two runs cancel: $A = (A + B) - B$ carries an error of binary32'"'"'s rounding times B'"'"'s entries, the state'"'"'s scale, and reach \CpOTwoMax{} (the state \CpSTwoMax{} against \CpSDirectMax). gdn forgets a segment'"'"'s incoming state entirely (A underflows): CP gives the one pass'"'"'s bits.' \
+    'b < 1.5 * a && c > 3 * b && e == 1' "$cp_o1" "$cp_odmax" "$cp_otmax" "$cp_stmax" "$cp_gsame")
+row '10d' "\\claim{Context parallelism passes each rank's affine summary \$S_{out} = S_{in} A + B\$, accumulated in fp32, instead of its state (A and B directly, or from two runs of the chunk kernel from 0 and from I); no one reports the error of composing them.}\\srcpub{maxtext PR 5040, attention-gym PR 453, hybrid-model-factory PR 5}" \
+    "$(cmds "$(cpf gdn)" "$(cpf mamba2)")" \
+    "mamba2 (every log-gate \$-10^{-4}\$) and gdn (the stream's gates), \$d = 16\$, chunk:64, 2 heads, \$T = \\CpT\$, R = 1 to \\CpR{} ranks, the fold in binary32, against the binary64 one pass: mamba2's read-outs at \$R = \\CpR\$ direct \\CpODirect, two runs \\CpOTwo{} (one pass \\CpOOne); gdn's every number the one pass's at every R." "$V10d"
 
 for f in numbers claims runs tracks stagnation solvers; do mv "$OUT/$f.tex.tmp" "$OUT/$f.tex"; done
 for f in claims tracks stagnation solvers; do mv "$OUT/$f.md.tmp" "$OUT/$f.md"; done

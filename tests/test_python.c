@@ -147,6 +147,14 @@ TEST_SLOW(python_state_cache_against_numpy)
     run_pytest("", "'tests/test_cache.py'", "state-cache");
 }
 
+/* The context-parallel form (vla-forms --what cp) against numpy's binary64 split, summaries both
+ * ways and fold, written from the gated delta rule: within sqrt(d T) u64, R = 1 the one pass's bits,
+ * the two runs' cancellation growing with the state's scale (tests/test_cp.py says how) */
+TEST(python_context_parallel_against_numpy)
+{
+    run_pytest("", "'tests/test_cp.py'", "context-parallel");
+}
+
 /* vla-check --states against numpy written from the published Gated DeltaNet recurrence: the
  * states of a cache under their true positions agree, one under another position is named with the
  * position its content holds, and bad files are refused (tests/test_states.py says how and within

@@ -1650,6 +1650,10 @@ static const units_case units_cases[] = {
     {"vla-forms", {"--what", "sweep", "--model", "vla3", "--set", "period=16", "--d", "8",
                    "--steps", "4000", "--runs", "2", "--forms", "seq,chunk:16,scan",
                    "--precisions", "f32,bf16", NULL}, "--forms", "seq,chunk:16"},
+    /* its unit a block (precision, form) of every R and construction */
+    {"vla-forms", {"--what", "cp", "--model", "gdn", "--forms", "seq,chunk:16", "--precisions",
+                   "f32", "--d", "16", "--steps", "65536", "--ranks", "1,4", "--ref", "f64", NULL},
+     "--ranks", "1,2"},
 };
 
 /* a table's body (table_body); a timing table's first block (the models' rows: the softmax rows'
