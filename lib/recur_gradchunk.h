@@ -90,6 +90,27 @@ VLA_FN void FN(gc_e_dsi)(CXP, ST *s, FN(gcstate) *G, const NUM *W, int wy)
     FRAME_END;
 }
 
+/* dst = T^T src, C rows of n numbers (T_rc at Tm[c][r], its unit diagonal src's own row), each
+ * rounded to io */
+VLA_FN void FN(gc_tt)(CXP, ST *s, FN(gcstate) *G, NUM *dst, const NUM *src, long n)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int C = s->cfg.chunk;
+    for (long cc = 0; cc < C; cc++)
+        for (long a = 0; a < n; a++) {
+            COPY(acc, E(src, cc * n + a));
+            for (long r = cc + 1; r < C; r++) {
+                MUL(t, E(G->Tm, cc * C + r), E(src, r * n + a));
+                ADD(acc, acc, t);
+            }
+            COPY(E(dst, cc * n + a), acc);
+            STORE_I(E(dst, cc * n + a));
+        }
+    FRAME_END;
+}
+
 /* dW = -dE S_0; the UT transform's backward dVb = T^T dE, dKb = T^T dW (T_rc at Tm[c][r]), each
  * rounded to io; without the UT transform (gla, mamba2) dv = dE */
 VLA_FN void FN(gc_ut_back)(CXP, ST *s, FN(gcstate) *G, int wy)
@@ -110,25 +131,9 @@ VLA_FN void FN(gc_ut_back)(CXP, ST *s, FN(gcstate) *G, int wy)
         COPY(E(G->dW, i), acc);
         STORE_I(E(G->dW, i));
     }
-    for (long cc = 0; wy && cc < C; cc++) {
-        for (long a = 0; a < dv; a++) {
-            COPY(acc, E(G->dE, cc * dv + a));
-            for (long r = cc + 1; r < C; r++) {
-                MUL(t, E(G->Tm, cc * C + r), E(G->dE, r * dv + a));
-                ADD(acc, acc, t);
-            }
-            COPY(E(G->dVb, cc * dv + a), acc);
-            STORE_I(E(G->dVb, cc * dv + a));
-        }
-        for (long j = 0; j < d; j++) {
-            COPY(acc, E(G->dW, cc * d + j));
-            for (long r = cc + 1; r < C; r++) {
-                MUL(t, E(G->Tm, cc * C + r), E(G->dW, r * d + j));
-                ADD(acc, acc, t);
-            }
-            COPY(E(G->dKb, cc * d + j), acc);
-            STORE_I(E(G->dKb, cc * d + j));
-        }
+    if (wy) {
+        FN(gc_tt)(CX, s, G, G->dVb, G->dE, dv);
+        FN(gc_tt)(CX, s, G, G->dKb, G->dW, d);
     }
     FRAME_END;
 }
