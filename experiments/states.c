@@ -53,15 +53,31 @@ static void dir2_path(char *buf, size_t len, const char *dir, const char *name)
     snprintf(buf, len, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
 }
 
+/* the directory's file name read into a (ints: as integers, else as numbers, bfloat16 bit
+ * patterns included) and its path into path; a file that cannot be read ends the run */
+static void read_dir2(states_t *X, const char *name, vla_npy *a, int ints, char *path, size_t len)
+{
+    vla_error err;
+    dir2_path(path, len, X->o->dir, name);
+    if (ints ? vla_npy_read_int(path, a, &err) : vla_npy_read_bf16(path, a, &err))
+        vla_cli_die(X->spec, "--states: %s", vla_error_msg(&err));
+}
+
+/* a's shape as numpy writes it, "(N, heads, dv, d)" or "(N,)" */
+static void shape_text(char *got, size_t len, const vla_npy *a)
+{
+    snprintf(got, len, "(");
+    for (int i = 0; i < a->ndim; i++)
+        snprintf(got + strlen(got), len - strlen(got), "%s%ld", i ? ", " : "", a->shape[i]);
+    snprintf(got + strlen(got), len - strlen(got), "%s)", a->ndim == 1 ? "," : "");
+}
+
 /* states.npy read and checked: (N, heads, dv, d) as S0.npy's rows, finite; its format */
 static void read_states(states_t *X)
 {
     const vla_cli_spec *spec = X->spec;
     char path[4200];
-    vla_error err;
-    dir2_path(path, sizeof path, X->o->dir, "states.npy");
-    if (vla_npy_read_bf16(path, &X->xs, &err))
-        vla_cli_die(spec, "--states: %s", vla_error_msg(&err));
+    read_dir2(X, "states.npy", &X->xs, 0, path, sizeof path);
     const vla_npy *a = &X->xs;
     if (!strcmp(a->dtype, "u2") && !X->bf16)
         vla_cli_die(spec, "--states: %s holds uint16 ('<u2'): bfloat16 bit patterns are read "
@@ -69,11 +85,10 @@ static void read_states(states_t *X)
                     X->o->dir);
     const long *s = a->shape;
     if (a->ndim != 4 || s[1] != X->H || s[2] != X->dv || s[3] != X->d) {
-        char got[200] = "(";
-        for (int i = 0; i < a->ndim; i++)
-            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%ld", i ? ", " : "", s[i]);
+        char got[200];
+        shape_text(got, sizeof got, a);
         const int transposed = a->ndim == 4 && s[1] == X->H && s[2] == X->d && s[3] == X->dv;
-        vla_cli_die(spec, "--states: %s: shape %s), expected (N, heads, dv, d) = (N, %d, %d, %d): "
+        vla_cli_die(spec, "--states: %s: shape %s, expected (N, heads, dv, d) = (N, %d, %d, %d): "
                           "N states, each in S0.npy's layout%s", path, got, X->H, X->dv, X->d,
                     transposed ? " (the state S as vla_model_get gives it, dv x d: fla's (K, V) "
                                  "state transposed)" : "");
@@ -96,18 +111,13 @@ static void read_positions(states_t *X)
 {
     const vla_cli_spec *spec = X->spec;
     char path[4200];
-    vla_error err;
-    dir2_path(path, sizeof path, X->o->dir, "positions.npy");
-    if (vla_npy_read_int(path, &X->pos, &err))
-        vla_cli_die(spec, "--states: %s", vla_error_msg(&err));
+    read_dir2(X, "positions.npy", &X->pos, 1, path, sizeof path);
     const vla_npy *p = &X->pos;
     if (p->ndim != 1 || p->shape[0] != X->N) {
-        char got[200] = "(";
-        for (int i = 0; i < p->ndim; i++)
-            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%ld", i ? ", " : "",
-                     p->shape[i]);
-        vla_cli_die(spec, "--states: %s: shape %s%s), expected (N,) = (%d,): a position per "
-                          "state of states.npy", path, got, p->ndim == 1 ? "," : "", X->N);
+        char got[200];
+        shape_text(got, sizeof got, p);
+        vla_cli_die(spec, "--states: %s: shape %s, expected (N,) = (%d,): a position per "
+                          "state of states.npy", path, got, X->N);
     }
     for (int i = 0; i < X->N; i++)
         if (!(p->data[i] >= 0 && p->data[i] <= X->T))

@@ -109,13 +109,22 @@ static inline KHD long karena_off(int a, vla_dims dm, int shift)
     return off;
 }
 
-/* points the arrays of recur.h's state s at the arena's arrays a[KA_...] (kdriver.h,
- * lanes/klanes.h) */
-#define KBIND_ONE_(name, len) kb_s->name = kb_a[KA_##name];
-#define KBIND_STATE(s, a)                                                                          \
+/* recur.h's state s (an ST, zeroed here: the includer has memset) bound to a launch's arena of
+ * NUMs (kdriver.h, lanes/klanes.h): the config and dimensions of kparams p, and each array at
+ * its place in the arena (karena_off, with the arena's row padding shift) */
+#define KBIND_ONE_(name, len) kb_s->name = kb_ar + karena_off(KA_##name, kb_p->dm, kb_sh);
+#define KBIND_STATE(s, p, arena, shift)                                                            \
     do {                                                                                           \
         ST *kb_s = (s);                                                                            \
-        NUM *const *kb_a = (a);                                                                    \
+        const kparams *kb_p = (p);                                                                 \
+        NUM *kb_ar = (arena);                                                                      \
+        const int kb_sh = (shift);                                                                 \
+        memset(kb_s, 0, sizeof *kb_s);                                                             \
+        kb_s->cfg = kb_p->cfg;                                                                     \
+        kb_s->d = kb_p->dm.d;                                                                      \
+        kb_s->dv = kb_p->dm.dv;                                                                    \
+        kb_s->ng = kb_p->dm.ng;                                                                    \
+        kb_s->nr = kb_p->dm.nr;                                                                    \
         VLA_STATE_ARRAYS(KBIND_ONE_)                                                               \
     } while (0)
 

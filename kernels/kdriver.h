@@ -16,18 +16,9 @@ VLA_FN void FN(kblock)(const kparams *p, int run, NUM *arena)
 {
     const int cx_ = p->shift, m = krec_widest(p->d, p->dv);
     VLA_DIMS_LOCALS(p->dm);
-    NUM *a_[KA_N_ARRAYS];
-    for (int a = 0; a < KA_N_ARRAYS; a++)
-        a_[a] = arena + karena_off(a, p->dm, cx_);
     ST st;
     ST *s = &st;
-    memset(s, 0, sizeof st);
-    s->cfg = p->cfg;
-    s->d = d;
-    s->dv = dv;
-    s->ng = ng;
-    s->nr = nr;
-    KBIND_STATE(s, a_);
+    KBIND_STATE(s, p, arena, cx_);
     s->t = p->counts[run].t;
     s->cnt = p->counts[run].cnt;
 

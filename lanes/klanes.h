@@ -52,18 +52,9 @@ VLA_FN void FN(lblock)(const kparams *p, const int *runs, int nrun, NUM *arena, 
     int lr[LW];
     for (int l = 0; l < LW; l++)
         lr[l] = runs[l < nrun ? l : 0];
-    NUM *a_[KA_N_ARRAYS];
-    for (int a = 0; a < KA_N_ARRAYS; a++)
-        a_[a] = arena + karena_off(a, p->dm, 31);
     ST st;
     ST *s = &st;
-    memset(s, 0, sizeof st);
-    s->cfg = p->cfg;
-    s->d = d;
-    s->dv = dv;
-    s->ng = ng;
-    s->nr = nr;
-    KBIND_STATE(s, a_);
+    KBIND_STATE(s, p, arena, 31);
     s->t = p->counts[runs[0]].t;
     /* counts of this launch: the ones every lane shares in s->cnt, the others per lane */
     memset(cx_->cnt, 0, sizeof cx_->cnt);

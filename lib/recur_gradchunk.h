@@ -90,6 +90,27 @@ VLA_FN void FN(gc_e_dsi)(CXP, ST *s, FN(gcstate) *G, const NUM *W, int wy)
     FRAME_END;
 }
 
+/* dst = T^T src, C rows of n numbers (T_rc at Tm[c][r], its unit diagonal src's own row), each
+ * rounded to io */
+VLA_FN void FN(gc_tt)(CXP, ST *s, FN(gcstate) *G, NUM *dst, const NUM *src, long n)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int C = s->cfg.chunk;
+    for (long cc = 0; cc < C; cc++)
+        for (long a = 0; a < n; a++) {
+            COPY(acc, E(src, cc * n + a));
+            for (long r = cc + 1; r < C; r++) {
+                MUL(t, E(G->Tm, cc * C + r), E(src, r * n + a));
+                ADD(acc, acc, t);
+            }
+            COPY(E(dst, cc * n + a), acc);
+            STORE_I(E(dst, cc * n + a));
+        }
+    FRAME_END;
+}
+
 /* dW = -dE S_0; the UT transform's backward dVb = T^T dE, dKb = T^T dW (T_rc at Tm[c][r]), each
  * rounded to io; without the UT transform (gla, mamba2) dv = dE */
 VLA_FN void FN(gc_ut_back)(CXP, ST *s, FN(gcstate) *G, int wy)
@@ -110,25 +131,9 @@ VLA_FN void FN(gc_ut_back)(CXP, ST *s, FN(gcstate) *G, int wy)
         COPY(E(G->dW, i), acc);
         STORE_I(E(G->dW, i));
     }
-    for (long cc = 0; wy && cc < C; cc++) {
-        for (long a = 0; a < dv; a++) {
-            COPY(acc, E(G->dE, cc * dv + a));
-            for (long r = cc + 1; r < C; r++) {
-                MUL(t, E(G->Tm, cc * C + r), E(G->dE, r * dv + a));
-                ADD(acc, acc, t);
-            }
-            COPY(E(G->dVb, cc * dv + a), acc);
-            STORE_I(E(G->dVb, cc * dv + a));
-        }
-        for (long j = 0; j < d; j++) {
-            COPY(acc, E(G->dW, cc * d + j));
-            for (long r = cc + 1; r < C; r++) {
-                MUL(t, E(G->Tm, cc * C + r), E(G->dW, r * d + j));
-                ADD(acc, acc, t);
-            }
-            COPY(E(G->dKb, cc * d + j), acc);
-            STORE_I(E(G->dKb, cc * d + j));
-        }
+    if (wy) {
+        FN(gc_tt)(CX, s, G, G->dVb, G->dE, dv);
+        FN(gc_tt)(CX, s, G, G->dKb, G->dW, d);
     }
     FRAME_END;
 }
@@ -144,6 +149,57 @@ VLA_FN void FN(gc_base2)(CXP, ST *s, NUM *dg, long n)
     for (long i = 0; i < n; i++)
         MUL(E(dg, i), E(dg, i), t);
     FRAME_END;
+}
+
+/* The two chunks' shared tail. dS_0 = dS Diag(dec) + sum_r do_r Xq_r^T - sum_r dE_r W_r^T, then
+ * the UT transform's backward (gc_ut_back). dec: the whole chunk's decay per channel j at
+ * dec[j dj] (gradchunk_wy: exp(gamma_C) for every j, dj = 0; gradchunk_ch: exp(Gamma_C), dj = 1);
+ * Xq_r: the read-out's operand, Xq's row r (gradchunk_ch), or with Xq NULL q'_r exp(gamma_r)
+ * taken as two products (gradchunk_wy's order). */
+VLA_FN void FN(gc_ds0)(CXP, ST *s, FN(gcstate) *G, const NUM *W, const NUM *dec, long dj,
+                       const NUM *Xq, int wy)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
+    for (long i = 0; i < (long)dv * d; i++) {
+        const long a = i / d, j = i % d;
+        MUL(acc, E(G->dS, i), E(dec, j * dj));
+        for (long r = 0; r < C; r++) {
+            if (Xq) {
+                MUL(t, E(G->dO, r * dv + a), E(Xq, r * d + j));
+            } else {
+                MUL(t, E(G->dO, r * dv + a), GC_QR_(r, j));
+                MUL(t, t, E(G->eg, r));
+            }
+            ADD(acc, acc, t);
+            if (wy) {
+                MUL(t, E(G->dE, r * dv + a), E(W, r * d + j));
+                SUB(acc, acc, t);
+            }
+        }
+        COPY(E(G->dS0, i), acc);
+        STORE(E(G->dS0, i));
+    }
+    FN(gc_ut_back)(CX, s, G, wy);
+    FRAME_END;
+}
+
+/* The two chunks' last steps: the log-decays' gradients dg (C rows of n numbers) times base=2's
+ * factor where base2, then dg_t = sum_{r >= t} dgamma_r in each column; the cotangent handed to
+ * the chunk before, dS = dS_0. */
+VLA_FN void FN(gc_finish)(CXP, ST *s, FN(gcstate) *G, NUM *dg, long n, int base2)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    if (base2)
+        FN(gc_base2)(CX, s, dg, C * n);
+    for (long r = C - 2; r >= 0; r--)
+        for (long j = 0; j < n; j++)
+            ADD(E(dg, r * n + j), E(dg, r * n + j), E(dg, (r + 1) * n + j));
+    for (long i = 0; i < (long)dv * d; i++)
+        COPY(E(G->dS, i), E(G->dS0, i));
 }
 
 /* gradchunk_wy's forward operands, by the forward's own operations (chunk_wy): the same bits.
@@ -266,7 +322,7 @@ VLA_FN void FN(gradchunk_wy)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
     SCALAR(da);
     SCALAR(kk);
     const int d = s->d, dv = s->dv, C = s->cfg.chunk;
-    const long rl = vla_in_len(d, dv, s->ng, s->nr), oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr);
+    const long rl = vla_in_len(d, dv, s->ng, s->nr);
     NUM *cb = s->cb, *K = s->cy, *W = s->cx, *Pm = s->cm;
     FN(gc_wy_forward)(CX, s, G, wy, decay, P(gC));
     FN(gc_e_dsi)(CX, s, G, W, wy);
@@ -306,23 +362,7 @@ VLA_FN void FN(gradchunk_wy)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
                 ADD(E(G->dgam, C - 1), E(G->dgam, C - 1), t);
             }
         }
-    /* dS_0 = exp(gamma_C) dS + sum_r exp(gamma_r) do_r q'_r^T - sum_r dE_r W_r^T */
-    for (long i = 0; i < (long)dv * d; i++) {
-        const long a = i / d, j = i % d;
-        MUL(acc, E(G->dS, i), gC);
-        for (long r = 0; r < C; r++) {
-            MUL(t, E(G->dO, r * dv + a), GC_QR_(r, j));
-            MUL(t, t, E(G->eg, r));
-            ADD(acc, acc, t);
-            if (wy) {
-                MUL(t, E(G->dE, r * dv + a), E(W, r * d + j));
-                SUB(acc, acc, t);
-            }
-        }
-        COPY(E(G->dS0, i), acc);
-        STORE(E(G->dS0, i));
-    }
-    FN(gc_ut_back)(CX, s, G, wy); /* mamba2: dv = dE */
+    FN(gc_ds0)(CX, s, G, W, P(gC), 0, NULL, wy); /* mamba2: dv = dE */
     /* dA_rc = -(dVb_r . U_c + dKb_r . W_c), c < r; A_rc = beta_r (k'_r . k'_c) D_rc */
     for (long r = 1; wy && r < C; r++)
         for (long cc = 0; cc < r; cc++) {
@@ -369,12 +409,7 @@ VLA_FN void FN(gradchunk_wy)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
             ADD(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
         }
     }
-    if (decay && s->cfg.base2)
-        FN(gc_base2)(CX, s, G->dgam, C);
-    for (long r = C - 2; r >= 0; r--) /* dg_t = sum_{r >= t} dgamma_r */
-        ADD(E(G->dgam, r), E(G->dgam, r), E(G->dgam, r + 1));
-    for (long i = 0; i < (long)dv * d; i++)
-        COPY(E(G->dS, i), E(G->dS0, i));
+    FN(gc_finish)(CX, s, G, G->dgam, 1, decay && s->cfg.base2);
     FRAME_END;
 }
 
@@ -495,22 +530,7 @@ VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
                 SUB(E(dG, cc * d + j), E(dG, cc * d + j), t);
             }
         }
-    /* dS_0 = dS Diag(exp(Gamma_C)) + sum_r do_r Xq_r^T - sum_r dE_r W_r^T */
-    for (long i = 0; i < (long)dv * d; i++) {
-        const long a = i / d, j = i % d;
-        MUL(acc, E(G->dS, i), E(G->egd, (C - 1) * d + j));
-        for (long r = 0; r < C; r++) {
-            MUL(t, E(G->dO, r * dv + a), E(Xq, r * d + j));
-            ADD(acc, acc, t);
-            if (wy) {
-                MUL(t, E(G->dE, r * dv + a), E(W, r * d + j));
-                SUB(acc, acc, t);
-            }
-        }
-        COPY(E(G->dS0, i), acc);
-        STORE(E(G->dS0, i));
-    }
-    FN(gc_ut_back)(CX, s, G, wy); /* gla: dv = dE */
+    FN(gc_ds0)(CX, s, G, W, P(E(G->egd, (C - 1) * d)), 1, Xq, wy); /* gla: dv = dE */
     /* -dA_rc = dVb_r . U_c + dKb_r . W_c (c < r), L_rc = beta_r sum_j k'_rj k'_cj D_rcj */
     for (long r = 1; wy && r < C; r++)
         for (long cc = 0; cc < r; cc++) {
@@ -549,13 +569,7 @@ VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
             ADD(E(G->dk, r * d + j), E(G->dk, r * d + j), t);
         }
     }
-    if (s->cfg.base2)
-        FN(gc_base2)(CX, s, dG, (long)C * d);
-    for (long r = C - 2; r >= 0; r--)
-        for (long j = 0; j < d; j++)
-            ADD(E(dG, r * d + j), E(dG, r * d + j), E(dG, (r + 1) * d + j));
-    for (long i = 0; i < (long)dv * d; i++)
-        COPY(E(G->dS, i), E(G->dS0, i));
+    FN(gc_finish)(CX, s, G, dG, d, s->cfg.base2);
     FRAME_END;
 }
 

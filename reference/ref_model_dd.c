@@ -31,33 +31,12 @@ static int ldd_width(const vla_config *cfg);
 #define FN(name) VLA_CAT(name, SFX)
 #define CXP vdd_ctx *cx_
 #define CX cx_
-#define FRAME_BEGIN
-#define FRAME_END
 /* the base operations of dw_body.h: binary64, round to nearest */
+#define BASE double
 #define DW vdd
-#define DWP vdd *
-#define DWCP const vdd *
-#define BH(p) ((p)->h)
-#define BL(p) ((p)->l)
-#define BSCALAR(x) double x
-#define BSRC double
-#define B_ADD(r, a, b) ((r) = (a) + (b))
-#define B_SUB(r, a, b) ((r) = (a) - (b))
-#define B_MUL(r, a, b) ((r) = (a) * (b))
-#define B_DIV(r, a, b) ((r) = (a) / (b))
-#define B_SQRT(r, a) ((r) = sqrt(a))
-#define B_FMA(r, a, b, c) ((r) = fma((a), (b), (c)))
-#define B_NEG(r, a) ((r) = -(a))
-#define B_COPY(r, a) ((r) = (a))
-#define B_ZERO(r) ((r) = 0)
-#define B_ISZERO(a) ((a) == 0)
-#define B_ISFIN(a) isfinite(a)
-#define B_LESS(a, b) ((a) < (b))
-#define B_EQ(a, b) ((a) == (b))
-#define B_SGN(a) (((a) > 0) - ((a) < 0))
-#define B_CMPD(a, c) (((a) > (c)) - ((a) < (c)))
+#define RO(x) (x)
 #define B_SETD(r, c) ((r) = (c))
-#define B_TOD(a) (a)
+#include "dw_pair.h"
 #include "dw_body.h"
 
 /* ---- the elementary functions of pairs ---- */
@@ -193,22 +172,7 @@ static void dd_phi_n(vdd_ctx *cx, vdd *dst, const double *x, long n);
 /* dd_exp of a[0..n) into dst, likewise (the gated family's per-channel decays) */
 static void dd_exp_n(vdd_ctx *cx, vdd *dst, const vdd *a, long n);
 
-#define NUM vdd
-#define NREF vdd *
-#define E(a, i) (a)[i]
-#define R(p) (*(p))
-#define P(x) (&(x))
-#define SCALAR(x) vdd x
-#define ADD(r, a, b) FN(dw_add)(CX, &(r), &(a), &(b))
-#define SUB(r, a, b) FN(dw_sub)(CX, &(r), &(a), &(b))
-#define MUL(r, a, b) FN(dw_mul)(CX, &(r), &(a), &(b))
-#define DIV(r, a, b) FN(dw_div)(CX, &(r), &(a), &(b))
-#define SQRT(r, a) FN(dw_sqrt)(CX, &(r), &(a))
-#define COPY(r, a) ((r) = (a))
-#define SETD(r, c) FN(dw_setd)(CX, &(r), (c))
-#define SETI(r, i) FN(dw_setd)(CX, &(r), (double)(i))
-#define STORE(r) ((void)0) /* exact: no storage format, as MPFR's exact reference */
-#define ROUND_FMT(r, f) ((void)0)
+#define ROUND_FMT(r, f) ((void)0) /* exact: no storage format, as MPFR's exact reference */
 #define LOAD_IN(r, x) ((r) = dd_load(cx_, (x)))
 #define LOAD_PHI(r, x) ((r) = dd_load_phi(cx_, (x)))
 #define LOAD_PHI_N(dst, x, n) dd_phi_n(cx_, (dst), (x), (n))
@@ -216,18 +180,8 @@ static void dd_exp_n(vdd_ctx *cx, vdd *dst, const vdd *a, long n);
 #define EXP(r, a) ((r) = dd_exp(a))
 #define EXP_N(dst, a, n) dd_exp_n(cx_, (dst), (a), (n))
 #define EXP2(r, a) ((r) = dd_exp2(a))
-#define ISFIN(a) (isfinite((a).h) && isfinite((a).l))
-#define LESS(a, b) FN(dw_less)(&(a), &(b))
-#define ABSLESS(a, b) FN(dw_absless)(CX, &(a), &(b))
-#define CMPD(a, c) FN(dw_cmpd)(&(a), (c))
 #define TINY (cx_->tiny)
 #define TOD(a) (cx_->lo ? (a).l : (a).h + (a).l)
-#define NUM_ALLOC(n) ((vdd *)calloc((n), sizeof(vdd)))
-#define NUM_FREE(p, n) ((void)(n), free(p))
-#define SAVE_ARRAY(f, p, n) (fwrite((p), sizeof(vdd), (n), (f)) != (n))
-#define LOAD_ARRAY(f, p, n) (fread((p), sizeof(vdd), (n), (f)) != (n))
-#define ARITH_ENTER
-#define ARITH_LEAVE
 #include "recur.h"
 
 typedef struct {
@@ -318,6 +272,7 @@ void vref_dd_fun(char f, const double a[2], double r[2])
     r[1] = y.l;
 }
 #include "recur_end.h"
+#undef BASE
 #undef DW
 #undef DWP
 #undef DWCP

@@ -548,6 +548,46 @@ static double bf16_of(float y)
     return y;
 }
 
+/* cfg for mk in f32 (d x d) with the state cache fmt, rounded by round, with a scale per rows
+ * rows; 1 when lib admits it */
+static int cache_config(vla_config *c, vla_model_kind mk, int d, const char *fmt,
+                        const char *round, const char *rows)
+{
+    return config_of(c, mk, "sm", 1, VLA_F32, d, NULL) && vla_config_set(c, "cache", fmt) == 0 &&
+           vla_config_set(c, "cache_round", round) == 0 &&
+           vla_config_set(c, "cache_rows", rows) == 0 && vla_config_check(c) == 0;
+}
+
+/* a (lib's model) and b (its emulation, vref's) stepped alike through steps draws of the gauss
+ * stream of seed; vscale > 0: each v times vscale, with no decay and beta = 1 (gdn then writes
+ * S = v k^T: its size is v's) */
+static void cache_steps(vla_model *a, vla_model *b, const vla_config *c, long seed, long steps,
+                        double vscale)
+{
+    const int d = c->d;
+    vla_stream *s;
+    vla_step_buf buf;
+    vla_error err = {0};
+    CHECK_MSG(vla_stream_open(&s, "gauss", d, d, seed, &err) == 0, "%s", err.msg);
+    vla_stream_want(s, vla_model_reads(c));
+    vla_step_buf_alloc(&buf, d, d);
+    double *v = malloc(d * sizeof *v);
+    CHECK(v);
+    for (long t = 1; t <= steps; t++) {
+        vla_stream_get(s, 0, t, &buf);
+        vla_input in = vla_input_of(&buf);
+        if (vscale > 0 && v) {
+            for (int i = 0; i < d; i++)
+                v[i] = vscale * in.v[i];
+            in.v = v, in.lgs = 0, in.beta = 1;
+        }
+        CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
+    }
+    free(v);
+    vla_step_buf_free(&buf);
+    vla_stream_close(s);
+}
+
 /* The state before the first step is kept in the cache as every state between two steps is (a
  * prefill's final state handed to decode, docs/forms.md "Prefill, then decode"): S_0 read back at
  * t = 0 is bfloat16's nearest of its binary32 value (bf16_of), and with int8 per row vLLM's
@@ -565,10 +605,7 @@ TEST(conform_state_cache_from_S0)
         S0[i] = (float)(sin(1.7 * i + 0.3) * pow(10.0, (i % 7) - 3));
     for (int f = 0; f < 5; f++) {
         vla_config c;
-        CHECK(config_of(&c, f % 2 ? VLA_KDA : VLA_GDN, "sm", 1, VLA_F32, d, NULL));
-        CHECK(vla_config_set(&c, "cache", fmts[f]) == 0 &&
-              vla_config_set(&c, "cache_round", rounds[f]) == 0 &&
-              vla_config_set(&c, "cache_rows", rows[f]) == 0 && vla_config_check(&c) == 0);
+        CHECK(cache_config(&c, f % 2 ? VLA_KDA : VLA_GDN, d, fmts[f], rounds[f], rows[f]));
         vla_model *a, *b;
         CHECK(vla_model_new(&a, &c) == 0 && vref_model_new(&b, &c, VREF_EMULATE, 0) == 0);
         CHECK(vla_model_start(a, S0) == 0 && vla_model_start(b, S0) == 0);
@@ -589,22 +626,10 @@ TEST(conform_state_cache_from_S0)
         }
         CHECK_MSG(off == 0, "cache=%s: %ld entries of S_0 not the cache's", fmts[f], off);
         CHECK_MSG(f >= 2 || memcmp(x, S0, sizeof x), "cache=%s: S_0 left as it was", fmts[f]);
-        vla_stream *s;
-        vla_step_buf buf;
-        vla_error err = {0};
-        CHECK_MSG(vla_stream_open(&s, "gauss", d, d, 77, &err) == 0, "%s", err.msg);
-        vla_stream_want(s, vla_model_reads(&c));
-        vla_step_buf_alloc(&buf, d, d);
-        for (long t = 1; t <= 40; t++) {
-            vla_stream_get(s, 0, t, &buf);
-            vla_input in = vla_input_of(&buf);
-            CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
-        }
+        cache_steps(a, b, &c, 77, 40, 0);
         CHECK(vla_model_get(a, VLA_Q_S, x) == 0 && vla_model_get(b, VLA_Q_S, y) == 0);
         CHECK_MSG(same_bits(x, y, 36), "cache=%s %s: S_40 from S_0 differs from its emulation",
                   fmts[f], rounds[f]);
-        vla_step_buf_free(&buf);
-        vla_stream_close(s);
         vla_model_free(a);
         vla_model_free(b);
     }
@@ -622,34 +647,17 @@ static long sat_run(const char *fmt, const char *round, const char *rows, double
 {
     const int d = 4;
     vla_config c;
-    CHECK(config_of(&c, VLA_GDN, "sm", 1, VLA_F32, d, NULL));
-    CHECK(vla_config_set(&c, "cache", fmt) == 0 && vla_config_set(&c, "cache_round", round) == 0 &&
-          vla_config_set(&c, "cache_rows", rows) == 0 && vla_config_check(&c) == 0);
+    CHECK(cache_config(&c, VLA_GDN, d, fmt, round, rows));
     vla_model *a, *b;
     CHECK(vla_model_new(&a, &c) == 0 && vref_model_new(&b, &c, VREF_EMULATE, 0) == 0);
-    vla_stream *s;
-    vla_step_buf buf;
-    vla_error err = {0};
-    CHECK_MSG(vla_stream_open(&s, "gauss", d, d, 5, &err) == 0, "%s", err.msg);
-    vla_stream_want(s, vla_model_reads(&c));
-    vla_step_buf_alloc(&buf, d, d);
-    double v[4], x[16], y[16];
-    for (long t = 1; t <= 60; t++) {
-        vla_stream_get(s, 0, t, &buf);
-        vla_input in = vla_input_of(&buf);
-        for (int i = 0; i < d; i++)
-            v[i] = vscale * in.v[i];
-        in.v = v, in.lgs = 0, in.beta = 1;
-        CHECK(vla_model_step(a, &in) == 0 && vla_model_step(b, &in) == 0);
-    }
+    cache_steps(a, b, &c, 5, 60, vscale);
+    double x[16], y[16];
     CHECK(vla_model_get(a, VLA_Q_S, x) == 0 && vla_model_get(b, VLA_Q_S, y) == 0);
     CHECK_MSG(same_bits(x, y, 16), "cache=%s %s rows %s: S differs from its emulation", fmt,
               round, rows);
     const long n = vla_model_counts(a)->cache_sat, ne = vla_model_counts(b)->cache_sat;
     CHECK_MSG(n == ne, "cache=%s %s rows %s: %ld clamps, the emulation %ld", fmt, round, rows, n,
               ne);
-    vla_step_buf_free(&buf);
-    vla_stream_close(s);
     vla_model_free(a);
     vla_model_free(b);
     return n;
