@@ -180,9 +180,9 @@ static double memory_here(const char **what)
 }
 
 /* e->cu: the spec's packed sequences, or a trace stream's cu_seqlens.npy when the spec gives
- * none; e->S0: the spec's initial states, or the trace's S0.npy
- * of the runs' heads (a row per sequence), rounded to round_S0. A configuration that takes no
- * S_0, or cannot restart at the sequences' starts, is refused here, for every backend. */
+ * none; e->S0: the spec's initial states, or the trace's S0.npy of the runs' heads (a row per
+ * sequence), rounded to round_S0. A configuration that takes no S_0, or cannot restart at the
+ * sequences' starts, is refused here, for every backend. */
 static int engine_S0(vla_engine *e, vla_error *err)
 {
     const vla_engine_spec *sp = &e->spec;
