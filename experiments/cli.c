@@ -177,6 +177,11 @@ static const vla_doc_item cli_files[] = {
                          "layout (fla's initial_state transposed), rounded to the policy's storage "
                          "format; la with normalize=off, delta, gdn, kda, gla, mamba2 and rwkv7 "
                          "take it, the others refuse it (exit 2); absent: S_0 = 0"},
+    {"DIR/cu_seqlens.npy", NULL, "(N + 1,) integers, optional: 0 = c_0 < c_1 < ... < c_N = T, "
+                                 "the T steps are N sequences packed (fla's cu_seqlens), each "
+                                 "run's state restarting at each sequence's first step from 0 or "
+                                 "its row of S0.npy, then (N, heads, dv, d); vla-check reads it, "
+                                 "the other programs refuse it (exit 2)"},
     {"DIR/model.txt", NULL, "optional: the model that made the trace and its settings, lines "
                             "'model NAME' and 'set NAME=VALUE' ('#' comments; TraceRecorder.save "
                             "writes it): the programs run that model unless --model is given, "
@@ -235,6 +240,8 @@ int vla_cli_gates_check(const vla_cli *c, const vla_config *cfg, vla_error *err)
     int r;
     if ((c->optional & VLA_IN_S0) && (r = vla_config_h0(cfg, err)))
         return vla_fail(err, r, "the trace's S0.npy (each head's initial state): %s", err->msg);
+    if ((r = vla_seqs_check(cfg, c->cu, c->nseq, err)))
+        return r;
     if ((c->optional & VLA_IN_LOGDECAY_D) && vla_model_gate(cfg->model) == 1)
         return vla_fail(err, VLA_EINVAL, "the trace's logdecay.npy holds a log-decay per key "
                         "channel (heads, T, d), and this model takes a scalar per token, (heads, T) "
@@ -659,6 +666,15 @@ static void check_stream(vla_cli *c, const vla_cli_spec *spec, const given_t *gi
         vla_cli_die(spec, "--stream: %s", vla_error_msg(&err));
     long heads = vla_stream_heads(s), len = vla_stream_length(s);
     c->optional = vla_stream_optional(s);
+    const long *cu;
+    if ((c->nseq = vla_stream_seqs(s, &cu)) && !spec->packed)
+        vla_cli_die(spec, "--stream %s: the trace packs %ld sequences (cu_seqlens.npy), at whose "
+                    "starts %s restarts no run: vla-check judges packed traces", c->stream,
+                    c->nseq, spec->prog);
+    if (c->nseq && !(c->cu = malloc((c->nseq + 1) * sizeof *c->cu)))
+        vla_cli_die(spec, "out of memory");
+    if (c->nseq)
+        memcpy(c->cu, cu, (c->nseq + 1) * sizeof *c->cu);
     const int logits = vla_stream_logits(s);
     vla_stream_close(s);
     if (logits && !(c->cfg.gate_map == VLA_GATE_SIGMOID && c->cfg.gate_lb < 0))
@@ -782,7 +798,8 @@ static const struct vla_trace_file {
                    {VLA_IN_LOGDECAY_D, "logdecay.npy", "log-decay = 0"},
                    {VLA_IN_A, "a.npy", "a = 0"},
                    {VLA_IN_B, "b.npy", "b = 0"},
-                   {VLA_IN_S0, "S0.npy", "S_0 = 0"}};
+                   {VLA_IN_S0, "S0.npy", "S_0 = 0"},
+                   {VLA_IN_CU, "cu_seqlens.npy", "one sequence"}};
 #define NTRACE_FILES (sizeof trace_files / sizeof trace_files[0])
 
 /* the models that read the trace's file bit, in words ("vla1 and vla3", "delta with --set
@@ -821,8 +838,9 @@ int vla_cli_unread(const vla_cli *c, const vla_config *g, char *buf, size_t len)
     int n = 0, k = 0;
     buf[0] = 0;
     for (size_t i = 0; i < NTRACE_FILES; i++)
-        if ((c->optional & f[i].bit) && !(reads & f[i].bit) && f[i].bit != VLA_IN_S0 &&
-            k < (int)len) { /* (S0.npy: refused where not taken, vla_cli_gates_check) */
+        if ((c->optional & f[i].bit) && !(reads & f[i].bit) && !(f[i].bit & (VLA_IN_S0 | VLA_IN_CU)) &&
+            k < (int)len) { /* (S0.npy, cu_seqlens.npy: refused where not
+                                 * taken, vla_cli_gates_check) */
             char who[200];
             readers(f[i].bit, who, sizeof who);
             n++, k += snprintf(buf + k, len - k, "%s%s is not read by --model %s%s (only by %s)",

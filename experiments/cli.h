@@ -25,6 +25,7 @@ typedef struct {
     int resume;           /* --resume */
     const char *models;   /* --models a,b,c where a program takes several (else NULL) */
     unsigned optional;    /* a trace's optional files (VLA_IN_*: vla_stream_optional) */
+    long nseq, *cu;       /* a trace's packed sequences (cu_seqlens.npy; nseq 0: one) */
     /* A trace's model.txt (docs/trace.md): its path ("DIR/model.txt"; NULL: the stream has none),
      * the model it names, and its settings "NAME=VALUE", applied before the command line's --set
      * (vla_cli_config_for too). The model is the file's unless --model is given (model_opt). */
@@ -58,6 +59,8 @@ typedef struct {
     int (*on_opt)(void *ctx, const char *name, const char *val);
     void *ctx;
     const vla_doc_item *exit; /* the program's exit statuses, NULL-terminated (NULL: cli.c's) */
+    int packed; /* restarts its runs at a trace's packed sequences (cu_seqlens.npy): vla-check;
+                   the others refuse such a trace (exit 2) */
 } vla_cli_spec;
 
 /* Parses argv; prints --help or --version and exits 0, or a one-line error and exits 2. A

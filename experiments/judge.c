@@ -55,7 +55,7 @@ typedef struct {
     long t_mrw, t_nonfinite; /* 1-based steps; 0: none */
 } meas_t;
 
-/* ... measured a step at a time (meas_step), in memory of the window, not of T: the running sums
+/* ... measured a step at a time (meas_elems, meas_push), in memory of the window, not of T: the running sums
  * and the last w steps' squared norms. The squares are summed plainly, as fro2 (lib/measure.c)
  * does in its safe range; a head whose read-outs or errors reach 2^500 (their squares summed over
  * T dv terms would overflow) or stay below 2^-500 is measured again with its numbers scaled by a
@@ -134,14 +134,6 @@ static void meas_push(meas_run *r, double a, double b)
             big = r->e2[t % w], m->t_mrw = t + 1;
 }
 
-/* the next step: the read-out x against the reference y (dv numbers), in ulps of format fo */
-static void meas_step(meas_run *r, const double *x, const double *y, int dv, vla_fmt fo)
-{
-    double a, b;
-    meas_elems(r, r->s, x, y, dv, fo, &a, &b);
-    meas_push(r, a, b);
-}
-
 /* the head measured: its rel_rms; the scale its numbers ask for, which must be the one it was
  * measured with (else measure it again with that one) */
 static double meas_end(meas_run *r)
@@ -154,6 +146,40 @@ static double meas_end(meas_run *r)
     r->e2 = r->r2 = NULL;
     const double top = r->top;
     return top > 0x1p500 || (top > 0 && top < 0x1p-500) ? ldexp(1, -ilogb(top)) : 1;
+}
+
+/* one packed sequence of one head (the trace's cu_seqlens.npy): the kernel's squared error and
+ * the reference's squared norm summed over its read-outs (meas_elems' numbers, scaled as the
+ * head's), its largest per-token relative error and that token (1-based), its first token's */
+typedef struct {
+    double se, sr, top, first;
+    long t_top;
+} seqm_t;
+
+/* the packed sequence (0 .. nseq - 1) of 0-based step s */
+static long seq_of(const vla_cli *c, long s)
+{
+    long lo = 0, hi = c->nseq - 1;
+    while (lo < hi) {
+        const long mid = (lo + hi + 1) / 2;
+        if (c->cu[mid] <= s)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* step s's squared error a and squared reference norm b (meas_elems') into its sequence's */
+static void seq_push(seqm_t *q, const vla_cli *c, long s, double a, double b)
+{
+    seqm_t *x = q + seq_of(c, s);
+    const double rel = nratio(a, b);
+    x->se += a, x->sr += b;
+    if (s == c->cu[x - q])
+        x->first = rel;
+    if (worse(rel, x->top) || !x->t_top)
+        x->top = rel, x->t_top = s + 1;
 }
 
 /* ---- the judge's runs: the reference (exact, or lib's binary64, on the inputs as given), the
@@ -184,6 +210,7 @@ typedef struct {
     double *sc;     /* H x NR: each measure's scale (meas_end) */
     meas_t *m;      /* H x NR: the measures */
     double *S[NR];  /* each run's final states (H x dv x d) */
+    seqm_t *sq;     /* H x nseq, a trace's packed sequences (c->cu): each one's measures */
 } jpass_t;
 
 /* One pass over the trace of heads h0 .. h0 + H - 1: 0, REDO_MPFR (a dd reference failed its
@@ -210,6 +237,8 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_
         for (int j = 0; j < dv; j++)
             nan[j] = NAN; /* a read-out where none came */
     vla_error ve;
+    if (J->sq)
+        memset(J->sq + (size_t)h0 * c->nseq, 0, (size_t)H * c->nseq * sizeof *J->sq);
     if (!kbuf || !row || !mr ||
         vla_inputs_open_part(&in, c->stream, c->seed, d, dv, h0, H, WIN, T, vla_model_reads(cfg),
                              &ve)) {
@@ -224,6 +253,8 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_
         sp.stream = NULL; /* the window's inputs, read once for every run */
         sp.in = in.in;
         sp.S0 = in.S0; /* the trace's initial states of these heads, or NULL */
+        sp.cu = in.cu; /* its packed sequences (nseq 0: one) */
+        sp.nseq = in.nseq;
         sp.is_read = in.is_read;
         sp.T = in.T;
         sp.cycle = 1;
@@ -299,7 +330,11 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_
                                  : k == R_SEQ || k == R_FORM
                                      ? vla_round_fmt(J->ofmt, vla_round_fmt(J->io, o[j]))
                                      : o[j];
-                    meas_step(&mr[h * NR + k], row, ref, dv, J->fo);
+                    double a, b;
+                    meas_elems(&mr[h * NR + k], s, row, ref, dv, J->fo, &a, &b);
+                    meas_push(&mr[h * NR + k], a, b);
+                    if (k == M_KERNEL && J->sq)
+                        seq_push(J->sq + (size_t)(h0 + h) * c->nseq, c, s, a, b);
                 }
             }
         for (int r = 0; r < NR && !st; r++)
@@ -888,7 +923,10 @@ static void grads_free(grads_t *G)
 
 static int head_save(vla_units *u, int h, const jpass_t *J, const double *srel)
 {
-    char rec[HEAD_REC], *p = rec;
+    const long nq = J->sq ? J->c->nseq : 0;
+    char *rec = malloc(HEAD_REC + nq * sizeof *J->sq), *p = rec;
+    if (!rec)
+        return VLA_ENOMEM;
     long dd[NR];
     const double none[2] = {0, 0};
     for (int r = 0; r < NR; r++)
@@ -896,8 +934,12 @@ static int head_save(vla_units *u, int h, const jpass_t *J, const double *srel)
     memcpy(p, &refck, sizeof refck), p += sizeof refck;
     memcpy(p, dd, sizeof dd), p += sizeof dd;
     memcpy(p, J->m + (size_t)h * NR, NR * sizeof *J->m), p += NR * sizeof *J->m;
-    memcpy(p, srel ? srel + 2 * h : none, sizeof none);
-    return vla_units_save(u, h, rec, sizeof rec);
+    memcpy(p, srel ? srel + 2 * h : none, sizeof none), p += sizeof none;
+    if (nq)
+        memcpy(p, J->sq + (size_t)h * nq, nq * sizeof *J->sq);
+    const int r = vla_units_save(u, h, rec, HEAD_REC + nq * sizeof *J->sq);
+    free(rec);
+    return r;
 }
 
 /* head h from the checkpoint, where it was measured before: 1, its measures and state's error in
@@ -907,7 +949,8 @@ static int head_load(const vla_units *u, int h, jpass_t *J, double *srel)
     size_t len;
     const char *p = vla_units_get(u, h, &len);
     long dd[NR];
-    if (!p || len != HEAD_REC)
+    const long nq = J->sq ? J->c->nseq : 0;
+    if (!p || len != HEAD_REC + nq * sizeof *J->sq)
         return 0;
     memcpy(dd, p + sizeof refck, sizeof dd);
     for (int r = 0; r < NR; r++)
@@ -919,6 +962,8 @@ static int head_load(const vla_units *u, int h, jpass_t *J, double *srel)
     memcpy(J->m + (size_t)h * NR, p, NR * sizeof *J->m), p += NR * sizeof *J->m;
     if (srel)
         memcpy(srel + 2 * h, p, 2 * sizeof *srel);
+    if (nq)
+        memcpy(J->sq + (size_t)h * nq, p + 2 * sizeof *srel, nq * sizeof *J->sq);
     return 1;
 }
 
@@ -1026,7 +1071,7 @@ typedef struct {
     int nbad, sbad, beyond; /* heads beyond, final states beyond, either or a gradient */
     int worst, first_nf; /* the head that loses the most bits beside seq, the first not finite */
     double more;         /* ... the bits it loses */
-    char sum[1200];         /* the summary line */
+    char sum[3000];         /* the summary line */
     const char *sets[VLA_CLI_MAXSETS + 64];
     int nsets;
     char reftxt[600], setall[4000];
@@ -1110,14 +1155,20 @@ static int judge_open(judgement_t *X)
     if (present(path))
         vla_cli_die(X->spec, "--outputs: %s: the initial state's cotangent is not judged: "
                     "vlastab's backward starts from S_0 = 0 and gives no dS0 (leave it out)", path);
-    for (size_t i = 3; (c->optional & VLA_IN_S0) && i < sizeof dir2_names / sizeof *dir2_names;
+    for (size_t i = 3; (c->optional & (VLA_IN_S0 | VLA_IN_CU)) &&
+                       i < sizeof dir2_names / sizeof *dir2_names;
          i++) { /* dq.npy ... do.npy */
         out_path(path, sizeof path, o->outputs, dir2_names[i]);
-        if (present(path))
+        if (present(path) && (c->optional & VLA_IN_S0))
             vla_cli_die(X->spec, "--outputs: %s: the trace starts from S0.npy, and vlastab's "
                         "backward starts from S_0 = 0: no gradient is judged on a trace with an "
                         "initial state (leave them and do.npy out; o.npy and S.npy are judged "
                         "from S_0)", path);
+        if (present(path))
+            vla_cli_die(X->spec, "--outputs: %s: the trace packs sequences (cu_seqlens.npy), "
+                        "and vlastab's backward runs one sequence: no gradient is judged on a "
+                        "packed trace (leave them and do.npy out; o.npy and S.npy are judged)",
+                        path);
     }
     if (grads_read(X->spec, &X->cfg, o->outputs, H, X->T, X->bf16, &X->G) < 0)
         return 1;
@@ -1134,6 +1185,7 @@ static int judge_open(judgement_t *X)
                    .ofmt = X->ofmt, .fo = X->fo, .prog = &X->prog, .done = &X->pdone};
     int ok = (J->sc = malloc((size_t)H * NR * sizeof *J->sc)) &&
              (J->m = calloc((size_t)H * NR, sizeof *J->m)) &&
+             (!c->nseq || (J->sq = calloc((size_t)H * c->nseq, sizeof *J->sq))) &&
              (!X->have_S || (X->srel = calloc((size_t)H * 2, sizeof *X->srel)));
     for (int r = 0; r < NR; r++)
         ok = ok && (J->S[r] = malloc(ns * sizeof(double)));
@@ -1143,7 +1195,8 @@ static int judge_open(judgement_t *X)
     }
     const grads_t *G = &X->G;
     char *extra = judge_key(c, o->outputs);
-    const size_t urec = G->n * sizeof *G->row > HEAD_REC ? G->n * sizeof *G->row : HEAD_REC;
+    const size_t hrec = HEAD_REC + (J->sq ? c->nseq * sizeof *J->sq : 0), /* (head_save's) */
+        urec = G->n * sizeof *G->row > hrec ? G->n * sizeof *G->row : hrec;
     int st = extra ? vla_units_open(&X->units, c, X->spec, G->n ? "measure" : "head", extra,
                                     G->n ? 2 * H : H, urec) : 1;
     free(extra);
@@ -1313,6 +1366,39 @@ static int judge_heads(judgement_t *X)
     return 0;
 }
 
+/* On a packed trace, head h beyond its budget: the first of its sequences whose read-outs are,
+ * over the sequence, beyond it (the norm-wise error of meas_push's windows, over the sequence's
+ * tokens), with its worst token, and whether that is its first (where a state left by the
+ * sequence before, or an initial state not read, shows first): written into buf, "" where the
+ * trace has no sequences or none is beyond on its own */
+static void seq_clause(const judgement_t *X, int h, char *buf, size_t len)
+{
+    const vla_cli *c = X->c;
+    const seqm_t *q = X->J.sq ? X->J.sq + (size_t)h * c->nseq : NULL;
+    const double budget = X->hd[h].budget;
+    buf[0] = 0;
+    for (long i = 0; q && i < c->nseq; i++) {
+        const seqm_t *x = &q[i];
+        const double rel = nratio(x->se, x->sr);
+        if (!worse(rel, budget))
+            continue;
+        const long a = c->cu[i] + 1, b = c->cu[i + 1], k = x->t_top - c->cu[i];
+        const int s0 = (c->optional & VLA_IN_S0) != 0, at_first = worse(x->first, budget);
+        char why[200] = "";
+        if (at_first && i > 0)
+            snprintf(why, sizeof why, ": the state of sequence %ld leaked into it%s?", i - 1,
+                     s0 ? ", or its S0.npy row not read" : "");
+        else if (at_first && s0)
+            snprintf(why, sizeof why, ": its S0.npy %s not read?", c->nseq > 1 ? "row" : "state");
+        snprintf(buf, len, " (first in packed sequence %ld of %ld, t = %ld..%ld: %.3g over the "
+                 "sequence; its first token's error %.3g%s, its worst %.3g at t = %ld, its "
+                 "token %ld%s)", i, c->nseq, a, b, rel, x->first,
+                 at_first ? ", beyond the budget already" : ", within the budget", x->top,
+                 x->t_top, k, why);
+        return;
+    }
+}
+
 /* the summary line: the verdict, the heads beyond and why, the final states, the gradients */
 static void judge_summary(judgement_t *X)
 {
@@ -1347,9 +1433,12 @@ static void judge_summary(judgement_t *X)
                           "more, so read-outs of 0 would pass (vlastab's own %s run of these "
                           "inputs loses them: their format flushes or overflows them)", h,
                           hd[h].budget, prec);
-        else if (!hd[h].ok && !hd[h].k.t_nonfinite)
-            n += snprintf(sum + n, cap - n, "; head %d: %.3g at t = %ld past its budget %.3g",
-                          h, hd[h].k.mrw, hd[h].k.t_mrw, hd[h].budget);
+        else if (!hd[h].ok && !hd[h].k.t_nonfinite) {
+            char seq[400];
+            seq_clause(X, h, seq, sizeof seq);
+            n += snprintf(sum + n, cap - n, "; head %d: %.3g at t = %ld past its budget %.3g%s",
+                          h, hd[h].k.mrw, hd[h].k.t_mrw, hd[h].budget, seq);
+        }
     if (X->sbad && n < (int)cap)
         n += snprintf(sum + n, cap - n, "; the final state beyond its budget in %d heads",
                       X->sbad);
@@ -1641,7 +1730,7 @@ static int judge_close(judgement_t *X, int st)
         st = vla_units_end(X->units, st);
     for (int r = 0; r < NR; r++)
         free(X->J.S[r]);
-    free(X->J.sc), free(X->J.m), free(X->had), free(X->hd), free(X->srel);
+    free(X->J.sc), free(X->J.m), free(X->J.sq), free(X->had), free(X->hd), free(X->srel);
     vla_npy_free(&X->ko);
     vla_npy_free(&X->ks);
     grads_free(&X->G);

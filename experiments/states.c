@@ -427,6 +427,10 @@ int judge_states(vla_cli *c, const vla_cli_spec *spec, const states_opts *o, int
                                                     : "the trace has no model.txt naming it");
     if (c->resume)
         vla_cli_die(spec, "--states runs in one pass and keeps no checkpoint: no --resume");
+    if (c->nseq)
+        vla_cli_die(spec, "--states: the trace packs %ld sequences (cu_seqlens.npy): the saved "
+                    "states are checked against one sequence's positions (a trace without it)",
+                    c->nseq);
     states_t X = {.c = c, .spec = spec, .o = o, .prec_given = prec_given, .H = c->runs,
                   .d = c->cfg.d, .dv = c->cfg.dv, .T = c->whole_steps};
     X.bf16 = judge_read_dtype(spec, "--states", o->dir, "states.npy");

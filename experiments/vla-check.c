@@ -223,6 +223,8 @@ static void group_member(group_t *G, member_t *w, int use_dd, refck_t *rk)
     sp.stream = NULL;
     sp.in = G->in.in;
     sp.S0 = G->in.S0; /* the trace's initial states, or NULL */
+    sp.cu = G->in.cu; /* its packed sequences (nseq 0: one) */
+    sp.nseq = G->in.nseq;
     sp.is_read = G->in.is_read;
     sp.T = G->in.T; /* WIN, or a shorter stream's length */
     sp.cycle = 1; /* step t from slot (t - 1) % T of the window */
@@ -1060,6 +1062,7 @@ static const vla_doc_item check_exits[] = {
 };
 static const vla_cli_spec check_spec = {
     .exit = check_exits,
+    .packed = 1,
     .prog = "vla-check",
     .phrase = "check your own model's inputs in every model and precision",
     .summary =

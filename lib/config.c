@@ -94,6 +94,27 @@ int vla_config_h0(const vla_config *c, vla_error *why)
                         "reads S alone)", name);
     return vla_fail(why, VLA_OK, NULL);
 }
+int vla_seqs_check(const vla_config *c, const long *cu, long nseq, vla_error *why)
+{
+    int r;
+    if (nseq <= 1)
+        return vla_fail(why, VLA_OK, NULL);
+    if ((r = vla_config_h0(c, why)))
+        return vla_fail(why, r, "packed sequences (cu_seqlens.npy) restart the state at each "
+                        "sequence: %s", why ? why->msg : "");
+    if (c->form == VLA_FORM_SCAN)
+        return vla_fail(why, VLA_ENOTSUP, "packed sequences (cu_seqlens.npy): the scan form "
+                        "folds the state of every step into one prefix, with no restart (--form "
+                        "seq or chunk:C)");
+    for (long i = 1; c->form == VLA_FORM_CHUNK && i < nseq; i++)
+        if (cu[i] % c->chunk)
+            return vla_fail(why, VLA_ENOTSUP, "packed sequences (cu_seqlens.npy): sequence %ld "
+                            "starts after token %ld, inside a chunk of %d: the chunk form here "
+                            "restarts only at chunk ends (fla's varlen kernels cut the chunks per "
+                            "sequence): --form seq, or sequences of multiples of C tokens", i,
+                            cu[i], c->chunk);
+    return vla_fail(why, VLA_OK, NULL);
+}
 int vla_model_gate(vla_model_kind m) { return (unsigned)m < VLA_NMODEL ? model_rows[m].gate : 0; }
 unsigned vla_model_phi(vla_model_kind m) { return (unsigned)m < VLA_NMODEL ? model_rows[m].phi : 0; }
 const char *vla_model_uprime(vla_model_kind m)

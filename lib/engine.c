@@ -179,44 +179,65 @@ static double memory_here(const char **what)
     return m;
 }
 
-/* e->S0: the spec's initial states, or a trace stream's S0.npy of the runs' heads, rounded to
- * round_S0; a configuration that takes none is refused here, for every backend */
+/* e->cu: the spec's packed sequences, or a trace stream's cu_seqlens.npy when the spec gives
+ * none; e->S0: the spec's initial states, or the trace's S0.npy of the runs' heads (a row per
+ * sequence), rounded to round_S0. A configuration that takes no S_0, or cannot restart at the
+ * sequences' starts, is refused here, for every backend. */
 static int engine_S0(vla_engine *e, vla_error *err)
 {
     const vla_engine_spec *sp = &e->spec;
     const size_t n = (size_t)sp->cfg.dv * sp->cfg.d;
     const char *from = "the spec's S0";
+    const long *cu = sp->cu;
+    e->nseq = sp->cu ? sp->nseq : 0;
     int r = 0;
-    if (!sp->S0 && sp->stream && !strncmp(sp->stream, "trace:", 6)) {
-        vla_stream *s;
-        vla_error why;
+    vla_stream *s = NULL;
+    vla_error why;
+    if (!sp->cu && sp->stream && !strncmp(sp->stream, "trace:", 6)) {
         if ((r = vla_stream_open_part(&s, sp->stream, sp->cfg.d, sp->cfg.dv, sp->seed,
                                       sp->first_head, sp->runs, 0, &why)))
             return vla_fail(err, r, "--stream: %s", why.msg);
-        if ((vla_stream_optional(s) & VLA_IN_S0) && !(e->S0 = malloc(sp->runs * n * sizeof *e->S0)))
-            r = vla_fail(err, VLA_ENOMEM, "out of memory");
-        for (int i = 0; !r && e->S0 && i < sp->runs; i++)
-            if ((r = vla_stream_S0(s, sp->first_head + i, e->S0 + i * n)) < 0)
-                vla_fail(err, r, "--stream: %s: head %d: %s", sp->stream, sp->first_head + i,
-                         vla_strerror(r));
-            else
-                r = 0;
-        vla_stream_close(s);
-        from = "the trace's S0.npy";
-    } else if (sp->S0) {
-        if (!(e->S0 = malloc(sp->runs * n * sizeof *e->S0)))
-            return vla_fail(err, VLA_ENOMEM, "out of memory");
-        memcpy(e->S0, sp->S0, sp->runs * n * sizeof *e->S0);
+        e->nseq = vla_stream_seqs(s, &cu);
+        if (e->nseq && (e->cu = malloc((e->nseq + 1) * sizeof *e->cu)))
+            memcpy(e->cu, cu, (e->nseq + 1) * sizeof *e->cu);
+        if (sp->S0 && e->nseq > 1) {
+            vla_stream_close(s);
+            return vla_fail(err, VLA_EINVAL, "the spec's S0 beside the packed sequences of %s: "
+                            "give their cu too (vla_engine_spec.cu)", sp->stream);
+        }
+        if (!sp->S0)
+            from = "the trace's S0.npy";
+        else
+            vla_stream_close(s), s = NULL;
     }
+    const long rows = e->nseq > 1 ? e->nseq : 1;
+    if (e->nseq && !e->cu && (e->cu = malloc((e->nseq + 1) * sizeof *e->cu)))
+        memcpy(e->cu, cu, (e->nseq + 1) * sizeof *e->cu);
+    if (e->nseq && !e->cu)
+        r = vla_fail(err, VLA_ENOMEM, "out of memory");
+    if (!r && (r = vla_seqs_check(&sp->cfg, e->cu, e->nseq, &why)))
+        vla_fail(err, r, "%s", why.msg);
+    if (!r && ((s && (vla_stream_optional(s) & VLA_IN_S0)) || sp->S0) &&
+        !(e->S0 = malloc(rows * sp->runs * n * sizeof *e->S0)))
+        r = vla_fail(err, VLA_ENOMEM, "out of memory");
+    if (!r && e->S0 && !s)
+        memcpy(e->S0, sp->S0, rows * sp->runs * n * sizeof *e->S0);
+    for (long i = 0; !r && e->S0 && s && i < rows * sp->runs; i++) { /* run i / rows, seq i % rows */
+        const long q = i % rows, h = sp->first_head + i / rows;
+        if ((r = vla_stream_S0_of(s, q, h, e->S0 + i * n)) < 0)
+            vla_fail(err, r, "--stream: %s: head %ld: %s", sp->stream, h, vla_strerror(r));
+        else
+            r = 0;
+    }
+    vla_stream_close(s);
     if (r || !e->S0)
         return r;
-    vla_error why;
     if ((r = vla_config_h0(&sp->cfg, &why)))
         return vla_fail(err, r, "%s: %s", from, why.msg);
-    for (size_t i = 0; i < sp->runs * n; i++) {
+    for (size_t i = 0; i < rows * sp->runs * n; i++) {
         if (!isfinite(e->S0[i]))
             return vla_fail(err, VLA_ENONFINITE, "%s: %s at run %zu, entry %zu", from,
-                            isnan(e->S0[i]) ? "NaN" : "Inf", i / n, i % n);
+                            isnan(e->S0[i]) ? "NaN" : "Inf", i / n / rows, i % n);
         e->S0[i] = vla_round_fmt(sp->round_S0, e->S0[i]);
     }
     return VLA_OK;
@@ -258,8 +279,13 @@ int vla_engine_new(vla_engine **out, const vla_engine_spec *spec, vla_error *err
     e->spec = *spec;
     e->spec.backend = e->b = b;
     e->fail_run = -1;
-    if ((r = engine_S0(e, err)) || (r = b->ops->open(e, &e->self, err))) {
+    if ((r = engine_S0(e, err)) ||
+        (e->nseq > 1 && b->ops != &vla_engine_models_ops &&
+         (r = vla_fail(err, VLA_ENOTSUP, "packed sequences (cu_seqlens.npy): the --backend %s "
+                       "restarts no state inside a run: --backend cpu", b->name))) ||
+        (r = b->ops->open(e, &e->self, err))) {
         free(e->S0);
+        free(e->cu);
         free(e);
         return r;
     }
@@ -272,6 +298,7 @@ void vla_engine_free(vla_engine *e)
     if (e) {
         e->b->ops->close(e->self);
         free(e->S0);
+        free(e->cu);
         free(e);
     }
 }
@@ -372,6 +399,7 @@ typedef struct {
     vla_engine *e;
     mrun *r;
     int threads;
+    double *zero; /* a state of zeros, for a packed sequence without an S0 to restart from */
 } mself;
 
 vla_model *vla_engine_run_model(vla_engine *e, int run)
@@ -395,6 +423,7 @@ static void models_close(void *p)
         free(s->r[i].co);
     }
     free(s->r);
+    free(s->zero);
     free(s);
 }
 
@@ -427,7 +456,8 @@ static int models_open(vla_engine *e, void **self, vla_error *err)
                         "smaller d)", nr, vla_model_name(cfg->model), vla_prec_name(cfg->prec), d,
                         total / 1e6, per / 1e6, have / 1e6, where);
     mself *s = calloc(1, sizeof *s);
-    int r = s && (s->r = calloc(nr, sizeof *s->r)) ? 0 : VLA_ENOMEM;
+    int r = s && (s->r = calloc(nr, sizeof *s->r)) &&
+                    (s->zero = calloc((size_t)dv * d, sizeof *s->zero)) ? 0 : VLA_ENOMEM;
     if (s)
         s->e = e;
     const int moved = (sp->taps & VLA_TAP_MOVED) && vla_model_has_A(cfg->model) &&
@@ -437,7 +467,8 @@ static int models_open(vla_engine *e, void **self, vla_error *err)
         mrun *x = &s->r[i];
         x->track_moved = moved;
         if ((r = e->b->make_model(&x->m, cfg, sp)) ||
-            (e->S0 && (r = vla_model_start(x->m, e->S0 + (size_t)i * cfg->dv * cfg->d)))) {
+            (e->S0 && (r = vla_model_start(x->m, e->S0 + (size_t)i * (e->nseq > 1 ? e->nseq : 1) *
+                                                          cfg->dv * cfg->d)))) {
             vla_fail(err, r, "model %s in %s: %s", vla_model_name(cfg->model),
                      vla_prec_name(cfg->prec), vla_strerror(r));
             break;
@@ -517,6 +548,34 @@ static int models_view(mself *s, int run, long step)
              : VLA_OK;
 }
 
+/* Before run's step `step`: where a packed sequence starts there (after cu[i], i >= 1), its state
+ * restarts from the sequence's S_0 or 0, as a run of that sequence alone starts (vla_model_start's
+ * rounding; a chunk form's chunk has ended there, vla_seqs_check) */
+static int seq_restart(mself *s, int run, long step)
+{
+    const vla_engine *e = s->e;
+    long lo = 1, hi = e->nseq - 1; /* the starts cu[1] .. cu[nseq - 1] */
+    while (lo <= hi) {
+        const long mid = (lo + hi) / 2;
+        if (e->cu[mid] == step - 1) {
+            const size_t n = (size_t)e->spec.cfg.dv * e->spec.cfg.d;
+            vla_model *m = s->r[run].m;
+            int r = !m->ops->start ? VLA_ENOTSUP
+                    : m->ops->start(m->self, e->S0 ? e->S0 + ((size_t)run * e->nseq + mid) * n
+                                                   : s->zero);
+            return r ? vla_engine_fail(s->e, run, r, "head %d, step %ld: the restart of packed "
+                                       "sequence %ld: %s", e->spec.first_head + run, step, mid,
+                                       vla_strerror(r))
+                     : VLA_OK;
+        }
+        if (e->cu[mid] < step - 1)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return VLA_OK;
+}
+
 /* run r's steps up to t; 0, VLA_EINTR, or an error recorded in the engine */
 static int models_run_to(mself *s, int run, long t)
 {
@@ -528,8 +587,8 @@ static int models_run_to(mself *s, int run, long t)
             return VLA_EINTR;
         vla_input in;
         const long step = x->t + 1;
-        int r = models_input(s, run, step, &in);
-        if (r)
+        int r = e->nseq > 1 ? seq_restart(s, run, step) : VLA_OK;
+        if (r || (r = models_input(s, run, step, &in)))
             return r;
         r = x->raw.is_read ? vla_model_read(x->m, in.q) : vla_model_step(x->m, &in);
         if (r == VLA_EINTR) /* a step given up (the exact backend): no failure, a stop */
@@ -595,7 +654,8 @@ static int models_advance(vla_engine *e, void *self, long t)
     const int nr = e->spec.runs;
     /* the backend's groups (vla_group_ops): consecutive runs at the same t, at most w of them;
      * without groups (or memory for their list) every run is its own */
-    const int w = e->b->group && !s->r[0].track_moved ? e->b->group->width(&e->spec.cfg) : 1;
+    const int w = e->b->group && !s->r[0].track_moved && e->nseq <= 1
+                      ? e->b->group->width(&e->spec.cfg) : 1; /* (packed: each run restarts) */
     int ng = 0, *start = w > 1 ? malloc(sizeof(int) * (nr + 1)) : NULL;
     for (int i = 0; start && i < nr; i++)
         if (i == 0 || i - start[ng - 1] == w || s->r[i].t != s->r[start[ng - 1]].t)

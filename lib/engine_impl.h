@@ -76,7 +76,10 @@ struct vla_engine {
     int fail_run;  /* ... and its run (-1: the engine's own), the lowest run's, so that the message
                       does not depend on which thread failed first */
     double *S0;    /* run r's initial state at S0 + r dv d, rounded to spec.round_S0 (the spec's, or
-                      the trace's S0.npy); NULL: S_0 = 0. A backend starts its runs from it. */
+                      the trace's S0.npy); NULL: S_0 = 0. A backend starts its runs from it.
+                      With packed sequences, run r's sequence i at S0 + (r nseq + i) dv d */
+    long *cu, nseq; /* the packed sequences (the spec's, or the trace's cu_seqlens.npy; nseq 0:
+                       one), each run restarting at each (vla_engine_models_ops; others refuse) */
 };
 
 /* one vla_model per run, stepped on the CPU (make_model makes them): the cpu and exact backends */

@@ -48,8 +48,10 @@ struct vla_stream {
     long h0, nh, wT;    /* ... the part read: heads h0 .. h0 + nh - 1, steps 1 .. wT */
     vla_npy q, k, v, u, gate, beta, decay; /* trace; u, gate, beta, decay may hold no data */
     vla_npy logdecay, ra, rb;              /* ... and the gated family's */
-    double *S0; /* S0.npy of the part's heads, (nh, dv, d) */
+    double *S0; /* S0.npy of the part's heads, (nS0, nh, dv, d) */
     int has_S0; /* ... the trace has one (its numbers read where the part has heads) */
+    long nS0;   /* ... its rows: 1, or one per packed sequence */
+    long nseq, *cu; /* cu_seqlens.npy: nseq packed sequences, their nseq + 1 bounds (0: none) */
     /* A trace is read a block of steps at a time (memory bounded by the block, not by T): each
      * file's last block, [NARR] in open_trace's order; ident its hash, taken while open checked */
     struct {
@@ -258,9 +260,87 @@ static const double *step_of(vla_stream *s, int i, const vla_npy *a, long h, lon
     return b->buf + (size_t)(t - b->t0) * a->inner;
 }
 
-/* S0.npy, optional: each head's initial state, (heads, dv, d) as the state S is laid out, the
- * part's heads read whole and checked finite (hashed into the identity only when present, so that
- * a trace without one keeps its identity) */
+/* cu_seqlens.npy, optional: N sequences packed in the T steps, fla's cu_seqlens: integers 0 =
+ * c_0 < c_1 < ... < c_N = T, read whole and checked (hashed into the identity when present) */
+static int load_cu(vla_stream *s, const char *dir, vla_error *err)
+{
+    size_t plen = strlen(dir) + 16;
+    char *path = malloc(plen), sh[200];
+    if (!path)
+        return vla_fail(err, VLA_ENOMEM, "out of memory");
+    snprintf(path, plen, "%s/cu_seqlens.npy", dir);
+    struct stat st;
+    vla_npy a = {0};
+    int rc = 0;
+    if ((stat(path, &st) != 0 && errno == ENOENT) || (rc = vla_npy_read_int(path, &a, err)))
+        goto done;
+    shape_str(sh, sizeof sh, &a);
+    const long n = a.ndim == 1 ? a.shape[0] : 0;
+    if (n < 2) {
+        rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected (N + 1,) with N >= 1: 0, then each "
+                      "packed sequence's end (fla's cu_seqlens)", path, sh);
+        goto done;
+    }
+    if (a.data[0] != 0)
+        rc = vla_fail(err, VLA_EFORMAT, "%s: entry 0 is %.17g: the entries must start at 0 and "
+                      "increase strictly (each sequence at least one token)", path, a.data[0]);
+    for (long i = 1; i < n && !rc; i++)
+        if (!(a.data[i] > a.data[i - 1]))
+            rc = vla_fail(err, VLA_EFORMAT, "%s: entry %ld is %.17g, not above the one before, "
+                          "%.17g: the entries must start at 0 and increase strictly (each "
+                          "sequence at least one token)", path, i, a.data[i], a.data[i - 1]);
+    if (!rc && a.data[n - 1] != (double)s->T)
+        rc = vla_fail(err, VLA_EFORMAT, "%s: its last entry is %.17g, expected T = %ld (q.npy's "
+                      "steps): the sequences must cover the trace", path, a.data[n - 1], s->T);
+    if (!rc && !(s->cu = malloc(n * sizeof *s->cu)))
+        rc = vla_fail(err, VLA_ENOMEM, "out of memory");
+    for (long i = 0; !rc && i < n; i++)
+        s->cu[i] = (long)a.data[i];
+    if (!rc) {
+        s->nseq = n - 1;
+        s->ident = vla_fnv1a(s->ident, "cu", 2);
+        s->ident = vla_fnv1a(s->ident, s->cu, n * sizeof *s->cu);
+    }
+done:
+    vla_npy_free(&a);
+    free(path);
+    return rc;
+}
+
+/* S0.npy's shape against the trace's: (heads, dv, d), or (N, heads, dv, d) for N packed
+ * sequences; 0, or the reason */
+static int S0_shape(const vla_stream *s, const char *path, const vla_npy *f, vla_error *err)
+{
+    char sh[200];
+    shape_str(sh, sizeof sh, f);
+    const int four = f->ndim == 4, k = four; /* the heads' axis */
+    if ((f->ndim != 3 && !four) || f->shape[k + 1] != s->dv || f->shape[k + 2] != s->d)
+        return vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected (heads, dv, d) = (%ld, %d, %d)%s%s",
+                        path, sh, s->heads, s->dv, s->d, s->nseq ? " or (N, heads, dv, d)" : "",
+                        (f->ndim == 3 || four) && f->shape[k + 1] == s->d &&
+                                f->shape[k + 2] == s->dv && s->d != s->dv
+                            ? ": the state S as vla_model_get gives it, dv x d (fla's "
+                              "initial_state (heads, d, dv) transposed)" : "");
+    if (f->shape[k] != s->heads)
+        return vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected %ld heads (as q.npy)", path, sh,
+                        s->heads);
+    if (four && !s->nseq)
+        return vla_fail(err, VLA_EFORMAT, "%s: shape %s, a state per packed sequence, and the "
+                        "trace has no cu_seqlens.npy to say where they start", path, sh);
+    if (four && f->shape[0] != s->nseq)
+        return vla_fail(err, VLA_EFORMAT, "%s: shape %s, %ld initial states for the %ld packed "
+                        "sequences of cu_seqlens.npy", path, sh, f->shape[0], s->nseq);
+    if (!four && s->nseq > 1)
+        return vla_fail(err, VLA_EFORMAT, "%s: shape %s, one initial state for the %ld packed "
+                        "sequences of cu_seqlens.npy: give (N, heads, dv, d) = (%ld, %ld, %d, %d), "
+                        "row i sequence i's (fla's initial_state of a varlen call)", path, sh,
+                        s->nseq, s->nseq, s->heads, s->dv, s->d);
+    return VLA_OK;
+}
+
+/* S0.npy, optional: each head's initial state, (heads, dv, d) as the state S is laid out, or
+ * (N, heads, dv, d), a row per packed sequence; the part's heads read whole and checked finite
+ * (hashed into the identity only when present, so that a trace without one keeps its identity) */
 static int load_S0(vla_stream *s, const char *dir, vla_error *err)
 {
     size_t plen = strlen(dir) + 8;
@@ -274,53 +354,74 @@ static int load_S0(vla_stream *s, const char *dir, vla_error *err)
     int rc = 0;
     if (stat(path, &st) != 0 && errno == ENOENT)
         goto done;
-    if ((rc = vla_npy_read_part(path, &a, s->h0, s->nh, -1, full, err)))
+    if ((rc = vla_npy_read_part(path, &a, 0, 0, -1, full, err))) /* the header */
         goto done;
-    char sh[200];
     vla_npy f = a;
     memcpy(f.shape, full, sizeof full);
-    shape_str(sh, sizeof sh, &f);
-    if (f.ndim != 3 || f.shape[1] != s->dv || f.shape[2] != s->d) {
-        rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected (heads, dv, d) = (%ld, %d, %d)%s",
-                      path, sh, s->heads, s->dv, s->d,
-                      f.ndim == 3 && f.shape[1] == s->d && f.shape[2] == s->dv && s->d != s->dv
-                          ? ": the state S as vla_model_get gives it, dv x d (fla's initial_state "
-                            "(heads, d, dv) transposed)" : "");
+    if ((rc = S0_shape(s, path, &f, err)))
+        goto done;
+    const long rows = f.ndim == 4 ? f.shape[0] : 1;
+    vla_npy_free(&a);
+    if ((rc = rows > 1 ? vla_npy_read(path, &a, err)
+                       : vla_npy_read_part(path, &a, s->h0, s->nh, -1, full, err)))
+        goto done;
+    const size_t n = (size_t)s->dv * s->d, nh = rows > 1 ? (size_t)s->q.shape[0] : (size_t)a.shape[0];
+    double *x = rows > 1 ? malloc(rows * nh * n * sizeof *x + 1) : a.data;
+    if (!x) {
+        rc = vla_fail(err, VLA_ENOMEM, "out of memory");
         goto done;
     }
-    if (f.shape[0] != s->heads) {
-        rc = vla_fail(err, VLA_EFORMAT, "%s: shape %s, expected %ld heads (as q.npy)", path, sh,
-                      s->heads);
+    for (long i = 0; rows > 1 && i < rows; i++) /* each row's part: heads h0 .. h0 + nh - 1 */
+        memcpy(x + i * nh * n, a.data + ((size_t)i * s->heads + s->h0) * n, nh * n * sizeof *x);
+    for (size_t i = 0; i < rows * nh * n && !rc; i++)
+        if (!isfinite(x[i]))
+            rc = rows > 1 ? vla_fail(err, VLA_ENONFINITE, "%s: %s at [%ld, %ld, %ld, %ld]", path,
+                                     isnan(x[i]) ? "NaN" : "Inf", (long)(i / n / nh),
+                                     s->h0 + (long)(i / n % nh), (long)(i % n / s->d),
+                                     (long)(i % s->d))
+                          : vla_fail(err, VLA_ENONFINITE, "%s: %s at [%ld, %ld, %ld]", path,
+                                     isnan(x[i]) ? "NaN" : "Inf", s->h0 + (long)(i / n),
+                                     (long)(i % n / s->d), (long)(i % s->d));
+    if (rc) {
+        if (x != a.data)
+            free(x);
         goto done;
     }
-    const size_t n = (size_t)s->dv * s->d;
-    for (size_t i = 0; i < (size_t)a.shape[0] * n; i++)
-        if (!isfinite(a.data[i])) {
-            rc = vla_fail(err, VLA_ENONFINITE, "%s: %s at [%ld, %ld, %ld]", path,
-                          isnan(a.data[i]) ? "NaN" : "Inf", s->h0 + (long)(i / n),
-                          (long)(i % n / s->d), (long)(i % s->d));
-            goto done;
-        }
     s->ident = vla_fnv1a(s->ident, "S0", 2);
-    s->ident = vla_fnv1a(s->ident, a.data, (size_t)a.shape[0] * n * sizeof *a.data);
-    s->S0 = a.data;
+    s->ident = vla_fnv1a(s->ident, x, rows * nh * n * sizeof *x);
+    if (x == a.data)
+        a.data = NULL;
+    s->S0 = x;
+    s->nS0 = rows;
     s->has_S0 = 1;
-    a.data = NULL;
 done:
     vla_npy_free(&a);
     free(path);
     return rc;
 }
 
-int vla_stream_S0(const vla_stream *s, long head, double *dst)
+int vla_stream_S0_of(const vla_stream *s, long seq, long head, double *dst)
 {
     if (!s->has_S0)
         return 0;
-    if (!s->S0 || head < s->h0 || head >= s->h0 + s->nh)
+    if (!s->S0 || head < s->h0 || head >= s->h0 + s->nh || seq < 0 ||
+        seq >= (s->nseq ? s->nseq : 1))
         return VLA_ERANGE;
     const size_t n = (size_t)s->dv * s->d;
-    memcpy(dst, s->S0 + (size_t)(head - s->h0) * n, n * sizeof *dst);
+    memcpy(dst, s->S0 + ((size_t)(seq < s->nS0 ? seq : 0) * s->nh + (head - s->h0)) * n,
+           n * sizeof *dst);
     return 1;
+}
+
+int vla_stream_S0(const vla_stream *s, long head, double *dst)
+{
+    return vla_stream_S0_of(s, 0, head, dst);
+}
+
+long vla_stream_seqs(const vla_stream *s, const long **cu)
+{
+    *cu = s->nseq ? s->cu : NULL;
+    return s->nseq;
 }
 
 static int open_trace(vla_stream *s, const char *dir, vla_error *err)
@@ -345,6 +446,8 @@ static int open_trace(vla_stream *s, const char *dir, vla_error *err)
         rc = load(s, dir, "a.npy", 0, &s->ra, s->d, err);
     if (!rc)
         rc = load(s, dir, "b.npy", 0, &s->rb, s->d, err);
+    if (!rc)
+        rc = load_cu(s, dir, err);
     if (!rc)
         rc = load_S0(s, dir, err);
     return rc;
@@ -516,6 +619,7 @@ void vla_stream_close(vla_stream *s)
     vla_npy_free(&s->ra);
     vla_npy_free(&s->rb);
     free(s->S0);
+    free(s->cu);
     for (int i = 0; i < 10; i++)
         free(s->blk[i].buf);
     free(s);
@@ -559,7 +663,8 @@ unsigned vla_stream_optional(const vla_stream *s)
     return (s->u.path ? VLA_IN_U : 0) | (s->gate.path ? VLA_IN_G : 0) |
            (s->beta.path ? VLA_IN_BETA : 0) | (s->decay.path ? VLA_IN_DECAY : 0) |
            (!s->logdecay.path ? 0 : s->logdecay.ndim == 3 ? VLA_IN_LOGDECAY_D : VLA_IN_LOGDECAY) |
-           (s->ra.path ? VLA_IN_A : 0) | (s->rb.path ? VLA_IN_B : 0) | (s->has_S0 ? VLA_IN_S0 : 0);
+           (s->ra.path ? VLA_IN_A : 0) | (s->rb.path ? VLA_IN_B : 0) | (s->has_S0 ? VLA_IN_S0 : 0) |
+           (s->nseq ? VLA_IN_CU : 0);
 }
 
 int vla_stream_logits(const vla_stream *s)
@@ -839,6 +944,7 @@ void vla_inputs_free(vla_inputs *x)
     free(x->is_read);
     free(x->store);
     free(x->S0);
+    free(x->cu);
     memset(x, 0, sizeof *x);
 }
 
@@ -870,11 +976,16 @@ static int inputs_open(vla_inputs *x, const char *spec, uint64_t seed, int d, in
     x->is_read = calloc(n, 1);
     x->store = malloc(n * per * sizeof(double));
     const size_t ns = (size_t)dv * d;
-    if ((vla_stream_optional(x->s) & VLA_IN_S0) && (x->S0 = malloc(heads * ns * sizeof *x->S0)))
-        for (int h = 0; h < heads; h++)
-            vla_stream_S0(x->s, h0 + h, x->S0 + h * ns);
+    const long *cu;
+    const long nseq = vla_stream_seqs(x->s, &cu), rows = nseq > 1 ? nseq : 1;
+    if (nseq && (x->cu = malloc((nseq + 1) * sizeof *x->cu)))
+        memcpy(x->cu, cu, (nseq + 1) * sizeof *x->cu), x->nseq = nseq;
+    if ((vla_stream_optional(x->s) & VLA_IN_S0) &&
+        (x->S0 = malloc(rows * heads * ns * sizeof *x->S0)))
+        for (long i = 0; i < rows * heads; i++) /* head i / rows, sequence i % rows */
+            vla_stream_S0_of(x->s, i % rows, h0 + i / rows, x->S0 + i * ns);
     if (!x->in || !x->is_read || !x->store || vla_step_buf_alloc(&x->b, d, dv) ||
-        ((vla_stream_optional(x->s) & VLA_IN_S0) && !x->S0)) {
+        ((vla_stream_optional(x->s) & VLA_IN_S0) && !x->S0) || (nseq && !x->cu)) {
         vla_inputs_free(x);
         return vla_fail(err, VLA_ENOMEM, "out of memory for %ld steps of %d heads of inputs", T,
                         heads);

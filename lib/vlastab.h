@@ -390,6 +390,12 @@ int vla_model_start(vla_model *m, const double *S0);
  * rls, vla1 and vla3 keep A (vla3 and la a normalizer n too) beside S, which an S_0 alone does
  * not give */
 int vla_config_h0(const vla_config *c, vla_error *why);
+/* 0 when a run of c can restart its state at the starts of packed sequences (a trace's
+ * cu_seqlens.npy: nseq sequences, sequence i the steps cu[i] + 1 .. cu[i + 1]): a model that
+ * takes an S_0 (vla_config_h0), in the seq form, or in a chunk form whose every sequence start
+ * cu[i] is a multiple of C (chunks then lie within sequences, as fla's varlen kernels cut them);
+ * else VLA_ENOTSUP with the reason in why (may be NULL). nseq <= 1: 0. */
+int vla_seqs_check(const vla_config *c, const long *cu, long nseq, vla_error *why);
 void vla_model_free(vla_model *m);
 /* One step t -> t+1: write, then the read-out o_t with q_t. VLA_ENONFINITE when an input holds NaN
  * or Inf, VLA_ERANGE for a decay outside [0, 1] (the state is left unchanged). */
@@ -558,7 +564,10 @@ long vla_stream_heads(const vla_stream *s); /* trace: heads in the files; others
  *       w; a scalar file serves them all channels alike); absent: 0 (a_t = 1)
  *   a.npy, b.npy (heads, T, d): rwkv7's low-rank vectors, S_t = S_{t-1} (Diag(w) + a b^T) + v k^T
  *   S0.npy (heads, dv, d): each head's initial state S_0, S's layout (vla_stream_S0; the models
- *       that vla_config_h0 admits); absent: S_0 = 0
+ *       that vla_config_h0 admits); absent: S_0 = 0. With cu_seqlens.npy it may be (N, heads, dv,
+ *       d), row i sequence i's (vla_stream_S0_of)
+ *   cu_seqlens.npy (N + 1,) integers 0 = c_0 < c_1 < ... < c_N = T: the T steps are N sequences
+ *       packed (fla's varlen call), the state restarting at each (vla_stream_seqs)
  * A synthetic stream draws the gated family's log-decays and rwkv7's a, b only for a model that
  * reads them (vla_stream_want): log a = -exp(-3 + 1.5 z), z standard normal (most decays near
  * 0.95, a heavy tail toward 0), or z itself with gauss's logits; a = -kappa, b = kappa * iclr with kappa a unit vector and iclr =
@@ -568,12 +577,19 @@ enum {
     VLA_IN_LOGDECAY = 16,   /* a scalar log-decay per token (logdecay.npy (heads, T)) */
     VLA_IN_LOGDECAY_D = 32, /* ... per key channel (logdecay.npy (heads, T, d)) */
     VLA_IN_A = 64, VLA_IN_B = 128,
-    VLA_IN_S0 = 256 /* S0.npy (heads, dv, d): each head's initial state S_0, S's layout */
+    VLA_IN_S0 = 256, /* S0.npy (heads, dv, d): each head's initial state S_0, S's layout */
+    VLA_IN_CU = 512  /* cu_seqlens.npy (N + 1,): N sequences packed */
 };
 unsigned vla_stream_optional(const vla_stream *s);
 /* head's initial state from the trace's S0.npy (dv x d, binary64, as the file holds it) into dst:
  * 1; 0 when the stream has none (S_0 = 0); VLA_ERANGE for a head outside the part read */
 int vla_stream_S0(const vla_stream *s, long head, double *dst);
+/* ... sequence seq's (0 .. N - 1 of cu_seqlens.npy) initial state: S0.npy's row seq, or its only
+ * one for seq 0; 1, 0 or VLA_ERANGE as vla_stream_S0 */
+int vla_stream_S0_of(const vla_stream *s, long seq, long head, double *dst);
+/* A trace's packed sequences: N (the sequences of cu_seqlens.npy) with *cu its N + 1 entries
+ * (owned by s), or 0 with *cu NULL when it has none (one sequence) */
+long vla_stream_seqs(const vla_stream *s, const long **cu);
 /* The inputs a synthetic stream draws besides q, k, v, u (VLA_IN_LOGDECAY, _D, VLA_IN_A, _B: the
  * reads of the model it feeds); a trace gives what its files hold. */
 void vla_stream_want(vla_stream *s, unsigned bits);
@@ -618,7 +634,10 @@ typedef struct {
     vla_input *in;          /* [(head - h0) * T + (t - 1) % T] */
     unsigned char *is_read; /* likewise */
     double *store;          /* their numbers */
-    double *S0;             /* the trace's S0.npy of these heads ((head - h0) dv d), NULL: none */
+    double *S0;             /* the trace's S0.npy of these heads ((head - h0) dv d), NULL: none;
+                               with nseq sequences, sequence i's at (((head - h0) nseq + i) dv d) */
+    long nseq;              /* the trace's packed sequences (cu_seqlens.npy; 0: one) */
+    long *cu;               /* ... their nseq + 1 starts and end (vla_engine_spec's cu) */
     vla_stream *s;          /* a window's stream (vla_inputs_open), NULL once drawn whole */
     vla_step_buf b;
 } vla_inputs;
@@ -715,6 +734,13 @@ typedef struct {
      * format: the binary64 reference of a run in a narrower policy takes that policy's S_0 (its
      * storage format, binary32 in the kernels' policies); VLA_FMT_F64 (0): as given */
     vla_fmt round_S0;
+    /* packed sequences (a trace's cu_seqlens.npy): nseq sequences, sequence i the steps cu[i] + 1
+     * .. cu[i + 1]; each run restarts its state at each sequence's first step, from S0's row of
+     * that sequence (run r, sequence i at S0 + (r nseq + i) dv d) or from 0 (vla_seqs_check says
+     * which configurations can; the cpu, exact and dd backends do it, the others refuse). nseq 0
+     * (cu NULL): one sequence, or a trace stream's cu_seqlens.npy when S0 is NULL too */
+    const long *cu;
+    long nseq;
     long ref_bits;     /* the exact backend's precision in bits (0: 256) */
     int threads;       /* threads the runs are spread over (0: OpenMP's default) */
     int device;        /* the GPU (cuda) */

@@ -172,6 +172,15 @@ TEST_SLOW(python_rollback_against_numpy)
     run_pytest("", "'tests/test_decode.py'", "rollback");
 }
 
+/* vla-check --outputs on a packed trace (cu_seqlens.npy) against numpy written from the published
+ * Gated DeltaNet recurrence restarted per sequence: the restarting loop passes, one whose state
+ * leaks into the next sequence and one that reads no initial state fail naming the sequence, and
+ * the recorder writes cu_seqlens.npy (tests/test_varlen.py says how and within what bound) */
+TEST_SLOW(python_packed_sequences_against_numpy)
+{
+    run_pytest("", "'tests/test_varlen.py'", "packed");
+}
+
 /* The kernels' 16-bit choices against numpy written from the kernels' algorithms
  * (tests/test_half.py): the triangular inverse in each way against the exact one and, in f16-kern
  * and bf16-kern, bit for bit against gated_ref.tri_inverse16; decoding's 16-bit state, decays and

@@ -216,8 +216,9 @@ class TraceRecorder:
         return list(self.layers[layer]) + [r for r in ROLES if (layer, r) in self.data and
                                            r not in self.layers[layer]]
 
-    def _check(self, layer, d, model, s0=False):
-        """the layer's arrays as the trace loader will read them from folder d (s0: with S0.npy)"""
+    def _check(self, layer, d, model, s0=False, cu=False):
+        """the layer's arrays as the trace loader will read them from folder d (s0: with S0.npy,
+        cu: with cu_seqlens.npy)"""
         roles = self._roles(layer)
         for role in roles:
             if (layer, role) not in self.data:
@@ -248,10 +249,11 @@ class TraceRecorder:
                     raise ValueError("%s: Inf at %s (in the module's output, or beyond float32's "
                                      "largest, 3.4e38)" % (path, at))
                 raise ValueError("%s: %.17g at %s is outside [%g, %g]" % (path, x, at, lo, hi))
-        for name in [r + ".npy" for r in ROLES] + ["model.txt", "S0.npy"]:
+        for name in [r + ".npy" for r in ROLES] + ["model.txt", "S0.npy", "cu_seqlens.npy"]:
             path = os.path.join(d, name)
             if name[:-4] not in roles and (name != "model.txt" or model is None) and \
-                    (name != "S0.npy" or not s0) and os.path.lexists(path):
+                    (name != "S0.npy" or not s0) and (name != "cu_seqlens.npy" or not cu) and \
+                    os.path.lexists(path):
                 raise ValueError("%s: a trace file this recorder did not record (the programs "
                                  "would read it with the new ones): remove it, or save elsewhere"
                                  % path)
@@ -276,19 +278,26 @@ class TraceRecorder:
         _configure(model, "f64", "sm", True, d, dv, dict(settings or {}))
         return ("\n".join(lines) + "\n").encode()
 
-    def save(self, folder, model=None, settings=None, initial_state=None, state_layout="kv"):
+    def save(self, folder, model=None, settings=None, initial_state=None, state_layout="kv",
+             cu_seqlens=None):
         """One folder per layer under FOLDER (FOLDER itself with one layer); returns the folders.
         model: the vlastab model that the layer computes (gdn, mamba2, ...), written with
         settings ({"scale": 0.125, "qknorm": False}: --set NAME=VALUE) into each folder's
         model.txt, which the programs take the model from. initial_state (one layer): each head's
         state before the first token, written as S0.npy (heads, dv, d): fla's initial_state
         (heads, d, dv), or (1, heads, d, dv), with state_layout "kv"; (heads, dv, d) with "vk".
-        Checks everything before it writes anything; writes no file through a link."""
+        cu_seqlens (one layer): the recorded T steps are N sequences packed, fla's varlen call
+        (0 = c_0 < c_1 < ... < c_N = T), written as cu_seqlens.npy (int64); initial_state is then
+        each sequence's, (N, heads, d, dv) ("kv") or (N, heads, dv, d) ("vk"), written as S0.npy
+        (N, heads, dv, d). Checks everything before it writes anything; writes no file through a
+        link."""
         folder = os.fspath(folder)
         if model is None and settings:
             raise ValueError("settings=%r without model=: they are a model's" % (settings,))
         if initial_state is not None and len(self.layers) != 1:
             raise ValueError("initial_state: one layer's (this recorder has %d)" % len(self.layers))
+        if cu_seqlens is not None and len(self.layers) != 1:
+            raise ValueError("cu_seqlens: one layer's (this recorder has %d)" % len(self.layers))
         dirs = {layer: folder if len(self.layers) == 1 else os.path.join(folder, layer)
                 for layer in self.layers}
         text = {}
@@ -297,11 +306,14 @@ class TraceRecorder:
                 raise ValueError("%s: a symbolic link (to %s): save() writes no file through a "
                                  "link; remove it, or save elsewhere" % (
                                      dirs[layer], os.readlink(dirs[layer])))
-            d, dv = self._check(layer, dirs[layer], model, initial_state is not None)
+            d, dv = self._check(layer, dirs[layer], model, initial_state is not None,
+                                cu_seqlens is not None)
             if model is not None:
                 text[layer] = self._model_txt(model, settings, d, dv)
+            cu = None if cu_seqlens is None else self._cu_seqlens(cu_seqlens, layer)
             if initial_state is not None:
-                s0 = self._initial_state(initial_state, state_layout, layer, d, dv)
+                s0 = self._initial_state(initial_state, state_layout, layer, d, dv,
+                                         1 if cu is None else len(cu) - 1)
         for layer in self.layers:
             os.makedirs(dirs[layer], exist_ok=True)
             for role in self._roles(layer):
@@ -310,12 +322,29 @@ class TraceRecorder:
                 _write(os.path.join(dirs[layer], "model.txt"), text[layer])
             if initial_state is not None:
                 _write(os.path.join(dirs[layer], "S0.npy"), s0)
+            if cu is not None:
+                _write(os.path.join(dirs[layer], "cu_seqlens.npy"), cu)
         return list(dirs.values())
 
-    def _initial_state(self, h0, layout, layer, d, dv):
+    def _cu_seqlens(self, cu, layer):
+        """cu_seqlens.npy's array (int64) from fla's cu_seqlens (a tensor or a sequence of
+        integers): 0, then each sequence's end, strictly increasing, the last the recorded T"""
+        a = cu.detach().cpu().numpy() if hasattr(cu, "detach") else np.asarray(cu)
+        T = self.data[(layer, "q")].shape[1]
+        if a.ndim != 1 or a.size < 2 or not (np.issubdtype(a.dtype, np.integer) or (
+                np.issubdtype(a.dtype, np.floating) and np.all(a == np.round(a)))):
+            raise ValueError("cu_seqlens: %s %s, expected N + 1 integers: 0, then each packed "
+                             "sequence's end (fla's cu_seqlens)" % (a.dtype, tuple(a.shape)))
+        a = a.astype(np.int64)
+        if a[0] != 0 or (np.diff(a) <= 0).any() or a[-1] != T:
+            raise ValueError("cu_seqlens=%s: 0, then each sequence's end, strictly increasing, "
+                             "the last the %d steps recorded" % (a.tolist(), T))
+        return np.ascontiguousarray(a)
+
+    def _initial_state(self, h0, layout, layer, d, dv, nseq=1):
         """S0.npy's array (heads, dv, d) from h0 in layout "kv" ((heads, d, dv), or with a batch
         of 1 before) or "vk" ((heads, dv, d)); float64 from float64, float32 otherwise (bfloat16 and
-        float16 exactly)"""
+        float16 exactly). nseq > 1 packed sequences: (nseq, heads, dv, d), a row each"""
         if layout not in ("kv", "vk"):
             raise ValueError("state_layout=%r: 'kv' (fla's h, (heads, d, dv)) or 'vk' ((heads, dv, "
                              "d))" % (layout,))
@@ -323,17 +352,18 @@ class TraceRecorder:
         a = h0.detach().cpu() if hasattr(h0, "detach") else h0
         a = (a.double() if str(a.dtype) == "torch.float64" else a.float()).numpy() \
             if hasattr(a, "numpy") and not isinstance(a, np.ndarray) else np.asarray(a)
-        if a.ndim == 4 and a.shape[0] == 1:
+        if a.ndim == 4 and a.shape[0] == 1 and nseq == 1:
             a = a[0]
-        want = (heads, d, dv) if layout == "kv" else (heads, dv, d)
+        want = ((nseq,) if nseq > 1 else ()) + ((heads, d, dv) if layout == "kv" else
+                                                (heads, dv, d))
         if a.shape != want:
-            raise ValueError("initial_state: shape %s, expected %s for state_layout=%r ((heads, "
+            raise ValueError("initial_state: shape %s, expected %s for state_layout=%r ((%sheads, "
                              "%s) of this trace's %d heads)" % (
-                                 tuple(a.shape), want, layout,
+                                 tuple(a.shape), want, layout, "N, " if nseq > 1 else "",
                                  "d, dv" if layout == "kv" else "dv, d", heads))
         a = a.astype(np.float64 if a.dtype == np.float64 else np.float32)
         if not np.isfinite(a).all():
             i = np.unravel_index(np.argmax(~np.isfinite(a)), a.shape)
             raise ValueError("initial_state: %s at [%s]" % (
                 "NaN" if np.isnan(a[i]) else "Inf", ", ".join(str(int(j)) for j in i)))
-        return np.ascontiguousarray(a.transpose(0, 2, 1) if layout == "kv" else a)
+        return np.ascontiguousarray(np.swapaxes(a, -1, -2) if layout == "kv" else a)
