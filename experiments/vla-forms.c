@@ -147,6 +147,17 @@ static int on_opt(void *ctx, const char *name, const char *val)
     return 0;
 }
 
+/* block i's configuration: precision i / nf, form i % nf of the lists (decode, causal and cp
+ * order their blocks so) */
+static vla_config block_config(const vla_cli *c, const forms_opts *o, int i)
+{
+    vla_config k = c->cfg;
+    k.prec = o->precs[i / o->nf];
+    k.form = o->forms[i % o->nf].form;
+    k.chunk = o->forms[i % o->nf].chunk;
+    return k;
+}
+
 /* ---- sweep ---- */
 
 #define WIN 256 /* steps per advance: the inputs of a window are drawn once for every engine */
@@ -816,11 +827,8 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
     char form[32];
     for (int p = 0; p < np && !status; p++)
         for (int f = 0; f < nf && !status; f++) {
-            vla_config k = c->cfg;
+            vla_config k = block_config(c, o, p * nf + f);
             vla_error why;
-            k.prec = o->precs[p];
-            k.form = o->forms[f].form;
-            k.chunk = o->forms[f].chunk;
             vla_form_name(&k, form, sizeof form);
             if (k.form == VLA_FORM_SCAN)
                 vla_cli_die(spec, "--forms scan: causal compares seq and chunk:C forms (a scan's "
@@ -849,9 +857,7 @@ static int causal(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
         vla_summary sm = {.len = 0};
         for (int i = 0; i < np * nf; i++)
             if (rows[i * CAUSAL_NCOL + 3] > 0) {
-                vla_config k = c->cfg;
-                k.form = o->forms[i % nf].form;
-                k.chunk = o->forms[i % nf].chunk;
+                vla_config k = block_config(c, o, i);
                 vla_form_name(&k, form, sizeof form);
                 vla_summary_add(&sm, 1, "%s %s is not causal: the inputs after token %ld move %.0f "
                                 "read-outs before it, up to %g ulps", vla_prec_name(o->precs[i / nf]),
@@ -1363,10 +1369,7 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
             memcpy(blk, saved, unit);
             continue;
         }
-        vla_config k = c->cfg;
-        k.prec = o->precs[i / nf];
-        k.form = o->forms[i % nf].form;
-        k.chunk = o->forms[i % nf].chunk;
+        vla_config k = block_config(c, o, i);
         if (k.form == VLA_FORM_SCAN)
             vla_cli_die(spec, "--forms scan: decode's prefill is a seq or chunk:C form (a scan's "
                         "final state is the sequential one by construction)");
@@ -1401,10 +1404,8 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
         for (int i = 0; i < np * nf; i++) {
             const double *last = rows + (size_t)i * DEC_UNIT(nck) + (size_t)(nck - 1) * DEC_NCOL;
             const double sat = last[DEC_NCOL]; /* the block's saturations, after its rows */
-            vla_config k = c->cfg;
+            vla_config k = block_config(c, o, i);
             char form[32];
-            k.form = o->forms[i % nf].form;
-            k.chunk = o->forms[i % nf].chunk;
             vla_form_name(&k, form, sizeof form);
             const int bad = !(isfinite(last[3]) && isfinite(last[4]) && isfinite(last[7]));
             vla_summary_add(&sm, bad, "%s %s: prefill then decode differs from one pass by up to "
@@ -1459,10 +1460,8 @@ static void cp_table(const vla_cli *c, const forms_opts *o, vla_dat *out, const 
                  "its form's run from its incoming state", T, c->runs);
     vla_summary sm = {.len = 0};
     for (int i = 0; i < np * nf; i++) {
-        vla_config k = c->cfg;
+        vla_config k = block_config(c, o, i);
         char form[32];
-        k.form = o->forms[i % nf].form;
-        k.chunk = o->forms[i % nf].chunk;
         vla_form_name(&k, form, sizeof form);
         for (int s = 0; s < ns; s++) {
             const double *first = rows + ((size_t)i * nrow + s) * CP_NCOL,
@@ -1744,10 +1743,7 @@ static int cp(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
             memcpy(blk, saved, unit);
             continue;
         }
-        vla_config k = c->cfg;
-        k.prec = o->precs[i / nf];
-        k.form = o->forms[i % nf].form;
-        k.chunk = o->forms[i % nf].chunk;
+        vla_config k = block_config(c, o, i);
         char form[32];
         vla_form_name(&k, form, sizeof form);
         if (vla_track_check(&k, &why) || vla_form_check(&k, &why))
