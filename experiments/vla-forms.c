@@ -158,6 +158,22 @@ static vla_config block_config(const vla_cli *c, const forms_opts *o, int i)
     return k;
 }
 
+/* the engine spec of configuration k over x's prepared inputs, steps 1..T from x's S0, and its
+ * reference's (--ref exact or f64; --what WHAT measures against it) */
+static void inputs_specs(const vla_cli *c, const vla_cli_spec *spec, const vla_config *k,
+                         const vla_inputs *x, long T, const char *what, vla_engine_spec *sp,
+                         vla_engine_spec *rs)
+{
+    vla_cli_engine_spec(c, k, sp);
+    sp->stream = NULL;
+    sp->in = x->in;
+    sp->is_read = x->is_read;
+    sp->T = T;
+    sp->S0 = x->S0;
+    if (vla_cli_ref_spec(c, sp, rs))
+        vla_cli_die(spec, "--what %s measures against a reference: --ref exact or f64", what);
+}
+
 /* ---- sweep ---- */
 
 #define WIN 256 /* steps per advance: the inputs of a window are drawn once for every engine */
@@ -1220,14 +1236,7 @@ static int decode_row(const vla_cli *c, const vla_cli_spec *spec, const forms_op
             pre_read[at] = drafts->is_read ? drafts->is_read[from] : 0;
         }
     vla_engine_spec sp, rs;
-    vla_cli_engine_spec(c, &k, &sp);
-    sp.stream = NULL;
-    sp.in = x->in;
-    sp.is_read = x->is_read;
-    sp.T = T;
-    sp.S0 = x->S0;
-    if (vla_cli_ref_spec(c, &sp, &rs))
-        vla_cli_die(spec, "--what decode measures against a reference: --ref exact or f64");
+    inputs_specs(c, spec, &k, x, T, "decode", &sp, &rs);
     vla_engine *one, *pre, *dv_e = NULL, *ref;
     vla_error e_msg;
     sp.taps = VLA_TAP_O;
@@ -1563,14 +1572,7 @@ static int cp_reference(const vla_cli *c, const vla_cli_spec *spec, const forms_
                 break;
             }
     vla_engine_spec sp, rs;
-    vla_cli_engine_spec(c, k, &sp);
-    sp.stream = NULL;
-    sp.in = x->in;
-    sp.is_read = x->is_read;
-    sp.T = T;
-    sp.S0 = x->S0;
-    if (vla_cli_ref_spec(c, &sp, &rs))
-        vla_cli_die(spec, "--what cp measures against a reference: --ref exact or f64");
+    inputs_specs(c, spec, k, x, T, "cp", &sp, &rs);
     kept_outs ko = {r->ro, 0, T, dv, VLA_FMT_F64};
     rs.taps = VLA_TAP_O;
     rs.on_step = keep_outs;
