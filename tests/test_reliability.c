@@ -2002,22 +2002,27 @@ static const char *const judge_outs[] = {"a.dat", "r.md", "r.json"};
 static void judge_argv(char **argv, char *buf, const char *p, const char *dir, const char *more)
 {
     char *b = buf;
-    const char *a[] = {p, b, "--model", "la", "--d", "8", "--runs", "4", "--outputs",
-                       b + 300, "--out", b + 600, "--report", b + 900, more};
+    const char *a[] = {p, b, "--model", "la", "--set", "normalize=off", "--d", "8", "--runs", "4",
+                       "--outputs", b + 300, "--out", b + 600, "--report", b + 900, more};
+    const int packed = strstr(dir, "packed") != NULL; /* la with its normalizer for the other */
     snprintf(b, 300, "trace:%s/tr", dir);
     snprintf(b + 300, 300, "%s/ko", dir);
     snprintf(b + 600, 300, "%s/a.dat", dir);
     snprintf(b + 900, 300, "%s/r", dir);
     int n = 0;
     for (size_t i = 0; i < sizeof a / sizeof *a && a[i]; i++)
-        argv[n++] = (char *)a[i];
+        if (packed || (i != 4 && i != 5))
+            argv[n++] = (char *)a[i];
     argv[n] = NULL;
 }
 
 /* the trace (q, k, v: JH heads x JT steps x 8, N(0, 1/4)) and the kernel's o.npy (lib's la in
- * binary64 on it) */
+ * binary64 on it); in a folder named packed, la without its normalizer on three sequences packed
+ * (cu_seqlens.npy), the kernel's head 2 off by 1 at sequence 2's first token */
+static const long judge_cu[] = {0, 1200, 3100, JT};
 static int judge_files(const char *dir)
 {
+    const int packed = strstr(dir, "packed") != NULL;
     char path[400], stream[400];
     const size_t n = (size_t)JH * JT * 8;
     double *x = malloc(sizeof(double) * n);
@@ -2032,11 +2037,14 @@ static int judge_files(const char *dir)
         snprintf(path, sizeof path, "%s/tr/%c.npy", dir, "qkv"[f]);
         e = vla_npy_write(path, x, 3, shape);
     }
+    snprintf(path, sizeof path, "%s/tr/cu_seqlens.npy", dir);
+    e = e || (packed && write_npy_ints(path, "<i8", judge_cu, 4));
     vla_engine_spec sp;
     vla_engine *eng = NULL;
     memset(&sp, 0, sizeof sp);
     vla_config_default(&sp.cfg, VLA_LA, 8);
     sp.cfg.dv = 8;
+    sp.cfg.normalize = !packed;
     sp.runs = JH;
     snprintf(stream, sizeof stream, "trace:%s/tr", dir);
     sp.stream = stream;
@@ -2048,6 +2056,8 @@ static int judge_files(const char *dir)
             e = vla_engine_get(eng, h, VLA_Q_O, x + ((size_t)h * JT + (size_t)(t - 1)) * 8);
     }
     vla_engine_free(eng);
+    if (packed)
+        x[((size_t)2 * JT + (size_t)judge_cu[2]) * 8] += 1;
     snprintf(path, sizeof path, "%s/ko/o.npy", dir);
     e = e || vla_npy_write(path, x, 3, shape);
     free(x);
@@ -2136,6 +2146,47 @@ TEST_SLOW(reliability_judge_resume)
         free(js);
     }
     free(saved);
+    remove_tree(dir);
+}
+
+/* The same judge on a packed trace (cu_seqlens.npy: sequences of 1200, 1900 and 1900 steps, la
+ * without its normalizer), the kernel's head 2 wrong from sequence 2's first token: exit 1 with
+ * the sequence named; stopped by SIGINT once a head is in the checkpoint and resumed, the table,
+ * report and JSON are the uninterrupted run's byte for byte (the per-sequence numbers of a head
+ * read back from its record) */
+TEST_SLOW(reliability_judge_resume_packed)
+{
+    const char *p, *what;
+    char dir[256], buf[1200], msg[3000], a[400], b[400], ck[400], *argv[24];
+    char *stop[] = {"VLA_CHECKPOINT_SECONDS=0", "OMP_NUM_THREADS=1", "VLA_STOP_AFTER_CHECKPOINTS=1",
+                    NULL};
+    if (!begin(dir, sizeof dir, 1, "vla-check", &p))
+        return;
+    strcat(dir, "/packed");
+    snprintf(ck, sizeof ck, "%s/a.dat.ckpt", dir);
+    judge_argv(argv, buf, p, dir, NULL);
+    int st = mkdir(dir, 0755) || judge_files(dir) ? -9 : run(NULL, argv, NULL, msg, sizeof msg, 300);
+    snprintf(a, sizeof a, "%s/r.md", dir);
+    char *md = read_all(a, NULL);
+    CHECK_MSG(st == 1 && !exists(ck) && md && strstr(md, "packed sequence 2 of 3"),
+              "the packed judge uninterrupted: status %d, the report %s '%s'", st,
+              md && strstr(md, "packed sequence 2") ? "names sequence 2" : "names no sequence", msg);
+    free(md);
+    for (size_t i = 0; i < sizeof judge_outs / sizeof *judge_outs; i++) {
+        snprintf(a, sizeof a, "%s/%s", dir, judge_outs[i]);
+        snprintf(b, sizeof b, "%s/ref-%s", dir, judge_outs[i]);
+        CHECK_MSG(rename(a, b) == 0, "%s: %s", a, strerror(errno));
+    }
+    st = run(NULL, argv, stop, msg, sizeof msg, 300);
+    CHECK_MSG(st == 3 && exists(ck), "the packed judge stopped: status %d, %s, '%s'", st,
+              exists(ck) ? "a checkpoint" : "no checkpoint", msg);
+    judge_argv(argv, buf, p, dir, "--resume");
+    st = run(NULL, argv, NULL, msg, sizeof msg, 300);
+    int same = outs_same(dir, judge_outs, sizeof judge_outs / sizeof *judge_outs, &what);
+    CHECK_MSG(st == 1 && strstr(msg, "heads finished before, kept") && same && !exists(ck),
+              "the packed judge resumed: status %d, %s%s, checkpoint %s, '%s'", st,
+              same ? "the same outputs" : "differs: ", what, exists(ck) ? "left" : "removed", msg);
+    dir[strlen(dir) - strlen("/packed")] = 0;
     remove_tree(dir);
 }
 
