@@ -37,12 +37,16 @@ static char *ckpt_path(const char *out)
 }
 
 /* The checkpoint goes only when the program exits 0, that is after the table was closed (written,
- * synced and renamed): a table that fails to be written (a full disk) leaves it for --resume. */
+ * synced and renamed): a table that fails to be written (a full disk) leaves it for --resume. A
+ * verdict's program (vla-check) also exits 1 for a check that failed once its outputs are all
+ * written (ckpt_verdict_written): that run is finished too, and its checkpoint goes as well. */
 static const char *ckpt_owner; /* OUT, an argv string: still there at exit */
+static int ckpt_written;       /* every output written: exit 1 is a verdict */
 static void ckpt_remove_on_success(int status, void *arg)
 {
     (void)arg;
-    char *path = status == 0 ? ckpt_path(ckpt_owner) : NULL, *target;
+    const int done = status == 0 || (status == 1 && ckpt_written);
+    char *path = done ? ckpt_path(ckpt_owner) : NULL, *target;
     const char *kind;
     if (path && vla_file_target(path, &target, &kind) == 0) {
         vla_file_remove_stale(target); /* OUT.ckpt.tmp.PID: left by a kill while written */
@@ -509,11 +513,16 @@ int ckpt_refused(const char *prog, const char *out, int file, const vla_error *e
     return file == CK_OTHER_RUN ? 2 : file == CK_UNREADABLE ? 1 : file == CK_STOPPED ? 3 : 0;
 }
 
-/* the checkpoint goes when the program exits 0 (ckpt_remove_on_success) */
+/* the checkpoint goes when the program exits 0, or a verdict exits 1 (ckpt_remove_on_success) */
 void ckpt_remove_at_exit(const char *out)
 {
     if (!ckpt_owner) {
         ckpt_owner = out;
         on_exit(ckpt_remove_on_success, NULL);
     }
+}
+
+void ckpt_verdict_written(void)
+{
+    ckpt_written = 1;
 }

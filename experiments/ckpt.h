@@ -46,4 +46,7 @@ int ckpt_beside(const char *out);
 int ckpt_refused(const char *prog, const char *out, int file, const vla_error *err);
 /* OUT.ckpt removed when the program exits 0 */
 void ckpt_remove_at_exit(const char *out);
+/* a verdict's every output written (table, report): its exit 1, a check that failed, removes the
+ * checkpoint as exit 0 does */
+void ckpt_verdict_written(void);
 #endif

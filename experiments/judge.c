@@ -3,6 +3,7 @@
  * vlastab's emulation of the kernel's policy attains; the verdict table, PREFIX.json and PREFIX.md
  * (judge.h; docs/trace.md, "Your own kernel, judged"). */
 #include "judge.h"
+#include "ckpt.h"
 #include "file.h"
 #include "refrun.h"
 #include "report.h"
@@ -1761,7 +1762,8 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     if (X.G.n && (st = grads_judge(c, &X.cfg, X.H, X.T, X.W, X.slack, &X.G, X.units, &X.prog,
                                    &X.pdone)))
         return judge_close(&X, st);
-    vla_units_end(X.units, 0); /* (the checkpoint goes when vla-check exits 0) */
+    vla_units_end(X.units, 0); /* (the checkpoint goes when vla-check exits 0, or 1 once its
+                                * outputs are written: ckpt_verdict_written) */
     X.units = NULL;
     X.beyond = X.nbad || X.sbad || X.G.nbad;
     judge_summary(&X);
@@ -1778,5 +1780,6 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     }
     fprintf(stderr, "vla-check: %s%s%s%s\n", X.sum, strcmp(o->report, "none") ? "; report: " : "",
             strcmp(o->report, "none") ? o->report : "", strcmp(o->report, "none") ? ".md, .json" : "");
+    ckpt_verdict_written();
     return judge_close(&X, X.beyond);
 }

@@ -3,6 +3,7 @@
  * all heads and the whole trace, each against binary64 (the f64 rows against the exact MPFR
  * reference), and writes a verdict table, a Markdown report with one figure, and exits 1 when a
  * precision named by --require fails the threshold: a gate for a kernel change in a user's CI. */
+#include "ckpt.h"
 #include "cli.h"
 #include "file.h"
 #include "gnuplot.h"
@@ -1847,7 +1848,8 @@ int main(int argc, char **argv)
         vla_units_end(k.u, 3);
         return release(vla_cli_close(k.out, c, spec, 3), &k);
     }
-    vla_units_end(k.u, 0); /* the checkpoint goes when vla-check exits 0 */
+    vla_units_end(k.u, 0); /* the checkpoint goes when vla-check exits 0, or 1 once its outputs
+                            * are written (ckpt_verdict_written) */
     char files[600];
     vla_cli_stream_files(c, files, sizeof files);
     table_meta(&k, files);
@@ -1862,5 +1864,6 @@ int main(int argc, char **argv)
         write_report(opts.report, &shown, &opts, k.rows, k.nrows, k.nck0, files,
                      strcmp(c->out, "-") ? c->out : "standard output"))
         return 1;
+    ckpt_verdict_written();
     return release(say_summary(&k), &k);
 }
