@@ -1229,9 +1229,10 @@ static int decode_row(const vla_cli *c, const vla_cli_spec *spec, const forms_op
     vla_input *dec_in = inputs_part(x, P, D, D, 0, zeros, &dec_read);
     if (!zeros || !S || !Sx || !ox || !one_o.o || !dec_o.o || !pre_in || !dec_in)
         vla_cli_fail(spec, "out of memory");
-    for (int h = 0; h < nr; h++) /* the rejected drafts: the stream's steps T + 1 .. */
-        for (long i = 0; i < o->rejected; i++) {
-            const size_t at = (size_t)h * Pp + P - o->stale + i, from = (size_t)h * drafts->T + T + i;
+    for (int h = 0; h < nr; h++) /* the rejected drafts: the stream's steps T + 1 .., step t in */
+        for (long i = 0; i < o->rejected; i++) { /* the window's slot (t - 1) % N */
+            const size_t at = (size_t)h * Pp + P - o->stale + i,
+                         from = (size_t)h * drafts->T + (size_t)((T + i) % drafts->T);
             pre_in[at] = drafts->in[from];
             pre_read[at] = drafts->is_read ? drafts->is_read[from] : 0;
         }
@@ -1357,14 +1358,14 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
         vla_cli_die(spec, "--stream: %s", vla_error_msg(&ve));
     if (x.T < T)
         vla_cli_die(spec, "--stream %s: %ld steps, fewer than --steps %ld", c->stream, x.T, T);
-    vla_inputs drafts = {0}; /* --rejected N: the stream's steps T + 1 .. T + N */
-    if (o->rejected && vla_inputs_draw(&drafts, c->stream, c->seed, c->cfg.d, c->cfg.dv, nr,
-                                       T + o->rejected, vla_model_reads(&c->cfg), &ve))
-        vla_cli_die(spec, "--stream: %s", vla_error_msg(&ve));
-    if (o->rejected && drafts.T < T + o->rejected)
+    vla_inputs drafts = {0}; /* --rejected N: the stream's steps T + 1 .. T + N, a window of N */
+    if (o->rejected && (vla_inputs_open(&drafts, c->stream, c->seed, c->cfg.d, c->cfg.dv, nr,
+                                        o->rejected, T + o->rejected, vla_model_reads(&c->cfg),
+                                        &ve) ||
+                        vla_inputs_fill(&drafts, T, T + o->rejected, &ve)))
         vla_cli_die(spec, "--rejected %ld: the drafts are the stream's steps %ld..%ld, after the "
-                    "%ld steps run, and --stream %s has %ld", o->rejected, T + 1, T + o->rejected, T,
-                    c->stream, drafts.T);
+                    "%ld steps run: --stream %s: %s", o->rejected, T + 1, T + o->rejected, T,
+                    c->stream, vla_error_msg(&ve));
     const size_t unit = DEC_UNIT(nck) * sizeof(double);
     double *rows = calloc((size_t)np * nf * DEC_UNIT(nck), sizeof *rows);
     if (!rows)
