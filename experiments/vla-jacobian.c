@@ -19,6 +19,7 @@
 typedef struct {
     vref_jac j;
     double beta; /* the last step's beta (a checkpoint's unit test needs it) */
+    long writes; /* the writes so far (deltaproduct's sub-steps count writes, not reads) */
 } jac_acc;
 
 typedef struct {
@@ -47,13 +48,14 @@ static int jac_on_step(const vla_step_view *v, void *accp, void *ctx)
     a->beta = v->in->beta;
     if (v->in->is_read) /* a read writes nothing: no Jacobian */
         return VLA_OK;
+    a->writes++;
     if (x->form == VREF_JAC_PLAIN) {
         vref_jac_step(&a->j, v->kp, v->alpha, x->c->cfg.d, vref_jac_is_unit(&x->c->cfg, v->in->beta));
         return VLA_OK;
     }
     double dec[VLA_D_MAX], la[VLA_D_MAX], lb[VLA_D_MAX];
     vla_input in = vla_input_of(v->in);
-    vref_jac_gates(&x->c->cfg, &in, dec, la, lb);
+    vref_jac_gates(&x->c->cfg, &in, a->writes, dec, la, lb);
     vref_jac_tr tr = {x->form, x->c->cfg.d, v->kp, v->alpha, dec, la, lb};
     vref_jac_step_tr(&a->j, &tr);
     return VLA_OK;

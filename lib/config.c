@@ -249,6 +249,7 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
     c->l2_eps = 1e-6;
     c->tri = VLA_TRI_BLOCKED; /* fla's solve_tril and its fused C = 64 kernels */
     c->stage = VLA_HALF_IO;   /* fla: h.to(k.dtype) */
+    c->householder = 2;       /* deltaproduct's n_h (fla's num_householder; the paper's n_h = 2) */
     switch (model) {
     case VLA_VLA1: /* the v1 layer: guarded Sherman-Morrison, nudge every 50, norm clamp */
         c->nudge = c->guard = c->clamp_on = 1;
@@ -465,6 +466,12 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, vla_e
         c->period = (int)p;
         return VLA_OK;
     }
+    if (!strcmp(name, "householder")) {
+        if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 1 || p > VLA_HOUSEHOLDER_MAX)
+            return vla_fail(err, VLA_ERANGE, "is not an integer in 1..%d", VLA_HOUSEHOLDER_MAX);
+        c->householder = (int)p;
+        return VLA_OK;
+    }
     if (!strcmp(name, "cache_rows")) {
         if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 0 || p > 65536)
             return vla_fail(err, VLA_ERANGE, "is not an integer in 0..65536 (0: no scale)");
@@ -500,7 +507,7 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, vla_e
                     "l2_eps, sr_seed, delta_form, features, tri, stage, cache, cache_rows, "
                     "cache_round, nudge, guard, "
                     "clamp_on, normalize, keynorm, qknorm, decay_bf16, beta_bf16, gate_clamp, "
-                    "cumsum, cumsum_fmt, anchor, anchor_block, base, gate_map)");
+                    "cumsum, cumsum_fmt, anchor, anchor_block, base, gate_map, householder)");
 }
 
 int vla_config_set(vla_config *c, const char *name, const char *value)
@@ -539,6 +546,10 @@ int vla_config_check_why(const vla_config *c, vla_error *err)
     }
     if (c->period < 1)
         return vla_fail(err, VLA_ERANGE, "period = %d: it must be >= 1", c->period);
+    if (c->model == VLA_DELTAPRODUCT &&
+        (c->householder < 1 || c->householder > VLA_HOUSEHOLDER_MAX))
+        return vla_fail(err, VLA_ERANGE, "householder = %d: it must be in 1..%d", c->householder,
+                        VLA_HOUSEHOLDER_MAX);
     if ((unsigned)c->cumsum_tree > 1 || (unsigned)c->cumsum_io > 1 || (unsigned)c->base2 > 1 ||
         (unsigned)c->anchor > VLA_ANCHOR_START || (unsigned)c->gate_map > VLA_GATE_PIN ||
         c->anchor_block < 0 || c->anchor_block > VLA_CHUNK_MAX ||
@@ -722,6 +733,8 @@ void vla_config_describe(const vla_config *c, char *buf, size_t len)
     if (vla_model_gate(c->model) && n < len) /* the gated family's (NREALS - 2, - 1) */
         n += snprintf(buf + n, len - n, " scale=%s qknorm=%s l2_eps=%s", num[NREALS - 2],
                       c->qknorm ? "on" : "off", num[NREALS - 1]);
+    if (c->model == VLA_DELTAPRODUCT && n < len)
+        n += snprintf(buf + n, len - n, " householder=%d", c->householder);
     if (c->gate_lb != 0 && n < len) /* the gate bound's settings, each only when not the default */
         n += snprintf(buf + n, len - n, " gate_lb=%s gate_map=%s", num[11],
                       words[4].values[c->gate_map]);
@@ -928,6 +941,7 @@ static int reads_delta_form(const vla_config *c)
     o.delta_form = c->delta_form == VLA_DELTA_DECAY ? VLA_DELTA_GATED : VLA_DELTA_DECAY;
     return vla_model_reads(&o) != vla_model_reads(c) || vla_col_decay(&o) != vla_col_decay(c);
 }
+static int reads_householder(const vla_config *c) { return c->model == VLA_DELTAPRODUCT; }
 static int reads_keynorm(const vla_config *c)
 {
     vla_config o = *c;
@@ -955,6 +969,7 @@ static const struct {
     {{"sr_seed"}, reads_sr_seed, 0, "--track sr (stochastic rounding)"},
     {{"delta_form"}, reads_delta_form, 0, "%s"},
     {{"keynorm"}, reads_keynorm, 0, "%s"},
+    {{"householder"}, reads_householder, 0, "%s, whose tokens are householder steps each"},
 };
 #define NRULES (sizeof setting_rules / sizeof setting_rules[0])
 

@@ -94,6 +94,7 @@ typedef enum { VLA_TRACKS(VLA_X_) VLA_NTRACK } vla_track;
 typedef enum { VLA_FORMS(VLA_X_) VLA_NFORM } vla_form;
 #undef VLA_X_
 #define VLA_CHUNK_MAX 256
+#define VLA_HOUSEHOLDER_MAX 64 /* deltaproduct's n_h */
 typedef enum { VLA_FEAT_OWN, VLA_FEAT_ID } vla_features;
 typedef enum { VLA_DELTA_GATED, VLA_DELTA_DECAY } vla_delta_form;
 /* the kernels' 16-bit choices: the chunk's triangular inverse (tri=forward|neumann|blocked), and a
@@ -228,6 +229,8 @@ typedef struct {
     int beta_bf16;         /* seq: beta rounded to bfloat16 before use (off) */
     int h0;                /* 1: the run starts from a given S_0 (vla_model_start), which the scan
                               form folds into its first step's element; set by vla_model_start */
+    int householder;       /* deltaproduct: n_h, the stream's steps per token (docs/gated.md),
+                              1..VLA_HOUSEHOLDER_MAX (2) */
 } vla_config;
 /* anchors: direct, every exponent a difference gamma_i - gamma_j <= 0; first, last, mid, start:
  * the decay between tokens i and j (same block) as exp(gamma_i - gamma_n) exp(gamma_n - gamma_j),

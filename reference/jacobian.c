@@ -254,14 +254,16 @@ vref_jac_form vref_jac_form_of(const vla_config *cfg)
  * arithmetic (lib's, the lanes', the kernels' on the host) takes them so. The MPFR models do not
  * (the exact one rounds inputs to the storage format and takes exp at its own precision): a run
  * on vref_backend_exact gets the native decays here, not its own. */
-void vref_jac_gates(const vla_config *cfg, const vla_input *in, double *dec, double *la,
+void vref_jac_gates(const vla_config *cfg, const vla_input *in, long t, double *dec, double *la,
                     double *lb)
 {
     const vla_fmt io = vla_prec_io(cfg->prec), cf = vla_prec_compute(cfg->prec);
     const int d = cfg->d;
     const vref_jac_form f = vref_jac_form_of(cfg);
-    if (f == VREF_JAC_SCALAR)
-        dec[0] = vla_round_fmt(cf, exp(vla_round_fmt(io, in->lgs)));
+    if (f == VREF_JAC_SCALAR) /* (deltaproduct: no gate after a token's first write) */
+        dec[0] = cfg->model == VLA_DELTAPRODUCT && (t - 1) % cfg->householder
+                     ? 1
+                     : vla_round_fmt(cf, exp(vla_round_fmt(io, in->lgs)));
     if (f == VREF_JAC_DIAG || f == VREF_JAC_DPLR) /* per key channel (lgs serves each) */
         for (int i = 0; i < d; i++)
             dec[i] = vla_round_fmt(cf, exp(vla_round_fmt(io, in->lg ? in->lg[i] : in->lgs)));

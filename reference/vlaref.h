@@ -257,8 +257,9 @@ vref_jac_form vref_jac_form_of(const vla_config *cfg);
  * format, the exp in binary64 rounded once to the compute format (dec[0] for a scalar gate; one
  * per key channel, lgs serving every channel when the input has no lg); rwkv7's a and b rounded
  * to the io format (la, lb; absent: 0). Each array d entries (dec: 1 for a scalar gate); NULL
- * where the form has none. */
-void vref_jac_gates(const vla_config *cfg, const vla_input *in, double *dec, double *la,
+ * where the form has none. t: the write's number, from 1 (deltaproduct's gate acts at the first
+ * of each token's householder writes, dec = 1 at the others). */
+void vref_jac_gates(const vla_config *cfg, const vla_input *in, long t, double *dec, double *la,
                     double *lb);
 /* The explicit d x d J of tr (row-major) */
 void vref_jac_explicit(const vref_jac_tr *tr, double *J);

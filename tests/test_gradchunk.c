@@ -46,9 +46,10 @@ static double uni(double lo, double hi) /* xorshift64* */
 }
 
 /* the models of the chunk backward: delta, delta_form=decay, gdn (m 2 and 3), kda (4), gla (5),
- * mamba2 (6) */
+ * mamba2 (6), deltaproduct with householder=3 (7: T and C no multiples of its tokens) */
 static const vla_model_kind mk[] = {VLA_DELTA, VLA_DELTA, VLA_GDN, VLA_GDN, VLA_KDA, VLA_GLA,
-                                    VLA_MAMBA2};
+                                    VLA_MAMBA2, VLA_DELTAPRODUCT};
+#define NMK ((int)(sizeof mk / sizeof mk[0]))
 
 /* every model whose chunk form has a backward (the model table's gradchunk) is one of setup's: a
  * new one fails here until its inputs are drawn below */
@@ -70,10 +71,12 @@ static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
     cfg->features = VLA_FEAT_ID;
     if (m == 1)
         cfg->delta_form = VLA_DELTA_DECAY;
+    if (m == 7)
+        cfg->householder = 3;
     cfg->normalize = 0;
     memset(s, 0, sizeof *s);
     s->has_decay = m == 1;
-    s->has_lgs = m == 2 || m == 3 || m == 6;
+    s->has_lgs = m == 2 || m == 3 || m == 6 || m == 7;
     s->has_lg = m == 4 || m == 5;
     rs = seed * 0x9E3779B97F4A7C15ULL + 1;
     for (int t = 0; t < TM; t++) {
@@ -89,7 +92,7 @@ static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
     }
 }
 static const char *mname[] = {"delta", "delta (decay)", "gdn", "gdn (neumann, tree, start)",
-                              "kda", "gla", "mamba2"};
+                              "kda", "gla", "mamba2", "deltaproduct (householder 3)"};
 
 /* m 3: gdn with the chunk forms' settings the chunk backward takes: tri=neumann, cumsum=tree, the
  * decays anchored at the sum before each block of 4 (anchor=start), and base 2 when base2 */
@@ -140,7 +143,7 @@ TEST(gradchunk_exact_equals_seq)
     static cgrads a, b, f;
     double c[TM * DM];
     double worst = 0;
-    for (int m = 0; m < 7; m++)
+    for (int m = 0; m < NMK; m++)
         for (int ci = 0; ci < 2; ci++) {
             const char *form = ci ? "chunk:4" : "chunk:16";
             vla_config cs, cc;
@@ -233,7 +236,7 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
     static cseq s;
     static cgrads a, b;
     double c[TM * DM];
-    for (int m = 0; m < 7; m++)
+    for (int m = 0; m < NMK; m++)
         for (int p = 0; p < 2 * VLA_NPREC; p++) {
             const int d = DM, T = p < VLA_NPREC ? 20 : 38;
             vla_config cfg;
