@@ -79,6 +79,13 @@ TEST_SLOW(python_gated_against_published_equations)
     run_pytest("", "'tests/test_gated.py'", "gated");
 }
 
+/* Gated DeltaProduct (f64 seq, scan, chunk; the exact reference) against numpy written from the
+ * paper's equations, n_h = 1 against gdn bit for bit (tests/test_deltaproduct.py) */
+TEST(python_deltaproduct_against_published_equations)
+{
+    run_pytest("", "'tests/test_deltaproduct.py'", "deltaproduct");
+}
+
 /* The backward pass (vla_grad, f64) against torch.autograd float64 of tests/gated_ref.py's
  * torch_seq (tests/test_grad.py says how and within what bound) */
 TEST_SLOW(python_grad_against_torch_autograd)
