@@ -113,6 +113,12 @@ int vla_seqs_check(const vla_config *c, const long *cu, long nseq, vla_error *wh
                             "restarts only at chunk ends (fla's varlen kernels cut the chunks per "
                             "sequence): --form seq, or sequences of multiples of C tokens", i,
                             cu[i], c->chunk);
+    for (long i = 1; c->model == VLA_DELTAPRODUCT && i < nseq; i++)
+        if (cu[i] % c->householder) /* (its steps count through a restart: docs/gated.md) */
+            return vla_fail(why, VLA_ENOTSUP, "packed sequences (cu_seqlens.npy): sequence %ld "
+                            "starts after step %ld, inside a token of deltaproduct's householder = "
+                            "%d steps: sequences of whole tokens (multiples of %d steps)", i, cu[i],
+                            c->householder, c->householder);
     return vla_fail(why, VLA_OK, NULL);
 }
 int vla_model_gate(vla_model_kind m) { return (unsigned)m < VLA_NMODEL ? model_rows[m].gate : 0; }
