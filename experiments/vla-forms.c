@@ -1330,6 +1330,18 @@ static int decode_row(const vla_cli *c, const vla_cli_spec *spec, const forms_op
     return status == VLA_EINTR ? 3 : status ? 1 : 0;
 }
 
+/* deltaproduct's tokens are householder steps each, and a run from a handed-on state (a decode
+ * after its prefill, a context-parallel rank) starts at a token's first step: the n steps before
+ * it must be whole tokens (docs/gated.md) */
+static void whole_tokens(const vla_cli *c, const vla_cli_spec *spec, long n, const char *what)
+{
+    const int h = c->cfg.householder;
+    if (c->cfg.model == VLA_DELTAPRODUCT && n % h)
+        vla_cli_die(spec, "%s: a run handed the state after step %ld starts at a token's first "
+                    "step, but deltaproduct's tokens are householder = %d steps: a multiple of %d",
+                    what, n, h, h);
+}
+
 static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
 {
     const int nr = c->runs, np = o->np, nf = o->nf;
@@ -1343,6 +1355,7 @@ static int decode(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *
     if (o->stale >= P)
         vla_cli_die(spec, "--stale %ld: the prefill's tokens missing from the handed state, in "
                     "1..%ld (--prefix, less one)", o->stale, P - 1);
+    whole_tokens(c, spec, P, "--prefix");
     long cks[512], j_cks[512];
     int nck = 0;
     const long nj = vla_checkpoints(T - P, c->per_decade, j_cks, 512);
@@ -1724,6 +1737,8 @@ static int cp(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
         vla_cli_die(spec, "--ranks: every rank's segment must hold whole chunks: --steps %ld holds "
                     "no multiple of %ld (the ranks' least common multiple %ld times the largest "
                     "C, %ld)", c->steps, lcm * Cmax, lcm, Cmax);
+    for (int i = 0; i < nR; i++)
+        whole_tokens(c, spec, T / o->ranks[i], "--ranks: a rank's segment");
     vla_inputs x;
     if (vla_inputs_draw(&x, c->stream, c->seed, c->cfg.d, c->cfg.dv, nr, T,
                         vla_model_reads(&c->cfg), &why))
