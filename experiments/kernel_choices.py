@@ -8,10 +8,11 @@ data/kernel-choices/<part>.dat for plots/half-decode.gp.
         megagdn, entries, stage, vmlx, sglang, trtmc, flashkda, decode, spark; trace464
         writes sweeps/traces/ag464, the input of the sweep's half-stage-* tables)
 
-Decoding runs (vmlx ... spark) step the library token by token: the run under test in binary32
-(the f32 policy; trtmc also f16) with the knobs, the others beside it on the same inputs, and a
-binary64 run without the knobs as the reference (the programs' --ref f64). Inputs are rounded to
-binary32 first, so every run reads the same numbers."""
+Decoding runs (vmlx ... spark) step the library a block of tokens at a time (vlastab.Model: the
+steps in C, up to each checkpoint): the run under test in binary32 (the f32 policy; trtmc also
+f16) with the knobs, the others beside it on the same inputs, and a binary64 run without the
+knobs as the reference (the programs' --ref f64). Inputs are rounded to binary32 first, so every
+run reads the same numbers."""
 import ctypes
 import os
 import sys
@@ -29,9 +30,6 @@ import vlastab  # noqa: E402
 L_ = vlastab.library
 _D = ctypes.POINTER(ctypes.c_double)
 L_.vla_ut_inverse.argtypes = [ctypes.c_int, ctypes.c_int, _D, ctypes.c_int, _D]
-L_.vla_model_new.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(vlastab._Config)]
-L_.vla_model_step.argtypes = [ctypes.c_void_p, ctypes.POINTER(vlastab._Input)]
-L_.vla_model_get.argtypes = [ctypes.c_void_p, ctypes.c_int, _D]
 OUT = os.path.join(here, "..", "data", "kernel-choices")
 os.makedirs(OUT, exist_ok=True)
 TRI = {"blocked": 0, "forward": 1, "neumann": 2}
@@ -49,25 +47,16 @@ def ut(precision, tri, L):
 
 
 class Run:
-    """one model stepped by the library"""
+    """one model stepped by the library a block of steps at a time; o its last read-out"""
     def __init__(self, model, precision, d, **knobs):
-        self.cfg = vlastab._configure(model, precision, "sm", True, d, d, knobs)
-        self.m = ctypes.c_void_p()
-        assert L_.vla_model_new(ctypes.byref(self.m), ctypes.byref(self.cfg)) == 0
-        self.d, self.o, self.S = d, np.empty(d), np.empty(d * d)
+        self.m = vlastab.Model(model, precision, d, **knobs)
 
     def step(self, x):
-        inp = vlastab._Input(pd(x["q"]), pd(x["k"]), pd(x["v"]), pd(x["k"]), None,
-                             x.get("beta", np.nan), np.nan,
-                             pd(x["lg"]) if "lg" in x else None,
-                             pd(x["a"]) if "a" in x else None, pd(x["b"]) if "b" in x else None,
-                             x.get("lgs", 0.0))
-        assert L_.vla_model_step(self.m, ctypes.byref(inp)) == 0
-        L_.vla_model_get(self.m, 3, pd(self.o))
+        self.o = self.m.step(x["q"], x["k"], x["v"], beta=x.get("beta"), logdecay=x["lg"],
+                             a=x.get("a"), b=x.get("b"))[-1]
 
     def state(self):
-        L_.vla_model_get(self.m, 0, pd(self.S))
-        return self.S
+        return self.m.state()
 
 
 def rel(x, y):
@@ -115,20 +104,21 @@ def decode(model, d, T, runs, kind, seed=1, cks=None, ref_knobs=None):
     t0 = time.time()
     B = 4096
     for s in range(0, T, B):
-        x = gates(model, rng, min(B, T - s), d, kind)
-        for i in range(min(B, T - s)):
-            xi = {key: (val[i] if val.ndim > 1 else float(val[i])) for key, val in x.items()}
-            if model in ("gdn", "mamba2"):
-                xi["lgs"] = float(x["lg"][i, 0])
-                del xi["lg"]
-            ref.step(xi)
+        n = min(B, T - s)
+        x = gates(model, rng, n, d, kind)
+        if model in ("gdn", "mamba2"):  # a scalar log-decay per token
+            x["lg"] = np.ascontiguousarray(x["lg"][:, 0])
+        i0 = 0
+        for i1 in sorted(t - s for t in cks if s < t < s + n) + [n]:  # spans to each checkpoint
+            span = {key: val[i0:i1] for key, val in x.items()}
+            ref.step(span)
             for r in rs.values():
-                r.step(xi)
-            t = s + i + 1
-            if t in cks:
-                Sr = ref.state().copy()
-                for n, r in rs.items():
-                    out[n].append((t, rel(r.state(), Sr), rel(r.o, ref.o)))
+                r.step(span)
+            if s + i1 in cks:
+                Sr = ref.state()
+                for name, r in rs.items():
+                    out[name].append((s + i1, rel(r.state(), Sr), rel(r.o, ref.o)))
+            i0 = i1
     return out, time.time() - t0
 
 

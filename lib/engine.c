@@ -179,6 +179,48 @@ static double memory_here(const char **what)
     return m;
 }
 
+/* e->nseq and e->cu: the spec's packed sequences, else those of the trace s (NULL: none) */
+static int engine_seqs(vla_engine *e, const vla_stream *s, vla_error *err)
+{
+    const vla_engine_spec *sp = &e->spec;
+    const long *cu = sp->cu;
+    vla_error why;
+    e->nseq = cu ? sp->nseq : s ? vla_stream_seqs(s, &cu) : 0;
+    if (e->nseq && !(e->cu = malloc((e->nseq + 1) * sizeof *e->cu)))
+        return vla_fail(err, VLA_ENOMEM, "out of memory");
+    if (e->nseq)
+        memcpy(e->cu, cu, (e->nseq + 1) * sizeof *e->cu);
+    if (s && sp->S0 && e->nseq > 1)
+        return vla_fail(err, VLA_EINVAL, "the spec's S0 beside the packed sequences of %s: give "
+                        "their cu too (vla_engine_spec.cu)", sp->stream);
+    const int r = vla_seqs_check(&sp->cfg, e->cu, e->nseq, &why);
+    return r ? vla_fail(err, r, "%s", why.msg) : VLA_OK;
+}
+
+/* e->S0: the spec's initial states, else the trace s's S0.npy of the runs' heads (a row per
+ * sequence); NULL where neither gives one */
+static int engine_S0_read(vla_engine *e, vla_stream *s, vla_error *err)
+{
+    const vla_engine_spec *sp = &e->spec;
+    const size_t n = (size_t)sp->cfg.dv * sp->cfg.d;
+    const long rows = e->nseq > 1 ? e->nseq : 1;
+    if (!sp->S0 && !(s && (vla_stream_optional(s) & VLA_IN_S0)))
+        return VLA_OK;
+    if (!(e->S0 = malloc(rows * sp->runs * n * sizeof *e->S0)))
+        return vla_fail(err, VLA_ENOMEM, "out of memory");
+    if (sp->S0) {
+        memcpy(e->S0, sp->S0, rows * sp->runs * n * sizeof *e->S0);
+        return VLA_OK;
+    }
+    for (long i = 0; i < rows * sp->runs; i++) { /* run i / rows, sequence i % rows */
+        const long h = sp->first_head + i / rows;
+        const int r = vla_stream_S0_of(s, i % rows, h, e->S0 + i * n);
+        if (r < 0)
+            return vla_fail(err, r, "--stream: %s: head %ld: %s", sp->stream, h, vla_strerror(r));
+    }
+    return VLA_OK;
+}
+
 /* e->cu: the spec's packed sequences, or a trace stream's cu_seqlens.npy when the spec gives
  * none; e->S0: the spec's initial states, or the trace's S0.npy of the runs' heads (a row per
  * sequence), rounded to round_S0. A configuration that takes no S_0, or cannot restart at the
@@ -187,53 +229,22 @@ static int engine_S0(vla_engine *e, vla_error *err)
 {
     const vla_engine_spec *sp = &e->spec;
     const size_t n = (size_t)sp->cfg.dv * sp->cfg.d;
-    const char *from = "the spec's S0";
-    const long *cu = sp->cu;
-    e->nseq = sp->cu ? sp->nseq : 0;
-    int r = 0;
-    vla_stream *s = NULL;
+    const char *from = sp->S0 ? "the spec's S0" : "the trace's S0.npy";
+    vla_stream *s = NULL; /* a trace read for what the spec does not give: its sequences, S0 */
     vla_error why;
-    if (!sp->cu && sp->stream && !strncmp(sp->stream, "trace:", 6)) {
-        if ((r = vla_stream_open_part(&s, sp->stream, sp->cfg.d, sp->cfg.dv, sp->seed,
-                                      sp->first_head, sp->runs, 0, &why)))
-            return vla_fail(err, r, "--stream: %s", why.msg);
-        e->nseq = vla_stream_seqs(s, &cu);
-        if (e->nseq && (e->cu = malloc((e->nseq + 1) * sizeof *e->cu)))
-            memcpy(e->cu, cu, (e->nseq + 1) * sizeof *e->cu);
-        if (sp->S0 && e->nseq > 1) {
-            vla_stream_close(s);
-            return vla_fail(err, VLA_EINVAL, "the spec's S0 beside the packed sequences of %s: "
-                            "give their cu too (vla_engine_spec.cu)", sp->stream);
-        }
-        if (!sp->S0)
-            from = "the trace's S0.npy";
-        else
-            vla_stream_close(s), s = NULL;
-    }
-    const long rows = e->nseq > 1 ? e->nseq : 1;
-    if (e->nseq && !e->cu && (e->cu = malloc((e->nseq + 1) * sizeof *e->cu)))
-        memcpy(e->cu, cu, (e->nseq + 1) * sizeof *e->cu);
-    if (e->nseq && !e->cu)
-        r = vla_fail(err, VLA_ENOMEM, "out of memory");
-    if (!r && (r = vla_seqs_check(&sp->cfg, e->cu, e->nseq, &why)))
-        vla_fail(err, r, "%s", why.msg);
-    if (!r && ((s && (vla_stream_optional(s) & VLA_IN_S0)) || sp->S0) &&
-        !(e->S0 = malloc(rows * sp->runs * n * sizeof *e->S0)))
-        r = vla_fail(err, VLA_ENOMEM, "out of memory");
-    if (!r && e->S0 && !s)
-        memcpy(e->S0, sp->S0, rows * sp->runs * n * sizeof *e->S0);
-    for (long i = 0; !r && e->S0 && s && i < rows * sp->runs; i++) { /* run i / rows, seq i % rows */
-        const long q = i % rows, h = sp->first_head + i / rows;
-        if ((r = vla_stream_S0_of(s, q, h, e->S0 + i * n)) < 0)
-            vla_fail(err, r, "--stream: %s: head %ld: %s", sp->stream, h, vla_strerror(r));
-        else
-            r = 0;
-    }
+    int r = 0;
+    if (!sp->cu && sp->stream && !strncmp(sp->stream, "trace:", 6) &&
+        (r = vla_stream_open_part(&s, sp->stream, sp->cfg.d, sp->cfg.dv, sp->seed,
+                                  sp->first_head, sp->runs, 0, &why)))
+        return vla_fail(err, r, "--stream: %s", why.msg);
+    if (!(r = engine_seqs(e, s, err)))
+        r = engine_S0_read(e, s, err);
     vla_stream_close(s);
     if (r || !e->S0)
         return r;
     if ((r = vla_config_h0(&sp->cfg, &why)))
         return vla_fail(err, r, "%s: %s", from, why.msg);
+    const long rows = e->nseq > 1 ? e->nseq : 1;
     for (size_t i = 0; i < rows * sp->runs * n; i++) {
         if (!isfinite(e->S0[i]))
             return vla_fail(err, VLA_ENONFINITE, "%s: %s at run %zu, entry %zu", from,

@@ -820,6 +820,20 @@ typedef struct {
  * in err (may be NULL): "head H, step T: reason" for a step refused. */
 int vla_trajectory_run(const vla_config *cfg, int heads, long T, const vla_arrays *in,
                        vla_trajectory *out, vla_error *err);
+/* An engine of one run of cfg on the cpu fed blocks of given arrays, its state kept between
+ * them: for a caller that steps several configurations in lockstep on inputs it makes a block at
+ * a time and reads the state between blocks (the binding's Model). Each block's steps are the
+ * engine's (vla_engine_advance); a chunk form of C > 1, whose state exists at chunk ends only,
+ * is refused (VLA_ENOTSUP: vla_trajectory_run runs it). */
+typedef struct vla_blocks vla_blocks;
+int vla_blocks_new(vla_blocks **out, const vla_config *cfg, long block, vla_error *err);
+/* the next n steps (n <= block) from in, laid out as one head of n steps; each step's read-out
+ * into o (n x dv) where o is not NULL. 0, or the engine's failure with its reason in err (may be
+ * NULL): "head 0, step T: reason"; the engine then takes no further step. */
+int vla_blocks_advance(vla_blocks *b, long n, const vla_arrays *in, double *o, vla_error *err);
+/* a quantity of the run now, as vla_model_get gives it */
+int vla_blocks_get(vla_blocks *b, vla_quantity q, double *dst);
+void vla_blocks_free(vla_blocks *b);
 
 /* ---- recall (docs/math.md section 7.6) ---- */
 /* one run's reads, summed in read order */

@@ -3,6 +3,7 @@
  * error in lib/ (a missed rounding, a contraction, excess precision), not a transcription error.
  * The first difference is printed with its step, quantity, element and both values in hex. */
 #include "check.h"
+#include "tables.h"
 #include "vlacuda.h"
 #include "vlaref.h"
 #include "vlastab.h"
@@ -346,11 +347,12 @@ TEST(conform_gates)
         {"anchor=mid", "base=2", "gate_lb=-3", "gate_map=pin"},
         {"anchor=start", "anchor_block=8", "gate_lb=-4", "gate_map=pin"},
     };
-    /* rwkv7's chunk takes the first set only (no anchor: vla_form_check) */
+    /* a chunk with a low-rank term (the lr column: rwkv7) takes the first set only (no anchor:
+     * vla_form_check) */
     int k = 0;
     for (int i = 0; i < 6; i++)
         for (int m = 0; m < VLA_NMODEL; m++) /* the gated family, from the model table */
-            for (int p = 0; p < VLA_NPREC && vla_model_gate(m) && (i == 0 || m != VLA_RWKV7);
+            for (int p = 0; p < VLA_NPREC && vla_model_gate(m) && (i == 0 || !vla_col_lr(m));
                  p++, k++) {
                 vla_config c;
                 char desc[128] = "";
@@ -473,17 +475,25 @@ TEST(forms_exact_agree_with_seq)
 
 /* The kernels' 16-bit choices (docs/forms.md), bit for bit in every precision: the chunk's
  * triangular inverse by each way (tri=forward, neumann, blocked; blocked merges 16 x 16 blocks
- * at C = 32 and 64, and is forward substitution at C <= 16) in gdn and kda, S_0 staged in f16,
- * bf16 or not rounded (stage=off), and decoding's 16-bit state, bfloat16 decays and beta
- * (cache=f16|bf16, decay_bf16, beta_bf16) in every gated model with a decay */
+ * at C = 32 and 64, and is forward substitution at C <= 16) and S_0 staged in f16, bf16 or not
+ * rounded (stage=off) in the gated delta rule (the gated models that read beta: gdn, kda), and
+ * decoding's 16-bit state, bfloat16 decays and beta (cache=f16|bf16, decay_bf16, beta_bf16) in
+ * every gated model with a decay */
 TEST(conform_kernel_choices)
 {
     static const char *const tris[] = {"forward", "neumann", "blocked"};
     static const char *const stages[] = {"f16", "bf16", "off"};
-    static const vla_model_kind ms[] = {VLA_GDN, VLA_KDA};
-    int k = 0;
+    vla_model_kind ms[VLA_NMODEL]; /* the gated delta rule: the gated models that read beta */
+    int nm = 0, k = 0;
+    for (int m = 0; m < VLA_NMODEL; m++) {
+        vla_config c;
+        vla_config_default(&c, (vla_model_kind)m, 4);
+        if (vla_model_gate((vla_model_kind)m) && (vla_model_reads(&c) & VLA_IN_BETA))
+            ms[nm++] = (vla_model_kind)m;
+    }
+    CHECK_MSG(nm > 0, "no gated model reads beta");
     for (int p = 0; p < VLA_NPREC; p++)
-        for (int m = 0; m < 2; m++, k++) {
+        for (int m = 0; m < nm; m++, k++) {
             vla_config c;
             for (int t = 0; t < 3; t++) {
                 CHECK(config_of(&c, ms[m], "sm", 1, p, 4, "chunk:32"));

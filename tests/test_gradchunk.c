@@ -1,7 +1,7 @@
 /* test_gradchunk.c: the chunk form's backward (lib/recur_gradchunk.h, docs/math.md section 11) of
- * delta (plain and fla's scalar decay), gdn, kda, gla and mamba2: exact (MPFR, 256 bits) it equals the seq
- * backward's exact gradients, both rounded once to binary64; binary64's is within a derived bound
- * of the exact; every policy's gradients are its MPFR emulation's bit for bit; what it does not
+ * every model whose gradchunk column is 1 (and delta with fla's scalar decay): exact (MPFR, 256
+ * bits) it equals the seq backward's exact gradients, both rounded once to binary64; binary64's
+ * is within a derived bound of the exact; every policy's gradients are its MPFR emulation's bit for bit; what it does not
  * differentiate is refused with the reason. tests/test_gradchunk.py checks it against
  * torch.autograd of a chunk forward written from the published equations. */
 #include "check.h"
@@ -45,39 +45,94 @@ static double uni(double lo, double hi) /* xorshift64* */
     return lo + (hi - lo) * (double)((rs * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-53;
 }
 
-/* the models of the chunk backward: delta, delta_form=decay, gdn (m 2 and 3), kda (4), gla (5),
- * mamba2 (6), deltaproduct with householder=3 (7: T and C no multiples of its tokens) */
-static const vla_model_kind mk[] = {VLA_DELTA, VLA_DELTA, VLA_GDN, VLA_GDN, VLA_KDA, VLA_GLA,
-                                    VLA_MAMBA2, VLA_DELTAPRODUCT};
-#define NMK ((int)(sizeof mk / sizeof mk[0]))
+/* The cases: every model whose chunk form has a backward (the model table's gradchunk), in the
+ * table's order, each followed by its variants: delta with fla's scalar decay (delta_form=decay),
+ * gdn with the chunk forms' settings the chunk backward takes (settings()), deltaproduct with 3
+ * steps a token (T and C no multiples of its tokens). A case's inputs are the ones its
+ * configuration reads (vla_model_reads). */
+enum { PLAIN, DECAY, CHUNKSET, HOUSEHOLDER3 };
+typedef struct {
+    vla_model_kind model;
+    int variant;
+    char name[40];
+} gcase;
+static const struct {
+    vla_model_kind model;
+    int variant;
+    const char *what;
+} variants[] = {{VLA_DELTA, DECAY, "decay"},
+                 {VLA_GDN, CHUNKSET, "neumann, tree, start"},
+                 {VLA_DELTAPRODUCT, HOUSEHOLDER3, "householder 3"}};
+#define NVARIANT (sizeof variants / sizeof variants[0])
+static gcase cases[VLA_NMODEL + NVARIANT];
+static int ncase(void)
+{
+    int n = 0;
+    for (int m = 0; m < VLA_NMODEL; m++) {
+        if (!vla_model_gradchunk((vla_model_kind)m))
+            continue;
+        cases[n] = (gcase){(vla_model_kind)m, PLAIN, ""};
+        snprintf(cases[n].name, sizeof cases[n].name, "%s", vla_model_name((vla_model_kind)m));
+        n++;
+        for (size_t v = 0; v < NVARIANT; v++)
+            if (variants[v].model == (vla_model_kind)m) {
+                cases[n] = (gcase){(vla_model_kind)m, variants[v].variant, ""};
+                snprintf(cases[n].name, sizeof cases[n].name, "%s (%s)",
+                         vla_model_name((vla_model_kind)m), variants[v].what);
+                n++;
+            }
+    }
+    return n;
+}
+/* the case of model mk with variant v */
+static int case_of(vla_model_kind mk, int v)
+{
+    for (int i = 0, n = ncase(); i < n; i++)
+        if (cases[i].model == mk && cases[i].variant == v)
+            return i;
+    vla_check_fail(__FILE__, __LINE__, "%s has no case of variant %d", vla_model_name(mk), v);
+    return 0;
+}
 
-/* every model whose chunk form has a backward (the model table's gradchunk) is one of setup's: a
- * new one fails here until its inputs are drawn below */
+/* the inputs setup draws: q, k, v, beta, delta's decay and the log-decays (a scalar or one per key
+ * channel); g left out (no gate) */
+enum { DRAWN = VLA_IN_G | VLA_IN_BETA | VLA_IN_DECAY | VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D };
+
+static void case_config(vla_config *cfg, int m, int d)
+{
+    vla_config_default(cfg, cases[m].model, d);
+    cfg->features = VLA_FEAT_ID;
+    if (cases[m].variant == DECAY)
+        cfg->delta_form = VLA_DELTA_DECAY;
+    if (cases[m].variant == HOUSEHOLDER3)
+        cfg->householder = 3;
+    cfg->normalize = 0;
+}
+
+/* every model whose chunk form has a backward reads only inputs setup draws: a new one that reads
+ * others fails here, named, until they are drawn below */
 TEST(gradchunk_setup_covers_every_chunk_backward)
 {
-    for (int m = 0; m < VLA_NMODEL; m++) {
-        int in = 0;
-        for (size_t i = 0; i < sizeof mk / sizeof mk[0]; i++)
-            in |= mk[i] == (vla_model_kind)m;
-        CHECK_MSG(!vla_model_gradchunk((vla_model_kind)m) || in, "%s has a chunk backward that "
-                  "tests/test_gradchunk.c's setup does not draw inputs for",
-                  vla_model_name((vla_model_kind)m));
+    const int n = ncase();
+    for (int m = 0; m < n; m++) {
+        vla_config cfg;
+        case_config(&cfg, m, DM);
+        const unsigned r = vla_model_reads(&cfg);
+        CHECK_MSG(!(r & ~(unsigned)DRAWN), "%s reads inputs (VLA_IN_* 0x%x) that "
+                  "tests/test_gradchunk.c's setup does not draw", cases[m].name,
+                  r & ~(unsigned)DRAWN);
     }
+    CHECK_MSG(n > 0, "no model has a chunk backward");
 }
 
 static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
 {
-    vla_config_default(cfg, mk[m], d);
-    cfg->features = VLA_FEAT_ID;
-    if (m == 1)
-        cfg->delta_form = VLA_DELTA_DECAY;
-    if (m == 7)
-        cfg->householder = 3;
-    cfg->normalize = 0;
+    case_config(cfg, m, d);
+    const unsigned r = vla_model_reads(cfg);
     memset(s, 0, sizeof *s);
-    s->has_decay = m == 1;
-    s->has_lgs = m == 2 || m == 3 || m == 6 || m == 7;
-    s->has_lg = m == 4 || m == 5;
+    s->has_decay = (r & VLA_IN_DECAY) != 0;
+    s->has_lg = (r & VLA_IN_LOGDECAY_D) != 0;
+    s->has_lgs = (r & VLA_IN_LOGDECAY) && !s->has_lg;
     rs = seed * 0x9E3779B97F4A7C15ULL + 1;
     for (int t = 0; t < TM; t++) {
         for (int j = 0; j < DM; j++) {
@@ -91,14 +146,12 @@ static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
         s->decay[t] = uni(0.6, 1);
     }
 }
-static const char *mname[] = {"delta", "delta (decay)", "gdn", "gdn (neumann, tree, start)",
-                              "kda", "gla", "mamba2", "deltaproduct (householder 3)"};
 
-/* m 3: gdn with the chunk forms' settings the chunk backward takes: tri=neumann, cumsum=tree, the
- * decays anchored at the sum before each block of 4 (anchor=start), and base 2 when base2 */
+/* the chunk forms' settings of the CHUNKSET variant: tri=neumann, cumsum=tree, the decays anchored
+ * at the sum before each block of 4 (anchor=start), and base 2 when base2 */
 static void settings(vla_config *cfg, int m, int base2)
 {
-    if (m != 3)
+    if (cases[m].variant != CHUNKSET)
         return;
     CHECK(vla_config_set(cfg, "tri", "neumann") == 0);
     CHECK(vla_config_set(cfg, "cumsum", "tree") == 0);
@@ -143,7 +196,7 @@ TEST(gradchunk_exact_equals_seq)
     static cgrads a, b, f;
     double c[TM * DM];
     double worst = 0;
-    for (int m = 0; m < NMK; m++)
+    for (int m = 0, n = ncase(); m < n; m++)
         for (int ci = 0; ci < 2; ci++) {
             const char *form = ci ? "chunk:4" : "chunk:16";
             vla_config cs, cc;
@@ -169,19 +222,19 @@ TEST(gradchunk_exact_equals_seq)
                     big = fmax(big, fabs(xs[q][i]));
                 for (long i = 0; i < ns[q]; i++)
                     if (!(fabs(xs[q][i] - ys[q][i]) <= 0x1p-52 * fabs(xs[q][i]) + 0x1p-200 * big)) {
-                        CHECK_MSG(0, "%s %s %s[%ld]: exact seq %a, exact chunk %a", mname[m],
+                        CHECK_MSG(0, "%s %s %s[%ld]: exact seq %a, exact chunk %a", cases[m].name,
                                   form, names[q], i, xs[q][i], ys[q][i]);
                         break;
                     }
                 double e = nrel(fs[q], xs[q], ns[q]);
-                CHECK_MSG(e <= d * T * 0x1p-53, "%s %s f64 %s: relerr %g > d T u64", mname[m],
+                CHECK_MSG(e <= d * T * 0x1p-53, "%s %s f64 %s: relerr %g > d T u64", cases[m].name,
                           form, names[q], e);
                 worst = fmax(worst, e / (d * T * 0x1p-53));
             }
             double n = 0; /* a backward that is all zeros would pass the above */
             for (long i = 0; i < T * d; i++)
                 n += fabs(b.dq[i]) + fabs(b.dk[i]) + fabs(b.dv[i]);
-            CHECK_MSG(n > 1, "%s %s: the gradients are %g in all", mname[m], form, n);
+            CHECK_MSG(n > 1, "%s %s: the gradients are %g in all", cases[m].name, form, n);
         }
     if (getenv("VLA_TEST_VERBOSE"))
         printf("gradchunk: f64 chunk against exact, worst relerr / (d T u64) %.3g\n", worst);
@@ -200,7 +253,7 @@ TEST(gradchunk_exact_base2)
     static cgrads a, b;
     double c[TM * DM];
     vla_config c2, ce;
-    setup(&c2, &s, 2, d, 11);
+    setup(&c2, &s, case_of(VLA_GDN, PLAIN), d, 11);
     for (int i = 0; i < T * d; i++)
         c[i] = uni(-1, 1);
     CHECK(vla_form_parse(&c2, "chunk:16") == 0);
@@ -236,7 +289,7 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
     static cseq s;
     static cgrads a, b;
     double c[TM * DM];
-    for (int m = 0; m < NMK; m++)
+    for (int m = 0, n = ncase(); m < n; m++)
         for (int p = 0; p < 2 * VLA_NPREC; p++) {
             const int d = DM, T = p < VLA_NPREC ? 20 : 38;
             vla_config cfg;
@@ -257,7 +310,7 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
             const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1)};
             for (int q = 0; q < 5; q++) {
                 long i = vla_test_diff_at(xs[q], ys[q], ns[q]);
-                CHECK_MSG(i < 0, "%s %s T = %d: %s[%ld] lib %a, MPFR emulation %a", mname[m],
+                CHECK_MSG(i < 0, "%s %s T = %d: %s[%ld] lib %a, MPFR emulation %a", cases[m].name,
                           vla_prec_name(cfg.prec), T, names[q], i, i < 0 ? 0 : xs[q][i],
                           i < 0 ? 0 : ys[q][i]);
             }
@@ -274,7 +327,7 @@ TEST(gradchunk_backward_blocks_are_vla_grads)
     static cseq s;
     static cgrads w, b;
     double c[TM * DM];
-    static const int ms[] = {2, 4, 1};
+    const int ms[] = {case_of(VLA_GDN, PLAIN), case_of(VLA_KDA, PLAIN), case_of(VLA_DELTA, DECAY)};
     for (int mi = 0; mi < 3; mi++)
         for (int exact = 0; exact < 2; exact++) {
             const int m = ms[mi];
@@ -297,7 +350,7 @@ TEST(gradchunk_backward_blocks_are_vla_grads)
             const long ng = s.has_lg ? d : 1;
             while ((n = vla_backward_span(bw, &t0)) > 0) {
                 CHECK_MSG(t0 + n == end && n == (end == T ? 6 : 16),
-                          "%s: block [%ld, %ld) after [%ld, ...)", mname[m], t0, t0 + n, end);
+                          "%s: block [%ld, %ld) after [%ld, ...)", cases[m].name, t0, t0 + n, end);
                 memset(&b, 0xa5, sizeof b);
                 CHECK(vla_backward_next(bw, c + t0 * d, &gb) == 0);
                 const double *xs[] = {w.dq, w.dk, w.dv, w.dbeta, w.dg};
@@ -308,8 +361,8 @@ TEST(gradchunk_backward_blocks_are_vla_grads)
                 end = t0;
             }
             CHECK_MSG(end == 0 && !bad, "%s %s: the blocks end at %ld; %ld arrays differ from "
-                                        "the whole backward's", mname[m], exact ? "exact" : "bf16",
-                      end, bad);
+                                        "the whole backward's", cases[m].name,
+                      exact ? "exact" : "bf16", end, bad);
             CHECK(vla_backward_next(bw, c, &gb) == VLA_ERANGE);
             vla_backward_free(bw);
         }
@@ -432,7 +485,7 @@ TEST(gradchunk_column_is_the_chunk_backward)
             continue;
         }
         vla_config cs, cc;
-        setup(&cs, &s, 0, d, 90 + m); /* (delta's inputs, every array filled) */
+        setup(&cs, &s, case_of(VLA_DELTA, PLAIN), d, 90 + m); /* (every array filled) */
         vla_config_default(&cs, (vla_model_kind)m, d);
         cs.features = VLA_FEAT_ID;
         cs.normalize = 0;
@@ -478,13 +531,13 @@ TEST(gradchunk_refuses_what_it_has_not)
     CHECK(vla_grad_check(&cfg, NULL) == VLA_OK);
     CHECK(vla_config_set(&cfg, "anchor", "mid") == 0);
     CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "anchor=direct"));
-    setup(&cfg, &s, 2, 4, 1);
+    setup(&cfg, &s, case_of(VLA_GDN, PLAIN), 4, 1);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
     CHECK(vla_grad(&cfg, 8, cseq_input, &s, c, &o) == 0);
     CHECK(vla_config_set(&cfg, "gate_lb", "-5") == 0);
     CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "gate_lb"));
     CHECK(vla_grad(&cfg, 8, cseq_input, &s, c, &o) == VLA_ENOTSUP);
-    setup(&cfg, &s, 0, 4, 1);
+    setup(&cfg, &s, case_of(VLA_DELTA, PLAIN), 4, 1);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
     cfg.normalize = 1;
     CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "denominator"));

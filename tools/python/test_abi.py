@@ -1,16 +1,18 @@
 """test_abi.py: the binding's structures and constants are lib/vlastab.h's, and a change in C that
-the binding was not made from fails loudly. Every ctypes structure the binding passes is
-vlastab/_abi.py's, which tools/python/mkabi.py made from the header; every field's offset and size
-and every constant's value agree with what the C compiler says of the header; _abi.py is what the
-generator makes of the header now. Then the header changed in a copy (a field added in the middle
-of vla_config, a constant's value changed): the build's check of the old reading no longer
-compiles, naming the field and the constant, and a binding made from the changed header refuses
-the library built from the old one at import; a declaration the generator cannot read is an error
-naming it. Run under pytest by tests/test_python.c from the repository root (CC: the C
+the binding was not made from fails loudly. Every function the binding declares the arguments
+of takes them in the header's prototype, type for type. Every ctypes structure the binding
+passes is vlastab/_abi.py's, which tools/python/mkabi.py made from the header; every field's
+offset and size and every constant's value agree with what the C compiler says of the header;
+_abi.py is what the generator makes of the header now. Then the header changed in a copy (a
+field added in the middle of vla_config, a constant's value changed): the build's check of the
+old reading no longer compiles, naming the field and the constant, and a binding made from the
+changed header refuses the library built from the old one at import; a declaration the
+generator cannot read is an error naming it. Run under pytest by tests/test_python.c from the repository root (CC: the C
 compiler, default cc).
 """
 import ctypes
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -181,3 +183,54 @@ def test_the_generator_refuses_what_it_does_not_read(tmp_path, name, field, word
     assert r.returncode != 0 and all(w in r.stdout for w in ["vla_counts"] + words), \
         "mkabi.py on a header with %s: exit %d, expected a refusal saying %s: %s" % (
             name, r.returncode, words, r.stdout[-400:])
+
+
+def _c_param_type(param, enums, opaque):
+    """the ctypes type a parameter of the header's prototype takes ("const vla_config *cfg")"""
+    text = re.sub(r"\bconst\b", "", param).strip()
+    m = re.match(r"^([A-Za-z_][A-Za-z_0-9 ]*?)\s*(\**)\s*([A-Za-z_][A-Za-z_0-9]*)?$", text)
+    assert m, "a parameter this test does not read: %r" % param
+    base, stars = m.group(1).strip(), len(m.group(2))
+    scalars = {"int": ctypes.c_int, "long": ctypes.c_long, "unsigned": ctypes.c_uint,
+               "double": ctypes.c_double, "size_t": ctypes.c_size_t}
+    if stars == 0 and base in scalars:
+        return scalars[base]
+    if stars == 0 and base in enums:
+        return ctypes.c_int
+    if stars == 0 and base == "vla_grad_input":  # a callback: the binding's CFUNCTYPE
+        return "callback"
+    if stars == 1 and base in _abi.STRUCTS:
+        return ctypes.POINTER(getattr(_abi, base))
+    if stars == 1 and base == "double":
+        return ctypes.POINTER(ctypes.c_double)
+    if stars == 1 and base == "char":
+        return ctypes.c_char_p
+    if (stars == 1 and (base == "void" or base in opaque)) or (stars == 2 and base in opaque):
+        return ctypes.c_void_p if stars == 1 else ctypes.POINTER(ctypes.c_void_p)
+    raise AssertionError("a parameter this test does not read: %r" % param)
+
+
+def test_the_binding_s_calls_are_the_header_s_prototypes():
+    """every library function whose arguments the binding declares (argtypes), vla_blocks_*'s
+    among them, takes in the header the types the binding passes, parameter for parameter: a
+    changed prototype (a parameter added, a long for an int, another structure) fails here"""
+    with open(HEADER) as f:
+        text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
+    enums = set(re.findall(r"typedef\s+enum\s*\{[^}]*\}\s*([A-Za-z_0-9]+)\s*;", text))
+    opaque = set(re.findall(r"typedef\s+struct\s+([A-Za-z_0-9]+)\s+\1\s*;", text))
+    calls = {n: f for n, f in vars(vlastab.library).items()
+             if not n.startswith("_") and getattr(f, "argtypes", None) is not None}
+    assert {"vla_blocks_new", "vla_blocks_advance", "vla_blocks_get", "vla_blocks_free",
+            "vla_trajectory_run"} <= set(calls), "the binding declares %s" % sorted(calls)
+    for name, f in sorted(calls.items()):
+        m = re.search(r"[\s*]%s\s*\(([^)]*)\)\s*;" % name, text)
+        assert m, "%s: the binding calls it; the header has no prototype" % name
+        params = [p for p in (s.strip() for s in m.group(1).split(",")) if p and p != "void"]
+        want = [_c_param_type(p, enums, opaque) for p in params]
+        got = list(f.argtypes)
+        assert len(got) == len(want), "%s: the binding passes %d arguments, the header takes " \
+            "%d (%s)" % (name, len(got), len(want), ", ".join(params))
+        for p, w, g in zip(params, want, got):
+            ok = issubclass(g, ctypes._CFuncPtr) if w == "callback" else g == w
+            assert ok, "%s: the binding passes %s for the header's %r (%s)" % (
+                name, g.__name__, p, getattr(w, "__name__", w))

@@ -14,8 +14,8 @@ import warnings
 
 import numpy as np
 
-__all__ = ["run", "read_dat", "round_to", "models", "precisions", "tracks", "library", "judge",
-           "Verdict"]
+__all__ = ["run", "Model", "read_dat", "round_to", "models", "precisions", "tracks", "library",
+           "judge", "Verdict"]
 
 
 def judge(fn, q, k, v, **kw):
@@ -493,6 +493,80 @@ def run(q, k, v, model="vla3", precision="f32", u=None, g=None, beta=None, decay
         out["o_ref"] = ro
         out["nonfinite_ref"] = rbad
     return out
+
+
+_L.vla_blocks_new.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(_Config),
+                              ctypes.c_long, ctypes.POINTER(_Error)]
+_L.vla_blocks_advance.argtypes = [ctypes.c_void_p, ctypes.c_long, ctypes.POINTER(_Arrays), _D,
+                                  ctypes.POINTER(_Error)]
+_L.vla_blocks_get.argtypes = [ctypes.c_void_p, ctypes.c_int, _D]
+_L.vla_blocks_free.argtypes = [ctypes.c_void_p]
+
+
+class Model:
+    """One model whose state lives between calls, for runs driven a block at a time from Python
+    (several configurations in lockstep on one stream, a state read between blocks). Its
+    arguments are run()'s: model, precision, track, strict, form and the constants (--set
+    NAME=VALUE), with d and dv (default d) given; form seq or scan (a chunk's state exists at its
+    end only: run() takes the chunk form). step() advances it over the rows of arrays of one
+    sequence, q, k, u, a, b (T, d), v, g (T, dv), beta, decay (T,), logdecay (T,) for a scalar
+    per token or (T, d) per key channel, by the library's engine (vla_blocks_advance, block steps
+    a call), and returns the read-out after each step (T, dv); state() is S (dv, d) now."""
+
+    def __init__(self, model, precision, d, dv=None, track="sm", strict=True, form="seq",
+                 block=4096, **constants):
+        self.cfg = _configure(model, precision, track, strict, d, d if dv is None else dv,
+                              constants)
+        _set_form(self.cfg, form)
+        why = _Error()
+        if _L.vla_form_check(ctypes.byref(self.cfg), ctypes.byref(why)):
+            raise ValueError("form %s with model %s: %s" % (
+                form, model, _L.vla_error_msg(ctypes.byref(why)).decode()))
+        _refuse_unread_settings(self.cfg, constants)
+        self._m, self.block = ctypes.c_void_p(), int(block)
+        if _L.vla_blocks_new(ctypes.byref(self._m), ctypes.byref(self.cfg), self.block,
+                             ctypes.byref(why)):
+            raise ValueError(_L.vla_error_msg(ctypes.byref(why)).decode())
+
+    def __del__(self):
+        if getattr(self, "_m", None):
+            _L.vla_blocks_free(self._m)
+            self._m = None
+
+    def step(self, q, k, v, u=None, g=None, beta=None, decay=None, logdecay=None, a=None,
+             b=None):
+        d, dv = self.cfg.d, self.cfg.dv
+        if np.ndim(q) != 2 or np.shape(q)[0] < 1:
+            raise ValueError("q: shape %s, expected (T, %d) with T >= 1" % (np.shape(q), d))
+        T = np.shape(q)[0]
+        one = lambda x, n, dim, **kw: None if x is None else _heads(
+            _real(x, n)[None], n, 1, T, dim, **kw)[0]
+        q, k, v, u, a, b = one(q, "q", d), one(k, "k", d), one(v, "v", dv), one(u, "u", d), \
+            one(a, "a", d), one(b, "b", d)
+        g = one(g, "g", dv, lo=0, hi=1)
+        beta = one(beta, "beta", None, lo=0, scalar=True)
+        decay = one(decay, "decay", None, lo=0, hi=1, scalar=True)
+        # gate_map=sigmoid takes raw logits, of either sign (as run())
+        lhi = np.inf if self.cfg.gate_map == _abi.VLA_GATE_SIGMOID else 0
+        per_channel = logdecay is not None and np.ndim(logdecay) == 2 and np.shape(logdecay)[1] > 1
+        lg = one(logdecay, "logdecay", d, hi=lhi) if per_channel else None
+        lgs = None if logdecay is None or per_channel else one(logdecay, "logdecay", None, hi=lhi,
+                                                               scalar=True)
+        o = np.empty((T, dv))
+        for s in range(0, T, self.block):  # rows s .. s + n - 1, a block of the engine's steps
+            n = min(self.block, T - s)
+            pd = lambda x: None if x is None else x[s:s + n].ctypes.data_as(_D)
+            x = _Arrays(q=pd(q), k=pd(k), v=pd(v), u=pd(u), g=pd(g), beta=pd(beta),
+                        decay=pd(decay), lgs=pd(lgs), lg=pd(lg), a=pd(a), b=pd(b))
+            why = _Error()
+            if _L.vla_blocks_advance(self._m, n, ctypes.byref(x), pd(o), ctypes.byref(why)):
+                raise ValueError(_L.vla_error_msg(ctypes.byref(why)).decode())
+        return o
+
+    def state(self):
+        S = np.empty((self.cfg.dv, self.cfg.d))
+        _L.vla_blocks_get(self._m, _abi.VLA_Q_S, S.ctypes.data_as(_D))
+        return S
 
 
 _GradInput = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_long,
