@@ -346,11 +346,12 @@ TEST(conform_gates)
         {"anchor=mid", "base=2", "gate_lb=-3", "gate_map=pin"},
         {"anchor=start", "anchor_block=8", "gate_lb=-4", "gate_map=pin"},
     };
-    /* rwkv7's chunk takes the first set only (no anchor: vla_form_check) */
+    /* rwkv7's chunk takes the first set only (no anchor: vla_form_check); loglinear has no chunk */
     int k = 0;
     for (int i = 0; i < 6; i++)
         for (int m = 0; m < VLA_NMODEL; m++) /* the gated family, from the model table */
-            for (int p = 0; p < VLA_NPREC && vla_model_gate(m) && (i == 0 || m != VLA_RWKV7);
+            for (int p = 0; p < VLA_NPREC && vla_model_gate(m) && (i == 0 || m != VLA_RWKV7) &&
+                            m != VLA_LOGLINEAR;
                  p++, k++) {
                 vla_config c;
                 char desc[128] = "";
