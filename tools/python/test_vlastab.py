@@ -222,7 +222,7 @@ def test_run_accepts():
 def test_unread_inputs_warn():
     # an input the model does not read is a warning, as the programs warn of a trace's file
     warned("u with la", lambda: run5(model="la", u=k5),
-           "u is not read by model=la (only by vla1 and vla3)")
+           "u is not read by model=la (only by vla1, vla3 and loglinear)")
     warned("decay with gated delta", lambda: run5(model="delta", decay=dec5),
            "decay is not read by model=delta with delta_form=gated")
     warned("g with decay delta", lambda: run5(model="delta", delta_form="decay", g=g5 * 0),
