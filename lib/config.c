@@ -88,6 +88,9 @@ int vla_config_h0(const vla_config *c, vla_error *why)
         return vla_fail(why, VLA_ENOTSUP, "%s keeps A%s beside S, which an initial state S_0 "
                         "alone does not give (la with normalize=off, delta, gdn, kda, gla, "
                         "mamba2 and rwkv7 take one)", name, c->normalize ? " and a normalizer n" : "");
+    if (vla_levels(c))
+        return vla_fail(why, VLA_ENOTSUP, "%s keeps its prefix as Fenwick levels, which an "
+                        "initial state S_0 alone does not give", name);
     if (c->normalize)
         return vla_fail(why, VLA_ENOTSUP, "%s with normalize=on divides by a normalizer n beside "
                         "S, which an initial state S_0 alone does not give (--set normalize=off "
@@ -636,7 +639,12 @@ static int gradchunk_per_channel(vla_model_kind m)
 {
     return vla_model_gradchunk(m) && vla_model_gate(m) == 2;
 }
-static int no_gradchunk(vla_model_kind m) { return !vla_model_gradchunk(m); }
+/* the models with a seq backward alone (loglinear has none: vla_grad_check) */
+static int no_gradchunk(vla_model_kind m)
+{
+    const vla_config c = {.model = m, .d = 1};
+    return !vla_model_gradchunk(m) && !vla_levels(&c);
+}
 
 /* the messages of the ways that need a kind of policy name them from the list, and those that
  * list the models that have something from its column, written once when the library is loaded
@@ -850,6 +858,13 @@ int vla_form_check(const vla_config *c, vla_error *err)
                            "not in vlastab: anchor=direct");
     else if (chunk && c->anchor_block > c->chunk)
         w = "anchor_block is larger than the chunk: set anchor_block to 0 (the chunk) or at most C";
+    else if ((chunk || c->form == VLA_FORM_SCAN) && vla_levels(c))
+        w = MODEL_WHY(own, "%s's Fenwick levels merge at the bits of each position; its chunk "
+                           "form (fla's chunk_log_linear_attn) and scan are not written: --form "
+                           "seq");
+    else if (vla_levels(c) && (c->cache || c->renorm > 0))
+        w = MODEL_WHY(own, "cache and renorm act on S, which %s reads through its Fenwick "
+                           "levels, not S: set cache=off, renorm=0");
     else if ((chunk || c->form == VLA_FORM_SCAN) &&
              (c->cache || c->decay_bf16 || c->beta_bf16))
         w = "cache, decay_bf16 and beta_bf16 are decoding's settings (the state kept between the "
@@ -867,6 +882,9 @@ int vla_grad_check(const vla_config *c, vla_error *err)
             "--track sm";
     else if (vla_model_has_A(c->model) && (vla_form_pending(c, 1) || c->form == VLA_FORM_SCAN))
         w = "the models with A have the seq backward only (docs/math.md 11.2): --form seq";
+    else if (vla_levels(c))
+        w = "the Fenwick levels' merges and the weights lambda are not differentiated (the "
+            "other models have their backward)";
     else if (c->form == VLA_FORM_SCAN)
         w = bwd_scan;
     else if (vla_form_pending(c, 1) && !vla_model_gradchunk(c->model))

@@ -193,12 +193,20 @@ static inline VLA_HD int vla_cache_scaled(const vla_config *c)
  * the scan carries the transition J of an affine S (every model but la), else 0; ne, 1 when the
  * state cache carries its rounding's residual (cache_round=ef), else 0. */
 #define VLA_SCAN_LEVELS 30 /* the scan's blocks cover t < 2^30 (the programs' steps go to 1e9) */
+/* loglinear's Fenwick levels (models/loglinear.h): L = min(d, VLA_LOG_LEVELS), its per-level
+ * weights being the first L entries of the input u; L levels hold every token while T <= 2^(L-1)
+ * (past it a bucket of level L or more weighs 0, as in fla's kernel, and leaves the state) */
+#define VLA_LOG_LEVELS 31
+static inline VLA_HD int vla_levels(const vla_config *c)
+{
+    return c->model == VLA_LOGLINEAR ? (c->d < VLA_LOG_LEVELS ? c->d : VLA_LOG_LEVELS) : 0;
+}
 typedef struct {
-    int d, dv, nc, nm, nl, nj, ng, nr, nn, ne;
+    int d, dv, nc, nm, nl, nj, ng, nr, nn, ne, nh;
 } vla_dims;
 static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 {
-    vla_dims m = {c->d, c->dv, 0, 0, 0, 0, 0, 0, 0, 0};
+    vla_dims m = {c->d, c->dv, 0, 0, 0, 0, 0, 0, 0, 0, vla_levels(c)};
     m.ne = c->cache && c->cache_round == VLA_CROUND_EF;
     m.ng = vla_col_gate(c->model) == 2 ? c->d : 0;
     m.nr = vla_col_lr(c->model) ? c->d : 0;
@@ -216,12 +224,12 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 /* the names the lengths below are written in, as locals (unused ones are fine) */
 #define VLA_DIMS_LOCALS(m)                                                                         \
     const int d = (m).d, dv = (m).dv, nc = (m).nc, nm = (m).nm, nl = (m).nl, nj = (m).nj,          \
-              ng = (m).ng, nr = (m).nr, nn = (m).nn, ne = (m).ne;                                  \
+              ng = (m).ng, nr = (m).nr, nn = (m).nn, ne = (m).ne, nh = (m).nh;                     \
     (void)d, (void)dv, (void)nc, (void)nm, (void)nl, (void)nj, (void)ng, (void)nr, (void)nn,       \
-        (void)ne
+        (void)ne, (void)nh
 
 /* The arrays of a run's state (recur.h's struct), one row X(name, len) each under its role. A
- * length is an expression in d, dv, nc, nl, nj and ne (VLA_DIMS_LOCALS), which every consumer has in
+ * length is an expression in d, dv, nc, nl, nj, ne and nh (VLA_DIMS_LOCALS), which every consumer has in
  * scope. Adding an array is one row here: recur.h's struct, allocation and checkpoints, and the
  * kernels' layouts, bindings and copies follow. The form's arrays are empty in the seq form, so
  * its checkpoints and layouts are what they were.
@@ -243,7 +251,8 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(sb, nl * dv * d)        /* scan: level l's block of steps: the B of its S -> S J + B */      \
     X(sj, nj * d * d)         /* ... and its J */                                                  \
     X(sn, nl * d)             /* ... and its sum of phi(k) */                                  \
-    X(ef, ne * dv * d)        /* the state cache's residual (cache_round=ef), binary32 */
+    X(ef, ne * dv * d)        /* the state cache's residual (cache_round=ef), binary32 */         \
+    X(sh, nh * dv * d)        /* loglinear: level l's state S^(l), dv x d each */
 #define VLA_STATE_INPUT(X)                                                                         \
     X(q, d) X(k, d) X(u, d)                                                                        \
     X(pk, d)         /* phi(k) */                                                                  \

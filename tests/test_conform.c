@@ -332,6 +332,14 @@ TEST(conform_forms)
         }
 }
 
+/* 1 where model m has a chunk form (vla_form_check admits chunk:16) */
+static int has_chunk(int m)
+{
+    vla_config c;
+    vla_config_default(&c, (vla_model_kind)m, 4);
+    return !vla_form_parse(&c, "chunk:16") && !vla_form_check(&c, NULL);
+}
+
 /* The exponent-range knobs of the chunk forms (docs/forms.md), bit for bit: the gated
  * models with a chunk form (gdn, mamba2: a scalar decay; kda, gla: per channel) in every precision,
  * chunk:16 on d = 4, each under six settings that together take every value of every knob: the
@@ -348,11 +356,12 @@ TEST(conform_gates)
         {"anchor=start", "anchor_block=8", "gate_lb=-4", "gate_map=pin"},
     };
     /* a chunk with a low-rank term (the lr column: rwkv7) takes the first set only (no anchor:
-     * vla_form_check) */
+     * vla_form_check); a gated model without a chunk form (loglinear) none */
     int k = 0;
     for (int i = 0; i < 6; i++)
         for (int m = 0; m < VLA_NMODEL; m++) /* the gated family, from the model table */
-            for (int p = 0; p < VLA_NPREC && vla_model_gate(m) && (i == 0 || !vla_col_lr(m));
+            for (int p = 0; p < VLA_NPREC && vla_model_gate(m) && (i == 0 || !vla_col_lr(m)) &&
+                            has_chunk(m);
                  p++, k++) {
                 vla_config c;
                 char desc[128] = "";

@@ -86,6 +86,13 @@ TEST(python_deltaproduct_against_published_equations)
     run_pytest("", "'tests/test_deltaproduct.py'", "deltaproduct");
 }
 
+/* loglinear against a naive masked numpy form written from the paper's equations
+ * (tests/test_loglinear.py says how and within what bound) */
+TEST_SLOW(python_loglinear_against_naive_form)
+{
+    run_pytest("", "'tests/test_loglinear.py'", "loglinear");
+}
+
 /* The backward pass (vla_grad, f64) against torch.autograd float64 of tests/gated_ref.py's
  * torch_seq (tests/test_grad.py says how and within what bound) */
 TEST_SLOW(python_grad_against_torch_autograd)

@@ -13,3 +13,4 @@
 #include "models/kda.h"
 #include "models/rwkv7.h"
 #include "models/deltaproduct.h"
+#include "models/loglinear.h"

@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""test_loglinear.py: log-linear Mamba-2 (lib/models/loglinear.h, run through the ctypes binding)
+against a naive O(T^2) numpy form written from the paper's equations (Guo, Yang et al.,
+"Log-Linear Attention", 2025, section 3), not from lib/: the attention matrix masked by the
+Fenwick partition of each prefix,
+
+    o_t = sum_{s <= t} lambda_t^(l(t, s)) exp(sum_{s < r <= t} g_r) (q_t . k_s) v_s,
+
+where the prefix [0, t] (0-based positions) is cut into buckets by walking t's bits from the
+lowest: level 0 is {t}, and for each set bit b of t, from b = 0 up, the next 2^b tokens below
+those already taken form level b + 1. lambda_t^(l) is u_t[l] (vlastab takes the per-level
+weights from the input u's first L = min(d, 31) entries).
+
+The bound: the read-out is a sum over at most log2(T) + 1 levels of lambda times a state read
+out by a d-term dot product, each state a sum of at most T decayed rank-1 writes; two binary64
+evaluations in different orders differ by at most c (d + T) u64 norm-wise in the worst case, and
+with rounding errors of independent signs by about sqrt(d T) u64 (Higham and Mary, SIAM J. Sci.
+Comput. 41 (2019)), the bound of tests/test_gated.py: 5.6e-15 at d = 16, T = 160. A level
+assignment off by one (a bucket's tokens given the next level's weight) is caught far above it.
+The segment sums are summed per pair: exp(G_t - G_s) of the cumulative sums G, as fla's naive
+form and SSD's segsum take them, loses u64 |G_t| (G_T = -319 here) and put the naive form itself
+at 2.2e-15 from vlastab's, where the direct sums give 2.8e-16.
+Run under pytest by tests/test_python.c with Debian's python3 (numpy)."""
+import warnings
+
+import numpy as np
+
+import gated_ref
+import vlastab
+
+U64 = 2.0 ** -53
+H, T, d = 2, 160, 16
+bound = np.sqrt(d * T) * U64
+
+
+def levels(T, shift=0):
+    """lev[t, s]: the Fenwick level of token s in the prefix of t (-1 above the diagonal), by the
+    walk over t's bits; shift moves every bucket but level 0 up by that many levels (a slip)"""
+    lev = -np.ones((T, T), dtype=int)
+    for t in range(T):
+        lev[t, t] = 0
+        top, b = t, 0  # tokens below top are not yet in a bucket
+        while top > 0:
+            if (t >> b) & 1:
+                lev[t, top - (1 << b):top] = b + 1 + shift
+                top -= 1 << b
+            b += 1
+    return lev
+
+
+def naive(q, k, v, logdecay, lam, shift=0):
+    """o (heads, T, dv) by the masked attention matrix, every head in binary64"""
+    Hh, TT, _ = q.shape
+    lev = levels(TT, shift)
+    o = np.zeros((Hh, TT, v.shape[2]))
+    for h in range(Hh):
+        seg = np.full((TT, TT), -np.inf)  # sum_{s < r <= t} g_r, summed directly per pair
+        for t in range(TT):
+            seg[t, t] = 0.0
+            seg[t, :t] = np.cumsum(logdecay[h, t:0:-1])[::-1]
+        decay = np.exp(seg)
+        w = np.zeros((TT, TT))
+        on = lev >= 0
+        w[on] = lam[h][np.nonzero(on)[0], np.minimum(lev[on], lam.shape[2] - 1)]
+        w[lev >= lam.shape[2]] = 0.0  # (a slip past the last level weighs nothing)
+        o[h] = (w * decay * (q[h] @ k[h].T)) @ v[h]
+    return o
+
+
+def inputs(seed=5):
+    x = gated_ref.example_inputs("mamba2", H=H, T=T, d=d, dv=d, seed=seed)
+    x["u"] = np.random.default_rng(seed + 1).standard_normal((H, T, d))
+    return x
+
+
+def ours(x, model="loglinear", precision="f64", reference=False):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning (an unread input, Inf) is a failure here
+        return vlastab.run(x["q"], x["k"], x["v"], model=model, precision=precision,
+                           u=x.get("u") if model == "loglinear" else None,
+                           logdecay=x["logdecay"], reference=reference)
+
+
+def test_fenwick_levels_are_the_highest_differing_bit():
+    """the walk's buckets are the tokens s whose highest bit that differs from t's is b (level
+    b + 1), and at most ceil(log2 T) + 1 levels occur"""
+    lev = levels(64)
+    for t in range(64):
+        for s in range(t):
+            assert lev[t, s] == (t ^ s).bit_length(), (t, s, lev[t, s])
+    assert lev.max() == int(np.ceil(np.log2(64)))
+
+
+def test_against_naive():
+    x = inputs()
+    r = ours(x)
+    e = gated_ref.relerr(r["o"], naive(x["q"], x["k"], x["v"], x["logdecay"], x["u"]))
+    assert e <= bound, "loglinear f64 against the naive form: o %.1e (bound %.1e)" % (e, bound)
+    # S is the levels' sum: Mamba-2's state
+    _, S_m = gated_ref.mamba2_seq(x["q"], x["k"], x["v"], logdecay=x["logdecay"])
+    eS = gated_ref.relerr(r["S"], S_m)
+    assert eS <= bound, "loglinear's S against mamba2's: %.1e (bound %.1e)" % (eS, bound)
+
+
+def test_reference_against_naive():
+    """a bf16 run's binary64 reference (the inputs rounded to bfloat16) against the naive form on
+    the same rounded inputs"""
+    x = inputs(7)
+    r = ours(x, precision="bf16", reference=True)
+    xr = {n: vlastab.round_to(a, "bf16") for n, a in x.items()}
+    e = gated_ref.relerr(r["o_ref"], naive(xr["q"], xr["k"], xr["v"], xr["logdecay"], xr["u"]))
+    assert e <= bound, "loglinear's f64 reference against the naive form: %.1e" % e
+
+
+def test_every_lambda_one_is_mamba2():
+    x = inputs(11)
+    x["u"] = np.ones((H, T, d))
+    o = ours(x)["o"]
+    o_m = ours(x, model="mamba2")["o"]
+    e = gated_ref.relerr(o, o_m)
+    assert e <= bound, "loglinear with every lambda 1 against mamba2: %.1e (bound %.1e)" % (
+        e, bound)
+    o_r, _ = gated_ref.mamba2_seq(x["q"], x["k"], x["v"], logdecay=x["logdecay"])
+    assert gated_ref.relerr(o, o_r) <= bound
+
+
+def test_a_level_off_by_one_is_caught():
+    x = inputs()
+    o = ours(x)["o"]
+    e = gated_ref.relerr(o, naive(x["q"], x["k"], x["v"], x["logdecay"], x["u"], shift=1))
+    assert e > 1e3 * bound, "a level off by one: %.1e, not beyond %.1e" % (e, 1e3 * bound)
+
+
+def test_levels_past_L_weigh_zero():
+    """d = 4 gives L = 4 levels, which hold 2^3 = 8 tokens: over T = 40 the buckets of level 4
+    and 5 weigh 0 (fla's kernel reads level_scales past L as 0) and leave the state"""
+    x = gated_ref.example_inputs("mamba2", H=H, T=40, d=4, dv=4, seed=13)
+    x["u"] = np.random.default_rng(14).standard_normal((H, 40, 4))
+    o = ours(x)["o"]
+    e = gated_ref.relerr(o, naive(x["q"], x["k"], x["v"], x["logdecay"], x["u"]))
+    b = np.sqrt(4 * 40) * U64
+    assert e <= b, "loglinear d = 4, T = 40 against the naive form: %.1e (bound %.1e)" % (e, b)
