@@ -120,7 +120,7 @@ def main():
         res["torch"].append((w, time.process_time() - t0, 0))
         print("repeat %d  %-32s wall %7.2f s  cpu %7.2f s" % (r, "torch float64 autograd loop", w,
                                                               res["torch"][-1][1]), flush=True)
-    for e in list(exes) + ([] if no_torch else ["torch"]):
+    for e in (list(exes) + ([] if no_torch else ["torch"])) if reps else []:
         print("median  %-32s wall %7.2f s  cpu %7.2f s  %6.1f MB" % tuple(
             [e] + [statistics.median(x[i] for x in res[e]) for i in range(3)]))
 
