@@ -788,9 +788,9 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
             st = 2;
         }
     /* the backwards made and advanced side by side, one a thread (each with its own window) */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(vla_cli_threads()) if (!st)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(vla_cli_threads())
     for (int k = 0; k < NG; k++)
-        if (use[k])
+        if (use[k] && !st)
             rk[k] = grads_backward_new(J, k, &b[k]);
     for (int k = 0; k < NG && !r; k++)
         r = rk[k];
@@ -909,6 +909,10 @@ static void grads_ref_describe(const grads_t *G, const vla_cli *c, long H, long 
                            "MPFR's at 256 bits on head 0's first %ld steps: largest relative "
                            "difference %.2g, trusted to %.0e%s", N, w, VREF_DD_TRUST,
                  n[GREF_DD] < H ? "; some heads in MPFR" : "");
+    else if (n[GREF_FELL] && isnan(fell)) /* (printf would write nan) */
+        snprintf(buf, len, "the exact seq backward in MPFR at 256 bits: the double-double one and "
+                           "MPFR's were not both finite on head 0's first %ld steps, so it was not "
+                           "used", N);
     else if (n[GREF_FELL])
         snprintf(buf, len, "the exact seq backward in MPFR at 256 bits: the double-double one "
                            "differed from it by %.2g (more than %.0e) on head 0's first %ld "
