@@ -560,9 +560,16 @@ typedef struct {
         meas_t k;
         double bits, att_seq, att_form, inp, budget; /* att_form: NaN, no form backward */
         int ok;
+        int gref;   /* the exact backward it was judged against: GREF_* */
+        double ddw; /* dd's check: the largest relative difference from MPFR's (gref DD, FELL) */
     } *row;
     int nbad;
 } grads_t;
+
+/* the exact backward the gradients are judged against: MPFR at --ref-bits (or lib's binary64,
+ * --ref f64), double-double checked against MPFR at 256 bits, or MPFR after dd's check failed or
+ * dd refused to run */
+enum { GREF_MPFR, GREF_DD, GREF_FELL, GREF_REFUSED };
 
 /* DIR2's gradient files and do.npy, opened and checked against cfg, do's values read head by head
  * (usage errors: exit 2, before any work): how many gradients, 0 when there is none, -1 out of
@@ -661,10 +668,9 @@ typedef struct {
     long T, W, K;
     vla_fmt io;
     gset_t gs[NG];
-    double *ch, *cr, *kg, *buf; /* a block's do, do rounded, a kernel's gradient; gin's */
+    double *ch, *cr, *kg, *buf; /* a block's do, do rounded, a kernel's gradient; gin's (NG) */
     meas_run *m;                /* G->n x NGM */
     double *ab;                 /* G->n x NGM x T x 2: each step's squared norms (meas_elems) */
-    vla_cli_window win;
     vla_progress *prog;
     long *done;
     /* the kernel's form's backward in the policy (form chunk:C with a chunk backward): its blocks
@@ -675,6 +681,10 @@ typedef struct {
     int has_form;
     long KF, R, flo, woff[NGRAD];
     double *fring, *fc; /* the ring; a form's block's do */
+    vla_cli_window win[NG]; /* each backward's window of the head's inputs */
+    gin_t gi[NG];           /* ... read through gin */
+    int gref;   /* the exact backward of the heads judged now: GREF_*; -1 until dd's check */
+    double ddw; /* ... dd's check's largest relative difference */
 } gjudge_t;
 
 /* whether measure k is taken: the rounded inputs' only when rounding changes them, the form's
@@ -715,48 +725,76 @@ static int grads_form_to(gjudge_t *J, grads_t *G, vla_backward *b, long h, long 
     return 0;
 }
 
+/* backward k's window of head h's inputs, blocks of K steps (of T): 0, else its error (in
+ * J->gi[k].w->err) */
+static int grads_window(gjudge_t *J, int k, long h, long K, long T)
+{
+    const vla_cli *c = J->c;
+    vla_cli_window *w = &J->win[k];
+    vla_inputs_free(&w->x);
+    *w = (vla_cli_window){.T = T};
+    J->gi[k] = (gin_t){w, J->pol.d, J->pol.dv, k == G_RND ? J->io : VLA_FMT_F64,
+                       J->buf + (size_t)k * 8 * (J->pol.d > J->pol.dv ? J->pol.d : J->pol.dv)};
+    return vla_inputs_open_part(&w->x, c->stream, c->seed, J->pol.d, J->pol.dv, (int)h, 1, K, T,
+                                vla_model_reads(&J->pol), &w->err);
+}
+
+/* the first window's error, NULL where none */
+static const vla_error *grads_win_err(const gjudge_t *J)
+{
+    for (int k = 0; k < NG; k++)
+        if (J->win[k].err.code)
+            return &J->win[k].err;
+    return NULL;
+}
+
+/* backward k of the head whose windows are open: the exact one (dd or MPFR, J->gref; lib's
+ * binary64 with --ref f64) on the inputs as given (G_REF) or rounded (G_RND), the policy's in seq
+ * (G_SEQ) and in the kernel's form (G_FORM); a vla_err */
+static int grads_backward_new(gjudge_t *J, int k, vla_backward **b)
+{
+    const vla_cli *c = J->c;
+    const long T = J->T;
+    if (k == G_SEQ || k == G_FORM)
+        return vla_backward_new(b, k == G_SEQ ? &J->pol : &J->form, T, gin, &J->gi[k]);
+    if (c->ref != REF_EXACT)
+        return vla_backward_new(b, &J->ref, T, gin, &J->gi[k]);
+    return vref_backward_new_stop(b, &J->ref, J->gref == GREF_DD ? VREF_DD : VREF_EXACT,
+                                  c->ref_bits, T, gin, &J->gi[k], &vla_cli_stop);
+}
+
 /* one pass over head h: its backwards a block at a time, each gradient's measures begun with the
  * scales sc (G->n x NGM) and their steps' numbers measured; 0, else grads_judge's status (said) */
 static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
 {
     const vla_cli *c = J->c;
     const vla_config *cfg = &J->pol;
-    const int d = cfg->d, dv = cfg->dv, nm = G->n * NGM;
+    const int dv = cfg->dv, nm = G->n * NGM;
     const long T = J->T;
     const vla_fmt io = J->io;
     vla_error err;
     vla_backward *b[NG] = {NULL};
-    gin_t as = {&J->win, d, dv, VLA_FMT_F64, J->buf}, rnd = as;
-    rnd.f = io;
-    int st = 0, r = 0;
+    int st = 0, r = 0, rk[NG] = {0}, sk[NG] = {0};
+    const int use[NG] = {1, io != VLA_FMT_F64, 1, J->has_form};
     for (int k = 0; k < nm && !st; k++)
         if (gm_taken(J, k) && meas_begin(&J->m[k], T, J->W, sc[k])) {
             fprintf(stderr, "vla-check: out of memory for the gradients' windows\n");
             st = 1;
         }
-    vla_inputs_free(&J->win.x);
-    J->win = (vla_cli_window){.T = T};
-    if (!st && vla_inputs_open_part(&J->win.x, c->stream, c->seed, d, dv, (int)h, 1, J->K, T,
-                                    vla_model_reads(cfg), &err)) {
-        fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, vla_error_msg(&err));
-        st = 2;
-    }
-    if (!st) {
-        r = c->ref == REF_EXACT
-                ? vref_backward_new_stop(&b[G_REF], &J->ref, VREF_EXACT, c->ref_bits, T, gin,
-                                         &as, &vla_cli_stop)
-                : vla_backward_new(&b[G_REF], &J->ref, T, gin, &as);
-        if (!r && io != VLA_FMT_F64)
-            r = c->ref == REF_EXACT
-                    ? vref_backward_new_stop(&b[G_RND], &J->ref, VREF_EXACT, c->ref_bits, T, gin,
-                                             &rnd, &vla_cli_stop)
-                    : vla_backward_new(&b[G_RND], &J->ref, T, gin, &rnd);
-        if (!r)
-            r = vla_backward_new(&b[G_SEQ], cfg, T, gin, &as);
-        if (!r && J->has_form)
-            r = vla_backward_new(&b[G_FORM], &J->form, T, gin, &as);
-        J->flo = T;
-    }
+    for (int k = 0; k < NG && !st; k++)
+        if (use[k] && grads_window(J, k, h, k == G_FORM ? J->KF : J->K, T)) {
+            fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream,
+                    vla_error_msg(&J->win[k].err));
+            st = 2;
+        }
+    /* the backwards made and advanced side by side, one a thread (each with its own window) */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(vla_cli_threads())
+    for (int k = 0; k < NG; k++)
+        if (use[k] && !st)
+            rk[k] = grads_backward_new(J, k, &b[k]);
+    for (int k = 0; k < NG && !r; k++)
+        r = rk[k];
+    J->flo = T;
     long t0, n;
     while (!st && !r && (n = vla_backward_span(b[G_REF], &t0)) > 0) {
         if (vla_npy_read_steps(&G->dout, h, t0, n, J->ch, &err)) {
@@ -767,13 +805,14 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
         for (long i = 0; i < n * dv; i++)
             J->cr[i] = vla_round_fmt(io, J->ch[i]);
         vla_progress_update(J->prog, *J->done += n);
-        r = vla_backward_next(b[G_REF], J->ch, &J->gs[G_REF].g);
-        if (!r && b[G_RND])
-            r = vla_backward_next(b[G_RND], J->cr, &J->gs[G_RND].g);
-        if (!r)
-            r = vla_backward_next(b[G_SEQ], J->ch, &J->gs[G_SEQ].g);
-        if (!r && b[G_FORM])
-            r = grads_form_to(J, G, b[G_FORM], h, t0, &st);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(vla_cli_threads())
+        for (int k = 0; k < NG; k++)
+            if (use[k])
+                rk[k] = k == G_FORM ? grads_form_to(J, G, b[k], h, t0, &sk[k])
+                                    : vla_backward_next(b[k], k == G_RND ? J->cr : J->ch,
+                                                        &J->gs[k].g);
+        for (int k = 0; k < NG && !r; k++)
+            r = rk[k], st = st ? st : sk[k];
         for (int j = 0; j < G->n && !r && !st; j++) {
             const int i = G->which[j], w = (int)G->w[j];
             const double *ref_g = gset_get(&J->gs[G_REF], i), *rn = gset_get(&J->gs[G_RND], i);
@@ -802,8 +841,9 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
         st = r == VLA_EINTR ? 3 : r == VLA_ENOTSUP ? 2 : 1;
         if (r == VLA_EINTR)
             ; /* (a stop: the caller says what was saved) */
-        else if (J->win.err.code) { /* a block of the inputs that could not be read */
-            fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, vla_error_msg(&J->win.err));
+        else if (grads_win_err(J)) { /* a block of the inputs that could not be read */
+            fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream,
+                    vla_error_msg(grads_win_err(J)));
             st = 2;
         } else
             fprintf(stderr, "vla-check: the backward of head %ld (%s %s): %s\n", h,
@@ -814,13 +854,85 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
     return st;
 }
 
+/* Which exact backward judges the heads (J->gref): where MPFR at 256 bits is asked for, the
+ * double-double backward once it has been checked against MPFR's on head 0's first
+ * VREF_DD_GRAD_STEPS steps (inputs as given, do's first steps: the loss of those steps alone), at
+ * double-double resolution (vref_dd_grad_check), within VREF_DD_TRUST; else MPFR (said in the
+ * header). 0, 3 (interrupted) or 1 (said). */
+static int grads_ddcheck(gjudge_t *J, grads_t *G)
+{
+    const vla_cli *c = J->c;
+    const vla_config *cfg = &J->ref;
+    const long N = J->T < VREF_DD_GRAD_STEPS ? J->T : VREF_DD_GRAD_STEPS;
+    vla_error err;
+    J->gref = GREF_MPFR, J->ddw = NAN;
+    if (c->ref != REF_EXACT || c->ref_bits != VREF_DEFAULT_BITS)
+        return 0;
+    double *dout = malloc((size_t)N * cfg->dv * sizeof *dout);
+    int st = 0;
+    if (!dout)
+        fprintf(stderr, "vla-check: out of memory for the gradients' check\n"), st = 1;
+    else if (vla_npy_read_steps(&G->dout, 0, 0, N, dout, &err))
+        fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err)), st = 1;
+    else if (grads_window(J, G_REF, 0, N, N))
+        fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream,
+                vla_error_msg(&J->win[G_REF].err)), st = 2;
+    else {
+        const int r = vref_dd_grad_check(cfg, N, gin, &J->gi[G_REF], dout, &J->ddw,
+                                         &vla_cli_stop);
+        if (r == VLA_EINTR)
+            st = 3;
+        else
+            J->gref = r ? GREF_REFUSED : J->ddw <= VREF_DD_TRUST ? GREF_DD : GREF_FELL;
+    }
+    free(dout);
+    return st;
+}
+
+/* the exact backward of the gradients in words (the header's, the reports'), from the rows */
+static void grads_ref_describe(const grads_t *G, const vla_cli *c, long H, long T, char *buf,
+                               size_t len)
+{
+    long n[4] = {0};
+    double w = 0, fell = 0;
+    for (long i = 0; i < H * G->n; i += G->n) {
+        const struct grow *y = &G->row[i];
+        n[y->gref]++;
+        if (y->gref == GREF_DD && !(y->ddw <= w))
+            w = y->ddw;
+        if (y->gref == GREF_FELL && !(y->ddw <= fell))
+            fell = y->ddw;
+    }
+    const long N = T < VREF_DD_GRAD_STEPS ? T : VREF_DD_GRAD_STEPS;
+    if (n[GREF_DD])
+        snprintf(buf, len, "the exact seq backward in double-double (106 bits), checked against "
+                           "MPFR's at 256 bits on head 0's first %ld steps: largest relative "
+                           "difference %.2g, trusted to %.0e%s", N, w, VREF_DD_TRUST,
+                 n[GREF_DD] < H ? "; some heads in MPFR" : "");
+    else if (n[GREF_FELL] && isnan(fell)) /* (printf would write nan) */
+        snprintf(buf, len, "the exact seq backward in MPFR at 256 bits: the double-double one and "
+                           "MPFR's were not both finite on head 0's first %ld steps, so it was not "
+                           "used", N);
+    else if (n[GREF_FELL])
+        snprintf(buf, len, "the exact seq backward in MPFR at 256 bits: the double-double one "
+                           "differed from it by %.2g (more than %.0e) on head 0's first %ld "
+                           "steps, so it was not used", fell, VREF_DD_TRUST, N);
+    else if (n[GREF_REFUSED])
+        snprintf(buf, len, "the exact seq backward in MPFR at 256 bits (double-double could not "
+                           "run it)");
+    else if (c->ref == REF_EXACT)
+        snprintf(buf, len, "the exact seq backward (MPFR at %ld bits)", c->ref_bits);
+    else
+        snprintf(buf, len, "the seq backward in binary64 (lib, --ref f64)");
+}
+
 static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, long W,
                        double slack, grads_t *G, vla_units *u, vla_progress *prog, long *done)
 {
     const int d = cfg->d, dv = cfg->dv, m = d > dv ? d : dv, nm = G->n * NGM;
     gjudge_t J = {.c = c, .pol = *cfg, .T = T, .W = W, .K = vla_backward_block_len(T),
                   .prog = prog, .done = done,
-                  .io = vla_prec_io(cfg->prec)};
+                  .io = vla_prec_io(cfg->prec), .gref = -1};
     J.pol.form = VLA_FORM_SEQ, J.pol.chunk = 0;
     J.ref = J.pol, J.ref.prec = VLA_F64;
     /* the kernel's form's own backward, where it has one (vla_grad_check); its blocks */
@@ -835,7 +947,7 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
     for (int j = 0; j < G->n; j++)
         wmax = G->w[j] > wmax ? G->w[j] : wmax;
     double sc[NGRAD * NGM];
-    J.buf = malloc(8 * (size_t)m * sizeof *J.buf);
+    J.buf = malloc(NG * 8 * (size_t)m * sizeof *J.buf);
     J.ch = malloc((size_t)J.K * dv * sizeof *J.ch);
     J.cr = malloc((size_t)J.K * dv * sizeof *J.cr);
     J.kg = malloc((size_t)J.K * wmax * sizeof *J.kg);
@@ -858,6 +970,8 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
                 G->nbad += !G->row[h * G->n + j].ok;
             continue;
         }
+        if (J.gref < 0 && (st = grads_ddcheck(&J, G))) /* before the first head that runs */
+            break;
         for (int k = 0; k < nm; k++)
             sc[k] = 1;
         /* a second pass when a measure's numbers ask for a scale (meas_end): its top does not
@@ -890,6 +1004,7 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
             const double u = vla_fmt_unit_roundoff(G->fo[j]);
             y->bits = y->k.rel_rms > u ? log2(y->k.rel_rms / u) : y->k.rel_rms >= 0 ? 0 : NAN;
             y->ok = !y->k.t_nonfinite && y->k.mrw <= y->budget && checks(y->budget);
+            y->gref = J.gref, y->ddw = J.ddw;
             G->nbad += !y->ok;
         }
         if (!st && vla_units_save(u, (int)(H + h), &G->row[h * G->n], G->n * sizeof *G->row)) {
@@ -903,7 +1018,8 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
         free(J.gs[r].mem);
     free(J.buf), free(J.ch), free(J.cr), free(J.kg), free(J.m), free(J.ab), free(J.fring),
         free(J.fc);
-    vla_inputs_free(&J.win.x);
+    for (int k = 0; k < NG; k++)
+        vla_inputs_free(&J.win[k].x);
     return st;
 }
 
@@ -1499,9 +1615,10 @@ static int judge_table(judgement_t *X)
         for (int j = 0, m = 0; j < G->n; j++)
             m += snprintf(gl + m, sizeof gl - m, "%s%s.npy %s", j ? ", " : "", gname[G->which[j]],
                           judge_dtype_name(G->fmt[j]));
-        vla_dat_meta(out, "gradients", "%s of L = sum_t do_t . o_t (do.npy %s), against the "
-                     "exact seq backward: rows in the report's JSON and Markdown", gl,
-                     judge_dtype_name(G->dofmt));
+        char gr[400];
+        grads_ref_describe(G, c, X->H, X->T, gr, sizeof gr);
+        vla_dat_meta(out, "gradients", "%s of L = sum_t do_t . o_t (do.npy %s), against %s: rows "
+                     "in the report's JSON and Markdown", gl, judge_dtype_name(G->dofmt), gr);
     }
     vla_dat_meta(out, "summary", "%s", X->sum);
     vla_dat_columns(out, "head rel_rms max_abs max_rel_window t_max_rel_window max_rel_pointwise "
@@ -1585,6 +1702,12 @@ static int judge_json(const judgement_t *X, const char *path)
         json_num(f, X->srel[2 * h]);
         fprintf(f, ", \"verdict\": \"%s\"}%s", X->srel[2 * h + 1] ? "ok" : "beyond",
                 h == H - 1 ? "]" : "");
+    }
+    if (G->n) {
+        char gr[400];
+        grads_ref_describe(G, X->c, H, X->T, gr, sizeof gr);
+        fprintf(f, ",\n \"grads_reference\": ");
+        json_str(f, gr);
     }
     fprintf(f, ",\n \"grads\": %s", G->n ? "[" : "null");
     for (int i = 0; i < (int)H * G->n; i++) {
@@ -1670,15 +1793,17 @@ static void md_state_grads(FILE *f, const judgement_t *X)
     }
     if (!G->n)
         return;
+    char gr[400];
+    grads_ref_describe(G, X->c, H, X->T, gr, sizeof gr);
     fprintf(f, "\nThe gradients of L = sum_t do_t . o_t (do_t from do.npy, %s) per head, "
-               "against the exact seq backward on the inputs as given, the same columns "
+               "against %s, on the inputs as given, the same columns "
                "as the read-outs' (t counts forward from 1); attainable_seq and "
                "attainable_form are vlastab's backward in %s token by token and in form %s "
                "(%s); input_budget rounds the inputs and do to %s; budget = %g x "
                "max(attainable_seq, attainable_form, input_budget).\n\n"
                "| grad | head | rel_rms | max_abs | max_rel_window | t | max_rel_pointwise "
                "| ulps_max | bits_lost | attainable_seq | attainable_form | input_budget | "
-               "budget | non-finite from | verdict |\n|", judge_dtype_name(G->dofmt),
+               "budget | non-finite from | verdict |\n|", judge_dtype_name(G->dofmt), gr,
             vla_prec_name(X->cfg.prec), X->form,
             X->cfg.form == VLA_FORM_SEQ ? "the same backward"
             : isnan(G->row[0].att_form) ? "no backward of its own: '-', the gradients held to "

@@ -49,6 +49,12 @@
 #ifndef STORE_I
 #define STORE_I(r) STORE(r)
 #endif
+/* GRAD_OUT(dst, a, on): a gradient handed out to a binary64 array, dst = a's number (0 where not
+ * on); an exact reference also writes what a holds below it, lo_off numbers further (reference/:
+ * the double-double backward checked against MPFR's below binary64's resolution) */
+#ifndef GRAD_OUT
+#define GRAD_OUT(dst, a, on) ((dst) = (on) ? TOD(a) : 0)
+#endif
 /* ROUND_FMT(r, f): r rounded into format f (a vla_fmt, known at run time), kept in the container:
  * by default through binary64, which holds every number of every format exactly (an arithmetic
  * with its own rounding, or without a host's vla_round_fmt, defines its own). ROUND_H(r, h): into

@@ -22,6 +22,7 @@
 #undef SETI
 #undef STORE
 #undef STORE_I
+#undef GRAD_OUT
 #undef ROUND_FMT
 #undef ROUND_H
 #undef ISFIN

@@ -507,29 +507,29 @@ VLA_FN int FN(grad_block)(CXP, ST *s, FN(gstate) *G, long j, vla_grad_input in, 
         for (int i = 0; i < d; i++) {
             STORE_I(E(G->dx, i));
             STORE_I(E(G->dkp, i));
-            out->dq[o * d + i] = TOD(E(G->dx, i));
-            out->dk[o * d + i] = TOD(E(G->dkp, i));
+            GRAD_OUT(out->dq[o * d + i], E(G->dx, i), 1);
+            GRAD_OUT(out->dk[o * d + i], E(G->dkp, i), 1);
         }
         for (int i = 0; i < dv; i++) {
             STORE_I(E(G->db, i));
-            out->dv[o * dv + i] = TOD(E(G->db, i));
+            GRAD_OUT(out->dv[o * dv + i], E(G->db, i), 1);
         }
         STORE_I(E(G->dbeta, 0));
         if (out->dbeta)
-            out->dbeta[o] = vla_grad_has(&s->cfg, VLA_GRAD_BETA) ? TOD(E(G->dbeta, 0)) : 0;
+            GRAD_OUT(out->dbeta[o], E(G->dbeta, 0), vla_grad_has(&s->cfg, VLA_GRAD_BETA));
         for (int i = 0; i < ng && out->dg; i++) {
             STORE_I(E(G->dg, i));
-            out->dg[o * ng + i] = vla_grad_has(&s->cfg, VLA_GRAD_G) ? TOD(E(G->dg, i)) : 0;
+            GRAD_OUT(out->dg[o * ng + i], E(G->dg, i), vla_grad_has(&s->cfg, VLA_GRAD_G));
         }
         for (int i = 0; i < d && out->du; i++) {
             STORE_I(E(G->du, i));
-            out->du[o * d + i] = vla_grad_has(&s->cfg, VLA_GRAD_U) ? TOD(E(G->du, i)) : 0;
+            GRAD_OUT(out->du[o * d + i], E(G->du, i), vla_grad_has(&s->cfg, VLA_GRAD_U));
         }
         for (int i = 0; i < d && out->da; i++) {
             STORE_I(E(G->ra, i));
             STORE_I(E(G->rb, i));
-            out->da[o * d + i] = TOD(E(G->ra, i));
-            out->db[o * d + i] = TOD(E(G->rb, i));
+            GRAD_OUT(out->da[o * d + i], E(G->ra, i), 1);
+            GRAD_OUT(out->db[o * d + i], E(G->rb, i), 1);
         }
         if (out->dS_zero) /* the cotangent of S_{t-1}, handed to step t - 1 */
             for (long i = 0; i < (long)dv * d; i++)

@@ -684,24 +684,24 @@ VLA_FN int FN(gradchunk_block)(CXP, ST *s, FN(gcstate) *G, long j, vla_grad_inpu
             for (int k = 0; k < d; k++) {
                 STORE_I(E(dq, k));
                 STORE_I(E(dk, k));
-                out->dq[o * d + k] = TOD(E(dq, k));
-                out->dk[o * d + k] = TOD(E(dk, k));
+                GRAD_OUT(out->dq[o * d + k], E(dq, k), 1);
+                GRAD_OUT(out->dk[o * d + k], E(dk, k), 1);
             }
             for (int a = 0; a < dv; a++) {
                 STORE_I(E(G->dVb, i * dv + a));
-                out->dv[o * dv + a] = TOD(E(G->dVb, i * dv + a));
+                GRAD_OUT(out->dv[o * dv + a], E(G->dVb, i * dv + a), 1);
             }
             STORE_I(E(G->dbeta, i));
             STORE_I(E(G->dgam, i));
             if (out->dbeta)
-                out->dbeta[o] = TOD(E(G->dbeta, i));
+                GRAD_OUT(out->dbeta[o], E(G->dbeta, i), 1);
             if (out->dg && vla_col_gate(s->cfg.model) == 2) /* a log-decay per key channel */
                 for (int k = 0; k < d; k++) {
                     STORE_I(E(G->dgd, i * d + k));
-                    out->dg[o * d + k] = TOD(E(G->dgd, i * d + k));
+                    GRAD_OUT(out->dg[o * d + k], E(G->dgd, i * d + k), 1);
                 }
             else if (out->dg)
-                out->dg[o] = vla_grad_has(&s->cfg, VLA_GRAD_G) ? TOD(E(G->dgam, i)) : 0;
+                GRAD_OUT(out->dg[o], E(G->dgam, i), vla_grad_has(&s->cfg, VLA_GRAD_G));
             if (out->dS_zero) /* a state's cotangent at the chunk's first token only */
                 for (long k = 0; k < (long)dv * d; k++)
                     out->dS_zero[o * dv * d + k] =

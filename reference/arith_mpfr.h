@@ -48,6 +48,7 @@ typedef struct {
     jmp_buf *jump;
     int armed;
     int lo; /* TOD gives a number's residual beyond its binary64 rounding (vref_model_get_lo) */
+    long lo_off; /* GRAD_OUT writes that residual too, this many numbers after (vref_backward_lo) */
 } vref_ctx;
 
 /* ref_ctx.c: a context for cfg (its formats, stochastic rounding, the pool) and its end */
@@ -217,6 +218,15 @@ static inline double vref_lo(mpfr_srcptr a)
     return l;
 }
 
+/* a gradient handed out (recur.h's GRAD_OUT): *dst = a in binary64 (0 where not on), and its
+ * residual lo_off numbers after where the context asks for it */
+static inline void vref_grad_out(vref_ctx *cx, double *dst, mpfr_srcptr a, int on)
+{
+    *dst = !on ? 0 : cx->lo ? vref_lo(a) : mpfr_get_d(a, MPFR_RNDN);
+    if (cx->lo_off)
+        dst[cx->lo_off] = on ? vref_lo(a) : 0;
+}
+
 static inline void vref_enter(vref_ctx *cx)
 {
     cx->saved_emin = mpfr_get_emin();
@@ -309,6 +319,7 @@ static inline int vref_load_array(FILE *f, __mpfr_struct *p, size_t n)
 #define CMPD(a, c) mpfr_cmp_d((a), (c))
 #define TINY (cx_->tiny)
 #define TOD(a) (cx_->lo ? vref_lo(a) : mpfr_get_d((a), MPFR_RNDN))
+#define GRAD_OUT(dst, a, on) vref_grad_out(cx_, &(dst), (a), (on))
 #define NUM_ALLOC(n) vref_alloc(cx_, (n))
 #define NUM_FREE(p, n) vref_free((p), (n))
 #define SAVE_ARRAY(f, p, n) vref_save_array((f), (__mpfr_struct *)(p), (n))

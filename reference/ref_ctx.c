@@ -34,6 +34,7 @@ void vref_ctx_init(vref_ctx *cx, const vla_config *cfg, int kind, long bits)
             fi = vla_prec_io(cfg->prec);
     cx->exact = kind == VREF_EXACT;
     cx->lo = 0;
+    cx->lo_off = 0;
     vref_fmt_params(fs, &p, &lo, &hi);
     cx->prec_s = p;
     cx->emin_s = lo;

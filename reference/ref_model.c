@@ -190,7 +190,7 @@ static int bwd_check(const vla_config *cfg, vref_kind kind, long prec_bits, long
                      vla_grad_input in)
 {
     int r;
-    if (!cfg || !in || T < 1 || (kind != VREF_EXACT && kind != VREF_EMULATE))
+    if (!cfg || !in || T < 1 || (kind != VREF_EXACT && kind != VREF_EMULATE && kind != VREF_DD))
         return VLA_EINVAL;
     if ((r = vla_config_check(cfg)) || (r = vla_grad_check(cfg, NULL)))
         return r;
@@ -215,6 +215,8 @@ int vref_backward_new_stop(vla_backward **out, const vla_config *cfg, vref_kind 
     *out = NULL;
     if ((r = bwd_check(cfg, kind, prec_bits, T, in)))
         return r;
+    if (kind == VREF_DD)
+        return vref_dd_backward_new(out, cfg, T, in, ctx, stop);
     vref_bwd *b = calloc(1, sizeof *b);
     if (!b)
         return VLA_ENOMEM;
@@ -227,6 +229,16 @@ int vref_backward_new_stop(vla_backward **out, const vla_config *cfg, vref_kind 
         return r;
     }
     return vla_backward_wrap(out, &bwd_ops, b, T, b->chunk ? b->GC.P.K : b->G.P.K, cfg->dv);
+}
+
+int vref_backward_lo(vla_backward *b, long off)
+{
+    if (!b || off < 0)
+        return VLA_EINVAL;
+    if (b->ops != &bwd_ops)
+        return vref_dd_backward_lo(b, off);
+    ((vref_bwd *)b->self)->cx.lo_off = off;
+    return VLA_OK;
 }
 
 int vref_grad(const vla_config *cfg, vref_kind kind, long prec_bits, long T, vla_grad_input in,

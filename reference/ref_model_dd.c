@@ -22,12 +22,15 @@ typedef struct {
     double tiny; /* the compute format's smallest normal (zero-norm events, as MPFR's exact) */
     int lo;      /* TOD gives the low part (vref_model_get_lo) */
     int lanes;   /* phi eight inputs at a time in the vector lanes (ldd_width's answer) */
+    long lo_off; /* GRAD_OUT writes the low part too, this many numbers after (vref_backward_lo) */
+    char fault;  /* a broken arithmetic, for the check's tests: 'm' every MUL's low part dropped
+                  * (the product rounded to binary64), 'd' every DIV's; 0 none */
 } vdd_ctx;
 
 static int ldd_width(const vla_config *cfg);
 
 #define SFX dd
-#define VLA_FN static
+#define VLA_FN static inline __attribute__((always_inline)) /* dw_body.h's: in the callers */
 #define FN(name) VLA_CAT(name, SFX)
 #define CXP vdd_ctx *cx_
 #define CX cx_
@@ -38,6 +41,12 @@ static int ldd_width(const vla_config *cfg);
 #define B_SETD(r, c) ((r) = (c))
 #include "dw_pair.h"
 #include "dw_body.h"
+#undef VLA_FN
+#define VLA_FN static
+#undef MUL
+#undef DIV
+#define MUL(r, a, b) dd_op(cx_, 'm', &(r), (a), (b))
+#define DIV(r, a, b) dd_op(cx_, 'd', &(r), (a), (b))
 
 /* ---- the elementary functions of pairs ---- */
 
@@ -157,6 +166,27 @@ static vdd dd_log(vdd a)
 
 /* ---- recur.h's vocabulary over pairs ---- */
 
+/* MUL ('m') and DIV ('d') of recur.h: dw_body.h's, or the fault asked for (vdd_ctx's); the
+ * operands by value (the backward's text takes a conditional's pair) */
+static inline void dd_op(vdd_ctx *cx, char op, vdd *r, vdd a, vdd b)
+{
+    if (op == 'm')
+        FN(dw_mul)(cx, r, &a, &b);
+    else
+        FN(dw_div)(cx, r, &a, &b);
+    if (cx->fault == op)
+        r->l = 0;
+}
+
+/* a gradient handed out (recur.h's GRAD_OUT): its binary64 number, and its low part lo_off
+ * numbers after where asked */
+static void dd_grad_out(vdd_ctx *cx, double *dst, vdd a, int on)
+{
+    *dst = !on ? 0 : cx->lo ? a.l : a.h + a.l;
+    if (cx->lo_off)
+        dst[cx->lo_off] = on ? a.l : 0;
+}
+
 /* an input rounded into the io format (binary64 holds every format's numbers), then exact */
 static vdd dd_load(vdd_ctx *cx, double x) { return dd_d(vla_round_fmt(cx->fi, x)); }
 /* phi(x) = x + 1 for x > 0 (exact in a pair), e^x otherwise, of the rounded input */
@@ -182,6 +212,7 @@ static void dd_exp_n(vdd_ctx *cx, vdd *dst, const vdd *a, long n);
 #define EXP2(r, a) ((r) = dd_exp2(a))
 #define TINY (cx_->tiny)
 #define TOD(a) (cx_->lo ? (a).l : (a).h + (a).l)
+#define GRAD_OUT(dst, a, on) dd_grad_out(cx_, &(dst), (a), (on))
 #include "recur.h"
 
 typedef struct {
@@ -270,6 +301,82 @@ void vref_dd_fun(char f, const double a[2], double r[2])
     vdd x = {a[0], a[1]}, y = f == 'e' ? dd_exp(x) : f == '2' ? dd_exp2(x) : dd_log(x);
     r[0] = y.h;
     r[1] = y.l;
+}
+
+/* ---- the backward (lib/recur_grad.h, recur_gradchunk.h) over the pairs, behind a vla_backward
+ * as reference/ref_model.c's MPFR one: the seq form's or the chunk form's ---- */
+#include "recur_grad.h"
+#include "recur_gradchunk.h"
+typedef struct {
+    vdd_ctx cx;
+    ST *s;
+    FN(gstate) G;
+    FN(gcstate) GC;
+    int chunk; /* the chunk form's backward: GC; else G */
+    volatile sig_atomic_t *stop;
+    vla_grad_input in;
+    void *ctx;
+} vdd_bwd;
+
+static int ddb_block(void *self, long j, const double *c, const vla_grads *out, long base)
+{
+    vdd_bwd *b = self;
+    if (b->stop && *b->stop)
+        return VLA_EINTR;
+    return b->chunk ? FN(gradchunk_block)(&b->cx, b->s, &b->GC, j, b->in, b->ctx, c, out, base)
+                    : FN(grad_block)(&b->cx, b->s, &b->G, j, b->in, b->ctx, c, out, base);
+}
+
+static void ddb_destroy(void *self)
+{
+    vdd_bwd *b = self;
+    if (b->chunk)
+        FN(gradchunk_end)(&b->GC);
+    else
+        FN(grad_end)(&b->G);
+    if (b->s)
+        FN(vstate_free)(&b->cx, b->s);
+    free(b);
+}
+
+static const vla_backward_ops ddb_ops = {ddb_block, ddb_destroy};
+
+int vref_dd_backward_new(vla_backward **out, const vla_config *cfg, long T, vla_grad_input in,
+                         void *ctx, volatile sig_atomic_t *stop)
+{
+    int r;
+    if (!out)
+        return VLA_EINVAL;
+    *out = NULL;
+    if (!cfg || !in || T < 1)
+        return VLA_EINVAL;
+    if ((r = vla_config_check(cfg)) || (r = vla_grad_check(cfg, NULL)))
+        return r;
+    vdd_bwd *b = calloc(1, sizeof *b);
+    if (!b)
+        return VLA_ENOMEM;
+    const char *f = getenv("VLA_DD_FAULT"); /* the tests' broken arithmetic (vdd_ctx's fault) */
+    b->cx = (vdd_ctx){.fi = vla_prec_io(cfg->prec),
+                      .tiny = vla_fmt_min_normal(vla_prec_compute(cfg->prec)),
+                      .lanes = ldd_width(cfg) > 1,
+                      .fault = f && (*f == 'm' || *f == 'd') ? *f : 0};
+    b->in = in, b->ctx = ctx, b->stop = stop;
+    b->chunk = cfg->form == VLA_FORM_CHUNK && cfg->chunk > 1;
+    if ((r = FN(vstate_new)(&b->cx, cfg, &b->s)) ||
+        (r = b->chunk ? FN(gradchunk_begin)(&b->cx, b->s, &b->GC, T, in, ctx)
+                      : FN(grad_begin)(&b->cx, b->s, &b->G, T, in, ctx))) {
+        ddb_destroy(b);
+        return r;
+    }
+    return vla_backward_wrap(out, &ddb_ops, b, T, b->chunk ? b->GC.P.K : b->G.P.K, cfg->dv);
+}
+
+int vref_dd_backward_lo(vla_backward *b, long off)
+{
+    if (!b || off < 0 || b->ops != &ddb_ops)
+        return VLA_EINVAL;
+    ((vdd_bwd *)b->self)->cx.lo_off = off;
+    return VLA_OK;
 }
 #include "recur_end.h"
 #undef BASE

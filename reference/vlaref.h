@@ -17,6 +17,8 @@ typedef enum {
                      binary16 in the kern policies), then taken exactly; phi by MPFR's exp */
     VREF_EMULATE, /* every operation correctly rounded into cfg->prec's compute format, stores
                      into its storage format: precision, exponent range and subnormals */
+    VREF_DD,      /* the exact reference in double-double (ref_model_dd.c; prec_bits unused):
+                     vref_backward_new's alone, VREF_EXACT's answers to about 1e-30 relative */
 } vref_kind;
 
 #define VREF_DEFAULT_BITS 256
@@ -67,6 +69,23 @@ int vref_backward_new(vla_backward **out, const vla_config *cfg, vref_kind kind,
 int vref_backward_new_stop(vla_backward **out, const vla_config *cfg, vref_kind kind,
                            long prec_bits, long T, vla_grad_input in, void *ctx,
                            volatile sig_atomic_t *stop);
+/* the double-double backward (kind VREF_DD: lib/recur_grad.h and recur_gradchunk.h over
+ * ref_model_dd.c's pairs), given up between two blocks when *stop becomes nonzero */
+int vref_dd_backward_new(vla_backward **out, const vla_config *cfg, long T, vla_grad_input in,
+                         void *ctx, volatile sig_atomic_t *stop);
+/* Each gradient an exact backward (VREF_EXACT, VREF_DD) hands out from now on also has what it
+ * holds below its binary64 number written off numbers after it, in the same array (each of out's
+ * arrays then lies in an allocation of at least off more numbers), so that the two are compared
+ * below binary64's resolution; off 0: not. VLA_EINVAL for another backward. */
+int vref_backward_lo(vla_backward *b, long off);
+int vref_dd_backward_lo(vla_backward *b, long off); /* (the dd half of it) */
+/* The double-double backward checked against MPFR's exact one at 256 bits on the same problem (in
+ * and c's first T steps, cfg's form): both handed out to about 2^-106 (vref_backward_lo) and,
+ * per gradient, max_i |dd_i - mpfr_i| / max_i |mpfr_i|; the largest over the gradients in *worst
+ * (NaN where a number of either is not finite). A vla_err (VLA_EINTR on *stop). The
+ * dd backward is trusted where *worst <= VREF_DD_TRUST; the programs check VREF_DD_GRAD_STEPS. */
+int vref_dd_grad_check(const vla_config *cfg, long T, vla_grad_input in, void *ctx,
+                       const double *c, double *worst, volatile sig_atomic_t *stop);
 
 /* The MPFR models as engine backends (vla_engine_spec.backend): exact at spec.ref_bits (0: 256),
  * and the format emulation. */
@@ -82,6 +101,7 @@ const vla_backend *vref_backend_emulate(void);
  * table's header (vref_ddcheck_describe). VREF_DD_CHECK_STEPS: the steps the programs check. */
 #define VREF_DD_TRUST 1e-24
 #define VREF_DD_CHECK_STEPS 4096
+#define VREF_DD_GRAD_STEPS 256
 const vla_backend *vref_backend_dd(void);
 typedef struct vref_ddcheck vref_ddcheck;
 /* the check of dd's run 0 for its first steps; the code and the reason in err (may be NULL) on

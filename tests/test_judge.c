@@ -569,6 +569,53 @@ static int gin_of(void *ctx, long t, vla_input *in)
     return VLA_OK;
 }
 
+/* the gradients' rows of a judge's JSON, from "grads" to the summary (NULL where none) */
+static char *grad_rows(const char *js)
+{
+    const char *a = js ? strstr(js, "\"grads\": [") : NULL;
+    const char *b = a ? strstr(a, "\"summary\"") : NULL;
+    return b ? strndup(a, (size_t)(b - a)) : NULL;
+}
+
+/* The gradients' exact backward (judge_gradients' folders): in double-double once its check on
+ * head 0's first steps passes, said in the header and the JSON; with a broken double-double
+ * (VLA_DD_FAULT=m: every product's low part dropped) the check fails, MPFR runs instead and says
+ * why; with --ref-bits 512, MPFR alone. The three give the same rows to the last digit. */
+static void grads_reference_cases(const char *tr, const char *ko, const char *dir)
+{
+    static const char *const env[3] = {"", "VLA_DD_FAULT=m ", ""};
+    static const char *const says[3] = {
+        "against the exact seq backward in double-double (106 bits), checked against MPFR's at "
+        "256 bits on head 0's first 256 steps: largest relative difference ",
+        "against the exact seq backward in MPFR at 256 bits: the double-double one differed from "
+        "it by ",
+        "against the exact seq backward (MPFR at 512 bits): rows"};
+    char cmd[1200], path[200], *rows[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "%sbin/vla-check trace:%s --outputs %s %s--report %s/g%d --out "
+                                  "%s/g%d.dat >/dev/null 2>&1",
+                 env[k], tr, ko, k == 2 ? "--ref-bits 512 " : "", dir, k, dir, k);
+        int st = vla_test_sh(NULL, "%s", cmd);
+        snprintf(path, sizeof path, "%s/g%d.dat", dir, k);
+        char *t = read_all(path, NULL);
+        snprintf(path, sizeof path, "%s/g%d.json", dir, k);
+        char *js = read_all(path, NULL);
+        CHECK_MSG(st == 0 && t && strstr(t, says[k]) && js && strstr(js, "\"grads_reference\": "),
+                  "%s: exit %d, table: %s", cmd, st, t ? t : "");
+        if (k == 1)
+            CHECK_MSG(t && strstr(t, "(more than 1e-24) on head 0's first 256 steps, so it was not "
+                                     "used"), "the fallback's header: %s", t ? t : "");
+        rows[k] = grad_rows(js);
+        free(t), free(js);
+    }
+    CHECK_MSG(rows[0] && rows[1] && rows[2] && !strcmp(rows[0], rows[2]) &&
+                  !strcmp(rows[1], rows[2]),
+              "the gradients' rows: dd\n%s\nfallen back\n%s\nMPFR\n%s", rows[0] ? rows[0] : "",
+              rows[1] ? rows[1] : "", rows[2] ? rows[2] : "");
+    for (int k = 0; k < 3; k++)
+        free(rows[k]);
+}
+
 /* vla-check --outputs with gradients, without torch: the "kernel's" backward is
  * vlastab's own binary64 one (vla_grad) on the trace, do_t standard normals. Ok (its error is the
  * attainable one); dk of head 1 at t = 100 moved by 5% with --window 1: beyond, dk and its t
@@ -700,6 +747,7 @@ TEST(judge_gradients)
             CHECK_MSG(js && nrow == 10 && !strstr(js, "\"beyond\""), "r.json: %d rows: %s", nrow,
                       js ? js : "");
             free(js);
+            grads_reference_cases(tr, ko, dir);
         }
     }
     free(o), free(c);

@@ -1,0 +1,196 @@
+/* test_ddgrad.c: the backward in double-double (reference/ref_model_dd.c's instantiation of
+ * lib/recur_grad.h and recur_gradchunk.h, vref_backward_new's VREF_DD) against MPFR's exact
+ * backward at 256 bits, compared below binary64's resolution (vref_dd_grad_check): every model
+ * with a backward in the seq form, the variants whose switches fire, and the chunk form of every
+ * model that has its backward; and a broken double-double (every product's or quotient's low
+ * part dropped: VLA_DD_FAULT) caught by the check that vla-check's judge runs before it trusts
+ * dd's gradients. */
+#include "check.h"
+#include "vlaref.h"
+#include "vlastab.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TM 40
+#define DM 8
+
+typedef struct {
+    double q[TM][DM], k[TM][DM], v[TM][DM], u[TM][DM], lg[TM][DM], a[TM][DM], b[TM][DM];
+    double beta[TM], lgs[TM], decay[TM];
+    int has_beta, has_lgs, has_lg, has_lr, has_decay;
+} dseq;
+
+static int dseq_input(void *ctx, long t, vla_input *in)
+{
+    dseq *s = ctx;
+    memset(in, 0, sizeof *in);
+    in->q = s->q[t];
+    in->k = s->k[t];
+    in->v = s->v[t];
+    in->u = s->u[t];
+    in->beta = s->has_beta ? s->beta[t] : NAN;
+    in->decay = s->has_decay ? s->decay[t] : NAN;
+    in->lgs = s->has_lgs ? s->lgs[t] : 0;
+    in->lg = s->has_lg ? s->lg[t] : NULL;
+    in->a = s->has_lr ? s->a[t] : NULL;
+    in->b = s->has_lr ? s->b[t] : NULL;
+    return VLA_OK;
+}
+
+static uint64_t rs;
+static double uni(double lo, double hi) /* xorshift64* */
+{
+    rs ^= rs >> 12;
+    rs ^= rs << 25;
+    rs ^= rs >> 27;
+    return lo + (hi - lo) * (double)((rs * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-53;
+}
+
+/* model mk at d in its default features (phi by each arithmetic's own exp), variant 1: delta's
+ * decay form; 2: vla1's clip, clamp and nudge, vla3's nudge, made to fire within 40 steps */
+static void setup(vla_config *cfg, dseq *s, vla_model_kind mk, int d, int variant, uint64_t seed)
+{
+    vla_config_default(cfg, mk, d);
+    if (variant == 1)
+        cfg->delta_form = VLA_DELTA_DECAY;
+    if (variant == 2) {
+        cfg->clip = 0.5;
+        cfg->clamp = 1.5;
+        cfg->period = 3;
+    }
+    memset(s, 0, sizeof *s);
+    rs = seed * 0x9E3779B97F4A7C15ULL + 1;
+    for (int t = 0; t < TM; t++) {
+        for (int j = 0; j < DM; j++) {
+            s->q[t][j] = uni(-1, 1);
+            s->k[t][j] = uni(-1, 1);
+            s->v[t][j] = uni(-1, 1);
+            s->u[t][j] = uni(-1, 1);
+            s->lg[t][j] = -uni(0.01, 0.5);
+            s->a[t][j] = uni(-0.3, 0.3);
+            s->b[t][j] = uni(-0.3, 0.3);
+        }
+        s->beta[t] = uni(0.2, 0.9);
+        s->lgs[t] = -uni(0.01, 0.5);
+        s->decay[t] = uni(0.5, 1);
+    }
+    s->has_beta = vla_grad_has(cfg, VLA_GRAD_BETA);
+    s->has_lgs = vla_model_gate(mk) == 1;
+    s->has_lg = vla_model_gate(mk) == 2;
+    s->has_lr = vla_grad_has(cfg, VLA_GRAD_LR);
+    s->has_decay = variant == 1;
+}
+
+/* The bound: every operation of a pair is within a few u_dd = 2^-106 (binary64's u squared) of
+ * its exact result (dw_body.h's algorithms), and a gradient entry gathers at most d T terms of O(1)
+ * numbers (decays below 1, |beta| < 1, unit or bounded keys) along the backward's sums (dS
+ * carried over T steps, d-term dot products): max |dd - exact| / max |exact| <= c d T u_dd. The
+ * operations' few u_dd and the growth's worst case are not reached together: c = 1, measured at
+ * most 0.021 of it (VLA_TEST_VERBOSE=1 build/tests/run ddgrad: la's seq backward, 8.1e-32 against
+ * 3.9e-30). */
+static double bound(int d, int T) { return (double)d * T * 0x1p-106; }
+
+static void one(const vla_config *cfg, dseq *s, int T, const char *what, double *worst)
+{
+    double c[TM * DM], w = -1;
+    for (int i = 0; i < T * cfg->dv; i++)
+        c[i] = uni(-1, 1);
+    CHECK(vref_dd_grad_check(cfg, T, dseq_input, s, c, &w, NULL) == 0);
+    CHECK_MSG(w <= bound(cfg->d, T), "%s %s: dd's gradients %.3g from MPFR's, beyond the bound "
+              "%.3g", vla_model_name(cfg->model), what, w, bound(cfg->d, T));
+    CHECK_MSG(w <= VREF_DD_TRUST, "%s %s: %.3g, beyond VREF_DD_TRUST", vla_model_name(cfg->model),
+              what, w);
+    if (getenv("VLA_TEST_VERBOSE"))
+        printf("ddgrad %s %s: %.3g (bound %.3g)\n", vla_model_name(cfg->model), what, w,
+               bound(cfg->d, T));
+    *worst = w > *worst ? w : *worst;
+}
+
+/* the seq form: every model with a backward (VLA_MODELS' rows: one without is refused by
+ * vla_grad_check, and said), delta's decay form, vla1's and vla3's switches */
+TEST(ddgrad_seq_every_model_against_mpfr)
+{
+    static dseq s;
+    double worst = 0;
+    int n = 0;
+    for (int m = 0; m < VLA_NMODEL + 3; m++) {
+        static const vla_model_kind var[] = {VLA_DELTA, VLA_VLA1, VLA_VLA3};
+        const vla_model_kind mk = m < VLA_NMODEL ? (vla_model_kind)m : var[m - VLA_NMODEL];
+        const int variant = m < VLA_NMODEL ? 0 : m == VLA_NMODEL ? 1 : 2;
+        vla_config cfg;
+        setup(&cfg, &s, mk, DM, variant, 11 + m);
+        if (vla_grad_check(&cfg, NULL))
+            continue;
+        one(&cfg, &s, TM, variant ? "seq (variant)" : "seq", &worst);
+        n++;
+    }
+    CHECK_MSG(n >= VLA_NMODEL, "only %d of the models and variants have a backward", n);
+    CHECK_MSG(worst > 0, "dd and MPFR equal to the last bit everywhere: the comparison compares "
+              "nothing");
+}
+
+/* the chunk form, chunk:4 (10 chunks) and chunk:16 (a last chunk of 8), of every model with its
+ * chunk backward */
+TEST(ddgrad_chunk_against_mpfr)
+{
+    static dseq s;
+    double worst = 0;
+    int n = 0;
+    for (int m = 0; m < VLA_NMODEL + 1; m++) {
+        const vla_model_kind mk = m < VLA_NMODEL ? (vla_model_kind)m : VLA_DELTA;
+        if (!vla_model_gradchunk(mk))
+            continue;
+        for (int C = 4; C <= 16; C *= 4) {
+            vla_config cfg;
+            setup(&cfg, &s, mk, DM, m == VLA_NMODEL, 31 + m);
+            cfg.form = VLA_FORM_CHUNK;
+            cfg.chunk = C;
+            if (vla_grad_check(&cfg, NULL))
+                continue;
+            one(&cfg, &s, TM, C == 4 ? "chunk:4" : "chunk:16", &worst);
+            n++;
+        }
+    }
+    CHECK_MSG(n >= 10, "only %d chunk backwards checked", n);
+}
+
+/* a double-double with one operation rounded to binary64 (every MUL's, then every DIV's low part
+ * dropped) fails the check by far: its gradients are binary64-accurate at best */
+TEST(ddgrad_broken_fails_the_check)
+{
+    static dseq s;
+    vla_config cfg;
+    double c[TM * DM];
+    setup(&cfg, &s, VLA_GDN, DM, 0, 5);
+    for (int i = 0; i < TM * DM; i++)
+        c[i] = uni(-1, 1);
+    for (const char *f = "md"; *f; f++) {
+        char v[2] = {*f, 0};
+        double w = -1;
+        setenv("VLA_DD_FAULT", v, 1);
+        const int r = vref_dd_grad_check(&cfg, TM, dseq_input, &s, c, &w, NULL);
+        unsetenv("VLA_DD_FAULT");
+        CHECK(r == 0);
+        CHECK_MSG(w > VREF_DD_TRUST && w > 1e3 * bound(DM, TM), "VLA_DD_FAULT=%s: %.3g, not "
+                  "caught (trusted to %.0e)", v, w, VREF_DD_TRUST);
+        if (getenv("VLA_TEST_VERBOSE"))
+            printf("ddgrad broken (%s): %.3g\n", *f == 'm' ? "MUL" : "DIV", w);
+    }
+}
+
+/* VREF_DD refuses what MPFR's backward refuses (a form without a backward), and bad arguments */
+TEST(ddgrad_refuses_as_mpfr)
+{
+    static dseq s;
+    vla_config cfg;
+    vla_backward *b = NULL;
+    setup(&cfg, &s, VLA_GDN, DM, 0, 9);
+    cfg.form = VLA_FORM_SCAN; /* no backward in the scan form */
+    CHECK(vref_backward_new(&b, &cfg, VREF_DD, 0, TM, dseq_input, &s) ==
+          vref_backward_new(&b, &cfg, VREF_EXACT, 256, TM, dseq_input, &s));
+    CHECK(b == NULL);
+    cfg.form = VLA_FORM_SEQ;
+    CHECK(vref_backward_new(&b, &cfg, VREF_DD, 0, 0, dseq_input, &s) == VLA_EINVAL);
+    CHECK(vref_backward_lo(NULL, 1) == VLA_EINVAL);
+}
