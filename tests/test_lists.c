@@ -14,7 +14,7 @@
 
 TEST(lists_names_and_parsing)
 {
-    CHECK(!strcmp(vla_names(VLA_LIST_MODEL), "la, delta, rls, vla1, vla3, gdn, kda, gla, mamba2, rwkv7"));
+    CHECK(!strcmp(vla_names(VLA_LIST_MODEL), "la, delta, rls, vla1, vla3, gdn, kda, gla, mamba2, rwkv7, mamba3"));
     CHECK(!strcmp(vla_names(VLA_LIST_PREC),
                   "f64, f32, f16, bf16, f16-f32, bf16-f32, f16-kern, bf16-kern"));
     CHECK(!strcmp(vla_names(VLA_LIST_FORM), "seq, chunk, scan"));

@@ -12,3 +12,4 @@
 #include "models/gla.h"
 #include "models/kda.h"
 #include "models/rwkv7.h"
+#include "models/mamba3.h"
