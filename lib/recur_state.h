@@ -204,7 +204,10 @@ VLA_FN void FN(gate_map)(CXP, ST *s, NREF g)
 /* mamba3's inputs besides q, k, v, lambda (beta) and g: its step dt into beta_decay[3] (absent: 1)
  * and each key-channel pair's turn e^(i theta dt) into u, cos at 2i and sin at 2i + 1, theta = u_i
  * (i < d/2; the last channel of an odd d does not turn): theta and dt rounded to the io format, the
- * turn computed in binary64 and rounded to the io format, an input as phi is */
+ * turn computed in binary64 and rounded to the compute format, as a constant is set (SETD): the
+ * state multiplies its rotation by it at every step, where an io rounding (bfloat16 in bf16-kern)
+ * would walk the rotation's modulus and phase by up to 2^-8 a step, which the reference, whose
+ * angle is a binary32 sum, has not */
 VLA_FN void FN(load_turn)(CXP, ST *s, const vla_input *in)
 {
     const vla_fmt f = vla_prec_io(s->cfg.prec);
@@ -212,8 +215,8 @@ VLA_FN void FN(load_turn)(CXP, ST *s, const vla_input *in)
     LOAD_IN(E(s->beta_decay, 3), dt);
     for (int i = 0; i + 1 < s->d; i += 2) {
         const double a = vla_round_fmt(f, in->u ? in->u[i / 2] : 0) * dt;
-        LOAD_IN(E(s->u, i), cos(a));
-        LOAD_IN(E(s->u, i + 1), sin(a));
+        SETD(E(s->u, i), cos(a));
+        SETD(E(s->u, i + 1), sin(a));
     }
 }
 

@@ -6,11 +6,12 @@
  * dt_t, and k~, q~ the inputs with each key-channel pair (2p, 2p + 1) turned by the cumulative
  * angle Theta_t,p = sum_{s <= t} theta_s,p dt_s (the complex state made real). The trace maps
  * q = C, k = B, v = x, beta = lambda in [0, 1] (absent: the constant beta, 1/2 by default: the
- * trapezoid rule), decay = dt (absent: 1), logdecay = g, u = theta (pair p turns by u_p dt, p <
- * d/2). The state carries the last token's k~ (al, the last alpha), its v (vx) and each pair's
- * rotation e^(i Theta) (zr) as the product of the steps' turns e^(i theta dt), which load() gives in
- * binary64 rounded to the io format: the reference accumulates Theta itself in binary32 and takes
- * its cos and sin, which recur.h's vocabulary has not. No D skip, no z gate; scale 1. */
+ * trapezoid rule), decay = dt (absent: 1), logdecay = g, u = theta (pair p turns by u_p dt,
+ * p < d/2). The state carries the last token's k~ (al, the last alpha), its v (vx) and each
+ * pair's rotation e^(i Theta) (zr) as the product of the steps' turns e^(i theta dt), which
+ * load() gives in binary64 rounded to the compute format: the reference accumulates Theta itself
+ * in binary32 and takes its cos and sin, which recur.h's vocabulary has not. No D skip, no z
+ * gate; scale 1. */
 
 #ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* y = R x (conj: R^T x), R turning pair (2p, 2p + 1) by z's (cos, sin) at (2p, 2p + 1): y_2p =
