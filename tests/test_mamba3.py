@@ -21,7 +21,7 @@ per entry) at most 5 u to S's, the read-out's dot product d u: n = d + 8 T round
 independent signs grow like the square root of their number with high probability (Higham and
 Mary, SIAM J. Sci. Comput. 41 (2019); tests/test_gated.py's bound), so the bound used is
 2 sqrt(d + 8 T) u = 8.0e-15 (binary64; 4.3e-6 for f32 against the rounded inputs): measured
-5.8e-16 (o) and 2.4e-15 (S) in binary64, 4.8e-7 and 4.4e-7 in f32, and the planted slips (Euler's
+8.1e-16 (o) and 2.6e-15 (S) in binary64, 4.4e-7 and 3.3e-7 in f32, and the planted slips (Euler's
 rule for the trapezoid, the rotation a token late, the previous token's term without its decay)
 move them to 0.5 or more.
 Run under pytest (tests/test_python.c) with Debian's python3 (numpy)."""

@@ -15,33 +15,36 @@
 
 #ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* y = R x (conj: R^T x), R turning pair (2p, 2p + 1) by z's (cos, sin) at (2p, 2p + 1): y_2p =
- * x_2p c - x_2p+1 s, y_2p+1 = x_2p s + x_2p+1 c; y may be x; an odd d's last entry as it is */
-VLA_FN void FN(turn)(CXP, NUM *y, const NUM *x, const NUM *z, int d, int conj)
+ * x_2p c - x_2p+1 s, y_2p+1 = x_2p s + x_2p+1 c; y may be x; an odd d's last entry as it is. The
+ * odd entries go through tmp (d/2 numbers), each part in a loop of its own: in one loop GCC's
+ * vectorizer takes the pair for a complex product and fuses it (fmaddsub), contraction off or not */
+VLA_FN void FN(turn)(CXP, NUM *y, const NUM *x, const NUM *z, NUM *tmp, int d, int conj)
 {
     FRAME_BEGIN;
     SCALAR(a);
-    SCALAR(b);
     SCALAR(t);
     VLA_PFOR(p, 0, d / 2) {
-        const int i = 2 * p;
         TEMP(a);
-        TEMP(b);
         TEMP(t);
-        MUL(a, E(x, i), E(z, i));
-        MUL(t, E(x, i + 1), E(z, i + 1));
+        MUL(a, E(x, 2 * p + 1), E(z, 2 * p));
+        MUL(t, E(x, 2 * p), E(z, 2 * p + 1));
         if (conj)
-            ADD(a, a, t);
+            SUB(E(tmp, p), a, t);
         else
-            SUB(a, a, t);
-        MUL(b, E(x, i + 1), E(z, i));
-        MUL(t, E(x, i), E(z, i + 1));
-        if (conj)
-            SUB(b, b, t);
-        else
-            ADD(b, t, b);
-        COPY(E(y, i), a);
-        COPY(E(y, i + 1), b);
+            ADD(E(tmp, p), t, a);
     }
+    VLA_PFOR(p, 0, d / 2) {
+        TEMP(a);
+        TEMP(t);
+        MUL(a, E(x, 2 * p), E(z, 2 * p));
+        MUL(t, E(x, 2 * p + 1), E(z, 2 * p + 1));
+        if (conj)
+            ADD(E(y, 2 * p), a, t);
+        else
+            SUB(E(y, 2 * p), a, t);
+    }
+    VLA_PFOR(p, 0, d / 2)
+        COPY(E(y, 2 * p + 1), E(tmp, p));
     VLA_PFOR(i, d - d % 2, d)
         COPY(E(y, i), E(x, i));
     FRAME_END;
@@ -59,36 +62,18 @@ VLA_FN void FN(m3_weights)(CXP, ST *s, NREF bet, NREF gam)
 }
 
 /* k' = 0, alpha = k~: each pair's rotation turned by the step's e^(i theta dt) (in u, load_turn),
- * stored, then k~ = R k, stored */
+ * z <- z w (turn's R z with w's (cos, sin): cos = c wc - s ws, sin = c ws + s wc), stored, then
+ * k~ = R k, stored */
 VLA_FN void FN(vec_mamba3)(CXP, ST *s)
 {
-    FRAME_BEGIN;
-    SCALAR(c);
-    SCALAR(t);
-    SCALAR(x);
-    NUM *z = s->zr;
-    const NUM *w = s->u;
-    VLA_PFOR(p, 0, s->d / 2) {
-        const int i = 2 * p;
-        TEMP(c);
-        TEMP(t);
-        TEMP(x);
-        MUL(c, E(z, i), E(w, i)); /* cos: c wc - s ws */
-        MUL(t, E(z, i + 1), E(w, i + 1));
-        SUB(c, c, t);
-        MUL(t, E(z, i), E(w, i + 1)); /* sin: c ws + s wc */
-        MUL(x, E(z, i + 1), E(w, i));
-        ADD(E(z, i + 1), t, x);
-        COPY(E(z, i), c);
-        STORE(E(z, i));
-        STORE(E(z, i + 1));
-    }
-    FN(turn)(CX, s->al, s->pk, z, s->d, 0);
+    FN(turn)(CX, s->zr, s->u, s->zr, s->z, s->d - s->d % 2, 0);
+    VLA_PFOR(i, 0, s->d - s->d % 2)
+        STORE(E(s->zr, i));
+    FN(turn)(CX, s->al, s->pk, s->zr, s->z, s->d, 0);
     VLA_PFOR(j, 0, s->d) {
         SETI(E(s->kp, j), 0);
         STORE(E(s->al, j));
     }
-    FRAME_END;
 }
 
 /* S_ij = ((a S_ij + (beta v_{t-1})_i k~_{t-1},j) + (gamma v)_i k~_j), each entry stored after each
@@ -131,7 +116,7 @@ VLA_FN void FN(step_mamba3)(CXP, ST *s, int has_g)
 VLA_FN void FN(read_mamba3)(CXP, ST *s)
 {
     FN(gated_query)(CX, s, s->w, 1);
-    FN(turn)(CX, s->w, s->w, s->zr, s->d, 0);
+    FN(turn)(CX, s->w, s->w, s->zr, s->z, s->d, 0);
     FN(readout)(CX, s, s->w, P(E(s->c, C_STAB)));
 }
 
@@ -157,7 +142,7 @@ static long FN(m3_saved_at)(const vla_config *cfg, const char *want)
 
 /* the backward of y = R x at y (a turned vector): dTheta_p += dy . (J y)_p = dy_2p+1 y_2p - dy_2p
  * y_2p+1 (dth, carried, stored), then dy <- R^T dy, the cotangent of x */
-VLA_FN void FN(turn_grad)(CXP, NUM *dy, const NUM *y, const NUM *z, NUM *dth, int d)
+VLA_FN void FN(turn_grad)(CXP, NUM *dy, const NUM *y, const NUM *z, NUM *dth, NUM *tmp, int d)
 {
     FRAME_BEGIN;
     SCALAR(a);
@@ -169,7 +154,7 @@ VLA_FN void FN(turn_grad)(CXP, NUM *dy, const NUM *y, const NUM *z, NUM *dth, in
         ADD(E(dth, p), E(dth, p), a);
         STORE(E(dth, p));
     }
-    FN(turn)(CX, dy, dy, z, d, 1);
+    FN(turn)(CX, dy, dy, z, tmp, d, 1);
     FRAME_END;
 }
 
@@ -192,7 +177,7 @@ VLA_FN void FN(grad_mamba3)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
     const NUM *vx = VLA_ROWP(Sp, FN(m3_saved_at)(&s->cfg, "vx"));
     NUM *dth = G->zb, *dkc = G->za, *dvc = G->er, *y = G->y;
     FN(grad_read)(CX, s, G, s->w, P(E(s->c, C_STAB)));
-    FN(turn_grad)(CX, G->dx, s->w, s->zr, dth, d);
+    FN(turn_grad)(CX, G->dx, s->w, s->zr, dth, s->z, d);
     FN(grad_gated_query)(CX, s, G);
     FN(m3_weights)(CX, s, P(bet), P(gam));
     FN(matvec)(CX, G->db, G->dS, s->al, dv, d); /* b */
@@ -218,7 +203,7 @@ VLA_FN void FN(grad_mamba3)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
         MUL(E(dvc, i), bet, E(y, i));
         STORE(E(dvc, i));
     }
-    FN(turn_grad)(CX, G->dkp, s->al, s->zr, dth, d);
+    FN(turn_grad)(CX, G->dkp, s->al, s->zr, dth, s->z, d);
     for (int j = 0; j < d; j++)
         SETI(E(G->du, j), 0);
     for (int p = 0; p < d / 2; p++)
