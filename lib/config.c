@@ -269,6 +269,9 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
         c->period = 20;
         c->nudge = c->guard = 1;
         break;
+    case VLA_MAMBA3: /* lambda absent: 1/2, the trapezoid rule */
+        c->beta = 0.5;
+        break;
     default: /* la, delta, rls: exact recurrences, no safety devices */
         break;
     }
@@ -865,6 +868,14 @@ int vla_form_check(const vla_config *c, vla_error *err)
     else if (vla_levels(c) && (c->cache || c->renorm > 0))
         w = MODEL_WHY(own, "cache and renorm act on S, which %s reads through its Fenwick "
                            "levels, not S: set cache=off, renorm=0");
+    else if ((chunk || c->form == VLA_FORM_SCAN) && c->model == VLA_MAMBA3)
+        w = chunk ? "mamba3's chunk kernel folds each token's trapezoid term into a scale that reads "
+                    "the next token's dt and lambda (and subtracts the diagonal it adds too soon), "
+                    "a lookahead across the chunk's end that a chunk computed at its last token "
+                    "has not: --form seq"
+                  : "mamba3's step writes two tokens, the last one's and its own (a rank-2 B_t from "
+                    "the carried v_{t-1}, k~_{t-1}), which the scan's S -> S J + v alpha^T does not "
+                    "carry: --form seq";
     else if ((chunk || c->form == VLA_FORM_SCAN) &&
              (c->cache || c->decay_bf16 || c->beta_bf16))
         w = "cache, decay_bf16 and beta_bf16 are decoding's settings (the state kept between the "

@@ -90,6 +90,8 @@ VLA_FN int FN(vstate_new)(CXP, const vla_config *cfg, ST **out)
     NUM *c = s->c;
     ARITH_ENTER;
     FN(vstate_consts)(CX, cfg, c);
+    for (int i = 0; i + 1 < nt * d; i += 2) /* mamba3's rotations start at e^(i 0) = 1 */
+        SETI(E(s->zr, i), 1);
     if (cfg->track == VLA_TRACK_CHOL) { /* L_0 = sqrt(lambda0) I, the factor of M_0 */
         for (int i = 0; i < d; i++) {
             SETD(E(s->A, (size_t)i * d + i), cfg->lambda0);
@@ -199,6 +201,25 @@ VLA_FN void FN(gate_map)(CXP, ST *s, NREF g)
     FRAME_END;
 }
 
+/* mamba3's inputs besides q, k, v, lambda (beta) and g: its step dt into beta_decay[3] (absent: 1)
+ * and each key-channel pair's turn e^(i theta dt) into u, cos at 2i and sin at 2i + 1, theta = u_i
+ * (i < d/2; the last channel of an odd d does not turn): theta and dt rounded to the io format, the
+ * turn computed in binary64 and rounded to the compute format, as a constant is set (SETD): the
+ * state multiplies its rotation by it at every step, where an io rounding (bfloat16 in bf16-kern)
+ * would walk the rotation's modulus and phase by up to 2^-8 a step, which the reference, whose
+ * angle is a binary32 sum, has not */
+VLA_FN void FN(load_turn)(CXP, ST *s, const vla_input *in)
+{
+    const vla_fmt f = vla_prec_io(s->cfg.prec);
+    const double dt = isnan(in->decay) ? 1 : vla_round_fmt(f, in->decay);
+    LOAD_IN(E(s->beta_decay, 3), dt);
+    for (int i = 0; i + 1 < s->d; i += 2) {
+        const double a = vla_round_fmt(f, in->u ? in->u[i / 2] : 0) * dt;
+        SETD(E(s->u, i), cos(a));
+        SETD(E(s->u, i + 1), sin(a));
+    }
+}
+
 /* Rounds this step's inputs into the storage format; phi is applied in binary64 before that
  * rounding (docs/math.md section 5), the identity map when cfg.features says so. Host only: a
  * device takes inputs that the host prepared with this function. */
@@ -251,6 +272,8 @@ VLA_FN void FN(load)(CXP, ST *s, const vla_input *in)
         LOAD_IN(E(s->ra, i), in->a ? in->a[i] : 0.0);
         LOAD_IN(E(s->rb, i), in->b ? in->b[i] : 0.0);
     }
+    if (vla_dims_of(&s->cfg).nt)
+        FN(load_turn)(CX, s, in);
 }
 #endif
 

@@ -191,7 +191,8 @@ static inline VLA_HD int vla_cache_scaled(const vla_config *c)
  * sequential recurrence); nm, d when the chunk keeps M (cg: recur.h's cg with recur_forms.h's
  * chunk_mv), else 0; nl, the levels of the scan's blocks (0 outside the scan form); nj, nl when
  * the scan carries the transition J of an affine S (every model but la), else 0; ne, 1 when the
- * state cache carries its rounding's residual (cache_round=ef), else 0. */
+ * state cache carries its rounding's residual (cache_round=ef), else 0; nt, 1 for mamba3 (its
+ * state carries the last token's v and each key-channel pair's rotation), else 0. */
 #define VLA_SCAN_LEVELS 30 /* the scan's blocks cover t < 2^30 (the programs' steps go to 1e9) */
 /* loglinear's Fenwick levels (models/loglinear.h): L = min(d, VLA_LOG_LEVELS), its per-level
  * weights being the first L entries of the input u; L levels hold every token while T <= 2^(L-1)
@@ -202,11 +203,12 @@ static inline VLA_HD int vla_levels(const vla_config *c)
     return c->model == VLA_LOGLINEAR ? (c->d < VLA_LOG_LEVELS ? c->d : VLA_LOG_LEVELS) : 0;
 }
 typedef struct {
-    int d, dv, nc, nm, nl, nj, ng, nr, nn, ne, nh;
+    int d, dv, nc, nm, nl, nj, ng, nr, nn, ne, nh, nt;
 } vla_dims;
 static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 {
-    vla_dims m = {c->d, c->dv, 0, 0, 0, 0, 0, 0, 0, 0, vla_levels(c)};
+    vla_dims m = {c->d, c->dv, 0, 0, 0, 0, 0, 0, 0, 0, vla_levels(c), 0};
+    m.nt = c->model == VLA_MAMBA3; /* the trapezoid's carried token and the rotary's turns */
     m.ne = c->cache && c->cache_round == VLA_CROUND_EF;
     m.ng = vla_col_gate(c->model) == 2 ? c->d : 0;
     m.nr = vla_col_lr(c->model) ? c->d : 0;
@@ -224,9 +226,9 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
 /* the names the lengths below are written in, as locals (unused ones are fine) */
 #define VLA_DIMS_LOCALS(m)                                                                         \
     const int d = (m).d, dv = (m).dv, nc = (m).nc, nm = (m).nm, nl = (m).nl, nj = (m).nj,          \
-              ng = (m).ng, nr = (m).nr, nn = (m).nn, ne = (m).ne, nh = (m).nh;                     \
+              ng = (m).ng, nr = (m).nr, nn = (m).nn, ne = (m).ne, nh = (m).nh, nt = (m).nt;        \
     (void)d, (void)dv, (void)nc, (void)nm, (void)nl, (void)nj, (void)ng, (void)nr, (void)nn,       \
-        (void)ne, (void)nh
+        (void)ne, (void)nh, (void)nt
 
 /* The arrays of a run's state (recur.h's struct), one row X(name, len) each under its role. A
  * length is an expression in d, dv, nc, nl, nj, ne and nh (VLA_DIMS_LOCALS), which every consumer has in
@@ -252,13 +254,15 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(sj, nj * d * d)         /* ... and its J */                                                  \
     X(sn, nl * d)             /* ... and its sum of phi(k) */                                  \
     X(ef, ne * dv * d)        /* the state cache's residual (cache_round=ef), binary32 */         \
-    X(sh, nh * dv * d)        /* loglinear: level l's state S^(l), dv x d each */
+    X(sh, nh * dv * d)        /* loglinear: level l's state S^(l), dv x d each */                 \
+    X(vx, nt * dv)            /* mamba3: the last token's v (al holds its rotated k) */           \
+    X(zr, nt * d)             /* ... each pair's rotation e^(i Theta): cos at 2i, sin at 2i + 1 */
 #define VLA_STATE_INPUT(X)                                                                         \
     X(q, d) X(k, d) X(u, d)                                                                        \
     X(pk, d)         /* phi(k) */                                                                  \
     X(pq, d)         /* phi(q) */                                                                  \
     X(v, dv) X(g, dv)                                                                              \
-    X(beta_decay, 3) /* beta, a scalar decay a and log(a) (delta's decay; gdn's, mamba2's) */     \
+    X(beta_decay, 4) /* beta, a scalar decay a, log(a) (delta's decay; gdn's, mamba2's), mamba3's dt */\
     X(lg, ng)        /* the log-decays per key channel (kda, gla, rwkv7) */                        \
     X(ag, ng)        /* ... their exp, in the compute format */                                    \
     X(ra, nr) X(rb, nr) /* rwkv7's a and b */

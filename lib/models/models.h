@@ -14,3 +14,4 @@
 #include "models/rwkv7.h"
 #include "models/deltaproduct.h"
 #include "models/loglinear.h"
+#include "models/mamba3.h"

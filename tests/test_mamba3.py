@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""test_mamba3.py: Mamba-3's SISO recurrence in vlastab (lib/models/mamba3.h, through the ctypes
+binding) against a binary64 numpy implementation written here from the Mamba-3 paper's equations
+(the trapezoidal discretization and the data-dependent rotary embeddings), not from lib/:
+
+    Theta_t = Theta_{t-1} + theta_t dt_t          (each key-channel pair's cumulative angle)
+    k~_t = R(Theta_t) B_t,  q~_t = R(Theta_t) C_t (pair p = (2p, 2p + 1) turned by Theta_t,p)
+    h_t = a_t h_{t-1} + (1 - lambda_t) dt_t a_t x_{t-1} k~_{t-1}^T + lambda_t dt_t x_t k~_t^T
+    y_t = h_t q~_t,   a_t = exp(g_t), g_t = dt_t A_t
+
+with vlastab's inputs q = C, k = B, v = x, beta = lambda, decay = dt, logdecay = g, u = theta.
+Here Theta is a running sum and R takes its cos and sin (as the paper and state-spaces/mamba's
+step reference do); vlastab carries the rotation as a product of the steps' turns e^(i theta dt),
+so the two agree only to rounding.
+
+The bound: the roundings in each read-out and state, counted: each step's turn (a complex product,
+2 products and a sum per part, of an input cos and sin rounded once) adds at most 3 u to the
+rotation's relative error, each step's write of S (the decay's product, two products and two sums
+per entry) at most 5 u to S's, the read-out's dot product d u: n = d + 8 T roundings, (d + 8 T) u =
+1.4e-13 in binary64 (u = 2^-53) at d = 16, T = 160 in the worst case. Rounding errors of
+independent signs grow like the square root of their number with high probability (Higham and
+Mary, SIAM J. Sci. Comput. 41 (2019); tests/test_gated.py's bound), so the bound used is
+2 sqrt(d + 8 T) u = 8.0e-15 (binary64; 4.3e-6 for f32 against the rounded inputs): measured
+8.1e-16 (o) and 2.6e-15 (S) in binary64, 4.4e-7 and 3.3e-7 in f32, and the planted slips (Euler's
+rule for the trapezoid, the rotation a token late, the previous token's term without its decay)
+move them to 0.5 or more.
+Run under pytest (tests/test_python.c) with Debian's python3 (numpy)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import gated_ref
+import vlastab
+
+U64 = 2.0 ** -53
+U32 = 2.0 ** -24
+T, d = 160, 16
+
+
+def inputs(H=2, T=T, d=d, dv=16, seed=5):
+    """Inputs in the ranges of state-spaces/mamba's Mamba-3 SISO test, dt widened to [0.01, 1]
+    (their [0.001, 0.1] turns and discretizes so little in 160 steps that a slip hides): q and k
+    RMS-normalized, A = -U(1, 16), lambda = U(0, 1), theta = pi tanh(N(0, 1)) on d/4 pairs (their
+    headdim_angles = d/4), the other pairs not turning."""
+    rng = np.random.default_rng(seed)
+    rms = lambda x: x / np.sqrt((x ** 2).mean(-1, keepdims=True))
+    dt = np.exp(rng.uniform(np.log(0.01), np.log(1.0), (H, T)))
+    th = np.zeros((H, T, d))
+    th[:, :, : d // 4] = np.pi * np.tanh(rng.standard_normal((H, T, d // 4)))
+    return {"q": rms(rng.standard_normal((H, T, d))), "k": rms(rng.standard_normal((H, T, d))),
+            "v": rng.standard_normal((H, T, dv)), "logdecay": -rng.uniform(1, 16, (H, 1)) * dt,
+            "beta": rng.uniform(0, 1, (H, T)), "decay": dt, "u": th}
+
+
+def rot(x, ang):
+    """x with pair p = (x_2p, x_2p+1) turned by ang_p (an odd length's last entry as it is)"""
+    y = x.copy()
+    c, s = np.cos(ang), np.sin(ang)
+    n = len(ang)
+    y[0:2 * n:2] = x[0:2 * n:2] * c - x[1:2 * n:2] * s
+    y[1:2 * n:2] = x[0:2 * n:2] * s + x[1:2 * n:2] * c
+    return y
+
+
+def mamba3_seq(q, k, v, logdecay, beta, decay, u, slip=None):
+    """the paper's recurrence, head by head; slip plants one mistake: "euler" (h_t = a h_{t-1} +
+    dt x k~^T), "late" (token t turned by Theta_{t-1}), "undecayed" (the previous token's term
+    without a_t)"""
+    H, T, d = q.shape
+    dv = v.shape[2]
+    o = np.zeros((H, T, dv))
+    S_end = np.zeros((H, dv, d))
+    for h in range(H):
+        S, kx, vx, Th = np.zeros((dv, d)), np.zeros(d), np.zeros(dv), np.zeros(d // 2)
+        for t in range(T):
+            lam, dt, a = beta[h, t], decay[h, t], np.exp(logdecay[h, t])
+            Th_prev = Th
+            Th = Th + u[h, t, : d // 2] * dt
+            ang = Th_prev if slip == "late" else Th
+            kr, qr = rot(k[h, t], ang), rot(q[h, t], ang)
+            if slip == "euler":
+                b, g = 0.0, dt
+            else:
+                b, g = (1 - lam) * dt * (1.0 if slip == "undecayed" else a), lam * dt
+            S = a * S + b * np.outer(vx, kx) + g * np.outer(v[h, t], kr)
+            o[h, t] = S @ qr
+            kx, vx = kr, v[h, t]
+        S_end[h] = S
+    return o, S_end
+
+
+def ours(x, precision="f64", **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning (an unread input, Inf) is a failure here
+        r = vlastab.run(x["q"], x["k"], x["v"], model="mamba3", precision=precision,
+                        u=x["u"], beta=x["beta"], decay=x["decay"], logdecay=x["logdecay"],
+                        reference=False, **kw)
+    return r["o"], r["S"]
+
+
+BOUND = 2 * np.sqrt(d + 8 * T) * U64
+
+
+def test_f64_against_the_papers_equations():
+    x = inputs()
+    o_ref, S_ref = mamba3_seq(**x)
+    o, S = ours(x)
+    eo, eS = gated_ref.relerr(o, o_ref), gated_ref.relerr(S, S_ref)
+    print("mamba3 f64 against numpy: o %.2e, S %.2e (bound %.2e)" % (eo, eS, BOUND))
+    assert eo <= BOUND and eS <= BOUND, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, BOUND)
+
+
+def test_f32_against_the_papers_equations():
+    """the f32 policy against numpy on the inputs rounded to binary32 (vlastab rounds every input
+    to the io format, and the turns from the rounded theta and dt): the same count in u32"""
+    x = {key: val.astype(np.float32).astype(np.float64) for key, val in inputs().items()}
+    o_ref, S_ref = mamba3_seq(**x)
+    o, S = ours(x, "f32")
+    eo, eS = gated_ref.relerr(o, o_ref), gated_ref.relerr(S, S_ref)
+    b = 2 * np.sqrt(d + 8 * T) * U32
+    print("mamba3 f32 against numpy: o %.2e, S %.2e (bound %.2e)" % (eo, eS, b))
+    assert eo <= b and eS <= b, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, b)
+
+
+@pytest.mark.parametrize("slip", ["euler", "late", "undecayed"])
+def test_planted_slips_are_caught(slip):
+    x = inputs()
+    o_bad, _ = mamba3_seq(**x, slip=slip)
+    o, _ = ours(x)
+    e = gated_ref.relerr(o, o_bad)
+    print("mamba3 against numpy with the slip %s: %.2e" % (slip, e))
+    assert e > 1e3 * BOUND, "the slip %s: %.1e, not beyond %.1e" % (slip, e, 1e3 * BOUND)
+
+
+@pytest.mark.parametrize("precision", ["f64", "f32", "f16", "bf16", "f16-f32", "bf16-f32",
+                                       "f16-kern", "bf16-kern"])
+def test_lambda_1_no_turn_is_mamba2_bit_for_bit(precision):
+    """lambda = 1, dt = 1 and theta = 0: the previous token's term is 0 (beta = 0 exactly), gamma =
+    1, every turn the identity, so mamba3's step is mamba2's (S = a S + v k^T, the same
+    operations in the same order): the same bits in every policy"""
+    x = inputs()
+    x["beta"] = np.ones_like(x["beta"])
+    x["decay"] = np.ones_like(x["decay"])
+    x["u"] = np.zeros_like(x["u"])
+    x["logdecay"] = np.maximum(x["logdecay"], -4.0)  # dt = 1: the decays of mamba2's range
+    o3, S3 = ours(x, precision)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = vlastab.run(x["q"], x["k"], x["v"], model="mamba2", precision=precision,
+                        logdecay=x["logdecay"], reference=False)
+    assert np.array_equal(o3, r["o"]) and np.array_equal(S3, r["S"]), \
+        "%s: max |o3 - o2| = %.3g" % (precision, np.abs(o3 - r["o"]).max())
+    # and the numpy side reduces to mamba2's published recurrence (tests/gated_ref.py)
+    o_ref, S_ref = mamba3_seq(**x)
+    o2, S2 = gated_ref.mamba2_seq(q=x["q"], k=x["k"], v=x["v"], logdecay=x["logdecay"])
+    assert gated_ref.relerr(o_ref, o2) <= BOUND and gated_ref.relerr(S_ref, S2) <= BOUND
+
+
+def test_chunk_and_scan_are_refused():
+    x = inputs(T=8)
+    for form in ("chunk:4", "scan"):
+        with pytest.raises(ValueError, match="mamba3"):
+            ours(x, form=form)

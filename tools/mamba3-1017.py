@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+"""mamba3-1017.py: state-spaces/mamba issue 1017's setting (Mamba-3 SISO, the 'plain' case: no D,
+no Z, no input states): batch 4 as 4 heads, T = 256, d = dv = 64, inputs as create_mamba3_siso_inputs draws them.
+Measures vlastab's policies against binary64, and formula slips, by fla's rel_rms and by the
+Mamba-3 test's own metric (95th percentile of |o - ref| / |ref| over |ref| >= 1e-2, rtol 0.1)."""
+import sys, os, warnings
+import numpy as np
+sys.path[:0] = ["tests", "tools/python"]
+import vlastab, test_mamba3 as m3
+
+def issue_inputs(H=4, T=256, d=64, dv=64, seed=0):
+    rng = np.random.default_rng(seed)
+    rms = lambda x: x / np.sqrt((x ** 2).mean(-1, keepdims=True))
+    dt = np.exp(rng.uniform(np.log(1e-3), np.log(0.1), (H, T)))
+    A = -rng.uniform(1, 16, (H, T))
+    th = np.zeros((H, T, d)); th[:, :, : d // 4] = np.pi * np.tanh(rng.standard_normal((H, T, d // 4)))
+    qb, kb = rng.standard_normal((H, 1, d)), rng.standard_normal((H, 1, d))
+    return {"q": rms(rng.standard_normal((H, T, d))) + qb, "k": rms(rng.standard_normal((H, T, d))) + kb,
+            "v": rng.standard_normal((H, T, dv)), "logdecay": A * dt,
+            "beta": 1 / (1 + np.exp(-rng.uniform(0, 1, (H, T)))), "decay": dt, "u": th}
+
+def rel_rms(o, r): return float(np.sqrt(((o - r) ** 2).sum() / (r ** 2).sum()))
+def p95(o, r):
+    m = np.abs(r) >= 1e-2
+    return float(np.quantile(np.abs(o - r)[m] / (np.abs(r)[m] + 1e-6), 0.95))
+def allclose_frac(o, r, rtol=0.1, atol=0.0):
+    return float(np.mean(np.abs(o - r) > atol + rtol * np.abs(r)))
+
+def bf16(a):
+    u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16
+    return u.astype(np.uint32).view(np.float32).astype(np.float64)
+f32 = lambda a: np.asarray(a, np.float32).astype(np.float64)
+
+if __name__ == '__main__':
+    x = issue_inputs()
+    o_ref, _ = m3.mamba3_seq(**x)
+    print("case                         rel_rms   p95_rel   max_abs   frac(|e|>0.1|ref|)")
+    def row(name, o):
+        print("%-28s %.2e  %.2e  %.2e  %.4f" % (name, rel_rms(o, o_ref), p95(o, o_ref), np.abs(o - o_ref).max(), allclose_frac(o, o_ref)))
+    for p in ("f64", "f32", "bf16-kern", "bf16"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = vlastab.run(x["q"], x["k"], x["v"], model="mamba3", precision=p, u=x["u"], beta=x["beta"],
+                            decay=x["decay"], logdecay=x["logdecay"], reference=False)
+        o = r["o"]
+        if p.startswith("bf16"):  # the kernel's output tensor is bfloat16
+            o = bf16(o)
+        row("vlastab " + p, o)
+    for slip in ("late", "euler", "undecayed"):
+        o, _ = m3.mamba3_seq(**x, slip=slip)
+        row("numpy slip " + slip, o)
+
+    y = dict(x)
+    for key in ("q", "k", "v"):
+        y[key] = bf16(x[key])
+    y["beta"] = bf16(x["beta"])  # Trap is bf16; sigmoid in fp32 (rounded here after: a bound from below)
+    for key in ("logdecay", "decay", "u"):
+        y[key] = f32(x[key])
+    o_in, _ = m3.mamba3_seq(**y)
+    row("exact, kernel's input dtypes", o_in)
+    row("... and o rounded to bf16", bf16(o_in))
+    for key in ("logdecay", "decay", "u"):
+        z = dict(x); z[key] = bf16(x[key])
+        o_z, _ = m3.mamba3_seq(**z)
+        row("exact, only %s in bf16" % key, o_z)
