@@ -9,23 +9,9 @@
 # outside the tracked tree: make figures never dirties the commit that its tables and the paper
 # name. `make readme-update` copies the README's figures into docs/figures/, the claims table into
 # the README and the tracks, stagnation and solvers tables into docs/findings.md, from the paper's,
-# for a commit. About 6 minutes on 2 idle cores (and the
-# solvers' 112 tables about 10 minutes more, on 2 loaded cores; the forms' tables 26 minutes more,
-# 18 of them forms-chunk-vla3-lmlike's 10^5 steps with the exact reference, on 2 loaded cores, and
-# forms-ut's 10 seeds about 5 minutes of CPU time more than its one seed took; the gated figure's
-# ||J_t|| and every model's chunk:C tables 105 s of CPU; the safe-gate map's 397 tables 54 s of user
-# and 6 s of system CPU, 48 s on 2 cores with -j2, AMD EPYC; the half-* tables of claims 9a-9h
-# 61 s of user CPU, relinking included, 4.2 minutes on 2 cores shared with other builds, AMD EPYC,
-# and their other seeds (half-megagdn-*-seed*, half-ut-seed*) about 44 s more;
-# the grad figure's eight vla-grad tables 16 s of user CPU; the cache figure's ten vla-statenorm
-# tables 167 s of user CPU, 6 minutes on 2 cores shared with other builds, AMD EPYC, and its three
-# decode-gdn tables about 70 s each on 2 loaded cores, AMD EPYC, its four decode-rollback tables
-# about 30 s each; the cp figure's two tables 77 s and 44 s of user CPU);
-# figures-long about an hour of CPU time more (its five runs, two at a time with -j2), and the
-# solvers' 24 runs to 10^6 (solvers-long) about 18 minutes more on 2 loaded cores, the ten cachelong
-# tables about 3 minutes each on 2 loaded cores, and cplong's two
-# context-parallel tables at 10^6 tokens 320 s (gdn) and 188 s (mamba2) of user CPU more, 25 and
-# 18 minutes on 2 loaded cores, 2.8 GB resident each.
+# for a commit. Where make figures' time goes, table by table: bench/README.md, "make figures: where
+# its time goes"; figures-long's tables (the 10^7-token runs, solvers-long, cachelong, cplong) take
+# about two hours more on 2 cores.
 DATA      ?= data
 FIGDIR    ?= figures
 SHARED    ?= ../shared

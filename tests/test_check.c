@@ -220,10 +220,21 @@ TEST(trace_defaults_and_unread_files)
     }
     char *out = NULL;
     int st = vla_test_sh(&out, "bin/vla-statenorm --model la --stream trace:%s --d %d 2>&1", dir, D);
+    const char *w = out ? strstr(out, "vla-statenorm: warning: u.npy is not read by --model la "
+                                      "(only by ") : NULL;
     CHECK_MSG(st == 0 && out && strstr(out, "# steps: 30\n") && strstr(out, "# runs: 2\n") &&
-              strstr(out, "# files: q.npy k.npy v.npy u.npy\n") &&
-              strstr(out, "vla-statenorm: warning: u.npy is not read by --model la (only by vla1, "
-                          "vla3 and loglinear)"), "exit %d: %s", st, out ? out : "");
+              strstr(out, "# files: q.npy k.npy v.npy u.npy\n") && w, "exit %d: %s", st,
+              out ? out : "");
+    /* ... naming every model that reads u (the model table's reads column) */
+    for (int m = 0; w && m < VLA_NMODEL; m++) {
+        vla_config c;
+        vla_config_default(&c, (vla_model_kind)m, D);
+        char name[40];
+        snprintf(name, sizeof name, "%s", vla_model_name((vla_model_kind)m));
+        const char *end = strchr(w, ')'), *at = strstr(w, name);
+        if (vla_model_reads(&c) & VLA_IN_U)
+            CHECK_MSG(at && at < end, "%s reads u and is not named: %s", name, w);
+    }
     free(out);
     st = vla_test_sh(&out, "bin/vla-statenorm --model vla3 --stream trace:%s --d %d 2>&1", dir, D);
     CHECK_MSG(st == 0 && out && !strstr(out, "warning"), "vla3 reads u.npy: %s", out ? out : "");

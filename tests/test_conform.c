@@ -492,12 +492,13 @@ TEST(conform_kernel_choices)
 {
     static const char *const tris[] = {"forward", "neumann", "blocked"};
     static const char *const stages[] = {"f16", "bf16", "off"};
-    vla_model_kind ms[VLA_NMODEL]; /* the gated delta rule: the gated models that read beta */
+    vla_model_kind ms[VLA_NMODEL]; /* the gated delta rule: the gated models with a chunk form
+                                      that read beta */
     int nm = 0, k = 0;
     for (int m = 0; m < VLA_NMODEL; m++) {
         vla_config c;
         vla_config_default(&c, (vla_model_kind)m, 4);
-        if (vla_model_gate((vla_model_kind)m) && (vla_model_reads(&c) & VLA_IN_BETA))
+        if (vla_model_gate((vla_model_kind)m) && (vla_model_reads(&c) & VLA_IN_BETA) && has_chunk(m))
             ms[nm++] = (vla_model_kind)m;
     }
     CHECK_MSG(nm > 0, "no gated model reads beta");

@@ -34,13 +34,26 @@ static size_t ngated_models(void)
 /* The parts of a gated model's J that the model table says it has (docs/math.md 2.6): the decays
  * (the gate column: a scalar a per token or one per key channel), the delta rule's factor
  * (I - beta k' k'^T) of a model that reads beta, and the low-rank term a b^T of the lr column */
-static int has_delta(const vla_config *cfg) { return (vla_model_reads(cfg) & VLA_IN_BETA) != 0; }
+/* The models whose inputs besides the gate do not enter J, written here by name: mamba3's beta is
+ * the trapezoid's lambda, its u and decay its rotation's angles and step (the carried token enters
+ * S_t outside J); loglinear's u weighs its levels' read-outs (the levels sum to S, each decayed by
+ * a). Both: J = a I. */
+static int gate_only(const vla_config *cfg)
+{
+    return cfg->model == VLA_MAMBA3 || cfg->model == VLA_LOGLINEAR;
+}
+static unsigned j_reads(const vla_config *cfg)
+{
+    const unsigned r = vla_model_reads(cfg);
+    return gate_only(cfg) ? r & (VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D) : r;
+}
+static int has_delta(const vla_config *cfg) { return (j_reads(cfg) & VLA_IN_BETA) != 0; }
 /* the inputs hand_J writes J from: a gated model that reads others (or has A) has a J it does not
  * know, and the tests fail on it, naming it, until hand_J writes that J */
 enum { HAND_J_READS = VLA_IN_BETA | VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_A | VLA_IN_B };
 static int hand_J_knows(const vla_config *cfg)
 {
-    const unsigned r = vla_model_reads(cfg);
+    const unsigned r = j_reads(cfg);
     const int ab = (r & (VLA_IN_A | VLA_IN_B)) != 0, lr = vla_col_lr(cfg->model);
     const int ok = !(r & ~(unsigned)HAND_J_READS) && !vla_model_has_A(cfg->model) && ab == lr;
     CHECK_MSG(ok, "%s: a gated model that reads VLA_IN_* 0x%x (lr column %d, A %d): "
@@ -54,7 +67,7 @@ static int hand_J_knows(const vla_config *cfg)
  * the parts the model has (has_delta, the lr column), a scalar a in every channel where the gate
  * column is 1: gdn a (I - beta k' k'^T), kda Diag(a) (I - beta k' k'^T), gla Diag(a), mamba2 a I,
  * rwkv7 Diag(w) + a b^T, deltaproduct gdn's with the decay at a token's first step only (step t,
- * from 1); k' = k / sqrt(k.k + l2_eps) where qknorm is on */
+ * from 1), mamba3 and loglinear a I (gate_only); k' = k / sqrt(k.k + l2_eps) where qknorm is on */
 static void hand_J(const vla_config *cfg, const vla_input *in, long t, double *J)
 {
     const int d = cfg->d;

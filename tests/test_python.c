@@ -7,6 +7,7 @@
 #include <string.h>
 #include <limits.h>
 #include <unistd.h>
+#include <glob.h>
 
 /* Runs a Python script (its arguments in args) under that interpreter: skipped with the reason
  * (its line "skip: ...", else its first line) where the interpreter is missing or the script exits
@@ -91,6 +92,13 @@ TEST(python_deltaproduct_against_published_equations)
 TEST_SLOW(python_loglinear_against_naive_form)
 {
     run_pytest("", "'tests/test_loglinear.py'", "loglinear");
+}
+
+/* Mamba-3's SISO recurrence (f64, f32; lambda = 1, dt = 1, theta = 0 against mamba2 bit for bit)
+ * against numpy written from the paper's equations (tests/test_mamba3.py) */
+TEST_SLOW(python_mamba3_against_published_equations)
+{
+    run_pytest("", "'tests/test_mamba3.py'", "mamba3");
 }
 
 /* The backward pass (vla_grad, f64) against torch.autograd float64 of tests/gated_ref.py's
@@ -232,4 +240,29 @@ TEST_SLOW(python_ci_example_end_to_end)
         return;
     }
     run_pytest("", "'tools/python/test_ci_example.py'", "ci-example");
+}
+
+/* every file of Python tests is one of the tests above: a new one that no TEST runs fails here,
+ * named */
+TEST(python_every_test_file_is_run)
+{
+    static const char *const pats[] = {"tests/test_*.py", "tools/python/test_*.py",
+                                       "bench/mutants/test_*.py"};
+    char *self = NULL;
+    CHECK(vla_test_sh(&self, "cat tests/test_python.c") == 0 && self);
+    int n = 0;
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        glob_t g;
+        if (glob(pats[i], 0, NULL, &g))
+            continue;
+        for (size_t j = 0; j < g.gl_pathc; j++, n++) {
+            char quoted[300];
+            snprintf(quoted, sizeof quoted, "'%s'", g.gl_pathv[j]);
+            CHECK_MSG(self && strstr(self, quoted), "%s: no test of tests/test_python.c runs it",
+                      g.gl_pathv[j]);
+        }
+        globfree(&g);
+    }
+    CHECK_MSG(n >= 10, "only %d Python test files found (run from the repository's root)", n);
+    free(self);
 }

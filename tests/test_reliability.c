@@ -286,7 +286,7 @@ TEST(reliability_damaged_accumulator)
     size_t len;
     char *b = read_all(ck, &len);
     ckpt_layout L = {0, 0, 0, 0, 0, 0, 0, -1};
-    const size_t acc_size = sizeof(vref_jac) + sizeof(double); /* vla-jacobian's jac_acc */
+    const size_t acc_size = sizeof(vref_jac) + sizeof(double) + sizeof(long); /* its jac_acc */
     int ok = st == 3 && b && layout(b, len, VREF_JAC_NCOL, acc_size, &L);
     CHECK_MSG(ok, "interrupted: %d '%s'", st, msg);
     for (int which = 0; ok && which < 4; which++) {

@@ -221,8 +221,10 @@ def test_run_accepts():
 
 def test_unread_inputs_warn():
     # an input the model does not read is a warning, as the programs warn of a trace's file
-    warned("u with la", lambda: run5(model="la", u=k5),
-           "u is not read by model=la (only by vla1, vla3 and loglinear)")
+    # ... naming every model that reads u (the model table's reads column)
+    readers = [m for m in vlastab.models() if vlastab._reads(m, vlastab._abi.VLA_IN_U)]
+    warned("u with la", lambda: run5(model="la", u=k5), "u is not read by model=la (only by ",
+           *readers)
     warned("decay with gated delta", lambda: run5(model="delta", decay=dec5),
            "decay is not read by model=delta with delta_form=gated")
     warned("g with decay delta", lambda: run5(model="delta", delta_form="decay", g=g5 * 0),
@@ -556,6 +558,10 @@ def test_capture(tmp_path):
         refused(what, f, exc, word)
 
 
+# the gated models that docs/trace.md has no worked example of (printed as a note by the test)
+NO_WORKED_EXAMPLE = ("loglinear", "mamba3")
+
+
 @needs_torch
 def test_trace_md_worked_examples(tmp_path):
     tmp = str(tmp_path)
@@ -602,7 +608,8 @@ def test_trace_md_worked_examples(tmp_path):
                                            p.returncode, sorted(set(rows)), p.stderr[-300:]))
         ran.append(model)
     gated = [m for m in vlastab.models() if vlastab._L.vla_model_gate(
-        vlastab._parse("vla_model_parse", m, "model")) and m != "loglinear"]  # (no example yet)
+        vlastab._parse("vla_model_parse", m, "model")) and m not in NO_WORKED_EXAMPLE]
+    print("note: docs/trace.md has no worked example of %s" % ", ".join(NO_WORKED_EXAMPLE))
     assert sorted(ran) == sorted(gated), ("docs/trace.md's worked examples: %s, the gated family "
           "(the model table's gate column): %s" % (ran, gated))
 
