@@ -6,6 +6,7 @@
  * part dropped: VLA_DD_FAULT) caught by the check that vla-check's judge runs before it trusts
  * dd's gradients. */
 #include "check.h"
+#include "gseq.h"
 #include "vlaref.h"
 #include "vlastab.h"
 #include <stdint.h>
@@ -15,41 +16,10 @@
 #define TM 40
 #define DM 8
 
-typedef struct {
-    double q[TM][DM], k[TM][DM], v[TM][DM], u[TM][DM], lg[TM][DM], a[TM][DM], b[TM][DM];
-    double beta[TM], lgs[TM], decay[TM];
-    int has_beta, has_lgs, has_lg, has_lr, has_decay;
-} dseq;
-
-static int dseq_input(void *ctx, long t, vla_input *in)
-{
-    dseq *s = ctx;
-    memset(in, 0, sizeof *in);
-    in->q = s->q[t];
-    in->k = s->k[t];
-    in->v = s->v[t];
-    in->u = s->u[t];
-    in->beta = s->has_beta ? s->beta[t] : NAN;
-    in->decay = s->has_decay ? s->decay[t] : NAN;
-    in->lgs = s->has_lgs ? s->lgs[t] : 0;
-    in->lg = s->has_lg ? s->lg[t] : NULL;
-    in->a = s->has_lr ? s->a[t] : NULL;
-    in->b = s->has_lr ? s->b[t] : NULL;
-    return VLA_OK;
-}
-
-static uint64_t rs;
-static double uni(double lo, double hi) /* xorshift64* */
-{
-    rs ^= rs >> 12;
-    rs ^= rs << 25;
-    rs ^= rs >> 27;
-    return lo + (hi - lo) * (double)((rs * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-53;
-}
 
 /* model mk at d in its default features (phi by each arithmetic's own exp), variant 1: delta's
  * decay form; 2: vla1's clip, clamp and nudge, vla3's nudge, made to fire within 40 steps */
-static void setup(vla_config *cfg, dseq *s, vla_model_kind mk, int d, int variant, uint64_t seed)
+static void setup(vla_config *cfg, gseq *s, vla_model_kind mk, int d, int variant, uint64_t seed)
 {
     vla_config_default(cfg, mk, d);
     if (variant == 1)
@@ -60,20 +30,21 @@ static void setup(vla_config *cfg, dseq *s, vla_model_kind mk, int d, int varian
         cfg->period = 3;
     }
     memset(s, 0, sizeof *s);
-    rs = seed * 0x9E3779B97F4A7C15ULL + 1;
+    s->has_u = 1;
+    gseq_seed(seed);
     for (int t = 0; t < TM; t++) {
         for (int j = 0; j < DM; j++) {
-            s->q[t][j] = uni(-1, 1);
-            s->k[t][j] = uni(-1, 1);
-            s->v[t][j] = uni(-1, 1);
-            s->u[t][j] = uni(-1, 1);
-            s->lg[t][j] = -uni(0.01, 0.5);
-            s->a[t][j] = uni(-0.3, 0.3);
-            s->b[t][j] = uni(-0.3, 0.3);
+            s->q[t][j] = gseq_uni(-1, 1);
+            s->k[t][j] = gseq_uni(-1, 1);
+            s->v[t][j] = gseq_uni(-1, 1);
+            s->u[t][j] = gseq_uni(-1, 1);
+            s->lg[t][j] = -gseq_uni(0.01, 0.5);
+            s->a[t][j] = gseq_uni(-0.3, 0.3);
+            s->b[t][j] = gseq_uni(-0.3, 0.3);
         }
-        s->beta[t] = uni(0.2, 0.9);
-        s->lgs[t] = -uni(0.01, 0.5);
-        s->decay[t] = uni(0.5, 1);
+        s->beta[t] = gseq_uni(0.2, 0.9);
+        s->lgs[t] = -gseq_uni(0.01, 0.5);
+        s->decay[t] = gseq_uni(0.5, 1);
     }
     s->has_beta = vla_grad_has(cfg, VLA_GRAD_BETA);
     s->has_lgs = vla_model_gate(mk) == 1;
@@ -91,12 +62,12 @@ static void setup(vla_config *cfg, dseq *s, vla_model_kind mk, int d, int varian
  * 3.9e-30). */
 static double bound(int d, int T) { return (double)d * T * 0x1p-106; }
 
-static void one(const vla_config *cfg, dseq *s, int T, const char *what, double *worst)
+static void one(const vla_config *cfg, gseq *s, int T, const char *what, double *worst)
 {
     double c[TM * DM], w = -1;
     for (int i = 0; i < T * cfg->dv; i++)
-        c[i] = uni(-1, 1);
-    CHECK(vref_dd_grad_check(cfg, T, dseq_input, s, c, &w, NULL) == 0);
+        c[i] = gseq_uni(-1, 1);
+    CHECK(vref_dd_grad_check(cfg, T, gseq_input, s, c, &w, NULL) == 0);
     CHECK_MSG(w <= bound(cfg->d, T), "%s %s: dd's gradients %.3g from MPFR's, beyond the bound "
               "%.3g", vla_model_name(cfg->model), what, w, bound(cfg->d, T));
     CHECK_MSG(w <= VREF_DD_TRUST, "%s %s: %.3g, beyond VREF_DD_TRUST", vla_model_name(cfg->model),
@@ -111,7 +82,7 @@ static void one(const vla_config *cfg, dseq *s, int T, const char *what, double 
  * vla_grad_check, and said), delta's decay form, vla1's and vla3's switches */
 TEST(ddgrad_seq_every_model_against_mpfr)
 {
-    static dseq s;
+    static gseq s;
     double worst = 0;
     int n = 0;
     for (int m = 0; m < VLA_NMODEL + 3; m++) {
@@ -134,7 +105,7 @@ TEST(ddgrad_seq_every_model_against_mpfr)
  * chunk backward */
 TEST(ddgrad_chunk_against_mpfr)
 {
-    static dseq s;
+    static gseq s;
     double worst = 0;
     int n = 0;
     for (int m = 0; m < VLA_NMODEL + 1; m++) {
@@ -159,17 +130,17 @@ TEST(ddgrad_chunk_against_mpfr)
  * dropped) fails the check by far: its gradients are binary64-accurate at best */
 TEST(ddgrad_broken_fails_the_check)
 {
-    static dseq s;
+    static gseq s;
     vla_config cfg;
     double c[TM * DM];
     setup(&cfg, &s, VLA_GDN, DM, 0, 5);
     for (int i = 0; i < TM * DM; i++)
-        c[i] = uni(-1, 1);
+        c[i] = gseq_uni(-1, 1);
     for (const char *f = "md"; *f; f++) {
         char v[2] = {*f, 0};
         double w = -1;
         setenv("VLA_DD_FAULT", v, 1);
-        const int r = vref_dd_grad_check(&cfg, TM, dseq_input, &s, c, &w, NULL);
+        const int r = vref_dd_grad_check(&cfg, TM, gseq_input, &s, c, &w, NULL);
         unsetenv("VLA_DD_FAULT");
         CHECK(r == 0);
         CHECK_MSG(w > VREF_DD_TRUST && w > 1e3 * bound(DM, TM), "VLA_DD_FAULT=%s: %.3g, not "
@@ -182,15 +153,15 @@ TEST(ddgrad_broken_fails_the_check)
 /* VREF_DD refuses what MPFR's backward refuses (a form without a backward), and bad arguments */
 TEST(ddgrad_refuses_as_mpfr)
 {
-    static dseq s;
+    static gseq s;
     vla_config cfg;
     vla_backward *b = NULL;
     setup(&cfg, &s, VLA_GDN, DM, 0, 9);
     cfg.form = VLA_FORM_SCAN; /* no backward in the scan form */
-    CHECK(vref_backward_new(&b, &cfg, VREF_DD, 0, TM, dseq_input, &s) ==
-          vref_backward_new(&b, &cfg, VREF_EXACT, 256, TM, dseq_input, &s));
+    CHECK(vref_backward_new(&b, &cfg, VREF_DD, 0, TM, gseq_input, &s) ==
+          vref_backward_new(&b, &cfg, VREF_EXACT, 256, TM, gseq_input, &s));
     CHECK(b == NULL);
     cfg.form = VLA_FORM_SEQ;
-    CHECK(vref_backward_new(&b, &cfg, VREF_DD, 0, 0, dseq_input, &s) == VLA_EINVAL);
+    CHECK(vref_backward_new(&b, &cfg, VREF_DD, 0, 0, gseq_input, &s) == VLA_EINVAL);
     CHECK(vref_backward_lo(NULL, 1) == VLA_EINVAL);
 }

@@ -4,6 +4,7 @@
  * same text in both, as tests/test_conform.c checks the forward). tests/test_grad.py checks them
  * against torch.autograd of the published equations. */
 #include "check.h"
+#include "gseq.h"
 #include "vlaref.h"
 #include "vlastab.h"
 #include <float.h>
@@ -11,49 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TMAX 64
-#define DMAX 8
+#define TMAX GSEQ_T
+#define DMAX GSEQ_D
 
-/* one sequence's inputs, owned here so that a finite difference can move one entry */
-typedef struct {
-    int T, d;
-    double q[TMAX][DMAX], k[TMAX][DMAX], v[TMAX][DMAX], u[TMAX][DMAX], lg[TMAX][DMAX],
-        a[TMAX][DMAX], b[TMAX][DMAX];
-    double beta[TMAX], lgs[TMAX], decay[TMAX];
-    int has_beta, has_lgs, has_lg, has_lr, has_decay;
-} seq;
-
-static int seq_input(void *ctx, long t, vla_input *in)
-{
-    seq *s = ctx;
-    memset(in, 0, sizeof *in);
-    in->q = s->q[t];
-    in->k = s->k[t];
-    in->v = s->v[t];
-    in->u = s->u[t];
-    in->beta = s->has_beta ? s->beta[t] : NAN;
-    in->decay = s->has_decay ? s->decay[t] : NAN;
-    in->lgs = s->has_lgs ? s->lgs[t] : 0;
-    in->lg = s->has_lg ? s->lg[t] : NULL;
-    in->a = s->has_lr ? s->a[t] : NULL;
-    in->b = s->has_lr ? s->b[t] : NULL;
-    return VLA_OK;
-}
-
-static uint64_t rng_state;
-static double uni(double lo, double hi) /* xorshift64*: the test's own draws */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return lo + (hi - lo) * (double)((rng_state * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-53;
-}
 
 /* the configuration of a model for these tests: features id (so that dq, dk are the gradients of
  * the raw inputs a finite difference moves), la's and vla3's positive q and k (n . q above its
  * floor). variant 1: delta_form=decay; 2: vla1's clip, clamp and nudge, vla3's nudge, made to
  * fire within T = 16 steps (clip 0.5, clamp 1.5, period 3) */
-static void setup(vla_config *cfg, seq *s, vla_model_kind mk, int d, int T, int decay_form,
+static void setup(vla_config *cfg, gseq *s, vla_model_kind mk, int d, int T, int decay_form,
                   uint64_t seed)
 {
     vla_config_default(cfg, mk, d);
@@ -68,21 +35,22 @@ static void setup(vla_config *cfg, seq *s, vla_model_kind mk, int d, int T, int 
     memset(s, 0, sizeof *s);
     s->T = T;
     s->d = d;
-    rng_state = seed * 0x9E3779B97F4A7C15ULL + 1;
+    s->has_u = 1;
+    gseq_seed(seed);
     double lo = mk == VLA_LA || mk == VLA_VLA3 ? 0.1 : -1;
     for (int t = 0; t < T; t++) {
         for (int j = 0; j < d; j++) {
-            s->q[t][j] = uni(lo, 1);
-            s->k[t][j] = uni(lo, 1);
-            s->v[t][j] = uni(-1, 1);
-            s->u[t][j] = uni(-1, 1);
-            s->lg[t][j] = -uni(0.01, 0.5);
-            s->a[t][j] = uni(-0.3, 0.3);
-            s->b[t][j] = uni(-0.3, 0.3);
+            s->q[t][j] = gseq_uni(lo, 1);
+            s->k[t][j] = gseq_uni(lo, 1);
+            s->v[t][j] = gseq_uni(-1, 1);
+            s->u[t][j] = gseq_uni(-1, 1);
+            s->lg[t][j] = -gseq_uni(0.01, 0.5);
+            s->a[t][j] = gseq_uni(-0.3, 0.3);
+            s->b[t][j] = gseq_uni(-0.3, 0.3);
         }
-        s->beta[t] = uni(0.2, 0.9);
-        s->lgs[t] = -uni(0.01, 0.5);
-        s->decay[t] = uni(0.5, 1);
+        s->beta[t] = gseq_uni(0.2, 0.9);
+        s->lgs[t] = -gseq_uni(0.01, 0.5);
+        s->decay[t] = gseq_uni(0.5, 1);
     }
     s->has_beta = vla_grad_has(cfg, VLA_GRAD_BETA);
     s->has_lgs = vla_model_gate(mk) == 1;
@@ -106,14 +74,14 @@ static vla_grads grads_of(grads *g, int lr)
 
 /* L = sum_t c_t . o_t of the exact forward (MPFR at 256 bits), o_t rounded to binary64 and summed
  * in binary64; *mag = sum |c_t,i o_t,i| (the rounding's scale) */
-static double loss_exact(const vla_config *cfg, seq *s, const double *c, double *mag)
+static double loss_exact(const vla_config *cfg, gseq *s, const double *c, double *mag)
 {
     vla_model *m;
     vla_input in;
     double o[DMAX], L = 0, M = 0;
     CHECK(vref_model_new(&m, cfg, VREF_EXACT, 256) == 0);
     for (int t = 0; t < s->T; t++) {
-        seq_input(s, t, &in);
+        gseq_input(s, t, &in);
         CHECK(vla_model_step(m, &in) == 0);
         CHECK(vla_model_get(m, VLA_Q_O, o) == 0);
         for (int i = 0; i < s->d; i++) {
@@ -128,7 +96,7 @@ static double loss_exact(const vla_config *cfg, seq *s, const double *c, double 
 }
 
 /* the central difference of L in the entry *x with step h */
-static double fd(const vla_config *cfg, seq *s, const double *c, double *x, double h, double *mag,
+static double fd(const vla_config *cfg, gseq *s, const double *c, double *x, double h, double *mag,
                  int mult)
 {
     double x0 = *x, lp, lm;
@@ -146,7 +114,7 @@ static double fd(const vla_config *cfg, seq *s, const double *c, double *x, doub
  * (T dv + 1) u64 sum|c o| at each of the two points, over 2h. j < 0: x is a decay a > 0 and g
  * the gradient in log a (x moved by the factor e^(+-h); its rounding in binary64, u64 / h
  * relative, is far below the bound). Returns |g - FD| / bound. */
-static double fd_entry(const vla_config *cfg, seq *s, const double *c, double *x, double g,
+static double fd_entry(const vla_config *cfg, gseq *s, const double *c, double *x, double g,
                        const char *what, int t, int j)
 {
     const double h = 1e-4;
@@ -175,7 +143,7 @@ static vla_model_kind fd_model(int i, int *decay)
 TEST(grad_exact_matches_finite_differences)
 {
     const int d = 4, T = 16;
-    static seq s;
+    static gseq s;
     static grads g;
     double c[TMAX * DMAX];
     for (int mi = 0; mi < N_FD; mi++) {
@@ -186,10 +154,10 @@ TEST(grad_exact_matches_finite_differences)
         if (vla_grad_check(&cfg, NULL)) /* a model without its backward (loglinear) */
             continue;
         for (int i = 0; i < T * d; i++)
-            c[i] = uni(-1, 1);
+            c[i] = gseq_uni(-1, 1);
         int lr = s.has_lr;
         vla_grads o = grads_of(&g, lr);
-        CHECK(vref_grad(&cfg, VREF_EXACT, 256, T, seq_input, &s, c, &o) == 0);
+        CHECK(vref_grad(&cfg, VREF_EXACT, 256, T, gseq_input, &s, c, &o) == 0);
         double worst = 0, gmax = 0;
         /* every entry at four steps: the first (the longest backward), two inside, the last */
         static const int ts[] = {0, 5, 11, 15};
@@ -233,7 +201,7 @@ TEST(grad_exact_matches_finite_differences)
             vla_input in;
             CHECK(vref_model_new(&m, &cfg, VREF_EXACT, 256) == 0);
             for (int t = 0; t < T; t++) {
-                seq_input(&s, t, &in);
+                gseq_input(&s, t, &in);
                 CHECK(vla_model_step(m, &in) == 0);
             }
             const vla_counts *n = vla_model_counts(m);
@@ -248,7 +216,7 @@ TEST(grad_exact_matches_finite_differences)
 TEST(grad_conform_every_policy_bit_for_bit)
 {
     const int d = 8, T = 40; /* two segments of ceil(sqrt(40)) = 7 steps and a partial one */
-    static seq s;
+    static gseq s;
     static grads a, b;
     double c[TMAX * DMAX];
     for (int mi = 0; mi < N_FD; mi++)
@@ -261,12 +229,12 @@ TEST(grad_conform_every_policy_bit_for_bit)
                 continue;
             cfg.prec = (vla_prec)p;
             for (int i = 0; i < T * d; i++)
-                c[i] = uni(-1, 1);
+                c[i] = gseq_uni(-1, 1);
             vla_grads ga = grads_of(&a, s.has_lr), gb = grads_of(&b, s.has_lr);
             memset(&a, 0x5a, sizeof a);
             memset(&b, 0xa5, sizeof b);
-            CHECK(vla_grad(&cfg, T, seq_input, &s, c, &ga) == 0);
-            CHECK(vref_grad(&cfg, VREF_EMULATE, 0, T, seq_input, &s, c, &gb) == 0);
+            CHECK(vla_grad(&cfg, T, gseq_input, &s, c, &ga) == 0);
+            CHECK(vref_grad(&cfg, VREF_EMULATE, 0, T, gseq_input, &s, c, &gb) == 0);
             const char *names[] = {"dq", "dk", "dv", "dbeta", "dg", "da", "db", "du"};
             const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg, a.da, a.db, a.du};
             const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg, b.da, b.db, b.du};
@@ -286,7 +254,7 @@ TEST(grad_refuses_what_it_has_not)
 {
     vla_config cfg;
     vla_error why = {0};
-    static seq s;
+    static gseq s;
     static grads g;
     double c[TMAX * DMAX] = {0};
     vla_grads o = grads_of(&g, 0);
@@ -295,16 +263,16 @@ TEST(grad_refuses_what_it_has_not)
     CHECK(vla_track_set(&cfg, "joseph") == 0);
     CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "--track sm"));
     setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
-    CHECK(vla_grad(&cfg, 8, seq_input, &s, c, &o) == 0);
+    CHECK(vla_grad(&cfg, 8, gseq_input, &s, c, &o) == 0);
     CHECK(vla_form_parse(&cfg, "scan") == 0);
     CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "scan form"));
-    CHECK(vla_grad(&cfg, 8, seq_input, &s, c, &o) == VLA_ENOTSUP);
+    CHECK(vla_grad(&cfg, 8, gseq_input, &s, c, &o) == VLA_ENOTSUP);
     setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
-    CHECK(vla_grad(&cfg, 0, seq_input, &s, c, &o) == VLA_EINVAL);
-    CHECK(vla_grad(&cfg, 8, seq_input, &s, NULL, &o) == VLA_EINVAL);
+    CHECK(vla_grad(&cfg, 0, gseq_input, &s, c, &o) == VLA_EINVAL);
+    CHECK(vla_grad(&cfg, 8, gseq_input, &s, NULL, &o) == VLA_EINVAL);
     setup(&cfg, &s, VLA_LOGLINEAR, 4, 8, 0, 1);
     CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "Fenwick"));
-    CHECK(vla_grad(&cfg, 8, seq_input, &s, c, &o) == VLA_ENOTSUP);
+    CHECK(vla_grad(&cfg, 8, gseq_input, &s, c, &o) == VLA_ENOTSUP);
 }
 
 /* The backward a block at a time (vla_backward_new, vref_backward_new: vla-check's judge of a
@@ -314,7 +282,7 @@ TEST(grad_refuses_what_it_has_not)
 TEST(grad_backward_blocks_are_vla_grads)
 {
     const int d = 8, T = 40;
-    static seq s;
+    static gseq s;
     static grads w, b;
     double c[TMAX * DMAX];
     const struct {
@@ -329,15 +297,15 @@ TEST(grad_backward_blocks_are_vla_grads)
             setup(&cfg, &s, ms[mi].mk, d, T, ms[mi].decay, 300 + mi);
             cfg.prec = exact ? VLA_F64 : VLA_BF16;
             for (int i = 0; i < T * d; i++)
-                c[i] = uni(-1, 1);
+                c[i] = gseq_uni(-1, 1);
             vla_grads gw = grads_of(&w, s.has_lr), gb = grads_of(&b, s.has_lr);
             gb.dS_zero = NULL;
             memset(&w, 0x5a, sizeof w);
-            CHECK(exact ? vref_grad(&cfg, VREF_EXACT, 256, T, seq_input, &s, c, &gw) == 0
-                        : vla_grad(&cfg, T, seq_input, &s, c, &gw) == 0);
+            CHECK(exact ? vref_grad(&cfg, VREF_EXACT, 256, T, gseq_input, &s, c, &gw) == 0
+                        : vla_grad(&cfg, T, gseq_input, &s, c, &gw) == 0);
             vla_backward *bw = NULL;
-            CHECK(exact ? vref_backward_new(&bw, &cfg, VREF_EXACT, 256, T, seq_input, &s) == 0
-                        : vla_backward_new(&bw, &cfg, T, seq_input, &s) == 0);
+            CHECK(exact ? vref_backward_new(&bw, &cfg, VREF_EXACT, 256, T, gseq_input, &s) == 0
+                        : vla_backward_new(&bw, &cfg, T, gseq_input, &s) == 0);
             if (!bw)
                 continue;
             long t0, n, end = T, bad = 0;

@@ -5,6 +5,7 @@
  * differentiate is refused with the reason. tests/test_gradchunk.py checks it against
  * torch.autograd of a chunk forward written from the published equations. */
 #include "check.h"
+#include "gseq.h"
 #include "proc.h"
 #include "vlaref.h"
 #include "vlastab.h"
@@ -17,33 +18,6 @@
 #define TM 40
 #define DM 8
 
-typedef struct {
-    int has_decay, has_lgs, has_lg;
-    double q[TM][DM], k[TM][DM], v[TM][DM], lg[TM][DM], beta[TM], lgs[TM], decay[TM];
-} cseq;
-
-static int cseq_input(void *ctx, long t, vla_input *in)
-{
-    cseq *s = ctx;
-    memset(in, 0, sizeof *in);
-    in->q = s->q[t];
-    in->k = s->k[t];
-    in->v = s->v[t];
-    in->beta = s->beta[t];
-    in->decay = s->has_decay ? s->decay[t] : NAN;
-    in->lgs = s->has_lgs ? s->lgs[t] : 0;
-    in->lg = s->has_lg ? s->lg[t] : NULL;
-    return VLA_OK;
-}
-
-static uint64_t rs;
-static double uni(double lo, double hi) /* xorshift64* */
-{
-    rs ^= rs >> 12;
-    rs ^= rs << 25;
-    rs ^= rs >> 27;
-    return lo + (hi - lo) * (double)((rs * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-53;
-}
 
 /* The cases: every model whose chunk form has a backward (the model table's gradchunk), in the
  * table's order, each followed by its variants: delta with fla's scalar decay (delta_form=decay),
@@ -125,7 +99,7 @@ TEST(gradchunk_setup_covers_every_chunk_backward)
     CHECK_MSG(n > 0, "no model has a chunk backward");
 }
 
-static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
+static void setup(vla_config *cfg, gseq *s, int m, int d, uint64_t seed)
 {
     case_config(cfg, m, d);
     const unsigned r = vla_model_reads(cfg);
@@ -133,17 +107,18 @@ static void setup(vla_config *cfg, cseq *s, int m, int d, uint64_t seed)
     s->has_decay = (r & VLA_IN_DECAY) != 0;
     s->has_lg = (r & VLA_IN_LOGDECAY_D) != 0;
     s->has_lgs = (r & VLA_IN_LOGDECAY) && !s->has_lg;
-    rs = seed * 0x9E3779B97F4A7C15ULL + 1;
+    s->has_beta = 1;
+    gseq_seed(seed);
     for (int t = 0; t < TM; t++) {
         for (int j = 0; j < DM; j++) {
-            s->q[t][j] = uni(-1, 1);
-            s->k[t][j] = uni(-1, 1);
-            s->v[t][j] = uni(-1, 1);
-            s->lg[t][j] = -uni(0.01, 0.5);
+            s->q[t][j] = gseq_uni(-1, 1);
+            s->k[t][j] = gseq_uni(-1, 1);
+            s->v[t][j] = gseq_uni(-1, 1);
+            s->lg[t][j] = -gseq_uni(0.01, 0.5);
         }
-        s->beta[t] = uni(0.2, 0.9);
-        s->lgs[t] = -uni(0.01, 0.5);
-        s->decay[t] = uni(0.6, 1);
+        s->beta[t] = gseq_uni(0.2, 0.9);
+        s->lgs[t] = -gseq_uni(0.01, 0.5);
+        s->decay[t] = gseq_uni(0.6, 1);
     }
 }
 
@@ -192,7 +167,7 @@ static double nrel(const double *x, const double *y, long n)
 TEST(gradchunk_exact_equals_seq)
 {
     const int d = DM, T = 38;
-    static cseq s;
+    static gseq s;
     static cgrads a, b, f;
     double c[TM * DM];
     double worst = 0;
@@ -202,15 +177,15 @@ TEST(gradchunk_exact_equals_seq)
             vla_config cs, cc;
             setup(&cs, &s, m, d, 7 + m);
             for (int i = 0; i < T * d; i++)
-                c[i] = uni(-1, 1);
+                c[i] = gseq_uni(-1, 1);
             cc = cs;
             CHECK(vla_form_parse(&cc, form) == 0);
             settings(&cc, m, 0);
             vla_grads ga = gof(&a), gb = gof(&b), gf = gof(&f);
-            CHECK(vref_grad(&cs, VREF_EXACT, 256, T, cseq_input, &s, c, &ga) == 0);
-            CHECK(vref_grad(&cc, VREF_EXACT, 256, T, cseq_input, &s, c, &gb) == 0);
+            CHECK(vref_grad(&cs, VREF_EXACT, 256, T, gseq_input, &s, c, &ga) == 0);
+            CHECK(vref_grad(&cc, VREF_EXACT, 256, T, gseq_input, &s, c, &gb) == 0);
             cc.prec = VLA_F64;
-            CHECK(vla_grad(&cc, T, cseq_input, &s, c, &gf) == 0);
+            CHECK(vla_grad(&cc, T, gseq_input, &s, c, &gf) == 0);
             const char *names[] = {"dq", "dk", "dv", "dbeta", "dg"};
             const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg};
             const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
@@ -249,22 +224,22 @@ TEST(gradchunk_exact_equals_seq)
 TEST(gradchunk_exact_base2)
 {
     const int d = DM, T = 38;
-    static cseq s;
+    static gseq s;
     static cgrads a, b;
     double c[TM * DM];
     vla_config c2, ce;
     setup(&c2, &s, case_of(VLA_GDN, PLAIN), d, 11);
     for (int i = 0; i < T * d; i++)
-        c[i] = uni(-1, 1);
+        c[i] = gseq_uni(-1, 1);
     CHECK(vla_form_parse(&c2, "chunk:16") == 0);
     ce = c2;
     CHECK(vla_config_set(&c2, "base", "2") == 0);
     vla_grads ga = gof(&a), gb = gof(&b);
-    CHECK(vref_grad(&c2, VREF_EXACT, 256, T, cseq_input, &s, c, &ga) == 0);
+    CHECK(vref_grad(&c2, VREF_EXACT, 256, T, gseq_input, &s, c, &ga) == 0);
     const double f = 0x1.715476p+0 * 0x1.62e42fefa39efp-1;
     for (int t = 0; t < T; t++)
         s.lgs[t] *= f;
-    CHECK(vref_grad(&ce, VREF_EXACT, 256, T, cseq_input, &s, c, &gb) == 0);
+    CHECK(vref_grad(&ce, VREF_EXACT, 256, T, gseq_input, &s, c, &gb) == 0);
     for (int t = 0; t < T; t++)
         b.dg[t] *= f;
     const char *names[] = {"dq", "dk", "dv", "dbeta", "dg"};
@@ -286,7 +261,7 @@ TEST(gradchunk_exact_base2)
  * tokens, [16, 32), [0, 16)): T no multiple of C nor of the block */
 TEST(gradchunk_conform_every_policy_bit_for_bit)
 {
-    static cseq s;
+    static gseq s;
     static cgrads a, b;
     double c[TM * DM];
     for (int m = 0, n = ncase(); m < n; m++)
@@ -298,12 +273,12 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
             settings(&cfg, m, 1);
             cfg.prec = (vla_prec)(p % VLA_NPREC);
             for (int i = 0; i < T * d; i++)
-                c[i] = uni(-1, 1);
+                c[i] = gseq_uni(-1, 1);
             vla_grads ga = gof(&a), gb = gof(&b);
             memset(&a, 0x5a, sizeof a);
             memset(&b, 0xa5, sizeof b);
-            CHECK(vla_grad(&cfg, T, cseq_input, &s, c, &ga) == 0);
-            CHECK(vref_grad(&cfg, VREF_EMULATE, 0, T, cseq_input, &s, c, &gb) == 0);
+            CHECK(vla_grad(&cfg, T, gseq_input, &s, c, &ga) == 0);
+            CHECK(vref_grad(&cfg, VREF_EMULATE, 0, T, gseq_input, &s, c, &gb) == 0);
             const char *names[] = {"dq", "dk", "dv", "dbeta", "dg"};
             const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg};
             const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
@@ -324,7 +299,7 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
 TEST(gradchunk_backward_blocks_are_vla_grads)
 {
     const int d = DM, T = 38;
-    static cseq s;
+    static gseq s;
     static cgrads w, b;
     double c[TM * DM];
     const int ms[] = {case_of(VLA_GDN, PLAIN), case_of(VLA_KDA, PLAIN), case_of(VLA_DELTA, DECAY)};
@@ -336,14 +311,14 @@ TEST(gradchunk_backward_blocks_are_vla_grads)
             CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
             cfg.prec = exact ? VLA_F64 : VLA_BF16;
             for (int i = 0; i < T * d; i++)
-                c[i] = uni(-1, 1);
+                c[i] = gseq_uni(-1, 1);
             vla_grads gw = gof(&w), gb = gof(&b);
             memset(&w, 0x5a, sizeof w);
-            CHECK(exact ? vref_grad(&cfg, VREF_EXACT, 256, T, cseq_input, &s, c, &gw) == 0
-                        : vla_grad(&cfg, T, cseq_input, &s, c, &gw) == 0);
+            CHECK(exact ? vref_grad(&cfg, VREF_EXACT, 256, T, gseq_input, &s, c, &gw) == 0
+                        : vla_grad(&cfg, T, gseq_input, &s, c, &gw) == 0);
             vla_backward *bw = NULL;
-            CHECK(exact ? vref_backward_new(&bw, &cfg, VREF_EXACT, 256, T, cseq_input, &s) == 0
-                        : vla_backward_new(&bw, &cfg, T, cseq_input, &s) == 0);
+            CHECK(exact ? vref_backward_new(&bw, &cfg, VREF_EXACT, 256, T, gseq_input, &s) == 0
+                        : vla_backward_new(&bw, &cfg, T, gseq_input, &s) == 0);
             if (!bw)
                 continue;
             long t0, n, end = T, bad = 0;
@@ -474,7 +449,7 @@ TEST(gradchunk_backward_memory_does_not_grow_with_T)
 TEST(gradchunk_column_is_the_chunk_backward)
 {
     const int d = DM, T = 38;
-    static cseq s;
+    static gseq s;
     static cgrads a, b;
     double c[TM * DM];
     for (int m = 0; m < VLA_NMODEL; m++) {
@@ -497,14 +472,14 @@ TEST(gradchunk_column_is_the_chunk_backward)
         s.has_lgs = vla_model_gate((vla_model_kind)m) == 1;
         s.has_lg = vla_model_gate((vla_model_kind)m) == 2;
         for (int i = 0; i < T * d; i++)
-            c[i] = uni(-1, 1);
+            c[i] = gseq_uni(-1, 1);
         cc = cs;
         CHECK(vla_form_parse(&cc, "chunk:4") == 0);
         vla_grads ga = gof(&a), gb = gof(&b);
-        CHECK_MSG(vla_grad(&cs, T, cseq_input, &s, c, &ga) == 0, "%s: the seq backward", name);
-        const int r = vla_grad(&cc, T, cseq_input, &s, c, &gb);
+        CHECK_MSG(vla_grad(&cs, T, gseq_input, &s, c, &ga) == 0, "%s: the seq backward", name);
+        const int r = vla_grad(&cc, T, gseq_input, &s, c, &gb);
         vla_backward *bw = NULL;
-        const int rb = vla_backward_new(&bw, &cc, T, cseq_input, &s);
+        const int rb = vla_backward_new(&bw, &cc, T, gseq_input, &s);
         vla_backward_free(bw);
         CHECK_MSG(r == (has ? 0 : VLA_ENOTSUP) && rb == r, "%s: chunk:4's backward %d, %d", name,
                   r, rb);
@@ -523,7 +498,7 @@ TEST(gradchunk_refuses_what_it_has_not)
 {
     vla_config cfg;
     vla_error why = {0};
-    static cseq s;
+    static gseq s;
     static cgrads g;
     double c[TM * DM] = {0};
     vla_grads o = gof(&g);
@@ -538,10 +513,10 @@ TEST(gradchunk_refuses_what_it_has_not)
     CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "anchor=direct"));
     setup(&cfg, &s, case_of(VLA_GDN, PLAIN), 4, 1);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
-    CHECK(vla_grad(&cfg, 8, cseq_input, &s, c, &o) == 0);
+    CHECK(vla_grad(&cfg, 8, gseq_input, &s, c, &o) == 0);
     CHECK(vla_config_set(&cfg, "gate_lb", "-5") == 0);
     CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "gate_lb"));
-    CHECK(vla_grad(&cfg, 8, cseq_input, &s, c, &o) == VLA_ENOTSUP);
+    CHECK(vla_grad(&cfg, 8, gseq_input, &s, c, &o) == VLA_ENOTSUP);
     setup(&cfg, &s, case_of(VLA_DELTA, PLAIN), 4, 1);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
     cfg.normalize = 1;
