@@ -45,20 +45,12 @@ VLA_FN void FN(read_deltaproduct)(CXP, ST *s) { FN(read_gated)(CX, s); }
  * chunk over the sub-steps */
 VLA_FN void FN(chunk_deltaproduct)(CXP, ST *s)
 {
-    const int d = s->d, C = s->cfg.chunk;
-    for (int r = 0; r < C; r++) {
+    for (int r = 0; r < s->cfg.chunk; r++) {
         FN(chunk_slot)(CX, s, r, 0);
-        FN(mask_deltaproduct)(CX, s, s->t - C + 1 + r);
+        FN(mask_deltaproduct)(CX, s, s->t - s->cfg.chunk + 1 + r);
         FN(chunk_slot)(CX, s, r, 1);
     }
-    FN(chunk_queries)(CX, s);
-    for (int r = 0; r < C; r++) {
-        FN(chunk_slot)(CX, s, r, 0);
-        FN(vec_gdn)(CX, s);
-        FN(chunk_row)(CX, s->cy, r, s->kp, d);
-        FN(chunk_row)(CX, s->cx, r, s->kp, d);
-    }
-    FN(chunk_wy)(CX, s, 1, 1, 1, VLA_IN_pq, 0, 1, P(E(s->c, C_STAB)));
+    FN(chunk_gdn)(CX, s);
 }
 
 #else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
