@@ -574,3 +574,114 @@ def test_initial_state():
     refused("judge(initial_state of (B, H, d))", lambda: vlastab.judge(
         gdn_h0_kernel(), q, k, v, **dict(kw, initial_state=h0[..., 0])), ValueError,
         "initial_state", "expected a tensor of shape (2, 2, 8, 8)")
+
+
+# ---------------------------------------------------------------------------------------------
+# the models judge() takes, read from the library's model table (lib/vlalists.h), and the three
+# whose references are tests/test_mamba3.py's, test_loglinear.py's and test_deltaproduct.py's
+# numpy recurrences, written from their papers: each judged as a float32 kernel (its float64
+# recurrence rounded to float32), and the same with a planted slip, which must fail
+
+def _fla(a):
+    """(heads, T, ...) numpy -> fla's (1, T, heads, ...) torch float64"""
+    return torch.from_numpy(np.ascontiguousarray(np.moveaxis(np.asarray(a, np.float64), 0, 1)))[None]
+
+
+def _ours(a):
+    """fla's (1, T, heads, ...) torch -> (heads, T, ...) numpy float64"""
+    return np.moveaxis(a[0].double().numpy(), 1, 0)
+
+
+def _numpy_kernel(f):
+    """a kernel fn(q, k, v, **inputs) in fla's layout from f(q, k, v, **inputs) on (heads, T, .)
+    float64 arrays returning o (heads, T, dv): o rounded to the inputs' dtype"""
+    def fn(q, k, v, **kw):
+        o = f(_ours(q), _ours(k), _ours(v), **{n: _ours(a) for n, a in kw.items()})
+        return _fla(o).to(q.dtype)
+    return fn
+
+
+def test_judge_models_from_the_table():
+    judged = verdict._judged()
+    for m in ("deltaproduct", "loglinear", "mamba3"):
+        assert m in judged
+    assert judged == tuple(m for m in vlastab.models() if verdict._model_table()[m][2] is None)
+    x = {n: torch.zeros(1, 8, 1, 4) for n in ("q", "k", "v")}
+    for m, words in (("rwkv7", "reads a and b"), ("vla3", "tracks A"), ("rls", "tracks A"),
+                     ("nosuch", r"judge\(\) takes la, delta, gdn")):
+        with pytest.raises(ValueError, match=words):
+            vlastab.judge(lambda q, k, v: v, x["q"], x["k"], x["v"], model=m, grad=False)
+    # an input the model does not read is refused, naming the models that read it
+    with pytest.raises(ValueError, match=r"decay: model gdn takes no decay \(only mamba3\)"):
+        vlastab.judge(lambda q, k, v, **kw: v, x["q"], x["k"], x["v"], model="gdn",
+                      decay=torch.zeros(1, 8, 1), grad=False)
+
+
+def _m3_inputs():
+    import test_mamba3
+    x = test_mamba3.inputs(T=64)
+    x["logdecay"] = np.broadcast_to(x["logdecay"], x["decay"].shape)
+    return test_mamba3, {n: _fla(x[m]) for n, m in (("q", "q"), ("k", "k"), ("v", "v"),
+                         ("g", "logdecay"), ("beta", "beta"), ("decay", "decay"), ("u", "u"))}
+
+
+@pytest.mark.parametrize("slip", [None, "late"])
+def test_judge_mamba3(slip):
+    tm, x = _m3_inputs()
+
+    def f(q, k, v, g, beta, decay, u):
+        return tm.mamba3_seq(q, k, v, g, beta, decay, u, slip=slip)[0]
+    q, k, v = x.pop("q"), x.pop("k"), x.pop("v")
+    vd = vlastab.judge(_numpy_kernel(f), q, k, v, model="mamba3", dtype=torch.float32,
+                       grad=False, **x)
+    print("mamba3 judged, slip %s: %s" % (slip, vd.headline))
+    assert bool(vd) == (slip is None), str(vd)
+    # the seq form alone: the library's reason for the chunk form, and for no backward of the chunk
+    with pytest.raises(ValueError, match="model mamba3, form chunk:16: .*lookahead"):
+        vlastab.judge(_numpy_kernel(f), q, k, v, model="mamba3", form="chunk:16", grad=False, **x)
+
+
+@pytest.mark.parametrize("shift", [0, 1])
+def test_judge_loglinear(shift):
+    import test_loglinear as tl
+    x = tl.inputs()
+    inp = {n: _fla(x[m][:, :64]) for n, m in (("q", "q"), ("k", "k"), ("v", "v"),
+                                             ("g", "logdecay"), ("u", "u"))}
+
+    def f(q, k, v, g, u):
+        return tl.naive(q, k, v, g[..., 0] if g.ndim == 3 else g, u[:, :, :min(q.shape[2], 31)],
+                        shift=shift)
+    q, k, v = inp.pop("q"), inp.pop("k"), inp.pop("v")
+    vd = vlastab.judge(_numpy_kernel(f), q, k, v, model="loglinear", dtype=torch.float32,
+                       grad=False, **inp)
+    print("loglinear judged, level shift %d: %s" % (shift, vd.headline))
+    assert bool(vd) == (shift == 0), str(vd)
+    with pytest.raises(ValueError, match=r"model loglinear, gradients: .*grad=False judges"):
+        vlastab.judge(_numpy_kernel(f), q, k, v, model="loglinear", **inp)
+    with pytest.raises(ValueError, match="model loglinear, an initial state: .*Fenwick levels"):
+        vlastab.judge(_numpy_kernel(f), q, k, v, model="loglinear", grad=False,
+                      initial_state=torch.zeros(1, 2, 16, 16), **inp)
+
+
+@pytest.mark.parametrize("gate_after", [0, 1])
+def test_judge_deltaproduct(gate_after):
+    import test_deltaproduct as td
+    nh = 2
+    tok = td.tokens(nh)
+    s = td.stream(tok)
+    inp = {n: _fla(s[m]) for n, m in (("q", "q"), ("k", "k"), ("v", "v"), ("g", "logdecay"),
+                                      ("beta", "beta"))}
+
+    def f(q, k, v, g, beta):  # the stream of T n_h steps back to tokens, o at each token's last
+        Hh, Tn = q.shape[:2]
+        t = dict(q=q.reshape(Hh, -1, nh, q.shape[2])[:, :, nh - 1],
+                 k=k.reshape(Hh, -1, nh, k.shape[2]), v=v.reshape(Hh, -1, nh, v.shape[2]),
+                 beta=beta.reshape(Hh, -1, nh), g=g.reshape(Hh, -1, nh)[:, :, 0])
+        o = np.zeros(v.shape)
+        o.reshape(Hh, -1, nh, v.shape[2])[:, :, nh - 1] = td.reference(t, gate_after)[0]
+        return o
+    q, k, v = inp.pop("q"), inp.pop("k"), inp.pop("v")
+    vd = vlastab.judge(_numpy_kernel(f), q, k, v, model="deltaproduct", dtype=torch.float32,
+                       settings={"householder": nh}, grad=False, **inp)
+    print("deltaproduct judged, gate after step %d: %s" % (gate_after, vd.headline))
+    assert bool(vd) == (gate_after == 0), str(vd)
