@@ -685,3 +685,46 @@ def test_judge_deltaproduct(gate_after):
                        settings={"householder": nh}, grad=False, **inp)
     print("deltaproduct judged, gate after step %d: %s" % (gate_after, vd.headline))
     assert bool(vd) == (gate_after == 0), str(vd)
+
+
+def _turn(x, ang):
+    """pairs (2p, 2p + 1) of x turned by ang_p, the pairs past ang's count as they are"""
+    n = ang.shape[-1]
+    a, b = x[..., 0:2 * n:2], x[..., 1:2 * n:2]
+    c, s = ang.cos(), ang.sin()
+    return torch.cat([torch.stack([a * c - b * s, a * s + b * c], -1).flatten(-2),
+                      x[..., 2 * n:]], -1)
+
+
+def _mamba3_torch(late):
+    """Mamba-3's SISO recurrence in torch autograd, fla's layout, token by token from the paper's
+    equations (tests/test_mamba3.py's head comment); late: the rotation a token late"""
+    def fn(q, k, v, g=None, beta=None, decay=None, u=None):
+        B, T, H, d = q.shape
+        h = q.new_zeros(B, H, v.shape[3], d)
+        Th, kp, xp, y = q.new_zeros(B, H, d // 2), q.new_zeros(B, H, d), 0 * v[:, 0], []
+        for t in range(T):
+            Tp, Th = Th, Th + u[:, t, :, : d // 2] * decay[:, t, :, None]
+            kr, qr = _turn(k[:, t], Tp if late else Th), _turn(q[:, t], Tp if late else Th)
+            a, lam, dt = g[:, t].exp(), beta[:, t], decay[:, t]
+            h = (a[..., None, None] * h
+                 + ((1 - lam) * dt * a)[..., None, None] * xp[..., :, None] * kp[..., None, :]
+                 + (lam * dt)[..., None, None] * v[:, t, :, :, None] * kr[..., None, :])
+            y.append(torch.einsum("bhpn,bhn->bhp", h, qr))
+            kp, xp = kr, v[:, t]
+        return torch.stack(y, 1)
+    return fn
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_judge_mamba3_gradients(late):
+    # the backward of the inputs judge() hands beside fla's: du (the angles) and dbeta (lambda)
+    # judged with dq, dk, dv, dg against the exact backward; decay (dt) has none in vlastab
+    tm, x = _m3_inputs()
+    x = {n: a[:, :48].float() for n, a in x.items()}
+    q, k, v = x.pop("q"), x.pop("k"), x.pop("v")
+    vd = vlastab.judge(_mamba3_torch(late), q, k, v, model="mamba3", dtype=torch.float32,
+                       logic=False, **x)
+    print("mamba3 gradients judged, late %s: %s" % (late, vd.headline))
+    assert bool(vd) == (not late), str(vd)
+    assert {"dq", "dk", "dv", "dg", "dbeta", "du"} <= {g["grad"] for g in vd.grads}, vd.grads
