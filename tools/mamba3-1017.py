@@ -74,7 +74,12 @@ if __name__ == '__main__':
         row("exact, only %s in bf16" % key, o_z)
     if out:
         H, T, d = x["q"].shape
+        import datetime, subprocess
+        git = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
+                             text=True).stdout.strip() or "unknown"
         with open(out + ".tmp", "w") as f:
+            f.write("# date: %s\n# git: %s\n" % (datetime.datetime.now(datetime.timezone.utc)
+                                                 .strftime("%Y-%m-%dT%H:%M:%SZ"), git))
             f.write("# program: tools/mamba3-1017.py\n# command: %s tools/mamba3-1017.py "
                     "--out %s\n# setting: state-spaces/mamba issue 1017, %d heads, T = %d, d = dv = %d, "
                     "against the binary64 recurrence (tests/test_mamba3.py)\n" % (sys.executable, out, H, T, d))
