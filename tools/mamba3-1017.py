@@ -37,7 +37,8 @@ f32 = lambda a: np.asarray(a, np.float32).astype(np.float64)
 if __name__ == '__main__':
     out = sys.argv[2] if sys.argv[1:2] == ["--out"] and len(sys.argv) == 3 else None
     if sys.argv[1:] and out is None:
-        sys.exit("usage: mamba3-1017.py [--out FILE]")
+        print("usage: mamba3-1017.py [--out FILE]", file=sys.stderr)
+        sys.exit(2)
     x = issue_inputs()
     o_ref, _ = m3.mamba3_seq(**x)
     rows = []
