@@ -18,7 +18,7 @@ SHARED    ?= ../shared
 SWEEP     := sweeps/paper.sweep
 SWEEP_MK  := $(BUILD)/paper-sweep.mk
 FIGS      := statenorm drift tracks stagnation guards jacobian recall scaling heatmap solvers \
-             solvers-cost forms-chunk forms-ut forms-scan gated safegate grad half cache cp
+             solvers-cost forms-chunk forms-ut forms-scan gated newmodels safegate grad half cache cp
 FIGS_LONG := statenorm-long solvers-long cache-long cplong
 FIG_TABLES_statenorm      := statenorm-lmlike-% statenorm-trace-%
 FIG_TABLES_drift          := drift-%
@@ -38,6 +38,7 @@ FIG_TABLES_forms-chunk    := forms-chunk-%
 FIG_TABLES_forms-ut       := forms-ut
 FIG_TABLES_forms-scan     := forms-scan-%
 FIG_TABLES_gated          := gated-%
+FIG_TABLES_newmodels      := newmodels-%
 FIG_TABLES_safegate       := safegate-%
 FIG_TABLES_grad           := grad-%
 FIG_TABLES_half           := half-%
@@ -76,7 +77,14 @@ $(foreach f,$(FIGS) $(FIGS_LONG),$(eval $(call fig_rule,$(f))))
 
 figures:
 	+@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(FIG_JOBS)) figures-all
-figures-all: $(foreach f,$(FIGS),$(call fig_files,$(f)))
+# the tables that a script makes, not a program of the sweep: claim 10e's (state-spaces/mamba issue
+# 1017's setting, tools/mamba3-1017.py, 2 s), read by paper/gen-numbers.sh
+SCRIPT_TABLES := $(DATA)/mamba3-1017.dat
+$(DATA)/mamba3-1017.dat: tools/mamba3-1017.py tests/test_mamba3.py $(SHLIBS) $(ABI_PY)
+	@mkdir -p $(@D)
+	$(PYTHON) tools/mamba3-1017.py --out $@ > /dev/null
+
+figures-all: $(foreach f,$(FIGS),$(call fig_files,$(f))) $(SCRIPT_TABLES)
 	@echo "figures: $(FIGS:%=$(FIGDIR)/%) (.pdf, .png, -1col); tables in $(DATA)/"
 figures-long: $(foreach f,$(FIGS_LONG),$(call fig_files,$(f)))
 	@echo "figures-long: $(FIGS_LONG:%=$(FIGDIR)/%) (.pdf, .png, -1col); tables in $(DATA)/"
@@ -94,7 +102,7 @@ figures-list:
 long_ready = $(if $(call fig_tables,$(1)),$(if $(filter-out $(wildcard $(call fig_tables,$(1))),$(call fig_tables,$(1))),,$(1)))
 PAPER_LONG := $(foreach f,$(FIGS_LONG),$(call long_ready,$(f)))
 PAPER_FIGS := $(filter-out heatmap forms-%,$(FIGS)) $(PAPER_LONG)
-PAPER_DATA  = $(foreach f,$(PAPER_FIGS),$(call fig_tables,$(f)))
+PAPER_DATA  = $(foreach f,$(PAPER_FIGS),$(call fig_tables,$(f))) $(SCRIPT_TABLES)
 PAPER_TRACE := $(SHARED)/data/lmtrace-seed7/exp2_final.json
 PAPER_GEN   := $(foreach f,numbers.tex claims.tex runs.tex tracks.tex stagnation.tex solvers.tex claims.md \
                tracks.md stagnation.md solvers.md,paper/generated/$(f))

@@ -840,6 +840,27 @@ def CpOOne "$(fmt "$cp_o1" 2)"; def CpODirect "$(fmt "$cp_od" 2)"; def CpOTwo "$
 def CpODirectMax "$(fmt "$cp_odmax" 2)"; def CpOTwoMax "$(fmt "$cp_otmax" 2)"
 def CpSTwoMax "$(fmt "$cp_stmax" 2)"; def CpSDirectMax "$(fmt "$cp_sdmax" 2)"
 
+# ---- Mamba-3's SISO kernel against its reference: claim 10e (tools/mamba3-1017.py; docs/gated.md
+# "Issue 1017's setting"), the mamba3-1017 table: per case rel_rms, the test's 95th percentile of
+# the relative error, max |diff| and the share beyond rtol 0.1
+MT=$DATA/mamba3-1017.dat
+need "$MT"
+# column C of case K
+mt() { awk -v K="$1" -v C="$2" '!/^#/ && NF && $1 == K { print $C; f = 1; exit } END { if (!f) exit 1 }' "$MT" ||
+    die "$MT: no case $1"; }
+mt_f=$(mt vlastab-f32 2); mt_fp=$(mt vlastab-f32 3)
+mt_k=$(mt vlastab-bf16-kern 2); mt_kp=$(mt vlastab-bf16-kern 3)
+mt_o=$(mt exact-kernels-input-dtypes-o-bf16 2); mt_op=$(mt exact-kernels-input-dtypes-o-bf16 3)
+mt_of=$(mt exact-kernels-input-dtypes-o-bf16 5)
+mt_l=$(mt numpy-slip-late 2); mt_lp=$(mt numpy-slip-late 3)
+def MtFRms "$(fmt "$mt_f" 2)"; def MtFPnf "$(fmt "$mt_fp" 2)"
+def MtKernRms "$(fmt "$mt_k" 2)"; def MtKernPnf "$(fmt "$mt_kp" 2)"
+def MtOkRms "$(fmt "$mt_o" 2)"; def MtOkPnf "$(fmt "$mt_op" 2)"
+def MtOkFrac "$(fmt "$(calc '100 * a' "$mt_of")" 2)"
+def MtMargin "$(fmt "$(calc '0.1 / a' "$mt_op")" 2)"
+def MtRatio "$(fmtint "$(printf '%.2g' "$(calc '0.034 / a' "$mt_f")")")"
+def MtLateRms "$(fmt "$mt_l" 2)"; def MtLatePnf "$(fmt "$mt_lp" 2)"
+
 # ---- the claims table: LaTeX for the paper, Markdown for the README, from the same cells ----
 verdict() {   # verdict NAME TEXT CONDITION a b c d: TEXT if the condition holds on the data
     name=$1; text=$2; cond=$3; shift 3
@@ -1043,6 +1064,11 @@ V10d=$(verdict 10d '\vCond{for the direct construction:} composing the summaries
 row '10d' "\\claim{Context parallelism passes each rank's affine summary \$S_{out} = S_{in} A + B\$, accumulated in fp32, instead of its state (A and B directly, or from two runs of the chunk kernel from 0 and from I); no one reports the error of composing them.}\\srcpub{maxtext PR 5040, attention-gym PR 453, hybrid-model-factory PR 5}" \
     "$(cmds "$(cpf gdn)" "$(cpf mamba2)")" \
     "mamba2 (every log-gate \$-10^{-4}\$) and gdn (the stream's gates), \$d = 16\$, chunk:64, 2 heads, \$T = \\CpT\$, R = 1 to \\CpR{} ranks, the fold in binary32, against the binary64 one pass: mamba2's read-outs at \$R = \\CpR\$ direct \\CpODirect, two runs \\CpOTwo{} (one pass \\CpOOne); gdn's every number the one pass's at every R." "$V10d"
+V10e=$(verdict 10e '\vCond{as a masking, with the kernel itself not run here:} on the issue'"'"'s shapes and inputs binary32 arithmetic costs \MtFRms{} in relative RMS error (\MtFPnf{} by the test'"'"'s 95th percentile of the relative error), so a float32 deviation of 3.4 to 7.4\% is \MtRatio{} times or more what rounding explains: a difference of formula between the kernel and its reference, not of precision. In bfloat16 a correct kernel (the reference on the kernel'"'"'s input dtypes, o rounded to bfloat16) is at \MtOkPnf{} by the test'"'"'s metric, \MtOkFrac\% of its read-outs already more than 10\% off (the heavy tail is the format'"'"'s too): rtol 0.1 leaves a factor \MtMargin{} above it, so a deviation of the issue'"'"'s size passes whatever its cause. A rotation one token late, of the issue'"'"'s size in relative RMS error (\MtLateRms), is \MtLatePnf{} by that metric: the test sees it, so it is not what passes.' \
+    'a * 1e4 < 0.034 && b < 0.1 && c > 0.1 && d > 0.034' "$mt_f" "$mt_op" "$mt_lp" "$mt_l")
+row '10e' "\\claim{The Mamba-3 SISO Triton kernel deviates from its reference by 3 to 7.5\\% in relative error, with a heavy tail (largest differences 0.07 to 0.30), in float32 and bfloat16, and CI's rtol 0.1 on bfloat16 passes it.}\\srcpub{state-spaces/mamba issue 1017}" \
+    "$(cmds "$MT")" \
+    "Mamba-3 SISO, 4 heads (the issue's batch), \$T = 256\$, \$d = d_v = 64\$, the test's inputs, against the binary64 recurrence: relative RMS error (the test's 95th percentile) vlastab f32 \\MtFRms{} (\\MtFPnf), bf16-kern \\MtKernRms{} (\\MtKernPnf); the reference on the kernel's input dtypes, o in bf16, \\MtOkRms{} (\\MtOkPnf), \\MtOkFrac\\% beyond rtol 0.1; the rotation a token late \\MtLateRms{} (\\MtLatePnf). The Triton kernel is not run." "$V10e"
 
 for f in numbers claims runs tracks stagnation solvers; do mv "$OUT/$f.tex.tmp" "$OUT/$f.tex"; done
 for f in claims tracks stagnation solvers; do mv "$OUT/$f.md.tmp" "$OUT/$f.md"; done

@@ -2,7 +2,9 @@
 """mamba3-1017.py: state-spaces/mamba issue 1017's setting (Mamba-3 SISO, the 'plain' case: no D,
 no Z, no input states): batch 4 as 4 heads, T = 256, d = dv = 64, inputs as create_mamba3_siso_inputs draws them.
 Measures vlastab's policies against binary64, and formula slips, by fla's rel_rms and by the
-Mamba-3 test's own metric (95th percentile of |o - ref| / |ref| over |ref| >= 1e-2, rtol 0.1)."""
+Mamba-3 test's own metric (95th percentile of |o - ref| / |ref| over |ref| >= 1e-2, rtol 0.1).
+usage: mamba3-1017.py [--out FILE]   FILE: the same rows as a table (docs/math.md section 9:
+'#' header, whitespace columns, the case names without spaces), claim 10e's (make figures)"""
 import sys, os, warnings
 import numpy as np
 sys.path[:0] = ["tests", "tools/python"]
@@ -33,11 +35,18 @@ def bf16(a):
 f32 = lambda a: np.asarray(a, np.float32).astype(np.float64)
 
 if __name__ == '__main__':
+    out = sys.argv[2] if sys.argv[1:2] == ["--out"] and len(sys.argv) == 3 else None
+    if sys.argv[1:] and out is None:
+        print("usage: mamba3-1017.py [--out FILE]", file=sys.stderr)
+        sys.exit(2)
     x = issue_inputs()
     o_ref, _ = m3.mamba3_seq(**x)
+    rows = []
     print("case                         rel_rms   p95_rel   max_abs   frac(|e|>0.1|ref|)")
     def row(name, o):
-        print("%-28s %.2e  %.2e  %.2e  %.4f" % (name, rel_rms(o, o_ref), p95(o, o_ref), np.abs(o - o_ref).max(), allclose_frac(o, o_ref)))
+        r = (rel_rms(o, o_ref), p95(o, o_ref), np.abs(o - o_ref).max(), allclose_frac(o, o_ref))
+        rows.append((name, r))
+        print("%-28s %.2e  %.2e  %.2e  %.4f" % ((name,) + r))
     for p in ("f64", "f32", "bf16-kern", "bf16"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -64,3 +73,20 @@ if __name__ == '__main__':
         z = dict(x); z[key] = bf16(x[key])
         o_z, _ = m3.mamba3_seq(**z)
         row("exact, only %s in bf16" % key, o_z)
+    if out:
+        H, T, d = x["q"].shape
+        import datetime, subprocess
+        git = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
+                             text=True).stdout.strip() or "unknown"
+        with open(out + ".tmp", "w") as f:
+            f.write("# date: %s\n# git: %s\n" % (datetime.datetime.now(datetime.timezone.utc)
+                                                 .strftime("%Y-%m-%dT%H:%M:%SZ"), git))
+            f.write("# program: tools/mamba3-1017.py\n# command: %s tools/mamba3-1017.py "
+                    "--out %s\n# setting: state-spaces/mamba issue 1017, %d heads, T = %d, d = dv = %d, "
+                    "against the binary64 recurrence (tests/test_mamba3.py)\n" % (sys.executable, out, H, T, d))
+            f.write("# columns: case rel_rms p95_rel max_abs frac_rtol0.1\n")
+            for name, r in rows:
+                key = name.replace("... and o rounded to bf16", "exact, kernel's input dtypes, o bf16")
+                key = key.replace("'", "").replace(", ", "-").replace(" ", "-")
+                f.write("%s %.17g %.17g %.17g %.17g\n" % ((key,) + r))
+        os.replace(out + ".tmp", out)

@@ -574,3 +574,199 @@ def test_initial_state():
     refused("judge(initial_state of (B, H, d))", lambda: vlastab.judge(
         gdn_h0_kernel(), q, k, v, **dict(kw, initial_state=h0[..., 0])), ValueError,
         "initial_state", "expected a tensor of shape (2, 2, 8, 8)")
+
+
+# ---------------------------------------------------------------------------------------------
+# the models judge() takes, read from the library's model table (lib/vlalists.h), and the three
+# whose references are tests/test_mamba3.py's, test_loglinear.py's and test_deltaproduct.py's
+# numpy recurrences, written from their papers: each judged as a float32 kernel (its float64
+# recurrence rounded to float32), and the same with a planted slip, which must fail
+
+def _fla(a):
+    """(heads, T, ...) numpy -> fla's (1, T, heads, ...) torch float64"""
+    return torch.from_numpy(np.ascontiguousarray(np.moveaxis(np.asarray(a, np.float64), 0, 1)))[None]
+
+
+def _ours(a):
+    """fla's (1, T, heads, ...) torch -> (heads, T, ...) numpy float64"""
+    return np.moveaxis(a[0].double().numpy(), 1, 0)
+
+
+def _numpy_kernel(f):
+    """a kernel fn(q, k, v, **inputs) in fla's layout from f(q, k, v, **inputs) on (heads, T, .)
+    float64 arrays returning o (heads, T, dv): o rounded to the inputs' dtype"""
+    def fn(q, k, v, **kw):
+        o = f(_ours(q), _ours(k), _ours(v), **{n: _ours(a) for n, a in kw.items()})
+        return _fla(o).to(q.dtype)
+    return fn
+
+
+def test_judge_models_from_the_table():
+    judged = verdict._judged()
+    for m in ("deltaproduct", "loglinear", "mamba3"):
+        assert m in judged
+    assert judged == tuple(m for m in vlastab.models() if verdict._model_table()[m][2] is None)
+    x = {n: torch.zeros(1, 8, 1, 4) for n in ("q", "k", "v")}
+    for m, words in (("rwkv7", "reads a and b"), ("vla3", "tracks A"), ("rls", "tracks A"),
+                     ("nosuch", r"judge\(\) takes la, delta, gdn")):
+        with pytest.raises(ValueError, match=words):
+            vlastab.judge(lambda q, k, v: v, x["q"], x["k"], x["v"], model=m, grad=False)
+    # an input the model does not read is refused, naming the models that read it
+    with pytest.raises(ValueError, match=r"decay: model gdn takes no decay \(only mamba3\)"):
+        vlastab.judge(lambda q, k, v, **kw: v, x["q"], x["k"], x["v"], model="gdn",
+                      decay=torch.zeros(1, 8, 1), grad=False)
+
+
+def _m3_inputs():
+    import test_mamba3
+    x = test_mamba3.inputs(T=64)
+    x["logdecay"] = np.broadcast_to(x["logdecay"], x["decay"].shape)
+    return test_mamba3, {n: _fla(x[m]) for n, m in (("q", "q"), ("k", "k"), ("v", "v"),
+                         ("g", "logdecay"), ("beta", "beta"), ("decay", "decay"), ("u", "u"))}
+
+
+@pytest.mark.parametrize("slip", [None, "late"])
+def test_judge_mamba3(slip):
+    tm, x = _m3_inputs()
+
+    def f(q, k, v, g, beta, decay, u):
+        return tm.mamba3_seq(q, k, v, g, beta, decay, u, slip=slip)[0]
+    q, k, v = x.pop("q"), x.pop("k"), x.pop("v")
+    vd = vlastab.judge(_numpy_kernel(f), q, k, v, model="mamba3", dtype=torch.float32,
+                       grad=False, **x)
+    print("mamba3 judged, slip %s: %s" % (slip, vd.headline))
+    assert bool(vd) == (slip is None), str(vd)
+    # the seq form alone: the library's reason for the chunk form, and for no backward of the chunk
+    with pytest.raises(ValueError, match="model mamba3, form chunk:16: .*lookahead"):
+        vlastab.judge(_numpy_kernel(f), q, k, v, model="mamba3", form="chunk:16", grad=False, **x)
+
+
+@pytest.mark.parametrize("shift", [0, 1])
+def test_judge_loglinear(shift):
+    import test_loglinear as tl
+    x = tl.inputs()
+    inp = {n: _fla(x[m][:, :64]) for n, m in (("q", "q"), ("k", "k"), ("v", "v"),
+                                             ("g", "logdecay"), ("u", "u"))}
+
+    def f(q, k, v, g, u):
+        return tl.naive(q, k, v, g[..., 0] if g.ndim == 3 else g, u[:, :, :min(q.shape[2], 31)],
+                        shift=shift)
+    q, k, v = inp.pop("q"), inp.pop("k"), inp.pop("v")
+    vd = vlastab.judge(_numpy_kernel(f), q, k, v, model="loglinear", dtype=torch.float32,
+                       grad=False, **inp)
+    print("loglinear judged, level shift %d: %s" % (shift, vd.headline))
+    assert bool(vd) == (shift == 0), str(vd)
+    with pytest.raises(ValueError, match=r"model loglinear, gradients: .*grad=False judges"):
+        vlastab.judge(_numpy_kernel(f), q, k, v, model="loglinear", **inp)
+    with pytest.raises(ValueError, match="model loglinear, an initial state: .*Fenwick levels"):
+        vlastab.judge(_numpy_kernel(f), q, k, v, model="loglinear", grad=False,
+                      initial_state=torch.zeros(1, 2, 16, 16), **inp)
+
+
+@pytest.mark.parametrize("gate_after", [0, 1])
+def test_judge_deltaproduct(gate_after):
+    import test_deltaproduct as td
+    nh = 2
+    tok = td.tokens(nh)
+    s = td.stream(tok)
+    inp = {n: _fla(s[m]) for n, m in (("q", "q"), ("k", "k"), ("v", "v"), ("g", "logdecay"),
+                                      ("beta", "beta"))}
+
+    def f(q, k, v, g, beta):  # the stream of T n_h steps back to tokens, o at each token's last
+        Hh, Tn = q.shape[:2]
+        t = dict(q=q.reshape(Hh, -1, nh, q.shape[2])[:, :, nh - 1],
+                 k=k.reshape(Hh, -1, nh, k.shape[2]), v=v.reshape(Hh, -1, nh, v.shape[2]),
+                 beta=beta.reshape(Hh, -1, nh), g=g.reshape(Hh, -1, nh)[:, :, 0])
+        o = np.zeros(v.shape)
+        o.reshape(Hh, -1, nh, v.shape[2])[:, :, nh - 1] = td.reference(t, gate_after)[0]
+        return o
+    q, k, v = inp.pop("q"), inp.pop("k"), inp.pop("v")
+    vd = vlastab.judge(_numpy_kernel(f), q, k, v, model="deltaproduct", dtype=torch.float32,
+                       settings={"householder": nh}, grad=False, **inp)
+    print("deltaproduct judged, gate after step %d: %s" % (gate_after, vd.headline))
+    assert bool(vd) == (gate_after == 0), str(vd)
+
+
+def _turn(x, ang):
+    """pairs (2p, 2p + 1) of x turned by ang_p, the pairs past ang's count as they are"""
+    n = ang.shape[-1]
+    a, b = x[..., 0:2 * n:2], x[..., 1:2 * n:2]
+    c, s = ang.cos(), ang.sin()
+    return torch.cat([torch.stack([a * c - b * s, a * s + b * c], -1).flatten(-2),
+                      x[..., 2 * n:]], -1)
+
+
+def _mamba3_torch(late):
+    """Mamba-3's SISO recurrence in torch autograd, fla's layout, token by token from the paper's
+    equations (tests/test_mamba3.py's head comment); late: the rotation a token late"""
+    def fn(q, k, v, g=None, beta=None, decay=None, u=None):
+        B, T, H, d = q.shape
+        h = q.new_zeros(B, H, v.shape[3], d)
+        Th, kp, xp, y = q.new_zeros(B, H, d // 2), q.new_zeros(B, H, d), 0 * v[:, 0], []
+        for t in range(T):
+            Tp, Th = Th, Th + u[:, t, :, : d // 2] * decay[:, t, :, None]
+            kr, qr = _turn(k[:, t], Tp if late else Th), _turn(q[:, t], Tp if late else Th)
+            a, lam, dt = g[:, t].exp(), beta[:, t], decay[:, t]
+            h = (a[..., None, None] * h
+                 + ((1 - lam) * dt * a)[..., None, None] * xp[..., :, None] * kp[..., None, :]
+                 + (lam * dt)[..., None, None] * v[:, t, :, :, None] * kr[..., None, :])
+            y.append(torch.einsum("bhpn,bhn->bhp", h, qr))
+            kp, xp = kr, v[:, t]
+        return torch.stack(y, 1)
+    return fn
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_judge_mamba3_gradients(late):
+    # the backward of the inputs judge() hands beside fla's: du (the angles) and dbeta (lambda)
+    # judged with dq, dk, dv, dg against the exact backward; decay (dt) has none in vlastab
+    tm, x = _m3_inputs()
+    x = {n: a[:, :48].float() for n, a in x.items()}
+    q, k, v = x.pop("q"), x.pop("k"), x.pop("v")
+    vd = vlastab.judge(_mamba3_torch(late), q, k, v, model="mamba3", dtype=torch.float32,
+                       logic=False, **x)
+    print("mamba3 gradients judged, late %s: %s" % (late, vd.headline))
+    assert bool(vd) == (not late), str(vd)
+    assert {"dq", "dk", "dv", "dg", "dbeta", "du"} <= {g["grad"] for g in vd.grads}, vd.grads
+
+
+def _deltaproduct_torch(nh, gate_last):
+    """Gated DeltaProduct in torch autograd on its stream of T nh steps (fla's interleaved
+    sequence: the token's q at its last step, its g at its first), token by token from the
+    paper's equation: S_i = a_i S_{i-1} P_1 ... P_nh + the writes, P_j = I - beta_j k_j k_j^T,
+    q and k L2-normalized, o_i = d^-1/2 S_i q_i at the token's last step, 0 at the others;
+    gate_last: the gate after the token's steps (a slip)"""
+    def fn(q, k, v, g=None, beta=None):
+        B, Tn, H, d = q.shape
+        nq = lambda x: x / (x * x).sum(-1, keepdim=True).add(1e-6).sqrt()
+        q, k = nq(q), nq(k)
+        S, o = q.new_zeros(B, H, v.shape[3], d), []
+        for i in range(Tn // nh):
+            a = g[:, i * nh].exp()[..., None, None]
+            S = S if gate_last else a * S
+            for j in range(i * nh, i * nh + nh):
+                kj, bj = k[:, j], beta[:, j][..., None, None]
+                S = S - bj * torch.einsum("bhv,bhk->bhvk", torch.einsum("bhvk,bhk->bhv", S, kj), kj) \
+                    + bj * torch.einsum("bhv,bhk->bhvk", v[:, j], kj)
+            S = a * S if gate_last else S
+            o += [torch.zeros_like(v[:, 0])] * (nh - 1)
+            o.append(torch.einsum("bhvk,bhk->bhv", S, q[:, i * nh + nh - 1]) * d ** -0.5)
+        return torch.stack(o, 1)
+    return fn
+
+
+@pytest.mark.parametrize("gate_last", [False, True])
+def test_judge_deltaproduct_gradients(gate_last):
+    # deltaproduct's backward through judge(): dq and dg of the steps whose q and g are not read
+    # are 0 in the exact backward and in autograd alike
+    import test_deltaproduct as td
+    nh = 2
+    s = td.stream(td.tokens(nh))
+    x = {n: _fla(s[m])[:, :96].float() for n, m in (("q", "q"), ("k", "k"), ("v", "v"),
+                                                   ("g", "logdecay"), ("beta", "beta"))}
+    q, k, v = x.pop("q"), x.pop("k"), x.pop("v")
+    vd = vlastab.judge(_deltaproduct_torch(nh, gate_last), q, k, v, model="deltaproduct",
+                       dtype=torch.float32, settings={"householder": nh}, logic=False, **x)
+    print("deltaproduct gradients judged, gate last %s: %s" % (gate_last, vd.headline))
+    assert bool(vd) == (not gate_last), str(vd)
+    assert {"dq", "dk", "dv", "dg", "dbeta"} <= {g["grad"] for g in vd.grads}, vd.grads

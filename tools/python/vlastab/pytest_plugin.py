@@ -73,25 +73,31 @@ def vlastab_judge(request):
 
 @pytest.fixture
 def vlastab_inputs(request):
-    """(B=1, T=256, H=2, d=32, dv=None, seed=marker's or 0) -> a dict q, k, v and the model's g
-    and beta (the marker's model, default gdn), drawn as docs/kernel.md draws them: q, k, v
-    standard normals in fla's layout (B, T, H, d), beta = sigmoid(N(0, 1)), g = -0.1
-    softplus(N(0, 1)) per head and token (kda, gla: per key channel too)"""
+    """(B=1, T=256, H=2, d=32, dv=None, seed=marker's or 0) -> a dict q, k, v and the inputs the
+    marker's model (default gdn) reads of g, beta, u, decay (the library's model table), drawn as
+    docs/kernel.md draws them: q, k, v standard normals in fla's layout (B, T, H, d), beta =
+    sigmoid(N(0, 1)), g = -0.1 softplus(N(0, 1)) per head and token (kda, gla: per key channel
+    too), u (B, T, H, d) and decay (B, T, H) sigmoid(N(0, 1))"""
     mk = _marker(request)
 
     def inputs(B=1, T=256, H=2, d=32, dv=None, seed=None):
         import torch
-        from .verdict import _LOGDECAY_MODELS
+        from .verdict import _model_table
         model = mk.get("model", "gdn")
+        reads, gate, _ = _model_table()[model]
         gen = torch.Generator().manual_seed(mk.get("seed", 0) if seed is None else seed)
         dv = d if dv is None else dv
         x = {"q": torch.randn(B, T, H, d, generator=gen), "k": torch.randn(B, T, H, d, generator=gen),
              "v": torch.randn(B, T, H, dv, generator=gen)}
-        if model in ("gdn", "kda", "delta"):
+        if "beta" in reads:
             x["beta"] = torch.randn(B, T, H, generator=gen).sigmoid()
-        if model in _LOGDECAY_MODELS:
-            shape = (B, T, H, d) if model in ("kda", "gla") else (B, T, H)
+        if "g" in reads:
+            shape = (B, T, H, d) if gate == 2 else (B, T, H)
             x["g"] = -0.1 * torch.nn.functional.softplus(torch.randn(*shape, generator=gen))
+        if "u" in reads:
+            x["u"] = torch.randn(B, T, H, d, generator=gen).sigmoid()
+        if "decay" in reads:
+            x["decay"] = torch.randn(B, T, H, generator=gen).sigmoid()
         return x
 
     return inputs

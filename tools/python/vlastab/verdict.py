@@ -35,11 +35,75 @@ import numpy as np
 from . import programs
 from .torch_trace import _write
 
-# fla's g for these models is a log-decay (<= 0): the trace's logdecay.npy
-_LOGDECAY_MODELS = ("gdn", "kda", "gla", "mamba2")
-_MODELS = _LOGDECAY_MODELS + ("delta", "la")
+# judge()'s inputs beside q, k, v: (its keyword, the trace's file, the VLA_IN_* bit of the model
+# table's reads column, lib/vlalists.h). g is a log-decay (<= 0), the trace's logdecay.npy.
+_INPUTS = (("g", "logdecay", "VLA_IN_LOGDECAY"), ("beta", "beta", "VLA_IN_BETA"),
+           ("u", "u", "VLA_IN_U"), ("decay", "decay", "VLA_IN_DECAY"))
+_ARGS = tuple(n for n, _, _ in _INPUTS)
 # a kernel's io dtype -> the precision policy whose emulation is its attainable error
 _POLICY = {"bfloat16": "bf16-kern", "float16": "f16-kern", "float32": "f32", "float64": "f64"}
+
+
+@functools.lru_cache(maxsize=None)
+def _model_table():
+    """{model: (the inputs of _ARGS it reads with its defaults, its gate: 0, 1 a log-decay per
+    token, 2 per key channel; why judge() refuses it, None where it judges it)}, every model of
+    the library's table (lib/vlalists.h's VLA_MODELS) in its order"""
+    import ctypes
+    from . import _L, _Config, _abi, _parse, models
+    table = {}
+    for m in models():
+        mk = _parse("vla_model_parse", m, "model")
+        c = _Config()
+        _L.vla_config_default(ctypes.byref(c), mk, 4)
+        reads = _L.vla_model_reads(ctypes.byref(c))
+        why = None
+        if _L.vla_model_has_A(mk):
+            why = ("it tracks A (M = A^-1 beside S), which judge() does not take from fn (a "
+                   "kernel of S alone, fla's); judge its read-outs with vla-check trace:DIR "
+                   "--outputs DIR2 (docs/trace.md)")
+        elif reads & (_abi.VLA_IN_A | _abi.VLA_IN_B):
+            why = ("it reads a and b (J_t's low-rank term), which judge() does not take; judge "
+                   "its kernel with vla-check trace:DIR --outputs DIR2 and a trace holding a.npy "
+                   "and b.npy (docs/trace.md)")
+        table[m] = (tuple(n for n, _, bit in _INPUTS if reads & getattr(_abi, bit)),
+                    _L.vla_model_gate(mk), why)
+    return table
+
+
+def _judged():
+    """the models judge() judges, in the table's order"""
+    return tuple(m for m, (_, _, why) in _model_table().items() if why is None)
+
+
+def _reads(model, n):
+    """whether model reads judge()'s input n (q, k, v: always)"""
+    return n in ("q", "k", "v") or n in _model_table()[model][0]
+
+
+def _readers(n):
+    return ", ".join(m for m in _judged() if _reads(m, n))
+
+
+def _library_refuses(model, settings, form, d, dv, grad, h0):
+    """the library's reason (vla_form_check, vla_grad_check, vla_config_h0) why model with its
+    settings cannot be judged in form (with its backward where grad, from an initial state where
+    h0), or None"""
+    import ctypes
+    from . import _L, _Error, _configure, _set_form
+    cfg = _configure(model, "f64", "sm", True, d, dv, dict(settings or {}))
+    _set_form(cfg, form)
+    checks = [("form %s" % form, _L.vla_form_check, "")]
+    if grad:
+        checks.append(("gradients", _L.vla_grad_check, " (grad=False judges the forward alone)"))
+    if h0:
+        checks.append(("an initial state", _L.vla_config_h0, ""))
+    for what, check, hint in checks:
+        why = _Error()
+        if check(ctypes.byref(cfg), ctypes.byref(why)):
+            return "model %s, %s: %s%s" % (model, what, _L.vla_error_msg(
+                ctypes.byref(why)).decode(), hint)
+    return None
 
 
 def _torch():
@@ -65,7 +129,7 @@ def _tensor(x, name):
     return x.detach()
 
 
-def _check_layout(q, k, v, g, beta, model):
+def _check_layout(q, k, v, extra, model):
     """fla's layout (B, T, H, d), refused with the input named where it is detectably another"""
     if q.dim() != 4:
         raise ValueError("q: shape %s, expected fla's (batch, T, heads, d)%s" % (
@@ -91,24 +155,31 @@ def _check_layout(q, k, v, g, beta, model):
     H = v.shape[2]  # the heads judged: v's; q and k's shared by groups of H / q's heads
     if not 1 <= v.shape[3] <= 256:
         raise ValueError("v: dv = %d, expected 1..256" % v.shape[3])
+    for n, a in extra.items():
+        if a is not None and not _reads(model, n):
+            raise ValueError("%s: model %s takes no %s (only %s)" % (
+                n, model, "log-decay" if n == "g" else n, _readers(n)))
+    g, beta, u, decay = (extra.get(n) for n in _ARGS)
     if g is not None:
-        if model not in _LOGDECAY_MODELS:
-            raise ValueError("g: model %s takes no log-decay (only %s)" % (
-                model, ", ".join(_LOGDECAY_MODELS)))
-        ok = tuple(g.shape) == (B, T, H) or (model in ("kda", "gla") and
-                                             tuple(g.shape) == (B, T, H, d))
+        chan = _model_table()[model][1] == 2
+        ok = tuple(g.shape) == (B, T, H) or (chan and tuple(g.shape) == (B, T, H, d))
         if not ok:
             raise ValueError("g: shape %s, expected the log-decays (batch, T, heads) = %s%s" % (
-                tuple(g.shape), (B, T, H), " or per key channel (batch, T, heads, d)" if model in
-                ("kda", "gla") else ""))
+                tuple(g.shape), (B, T, H), " or per key channel (batch, T, heads, d)" if chan
+                else ""))
         _range(g, "g", hi=0, what="a log-decay, log a_t <= 0")
-    if beta is not None:
-        if model not in ("gdn", "kda", "delta"):
-            raise ValueError("beta: model %s takes no beta (gdn, kda, delta)" % model)
-        if tuple(beta.shape) != (B, T, H):
-            raise ValueError("beta: shape %s, expected (batch, T, heads) = %s" % (
-                tuple(beta.shape), (B, T, H)))
-        _range(beta, "beta", lo=0, what="a rate, beta >= 0")
+    for a, n, lo, hi, what in ((beta, "beta", 0, np.inf, "a rate, beta >= 0"),
+                               (decay, "decay", 0, 1, "a step or decay in [0, 1]")):
+        if a is not None:
+            if tuple(a.shape) != (B, T, H):
+                raise ValueError("%s: shape %s, expected (batch, T, heads) = %s" % (
+                    n, tuple(a.shape), (B, T, H)))
+            _range(a, n, lo=lo, hi=hi, what=what)
+    if u is not None:
+        if tuple(u.shape) != (B, T, H, d):
+            raise ValueError("u: shape %s, expected (batch, T, heads, d) = %s" % (
+                tuple(u.shape), (B, T, H, d)))
+        _range(u, "u")
     for x, n in ((q, "q"), (k, "k"), (v, "v")):
         _range(x, n)
     return B, T, H, d, v.shape[3]
@@ -159,7 +230,7 @@ def _call(fn, x, state, **kw):
     """fn on copies of the inputs x (a dict), o (and fla's final state) back; fla's functions
     return (o, state) even without the state. InputWritten when fn wrote into a copy."""
     given = _copies(x)
-    args = {n: given[n] for n in ("g", "beta") if given.get(n) is not None}
+    args = {n: given[n] for n in _ARGS if given.get(n) is not None}
     args.update(kw)
     if state:
         args["output_final_state"] = True
@@ -541,7 +612,7 @@ def _save_o(o, folder, name="o"):
 
 
 # the gradients' files: fla's argument -> vla-check's file (docs/trace.md)
-_GRADS = (("q", "dq"), ("k", "dk"), ("v", "dv"), ("g", "dg"), ("beta", "dbeta"))
+_GRADS = (("q", "dq"), ("k", "dk"), ("v", "dv"), ("g", "dg"), ("beta", "dbeta"), ("u", "du"))
 
 
 def _randn(shape, seed):
@@ -597,9 +668,9 @@ def _backward(fn, x, o_shape, seed, do=None):
 def _backward_one(fn, x, do):
     """_backward's one call of fn and its backward with do (cast to o's dtype)"""
     torch = _torch()
-    leaf = {n: (None if a is None else a.detach().clone().requires_grad_(True))
+    leaf = {n: (None if a is None else a.detach().clone().requires_grad_(n in dict(_GRADS)))
             for n, a in x.items()}
-    args = {n: leaf[n] for n in ("g", "beta") if leaf.get(n) is not None}
+    args = {n: leaf[n] for n in _ARGS if leaf.get(n) is not None}
     with torch.enable_grad():
         try:
             out = fn(leaf["q"], leaf["k"], leaf["v"], **args)
@@ -676,11 +747,11 @@ def _varlen(fn, x, shape, cu_seqlens):
     def pack(a):
         return None if a is None else torch.cat([a[i, :lens[i]] for i in range(N)], 0)[None]
 
-    def fn_b(q, k, v, g=None, beta=None, initial_state=None, output_final_state=False):
+    def fn_b(q, k, v, initial_state=None, output_final_state=False, **extra):
         if q.shape[1] != Tm:
             raise ValueError("cu_seqlens: the packed call takes whole sequences (%d steps), not %d"
                              % (Tm, q.shape[1]))
-        kw = {n: pack(a) for n, a in (("g", g), ("beta", beta)) if a is not None}
+        kw = {n: pack(a) for n, a in extra.items() if a is not None}
         kw["cu_seqlens"] = cu_t.to(q.device)
         if takes_state:
             kw.update(initial_state=initial_state, output_final_state=output_final_state)
@@ -698,7 +769,7 @@ def _varlen(fn, x, shape, cu_seqlens):
         P = inspect.Parameter
         fn_b.__signature__ = inspect.Signature(
             [P(n, P.POSITIONAL_OR_KEYWORD) for n in ("q", "k", "v")] +
-            [P(n, P.POSITIONAL_OR_KEYWORD, default=None) for n in ("g", "beta")])
+            [P(n, P.POSITIONAL_OR_KEYWORD, default=None) for n in _ARGS])
     xb = {n: None if a is None else pad(a) for n, a in x.items()}
     return fn_b, xb, (N, Tm, H, d, dv), {"fn": fn, "x": x, "cu": cu, "lens": lens}
 
@@ -763,7 +834,7 @@ def _rollback(states_fn, fn, x, T, seed, budget, state_layout):
     ts = sorted({t for t in [1, 2, T // 2, T - 1, T] + [int(t) for t in rng.integers(1, T + 1, 3)]
                  if 1 <= t <= T})
     given = _copies(x)
-    args = {n: given[n] for n in ("g", "beta") if given.get(n) is not None}
+    args = {n: given[n] for n in _ARGS if given.get(n) is not None}
     with torch.no_grad():
         out = states_fn(given["q"], given["k"], given["v"], **args)
     states = out[1] if isinstance(out, (tuple, list)) and len(out) > 1 else None
@@ -793,20 +864,25 @@ def _rollback(states_fn, fn, x, T, seed, budget, state_layout):
             "budget": budget, "ok": exact == len(ts) or bool(budget and worst[0] <= budget)}
 
 
-def _prepare(q, k, v, g, beta, model, dtype):
-    """the inputs as fn and the trace see them (a dict in dtype) and their shapes, checked"""
-    if model not in _MODELS:
-        raise ValueError("model %r: judge() takes %s (fla's fn(q, k, v, g=, beta=))" % (
-            model, ", ".join(_MODELS)))
+_ROLES = (("q", "q"), ("k", "k"), ("v", "v")) + tuple((n, f) for n, f, _ in _INPUTS)
+
+
+def _prepare(q, k, v, extra, model, dtype):
+    """the inputs as fn and the trace see them (a dict in dtype) and their shapes, checked;
+    extra: judge()'s inputs of _ARGS (g, beta, u, decay), None where not given"""
+    table = _model_table()
+    if model not in table:
+        raise ValueError("model %r: judge() takes %s (fn(q, k, v, g=, beta=, u=, decay=), the "
+                         "inputs each model reads)" % (model, ", ".join(_judged())))
+    if table[model][2]:
+        raise ValueError("model %s: %s" % (model, table[model][2]))
     q, k, v = _tensor(q, "q"), _tensor(k, "k"), _tensor(v, "v")
-    g = None if g is None else _tensor(g, "g")
-    beta = None if beta is None else _tensor(beta, "beta")
     dtype = _torch().bfloat16 if dtype is None else dtype
     if str(dtype).replace("torch.", "") not in _POLICY:
         raise ValueError("dtype %s: bfloat16, float16, float32 or float64" % dtype)
-    x = {"q": q.to(dtype), "k": k.to(dtype), "v": v.to(dtype),
-         "g": None if g is None else g.to(dtype), "beta": None if beta is None else beta.to(dtype)}
-    return x, _check_layout(x["q"], x["k"], x["v"], x["g"], x["beta"], model), dtype
+    x = {"q": q.to(dtype), "k": k.to(dtype), "v": v.to(dtype)}
+    x.update((n, None if extra.get(n) is None else _tensor(extra[n], n).to(dtype)) for n in _ARGS)
+    return x, _check_layout(x["q"], x["k"], x["v"], {n: x[n] for n in _ARGS}, model), dtype
 
 
 def _first_call(fn, x, shape):
@@ -857,13 +933,13 @@ def _split(fn, x, o, S, T, chunk_split, decode_fn=None):
     return {"split": c, "diff": np.nan_to_num(diff, nan=np.inf), "state_rel": srel}
 
 
-def checks(fn, q, k, v, *, model="gdn", g=None, beta=None, dtype=None, chunk_split=None,
-           seed=0, window=1, budget=None):
+def checks(fn, q, k, v, *, model="gdn", g=None, beta=None, u=None, decay=None, dtype=None,
+           chunk_split=None, seed=0, window=1, budget=None):
     """The checks of judge() that need no vla-check, on fn alone: (causality, chunk_split) as
     Verdict.causality and Verdict.chunk_split hold them (chunk_split None when fn takes no
     state); the split's difference is measured over windows of `window` steps and held against
     `budget` (None: reported, not judged)."""
-    x, shape, _ = _prepare(q, k, v, g, beta, model, dtype)
+    x, shape, _ = _prepare(q, k, v, dict(g=g, beta=beta, u=u, decay=decay), model, dtype)
     o, S, state = _first_call(fn, x, shape)
     caus = _causality_all(fn, x, o, state, shape[1], seed)
     sp = _split(fn, x, o, S, shape[1], chunk_split) if state else None
@@ -1001,17 +1077,25 @@ def _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack, window
     return {"dtype": "float32", "verdict": data}
 
 
-def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=None,
+def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, u=None, decay=None, settings=None,
+          dtype=None,
           form="seq", precision=None, chunk_split=None, causality=True, seed=0, keep=None,
           timeout=None, grad=True, logic=True, slack=None, window=None, ref=None,
           state_layout="kv", scale=None, cu_seqlens=None, states_fn=None, decode_fn=None,
           initial_state=None):
     """Judges fn, your kernel: fn(q, k, v, g=g, beta=beta) -> o (batch, T, heads, dv), or fla's
     (o, final_state), with the state convention fn(..., initial_state=S0, output_final_state=True)
-    -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments.
+    -> (o, S), S (batch, heads, d, dv), when fn takes those two arguments. fn is handed those of
+    g, beta, u, decay that were given.
 
     q, k (batch, T, heads, d), v (batch, T, heads, dv) torch tensors in fla's layout; g the
-    log-decays (batch, T, heads) (kda, gla: or (batch, T, heads, d)); beta (batch, T, heads).
+    log-decays (batch, T, heads) (kda, gla: or (batch, T, heads, d)); beta (batch, T, heads); u
+    (batch, T, heads, d) and decay (batch, T, heads), in [0, 1], as vlastab.run takes them
+    (loglinear's level weights lambda in u; mamba3's lambda in beta, dt in decay, A dt in g, the
+    angles theta in u: docs/gated.md). Each model takes the inputs the library's model table says
+    it reads (lib/vlalists.h); another is refused, naming the models that read it.
+    deltaproduct's inputs are its stream of T n_h steps (docs/gated.md), with settings=
+    {"householder": n_h}.
     Grouped heads (fla's num_v_heads > num_heads, Mamba-2's ngroups): v, g and beta may have a
     multiple of q and k's heads, head h of v reading head h // (its heads / q's) of q and k
     (fla's repeat '... h d -> ... (h g) d'); fn gets them as given, the trace holds q and k
@@ -1019,7 +1103,11 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     heads), so that dq and dk of a shared head are judged per head of v. A batch is judged as
     batch x heads heads (head b heads + h, heads v's). dtype: what the inputs are cast
     to before fn and the trace see them (default torch.bfloat16); model: vlastab's model that fn
-    computes (gdn, kda, gla, mamba2, delta, la); settings: its --set (e.g. {"qknorm": False,
+    computes (every model of the library's table that keeps S alone and reads no a, b: rwkv7
+    and the models that track A are refused saying why; likewise a
+    form, a backward (grad) or an initial state (initial_state, cu_seqlens) that the library
+    does not have for the model, with its reason: loglinear and mamba3 seq only, loglinear no
+    backward nor initial state); settings: its --set (e.g. {"qknorm": False,
     "scale": 0.25}), written to model.txt. precision: the policy whose emulation is the attainable
     error (default from dtype: bfloat16 bf16-kern, float16 f16-kern, float32 f32); form: the form
     your kernel computes (seq, chunk:C, scan). chunk_split: the step at which the sequence is cut
@@ -1067,7 +1155,11 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     Returns a Verdict. Raises ValueError naming the input for a layout or range it can detect
     wrong (and InputWritten, a ValueError, when fn writes into its inputs), FileNotFoundError
     without vla-check, RuntimeError when vla-check fails to judge."""
-    x, shape, dtype = _prepare(q, k, v, g, beta, model, dtype)
+    x, shape, dtype = _prepare(q, k, v, dict(g=g, beta=beta, u=u, decay=decay), model, dtype)
+    why = _library_refuses(model, settings, form, shape[3], shape[4], grad,
+                           initial_state is not None or cu_seqlens is not None)
+    if why:
+        raise ValueError(why)
     if scale is not None:
         fn, settings = _with_scale(fn, scale, settings)
     varlen = None
@@ -1086,7 +1178,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
     if initial_state is not None:
         fn = _from_h0(fn, initial_state, (B, H, d, dv), state_layout, varlen)
     arranged = None
-    if model in _LOGDECAY_MODELS and form.startswith("chunk:") and not \
+    if _reads(model, "g") and form.startswith("chunk:") and not \
             {"base", "cumsum"} & set(settings or {}):
         # the gated family's chunk form as fla's kernels arrange it: exp2 of differences of a
         # tree-ordered cumulative sum of the log-gates. With strongly negative gates that
@@ -1120,14 +1212,14 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
         os.makedirs(folder, exist_ok=True)
         tdir = os.path.join(folder, "trace")
         os.makedirs(tdir, exist_ok=True)
-        for f in ("q.npy", "k.npy", "v.npy", "beta.npy", "logdecay.npy", "model.txt", "S0.npy"):
+        for f in ("q.npy", "k.npy", "v.npy", "model.txt", "S0.npy") + tuple(
+                f + ".npy" for _, f, _ in _INPUTS):
             if os.path.lexists(os.path.join(tdir, f)):  # a kept folder: this call's files only
                 os.unlink(os.path.join(tdir, f))
         from .torch_trace import TraceRecorder
         rec = TraceRecorder(heads=B * H)
         with rec:
-            for n, role in (("q", "q"), ("k", "k"), ("v", "v"), ("beta", "beta"),
-                            ("g", "logdecay")):
+            for n, role in _ROLES:
                 if x[n] is not None:  # (B, T, H, .) -> one sequence of B H heads
                     a = _expand(x, n)
                     a = a.transpose(0, 1).reshape((1, T, B * H) + tuple(a.shape[3:]))
@@ -1136,8 +1228,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, settings=None, dtype=N
             (B * H,) + tuple(initial_state.shape[2:]))  # the trace's heads, b H + h
         rec.save(tdir, model=model, settings=settings, initial_state=h0, state_layout=state_layout)
         if dtype == _torch().float64:  # the recorder keeps float32: the kernel's own numbers instead
-            for n, role in (("q", "q"), ("k", "k"), ("v", "v"), ("beta", "beta"),
-                            ("g", "logdecay")):
+            for n, role in _ROLES:
                 if x[n] is not None:
                     _write(os.path.join(tdir, role + ".npy"),
                             np.ascontiguousarray(_heads(_expand(x, n)).cpu().numpy()))
