@@ -1784,6 +1784,68 @@ static int cp(vla_cli *c, const vla_cli_spec *spec, forms_opts *o, vla_dat *out)
     return status;
 }
 
+/* the options that --what does not take, and --form (vla-forms takes --forms), refused */
+static void opts_check(const vla_cli *c, const vla_cli_spec *spec, const forms_opts *o)
+{
+    if (c->cfg.form != VLA_FORM_SEQ)
+        vla_cli_die(spec, "--form: vla-forms takes its forms from --forms");
+    if (o->padded && strcmp(o->what, "decode"))
+        vla_cli_die(spec, "--pad: the prefill's pad tokens, for --what decode");
+    if ((o->rejected || o->stale) && strcmp(o->what, "decode"))
+        vla_cli_die(spec, "--%s: the state handed to the decode, for --what decode",
+                    o->rejected ? "rejected" : "stale");
+    if (o->rejected && o->stale)
+        vla_cli_die(spec, "--rejected and --stale: one of the two (a rollback keeps drafts it "
+                    "rejected, or misses tokens it accepted)");
+    if (strcmp(o->what, "cp") && (o->nR || o->ns))
+        vla_cli_die(spec, "--ranks, --summary: the context-parallel form's, for --what cp");
+}
+
+/* the lists not given: cp's (chunk:64 in f32, R = 1, 2, 4, ..., 64, both summaries), else every
+ * form, every precision, and C = 2, 4, ..., VLA_CHUNK_MAX */
+static void opts_defaults(forms_opts *o)
+{
+    if (!strcmp(o->what, "cp")) {
+        if (!o->nf)
+            vla_form_parse(&o->forms[o->nf++], "chunk:64");
+        if (!o->np)
+            vla_prec_parse("f32", &o->precs[o->np++]);
+        if (!o->nR)
+            for (long R = 1; R <= 64; R *= 2)
+                o->ranks[o->nR++] = R;
+        if (!o->ns)
+            o->sums[o->ns++] = CP_TWO, o->sums[o->ns++] = CP_DIRECT;
+    }
+    if (!o->nf) {
+        static const char *const all[] = {"seq",      "chunk:1",  "chunk:2",   "chunk:4",
+                                          "chunk:8",  "chunk:16", "chunk:32",  "chunk:64",
+                                          "chunk:128", "chunk:256", "scan"};
+        for (int i = 0; i < 11; i++)
+            vla_form_parse(&o->forms[o->nf++], all[i]);
+    }
+    if (!o->np)
+        for (int p = 0; p < VLA_NPREC && p < LMAX; p++)
+            o->precs[o->np++] = (vla_prec)p;
+    if (!o->nC)
+        for (long C = 2; C <= VLA_CHUNK_MAX; C *= 2)
+            o->Cs[o->nC++] = C;
+}
+
+/* every --set must be read by one of the forms (decode: or by its cache) */
+static void sets_read(const vla_cli *c, const vla_cli_spec *spec, const forms_opts *o)
+{
+    vla_config k[LMAX + 1];
+    int n = 0;
+    for (int f = 0; f < o->nf && n < LMAX; f++) {
+        k[n] = c->cfg;
+        k[n].form = o->forms[f].form;
+        k[n++].chunk = o->forms[f].chunk;
+    }
+    if (!strcmp(o->what, "decode")) /* the decode's: the cache */
+        k[n++] = c->cfg;
+    vla_cli_sets_read(c, spec, k, n);
+}
+
 int main(int argc, char **argv)
 {
     static forms_opts opts = {.what = "sweep", .samples = 100, .seeds = 1};
@@ -1908,53 +1970,10 @@ int main(int argc, char **argv)
     };
     vla_cli c;
     vla_cli_parse(&c, &spec, argc, argv);
-    if (c.cfg.form != VLA_FORM_SEQ)
-        vla_cli_die(&spec, "--form: vla-forms takes its forms from --forms");
-    if (opts.padded && strcmp(opts.what, "decode"))
-        vla_cli_die(&spec, "--pad: the prefill's pad tokens, for --what decode");
-    if ((opts.rejected || opts.stale) && strcmp(opts.what, "decode"))
-        vla_cli_die(&spec, "--%s: the state handed to the decode, for --what decode",
-                    opts.rejected ? "rejected" : "stale");
-    if (opts.rejected && opts.stale)
-        vla_cli_die(&spec, "--rejected and --stale: one of the two (a rollback keeps drafts it "
-                    "rejected, or misses tokens it accepted)");
-    if (!strcmp(opts.what, "cp")) { /* cp's defaults: chunk:64 in f32, R = 1, 2, 4, ..., 64, both */
-        if (!opts.nf)
-            vla_form_parse(&opts.forms[opts.nf++], "chunk:64");
-        if (!opts.np)
-            vla_prec_parse("f32", &opts.precs[opts.np++]);
-        if (!opts.nR)
-            for (long R = 1; R <= 64; R *= 2)
-                opts.ranks[opts.nR++] = R;
-        if (!opts.ns)
-            opts.sums[opts.ns++] = CP_TWO, opts.sums[opts.ns++] = CP_DIRECT;
-    } else if (opts.nR || opts.ns)
-        vla_cli_die(&spec, "--ranks, --summary: the context-parallel form's, for --what cp");
-    if (!opts.nf) {
-        static const char *const all[] = {"seq",      "chunk:1",  "chunk:2",   "chunk:4",
-                                          "chunk:8",  "chunk:16", "chunk:32",  "chunk:64",
-                                          "chunk:128", "chunk:256", "scan"};
-        for (int i = 0; i < 11; i++)
-            vla_form_parse(&opts.forms[opts.nf++], all[i]);
-    }
-    if (!opts.np)
-        for (int p = 0; p < VLA_NPREC && p < LMAX; p++)
-            opts.precs[opts.np++] = (vla_prec)p;
-    if (!opts.nC)
-        for (long C = 2; C <= VLA_CHUNK_MAX; C *= 2)
-            opts.Cs[opts.nC++] = C;
-    if (strcmp(opts.what, "ut")) { /* every --set read by one of the forms (ut reads none) */
-        vla_config k[LMAX + 1];
-        int n = 0;
-        for (int f = 0; f < opts.nf && n < LMAX; f++) {
-            k[n] = c.cfg;
-            k[n].form = opts.forms[f].form;
-            k[n++].chunk = opts.forms[f].chunk;
-        }
-        if (!strcmp(opts.what, "decode")) /* the decode's: the cache */
-            k[n++] = c.cfg;
-        vla_cli_sets_read(&c, &spec, k, n);
-    }
+    opts_check(&c, &spec, &opts);
+    opts_defaults(&opts);
+    if (strcmp(opts.what, "ut")) /* ut reads no --set */
+        sets_read(&c, &spec, &opts);
     vla_dat *out = vla_cli_out(&c, &spec);
     int status = !strcmp(opts.what, "ut")       ? ut(&c, &spec, &opts, out)
                  : !strcmp(opts.what, "causal") ? causal(&c, &spec, &opts, out)

@@ -396,10 +396,44 @@ VLA_FN void FN(ckpt_end)(FN(gckpt) *P)
         NUM_FREE(P->seg, FN(alloc_len)(P->K / P->U * P->nsav));
 }
 
+/* The backward's forward, its one loop over t (the checkpoints' pass, a block's re-run, a chunk's,
+ * a step's): s, from the saved state from when given (then at step t0, no chunk computed past
+ * it), run over steps [t0, t1) by the forward's own stepping (vstate_step), step t's inputs
+ * in(ctx, t); with buf, the state at each step t0 + i every up to t1 saved into buf's row i
+ * before that step (never the state at T, no step's S_{t-1}). Returns a vla_err: the inputs'
+ * callback's, VLA_ENOTSUP for delta's row gates, or vstate_step's. */
+VLA_FN int FN(ckpt_run)(CXP, ST *s, const FN(gckpt) *P, NUM *from, long t0, long t1,
+                        NUM *buf, long every, vla_grad_input in, void *ctx)
+{
+    int r = VLA_OK;
+    vla_input x;
+    if (from) {
+        ARITH_ENTER;
+        FN(grad_snap)(CX, s, from, 1);
+        ARITH_LEAVE;
+        s->t = t0;
+        s->tail = 0;
+    }
+    for (long t = t0; !r; t++) {
+        if (buf && (t - t0) % every == 0 && t < P->T) {
+            ARITH_ENTER;
+            FN(grad_snap)(CX, s, VLA_ROWP(buf, (t - t0) / every * P->nsav), 0);
+            ARITH_LEAVE;
+        }
+        if (t == t1)
+            break;
+        if (!(r = in(ctx, t, &x)) && x.g && (vla_model_reads(&s->cfg) & VLA_IN_G))
+            r = VLA_ENOTSUP; /* delta's row gates are not in the backward (nor a chunk form) */
+        if (!r)
+            r = FN(vstate_step)(CX, s, &x);
+    }
+    return r;
+}
+
 /* The forward of T steps of s (a fresh state of a configuration vla_grad_check admits) in units
  * of U steps, the state kept at every block's first step: in(t) gives step t's inputs (t = 0 ..
- * T-1). Then ckpt_block for each block from the last, and ckpt_end. Returns a vla_err: the
- * inputs' callback's, VLA_ENOTSUP for delta's row gates, or VLA_ENOMEM. */
+ * T-1). Then ckpt_block for each block from the last, and ckpt_end. Returns a vla_err: ckpt_run's,
+ * or VLA_ENOMEM. */
 VLA_FN int FN(ckpt_begin)(CXP, ST *s, FN(gckpt) *P, long T, long U, vla_grad_input in, void *ctx)
 {
     *P = (FN(gckpt)){.nsav = FN(grad_nsav)(&s->cfg), .U = U, .T = T};
@@ -409,47 +443,18 @@ VLA_FN int FN(ckpt_begin)(CXP, ST *s, FN(gckpt) *P, long T, long U, vla_grad_inp
     P->seg = NUM_ALLOC(FN(alloc_len)(P->K / U * P->nsav));
     if (!P->ck || !P->seg)
         return VLA_ENOMEM;
-    int r = VLA_OK;
-    vla_input x;
-    for (long t = 0; t < T && !r; t++) { /* the forward, a checkpoint every K steps */
-        if (t % P->K == 0) {
-            ARITH_ENTER;
-            FN(grad_snap)(CX, s, VLA_ROWP(P->ck, t / P->K * P->nsav), 0);
-            ARITH_LEAVE;
-        }
-        if (!(r = in(ctx, t, &x)) && x.g && (vla_model_reads(&s->cfg) & VLA_IN_G))
-            r = VLA_ENOTSUP; /* delta's row gates are not in the backward (nor a chunk form) */
-        if (!r)
-            r = FN(vstate_step)(CX, s, &x);
-    }
-    return r;
+    return FN(ckpt_run)(CX, s, P, NULL, 0, T, P->ck, P->K, in, ctx);
 }
 
-/* Block j's states: s from its checkpoint, re-run over the block's steps [j K, *t1), the state at
- * each unit's first step t into seg's row (t - j K) / U (the last unit's first is the last
- * kept: the steps after it are not run). Returns the block's first step, or a vla_err (< 0). */
+/* Block j's states: s from its checkpoint, re-run over the block's steps [j K, *t1) as far as its
+ * last unit's first step, the state at each unit's first step t into seg's row (t - j K) / U.
+ * Returns the block's first step, or a vla_err (< 0). */
 VLA_FN long FN(ckpt_block)(CXP, ST *s, FN(gckpt) *P, long j, vla_grad_input in, void *ctx,
                            long *t1)
 {
     const long t0 = j * P->K, last = t0 + P->K < P->T ? t0 + P->K : P->T;
-    int r = VLA_OK;
-    vla_input x;
-    ARITH_ENTER;
-    FN(grad_snap)(CX, s, VLA_ROWP(P->ck, j * P->nsav), 1);
-    ARITH_LEAVE;
-    s->t = t0;
-    s->tail = 0;
-    for (long t = t0; t < last && !r; t++) {
-        if ((t - t0) % P->U == 0) {
-            ARITH_ENTER;
-            FN(grad_snap)(CX, s, VLA_ROWP(P->seg, (t - t0) / P->U * P->nsav), 0);
-            ARITH_LEAVE;
-            if (t + P->U >= last)
-                break;
-        }
-        if (!(r = in(ctx, t, &x)))
-            r = FN(vstate_step)(CX, s, &x);
-    }
+    const int r = FN(ckpt_run)(CX, s, P, VLA_ROWP(P->ck, j * P->nsav), t0,
+                               t0 + (last - 1 - t0) / P->U * P->U, P->seg, P->U, in, ctx);
     *t1 = last;
     return r ? r : t0;
 }
@@ -491,17 +496,12 @@ VLA_FN int FN(grad_block)(CXP, ST *s, FN(gstate) *G, long j, vla_grad_input in, 
     long t1;
     const long t0 = FN(ckpt_block)(CX, s, &G->P, j, in, ctx, &t1); /* the states S_{t-1} */
     int r = t0 < 0 ? (int)t0 : VLA_OK;
-    vla_input x;
     for (long t = t1 - 1; t >= t0 && !r; t--) {
-        if ((r = in(ctx, t, &x)))
-            break;
         NUM *Sp = VLA_ROWP(G->P.seg, (t - t0) * G->P.nsav); /* S first among the saved arrays */
         const long o = t - base; /* the step's row in c and out */
+        if ((r = FN(ckpt_run)(CX, s, &G->P, Sp, t, t + 1, NULL, 0, in, ctx))) /* S_t, its vectors */
+            break;
         ARITH_ENTER;
-        FN(grad_snap)(CX, s, Sp, 1);
-        s->t = t;
-        FN(load)(CX, s, &x);
-        FN(vstate_advance)(CX, s, x.g != NULL);
         LOAD_IN_N(G->ct, c + o * dv, dv);
         FN(grad_step)(CX, s, G, Sp);
         for (int i = 0; i < d; i++) {

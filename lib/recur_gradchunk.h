@@ -639,15 +639,8 @@ VLA_FN int FN(gradchunk_block)(CXP, ST *s, FN(gcstate) *G, long j, vla_grad_inpu
     for (long t0 = tb + (t1 - 1 - tb) / C * C; t0 >= tb && !r; t0 -= C) {
         const long n = t0 + C < t1 ? C : t1 - t0;
         NUM *S0 = VLA_ROWP(G->P.seg, (t0 - tb) / C * G->P.nsav); /* the chunk's first state */
-        ARITH_ENTER;
-        FN(grad_snap)(CX, s, S0, 1);
-        ARITH_LEAVE;
-        s->t = t0;
-        s->tail = 0;
-        for (long t = t0; t < t0 + n && !r; t++) /* the chunk's forward again */
-            if (!(r = in(ctx, t, &x)))
-                r = FN(vstate_step)(CX, s, &x);
-        if (r || (r = FN(vstate_finish)(CX, s))) /* a last, shorter chunk */
+        if ((r = FN(ckpt_run)(CX, s, &G->P, S0, t0, t0 + n, NULL, 0, in, ctx)) ||
+            (r = FN(vstate_finish)(CX, s))) /* the chunk's forward again (a last, shorter one) */
             break;
         ARITH_ENTER;
         s->cfg.chunk = (int)n;

@@ -1,9 +1,9 @@
-"""Reference chunked kernels for the mutation benchmark of vlastab's kernel judge (issue 52 item 1):
-Gated DeltaNet (gdn), Kimi Delta Attention (kda) and Mamba-2's SSD (mamba2), written in plain
-PyTorch in the style of flash-linear-attention's (fla) chunk kernels, and mutants of them with the
-bugs of the field's reports and reviews. Written by this project from the published equations and
-from reading what fla's and Mamba-2's kernels compute (docs/gated.md lists the files and commits);
-no code is copied.
+"""kernels.py: the reference chunked kernels of the mutation benchmark of vlastab's kernel judge
+(README.md): Gated DeltaNet (gdn), Kimi Delta Attention (kda) and Mamba-2's SSD (mamba2), written in
+plain PyTorch in the style of flash-linear-attention's (fla) chunk kernels, and mutants of them with
+the bugs of the field's reports and reviews. Written by this project from the published equations
+and from reading what fla's and Mamba-2's kernels compute (docs/gated.md lists the files and
+commits); no code is copied.
 
 Call convention (fla's chunk_gated_delta_rule / chunk_kda; vlastab.judge calls it so):
 

@@ -96,7 +96,8 @@ static const char rg_help_output_end[] =
 static const rg_doc_item rg_help_exit[] = {
     {"0", NULL, "every case passed; --update wrote the baseline; --list, --help, --version"},
     {"1", NULL, "a case failed; the baseline is missing or was made by another suite; --update "
-                "found a case that failed to run or could not write the file (left as it was)"},
+                "found a case that failed to run or could not write the file (left as it was); the "
+                "report or the list could not be written to standard output"},
     {"2", NULL, "a usage error; a backend unknown or not available here; --trace DIR without "
                 "q.npy; no case matching --only; a malformed baseline, one over 1 MiB, or one that "
                 "is not a regular file (a device, a FIFO: never replaced)"},
@@ -152,6 +153,15 @@ static void rg_doc(int man)
     if (man)
         vla_doc_man(&d);
     vla_doc_help(&d);
+}
+
+/* status, or 1 (said) when standard output, the report or the list, was not written whole */
+static int out_status(int status)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    fprintf(stderr, "vla-regress: cannot write standard output: %s\n", strerror(errno ? errno : EIO));
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -240,7 +250,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < run.n; i++)
             printf("%s:%s\n", vla_backend_name(vla_backend_at(run.cases[i].backend)), run.cases[i].name);
         rg_run_free(&run);
-        return 0;
+        return out_status(0);
     }
     if (run.n == 0) {
         fprintf(stderr, "vla-regress: no case matches --only '%s'\n", o.only ? o.only : "");
@@ -291,5 +301,5 @@ int main(int argc, char **argv)
     }
     free(base.rows);
     rg_run_free(&run);
-    return status;
+    return out_status(status);
 }

@@ -88,6 +88,7 @@ extern volatile int abandoned;
 /* util.c: the exits and memory */
 void usage_exit(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+int out_status(int status); /* status, or 1 (said) when standard output failed */
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 void *xcalloc(size_t n, size_t size);

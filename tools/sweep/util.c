@@ -2,6 +2,7 @@
  * schedulers), in a file of their own so that no part calls back into main's file. */
 #include "sweep.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -38,6 +39,16 @@ void die(int status, const char *fmt, ...)
     va_end(ap);
     abandoned = 1;
     exit(status);
+}
+
+/* status, or 1 (said) when standard output was not written whole: the dry run's list, the script
+ * written to standard output, the sbatch line */
+int out_status(int status)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    fprintf(stderr, PROG ": cannot write standard output: %s\n", strerror(errno ? errno : EIO));
+    return 1;
 }
 
 void *xmalloc(size_t n)

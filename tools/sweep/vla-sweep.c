@@ -77,7 +77,9 @@ static const vla_doc_item help_cols[] = {
 static const vla_doc_item help_exit[] = {
     {"0", NULL, "every case is complete (--dry-run, --slurm: the listing or the script was "
                 "written)"},
-    {"1", NULL, "a case failed (the manifest and the case's log say why); the others went on"},
+    {"1", NULL, "a case failed (the manifest and the case's log say why); the others went on; "
+                "the listing, the script (--script -) or the sbatch line could not be written to "
+                "standard output, or the script to its file"},
     {"2", NULL, "a usage error, a bad sweep file (the message names the line), or another "
                 "vla-sweep running on the output tree"},
     {"3", NULL, "interrupted by SIGINT or SIGTERM: the running cases were stopped (each writes "
@@ -261,7 +263,7 @@ int main(int argc, char **argv)
         free_cases(cs, n);
         free_sweep(&sw);
         free(tree);
-        return status;
+        return out_status(status);
     }
 
     int *todo = xmalloc(n * sizeof *todo), ntodo = 0, nalone = 0;
@@ -282,7 +284,7 @@ int main(int argc, char **argv)
         free_cases(cs, n);
         free_sweep(&sw);
         free(tree);
-        return 0;
+        return out_status(0);
     }
     report_t r = {.sw = &sw, .cs = cs, .n = n, .ntodo = ntodo, .quiet = quiet,
                   .manifest = xprintf("%s/%s.manifest.tsv", tree, sw.name)};
