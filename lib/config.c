@@ -868,14 +868,12 @@ int vla_form_check(const vla_config *c, vla_error *err)
     else if (vla_levels(c) && (c->cache || c->renorm > 0))
         w = MODEL_WHY(own, "cache and renorm act on S, which %s reads through its Fenwick "
                            "levels, not S: set cache=off, renorm=0");
-    else if ((chunk || c->form == VLA_FORM_SCAN) && c->model == VLA_MAMBA3)
-        w = chunk ? "mamba3's chunk kernel folds each token's trapezoid term into a scale that reads "
-                    "the next token's dt and lambda (and subtracts the diagonal it adds too soon), "
-                    "a lookahead across the chunk's end that a chunk computed at its last token "
-                    "has not: --form seq"
-                  : "mamba3's step writes two tokens, the last one's and its own (a rank-2 B_t from "
-                    "the carried v_{t-1}, k~_{t-1}), which the scan's S -> S J + v alpha^T does not "
-                    "carry: --form seq";
+    else if (c->form == VLA_FORM_SCAN && c->model == VLA_MAMBA3)
+        w = "mamba3's step writes two tokens, the last one's and its own (a rank-2 B_t from the "
+            "carried v_{t-1}, k~_{t-1}), which the scan's S -> S J + v alpha^T does not carry: "
+            "--form seq or chunk:C";
+    else if (chunk && c->model == VLA_MAMBA3 && c->normalize)
+        w = "mamba3's chunk (the kernel's) has no normalizer: set normalize=off";
     else if ((chunk || c->form == VLA_FORM_SCAN) &&
              (c->cache || c->decay_bf16 || c->beta_bf16))
         w = "cache, decay_bf16 and beta_bf16 are decoding's settings (the state kept between the "
@@ -944,12 +942,13 @@ static int reads_stage(const vla_config *c)
     return chunk_form(c) && !(vla_model_devices(c->model) & VLA_DEV_CLIP);
 }
 /* a chunk that solves the UT transform (I + L)^-1 (tri=): a write with a rank-one or low-rank
- * term in J_t, the delta rule's (the models that read beta), A's k' alpha^T (the models with A),
- * rwkv7's a b^T (the column lr); la's, gla's and mamba2's chunks (J_t = I, a Diag(a_t)) have no L */
+ * term in J_t, the delta rule's (the models that read beta, but mamba3, whose beta is the
+ * trapezoid's lambda), A's k' alpha^T (the models with A), rwkv7's a b^T (the column lr); la's,
+ * gla's, mamba2's and mamba3's chunks (J_t = I, a Diag(a_t), a I) have no L */
 static int reads_tri(const vla_config *c)
 {
-    return reads_stage(c) && (vla_model_has_A(c->model) || (vla_model_reads(c) & VLA_IN_BETA) ||
-                              vla_col_lr(c->model));
+    const int delta = (vla_model_reads(c) & VLA_IN_BETA) && c->model != VLA_MAMBA3;
+    return reads_stage(c) && (vla_model_has_A(c->model) || delta || vla_col_lr(c->model));
 }
 /* a chunk of cumulative log-decays (cumsum=, cumsum_fmt=, base=, anchor=, gate_clamp=): a decay
  * per token (the column decay: gdn, mamba2, delta with delta_form=decay) or per key channel (the

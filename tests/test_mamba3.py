@@ -157,8 +157,87 @@ def test_lambda_1_no_turn_is_mamba2_bit_for_bit(precision):
     assert gated_ref.relerr(o_ref, o2) <= BOUND and gated_ref.relerr(S_ref, S2) <= BOUND
 
 
-def test_chunk_and_scan_are_refused():
-    x = inputs(T=8)
-    for form in ("chunk:4", "scan"):
-        with pytest.raises(ValueError, match="mamba3"):
-            ours(x, form=form)
+def mamba3_chunk(q, k, v, logdecay, beta, decay, u, C, slip=None):
+    """the chunked form of state-spaces/mamba's mamba3_siso_fwd_ref, head by head, chunk by chunk,
+    each chunk entered with the state (S, k~, x) of the one before as its Initial_States: S_0 +
+    dt_s (1 - lambda_s) x_{s-1} k~_{s-1}^T (s the chunk's first token), each key scaled by
+    dt_t lambda_t + dt_{t+1} (1 - lambda_{t+1}) (the next token's term, 0 past the chunk), the
+    causal scores q~_t . k~_c exp(G_t - G_c) for c < t, the diagonal's dt_t lambda_t (q_t . k_t),
+    and the chunk's end state from the cumulative log-decays G. slip "noinit": the chunk's first
+    token without the last token's term (S_0 as it is)."""
+    H, T, d = q.shape
+    dv = v.shape[2]
+    o = np.zeros((H, T, dv))
+    S_end = np.zeros((H, dv, d))
+    for h in range(H):
+        Th = np.cumsum(u[h, :, : d // 2] * decay[h][:, None], axis=0)
+        kr = np.array([rot(k[h, t], Th[t]) for t in range(T)])
+        qr = np.array([rot(q[h, t], Th[t]) for t in range(T)])
+        lam, dt = beta[h], decay[h]
+        S, kx, vx = np.zeros((dv, d)), np.zeros(d), np.zeros(dv)
+        for s in range(0, T, C):
+            e = min(s + C, T)
+            if slip != "noinit":
+                S = S + dt[s] * (1 - lam[s]) * np.outer(vx, kx)
+            nxt = np.append(dt[s + 1:e] * (1 - lam[s + 1:e]), 0.0)
+            scale = dt[s:e] * lam[s:e] + nxt
+            G = np.cumsum(logdecay[h, s:e])
+            D = np.tril(np.exp(G[:, None] - G[None, :]), -1)
+            P = (qr[s:e] @ kr[s:e].T) * D * scale[None, :]
+            diag = np.einsum("td,td->t", q[h, s:e], k[h, s:e]) * dt[s:e] * lam[s:e]
+            o[h, s:e] = (np.exp(G)[:, None] * (qr[s:e] @ S.T) + P @ v[h, s:e]
+                         + diag[:, None] * v[h, s:e])
+            w = np.exp(G[-1] - G) * scale
+            S = np.exp(G[-1]) * S + (v[h, s:e] * w[:, None]).T @ kr[s:e]
+            kx, vx = kr[e - 1], v[h, e - 1]
+        S_end[h] = S
+    return o, S_end
+
+
+@pytest.mark.parametrize("C", [4, 16, 64])
+def test_chunk_is_the_step_in_binary64(C):
+    """the kernel's chunk and the step reference are the same function: numpy's two forms agree to
+    rounding in binary64 (the next token's term that the chunk folds into a key's scale is the
+    step's beta_{t+1} term, its a_{t+1} from the segment sum)"""
+    x = inputs()
+    o_s, S_s = mamba3_seq(**x)
+    o_c, S_c = mamba3_chunk(**x, C=C)
+    eo, eS = gated_ref.relerr(o_c, o_s), gated_ref.relerr(S_c, S_s)
+    print("mamba3 numpy chunk:%d against numpy seq: o %.2e, S %.2e" % (C, eo, eS))
+    assert eo <= BOUND and eS <= BOUND, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, BOUND)
+
+
+@pytest.mark.parametrize("C", [4, 16, 64])
+@pytest.mark.parametrize("precision", ["f64", "f32"])
+def test_chunk_against_the_references_chunk(C, precision):
+    """vlastab's chunk:C against numpy's chunk (T = 160: chunk:64's last chunk has 32 tokens) on
+    the inputs rounded to the policy's format; the roundings per read-out (2 dot products of d,
+    the masked sum of C terms, the scale's and the exponentials' few) and per chunk of the state
+    (a sum of C terms, the decay) number at most 2 d + C + 8 + (T / C) (C + 5) <= d + 8 T here,
+    so the seq form's bound holds"""
+    x = inputs()
+    u_ = U64
+    if precision == "f32":
+        x = {key: val.astype(np.float32).astype(np.float64) for key, val in x.items()}
+        u_ = U32
+    o_ref, S_ref = mamba3_chunk(**x, C=C)
+    o, S = ours(x, precision, form="chunk:%d" % C)
+    eo, eS = gated_ref.relerr(o, o_ref), gated_ref.relerr(S, S_ref)
+    b = 2 * np.sqrt(d + 8 * T) * u_
+    print("mamba3 %s chunk:%d against numpy's chunk: o %.2e, S %.2e (bound %.2e)"
+          % (precision, C, eo, eS, b))
+    assert eo <= b and eS <= b, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, b)
+
+
+def test_chunk_slip_is_caught():
+    x = inputs()
+    o_bad, _ = mamba3_chunk(**x, C=16, slip="noinit")
+    o, _ = ours(x, form="chunk:16")
+    e = gated_ref.relerr(o, o_bad)
+    print("mamba3 chunk:16 against numpy's chunk with the slip noinit: %.2e" % e)
+    assert e > 1e3 * BOUND, "the slip noinit: %.1e, not beyond %.1e" % (e, 1e3 * BOUND)
+
+
+def test_scan_is_refused():
+    with pytest.raises(ValueError, match="mamba3"):
+        ours(inputs(T=8), form="scan")

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """mamba3-1017.py: state-spaces/mamba issue 1017's setting (Mamba-3 SISO, the 'plain' case: no D,
 no Z, no input states): batch 4 as 4 heads, T = 256, d = dv = 64, inputs as create_mamba3_siso_inputs draws them.
-Measures vlastab's policies against binary64, and formula slips, by fla's rel_rms and by the
-Mamba-3 test's own metric (95th percentile of |o - ref| / |ref| over |ref| >= 1e-2, rtol 0.1).
+Measures vlastab's policies (seq, and the kernel's chunk:64) against binary64, and formula slips,
+by fla's rel_rms and by the Mamba-3 test's own metric (95th percentile of |o - ref| / |ref| over
+|ref| >= 1e-2, rtol 0.1).
 usage: mamba3-1017.py [--out FILE]   FILE: the same rows as a table (docs/math.md section 9:
 '#' header, whitespace columns, the case names without spaces), claim 10e's (make figures)"""
 import sys, os, warnings
@@ -47,15 +48,16 @@ if __name__ == '__main__':
         r = (rel_rms(o, o_ref), p95(o, o_ref), np.abs(o - o_ref).max(), allclose_frac(o, o_ref))
         rows.append((name, r))
         print("%-28s %.2e  %.2e  %.2e  %.4f" % ((name,) + r))
-    for p in ("f64", "f32", "bf16-kern", "bf16"):
+    for p, form in (("f64", "seq"), ("f32", "seq"), ("bf16-kern", "seq"), ("bf16", "seq"),
+                    ("f64", "chunk:64"), ("f32", "chunk:64"), ("bf16-kern", "chunk:64")):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             r = vlastab.run(x["q"], x["k"], x["v"], model="mamba3", precision=p, u=x["u"], beta=x["beta"],
-                            decay=x["decay"], logdecay=x["logdecay"], reference=False)
+                            decay=x["decay"], logdecay=x["logdecay"], reference=False, form=form)
         o = r["o"]
         if p.startswith("bf16"):  # the kernel's output tensor is bfloat16
             o = bf16(o)
-        row("vlastab " + p, o)
+        row("vlastab " + p + ("" if form == "seq" else " " + form), o)
     for slip in ("late", "euler", "undecayed"):
         o, _ = m3.mamba3_seq(**x, slip=slip)
         row("numpy slip " + slip, o)

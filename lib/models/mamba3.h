@@ -120,8 +120,118 @@ VLA_FN void FN(read_mamba3)(CXP, ST *s)
     FN(readout)(CX, s, s->w, P(E(s->c, C_STAB)));
 }
 
-/* refused (vla_form_check): the reference's chunk reads the next token's dt and lambda */
-VLA_FN void FN(chunk_mamba3)(CXP, ST *s) {}
+/* sc = the scale of token r's key in the kernel's chunk: gamma_r + dt_{r+1} (1 - lambda_{r+1}),
+ * the next token's term written early (its decay a_{r+1} comes from the segment sum); the chunk's
+ * last token has its own term only (the next one enters the next chunk's S_0, chunk_mamba3) */
+VLA_FN void FN(m3_scale)(CXP, ST *s, NREF sc, NREF gam, int r)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d, dv = s->dv;
+    COPY(R(sc), R(gam));
+    if (r + 1 < s->cfg.chunk) {
+        SETI(t, 1);
+        SUB(t, t, E(s->cb, CB_AT(r + 1, beta_decay)));
+        MUL(t, E(s->cb, CB_AT(r + 1, beta_decay) + 3), t);
+        ADD(R(sc), t, R(sc));
+    }
+    FRAME_END;
+}
+
+/* The chunk as state-spaces/mamba's mamba3_siso_fwd kernel computes it with an initial state
+ * (docs/gated.md): S_0 <- S_0 + ((x_{t-1} k~_{t-1}^T) dt_1) (1 - lambda_1), the last token's term
+ * of the chunk's first step; per token (the step's own rotation, vec_mamba3) q~ and k~ rounded to
+ * io, K_r = k~_r sc_r (m3_scale) rounded to io, and (q . k) (unrotated: the rotations cancel)
+ * rounded to io, times gamma_r; the scores q~_r . K_c exp(gamma_r - gamma_c) for c < r only,
+ * rounded to io (0 on the diagonal); o_r = (S_0 q~_r) e^(gamma_r) + sum_c P_rc x_c + (q . k)_r
+ * gamma_r x_r; S_C = e^(gamma_C) S_0 + sum_r (x_r e^(gamma_C - gamma_r))_io K_r^T. The carried k~
+ * is the last token's in io, as the kernel returns it. */
+VLA_FN void FN(chunk_mamba3)(CXP, ST *s)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(sc);
+    SCALAR(bet);
+    SCALAR(gam);
+    SCALAR(gl);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr);
+    NUM *Q = s->cx, *K = s->cy, *U = s->ce, *M = s->cm, *G = s->cg, *qk = s->cr, *cb = s->cb;
+    SETI(t, 1);
+    SUB(t, t, E(cb, CB_AT(0, beta_decay)));
+    VLA_PFOR(i, 0, dv * d) {
+        TEMP(acc);
+        MUL(acc, E(s->vx, i / d), E(s->al, i % d));
+        MUL(acc, acc, E(cb, CB_AT(0, beta_decay) + 3));
+        MUL(acc, acc, t);
+        ADD(E(s->S, i), E(s->S, i), acc);
+        STORE(E(s->S, i));
+    }
+    for (int r = 0; r < C; r++) {
+        FN(chunk_slot)(CX, s, r, 0);
+        FN(vec_mamba3)(CX, s);
+        FN(m3_weights)(CX, s, P(bet), P(gam));
+        FN(m3_scale)(CX, s, P(sc), P(gam), r);
+        FN(gated_query)(CX, s, s->w, 1);
+        VLA_PFOR(i, 0, 1) {
+            FN(dot)(CX, P(E(qk, r)), s->w, s->pk, d);
+            STORE_I(E(qk, r));
+            MUL(E(qk, r), E(qk, r), gam);
+        }
+        FN(turn)(CX, s->w, s->w, s->zr, s->z, d, 0);
+        FN(chunk_row)(CX, Q, r, s->w, d);
+        VLA_PFOR(j, 0, d) {
+            STORE_I(E(s->al, j));
+            MUL(E(K, (long)r * d + j), E(s->al, j), sc);
+            STORE_I(E(K, (long)r * d + j));
+        }
+    }
+    VLA_PFOR(i, 0, 1)
+        FN(chunk_gamma)(CX, s, G, 1, 0, rl, CB_AT(0, beta_decay) + 2);
+    FN(chunk_exp)(CX, s, P(gl), P(E(G, C - 1)));
+    VLA_PFOR(i, 0, C * dv)
+        COPY(E(U, i), E(cb, CB_AT(i / dv, v) + i % dv));
+    VLA_PFOR(i, 0, C * C) {
+        long r = i / C, c = i % C;
+        if (c < r) {
+            FN(dot_at)(CX, P(E(M, i)), Q, r * d, K, c * d, d);
+            FN(chunk_decay)(CX, s, P(E(M, i)), r, c);
+            STORE_I(E(M, i));
+        } else
+            SETI(E(M, i), 0);
+    }
+    FN(chunk_s0)(CX, s, U, NULL);
+    VLA_PFOR(i, 0, C * dv) {
+        long r = i / dv, a = i % dv;
+        TEMP(acc);
+        TEMP(t);
+        FN(dot_at)(CX, P(E(s->co, i)), s->s0, a * d, Q, r * d, d);
+        FN(chunk_exp)(CX, s, P(acc), P(E(G, r)));
+        MUL(E(s->co, i), E(s->co, i), acc);
+        FN(chunk_masked)(CX, P(acc), M, U, r, a, C, dv);
+        ADD(E(s->co, i), E(s->co, i), acc);
+        MUL(t, E(qk, r), E(U, i));
+        ADD(E(s->co, i), E(s->co, i), t);
+    }
+    VLA_PFOR(i, 0, C * dv) {
+        TEMP(t);
+        FN(chunk_dexp)(CX, s, P(t), P(E(G, C - 1)), P(E(G, i / dv)));
+        MUL(E(U, i), E(U, i), t);
+        STORE_I(E(U, i));
+    }
+    VLA_PFOR(i, 0, dv * d) {
+        FN(chunk_outer)(CX, P(acc), U, K, i / d, i % d, C, dv, d);
+        MUL(E(s->S, i), E(s->S, i), gl);
+        ADD(E(s->S, i), E(s->S, i), acc);
+        STORE(E(s->S, i));
+    }
+    VLA_PFOR(a, 0, dv) {
+        COPY(E(s->vx, a), E(s->v, a));
+        COPY(E(s->o, a), E(s->co, (long)(C - 1) * dv + a));
+    }
+    FRAME_END;
+}
 
 #else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
 #include <string.h>
