@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,17 +290,27 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_
             st = 1, *failed = R_REF;
             break;
         }
-        int redo = 0;
+        int redo = 0, rst[NR] = {0};
+        vla_error rwhy[NR];
+        /* the runs advanced side by side, one a thread (their dd references' checks against
+         * MPFR, the most of head 0's block, too); then said in their order */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(vla_cli_threads())
+        for (int r = 0; r < NR; r++) {
+            int rc = 0;
+            if (!e[r])
+                continue;
+            if ((rst[r] = vla_engine_advance(e[r], to) != 0) ||
+                (to == T && (rst[r] = vla_engine_finish(e[r]) != 0))) /* a chunk's last T mod C */
+                rwhy[r] = *vla_engine_error(e[r]);
+            else if (chk[r] && (rc = vref_ddcheck_at(chk[r], e[r], to)))
+                rst[r] = 1, vla_fail(&rwhy[r], rc, "the reference's check: %s", vla_strerror(rc));
+        }
         for (int r = 0; r < NR && !st; r++) {
             if (!e[r])
                 continue;
-            int rc = 0;
             *failed = r;
-            if ((st = vla_engine_advance(e[r], to) != 0) ||
-                (to == T && (st = vla_engine_finish(e[r]) != 0))) /* a chunk's last T mod C */
-                *why = *vla_engine_error(e[r]);
-            else if (chk[r] && (rc = vref_ddcheck_at(chk[r], e[r], to)))
-                st = 1, vla_fail(why, rc, "the reference's check: %s", vla_strerror(rc));
+            if ((st = rst[r]))
+                *why = rwhy[r];
             else if (chk[r] && to >= (T < VREF_DD_CHECK_STEPS ? T : VREF_DD_CHECK_STEPS)) {
                 /* its check is over: noted once (refck_describe) */
                 redo |= refck_note(chk[r], &refck) == REDO_MPFR;
@@ -1910,6 +1923,10 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     int gref = -1, gst = 0;
     double ddw = NAN;
     const int pre = X.G.n && vla_cli_threads() > 1 && grads_pending(&X.G, X.units, X.H);
+#ifdef _OPENMP
+    const int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(2); /* (judge_pass's runs side by side in the first section) */
+#endif
 #pragma omp parallel sections num_threads(2) if (pre)
     {
 #pragma omp section
@@ -1923,6 +1940,9 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
                 gst = grads_ddcheck(c, &X.cfg, X.T, &X.G, &gref, &ddw);
         }
     }
+#ifdef _OPENMP
+    omp_set_max_active_levels(levels);
+#endif
     if (st || (st = gst))
         return judge_close(&X, st);
     if (X.G.n && (st = grads_judge(c, &X.cfg, X.H, X.T, X.W, X.slack, &X.G, X.units, &X.prog,
