@@ -290,27 +290,27 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_
             st = 1, *failed = R_REF;
             break;
         }
-        int redo = 0, rst[NR] = {0};
-        vla_error rwhy[NR];
-        /* the runs advanced side by side, one a thread (their dd references' checks against
-         * MPFR, the most of head 0's block, too); then said in their order */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(vla_cli_threads())
-        for (int r = 0; r < NR; r++) {
-            int rc = 0;
-            if (!e[r])
-                continue;
-            if ((rst[r] = vla_engine_advance(e[r], to) != 0) ||
-                (to == T && (rst[r] = vla_engine_finish(e[r]) != 0))) /* a chunk's last T mod C */
-                rwhy[r] = *vla_engine_error(e[r]);
-            else if (chk[r] && (rc = vref_ddcheck_at(chk[r], e[r], to)))
-                rst[r] = 1, vla_fail(&rwhy[r], rc, "the reference's check: %s", vla_strerror(rc));
-        }
+        int redo = 0, rc[NR] = {0};
         for (int r = 0; r < NR && !st; r++) {
             if (!e[r])
                 continue;
             *failed = r;
-            if ((st = rst[r]))
-                *why = rwhy[r];
+            if ((st = vla_engine_advance(e[r], to) != 0) ||
+                (to == T && (st = vla_engine_finish(e[r]) != 0))) /* a chunk's last T mod C */
+                *why = *vla_engine_error(e[r]);
+        }
+        /* the dd references' checks against MPFR (the most of head 0's block), side by side */
+        const int nth = vla_cli_threads() < NR ? vla_cli_threads() : NR;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
+        for (int r = 0; r < NR; r++)
+            if (!st && chk[r])
+                rc[r] = vref_ddcheck_at(chk[r], e[r], to);
+        for (int r = 0; r < NR && !st; r++) {
+            if (!chk[r])
+                continue;
+            *failed = r;
+            if (rc[r])
+                st = 1, vla_fail(why, rc[r], "the reference's check: %s", vla_strerror(rc[r]));
             else if (chk[r] && to >= (T < VREF_DD_CHECK_STEPS ? T : VREF_DD_CHECK_STEPS)) {
                 /* its check is over: noted once (refck_describe) */
                 redo |= refck_note(chk[r], &refck) == REDO_MPFR;
@@ -1925,7 +1925,8 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     const int pre = X.G.n && vla_cli_threads() > 1 && grads_pending(&X.G, X.units, X.H);
 #ifdef _OPENMP
     const int levels = omp_get_max_active_levels();
-    omp_set_max_active_levels(2); /* (judge_pass's runs side by side in the first section) */
+    if (pre) /* (judge_pass's threads in the first section) */
+        omp_set_max_active_levels(levels + 1);
 #endif
 #pragma omp parallel sections num_threads(2) if (pre)
     {
