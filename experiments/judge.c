@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,17 +290,27 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_
             st = 1, *failed = R_REF;
             break;
         }
-        int redo = 0;
+        int redo = 0, rc[NR] = {0};
         for (int r = 0; r < NR && !st; r++) {
             if (!e[r])
                 continue;
-            int rc = 0;
             *failed = r;
             if ((st = vla_engine_advance(e[r], to) != 0) ||
                 (to == T && (st = vla_engine_finish(e[r]) != 0))) /* a chunk's last T mod C */
                 *why = *vla_engine_error(e[r]);
-            else if (chk[r] && (rc = vref_ddcheck_at(chk[r], e[r], to)))
-                st = 1, vla_fail(why, rc, "the reference's check: %s", vla_strerror(rc));
+        }
+        /* the dd references' checks against MPFR (the most of head 0's block), side by side */
+        const int nth = vla_cli_threads() < NR ? vla_cli_threads() : NR;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nth)
+        for (int r = 0; r < NR; r++)
+            if (!st && chk[r])
+                rc[r] = vref_ddcheck_at(chk[r], e[r], to);
+        for (int r = 0; r < NR && !st; r++) {
+            if (!chk[r])
+                continue;
+            *failed = r;
+            if (rc[r])
+                st = 1, vla_fail(why, rc[r], "the reference's check: %s", vla_strerror(rc[r]));
             else if (chk[r] && to >= (T < VREF_DD_CHECK_STEPS ? T : VREF_DD_CHECK_STEPS)) {
                 /* its check is over: noted once (refck_describe) */
                 redo |= refck_note(chk[r], &refck) == REDO_MPFR;
@@ -854,39 +867,58 @@ static int grads_pass(gjudge_t *J, grads_t *G, long h, const double *sc)
     return st;
 }
 
-/* Which exact backward judges the heads (J->gref): where MPFR at 256 bits is asked for, the
+/* Which exact backward judges the heads (*gref): where MPFR at 256 bits is asked for, the
  * double-double backward once it has been checked against MPFR's on head 0's first
  * VREF_DD_GRAD_STEPS steps (inputs as given, do's first steps: the loss of those steps alone), at
- * double-double resolution (vref_dd_grad_check), within VREF_DD_TRUST; else MPFR (said in the
- * header). 0, 3 (interrupted) or 1 (said). */
-static int grads_ddcheck(gjudge_t *J, grads_t *G)
+ * double-double resolution (vref_dd_grad_check), within VREF_DD_TRUST (*ddw: the largest relative
+ * difference); else MPFR (said in the header). cfg: the policy's; head 0's window its own, so
+ * that the check runs beside the read-outs' judge (judge_outputs). 0, 3 (interrupted) or 1
+ * (said). */
+static int grads_ddcheck(const vla_cli *c, const vla_config *cfg, long T, grads_t *G, int *gref,
+                         double *ddw)
 {
-    const vla_cli *c = J->c;
-    const vla_config *cfg = &J->ref;
-    const long N = J->T < VREF_DD_GRAD_STEPS ? J->T : VREF_DD_GRAD_STEPS;
+    const long N = T < VREF_DD_GRAD_STEPS ? T : VREF_DD_GRAD_STEPS;
+    const int m = cfg->d > cfg->dv ? cfg->d : cfg->dv;
+    vla_config ref = *cfg;
+    ref.form = VLA_FORM_SEQ, ref.chunk = 0, ref.prec = VLA_F64;
     vla_error err;
-    J->gref = GREF_MPFR, J->ddw = NAN;
+    *gref = GREF_MPFR, *ddw = NAN;
     if (c->ref != REF_EXACT || c->ref_bits != VREF_DEFAULT_BITS)
         return 0;
-    double *dout = malloc((size_t)N * cfg->dv * sizeof *dout);
+    double *dout = malloc((size_t)N * cfg->dv * sizeof *dout), *buf = malloc(8 * (size_t)m *
+                                                                               sizeof *buf);
+    vla_cli_window w = {.T = N};
+    gin_t gi = {&w, cfg->d, cfg->dv, VLA_FMT_F64, buf};
     int st = 0;
-    if (!dout)
+    if (!dout || !buf)
         fprintf(stderr, "vla-check: out of memory for the gradients' check\n"), st = 1;
     else if (vla_npy_read_steps(&G->dout, 0, 0, N, dout, &err))
         fprintf(stderr, "vla-check: --outputs: %s\n", vla_error_msg(&err)), st = 1;
-    else if (grads_window(J, G_REF, 0, N, N))
-        fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream,
-                vla_error_msg(&J->win[G_REF].err)), st = 2;
+    else if (vla_inputs_open_part(&w.x, c->stream, c->seed, cfg->d, cfg->dv, 0, 1, N, N,
+                                  vla_model_reads(&ref), &w.err))
+        fprintf(stderr, "vla-check: --stream %s: %s\n", c->stream, vla_error_msg(&w.err)), st = 2;
     else {
-        const int r = vref_dd_grad_check(cfg, N, gin, &J->gi[G_REF], dout, &J->ddw,
-                                         &vla_cli_stop);
+        const int r = vref_dd_grad_check(&ref, N, gin, &gi, dout, ddw, &vla_cli_stop);
         if (r == VLA_EINTR)
             st = 3;
         else
-            J->gref = r ? GREF_REFUSED : J->ddw <= VREF_DD_TRUST ? GREF_DD : GREF_FELL;
+            *gref = r ? GREF_REFUSED : *ddw <= VREF_DD_TRUST ? GREF_DD : GREF_FELL;
     }
-    free(dout);
+    vla_inputs_free(&w.x);
+    free(dout), free(buf);
     return st;
+}
+
+/* whether a head's gradients are still to be judged (not in the checkpoint's units H + h) */
+static int grads_pending(const grads_t *G, const vla_units *u, long H)
+{
+    for (long h = 0; h < H; h++) {
+        size_t len;
+        const void *rec = vla_units_get(u, (int)(H + h), &len);
+        if (!rec || len != G->n * sizeof *G->row)
+            return 1;
+    }
+    return 0;
 }
 
 /* the exact backward of the gradients in words (the header's, the reports'), from the rows */
@@ -926,13 +958,17 @@ static void grads_ref_describe(const grads_t *G, const vla_cli *c, long H, long 
         snprintf(buf, len, "the seq backward in binary64 (lib, --ref f64)");
 }
 
+/* the gradients of H heads judged, rows into G->row: 0, else a status (said); gref < 0: the
+ * exact backward not chosen yet (grads_ddcheck before the first head that runs), else it and ddw
+ * as grads_ddcheck gave them */
 static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, long W,
-                       double slack, grads_t *G, vla_units *u, vla_progress *prog, long *done)
+                       double slack, grads_t *G, vla_units *u, vla_progress *prog, long *done,
+                       int gref, double ddw)
 {
     const int d = cfg->d, dv = cfg->dv, m = d > dv ? d : dv, nm = G->n * NGM;
     gjudge_t J = {.c = c, .pol = *cfg, .T = T, .W = W, .K = vla_backward_block_len(T),
                   .prog = prog, .done = done,
-                  .io = vla_prec_io(cfg->prec), .gref = -1};
+                  .io = vla_prec_io(cfg->prec), .gref = gref, .ddw = ddw};
     J.pol.form = VLA_FORM_SEQ, J.pol.chunk = 0;
     J.ref = J.pol, J.ref.prec = VLA_F64;
     /* the kernel's form's own backward, where it has one (vla_grad_check); its blocks */
@@ -970,7 +1006,7 @@ static int grads_judge(const vla_cli *c, const vla_config *cfg, long H, long T, 
                 G->nbad += !G->row[h * G->n + j].ok;
             continue;
         }
-        if (J.gref < 0 && (st = grads_ddcheck(&J, G))) /* before the first head that runs */
+        if (J.gref < 0 && (st = grads_ddcheck(c, cfg, T, G, &J.gref, &J.ddw))) /* (first head) */
             break;
         for (int k = 0; k < nm; k++)
             sc[k] = 1;
@@ -1882,10 +1918,36 @@ int judge_outputs(vla_cli *c, const vla_cli_spec *spec, const judge_opts *o, int
     if (st)
         return judge_close(&X, st);
     judge_specs(&X);
-    if ((st = judge_runs(&X)) || (st = judge_heads(&X)))
+    /* the gradients' check of dd against MPFR (serial, a few seconds) on a second thread while
+     * the read-outs are judged, whose own threads mostly wait on their reference's check */
+    int gref = -1, gst = 0;
+    double ddw = NAN;
+    const int pre = X.G.n && vla_cli_threads() > 1 && grads_pending(&X.G, X.units, X.H);
+#ifdef _OPENMP
+    const int levels = omp_get_max_active_levels();
+    if (pre) /* (judge_pass's threads in the first section) */
+        omp_set_max_active_levels(levels + 1);
+#endif
+#pragma omp parallel sections num_threads(2) if (pre)
+    {
+#pragma omp section
+        {
+            if (!(st = judge_runs(&X)))
+                st = judge_heads(&X);
+        }
+#pragma omp section
+        {
+            if (pre)
+                gst = grads_ddcheck(c, &X.cfg, X.T, &X.G, &gref, &ddw);
+        }
+    }
+#ifdef _OPENMP
+    omp_set_max_active_levels(levels);
+#endif
+    if (st || (st = gst))
         return judge_close(&X, st);
     if (X.G.n && (st = grads_judge(c, &X.cfg, X.H, X.T, X.W, X.slack, &X.G, X.units, &X.prog,
-                                   &X.pdone)))
+                                   &X.pdone, gref, ddw)))
         return judge_close(&X, st);
     vla_units_end(X.units, 0); /* (the checkpoint goes when vla-check exits 0, or 1 once its
                                 * outputs are written: ckpt_verdict_written) */

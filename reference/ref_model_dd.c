@@ -213,6 +213,14 @@ static void dd_exp_n(vdd_ctx *cx, vdd *dst, const vdd *a, long n);
 #define TINY (cx_->tiny)
 #define TOD(a) (cx_->lo ? (a).l : (a).h + (a).l)
 #define GRAD_OUT(dst, a, on) dd_grad_out(cx_, &(dst), (a), (on))
+/* recur_prim.h's matvec (rs = n, cs = 1) and matvec_t (rs = 1, cs = m) eight rows at a time in the
+ * vector lanes (below): each row's sum the chain of recur_prim.h's dot, first product then left to
+ * right, in the lanes' dw_body.h, so the same bits as the text's; 0 where not taken (no lanes, or
+ * a broken arithmetic asked for) */
+static int dd_rows(vdd_ctx *cx, vdd *y, const vdd *M, const vdd *x, int m, int n, size_t rs,
+                   size_t cs);
+#define VLA_MATVEC_HOOK(y, M, x, m, n) dd_rows(cx_, (y), (M), (x), (m), (n), (size_t)(n), 1)
+#define VLA_MATVEC_T_HOOK(y, M, x, m, n) dd_rows(cx_, (y), (M), (x), (m), (n), 1, (size_t)(m))
 #include "recur.h"
 
 typedef struct {
@@ -566,6 +574,29 @@ static inline ldd ldd_exp2(ldd a)
     return ldd_special(ldd_scale(ldd_expm1_small(r), k), a.h, 1024, -1076);
 }
 
+/* dd_rows's rows i .. i + 7 (those below m), their pairs gathered into the lanes */
+static __attribute__((noinline)) void ldd_rows8(vdd *y, const vdd *M, const vdd *x, int i, int m,
+                                                int n, size_t rs, size_t cs)
+{
+    const __mmask8 on = (__mmask8)(m - i >= LDW ? 0xff : (1u << (m - i)) - 1);
+    const double *b = (const double *)(M + (size_t)i * rs);
+    __m512i at = _mm512_mullo_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
+                                    _mm512_set1_epi64((long long)(2 * rs)));
+    const __m512i step = _mm512_set1_epi64((long long)(2 * cs));
+    ldd a, p;
+    for (int j = 0; j < n; j++, at = _mm512_add_epi64(at, step)) {
+        ldd r = {(ldv)_mm512_mask_i64gather_pd(_mm512_setzero_pd(), on, at, b, 8),
+                 (ldv)_mm512_mask_i64gather_pd(_mm512_setzero_pd(), on, at, b + 1, 8)},
+            xj = {ldv_set(x[j].h), ldv_set(x[j].l)};
+        if (j == 0)
+            a = ldd_mul(r, xj);
+        else
+            p = ldd_mul(r, xj), a = ldd_add(a, p);
+    }
+    for (int k = 0; k < LDW && i + k < m; k++)
+        y[i + k] = (vdd){a.h[k], a.l[k]};
+}
+
 /* dd_load_phi of eight inputs already rounded to the io format */
 static __attribute__((noinline)) void ldd_phi(vdd *dst, const double *r)
 {
@@ -848,6 +879,20 @@ static void dd_exp_n(vdd_ctx *cx, vdd *dst, const vdd *a, long n)
 #endif
     for (; i < n; i++)
         dst[i] = dd_exp(a[i]);
+}
+
+static int dd_rows(vdd_ctx *cx, vdd *y, const vdd *M, const vdd *x, int m, int n, size_t rs,
+                   size_t cs)
+{
+#ifndef VLA_DD_NO_LANES
+    if (cx->lanes && !cx->fault && n > 0) {
+        for (int i = 0; i < m; i += LDW)
+            ldd_rows8(y, M, x, i, m, n, rs, cs);
+        return 1;
+    }
+#endif
+    (void)cx, (void)y, (void)M, (void)x, (void)m, (void)n, (void)rs, (void)cs;
+    return 0;
 }
 
 int vref_dd_fun8(char f, const double a[16], double r[16])

@@ -4,9 +4,12 @@
  * with a backward in the seq form, the variants whose switches fire, and the chunk form of every
  * model that has its backward; and a broken double-double (every product's or quotient's low
  * part dropped: VLA_DD_FAULT) caught by the check that vla-check's judge runs before it trusts
- * dd's gradients. */
+ * dd's gradients; and the backward with its matrix-vector products in the vector lanes (eight
+ * rows at once) giving the bits of the scalar text's (VLA_DD_SCALAR). */
 #include "check.h"
 #include "gseq.h"
+#include "engine_impl.h"
+#include "model_impl.h"
 #include "vlaref.h"
 #include "vlastab.h"
 #include <stdint.h>
@@ -164,4 +167,72 @@ TEST(ddgrad_refuses_as_mpfr)
     cfg.form = VLA_FORM_SEQ;
     CHECK(vref_backward_new(&b, &cfg, VREF_DD, 0, 0, gseq_input, &s) == VLA_EINVAL);
     CHECK(vref_backward_lo(NULL, 1) == VLA_EINVAL);
+}
+
+/* cfg's dd backward of TM steps, whole, the gradients and their low parts (vref_backward_lo) into
+ * buf (2 x 8 arrays of TM DM numbers), with the lanes or (scalar) without */
+static int lanes_grads(const vla_config *cfg, gseq *s, const double *c, double *buf, int scalar)
+{
+    enum { N = 8 * TM * DM };
+    if (scalar)
+        setenv("VLA_DD_SCALAR", "1", 1);
+    vla_backward *b = NULL;
+    double *a[8];
+    for (int i = 0; i < 8; i++)
+        a[i] = buf + (size_t)i * TM * DM;
+    const int lr = vla_grad_has(cfg, VLA_GRAD_LR);
+    vla_grads g = {.dq = a[0], .dk = a[1], .dv = a[2], .dbeta = a[3], .dg = a[4],
+                   .da = lr ? a[5] : NULL, .db = lr ? a[6] : NULL,
+                   .du = vla_grad_has(cfg, VLA_GRAD_U) ? a[7] : NULL};
+    memset(buf, 0, 2 * N * sizeof *buf);
+    int r = vref_backward_new(&b, cfg, VREF_DD, 0, TM, gseq_input, s);
+    unsetenv("VLA_DD_SCALAR");
+    if (!r && !(r = vref_backward_lo(b, N)))
+        r = vla_backward_whole(b, c, &g);
+    vla_backward_free(b);
+    return r;
+}
+
+/* every model's seq backward (delta's decay form, vla1's and vla3's switches too) and every
+ * chunk backward at chunk:16, at d = 8 (the rows in one group of lanes) and d = 5 (a group with
+ * three lanes idle): the lanes' gradients and low parts equal the scalar text's bit for bit */
+TEST(ddgrad_lanes_bits_equal_scalar)
+{
+    if (vref_dd_group.width(NULL) < 2) {
+        vla_test_skip("this processor has no AVX-512 (F, VL, DQ): the dd backward is scalar");
+        return;
+    }
+    static gseq s;
+    static double x[2 * 8 * TM * DM], y[2 * 8 * TM * DM];
+    double c[TM * DM];
+    int cases = 0;
+    for (int m = 0; m < 2 * (VLA_NMODEL + 3); m++)
+        for (int d = 5; d <= DM; d += DM - 5) {
+            static const vla_model_kind var[] = {VLA_DELTA, VLA_VLA1, VLA_VLA3};
+            const int mi = m % (VLA_NMODEL + 3), chunk = m >= VLA_NMODEL + 3;
+            const vla_model_kind mk = mi < VLA_NMODEL ? (vla_model_kind)mi : var[mi - VLA_NMODEL];
+            const int variant = mi < VLA_NMODEL ? 0 : mi == VLA_NMODEL ? 1 : 2;
+            vla_config cfg;
+            setup(&cfg, &s, mk, d, variant, 51 + m);
+            if (chunk && !vla_model_gradchunk(mk))
+                continue;
+            if (chunk) {
+                cfg.form = VLA_FORM_CHUNK;
+                cfg.chunk = 16;
+            }
+            if (vla_grad_check(&cfg, NULL))
+                continue;
+            for (int i = 0; i < TM * cfg.dv; i++)
+                c[i] = gseq_uni(-1, 1);
+            const int ra = lanes_grads(&cfg, &s, c, x, 0), rb = lanes_grads(&cfg, &s, c, y, 1);
+            CHECK_MSG(!ra && !rb, "%s: %s, %s", vla_model_name(mk), vla_strerror(ra),
+                      vla_strerror(rb));
+            CHECK_MSG(!memcmp(x, y, sizeof x), "%s %s%s d = %d: the lanes' gradients differ from "
+                      "the scalar text's", vla_model_name(mk), chunk ? "chunk:16" : "seq",
+                      variant ? " (variant)" : "", d);
+            cases++;
+        }
+    if (getenv("VLA_TEST_VERBOSE"))
+        printf("ddgrad lanes: %d backwards the same\n", cases);
+    CHECK_MSG(cases >= 2 * VLA_NMODEL + 10, "only %d backwards compared", cases);
 }
