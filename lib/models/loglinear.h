@@ -43,29 +43,27 @@ VLA_FN void FN(ll_merge)(CXP, ST *s, long p)
     }
 }
 
-VLA_FN void FN(step_loglinear)(CXP, ST *s, int has_g)
+/* every level above 0 that holds tokens at position p decays by a, each entry stored */
+VLA_FN void FN(ll_decay)(CXP, ST *s, long p, NREF a)
 {
-    const long p = s->t - 1;
-    const int n = s->dv * s->d, d = s->d, L = vla_levels(&s->cfg);
-    FN(vec_loglinear)(CX, s);
-    if (p > 0)
-        FN(ll_merge)(CX, s, p);
-    for (int l = 1; l < L; l++) { /* every level that holds tokens decays by a_p */
+    const int n = s->dv * s->d, L = vla_levels(&s->cfg);
+    for (int l = 1; l < L; l++) {
         if (!FN(ll_on)(p, l))
             continue;
         NUM *S = LL_LEVEL(s, l);
         VLA_PFOR(i, 0, n) {
-            MUL(E(S, i), E(s->beta_decay, 1), E(S, i));
+            MUL(E(S, i), R(a), E(S, i));
             STORE(E(S, i));
         }
     }
-    NUM *S0 = LL_LEVEL(s, 0); /* level 0: the token's own write v k^T */
-    VLA_PFOR(i, 0, n) {
-        MUL(E(S0, i), E(s->v, i / d), E(s->al, i % d));
-        STORE(E(S0, i));
-    }
-    VLA_PFOR(i, 0, n) /* S: the levels' sum, from level 0 up */
-        COPY(E(s->S, i), E(S0, i));
+}
+
+/* S: the levels' sum, level 0 and those above it that hold tokens at position p, from 0 up */
+VLA_FN void FN(ll_sum)(CXP, ST *s, long p)
+{
+    const int n = s->dv * s->d, L = vla_levels(&s->cfg);
+    VLA_PFOR(i, 0, n)
+        COPY(E(s->S, i), E(LL_LEVEL(s, 0), i));
     for (int l = 1; l < L; l++) {
         if (!FN(ll_on)(p, l))
             continue;
@@ -75,6 +73,22 @@ VLA_FN void FN(step_loglinear)(CXP, ST *s, int has_g)
             STORE(E(s->S, i));
         }
     }
+}
+
+VLA_FN void FN(step_loglinear)(CXP, ST *s, int has_g)
+{
+    const long p = s->t - 1;
+    const int n = s->dv * s->d, d = s->d;
+    FN(vec_loglinear)(CX, s);
+    if (p > 0)
+        FN(ll_merge)(CX, s, p);
+    FN(ll_decay)(CX, s, p, P(E(s->beta_decay, 1)));
+    NUM *S0 = LL_LEVEL(s, 0); /* level 0: the token's own write v k^T */
+    VLA_PFOR(i, 0, n) {
+        MUL(E(S0, i), E(s->v, i / d), E(s->al, i % d));
+        STORE(E(S0, i));
+    }
+    FN(ll_sum)(CX, s, p);
 }
 
 /* o = sum_l lambda^(l) (S^(l) w), w = scale q, the levels from 0 up; nothing before a token */
@@ -100,8 +114,101 @@ VLA_FN void FN(read_loglinear)(CXP, ST *s)
     FRAME_END;
 }
 
-/* no chunk form (vla_form_check refuses it: the levels merge at the bits of each position) */
-VLA_FN void FN(chunk_loglinear)(CXP, ST *s) {}
+/* the level of tokens c <= r of a chunk (which starts at a multiple of C): 0 on the diagonal,
+ * else 1 + the highest bit in which r and c differ (fla's level_lut) */
+VLA_FN int FN(ll_level)(long r, long c)
+{
+    int l = 0;
+    for (long x = r ^ c; x; x >>= 1)
+        l++;
+    return l;
+}
+
+/* fla's chunk_log_linear_attn, the chunk of tokens p0 .. p0 + C - 1 (p0 a multiple of C, gamma_r
+ * the cumulative log-decays of the chunk, lambda_r^(l) = u_r[l], q' the gated queries in io). The
+ * state between chunks keeps the last chunk's write whole in level 0, and above it the levels
+ * of whole chunks (levels 1 .. log2 C hold nothing); at p0 levels 0 .. z merge into level z + 1
+ * as in seq (ll_merge: fla's cascade kv_{j+1} += kv_j at the chunk's end, deferred to here). Then
+ *   o_r = scale (sum_{c <= r} (((q'_r . k_c) e^(gamma_r - gamma_c))_io lambda_r^(l(r,c)))_io v_c
+ *         + sum_l (S^(l)_io (lambda_r^(l) q'_r)_io) e^(gamma_r)),
+ * the intra-chunk sum first, then the levels that hold tokens at p0, from the lowest; a level
+ * past L weighs 0. The state: those levels decay by e^(gamma_C), level 0 becomes
+ * sum_c (v_c e^(gamma_C - gamma_c))_io k_c^T (without the tokens whose level from the chunk's last
+ * token is L or more, which seq has dropped by then), S the levels' sum. */
+VLA_FN void FN(chunk_loglinear)(CXP, ST *s)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(gl);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk, L = vla_levels(&s->cfg);
+    const long p0 = s->t - C, rl = vla_in_len(d, dv, s->ng, s->nr);
+    NUM *M = s->cm, *V = s->ce, *X = s->cx, *G = s->cg, *cb = s->cb;
+    FN(chunk_additive)(CX, s); /* q' in the buffer, the keys in cy, the last token's k', alpha */
+    if (p0 > 0)
+        FN(ll_merge)(CX, s, p0);
+    VLA_PFOR(i, 0, 1)
+        FN(chunk_gamma)(CX, s, G, 1, 0, rl, CB_AT(0, beta_decay) + 2);
+    FN(chunk_exp)(CX, s, P(gl), P(E(G, C - 1)));
+    /* the intra-chunk scores: decayed, rounded to io, weighed by their level's lambda, to io */
+    VLA_PFOR(i, 0, C * C) {
+        long r = i / C, c = i % C;
+        if (c <= r) {
+            const int l = FN(ll_level)(r, c);
+            FN(dot_at)(CX, P(E(M, i)), cb, CB_AT(r, pq), s->cy, c * d, d);
+            FN(chunk_decay)(CX, s, P(E(M, i)), r, c);
+            STORE_I(E(M, i));
+            if (l < L)
+                MUL(E(M, i), E(M, i), E(cb, CB_AT(r, u) + l));
+            else
+                SETI(E(M, i), 0);
+            STORE_I(E(M, i));
+        }
+    }
+    VLA_PFOR(i, 0, C * dv)
+        COPY(E(V, i), E(cb, CB_AT(i / dv, v) + i % dv));
+    VLA_PFOR(i, 0, C * dv)
+        FN(chunk_masked)(CX, P(E(s->co, i)), M, V, i / dv, i % dv, C, dv);
+    /* the levels of whole chunks that hold tokens at p0 */
+    for (int l = 1; l < L; l++) {
+        if (!FN(ll_on)(p0, l))
+            continue;
+        FN(chunk_stage)(CX, s, LL_LEVEL(s, l));
+        VLA_PFOR(i, 0, C * d) {
+            MUL(E(X, i), E(cb, CB_AT(i / d, u) + l), E(cb, CB_AT(i / d, pq) + i % d));
+            STORE_I(E(X, i));
+        }
+        VLA_PFOR(i, 0, C * dv) {
+            TEMP(t);
+            FN(dot_at)(CX, P(t), s->s0, (i % dv) * d, X, (i / dv) * d, d);
+            FN(chunk_exp)(CX, s, P(acc), P(E(G, i / dv)));
+            MUL(t, t, acc);
+            ADD(E(s->co, i), E(s->co, i), t);
+        }
+    }
+    VLA_PFOR(i, 0, C * dv) /* the gated family: fla's chunk kernels scale the read-out */
+        MUL(E(s->co, i), E(s->co, i), E(s->c, C_SCALE));
+    /* the state at the chunk's end */
+    VLA_PFOR(i, 0, C * dv) {
+        TEMP(t);
+        if (FN(ll_level)(C - 1, i / dv) < L) {
+            FN(chunk_dexp)(CX, s, P(t), P(E(G, C - 1)), P(E(G, i / dv)));
+            MUL(E(V, i), E(V, i), t);
+            STORE_I(E(V, i));
+        } else
+            SETI(E(V, i), 0);
+    }
+    FN(ll_decay)(CX, s, p0, P(gl));
+    VLA_PFOR(i, 0, dv * d) {
+        FN(chunk_outer)(CX, P(acc), V, s->cy, i / d, i % d, C, dv, d);
+        COPY(E(LL_LEVEL(s, 0), i), acc);
+        STORE(E(LL_LEVEL(s, 0), i));
+    }
+    FN(ll_sum)(CX, s, p0);
+    VLA_PFOR(a, 0, dv)
+        COPY(E(s->o, a), E(s->co, (long)(C - 1) * dv + a));
+    FRAME_END;
+}
 
 #else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
 
