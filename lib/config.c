@@ -642,12 +642,8 @@ static int gradchunk_per_channel(vla_model_kind m)
 {
     return vla_model_gradchunk(m) && vla_model_gate(m) == 2;
 }
-/* the models with a seq backward alone (loglinear has none: vla_grad_check) */
-static int no_gradchunk(vla_model_kind m)
-{
-    const vla_config c = {.model = m, .d = 1};
-    return !vla_model_gradchunk(m) && !vla_levels(&c);
-}
+/* the models with a seq backward alone */
+static int no_gradchunk(vla_model_kind m) { return !vla_model_gradchunk(m); }
 
 /* the messages of the ways that need a kind of policy name them from the list, and those that
  * list the models that have something from its column, written once when the library is loaded
@@ -892,9 +888,6 @@ int vla_grad_check(const vla_config *c, vla_error *err)
             "--track sm";
     else if (vla_model_has_A(c->model) && (vla_form_pending(c, 1) || c->form == VLA_FORM_SCAN))
         w = "the models with A have the seq backward only (docs/math.md 11.2): --form seq";
-    else if (vla_levels(c))
-        w = "the Fenwick levels' merges and the weights lambda are not differentiated (the "
-            "other models have their backward)";
     else if (c->form == VLA_FORM_SCAN)
         w = bwd_scan;
     else if (vla_form_pending(c, 1) && !vla_model_gradchunk(c->model))

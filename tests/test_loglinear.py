@@ -196,3 +196,62 @@ def test_chunk_levels_past_L():
         assert e <= b and eS <= b, (
             "loglinear d = 4 chunk:%d against the naive form: o %.1e, against seq's S %.1e "
             "(bound %.1e)" % (C, e, eS, b))
+
+
+# the seq backward (lib/models/loglinear.h's grad_loglinear, vla_grad) against torch.autograd
+# float64 of the naive masked form above written in torch: the gradients of L = sum_t c_t . o_t
+# with respect to q, k, v, the log-decays and lambda (u). The bound is tests/test_grad.py's:
+# 4 sqrt(d T) u64 for the forward's and backward's two evaluations in different orders.
+def torch_naive(t, L):
+    """o (heads, T, dv) of the naive form in torch (t: q, k, v, logdecay, u tensors); the weights
+    of levels L and above 0"""
+    import torch
+    q, k, v, g, lam = t["q"], t["k"], t["v"], t["logdecay"], t["u"]
+    TT = q.shape[1]
+    lev = levels(TT)
+    seg = np.zeros((TT, TT, TT))  # seg[t, s, r] = 1 where s < r <= t
+    for a in range(TT):
+        for b in range(a):
+            seg[a, b, b + 1:a + 1] = 1.0
+    G = torch.einsum("tsr,hr->hts", torch.tensor(seg), g)
+    on = torch.tensor((lev >= 0) & (lev < L))
+    li = torch.tensor(np.clip(lev, 0, L - 1))
+    w = torch.gather(lam[:, :, :L], 2, li.unsqueeze(0).expand(q.shape[0], TT, TT))
+    w = torch.where(on, w, torch.zeros_like(w))
+    return (w * torch.exp(torch.where(on, G, torch.zeros_like(G))) * (q @ k.transpose(1, 2))) @ v
+
+
+def autograd(x, c, L):
+    import torch
+    t = {n: torch.tensor(a, dtype=torch.float64, requires_grad=True) for n, a in x.items()}
+    (torch_naive(t, L) * torch.tensor(c)).sum().backward()
+    return {n: a.grad.numpy() for n, a in t.items()}
+
+
+def grad_errs(x, c, d_):
+    ref = autograd(x, c, min(d_, 31))
+    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model="loglinear", precision="f64",
+                        logdecay=x["logdecay"], u=x["u"])
+    return {n: gated_ref.relerr(ours[g], ref[n]) for n, g in
+            (("q", "dq"), ("k", "dk"), ("v", "dv"), ("logdecay", "dg"), ("u", "du"))}
+
+
+def test_backward_against_autograd():
+    pytest = __import__("pytest")
+    pytest.importorskip("torch")
+    TT = 64
+    x = gated_ref.example_inputs("mamba2", H=H, T=TT, d=d, dv=12, seed=23)
+    x["u"] = np.random.default_rng(24).standard_normal((H, TT, d))
+    c = np.random.default_rng(25).standard_normal((H, TT, 12))
+    b = 4 * np.sqrt(d * TT) * U64
+    errs = grad_errs(x, c, d)
+    assert max(errs.values()) <= b, "loglinear f64 against torch.autograd: %s (bound %.1e)" % (
+        ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), b)
+    # d = 4: L = 4 levels over T = 40, the dropped buckets' gradients 0
+    x = gated_ref.example_inputs("mamba2", H=H, T=40, d=4, dv=4, seed=26)
+    x["u"] = np.random.default_rng(27).standard_normal((H, 40, 4))
+    c = np.random.default_rng(28).standard_normal((H, 40, 4))
+    b = 4 * np.sqrt(4 * 40) * U64
+    errs = grad_errs(x, c, 4)
+    assert max(errs.values()) <= b, "loglinear d = 4 against torch.autograd: %s (bound %.1e)" % (
+        ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), b)

@@ -21,26 +21,37 @@ VLA_FN int FN(ll_on)(long p, int l) { return l == 0 || ((p >> (l - 1)) & 1); }
 /* no delta term: k' = 0, alpha = k; the levels' sum has J = a I and B = v k^T, as mamba2 */
 VLA_FN void FN(vec_loglinear)(CXP, ST *s) { FN(vec_additive)(CX, s); }
 
-/* position p > 0: levels 0..z, z p's trailing zeros, summed into level z + 1 (each sum stored) */
-VLA_FN void FN(ll_merge)(CXP, ST *s, long p)
+/* the trailing zeros of p > 0 */
+VLA_FN int FN(ll_tz)(long p)
 {
-    const int n = s->dv * s->d;
     int z = 0;
     while (!((p >> z) & 1))
         z++;
-    if (z + 1 >= vla_levels(&s->cfg))
-        return; /* level z + 1 would be L or more: the bucket weighs 0, so it is dropped */
-    NUM *dst = LL_LEVEL(s, z + 1);
-    const NUM *l0 = LL_LEVEL(s, 0);
+    return z;
+}
+
+/* dst = the sum of levels 0..z of the levels lv (dv x d each), from 0 up, each sum stored */
+VLA_FN void FN(ll_sum_to)(CXP, ST *s, NUM *dst, const NUM *lv, int z)
+{
+    const int n = s->dv * s->d;
     VLA_PFOR(i, 0, n)
-        COPY(E(dst, i), E(l0, i));
+        COPY(E(dst, i), E(lv, i));
     for (int l = 1; l <= z; l++) {
-        const NUM *src = LL_LEVEL(s, l);
+        const NUM *src = VLA_ROWP(lv, (size_t)l * n);
         VLA_PFOR(i, 0, n) {
             ADD(E(dst, i), E(dst, i), E(src, i));
             STORE(E(dst, i));
         }
     }
+}
+
+/* position p > 0: levels 0..z, z p's trailing zeros, summed into level z + 1 */
+VLA_FN void FN(ll_merge)(CXP, ST *s, long p)
+{
+    const int z = FN(ll_tz)(p);
+    if (z + 1 >= vla_levels(&s->cfg))
+        return; /* level z + 1 would be L or more: the bucket weighs 0, so it is dropped */
+    FN(ll_sum_to)(CX, s, LL_LEVEL(s, z + 1), s->sh, z);
 }
 
 /* every level above 0 that holds tokens at position p decays by a, each entry stored */
@@ -212,7 +223,83 @@ VLA_FN void FN(chunk_loglinear)(CXP, ST *s)
 
 #else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
 
-/* none: vla_grad_check refuses loglinear (the levels' merges and lambda are not differentiated) */
-VLA_FN void FN(grad_loglinear)(CXP, ST *s, FN(gstate) *G, const NUM *Sp) {}
+/* level l's cotangent (dv x d) in G->dSh */
+#define LL_DLEVEL(G, l) VLA_ROWP((G)->dSh, (size_t)(l) * (G)->dv * (G)->d)
+
+/* Step p's backward (p = t - 1; s at the step's end with its vectors, Sp the saved arrays before
+ * it), the levels' cotangents in G->dSh (of the step's end on entry, of its start on return):
+ *   the read-out o = sum_l lambda^(l) S^(l) w over the levels that hold tokens at p:
+ *     dlambda^(l) = c . (S^(l) w) (du), dS^(l) += lambda^(l) c w^T, dw = sum_l lambda^(l) S^(l)^T c;
+ *   level 0's write v k^T: dv = dS^(0) k, dk = dS^(0)^T v;
+ *   the decay of the levels l >= 1 that hold tokens: dg = a sum_l dS^(l) . X^(l), X^(l) the level
+ *     before it (level z + 1: the merged sum, recomputed from Sp), then dS^(l) <- a dS^(l);
+ *   the merge of levels 0 .. z into z + 1: each takes dS^(z+1), which becomes 0 (what the merge
+ *     overwrote); a dropped bucket (z + 1 >= L) and the first token's level 0 take 0.
+ * S, the levels' sum, is read by nothing: its cotangent G->dS stays 0. */
+VLA_FN void FN(grad_loglinear)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d, dv = s->dv, n = dv * d, L = vla_levels(&s->cfg);
+    const long p = s->t - 1;
+    const int z = p > 0 ? FN(ll_tz)(p) : -1, merged = z >= 0 && z + 1 < L;
+    const NUM *shp = VLA_ROWP(Sp, FN(grad_saved_at)(&s->cfg, "sh")); /* the levels before */
+    NUM *dS0 = LL_DLEVEL(G, 0);
+    for (int j = 0; j < d; j++) {
+        SETI(E(G->dx, j), 0);
+        SETI(E(G->du, j), 0);
+    }
+    for (int l = 0; l < L; l++) { /* the read-out */
+        if (!FN(ll_on)(p, l))
+            continue;
+        const NUM *Sl = LL_LEVEL(s, l);
+        NUM *dl = LL_DLEVEL(G, l);
+        FN(matvec)(CX, s->e, Sl, s->w, dv, d);
+        FN(dot)(CX, P(E(G->du, l)), G->ct, s->e, dv);
+        for (int i = 0; i < dv; i++)
+            for (int j = 0; j < d; j++) {
+                MUL(t, E(s->u, l), E(G->ct, i));
+                MUL(t, t, E(s->w, j));
+                ADD(E(dl, (long)i * d + j), E(dl, (long)i * d + j), t);
+                STORE(E(dl, (long)i * d + j));
+            }
+        FN(matvec_t)(CX, s->z, Sl, G->ct, d, dv);
+        for (int j = 0; j < d; j++) {
+            MUL(t, E(s->u, l), E(s->z, j));
+            ADD(E(G->dx, j), E(G->dx, j), t);
+        }
+    }
+    FN(grad_gated_query)(CX, s, G);
+    FN(matvec)(CX, G->db, dS0, s->al, dv, d); /* level 0's write */
+    FN(matvec_t)(CX, G->dkp, dS0, s->v, d, dv);
+    if (merged) /* level z + 1 before the decay, as the forward summed it, into S (spent) */
+        FN(ll_sum_to)(CX, s, s->S, shp, z);
+    SETI(E(G->dg, 0), 0);
+    for (int l = 1; l < L; l++) { /* the decay */
+        if (!FN(ll_on)(p, l))
+            continue;
+        const NUM *X = l == z + 1 ? s->S : VLA_ROWP(shp, (size_t)l * n);
+        NUM *dl = LL_DLEVEL(G, l);
+        for (int i = 0; i < n; i++) {
+            MUL(t, E(dl, i), E(X, i));
+            ADD(E(G->dg, 0), E(G->dg, 0), t);
+            MUL(E(dl, i), E(s->beta_decay, 1), E(dl, i));
+            STORE(E(dl, i));
+        }
+    }
+    MUL(E(G->dg, 0), E(G->dg, 0), E(s->beta_decay, 1));
+    for (int l = z < L ? z : L - 1; l >= 0; l--) /* the merge (z = -1: the first token) */
+        for (int i = 0; i < n; i++)
+            if (merged)
+                COPY(E(LL_DLEVEL(G, l), i), E(LL_DLEVEL(G, z + 1), i));
+            else
+                SETI(E(LL_DLEVEL(G, l), i), 0);
+    for (int i = 0; merged && i < n; i++)
+        SETI(E(LL_DLEVEL(G, z + 1), i), 0);
+    for (int i = 0; z < 0 && i < n; i++)
+        SETI(E(dS0, i), 0);
+    FRAME_END;
+}
+#undef LL_DLEVEL
 #endif
 #undef LL_LEVEL
