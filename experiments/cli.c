@@ -283,6 +283,8 @@ static void vla_cli_form_fits(vla_cli *c, const vla_cli_spec *spec, const char *
     vla_error why;
     if (!per_model && vla_cli_form_input_check(c, &c->cfg, &why))
         vla_cli_die(spec, "--form %s with --stream %s: %s", form, c->stream, vla_error_msg(&why));
+    if (sscanf(c->stream, "mqar:%ld,%ld", &n, &G) == 2 && vla_form_read_check(&c->cfg, &why))
+        vla_cli_die(spec, "--form %s with --stream %s: %s", form, c->stream, vla_error_msg(&why));
     if (sscanf(c->stream, "mqar:%ld,%ld", &n, &G) == 2 && (n + G) % C)
         vla_cli_die(spec, "--form %s with --stream %s: the reads follow %ld writes, no multiple of "
                           "C: a read inside a chunk has no state to read (docs/forms.md)",

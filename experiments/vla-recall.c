@@ -193,7 +193,7 @@ static void make_blocks(recall_t *k, const char *models, const char *features)
                 vla_cli_die(spec, "model %s (%s, track %s): %s", mt, vla_prec_name(cfg->prec),
                             vla_track_name(cfg->track), vla_strerror(r));
             vla_error why;
-            if (vla_form_check(cfg, &why))
+            if (vla_form_check(cfg, &why) || vla_form_read_check(cfg, &why))
                 vla_cli_die(spec, "--form with model %s: %s", mt, vla_error_msg(&why));
         }
     }

@@ -642,12 +642,8 @@ static int gradchunk_per_channel(vla_model_kind m)
 {
     return vla_model_gradchunk(m) && vla_model_gate(m) == 2;
 }
-/* the models with a seq backward alone (loglinear has none: vla_grad_check) */
-static int no_gradchunk(vla_model_kind m)
-{
-    const vla_config c = {.model = m, .d = 1};
-    return !vla_model_gradchunk(m) && !vla_levels(&c);
-}
+/* the models with a seq backward alone */
+static int no_gradchunk(vla_model_kind m) { return !vla_model_gradchunk(m); }
 
 /* the messages of the ways that need a kind of policy name them from the list, and those that
  * list the models that have something from its column, written once when the library is loaded
@@ -861,10 +857,9 @@ int vla_form_check(const vla_config *c, vla_error *err)
                            "not in vlastab: anchor=direct");
     else if (chunk && c->anchor_block > c->chunk)
         w = "anchor_block is larger than the chunk: set anchor_block to 0 (the chunk) or at most C";
-    else if ((chunk || c->form == VLA_FORM_SCAN) && vla_levels(c))
-        w = MODEL_WHY(own, "%s's Fenwick levels merge at the bits of each position; its chunk "
-                           "form (fla's chunk_log_linear_attn) and scan are not written: --form "
-                           "seq");
+    else if (c->form == VLA_FORM_SCAN && vla_levels(c))
+        w = MODEL_WHY(own, "%s's Fenwick levels merge at the bits of each position, which no "
+                           "scan's S -> S J + B carries: --form seq or chunk:C");
     else if (vla_levels(c) && (c->cache || c->renorm > 0))
         w = MODEL_WHY(own, "cache and renorm act on S, which %s reads through its Fenwick "
                            "levels, not S: set cache=off, renorm=0");
@@ -891,9 +886,6 @@ int vla_grad_check(const vla_config *c, vla_error *err)
             "--track sm";
     else if (vla_model_has_A(c->model) && (vla_form_pending(c, 1) || c->form == VLA_FORM_SCAN))
         w = "the models with A have the seq backward only (docs/math.md 11.2): --form seq";
-    else if (vla_levels(c))
-        w = "the Fenwick levels' merges and the weights lambda are not differentiated (the "
-            "other models have their backward)";
     else if (c->form == VLA_FORM_SCAN)
         w = bwd_scan;
     else if (vla_form_pending(c, 1) && !vla_model_gradchunk(c->model))
@@ -1050,6 +1042,15 @@ int vla_setting_read(const vla_config *c, const char *name, vla_error *err)
 long vla_form_pending(const vla_config *c, long writes)
 {
     return c->form == VLA_FORM_CHUNK && c->chunk > 1 ? writes % c->chunk : 0;
+}
+
+int vla_form_read_check(const vla_config *c, vla_error *err)
+{
+    if (vla_levels(c) && vla_form_pending(c, 1))
+        return vla_fail(err, VLA_ENOTSUP, "%s's chunk form keeps, at a chunk's end, the chunk's "
+                        "write as one level (fla's state), not the levels of its tokens that a "
+                        "read weighs: --form seq", vla_model_name(c->model));
+    return vla_fail(err, VLA_OK, NULL);
 }
 
 int vla_form_input_check(const vla_config *c, const vla_input *in, vla_error *err)

@@ -37,6 +37,10 @@ int vla_engine_stopped(const vla_engine *e) { return e->spec.stop && *e->spec.st
 int vla_engine_read_inside(vla_engine *e, int run, long t, long writes)
 {
     long p = vla_form_pending(&e->spec.cfg, writes);
+    vla_error why;
+    if (vla_form_read_check(&e->spec.cfg, &why))
+        return vla_engine_fail(e, run, VLA_ENOTSUP, "head %d, step %ld: a read: %s",
+                               e->spec.first_head + run, t, vla_error_msg(&why));
     return p ? vla_engine_fail(e, run, VLA_ENOTSUP,
                                "head %d, step %ld: a read inside a chunk (%ld of its %d writes "
                                "made): the chunk form has a state only at chunk ends "

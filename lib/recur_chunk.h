@@ -328,21 +328,27 @@ VLA_FN void FN(chunk_outer)(CXP, NREF acc, const NUM *Ev, const NUM *B, long a, 
     FRAME_END;
 }
 
-/* S_0, the chunk's first state, staged into s0 as the chunk's products take it (cfg.stage: the io
- * format by default, as fla stages h in k's dtype); then, with W (rows of d in X), E = U - W S_0^T in place of U,
- * rounded to io (fla's v_new) */
-VLA_FN void FN(chunk_s0)(CXP, ST *s, NUM *U, const NUM *X)
+/* a state (dv x d) staged into s0 as the chunk's products take it (cfg.stage: the io format by
+ * default, as fla stages h in k's dtype) */
+VLA_FN void FN(chunk_stage)(CXP, ST *s, const NUM *S)
 {
-    FRAME_BEGIN;
-    SCALAR(acc);
-    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
-    VLA_PFOR(i, 0, dv * d) { /* stage=io: fla's h.to(k.dtype); f16, bf16; off: as S is */
-        COPY(E(s->s0, i), E(s->S, i));
+    VLA_PFOR(i, 0, s->dv * s->d) { /* stage=io: fla's h.to(k.dtype); f16, bf16; off: as S is */
+        COPY(E(s->s0, i), E(S, i));
         if (s->cfg.stage == VLA_HALF_IO)
             STORE_I(E(s->s0, i));
         else
             ROUND_H(E(s->s0, i), s->cfg.stage);
     }
+}
+
+/* S_0, the chunk's first state, staged into s0; then, with W (rows of d in X), E = U - W S_0^T in
+ * place of U, rounded to io (fla's v_new) */
+VLA_FN void FN(chunk_s0)(CXP, ST *s, NUM *U, const NUM *X)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    FN(chunk_stage)(CX, s, s->S);
     if (X)
         VLA_PFOR(i, 0, C * dv) {
             FN(dot_at)(CX, P(acc), s->s0, (long)(i % dv) * d, X, (long)(i / dv) * d, d);

@@ -16,6 +16,7 @@
  * "tape" of a 16-bit training run); c_t is an input (the io format); every gradient is computed
  * in the compute format and rounded to the io format when it is handed out (STORE_I). */
 #ifndef VLA_RECUR_DEVICE
+#include <string.h>
 
 /* The backward's checkpoints, for a forward of T steps taken in units of U steps (the seq form:
  * U = 1; the chunk form: U = C, a chunk) and walked backward a block of K = U ceil(sqrt(ceil(T /
@@ -50,9 +51,24 @@ typedef struct {
     NUM *er;            /* dv: vla1's residual before the clip */
     NUM *za, *zb, *zc;  /* d each: the SM backward's z, and work */
     NUM *du;            /* d: the cotangent of u', then du */
+    NUM *dSh;           /* nh x dv x d: loglinear's levels' cotangents */
     FN(gckpt) P;        /* the checkpoints, one state every step of a block */
-    int d, dv;
+    int d, dv, nh;
 } FN(gstate);
+
+/* where the saved array named want starts among a state's saved arrays (grad_snap's order) */
+static long FN(grad_saved_at)(const vla_config *cfg, const char *want)
+{
+    VLA_DIMS_LOCALS(vla_dims_of(cfg));
+    long off = 0;
+#define VLA_X_(name, len)                                                                          \
+    if (!strcmp(#name, want))                                                                      \
+        return off;                                                                                \
+    off += (long)(len);
+    VLA_STATE_SAVED(VLA_X_)
+#undef VLA_X_
+    return 0;
+}
 
 /* dst <- the saved arrays of s (dir 0), or s's saved arrays <- src (dir 1), exactly */
 VLA_FN void FN(grad_snap)(CXP, ST *s, NUM *buf, int dir)
@@ -382,10 +398,10 @@ VLA_FN void FN(grad_step)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
 }
 
 /* the numbers of the backward's arrays, in allocation order (one list, so alloc and free agree) */
-#define VLA_GRAD_ARRAYS(X, d, dv)                                                                 \
+#define VLA_GRAD_ARRAYS(X, d, dv, nh)                                                             \
     X(dS, (long)(dv) * (d)) X(dn, d) X(ct, dv) X(dx, d) X(dkp, d) X(db, dv) X(dg, d) X(dbeta, 1)  \
     X(ra, d) X(rb, d) X(y, dv) X(dA, (long)(d) * (d)) X(er, dv) X(za, d) X(zb, d) X(zc, d)      \
-    X(du, d)
+    X(du, d) X(dSh, (long)(nh) * (dv) * (d))
 
 /* the checkpoints' arrays freed (after ckpt_begin, whatever it returned) */
 VLA_FN void FN(ckpt_end)(FN(gckpt) *P)
@@ -465,7 +481,7 @@ VLA_FN void FN(grad_end)(FN(gstate) *G)
 #define VLA_X_(name, len)                                                                          \
     if (G->name)                                                                                   \
         NUM_FREE(G->name, FN(alloc_len)(len));
-    VLA_GRAD_ARRAYS(VLA_X_, G->d, G->dv)
+    VLA_GRAD_ARRAYS(VLA_X_, G->d, G->dv, G->nh)
 #undef VLA_X_
     FN(ckpt_end)(&G->P);
 }
@@ -476,10 +492,10 @@ VLA_FN void FN(grad_end)(FN(gstate) *G)
 VLA_FN int FN(grad_begin)(CXP, ST *s, FN(gstate) *G, long T, vla_grad_input in, void *ctx)
 {
     const int d = s->d, dv = s->dv;
-    *G = (FN(gstate)){.d = d, .dv = dv};
+    *G = (FN(gstate)){.d = d, .dv = dv, .nh = vla_levels(&s->cfg)};
     int ok = 1;
 #define VLA_X_(name, len) ok &= (G->name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
-    VLA_GRAD_ARRAYS(VLA_X_, d, dv)
+    VLA_GRAD_ARRAYS(VLA_X_, d, dv, G->nh)
 #undef VLA_X_
     if (!ok)
         return VLA_ENOMEM;

@@ -301,6 +301,10 @@ void vla_form_name(const vla_config *cfg, char *buf, size_t len);
  * (0 at a chunk's end, the only place where its state exists; always 0 in the other forms and
  * in chunk:1, the sequential recurrence). */
 long vla_form_pending(const vla_config *cfg, long writes);
+/* Whether cfg's form has a state that a read (a query without a write) takes at a chunk's end:
+ * VLA_ENOTSUP with the reason in err (may be NULL) for loglinear's chunk form, whose state there
+ * keeps the chunk's write as one level, not its tokens' levels. */
+int vla_form_read_check(const vla_config *cfg, vla_error *err);
 /* Whether cfg's model, switches and way of tracking A have cfg's form (docs/forms.md: a chunk
  * of C > 1 tokens takes no per-step device that falls inside it, and computes A by the sm
  * update blockwise; the scan needs an S that is affine given the step's vectors).

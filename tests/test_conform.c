@@ -356,7 +356,7 @@ TEST(conform_gates)
         {"anchor=start", "anchor_block=8", "gate_lb=-4", "gate_map=pin"},
     };
     /* a chunk with a low-rank term (the lr column: rwkv7) takes the first set only (no anchor:
-     * vla_form_check); a gated model without a chunk form (loglinear) none */
+     * vla_form_check); a gated model without a chunk form (has_chunk) none */
     int k = 0;
     for (int i = 0; i < 6; i++)
         for (int m = 0; m < VLA_NMODEL; m++) /* the gated family, from the model table */

@@ -462,7 +462,7 @@ TEST(gradchunk_column_is_the_chunk_backward)
         vla_config cs, cc;
         setup(&cs, &s, case_of(VLA_DELTA, PLAIN), d, 90 + m); /* (every array filled) */
         vla_config_default(&cs, (vla_model_kind)m, d);
-        if (vla_grad_check(&cs, NULL)) { /* no backward at all (loglinear) */
+        if (vla_grad_check(&cs, NULL)) { /* no backward at all */
             CHECK_MSG(!has, "%s has a chunk backward and no seq one", name);
             continue;
         }

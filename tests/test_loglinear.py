@@ -17,6 +17,8 @@ evaluations in different orders differ by at most c (d + T) u64 norm-wise in the
 with rounding errors of independent signs by about sqrt(d T) u64 (Higham and Mary, SIAM J. Sci.
 Comput. 41 (2019)), the bound of tests/test_gated.py: 5.6e-15 at d = 16, T = 160. A level
 assignment off by one (a bucket's tokens given the next level's weight) is caught far above it.
+The chunk form (fla's chunk_log_linear_attn) is checked against the same naive form, its bound
+derived below (test_chunk_against_naive).
 The segment sums are summed per pair: exp(G_t - G_s) of the cumulative sums G, as fla's naive
 form and SSD's segsum take them, loses u64 |G_t| (G_T = -319 here) and put the naive form itself
 at 2.2e-15 from vlastab's, where the direct sums give 2.8e-16.
@@ -73,12 +75,12 @@ def inputs(seed=5):
     return x
 
 
-def ours(x, model="loglinear", precision="f64", reference=False):
+def ours(x, model="loglinear", precision="f64", reference=False, form="seq"):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a warning (an unread input, Inf) is a failure here
         return vlastab.run(x["q"], x["k"], x["v"], model=model, precision=precision,
                            u=x.get("u") if model == "loglinear" else None,
-                           logdecay=x["logdecay"], reference=reference)
+                           logdecay=x["logdecay"], reference=reference, form=form)
 
 
 def test_fenwick_levels_are_the_highest_differing_bit():
@@ -140,3 +142,116 @@ def test_levels_past_L_weigh_zero():
     e = gated_ref.relerr(o, naive(x["q"], x["k"], x["v"], x["logdecay"], x["u"]))
     b = np.sqrt(4 * 40) * U64
     assert e <= b, "loglinear d = 4, T = 40 against the naive form: %.1e (bound %.1e)" % (e, b)
+
+
+# the chunk form (fla's chunk_log_linear_attn: the intra-chunk scores weighed by their pair's
+# level, then the levels of whole chunks passed between chunks, docs/gated.md) against the same
+# naive form. The chunk changes the order of the sums, and takes its decays as exponentials of
+# the chunk's cumulative log-decays gamma (the naive form sums each pair's directly): gamma_r is
+# rounded with an absolute error of about |gamma_r| u, which exp turns into a relative one, so the
+# bound is seq's plus max |gamma| u over the chunks (G_C = -150 at C = 64 here: 2.2e-14 in
+# binary64). T = 160 is no multiple of 64: the last 32 tokens are a shorter chunk (vstate_finish).
+def chunk_bound(logdecay, C, u):
+    g = max(np.abs(logdecay[:, i:i + C].sum(1)).max() for i in range(0, logdecay.shape[1], C))
+    return (np.sqrt(d * T) + g) * u
+
+
+def test_chunk_against_naive():
+    x = inputs(17)
+    o_n = naive(x["q"], x["k"], x["v"], x["logdecay"], x["u"])
+    _, S_m = gated_ref.mamba2_seq(x["q"], x["k"], x["v"], logdecay=x["logdecay"])
+    for C in (2, 4, 16, 64):
+        r = ours(x, form="chunk:%d" % C)
+        e, eS, b = (gated_ref.relerr(r["o"], o_n), gated_ref.relerr(r["S"], S_m),
+                    chunk_bound(x["logdecay"], C, U64))
+        assert e <= b and eS <= b, (
+            "loglinear chunk:%d f64 against the naive form: o %.1e, S %.1e (bound %.1e)" % (
+                C, e, eS, b))
+
+
+def test_chunk_f32_against_naive():
+    """f32 against the naive form on the inputs rounded to binary32, bound as above in u32"""
+    x = inputs(17)
+    xr = {n: vlastab.round_to(a, "f32") for n, a in x.items()}
+    o_n = naive(xr["q"], xr["k"], xr["v"], xr["logdecay"], xr["u"])
+    for C in (16, 64):
+        e = gated_ref.relerr(ours(x, precision="f32", form="chunk:%d" % C)["o"], o_n)
+        b = chunk_bound(xr["logdecay"], C, 2.0 ** -24)
+        assert e <= b, "loglinear chunk:%d f32 against the naive form: o %.1e (bound %.1e)" % (
+            C, e, b)
+
+
+def test_chunk_levels_past_L():
+    """d = 4 (L = 4 levels, 8 tokens) in chunk:16: a chunk's own pairs reach level 4, which
+    weighs 0, and the chunk's write leaves out the tokens seq has dropped by the chunk's end, so
+    S is seq's levels' sum (T = 48 ends with a whole chunk of 16, or a last one of 16 in chunk:32)"""
+    x = gated_ref.example_inputs("mamba2", H=H, T=48, d=4, dv=4, seed=19)
+    x["u"] = np.random.default_rng(20).standard_normal((H, 48, 4))
+    o_n = naive(x["q"], x["k"], x["v"], x["logdecay"], x["u"])
+    S_seq = ours(x)["S"]
+    b = np.sqrt(4 * 48) * U64
+    for C in (4, 8, 16, 32):
+        r = ours(x, form="chunk:%d" % C)
+        e, eS = gated_ref.relerr(r["o"], o_n), gated_ref.relerr(r["S"], S_seq)
+        assert e <= b and eS <= b, (
+            "loglinear d = 4 chunk:%d against the naive form: o %.1e, against seq's S %.1e "
+            "(bound %.1e)" % (C, e, eS, b))
+
+
+# the seq backward (lib/models/loglinear.h's grad_loglinear, vla_grad) against torch.autograd
+# float64 of the naive masked form above written in torch: the gradients of L = sum_t c_t . o_t
+# with respect to q, k, v, the log-decays and lambda (u). The bound is tests/test_grad.py's:
+# 4 sqrt(d T) u64 for the forward's and backward's two evaluations in different orders.
+def torch_naive(t, L):
+    """o (heads, T, dv) of the naive form in torch (t: q, k, v, logdecay, u tensors); the weights
+    of levels L and above 0"""
+    import torch
+    q, k, v, g, lam = t["q"], t["k"], t["v"], t["logdecay"], t["u"]
+    TT = q.shape[1]
+    lev = levels(TT)
+    seg = np.zeros((TT, TT, TT))  # seg[t, s, r] = 1 where s < r <= t
+    for a in range(TT):
+        for b in range(a):
+            seg[a, b, b + 1:a + 1] = 1.0
+    G = torch.einsum("tsr,hr->hts", torch.tensor(seg), g)
+    on = torch.tensor((lev >= 0) & (lev < L))
+    li = torch.tensor(np.clip(lev, 0, L - 1))
+    w = torch.gather(lam[:, :, :L], 2, li.unsqueeze(0).expand(q.shape[0], TT, TT))
+    w = torch.where(on, w, torch.zeros_like(w))
+    return (w * torch.exp(torch.where(on, G, torch.zeros_like(G))) * (q @ k.transpose(1, 2))) @ v
+
+
+def autograd(x, c, L):
+    import torch
+    t = {n: torch.tensor(a, dtype=torch.float64, requires_grad=True) for n, a in x.items()}
+    (torch_naive(t, L) * torch.tensor(c)).sum().backward()
+    return {n: a.grad.numpy() for n, a in t.items()}
+
+
+def grad_errs(x, c, d_):
+    ref = autograd(x, c, min(d_, 31))
+    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model="loglinear", precision="f64",
+                        logdecay=x["logdecay"], u=x["u"])
+    return {n: gated_ref.relerr(ours[g], ref[n]) for n, g in
+            (("q", "dq"), ("k", "dk"), ("v", "dv"), ("logdecay", "dg"), ("u", "du"))}
+
+
+def test_backward_against_autograd():
+    pytest = __import__("pytest")
+    pytest.importorskip("torch")
+    TT = 64
+    x = gated_ref.example_inputs("mamba2", H=H, T=TT, d=d, dv=12, seed=23)
+    x["u"] = np.random.default_rng(24).standard_normal((H, TT, d))
+    c = np.random.default_rng(25).standard_normal((H, TT, 12))
+    b = 4 * np.sqrt(d * TT) * U64
+    errs = grad_errs(x, c, d)
+    assert max(errs.values()) <= b, "loglinear f64 against torch.autograd: %s (bound %.1e)" % (
+        ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), b)
+    # d = 4: L = 4 levels over T = 40, the dropped buckets' gradients 0
+    x = gated_ref.example_inputs("mamba2", H=H, T=40, d=4, dv=4, seed=26)
+    x["u"] = np.random.default_rng(27).standard_normal((H, 40, 4))
+    c = np.random.default_rng(28).standard_normal((H, 40, 4))
+    b = 4 * np.sqrt(4 * 40) * U64
+    errs = grad_errs(x, c, 4)
+    assert max(errs.values()) <= b, "loglinear d = 4 against torch.autograd: %s (bound %.1e)" % (
+        ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), b)

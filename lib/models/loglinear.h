@@ -21,21 +21,23 @@ VLA_FN int FN(ll_on)(long p, int l) { return l == 0 || ((p >> (l - 1)) & 1); }
 /* no delta term: k' = 0, alpha = k; the levels' sum has J = a I and B = v k^T, as mamba2 */
 VLA_FN void FN(vec_loglinear)(CXP, ST *s) { FN(vec_additive)(CX, s); }
 
-/* position p > 0: levels 0..z, z p's trailing zeros, summed into level z + 1 (each sum stored) */
-VLA_FN void FN(ll_merge)(CXP, ST *s, long p)
+/* the trailing zeros of p > 0 */
+VLA_FN int FN(ll_tz)(long p)
 {
-    const int n = s->dv * s->d;
     int z = 0;
     while (!((p >> z) & 1))
         z++;
-    if (z + 1 >= vla_levels(&s->cfg))
-        return; /* level z + 1 would be L or more: the bucket weighs 0, so it is dropped */
-    NUM *dst = LL_LEVEL(s, z + 1);
-    const NUM *l0 = LL_LEVEL(s, 0);
+    return z;
+}
+
+/* dst = the sum of levels 0..z of the levels lv (dv x d each), from 0 up, each sum stored */
+VLA_FN void FN(ll_sum_to)(CXP, ST *s, NUM *dst, const NUM *lv, int z)
+{
+    const int n = s->dv * s->d;
     VLA_PFOR(i, 0, n)
-        COPY(E(dst, i), E(l0, i));
+        COPY(E(dst, i), E(lv, i));
     for (int l = 1; l <= z; l++) {
-        const NUM *src = LL_LEVEL(s, l);
+        const NUM *src = VLA_ROWP(lv, (size_t)l * n);
         VLA_PFOR(i, 0, n) {
             ADD(E(dst, i), E(dst, i), E(src, i));
             STORE(E(dst, i));
@@ -43,29 +45,36 @@ VLA_FN void FN(ll_merge)(CXP, ST *s, long p)
     }
 }
 
-VLA_FN void FN(step_loglinear)(CXP, ST *s, int has_g)
+/* position p > 0: levels 0..z, z p's trailing zeros, summed into level z + 1 */
+VLA_FN void FN(ll_merge)(CXP, ST *s, long p)
 {
-    const long p = s->t - 1;
-    const int n = s->dv * s->d, d = s->d, L = vla_levels(&s->cfg);
-    FN(vec_loglinear)(CX, s);
-    if (p > 0)
-        FN(ll_merge)(CX, s, p);
-    for (int l = 1; l < L; l++) { /* every level that holds tokens decays by a_p */
+    const int z = FN(ll_tz)(p);
+    if (z + 1 >= vla_levels(&s->cfg))
+        return; /* level z + 1 would be L or more: the bucket weighs 0, so it is dropped */
+    FN(ll_sum_to)(CX, s, LL_LEVEL(s, z + 1), s->sh, z);
+}
+
+/* every level above 0 that holds tokens at position p decays by a, each entry stored */
+VLA_FN void FN(ll_decay)(CXP, ST *s, long p, NREF a)
+{
+    const int n = s->dv * s->d, L = vla_levels(&s->cfg);
+    for (int l = 1; l < L; l++) {
         if (!FN(ll_on)(p, l))
             continue;
         NUM *S = LL_LEVEL(s, l);
         VLA_PFOR(i, 0, n) {
-            MUL(E(S, i), E(s->beta_decay, 1), E(S, i));
+            MUL(E(S, i), R(a), E(S, i));
             STORE(E(S, i));
         }
     }
-    NUM *S0 = LL_LEVEL(s, 0); /* level 0: the token's own write v k^T */
-    VLA_PFOR(i, 0, n) {
-        MUL(E(S0, i), E(s->v, i / d), E(s->al, i % d));
-        STORE(E(S0, i));
-    }
-    VLA_PFOR(i, 0, n) /* S: the levels' sum, from level 0 up */
-        COPY(E(s->S, i), E(S0, i));
+}
+
+/* S: the levels' sum, level 0 and those above it that hold tokens at position p, from 0 up */
+VLA_FN void FN(ll_sum)(CXP, ST *s, long p)
+{
+    const int n = s->dv * s->d, L = vla_levels(&s->cfg);
+    VLA_PFOR(i, 0, n)
+        COPY(E(s->S, i), E(LL_LEVEL(s, 0), i));
     for (int l = 1; l < L; l++) {
         if (!FN(ll_on)(p, l))
             continue;
@@ -75,6 +84,22 @@ VLA_FN void FN(step_loglinear)(CXP, ST *s, int has_g)
             STORE(E(s->S, i));
         }
     }
+}
+
+VLA_FN void FN(step_loglinear)(CXP, ST *s, int has_g)
+{
+    const long p = s->t - 1;
+    const int n = s->dv * s->d, d = s->d;
+    FN(vec_loglinear)(CX, s);
+    if (p > 0)
+        FN(ll_merge)(CX, s, p);
+    FN(ll_decay)(CX, s, p, P(E(s->beta_decay, 1)));
+    NUM *S0 = LL_LEVEL(s, 0); /* level 0: the token's own write v k^T */
+    VLA_PFOR(i, 0, n) {
+        MUL(E(S0, i), E(s->v, i / d), E(s->al, i % d));
+        STORE(E(S0, i));
+    }
+    FN(ll_sum)(CX, s, p);
 }
 
 /* o = sum_l lambda^(l) (S^(l) w), w = scale q, the levels from 0 up; nothing before a token */
@@ -100,12 +125,181 @@ VLA_FN void FN(read_loglinear)(CXP, ST *s)
     FRAME_END;
 }
 
-/* no chunk form (vla_form_check refuses it: the levels merge at the bits of each position) */
-VLA_FN void FN(chunk_loglinear)(CXP, ST *s) {}
+/* the level of tokens c <= r of a chunk (which starts at a multiple of C): 0 on the diagonal,
+ * else 1 + the highest bit in which r and c differ (fla's level_lut) */
+VLA_FN int FN(ll_level)(long r, long c)
+{
+    int l = 0;
+    for (long x = r ^ c; x; x >>= 1)
+        l++;
+    return l;
+}
+
+/* fla's chunk_log_linear_attn, the chunk of tokens p0 .. p0 + C - 1 (p0 a multiple of C, gamma_r
+ * the cumulative log-decays of the chunk, lambda_r^(l) = u_r[l], q' the gated queries in io). The
+ * state between chunks keeps the last chunk's write whole in level 0, and above it the levels
+ * of whole chunks (levels 1 .. log2 C hold nothing); at p0 levels 0 .. z merge into level z + 1
+ * as in seq (ll_merge: fla's cascade kv_{j+1} += kv_j at the chunk's end, deferred to here). Then
+ *   o_r = scale (sum_{c <= r} (((q'_r . k_c) e^(gamma_r - gamma_c))_io lambda_r^(l(r,c)))_io v_c
+ *         + sum_l (S^(l)_io (lambda_r^(l) q'_r)_io) e^(gamma_r)),
+ * the intra-chunk sum first, then the levels that hold tokens at p0, from the lowest; a level
+ * past L weighs 0. The state: those levels decay by e^(gamma_C), level 0 becomes
+ * sum_c (v_c e^(gamma_C - gamma_c))_io k_c^T (without the tokens whose level from the chunk's last
+ * token is L or more, which seq has dropped by then), S the levels' sum. */
+VLA_FN void FN(chunk_loglinear)(CXP, ST *s)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(gl);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk, L = vla_levels(&s->cfg);
+    const long p0 = s->t - C, rl = vla_in_len(d, dv, s->ng, s->nr);
+    NUM *M = s->cm, *V = s->ce, *X = s->cx, *G = s->cg, *cb = s->cb;
+    FN(chunk_additive)(CX, s); /* q' in the buffer, the keys in cy, the last token's k', alpha */
+    if (p0 > 0)
+        FN(ll_merge)(CX, s, p0);
+    VLA_PFOR(i, 0, 1)
+        FN(chunk_gamma)(CX, s, G, 1, 0, rl, CB_AT(0, beta_decay) + 2);
+    FN(chunk_exp)(CX, s, P(gl), P(E(G, C - 1)));
+    /* the intra-chunk scores: decayed, rounded to io, weighed by their level's lambda, to io */
+    VLA_PFOR(i, 0, C * C) {
+        long r = i / C, c = i % C;
+        if (c <= r) {
+            const int l = FN(ll_level)(r, c);
+            FN(dot_at)(CX, P(E(M, i)), cb, CB_AT(r, pq), s->cy, c * d, d);
+            FN(chunk_decay)(CX, s, P(E(M, i)), r, c);
+            STORE_I(E(M, i));
+            if (l < L)
+                MUL(E(M, i), E(M, i), E(cb, CB_AT(r, u) + l));
+            else
+                SETI(E(M, i), 0);
+            STORE_I(E(M, i));
+        }
+    }
+    VLA_PFOR(i, 0, C * dv)
+        COPY(E(V, i), E(cb, CB_AT(i / dv, v) + i % dv));
+    VLA_PFOR(i, 0, C * dv)
+        FN(chunk_masked)(CX, P(E(s->co, i)), M, V, i / dv, i % dv, C, dv);
+    /* the levels of whole chunks that hold tokens at p0 */
+    for (int l = 1; l < L; l++) {
+        if (!FN(ll_on)(p0, l))
+            continue;
+        FN(chunk_stage)(CX, s, LL_LEVEL(s, l));
+        VLA_PFOR(i, 0, C * d) {
+            MUL(E(X, i), E(cb, CB_AT(i / d, u) + l), E(cb, CB_AT(i / d, pq) + i % d));
+            STORE_I(E(X, i));
+        }
+        VLA_PFOR(i, 0, C * dv) {
+            TEMP(t);
+            FN(dot_at)(CX, P(t), s->s0, (i % dv) * d, X, (i / dv) * d, d);
+            FN(chunk_exp)(CX, s, P(acc), P(E(G, i / dv)));
+            MUL(t, t, acc);
+            ADD(E(s->co, i), E(s->co, i), t);
+        }
+    }
+    VLA_PFOR(i, 0, C * dv) /* the gated family: fla's chunk kernels scale the read-out */
+        MUL(E(s->co, i), E(s->co, i), E(s->c, C_SCALE));
+    /* the state at the chunk's end */
+    VLA_PFOR(i, 0, C * dv) {
+        TEMP(t);
+        if (FN(ll_level)(C - 1, i / dv) < L) {
+            FN(chunk_dexp)(CX, s, P(t), P(E(G, C - 1)), P(E(G, i / dv)));
+            MUL(E(V, i), E(V, i), t);
+            STORE_I(E(V, i));
+        } else
+            SETI(E(V, i), 0);
+    }
+    FN(ll_decay)(CX, s, p0, P(gl));
+    VLA_PFOR(i, 0, dv * d) {
+        FN(chunk_outer)(CX, P(acc), V, s->cy, i / d, i % d, C, dv, d);
+        COPY(E(LL_LEVEL(s, 0), i), acc);
+        STORE(E(LL_LEVEL(s, 0), i));
+    }
+    FN(ll_sum)(CX, s, p0);
+    VLA_PFOR(a, 0, dv)
+        COPY(E(s->o, a), E(s->co, (long)(C - 1) * dv + a));
+    FRAME_END;
+}
 
 #else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
 
-/* none: vla_grad_check refuses loglinear (the levels' merges and lambda are not differentiated) */
-VLA_FN void FN(grad_loglinear)(CXP, ST *s, FN(gstate) *G, const NUM *Sp) {}
+/* level l's cotangent (dv x d) in G->dSh */
+#define LL_DLEVEL(G, l) VLA_ROWP((G)->dSh, (size_t)(l) * (G)->dv * (G)->d)
+
+/* Step p's backward (p = t - 1; s at the step's end with its vectors, Sp the saved arrays before
+ * it), the levels' cotangents in G->dSh (of the step's end on entry, of its start on return):
+ *   the read-out o = sum_l lambda^(l) S^(l) w over the levels that hold tokens at p:
+ *     dlambda^(l) = c . (S^(l) w) (du), dS^(l) += lambda^(l) c w^T, dw = sum_l lambda^(l) S^(l)^T c;
+ *   level 0's write v k^T: dv = dS^(0) k, dk = dS^(0)^T v;
+ *   the decay of the levels l >= 1 that hold tokens: dg = a sum_l dS^(l) . X^(l), X^(l) the level
+ *     before it (level z + 1: the merged sum, recomputed from Sp), then dS^(l) <- a dS^(l);
+ *   the merge of levels 0 .. z into z + 1: each takes dS^(z+1), which becomes 0 (what the merge
+ *     overwrote); a dropped bucket (z + 1 >= L) and the first token's level 0 take 0.
+ * S, the levels' sum, is read by nothing: its cotangent G->dS stays 0. */
+VLA_FN void FN(grad_loglinear)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    const int d = s->d, dv = s->dv, n = dv * d, L = vla_levels(&s->cfg);
+    const long p = s->t - 1;
+    const int z = p > 0 ? FN(ll_tz)(p) : -1, merged = z >= 0 && z + 1 < L;
+    const NUM *shp = VLA_ROWP(Sp, FN(grad_saved_at)(&s->cfg, "sh")); /* the levels before */
+    NUM *dS0 = LL_DLEVEL(G, 0);
+    for (int j = 0; j < d; j++) {
+        SETI(E(G->dx, j), 0);
+        SETI(E(G->du, j), 0);
+    }
+    for (int l = 0; l < L; l++) { /* the read-out */
+        if (!FN(ll_on)(p, l))
+            continue;
+        const NUM *Sl = LL_LEVEL(s, l);
+        NUM *dl = LL_DLEVEL(G, l);
+        FN(matvec)(CX, s->e, Sl, s->w, dv, d);
+        FN(dot)(CX, P(E(G->du, l)), G->ct, s->e, dv);
+        for (int i = 0; i < dv; i++)
+            for (int j = 0; j < d; j++) {
+                MUL(t, E(s->u, l), E(G->ct, i));
+                MUL(t, t, E(s->w, j));
+                ADD(E(dl, (long)i * d + j), E(dl, (long)i * d + j), t);
+                STORE(E(dl, (long)i * d + j));
+            }
+        FN(matvec_t)(CX, s->z, Sl, G->ct, d, dv);
+        for (int j = 0; j < d; j++) {
+            MUL(t, E(s->u, l), E(s->z, j));
+            ADD(E(G->dx, j), E(G->dx, j), t);
+        }
+    }
+    FN(grad_gated_query)(CX, s, G);
+    FN(matvec)(CX, G->db, dS0, s->al, dv, d); /* level 0's write */
+    FN(matvec_t)(CX, G->dkp, dS0, s->v, d, dv);
+    if (merged) /* level z + 1 before the decay, as the forward summed it, into S (spent) */
+        FN(ll_sum_to)(CX, s, s->S, shp, z);
+    SETI(E(G->dg, 0), 0);
+    for (int l = 1; l < L; l++) { /* the decay */
+        if (!FN(ll_on)(p, l))
+            continue;
+        const NUM *X = l == z + 1 ? s->S : VLA_ROWP(shp, (size_t)l * n);
+        NUM *dl = LL_DLEVEL(G, l);
+        for (int i = 0; i < n; i++) {
+            MUL(t, E(dl, i), E(X, i));
+            ADD(E(G->dg, 0), E(G->dg, 0), t);
+            MUL(E(dl, i), E(s->beta_decay, 1), E(dl, i));
+            STORE(E(dl, i));
+        }
+    }
+    MUL(E(G->dg, 0), E(G->dg, 0), E(s->beta_decay, 1));
+    for (int l = z < L ? z : L - 1; l >= 0; l--) /* the merge (z = -1: the first token) */
+        for (int i = 0; i < n; i++)
+            if (merged)
+                COPY(E(LL_DLEVEL(G, l), i), E(LL_DLEVEL(G, z + 1), i));
+            else
+                SETI(E(LL_DLEVEL(G, l), i), 0);
+    for (int i = 0; merged && i < n; i++)
+        SETI(E(LL_DLEVEL(G, z + 1), i), 0);
+    for (int i = 0; z < 0 && i < n; i++)
+        SETI(E(dS0, i), 0);
+    FRAME_END;
+}
+#undef LL_DLEVEL
 #endif
 #undef LL_LEVEL

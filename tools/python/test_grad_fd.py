@@ -91,7 +91,7 @@ def cases():
     for mi, model in enumerate(vlastab.models()):
         if _L.vla_grad_check(ctypes.byref(vlastab._configure(model, "f64", "sm", True, d, dv, {})),
                              None):
-            continue  # a model without a backward (loglinear): vla_grad_check refuses it
+            continue  # a model without a backward: vla_grad_check refuses it
         own = _L.vla_model_phi(vlastab._configure(model, "f64", "sm", True, d, dv, {}).model)
         default_id = vlastab._configure(model, "f64", "sm", True, d, dv, {}).features == \
             _abi.VLA_FEAT_ID
