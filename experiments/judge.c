@@ -217,6 +217,37 @@ typedef struct {
     seqm_t *sq;     /* H x nseq, a trace's packed sequences (c->cu): each one's measures */
 } jpass_t;
 
+/* the steps done .. upto - 1 of heads h0 .. h0 + H - 1 measured, every run's against the
+ * reference's: the kernel's read-outs from kbuf (its window), the runs' from their taps */
+static void window_measure(jpass_t *J, int h0, int H, const taps_t *tp, meas_run *mr,
+                           const double *kbuf, double *row, const double *nan, long done, long upto)
+{
+    const vla_cli *c = J->c;
+    const int dv = J->cfg->dv;
+    for (int h = 0; h < H; h++)
+        for (long s = done; s < upto; s++) {
+            const size_t slot = (size_t)h * RING + (size_t)(s % RING);
+            const double *ref = tp[R_REF].seen[slot] ? tp[R_REF].o + slot * dv : nan;
+            for (int k = 0; k < NR; k++) {
+                const taps_t *x = &tp[J->alias[k]];
+                const double *o = k == M_KERNEL ? kbuf + ((size_t)h * RING + (s - done)) * dv
+                                  : x->seen[slot] ? x->o + slot * dv
+                                                  : NULL;
+                for (int j = 0; j < dv; j++) /* NaN where none came; the emulations' read-outs
+                                              * rounded as the kernel's are */
+                    row[j] = !o ? NAN
+                             : k == R_SEQ || k == R_FORM
+                                 ? vla_round_fmt(J->ofmt, vla_round_fmt(J->io, o[j]))
+                                 : o[j];
+                double a, b;
+                meas_elems(&mr[h * NR + k], s, row, ref, dv, J->fo, &a, &b);
+                meas_push(&mr[h * NR + k], a, b);
+                if (k == M_KERNEL && J->sq)
+                    seq_push(J->sq + (size_t)(h0 + h) * c->nseq, c, s, a, b);
+            }
+        }
+}
+
 /* One pass over the trace of heads h0 .. h0 + H - 1: 0, REDO_MPFR (a dd reference failed its
  * check: pass again, that reference in MPFR), or 1 with the reason in why and the run that failed
  * in *failed (-1: o.npy). *rescale: a measure's numbers asked for another scale than J->sc's (now
@@ -329,28 +360,8 @@ static int judge_pass(jpass_t *J, int h0, int H, int *failed, int *rescale, vla_
                 vla_npy_read_steps(J->ko, h0 + h, done, upto - done, kbuf + (size_t)h * RING * dv,
                                    &ve))
                 st = 1, *failed = -1, *why = ve;
-        for (int h = 0; h < H && !st; h++)
-            for (long s = done; s < upto; s++) {
-                const size_t slot = (size_t)h * RING + (size_t)(s % RING);
-                const double *ref = tp[R_REF].seen[slot] ? tp[R_REF].o + slot * dv : nan;
-                for (int k = 0; k < NR; k++) {
-                    const taps_t *x = &tp[J->alias[k]];
-                    const double *o = k == M_KERNEL ? kbuf + ((size_t)h * RING + (s - done)) * dv
-                                      : x->seen[slot] ? x->o + slot * dv
-                                                      : NULL;
-                    for (int j = 0; j < dv; j++) /* NaN where none came; the emulations' read-outs
-                                                  * rounded as the kernel's are */
-                        row[j] = !o ? NAN
-                                 : k == R_SEQ || k == R_FORM
-                                     ? vla_round_fmt(J->ofmt, vla_round_fmt(J->io, o[j]))
-                                     : o[j];
-                    double a, b;
-                    meas_elems(&mr[h * NR + k], s, row, ref, dv, J->fo, &a, &b);
-                    meas_push(&mr[h * NR + k], a, b);
-                    if (k == M_KERNEL && J->sq)
-                        seq_push(J->sq + (size_t)(h0 + h) * c->nseq, c, s, a, b);
-                }
-            }
+        if (!st)
+            window_measure(J, h0, H, tp, mr, kbuf, row, nan, done, upto);
         for (int r = 0; r < NR && !st; r++)
             for (int h = 0; h < H && tp[r].seen; h++)
                 for (long s = done; s < upto; s++)

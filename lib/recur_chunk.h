@@ -358,6 +358,33 @@ VLA_FN void FN(chunk_s0)(CXP, ST *s, NUM *U, const NUM *X)
     FRAME_END;
 }
 
+/* S_C = S_0 + E^T B (E's rows in U, C x dv; B's in rows of d), with a decay S_C = gl S_0 +
+ * sum_t (e_t exp(gamma_C - gamma_t))_io b_t^T (gl = exp(gamma_C), gamma in cg): e_t so decayed is
+ * rounded to io again in U (fla rounds that product once, from e_t in binary32) */
+VLA_FN void FN(chunk_carry)(CXP, ST *s, NUM *U, const NUM *B, NREF gl, int decay)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    NUM *G = s->cg;
+    if (decay)
+        VLA_PFOR(i, 0, C * dv) {
+            TEMP(t);
+            FN(chunk_dexp)(CX, s, P(t), P(E(G, C - 1)), P(E(G, i / dv)));
+            MUL(E(U, i), E(U, i), t);
+            STORE_I(E(U, i));
+        }
+    VLA_PFOR(i, 0, dv * d) {
+        FN(chunk_outer)(CX, P(acc), U, B, i / d, i % d, C, dv, d);
+        if (decay)
+            MUL(E(s->S, i), E(s->S, i), R(gl));
+        ADD(E(s->S, i), E(s->S, i), acc);
+        STORE(E(s->S, i));
+    }
+    FRAME_END;
+}
+
 /* The chunk of S_t = S_{t-1} (I - a_t b_t^T) + c_t b_t^T, fla's chunked delta rule (a = beta
  * k, b = k, c = beta v) with distinct left and right vectors (vla3: a = k', b = alpha, c = v;
  * rls: a = k, b = the gain). With E's rows e_t = c_t - S_{t-1} a_t, the S_t the write makes,
@@ -465,22 +492,7 @@ VLA_FN void FN(chunk_wy)(CXP, ST *s, int wy, int beta, int decay, int qa, int ac
         if (s->cfg.normalize)
             DIV(E(s->co, i), E(s->co, i), E(s->cr, r));
     }
-    /* S_C = S_0 + E^T B; n_C = n_0 + sum phi(k_t). With a decay, e_t exp(gamma_C - gamma_t) is
-     * rounded to io again (fla rounds that product once, from e_t in binary32) */
-    if (decay)
-        VLA_PFOR(i, 0, C * dv) {
-            TEMP(t);
-            FN(chunk_dexp)(CX, s, P(t), P(E(G, C - 1)), P(E(G, i / dv)));
-            MUL(E(U, i), E(U, i), t);
-            STORE_I(E(U, i));
-        }
-    VLA_PFOR(i, 0, dv * d) {
-        FN(chunk_outer)(CX, P(acc), U, B, i / d, i % d, C, dv, d);
-        if (decay)
-            MUL(E(s->S, i), E(s->S, i), gl);
-        ADD(E(s->S, i), E(s->S, i), acc);
-        STORE(E(s->S, i));
-    }
+    FN(chunk_carry)(CX, s, U, B, P(gl), decay); /* S_C; n_C = n_0 + sum phi(k_t) */
     if (acc_n)
         VLA_PFOR(c, 0, d) {
             COPY(acc, E(cb, CB_AT(0, pk) + c));

@@ -214,18 +214,7 @@ VLA_FN void FN(chunk_mamba3)(CXP, ST *s)
         MUL(t, E(qk, r), E(U, i));
         ADD(E(s->co, i), E(s->co, i), t);
     }
-    VLA_PFOR(i, 0, C * dv) {
-        TEMP(t);
-        FN(chunk_dexp)(CX, s, P(t), P(E(G, C - 1)), P(E(G, i / dv)));
-        MUL(E(U, i), E(U, i), t);
-        STORE_I(E(U, i));
-    }
-    VLA_PFOR(i, 0, dv * d) {
-        FN(chunk_outer)(CX, P(acc), U, K, i / d, i % d, C, dv, d);
-        MUL(E(s->S, i), E(s->S, i), gl);
-        ADD(E(s->S, i), E(s->S, i), acc);
-        STORE(E(s->S, i));
-    }
+    FN(chunk_carry)(CX, s, U, K, P(gl), 1);
     VLA_PFOR(a, 0, dv) {
         COPY(E(s->vx, a), E(s->v, a));
         COPY(E(s->o, a), E(s->co, (long)(C - 1) * dv + a));
@@ -234,21 +223,6 @@ VLA_FN void FN(chunk_mamba3)(CXP, ST *s)
 }
 
 #else /* ---- the backward (recur_grad.h, docs/math.md section 11) ---- */
-#include <string.h>
-
-/* where the saved array named want starts among a state's saved arrays (grad_snap's order) */
-static long FN(m3_saved_at)(const vla_config *cfg, const char *want)
-{
-    VLA_DIMS_LOCALS(vla_dims_of(cfg));
-    long off = 0;
-#define VLA_X_(name, len)                                                                          \
-    if (!strcmp(#name, want))                                                                      \
-        return off;                                                                                \
-    off += (long)(len);
-    VLA_STATE_SAVED(VLA_X_)
-#undef VLA_X_
-    return 0;
-}
 
 /* the backward of y = R x at y (a turned vector): dTheta_p += dy . (J y)_p = dy_2p+1 y_2p - dy_2p
  * y_2p+1 (dth, carried, stored), then dy <- R^T dy, the cotangent of x */
@@ -283,8 +257,8 @@ VLA_FN void FN(grad_mamba3)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
     SCALAR(u1);
     SCALAR(u2);
     const int d = s->d, dv = s->dv;
-    const NUM *kx = VLA_ROWP(Sp, FN(m3_saved_at)(&s->cfg, "al"));
-    const NUM *vx = VLA_ROWP(Sp, FN(m3_saved_at)(&s->cfg, "vx"));
+    const NUM *kx = VLA_ROWP(Sp, FN(grad_saved_at)(&s->cfg, "al"));
+    const NUM *vx = VLA_ROWP(Sp, FN(grad_saved_at)(&s->cfg, "vx"));
     NUM *dth = G->zb, *dkc = G->za, *dvc = G->er, *y = G->y;
     FN(grad_read)(CX, s, G, s->w, P(E(s->c, C_STAB)));
     FN(turn_grad)(CX, G->dx, s->w, s->zr, dth, s->z, d);
