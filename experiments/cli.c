@@ -175,8 +175,9 @@ static const vla_doc_item cli_files[] = {
                             "delta_form=decay); absent: a_t = 1"},
     {"DIR/S0.npy", NULL, "(heads, dv, d), optional: each head's initial state S_0 in the state's "
                          "layout (fla's initial_state transposed), rounded to the policy's storage "
-                         "format; la with normalize=off, delta, gdn, kda, gla, mamba2 and rwkv7 "
-                         "take it, the others refuse it (exit 2); absent: S_0 = 0"},
+                         "format; the models whose state is S alone take it (not those that "
+                         "keep A, Fenwick levels or a normalizer: la with normalize=on), the "
+                         "others refuse it (exit 2); absent: S_0 = 0"},
     {"DIR/cu_seqlens.npy", NULL, "(N + 1,) integers, optional: 0 = c_0 < c_1 < ... < c_N = T, "
                                  "the T steps are N sequences packed (fla's cu_seqlens), each "
                                  "run's state restarting at each sequence's first step from 0 or "

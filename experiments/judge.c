@@ -484,17 +484,31 @@ static const char *const gname[NGRAD] = {"dq", "dk", "dv", "dbeta", "dg", "da", 
 /* gradient i's numbers per step in cfg's model; 0 (and *why) when the model has no such input */
 /* the width of gradient file i (gname) for cfg's model into *w; VLA_ENOTSUP when the model has
  * no such gradient, with the rest of a sentence that starts with the model's name */
+static int grad_of(vla_model_kind m, vla_grad_kind k)
+{
+    vla_config c;
+    vla_config_default(&c, m, 16);
+    return vla_grad_has(&c, k);
+}
+static int has_dbeta(vla_model_kind m) { return grad_of(m, VLA_GRAD_BETA); }
+static int has_dg(vla_model_kind m) { return grad_of(m, VLA_GRAD_G); }
+static int has_dab(vla_model_kind m) { return grad_of(m, VLA_GRAD_LR); }
+static int has_du(vla_model_kind m) { return grad_of(m, VLA_GRAD_U); }
+
 static int grad_width(const vla_config *cfg, int i, long *w, vla_error *err)
 {
-    static const char *const no[] = {
-        [3] = "has no beta (dbeta: delta, gdn, kda)",
-        [4] = "has no log-decay (dg: gdn, kda, gla, mamba2, rwkv7, delta with delta_form=decay)",
-        [5] = "has no low-rank pair a, b (da, db: rwkv7)",
-        [7] = "has no penalty vector u (du: vla1, vla3)"};
+    static const char *const what[] = {[3] = "beta (dbeta", [4] = "log-decay (dg",
+                                       [5] = "low-rank pair a, b (da, db", [7] = "input u (du"};
+    static int (*const has[])(vla_model_kind) = {[3] = has_dbeta, [4] = has_dg, [5] = has_dab,
+                                                 [7] = has_du};
     const vla_grad_kind kind[] = {0, 0, 0, VLA_GRAD_BETA, VLA_GRAD_G, VLA_GRAD_LR, VLA_GRAD_LR,
                                   VLA_GRAD_U};
-    if (kind[i] && !vla_grad_has(cfg, kind[i]))
-        return vla_fail(err, VLA_ENOTSUP, "%s", no[i == 6 ? 5 : i]);
+    if (kind[i] && !vla_grad_has(cfg, kind[i])) {
+        const int j = i == 6 ? 5 : i;
+        char list[256]; /* the models whose default configuration has it, from the model table */
+        vla_models_where(list, sizeof list, has[j], NULL);
+        return vla_fail(err, VLA_ENOTSUP, "has no %s: %s)", what[j], list);
+    }
     *w = i == 2 ? cfg->dv : i == 3 ? 1 : i == 4 && vla_model_gate(cfg->model) != 2 ? 1 : cfg->d;
     return VLA_OK;
 }

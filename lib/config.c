@@ -81,13 +81,15 @@ const char *vla_model_name(vla_model_kind m)
 const char *vla_track_name(vla_track t) { return (unsigned)t < VLA_NTRACK ? track_names[t] : "?"; }
 int vla_model_has_A(vla_model_kind m) { return (unsigned)m < VLA_NMODEL && model_rows[m].has_A; }
 
+static char h0_models[200]; /* the models that take S_0 (track_messages) */
 int vla_config_h0(const vla_config *c, vla_error *why)
 {
     const char *name = vla_model_name(c->model);
     if (vla_model_has_A(c->model))
         return vla_fail(why, VLA_ENOTSUP, "%s keeps A%s beside S, which an initial state S_0 "
-                        "alone does not give (la with normalize=off, delta, gdn, kda, gla, "
-                        "mamba2 and rwkv7 take one)", name, c->normalize ? " and a normalizer n" : "");
+                        "alone does not give (%s take one, normalize=off where a model "
+                        "normalizes)", name,
+                        c->normalize ? " and a normalizer n" : "", h0_models);
     if (vla_levels(c))
         return vla_fail(why, VLA_ENOTSUP, "%s keeps its prefix as Fenwick levels, which an "
                         "initial state S_0 alone does not give", name);
@@ -642,6 +644,14 @@ static int gradchunk_per_channel(vla_model_kind m)
 {
     return vla_model_gradchunk(m) && vla_model_gate(m) == 2;
 }
+/* the models that take an initial state S_0 (la with normalize=off) */
+static int takes_s0(vla_model_kind m)
+{
+    vla_config c;
+    vla_config_default(&c, m, 16);
+    c.normalize = 0;
+    return vla_config_h0(&c, NULL) == VLA_OK;
+}
 /* the models with a seq backward alone */
 static int no_gradchunk(vla_model_kind m) { return !vla_model_gradchunk(m); }
 
@@ -658,6 +668,7 @@ __attribute__((constructor)) static void track_messages(void)
              "sr rounds stored 16-bit results of binary32 arithmetic: use %s", mixed_list + 2);
     char withA[96], chunked[96], unchunked[96], channels[96];
     vla_models_where(withA, sizeof withA, vla_model_has_A, NULL);
+    vla_models_where(h0_models, sizeof h0_models, takes_s0, " and ");
     vla_models_where(chunked, sizeof chunked, vla_model_gradchunk, " and ");
     vla_models_where(unchunked, sizeof unchunked, no_gradchunk, " and ");
     vla_models_where(channels, sizeof channels, gradchunk_per_channel, NULL);
