@@ -200,7 +200,7 @@ typedef struct {
                               (+ (1 - gamma) lambda0 I for the ways that keep M); 1 = none */
     int solve_k;           /* cg, cheb: iterations per solve (cg:TOL: at most 2d) */
     double solve_tol;      /* cg:TOL: stop when ||r|| <= TOL ||b||; 0 = run solve_k iterations */
-    /* the gated family (gdn, kda, gla, mamba2, rwkv7; docs/gated.md) */
+    /* the gated family (docs/gated.md) */
     double scale;          /* the read-out's scale, o = scale S q (fla's default d^-1/2) */
     int qknorm;            /* gdn, kda: q and k L2-normalized in the model (fla's
                               use_qk_l2norm_in_kernel), x / sqrt(x . x + l2_eps) */

@@ -71,6 +71,16 @@ def _model_table():
     return table
 
 
+@functools.lru_cache(maxsize=None)
+def _qknorm(model):
+    """whether the library's model L2-normalizes q and k by default (VLA_MODELS' qknorm column)"""
+    import ctypes
+    from . import _L, _Config, _parse
+    c = _Config()
+    _L.vla_config_default(ctypes.byref(c), _parse("vla_model_parse", model, "model"), 4)
+    return bool(c.qknorm)
+
+
 def _judged():
     """the models judge() judges, in the table's order"""
     return tuple(m for m, (_, _, why) in _model_table().items() if why is None)
@@ -1261,7 +1271,7 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, u=None, decay=None, se
                 lg = _logic(fn, x, shape, state, do, grad, exe, tdir, folder, form, slack,
                             window, ref, timeout, state_layout, model, settings)
         hint = None
-        if data["verdict"] != "ok" and model in ("gdn", "kda") and "qknorm" not in (settings or {}) \
+        if data["verdict"] != "ok" and _qknorm(model) and "qknorm" not in (settings or {}) \
                 and any(h.get("verdict") != "ok" for h in data["heads"]):
             # fla's use_qk_l2norm_in_kernel defaults to False, vlastab's gdn and kda to the norm:
             # the read-outs judged again without it say whether that is the difference
