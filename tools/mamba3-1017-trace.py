@@ -7,15 +7,21 @@ rotation is a token late (binary32 and bfloat16)"""
 import sys, os
 import numpy as np
 sys.path[:0] = ["tests", "tools/python", "tools"]
+from vlastab.torch_trace import _write  # a link at a file's place is replaced, not followed
 import test_mamba3 as m3
 mamba3_1017 = __import__("mamba3-1017")
 issue_inputs, bf16, f32 = mamba3_1017.issue_inputs, mamba3_1017.bf16, mamba3_1017.f32
 x = issue_inputs()
 T = "/tmp/m3/trace"
-os.makedirs(T, exist_ok=True)
+def folder(D):
+    """D made (its parents too), refused where it is a link: the files go into no other folder"""
+    if os.path.islink(D) or os.path.islink(os.path.dirname(D)):
+        sys.exit("mamba3-1017-trace.py: %s is a link: remove it" % D)
+    os.makedirs(D, exist_ok=True)
+folder(T)
 for key in ("q", "k", "v", "beta", "decay", "logdecay", "u"):
-    np.save(os.path.join(T, key + ".npy"), x[key])
-open(os.path.join(T, "model.txt"), "w").write("model mamba3\n")
+    _write(os.path.join(T, key + ".npy"), x[key])
+_write(os.path.join(T, "model.txt"), b"model mamba3\n")
 y = dict(x)
 for key in ("q", "k", "v", "beta"):
     y[key] = bf16(x[key])
@@ -23,13 +29,13 @@ for key in ("logdecay", "decay", "u"):
     y[key] = f32(x[key])
 def save(name, o, bits):
     D = "/tmp/m3/out-" + name
-    os.makedirs(D, exist_ok=True)
+    folder(D)
     if bits:
         b = np.asarray(bf16(o), np.float32).view(np.uint32) >> 16
-        np.save(os.path.join(D, "o.npy"), b.astype("<u2"))
-        open(os.path.join(D, "dtype.txt"), "w").write("bfloat16\n")
+        _write(os.path.join(D, "o.npy"), b.astype("<u2"))
+        _write(os.path.join(D, "dtype.txt"), b"bfloat16\n")
     else:
-        np.save(os.path.join(D, "o.npy"), np.asarray(o, np.float32))
+        _write(os.path.join(D, "o.npy"), np.asarray(o, np.float32))
 o_ok, _ = m3.mamba3_seq(**y)
 o_late, _ = m3.mamba3_seq(**y, slip="late")
 save("ok-bf16", o_ok, 1); save("late-bf16", o_late, 1)

@@ -6,7 +6,7 @@ by fla's rel_rms and by the Mamba-3 test's own metric (95th percentile of |o - r
 |ref| >= 1e-2, rtol 0.1).
 usage: mamba3-1017.py [--out FILE]   FILE: the same rows as a table (docs/math.md section 9:
 '#' header, whitespace columns, the case names without spaces), claim 10e's (make figures)"""
-import sys, os, warnings
+import io, sys, os, warnings
 import numpy as np
 sys.path[:0] = ["tests", "tools/python"]
 import vlastab, test_mamba3 as m3
@@ -80,15 +80,16 @@ if __name__ == '__main__':
         import datetime, subprocess
         git = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True,
                              text=True).stdout.strip() or "unknown"
-        with open(out + ".tmp", "w") as f:
-            f.write("# date: %s\n# git: %s\n" % (datetime.datetime.now(datetime.timezone.utc)
-                                                 .strftime("%Y-%m-%dT%H:%M:%SZ"), git))
-            f.write("# program: tools/mamba3-1017.py\n# command: %s tools/mamba3-1017.py "
-                    "--out %s\n# setting: state-spaces/mamba issue 1017, %d heads, T = %d, d = dv = %d, "
-                    "against the binary64 recurrence (tests/test_mamba3.py)\n" % (sys.executable, out, H, T, d))
-            f.write("# columns: case rel_rms p95_rel max_abs frac_rtol0.1\n")
-            for name, r in rows:
-                key = name.replace("... and o rounded to bf16", "exact, kernel's input dtypes, o bf16")
-                key = key.replace("'", "").replace(", ", "-").replace(" ", "-")
-                f.write("%s %.17g %.17g %.17g %.17g\n" % ((key,) + r))
-        os.replace(out + ".tmp", out)
+        from vlastab.torch_trace import _write  # a link at out is replaced, not followed
+        f = io.StringIO()
+        f.write("# date: %s\n# git: %s\n" % (datetime.datetime.now(datetime.timezone.utc)
+                                             .strftime("%Y-%m-%dT%H:%M:%SZ"), git))
+        f.write("# program: tools/mamba3-1017.py\n# command: %s tools/mamba3-1017.py "
+                "--out %s\n# setting: state-spaces/mamba issue 1017, %d heads, T = %d, d = dv = %d, "
+                "against the binary64 recurrence (tests/test_mamba3.py)\n" % (sys.executable, out, H, T, d))
+        f.write("# columns: case rel_rms p95_rel max_abs frac_rtol0.1\n")
+        for name, r in rows:
+            key = name.replace("... and o rounded to bf16", "exact, kernel's input dtypes, o bf16")
+            key = key.replace("'", "").replace(", ", "-").replace(" ", "-")
+            f.write("%s %.17g %.17g %.17g %.17g\n" % ((key,) + r))
+        _write(out, f.getvalue().encode())

@@ -7,7 +7,8 @@ angle's sum in binary64). Usage: mamba3-angle.py DIR T [DT] (DT: every dt set to
 log-decay to -0.02, for large angles; default the issue's dt in [1e-3, 0.1])"""
 import sys, os
 import numpy as np
-sys.path[:0] = ["tools"]
+sys.path[:0] = ["tools", "tools/python"]
+from vlastab.torch_trace import _write  # a link at a file's place is replaced, not followed
 issue_inputs = __import__("mamba3-1017").issue_inputs
 f = np.float32
 
@@ -50,11 +51,14 @@ if __name__ == "__main__":
         x["decay"][:] = float(sys.argv[3])
         x["logdecay"] = np.full_like(x["decay"], -0.02)
     x = {k: np.asarray(v, f).astype(np.float64) for k, v in x.items()}  # the kernel's binary32 inputs
-    os.makedirs(D + "/trace", exist_ok=True)
+    if os.path.lexists(D):
+        print("mamba3-angle.py: %s exists: name a new folder" % D, file=sys.stderr)
+        sys.exit(2)
+    os.makedirs(D + "/trace")
     for key, val in x.items():
-        np.save(D + "/trace/" + key + ".npy", val)
-    open(D + "/trace/model.txt", "w").write("model mamba3\n")
+        _write(D + "/trace/" + key + ".npy", val)
+    _write(D + "/trace/model.txt", b"model mamba3\n")
     for name, td in (("th32", np.float32), ("th64", np.float64)):
-        os.makedirs(D + "/out-" + name, exist_ok=True)
-        np.save(D + "/out-" + name + "/o.npy", kernel(x, td))
+        os.makedirs(D + "/out-" + name)
+        _write(D + "/out-" + name + "/o.npy", kernel(x, td))
     print("written", D)
