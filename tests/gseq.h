@@ -47,4 +47,43 @@ static inline double gseq_uni(double lo, double hi)
     gseq_rs ^= gseq_rs >> 27;
     return lo + (hi - lo) * (double)((gseq_rs * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-53;
 }
+/* cfg: mk's default at d, variant 1 delta_form=decay, 2 vla1's clip, clamp and nudge, vla3's
+ * nudge, made to fire within 16 steps (clip 0.5, clamp 1.5, period 3); s: T steps of d drawn from
+ * seed (q and k in [lo, 1]), handing out the inputs cfg reads */
+static inline void gseq_setup(vla_config *cfg, gseq *s, vla_model_kind mk, int d, int T,
+                              int variant, uint64_t seed, double lo)
+{
+    vla_config_default(cfg, mk, d);
+    if (variant == 1)
+        cfg->delta_form = VLA_DELTA_DECAY;
+    if (variant == 2) {
+        cfg->clip = 0.5;
+        cfg->clamp = 1.5;
+        cfg->period = 3;
+    }
+    memset(s, 0, sizeof *s);
+    s->T = T;
+    s->d = d;
+    s->has_u = 1;
+    gseq_seed(seed);
+    for (int t = 0; t < T; t++) {
+        for (int j = 0; j < d; j++) {
+            s->q[t][j] = gseq_uni(lo, 1);
+            s->k[t][j] = gseq_uni(lo, 1);
+            s->v[t][j] = gseq_uni(-1, 1);
+            s->u[t][j] = gseq_uni(-1, 1);
+            s->lg[t][j] = -gseq_uni(0.01, 0.5);
+            s->a[t][j] = gseq_uni(-0.3, 0.3);
+            s->b[t][j] = gseq_uni(-0.3, 0.3);
+        }
+        s->beta[t] = gseq_uni(0.2, 0.9);
+        s->lgs[t] = -gseq_uni(0.01, 0.5);
+        s->decay[t] = gseq_uni(0.5, 1);
+    }
+    s->has_beta = vla_grad_has(cfg, VLA_GRAD_BETA);
+    s->has_lgs = vla_model_gate(mk) == 1;
+    s->has_lg = vla_model_gate(mk) == 2;
+    s->has_lr = vla_grad_has(cfg, VLA_GRAD_LR);
+    s->has_decay = variant == 1;
+}
 #endif

@@ -23,40 +23,8 @@
 static void setup(vla_config *cfg, gseq *s, vla_model_kind mk, int d, int T, int decay_form,
                   uint64_t seed)
 {
-    vla_config_default(cfg, mk, d);
+    gseq_setup(cfg, s, mk, d, T, decay_form, seed, mk == VLA_LA || mk == VLA_VLA3 ? 0.1 : -1);
     cfg->features = VLA_FEAT_ID;
-    if (decay_form == 1)
-        cfg->delta_form = VLA_DELTA_DECAY;
-    if (decay_form == 2) {
-        cfg->clip = 0.5;
-        cfg->clamp = 1.5;
-        cfg->period = 3;
-    }
-    memset(s, 0, sizeof *s);
-    s->T = T;
-    s->d = d;
-    s->has_u = 1;
-    gseq_seed(seed);
-    double lo = mk == VLA_LA || mk == VLA_VLA3 ? 0.1 : -1;
-    for (int t = 0; t < T; t++) {
-        for (int j = 0; j < d; j++) {
-            s->q[t][j] = gseq_uni(lo, 1);
-            s->k[t][j] = gseq_uni(lo, 1);
-            s->v[t][j] = gseq_uni(-1, 1);
-            s->u[t][j] = gseq_uni(-1, 1);
-            s->lg[t][j] = -gseq_uni(0.01, 0.5);
-            s->a[t][j] = gseq_uni(-0.3, 0.3);
-            s->b[t][j] = gseq_uni(-0.3, 0.3);
-        }
-        s->beta[t] = gseq_uni(0.2, 0.9);
-        s->lgs[t] = -gseq_uni(0.01, 0.5);
-        s->decay[t] = gseq_uni(0.5, 1);
-    }
-    s->has_beta = vla_grad_has(cfg, VLA_GRAD_BETA);
-    s->has_lgs = vla_model_gate(mk) == 1;
-    s->has_lg = vla_model_gate(mk) == 2;
-    s->has_lr = vla_grad_has(cfg, VLA_GRAD_LR);
-    s->has_decay = decay_form == 1;
 }
 
 /* the gradients' arrays of one run */
