@@ -205,6 +205,12 @@ int vla_cuda_supports(const vla_config *cfg, vla_cuda_target target, vla_error *
                     "so its bits would not be the CPU's (use the cpu, the lanes or the emulation, "
                     "or --form seq or scan, whose decays the host prepares)",
                     vla_model_name(cfg->model));
+    if (target == VLA_CUDA_GPU && vla_dims_of(cfg).nt)
+        return fail(NULL, err, VLA_ENOTSUP,
+                    "%s takes the cos and sin of its angles in every step, which lib/ computes "
+                    "with the C library's; the GPU's are other functions, so its bits would not "
+                    "be the CPU's (use the cpu, the lanes or the emulation)",
+                    vla_model_name(cfg->model));
     int maxd = lanes ? VLA_D_MAX : vla_cuda_max_d(cfg->prec);
     if (cfg->d > maxd || cfg->dv > maxd)
         return fail(NULL, err, VLA_ERANGE,

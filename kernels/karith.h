@@ -51,10 +51,22 @@
 #ifdef __CUDACC__
 #define EXP(r, a) ((r) = RO((NUM)exp((double)(a))))
 #define EXP2(r, a) ((r) = RO((NUM)exp2((double)(a))))
+#define KCOS_(x) RO((NUM)cos(x))
+#define KSIN_(x) RO((NUM)sin(x))
 #else
 #define EXP(r, a) ((r) = (NUM)vla_round_fmt(FMT_C, exp((double)(a))))
 #define EXP2(r, a) ((r) = (NUM)vla_round_fmt(FMT_C, exp2((double)(a))))
+#define KCOS_(x) ((NUM)vla_round_fmt(FMT_C, cos(x)))
+#define KSIN_(x) ((NUM)vla_round_fmt(FMT_C, sin(x)))
 #endif
+/* COSSIN likewise (mamba3's angles: host.c refuses mamba3 on a GPU) */
+#define COSSIN(c, s, a)                                                                            \
+    do {                                                                                           \
+        const double x_ = (double)(a);                                                             \
+        (c) = KCOS_(x_);                                                                           \
+        (s) = KSIN_(x_);                                                                           \
+    } while (0)
+#define FLOOR(r, a) ((r) = (NUM)floor((double)(a)))
 #define COPY(r, a) ((r) = (a))
 #define SETI(r, i) ((r) = (NUM)(i)) /* small integers: exact in every format */
 #define STORE(r) ((r) = RS(r))

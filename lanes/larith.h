@@ -40,6 +40,13 @@
      })))
 #define EXP(r, a) LEXP_(r, a, exp)
 #define EXP2(r, a) LEXP_(r, a, exp2)
+#define COSSIN(c, s, a)                                                                            \
+    do {                                                                                           \
+        const NUM a_ = (a);                                                                        \
+        LEXP_(c, a_, cos);                                                                         \
+        LEXP_(s, a_, sin);                                                                         \
+    } while (0)
+#define FLOOR(r, a) LEXP_(r, a, floor) /* exact: the rounding does nothing */
 #define COPY(r, a) ((r) = KBL((r), (a)))
 #define SETI(r, i) ((r) = KBL((r), LSET(i))) /* small integers: exact in every format */
 #define STORE(r) ((r) = KBL((r), RS(r)))

@@ -21,6 +21,9 @@
  *   EXP(r, a)    exp(a) as the feature map takes it: the C library's binary64 exp of a (exact
  *                in binary64), rounded once to the compute format (the exact reference: MPFR's
  *                exp at its precision)
+ *   FLOOR(r, a)  r = floor(a), exact in every format
+ *   COSSIN(c, s, a)  c = cos(a), s = sin(a) as EXP takes exp: the C library's binary64 cos and
+ *                sin of a, each rounded once to the compute format (exact: MPFR's)
  *   ISFIN(a), LESS(a, b), ABSLESS(a, b) (|a| < b), CMPD(a, c) (sign of a - c, c a double),
  *   TINY (the compute format's smallest normal), TOD(a) (to binary64)
  *   NUM_ALLOC(n), NUM_FREE(p, n), ARITH_ENTER/ARITH_LEAVE (around a public entry)
@@ -111,6 +114,13 @@ static inline double vla_round_in(vla_fmt f, double x)
 #define LOAD_LOG(r, x) ((r) = (NUM)vla_round_in(FMT_I, log(vla_round_in(FMT_I, (x)))))
 #define EXP(r, a) ((r) = (NUM)vla_round_fmt(FMT_C, exp((double)(a))))
 #define EXP2(r, a) ((r) = (NUM)vla_round_fmt(FMT_C, exp2((double)(a))))
+#define FLOOR(r, a) ((r) = (NUM)floor((double)(a)))
+#define COSSIN(c, s, a)                                                                            \
+    do {                                                                                           \
+        const double x_ = (double)(a);                                                             \
+        (c) = (NUM)vla_round_fmt(FMT_C, cos(x_));                                                  \
+        (s) = (NUM)vla_round_fmt(FMT_C, sin(x_));                                                  \
+    } while (0)
 #define ISFIN(a) isfinite(a)
 #define LESS(a, b) ((a) < (b))
 #define ABSLESS(a, b) (fabs((double)(a)) < (double)(b))

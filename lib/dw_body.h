@@ -12,6 +12,7 @@
  *   BH(p), BL(p)    the parts of a pair p, usable as base operands and destinations
  *   BSCALAR(x)      a base temporary; B_ADD B_SUB B_MUL B_DIV (r, a, b), B_SQRT(r, a),
  *                   B_FMA(r, a, b, c) (a*b + c rounded once; used only where it is exact),
+ *                   B_FLOOR(r, a) (exact; not with DW_LANES),
  *                   B_NEG(r, a), B_COPY(r, a), B_ZERO(r), B_ISZERO(a), B_ISFIN(a), B_LESS(a, b),
  *                   B_EQ(a, b),
  *                   B_SGN(a) (-1, 0, 1), B_CMPD(a, c) (sign of a - c)
@@ -204,6 +205,26 @@ VLA_FN int FN(dw_absless)(CXP, DWCP x, DWCP y)
     return r;
 }
 
+/* z = floor(x), exact: floor(hi) where hi is no integer (a normalized lo, |lo| <= ulp(hi) / 2,
+ * cannot carry the sum past an integer, all of which lie a multiple of ulp(hi) away), else
+ * hi + floor(lo) as a pair */
+VLA_FN void FN(dw_floor)(CXP, DWP z, DWCP x)
+{
+    FRAME_BEGIN;
+    BSCALAR(f);
+    BSCALAR(g);
+    BSCALAR(t1);
+    B_FLOOR(f, BH(x));
+    if (B_EQ(f, BH(x))) {
+        B_FLOOR(g, BL(x));
+        DW_FAST_TWO_SUM(BH(z), BL(z), f, g, t1);
+    } else {
+        B_COPY(BH(z), f);
+        B_ZERO(BL(z));
+    }
+    FRAME_END;
+}
+
 #endif
 
 /* z = c, a binary64 constant, to double-word accuracy: hi = c rounded, lo = the rest rounded
@@ -229,6 +250,7 @@ VLA_FN void FN(dw_setd)(CXP, DWP z, double c)
 #undef B_DIV
 #undef B_SQRT
 #undef B_FMA
+#undef B_FLOOR
 #undef B_NEG
 #undef B_COPY
 #undef B_ZERO

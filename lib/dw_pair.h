@@ -5,7 +5,8 @@
  * type), RO(x) (a base operation's result rounded to the working format; the identity where the
  * parts' own operations are the working format's), B_SETD(r, c) (a binary64 constant into a
  * part), FN and CX; and, before recur.h, the loads (LOAD_IN, LOAD_PHI, LOAD_LOG), EXP, EXP2,
- * TINY and TOD, which differ. No storage rounding: a pair is kept whole (STORE does nothing). */
+ * COSSIN, TINY and TOD, which differ. No storage rounding: a pair is kept whole (STORE does
+ * nothing). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #define B_DIV(r, a, b) ((r) = RO((a) / (b)))
 #define B_SQRT(r, a) ((r) = RO(_Generic((BASE)0, float: sqrtf, double: sqrt)(a)))
 #define B_FMA(r, a, b, c) ((r) = RO(_Generic((BASE)0, float: fmaf, double: fma)((a), (b), (c))))
+#define B_FLOOR(r, a) ((r) = (BASE)floor((double)(a)))
 #define B_NEG(r, a) ((r) = -(a))
 #define B_COPY(r, a) ((r) = (a))
 #define B_ZERO(r) ((r) = 0)
@@ -48,6 +50,7 @@
 #define MUL(r, a, b) FN(dw_mul)(CX, &(r), &(a), &(b))
 #define DIV(r, a, b) FN(dw_div)(CX, &(r), &(a), &(b))
 #define SQRT(r, a) FN(dw_sqrt)(CX, &(r), &(a))
+#define FLOOR(r, a) FN(dw_floor)(CX, &(r), &(a))
 #define COPY(r, a) ((r) = (a))
 #define SETD(r, c) FN(dw_setd)(CX, &(r), (c))
 #define SETI(r, i) FN(dw_setd)(CX, &(r), (double)(i))

@@ -55,6 +55,12 @@
 #ifndef EXP2
 #error "recur.h: the includer did not define EXP2 (r = 2^a: binary64 exp2 rounded to the compute format)"
 #endif
+#ifndef FLOOR
+#error "recur.h: the includer did not define FLOOR (r = floor(a), exact)"
+#endif
+#ifndef COSSIN
+#error "recur.h: the includer did not define COSSIN (c = cos(a), s = sin(a): binary64 rounded to the compute format)"
+#endif
 #ifndef COPY
 #error "recur.h: the includer did not define COPY (r = a, exact)"
 #endif

@@ -41,6 +41,8 @@
 #undef LOAD_LOG
 #undef EXP
 #undef EXP2
+#undef FLOOR
+#undef COSSIN
 #undef TOD
 #undef NUM_ALLOC
 #undef NUM_FREE

@@ -63,6 +63,7 @@ VLA_FN void FN(vstate_consts)(CXP, const vla_config *cfg, NUM *c)
     SETD(E(c, C_L2EPS), cfg->l2_eps);
     SETD(E(c, C_GATE_LB), cfg->gate_lb);
     SETD(E(c, C_RCPLN2), 0x1.715476p+0); /* fla's RCP_LN2 = 1.4426950216, 0x3FB8AA3B */
+    SETD(E(c, C_TWOPI), 2 * M_PI); /* state-spaces/mamba's TWO_PI = 2 * math.pi */
 }
 
 /* cfg has been checked. Arrays start at +0; A_0 = I / lambda0 is computed in the compute format
@@ -202,22 +203,13 @@ VLA_FN void FN(gate_map)(CXP, ST *s, NREF g)
 }
 
 /* mamba3's inputs besides q, k, v, lambda (beta) and g: its step dt into beta_decay[3] (absent: 1)
- * and each key-channel pair's turn e^(i theta dt) into u, cos at 2i and sin at 2i + 1, theta = u_i
- * (i < d/2; the last channel of an odd d does not turn): theta and dt rounded to the io format, the
- * turn computed in binary64 and rounded to the compute format, as a constant is set (SETD): the
- * state multiplies its rotation by it at every step, where an io rounding (bfloat16 in bf16-kern)
- * would walk the rotation's modulus and phase by up to 2^-8 a step, which the reference, whose
- * angle is a binary32 sum, has not */
+ * and each key-channel pair's angular rate theta into u (u_p, p < d/2; the last channel of an odd
+ * d does not turn), both rounded to the io format */
 VLA_FN void FN(load_turn)(CXP, ST *s, const vla_input *in)
 {
-    const vla_fmt f = vla_prec_io(s->cfg.prec);
-    const double dt = isnan(in->decay) ? 1 : vla_round_fmt(f, in->decay);
-    LOAD_IN(E(s->beta_decay, 3), dt);
-    for (int i = 0; i + 1 < s->d; i += 2) {
-        const double a = vla_round_fmt(f, in->u ? in->u[i / 2] : 0) * dt;
-        SETD(E(s->u, i), cos(a));
-        SETD(E(s->u, i + 1), sin(a));
-    }
+    LOAD_IN(E(s->beta_decay, 3), isnan(in->decay) ? 1 : in->decay);
+    for (int p = 0; p < s->d / 2; p++)
+        LOAD_IN(E(s->u, p), in->u ? in->u[p] : 0);
 }
 
 /* Rounds this step's inputs into the storage format; phi is applied in binary64 before that

@@ -176,6 +176,7 @@ enum { C_LAMBDA_INV, C_EPS_G, C_STAB, C_PER, C_EPS_O, C_CLIP, C_CLAMP, C_CLAMP_E
        C_LAMBDA0, C_GAMMA, C_SQRTG, C_FREG, C_TOL, /* forgetting and the ways that keep M */
        C_SCALE, C_L2EPS, /* the gated family's read-out scale and l2norm's epsilon */
        C_GATE_LB, C_RCPLN2, /* the log-gate's bound, fla's RCP_LN2 (binary32 1/ln 2) */
+       C_TWOPI,             /* mamba3's 2 pi, the angles' period (binary64 2 pi rounded) */
        C_NCONST };
 
 /* 1 when c's state cache is more than f16 or bf16 rounded to nearest without a scale (which every
@@ -256,7 +257,8 @@ static inline VLA_HD vla_dims vla_dims_of(const vla_config *c)
     X(ef, ne * dv * d)        /* the state cache's residual (cache_round=ef), binary32 */         \
     X(sh, nh * dv * d)        /* loglinear: level l's state S^(l), dv x d each */                 \
     X(vx, nt * dv)            /* mamba3: the last token's v (al holds its rotated k) */           \
-    X(zr, nt * d)             /* ... each pair's rotation e^(i Theta): cos at 2i, sin at 2i + 1 */
+    X(zr, nt * d)             /* ... each pair's rotation e^(i Theta): cos at 2i, sin at 2i + 1 */\
+    X(th, nt * (d / 2))       /* ... each pair's angle Theta, in [0, 2 pi) */
 #define VLA_STATE_INPUT(X)                                                                         \
     X(q, d) X(k, d) X(u, d)                                                                        \
     X(pk, d)         /* phi(k) */                                                                  \

@@ -207,6 +207,21 @@ static inline void vref_exp(vref_ctx *cx, mpfr_ptr r, mpfr_srcptr a, int two)
     }
 }
 
+/* c = cos(a), s = sin(a): in emulation as vref_exp, the C library's binary64 cos and sin of a,
+ * each rounded once into the compute format; exact, MPFR's sin_cos */
+static inline void vref_cossin(vref_ctx *cx, mpfr_ptr c, mpfr_ptr s, mpfr_srcptr a)
+{
+    if (cx->exact) {
+        mpfr_sin_cos(s, c, a, MPFR_RNDN);
+        vref_fin(cx, c, 0);
+        vref_fin(cx, s, 0);
+    } else {
+        double x = mpfr_get_d(a, MPFR_RNDN);
+        vref_fin(cx, c, mpfr_set_d(c, cos(x), MPFR_RNDN));
+        vref_fin(cx, s, mpfr_set_d(s, sin(x), MPFR_RNDN));
+    }
+}
+
 /* a - fl64(a) rounded to binary64: what a double-double holds below its high part */
 static inline double vref_lo(mpfr_srcptr a)
 {
@@ -313,6 +328,8 @@ static inline int vref_load_array(FILE *f, __mpfr_struct *p, size_t n)
 #define LOAD_LOG(r, x) vref_load_log(cx_, (r), (x))
 #define EXP(r, a) vref_exp(cx_, (r), (a), 0)
 #define EXP2(r, a) vref_exp(cx_, (r), (a), 1)
+#define FLOOR(r, a) (mpfr_floor((r), (a)), vref_fin(cx_, (r), 0)) /* exact: floor's ternary says "not an integer" */
+#define COSSIN(c, s, a) vref_cossin(cx_, (c), (s), (a))
 #define ISFIN(a) mpfr_number_p(a)
 #define LESS(a, b) mpfr_less_p((a), (b))
 #define ABSLESS(a, b) (mpfr_cmpabs((a), (b)) < 0)

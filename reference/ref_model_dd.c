@@ -164,6 +164,62 @@ static vdd dd_log(vdd a)
     return k ? dd_add(y, dd_kln2(k)) : y;
 }
 
+/* pi/2 = P1 + P2 + P3 to about 2^-164 (MPFR's const_pi at 500 bits, rounded part by part) */
+static const double PIO2_1 = 0x1.921fb54442d18p+0, PIO2_2 = 0x1.1a62633145c07p-54,
+                    PIO2_3 = -0x1.f1976b7ed8fbcp-110;
+
+/* cos r and sin r for |r| <= pi/4 (and a little more): Horner in r^2 from the 15th term of each
+ * series down (the first left out, r^31 / 31! < 2^-110 |r| at |r| <= pi/4), every division by
+ * an exact integer */
+static void dd_cossin_small(vdd r, vdd *c, vdd *s)
+{
+    vdd r2 = dd_mul(r, r), one = dd_d(1), tc = one, ts = one;
+    for (int k = 15; k >= 1; k--) {
+        tc = dd_sub(one, dd_div(dd_mul(r2, tc), dd_d((2.0 * k - 1) * (2 * k))));
+        ts = dd_sub(one, dd_div(dd_mul(r2, ts), dd_d((2.0 * k) * (2 * k + 1))));
+    }
+    *c = tc;
+    *s = dd_mul(r, ts);
+}
+
+/* cos a and sin a: a = n pi/2 + r, n = round(a / (pi/2)), r = a - n P1 - n P2 - n P3 with n P1
+ * and n P2 exact products (TwoProd) and the sums in pairs, so r is within a few u^2 |r| +
+ * 2^-160 |n| of its value (|n| < 2^30 keeps that below 2^-130); then the quadrant n mod 4
+ * picks and signs the two series. Not finite: NaN, as MPFR. */
+static void dd_cossin(vdd a, vdd *c, vdd *s)
+{
+    if (!isfinite(a.h)) {
+        *c = *s = dd_d(NAN);
+        return;
+    }
+    double n = nearbyint(a.h / PIO2_1);
+    vdd r = a;
+    if (n != 0) {
+        double p1 = n * PIO2_1, e1 = fma(n, PIO2_1, -p1);
+        double p2 = n * PIO2_2, e2 = fma(n, PIO2_2, -p2);
+        r = dd_sub(r, dd_make(p1, e1));
+        r = dd_sub(r, dd_make(p2, e2));
+        r = dd_sub(r, dd_d(n * PIO2_3));
+    }
+    vdd cr, sr;
+    dd_cossin_small(r, &cr, &sr);
+    const vdd ncr = {-cr.h, -cr.l}, nsr = {-sr.h, -sr.l};
+    switch ((int)fmod(n, 4) & 3) { /* fmod's sign is n's: & 3 maps -1 to 3 and so on */
+    case 0: *c = cr, *s = sr; break;
+    case 1: *c = nsr, *s = cr; break;
+    case 2: *c = ncr, *s = nsr; break;
+    default: *c = sr, *s = ncr; break;
+    }
+}
+
+/* floor a, exact (dw_body.h's) */
+static inline vdd dd_floor(vdd a)
+{
+    vdd z;
+    FN(dw_floor)(NULL, &z, &a);
+    return z;
+}
+
 /* ---- recur.h's vocabulary over pairs ---- */
 
 /* MUL ('m') and DIV ('d') of recur.h: dw_body.h's, or the fault asked for (vdd_ctx's); the
@@ -210,6 +266,7 @@ static void dd_exp_n(vdd_ctx *cx, vdd *dst, const vdd *a, long n);
 #define EXP(r, a) ((r) = dd_exp(a))
 #define EXP_N(dst, a, n) dd_exp_n(cx_, (dst), (a), (n))
 #define EXP2(r, a) ((r) = dd_exp2(a))
+#define COSSIN(c, s, a) dd_cossin((a), &(c), &(s))
 #define TINY (cx_->tiny)
 #define TOD(a) (cx_->lo ? (a).l : (a).h + (a).l)
 #define GRAD_OUT(dst, a, on) dd_grad_out(cx_, &(dst), (a), (on))
@@ -303,10 +360,15 @@ int vref_dd_get_lo(const vla_model *m, vla_quantity q, double *lo)
 }
 
 /* the elementary functions for tests/test_dd.c, against MPFR: f is 'e' (exp), '2' (exp2), 'l'
- * (log); the argument and result as pairs */
+ * (log), 'c' (cos), 's' (sin), 'f' (floor); the argument and result as pairs */
 void vref_dd_fun(char f, const double a[2], double r[2])
 {
-    vdd x = {a[0], a[1]}, y = f == 'e' ? dd_exp(x) : f == '2' ? dd_exp2(x) : dd_log(x);
+    vdd x = {a[0], a[1]}, y, c, s;
+    if (f == 'c' || f == 's') {
+        dd_cossin(x, &c, &s);
+        y = f == 'c' ? c : s;
+    } else
+        y = f == 'e' ? dd_exp(x) : f == '2' ? dd_exp2(x) : f == 'f' ? dd_floor(x) : dd_log(x);
     r[0] = y.h;
     r[1] = y.l;
 }
@@ -628,6 +690,29 @@ static __attribute__((noinline)) void ldd_fun8(char f, const double *a, double *
 }
 
 #define LDD_OP(r, f, ...) ((r) = ldd_bl(cx_->m, (r), ({ ldd z_; f(CX, &z_, __VA_ARGS__); z_; })))
+
+/* mamba3's floor, cos and sin of its angles (d/2 a step) lane by lane by the scalar functions:
+ * the same bits by construction */
+static inline ldd ldd_floor(ldd a)
+{
+    ldd y;
+    for (int l = 0; l < LDW; l++) {
+        vdd z = dd_floor((vdd){a.h[l], a.l[l]});
+        y.h[l] = z.h, y.l[l] = z.l;
+    }
+    return y;
+}
+static inline void ldd_cossin(ldd_ctx *cx, ldd a, ldd *c, ldd *s)
+{
+    ldd yc = *c, ys = *s;
+    for (int l = 0; l < LDW; l++) {
+        vdd zc, zs;
+        dd_cossin((vdd){a.h[l], a.l[l]}, &zc, &zs);
+        yc.h[l] = zc.h, yc.l[l] = zc.l, ys.h[l] = zs.h, ys.l[l] = zs.l;
+    }
+    *c = ldd_bl(cx->m, *c, yc);
+    *s = ldd_bl(cx->m, *s, ys);
+}
 #define NUM ldd
 #define NREF ldd *
 #define E(a, i) (a)[i]
@@ -646,6 +731,8 @@ static __attribute__((noinline)) void ldd_fun8(char f, const double *a, double *
 #define ROUND_FMT(r, f) ((void)0)
 #define EXP(r, a) ((r) = ldd_bl(cx_->m, (r), ldd_exp(a)))
 #define EXP2(r, a) ((r) = ldd_bl(cx_->m, (r), ldd_exp2(a)))
+#define FLOOR(r, a) ((r) = ldd_bl(cx_->m, (r), ldd_floor(a)))
+#define COSSIN(c, s, a) ldd_cossin(cx_, (a), &(c), &(s))
 #define ISFIN(a) (ldv_fin((a).h) & ldv_fin((a).l))
 #define LESS(a, b) ldd_less((a), (b))
 #define ABSLESS(a, b) (ldd_less((a), (b)) & ldd_less((ldd){-(b).h, -(b).l}, (a)))

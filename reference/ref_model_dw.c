@@ -88,6 +88,7 @@ static int vdw_load(FILE *f, vdw *p, size_t n)
 #define B_DIV(r, a, b) vref_fin(&cx_->base, (r), mpfr_div((r), (a), (b), MPFR_RNDN))
 #define B_SQRT(r, a) vref_fin(&cx_->base, (r), mpfr_sqrt((r), (a), MPFR_RNDN))
 #define B_FMA(r, a, b, c) vref_fin(&cx_->base, (r), mpfr_fma((r), (a), (b), (c), MPFR_RNDN))
+#define B_FLOOR(r, a) (mpfr_floor((r), (a)), vref_fin(&cx_->base, (r), 0))
 #define B_NEG(r, a) mpfr_neg((r), (a), MPFR_RNDN)
 #define B_COPY(r, a) mpfr_set((r), (a), MPFR_RNDN)
 #define B_ZERO(r) mpfr_set_zero((r), 1)
@@ -111,6 +112,7 @@ static int vdw_load(FILE *f, vdw *p, size_t n)
 #define MUL(r, a, b) FN(dw_mul)(CX, (r), (a), (b))
 #define DIV(r, a, b) FN(dw_div)(CX, (r), (a), (b))
 #define SQRT(r, a) FN(dw_sqrt)(CX, (r), (a))
+#define FLOOR(r, a) FN(dw_floor)(CX, (r), (a))
 #define COPY(r, a) (mpfr_set(&(r)->h, &(a)->h, MPFR_RNDN), mpfr_set(&(r)->l, &(a)->l, MPFR_RNDN))
 #define SETD(r, c) FN(dw_setd)(CX, (r), (c))
 #define SETI(r, i) FN(dw_setd)(CX, (r), (double)(i))
@@ -120,6 +122,12 @@ static int vdw_load(FILE *f, vdw *p, size_t n)
 #define LOAD_LOG(r, x) (vref_load_log(&cx_->base, &(r)->h, (x)), mpfr_set_zero(&(r)->l, 1))
 #define EXP(r, a) SETD(r, exp(TOD(a))) /* as lib/arith_dw_native.h */
 #define EXP2(r, a) SETD(r, exp2(TOD(a)))
+#define COSSIN(c, s, a)                                                                            \
+    do {                                                                                           \
+        const double x_ = TOD(a);                                                                  \
+        SETD(c, cos(x_));                                                                          \
+        SETD(s, sin(x_));                                                                          \
+    } while (0)
 #define ISFIN(a) (mpfr_number_p(&(a)->h) && mpfr_number_p(&(a)->l))
 #define LESS(a, b) FN(dw_less)((a), (b))
 #define ABSLESS(a, b) FN(dw_absless)(CX, (a), (b))

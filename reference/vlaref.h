@@ -45,8 +45,8 @@ int vref_dd_get_lo(const vla_model *m, vla_quantity q, double *lo); /* (the dd h
 /* the engine's groups of dd models stepped in the CPU's vector lanes (lib/engine_impl.h's
  * vla_group_ops; its width is 1 where the lanes are not built or the processor lacks AVX-512) */
 extern const struct vla_group_ops vref_dd_group;
-/* the dd reference's elementary functions, for the tests: f 'e' (exp), '2' (exp2), 'l' (log) of
- * the pair a into the pair r */
+/* the dd reference's elementary functions, for the tests: f 'e' (exp), '2' (exp2), 'l' (log),
+ * 'c' (cos), 's' (sin), 'f' (floor) of the pair a into the pair r */
 void vref_dd_fun(char f, const double a[2], double r[2]);
 /* the same for eight pairs at once in the vector lanes (f 'e' or '2'): a[0..8) the high parts,
  * a[8..16) the low ones, r likewise; VLA_ENOTSUP where the lanes are not there */

@@ -1,10 +1,14 @@
 #!/usr/bin/python3
-"""mamba3-angle.py: a float32 Mamba-3 SISO kernel written as state-spaces/mamba's step reference
-computes it (the angle Theta summed in binary32, its cos and sin, the state and every product in
-binary32), on tools/mamba3-1017.py's inputs, as a trace and outputs for vla-check --outputs:
-DIR/trace, DIR/out-th32 (the angle's sum in binary32) and DIR/out-th64 (the same kernel with the
-angle's sum in binary64). Usage: mamba3-angle.py DIR T [DT] (DT: every dt set to DT and every
-log-decay to -0.02, for large angles; default the issue's dt in [1e-3, 0.1])"""
+"""mamba3-angle.py: float32 Mamba-3 SISO kernels on tools/mamba3-1017.py's inputs, the state and
+every product in binary32, as a trace and outputs for vla-check --outputs, differing only in how
+they keep the angle Theta: DIR/trace, and DIR/out-step (Theta summed in binary32 and reduced mod
+2 pi at every step, 2 pi in binary32: state-spaces/mamba's mamba3_siso_step_ref), DIR/out-chunk64
+(the Triton angle_dt kernel's way: a binary32 running sum within each 64-token chunk plus the
+carried angle, reduced where taken, the carried angle reduced at each chunk's end; the kernel's
+tree scan taken as a running sum), DIR/out-cumsum (a binary32 running sum over the whole sequence,
+reduced only where taken: mamba3_siso_fwd_ref's torch.cumsum) and DIR/out-th64 (the sum in
+binary64). Usage: mamba3-angle.py DIR T [DT] (DT: every dt set to DT and every log-decay to
+-0.02, for large angles; default the issue's dt in [1e-3, 0.1])"""
 import sys, os
 import numpy as np
 sys.path[:0] = ["tools", "tools/python"]
@@ -21,18 +25,31 @@ def rot(x, c, s):
     return y
 
 
-def kernel(x, theta_dtype):
+def reduce2pi(th):
+    """th - 2 pi floor(th / 2 pi) in th's format, 2 pi rounded to it (the references' TWO_PI)"""
+    tp = th.dtype.type(2 * np.pi)
+    return th - tp * np.floor(th / tp)
+
+
+def kernel(x, way):
     """h_t = a h_{t-1} + (1 - lambda) dt a x_{t-1} k~_{t-1}^T + lambda dt x_t k~_t^T, y = h q~, in
-    binary32; Theta_t = Theta_{t-1} + theta_t dt_t summed in theta_dtype"""
+    binary32; Theta_t = Theta_{t-1} + theta_t dt_t kept as way says (the module's docstring)"""
     H, T, d = x["q"].shape
     o = np.zeros((H, T, x["v"].shape[2]), f)
     for h in range(H):
         S = np.zeros((x["v"].shape[2], d), f)
-        kx, vx, Th = np.zeros(d, f), np.zeros(x["v"].shape[2], f), np.zeros(d // 2, theta_dtype)
+        td = np.float64 if way == "th64" else f
+        kx, vx, Th = np.zeros(d, f), np.zeros(x["v"].shape[2], f), np.zeros(d // 2, td)
+        carry = np.zeros(d // 2, f)  # chunk64: the angle carried into the chunk
         for t in range(T):
             lam, dt, a = f(x["beta"][h, t]), f(x["decay"][h, t]), np.exp(f(x["logdecay"][h, t]))
-            Th = (Th + x["u"][h, t, : d // 2].astype(theta_dtype) * theta_dtype(dt)).astype(theta_dtype)
-            c, s = np.cos(Th).astype(f), np.sin(Th).astype(f)
+            if way == "chunk64" and t % 64 == 0:
+                carry, Th = reduce2pi(carry + Th), np.zeros(d // 2, f)
+            Th = Th + x["u"][h, t, : d // 2].astype(td) * td(dt)
+            if way == "step":
+                Th = reduce2pi(Th)
+            ang = Th if way == "step" else reduce2pi(Th + carry)
+            c, s = np.cos(ang).astype(f), np.sin(ang).astype(f)
             k, q, v = (x[n][h, t].astype(f) for n in ("k", "q", "v"))
             kr, qr = rot(k, c, s), rot(q, c, s)
             S = a * S + ((f(1) - lam) * dt * a) * np.outer(vx, kx) + (lam * dt) * np.outer(v, kr)
@@ -58,7 +75,7 @@ if __name__ == "__main__":
     for key, val in x.items():
         _write(D + "/trace/" + key + ".npy", val)
     _write(D + "/trace/model.txt", b"model mamba3\n")
-    for name, td in (("th32", np.float32), ("th64", np.float64)):
-        os.makedirs(D + "/out-" + name)
-        _write(D + "/out-" + name + "/o.npy", kernel(x, td))
+    for way in ("step", "chunk64", "cumsum", "th64"):
+        os.makedirs(D + "/out-" + way)
+        _write(D + "/out-" + way + "/o.npy", kernel(x, way))
     print("written", D)

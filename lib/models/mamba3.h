@@ -7,11 +7,10 @@
  * angle Theta_t,p = sum_{s <= t} theta_s,p dt_s (the complex state made real). The trace maps
  * q = C, k = B, v = x, beta = lambda in [0, 1] (absent: the constant beta, 1/2 by default: the
  * trapezoid rule), decay = dt (absent: 1), logdecay = g, u = theta (pair p turns by u_p dt,
- * p < d/2). The state carries the last token's k~ (al, the last alpha), its v (vx) and each
- * pair's rotation e^(i Theta) (zr) as the product of the steps' turns e^(i theta dt), which
- * load() gives in binary64 rounded to the compute format: the reference accumulates Theta itself
- * in binary32 and takes its cos and sin, which recur.h's vocabulary has not. No D skip, no z
- * gate; scale 1. */
+ * p < d/2). The state carries the last token's k~ (al, the last alpha), its v (vx), each pair's
+ * angle Theta (th, summed and reduced mod 2 pi in the compute format, as the step reference
+ * mamba3_siso_step_ref keeps its Angle_State) and its rotation e^(i Theta) (zr, the angle's cos
+ * and sin). No D skip, no z gate; scale 1. */
 
 #ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* y = R x (conj: R^T x), R turning pair (2p, 2p + 1) by z's (cos, sin) at (2p, 2p + 1): y_2p =
@@ -61,19 +60,32 @@ VLA_FN void FN(m3_weights)(CXP, ST *s, NREF bet, NREF gam)
     MUL(R(gam), E(bd, 0), E(bd, 3));
 }
 
-/* k' = 0, alpha = k~: each pair's rotation turned by the step's e^(i theta dt) (in u, load_turn),
- * z <- z w (turn's R z with w's (cos, sin): cos = c wc - s ws, sin = c ws + s wc), stored, then
- * k~ = R k, stored */
+/* k' = 0, alpha = k~: each pair's angle moved on as the step reference moves it, Theta <- Theta +
+ * theta dt, then reduced, Theta - 2 pi floor(Theta / 2 pi) (2 pi in the compute format), stored;
+ * its cos and sin into zr, stored; then k~ = R k, stored */
 VLA_FN void FN(vec_mamba3)(CXP, ST *s)
 {
-    FN(turn)(CX, s->zr, s->u, s->zr, s->z, s->d - s->d % 2, 0);
-    VLA_PFOR(i, 0, s->d - s->d % 2)
-        STORE(E(s->zr, i));
+    FRAME_BEGIN;
+    SCALAR(t);
+    VLA_PFOR(p, 0, s->d / 2) {
+        TEMP(t);
+        MUL(t, E(s->u, p), E(s->beta_decay, 3));
+        ADD(E(s->th, p), E(s->th, p), t);
+        DIV(t, E(s->th, p), E(s->c, C_TWOPI));
+        FLOOR(t, t);
+        MUL(t, E(s->c, C_TWOPI), t);
+        SUB(E(s->th, p), E(s->th, p), t);
+        STORE(E(s->th, p));
+        COSSIN(E(s->zr, 2 * p), E(s->zr, 2 * p + 1), E(s->th, p));
+        STORE(E(s->zr, 2 * p));
+        STORE(E(s->zr, 2 * p + 1));
+    }
     FN(turn)(CX, s->al, s->pk, s->zr, s->z, s->d, 0);
     VLA_PFOR(j, 0, s->d) {
         SETI(E(s->kp, j), 0);
         STORE(E(s->al, j));
     }
+    FRAME_END;
 }
 
 /* S_ij = ((a S_ij + (beta v_{t-1})_i k~_{t-1},j) + (gamma v)_i k~_j), each entry stored after each
