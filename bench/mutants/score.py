@@ -72,6 +72,10 @@ def parse(argv=None):
                    "dtypes, gates, seeds, sizes), the field's rules recomputed")
     p.add_argument("--from-json", action="store_true", help="rewrite OUT/results.md from "
                    "OUT/results.json without running anything")
+    p.add_argument("--compare", default=None, metavar="JSON", help="compare OUT/results.json "
+                   "with an earlier results.json, task by task (verdicts, and every field JSON "
+                   "holds to 4 significant digits), without running anything; exit 1 when any "
+                   "differs")
     p.add_argument("--timeout", type=float, default=900, help="per vla-check call, seconds")
     return p.parse_args(argv)
 
@@ -544,6 +548,51 @@ def _why(r):
     return (": " + "; ".join(out)) if out else ""
 
 
+def _differences(old, new, path=""):
+    """the fields of old (a results.json's, maybe rounded to 4 significant digits, empty fields
+    dropped) that new lacks or holds otherwise, and new's non-empty fields that old lacks"""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = [d for k in old if k != "seconds" for d in
+               (_differences(old[k], new[k], path + "." + k) if k in new else
+                [(path + "." + k, old[k], "missing")])]
+        return out + [(path + "." + k, "missing", new[k]) for k in new
+                      if k not in old and k != "seconds" and new[k] not in (None, [], {}, "")]
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [d for i, (x, y) in enumerate(zip(old, new))
+                for d in _differences(x, y, "%s[%d]" % (path, i))]
+    if (isinstance(old, float) and isinstance(new, (int, float)) and not isinstance(new, bool)
+            and (math.isnan(old) and math.isnan(new) or "%.4g" % old == "%.4g" % new)):
+        return []
+    return [] if old == new and type(old) == type(new) else [(path, old, new)]
+
+
+def compare(a):
+    try:
+        with open(os.path.join(a.out, "results.json")) as f:
+            new = json.load(f)["results"]
+        with open(a.compare) as f:
+            old = {(r["kernel"], r["dtype"], r["gates"], r["seed"]): r
+                   for r in json.load(f)["results"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("score.py: --compare needs two results.json: %s: %s" % (type(e).__name__, e),
+              file=sys.stderr)
+        sys.exit(2)
+    nv = nf = 0
+    for r in new:
+        key = (r["kernel"], r["dtype"], r["gates"], r["seed"])
+        if key not in old:
+            sys.exit("score.py: %s has no task %s" % (a.compare, "/".join(map(str, key))))
+        diff = _differences(old[key], r)
+        nv += old[key]["verdicts"] != r["verdicts"]
+        nf += bool(diff)
+        for path, x, y in diff:
+            print("%s %s %s s%d %s: %.200s -> %.200s" % (r["kernel"], r["dtype"], r["gates"],
+                                                       r["seed"], path[1:], x, y))
+    print("score.py: %d tasks compared with %s: verdicts differ in %d, some field in %d"
+          % (len(new), a.compare, nv, nf))
+    sys.exit(1 if nf else 0)
+
+
 def _selected(name, a):
     if not a.only:
         return True
@@ -552,6 +601,8 @@ def _selected(name, a):
 
 def main(argv=None):
     a = parse(argv)
+    if a.compare:
+        compare(a)
     if a.from_json:
         with open(os.path.join(a.out, "results.json")) as f:
             d = json.load(f)
