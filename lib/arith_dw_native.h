@@ -26,11 +26,6 @@
     ((r).h = (BASE)vla_round_fmt(FMT_S, log(vla_round_fmt(FMT_S, (x)))), (r).l = 0)
 #define EXP(r, a) SETD(r, exp(TOD(a))) /* binary64 exp of the pair, as a constant is set */
 #define EXP2(r, a) SETD(r, exp2(TOD(a)))
-#define COSSIN(c, s, a)                                                                            \
-    do {                                                                                           \
-        const double x_ = TOD(a);                                                                  \
-        SETD(c, cos(x_));                                                                          \
-        SETD(s, sin(x_));                                                                          \
-    } while (0)
+#define COSSIN(c, s, a) (SETD(c, cos(TOD(a))), SETD(s, sin(TOD(a))))
 #define TINY vla_fmt_min_normal(FMT_C)
 #define TOD(a) ((double)(a).h + (double)(a).l)

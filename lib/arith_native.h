@@ -23,7 +23,8 @@
  *                exp at its precision)
  *   FLOOR(r, a)  r = floor(a), exact in every format
  *   COSSIN(c, s, a)  c = cos(a), s = sin(a) as EXP takes exp: the C library's binary64 cos and
- *                sin of a, each rounded once to the compute format (exact: MPFR's)
+ *                sin of a, each rounded once to the compute format (exact: MPFR's); c and s are
+ *                not a
  *   ISFIN(a), LESS(a, b), ABSLESS(a, b) (|a| < b), CMPD(a, c) (sign of a - c, c a double),
  *   TINY (the compute format's smallest normal), TOD(a) (to binary64)
  *   NUM_ALLOC(n), NUM_FREE(p, n), ARITH_ENTER/ARITH_LEAVE (around a public entry)

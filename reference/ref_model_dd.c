@@ -93,9 +93,19 @@ static vdd dd_scale(vdd e, double k)
     return m;
 }
 
-/* e^a: a = k ln 2 + r, k = round(a / ln 2), r = a - k L1 - k L2 - k L3 with k L1 and k L2 exact
- * products (TwoProd) and the sums in pairs, so r is within a few u^2 |r| + 2^-150 |k| of its
- * value; then 2^k (1 + expm1(r)). Below 2^-969 (a < -671) the low part is subnormal and the
+/* a - k (c1 + c2 + c3) for an integer k, a constant c split in three binary64 parts: k c1 and
+ * k c2 exact products (TwoProd), the sums in pairs, so within a few u^2 of the result plus
+ * |k c3| u */
+static vdd dd_reduce(vdd a, double k, double c1, double c2, double c3)
+{
+    double p1 = k * c1, e1 = fma(k, c1, -p1), p2 = k * c2, e2 = fma(k, c2, -p2);
+    vdd r = dd_sub(a, dd_make(p1, e1));
+    r = dd_sub(r, dd_make(p2, e2));
+    return dd_sub(r, dd_d(k * c3));
+}
+
+/* e^a: a = k ln 2 + r, k = round(a / ln 2), r = dd_reduce(a, k, ln 2's parts), within a few u^2
+ * |r| + 2^-150 |k| of its value; then 2^k (1 + expm1(r)). Below 2^-969 (a < -671) the low part is subnormal and the
  * pair holds fewer than 106 bits, down to binary64's own at 2^-1022; past binary64's range, Inf
  * or 0 (MPFR's exact reference has no underflow: the check of every run, vref_dd_engine, sees
  * any difference that matters). */
@@ -108,14 +118,7 @@ static vdd dd_exp(vdd a)
     if (a.h < -746)
         return dd_d(0);
     double k = nearbyint(a.h / LN2_1);
-    vdd r = a;
-    if (k != 0) {
-        double p1 = k * LN2_1, e1 = fma(k, LN2_1, -p1);
-        double p2 = k * LN2_2, e2 = fma(k, LN2_2, -p2);
-        r = dd_sub(r, dd_make(p1, e1));
-        r = dd_sub(r, dd_make(p2, e2));
-        r = dd_sub(r, dd_d(k * LN2_3));
-    }
+    vdd r = k != 0 ? dd_reduce(a, k, LN2_1, LN2_2, LN2_3) : a;
     return dd_scale(dd_expm1_small(r), k);
 }
 
@@ -182,10 +185,9 @@ static void dd_cossin_small(vdd r, vdd *c, vdd *s)
     *s = dd_mul(r, ts);
 }
 
-/* cos a and sin a: a = n pi/2 + r, n = round(a / (pi/2)), r = a - n P1 - n P2 - n P3 with n P1
- * and n P2 exact products (TwoProd) and the sums in pairs, so r is within a few u^2 |r| +
- * 2^-160 |n| of its value (|n| < 2^30 keeps that below 2^-130); then the quadrant n mod 4
- * picks and signs the two series. Not finite: NaN, as MPFR. */
+/* cos a and sin a: a = n pi/2 + r, n = round(a / (pi/2)), r = dd_reduce(a, n, pi/2's parts),
+ * within a few u^2 |r| + 2^-160 |n| of its value (|n| < 2^30 keeps that below 2^-130); then the
+ * quadrant n mod 4 picks and signs the two series. Not finite: NaN, as MPFR. */
 static void dd_cossin(vdd a, vdd *c, vdd *s)
 {
     if (!isfinite(a.h)) {
@@ -193,14 +195,7 @@ static void dd_cossin(vdd a, vdd *c, vdd *s)
         return;
     }
     double n = nearbyint(a.h / PIO2_1);
-    vdd r = a;
-    if (n != 0) {
-        double p1 = n * PIO2_1, e1 = fma(n, PIO2_1, -p1);
-        double p2 = n * PIO2_2, e2 = fma(n, PIO2_2, -p2);
-        r = dd_sub(r, dd_make(p1, e1));
-        r = dd_sub(r, dd_make(p2, e2));
-        r = dd_sub(r, dd_d(n * PIO2_3));
-    }
+    vdd r = n != 0 ? dd_reduce(a, n, PIO2_1, PIO2_2, PIO2_3) : a;
     vdd cr, sr;
     dd_cossin_small(r, &cr, &sr);
     const vdd ncr = {-cr.h, -cr.l}, nsr = {-sr.h, -sr.l};

@@ -122,12 +122,7 @@ static int vdw_load(FILE *f, vdw *p, size_t n)
 #define LOAD_LOG(r, x) (vref_load_log(&cx_->base, &(r)->h, (x)), mpfr_set_zero(&(r)->l, 1))
 #define EXP(r, a) SETD(r, exp(TOD(a))) /* as lib/arith_dw_native.h */
 #define EXP2(r, a) SETD(r, exp2(TOD(a)))
-#define COSSIN(c, s, a)                                                                            \
-    do {                                                                                           \
-        const double x_ = TOD(a);                                                                  \
-        SETD(c, cos(x_));                                                                          \
-        SETD(s, sin(x_));                                                                          \
-    } while (0)
+#define COSSIN(c, s, a) (SETD(c, cos(TOD(a))), SETD(s, sin(TOD(a))))
 #define ISFIN(a) (mpfr_number_p(&(a)->h) && mpfr_number_p(&(a)->l))
 #define LESS(a, b) FN(dw_less)((a), (b))
 #define ABSLESS(a, b) FN(dw_absless)(CX, (a), (b))

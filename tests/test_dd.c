@@ -88,8 +88,8 @@ TEST(dd_elementary_functions)
 /* cos and sin (mamba3's rotations) on [-1000, 1000], near the multiples of pi/2 (where the
  * reduction a - n pi/2 cancels) and at tiny arguments, each argument a pair with a random low
  * part: the absolute error. Bound 8 u^2 (9.9e-32): the reduction errs by a few u^2 |r| plus
- * 2^-160 |n|, the two series by a few u^2; measured worst (VLA_DD_REPORT=1): cos 1.9e-32, sin
- * 1.7e-32. floor, exact, on pairs whose high part is an integer (the low part's floor counts)
+ * 2^-160 |n|, the two series by a few u^2; measured worst (VLA_DD_REPORT=1): cos 1.4e-32, sin
+ * 1.5e-32. floor, exact, on pairs whose high part is an integer (the low part's floor counts)
  * and is not. */
 TEST(dd_cos_sin_floor)
 {
