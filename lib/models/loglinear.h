@@ -303,6 +303,79 @@ VLA_FN void FN(grad_loglinear)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
 
 VLA_FN void FN(gradkey_loglinear)(CXP, ST *s, NUM *dk) {} /* k' is k */
 
+/* q'_r's entry j and lambda_r^(l) in the chunk's buffer (rl, oq, ou: its row's length and their
+ * offsets in it) */
+#define LL_Q(r, j) E(s->cb, (long)(r) * rl + oq + (j))
+#define LL_U(r, l) E(s->cb, (long)(r) * rl + ou + (l))
+
+/* gradchunk_loglinear's levels of whole chunks that hold tokens at the chunk's start p0 (z its
+ * trailing zeros, shp the levels before its merge, gl = e^(gamma_C)): their decay's backward,
+ * then their read-out's, into G->dSh, G->dq, G->du and G->dgam */
+VLA_FN void FN(ll_grad_levels)(CXP, ST *s, FN(gcstate) *G, const NUM *shp, int z, NREF gl)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk, L = vla_levels(&s->cfg), n = dv * d;
+    const long p0 = s->t - C, rl = vla_in_len(d, dv, s->ng, s->nr);
+    const long oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr),
+               ou = vla_in_off(VLA_IN_u, d, dv, s->ng, s->nr);
+    NUM *Yq = G->Xb, *s0 = s->s0;
+    if (z >= 0 && z + 1 < L) /* level z + 1 after the merge, as the forward summed it, into S */
+        FN(ll_sum_to)(CX, s, s->S, shp, z);
+    /* the decay */
+    for (int l = 1; l < L; l++) {
+        if (!FN(ll_on)(p0, l))
+            continue;
+        NUM *dl = LL_DLEVEL(G, l);
+        FN(dot_at)(CX, P(t), dl, 0, l == z + 1 ? s->S : VLA_ROWP(shp, (size_t)l * n), 0, n);
+        MUL(t, t, R(gl));
+        ADD(E(G->dgam, C - 1), E(G->dgam, C - 1), t);
+        for (long i = 0; i < n; i++) {
+            MUL(E(dl, i), R(gl), E(dl, i));
+            STORE(E(dl, i));
+        }
+    }
+    /* the read-out */
+    for (int l = 1; l < L; l++) {
+        if (!FN(ll_on)(p0, l))
+            continue;
+        NUM *dl = LL_DLEVEL(G, l);
+        FN(chunk_stage)(CX, s, l == z + 1 ? s->S : VLA_ROWP(shp, (size_t)l * n));
+        for (long i = 0; i < (long)C * d; i++) {
+            MUL(E(Yq, i), LL_U(i / d, l), LL_Q(i / d, i % d));
+            STORE_I(E(Yq, i));
+        }
+        for (long r = 0; r < C; r++)
+            for (long j = 0; j < d; j++) {
+                MUL(acc, E(s0, j), E(G->dO, r * dv));
+                for (long a = 1; a < dv; a++) {
+                    MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
+                    ADD(acc, acc, t);
+                }
+                MUL(acc, acc, E(G->eg, r));
+                MUL(t, LL_U(r, l), acc);
+                ADD(E(G->dq, r * d + j), E(G->dq, r * d + j), t);
+                MUL(t, acc, LL_Q(r, j));
+                ADD(E(G->du, r * d + l), E(G->du, r * d + l), t);
+                MUL(t, acc, E(Yq, r * d + j));
+                ADD(E(G->dgam, r), E(G->dgam, r), t);
+            }
+        for (long i = 0; i < n; i++) {
+            const long a = i / d, j = i % d;
+            COPY(acc, E(dl, i));
+            for (long r = 0; r < C; r++) {
+                MUL(t, E(G->dO, r * dv + a), E(Yq, r * d + j));
+                MUL(t, t, E(G->eg, r));
+                ADD(acc, acc, t);
+            }
+            COPY(E(dl, i), acc);
+            STORE(E(dl, i));
+        }
+    }
+    FRAME_END;
+}
+
 /* The chunk's backward (chunk_loglinear's operations in reverse; s holds its forward: q' in the
  * buffer, the keys in cy, gamma in cg, the weighed scores M in cm, the written V' in ce; S0 its
  * first state as stored), the levels' cotangents in G->dSh (of the chunk's last state on entry,
@@ -341,10 +414,8 @@ VLA_FN void FN(gradchunk_loglinear)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, c
     vla_config run = s->cfg; /* the saved arrays' layout is the run's chunk:C, not a last chunk's */
     run.chunk = G->C;
     const NUM *shp = VLA_ROWP(S0, FN(grad_saved_at)(&run, "sh")); /* the levels before */
-    NUM *cb = s->cb, *K = s->cy, *Gm = s->cg, *M = s->cm, *Vw = s->ce, *Yq = G->Xb, *s0 = s->s0;
+    NUM *cb = s->cb, *K = s->cy, *Gm = s->cg, *M = s->cm, *Vw = s->ce;
     NUM *dS0 = LL_DLEVEL(G, 0);
-#define LL_Q(r, j) E(cb, (long)(r) * rl + oq + (j)) /* q'_r's entry j */
-#define LL_U(r, l) E(cb, (long)(r) * rl + ou + (l)) /* lambda_r^(l) */
     for (long i = 0; i < (long)C * dv; i++) {
         LOAD_IN(E(G->dO, i), c[i]);
         MUL(E(G->dO, i), E(G->dO, i), E(s->c, C_SCALE));
@@ -391,58 +462,7 @@ VLA_FN void FN(gradchunk_loglinear)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, c
         for (long a = 0; a < dv; a++)
             MUL(E(G->Y, cc * dv + a), E(G->Y, cc * dv + a), e);
     }
-    /* the decay of the levels that hold tokens at p0 */
-    if (merged) /* level z + 1 after the merge, as the forward summed it, into S (spent) */
-        FN(ll_sum_to)(CX, s, s->S, shp, z);
-    for (int l = 1; l < L; l++) {
-        if (!FN(ll_on)(p0, l))
-            continue;
-        NUM *dl = LL_DLEVEL(G, l);
-        FN(dot_at)(CX, P(t), dl, 0, l == z + 1 ? s->S : VLA_ROWP(shp, (size_t)l * n), 0, n);
-        MUL(t, t, gl);
-        ADD(E(G->dgam, C - 1), E(G->dgam, C - 1), t);
-        for (long i = 0; i < n; i++) {
-            MUL(E(dl, i), gl, E(dl, i));
-            STORE(E(dl, i));
-        }
-    }
-    /* their read-out */
-    for (int l = 1; l < L; l++) {
-        if (!FN(ll_on)(p0, l))
-            continue;
-        NUM *dl = LL_DLEVEL(G, l);
-        FN(chunk_stage)(CX, s, l == z + 1 ? s->S : VLA_ROWP(shp, (size_t)l * n));
-        for (long i = 0; i < (long)C * d; i++) {
-            MUL(E(Yq, i), LL_U(i / d, l), LL_Q(i / d, i % d));
-            STORE_I(E(Yq, i));
-        }
-        for (long r = 0; r < C; r++)
-            for (long j = 0; j < d; j++) {
-                MUL(acc, E(s0, j), E(G->dO, r * dv));
-                for (long a = 1; a < dv; a++) {
-                    MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
-                    ADD(acc, acc, t);
-                }
-                MUL(acc, acc, E(G->eg, r));
-                MUL(t, LL_U(r, l), acc);
-                ADD(E(G->dq, r * d + j), E(G->dq, r * d + j), t);
-                MUL(t, acc, LL_Q(r, j));
-                ADD(E(G->du, r * d + l), E(G->du, r * d + l), t);
-                MUL(t, acc, E(Yq, r * d + j));
-                ADD(E(G->dgam, r), E(G->dgam, r), t);
-            }
-        for (long i = 0; i < n; i++) {
-            const long a = i / d, j = i % d;
-            COPY(acc, E(dl, i));
-            for (long r = 0; r < C; r++) {
-                MUL(t, E(G->dO, r * dv + a), E(Yq, r * d + j));
-                MUL(t, t, E(G->eg, r));
-                ADD(acc, acc, t);
-            }
-            COPY(E(dl, i), acc);
-            STORE(E(dl, i));
-        }
-    }
+    FN(ll_grad_levels)(CX, s, G, shp, z, P(gl)); /* the levels that hold tokens at p0 */
     /* the intra-chunk scores */
     for (long r = 0; r < C; r++)
         for (long cc = 0; cc <= r; cc++) {
@@ -490,10 +510,10 @@ VLA_FN void FN(gradchunk_loglinear)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, c
     for (long i = 0; z < 0 && i < n; i++)
         SETI(E(dS0, i), 0);
     FN(gc_finish)(CX, s, G, G->dgam, 1, s->cfg.base2);
-#undef LL_Q
-#undef LL_U
     FRAME_END;
 }
+#undef LL_Q
+#undef LL_U
 #undef LL_DLEVEL
 #endif
 #undef LL_LEVEL
