@@ -1,7 +1,8 @@
 /* recur_gradchunk.h: the backward pass of the chunk form chunk:C in recur.h's text (docs/math.md
  * section 11), for the models whose chunk is recur_chunk.h's chunk_wy: the delta rule (plain or
  * with fla's scalar decay), Gated DeltaNet and mamba2 (no UT transform), as fla's
- * chunk_gated_delta_rule_bwd computes it (and chunk_ch's kda and gla, gradchunk_ch below):
+ * chunk_gated_delta_rule_bwd computes it (and chunk_ch's kda and gla, gradchunk_ch below;
+ * loglinear's levels: its own, models/loglinear.h):
  * the chunks' first states recomputed from checkpoints as the seq form's states are (recur_grad.h's
  * gckpt, in units of a chunk: a block of ceil(sqrt(T / C)) chunks, 2 sqrt(T / C) states), the
  * backward walks the chunks from the last, re-running each one's forward from its first state
@@ -45,7 +46,9 @@ typedef struct {
     NUM *eg, *eC;       /* C: exp(gamma_r), exp(gamma_C - gamma_r) */
     NUM *dgam, *dbeta;  /* C */
     NUM *Wk, *egd, *dgd; /* C x d, kda: W, exp(Gamma), the gradients of Gamma */
-    int d, dv, C;
+    NUM *du;            /* C x d: the gradients of u (loglinear's lambda) */
+    NUM *dSh;           /* nh x dv x d: loglinear's levels' cotangents (dS stays 0) */
+    int d, dv, C, nh;
 } FN(gcstate);
 
 /* The two chunks' (gradchunk_wy, gradchunk_ch) shared steps, in their order. A row r of the
@@ -574,12 +577,13 @@ VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
 }
 
 /* the numbers of the chunk backward's arrays, in allocation order */
-#define VLA_GC_ARRAYS(X, d, dv, C)                                                                \
+#define VLA_GC_ARRAYS(X, d, dv, C, nh)                                                            \
     X(dS, (long)(dv) * (d)) X(dS0, (long)(dv) * (d)) X(dSi, (long)(dv) * (d)) X(Tm, (C) * (C))   \
     X(wk, (C) * (C)) X(Xb, (C) * (d)) X(Kb, (C) * (d)) X(Vb, (C) * (dv)) X(U, (C) * (dv))          \
     X(Ev, (C) * (dv)) X(dO, (C) * (dv)) X(dE, (C) * (dv)) X(Y, (C) * (dv)) X(dVb, (C) * (dv))      \
     X(dW, (C) * (d)) X(dKb, (C) * (d)) X(dq, (C) * (d)) X(dk, (C) * (d)) X(dP, (C) * (C))          \
-    X(eg, C) X(eC, C) X(dgam, C) X(dbeta, C) X(Wk, (C) * (d)) X(egd, (C) * (d)) X(dgd, (C) * (d))
+    X(eg, C) X(eC, C) X(dgam, C) X(dbeta, C) X(Wk, (C) * (d)) X(egd, (C) * (d)) X(dgd, (C) * (d))  \
+    X(du, (C) * (d)) X(dSh, (long)(nh) * (dv) * (d))
 
 /* the chunk backward's arrays freed (after gradchunk_begin, whatever it returned) */
 VLA_FN void FN(gradchunk_end)(FN(gcstate) *G)
@@ -587,7 +591,7 @@ VLA_FN void FN(gradchunk_end)(FN(gcstate) *G)
 #define VLA_X_(name, len)                                                                          \
     if (G->name)                                                                                   \
         NUM_FREE(G->name, FN(alloc_len)(len));
-    VLA_GC_ARRAYS(VLA_X_, G->d, G->dv, G->C)
+    VLA_GC_ARRAYS(VLA_X_, G->d, G->dv, G->C, G->nh)
 #undef VLA_X_
     FN(ckpt_end)(&G->P);
 }
@@ -595,7 +599,7 @@ VLA_FN void FN(gradchunk_end)(FN(gcstate) *G)
 /* The chunk backward of each model with one (VLA_MODELS' gradchunk column), in its file's second
  * part (lib/models/<tok>.h under VLA_MODEL_GRAD, included below): gradchunk_<tok>, the chunk's
  * backward (gradchunk_wy or gradchunk_ch with the arguments its forward gave chunk_wy or
- * chunk_ch), and gradkey_<tok>, the backward of its k' of k (dk in place), which its seq
+ * chunk_ch, or the model's own: loglinear's), and gradkey_<tok>, the backward of its k' of k (dk in place), which its seq
  * backward (grad_<tok>) calls too. Declared here, so that a model marked without them is a build
  * error. */
 #define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \
@@ -614,10 +618,10 @@ VLA_MODELS(VLA_X_)
 VLA_FN int FN(gradchunk_begin)(CXP, ST *s, FN(gcstate) *G, long T, vla_grad_input in, void *ctx)
 {
     const int d = s->d, dv = s->dv, C = s->cfg.chunk;
-    *G = (FN(gcstate)){.d = d, .dv = dv, .C = C};
+    *G = (FN(gcstate)){.d = d, .dv = dv, .C = C, .nh = vla_levels(&s->cfg)};
     int ok = 1;
 #define VLA_X_(name, len) ok &= (G->name = NUM_ALLOC(FN(alloc_len)(len))) != NULL;
-    VLA_GC_ARRAYS(VLA_X_, d, dv, C)
+    VLA_GC_ARRAYS(VLA_X_, d, dv, C, G->nh)
 #undef VLA_X_
     if (!ok)
         return VLA_ENOMEM;
@@ -695,6 +699,11 @@ VLA_FN int FN(gradchunk_block)(CXP, ST *s, FN(gcstate) *G, long j, vla_grad_inpu
                 }
             else if (out->dg)
                 GRAD_OUT(out->dg[o], E(G->dgam, i), vla_grad_has(&s->cfg, VLA_GRAD_G));
+            for (int k = 0; k < d && out->du; k++) {
+                STORE_I(E(G->du, i * d + k));
+                GRAD_OUT(out->du[o * d + k], E(G->du, i * d + k),
+                         vla_grad_has(&s->cfg, VLA_GRAD_U));
+            }
             if (out->dS_zero) /* a state's cotangent at the chunk's first token only */
                 for (long k = 0; k < (long)dv * d; k++)
                     out->dS_zero[o * dv * d + k] =

@@ -89,7 +89,7 @@
     X(DELTAPRODUCT, deltaproduct, 0, 0, 1, 0, 1, 1, 0, ID, VLA_PHI_Q | VLA_PHI_K, 1, -0.5,         \
       VLA_IN_BETA | VLA_IN_LOGDECAY, "", 0, 1, 0)                                                  \
     X(LOGLINEAR, loglinear, 0, 0, 1, 0, 1, 1, 0, ID, VLA_PHI_Q | VLA_PHI_K, 0, 0,                  \
-      VLA_IN_LOGDECAY | VLA_IN_U, "", 0, 0, 0)                                                     \
+      VLA_IN_LOGDECAY | VLA_IN_U, "", 0, 1, 0)                                                     \
     X(MAMBA3, mamba3, 0, 0, 1, 0, 1, 1, 0, ID, VLA_PHI_Q | VLA_PHI_K, 0, 0,                        \
       VLA_IN_LOGDECAY | VLA_IN_BETA | VLA_IN_DECAY | VLA_IN_U, "", 0, 0, 0)
 

@@ -68,9 +68,11 @@ static int case_of(vla_model_kind mk, int v)
     return 0;
 }
 
-/* the inputs setup draws: q, k, v, beta, delta's decay and the log-decays (a scalar or one per key
- * channel); g left out (no gate) */
-enum { DRAWN = VLA_IN_G | VLA_IN_BETA | VLA_IN_DECAY | VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D };
+/* the inputs setup draws: q, k, v, beta, delta's decay, the log-decays (a scalar or one per key
+ * channel) and u (loglinear's lambda); g left out (no gate) */
+enum {
+    DRAWN = VLA_IN_G | VLA_IN_BETA | VLA_IN_DECAY | VLA_IN_LOGDECAY | VLA_IN_LOGDECAY_D | VLA_IN_U
+};
 
 static void case_config(vla_config *cfg, int m, int d)
 {
@@ -120,6 +122,10 @@ static void setup(vla_config *cfg, gseq *s, int m, int d, uint64_t seed)
         s->lgs[t] = -gseq_uni(0.01, 0.5);
         s->decay[t] = gseq_uni(0.6, 1);
     }
+    s->has_u = (r & VLA_IN_U) != 0; /* drawn after the others, which stay those of its seed */
+    for (int t = 0; t < TM && s->has_u; t++)
+        for (int j = 0; j < DM; j++)
+            s->u[t][j] = gseq_uni(-1, 1);
 }
 
 /* the chunk forms' settings of the CHUNKSET variant: tri=neumann, cumsum=tree, the decays anchored
@@ -136,13 +142,18 @@ static void settings(vla_config *cfg, int m, int base2)
 }
 
 typedef struct {
-    double dq[TM * DM], dk[TM * DM], dv[TM * DM], dbeta[TM], dg[TM * DM];
+    double dq[TM * DM], dk[TM * DM], dv[TM * DM], dbeta[TM], dg[TM * DM], du[TM * DM];
 } cgrads;
 static vla_grads gof(cgrads *g)
 {
-    vla_grads o = {g->dq, g->dk, g->dv, g->dbeta, g->dg, NULL, NULL, NULL, NULL};
+    vla_grads o = {g->dq, g->dk, g->dv, g->dbeta, g->dg, NULL, NULL, NULL, g->du};
     return o;
 }
+/* the gradients cgrads holds, their names and their numbers a step (ng: dg's) */
+#define NGRAD 6
+static const char *const gnames[NGRAD] = {"dq", "dk", "dv", "dbeta", "dg", "du"};
+#define GRADS(g) {(g).dq, (g).dk, (g).dv, (g).dbeta, (g).dg, (g).du}
+#define GLENS(d, ng) {(d), (d), (d), 1, (ng), (d)}
 
 /* ||x - y|| / ||y|| over n entries (0 / 0 = 0) */
 static double nrel(const double *x, const double *y, long n)
@@ -186,12 +197,13 @@ TEST(gradchunk_exact_equals_seq)
             CHECK(vref_grad(&cc, VREF_EXACT, 256, T, gseq_input, &s, c, &gb) == 0);
             cc.prec = VLA_F64;
             CHECK(vla_grad(&cc, T, gseq_input, &s, c, &gf) == 0);
-            const char *names[] = {"dq", "dk", "dv", "dbeta", "dg"};
-            const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg};
-            const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
-            const double *fs[] = {f.dq, f.dk, f.dv, f.dbeta, f.dg};
-            const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1)};
-            for (int q = 0; q < 5; q++) {
+            const char *const *names = gnames;
+            const double *xs[] = GRADS(a), *ys[] = GRADS(b), *fs[] = GRADS(f);
+            const long wd[] = GLENS(d, s.has_lg ? d : 1);
+            long ns[NGRAD];
+            for (int q = 0; q < NGRAD; q++)
+                ns[q] = T * wd[q];
+            for (int q = 0; q < NGRAD; q++) {
                 double big = 0;
                 for (long i = 0; i < ns[q]; i++)
                     big = fmax(big, fabs(xs[q][i]));
@@ -279,14 +291,12 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
             memset(&b, 0xa5, sizeof b);
             CHECK(vla_grad(&cfg, T, gseq_input, &s, c, &ga) == 0);
             CHECK(vref_grad(&cfg, VREF_EMULATE, 0, T, gseq_input, &s, c, &gb) == 0);
-            const char *names[] = {"dq", "dk", "dv", "dbeta", "dg"};
-            const double *xs[] = {a.dq, a.dk, a.dv, a.dbeta, a.dg};
-            const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
-            const long ns[] = {T * d, T * d, T * d, T, T * (s.has_lg ? d : 1)};
-            for (int q = 0; q < 5; q++) {
-                long i = vla_test_diff_at(xs[q], ys[q], ns[q]);
+            const double *xs[] = GRADS(a), *ys[] = GRADS(b);
+            const long wd[] = GLENS(d, s.has_lg ? d : 1);
+            for (int q = 0; q < NGRAD; q++) {
+                long i = vla_test_diff_at(xs[q], ys[q], T * wd[q]);
                 CHECK_MSG(i < 0, "%s %s T = %d: %s[%ld] lib %a, MPFR emulation %a", cases[m].name,
-                          vla_prec_name(cfg.prec), T, names[q], i, i < 0 ? 0 : xs[q][i],
+                          vla_prec_name(cfg.prec), T, gnames[q], i, i < 0 ? 0 : xs[q][i],
                           i < 0 ? 0 : ys[q][i]);
             }
         }
@@ -295,15 +305,17 @@ TEST(gradchunk_conform_every_policy_bit_for_bit)
 /* The chunk backward a block at a time (vla_backward_new, vref_backward_new): chunk:4 of T = 38
  * is 10 chunks in blocks of ceil(sqrt(10)) = 4 chunks, [32, 38) (a chunk of 4, one of 2), [16,
  * 32), [0, 16), each block's gradients vla_grad's (vref_grad's, exact) rows bit for bit; then no
- * block (VLA_ERANGE). gdn, kda and delta with fla's decay, lib in bf16 and MPFR exact. */
+ * block (VLA_ERANGE). gdn, kda, delta with fla's decay and loglinear (its levels' cotangents
+ * carried from block to block), lib in bf16 and MPFR exact. */
 TEST(gradchunk_backward_blocks_are_vla_grads)
 {
     const int d = DM, T = 38;
     static gseq s;
     static cgrads w, b;
     double c[TM * DM];
-    const int ms[] = {case_of(VLA_GDN, PLAIN), case_of(VLA_KDA, PLAIN), case_of(VLA_DELTA, DECAY)};
-    for (int mi = 0; mi < 3; mi++)
+    const int ms[] = {case_of(VLA_GDN, PLAIN), case_of(VLA_KDA, PLAIN), case_of(VLA_DELTA, DECAY),
+                      case_of(VLA_LOGLINEAR, PLAIN)};
+    for (int mi = 0; mi < 4; mi++)
         for (int exact = 0; exact < 2; exact++) {
             const int m = ms[mi];
             vla_config cfg;
@@ -328,10 +340,9 @@ TEST(gradchunk_backward_blocks_are_vla_grads)
                           "%s: block [%ld, %ld) after [%ld, ...)", cases[m].name, t0, t0 + n, end);
                 memset(&b, 0xa5, sizeof b);
                 CHECK(vla_backward_next(bw, c + t0 * d, &gb) == 0);
-                const double *xs[] = {w.dq, w.dk, w.dv, w.dbeta, w.dg};
-                const double *ys[] = {b.dq, b.dk, b.dv, b.dbeta, b.dg};
-                const long wd[] = {d, d, d, 1, ng};
-                for (int q = 0; q < 5; q++)
+                const double *xs[] = GRADS(w), *ys[] = GRADS(b);
+                const long wd[] = GLENS(d, ng);
+                for (int q = 0; q < NGRAD; q++)
                     bad += vla_test_diff_at(xs[q] + t0 * wd[q], ys[q], n * wd[q]) >= 0;
                 end = t0;
             }

@@ -255,3 +255,68 @@ def test_backward_against_autograd():
     errs = grad_errs(x, c, 4)
     assert max(errs.values()) <= b, "loglinear d = 4 against torch.autograd: %s (bound %.1e)" % (
         ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), b)
+
+
+# the chunk backward (lib/models/loglinear.h's gradchunk_loglinear: chunk_loglinear's operations
+# in reverse, vla_grad with form chunk:C) against the same torch.autograd float64 of the naive
+# form. The bound: the seq backward's 4 sqrt(d T) u, plus the chunk's exponentials of the
+# cumulative log-decays gamma, each off by |gamma| u relative (chunk_bound above), which the
+# gradients carry as the read-outs do: 4 (sqrt(d T) + max |gamma_C|) u. T = 100 leaves a last
+# chunk of 4 tokens at C = 16 and of 36 at C = 64; d = 4 (L = 4 levels, 8 tokens) drops buckets
+# inside a chunk and between chunks.
+def grad_chunk_errs(x, c, d_, form, precision="f64"):
+    if precision != "f64":
+        x = {n: vlastab.round_to(a, precision) for n, a in x.items()}
+        c = vlastab.round_to(c, precision)
+    ref = autograd(x, c, min(d_, 31))
+    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model="loglinear", precision=precision,
+                        logdecay=x["logdecay"], u=x["u"], form=form)
+    return {n: gated_ref.relerr(ours[g], ref[n]) for n, g in
+            (("q", "dq"), ("k", "dk"), ("v", "dv"), ("logdecay", "dg"), ("u", "du"))}
+
+
+def grad_chunk_bound(logdecay, d_, C, u):
+    TT = logdecay.shape[1]
+    g = max(np.abs(logdecay[:, i:i + C].sum(1)).max() for i in range(0, TT, C))
+    return 4 * (np.sqrt(d_ * TT) + g) * u
+
+
+def test_chunk_backward_against_autograd():
+    pytest = __import__("pytest")
+    pytest.importorskip("torch")
+    TT = 100
+    x = gated_ref.example_inputs("mamba2", H=H, T=TT, d=d, dv=12, seed=29)
+    x["u"] = np.random.default_rng(30).standard_normal((H, TT, d))
+    c = np.random.default_rng(31).standard_normal((H, TT, 12))
+    for C in (2, 4, 16, 64):
+        errs = grad_chunk_errs(x, c, d, "chunk:%d" % C)
+        b = grad_chunk_bound(x["logdecay"], d, C, U64)
+        assert max(errs.values()) <= b, (
+            "loglinear chunk:%d f64 against torch.autograd: %s (bound %.1e)" % (
+                C, ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), b))
+    x = gated_ref.example_inputs("mamba2", H=H, T=40, d=4, dv=4, seed=32)
+    x["u"] = np.random.default_rng(33).standard_normal((H, 40, 4))
+    c = np.random.default_rng(34).standard_normal((H, 40, 4))
+    for C in (4, 8, 16):
+        errs = grad_chunk_errs(x, c, 4, "chunk:%d" % C)
+        b = grad_chunk_bound(x["logdecay"], 4, C, U64)
+        assert max(errs.values()) <= b, (
+            "loglinear d = 4 chunk:%d against torch.autograd: %s (bound %.1e)" % (
+                C, ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), b))
+
+
+def test_chunk_backward_f32_against_autograd():
+    """f32 against autograd float64 on the inputs (and c) rounded to binary32, bound as above in
+    u32"""
+    pytest = __import__("pytest")
+    pytest.importorskip("torch")
+    TT = 100
+    x = gated_ref.example_inputs("mamba2", H=H, T=TT, d=d, dv=12, seed=29)
+    x["u"] = np.random.default_rng(30).standard_normal((H, TT, d))
+    c = np.random.default_rng(31).standard_normal((H, TT, 12))
+    for C in (16, 64):
+        errs = grad_chunk_errs(x, c, d, "chunk:%d" % C, "f32")
+        b = grad_chunk_bound(vlastab.round_to(x["logdecay"], "f32"), d, C, 2.0 ** -24)
+        assert max(errs.values()) <= b, (
+            "loglinear chunk:%d f32 against torch.autograd: %s (bound %.1e)" % (
+                C, ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), b))

@@ -300,6 +300,220 @@ VLA_FN void FN(grad_loglinear)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
         SETI(E(dS0, i), 0);
     FRAME_END;
 }
+
+VLA_FN void FN(gradkey_loglinear)(CXP, ST *s, NUM *dk) {} /* k' is k */
+
+/* q'_r's entry j and lambda_r^(l) in the chunk's buffer (rl, oq, ou: its row's length and their
+ * offsets in it) */
+#define LL_Q(r, j) E(s->cb, (long)(r) * rl + oq + (j))
+#define LL_U(r, l) E(s->cb, (long)(r) * rl + ou + (l))
+
+/* gradchunk_loglinear's levels of whole chunks that hold tokens at the chunk's start p0 (z its
+ * trailing zeros, shp the levels before its merge, gl = e^(gamma_C)): their decay's backward,
+ * then their read-out's, into G->dSh, G->dq, G->du and G->dgam */
+VLA_FN void FN(ll_grad_levels)(CXP, ST *s, FN(gcstate) *G, const NUM *shp, int z, NREF gl)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk, L = vla_levels(&s->cfg), n = dv * d;
+    const long p0 = s->t - C, rl = vla_in_len(d, dv, s->ng, s->nr);
+    const long oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr),
+               ou = vla_in_off(VLA_IN_u, d, dv, s->ng, s->nr);
+    NUM *Yq = G->Xb, *s0 = s->s0;
+    if (z >= 0 && z + 1 < L) /* level z + 1 after the merge, as the forward summed it, into S */
+        FN(ll_sum_to)(CX, s, s->S, shp, z);
+    /* the decay */
+    for (int l = 1; l < L; l++) {
+        if (!FN(ll_on)(p0, l))
+            continue;
+        NUM *dl = LL_DLEVEL(G, l);
+        FN(dot_at)(CX, P(t), dl, 0, l == z + 1 ? s->S : VLA_ROWP(shp, (size_t)l * n), 0, n);
+        MUL(t, t, R(gl));
+        ADD(E(G->dgam, C - 1), E(G->dgam, C - 1), t);
+        for (long i = 0; i < n; i++) {
+            MUL(E(dl, i), R(gl), E(dl, i));
+            STORE(E(dl, i));
+        }
+    }
+    /* the read-out */
+    for (int l = 1; l < L; l++) {
+        if (!FN(ll_on)(p0, l))
+            continue;
+        NUM *dl = LL_DLEVEL(G, l);
+        FN(chunk_stage)(CX, s, l == z + 1 ? s->S : VLA_ROWP(shp, (size_t)l * n));
+        for (long i = 0; i < (long)C * d; i++) {
+            MUL(E(Yq, i), LL_U(i / d, l), LL_Q(i / d, i % d));
+            STORE_I(E(Yq, i));
+        }
+        for (long r = 0; r < C; r++)
+            for (long j = 0; j < d; j++) {
+                MUL(acc, E(s0, j), E(G->dO, r * dv));
+                for (long a = 1; a < dv; a++) {
+                    MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
+                    ADD(acc, acc, t);
+                }
+                MUL(acc, acc, E(G->eg, r));
+                MUL(t, LL_U(r, l), acc);
+                ADD(E(G->dq, r * d + j), E(G->dq, r * d + j), t);
+                MUL(t, acc, LL_Q(r, j));
+                ADD(E(G->du, r * d + l), E(G->du, r * d + l), t);
+                MUL(t, acc, E(Yq, r * d + j));
+                ADD(E(G->dgam, r), E(G->dgam, r), t);
+            }
+        for (long i = 0; i < n; i++) {
+            const long a = i / d, j = i % d;
+            COPY(acc, E(dl, i));
+            for (long r = 0; r < C; r++) {
+                MUL(t, E(G->dO, r * dv + a), E(Yq, r * d + j));
+                MUL(t, t, E(G->eg, r));
+                ADD(acc, acc, t);
+            }
+            COPY(E(dl, i), acc);
+            STORE(E(dl, i));
+        }
+    }
+    FRAME_END;
+}
+
+/* The chunk's backward (chunk_loglinear's operations in reverse; s holds its forward: q' in the
+ * buffer, the keys in cy, gamma in cg, the weighed scores M in cm, the written V' in ce; S0 its
+ * first state as stored), the levels' cotangents in G->dSh (of the chunk's last state on entry,
+ * of its first on return), do_r = scale c_r, e^(gamma_r) in G->eg:
+ *   level 0's write sum_c V'_c k_c^T, V'_c = v_c eC_c (eC_c = e^(gamma_C - gamma_c), 0 for a
+ *     token the write leaves out): dk_c = dS^(0)^T V'_c, dV'_c = dS^(0) k_c, dv_c = eC_c dV'_c,
+ *     dgamma_C += eC_c dV'_c . v_c, dgamma_c -= the same;
+ *   the decay by e^(gamma_C) of the levels l >= 1 that hold tokens at p0: dgamma_C += e^(gamma_C)
+ *     dS^(l) . X^(l) (X^(l) the level after the merge: level z + 1 the merged sum, recomputed from
+ *     S0), then dS^(l) <- e^(gamma_C) dS^(l);
+ *   their read-out o_r += (S^(l) Y_r) e^(gamma_r), Y_r = lambda_r^(l) q'_r: with z_r =
+ *     e^(gamma_r) S^(l)^T do_r (S^(l) staged as the forward took it), dq'_r += lambda_r^(l) z_r,
+ *     dlambda_r^(l) += z_r . q'_r, dgamma_r += z_r . Y_r, dS^(l) += sum_r e^(gamma_r) do_r Y_r^T;
+ *   the scores M_rc = A_rc lambda_r^(l(r,c)), A_rc = (q'_r . k_c) D_rc (l(r,c) < L), dM_rc =
+ *     do_r . v_c: dlambda_r^(l(r,c)) += dM_rc A_rc; dA = dM_rc lambda_r^(l(r,c)): dgamma_r += dA
+ *     A_rc, dgamma_c -= dA A_rc, dq'_r += dA D_rc k_c, dk_c += dA D_rc q'_r; dv_c += M_rc do_r;
+ *   the merge of levels 0 .. z into z + 1 at p0 > 0 as grad_loglinear's (level 0, written and
+ *     not read by the chunk, takes 0 otherwise);
+ * then dg_t = sum_{r >= t} dgamma_r (gc_finish). Level 0's cotangent staged in io as the products
+ * take it (dSi); the levels' cotangents stored after every update; S, the levels' sum, is read by
+ * nothing: G->dS stays 0, as grad_loglinear's. */
+VLA_FN void FN(gradchunk_loglinear)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(e);
+    SCALAR(gl);
+    SCALAR(dm);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk, L = vla_levels(&s->cfg), n = dv * d;
+    const long p0 = s->t - C, rl = vla_in_len(d, dv, s->ng, s->nr);
+    const long oq = vla_in_off(VLA_IN_pq, d, dv, s->ng, s->nr),
+               ou = vla_in_off(VLA_IN_u, d, dv, s->ng, s->nr),
+               ov = vla_in_off(VLA_IN_v, d, dv, s->ng, s->nr);
+    const int z = p0 > 0 ? FN(ll_tz)(p0) : -1, merged = z >= 0 && z + 1 < L;
+    vla_config run = s->cfg; /* the saved arrays' layout is the run's chunk:C, not a last chunk's */
+    run.chunk = G->C;
+    const NUM *shp = VLA_ROWP(S0, FN(grad_saved_at)(&run, "sh")); /* the levels before */
+    NUM *cb = s->cb, *K = s->cy, *Gm = s->cg, *M = s->cm, *Vw = s->ce;
+    NUM *dS0 = LL_DLEVEL(G, 0);
+    for (long i = 0; i < (long)C * dv; i++) {
+        LOAD_IN(E(G->dO, i), c[i]);
+        MUL(E(G->dO, i), E(G->dO, i), E(s->c, C_SCALE));
+        STORE_I(E(G->dO, i));
+    }
+    for (long i = 0; i < (long)C * d; i++) {
+        SETI(E(G->dq, i), 0);
+        SETI(E(G->du, i), 0);
+    }
+    for (int r = 0; r < C; r++) {
+        SETI(E(G->dgam, r), 0);
+        SETI(E(G->dbeta, r), 0);
+        FN(chunk_exp)(CX, s, P(E(G->eg, r)), P(E(Gm, r)));
+    }
+    FN(chunk_exp)(CX, s, P(gl), P(E(Gm, C - 1)));
+    /* level 0's write */
+    for (long i = 0; i < n; i++) {
+        COPY(E(G->dSi, i), E(dS0, i));
+        STORE_I(E(G->dSi, i));
+    }
+    for (long cc = 0; cc < C; cc++)
+        for (long j = 0; j < d; j++) {
+            MUL(acc, E(G->dSi, j), E(Vw, cc * dv));
+            for (long a = 1; a < dv; a++) {
+                MUL(t, E(G->dSi, a * d + j), E(Vw, cc * dv + a));
+                ADD(acc, acc, t);
+            }
+            COPY(E(G->dk, cc * d + j), acc);
+        }
+    for (long cc = 0; cc < C; cc++) {
+        const int kept = FN(ll_level)(C - 1, cc) < L;
+        for (long a = 0; a < dv; a++)
+            if (kept)
+                FN(dot_at)(CX, P(E(G->Y, cc * dv + a)), G->dSi, a * d, K, cc * d, d);
+            else
+                SETI(E(G->Y, cc * dv + a), 0);
+        if (!kept)
+            continue;
+        FN(chunk_dexp)(CX, s, P(e), P(E(Gm, C - 1)), P(E(Gm, cc)));
+        FN(dot_at)(CX, P(t), G->Y, cc * dv, cb, cc * rl + ov, dv);
+        MUL(t, t, e);
+        ADD(E(G->dgam, C - 1), E(G->dgam, C - 1), t);
+        SUB(E(G->dgam, cc), E(G->dgam, cc), t);
+        for (long a = 0; a < dv; a++)
+            MUL(E(G->Y, cc * dv + a), E(G->Y, cc * dv + a), e);
+    }
+    FN(ll_grad_levels)(CX, s, G, shp, z, P(gl)); /* the levels that hold tokens at p0 */
+    /* the intra-chunk scores */
+    for (long r = 0; r < C; r++)
+        for (long cc = 0; cc <= r; cc++) {
+            const int l = FN(ll_level)(r, cc);
+            if (l >= L)
+                continue;
+            FN(dot_at)(CX, P(dm), G->dO, r * dv, cb, cc * rl + ov, dv);
+            FN(dot_at)(CX, P(acc), cb, r * rl + oq, K, cc * d, d); /* A_rc, as the forward's */
+            FN(chunk_decay)(CX, s, P(acc), r, cc);
+            STORE_I(acc);
+            MUL(t, dm, acc);
+            ADD(E(G->du, r * d + l), E(G->du, r * d + l), t);
+            MUL(dm, dm, LL_U(r, l));
+            MUL(t, dm, acc);
+            ADD(E(G->dgam, r), E(G->dgam, r), t);
+            SUB(E(G->dgam, cc), E(G->dgam, cc), t);
+            SETI(e, 1);
+            FN(chunk_decay)(CX, s, P(e), r, cc); /* D_rc, anchored as the forward's */
+            MUL(dm, dm, e);
+            for (long j = 0; j < d; j++) {
+                MUL(t, dm, E(K, cc * d + j));
+                ADD(E(G->dq, r * d + j), E(G->dq, r * d + j), t);
+                MUL(t, dm, LL_Q(r, j));
+                ADD(E(G->dk, cc * d + j), E(G->dk, cc * d + j), t);
+            }
+        }
+    for (long i = 0; i < (long)C * dv; i++) { /* dv_c = eC_c dV'_c + sum_{r >= c} M_rc do_r */
+        const long cc = i / dv, a = i % dv;
+        COPY(acc, E(G->Y, i));
+        for (long r = cc; r < C; r++) {
+            MUL(t, E(M, r * C + cc), E(G->dO, r * dv + a));
+            ADD(acc, acc, t);
+        }
+        COPY(E(G->dVb, i), acc);
+    }
+    /* the merge at p0 */
+    for (int l = z < L ? z : L - 1; l >= 0; l--)
+        for (long i = 0; i < n; i++)
+            if (merged)
+                COPY(E(LL_DLEVEL(G, l), i), E(LL_DLEVEL(G, z + 1), i));
+            else
+                SETI(E(LL_DLEVEL(G, l), i), 0);
+    for (long i = 0; merged && i < n; i++)
+        SETI(E(LL_DLEVEL(G, z + 1), i), 0);
+    for (long i = 0; z < 0 && i < n; i++)
+        SETI(E(dS0, i), 0);
+    FN(gc_finish)(CX, s, G, G->dgam, 1, s->cfg.base2);
+    FRAME_END;
+}
+#undef LL_Q
+#undef LL_U
 #undef LL_DLEVEL
 #endif
 #undef LL_LEVEL

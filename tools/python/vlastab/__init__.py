@@ -596,9 +596,9 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
     A gradient that is not finite (Inf or NaN) is a RuntimeWarning, as run() warns, and the
     result's nonfinite (heads,) says for each head the latest step (1..T; the backward runs from T
     down, so it is the first met) at which some gradient is not finite, 0 for none.
-    The inputs as run() takes them; form seq or chunk:C (delta and gdn: the chunk backward,
-    lib/recur_gradchunk.h); a model or form without a backward is a ValueError with the
-    library's reason."""
+    The inputs as run() takes them; form seq or chunk:C (the chunk backward of the models whose
+    gradchunk column is 1 in lib/vlalists.h, lib/recur_gradchunk.h); a model or form without a
+    backward is a ValueError with the library's reason."""
     if beta is not None and np.ndim(beta) == 0:
         constants["beta"], beta = beta, None
     q = _heads(q, "q")
