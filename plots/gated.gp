@@ -86,11 +86,14 @@ do for [cols in SIZES] {
     set title "(c) gdn's forms: error of {/:Italic o}"
     set ylabel '‖{/:Italic o} - {/:Italic o}_{ref}‖ / ‖{/:Italic o}_{ref}‖'
     set yrange [1e-8 : 10]
-    set key inside top left vertical Left reverse font ',6' samplen 2 spacing 0.9 opaque box
+    set xrange [100 : 6e3] # the forms' tables run from t = 128 to 4096
+    set key inside top left vertical maxrows 3 Left reverse font ',6' samplen 1.5 spacing 0.9 width -4 opaque box
     plot for [p in KPRECS] fgdn u ($2 == 64 && strcol(3) eq p ? $1 : 1/0):6 w l lw 2 lc rgb kcol(p) t p.' chunk:64', \
-         for [p in KPRECS] fgdn u ($2 == 0 && strcol(3) eq p ? $1 : 1/0):6 w l lw 1.5 dt 2 lc rgb kcol(p) t p.' seq', \
-         for [p in KPRECS] fgdn u ($2 == -1 && strcol(3) eq p ? $1 : 1/0):6 w l lw 1.5 dt 3 lc rgb kcol(p) t p.' scan'
+         for [p in KPRECS] fgdn u ($2 == 0 && strcol(3) eq p ? $1 : 1/0):6 w l lw 1.5 dt 2 lc rgb kcol(p) notitle, \
+         for [p in KPRECS] fgdn u ($2 == -1 && strcol(3) eq p ? $1 : 1/0):6 w l lw 1.5 dt 3 lc rgb kcol(p) notitle, \
+         NaN w l lw 1.5 dt 2 lc rgb 'black' t 'seq', NaN w l lw 1.5 dt 3 lc rgb 'black' t 'scan'
     set autoscale y
+    set xrange [1 : T * 1.5]
     unset key
 
     eval panel(4)
