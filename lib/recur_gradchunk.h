@@ -30,6 +30,21 @@
  * dh in q's dtype); the gradients rounded to io when handed out. */
 #ifndef VLA_RECUR_DEVICE
 
+/* acc = column j of M (dv x d) dotted with x[off .. off + dv): the sum from a = 0 up, its first
+ * term a product (the chunk backwards' S_0^T do_r and dS^T e_c, one entry) */
+VLA_FN void FN(gc_coldot)(CXP, NREF acc, const NUM *M, const NUM *x, long off, long j, int d,
+                          int dv)
+{
+    FRAME_BEGIN;
+    SCALAR(t);
+    MUL(R(acc), E(M, j), E(x, off));
+    for (long a = 1; a < dv; a++) {
+        MUL(t, E(M, a * d + j), E(x, off + a));
+        ADD(R(acc), R(acc), t);
+    }
+    FRAME_END;
+}
+
 /* the chunk backward's arrays (one set per run) */
 typedef struct {
     FN(gckpt) P;        /* the checkpoints (recur_grad.h), a block's chunks' first states */
@@ -275,11 +290,8 @@ VLA_FN void FN(gc_wy_scores)(CXP, ST *s, FN(gcstate) *G, int decay)
     for (long r = 0; r < C; r++)
         for (long j = 0; j < d; j++) {
             long i = r * d + j;
-            MUL(acc, E(s0, j), E(G->dO, r * dv)); /* (S_0^T do_r)_j exp(gamma_r) */
-            for (long a = 1; a < dv; a++) {
-                MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
-                ADD(acc, acc, t);
-            }
+            /* (S_0^T do_r)_j exp(gamma_r) */
+            FN(gc_coldot)(CX, P(acc), s0, G->dO, r * dv, j, d, dv);
             MUL(acc, acc, E(G->eg, r));
             if (decay) {
                 MUL(t, acc, GC_QR_(r, j));
@@ -293,11 +305,7 @@ VLA_FN void FN(gc_wy_scores)(CXP, ST *s, FN(gcstate) *G, int decay)
         }
     for (long cc = 0; cc < C; cc++)
         for (long j = 0; j < d; j++) {
-            MUL(acc, E(G->dSi, j), E(G->Ev, cc * dv)); /* (dS^T e_c)_j eC_c */
-            for (long a = 1; a < dv; a++) {
-                MUL(t, E(G->dSi, a * d + j), E(G->Ev, cc * dv + a));
-                ADD(acc, acc, t);
-            }
+            FN(gc_coldot)(CX, P(acc), G->dSi, G->Ev, cc * dv, j, d, dv); /* (dS^T e_c)_j eC_c */
             MUL(acc, acc, E(G->eC, cc));
             for (long r = cc; r < C; r++) {
                 MUL(t, E(G->dP, r * C + cc), GC_QR_(r, j));
@@ -487,22 +495,14 @@ VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
     /* the read-out: dXq_r = S_0^T do_r; the scores dP_rc = do_r . e_c per channel */
     for (long r = 0; r < C; r++)
         for (long j = 0; j < d; j++) {
-            MUL(acc, E(s0, j), E(G->dO, r * dv));
-            for (long a = 1; a < dv; a++) {
-                MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
-                ADD(acc, acc, t);
-            }
+            FN(gc_coldot)(CX, P(acc), s0, G->dO, r * dv, j, d, dv);
             MUL(t, acc, E(Xq, r * d + j));
             ADD(E(dG, r * d + j), E(dG, r * d + j), t);
             MUL(E(G->dq, r * d + j), acc, E(G->egd, r * d + j));
         }
     for (long cc = 0; cc < C; cc++) /* the write: dK2_c = dS^T e_c */
         for (long j = 0; j < d; j++) {
-            MUL(acc, E(G->dSi, j), E(G->Ev, cc * dv));
-            for (long a = 1; a < dv; a++) {
-                MUL(t, E(G->dSi, a * d + j), E(G->Ev, cc * dv + a));
-                ADD(acc, acc, t);
-            }
+            FN(gc_coldot)(CX, P(acc), G->dSi, G->Ev, cc * dv, j, d, dv);
             MUL(t, acc, E(K2, cc * d + j));
             SUB(E(dG, cc * d + j), E(dG, cc * d + j), t);
             ADD(E(dG, (C - 1) * d + j), E(dG, (C - 1) * d + j), t);

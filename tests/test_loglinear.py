@@ -228,10 +228,15 @@ def autograd(x, c, L):
     return {n: a.grad.numpy() for n, a in t.items()}
 
 
-def grad_errs(x, c, d_):
+def grad_errs(x, c, d_, form="seq", precision="f64"):
+    """vlastab's gradients in form and precision (the inputs rounded to it) against torch.autograd
+    of the naive form on the same inputs, relative, per input"""
+    if precision != "f64":
+        x = {n: vlastab.round_to(a, precision) for n, a in x.items()}
+        c = vlastab.round_to(c, precision)
     ref = autograd(x, c, min(d_, 31))
-    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model="loglinear", precision="f64",
-                        logdecay=x["logdecay"], u=x["u"])
+    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model="loglinear", precision=precision,
+                        logdecay=x["logdecay"], u=x["u"], form=form)
     return {n: gated_ref.relerr(ours[g], ref[n]) for n, g in
             (("q", "dq"), ("k", "dk"), ("v", "dv"), ("logdecay", "dg"), ("u", "du"))}
 
@@ -264,17 +269,6 @@ def test_backward_against_autograd():
 # gradients carry as the read-outs do: 4 (sqrt(d T) + max |gamma_C|) u. T = 100 leaves a last
 # chunk of 4 tokens at C = 16 and of 36 at C = 64; d = 4 (L = 4 levels, 8 tokens) drops buckets
 # inside a chunk and between chunks.
-def grad_chunk_errs(x, c, d_, form, precision="f64"):
-    if precision != "f64":
-        x = {n: vlastab.round_to(a, precision) for n, a in x.items()}
-        c = vlastab.round_to(c, precision)
-    ref = autograd(x, c, min(d_, 31))
-    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model="loglinear", precision=precision,
-                        logdecay=x["logdecay"], u=x["u"], form=form)
-    return {n: gated_ref.relerr(ours[g], ref[n]) for n, g in
-            (("q", "dq"), ("k", "dk"), ("v", "dv"), ("logdecay", "dg"), ("u", "du"))}
-
-
 def grad_chunk_bound(logdecay, d_, C, u):
     TT = logdecay.shape[1]
     g = max(np.abs(logdecay[:, i:i + C].sum(1)).max() for i in range(0, TT, C))
@@ -289,7 +283,7 @@ def test_chunk_backward_against_autograd():
     x["u"] = np.random.default_rng(30).standard_normal((H, TT, d))
     c = np.random.default_rng(31).standard_normal((H, TT, 12))
     for C in (2, 4, 16, 64):
-        errs = grad_chunk_errs(x, c, d, "chunk:%d" % C)
+        errs = grad_errs(x, c, d, "chunk:%d" % C)
         b = grad_chunk_bound(x["logdecay"], d, C, U64)
         assert max(errs.values()) <= b, (
             "loglinear chunk:%d f64 against torch.autograd: %s (bound %.1e)" % (
@@ -298,7 +292,7 @@ def test_chunk_backward_against_autograd():
     x["u"] = np.random.default_rng(33).standard_normal((H, 40, 4))
     c = np.random.default_rng(34).standard_normal((H, 40, 4))
     for C in (4, 8, 16):
-        errs = grad_chunk_errs(x, c, 4, "chunk:%d" % C)
+        errs = grad_errs(x, c, 4, "chunk:%d" % C)
         b = grad_chunk_bound(x["logdecay"], 4, C, U64)
         assert max(errs.values()) <= b, (
             "loglinear d = 4 chunk:%d against torch.autograd: %s (bound %.1e)" % (
@@ -315,7 +309,7 @@ def test_chunk_backward_f32_against_autograd():
     x["u"] = np.random.default_rng(30).standard_normal((H, TT, d))
     c = np.random.default_rng(31).standard_normal((H, TT, 12))
     for C in (16, 64):
-        errs = grad_chunk_errs(x, c, d, "chunk:%d" % C, "f32")
+        errs = grad_errs(x, c, d, "chunk:%d" % C, "f32")
         b = grad_chunk_bound(vlastab.round_to(x["logdecay"], "f32"), d, C, 2.0 ** -24)
         assert max(errs.values()) <= b, (
             "loglinear chunk:%d f32 against torch.autograd: %s (bound %.1e)" % (

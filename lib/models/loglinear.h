@@ -226,6 +226,23 @@ VLA_FN void FN(chunk_loglinear)(CXP, ST *s)
 /* level l's cotangent (dv x d) in G->dSh */
 #define LL_DLEVEL(G, l) VLA_ROWP((G)->dSh, (size_t)(l) * (G)->dv * (G)->d)
 
+/* The merge's backward at a token of level z (z = -1: the first token), the levels' cotangents
+ * (n numbers each) in dSh: levels 0 .. min(z, L - 1) take level z + 1's where the step merged
+ * them into it, else 0; level z + 1's is then spent, and level 0's too at the first token */
+VLA_FN void FN(ll_merge_grad)(CXP, NUM *dSh, int z, int L, long n, int merged)
+{
+    for (int l = z < L ? z : L - 1; l >= 0; l--)
+        for (long i = 0; i < n; i++)
+            if (merged)
+                COPY(E(VLA_ROWP(dSh, l * n), i), E(VLA_ROWP(dSh, (z + 1) * n), i));
+            else
+                SETI(E(VLA_ROWP(dSh, l * n), i), 0);
+    for (long i = 0; merged && i < n; i++)
+        SETI(E(VLA_ROWP(dSh, (z + 1) * n), i), 0);
+    for (long i = 0; z < 0 && i < n; i++)
+        SETI(E(dSh, i), 0);
+}
+
 /* Step p's backward (p = t - 1; s at the step's end with its vectors, Sp the saved arrays before
  * it), the levels' cotangents in G->dSh (of the step's end on entry, of its start on return):
  *   the read-out o = sum_l lambda^(l) S^(l) w over the levels that hold tokens at p:
@@ -288,16 +305,7 @@ VLA_FN void FN(grad_loglinear)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
         }
     }
     MUL(E(G->dg, 0), E(G->dg, 0), E(s->beta_decay, 1));
-    for (int l = z < L ? z : L - 1; l >= 0; l--) /* the merge (z = -1: the first token) */
-        for (int i = 0; i < n; i++)
-            if (merged)
-                COPY(E(LL_DLEVEL(G, l), i), E(LL_DLEVEL(G, z + 1), i));
-            else
-                SETI(E(LL_DLEVEL(G, l), i), 0);
-    for (int i = 0; merged && i < n; i++)
-        SETI(E(LL_DLEVEL(G, z + 1), i), 0);
-    for (int i = 0; z < 0 && i < n; i++)
-        SETI(E(dS0, i), 0);
+    FN(ll_merge_grad)(CX, G->dSh, z, L, n, merged);
     FRAME_END;
 }
 
@@ -348,11 +356,7 @@ VLA_FN void FN(ll_grad_levels)(CXP, ST *s, FN(gcstate) *G, const NUM *shp, int z
         }
         for (long r = 0; r < C; r++)
             for (long j = 0; j < d; j++) {
-                MUL(acc, E(s0, j), E(G->dO, r * dv));
-                for (long a = 1; a < dv; a++) {
-                    MUL(t, E(s0, a * d + j), E(G->dO, r * dv + a));
-                    ADD(acc, acc, t);
-                }
+                FN(gc_coldot)(CX, P(acc), s0, G->dO, r * dv, j, d, dv);
                 MUL(acc, acc, E(G->eg, r));
                 MUL(t, LL_U(r, l), acc);
                 ADD(E(G->dq, r * d + j), E(G->dq, r * d + j), t);
@@ -438,11 +442,7 @@ VLA_FN void FN(gradchunk_loglinear)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, c
     }
     for (long cc = 0; cc < C; cc++)
         for (long j = 0; j < d; j++) {
-            MUL(acc, E(G->dSi, j), E(Vw, cc * dv));
-            for (long a = 1; a < dv; a++) {
-                MUL(t, E(G->dSi, a * d + j), E(Vw, cc * dv + a));
-                ADD(acc, acc, t);
-            }
+            FN(gc_coldot)(CX, P(acc), G->dSi, Vw, cc * dv, j, d, dv);
             COPY(E(G->dk, cc * d + j), acc);
         }
     for (long cc = 0; cc < C; cc++) {
@@ -498,17 +498,7 @@ VLA_FN void FN(gradchunk_loglinear)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, c
         }
         COPY(E(G->dVb, i), acc);
     }
-    /* the merge at p0 */
-    for (int l = z < L ? z : L - 1; l >= 0; l--)
-        for (long i = 0; i < n; i++)
-            if (merged)
-                COPY(E(LL_DLEVEL(G, l), i), E(LL_DLEVEL(G, z + 1), i));
-            else
-                SETI(E(LL_DLEVEL(G, l), i), 0);
-    for (long i = 0; merged && i < n; i++)
-        SETI(E(LL_DLEVEL(G, z + 1), i), 0);
-    for (long i = 0; z < 0 && i < n; i++)
-        SETI(E(dS0, i), 0);
+    FN(ll_merge_grad)(CX, G->dSh, z, L, n, merged); /* the merge at p0 */
     FN(gc_finish)(CX, s, G, G->dgam, 1, s->cfg.base2);
     FRAME_END;
 }
