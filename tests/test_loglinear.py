@@ -241,21 +241,24 @@ def grad_errs(x, c, d_, form="seq", precision="f64"):
             (("q", "dq"), ("k", "dk"), ("v", "dv"), ("logdecay", "dg"), ("u", "du"))}
 
 
+def grad_inputs(T_, d_, dv, seed):
+    """loglinear's inputs (mamba2's draws, u N(0, 1)) and a cotangent c, from seeds seed..seed + 2"""
+    x = gated_ref.example_inputs("mamba2", H=H, T=T_, d=d_, dv=dv, seed=seed)
+    x["u"] = np.random.default_rng(seed + 1).standard_normal((H, T_, d_))
+    return x, np.random.default_rng(seed + 2).standard_normal((H, T_, dv))
+
+
 def test_backward_against_autograd():
     pytest = __import__("pytest")
     pytest.importorskip("torch")
     TT = 64
-    x = gated_ref.example_inputs("mamba2", H=H, T=TT, d=d, dv=12, seed=23)
-    x["u"] = np.random.default_rng(24).standard_normal((H, TT, d))
-    c = np.random.default_rng(25).standard_normal((H, TT, 12))
+    x, c = grad_inputs(TT, d, 12, 23)
     b = 4 * np.sqrt(d * TT) * U64
     errs = grad_errs(x, c, d)
     assert max(errs.values()) <= b, "loglinear f64 against torch.autograd: %s (bound %.1e)" % (
         ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), b)
     # d = 4: L = 4 levels over T = 40, the dropped buckets' gradients 0
-    x = gated_ref.example_inputs("mamba2", H=H, T=40, d=4, dv=4, seed=26)
-    x["u"] = np.random.default_rng(27).standard_normal((H, 40, 4))
-    c = np.random.default_rng(28).standard_normal((H, 40, 4))
+    x, c = grad_inputs(40, 4, 4, 26)
     b = 4 * np.sqrt(4 * 40) * U64
     errs = grad_errs(x, c, 4)
     assert max(errs.values()) <= b, "loglinear d = 4 against torch.autograd: %s (bound %.1e)" % (
@@ -279,18 +282,14 @@ def test_chunk_backward_against_autograd():
     pytest = __import__("pytest")
     pytest.importorskip("torch")
     TT = 100
-    x = gated_ref.example_inputs("mamba2", H=H, T=TT, d=d, dv=12, seed=29)
-    x["u"] = np.random.default_rng(30).standard_normal((H, TT, d))
-    c = np.random.default_rng(31).standard_normal((H, TT, 12))
+    x, c = grad_inputs(TT, d, 12, 29)
     for C in (2, 4, 16, 64):
         errs = grad_errs(x, c, d, "chunk:%d" % C)
         b = grad_chunk_bound(x["logdecay"], d, C, U64)
         assert max(errs.values()) <= b, (
             "loglinear chunk:%d f64 against torch.autograd: %s (bound %.1e)" % (
                 C, ", ".join("d%s %.1e" % (n, e) for n, e in errs.items()), b))
-    x = gated_ref.example_inputs("mamba2", H=H, T=40, d=4, dv=4, seed=32)
-    x["u"] = np.random.default_rng(33).standard_normal((H, 40, 4))
-    c = np.random.default_rng(34).standard_normal((H, 40, 4))
+    x, c = grad_inputs(40, 4, 4, 32)
     for C in (4, 8, 16):
         errs = grad_errs(x, c, 4, "chunk:%d" % C)
         b = grad_chunk_bound(x["logdecay"], 4, C, U64)
@@ -305,9 +304,7 @@ def test_chunk_backward_f32_against_autograd():
     pytest = __import__("pytest")
     pytest.importorskip("torch")
     TT = 100
-    x = gated_ref.example_inputs("mamba2", H=H, T=TT, d=d, dv=12, seed=29)
-    x["u"] = np.random.default_rng(30).standard_normal((H, TT, d))
-    c = np.random.default_rng(31).standard_normal((H, TT, 12))
+    x, c = grad_inputs(TT, d, 12, 29)
     for C in (16, 64):
         errs = grad_errs(x, c, d, "chunk:%d" % C, "f32")
         b = grad_chunk_bound(vlastab.round_to(x["logdecay"], "f32"), d, C, 2.0 ** -24)
