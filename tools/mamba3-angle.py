@@ -62,10 +62,19 @@ if __name__ == "__main__":
     if len(sys.argv) not in (3, 4):
         print("usage: mamba3-angle.py DIR T [DT]", file=sys.stderr)
         sys.exit(2)
-    D, T = sys.argv[1], int(sys.argv[2])
+    D = sys.argv[1]
+    try:
+        T = int(sys.argv[2])
+        DT = float(sys.argv[3]) if len(sys.argv) == 4 else None
+    except ValueError:
+        T = DT = -1
+    if T < 1 or (DT is not None and not 0 < DT < float("inf")):
+        print("mamba3-angle.py: T must be a positive integer and DT a positive finite number",
+              file=sys.stderr)
+        sys.exit(2)
     x = issue_inputs(T=T)
-    if len(sys.argv) == 4:
-        x["decay"][:] = float(sys.argv[3])
+    if DT is not None:
+        x["decay"][:] = DT
         x["logdecay"] = np.full_like(x["decay"], -0.02)
     x = {k: np.asarray(v, f).astype(np.float64) for k, v in x.items()}  # the kernel's binary32 inputs
     if os.path.lexists(D):

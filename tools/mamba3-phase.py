@@ -10,6 +10,9 @@ import numpy as np
 sys.path[:0] = ["tools/python"]
 import vlastab
 
+if len(sys.argv) > 1:
+    print("usage: mamba3-phase.py (no arguments; prints a line per t)", file=sys.stderr)
+    sys.exit(2)
 rng = np.random.default_rng(1)
 H, T, d = 2, 4096, 16
 x = {n: rng.standard_normal((H, T, d)) / np.sqrt(d) for n in ("q", "k", "v")}
