@@ -93,6 +93,10 @@ int vla_config_h0(const vla_config *c, vla_error *why)
     if (vla_levels(c))
         return vla_fail(why, VLA_ENOTSUP, "%s keeps its prefix as Fenwick levels, which an "
                         "initial state S_0 alone does not give", name);
+    if (vla_dims_of(c).nt)
+        return vla_fail(why, VLA_ENOTSUP, "%s carries the last token's rotated key and value (the "
+                        "trapezoid's) and each key-channel pair's angle beside S, which an initial "
+                        "state S_0 alone does not give", name);
     if (c->normalize)
         return vla_fail(why, VLA_ENOTSUP, "%s with normalize=on divides by a normalizer n beside "
                         "S, which an initial state S_0 alone does not give (--set normalize=off "

@@ -973,14 +973,16 @@ TEST(engine_initial_state)
         }
         vla_inputs_free(&x);
     }
-    /* refused: a model with A, and la's normalizer */
+    /* refused: a model with A, la's normalizer, loglinear's levels, mamba3's carried token and angles */
     static const struct {
         vla_model_kind m;
         int normalize;
         const char *why;
     } no[] = {{VLA_VLA3, 1, "vla3 keeps A and a normalizer n beside S"},
               {VLA_RLS, 0, "rls keeps A beside S"},
-              {VLA_LA, 1, "la with normalize=on divides by a normalizer n"}};
+              {VLA_LA, 1, "la with normalize=on divides by a normalizer n"},
+              {VLA_LOGLINEAR, 0, "loglinear keeps its prefix as Fenwick levels"},
+              {VLA_MAMBA3, 0, "mamba3 carries the last token's rotated key and value"}};
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         vla_engine_spec sp;
         vla_engine *e = NULL;

@@ -193,6 +193,7 @@ TEST(varlen_bad_files_refused)
         {"the scan form", cu, 4, 3, "--outputs KO --form scan",
          "the scan form folds the state of every step into one prefix"},
         {"vla3", cu, 4, 0, "--outputs KO --model vla3", "vla3 keeps A"},
+        {"mamba3", cu, 4, 0, "--outputs KO --model mamba3", "mamba3 carries the last token's"},
         {"a program without restarts", cu, 4, 0, "STATENORM",
          "the trace packs 3 sequences (cu_seqlens.npy), at whose starts vla-statenorm restarts"},
         {"--states", cu, 4, 0, "--states KO", "--states: the trace packs 3 sequences"},
