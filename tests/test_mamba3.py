@@ -413,6 +413,32 @@ def test_rank_is_refused_for_other_models():
                     reference=False)
 
 
+def write_mimo_trace(path, x):
+    """x as a trace (docs/trace.md): the ranks side by side, model.txt's set rank=R"""
+    os.makedirs(path)
+    for name, val in side_by_side(x).items():
+        np.save(os.path.join(path, name + ".npy"), val)
+    with open(os.path.join(path, "model.txt"), "w") as f:
+        f.write("model mamba3\nset rank=%d\n" % x["q"].shape[2])
+
+
+def test_mimo_backends_same_bits(tmp_path, bin_dir):
+    """rank 4 in every policy: the lanes and emu (the CUDA kernels' text on host threads) give
+    the cpu's rows of vla-check's table (their errors printed to 17 digits)"""
+    trace = os.path.join(str(tmp_path), "trace")
+    write_mimo_trace(trace, mimo_inputs(4, T=64))
+    rows = {}
+    for b in ("cpu", "lanes", "emu"):
+        out = os.path.join(str(tmp_path), b + ".dat")
+        r = subprocess.run([os.path.join(bin_dir, "vla-check"), "trace:" + trace, "--forms", "seq",
+                            "--backend", b, "--report", "none", "--out", out],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, "%s: exit %d: %s" % (b, r.returncode, r.stderr)
+        with open(out) as f:
+            rows[b] = [line for line in f if not line.startswith("#")]
+    assert len(rows["cpu"]) == 8 and rows["lanes"] == rows["cpu"] and rows["emu"] == rows["cpu"]
+
+
 def test_mimo_trace_judged_against_the_exact_reference():
     """a rank-4 trace (docs/trace.md) with numpy's read-outs and final S as a kernel's binary64
     outputs, judged by vla-check --ref exact (the MPFR emulation of recur.h's step at rank 4):
@@ -423,12 +449,8 @@ def test_mimo_trace_judged_against_the_exact_reference():
     o, S = mamba3_mimo_seq(**x)
     with tempfile.TemporaryDirectory() as tmp:
         trace, out, rep = (os.path.join(tmp, w) for w in ("trace", "out", "judge"))
-        os.makedirs(trace)
+        write_mimo_trace(trace, x)
         os.makedirs(out)
-        for name, val in side_by_side(x).items():
-            np.save(os.path.join(trace, name + ".npy"), val)
-        with open(os.path.join(trace, "model.txt"), "w") as f:
-            f.write("model mamba3\nset rank=%d\n" % R)
         S_full = np.zeros((H, R * p, R * n))
         S_full[:, :p, :n] = S
         np.save(os.path.join(out, "o.npy"), o.reshape(H, T_, -1))
