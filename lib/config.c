@@ -265,6 +265,7 @@ void vla_config_default(vla_config *c, vla_model_kind model, int d)
     c->tri = VLA_TRI_BLOCKED; /* fla's solve_tril and its fused C = 64 kernels */
     c->stage = VLA_HALF_IO;   /* fla: h.to(k.dtype) */
     c->householder = 2;       /* deltaproduct's n_h (fla's num_householder; the paper's n_h = 2) */
+    c->rank = 1;              /* mamba3's MIMO rank (SISO) */
     switch (model) {
     case VLA_VLA1: /* the v1 layer: guarded Sherman-Morrison, nudge every 50, norm clamp */
         c->nudge = c->guard = c->clamp_on = 1;
@@ -490,6 +491,12 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, vla_e
         c->householder = (int)p;
         return VLA_OK;
     }
+    if (!strcmp(name, "rank")) {
+        if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 1 || p > VLA_D_MAX)
+            return vla_fail(err, VLA_ERANGE, "is not an integer in 1..%d", VLA_D_MAX);
+        c->rank = (int)p;
+        return VLA_OK;
+    }
     if (!strcmp(name, "cache_rows")) {
         if (vla_parse_real(value, &p, NULL) || p != floor(p) || p < 0 || p > 65536)
             return vla_fail(err, VLA_ERANGE, "is not an integer in 0..65536 (0: no scale)");
@@ -525,7 +532,7 @@ int vla_config_set_why(vla_config *c, const char *name, const char *value, vla_e
                     "l2_eps, sr_seed, delta_form, features, tri, stage, cache, cache_rows, "
                     "cache_round, nudge, guard, "
                     "clamp_on, normalize, keynorm, qknorm, decay_bf16, beta_bf16, gate_clamp, "
-                    "cumsum, cumsum_fmt, anchor, anchor_block, base, gate_map, householder)");
+                    "cumsum, cumsum_fmt, anchor, anchor_block, base, gate_map, householder, rank)");
 }
 
 int vla_config_set(vla_config *c, const char *name, const char *value)
@@ -568,6 +575,14 @@ int vla_config_check_why(const vla_config *c, vla_error *err)
         (c->householder < 1 || c->householder > VLA_HOUSEHOLDER_MAX))
         return vla_fail(err, VLA_ERANGE, "householder = %d: it must be in 1..%d", c->householder,
                         VLA_HOUSEHOLDER_MAX);
+    if (c->model == VLA_MAMBA3 && (c->rank < 1 || c->d % c->rank || c->dv % c->rank))
+        return vla_fail(err, VLA_ERANGE, "rank = %d, d = %d, dv = %d: mamba3's rank R divides d "
+                        "and dv (the stream's vectors hold R ranks' side by side)", c->rank, c->d,
+                        c->dv);
+    if (c->model == VLA_MAMBA3 && c->rank > 1 && (c->qknorm || c->normalize))
+        return vla_fail(err, VLA_ENOTSUP, "rank = %d: qknorm and normalize act on a whole "
+                        "vector of d, not on each rank's d/R: set qknorm=off, normalize=off",
+                        c->rank);
     if ((unsigned)c->cumsum_tree > 1 || (unsigned)c->cumsum_io > 1 || (unsigned)c->base2 > 1 ||
         (unsigned)c->anchor > VLA_ANCHOR_START || (unsigned)c->gate_map > VLA_GATE_PIN ||
         c->anchor_block < 0 || c->anchor_block > VLA_CHUNK_MAX ||
@@ -764,6 +779,8 @@ void vla_config_describe(const vla_config *c, char *buf, size_t len)
                       c->qknorm ? "on" : "off", num[NREALS - 1]);
     if (c->model == VLA_DELTAPRODUCT && n < len)
         n += snprintf(buf + n, len - n, " householder=%d", c->householder);
+    if (c->model == VLA_MAMBA3 && c->rank != 1 && n < len)
+        n += snprintf(buf + n, len - n, " rank=%d", c->rank);
     if (c->gate_lb != 0 && n < len) /* the gate bound's settings, each only when not the default */
         n += snprintf(buf + n, len - n, " gate_lb=%s gate_map=%s", num[11],
                       words[4].values[c->gate_map]);
@@ -883,6 +900,8 @@ int vla_form_check(const vla_config *c, vla_error *err)
         w = "mamba3's step writes two tokens, the last one's and its own (a rank-2 B_t from the "
             "carried v_{t-1}, k~_{t-1}), which the scan's S -> S J + v alpha^T does not carry: "
             "--form seq or chunk:C";
+    else if (chunk && c->model == VLA_MAMBA3 && c->rank > 1)
+        w = "mamba3's chunk form is SISO (rank = 1): its MIMO (rank > 1) is --form seq only";
     else if (chunk && c->model == VLA_MAMBA3 && c->normalize)
         w = "mamba3's chunk (the kernel's) has no normalizer: set normalize=off";
     else if ((chunk || c->form == VLA_FORM_SCAN) &&
@@ -912,6 +931,8 @@ int vla_grad_check(const vla_config *c, vla_error *err)
     else if (vla_form_pending(c, 1) && c->normalize)
         w = "the chunk backward does not differentiate the read-out's denominator: normalize "
             "off, or --form seq";
+    else if (c->model == VLA_MAMBA3 && c->rank > 1)
+        w = "mamba3's backward is SISO (rank = 1): its MIMO (rank > 1) has no backward";
     else if (c->renorm > 0)
         w = "renorm's rescaling of S is not differentiated: set renorm=0";
     else if (c->gamma != 1)
@@ -984,6 +1005,7 @@ static int reads_delta_form(const vla_config *c)
     return vla_model_reads(&o) != vla_model_reads(c) || vla_col_decay(&o) != vla_col_decay(c);
 }
 static int reads_householder(const vla_config *c) { return c->model == VLA_DELTAPRODUCT; }
+static int reads_rank(const vla_config *c) { return c->model == VLA_MAMBA3; }
 static int reads_keynorm(const vla_config *c)
 {
     vla_config o = *c;
@@ -1012,6 +1034,7 @@ static const struct {
     {{"delta_form"}, reads_delta_form, 0, "%s"},
     {{"keynorm"}, reads_keynorm, 0, "%s"},
     {{"householder"}, reads_householder, 0, "%s, whose tokens are householder steps each"},
+    {{"rank"}, reads_rank, 0, "%s, whose MIMO rank it is"},
 };
 #define NRULES (sizeof setting_rules / sizeof setting_rules[0])
 

@@ -231,6 +231,9 @@ typedef struct {
                               form folds into its first step's element; set by vla_model_start */
     int householder;       /* deltaproduct: n_h, the stream's steps per token (docs/gated.md),
                               1..VLA_HOUSEHOLDER_MAX (2) */
+    int rank;              /* mamba3: R, the MIMO rank: the stream's q, k, v and the read-out o
+                              hold R ranks' vectors side by side, d/R and dv/R each; R divides d
+                              and dv (1: SISO) */
 } vla_config;
 /* anchors: direct, every exponent a difference gamma_i - gamma_j <= 0; first, last, mid, start:
  * the decay between tokens i and j (same block) as exp(gamma_i - gamma_n) exp(gamma_n - gamma_j),

@@ -29,6 +29,10 @@ a pair has taken by any t (W = 2 here).
 Measured: see each test's printed line; the planted slips (Euler's rule for the trapezoid, the
 rotation a token late, the previous token's term without its decay) move o by 0.5 or more.
 Run under pytest (tests/test_python.c) with Debian's python3 (numpy)."""
+import json
+import os
+import subprocess
+import tempfile
 import warnings
 
 import numpy as np
@@ -258,3 +262,210 @@ def test_chunk_slip_is_caught():
 def test_scan_is_refused():
     with pytest.raises(ValueError, match="mamba3"):
         ours(inputs(T=8), form="scan")
+
+
+# ---- MIMO (rank R > 1) ----
+#
+# state-spaces/mamba's Mamba-3 MIMO (mamba3_MIMO_step_ref in tests/ops/tilelang/test_mamba3_mimo.py,
+# the tilelang kernel mamba_mimo_fwd): per token R queries and keys C_t,r, B_t,r (n each) and R
+# values x_t,r = x_t * Psi_r (p each: the head's x up-projected channel by channel), one dt,
+# lambda, A dt and one set of angles per head, turning every rank alike:
+#
+#     h_t = a_t h_{t-1} + beta_t sum_r x_{t-1,r} k~_{t-1,r}^T + gamma_t sum_r x_t,r k~_t,r^T
+#     y_t,r = h_t q~_t,r       (the kernel's raw_y; reduceO sums Phi_r * y_t,r outside)
+#
+# vlastab takes rank=R, q and k (heads, T, R n) and v (heads, T, R p): the ranks' vectors side by
+# side; its o is (heads, T, R p), its S the top-left p x n block of (dv, d), zeros elsewhere.
+#
+# The bound (bound_mimo): per step and entry of S the decay's product, 2 R products beta v_r,
+# 2 R products with k~ and 2 R sums (6 R + 1), the weights beta and gamma (3), the turn of k
+# (3); the read-out's dot product of n and the turn of q (n + 3): N = n + 3 + (6 R + 7) T
+# roundings, 2 sqrt(N) u with independent signs (the SISO docstring's argument), and the angle's
+# part unchanged (one angle per pair for every rank).
+R_N, R_P = 16, 16
+
+
+def mimo_inputs(R, H=2, T=T, n=R_N, p=R_P, seed=7):
+    """SISO's ranges (inputs()) with R ranks: q and k RMS-normalized per rank, x ~ N(0, 1) times
+    Psi ~ N(0, 1) / R per rank (the kernel's test draws Psi so), theta on n/4 pairs"""
+    rng = np.random.default_rng(seed)
+    rms = lambda x: x / np.sqrt((x ** 2).mean(-1, keepdims=True))
+    dt = np.exp(rng.uniform(np.log(0.01), np.log(1.0), (H, T)))
+    th = np.zeros((H, T, R * n))
+    th[:, :, : n // 4] = np.pi * np.tanh(rng.standard_normal((H, T, n // 4)))
+    x = rng.standard_normal((H, T, p))
+    psi = rng.standard_normal((H, R, p)) / R
+    return {"q": rms(rng.standard_normal((H, T, R, n))), "k": rms(rng.standard_normal((H, T, R, n))),
+            "v": x[:, :, None, :] * psi[:, None, :, :], "logdecay": -rng.uniform(1, 16, (H, 1)) * dt,
+            "beta": rng.uniform(0, 1, (H, T)), "decay": dt, "u": th}
+
+
+def mamba3_mimo_seq(q, k, v, logdecay, beta, decay, u, slip=None):
+    """the MIMO recurrence above, head by head (q, k (H, T, R, n), v (H, T, R, p); o (H, T, R, p),
+    S (H, p, n)); slip plants one mistake: "crossed" (rank r's value written with rank r + 1's
+    key), "lastrank" (the previous token's term from its last rank only, a carried k~ and x of one
+    rank)"""
+    H, T, R, n = q.shape
+    p = v.shape[3]
+    o = np.zeros((H, T, R, p))
+    S_end = np.zeros((H, p, n))
+    for h in range(H):
+        S, kx, vx, Th = np.zeros((p, n)), np.zeros((R, n)), np.zeros((R, p)), np.zeros(n // 2)
+        for t in range(T):
+            lam, dt, a = beta[h, t], decay[h, t], np.exp(logdecay[h, t])
+            Th = Th + u[h, t, : n // 2] * dt
+            kr = np.array([rot(k[h, t, r], Th) for r in range(R)])
+            qr = np.array([rot(q[h, t, r], Th) for r in range(R)])
+            kw = np.roll(kr, -1, axis=0) if slip == "crossed" else kr
+            prev = np.outer(vx[-1], kx[-1]) if slip == "lastrank" else np.einsum("rp,rn->pn", vx, kx)
+            S = a * S + (1 - lam) * dt * a * prev + lam * dt * np.einsum("rp,rn->pn", v[h, t], kw)
+            o[h, t] = qr @ S.T
+            kx, vx = kr, v[h, t]
+        S_end[h] = S
+    return o, S_end
+
+
+def side_by_side(x):
+    """q, k, v with the ranks side by side, (H, T, R n) and (H, T, R p), as vlastab takes them"""
+    return {key: (val.reshape(val.shape[0], val.shape[1], -1) if key in ("q", "k", "v") else val)
+            for key, val in x.items()}
+
+
+def ours_mimo(x, precision="f64", **kw):
+    """vlastab with rank R: o back to (H, T, R, p), S's p x n block and the rest of S"""
+    H, T_, R, n = x["q"].shape
+    p = x["v"].shape[3]
+    o, S = ours(side_by_side(x), precision, **{"rank": R, **kw})
+    rest = S.copy()
+    rest[:, :p, :n] = 0
+    return o.reshape(H, T_, R, p), S[:, :p, :n], rest
+
+
+def bound_mimo(x, u):
+    """2 sqrt(n + 3 + (6 R + 7) T) u + the angle's part of bound() (the comment above)"""
+    H, T_, R, n = x["q"].shape
+    Th = np.cumsum(x["u"][:, :, : n // 2] * x["decay"][:, :, None], axis=1)
+    W = np.abs(np.floor(Th / (2 * np.pi))).max()
+    return (2 * np.sqrt(n + 3 + (6 * R + 7) * T_) * u
+            + 2 * (np.sqrt(T_) * 6 * np.pi * u + W * TWO_PI_ERR[u]))
+
+
+@pytest.mark.parametrize("R", [2, 4])
+@pytest.mark.parametrize("precision", ["f64", "f32"])
+def test_mimo_against_the_equations(R, precision):
+    """rank R against numpy's MIMO recurrence (f32 on the inputs rounded to binary32), S outside
+    its p x n block exactly 0"""
+    x, u_ = mimo_inputs(R), U64
+    if precision == "f32":
+        x, u_ = {key: val.astype(np.float32).astype(np.float64) for key, val in x.items()}, U32
+    o_ref, S_ref = mamba3_mimo_seq(**x)
+    o, S, rest = ours_mimo(x, precision)
+    eo, eS, b = gated_ref.relerr(o, o_ref), gated_ref.relerr(S, S_ref), bound_mimo(x, u_)
+    print("mamba3 rank %d %s against numpy: o %.2e, S %.2e (bound %.2e)" % (R, precision, eo, eS, b))
+    assert eo <= b and eS <= b and not rest.any(), "o %.1e, S %.1e (bound %.1e)" % (eo, eS, b)
+
+
+@pytest.mark.parametrize("slip", ["crossed", "lastrank"])
+def test_mimo_planted_slips_are_caught(slip):
+    x = mimo_inputs(4)
+    o_bad, _ = mamba3_mimo_seq(**x, slip=slip)
+    o, _, _ = ours_mimo(x)
+    e, b = gated_ref.relerr(o, o_bad), bound_mimo(x, U64)
+    print("mamba3 rank 4 against numpy with the slip %s: %.2e" % (slip, e))
+    assert e > 1e3 * b, "the slip %s: %.1e, not beyond %.1e" % (slip, e, 1e3 * b)
+
+
+def test_mimo_rank_1_is_siso():
+    """numpy's MIMO at R = 1 is the SISO recurrence; vlastab's rank=1 is its default, bit for bit"""
+    x = mimo_inputs(1)
+    o1, S1 = mamba3_mimo_seq(**x)
+    xs = {key: (val[:, :, 0] if key in ("q", "k", "v") else val) for key, val in x.items()}
+    o0, S0 = mamba3_seq(**xs)
+    assert gated_ref.relerr(o1[:, :, 0], o0) <= BOUND and gated_ref.relerr(S1, S0) <= BOUND
+    o, S = ours(xs, "f32")
+    o_r, S_r = ours(xs, "f32", rank=1)
+    assert np.array_equal(o, o_r) and np.array_equal(S, S_r)
+
+
+@pytest.mark.parametrize("what, kw, match", [
+    ("the chunk form", {"form": "chunk:16"}, "MIMO"),
+    ("the scan form", {"form": "scan"}, "mamba3"),
+    ("qknorm", {"qknorm": True}, "qknorm"),
+    ("a rank that does not divide d", {"rank": 3}, "divides"),
+])
+def test_mimo_refusals(what, kw, match):
+    """what rank > 1 does not have is refused with a message (the programs: exit 2)"""
+    with pytest.raises(ValueError, match=match):
+        ours_mimo(mimo_inputs(2, T=8), **kw)
+
+
+def test_mimo_backward_is_refused():
+    x = side_by_side(mimo_inputs(2, T=8))
+    with pytest.raises(ValueError, match="MIMO"):
+        vlastab.grad(x["q"], x["k"], x["v"], np.ones_like(x["v"]), model="mamba3", u=x["u"],
+                     beta=x["beta"], logdecay=x["logdecay"], rank=2)
+
+
+def test_rank_is_refused_for_other_models():
+    x = inputs(T=8)
+    with pytest.raises(ValueError, match="rank"):
+        vlastab.run(x["q"], x["k"], x["v"], model="mamba2", logdecay=x["logdecay"], rank=2,
+                    reference=False)
+
+
+def write_mimo_trace(path, x):
+    """x as a trace (docs/trace.md): the ranks side by side, model.txt's set rank=R"""
+    os.makedirs(path)
+    for name, val in side_by_side(x).items():
+        np.save(os.path.join(path, name + ".npy"), val)
+    with open(os.path.join(path, "model.txt"), "w") as f:
+        f.write("model mamba3\nset rank=%d\n" % x["q"].shape[2])
+
+
+def test_mimo_backends_same_bits(tmp_path, bin_dir):
+    """rank 4 in every policy: the lanes and emu (the CUDA kernels' text on host threads) give
+    the cpu's rows of vla-check's table (their errors printed to 17 digits)"""
+    trace = os.path.join(str(tmp_path), "trace")
+    write_mimo_trace(trace, mimo_inputs(4, T=64))
+    rows = {}
+    for b in ("cpu", "lanes", "emu"):
+        out = os.path.join(str(tmp_path), b + ".dat")
+        r = subprocess.run([os.path.join(bin_dir, "vla-check"), "trace:" + trace, "--forms", "seq",
+                            "--backend", b, "--report", "none", "--out", out],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, "%s: exit %d: %s" % (b, r.returncode, r.stderr)
+        with open(out) as f:
+            rows[b] = [line for line in f if not line.startswith("#")]
+    assert len(rows["cpu"]) == 8 and rows["lanes"] == rows["cpu"] and rows["emu"] == rows["cpu"]
+
+
+def test_mimo_trace_judged_against_the_exact_reference():
+    """a rank-4 trace (docs/trace.md) with numpy's read-outs and final S as a kernel's binary64
+    outputs, judged by vla-check --ref exact (the MPFR emulation of recur.h's step at rank 4):
+    within bound_mimo in o and S"""
+    x = mimo_inputs(4, T=64)
+    H, T_, R, n = x["q"].shape
+    p = x["v"].shape[3]
+    o, S = mamba3_mimo_seq(**x)
+    with tempfile.TemporaryDirectory() as tmp:
+        trace, out, rep = (os.path.join(tmp, w) for w in ("trace", "out", "judge"))
+        write_mimo_trace(trace, x)
+        os.makedirs(out)
+        S_full = np.zeros((H, R * p, R * n))
+        S_full[:, :p, :n] = S
+        np.save(os.path.join(out, "o.npy"), o.reshape(H, T_, -1))
+        np.save(os.path.join(out, "S.npy"), S_full)
+        exe = os.path.join(os.environ.get("VLA_BIN_DIR", "bin"), "vla-check")
+        r = subprocess.run([exe, "--stream", "trace:" + trace, "--outputs", out, "--precision",
+                            "f64", "--ref", "exact", "--report", rep, "--out",
+                            os.path.join(tmp, "t.dat")], capture_output=True, text=True)
+        assert os.path.exists(rep + ".json"), "exit %d: %s" % (r.returncode, r.stderr)
+        with open(rep + ".json") as f:
+            j = json.load(f)
+    b = bound_mimo(x, U64)
+    eo = max(h["rel_rms"] for h in j["heads"])
+    eS = max(st["rel_fro"] for st in j["state"])
+    print("mamba3 rank 4 numpy against vla-check's exact reference: o %.2e, S %.2e (bound %.2e)"
+          % (eo, eS, b))
+    assert r.returncode == 0 and j["verdict"] == "ok" and len(j["heads"]) == H, r.stderr
+    assert eo <= b and eS <= b, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, b)

@@ -10,14 +10,20 @@
  * p < d/2). The state carries the last token's k~ (al, the last alpha), its v (vx), each pair's
  * angle Theta (th, summed and reduced mod 2 pi in the compute format, as the step reference
  * mamba3_siso_step_ref keeps its Angle_State) and its rotation e^(i Theta) (zr, the angle's cos
- * and sin). No D skip, no z gate; scale 1. */
+ * and sin). No D skip, no z gate; scale 1. MIMO (rank R = cfg.rank > 1, seq form only): q, k, v
+ * and o hold R ranks' vectors side by side (n = d/R, p = dv/R each), S is the top-left p x n
+ * block of the dv x d array, the angles those of the n/2 pairs, one per head, turning every rank:
+ *   S_t = a_t S_{t-1} + beta_t sum_r v_{t-1,r} k~_{t-1,r}^T + gamma_t sum_r v_t,r k~_t,r^T,
+ * o_t,r = S_t q~_t,r (state-spaces/mamba's mamba3_MIMO_step_ref, v_r its up-projected x). */
 
 #ifndef VLA_MODEL_GRAD /* ---- the forward (recur.h) ---- */
 /* y = R x (conj: R^T x), R turning pair (2p, 2p + 1) by z's (cos, sin) at (2p, 2p + 1): y_2p =
  * x_2p c - x_2p+1 s, y_2p+1 = x_2p s + x_2p+1 c; y may be x; an odd d's last entry as it is. The
  * odd entries go through tmp (d/2 numbers), each part in a loop of its own: in one loop GCC's
- * vectorizer takes the pair for a complex product and fuses it (fmaddsub), contraction off or not */
-VLA_FN void FN(turn)(CXP, NUM *y, const NUM *x, const NUM *z, NUM *tmp, int d, int conj)
+ * vectorizer takes the pair for a complex product and fuses it (fmaddsub), contraction off or not.
+ * turn_at: y and x the d numbers from the offsets yo and xo (a rank's slice) */
+VLA_FN void FN(turn_at)(CXP, NUM *y, long yo, const NUM *x, long xo, const NUM *z, NUM *tmp,
+                        int d, int conj)
 {
     FRAME_BEGIN;
     SCALAR(a);
@@ -25,8 +31,8 @@ VLA_FN void FN(turn)(CXP, NUM *y, const NUM *x, const NUM *z, NUM *tmp, int d, i
     VLA_PFOR(p, 0, d / 2) {
         TEMP(a);
         TEMP(t);
-        MUL(a, E(x, 2 * p + 1), E(z, 2 * p));
-        MUL(t, E(x, 2 * p), E(z, 2 * p + 1));
+        MUL(a, E(x, xo + 2 * p + 1), E(z, 2 * p));
+        MUL(t, E(x, xo + 2 * p), E(z, 2 * p + 1));
         if (conj)
             SUB(E(tmp, p), a, t);
         else
@@ -35,18 +41,23 @@ VLA_FN void FN(turn)(CXP, NUM *y, const NUM *x, const NUM *z, NUM *tmp, int d, i
     VLA_PFOR(p, 0, d / 2) {
         TEMP(a);
         TEMP(t);
-        MUL(a, E(x, 2 * p), E(z, 2 * p));
-        MUL(t, E(x, 2 * p + 1), E(z, 2 * p + 1));
+        MUL(a, E(x, xo + 2 * p), E(z, 2 * p));
+        MUL(t, E(x, xo + 2 * p + 1), E(z, 2 * p + 1));
         if (conj)
-            ADD(E(y, 2 * p), a, t);
+            ADD(E(y, yo + 2 * p), a, t);
         else
-            SUB(E(y, 2 * p), a, t);
+            SUB(E(y, yo + 2 * p), a, t);
     }
     VLA_PFOR(p, 0, d / 2)
-        COPY(E(y, 2 * p + 1), E(tmp, p));
+        COPY(E(y, yo + 2 * p + 1), E(tmp, p));
     VLA_PFOR(i, d - d % 2, d)
-        COPY(E(y, i), E(x, i));
+        COPY(E(y, yo + i), E(x, xo + i));
     FRAME_END;
+}
+
+VLA_FN void FN(turn)(CXP, NUM *y, const NUM *x, const NUM *z, NUM *tmp, int d, int conj)
+{
+    FN(turn_at)(CX, y, 0, x, 0, z, tmp, d, conj);
 }
 
 /* beta = (1 - lambda) dt a and gamma = lambda dt, the reference's order */
@@ -62,12 +73,13 @@ VLA_FN void FN(m3_weights)(CXP, ST *s, NREF bet, NREF gam)
 
 /* k' = 0, alpha = k~: each pair's angle moved on as the step reference moves it, Theta <- Theta +
  * theta dt, then reduced, Theta - 2 pi floor(Theta / 2 pi) (2 pi in the compute format), stored;
- * its cos and sin into zr, stored; then k~ = R k, stored */
+ * its cos and sin into zr, stored; then k~ = R k, stored (each rank's n = d/R, the n/2 pairs) */
 VLA_FN void FN(vec_mamba3)(CXP, ST *s)
 {
     FRAME_BEGIN;
     SCALAR(t);
-    VLA_PFOR(p, 0, s->d / 2) {
+    const int n = s->d / s->cfg.rank;
+    VLA_PFOR(p, 0, n / 2) {
         TEMP(t);
         MUL(t, E(s->u, p), E(s->beta_decay, 3));
         ADD(E(s->th, p), E(s->th, p), t);
@@ -80,7 +92,8 @@ VLA_FN void FN(vec_mamba3)(CXP, ST *s)
         STORE(E(s->zr, 2 * p));
         STORE(E(s->zr, 2 * p + 1));
     }
-    FN(turn)(CX, s->al, s->pk, s->zr, s->z, s->d, 0);
+    for (int r = 0; r < s->cfg.rank; r++)
+        FN(turn_at)(CX, s->al, (long)r * n, s->pk, (long)r * n, s->zr, s->z, n, 0);
     VLA_PFOR(j, 0, s->d) {
         SETI(E(s->kp, j), 0);
         STORE(E(s->al, j));
@@ -88,15 +101,17 @@ VLA_FN void FN(vec_mamba3)(CXP, ST *s)
     FRAME_END;
 }
 
-/* S_ij = ((a S_ij + (beta v_{t-1})_i k~_{t-1},j) + (gamma v)_i k~_j), each entry stored after each
- * term (the reference's order: decay, the last token's term, this token's); then v_{t-1} <- v */
+/* S_ij = ((a S_ij + sum_r (beta v_{t-1,r})_i k~_{t-1,r,j}) + sum_r (gamma v_r)_i k~_r,j), each
+ * entry stored after each term (the reference's order: decay, the last token's term, this
+ * token's), each term's ranks added to S_ij one by one, r ascending (i < dv/R, j < d/R; rank 1:
+ * the one product); then v_{t-1} <- v */
 VLA_FN void FN(step_mamba3)(CXP, ST *s, int has_g)
 {
     FRAME_BEGIN;
     SCALAR(bet);
     SCALAR(gam);
     SCALAR(t);
-    const int d = s->d, dv = s->dv;
+    const int d = s->d, dv = s->dv, R = s->cfg.rank, n = d / R, pv = dv / R;
     NUM *S = s->S, *kx = s->e2, *bv = s->e, *gv = s->w;
     VLA_PFOR(j, 0, d)
         COPY(E(kx, j), E(s->al, j)); /* k~_{t-1} */
@@ -106,17 +121,22 @@ VLA_FN void FN(step_mamba3)(CXP, ST *s, int has_g)
         MUL(E(bv, i), bet, E(s->vx, i));
         MUL(E(gv, i), gam, E(s->v, i));
     }
-    VLA_PFOR(i, 0, dv)
-        for (int j = 0; j < d; j++) {
+    VLA_PFOR(i, 0, pv)
+        for (int j = 0; j < n; j++) {
             size_t ij = (size_t)i * d + j;
-            TEMP(t);
             MUL(E(S, ij), E(s->beta_decay, 1), E(S, ij));
             STORE(E(S, ij));
-            MUL(t, E(bv, i), E(kx, j));
-            ADD(E(S, ij), E(S, ij), t);
+            for (int r = 0; r < R; r++) {
+                TEMP(t);
+                MUL(t, E(bv, r * pv + i), E(kx, r * n + j));
+                ADD(E(S, ij), E(S, ij), t);
+            }
             STORE(E(S, ij));
-            MUL(t, E(gv, i), E(s->al, j));
-            ADD(E(S, ij), E(S, ij), t);
+            for (int r = 0; r < R; r++) {
+                TEMP(t);
+                MUL(t, E(gv, r * pv + i), E(s->al, r * n + j));
+                ADD(E(S, ij), E(S, ij), t);
+            }
             STORE(E(S, ij));
         }
     VLA_PFOR(i, 0, dv)
@@ -124,12 +144,20 @@ VLA_FN void FN(step_mamba3)(CXP, ST *s, int has_g)
     FRAME_END;
 }
 
-/* o = S (R (scale q)) */
+/* o = S (R (scale q)); rank R > 1: o_r = S (R (scale q_r)), each rank's dv/R entries the rows'
+ * dot products with its n = d/R (the rows' sums as readout's, which rank 1 takes) */
 VLA_FN void FN(read_mamba3)(CXP, ST *s)
 {
+    const int R = s->cfg.rank, n = s->d / R, pv = s->dv / R;
     FN(gated_query)(CX, s, s->w, 1);
-    FN(turn)(CX, s->w, s->w, s->zr, s->z, s->d, 0);
-    FN(readout)(CX, s, s->w, P(E(s->c, C_STAB)));
+    for (int r = 0; r < R; r++)
+        FN(turn_at)(CX, s->w, (long)r * n, s->w, (long)r * n, s->zr, s->z, n, 0);
+    if (R == 1) {
+        FN(readout)(CX, s, s->w, P(E(s->c, C_STAB)));
+        return;
+    }
+    VLA_PFOR(i, 0, s->dv)
+        FN(dot_at)(CX, P(E(s->o, i)), s->S, (long)(i % pv) * s->d, s->w, (long)(i / pv) * n, n);
 }
 
 /* sc = the scale of token r's key in the kernel's chunk: gamma_r + dt_{r+1} (1 - lambda_{r+1}),
