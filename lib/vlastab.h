@@ -396,9 +396,10 @@ int vla_model_new(vla_model **out, const vla_config *cfg);
  * NaN or Inf in S0, VLA_EINVAL after a step. */
 int vla_model_start(vla_model *m, const double *S0);
 /* 0 when a run of c can start from a given S_0 (la with normalize=off, delta, gdn, kda, gla,
- * mamba2, rwkv7: their state is S alone); else VLA_ENOTSUP with the reason in why (may be NULL):
- * rls, vla1 and vla3 keep A (vla3 and la a normalizer n too) beside S, which an S_0 alone does
- * not give */
+ * mamba2, rwkv7, deltaproduct: their state is S alone); else VLA_ENOTSUP with the reason in why
+ * (may be NULL): rls, vla1 and vla3 keep A (vla3 and la a normalizer n too), loglinear its
+ * levels, mamba3 the last token's rotated key and value and the angles beside S, which an S_0
+ * alone does not give */
 int vla_config_h0(const vla_config *c, vla_error *why);
 /* 0 when a run of c can restart its state at the starts of packed sequences (a trace's
  * cu_seqlens.npy: nseq sequences, sequence i the steps cu[i] + 1 .. cu[i + 1]): a model that
