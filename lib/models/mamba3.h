@@ -314,6 +314,9 @@ VLA_FN void FN(gradkey_mamba3)(CXP, ST *s, NUM *dk) {} /* k' is k */
 
 /* token r's input a, entry i, in the chunk's buffer (rl: a row's length) */
 #define M3_IN(r, a, i) E(s->cb, (long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr) + (i))
+/* G's C x d arrays that the WY chunks use, here gradchunk_mamba3's: the tokens' w, k~ (in io) and
+ * rotations as the replay gives them (m3_replay), the cotangents of Q and K */
+#define M3_ARRAYS NUM *Wq = G->Xb, *Ka = G->Kb, *Zr = G->Wk, *dQ = G->dW, *dK = G->dKb
 
 /* gamma_r = lambda_r dt_r (m3_weights') and token r's key scale sc_r (m3_scale), the forward's
  * bits */
@@ -344,6 +347,87 @@ VLA_FN void FN(m3_replay)(CXP, ST *s, const NUM *th0, NUM *Zr, NUM *Ka, NUM *Wq)
             COPY(E(Wq, r * d + j), E(s->w, j));
         }
     }
+}
+
+/* gradchunk_mamba3's token r (after the later tokens'): its qk_r = (w_r . k_r)_io gamma_r, its key
+ * scale sc_r and its turns, into dlambda, dth (carried), du, dq and dk */
+VLA_FN void FN(m3_grad_token)(CXP, ST *s, FN(gcstate) *G, int r)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(dm);
+    SCALAR(gam);
+    SCALAR(sc);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), ov = vla_in_off(VLA_IN_v, d, dv, s->ng, s->nr),
+               ok = vla_in_off(VLA_IN_pk, d, dv, s->ng, s->nr);
+    NUM *Q = s->cx;
+    M3_ARRAYS;
+    FN(m3_gam_sc)(CX, s, P(gam), P(sc), r);
+    FN(dot_at)(CX, P(dm), G->dO, (long)r * dv, s->cb, r * rl + ov, dv);
+    FN(dot_at)(CX, P(t), Wq, (long)r * d, s->cb, r * rl + ok, d);
+    STORE_I(t); /* (w_r . k_r)_io */
+    MUL(t, dm, t);
+    MUL(t, t, M3_IN(r, beta_decay, 3));
+    ADD(E(G->dbeta, r), E(G->dbeta, r), t);
+    MUL(dm, dm, gam); /* the cotangent of w_r . k_r */
+    FN(dot_at)(CX, P(acc), dK, (long)r * d, Ka, (long)r * d, d); /* dsc_r */
+    MUL(t, acc, M3_IN(r, beta_decay, 3));
+    ADD(E(G->dbeta, r), E(G->dbeta, r), t);
+    if (r + 1 < C) {
+        MUL(t, acc, M3_IN(r + 1, beta_decay, 3));
+        SUB(E(G->dbeta, r + 1), E(G->dbeta, r + 1), t);
+    }
+    for (long j = 0; j < d; j++) {
+        MUL(E(dK, r * d + j), sc, E(dK, r * d + j));
+        if (r == C - 1)
+            ADD(E(dK, r * d + j), E(dK, r * d + j), E(G->dkx, j));
+    }
+    FN(turn_grad)(CX, VLA_ROWP(dQ, (long)r * d), VLA_ROWP(Q, (long)r * d),
+                  VLA_ROWP(Zr, (long)r * d), G->dth, s->z, d);
+    FN(turn_grad)(CX, VLA_ROWP(dK, (long)r * d), VLA_ROWP(Ka, (long)r * d),
+                  VLA_ROWP(Zr, (long)r * d), G->dth, s->z, d);
+    for (int p = 0; p < d / 2; p++)
+        MUL(E(G->du, r * d + p), M3_IN(r, beta_decay, 3), E(G->dth, p));
+    for (long j = 0; j < d; j++) {
+        MUL(t, dm, M3_IN(r, pk, j));
+        ADD(t, E(dQ, r * d + j), t);
+        MUL(E(G->dq, r * d + j), t, E(s->c, C_SCALE));
+        MUL(t, dm, E(Wq, r * d + j));
+        ADD(E(G->dk, r * d + j), E(dK, r * d + j), t);
+    }
+    FRAME_END;
+}
+
+/* gradchunk_mamba3's S'_0 = S_0 + dt_0 (1 - lambda_0) v_{-1} k~_{-1}^T (al0, vx0: S0's saved k~ and
+ * v), dS'_0 in G->dS0: dlambda_0, and the cotangents of v_{-1} and k~_{-1} carried (stored) */
+VLA_FN void FN(m3_grad_s0)(CXP, ST *s, FN(gcstate) *G, const NUM *al0, const NUM *vx0)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(w0);
+    const int d = s->d, dv = s->dv;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr);
+    SETI(w0, 1);
+    SUB(w0, w0, M3_IN(0, beta_decay, 0));
+    MUL(w0, M3_IN(0, beta_decay, 3), w0);
+    for (long a = 0; a < dv; a++)
+        FN(dot_at)(CX, P(E(G->dvx, a)), G->dS0, a * d, al0, 0, d);
+    FN(dot)(CX, P(t), G->dvx, vx0, dv);
+    MUL(t, t, M3_IN(0, beta_decay, 3));
+    SUB(E(G->dbeta, 0), E(G->dbeta, 0), t);
+    for (long a = 0; a < dv; a++) {
+        MUL(E(G->dvx, a), w0, E(G->dvx, a));
+        STORE(E(G->dvx, a));
+    }
+    for (long j = 0; j < d; j++) {
+        FN(gc_coldot)(CX, P(acc), G->dS0, vx0, 0, j, d, dv);
+        MUL(E(G->dkx, j), w0, acc);
+        STORE(E(G->dkx, j));
+    }
+    FRAME_END;
 }
 
 /* The chunk's backward (chunk_mamba3's operations in reverse; s holds its forward: the turned
@@ -379,20 +463,16 @@ VLA_FN void FN(gradchunk_mamba3)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, cons
     SCALAR(e);
     SCALAR(gl);
     SCALAR(dm);
-    SCALAR(gam);
-    SCALAR(sc);
     SCALAR(w0);
     const int d = s->d, dv = s->dv, C = s->cfg.chunk;
-    const long rl = vla_in_len(d, dv, s->ng, s->nr), ov = vla_in_off(VLA_IN_v, d, dv, s->ng, s->nr),
-               ok = vla_in_off(VLA_IN_pk, d, dv, s->ng, s->nr);
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), ov = vla_in_off(VLA_IN_v, d, dv, s->ng, s->nr);
     vla_config run = s->cfg; /* the saved arrays' layout is the run's chunk:C, not a last chunk's */
     run.chunk = G->C;
     const NUM *al0 = VLA_ROWP(S0, FN(grad_saved_at)(&run, "al")),
               *vx0 = VLA_ROWP(S0, FN(grad_saved_at)(&run, "vx")),
               *th0 = VLA_ROWP(S0, FN(grad_saved_at)(&run, "th"));
     NUM *Q = s->cx, *K = s->cy, *Ue = s->ce, *M = s->cm, *Gm = s->cg, *qk = s->cr, *s0 = s->s0;
-    /* G's C x d arrays that the WY chunks use: here the tokens' w, k~, rotations, dQ and dK */
-    NUM *Wq = G->Xb, *Ka = G->Kb, *Zr = G->Wk, *dQ = G->dW, *dK = G->dKb;
+    M3_ARRAYS;
     FN(m3_replay)(CX, s, th0, Zr, Ka, Wq);
     SETI(w0, 1); /* S'_0 (into S), as the forward added it */
     SUB(w0, w0, M3_IN(0, beta_decay, 0));
@@ -490,60 +570,12 @@ VLA_FN void FN(gradchunk_mamba3)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, cons
             ADD(acc, acc, E(G->dvx, a));
         COPY(E(G->dVb, i), acc);
     }
-    /* each token's qk, key scale and turns, from the last */
-    for (int r = C - 1; r >= 0; r--) {
-        FN(m3_gam_sc)(CX, s, P(gam), P(sc), r);
-        FN(dot_at)(CX, P(dm), G->dO, (long)r * dv, s->cb, r * rl + ov, dv);
-        FN(dot_at)(CX, P(t), Wq, (long)r * d, s->cb, r * rl + ok, d);
-        STORE_I(t); /* (w_r . k_r)_io */
-        MUL(t, dm, t);
-        MUL(t, t, M3_IN(r, beta_decay, 3));
-        ADD(E(G->dbeta, r), E(G->dbeta, r), t);
-        MUL(dm, dm, gam); /* the cotangent of w_r . k_r */
-        FN(dot_at)(CX, P(acc), dK, (long)r * d, Ka, (long)r * d, d); /* dsc_r */
-        MUL(t, acc, M3_IN(r, beta_decay, 3));
-        ADD(E(G->dbeta, r), E(G->dbeta, r), t);
-        if (r + 1 < C) {
-            MUL(t, acc, M3_IN(r + 1, beta_decay, 3));
-            SUB(E(G->dbeta, r + 1), E(G->dbeta, r + 1), t);
-        }
-        for (long j = 0; j < d; j++) {
-            MUL(E(dK, r * d + j), sc, E(dK, r * d + j));
-            if (r == C - 1)
-                ADD(E(dK, r * d + j), E(dK, r * d + j), E(G->dkx, j));
-        }
-        FN(turn_grad)(CX, VLA_ROWP(dQ, (long)r * d), VLA_ROWP(Q, (long)r * d),
-                      VLA_ROWP(Zr, (long)r * d), G->dth, s->z, d);
-        FN(turn_grad)(CX, VLA_ROWP(dK, (long)r * d), VLA_ROWP(Ka, (long)r * d),
-                      VLA_ROWP(Zr, (long)r * d), G->dth, s->z, d);
-        for (int p = 0; p < d / 2; p++)
-            MUL(E(G->du, r * d + p), M3_IN(r, beta_decay, 3), E(G->dth, p));
-        for (long j = 0; j < d; j++) {
-            MUL(t, dm, M3_IN(r, pk, j));
-            ADD(t, E(dQ, r * d + j), t);
-            MUL(E(G->dq, r * d + j), t, E(s->c, C_SCALE));
-            MUL(t, dm, E(Wq, r * d + j));
-            ADD(E(G->dk, r * d + j), E(dK, r * d + j), t);
-        }
-    }
-    /* S'_0's term of the token before the chunk: its v's and k~'s cotangents, carried */
-    MUL(w0, M3_IN(0, beta_decay, 3), w0);
-    for (long a = 0; a < dv; a++)
-        FN(dot_at)(CX, P(E(G->dvx, a)), G->dS0, a * d, al0, 0, d);
-    FN(dot)(CX, P(t), G->dvx, vx0, dv);
-    MUL(t, t, M3_IN(0, beta_decay, 3));
-    SUB(E(G->dbeta, 0), E(G->dbeta, 0), t);
-    for (long a = 0; a < dv; a++) {
-        MUL(E(G->dvx, a), w0, E(G->dvx, a));
-        STORE(E(G->dvx, a));
-    }
-    for (long j = 0; j < d; j++) {
-        FN(gc_coldot)(CX, P(acc), G->dS0, vx0, 0, j, d, dv);
-        MUL(E(G->dkx, j), w0, acc);
-        STORE(E(G->dkx, j));
-    }
+    for (int r = C - 1; r >= 0; r--)
+        FN(m3_grad_token)(CX, s, G, r);
+    FN(m3_grad_s0)(CX, s, G, al0, vx0);
     FN(gc_finish)(CX, s, G, G->dgam, 1, s->cfg.base2);
     FRAME_END;
 }
 #undef M3_IN
+#undef M3_ARRAYS
 #endif
