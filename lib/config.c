@@ -701,7 +701,8 @@ __attribute__((constructor)) static void track_messages(void)
              "the scan form has no backward: --form seq, or chunk:C for %s", chunked);
     snprintf(bwd_chunk, sizeof bwd_chunk,
              "the chunk backward (lib/recur_gradchunk.h) is written for %s (fla's "
-             "chunk_gated_delta_rule_bwd, chunk_kda's, chunk_gla's, chunk_log_linear_attn's); "
+             "chunk_gated_delta_rule_bwd, chunk_kda's, chunk_gla's, chunk_log_linear_attn's; "
+             "mamba3_siso_fwd in reverse); "
              "for %s: --form seq",
              chunked, unchunked);
     snprintf(bwd_channels, sizeof bwd_channels,

@@ -2,7 +2,7 @@
  * section 11), for the models whose chunk is recur_chunk.h's chunk_wy: the delta rule (plain or
  * with fla's scalar decay), Gated DeltaNet and mamba2 (no UT transform), as fla's
  * chunk_gated_delta_rule_bwd computes it (and chunk_ch's kda and gla, gradchunk_ch below;
- * loglinear's levels: its own, models/loglinear.h):
+ * loglinear's levels and mamba3's chunk: their own, models/loglinear.h and models/mamba3.h):
  * the chunks' first states recomputed from checkpoints as the seq form's states are (recur_grad.h's
  * gckpt, in units of a chunk: a block of ceil(sqrt(T / C)) chunks, 2 sqrt(T / C) states), the
  * backward walks the chunks from the last, re-running each one's forward from its first state
@@ -63,6 +63,7 @@ typedef struct {
     NUM *Wk, *egd, *dgd; /* C x d, kda: W, exp(Gamma), the gradients of Gamma */
     NUM *du;            /* C x d: the gradients of u (loglinear's lambda) */
     NUM *dSh;           /* nh x dv x d: loglinear's levels' cotangents (dS stays 0) */
+    NUM *dkx, *dvx, *dth; /* d, dv, d: mamba3's carried cotangents of k~, v and the angles */
     int d, dv, C, nh;
 } FN(gcstate);
 
@@ -583,7 +584,7 @@ VLA_FN void FN(gradchunk_ch)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const do
     X(Ev, (C) * (dv)) X(dO, (C) * (dv)) X(dE, (C) * (dv)) X(Y, (C) * (dv)) X(dVb, (C) * (dv))      \
     X(dW, (C) * (d)) X(dKb, (C) * (d)) X(dq, (C) * (d)) X(dk, (C) * (d)) X(dP, (C) * (C))          \
     X(eg, C) X(eC, C) X(dgam, C) X(dbeta, C) X(Wk, (C) * (d)) X(egd, (C) * (d)) X(dgd, (C) * (d))  \
-    X(du, (C) * (d)) X(dSh, (long)(nh) * (dv) * (d))
+    X(du, (C) * (d)) X(dSh, (long)(nh) * (dv) * (d)) X(dkx, d) X(dvx, dv) X(dth, d)
 
 /* the chunk backward's arrays freed (after gradchunk_begin, whatever it returned) */
 VLA_FN void FN(gradchunk_end)(FN(gcstate) *G)
@@ -599,7 +600,7 @@ VLA_FN void FN(gradchunk_end)(FN(gcstate) *G)
 /* The chunk backward of each model with one (VLA_MODELS' gradchunk column), in its file's second
  * part (lib/models/<tok>.h under VLA_MODEL_GRAD, included below): gradchunk_<tok>, the chunk's
  * backward (gradchunk_wy or gradchunk_ch with the arguments its forward gave chunk_wy or
- * chunk_ch, or the model's own: loglinear's), and gradkey_<tok>, the backward of its k' of k (dk in place), which its seq
+ * chunk_ch, or the model's own: loglinear's, mamba3's), and gradkey_<tok>, the backward of its k' of k (dk in place), which its seq
  * backward (grad_<tok>) calls too. Declared here, so that a model marked without them is a build
  * error. */
 #define VLA_X_(ID, tok, has_A, normalize, affine, acc_n, decay, gate, lr, feat, phi, qknorm, scale, \

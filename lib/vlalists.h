@@ -91,7 +91,7 @@
     X(LOGLINEAR, loglinear, 0, 0, 1, 0, 1, 1, 0, ID, VLA_PHI_Q | VLA_PHI_K, 0, 0,                  \
       VLA_IN_LOGDECAY | VLA_IN_U, "", 0, 1, 0)                                                     \
     X(MAMBA3, mamba3, 0, 0, 1, 0, 1, 1, 0, ID, VLA_PHI_Q | VLA_PHI_K, 0, 0,                        \
-      VLA_IN_LOGDECAY | VLA_IN_BETA | VLA_IN_DECAY | VLA_IN_U, "", 0, 0, 0)
+      VLA_IN_LOGDECAY | VLA_IN_BETA | VLA_IN_DECAY | VLA_IN_U, "", 0, 1, 0)
 
 /* Ways of tracking A (docs/math.md section 4; docs/math.md 4.7-4.9 for the ways that keep M):
  * X(ID, name, update, apply, holds)

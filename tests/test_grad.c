@@ -238,10 +238,11 @@ TEST(grad_refuses_what_it_has_not)
     setup(&cfg, &s, VLA_GDN, 4, 8, 0, 1);
     CHECK(vla_grad(&cfg, 0, gseq_input, &s, c, &o) == VLA_EINVAL);
     CHECK(vla_grad(&cfg, 8, gseq_input, &s, NULL, &o) == VLA_EINVAL);
-    setup(&cfg, &s, VLA_MAMBA3, 4, 8, 0, 1);
+    setup(&cfg, &s, VLA_LA, 4, 8, 0, 1);
     CHECK(vla_grad_check(&cfg, &why) == VLA_OK);
     CHECK(vla_form_parse(&cfg, "chunk:4") == 0);
-    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "mamba3"));
+    CHECK(vla_grad_check(&cfg, &why) == VLA_ENOTSUP && strstr(why.msg, "for la, ") &&
+          strstr(why.msg, ": --form seq"));
     CHECK(vla_grad(&cfg, 8, gseq_input, &s, c, &o) == VLA_ENOTSUP);
 }
 

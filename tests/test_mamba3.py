@@ -469,3 +469,106 @@ def test_mimo_trace_judged_against_the_exact_reference():
           % (eo, eS, b))
     assert r.returncode == 0 and j["verdict"] == "ok" and len(j["heads"]) == H, r.stderr
     assert eo <= b and eS <= b, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, b)
+
+
+# The backward (lib/models/mamba3.h's grad_mamba3, seq, and gradchunk_mamba3, chunk:C: vla_grad
+# through vlastab.grad) against torch.autograd float64 of the paper's recurrence above (mamba3_seq
+# written again in torch, Theta its binary64 running sum): the gradients of L = sum_t c_t . o_t
+# with respect to q, k, v, the log-decays g, lambda (beta) and theta (u); dt is an input without
+# a gradient of its own. The bound: the forward's (bound() above) twice, once for the forward's
+# roundings that the backward reads (the states, the turned vectors: the angle's error moves them
+# and so every gradient by as much relative) and once for the backward's own, the same operations
+# transposed, as many and as ordered; plus in chunk:C the chunk's exponentials of the cumulative
+# log-decays gamma, e^(gamma_r - gamma_c) and e^(gamma_C), each within |gamma| u relative: 4 max
+# |gamma| u over the chunks' sums of g, as tests/test_loglinear.py's chunk bound.
+def torch_mamba3(t):
+    """o (heads, T, dv) of mamba3_seq's recurrence in torch (t: tensors of inputs())"""
+    import torch
+    q, k, v, g, lam, dt, th = t["q"], t["k"], t["v"], t["logdecay"], t["beta"], t["decay"], t["u"]
+    H, TT, d_ = q.shape
+    n = d_ // 2
+    Th = torch.cumsum(th[:, :, :n] * dt[:, :, None], dim=1)
+    c, s = torch.cos(Th), torch.sin(Th)
+
+    def turn(x):
+        e, o_ = x[:, :, 0:2 * n:2], x[:, :, 1:2 * n:2]
+        y = torch.stack((e * c - o_ * s, e * s + o_ * c), dim=3).reshape(H, TT, 2 * n)
+        return torch.cat((y, x[:, :, 2 * n:]), dim=2)
+    kr, qr = turn(k), turn(q)
+    a = torch.exp(g)
+    S = torch.zeros(H, v.shape[2], d_, dtype=q.dtype)
+    out = []
+    for i in range(TT):
+        S = a[:, i, None, None] * S + (lam[:, i] * dt[:, i])[:, None, None] * (
+            v[:, i, :, None] * kr[:, i, None, :])
+        if i > 0:
+            S = S + ((1 - lam[:, i]) * dt[:, i] * a[:, i])[:, None, None] * (
+                v[:, i - 1, :, None] * kr[:, i - 1, None, :])
+        out.append(torch.einsum("hvd,hd->hv", S, qr[:, i]))
+    return torch.stack(out, dim=1)
+
+
+GRADS = (("q", "dq"), ("k", "dk"), ("v", "dv"), ("logdecay", "dg"), ("beta", "dbeta"), ("u", "du"))
+
+
+def grad_errs(x, c, form, precision="f64"):
+    """vlastab's gradients in form and precision (x and c rounded to it) against torch.autograd
+    float64 of torch_mamba3 on the same inputs, relative, per input"""
+    import torch
+    if precision != "f64":
+        x = {n: vlastab.round_to(a, precision) for n, a in x.items()}
+        c = vlastab.round_to(c, precision)
+    t = {n: torch.tensor(a, dtype=torch.float64, requires_grad=n != "decay") for n, a in x.items()}
+    (torch_mamba3(t) * torch.tensor(c)).sum().backward()
+    ours = vlastab.grad(x["q"], x["k"], x["v"], c, model="mamba3", precision=precision,
+                        beta=x["beta"], logdecay=x["logdecay"], u=x["u"], decay=x["decay"],
+                        form=form)
+    return {n: gated_ref.relerr(ours[g], t[n].grad.numpy()) for n, g in GRADS}
+
+
+def grad_bound(x, C, u):
+    """2 bound(x, u) + 4 max |gamma| u, gamma the sums of g over each chunk of C (0 for seq)"""
+    g = x["logdecay"]
+    gam = max(np.abs(g[:, i:i + C].sum(1)).max() for i in range(0, g.shape[1], C)) if C else 0
+    return 2 * bound(x, u) + 4 * gam * u
+
+
+def grad_inputs(TT=100, seed=41):
+    """inputs() at T = 100 (chunk:16's last chunk of 4 tokens, chunk:64's of 36) and c N(0, 1)"""
+    x = inputs(T=TT, seed=seed)
+    return x, np.random.default_rng(seed + 1).standard_normal(x["v"].shape)
+
+
+@pytest.mark.parametrize("form", ["seq", "chunk:4", "chunk:16", "chunk:64"])
+def test_backward_against_autograd(form):
+    pytest.importorskip("torch")
+    x, c = grad_inputs()
+    errs = grad_errs(x, c, form)
+    b = grad_bound(x, int(form[6:]) if form != "seq" else 0, U64)
+    msg = ", ".join("d%s %.2e" % (n, e) for n, e in errs.items())
+    print("mamba3 %s f64 against torch.autograd: %s (bound %.2e)" % (form, msg, b))
+    assert max(errs.values()) <= b, "%s: %s (bound %.1e)" % (form, msg, b)
+
+
+@pytest.mark.parametrize("form", ["chunk:16", "chunk:64"])
+def test_chunk_backward_f32_against_autograd(form):
+    """f32 against autograd float64 on the inputs and c rounded to binary32, bound as above in u32"""
+    pytest.importorskip("torch")
+    x, c = grad_inputs()
+    errs = grad_errs(x, c, form, "f32")
+    xr = {n: vlastab.round_to(a, "f32") for n, a in x.items()}
+    b = grad_bound(xr, int(form[6:]), U32)
+    msg = ", ".join("d%s %.2e" % (n, e) for n, e in errs.items())
+    print("mamba3 %s f32 against torch.autograd: %s (bound %.2e)" % (form, msg, b))
+    assert max(errs.values()) <= b, "%s: %s (bound %.1e)" % (form, msg, b)
+
+
+def test_torch_form_is_the_numpy_one():
+    """torch_mamba3, the autograd tests' forward, is mamba3_seq's recurrence: the same o to
+    rounding (the bound of the seq form)"""
+    torch = pytest.importorskip("torch")
+    x, _ = grad_inputs()
+    o = torch_mamba3({n: torch.tensor(a, dtype=torch.float64) for n, a in x.items()}).numpy()
+    e = gated_ref.relerr(o, mamba3_seq(**x)[0])
+    print("mamba3 torch form against numpy's: o %.2e (bound %.2e)" % (e, BOUND))
+    assert e <= BOUND, "o %.1e (bound %.1e)" % (e, BOUND)

@@ -130,7 +130,7 @@ TEST(vgrad_usage_errors)
         {"--model nosuch", "nosuch"},
         {"--model vla3 --track joseph", "--track sm"}, /* vla_grad_check's reason */
         {"--model vla3 --form chunk:16 --set nudge=off", "seq backward only"},
-        {"--model rwkv7 --form chunk:16", "for la, rls, vla1, vla3, rwkv7"},
+        {"--model rwkv7 --form chunk:16", "for la, rls, vla1, vla3 and rwkv7"},
         {"--model gdn --precisions f32,f99", "f99"},
         {"--model gdn --window 0", "--window"},
         {"--model gdn --ref f64", "exact"},

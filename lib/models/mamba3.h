@@ -337,4 +337,273 @@ VLA_FN void FN(grad_mamba3)(CXP, ST *s, FN(gstate) *G, const NUM *Sp)
     ADD(E(G->dg, 0), E(G->dg, 0), t);
     FRAME_END;
 }
+
+VLA_FN void FN(gradkey_mamba3)(CXP, ST *s, NUM *dk) {} /* k' is k */
+
+/* token r's input a, entry i, in the chunk's buffer (rl: a row's length) */
+#define M3_IN(r, a, i) E(s->cb, (long)(r) * rl + vla_in_off(VLA_IN_##a, d, dv, s->ng, s->nr) + (i))
+/* G's C x d arrays that the WY chunks use, here gradchunk_mamba3's: the tokens' w, k~ (in io) and
+ * rotations as the replay gives them (m3_replay), the cotangents of Q and K */
+#define M3_ARRAYS NUM *Wq = G->Xb, *Ka = G->Kb, *Zr = G->Wk, *dQ = G->dW, *dK = G->dKb
+
+/* gamma_r = lambda_r dt_r (m3_weights') and token r's key scale sc_r (m3_scale), the forward's
+ * bits */
+VLA_FN void FN(m3_gam_sc)(CXP, ST *s, NREF gam, NREF sc, int r)
+{
+    const int d = s->d, dv = s->dv;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr);
+    MUL(R(gam), M3_IN(r, beta_decay, 0), M3_IN(r, beta_decay, 3));
+    FN(m3_scale)(CX, s, sc, gam, r);
+}
+
+/* The chunk's tokens again from its first state's angles th0, by the forward's own operations (so
+ * its bits): token r's rotation into Zr's row r, its k~_r rounded to io into Ka's, its query w_r
+ * (not turned) into Wq's */
+VLA_FN void FN(m3_replay)(CXP, ST *s, const NUM *th0, NUM *Zr, NUM *Ka, NUM *Wq)
+{
+    const int d = s->d, C = s->cfg.chunk;
+    for (int p = 0; p < d / 2; p++)
+        COPY(E(s->th, p), E(th0, p));
+    for (int r = 0; r < C; r++) {
+        FN(chunk_slot)(CX, s, r, 0);
+        FN(vec_mamba3)(CX, s);
+        FN(gated_query)(CX, s, s->w, 1);
+        for (long j = 0; j < d; j++) {
+            COPY(E(Zr, r * d + j), E(s->zr, j));
+            COPY(E(Ka, r * d + j), E(s->al, j));
+            STORE_I(E(Ka, r * d + j));
+            COPY(E(Wq, r * d + j), E(s->w, j));
+        }
+    }
+}
+
+/* gradchunk_mamba3's token r (after the later tokens'): its qk_r = (w_r . k_r)_io gamma_r, its key
+ * scale sc_r and its turns, into dlambda, dth (carried), du, dq and dk */
+VLA_FN void FN(m3_grad_token)(CXP, ST *s, FN(gcstate) *G, int r)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(dm);
+    SCALAR(gam);
+    SCALAR(sc);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), ov = vla_in_off(VLA_IN_v, d, dv, s->ng, s->nr),
+               ok = vla_in_off(VLA_IN_pk, d, dv, s->ng, s->nr);
+    NUM *Q = s->cx;
+    M3_ARRAYS;
+    FN(m3_gam_sc)(CX, s, P(gam), P(sc), r);
+    FN(dot_at)(CX, P(dm), G->dO, (long)r * dv, s->cb, r * rl + ov, dv);
+    FN(dot_at)(CX, P(t), Wq, (long)r * d, s->cb, r * rl + ok, d);
+    STORE_I(t); /* (w_r . k_r)_io */
+    MUL(t, dm, t);
+    MUL(t, t, M3_IN(r, beta_decay, 3));
+    ADD(E(G->dbeta, r), E(G->dbeta, r), t);
+    MUL(dm, dm, gam); /* the cotangent of w_r . k_r */
+    FN(dot_at)(CX, P(acc), dK, (long)r * d, Ka, (long)r * d, d); /* dsc_r */
+    MUL(t, acc, M3_IN(r, beta_decay, 3));
+    ADD(E(G->dbeta, r), E(G->dbeta, r), t);
+    if (r + 1 < C) {
+        MUL(t, acc, M3_IN(r + 1, beta_decay, 3));
+        SUB(E(G->dbeta, r + 1), E(G->dbeta, r + 1), t);
+    }
+    for (long j = 0; j < d; j++) {
+        MUL(E(dK, r * d + j), sc, E(dK, r * d + j));
+        if (r == C - 1)
+            ADD(E(dK, r * d + j), E(dK, r * d + j), E(G->dkx, j));
+    }
+    FN(turn_grad)(CX, VLA_ROWP(dQ, (long)r * d), VLA_ROWP(Q, (long)r * d),
+                  VLA_ROWP(Zr, (long)r * d), G->dth, s->z, d);
+    FN(turn_grad)(CX, VLA_ROWP(dK, (long)r * d), VLA_ROWP(Ka, (long)r * d),
+                  VLA_ROWP(Zr, (long)r * d), G->dth, s->z, d);
+    for (int p = 0; p < d / 2; p++)
+        MUL(E(G->du, r * d + p), M3_IN(r, beta_decay, 3), E(G->dth, p));
+    for (long j = 0; j < d; j++) {
+        MUL(t, dm, M3_IN(r, pk, j));
+        ADD(t, E(dQ, r * d + j), t);
+        MUL(E(G->dq, r * d + j), t, E(s->c, C_SCALE));
+        MUL(t, dm, E(Wq, r * d + j));
+        ADD(E(G->dk, r * d + j), E(dK, r * d + j), t);
+    }
+    FRAME_END;
+}
+
+/* gradchunk_mamba3's S'_0 = S_0 + dt_0 (1 - lambda_0) v_{-1} k~_{-1}^T (al0, vx0: S0's saved k~ and
+ * v), dS'_0 in G->dS0: dlambda_0, and the cotangents of v_{-1} and k~_{-1} carried (stored) */
+VLA_FN void FN(m3_grad_s0)(CXP, ST *s, FN(gcstate) *G, const NUM *al0, const NUM *vx0)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(w0);
+    const int d = s->d, dv = s->dv;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr);
+    SETI(w0, 1);
+    SUB(w0, w0, M3_IN(0, beta_decay, 0));
+    MUL(w0, M3_IN(0, beta_decay, 3), w0);
+    for (long a = 0; a < dv; a++)
+        FN(dot_at)(CX, P(E(G->dvx, a)), G->dS0, a * d, al0, 0, d);
+    FN(dot)(CX, P(t), G->dvx, vx0, dv);
+    MUL(t, t, M3_IN(0, beta_decay, 3));
+    SUB(E(G->dbeta, 0), E(G->dbeta, 0), t);
+    for (long a = 0; a < dv; a++) {
+        MUL(E(G->dvx, a), w0, E(G->dvx, a));
+        STORE(E(G->dvx, a));
+    }
+    for (long j = 0; j < d; j++) {
+        FN(gc_coldot)(CX, P(acc), G->dS0, vx0, 0, j, d, dv);
+        MUL(E(G->dkx, j), w0, acc);
+        STORE(E(G->dkx, j));
+    }
+    FRAME_END;
+}
+
+/* The chunk's backward (chunk_mamba3's operations in reverse; s holds its forward: the turned
+ * queries Q in cx, the keys K_c = k~_c sc_c in cy, the decayed values U'_c = (v_c eC_c)_io in ce,
+ * the scores M in cm, gamma in cg, qk_r = (w_r . k_r)_io gamma_r in cr, S'_0 staged in s0; S0 its
+ * first state as saved), do_r = c_r, e^(gamma_r) in G->eg. The carried cotangents: dS (of S_C),
+ * and of the state's k~ (G->dkx), v (G->dvx) and angles (G->dth), the chunk's last token's on
+ * entry, the token's before the chunk on return:
+ *   the write S_C = e^(gamma_C) S'_0 + sum_c U'_c K_c^T: dK_c = dS^T U'_c, dU'_c = dS K_c, dv_c
+ *     += eC_c dU'_c, dgamma_C += eC_c dU'_c . v_c, dgamma_c -= the same, dgamma_C += e^(gamma_C)
+ *     dS . S'_0, dS'_0 = e^(gamma_C) dS;
+ *   the read-out o_r = (S'_0 Q_r) e^(gamma_r) + sum_{c < r} M_rc v_c + qk_r v_r: with z_r =
+ *     e^(gamma_r) S'_0^T do_r, dQ_r += z_r, dgamma_r += z_r . Q_r, dS'_0 += sum_r e^(gamma_r) do_r
+ *     Q_r^T; dM_rc = do_r . v_c: dgamma_r += dM M_rc, dgamma_c -= the same, dQ_r += dM D_rc K_c,
+ *     dK_c += dM D_rc Q_r; dv_c += sum_{r > c} M_rc do_r + qk_c do_c; dqk_r = do_r . v_r;
+ *   qk_r: dlambda_r += dqk_r (w_r . k_r) dt_r, dw_r += dqk_r gamma_r k_r, dk_r += dqk_r gamma_r
+ *     w_r;
+ *   K_c = k~_c sc_c, sc_c = lambda_c dt_c + dt_{c+1} (1 - lambda_{c+1}) (the chunk's last: its own
+ *     term): dk~_c = sc_c dK_c (+ the carried dk~ for the last), dlambda_c += dt_c dK_c . k~_c,
+ *     dlambda_{c+1} -= dt_{c+1} dK_c . k~_c; dv of the last += the carried dv;
+ *   the turns Q_r = R_r w_r, k~_r = R_r k_r (turn_grad): dTheta_r, summed from the last token into
+ *     the carried dth, du_r = dt_r dth (the angle's reduction mod 2 pi has derivative 1);
+ *   S'_0 = S_0 + dt_0 (1 - lambda_0) v_{-1} k~_{-1}^T (the token before's, S0's vx and al): dv_{-1}
+ *     = dt_0 (1 - lambda_0) dS'_0 k~_{-1}, dk~_{-1} = dt_0 (1 - lambda_0) dS'_0^T v_{-1}, carried;
+ *     dlambda_0 -= dt_0 v_{-1} . dS'_0 k~_{-1}; dS_0 = dS'_0;
+ * then dg_t = sum_{r >= t} dgamma_r (gc_finish). dS staged in io as the products take it (dSi);
+ * the carried cotangents stored after every update. */
+VLA_FN void FN(gradchunk_mamba3)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, const double *c)
+{
+    FRAME_BEGIN;
+    SCALAR(acc);
+    SCALAR(t);
+    SCALAR(e);
+    SCALAR(gl);
+    SCALAR(dm);
+    SCALAR(w0);
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    const long rl = vla_in_len(d, dv, s->ng, s->nr), ov = vla_in_off(VLA_IN_v, d, dv, s->ng, s->nr);
+    vla_config run = s->cfg; /* the saved arrays' layout is the run's chunk:C, not a last chunk's */
+    run.chunk = G->C;
+    const NUM *al0 = VLA_ROWP(S0, FN(grad_saved_at)(&run, "al")),
+              *vx0 = VLA_ROWP(S0, FN(grad_saved_at)(&run, "vx")),
+              *th0 = VLA_ROWP(S0, FN(grad_saved_at)(&run, "th"));
+    NUM *Q = s->cx, *K = s->cy, *Ue = s->ce, *M = s->cm, *Gm = s->cg, *qk = s->cr, *s0 = s->s0;
+    M3_ARRAYS;
+    FN(m3_replay)(CX, s, th0, Zr, Ka, Wq);
+    SETI(w0, 1); /* S'_0 (into S), as the forward added it */
+    SUB(w0, w0, M3_IN(0, beta_decay, 0));
+    for (long i = 0; i < (long)dv * d; i++) {
+        MUL(acc, E(vx0, i / d), E(al0, i % d));
+        MUL(acc, acc, M3_IN(0, beta_decay, 3));
+        MUL(acc, acc, w0);
+        ADD(E(s->S, i), E(S0, i), acc);
+        STORE(E(s->S, i));
+    }
+    for (long i = 0; i < (long)C * dv; i++) {
+        LOAD_IN(E(G->dO, i), c[i]);
+        STORE_I(E(G->dO, i));
+    }
+    for (long i = 0; i < (long)C * d; i++) {
+        SETI(E(dQ, i), 0);
+        SETI(E(G->du, i), 0);
+    }
+    for (int r = 0; r < C; r++) {
+        SETI(E(G->dgam, r), 0);
+        SETI(E(G->dbeta, r), 0);
+        FN(chunk_exp)(CX, s, P(E(G->eg, r)), P(E(Gm, r)));
+    }
+    FN(chunk_exp)(CX, s, P(gl), P(E(Gm, C - 1)));
+    /* the write */
+    for (long i = 0; i < (long)dv * d; i++) {
+        COPY(E(G->dSi, i), E(G->dS, i));
+        STORE_I(E(G->dSi, i));
+    }
+    for (long cc = 0; cc < C; cc++)
+        for (long j = 0; j < d; j++) {
+            FN(gc_coldot)(CX, P(acc), G->dSi, Ue, cc * dv, j, d, dv);
+            COPY(E(dK, cc * d + j), acc);
+        }
+    for (long cc = 0; cc < C; cc++) {
+        for (long a = 0; a < dv; a++)
+            FN(dot_at)(CX, P(E(G->Y, cc * dv + a)), G->dSi, a * d, K, cc * d, d);
+        FN(chunk_dexp)(CX, s, P(e), P(E(Gm, C - 1)), P(E(Gm, cc)));
+        FN(dot_at)(CX, P(t), G->Y, cc * dv, s->cb, cc * rl + ov, dv);
+        MUL(t, t, e);
+        ADD(E(G->dgam, C - 1), E(G->dgam, C - 1), t);
+        SUB(E(G->dgam, cc), E(G->dgam, cc), t);
+        for (long a = 0; a < dv; a++)
+            MUL(E(G->dVb, cc * dv + a), E(G->Y, cc * dv + a), e);
+    }
+    FN(dot_at)(CX, P(t), G->dS, 0, s->S, 0, dv * d);
+    MUL(t, t, gl);
+    ADD(E(G->dgam, C - 1), E(G->dgam, C - 1), t);
+    /* the read-out: S'_0's term, then the scores */
+    for (long r = 0; r < C; r++)
+        for (long j = 0; j < d; j++) {
+            FN(gc_coldot)(CX, P(acc), s0, G->dO, r * dv, j, d, dv);
+            MUL(acc, acc, E(G->eg, r));
+            MUL(t, acc, E(Q, r * d + j));
+            ADD(E(G->dgam, r), E(G->dgam, r), t);
+            ADD(E(dQ, r * d + j), E(dQ, r * d + j), acc);
+        }
+    for (long i = 0; i < (long)dv * d; i++) {
+        const long a = i / d, j = i % d;
+        MUL(acc, E(G->dS, i), gl);
+        for (long r = 0; r < C; r++) {
+            MUL(t, E(G->dO, r * dv + a), E(Q, r * d + j));
+            MUL(t, t, E(G->eg, r));
+            ADD(acc, acc, t);
+        }
+        COPY(E(G->dS0, i), acc);
+        STORE(E(G->dS0, i));
+    }
+    for (long r = 1; r < C; r++)
+        for (long cc = 0; cc < r; cc++) {
+            FN(dot_at)(CX, P(dm), G->dO, r * dv, s->cb, cc * rl + ov, dv);
+            MUL(t, dm, E(M, r * C + cc));
+            ADD(E(G->dgam, r), E(G->dgam, r), t);
+            SUB(E(G->dgam, cc), E(G->dgam, cc), t);
+            SETI(e, 1);
+            FN(chunk_decay)(CX, s, P(e), r, cc); /* D_rc, anchored as the forward's */
+            MUL(dm, dm, e);
+            for (long j = 0; j < d; j++) {
+                MUL(t, dm, E(K, cc * d + j));
+                ADD(E(dQ, r * d + j), E(dQ, r * d + j), t);
+                MUL(t, dm, E(Q, r * d + j));
+                ADD(E(dK, cc * d + j), E(dK, cc * d + j), t);
+            }
+        }
+    for (long i = 0; i < (long)C * dv; i++) { /* dv_c += sum_{r > c} M_rc do_r + qk_c do_c */
+        const long cc = i / dv, a = i % dv;
+        COPY(acc, E(G->dVb, i));
+        for (long r = cc + 1; r < C; r++) {
+            MUL(t, E(M, r * C + cc), E(G->dO, r * dv + a));
+            ADD(acc, acc, t);
+        }
+        MUL(t, E(qk, cc), E(G->dO, i));
+        ADD(acc, acc, t);
+        if (cc == C - 1)
+            ADD(acc, acc, E(G->dvx, a));
+        COPY(E(G->dVb, i), acc);
+    }
+    for (int r = C - 1; r >= 0; r--)
+        FN(m3_grad_token)(CX, s, G, r);
+    FN(m3_grad_s0)(CX, s, G, al0, vx0);
+    FN(gc_finish)(CX, s, G, G->dgam, 1, s->cfg.base2);
+    FRAME_END;
+}
+#undef M3_IN
+#undef M3_ARRAYS
 #endif

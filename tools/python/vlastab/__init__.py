@@ -580,7 +580,7 @@ _L.vla_model_phi.argtypes = [ctypes.c_int]
 
 
 def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=None, b=None,
-         u=None, track="sm", form="seq", **constants):
+         u=None, decay=None, track="sm", form="seq", **constants):
     """The gradients of L = sum_t c_t . o_t (c of v's shape, (heads, T, dv)) with respect to every
     input of every head, the raw inputs as run() takes them, by the library's backward pass
     (vla_grad, docs/math.md section 11) in PRECISION: a dict of numpy arrays dq, dk (heads, T, d),
@@ -596,7 +596,8 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
     A gradient that is not finite (Inf or NaN) is a RuntimeWarning, as run() warns, and the
     result's nonfinite (heads,) says for each head the latest step (1..T; the backward runs from T
     down, so it is the first met) at which some gradient is not finite, 0 for none.
-    The inputs as run() takes them; form seq or chunk:C (the chunk backward of the models whose
+    The inputs as run() takes them (decay in [0, 1], absent 1: mamba3's dt_t, with no gradient
+    of its own); form seq or chunk:C (the chunk backward of the models whose
     gradchunk column is 1 in lib/vlalists.h, lib/recur_gradchunk.h); a model or form without a
     backward is a ValueError with the library's reason."""
     if beta is not None and np.ndim(beta) == 0:
@@ -615,6 +616,7 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
         logdecay = _heads(logdecay, "logdecay", H, T, hi=0, scalar=True)
     a = None if a is None else _heads(a, "a", H, T, d)
     b = None if b is None else _heads(b, "b", H, T, d)
+    decay = None if decay is None else _heads(decay, "decay", H, T, lo=0, hi=1, scalar=True)
     has_u = u is not None
     u = k if u is None else _heads(u, "u", H, T, d)
     cfg = _configure(model, precision, track, True, d, dv, constants)
@@ -635,7 +637,8 @@ def grad(q, k, v, c, model="gdn", precision="f64", beta=None, logdecay=None, a=N
 
         def get(ctx, t, inp, h=h):
             x = _Input(q=pd(q[h, t]), k=pd(k[h, t]), v=pd(v[h, t]), u=pd(u[h, t]), g=None,
-                       beta=beta[h, t, 0] if beta is not None else np.nan, decay=np.nan,
+                       beta=beta[h, t, 0] if beta is not None else np.nan,
+                       decay=decay[h, t, 0] if decay is not None else np.nan,
                        lg=pd(logdecay[h, t]) if per_channel else None,
                        a=pd(a[h, t]) if a is not None else None,
                        b=pd(b[h, t]) if b is not None else None,

@@ -1116,8 +1116,8 @@ def judge(fn, q, k, v, *, model="gdn", g=None, beta=None, u=None, decay=None, se
     computes (every model of the library's table that keeps S alone and reads no a, b: rwkv7
     and the models that track A are refused saying why; likewise a
     form, a backward (grad) or an initial state (initial_state, cu_seqlens) that the library
-    does not have for the model, with its reason: loglinear and mamba3 no scan, mamba3 the
-    backward of the seq form only, loglinear no initial state); settings: its --set (e.g. {"qknorm": False,
+    does not have for the model, with its reason: loglinear and mamba3 no scan, loglinear no
+    initial state); settings: its --set (e.g. {"qknorm": False,
     "scale": 0.25}), written to model.txt. precision: the policy whose emulation is the attainable
     error (default from dtype: bfloat16 bf16-kern, float16 f16-kern, float32 f32); form: the form
     your kernel computes (seq, chunk:C, scan). chunk_split: the step at which the sequence is cut
