@@ -66,7 +66,9 @@ static vla_cli_opt common[] = {
                        "for --set gate_map=sigmoid), lmlike[:S], subspace:R,NOISE, repeat:M, mqar:N,G, trace:DIR"},
     {"set", "NAME=VALUE", "a model constant: lambda0, eps_g, stab_eps, per_eps, period, eps_o, clip, "
                           "clamp, clamp_eps, renorm, beta, gamma (forgetting factor of M, in (0, 1]; "
-                          "1 = none), delta_form=gated|decay, features=own|id, "
+                          "1 = none), delta_form=gated|decay, features=own|id, householder=N "
+                          "(deltaproduct's updates per token), rank=R (mamba3's MIMO rank, "
+                          "seq form), "
                           "nudge|guard|clamp_on|normalize=on|off; the chunk forms' exponent range "
                           "(docs/forms.md): cumsum=run|tree, cumsum_fmt=compute|io, base=e|2, "
                           "gate_clamp=on|off, anchor=direct|first|last|mid|start, anchor_block=B "
