@@ -597,6 +597,40 @@ VLA_FN void FN(gradchunk_end)(FN(gcstate) *G)
     FN(ckpt_end)(&G->P);
 }
 
+/* The opening of the chunk backwards written in a model's file (loglinear's, mamba3's): dO the
+ * read-outs' cotangents c (C x dv) loaded to io (times the scale first where `scaled`), stored in
+ * io; dq (C x d), du, dgam and dbeta zeroed; eg_r = exp(Gamma_r) and gl = exp(Gamma_{C-1}) of the
+ * chunk's cumulative log-decays Gm; dS (dv x d) staged in io into dSi, and dk_cj = sum_a dSi_aj
+ * U_ca, the written values U (C x dv) against it, column by column (gc_coldot) */
+VLA_FN void FN(gc_open)(CXP, ST *s, FN(gcstate) *G, const double *c, int scaled, NUM *dq,
+                        NUM *Gm, NREF gl, const NUM *dS, const NUM *U, NUM *dk)
+{
+    const int d = s->d, dv = s->dv, C = s->cfg.chunk;
+    for (long i = 0; i < (long)C * dv; i++) {
+        LOAD_IN(E(G->dO, i), c[i]);
+        if (scaled)
+            MUL(E(G->dO, i), E(G->dO, i), E(s->c, C_SCALE));
+        STORE_I(E(G->dO, i));
+    }
+    for (long i = 0; i < (long)C * d; i++) {
+        SETI(E(dq, i), 0);
+        SETI(E(G->du, i), 0);
+    }
+    for (int r = 0; r < C; r++) {
+        SETI(E(G->dgam, r), 0);
+        SETI(E(G->dbeta, r), 0);
+        FN(chunk_exp)(CX, s, P(E(G->eg, r)), P(E(Gm, r)));
+    }
+    FN(chunk_exp)(CX, s, gl, P(E(Gm, C - 1)));
+    for (long i = 0; i < (long)dv * d; i++) {
+        COPY(E(G->dSi, i), E(dS, i));
+        STORE_I(E(G->dSi, i));
+    }
+    for (long cc = 0; cc < C; cc++)
+        for (long j = 0; j < d; j++)
+            FN(gc_coldot)(CX, P(E(dk, cc * d + j)), G->dSi, U, cc * dv, j, d, dv);
+}
+
 /* The chunk backward of each model with one (VLA_MODELS' gradchunk column), in its file's second
  * part (lib/models/<tok>.h under VLA_MODEL_GRAD, included below): gradchunk_<tok>, the chunk's
  * backward (gradchunk_wy or gradchunk_ch with the arguments its forward gave chunk_wy or

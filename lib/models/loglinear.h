@@ -420,31 +420,7 @@ VLA_FN void FN(gradchunk_loglinear)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, c
     const NUM *shp = VLA_ROWP(S0, FN(grad_saved_at)(&run, "sh")); /* the levels before */
     NUM *cb = s->cb, *K = s->cy, *Gm = s->cg, *M = s->cm, *Vw = s->ce;
     NUM *dS0 = LL_DLEVEL(G, 0);
-    for (long i = 0; i < (long)C * dv; i++) {
-        LOAD_IN(E(G->dO, i), c[i]);
-        MUL(E(G->dO, i), E(G->dO, i), E(s->c, C_SCALE));
-        STORE_I(E(G->dO, i));
-    }
-    for (long i = 0; i < (long)C * d; i++) {
-        SETI(E(G->dq, i), 0);
-        SETI(E(G->du, i), 0);
-    }
-    for (int r = 0; r < C; r++) {
-        SETI(E(G->dgam, r), 0);
-        SETI(E(G->dbeta, r), 0);
-        FN(chunk_exp)(CX, s, P(E(G->eg, r)), P(E(Gm, r)));
-    }
-    FN(chunk_exp)(CX, s, P(gl), P(E(Gm, C - 1)));
-    /* level 0's write */
-    for (long i = 0; i < n; i++) {
-        COPY(E(G->dSi, i), E(dS0, i));
-        STORE_I(E(G->dSi, i));
-    }
-    for (long cc = 0; cc < C; cc++)
-        for (long j = 0; j < d; j++) {
-            FN(gc_coldot)(CX, P(acc), G->dSi, Vw, cc * dv, j, d, dv);
-            COPY(E(G->dk, cc * d + j), acc);
-        }
+    FN(gc_open)(CX, s, G, c, 1, G->dq, Gm, P(gl), dS0, Vw, G->dk); /* level 0's write */
     for (long cc = 0; cc < C; cc++) {
         const int kept = FN(ll_level)(C - 1, cc) < L;
         for (long a = 0; a < dv; a++)

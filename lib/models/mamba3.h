@@ -511,30 +511,7 @@ VLA_FN void FN(gradchunk_mamba3)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, cons
         ADD(E(s->S, i), E(S0, i), acc);
         STORE(E(s->S, i));
     }
-    for (long i = 0; i < (long)C * dv; i++) {
-        LOAD_IN(E(G->dO, i), c[i]);
-        STORE_I(E(G->dO, i));
-    }
-    for (long i = 0; i < (long)C * d; i++) {
-        SETI(E(dQ, i), 0);
-        SETI(E(G->du, i), 0);
-    }
-    for (int r = 0; r < C; r++) {
-        SETI(E(G->dgam, r), 0);
-        SETI(E(G->dbeta, r), 0);
-        FN(chunk_exp)(CX, s, P(E(G->eg, r)), P(E(Gm, r)));
-    }
-    FN(chunk_exp)(CX, s, P(gl), P(E(Gm, C - 1)));
-    /* the write */
-    for (long i = 0; i < (long)dv * d; i++) {
-        COPY(E(G->dSi, i), E(G->dS, i));
-        STORE_I(E(G->dSi, i));
-    }
-    for (long cc = 0; cc < C; cc++)
-        for (long j = 0; j < d; j++) {
-            FN(gc_coldot)(CX, P(acc), G->dSi, Ue, cc * dv, j, d, dv);
-            COPY(E(dK, cc * d + j), acc);
-        }
+    FN(gc_open)(CX, s, G, c, 0, dQ, Gm, P(gl), G->dS, Ue, dK); /* the write */
     for (long cc = 0; cc < C; cc++) {
         for (long a = 0; a < dv; a++)
             FN(dot_at)(CX, P(E(G->Y, cc * dv + a)), G->dSi, a * d, K, cc * d, d);
