@@ -631,6 +631,31 @@ VLA_FN void FN(gc_open)(CXP, ST *s, FN(gcstate) *G, const double *c, int scaled,
             FN(gc_coldot)(CX, P(E(dk, cc * d + j)), G->dSi, U, cc * dv, j, d, dv);
 }
 
+/* A score's cotangent into loglinear's and mamba3's chunk backwards (c < r): dgam_r += t, dgam_c
+ * -= t (t the term of the log-decays), then dm times D_rc (chunk_decay, anchored as the forward's)
+ * into dq_r += dm k_c and dk_c += dm q_r, q_r the d numbers of Qv from qo */
+VLA_FN void FN(gc_score)(CXP, ST *s, FN(gcstate) *G, NREF dm, NREF t, long r, long cc,
+                         const NUM *K, const NUM *Qv, long qo, NUM *dq, NUM *dk)
+{
+    FRAME_BEGIN;
+    SCALAR(e);
+    SCALAR(u);
+    const int d = s->d;
+    ADD(E(G->dgam, r), E(G->dgam, r), R(t));
+    SUB(E(G->dgam, cc), E(G->dgam, cc), R(t));
+    SETI(e, 1);
+    FN(chunk_decay)(CX, s, P(e), r, cc);
+    MUL(R(dm), R(dm), e);
+    for (long j = 0; j < d; j++) {
+        TEMP(u);
+        MUL(u, R(dm), E(K, cc * d + j));
+        ADD(E(dq, r * d + j), E(dq, r * d + j), u);
+        MUL(u, R(dm), E(Qv, qo + j));
+        ADD(E(dk, cc * d + j), E(dk, cc * d + j), u);
+    }
+    FRAME_END;
+}
+
 /* The chunk backward of each model with one (VLA_MODELS' gradchunk column), in its file's second
  * part (lib/models/<tok>.h under VLA_MODEL_GRAD, included below): gradchunk_<tok>, the chunk's
  * backward (gradchunk_wy or gradchunk_ch with the arguments its forward gave chunk_wy or

@@ -453,17 +453,7 @@ VLA_FN void FN(gradchunk_loglinear)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, c
             ADD(E(G->du, r * d + l), E(G->du, r * d + l), t);
             MUL(dm, dm, LL_U(r, l));
             MUL(t, dm, acc);
-            ADD(E(G->dgam, r), E(G->dgam, r), t);
-            SUB(E(G->dgam, cc), E(G->dgam, cc), t);
-            SETI(e, 1);
-            FN(chunk_decay)(CX, s, P(e), r, cc); /* D_rc, anchored as the forward's */
-            MUL(dm, dm, e);
-            for (long j = 0; j < d; j++) {
-                MUL(t, dm, E(K, cc * d + j));
-                ADD(E(G->dq, r * d + j), E(G->dq, r * d + j), t);
-                MUL(t, dm, LL_Q(r, j));
-                ADD(E(G->dk, cc * d + j), E(G->dk, cc * d + j), t);
-            }
+            FN(gc_score)(CX, s, G, P(dm), P(t), r, cc, K, s->cb, r * rl + oq, G->dq, G->dk);
         }
     for (long i = 0; i < (long)C * dv; i++) { /* dv_c = eC_c dV'_c + sum_{r >= c} M_rc do_r */
         const long cc = i / dv, a = i % dv;

@@ -550,17 +550,7 @@ VLA_FN void FN(gradchunk_mamba3)(CXP, ST *s, FN(gcstate) *G, const NUM *S0, cons
         for (long cc = 0; cc < r; cc++) {
             FN(dot_at)(CX, P(dm), G->dO, r * dv, s->cb, cc * rl + ov, dv);
             MUL(t, dm, E(M, r * C + cc));
-            ADD(E(G->dgam, r), E(G->dgam, r), t);
-            SUB(E(G->dgam, cc), E(G->dgam, cc), t);
-            SETI(e, 1);
-            FN(chunk_decay)(CX, s, P(e), r, cc); /* D_rc, anchored as the forward's */
-            MUL(dm, dm, e);
-            for (long j = 0; j < d; j++) {
-                MUL(t, dm, E(K, cc * d + j));
-                ADD(E(dQ, r * d + j), E(dQ, r * d + j), t);
-                MUL(t, dm, E(Q, r * d + j));
-                ADD(E(dK, cc * d + j), E(dK, cc * d + j), t);
-            }
+            FN(gc_score)(CX, s, G, P(dm), P(t), r, cc, K, Q, r * d, dQ, dK);
         }
     for (long i = 0; i < (long)C * dv; i++) { /* dv_c += sum_{r > c} M_rc do_r + qk_c do_c */
         const long cc = i / dv, a = i % dv;
