@@ -144,6 +144,26 @@ def test_f32_against_the_papers_equations():
     assert eo <= b and eS <= b, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, b)
 
 
+def test_f32_at_large_angles():
+    """The angle at 4096 tokens of dt = 1 and theta = pi |tanh(N(0, 1))| (every pair turning one
+    way, Theta up to 7221 rad, 1149 turns): binary32 keeps it only reduced mod 2 pi at
+    every step (an unreduced sum of that size has an ulp of 2^-11 or more, a phase error growing
+    to about 1e-2 over the tokens); the bound (bound()) is dominated by the turns' part, W times
+    the period's rounding, which q~ and k~ share (o hardly sees it, S does)."""
+    rng = np.random.default_rng(11)
+    x = inputs(T=4096)
+    x["decay"] = np.ones_like(x["decay"])
+    x["logdecay"] = -rng.uniform(1, 16, (x["q"].shape[0], 1)) * x["decay"]
+    x["u"][:, :, : d // 4] = np.abs(x["u"][:, :, : d // 4])
+    x = {key: val.astype(np.float32).astype(np.float64) for key, val in x.items()}
+    o_ref, S_ref = mamba3_seq(**x)
+    o, S = ours(x, "f32")
+    eo, eS = gated_ref.relerr(o, o_ref), gated_ref.relerr(S, S_ref)
+    b = bound(x, U32)
+    print("mamba3 f32 at large angles against numpy: o %.2e, S %.2e (bound %.2e)" % (eo, eS, b))
+    assert eo <= b and eS <= b, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, b)
+
+
 @pytest.mark.parametrize("slip", ["euler", "late", "undecayed"])
 def test_planted_slips_are_caught(slip):
     x = inputs()
