@@ -132,16 +132,21 @@ def test_f64_against_the_papers_equations():
     assert eo <= BOUND and eS <= BOUND, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, BOUND)
 
 
-def test_f32_against_the_papers_equations():
-    """the f32 policy against numpy on the inputs rounded to binary32 (vlastab rounds every input
-    to the io format): the same count in u32"""
-    x = {key: val.astype(np.float32).astype(np.float64) for key, val in inputs().items()}
+def f32_against_numpy(x, what):
+    """the f32 policy on x rounded to binary32 against numpy on the same inputs, within bound()"""
+    x = {key: val.astype(np.float32).astype(np.float64) for key, val in x.items()}
     o_ref, S_ref = mamba3_seq(**x)
     o, S = ours(x, "f32")
     eo, eS = gated_ref.relerr(o, o_ref), gated_ref.relerr(S, S_ref)
     b = bound(x, U32)
-    print("mamba3 f32 against numpy: o %.2e, S %.2e (bound %.2e)" % (eo, eS, b))
+    print("mamba3 f32 " + what + "against numpy: o %.2e, S %.2e (bound %.2e)" % (eo, eS, b))
     assert eo <= b and eS <= b, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, b)
+
+
+def test_f32_against_the_papers_equations():
+    """the f32 policy against numpy on the inputs rounded to binary32 (vlastab rounds every input
+    to the io format): the same count in u32"""
+    f32_against_numpy(inputs(), "")
 
 
 def test_f32_at_large_angles():
@@ -155,13 +160,7 @@ def test_f32_at_large_angles():
     x["decay"] = np.ones_like(x["decay"])
     x["logdecay"] = -rng.uniform(1, 16, (x["q"].shape[0], 1)) * x["decay"]
     x["u"][:, :, : d // 4] = np.abs(x["u"][:, :, : d // 4])
-    x = {key: val.astype(np.float32).astype(np.float64) for key, val in x.items()}
-    o_ref, S_ref = mamba3_seq(**x)
-    o, S = ours(x, "f32")
-    eo, eS = gated_ref.relerr(o, o_ref), gated_ref.relerr(S, S_ref)
-    b = bound(x, U32)
-    print("mamba3 f32 at large angles against numpy: o %.2e, S %.2e (bound %.2e)" % (eo, eS, b))
-    assert eo <= b and eS <= b, "o %.1e, S %.1e (bound %.1e)" % (eo, eS, b)
+    f32_against_numpy(x, "at large angles ")
 
 
 @pytest.mark.parametrize("slip", ["euler", "late", "undecayed"])
